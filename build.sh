@@ -1,0 +1,67 @@
+#!/usr/bin/env bash
+# build.sh - no build system: plain cc invocations.
+#   ./build.sh          build everything into build/
+#   ./build.sh test     build, then run every test; last line "N passed, N failed"
+# Environment: CC (default cc), CXX (default c++), CFLAGS (extra flags).
+set -u
+cd "$(dirname "$0")"
+CC=${CC:-cc}
+CXX=${CXX:-c++}
+OPT="-O2 -g"
+WARN="-Wall -Wextra -pedantic -Wno-unused-function"
+LIBS="-lm -pthread"
+B=build
+mkdir -p "$B"
+
+fail=0
+note() { printf '%s\n' "$*" >&2; }
+# cc_prog OUT SRC... : one program from one or more C files
+cc_prog() {
+    local out=$1; shift
+    if ! $CC -std=c99 $OPT $WARN -I. ${CFLAGS:-} -o "$B/$out" "$@" $LIBS; then
+        note "build failed: $out"; fail=1
+    fi
+}
+
+build_all() {
+    cc_prog srt-pack tools/srt-pack.c
+    cc_prog srt-tokenize tools/srt-tokenize.c
+    cc_prog srt-chat demo/srt-chat.c
+    for t in tests/test_*.c; do
+        [ -e "$t" ] || continue
+        cc_prog "$(basename "$t" .c)" "$t"
+    done
+}
+
+# Runs one test program; its "ok -"/"FAIL -" lines are counted.
+PASSED=0; FAILED=0
+run_test() {
+    local name=$1; shift
+    local log="$B/$name.log"
+    "$@" >"$log" 2>&1
+    local rc=$?
+    local p f
+    p=$(grep -c '^ok - ' "$log"); f=$(grep -c '^FAIL - ' "$log")
+    if [ "$rc" -ne 0 ] && [ "$f" -eq 0 ]; then f=1; echo "FAIL - $name exited with status $rc" >>"$log"; fi
+    PASSED=$((PASSED + p)); FAILED=$((FAILED + f))
+    grep '^FAIL - ' "$log" | sed "s/^/[$name] /"
+    printf '%-28s %4d passed, %d failed\n' "$name" "$p" "$f"
+}
+
+run_tests() {
+    for t in tests/test_*.c; do
+        [ -e "$t" ] || continue
+        local name; name=$(basename "$t" .c)
+        if [ -x "$B/$name" ]; then run_test "$name" "$B/$name"
+        else echo "FAIL - $name did not build"; FAILED=$((FAILED + 1)); fi
+    done
+    [ -x tests/compile.sh ] && run_test compile tests/compile.sh
+    echo "$PASSED passed, $FAILED failed"
+    [ "$FAILED" -eq 0 ] && [ "$fail" -eq 0 ]
+}
+
+case "${1:-all}" in
+    all)  build_all; exit $fail ;;
+    test) build_all; run_tests; exit $? ;;
+    *)    note "usage: ./build.sh [test]"; exit 2 ;;
+esac

@@ -1,0 +1,35 @@
+/* testing.h - the smallest test harness that works: every check prints one line,
+   "ok - what" or "FAIL - what (file:line): detail", and build.sh counts them.
+   A test program exits non-zero if any check failed. */
+#ifndef SRT_TESTING_H
+#define SRT_TESTING_H
+#include <stdio.h>
+#include <stdarg.h>
+#include <string.h>
+
+static int srt_test_failed_count;
+static int srt_test_passed_count;
+
+/* CHECK(cond, "name fmt", ...): one test item. */
+static void srt_test_check(int ok, const char *file, int line, const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    if (ok) { srt_test_passed_count++; printf("ok - "); }
+    else { srt_test_failed_count++; printf("FAIL - "); }
+    vprintf(fmt, ap);
+    if (!ok) printf(" (%s:%d)", file, line);
+    printf("\n");
+    fflush(stdout);
+    va_end(ap);
+}
+#define CHECK(cond, ...) srt_test_check((cond) ? 1 : 0, __FILE__, __LINE__, __VA_ARGS__)
+/* Call at the end of main(). */
+static int srt_test_finish(void) {
+    fprintf(stderr, "%d checks passed, %d failed\n", srt_test_passed_count, srt_test_failed_count);
+    return srt_test_failed_count ? 1 : 0;
+}
+/* ../shared lives beside the repository; tests run from the repository root. */
+#ifndef SRT_SHARED
+#define SRT_SHARED "../shared"
+#endif
+#endif
