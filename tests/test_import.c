@@ -1,0 +1,678 @@
+/* test_import.c - tools/srt_import.h: the stories260K checkpoints in three formats agree, every
+   vocab GGUF opens, dequantization matches the documented formulas, and malformed input
+   (truncated, flipped, hand-crafted absurd files) is refused with a message, without a crash,
+   a leak or a huge allocation. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <math.h>
+#include <sys/stat.h>
+#ifdef _WIN32
+#include <direct.h>
+#define MKDIR(p) _mkdir(p)
+#else
+#define MKDIR(p) mkdir((p), 0755)
+#endif
+
+/* ---- counting allocator: catches leaks and oversized requests */
+static long g_live;              /* live allocations */
+static size_t g_max_req;         /* largest single request since the last reset */
+static size_t g_limit = (size_t)1 << 30;
+static void *t_malloc(size_t n) {
+    size_t *p;
+    if (n > g_max_req) g_max_req = n;
+    if (n > g_limit) return NULL;
+    p = (size_t *)malloc(n + 16);
+    if (!p) return NULL;
+    g_live++;
+    return (char *)p + 16;
+}
+static void *t_calloc(size_t n, size_t sz) {
+    void *p;
+    if (sz && n > ((size_t)-1) / sz) return NULL;
+    p = t_malloc(n * sz);
+    if (p) memset(p, 0, n * sz);
+    return p;
+}
+static void t_free(void *p) {
+    if (!p) return;
+    g_live--;
+    free((char *)p - 16);
+}
+#define SRTI_MALLOC(sz) t_malloc(sz)
+#define SRTI_CALLOC(n, sz) t_calloc((n), (sz))
+#define SRTI_FREE(p) t_free(p)
+#define SRT_IMPORT_IMPLEMENTATION
+#include "tools/srt_import.h"
+#include "tests/testing.h"
+
+#define MODELS SRT_SHARED "/models/stories260K/"
+#define TMP "build/tmp/"
+
+/* ---- file helpers */
+static unsigned char *slurp(const char *path, size_t *n) {
+    FILE *f = fopen(path, "rb");
+    unsigned char *p;
+    long sz;
+    if (!f) return NULL;
+    fseek(f, 0, SEEK_END);
+    sz = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    p = (unsigned char *)malloc((size_t)sz + 1);
+    if (p && fread(p, 1, (size_t)sz, f) != (size_t)sz) { free(p); p = NULL; }
+    fclose(f);
+    *n = (size_t)sz;
+    return p;
+}
+static int spit(const char *path, const void *p, size_t n) {
+    FILE *f = fopen(path, "wb");
+    int ok;
+    if (!f) return 0;
+    ok = fwrite(p, 1, n, f) == n;
+    return fclose(f) == 0 && ok;
+}
+
+/* Opens, and when it succeeds reads every tensor; returns 0 if open failed (err set). Checks that
+   failures carry a message and nothing leaks. *bad counts violations. */
+static int try_open(const char *path, const char *tok, char *err, size_t errlen, int read_tensors, int *bad) {
+    srti_model *m = NULL;
+    long live0 = g_live;
+    int rc = srti_open(path, tok, &m, err, errlen);
+    if (rc != 0) {
+        if (err[0] == 0 || m != NULL) (*bad)++;
+    } else {
+        uint32_t i;
+        if (!m) { (*bad)++; return 0; }
+        if (read_tensors) {
+            for (i = 0; i < m->n_tensors; i++) {
+                uint64_t nv = srti_tensor_nvalues(&m->tensors[i]);
+                float *v;
+                char e2[512];
+                if (nv > ((uint64_t)1 << 26)) continue;
+                v = (float *)malloc((size_t)nv * sizeof(float) + 4);
+                if (srti_read_f32(m, i, v, e2, sizeof e2) != 0 && e2[0] == 0) (*bad)++;
+                free(v);
+            }
+        }
+        srti_close(m);
+    }
+    if (g_live != live0) (*bad)++;
+    return rc == 0;
+}
+
+/* ---- tiny GGUF builder for hand-crafted files */
+typedef struct { unsigned char *p; size_t n, cap; } buf;
+static void put(buf *b, const void *d, size_t n) {
+    if (b->n + n > b->cap) {
+        b->cap = (b->n + n) * 2 + 256;
+        b->p = (unsigned char *)realloc(b->p, b->cap);
+    }
+    memcpy(b->p + b->n, d, n);
+    b->n += n;
+}
+static void put_u8(buf *b, unsigned v) { unsigned char c = (unsigned char)v; put(b, &c, 1); }
+static void put_u16(buf *b, unsigned v) { put_u8(b, v & 255); put_u8(b, (v >> 8) & 255); }
+static void put_u32(buf *b, uint32_t v) { int i; for (i = 0; i < 4; i++) put_u8(b, (v >> (8 * i)) & 255); }
+static void put_u64(buf *b, uint64_t v) { int i; for (i = 0; i < 8; i++) put_u8(b, (unsigned)((v >> (8 * i)) & 255)); }
+static void put_f32(buf *b, float f) { uint32_t u; memcpy(&u, &f, 4); put_u32(b, u); }
+static void put_str(buf *b, const char *s) { put_u64(b, strlen(s)); put(b, s, strlen(s)); }
+static void put_hdr(buf *b, uint32_t version, uint64_t n_tensors, uint64_t n_kv) {
+    put(b, "GGUF", 4); put_u32(b, version); put_u64(b, n_tensors); put_u64(b, n_kv);
+}
+static void kv_u32(buf *b, const char *k, uint32_t v) { put_str(b, k); put_u32(b, 4); put_u32(b, v); }
+static void kv_str(buf *b, const char *k, const char *v) { put_str(b, k); put_u32(b, 8); put_str(b, v); }
+static void kv_tokens(buf *b, int n) {
+    int i; char t[16];
+    put_str(b, "tokenizer.ggml.tokens"); put_u32(b, 9); put_u32(b, 8); put_u64(b, (uint64_t)n);
+    for (i = 0; i < n; i++) { sprintf(t, "t%d", i); put_str(b, t); }
+}
+static void tinfo(buf *b, const char *name, uint32_t nd, uint64_t ne0, uint64_t ne1, uint32_t type, uint64_t off) {
+    put_str(b, name); put_u32(b, nd); put_u64(b, ne0); if (nd > 1) put_u64(b, ne1); put_u32(b, type); put_u64(b, off);
+}
+static void pad_to(buf *b, size_t a) { while (b->n % a) put_u8(b, 0); }
+
+/* Writes b to a file and expects srti_open to fail with a message containing `needle`. */
+static void expect_fail(buf *b, const char *what, const char *needle) {
+    char err[512];
+    int bad = 0, ok;
+    g_max_req = 0;
+    spit(TMP "crafted.gguf", b->p, b->n);
+    err[0] = 0;
+    ok = try_open(TMP "crafted.gguf", NULL, err, sizeof err, 1, &bad);
+    CHECK(!ok && bad == 0 && (!needle || strstr(err, needle)) && g_max_req < ((size_t)1 << 20),
+          "crafted GGUF, %s: refused (\"%s\")", what, err);
+    b->n = 0;
+}
+
+/* ---- reference formulas in double precision */
+static double ref_f16(uint16_t h) {
+    int s = h >> 15, e = (h >> 10) & 31, m = h & 1023;
+    double v;
+    if (e == 31) return m ? NAN : (s ? -INFINITY : INFINITY);
+    v = e ? ldexp(1.0 + m / 1024.0, e - 15) : ldexp(m / 1024.0, -14);
+    return s ? -v : v;
+}
+static uint32_t rng_state = 12345;
+static uint32_t rnd(void) { rng_state = rng_state * 1664525u + 1013904223u; return rng_state >> 8; }
+
+static void test_dequant(void) {
+    unsigned char blk[4096];
+    float out[1024];
+    int i, ok, b;
+    double maxerr;
+    /* F16: special values and random bits */
+    {
+        static const uint16_t hv[] = { 0x0000, 0x8000, 0x3C00, 0xC000, 0x7BFF, 0x0001, 0x03FF, 0x0400, 0x3555, 0x7C00, 0xFC00 };
+        ok = 1;
+        for (i = 0; i < (int)(sizeof hv / sizeof hv[0]); i++) { blk[2 * i] = hv[i] & 255; blk[2 * i + 1] = hv[i] >> 8; }
+        for (; i < 512; i++) { uint16_t h = (uint16_t)(rnd() & 0xFFFF); if (((h >> 10) & 31) == 31) h &= 0xBFFF; blk[2 * i] = h & 255; blk[2 * i + 1] = h >> 8; }
+        ok = srti_dequantize(SRTI_TYPE_F16, blk, 512, out) == 0;
+        for (i = 0; i < 512 && ok; i++) {
+            double r = ref_f16((uint16_t)(blk[2 * i] | (blk[2 * i + 1] << 8)));
+            if (!((double)out[i] == r)) ok = 0;
+        }
+        CHECK(ok, "F16 dequantization is exact (zeros, max, subnormals, infinities, random)");
+        blk[0] = 0x00; blk[1] = 0x7E;
+        CHECK(srti_dequantize(SRTI_TYPE_F16, blk, 1, out) == 0 && out[0] != out[0], "F16 NaN stays NaN");
+    }
+    /* BF16 */
+    ok = 1;
+    for (i = 0; i < 256; i++) { uint16_t h = (uint16_t)(rnd() & 0xFFFF); if (((h >> 7) & 255) == 255) h &= 0xBFFF; blk[2 * i] = h & 255; blk[2 * i + 1] = h >> 8; }
+    ok = srti_dequantize(SRTI_TYPE_BF16, blk, 256, out) == 0;
+    for (i = 0; i < 256 && ok; i++) {
+        uint32_t u = (uint32_t)(blk[2 * i] | (blk[2 * i + 1] << 8)) << 16;
+        int s = u >> 31, e = (u >> 23) & 255; uint32_t m = u & 0x7FFFFF;
+        double r = e ? ldexp(1.0 + m / 8388608.0, e - 127) : ldexp(m / 8388608.0, -126);
+        if (s) r = -r;
+        if ((double)out[i] != r) ok = 0;
+    }
+    CHECK(ok, "BF16 dequantization is exact (random bits)");
+    /* Q8_0: 8 blocks of { f16 d, int8 qs[32] }: x = d * q */
+    for (b = 0; b < 8; b++) {
+        uint16_t d = (uint16_t)(0x2000 + (rnd() % 0x3000)) | (uint16_t)((b & 1) << 15);
+        blk[34 * b] = d & 255; blk[34 * b + 1] = d >> 8;
+        for (i = 0; i < 32; i++) blk[34 * b + 2 + i] = (unsigned char)(i == 0 ? 0x80 : i == 1 ? 0x7F : rnd() & 255);
+    }
+    ok = srti_dequantize(SRTI_TYPE_Q8_0, blk, 256, out) == 0;
+    maxerr = 0;
+    for (b = 0; b < 8; b++) {
+        double d = ref_f16((uint16_t)(blk[34 * b] | (blk[34 * b + 1] << 8)));
+        for (i = 0; i < 32; i++) {
+            int q = blk[34 * b + 2 + i]; if (q > 127) q -= 256;
+            maxerr = fmax(maxerr, fabs((double)out[32 * b + i] - d * q) / (fabs(d * q) + 1e-30));
+        }
+    }
+    CHECK(ok && maxerr < 1e-6, "Q8_0 dequantization = d * q (8 blocks, max rel err %g)", maxerr);
+    /* Q4_0: { f16 d, qs[16] }: x[j] = d * ((qs[j] & 15) - 8), x[j+16] = d * ((qs[j] >> 4) - 8) */
+    for (b = 0; b < 8; b++) {
+        uint16_t d = (uint16_t)(0x2000 + (rnd() % 0x3000)) | (uint16_t)((b & 2) << 14);
+        blk[18 * b] = d & 255; blk[18 * b + 1] = d >> 8;
+        for (i = 0; i < 16; i++) blk[18 * b + 2 + i] = (unsigned char)(i == 0 ? 0x0F : i == 1 ? 0xF0 : rnd() & 255);
+    }
+    ok = srti_dequantize(SRTI_TYPE_Q4_0, blk, 256, out) == 0;
+    maxerr = 0;
+    for (b = 0; b < 8; b++) {
+        double d = ref_f16((uint16_t)(blk[18 * b] | (blk[18 * b + 1] << 8)));
+        for (i = 0; i < 32; i++) {
+            int byte = blk[18 * b + 2 + (i % 16)];
+            int q = (i < 16 ? (byte & 15) : (byte >> 4)) - 8;
+            maxerr = fmax(maxerr, fabs((double)out[32 * b + i] - d * q) / (fabs(d * q) + 1e-30));
+        }
+    }
+    CHECK(ok && maxerr < 1e-6, "Q4_0 dequantization = d * (nibble - 8), low nibbles first (max rel err %g)", maxerr);
+    /* Q4_1: { d, m, qs[16] }: x = d * nibble + m */
+    for (i = 0; i < 40; i++) blk[i] = (unsigned char)(rnd() & 255);
+    blk[1] = 0x3C; blk[0] = 0; blk[3] = 0xBC; blk[2] = 0;   /* d = 1, m = -1 */
+    ok = srti_dequantize(SRTI_TYPE_Q4_1, blk, 32, out) == 0;
+    for (i = 0; i < 32 && ok; i++) ok = out[i] == (float)((i < 16 ? (blk[4 + i] & 15) : (blk[4 + i - 16] >> 4)) - 1);
+    CHECK(ok, "Q4_1 dequantization = d * nibble + m");
+    /* Q5_0: { d, qh[4], qs[16] }: 5th bit of value j is bit j of qh */
+    for (i = 0; i < 22; i++) blk[i] = (unsigned char)(rnd() & 255);
+    blk[0] = 0; blk[1] = 0x40;                               /* d = 2 */
+    ok = srti_dequantize(SRTI_TYPE_Q5_0, blk, 32, out) == 0;
+    for (i = 0; i < 32 && ok; i++) {
+        uint32_t qh = (uint32_t)blk[2] | ((uint32_t)blk[3] << 8) | ((uint32_t)blk[4] << 16) | ((uint32_t)blk[5] << 24);
+        int lo = i < 16 ? (blk[6 + i] & 15) : (blk[6 + i - 16] >> 4);
+        int q = lo | (int)(((qh >> i) & 1) << 4);
+        ok = out[i] == (float)(2 * (q - 16));
+    }
+    CHECK(ok, "Q5_0 dequantization = d * (q5 - 16), bit j of qh is value j's high bit");
+    /* Q6_K: value i: chunk c = i/128, r = i%128, l = r%32, part = r/32;
+       low 4 bits from ql[64c + l + 32*(part&1)] (low nibble for part<2), high 2 from qh[32c + l] >> 2*part,
+       scale sc[8c + l/16 + 2*part] */
+    for (i = 0; i < 210; i++) blk[i] = (unsigned char)(rnd() & 255);
+    blk[208] = 0x00; blk[209] = 0x3C;                         /* d = 1 */
+    ok = srti_dequantize(SRTI_TYPE_Q6_K, blk, 256, out) == 0;
+    for (i = 0; i < 256 && ok; i++) {
+        int c = i / 128, r = i % 128, l = r % 32, part = r / 32;
+        int qlb = blk[64 * c + l + 32 * (part & 1)];
+        int lo = part < 2 ? (qlb & 15) : (qlb >> 4);
+        int hi = (blk[128 + 32 * c + l] >> (2 * part)) & 3;
+        int sc = (signed char)blk[192 + 8 * c + l / 16 + 2 * part];
+        ok = out[i] == (float)(sc * ((lo | (hi << 4)) - 32));
+    }
+    CHECK(ok, "Q6_K dequantization matches the index formula");
+    /* Q4_K: sub-block s = i/32 has 6-bit scale/min from the 12-byte packed array */
+    for (i = 0; i < 144; i++) blk[i] = (unsigned char)(rnd() & 255);
+    blk[0] = 0x00; blk[1] = 0x3C; blk[2] = 0x00; blk[3] = 0x38; /* d = 1, dmin = 0.5 */
+    ok = srti_dequantize(SRTI_TYPE_Q4_K, blk, 256, out) == 0;
+    for (i = 0; i < 256 && ok; i++) {
+        int s = i / 32, sc, mn;
+        const unsigned char *q = blk + 4;
+        int byte = blk[16 + 32 * (i / 64) + i % 32];
+        int nib = (s % 2 == 0) ? (byte & 15) : (byte >> 4);
+        if (s < 4) { sc = q[s] & 63; mn = q[s + 4] & 63; }
+        else { sc = (q[s + 4] & 15) | ((q[s - 4] >> 6) << 4); mn = (q[s + 4] >> 4) | ((q[s] >> 6) << 4); }
+        ok = out[i] == (float)(sc * nib) - 0.5f * (float)mn;
+    }
+    CHECK(ok, "Q4_K dequantization matches the index formula");
+    /* TQ2_0: value i = 128*(i/128) + 32*l + m takes bits 2l of qs[32*(i/128) + m]: code - 1 */
+    for (i = 0; i < 66; i++) blk[i] = (unsigned char)(rnd() & 255);
+    blk[64] = 0x00; blk[65] = 0x3C;
+    ok = srti_dequantize(SRTI_TYPE_TQ2_0, blk, 256, out) == 0;
+    for (i = 0; i < 256 && ok; i++) {
+        int j = i / 128, l = (i % 128) / 32, m = i % 32;
+        ok = out[i] == (float)(((blk[32 * j + m] >> (2 * l)) & 3) - 1);
+    }
+    CHECK(ok, "TQ2_0 dequantization = code - 1");
+    /* every supported type runs on random bytes without trouble */
+    {
+        static const uint32_t types[] = { 3, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 34, 35 };
+        int t, fin = 1;
+        for (t = 0; t < (int)(sizeof types / sizeof types[0]); t++) {
+            uint32_t bv = 1, bb = 1, k;
+            srti_type_block(types[t], &bv, &bb);
+            for (k = 0; k < 4 * bb; k++) blk[k] = (unsigned char)(rnd() & 255);
+            for (k = 0; k < 4; k++) { blk[k * bb + bb - 1] = 0x3C; blk[k * bb + 1] = 0x3C; }   /* keep scales finite */
+            if (srti_dequantize(types[t], blk, 4 * bv, out) != 0) { fin = 0; break; }
+        }
+        CHECK(fin, "Q4_1/Q5_0/Q5_1/Q8_0/Q8_1/Q2_K..Q8_K/TQ1_0/TQ2_0 all dequantize");
+    }
+    CHECK(srti_dequantize(SRTI_TYPE_IQ2_XXS, blk, 256, out) != 0, "unsupported type IQ2_XXS is refused by srti_dequantize");
+    CHECK(srti_dequantize(99, blk, 256, out) != 0, "unknown type 99 is refused by srti_dequantize");
+    CHECK(srti_dequantize(SRTI_TYPE_Q8_0, blk, 33, out) != 0, "Q8_0 with a partial block is refused");
+}
+
+/* ---- stories260K: llama2.c v0, v1 and GGUF agree */
+static int same_hp(const srti_hparams *a, const srti_hparams *b) {
+    return strcmp(a->arch, b->arch) == 0 && a->n_vocab == b->n_vocab && a->n_embd == b->n_embd && a->n_ff == b->n_ff &&
+           a->n_layer == b->n_layer && a->n_head == b->n_head && a->n_head_kv == b->n_head_kv && a->head_dim == b->head_dim &&
+           a->rope_dim == b->rope_dim && a->rope_theta == b->rope_theta && a->norm_eps == b->norm_eps &&
+           a->rope_neox == b->rope_neox && strcmp(a->rope_scaling, b->rope_scaling) == 0 &&
+           a->rope_scale_factor == b->rope_scale_factor;
+}
+static int same_vocab(const srti_vocab *a, const srti_vocab *b) {
+    uint32_t i;
+    if (strcmp(a->model, b->model) || a->n_tokens != b->n_tokens || !a->scores || !b->scores) return 0;
+    for (i = 0; i < a->n_tokens; i++)
+        if (strcmp(a->tokens[i], b->tokens[i]) || a->scores[i] != b->scores[i] || a->types[i] != b->types[i]) {
+            printf("# token %u differs: '%s' %g %d vs '%s' %g %d\n", i, a->tokens[i], a->scores[i], a->types[i],
+                   b->tokens[i], b->scores[i], b->types[i]);
+            return 0;
+        }
+    return a->bos == b->bos && a->eos == b->eos && a->unk == b->unk;
+}
+static int same_tensor(srti_model *a, int ia, srti_model *b, int ib) {
+    uint64_t n = srti_tensor_nvalues(&a->tensors[ia]);
+    float *x, *y;
+    char err[256];
+    int ok;
+    if (ia < 0 || ib < 0 || n != srti_tensor_nvalues(&b->tensors[ib])) return 0;
+    if (memcmp(a->tensors[ia].ne, b->tensors[ib].ne, sizeof(a->tensors[ia].ne)) != 0) return 0;
+    x = (float *)malloc((size_t)n * 4); y = (float *)malloc((size_t)n * 4);
+    ok = srti_read_f32(a, (uint32_t)ia, x, err, sizeof err) == 0 && srti_read_f32(b, (uint32_t)ib, y, err, sizeof err) == 0 &&
+         memcmp(x, y, (size_t)n * 4) == 0;
+    free(x); free(y);
+    return ok;
+}
+
+static void test_stories(void) {
+    srti_model *g = NULL, *v0 = NULL, *v1 = NULL;
+    char err[512];
+    uint32_t i;
+    int ok;
+    CHECK(srti_open(MODELS "stories260K.gguf", NULL, &g, err, sizeof err) == 0, "open stories260K.gguf %s", err);
+    CHECK(srti_open(MODELS "stories260K.bin", MODELS "tok512.bin", &v0, err, sizeof err) == 0, "open stories260K.bin (v0) %s", err);
+    CHECK(srti_open(MODELS "stories260K_v1.bin", MODELS "tok512.bin", &v1, err, sizeof err) == 0, "open stories260K_v1.bin (v1) %s", err);
+    if (!g || !v0 || !v1) { srti_close(g); srti_close(v0); srti_close(v1); return; }
+    CHECK(g->source == SRTI_SRC_GGUF && v0->source == SRTI_SRC_LLAMA2C_V0 && v1->source == SRTI_SRC_LLAMA2C_V1,
+          "formats detected: %s, %s, %s", g->source_name, v0->source_name, v1->source_name);
+    CHECK(v0->hp.n_embd == 64 && v0->hp.n_ff == 172 && v0->hp.n_layer == 5 && v0->hp.n_head == 8 && v0->hp.n_head_kv == 4 &&
+          v0->hp.n_vocab == 512 && v0->hp.n_ctx == 512 && v0->hp.head_dim == 8 && v0->hp.rope_dim == 8 && v0->hp.tied_output == 1 &&
+          strcmp(v0->hp.arch, "llama") == 0 && v0->hp.rope_neox == 0, "v0 header: dim 64, hidden 172, 5 layers, 8/4 heads, vocab 512, seq 512");
+    CHECK(same_hp(&v0->hp, &v1->hp) && v0->hp.n_ctx == v1->hp.n_ctx && v1->hp.tied_output == 1, "v0 and v1 hparams identical");
+    CHECK(same_hp(&v0->hp, &g->hp) && g->hp.n_ctx == 2048, "v0 and GGUF hparams identical (GGUF n_ctx %u)", g->hp.n_ctx);
+    CHECK(g->hp.tied_output == 0 && srti_find(g, "output.weight") >= 0 && srti_find(v0, "output.weight") < 0,
+          "GGUF has a separate output.weight, llama2.c shares the embedding");
+    CHECK(same_vocab(&v0->vocab, &g->vocab), "v0 + tok512.bin vocab == GGUF vocab (tokens, scores, types, special ids)");
+    CHECK(same_vocab(&v1->vocab, &g->vocab), "v1 + tok512.bin vocab == GGUF vocab");
+    CHECK(v0->vocab.add_bos == 1 && v0->vocab.add_space_prefix == 1 && v0->vocab.bos == 1 && v0->vocab.eos == 2 &&
+          strcmp(v0->vocab.tokens[1], "<s>") == 0 && v0->vocab.types[3] == SRTI_TOKEN_BYTE, "llama2.c vocab normalized to SentencePiece conventions");
+    CHECK(v0->n_tensors == 47 && v1->n_tensors == 47 && g->n_tensors == 48, "tensor counts 47 / 47 / 48");
+    ok = 1;
+    for (i = 0; i < v0->n_tensors; i++) {
+        const char *nm = v0->tensors[i].name;
+        if (!same_tensor(v0, (int)i, v1, srti_find(v1, nm)) || !same_tensor(v0, (int)i, g, srti_find(g, nm))) {
+            printf("# tensor %s differs\n", nm);
+            ok = 0;
+        }
+    }
+    CHECK(ok, "every tensor is bit-identical in v0, v1 and GGUF (same name, same shape)");
+    CHECK(same_tensor(v0, srti_find(v0, "token_embd.weight"), g, srti_find(g, "output.weight")), "GGUF output.weight == shared embedding");
+    CHECK(srti_check_llama(v0, err, sizeof err) == 0 && srti_check_llama(g, err, sizeof err) == 0, "srti_check_llama accepts all three %s", err);
+    {
+        float *x = (float *)malloc(64 * 4);
+        CHECK(srti_read_f32(v0, 9999, x, err, sizeof err) != 0 && err[0], "srti_read_f32 with a bad index: %s", err);
+        free(x);
+    }
+    srti_close(g); srti_close(v0); srti_close(v1);
+}
+
+static void test_vocabs(void) {
+    static const struct { const char *name, *model, *pre; uint32_t n; } v[] = {
+        { "baichuan", "llama", "", 64000 }, { "deepseek-coder", "gpt2", "deepseek-coder", 32256 },
+        { "deepseek-llm", "gpt2", "deepseek-llm", 102400 }, { "falcon", "gpt2", "falcon", 65024 },
+        { "gpt-2", "gpt2", "gpt-2", 50257 }, { "gpt-neox", "gpt2", "", 50432 }, { "llama-bpe", "gpt2", "llama-bpe", 128256 },
+        { "llama-spm", "llama", "default", 32000 }, { "mpt", "gpt2", "mpt", 50432 }, { "phi-3", "llama", "default", 32064 },
+        { "refact", "gpt2", "refact", 49216 }, { "starcoder", "gpt2", "starcoder", 49152 }
+    };
+    int i;
+    for (i = 0; i < (int)(sizeof v / sizeof v[0]); i++) {
+        char path[256], err[512];
+        srti_model *m = NULL;
+        int rc;
+        snprintf(path, sizeof path, SRT_SHARED "/tokenizer/ggml-vocab-%s.gguf", v[i].name);
+        rc = srti_open(path, NULL, &m, err, sizeof err);
+        CHECK(rc == 0 && m && m->n_tensors == 0 && strcmp(m->vocab.model, v[i].model) == 0 && strcmp(m->vocab.pre, v[i].pre) == 0 &&
+              m->vocab.n_tokens == v[i].n && (strcmp(v[i].model, "gpt2") != 0 || m->vocab.n_merges > 0),
+              "vocab %s: model '%s', pre '%s', %u tokens, %u merges %s", v[i].name, m ? m->vocab.model : "", m ? m->vocab.pre : "",
+              m ? m->vocab.n_tokens : 0, m ? m->vocab.n_merges : 0, rc ? err : "");
+        if (m && strcmp(v[i].name, "llama-bpe") == 0)
+            CHECK(m->vocab.n_merges == 280147 && m->vocab.bos == 128000 && m->vocab.eos == 128001 && m->vocab.add_bos == 1 &&
+                  strcmp(m->vocab.tokens[128000], "<|begin_of_text|>") == 0 && m->vocab.types[128000] == SRTI_TOKEN_CONTROL,
+                  "llama-bpe: 280147 merges, <|begin_of_text|> = 128000 (control), add_bos");
+        if (m && strcmp(v[i].name, "phi-3") == 0)
+            CHECK(m->vocab.chat_template != NULL && m->vocab.eos == 32000 && m->vocab.add_eos == 0, "phi-3: chat template, eos 32000");
+        if (m && strcmp(v[i].name, "llama-spm") == 0)
+            CHECK(m->vocab.scores != NULL && m->vocab.unk == 0 && m->vocab.types[13] == SRTI_TOKEN_BYTE && strcmp(m->vocab.tokens[13], "<0x0A>") == 0,
+                  "llama-spm: scores, unk 0, <0x0A> is a byte token");
+        srti_close(m);
+    }
+}
+
+/* ---- malformed inputs */
+static void truncations(const char *src, const char *tok, const char *label, const char *tmpname) {
+    size_t n, k;
+    unsigned char *d = slurp(src, &n);
+    int bad = 0, opened = 0, tries = 0;
+    char err[512], path[256];
+    if (!d) { CHECK(0, "read %s", src); return; }
+    snprintf(path, sizeof path, TMP "%s", tmpname);
+    g_max_req = 0;
+    for (k = 0; k < 256 + 64; k++) {
+        size_t len = k < 256 ? k : (n * (k - 256)) / 64;
+        if (k >= 256 && len < 256) continue;
+        spit(path, d, len);
+        err[0] = 0;
+        tries++;
+        if (try_open(tok ? path : path, tok, err, sizeof err, 0, &bad)) opened++;
+    }
+    CHECK(opened == 0 && bad == 0 && g_max_req <= 2 * n + (1 << 20),
+          "%s truncated at %d lengths: all refused with a message, no leak (largest allocation %lu bytes; last: %s)", label, tries,
+          (unsigned long)g_max_req, err);
+    free(d);
+}
+
+/* Flips bytes [0, upto) one at a time in place (xor 0xFF, then a random value every 3rd byte). */
+static void flips(const char *src, const char *tok, int tok_is_target, const char *label, size_t upto) {
+    size_t n, p;
+    unsigned char *d = tok_is_target ? slurp(tok, &n) : slurp(src, &n);
+    const char *path = TMP "flip.bin";
+    int bad = 0, opened = 0, failed = 0;
+    char err[512];
+    FILE *f;
+    if (!d) { CHECK(0, "read %s", src); return; }
+    spit(path, d, n);
+    if (upto > n) upto = n;
+    g_max_req = 0;
+    for (p = 0; p < upto; p++) {
+        int variant;
+        for (variant = 0; variant < 2; variant++) {
+            unsigned char c = variant == 0 ? (unsigned char)(d[p] ^ 0xFF) : (unsigned char)rnd();
+            if (variant == 1 && (p % 3) != 0) continue;
+            f = fopen(path, "r+b");
+            if (!f) { bad++; continue; }
+            fseek(f, (long)p, SEEK_SET); fputc(c, f); fclose(f);
+            err[0] = 0;
+            if (try_open(tok_is_target ? src : path, tok_is_target ? path : tok, err, sizeof err, (p % 64) == 0, &bad)) opened++;
+            else failed++;
+            f = fopen(path, "r+b");
+            if (!f) { bad++; continue; }
+            fseek(f, (long)p, SEEK_SET); fputc(d[p], f); fclose(f);
+        }
+    }
+    CHECK(bad == 0 && failed > 0 && g_max_req <= 2 * n + (1 << 20),
+          "%s: byte flips over the first %lu bytes: no crash, no leak, every error has a message (%d refused, %d still valid)",
+          label, (unsigned long)upto, failed, opened);
+    free(d);
+}
+
+static void test_malformed(void) {
+    buf b = { NULL, 0, 0 };
+    char err[512];
+    srti_model *m = NULL;
+    int bad = 0;
+
+    truncations(MODELS "stories260K.gguf", NULL, "stories260K.gguf", "trunc.gguf");
+    truncations(MODELS "stories260K.bin", MODELS "tok512.bin", "stories260K.bin", "trunc.bin");
+    truncations(MODELS "stories260K_v1.bin", MODELS "tok512.bin", "stories260K_v1.bin", "trunc_v1.bin");
+    truncations(SRT_SHARED "/tokenizer/ggml-vocab-llama-spm.gguf", NULL, "ggml-vocab-llama-spm.gguf", "trunc_vocab.gguf");
+    {   /* tokenizer truncations: the model is fine, the tokenizer is cut */
+        size_t n, k; unsigned char *d = slurp(MODELS "tok512.bin", &n);
+        int opened = 0; bad = 0;
+        for (k = 0; d && k < 64 + 256; k++) {
+            size_t len = k < 256 ? k : (n * (k - 256)) / 64;
+            spit(TMP "trunc_tok.bin", d, len);
+            if (try_open(MODELS "stories260K.bin", TMP "trunc_tok.bin", err, sizeof err, 0, &bad)) opened++;
+        }
+        CHECK(d && opened == 0 && bad == 0, "tok512.bin truncated at 320 lengths: all refused (%s)", err);
+        free(d);
+    }
+    flips(MODELS "stories260K.gguf", NULL, 0, "stories260K.gguf", 12100);
+    flips(MODELS "stories260K.bin", MODELS "tok512.bin", 0, "stories260K.bin", 64);
+    flips(MODELS "stories260K_v1.bin", MODELS "tok512.bin", 0, "stories260K_v1.bin", 300);
+    flips(MODELS "stories260K.bin", MODELS "tok512.bin", 1, "tok512.bin", 6227);
+
+    /* missing / wrong files */
+    err[0] = 0;
+    CHECK(srti_open(TMP "does-not-exist.gguf", NULL, &m, err, sizeof err) != 0 && err[0] && !m, "missing file: %s", err);
+    err[0] = 0;
+    CHECK(srti_open(MODELS "stories260K.bin", TMP "no-tokenizer.bin", &m, err, sizeof err) != 0 && err[0] && !m, "missing tokenizer: %s", err);
+    err[0] = 0;
+    CHECK(srti_open(MODELS "stories260K.bin", SRT_SHARED "/models/llama2-tokenizer/tokenizer.bin", &m, err, sizeof err) != 0 && err[0] && !m,
+          "tokenizer of the wrong vocabulary size: %s", err);
+    err[0] = 0;
+    CHECK(srti_open(MODELS "stories260K.bin", MODELS "stories260K.gguf", &m, err, sizeof err) != 0 && err[0] && !m,
+          "a GGUF given as tokenizer.bin: %s", err);
+    err[0] = 0;
+    CHECK(srti_open(MODELS "stories260K.gguf", MODELS "tok512.bin", &m, err, sizeof err) != 0 && err[0] && !m,
+          "tokenizer.bin with a GGUF: %s", err);
+    {   /* no tokenizer: opens with an empty vocab */
+        int rc = srti_open(MODELS "stories260K.bin", NULL, &m, err, sizeof err);
+        CHECK(rc == 0 && m->vocab.n_tokens == 0 && m->vocab.model[0] == 0, "llama2.c without tokenizer opens with no vocab");
+        srti_close(m); m = NULL;
+    }
+    {   /* tokenizer with a negative length / absurd max_token_length / trailing junk */
+        size_t n; unsigned char *d = slurp(MODELS "tok512.bin", &n);
+        if (d) {
+            unsigned char *e = (unsigned char *)malloc(n + 8);
+            memcpy(e, d, n);
+            e[4 + 4 + 0] = 0xFF; e[4 + 4 + 1] = 0xFF; e[4 + 4 + 2] = 0xFF; e[4 + 4 + 3] = 0xFF;  /* token 0 length = -1 */
+            spit(TMP "bad_tok.bin", e, n); bad = 0; err[0] = 0;
+            CHECK(!try_open(MODELS "stories260K.bin", TMP "bad_tok.bin", err, sizeof err, 0, &bad) && bad == 0, "tokenizer with length -1: %s", err);
+            memcpy(e, d, n); e[0] = 0; e[1] = 0; e[2] = 0; e[3] = 0x80;
+            spit(TMP "bad_tok.bin", e, n); bad = 0; err[0] = 0;
+            CHECK(!try_open(MODELS "stories260K.bin", TMP "bad_tok.bin", err, sizeof err, 0, &bad) && bad == 0, "tokenizer with negative max_token_length: %s", err);
+            memcpy(e, d, n); memset(e + n, 0, 8);
+            spit(TMP "bad_tok.bin", e, n + 8); bad = 0; err[0] = 0;
+            CHECK(!try_open(MODELS "stories260K.bin", TMP "bad_tok.bin", err, sizeof err, 0, &bad) && bad == 0, "tokenizer with trailing bytes: %s", err);
+            free(e);
+        }
+        free(d);
+    }
+    {   /* llama2.c headers */
+        int32_t h[7] = { 64, 172, 5, 8, 4, 512, 512 };
+        int i;
+        static const struct { int field; int32_t value; const char *what; } cases[] = {
+            { 0, 0, "dim 0" }, { 0, -64, "negative dim" }, { 1, 0x7fffffff, "huge hidden_dim" }, { 2, 1 << 30, "huge n_layers" },
+            { 3, 7, "dim not divisible by n_heads" }, { 4, 3, "n_heads not divisible by n_kv_heads" }, { 5, 0, "vocab 0" },
+            { 5, (int32_t)0x80000000, "vocab INT_MIN" }, { 6, -1, "negative seq_len" }, { 5, 513, "size mismatch" }
+        };
+        for (i = 0; i < (int)(sizeof cases / sizeof cases[0]); i++) {
+            int32_t hh[7];
+            memcpy(hh, h, sizeof hh);
+            hh[cases[i].field] = cases[i].value;
+            b.n = 0;
+            { int j; for (j = 0; j < 7; j++) put_u32(&b, (uint32_t)hh[j]); }
+            { int j; for (j = 0; j < 1000; j++) put_f32(&b, 0.5f); }
+            spit(TMP "bad_l2c.bin", b.p, b.n); bad = 0; err[0] = 0;
+            CHECK(!try_open(TMP "bad_l2c.bin", MODELS "tok512.bin", err, sizeof err, 0, &bad) && bad == 0, "llama2.c header, %s: %s", cases[i].what, err);
+        }
+        b.n = 0; put_u32(&b, 0x616b3432); put_u32(&b, 2); { int j; for (j = 0; j < 100; j++) put_u32(&b, 0); }
+        spit(TMP "bad_l2c.bin", b.p, b.n); bad = 0; err[0] = 0;
+        CHECK(!try_open(TMP "bad_l2c.bin", NULL, err, sizeof err, 0, &bad) && bad == 0 && strstr(err, "version 2"), "llama2.c version 2: %s", err);
+        b.n = 0; put(&b, "XYZ", 3);
+        spit(TMP "bad_l2c.bin", b.p, b.n); bad = 0; err[0] = 0;
+        CHECK(!try_open(TMP "bad_l2c.bin", NULL, err, sizeof err, 0, &bad) && bad == 0, "3-byte file: %s", err);
+        b.n = 0; put(&b, "PK\3\4garbage-garbage-garbage-garbage", 36);
+        spit(TMP "bad_l2c.bin", b.p, b.n); bad = 0; err[0] = 0;
+        CHECK(!try_open(TMP "bad_l2c.bin", NULL, err, sizeof err, 0, &bad) && bad == 0, "wrong magic (zip): %s", err);
+        b.n = 0;
+    }
+
+    /* hand-crafted GGUF files */
+    put_hdr(&b, 1, 0, 0); expect_fail(&b, "version 1", "version 1");
+    put_hdr(&b, 4, 0, 0); expect_fail(&b, "version 4", "version 4");
+    put(&b, "GGUF", 4); put_u32(&b, 0x03000000u); put_u64(&b, 0); put_u64(&b, 0); expect_fail(&b, "big-endian version", "version");
+    put_hdr(&b, 3, 0, 0xFFFFFFFFFFFFFFFFull); expect_fail(&b, "n_kv = 2^64-1", "metadata count");
+    put_hdr(&b, 3, 0xFFFFFFFFFFFFull, 0); expect_fail(&b, "n_tensors = 2^48-1", "tensor count");
+    put_hdr(&b, 3, 0, 1); put_u64(&b, 0xFFFFFFFFFFFFFFF0ull); put(&b, "abc", 3); pad_to(&b, 64); expect_fail(&b, "key length 2^64-16", "string length");
+    put_hdr(&b, 3, 0, 1); put_str(&b, "general.name"); put_u32(&b, 8); put_u64(&b, 1u << 30); put(&b, "abcdefgh", 8);
+    expect_fail(&b, "string value longer than the file", "exceeds");
+    put_hdr(&b, 3, 0, 1); put_str(&b, "x"); put_u32(&b, 13); put_u32(&b, 0); expect_fail(&b, "value type 13", "type 13");
+    put_hdr(&b, 3, 0, 1); put_str(&b, "x"); put_u32(&b, 9); put_u32(&b, 4); put_u64(&b, 0x4000000000000000ull); put_u32(&b, 0);
+    expect_fail(&b, "array count 2^62", "array");
+    put_hdr(&b, 3, 0, 1); put_str(&b, "tokenizer.ggml.tokens"); put_u32(&b, 9); put_u32(&b, 8); put_u64(&b, 100000000ull); put_u64(&b, 1);
+    expect_fail(&b, "tokens array count 1e8 in a tiny file", "array count");
+    put_hdr(&b, 3, 0, 1); put_str(&b, "tokenizer.ggml.scores"); put_u32(&b, 9); put_u32(&b, 5); put_u64(&b, 1); put_u32(&b, 0);
+    expect_fail(&b, "scores as int32", "expected an array of float32");
+    {   /* arrays nested 20 deep */
+        int i;
+        put_hdr(&b, 3, 0, 1); put_str(&b, "nested"); put_u32(&b, 9);
+        for (i = 0; i < 20; i++) { put_u32(&b, 9); put_u64(&b, 1); }
+        put_u32(&b, 4); put_u64(&b, 1); put_u32(&b, 7);
+        expect_fail(&b, "arrays nested 20 deep", "nested");
+    }
+    put_hdr(&b, 3, 0, 2); kv_u32(&b, "a", 1); kv_u32(&b, "a", 2); expect_fail(&b, "duplicate key", "twice");
+    put_hdr(&b, 3, 0, 3); kv_str(&b, "tokenizer.ggml.model", "llama"); kv_tokens(&b, 4); kv_u32(&b, "tokenizer.ggml.bos_token_id", 4);
+    expect_fail(&b, "bos id outside the vocabulary", "outside");
+    put_hdr(&b, 3, 0, 3); kv_str(&b, "tokenizer.ggml.model", "llama"); kv_tokens(&b, 4);
+    put_str(&b, "tokenizer.ggml.scores"); put_u32(&b, 9); put_u32(&b, 6); put_u64(&b, 3); put_f32(&b, 0); put_f32(&b, 0); put_f32(&b, 0);
+    expect_fail(&b, "3 scores for 4 tokens", "scores");
+    put_hdr(&b, 3, 0, 2); kv_str(&b, "general.architecture", "llama"); kv_str(&b, "llama.context_length", "2048");
+    expect_fail(&b, "context_length as a string", "expected an integer");
+    put_hdr(&b, 3, 0, 1); kv_u32(&b, "general.alignment", 24); expect_fail(&b, "alignment 24", "alignment");
+    put_hdr(&b, 3, 0, 1); kv_str(&b, "general.architecture", "an-architecture-name-longer-than-32-bytes");
+    expect_fail(&b, "architecture name too long", "too long");
+
+#define TENSOR_FILE(nt) put_hdr(&b, 3, nt, 1); kv_str(&b, "general.architecture", "llama")
+    TENSOR_FILE(1); tinfo(&b, "t", 5, 1, 1, 0, 0); expect_fail(&b, "n_dims 5", "dimensions");
+    TENSOR_FILE(1); tinfo(&b, "t", 0, 1, 1, 0, 0); expect_fail(&b, "n_dims 0", "dimensions");
+    TENSOR_FILE(1); tinfo(&b, "t", 2, 0, 4, 0, 0); expect_fail(&b, "ne[0] = 0", "dimension");
+    TENSOR_FILE(1); tinfo(&b, "t", 2, 1ull << 32, 1ull << 32, 0, 0); expect_fail(&b, "ne product 2^64 (overflow)", "too large");
+    TENSOR_FILE(1); tinfo(&b, "t", 2, 0xFFFFFFFFFFFFFFFFull, 2, 0, 0); expect_fail(&b, "ne[0] = 2^64-1", "too large");
+    TENSOR_FILE(1); tinfo(&b, "t", 1, 33, 1, SRTI_TYPE_Q8_0, 0); expect_fail(&b, "Q8_0 row of 33 values", "block size");
+    TENSOR_FILE(1); tinfo(&b, "t", 1, 16, 1, 0, 0xFFFFFFFFFFFFFFE0ull); pad_to(&b, 32); put(&b, "0123456789abcdef0123456789abcdef", 32);
+    expect_fail(&b, "offset 2^64-32", "exceeds the file size");
+    TENSOR_FILE(1); tinfo(&b, "t", 1, 16, 1, 0, 64); pad_to(&b, 32); put(&b, "0123456789abcdef0123456789abcdef", 32);
+    expect_fail(&b, "data past the end", "exceeds the file size");
+    TENSOR_FILE(1); tinfo(&b, "t", 1, 4, 1, 0, 4); pad_to(&b, 32); put(&b, "0123456789abcdef0123456789abcdef", 32);
+    expect_fail(&b, "misaligned offset", "alignment");
+    TENSOR_FILE(2); tinfo(&b, "t", 1, 4, 1, 0, 0); tinfo(&b, "t", 1, 4, 1, 0, 0); pad_to(&b, 32); put(&b, "0123456789abcdef", 16);
+    expect_fail(&b, "duplicate tensor name", "twice");
+    {
+        char longname[200];
+        memset(longname, 'a', sizeof longname); longname[199] = 0;
+        TENSOR_FILE(1); tinfo(&b, longname, 1, 4, 1, 0, 0); pad_to(&b, 32); put(&b, "0123456789abcdef", 16);
+        expect_fail(&b, "tensor name of 199 bytes", "too long");
+    }
+    TENSOR_FILE(1); put_u64(&b, 0xFFFFFFFFull); expect_fail(&b, "tensor name length 2^32-1", "exceeds");
+
+    {   /* a valid synthetic GGUF: F16, BF16, Q8_0, Q4_0, an unsupported and an unknown type */
+        static const uint16_t f16v[4] = { 0x3C00, 0xC000, 0x3555, 0x0001 };
+        static const uint16_t bf16v[4] = { 0x3F80, 0xC040, 0x4049, 0x8000 };
+        unsigned char q8[34], q4[18];
+        float out[64];
+        int i, okq8 = 1, okq4 = 1;
+        q8[0] = 0x00; q8[1] = 0x38;   /* d = 0.5 */
+        for (i = 0; i < 32; i++) q8[2 + i] = (unsigned char)(i * 7 - 100);
+        q4[0] = 0x00; q4[1] = 0x40;   /* d = 2 */
+        for (i = 0; i < 16; i++) q4[2 + i] = (unsigned char)(i | ((15 - i) << 4));
+        put_hdr(&b, 2, 6, 3); kv_str(&b, "general.architecture", "llama"); kv_u32(&b, "general.alignment", 64);
+        kv_u32(&b, "llama.context_length", 77);
+        tinfo(&b, "f16", 1, 4, 1, SRTI_TYPE_F16, 0);
+        tinfo(&b, "bf16", 1, 4, 1, SRTI_TYPE_BF16, 64);
+        tinfo(&b, "q8", 1, 32, 1, SRTI_TYPE_Q8_0, 128);
+        tinfo(&b, "q4", 1, 32, 1, SRTI_TYPE_Q4_0, 192);
+        tinfo(&b, "iq2", 1, 256, 1, SRTI_TYPE_IQ2_XXS, 256);
+        tinfo(&b, "t99", 1, 4, 1, 99, 384);
+        pad_to(&b, 64);
+        for (i = 0; i < 4; i++) put_u16(&b, f16v[i]);
+        pad_to(&b, 64);
+        for (i = 0; i < 4; i++) put_u16(&b, bf16v[i]);
+        pad_to(&b, 64); put(&b, q8, 34);
+        pad_to(&b, 64); put(&b, q4, 18);
+        pad_to(&b, 64); { for (i = 0; i < 66; i++) put_u8(&b, 0); }
+        pad_to(&b, 64); { for (i = 0; i < 16; i++) put_u8(&b, 0); }
+        spit(TMP "synthetic.gguf", b.p, b.n);
+        b.n = 0;
+        if (srti_open(TMP "synthetic.gguf", NULL, &m, err, sizeof err) != 0) { CHECK(0, "synthetic GGUF opens: %s", err); }
+        else {
+            CHECK(m->n_tensors == 6 && m->alignment == 64 && m->hp.n_ctx == 77 && m->vocab.n_tokens == 0 && strcmp(m->source_name, "GGUF v2") == 0,
+                  "synthetic GGUF v2 (alignment 64, no vocab) opens, even with unsupported tensor types");
+            CHECK(srti_read_f32(m, 0, out, err, sizeof err) == 0 && out[0] == 1.0f && out[1] == -2.0f &&
+                  fabs(out[2] - 0.333251953125) < 1e-9 && out[3] == (float)ldexp(1.0, -24), "F16 tensor read");
+            CHECK(srti_read_f32(m, 1, out, err, sizeof err) == 0 && out[0] == 1.0f && out[1] == -3.0f && out[2] == 3.140625f &&
+                  out[3] == 0.0f && signbit(out[3]), "BF16 tensor read");
+            CHECK(srti_read_f32(m, 2, out, err, sizeof err) == 0, "Q8_0 tensor read");
+            for (i = 0; i < 32; i++) okq8 &= out[i] == 0.5f * (float)(signed char)(unsigned char)(i * 7 - 100);
+            CHECK(okq8, "Q8_0 tensor values = 0.5 * q");
+            CHECK(srti_read_f32(m, 3, out, err, sizeof err) == 0, "Q4_0 tensor read");
+            for (i = 0; i < 16; i++) okq4 &= out[i] == 2.0f * (float)(i - 8) && out[16 + i] == 2.0f * (float)(7 - i);
+            CHECK(okq4, "Q4_0 tensor values = 2 * (nibble - 8)");
+            {
+                float *big = (float *)malloc(256 * 4);
+                err[0] = 0;
+                CHECK(srti_read_f32(m, 4, big, err, sizeof err) != 0 && strstr(err, "IQ2_XXS") && strstr(err, "iq2"),
+                      "unsupported type is an error at read time: %s", err);
+                err[0] = 0;
+                CHECK(srti_read_f32(m, 5, big, err, sizeof err) != 0 && strstr(err, "99"), "unknown type 99 at read time: %s", err);
+                free(big);
+            }
+            CHECK(srti_check_llama(m, err, sizeof err) != 0 && err[0], "srti_check_llama refuses it: %s", err);
+            srti_close(m); m = NULL;
+        }
+    }
+    free(b.p);
+}
+
+int main(void) {
+    MKDIR("build");
+    MKDIR("build/tmp");
+    test_dequant();
+    test_stories();
+    test_vocabs();
+    test_malformed();
+    CHECK(g_live == 0, "no allocation left behind (%ld live)", g_live);
+    return srt_test_finish();
+}
