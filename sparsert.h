@@ -426,10 +426,12 @@ static void srt__log(srt_log_level level, const char *fmt, ...) {
 /* Records the detail message for srt_last_error() and returns the status, so that
    `return srt__fail(SRT_ERR_FORMAT, "...", ...)` reads as one step. */
 static srt_status srt__fail(srt_status st, const char *fmt, ...) {
+    char buf[sizeof srt__error_text];   /* the arguments may include srt__error_text itself */
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(srt__error_text, sizeof srt__error_text, fmt, ap);
+    vsnprintf(buf, sizeof buf, fmt, ap);
     va_end(ap);
+    memcpy(srt__error_text, buf, sizeof buf);
     return st;
 }
 
@@ -1990,7 +1992,7 @@ SRT_API int srt_utf8_stream_token(srt_utf8_stream *st, const srt_model *m, int32
     n = m->vocab.text_len[token];
     if ((uint64_t)cap < 6ull * n + 16) return -1;
     if ((flags & SRT_STREAM_STRIP_LEADING_SPACE) && !st->started && n > 0 && t[0] == ' ') i = 1;
-    if (n > i) st->started = 1;
+    if (n > 0) st->started = 1;
     for (; i < n; i++) w += srt__utf8_byte(st, t[i], out + w);
     return w;
 }
