@@ -1,0 +1,25 @@
+#!/usr/bin/env bash
+# compile.sh - the public header (and the implementation) compiles warning-free as C99 with gcc
+# and clang, as C++17 with g++, and for Windows with mingw-w64. Prints one ok/FAIL line each.
+cd "$(dirname "$0")/.."
+mkdir -p build/compile
+src=build/compile/impl.c
+printf '#define SPARSERT_IMPLEMENTATION\n#include "sparsert.h"\n#include "sparsert.h"\nint main(void) { return srt_version()[0] == 0; }\n' > $src
+cp $src build/compile/impl.cpp
+# an app file that only includes the header (no implementation), plus one with SRT_STATIC
+printf '#include "sparsert.h"\nint use(void);\nint use(void) { return (int)SRT_OK; }\n' > build/compile/api.c
+FLAGS="-Wall -Wextra -pedantic -Werror -Wno-unused-function -I."
+try() {   # try NAME COMPILER ARGS...
+    local name=$1; shift
+    if ! command -v "$1" >/dev/null 2>&1; then echo "FAIL - $name: compiler $1 not installed"; return; fi
+    if out=$("$@" 2>&1); then echo "ok - $name"; else echo "FAIL - $name"; printf '%s\n' "$out" | head -20; fi
+}
+try "gcc -std=c99"            gcc   -std=c99   $FLAGS -c $src -o build/compile/gcc.o
+try "clang -std=c99"          clang -std=c99   $FLAGS -c $src -o build/compile/clang.o
+try "g++ -std=c++17"          g++   -std=c++17 $FLAGS -c build/compile/impl.cpp -o build/compile/gxx.o
+try "clang++ -std=c++17"      clang++ -std=c++17 $FLAGS -c build/compile/impl.cpp -o build/compile/clangxx.o
+try "header only, gcc -std=c99" gcc -std=c99   $FLAGS -c build/compile/api.c -o build/compile/api.o
+try "SRT_STATIC, gcc -std=c99"  gcc -std=c99   $FLAGS -DSRT_STATIC -c $src -o build/compile/static.o
+try "mingw-w64 -std=c99"      x86_64-w64-mingw32-gcc -std=c99 $FLAGS -c $src -o build/compile/mingw.o
+try "mingw-w64 link (srt-chat.exe)" x86_64-w64-mingw32-gcc -std=c99 -O2 $FLAGS -o build/compile/srt-chat.exe demo/srt-chat.c
+try "tools and demo, clang -std=c99" clang -std=c99 $FLAGS -fsyntax-only tools/srt-tokenize.c demo/srt-chat.c
