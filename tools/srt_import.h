@@ -81,7 +81,8 @@ typedef struct srti_hparams {
     float rope_theta;         /* default 10000 */
     float norm_eps;           /* default 1e-5 */
     int rope_neox;            /* 0 = adjacent pairs (llama), 1 = NeoX halves (qwen2) */
-    char rope_scaling[16];    /* "none", "linear", "llama3" (or what the file says, e.g. "yarn") */
+    char rope_scaling[16];    /* "none", "linear", "llama3" (or what the file says, e.g. "yarn"); "llama3"
+                                 is also recovered from a llama.cpp rope_freqs.weight tensor */
     float rope_scale_factor, rope_low_freq_factor, rope_high_freq_factor; /* defaults 1, 1, 4 */
     uint32_t rope_orig_ctx;   /* 0 if absent */
     int tied_output;          /* 1 if there is no separate output.weight */
@@ -1015,6 +1016,49 @@ static int srti__gguf_hparams(srti_model *m, const char *path, char *err, size_t
     return 0;
 }
 
+/* llama.cpp stores Llama-3 rope scaling as a tensor of per-frequency divisors (rope_freqs.weight)
+   instead of metadata. When the file has no rope.scaling.type, recover the llama3 parameters
+   from it: factor = its maximum; low/high freq factors and the original context are matched
+   against the usual values (1, 4, 8192 or the file's original_context_length). */
+static void srti__infer_llama3(srti_model *m) {
+    int i = srti_find(m, "rope_freqs.weight");
+    const srti_tensor *t;
+    float f[4096], factor = 0.0f;
+    uint32_t n, j, c;
+    uint32_t origs[2];
+    if (i < 0 || strcmp(m->hp.rope_scaling, "none") != 0) return;
+    t = &m->tensors[i];
+    n = (uint32_t)t->ne[0];
+    if (t->n_dims != 1 || t->src_type != SRTI_TYPE_F32 || n == 0 || n > 4096 || n * 2 != m->hp.rope_dim) return;
+    if (srti_read_f32(m, (uint32_t)i, f, NULL, 0) != 0) return;
+    for (j = 0; j < n; j++) if (f[j] > factor) factor = f[j];
+    if (!(factor > 1.0f) || !(factor < 1e6f)) return;
+    origs[0] = m->hp.rope_orig_ctx ? m->hp.rope_orig_ctx : 8192; origs[1] = 8192;
+    for (c = 0; c < 2; c++) {
+        double orig = origs[c], lo = 1.0, hi = 4.0;
+        int ok = 1;
+        for (j = 0; j < n && ok; j++) {
+            double freq = 1.0 / pow((double)m->hp.rope_theta, (double)(2 * j) / (double)m->hp.rope_dim);
+            double wavelen = 2.0 * 3.14159265358979323846 / freq, want;
+            if (wavelen < orig / hi) want = 1.0;
+            else if (wavelen > orig / lo) want = factor;
+            else {
+                double smooth = (orig / wavelen - lo) / (hi - lo);
+                want = 1.0 / ((1.0 - smooth) / factor + smooth);
+            }
+            if (fabs(want - (double)f[j]) > 1e-3 * want) ok = 0;
+        }
+        if (ok) {
+            strcpy(m->hp.rope_scaling, "llama3");
+            m->hp.rope_scale_factor = factor;
+            m->hp.rope_low_freq_factor = 1.0f;
+            m->hp.rope_high_freq_factor = 4.0f;
+            m->hp.rope_orig_ctx = origs[c];
+            return;
+        }
+    }
+}
+
 static int srti__open_gguf(srti_model *m, srti__rd *r, char *err, size_t errlen) {
     const char *path = r->path;
     unsigned char hdr[24];
@@ -1215,7 +1259,9 @@ static int srti__open_gguf(srti_model *m, srti__rd *r, char *err, size_t errlen)
         }
         t->offset += data_start;
     }
-    return srti__gguf_hparams(m, path, err, errlen);
+    if (srti__gguf_hparams(m, path, err, errlen)) return 1;
+    srti__infer_llama3(m);
+    return 0;
 dup:
     srti__seterr(err, errlen, "%s: metadata key '%s' appears twice", path, m->priv->kv[m->priv->n_kv - 1].key);
     return 1;

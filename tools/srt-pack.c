@@ -1,0 +1,345 @@
+/* srt-pack - converts a checkpoint (GGUF, llama2.c v0/v1 + tokenizer.bin) into a .srt file.
+
+     srt-pack [options] IN OUT.srt
+
+   Options:
+     --tokenizer PATH   llama2.c tokenizer.bin (required for llama2.c checkpoints)
+     --weights FMT      format of the 2-D weight matrices: f32, f16 (default), bf16, q8
+     --group N          q8 group size along the input dimension (default 32)
+     --vocab-only       write only the tokenizer (no tensors, no hyper-parameters)
+     --no-verify        do not load the result with srt_model_load() after writing it
+     -q, --quiet        no progress output
+     -h, --help         this text
+
+   1-D tensors (norms, biases) are always stored F32. Quantized GGUF sources (Q8_0, Q4_0, K-quants,
+   ...) are dequantized to float first. The output is written to OUT.tmp and renamed at the end, so
+   a failed run never leaves a partial file under OUT. Exit status 0 on success, 1 on error.
+
+   Uses only the public APIs of sparsert.h and tools/srt_import.h. */
+#define SPARSERT_IMPLEMENTATION
+#include "sparsert.h"
+#define SRT_IMPORT_IMPLEMENTATION
+#include "tools/srt_import.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#ifdef _WIN32
+#  include <io.h>
+#  define srtp_isatty(fd) _isatty(fd)
+#else
+#  include <unistd.h>
+#  define srtp_isatty(fd) isatty(fd)
+#endif
+
+static void usage(FILE *f) {
+    fprintf(f,
+        "usage: srt-pack [options] IN OUT.srt\n"
+        "  IN is a GGUF file or a llama2.c checkpoint (v0 or v1; give its --tokenizer)\n"
+        "options:\n"
+        "  --tokenizer PATH   llama2.c tokenizer.bin (required for llama2.c checkpoints)\n"
+        "  --weights FMT      2-D weight format: f32, f16 (default), bf16, q8\n"
+        "  --group N          q8 group size (default 32)\n"
+        "  --vocab-only       pack only the tokenizer\n"
+        "  --no-verify        skip loading the result with srt_model_load()\n"
+        "  -q, --quiet        no progress output\n"
+        "  -h, --help         show this help\n");
+}
+
+static const char *base_name(const char *p) {
+    const char *b = p, *q;
+    for (q = p; *q; q++) if (*q == '/' || *q == '\\') b = q + 1;
+    return b;
+}
+
+/* Matches "--name value" and "--name=value"; advances *i past a separate value. */
+static int opt_value(int argc, char **argv, int *i, const char *name, const char **val) {
+    size_t n = strlen(name);
+    if (strncmp(argv[*i], name, n) != 0) return 0;
+    if (argv[*i][n] == '=') { *val = argv[*i] + n + 1; return 1; }
+    if (argv[*i][n] != 0) return 0;
+    if (*i + 1 >= argc) { *val = NULL; return 1; }
+    *val = argv[++*i];
+    return 1;
+}
+
+typedef struct packer {
+    srt_writer *w;
+    const char *out;
+    srt_status st;
+    char key[160];
+} packer;
+
+/* Metadata helpers: remember the first failure, ignore later calls. */
+static void m_u32(packer *p, const char *a, const char *k, uint32_t v) {
+    if (p->st != SRT_OK) return;
+    snprintf(p->key, sizeof p->key, "%s%s%s", a ? a : "", a ? "." : "", k);
+    p->st = srt_writer_meta_u32(p->w, p->key, v);
+}
+static void m_f32(packer *p, const char *a, const char *k, float v) {
+    if (p->st != SRT_OK) return;
+    snprintf(p->key, sizeof p->key, "%s%s%s", a ? a : "", a ? "." : "", k);
+    p->st = srt_writer_meta_f32(p->w, p->key, v);
+}
+static void m_str(packer *p, const char *a, const char *k, const char *v) {
+    if (p->st != SRT_OK) return;
+    snprintf(p->key, sizeof p->key, "%s%s%s", a ? a : "", a ? "." : "", k);
+    p->st = srt_writer_meta_str(p->w, p->key, v);
+}
+static void m_arr(packer *p, const char *k, srt_meta_type t, const void *data, uint32_t n) {
+    if (p->st != SRT_OK) return;
+    snprintf(p->key, sizeof p->key, "%s", k);
+    p->st = srt_writer_meta_arr(p->w, p->key, t, data, n);
+}
+
+static void write_vocab(packer *p, const srti_vocab *v, int is_llama2c) {
+    m_str(p, NULL, "tokenizer.ggml.model", v->model);
+    if (v->pre[0]) m_str(p, NULL, "tokenizer.ggml.pre", v->pre);
+    m_arr(p, "tokenizer.ggml.tokens", SRT_META_ARR_STR, (const void *)v->tokens, v->n_tokens);
+    if (v->scores) m_arr(p, "tokenizer.ggml.scores", SRT_META_ARR_F32, v->scores, v->n_tokens);
+    m_arr(p, "tokenizer.ggml.token_type", SRT_META_ARR_I32, v->types, v->n_tokens);
+    if (v->n_merges) m_arr(p, "tokenizer.ggml.merges", SRT_META_ARR_STR, (const void *)v->merges, v->n_merges);
+    if (v->bos >= 0) m_u32(p, NULL, "tokenizer.ggml.bos_token_id", (uint32_t)v->bos);
+    if (v->eos >= 0) m_u32(p, NULL, "tokenizer.ggml.eos_token_id", (uint32_t)v->eos);
+    if (v->unk >= 0) m_u32(p, NULL, "tokenizer.ggml.unknown_token_id", (uint32_t)v->unk);
+    if (v->pad >= 0) m_u32(p, NULL, "tokenizer.ggml.padding_token_id", (uint32_t)v->pad);
+    /* llama2.c: run.c always adds BOS and the dummy-prefix space, never EOS */
+    if (v->add_bos >= 0) m_u32(p, NULL, "tokenizer.ggml.add_bos_token", (uint32_t)(v->add_bos != 0));
+    else if (is_llama2c) m_u32(p, NULL, "tokenizer.ggml.add_bos_token", 1);
+    if (v->add_eos >= 0) m_u32(p, NULL, "tokenizer.ggml.add_eos_token", (uint32_t)(v->add_eos != 0));
+    else if (is_llama2c) m_u32(p, NULL, "tokenizer.ggml.add_eos_token", 0);
+    if (v->add_space_prefix >= 0) m_u32(p, NULL, "tokenizer.ggml.add_space_prefix", (uint32_t)(v->add_space_prefix != 0));
+    else if (is_llama2c) m_u32(p, NULL, "tokenizer.ggml.add_space_prefix", 1);
+    if (v->chat_template) m_str(p, NULL, "tokenizer.chat_template", v->chat_template);
+}
+
+static void write_hparams(packer *p, const srti_hparams *hp) {
+    const char *a = hp->arch;
+    m_u32(p, a, "context_length", hp->n_ctx);
+    m_u32(p, a, "embedding_length", hp->n_embd);
+    m_u32(p, a, "feed_forward_length", hp->n_ff);
+    m_u32(p, a, "block_count", hp->n_layer);
+    m_u32(p, a, "attention.head_count", hp->n_head);
+    m_u32(p, a, "attention.head_count_kv", hp->n_head_kv);
+    m_u32(p, a, "attention.key_length", hp->head_dim);
+    m_u32(p, a, "rope.dimension_count", hp->rope_dim);
+    m_u32(p, a, "vocab_size", hp->n_vocab);
+    m_f32(p, a, "rope.freq_base", hp->rope_theta);
+    m_f32(p, a, "attention.layer_norm_rms_epsilon", hp->norm_eps);
+    m_u32(p, a, "rope.neox", (uint32_t)(hp->rope_neox != 0));
+    m_str(p, a, "rope.scaling.type", hp->rope_scaling);
+    m_f32(p, a, "rope.scaling.factor", hp->rope_scale_factor);
+    m_f32(p, a, "rope.scaling.low_freq_factor", hp->rope_low_freq_factor);
+    m_f32(p, a, "rope.scaling.high_freq_factor", hp->rope_high_freq_factor);
+    if (hp->rope_orig_ctx > 0) m_u32(p, a, "rope.scaling.original_context_length", hp->rope_orig_ctx);
+}
+
+/* Writing order: token_embd first, then each layer's tensors together, then the rest
+   (output_norm, output); source order within a group. Keeps a layer's weights adjacent. */
+static const srti_model *g_order_model;
+static long order_key(const srti_tensor *t) {
+    const char *n = t->name;
+    if (strcmp(n, "token_embd.weight") == 0) return 0;
+    if (strncmp(n, "blk.", 4) == 0 && n[4] >= '0' && n[4] <= '9') {
+        long l = strtol(n + 4, NULL, 10);
+        if (l >= 0 && l < 1000000) return 1 + l;
+    }
+    return 2000000;
+}
+static int order_cmp(const void *a, const void *b) {
+    int ia = *(const int *)a, ib = *(const int *)b;
+    long ka = order_key(&g_order_model->tensors[ia]), kb = order_key(&g_order_model->tensors[ib]);
+    if (ka != kb) return ka < kb ? -1 : 1;
+    return ia < ib ? -1 : ia > ib;
+}
+
+static double mib(uint64_t b) { return (double)b / (1024.0 * 1024.0); }
+
+int main(int argc, char **argv) {
+    const char *in = NULL, *out = NULL, *tok = NULL, *weights = "f16", *group_s = NULL;
+    int vocab_only = 0, quiet = 0, verify = 1, i, fmt, rc = 1, tty;
+    uint32_t group = 0;
+    srti_model *m = NULL;
+    char err[1024];
+    packer p;
+    float *buf = NULL;
+    int *order = NULL;
+    uint64_t buf_cap = 0, n_written = 0;
+    char source[300];
+
+    memset(&p, 0, sizeof p);
+    for (i = 1; i < argc; i++) {
+        const char *a = argv[i], *v = NULL;
+        if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) { usage(stdout); return 0; }
+        else if (strcmp(a, "-q") == 0 || strcmp(a, "--quiet") == 0) quiet = 1;
+        else if (strcmp(a, "--vocab-only") == 0) vocab_only = 1;
+        else if (strcmp(a, "--no-verify") == 0) verify = 0;
+        else if (opt_value(argc, argv, &i, "--tokenizer", &v)) {
+            if (!v) { fprintf(stderr, "srt-pack: --tokenizer needs a path\n"); return 1; }
+            tok = v;
+        } else if (opt_value(argc, argv, &i, "--weights", &v)) {
+            if (!v) { fprintf(stderr, "srt-pack: --weights needs a format (f32, f16, bf16, q8)\n"); return 1; }
+            weights = v;
+        } else if (opt_value(argc, argv, &i, "--group", &v)) {
+            if (!v) { fprintf(stderr, "srt-pack: --group needs a number\n"); return 1; }
+            group_s = v;
+        } else if (a[0] == '-' && a[1] != 0) {
+            fprintf(stderr, "srt-pack: unknown option '%s'\n", a);
+            usage(stderr);
+            return 1;
+        } else if (!in) in = a;
+        else if (!out) out = a;
+        else { fprintf(stderr, "srt-pack: unexpected argument '%s'\n", a); usage(stderr); return 1; }
+    }
+    if (!in || !out) { usage(stderr); return 1; }
+    fmt = srt_format_from_name(weights);
+    if (fmt < 0) { fprintf(stderr, "srt-pack: unknown weight format '%s' (f32, f16, bf16, q8)\n", weights); return 1; }
+    if (group_s) {
+        char *end;
+        long g = strtol(group_s, &end, 10);
+        if (*group_s == 0 || *end != 0 || g <= 0 || g > 65536) { fprintf(stderr, "srt-pack: bad --group '%s'\n", group_s); return 1; }
+        if (fmt != SRT_Q8) { fprintf(stderr, "srt-pack: --group only applies to --weights q8\n"); return 1; }
+        group = (uint32_t)g;
+    }
+    if (fmt == SRT_Q8 && group == 0) group = 32;
+    if (strcmp(in, out) == 0) { fprintf(stderr, "srt-pack: input and output are the same file\n"); return 1; }
+    tty = srtp_isatty(2);
+
+    if (srti_open(in, tok, &m, err, sizeof err) != 0) { fprintf(stderr, "srt-pack: %s\n", err); return 1; }
+    if (m->vocab.n_tokens == 0) {
+        fprintf(stderr, "srt-pack: %s has no tokenizer%s\n", in,
+                m->source == SRTI_SRC_GGUF ? " (tokenizer.ggml.tokens is missing)"
+                                           : "; llama2.c checkpoints need --tokenizer tokenizer.bin");
+        goto done;
+    }
+    if (!vocab_only) {
+        if (srti_check_llama(m, err, sizeof err) != 0) { fprintf(stderr, "srt-pack: %s\n", err); goto done; }
+        if (strcmp(m->hp.rope_scaling, "none") && strcmp(m->hp.rope_scaling, "linear") && strcmp(m->hp.rope_scaling, "llama3")) {
+            fprintf(stderr, "srt-pack: %s: rope scaling '%s' is not supported (none, linear, llama3)\n", in, m->hp.rope_scaling);
+            goto done;
+        }
+        if (srti_find(m, "rope_freqs.weight") >= 0 && strcmp(m->hp.rope_scaling, "llama3") != 0) {
+            fprintf(stderr, "srt-pack: %s: rope_freqs.weight does not match Llama-3 rope scaling; custom rope frequencies are not supported\n", in);
+            goto done;
+        }
+    }
+    snprintf(source, sizeof source, "%s (%s)", base_name(in), m->source_name);
+
+    if (srt_writer_open(out, &p.w) != SRT_OK) {
+        fprintf(stderr, "srt-pack: %s\n", srt_last_error());
+        goto done;
+    }
+    p.out = out;
+    m_str(&p, NULL, "general.architecture", m->hp.arch[0] ? m->hp.arch : "llama");
+    m_str(&p, NULL, "general.name", m->hp.name);
+    m_str(&p, NULL, "general.source", source);
+    if (!vocab_only) write_hparams(&p, &m->hp);
+    write_vocab(&p, &m->vocab, m->source != SRTI_SRC_GGUF);
+    if (p.st != SRT_OK) {
+        fprintf(stderr, "srt-pack: %s: metadata '%s': %s\n", out, p.key, srt_last_error());
+        srt_writer_abort(p.w);
+        goto done;
+    }
+
+    if (!vocab_only) {
+        uint32_t n_todo = 0, k = 0, oi;
+        order = (int *)malloc((m->n_tensors + 1) * sizeof(int));
+        if (!order) { fprintf(stderr, "srt-pack: out of memory\n"); srt_writer_abort(p.w); goto done; }
+        for (oi = 0; oi < m->n_tensors; oi++) order[oi] = (int)oi;
+        g_order_model = m;
+        qsort(order, m->n_tensors, sizeof(int), order_cmp);
+        for (oi = 0; oi < m->n_tensors; oi++) if (strcmp(m->tensors[oi].name, "rope_freqs.weight") != 0) n_todo++;
+        for (oi = 0; oi < m->n_tensors; oi++) {
+            const srti_tensor *t = &m->tensors[order[oi]];
+            uint64_t nv = srti_tensor_nvalues(t), rows, cols;
+            srt_format f;
+            uint32_t g;
+            srt_status st;
+            if (strcmp(t->name, "rope_freqs.weight") == 0) continue;   /* recomputed from the llama3 metadata */
+            k++;
+            if (t->ne[2] != 1 || t->ne[3] != 1) {
+                fprintf(stderr, "%ssrt-pack: tensor '%s' has %u dimensions; only 1-D and 2-D tensors are supported\n",
+                        tty && !quiet ? "\n" : "", t->name, (unsigned)t->n_dims);
+                srt_writer_abort(p.w);
+                goto done;
+            }
+            if (t->n_dims == 1 || t->ne[1] == 1) { rows = 1; cols = t->ne[0]; f = SRT_F32; g = 0; }
+            else { rows = t->ne[1]; cols = t->ne[0]; f = (srt_format)fmt; g = fmt == SRT_Q8 ? group : 0; }
+            if (nv > buf_cap) {
+                float *nb;
+                if (nv > (uint64_t)((size_t)-1 / sizeof(float)) || !(nb = (float *)realloc(buf, (size_t)nv * sizeof(float)))) {
+                    fprintf(stderr, "srt-pack: tensor '%s': out of memory for %llu values\n", t->name, (unsigned long long)nv);
+                    srt_writer_abort(p.w);
+                    goto done;
+                }
+                buf = nb;
+                buf_cap = nv;
+            }
+            if (!quiet) {
+                char line[256];
+                snprintf(line, sizeof line, "[%3u/%u] %-28s %7llu x %-7llu %-4s <- %s", (unsigned)k, (unsigned)n_todo, t->name,
+                         (unsigned long long)rows, (unsigned long long)cols, srt_format_name(f),
+                         srti_type_name(t->src_type) ? srti_type_name(t->src_type) : "?");
+                if (tty) fprintf(stderr, "\r%-100.100s", line);
+                else fprintf(stderr, "%s\n", line);
+                fflush(stderr);
+            }
+            if (srti_read_f32(m, (uint32_t)order[oi], buf, err, sizeof err) != 0) {
+                fprintf(stderr, "%ssrt-pack: %s\n", tty && !quiet ? "\n" : "", err);
+                srt_writer_abort(p.w);
+                goto done;
+            }
+            st = srt_writer_add_tensor(p.w, t->name, f, g, rows, cols, buf);
+            if (st != SRT_OK) {
+                fprintf(stderr, "%ssrt-pack: %s: tensor '%s': %s (%s)\n", tty && !quiet ? "\n" : "", out, t->name,
+                        srt_last_error(), srt_status_str(st));
+                srt_writer_abort(p.w);
+                goto done;
+            }
+            n_written++;
+        }
+        if (!quiet && tty) fprintf(stderr, "\n");
+    }
+    free(buf);
+    buf = NULL;
+    {
+        srt_status st = srt_writer_finish(p.w);   /* frees the writer in every case */
+        p.w = NULL;
+        if (st != SRT_OK) {
+            fprintf(stderr, "srt-pack: %s: %s (%s)\n", out, srt_last_error(), srt_status_str(st));
+            goto done;
+        }
+    }
+    if (verify) {
+        srt_model *sm = NULL;
+        srt_model_desc md;
+        srt_model_info info;
+        srt_status st;
+        memset(&md, 0, sizeof md);
+        md.n_threads = 1;
+        md.verify_checksums = 1;
+        st = srt_model_load(out, &md, &sm);
+        if (st != SRT_OK) {
+            fprintf(stderr, "srt-pack: wrote %s, but it does not load: %s (%s)\n", out, srt_last_error(), srt_status_str(st));
+            goto done;
+        }
+        srt_model_get_info(sm, &info);
+        if (!quiet)
+            fprintf(stderr, "srt-pack: wrote %s: %.2f MiB, %llu tensors (%s weights), %d tokens, from %s (%.2f MiB)\n", out,
+                    mib(info.file_bytes), (unsigned long long)n_written, vocab_only ? "no" : srt_format_name((srt_format)fmt),
+                    srt_vocab_size(sm), source, mib(m->file_size));
+        srt_model_free(sm);
+    } else if (!quiet) {
+        FILE *f = fopen(out, "rb");
+        long sz = -1;
+        if (f) { fseek(f, 0, SEEK_END); sz = ftell(f); fclose(f); }
+        fprintf(stderr, "srt-pack: wrote %s: %.2f MiB, %llu tensors, from %s\n", out, sz >= 0 ? mib((uint64_t)sz) : 0.0,
+                (unsigned long long)n_written, source);
+    }
+    rc = 0;
+done:
+    free(buf);
+    free(order);
+    srti_close(m);
+    return rc;
+}
