@@ -776,7 +776,7 @@ static void srt__map_close(srt__map *m) {
 /* ---------------------------------------------------------------- 7 weight formats */
 /* A weight tensor is rows x cols (rows = outputs M, cols = inputs K), stored in up to 4 parts.
    formats/LAYOUTS.md describes each layout bit by bit. */
-#define SRT__Q8_DEFAULT_GROUP 32u
+#define SRT__Q8_DEFAULT_GROUP 64u
 #define SRT__MAX_GROUP (1u << 20)
 
 SRT_API const char *srt_format_name(srt_format f) {

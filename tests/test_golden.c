@@ -1,0 +1,161 @@
+/* test_golden.c - stories260K end to end against ../shared/golden (llama2.c and llama.cpp agree):
+   packed from the llama2.c v0 and v1 checkpoints and from the GGUF, in f32/f16/bf16/q8, with 1 and
+   2 threads: prompt tokens equal llama.cpp's, greedy ids equal the golden ids (q8: the first 32
+   generated), and srt-chat prints the golden texts byte for byte. Needs build/srt-pack and
+   build/srt-chat (build.sh builds them first). */
+#define SPARSERT_IMPLEMENTATION
+#include "sparsert.h"
+#include "tests/testing.h"
+
+#include <stdlib.h>
+
+#define M SRT_SHARED "/models/stories260K/"
+#define G SRT_SHARED "/golden/"
+
+static const struct { const char *name, *args; } sources[] = {
+    {"v0", "--tokenizer " M "tok512.bin " M "stories260K.bin"},
+    {"v1", "--tokenizer " M "tok512.bin " M "stories260K_v1.bin"},
+    {"gguf", M "stories260K.gguf"},
+};
+static const char *formats[] = {"f32", "f16", "bf16", "q8"};
+static const struct { const char *file, *text; } prompts[] = {
+    {"once_upon_a_time", "Once upon a time"},
+    {"lily_red_ball", "Lily had a red ball"},
+    {"empty", ""},
+};
+
+static char *slurp(const char *path, size_t *n) {
+    FILE *f = fopen(path, "rb");
+    char *b = NULL;
+    size_t cap = 0, len = 0, got;
+    if (!f) return NULL;
+    do {
+        if (len + 4096 + 1 > cap) { cap = (len + 4097) * 2; b = (char *)realloc(b, cap); }
+        got = fread(b + len, 1, 4096, f);
+        len += got;
+    } while (got > 0);
+    fclose(f);
+    b[len] = 0;
+    if (n) *n = len;
+    return b;
+}
+static int read_ids(const char *path, int32_t *ids, int cap) {
+    char *t = slurp(path, NULL), *p;
+    int n = 0;
+    if (!t) return -1;
+    for (p = t; *p && n < cap;) {
+        char *end;
+        long v = strtol(p, &end, 10);
+        if (end == p) { p++; continue; }
+        ids[n++] = (int32_t)v;
+        p = end;
+    }
+    free(t);
+    return n;
+}
+
+static int run(const char *cmd) {
+    int rc = system(cmd);
+    return rc;
+}
+
+static void check_generation(srt_model *model, const char *tag, int q8) {
+    size_t p;
+    for (p = 0; p < sizeof prompts / sizeof prompts[0]; p++) {
+        int32_t gold[512], got[512], toks[64];
+        char path[512];
+        int n_gold, n_prompt = 0, i, mismatch = -1, limit;
+        srt_session *s;
+        srt_session_desc sd;
+        snprintf(path, sizeof path, G "llamacpp_%s.ids.txt", prompts[p].file);
+        n_gold = read_ids(path, gold, 512);
+        if (n_gold <= 0) { CHECK(0, "%s: read %s", tag, path); continue; }
+        srt_tokenize(model, prompts[p].text, strlen(prompts[p].text), 0, toks, 64, &n_prompt);
+        CHECK(n_prompt > 0 && memcmp(toks, gold, (size_t)n_prompt * sizeof(int32_t)) == 0, "%s '%s': prompt tokens equal llama.cpp's (%d)", tag, prompts[p].text, n_prompt);
+        memset(&sd, 0, sizeof sd);
+        sd.n_ctx = 512;
+        if (srt_session_create(model, &sd, &s) != SRT_OK) { CHECK(0, "%s: session: %s", tag, srt_last_error()); continue; }
+        srt_session_feed(s, toks, n_prompt);
+        for (i = n_prompt; i < n_gold; i++) if (srt_session_next(s, &got[i]) != SRT_OK) { got[i] = -1; break; }
+        limit = q8 ? n_prompt + 32 : n_gold;
+        for (i = n_prompt; i < limit; i++) if (got[i] != gold[i]) { mismatch = i; break; }
+        if (q8) {
+            int agree = 0;
+            for (i = n_prompt; i < n_gold && got[i] == gold[i]; i++) agree++;
+            CHECK(mismatch < 0, "%s '%s': the first 32 generated ids equal the golden ids (%d agree in a row)", tag, prompts[p].text, agree);
+        } else
+            CHECK(mismatch < 0, "%s '%s': all %d generated ids equal the golden ids%s", tag, prompts[p].text, n_gold - n_prompt,
+                  mismatch < 0 ? "" : " (first difference below)");
+        if (mismatch >= 0) printf("#   position %d: got %d, golden %d\n", mismatch, got[mismatch], gold[mismatch]);
+        srt_session_destroy(s);
+    }
+}
+
+static void check_chat_text(const char *model_path) {
+    size_t p;
+    for (p = 0; p < sizeof prompts / sizeof prompts[0]; p++) {
+        char cmd[1024], path[512];
+        int32_t ids[512];
+        char *gold, *ours;
+        size_t n_gold, n_ours;
+        int n_ids = 0, n_prompt_ids;
+        /* llama2.c: 200 positions counting the prompt (BOS excluded) */
+        snprintf(path, sizeof path, G "llama2c_%s.ids.txt", prompts[p].file);
+        n_ids = read_ids(path, ids, 512);
+        snprintf(path, sizeof path, G "llamacpp_tokenize_%s.txt", prompts[p].file);
+        {
+            /* the prompt's length in tokens, from llama-tokenize's "[1, 403, ...]" line */
+            char *t = slurp(path, NULL), *br = t ? strrchr(t, '[') : NULL, *q;
+            n_prompt_ids = 0;
+            if (br) for (q = br; *q && *q != ']'; q++) if (*q == ',') n_prompt_ids++;
+            n_prompt_ids++;
+            free(t);
+        }
+        snprintf(cmd, sizeof cmd, "build/srt-chat -m %s -p \"%s\" -n %d --temp 0 -t 1 > build/tmp/chat.txt 2>build/tmp/chat.err",
+                 model_path, prompts[p].text, n_ids - n_prompt_ids);
+        CHECK(run(cmd) == 0, "srt-chat -p '%s' -n %d runs", prompts[p].text, n_ids - n_prompt_ids);
+        snprintf(path, sizeof path, G "llama2c_%s.txt", prompts[p].file);
+        gold = slurp(path, &n_gold);
+        ours = slurp("build/tmp/chat.txt", &n_ours);
+        CHECK(gold && ours && n_gold == n_ours && memcmp(gold, ours, n_gold) == 0, "srt-chat stdout equals llama2c_%s.txt byte for byte (%d vs %d bytes)",
+              prompts[p].file, (int)n_ours, (int)n_gold);
+        free(gold); free(ours);
+        /* llama.cpp: 200 new tokens; its stdout has a leading space and ends with "\n\n" */
+        snprintf(cmd, sizeof cmd, "build/srt-chat -m %s -p \"%s\" -n 200 --temp 0 -t 2 > build/tmp/chat.txt 2>build/tmp/chat.err", model_path, prompts[p].text);
+        run(cmd);
+        snprintf(path, sizeof path, G "llamacpp_%s_t1.txt", prompts[p].file);
+        gold = slurp(path, &n_gold);
+        ours = slurp("build/tmp/chat.txt", &n_ours);
+        CHECK(gold && ours && n_gold >= 3 && n_ours + 1 == n_gold - 1 &&
+              memcmp(gold + 1, ours, n_ours - 1) == 0,
+              "srt-chat -n 200 equals llamacpp_%s_t1.txt (without its leading space and extra newline)", prompts[p].file);
+        free(gold); free(ours);
+    }
+}
+
+int main(void) {
+    size_t si, fi;
+    char cmd[1024], out[256];
+    if (system("mkdir -p build/tmp") != 0) return 1;
+    for (si = 0; si < sizeof sources / sizeof sources[0]; si++)
+        for (fi = 0; fi < sizeof formats / sizeof formats[0]; fi++) {
+            int threads;
+            snprintf(out, sizeof out, "build/tmp/golden_%s_%s.srt", sources[si].name, formats[fi]);
+            snprintf(cmd, sizeof cmd, "build/srt-pack -q --weights %s %s %s > build/tmp/pack.log 2>&1", formats[fi], sources[si].args, out);
+            if (run(cmd) != 0) { CHECK(0, "srt-pack %s %s (see build/tmp/pack.log)", sources[si].name, formats[fi]); continue; }
+            for (threads = 1; threads <= 2; threads++) {
+                srt_model *model;
+                srt_model_desc md;
+                char tag[128];
+                memset(&md, 0, sizeof md);
+                md.n_threads = threads;
+                md.verify_checksums = 1;
+                snprintf(tag, sizeof tag, "%s/%s/t%d", sources[si].name, formats[fi], threads);
+                if (srt_model_load(out, &md, &model) != SRT_OK) { CHECK(0, "%s: load: %s", tag, srt_last_error()); continue; }
+                check_generation(model, tag, !strcmp(formats[fi], "q8"));
+                srt_model_free(model);
+            }
+        }
+    check_chat_text("build/tmp/golden_v0_f32.srt");
+    return srt_test_finish();
+}
