@@ -666,6 +666,48 @@ static void test_malformed(void) {
     free(b.p);
 }
 
+
+/* llama.cpp's Llama-3 GGUFs carry rope_freqs.weight instead of rope.scaling.* metadata */
+static void test_llama3_rope(void) {
+    buf b = { NULL, 0, 0 };
+    int pass, j;
+    char err[512];
+    for (pass = 0; pass < 3; pass++) {
+        srti_model *m = NULL;
+        const char *arch = pass == 2 ? "qwen2" : "llama";
+        char k1[64], k2[64];
+        snprintf(k1, sizeof k1, "%s.rope.freq_base", arch);
+        snprintf(k2, sizeof k2, "%s.rope.dimension_count", arch);
+        b.n = 0;
+        put_hdr(&b, 3, 1, 3);
+        kv_str(&b, "general.architecture", arch);
+        put_str(&b, k1); put_u32(&b, 6); put_f32(&b, 500000.0f);
+        kv_u32(&b, k2, 64);
+        tinfo(&b, "rope_freqs.weight", 1, 32, 1, SRTI_TYPE_F32, 0);
+        pad_to(&b, 32);
+        for (j = 0; j < 32; j++) {
+            double freq = 1.0 / pow(500000.0, (2.0 * j) / 64.0), wl = 2 * 3.14159265358979323846 / freq, v;
+            if (wl < 8192.0 / 4.0) v = 1.0;
+            else if (wl > 8192.0) v = 32.0;
+            else { double sm = (8192.0 / wl - 1.0) / 3.0; v = 1.0 / ((1.0 - sm) / 32.0 + sm); }
+            if (pass == 1 && j == 20) v *= 1.5;   /* not a llama3 table */
+            put_f32(&b, (float)v);
+        }
+        spit(TMP "rope.gguf", b.p, b.n);
+        if (srti_open(TMP "rope.gguf", NULL, &m, err, sizeof err) != 0) { CHECK(0, "rope_freqs GGUF opens: %s", err); continue; }
+        if (pass == 0)
+            CHECK(strcmp(m->hp.rope_scaling, "llama3") == 0 && m->hp.rope_scale_factor == 32.0f && m->hp.rope_low_freq_factor == 1.0f &&
+                  m->hp.rope_high_freq_factor == 4.0f && m->hp.rope_orig_ctx == 8192 && m->hp.rope_theta == 500000.0f && m->hp.rope_neox == 0,
+                  "llama3 rope scaling recovered from rope_freqs.weight (factor %g, orig %u)", m->hp.rope_scale_factor, m->hp.rope_orig_ctx);
+        else if (pass == 1)
+            CHECK(strcmp(m->hp.rope_scaling, "none") == 0, "a rope_freqs.weight that is not a llama3 table is left alone");
+        else
+            CHECK(m->hp.rope_neox == 1, "qwen2 uses NeoX rope");
+        srti_close(m);
+    }
+    free(b.p);
+}
+
 int main(void) {
     MKDIR("build");
     MKDIR("build/tmp");
@@ -673,6 +715,7 @@ int main(void) {
     test_stories();
     test_vocabs();
     test_malformed();
+    test_llama3_rope();
     CHECK(g_live == 0, "no allocation left behind (%ld live)", g_live);
     return srt_test_finish();
 }

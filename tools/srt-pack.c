@@ -5,7 +5,7 @@
    Options:
      --tokenizer PATH   llama2.c tokenizer.bin (required for llama2.c checkpoints)
      --weights FMT      format of the 2-D weight matrices: f32, f16 (default), bf16, q8
-     --group N          q8 group size along the input dimension (default 32)
+     --group N          q8 group size along the input dimension (default: the runtime's, 64)
      --vocab-only       write only the tokenizer (no tensors, no hyper-parameters)
      --no-verify        do not load the result with srt_model_load() after writing it
      -q, --quiet        no progress output
@@ -39,7 +39,7 @@ static void usage(FILE *f) {
         "options:\n"
         "  --tokenizer PATH   llama2.c tokenizer.bin (required for llama2.c checkpoints)\n"
         "  --weights FMT      2-D weight format: f32, f16 (default), bf16, q8\n"
-        "  --group N          q8 group size (default 32)\n"
+        "  --group N          q8 group size (default 64, the runtime's default)\n"
         "  --vocab-only       pack only the tokenizer\n"
         "  --no-verify        skip loading the result with srt_model_load()\n"
         "  -q, --quiet        no progress output\n"
@@ -201,7 +201,7 @@ int main(int argc, char **argv) {
         if (fmt != SRT_Q8) { fprintf(stderr, "srt-pack: --group only applies to --weights q8\n"); return 1; }
         group = (uint32_t)g;
     }
-    if (fmt == SRT_Q8 && group == 0) group = 32;
+    /* group 0 = the runtime's default q8 group size */
     if (strcmp(in, out) == 0) { fprintf(stderr, "srt-pack: input and output are the same file\n"); return 1; }
     tty = srtp_isatty(2);
 
