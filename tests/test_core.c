@@ -356,6 +356,22 @@ static void test_damaged_files(void) {
             spit("build/tmp/bad.srt", good, n);
             CHECK(try_load("build/tmp/bad.srt", 0) == SRT_ERR_FORMAT && strstr(srt_last_error(), "shape"), "absurd shape: %s", srt_last_error());
         }
+        /* absurd offset: the first part of the first tensor points past the end of the file */
+        free(good);
+        good = slurp("build/tmp/good.srt", &n);
+        {
+            uint32_t nl;
+            uint64_t off = (uint64_t)1 << 62;
+            memcpy(&nl, good + dir_off, 4);
+            /* name, u32 format, u32 group, u64 rows, u64 cols, u32 n_parts, then u32 kind, u64 offset */
+            memcpy(good + dir_off + 4 + nl + 4 + 4 + 8 + 8 + 4 + 4, &off, 8);
+            crc = srt__crc32_update(&c, 0, good + meta_off, meta_size + dir_size);
+            memcpy(good + 60, &crc, 4);
+            crc = srt__crc32_update(&c, 0, good, 124);
+            memcpy(good + 124, &crc, 4);
+            spit("build/tmp/bad.srt", good, n);
+            CHECK(try_load("build/tmp/bad.srt", 0) == SRT_ERR_FORMAT && strstr(srt_last_error(), "outside the data region"), "absurd offset: %s", srt_last_error());
+        }
         free(good);
     }
 }
