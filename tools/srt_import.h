@@ -858,7 +858,7 @@ static int srti__gguf_str_array(srti__rd *r, const char *key, char ***out, uint3
 /* Reads an unsigned metadata value into *out (if the key exists). */
 static int srti__kv_u32(srti_model *m, const char *path, const char *key, uint32_t *out, char *err, size_t errlen) {
     const srti__kv *kv = srti__kv_find(m, key);
-    if (!kv) return 0;
+    if (!kv || kv->type == SRTI__G_ARR) return 0;   /* per-layer arrays (e.g. OpenELM) are not kept: stays 0 */
     if (!srti__gtype_is_int(kv->type)) {
         srti__seterr(err, errlen, "%s: metadata '%s' has type %s, expected an integer", path, key, srti__gtype_name(kv->type));
         return 1;
