@@ -1635,6 +1635,12 @@ static srt_status srt__model_open(srt_model *m, const char *path, const srt_mode
         }
     if ((st = srt__vocab_load(m)) != SRT_OK) return srt__fail(st, "%s: %s", path, srt_last_error());
     m->n_vocab = m->vocab.n;
+    {   /* the embedding may have more rows than the tokenizer has tokens (padded vocabularies) */
+        srt__tensor *te = srt__find_tensor(m, "token_embd.weight");
+        if (te && te->w.rows < (uint64_t)m->vocab.n)
+            return srt__fail(SRT_ERR_SHAPE, "%s: token_embd.weight has %llu rows for %d tokens", path, (unsigned long long)te->w.rows, m->vocab.n);
+        if (te && te->w.rows <= (1u << 24)) m->n_vocab = (int)te->w.rows;
+    }
     if (m->n_tensors > 0) {
         if (m->vocab.kind == SRT__TOK_NONE) return srt__fail(SRT_ERR_NO_TOKENIZER, "%s: the model has no tokenizer (pack it with one: srt-pack --tokenizer)", path);
         if ((st = srt__load_hparams(m)) != SRT_OK || (st = srt__bind_weights(m)) != SRT_OK) return srt__fail(st, "%s: %s", path, srt_last_error());
@@ -2391,7 +2397,7 @@ SRT_API srt_status srt_session_next(srt_session *s, int32_t *token) {
     if (!s->has_logits) return srt__fail(SRT_ERR_INVALID_ARG, "srt_session_next: nothing to continue (feed a prompt first)");
     if (s->n_tokens >= s->n_ctx) return srt__fail(SRT_ERR_CONTEXT_FULL, "the context window (%d tokens) is full", s->n_ctx);
     memcpy(s->slog, s->logits, (size_t)s->m->n_vocab * sizeof(float));
-    t = srt__sample(&s->d.sampler, s->slog, s->m->n_vocab, s->tokens, s->n_tokens, s->cand, &s->rng);
+    t = srt__sample(&s->d.sampler, s->slog, s->m->vocab.n, s->tokens, s->n_tokens, s->cand, &s->rng);   /* padding rows never sampled */
     s->tokens[s->n_tokens++] = t;
     *token = t;
     return SRT_OK;
