@@ -71,7 +71,24 @@ static void check_generation(srt_model *model, const char *tag, int q8) {
         n_gold = read_ids(path, gold, 512);
         if (n_gold <= 0) { CHECK(0, "%s: read %s", tag, path); continue; }
         srt_tokenize(model, prompts[p].text, strlen(prompts[p].text), 0, toks, 64, &n_prompt);
-        CHECK(n_prompt > 0 && memcmp(toks, gold, (size_t)n_prompt * sizeof(int32_t)) == 0, "%s '%s': prompt tokens equal llama.cpp's (%d)", tag, prompts[p].text, n_prompt);
+        {   /* llama-tokenize --ids printed "[1, 403, ...]": the last '[' of the file */
+            int32_t want[64];
+            int n_want = 0;
+            char *t, *q;
+            snprintf(path, sizeof path, G "llamacpp_tokenize_%s.txt", prompts[p].file);
+            t = slurp(path, NULL);
+            for (q = t ? strrchr(t, '[') : NULL; q && *q && *q != ']';) {
+                char *e;
+                long v = strtol(q + 1, &e, 10);
+                if (e == q + 1) { q++; continue; }
+                want[n_want++] = (int32_t)v;
+                q = e;
+            }
+            free(t);
+            CHECK(n_want > 0 && n_prompt == n_want && memcmp(toks, want, (size_t)n_want * sizeof(int32_t)) == 0,
+                  "%s '%s': prompt tokens equal llamacpp_tokenize_%s.txt (%d ids)", tag, prompts[p].text, prompts[p].file, n_want);
+        }
+        CHECK(n_prompt > 0 && memcmp(toks, gold, (size_t)n_prompt * sizeof(int32_t)) == 0, "%s '%s': prompt tokens start the golden id sequence", tag, prompts[p].text);
         memset(&sd, 0, sizeof sd);
         sd.n_ctx = 512;
         if (srt_session_create(model, &sd, &s) != SRT_OK) { CHECK(0, "%s: session: %s", tag, srt_last_error()); continue; }
