@@ -267,6 +267,20 @@ static void test_model_roundtrip(void) {
     }
 }
 
+/* Recomputes the index and header checksums of an .srt image after a deliberate edit, so that
+   only the edited field is wrong. */
+static void reseal(unsigned char *img) {
+    srt__crc32 c;
+    uint64_t meta_off, meta_size, dir_size;
+    uint32_t crc;
+    memcpy(&meta_off, img + 16, 8); memcpy(&meta_size, img + 24, 8); memcpy(&dir_size, img + 40, 8);
+    srt__crc32_init(&c);
+    crc = srt__crc32_update(&c, 0, img + meta_off, meta_size + dir_size);
+    memcpy(img + 60, &crc, 4);
+    crc = srt__crc32_update(&c, 0, img, 124);
+    memcpy(img + 124, &crc, 4);
+}
+
 /* ------------------------------------------------------------------ damaged files */
 static void test_damaged_files(void) {
     long n, cut;
@@ -323,9 +337,7 @@ static void test_damaged_files(void) {
     CHECK(try_load("build/tmp/bad.srt", 0) == SRT_ERR_NO_TOKENIZER, "a model without tokenizer is refused: %s", srt_last_error());
     /* an unknown format number in the directory (checksums recomputed so only the format is wrong) */
     {
-        srt__crc32 c;
         uint64_t meta_off, meta_size, dir_off, dir_size;
-        uint32_t crc;
         write_tiny_model("build/tmp/good.srt", SRT_F16, NULL, NULL, 1);
         good = slurp("build/tmp/good.srt", &n);
         memcpy(&meta_off, good + 16, 8); memcpy(&meta_size, good + 24, 8); memcpy(&dir_off, good + 32, 8); memcpy(&dir_size, good + 40, 8);
@@ -335,11 +347,7 @@ static void test_damaged_files(void) {
             memcpy(&nl, good + dir_off, 4);
             good[dir_off + 4 + nl] = 77;
         }
-        srt__crc32_init(&c);
-        crc = srt__crc32_update(&c, 0, good + meta_off, meta_size + dir_size);
-        memcpy(good + 60, &crc, 4);
-        crc = srt__crc32_update(&c, 0, good, 124);
-        memcpy(good + 124, &crc, 4);
+        reseal(good);
         spit("build/tmp/bad.srt", good, n);
         CHECK(try_load("build/tmp/bad.srt", 0) == SRT_ERR_UNSUPPORTED && strstr(srt_last_error(), "format 77"), "unknown weight format: %s", srt_last_error());
         /* absurd shape: rows = 2^50 */
@@ -349,10 +357,7 @@ static void test_damaged_files(void) {
             memcpy(&nl, good + dir_off, 4);
             good[dir_off + 4 + nl] = 1;
             memcpy(good + dir_off + 4 + nl + 8, &rows, 8);
-            crc = srt__crc32_update(&c, 0, good + meta_off, meta_size + dir_size);
-            memcpy(good + 60, &crc, 4);
-            crc = srt__crc32_update(&c, 0, good, 124);
-            memcpy(good + 124, &crc, 4);
+            reseal(good);
             spit("build/tmp/bad.srt", good, n);
             CHECK(try_load("build/tmp/bad.srt", 0) == SRT_ERR_FORMAT && strstr(srt_last_error(), "shape"), "absurd shape: %s", srt_last_error());
         }
@@ -365,10 +370,7 @@ static void test_damaged_files(void) {
             memcpy(&nl, good + dir_off, 4);
             /* name, u32 format, u32 group, u64 rows, u64 cols, u32 n_parts, then u32 kind, u64 offset */
             memcpy(good + dir_off + 4 + nl + 4 + 4 + 8 + 8 + 4 + 4, &off, 8);
-            crc = srt__crc32_update(&c, 0, good + meta_off, meta_size + dir_size);
-            memcpy(good + 60, &crc, 4);
-            crc = srt__crc32_update(&c, 0, good, 124);
-            memcpy(good + 124, &crc, 4);
+            reseal(good);
             spit("build/tmp/bad.srt", good, n);
             CHECK(try_load("build/tmp/bad.srt", 0) == SRT_ERR_FORMAT && strstr(srt_last_error(), "outside the data region"), "absurd offset: %s", srt_last_error());
         }

@@ -24,23 +24,8 @@ static const struct { const char *file, *text; } prompts[] = {
     {"empty", ""},
 };
 
-static char *slurp(const char *path, size_t *n) {
-    FILE *f = fopen(path, "rb");
-    char *b = NULL;
-    size_t cap = 0, len = 0, got;
-    if (!f) return NULL;
-    do {
-        if (len + 4096 + 1 > cap) { cap = (len + 4097) * 2; b = (char *)realloc(b, cap); }
-        got = fread(b + len, 1, 4096, f);
-        len += got;
-    } while (got > 0);
-    fclose(f);
-    b[len] = 0;
-    if (n) *n = len;
-    return b;
-}
 static int read_ids(const char *path, int32_t *ids, int cap) {
-    char *t = slurp(path, NULL), *p;
+    char *t = srt_test_read_file(path, NULL), *p;
     int n = 0;
     if (!t) return -1;
     for (p = t; *p && n < cap;) {
@@ -76,7 +61,7 @@ static void check_generation(srt_model *model, const char *tag, int q8) {
             int n_want = 0;
             char *t, *q;
             snprintf(path, sizeof path, G "llamacpp_tokenize_%s.txt", prompts[p].file);
-            t = slurp(path, NULL);
+            t = srt_test_read_file(path, NULL);
             for (q = t ? strrchr(t, '[') : NULL; q && *q && *q != ']';) {
                 char *e;
                 long v = strtol(q + 1, &e, 10);
@@ -122,7 +107,7 @@ static void check_chat_text(const char *model_path) {
         snprintf(path, sizeof path, G "llamacpp_tokenize_%s.txt", prompts[p].file);
         {
             /* the prompt's length in tokens, from llama-tokenize's "[1, 403, ...]" line */
-            char *t = slurp(path, NULL), *br = t ? strrchr(t, '[') : NULL, *q;
+            char *t = srt_test_read_file(path, NULL), *br = t ? strrchr(t, '[') : NULL, *q;
             n_prompt_ids = 0;
             if (br) for (q = br; *q && *q != ']'; q++) if (*q == ',') n_prompt_ids++;
             n_prompt_ids++;
@@ -132,8 +117,8 @@ static void check_chat_text(const char *model_path) {
                  model_path, prompts[p].text, n_ids - n_prompt_ids);
         CHECK(run(cmd) == 0, "srt-chat -p '%s' -n %d runs", prompts[p].text, n_ids - n_prompt_ids);
         snprintf(path, sizeof path, G "llama2c_%s.txt", prompts[p].file);
-        gold = slurp(path, &n_gold);
-        ours = slurp("build/tmp/chat.txt", &n_ours);
+        gold = srt_test_read_file(path, &n_gold);
+        ours = srt_test_read_file("build/tmp/chat.txt", &n_ours);
         CHECK(gold && ours && n_gold == n_ours && memcmp(gold, ours, n_gold) == 0, "srt-chat stdout equals llama2c_%s.txt byte for byte (%d vs %d bytes)",
               prompts[p].file, (int)n_ours, (int)n_gold);
         free(gold); free(ours);
@@ -141,8 +126,8 @@ static void check_chat_text(const char *model_path) {
         snprintf(cmd, sizeof cmd, "build/srt-chat -m %s -p \"%s\" -n 200 --temp 0 -t 2 > build/tmp/chat.txt 2>build/tmp/chat.err", model_path, prompts[p].text);
         run(cmd);
         snprintf(path, sizeof path, G "llamacpp_%s_t1.txt", prompts[p].file);
-        gold = slurp(path, &n_gold);
-        ours = slurp("build/tmp/chat.txt", &n_ours);
+        gold = srt_test_read_file(path, &n_gold);
+        ours = srt_test_read_file("build/tmp/chat.txt", &n_ours);
         CHECK(gold && ours && n_gold >= 3 && n_ours + 1 == n_gold - 1 &&
               memcmp(gold + 1, ours, n_ours - 1) == 0,
               "srt-chat -n 200 equals llamacpp_%s_t1.txt (without its leading space and extra newline)", prompts[p].file);

@@ -8,21 +8,6 @@
 
 #include <stdlib.h>
 
-static char *slurp(const char *path, size_t *n) {
-    FILE *f = fopen(path, "rb");
-    char *b = NULL;
-    size_t cap = 0, len = 0, got;
-    if (!f) return NULL;
-    do {
-        if (len + 65536 + 1 > cap) { cap = (len + 65537) * 2; b = (char *)realloc(b, cap); }
-        got = fread(b + len, 1, 65536, f);
-        len += got;
-    } while (got > 0);
-    fclose(f);
-    b[len] = 0;
-    if (n) *n = len;
-    return b;
-}
 
 static void check_vocab(const char *name) {
     static const char sep[] = "\n__ggml_vocab_test__\n";
@@ -38,9 +23,9 @@ static void check_vocab(const char *name) {
     md.n_threads = 1;
     if (srt_model_load(srt, &md, &m) != SRT_OK) { CHECK(0, "%s: load: %s", name, srt_last_error()); return; }
     snprintf(path, sizeof path, SRT_SHARED "/tokenizer/ggml-vocab-%s.gguf.inp", name);
-    inp = slurp(path, NULL);
+    inp = srt_test_read_file(path, NULL);
     snprintf(path, sizeof path, SRT_SHARED "/tokenizer/ggml-vocab-%s.gguf.out", name);
-    out = slurp(path, NULL);
+    out = srt_test_read_file(path, NULL);
     if (!inp || !out) { CHECK(0, "%s: test vectors readable", name); free(inp); free(out); srt_model_free(m); return; }
     for (p = inp, o = out; *p || *o;) {
         char *end = strstr(p, sep), *eol;

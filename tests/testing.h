@@ -28,6 +28,27 @@ static int srt_test_finish(void) {
     fprintf(stderr, "%d checks passed, %d failed\n", srt_test_passed_count, srt_test_failed_count);
     return srt_test_failed_count ? 1 : 0;
 }
+/* Whole file, NUL-terminated (the NUL is not counted in *n); NULL if unreadable. Caller frees. */
+#include <stdlib.h>
+static char *srt_test_read_file(const char *path, size_t *n) {
+    FILE *f = fopen(path, "rb");
+    char *b = NULL, *nb;
+    size_t cap = 0, len = 0, got;
+    if (!f) return NULL;
+    do {
+        if (len + 65536 + 1 > cap) {
+            cap = (len + 65537) * 2;
+            if (!(nb = (char *)realloc(b, cap))) { free(b); fclose(f); return NULL; }
+            b = nb;
+        }
+        got = fread(b + len, 1, 65536, f);
+        len += got;
+    } while (got > 0);
+    fclose(f);
+    b[len] = 0;
+    if (n) *n = len;
+    return b;
+}
 /* ../shared lives beside the repository; tests run from the repository root. */
 #ifndef SRT_SHARED
 #define SRT_SHARED "../shared"
