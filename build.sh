@@ -2,6 +2,8 @@
 # build.sh - no build system: plain cc invocations.
 #   ./build.sh          build everything into build/
 #   ./build.sh test     build, then run every test; last line "N passed, N failed"
+#   ./build.sh test asan   the same, built with AddressSanitizer + UndefinedBehaviorSanitizer
+#                          (any report fails the run; rerun ./build.sh afterwards for normal builds)
 # Environment: CC (default cc), CXX (default c++), CFLAGS (extra flags).
 set -u
 cd "$(dirname "$0")"
@@ -12,6 +14,12 @@ WARN="-Wall -Wextra -pedantic -Wno-unused-function"
 LIBS="-lm -pthread"
 B=build
 mkdir -p "$B"
+if [ "${2:-}" = asan ]; then
+    OPT="-O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=undefined"
+    export ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 UBSAN_OPTIONS=print_stacktrace=1
+elif [ -n "${2:-}" ]; then
+    echo "usage: ./build.sh [test [asan]]" >&2; exit 2
+fi
 
 fail=0
 note() { printf '%s\n' "$*" >&2; }
@@ -63,5 +71,5 @@ run_tests() {
 case "${1:-all}" in
     all)  build_all; exit $fail ;;
     test) build_all; run_tests; exit $? ;;
-    *)    note "usage: ./build.sh [test]"; exit 2 ;;
+    *)    note "usage: ./build.sh [test [asan]]"; exit 2 ;;
 esac

@@ -101,7 +101,12 @@ static void test_kernels(void) {
         p[0] = out;
         nanv[1] = nanv[1] / nanv[1];
         CHECK(srt_quantize(SRT_F16, 0, nanv, 1, 2, p) == SRT_ERR_INVALID_ARG && srt_last_error()[0], "non-finite weights are refused: %s", srt_last_error());
-        CHECK(srt_tensor_layout(SRT_Q8, 4, 4, 0, (srt_tensor_parts *)out) != SRT_OK || 1, "layout with group 0 for q8 is refused");
+        {
+            srt_tensor_parts lay;
+            CHECK(srt_tensor_layout(SRT_Q8, 4, 4, 0, &lay) == SRT_ERR_FORMAT, "q8 with group 0 is refused: %s", srt_last_error());
+            CHECK(srt_tensor_layout(SRT_F16, 4, 4, 32, &lay) == SRT_ERR_FORMAT, "f16 with a group size is refused: %s", srt_last_error());
+            CHECK(srt_tensor_layout((srt_format)99, 4, 4, 0, &lay) == SRT_ERR_UNSUPPORTED, "an unknown format is refused: %s", srt_last_error());
+        }
     }
 }
 
