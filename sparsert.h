@@ -175,7 +175,8 @@ SRT_API int srt_model_meta_f32(const srt_model *model, const char *key, float *o
 /* ---------------------------------------------------------------- tokenizer */
 enum {
     SRT_TOKENIZE_ADD_BOS = 1,       /* prepend BOS (if the vocab has one) */
-    SRT_TOKENIZE_NO_BOS = 2         /* never prepend BOS, even when the model asks for it */
+    SRT_TOKENIZE_NO_BOS = 2,        /* never prepend BOS, even when the model asks for it */
+    SRT_TOKENIZE_NO_SPACE_PREFIX = 4 /* no SentencePiece dummy-prefix space (text that continues a sequence) */
 };
 /* Encodes `len` bytes of UTF-8 `text` into at most `cap` ids; *n_out receives the number needed.
    Returns SRT_ERR_INVALID_ARG (with *n_out set) when cap is too small. Invalid UTF-8 is encoded
@@ -228,7 +229,8 @@ SRT_API void srt_session_reset(srt_session *s);
 /* Evaluates tokens (in batches) at the current position; the logits of the last one become the
    distribution for the next srt_session_next(). SRT_ERR_CONTEXT_FULL if they do not fit. */
 SRT_API srt_status srt_session_feed(srt_session *s, const int32_t *tokens, int n);
-/* Tokenizes `text` (flags as srt_tokenize; BOS only added at position 0) and feeds it. */
+/* Tokenizes `text` (flags as srt_tokenize) and feeds it. At position > 0 no BOS is added and no
+   dummy-prefix space either: the text continues the sequence exactly as written. */
 SRT_API srt_status srt_session_prompt(srt_session *s, const char *text, int flags);
 /* Samples the next token from the current distribution and makes it part of the sequence (it is
    evaluated lazily, on the next call that needs its logits). */
@@ -1870,7 +1872,7 @@ static void srt__spm_try_bigram(const srt__vocab *v, srt__sym *sym, int left, in
     srt__heap_push(heap, nheap, b);
 }
 
-static srt_status srt__spm_encode(const srt__vocab *v, const char *text, size_t len, srt__ids *out) {
+static srt_status srt__spm_encode(const srt__vocab *v, const char *text, size_t len, int space_prefix, srt__ids *out) {
     static const uint8_t utf8_len[16] = {1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 2, 2, 3, 4};
     char *buf;
     srt__sym *sym;
@@ -1883,7 +1885,7 @@ static srt_status srt__spm_encode(const srt__vocab *v, const char *text, size_t 
     sym = (srt__sym *)SRT_MALLOC((3 * len + 3) * sizeof *sym);
     heap = (srt__bigram *)SRT_MALLOC((3 * len + 3) * 3 * sizeof *heap);
     if (!buf || !sym || !heap) { SRT_FREE(buf); SRT_FREE(sym); SRT_FREE(heap); return srt__fail(SRT_ERR_OUT_OF_MEMORY, "tokenizer: out of memory"); }
-    if (v->add_space_prefix) { memcpy(buf, "\xe2\x96\x81", 3); n = 3; }
+    if (space_prefix) { memcpy(buf, "\xe2\x96\x81", 3); n = 3; }
     for (i = 0; i < len; i++) {
         if (text[i] == ' ') { memcpy(buf + n, "\xe2\x96\x81", 3); n += 3; }
         else buf[n++] = text[i];
@@ -1934,7 +1936,7 @@ static srt_status srt__tokenize(const srt_model *m, const char *text, size_t len
     if (len && !text) return srt__fail(SRT_ERR_INVALID_ARG, "srt_tokenize: NULL text");
     add_bos = (flags & SRT_TOKENIZE_NO_BOS) ? 0 : (flags & SRT_TOKENIZE_ADD_BOS) ? 1 : v->add_bos;
     if (add_bos && v->bos >= 0) srt__ids_push(out, v->bos);
-    return srt__spm_encode(v, text, len, out);
+    return srt__spm_encode(v, text, len, v->add_space_prefix && !(flags & SRT_TOKENIZE_NO_SPACE_PREFIX), out);
 }
 
 SRT_API srt_status srt_tokenize(const srt_model *m, const char *text, size_t len, int flags, int32_t *ids, int cap, int *n_out) {
@@ -2378,6 +2380,8 @@ SRT_API srt_status srt_session_prompt(srt_session *s, const char *text, int flag
     srt_status st;
     if (!s) return srt__fail(SRT_ERR_INVALID_ARG, "srt_session_prompt: NULL session");
     if (s->n_tokens > 0 && !(flags & SRT_TOKENIZE_ADD_BOS)) flags |= SRT_TOKENIZE_NO_BOS;
+    /* the dummy-prefix space belongs to the start of a text only, not to a continuation */
+    if (s->n_tokens > 1 || (s->n_tokens == 1 && s->tokens[0] != s->m->vocab.bos)) flags |= SRT_TOKENIZE_NO_SPACE_PREFIX;
     st = srt__tokenize(s->m, text ? text : "", text ? strlen(text) : 0, flags, &t);
     if (st == SRT_OK) st = srt_session_feed(s, t.p, t.n);
     SRT_FREE(t.p);

@@ -398,6 +398,9 @@ static void test_tokenizer_and_stream(void) {
           "merges reach whole words: 'hello abc' -> [_hello, _abc] (n=%d)", n);
     CHECK(srt_tokenize(m, "hello", 5, 0, ids, 64, &n) == SRT_OK && n == 2 && ids[0] == 1, "BOS is added by default for SentencePiece");
     CHECK(srt_tokenize(m, "", 0, SRT_TOKENIZE_NO_BOS, ids, 64, &n) == SRT_OK && n == 0, "empty text gives no tokens");
+    CHECK(srt_tokenize(m, "abc hello", 9, SRT_TOKENIZE_NO_BOS | SRT_TOKENIZE_NO_SPACE_PREFIX, ids, 64, &n) == SRT_OK && n == 2 &&
+          !strcmp(srt_token_piece(m, ids[0]), "abc") && !strcmp(srt_token_piece(m, ids[1]), "\xe2\x96\x81hello"),
+          "NO_SPACE_PREFIX: a continuation starts without the dummy space");
     CHECK(srt_tokenize(m, "z\xff", 2, SRT_TOKENIZE_NO_BOS, ids, 64, &n) == SRT_OK && n == 3 && ids[1] == 3 + 'z' && ids[2] == 3 + 0xff,
           "unknown characters and invalid UTF-8 fall back to byte tokens");
     CHECK(srt_tokenize(m, "hello abc", 9, SRT_TOKENIZE_NO_BOS, ids, 1, &n) == SRT_ERR_INVALID_ARG && n == 2, "too small an output buffer reports the size needed");
