@@ -2,6 +2,7 @@
 # build.sh - no build system: plain cc invocations.
 #   ./build.sh          build everything into build/
 #   ./build.sh test     build, then run every test; last line "N passed, N failed"
+#   ./build.sh tsan     test_pool (pool, topology, two sessions on two threads) under ThreadSanitizer
 # Environment: CC (default cc), CXX (default c++), CFLAGS (extra flags).
 set -u
 cd "$(dirname "$0")"
@@ -61,8 +62,20 @@ run_tests() {
     [ "$FAILED" -eq 0 ] && [ "$fail" -eq 0 ]
 }
 
+# ThreadSanitizer build of the threading test into build/tsan/; a race report counts as a failure.
+run_tsan() {
+    mkdir -p "$B/tsan"
+    if ! ${TSAN_CC:-clang} -std=c99 -O1 -g -fsanitize=thread $WARN -I. -Itests -o "$B/tsan/test_pool" tests/test_pool.c $LIBS; then
+        echo "0 passed, 1 failed"; return 1
+    fi
+    run_test tsan_test_pool env TSAN_OPTIONS="halt_on_error=1 exitcode=66" "$B/tsan/test_pool"
+    echo "$PASSED passed, $FAILED failed"
+    [ "$FAILED" -eq 0 ]
+}
+
 case "${1:-all}" in
     all)  build_all; exit $fail ;;
     test) build_all; run_tests; exit $? ;;
-    *)    note "usage: ./build.sh [test]"; exit 2 ;;
+    tsan) run_tsan; exit $? ;;
+    *)    note "usage: ./build.sh [test|tsan]"; exit 2 ;;
 esac

@@ -417,8 +417,112 @@ static void test_pool(void) {
     }
 }
 
+/* ---------------------------------------------------------------- two sessions, two threads */
+#define M_E 64
+#define M_F 160
+#define M_L 2
+#define M_V 320
+static uint32_t mrng = 99;
+static float mrand(void) { mrng = mrng * 1664525u + 1013904223u; return (float)(mrng >> 8) / 16777216.0f - 0.5f; }
+static int write_model(const char *path) {
+    static char names[M_V][16];
+    const char *tokens[M_V];
+    float scores[M_V], *buf = (float *)malloc(sizeof(float) * M_V * M_E);   /* the largest tensor */
+    int32_t types[M_V];
+    srt_writer *w;
+    int i, l, ok = 1;
+    char nm[64];
+    if (!buf || srt_writer_open(path, &w) != SRT_OK) return 0;
+    srt_writer_meta_str(w, "general.architecture", "llama");
+    srt_writer_meta_u32(w, "llama.context_length", 128);
+    srt_writer_meta_u32(w, "llama.embedding_length", M_E);
+    srt_writer_meta_u32(w, "llama.feed_forward_length", M_F);
+    srt_writer_meta_u32(w, "llama.block_count", M_L);
+    srt_writer_meta_u32(w, "llama.attention.head_count", 4);
+    srt_writer_meta_u32(w, "llama.attention.head_count_kv", 2);
+    srt_writer_meta_f32(w, "llama.attention.layer_norm_rms_epsilon", 1e-5f);
+    for (i = 0; i < M_V; i++) {
+        if (i < 3) snprintf(names[i], 16, "%s", i == 0 ? "<unk>" : i == 1 ? "<s>" : "</s>");
+        else if (i < 259) snprintf(names[i], 16, "<0x%02X>", i - 3);
+        else snprintf(names[i], 16, "\xe2\x96\x81w%d", i);
+        tokens[i] = names[i];
+        types[i] = i == 0 ? 2 : i < 3 ? 3 : i < 259 ? 6 : 1;
+        scores[i] = i < 259 ? 0.0f : (float)-i;
+    }
+    srt_writer_meta_str(w, "tokenizer.ggml.model", "llama");
+    srt_writer_meta_arr(w, "tokenizer.ggml.tokens", SRT_META_ARR_STR, tokens, M_V);
+    srt_writer_meta_arr(w, "tokenizer.ggml.scores", SRT_META_ARR_F32, scores, M_V);
+    srt_writer_meta_arr(w, "tokenizer.ggml.token_type", SRT_META_ARR_I32, types, M_V);
+    srt_writer_meta_u32(w, "tokenizer.ggml.bos_token_id", 1);
+    srt_writer_meta_u32(w, "tokenizer.ggml.eos_token_id", 2);
+#define ADD(name, rows, cols, norm) do { \
+        for (i = 0; i < (rows) * (cols); i++) buf[i] = (norm) ? 1.0f + 0.1f * mrand() : 0.3f * mrand(); \
+        ok = ok && srt_writer_add_tensor(w, name, (norm) ? SRT_F32 : SRT_Q8, 0, (uint64_t)(rows), (uint64_t)(cols), buf) == SRT_OK; \
+    } while (0)
+    ADD("token_embd.weight", M_V, M_E, 0);
+    ADD("output_norm.weight", 1, M_E, 1);
+    for (l = 0; l < M_L; l++) {
+        snprintf(nm, sizeof nm, "blk.%d.attn_norm.weight", l); ADD(nm, 1, M_E, 1);
+        snprintf(nm, sizeof nm, "blk.%d.ffn_norm.weight", l); ADD(nm, 1, M_E, 1);
+        snprintf(nm, sizeof nm, "blk.%d.attn_q.weight", l); ADD(nm, M_E, M_E, 0);
+        snprintf(nm, sizeof nm, "blk.%d.attn_k.weight", l); ADD(nm, M_E / 2, M_E, 0);
+        snprintf(nm, sizeof nm, "blk.%d.attn_v.weight", l); ADD(nm, M_E / 2, M_E, 0);
+        snprintf(nm, sizeof nm, "blk.%d.attn_output.weight", l); ADD(nm, M_E, M_E, 0);
+        snprintf(nm, sizeof nm, "blk.%d.ffn_gate.weight", l); ADD(nm, M_F, M_E, 0);
+        snprintf(nm, sizeof nm, "blk.%d.ffn_up.weight", l); ADD(nm, M_F, M_E, 0);
+        snprintf(nm, sizeof nm, "blk.%d.ffn_down.weight", l); ADD(nm, M_E, M_F, 0);
+    }
+#undef ADD
+    free(buf);
+    if (!ok) { srt_writer_abort(w); return 0; }
+    return srt_writer_finish(w) == SRT_OK;
+}
+typedef struct gen_arg { srt_model *m; const char *prompt; int32_t out[24]; int ok; } gen_arg;
+static void generate(gen_arg *a) {
+    srt_session *s;
+    srt_session_desc sd;
+    int k;
+    memset(&sd, 0, sizeof sd);
+    sd.n_ctx = 64; sd.n_batch = 4;
+    a->ok = srt_session_create(a->m, &sd, &s) == SRT_OK && srt_session_prompt(s, a->prompt, 0) == SRT_OK;
+    for (k = 0; a->ok && k < 24; k++) a->ok = srt_session_next(s, &a->out[k]) == SRT_OK;
+    if (a->ok) srt_session_destroy(s);
+}
+#ifndef _WIN32
+static void *generate_main(void *arg) { generate((gen_arg *)arg); return NULL; }
+#endif
+static void test_two_sessions(void) {
+    const char *path = "build/tmp/pool_model.srt";
+    srt_model *m1, *m3;
+    srt_model_desc md;
+    gen_arg ref[2], run[2];
+    int i, ok;
+    if (!write_model(path)) { CHECK(0, "write a small model: %s", srt_last_error()); return; }
+    memset(&md, 0, sizeof md);
+    md.n_threads = 1;
+    ok = srt_model_load(path, &md, &m1) == SRT_OK;
+    md.n_threads = 3;
+    ok = ok && srt_model_load(path, &md, &m3) == SRT_OK;
+    if (!ok) { CHECK(0, "load the small model: %s", srt_last_error()); return; }
+    for (i = 0; i < 2; i++) { ref[i].m = m1; ref[i].prompt = i ? "abc def" : "hello"; generate(&ref[i]); run[i] = ref[i]; run[i].m = m3; }
+#ifndef _WIN32
+    {
+        pthread_t th[2];
+        for (i = 0; i < 2; i++) pthread_create(&th[i], NULL, generate_main, &run[i]);
+        for (i = 0; i < 2; i++) pthread_join(th[i], NULL);
+    }
+#else
+    for (i = 0; i < 2; i++) generate(&run[i]);
+#endif
+    CHECK(ref[0].ok && ref[1].ok && run[0].ok && run[1].ok && !memcmp(ref[0].out, run[0].out, sizeof ref[0].out) && !memcmp(ref[1].out, run[1].out, sizeof ref[1].out),
+          "two sessions generating at once from two threads on one 3-thread model equal 1-thread runs");
+    srt_model_free(m1);
+    srt_model_free(m3);
+}
+
 int main(void) {
     test_topology();
     test_pool();
+    test_two_sessions();
     return srt_test_finish();
 }
