@@ -4,6 +4,7 @@
 #   ./build.sh test     build, then run every test; last line "N passed, N failed"
 #   ./build.sh test asan   the same, built with AddressSanitizer + UndefinedBehaviorSanitizer
 #                          (any report fails the run; rerun ./build.sh afterwards for normal builds)
+#   ./build.sh tsan     test_pool (pool, topology, two sessions on two threads) under ThreadSanitizer
 # Environment: CC (default cc), CXX (default c++), CFLAGS (extra flags).
 set -u
 cd "$(dirname "$0")"
@@ -18,7 +19,7 @@ if [ "${2:-}" = asan ]; then
     OPT="-O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=undefined"
     export ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 UBSAN_OPTIONS=print_stacktrace=1
 elif [ -n "${2:-}" ]; then
-    echo "usage: ./build.sh [test [asan]]" >&2; exit 2
+    echo "usage: ./build.sh [test [asan] | tsan]" >&2; exit 2
 fi
 
 fail=0
@@ -35,6 +36,7 @@ build_all() {
     cc_prog srt-pack tools/srt-pack.c
     cc_prog srt-tokenize tools/srt-tokenize.c
     cc_prog srt-chat demo/srt-chat.c
+    cc_prog srt-bench tools/srt-bench.c
     for t in tests/test_*.c; do
         [ -e "$t" ] || continue
         cc_prog "$(basename "$t" .c)" "$t"
@@ -68,8 +70,20 @@ run_tests() {
     [ "$FAILED" -eq 0 ] && [ "$fail" -eq 0 ]
 }
 
+# ThreadSanitizer build of the threading test into build/tsan/; a race report counts as a failure.
+run_tsan() {
+    mkdir -p "$B/tsan"
+    if ! ${TSAN_CC:-clang} -std=c99 -O1 -g -fsanitize=thread $WARN -I. -Itests -o "$B/tsan/test_pool" tests/test_pool.c $LIBS; then
+        echo "0 passed, 1 failed"; return 1
+    fi
+    run_test tsan_test_pool env TSAN_OPTIONS="halt_on_error=1 exitcode=66" "$B/tsan/test_pool"
+    echo "$PASSED passed, $FAILED failed"
+    [ "$FAILED" -eq 0 ]
+}
+
 case "${1:-all}" in
     all)  build_all; exit $fail ;;
     test) build_all; run_tests; exit $? ;;
-    *)    note "usage: ./build.sh [test [asan]]"; exit 2 ;;
+    tsan) run_tsan; exit $? ;;
+    *)    note "usage: ./build.sh [test [asan] | tsan]"; exit 2 ;;
 esac

@@ -126,17 +126,87 @@ SRT_API const char *srt_format_name(srt_format f);      /* "f32", "q8", ...; "?"
 SRT_API int srt_format_from_name(const char *name);      /* -1 if unknown */
 
 /* ---------------------------------------------------------------- thread pool */
+/* CPU topology: which logical CPUs share a physical core, and which cores are performance (P) or
+   efficiency (E) cores. Sources, in order: Linux sysfs (/sys/devices/cpu_core|cpu_atom/cpus,
+   then CPUID leaf 0x1A per CPU on x86, then cpu_capacity / cpuinfo_max_freq groups for Arm
+   big.LITTLE), Windows GetLogicalProcessorInformationEx (EfficiencyClass), macOS hw.perflevel*. */
+#define SRT_MAX_CPUS 256
+typedef enum srt_core_type { SRT_CORE_UNKNOWN = 0, SRT_CORE_PERFORMANCE = 1, SRT_CORE_EFFICIENCY = 2 } srt_core_type;
+typedef struct srt_cpu {
+    int id;                  /* logical CPU number as the OS counts them */
+    int core;                /* physical core, numbered 0..n_cores-1 */
+    int smt;                 /* 0 = first hardware thread of its core, 1.. = SMT siblings */
+    int package, numa;       /* socket and NUMA node (0 when unknown) */
+    int llc;                 /* lowest CPU id sharing its last-level cache; -1 = unknown */
+    srt_core_type type;      /* PERFORMANCE on machines that are not hybrid */
+    uint32_t max_khz;        /* cpufreq maximum; 0 = unknown */
+    int usable;              /* 1 = this process may run there (affinity mask) */
+} srt_cpu;
+typedef struct srt_topology {
+    int n_cpus, n_cores, n_perf_cores, n_eff_cores;
+    int hybrid;              /* 1 when both P- and E-cores exist */
+    const char *source;      /* where the core types came from: "cpu_core/cpu_atom", "cpuid", ... */
+    srt_cpu cpu[SRT_MAX_CPUS];  /* ordered by id */
+} srt_topology;
+/* Where srt_topology_detect() looks. Zero-initialised (or NULL) = the running machine. */
+typedef struct srt_topology_probe {
+    const char *sysfs_root;  /* Linux sysfs mount, default "/sys"; tests point it at a fake tree */
+    /* CPUID as seen on logical CPU `cpu`: fill regs (eax, ebx, ecx, edx), return 1; 0 = no CPUID.
+       NULL = the real instruction (x86 Linux, only when sysfs has no cpu_core/cpu_atom). */
+    int (*cpuid)(void *user, int cpu, uint32_t leaf, uint32_t subleaf, uint32_t regs[4]);
+    void *cpuid_user;
+    int fake;                /* 1 = read only sysfs_root and `cpuid`: no OS calls, every CPU usable */
+} srt_topology_probe;
+SRT_API srt_status srt_topology_detect(const srt_topology_probe *probe, srt_topology *out);
+/* Parses "0-3,8,10-11" into at most cap CPU ids; returns the count or -1 if malformed. */
+SRT_API int srt_parse_cpu_list(const char *text, int *cpus, int cap);
+
+/* Which CPUs a pool's threads run on. */
+typedef enum srt_cores {
+    SRT_CORES_AUTO = 0,          /* one thread per physical core, P-cores first, then E-cores that
+                                    share the P-cores' last-level cache (dynamic chunks let them help
+                                    memory-bound GEMV instead of holding it back) */
+    SRT_CORES_PERFORMANCE = 1,   /* one thread per physical P-core */
+    SRT_CORES_ALL = 2,           /* every logical CPU: P, then E, then SMT siblings */
+    SRT_CORES_LIST = 3           /* exactly the CPUs of srt_pool_desc.cpu_list, in that order */
+} srt_cores;
+/* The CPUs `policy` picks, in the order threads get them; returns the count, -1 if `list` is
+   malformed or names a CPU that is absent or not usable. */
+SRT_API int srt_cores_select(const srt_topology *t, srt_cores policy, const char *list, int *cpus, int cap);
+
 typedef struct srt_pool srt_pool;
 typedef struct srt_pool_desc {
-    int n_threads;          /* total threads including the caller; 0 = number of logical CPUs (max 64) */
+    int n_threads;          /* total threads including the caller; 0 = one per CPU the policy picks (max 256) */
+    srt_cores cores;        /* 0 = SRT_CORES_AUTO */
+    const char *cpu_list;   /* with SRT_CORES_LIST: "0-3,8" */
+    int pin;                /* 0 = pin workers to their CPU for PERFORMANCE and LIST only, 1 = always,
+                               -1 = never. The calling thread (index 0) is never pinned. */
+    const srt_topology *topology;   /* NULL = detect the running machine */
+    /* test hook: thread `slow_thread` takes `slow_factor` times as long per chunk (it busy-waits
+       after each one), emulating a slower core. 0 = off. */
+    int slow_thread;
+    float slow_factor;
 } srt_pool_desc;
 SRT_API srt_status srt_pool_create(const srt_pool_desc *desc, srt_pool **out);
+/* Stops and joins the workers. No parallel-for may be running on the pool. */
 SRT_API void srt_pool_destroy(srt_pool *pool);
 SRT_API int srt_pool_threads(const srt_pool *pool);
+/* CPU thread `index` was meant for (-1 = none) and whether it is pinned there. */
+SRT_API int srt_pool_thread_cpu(const srt_pool *pool, int index, int *pinned);
 /* fn(user, begin, end, thread_index) is called on chunks of [0, n) of at most `chunk` items,
-   claimed dynamically by all threads; returns when all are done. Not reentrant per pool. */
+   claimed dynamically by all threads (faster threads take more); returns when all are done.
+   chunk <= 0 picks one (see srt_pool_chunk). One fork/join per call. Calls from several threads
+   take turns; a call from inside fn runs inline on the calling thread. Each item is processed by
+   exactly one call, so results are bit-exact whatever the thread count as long as each output is
+   written by one item; for reductions, use a chunk size that does not depend on the thread count
+   and combine per-chunk partials in chunk order. */
 typedef void (*srt_range_fn)(void *user, int64_t begin, int64_t end, int thread_index);
 SRT_API void srt_pool_parallel_for(srt_pool *pool, int64_t n, int64_t chunk, srt_range_fn fn, void *user);
+/* The same with a static split: thread i gets the i-th contiguous slice (for comparison). */
+SRT_API void srt_pool_parallel_for_static(srt_pool *pool, int64_t n, srt_range_fn fn, void *user);
+/* Chunk size for n items that each touch about `bytes_per_item` bytes: big enough to amortise the
+   claim (>= 16 KiB of work), small enough for ~16 chunks per thread. >= n means "run inline". */
+SRT_API int64_t srt_pool_chunk(const srt_pool *pool, int64_t n, int64_t bytes_per_item);
 
 /* ---------------------------------------------------------------- model */
 typedef struct srt_model srt_model;
@@ -376,6 +446,24 @@ SRT_API uint64_t srt_writer_bytes(const srt_writer *w);  /* bytes written so far
 #  define srt__atomic_store(p, v)    __atomic_store_n((p), (v), __ATOMIC_SEQ_CST)
 #  define srt__atomic_add(p, v)      __atomic_fetch_add((p), (v), __ATOMIC_SEQ_CST)
 #endif
+/* 32-bit versions (futex / WaitOnAddress words) and a spin-wait hint. */
+#if defined(_MSC_VER) && !defined(__clang__)
+#  define srt__atomic_load32(p)      _InterlockedOr((volatile long *)(p), 0)
+#  define srt__atomic_store32(p, v)  _InterlockedExchange((volatile long *)(p), (long)(v))
+#  define srt__atomic_add32(p, v)    _InterlockedExchangeAdd((volatile long *)(p), (long)(v))
+#  define srt__cpu_relax()           YieldProcessor()
+#else
+#  define srt__atomic_load32(p)      __atomic_load_n((p), __ATOMIC_SEQ_CST)
+#  define srt__atomic_store32(p, v)  __atomic_store_n((p), (v), __ATOMIC_SEQ_CST)
+#  define srt__atomic_add32(p, v)    __atomic_fetch_add((p), (v), __ATOMIC_SEQ_CST)
+#  if defined(__x86_64__) || defined(__i386__)
+#    define srt__cpu_relax()         __builtin_ia32_pause()
+#  elif defined(__aarch64__)
+#    define srt__cpu_relax()         __asm__ __volatile__("yield")
+#  else
+#    define srt__cpu_relax()         ((void)0)
+#  endif
+#endif
 
 static double srt__now_ms(void) {
 #ifdef _WIN32
@@ -548,8 +636,35 @@ static uint32_t srt__crc32_update(const srt__crc32 *c, uint32_t crc, const void 
 }
 
 /* ---------------------------------------------------------------- 5 threads */
-/* Persistent workers wait (spin, then sleep on a condition variable) for a new "generation" of
-   work; a parallel-for hands out chunks through one atomic counter, so faster threads take more. */
+/* Topology (which CPUs exist, their physical cores and core types), the core policy, pinning, and
+   the pool: persistent workers wait for a new "generation" of work (spin, then sleep on a futex /
+   WaitOnAddress / condition variable); a parallel-for hands out chunks through one atomic counter,
+   so faster threads take more. */
+#if defined(__linux__)
+#  include <sys/syscall.h>
+#  if defined(SYS_futex)
+#    include <linux/futex.h>
+#    define SRT__FUTEX 1
+#  endif
+#  if !defined(__cplusplus)
+long syscall(long number, ...);    /* hidden by _POSIX_C_SOURCE; same prototype as glibc/musl */
+#  endif
+#  if !defined(CPU_SET)             /* glibc/musl declare these only with _GNU_SOURCE */
+int sched_setaffinity(pid_t pid, size_t size, const void *mask);
+int sched_getaffinity(pid_t pid, size_t size, void *mask);
+#    define SRT__AFFINITY_MASK(m) ((void *)(m))
+#  else
+#    define SRT__AFFINITY_MASK(m) ((cpu_set_t *)(void *)(m))
+#  endif
+#  if (defined(__x86_64__) || defined(__i386__)) && (defined(__GNUC__) || defined(__clang__))
+#    include <cpuid.h>
+#    define SRT__REAL_CPUID 1
+#  endif
+#endif
+#if defined(__APPLE__)
+int sysctlbyname(const char *name, void *oldp, size_t *oldlenp, void *newp, size_t newlen);
+#endif
+
 #ifdef _WIN32
 typedef HANDLE srt__thread;
 typedef CRITICAL_SECTION srt__mutex;
@@ -563,6 +678,8 @@ typedef CONDITION_VARIABLE srt__cond;
 #  define srt__cond_wait(c, m) SleepConditionVariableCS(c, m, INFINITE)
 #  define srt__cond_broadcast(c) WakeAllConditionVariable(c)
 #  define srt__yield() SwitchToThread()
+typedef BOOL (WINAPI *srt__wait_on_address_fn)(volatile VOID *addr, PVOID compare, SIZE_T size, DWORD ms);
+typedef VOID (WINAPI *srt__wake_by_address_fn)(PVOID addr);
 #else
 typedef pthread_t srt__thread;
 typedef pthread_mutex_t srt__mutex;
@@ -578,52 +695,488 @@ typedef pthread_cond_t srt__cond;
 #  define srt__yield() sched_yield()
 #endif
 
-#define SRT__MAX_THREADS 64
-#define SRT__SPIN_ITERS 20000
+/* ---- CPU lists and topology */
+SRT_API int srt_parse_cpu_list(const char *s, int *cpus, int cap) {
+    int n = 0;
+    if (!s) return -1;
+    while (*s == ' ' || *s == '\t') s++;
+    if (!*s || *s == '\n') return 0;
+    for (;;) {
+        long a, b, k;
+        char *e;
+        if (*s < '0' || *s > '9') return -1;
+        a = strtol(s, &e, 10); s = e; b = a;
+        if (*s == '-') {
+            s++;
+            if (*s < '0' || *s > '9') return -1;
+            b = strtol(s, &e, 10); s = e;
+        }
+        if (b < a || b >= 1L << 20) return -1;
+        for (k = a; k <= b; k++) { if (n < cap) cpus[n] = (int)k; n++; }
+        if (*s == ',') { s++; continue; }
+        while (*s == ' ' || *s == '\n' || *s == '\r' || *s == '\t') s++;
+        return *s ? -1 : (n < cap ? n : cap);
+    }
+}
+
+/* Reads root + path into buf (trailing newline removed); 0 if absent. */
+static int srt__read_text(const char *root, const char *path, char *buf, size_t cap) {
+    char full[512];
+    FILE *f;
+    size_t n;
+    snprintf(full, sizeof full, "%s%s", root, path);
+    f = fopen(full, "rb");
+    if (!f) return 0;
+    n = fread(buf, 1, cap - 1, f);
+    fclose(f);
+    buf[n] = 0;
+    while (n && (buf[n - 1] == '\n' || buf[n - 1] == ' ')) buf[--n] = 0;
+    return 1;
+}
+static long srt__read_long(const char *root, const char *path, long dflt) {
+    char buf[64];
+    if (!srt__read_text(root, path, buf, sizeof buf) || (buf[0] != '-' && (buf[0] < '0' || buf[0] > '9'))) return dflt;
+    return strtol(buf, NULL, 10);
+}
+/* Lowest CPU of a list file, -1 if absent. */
+static int srt__read_list_min(const char *root, const char *path) {
+    char buf[2048];
+    int cpus[SRT_MAX_CPUS], n, i, lo = -1;
+    if (!srt__read_text(root, path, buf, sizeof buf)) return -1;
+    n = srt_parse_cpu_list(buf, cpus, SRT_MAX_CPUS);
+    for (i = 0; i < n; i++) if (lo < 0 || cpus[i] < lo) lo = cpus[i];
+    return lo;
+}
+static srt_cpu *srt__topo_find(srt_topology *t, int id) {
+    int i;
+    for (i = 0; i < t->n_cpus; i++) if (t->cpu[i].id == id) return &t->cpu[i];
+    return NULL;
+}
+/* Marks the CPUs of a list file with `type`; returns how many it named. */
+static int srt__topo_mark(srt_topology *t, const char *root, const char *path, srt_core_type type) {
+    char buf[2048];
+    int cpus[SRT_MAX_CPUS], n, i, hit = 0;
+    if (!srt__read_text(root, path, buf, sizeof buf)) return 0;
+    n = srt_parse_cpu_list(buf, cpus, SRT_MAX_CPUS);
+    for (i = 0; i < n; i++) {
+        srt_cpu *c = srt__topo_find(t, cpus[i]);
+        if (c) { c->type = type; hit++; }
+    }
+    return hit;
+}
+
+#if defined(__linux__)
+/* Runs CPUID on logical CPU `cpu` by moving the calling thread there for a moment. */
+static int srt__real_cpuid(void *user, int cpu, uint32_t leaf, uint32_t sub, uint32_t r[4]) {
+#if defined(SRT__REAL_CPUID)
+    unsigned long old[SRT_MAX_CPUS / (8 * sizeof(unsigned long))], want[SRT_MAX_CPUS / (8 * sizeof(unsigned long))];
+    unsigned int a, b, c, d;
+    (void)user;
+    if (leaf != 0x1a) { __cpuid_count(leaf, sub, a, b, c, d); r[0] = a; r[1] = b; r[2] = c; r[3] = d; return 1; }   /* same on every CPU */
+    if (cpu < 0 || cpu >= SRT_MAX_CPUS || sched_getaffinity(0, sizeof old, SRT__AFFINITY_MASK(old)) != 0) return 0;
+    memset(want, 0, sizeof want);
+    want[cpu / (8 * sizeof(unsigned long))] = 1ul << (cpu % (8 * sizeof(unsigned long)));
+    if (sched_setaffinity(0, sizeof want, SRT__AFFINITY_MASK(want)) != 0) return 0;
+    __cpuid_count(leaf, sub, a, b, c, d);
+    r[0] = a; r[1] = b; r[2] = c; r[3] = d;
+    sched_setaffinity(0, sizeof old, SRT__AFFINITY_MASK(old));
+    return 1;
+#else
+    (void)user; (void)cpu; (void)leaf; (void)sub; (void)r;
+    return 0;
+#endif
+}
+#endif
+
+/* Fills core numbers, counts and `hybrid` from per-CPU core keys (stored in .core) and types. */
+static void srt__topo_finish(srt_topology *t) {
+    int i, j, keys[SRT_MAX_CPUS], nk = 0, has_p = 0, has_e = 0;
+    for (i = 0; i < t->n_cpus; i++) {
+        srt_cpu *c = &t->cpu[i];
+        int k = c->core, found = -1, sib = 0;
+        for (j = 0; j < nk; j++) if (keys[j] == k) { found = j; break; }
+        if (found < 0) { keys[nk] = k; found = nk++; }
+        for (j = 0; j < i; j++) if (t->cpu[j].core == found) sib++;
+        c->core = found;
+        c->smt = sib;
+        if (c->type == SRT_CORE_UNKNOWN) c->type = SRT_CORE_PERFORMANCE;
+        if (c->type == SRT_CORE_PERFORMANCE) has_p = 1; else has_e = 1;
+    }
+    t->n_cores = nk;
+    t->hybrid = has_p && has_e;
+    t->n_perf_cores = t->n_eff_cores = 0;
+    for (i = 0; i < t->n_cpus; i++)
+        if (t->cpu[i].smt == 0) { if (t->cpu[i].type == SRT_CORE_EFFICIENCY) t->n_eff_cores++; else t->n_perf_cores++; }
+}
+
+/* Linux-style sysfs tree under root (the real /sys or a test's fake one). */
+static srt_status srt__topo_sysfs(srt_topology *t, const char *root, const srt_topology_probe *pr) {
+    char buf[4096], path[160];
+    int ids[SRT_MAX_CPUS], n, i, k, typed = 0;
+    int (*cpuid)(void *, int, uint32_t, uint32_t, uint32_t[4]) = pr ? pr->cpuid : NULL;
+    void *cpuid_user = pr ? pr->cpuid_user : NULL;
+    if (!srt__read_text(root, "/devices/system/cpu/online", buf, sizeof buf) &&
+        !srt__read_text(root, "/devices/system/cpu/possible", buf, sizeof buf)) return SRT_ERR_UNSUPPORTED;
+    n = srt_parse_cpu_list(buf, ids, SRT_MAX_CPUS);
+    if (n <= 0) return SRT_ERR_FORMAT;
+    t->n_cpus = n;
+    for (i = 0; i < n; i++) {
+        srt_cpu *c = &t->cpu[i];
+        int id = ids[i], lo, best_level = -1;
+        c->id = id;
+        c->usable = 1;
+        c->type = SRT_CORE_UNKNOWN;
+        c->package = (int)srt__read_long(root, (snprintf(path, sizeof path, "/devices/system/cpu/cpu%d/topology/physical_package_id", id), path), 0);
+        if (c->package < 0) c->package = 0;
+        /* a core is keyed by the lowest CPU among its hardware threads */
+        lo = srt__read_list_min(root, (snprintf(path, sizeof path, "/devices/system/cpu/cpu%d/topology/thread_siblings_list", id), path));
+        if (lo < 0) lo = srt__read_list_min(root, (snprintf(path, sizeof path, "/devices/system/cpu/cpu%d/topology/core_cpus_list", id), path));
+        if (lo < 0) {
+            long core_id = srt__read_long(root, (snprintf(path, sizeof path, "/devices/system/cpu/cpu%d/topology/core_id", id), path), -1);
+            lo = core_id < 0 ? id : (int)(100000 + c->package * 10000 + core_id);
+        }
+        c->core = lo;
+        c->max_khz = (uint32_t)srt__read_long(root, (snprintf(path, sizeof path, "/devices/system/cpu/cpu%d/cpufreq/cpuinfo_max_freq", id), path), 0);
+        c->llc = -1;
+        for (k = 0; k < 8; k++) {
+            long level = srt__read_long(root, (snprintf(path, sizeof path, "/devices/system/cpu/cpu%d/cache/index%d/level", id, k), path), -1);
+            if (level < 0) { if (k >= 4) break; continue; }
+            if (level > best_level) {
+                int l = srt__read_list_min(root, (snprintf(path, sizeof path, "/devices/system/cpu/cpu%d/cache/index%d/shared_cpu_list", id, k), path));
+                if (l >= 0) { best_level = (int)level; c->llc = l; }
+            }
+        }
+    }
+    for (k = 0; k < 64; k++) {
+        int cpus[SRT_MAX_CPUS], m, j;
+        snprintf(path, sizeof path, "/devices/system/node/node%d/cpulist", k);
+        if (!srt__read_text(root, path, buf, sizeof buf)) continue;
+        m = srt_parse_cpu_list(buf, cpus, SRT_MAX_CPUS);
+        for (j = 0; j < m; j++) { srt_cpu *c = srt__topo_find(t, cpus[j]); if (c) c->numa = k; }
+    }
+    /* core types: Intel hybrid PMU lists first */
+    if (srt__topo_mark(t, root, "/devices/cpu_core/cpus", SRT_CORE_PERFORMANCE) +
+        srt__topo_mark(t, root, "/devices/cpu_atom/cpus", SRT_CORE_EFFICIENCY) > 0) { t->source = "cpu_core/cpu_atom"; typed = 1; }
+#if defined(__linux__)
+    if (!typed && !cpuid && !(pr && pr->fake)) cpuid = srt__real_cpuid;
+#endif
+    /* CPUID, when there is one, decides on x86: leaf 7 EDX bit 15 = hybrid part; leaf 0x1A
+       EAX[31:24] = 0x40 Core, 0x20 Atom. Without the hybrid bit all cores are alike (differing
+       max frequencies are then favoured-core turbo bins, not core types). */
+    if (!typed && cpuid) {
+        uint32_t r[4];
+        if (cpuid(cpuid_user, t->cpu[0].id, 0, 0, r)) {
+            uint32_t max_leaf = r[0];
+            if (max_leaf >= 0x1a && cpuid(cpuid_user, t->cpu[0].id, 7, 0, r) && (r[3] >> 15 & 1)) {
+                for (i = 0; i < n; i++)
+                    if (cpuid(cpuid_user, t->cpu[i].id, 0x1a, 0, r))
+                        t->cpu[i].type = (r[0] >> 24) == 0x20 ? SRT_CORE_EFFICIENCY : (r[0] >> 24) == 0x40 ? SRT_CORE_PERFORMANCE : SRT_CORE_UNKNOWN;
+                t->source = "cpuid";
+            } else t->source = "uniform (cpuid)";
+            typed = 1;
+        }
+    }
+    /* Arm big.LITTLE: cores well below the fastest (capacity, else max frequency) are E-cores;
+       the 0.8 margin keeps favoured-core turbo bins of one design apart from different designs */
+    for (k = 0; k < 2 && !typed; k++) {
+        long v[SRT_MAX_CPUS], hi = 0, lo = LONG_MAX;
+        for (i = 0; i < n; i++) {
+            v[i] = k == 0 ? srt__read_long(root, (snprintf(path, sizeof path, "/devices/system/cpu/cpu%d/cpu_capacity", t->cpu[i].id), path), 0)
+                          : (long)t->cpu[i].max_khz;
+            if (v[i] > hi) hi = v[i];
+            if (v[i] < lo) lo = v[i];
+        }
+        if (lo <= 0 || (double)lo >= 0.8 * (double)hi) continue;
+        for (i = 0; i < n; i++) t->cpu[i].type = (double)v[i] < 0.8 * (double)hi ? SRT_CORE_EFFICIENCY : SRT_CORE_PERFORMANCE;
+        t->source = k == 0 ? "cpu_capacity" : "cpufreq";
+        typed = 1;
+    }
+    if (!typed) t->source = "uniform";
+    return SRT_OK;
+}
+
+#if defined(__linux__)
+static void srt__topo_affinity(srt_topology *t) {
+    unsigned long mask[SRT_MAX_CPUS / (8 * sizeof(unsigned long))];
+    const int bits = (int)(8 * sizeof(unsigned long));
+    int i;
+    memset(mask, 0, sizeof mask);
+    if (sched_getaffinity(0, sizeof mask, SRT__AFFINITY_MASK(mask)) != 0) return;
+    for (i = 0; i < t->n_cpus; i++) {
+        int id = t->cpu[i].id;
+        t->cpu[i].usable = id < SRT_MAX_CPUS && (mask[id / bits] >> (id % bits) & 1ul);
+    }
+}
+#endif
+
+#if defined(_WIN32)
+/* One record per physical core; EfficiencyClass (byte 1 of PROCESSOR_RELATIONSHIP, named
+   Reserved[0] in older SDKs): higher = faster. Processor group 0 only. */
+static srt_status srt__topo_windows(srt_topology *t) {
+    DWORD len = 0, off = 0;
+    unsigned char *buf;
+    int core = 0, i, hi = 0, lo = 255;
+    GetLogicalProcessorInformationEx(RelationProcessorCore, NULL, &len);
+    if (!len || !(buf = (unsigned char *)SRT_MALLOC(len))) return SRT_ERR_UNSUPPORTED;
+    if (!GetLogicalProcessorInformationEx(RelationProcessorCore, (PSYSTEM_LOGICAL_PROCESSOR_INFORMATION_EX)buf, &len)) { SRT_FREE(buf); return SRT_ERR_UNSUPPORTED; }
+    while (off < len) {
+        PSYSTEM_LOGICAL_PROCESSOR_INFORMATION_EX r = (PSYSTEM_LOGICAL_PROCESSOR_INFORMATION_EX)(buf + off);
+        if (r->Relationship == RelationProcessorCore && r->Processor.GroupCount >= 1 && r->Processor.GroupMask[0].Group == 0) {
+            int eff = ((const unsigned char *)&r->Processor)[1], b;
+            for (b = 0; b < 64 && t->n_cpus < SRT_MAX_CPUS; b++) {
+                if (!((unsigned long long)r->Processor.GroupMask[0].Mask >> b & 1)) continue;
+                t->cpu[t->n_cpus].id = b; t->cpu[t->n_cpus].core = core; t->cpu[t->n_cpus].llc = -1;
+                t->cpu[t->n_cpus].usable = 1; t->cpu[t->n_cpus].max_khz = (uint32_t)eff;   /* temporarily */
+                t->n_cpus++;
+            }
+            if (eff > hi) hi = eff;
+            if (eff < lo) lo = eff;
+            core++;
+        }
+        off += r->Size;
+    }
+    SRT_FREE(buf);
+    if (!t->n_cpus) return SRT_ERR_UNSUPPORTED;
+    for (i = 0; i < t->n_cpus; i++) {
+        t->cpu[i].type = (int)t->cpu[i].max_khz < hi ? SRT_CORE_EFFICIENCY : SRT_CORE_PERFORMANCE;
+        t->cpu[i].max_khz = 0;
+    }
+    /* sort by id (records come per core) */
+    for (i = 1; i < t->n_cpus; i++) {
+        srt_cpu c = t->cpu[i];
+        int j = i;
+        while (j > 0 && t->cpu[j - 1].id > c.id) { t->cpu[j] = t->cpu[j - 1]; j--; }
+        t->cpu[j] = c;
+    }
+    t->source = hi > lo ? "windows EfficiencyClass" : "uniform";
+    return SRT_OK;
+}
+#endif
+
+#if defined(__APPLE__)
+/* hw.perflevel0 = performance cores, hw.perflevel1 = efficiency cores. macOS does not say which
+   logical CPU is which and cannot pin, so CPUs are numbered P first. */
+static srt_status srt__topo_macos(srt_topology *t) {
+    int lv, nlevels = 1, i;
+    size_t sz = sizeof nlevels;
+    if (sysctlbyname("hw.nperflevels", &nlevels, &sz, NULL, 0) != 0 || nlevels < 1) nlevels = 1;
+    for (lv = 0; lv < nlevels && lv < 2; lv++) {
+        char name[64];
+        int logical = 0, physical = 0;
+        snprintf(name, sizeof name, "hw.perflevel%d.logicalcpu", lv); sz = sizeof logical;
+        if (sysctlbyname(name, &logical, &sz, NULL, 0) != 0) return SRT_ERR_UNSUPPORTED;
+        snprintf(name, sizeof name, "hw.perflevel%d.physicalcpu", lv); sz = sizeof physical;
+        if (sysctlbyname(name, &physical, &sz, NULL, 0) != 0 || physical < 1) physical = logical;
+        for (i = 0; i < logical && t->n_cpus < SRT_MAX_CPUS; i++) {
+            srt_cpu *c = &t->cpu[t->n_cpus];
+            c->id = t->n_cpus; c->core = 1000 * lv + i * physical / logical; c->llc = -1; c->usable = 1;
+            c->type = lv == 0 ? SRT_CORE_PERFORMANCE : SRT_CORE_EFFICIENCY;
+            t->n_cpus++;
+        }
+    }
+    if (!t->n_cpus) return SRT_ERR_UNSUPPORTED;
+    t->source = nlevels > 1 ? "macos hw.perflevel" : "uniform";
+    return SRT_OK;
+}
+#endif
+
+SRT_API srt_status srt_topology_detect(const srt_topology_probe *probe, srt_topology *t) {
+    srt_status st = SRT_ERR_UNSUPPORTED;
+    int fake = probe && probe->fake, i;
+    if (!t) return srt__fail(SRT_ERR_INVALID_ARG, "srt_topology_detect: out is NULL");
+    memset(t, 0, sizeof *t);
+    if (fake || (probe && probe->sysfs_root)) {
+        st = srt__topo_sysfs(t, probe->sysfs_root ? probe->sysfs_root : "/sys", probe);
+    } else {
+#if defined(_WIN32)
+        st = srt__topo_windows(t);
+#elif defined(__APPLE__)
+        st = srt__topo_macos(t);
+#else
+        st = srt__topo_sysfs(t, "/sys", probe);
+#endif
+    }
+    if (st != SRT_OK && fake) return srt__fail(st, "srt_topology_detect: no CPU list under %s", probe->sysfs_root ? probe->sysfs_root : "/sys");
+    if (st != SRT_OK) {   /* last resort: count CPUs, one core each */
+        int n = srt__cpu_count();
+        memset(t, 0, sizeof *t);
+        t->n_cpus = n < SRT_MAX_CPUS ? n : SRT_MAX_CPUS;
+        for (i = 0; i < t->n_cpus; i++) { t->cpu[i].id = i; t->cpu[i].core = i; t->cpu[i].llc = -1; t->cpu[i].usable = 1; }
+        t->source = "count";
+    }
+#if defined(__linux__)
+    if (!fake) srt__topo_affinity(t);
+#endif
+    srt__topo_finish(t);
+    return SRT_OK;
+}
+
+/* ---- policy */
+static int srt__cpu_rank(const srt_topology *t, const srt_cpu *c, int p_llc) {
+    /* 0: first thread of a P-core; 1: of an E-core sharing the P-cores' LLC; 2: other E-cores
+       (low-power islands); 3: SMT siblings */
+    if (c->smt) return 3;
+    if (c->type != SRT_CORE_EFFICIENCY) return 0;
+    return (!t->hybrid || p_llc < 0 || c->llc < 0 || c->llc == p_llc) ? 1 : 2;
+}
+SRT_API int srt_cores_select(const srt_topology *t, srt_cores policy, const char *list, int *cpus, int cap) {
+    int n = 0, rank, i, p_llc = -1, max_rank, n_rank1 = 0;
+    if (!t || !cpus || cap <= 0) return -1;
+    if (policy == SRT_CORES_LIST) {
+        int want[SRT_MAX_CPUS], m = srt_parse_cpu_list(list, want, SRT_MAX_CPUS), j;
+        if (m <= 0) return -1;
+        for (i = 0; i < m; i++) {
+            srt_cpu *c = srt__topo_find((srt_topology *)t, want[i]);
+            if (!c || !c->usable) return -1;
+            for (j = 0; j < i; j++) if (want[j] == want[i]) return -1;
+            if (n < cap) cpus[n++] = want[i];
+        }
+        return n;
+    }
+    for (i = 0; i < t->n_cpus; i++)
+        if (t->cpu[i].type == SRT_CORE_PERFORMANCE && !t->cpu[i].smt) { p_llc = t->cpu[i].llc; break; }
+    for (i = 0; i < t->n_cpus; i++) if (srt__cpu_rank(t, &t->cpu[i], p_llc) == 1) n_rank1++;
+    /* auto skips a low-power island only when regular E-cores exist (Meteor Lake, not Lunar Lake) */
+    max_rank = policy == SRT_CORES_ALL ? 3 : policy == SRT_CORES_PERFORMANCE ? 0 : n_rank1 ? 1 : 2;
+    for (rank = 0; rank <= max_rank; rank++)
+        for (i = 0; i < t->n_cpus && n < cap; i++)
+            if (t->cpu[i].usable && srt__cpu_rank(t, &t->cpu[i], p_llc) == rank) cpus[n++] = t->cpu[i].id;
+    if (n == 0)   /* e.g. every P-core masked off: fall back to whatever may run */
+        for (i = 0; i < t->n_cpus && n < cap; i++) if (t->cpu[i].usable && (policy == SRT_CORES_ALL || !t->cpu[i].smt)) cpus[n++] = t->cpu[i].id;
+    return n;
+}
+
+/* Pins the calling thread to one CPU; 0 if the platform cannot. */
+static int srt__pin_self(int cpu) {
+#if defined(__linux__)
+    unsigned long mask[SRT_MAX_CPUS / (8 * sizeof(unsigned long))];
+    const int bits = (int)(8 * sizeof(unsigned long));
+    if (cpu < 0 || cpu >= SRT_MAX_CPUS) return 0;
+    memset(mask, 0, sizeof mask);
+    mask[cpu / bits] = 1ul << (cpu % bits);
+    return sched_setaffinity(0, sizeof mask, SRT__AFFINITY_MASK(mask)) == 0;
+#elif defined(_WIN32)
+    if (cpu < 0 || cpu >= 64) return 0;
+    return SetThreadAffinityMask(GetCurrentThread(), (DWORD_PTR)1 << cpu) != 0;
+#else
+    (void)cpu;   /* macOS has no hard affinity */
+    return 0;
+#endif
+}
+
+/* ---- the pool */
+#define SRT__MAX_THREADS SRT_MAX_CPUS
+#define SRT__SPIN_ITERS 20000          /* ~0.5-1 ms of pause loops before sleeping */
+#define SRT__CHUNK_MIN_BYTES 16384
+#define SRT__CHUNKS_PER_THREAD 16
 
 struct srt_pool {
     int n_threads;
     srt__thread threads[SRT__MAX_THREADS];
-    int n_started;
-    srt__mutex lock;              /* guards sleeping and the generation change */
+    int cpu[SRT__MAX_THREADS];    /* CPU meant for each thread, -1 = none */
+    int32_t pinned[SRT__MAX_THREADS];  /* atomic: set by the worker once it pinned itself */
+    int n_started, pin;
+    int slow_thread;
+    double slow_factor;
+    srt__mutex lock;              /* condition-variable sleeping */
     srt__cond wake;
     srt__mutex region;            /* one parallel region at a time (pool shared by sessions) */
-    /* the current job */
+#ifdef _WIN32
+    srt__wait_on_address_fn wait_on_address;   /* NULL before Windows 8: condition variable */
+    srt__wake_by_address_fn wake_by_address_all;
+#endif
+    /* the current job, published by the generation bump */
     srt_range_fn fn;
     void *user;
     int64_t n, chunk;
+    int split;                    /* 1 = static: thread i takes slice i */
     int64_t next;                 /* atomic: next item to claim */
     int64_t done;                 /* atomic: workers finished with this generation */
-    int64_t generation;           /* atomic */
-    int64_t stop;                 /* atomic */
+    int32_t generation;           /* atomic; also the futex word */
+    int32_t sleepers;             /* atomic: workers asleep (or about to be) */
+    int32_t stop;                 /* atomic */
 };
 
 typedef struct srt__worker_arg { srt_pool *pool; int index; } srt__worker_arg;
 
+/* Which pool thread the current thread is, while it runs pool work (nested calls run inline). */
+static SRT__TLS srt_pool *srt__tls_pool;
+static SRT__TLS int srt__tls_index;
+
+static void srt__pool_call(srt_pool *p, int64_t begin, int64_t end, int index) {
+    if (p->slow_factor > 1.0 && index == p->slow_thread) {
+        double t0 = srt__now_ms(), until;
+        p->fn(p->user, begin, end, index);
+        until = t0 + (srt__now_ms() - t0) * p->slow_factor;
+        while (srt__now_ms() < until) srt__cpu_relax();
+    } else p->fn(p->user, begin, end, index);
+}
+
 static void srt__pool_run_chunks(srt_pool *p, int index) {
+    if (p->split) {
+        int64_t b = p->n * index / p->n_threads, e = p->n * (index + 1) / p->n_threads;
+        if (b < e) srt__pool_call(p, b, e, index);
+        return;
+    }
     for (;;) {
         int64_t begin = srt__atomic_add(&p->next, p->chunk);
         int64_t end;
         if (begin >= p->n) break;
         end = begin + p->chunk < p->n ? begin + p->chunk : p->n;
-        p->fn(p->user, begin, end, index);
+        srt__pool_call(p, begin, end, index);
     }
 }
 
+/* Sleeps until the generation differs from `seen`. The sleeper count is raised before the
+   generation is re-read, and the waker bumps the generation before reading the count, so one of
+   them always sees the other (sequentially consistent atomics): no lost wake-up. */
+static void srt__pool_sleep(srt_pool *p, int32_t seen) {
+    srt__atomic_add32(&p->sleepers, 1);
+#if defined(SRT__FUTEX)
+    while (srt__atomic_load32(&p->generation) == seen)
+        syscall(SYS_futex, &p->generation, FUTEX_WAIT_PRIVATE, seen, NULL, NULL, 0);
+#else
+#  ifdef _WIN32
+    if (p->wait_on_address) {
+        while (srt__atomic_load32(&p->generation) == seen) p->wait_on_address(&p->generation, &seen, sizeof seen, INFINITE);
+    } else
+#  endif
+    {
+        srt__mutex_lock(&p->lock);
+        while (srt__atomic_load32(&p->generation) == seen) srt__cond_wait(&p->wake, &p->lock);
+        srt__mutex_unlock(&p->lock);
+    }
+#endif
+    srt__atomic_add32(&p->sleepers, -1);
+}
+static void srt__pool_wake_all(srt_pool *p) {
+    srt__atomic_add32(&p->generation, 1);
+    if (!srt__atomic_load32(&p->sleepers)) return;   /* everyone is spinning: no system call */
+#if defined(SRT__FUTEX)
+    syscall(SYS_futex, &p->generation, FUTEX_WAKE_PRIVATE, INT_MAX, NULL, NULL, 0);
+#else
+#  ifdef _WIN32
+    if (p->wake_by_address_all) { p->wake_by_address_all(&p->generation); return; }
+#  endif
+    srt__mutex_lock(&p->lock);
+    srt__cond_broadcast(&p->wake);
+    srt__mutex_unlock(&p->lock);
+#endif
+}
+
 static void srt__pool_worker(srt_pool *p, int index) {
-    int64_t seen = 0;
+    int32_t seen = 0;
+    srt__tls_pool = p;
+    srt__tls_index = index;
+    if (p->pin && p->cpu[index] >= 0 && srt__pin_self(p->cpu[index])) srt__atomic_store32(&p->pinned[index], 1);
     for (;;) {
-        int64_t gen = srt__atomic_load(&p->generation);
         int spins = 0;
-        while (gen == seen && !srt__atomic_load(&p->stop)) {
-            if (++spins < SRT__SPIN_ITERS) { gen = srt__atomic_load(&p->generation); continue; }
-            srt__mutex_lock(&p->lock);
-            while ((gen = srt__atomic_load(&p->generation)) == seen && !srt__atomic_load(&p->stop))
-                srt__cond_wait(&p->wake, &p->lock);
-            srt__mutex_unlock(&p->lock);
+        while (srt__atomic_load32(&p->generation) == seen) {
+            if (++spins < SRT__SPIN_ITERS) { srt__cpu_relax(); continue; }
+            srt__pool_sleep(p, seen);
         }
-        if (srt__atomic_load(&p->stop)) return;
-        seen = gen;
+        seen = srt__atomic_load32(&p->generation);
+        if (srt__atomic_load32(&p->stop)) return;
         srt__pool_run_chunks(p, index);
         srt__atomic_add(&p->done, 1);
     }
@@ -648,10 +1201,8 @@ static void *srt__thread_main(void *arg) {
 SRT_API void srt_pool_destroy(srt_pool *p) {
     int i;
     if (!p) return;
-    srt__mutex_lock(&p->lock);
-    srt__atomic_store(&p->stop, 1);
-    srt__cond_broadcast(&p->wake);
-    srt__mutex_unlock(&p->lock);
+    srt__atomic_store32(&p->stop, 1);
+    srt__pool_wake_all(p);
     for (i = 0; i < p->n_started; i++) {
 #ifdef _WIN32
         WaitForSingleObject(p->threads[i], INFINITE);
@@ -668,18 +1219,42 @@ SRT_API void srt_pool_destroy(srt_pool *p) {
 
 SRT_API srt_status srt_pool_create(const srt_pool_desc *desc, srt_pool **out) {
     srt_pool *p;
-    int n = desc ? desc->n_threads : 0, i;
+    srt_pool_desc d;
+    srt_topology *topo = NULL;
+    int cpus[SRT_MAX_CPUS], n_cpus, n, i;
     if (!out) return srt__fail(SRT_ERR_INVALID_ARG, "srt_pool_create: out is NULL");
     *out = NULL;
-    if (n < 0) return srt__fail(SRT_ERR_INVALID_ARG, "srt_pool_create: n_threads %d < 0", n);
-    if (n == 0) n = srt__cpu_count();
+    memset(&d, 0, sizeof d);
+    if (desc) d = *desc;
+    if (d.n_threads < 0) return srt__fail(SRT_ERR_INVALID_ARG, "srt_pool_create: n_threads %d < 0", d.n_threads);
+    if ((int)d.cores < 0 || (int)d.cores > SRT_CORES_LIST) return srt__fail(SRT_ERR_INVALID_ARG, "srt_pool_create: unknown cores policy %d", (int)d.cores);
+    if (!d.topology) {
+        topo = (srt_topology *)srt__malloc0(sizeof *topo);
+        if (!topo) return srt__fail(SRT_ERR_OUT_OF_MEMORY, "srt_pool_create: out of memory");
+        srt_topology_detect(NULL, topo);
+    }
+    n_cpus = srt_cores_select(d.topology ? d.topology : topo, d.cores, d.cpu_list, cpus, SRT_MAX_CPUS);
+    SRT_FREE(topo);
+    if (n_cpus < 0) return srt__fail(SRT_ERR_INVALID_ARG, "srt_pool_create: bad CPU list \"%s\" (malformed, repeated, absent or not allowed CPU)", d.cpu_list ? d.cpu_list : "");
+    n = d.n_threads ? d.n_threads : (n_cpus > 0 ? n_cpus : 1);
     if (n > SRT__MAX_THREADS) n = SRT__MAX_THREADS;
     p = (srt_pool *)srt__malloc0(sizeof *p);
     if (!p) return srt__fail(SRT_ERR_OUT_OF_MEMORY, "srt_pool_create: out of memory");
     p->n_threads = n;
+    p->pin = d.pin > 0 || (d.pin == 0 && (d.cores == SRT_CORES_PERFORMANCE || d.cores == SRT_CORES_LIST));
+    for (i = 0; i < n; i++) p->cpu[i] = i < n_cpus ? cpus[i] : -1;
+    p->slow_thread = d.slow_thread;
+    p->slow_factor = d.slow_factor;
     srt__mutex_init(&p->lock);
     srt__mutex_init(&p->region);
     srt__cond_init(&p->wake);
+#ifdef _WIN32
+    {   /* WaitOnAddress lives in KernelBase.dll from Windows 8 on; looked up so nothing extra links */
+        HMODULE kb = GetModuleHandleA("kernelbase.dll");
+        FARPROC w = kb ? GetProcAddress(kb, "WaitOnAddress") : NULL, k = kb ? GetProcAddress(kb, "WakeByAddressAll") : NULL;
+        if (w && k) { memcpy(&p->wait_on_address, &w, sizeof w); memcpy(&p->wake_by_address_all, &k, sizeof k); }
+    }
+#endif
     for (i = 1; i < n; i++) {
         srt__worker_arg *a = (srt__worker_arg *)SRT_MALLOC(sizeof *a);
         int ok;
@@ -700,25 +1275,58 @@ SRT_API srt_status srt_pool_create(const srt_pool_desc *desc, srt_pool **out) {
 
 SRT_API int srt_pool_threads(const srt_pool *p) { return p ? p->n_threads : 1; }
 
-SRT_API void srt_pool_parallel_for(srt_pool *p, int64_t n, int64_t chunk, srt_range_fn fn, void *user) {
-    if (n <= 0) return;
-    if (chunk < 1) chunk = 1;
-    if (!p || p->n_threads == 1 || n <= chunk) { fn(user, 0, n, 0); return; }
+SRT_API int srt_pool_thread_cpu(const srt_pool *p, int index, int *pinned) {
+    if (pinned) *pinned = 0;
+    if (!p || index < 0 || index >= p->n_threads) return -1;
+    if (pinned) *pinned = srt__atomic_load32(&((srt_pool *)p)->pinned[index]) != 0;
+    return p->cpu[index];
+}
+
+SRT_API int64_t srt_pool_chunk(const srt_pool *p, int64_t n, int64_t bytes_per_item) {
+    int64_t threads = srt_pool_threads(p), by_cost, by_balance;
+    if (n <= 0) return 1;
+    if (bytes_per_item < 1) bytes_per_item = 1;
+    by_cost = (SRT__CHUNK_MIN_BYTES + bytes_per_item - 1) / bytes_per_item;
+    by_balance = n / (threads * SRT__CHUNKS_PER_THREAD);
+    return by_balance > by_cost ? by_balance : by_cost;
+}
+
+static void srt__pool_region(srt_pool *p, int64_t n, int64_t chunk, int split, srt_range_fn fn, void *user) {
+    int spins = 0;
     srt__mutex_lock(&p->region);
-    p->fn = fn; p->user = user; p->n = n; p->chunk = chunk;
+    p->fn = fn; p->user = user; p->n = n; p->chunk = chunk; p->split = split;
     srt__atomic_store(&p->next, 0);
     srt__atomic_store(&p->done, 0);
-    srt__mutex_lock(&p->lock);
-    srt__atomic_add(&p->generation, 1);
-    srt__cond_broadcast(&p->wake);
-    srt__mutex_unlock(&p->lock);
+    srt__pool_wake_all(p);            /* the generation bump publishes the job */
+    srt__tls_pool = p; srt__tls_index = 0;
     srt__pool_run_chunks(p, 0);
-    {
-        int spins = 0;
-        while (srt__atomic_load(&p->done) < p->n_threads - 1)
-            if (++spins > SRT__SPIN_ITERS) srt__yield();
+    srt__tls_pool = NULL;
+    while (srt__atomic_load(&p->done) < p->n_threads - 1) {
+        if (++spins < SRT__SPIN_ITERS) srt__cpu_relax();
+        else srt__yield();
     }
     srt__mutex_unlock(&p->region);
+}
+
+/* Serially, still in chunks (so per-chunk partials of a reduction come out the same). */
+static void srt__run_inline(int64_t n, int64_t chunk, srt_range_fn fn, void *user) {
+    int index = srt__tls_pool ? srt__tls_index : 0;
+    int64_t b;
+    for (b = 0; b < n; b += chunk) fn(user, b, b + chunk < n ? b + chunk : n, index);
+}
+
+SRT_API void srt_pool_parallel_for(srt_pool *p, int64_t n, int64_t chunk, srt_range_fn fn, void *user) {
+    if (n <= 0) return;
+    if (chunk < 1) chunk = n / ((int64_t)srt_pool_threads(p) * SRT__CHUNKS_PER_THREAD);   /* cost unknown */
+    if (chunk < 1) chunk = 1;
+    if (!p || p->n_threads == 1 || n <= chunk || srt__tls_pool) { srt__run_inline(n, chunk, fn, user); return; }
+    srt__pool_region(p, n, chunk, 0, fn, user);
+}
+
+SRT_API void srt_pool_parallel_for_static(srt_pool *p, int64_t n, srt_range_fn fn, void *user) {
+    if (n <= 0) return;
+    if (!p || p->n_threads == 1 || srt__tls_pool) { srt__run_inline(n, n, fn, user); return; }   /* nested: inline */
+    srt__pool_region(p, n, 1, 1, fn, user);
 }
 
 /* ---------------------------------------------------------------- 6 files */
@@ -1672,6 +2280,7 @@ SRT_API srt_status srt_model_load(const char *path, const srt_model_desc *desc, 
         if (d.pool) m->pool = d.pool;
         else {
             srt_pool_desc pd;
+            memset(&pd, 0, sizeof pd);   /* zero = default policy */
             pd.n_threads = d.n_threads;
             st = srt_pool_create(&pd, &m->pool);
             m->own_pool = st == SRT_OK;

@@ -569,7 +569,7 @@ static void count_hits(void *user, int64_t begin, int64_t end, int thread) {
 }
 static void test_pool(void) {
     srt_pool *p;
-    srt_pool_desc pd;
+    srt_pool_desc pd = {0};
     static int64_t hits[10007];
     pool_job j;
     int round, once = 1;
