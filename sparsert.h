@@ -218,7 +218,10 @@ typedef struct srt_allocator {
 } srt_allocator;
 
 typedef struct srt_model_desc {
-    int n_threads;           /* threads when `pool` is NULL; 0 = all logical CPUs */
+    int n_threads;           /* threads when `pool` is NULL; 0 = one per CPU that `cores` picks */
+    srt_cores cores;         /* which CPUs the model's own pool uses; 0 = SRT_CORES_AUTO */
+    const char *cpu_list;    /* with SRT_CORES_LIST: "0-3,8" */
+    int pin;                 /* as srt_pool_desc.pin: 0 = default, 1 = always pin, -1 = never */
     srt_pool *pool;          /* shared pool (not owned); NULL = the model makes its own */
     int verify_checksums;    /* 1 = check every tensor's CRC-32 at load (reads the whole file) */
     srt_allocator allocator; /* all-NULL = SRT_MALLOC/SRT_FREE */
@@ -2280,8 +2283,9 @@ SRT_API srt_status srt_model_load(const char *path, const srt_model_desc *desc, 
         if (d.pool) m->pool = d.pool;
         else {
             srt_pool_desc pd;
-            memset(&pd, 0, sizeof pd);   /* zero = default policy */
+            memset(&pd, 0, sizeof pd);
             pd.n_threads = d.n_threads;
+            pd.cores = d.cores; pd.cpu_list = d.cpu_list; pd.pin = d.pin;
             st = srt_pool_create(&pd, &m->pool);
             m->own_pool = st == SRT_OK;
         }

@@ -33,6 +33,9 @@ static void usage(FILE *f) {
         "      --kv f16|f32        KV cache precision (default f16)\n"
         "      --no-bos            do not prepend BOS to the prompt\n"
         "      --ignore-eos        keep generating after end-of-sequence\n"
+        "      --cores POLICY      auto (default: one thread per physical core, P-cores first),\n"
+        "                          performance (P-cores only), all (every logical CPU), or a CPU list \"0-3,8\"\n"
+        "      --pin / --no-pin    pin threads to their CPUs (default: only for performance and lists)\n"
         "      --verify            check every tensor checksum at load\n"
         "  -h, --help\n");
 }
@@ -66,7 +69,9 @@ static void print_stats(const srt_generate_result *r) {
 
 int main(int argc, char **argv) {
     const char *model_path = NULL, *prompt = NULL, *prompt_file = NULL;
-    int n_predict = 256, threads = 0, n_ctx = 0, n_batch = 0, temp_given = 0, no_bos = 0, ignore_eos = 0, verify = 0, i;
+    int n_predict = 256, threads = 0, n_ctx = 0, n_batch = 0, temp_given = 0, no_bos = 0, ignore_eos = 0, verify = 0, pin = 0, i;
+    srt_cores cores = SRT_CORES_AUTO;
+    const char *cpu_list = NULL;
     srt_sampler_desc sampler;
     srt_kv_type kv = SRT_KV_DEFAULT;
     srt_model *model;
@@ -95,6 +100,15 @@ int main(int argc, char **argv) {
         else if (!strcmp(a, "--no-bos")) no_bos = 1;
         else if (!strcmp(a, "--ignore-eos")) ignore_eos = 1;
         else if (!strcmp(a, "--verify")) verify = 1;
+        else if (!strcmp(a, "--pin")) pin = 1;
+        else if (!strcmp(a, "--no-pin")) pin = -1;
+        else if (!strcmp(a, "--cores")) {
+            const char *c = NEXT();
+            if (!strcmp(c, "auto")) cores = SRT_CORES_AUTO;
+            else if (!strcmp(c, "performance")) cores = SRT_CORES_PERFORMANCE;
+            else if (!strcmp(c, "all")) cores = SRT_CORES_ALL;
+            else { int tmp[256]; if (srt_parse_cpu_list(c, tmp, 256) <= 0) { fprintf(stderr, "srt-chat: --cores takes auto, performance, all or a CPU list like 0-3,8\n"); return 2; } cores = SRT_CORES_LIST; cpu_list = c; }
+        }
         else if (!strcmp(a, "-h") || !strcmp(a, "--help")) { usage(stdout); return 0; }
         else { fprintf(stderr, "srt-chat: unknown option '%s'\n", a); usage(stderr); return 2; }
 #undef NEXT
@@ -111,6 +125,7 @@ int main(int argc, char **argv) {
         memset(&md, 0, sizeof md);
         md.n_threads = threads;
         md.verify_checksums = verify;
+        md.cores = cores; md.cpu_list = cpu_list; md.pin = pin;
         if ((st = srt_model_load(model_path, &md, &model)) != SRT_OK) {
             fprintf(stderr, "srt-chat: %s: %s\n", srt_status_str(st), srt_last_error());
             free(file_text);

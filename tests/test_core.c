@@ -460,6 +460,23 @@ static int cancel_after_3(const char *text, int len, int32_t tok, void *user) {
 }
 static int stop_at_once(const char *text, int len, int32_t tok, void *user) { (void)text; (void)len; (void)tok; (void)user; return 1; }
 
+/* The model desc's core policy reaches the model's own pool. */
+static void test_model_cores(void) {
+    srt_model *m = NULL;
+    srt_model_desc d;
+    int32_t a[8], b[8];
+    memset(&d, 0, sizeof d);
+    d.cores = SRT_CORES_LIST; d.cpu_list = "0";
+    CHECK(srt_model_load("build/tmp/tiny.srt", &d, &m) == SRT_OK, "a model loads with --cores 0 (%s)", srt_last_error());
+    if (m) { greedy(m, 1, "abc", 8, a, SRT_KV_F16, 32); srt_model_free(m); m = NULL; }
+    d.cores = SRT_CORES_ALL; d.cpu_list = NULL; d.pin = -1;
+    CHECK(srt_model_load("build/tmp/tiny.srt", &d, &m) == SRT_OK, "a model loads with all cores, unpinned");
+    if (m) { greedy(m, 2, "abc", 8, b, SRT_KV_F16, 32); srt_model_free(m); m = NULL; }
+    CHECK(memcmp(a, b, sizeof a) == 0, "the core policy does not change results");
+    d.cores = SRT_CORES_LIST; d.cpu_list = "0,0";
+    CHECK(srt_model_load("build/tmp/tiny.srt", &d, &m) == SRT_ERR_INVALID_ARG && m == NULL, "a repeated CPU in the list is refused: %s", srt_last_error());
+}
+
 static void test_sessions(void) {
     srt_model *m;
     srt_model_desc d;
@@ -602,6 +619,7 @@ int main(void) {
     test_damaged_files();
     test_tokenizer_and_stream();
     test_sessions();
+    test_model_cores();
     test_pool();
     CHECK(strcmp(srt_status_str(SRT_ERR_CHECKSUM), "checksum mismatch") == 0 && strcmp(srt_version(), SRT_VERSION_STRING) == 0, "status strings and version");
     return srt_test_finish();
