@@ -4,6 +4,7 @@
 #define SPARSERT_IMPLEMENTATION
 #include "sparsert.h"
 #include "testing.h"
+#include "tiny_model.h"
 #include <stdlib.h>
 #include <sys/stat.h>
 #ifdef _WIN32
@@ -418,65 +419,6 @@ static void test_pool(void) {
 }
 
 /* ---------------------------------------------------------------- two sessions, two threads */
-#define M_E 64
-#define M_F 160
-#define M_L 2
-#define M_V 320
-static uint32_t mrng = 99;
-static float mrand(void) { mrng = mrng * 1664525u + 1013904223u; return (float)(mrng >> 8) / 16777216.0f - 0.5f; }
-static int write_model(const char *path) {
-    static char names[M_V][16];
-    const char *tokens[M_V];
-    float scores[M_V], *buf = (float *)malloc(sizeof(float) * M_V * M_E);   /* the largest tensor */
-    int32_t types[M_V];
-    srt_writer *w;
-    int i, l, ok = 1;
-    char nm[64];
-    if (!buf || srt_writer_open(path, &w) != SRT_OK) return 0;
-    srt_writer_meta_str(w, "general.architecture", "llama");
-    srt_writer_meta_u32(w, "llama.context_length", 128);
-    srt_writer_meta_u32(w, "llama.embedding_length", M_E);
-    srt_writer_meta_u32(w, "llama.feed_forward_length", M_F);
-    srt_writer_meta_u32(w, "llama.block_count", M_L);
-    srt_writer_meta_u32(w, "llama.attention.head_count", 4);
-    srt_writer_meta_u32(w, "llama.attention.head_count_kv", 2);
-    srt_writer_meta_f32(w, "llama.attention.layer_norm_rms_epsilon", 1e-5f);
-    for (i = 0; i < M_V; i++) {
-        if (i < 3) snprintf(names[i], 16, "%s", i == 0 ? "<unk>" : i == 1 ? "<s>" : "</s>");
-        else if (i < 259) snprintf(names[i], 16, "<0x%02X>", i - 3);
-        else snprintf(names[i], 16, "\xe2\x96\x81w%d", i);
-        tokens[i] = names[i];
-        types[i] = i == 0 ? 2 : i < 3 ? 3 : i < 259 ? 6 : 1;
-        scores[i] = i < 259 ? 0.0f : (float)-i;
-    }
-    srt_writer_meta_str(w, "tokenizer.ggml.model", "llama");
-    srt_writer_meta_arr(w, "tokenizer.ggml.tokens", SRT_META_ARR_STR, tokens, M_V);
-    srt_writer_meta_arr(w, "tokenizer.ggml.scores", SRT_META_ARR_F32, scores, M_V);
-    srt_writer_meta_arr(w, "tokenizer.ggml.token_type", SRT_META_ARR_I32, types, M_V);
-    srt_writer_meta_u32(w, "tokenizer.ggml.bos_token_id", 1);
-    srt_writer_meta_u32(w, "tokenizer.ggml.eos_token_id", 2);
-#define ADD(name, rows, cols, norm) do { \
-        for (i = 0; i < (rows) * (cols); i++) buf[i] = (norm) ? 1.0f + 0.1f * mrand() : 0.3f * mrand(); \
-        ok = ok && srt_writer_add_tensor(w, name, (norm) ? SRT_F32 : SRT_Q8, 0, (uint64_t)(rows), (uint64_t)(cols), buf) == SRT_OK; \
-    } while (0)
-    ADD("token_embd.weight", M_V, M_E, 0);
-    ADD("output_norm.weight", 1, M_E, 1);
-    for (l = 0; l < M_L; l++) {
-        snprintf(nm, sizeof nm, "blk.%d.attn_norm.weight", l); ADD(nm, 1, M_E, 1);
-        snprintf(nm, sizeof nm, "blk.%d.ffn_norm.weight", l); ADD(nm, 1, M_E, 1);
-        snprintf(nm, sizeof nm, "blk.%d.attn_q.weight", l); ADD(nm, M_E, M_E, 0);
-        snprintf(nm, sizeof nm, "blk.%d.attn_k.weight", l); ADD(nm, M_E / 2, M_E, 0);
-        snprintf(nm, sizeof nm, "blk.%d.attn_v.weight", l); ADD(nm, M_E / 2, M_E, 0);
-        snprintf(nm, sizeof nm, "blk.%d.attn_output.weight", l); ADD(nm, M_E, M_E, 0);
-        snprintf(nm, sizeof nm, "blk.%d.ffn_gate.weight", l); ADD(nm, M_F, M_E, 0);
-        snprintf(nm, sizeof nm, "blk.%d.ffn_up.weight", l); ADD(nm, M_F, M_E, 0);
-        snprintf(nm, sizeof nm, "blk.%d.ffn_down.weight", l); ADD(nm, M_E, M_F, 0);
-    }
-#undef ADD
-    free(buf);
-    if (!ok) { srt_writer_abort(w); return 0; }
-    return srt_writer_finish(w) == SRT_OK;
-}
 typedef struct gen_arg { srt_model *m; const char *prompt; int32_t out[24]; int ok; } gen_arg;
 static void generate(gen_arg *a) {
     srt_session *s;
@@ -497,7 +439,7 @@ static void test_two_sessions(void) {
     srt_model_desc md;
     gen_arg ref[2], run[2];
     int i, ok;
-    if (!write_model(path)) { CHECK(0, "write a small model: %s", srt_last_error()); return; }
+    if (!write_tiny_model(path, SRT_Q8, NULL, NULL, 1)) { CHECK(0, "write a small model: %s", srt_last_error()); return; }
     memset(&md, 0, sizeof md);
     md.n_threads = 1;
     ok = srt_model_load(path, &md, &m1) == SRT_OK;

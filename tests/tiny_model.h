@@ -1,0 +1,89 @@
+/* tiny_model.h - writes a small random-weight llama model with a SentencePiece vocabulary, for
+   tests that need a real .srt without a checkpoint. Include after sparsert.h. */
+#ifndef SRT_TINY_MODEL_H
+#define SRT_TINY_MODEL_H
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static uint64_t tiny_rng_state = 777;
+static float tiny_rand(void) {   /* uniform in [-1, 1) */
+    tiny_rng_state = tiny_rng_state * 6364136223846793005ull + 1442695040888963407ull;
+    return (float)((tiny_rng_state >> 40) / 8388608.0) - 1.0f;
+}
+
+#define T_E 32
+#define T_F 48
+#define T_L 2
+#define T_H 4
+#define T_KVH 2
+#define T_V 300   /* 3 specials + 256 byte tokens + 20 pieces + unused slots */
+
+static const char *extra_pieces[] = {
+    "\xe2\x96\x81", "a", "b", "c", "ab", "abc", "\xe2\x96\x81" "a", "\xe2\x96\x81" "ab", "\xe2\x96\x81" "abc", "h", "e", "l", "o",
+    "he", "ll", "llo", "hello", "\xe2\x96\x81" "hello", "\xc3\xa9", "\xe2\x82\xac", 0};
+
+/* Writes a random-weight llama model with a SentencePiece vocab: <unk> <s> </s>, <0x00>..<0xFF>,
+   then pieces. skip_tensor / bad_tensor tweak it for the error tests. */
+static int write_tiny_model(const char *path, srt_format fmt, const char *skip_tensor, const char *bad_tensor, int with_vocab) {
+    srt_writer *w;
+    static char names[T_V][16];
+    const char *tokens[T_V];
+    float scores[T_V];
+    int32_t types[T_V];
+    int i, n = 0, l;
+    float *buf = (float *)malloc(sizeof(float) * 4096 * 4);
+    if (!buf || srt_writer_open(path, &w) != SRT_OK) { free(buf); return 0; }
+    srt_writer_meta_str(w, "general.architecture", "llama");
+    srt_writer_meta_str(w, "general.name", "tiny-test");
+    srt_writer_meta_u32(w, "llama.context_length", 64);
+    srt_writer_meta_u32(w, "llama.embedding_length", T_E);
+    srt_writer_meta_u32(w, "llama.feed_forward_length", T_F);
+    srt_writer_meta_u32(w, "llama.block_count", T_L);
+    srt_writer_meta_u32(w, "llama.attention.head_count", T_H);
+    srt_writer_meta_u32(w, "llama.attention.head_count_kv", T_KVH);
+    srt_writer_meta_f32(w, "llama.attention.layer_norm_rms_epsilon", 1e-5f);
+    if (with_vocab) {
+        tokens[n] = "<unk>"; types[n] = 2; scores[n++] = 0;
+        tokens[n] = "<s>"; types[n] = 3; scores[n++] = 0;
+        tokens[n] = "</s>"; types[n] = 3; scores[n++] = 0;
+        for (i = 0; i < 256; i++) { sprintf(names[i], "<0x%02X>", i); tokens[n] = names[i]; types[n] = 6; scores[n++] = 0; }
+        for (i = 0; extra_pieces[i]; i++) { tokens[n] = extra_pieces[i]; types[n] = 1; scores[n] = (float)-i; n++; }
+        while (n < T_V) { tokens[n] = ""; types[n] = 5; scores[n++] = -1000; }   /* unused slots */
+        srt_writer_meta_str(w, "tokenizer.ggml.model", "llama");
+        srt_writer_meta_arr(w, "tokenizer.ggml.tokens", SRT_META_ARR_STR, tokens, T_V);
+        srt_writer_meta_arr(w, "tokenizer.ggml.scores", SRT_META_ARR_F32, scores, T_V);
+        srt_writer_meta_arr(w, "tokenizer.ggml.token_type", SRT_META_ARR_I32, types, T_V);
+        srt_writer_meta_u32(w, "tokenizer.ggml.bos_token_id", 1);
+        srt_writer_meta_u32(w, "tokenizer.ggml.eos_token_id", 2);
+        srt_writer_meta_u32(w, "tokenizer.ggml.unknown_token_id", 0);
+    }
+#define ADD(name, rows, cols, f) do { \
+        int rr = (rows); \
+        if (skip_tensor && !strcmp(skip_tensor, name)) break; \
+        if (bad_tensor && !strcmp(bad_tensor, name)) rr++; \
+        for (i = 0; i < rr * (cols); i++) buf[i] = (f) == SRT_F32 && rr == 1 ? 1.0f + 0.1f * tiny_rand() : tiny_rand() * 0.3f; \
+        if (srt_writer_add_tensor(w, name, f, (f) == SRT_Q8 ? 16 : 0, (uint64_t)rr, (uint64_t)(cols), buf) != SRT_OK) { srt_writer_abort(w); free(buf); return 0; } \
+    } while (0)
+    ADD("token_embd.weight", T_V, T_E, fmt);
+    ADD("output_norm.weight", 1, T_E, SRT_F32);
+    for (l = 0; l < T_L; l++) {
+        char nm[64];
+#define LADD(s, rows, cols, f) do { sprintf(nm, "blk.%d." s, l); ADD(nm, rows, cols, f); } while (0)
+        LADD("attn_norm.weight", 1, T_E, SRT_F32);
+        LADD("ffn_norm.weight", 1, T_E, SRT_F32);
+        LADD("attn_q.weight", T_E, T_E, fmt);
+        LADD("attn_k.weight", T_E / T_H * T_KVH, T_E, fmt);
+        LADD("attn_v.weight", T_E / T_H * T_KVH, T_E, fmt);
+        LADD("attn_output.weight", T_E, T_E, fmt);
+        LADD("ffn_gate.weight", T_F, T_E, fmt);
+        LADD("ffn_up.weight", T_F, T_E, fmt);
+        LADD("ffn_down.weight", T_E, T_F, fmt);
+#undef LADD
+    }
+#undef ADD
+    free(buf);
+    return srt_writer_finish(w) == SRT_OK;
+}
+
+#endif
