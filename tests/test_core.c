@@ -112,17 +112,7 @@ static void test_kernels(void) {
 
 #include "tests/tiny_model.h"
 
-static unsigned char *slurp(const char *path, long *n) {
-    FILE *f = fopen(path, "rb");
-    unsigned char *b;
-    if (!f) return NULL;
-    fseek(f, 0, SEEK_END); *n = ftell(f); fseek(f, 0, SEEK_SET);
-    b = (unsigned char *)malloc((size_t)*n);
-    if (fread(b, 1, (size_t)*n, f) != (size_t)*n) { free(b); b = NULL; }
-    fclose(f);
-    return b;
-}
-static void spit(const char *path, const unsigned char *b, long n) {
+static void spit(const char *path, const unsigned char *b, size_t n) {
     FILE *f = fopen(path, "wb");
     if (!f) return;
     fwrite(b, 1, (size_t)n, f);
@@ -139,11 +129,10 @@ static srt_status try_load(const char *path, int verify) {
     return st;
 }
 
-static void greedy(srt_model *m, int n_threads_unused, const char *prompt, int n, int32_t *out, srt_kv_type kv, int n_batch) {
+static void greedy(srt_model *m, const char *prompt, int n, int32_t *out, srt_kv_type kv, int n_batch) {
     srt_session *s;
     srt_session_desc sd;
     int i;
-    (void)n_threads_unused;
     memset(&sd, 0, sizeof sd);
     sd.kv_type = kv; sd.n_batch = n_batch;
     srt_session_create(m, &sd, &s);
@@ -176,9 +165,9 @@ static void test_model_roundtrip(void) {
               "%s: info reports the shape and format", srt_format_name(fmts[fi]));
         CHECK(srt_model_meta_str(m1, "general.name", &s) && !strcmp(s, "tiny-test") && srt_model_meta_u32(m1, "llama.block_count", &u) && u == T_L,
               "%s: metadata round-trips", srt_format_name(fmts[fi]));
-        greedy(m1, 1, "abc hello", 20, a, SRT_KV_F32, 32);
-        greedy(m2, 2, "abc hello", 20, b, SRT_KV_F32, 32);
-        greedy(m2, 2, "abc hello", 20, c, SRT_KV_F32, 1);
+        greedy(m1, "abc hello", 20, a, SRT_KV_F32, 32);
+        greedy(m2, "abc hello", 20, b, SRT_KV_F32, 32);
+        greedy(m2, "abc hello", 20, c, SRT_KV_F32, 1);
         CHECK(memcmp(a, b, sizeof a) == 0, "%s: 1 and 2 threads generate the same tokens", srt_format_name(fmts[fi]));
         CHECK(memcmp(a, c, sizeof a) == 0, "%s: batched prompt equals token-by-token prompt", srt_format_name(fmts[fi]));
         /* bitwise-equal logits across thread counts */
@@ -215,16 +204,16 @@ static void reseal(unsigned char *img) {
 
 /* ------------------------------------------------------------------ damaged files */
 static void test_damaged_files(void) {
-    long n, cut;
+    size_t n, cut;
     unsigned char *good;
     int crashes_none = 1, bad_accepts = 0, flips_accepted = 0, i;
     write_tiny_model("build/tmp/good.srt", SRT_Q8, NULL, NULL, 1);
-    good = slurp("build/tmp/good.srt", &n);
+    good = (unsigned char *)srt_test_read_file("build/tmp/good.srt", &n);
     CHECK(good != NULL, "reference file read back");
     if (!good) return;
     /* truncations: every length in the first 300 bytes, then 200 spread over the file */
     for (i = 0; i < 500; i++) {
-        cut = i < 300 ? i : (long)((double)(i - 300) / 200.0 * (double)n);
+        cut = i < 300 ? (size_t)i : (size_t)((double)(i - 300) / 200.0 * (double)n);
         if (cut >= n) continue;
         spit("build/tmp/bad.srt", good, cut);
         if (try_load("build/tmp/bad.srt", 0) == SRT_OK) bad_accepts++;
@@ -237,7 +226,7 @@ static void test_damaged_files(void) {
         uint64_t meta_off = 0;
         memcpy(&meta_off, good + 16, 8);
         for (i = 0; i < 400; i++) {
-            long pos = i < 128 ? i : (long)meta_off + (long)((double)(i - 128) / 272.0 * (double)(n - (long)meta_off));
+            size_t pos = i < 128 ? (size_t)i : (size_t)meta_off + (size_t)((double)(i - 128) / 272.0 * (double)(n - (size_t)meta_off));
             unsigned char save;
             if (pos >= n) continue;
             save = good[pos];
@@ -271,7 +260,7 @@ static void test_damaged_files(void) {
     {
         uint64_t meta_off, meta_size, dir_off, dir_size;
         write_tiny_model("build/tmp/good.srt", SRT_F16, NULL, NULL, 1);
-        good = slurp("build/tmp/good.srt", &n);
+        good = (unsigned char *)srt_test_read_file("build/tmp/good.srt", &n);
         memcpy(&meta_off, good + 16, 8); memcpy(&meta_size, good + 24, 8); memcpy(&dir_off, good + 32, 8); memcpy(&dir_size, good + 40, 8);
         /* first directory entry: u32 name length, name, u32 format */
         {
@@ -295,7 +284,7 @@ static void test_damaged_files(void) {
         }
         /* absurd offset: the first part of the first tensor points past the end of the file */
         free(good);
-        good = slurp("build/tmp/good.srt", &n);
+        good = (unsigned char *)srt_test_read_file("build/tmp/good.srt", &n);
         {
             uint32_t nl;
             uint64_t off = (uint64_t)1 << 62;
@@ -396,10 +385,10 @@ static void test_model_cores(void) {
     memset(&d, 0, sizeof d);
     d.cores = SRT_CORES_LIST; d.cpu_list = "0";
     CHECK(srt_model_load("build/tmp/tiny.srt", &d, &m) == SRT_OK, "a model loads with --cores 0 (%s)", srt_last_error());
-    if (m) { greedy(m, 1, "abc", 8, a, SRT_KV_F16, 32); srt_model_free(m); m = NULL; }
+    if (m) { greedy(m, "abc", 8, a, SRT_KV_F16, 32); srt_model_free(m); m = NULL; }
     d.cores = SRT_CORES_ALL; d.cpu_list = NULL; d.pin = -1;
     CHECK(srt_model_load("build/tmp/tiny.srt", &d, &m) == SRT_OK, "a model loads with all cores, unpinned");
-    if (m) { greedy(m, 2, "abc", 8, b, SRT_KV_F16, 32); srt_model_free(m); m = NULL; }
+    if (m) { greedy(m, "abc", 8, b, SRT_KV_F16, 32); srt_model_free(m); m = NULL; }
     CHECK(memcmp(a, b, sizeof a) == 0, "the core policy does not change results");
     d.cores = SRT_CORES_LIST; d.cpu_list = "0,0";
     CHECK(srt_model_load("build/tmp/tiny.srt", &d, &m) == SRT_ERR_INVALID_ARG && m == NULL, "a repeated CPU in the list is refused: %s", srt_last_error());

@@ -39,9 +39,23 @@ static int read_ids(const char *path, int32_t *ids, int cap) {
     return n;
 }
 
-static int run(const char *cmd) {
-    int rc = system(cmd);
-    return rc;
+
+/* Ids of a llamacpp_tokenize_*.txt file: the "[1, 403, ...]" that llama-tokenize --ids printed
+   last. Returns the count, -1 if unreadable. */
+static int read_tokenize_ids(const char *file, int32_t *ids, int cap) {
+    char path[512], *t, *q;
+    int n = 0;
+    snprintf(path, sizeof path, G "llamacpp_tokenize_%s.txt", file);
+    if (!(t = srt_test_read_file(path, NULL))) return -1;
+    for (q = strrchr(t, '['); q && *q && *q != ']' && n < cap;) {
+        char *e;
+        long v = strtol(q + 1, &e, 10);
+        if (e == q + 1) { q++; continue; }
+        ids[n++] = (int32_t)v;
+        q = e;
+    }
+    free(t);
+    return n;
 }
 
 static void check_generation(srt_model *model, const char *tag, int q8) {
@@ -56,20 +70,9 @@ static void check_generation(srt_model *model, const char *tag, int q8) {
         n_gold = read_ids(path, gold, 512);
         if (n_gold <= 0) { CHECK(0, "%s: read %s", tag, path); continue; }
         srt_tokenize(model, prompts[p].text, strlen(prompts[p].text), 0, toks, 64, &n_prompt);
-        {   /* llama-tokenize --ids printed "[1, 403, ...]": the last '[' of the file */
+        {
             int32_t want[64];
-            int n_want = 0;
-            char *t, *q;
-            snprintf(path, sizeof path, G "llamacpp_tokenize_%s.txt", prompts[p].file);
-            t = srt_test_read_file(path, NULL);
-            for (q = t ? strrchr(t, '[') : NULL; q && *q && *q != ']';) {
-                char *e;
-                long v = strtol(q + 1, &e, 10);
-                if (e == q + 1) { q++; continue; }
-                want[n_want++] = (int32_t)v;
-                q = e;
-            }
-            free(t);
+            int n_want = read_tokenize_ids(prompts[p].file, want, 64);
             CHECK(n_want > 0 && n_prompt == n_want && memcmp(toks, want, (size_t)n_want * sizeof(int32_t)) == 0,
                   "%s '%s': prompt tokens equal llamacpp_tokenize_%s.txt (%d ids)", tag, prompts[p].text, prompts[p].file, n_want);
         }
@@ -100,22 +103,15 @@ static void check_chat_text(const char *model_path) {
         int32_t ids[512];
         char *gold, *ours;
         size_t n_gold, n_ours;
+        int32_t prompt_ids[64];
         int n_ids = 0, n_prompt_ids;
         /* llama2.c: 200 positions counting the prompt (BOS excluded) */
         snprintf(path, sizeof path, G "llama2c_%s.ids.txt", prompts[p].file);
         n_ids = read_ids(path, ids, 512);
-        snprintf(path, sizeof path, G "llamacpp_tokenize_%s.txt", prompts[p].file);
-        {
-            /* the prompt's length in tokens, from llama-tokenize's "[1, 403, ...]" line */
-            char *t = srt_test_read_file(path, NULL), *br = t ? strrchr(t, '[') : NULL, *q;
-            n_prompt_ids = 0;
-            if (br) for (q = br; *q && *q != ']'; q++) if (*q == ',') n_prompt_ids++;
-            n_prompt_ids++;
-            free(t);
-        }
+        n_prompt_ids = read_tokenize_ids(prompts[p].file, prompt_ids, 64);
         snprintf(cmd, sizeof cmd, "build/srt-chat -m %s -p \"%s\" -n %d --temp 0 -t 1 > build/tmp/chat.txt 2>build/tmp/chat.err",
                  model_path, prompts[p].text, n_ids - n_prompt_ids);
-        CHECK(run(cmd) == 0, "srt-chat -p '%s' -n %d runs", prompts[p].text, n_ids - n_prompt_ids);
+        CHECK(system(cmd) == 0, "srt-chat -p '%s' -n %d runs", prompts[p].text, n_ids - n_prompt_ids);
         snprintf(path, sizeof path, G "llama2c_%s.txt", prompts[p].file);
         gold = srt_test_read_file(path, &n_gold);
         ours = srt_test_read_file("build/tmp/chat.txt", &n_ours);
@@ -124,7 +120,7 @@ static void check_chat_text(const char *model_path) {
         free(gold); free(ours);
         /* llama.cpp: 200 new tokens; its stdout has a leading space and ends with "\n\n" */
         snprintf(cmd, sizeof cmd, "build/srt-chat -m %s -p \"%s\" -n 200 --temp 0 -t 2 > build/tmp/chat.txt 2>build/tmp/chat.err", model_path, prompts[p].text);
-        run(cmd);
+        CHECK(system(cmd) == 0, "srt-chat -p '%s' -n 200 -t 2 runs", prompts[p].text);
         snprintf(path, sizeof path, G "llamacpp_%s_t1.txt", prompts[p].file);
         gold = srt_test_read_file(path, &n_gold);
         ours = srt_test_read_file("build/tmp/chat.txt", &n_ours);
@@ -144,7 +140,7 @@ int main(void) {
             int threads;
             snprintf(out, sizeof out, "build/tmp/golden_%s_%s.srt", sources[si].name, formats[fi]);
             snprintf(cmd, sizeof cmd, "build/srt-pack -q --weights %s %s %s > build/tmp/pack.log 2>&1", formats[fi], sources[si].args, out);
-            if (run(cmd) != 0) { CHECK(0, "srt-pack %s %s (see build/tmp/pack.log)", sources[si].name, formats[fi]); continue; }
+            if (system(cmd) != 0) { CHECK(0, "srt-pack %s %s (see build/tmp/pack.log)", sources[si].name, formats[fi]); continue; }
             for (threads = 1; threads <= 2; threads++) {
                 srt_model *model;
                 srt_model_desc md;
