@@ -2750,7 +2750,9 @@ static void srt__matmul_rows(void *user, int64_t begin, int64_t end, int thread)
    output element is computed by one thread in a fixed order, so results do not depend on threads. */
 static void srt__matmul(srt_session *s, const srt__weights *w, const float *x, int n_tok, float *y, const float *bias) {
     srt__matmul_job j;
-    int64_t chunk, threads = srt_pool_threads(s->m->pool);
+    srt_tensor_parts row;
+    int64_t row_bytes = 0;
+    int i;
     j.w = w; j.n_tok = n_tok; j.y = y; j.bias = bias;
     j.a.x = x; j.a.q = NULL; j.a.d = NULL;
     if (srt__format_is_grouped(w->format)) {
@@ -2758,9 +2760,9 @@ static void srt__matmul(srt_session *s, const srt__weights *w, const float *x, i
         for (t = 0; t < (uint64_t)n_tok; t++) srt__quantize_acts_q8(x + t * w->cols, w->cols, w->group, s->aq + t * w->cols, s->ad + t * ng);
         j.a.q = s->aq; j.a.d = s->ad;
     }
-    chunk = (int64_t)w->rows / (threads * 8);
-    if (chunk < 4) chunk = 4;
-    srt_pool_parallel_for(s->m->pool, (int64_t)w->rows, chunk, srt__matmul_rows, &j);
+    srt_tensor_layout(w->format, 1, w->cols, w->group, &row);   /* bytes one row reads */
+    for (i = 0; i < row.n_parts; i++) row_bytes += (int64_t)row.size[i];
+    srt_pool_parallel_for(s->m->pool, (int64_t)w->rows, srt_pool_chunk(s->m->pool, (int64_t)w->rows, row_bytes * n_tok), srt__matmul_rows, &j);
 }
 
 static void srt__rmsnorm(float *o, const float *x, const float *w, int n, float eps) {
@@ -2976,6 +2978,12 @@ static srt_status srt__eval_pending(srt_session *s) {
     return SRT_OK;
 }
 
+/* True while the sequence holds no text yet (nothing, or only BOS): text added now starts the
+   text, so it takes the SentencePiece dummy-prefix space, and decoding drops that space again. */
+static int srt__at_text_start(const srt_session *s) {
+    return s->n_tokens == 0 || (s->n_tokens == 1 && s->tokens[0] == s->m->vocab.bos);
+}
+
 SRT_API srt_status srt_session_feed(srt_session *s, const int32_t *tokens, int n) {
     int i;
     if (!s || n < 0 || (n > 0 && !tokens)) return srt__fail(SRT_ERR_INVALID_ARG, "srt_session_feed: bad arguments");
@@ -2993,8 +3001,7 @@ SRT_API srt_status srt_session_prompt(srt_session *s, const char *text, int flag
     srt_status st;
     if (!s) return srt__fail(SRT_ERR_INVALID_ARG, "srt_session_prompt: NULL session");
     if (s->n_tokens > 0 && !(flags & SRT_TOKENIZE_ADD_BOS)) flags |= SRT_TOKENIZE_NO_BOS;
-    /* the dummy-prefix space belongs to the start of a text only, not to a continuation */
-    if (s->n_tokens > 1 || (s->n_tokens == 1 && s->tokens[0] != s->m->vocab.bos)) flags |= SRT_TOKENIZE_NO_SPACE_PREFIX;
+    if (!srt__at_text_start(s)) flags |= SRT_TOKENIZE_NO_SPACE_PREFIX;   /* a continuation */
     st = srt__tokenize(s->m, text ? text : "", text ? strlen(text) : 0, flags, &t);
     if (st == SRT_OK) st = srt_session_feed(s, t.p, t.n);
     SRT_FREE(t.p);
@@ -3034,8 +3041,8 @@ SRT_API srt_status srt_generate(srt_session *s, const srt_generate_desc *g, srt_
     srt__atomic_store(&s->cancel, 0);
     t0 = srt__now_ms();
     start = s->n_tokens;
-    /* Text that starts the sequence drops the SentencePiece dummy-prefix space when decoded. */
-    if (s->m->vocab.add_space_prefix && (s->n_tokens == 0 || (s->n_tokens == 1 && s->tokens[0] == s->m->vocab.bos)) && !(g->prompt && g->prompt[0]))
+    /* generated text that starts the text drops the dummy-prefix space when decoded */
+    if (s->m->vocab.add_space_prefix && srt__at_text_start(s) && !(g->prompt && g->prompt[0]))
         stream_flags = SRT_STREAM_STRIP_LEADING_SPACE;
     if (g->prompt && g->prompt[0]) st = srt_session_prompt(s, g->prompt, g->prompt_flags);
     else if (s->n_tokens == 0 && s->m->vocab.bos >= 0) st = srt_session_feed(s, &s->m->vocab.bos, 1);
