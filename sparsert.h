@@ -118,7 +118,11 @@ typedef enum srt_format {
     SRT_F32  = 0,
     SRT_F16  = 1,
     SRT_BF16 = 2,
-    SRT_Q8   = 3,   /* int8 values + one f16 scale per group of `group` along K */
+    SRT_Q8   = 3,   /* int8 values, one f16 scale per group of `group` along K (tiles of 16 rows) */
+    SRT_Q4   = 4,   /* int4 in [-8, 7], per-group scales */
+    SRT_Q2   = 5,   /* int2 levels {-3, -1, 1, 3}, per-group scales */
+    SRT_TQ   = 6,   /* ternary {-1, 0, 1} as 2-bit codes, per-group scales */
+    SRT_Q1   = 7,   /* binary {-1, +1}, per-group scales */
     SRT_FORMAT_COUNT
 } srt_format;
 
@@ -208,6 +212,22 @@ SRT_API void srt_pool_parallel_for_static(srt_pool *pool, int64_t n, srt_range_f
    claim (>= 16 KiB of work), small enough for ~16 chunks per thread. >= n means "run inline". */
 SRT_API int64_t srt_pool_chunk(const srt_pool *pool, int64_t n, int64_t bytes_per_item);
 
+/* ---------------------------------------------------------------- instruction sets */
+/* Kernel levels, each including the ones before it. x86-64: avx2 = AVX2 + FMA + F16C; avxvnni =
+   avx2 + AVX-VNNI (or AVX512-VNNI at 256 bits); avx512 = AVX-512 F/BW/DQ/VL + VNNI; amx = avx512 +
+   AMX-INT8/BF16 (GEMM). Elsewhere only portable C. One binary carries all of them and picks at run
+   time from CPUID and what the OS enables (XCR0, Linux AMX permission). */
+typedef enum srt_isa {
+    SRT_ISA_AUTO = 0, SRT_ISA_PORTABLE = 1, SRT_ISA_AVX2 = 2, SRT_ISA_AVXVNNI = 3, SRT_ISA_AVX512 = 4, SRT_ISA_AMX = 5,
+    SRT_ISA_COUNT
+} srt_isa;
+SRT_API srt_isa srt_isa_best(void);                  /* the best level this CPU and OS support */
+/* AUTO -> the environment variable SRT_ISA (a name below) if set, else the best; a level above the
+   best is lowered to it with a warning. */
+SRT_API srt_isa srt_isa_resolve(srt_isa isa);
+SRT_API const char *srt_isa_name(srt_isa isa);       /* "auto", "portable", "avx2", "avxvnni", "avx512", "amx" */
+SRT_API int srt_isa_from_name(const char *name);     /* -1 if unknown */
+
 /* ---------------------------------------------------------------- model */
 typedef struct srt_model srt_model;
 
@@ -225,6 +245,7 @@ typedef struct srt_model_desc {
     srt_pool *pool;          /* shared pool (not owned); NULL = the model makes its own */
     int verify_checksums;    /* 1 = check every tensor's CRC-32 at load (reads the whole file) */
     srt_allocator allocator; /* all-NULL = SRT_MALLOC/SRT_FREE */
+    srt_isa isa;             /* kernel level; 0 = SRT_ISA_AUTO (see srt_isa_resolve) */
 } srt_model_desc;
 
 typedef struct srt_model_info {
@@ -350,10 +371,14 @@ SRT_API uint16_t srt_f32_to_f16(float f);
 SRT_API float srt_bf16_to_f32(uint16_t h);
 SRT_API uint16_t srt_f32_to_bf16(float f);
 
-/* Reference matrix-vector kernel: y[M] = W[M x K] * x[K] for a tensor in `format`. The runtime
-   uses the same arithmetic; exposed for tests and tools. */
+/* Reference matrix-vector kernel (portable C, this thread): y[M] = W[M x K] * x[K] for a tensor in
+   `format`. Every SIMD kernel reproduces it: bit for bit (formats/LAYOUTS.md says how). */
 SRT_API srt_status srt_matvec(srt_format format, uint32_t group, const void *const *parts, uint64_t rows, uint64_t cols,
                               const float *x, float *y);
+/* The runtime's kernels: y[t * M + r] = W[r] . x[t * K] for n tokens, on `pool` (NULL = this
+   thread) with the kernels of instruction set `isa` (SRT_ISA_AUTO = as srt_isa_resolve). */
+SRT_API srt_status srt_matmul(srt_pool *pool, srt_isa isa, srt_format format, uint32_t group, const void *const *parts,
+                              uint64_t rows, uint64_t cols, int n, const float *x, float *y);
 
 /* ---------------------------------------------------------------- .srt writer */
 typedef struct srt_writer srt_writer;
@@ -1388,9 +1413,14 @@ static void srt__map_close(srt__map *m) {
 
 /* ---------------------------------------------------------------- 7 weight formats */
 /* A weight tensor is rows x cols (rows = outputs M, cols = inputs K), stored in up to 4 parts.
-   formats/LAYOUTS.md describes each layout bit by bit. */
-#define SRT__Q8_DEFAULT_GROUP 64u
-#define SRT__MAX_GROUP (1u << 20)
+   formats/LAYOUTS.md describes each layout bit by bit. Float formats are row-major. Integer formats
+   (Q8, Q4, Q2, TQ, Q1) are stored in tiles of 16 rows: a 64-byte chunk holds 4 bytes per row, so
+   one vpdpbusd against 4 broadcast activation bytes yields 16 row sums at once (the VNNI4-
+   interleaved layout); K is padded to a multiple of 32 and scales are stored per tile and group. */
+#define SRT__DEFAULT_GROUP 64u
+#define SRT__TILE 16u                 /* rows per tile of an integer format */
+#define SRT__KPAD 32u                 /* integer formats pad K to a multiple of this; groups are multiples of it */
+#define SRT__MAX_GROUP 65536u         /* a group's int32 sum stays exact: 255 * 127 * 65536 < 2^31 */
 
 SRT_API const char *srt_format_name(srt_format f) {
     switch (f) {
@@ -1398,6 +1428,10 @@ SRT_API const char *srt_format_name(srt_format f) {
         case SRT_F16: return "f16";
         case SRT_BF16: return "bf16";
         case SRT_Q8: return "q8";
+        case SRT_Q4: return "q4";
+        case SRT_Q2: return "q2";
+        case SRT_TQ: return "tq";
+        case SRT_Q1: return "q1";
         default: return "?";
     }
 }
@@ -1409,7 +1443,39 @@ SRT_API int srt_format_from_name(const char *name) {
     return -1;
 }
 
-static int srt__format_is_grouped(srt_format f) { return f == SRT_Q8; }
+static int srt__format_is_int(srt_format f) { return f >= SRT_Q8 && f <= SRT_Q1; }
+static uint32_t srt__code_bits(srt_format f) { return f == SRT_Q8 ? 8 : f == SRT_Q4 ? 4 : f == SRT_Q1 ? 1 : 2; }
+/* K values one 64-byte chunk covers per row: 4 bytes x (8 / bits) codes per byte. */
+static uint32_t srt__kstep(srt_format f) { return 4 * (8 / srt__code_bits(f)); }
+
+/* Integer weight value of a code: Q8 int8; Q4 code - 8; Q2 2*code - 3; TQ code - 1 (3 unused, = 0);
+   Q1 2*code - 1. The kernels compute sum(w * x) as mul * sum(u * x) - off * sum(x) with an
+   unsigned u (srt__code_u) so that vpdpbusd (u8 x s8) applies directly. */
+static int srt__code_value(srt_format f, uint32_t code) {
+    switch (f) {
+        case SRT_Q8: return (int)(int8_t)(uint8_t)code;
+        case SRT_Q4: return (int)code - 8;
+        case SRT_Q2: return 2 * (int)code - 3;
+        case SRT_TQ: return code == 3 ? 0 : (int)code - 1;
+        default: return 2 * (int)code - 1;
+    }
+}
+static const uint8_t srt__q2_u[16] = {0, 2, 4, 6, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0};   /* u = value + 3 */
+static const uint8_t srt__tq_u[16] = {0, 1, 2, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0};   /* u = value + 1 */
+static int srt__code_off(srt_format f) { return f == SRT_Q8 ? 128 : f == SRT_Q4 ? 8 : f == SRT_Q2 ? 3 : 1; }
+static int srt__code_mul(srt_format f) { return f == SRT_Q1 ? 2 : 1; }
+
+/* Shape of a tiled tensor. */
+typedef struct srt__tiling { uint64_t tiles, kp, chunks, ng; uint32_t kstep, bits; } srt__tiling;
+static srt__tiling srt__tiling_of(srt_format f, uint64_t rows, uint64_t cols, uint32_t group) {
+    srt__tiling t;
+    t.bits = srt__code_bits(f); t.kstep = srt__kstep(f);
+    t.tiles = (rows + SRT__TILE - 1) / SRT__TILE;
+    t.kp = (cols + SRT__KPAD - 1) / SRT__KPAD * SRT__KPAD;
+    t.chunks = t.kp / t.kstep;
+    t.ng = (cols + group - 1) / group;
+    return t;
+}
 
 SRT_API srt_status srt_tensor_layout(srt_format format, uint64_t rows, uint64_t cols, uint32_t group, srt_tensor_parts *parts) {
     uint64_t n;
@@ -1423,13 +1489,14 @@ SRT_API srt_status srt_tensor_layout(srt_format format, uint64_t rows, uint64_t 
             parts->kind[0] = SRT_PART_VALUES;
             parts->size[0] = n * (format == SRT_F32 ? 4 : 2);
             return SRT_OK;
-        case SRT_Q8: {
-            uint64_t ng;
-            if (group == 0 || group > SRT__MAX_GROUP) return srt__fail(SRT_ERR_FORMAT, "q8 group size %u out of range 1..%u", group, SRT__MAX_GROUP);
-            ng = (cols + group - 1) / group;
+        case SRT_Q8: case SRT_Q4: case SRT_Q2: case SRT_TQ: case SRT_Q1: {
+            srt__tiling t;
+            if (group < SRT__KPAD || group > SRT__MAX_GROUP || group % SRT__KPAD)
+                return srt__fail(SRT_ERR_FORMAT, "%s group size %u: must be a multiple of %u in %u..%u", srt_format_name(format), group, SRT__KPAD, SRT__KPAD, SRT__MAX_GROUP);
+            t = srt__tiling_of(format, rows, cols, group);
             parts->n_parts = 2;
-            parts->kind[0] = SRT_PART_VALUES; parts->size[0] = n;
-            parts->kind[1] = SRT_PART_SCALES; parts->size[1] = rows * ng * 2;
+            parts->kind[0] = SRT_PART_VALUES; parts->size[0] = t.tiles * t.chunks * 64;
+            parts->kind[1] = SRT_PART_SCALES; parts->size[1] = t.tiles * t.ng * SRT__TILE * 2;
             return SRT_OK;
         }
         default:
@@ -1437,18 +1504,67 @@ SRT_API srt_status srt_tensor_layout(srt_format format, uint64_t rows, uint64_t 
     }
 }
 
-/* Q8 quantization of one group: scale = max|x| / 127 rounded to f16, q = round(x / scale). */
-static void srt__quantize_q8_group(const float *x, uint64_t n, int8_t *q, uint16_t *scale) {
-    float amax = 0.0f, d, id;
-    uint64_t i;
-    for (i = 0; i < n; i++) { float a = fabsf(x[i]); if (a > amax) amax = a; }
-    *scale = srt_f32_to_f16(amax / 127.0f);
-    d = srt_f16_to_f32(*scale);
-    id = d > 0.0f ? 1.0f / d : 0.0f;
-    for (i = 0; i < n; i++) {
-        float v = roundf(x[i] * id);
-        q[i] = (int8_t)(v > 127.0f ? 127 : v < -127.0f ? -127 : v);
+/* Where the code of W[r][k] lives: byte index into the values part and bit shift. Chunk c of
+   tile r/16 covers k in [c*kstep, (c+1)*kstep); byte 4*(r%16) + (k%4) of the chunk holds the codes
+   for k%kstep = 4s + (k%4), s = 0.. 8/bits-1, at bits [s*bits, (s+1)*bits). */
+static uint64_t srt__code_at(const srt__tiling *t, uint64_t r, uint64_t k, uint32_t *shift) {
+    uint64_t c = k / t->kstep, w = k % t->kstep;
+    *shift = (uint32_t)(w / 4) * t->bits;
+    return ((r / SRT__TILE) * t->chunks + c) * 64 + (r % SRT__TILE) * 4 + (w % 4);
+}
+static uint64_t srt__scale_at(const srt__tiling *t, uint64_t r, uint64_t g) {
+    return ((r / SRT__TILE) * t->ng + g) * SRT__TILE + r % SRT__TILE;
+}
+
+/* Quantization of one group of n weights to codes + an f16 scale (round half away from zero).
+   Q8: d = max|w| / 127. Q4: d = m / -8 where m has the largest magnitude (so m maps to -8 exactly).
+   Q2, TQ: the d from a small grid (including max|w| / top level, exact for already-quantized
+   weights) with the least squared error. Q1: d = mean|w|, the least-squares scale for signs. */
+static float srt__round_code(srt_format f, float v) {   /* v = w / d on the value grid -> code */
+    float c;
+    switch (f) {
+        case SRT_Q8: c = roundf(v); return c > 127.0f ? 127.0f : c < -127.0f ? -127.0f : c;
+        case SRT_Q4: c = roundf(v) + 8.0f; return c > 15.0f ? 15.0f : c < 0.0f ? 0.0f : c;
+        case SRT_Q2: c = roundf((v + 3.0f) * 0.5f); return c > 3.0f ? 3.0f : c < 0.0f ? 0.0f : c;
+        case SRT_TQ: c = roundf(v) + 1.0f; return c > 2.0f ? 2.0f : c < 0.0f ? 0.0f : c;
+        default: return v >= 0.0f ? 1.0f : 0.0f;
     }
+}
+static float srt__group_error(srt_format f, const float *x, uint64_t n, float d) {
+    float id = d != 0.0f ? 1.0f / d : 0.0f, e = 0.0f;
+    uint64_t i;
+    for (i = 0; i < n; i++) {
+        float q = (float)srt__code_value(f, (uint32_t)srt__round_code(f, x[i] * id)) * d - x[i];
+        e += q * q;
+    }
+    return e;
+}
+static void srt__quantize_group(srt_format f, const float *x, uint64_t n, uint8_t *codes, uint16_t *scale) {
+    float amax = 0.0f, m = 0.0f, sum = 0.0f, d, id;
+    uint64_t i;
+    for (i = 0; i < n; i++) {
+        float a = fabsf(x[i]);
+        sum += a;
+        if (a > amax) { amax = a; m = x[i]; }
+    }
+    switch (f) {
+        case SRT_Q8: d = amax / 127.0f; break;
+        case SRT_Q4: d = m / -8.0f; break;
+        case SRT_Q1: d = sum / (float)n; break;
+        default: {   /* Q2 (levels +-1, +-3) and TQ (levels 0, +-1): search the scale */
+            float top = f == SRT_Q2 ? 3.0f : 1.0f, best = -1.0f;
+            int step;
+            d = amax / top;
+            for (step = 0; step < 16 && amax > 0.0f; step++) {
+                float cand = amax / top * (1.0f - 0.045f * (float)step), e = srt__group_error(f, x, n, cand);
+                if (best < 0.0f || e < best) { best = e; d = cand; }
+            }
+        }
+    }
+    *scale = srt_f32_to_f16(d);
+    d = srt_f16_to_f32(*scale);
+    id = d != 0.0f ? 1.0f / d : 0.0f;
+    for (i = 0; i < n; i++) codes[i] = (uint8_t)((int)srt__round_code(f, x[i] * id) & 0xff);
 }
 
 SRT_API srt_status srt_quantize(srt_format format, uint32_t group, const float *src, uint64_t rows, uint64_t cols, void *const *parts) {
@@ -1464,41 +1580,56 @@ SRT_API srt_status srt_quantize(srt_format format, uint32_t group, const float *
         case SRT_F32: memcpy(parts[0], src, (size_t)(n * 4)); break;
         case SRT_F16: { uint16_t *d = (uint16_t *)parts[0]; for (i = 0; i < n; i++) d[i] = srt_f32_to_f16(src[i]); break; }
         case SRT_BF16: { uint16_t *d = (uint16_t *)parts[0]; for (i = 0; i < n; i++) d[i] = srt_f32_to_bf16(src[i]); break; }
-        case SRT_Q8: {
-            uint64_t r, g, ng = (cols + group - 1) / group;
-            int8_t *q = (int8_t *)parts[0];
+        default: {
+            srt__tiling t = srt__tiling_of(format, rows, cols, group);
+            uint8_t *v = (uint8_t *)parts[0], codes[SRT__MAX_GROUP];
             uint16_t *sc = (uint16_t *)parts[1];
+            uint64_t r, g, k;
+            memset(v, 0, (size_t)lay.size[0]);   /* padding rows and columns: code 0, scale 0 */
+            memset(sc, 0, (size_t)lay.size[1]);
             for (r = 0; r < rows; r++)
-                for (g = 0; g < ng; g++) {
+                for (g = 0; g < t.ng; g++) {
                     uint64_t k0 = g * group, len = cols - k0 < group ? cols - k0 : group;
-                    srt__quantize_q8_group(src + r * cols + k0, len, q + r * cols + k0, sc + r * ng + g);
+                    srt__quantize_group(format, src + r * cols + k0, len, codes, sc + srt__scale_at(&t, r, g));
+                    for (k = 0; k < len; k++) {
+                        uint32_t shift;
+                        uint64_t at = srt__code_at(&t, r, k0 + k, &shift);
+                        v[at] = (uint8_t)(v[at] | (uint32_t)codes[k] << shift);
+                    }
                 }
-            break;
         }
-        default: return srt__fail(SRT_ERR_UNSUPPORTED, "unknown weight format %d", (int)format);
     }
     return SRT_OK;
 }
 
+/* Rows [r0, r0 + n_rows) of a tensor as floats (dst is n_rows x cols). */
+static void srt__dequantize_rows(srt_format format, uint32_t group, const void *const *parts, uint64_t rows, uint64_t cols,
+                                 uint64_t r0, uint64_t n_rows, float *dst) {
+    uint64_t i, n = n_rows * cols, o = r0 * cols;
+    switch (format) {
+        case SRT_F32: memcpy(dst, (const float *)parts[0] + o, (size_t)(n * 4)); break;
+        case SRT_F16: { const uint16_t *s = (const uint16_t *)parts[0] + o; for (i = 0; i < n; i++) dst[i] = srt_f16_to_f32(s[i]); break; }
+        case SRT_BF16: { const uint16_t *s = (const uint16_t *)parts[0] + o; for (i = 0; i < n; i++) dst[i] = srt_bf16_to_f32(s[i]); break; }
+        default: {
+            srt__tiling t = srt__tiling_of(format, rows, cols, group);
+            const uint8_t *v = (const uint8_t *)parts[0];
+            const uint16_t *sc = (const uint16_t *)parts[1];
+            uint64_t r, k;
+            for (r = r0; r < r0 + n_rows; r++)
+                for (k = 0; k < cols; k++) {
+                    uint32_t shift;
+                    uint64_t at = srt__code_at(&t, r, k, &shift);
+                    uint32_t code = (uint32_t)(v[at] >> shift) & ((1u << t.bits) - 1);
+                    dst[(r - r0) * cols + k] = (float)srt__code_value(format, code) * srt_f16_to_f32(sc[srt__scale_at(&t, r, k / group)]);
+                }
+        }
+    }
+}
 SRT_API srt_status srt_dequantize(srt_format format, uint32_t group, const void *const *parts, uint64_t rows, uint64_t cols, float *dst) {
     srt_tensor_parts lay;
-    uint64_t i, n;
     srt_status st = srt_tensor_layout(format, rows, cols, group, &lay);
     if (st != SRT_OK) return st;
-    n = rows * cols;
-    switch (format) {
-        case SRT_F32: memcpy(dst, parts[0], (size_t)(n * 4)); break;
-        case SRT_F16: { const uint16_t *s = (const uint16_t *)parts[0]; for (i = 0; i < n; i++) dst[i] = srt_f16_to_f32(s[i]); break; }
-        case SRT_BF16: { const uint16_t *s = (const uint16_t *)parts[0]; for (i = 0; i < n; i++) dst[i] = srt_bf16_to_f32(s[i]); break; }
-        case SRT_Q8: {
-            uint64_t ng = (cols + group - 1) / group;
-            const int8_t *q = (const int8_t *)parts[0];
-            const uint16_t *sc = (const uint16_t *)parts[1];
-            for (i = 0; i < n; i++) dst[i] = (float)q[i] * srt_f16_to_f32(sc[(i / cols) * ng + (i % cols) / group]);
-            break;
-        }
-        default: return srt__fail(SRT_ERR_UNSUPPORTED, "unknown weight format %d", (int)format);
-    }
+    srt__dequantize_rows(format, group, parts, rows, cols, 0, rows, dst);
     return SRT_OK;
 }
 
@@ -1510,114 +1641,247 @@ typedef struct srt__weights {
     const void *part[4];
 } srt__weights;
 
-/* Activations prepared for one kernel call: floats as given, plus int8 codes and one scale per
-   group for integer formats (quantized on the fly, per group of the weight's group size). */
+/* Row of W as floats (embedding lookup). */
+static void srt__weights_row(const srt__weights *w, uint64_t r, float *out) {
+    srt__dequantize_rows(w->format, w->group, w->part, w->rows, w->cols, r, 1, out);
+}
+
+/* Activations prepared for one kernel call: floats as given, plus for integer formats int8 codes
+   (K padded with zeros to a multiple of 32), one scale and one code sum per group of the
+   weight's group size. */
 typedef struct srt__acts {
     const float *x;          /* n_tok x cols */
-    int8_t *q;               /* n_tok x cols, or NULL */
-    float *d;                /* n_tok x ngroups */
+    int8_t *q;               /* n_tok x kp, or NULL */
+    float *d;                /* n_tok x ng */
+    int32_t *s;              /* n_tok x ng: sum of q over the group */
+    uint64_t kp, ng;
 } srt__acts;
 
-static void srt__quantize_acts_q8(const float *x, uint64_t cols, uint32_t group, int8_t *q, float *d) {
+/* dx = max|x| / 127 (f32), q = round_half_away(x * (1 / dx)); the SIMD kernels reproduce this. */
+static void srt__quantize_acts(const float *x, uint64_t cols, uint32_t group, uint64_t kp, int8_t *q, float *d, int32_t *s) {
     uint64_t g, ng = (cols + group - 1) / group;
     for (g = 0; g < ng; g++) {
         uint64_t k0 = g * group, len = cols - k0 < group ? cols - k0 : group, i;
         float amax = 0.0f, id;
+        int32_t sum = 0;
         for (i = 0; i < len; i++) { float a = fabsf(x[k0 + i]); if (a > amax) amax = a; }
         d[g] = amax / 127.0f;
         id = d[g] > 0.0f ? 1.0f / d[g] : 0.0f;
-        for (i = 0; i < len; i++) q[k0 + i] = (int8_t)roundf(x[k0 + i] * id);
+        for (i = 0; i < len; i++) { q[k0 + i] = (int8_t)roundf(x[k0 + i] * id); sum += q[k0 + i]; }
+        s[g] = sum;
     }
+    for (g = cols; g < kp; g++) q[g] = 0;
 }
 
-/* Reference dot products. Float formats: 8 partial sums reduced pairwise (a fixed order, so every
-   thread count gives the same bits). Q8: exact int32 sums per group, scaled and summed in order. */
-#define SRT__DOT8(LOAD) \
-    float s[8] = {0, 0, 0, 0, 0, 0, 0, 0}; \
-    uint64_t i = 0, j; \
-    for (; i + 8 <= n; i += 8) for (j = 0; j < 8; j++) s[j] += LOAD(i + j) * x[i + j]; \
-    for (j = 0; i < n; i++, j++) s[j] += LOAD(i) * x[i]; \
-    return ((s[0] + s[1]) + (s[2] + s[3])) + ((s[4] + s[5]) + (s[6] + s[7]));
+/* One matrix product: y[t * ldy + r] = W[r] . x[t] (+ bias[r]) for tokens t < n_tok. Kernels
+   compute whole tiles of 16 rows (the last one clipped to `rows`). */
+typedef struct srt__mm {
+    const srt__weights *w;
+    const srt__acts *a;
+    int n_tok;
+    float *y;
+    uint64_t ldy;
+    const float *bias;
+} srt__mm;
+typedef void (*srt__kernel_fn)(const srt__mm *mm, uint64_t tile0, uint64_t tile1);
 
+/* Reference float dot product: 16 partial sums in f32 with fused multiply-add (element k goes to
+   sum k mod 16), reduced by halves: s[j] += s[j + 8], then + 4, + 2, + 1. A 16-lane (or 2 x 8-lane)
+   FMA loop reproduces it bit for bit. */
+#define SRT__DOT16(LOAD) \
+    float s[16]; \
+    uint64_t i; \
+    int j, h; \
+    for (j = 0; j < 16; j++) s[j] = 0.0f; \
+    for (i = 0; i < n; i++) s[i & 15] = fmaf(LOAD(i), x[i], s[i & 15]); \
+    for (h = 8; h; h >>= 1) for (j = 0; j < h; j++) s[j] += s[j + h]; \
+    return s[0];
 static float srt__dot_f32(const float *w, const float *x, uint64_t n) {
 #define SRT__LOAD_F32(k) w[k]
-    SRT__DOT8(SRT__LOAD_F32)
+    SRT__DOT16(SRT__LOAD_F32)
 #undef SRT__LOAD_F32
 }
 static float srt__dot_f16(const uint16_t *w, const float *x, uint64_t n) {
 #define SRT__LOAD_F16(k) srt_f16_to_f32(w[k])
-    SRT__DOT8(SRT__LOAD_F16)
+    SRT__DOT16(SRT__LOAD_F16)
 #undef SRT__LOAD_F16
 }
 static float srt__dot_bf16(const uint16_t *w, const float *x, uint64_t n) {
 #define SRT__LOAD_BF16(k) srt_bf16_to_f32(w[k])
-    SRT__DOT8(SRT__LOAD_BF16)
+    SRT__DOT16(SRT__LOAD_BF16)
 #undef SRT__LOAD_BF16
 }
-static float srt__dot_q8(const int8_t *w, const uint16_t *ws, const int8_t *q, const float *d, uint64_t n, uint32_t group) {
-    float sum = 0.0f;
-    uint64_t k0, g = 0;
-    for (k0 = 0; k0 < n; k0 += group, g++) {
-        uint64_t len = n - k0 < group ? n - k0 : group, i;
-        int32_t acc = 0;
-        for (i = 0; i < len; i++) acc += (int32_t)w[k0 + i] * (int32_t)q[k0 + i];
-        sum += (float)acc * (srt_f16_to_f32(ws[g]) * d[g]);
-    }
-    return sum;
-}
 
-/* y = row `r` of W times token `t` of the activations. */
-static float srt__dot_row(const srt__weights *w, uint64_t r, const srt__acts *a, uint64_t t) {
-    uint64_t K = w->cols;
-    switch (w->format) {
-        case SRT_F32: return srt__dot_f32((const float *)w->part[0] + r * K, a->x + t * K, K);
-        case SRT_F16: return srt__dot_f16((const uint16_t *)w->part[0] + r * K, a->x + t * K, K);
-        case SRT_BF16: return srt__dot_bf16((const uint16_t *)w->part[0] + r * K, a->x + t * K, K);
-        case SRT_Q8: {
-            uint64_t ng = (K + w->group - 1) / w->group;
-            return srt__dot_q8((const int8_t *)w->part[0] + r * K, (const uint16_t *)w->part[1] + r * ng,
-                               a->q + t * K, a->d + t * ng, K, w->group);
+static void srt__ref_float(const srt__mm *mm, uint64_t tile0, uint64_t tile1) {
+    const srt__weights *w = mm->w;
+    uint64_t K = w->cols, r, r1 = tile1 * SRT__TILE < w->rows ? tile1 * SRT__TILE : w->rows;
+    int t;
+    for (r = tile0 * SRT__TILE; r < r1; r++)
+        for (t = 0; t < mm->n_tok; t++) {
+            const float *x = mm->a->x + (uint64_t)t * K;
+            float y = w->format == SRT_F32 ? srt__dot_f32((const float *)w->part[0] + r * K, x, K)
+                    : w->format == SRT_F16 ? srt__dot_f16((const uint16_t *)w->part[0] + r * K, x, K)
+                    : srt__dot_bf16((const uint16_t *)w->part[0] + r * K, x, K);
+            mm->y[(uint64_t)t * mm->ldy + r] = y + (mm->bias ? mm->bias[r] : 0.0f);
         }
-        default: return 0.0f;
+}
+
+/* Reference integer kernel. Per row and group g: acc_g = sum_k w[k] * q[k] exactly in int32;
+   y = fma((float)acc_g, scale_g * dx_g, y) over g in order from y = 0; then + bias. */
+static void srt__ref_int(const srt__mm *mm, uint64_t tile0, uint64_t tile1) {
+    const srt__weights *w = mm->w;
+    const srt__acts *a = mm->a;
+    srt__tiling tl = srt__tiling_of(w->format, w->rows, w->cols, w->group);
+    const uint8_t *v = (const uint8_t *)w->part[0];
+    const uint16_t *sc = (const uint16_t *)w->part[1];
+    uint64_t tile, g, c, cpg = w->group / tl.kstep;
+    uint32_t mask = (1u << tl.bits) - 1, per_byte = 8 / tl.bits;
+    int t, lane, b;
+    for (tile = tile0; tile < tile1; tile++)
+        for (t = 0; t < mm->n_tok; t++) {
+            const int8_t *q = a->q + (uint64_t)t * a->kp;
+            float y[SRT__TILE];
+            for (lane = 0; lane < (int)SRT__TILE; lane++) y[lane] = 0.0f;
+            for (g = 0; g < tl.ng; g++) {
+                int32_t acc[SRT__TILE];
+                uint64_t c1 = (g + 1) * cpg < tl.chunks ? (g + 1) * cpg : tl.chunks;
+                for (lane = 0; lane < (int)SRT__TILE; lane++) acc[lane] = 0;
+                for (c = g * cpg; c < c1; c++) {
+                    const uint8_t *chunk = v + (tile * tl.chunks + c) * 64;
+                    for (lane = 0; lane < (int)SRT__TILE; lane++)
+                        for (b = 0; b < 4; b++) {
+                            uint32_t byte = chunk[lane * 4 + b], s;
+                            for (s = 0; s < per_byte; s++)
+                                acc[lane] += srt__code_value(w->format, (byte >> (s * tl.bits)) & mask) * (int32_t)q[c * tl.kstep + 4 * s + (uint32_t)b];
+                        }
+                }
+                for (lane = 0; lane < (int)SRT__TILE; lane++)
+                    y[lane] = fmaf((float)acc[lane], srt_f16_to_f32(sc[(tile * tl.ng + g) * SRT__TILE + (uint64_t)lane]) * a->d[(uint64_t)t * a->ng + g], y[lane]);
+            }
+            for (lane = 0; lane < (int)SRT__TILE; lane++) {
+                uint64_t r = tile * SRT__TILE + (uint64_t)lane;
+                if (r < w->rows) mm->y[(uint64_t)t * mm->ldy + r] = y[lane] + (mm->bias ? mm->bias[r] : 0.0f);
+            }
+        }
+}
+
+/* ---- instruction sets: detection, choice, kernel table */
+static const char *const srt__isa_names[SRT_ISA_COUNT] = {"auto", "portable", "avx2", "avxvnni", "avx512", "amx"};
+SRT_API const char *srt_isa_name(srt_isa isa) { return (unsigned)isa < SRT_ISA_COUNT ? srt__isa_names[isa] : "?"; }
+SRT_API int srt_isa_from_name(const char *name) {
+    int i;
+    if (!name) return -1;
+    for (i = 0; i < SRT_ISA_COUNT; i++) if (strcmp(name, srt__isa_names[i]) == 0) return i;
+    return -1;
+}
+
+#if !defined(SPARSERT_NO_X86) && (defined(__x86_64__) || defined(_M_X64)) && defined(__GNUC__)
+#  define SRT__HAVE_X86 1
+#  include "sparsert_x86.h"
+#else
+#  define SRT__HAVE_X86 0
+#endif
+
+SRT_API srt_isa srt_isa_best(void) {
+#if SRT__HAVE_X86
+    return srt__x86_best_isa();
+#else
+    return SRT_ISA_PORTABLE;
+#endif
+}
+
+SRT_API srt_isa srt_isa_resolve(srt_isa isa) {
+    srt_isa best = srt_isa_best();
+    if (isa == SRT_ISA_AUTO) {
+        const char *env = getenv("SRT_ISA");
+        int e = env && *env ? srt_isa_from_name(env) : 0;
+        if (e < 0) srt__log(SRT_LOG_WARN, "SRT_ISA=%s is not one of portable, avx2, avxvnni, avx512, amx: ignored", env);
+        isa = e > 0 ? (srt_isa)e : best;
+    }
+    if ((unsigned)isa >= SRT_ISA_COUNT) isa = best;
+    if (isa > best) {
+        srt__log(SRT_LOG_WARN, "instruction set %s is not available on this CPU; using %s", srt_isa_name(isa), srt_isa_name(best));
+        isa = best;
+    }
+    return isa;
+}
+
+/* The kernel for a format at an instruction-set level, for n_tok tokens (1 = GEMV, more = GEMM). */
+static srt__kernel_fn srt__kernel(srt_isa isa, srt_format f, int n_tok) {
+#if SRT__HAVE_X86
+    srt__kernel_fn k = srt__x86_kernel(isa, f, n_tok);
+    if (k) return k;
+#else
+    (void)isa; (void)n_tok;
+#endif
+    return srt__format_is_int(f) ? srt__ref_int : srt__ref_float;
+}
+
+/* Scratch for the activations of n_tok tokens of a cols-wide input. */
+static uint64_t srt__acts_bytes(uint64_t n_tok, uint64_t cols, uint32_t min_group) {
+    uint64_t kp = (cols + SRT__KPAD - 1) / SRT__KPAD * SRT__KPAD, ng = (cols + min_group - 1) / min_group;
+    return n_tok * (kp + ng * 8) + 64;
+}
+static void srt__acts_prepare(srt__acts *a, const srt__weights *w, const float *x, int n_tok, void *scratch) {
+    a->x = x; a->q = NULL; a->d = NULL; a->s = NULL; a->kp = 0; a->ng = 0;
+    if (srt__format_is_int(w->format)) {
+        uint64_t t;
+        a->kp = (w->cols + SRT__KPAD - 1) / SRT__KPAD * SRT__KPAD;
+        a->ng = (w->cols + w->group - 1) / w->group;
+        a->d = (float *)scratch;
+        a->s = (int32_t *)(a->d + (uint64_t)n_tok * a->ng);
+        a->q = (int8_t *)(a->s + (uint64_t)n_tok * a->ng);
+        for (t = 0; t < (uint64_t)n_tok; t++)
+            srt__quantize_acts(x + t * w->cols, w->cols, w->group, a->kp, a->q + t * a->kp, a->d + t * a->ng, a->s + t * a->ng);
     }
 }
 
-/* Row of W as floats (embedding lookup). */
-static void srt__weights_row(const srt__weights *w, uint64_t r, float *out) {
-    const void *parts[4];
-    uint64_t K = w->cols;
-    switch (w->format) {
-        case SRT_F32: parts[0] = (const float *)w->part[0] + r * K; break;
-        case SRT_F16: case SRT_BF16: parts[0] = (const uint16_t *)w->part[0] + r * K; break;
-        case SRT_Q8: parts[0] = (const int8_t *)w->part[0] + r * K;
-                     parts[1] = (const uint16_t *)w->part[1] + r * ((K + w->group - 1) / w->group); break;
-        default: return;
-    }
-    srt_dequantize(w->format, w->group, parts, 1, K, out);
+typedef struct srt__mm_job { srt__mm mm; srt__kernel_fn fn; } srt__mm_job;
+static void srt__mm_tiles(void *user, int64_t begin, int64_t end, int thread) {
+    srt__mm_job *j = (srt__mm_job *)user;
+    (void)thread;
+    j->fn(&j->mm, (uint64_t)begin, (uint64_t)end);
+}
+/* y (n_tok x ldy) = W x (+ bias) over the pool (NULL = this thread). */
+static void srt__matmul_run(srt_pool *pool, srt_isa isa, const srt__weights *w, const float *x, int n_tok,
+                            float *y, uint64_t ldy, const float *bias, void *scratch) {
+    srt__mm_job j;
+    srt__acts a;
+    srt_tensor_parts lay;
+    int64_t tiles = (int64_t)((w->rows + SRT__TILE - 1) / SRT__TILE), tile_bytes;
+    srt__acts_prepare(&a, w, x, n_tok, scratch);
+    j.mm.w = w; j.mm.a = &a; j.mm.n_tok = n_tok; j.mm.y = y; j.mm.ldy = ldy; j.mm.bias = bias;
+    j.fn = srt__kernel(isa, w->format, n_tok);
+    srt_tensor_layout(w->format, w->rows, w->cols, w->group, &lay);
+    tile_bytes = (int64_t)((lay.size[0] + lay.size[1]) / (uint64_t)tiles);
+    if (!pool) j.fn(&j.mm, 0, (uint64_t)tiles);
+    else srt_pool_parallel_for(pool, tiles, srt_pool_chunk(pool, tiles, tile_bytes), srt__mm_tiles, &j);
+}
+
+SRT_API srt_status srt_matmul(srt_pool *pool, srt_isa isa, srt_format format, uint32_t group, const void *const *parts,
+                              uint64_t rows, uint64_t cols, int n, const float *x, float *y) {
+    srt_tensor_parts lay;
+    srt__weights w;
+    void *scratch;
+    uint64_t bytes;
+    int i;
+    srt_status st = srt_tensor_layout(format, rows, cols, group, &lay);
+    if (st != SRT_OK) return st;
+    if (n < 1 || !x || !y) return srt__fail(SRT_ERR_INVALID_ARG, "srt_matmul: n = %d, x and y must be non-NULL", n);
+    memset(&w, 0, sizeof w);
+    w.format = format; w.group = group; w.rows = rows; w.cols = cols;
+    for (i = 0; i < lay.n_parts; i++) w.part[i] = parts[i];
+    bytes = srt__acts_bytes((uint64_t)n, cols, srt__format_is_int(format) ? group : SRT__KPAD);
+    if ((uint64_t)(size_t)bytes != bytes || !(scratch = SRT_MALLOC((size_t)bytes)))
+        return srt__fail(SRT_ERR_OUT_OF_MEMORY, "srt_matmul: out of memory");
+    srt__matmul_run(pool, srt_isa_resolve(isa), &w, x, n, y, rows, NULL, scratch);
+    SRT_FREE(scratch);
+    return SRT_OK;
 }
 
 SRT_API srt_status srt_matvec(srt_format format, uint32_t group, const void *const *parts, uint64_t rows, uint64_t cols,
                               const float *x, float *y) {
-    srt_tensor_parts lay;
-    srt__weights w;
-    srt__acts a;
-    uint64_t r;
-    int i;
-    srt_status st = srt_tensor_layout(format, rows, cols, group, &lay);
-    if (st != SRT_OK) return st;
-    memset(&w, 0, sizeof w);
-    w.format = format; w.group = group; w.rows = rows; w.cols = cols;
-    for (i = 0; i < lay.n_parts; i++) w.part[i] = parts[i];
-    a.x = x; a.q = NULL; a.d = NULL;
-    if (srt__format_is_grouped(format)) {
-        a.q = (int8_t *)SRT_MALLOC((size_t)cols);
-        a.d = (float *)SRT_MALLOC((size_t)((cols + group - 1) / group) * sizeof(float));
-        if (!a.q || !a.d) { SRT_FREE(a.q); SRT_FREE(a.d); return srt__fail(SRT_ERR_OUT_OF_MEMORY, "srt_matvec: out of memory"); }
-        srt__quantize_acts_q8(x, cols, group, a.q, a.d);
-    }
-    for (r = 0; r < rows; r++) y[r] = srt__dot_row(&w, r, &a, 0);
-    SRT_FREE(a.q); SRT_FREE(a.d);
-    return SRT_OK;
+    return srt_matmul(NULL, SRT_ISA_PORTABLE, format, group, parts, rows, cols, 1, x, y);
 }
 
 /* ---------------------------------------------------------------- 8 .srt writer */
@@ -1794,7 +2058,7 @@ SRT_API srt_status srt_writer_add_tensor(srt_writer *w, const char *name, srt_fo
     uint32_t crcs[4];
     srt_status st;
     int i;
-    if (srt__format_is_grouped(format) && group == 0) group = SRT__Q8_DEFAULT_GROUP;
+    if (srt__format_is_int(format) && group == 0) group = SRT__DEFAULT_GROUP;
     if (!data) return srt__fail(SRT_ERR_INVALID_ARG, "srt_writer_add_tensor: NULL data for '%s'", name ? name : "");
     st = srt_tensor_layout(format, rows, cols, group, &lay);
     if (st != SRT_OK) return srt__fail(st, "tensor '%s': %s", name ? name : "", srt_last_error());
@@ -1937,6 +2201,7 @@ struct srt_model {
     srt__map map;
     srt_pool *pool;
     int own_pool;
+    srt_isa isa;               /* kernel level (resolved) */
     char *arena;               /* keys, strings */
     srt__meta *meta;
     uint32_t n_meta;
@@ -2291,6 +2556,7 @@ SRT_API srt_status srt_model_load(const char *path, const srt_model_desc *desc, 
         }
     }
     if (st != SRT_OK) { srt_model_free(m); return st; }
+    m->isa = srt_isa_resolve(d.isa);
     /* info */
     memset(&m->info, 0, sizeof m->info);
     m->info.architecture = m->arch;
@@ -2719,8 +2985,7 @@ struct srt_session {
     float *rope_freq;                 /* rope_dim / 2 */
     /* batch scratch, n_batch rows each */
     float *x, *xb, *q, *k, *v, *att, *hb, *hb2;
-    int8_t *aq;                       /* activation codes for integer formats */
-    float *ad;                        /* activation scales */
+    void *acts;                       /* quantized activations for integer formats (srt__acts_bytes) */
     float *scores;                    /* n_threads x n_ctx */
     srt__cand *cand;                  /* sampler */
     float *slog;                      /* sampler logits copy */
@@ -2728,41 +2993,10 @@ struct srt_session {
     int64_t cancel;                   /* atomic */
 };
 
-typedef struct srt__matmul_job {
-    const srt__weights *w;
-    srt__acts a;
-    int n_tok;
-    float *y;                         /* n_tok x rows */
-    const float *bias;
-} srt__matmul_job;
-
-static void srt__matmul_rows(void *user, int64_t begin, int64_t end, int thread) {
-    srt__matmul_job *j = (srt__matmul_job *)user;
-    int64_t r;
-    int t;
-    (void)thread;
-    for (r = begin; r < end; r++)
-        for (t = 0; t < j->n_tok; t++)
-            j->y[(uint64_t)t * j->w->rows + (uint64_t)r] = srt__dot_row(j->w, (uint64_t)r, &j->a, (uint64_t)t) + (j->bias ? j->bias[r] : 0.0f);
-}
-
-/* y[n_tok][rows] = x[n_tok][cols] * W^T (+ bias). Rows are split into chunks over the pool; each
-   output element is computed by one thread in a fixed order, so results do not depend on threads. */
+/* y[n_tok][rows] = x[n_tok][cols] * W^T (+ bias). Tiles of rows are claimed by the pool's threads;
+   each output is computed by one thread in a fixed order, so results do not depend on threads. */
 static void srt__matmul(srt_session *s, const srt__weights *w, const float *x, int n_tok, float *y, const float *bias) {
-    srt__matmul_job j;
-    srt_tensor_parts row;
-    int64_t row_bytes = 0;
-    int i;
-    j.w = w; j.n_tok = n_tok; j.y = y; j.bias = bias;
-    j.a.x = x; j.a.q = NULL; j.a.d = NULL;
-    if (srt__format_is_grouped(w->format)) {
-        uint64_t t, ng = (w->cols + w->group - 1) / w->group;
-        for (t = 0; t < (uint64_t)n_tok; t++) srt__quantize_acts_q8(x + t * w->cols, w->cols, w->group, s->aq + t * w->cols, s->ad + t * ng);
-        j.a.q = s->aq; j.a.d = s->ad;
-    }
-    srt_tensor_layout(w->format, 1, w->cols, w->group, &row);   /* bytes one row reads */
-    for (i = 0; i < row.n_parts; i++) row_bytes += (int64_t)row.size[i];
-    srt_pool_parallel_for(s->m->pool, (int64_t)w->rows, srt_pool_chunk(s->m->pool, (int64_t)w->rows, row_bytes * n_tok), srt__matmul_rows, &j);
+    srt__matmul_run(s->m->pool, s->m->isa, w, x, n_tok, y, w->rows, bias, s->acts);
 }
 
 static void srt__rmsnorm(float *o, const float *x, const float *w, int n, float eps) {
@@ -2894,8 +3128,8 @@ SRT_API void srt_session_destroy(srt_session *s) {
     a = &s->m->alloc;
     srt__free(a, s->k_cache); srt__free(a, s->v_cache); srt__free(a, s->tokens); srt__free(a, s->logits);
     srt__free(a, s->rope_freq); srt__free(a, s->x); srt__free(a, s->xb); srt__free(a, s->q); srt__free(a, s->k);
-    srt__free(a, s->v); srt__free(a, s->att); srt__free(a, s->hb); srt__free(a, s->hb2); srt__free(a, s->aq);
-    srt__free(a, s->ad); srt__free(a, s->scores); srt__free(a, s->cand); srt__free(a, s->slog);
+    srt__free(a, s->v); srt__free(a, s->att); srt__free(a, s->hb); srt__free(a, s->hb2); srt__free(a, s->acts);
+    srt__free(a, s->scores); srt__free(a, s->cand); srt__free(a, s->slog);
     srt__free(a, s);
 }
 
@@ -2938,11 +3172,10 @@ SRT_API srt_status srt_session_create(srt_model *m, const srt_session_desc *desc
     s->att = (float *)srt__alloc(a, B * Q * sizeof(float));
     s->hb = (float *)srt__alloc(a, B * F * sizeof(float));
     s->hb2 = (float *)srt__alloc(a, B * F * sizeof(float));
-    s->aq = (int8_t *)srt__alloc(a, B * maxk);
-    s->ad = (float *)srt__alloc(a, B * maxk * sizeof(float));
+    s->acts = srt__alloc(a, (size_t)srt__acts_bytes(B, maxk, SRT__KPAD));
     s->scores = (float *)srt__alloc(a, (size_t)srt_pool_threads(m->pool) * (size_t)s->n_ctx * sizeof(float));
     if (!s->k_cache || !s->v_cache || !s->tokens || !s->logits || !s->slog || !s->cand || !s->rope_freq || !s->x || !s->xb ||
-        !s->q || !s->k || !s->v || !s->att || !s->hb || !s->hb2 || !s->aq || !s->ad || !s->scores) {
+        !s->q || !s->k || !s->v || !s->att || !s->hb || !s->hb2 || !s->acts || !s->scores) {
         srt_session_destroy(s);
         return srt__fail(SRT_ERR_OUT_OF_MEMORY, "srt_session_create: out of memory (KV cache %llu MB for %d tokens)", (unsigned long long)(2 * kv_bytes >> 20), s->n_ctx);
     }

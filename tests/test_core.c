@@ -43,12 +43,17 @@ static void test_half_floats(void) {
 }
 
 /* ------------------------------------------------------------------ kernels */
-/* For each format and odd shapes: the kernel equals a double-precision dot product of the
-   dequantized weights with the activations the kernel sees (quantized ones for Q8). */
+/* For each format and odd shapes: the reference kernel equals a double-precision dot product of
+   the dequantized weights with the activations the kernel sees (quantized ones for the integer
+   formats), and the quantization error (RMS relative to the weights' RMS) is what the format
+   promises. */
+static int is_int(srt_format f) { return f >= SRT_Q8 && f <= SRT_Q1; }
 static void test_kernels(void) {
     static const int shapes[][2] = {{1, 1}, {13, 37}, {64, 256}, {7, 1000}, {33, 31}};
-    static const struct { srt_format f; uint32_t group; } fmts[] = {
-        {SRT_F32, 0}, {SRT_F16, 0}, {SRT_BF16, 0}, {SRT_Q8, 32}, {SRT_Q8, 7}, {SRT_Q8, 64}, {SRT_Q8, 1000}};
+    static const struct { srt_format f; uint32_t group; double rms; } fmts[] = {
+        {SRT_F32, 0, 0.0}, {SRT_F16, 0, 4e-4}, {SRT_BF16, 0, 3e-3},
+        {SRT_Q8, 32, 0.012}, {SRT_Q8, 64, 0.012}, {SRT_Q8, 1024, 0.02}, {SRT_Q4, 32, 0.17}, {SRT_Q4, 128, 0.2},
+        {SRT_Q2, 32, 0.6}, {SRT_Q2, 64, 0.62}, {SRT_TQ, 32, 0.62}, {SRT_TQ, 64, 0.65}, {SRT_Q1, 32, 0.85}, {SRT_Q1, 64, 0.85}};
     size_t si, fi;
     for (fi = 0; fi < sizeof fmts / sizeof fmts[0]; fi++)
         for (si = 0; si < sizeof shapes / sizeof shapes[0]; si++) {
@@ -59,7 +64,7 @@ static void test_kernels(void) {
             void *parts[4] = {0, 0, 0, 0};
             float *w = (float *)malloc(sizeof(float) * M * K), *deq = (float *)malloc(sizeof(float) * M * K);
             float *x = (float *)malloc(sizeof(float) * K), *xq = (float *)malloc(sizeof(float) * K), *y = (float *)malloc(sizeof(float) * M);
-            double max_err = 0.0, max_q_err = 0.0;
+            double max_err = 0.0, q_err = 0.0, w_sq = 0.0;
             int i;
             for (i = 0; i < M * K; i++) w[i] = frand() * (i % 11 == 0 ? 4.0f : 0.5f);
             for (i = 0; i < K; i++) x[i] = frand() * 3.0f;
@@ -69,7 +74,7 @@ static void test_kernels(void) {
             srt_dequantize(f, g, (const void *const *)parts, (uint64_t)M, (uint64_t)K, deq);
             /* the activations as the kernel sees them */
             memcpy(xq, x, sizeof(float) * K);
-            if (f == SRT_Q8)
+            if (is_int(f))
                 for (k = 0; k < K; k += (int)g) {
                     int len = K - k < (int)g ? K - k : (int)g, j;
                     float amax = 0.0f, d;
@@ -84,13 +89,10 @@ static void test_kernels(void) {
                 err = fabs(y[r] - ref) / (mag + 1e-30);
                 if (err > max_err) max_err = err;
             }
-            for (i = 0; i < M * K; i++) {   /* quantization error relative to the row's max */
-                double e = fabs((double)deq[i] - w[i]);
-                if (e > max_q_err) max_q_err = e;
-            }
+            for (i = 0; i < M * K; i++) { q_err += ((double)deq[i] - w[i]) * ((double)deq[i] - w[i]); w_sq += (double)w[i] * w[i]; }
+            q_err = sqrt(q_err / w_sq);
             CHECK(max_err < 1e-5, "%s/g%u %dx%d: kernel equals double-precision reference (rel err %.2e)", srt_format_name(f), g, M, K, max_err);
-            CHECK(max_q_err <= (f == SRT_F32 ? 0.0 : f == SRT_F16 ? 4.0 / 2048 : f == SRT_BF16 ? 4.0 / 256 : 4.0 / 254 * 1.01),
-                  "%s/g%u %dx%d: quantization error %.2e within the format's bound", srt_format_name(f), g, M, K, max_q_err);
+            CHECK(q_err <= fmts[fi].rms, "%s/g%u %dx%d: quantization error %.3f <= %.3f (RMS, relative)", srt_format_name(f), g, M, K, q_err, fmts[fi].rms);
             for (i = 0; i < 4; i++) free(parts[i]);
             free(w); free(deq); free(x); free(xq); free(y);
         }
@@ -104,6 +106,8 @@ static void test_kernels(void) {
         {
             srt_tensor_parts lay;
             CHECK(srt_tensor_layout(SRT_Q8, 4, 4, 0, &lay) == SRT_ERR_FORMAT, "q8 with group 0 is refused: %s", srt_last_error());
+            CHECK(srt_tensor_layout(SRT_Q4, 4, 4, 48, &lay) == SRT_ERR_FORMAT, "q4 with group 48 (not a multiple of 32) is refused: %s", srt_last_error());
+            CHECK(srt_tensor_layout(SRT_Q2, 4, 4, 131072, &lay) == SRT_ERR_FORMAT, "q2 with group 131072 is refused: %s", srt_last_error());
             CHECK(srt_tensor_layout(SRT_F16, 4, 4, 32, &lay) == SRT_ERR_FORMAT, "f16 with a group size is refused: %s", srt_last_error());
             CHECK(srt_tensor_layout((srt_format)99, 4, 4, 0, &lay) == SRT_ERR_UNSUPPORTED, "an unknown format is refused: %s", srt_last_error());
         }

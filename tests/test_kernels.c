@@ -1,0 +1,123 @@
+/* test_kernels.c - every SIMD kernel against the portable reference, bit for bit: each format, each
+   instruction-set level this machine supports (forced lower levels included), GEMV and GEMM token
+   counts, odd shapes (M, K not multiples of the tile or group), 1 and 2 threads; and a whole model
+   gives the same logits at every level. */
+#define SPARSERT_IMPLEMENTATION
+#include "sparsert.h"
+#include "tests/testing.h"
+#include "tests/tiny_model.h"
+
+#include <math.h>
+#include <stdlib.h>
+
+static uint64_t rng_state = 777;
+static float frand(void) {   /* uniform in [-1, 1) */
+    rng_state = rng_state * 6364136223846793005ull + 1442695040888963407ull;
+    return (float)((rng_state >> 40) / 8388608.0) - 1.0f;
+}
+
+static void test_levels(void) {
+    srt_isa best = srt_isa_best(), isa;
+    CHECK(best >= SRT_ISA_PORTABLE && best < SRT_ISA_COUNT, "best level: %s", srt_isa_name(best));
+    CHECK(srt_isa_from_name("avx2") == SRT_ISA_AVX2 && srt_isa_from_name("nope") == -1 && strcmp(srt_isa_name(SRT_ISA_AMX), "amx") == 0,
+          "level names");
+    CHECK(srt_isa_resolve(SRT_ISA_PORTABLE) == SRT_ISA_PORTABLE, "portable can always be forced");
+    isa = srt_isa_resolve(SRT_ISA_AMX);
+    CHECK(isa == best || (isa < best), "forcing amx gives at most the best level (%s)", srt_isa_name(isa));
+}
+
+/* y at `isa` with `pool` equals the portable reference bit for bit. */
+static void test_format(srt_pool *pool, srt_format f, uint32_t group) {
+    static const int shapes[][2] = {{1, 32}, {17, 100}, {45, 300}, {16, 64}, {130, 520}, {3, 2048}};
+    static const int toks[] = {1, 2, 5, 13};
+    size_t si, ti;
+    srt_isa best = srt_isa_best();
+    for (si = 0; si < sizeof shapes / sizeof shapes[0]; si++) {
+        int M = shapes[si][0], K = shapes[si][1], i, isa;
+        srt_tensor_parts lay;
+        void *parts[4] = {0, 0, 0, 0};
+        float *w = (float *)malloc(sizeof(float) * M * K), *x = (float *)malloc(sizeof(float) * 13 * K);
+        float *ref = (float *)malloc(sizeof(float) * 13 * M), *y = (float *)malloc(sizeof(float) * 13 * M);
+        for (i = 0; i < M * K; i++) w[i] = frand() * (i % 13 == 0 ? 2.0f : 0.5f);
+        for (i = 0; i < 13 * K; i++) x[i] = frand() * (i % 7 == 0 ? 5.0f : 1.0f);
+        if (srt_tensor_layout(f, (uint64_t)M, (uint64_t)K, group, &lay) != SRT_OK) { CHECK(0, "layout: %s", srt_last_error()); return; }
+        for (i = 0; i < lay.n_parts; i++) parts[i] = malloc((size_t)lay.size[i]);
+        srt_quantize(f, group, w, (uint64_t)M, (uint64_t)K, parts);
+        for (ti = 0; ti < sizeof toks / sizeof toks[0]; ti++) {
+            int n = toks[ti];
+            srt_matmul(NULL, SRT_ISA_PORTABLE, f, group, (const void *const *)parts, (uint64_t)M, (uint64_t)K, n, x, ref);
+            for (isa = SRT_ISA_AVX2; isa <= (int)best; isa++) {
+                int bad = 0, first = -1;
+                for (i = 0; i < n * M; i++) y[i] = -12345.0f;
+                srt_matmul(pool, (srt_isa)isa, f, group, (const void *const *)parts, (uint64_t)M, (uint64_t)K, n, x, y);
+                for (i = 0; i < n * M; i++) if (memcmp(&y[i], &ref[i], 4) != 0) { if (first < 0) first = i; bad++; }
+                CHECK(bad == 0, "%s/g%u %dx%d n=%d %s%s: equals the reference bit for bit (%d differ; first [%d] %.9g vs %.9g)",
+                      srt_format_name(f), group, M, K, n, srt_isa_name((srt_isa)isa), pool ? " 2 threads" : "",
+                      bad, first, first >= 0 ? y[first] : 0.0, first >= 0 ? ref[first] : 0.0);
+            }
+        }
+        for (i = 0; i < 4; i++) free(parts[i]);
+        free(w); free(x); free(ref); free(y);
+    }
+}
+
+static void test_kernels(void) {
+    static const struct { srt_format f; uint32_t group; } fmts[] = {
+        {SRT_F32, 0}, {SRT_F16, 0}, {SRT_BF16, 0}, {SRT_Q8, 32}, {SRT_Q8, 64}, {SRT_Q4, 32}, {SRT_Q4, 128},
+        {SRT_Q2, 64}, {SRT_TQ, 32}, {SRT_TQ, 256}, {SRT_Q1, 32}, {SRT_Q1, 64}, {SRT_Q8, 4096}};
+    srt_pool *pool = NULL;
+    srt_pool_desc pd;
+    size_t fi;
+    memset(&pd, 0, sizeof pd);
+    pd.n_threads = 2;
+    if (srt_pool_create(&pd, &pool) != SRT_OK) { CHECK(0, "pool: %s", srt_last_error()); return; }
+    if (srt_isa_best() < SRT_ISA_AVX2) printf("# no SIMD level on this machine: only the portable kernels run\n");
+    for (fi = 0; fi < sizeof fmts / sizeof fmts[0]; fi++) {
+        test_format(NULL, fmts[fi].f, fmts[fi].group);
+        test_format(pool, fmts[fi].f, fmts[fi].group);
+    }
+    srt_pool_destroy(pool);
+}
+
+/* A model's logits after a prompt are the same at every level. */
+static void test_model_levels(void) {
+    static const srt_format fmts[] = {SRT_F32, SRT_BF16, SRT_Q8, SRT_Q4, SRT_TQ};
+    size_t fi;
+    for (fi = 0; fi < sizeof fmts / sizeof fmts[0]; fi++) {
+        float *ref = (float *)malloc(sizeof(float) * T_V);
+        int isa;
+        if (!write_tiny_model("build/tmp/tiny_levels.srt", fmts[fi], NULL, NULL, 1)) { CHECK(0, "tiny model: %s", srt_last_error()); free(ref); return; }
+        for (isa = SRT_ISA_PORTABLE; isa <= (int)srt_isa_best(); isa++) {
+            srt_model *m = NULL;
+            srt_session *s = NULL;
+            srt_model_desc d;
+            srt_session_desc sd;
+            const float *lg;
+            memset(&d, 0, sizeof d); memset(&sd, 0, sizeof sd);
+            d.n_threads = 2; d.isa = (srt_isa)isa;
+            if (srt_model_load("build/tmp/tiny_levels.srt", &d, &m) != SRT_OK || srt_session_create(m, &sd, &s) != SRT_OK) {
+                CHECK(0, "load at %s: %s", srt_isa_name((srt_isa)isa), srt_last_error()); srt_model_free(m); break;
+            }
+            srt_session_prompt(s, "abc hello world", 0);
+            lg = srt_session_logits(s);
+            if (isa == SRT_ISA_PORTABLE) memcpy(ref, lg, sizeof(float) * T_V);
+            else CHECK(lg && memcmp(lg, ref, sizeof(float) * T_V) == 0, "%s model: logits at %s equal the portable ones", srt_format_name(fmts[fi]), srt_isa_name((srt_isa)isa));
+            srt_session_destroy(s);
+            srt_model_free(m);
+        }
+        free(ref);
+    }
+    remove("build/tmp/tiny_levels.srt");
+}
+
+int main(void) {
+#ifdef _WIN32
+    system("mkdir build\\tmp 2>nul");
+#else
+    if (system("mkdir -p build/tmp") != 0) return 1;
+#endif
+    test_levels();
+    test_kernels();
+    test_model_levels();
+    return srt_test_finish();
+}
