@@ -1889,7 +1889,7 @@ SRT_API srt_status srt_matvec(srt_format format, uint32_t group, const void *con
    metadata | tensor directory. Data goes out as tensors arrive, so the writer never holds a
    model in memory; the header, written last, points at the metadata and directory. */
 #define SRT__MAGIC "SRTM"
-#define SRT__FILE_VERSION 1u
+#define SRT__FILE_VERSION 2u
 #define SRT__HEADER_SIZE 128u
 #define SRT__ALIGN 64u
 #define SRT__MAX_NAME 1024u
