@@ -213,17 +213,17 @@ SRT_API void srt_pool_parallel_for_static(srt_pool *pool, int64_t n, srt_range_f
 SRT_API int64_t srt_pool_chunk(const srt_pool *pool, int64_t n, int64_t bytes_per_item);
 
 /* ---------------------------------------------------------------- instruction sets */
-/* Kernel levels, each including the ones before it. x86-64: avx2 = AVX2 + FMA + F16C; avxvnni =
-   avx2 + AVX-VNNI (or AVX512-VNNI at 256 bits); avx512 = AVX-512 F/BW/DQ/VL + VNNI; amx = avx512 +
-   AMX-INT8/BF16 (GEMM). Elsewhere only portable C. One binary carries all of them and picks at run
+/* Kernel levels. x86-64: avx2 = AVX2 + FMA + F16C; avxvnni = avx2 + AVX-VNNI (vpdpbusd on 256
+   bits); avx512 = AVX-512 F/BW/DQ/VL + VNNI; amx = avx512 + AMX-INT8/BF16 (GEMM). A CPU may have
+   avx512 without avxvnni (Ice Lake): a level it lacks is lowered to the next one it has. Elsewhere only portable C. One binary carries all of them and picks at run
    time from CPUID and what the OS enables (XCR0, Linux AMX permission). */
 typedef enum srt_isa {
     SRT_ISA_AUTO = 0, SRT_ISA_PORTABLE = 1, SRT_ISA_AVX2 = 2, SRT_ISA_AVXVNNI = 3, SRT_ISA_AVX512 = 4, SRT_ISA_AMX = 5,
     SRT_ISA_COUNT
 } srt_isa;
 SRT_API srt_isa srt_isa_best(void);                  /* the best level this CPU and OS support */
-/* AUTO -> the environment variable SRT_ISA (a name below) if set, else the best; a level above the
-   best is lowered to it with a warning. */
+/* AUTO -> the environment variable SRT_ISA (a name below) if set, else the best; a level the CPU
+   lacks is lowered (with a warning) to the highest one below it that it has. */
 SRT_API srt_isa srt_isa_resolve(srt_isa isa);
 SRT_API const char *srt_isa_name(srt_isa isa);       /* "auto", "portable", "avx2", "avxvnni", "avx512", "amx" */
 SRT_API int srt_isa_from_name(const char *name);     /* -1 if unknown */
@@ -1448,22 +1448,15 @@ static uint32_t srt__code_bits(srt_format f) { return f == SRT_Q8 ? 8 : f == SRT
 /* K values one 64-byte chunk covers per row: 4 bytes x (8 / bits) codes per byte. */
 static uint32_t srt__kstep(srt_format f) { return 4 * (8 / srt__code_bits(f)); }
 
-/* Integer weight value of a code: Q8 int8; Q4 code - 8; Q2 2*code - 3; TQ code - 1 (3 unused, = 0);
-   Q1 2*code - 1. The kernels compute sum(w * x) as mul * sum(u * x) - off * sum(x) with an
-   unsigned u (srt__code_u) so that vpdpbusd (u8 x s8) applies directly. */
-static int srt__code_value(srt_format f, uint32_t code) {
-    switch (f) {
-        case SRT_Q8: return (int)(int8_t)(uint8_t)code;
-        case SRT_Q4: return (int)code - 8;
-        case SRT_Q2: return 2 * (int)code - 3;
-        case SRT_TQ: return code == 3 ? 0 : (int)code - 1;
-        default: return 2 * (int)code - 1;
-    }
-}
-static const uint8_t srt__q2_u[16] = {0, 2, 4, 6, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0};   /* u = value + 3 */
-static const uint8_t srt__tq_u[16] = {0, 1, 2, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0};   /* u = value + 1 */
+/* Integer weight value of a code: Q8 the int8 itself; the others mul * code - off: Q4 code - 8,
+   Q2 2 * code - 3 (levels -3 -1 1 3), TQ code - 1 (code 3 = +2 is never written), Q1 2 * code - 1.
+   The kernels compute sum(w * x) = mul * sum(code * x) - off * sum(x), so that vpdpbusd (u8 x s8)
+   applies to the codes directly (Q8: u = code ^ 0x80 = w + 128, off = 128). */
 static int srt__code_off(srt_format f) { return f == SRT_Q8 ? 128 : f == SRT_Q4 ? 8 : f == SRT_Q2 ? 3 : 1; }
-static int srt__code_mul(srt_format f) { return f == SRT_Q1 ? 2 : 1; }
+static int srt__code_mul(srt_format f) { return f == SRT_Q2 || f == SRT_Q1 ? 2 : 1; }
+static int srt__code_value(srt_format f, uint32_t code) {
+    return f == SRT_Q8 ? (int)(int8_t)(uint8_t)code : srt__code_mul(f) * (int)code - srt__code_off(f);
+}
 
 /* Shape of a tiled tensor. */
 typedef struct srt__tiling { uint64_t tiles, kp, chunks, ng; uint32_t kstep, bits; } srt__tiling;
@@ -1782,12 +1775,18 @@ SRT_API int srt_isa_from_name(const char *name) {
 #  define SRT__HAVE_X86 0
 #endif
 
-SRT_API srt_isa srt_isa_best(void) {
+/* Levels are not strictly nested on every CPU (AVX512-VNNI without AVX-VNNI), hence a set. */
+static int srt__isa_supported(srt_isa isa) {
 #if SRT__HAVE_X86
-    return srt__x86_best_isa();
+    return isa == SRT_ISA_PORTABLE || (isa > SRT_ISA_PORTABLE && isa < SRT_ISA_COUNT && (srt__x86_levels() >> isa & 1));
 #else
-    return SRT_ISA_PORTABLE;
+    return isa == SRT_ISA_PORTABLE;
 #endif
+}
+SRT_API srt_isa srt_isa_best(void) {
+    srt_isa isa = (srt_isa)(SRT_ISA_COUNT - 1);
+    while (isa > SRT_ISA_PORTABLE && !srt__isa_supported(isa)) isa = (srt_isa)(isa - 1);
+    return isa;
 }
 
 SRT_API srt_isa srt_isa_resolve(srt_isa isa) {
@@ -1799,9 +1798,11 @@ SRT_API srt_isa srt_isa_resolve(srt_isa isa) {
         isa = e > 0 ? (srt_isa)e : best;
     }
     if ((unsigned)isa >= SRT_ISA_COUNT) isa = best;
-    if (isa > best) {
-        srt__log(SRT_LOG_WARN, "instruction set %s is not available on this CPU; using %s", srt_isa_name(isa), srt_isa_name(best));
-        isa = best;
+    if (!srt__isa_supported(isa)) {
+        srt_isa lower = isa;
+        while (lower > SRT_ISA_PORTABLE && !srt__isa_supported(lower)) lower = (srt_isa)(lower - 1);
+        srt__log(SRT_LOG_WARN, "instruction set %s is not available on this CPU; using %s", srt_isa_name(isa), srt_isa_name(lower));
+        isa = lower;
     }
     return isa;
 }

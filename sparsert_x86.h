@@ -39,42 +39,382 @@ static int srt__amx_permitted(void) {
 #endif
 }
 
-static srt_isa srt__x86_detect(void) {
+/* Bit i set = level i usable (CPU has it, OS saves its registers). */
+static unsigned srt__x86_detect(void) {
     uint32_t r[4], r7[4], r71[4], max;
     uint64_t xcr0;
-    int avx2, fma, f16c, avxvnni, avx512, amx;
+    unsigned levels = 0;
+    int avx512;
     srt__cpuid(0, 0, r);
     max = r[0];
     srt__cpuid(1, 0, r);
-    if (!(r[2] & (1u << 27)) || !(r[2] & (1u << 28)) || max < 7) return SRT_ISA_PORTABLE;   /* OSXSAVE, AVX */
+    if (!(r[2] & (1u << 27)) || !(r[2] & (1u << 28)) || max < 7) return 0;      /* OSXSAVE, AVX */
     xcr0 = srt__xgetbv(0);
-    if ((xcr0 & 6) != 6) return SRT_ISA_PORTABLE;                                            /* XMM + YMM state */
-    fma = (r[2] >> 12) & 1; f16c = (r[2] >> 29) & 1;
+    if ((xcr0 & 6) != 6) return 0;                                               /* XMM + YMM state */
+    if (!((r[2] >> 12) & 1) || !((r[2] >> 29) & 1)) return 0;                    /* FMA, F16C */
     srt__cpuid(7, 0, r7);
     srt__cpuid(7, 1, r71);
-    avx2 = (r7[1] >> 5) & 1;
-    if (!avx2 || !fma || !f16c) return SRT_ISA_PORTABLE;
-    avxvnni = (r71[0] >> 4) & 1;
-    avx512 = (xcr0 & 0xe0) == 0xe0 &&                                                         /* opmask, ZMM state */
-             ((r7[1] >> 16) & 1) && ((r7[1] >> 17) & 1) && ((r7[1] >> 30) & 1) &&          /* F, DQ, BW */
-             ((r7[1] >> 31) & 1) && ((r7[2] >> 11) & 1);                                     /* VL, VNNI */
-    if (avx512) avxvnni = 1;   /* AVX512-VNNI + VL gives the same 256-bit vpdpbusd */
-    amx = avx512 && ((r7[3] >> 24) & 1) && ((r7[3] >> 25) & 1) && ((r7[3] >> 22) & 1) &&      /* TILE, INT8, BF16 */
-          (xcr0 & (3ull << 17)) == (3ull << 17);                                              /* TILECFG, TILEDATA */
-    if (amx && srt__amx_permitted()) return SRT_ISA_AMX;
-    if (avx512) return SRT_ISA_AVX512;
-    if (avxvnni) return SRT_ISA_AVXVNNI;
-    return SRT_ISA_AVX2;
+    if (!((r7[1] >> 5) & 1)) return 0;                                           /* AVX2 */
+    levels |= 1u << SRT_ISA_AVX2;
+    if ((r71[0] >> 4) & 1) levels |= 1u << SRT_ISA_AVXVNNI;
+    avx512 = (xcr0 & 0xe0) == 0xe0 &&                                            /* opmask, ZMM state */
+             ((r7[1] >> 16) & 1) && ((r7[1] >> 17) & 1) && ((r7[1] >> 30) & 1) &&   /* F, DQ, BW */
+             ((r7[1] >> 31) & 1) && ((r7[2] >> 11) & 1);                          /* VL, VNNI */
+    if (avx512) levels |= 1u << SRT_ISA_AVX512;
+    if (avx512 && ((r7[3] >> 24) & 1) && ((r7[3] >> 25) & 1) && ((r7[3] >> 22) & 1) &&   /* TILE, INT8, BF16 */
+        (xcr0 & (3ull << 17)) == (3ull << 17) && srt__amx_permitted())            /* TILECFG, TILEDATA */
+        levels |= 1u << SRT_ISA_AMX;
+    return levels;
+}
+static unsigned srt__x86_levels(void) {
+    static volatile int cached = -1;   /* detection is idempotent: a race only repeats it */
+    if (cached < 0) cached = (int)srt__x86_detect();
+    return (unsigned)cached;
 }
 
-static srt_isa srt__x86_best_isa(void) {
-    static int cached;   /* 0 = not yet; detection is idempotent, so a race only repeats it */
-    if (!cached) cached = (int)srt__x86_detect();
-    return (srt_isa)cached;
+#define SRT__AVX2 __attribute__((target("avx2,fma,f16c")))
+#define SRT__AVXVNNI __attribute__((target("avx2,fma,f16c,avxvnni")))
+#define SRT__AVX512 __attribute__((target("avx512f,avx512bw,avx512dq,avx512vl,avx512vnni,fma,f16c")))
+
+static int32_t srt__ld32(const int8_t *p) { int32_t v; memcpy(&v, p, 4); return v; }
+
+/* ---------------------------------------------------------------- float formats */
+/* One dot product in the reference order: lane j of 16 sums elements k = j mod 16 with FMA. */
+#define SRT__F512_LOAD_F32(p, i) _mm512_loadu_ps((const float *)(p) + (i))
+#define SRT__F512_LOAD_F16(p, i) _mm512_cvtph_ps(_mm256_loadu_si256((const __m256i *)((const uint16_t *)(p) + (i))))
+#define SRT__F512_LOAD_BF16(p, i) _mm512_castsi512_ps(_mm512_slli_epi32(_mm512_cvtepu16_epi32(_mm256_loadu_si256((const __m256i *)((const uint16_t *)(p) + (i)))), 16))
+#define SRT__F512_MLOAD_F32(p, i, m) _mm512_maskz_loadu_ps(m, (const float *)(p) + (i))
+#define SRT__F512_MLOAD_F16(p, i, m) _mm512_cvtph_ps(_mm256_maskz_loadu_epi16(m, (const uint16_t *)(p) + (i)))
+#define SRT__F512_MLOAD_BF16(p, i, m) _mm512_castsi512_ps(_mm512_slli_epi32(_mm512_cvtepu16_epi32(_mm256_maskz_loadu_epi16(m, (const uint16_t *)(p) + (i))), 16))
+
+static SRT__AVX512 float srt__hsum512(__m512 v) {   /* s[j] += s[j + 8], + 4, + 2, + 1 */
+    __m256 a = _mm256_add_ps(_mm512_castps512_ps256(v), _mm256_castpd_ps(_mm512_extractf64x4_pd(_mm512_castps_pd(v), 1)));
+    __m128 b = _mm_add_ps(_mm256_castps256_ps128(a), _mm256_extractf128_ps(a, 1));
+    b = _mm_add_ps(b, _mm_movehl_ps(b, b));
+    b = _mm_add_ss(b, _mm_movehdup_ps(b));
+    return _mm_cvtss_f32(b);
 }
 
+/* Four rows at a time share each load of x; a single row for the rest. */
+#define SRT__FLOAT512(NAME, ESZ, LOAD, MLOAD) \
+static SRT__AVX512 void NAME(const srt__mm *mm, uint64_t tile0, uint64_t tile1) { \
+    const srt__weights *w = mm->w; \
+    uint64_t K = w->cols, r = tile0 * SRT__TILE, r1 = tile1 * SRT__TILE < w->rows ? tile1 * SRT__TILE : w->rows, k; \
+    uint64_t kt = K & ~(uint64_t)15; \
+    __mmask16 m = (__mmask16)((1u << (K & 15)) - 1); \
+    const char *base = (const char *)w->part[0]; \
+    int t; \
+    for (; r < r1; ) { \
+        int nr = r1 - r >= 4 ? 4 : 1, i; \
+        for (t = 0; t < mm->n_tok; t++) { \
+            const float *x = mm->a->x + (uint64_t)t * K; \
+            float *y = mm->y + (uint64_t)t * mm->ldy + r; \
+            if (nr == 4) { \
+                const char *p0 = base + r * K * ESZ, *p1 = p0 + K * ESZ, *p2 = p1 + K * ESZ, *p3 = p2 + K * ESZ; \
+                __m512 a0 = _mm512_setzero_ps(), a1 = a0, a2 = a0, a3 = a0; \
+                for (k = 0; k < kt; k += 16) { \
+                    __m512 xv = _mm512_loadu_ps(x + k); \
+                    a0 = _mm512_fmadd_ps(LOAD(p0, k), xv, a0); a1 = _mm512_fmadd_ps(LOAD(p1, k), xv, a1); \
+                    a2 = _mm512_fmadd_ps(LOAD(p2, k), xv, a2); a3 = _mm512_fmadd_ps(LOAD(p3, k), xv, a3); \
+                } \
+                if (m) { \
+                    __m512 xv = _mm512_maskz_loadu_ps(m, x + kt); \
+                    a0 = _mm512_mask3_fmadd_ps(MLOAD(p0, kt, m), xv, a0, m); a1 = _mm512_mask3_fmadd_ps(MLOAD(p1, kt, m), xv, a1, m); \
+                    a2 = _mm512_mask3_fmadd_ps(MLOAD(p2, kt, m), xv, a2, m); a3 = _mm512_mask3_fmadd_ps(MLOAD(p3, kt, m), xv, a3, m); \
+                } \
+                y[0] = srt__hsum512(a0); y[1] = srt__hsum512(a1); y[2] = srt__hsum512(a2); y[3] = srt__hsum512(a3); \
+            } else { \
+                const char *p0 = base + r * K * ESZ; \
+                __m512 a0 = _mm512_setzero_ps(); \
+                for (k = 0; k < kt; k += 16) a0 = _mm512_fmadd_ps(LOAD(p0, k), _mm512_loadu_ps(x + k), a0); \
+                if (m) a0 = _mm512_mask3_fmadd_ps(MLOAD(p0, kt, m), _mm512_maskz_loadu_ps(m, x + kt), a0, m); \
+                y[0] = srt__hsum512(a0); \
+            } \
+            if (mm->bias) for (i = 0; i < nr; i++) y[i] += mm->bias[r + (uint64_t)i]; \
+        } \
+        r += (uint64_t)nr; \
+    } \
+}
+SRT__FLOAT512(srt__f32_avx512, 4, SRT__F512_LOAD_F32, SRT__F512_MLOAD_F32)
+SRT__FLOAT512(srt__f16_avx512, 2, SRT__F512_LOAD_F16, SRT__F512_MLOAD_F16)
+SRT__FLOAT512(srt__bf16_avx512, 2, SRT__F512_LOAD_BF16, SRT__F512_MLOAD_BF16)
+
+/* AVX2: lanes 0-7 and 8-15 of the reference are two 8-wide accumulators; the tail (K mod 16) and
+   the reduction are done on the stored lanes exactly as the reference does them. */
+#define SRT__F256_LOAD_F32(p, i) _mm256_loadu_ps((const float *)(p) + (i))
+#define SRT__F256_LOAD_F16(p, i) _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)((const uint16_t *)(p) + (i))))
+#define SRT__F256_LOAD_BF16(p, i) _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_cvtepu16_epi32(_mm_loadu_si128((const __m128i *)((const uint16_t *)(p) + (i)))), 16))
+static SRT__AVX2 float srt__finish256(__m256 lo, __m256 hi, const float *wrow_f, const uint16_t *wrow_h, int fmt, const float *x, uint64_t kt, uint64_t K) {
+    float s[16];
+    int j, h;
+    _mm256_storeu_ps(s, lo); _mm256_storeu_ps(s + 8, hi);
+    for (; kt < K; kt++) {
+        float wv = fmt == SRT_F32 ? wrow_f[kt] : fmt == SRT_F16 ? srt_f16_to_f32(wrow_h[kt]) : srt_bf16_to_f32(wrow_h[kt]);
+        s[kt & 15] = fmaf(wv, x[kt], s[kt & 15]);
+    }
+    for (h = 8; h; h >>= 1) for (j = 0; j < h; j++) s[j] += s[j + h];
+    return s[0];
+}
+#define SRT__FLOAT256(NAME, FMT, ESZ, LOAD) \
+static SRT__AVX2 void NAME(const srt__mm *mm, uint64_t tile0, uint64_t tile1) { \
+    const srt__weights *w = mm->w; \
+    uint64_t K = w->cols, r = tile0 * SRT__TILE, r1 = tile1 * SRT__TILE < w->rows ? tile1 * SRT__TILE : w->rows, k; \
+    uint64_t kt = K & ~(uint64_t)15; \
+    const char *base = (const char *)w->part[0]; \
+    int t; \
+    for (; r < r1; ) { \
+        int nr = r1 - r >= 2 ? 2 : 1, i; \
+        for (t = 0; t < mm->n_tok; t++) { \
+            const float *x = mm->a->x + (uint64_t)t * K; \
+            float *y = mm->y + (uint64_t)t * mm->ldy + r; \
+            for (i = 0; i < nr; i += 2) { \
+                const char *p0 = base + (r + (uint64_t)i) * K * ESZ, *p1 = p0 + K * ESZ; \
+                __m256 l0 = _mm256_setzero_ps(), h0 = l0, l1 = l0, h1 = l0; \
+                if (nr == 2) { \
+                    for (k = 0; k < kt; k += 16) { \
+                        __m256 xl = _mm256_loadu_ps(x + k), xh = _mm256_loadu_ps(x + k + 8); \
+                        l0 = _mm256_fmadd_ps(LOAD(p0, k), xl, l0); h0 = _mm256_fmadd_ps(LOAD(p0, k + 8), xh, h0); \
+                        l1 = _mm256_fmadd_ps(LOAD(p1, k), xl, l1); h1 = _mm256_fmadd_ps(LOAD(p1, k + 8), xh, h1); \
+                    } \
+                    y[i] = srt__finish256(l0, h0, (const float *)p0, (const uint16_t *)p0, FMT, x, kt, K); \
+                    y[i + 1] = srt__finish256(l1, h1, (const float *)p1, (const uint16_t *)p1, FMT, x, kt, K); \
+                } else { \
+                    for (k = 0; k < kt; k += 16) { \
+                        l0 = _mm256_fmadd_ps(LOAD(p0, k), _mm256_loadu_ps(x + k), l0); \
+                        h0 = _mm256_fmadd_ps(LOAD(p0, k + 8), _mm256_loadu_ps(x + k + 8), h0); \
+                    } \
+                    y[i] = srt__finish256(l0, h0, (const float *)p0, (const uint16_t *)p0, FMT, x, kt, K); \
+                } \
+            } \
+            if (mm->bias) for (i = 0; i < nr; i++) y[i] += mm->bias[r + (uint64_t)i]; \
+        } \
+        r += (uint64_t)nr; \
+    } \
+}
+SRT__FLOAT256(srt__f32_avx2, SRT_F32, 4, SRT__F256_LOAD_F32)
+SRT__FLOAT256(srt__f16_avx2, SRT_F16, 2, SRT__F256_LOAD_F16)
+SRT__FLOAT256(srt__bf16_avx2, SRT_BF16, 2, SRT__F256_LOAD_BF16)
+
+/* ---------------------------------------------------------------- integer formats */
+/* Per tile and group: int32 sums for 16 rows from vpdpbusd(u, 4 broadcast activation bytes), then
+   acc = mul * sum - off * sum(q) and y = fma(acc, scale * dx, y) (see srt__code_value). A byte
+   holds S = 8 / bits codes; step s of a 64-byte chunk uses activation bytes c * kstep + 4s .. + 3.
+   GEMV leaves step s's codes in place (u = byte & (mask << bits * s), i.e. code << bits * s) in an
+   accumulator of its own and shifts the sum right at the end of the group: one AND per step, no
+   shift, no table (the largest u * q sum, 240 * 127 * 65536, still fits int32). GEMM shares each
+   unpacked chunk between four tokens, so it shifts the codes down and uses one accumulator per
+   token. */
+#define SRT__STEPS_1(X) X(0)
+#define SRT__STEPS_2(X) X(0) X(1)
+#define SRT__STEPS_4(X) X(0) X(1) X(2) X(3)
+#define SRT__STEPS_8(X) X(0) X(1) X(2) X(3) X(4) X(5) X(6) X(7)
+
+/* AVX-512 */
+static SRT__AVX512 void srt__store512(const srt__mm *mm, int t, uint64_t tile, __m512 y) {   /* y (+ bias), rows < M */
+    uint64_t r0 = tile * SRT__TILE, n = mm->w->rows - r0 < SRT__TILE ? mm->w->rows - r0 : SRT__TILE;
+    __mmask16 m = (__mmask16)(n == 16 ? 0xffff : (1u << n) - 1);
+    if (mm->bias) y = _mm512_add_ps(y, _mm512_maskz_loadu_ps(m, mm->bias + r0));
+    _mm512_mask_storeu_ps(mm->y + (uint64_t)t * mm->ldy + r0, m, y);
+}
+static SRT__AVX512 __m512 srt__epilogue512(__m512i acc, int mul, int off, int32_t qsum, const uint16_t *sc, float dx, __m512 y) {
+    __m512 f;
+    if (mul == 2) acc = _mm512_slli_epi32(acc, 1);
+    acc = _mm512_sub_epi32(acc, _mm512_set1_epi32(off * qsum));
+    f = _mm512_mul_ps(_mm512_cvtph_ps(_mm256_loadu_si256((const __m256i *)sc)), _mm512_set1_ps(dx));
+    return _mm512_fmadd_ps(_mm512_cvtepi32_ps(acc), f, y);
+}
+#define SRT__INT512_SETUP \
+    const srt__weights *w = mm->w; \
+    const srt__acts *a = mm->a; \
+    srt__tiling tl = srt__tiling_of(w->format, w->rows, w->cols, w->group); \
+    const int off = srt__code_off(w->format), mul = srt__code_mul(w->format), bits = (int)tl.bits; \
+    const __m512i c80 = _mm512_set1_epi8((char)0x80), low = _mm512_set1_epi8((char)((1 << bits) - 1)); \
+    uint64_t cpg = w->group / tl.kstep, tile, g, c; \
+    __m512i mk[8]; \
+    int t, s_; \
+    for (s_ = 0; s_ < 8; s_++) mk[s_] = _mm512_set1_epi8((char)(((1 << bits) - 1) << (bits * s_ & 7))); \
+    (void)c80; (void)low; (void)mk;
+
+#define SRT__ZERO512(s) acc[s] = _mm512_setzero_si512();
+#define SRT__COMBINE512(s) if (s) sum = _mm512_add_epi32(sum, _mm512_srai_epi32(acc[s], (s) * bits_));
+#define SRT__GEMV512(NAME, S, BITS, Q8) \
+static SRT__AVX512 void NAME(const srt__mm *mm, uint64_t tile0, uint64_t tile1) { \
+    enum { bits_ = BITS }; \
+    SRT__INT512_SETUP \
+    for (t = 0; t < mm->n_tok; t++) { \
+        const int8_t *q = a->q + (uint64_t)t * a->kp; \
+        const float *dx = a->d + (uint64_t)t * a->ng; \
+        const int32_t *qs = a->s + (uint64_t)t * a->ng; \
+        for (tile = tile0; tile < tile1; tile++) { \
+            const uint8_t *v = (const uint8_t *)w->part[0] + tile * tl.chunks * 64; \
+            const uint16_t *sc = (const uint16_t *)w->part[1] + tile * tl.ng * SRT__TILE; \
+            __m512 y = _mm512_setzero_ps(); \
+            for (g = 0; g < tl.ng; g++) { \
+                __m512i acc[8], sum; \
+                uint64_t c1 = (g + 1) * cpg < tl.chunks ? (g + 1) * cpg : tl.chunks; \
+                SRT__STEPS_##S(SRT__ZERO512) \
+                for (c = g * cpg; c < c1; c++) { \
+                    __m512i wv = _mm512_loadu_si512((const void *)(v + c * 64)); \
+                    const int8_t *qc = q + c * tl.kstep; \
+                    SRT__STEPS_##S(SRT__GEMV512_STEP_##Q8) \
+                } \
+                sum = acc[0]; \
+                SRT__STEPS_##S(SRT__COMBINE512) \
+                y = srt__epilogue512(sum, mul, off, qs[g], sc + g * SRT__TILE, dx[g], y); \
+            } \
+            srt__store512(mm, t, tile, y); \
+        } \
+    } \
+}
+#define SRT__GEMV512_STEP_0(s) acc[s] = _mm512_dpbusd_epi32(acc[s], _mm512_and_si512(wv, mk[s]), _mm512_set1_epi32(srt__ld32(qc + 4 * (s))));
+#define SRT__GEMV512_STEP_1(s) acc[s] = _mm512_dpbusd_epi32(acc[s], _mm512_xor_si512(wv, c80), _mm512_set1_epi32(srt__ld32(qc + 4 * (s))));
+
+/* GEMM: four tokens share each unpacked chunk; leftover tokens go through the GEMV kernel. */
+#define SRT__GEMM512_STEP(s) { \
+        __m512i u = Q8_ ? _mm512_xor_si512(wv, c80) : _mm512_and_si512((s) ? _mm512_srli_epi16(wv, (s) * bits_) : wv, low); \
+        b0 = _mm512_dpbusd_epi32(b0, u, _mm512_set1_epi32(srt__ld32(q0 + o + 4 * (s)))); \
+        b1 = _mm512_dpbusd_epi32(b1, u, _mm512_set1_epi32(srt__ld32(q1 + o + 4 * (s)))); \
+        b2 = _mm512_dpbusd_epi32(b2, u, _mm512_set1_epi32(srt__ld32(q2 + o + 4 * (s)))); \
+        b3 = _mm512_dpbusd_epi32(b3, u, _mm512_set1_epi32(srt__ld32(q3 + o + 4 * (s)))); }
+#define SRT__GEMM512(NAME, GEMV, S, BITS, Q8) \
+static SRT__AVX512 void NAME(const srt__mm *mm, uint64_t tile0, uint64_t tile1) { \
+    enum { bits_ = BITS, Q8_ = Q8 }; \
+    int t0, n4 = mm->n_tok & ~3; \
+    SRT__INT512_SETUP \
+    for (tile = tile0; tile < tile1; tile++) { \
+        const uint8_t *v = (const uint8_t *)w->part[0] + tile * tl.chunks * 64; \
+        const uint16_t *sc = (const uint16_t *)w->part[1] + tile * tl.ng * SRT__TILE; \
+        for (t0 = 0; t0 < n4; t0 += 4) { \
+            const int8_t *q0 = a->q + (uint64_t)t0 * a->kp, *q1 = q0 + a->kp, *q2 = q1 + a->kp, *q3 = q2 + a->kp; \
+            __m512 y[4]; \
+            for (t = 0; t < 4; t++) y[t] = _mm512_setzero_ps(); \
+            for (g = 0; g < tl.ng; g++) { \
+                __m512i b0 = _mm512_setzero_si512(), b1 = b0, b2 = b0, b3 = b0; \
+                uint64_t c1 = (g + 1) * cpg < tl.chunks ? (g + 1) * cpg : tl.chunks, gi = (uint64_t)t0 * a->ng + g; \
+                for (c = g * cpg; c < c1; c++) { \
+                    __m512i wv = _mm512_loadu_si512((const void *)(v + c * 64)); \
+                    uint64_t o = c * tl.kstep; \
+                    SRT__STEPS_##S(SRT__GEMM512_STEP) \
+                } \
+                y[0] = srt__epilogue512(b0, mul, off, a->s[gi], sc + g * SRT__TILE, a->d[gi], y[0]); \
+                y[1] = srt__epilogue512(b1, mul, off, a->s[gi + a->ng], sc + g * SRT__TILE, a->d[gi + a->ng], y[1]); \
+                y[2] = srt__epilogue512(b2, mul, off, a->s[gi + 2 * a->ng], sc + g * SRT__TILE, a->d[gi + 2 * a->ng], y[2]); \
+                y[3] = srt__epilogue512(b3, mul, off, a->s[gi + 3 * a->ng], sc + g * SRT__TILE, a->d[gi + 3 * a->ng], y[3]); \
+            } \
+            for (t = 0; t < 4; t++) srt__store512(mm, t0 + t, tile, y[t]); \
+        } \
+    } \
+    if (n4 < mm->n_tok) { \
+        srt__mm rest = *mm; \
+        srt__acts ra = *a; \
+        ra.q += (uint64_t)n4 * a->kp; ra.d += (uint64_t)n4 * a->ng; ra.s += (uint64_t)n4 * a->ng; \
+        rest.a = &ra; rest.n_tok = mm->n_tok - n4; rest.y = mm->y + (uint64_t)n4 * mm->ldy; \
+        GEMV(&rest, tile0, tile1); \
+    } \
+}
+SRT__GEMV512(srt__q8_gemv_avx512, 1, 8, 1)
+SRT__GEMV512(srt__q4_gemv_avx512, 2, 4, 0)
+SRT__GEMV512(srt__q2_gemv_avx512, 4, 2, 0)
+SRT__GEMV512(srt__q1_gemv_avx512, 8, 1, 0)
+SRT__GEMM512(srt__q8_gemm_avx512, srt__q8_gemv_avx512, 1, 8, 1)
+SRT__GEMM512(srt__q4_gemm_avx512, srt__q4_gemv_avx512, 2, 4, 0)
+SRT__GEMM512(srt__q2_gemm_avx512, srt__q2_gemv_avx512, 4, 2, 0)
+SRT__GEMM512(srt__q1_gemm_avx512, srt__q1_gemv_avx512, 8, 1, 0)
+
+/* AVX2 (+ AVX-VNNI): a chunk is two 32-byte halves, rows 0-7 and 8-15, done one after the other
+   with an accumulator per step. With VNNI the codes stay in place as in the AVX-512 GEMV. Without
+   it the dot product is vpmaddubsw + vpmaddwd, whose int16 pair sums must not saturate: codes are
+   shifted down (u <= 15), and Q8 uses |w| with sign(q, w) (|products| <= 127 * 127) and no offset. */
+#define SRT__QB256(s) _mm256_set1_epi32(srt__ld32(qc + 4 * (s)))
+#define SRT__AVX2_DOT(acc, u, qb) acc = _mm256_add_epi32(acc, _mm256_madd_epi16(_mm256_maddubs_epi16(u, qb), ones16))
+#define SRT__STEP256_VNNI(s) acc[s] = _mm256_dpbusd_avx_epi32(acc[s], _mm256_and_si256(wv, mk[s]), SRT__QB256(s));
+#define SRT__STEP256_VNNI_Q8(s) acc[s] = _mm256_dpbusd_avx_epi32(acc[s], _mm256_xor_si256(wv, c80), SRT__QB256(s));
+#define SRT__STEP256_AVX2(s) SRT__AVX2_DOT(acc[s], _mm256_and_si256((s) ? _mm256_srli_epi16(wv, (s) * bits_) : wv, low), SRT__QB256(s));
+#define SRT__STEP256_AVX2_Q8(s) acc[s] = _mm256_add_epi32(acc[s], _mm256_madd_epi16(_mm256_maddubs_epi16(_mm256_abs_epi8(wv), _mm256_sign_epi8(SRT__QB256(s), wv)), ones16));
+
+static SRT__AVX2 __m256 srt__epilogue256(__m256i acc, int mul, int off, int32_t qsum, const uint16_t *sc, float dx, __m256 y) {
+    __m256 f;
+    if (mul == 2) acc = _mm256_slli_epi32(acc, 1);
+    acc = _mm256_sub_epi32(acc, _mm256_set1_epi32(off * qsum));
+    f = _mm256_mul_ps(_mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)sc)), _mm256_set1_ps(dx));
+    return _mm256_fmadd_ps(_mm256_cvtepi32_ps(acc), f, y);
+}
+static SRT__AVX2 void srt__store256(const srt__mm *mm, int t, uint64_t r0, __m256 y) {   /* 8 rows from r0 (+ bias), rows < M */
+    float tmp[8];
+    uint64_t n = mm->w->rows > r0 ? mm->w->rows - r0 : 0, i;
+    float *out = mm->y + (uint64_t)t * mm->ldy + r0;
+    if (n >= 8 && !mm->bias) { _mm256_storeu_ps(out, y); return; }
+    _mm256_storeu_ps(tmp, y);
+    for (i = 0; i < n && i < 8; i++) out[i] = tmp[i] + (mm->bias ? mm->bias[r0 + i] : 0.0f);
+}
+
+#define SRT__ZERO256(s) acc[s] = _mm256_setzero_si256();
+#define SRT__COMBINE256_1(s) if (s) sum = _mm256_add_epi32(sum, _mm256_srai_epi32(acc[s], (s) * bits_));
+#define SRT__COMBINE256_0(s) if (s) sum = _mm256_add_epi32(sum, acc[s]);
+/* IN_PLACE: 1 = step sums are shifted down at the end of the group (codes left in place) */
+#define SRT__INT256(NAME, ATTR, S, BITS, STEP, OFF, IN_PLACE) \
+static ATTR void NAME(const srt__mm *mm, uint64_t tile0, uint64_t tile1) { \
+    enum { bits_ = BITS }; \
+    const srt__weights *w = mm->w; \
+    const srt__acts *a = mm->a; \
+    srt__tiling tl = srt__tiling_of(w->format, w->rows, w->cols, w->group); \
+    const int off = OFF, mul = srt__code_mul(w->format); \
+    const __m256i c80 = _mm256_set1_epi8((char)0x80), low = _mm256_set1_epi8((char)((1 << bits_) - 1)), ones16 = _mm256_set1_epi16(1); \
+    uint64_t cpg = w->group / tl.kstep, tile, g, c; \
+    __m256i mk[8]; \
+    int t, h, s_; \
+    for (s_ = 0; s_ < 8; s_++) mk[s_] = _mm256_set1_epi8((char)(((1 << bits_) - 1) << (bits_ * s_ & 7))); \
+    (void)c80; (void)low; (void)ones16; (void)mk; \
+    for (tile = tile0; tile < tile1; tile++) \
+        for (t = 0; t < mm->n_tok; t++) { \
+            const int8_t *q = a->q + (uint64_t)t * a->kp; \
+            const float *dx = a->d + (uint64_t)t * a->ng; \
+            const int32_t *qs = a->s + (uint64_t)t * a->ng; \
+            for (h = 0; h < 2; h++) { \
+                const uint8_t *v = (const uint8_t *)w->part[0] + tile * tl.chunks * 64 + 32 * h; \
+                const uint16_t *sc = (const uint16_t *)w->part[1] + tile * tl.ng * SRT__TILE + 8 * h; \
+                __m256 y = _mm256_setzero_ps(); \
+                for (g = 0; g < tl.ng; g++) { \
+                    __m256i acc[8], sum; \
+                    uint64_t c1 = (g + 1) * cpg < tl.chunks ? (g + 1) * cpg : tl.chunks; \
+                    SRT__STEPS_##S(SRT__ZERO256) \
+                    for (c = g * cpg; c < c1; c++) { \
+                        __m256i wv = _mm256_loadu_si256((const __m256i *)(v + c * 64)); \
+                        const int8_t *qc = q + c * tl.kstep; \
+                        SRT__STEPS_##S(STEP) \
+                    } \
+                    sum = acc[0]; \
+                    SRT__STEPS_##S(SRT__COMBINE256_##IN_PLACE) \
+                    y = srt__epilogue256(sum, mul, off, qs[g], sc + g * SRT__TILE, dx[g], y); \
+                } \
+                srt__store256(mm, t, tile * SRT__TILE + 8 * (uint64_t)h, y); \
+            } \
+        } \
+}
+SRT__INT256(srt__q8_avx2, SRT__AVX2, 1, 8, SRT__STEP256_AVX2_Q8, 0, 0)
+SRT__INT256(srt__q4_avx2, SRT__AVX2, 2, 4, SRT__STEP256_AVX2, srt__code_off(w->format), 0)
+SRT__INT256(srt__q2_avx2, SRT__AVX2, 4, 2, SRT__STEP256_AVX2, srt__code_off(w->format), 0)
+SRT__INT256(srt__q1_avx2, SRT__AVX2, 8, 1, SRT__STEP256_AVX2, srt__code_off(w->format), 0)
+SRT__INT256(srt__q8_avxvnni, SRT__AVXVNNI, 1, 8, SRT__STEP256_VNNI_Q8, srt__code_off(w->format), 1)
+SRT__INT256(srt__q4_avxvnni, SRT__AVXVNNI, 2, 4, SRT__STEP256_VNNI, srt__code_off(w->format), 1)
+SRT__INT256(srt__q2_avxvnni, SRT__AVXVNNI, 4, 2, SRT__STEP256_VNNI, srt__code_off(w->format), 1)
+SRT__INT256(srt__q1_avxvnni, SRT__AVXVNNI, 8, 1, SRT__STEP256_VNNI, srt__code_off(w->format), 1)
+
+/* ---------------------------------------------------------------- dispatch */
 static srt__kernel_fn srt__x86_kernel(srt_isa isa, srt_format f, int n_tok) {
-    (void)isa; (void)f; (void)n_tok;
+    int i = f == SRT_Q8 ? 0 : f == SRT_Q4 ? 1 : (f == SRT_Q2 || f == SRT_TQ) ? 2 : f == SRT_Q1 ? 3 : -1;
+    static const srt__kernel_fn gemv512[4] = {srt__q8_gemv_avx512, srt__q4_gemv_avx512, srt__q2_gemv_avx512, srt__q1_gemv_avx512};
+    static const srt__kernel_fn gemm512[4] = {srt__q8_gemm_avx512, srt__q4_gemm_avx512, srt__q2_gemm_avx512, srt__q1_gemm_avx512};
+    static const srt__kernel_fn vnni[4] = {srt__q8_avxvnni, srt__q4_avxvnni, srt__q2_avxvnni, srt__q1_avxvnni};
+    static const srt__kernel_fn avx2[4] = {srt__q8_avx2, srt__q4_avx2, srt__q2_avx2, srt__q1_avx2};
+    if (isa >= SRT_ISA_AVX512) {
+        if (i >= 0) return n_tok >= 4 ? gemm512[i] : gemv512[i];
+        return f == SRT_F32 ? srt__f32_avx512 : f == SRT_F16 ? srt__f16_avx512 : srt__bf16_avx512;
+    }
+    if (isa >= SRT_ISA_AVX2) {
+        if (i >= 0) return isa == SRT_ISA_AVXVNNI ? vnni[i] : avx2[i];
+        return f == SRT_F32 ? srt__f32_avx2 : f == SRT_F16 ? srt__f16_avx2 : srt__bf16_avx2;
+    }
     return NULL;
 }
 
