@@ -1542,7 +1542,16 @@ static void srt__quantize_group(srt_format f, const float *x, uint64_t n, uint8_
     }
     switch (f) {
         case SRT_Q8: d = amax / 127.0f; break;
-        case SRT_Q4: d = m / -8.0f; break;
+        case SRT_Q4: {   /* m / -8 maps the largest weight exactly; a slightly smaller step may fit the rest better */
+            float best = -1.0f;
+            int step;
+            d = m / -8.0f;
+            for (step = 0; step < 8 && amax > 0.0f; step++) {
+                float cand = m / -8.0f * (1.0f - 0.025f * (float)step), e = srt__group_error(f, x, n, cand);
+                if (best < 0.0f || e < best) { best = e; d = cand; }
+            }
+            break;
+        }
         case SRT_Q1: d = sum / (float)n; break;
         default: {   /* Q2 (levels +-1, +-3) and TQ (levels 0, +-1): search the scale */
             float top = f == SRT_Q2 ? 3.0f : 1.0f, best = -1.0f;

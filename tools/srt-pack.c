@@ -4,8 +4,13 @@
 
    Options:
      --tokenizer PATH   llama2.c tokenizer.bin (required for llama2.c checkpoints)
-     --weights FMT      format of the 2-D weight matrices: f32, f16 (default), bf16, q8
-     --group N          q8 group size along the input dimension (default: the runtime's, 64)
+     --weights FMT      format of the 2-D weight matrices: f32, f16 (default), bf16, q8, q4, q2,
+                        tq (ternary), q1 (binary); formats/LAYOUTS.md describes them
+     --group N|row      group size along the input dimension for q8..q1: a multiple of 32
+                        (default: the runtime's, 64), or "row" for one scale per row
+     --tensor PAT=FMT[:G]  format (and group) for the 2-D tensors whose names match the glob PAT
+                        (* and ?), e.g. --tensor 'token_embd*=q8' --tensor 'output.weight=q8:32';
+                        repeatable, the last match wins
      --vocab-only       write only the tokenizer (no tensors, no hyper-parameters)
      --no-verify        do not load the result with srt_model_load() after writing it
      -q, --quiet        no progress output
@@ -38,8 +43,9 @@ static void usage(FILE *f) {
         "  IN is a GGUF file or a llama2.c checkpoint (v0 or v1; give its --tokenizer)\n"
         "options:\n"
         "  --tokenizer PATH   llama2.c tokenizer.bin (required for llama2.c checkpoints)\n"
-        "  --weights FMT      2-D weight format: f32, f16 (default), bf16, q8\n"
-        "  --group N          q8 group size (default 64, the runtime's default)\n"
+        "  --weights FMT      2-D weight format: f32, f16 (default), bf16, q8, q4, q2, tq, q1\n"
+        "  --group N|row      group size for q8..q1: a multiple of 32 (default 64) or row\n"
+        "  --tensor PAT=FMT[:G]  format for 2-D tensors matching the glob PAT (repeatable)\n"
         "  --vocab-only       pack only the tokenizer\n"
         "  --no-verify        skip loading the result with srt_model_load()\n"
         "  -q, --quiet        no progress output\n"
@@ -155,10 +161,43 @@ static int order_cmp(const void *a, const void *b) {
 
 static double mib(uint64_t b) { return (double)b / (1024.0 * 1024.0); }
 
+/* Glob match with * and ?. */
+static int glob_match(const char *p, const char *s) {
+    if (*p == 0) return *s == 0;
+    if (*p == '*') return glob_match(p + 1, s) || (*s && glob_match(p, s + 1));
+    return *s && (*p == '?' || *p == *s) && glob_match(p + 1, s + 1);
+}
+
+/* A weight format choice: format and group (0 = default, UINT32_MAX = one group per row). */
+typedef struct { const char *pattern; int fmt; uint32_t group; } fmt_choice;
+#define GROUP_ROW 0xFFFFFFFFu
+
+/* Parses "FMT[:G]" (fmt_only: no ":G") into c; returns 0 or prints an error and returns 1. */
+static int parse_choice(const char *what, const char *fmt_s, const char *group_s, fmt_choice *c) {
+    char name[16];
+    size_t n = strcspn(fmt_s, ":");
+    if (n >= sizeof name) n = sizeof name - 1;
+    memcpy(name, fmt_s, n); name[n] = 0;
+    if (fmt_s[n] == ':') group_s = fmt_s + n + 1;
+    c->fmt = srt_format_from_name(name);
+    if (c->fmt < 0) { fprintf(stderr, "srt-pack: %s: unknown weight format '%s' (f32, f16, bf16, q8, q4, q2, tq, q1)\n", what, name); return 1; }
+    c->group = 0;
+    if (group_s) {
+        char *end;
+        long g = strtol(group_s, &end, 10);
+        if (strcmp(group_s, "row") == 0) c->group = GROUP_ROW;
+        else if (*group_s == 0 || *end != 0 || g < 32 || g > 65536 || g % 32) {
+            fprintf(stderr, "srt-pack: %s: bad group '%s' (a multiple of 32 up to 65536, or row)\n", what, group_s); return 1;
+        } else c->group = (uint32_t)g;
+        if (c->fmt < SRT_Q8) { fprintf(stderr, "srt-pack: %s: a group size applies only to q8, q4, q2, tq, q1\n", what); return 1; }
+    }
+    return 0;
+}
+
 int main(int argc, char **argv) {
     const char *in = NULL, *out = NULL, *tok = NULL, *weights = "f16", *group_s = NULL;
-    int vocab_only = 0, quiet = 0, verify = 1, i, fmt, rc = 1, tty;
-    uint32_t group = 0;
+    int vocab_only = 0, quiet = 0, verify = 1, i, rc = 1, tty, n_choices = 1;
+    fmt_choice choices[64];   /* [0] = --weights/--group, then --tensor overrides */
     srti_model *m = NULL;
     char err[1024];
     packer p;
@@ -183,6 +222,13 @@ int main(int argc, char **argv) {
         } else if (opt_value(argc, argv, &i, "--group", &v)) {
             if (!v) { fprintf(stderr, "srt-pack: --group needs a number\n"); return 1; }
             group_s = v;
+        } else if (opt_value(argc, argv, &i, "--tensor", &v)) {
+            const char *eq = v ? strchr(v, '=') : NULL;
+            if (!eq || eq == v) { fprintf(stderr, "srt-pack: --tensor needs PATTERN=FORMAT[:GROUP]\n"); return 1; }
+            if (n_choices == (int)(sizeof choices / sizeof choices[0])) { fprintf(stderr, "srt-pack: too many --tensor options\n"); return 1; }
+            if (parse_choice("--tensor", eq + 1, NULL, &choices[n_choices]) != 0) return 1;
+            choices[n_choices].pattern = v;
+            n_choices++;
         } else if (a[0] == '-' && a[1] != 0) {
             fprintf(stderr, "srt-pack: unknown option '%s'\n", a);
             usage(stderr);
@@ -192,16 +238,11 @@ int main(int argc, char **argv) {
         else { fprintf(stderr, "srt-pack: unexpected argument '%s'\n", a); usage(stderr); return 1; }
     }
     if (!in || !out) { usage(stderr); return 1; }
-    fmt = srt_format_from_name(weights);
-    if (fmt < 0) { fprintf(stderr, "srt-pack: unknown weight format '%s' (f32, f16, bf16, q8)\n", weights); return 1; }
-    if (group_s) {
-        char *end;
-        long g = strtol(group_s, &end, 10);
-        if (*group_s == 0 || *end != 0 || g <= 0 || g > 65536) { fprintf(stderr, "srt-pack: bad --group '%s'\n", group_s); return 1; }
-        if (fmt != SRT_Q8) { fprintf(stderr, "srt-pack: --group only applies to --weights q8\n"); return 1; }
-        group = (uint32_t)g;
+    if (strchr(weights, ':') || parse_choice("--weights", weights, group_s, &choices[0]) != 0) {
+        if (strchr(weights, ':')) fprintf(stderr, "srt-pack: give the group with --group\n");
+        return 1;
     }
-    /* group 0 = the runtime's default q8 group size */
+    choices[0].pattern = "*";
     if (strcmp(in, out) == 0) { fprintf(stderr, "srt-pack: input and output are the same file\n"); return 1; }
     tty = srtp_isatty(2);
 
@@ -264,7 +305,20 @@ int main(int argc, char **argv) {
                 goto done;
             }
             if (t->n_dims == 1 || t->ne[1] == 1) { rows = 1; cols = t->ne[0]; f = SRT_F32; g = 0; }
-            else { rows = t->ne[1]; cols = t->ne[0]; f = (srt_format)fmt; g = fmt == SRT_Q8 ? group : 0; }
+            else {
+                const fmt_choice *c = &choices[0];
+                int ci;
+                for (ci = 1; ci < n_choices; ci++) {
+                    size_t plen = strcspn(choices[ci].pattern, "=");
+                    char pat[256];
+                    if (plen >= sizeof pat) plen = sizeof pat - 1;
+                    memcpy(pat, choices[ci].pattern, plen); pat[plen] = 0;
+                    if (glob_match(pat, t->name)) c = &choices[ci];
+                }
+                rows = t->ne[1]; cols = t->ne[0]; f = (srt_format)c->fmt;
+                g = c->group == GROUP_ROW ? (uint32_t)((cols + 31) / 32 * 32) : c->group;
+                if (c->group == GROUP_ROW && cols > 65536) g = 65536;
+            }
             if (nv > buf_cap) {
                 float *nb;
                 if (nv > (uint64_t)((size_t)-1 / sizeof(float)) || !(nb = (float *)realloc(buf, (size_t)nv * sizeof(float)))) {
@@ -326,7 +380,7 @@ int main(int argc, char **argv) {
         srt_model_get_info(sm, &info);
         if (!quiet)
             fprintf(stderr, "srt-pack: wrote %s: %.2f MiB, %llu tensors (%s weights), %d tokens, from %s (%.2f MiB)\n", out,
-                    mib(info.file_bytes), (unsigned long long)n_written, vocab_only ? "no" : srt_format_name((srt_format)fmt),
+                    mib(info.file_bytes), (unsigned long long)n_written, vocab_only ? "no" : srt_format_name((srt_format)choices[0].fmt),
                     srt_vocab_size(sm), source, mib(m->file_size));
         srt_model_free(sm);
     } else if (!quiet) {
