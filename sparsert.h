@@ -1767,6 +1767,44 @@ static void srt__ref_int(const srt__mm *mm, uint64_t tile0, uint64_t tile1) {
         }
 }
 
+/* ---- vector ops of the decode step besides the matrix products, with references that SIMD
+   versions reproduce bit for bit (only FMA, +, *, / and one fixed exp). */
+/* exp(x) = 2^n e^r, n = round(x / ln 2), |r| <= ln 2 / 2, e^r by its degree-6 Taylor polynomial
+   (error < 2 ulp); x is clamped to [-87, 88]. */
+static float srt__expf(float x) {
+    float n, r, p, scale;
+    uint32_t bits;
+    x = x < 88.0f ? x : 88.0f;
+    x = x > -87.0f ? x : -87.0f;
+    n = fmaf(x, 1.44269504f, 12582912.0f) - 12582912.0f;   /* round to nearest */
+    r = fmaf(n, -0.693145752f, x);
+    r = fmaf(n, -1.42860677e-6f, r);
+    p = fmaf(1.0f / 720.0f, r, 1.0f / 120.0f);
+    p = fmaf(p, r, 1.0f / 24.0f);
+    p = fmaf(p, r, 1.0f / 6.0f);
+    p = fmaf(p, r, 0.5f);
+    p = fmaf(p, r, 1.0f);
+    p = fmaf(p, r, 1.0f);
+    bits = (uint32_t)((int32_t)n + 127) << 23;
+    memcpy(&scale, &bits, 4);
+    return p * scale;
+}
+typedef struct srt__vec_ops {
+    float (*dot_f32)(const float *w, const float *x, uint64_t n);        /* as srt__dot_f32 */
+    float (*dot_f16)(const uint16_t *w, const float *x, uint64_t n);
+    void (*axpy_f32)(float *y, float a, const float *x, uint64_t n);     /* y = fma(a, x, y) */
+    void (*axpy_f16)(float *y, float a, const uint16_t *x, uint64_t n);
+    void (*exp)(float *x, uint64_t n);                                    /* x = srt__expf(x) */
+    void (*swiglu)(float *g, const float *up, uint64_t n);               /* g = g * (1 / (1 + exp(-g))) * up */
+} srt__vec_ops;
+static void srt__axpy_f32(float *y, float a, const float *x, uint64_t n) { uint64_t i; for (i = 0; i < n; i++) y[i] = fmaf(a, x[i], y[i]); }
+static void srt__axpy_f16(float *y, float a, const uint16_t *x, uint64_t n) { uint64_t i; for (i = 0; i < n; i++) y[i] = fmaf(a, srt_f16_to_f32(x[i]), y[i]); }
+static void srt__exp_vec(float *x, uint64_t n) { uint64_t i; for (i = 0; i < n; i++) x[i] = srt__expf(x[i]); }
+static void srt__swiglu(float *g, const float *up, uint64_t n) {
+    uint64_t i;
+    for (i = 0; i < n; i++) g[i] = g[i] * (1.0f / (1.0f + srt__expf(-g[i]))) * up[i];
+}
+
 /* ---- instruction sets: detection, choice, kernel table */
 static const char *const srt__isa_names[SRT_ISA_COUNT] = {"auto", "portable", "avx2", "avxvnni", "avx512", "amx"};
 SRT_API const char *srt_isa_name(srt_isa isa) { return (unsigned)isa < SRT_ISA_COUNT ? srt__isa_names[isa] : "?"; }
@@ -1825,6 +1863,17 @@ static srt__kernel_fn srt__kernel(srt_isa isa, srt_format f, int n_tok) {
     (void)isa; (void)n_tok;
 #endif
     return srt__format_is_int(f) ? srt__ref_int : srt__ref_float;
+}
+
+static void srt__vec_ops_for(srt_isa isa, srt__vec_ops *ops) {
+    ops->dot_f32 = srt__dot_f32; ops->dot_f16 = srt__dot_f16;
+    ops->axpy_f32 = srt__axpy_f32; ops->axpy_f16 = srt__axpy_f16;
+    ops->exp = srt__exp_vec; ops->swiglu = srt__swiglu;
+#if SRT__HAVE_X86
+    srt__x86_vec_ops(isa, ops);
+#else
+    (void)isa;
+#endif
 }
 
 /* Scratch for the activations of n_tok tokens of a cols-wide input. */
@@ -2212,6 +2261,7 @@ struct srt_model {
     srt_pool *pool;
     int own_pool;
     srt_isa isa;               /* kernel level (resolved) */
+    srt__vec_ops ops;          /* its vector ops */
     char *arena;               /* keys, strings */
     srt__meta *meta;
     uint32_t n_meta;
@@ -2567,6 +2617,7 @@ SRT_API srt_status srt_model_load(const char *path, const srt_model_desc *desc, 
     }
     if (st != SRT_OK) { srt_model_free(m); return st; }
     m->isa = srt_isa_resolve(d.isa);
+    srt__vec_ops_for(m->isa, &m->ops);
     /* info */
     memset(&m->info, 0, sizeof m->info);
     m->info.architecture = m->arch;
@@ -3060,6 +3111,7 @@ static void srt__attn_tasks(void *user, int64_t begin, int64_t end, int thread) 
     srt__attn_job *j = (srt__attn_job *)user;
     srt_session *s = j->s;
     const srt_model *m = s->m;
+    const srt__vec_ops *ops = &m->ops;
     int hd = m->head_dim, group = m->n_head / m->n_head_kv;
     float *sc = s->scores + (size_t)thread * s->n_ctx, scale = 1.0f / sqrtf((float)hd);
     int64_t task;
@@ -3069,20 +3121,21 @@ static void srt__attn_tasks(void *user, int64_t begin, int64_t end, int thread) 
         float *out = s->att + (size_t)t * m->n_head * hd + (size_t)h * hd, maxs = -FLT_MAX, sum = 0.0f;
         size_t base = (size_t)j->layer * s->n_ctx * s->kv_dim + (size_t)kvh * hd;
         for (i = 0; i <= pos; i++) {
-            float dot = 0.0f;
             size_t at = base + (size_t)i * s->kv_dim;
-            if (s->kv_f16) { const uint16_t *k = (const uint16_t *)s->k_cache + at; for (d = 0; d < hd; d++) dot += q[d] * srt_f16_to_f32(k[d]); }
-            else { const float *k = (const float *)s->k_cache + at; for (d = 0; d < hd; d++) dot += q[d] * k[d]; }
+            float dot = s->kv_f16 ? ops->dot_f16((const uint16_t *)s->k_cache + at, q, (uint64_t)hd)
+                                  : ops->dot_f32((const float *)s->k_cache + at, q, (uint64_t)hd);
             sc[i] = dot * scale;
             if (sc[i] > maxs) maxs = sc[i];
         }
-        for (i = 0; i <= pos; i++) { sc[i] = expf(sc[i] - maxs); sum += sc[i]; }
+        for (i = 0; i <= pos; i++) sc[i] -= maxs;
+        ops->exp(sc, (uint64_t)pos + 1);
+        for (i = 0; i <= pos; i++) sum += sc[i];
         for (i = 0; i <= pos; i++) sc[i] /= sum;
         for (d = 0; d < hd; d++) out[d] = 0.0f;
         for (i = 0; i <= pos; i++) {
             size_t at = base + (size_t)i * s->kv_dim;
-            if (s->kv_f16) { const uint16_t *v = (const uint16_t *)s->v_cache + at; for (d = 0; d < hd; d++) out[d] += sc[i] * srt_f16_to_f32(v[d]); }
-            else { const float *v = (const float *)s->v_cache + at; for (d = 0; d < hd; d++) out[d] += sc[i] * v[d]; }
+            if (s->kv_f16) ops->axpy_f16(out, sc[i], (const uint16_t *)s->v_cache + at, (uint64_t)hd);
+            else ops->axpy_f32(out, sc[i], (const float *)s->v_cache + at, (uint64_t)hd);
         }
     }
 }
@@ -3118,7 +3171,7 @@ static void srt__forward_batch(srt_session *s, const int32_t *toks, int n, int w
         for (t = 0; t < n; t++) srt__rmsnorm(s->xb + (size_t)t * E, s->x + (size_t)t * E, L->ffn_norm, E, m->norm_eps);
         srt__matmul(s, &L->gate, s->xb, n, s->hb, NULL);
         srt__matmul(s, &L->up, s->xb, n, s->hb2, NULL);
-        for (i = 0; i < n * F; i++) { float g = s->hb[i]; s->hb[i] = g * (1.0f / (1.0f + expf(-g))) * s->hb2[i]; }   /* SwiGLU */
+        m->ops.swiglu(s->hb, s->hb2, (uint64_t)n * F);
         srt__matmul(s, &L->down, s->hb, n, s->xb, NULL);
         for (i = 0; i < n * E; i++) s->x[i] += s->xb[i];
     }

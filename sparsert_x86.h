@@ -400,6 +400,76 @@ SRT__INT256(srt__q4_avxvnni, SRT__AVXVNNI, 2, 4, SRT__STEP256_VNNI, srt__code_of
 SRT__INT256(srt__q2_avxvnni, SRT__AVXVNNI, 4, 2, SRT__STEP256_VNNI, srt__code_off(w->format), 1)
 SRT__INT256(srt__q1_avxvnni, SRT__AVXVNNI, 8, 1, SRT__STEP256_VNNI, srt__code_off(w->format), 1)
 
+/* ---------------------------------------------------------------- vector ops (AVX2 + FMA + F16C) */
+/* The same operations as the references in sparsert.h, lane by lane, so results are identical. */
+static SRT__AVX2 float srt__dot_f32_avx2(const float *w, const float *x, uint64_t n) {
+    __m256 lo = _mm256_setzero_ps(), hi = lo;
+    uint64_t k, kt = n & ~(uint64_t)15;
+    for (k = 0; k < kt; k += 16) {
+        lo = _mm256_fmadd_ps(_mm256_loadu_ps(w + k), _mm256_loadu_ps(x + k), lo);
+        hi = _mm256_fmadd_ps(_mm256_loadu_ps(w + k + 8), _mm256_loadu_ps(x + k + 8), hi);
+    }
+    return srt__finish256(lo, hi, w, NULL, SRT_F32, x, kt, n);
+}
+static SRT__AVX2 float srt__dot_f16_avx2(const uint16_t *w, const float *x, uint64_t n) {
+    __m256 lo = _mm256_setzero_ps(), hi = lo;
+    uint64_t k, kt = n & ~(uint64_t)15;
+    for (k = 0; k < kt; k += 16) {
+        lo = _mm256_fmadd_ps(SRT__F256_LOAD_F16(w, k), _mm256_loadu_ps(x + k), lo);
+        hi = _mm256_fmadd_ps(SRT__F256_LOAD_F16(w, k + 8), _mm256_loadu_ps(x + k + 8), hi);
+    }
+    return srt__finish256(lo, hi, NULL, w, SRT_F16, x, kt, n);
+}
+static SRT__AVX2 void srt__axpy_f32_avx2(float *y, float a, const float *x, uint64_t n) {
+    __m256 av = _mm256_set1_ps(a);
+    uint64_t i = 0;
+    for (; i + 8 <= n; i += 8) _mm256_storeu_ps(y + i, _mm256_fmadd_ps(av, _mm256_loadu_ps(x + i), _mm256_loadu_ps(y + i)));
+    for (; i < n; i++) y[i] = fmaf(a, x[i], y[i]);
+}
+static SRT__AVX2 void srt__axpy_f16_avx2(float *y, float a, const uint16_t *x, uint64_t n) {
+    __m256 av = _mm256_set1_ps(a);
+    uint64_t i = 0;
+    for (; i + 8 <= n; i += 8) _mm256_storeu_ps(y + i, _mm256_fmadd_ps(av, SRT__F256_LOAD_F16(x, i), _mm256_loadu_ps(y + i)));
+    for (; i < n; i++) y[i] = fmaf(a, srt_f16_to_f32(x[i]), y[i]);
+}
+static SRT__AVX2 __m256 srt__exp256(__m256 x) {   /* srt__expf, 8 lanes */
+    __m256 n, r, p;
+    x = _mm256_min_ps(x, _mm256_set1_ps(88.0f));
+    x = _mm256_max_ps(x, _mm256_set1_ps(-87.0f));
+    n = _mm256_sub_ps(_mm256_fmadd_ps(x, _mm256_set1_ps(1.44269504f), _mm256_set1_ps(12582912.0f)), _mm256_set1_ps(12582912.0f));
+    r = _mm256_fmadd_ps(n, _mm256_set1_ps(-0.693145752f), x);
+    r = _mm256_fmadd_ps(n, _mm256_set1_ps(-1.42860677e-6f), r);
+    p = _mm256_fmadd_ps(_mm256_set1_ps(1.0f / 720.0f), r, _mm256_set1_ps(1.0f / 120.0f));
+    p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(1.0f / 24.0f));
+    p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(1.0f / 6.0f));
+    p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(0.5f));
+    p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(1.0f));
+    p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(1.0f));
+    return _mm256_mul_ps(p, _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_add_epi32(_mm256_cvtps_epi32(n), _mm256_set1_epi32(127)), 23)));
+}
+static SRT__AVX2 void srt__exp_avx2(float *x, uint64_t n) {
+    uint64_t i = 0;
+    for (; i + 8 <= n; i += 8) _mm256_storeu_ps(x + i, srt__exp256(_mm256_loadu_ps(x + i)));
+    for (; i < n; i++) x[i] = srt__expf(x[i]);
+}
+static SRT__AVX2 void srt__swiglu_avx2(float *g, const float *up, uint64_t n) {
+    const __m256 one = _mm256_set1_ps(1.0f);
+    uint64_t i = 0;
+    for (; i + 8 <= n; i += 8) {
+        __m256 gv = _mm256_loadu_ps(g + i);
+        __m256 e = srt__exp256(_mm256_sub_ps(_mm256_setzero_ps(), gv));
+        __m256 sig = _mm256_div_ps(one, _mm256_add_ps(one, e));
+        _mm256_storeu_ps(g + i, _mm256_mul_ps(_mm256_mul_ps(gv, sig), _mm256_loadu_ps(up + i)));
+    }
+    for (; i < n; i++) g[i] = g[i] * (1.0f / (1.0f + srt__expf(-g[i]))) * up[i];
+}
+static void srt__x86_vec_ops(srt_isa isa, srt__vec_ops *ops) {
+    if (isa < SRT_ISA_AVX2) return;
+    ops->dot_f32 = srt__dot_f32_avx2; ops->dot_f16 = srt__dot_f16_avx2;
+    ops->axpy_f32 = srt__axpy_f32_avx2; ops->axpy_f16 = srt__axpy_f16_avx2;
+    ops->exp = srt__exp_avx2; ops->swiglu = srt__swiglu_avx2;
+}
+
 /* ---------------------------------------------------------------- dispatch */
 static srt__kernel_fn srt__x86_kernel(srt_isa isa, srt_format f, int n_tok) {
     int i = f == SRT_Q8 ? 0 : f == SRT_Q4 ? 1 : (f == SRT_Q2 || f == SRT_TQ) ? 2 : f == SRT_Q1 ? 3 : -1;
