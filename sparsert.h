@@ -2,8 +2,9 @@
 
    WHAT IT IS
      A model loader (the .srt container, memory-mapped, zero-copy), a thread pool, weight kernels
-     (F32, F16, BF16, Q8 with per-group scales), a Llama-family transformer, a SentencePiece-style
-     tokenizer, a sampler and a steppable generation loop. Portable C99 that is also valid C++.
+     (F32, F16, BF16, Q8 with per-group scales), a Llama-family transformer, SentencePiece and
+     byte-level BPE tokenizers, a sampler and a steppable generation loop. Portable C99 that is
+     also valid C++.
 
    HOW TO USE
      In exactly one C or C++ file of your program:
