@@ -2824,7 +2824,10 @@ enum {
     SRT__PM_CJK,            /* [一-龥ࠀ-一가-퟿]+ */
     SRT__PM_SPACE_LETTERS,  /* \s?\p{L}+ */
     SRT__PM_SPACE_PUNCT,    /* \s?\p{P}+ */
-    SRT__PM_BLOOM           /* " ?[^(\s|.,!?…。，、।۔،)]+" */
+    SRT__PM_BLOOM,          /* " ?[^(\s|.,!?…。，、।۔،)]+" */
+    SRT__PM_NUMBERS3,       /* \p{N}{1,3} */
+    SRT__PM_CJK_KANA,       /* [一-龥぀-ゟ゠-ヿ]+ */
+    SRT__PM_DEEPSEEK3       /* [!"#$%&'()*+,\-./:;<=>?@\[\\\]^_`{|}~][A-Za-z]+|[^\r\n\p{L}\p{P}\p{S}]?[\p{L}\p{M}]+| ?[\p{P}\p{S}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+ */
 };
 typedef struct srt__pre_def {
     const char *names;         /* the tokenizer.ggml.pre values, space-separated */
@@ -2847,7 +2850,8 @@ static const srt__pre_def srt__pre_defs[] = {
     {"tekken", {SRT__PM_TEKKEN}, 1, 1, 1},
     {"gpt-4o llama4 kanana2 talkie minimax-m2", {SRT__PM_GPT4O}, 1, 0, 0},
     {"bloom poro-chat gpt3-finnish", {SRT__PM_BLOOM}, 1, 0, 0},
-    {"viking", {SRT__PM_BLOOM, SRT__PM_NUMBER}, 2, 0, 0}
+    {"viking", {SRT__PM_BLOOM, SRT__PM_NUMBER}, 2, 0, 0},
+    {"deepseek-v3 hunyuan-dense joyai-llm hy_v4", {SRT__PM_NUMBERS3, SRT__PM_CJK_KANA, SRT__PM_DEEPSEEK3}, 3, 0, 0}
 };
 #define SRT__N_PRE ((int)(sizeof srt__pre_defs / sizeof srt__pre_defs[0]))
 
@@ -3413,6 +3417,30 @@ static size_t srt__pm_case(const srt__bpe *t, size_t p, size_t e, size_t max_dig
     return q > p ? q : srt__pm_space(t, p, e, 1);
 }
 
+/* DeepSeek V3 */
+static int srt__pm_ps(int k) { return k == SRT__UC_PUNCT || k == SRT__UC_SYMBOL; }
+static int srt__pm_lm(int k) { return srt__uc_is_letter(k) || k == SRT__UC_MARK; }
+static int srt__pm_ascii_alpha(uint32_t c) { return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z'); }
+static size_t srt__pm_deepseek3(const srt__bpe *t, size_t p, size_t e) {
+    uint32_t c = t->cp[p];
+    int k = t->cls[p];
+    size_t q;
+    if (c < 0x80 && srt__pm_ps(k) && p + 1 < e && srt__pm_ascii_alpha(t->cp[p + 1])) {   /* ASCII punctuation + ASCII letters */
+        for (q = p + 1; q < e && srt__pm_ascii_alpha(t->cp[q]); q++) {}
+        return q;
+    }
+    if (!srt__pm_nl(c) && !srt__uc_is_letter(k) && !srt__pm_ps(k) && p + 1 < e && srt__pm_lm(t->cls[p + 1])) q = p + 1;   /* [^\r\n\p{L}\p{P}\p{S}]? */
+    else q = p;
+    if (srt__pm_lm(t->cls[q])) { while (++q < e && srt__pm_lm(t->cls[q])) {} return q; }
+    q = p + (c == ' ' && p + 1 < e && srt__pm_ps(t->cls[p + 1]));
+    if (srt__pm_ps(t->cls[q])) {
+        while (++q < e && srt__pm_ps(t->cls[q])) {}
+        while (q < e && srt__pm_nl(t->cp[q])) q++;
+        return q;
+    }
+    return srt__pm_space(t, p, e, 1);
+}
+
 /* sorted code point ranges (first, last) */
 static int srt__in_ranges(uint32_t c, const uint32_t *r, int n) {
     int lo = 0, hi = n - 1;
@@ -3440,6 +3468,7 @@ static const uint32_t srt__ds_letters[] = {
 };
 static const uint32_t srt__ds_punct[] = {0x21,0x2F, 0x3A,0x7E, 0x2018,0x201F, 0x3000,0x3002, 0xFF01,0xFF0F, 0xFF1A,0xFF5E};
 static const uint32_t srt__cjk[] = {0x0800,0x9FA5, 0xAC00,0xD7FF};   /* [一-龥ࠀ-一가-퟿] */
+static const uint32_t srt__cjk_kana[] = {0x3040,0x30FF, 0x4E00,0x9FA5};   /* [一-龥぀-ゟ゠-ヿ] */
 static const uint32_t srt__bloom_stop[] = {0x21,0x21, 0x28,0x29, 0x2C,0x2C, 0x2E,0x2E, 0x3F,0x3F, 0x7C,0x7C, 0x060C,0x060C,
                                           0x06D4,0x06D4, 0x0964,0x0964, 0x2026,0x2026, 0x3001,0x3002, 0xFF0C,0xFF0C};
 #define SRT__NR(r) ((int)(sizeof r / sizeof r[0] / 2))
@@ -3456,6 +3485,7 @@ static int srt__pm_member(const srt__bpe *t, size_t i, int pm) {
         case SRT__PM_DS_LETTERS: return k != SRT__UC_SPACE && srt__in_ranges(c, srt__ds_letters, SRT__NR(srt__ds_letters));
         case SRT__PM_DS_PUNCT: return k != SRT__UC_SPACE && srt__in_ranges(c, srt__ds_punct, SRT__NR(srt__ds_punct));
         case SRT__PM_CJK: return k != SRT__UC_SPACE && srt__in_ranges(c, srt__cjk, SRT__NR(srt__cjk));
+        case SRT__PM_CJK_KANA: return srt__in_ranges(c, srt__cjk_kana, SRT__NR(srt__cjk_kana));
         case SRT__PM_SPACE_LETTERS: return srt__uc_is_letter(k);
         case SRT__PM_SPACE_PUNCT: return k == SRT__UC_PUNCT;
         case SRT__PM_BLOOM: return k != SRT__UC_SPACE && !srt__in_ranges(c, srt__bloom_stop, SRT__NR(srt__bloom_stop));
@@ -3472,7 +3502,11 @@ static size_t srt__pm_match(const srt__bpe *t, int pm, size_t p, size_t e) {
         case SRT__PM_QWEN35: return srt__pm_llama3(t, p, e, 1, 1);
         case SRT__PM_TEKKEN: return srt__pm_case(t, p, e, 1, 0);
         case SRT__PM_GPT4O: return srt__pm_case(t, p, e, 3, 1);
+        case SRT__PM_DEEPSEEK3: return srt__pm_deepseek3(t, p, e);
         case SRT__PM_NUMBER: return t->cls[p] == SRT__UC_NUMBER ? p + 1 : p;
+        case SRT__PM_NUMBERS3:
+            for (; q < e && q < p + 3 && t->cls[q] == SRT__UC_NUMBER; q++) {}
+            return q;
         case SRT__PM_NEWLINE: return srt__pm_nl(t->cp[p]) ? p + 1 : p;
         case SRT__PM_DIGITS3:
             for (; q < e && q < p + 3 && t->cp[q] >= '0' && t->cp[q] <= '9'; q++) {}

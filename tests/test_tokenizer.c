@@ -297,6 +297,7 @@ static void check_pre_tokenizers(void) {
     check_words("deepseek-llm", "Hi 世界!\r\n  ", "Hi| |世界|!|\r|\n|  ");
     check_words("bloom", "hello, world.", "hello|,| world|.");
     check_words("viking", "abc123 x", "abc|1|2|3| x");
+    check_words("deepseek-v3", "Hello, world!~ 12345 日本語テスト x.y", "Hello|,| world|!~| |123|45| |日本語テスト| x|.y");
 }
 
 /* ---------------------------------------------------------------- unknown pre-tokenizers, tiny vocabs */
