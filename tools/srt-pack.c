@@ -253,6 +253,10 @@ int main(int argc, char **argv) {
                                            : "; llama2.c checkpoints need --tokenizer tokenizer.bin");
         goto done;
     }
+    if (srt_tokenizer_supported(m->vocab.model, m->vocab.pre) != SRT_OK) {   /* unknown pre-tokenizers are refused, never guessed */
+        fprintf(stderr, "srt-pack: %s: %s\n", in, srt_last_error());
+        goto done;
+    }
     if (!vocab_only) {
         if (srti_check_llama(m, err, sizeof err) != 0) { fprintf(stderr, "srt-pack: %s\n", err); goto done; }
         if (strcmp(m->hp.rope_scaling, "none") && strcmp(m->hp.rope_scaling, "linear") && strcmp(m->hp.rope_scaling, "llama3")) {
