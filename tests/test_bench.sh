@@ -65,6 +65,17 @@ run make-model "$T/make.txt" make-model "$T/tiny.srt" --embd 64 --ff 96 --layers
 run e2e "$T/e2e.json" e2e "$T/tiny.srt" --prompt-tokens 5 --tokens 4 --runs 2 $COMMON --json
 check "e2e fields" "$T/e2e.json" e2e 2 mode format threads isa model + weight_bytes_per_token prefill_tok_s decode_tok_s ttft_ms peak_rss_mb bandwidth_gbs roofline_fraction
 if grep -q '"format":"q4"' "$T/e2e.json"; then echo "ok - e2e: format from the tensor directory"; else echo "FAIL - e2e: format is not q4"; fi
+# weight bytes per token: all weights when the output matrix is the embedding; one embedding row
+# instead of the whole matrix with a separate output.weight
+wbytes() { sed -n 's/.*"weight_bytes":\([0-9]*\),"weight_bytes_per_token":\([0-9]*\),.*/\1 \2/p' "$1" | head -1; }
+run "make-model --untied" "$T/make2.txt" make-model "$T/untied.srt" --embd 64 --ff 96 --layers 2 --heads 4 --kv-heads 2 --vocab 320 --format q8 --untied
+run "e2e untied" "$T/e2e2.json" e2e "$T/untied.srt" --prompt-tokens 3 --tokens 2 --runs 1 --bw 10 --threads 1 --json
+read -r all per <<<"$(wbytes "$T/e2e.json")"
+if [ -n "$all" ] && [ "$all" = "$per" ]; then echo "ok - tied: weight_bytes_per_token = weight_bytes"; else echo "FAIL - tied: $all vs $per"; fi
+read -r all per <<<"$(wbytes "$T/e2e2.json")"
+# q8 group 64, 320 x 64 embedding: 20 tiles x 64 x 16 bytes of codes + 20 tiles x 16 x 2 bytes of scales
+expect=$(( ${all:-0} - (20 * 64 * 16 + 20 * 16 * 2) + (20 * 64 * 16 + 20 * 16 * 2) / 320 ))
+if [ -n "$all" ] && [ "$per" = "$expect" ]; then echo "ok - untied: weight_bytes_per_token leaves out the embedding but one row"; else echo "FAIL - untied: $per, expected $expect (all $all)"; fi
 run decode "$T/decode.json" decode "$T/tiny.srt" --tokens 4 --bw 10 --threads 1 --json
 check "decode = e2e with one prompt token" "$T/decode.json" e2e 1 mode + prompt_tokens decode_tok_s
 

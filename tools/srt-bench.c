@@ -24,8 +24,8 @@
          fork/join latency, parallel-for overhead on a tiny matrix, and GEMV throughput with one
          worker slowed to half speed, dynamic chunks vs a static split.
      srt-bench make-model OUT [--embd 1024] [--ff 2816] [--layers 8] [--heads 16] [--kv-heads 4]
-                              [--vocab 8192] [--format q8] [--group N] [--seed S]
-         writes a random-weight Llama model (tied embeddings, filler vocab) for e2e benchmarks.
+                              [--vocab 8192] [--format q8] [--group N|row] [--untied] [--seed S]
+         writes a random-weight Llama model (filler vocab; tied embeddings unless --untied) for e2e.
    Every mode takes --cores POLICY and --no-pin. --json prints one JSON object per result line
    (keys: mode, format, threads, isa, ... see README.md); without it, aligned tables. */
 #define SPARSERT_IMPLEMENTATION
@@ -179,7 +179,7 @@ typedef struct opts {
     int json, topology, threads, no_pin, tokens;
     srt_cores cores;
     const char *cpu_list;
-    int embd, ff, layers, heads, kv_heads, vocab;   /* make-model */
+    int embd, ff, layers, heads, kv_heads, vocab, untied;   /* make-model */
     uint32_t seed;
     int thread_list[MAX_LIST], n_thread_list;
     int isa[MAX_LIST], n_isa;
@@ -790,6 +790,7 @@ static int make_model(const char *path, const opts *o) {
     }
     ok = ok && add_tensor(w, "token_embd.weight", o->vocab, o->embd, format, group, 0);
     ok = ok && add_tensor(w, "output_norm.weight", 1, o->embd, format, group, 1);
+    if (o->untied) ok = ok && add_tensor(w, "output.weight", o->vocab, o->embd, format, group, 0);
     for (l = 0; ok && l < o->layers; l++) {
 #define L(s, r, c, n) (snprintf(nm, sizeof nm, "blk.%d." s, l), add_tensor(w, nm, r, c, format, group, n))
         ok = L("attn_norm.weight", 1, o->embd, 1) && L("ffn_norm.weight", 1, o->embd, 1)
@@ -962,7 +963,7 @@ static int usage(void) {
         "       srt-bench decode MODEL.srt [--tokens 64] ...   (e2e with --prompt-tokens 1 --runs 1)\n"
         "       srt-bench pool [--json] [--topology] [--threads N]\n"
         "       srt-bench make-model OUT [--embd N] [--ff N] [--layers N] [--heads N] [--kv-heads N] [--vocab N]\n"
-        "                 [--format q8] [--group N|row] [--seed S]\n"
+        "                 [--format q8] [--group N|row] [--untied] [--seed S]\n"
         "every mode: [--cores auto|performance|all|LIST] [--no-pin]\n");
     return 2;
 }
@@ -983,6 +984,7 @@ int main(int argc, char **argv) {
         if (!strcmp(a, "--json")) o.json = 1;
         else if (!strcmp(a, "--topology")) o.topology = 1;
         else if (!strcmp(a, "--no-pin")) o.no_pin = 1;
+        else if (!strcmp(a, "--untied")) o.untied = 1;
         else if (!v || a[0] != '-' || a[1] != '-') {
             if (a[0] != '-' && !file) file = a; else return usage();
             continue;
