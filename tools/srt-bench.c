@@ -449,8 +449,6 @@ static int membw_measure(membw *b, srt_pool *pool, int passes, double *gbs_media
     uint64_t n = (uint64_t)b->blocks * BW_BLOCK_WORDS, expect = n % 2 ? n * ((n - 1) / 2) : (n / 2) * (n - 1);
     double t[64], bytes = (double)n * 8;
     int p, i;
-    if (passes > 64) passes = 64;
-    if (passes < 1) passes = 1;
     for (p = -1; p < passes; p++) {   /* pass -1 warms up */
         uint64_t sum = 0;
         double t0;
@@ -862,7 +860,7 @@ static int e2e_run(const opts *o, const char *path, srt_pool *pool, srt_isa isa,
     srt_session_desc sd;
     int32_t *prompt, tok;
     double pre[64], dec[64], ttft[64];
-    int r, i, runs = o->runs < 1 ? 1 : o->runs > 64 ? 64 : o->runs, P = o->prompt_tokens, T = o->tokens;
+    int r, i, runs = o->runs, P = o->prompt_tokens, T = o->tokens;
     memset(&md, 0, sizeof md);
     md.pool = pool;
     md.isa = isa;
@@ -874,7 +872,7 @@ static int e2e_run(const opts *o, const char *path, srt_pool *pool, srt_isa isa,
     if (srt_session_create(m, &sd, &s) != SRT_OK) { fprintf(stderr, "srt-bench: %s\n", srt_last_error()); srt_model_free(m); return 0; }
     prompt = (int32_t *)malloc(sizeof(int32_t) * (size_t)P);
     if (!prompt) { srt_session_destroy(s); srt_model_free(m); return 0; }
-    for (i = 0; i < P; i++) prompt[i] = (int32_t)((uint32_t)(frand() + 0.5f) * (uint32_t)(info->n_vocab - 1) % (uint32_t)info->n_vocab);
+    for (i = 0; i < P; i++) prompt[i] = (int32_t)(rand_u32() % (uint32_t)info->n_vocab);
     /* warm-up: every weight page mapped and in cache as far as it fits */
     if (srt_session_feed(s, prompt, P < 4 ? P : 4) != SRT_OK || srt_session_next(s, &tok) != SRT_OK || srt_session_next(s, &tok) != SRT_OK || !srt_session_logits(s)) {
         fprintf(stderr, "srt-bench: %s\n", srt_last_error());
@@ -885,14 +883,14 @@ static int e2e_run(const opts *o, const char *path, srt_pool *pool, srt_isa isa,
         double t0, t1, t2, t3;
         srt_session_reset(s);
         t0 = now_us();
-        srt_session_feed(s, prompt, P);
+        if (srt_session_feed(s, prompt, P) != SRT_OK) break;
         t1 = now_us();
-        srt_session_next(s, &tok);            /* the first token: sampled from the prompt's logits */
+        if (srt_session_next(s, &tok) != SRT_OK) break;   /* the first token: sampled from the prompt's logits */
         t2 = now_us();
         for (i = 0; i < T; i++)               /* each call evaluates the previous token, then samples */
             if (srt_session_next(s, &tok) != SRT_OK) break;
         t3 = now_us();
-        if (i < T) { fprintf(stderr, "srt-bench: decode stopped: %s\n", srt_last_error()); break; }
+        if (i < T) break;
         pre[r] = P / ((t1 - t0) / 1e6);
         ttft[r] = (t2 - t0) / 1e3;
         dec[r] = T / ((t3 - t2) / 1e6);
@@ -900,7 +898,7 @@ static int e2e_run(const opts *o, const char *path, srt_pool *pool, srt_isa isa,
     free(prompt);
     srt_session_destroy(s);
     srt_model_free(m);
-    if (r < runs) return 0;
+    if (r < runs) { fprintf(stderr, "srt-bench: e2e run %d stopped: %s\n", r + 1, srt_last_error()); return 0; }
     res->prefill_tok_s = median(pre, runs);
     res->decode_tok_s = median(dec, runs);
     res->ttft_ms = median(ttft, runs);
@@ -1000,8 +998,8 @@ int main(int argc, char **argv) {
         else if (!strcmp(a, "--n")) ok = positive_int(v, &o.n_tok);
         else if (!strcmp(a, "--tokens")) ok = positive_int(v, &o.tokens);
         else if (!strcmp(a, "--prompt-tokens")) { ok = positive_int(v, &o.prompt_tokens); prompt_set = 1; }
-        else if (!strcmp(a, "--runs")) { ok = positive_int(v, &o.runs); runs_set = 1; }
-        else if (!strcmp(a, "--passes")) ok = positive_int(v, &o.passes);
+        else if (!strcmp(a, "--runs")) { ok = positive_int(v, &o.runs) && o.runs <= 64; runs_set = 1; }
+        else if (!strcmp(a, "--passes")) ok = positive_int(v, &o.passes) && o.passes <= 64;
         else if (!strcmp(a, "--batch")) ok = positive_int(v, &o.batch);
         else if (!strcmp(a, "--mb")) ok = (o.mb = atof(v)) > 0;
         else if (!strcmp(a, "--set-mb")) ok = (o.set_mb = atof(v)) >= 0;
