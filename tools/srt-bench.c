@@ -34,6 +34,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#if (defined(__x86_64__) || defined(_M_X64)) && defined(__GNUC__)
+#  include <immintrin.h>
+#endif
 #ifdef _WIN32
 #  ifndef PSAPI_VERSION
 #    define PSAPI_VERSION 2      /* GetProcessMemoryInfo = K32GetProcessMemoryInfo in kernel32 */
@@ -404,29 +407,73 @@ static int bench_pool(const opts *o) {
 
 /* ---------------------------------------------------------------- memory read bandwidth */
 /* The buffer holds the words 0, 1, 2, ...: every pass checks that the slices' sums add up to
-   n (n - 1) / 2, so all bytes were read and the compiler cannot drop the loop. */
+   n (n - 1) / 2, so all bytes were read and the compiler cannot drop the loop.
+   A pass reads the buffer in regions of BW_REGION_BLOCKS blocks per thread (one parallel-for each,
+   every thread its own contiguous slice), timed one by one: the median region rate is the
+   bandwidth, robust to the preemptions of a shared machine in the same way as the median time
+   of a GEMV call. The whole-pass rates are reported too. */
 #define BW_BLOCK_WORDS 4096                   /* 32 KiB per parallel-for item */
-typedef struct bw_job { uint64_t *buf; uint64_t sums[SRT_MAX_CPUS][8]; } bw_job;   /* one cache line per thread */
+#define BW_REGION_BLOCKS 256                  /* 8 MiB per thread per region */
+typedef struct bw_job { uint64_t *buf; int64_t base; srt_isa level; uint64_t sums[SRT_MAX_CPUS][8]; } bw_job;   /* one cache line per thread */
 
 static void bw_fill(void *user, int64_t begin, int64_t end, int thread) {
     uint64_t *b = ((bw_job *)user)->buf, i;
     (void)thread;
     for (i = (uint64_t)begin * BW_BLOCK_WORDS; i < (uint64_t)end * BW_BLOCK_WORDS; i++) b[i] = i;
 }
-/* a plain vectorisable sum with 8 independent accumulators */
-static void bw_read(void *user, int64_t begin, int64_t end, int thread) {
-    bw_job *j = (bw_job *)user;
-    const uint64_t *p = j->buf + (uint64_t)begin * BW_BLOCK_WORDS, *e = j->buf + (uint64_t)end * BW_BLOCK_WORDS;
+/* Sums of the words in [p, e) (a multiple of 8 words), mod 2^64. The widest loads win: on the
+   machine of issue 4 one 512-bit load per cache line reads ~40% faster than four 128-bit ones, and
+   the kernels use wide loads, so the roofline must too. */
+static uint64_t sum_portable(const uint64_t *p, const uint64_t *e) {
     uint64_t a0 = 0, a1 = 0, a2 = 0, a3 = 0, a4 = 0, a5 = 0, a6 = 0, a7 = 0;
     for (; p < e; p += 8) {
         a0 += p[0]; a1 += p[1]; a2 += p[2]; a3 += p[3];
         a4 += p[4]; a5 += p[5]; a6 += p[6]; a7 += p[7];
     }
-    j->sums[thread][0] += ((a0 + a1) + (a2 + a3)) + ((a4 + a5) + (a6 + a7));
+    return ((a0 + a1) + (a2 + a3)) + ((a4 + a5) + (a6 + a7));
+}
+#if (defined(__x86_64__) || defined(_M_X64)) && defined(__GNUC__)
+#  define BENCH_X86 1
+__attribute__((target("avx2"))) static uint64_t sum_avx2(const uint64_t *p, const uint64_t *e) {
+    __m256i a = _mm256_setzero_si256();
+    uint64_t t[4];
+    for (; p < e; p += 8) {
+        a = _mm256_add_epi64(a, _mm256_loadu_si256((const __m256i *)(const void *)p));
+        a = _mm256_add_epi64(a, _mm256_loadu_si256((const __m256i *)(const void *)(p + 4)));
+    }
+    _mm256_storeu_si256((__m256i *)(void *)t, a);
+    return (t[0] + t[1]) + (t[2] + t[3]);
+}
+__attribute__((target("avx512f"))) static uint64_t sum_avx512(const uint64_t *p, const uint64_t *e) {
+    __m512i a = _mm512_setzero_si512();
+    for (; p < e; p += 8) a = _mm512_add_epi64(a, _mm512_loadu_si512((const void *)p));
+    return (uint64_t)_mm512_reduce_add_epi64(a);
+}
+#else
+#  define BENCH_X86 0
+#endif
+/* The load width membw uses: the best of the CPU, or `isa` if lower (named like the kernel levels). */
+static srt_isa bw_level(srt_isa isa) {
+    srt_isa best = srt_isa_best(), l = isa == SRT_ISA_AUTO || isa > best ? best : isa;
+    if (!BENCH_X86 || l < SRT_ISA_AVX2) return SRT_ISA_PORTABLE;
+    return l >= SRT_ISA_AVX512 ? SRT_ISA_AVX512 : SRT_ISA_AVX2;
+}
+/* blocks base + [begin, end) */
+static void bw_read(void *user, int64_t begin, int64_t end, int thread) {
+    bw_job *j = (bw_job *)user;
+    const uint64_t *p = j->buf + (uint64_t)(j->base + begin) * BW_BLOCK_WORDS, *e = j->buf + (uint64_t)(j->base + end) * BW_BLOCK_WORDS;
+    uint64_t s;
+#if BENCH_X86
+    if (j->level == SRT_ISA_AVX512) s = sum_avx512(p, e);
+    else if (j->level == SRT_ISA_AVX2) s = sum_avx2(p, e);
+    else
+#endif
+    s = sum_portable(p, e);
+    j->sums[thread][0] += s;
 }
 
 typedef struct membw { uint64_t *buf; int64_t blocks; bw_job *job; } membw;
-static int membw_alloc(membw *b, double mb, srt_pool *pool) {
+static int membw_alloc(membw *b, double mb, srt_pool *pool, srt_isa level) {
     uint64_t bytes = (uint64_t)(mb * 1e6);
     b->blocks = (int64_t)(bytes / (BW_BLOCK_WORDS * 8));
     if (b->blocks < 1) b->blocks = 1;
@@ -438,54 +485,73 @@ static int membw_alloc(membw *b, double mb, srt_pool *pool) {
         return 0;
     }
     b->job->buf = b->buf;
+    b->job->base = 0;
+    b->job->level = level;
     srt_pool_parallel_for_static(pool, b->blocks, bw_fill, b->job);   /* touch every page */
     return 1;
 }
 static void membw_free(membw *b) { free64(b->buf); free64(b->job); b->buf = NULL; b->job = NULL; }
 
-/* Median and best GB/s of `passes` reads of the whole buffer by the pool's threads, each its own
-   contiguous slice. Returns 0 if a sum came out wrong. */
-static int membw_measure(membw *b, srt_pool *pool, int passes, double *gbs_median, double *gbs_best) {
+typedef struct bw_result { double gbs, gbs_pass, gbs_best; } bw_result;
+/* `passes` reads of the whole buffer by the pool's threads (after one to warm up). Returns 0 if a
+   sum came out wrong or memory ran out. */
+static int membw_measure(membw *b, srt_pool *pool, int passes, bw_result *res) {
     uint64_t n = (uint64_t)b->blocks * BW_BLOCK_WORDS, expect = n % 2 ? n * ((n - 1) / 2) : (n / 2) * (n - 1);
-    double t[64], bytes = (double)n * 8;
-    int p, i;
+    int64_t region = (int64_t)BW_REGION_BLOCKS * srt_pool_threads(pool), start;
+    int64_t per_pass = (b->blocks + region - 1) / region;
+    double t[64], bytes = (double)n * 8, *rate = (double *)malloc(sizeof(double) * (size_t)(per_pass * passes));
+    int p, i, n_rate = 0;
+    if (!rate) return 0;
     for (p = -1; p < passes; p++) {   /* pass -1 warms up */
         uint64_t sum = 0;
-        double t0;
+        double tp = now_us();
         memset(b->job->sums, 0, sizeof b->job->sums);
-        t0 = now_us();
-        srt_pool_parallel_for_static(pool, b->blocks, bw_read, b->job);
-        if (p >= 0) t[p] = now_us() - t0;
+        for (start = 0; start < b->blocks; start += region) {
+            int64_t len = b->blocks - start < region ? b->blocks - start : region;
+            double t0 = now_us(), dt;
+            b->job->base = start;
+            srt_pool_parallel_for_static(pool, len, bw_read, b->job);
+            dt = now_us() - t0;
+            if (p >= 0) rate[n_rate++] = (double)len * BW_BLOCK_WORDS * 8 / (dt > 1e-3 ? dt : 1e-3) / 1e3;
+        }
+        if (p >= 0) t[p] = now_us() - tp;
         for (i = 0; i < SRT_MAX_CPUS; i++) sum += b->job->sums[i][0];
-        if (sum != expect) { fprintf(stderr, "srt-bench: membw: wrong sum (%llu, expected %llu)\n", (unsigned long long)sum, (unsigned long long)expect); return 0; }
+        if (sum != expect) {
+            fprintf(stderr, "srt-bench: membw: wrong sum (%llu, expected %llu)\n", (unsigned long long)sum, (unsigned long long)expect);
+            free(rate);
+            return 0;
+        }
     }
-    *gbs_median = bytes / median(t, passes) / 1e3;
-    *gbs_best = bytes / t[0] / 1e3;   /* sorted by median() */
+    res->gbs = median(rate, n_rate);
+    res->gbs_pass = bytes / median(t, passes) / 1e3;
+    res->gbs_best = bytes / t[0] / 1e3;   /* sorted by median() */
+    free(rate);
     return 1;
 }
 
-static void membw_record(const opts *o, int threads, double mb, int passes, double gbs, double best) {
+static void membw_record(const opts *o, int threads, srt_isa level, double mb, int passes, const bw_result *b) {
     rec r;
     memset(&r, 0, sizeof r);
-    rec_str(&r, "mode", "membw"); rec_str(&r, "format", "-"); rec_int(&r, "threads", threads); rec_str(&r, "isa", "-");
+    rec_str(&r, "mode", "membw"); rec_str(&r, "format", "-"); rec_int(&r, "threads", threads); rec_str(&r, "isa", srt_isa_name(level));
     rec_num(&r, "mb", mb, 1); rec_int(&r, "passes", passes);
-    rec_sig(&r, "gbs", gbs); rec_sig(&r, "gbs_best", best);
+    rec_sig(&r, "gbs", b->gbs); rec_sig(&r, "gbs_pass", b->gbs_pass); rec_sig(&r, "gbs_best", b->gbs_best);
     rec_emit(&r, o->json);
 }
 
 /* Bandwidth for each pool (same order), from --bw or measured now; prints the membw lines. */
-static int bandwidths(const opts *o, srt_pool **pools, int n, double *gbs) {
+static int bandwidths(const opts *o, srt_pool **pools, int n, srt_isa level, double *gbs) {
     membw b;
     int i;
     if (o->n_bw) {
         for (i = 0; i < n; i++) gbs[i] = o->bw[o->n_bw == 1 ? 0 : i < o->n_bw ? i : o->n_bw - 1];
         return 1;
     }
-    if (!membw_alloc(&b, o->mb, pools[0])) return 0;
+    if (!membw_alloc(&b, o->mb, pools[0], level)) return 0;
     for (i = 0; i < n; i++) {
-        double best;
-        if (!membw_measure(&b, pools[i], o->passes, &gbs[i], &best)) { membw_free(&b); return 0; }
-        membw_record(o, srt_pool_threads(pools[i]), (double)b.blocks * BW_BLOCK_WORDS * 8 / 1e6, o->passes, gbs[i], best);
+        bw_result r;
+        if (!membw_measure(&b, pools[i], o->passes, &r)) { membw_free(&b); return 0; }
+        gbs[i] = r.gbs;
+        membw_record(o, srt_pool_threads(pools[i]), level, (double)b.blocks * BW_BLOCK_WORDS * 8 / 1e6, o->passes, &r);
     }
     membw_free(&b);
     return 1;
@@ -509,7 +575,7 @@ static int bench_membw(const opts *o) {
     double gbs[MAX_LIST];
     int n, ok;
     if (!create_pools(o, 1, pools, &n)) return 1;
-    ok = bandwidths(o, pools, n, gbs);
+    ok = bandwidths(o, pools, n, bw_level(o->n_isa ? (srt_isa)o->isa[0] : SRT_ISA_AUTO), gbs);
     destroy_pools(pools, n);
     return ok ? 0 : 1;
 }
@@ -534,6 +600,36 @@ static void wset_free(wset *w) {
     free(w->mem); free((void *)w->parts);
     memset(w, 0, sizeof *w);
 }
+/* Copy `c` of a part, made different from the others on every page (hosts may merge identical
+   pages, which would let all copies share the cache) without changing what kind of numbers it
+   holds: integer codes get random bits (Q8 never -128), 16-bit floats and scales a random lowest
+   mantissa bit where they are normal numbers. */
+static void vary_copy(unsigned char *dst, const unsigned char *src, uint64_t size, int format, uint32_t kind, uint64_t c) {
+    uint64_t r = 0x9E3779B97F4A7C15ull * (c + 1), i;
+    if (kind == SRT_PART_VALUES && is_int_format(format)) {
+        for (i = 0; i < size; i++) {
+            unsigned char b;
+            if (i % 8 == 0) { r ^= r << 13; r ^= r >> 7; r ^= r << 17; }
+            b = (unsigned char)(src[i] ^ (unsigned char)(r >> (i % 8 * 8)));
+            dst[i] = format == SRT_Q8 && b == 0x80 ? 0x81 : b;
+        }
+    } else if (format == SRT_F32 && kind == SRT_PART_VALUES) {
+        memcpy(dst, src, (size_t)size);
+        for (i = 0; i + 4 <= size; i += 4) {   /* the lowest mantissa bit sits in the first byte (little-endian) */
+            if (i % 256 == 0) { r ^= r << 13; r ^= r >> 7; r ^= r << 17; }
+            if (src[i + 3] & 0x7f) dst[i] = (unsigned char)(src[i] ^ ((r >> (i / 4 % 64)) & 1));
+        }
+    } else {   /* f16 / bf16 values, f16 scales */
+        unsigned exp_mask = format == SRT_BF16 && kind == SRT_PART_VALUES ? 0x7f80u : 0x7c00u;
+        memcpy(dst, src, (size_t)size);
+        for (i = 0; i + 2 <= size; i += 2) {
+            unsigned v = (unsigned)src[i] | (unsigned)src[i + 1] << 8;
+            if (i % 128 == 0) { r ^= r << 13; r ^= r >> 7; r ^= r << 17; }
+            if (v & exp_mask) dst[i] = (unsigned char)(src[i] ^ ((r >> (i / 2 % 64)) & 1));
+        }
+    }
+}
+
 /* Quantizes random weights once (a block of up to ~1M values: rows repeat beyond it, which does not
    change the speed of any kernel) and fills every copy with them. */
 static int wset_make(wset *w, int format, uint32_t group, int64_t m, int64_t k, double set_mb) {
@@ -589,7 +685,7 @@ static int wset_make(wset *w, int format, uint32_t group, int64_t m, int64_t k, 
                     memcpy(dst + at, bparts[p], (size_t)len);
                 }
             } else {
-                memcpy(dst, w->parts[0][p], (size_t)lay.size[p]);
+                vary_copy(dst, (const unsigned char *)w->parts[0][p], lay.size[p], format, lay.kind[p], (uint64_t)c);
             }
         }
     }
@@ -605,10 +701,10 @@ fail:
 }
 
 /* Median microseconds per srt_matmul call, cycling through the copies; runs at least 3 calls and
-   until `seconds` have passed (at most 100000 calls). -1 on an error. */
+   until `seconds` have passed (at most 100000 calls); *mean gets the mean time. -1 on an error. */
 static double time_matmul(srt_pool *pool, srt_isa isa, int format, uint32_t group, const wset *w, int64_t m, int64_t k,
-                          int n, const float *x, float *y, double seconds, double *times, int *calls) {
-    double start;
+                          int n, const float *x, float *y, double seconds, double *times, int *calls, double *mean) {
+    double start, total = 0.0;
     int i = 0, c = 0;
     if (srt_matmul(pool, isa, (srt_format)format, group, w->parts[0], (uint64_t)m, (uint64_t)k, n, x, y) != SRT_OK) {   /* warm-up */
         fprintf(stderr, "srt-bench: srt_matmul: %s\n", srt_last_error());
@@ -620,9 +716,11 @@ static double time_matmul(srt_pool *pool, srt_isa isa, int format, uint32_t grou
         c = c + 1 < w->copies ? c + 1 : 0;
         t0 = now_us();
         srt_matmul(pool, isa, (srt_format)format, group, w->parts[c], (uint64_t)m, (uint64_t)k, n, x, y);
-        times[i++] = now_us() - t0;
+        times[i] = now_us() - t0;
+        total += times[i++];
     }
     *calls = i;
+    *mean = total / i > 1e-3 ? total / i : 1e-3;
     start = median(times, i);
     return start > 1e-3 ? start : 1e-3;   /* a coarse clock must not make it 0 */
 }
@@ -668,7 +766,7 @@ static int bench_matmul(const opts *o, int gemm) {
     n_isa = isa_levels(o, isas);
     if (!n_isa) return 2;
     if (!create_pools(o, 0, pools, &n_pools)) return 1;
-    if (!bandwidths(o, pools, n_pools, bw)) { destroy_pools(pools, n_pools); return 1; }
+    if (!bandwidths(o, pools, n_pools, bw_level(SRT_ISA_AUTO), bw)) { destroy_pools(pools, n_pools); return 1; }
     for (si = 0; si < n_shapes; si++) {
         if (shapes[si].k > max_k) max_k = shapes[si].k;
         if (shapes[si].m > max_m) max_m = shapes[si].m;
@@ -692,7 +790,7 @@ static int bench_matmul(const opts *o, int gemm) {
                 for (ti = 0; ti < n_pools; ti++)
                     for (ii = 0; ii < n_isa; ii++) {
                         int calls = 0, threads = srt_pool_threads(pools[ti]);
-                        double us = time_matmul(pools[ti], isas[ii], format, group, &w, s->m, s->k, n, x, y, o->seconds, times, &calls);
+                        double mean, us = time_matmul(pools[ti], isas[ii], format, group, &w, s->m, s->k, n, x, y, o->seconds, times, &calls, &mean);
                         double flops = 2.0 * (double)s->m * (double)s->k * n, gbs;
                         rec r;
                         if (us < 0) { rc = 1; continue; }
@@ -700,7 +798,8 @@ static int bench_matmul(const opts *o, int gemm) {
                         matmul_record(&r, mode, format, group, is_int_format(format) && !group_spec, threads, isas[ii]);
                         rec_int(&r, "m", s->m); rec_int(&r, "k", s->k); rec_int(&r, "n", n);
                         rec_num(&r, "mb", (double)w.bytes / 1e6, 2); rec_int(&r, "copies", w.copies); rec_int(&r, "calls", calls);
-                        rec_num(&r, "us", us, 1); rec_sig(&r, "gbs", gbs); rec_sig(&r, "gflops", flops / us / 1e3);
+                        rec_num(&r, "us", us, 1); rec_sig(&r, "gbs", gbs); rec_sig(&r, "gbs_mean", (double)w.bytes / mean / 1e3);
+                        rec_sig(&r, "gflops", flops / us / 1e3);
                         rec_sig(&r, "bw_gbs", bw[ti]); rec_sig(&r, "roofline_fraction", gbs / bw[ti]);
                         rec_emit(&r, o->json);
                         sum[ti][ii].bytes += (double)w.bytes * s->count;
@@ -850,7 +949,7 @@ done:
     return has_output ? total - embd + embd / embd_rows : total;
 }
 
-typedef struct e2e_result { double prefill_tok_s, decode_tok_s, ttft_ms, rss_mb; int threads; srt_isa isa; } e2e_result;
+typedef struct e2e_result { double prefill_tok_s, decode_tok_s, decode_tok_s_median, ttft_ms, rss_mb; int threads; srt_isa isa; } e2e_result;
 
 /* One model load at one thread count and ISA: a warm-up, then `runs` x (prompt, decode). */
 static int e2e_run(const opts *o, const char *path, srt_pool *pool, srt_isa isa, srt_model_info *info, e2e_result *res) {
@@ -859,7 +958,7 @@ static int e2e_run(const opts *o, const char *path, srt_pool *pool, srt_isa isa,
     srt_model_desc md;
     srt_session_desc sd;
     int32_t *prompt, tok;
-    double pre[64], dec[64], ttft[64];
+    double pre[64], dec[64], ttft[64], step[64], *token_us;
     int r, i, runs = o->runs, P = o->prompt_tokens, T = o->tokens;
     memset(&md, 0, sizeof md);
     md.pool = pool;
@@ -871,12 +970,13 @@ static int e2e_run(const opts *o, const char *path, srt_pool *pool, srt_isa isa,
     sd.n_batch = o->batch;
     if (srt_session_create(m, &sd, &s) != SRT_OK) { fprintf(stderr, "srt-bench: %s\n", srt_last_error()); srt_model_free(m); return 0; }
     prompt = (int32_t *)malloc(sizeof(int32_t) * (size_t)P);
-    if (!prompt) { srt_session_destroy(s); srt_model_free(m); return 0; }
+    token_us = (double *)malloc(sizeof(double) * (size_t)T);
+    if (!prompt || !token_us) { free(prompt); free(token_us); srt_session_destroy(s); srt_model_free(m); return 0; }
     for (i = 0; i < P; i++) prompt[i] = (int32_t)(rand_u32() % (uint32_t)info->n_vocab);
     /* warm-up: every weight page mapped and in cache as far as it fits */
     if (srt_session_feed(s, prompt, P < 4 ? P : 4) != SRT_OK || srt_session_next(s, &tok) != SRT_OK || srt_session_next(s, &tok) != SRT_OK || !srt_session_logits(s)) {
         fprintf(stderr, "srt-bench: %s\n", srt_last_error());
-        free(prompt); srt_session_destroy(s); srt_model_free(m);
+        free(prompt); free(token_us); srt_session_destroy(s); srt_model_free(m);
         return 0;
     }
     for (r = 0; r < runs; r++) {
@@ -887,20 +987,26 @@ static int e2e_run(const opts *o, const char *path, srt_pool *pool, srt_isa isa,
         t1 = now_us();
         if (srt_session_next(s, &tok) != SRT_OK) break;   /* the first token: sampled from the prompt's logits */
         t2 = now_us();
-        for (i = 0; i < T; i++)               /* each call evaluates the previous token, then samples */
+        for (i = 0, t3 = t2; i < T; i++) {   /* each call evaluates the previous token, then samples */
+            double t = t3;
             if (srt_session_next(s, &tok) != SRT_OK) break;
-        t3 = now_us();
+            t3 = now_us();
+            token_us[i] = t3 - t;
+        }
         if (i < T) break;
         pre[r] = P / ((t1 - t0) / 1e6);
         ttft[r] = (t2 - t0) / 1e3;
         dec[r] = T / ((t3 - t2) / 1e6);
+        step[r] = 1e6 / median(token_us, T);
     }
     free(prompt);
+    free(token_us);
     srt_session_destroy(s);
     srt_model_free(m);
     if (r < runs) { fprintf(stderr, "srt-bench: e2e run %d stopped: %s\n", r + 1, srt_last_error()); return 0; }
     res->prefill_tok_s = median(pre, runs);
     res->decode_tok_s = median(dec, runs);
+    res->decode_tok_s_median = median(step, runs);
     res->ttft_ms = median(ttft, runs);
     res->rss_mb = peak_rss_mb();
     res->threads = srt_pool_threads(pool);
@@ -926,7 +1032,7 @@ static int bench_e2e(const opts *o, const char *path) {
     /* every run first (the peak RSS is the model's, not the bandwidth buffer's), then bandwidth */
     for (ti = 0; ok && ti < n_pools; ti++)
         for (ii = 0; ok && ii < n_isa; ii++) ok = e2e_run(o, path, pools[ti], isas[ii], &info, &res[ti][ii]);
-    if (ok) ok = bandwidths(o, pools, n_pools, bw);
+    if (ok) ok = bandwidths(o, pools, n_pools, bw_level(SRT_ISA_AUTO), bw);
     if (ok && !per_token) { per_token = info.weight_bytes; fprintf(stderr, "srt-bench: could not read the tensor directory; weight bytes per token = all weights\n"); }
     for (ti = 0; ok && ti < n_pools; ti++)
         for (ii = 0; ii < n_isa; ii++) {
@@ -940,6 +1046,7 @@ static int bench_e2e(const opts *o, const char *path) {
             rec_int(&r, "weight_bytes", (long long)info.weight_bytes);
             rec_int(&r, "weight_bytes_per_token", (long long)per_token);
             rec_sig(&r, "prefill_tok_s", e->prefill_tok_s); rec_sig(&r, "decode_tok_s", e->decode_tok_s);
+            rec_sig(&r, "decode_tok_s_median", e->decode_tok_s_median);
             rec_sig(&r, "ttft_ms", e->ttft_ms); rec_num(&r, "peak_rss_mb", e->rss_mb, 1);
             rec_sig(&r, "bandwidth_gbs", bw[ti]);
             rec_sig(&r, "roofline_fraction", e->decode_tok_s * (double)per_token / (bw[ti] * 1e9));
