@@ -1,8 +1,9 @@
 /* srt-bench - measurements of the runtime, through the public API only.
 
-     srt-bench membw [--threads N | --threads-list 1,2] [--mb 2048] [--passes 10] [--json]
-         read bandwidth: every thread sums its own slice of a buffer far larger than the last-level
-         cache (default 2048 MB); median and best of the passes, GB/s. --threads N = 1..N threads.
+     srt-bench membw [--threads N | --threads-list 1,2] [--mb 2048] [--passes 10] [--isa L] [--json]
+         read bandwidth of a buffer far larger than the last-level cache (default 2048 MB), with the
+         widest loads the CPU has, in regions of 8 MiB per thread (each thread its own slice): the
+         median region rate (gbs), and the median and best whole-pass rates. --threads N = 1..N.
      srt-bench gemv|gemm [--format f16,bf16,q8,q4,q2,tq,q1] [--group 64[,32,128,row]]
                          [--shape MxK[*COUNT],...] [--threads N | --threads-list 1,2]
                          [--isa portable,avx2,avxvnni,avx512,amx] [--n TOKENS] [--set-mb 1536]
@@ -1059,7 +1060,7 @@ static int bench_e2e(const opts *o, const char *path) {
 /* ---------------------------------------------------------------- main */
 static int usage(void) {
     fprintf(stderr,
-        "usage: srt-bench membw [--threads N | --threads-list 1,2] [--mb 2048] [--passes 10] [--json]\n"
+        "usage: srt-bench membw [--threads N | --threads-list 1,2] [--mb 2048] [--passes 10] [--isa L] [--json]\n"
         "       srt-bench gemv|gemm [--format f16,bf16,q8,q4,q2,tq,q1] [--group 64[,32,128,row]] [--shape MxK[*COUNT],...]\n"
         "                 [--threads N | --threads-list 1,2] [--isa portable,avx2,avxvnni,avx512,amx] [--n 32]\n"
         "                 [--set-mb 1536] [--seconds 1] [--bw GBS[,GBS]] [--mb 2048] [--json]\n"
