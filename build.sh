@@ -66,6 +66,7 @@ run_tests() {
         if [ -x "$B/$name" ]; then run_test "$name" "$B/$name"
         else echo "FAIL - $name did not build"; FAILED=$((FAILED + 1)); fi
     done
+    [ -x tests/test_bench.sh ] && run_test test_bench tests/test_bench.sh
     [ -x tests/compile.sh ] && run_test compile tests/compile.sh
     echo "$PASSED passed, $FAILED failed"
     [ "$FAILED" -eq 0 ] && [ "$fail" -eq 0 ]

@@ -22,4 +22,5 @@ try "header only, gcc -std=c99" gcc -std=c99   $FLAGS -c build/compile/api.c -o 
 try "SRT_STATIC, gcc -std=c99"  gcc -std=c99   $FLAGS -DSRT_STATIC -c $src -o build/compile/static.o
 try "mingw-w64 -std=c99"      x86_64-w64-mingw32-gcc -std=c99 $FLAGS -c $src -o build/compile/mingw.o
 try "mingw-w64 link (srt-chat.exe)" x86_64-w64-mingw32-gcc -std=c99 -O2 $FLAGS -o build/compile/srt-chat.exe demo/srt-chat.c
-try "tools and demo, clang -std=c99" clang -std=c99 $FLAGS -fsyntax-only tools/srt-tokenize.c demo/srt-chat.c
+try "mingw-w64 link (srt-bench.exe)" x86_64-w64-mingw32-gcc -std=c99 -O2 $FLAGS -o build/compile/srt-bench.exe tools/srt-bench.c
+try "tools and demo, clang -std=c99" clang -std=c99 $FLAGS -fsyntax-only tools/srt-tokenize.c demo/srt-chat.c tools/srt-bench.c

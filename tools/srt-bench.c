@@ -1,23 +1,60 @@
 /* srt-bench - measurements of the runtime, through the public API only.
 
+     srt-bench membw [--threads N | --threads-list 1,2] [--mb 2048] [--passes 10] [--isa L] [--json]
+         read bandwidth of a buffer far larger than the last-level cache (default 2048 MB), with the
+         widest loads the CPU has, in regions of 8 MiB per thread (each thread its own slice): the
+         median region rate (gbs), and the median and best whole-pass rates. --threads N = 1..N.
+     srt-bench gemv|gemm [--format f16,bf16,q8,q4,q2,tq,q1] [--group 64[,32,128,row]]
+                         [--shape MxK[*COUNT],...] [--threads N | --threads-list 1,2]
+                         [--isa portable,avx2,avxvnni,avx512,amx] [--n TOKENS] [--set-mb 1536]
+                         [--seconds 1] [--bw GBS[,GBS..]] [--mb 2048] [--json]
+         srt_matmul speed per format x group x shape x threads x ISA: median time per call while
+         cycling through enough copies of each matrix to exceed the LLC (--set-mb per shape).
+         GB/s = bytes of the tensor / time, GFLOP/s = 2 M K n / time, roofline_fraction = GB/s /
+         the membw GB/s measured at start at that thread count (or --bw). Default shapes: the
+         Llama-3.2-1B matrices with their count per token; a "-summary" line per format, thread
+         count and ISA weighs the shapes by count (one token's worth of GEMVs). gemv: n = 1;
+         gemm: --n, default 32. --isa default: every level up to the best this CPU has.
+     srt-bench e2e MODEL.srt [--threads N | --threads-list ..] [--isa L[,L..]] [--prompt-tokens 128]
+                             [--tokens 64] [--runs 3] [--batch B] [--bw GBS] [--mb 2048] [--json]
+         prefill tokens/s, decode tokens/s, time to first token, peak RSS (medians of --runs) on
+         random token ids (no tokenizer needed); roofline_fraction = decode tokens/s x weight bytes
+         read per token / the read bandwidth measured after the runs (or --bw).
+     srt-bench decode MODEL [--tokens 64] ...      = e2e with --prompt-tokens 1 --runs 1
      srt-bench pool [--json] [--topology] [--threads N] [--cores auto|performance|all|LIST] [--no-pin]
          fork/join latency, parallel-for overhead on a tiny matrix, and GEMV throughput with one
          worker slowed to half speed, dynamic chunks vs a static split.
      srt-bench make-model OUT [--embd 1024] [--ff 2816] [--layers 8] [--heads 16] [--kv-heads 4]
-                              [--vocab 8192] [--format q8]
-         writes a random-weight Llama model (no tokenizer) for decode benchmarks.
-     srt-bench decode MODEL [--tokens 64] [--json] [--threads N] [--cores ...] [--no-pin]
-         greedy decode speed (tokens/s) from a one-token prompt. */
+                              [--vocab 8192] [--format q8] [--group N|row] [--untied] [--seed S]
+         writes a random-weight Llama model (filler vocab; tied embeddings unless --untied) for e2e.
+   Every mode takes --cores POLICY and --no-pin. --json prints one JSON object per result line
+   (keys: mode, format, threads, isa, ... see README.md); without it, aligned tables. */
 #define SPARSERT_IMPLEMENTATION
 #include "sparsert.h"
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#if (defined(__x86_64__) || defined(_M_X64)) && defined(__GNUC__)
+#  include <immintrin.h>
+#endif
+#ifdef _WIN32
+#  ifndef PSAPI_VERSION
+#    define PSAPI_VERSION 2      /* GetProcessMemoryInfo = K32GetProcessMemoryInfo in kernel32 */
+#  endif
+#  include <windows.h>
+#  include <psapi.h>
+#else
+#  include <sys/resource.h>
+#endif
 
 static double now_us(void) {
 #ifdef _WIN32
-    return (double)clock() * 1e6 / CLOCKS_PER_SEC;
+    static LARGE_INTEGER freq;
+    LARGE_INTEGER t;
+    if (!freq.QuadPart) QueryPerformanceFrequency(&freq);
+    QueryPerformanceCounter(&t);
+    return (double)t.QuadPart * 1e6 / (double)freq.QuadPart;
 #else
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
@@ -25,13 +62,181 @@ static double now_us(void) {
 #endif
 }
 
+/* Peak resident set size of this process in MB (0 if unknown). */
+static double peak_rss_mb(void) {
+#ifdef _WIN32
+    PROCESS_MEMORY_COUNTERS pmc;
+    if (GetProcessMemoryInfo(GetCurrentProcess(), &pmc, sizeof pmc)) return (double)pmc.PeakWorkingSetSize / 1e6;
+    return 0.0;
+#else
+    struct rusage ru;
+    if (getrusage(RUSAGE_SELF, &ru) != 0) return 0.0;
+#  ifdef __APPLE__
+    return (double)ru.ru_maxrss / 1e6;        /* bytes */
+#  else
+    return (double)ru.ru_maxrss * 1024.0 / 1e6; /* KiB */
+#  endif
+#endif
+}
+
+static int cmp_double(const void *a, const void *b) {
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+/* median of v[0..n) (sorts v) */
+static double median(double *v, int n) {
+    if (n <= 0) return 0.0;
+    qsort(v, (size_t)n, sizeof *v, cmp_double);
+    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+/* 64-byte aligned allocation (malloc'd block, the offset stored just before the pointer) */
+static void *alloc64(size_t n) {
+    unsigned char *p = (unsigned char *)malloc(n + 64 + sizeof(void *)), *a;
+    if (!p) return NULL;
+    a = (unsigned char *)(((uintptr_t)(p + sizeof(void *)) + 63) & ~(uintptr_t)63);
+    memcpy(a - sizeof(void *), &p, sizeof p);
+    return a;
+}
+static void free64(void *a) {
+    void *p;
+    if (!a) return;
+    memcpy(&p, (unsigned char *)a - sizeof(void *), sizeof p);
+    free(p);
+}
+
+/* ---------------------------------------------------------------- results: JSON lines or tables */
+/* One result: ordered key/value pairs. --json prints {"key":value,...} per line; otherwise rows of a
+   table whose header is printed again whenever the keys change. */
+#define REC_MAX 40
+typedef struct rec { int n; const char *key[REC_MAX]; char val[REC_MAX][200]; int str[REC_MAX]; } rec;
+static void rec_str(rec *r, const char *k, const char *v) {
+    if (r->n >= REC_MAX) return;
+    r->key[r->n] = k; snprintf(r->val[r->n], sizeof r->val[0], "%s", v); r->str[r->n++] = 1;
+}
+static void rec_int(rec *r, const char *k, long long v) {
+    if (r->n >= REC_MAX) return;
+    r->key[r->n] = k; snprintf(r->val[r->n], sizeof r->val[0], "%lld", v); r->str[r->n++] = 0;
+}
+static void rec_num(rec *r, const char *k, double v, int decimals) {
+    if (r->n >= REC_MAX) return;
+    r->key[r->n] = k; snprintf(r->val[r->n], sizeof r->val[0], "%.*f", decimals, v); r->str[r->n++] = 0;
+}
+/* 4 significant digits (tiny results of smoke tests stay nonzero), plain decimals from 1000 on */
+static void rec_sig(rec *r, const char *k, double v) {
+    if (r->n >= REC_MAX) return;
+    r->key[r->n] = k;
+    snprintf(r->val[r->n], sizeof r->val[0], v >= 1000.0 || v <= -1000.0 ? "%.1f" : "%.4g", v);
+    r->str[r->n++] = 0;
+}
+static void json_string(const char *s) {
+    putchar('"');
+    for (; *s; s++) {
+        unsigned char c = (unsigned char)*s;
+        if (c == '"' || c == '\\') printf("\\%c", c);
+        else if (c < 0x20) printf("\\u%04x", c);
+        else putchar(c);
+    }
+    putchar('"');
+}
+static void rec_emit(const rec *r, int json) {
+    static char last[1024];
+    static int width[REC_MAX];
+    char header[1024];
+    int i, used = 0;
+    if (json) {
+        putchar('{');
+        for (i = 0; i < r->n; i++) {
+            if (i) putchar(',');
+            json_string(r->key[i]);
+            putchar(':');
+            if (r->str[i]) json_string(r->val[i]); else fputs(r->val[i], stdout);
+        }
+        puts("}");
+        fflush(stdout);
+        return;
+    }
+    header[0] = 0;
+    for (i = 0; i < r->n && used < (int)sizeof header - 1; i++)
+        used += snprintf(header + used, sizeof header - (size_t)used, "%s ", r->key[i]);
+    if (strcmp(header, last) != 0) {   /* new table: column widths from the keys and this first row */
+        if (last[0]) putchar('\n');
+        for (i = 0; i < r->n; i++) {
+            int k = (int)strlen(r->key[i]), v = (int)strlen(r->val[i]);
+            width[i] = k > v ? k : v;
+            if (width[i] < 7) width[i] = 7;
+            printf(i ? "  %*s" : "%*s", r->str[i] ? -width[i] : width[i], r->key[i]);
+        }
+        putchar('\n');
+        snprintf(last, sizeof last, "%s", header);
+    }
+    for (i = 0; i < r->n; i++) printf(i ? "  %*s" : "%*s", r->str[i] ? -width[i] : width[i], r->val[i]);
+    putchar('\n');
+    fflush(stdout);
+}
+
+/* ---------------------------------------------------------------- options (one parser for every mode) */
+#define MAX_LIST 16
+#define MAX_SHAPES 32
+typedef struct shape { int64_t m, k; int count; } shape;
 typedef struct opts {
     int json, topology, threads, no_pin, tokens;
     srt_cores cores;
     const char *cpu_list;
-    int embd, ff, layers, heads, kv_heads, vocab;
-    srt_format format;
+    int embd, ff, layers, heads, kv_heads, vocab, untied;   /* make-model */
+    uint32_t seed;
+    int thread_list[MAX_LIST], n_thread_list;
+    int isa[MAX_LIST], n_isa;
+    int format[MAX_LIST], n_format;
+    int group[MAX_LIST], n_group;                   /* 0 = per row (one group spans K) */
+    shape shapes[MAX_SHAPES];
+    int n_shapes;
+    double bw[MAX_LIST];
+    int n_bw;
+    int n_tok, passes, runs, prompt_tokens, batch;
+    double mb, set_mb, seconds;
 } opts;
+
+/* Splits "a,b,c" and calls item() on each piece; 0 on any bad piece or too many. */
+static int parse_list(const char *s, int cap, int *n, int (*item)(const char *piece, int index, void *user), void *user) {
+    char piece[64];
+    *n = 0;
+    while (*s) {
+        size_t len = strcspn(s, ",");
+        if (len == 0 || len >= sizeof piece || *n >= cap) return 0;
+        memcpy(piece, s, len); piece[len] = 0;
+        if (!item(piece, *n, user)) return 0;
+        (*n)++;
+        s += len;
+        if (*s == ',') s++;
+    }
+    return *n > 0;
+}
+static int positive_int(const char *s, int *out) {
+    char *end;
+    long v = strtol(s, &end, 10);
+    if (*s == 0 || *end != 0 || v < 1 || v > 1000000000L) return 0;
+    *out = (int)v;
+    return 1;
+}
+static int item_thread(const char *p, int i, void *u) { return positive_int(p, &((opts *)u)->thread_list[i]); }
+static int item_isa(const char *p, int i, void *u) { int v = srt_isa_from_name(p); ((opts *)u)->isa[i] = v; return v >= 0; }
+static int item_format(const char *p, int i, void *u) { int v = srt_format_from_name(p); ((opts *)u)->format[i] = v; return v >= 0; }
+static int item_group(const char *p, int i, void *u) {
+    if (!strcmp(p, "row")) { ((opts *)u)->group[i] = 0; return 1; }
+    return positive_int(p, &((opts *)u)->group[i]);
+}
+static int item_bw(const char *p, int i, void *u) { char *e; double v = strtod(p, &e); ((opts *)u)->bw[i] = v; return *e == 0 && v > 0.0; }
+static int item_shape(const char *p, int i, void *u) {   /* MxK or MxK*COUNT */
+    shape *s = &((opts *)u)->shapes[i];
+    long long m, k;
+    int count = 1, used = 0;
+    if (sscanf(p, "%lldx%lld%n", &m, &k, &used) != 2 || m < 1 || k < 1) return 0;
+    if (p[used] == '*') { if (!positive_int(p + used + 1, &count)) return 0; }
+    else if (p[used] != 0) return 0;
+    s->m = m; s->k = k; s->count = count;
+    return 1;
+}
 
 static int parse_cores(const char *s, opts *o) {
     if (!strcmp(s, "auto")) o->cores = SRT_CORES_AUTO;
@@ -52,6 +257,22 @@ static srt_status make_pool(const opts *o, int threads, const srt_pool_desc *ext
     return srt_pool_create(&pd, out);
 }
 
+/* The thread counts a mode runs: --threads-list, else --threads N (membw: 1..N), else the pool's
+   default (membw: 1..default). */
+static int thread_counts(const opts *o, int up_to, int *out) {
+    int i, n = 0, top = o->threads;
+    if (o->n_thread_list) { for (i = 0; i < o->n_thread_list; i++) out[i] = o->thread_list[i]; return o->n_thread_list; }
+    if (top <= 0) {
+        srt_pool *p;
+        if (make_pool(o, 0, NULL, &p) != SRT_OK) return 0;
+        top = srt_pool_threads(p);
+        srt_pool_destroy(p);
+    }
+    if (!up_to) { out[0] = top; return 1; }
+    for (i = 1; i <= top && n < MAX_LIST; i++) out[n++] = i;
+    return n;
+}
+
 static const char *type_name(srt_core_type t) { return t == SRT_CORE_EFFICIENCY ? "E" : t == SRT_CORE_PERFORMANCE ? "P" : "?"; }
 
 static void print_topology(const opts *o) {
@@ -60,7 +281,7 @@ static void print_topology(const opts *o) {
     srt_topology_detect(NULL, &t);
     n = srt_cores_select(&t, o->cores, o->cpu_list, cpus, SRT_MAX_CPUS);
     if (o->json) {
-        printf("{\"bench\":\"topology\",\"cpus\":%d,\"cores\":%d,\"perf_cores\":%d,\"eff_cores\":%d,\"hybrid\":%d,\"source\":\"%s\",\"selected\":[",
+        printf("{\"mode\":\"topology\",\"bench\":\"topology\",\"cpus\":%d,\"cores\":%d,\"perf_cores\":%d,\"eff_cores\":%d,\"hybrid\":%d,\"source\":\"%s\",\"selected\":[",
                t.n_cpus, t.n_cores, t.n_perf_cores, t.n_eff_cores, t.hybrid, t.source);
         for (i = 0; i < n; i++) printf(i ? ",%d" : "%d", cpus[i]);
         printf("]}\n");
@@ -77,6 +298,11 @@ static void print_topology(const opts *o) {
     for (i = 0; i < n; i++) printf(" %d", cpus[i]);
     printf("\n");
 }
+
+/* xorshift32: reproducible random weights and token ids (--seed) */
+static uint32_t rng = 2463534242u;
+static uint32_t rand_u32(void) { rng ^= rng << 13; rng ^= rng >> 17; rng ^= rng << 5; return rng; }
+static float frand(void) { return (float)(rand_u32() >> 8) / 16777216.0f - 0.5f; }
 
 /* ---------------------------------------------------------------- pool benchmark */
 static void noop(void *user, int64_t b, int64_t e, int t) { (void)user; (void)b; (void)e; (void)t; }
@@ -163,7 +389,7 @@ static int bench_pool(const opts *o) {
     f_sta = (1.0 / t_sta_slow) / ideal;
     if (threads < 2) f_dyn = f_sta = 1.0;   /* nothing to balance */
     if (o->json) {
-        printf("{\"bench\":\"pool\",\"threads\":%d,\"forkjoin_us\":%.3f,\"parallel_for_overhead_us\":%.3f,\"tiny_serial_us\":%.3f,\"tiny_parallel_us\":%.3f,"
+        printf("{\"mode\":\"pool\",\"bench\":\"pool\",\"threads\":%d,\"forkjoin_us\":%.3f,\"parallel_for_overhead_us\":%.3f,\"tiny_serial_us\":%.3f,\"tiny_parallel_us\":%.3f,"
                "\"gemv_1thread_ms\":%.3f,\"gemv_ms\":%.3f,\"gemv_gbps\":%.2f,\"chunk\":%lld,\"slowed_dynamic_ms\":%.3f,\"slowed_static_ms\":%.3f,"
                "\"slowed_dynamic_fraction\":%.3f,\"slowed_static_fraction\":%.3f}\n",
                threads, forkjoin_us, overhead_us, serial_us, par_us, t_one / 1e3, t_dyn_fast / 1e3, (double)big_rows * big_cols * 4 / t_dyn_fast / 1e3,
@@ -180,17 +406,442 @@ static int bench_pool(const opts *o) {
     return 0;
 }
 
-/* ---------------------------------------------------------------- random model + decode */
-static uint32_t rng = 2463534242u;
-static float frand(void) { rng ^= rng << 13; rng ^= rng >> 17; rng ^= rng << 5; return (float)(rng >> 8) / 16777216.0f - 0.5f; }
+/* ---------------------------------------------------------------- memory read bandwidth */
+/* The buffer holds the words 0, 1, 2, ...: every pass checks that the slices' sums add up to
+   n (n - 1) / 2, so all bytes were read and the compiler cannot drop the loop.
+   A pass reads the buffer in regions of BW_REGION_BLOCKS blocks per thread (one parallel-for each,
+   every thread its own contiguous slice), timed one by one: the median region rate is the
+   bandwidth, robust to the preemptions of a shared machine in the same way as the median time
+   of a GEMV call. The whole-pass rates are reported too. */
+#define BW_BLOCK_WORDS 4096                   /* 32 KiB per parallel-for item */
+#define BW_REGION_BLOCKS 256                  /* 8 MiB per thread per region */
+typedef struct bw_job { uint64_t *buf; int64_t base; srt_isa level; uint64_t sums[SRT_MAX_CPUS][8]; } bw_job;   /* one cache line per thread */
 
-static int add_tensor(srt_writer *w, const char *name, int rows, int cols, srt_format f, int norm) {
+static void bw_fill(void *user, int64_t begin, int64_t end, int thread) {
+    uint64_t *b = ((bw_job *)user)->buf, i;
+    (void)thread;
+    for (i = (uint64_t)begin * BW_BLOCK_WORDS; i < (uint64_t)end * BW_BLOCK_WORDS; i++) b[i] = i;
+}
+/* Sums of the words in [p, e) (a multiple of 8 words), mod 2^64. The widest loads win: on the
+   machine of issue 4 one 512-bit load per cache line reads ~40% faster than four 128-bit ones, and
+   the kernels use wide loads, so the roofline must too. */
+static uint64_t sum_portable(const uint64_t *p, const uint64_t *e) {
+    uint64_t a0 = 0, a1 = 0, a2 = 0, a3 = 0, a4 = 0, a5 = 0, a6 = 0, a7 = 0;
+    for (; p < e; p += 8) {
+        a0 += p[0]; a1 += p[1]; a2 += p[2]; a3 += p[3];
+        a4 += p[4]; a5 += p[5]; a6 += p[6]; a7 += p[7];
+    }
+    return ((a0 + a1) + (a2 + a3)) + ((a4 + a5) + (a6 + a7));
+}
+#if (defined(__x86_64__) || defined(_M_X64)) && defined(__GNUC__)
+#  define BENCH_X86 1
+__attribute__((target("avx2"))) static uint64_t sum_avx2(const uint64_t *p, const uint64_t *e) {
+    __m256i a = _mm256_setzero_si256();
+    uint64_t t[4];
+    for (; p < e; p += 8) {
+        a = _mm256_add_epi64(a, _mm256_loadu_si256((const __m256i *)(const void *)p));
+        a = _mm256_add_epi64(a, _mm256_loadu_si256((const __m256i *)(const void *)(p + 4)));
+    }
+    _mm256_storeu_si256((__m256i *)(void *)t, a);
+    return (t[0] + t[1]) + (t[2] + t[3]);
+}
+__attribute__((target("avx512f"))) static uint64_t sum_avx512(const uint64_t *p, const uint64_t *e) {
+    __m512i a = _mm512_setzero_si512();
+    for (; p < e; p += 8) a = _mm512_add_epi64(a, _mm512_loadu_si512((const void *)p));
+    return (uint64_t)_mm512_reduce_add_epi64(a);
+}
+#else
+#  define BENCH_X86 0
+#endif
+/* The load width membw uses: the best of the CPU, or `isa` if lower (named like the kernel levels). */
+static srt_isa bw_level(srt_isa isa) {
+    srt_isa best = srt_isa_best(), l = isa == SRT_ISA_AUTO || isa > best ? best : isa;
+    if (!BENCH_X86 || l < SRT_ISA_AVX2) return SRT_ISA_PORTABLE;
+    return l >= SRT_ISA_AVX512 ? SRT_ISA_AVX512 : SRT_ISA_AVX2;
+}
+/* blocks base + [begin, end) */
+static void bw_read(void *user, int64_t begin, int64_t end, int thread) {
+    bw_job *j = (bw_job *)user;
+    const uint64_t *p = j->buf + (uint64_t)(j->base + begin) * BW_BLOCK_WORDS, *e = j->buf + (uint64_t)(j->base + end) * BW_BLOCK_WORDS;
+    uint64_t s;
+#if BENCH_X86
+    if (j->level == SRT_ISA_AVX512) s = sum_avx512(p, e);
+    else if (j->level == SRT_ISA_AVX2) s = sum_avx2(p, e);
+    else
+#endif
+    s = sum_portable(p, e);
+    j->sums[thread][0] += s;
+}
+
+typedef struct membw { uint64_t *buf; int64_t blocks; bw_job *job; } membw;
+static int membw_alloc(membw *b, double mb, srt_pool *pool, srt_isa level) {
+    uint64_t bytes = (uint64_t)(mb * 1e6);
+    b->blocks = (int64_t)(bytes / (BW_BLOCK_WORDS * 8));
+    if (b->blocks < 1) b->blocks = 1;
+    b->buf = (uint64_t *)alloc64((size_t)b->blocks * BW_BLOCK_WORDS * 8);
+    b->job = (bw_job *)alloc64(sizeof(bw_job));
+    if (!b->buf || !b->job) {
+        fprintf(stderr, "srt-bench: cannot allocate %.0f MB for the bandwidth buffer (try --mb)\n", mb);
+        free64(b->buf); free64(b->job);
+        return 0;
+    }
+    b->job->buf = b->buf;
+    b->job->base = 0;
+    b->job->level = level;
+    srt_pool_parallel_for_static(pool, b->blocks, bw_fill, b->job);   /* touch every page */
+    return 1;
+}
+static void membw_free(membw *b) { free64(b->buf); free64(b->job); b->buf = NULL; b->job = NULL; }
+
+typedef struct bw_result { double gbs, gbs_pass, gbs_best; } bw_result;
+/* `passes` reads of the whole buffer by the pool's threads (after one to warm up). Returns 0 if a
+   sum came out wrong or memory ran out. */
+static int membw_measure(membw *b, srt_pool *pool, int passes, bw_result *res) {
+    uint64_t n = (uint64_t)b->blocks * BW_BLOCK_WORDS, expect = n % 2 ? n * ((n - 1) / 2) : (n / 2) * (n - 1);
+    int64_t region = (int64_t)BW_REGION_BLOCKS * srt_pool_threads(pool), start;
+    int64_t per_pass = (b->blocks + region - 1) / region;
+    double t[64], bytes = (double)n * 8, *rate = (double *)malloc(sizeof(double) * (size_t)(per_pass * passes));
+    int p, i, n_rate = 0;
+    if (!rate) return 0;
+    for (p = -1; p < passes; p++) {   /* pass -1 warms up */
+        uint64_t sum = 0;
+        double tp = now_us();
+        memset(b->job->sums, 0, sizeof b->job->sums);
+        for (start = 0; start < b->blocks; start += region) {
+            int64_t len = b->blocks - start < region ? b->blocks - start : region;
+            double t0 = now_us(), dt;
+            b->job->base = start;
+            srt_pool_parallel_for_static(pool, len, bw_read, b->job);
+            dt = now_us() - t0;
+            if (p >= 0) rate[n_rate++] = (double)len * BW_BLOCK_WORDS * 8 / (dt > 1e-3 ? dt : 1e-3) / 1e3;
+        }
+        if (p >= 0) t[p] = now_us() - tp;
+        for (i = 0; i < SRT_MAX_CPUS; i++) sum += b->job->sums[i][0];
+        if (sum != expect) {
+            fprintf(stderr, "srt-bench: membw: wrong sum (%llu, expected %llu)\n", (unsigned long long)sum, (unsigned long long)expect);
+            free(rate);
+            return 0;
+        }
+    }
+    res->gbs = median(rate, n_rate);
+    res->gbs_pass = bytes / median(t, passes) / 1e3;
+    res->gbs_best = bytes / t[0] / 1e3;   /* sorted by median() */
+    free(rate);
+    return 1;
+}
+
+static void membw_record(const opts *o, int threads, srt_isa level, double mb, int passes, const bw_result *b) {
+    rec r;
+    memset(&r, 0, sizeof r);
+    rec_str(&r, "mode", "membw"); rec_str(&r, "format", "-"); rec_int(&r, "threads", threads); rec_str(&r, "isa", srt_isa_name(level));
+    rec_num(&r, "mb", mb, 1); rec_int(&r, "passes", passes);
+    rec_sig(&r, "gbs", b->gbs); rec_sig(&r, "gbs_pass", b->gbs_pass); rec_sig(&r, "gbs_best", b->gbs_best);
+    rec_emit(&r, o->json);
+}
+
+/* Bandwidth for each pool (same order), from --bw or measured now; prints the membw lines. */
+static int bandwidths(const opts *o, srt_pool **pools, int n, srt_isa level, double *gbs) {
+    membw b;
+    int i;
+    if (o->n_bw) {
+        for (i = 0; i < n; i++) gbs[i] = o->bw[o->n_bw == 1 ? 0 : i < o->n_bw ? i : o->n_bw - 1];
+        return 1;
+    }
+    if (!membw_alloc(&b, o->mb, pools[0], level)) return 0;
+    for (i = 0; i < n; i++) {
+        bw_result r;
+        if (!membw_measure(&b, pools[i], o->passes, &r)) { membw_free(&b); return 0; }
+        gbs[i] = r.gbs;
+        membw_record(o, srt_pool_threads(pools[i]), level, (double)b.blocks * BW_BLOCK_WORDS * 8 / 1e6, o->passes, &r);
+    }
+    membw_free(&b);
+    return 1;
+}
+
+static int create_pools(const opts *o, int up_to, srt_pool **pools, int *n) {
+    int counts[MAX_LIST], i;
+    *n = thread_counts(o, up_to, counts);
+    for (i = 0; i < *n; i++)
+        if (make_pool(o, counts[i], NULL, &pools[i]) != SRT_OK) {
+            fprintf(stderr, "srt-bench: %s\n", srt_last_error());
+            while (i-- > 0) srt_pool_destroy(pools[i]);
+            return 0;
+        }
+    return *n > 0;
+}
+static void destroy_pools(srt_pool **pools, int n) { int i; for (i = 0; i < n; i++) srt_pool_destroy(pools[i]); }
+
+static int bench_membw(const opts *o) {
+    srt_pool *pools[MAX_LIST];
+    double gbs[MAX_LIST];
+    int n, ok;
+    if (!create_pools(o, 1, pools, &n)) return 1;
+    ok = bandwidths(o, pools, n, bw_level(o->n_isa ? (srt_isa)o->isa[0] : SRT_ISA_AUTO), gbs);
+    destroy_pools(pools, n);
+    return ok ? 0 : 1;
+}
+
+/* ---------------------------------------------------------------- GEMV / GEMM */
+/* Llama-3.2-1B: per layer q, o (2048x2048), k, v (512x2048), gate, up (8192x2048), down (2048x8192);
+   16 layers; the tied 128256x2048 output matrix once per token. */
+static const shape llama_1b_shapes[] = {{2048, 2048, 32}, {512, 2048, 32}, {8192, 2048, 32}, {2048, 8192, 16}, {128256, 2048, 1}};
+
+static int is_int_format(int f) { return f >= SRT_Q8 && f <= SRT_Q1; }
+/* group for a K-wide matrix: float formats none, "row" = K rounded up to 32 */
+static uint32_t group_for(int format, int group, int64_t k) {
+    if (!is_int_format(format)) return 0;
+    return group ? (uint32_t)group : (uint32_t)((k + 31) / 32 * 32);
+}
+
+/* `copies` distinct copies of one quantized M x K matrix, each part 64-byte aligned. */
+typedef struct wset { int copies, n_parts; uint64_t bytes; void **mem; const void *(*parts)[4]; } wset;
+static void wset_free(wset *w) {
+    int c;
+    for (c = 0; c < w->copies; c++) free64(w->mem[c]);
+    free(w->mem); free((void *)w->parts);
+    memset(w, 0, sizeof *w);
+}
+/* Copy `c` of a part, made different from the others on every page (hosts may merge identical
+   pages, which would let all copies share the cache) without changing what kind of numbers it
+   holds: integer codes get random bits (Q8 never -128), 16-bit floats and scales a random lowest
+   mantissa bit where they are normal numbers. */
+static void vary_copy(unsigned char *dst, const unsigned char *src, uint64_t size, int format, uint32_t kind, uint64_t c) {
+    uint64_t r = 0x9E3779B97F4A7C15ull * (c + 1), i;
+    if (kind == SRT_PART_VALUES && is_int_format(format)) {
+        for (i = 0; i < size; i++) {
+            unsigned char b;
+            if (i % 8 == 0) { r ^= r << 13; r ^= r >> 7; r ^= r << 17; }
+            b = (unsigned char)(src[i] ^ (unsigned char)(r >> (i % 8 * 8)));
+            dst[i] = format == SRT_Q8 && b == 0x80 ? 0x81 : b;
+        }
+    } else if (format == SRT_F32 && kind == SRT_PART_VALUES) {
+        memcpy(dst, src, (size_t)size);
+        for (i = 0; i + 4 <= size; i += 4) {   /* the lowest mantissa bit sits in the first byte (little-endian) */
+            if (i % 256 == 0) { r ^= r << 13; r ^= r >> 7; r ^= r << 17; }
+            if (src[i + 3] & 0x7f) dst[i] = (unsigned char)(src[i] ^ ((r >> (i / 4 % 64)) & 1));
+        }
+    } else {   /* f16 / bf16 values, f16 scales */
+        unsigned exp_mask = format == SRT_BF16 && kind == SRT_PART_VALUES ? 0x7f80u : 0x7c00u;
+        memcpy(dst, src, (size_t)size);
+        for (i = 0; i + 2 <= size; i += 2) {
+            unsigned v = (unsigned)src[i] | (unsigned)src[i + 1] << 8;
+            if (i % 128 == 0) { r ^= r << 13; r ^= r >> 7; r ^= r << 17; }
+            if (v & exp_mask) dst[i] = (unsigned char)(src[i] ^ ((r >> (i / 2 % 64)) & 1));
+        }
+    }
+}
+
+/* Quantizes random weights once (a block of up to ~1M values: rows repeat beyond it, which does not
+   change the speed of any kernel) and fills every copy with them. */
+static int wset_make(wset *w, int format, uint32_t group, int64_t m, int64_t k, double set_mb) {
+    srt_tensor_parts lay, blay;
+    int64_t brows = m <= 16 ? m : (1 << 20) / k / 16 * 16, i;
+    uint64_t off[4], total = 0;
+    float *src;
+    void *bparts[4] = {NULL, NULL, NULL, NULL};
+    int p, c, want;
+    memset(w, 0, sizeof *w);
+    if (brows < 16) brows = 16;
+    if (brows > m) brows = m;
+    if (srt_tensor_layout((srt_format)format, (uint64_t)m, (uint64_t)k, group, &lay) != SRT_OK ||
+        srt_tensor_layout((srt_format)format, (uint64_t)brows, (uint64_t)k, group, &blay) != SRT_OK) {
+        fprintf(stderr, "srt-bench: %s %lldx%lld group %u: %s\n", srt_format_name((srt_format)format), (long long)m, (long long)k, group, srt_last_error());
+        return 0;
+    }
+    for (p = 0; p < lay.n_parts; p++) { off[p] = total; total += (lay.size[p] + 63) / 64 * 64; w->bytes += lay.size[p]; }
+    w->n_parts = lay.n_parts;
+    want = (int)(set_mb * 1e6 / (double)w->bytes + 0.999);
+    if (want < 2) want = 2;
+    if (want > 100000) want = 100000;
+    /* the block */
+    src = (float *)malloc(sizeof(float) * (size_t)(brows * k));
+    for (p = 0; p < blay.n_parts; p++) bparts[p] = malloc((size_t)blay.size[p]);
+    if (!src) goto oom;
+    for (p = 0; p < blay.n_parts; p++) if (!bparts[p]) goto oom;
+    for (i = 0; i < brows * k; i++) src[i] = frand() * 0.1f;
+    if (srt_quantize((srt_format)format, group, src, (uint64_t)brows, (uint64_t)k, bparts) != SRT_OK) {
+        fprintf(stderr, "srt-bench: srt_quantize: %s\n", srt_last_error());
+        goto fail;
+    }
+    free(src); src = NULL;
+    w->mem = (void **)calloc((size_t)want, sizeof(void *));
+    w->parts = (const void *(*)[4])calloc((size_t)want, sizeof *w->parts);
+    if (!w->mem || !w->parts) goto oom;
+    for (c = 0; c < want; c++) {
+        unsigned char *mem = (unsigned char *)alloc64((size_t)total);
+        if (!mem) {
+            if (c < 1) goto oom;
+            fprintf(stderr, "srt-bench: only %d copies of %lldx%lld fit in memory\n", c, (long long)m, (long long)k);
+            break;
+        }
+        w->mem[c] = mem;
+        w->copies = c + 1;
+        for (p = 0; p < lay.n_parts; p++) {
+            unsigned char *dst = mem + off[p];
+            w->parts[c][p] = dst;
+            if (c == 0) {   /* part p of the full matrix = part p of the block, repeated */
+                uint64_t at, len;
+                for (at = 0; at < lay.size[p]; at += len) {
+                    len = lay.size[p] - at < blay.size[p] ? lay.size[p] - at : blay.size[p];
+                    memcpy(dst + at, bparts[p], (size_t)len);
+                }
+            } else {
+                vary_copy(dst, (const unsigned char *)w->parts[0][p], lay.size[p], format, lay.kind[p], (uint64_t)c);
+            }
+        }
+    }
+    for (p = 0; p < 4; p++) free(bparts[p]);
+    return 1;
+oom:
+    fprintf(stderr, "srt-bench: out of memory for %lldx%lld %s (try a smaller --set-mb)\n", (long long)m, (long long)k, srt_format_name((srt_format)format));
+fail:
+    free(src);
+    for (p = 0; p < 4; p++) free(bparts[p]);
+    wset_free(w);
+    return 0;
+}
+
+/* Median microseconds per srt_matmul call, cycling through the copies; runs at least 3 calls and
+   until `seconds` have passed (at most 100000 calls); *mean gets the mean time. -1 on an error. */
+static double time_matmul(srt_pool *pool, srt_isa isa, int format, uint32_t group, const wset *w, int64_t m, int64_t k,
+                          int n, const float *x, float *y, double seconds, double *times, int *calls, double *mean) {
+    double start, total = 0.0;
+    int i = 0, c = 0;
+    if (srt_matmul(pool, isa, (srt_format)format, group, w->parts[0], (uint64_t)m, (uint64_t)k, n, x, y) != SRT_OK) {   /* warm-up */
+        fprintf(stderr, "srt-bench: srt_matmul: %s\n", srt_last_error());
+        return -1.0;
+    }
+    start = now_us();
+    while (i < 100000 && (i < 3 || now_us() - start < seconds * 1e6)) {
+        double t0;
+        c = c + 1 < w->copies ? c + 1 : 0;
+        t0 = now_us();
+        srt_matmul(pool, isa, (srt_format)format, group, w->parts[c], (uint64_t)m, (uint64_t)k, n, x, y);
+        times[i] = now_us() - t0;
+        total += times[i++];
+    }
+    *calls = i;
+    *mean = total / i > 1e-3 ? total / i : 1e-3;
+    start = median(times, i);
+    return start > 1e-3 ? start : 1e-3;   /* a coarse clock must not make it 0 */
+}
+
+typedef struct acc { double bytes, us, flops; int matrices, shapes; } acc;
+
+/* The ISA levels to run: --isa (levels above the CPU's best are skipped), else portable..best. */
+static int isa_levels(const opts *o, srt_isa *out) {
+    srt_isa best = srt_isa_best();
+    int i, j, n = 0;
+    if (!o->n_isa) { for (i = SRT_ISA_PORTABLE; i <= (int)best; i++) out[n++] = (srt_isa)i; return n; }
+    for (i = 0; i < o->n_isa; i++) {
+        srt_isa l = o->isa[i] == SRT_ISA_AUTO ? srt_isa_resolve(SRT_ISA_AUTO) : (srt_isa)o->isa[i];
+        int dup = 0;
+        if (l > best) { fprintf(stderr, "srt-bench: %s is not available on this CPU (best: %s); skipped\n", srt_isa_name(l), srt_isa_name(best)); continue; }
+        for (j = 0; j < n; j++) dup |= out[j] == l;
+        if (!dup) out[n++] = l;
+    }
+    return n;
+}
+
+static void matmul_record(rec *r, const char *mode, int format, uint32_t group, int per_row, int threads, srt_isa isa) {
+    memset(r, 0, sizeof *r);
+    rec_str(r, "mode", mode); rec_str(r, "format", srt_format_name((srt_format)format));
+    rec_int(r, "group", group); if (per_row) rec_int(r, "per_row", 1);
+    rec_int(r, "threads", threads); rec_str(r, "isa", srt_isa_name(isa));
+}
+
+static int bench_matmul(const opts *o, int gemm) {
+    static const int default_formats[] = {SRT_F16, SRT_BF16, SRT_Q8, SRT_Q4, SRT_Q2, SRT_TQ, SRT_Q1};
+    const char *mode = gemm ? "gemm" : "gemv", *summary_mode = gemm ? "gemm-summary" : "gemv-summary";
+    srt_pool *pools[MAX_LIST];
+    srt_isa isas[SRT_ISA_COUNT];
+    double bw[MAX_LIST], *times;
+    const shape *shapes = o->n_shapes ? o->shapes : llama_1b_shapes;
+    int n_shapes = o->n_shapes ? o->n_shapes : (int)(sizeof llama_1b_shapes / sizeof llama_1b_shapes[0]);
+    int n_pools, n_isa, fi, gi, si, ti, ii, n = gemm ? o->n_tok : 1, rc = 0;
+    int n_formats = o->n_format ? o->n_format : (int)(sizeof default_formats / sizeof default_formats[0]);
+    int n_groups = o->n_group ? o->n_group : 1;
+    float *x = NULL, *y = NULL;
+    int64_t max_k = 0, max_m = 0;
+    if (n < 1) { fprintf(stderr, "srt-bench: --n must be >= 1\n"); return 2; }
+    n_isa = isa_levels(o, isas);
+    if (!n_isa) return 2;
+    if (!create_pools(o, 0, pools, &n_pools)) return 1;
+    if (!bandwidths(o, pools, n_pools, bw_level(SRT_ISA_AUTO), bw)) { destroy_pools(pools, n_pools); return 1; }
+    for (si = 0; si < n_shapes; si++) {
+        if (shapes[si].k > max_k) max_k = shapes[si].k;
+        if (shapes[si].m > max_m) max_m = shapes[si].m;
+    }
+    x = (float *)malloc(sizeof(float) * (size_t)(max_k * n));
+    y = (float *)malloc(sizeof(float) * (size_t)(max_m * n));
+    times = (double *)malloc(sizeof(double) * 100000);
+    if (!x || !y || !times) { fprintf(stderr, "srt-bench: out of memory\n"); rc = 1; goto done; }
+    for (si = 0; si < max_k * n; si++) x[si] = frand();
+    for (fi = 0; fi < n_formats; fi++) {
+        int format = o->n_format ? o->format[fi] : default_formats[fi];
+        for (gi = 0; gi < (is_int_format(format) ? n_groups : 1); gi++) {
+            int group_spec = o->n_group ? o->group[gi] : 64;
+            acc sum[MAX_LIST][SRT_ISA_COUNT];
+            memset(sum, 0, sizeof sum);
+            for (si = 0; si < n_shapes; si++) {
+                const shape *s = &shapes[si];
+                uint32_t group = group_for(format, group_spec, s->k);
+                wset w;
+                if (!wset_make(&w, format, group, s->m, s->k, o->set_mb)) { rc = 1; continue; }
+                for (ti = 0; ti < n_pools; ti++)
+                    for (ii = 0; ii < n_isa; ii++) {
+                        int calls = 0, threads = srt_pool_threads(pools[ti]);
+                        double mean, us = time_matmul(pools[ti], isas[ii], format, group, &w, s->m, s->k, n, x, y, o->seconds, times, &calls, &mean);
+                        double flops = 2.0 * (double)s->m * (double)s->k * n, gbs;
+                        rec r;
+                        if (us < 0) { rc = 1; continue; }
+                        gbs = (double)w.bytes / us / 1e3;
+                        matmul_record(&r, mode, format, group, is_int_format(format) && !group_spec, threads, isas[ii]);
+                        rec_int(&r, "m", s->m); rec_int(&r, "k", s->k); rec_int(&r, "n", n);
+                        rec_num(&r, "mb", (double)w.bytes / 1e6, 2); rec_int(&r, "copies", w.copies); rec_int(&r, "calls", calls);
+                        rec_num(&r, "us", us, 1); rec_sig(&r, "gbs", gbs); rec_sig(&r, "gbs_mean", (double)w.bytes / mean / 1e3);
+                        rec_sig(&r, "gflops", flops / us / 1e3);
+                        rec_sig(&r, "bw_gbs", bw[ti]); rec_sig(&r, "roofline_fraction", gbs / bw[ti]);
+                        rec_emit(&r, o->json);
+                        sum[ti][ii].bytes += (double)w.bytes * s->count;
+                        sum[ti][ii].us += us * s->count;
+                        sum[ti][ii].flops += flops * s->count;
+                        sum[ti][ii].matrices += s->count;
+                        sum[ti][ii].shapes++;
+                    }
+                wset_free(&w);
+            }
+            if (n_shapes < 2) continue;
+            for (ti = 0; ti < n_pools; ti++)
+                for (ii = 0; ii < n_isa; ii++) {
+                    const acc *a = &sum[ti][ii];
+                    rec r;
+                    if (a->shapes != n_shapes) continue;   /* a shape failed */
+                    matmul_record(&r, summary_mode, format, is_int_format(format) ? (uint32_t)group_spec : 0, is_int_format(format) && !group_spec, srt_pool_threads(pools[ti]), isas[ii]);
+                    rec_str(&r, "shapes", o->n_shapes ? "custom" : "llama-3.2-1b");
+                    rec_int(&r, "n", n); rec_int(&r, "matrices", a->matrices);
+                    rec_num(&r, "mb", a->bytes / 1e6, 2); rec_num(&r, "us", a->us, 1);
+                    rec_sig(&r, "gbs", a->bytes / a->us / 1e3); rec_sig(&r, "gflops", a->flops / a->us / 1e3);
+                    rec_sig(&r, "bw_gbs", bw[ti]); rec_sig(&r, "roofline_fraction", a->bytes / a->us / 1e3 / bw[ti]);
+                    rec_emit(&r, o->json);
+                }
+        }
+    }
+done:
+    free(x); free(y); free(times);
+    destroy_pools(pools, n_pools);
+    return rc;
+}
+
+/* ---------------------------------------------------------------- random model */
+static int add_tensor(srt_writer *w, const char *name, int rows, int cols, srt_format f, int group, int norm) {
     float *buf = (float *)malloc(sizeof(float) * (size_t)rows * (size_t)cols);
     size_t i;
     srt_status st;
     if (!buf) return 0;
     for (i = 0; i < (size_t)rows * (size_t)cols; i++) buf[i] = norm ? 1.0f + 0.1f * frand() : frand() * 0.1f;
-    st = srt_writer_add_tensor(w, name, norm ? SRT_F32 : f, 0, (uint64_t)rows, (uint64_t)cols, buf);
+    st = norm ? srt_writer_add_tensor(w, name, SRT_F32, 0, 1, (uint64_t)cols, buf)
+              : srt_writer_add_tensor(w, name, f, group_for(f, group, cols), (uint64_t)rows, (uint64_t)cols, buf);
     free(buf);
     if (st != SRT_OK) fprintf(stderr, "srt-bench: %s: %s\n", name, srt_last_error());
     return st == SRT_OK;
@@ -198,7 +849,8 @@ static int add_tensor(srt_writer *w, const char *name, int rows, int cols, srt_f
 
 static int make_model(const char *path, const opts *o) {
     srt_writer *w;
-    int l, ok = 1, kv = o->embd / o->heads * o->kv_heads;
+    srt_format format = o->n_format ? (srt_format)o->format[0] : SRT_Q8;
+    int l, ok = 1, kv = o->embd / o->heads * o->kv_heads, group = o->n_group ? o->group[0] : 64;
     char nm[64];
     if (srt_writer_open(path, &w) != SRT_OK) { fprintf(stderr, "srt-bench: %s\n", srt_last_error()); return 1; }
     srt_writer_meta_str(w, "general.architecture", "llama");
@@ -234,10 +886,11 @@ static int make_model(const char *path, const opts *o) {
         for (i = 0; i < o->vocab; i++) free(tokens[i]);
         free(tokens); free(scores); free(types);
     }
-    ok = ok && add_tensor(w, "token_embd.weight", o->vocab, o->embd, o->format, 0);
-    ok = ok && add_tensor(w, "output_norm.weight", 1, o->embd, o->format, 1);
+    ok = ok && add_tensor(w, "token_embd.weight", o->vocab, o->embd, format, group, 0);
+    ok = ok && add_tensor(w, "output_norm.weight", 1, o->embd, format, group, 1);
+    if (o->untied) ok = ok && add_tensor(w, "output.weight", o->vocab, o->embd, format, group, 0);
     for (l = 0; ok && l < o->layers; l++) {
-#define L(s, r, c, n) (snprintf(nm, sizeof nm, "blk.%d." s, l), add_tensor(w, nm, r, c, o->format, n))
+#define L(s, r, c, n) (snprintf(nm, sizeof nm, "blk.%d." s, l), add_tensor(w, nm, r, c, format, group, n))
         ok = L("attn_norm.weight", 1, o->embd, 1) && L("ffn_norm.weight", 1, o->embd, 1)
           && L("attn_q.weight", o->embd, o->embd, 0) && L("attn_k.weight", kv, o->embd, 0) && L("attn_v.weight", kv, o->embd, 0)
           && L("attn_output.weight", o->embd, o->embd, 0) && L("ffn_gate.weight", o->ff, o->embd, 0)
@@ -250,74 +903,236 @@ static int make_model(const char *path, const opts *o) {
     return 0;
 }
 
-static int bench_decode(const char *path, const opts *o) {
-    srt_pool *p;
+/* ---------------------------------------------------------------- end to end */
+static uint64_t rd_le(const unsigned char *p, int n) { uint64_t v = 0; while (n-- > 0) v = v << 8 | p[n]; return v; }
+
+/* Weight bytes one decode step reads, from the .srt tensor directory (formats/SRT.md): every
+   tensor's parts, except that with a separate output.weight only one row of token_embd.weight is
+   read (with tied embeddings the output GEMV reads the whole matrix). 0 if the file is unreadable.
+   *format: the format holding most of the bytes of the layers' matrices (blk.*), -1 if unknown. */
+static uint64_t weight_bytes_per_token(const char *path, int *format) {
+    FILE *fp = fopen(path, "rb");
+    unsigned char h[128], *d = NULL;
+    uint64_t dir_size, total = 0, embd = 0, embd_rows = 1, at = 0, i, by_format[SRT_FORMAT_COUNT] = {0}, best = 0;
+    uint32_t n_tensors;
+    int has_output = 0, ok = 0, f;
+    *format = -1;
+    if (!fp) return 0;
+    if (fread(h, 1, sizeof h, fp) != sizeof h || memcmp(h, "SRTM", 4) != 0) goto done;
+    dir_size = rd_le(h + 40, 8);
+    n_tensors = (uint32_t)rd_le(h + 52, 4);
+    if (dir_size > (1u << 30) || fseek(fp, -(long)dir_size, SEEK_END) != 0) goto done;
+    if (!(d = (unsigned char *)malloc((size_t)dir_size + 1)) || fread(d, 1, (size_t)dir_size, fp) != dir_size) goto done;
+    for (i = 0; i < n_tensors; i++) {
+        uint64_t name_len, rows, bytes = 0, p, n_parts;
+        const unsigned char *name;
+        if (at + 4 > dir_size) goto done;
+        name_len = rd_le(d + at, 4); name = d + at + 4; at += 4 + name_len;
+        if (at + 28 > dir_size) goto done;
+        f = (int)rd_le(d + at, 4);
+        rows = rd_le(d + at + 8, 8);
+        n_parts = rd_le(d + at + 24, 4);
+        at += 28;
+        if (n_parts > 4 || at + n_parts * 24 > dir_size) goto done;
+        for (p = 0; p < n_parts; p++) bytes += rd_le(d + at + p * 24 + 12, 8);
+        at += n_parts * 24;
+        total += bytes;
+        if (name_len == 17 && !memcmp(name, "token_embd.weight", 17)) { embd = bytes; embd_rows = rows ? rows : 1; }
+        if (name_len == 13 && !memcmp(name, "output.weight", 13)) has_output = 1;
+        if (name_len > 4 && !memcmp(name, "blk.", 4) && rows > 1 && f >= 0 && f < SRT_FORMAT_COUNT) by_format[f] += bytes;
+    }
+    for (f = 0; f < SRT_FORMAT_COUNT; f++) if (by_format[f] > best) { best = by_format[f]; *format = f; }
+    ok = 1;
+done:
+    free(d);
+    fclose(fp);
+    if (!ok) return 0;
+    return has_output ? total - embd + embd / embd_rows : total;
+}
+
+typedef struct e2e_result { double prefill_tok_s, decode_tok_s, decode_tok_s_median, ttft_ms, rss_mb; int threads; srt_isa isa; } e2e_result;
+
+/* One model load at one thread count and ISA: a warm-up, then `runs` x (prompt, decode). */
+static int e2e_run(const opts *o, const char *path, srt_pool *pool, srt_isa isa, srt_model_info *info, e2e_result *res) {
     srt_model *m;
     srt_session *s;
     srt_model_desc md;
     srt_session_desc sd;
-    srt_model_info info;
-    int32_t tok = 1;
-    int i;
-    double t0, dt;
-    if (make_pool(o, o->threads, NULL, &p) != SRT_OK) { fprintf(stderr, "srt-bench: %s\n", srt_last_error()); return 1; }
+    int32_t *prompt, tok;
+    double pre[64], dec[64], ttft[64], step[64], *token_us;
+    int r, i, runs = o->runs, P = o->prompt_tokens, T = o->tokens;
     memset(&md, 0, sizeof md);
-    md.pool = p;
-    if (srt_model_load(path, &md, &m) != SRT_OK) { fprintf(stderr, "srt-bench: %s\n", srt_last_error()); return 1; }
-    srt_model_get_info(m, &info);
+    md.pool = pool;
+    md.isa = isa;
+    if (srt_model_load(path, &md, &m) != SRT_OK) { fprintf(stderr, "srt-bench: %s\n", srt_last_error()); return 0; }
+    srt_model_get_info(m, info);
     memset(&sd, 0, sizeof sd);
-    sd.n_ctx = o->tokens + 8;
-    if (srt_session_create(m, &sd, &s) != SRT_OK) { fprintf(stderr, "srt-bench: %s\n", srt_last_error()); return 1; }
-    srt_session_feed(s, &tok, 1);
-    for (i = 0; i < 4; i++) srt_session_next(s, &tok);   /* warm up */
-    t0 = now_us();
-    for (i = 0; i < o->tokens; i++) if (srt_session_next(s, &tok) != SRT_OK) break;
-    srt_session_logits(s);   /* evaluate the last one too */
-    dt = now_us() - t0;
-    if (o->json) printf("{\"bench\":\"decode\",\"threads\":%d,\"tokens\":%d,\"tokens_per_s\":%.2f,\"weight_mb\":%.1f}\n",
-                        srt_pool_threads(p), i, i / (dt / 1e6), (double)info.weight_bytes / 1e6);
-    else printf("decode: %d threads, %d tokens, %.2f tokens/s (%.1f MB of weights)\n", srt_pool_threads(p), i, i / (dt / 1e6), (double)info.weight_bytes / 1e6);
+    sd.n_ctx = P + T + 8;
+    sd.n_batch = o->batch;
+    if (srt_session_create(m, &sd, &s) != SRT_OK) { fprintf(stderr, "srt-bench: %s\n", srt_last_error()); srt_model_free(m); return 0; }
+    prompt = (int32_t *)malloc(sizeof(int32_t) * (size_t)P);
+    token_us = (double *)malloc(sizeof(double) * (size_t)T);
+    if (!prompt || !token_us) { free(prompt); free(token_us); srt_session_destroy(s); srt_model_free(m); return 0; }
+    for (i = 0; i < P; i++) prompt[i] = (int32_t)(rand_u32() % (uint32_t)info->n_vocab);
+    /* warm-up: every weight page mapped and in cache as far as it fits */
+    if (srt_session_feed(s, prompt, P < 4 ? P : 4) != SRT_OK || srt_session_next(s, &tok) != SRT_OK || srt_session_next(s, &tok) != SRT_OK || !srt_session_logits(s)) {
+        fprintf(stderr, "srt-bench: %s\n", srt_last_error());
+        free(prompt); free(token_us); srt_session_destroy(s); srt_model_free(m);
+        return 0;
+    }
+    for (r = 0; r < runs; r++) {
+        double t0, t1, t2, t3;
+        srt_session_reset(s);
+        t0 = now_us();
+        if (srt_session_feed(s, prompt, P) != SRT_OK) break;
+        t1 = now_us();
+        if (srt_session_next(s, &tok) != SRT_OK) break;   /* the first token: sampled from the prompt's logits */
+        t2 = now_us();
+        for (i = 0, t3 = t2; i < T; i++) {   /* each call evaluates the previous token, then samples */
+            double t = t3;
+            if (srt_session_next(s, &tok) != SRT_OK) break;
+            t3 = now_us();
+            token_us[i] = t3 - t;
+        }
+        if (i < T) break;
+        pre[r] = P / ((t1 - t0) / 1e6);
+        ttft[r] = (t2 - t0) / 1e3;
+        dec[r] = T / ((t3 - t2) / 1e6);
+        step[r] = 1e6 / median(token_us, T);
+    }
+    free(prompt);
+    free(token_us);
     srt_session_destroy(s);
     srt_model_free(m);
-    srt_pool_destroy(p);
-    return 0;
+    if (r < runs) { fprintf(stderr, "srt-bench: e2e run %d stopped: %s\n", r + 1, srt_last_error()); return 0; }
+    res->prefill_tok_s = median(pre, runs);
+    res->decode_tok_s = median(dec, runs);
+    res->decode_tok_s_median = median(step, runs);
+    res->ttft_ms = median(ttft, runs);
+    res->rss_mb = peak_rss_mb();
+    res->threads = srt_pool_threads(pool);
+    res->isa = srt_isa_resolve(isa);
+    return 1;
 }
 
+static int bench_e2e(const opts *o, const char *path) {
+    srt_pool *pools[MAX_LIST];
+    srt_isa isas[SRT_ISA_COUNT];
+    e2e_result res[MAX_LIST][SRT_ISA_COUNT];
+    double bw[MAX_LIST];
+    srt_model_info info;
+    int n_pools, n_isa, ti, ii, ok = 1, format;
+    uint64_t per_token = weight_bytes_per_token(path, &format);
+    const char *base = strrchr(path, '/'), *base2 = strrchr(path, '\\');
+    if (base2 && (!base || base2 > base)) base = base2;
+    if (o->prompt_tokens < 1 || o->tokens < 1) { fprintf(stderr, "srt-bench: --prompt-tokens and --tokens must be >= 1\n"); return 2; }
+    if (o->n_isa) { n_isa = isa_levels(o, isas); if (!n_isa) return 2; }
+    else { isas[0] = SRT_ISA_AUTO; n_isa = 1; }
+    if (!create_pools(o, 0, pools, &n_pools)) return 1;
+    memset(&info, 0, sizeof info);
+    /* every run first (the peak RSS is the model's, not the bandwidth buffer's), then bandwidth */
+    for (ti = 0; ok && ti < n_pools; ti++)
+        for (ii = 0; ok && ii < n_isa; ii++) ok = e2e_run(o, path, pools[ti], isas[ii], &info, &res[ti][ii]);
+    if (ok) ok = bandwidths(o, pools, n_pools, bw_level(SRT_ISA_AUTO), bw);
+    if (ok && !per_token) { per_token = info.weight_bytes; fprintf(stderr, "srt-bench: could not read the tensor directory; weight bytes per token = all weights\n"); }
+    for (ti = 0; ok && ti < n_pools; ti++)
+        for (ii = 0; ii < n_isa; ii++) {
+            const e2e_result *e = &res[ti][ii];
+            rec r;
+            memset(&r, 0, sizeof r);
+            rec_str(&r, "mode", "e2e"); rec_str(&r, "format", srt_format_name(format >= 0 ? (srt_format)format : info.format));
+            rec_int(&r, "threads", e->threads); rec_str(&r, "isa", srt_isa_name(e->isa));
+            rec_str(&r, "model", base ? base + 1 : path);
+            rec_int(&r, "prompt_tokens", o->prompt_tokens); rec_int(&r, "tokens", o->tokens); rec_int(&r, "runs", o->runs);
+            rec_int(&r, "weight_bytes", (long long)info.weight_bytes);
+            rec_int(&r, "weight_bytes_per_token", (long long)per_token);
+            rec_sig(&r, "prefill_tok_s", e->prefill_tok_s); rec_sig(&r, "decode_tok_s", e->decode_tok_s);
+            rec_sig(&r, "decode_tok_s_median", e->decode_tok_s_median);
+            rec_sig(&r, "ttft_ms", e->ttft_ms); rec_num(&r, "peak_rss_mb", e->rss_mb, 1);
+            rec_sig(&r, "bandwidth_gbs", bw[ti]);
+            rec_sig(&r, "roofline_fraction", e->decode_tok_s * (double)per_token / (bw[ti] * 1e9));
+            rec_emit(&r, o->json);
+        }
+    destroy_pools(pools, n_pools);
+    return ok ? 0 : 1;
+}
+
+/* ---------------------------------------------------------------- main */
 static int usage(void) {
-    fprintf(stderr, "usage: srt-bench pool [--json] [--topology] [--threads N] [--cores auto|performance|all|LIST] [--no-pin]\n"
-                    "       srt-bench make-model OUT [--embd N] [--ff N] [--layers N] [--heads N] [--kv-heads N] [--vocab N] [--format q8]\n"
-                    "       srt-bench decode MODEL [--tokens N] [--json] [--threads N] [--cores ...] [--no-pin]\n");
+    fprintf(stderr,
+        "usage: srt-bench membw [--threads N | --threads-list 1,2] [--mb 2048] [--passes 10] [--isa L] [--json]\n"
+        "       srt-bench gemv|gemm [--format f16,bf16,q8,q4,q2,tq,q1] [--group 64[,32,128,row]] [--shape MxK[*COUNT],...]\n"
+        "                 [--threads N | --threads-list 1,2] [--isa portable,avx2,avxvnni,avx512,amx] [--n 32]\n"
+        "                 [--set-mb 1536] [--seconds 1] [--bw GBS[,GBS]] [--mb 2048] [--json]\n"
+        "       srt-bench e2e MODEL.srt [--threads N | --threads-list ..] [--isa L[,L]] [--prompt-tokens 128] [--tokens 64]\n"
+        "                 [--runs 3] [--batch B] [--bw GBS] [--mb 2048] [--json]\n"
+        "       srt-bench decode MODEL.srt [--tokens 64] ...   (e2e with --prompt-tokens 1 --runs 1)\n"
+        "       srt-bench pool [--json] [--topology] [--threads N]\n"
+        "       srt-bench make-model OUT [--embd N] [--ff N] [--layers N] [--heads N] [--kv-heads N] [--vocab N]\n"
+        "                 [--format q8] [--group N|row] [--untied] [--seed S]\n"
+        "every mode: [--cores auto|performance|all|LIST] [--no-pin]\n");
     return 2;
 }
 
 int main(int argc, char **argv) {
     opts o;
     const char *cmd, *file = NULL;
-    int i;
+    int i, prompt_set = 0, runs_set = 0;
     memset(&o, 0, sizeof o);
-    o.tokens = 64; o.embd = 1024; o.ff = 2816; o.layers = 8; o.heads = 16; o.kv_heads = 4; o.vocab = 8192; o.format = SRT_Q8;
+    o.tokens = 64; o.embd = 1024; o.ff = 2816; o.layers = 8; o.heads = 16; o.kv_heads = 4; o.vocab = 8192;
+    o.n_tok = 32; o.passes = 10; o.runs = 3; o.prompt_tokens = 128;
+    o.mb = 2048; o.set_mb = 1536; o.seconds = 1.0;
     if (argc < 2) return usage();
     cmd = argv[1];
     for (i = 2; i < argc; i++) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+        int ok = 1, n;
         if (!strcmp(a, "--json")) o.json = 1;
         else if (!strcmp(a, "--topology")) o.topology = 1;
         else if (!strcmp(a, "--no-pin")) o.no_pin = 1;
-        else if (!strcmp(a, "--cores") && v) { if (!parse_cores(v, &o)) { fprintf(stderr, "srt-bench: bad --cores %s\n", v); return 2; } i++; }
-        else if (!strcmp(a, "--threads") && v) { o.threads = atoi(v); i++; }
-        else if (!strcmp(a, "--tokens") && v) { o.tokens = atoi(v); i++; }
-        else if (!strcmp(a, "--embd") && v) { o.embd = atoi(v); i++; }
-        else if (!strcmp(a, "--ff") && v) { o.ff = atoi(v); i++; }
-        else if (!strcmp(a, "--layers") && v) { o.layers = atoi(v); i++; }
-        else if (!strcmp(a, "--heads") && v) { o.heads = atoi(v); i++; }
-        else if (!strcmp(a, "--kv-heads") && v) { o.kv_heads = atoi(v); i++; }
-        else if (!strcmp(a, "--vocab") && v) { o.vocab = atoi(v); i++; }
-        else if (!strcmp(a, "--format") && v) { int f = srt_format_from_name(v); if (f < 0) return usage(); o.format = (srt_format)f; i++; }
-        else if (a[0] != '-' && !file) file = a;
+        else if (!strcmp(a, "--untied")) o.untied = 1;
+        else if (!v || a[0] != '-' || a[1] != '-') {
+            if (a[0] != '-' && !file) file = a; else return usage();
+            continue;
+        }
+        else if (!strcmp(a, "--cores")) ok = parse_cores(v, &o);
+        else if (!strcmp(a, "--threads")) ok = positive_int(v, &o.threads);
+        else if (!strcmp(a, "--threads-list")) ok = parse_list(v, MAX_LIST, &o.n_thread_list, item_thread, &o);
+        else if (!strcmp(a, "--isa")) ok = parse_list(v, MAX_LIST, &o.n_isa, item_isa, &o);
+        else if (!strcmp(a, "--format")) ok = parse_list(v, MAX_LIST, &o.n_format, item_format, &o);
+        else if (!strcmp(a, "--group")) ok = parse_list(v, MAX_LIST, &o.n_group, item_group, &o);
+        else if (!strcmp(a, "--shape")) ok = parse_list(v, MAX_SHAPES, &o.n_shapes, item_shape, &o);
+        else if (!strcmp(a, "--bw")) ok = parse_list(v, MAX_LIST, &o.n_bw, item_bw, &o);
+        else if (!strcmp(a, "--n")) ok = positive_int(v, &o.n_tok);
+        else if (!strcmp(a, "--tokens")) ok = positive_int(v, &o.tokens);
+        else if (!strcmp(a, "--prompt-tokens")) { ok = positive_int(v, &o.prompt_tokens); prompt_set = 1; }
+        else if (!strcmp(a, "--runs")) { ok = positive_int(v, &o.runs) && o.runs <= 64; runs_set = 1; }
+        else if (!strcmp(a, "--passes")) ok = positive_int(v, &o.passes) && o.passes <= 64;
+        else if (!strcmp(a, "--batch")) ok = positive_int(v, &o.batch);
+        else if (!strcmp(a, "--mb")) ok = (o.mb = atof(v)) > 0;
+        else if (!strcmp(a, "--set-mb")) ok = (o.set_mb = atof(v)) >= 0;
+        else if (!strcmp(a, "--seconds")) ok = (o.seconds = atof(v)) >= 0;
+        else if (!strcmp(a, "--seed")) { ok = positive_int(v, &n); rng = (uint32_t)n; }
+        else if (!strcmp(a, "--embd")) ok = positive_int(v, &o.embd);
+        else if (!strcmp(a, "--ff")) ok = positive_int(v, &o.ff);
+        else if (!strcmp(a, "--layers")) ok = positive_int(v, &o.layers);
+        else if (!strcmp(a, "--heads")) ok = positive_int(v, &o.heads);
+        else if (!strcmp(a, "--kv-heads")) ok = positive_int(v, &o.kv_heads);
+        else if (!strcmp(a, "--vocab")) ok = positive_int(v, &o.vocab);
         else return usage();
+        if (!ok) { fprintf(stderr, "srt-bench: bad value for %s: %s\n", a, v); return 2; }
+        i++;
+    }
+    if (!strcmp(cmd, "membw")) { o.n_bw = 0; return bench_membw(&o); }
+    if (!strcmp(cmd, "gemv")) return bench_matmul(&o, 0);
+    if (!strcmp(cmd, "gemm")) return bench_matmul(&o, 1);
+    if (!strcmp(cmd, "e2e") && file) return bench_e2e(&o, file);
+    if (!strcmp(cmd, "decode") && file) {
+        if (!prompt_set) o.prompt_tokens = 1;
+        if (!runs_set) o.runs = 1;
+        return bench_e2e(&o, file);
     }
     if (!strcmp(cmd, "pool")) return bench_pool(&o);
     if (!strcmp(cmd, "make-model") && file) return make_model(file, &o);
-    if (!strcmp(cmd, "decode") && file) return bench_decode(file, &o);
     return usage();
 }

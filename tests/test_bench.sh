@@ -1,0 +1,88 @@
+#!/usr/bin/env bash
+# test_bench.sh - smoke test of build/srt-bench: every mode on tiny sizes with --json; each result
+# line must have the documented keys and positive numbers. Prints one ok/FAIL line per check.
+cd "$(dirname "$0")/.."
+B=build
+T=$B/test_bench
+BENCH=$B/srt-bench
+mkdir -p "$T"
+rm -f "$T"/*
+if [ ! -x "$BENCH" ]; then echo "FAIL - srt-bench did not build"; exit 0; fi
+
+# check NAME FILE MODE MIN_LINES KEY... : the lines of FILE whose "mode" is MODE (at least MIN_LINES
+# of them) each have every KEY; keys after "+" must be numbers > 0.
+check() {
+    local name=$1 file=$2 mode=$3 min=$4; shift 4
+    local out
+    out=$(awk -v mode="$mode" -v min="$min" -v keys="$*" '
+        BEGIN { nk = split(keys, k, " ") }
+        index($0, "{\"mode\":\"" mode "\",") == 1 {
+            lines++; positive = 0
+            for (i = 1; i <= nk; i++) {
+                if (k[i] == "+") { positive = 1; continue }
+                at = index($0, "\"" k[i] "\":")
+                if (!at) { bad["missing:" k[i]] = 1; nbad++; continue }
+                if (!positive) continue
+                v = substr($0, at + length(k[i]) + 3)
+                match(v, /^[-0-9.eE+]+/)
+                if (RSTART != 1 || substr(v, 1, RLENGTH) + 0 <= 0) { bad[k[i] "=" substr(v, 1, 12)] = 1; nbad++ }
+            }
+        }
+        END {
+            if (lines < min) { printf "%d \"%s\" lines, expected >= %d", lines, mode, min; exit }
+            for (b in bad) printf " %s", b
+            if (!nbad) printf "ok %d", lines
+        }' "$file")
+    case $out in
+        "ok "*) echo "ok - $name (${out#ok } lines)" ;;
+        *) echo "FAIL - $name: $out"; sed 's/^/    /' "$file" | head -3 ;;
+    esac
+}
+# run NAME OUT ARGS... : srt-bench exits 0
+run() {
+    local name=$1 out=$2; shift 2
+    if "$BENCH" "$@" >"$out" 2>"$out.err"; then echo "ok - $name runs"; else echo "FAIL - $name: exit status $?"; sed 's/^/    /' "$out.err" | head -5; fi
+}
+COMMON="--mb 4 --passes 2 --threads-list 1,2"
+
+run membw "$T/membw.json" membw $COMMON --json
+check "membw fields" "$T/membw.json" membw 2 mode format threads isa + gbs gbs_best threads
+
+# every format, per-row and 32 groups, odd shapes, every ISA level this CPU has
+run gemv "$T/gemv.json" gemv --format f16,bf16,q8,q4,q2,tq,q1 --group 32,row --shape 40x100*3,17x64 \
+    --set-mb 0.25 --seconds 0 $COMMON --json
+check "gemv fields" "$T/gemv.json" gemv 24 mode format group threads isa m k n gbs gflops roofline_fraction + m k n us gbs gflops bw_gbs roofline_fraction
+check "gemv summary fields" "$T/gemv.json" gemv-summary 12 mode format threads isa + matrices gbs gflops roofline_fraction
+check "gemv measures bandwidth first" "$T/gemv.json" membw 2 mode threads + gbs
+if grep -q '"mode":"gemv","format":"q1","group":128,"per_row":1,.*"m":40,"k":100,' "$T/gemv.json"; then echo "ok - gemv: the per-row group of K = 100 is 128"; else echo "FAIL - gemv: no per-row q1 line with group 128"; fi
+
+run gemm "$T/gemm.json" gemm --format q8,q4 --shape 33x64 --n 3 --set-mb 0.1 --seconds 0 --bw 10 --threads-list 1,2 --isa portable --json
+check "gemm fields" "$T/gemm.json" gemm 4 mode format threads isa m k n gbs gflops roofline_fraction + n gflops
+if grep -q '"mode":"membw"' "$T/gemm.json"; then echo "FAIL - gemm measured bandwidth despite --bw"; else echo "ok - gemm: --bw skips the measurement"; fi
+if grep -q '"n":3,' "$T/gemm.json" && grep -q '"bw_gbs":10,' "$T/gemm.json"; then echo "ok - gemm: --n and --bw used"; else echo "FAIL - gemm: --n or --bw ignored"; fi
+
+run make-model "$T/make.txt" make-model "$T/tiny.srt" --embd 64 --ff 96 --layers 2 --heads 4 --kv-heads 2 --vocab 320 --format q4 --group 32
+run e2e "$T/e2e.json" e2e "$T/tiny.srt" --prompt-tokens 5 --tokens 4 --runs 2 $COMMON --json
+check "e2e fields" "$T/e2e.json" e2e 2 mode format threads isa model + weight_bytes_per_token prefill_tok_s decode_tok_s ttft_ms peak_rss_mb bandwidth_gbs roofline_fraction
+if grep -q '"format":"q4"' "$T/e2e.json"; then echo "ok - e2e: format from the tensor directory"; else echo "FAIL - e2e: format is not q4"; fi
+# weight bytes per token: all weights when the output matrix is the embedding; one embedding row
+# instead of the whole matrix with a separate output.weight
+wbytes() { sed -n 's/.*"weight_bytes":\([0-9]*\),"weight_bytes_per_token":\([0-9]*\),.*/\1 \2/p' "$1" | head -1; }
+run "make-model --untied" "$T/make2.txt" make-model "$T/untied.srt" --embd 64 --ff 96 --layers 2 --heads 4 --kv-heads 2 --vocab 320 --format q8 --untied
+run "e2e untied" "$T/e2e2.json" e2e "$T/untied.srt" --prompt-tokens 3 --tokens 2 --runs 1 --bw 10 --threads 1 --json
+read -r all per <<<"$(wbytes "$T/e2e.json")"
+if [ -n "$all" ] && [ "$all" = "$per" ]; then echo "ok - tied: weight_bytes_per_token = weight_bytes"; else echo "FAIL - tied: $all vs $per"; fi
+read -r all per <<<"$(wbytes "$T/e2e2.json")"
+# q8 group 64, 320 x 64 embedding: 20 tiles x 64 x 16 bytes of codes + 20 tiles x 16 x 2 bytes of scales
+expect=$(( ${all:-0} - (20 * 64 * 16 + 20 * 16 * 2) + (20 * 64 * 16 + 20 * 16 * 2) / 320 ))
+if [ -n "$all" ] && [ "$per" = "$expect" ]; then echo "ok - untied: weight_bytes_per_token leaves out the embedding but one row"; else echo "FAIL - untied: $per, expected $expect (all $all)"; fi
+run decode "$T/decode.json" decode "$T/tiny.srt" --tokens 4 --bw 10 --threads 1 --json
+check "decode = e2e with one prompt token" "$T/decode.json" e2e 1 mode + prompt_tokens decode_tok_s
+
+# the table output and option errors
+run "membw table" "$T/membw.txt" membw --mb 4 --passes 1 --threads 1
+if head -1 "$T/membw.txt" | grep -q 'mode.*threads.*gbs'; then echo "ok - table header"; else echo "FAIL - table header"; cat "$T/membw.txt"; fi
+"$BENCH" gemv --format q9 >/dev/null 2>&1; rc=$?
+if [ $rc -eq 2 ]; then echo "ok - unknown format refused"; else echo "FAIL - unknown format: exit status $rc"; fi
+"$BENCH" gemv --shape 10x >/dev/null 2>&1; rc=$?
+if [ $rc -eq 2 ]; then echo "ok - bad shape refused"; else echo "FAIL - bad shape: exit status $rc"; fi
