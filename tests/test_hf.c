@@ -541,6 +541,25 @@ static void test_random(void) {
             srt_model_free(sm);
         }
     }
+    {   /* llama3 rope scaling from config.json reaches the packed file */
+        srt_model *sm = NULL;
+        srt_model_desc md;
+        const char *type = NULL;
+        float factor = 0, low = 0, high = 0, theta = 0;
+        uint32_t orig = 0;
+        write_text(TMP "/rnd/config.json", "{\"architectures\":[\"LlamaForCausalLM\"],\"hidden_size\":64,\"intermediate_size\":96,\"num_hidden_layers\":1,"
+                   "\"num_attention_heads\":4,\"num_key_value_heads\":2,\"vocab_size\":300,\"rope_theta\":500000.0,\"tie_word_embeddings\":true,"
+                   "\"rope_scaling\":{\"factor\":32.0,\"high_freq_factor\":4.0,\"low_freq_factor\":1.0,\"original_max_position_embeddings\":8192,\"rope_type\":\"llama3\"}}");
+        memset(&md, 0, sizeof md);
+        md.n_threads = 1;
+        CHECK(system("build/srt-pack -q --random " TMP "/rnd/config.json " TMP "/rnd/l3.srt") == 0 && srt_model_load(TMP "/rnd/l3.srt", &md, &sm) == SRT_OK &&
+              srt_model_meta_str(sm, "llama.rope.scaling.type", &type) && !strcmp(type, "llama3") && srt_model_meta_f32(sm, "llama.rope.scaling.factor", &factor) &&
+              factor == 32.0f && srt_model_meta_f32(sm, "llama.rope.scaling.low_freq_factor", &low) && low == 1.0f &&
+              srt_model_meta_f32(sm, "llama.rope.scaling.high_freq_factor", &high) && high == 4.0f && srt_model_meta_f32(sm, "llama.rope.freq_base", &theta) &&
+              theta == 500000.0f && srt_model_meta_u32(sm, "llama.rope.scaling.original_context_length", &orig) && orig == 8192,
+              "config.json's llama3 rope scaling and rope theta reach the packed model");
+        srt_model_free(sm);
+    }
     if (system("rm -rf " TMP "/rnd") != 0) CHECK(0, "clean up");
 }
 
