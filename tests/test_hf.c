@@ -541,6 +541,20 @@ static void test_random(void) {
             srt_model_free(sm);
         }
     }
+    {   /* a tokenizer.json beside the config is the random model's vocabulary */
+        srt_model *sm = NULL;
+        srt_model_desc md;
+        const char *pre = NULL;
+        memset(&md, 0, sizeof md);
+        md.n_threads = 1;
+        write_text(TMP "/rnd/config.json", "{\"architectures\":[\"LlamaForCausalLM\"],\"hidden_size\":32,\"intermediate_size\":64,\"num_hidden_layers\":1,"
+                   "\"num_attention_heads\":2,\"vocab_size\":49152,\"tie_word_embeddings\":true,\"bos_token_id\":1,\"eos_token_id\":2}");
+        CHECK(system("cp " SMOL "/tokenizer.json " TMP "/rnd/tokenizer.json && build/srt-pack -q --random " TMP "/rnd/config.json " TMP "/rnd/t.srt") == 0 &&
+              srt_model_load(TMP "/rnd/t.srt", &md, &sm) == SRT_OK && srt_vocab_size(sm) == 49152 && srt_model_meta_str(sm, "tokenizer.ggml.pre", &pre) &&
+              !strcmp(pre, "smollm") && !strcmp(srt_token_piece(sm, 2), "<|im_end|>"), "srt-pack --random takes the tokenizer.json beside the config");
+        srt_model_free(sm);
+        if (system("rm -f " TMP "/rnd/tokenizer.json") != 0) CHECK(0, "clean up");
+    }
     {   /* llama3 rope scaling from config.json reaches the packed file */
         srt_model *sm = NULL;
         srt_model_desc md;
