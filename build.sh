@@ -38,6 +38,7 @@ build_all() {
     cc_prog srt-chat demo/srt-chat.c
     cc_prog srt-bench tools/srt-bench.c
     cc_prog gen-unicode tools/gen-unicode.c
+    cc_prog fuzz_json tests/fuzz_json.c
     for t in tests/test_*.c; do
         [ -e "$t" ] || continue
         cc_prog "$(basename "$t" .c)" "$t"
@@ -67,6 +68,9 @@ run_tests() {
         else echo "FAIL - $name did not build"; FAILED=$((FAILED + 1)); fi
     done
     [ -x tests/test_bench.sh ] && run_test test_bench tests/test_bench.sh
+    # fuzz targets: their seed corpus plus deterministic mutations (libFuzzer builds: see the files)
+    if [ -x "$B/fuzz_json" ]; then run_test fuzz_json "$B/fuzz_json" tests/fuzz/json/*
+    else echo "FAIL - fuzz_json did not build"; FAILED=$((FAILED + 1)); fi
     [ -x tests/compile.sh ] && run_test compile tests/compile.sh
     echo "$PASSED passed, $FAILED failed"
     [ "$FAILED" -eq 0 ] && [ "$fail" -eq 0 ]

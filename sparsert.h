@@ -417,6 +417,60 @@ SRT_API srt_status srt_writer_finish(srt_writer *w);     /* always frees w */
 SRT_API void srt_writer_abort(srt_writer *w);            /* removes the temporary file, frees w */
 SRT_API uint64_t srt_writer_bytes(const srt_writer *w);  /* bytes written so far */
 
+/* ---------------------------------------------------------------- chat templates */
+/* Conversations rendered into the text a chat model was trained on. There is no Jinja engine:
+   the template stored with the model (tokenizer.chat_template, verbatim from the checkpoint) is
+   recognised by its markers and rendered natively, byte for byte as the Jinja template renders
+   system / user / assistant turns (Hugging Face settings: trim_blocks, lstrip_blocks). */
+typedef enum srt_chat_format {
+    SRT_CHAT_CHATML = 0,      /* "chatml": <|im_start|>role\ncontent<|im_end|>\n (Qwen, SmolLM, many fine-tunes) */
+    SRT_CHAT_LLAMA3 = 1,      /* "llama3": <|start_header_id|>role<|end_header_id|>\n\ncontent<|eot_id|> (3.1+: dated system block) */
+    SRT_CHAT_LLAMA2 = 2,      /* "llama2": <s>[INST] <<SYS>>\nsys\n<</SYS>>\n\nuser [/INST] answer </s> */
+    SRT_CHAT_MISTRAL = 3,     /* "mistral": <s> [INST] user [/INST] answer</s> (Mistral 7B v0.1, Mixtral) */
+    SRT_CHAT_MISTRAL_V3 = 4,  /* "mistral-v3": <s>[INST] user[/INST] answer</s> (Mistral 7B v0.3; the system
+                                 prompt goes into the last user turn) */
+    SRT_CHAT_PHI3 = 5,        /* "phi3": <|user|>\ncontent<|end|>\n<|assistant|>\n */
+    SRT_CHAT_ZEPHYR = 6,      /* "zephyr": <|user|>\ncontent</s>\n<|assistant|>\n */
+    SRT_CHAT_GEMMA = 7,       /* "gemma": <bos><start_of_turn>user\ncontent<end_of_turn>\n<start_of_turn>model\n
+                                 (a system message prefixes the first user turn, as in Gemma 3) */
+    SRT_CHAT_FORMAT_COUNT
+} srt_chat_format;
+
+typedef struct srt_chat_message {
+    const char *role;         /* "system", "user", "assistant" (chatml and llama3 also render other roles) */
+    const char *content;      /* UTF-8 */
+} srt_chat_message;
+
+/* A plain struct; fill it with srt_chat_template_from_model/_from_text/_by_name, then adjust. */
+typedef struct srt_chat_template {
+    srt_chat_format format;
+    int guessed;              /* 1 = the stored template was not recognised (or absent): ChatML is used */
+    char bos[48], eos[48];    /* text of the model's BOS / EOS tokens, where the template writes them */
+    char default_system[1024];/* system prompt the template inserts when a conversation has none ("" = none) */
+    int dated_system;         /* llama3 (3.1 and later): every conversation starts with a system block
+                                 "Cutting Knowledge Date: December 2023\nToday Date: <date>\n\n<system>" */
+    char date[16];            /* that date, "26 Jul 2024" (the templates' fallback), or today's date (UTC)
+                                 when the template asks for strftime_now */
+    char stop[4][32];         /* texts of the tokens that end an assistant turn ("<|im_end|>"); generation
+                                 should stop at them (as well as at EOS) */
+} srt_chat_template;
+
+SRT_API const char *srt_chat_format_name(srt_chat_format f);  /* "chatml", ...; NULL if out of range */
+SRT_API int srt_chat_format_from_name(const char *name);       /* -1 if unknown */
+/* Recognises a Jinja template text (NULL or "" = none). An unknown template gives ChatML,
+   guessed = 1 and a logged warning; it is still SRT_OK. bos/eos: the token texts (NULL = the
+   family's usual ones). */
+SRT_API srt_status srt_chat_template_from_text(const char *jinja, const char *bos, const char *eos, srt_chat_template *out);
+/* The model's template: name NULL = recognised from tokenizer.chat_template; otherwise a format
+   name (srt_chat_format_name), which then wins (the stored template still supplies its default
+   system prompt if it is of that format). SRT_ERR_INVALID_ARG for an unknown name. */
+SRT_API srt_status srt_chat_template_from_model(const srt_model *model, const char *name, srt_chat_template *out);
+/* Renders n messages (+ the opening of an assistant turn if add_generation_prompt) into buf:
+   at most cap - 1 bytes and a NUL; *len receives the full length. SRT_ERR_INVALID_ARG (with *len
+   set) when cap is too small, or for a role the format cannot express. */
+SRT_API srt_status srt_chat_render(const srt_chat_template *t, const srt_chat_message *msgs, int n, int add_generation_prompt,
+                                   char *buf, size_t cap, size_t *len);
+
 #ifdef __cplusplus
 }
 #endif
@@ -428,7 +482,7 @@ SRT_API uint64_t srt_writer_bytes(const srt_writer *w);  /* bytes written so far
      1 platform (includes, atomics, time, thread-local)   2 errors and logging   3 memory
      4 numbers (f16/bf16, CRC-32)   5 threads (srt_pool)   6 files (mapping)   7 weight formats
      8 .srt writer   9 .srt reader and model   10 tokenizer   11 sampler   12 transformer forward
-     13 sessions and generation
+     13 sessions and generation   14 chat templates
    ================================================================================================ */
 #ifdef SPARSERT_IMPLEMENTATION
 #ifndef SPARSERT_IMPLEMENTATION_DONE
@@ -4507,6 +4561,307 @@ SRT_API srt_status srt_generate(srt_session *s, const srt_generate_desc *g, srt_
     r.decode_ms = srt__now_ms() - t0;
     if (result) *result = r;
     return st;
+}
+
+/* ---------------------------------------------------------------- 14 chat templates */
+/* Each format is written from its reference Jinja template (the one named in the public enum);
+   where a template trims content (Jinja's trim / strip) so do we, with ASCII whitespace. */
+#include <time.h>
+static const char *const srt__chat_names[SRT_CHAT_FORMAT_COUNT] = {"chatml", "llama3", "llama2", "mistral", "mistral-v3", "phi3", "zephyr", "gemma"};
+
+SRT_API const char *srt_chat_format_name(srt_chat_format f) { return (unsigned)f < SRT_CHAT_FORMAT_COUNT ? srt__chat_names[f] : NULL; }
+SRT_API int srt_chat_format_from_name(const char *name) {
+    int i;
+    if (!name) return -1;
+    for (i = 0; i < SRT_CHAT_FORMAT_COUNT; i++) if (strcmp(name, srt__chat_names[i]) == 0) return i;
+    return -1;
+}
+
+static void srt__chat_copy(char *dst, size_t cap, const char *src) {
+    size_t n = src ? strlen(src) : 0;
+    if (n >= cap) n = cap - 1;
+    if (n) memcpy(dst, src, n);
+    dst[n] = 0;
+}
+
+/* The family's usual BOS/EOS/stop texts. */
+static void srt__chat_defaults(srt_chat_template *t) {
+    static const char *const bos[SRT_CHAT_FORMAT_COUNT] = {"", "<|begin_of_text|>", "<s>", "<s>", "<s>", "<s>", "<s>", "<bos>"};
+    static const char *const eos[SRT_CHAT_FORMAT_COUNT] = {"<|im_end|>", "<|eot_id|>", "</s>", "</s>", "</s>", "<|endoftext|>", "</s>", "<eos>"};
+    static const char *const stop[SRT_CHAT_FORMAT_COUNT][2] = {
+        {"<|im_end|>", ""}, {"<|eot_id|>", "<|eom_id|>"}, {"</s>", ""}, {"</s>", ""}, {"</s>", ""},
+        {"<|end|>", "<|endoftext|>"}, {"</s>", ""}, {"<end_of_turn>", "<eos>"}};
+    srt__chat_copy(t->bos, sizeof t->bos, bos[t->format]);
+    srt__chat_copy(t->eos, sizeof t->eos, eos[t->format]);
+    memset(t->stop, 0, sizeof t->stop);
+    srt__chat_copy(t->stop[0], sizeof t->stop[0], stop[t->format][0]);
+    srt__chat_copy(t->stop[1], sizeof t->stop[1], stop[t->format][1]);
+}
+
+/* "DD Mon YYYY" for today (UTC), from time() without the non-reentrant localtime(). */
+static void srt__chat_today(char *out, size_t cap) {
+    static const char *const mon[12] = {"Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"};
+    long long days = (long long)time(NULL) / 86400, y, doe, yoe, doy, mp, d, m;
+    days += 719468;                                   /* civil-from-days (H. Hinnant) */
+    y = (days >= 0 ? days : days - 146096) / 146097;
+    doe = days - y * 146097;
+    yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
+    y = yoe + y * 400;
+    doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    mp = (5 * doy + 2) / 153;
+    d = doy - (153 * mp + 2) / 5 + 1;
+    m = mp < 10 ? mp + 3 : mp - 9;
+    if (m <= 2) y++;
+    snprintf(out, cap, "%02d %s %04d", (int)d, mon[m - 1], (int)y);
+}
+
+/* ChatML templates that insert a system prompt of their own when the conversation has none
+   (Qwen, SmolLM2) write it as a string literal: '<|im_start|>system\n...<|im_end|>'. The first
+   such literal without a quote or an expression inside is taken, with its escapes decoded. */
+static void srt__chat_default_system(const char *jinja, char *out, size_t cap) {
+    const char *p = jinja;
+    out[0] = 0;
+    while ((p = strstr(p, "<|im_start|>system")) != NULL) {
+        const char *q = p + 18, *end;
+        size_t o = 0;
+        p = q;
+        if (q[0] == '\\' && q[1] == 'n') q += 2;
+        else if (q[0] == '\n') q += 1;
+        else continue;
+        end = strstr(q, "<|im_end|>");
+        if (!end || end == q) continue;
+        {
+            const char *r;
+            int ok = 1;
+            for (r = q; r < end && ok; r++) if (*r == '\'' || *r == '"' || *r == '{' || *r == '}') ok = 0;
+            if (!ok) continue;
+        }
+        while (q < end && o + 1 < cap) {
+            if (q[0] == '\\' && q + 1 < end) {
+                char c = q[1];
+                out[o++] = c == 'n' ? '\n' : c == 't' ? '\t' : c == 'r' ? '\r' : c;
+                q += 2;
+            } else out[o++] = *q++;
+        }
+        out[o] = 0;
+        return;
+    }
+}
+
+/* The format a Jinja template text belongs to, by distinctive markers (most specific first).
+   Returns 1 if recognised, 0 if not (ChatML then), 2 for an [INST] template of no known variant. */
+static int srt__chat_detect(const char *j, srt_chat_format *f) {
+    *f = SRT_CHAT_CHATML;
+    if (strstr(j, "<|im_start|>")) return 1;
+    if (strstr(j, "<|start_header_id|>") && strstr(j, "<|end_header_id|>")) { *f = SRT_CHAT_LLAMA3; return 1; }
+    if (strstr(j, "[INST]")) {
+        if (strstr(j, "<<SYS>>")) { *f = SRT_CHAT_LLAMA2; return 1; }
+        if (strstr(j, "' [INST] '") || strstr(j, "\" [INST] \"")) { *f = SRT_CHAT_MISTRAL; return 1; }
+        if (strstr(j, "'[INST] '") || strstr(j, "\"[INST] \"")) { *f = SRT_CHAT_MISTRAL_V3; return 1; }
+        *f = SRT_CHAT_MISTRAL;
+        return 2;
+    }
+    if (strstr(j, "<|assistant|>") && strstr(j, "<|end|>")) { *f = SRT_CHAT_PHI3; return 1; }
+    if (strstr(j, "<|user|>") && strstr(j, "<|assistant|>")) { *f = SRT_CHAT_ZEPHYR; return 1; }
+    if (strstr(j, "<start_of_turn>")) { *f = SRT_CHAT_GEMMA; return 1; }
+    return 0;
+}
+
+/* What a recognised template adds beyond its format: ChatML's own default system prompt,
+   Llama 3.1's dated system block. */
+static void srt__chat_extras(const char *j, srt_chat_template *t) {
+    if (t->format == SRT_CHAT_CHATML) srt__chat_default_system(j, t->default_system, sizeof t->default_system);
+    if (t->format == SRT_CHAT_LLAMA3 && strstr(j, "Cutting Knowledge Date")) {
+        t->dated_system = 1;
+        if (strstr(j, "strftime_now")) srt__chat_today(t->date, sizeof t->date);
+        else srt__chat_copy(t->date, sizeof t->date, "26 Jul 2024");
+    }
+}
+
+SRT_API srt_status srt_chat_template_from_text(const char *jinja, const char *bos, const char *eos, srt_chat_template *t) {
+    const char *j = jinja ? jinja : "";
+    int found;
+    if (!t) return srt__fail(SRT_ERR_INVALID_ARG, "srt_chat_template_from_text: NULL template");
+    memset(t, 0, sizeof *t);
+    found = srt__chat_detect(j, &t->format);
+    t->guessed = found != 1;
+    if (found == 2) srt__log(SRT_LOG_WARN, "chat template: an [INST] template of no known variant; rendering it as \"mistral\"");
+    else if (!found)
+        srt__log(SRT_LOG_WARN, j[0] ? "chat template not recognised; using ChatML (choose another one by name)"
+                                    : "the model has no chat template; using ChatML (choose another one by name)");
+    srt__chat_defaults(t);
+    if (bos) srt__chat_copy(t->bos, sizeof t->bos, bos);
+    if (eos) srt__chat_copy(t->eos, sizeof t->eos, eos);
+    if (found == 1) srt__chat_extras(j, t);
+    return SRT_OK;
+}
+
+SRT_API srt_status srt_chat_template_from_model(const srt_model *m, const char *name, srt_chat_template *t) {
+    const char *jinja = NULL, *bos = NULL, *eos = NULL;
+    int f = -1;
+    srt_chat_format stored;
+    if (!m || !t) return srt__fail(SRT_ERR_INVALID_ARG, "srt_chat_template_from_model: NULL argument");
+    if (name && (f = srt_chat_format_from_name(name)) < 0) {
+        char names[160] = "";
+        int i;
+        for (i = 0; i < SRT_CHAT_FORMAT_COUNT; i++) { strcat(names, i ? ", " : ""); strcat(names, srt__chat_names[i]); }
+        return srt__fail(SRT_ERR_INVALID_ARG, "unknown chat template '%s' (%s)", name, names);
+    }
+    srt_model_meta_str(m, "tokenizer.chat_template", &jinja);
+    if (m->vocab.bos >= 0) bos = m->vocab.piece[m->vocab.bos];
+    if (m->vocab.eos >= 0) eos = m->vocab.piece[m->vocab.eos];
+    if (f < 0) return srt_chat_template_from_text(jinja, bos, eos, t);
+    memset(t, 0, sizeof *t);          /* by name; the stored template only adds its own extras */
+    t->format = (srt_chat_format)f;
+    srt__chat_defaults(t);
+    if (bos) srt__chat_copy(t->bos, sizeof t->bos, bos);
+    if (eos) srt__chat_copy(t->eos, sizeof t->eos, eos);
+    if (jinja && srt__chat_detect(jinja, &stored) == 1 && stored == t->format) srt__chat_extras(jinja, t);
+    return SRT_OK;
+}
+
+typedef struct srt__out { char *buf; size_t cap, n; } srt__out;
+static void srt__put(srt__out *o, const char *s, size_t n) {
+    if (o->n < o->cap) {
+        size_t k = o->cap - o->n;
+        memcpy(o->buf + o->n, s, n < k ? n : k);
+    }
+    o->n += n;
+}
+static void srt__puts(srt__out *o, const char *s) { srt__put(o, s, strlen(s)); }
+static int srt__chat_space(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\v' || c == '\f'; }
+static void srt__put_trim(srt__out *o, const char *s) {
+    size_t n = strlen(s);
+    while (n && srt__chat_space(*s)) { s++; n--; }
+    while (n && srt__chat_space(s[n - 1])) n--;
+    srt__put(o, s, n);
+}
+/* Python's str.strip() of a + b (Llama 2 strips the system block and the message together). */
+static void srt__put_trim2(srt__out *o, const char *a, const char *b) {
+    size_t na = strlen(a), nb = strlen(b);
+    while (na && srt__chat_space(*a)) { a++; na--; }
+    if (!na) { srt__put_trim(o, b); return; }
+    while (nb && srt__chat_space(b[nb - 1])) nb--;
+    if (!nb) while (na && srt__chat_space(a[na - 1])) na--;
+    srt__put(o, a, na);
+    srt__put(o, b, nb);
+}
+
+SRT_API srt_status srt_chat_render(const srt_chat_template *t, const srt_chat_message *msgs, int n, int add_generation_prompt,
+                                   char *buf, size_t cap, size_t *len) {
+    srt__out o;
+    int i, first = 0;
+    const char *sys = NULL;
+    char tmp[64];
+    if (len) *len = 0;
+    if (!t || (unsigned)t->format >= SRT_CHAT_FORMAT_COUNT || n < 0 || (n > 0 && !msgs) || (!buf && cap))
+        return srt__fail(SRT_ERR_INVALID_ARG, "srt_chat_render: bad arguments");
+    for (i = 0; i < n; i++) {
+        const char *r = msgs[i].role;
+        if (!r || !msgs[i].content) return srt__fail(SRT_ERR_INVALID_ARG, "srt_chat_render: message %d has no role or content", i);
+        if (t->format != SRT_CHAT_CHATML && t->format != SRT_CHAT_LLAMA3 && strcmp(r, "system") && strcmp(r, "user") && strcmp(r, "assistant"))
+            return srt__fail(SRT_ERR_INVALID_ARG, "srt_chat_render: the %s format has no role '%s'", srt__chat_names[t->format], r);
+    }
+    o.buf = buf; o.cap = cap; o.n = 0;
+    if (n > 0 && !strcmp(msgs[0].role, "system")) { sys = msgs[0].content; first = 1; }
+    switch (t->format) {
+        case SRT_CHAT_CHATML:
+            if (n > 0 && !sys && t->default_system[0]) {
+                srt__puts(&o, "<|im_start|>system\n"); srt__puts(&o, t->default_system); srt__puts(&o, "<|im_end|>\n");
+            }
+            for (i = 0; i < n; i++) {
+                srt__puts(&o, "<|im_start|>"); srt__puts(&o, msgs[i].role); srt__puts(&o, "\n");
+                srt__puts(&o, msgs[i].content); srt__puts(&o, "<|im_end|>\n");
+            }
+            if (add_generation_prompt) srt__puts(&o, "<|im_start|>assistant\n");
+            break;
+        case SRT_CHAT_LLAMA3:
+            if (t->dated_system) {
+                srt__puts(&o, t->bos);
+                srt__puts(&o, "<|start_header_id|>system<|end_header_id|>\n\nCutting Knowledge Date: December 2023\nToday Date: ");
+                srt__puts(&o, t->date[0] ? t->date : "26 Jul 2024");
+                srt__puts(&o, "\n\n");
+                if (sys) srt__put_trim(&o, sys);
+                srt__puts(&o, "<|eot_id|>");
+            } else first = 0;
+            for (i = first; i < n; i++) {
+                if (i == 0 && !t->dated_system) srt__puts(&o, t->bos);
+                srt__puts(&o, "<|start_header_id|>"); srt__puts(&o, msgs[i].role); srt__puts(&o, "<|end_header_id|>\n\n");
+                srt__put_trim(&o, msgs[i].content); srt__puts(&o, "<|eot_id|>");
+            }
+            if (add_generation_prompt) srt__puts(&o, "<|start_header_id|>assistant<|end_header_id|>\n\n");
+            break;
+        case SRT_CHAT_LLAMA2:
+            for (i = first; i < n; i++) {
+                int user = !strcmp(msgs[i].role, "user");
+                if (!user && strcmp(msgs[i].role, "assistant") != 0) continue;   /* a later system message renders nothing */
+                srt__puts(&o, user ? t->bos : " ");
+                if (user) srt__puts(&o, "[INST] ");
+                if (i == first && sys) {   /* content.strip() of '<<SYS>>\n' + sys + '\n<</SYS>>\n\n' + message */
+                    size_t a = strlen(sys), b = strlen(msgs[i].content);
+                    char *c = (char *)SRT_MALLOC(a + b + 24);
+                    if (!c) return srt__fail(SRT_ERR_OUT_OF_MEMORY, "srt_chat_render: out of memory");
+                    memcpy(c, "<<SYS>>\n", 8);
+                    memcpy(c + 8, sys, a);
+                    memcpy(c + 8 + a, "\n<</SYS>>\n\n", 11);
+                    memcpy(c + 19 + a, msgs[i].content, b + 1);
+                    srt__put_trim(&o, c);
+                    SRT_FREE(c);
+                } else srt__put_trim(&o, msgs[i].content);
+                if (user) srt__puts(&o, " [/INST]");
+                else { srt__puts(&o, " "); srt__puts(&o, t->eos); }
+            }
+            break;
+        case SRT_CHAT_MISTRAL:
+        case SRT_CHAT_MISTRAL_V3: {
+            int v3 = t->format == SRT_CHAT_MISTRAL_V3, j = 0;
+            srt__puts(&o, t->bos);
+            for (i = first; i < n; i++, j++) {
+                if (!strcmp(msgs[i].role, "user")) {
+                    srt__puts(&o, v3 ? "[INST] " : " [INST] ");
+                    if (sys && (v3 ? i == n - 1 : j == 0)) { srt__puts(&o, sys); srt__puts(&o, "\n\n"); }
+                    srt__puts(&o, msgs[i].content);
+                    srt__puts(&o, v3 ? "[/INST]" : " [/INST]");
+                } else if (!strcmp(msgs[i].role, "assistant")) {
+                    srt__puts(&o, " ");
+                    if (v3) srt__put_trim(&o, msgs[i].content); else srt__puts(&o, msgs[i].content);
+                    srt__puts(&o, t->eos);
+                }
+            }
+            break;
+        }
+        case SRT_CHAT_PHI3:
+            for (i = 0; i < n; i++) {
+                snprintf(tmp, sizeof tmp, "<|%s|>\n", msgs[i].role);
+                srt__puts(&o, tmp); srt__puts(&o, msgs[i].content); srt__puts(&o, "<|end|>\n");
+            }
+            srt__puts(&o, add_generation_prompt ? "<|assistant|>\n" : t->eos);
+            break;
+        case SRT_CHAT_ZEPHYR:
+            for (i = 0; i < n; i++) {
+                snprintf(tmp, sizeof tmp, "<|%s|>\n", msgs[i].role);
+                srt__puts(&o, tmp); srt__puts(&o, msgs[i].content); srt__puts(&o, t->eos); srt__puts(&o, "\n");
+                if (i == n - 1 && add_generation_prompt) srt__puts(&o, "<|assistant|>\n");
+            }
+            break;
+        case SRT_CHAT_GEMMA:
+            srt__puts(&o, t->bos);
+            for (i = first; i < n; i++) {
+                srt__puts(&o, "<start_of_turn>");
+                srt__puts(&o, !strcmp(msgs[i].role, "assistant") ? "model" : msgs[i].role);
+                srt__puts(&o, "\n");
+                if (i == first && sys) { srt__puts(&o, sys); srt__puts(&o, "\n\n"); }
+                srt__put_trim(&o, msgs[i].content);
+                srt__puts(&o, "<end_of_turn>\n");
+            }
+            if (add_generation_prompt) srt__puts(&o, "<start_of_turn>model\n");
+            break;
+        default: break;
+    }
+    if (len) *len = o.n;
+    if (cap) buf[o.n < cap ? o.n : cap - 1] = 0;
+    if (o.n >= cap) return srt__fail(SRT_ERR_INVALID_ARG, "srt_chat_render: %llu bytes do not fit in %llu", (unsigned long long)o.n + 1, (unsigned long long)cap);
+    return SRT_OK;
 }
 
 #endif /* SPARSERT_IMPLEMENTATION_DONE */

@@ -1,11 +1,16 @@
-/* srt-chat - terminal completion/chat on a packed .srt model.
+/* srt-chat - terminal chat / completion on a packed .srt model.
 
    srt-chat -m MODEL.srt -p PROMPT [-n N] [--temp T] [--seed S] [-t THREADS] ...
        non-interactive: prints the prompt and its continuation on stdout, nothing else there;
-       speed statistics go to stderr.
+       speed statistics go to stderr. With --chat (or --template) the prompt is one user message
+       instead, rendered with the chat template, and only the reply is printed.
    srt-chat -m MODEL.srt
-       interactive: each line you type continues the same conversation (kept in the KV cache);
-       Ctrl-C stops a running generation, Ctrl-D quits, /reset starts over. */
+       interactive. A model with a chat template (tokenizer.chat_template), or --template NAME,
+       gives a chat: each line is a user message; the conversation stays in the KV cache and only
+       the new turn's text is evaluated. Without a template (or with --no-chat) each line
+       continues the text. Ctrl-C stops a running generation, Ctrl-D quits, /reset starts over.
+       When the context window fills up, the oldest messages are dropped (the system message
+       stays) and the rest is read again. */
 #define SPARSERT_IMPLEMENTATION
 #include "sparsert.h"
 
@@ -32,6 +37,12 @@ static void usage(FILE *f) {
         "      --seed S            sampler seed (default fixed)\n"
         "      --kv f16|f32        KV cache precision (default f16)\n"
         "      --no-bos            do not prepend BOS to the prompt\n"
+        "      --chat              chat even with -p (the prompt is one user message)\n"
+        "      --no-chat           interactive text continuation even when the model has a chat template\n"
+        "      --template NAME     chat template: chatml, llama3, llama2, mistral, mistral-v3, phi3, zephyr,\n"
+        "                          gemma (default: recognised from the model; 'list' prints them)\n"
+        "      --system TEXT       system message for the chat\n"
+        "      --show-prompt       print each text fed to the model on stderr (chat mode)\n"
         "      --ignore-eos        keep generating after end-of-sequence\n"
         "      --cores POLICY      auto (default: one thread per physical core, P-cores first),\n"
         "                          performance (P-cores only), all (every logical CPU), or a CPU list \"0-3,8\"\n"
@@ -67,9 +78,242 @@ static void print_stats(const srt_generate_result *r) {
             r->n_generated, r->decode_ms, r->decode_ms > 0 ? r->n_generated * 1000.0 / r->decode_ms : 0.0);
 }
 
+
+/* ---------------------------------------------------------------- chat */
+typedef struct text_buf { char *p; size_t n, cap; } text_buf;
+static int tb_add(text_buf *b, const char *s, size_t n) {
+    if (b->n + n + 1 > b->cap) {
+        size_t cap = (b->n + n + 1) * 2;
+        char *np = (char *)realloc(b->p, cap);
+        if (!np) return 0;
+        b->p = np; b->cap = cap;
+    }
+    memcpy(b->p + b->n, s, n);
+    b->n += n;
+    b->p[b->n] = 0;
+    return 1;
+}
+
+typedef struct chat {
+    srt_model *model;
+    srt_session *session;
+    srt_chat_template tmpl;
+    srt_chat_message *msgs;
+    int n_msgs, cap_msgs;
+    text_buf fed;              /* exactly the text the session's tokens stand for */
+    int prev_special;          /* the last token in the session is a control token */
+    int n_predict, show_prompt;
+    int32_t eos;               /* -2 with --ignore-eos */
+} chat;
+
+static int is_control(const srt_model *m, int32_t t) {
+    const char *p = srt_token_piece(m, t);
+    return p && p[0] && p[1] && srt_token_bytes(m, t, NULL, 0) == 0;
+}
+
+static int chat_add(chat *c, const char *role, const char *content, size_t len) {
+    char *r, *t;
+    if (c->n_msgs == c->cap_msgs) {
+        int cap = c->cap_msgs ? 2 * c->cap_msgs : 16;
+        srt_chat_message *nm = (srt_chat_message *)realloc(c->msgs, (size_t)cap * sizeof *nm);
+        if (!nm) return 0;
+        c->msgs = nm; c->cap_msgs = cap;
+    }
+    r = (char *)malloc(strlen(role) + 1);
+    t = (char *)malloc(len + 1);
+    if (!r || !t) { free(r); free(t); return 0; }
+    strcpy(r, role);
+    memcpy(t, content, len);
+    t[len] = 0;
+    c->msgs[c->n_msgs].role = r;
+    c->msgs[c->n_msgs].content = t;
+    c->n_msgs++;
+    return 1;
+}
+static void chat_drop(chat *c, int i) {
+    free((void *)c->msgs[i].role);
+    free((void *)c->msgs[i].content);
+    memmove(c->msgs + i, c->msgs + i + 1, (size_t)(c->n_msgs - i - 1) * sizeof *c->msgs);
+    c->n_msgs--;
+}
+
+static char *chat_render(chat *c, int add_generation_prompt) {
+    size_t len = 0;
+    char *buf;
+    if (srt_chat_render(&c->tmpl, c->msgs, c->n_msgs, add_generation_prompt, NULL, 0, &len) != SRT_OK && len == 0) return NULL;
+    buf = (char *)malloc(len + 1);
+    if (buf && srt_chat_render(&c->tmpl, c->msgs, c->n_msgs, add_generation_prompt, buf, len + 1, &len) != SRT_OK) { free(buf); buf = NULL; }
+    return buf;
+}
+
+/* Tokens of rendered chat text: special-token text ("<|im_start|>") becomes its token, the rest is
+   tokenized as text. Text at the start of a turn that follows a special token (or the start) gets
+   the tokenizer's dummy-prefix space as llama.cpp gives it; text that continues text does not. */
+static int tokenize_chat(chat *c, const char *text, size_t len, int32_t **out, int *n_out) {
+    int32_t *ids;
+    int n = 0, need = 0;
+    int flags = SRT_TOKENIZE_NO_BOS | SRT_TOKENIZE_PARSE_SPECIAL | (c->prev_special ? 0 : SRT_TOKENIZE_NO_SPACE_PREFIX);
+    srt_tokenize(c->model, text, len, flags, NULL, 0, &need);
+    if (!(ids = (int32_t *)malloc((size_t)(need + 1) * sizeof *ids))) return 0;
+    if (srt_tokenize(c->model, text, len, flags, ids, need, &n) != SRT_OK) { free(ids); return 0; }
+    *out = ids;
+    *n_out = n;
+    return 1;
+}
+
+static srt_status chat_feed(chat *c, const char *text, size_t len) {
+    int32_t *ids = NULL;
+    int n = 0;
+    srt_status st;
+    if (!tokenize_chat(c, text, len, &ids, &n)) {
+        fprintf(stderr, "srt-chat: cannot tokenize the prompt: %s\n", srt_last_error());
+        return SRT_ERR_INVALID_ARG;
+    }
+    if (c->show_prompt) fprintf(stderr, "[feed %d tokens: \"%.*s\"]\n", n, (int)len, text);
+    st = srt_session_feed(c->session, ids, n);
+    if (st == SRT_OK) {
+        tb_add(&c->fed, text, len);
+        if (n > 0) c->prev_special = is_control(c->model, ids[n - 1]);
+    }
+    free(ids);
+    return st;
+}
+
+/* Tokens the rendered text would take (for the context check). */
+static int chat_count(chat *c, const char *text) {
+    int32_t *ids = NULL;
+    int n = 0, saved = c->prev_special;
+    c->prev_special = 1;
+    if (!tokenize_chat(c, text, strlen(text), &ids, &n)) n = -1;
+    c->prev_special = saved;
+    free(ids);
+    return n;
+}
+
+static int chat_is_stop(chat *c, int32_t tok) {
+    const char *p = srt_token_piece(c->model, tok);
+    int k;
+    if (tok == c->eos) return 1;
+    for (k = 0; k < 4; k++) if (c->tmpl.stop[k][0] && p && strcmp(p, c->tmpl.stop[k]) == 0) return 1;
+    return 0;
+}
+
+/* One user turn: feeds only what is new since the last turn, generates the reply. */
+static srt_status chat_turn(chat *c, const char *user, FILE *out) {
+    char *full;
+    srt_status st = SRT_OK;
+    text_buf reply = {NULL, 0, 0};
+    srt_utf8_stream us;
+    char piece[4096];
+    int n_ctx = srt_session_n_ctx(c->session), generated = 0, n_prompt, stopped = 0, dropped = 0;
+    if (!chat_add(c, "user", user, strlen(user))) return SRT_ERR_OUT_OF_MEMORY;
+    if (!(full = chat_render(c, 1))) { fprintf(stderr, "srt-chat: %s\n", srt_last_error()); chat_drop(c, c->n_msgs - 1); return SRT_ERR_INVALID_ARG; }
+    /* the conversation so far must be a prefix of the new rendering; otherwise (a template that
+       rewrites earlier turns, an answer the template trims) it is read again from the start */
+    if (c->fed.n > 0 && (strlen(full) < c->fed.n || memcmp(full, c->fed.p, c->fed.n) != 0)) {
+        fprintf(stderr, "(the template renders earlier turns differently now: reading the conversation again)\n");
+        srt_session_reset(c->session);
+        c->fed.n = 0;
+        c->prev_special = 0;
+    }
+    /* context: the new text plus room for a reply must fit; else drop the oldest messages */
+    {
+        int need = chat_count(c, full + c->fed.n);
+        int room = c->n_predict > 0 && c->n_predict < n_ctx / 2 ? c->n_predict : n_ctx / 4;
+        while (need >= 0 && srt_session_pos(c->session) + need + room > n_ctx) {
+            int first = c->n_msgs > 0 && !strcmp(c->msgs[0].role, "system") ? 1 : 0;
+            if (c->n_msgs - first <= 1) break;   /* only the new message is left */
+            chat_drop(c, first);
+            if (c->n_msgs - first > 1 && !strcmp(c->msgs[first].role, "assistant")) chat_drop(c, first);
+            dropped++;
+            srt_session_reset(c->session);
+            c->fed.n = 0;
+            c->prev_special = 0;
+            free(full);
+            if (!(full = chat_render(c, 1))) return SRT_ERR_INVALID_ARG;
+            need = chat_count(c, full);
+        }
+        if (need < 0 || srt_session_pos(c->session) + need + 1 > n_ctx) {
+            fprintf(stderr, "(the message is too long for the context window of %d tokens)\n", n_ctx);
+            chat_drop(c, c->n_msgs - 1);
+            free(full);
+            return SRT_OK;
+        }
+    }
+    n_prompt = srt_session_pos(c->session);
+    st = chat_feed(c, full + c->fed.n, strlen(full + c->fed.n));
+    n_prompt = srt_session_pos(c->session) - n_prompt;
+    free(full);
+    if (dropped && st == SRT_OK) fprintf(stderr, "(context window full: the %d oldest turns were dropped and the rest read again, %d tokens)\n", dropped, n_prompt);
+    if (st != SRT_OK) {
+        chat_drop(c, c->n_msgs - 1);
+        return st;
+    }
+    memset(&us, 0, sizeof us);
+    while (c->n_predict <= 0 || generated < c->n_predict) {
+        int32_t tok;
+        int n;
+        st = srt_session_next(c->session, &tok);
+        if (st == SRT_ERR_CONTEXT_FULL) { fprintf(stderr, "\n(context window full: the reply is cut here)\n"); st = SRT_OK; break; }
+        if (st != SRT_OK) break;
+        generated++;
+        if (chat_is_stop(c, tok)) {
+            const char *p = srt_token_piece(c->model, tok);
+            tb_add(&c->fed, p, strlen(p));
+            c->prev_special = 1;
+            stopped = 1;
+            break;
+        }
+        n = srt_token_bytes(c->model, tok, piece, (int)sizeof piece);
+        if (n > (int)sizeof piece) n = (int)sizeof piece;
+        if (n == 0 && is_control(c->model, tok)) {   /* other control tokens: their text */
+            const char *p = srt_token_piece(c->model, tok);
+            tb_add(&reply, p, strlen(p));
+            tb_add(&c->fed, p, strlen(p));
+            c->prev_special = 1;
+            continue;
+        }
+        tb_add(&reply, piece, (size_t)n);
+        tb_add(&c->fed, piece, (size_t)n);
+        c->prev_special = 0;
+        {
+            char txt[6 * sizeof piece + 16];
+            int w = srt_utf8_stream_token(&us, c->model, tok, 0, txt, (int)sizeof txt);
+            if (w > 0) { fwrite(txt, 1, (size_t)w, out); fflush(out); }
+        }
+    }
+    {
+        char txt[16];
+        int w = srt_utf8_stream_flush(&us, txt, (int)sizeof txt);
+        if (w > 0) fwrite(txt, 1, (size_t)w, out);
+        fputs("\n", out);
+        fflush(out);
+    }
+    fprintf(stderr, "[prompt: %d new tokens | reply: %d tokens%s | context %d/%d]\n", n_prompt, generated,
+            stopped ? "" : " (no end of turn)", srt_session_pos(c->session), n_ctx);
+    if (st == SRT_ERR_CANCELLED) fprintf(stderr, "(stopped)\n");
+    chat_add(c, "assistant", reply.p ? reply.p : "", reply.n);
+    free(reply.p);
+    return st == SRT_ERR_CANCELLED ? SRT_OK : st;
+}
+
+static void chat_reset(chat *c) {
+    while (c->n_msgs > 0 && !(c->n_msgs == 1 && !strcmp(c->msgs[0].role, "system"))) chat_drop(c, c->n_msgs - 1);
+    srt_session_reset(c->session);
+    c->fed.n = 0;
+    c->prev_special = 0;
+}
+static void chat_free(chat *c) {
+    while (c->n_msgs > 0) chat_drop(c, c->n_msgs - 1);
+    free(c->msgs);
+    free(c->fed.p);
+}
+
 int main(int argc, char **argv) {
     const char *model_path = NULL, *prompt = NULL, *prompt_file = NULL;
     int n_predict = 256, threads = 0, n_ctx = 0, n_batch = 0, temp_given = 0, no_bos = 0, ignore_eos = 0, verify = 0, pin = 0, i;
+    int force_chat = 0, no_chat = 0, show_prompt = 0, use_chat;
+    const char *template_name = NULL, *system_text = NULL;
     srt_cores cores = SRT_CORES_AUTO;
     const char *cpu_list = NULL;
     srt_sampler_desc sampler;
@@ -98,6 +342,19 @@ int main(int argc, char **argv) {
         else if (!strcmp(a, "--seed")) sampler.seed = strtoull(NEXT(), NULL, 10);
         else if (!strcmp(a, "--kv")) { const char *k = NEXT(); if (!strcmp(k, "f32")) kv = SRT_KV_F32; else if (!strcmp(k, "f16")) kv = SRT_KV_F16; else { fprintf(stderr, "srt-chat: --kv takes f16 or f32\n"); return 2; } }
         else if (!strcmp(a, "--no-bos")) no_bos = 1;
+        else if (!strcmp(a, "--chat")) force_chat = 1;
+        else if (!strcmp(a, "--no-chat")) no_chat = 1;
+        else if (!strcmp(a, "--show-prompt")) show_prompt = 1;
+        else if (!strcmp(a, "--system")) system_text = NEXT();
+        else if (!strcmp(a, "--template")) {
+            template_name = NEXT();
+            if (!strcmp(template_name, "list")) {
+                int f;
+                for (f = 0; f < SRT_CHAT_FORMAT_COUNT; f++) printf("%s\n", srt_chat_format_name((srt_chat_format)f));
+                return 0;
+            }
+            if (srt_chat_format_from_name(template_name) < 0) { fprintf(stderr, "srt-chat: unknown template '%s' (--template list shows them)\n", template_name); return 2; }
+        }
         else if (!strcmp(a, "--ignore-eos")) ignore_eos = 1;
         else if (!strcmp(a, "--verify")) verify = 1;
         else if (!strcmp(a, "--pin")) pin = 1;
@@ -114,6 +371,7 @@ int main(int argc, char **argv) {
 #undef NEXT
     }
     if (!model_path) { fprintf(stderr, "srt-chat: no model given (-m MODEL.srt)\n"); usage(stderr); return 2; }
+    if (force_chat && no_chat) { fprintf(stderr, "srt-chat: --chat and --no-chat exclude each other\n"); return 2; }
     if (n_predict < 0 || threads < 0 || n_ctx < 0 || n_batch < 0) { fprintf(stderr, "srt-chat: negative count\n"); return 2; }
     if (prompt_file) {
         if (!(file_text = read_file(prompt_file))) { fprintf(stderr, "srt-chat: cannot read %s\n", prompt_file); return 1; }
@@ -144,7 +402,51 @@ int main(int argc, char **argv) {
     }
     g_session = session;
     signal(SIGINT, on_sigint);
-    if (prompt) {
+    {
+        const char *stored = NULL;
+        srt_model_meta_str(model, "tokenizer.chat_template", &stored);
+        use_chat = !no_chat && (force_chat || template_name || (!prompt && stored && stored[0]));
+    }
+    if (use_chat) {
+        chat c;
+        srt_model_info info;
+        memset(&c, 0, sizeof c);
+        c.model = model;
+        c.session = session;
+        c.n_predict = n_predict;
+        c.show_prompt = show_prompt;
+        if ((st = srt_chat_template_from_model(model, template_name, &c.tmpl)) != SRT_OK) {
+            fprintf(stderr, "srt-chat: %s\n", srt_last_error());
+            srt_session_destroy(session); srt_model_free(model); free(file_text);
+            return 2;
+        }
+        srt_model_get_info(model, &info);
+        c.eos = ignore_eos ? -2 : info.eos;
+        if (ignore_eos) memset(c.tmpl.stop, 0, sizeof c.tmpl.stop);
+        if (system_text) chat_add(&c, "system", system_text, strlen(system_text));
+        if (prompt) {
+            st = chat_turn(&c, prompt, stdout);
+        } else {
+            char line[8192];
+            fprintf(stderr, "%s: %s, %d layers, %s weights, context %d, chat template %s%s. /reset starts over, Ctrl-D quits.\n",
+                    model_path, info.architecture, info.n_layer, srt_format_name(info.format), srt_session_n_ctx(session),
+                    srt_chat_format_name(c.tmpl.format), c.tmpl.guessed ? " (guessed)" : "");
+            st = SRT_OK;
+            for (;;) {
+                size_t len;
+                fprintf(stderr, "> ");
+                if (!fgets(line, sizeof line, stdin)) break;
+                len = strlen(line);
+                if (len && line[len - 1] == '\n') line[--len] = 0;
+                if (len && line[len - 1] == '\r') line[--len] = 0;
+                if (!strcmp(line, "/reset")) { chat_reset(&c); fprintf(stderr, "(conversation reset)\n"); continue; }
+                if (len == 0) continue;
+                st = chat_turn(&c, line, stdout);
+                if (st != SRT_OK) { fprintf(stderr, "srt-chat: %s: %s\n", srt_status_str(st), srt_last_error()); st = SRT_OK; }
+            }
+        }
+        chat_free(&c);
+    } else if (prompt) {
         srt_generate_desc g;
         srt_generate_result r;
         out_state o;

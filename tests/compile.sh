@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # compile.sh - the public header (and the implementation) compiles warning-free as C99 with gcc
-# and clang, as C++17 with g++, and for Windows with mingw-w64. Prints one ok/FAIL line each.
+# and clang, as C++17 with g++, and for Windows with mingw-w64; so do the tools. Prints one ok/FAIL line each.
 cd "$(dirname "$0")/.."
 mkdir -p build/compile
 src=build/compile/impl.c
@@ -24,3 +24,6 @@ try "mingw-w64 -std=c99"      x86_64-w64-mingw32-gcc -std=c99 $FLAGS -c $src -o 
 try "mingw-w64 link (srt-chat.exe)" x86_64-w64-mingw32-gcc -std=c99 -O2 $FLAGS -o build/compile/srt-chat.exe demo/srt-chat.c
 try "mingw-w64 link (srt-bench.exe)" x86_64-w64-mingw32-gcc -std=c99 -O2 $FLAGS -o build/compile/srt-bench.exe tools/srt-bench.c
 try "tools and demo, clang -std=c99" clang -std=c99 $FLAGS -fsyntax-only tools/srt-tokenize.c demo/srt-chat.c tools/srt-bench.c
+# srt-pack carries tools/srt_import.h, srt_hf.h and srt_json.h
+try "srt-pack, g++ -std=c++17"  g++ -std=c++17 $FLAGS -x c++ -fsyntax-only tools/srt-pack.c
+try "mingw-w64 link (srt-pack.exe)" x86_64-w64-mingw32-gcc -std=c99 -O2 $FLAGS -o build/compile/srt-pack.exe tools/srt-pack.c

@@ -1,8 +1,18 @@
-/* srt-pack - converts a checkpoint (GGUF, llama2.c v0/v1 + tokenizer.bin) into a .srt file.
+/* srt-pack - converts a checkpoint (Hugging Face folder, GGUF, llama2.c v0/v1 + tokenizer.bin)
+   into a .srt file, or makes a model of random weights from a config.json.
 
      srt-pack [options] IN OUT.srt
+     srt-pack --random CONFIG.json [--seed S] [options] OUT.srt
+
+   IN is a Hugging Face model folder (config.json, tokenizer.json, tokenizer_config.json,
+   model.safetensors or model-0000N-of-0000M.safetensors + model.safetensors.index.json), a GGUF
+   file or a llama2.c checkpoint.
 
    Options:
+     --random CONFIG    random weights (N(0, 0.02), norms 1) in the shape of a Hugging Face
+                        config.json, made one tensor at a time; the vocabulary is the folder's
+                        tokenizer.json if there is one, else a placeholder of vocab_size tokens
+     --seed S           seed of --random (default 1); the same seed gives the same file
      --tokenizer PATH   llama2.c tokenizer.bin (required for llama2.c checkpoints)
      --weights FMT      format of the 2-D weight matrices: f32, f16 (default), bf16, q8, q4, q2,
                         tq (ternary), q1 (binary); formats/LAYOUTS.md describes them
@@ -40,8 +50,13 @@
 static void usage(FILE *f) {
     fprintf(f,
         "usage: srt-pack [options] IN OUT.srt\n"
-        "  IN is a GGUF file or a llama2.c checkpoint (v0 or v1; give its --tokenizer)\n"
+        "       srt-pack --random CONFIG.json [--seed S] [options] OUT.srt\n"
+        "  IN is a Hugging Face model folder (config.json, tokenizer.json, *.safetensors),\n"
+        "  a GGUF file or a llama2.c checkpoint (v0 or v1; give its --tokenizer)\n"
         "options:\n"
+        "  --random CONFIG    random weights in the shape of a Hugging Face config.json\n"
+        "                     (tokenizer.json beside it is used if present)\n"
+        "  --seed S           seed for --random (default 1)\n"
         "  --tokenizer PATH   llama2.c tokenizer.bin (required for llama2.c checkpoints)\n"
         "  --weights FMT      2-D weight format: f32, f16 (default), bf16, q8, q4, q2, tq, q1\n"
         "  --group N|row      group size for q8..q1: a multiple of 32 (default 64) or row\n"
@@ -195,7 +210,8 @@ static int parse_choice(const char *what, const char *fmt_s, const char *group_s
 }
 
 int main(int argc, char **argv) {
-    const char *in = NULL, *out = NULL, *tok = NULL, *weights = "f16", *group_s = NULL;
+    const char *in = NULL, *out = NULL, *tok = NULL, *weights = "f16", *group_s = NULL, *random_cfg = NULL;
+    unsigned long long seed = 1;
     int vocab_only = 0, quiet = 0, verify = 1, i, rc = 1, tty, n_choices = 1;
     fmt_choice choices[64];   /* [0] = --weights/--group, then --tensor overrides */
     srti_model *m = NULL;
@@ -217,8 +233,14 @@ int main(int argc, char **argv) {
             if (!v) { fprintf(stderr, "srt-pack: --tokenizer needs a path\n"); return 1; }
             tok = v;
         } else if (opt_value(argc, argv, &i, "--weights", &v)) {
-            if (!v) { fprintf(stderr, "srt-pack: --weights needs a format (f32, f16, bf16, q8)\n"); return 1; }
+            if (!v) { fprintf(stderr, "srt-pack: --weights needs a format (f32, f16, bf16, q8, q4, q2, tq, q1)\n"); return 1; }
             weights = v;
+        } else if (opt_value(argc, argv, &i, "--random", &v)) {
+            if (!v) { fprintf(stderr, "srt-pack: --random needs a config.json\n"); return 1; }
+            random_cfg = v;
+        } else if (opt_value(argc, argv, &i, "--seed", &v)) {
+            char *end;
+            if (!v || !*v || (seed = strtoull(v, &end, 10), *end != 0)) { fprintf(stderr, "srt-pack: --seed needs a number\n"); return 1; }
         } else if (opt_value(argc, argv, &i, "--group", &v)) {
             if (!v) { fprintf(stderr, "srt-pack: --group needs a number\n"); return 1; }
             group_s = v;
@@ -237,6 +259,12 @@ int main(int argc, char **argv) {
         else if (!out) out = a;
         else { fprintf(stderr, "srt-pack: unexpected argument '%s'\n", a); usage(stderr); return 1; }
     }
+    if (random_cfg) {   /* one positional argument: the output */
+        if (!in || out) { fprintf(stderr, "srt-pack: --random takes exactly one more argument, OUT.srt\n"); usage(stderr); return 1; }
+        out = in;
+        in = random_cfg;
+        if (tok) { fprintf(stderr, "srt-pack: --tokenizer does not apply to --random\n"); return 1; }
+    }
     if (!in || !out) { usage(stderr); return 1; }
     if (strchr(weights, ':') || parse_choice("--weights", weights, group_s, &choices[0]) != 0) {
         if (strchr(weights, ':')) fprintf(stderr, "srt-pack: give the group with --group\n");
@@ -246,15 +274,23 @@ int main(int argc, char **argv) {
     if (strcmp(in, out) == 0) { fprintf(stderr, "srt-pack: input and output are the same file\n"); return 1; }
     tty = srtp_isatty(2);
 
-    if (srti_open(in, tok, &m, err, sizeof err) != 0) { fprintf(stderr, "srt-pack: %s\n", err); return 1; }
+    if ((random_cfg ? srti_open_random(in, (uint64_t)seed, &m, err, sizeof err) : srti_open(in, tok, &m, err, sizeof err)) != 0) {
+        fprintf(stderr, "srt-pack: %s\n", err);
+        return 1;
+    }
     if (m->vocab.n_tokens == 0) {
         fprintf(stderr, "srt-pack: %s has no tokenizer%s\n", in,
                 m->source == SRTI_SRC_GGUF ? " (tokenizer.ggml.tokens is missing)"
+                : m->source == SRTI_SRC_HF ? " (tokenizer.json is missing)"
                                            : "; llama2.c checkpoints need --tokenizer tokenizer.bin");
         goto done;
     }
     if (srt_tokenizer_supported(m->vocab.model, m->vocab.pre) != SRT_OK) {   /* unknown pre-tokenizers are refused, never guessed */
         fprintf(stderr, "srt-pack: %s: %s\n", in, srt_last_error());
+        goto done;
+    }
+    if (!vocab_only && m->source == SRTI_SRC_HF && m->n_tensors == 0) {
+        fprintf(stderr, "srt-pack: %s has no weights (model.safetensors or model.safetensors.index.json); --vocab-only packs just its tokenizer\n", in);
         goto done;
     }
     if (!vocab_only) {
@@ -268,7 +304,15 @@ int main(int argc, char **argv) {
             goto done;
         }
     }
-    snprintf(source, sizeof source, "%s (%s)", base_name(in), m->source_name);
+    if (random_cfg) snprintf(source, sizeof source, "%s (random, seed %llu)", base_name(in), seed);
+    else {   /* the file's (or folder's) own name, not its path */
+        char name[256];
+        size_t nl;
+        snprintf(name, sizeof name, "%s", in);
+        nl = strlen(name);
+        while (nl > 1 && (name[nl - 1] == '/' || name[nl - 1] == '\\')) name[--nl] = 0;
+        snprintf(source, sizeof source, "%s (%s)", base_name(name), m->source_name);
+    }
 
     if (srt_writer_open(out, &p.w) != SRT_OK) {
         fprintf(stderr, "srt-pack: %s\n", srt_last_error());
@@ -279,7 +323,7 @@ int main(int argc, char **argv) {
     m_str(&p, NULL, "general.name", m->hp.name);
     m_str(&p, NULL, "general.source", source);
     if (!vocab_only) write_hparams(&p, &m->hp);
-    write_vocab(&p, &m->vocab, m->source != SRTI_SRC_GGUF);
+    write_vocab(&p, &m->vocab, m->source == SRTI_SRC_LLAMA2C_V0 || m->source == SRTI_SRC_LLAMA2C_V1);
     if (p.st != SRT_OK) {
         fprintf(stderr, "srt-pack: %s: metadata '%s': %s\n", out, p.key, srt_last_error());
         srt_writer_abort(p.w);
@@ -383,9 +427,11 @@ int main(int argc, char **argv) {
         }
         srt_model_get_info(sm, &info);
         if (!quiet)
-            fprintf(stderr, "srt-pack: wrote %s: %.2f MiB, %llu tensors (%s weights), %d tokens, from %s (%.2f MiB)\n", out,
+            fprintf(stderr, "srt-pack: wrote %s: %.2f MiB, %llu tensors (%s weights), %d tokens, from %s", out,
                     mib(info.file_bytes), (unsigned long long)n_written, vocab_only ? "no" : srt_format_name((srt_format)choices[0].fmt),
-                    srt_vocab_size(sm), source, mib(m->file_size));
+                    srt_vocab_size(sm), source);
+        if (!quiet && m->file_size) fprintf(stderr, " (%.2f MiB)", mib(m->file_size));
+        if (!quiet) fprintf(stderr, "\n");
         srt_model_free(sm);
     } else if (!quiet) {
         FILE *f = fopen(out, "rb");

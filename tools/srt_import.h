@@ -1,6 +1,8 @@
-/* srt_import.h - reads model checkpoints (GGUF v2/v3, llama2.c v0 and v1) into one normalized
-   description: hyper-parameters, vocabulary and a tensor directory with GGUF tensor names.
-   Tensor data is read lazily, one tensor at a time, and dequantized to float.
+/* srt_import.h - reads model checkpoints (GGUF v2/v3, llama2.c v0 and v1, Hugging Face folders
+   with safetensors) into one normalized description: hyper-parameters, vocabulary and a tensor
+   directory with GGUF tensor names. Tensor data is read lazily, one tensor at a time, and
+   dequantized to float. It can also describe a model of random weights made from a Hugging Face
+   config.json (srti_open_random), generated tensor by tensor.
 
    HOW TO USE
      In exactly one C or C++ file:
@@ -21,6 +23,17 @@
      when the embedding is tied), blk.N.{attn_norm,attn_q,attn_k,attn_v,attn_output,ffn_norm,
      ffn_gate,ffn_down,ffn_up}.weight (+ biases etc. as the GGUF has them). ne[0] is the innermost
      dimension (columns = input features), ne[1] the rows (output features), as in GGUF.
+
+   HUGGING FACE FOLDERS (tools/srt_hf.h, part of this header's implementation)
+     srti_open(DIR) reads DIR/config.json (LlamaForCausalLM, MistralForCausalLM, Qwen2ForCausalLM),
+     DIR/tokenizer.json (+ tokenizer_config.json: chat template, special tokens) and
+     DIR/model.safetensors or the shards listed by DIR/model.safetensors.index.json (F32, F16,
+     BF16). Tensors get GGUF names, and the result is what llama.cpp's convert_hf_to_gguf.py would
+     make: Llama/Mistral q_proj/k_proj rows are permuted from Hugging Face's rotate-half (NeoX)
+     pairing to GGUF's adjacent pairs as they are read (srti_tensor.permute_heads); Qwen2 keeps
+     NeoX order and is marked so (hp.rope_neox). The vocabulary is stored as GGUF's tokenizer.ggml.*
+     (byte-level BPE = "gpt2" with merges and the llama.cpp pre-tokenizer name; SentencePiece-style
+     BPE with byte fallback = "llama" with scores). See srt_hf.h for the details.
 
    ROBUSTNESS
      Every count, length and offset read from a file is checked against the file size and sane
@@ -72,7 +85,7 @@ enum { SRTI_TOKEN_NORMAL = 1, SRTI_TOKEN_UNKNOWN = 2, SRTI_TOKEN_CONTROL = 3,
        SRTI_TOKEN_USER_DEFINED = 4, SRTI_TOKEN_UNUSED = 5, SRTI_TOKEN_BYTE = 6 };
 
 /* Where a model came from. */
-enum { SRTI_SRC_GGUF = 1, SRTI_SRC_LLAMA2C_V0 = 2, SRTI_SRC_LLAMA2C_V1 = 3 };
+enum { SRTI_SRC_GGUF = 1, SRTI_SRC_LLAMA2C_V0 = 2, SRTI_SRC_LLAMA2C_V1 = 3, SRTI_SRC_HF = 4, SRTI_SRC_RANDOM = 5 };
 
 typedef struct srti_hparams {
     char arch[32];            /* general.architecture ("llama", "qwen2", ...); "llama" for llama2.c */
@@ -107,6 +120,9 @@ typedef struct srti_tensor {
     uint32_t n_dims; uint64_t ne[4]; /* ne[0] = innermost (columns); unused dims are 1 */
     uint32_t src_type;        /* ggml type for GGUF files; 0 (F32) for llama2.c */
     uint64_t offset, nbytes;  /* absolute position in the file; nbytes 0 for unknown types */
+    uint32_t file;            /* Hugging Face: which safetensors shard holds it (0 otherwise) */
+    uint32_t permute_heads;   /* >0: rows are reordered from NeoX halves to GGUF pairs over this many
+                                 heads when read (HF Llama q_proj/k_proj); 0 = read as stored */
 } srti_tensor;
 
 struct srti__priv;
@@ -117,18 +133,26 @@ typedef struct srti_model {
     srti_tensor *tensors;
     /* informational */
     int source;               /* SRTI_SRC_* */
-    char source_name[24];     /* "GGUF v3", "llama2.c v0", "llama2.c v1" */
-    uint64_t file_size;
+    char source_name[24];     /* "GGUF v3", "llama2.c v0", "llama2.c v1", "safetensors", "random" */
+    uint64_t file_size;       /* all safetensors shards together for Hugging Face folders; 0 for random */
     uint32_t alignment;       /* GGUF data alignment (0 for llama2.c) */
     /* private */
     struct srti__priv *priv;
 } srti_model;
 
-/* Opens a checkpoint: GGUF (magic "GGUF"), llama2.c v1 (magic "ak42", version 1) or else a
-   llama2.c v0 legacy header. tokenizer_path: llama2.c tokenizer.bin for llama2.c checkpoints
-   (NULL = no vocabulary: vocab.n_tokens = 0); must be NULL for GGUF.
+/* Opens a checkpoint: a Hugging Face model folder (a directory, or its config.json or
+   tokenizer.json; see srt_hf.h), GGUF (magic "GGUF"), llama2.c v1 (magic "ak42", version 1) or
+   else a llama2.c v0 legacy header. tokenizer_path: llama2.c tokenizer.bin for llama2.c
+   checkpoints (NULL = no vocabulary: vocab.n_tokens = 0); must be NULL for the others.
    Returns 0 on success; nonzero with a message in err (which may be NULL) on failure. */
 SRTI_API int srti_open(const char *path, const char *tokenizer_path, srti_model **out, char *err, size_t errlen);
+/* A model of random weights in the shape a Hugging Face config.json describes: values drawn from
+   N(0, 0.02^2), norm weights 1, deterministic in (seed, tensor name) and generated when
+   srti_read_f32 asks for them, so no more than one tensor is ever in memory. The vocabulary comes
+   from tokenizer.json (+ tokenizer_config.json) beside the config when there is one; otherwise a
+   placeholder vocabulary of config.vocab_size tokens is made (<unk>, <s>, </s>, the 256 byte
+   tokens <0xNN>, then unused [PADn] tokens), enough to run and time the model. */
+SRTI_API int srti_open_random(const char *config_path, uint64_t seed, srti_model **out, char *err, size_t errlen);
 /* Reads tensor i dequantized to float: srti_tensor_nvalues() values. */
 SRTI_API int srti_read_f32(srti_model *m, uint32_t i, float *out, char *err, size_t errlen);
 /* Index of the tensor with this name, or -1. */
@@ -223,6 +247,9 @@ struct srti__priv {
     FILE *fp;
     char *path;
     srti__kv *kv; uint64_t n_kv;
+    /* Hugging Face: safetensors shards (srti_tensor.file indexes them) */
+    FILE **shard_fp; char **shard_path; uint64_t *shard_size; uint32_t n_shards;
+    uint64_t seed;            /* SRTI_SRC_RANDOM */
 };
 
 /* ---------------------------------------------------------------- small helpers */
@@ -679,6 +706,11 @@ SRTI_API void srti_close(srti_model *m) {
         uint64_t i;
         if (m->priv->fp) fclose(m->priv->fp);
         SRTI_FREE(m->priv->path);
+        for (i = 0; i < m->priv->n_shards; i++) {
+            if (m->priv->shard_fp && m->priv->shard_fp[i]) fclose(m->priv->shard_fp[i]);
+            if (m->priv->shard_path) SRTI_FREE(m->priv->shard_path[i]);
+        }
+        SRTI_FREE(m->priv->shard_fp); SRTI_FREE(m->priv->shard_path); SRTI_FREE(m->priv->shard_size);
         for (i = 0; i < m->priv->n_kv; i++) { SRTI_FREE(m->priv->kv[i].key); SRTI_FREE(m->priv->kv[i].s); }
         SRTI_FREE(m->priv->kv);
         SRTI_FREE(m->priv);
@@ -1486,6 +1518,12 @@ static int srti__open_llama2c(srti_model *m, srti__rd *r, int v1, const char *to
 }
 
 /* ---------------------------------------------------------------- open / read */
+/* Hugging Face folders and random models: tools/srt_hf.h, included at the end. */
+static char *srti__hf_folder(const char *path);
+static int srti__open_hf(srti_model *m, const char *dir, char *err, size_t errlen);
+static int srti__random_read(srti_model *m, uint32_t i, float *out, char *err, size_t errlen);
+static void srti__permute_rows(float *w, uint64_t rows, uint64_t cols, uint32_t n_head);
+
 SRTI_API int srti_open(const char *path, const char *tokenizer_path, srti_model **out, char *err, size_t errlen) {
     srti_model *m;
     srti__rd r;
@@ -1505,6 +1543,21 @@ SRTI_API int srti_open(const char *path, const char *tokenizer_path, srti_model 
     m->priv->path = srti__strdup(path);
     memset(&r, 0, sizeof(r));
     if (!m->priv->path) { srti__seterr(err, errlen, "%s: out of memory", path); goto fail; }
+    {
+        char *dir = srti__hf_folder(path);   /* NULL unless a Hugging Face folder */
+        if (dir) {
+            if (tokenizer_path) {
+                srti__seterr(err, errlen, "%s: a separate tokenizer file is only used with llama2.c checkpoints", path);
+                SRTI_FREE(dir);
+                goto fail;
+            }
+            rc = srti__open_hf(m, dir, err, errlen);
+            SRTI_FREE(dir);
+            if (rc) goto fail;
+            *out = m;
+            return 0;
+        }
+    }
     m->priv->fp = fopen(path, "rb");
     if (!m->priv->fp) { srti__seterr(err, errlen, "%s: cannot open the file", path); goto fail; }
     if (srti__fseek_end(m->priv->fp) != 0 || (sz = srti__ftell64(m->priv->fp)) < 0) {
@@ -1555,34 +1608,45 @@ fail:
 SRTI_API int srti_read_f32(srti_model *m, uint32_t i, float *out, char *err, size_t errlen) {
     const srti_tensor *t;
     const srti__type_info *ti;
-    uint64_t nblocks, done = 0, chunk;
+    uint64_t nblocks, done = 0, chunk, file_size;
     unsigned char *buf = NULL;
     const char *path;
+    FILE *fp;
     if (err && errlen) err[0] = 0;
     if (!m || !m->priv || !out || i >= m->n_tensors) { srti__seterr(err, errlen, "srti_read_f32: invalid argument"); return 1; }
     t = &m->tensors[i];
+    if (m->source == SRTI_SRC_RANDOM) return srti__random_read(m, i, out, err, errlen);
     path = m->priv->path;
+    fp = m->priv->fp;
+    file_size = m->file_size;
+    if (m->priv->n_shards) {
+        if (t->file >= m->priv->n_shards) { srti__seterr(err, errlen, "srti_read_f32: tensor '%s': bad shard index", t->name); return 1; }
+        path = m->priv->shard_path[t->file];
+        fp = m->priv->shard_fp[t->file];
+        file_size = m->priv->shard_size[t->file];
+    }
     ti = srti__type(t->src_type);
     if (!ti || !ti->supported) {
         srti__seterr(err, errlen, "%s: tensor '%s' has type %s (%u), which cannot be converted yet", path, t->name,
                      ti ? ti->name : "unknown", (unsigned)t->src_type);
         return 1;
     }
-    if (t->offset > m->file_size || t->nbytes > m->file_size - t->offset) {
+    if (t->offset > file_size || t->nbytes > file_size - t->offset) {
         srti__seterr(err, errlen, "%s: tensor '%s': data at offset %llu + %llu bytes exceeds file size %llu", path, t->name,
-                     (srti__ull)t->offset, (srti__ull)t->nbytes, (srti__ull)m->file_size);
+                     (srti__ull)t->offset, (srti__ull)t->nbytes, (srti__ull)file_size);
         return 1;
     }
     nblocks = t->nbytes / ti->size;
-    if (srti__fseek64(m->priv->fp, t->offset) != 0) {
+    if (srti__fseek64(fp, t->offset) != 0) {
         srti__seterr(err, errlen, "%s: tensor '%s': seek to %llu failed", path, t->name, (srti__ull)t->offset);
         return 1;
     }
     if (t->src_type == SRTI_TYPE_F32 && srti__host_is_le()) {   /* straight into the output */
-        if (fread(out, 4, (size_t)nblocks, m->priv->fp) != (size_t)nblocks) {
+        if (fread(out, 4, (size_t)nblocks, fp) != (size_t)nblocks) {
             srti__seterr(err, errlen, "%s: tensor '%s': short read at offset %llu", path, t->name, (srti__ull)t->offset);
             return 1;
         }
+        if (t->permute_heads) srti__permute_rows(out, t->n_dims == 1 ? t->ne[0] : t->ne[1], t->n_dims == 1 ? 1 : t->ne[0], t->permute_heads);
         return 0;
     }
     chunk = ((uint64_t)1 << 22) / ti->size;
@@ -1592,7 +1656,7 @@ SRTI_API int srti_read_f32(srti_model *m, uint32_t i, float *out, char *err, siz
     if (!buf) { srti__seterr(err, errlen, "%s: out of memory", path); return 1; }
     while (done < nblocks) {
         uint64_t k = nblocks - done < chunk ? nblocks - done : chunk;
-        if (fread(buf, ti->size, (size_t)k, m->priv->fp) != (size_t)k) {
+        if (fread(buf, ti->size, (size_t)k, fp) != (size_t)k) {
             srti__seterr(err, errlen, "%s: tensor '%s': short read at offset %llu", path, t->name,
                          (srti__ull)(t->offset + done * ti->size));
             SRTI_FREE(buf);
@@ -1602,6 +1666,7 @@ SRTI_API int srti_read_f32(srti_model *m, uint32_t i, float *out, char *err, siz
         done += k;
     }
     SRTI_FREE(buf);
+    if (t->permute_heads) srti__permute_rows(out, t->n_dims == 1 ? t->ne[0] : t->ne[1], t->n_dims == 1 ? 1 : t->ne[0], t->permute_heads);
     return 0;
 }
 
@@ -1674,6 +1739,9 @@ SRTI_API int srti_check_llama(const srti_model *m, char *err, size_t errlen) {
     }
     return 0;
 }
+
+/* ---------------------------------------------------------------- Hugging Face folders, random models */
+#include "srt_hf.h"
 
 #endif /* SRT_IMPORT_IMPLEMENTATION_DONE */
 #endif /* SRT_IMPORT_IMPLEMENTATION */

@@ -1,0 +1,412 @@
+/* test_chat - chat templates (sparsert.h section 14) and srt-chat's chat mode.
+   The templates below are the real Jinja texts of the models named; the expected renderings were
+   written from them by hand (and agree with what Jinja2 renders with Hugging Face's settings,
+   trim_blocks and lstrip_blocks). */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define SPARSERT_IMPLEMENTATION
+#include "sparsert.h"
+#include "tests/testing.h"
+
+#define TMP "build/tmp/chat"
+
+/* ---------------------------------------------------------------- the real templates */
+static const char *tmpl_smollm2 =
+    "{% for message in messages %}{% if loop.first and messages[0]['role'] != 'system' %}{{ '<|im_start|>system\nYo"
+    "u are a helpful AI assistant named SmolLM, trained by Hugging Face<|im_end|>\n' }}{% endif %}{{'<|im_start|>' "
+    "+ message['role'] + '\n' + message['content'] + '<|im_end|>' + '\n'}}{% endfor %}{% if add_generation_prompt %"
+    "}{{ '<|im_start|>assistant\n' }}{% endif %}";
+static const char *tmpl_qwen25 =
+    "{%- if tools %}\n    {{- '<|im_start|>system\\n' }}\n    {%- if messages[0]['role'] == 'system' %}\n        {{"
+    "- messages[0]['content'] }}\n    {%- else %}\n        {{- 'You are Qwen, created by Alibaba Cloud. You are a h"
+    "elpful assistant.' }}\n    {%- endif %}\n    {{- \"\\n\\n# Tools\\n\\nYou may call one or more functions to as"
+    "sist with the user query.\\n\\nYou are provided with function signatures within <tools></tools> XML tags:\\n<t"
+    "ools>\" }}\n    {%- for tool in tools %}\n        {{- \"\\n\" }}\n        {{- tool | tojson }}\n    {%- endfor"
+    " %}\n    {{- \"\\n</tools>\\n\\nFor each function call, return a json object with function name and arguments "
+    "within <tool_call></tool_call> XML tags:\\n<tool_call>\\n{\\\"name\\\": <function-name>, \\\"arguments\\\": <a"
+    "rgs-json-object>}\\n</tool_call><|im_end|>\\n\" }}\n{%- else %}\n    {%- if messages[0]['role'] == 'system' %}"
+    "\n        {{- '<|im_start|>system\\n' + messages[0]['content'] + '<|im_end|>\\n' }}\n    {%- else %}\n        "
+    "{{- '<|im_start|>system\\nYou are Qwen, created by Alibaba Cloud. You are a helpful assistant.<|im_end|>\\n' }"
+    "}\n    {%- endif %}\n{%- endif %}\n{%- for message in messages %}\n    {%- if (message.role == \"user\") or (m"
+    "essage.role == \"system\" and not loop.first) or (message.role == \"assistant\" and not message.tool_calls) %}"
+    "\n        {{- '<|im_start|>' + message.role + '\\n' + message.content + '<|im_end|>' + '\\n' }}\n    {%- elif "
+    "message.role == \"assistant\" %}\n        {{- '<|im_start|>' + message.role }}\n        {%- if message.content"
+    " %}\n            {{- '\\n' + message.content }}\n        {%- endif %}\n        {%- for tool_call in message.to"
+    "ol_calls %}\n            {%- if tool_call.function is defined %}\n                {%- set tool_call = tool_cal"
+    "l.function %}\n            {%- endif %}\n            {{- '\\n<tool_call>\\n{\"name\": \"' }}\n            {{- "
+    "tool_call.name }}\n            {{- '\", \"arguments\": ' }}\n            {{- tool_call.arguments | tojson }}\n"
+    "            {{- '}\\n</tool_call>' }}\n        {%- endfor %}\n        {{- '<|im_end|>\\n' }}\n    {%- elif mes"
+    "sage.role == \"tool\" %}\n        {%- if (loop.index0 == 0) or (messages[loop.index0 - 1].role != \"tool\") %}"
+    "\n            {{- '<|im_start|>user' }}\n        {%- endif %}\n        {{- '\\n<tool_response>\\n' }}\n       "
+    " {{- message.content }}\n        {{- '\\n</tool_response>' }}\n        {%- if loop.last or (messages[loop.inde"
+    "x0 + 1].role != \"tool\") %}\n            {{- '<|im_end|>\\n' }}\n        {%- endif %}\n    {%- endif %}\n{%- "
+    "endfor %}\n{%- if add_generation_prompt %}\n    {{- '<|im_start|>assistant\\n' }}\n{%- endif %}\n";
+static const char *tmpl_llama3 =
+    "{% set loop_messages = messages %}{% for message in loop_messages %}{% set content = '<|start_header_id|>' + m"
+    "essage['role'] + '<|end_header_id|>\n\n'+ message['content'] | trim + '<|eot_id|>' %}{% if loop.index0 == 0 %}"
+    "{% set content = bos_token + content %}{% endif %}{{ content }}{% endfor %}{% if add_generation_prompt %}{{ '<"
+    "|start_header_id|>assistant<|end_header_id|>\n\n' }}{% endif %}";
+static const char *tmpl_llama32 =
+    "{{- bos_token }}\n{%- if custom_tools is defined %}\n    {%- set tools = custom_tools %}\n{%- endif %}\n{%- if"
+    " not tools_in_user_message is defined %}\n    {%- set tools_in_user_message = true %}\n{%- endif %}\n{%- if no"
+    "t date_string is defined %}\n    {%- if strftime_now is defined %}\n        {%- set date_string = strftime_now"
+    "(\"%d %b %Y\") %}\n    {%- else %}\n        {%- set date_string = \"26 Jul 2024\" %}\n    {%- endif %}\n{%- en"
+    "dif %}\n{%- if not tools is defined %}\n    {%- set tools = none %}\n{%- endif %}\n\n{#- This block extracts t"
+    "he system message, so we can slot it into the right place. #}\n{%- if messages[0]['role'] == 'system' %}\n    "
+    "{%- set system_message = messages[0]['content']|trim %}\n    {%- set messages = messages[1:] %}\n{%- else %}\n"
+    "    {%- set system_message = \"\" %}\n{%- endif %}\n\n{#- System message #}\n{{- \"<|start_header_id|>system<|"
+    "end_header_id|>\\n\\n\" }}\n{%- if tools is not none %}\n    {{- \"Environment: ipython\\n\" }}\n{%- endif %}"
+    "\n{{- \"Cutting Knowledge Date: December 2023\\n\" }}\n{{- \"Today Date: \" + date_string + \"\\n\\n\" }}\n{%-"
+    " if tools is not none and not tools_in_user_message %}\n    {{- \"You have access to the following functions. "
+    "To call a function, please respond with JSON for a function call.\" }}\n    {{- 'Respond in the format {\"name"
+    "\": function name, \"parameters\": dictionary of argument name and its value}.' }}\n    {{- \"Do not use varia"
+    "bles.\\n\\n\" }}\n    {%- for t in tools %}\n        {{- t | tojson(indent=4) }}\n        {{- \"\\n\\n\" }}\n "
+    "   {%- endfor %}\n{%- endif %}\n{{- system_message }}\n{{- \"<|eot_id|>\" }}\n\n{#- Custom tools are passed in"
+    " a user message with some extra guidance #}\n{%- if tools_in_user_message and not tools is none %}\n    {#- Ex"
+    "tract the first user message so we can plug it in here #}\n    {%- if messages | length != 0 %}\n        {%- s"
+    "et first_user_message = messages[0]['content']|trim %}\n        {%- set messages = messages[1:] %}\n    {%- el"
+    "se %}\n        {{- raise_exception(\"Cannot put tools in the first user message when there's no first user mes"
+    "sage!\") }}\n{%- endif %}\n    {{- '<|start_header_id|>user<|end_header_id|>\\n\\n' -}}\n    {{- \"Given the f"
+    "ollowing functions, please respond with a JSON for a function call \" }}\n    {{- \"with its proper arguments "
+    "that best answers the given prompt.\\n\\n\" }}\n    {{- 'Respond in the format {\"name\": function name, \"par"
+    "ameters\": dictionary of argument name and its value}.' }}\n    {{- \"Do not use variables.\\n\\n\" }}\n    {%"
+    "- for t in tools %}\n        {{- t | tojson(indent=4) }}\n        {{- \"\\n\\n\" }}\n    {%- endfor %}\n    {{"
+    "- first_user_message + \"<|eot_id|>\"}}\n{%- endif %}\n\n{%- for message in messages %}\n    {%- if not (messa"
+    "ge.role == 'ipython' or message.role == 'tool' or 'tool_calls' in message) %}\n        {{- '<|start_header_id|"
+    ">' + message['role'] + '<|end_header_id|>\\n\\n'+ message['content'] | trim + '<|eot_id|>' }}\n    {%- elif 't"
+    "ool_calls' in message %}\n        {%- if not message.tool_calls|length == 1 %}\n            {{- raise_exceptio"
+    "n(\"This model only supports single tool-calls at once!\") }}\n        {%- endif %}\n        {%- set tool_call"
+    " = message.tool_calls[0].function %}\n        {{- '<|start_header_id|>assistant<|end_header_id|>\\n\\n' -}}\n "
+    "       {{- '{\"name\": \"' + tool_call.name + '\", ' }}\n        {{- '\"parameters\": ' }}\n        {{- tool_c"
+    "all.arguments | tojson }}\n        {{- \"}\" }}\n        {{- \"<|eot_id|>\" }}\n    {%- elif message.role == "
+    "\"tool\" or message.role == \"ipython\" %}\n        {{- \"<|start_header_id|>ipython<|end_header_id|>\\n\\n\" "
+    "}}\n        {%- if message.content is mapping or message.content is iterable %}\n            {{- message.conte"
+    "nt | tojson }}\n        {%- else %}\n            {{- message.content }}\n        {%- endif %}\n        {{- \"<"
+    "|eot_id|>\" }}\n    {%- endif %}\n{%- endfor %}\n{%- if add_generation_prompt %}\n    {{- '<|start_header_id|>"
+    "assistant<|end_header_id|>\\n\\n' }}\n{%- endif %}\n";
+static const char *tmpl_llama2 =
+    "{% if messages[0]['role'] == 'system' %}{% set loop_messages = messages[1:] %}{% set system_message = messages"
+    "[0]['content'] %}{% else %}{% set loop_messages = messages %}{% set system_message = false %}{% endif %}{% for"
+    " message in loop_messages %}{% if (message['role'] == 'user') != (loop.index0 % 2 == 0) %}{{ raise_exception('"
+    "Conversation roles must alternate user/assistant/user/assistant/...') }}{% endif %}{% if loop.index0 == 0 and "
+    "system_message != false %}{% set content = '<<SYS>>\\n' + system_message + '\\n<</SYS>>\\n\\n' + message['cont"
+    "ent'] %}{% else %}{% set content = message['content'] %}{% endif %}{% if message['role'] == 'user' %}{{ bos_to"
+    "ken + '[INST] ' + content.strip() + ' [/INST]' }}{% elif message['role'] == 'assistant' %}{{ ' '  + content.st"
+    "rip() + ' ' + eos_token }}{% endif %}{% endfor %}";
+static const char *tmpl_mistral1 =
+    "{%- if messages[0]['role'] == 'system' %}\n    {%- set system_message = messages[0]['content'] %}\n    {%- set"
+    " loop_messages = messages[1:] %}\n{%- else %}\n    {%- set loop_messages = messages %}\n{%- endif %}\n\n{{- bo"
+    "s_token }}\n{%- for message in loop_messages %}\n    {%- if (message['role'] == 'user') != (loop.index0 % 2 =="
+    " 0) %}\n        {{- raise_exception('After the optional system message, conversation roles must alternate user"
+    "/assistant/user/assistant/...') }}\n    {%- endif %}\n    {%- if message['role'] == 'user' %}\n        {%- if "
+    "loop.first and system_message is defined %}\n            {{- ' [INST] ' + system_message + '\\n\\n' + message["
+    "'content'] + ' [/INST]' }}\n        {%- else %}\n            {{- ' [INST] ' + message['content'] + ' [/INST]' "
+    "}}\n        {%- endif %}\n    {%- elif message['role'] == 'assistant' %}\n        {{- ' ' + message['content']"
+    " + eos_token}}\n    {%- else %}\n        {{- raise_exception('Only user and assistant roles are supported, wit"
+    "h the exception of an initial optional system message!') }}\n    {%- endif %}\n{%- endfor %}\n";
+static const char *tmpl_mistral3 =
+    "{%- if messages[0][\"role\"] == \"system\" %}\n    {%- set system_message = messages[0][\"content\"] %}\n    {"
+    "%- set loop_messages = messages[1:] %}\n{%- else %}\n    {%- set loop_messages = messages %}\n{%- endif %}\n{%"
+    "- if not tools is defined %}\n    {%- set tools = none %}\n{%- endif %}\n{%- set user_messages = loop_messages"
+    " | selectattr(\"role\", \"equalto\", \"user\") | list %}\n\n{#- This block checks for alternating user/assista"
+    "nt messages, skipping tool calling messages #}\n{%- set ns = namespace() %}\n{%- set ns.index = 0 %}\n{%- for "
+    "message in loop_messages %}\n    {%- if not (message.role == \"tool\" or message.role == \"tool_results\" or ("
+    "message.tool_calls is defined and message.tool_calls is not none)) %}\n        {%- if (message[\"role\"] == \""
+    "user\") != (ns.index % 2 == 0) %}\n            {{- raise_exception(\"After the optional system message, conver"
+    "sation roles must alternate user/assistant/user/assistant/...\") }}\n        {%- endif %}\n        {%- set ns."
+    "index = ns.index + 1 %}\n    {%- endif %}\n{%- endfor %}\n\n{{- bos_token }}\n{%- for message in loop_messages"
+    " %}\n    {%- if message[\"role\"] == \"user\" %}\n        {%- if tools is not none and (message == user_messag"
+    "es[-1]) %}\n            {{- \"[AVAILABLE_TOOLS] [\" }}\n            {%- for tool in tools %}\n                "
+    "{{- tool }}\n            {%- endfor %}\n            {{- \"][/AVAILABLE_TOOLS]\" }}\n        {%- endif %}\n    "
+    "    {%- if loop.last and system_message is defined %}\n            {{- \"[INST] \" + system_message + \"\\n\\n"
+    "\" + message[\"content\"] + \"[/INST]\" }}\n        {%- else %}\n            {{- \"[INST] \" + message[\"conte"
+    "nt\"] + \"[/INST]\" }}\n        {%- endif %}\n    {%- elif message.tool_calls is defined and message.tool_call"
+    "s is not none %}\n        {{- \"[TOOL_CALLS] [\" }}\n        {{- \"]\" + eos_token }}\n    {%- elif message[\""
+    "role\"] == \"assistant\" %}\n        {{- \" \" + message[\"content\"]|trim + eos_token}}\n    {%- elif message"
+    "[\"role\"] == \"tool_results\" or message[\"role\"] == \"tool\" %}\n        {{- '[TOOL_RESULTS] {\"content\": "
+    "' + content|string + \", }[/TOOL_RESULTS]\" }}\n    {%- else %}\n        {{- raise_exception(\"Only user and a"
+    "ssistant roles are supported, with the exception of an initial optional system message!\") }}\n    {%- endif %"
+    "}\n{%- endfor %}\n";
+static const char *tmpl_phi3 =
+    "{% for message in messages %}{% if message['role'] == 'system' %}{{'<|system|>\n' + message['content'] + '<|en"
+    "d|>\n'}}{% elif message['role'] == 'user' %}{{'<|user|>\n' + message['content'] + '<|end|>\n'}}{% elif message"
+    "['role'] == 'assistant' %}{{'<|assistant|>\n' + message['content'] + '<|end|>\n'}}{% endif %}{% endfor %}{% if"
+    " add_generation_prompt %}{{ '<|assistant|>\n' }}{% else %}{{ eos_token }}{% endif %}";
+static const char *tmpl_zephyr =
+    "{% for message in messages %}\n{% if message['role'] == 'user' %}\n{{ '<|user|>\n' + message['content'] + eos_"
+    "token }}\n{% elif message['role'] == 'system' %}\n{{ '<|system|>\n' + message['content'] + eos_token }}\n{% el"
+    "if message['role'] == 'assistant' %}\n{{ '<|assistant|>\n'  + message['content'] + eos_token }}\n{% endif %}\n"
+    "{% if loop.last and add_generation_prompt %}\n{{ '<|assistant|>' }}\n{% endif %}\n{% endfor %}";
+static const char *tmpl_gemma2 =
+    "{{ bos_token }}{% if messages[0]['role'] == 'system' %}{{ raise_exception('System role not supported') }}{% en"
+    "dif %}{% for message in messages %}{% if (message['role'] == 'user') != (loop.index0 % 2 == 0) %}{{ raise_exce"
+    "ption('Conversation roles must alternate user/assistant/user/assistant/...') }}{% endif %}{% if (message['role"
+    "'] == 'assistant') %}{% set role = 'model' %}{% else %}{% set role = message['role'] %}{% endif %}{{ '<start_o"
+    "f_turn>' + role + '\n' + message['content'] | trim + '<end_of_turn>\n' }}{% endfor %}{% if add_generation_prom"
+    "pt %}{{'<start_of_turn>model\n'}}{% endif %}";
+static const char *tmpl_gemma3 =
+    "{{ bos_token }}\n{%- if messages[0]['role'] == 'system' -%}\n    {%- if messages[0]['content'] is string -%}\n"
+    "        {%- set first_user_prefix = messages[0]['content'] + '\n\n' -%}\n    {%- else -%}\n        {%- set fir"
+    "st_user_prefix = messages[0]['content'][0]['text'] + '\n\n' -%}\n    {%- endif -%}\n    {%- set loop_messages "
+    "= messages[1:] -%}\n{%- else -%}\n    {%- set first_user_prefix = \"\" -%}\n    {%- set loop_messages = messag"
+    "es -%}\n{%- endif -%}\n{%- for message in loop_messages -%}\n    {%- if (message['role'] == 'user') != (loop.i"
+    "ndex0 % 2 == 0) -%}\n        {{ raise_exception(\"Conversation roles must alternate user/assistant/user/assist"
+    "ant/...\") }}\n    {%- endif -%}\n    {%- if (message['role'] == 'assistant') -%}\n        {%- set role = \"mo"
+    "del\" -%}\n    {%- else -%}\n        {%- set role = message['role'] -%}\n    {%- endif -%}\n    {{ '<start_of_"
+    "turn>' + role + '\n' + (first_user_prefix if loop.first else \"\") }}\n    {%- if message['content'] is string"
+    " -%}\n        {{ message['content'] | trim }}\n    {%- elif message['content'] is iterable -%}\n        {%- fo"
+    "r item in message['content'] -%}\n            {%- if item['type'] == 'image' -%}\n                {{ '<start_o"
+    "f_image>' }}\n            {%- elif item['type'] == 'text' -%}\n                {{ item['text'] | trim }}\n    "
+    "        {%- endif -%}\n        {%- endfor -%}\n    {%- else -%}\n        {{ raise_exception(\"Invalid content "
+    "type\") }}\n    {%- endif -%}\n    {{ '<end_of_turn>\n' }}\n{%- endfor -%}\n{%- if add_generation_prompt -%}\n"
+    "    {{'<start_of_turn>model\n'}}\n{%- endif -%}\n";
+
+/* ---------------------------------------------------------------- helpers */
+static char g_log[2048];
+static void capture_log(srt_log_level level, const char *msg, void *user) {
+    (void)user;
+    if (level <= SRT_LOG_WARN) snprintf(g_log + strlen(g_log), sizeof g_log - strlen(g_log), "%s; ", msg);
+}
+
+static const srt_chat_message conv_sua[4] = {
+    {"system", "You are terse."}, {"user", "Hi there"}, {"assistant", "Hello!"}, {"user", "What is 2+2?"}};
+static const srt_chat_message conv_ua[3] = {{"user", "Hi there"}, {"assistant", "Hello!"}, {"user", "What is 2+2?"}};
+static const srt_chat_message conv_u[1] = {{"user", " Hi there \n"}};
+
+/* Renders and compares; `what` names the case. */
+static void expect(const srt_chat_template *t, const srt_chat_message *m, int n, int gen, const char *want, const char *what) {
+    char buf[2048];
+    size_t len = 0;
+    srt_status st = srt_chat_render(t, m, n, gen, buf, sizeof buf, &len);
+    CHECK(st == SRT_OK && len == strlen(want) && strcmp(buf, want) == 0, "%s renders as its template does%s%s", what,
+          st == SRT_OK && strcmp(buf, want) ? ": got " : "", st == SRT_OK && strcmp(buf, want) ? buf : "");
+}
+
+static srt_chat_template from_text(const char *jinja, const char *bos, const char *eos) {
+    srt_chat_template t;
+    srt_chat_template_from_text(jinja, bos, eos, &t);
+    return t;
+}
+
+static void test_names(void) {
+    int f, ok = 1;
+    for (f = 0; f < SRT_CHAT_FORMAT_COUNT; f++) ok = ok && srt_chat_format_from_name(srt_chat_format_name((srt_chat_format)f)) == f;
+    CHECK(ok && SRT_CHAT_FORMAT_COUNT == 8 && !strcmp(srt_chat_format_name(SRT_CHAT_MISTRAL_V3), "mistral-v3"), "8 named formats, names round-trip");
+    CHECK(srt_chat_format_from_name("jinja") == -1 && srt_chat_format_from_name(NULL) == -1 && !srt_chat_format_name(SRT_CHAT_FORMAT_COUNT),
+          "unknown names are -1 / NULL");
+}
+
+static void test_detect(void) {
+    static const struct { const char **text; srt_chat_format f; const char *sys; int dated; const char *name; } cases[] = {
+        {&tmpl_smollm2, SRT_CHAT_CHATML, "You are a helpful AI assistant named SmolLM, trained by Hugging Face", 0, "SmolLM2"},
+        {&tmpl_qwen25, SRT_CHAT_CHATML, "You are Qwen, created by Alibaba Cloud. You are a helpful assistant.", 0, "Qwen2.5"},
+        {&tmpl_llama3, SRT_CHAT_LLAMA3, "", 0, "Llama 3"},
+        {&tmpl_llama32, SRT_CHAT_LLAMA3, "", 1, "Llama 3.2"},
+        {&tmpl_llama2, SRT_CHAT_LLAMA2, "", 0, "Llama 2"},
+        {&tmpl_mistral1, SRT_CHAT_MISTRAL, "", 0, "Mistral 7B v0.1 / Mixtral"},
+        {&tmpl_mistral3, SRT_CHAT_MISTRAL_V3, "", 0, "Mistral 7B v0.3"},
+        {&tmpl_phi3, SRT_CHAT_PHI3, "", 0, "Phi-3"},
+        {&tmpl_zephyr, SRT_CHAT_ZEPHYR, "", 0, "Zephyr"},
+        {&tmpl_gemma2, SRT_CHAT_GEMMA, "", 0, "Gemma 2"},
+        {&tmpl_gemma3, SRT_CHAT_GEMMA, "", 0, "Gemma 3"},
+    };
+    size_t i;
+    srt_chat_template t;
+    srt_set_log(capture_log, NULL);
+    for (i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        g_log[0] = 0;
+        t = from_text(*cases[i].text, NULL, NULL);
+        CHECK(t.format == cases[i].f && !t.guessed && !strcmp(t.default_system, cases[i].sys) && t.dated_system == cases[i].dated && !g_log[0],
+              "%s template recognised as %s%s%s", cases[i].name, srt_chat_format_name(cases[i].f), cases[i].sys[0] ? " with its default system prompt" : "",
+              cases[i].dated ? " with the dated system block" : "");
+    }
+    t = from_text(tmpl_llama32, NULL, NULL);
+    CHECK(strlen(t.date) == 11 && t.date[2] == ' ' && t.date[6] == ' ' && !strcmp(t.stop[0], "<|eot_id|>") && !strcmp(t.bos, "<|begin_of_text|>"),
+          "Llama 3.2 asks for strftime_now: today's date \"%s\"; stops at <|eot_id|>", t.date);
+    t = from_text(tmpl_smollm2, "<|im_start|>", "<|im_end|>");
+    CHECK(!strcmp(t.bos, "<|im_start|>") && !strcmp(t.eos, "<|im_end|>") && !strcmp(t.stop[0], "<|im_end|>"), "bos/eos texts are taken as given");
+    g_log[0] = 0;
+    t = from_text("{% for m in messages %}{{ m.content }}{% endfor %}", NULL, NULL);
+    CHECK(t.format == SRT_CHAT_CHATML && t.guessed && strstr(g_log, "not recognised; using ChatML"), "an unknown template: ChatML with a warning (%s)", g_log);
+    g_log[0] = 0;
+    t = from_text(NULL, NULL, NULL);
+    CHECK(t.format == SRT_CHAT_CHATML && t.guessed && strstr(g_log, "no chat template"), "no template: ChatML with a warning");
+    g_log[0] = 0;
+    t = from_text("{{ bos_token }}{% for m in messages %}{{ '[INST]' + m.content + '[/INST]' }}{% endfor %}", NULL, NULL);
+    CHECK(t.format == SRT_CHAT_MISTRAL && t.guessed && strstr(g_log, "no known variant"), "an [INST] template of no known variant: mistral, flagged");
+    srt_set_log(NULL, NULL);
+}
+
+static void test_render(void) {
+    srt_chat_template t;
+    char small[16];
+    size_t len = 0;
+    srt_status st;
+
+    t = from_text(tmpl_smollm2, NULL, NULL);
+    expect(&t, conv_sua, 4, 1, "<|im_start|>system\nYou are terse.<|im_end|>\n<|im_start|>user\nHi there<|im_end|>\n<|im_start|>assistant\nHello!<|im_end|>\n<|im_start|>user\nWhat is 2+2?<|im_end|>\n<|im_start|>assistant\n", "SmolLM2 system+user+assistant+user");
+    expect(&t, conv_ua, 3, 1, "<|im_start|>system\nYou are a helpful AI assistant named SmolLM, trained by Hugging Face<|im_end|>\n<|im_start|>user\nHi there<|im_end|>\n<|im_start|>assistant\nHello!<|im_end|>\n<|im_start|>user\nWhat is 2+2?<|im_end|>\n<|im_start|>assistant\n", "SmolLM2 without a system message (its default one)");
+    expect(&t, conv_ua, 3, 0, "<|im_start|>system\nYou are a helpful AI assistant named SmolLM, trained by Hugging Face<|im_end|>\n<|im_start|>user\nHi there<|im_end|>\n<|im_start|>assistant\nHello!<|im_end|>\n<|im_start|>user\nWhat is 2+2?<|im_end|>\n", "SmolLM2 without generation prompt");
+    expect(&t, conv_u, 1, 1, "<|im_start|>system\nYou are a helpful AI assistant named SmolLM, trained by Hugging Face<|im_end|>\n<|im_start|>user\n Hi there \n<|im_end|>\n<|im_start|>assistant\n", "SmolLM2 untrimmed content");
+    t = from_text(tmpl_qwen25, NULL, NULL);
+    expect(&t, conv_ua, 3, 1, "<|im_start|>system\nYou are Qwen, created by Alibaba Cloud. You are a helpful assistant.<|im_end|>\n<|im_start|>user\nHi there<|im_end|>\n<|im_start|>assistant\nHello!<|im_end|>\n<|im_start|>user\nWhat is 2+2?<|im_end|>\n<|im_start|>assistant\n", "Qwen2.5 (default system prompt)");
+
+    t = from_text(tmpl_llama3, "<|begin_of_text|>", "<|eot_id|>");
+    expect(&t, conv_sua, 4, 1, "<|begin_of_text|><|start_header_id|>system<|end_header_id|>\n\nYou are terse.<|eot_id|><|start_header_id|>user<|end_header_id|>\n\nHi there<|eot_id|><|start_header_id|>assistant<|end_header_id|>\n\nHello!<|eot_id|><|start_header_id|>user<|end_header_id|>\n\nWhat is 2+2?<|eot_id|><|start_header_id|>assistant<|end_header_id|>\n\n", "Llama 3 system+user+assistant+user");
+    expect(&t, conv_ua, 3, 0, "<|begin_of_text|><|start_header_id|>user<|end_header_id|>\n\nHi there<|eot_id|><|start_header_id|>assistant<|end_header_id|>\n\nHello!<|eot_id|><|start_header_id|>user<|end_header_id|>\n\nWhat is 2+2?<|eot_id|>", "Llama 3 without generation prompt");
+    expect(&t, conv_u, 1, 1, "<|begin_of_text|><|start_header_id|>user<|end_header_id|>\n\nHi there<|eot_id|><|start_header_id|>assistant<|end_header_id|>\n\n", "Llama 3 trimmed content");
+    t = from_text(tmpl_llama32, "<|begin_of_text|>", "<|eot_id|>");
+    strcpy(t.date, "26 Jul 2024");
+    expect(&t, conv_sua, 4, 1, "<|begin_of_text|><|start_header_id|>system<|end_header_id|>\n\nCutting Knowledge Date: December 2023\nToday Date: 26 Jul 2024\n\nYou are terse.<|eot_id|><|start_header_id|>user<|end_header_id|>\n\nHi there<|eot_id|><|start_header_id|>assistant<|end_header_id|>\n\nHello!<|eot_id|><|start_header_id|>user<|end_header_id|>\n\nWhat is 2+2?<|eot_id|><|start_header_id|>assistant<|end_header_id|>\n\n", "Llama 3.2 with a system message");
+    expect(&t, conv_ua, 3, 1, "<|begin_of_text|><|start_header_id|>system<|end_header_id|>\n\nCutting Knowledge Date: December 2023\nToday Date: 26 Jul 2024\n\n<|eot_id|><|start_header_id|>user<|end_header_id|>\n\nHi there<|eot_id|><|start_header_id|>assistant<|end_header_id|>\n\nHello!<|eot_id|><|start_header_id|>user<|end_header_id|>\n\nWhat is 2+2?<|eot_id|><|start_header_id|>assistant<|end_header_id|>\n\n", "Llama 3.2 without one (empty dated system block)");
+    expect(&t, conv_u, 1, 0, "<|begin_of_text|><|start_header_id|>system<|end_header_id|>\n\nCutting Knowledge Date: December 2023\nToday Date: 26 Jul 2024\n\n<|eot_id|><|start_header_id|>user<|end_header_id|>\n\nHi there<|eot_id|>", "Llama 3.2 trimmed, no generation prompt");
+
+    t = from_text(tmpl_llama2, "<s>", "</s>");
+    expect(&t, conv_sua, 4, 1, "<s>[INST] <<SYS>>\nYou are terse.\n<</SYS>>\n\nHi there [/INST] Hello! </s><s>[INST] What is 2+2? [/INST]", "Llama 2 with <<SYS>>");
+    expect(&t, conv_ua, 3, 0, "<s>[INST] Hi there [/INST] Hello! </s><s>[INST] What is 2+2? [/INST]", "Llama 2 without system");
+    expect(&t, conv_u, 1, 1, "<s>[INST] Hi there [/INST]", "Llama 2 stripped content");
+    t = from_text(tmpl_mistral1, "<s>", "</s>");
+    expect(&t, conv_sua, 4, 1, "<s> [INST] You are terse.\n\nHi there [/INST] Hello!</s> [INST] What is 2+2? [/INST]", "Mistral v0.1 / Mixtral with system");
+    expect(&t, conv_ua, 3, 1, "<s> [INST] Hi there [/INST] Hello!</s> [INST] What is 2+2? [/INST]", "Mistral v0.1 / Mixtral");
+    expect(&t, conv_u, 1, 1, "<s> [INST]  Hi there \n [/INST]", "Mistral v0.1 untrimmed content");
+    t = from_text(tmpl_mistral3, "<s>", "</s>");
+    expect(&t, conv_sua, 4, 1, "<s>[INST] Hi there[/INST] Hello!</s>[INST] You are terse.\n\nWhat is 2+2?[/INST]", "Mistral v0.3 (system in the last user turn)");
+    expect(&t, conv_ua, 3, 0, "<s>[INST] Hi there[/INST] Hello!</s>[INST] What is 2+2?[/INST]", "Mistral v0.3");
+    expect(&t, conv_u, 1, 1, "<s>[INST]  Hi there \n[/INST]", "Mistral v0.3 untrimmed user content");
+    t = from_text(tmpl_phi3, "<s>", "<|endoftext|>");
+    expect(&t, conv_sua, 4, 1, "<|system|>\nYou are terse.<|end|>\n<|user|>\nHi there<|end|>\n<|assistant|>\nHello!<|end|>\n<|user|>\nWhat is 2+2?<|end|>\n<|assistant|>\n", "Phi-3 with system");
+    expect(&t, conv_ua, 3, 0, "<|user|>\nHi there<|end|>\n<|assistant|>\nHello!<|end|>\n<|user|>\nWhat is 2+2?<|end|>\n<|endoftext|>", "Phi-3 without generation prompt (ends with EOS)");
+    expect(&t, conv_u, 1, 1, "<|user|>\n Hi there \n<|end|>\n<|assistant|>\n", "Phi-3 untrimmed content");
+    t = from_text(tmpl_zephyr, "<s>", "</s>");
+    expect(&t, conv_sua, 4, 1, "<|system|>\nYou are terse.</s>\n<|user|>\nHi there</s>\n<|assistant|>\nHello!</s>\n<|user|>\nWhat is 2+2?</s>\n<|assistant|>\n", "Zephyr with system");
+    expect(&t, conv_ua, 3, 0, "<|user|>\nHi there</s>\n<|assistant|>\nHello!</s>\n<|user|>\nWhat is 2+2?</s>\n", "Zephyr without generation prompt");
+    expect(&t, conv_u, 1, 1, "<|user|>\n Hi there \n</s>\n<|assistant|>\n", "Zephyr untrimmed content");
+    t = from_text(tmpl_gemma2, "<bos>", "<eos>");
+    expect(&t, conv_ua, 3, 1, "<bos><start_of_turn>user\nHi there<end_of_turn>\n<start_of_turn>model\nHello!<end_of_turn>\n<start_of_turn>user\nWhat is 2+2?<end_of_turn>\n<start_of_turn>model\n", "Gemma 2");
+    expect(&t, conv_u, 1, 0, "<bos><start_of_turn>user\nHi there<end_of_turn>\n", "Gemma trimmed, no generation prompt");
+    t = from_text(tmpl_gemma3, "<bos>", "<eos>");
+    expect(&t, conv_sua, 4, 1, "<bos><start_of_turn>user\nYou are terse.\n\nHi there<end_of_turn>\n<start_of_turn>model\nHello!<end_of_turn>\n<start_of_turn>user\nWhat is 2+2?<end_of_turn>\n<start_of_turn>model\n", "Gemma 3 (system prefixes the first user turn)");
+
+    /* buffers, roles, arguments */
+    t = from_text(tmpl_smollm2, NULL, NULL);
+    st = srt_chat_render(&t, conv_ua, 3, 1, small, sizeof small, &len);
+    CHECK(st == SRT_ERR_INVALID_ARG && len == 235 && strlen(small) == 15 && !strncmp(small, "<|im_start|>sys", 15), "a small buffer: truncated, NUL-terminated, full length reported (%u)", (unsigned)len);
+    st = srt_chat_render(&t, conv_ua, 3, 1, NULL, 0, &len);
+    CHECK(st == SRT_ERR_INVALID_ARG && len == 235, "cap 0 measures");
+    {
+        srt_chat_message tool[2] = {{"user", "q"}, {"tool", "42"}};
+        char buf[256];
+        t = from_text(tmpl_llama2, "<s>", "</s>");
+        CHECK(srt_chat_render(&t, tool, 2, 1, buf, sizeof buf, &len) == SRT_ERR_INVALID_ARG && strstr(srt_last_error(), "has no role 'tool'"),
+              "llama2 refuses a role it cannot express: %s", srt_last_error());
+        t = from_text(tmpl_smollm2, NULL, NULL);
+        tool[0].role = "system";
+        expect(&t, tool, 2, 0, "<|im_start|>system\nq<|im_end|>\n<|im_start|>tool\n42<|im_end|>\n", "ChatML with any role");
+        tool[1].content = NULL;
+        CHECK(srt_chat_render(&t, tool, 2, 0, buf, sizeof buf, &len) == SRT_ERR_INVALID_ARG, "a message without content is refused");
+        expect(&t, tool, 0, 1, "<|im_start|>assistant\n", "no messages, generation prompt only");
+    }
+}
+
+/* ---------------------------------------------------------------- from a model */
+static int write_vocab_model(const char *path, const char *chat_template) {
+    srt_writer *w;
+    const char *tokens[5] = {"<unk>", "<|begin_of_text|>", "<|eot_id|>", "a", "b"};
+    int32_t types[5] = {2, 3, 3, 1, 1};
+    float scores[5] = {0, 0, 0, -1, -2};
+    if (srt_writer_open(path, &w) != SRT_OK) return 0;
+    srt_writer_meta_str(w, "general.architecture", "llama");
+    srt_writer_meta_str(w, "tokenizer.ggml.model", "llama");
+    srt_writer_meta_arr(w, "tokenizer.ggml.tokens", SRT_META_ARR_STR, tokens, 5);
+    srt_writer_meta_arr(w, "tokenizer.ggml.token_type", SRT_META_ARR_I32, types, 5);
+    srt_writer_meta_arr(w, "tokenizer.ggml.scores", SRT_META_ARR_F32, scores, 5);
+    srt_writer_meta_u32(w, "tokenizer.ggml.bos_token_id", 1);
+    srt_writer_meta_u32(w, "tokenizer.ggml.eos_token_id", 2);
+    if (chat_template) srt_writer_meta_str(w, "tokenizer.chat_template", chat_template);
+    return srt_writer_finish(w) == SRT_OK;
+}
+
+static void test_from_model(void) {
+    srt_model *m = NULL;
+    srt_chat_template t;
+    srt_model_desc md;
+    memset(&md, 0, sizeof md);
+    md.n_threads = 1;
+    if (!write_vocab_model(TMP "/l32.srt", tmpl_llama32) || srt_model_load(TMP "/l32.srt", &md, &m) != SRT_OK) { CHECK(0, "vocab model: %s", srt_last_error()); return; }
+    CHECK(srt_chat_template_from_model(m, NULL, &t) == SRT_OK && t.format == SRT_CHAT_LLAMA3 && t.dated_system && !t.guessed &&
+          !strcmp(t.bos, "<|begin_of_text|>") && !strcmp(t.eos, "<|eot_id|>"), "from the model: the stored Llama 3.2 template, the model's BOS/EOS texts");
+    CHECK(srt_chat_template_from_model(m, "chatml", &t) == SRT_OK && t.format == SRT_CHAT_CHATML && !t.guessed && !t.default_system[0],
+          "by name: chatml (the stored template is of another format and adds nothing)");
+    CHECK(srt_chat_template_from_model(m, "llama3", &t) == SRT_OK && t.dated_system, "by name llama3: the stored 3.2 template's dated system block is kept");
+    CHECK(srt_chat_template_from_model(m, "jinja2", &t) == SRT_ERR_INVALID_ARG && strstr(srt_last_error(), "unknown chat template 'jinja2' (chatml, llama3,"),
+          "an unknown name is refused with the list: %s", srt_last_error());
+    srt_model_free(m);
+    m = NULL;
+    srt_set_log(capture_log, NULL);
+    g_log[0] = 0;
+    if (write_vocab_model(TMP "/none.srt", NULL) && srt_model_load(TMP "/none.srt", &md, &m) == SRT_OK) {
+        CHECK(srt_chat_template_from_model(m, NULL, &t) == SRT_OK && t.format == SRT_CHAT_CHATML && t.guessed && strstr(g_log, "no chat template"),
+              "a model without a template: ChatML, guessed, with a warning");
+    } else CHECK(0, "vocab model without template");
+    srt_set_log(NULL, NULL);
+    srt_model_free(m);
+}
+
+/* ---------------------------------------------------------------- srt-chat */
+static int run(const char *cmd) { return system(cmd); }
+
+static void test_srt_chat(void) {
+    char *err_text, *out_text;
+    size_t n;
+    if (run("build/srt-pack -q --tokenizer " SRT_SHARED "/models/stories260K/tok512.bin " SRT_SHARED "/models/stories260K/stories260K.bin " TMP "/stories.srt") != 0) {
+        CHECK(0, "pack stories260K");
+        return;
+    }
+    CHECK(run("printf 'Once upon a time\\nThe cat sat\\n' | build/srt-chat -m " TMP "/stories.srt --template chatml --system 'Tell stories.' --show-prompt "
+              "-n 12 --temp 0 -t 1 >" TMP "/out.txt 2>" TMP "/err.txt") == 0, "srt-chat: two chat turns on stdin");
+    err_text = srt_test_read_file(TMP "/err.txt", &n);
+    out_text = srt_test_read_file(TMP "/out.txt", &n);
+    if (err_text && out_text) {
+        const char *first = strstr(err_text, "[feed "), *second = first ? strstr(first + 1, "[feed ") : NULL;
+        CHECK(first && !strncmp(strchr(first, '"'), "\"<|im_start|>system\nTell stories.<|im_end|>\n<|im_start|>user\nOnce upon a time<|im_end|>\n<|im_start|>assistant\n\"]", 91),
+              "turn 1 feeds the rendered conversation");
+        CHECK(second && !strncmp(strchr(second, '"'), "\"<|im_end|>\n<|im_start|>user\nThe cat sat<|im_end|>\n<|im_start|>assistant\n\"]", 71) &&
+              !strstr(err_text, "reading the conversation again"),
+              "turn 2 feeds only the new turn (the cut reply is closed with <|im_end|>); earlier turns stay in the KV cache");
+        CHECK(strstr(err_text, "context 151/512]") != NULL, "the KV cache holds both turns (75 + 12 + 52 + 12 tokens)");
+        CHECK(strlen(out_text) > 10 && strchr(out_text, '\n') != strrchr(out_text, '\n'), "two replies on stdout");
+    } else CHECK(0, "read srt-chat's output");
+    free(err_text); free(out_text);
+
+    CHECK(run("printf 'Once upon a time\\nThe cat sat on the mat and\\nhello there\\nanother line of text\\n' | build/srt-chat -m " TMP "/stories.srt "
+              "--template chatml -c 64 -n 16 --temp 0 -t 1 >" TMP "/out.txt 2>" TMP "/err.txt") == 0, "srt-chat: four turns in a 64-token context");
+    err_text = srt_test_read_file(TMP "/err.txt", &n);
+    CHECK(err_text && strstr(err_text, "(context window full: the 1 oldest turns were dropped and the rest read again") != NULL,
+          "a full context drops the oldest turns with a clear message");
+    free(err_text);
+    CHECK(run("build/srt-chat -m " TMP "/stories.srt --template llama2 --chat -p 'Lily' -n 8 --temp 0 -t 1 --show-prompt >" TMP "/out.txt 2>" TMP "/err.txt") == 0,
+          "srt-chat --chat -p: one user message");
+    err_text = srt_test_read_file(TMP "/err.txt", &n);
+    CHECK(err_text && strstr(err_text, "[feed 17 tokens: \"<s>[INST] Lily [/INST]\"]"), "the Llama 2 prompt: <s> is one token (BOS), then 16 text tokens");
+    free(err_text);
+    CHECK(run("build/srt-chat --template list -m x > " TMP "/out.txt") == 0 && (out_text = srt_test_read_file(TMP "/out.txt", &n)) != NULL &&
+          !strcmp(out_text, "chatml\nllama3\nllama2\nmistral\nmistral-v3\nphi3\nzephyr\ngemma\n"), "srt-chat --template list");
+    free(out_text);
+    CHECK(run("build/srt-chat -m " TMP "/stories.srt --template nope -p x 2>/dev/null") != 0, "srt-chat --template with an unknown name fails");
+    CHECK(run("build/srt-chat -m " TMP "/stories.srt -p 'Once upon a time' -n 4 --temp 0 -t 1 >" TMP "/out.txt 2>/dev/null") == 0 &&
+          (out_text = srt_test_read_file(TMP "/out.txt", &n)) != NULL && !strncmp(out_text, "Once upon a time", 16), "plain -p still continues text");
+    free(out_text);
+}
+
+int main(void) {
+    if (system("mkdir -p " TMP) != 0) { printf("FAIL - cannot make " TMP "\n"); return 1; }
+    test_names();
+    test_detect();
+    test_render();
+    test_from_model();
+    test_srt_chat();
+    if (system("rm -rf " TMP) != 0) CHECK(0, "remove " TMP);
+    return srt_test_finish();
+}

@@ -1,0 +1,901 @@
+/* test_hf.c - Hugging Face import (tools/srt_hf.h through srt_import.h) and srt-pack --random:
+   config.json and tokenizer.json variants, malformed safetensors, the q/k rope permutation, the
+   real SmolLM2 tokenizer.json, and the end-to-end check of issue 3: a random-weight folder in
+   SmolLM2-135M's exact shape (sharded safetensors, BF16/F16/F32) and the same weights written as
+   a llama.cpp-style GGUF (F16, q/k permuted) pack to models with equal logits.
+   Temporary files live in build/tmp/hf and are removed at the end. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <math.h>
+#include <time.h>
+
+#define SPARSERT_IMPLEMENTATION
+#include "sparsert.h"
+#define SRT_IMPORT_IMPLEMENTATION
+#include "tools/srt_import.h"
+#include "tests/testing.h"
+
+#define TMP "build/tmp/hf"
+#define SMOL SRT_SHARED "/models/smollm2-135m-instruct"
+
+/* ---------------------------------------------------------------- helpers */
+static int write_file(const char *path, const void *data, size_t n) {
+    FILE *f = fopen(path, "wb");
+    int ok;
+    if (!f) return 0;
+    ok = fwrite(data, 1, n, f) == n;
+    return fclose(f) == 0 && ok;
+}
+static int write_text(const char *path, const char *s) { return write_file(path, s, strlen(s)); }
+static void path_in(char *buf, size_t cap, const char *dir, const char *name) { snprintf(buf, cap, "%s/%s", dir, name); }
+
+typedef struct sbuf { char *p; size_t n, cap; } sbuf;
+static void sb_add(sbuf *b, const char *fmt, ...) {
+    va_list ap;
+    int need;
+    va_start(ap, fmt);
+    need = vsnprintf(NULL, 0, fmt, ap);
+    va_end(ap);
+    if (b->n + (size_t)need + 1 > b->cap) {
+        b->cap = (b->n + (size_t)need + 1) * 2;
+        b->p = (char *)realloc(b->p, b->cap);
+        if (!b->p) abort();
+    }
+    va_start(ap, fmt);
+    vsnprintf(b->p + b->n, (size_t)need + 1, fmt, ap);
+    va_end(ap);
+    b->n += (size_t)need;
+}
+
+/* Opens a folder with srti_open; returns the model or NULL with err filled. */
+static srti_model *open_dir(const char *dir, char *err, size_t errlen) {
+    srti_model *m = NULL;
+    if (srti_open(dir, NULL, &m, err, errlen) != 0) return NULL;
+    return m;
+}
+/* The folder fails to open with `want` in the message. */
+static void refuse(const char *dir, const char *want, const char *what) {
+    char err[1024];
+    srti_model *m = open_dir(dir, err, sizeof err);
+    CHECK(!m && strstr(err, want) != NULL, "refuses %s: %s", what, m ? "(opened)" : err);
+    srti_close(m);
+}
+
+/* ---------------------------------------------------------------- safetensors writer */
+typedef struct st_tensor {
+    const char *name, *dtype;
+    int nd;
+    uint64_t shape[2];
+    const void *data;   /* bytes */
+} st_tensor;
+static uint64_t st_dsize(const char *dt) { return !strcmp(dt, "F32") || !strcmp(dt, "I32") ? 4 : !strcmp(dt, "I8") ? 1 : 2; }
+static uint64_t st_bytes(const st_tensor *t) { return st_dsize(t->dtype) * t->shape[0] * (t->nd == 2 ? t->shape[1] : 1); }
+/* Header JSON (offsets in list order), padded with spaces to a multiple of 8 as the Python library does. */
+static void st_header(sbuf *h, const st_tensor *t, int n) {
+    uint64_t off = 0;
+    int i;
+    sb_add(h, "{\"__metadata__\":{\"format\":\"pt\"}");
+    for (i = 0; i < n; i++) {
+        uint64_t b = st_bytes(&t[i]);
+        sb_add(h, ",\"%s\":{\"dtype\":\"%s\",\"shape\":[%llu", t[i].name, t[i].dtype, (unsigned long long)t[i].shape[0]);
+        if (t[i].nd == 2) sb_add(h, ",%llu", (unsigned long long)t[i].shape[1]);
+        sb_add(h, "],\"data_offsets\":[%llu,%llu]}", (unsigned long long)off, (unsigned long long)(off + b));
+        off += b;
+    }
+    sb_add(h, "}");
+    while (h->n % 8) sb_add(h, " ");
+}
+static int write_safetensors_raw(const char *path, const char *header, size_t hlen, const void *data, size_t dlen) {
+    FILE *f = fopen(path, "wb");
+    unsigned char l8[8];
+    int i, ok;
+    if (!f) return 0;
+    for (i = 0; i < 8; i++) l8[i] = (unsigned char)((uint64_t)hlen >> (8 * i));
+    ok = fwrite(l8, 1, 8, f) == 8 && fwrite(header, 1, hlen, f) == hlen && (dlen == 0 || fwrite(data, 1, dlen, f) == dlen);
+    return fclose(f) == 0 && ok;
+}
+static int st_raw(const char *path, const char *header, const void *data, size_t dlen) {
+    return write_safetensors_raw(path, header, strlen(header), data, dlen);
+}
+static int write_safetensors(const char *path, const st_tensor *t, int n) {
+    sbuf h = {NULL, 0, 0};
+    FILE *f;
+    int i, ok;
+    st_header(&h, t, n);
+    ok = write_safetensors_raw(path, h.p, h.n, NULL, 0);
+    free(h.p);
+    if (!ok || !(f = fopen(path, "ab"))) return 0;
+    for (i = 0; i < n && ok; i++) ok = fwrite(t[i].data, 1, (size_t)st_bytes(&t[i]), f) == st_bytes(&t[i]);
+    return fclose(f) == 0 && ok;
+}
+
+/* ---------------------------------------------------------------- a tiny model folder */
+/* hidden 8, 2 heads of 4, 1 kv head, 1 layer, FFN 16, vocab 16 */
+#define TE 8
+#define TF 16
+#define TV 16
+static float tq[TE * TE], tk[4 * TE], tv[4 * TE], to[TE * TE], tg[TF * TE], tu[TF * TE], td[TE * TF], temb[TV * TE], tn1[TE], tn2[TE], tnf[TE];
+static float tqb[TE], tkb[4], tvb[4];
+
+static const char *tiny_tokenizer =
+    "{\"version\":\"1.0\",\"added_tokens\":[{\"id\":0,\"content\":\"<|endoftext|>\",\"special\":true}],"
+    "\"pre_tokenizer\":{\"type\":\"ByteLevel\",\"add_prefix_space\":false,\"trim_offsets\":true,\"use_regex\":true},"
+    "\"decoder\":{\"type\":\"ByteLevel\"},"
+    "\"model\":{\"type\":\"BPE\",\"byte_fallback\":false,\"vocab\":{\"<|endoftext|>\":0,\"a\":1,\"b\":2,\"c\":3,\"d\":4,\"e\":5,\"f\":6,"
+    "\"g\":7,\"h\":8,\"\\u0120\":9,\"ab\":10,\"cd\":11,\"abcd\":12,\"\\u0120a\":13,\"ef\":14,\"gh\":15},"
+    "\"merges\":[\"a b\",\"c d\",\"ab cd\",\"\\u0120 a\",\"e f\",\"g h\"]}}";
+
+static void tiny_config(char *buf, size_t cap, const char *arch, const char *extra) {
+    snprintf(buf, cap, "{\"architectures\":[\"%s\"],\"hidden_size\":8,\"intermediate_size\":16,\"num_hidden_layers\":1,"
+             "\"num_attention_heads\":2,\"num_key_value_heads\":1,\"rms_norm_eps\":1e-05,\"rope_theta\":10000.0,"
+             "\"max_position_embeddings\":64,\"vocab_size\":16,\"tie_word_embeddings\":true,\"hidden_act\":\"silu\"%s}", arch, extra);
+}
+
+static int tiny_tensors(st_tensor *t, int bias) {
+    int n = 0, i;
+    for (i = 0; i < TE * TE; i++) { tq[i] = (float)(i / TE) * 100.0f + (float)(i % TE); to[i] = 0.01f * (float)(i % 7); }
+    for (i = 0; i < 4 * TE; i++) { tk[i] = (float)(i / TE) * 100.0f + (float)(i % TE); tv[i] = 0.02f * (float)(i % 5); }
+    for (i = 0; i < TF * TE; i++) { tg[i] = 0.01f * (float)(i % 9); tu[i] = 0.01f * (float)(i % 11); td[i] = 0.01f * (float)(i % 13); }
+    for (i = 0; i < TV * TE; i++) temb[i] = 0.05f * (float)((i * 7) % 17) - 0.4f;
+    for (i = 0; i < TE; i++) { tn1[i] = tn2[i] = tnf[i] = 1.0f; tqb[i] = (float)i; }
+    for (i = 0; i < 4; i++) { tkb[i] = (float)i; tvb[i] = 0.5f; }
+#define T(nm, a, b, d) t[n].name = nm; t[n].dtype = "F32"; t[n].nd = (b) ? 2 : 1; t[n].shape[0] = a; t[n].shape[1] = b; t[n].data = d; n++;
+    T("model.embed_tokens.weight", TV, TE, temb)
+    T("model.layers.0.input_layernorm.weight", TE, 0, tn1)
+    T("model.layers.0.self_attn.q_proj.weight", TE, TE, tq)
+    T("model.layers.0.self_attn.k_proj.weight", 4, TE, tk)
+    T("model.layers.0.self_attn.v_proj.weight", 4, TE, tv)
+    T("model.layers.0.self_attn.o_proj.weight", TE, TE, to)
+    T("model.layers.0.post_attention_layernorm.weight", TE, 0, tn2)
+    T("model.layers.0.mlp.gate_proj.weight", TF, TE, tg)
+    T("model.layers.0.mlp.up_proj.weight", TF, TE, tu)
+    T("model.layers.0.mlp.down_proj.weight", TE, TF, td)
+    T("model.norm.weight", TE, 0, tnf)
+    if (bias) {
+        T("model.layers.0.self_attn.q_proj.bias", TE, 0, tqb)
+        T("model.layers.0.self_attn.k_proj.bias", 4, 0, tkb)
+        T("model.layers.0.self_attn.v_proj.bias", 4, 0, tvb)
+    }
+#undef T
+    return n;
+}
+
+/* A folder: config (arch), tokenizer.json, model.safetensors from tiny_tensors(). */
+static void make_tiny(const char *dir, const char *arch, const char *extra_config) {
+    char p[512], cfg[1024], cmd[600];
+    st_tensor t[20];
+    int n = tiny_tensors(t, !strcmp(arch, "Qwen2ForCausalLM"));
+    snprintf(cmd, sizeof cmd, "rm -rf %s && mkdir -p %s", dir, dir);
+    if (system(cmd) != 0) return;
+    tiny_config(cfg, sizeof cfg, arch, extra_config ? extra_config : "");
+    path_in(p, sizeof p, dir, "config.json"); write_text(p, cfg);
+    path_in(p, sizeof p, dir, "tokenizer.json"); write_text(p, tiny_tokenizer);
+    path_in(p, sizeof p, dir, "model.safetensors"); write_safetensors(p, t, n);
+}
+
+static void test_tiny_llama(void) {
+    char err[1024], dir[] = TMP "/tiny";
+    srti_model *m;
+    float q[TE * TE], k[4 * TE];
+    int i, qi, ki, ok;
+    static const int order[8] = {0, 2, 1, 3, 4, 6, 5, 7};   /* per head of 4: GGUF row 2j+s = HF row 2s+j */
+    make_tiny(dir, "LlamaForCausalLM", NULL);
+    m = open_dir(dir, err, sizeof err);
+    CHECK(m != NULL, "tiny Llama folder opens (%s)", m ? "ok" : err);
+    if (!m) return;
+    CHECK(!strcmp(m->hp.arch, "llama") && m->hp.n_embd == 8 && m->hp.n_head == 2 && m->hp.n_head_kv == 1 && m->hp.head_dim == 4 &&
+          m->hp.n_layer == 1 && m->hp.n_ff == 16 && m->hp.n_vocab == 16 && m->hp.rope_neox == 0 && m->hp.tied_output == 1 &&
+          m->hp.n_ctx == 64 && fabsf(m->hp.norm_eps - 1e-5f) < 1e-12f && !strcmp(m->hp.rope_scaling, "none"),
+          "tiny Llama hyper-parameters");
+    CHECK(m->n_tensors == 11 && srti_check_llama(m, err, sizeof err) == 0, "11 tensors with GGUF names and shapes (%s)", err);
+    qi = srti_find(m, "blk.0.attn_q.weight");
+    ki = srti_find(m, "blk.0.attn_k.weight");
+    CHECK(qi >= 0 && ki >= 0 && m->tensors[qi].ne[0] == 8 && m->tensors[qi].ne[1] == 8 && m->tensors[ki].ne[1] == 4 &&
+          m->tensors[qi].permute_heads == 2 && m->tensors[ki].permute_heads == 1, "q/k marked for permutation over 2 and 1 heads");
+    ok = qi >= 0 && ki >= 0 && srti_read_f32(m, (uint32_t)qi, q, err, sizeof err) == 0 && srti_read_f32(m, (uint32_t)ki, k, err, sizeof err) == 0;
+    for (i = 0; ok && i < TE * TE; i++) ok = q[i] == tq[order[i / TE] * TE + i % TE];
+    for (i = 0; ok && i < 4 * TE; i++) ok = k[i] == tk[order[i / TE] * TE + i % TE];
+    CHECK(ok, "q_proj/k_proj rows come out in llama.cpp's permuted order (0 2 1 3 | 4 6 5 7)");
+    ki = srti_find(m, "blk.0.attn_v.weight");
+    ok = ki >= 0 && srti_read_f32(m, (uint32_t)ki, k, err, sizeof err) == 0 && memcmp(k, tv, sizeof tv) == 0;
+    CHECK(ok, "v_proj is read unchanged");
+    CHECK(!strcmp(m->vocab.model, "gpt2") && !strcmp(m->vocab.pre, "gpt-2") && m->vocab.n_tokens == 16 && m->vocab.n_merges == 6 &&
+          m->vocab.types[0] == SRTI_TOKEN_CONTROL && m->vocab.types[1] == SRTI_TOKEN_NORMAL && !strcmp(m->vocab.tokens[9], "\xc4\xa0"),
+          "tiny byte-level vocabulary: gpt2 / gpt-2, 16 tokens, 6 merges, control token 0");
+    srti_close(m);
+
+    make_tiny(dir, "Qwen2ForCausalLM", NULL);
+    m = open_dir(dir, err, sizeof err);
+    CHECK(m && !strcmp(m->hp.arch, "qwen2") && m->hp.rope_neox == 1 && m->n_tensors == 14 && srti_find(m, "blk.0.attn_q.bias") >= 0 &&
+          srti_check_llama(m, err, sizeof err) == 0, "tiny Qwen2 folder: qwen2, NeoX rope, q/k/v biases (%s)", m ? err : err);
+    if (m) {
+        qi = srti_find(m, "blk.0.attn_q.weight");
+        ok = qi >= 0 && m->tensors[qi].permute_heads == 0 && srti_read_f32(m, (uint32_t)qi, q, err, sizeof err) == 0 && memcmp(q, tq, sizeof tq) == 0;
+        CHECK(ok, "Qwen2 q_proj is not permuted (NeoX order kept)");
+    }
+    srti_close(m);
+
+    make_tiny(dir, "MistralForCausalLM", ",\"sliding_window\":null");
+    m = open_dir(dir, err, sizeof err);
+    CHECK(m && !strcmp(m->hp.arch, "llama") && m->tensors[srti_find(m, "blk.0.attn_q.weight")].permute_heads == 2, "Mistral maps to llama, permuted");
+    srti_close(m);
+}
+
+/* ---------------------------------------------------------------- malformed folders */
+static void test_malformed(void) {
+    char dir[] = TMP "/bad", p[512], cfg[1024], cmd[600];
+    st_tensor t[20];
+    int n;
+    unsigned char junk[64];
+    memset(junk, 0, sizeof junk);
+
+    make_tiny(dir, "LlamaForCausalLM", NULL);
+    n = tiny_tensors(t, 0);
+    path_in(p, sizeof p, dir, "model.safetensors");
+    /* header length beyond the file */
+    { unsigned char b[16] = {0xff, 0xff, 0, 0, 0, 0, 0, 0, '{', '}'}; write_file(p, b, 10); }
+    refuse(dir, "header length 65535 does not fit in the file", "a header length beyond the file");
+    write_file(p, junk, 5);
+    refuse(dir, "too small for a safetensors file", "a 5-byte safetensors file");
+    st_raw(p, "[1,2,3] ", NULL, 0);
+    refuse(dir, "does not start with '{'", "a header that is not an object");
+    st_raw(p, "{\"a\":1,}", NULL, 0);
+    refuse(dir, "header: JSON error at byte 7", "a header with a JSON syntax error");
+    st_raw(p, "{\"x\":{\"dtype\":\"Q4\",\"shape\":[2],\"data_offsets\":[0,2]}}", junk, 2);
+    refuse(dir, "unknown dtype \"Q4\"", "an unknown dtype");
+    st_raw(p, "{\"model.norm.weight\":{\"dtype\":\"I8\",\"shape\":[8],\"data_offsets\":[0,8]}}", junk, 8);
+    refuse(dir, "has dtype I8; only F32, F16 and BF16", "an integer weight");
+    st_raw(p, "{\"model.norm.weight\":{\"dtype\":\"F32\",\"shape\":[8],\"data_offsets\":[0,16]}}", junk, 16);
+    refuse(dir, "hold 16 bytes, but 8 F32 values need 32", "offsets that do not match the shape");
+    st_raw(p, "{\"model.norm.weight\":{\"dtype\":\"F32\",\"shape\":[8],\"data_offsets\":[0,32]}}", junk, 16);
+    refuse(dir, "data_offsets must be 0 <= begin <= end <= 16", "offsets beyond the data");
+    st_raw(p, "{\"model.norm.weight\":{\"dtype\":\"F32\",\"shape\":[8]}}", junk, 32);
+    refuse(dir, "needs \"dtype\", \"shape\" and \"data_offsets\"", "a tensor without data_offsets");
+    st_raw(p, "{\"model.norm.weight\":{\"dtype\":\"F32\",\"shape\":[-8],\"data_offsets\":[0,32]}}", junk, 32);
+    refuse(dir, "shape entry 0 is not a sane dimension", "a negative dimension");
+    {   /* overlapping tensors, a gap, trailing bytes */
+        const char *ov = "{\"a\":{\"dtype\":\"F32\",\"shape\":[4],\"data_offsets\":[0,16]},\"b\":{\"dtype\":\"F32\",\"shape\":[4],\"data_offsets\":[8,24]}}";
+        const char *gap = "{\"a\":{\"dtype\":\"F32\",\"shape\":[2],\"data_offsets\":[0,8]},\"b\":{\"dtype\":\"F32\",\"shape\":[2],\"data_offsets\":[16,24]}}";
+        unsigned char d[64];
+        memset(d, 0, sizeof d);
+        write_safetensors_raw(p, ov, strlen(ov), d, 24);
+        refuse(dir, "overlaps at offset 8", "overlapping data_offsets");
+        write_safetensors_raw(p, gap, strlen(gap), d, 24);
+        refuse(dir, "has a gap at offset 16", "a gap between tensors");
+        st_raw(p, "{\"model.norm.weight\":{\"dtype\":\"F32\",\"shape\":[8],\"data_offsets\":[0,32]}}", d, 40);
+        refuse(dir, "the tensors end at data offset 32, but the file has 40 data bytes", "trailing data");
+    }
+    {   /* a duplicate tensor name in the header is a JSON duplicate key */
+        const char *dup = "{\"a\":{\"dtype\":\"F32\",\"shape\":[1],\"data_offsets\":[0,4]},\"a\":{\"dtype\":\"F32\",\"shape\":[1],\"data_offsets\":[4,8]}}";
+        write_safetensors_raw(p, dup, strlen(dup), junk, 8);
+        refuse(dir, "duplicate key \"a\"", "a tensor named twice");
+    }
+    t[0].name = "model.embed_tokens.bias";
+    write_safetensors(p, t, n);
+    refuse(dir, "tensor 'model.embed_tokens.bias' has no place in a llama model", "an unknown tensor name");
+    t[0].name = "model.layers.5.input_layernorm.weight";
+    write_safetensors(p, t, n);
+    refuse(dir, "has no place", "a layer beyond num_hidden_layers");
+    t[0].name = "model.embed_tokens.weight";
+    t[2].shape[0] = 6;   /* q_proj rows 6 with 2 heads: heads of 3 rows cannot be permuted */
+    write_safetensors(p, t, n);
+    refuse(dir, "6 rows do not split into 2 heads of even size", "a q_proj whose rows do not split into heads");
+    t[2].shape[0] = 8;
+
+    /* sharded: bad index entries */
+    snprintf(cmd, sizeof cmd, "rm -f %s/model.safetensors", dir);
+    if (system(cmd) != 0) return;
+    {
+        char err[1024];
+        srti_model *m = open_dir(dir, err, sizeof err);
+        CHECK(m && m->n_tensors == 0 && m->vocab.n_tokens == 16, "a folder without weights opens as a vocabulary (%s)", m ? "ok" : err);
+        srti_close(m);
+    }
+    path_in(p, sizeof p, dir, "model.safetensors.index.json");
+    write_text(p, "{\"weight_map\":{\"model.norm.weight\":\"../model.safetensors\"}}");
+    refuse(dir, "a plain *.safetensors file name is required", "a shard path outside the folder");
+    write_text(p, "{\"weight_map\":{\"model.norm.weight\":\"model-00001-of-00002.safetensors\"}}");
+    refuse(dir, "model-00001-of-00002.safetensors: cannot open the file", "a missing shard");
+    write_text(p, "{\"weight_map\":{}}");
+    refuse(dir, "\"weight_map\" must be a non-empty object", "an empty weight map");
+    {
+        char s1[512];
+        path_in(s1, sizeof s1, dir, "model-00001-of-00002.safetensors");
+        write_safetensors(s1, t, n);
+        write_text(p, "{\"weight_map\":{\"model.norm.weight\":\"model-00001-of-00002.safetensors\",\"lm_head.weight\":\"model-00001-of-00002.safetensors\"}}");
+        refuse(dir, "the index lists tensor 'lm_head.weight' in model-00001-of-00002.safetensors, which does not hold it", "an index entry missing from its shard");
+        write_text(p, "{\"weight_map\":{\"model.norm.weight\":\"model-00002-of-00002.safetensors\",\"model.embed_tokens.weight\":\"model-00001-of-00002.safetensors\"}}");
+        path_in(s1, sizeof s1, dir, "model-00002-of-00002.safetensors");
+        write_safetensors(s1, t + 10, 1);
+        refuse(dir, "tensor 'model.norm.weight' is here, but the index puts it in model-00002-of-00002.safetensors", "a tensor in the wrong shard");
+    }
+    snprintf(cmd, sizeof cmd, "rm -f %s/model*.safetensors* && touch %s/pytorch_model.bin", dir, dir);
+    if (system(cmd) != 0) return;
+    refuse(dir, "only safetensors are read", "PyTorch pickle weights");
+
+    /* config.json problems */
+    make_tiny(dir, "LlamaForCausalLM", NULL);
+    path_in(p, sizeof p, dir, "config.json");
+    tiny_config(cfg, sizeof cfg, "GPT2LMHeadModel", "");
+    write_text(p, cfg);
+    refuse(dir, "architecture \"GPT2LMHeadModel\" is not supported", "an unsupported architecture with weights");
+    tiny_config(cfg, sizeof cfg, "LlamaForCausalLM", ",\"mlp_bias\":true");
+    write_text(p, cfg);
+    refuse(dir, "mlp_bias is not supported", "mlp_bias");
+    write_text(p, "{\"architectures\":[\"LlamaForCausalLM\"],\"hidden_act\":\"gelu\",\"hidden_size\":8,\"intermediate_size\":16,\"num_hidden_layers\":1,\"num_attention_heads\":2}");
+    refuse(dir, "hidden_act \"gelu\" is not supported", "a gelu model");
+    write_text(p, "{\"architectures\":[\"LlamaForCausalLM\"],\"intermediate_size\":16,\"num_hidden_layers\":1,\"num_attention_heads\":2}");
+    refuse(dir, "\"hidden_size\" is missing", "a config without hidden_size");
+    write_text(p, "{\"architectures\":[\"LlamaForCausalLM\"],\"hidden_size\":8.5,\"intermediate_size\":16,\"num_hidden_layers\":1,\"num_attention_heads\":2}");
+    refuse(dir, "\"hidden_size\" must be an integer (it is a fraction", "a fractional hidden_size");
+    write_text(p, "{\"architectures\":[\"LlamaForCausalLM\"],\"hidden_size\":8,\"intermediate_size\":16,\"num_hidden_layers\":1,\"num_attention_heads\":2,\"num_key_value_heads\":3}");
+    refuse(dir, "num_attention_heads 2 is not a multiple of num_key_value_heads 3", "heads that do not group");
+    write_text(p, "{\"architectures\":[\"LlamaForCausalLM\"], \"hidden_size\":8,");
+    refuse(dir, "config.json: JSON error at byte 55", "a truncated config.json");
+    tiny_config(cfg, sizeof cfg, "LlamaForCausalLM", "");
+    write_text(p, cfg);
+    path_in(p, sizeof p, dir, "tokenizer.json");
+    write_text(p, "{\"model\":{\"type\":\"Unigram\",\"vocab\":[]}}");
+    refuse(dir, "tokenizer model \"Unigram\" is not supported", "a Unigram tokenizer");
+    write_text(p, "{\"pre_tokenizer\":{\"type\":\"Split\",\"pattern\":{\"Regex\":\"\\\\w+\"},\"behavior\":\"Isolated\"},\"decoder\":{\"type\":\"ByteLevel\"},\"model\":{\"type\":\"BPE\",\"vocab\":{\"a\":0},\"merges\":[]}}");
+    refuse(dir, "unknown pre-tokenizer (Split(\\w+)|)", "an unknown pre-tokenizer");
+    write_text(p, "{\"pre_tokenizer\":{\"type\":\"ByteLevel\"},\"model\":{\"type\":\"BPE\",\"vocab\":{\"a\":0,\"b\":0},\"merges\":[]}}");
+    refuse(dir, "id 0 is used by \"a\" and \"b\"", "two tokens with one id");
+    write_text(p, "{\"pre_tokenizer\":{\"type\":\"ByteLevel\"},\"model\":{\"type\":\"BPE\",\"vocab\":{\"a\":0,\"b\":1},\"merges\":[\"ab\"]}}");
+    refuse(dir, "merge 0 \"ab\" is not \"a b\"", "a merge without a space");
+    write_text(p, "{\"pre_tokenizer\":{\"type\":\"ByteLevel\"},\"model\":{\"type\":\"BPE\",\"vocab\":{\"a\":0,\"z\":99},\"merges\":[]}}");
+    refuse(dir, "token id 99 is outside config.json's vocab_size 16", "a token id beyond vocab_size");
+    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+    if (system(cmd) != 0) return;
+}
+
+/* ---------------------------------------------------------------- tokenizer.json variants */
+static srti_model *tok_folder(const char *tokenizer, const char *tok_config, const char *jinja, int vocab_size, char *err, size_t errlen) {
+    char dir[] = TMP "/tok", p[512], cmd[300], cfg[300];
+    snprintf(cmd, sizeof cmd, "rm -rf %s && mkdir -p %s", dir, dir);
+    if (system(cmd) != 0) return NULL;
+    path_in(p, sizeof p, dir, "tokenizer.json"); write_text(p, tokenizer);
+    if (tok_config) { path_in(p, sizeof p, dir, "tokenizer_config.json"); write_text(p, tok_config); }
+    if (jinja) { path_in(p, sizeof p, dir, "chat_template.jinja"); write_text(p, jinja); }
+    if (vocab_size) {
+        snprintf(cfg, sizeof cfg, "{\"architectures\":[\"LlamaForCausalLM\"],\"hidden_size\":8,\"intermediate_size\":16,\"num_hidden_layers\":1,"
+                 "\"num_attention_heads\":2,\"vocab_size\":%d,\"bos_token_id\":1,\"eos_token_id\":[2,3]}", vocab_size);
+        path_in(p, sizeof p, dir, "config.json"); write_text(p, cfg);
+    }
+    return open_dir(dir, err, errlen);
+}
+
+static void test_tokenizers(void) {
+    char err[1024];
+    srti_model *m;
+    const char *llama3_pre = "{\"type\":\"Sequence\",\"pretokenizers\":[{\"type\":\"Split\",\"pattern\":{\"Regex\":"
+        "\"(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\\\\r\\\\n\\\\p{L}\\\\p{N}]?\\\\p{L}+|\\\\p{N}{1,3}| ?[^\\\\s\\\\p{L}\\\\p{N}]+[\\\\r\\\\n]*|\\\\s*[\\\\r\\\\n]+|\\\\s+(?!\\\\S)|\\\\s+\"},"
+        "\"behavior\":\"Isolated\",\"invert\":false},{\"type\":\"ByteLevel\",\"add_prefix_space\":false,\"trim_offsets\":true,\"use_regex\":false}]}";
+    const char *qwen2_pre = "{\"type\":\"Sequence\",\"pretokenizers\":[{\"type\":\"Split\",\"pattern\":{\"Regex\":"
+        "\"(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\\\\r\\\\n\\\\p{L}\\\\p{N}]?\\\\p{L}+|\\\\p{N}| ?[^\\\\s\\\\p{L}\\\\p{N}]+[\\\\r\\\\n]*|\\\\s*[\\\\r\\\\n]+|\\\\s+(?!\\\\S)|\\\\s+\"},"
+        "\"behavior\":\"Isolated\",\"invert\":false},{\"type\":\"ByteLevel\",\"add_prefix_space\":false,\"trim_offsets\":false,\"use_regex\":false}]}";
+    const char *coder_pre = "{\"type\":\"Sequence\",\"pretokenizers\":[{\"type\":\"Split\",\"pattern\":{\"Regex\":\"[\\r\\n]\"},\"behavior\":\"Isolated\",\"invert\":false},"
+        "{\"type\":\"Split\",\"pattern\":{\"Regex\":\"\\\\s?\\\\p{L}+\"},\"behavior\":\"Isolated\",\"invert\":false},"
+        "{\"type\":\"Split\",\"pattern\":{\"Regex\":\"\\\\s?\\\\p{P}+\"},\"behavior\":\"Isolated\",\"invert\":false},"
+        "{\"type\":\"Split\",\"pattern\":{\"Regex\":\"[\xe4\xb8\x80-\xe9\xbe\xa5\xe0\xa0\x80-\xe4\xb8\x80\xea\xb0\x80-\xed\x9f\xbf]+\"},\"behavior\":\"Isolated\",\"invert\":false},"
+        "{\"type\":\"Digits\",\"individual_digits\":true},{\"type\":\"ByteLevel\",\"add_prefix_space\":false,\"trim_offsets\":true,\"use_regex\":false}]}";
+    const char *falcon_pre = "{\"type\":\"Sequence\",\"pretokenizers\":[{\"type\":\"Punctuation\",\"behavior\":\"Contiguous\"},"
+        "{\"type\":\"ByteLevel\",\"add_prefix_space\":false,\"trim_offsets\":true,\"use_regex\":true},{\"type\":\"Digits\",\"individual_digits\":false},"
+        "{\"type\":\"Split\",\"pattern\":{\"Regex\":\"[0-9][0-9][0-9]\"},\"behavior\":\"Isolated\",\"invert\":false}]}";
+    const char *pres[4], *names[4];
+    char tok[4096];
+    int k;
+    pres[0] = llama3_pre; names[0] = "llama-bpe";
+    pres[1] = qwen2_pre; names[1] = "qwen2";
+    pres[2] = coder_pre; names[2] = "deepseek-coder";
+    pres[3] = falcon_pre; names[3] = "falcon";
+    for (k = 0; k < 4; k++) {
+        snprintf(tok, sizeof tok, "{\"pre_tokenizer\":%s,\"model\":{\"type\":\"BPE\",\"vocab\":{\"a\":0,\"b\":1,\"ab\":2},\"merges\":[[\"a\",\"b\"]]}}", pres[k]);
+        m = tok_folder(tok, NULL, NULL, 0, err, sizeof err);
+        CHECK(m && !strcmp(m->vocab.model, "gpt2") && !strcmp(m->vocab.pre, names[k]), "pre-tokenizer -> tokenizer.ggml.pre \"%s\" (%s)", names[k], m ? m->vocab.pre : err);
+        srti_close(m);
+    }
+
+    /* merges as pairs (a space inside a piece becomes U+0120), added tokens, PAD fill, special ids */
+    m = tok_folder("{\"added_tokens\":[{\"id\":4,\"content\":\"<|im_start|>\",\"special\":false},{\"id\":5,\"content\":\"hello\xe2\x96\x81world\",\"special\":false},"
+                   "{\"id\":1,\"content\":\"<s>\",\"special\":true},{\"id\":2,\"content\":\"</s>\",\"special\":true}],"
+                   "\"pre_tokenizer\":{\"type\":\"ByteLevel\",\"use_regex\":true},\"post_processor\":{\"type\":\"TemplateProcessing\","
+                   "\"single\":[{\"SpecialToken\":{\"id\":\"<s>\",\"type_id\":0}},{\"Sequence\":{\"id\":\"A\",\"type_id\":0}}]},"
+                   "\"model\":{\"type\":\"BPE\",\"vocab\":{\"a b\":0,\"c\":3,\"a bc\":6},\"merges\":[[\"a b\",\"c\"]]}}",
+                   "{\"chat_template\":[{\"name\":\"tool_use\",\"template\":\"T\"},{\"name\":\"default\",\"template\":\"{{ messages }}\"}],"
+                   "\"bos_token\":{\"content\":\"<s>\",\"lstrip\":false},\"eos_token\":\"</s>\"}", NULL, 10, err, sizeof err);
+    CHECK(m != NULL, "tokenizer with added tokens opens (%s)", m ? "ok" : err);
+    if (m) {
+        CHECK(m->vocab.n_merges == 1 && !strcmp(m->vocab.merges[0], "a\xc4\xa0" "b c"), "[\"a b\", \"c\"] becomes \"a\\u0120b c\" (%s)", m->vocab.n_merges ? m->vocab.merges[0] : "-");
+        CHECK(m->vocab.n_tokens == 10 && m->vocab.types[4] == SRTI_TOKEN_CONTROL && m->vocab.types[5] == SRTI_TOKEN_USER_DEFINED &&
+              !strcmp(m->vocab.tokens[5], "hello world") && m->vocab.types[1] == SRTI_TOKEN_CONTROL && m->vocab.types[6] == SRTI_TOKEN_NORMAL,
+              "types: <|...|> looks special (control), other added tokens user-defined with U+2581 as space");
+        CHECK(!strcmp(m->vocab.tokens[7], "[PAD7]") && m->vocab.types[9] == SRTI_TOKEN_UNUSED, "ids up to config vocab_size 10 filled with unused [PADn]");
+        CHECK(m->vocab.bos == 1 && m->vocab.eos == 2 && m->vocab.add_bos == 1 && m->vocab.add_eos == 0,
+              "bos/eos from tokenizer_config (object and string), add_bos from the TemplateProcessing post-processor");
+        CHECK(m->vocab.chat_template && !strcmp(m->vocab.chat_template, "{{ messages }}"), "the \"default\" chat template of a list is taken");
+    }
+    srti_close(m);
+    m = tok_folder("{\"pre_tokenizer\":{\"type\":\"ByteLevel\"},\"model\":{\"type\":\"BPE\",\"vocab\":{\"a\":0,\"b\":1,\"c\":2,\"d\":3},\"merges\":[]}}",
+                   "{\"add_bos_token\":false}", "{% for m in messages %}{{ m.content }}{% endfor %}", 4, err, sizeof err);
+    CHECK(m && m->vocab.bos == 1 && m->vocab.eos == 2 && m->vocab.add_bos == 0 && m->vocab.chat_template &&
+          !strncmp(m->vocab.chat_template, "{% for m", 8), "ids from config.json (eos list: first), chat_template.jinja, add_bos_token false (%s)", m ? "ok" : err);
+    srti_close(m);
+
+    /* SentencePiece style (Llama 2 / Mistral tokenizer.json): llama model, byte tokens, scores */
+    {
+        sbuf t = {NULL, 0, 0};
+        int i;
+        sb_add(&t, "{\"normalizer\":{\"type\":\"Sequence\",\"normalizers\":[{\"type\":\"Prepend\",\"prepend\":\"\xe2\x96\x81\"},"
+                   "{\"type\":\"Replace\",\"pattern\":{\"String\":\" \"},\"content\":\"\xe2\x96\x81\"}]},\"pre_tokenizer\":null,"
+                   "\"decoder\":{\"type\":\"Sequence\",\"decoders\":[{\"type\":\"ByteFallback\"}]},"
+                   "\"model\":{\"type\":\"BPE\",\"byte_fallback\":true,\"unk_token\":\"<unk>\",\"vocab\":{\"<unk>\":0,\"<s>\":1,\"</s>\":2");
+        for (i = 0; i < 256; i++) sb_add(&t, ",\"<0x%02X>\":%d", i, 3 + i);
+        sb_add(&t, ",\"\xe2\x96\x81\":259,\"a\":260,\"b\":261,\"\xe2\x96\x81" "a\":262,\"\xe2\x96\x81" "ab\":263,\"ba\":264},"
+                   "\"merges\":[\"\xe2\x96\x81 a\",\"\xe2\x96\x81" "a b\"]},\"added_tokens\":[{\"id\":1,\"content\":\"<s>\",\"special\":true},{\"id\":2,\"content\":\"</s>\",\"special\":true}]}");
+        m = tok_folder(t.p, "{\"bos_token\":\"<s>\",\"eos_token\":\"</s>\",\"add_bos_token\":true}", NULL, 265, err, sizeof err);
+        free(t.p);
+        CHECK(m && !strcmp(m->vocab.model, "llama") && m->vocab.pre[0] == 0 && m->vocab.n_merges == 0 && m->vocab.scores,
+              "byte_fallback BPE becomes a \"llama\" vocabulary with scores, no merges (%s)", m ? m->vocab.model : err);
+        if (m && m->vocab.scores) {
+            CHECK(m->vocab.types[0] == SRTI_TOKEN_UNKNOWN && m->vocab.unk == 0 && m->vocab.types[3] == SRTI_TOKEN_BYTE && m->vocab.types[258] == SRTI_TOKEN_BYTE &&
+                  m->vocab.types[1] == SRTI_TOKEN_CONTROL && m->vocab.types[260] == SRTI_TOKEN_NORMAL, "types: unknown, byte <0xNN>, control, normal");
+            CHECK(m->vocab.scores[262] == 0.0f && m->vocab.scores[263] == -1.0f && m->vocab.scores[264] < -1e8f && m->vocab.scores[260] == 0.0f,
+                  "scores: minus the merge rank; a piece no merge makes is never preferred");
+            CHECK(m->vocab.add_space_prefix == 1 && m->vocab.add_bos == 1 && m->vocab.bos == 1, "Prepend(\\u2581) normalizer: add_space_prefix 1");
+        }
+        srti_close(m);
+    }
+    m = tok_folder("{\"pre_tokenizer\":{\"type\":\"Whitespace\"},\"model\":{\"type\":\"BPE\",\"vocab\":{\"a\":0},\"merges\":[]}}", NULL, NULL, 0, err, sizeof err);
+    CHECK(!m && strstr(err, "cannot tell the tokenizer family"), "refuses a BPE that is neither byte-level nor SentencePiece style: %s", err);
+    srti_close(m);
+    if (system("rm -rf " TMP "/tok") != 0) CHECK(0, "clean up");
+}
+
+static void test_smollm2_tokenizer(void) {
+    char err[1024];
+    srti_model *m = open_dir(SMOL, err, sizeof err);
+    int k, ok = 1;
+    CHECK(m != NULL, "SmolLM2-135M-Instruct folder (config + tokenizer, no weights) opens (%s)", m ? "ok" : err);
+    if (!m) return;
+    CHECK(m->n_tensors == 0 && !strcmp(m->hp.arch, "llama") && m->hp.n_embd == 576 && m->hp.n_layer == 30 && m->hp.n_head == 9 &&
+          m->hp.n_head_kv == 3 && m->hp.head_dim == 64 && m->hp.n_ff == 1536 && m->hp.n_ctx == 8192 && m->hp.rope_theta == 100000.0f,
+          "SmolLM2 config: 576 wide, 30 layers, 9/3 heads of 64, FFN 1536, context 8192, rope theta 100000");
+    CHECK(m->vocab.n_tokens == 49152 && m->vocab.n_merges == 48900, "SmolLM2 tokenizer: 49152 tokens, 48900 merges");
+    CHECK(!strcmp(m->vocab.model, "gpt2") && !strcmp(m->vocab.pre, "smollm"), "SmolLM2 tokenizer: gpt2 with pre-tokenizer \"smollm\" (%s/%s)", m->vocab.model, m->vocab.pre);
+    for (k = 0; k < 17; k++) ok = ok && m->vocab.types[k] == SRTI_TOKEN_CONTROL;
+    for (k = 17; k < 49152; k++) ok = ok && m->vocab.types[k] == SRTI_TOKEN_NORMAL;
+    CHECK(ok && !strcmp(m->vocab.tokens[1], "<|im_start|>") && !strcmp(m->vocab.tokens[2], "<|im_end|>") && !strcmp(m->vocab.tokens[16], "<empty_output>"),
+          "SmolLM2 special tokens 0..16 are control tokens (<|endoftext|>, <|im_start|>, <|im_end|>, ..., <empty_output>), the rest normal");
+    CHECK(m->vocab.bos == 1 && m->vocab.eos == 2 && m->vocab.pad == 2 && !strcmp(m->vocab.merges[0], "\xc4\xa0 t") &&
+          !strcmp(m->vocab.tokens[100], "t"), "SmolLM2 bos <|im_start|>, eos/pad <|im_end|> (config.json ids), first merge \"\\u0120 t\"");
+    srti_close(m);
+}
+
+/* ---------------------------------------------------------------- random models */
+static void test_random(void) {
+    char err[1024], p[512], cmd[1024];
+    srti_model *m;
+    const char *l32 = "{\"architectures\":[\"LlamaForCausalLM\"],\"hidden_size\":2048,\"intermediate_size\":8192,\"num_hidden_layers\":16,"
+        "\"num_attention_heads\":32,\"num_key_value_heads\":8,\"head_dim\":64,\"max_position_embeddings\":131072,\"rms_norm_eps\":1e-05,"
+        "\"rope_theta\":500000.0,\"rope_scaling\":{\"factor\":32.0,\"high_freq_factor\":4.0,\"low_freq_factor\":1.0,"
+        "\"original_max_position_embeddings\":8192,\"rope_type\":\"llama3\"},\"tie_word_embeddings\":true,\"vocab_size\":128256,"
+        "\"bos_token_id\":128000,\"eos_token_id\":[128001,128008,128009],\"torch_dtype\":\"bfloat16\"}";
+    float *a, *b;
+    int i, ki;
+    double sum = 0, sq = 0;
+    if (system("rm -rf " TMP "/rnd && mkdir -p " TMP "/rnd") != 0) return;
+    write_text(TMP "/rnd/llama32.json", l32);
+    CHECK(srti_open_random(TMP "/rnd/llama32.json", 42, &m, err, sizeof err) == 0, "random Llama-3.2-1B shape opens (%s)", err);
+    if (!m) return;
+    CHECK(m->hp.n_embd == 2048 && m->hp.n_ff == 8192 && m->hp.n_layer == 16 && m->hp.n_head == 32 && m->hp.n_head_kv == 8 &&
+          m->hp.head_dim == 64 && m->hp.n_vocab == 128256 && m->hp.n_ctx == 131072 && m->hp.rope_theta == 500000.0f &&
+          !strcmp(m->hp.rope_scaling, "llama3") && m->hp.rope_scale_factor == 32.0f && m->hp.rope_low_freq_factor == 1.0f &&
+          m->hp.rope_high_freq_factor == 4.0f && m->hp.rope_orig_ctx == 8192 && m->hp.tied_output == 1,
+          "Llama-3.2-1B config: shape, rope theta 500000, llama3 rope scaling (32, 1, 4, 8192), tied embeddings");
+    CHECK(m->n_tensors == 146 && srti_check_llama(m, err, sizeof err) == 0 && m->vocab.n_tokens == 128256 &&
+          !strcmp(m->vocab.model, "llama") && m->vocab.types[3] == SRTI_TOKEN_BYTE && m->vocab.types[300] == SRTI_TOKEN_UNUSED,
+          "146 tensors of the right shapes, placeholder vocabulary of 128256 tokens (%s)", err);
+    ki = srti_find(m, "blk.3.attn_k.weight");
+    a = (float *)malloc(512 * 2048 * sizeof(float));
+    b = (float *)malloc(512 * 2048 * sizeof(float));
+    if (a && b && ki >= 0 && srti_read_f32(m, (uint32_t)ki, a, err, sizeof err) == 0 && srti_read_f32(m, (uint32_t)ki, b, err, sizeof err) == 0) {
+        for (i = 0; i < 512 * 2048; i++) { sum += a[i]; sq += (double)a[i] * a[i]; }
+        sum /= 512 * 2048;
+        sq = sqrt(sq / (512 * 2048) - sum * sum);
+        CHECK(fabs(sum) < 1e-4 && fabs(sq - 0.02) < 2e-4 && memcmp(a, b, 512 * 2048 * sizeof(float)) == 0,
+              "random weights: mean %.2e, std %.5f (N(0, 0.02)), the same on a second read", sum, sq);
+        ki = srti_find(m, "blk.3.ffn_norm.weight");
+        CHECK(ki >= 0 && srti_read_f32(m, (uint32_t)ki, a, err, sizeof err) == 0 && a[0] == 1.0f && a[2047] == 1.0f, "norm weights are 1");
+    } else CHECK(0, "read a random tensor (%s)", err);
+    srti_close(m);
+    CHECK(srti_open_random(TMP "/rnd/llama32.json", 43, &m, err, sizeof err) == 0 && (ki = srti_find(m, "blk.3.attn_k.weight")) >= 0 &&
+          srti_read_f32(m, (uint32_t)ki, b, err, sizeof err) == 0 && memcmp(a, b, 4096) != 0, "another seed gives other weights");
+    srti_close(m);
+    free(a); free(b);
+
+    /* srt-pack --random on a small Qwen2 shape with a tokenizer beside it; deterministic */
+    write_text(TMP "/rnd/config.json", "{\"architectures\":[\"Qwen2ForCausalLM\"],\"hidden_size\":64,\"intermediate_size\":96,\"num_hidden_layers\":2,"
+               "\"num_attention_heads\":4,\"num_key_value_heads\":2,\"vocab_size\":300,\"max_position_embeddings\":128,\"tie_word_embeddings\":false}");
+    snprintf(cmd, sizeof cmd, "build/srt-pack -q --random %s/rnd/config.json --seed 9 %s/rnd/a.srt && build/srt-pack -q --random %s/rnd/config.json --seed 9 %s/rnd/b.srt"
+             " && cmp -s %s/rnd/a.srt %s/rnd/b.srt && build/srt-pack -q --random %s/rnd/config.json --seed 10 %s/rnd/c.srt && ! cmp -s %s/rnd/a.srt %s/rnd/c.srt",
+             TMP, TMP, TMP, TMP, TMP, TMP, TMP, TMP, TMP, TMP);
+    CHECK(system(cmd) == 0, "srt-pack --random: same seed, same file; another seed, another file");
+    {
+        srt_model *sm = NULL;
+        srt_session *s = NULL;
+        srt_model_desc md;
+        srt_model_info info;
+        int32_t tok = 0, start[2] = {1, 100};
+        memset(&md, 0, sizeof md);
+        md.n_threads = 1;
+        path_in(p, sizeof p, TMP, "rnd/a.srt");
+        CHECK(srt_model_load(p, &md, &sm) == SRT_OK, "the random Qwen2 model loads (%s)", srt_last_error());
+        if (sm) {
+            srt_model_get_info(sm, &info);
+            CHECK(!strcmp(info.architecture, "qwen2") && info.n_embd == 64 && info.n_layer == 2 && info.n_vocab == 300, "random model info");
+            CHECK(srt_session_create(sm, NULL, &s) == SRT_OK && srt_session_feed(s, start, 2) == SRT_OK && srt_session_next(s, &tok) == SRT_OK &&
+                  tok >= 0 && tok < 300 && srt_session_next(s, &tok) == SRT_OK, "and generates");
+            srt_session_destroy(s);
+            srt_model_free(sm);
+        }
+    }
+    {   /* a tokenizer.json beside the config is the random model's vocabulary */
+        srt_model *sm = NULL;
+        srt_model_desc md;
+        const char *pre = NULL;
+        memset(&md, 0, sizeof md);
+        md.n_threads = 1;
+        write_text(TMP "/rnd/config.json", "{\"architectures\":[\"LlamaForCausalLM\"],\"hidden_size\":32,\"intermediate_size\":64,\"num_hidden_layers\":1,"
+                   "\"num_attention_heads\":2,\"vocab_size\":49152,\"tie_word_embeddings\":true,\"bos_token_id\":1,\"eos_token_id\":2}");
+        CHECK(system("cp " SMOL "/tokenizer.json " TMP "/rnd/tokenizer.json && build/srt-pack -q --random " TMP "/rnd/config.json " TMP "/rnd/t.srt") == 0 &&
+              srt_model_load(TMP "/rnd/t.srt", &md, &sm) == SRT_OK && srt_vocab_size(sm) == 49152 && srt_model_meta_str(sm, "tokenizer.ggml.pre", &pre) &&
+              !strcmp(pre, "smollm") && !strcmp(srt_token_piece(sm, 2), "<|im_end|>"), "srt-pack --random takes the tokenizer.json beside the config");
+        srt_model_free(sm);
+        if (system("rm -f " TMP "/rnd/tokenizer.json") != 0) CHECK(0, "clean up");
+    }
+    {   /* llama3 rope scaling from config.json reaches the packed file */
+        srt_model *sm = NULL;
+        srt_model_desc md;
+        const char *type = NULL;
+        float factor = 0, low = 0, high = 0, theta = 0;
+        uint32_t orig = 0;
+        write_text(TMP "/rnd/config.json", "{\"architectures\":[\"LlamaForCausalLM\"],\"hidden_size\":64,\"intermediate_size\":96,\"num_hidden_layers\":1,"
+                   "\"num_attention_heads\":4,\"num_key_value_heads\":2,\"vocab_size\":300,\"rope_theta\":500000.0,\"tie_word_embeddings\":true,"
+                   "\"rope_scaling\":{\"factor\":32.0,\"high_freq_factor\":4.0,\"low_freq_factor\":1.0,\"original_max_position_embeddings\":8192,\"rope_type\":\"llama3\"}}");
+        memset(&md, 0, sizeof md);
+        md.n_threads = 1;
+        CHECK(system("build/srt-pack -q --random " TMP "/rnd/config.json " TMP "/rnd/l3.srt") == 0 && srt_model_load(TMP "/rnd/l3.srt", &md, &sm) == SRT_OK &&
+              srt_model_meta_str(sm, "llama.rope.scaling.type", &type) && !strcmp(type, "llama3") && srt_model_meta_f32(sm, "llama.rope.scaling.factor", &factor) &&
+              factor == 32.0f && srt_model_meta_f32(sm, "llama.rope.scaling.low_freq_factor", &low) && low == 1.0f &&
+              srt_model_meta_f32(sm, "llama.rope.scaling.high_freq_factor", &high) && high == 4.0f && srt_model_meta_f32(sm, "llama.rope.freq_base", &theta) &&
+              theta == 500000.0f && srt_model_meta_u32(sm, "llama.rope.scaling.original_context_length", &orig) && orig == 8192,
+              "config.json's llama3 rope scaling and rope theta reach the packed model");
+        srt_model_free(sm);
+    }
+    if (system("rm -rf " TMP "/rnd") != 0) CHECK(0, "clean up");
+}
+
+/* ---------------------------------------------------------------- SmolLM2 shape: HF folder vs GGUF */
+/* GGUF v3 writer, just what this test needs */
+static void gg_str(FILE *f, const char *s) { uint64_t n = strlen(s); fwrite(&n, 8, 1, f); fwrite(s, 1, (size_t)n, f); }
+static void gg_key(FILE *f, const char *k, uint32_t type) { gg_str(f, k); fwrite(&type, 4, 1, f); }
+static void gg_u32(FILE *f, const char *k, uint32_t v) { gg_key(f, k, 4); fwrite(&v, 4, 1, f); }
+static void gg_f32(FILE *f, const char *k, float v) { gg_key(f, k, 6); fwrite(&v, 4, 1, f); }
+static void gg_s(FILE *f, const char *k, const char *v) { gg_key(f, k, 8); gg_str(f, v); }
+static void gg_arr_str(FILE *f, const char *k, char **v, uint64_t n) {
+    uint32_t et = 8;
+    uint64_t i;
+    gg_key(f, k, 9); fwrite(&et, 4, 1, f); fwrite(&n, 8, 1, f);
+    for (i = 0; i < n; i++) gg_str(f, v[i]);
+}
+static void gg_arr_i32(FILE *f, const char *k, const int32_t *v, uint64_t n) {
+    uint32_t et = 5;
+    gg_key(f, k, 9); fwrite(&et, 4, 1, f); fwrite(&n, 8, 1, f); fwrite(v, 4, (size_t)n, f);
+}
+
+typedef struct big_tensor {
+    char hf[96], gg[96];
+    int nd;
+    uint64_t rows, cols;           /* 1-D: rows = n, cols = 1 */
+    const char *st_dtype;          /* safetensors dtype */
+    int shard;
+    uint32_t permute;              /* heads (GGUF side) */
+    uint64_t st_off, gg_off;
+} big_tensor;
+
+static uint64_t big_rng;
+static float big_uniform(void) {   /* uniform in [-0.035, 0.035): standard deviation ~0.02 */
+    big_rng = big_rng * 6364136223846793005ull + 1442695040888963407ull;
+    return ((float)(big_rng >> 40) / 16777216.0f - 0.5f) * 0.07f;
+}
+
+/* Values representable exactly in the source dtype and in F16, so that both packs hold the same numbers. */
+static void big_values(const big_tensor *t, int index, float *v) {
+    uint64_t n = t->rows * t->cols, i;
+    big_rng = 0x1234567ull + (uint64_t)index * 0x9E3779B97F4A7C15ull;
+    for (i = 0; i < n; i++) {
+        float x = big_uniform();
+        if (!strcmp(t->st_dtype, "F32")) x = srt_f16_to_f32(srt_f32_to_f16(1.0f + 4.0f * x));   /* norms around 1 */
+        else if (!strcmp(t->st_dtype, "F16")) x = srt_f16_to_f32(srt_f32_to_f16(x));
+        else { x = srt_bf16_to_f32(srt_f32_to_bf16(x)); if (fabsf(x) < 6.2e-5f) x = 0.0f; }   /* bf16, in F16's normal range */
+        v[i] = x;
+    }
+}
+
+static double max_rel_diff(const float *a, const float *b, int n) {
+    double md = 0, mx = 1e-30;
+    int i;
+    for (i = 0; i < n; i++) {
+        double d = fabs((double)a[i] - b[i]);
+        if (d > md) md = d;
+        if (fabs(b[i]) > mx) mx = fabs(b[i]);
+    }
+    return md / mx;
+}
+
+static void test_smollm2_shape(void) {
+    const char *dir = TMP "/smol";
+    char p[512], err[1024], cmd[1024];
+    char *cfg_text = NULL, *tok_text = NULL;
+    size_t cfg_n = 0, tok_n = 0;
+    srtj_doc *tdoc = NULL;
+    big_tensor *t = NULL;
+    int nt = 0, L = 30, l, i, ok = 1;
+    const uint64_t E = 576, F = 1536, V = 49152, HD = 64, NH = 9, NKV = 3;
+    uint64_t shard_size[2] = {0, 0}, gg_data = 0;
+    FILE *st[2] = {NULL, NULL}, *gg = NULL;
+    float *buf = NULL;
+    uint16_t *half = NULL;
+    char **tokens = NULL, **merges = NULL;
+    int32_t *types = NULL;
+    uint32_t n_merges = 0;
+    double t0 = (double)clock() / CLOCKS_PER_SEC;
+    static const char *chat_template =
+        "{% for message in messages %}{% if loop.first and messages[0]['role'] != 'system' %}{{ '<|im_start|>system\\nYou are a helpful AI "
+        "assistant named SmolLM, trained by Hugging Face<|im_end|>\\n' }}{% endif %}{{'<|im_start|>' + message['role'] + '\\n' + "
+        "message['content'] + '<|im_end|>' + '\\n'}}{% endfor %}{% if add_generation_prompt %}{{ '<|im_start|>assistant\\n' }}{% endif %}";
+
+    snprintf(cmd, sizeof cmd, "rm -rf %s && mkdir -p %s", dir, dir);
+    if (system(cmd) != 0) { CHECK(0, "make %s", dir); return; }
+    cfg_text = srt_test_read_file(SMOL "/config.json", &cfg_n);
+    tok_text = srt_test_read_file(SMOL "/tokenizer.json", &tok_n);
+    if (!cfg_text || !tok_text) { CHECK(0, "read SmolLM2 config.json and tokenizer.json"); goto done; }
+    path_in(p, sizeof p, dir, "config.json"); ok = write_file(p, cfg_text, cfg_n);
+    path_in(p, sizeof p, dir, "tokenizer.json"); ok = ok && write_file(p, tok_text, tok_n);
+    {
+        sbuf tc = {NULL, 0, 0};
+        const char *c;
+        sb_add(&tc, "{\"add_prefix_space\":false,\"bos_token\":\"<|im_start|>\",\"eos_token\":\"<|im_end|>\",\"pad_token\":\"<|im_end|>\",\"chat_template\":\"");
+        for (c = chat_template; *c; c++) sb_add(&tc, *c == '"' || *c == '\\' ? "\\%c" : "%c", *c);
+        sb_add(&tc, "\"}");
+        path_in(p, sizeof p, dir, "tokenizer_config.json");
+        ok = ok && write_text(p, tc.p);
+        free(tc.p);
+    }
+
+    /* the tensor list: HF names and dtypes, GGUF names; shard 0 = embedding + layers 0..14 */
+    t = (big_tensor *)calloc((size_t)L * 9 + 2, sizeof *t);
+    if (!t) goto done;
+#define ADD(H, G, R, C, DT, SH, PERM) do { big_tensor *b_ = &t[nt++]; snprintf(b_->hf, sizeof b_->hf, "%s", H); snprintf(b_->gg, sizeof b_->gg, "%s", G); \
+        b_->rows = R; b_->cols = C; b_->nd = (C) > 1 ? 2 : 1; b_->st_dtype = DT; b_->shard = SH; b_->permute = PERM; } while (0)
+    ADD("model.embed_tokens.weight", "token_embd.weight", V, E, "F16", 0, 0);
+    for (l = 0; l < L; l++) {
+        char h[96], g[96];
+        int sh = l < 15 ? 0 : 1;
+#define LAYER(hs, gs, R, C, DT, PERM) snprintf(h, sizeof h, "model.layers.%d." hs, l); snprintf(g, sizeof g, "blk.%d." gs, l); ADD(h, g, R, C, DT, sh, PERM);
+        LAYER("input_layernorm.weight", "attn_norm.weight", E, 1, "F32", 0)
+        LAYER("self_attn.q_proj.weight", "attn_q.weight", NH * HD, E, "BF16", (uint32_t)NH)
+        LAYER("self_attn.k_proj.weight", "attn_k.weight", NKV * HD, E, "BF16", (uint32_t)NKV)
+        LAYER("self_attn.v_proj.weight", "attn_v.weight", NKV * HD, E, "BF16", 0)
+        LAYER("self_attn.o_proj.weight", "attn_output.weight", E, NH * HD, "BF16", 0)
+        LAYER("post_attention_layernorm.weight", "ffn_norm.weight", E, 1, "F32", 0)
+        LAYER("mlp.gate_proj.weight", "ffn_gate.weight", F, E, "BF16", 0)
+        LAYER("mlp.up_proj.weight", "ffn_up.weight", F, E, "BF16", 0)
+        LAYER("mlp.down_proj.weight", "ffn_down.weight", E, F, "BF16", 0)
+#undef LAYER
+    }
+    ADD("model.norm.weight", "output_norm.weight", E, 1, "F32", 1, 0);
+#undef ADD
+    for (i = 0; i < nt; i++) {
+        uint64_t n = t[i].rows * t[i].cols;
+        t[i].st_off = shard_size[t[i].shard];
+        shard_size[t[i].shard] += n * st_dsize(t[i].st_dtype);
+        t[i].gg_off = gg_data;
+        gg_data += (n * (t[i].nd == 2 ? 2 : 4) + 31) / 32 * 32;
+    }
+
+    /* safetensors headers, the index */
+    {
+        sbuf idx = {NULL, 0, 0};
+        int s;
+        sb_add(&idx, "{\"metadata\":{\"total_size\":%llu},\"weight_map\":{", (unsigned long long)(shard_size[0] + shard_size[1]));
+        for (s = 0; s < 2; s++) {
+            sbuf h = {NULL, 0, 0};
+            unsigned char l8[8];
+            int k;
+            sb_add(&h, "{\"__metadata__\":{\"format\":\"pt\"}");
+            for (i = 0; i < nt; i++) {
+                if (t[i].shard != s) continue;
+                sb_add(&h, ",\"%s\":{\"dtype\":\"%s\",\"shape\":[%llu", t[i].hf, t[i].st_dtype, (unsigned long long)t[i].rows);
+                if (t[i].nd == 2) sb_add(&h, ",%llu", (unsigned long long)t[i].cols);
+                sb_add(&h, "],\"data_offsets\":[%llu,%llu]}", (unsigned long long)t[i].st_off,
+                       (unsigned long long)(t[i].st_off + t[i].rows * t[i].cols * st_dsize(t[i].st_dtype)));
+                sb_add(&idx, "%s\"%s\":\"model-0000%d-of-00002.safetensors\"", idx.p[idx.n - 1] == '{' ? "" : ",", t[i].hf, s + 1);
+            }
+            sb_add(&h, "}");
+            while (h.n % 8) sb_add(&h, " ");
+            snprintf(p, sizeof p, "%s/model-0000%d-of-00002.safetensors", dir, s + 1);
+            st[s] = fopen(p, "wb");
+            for (k = 0; k < 8; k++) l8[k] = (unsigned char)((uint64_t)h.n >> (8 * k));
+            ok = ok && st[s] && fwrite(l8, 1, 8, st[s]) == 8 && fwrite(h.p, 1, h.n, st[s]) == h.n;
+            free(h.p);
+        }
+        sb_add(&idx, "}}");
+        path_in(p, sizeof p, dir, "model.safetensors.index.json");
+        ok = ok && write_text(p, idx.p);
+        free(idx.p);
+    }
+
+    /* GGUF header: llama.cpp conventions (tokenizer from tokenizer.json, as its converter reads it) */
+    if (srtj_parse(tok_text, tok_n, NULL, &tdoc, err, sizeof err) != 0) { CHECK(0, "parse tokenizer.json: %s", err); goto done; }
+    {
+        const srtj_value *root = srtj_root(tdoc), *e;
+        tokens = (char **)calloc((size_t)V, sizeof(char *));
+        types = (int32_t *)calloc((size_t)V, sizeof(int32_t));
+        merges = (char **)calloc(srtj_get(srtj_get(root, "model"), "merges")->n, sizeof(char *));
+        for (e = srtj_first(srtj_get(srtj_get(root, "model"), "vocab")); e; e = e->next) { tokens[e->i] = (char *)e->key; types[e->i] = 1; }
+        for (e = srtj_first(srtj_get(root, "added_tokens")); e; e = e->next) {
+            int64_t id = srtj_get(e, "id")->i;
+            int special = srtj_is(srtj_get(e, "special"), SRTJ_TRUE);
+            tokens[id] = (char *)srtj_string(srtj_get(e, "content"));
+            types[id] = special ? 3 : 4;
+        }
+        for (e = srtj_first(srtj_get(srtj_get(root, "model"), "merges")); e; e = e->next) merges[n_merges++] = (char *)e->str;
+    }
+    snprintf(p, sizeof p, "%s.gguf", dir);
+    gg = fopen(p, "wb");
+    if (!gg) { CHECK(0, "create %s", p); goto done; }
+    {
+        uint32_t ver = 3;
+        uint64_t ntens = (uint64_t)nt, nkv = 24, pos;
+        static const unsigned char zero[32] = {0};
+        fwrite("GGUF", 1, 4, gg); fwrite(&ver, 4, 1, gg); fwrite(&ntens, 8, 1, gg); fwrite(&nkv, 8, 1, gg);
+        gg_s(gg, "general.architecture", "llama"); gg_s(gg, "general.name", "SmolLM2 135M random");
+        gg_u32(gg, "llama.context_length", 8192); gg_u32(gg, "llama.embedding_length", 576); gg_u32(gg, "llama.feed_forward_length", 1536);
+        gg_u32(gg, "llama.block_count", 30); gg_u32(gg, "llama.attention.head_count", 9); gg_u32(gg, "llama.attention.head_count_kv", 3);
+        gg_f32(gg, "llama.rope.freq_base", 100000.0f); gg_f32(gg, "llama.attention.layer_norm_rms_epsilon", 1e-5f);
+        gg_u32(gg, "llama.rope.dimension_count", 64); gg_u32(gg, "llama.vocab_size", 49152); gg_u32(gg, "general.file_type", 1);
+        gg_s(gg, "tokenizer.ggml.model", "gpt2"); gg_s(gg, "tokenizer.ggml.pre", "smollm");
+        gg_arr_str(gg, "tokenizer.ggml.tokens", tokens, V); gg_arr_i32(gg, "tokenizer.ggml.token_type", types, V);
+        gg_arr_str(gg, "tokenizer.ggml.merges", merges, n_merges);
+        gg_u32(gg, "tokenizer.ggml.bos_token_id", 1); gg_u32(gg, "tokenizer.ggml.eos_token_id", 2);
+        gg_u32(gg, "tokenizer.ggml.padding_token_id", 2); gg_s(gg, "tokenizer.chat_template", chat_template);
+        gg_u32(gg, "general.quantization_version", 2); gg_u32(gg, "general.alignment", 32);
+        for (i = 0; i < nt; i++) {
+            uint32_t nd = (uint32_t)t[i].nd, type = t[i].nd == 2 ? 1 : 0;
+            uint64_t ne0 = t[i].nd == 2 ? t[i].cols : t[i].rows, ne1 = t[i].rows;
+            gg_str(gg, t[i].gg); fwrite(&nd, 4, 1, gg); fwrite(&ne0, 8, 1, gg);
+            if (nd == 2) fwrite(&ne1, 8, 1, gg);
+            fwrite(&type, 4, 1, gg); fwrite(&t[i].gg_off, 8, 1, gg);
+        }
+        pos = (uint64_t)ftell(gg);
+        fwrite(zero, 1, (size_t)((32 - pos % 32) % 32), gg);
+    }
+
+    /* the data: one tensor at a time into both files */
+    buf = (float *)malloc((size_t)(V * E) * sizeof(float));
+    half = (uint16_t *)malloc((size_t)(V * E) * sizeof(uint16_t));
+    if (!buf || !half) goto done;
+    for (i = 0; i < nt && ok; i++) {
+        uint64_t n = t[i].rows * t[i].cols, k;
+        FILE *f = st[t[i].shard];
+        static const unsigned char zero[32] = {0};
+        big_values(&t[i], i, buf);
+        if (!strcmp(t[i].st_dtype, "F32")) ok = fwrite(buf, 4, (size_t)n, f) == n;
+        else {
+            for (k = 0; k < n; k++) half[k] = !strcmp(t[i].st_dtype, "F16") ? srt_f32_to_f16(buf[k]) : srt_f32_to_bf16(buf[k]);
+            ok = fwrite(half, 2, (size_t)n, f) == n;
+        }
+        if (t[i].nd == 1) ok = ok && fwrite(buf, 4, (size_t)n, gg) == n;
+        else {
+            uint64_t d = t[i].permute ? t[i].rows / t[i].permute : 0, r, c;
+            for (r = 0; r < t[i].rows; r++) {
+                uint64_t src = r;   /* llama.cpp's permute: within a head, GGUF row 2j+s = HF row s*d/2 + j */
+                if (d) { uint64_t h = r / d, w = r % d; src = h * d + (w % 2) * (d / 2) + w / 2; }
+                for (c = 0; c < t[i].cols; c++) half[r * t[i].cols + c] = srt_f32_to_f16(buf[src * t[i].cols + c]);
+            }
+            ok = ok && fwrite(half, 2, (size_t)n, gg) == n;
+        }
+        ok = ok && fwrite(zero, 1, (size_t)((32 - (n * (t[i].nd == 2 ? 2 : 4)) % 32) % 32), gg) == (n * (t[i].nd == 2 ? 2 : 4) % 32 ? 32 - (n * (t[i].nd == 2 ? 2 : 4)) % 32 : 0);
+    }
+    ok = (fclose(st[0]) == 0) & (fclose(st[1]) == 0) & (fclose(gg) == 0) & ok;
+    st[0] = st[1] = NULL;
+    gg = NULL;
+    CHECK(ok, "wrote a SmolLM2-135M-shaped folder (2 shards, F16/BF16/F32) and the same weights as GGUF F16 (%.1f s)", (double)clock() / CLOCKS_PER_SEC - t0);
+    free(buf); buf = NULL;
+    free(half); half = NULL;
+    if (!ok) goto done;
+
+    snprintf(cmd, sizeof cmd, "build/srt-pack -q %s %s/hf.srt && build/srt-pack -q %s.gguf %s/gguf.srt", dir, dir, dir, dir);
+    CHECK(system(cmd) == 0, "srt-pack packs the folder and the GGUF (both verified by loading)");
+    {
+        srt_model *mh = NULL, *mg = NULL;
+        srt_session *sh = NULL, *sg = NULL;
+        srt_model_desc md;
+        srt_model_info ih, ig;
+        const char *s1, *s2;
+        const float *lh, *lg;
+        static const int32_t prompt[8] = {1, 9690, 198, 2683, 359, 253, 5356, 5646};
+        double worst = 0;
+        int32_t gh[4], ggen[4], same_tokens = 1;
+        uint32_t u1 = 0, u2 = 0;
+        memset(&md, 0, sizeof md);
+        md.n_threads = 2;
+        snprintf(p, sizeof p, "%s/hf.srt", dir);
+        if (srt_model_load(p, &md, &mh) != SRT_OK) CHECK(0, "load %s: %s", p, srt_last_error());
+        snprintf(p, sizeof p, "%s/gguf.srt", dir);
+        if (srt_model_load(p, &md, &mg) != SRT_OK) CHECK(0, "load %s: %s", p, srt_last_error());
+        if (mh && mg) {
+            srt_model_get_info(mh, &ih);
+            srt_model_get_info(mg, &ig);
+            CHECK(ih.n_vocab == 49152 && ih.n_embd == 576 && ih.n_layer == 30 && ih.n_head == 9 && ih.n_head_kv == 3 && ih.head_dim == 64 &&
+                  ih.n_ff == 1536 && ih.n_ctx_train == 8192 && ih.weight_bytes == ig.weight_bytes && ih.bos == 1 && ih.eos == 2 && ig.eos == 2,
+                  "both packs: SmolLM2-135M shape, same weight bytes, bos 1, eos 2");
+            for (i = 0; i < 49152 && same_tokens; i++) {
+                char b1[64], b2[64];
+                same_tokens = !strcmp(srt_token_piece(mh, i), srt_token_piece(mg, i)) &&
+                              srt_token_bytes(mh, i, b1, sizeof b1) == srt_token_bytes(mg, i, b2, sizeof b2);
+            }
+            CHECK(same_tokens, "the folder's vocabulary equals the llama.cpp-style GGUF's (pieces and token types)");
+            CHECK(srt_model_meta_str(mh, "tokenizer.ggml.pre", &s1) && srt_model_meta_str(mg, "tokenizer.ggml.pre", &s2) && !strcmp(s1, s2) &&
+                  srt_model_meta_str(mh, "tokenizer.chat_template", &s1) && srt_model_meta_str(mg, "tokenizer.chat_template", &s2) && !strcmp(s1, s2) &&
+                  srt_model_meta_u32(mh, "llama.rope.neox", &u1) && srt_model_meta_u32(mg, "llama.rope.neox", &u2) && u1 == 0 && u2 == 0,
+                  "same pre-tokenizer, chat template (from tokenizer_config.json), adjacent-pair rope in both");
+            if (srt_session_create(mh, NULL, &sh) == SRT_OK && srt_session_create(mg, NULL, &sg) == SRT_OK) {
+                for (i = 0; i < 8; i++) {
+                    double d;
+                    if (srt_session_feed(sh, &prompt[i], 1) != SRT_OK || srt_session_feed(sg, &prompt[i], 1) != SRT_OK) break;
+                    lh = srt_session_logits(sh);
+                    lg = srt_session_logits(sg);
+                    if (!lh || !lg) break;
+                    d = max_rel_diff(lh, lg, 49152);
+                    if (d > worst) worst = d;
+                }
+                CHECK(i == 8 && worst <= 1e-3, "logits at 8 positions agree: max |diff| / max |logit| = %.2e (limit 1e-3)", worst);
+                for (i = 0; i < 4; i++) {
+                    if (srt_session_next(sh, &gh[i]) != SRT_OK || srt_session_next(sg, &ggen[i]) != SRT_OK) break;
+                }
+                CHECK(i == 4 && !memcmp(gh, ggen, sizeof gh) && gh[0] >= 0 && gh[0] < 49152,
+                      "the folder's model generates (greedy: %d %d %d %d), as the GGUF's", gh[0], gh[1], gh[2], gh[3]);
+            } else CHECK(0, "sessions: %s", srt_last_error());
+        }
+        srt_session_destroy(sh);
+        srt_session_destroy(sg);
+        srt_model_free(mh);
+        srt_model_free(mg);
+    }
+done:
+    if (st[0]) fclose(st[0]);
+    if (st[1]) fclose(st[1]);
+    if (gg) fclose(gg);
+    free(buf); free(half); free(t); free(tokens); free(types); free(merges);
+    srtj_free(tdoc);
+    free(cfg_text); free(tok_text);
+    snprintf(cmd, sizeof cmd, "rm -rf %s %s.gguf", dir, dir);
+    if (system(cmd) != 0) CHECK(0, "clean up %s", dir);
+    printf("# SmolLM2-shape check: %.1f s of CPU\n", (double)clock() / CLOCKS_PER_SEC - t0);
+}
+
+int main(void) {
+    if (system("mkdir -p " TMP) != 0) { printf("FAIL - cannot make " TMP "\n"); return 1; }
+    test_tiny_llama();
+    test_malformed();
+    test_tokenizers();
+    test_smollm2_tokenizer();
+    test_random();
+    test_smollm2_shape();
+    if (system("rm -rf " TMP) != 0) CHECK(0, "remove " TMP);
+    return srt_test_finish();
+}

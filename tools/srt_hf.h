@@ -1,0 +1,1306 @@
+/* srt_hf.h - the Hugging Face half of srt_import.h: a model folder read into an srti_model, and
+   models of random weights made from a config.json. This file is part of srt_import.h's
+   implementation (srt_import.h includes it at its end, with tools/srt_json.h); do not include it
+   on its own. Its public entry points are srti_open() (given a folder) and srti_open_random().
+
+   WHAT A FOLDER MAY HOLD
+     config.json               LlamaForCausalLM, MistralForCausalLM (-> "llama"), Qwen2ForCausalLM
+                               (-> "qwen2", QKV biases): hidden_size, intermediate_size,
+                               num_hidden_layers, num_attention_heads, num_key_value_heads, head_dim,
+                               rms_norm_eps, rope_theta, rope_scaling (linear, llama3; other types
+                               are kept by name and refused by srt-pack), max_position_embeddings,
+                               vocab_size, tie_word_embeddings, attention_bias, bos/eos_token_id.
+                               Absent values take transformers' defaults (rms_norm_eps 1e-6,
+                               rope_theta 10000). mlp_bias and hidden_act other than silu are refused.
+     tokenizer.json            a BPE model. Byte-level (a ByteLevel pre-tokenizer or decoder) becomes
+                               tokenizer.ggml.model "gpt2" with its merges ("a b" strings, or
+                               ["a","b"] pairs whose spaces become U+0120 as llama.cpp's gguf-py
+                               writes them) and tokenizer.ggml.pre = the llama.cpp name of its
+                               pre-tokenizer (table below; an unknown one is an error). BPE with
+                               byte_fallback and a Metaspace / "\u2581" normalizer becomes "llama"
+                               (SentencePiece style): scores are minus the rank of the merge that
+                               makes each piece, so the runtime's best-score-first merging follows
+                               the merge list; <0xNN> pieces are byte tokens.
+                               Token types follow llama.cpp's converter: added tokens that are
+                               special, or look special (<|...|>, <pad>, <mask>, <unused...>), are
+                               control tokens, other added tokens user-defined; ids missing from
+                               the vocabulary are filled with unused "[PADn]" tokens up to
+                               config.json's vocab_size.
+     tokenizer_config.json     chat_template (a string, or a list of {name, template}: "default"
+                               is taken), bos_token / eos_token / pad_token / unk_token (string or
+                               {"content": ...}), add_bos_token, add_eos_token. A chat_template.jinja
+                               file beside it is used when tokenizer_config.json has no template.
+                               Without add_bos_token, a TemplateProcessing post-processor that starts
+                               with the BOS token means add_bos = 1.
+     model.safetensors, or the shards named by model.safetensors.index.json
+                               F32, F16, BF16 tensors. Every header is validated before use: its
+                               length against the file, the JSON, each dtype, shape and
+                               data_offsets (end - begin = elements x dtype size, the tensors tile
+                               the data area exactly, as the safetensors format requires), and the
+                               index against the shards. Without weights the folder still gives a
+                               vocabulary (srt-pack --vocab-only).
+
+   ROPE
+     Hugging Face Llama/Mistral checkpoints rotate (i, i + d/2) pairs (rotate_half); GGUF and this
+     runtime's "llama" architecture rotate adjacent pairs, because llama.cpp's converter permutes
+     the rows of q_proj and k_proj (per head: row 2j+s comes from row s*d/2+j). We do the same,
+     while reading (srti_tensor.permute_heads), so a packed folder equals the GGUF llama.cpp would
+     make of it. Qwen2 is left in NeoX order; its architecture implies NeoX rope (rope.neox = 1).
+
+   PRE-TOKENIZER NAMES (the pre_tokenizer steps, flattened; Split regexes compared exactly)
+     ByteLevel(use_regex)                          gpt-2 (gpt-neox / mpt for those architectures)
+     Digits(individual) + ByteLevel(use_regex)     smollm for Llama architectures, else starcoder
+                                                   (refact for GPTRefact)
+     Split(Llama 3 regex) + ByteLevel              llama-bpe
+     Split(Qwen2 regex) + ByteLevel                qwen2
+     Split(Tekken regex) + ByteLevel               tekken
+     Split(o200k regex) + ByteLevel                gpt-4o
+     Punctuation + ByteLevel + Digits + Split(3 digits)          falcon
+     Split([\r\n]) + Split(\s?\p{L}+) + Split(\s?\p{P}+) ...     deepseek-coder
+     Split([\r\n]) + Split(\s?[A-Za-z...]+) ...                   deepseek-llm
+     Split(\p{N}{1,3}) + Split([CJK]+) + ...                     deepseek-v3
+*/
+
+#define SRT_JSON_IMPLEMENTATION
+#if defined(SRTI_STATIC) && !defined(SRTJ_STATIC)
+#  define SRTJ_STATIC
+#endif
+#include "srt_json.h"
+
+/* ---------------------------------------------------------------- small helpers */
+typedef struct srti__sb { char *p; size_t n, cap; int oom; } srti__sb;   /* growing string */
+static void srti__sb_put(srti__sb *b, const char *s, size_t n) {
+    if (b->oom) return;
+    if (b->n + n + 1 > b->cap) {
+        size_t cap = b->cap ? b->cap : 64;
+        char *np;
+        while (cap < b->n + n + 1) cap *= 2;
+        np = (char *)SRTI_MALLOC(cap);
+        if (!np) { b->oom = 1; return; }
+        if (b->p) { memcpy(np, b->p, b->n); SRTI_FREE(b->p); }
+        b->p = np;
+        b->cap = cap;
+    }
+    memcpy(b->p + b->n, s, n);
+    b->n += n;
+    b->p[b->n] = 0;
+}
+static void srti__sb_str(srti__sb *b, const char *s) { srti__sb_put(b, s, strlen(s)); }
+
+static char *srti__join(const char *dir, const char *name) {
+    size_t a = strlen(dir), b = strlen(name);
+    char *p = (char *)SRTI_MALLOC(a + b + 2);
+    if (!p) return NULL;
+    memcpy(p, dir, a);
+    p[a] = '/';
+    memcpy(p + a + 1, name, b + 1);
+    return p;
+}
+
+/* Whole file into a NUL-terminated buffer. 0 = ok, 1 = error (message set), 2 = does not exist. */
+static int srti__slurp(const char *path, uint64_t max_bytes, char **out, size_t *len, char *err, size_t errlen) {
+    FILE *f = fopen(path, "rb");
+    int64_t sz;
+    char *b;
+    *out = NULL;
+    if (len) *len = 0;
+    if (!f) return 2;
+    if (srti__fseek_end(f) != 0 || (sz = srti__ftell64(f)) < 0 || srti__fseek64(f, 0) != 0) {
+        fclose(f);
+        srti__seterr(err, errlen, "%s: cannot determine the file size (a directory?)", path);
+        return 1;
+    }
+    if ((uint64_t)sz > max_bytes || (uint64_t)sz >= (uint64_t)((size_t)-1)) {
+        fclose(f);
+        srti__seterr(err, errlen, "%s: %llu bytes is more than the %llu this reader accepts", path, (srti__ull)sz, (srti__ull)max_bytes);
+        return 1;
+    }
+    b = (char *)SRTI_MALLOC((size_t)sz + 1);
+    if (!b) { fclose(f); srti__seterr(err, errlen, "%s: out of memory", path); return 1; }
+    if (sz > 0 && fread(b, 1, (size_t)sz, f) != (size_t)sz) {
+        fclose(f);
+        SRTI_FREE(b);
+        srti__seterr(err, errlen, "%s: read error", path);
+        return 1;
+    }
+    fclose(f);
+    b[sz] = 0;
+    *out = b;
+    if (len) *len = (size_t)sz;
+    return 0;
+}
+
+/* Reads and parses a JSON file. 0 = ok, 1 = error, 2 = does not exist. */
+static int srti__json_file(const char *path, uint64_t max_bytes, srtj_doc **doc, char *err, size_t errlen) {
+    char *text, jerr[300];
+    size_t n;
+    int rc = srti__slurp(path, max_bytes, &text, &n, err, errlen);
+    *doc = NULL;
+    if (rc) return rc;
+    if (srtj_parse(text, n, NULL, doc, jerr, sizeof jerr)) {
+        srti__seterr(err, errlen, "%s: %s", path, jerr);
+        SRTI_FREE(text);
+        return 1;
+    }
+    SRTI_FREE(text);
+    return 0;
+}
+
+static int srti__file_exists(const char *path) {
+    FILE *f = fopen(path, "rb");
+    if (!f) return 0;
+    fclose(f);
+    return 1;
+}
+
+static int srti__ends_with(const char *s, const char *suffix) {
+    size_t a = strlen(s), b = strlen(suffix);
+    return a >= b && strcmp(s + a - b, suffix) == 0;
+}
+
+/* The folder of a Hugging Face model named by `path` (the folder itself, or its config.json or
+   tokenizer.json), or NULL if `path` is not one. */
+static char *srti__hf_folder(const char *path) {
+    static const char *const files[2] = {"config.json", "tokenizer.json"};
+    size_t n = strlen(path);
+    int k;
+    for (k = 0; k < 2; k++) {
+        size_t fl = strlen(files[k]);
+        if (n >= fl && strcmp(path + n - fl, files[k]) == 0 && (n == fl || path[n - fl - 1] == '/' || path[n - fl - 1] == '\\')) {
+            char *d;
+            if (n == fl) return srti__strdup(".");
+            d = (char *)SRTI_MALLOC(n - fl);
+            if (!d) return NULL;
+            memcpy(d, path, n - fl - 1);
+            d[n - fl - 1] = 0;
+            if (d[0] == 0) { d[0] = '/'; d[1] = 0; }   /* "/config.json" */
+            return d;
+        }
+    }
+    for (k = 0; k < 2; k++) {
+        char *p = srti__join(path, files[k]);
+        int ok = p && srti__file_exists(p);
+        SRTI_FREE(p);
+        if (ok) {
+            char *d = srti__strdup(path);
+            if (d) { size_t l = strlen(d); while (l > 1 && (d[l - 1] == '/' || d[l - 1] == '\\')) d[--l] = 0; }
+            return d;
+        }
+    }
+    return NULL;
+}
+
+/* ---------------------------------------------------------------- JSON field readers */
+/* Each returns 1 (message set) on a wrong type or range; absent or null leaves *out alone unless
+   `required`, which is then an error. */
+static int srti__jint(const char *file, const srtj_value *obj, const char *key, int64_t lo, int64_t hi, int required,
+                      int64_t *out, char *err, size_t errlen) {
+    const srtj_value *v = srtj_get(obj, key);
+    int64_t x;
+    if (!v || v->type == SRTJ_NULL) {
+        if (required) { srti__seterr(err, errlen, "%s: \"%s\" is missing", file, key); return 1; }
+        return 0;
+    }
+    if (!srtj_int(v, &x)) {
+        srti__seterr(err, errlen, "%s: \"%s\" must be an integer (it is %s at byte %u)", file, key,
+                     v->type == SRTJ_NUMBER ? "a fraction" : srtj_type_name(v->type), (unsigned)v->offset);
+        return 1;
+    }
+    if (x < lo || x > hi) {
+        srti__seterr(err, errlen, "%s: \"%s\" = %lld is out of range (%lld..%lld)", file, key, (long long)x, (long long)lo, (long long)hi);
+        return 1;
+    }
+    *out = x;
+    return 0;
+}
+static int srti__ju32(const char *file, const srtj_value *obj, const char *key, uint32_t lo, uint32_t hi, int required,
+                      uint32_t *out, char *err, size_t errlen) {
+    int64_t x = -1;
+    if (srti__jint(file, obj, key, lo, hi, required, &x, err, errlen)) return 1;
+    if (x >= 0) *out = (uint32_t)x;
+    return 0;
+}
+static int srti__jf32(const char *file, const srtj_value *obj, const char *key, float *out, char *err, size_t errlen) {
+    const srtj_value *v = srtj_get(obj, key);
+    double d;
+    if (!v || v->type == SRTJ_NULL) return 0;
+    if (!srtj_number(v, &d) || !(d > 0.0) || d > 3.0e38) {
+        srti__seterr(err, errlen, "%s: \"%s\" must be a positive number", file, key);
+        return 1;
+    }
+    *out = (float)d;
+    return 0;
+}
+static int srti__jbool(const char *file, const srtj_value *obj, const char *key, int *out, char *err, size_t errlen) {
+    const srtj_value *v = srtj_get(obj, key);
+    if (!v || v->type == SRTJ_NULL) return 0;
+    if (!srtj_bool(v, out)) { srti__seterr(err, errlen, "%s: \"%s\" must be true or false", file, key); return 1; }
+    return 0;
+}
+/* A token id given as an integer or a list of integers (the first one counts); -1 if absent. */
+static int srti__jtoken_id(const char *file, const srtj_value *obj, const char *key, int64_t *out, char *err, size_t errlen) {
+    const srtj_value *v = srtj_get(obj, key);
+    if (v && v->type == SRTJ_ARRAY) {
+        if (v->n == 0) return 0;
+        if (!srtj_int(v->first, out) || *out < 0 || *out > 0x7fffffff) {
+            srti__seterr(err, errlen, "%s: \"%s\" must hold token ids", file, key);
+            return 1;
+        }
+        return 0;
+    }
+    return srti__jint(file, obj, key, 0, 0x7fffffff, 0, out, err, errlen);
+}
+
+/* ---------------------------------------------------------------- config.json */
+enum { SRTI__HF_LLAMA = 1, SRTI__HF_MISTRAL = 2, SRTI__HF_QWEN2 = 3 };
+typedef struct srti__hf_cfg {
+    char arch_class[64];       /* "LlamaForCausalLM" (or the model_type) */
+    int kind;                  /* SRTI__HF_*; 0 = not a supported architecture */
+    int qkv_bias;              /* q/k/v projections have biases */
+    int tie;                   /* tie_word_embeddings: -1 absent */
+    int64_t bos, eos, pad;     /* token ids from config.json, -1 absent */
+    uint32_t vocab_size;       /* 0 absent */
+} srti__hf_cfg;
+
+static int srti__hf_config(srti_model *m, const char *file, const srtj_value *c, srti__hf_cfg *cfg, char *err, size_t errlen) {
+    srti_hparams *hp = &m->hp;
+    const srtj_value *v;
+    const char *s;
+    int flag = 0;
+    memset(cfg, 0, sizeof *cfg);
+    cfg->tie = -1;
+    cfg->bos = cfg->eos = cfg->pad = -1;
+    if (!srtj_is(c, SRTJ_OBJECT)) { srti__seterr(err, errlen, "%s: the top level is not an object", file); return 1; }
+    v = srtj_get(c, "architectures");
+    if (srtj_is(v, SRTJ_ARRAY) && srtj_string(v->first)) srti__copy_trunc(cfg->arch_class, sizeof cfg->arch_class, v->first->str);
+    else if ((s = srtj_string(srtj_get(c, "model_type"))) != NULL) srti__copy_trunc(cfg->arch_class, sizeof cfg->arch_class, s);
+    if (!strcmp(cfg->arch_class, "LlamaForCausalLM") || !strcmp(cfg->arch_class, "llama")) cfg->kind = SRTI__HF_LLAMA;
+    else if (!strcmp(cfg->arch_class, "MistralForCausalLM") || !strcmp(cfg->arch_class, "mistral")) cfg->kind = SRTI__HF_MISTRAL;
+    else if (!strcmp(cfg->arch_class, "Qwen2ForCausalLM") || !strcmp(cfg->arch_class, "qwen2")) cfg->kind = SRTI__HF_QWEN2;
+    strcpy(hp->arch, cfg->kind == SRTI__HF_QWEN2 ? "qwen2" : cfg->kind ? "llama" : "");
+    if ((s = srtj_string(srtj_get(c, "_name_or_path"))) != NULL && s[0]) {
+        const char *b = s, *q;
+        for (q = s; *q; q++) if (*q == '/' || *q == '\\') b = q + 1;
+        if (*b) srti__copy_trunc(hp->name, sizeof hp->name, b);
+    }
+    if (srti__jtoken_id(file, c, "bos_token_id", &cfg->bos, err, errlen) ||
+        srti__jtoken_id(file, c, "eos_token_id", &cfg->eos, err, errlen) ||
+        srti__jtoken_id(file, c, "pad_token_id", &cfg->pad, err, errlen) ||
+        srti__ju32(file, c, "vocab_size", 1, 1u << 24, 0, &cfg->vocab_size, err, errlen) ||
+        srti__jbool(file, c, "tie_word_embeddings", &cfg->tie, err, errlen))
+        return 1;
+    if (!cfg->kind) return 0;   /* vocabulary only; srt-pack refuses the architecture */
+    hp->norm_eps = 1e-6f;       /* transformers' defaults for these configs */
+    hp->rope_theta = 10000.0f;
+    hp->n_ctx = 2048;
+    if (srti__ju32(file, c, "hidden_size", 1, 1u << 20, 1, &hp->n_embd, err, errlen) ||
+        srti__ju32(file, c, "intermediate_size", 1, 1u << 24, 1, &hp->n_ff, err, errlen) ||
+        srti__ju32(file, c, "num_hidden_layers", 1, 4096, 1, &hp->n_layer, err, errlen) ||
+        srti__ju32(file, c, "num_attention_heads", 1, 4096, 1, &hp->n_head, err, errlen))
+        return 1;
+    hp->n_head_kv = hp->n_head;
+    hp->head_dim = hp->n_embd / hp->n_head;
+    if (srti__ju32(file, c, "num_key_value_heads", 1, 4096, 0, &hp->n_head_kv, err, errlen) ||
+        srti__ju32(file, c, "head_dim", 1, 4096, 0, &hp->head_dim, err, errlen) ||
+        srti__ju32(file, c, "max_position_embeddings", 1, 1u << 26, 0, &hp->n_ctx, err, errlen) ||
+        srti__jf32(file, c, "rms_norm_eps", &hp->norm_eps, err, errlen) ||
+        srti__jf32(file, c, "rope_theta", &hp->rope_theta, err, errlen))
+        return 1;
+    if (hp->n_head % hp->n_head_kv != 0) {
+        srti__seterr(err, errlen, "%s: num_attention_heads %u is not a multiple of num_key_value_heads %u", file, hp->n_head, hp->n_head_kv);
+        return 1;
+    }
+    if (hp->head_dim == 0 || hp->head_dim % 2) { srti__seterr(err, errlen, "%s: head dimension %u is not even", file, hp->head_dim); return 1; }
+    hp->rope_dim = hp->head_dim;
+    hp->n_vocab = cfg->vocab_size;
+    if ((s = srtj_string(srtj_get(c, "hidden_act"))) != NULL && strcmp(s, "silu") != 0) {
+        srti__seterr(err, errlen, "%s: hidden_act \"%s\" is not supported (silu)", file, s);
+        return 1;
+    }
+    if (srti__jbool(file, c, "mlp_bias", &flag, err, errlen)) return 1;
+    if (flag) { srti__seterr(err, errlen, "%s: mlp_bias is not supported", file); return 1; }
+    flag = 0;
+    if (srti__jbool(file, c, "attention_bias", &flag, err, errlen)) return 1;
+    cfg->qkv_bias = cfg->kind == SRTI__HF_QWEN2 || flag;
+    hp->rope_neox = cfg->kind == SRTI__HF_QWEN2;
+    v = srtj_get(c, "rope_scaling");
+    if (v && v->type != SRTJ_NULL) {
+        const char *type = srtj_string(srtj_get(v, "rope_type"));
+        int64_t orig = 0;
+        if (!type) type = srtj_string(srtj_get(v, "type"));
+        if (!srtj_is(v, SRTJ_OBJECT) || !type) { srti__seterr(err, errlen, "%s: rope_scaling must be null or an object with a rope_type", file); return 1; }
+        if (strcmp(type, "default") != 0) {
+            srti__copy_trunc(hp->rope_scaling, sizeof hp->rope_scaling, type);
+            if (srti__jf32(file, v, "factor", &hp->rope_scale_factor, err, errlen) ||
+                srti__jf32(file, v, "low_freq_factor", &hp->rope_low_freq_factor, err, errlen) ||
+                srti__jf32(file, v, "high_freq_factor", &hp->rope_high_freq_factor, err, errlen) ||
+                srti__jint(file, v, "original_max_position_embeddings", 1, 1 << 26, 0, &orig, err, errlen))
+                return 1;
+            if (orig > 0) hp->rope_orig_ctx = (uint32_t)orig;
+            else if (!strcmp(type, "llama3")) hp->rope_orig_ctx = 8192;
+        }
+    }
+    return 0;
+}
+
+/* ---------------------------------------------------------------- tokenizer.json */
+/* text -> id index over the vocabulary (open addressing, first id wins) */
+typedef struct srti__tokmap { int32_t *slot; uint32_t mask; } srti__tokmap;
+static uint32_t srti__fnv(const char *s, size_t n) {
+    uint32_t h = 2166136261u;
+    size_t i;
+    for (i = 0; i < n; i++) { h ^= (unsigned char)s[i]; h *= 16777619u; }
+    return h;
+}
+static int srti__tokmap_build(srti__tokmap *tm, char **tokens, uint32_t n) {
+    uint32_t size = 16, i;
+    while (size < 2 * n) size <<= 1;
+    tm->slot = (int32_t *)SRTI_MALLOC((size_t)size * sizeof(int32_t));
+    if (!tm->slot) return 1;
+    memset(tm->slot, 0xff, (size_t)size * sizeof(int32_t));
+    tm->mask = size - 1;
+    for (i = 0; i < n; i++) {
+        uint32_t h = srti__fnv(tokens[i], strlen(tokens[i])) & tm->mask;
+        while (tm->slot[h] >= 0 && strcmp(tokens[tm->slot[h]], tokens[i]) != 0) h = (h + 1) & tm->mask;
+        if (tm->slot[h] < 0) tm->slot[h] = (int32_t)i;
+    }
+    return 0;
+}
+static int32_t srti__tokmap_find(const srti__tokmap *tm, char **tokens, const char *s, size_t n) {
+    uint32_t h = srti__fnv(s, n) & tm->mask;
+    while (tm->slot[h] >= 0) {
+        const char *t = tokens[tm->slot[h]];
+        if (strlen(t) == n && memcmp(t, s, n) == 0) return tm->slot[h];
+        h = (h + 1) & tm->mask;
+    }
+    return -1;
+}
+
+/* llama.cpp's convert_hf_to_gguf.py does_token_look_special() */
+static int srti__looks_special(const char *t) {
+    size_t n = strlen(t);
+    if (!strcmp(t, "<pad>") || !strcmp(t, "<mask>") || !strcmp(t, "<2mass>") || !strcmp(t, "[@BOS@]")) return 1;
+    if (n >= 4 && !strncmp(t, "<|", 2) && !strcmp(t + n - 2, "|>")) return 1;
+    if (n >= 8 && !strncmp(t, "<\xef\xbd\x9c", 4) && !strcmp(t + n - 4, "\xef\xbd\x9c>")) return 1;   /* <｜...｜> (deepseek) */
+    if (n >= 8 && !strncmp(t, "<unused", 7) && t[n - 1] == '>') return 1;
+    return 0;
+}
+
+static int srti__is_byte_piece(const char *t) {
+    return strlen(t) == 6 && t[0] == '<' && t[1] == '0' && t[2] == 'x' && t[5] == '>' &&
+           strchr("0123456789ABCDEFabcdef", t[3]) && t[3] && strchr("0123456789ABCDEFabcdef", t[4]) && t[4];
+}
+
+/* The pre-tokenizer's steps, flattened, as one comparable string ("Digits(individual)|ByteLevel(regex)"). */
+static void srti__pre_sig(const srtj_value *p, srti__sb *b, int depth) {
+    const char *type = srtj_string(srtj_get(p, "type"));
+    if (!type || depth > 8) { srti__sb_str(b, "?|"); return; }
+    if (!strcmp(type, "Sequence")) {
+        const srtj_value *q;
+        for (q = srtj_first(srtj_get(p, "pretokenizers")); q; q = q->next) srti__pre_sig(q, b, depth + 1);
+        return;
+    }
+    srti__sb_str(b, type);
+    if (!strcmp(type, "ByteLevel")) {
+        int use_regex = 1, prefix = 0;
+        srtj_bool(srtj_get(p, "use_regex"), &use_regex);
+        srtj_bool(srtj_get(p, "add_prefix_space"), &prefix);
+        if (use_regex) srti__sb_str(b, "(regex)");
+        if (prefix) srti__sb_str(b, "(prefix)");
+    } else if (!strcmp(type, "Digits")) {
+        int ind = 0;
+        srtj_bool(srtj_get(p, "individual_digits"), &ind);
+        if (ind) srti__sb_str(b, "(individual)");
+    } else if (!strcmp(type, "Split")) {
+        const srtj_value *pat = srtj_get(p, "pattern");
+        const char *rx = srtj_string(srtj_get(pat, "Regex")), *st = srtj_string(srtj_get(pat, "String"));
+        const char *beh = srtj_string(srtj_get(p, "behavior"));
+        int inv = 0;
+        srtj_bool(srtj_get(p, "invert"), &inv);
+        srti__sb_str(b, "(");
+        if (rx) srti__sb_str(b, rx);
+        else if (st) { srti__sb_str(b, "string:"); srti__sb_str(b, st); }
+        srti__sb_str(b, ")");
+        if ((beh && strcmp(beh, "Isolated") != 0) || inv) { srti__sb_str(b, "("); srti__sb_str(b, beh ? beh : "?"); srti__sb_str(b, inv ? ",invert)" : ")"); }
+    }
+    srti__sb_str(b, "|");
+}
+
+#define SRTI__RX_LLAMA3 "(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\\r\\n\\p{L}\\p{N}]?\\p{L}+|\\p{N}{1,3}| ?[^\\s\\p{L}\\p{N}]+[\\r\\n]*|\\s*[\\r\\n]+|\\s+(?!\\S)|\\s+"
+#define SRTI__RX_QWEN2 "(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\\r\\n\\p{L}\\p{N}]?\\p{L}+|\\p{N}| ?[^\\s\\p{L}\\p{N}]+[\\r\\n]*|\\s*[\\r\\n]+|\\s+(?!\\S)|\\s+"
+#define SRTI__RX_TEKKEN "[^\\r\\n\\p{L}\\p{N}]?[\\p{Lu}\\p{Lt}\\p{Lm}\\p{Lo}\\p{M}]*[\\p{Ll}\\p{Lm}\\p{Lo}\\p{M}]+|[^\\r\\n\\p{L}\\p{N}]?[\\p{Lu}\\p{Lt}\\p{Lm}\\p{Lo}\\p{M}]+[\\p{Ll}\\p{Lm}\\p{Lo}\\p{M}]*|\\p{N}| ?[^\\s\\p{L}\\p{N}]+[\\r\\n/]*|\\s*[\\r\\n]+|\\s+(?!\\S)|\\s+"
+#define SRTI__RX_GPT4O "[^\\r\\n\\p{L}\\p{N}]?[\\p{Lu}\\p{Lt}\\p{Lm}\\p{Lo}\\p{M}]*[\\p{Ll}\\p{Lm}\\p{Lo}\\p{M}]+(?i:'s|'t|'re|'ve|'m|'ll|'d)?|[^\\r\\n\\p{L}\\p{N}]?[\\p{Lu}\\p{Lt}\\p{Lm}\\p{Lo}\\p{M}]+[\\p{Ll}\\p{Lm}\\p{Lo}\\p{M}]*(?i:'s|'t|'re|'ve|'m|'ll|'d)?|\\p{N}{1,3}| ?[^\\s\\p{L}\\p{N}]+[\\r\\n/]*|\\s*[\\r\\n]+|\\s+(?!\\S)|\\s+"
+
+/* llama.cpp's tokenizer.ggml.pre name for a byte-level pre-tokenizer signature; NULL if unknown.
+   `arch` (config.json's class) separates families whose pre-tokenizers are identical. */
+static const char *srti__pre_name(const char *sig, const char *arch) {
+    static const struct { const char *sig, *name; } exact[] = {
+        {"Split(" SRTI__RX_LLAMA3 ")|ByteLevel|", "llama-bpe"},
+        {"Split(" SRTI__RX_QWEN2 ")|ByteLevel|", "qwen2"},
+        {"Split(" SRTI__RX_TEKKEN ")|ByteLevel|", "tekken"},
+        {"Split(" SRTI__RX_GPT4O ")|ByteLevel|", "gpt-4o"},
+        {"Punctuation|ByteLevel(regex)|Digits|Split([0-9][0-9][0-9])|", "falcon"},
+    };
+    size_t i;
+    for (i = 0; i < sizeof exact / sizeof exact[0]; i++)
+        if (!strcmp(sig, exact[i].sig)) return exact[i].name;
+    if (!strcmp(sig, "ByteLevel(regex)|")) {
+        if (!strcmp(arch, "GPTNeoXForCausalLM")) return "gpt-neox";
+        if (!strcmp(arch, "MptForCausalLM") || !strcmp(arch, "MPTForCausalLM")) return "mpt";
+        return "gpt-2";
+    }
+    if (!strcmp(sig, "Digits(individual)|ByteLevel(regex)|")) {
+        if (!strncmp(arch, "Llama", 5) || !strcmp(arch, "llama")) return "smollm";
+        if (!strcmp(arch, "GPTRefactForCausalLM")) return "refact";
+        return "starcoder";
+    }
+    /* the DeepSeek families: recognised by their distinctive first splits */
+    if ((!strncmp(sig, "Split([\r\n])|", 12) || !strncmp(sig, "Split([\\r\\n])|", 14)) && strstr(sig, "|ByteLevel|")) {
+        if (strstr(sig, "|Split(\\s?\\p{L}+)|Split(\\s?\\p{P}+)|")) return "deepseek-coder";
+        if (strstr(sig, "|Split(\\s?[A-Za-z")) return "deepseek-llm";
+    }
+    if (!strncmp(sig, "Split(\\p{N}{1,3})|Split([", 25) && strstr(sig, "|ByteLevel|")) return "deepseek-v3";
+    return NULL;
+}
+
+/* Content of a special-token entry of tokenizer_config.json: "text" or {"content": "text"}. */
+static const char *srti__token_content(const srtj_value *v) {
+    if (srtj_is(v, SRTJ_STRING)) return v->str;
+    if (srtj_is(v, SRTJ_OBJECT)) return srtj_string(srtj_get(v, "content"));
+    return NULL;
+}
+
+/* Does a TemplateProcessing post-processor (possibly inside a Sequence) start with the BOS token /
+   end with EOS? Returns 1 and sets *bos / *eos when one is found. */
+static int srti__post_template(const srtj_value *pp, const char *bos, const char *eos, int *add_bos, int *add_eos, int depth) {
+    const char *type = srtj_string(srtj_get(pp, "type"));
+    const srtj_value *single, *q, *last = NULL;
+    if (!type || depth > 4) return 0;
+    if (!strcmp(type, "Sequence")) {
+        for (q = srtj_first(srtj_get(pp, "processors")); q; q = q->next)
+            if (srti__post_template(q, bos, eos, add_bos, add_eos, depth + 1)) return 1;
+        return 0;
+    }
+    if (strcmp(type, "TemplateProcessing") != 0) return 0;
+    single = srtj_get(pp, "single");
+    if (!srtj_is(single, SRTJ_ARRAY)) return 0;
+    for (q = single->first; q; q = q->next) last = q;
+    {
+        const char *first_id = srtj_string(srtj_get(srtj_get(single->first, "SpecialToken"), "id"));
+        const char *last_id = srtj_string(srtj_get(srtj_get(last, "SpecialToken"), "id"));
+        *add_bos = first_id && bos && !strcmp(first_id, bos);
+        *add_eos = last_id && eos && !strcmp(last_id, eos);
+    }
+    return 1;
+}
+
+/* Reads tokenizer.json (+ tokenizer_config.json, chat_template.jinja) of `dir` into m->vocab.
+   cfg may describe config.json (vocab_size, token ids, architecture) or be all defaults. */
+static int srti__hf_tokenizer(srti_model *m, const char *dir, const srti__hf_cfg *cfg, char *err, size_t errlen) {
+    srti_vocab *v = &m->vocab;
+    char *tpath = srti__join(dir, "tokenizer.json"), *cpath = srti__join(dir, "tokenizer_config.json");
+    srtj_doc *tdoc = NULL, *cdoc = NULL;
+    const srtj_value *root, *model, *vocab, *merges, *added, *e, *tcfg = NULL;
+    const char *type, *bos_text = NULL, *eos_text = NULL, *pad_text = NULL, *unk_text = NULL;
+    int rc = 1, byte_fallback = 0, byte_level = 0, spm = 0, k;
+    int64_t max_id = -1;
+    uint32_t n, i;
+    int32_t *score_set = NULL;
+    srti__tokmap tm;
+    srti__sb sig = {NULL, 0, 0, 0};
+    memset(&tm, 0, sizeof tm);
+    if (!tpath || !cpath) { srti__seterr(err, errlen, "out of memory"); goto done; }
+    k = srti__json_file(tpath, (uint64_t)1 << 30, &tdoc, err, errlen);
+    if (k == 2) { rc = 0; goto done; }   /* no tokenizer: vocab.n_tokens = 0 */
+    if (k) goto done;
+    k = srti__json_file(cpath, (uint64_t)1 << 28, &cdoc, err, errlen);
+    if (k == 1) goto done;
+    tcfg = srtj_root(cdoc);
+    root = srtj_root(tdoc);
+    model = srtj_get(root, "model");
+    type = srtj_string(srtj_get(model, "type"));
+    vocab = srtj_get(model, "vocab");
+    merges = srtj_get(model, "merges");
+    added = srtj_get(root, "added_tokens");
+    if (!srtj_is(model, SRTJ_OBJECT)) { srti__seterr(err, errlen, "%s: \"model\" is missing", tpath); goto done; }
+    if (type && strcmp(type, "BPE") != 0) { srti__seterr(err, errlen, "%s: tokenizer model \"%s\" is not supported (BPE)", tpath, type); goto done; }
+    if (!srtj_is(vocab, SRTJ_OBJECT)) { srti__seterr(err, errlen, "%s: model.vocab must be an object of token: id", tpath); goto done; }
+    if (merges && merges->type != SRTJ_ARRAY && merges->type != SRTJ_NULL) { srti__seterr(err, errlen, "%s: model.merges must be a list", tpath); goto done; }
+    if (added && added->type != SRTJ_ARRAY && added->type != SRTJ_NULL) { srti__seterr(err, errlen, "%s: added_tokens must be a list", tpath); goto done; }
+    if (srti__jbool(tpath, model, "byte_fallback", &byte_fallback, err, errlen)) goto done;
+
+    /* family: byte-level (GPT-2 style) or SentencePiece style */
+    srti__pre_sig(srtj_get(root, "pre_tokenizer"), &sig, 0);
+    if (sig.oom) { srti__seterr(err, errlen, "out of memory"); goto done; }
+    {
+        const char *dec = srtj_string(srtj_get(srtj_get(root, "decoder"), "type"));
+        byte_level = (sig.p && strstr(sig.p, "ByteLevel")) || (dec && !strcmp(dec, "ByteLevel"));
+    }
+    if (!byte_level) {
+        const char *norm = srtj_string(srtj_get(srtj_get(root, "normalizer"), "type"));
+        spm = byte_fallback || (sig.p && strstr(sig.p, "Metaspace")) || (norm && (!strcmp(norm, "Sequence") || !strcmp(norm, "Prepend") || !strcmp(norm, "Replace")));
+        if (!spm) {
+            srti__seterr(err, errlen, "%s: cannot tell the tokenizer family: neither byte-level (ByteLevel) nor SentencePiece style (byte_fallback, Metaspace)", tpath);
+            goto done;
+        }
+    }
+    strcpy(v->model, byte_level ? "gpt2" : "llama");
+    if (byte_level) {
+        const char *pre = srti__pre_name(sig.p ? sig.p : "", cfg->arch_class);
+        if (!pre) {
+            srti__seterr(err, errlen, "%s: unknown pre-tokenizer (%.300s); the llama.cpp tokenizer.ggml.pre name it corresponds to is not known",
+                         tpath, sig.p ? sig.p : "none");
+            goto done;
+        }
+        strcpy(v->pre, pre);
+    }
+
+    /* the id space: vocab + added tokens, up to config.json's vocab_size */
+    for (e = vocab->first; e; e = e->next) {
+        int64_t id;
+        if (!srtj_int(e, &id) || id < 0 || id >= (1 << 24)) { srti__seterr(err, errlen, "%s: vocab entry \"%.60s\" has no valid id", tpath, e->key); goto done; }
+        if (id > max_id) max_id = id;
+    }
+    for (e = srtj_first(added); e; e = e->next) {
+        int64_t id;
+        if (srti__jint(tpath, e, "id", 0, (1 << 24) - 1, 1, &id, err, errlen)) goto done;
+        if (!srtj_string(srtj_get(e, "content"))) { srti__seterr(err, errlen, "%s: added token %lld has no content", tpath, (long long)id); goto done; }
+        if (id > max_id) max_id = id;
+    }
+    if (max_id < 0) { srti__seterr(err, errlen, "%s: the vocabulary is empty", tpath); goto done; }
+    n = (uint32_t)max_id + 1;
+    if (cfg->vocab_size) {
+        if (n > cfg->vocab_size) {
+            srti__seterr(err, errlen, "%s: token id %u is outside config.json's vocab_size %u", tpath, n - 1, cfg->vocab_size);
+            goto done;
+        }
+        n = cfg->vocab_size;
+    }
+    v->tokens = (char **)SRTI_CALLOC(n, sizeof(char *));
+    v->types = (int32_t *)SRTI_MALLOC((size_t)n * sizeof(int32_t));
+    if (!v->tokens || !v->types) { srti__seterr(err, errlen, "out of memory"); goto done; }
+    v->n_tokens = n;
+    for (e = vocab->first; e; e = e->next) {
+        int64_t id = 0;
+        srtj_int(e, &id);
+        if (v->tokens[id]) { srti__seterr(err, errlen, "%s: id %lld is used by \"%.60s\" and \"%.60s\"", tpath, (long long)id, v->tokens[id], e->key); goto done; }
+        if (!(v->tokens[id] = srti__strdup(e->key))) { srti__seterr(err, errlen, "out of memory"); goto done; }
+        v->types[id] = SRTI_TOKEN_NORMAL;
+    }
+    for (e = srtj_first(added); e; e = e->next) {   /* added tokens override (their content is the text) */
+        int64_t id = 0;
+        int special = 0;
+        const char *content = srtj_string(srtj_get(e, "content"));
+        srtj_int(srtj_get(e, "id"), &id);
+        if (srti__jbool(tpath, e, "special", &special, err, errlen)) goto done;
+        SRTI_FREE(v->tokens[id]);
+        if (!(v->tokens[id] = srti__strdup(content))) { srti__seterr(err, errlen, "out of memory"); goto done; }
+        if (special || srti__looks_special(content)) v->types[id] = SRTI_TOKEN_CONTROL;
+        else {
+            char *t = v->tokens[id], *o = t;   /* user-defined: pre-normalised, U+2581 -> space (as llama.cpp) */
+            while (*t) {
+                if ((unsigned char)t[0] == 0xE2 && (unsigned char)t[1] == 0x96 && (unsigned char)t[2] == 0x81) { *o++ = ' '; t += 3; }
+                else *o++ = *t++;
+            }
+            *o = 0;
+            v->types[id] = SRTI_TOKEN_USER_DEFINED;
+        }
+    }
+    for (i = 0; i < n; i++)
+        if (!v->tokens[i]) {
+            char pad[24];
+            snprintf(pad, sizeof pad, "[PAD%u]", (unsigned)i);
+            if (!(v->tokens[i] = srti__strdup(pad))) { srti__seterr(err, errlen, "out of memory"); goto done; }
+            v->types[i] = SRTI_TOKEN_UNUSED;
+        }
+    if (srti__tokmap_build(&tm, v->tokens, n)) { srti__seterr(err, errlen, "out of memory"); goto done; }
+
+    /* merges */
+    if (srtj_is(merges, SRTJ_ARRAY) && merges->n > 0) {
+        uint32_t j = 0;
+        v->merges = (char **)SRTI_CALLOC(merges->n, sizeof(char *));
+        if (!v->merges) { srti__seterr(err, errlen, "out of memory"); goto done; }
+        for (e = merges->first; e; e = e->next, j++) {
+            srti__sb mb = {NULL, 0, 0, 0};
+            if (e->type == SRTJ_STRING) {
+                const char *sp = strchr(e->str, ' ');
+                if (!sp || sp == e->str || !sp[1] || (size_t)strlen(e->str) != e->n) {
+                    srti__seterr(err, errlen, "%s: merge %u \"%.60s\" is not \"a b\"", tpath, (unsigned)j, e->str);
+                    goto done;
+                }
+                srti__sb_str(&mb, e->str);
+            } else if (e->type == SRTJ_ARRAY && e->n == 2 && srtj_string(e->first) && srtj_string(e->first->next) &&
+                       e->first->n > 0 && e->first->next->n > 0 && strlen(e->first->str) == e->first->n && strlen(e->first->next->str) == e->first->next->n) {
+                int part;
+                const srtj_value *pv = e->first;
+                for (part = 0; part < 2; part++, pv = pv->next) {   /* spaces inside a piece -> U+0120, as gguf-py */
+                    const char *q;
+                    if (part) srti__sb_put(&mb, " ", 1);
+                    for (q = pv->str; *q; q++) {
+                        if (*q == ' ') srti__sb_put(&mb, "\xc4\xa0", 2);
+                        else srti__sb_put(&mb, q, 1);
+                    }
+                }
+            } else {
+                srti__seterr(err, errlen, "%s: merge %u is neither \"a b\" nor [\"a\", \"b\"]", tpath, (unsigned)j);
+                goto done;
+            }
+            if (mb.oom || !mb.p) { SRTI_FREE(mb.p); srti__seterr(err, errlen, "out of memory"); goto done; }
+            v->merges[j] = mb.p;
+            v->n_merges = j + 1;
+        }
+    }
+
+    /* special tokens: tokenizer_config.json by text, then config.json by id */
+    bos_text = srti__token_content(srtj_get(tcfg, "bos_token"));
+    eos_text = srti__token_content(srtj_get(tcfg, "eos_token"));
+    pad_text = srti__token_content(srtj_get(tcfg, "pad_token"));
+    unk_text = srti__token_content(srtj_get(tcfg, "unk_token"));
+    if (!unk_text) unk_text = srtj_string(srtj_get(model, "unk_token"));
+    {
+        const char *texts[4];
+        int32_t *dst[4];
+        int64_t fallback[4];
+        texts[0] = bos_text; texts[1] = eos_text; texts[2] = pad_text; texts[3] = unk_text;
+        dst[0] = &v->bos; dst[1] = &v->eos; dst[2] = &v->pad; dst[3] = &v->unk;
+        fallback[0] = cfg->bos; fallback[1] = cfg->eos; fallback[2] = cfg->pad; fallback[3] = -1;
+        for (k = 0; k < 4; k++) {
+            int32_t id = texts[k] ? srti__tokmap_find(&tm, v->tokens, texts[k], strlen(texts[k])) : -1;
+            if (id < 0 && fallback[k] >= 0 && fallback[k] < (int64_t)n) id = (int32_t)fallback[k];
+            *dst[k] = id;
+        }
+    }
+    if (v->unk >= 0 && v->types[v->unk] == SRTI_TOKEN_NORMAL) v->types[v->unk] = SRTI_TOKEN_UNKNOWN;
+    if (srti__jbool(cpath, tcfg, "add_bos_token", &v->add_bos, err, errlen) ||
+        srti__jbool(cpath, tcfg, "add_eos_token", &v->add_eos, err, errlen))
+        goto done;
+    if (v->add_bos < 0) {
+        int ab = 0, ae = 0;
+        if (srti__post_template(srtj_get(root, "post_processor"), bos_text ? bos_text : v->bos >= 0 ? v->tokens[v->bos] : NULL,
+                                eos_text ? eos_text : v->eos >= 0 ? v->tokens[v->eos] : NULL, &ab, &ae, 0)) {
+            v->add_bos = ab;
+            if (v->add_eos < 0) v->add_eos = ae;
+        }
+    }
+
+    /* SentencePiece style: byte tokens, scores from the merge ranks, the dummy prefix */
+    if (spm) {
+        const char *norm_type = srtj_string(srtj_get(srtj_get(root, "normalizer"), "type"));
+        v->scores = (float *)SRTI_MALLOC((size_t)n * sizeof(float));
+        score_set = (int32_t *)SRTI_CALLOC(n, sizeof(int32_t));
+        if (!v->scores || !score_set) { srti__seterr(err, errlen, "out of memory"); goto done; }
+        for (i = 0; i < n; i++) {
+            const char *t = v->tokens[i];
+            size_t len = strlen(t);
+            int single = len > 0 && len == (size_t)((unsigned char)t[0] < 0x80 ? 1 : (unsigned char)t[0] < 0xE0 ? 2 : (unsigned char)t[0] < 0xF0 ? 3 : 4);
+            if (byte_fallback && srti__is_byte_piece(t) && v->types[i] == SRTI_TOKEN_NORMAL) v->types[i] = SRTI_TOKEN_BYTE;
+            /* pieces no merge makes: never preferred (single characters are never merge results) */
+            v->scores[i] = (v->types[i] != SRTI_TOKEN_NORMAL || single) ? 0.0f : -1e9f;
+        }
+        for (i = 0; i < v->n_merges; i++) {
+            const char *mg = v->merges[i], *sp = strchr(mg, ' ');
+            char buf[512];
+            size_t a = (size_t)(sp - mg), b = strlen(sp + 1);
+            int32_t id;
+            if (a + b >= sizeof buf) continue;
+            memcpy(buf, mg, a);
+            memcpy(buf + a, sp + 1, b);
+            id = srti__tokmap_find(&tm, v->tokens, buf, a + b);
+            if (id >= 0 && !score_set[id] && v->types[id] == SRTI_TOKEN_NORMAL) { v->scores[id] = -(float)i; score_set[id] = 1; }
+        }
+        srti__free_strs(v->merges, v->n_merges);   /* "llama" vocabularies carry scores, not merges */
+        v->merges = NULL;
+        v->n_merges = 0;
+        v->add_space_prefix = 0;
+        if (sig.p && strstr(sig.p, "Metaspace")) {
+            const srtj_value *pre = srtj_get(root, "pre_tokenizer");
+            const char *scheme = srtj_string(srtj_get(pre, "prepend_scheme"));
+            int aps = 1;
+            srtj_bool(srtj_get(pre, "add_prefix_space"), &aps);
+            v->add_space_prefix = scheme ? strcmp(scheme, "never") != 0 : aps;
+        }
+        if (norm_type && (!strcmp(norm_type, "Prepend") || !strcmp(norm_type, "Sequence"))) {
+            const srtj_value *norm = srtj_get(root, "normalizer"), *q;
+            if (!strcmp(norm_type, "Prepend")) v->add_space_prefix = 1;
+            for (q = srtj_first(srtj_get(norm, "normalizers")); q; q = q->next)
+                if (srtj_string(srtj_get(q, "type")) && !strcmp(srtj_string(srtj_get(q, "type")), "Prepend")) v->add_space_prefix = 1;
+        }
+    }
+
+    /* chat template: tokenizer_config.json, else chat_template.jinja */
+    {
+        const srtj_value *ct = srtj_get(tcfg, "chat_template");
+        const char *text = srtj_string(ct);
+        if (srtj_is(ct, SRTJ_ARRAY)) {
+            const srtj_value *q;
+            for (q = ct->first; q; q = q->next) {
+                const char *name = srtj_string(srtj_get(q, "name"));
+                if (!text || (name && !strcmp(name, "default"))) text = srtj_string(srtj_get(q, "template"));
+            }
+        }
+        if (text) {
+            if (!(v->chat_template = srti__strdup(text))) { srti__seterr(err, errlen, "out of memory"); goto done; }
+        } else {
+            char *jpath = srti__join(dir, "chat_template.jinja"), *jt = NULL;
+            int r2 = jpath ? srti__slurp(jpath, (uint64_t)1 << 24, &jt, NULL, err, errlen) : 1;
+            SRTI_FREE(jpath);
+            if (r2 == 1) goto done;
+            v->chat_template = jt;
+        }
+    }
+    rc = 0;
+done:
+    if (rc) {
+        srti__free_strs(v->tokens, v->n_tokens); srti__free_strs(v->merges, v->n_merges);
+        SRTI_FREE(v->types); SRTI_FREE(v->scores); SRTI_FREE(v->chat_template);
+        srti__vocab_init(v);
+    }
+    SRTI_FREE(score_set);
+    SRTI_FREE(tm.slot);
+    SRTI_FREE(sig.p);
+    srtj_free(tdoc);
+    srtj_free(cdoc);
+    SRTI_FREE(tpath);
+    SRTI_FREE(cpath);
+    return rc;
+}
+
+/* ---------------------------------------------------------------- safetensors */
+/* GGUF name for a Hugging Face tensor name: 1 = mapped, 0 = skipped on purpose (rotary
+   inv_freq buffers), -1 = unknown. *permute: heads to permute over (0 = none). */
+static int srti__hf_name(const char *hf, const srti_hparams *hp, int permute_qk, char *out, size_t cap, uint32_t *permute) {
+    static const struct { const char *hf, *gg; int qk; } layer[] = {
+        {"input_layernorm.weight", "attn_norm.weight", 0}, {"post_attention_layernorm.weight", "ffn_norm.weight", 0},
+        {"self_attn.q_proj.weight", "attn_q.weight", 1}, {"self_attn.q_proj.bias", "attn_q.bias", 1},
+        {"self_attn.k_proj.weight", "attn_k.weight", 2}, {"self_attn.k_proj.bias", "attn_k.bias", 2},
+        {"self_attn.v_proj.weight", "attn_v.weight", 0}, {"self_attn.v_proj.bias", "attn_v.bias", 0},
+        {"self_attn.o_proj.weight", "attn_output.weight", 0}, {"mlp.gate_proj.weight", "ffn_gate.weight", 0},
+        {"mlp.up_proj.weight", "ffn_up.weight", 0}, {"mlp.down_proj.weight", "ffn_down.weight", 0},
+    };
+    *permute = 0;
+    if (!strcmp(hf, "model.embed_tokens.weight")) { snprintf(out, cap, "token_embd.weight"); return 1; }
+    if (!strcmp(hf, "model.norm.weight")) { snprintf(out, cap, "output_norm.weight"); return 1; }
+    if (!strcmp(hf, "lm_head.weight")) { snprintf(out, cap, "output.weight"); return 1; }
+    if (!strncmp(hf, "model.layers.", 13) && hf[13] >= '0' && hf[13] <= '9') {
+        const char *p = hf + 13;
+        unsigned long l = 0;
+        size_t i;
+        while (*p >= '0' && *p <= '9' && l < 100000) l = l * 10 + (unsigned long)(*p++ - '0');
+        if (*p++ != '.' || l >= hp->n_layer) return -1;
+        if (srti__ends_with(p, "rotary_emb.inv_freq")) return 0;
+        for (i = 0; i < sizeof layer / sizeof layer[0]; i++)
+            if (!strcmp(p, layer[i].hf)) {
+                snprintf(out, cap, "blk.%lu.%s", l, layer[i].gg);
+                if (permute_qk && layer[i].qk) *permute = layer[i].qk == 1 ? hp->n_head : hp->n_head_kv;
+                return 1;
+            }
+    }
+    return -1;
+}
+
+typedef struct srti__span { uint64_t begin, end; } srti__span;
+static int srti__span_cmp(const void *a, const void *b) {
+    const srti__span *x = (const srti__span *)a, *y = (const srti__span *)b;
+    return x->begin < y->begin ? -1 : x->begin > y->begin ? 1 : (x->end < y->end ? -1 : x->end > y->end);
+}
+
+static int srti__st_dtype(const char *s, uint32_t *bytes, uint32_t *ggml) {
+    static const struct { const char *name; uint32_t bytes, ggml; } t[] = {
+        {"F32", 4, SRTI_TYPE_F32}, {"F16", 2, SRTI_TYPE_F16}, {"BF16", 2, SRTI_TYPE_BF16},
+        {"F64", 8, 0xffffffffu}, {"I64", 8, 0xffffffffu}, {"U64", 8, 0xffffffffu}, {"I32", 4, 0xffffffffu},
+        {"U32", 4, 0xffffffffu}, {"I16", 2, 0xffffffffu}, {"U16", 2, 0xffffffffu}, {"I8", 1, 0xffffffffu},
+        {"U8", 1, 0xffffffffu}, {"BOOL", 1, 0xffffffffu}, {"F8_E4M3", 1, 0xffffffffu}, {"F8_E5M2", 1, 0xffffffffu},
+    };
+    size_t i;
+    for (i = 0; i < sizeof t / sizeof t[0]; i++)
+        if (!strcmp(s, t[i].name)) { *bytes = t[i].bytes; *ggml = t[i].ggml; return 1; }
+    return 0;
+}
+
+/* One header entry, checked: dtype known, shape sane, data_offsets inside the data area and of
+   exactly elements x dtype-size bytes. */
+typedef struct srti__st_entry {
+    uint32_t bytes, ggml, nd;      /* ggml 0xffffffff: a dtype that is not converted */
+    uint64_t ne[8], nv;
+    int64_t begin, end;
+} srti__st_entry;
+static int srti__st_check(const char *path, const srtj_value *e, uint64_t data_size, srti__st_entry *x, char *err, size_t errlen) {
+    const srtj_value *dt = srtj_get(e, "dtype"), *shape = srtj_get(e, "shape"), *offs = srtj_get(e, "data_offsets"), *d;
+    memset(x, 0, sizeof *x);
+    x->nv = 1;
+    if (!srtj_is(e, SRTJ_OBJECT) || !srtj_string(dt) || !srtj_is(shape, SRTJ_ARRAY) || !srtj_is(offs, SRTJ_ARRAY) || offs->n != 2) {
+        srti__seterr(err, errlen, "%s: tensor '%.80s': needs \"dtype\", \"shape\" and \"data_offsets\": [begin, end]", path, e->key);
+        return 1;
+    }
+    if (!srti__st_dtype(dt->str, &x->bytes, &x->ggml)) { srti__seterr(err, errlen, "%s: tensor '%.80s': unknown dtype \"%.20s\"", path, e->key, dt->str); return 1; }
+    if (shape->n > 8) { srti__seterr(err, errlen, "%s: tensor '%.80s': %u dimensions", path, e->key, (unsigned)shape->n); return 1; }
+    for (d = shape->first; d; d = d->next) {
+        int64_t v;
+        if (!srtj_int(d, &v) || v < 0 || v > ((int64_t)1 << 40) || (v && x->nv > ((uint64_t)1 << 48) / (uint64_t)v)) {
+            srti__seterr(err, errlen, "%s: tensor '%.80s': shape entry %u is not a sane dimension", path, e->key, (unsigned)x->nd);
+            return 1;
+        }
+        x->ne[x->nd++] = (uint64_t)v;
+        x->nv *= (uint64_t)v;
+    }
+    if (!srtj_int(offs->first, &x->begin) || !srtj_int(offs->first->next, &x->end) || x->begin < 0 || x->end < x->begin || (uint64_t)x->end > data_size) {
+        srti__seterr(err, errlen, "%s: tensor '%.80s': data_offsets must be 0 <= begin <= end <= %llu (the data size)", path, e->key, (srti__ull)data_size);
+        return 1;
+    }
+    if ((uint64_t)(x->end - x->begin) != x->nv * x->bytes) {
+        srti__seterr(err, errlen, "%s: tensor '%.80s': data_offsets [%lld, %lld] hold %lld bytes, but %llu %s values need %llu", path, e->key,
+                     (long long)x->begin, (long long)x->end, (long long)(x->end - x->begin), (srti__ull)x->nv, dt->str, (srti__ull)(x->nv * x->bytes));
+        return 1;
+    }
+    return 0;
+}
+
+/* Reads one shard's header: validates all of it, then appends the tensors it holds to m->tensors.
+   With an index, the weight map's entry for each tensor must name this shard. */
+static int srti__st_shard(srti_model *m, uint32_t shard, const srtj_value *weight_map, int permute_qk, uint32_t *cap_tensors,
+                          uint32_t *n_found, char *err, size_t errlen) {
+    const char *path = m->priv->shard_path[shard];
+    FILE *fp = m->priv->shard_fp[shard];
+    uint64_t fsize = m->priv->shard_size[shard], hlen, data_start, data_size, at = 0;
+    unsigned char b8[8];
+    char *header = NULL, jerr[300];
+    srtj_doc *doc = NULL;
+    const srtj_value *e;
+    srti__span *spans = NULL;
+    srti__st_entry x;
+    uint32_t n_spans = 0, k;
+    int rc = 1;
+    const char *shard_name = path + strlen(path);
+    while (shard_name > path && shard_name[-1] != '/' && shard_name[-1] != '\\') shard_name--;
+    if (fsize < 8) { srti__seterr(err, errlen, "%s: %llu bytes is too small for a safetensors file", path, (srti__ull)fsize); return 1; }
+    if (srti__fseek64(fp, 0) != 0 || fread(b8, 1, 8, fp) != 8) { srti__seterr(err, errlen, "%s: read error", path); return 1; }
+    hlen = srti__le64(b8);
+    if (hlen < 2 || hlen > fsize - 8) {
+        srti__seterr(err, errlen, "%s: safetensors header length %llu does not fit in the file of %llu bytes (not a safetensors file?)",
+                     path, (srti__ull)hlen, (srti__ull)fsize);
+        return 1;
+    }
+    if (hlen > ((uint64_t)100 << 20)) { srti__seterr(err, errlen, "%s: safetensors header of %llu bytes is over the 100 MiB limit", path, (srti__ull)hlen); return 1; }
+    header = (char *)SRTI_MALLOC((size_t)hlen + 1);
+    if (!header) { srti__seterr(err, errlen, "%s: out of memory", path); return 1; }
+    if (fread(header, 1, (size_t)hlen, fp) != (size_t)hlen) { srti__seterr(err, errlen, "%s: read error in the header", path); goto done; }
+    header[hlen] = 0;
+    if (header[0] != '{') { srti__seterr(err, errlen, "%s: the safetensors header does not start with '{'", path); goto done; }
+    if (srtj_parse(header, (size_t)hlen, NULL, &doc, jerr, sizeof jerr)) { srti__seterr(err, errlen, "%s: header: %s", path, jerr); goto done; }
+    if (!srtj_is(srtj_root(doc), SRTJ_OBJECT)) { srti__seterr(err, errlen, "%s: the header is not an object", path); goto done; }
+    data_start = 8 + hlen;
+    data_size = fsize - data_start;
+
+    /* every entry valid, and together they tile the data area exactly (safetensors' own rule) */
+    spans = (srti__span *)SRTI_MALLOC((srtj_root(doc)->n + 1) * sizeof(srti__span));
+    if (!spans) { srti__seterr(err, errlen, "%s: out of memory", path); goto done; }
+    for (e = srtj_root(doc)->first; e; e = e->next) {
+        if (!strcmp(e->key, "__metadata__")) {
+            if (!srtj_is(e, SRTJ_OBJECT)) { srti__seterr(err, errlen, "%s: __metadata__ must be an object", path); goto done; }
+            continue;
+        }
+        if (srti__st_check(path, e, data_size, &x, err, errlen)) goto done;
+        spans[n_spans].begin = (uint64_t)x.begin;
+        spans[n_spans].end = (uint64_t)x.end;
+        n_spans++;
+    }
+    qsort(spans, n_spans, sizeof *spans, srti__span_cmp);
+    for (k = 0; k < n_spans; k++) {
+        if (spans[k].begin != at) {
+            srti__seterr(err, errlen, "%s: tensor data %s at offset %llu (expected %llu): the data_offsets overlap or leave a gap", path,
+                         spans[k].begin < at ? "overlaps" : "has a gap", (srti__ull)spans[k].begin, (srti__ull)at);
+            goto done;
+        }
+        at = spans[k].end;
+    }
+    if (at != data_size) {
+        srti__seterr(err, errlen, "%s: the tensors end at data offset %llu, but the file has %llu data bytes (truncated or padded)", path,
+                     (srti__ull)at, (srti__ull)data_size);
+        goto done;
+    }
+
+    /* the tensors, with GGUF names */
+    for (e = srtj_root(doc)->first; e; e = e->next) {
+        uint32_t permute = 0;
+        char gname[96];
+        int mapped;
+        srti_tensor *t;
+        if (!strcmp(e->key, "__metadata__")) continue;
+        srti__st_check(path, e, data_size, &x, err, errlen);
+        if (weight_map) {
+            const char *where = srtj_string(srtj_get(weight_map, e->key));
+            if (!where) continue;   /* not in the index: ignored, as transformers does */
+            if (strcmp(where, shard_name) != 0) {
+                srti__seterr(err, errlen, "%s: tensor '%.80s' is here, but the index puts it in %.100s", path, e->key, where);
+                goto done;
+            }
+            (*n_found)++;
+        }
+        mapped = srti__hf_name(e->key, &m->hp, permute_qk, gname, sizeof gname, &permute);
+        if (mapped == 0) continue;
+        if (mapped < 0) {
+            srti__seterr(err, errlen, "%s: tensor '%.80s' has no place in a %s model (layers %u)", path, e->key, m->hp.arch, (unsigned)m->hp.n_layer);
+            goto done;
+        }
+        if (x.ggml == 0xffffffffu) {
+            srti__seterr(err, errlen, "%s: tensor '%.80s' has dtype %s; only F32, F16 and BF16 are supported", path, e->key, srtj_string(srtj_get(e, "dtype")));
+            goto done;
+        }
+        if (x.nd < 1 || x.nd > 2 || x.nv == 0) {
+            srti__seterr(err, errlen, "%s: tensor '%.80s' has %u dimensions and %llu values; 1-D or 2-D expected", path, e->key, (unsigned)x.nd, (srti__ull)x.nv);
+            goto done;
+        }
+        if (srti_find(m, gname) >= 0) { srti__seterr(err, errlen, "%s: tensor '%.80s' (%s) appears twice", path, e->key, gname); goto done; }
+        if (m->n_tensors == *cap_tensors) {
+            uint32_t cap = *cap_tensors ? *cap_tensors * 2 : 64;
+            srti_tensor *nt = (srti_tensor *)SRTI_CALLOC(cap, sizeof(srti_tensor));
+            if (!nt) { srti__seterr(err, errlen, "out of memory"); goto done; }
+            if (m->tensors) { memcpy(nt, m->tensors, m->n_tensors * sizeof(srti_tensor)); SRTI_FREE(m->tensors); }
+            m->tensors = nt;
+            *cap_tensors = cap;
+        }
+        t = &m->tensors[m->n_tensors];
+        memset(t, 0, sizeof *t);
+        strcpy(t->name, gname);
+        t->n_dims = x.nd;
+        t->ne[0] = x.ne[x.nd - 1];   /* safetensors [rows, cols] -> GGUF ne[0] = cols */
+        t->ne[1] = x.nd == 2 ? x.ne[0] : 1;
+        t->ne[2] = t->ne[3] = 1;
+        t->src_type = x.ggml;
+        t->offset = data_start + (uint64_t)x.begin;
+        t->nbytes = (uint64_t)(x.end - x.begin);
+        t->file = shard;
+        t->permute_heads = permute;
+        if (permute && (x.nd == 2 ? t->ne[1] : t->ne[0]) % ((uint64_t)permute * 2) != 0) {
+            srti__seterr(err, errlen, "%s: tensor '%.80s': %llu rows do not split into %u heads of even size", path, e->key,
+                         (srti__ull)(x.nd == 2 ? t->ne[1] : t->ne[0]), permute);
+            goto done;
+        }
+        m->n_tensors++;
+    }
+    rc = 0;
+done:
+    SRTI_FREE(spans);
+    srtj_free(doc);
+    SRTI_FREE(header);
+    return rc;
+}
+
+static int srti__add_shard(srti_model *m, const char *dir, const char *name, char *err, size_t errlen) {
+    uint32_t k = m->priv->n_shards;
+    FILE **nf = (FILE **)SRTI_MALLOC((k + 1) * sizeof(FILE *));
+    char **np = (char **)SRTI_MALLOC((k + 1) * sizeof(char *));
+    uint64_t *ns = (uint64_t *)SRTI_MALLOC((k + 1) * sizeof(uint64_t));
+    int64_t sz;
+    if (!nf || !np || !ns) { SRTI_FREE(nf); SRTI_FREE(np); SRTI_FREE(ns); srti__seterr(err, errlen, "out of memory"); return 1; }
+    if (k) {
+        memcpy(nf, m->priv->shard_fp, k * sizeof(FILE *));
+        memcpy(np, m->priv->shard_path, k * sizeof(char *));
+        memcpy(ns, m->priv->shard_size, k * sizeof(uint64_t));
+    }
+    SRTI_FREE(m->priv->shard_fp); SRTI_FREE(m->priv->shard_path); SRTI_FREE(m->priv->shard_size);
+    m->priv->shard_fp = nf; m->priv->shard_path = np; m->priv->shard_size = ns;
+    nf[k] = NULL;
+    np[k] = srti__join(dir, name);
+    ns[k] = 0;
+    m->priv->n_shards = k + 1;
+    if (!np[k]) { srti__seterr(err, errlen, "out of memory"); return 1; }
+    nf[k] = fopen(np[k], "rb");
+    if (!nf[k]) { srti__seterr(err, errlen, "%s: cannot open the file", np[k]); return 1; }
+    if (srti__fseek_end(nf[k]) != 0 || (sz = srti__ftell64(nf[k])) < 0) { srti__seterr(err, errlen, "%s: cannot determine the file size", np[k]); return 1; }
+    ns[k] = (uint64_t)sz;
+    m->file_size += (uint64_t)sz;
+    return 0;
+}
+
+static int srti__hf_weights(srti_model *m, const char *dir, const srti__hf_cfg *cfg, char *err, size_t errlen) {
+    char *ipath = srti__join(dir, "model.safetensors.index.json"), *spath = srti__join(dir, "model.safetensors");
+    srtj_doc *idx = NULL;
+    const srtj_value *wm = NULL, *e;
+    uint32_t cap = 0, found = 0, k;
+    int rc = 1, r;
+    int permute_qk = cfg->kind == SRTI__HF_LLAMA || cfg->kind == SRTI__HF_MISTRAL;
+    if (!ipath || !spath) { srti__seterr(err, errlen, "out of memory"); goto done; }
+    r = srti__json_file(ipath, (uint64_t)1 << 28, &idx, err, errlen);
+    if (r == 1) goto done;
+    if (r == 0) {
+        wm = srtj_get(srtj_root(idx), "weight_map");
+        if (!srtj_is(wm, SRTJ_OBJECT) || wm->n == 0) { srti__seterr(err, errlen, "%s: \"weight_map\" must be a non-empty object", ipath); goto done; }
+        for (e = wm->first; e; e = e->next) {   /* distinct shard files, in order of appearance */
+            const char *f = srtj_string(e);
+            int seen = 0;
+            if (!f || !f[0] || strchr(f, '/') || strchr(f, '\\') || !strcmp(f, "..") || !srti__ends_with(f, ".safetensors") || strlen(f) != e->n) {
+                srti__seterr(err, errlen, "%s: tensor '%.80s' names shard \"%.100s\": a plain *.safetensors file name is required", ipath, e->key, f ? f : "(not a string)");
+                goto done;
+            }
+            for (k = 0; k < m->priv->n_shards && !seen; k++) {
+                const char *p = m->priv->shard_path[k];
+                seen = srti__ends_with(p, f) && (p[strlen(p) - strlen(f) - 1] == '/');
+            }
+            if (!seen && srti__add_shard(m, dir, f, err, errlen)) goto done;
+        }
+    } else if (srti__file_exists(spath)) {
+        if (srti__add_shard(m, dir, "model.safetensors", err, errlen)) goto done;
+    } else {
+        char *bin = srti__join(dir, "pytorch_model.bin"), *bidx = srti__join(dir, "pytorch_model.bin.index.json");
+        int legacy = (bin && srti__file_exists(bin)) || (bidx && srti__file_exists(bidx));
+        SRTI_FREE(bin); SRTI_FREE(bidx);
+        if (legacy) {
+            srti__seterr(err, errlen, "%s: holds PyTorch pickle weights (pytorch_model.bin); only safetensors are read (convert them, e.g. with transformers' save_pretrained(safe_serialization=True))", dir);
+            goto done;
+        }
+        rc = 0;   /* no weights: a vocabulary-only folder */
+        goto done;
+    }
+    for (k = 0; k < m->priv->n_shards; k++)
+        if (srti__st_shard(m, k, wm, permute_qk, &cap, &found, err, errlen)) goto done;
+    if (wm && found != wm->n) {
+        for (e = wm->first; e; e = e->next) {
+            uint32_t j;
+            int there = 0;
+            char gname[96];
+            uint32_t perm;
+            int mp = srti__hf_name(e->key, &m->hp, permute_qk, gname, sizeof gname, &perm);
+            for (j = 0; j < m->n_tensors && mp > 0 && !there; j++) there = !strcmp(m->tensors[j].name, gname);
+            if (mp > 0 && !there) { srti__seterr(err, errlen, "%s: the index lists tensor '%.80s' in %s, which does not hold it", ipath, e->key, e->str); goto done; }
+        }
+        srti__seterr(err, errlen, "%s: %u tensors of the index were not found in their shards", ipath, (unsigned)(wm->n - found));
+        goto done;
+    }
+    /* tied embeddings: a stored lm_head identical by definition is dropped, a missing one is an error
+       only when the config says the output is separate */
+    {
+        int oi = srti_find(m, "output.weight");
+        if (oi >= 0 && cfg->tie == 1) {
+            memmove(&m->tensors[oi], &m->tensors[oi + 1], (m->n_tensors - (uint32_t)oi - 1) * sizeof(srti_tensor));
+            m->n_tensors--;
+        } else if (oi < 0 && cfg->tie == 0 && m->n_tensors > 0) {
+            srti__seterr(err, errlen, "%s: lm_head.weight is missing and config.json says tie_word_embeddings = false", dir);
+            goto done;
+        }
+    }
+    rc = 0;
+done:
+    srtj_free(idx);
+    SRTI_FREE(ipath);
+    SRTI_FREE(spath);
+    return rc;
+}
+
+/* Row permutation of llama.cpp's convert_hf_to_gguf.py LlamaModel.permute(): within each of
+   n_head heads of d rows, GGUF row 2j+s is Hugging Face row s*d/2 + j (s = 0, 1). */
+static void srti__permute_rows(float *w, uint64_t rows, uint64_t cols, uint32_t n_head) {
+    uint64_t d = rows / n_head, h, j;
+    size_t bytes = (size_t)(d * cols) * sizeof(float);
+    float *tmp;
+    if (n_head == 0 || d % 2 || !(tmp = (float *)SRTI_MALLOC(bytes ? bytes : 1))) return;
+    for (h = 0; h < n_head; h++) {
+        float *head = w + h * d * cols;
+        memcpy(tmp, head, bytes);
+        for (j = 0; j < d / 2; j++) {
+            memcpy(head + (2 * j) * cols, tmp + j * cols, (size_t)cols * sizeof(float));
+            memcpy(head + (2 * j + 1) * cols, tmp + (d / 2 + j) * cols, (size_t)cols * sizeof(float));
+        }
+    }
+    SRTI_FREE(tmp);
+}
+
+/* config.json of a folder (or the given file) into m->hp; sets cfg. 0 = ok, 2 = no config.json. */
+static int srti__hf_read_config(srti_model *m, const char *cfg_path, srti__hf_cfg *cfg, char *err, size_t errlen) {
+    srtj_doc *doc = NULL;
+    int r = srti__json_file(cfg_path, (uint64_t)1 << 24, &doc, err, errlen);
+    memset(cfg, 0, sizeof *cfg);
+    cfg->tie = -1;
+    cfg->bos = cfg->eos = cfg->pad = -1;
+    if (r) return r;
+    r = srti__hf_config(m, cfg_path, srtj_root(doc), cfg, err, errlen);
+    srtj_free(doc);
+    return r;
+}
+
+static int srti__open_hf(srti_model *m, const char *dir, char *err, size_t errlen) {
+    char *cpath = srti__join(dir, "config.json");
+    srti__hf_cfg cfg;
+    int r, rc = 1;
+    if (!cpath) { srti__seterr(err, errlen, "out of memory"); return 1; }
+    m->source = SRTI_SRC_HF;
+    strcpy(m->source_name, "safetensors");
+    r = srti__hf_read_config(m, cpath, &cfg, err, errlen);
+    if (r == 1) goto done;
+    if (r == 0 && !cfg.kind && cfg.arch_class[0] == 0) { srti__seterr(err, errlen, "%s: neither \"architectures\" nor \"model_type\" is given", cpath); goto done; }
+    if (!m->hp.name[0]) {   /* the folder's name */
+        const char *b = dir, *q;
+        for (q = dir; *q; q++) if ((*q == '/' || *q == '\\') && q[1]) b = q + 1;
+        srti__copy_trunc(m->hp.name, sizeof m->hp.name, b);
+        { size_t l = strlen(m->hp.name); while (l && (m->hp.name[l - 1] == '/' || m->hp.name[l - 1] == '\\')) m->hp.name[--l] = 0; }
+    }
+    if (srti__hf_tokenizer(m, dir, &cfg, err, errlen)) goto done;
+    if (r == 2) {   /* no config.json: a tokenizer alone (vocabulary only) */
+        if (m->vocab.n_tokens == 0) { srti__seterr(err, errlen, "%s: neither config.json nor tokenizer.json is readable", dir); goto done; }
+        rc = 0;
+        goto done;
+    }
+    if (!cfg.kind) {
+        char *st = srti__join(dir, "model.safetensors"), *ix = srti__join(dir, "model.safetensors.index.json");
+        int has_weights = (st && srti__file_exists(st)) || (ix && srti__file_exists(ix));
+        SRTI_FREE(st); SRTI_FREE(ix);
+        if (has_weights) {
+            srti__seterr(err, errlen, "%s: architecture \"%s\" is not supported (LlamaForCausalLM, MistralForCausalLM, Qwen2ForCausalLM)", cpath, cfg.arch_class);
+            goto done;
+        }
+        srti__copy_trunc(m->hp.arch, sizeof m->hp.arch, cfg.arch_class);
+        rc = 0;
+        goto done;
+    }
+    if (srti__hf_weights(m, dir, &cfg, err, errlen)) goto done;
+    m->hp.tied_output = srti_find(m, "output.weight") < 0;
+    {
+        int ti = srti_find(m, "token_embd.weight");
+        if (ti >= 0) {
+            if (m->hp.n_vocab && m->tensors[ti].ne[1] != m->hp.n_vocab) {
+                srti__seterr(err, errlen, "%s: model.embed_tokens.weight has %llu rows, config.json says vocab_size %u", dir,
+                             (srti__ull)m->tensors[ti].ne[1], (unsigned)m->hp.n_vocab);
+                goto done;
+            }
+            m->hp.n_vocab = (uint32_t)m->tensors[ti].ne[1];
+        }
+    }
+    if (!m->hp.n_vocab) m->hp.n_vocab = m->vocab.n_tokens;
+    rc = 0;
+done:
+    SRTI_FREE(cpath);
+    return rc;
+}
+
+/* ---------------------------------------------------------------- random models */
+static uint64_t srti__splitmix(uint64_t *s) {
+    uint64_t z = (*s += 0x9E3779B97F4A7C15ull);
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    return z ^ (z >> 31);
+}
+
+static int srti__random_read(srti_model *m, uint32_t i, float *out, char *err, size_t errlen) {
+    const srti_tensor *t = &m->tensors[i];
+    uint64_t n = srti_tensor_nvalues(t), k, state;
+    const char *nm = t->name;
+    (void)err; (void)errlen;
+    if (srti__ends_with(nm, "_norm.weight")) {   /* RMSNorm weights: 1 */
+        for (k = 0; k < n; k++) out[k] = 1.0f;
+        return 0;
+    }
+    state = m->priv->seed ^ ((uint64_t)srti__fnv(nm, strlen(nm)) << 32) ^ (uint64_t)srti__fnv(nm, strlen(nm) > 1 ? strlen(nm) - 1 : 0);
+    srti__splitmix(&state);
+    for (k = 0; k < n; k += 2) {   /* Box-Muller: two N(0,1) values from two uniforms in (0, 1] */
+        uint64_t a = srti__splitmix(&state), b = srti__splitmix(&state);
+        double u1 = ((double)(a >> 11) + 1.0) * (1.0 / 9007199254740992.0);
+        double u2 = (double)(b >> 11) * (1.0 / 9007199254740992.0);
+        double r = sqrt(-2.0 * log(u1)) * 0.02;
+        out[k] = (float)(r * cos(6.283185307179586 * u2));
+        if (k + 1 < n) out[k + 1] = (float)(r * sin(6.283185307179586 * u2));
+    }
+    return 0;
+}
+
+static int srti__placeholder_vocab(srti_vocab *v, uint32_t n, char *err, size_t errlen) {
+    uint32_t i;
+    v->tokens = (char **)SRTI_CALLOC(n, sizeof(char *));
+    v->types = (int32_t *)SRTI_MALLOC((size_t)n * sizeof(int32_t));
+    v->scores = (float *)SRTI_CALLOC(n, sizeof(float));
+    if (!v->tokens || !v->types || !v->scores) { srti__seterr(err, errlen, "out of memory"); return 1; }
+    v->n_tokens = n;
+    for (i = 0; i < n; i++) {
+        char buf[24];
+        int type = SRTI_TOKEN_UNUSED;
+        if (i == 0) { strcpy(buf, "<unk>"); type = SRTI_TOKEN_UNKNOWN; }
+        else if (i == 1) { strcpy(buf, "<s>"); type = SRTI_TOKEN_CONTROL; }
+        else if (i == 2) { strcpy(buf, "</s>"); type = SRTI_TOKEN_CONTROL; }
+        else if (i < 259) { snprintf(buf, sizeof buf, "<0x%02X>", (unsigned)(i - 3)); type = SRTI_TOKEN_BYTE; }
+        else snprintf(buf, sizeof buf, "[PAD%u]", (unsigned)i);
+        if (!(v->tokens[i] = srti__strdup(buf))) { srti__seterr(err, errlen, "out of memory"); return 1; }
+        v->types[i] = type;
+    }
+    strcpy(v->model, "llama");
+    v->unk = 0; v->bos = 1; v->eos = 2;
+    v->add_bos = 1; v->add_eos = 0; v->add_space_prefix = 1;
+    return 0;
+}
+
+SRTI_API int srti_open_random(const char *config_path, uint64_t seed, srti_model **out, char *err, size_t errlen) {
+    srti_model *m;
+    srti__hf_cfg cfg;
+    char *dir = NULL;
+    int r;
+    if (err && errlen) err[0] = 0;
+    if (!out || !config_path) { srti__seterr(err, errlen, "srti_open_random: invalid argument"); return 1; }
+    *out = NULL;
+    m = (srti_model *)SRTI_CALLOC(1, sizeof(srti_model));
+    if (!m || !(m->priv = (struct srti__priv *)SRTI_CALLOC(1, sizeof(struct srti__priv)))) {
+        SRTI_FREE(m);
+        srti__seterr(err, errlen, "out of memory");
+        return 1;
+    }
+    srti__hparams_init(&m->hp);
+    srti__vocab_init(&m->vocab);
+    m->source = SRTI_SRC_RANDOM;
+    snprintf(m->source_name, sizeof m->source_name, "random");
+    m->priv->seed = seed;
+    if (!(m->priv->path = srti__strdup(config_path))) { srti__seterr(err, errlen, "out of memory"); goto fail; }
+    r = srti__hf_read_config(m, config_path, &cfg, err, errlen);
+    if (r == 2) { srti__seterr(err, errlen, "%s: cannot open the file", config_path); goto fail; }
+    if (r) goto fail;
+    if (!cfg.kind) { srti__seterr(err, errlen, "%s: architecture \"%s\" is not supported (LlamaForCausalLM, MistralForCausalLM, Qwen2ForCausalLM)", config_path, cfg.arch_class); goto fail; }
+    if (!cfg.vocab_size) { srti__seterr(err, errlen, "%s: \"vocab_size\" is missing", config_path); goto fail; }
+    if (cfg.vocab_size < 3) { srti__seterr(err, errlen, "%s: vocab_size %u is too small", config_path, (unsigned)cfg.vocab_size); goto fail; }
+    if (!m->hp.name[0]) snprintf(m->hp.name, sizeof m->hp.name, "random");
+    {   /* the folder of the config: a tokenizer there is used */
+        const char *slash = NULL, *q;
+        for (q = config_path; *q; q++) if (*q == '/' || *q == '\\') slash = q;
+        if (slash) {
+            size_t l = (size_t)(slash - config_path);
+            if (!(dir = (char *)SRTI_MALLOC(l + 2))) { srti__seterr(err, errlen, "out of memory"); goto fail; }
+            memcpy(dir, config_path, l ? l : 1);
+            dir[l ? l : 1] = 0;
+        } else if (!(dir = srti__strdup("."))) { srti__seterr(err, errlen, "out of memory"); goto fail; }
+    }
+    if (srti__hf_tokenizer(m, dir, &cfg, err, errlen)) goto fail;
+    if (m->vocab.n_tokens == 0 && srti__placeholder_vocab(&m->vocab, cfg.vocab_size, err, errlen)) goto fail;
+    m->hp.n_vocab = cfg.vocab_size;
+    m->hp.tied_output = cfg.tie == 1;
+    {
+        uint64_t E = m->hp.n_embd, F = m->hp.n_ff, V = m->hp.n_vocab, Q = (uint64_t)m->hp.n_head * m->hp.head_dim,
+                 KV = (uint64_t)m->hp.n_head_kv * m->hp.head_dim, off = 0, l;
+        uint32_t per = 9 + (cfg.qkv_bias ? 3 : 0);
+        char nm[96];
+        m->tensors = (srti_tensor *)SRTI_CALLOC((size_t)m->hp.n_layer * per + 3, sizeof(srti_tensor));
+        if (!m->tensors) { srti__seterr(err, errlen, "out of memory"); goto fail; }
+        srti__add_tensor(m, "token_embd.weight", E, V, &off);
+        for (l = 0; l < m->hp.n_layer; l++) {
+#define SRTI__T(s, a, b) snprintf(nm, sizeof nm, "blk.%u." s, (unsigned)l); srti__add_tensor(m, nm, a, b, &off);
+            SRTI__T("attn_norm.weight", E, 0)
+            SRTI__T("attn_q.weight", E, Q)
+            SRTI__T("attn_k.weight", E, KV)
+            SRTI__T("attn_v.weight", E, KV)
+            if (cfg.qkv_bias) {
+                SRTI__T("attn_q.bias", Q, 0)
+                SRTI__T("attn_k.bias", KV, 0)
+                SRTI__T("attn_v.bias", KV, 0)
+            }
+            SRTI__T("attn_output.weight", Q, E)
+            SRTI__T("ffn_norm.weight", E, 0)
+            SRTI__T("ffn_gate.weight", E, F)
+            SRTI__T("ffn_down.weight", F, E)
+            SRTI__T("ffn_up.weight", E, F)
+#undef SRTI__T
+        }
+        srti__add_tensor(m, "output_norm.weight", E, 0, &off);
+        if (!m->hp.tied_output) srti__add_tensor(m, "output.weight", E, V, &off);
+    }
+    SRTI_FREE(dir);
+    *out = m;
+    return 0;
+fail:
+    SRTI_FREE(dir);
+    srti_close(m);
+    return 1;
+}
