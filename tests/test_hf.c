@@ -453,6 +453,54 @@ static void test_tokenizers(void) {
     if (system("rm -rf " TMP "/tok") != 0) CHECK(0, "clean up");
 }
 
+/* Tokenizing with SmolLM2's own tokenizer.json (packed --vocab-only): its declared rules are GPT-2
+   byte-level BPE after a Digits(individual) split, so words keep their leading space (" world"),
+   digits come one by one, and every llama.cpp test text of the gpt-2 family round-trips. */
+static int piece_is(srt_model *m, int32_t id, const char *s) {   /* the token's text is s */
+    char b[64];
+    int l = srt_token_bytes(m, id, b, (int)sizeof b);
+    return l == (int)strlen(s) && memcmp(b, s, (size_t)l) == 0;
+}
+static void test_smollm2_tokenize(void) {
+    srt_model *m = NULL;
+    srt_model_desc md;
+    int32_t ids[4096];
+    int n = 0, ok = 1, texts = 0;
+    char *inp, *t;
+    memset(&md, 0, sizeof md);
+    if (system("build/srt-pack -q --vocab-only " SMOL " build/tmp/smol_vocab.srt > build/tmp/smol_vocab.log 2>&1") != 0 ||
+        srt_model_load("build/tmp/smol_vocab.srt", &md, &m) != SRT_OK) { CHECK(0, "SmolLM2 vocab packs and loads: %s", srt_last_error()); return; }
+    srt_tokenize(m, "Hello world", 11, SRT_TOKENIZE_NO_BOS, ids, 4096, &n);
+    CHECK(n == 2 && piece_is(m, ids[0], "Hello") && piece_is(m, ids[1], " world"), "SmolLM2: 'Hello world' is 'Hello' + ' world' (%d tokens)", n);
+    srt_tokenize(m, "year 2024!", 10, SRT_TOKENIZE_NO_BOS, ids, 4096, &n);
+    {
+        int i, digits = 0;
+        for (i = 0; i + 3 < n; i++)
+            if (piece_is(m, ids[i], "2") && piece_is(m, ids[i + 1], "0") && piece_is(m, ids[i + 2], "2") && piece_is(m, ids[i + 3], "4")) digits = 1;
+        CHECK(digits, "SmolLM2: digits are split one by one ('year 2024!' -> %d tokens)", n);
+    }
+    srt_tokenize(m, "<|im_start|>user", 16, SRT_TOKENIZE_NO_BOS | SRT_TOKENIZE_PARSE_SPECIAL, ids, 4096, &n);
+    CHECK(n == 2 && ids[0] == 1 && piece_is(m, ids[1], "user"), "SmolLM2: <|im_start|> is token 1 when special tokens are parsed");
+    inp = srt_test_read_file(SRT_SHARED "/tokenizer/ggml-vocab-gpt-2.gguf.inp", NULL);
+    for (t = inp; t && *t; texts++) {
+        char *sep = strstr(t, "\n__ggml_vocab_test__\n"), out[16384];
+        size_t len = sep ? (size_t)(sep - t) : strlen(t), o = 0;
+        int i;
+        srt_tokenize(m, t, len, SRT_TOKENIZE_NO_BOS, ids, 4096, &n);
+        for (i = 0; i < n; i++) {
+            int l = srt_token_bytes(m, ids[i], out + o, (int)(sizeof out - o));
+            if (l > 0) o += (size_t)l;
+        }
+        if (o != len || memcmp(out, t, len) != 0) ok = 0;
+        if (!sep) break;
+        t = sep + 21;
+    }
+    CHECK(inp && ok && texts > 30, "SmolLM2: all %d gpt-2 test texts round-trip through its tokenizer", texts);
+    free(inp);
+    srt_model_free(m);
+    remove("build/tmp/smol_vocab.srt");
+}
+
 static void test_smollm2_tokenizer(void) {
     char err[1024];
     srti_model *m = open_dir(SMOL, err, sizeof err);
@@ -471,6 +519,7 @@ static void test_smollm2_tokenizer(void) {
     CHECK(m->vocab.bos == 1 && m->vocab.eos == 2 && m->vocab.pad == 2 && !strcmp(m->vocab.merges[0], "\xc4\xa0 t") &&
           !strcmp(m->vocab.tokens[100], "t"), "SmolLM2 bos <|im_start|>, eos/pad <|im_end|> (config.json ids), first merge \"\\u0120 t\"");
     srti_close(m);
+    test_smollm2_tokenize();
 }
 
 /* ---------------------------------------------------------------- random models */
