@@ -1949,7 +1949,10 @@ static uint64_t srt__acts_bytes(uint64_t n_tok, uint64_t cols, uint32_t min_grou
     uint64_t kp = (cols + SRT__KPAD - 1) / SRT__KPAD * SRT__KPAD, ng = (cols + min_group - 1) / min_group;
     return n_tok * (kp + ng * 8) + 64;
 }
-static void srt__acts_prepare(srt__acts *a, const srt__weights *w, const float *x, int n_tok, void *scratch) {
+typedef void (*srt__quantize_acts_fn)(const float *x, uint64_t cols, uint32_t group, uint64_t kp, int8_t *q, float *d, int32_t *s);
+/* quantize = 0: the scratch already holds x quantized for this format and group (an earlier call
+   with the same input). */
+static void srt__acts_prepare(srt__acts *a, const srt__weights *w, const float *x, int n_tok, void *scratch, srt_isa isa, int quantize) {
     a->x = x; a->q = NULL; a->d = NULL; a->s = NULL; a->kp = 0; a->ng = 0;
     if (srt__format_is_int(w->format)) {
         uint64_t t;
@@ -1958,8 +1961,14 @@ static void srt__acts_prepare(srt__acts *a, const srt__weights *w, const float *
         a->d = (float *)scratch;
         a->s = (int32_t *)(a->d + (uint64_t)n_tok * a->ng);
         a->q = (int8_t *)(a->s + (uint64_t)n_tok * a->ng);
-        for (t = 0; t < (uint64_t)n_tok; t++)
-            srt__quantize_acts(x + t * w->cols, w->cols, w->group, a->kp, a->q + t * a->kp, a->d + t * a->ng, a->s + t * a->ng);
+        srt__quantize_acts_fn quant = srt__quantize_acts;
+#if SRT__HAVE_X86
+        if (isa >= SRT_ISA_AVX2) quant = srt__quantize_acts_avx2;
+#else
+        (void)isa;
+#endif
+        for (t = 0; quantize && t < (uint64_t)n_tok; t++)
+            quant(x + t * w->cols, w->cols, w->group, a->kp, a->q + t * a->kp, a->d + t * a->ng, a->s + t * a->ng);
     }
 }
 
@@ -1969,14 +1978,14 @@ static void srt__mm_tiles(void *user, int64_t begin, int64_t end, int thread) {
     (void)thread;
     j->fn(&j->mm, (uint64_t)begin, (uint64_t)end);
 }
-/* y (n_tok x ldy) = W x (+ bias) over the pool (NULL = this thread). */
+/* y (n_tok x ldy) = W x (+ bias) over the pool (NULL = this thread); quantize as srt__acts_prepare. */
 static void srt__matmul_run(srt_pool *pool, srt_isa isa, const srt__weights *w, const float *x, int n_tok,
-                            float *y, uint64_t ldy, const float *bias, void *scratch) {
+                            float *y, uint64_t ldy, const float *bias, void *scratch, int quantize) {
     srt__mm_job j;
     srt__acts a;
     srt_tensor_parts lay;
     int64_t tiles = (int64_t)((w->rows + SRT__TILE - 1) / SRT__TILE), tile_bytes;
-    srt__acts_prepare(&a, w, x, n_tok, scratch);
+    srt__acts_prepare(&a, w, x, n_tok, scratch, isa, quantize);
     j.mm.w = w; j.mm.a = &a; j.mm.n_tok = n_tok; j.mm.y = y; j.mm.ldy = ldy; j.mm.bias = bias;
     j.fn = srt__kernel(isa, w->format, n_tok);
     srt_tensor_layout(w->format, w->rows, w->cols, w->group, &lay);
@@ -2001,7 +2010,7 @@ SRT_API srt_status srt_matmul(srt_pool *pool, srt_isa isa, srt_format format, ui
     bytes = srt__acts_bytes((uint64_t)n, cols, srt__format_is_int(format) ? group : SRT__KPAD);
     if ((uint64_t)(size_t)bytes != bytes || !(scratch = SRT_MALLOC((size_t)bytes)))
         return srt__fail(SRT_ERR_OUT_OF_MEMORY, "srt_matmul: out of memory");
-    srt__matmul_run(pool, srt_isa_resolve(isa), &w, x, n, y, rows, NULL, scratch);
+    srt__matmul_run(pool, srt_isa_resolve(isa), &w, x, n, y, rows, NULL, scratch, 1);
     SRT_FREE(scratch);
     return SRT_OK;
 }
@@ -4244,7 +4253,13 @@ struct srt_session {
 /* y[n_tok][rows] = x[n_tok][cols] * W^T (+ bias). Tiles of rows are claimed by the pool's threads;
    each output is computed by one thread in a fixed order, so results do not depend on threads. */
 static void srt__matmul(srt_session *s, const srt__weights *w, const float *x, int n_tok, float *y, const float *bias) {
-    srt__matmul_run(s->m->pool, s->m->isa, w, x, n_tok, y, w->rows, bias, s->acts);
+    srt__matmul_run(s->m->pool, s->m->isa, w, x, n_tok, y, w->rows, bias, s->acts, 1);
+}
+/* The same for a second matrix of the same input: its activations are reused when the previous
+   one quantized them the same way (q, k, v; gate, up). */
+static void srt__matmul_same_input(srt_session *s, const srt__weights *prev, const srt__weights *w, const float *x, int n_tok, float *y, const float *bias) {
+    int same = srt__format_is_int(w->format) && srt__format_is_int(prev->format) && w->group == prev->group && w->cols == prev->cols;
+    srt__matmul_run(s->m->pool, s->m->isa, w, x, n_tok, y, w->rows, bias, s->acts, !same);
 }
 
 static void srt__rmsnorm(float *o, const float *x, const float *w, int n, float eps) {
@@ -4337,8 +4352,8 @@ static void srt__forward_batch(srt_session *s, const int32_t *toks, int n, int w
         srt__attn_job aj;
         for (t = 0; t < n; t++) srt__rmsnorm(s->xb + (size_t)t * E, s->x + (size_t)t * E, L->attn_norm, E, m->norm_eps);
         srt__matmul(s, &L->wq, s->xb, n, s->q, L->bq);
-        srt__matmul(s, &L->wk, s->xb, n, s->k, L->bk);
-        srt__matmul(s, &L->wv, s->xb, n, s->v, L->bv);
+        srt__matmul_same_input(s, &L->wq, &L->wk, s->xb, n, s->k, L->bk);
+        srt__matmul_same_input(s, &L->wk, &L->wv, s->xb, n, s->v, L->bv);
         for (t = 0; t < n; t++) {
             size_t at = ((size_t)l * s->n_ctx + (size_t)(p0 + t)) * KV;
             srt__rope(s, s->q + (size_t)t * Q, m->n_head, p0 + t);
@@ -4357,7 +4372,7 @@ static void srt__forward_batch(srt_session *s, const int32_t *toks, int n, int w
         for (i = 0; i < n * E; i++) s->x[i] += s->xb[i];
         for (t = 0; t < n; t++) srt__rmsnorm(s->xb + (size_t)t * E, s->x + (size_t)t * E, L->ffn_norm, E, m->norm_eps);
         srt__matmul(s, &L->gate, s->xb, n, s->hb, NULL);
-        srt__matmul(s, &L->up, s->xb, n, s->hb2, NULL);
+        srt__matmul_same_input(s, &L->gate, &L->up, s->xb, n, s->hb2, NULL);
         m->ops.swiglu(s->hb, s->hb2, (uint64_t)n * F);
         srt__matmul(s, &L->down, s->hb, n, s->xb, NULL);
         for (i = 0; i < n * E; i++) s->x[i] += s->xb[i];

@@ -325,6 +325,75 @@ SRT__GEMM512(srt__q4_gemm_avx512, srt__q4_gemv_avx512, 2, 4, 0)
 SRT__GEMM512(srt__q2_gemm_avx512, srt__q2_gemv_avx512, 4, 2, 0)
 SRT__GEMM512(srt__q1_gemm_avx512, srt__q1_gemv_avx512, 8, 1, 0)
 
+/* AMX (GEMM, 8+ tokens): per group, C[tokens x 16 rows] += A[tokens x K] . B[K x 16 rows] in int32
+   tiles. B is the weights' own layout: a chunk of Q8 is one B row (4 K values of 16 rows), so Q8
+   tiles load straight from the tensor (tdpbssd, signed x signed, no offset); the sub-byte formats
+   are unpacked into a B buffer first (codes shifted down, tdpbsud, then mul / off as in GEMV). The
+   int32 sums are stored and finished by the same epilogue as the AVX-512 kernels, so the results are
+   bit-identical. K per tile step is 64 (32 when a group or the padded row is not a multiple of 64). */
+#define SRT__AMX __attribute__((target("avx512f,avx512bw,avx512dq,avx512vl,avx512vnni,fma,f16c,amx-tile,amx-int8")))
+typedef struct srt__tilecfg { uint8_t palette, start_row, reserved[14]; uint16_t colsb[16]; uint8_t rows[16]; } srt__tilecfg;
+
+#define SRT__AMX_UNPACK(s) if ((s) < S_) { \
+        __m512i u_ = _mm512_and_si512((s) ? _mm512_srli_epi16(wv, (s) * bits_) : wv, low); \
+        _mm512_storeu_si512((void *)(bbuf + ((c * tl.kstep + 4 * (s) - k) / 4) * 64), u_); }
+#define SRT__AMX_KERNEL(NAME, S, BITS, Q8) \
+static SRT__AMX void NAME(const srt__mm *mm, uint64_t tile0, uint64_t tile1) { \
+    enum { bits_ = BITS, S_ = S }; \
+    SRT__INT512_SETUP \
+    int32_t cbuf[16 * 16]; \
+    uint8_t bbuf[16 * 64]; \
+    srt__tilecfg cfg; \
+    uint64_t kg = (w->group % 64 == 0 && tl.kp % 64 == 0) ? 64 : 32, k, k1; \
+    int t0, nt; \
+    (void)s_; (void)cpg; \
+    for (t0 = 0; t0 < mm->n_tok; t0 += 16) { \
+        nt = mm->n_tok - t0 < 16 ? mm->n_tok - t0 : 16; \
+        memset(&cfg, 0, sizeof cfg); \
+        cfg.palette = 1; \
+        cfg.rows[0] = (uint8_t)nt; cfg.colsb[0] = 64;               /* C: tokens x 16 int32 */ \
+        cfg.rows[1] = (uint8_t)nt; cfg.colsb[1] = (uint16_t)kg;     /* A: tokens x kg int8 */ \
+        cfg.rows[2] = (uint8_t)(kg / 4); cfg.colsb[2] = 64;         /* B: kg/4 rows of 16 x 4 bytes */ \
+        _tile_loadconfig(&cfg); \
+        for (tile = tile0; tile < tile1; tile++) { \
+            const uint8_t *v = (const uint8_t *)w->part[0] + tile * tl.chunks * 64; \
+            const uint16_t *sc = (const uint16_t *)w->part[1] + tile * tl.ng * SRT__TILE; \
+            __m512 y[16]; \
+            for (t = 0; t < nt; t++) y[t] = _mm512_setzero_ps(); \
+            for (g = 0; g < tl.ng; g++) { \
+                k1 = (g + 1) * w->group < tl.kp ? (g + 1) * w->group : tl.kp; \
+                _tile_zero(0); \
+                for (k = g * w->group; k < k1; k += kg) { \
+                    _tile_loadd(1, a->q + (uint64_t)t0 * a->kp + k, (long)a->kp); \
+                    if (Q8) { \
+                        _tile_loadd(2, v + (k / 4) * 64, 64); \
+                        _tile_dpbssd(0, 1, 2); \
+                    } else { \
+                        for (c = k / tl.kstep; c < (k + kg) / tl.kstep; c++) { \
+                            __m512i wv = _mm512_loadu_si512((const void *)(v + c * 64)); \
+                            SRT__STEPS_8(SRT__AMX_UNPACK) \
+                        } \
+                        _tile_loadd(2, bbuf, 64); \
+                        _tile_dpbsud(0, 1, 2); \
+                    } \
+                } \
+                _tile_stored(0, cbuf, 64); \
+                for (t = 0; t < nt; t++) { \
+                    uint64_t gi = (uint64_t)(t0 + t) * a->ng + g; \
+                    y[t] = srt__epilogue512(_mm512_loadu_si512((const void *)(cbuf + 16 * t)), Q8 ? 1 : mul, Q8 ? 0 : off, \
+                                            a->s[gi], sc + g * SRT__TILE, a->d[gi], y[t]); \
+                } \
+            } \
+            for (t = 0; t < nt; t++) srt__store512(mm, t0 + t, tile, y[t]); \
+        } \
+        _tile_release(); \
+    } \
+}
+SRT__AMX_KERNEL(srt__q8_amx, 1, 8, 1)
+SRT__AMX_KERNEL(srt__q4_amx, 2, 4, 0)
+SRT__AMX_KERNEL(srt__q2_amx, 4, 2, 0)
+SRT__AMX_KERNEL(srt__q1_amx, 8, 1, 0)
+
 /* AVX2 (+ AVX-VNNI): a chunk is two 32-byte halves, rows 0-7 and 8-15, done one after the other
    with an accumulator per step. With VNNI the codes stay in place as in the AVX-512 GEMV. Without
    it the dot product is vpmaddubsw + vpmaddwd, whose int16 pair sums must not saturate: codes are
@@ -468,6 +537,44 @@ static SRT__AVX2 void srt__swiglu_avx2(float *g, const float *up, uint64_t n) {
     }
     for (; i < n; i++) g[i] = g[i] * (1.0f / (1.0f + srt__expf(-g[i]))) * up[i];
 }
+/* srt__quantize_acts, 8 lanes: round half away from zero as trunc(v) + sign(v) when |v - trunc(v)|
+   >= 0.5 (exact for |v| < 2^23); the int32 codes are packed to bytes. */
+static SRT__AVX2 void srt__quantize_acts_avx2(const float *x, uint64_t cols, uint32_t group, uint64_t kp, int8_t *q, float *d, int32_t *s) {
+    const __m256 sign = _mm256_set1_ps(-0.0f), half = _mm256_set1_ps(0.5f), one = _mm256_set1_ps(1.0f);
+    uint64_t g, ng = (cols + group - 1) / group;
+    for (g = 0; g < ng; g++) {
+        uint64_t k0 = g * group, len = cols - k0 < group ? cols - k0 : group, i = 0;
+        const float *xg = x + k0;
+        __m256 m = _mm256_setzero_ps(), idv;
+        __m256i sv = _mm256_setzero_si256();
+        float amax, id, lanes[8];
+        int32_t sum = 0, li[8];
+        for (; i + 8 <= len; i += 8) m = _mm256_max_ps(m, _mm256_andnot_ps(sign, _mm256_loadu_ps(xg + i)));
+        _mm256_storeu_ps(lanes, m);
+        amax = 0.0f;
+        for (i = 0; i < 8; i++) if (lanes[i] > amax) amax = lanes[i];
+        for (i = len & ~(uint64_t)7; i < len; i++) { float a = fabsf(xg[i]); if (a > amax) amax = a; }
+        d[g] = amax / 127.0f;
+        id = d[g] > 0.0f ? 1.0f / d[g] : 0.0f;
+        idv = _mm256_set1_ps(id);
+        for (i = 0; i + 8 <= len; i += 8) {
+            __m256 v = _mm256_mul_ps(_mm256_loadu_ps(xg + i), idv);
+            __m256 t = _mm256_round_ps(v, _MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC);
+            __m256 up = _mm256_cmp_ps(_mm256_andnot_ps(sign, _mm256_sub_ps(v, t)), half, _CMP_GE_OQ);
+            __m256i vi = _mm256_cvttps_epi32(_mm256_add_ps(t, _mm256_and_ps(up, _mm256_or_ps(_mm256_and_ps(v, sign), one))));
+            __m256i p16 = _mm256_packs_epi32(vi, vi), p8 = _mm256_packs_epi16(p16, p16);
+            int32_t lo = _mm_cvtsi128_si32(_mm256_castsi256_si128(p8)), hi = _mm_cvtsi128_si32(_mm256_extracti128_si256(p8, 1));
+            memcpy(q + k0 + i, &lo, 4); memcpy(q + k0 + i + 4, &hi, 4);
+            sv = _mm256_add_epi32(sv, vi);
+        }
+        _mm256_storeu_si256((__m256i *)li, sv);
+        for (i = 0; i < 8; i++) sum += li[i];
+        for (i = len & ~(uint64_t)7; i < len; i++) { q[k0 + i] = (int8_t)roundf(xg[i] * id); sum += q[k0 + i]; }
+        s[g] = sum;
+    }
+    for (g = cols; g < kp; g++) q[g] = 0;
+}
+
 static void srt__x86_vec_ops(srt_isa isa, srt__vec_ops *ops) {
     if (isa < SRT_ISA_AVX2) return;
     ops->dot_f32 = srt__dot_f32_avx2; ops->dot_f16 = srt__dot_f16_avx2;
@@ -482,6 +589,8 @@ static srt__kernel_fn srt__x86_kernel(srt_isa isa, srt_format f, int n_tok) {
     static const srt__kernel_fn gemm512[4] = {srt__q8_gemm_avx512, srt__q4_gemm_avx512, srt__q2_gemm_avx512, srt__q1_gemm_avx512};
     static const srt__kernel_fn vnni[4] = {srt__q8_avxvnni, srt__q4_avxvnni, srt__q2_avxvnni, srt__q1_avxvnni};
     static const srt__kernel_fn avx2[4] = {srt__q8_avx2, srt__q4_avx2, srt__q2_avx2, srt__q1_avx2};
+    static const srt__kernel_fn amx[4] = {srt__q8_amx, srt__q4_amx, srt__q2_amx, srt__q1_amx};
+    if (isa >= SRT_ISA_AMX && i >= 0 && n_tok >= 8) return amx[i];
     if (isa >= SRT_ISA_AVX512) {
         if (i >= 0) return n_tok >= 4 ? gemm512[i] : gemv512[i];
         return f == SRT_F32 ? srt__f32_avx512 : f == SRT_F16 ? srt__f16_avx512 : srt__bf16_avx512;
