@@ -331,6 +331,10 @@ SRT__GEMM512(srt__q1_gemm_avx512, srt__q1_gemv_avx512, 8, 1, 0)
    are unpacked into a B buffer first (codes shifted down, tdpbsud, then mul / off as in GEMV). The
    int32 sums are stored and finished by the same epilogue as the AVX-512 kernels, so the results are
    bit-identical. K per tile step is 64 (32 when a group or the padded row is not a multiple of 64). */
+/* Linux only: the OS grants AMX state on request (srt__amx_permitted), and GCC's mingw headers pass
+   the tile stride as a 32-bit long, which does not assemble. */
+#if defined(__linux__)
+#  define SRT__HAVE_AMX 1
 #define SRT__AMX __attribute__((target("avx512f,avx512bw,avx512dq,avx512vl,avx512vnni,fma,f16c,amx-tile,amx-int8")))
 typedef struct srt__tilecfg { uint8_t palette, start_row, reserved[14]; uint16_t colsb[16]; uint8_t rows[16]; } srt__tilecfg;
 
@@ -393,6 +397,9 @@ SRT__AMX_KERNEL(srt__q8_amx, 1, 8, 1)
 SRT__AMX_KERNEL(srt__q4_amx, 2, 4, 0)
 SRT__AMX_KERNEL(srt__q2_amx, 4, 2, 0)
 SRT__AMX_KERNEL(srt__q1_amx, 8, 1, 0)
+#else
+#  define SRT__HAVE_AMX 0
+#endif
 
 /* AVX2 (+ AVX-VNNI): a chunk is two 32-byte halves, rows 0-7 and 8-15, done one after the other
    with an accumulator per step. With VNNI the codes stay in place as in the AVX-512 GEMV. Without
@@ -589,8 +596,10 @@ static srt__kernel_fn srt__x86_kernel(srt_isa isa, srt_format f, int n_tok) {
     static const srt__kernel_fn gemm512[4] = {srt__q8_gemm_avx512, srt__q4_gemm_avx512, srt__q2_gemm_avx512, srt__q1_gemm_avx512};
     static const srt__kernel_fn vnni[4] = {srt__q8_avxvnni, srt__q4_avxvnni, srt__q2_avxvnni, srt__q1_avxvnni};
     static const srt__kernel_fn avx2[4] = {srt__q8_avx2, srt__q4_avx2, srt__q2_avx2, srt__q1_avx2};
+#if SRT__HAVE_AMX
     static const srt__kernel_fn amx[4] = {srt__q8_amx, srt__q4_amx, srt__q2_amx, srt__q1_amx};
     if (isa >= SRT_ISA_AMX && i >= 0 && n_tok >= 8) return amx[i];
+#endif
     if (isa >= SRT_ISA_AVX512) {
         if (i >= 0) return n_tok >= 4 ? gemm512[i] : gemv512[i];
         return f == SRT_F32 ? srt__f32_avx512 : f == SRT_F16 ? srt__f16_avx512 : srt__bf16_avx512;
