@@ -90,7 +90,7 @@ static int plain_cpuid(void *user, int cpu, uint32_t leaf, uint32_t sub, uint32_
 /* Lunar Lake: 4 P-cores (0-3, shared L3) and 4 low-power E-cores (4-7, own L2, no L3). */
 static void make_lunar(const char *m) {
     int c;
-    char s[8];
+    char s[32];
     wfile(m, "0-7", "/devices/system/cpu/online");
     for (c = 0; c < 8; c++) {
         snprintf(s, sizeof s, "%d", c);
@@ -103,7 +103,7 @@ static void make_lunar(const char *m) {
 /* Meteor Lake H: 6 P-cores with SMT (0-11), 8 E-cores (12-19) on the L3, 2 LP E-cores (20-21) off it. */
 static void make_meteor(const char *m) {
     int c;
-    char s[16];
+    char s[32];
     wfile(m, "0-21", "/devices/system/cpu/online");
     for (c = 0; c < 22; c++) {
         if (c < 12) { snprintf(s, sizeof s, "%d-%d", c & ~1, (c & ~1) + 1); wcpu(m, c, s, 4800000, 0, s, "0-19"); }
@@ -116,7 +116,7 @@ static void make_meteor(const char *m) {
 /* A phone: 3 little (0-2), 4 mid (3-6), 1 prime (7); capacity and frequency both given. */
 static void make_phone(const char *m, int with_capacity) {
     int c;
-    char s[8];
+    char s[32];
     wfile(m, "0-7", "/devices/system/cpu/online");
     for (c = 0; c < 8; c++) {
         snprintf(s, sizeof s, "%d", c);
