@@ -1578,9 +1578,9 @@ static uint64_t srt__scale_at(const srt__tiling *t, uint64_t r, uint64_t g) {
 }
 
 /* Quantization of one group of n weights to codes + an f16 scale (round half away from zero).
-   Q8: d = max|w| / 127. Q4: d = m / -8 where m has the largest magnitude (so m maps to -8 exactly).
-   Q2, TQ: the d from a small grid (including max|w| / top level, exact for already-quantized
-   weights) with the least squared error. Q1: d = mean|w|, the least-squares scale for signs. */
+   Q8: d = max|w| / 127. Q4, Q2, TQ: the d with the least squared error on a small grid that starts
+   at m / -8 (m the weight of largest magnitude, which then maps to -8 exactly), max|w| / 3 and
+   max|w| (exact for already-ternary weights). Q1: d = mean|w|, the least-squares scale for signs. */
 static float srt__round_code(srt_format f, float v) {   /* v = w / d on the value grid -> code */
     float c;
     switch (f) {
@@ -1600,6 +1600,16 @@ static float srt__group_error(srt_format f, const float *x, uint64_t n, float d)
     }
     return e;
 }
+/* The scale among d0 * (1 - shrink * i), i < steps, with the least squared error (d0 first). */
+static float srt__search_scale(srt_format f, const float *x, uint64_t n, float d0, int steps, float shrink) {
+    float d = d0, best = -1.0f;
+    int i;
+    for (i = 0; i < steps && d0 != 0.0f; i++) {
+        float cand = d0 * (1.0f - shrink * (float)i), e = srt__group_error(f, x, n, cand);
+        if (best < 0.0f || e < best) { best = e; d = cand; }
+    }
+    return d;
+}
 static void srt__quantize_group(srt_format f, const float *x, uint64_t n, uint8_t *codes, uint16_t *scale) {
     float amax = 0.0f, m = 0.0f, sum = 0.0f, d, id;
     uint64_t i;
@@ -1610,26 +1620,10 @@ static void srt__quantize_group(srt_format f, const float *x, uint64_t n, uint8_
     }
     switch (f) {
         case SRT_Q8: d = amax / 127.0f; break;
-        case SRT_Q4: {   /* m / -8 maps the largest weight exactly; a slightly smaller step may fit the rest better */
-            float best = -1.0f;
-            int step;
-            d = m / -8.0f;
-            for (step = 0; step < 8 && amax > 0.0f; step++) {
-                float cand = m / -8.0f * (1.0f - 0.025f * (float)step), e = srt__group_error(f, x, n, cand);
-                if (best < 0.0f || e < best) { best = e; d = cand; }
-            }
-            break;
-        }
-        case SRT_Q1: d = sum / (float)n; break;
-        default: {   /* Q2 (levels +-1, +-3) and TQ (levels 0, +-1): search the scale */
-            float top = f == SRT_Q2 ? 3.0f : 1.0f, best = -1.0f;
-            int step;
-            d = amax / top;
-            for (step = 0; step < 16 && amax > 0.0f; step++) {
-                float cand = amax / top * (1.0f - 0.045f * (float)step), e = srt__group_error(f, x, n, cand);
-                if (best < 0.0f || e < best) { best = e; d = cand; }
-            }
-        }
+        case SRT_Q4: d = srt__search_scale(f, x, n, m / -8.0f, 8, 0.025f); break;   /* m / -8 maps m exactly */
+        case SRT_Q2: d = srt__search_scale(f, x, n, amax / 3.0f, 16, 0.045f); break;
+        case SRT_TQ: d = srt__search_scale(f, x, n, amax, 16, 0.045f); break;      /* amax: exact for ternary weights */
+        default: d = sum / (float)n; break;                                            /* Q1: least squares for signs */
     }
     *scale = srt_f32_to_f16(d);
     d = srt_f16_to_f32(*scale);

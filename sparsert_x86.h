@@ -167,25 +167,21 @@ static SRT__AVX2 void NAME(const srt__mm *mm, uint64_t tile0, uint64_t tile1) { 
         for (t = 0; t < mm->n_tok; t++) { \
             const float *x = mm->a->x + (uint64_t)t * K; \
             float *y = mm->y + (uint64_t)t * mm->ldy + r; \
-            for (i = 0; i < nr; i += 2) { \
-                const char *p0 = base + (r + (uint64_t)i) * K * ESZ, *p1 = p0 + K * ESZ; \
-                __m256 l0 = _mm256_setzero_ps(), h0 = l0, l1 = l0, h1 = l0; \
-                if (nr == 2) { \
-                    for (k = 0; k < kt; k += 16) { \
-                        __m256 xl = _mm256_loadu_ps(x + k), xh = _mm256_loadu_ps(x + k + 8); \
-                        l0 = _mm256_fmadd_ps(LOAD(p0, k), xl, l0); h0 = _mm256_fmadd_ps(LOAD(p0, k + 8), xh, h0); \
-                        l1 = _mm256_fmadd_ps(LOAD(p1, k), xl, l1); h1 = _mm256_fmadd_ps(LOAD(p1, k + 8), xh, h1); \
-                    } \
-                    y[i] = srt__finish256(l0, h0, (const float *)p0, (const uint16_t *)p0, FMT, x, kt, K); \
-                    y[i + 1] = srt__finish256(l1, h1, (const float *)p1, (const uint16_t *)p1, FMT, x, kt, K); \
-                } else { \
-                    for (k = 0; k < kt; k += 16) { \
-                        l0 = _mm256_fmadd_ps(LOAD(p0, k), _mm256_loadu_ps(x + k), l0); \
-                        h0 = _mm256_fmadd_ps(LOAD(p0, k + 8), _mm256_loadu_ps(x + k + 8), h0); \
-                    } \
-                    y[i] = srt__finish256(l0, h0, (const float *)p0, (const uint16_t *)p0, FMT, x, kt, K); \
+            const char *p0 = base + r * K * ESZ, *p1 = p0 + K * ESZ; \
+            __m256 l0 = _mm256_setzero_ps(), h0 = l0, l1 = l0, h1 = l0; \
+            if (nr == 2) { \
+                for (k = 0; k < kt; k += 16) { \
+                    __m256 xl = _mm256_loadu_ps(x + k), xh = _mm256_loadu_ps(x + k + 8); \
+                    l0 = _mm256_fmadd_ps(LOAD(p0, k), xl, l0); h0 = _mm256_fmadd_ps(LOAD(p0, k + 8), xh, h0); \
+                    l1 = _mm256_fmadd_ps(LOAD(p1, k), xl, l1); h1 = _mm256_fmadd_ps(LOAD(p1, k + 8), xh, h1); \
                 } \
-            } \
+                y[1] = srt__finish256(l1, h1, (const float *)p1, (const uint16_t *)p1, FMT, x, kt, K); \
+            } else \
+                for (k = 0; k < kt; k += 16) { \
+                    l0 = _mm256_fmadd_ps(LOAD(p0, k), _mm256_loadu_ps(x + k), l0); \
+                    h0 = _mm256_fmadd_ps(LOAD(p0, k + 8), _mm256_loadu_ps(x + k + 8), h0); \
+                } \
+            y[0] = srt__finish256(l0, h0, (const float *)p0, (const uint16_t *)p0, FMT, x, kt, K); \
             if (mm->bias) for (i = 0; i < nr; i++) y[i] += mm->bias[r + (uint64_t)i]; \
         } \
         r += (uint64_t)nr; \

@@ -8,12 +8,6 @@
 #include <math.h>
 #include <stdlib.h>
 
-static uint64_t rng_state = 12345;
-static float frand(void) {   /* uniform in [-1, 1) */
-    rng_state = rng_state * 6364136223846793005ull + 1442695040888963407ull;
-    return (float)((rng_state >> 40) / 8388608.0) - 1.0f;
-}
-
 /* ------------------------------------------------------------------ numbers */
 static void test_half_floats(void) {
     uint32_t h;
@@ -28,7 +22,7 @@ static void test_half_floats(void) {
           "f16 decodes 1, -2 and the smallest subnormal");
     /* rounding to nearest: the f16 result is never farther than half an ulp from the input */
     for (i = 0; i < 100000; i++) {
-        float f = frand() * 70000.0f * (i % 7 == 0 ? 1e-6f : 1.0f);
+        float f = srt_test_frand() * 70000.0f * (i % 7 == 0 ? 1e-6f : 1.0f);
         float back = srt_f16_to_f32(srt_f32_to_f16(f));
         uint16_t hb = srt_f32_to_f16(f);
         float up = srt_f16_to_f32((uint16_t)(hb + 1)), down = srt_f16_to_f32((uint16_t)(hb - 1));
@@ -66,8 +60,8 @@ static void test_kernels(void) {
             float *x = (float *)malloc(sizeof(float) * K), *xq = (float *)malloc(sizeof(float) * K), *y = (float *)malloc(sizeof(float) * M);
             double max_err = 0.0, q_err = 0.0, w_sq = 0.0;
             int i;
-            for (i = 0; i < M * K; i++) w[i] = frand() * (i % 11 == 0 ? 4.0f : 0.5f);
-            for (i = 0; i < K; i++) x[i] = frand() * 3.0f;
+            for (i = 0; i < M * K; i++) w[i] = srt_test_frand() * (i % 11 == 0 ? 4.0f : 0.5f);
+            for (i = 0; i < K; i++) x[i] = srt_test_frand() * 3.0f;
             CHECK(srt_tensor_layout(f, (uint64_t)M, (uint64_t)K, g, &lay) == SRT_OK, "%s/g%u %dx%d: layout", srt_format_name(f), g, M, K);
             for (i = 0; i < lay.n_parts; i++) parts[i] = malloc((size_t)lay.size[i]);
             CHECK(srt_quantize(f, g, w, (uint64_t)M, (uint64_t)K, parts) == SRT_OK, "%s/g%u %dx%d: quantize", srt_format_name(f), g, M, K);

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdarg.h>
 #include <string.h>
+#include <stdint.h>
 
 static int srt_test_failed_count;
 static int srt_test_passed_count;
@@ -23,6 +24,12 @@ static void srt_test_check(int ok, const char *file, int line, const char *fmt, 
     va_end(ap);
 }
 #define CHECK(cond, ...) srt_test_check((cond) ? 1 : 0, __FILE__, __LINE__, __VA_ARGS__)
+/* Deterministic test data: uniform in [-1, 1) (a 64-bit LCG; seed it by assigning srt_test_rng). */
+static uint64_t srt_test_rng = 12345;
+static float srt_test_frand(void) {
+    srt_test_rng = srt_test_rng * 6364136223846793005ull + 1442695040888963407ull;
+    return (float)((srt_test_rng >> 40) / 8388608.0) - 1.0f;
+}
 /* Call at the end of main(). */
 static int srt_test_finish(void) {
     fprintf(stderr, "%d checks passed, %d failed\n", srt_test_passed_count, srt_test_failed_count);
