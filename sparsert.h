@@ -238,6 +238,13 @@ typedef struct srt_allocator {
     void *user;
 } srt_allocator;
 
+/* MMAP maps the file (pages shared with the OS cache, loaded on first touch). COPY reads it into
+   private memory, advised to use huge pages on Linux: decode streams every weight once per token
+   and 4 KiB pages cost TLB misses and stop the hardware prefetchers at each page (measured: Q4
+   decode of a 1.2B model 33 -> 37 tokens/s). AUTO = COPY on Linux with transparent huge pages
+   enabled when the file fits in half the available memory, else MMAP. */
+typedef enum srt_load { SRT_LOAD_AUTO = 0, SRT_LOAD_MMAP = 1, SRT_LOAD_COPY = 2 } srt_load;
+
 typedef struct srt_model_desc {
     int n_threads;           /* threads when `pool` is NULL; 0 = one per CPU that `cores` picks */
     srt_cores cores;         /* which CPUs the model's own pool uses; 0 = SRT_CORES_AUTO */
@@ -247,6 +254,7 @@ typedef struct srt_model_desc {
     int verify_checksums;    /* 1 = check every tensor's CRC-32 at load (reads the whole file) */
     srt_allocator allocator; /* all-NULL = SRT_MALLOC/SRT_FREE */
     srt_isa isa;             /* kernel level; 0 = SRT_ISA_AUTO (see srt_isa_resolve) */
+    srt_load load;           /* how the file reaches memory; 0 = SRT_LOAD_AUTO */
 } srt_model_desc;
 
 typedef struct srt_model_info {
@@ -256,6 +264,7 @@ typedef struct srt_model_info {
     srt_format format;           /* format of the largest weight matrices */
     uint64_t weight_bytes;       /* bytes of all weight tensors */
     uint64_t file_bytes;
+    srt_load load;               /* SRT_LOAD_MMAP or SRT_LOAD_COPY: how the file was loaded */
     int bos, eos;                /* special token ids, -1 if none */
 } srt_model_info;
 
@@ -1428,12 +1437,72 @@ SRT_API void srt_pool_parallel_for_static(srt_pool *p, int64_t n, srt_range_fn f
 /* ---------------------------------------------------------------- 6 files */
 /* Read-only mapping of a whole file: mmap on POSIX, a file mapping on Windows. */
 typedef struct srt__map { const unsigned char *data; uint64_t size;
+    void *block;                  /* SRT_LOAD_COPY: the allocation holding data */
 #ifdef _WIN32
     HANDLE file, mapping;
 #endif
 } srt__map;
 
-static srt_status srt__map_open(const char *path, srt__map *m) {
+#define SRT__HUGE_PAGE ((size_t)2 << 20)
+
+/* Whether AUTO copies: Linux with transparent huge pages not "[never]", and the file takes at most
+   half of MemAvailable (a larger copy would push the system into swap; mapping pages in lazily
+   is the better deal then). */
+static int srt__load_copy_pays(uint64_t size) {
+#if defined(__linux__)
+    char buf[4096];
+    const char *at;
+    size_t n;
+    unsigned long long avail_kb = 0;
+    FILE *f = fopen("/sys/kernel/mm/transparent_hugepage/enabled", "r");
+    if (!f) return 0;
+    n = fread(buf, 1, sizeof buf - 1, f);
+    fclose(f);
+    buf[n] = 0;
+    if (strstr(buf, "[never]") || !strchr(buf, '[')) return 0;
+    if (!(f = fopen("/proc/meminfo", "r"))) return 0;
+    n = fread(buf, 1, sizeof buf - 1, f);
+    fclose(f);
+    buf[n] = 0;
+    if (!(at = strstr(buf, "MemAvailable:")) || sscanf(at + 13, "%llu", &avail_kb) != 1) return 0;
+    return size / 1024 <= avail_kb / 2;
+#else
+    (void)size;
+    return 0;
+#endif
+}
+
+/* SRT_LOAD_COPY: the whole file read into memory aligned to a huge page (advised to use huge pages
+   on Linux). Any platform: plain stdio. */
+static srt_status srt__map_copy(const char *path, srt__map *m, uint64_t size) {
+    FILE *f;
+    unsigned char *base;
+    uint64_t got = 0;
+    if ((uint64_t)(size_t)size != size || size > (uint64_t)SIZE_MAX - SRT__HUGE_PAGE)
+        return srt__fail(SRT_ERR_OUT_OF_MEMORY, "%s: too large for the address space", path);
+    if (!(m->block = SRT_MALLOC((size_t)size + SRT__HUGE_PAGE)))
+        return srt__fail(SRT_ERR_OUT_OF_MEMORY, "%s: cannot allocate %llu bytes to load the model (try SRT_LOAD_MMAP)", path, (unsigned long long)size);
+    base = (unsigned char *)m->block + (SRT__HUGE_PAGE - (size_t)((uintptr_t)m->block % SRT__HUGE_PAGE)) % SRT__HUGE_PAGE;
+#if defined(__linux__) && defined(SYS_madvise)
+    syscall(SYS_madvise, (void *)base, (size_t)(size / SRT__HUGE_PAGE * SRT__HUGE_PAGE), 14 /* MADV_HUGEPAGE */);
+#endif
+    if (!(f = fopen(path, "rb"))) { SRT_FREE(m->block); m->block = NULL; return srt__fail(SRT_ERR_IO, "%s: cannot open", path); }
+    while (got < size) {
+        size_t want = size - got > ((size_t)1 << 26) ? ((size_t)1 << 26) : (size_t)(size - got), r = fread(base + got, 1, want, f);
+        if (r == 0) break;
+        got += r;
+    }
+    fclose(f);
+    if (got != size) {
+        SRT_FREE(m->block); m->block = NULL;
+        return srt__fail(SRT_ERR_IO, "%s: read %llu of %llu bytes", path, (unsigned long long)got, (unsigned long long)size);
+    }
+    m->data = base;
+    m->size = size;
+    return SRT_OK;
+}
+
+static srt_status srt__map_open(const char *path, srt__map *m, srt_load load) {
     memset(m, 0, sizeof *m);
 #ifdef _WIN32
     {
@@ -1443,6 +1512,7 @@ static srt_status srt__map_open(const char *path, srt__map *m) {
         if (!GetFileSizeEx(m->file, &sz)) { CloseHandle(m->file); return srt__fail(SRT_ERR_IO, "%s: cannot get size", path); }
         m->size = (uint64_t)sz.QuadPart;
         if (m->size == 0) { CloseHandle(m->file); return srt__fail(SRT_ERR_FORMAT, "%s: empty file", path); }
+        if (load == SRT_LOAD_COPY) { CloseHandle(m->file); return srt__map_copy(path, m, m->size); }
         m->mapping = CreateFileMappingA(m->file, NULL, PAGE_READONLY, 0, 0, NULL);
         if (!m->mapping) { CloseHandle(m->file); return srt__fail(SRT_ERR_IO, "%s: cannot map (error %lu)", path, (unsigned long)GetLastError()); }
         m->data = (const unsigned char *)MapViewOfFile(m->mapping, FILE_MAP_READ, 0, 0, 0);
@@ -1458,6 +1528,10 @@ static srt_status srt__map_open(const char *path, srt__map *m) {
         m->size = (uint64_t)st.st_size;
         if (m->size == 0) { close(fd); return srt__fail(SRT_ERR_FORMAT, "%s: empty file", path); }
         if ((uint64_t)(size_t)m->size != m->size) { close(fd); return srt__fail(SRT_ERR_OUT_OF_MEMORY, "%s: too large for the address space", path); }
+        if (load == SRT_LOAD_COPY || (load == SRT_LOAD_AUTO && srt__load_copy_pays(m->size))) {
+            close(fd);
+            return srt__map_copy(path, m, m->size);
+        }
         p = mmap(NULL, (size_t)m->size, PROT_READ, MAP_PRIVATE, fd, 0);
         close(fd);
         if (p == MAP_FAILED) return srt__fail(SRT_ERR_IO, "%s: mmap failed", path);
@@ -1469,6 +1543,7 @@ static srt_status srt__map_open(const char *path, srt__map *m) {
 
 static void srt__map_close(srt__map *m) {
     if (!m->data) return;
+    if (m->block) { SRT_FREE(m->block); m->block = NULL; m->data = NULL; return; }
 #ifdef _WIN32
     UnmapViewOfFile((LPCVOID)m->data);
     CloseHandle(m->mapping);
@@ -2621,7 +2696,7 @@ static srt_status srt__model_open(srt_model *m, const char *path, const srt_mode
     srt__crc32 crct;
     srt_status st;
     const char *name;
-    if ((st = srt__map_open(path, &m->map)) != SRT_OK) return st;
+    if ((st = srt__map_open(path, &m->map, d->load)) != SRT_OK) return st;
     h = m->map.data;
     fsize = m->map.size;
     if (fsize < SRT__HEADER_SIZE) return srt__fail(SRT_ERR_FORMAT, "%s: %llu bytes is too short for an .srt header (%u)", path, (unsigned long long)fsize, SRT__HEADER_SIZE);
@@ -2680,6 +2755,7 @@ SRT_API srt_status srt_model_load(const char *path, const srt_model_desc *desc, 
     memset(&d, 0, sizeof d);
     if (desc) d = *desc;
     if (d.n_threads < 0) return srt__fail(SRT_ERR_INVALID_ARG, "srt_model_load: n_threads %d < 0", d.n_threads);
+    if ((int)d.load < SRT_LOAD_AUTO || (int)d.load > SRT_LOAD_COPY) return srt__fail(SRT_ERR_INVALID_ARG, "srt_model_load: unknown load mode %d", (int)d.load);
     a = srt__resolve_allocator(&d.allocator);
     m = (srt_model *)srt__alloc(&a, sizeof *m);
     if (!m) return srt__fail(SRT_ERR_OUT_OF_MEMORY, "srt_model_load: out of memory");
@@ -2706,6 +2782,7 @@ SRT_API srt_status srt_model_load(const char *path, const srt_model_desc *desc, 
     m->info.n_vocab = m->n_vocab; m->info.n_embd = m->n_embd; m->info.n_ff = m->n_ff; m->info.n_layer = m->n_layer;
     m->info.n_head = m->n_head; m->info.n_head_kv = m->n_head_kv; m->info.head_dim = m->head_dim; m->info.n_ctx_train = m->n_ctx_train;
     m->info.file_bytes = m->map.size;
+    m->info.load = m->map.block ? SRT_LOAD_COPY : SRT_LOAD_MMAP;
     m->info.bos = m->vocab.bos; m->info.eos = m->vocab.eos;
     {
         uint64_t biggest = 0;

@@ -48,6 +48,7 @@ static void usage(FILE *f) {
         "                          performance (P-cores only), all (every logical CPU), or a CPU list \"0-3,8\"\n"
         "      --pin / --no-pin    pin threads to their CPUs (default: only for performance and lists)\n"
         "      --verify            check every tensor checksum at load\n"
+        "      --load MODE         auto (default: copy into huge pages on Linux when it fits), mmap, copy\n"
         "  -h, --help\n");
 }
 
@@ -315,6 +316,7 @@ int main(int argc, char **argv) {
     int force_chat = 0, no_chat = 0, show_prompt = 0, use_chat;
     const char *template_name = NULL, *system_text = NULL;
     srt_cores cores = SRT_CORES_AUTO;
+    srt_load load = SRT_LOAD_AUTO;
     const char *cpu_list = NULL;
     srt_sampler_desc sampler;
     srt_kv_type kv = SRT_KV_DEFAULT;
@@ -357,6 +359,13 @@ int main(int argc, char **argv) {
         }
         else if (!strcmp(a, "--ignore-eos")) ignore_eos = 1;
         else if (!strcmp(a, "--verify")) verify = 1;
+        else if (!strcmp(a, "--load")) {
+            const char *c = NEXT();
+            if (!strcmp(c, "auto")) load = SRT_LOAD_AUTO;
+            else if (!strcmp(c, "mmap")) load = SRT_LOAD_MMAP;
+            else if (!strcmp(c, "copy")) load = SRT_LOAD_COPY;
+            else { fprintf(stderr, "srt-chat: --load takes auto, mmap or copy\n"); return 2; }
+        }
         else if (!strcmp(a, "--pin")) pin = 1;
         else if (!strcmp(a, "--no-pin")) pin = -1;
         else if (!strcmp(a, "--cores")) {
@@ -383,6 +392,7 @@ int main(int argc, char **argv) {
         memset(&md, 0, sizeof md);
         md.n_threads = threads;
         md.verify_checksums = verify;
+        md.load = load;
         md.cores = cores; md.cpu_list = cpu_list; md.pin = pin;
         if ((st = srt_model_load(model_path, &md, &model)) != SRT_OK) {
             fprintf(stderr, "srt-chat: %s: %s\n", srt_status_str(st), srt_last_error());

@@ -116,15 +116,20 @@ static void spit(const char *path, const unsigned char *b, size_t n) {
     fwrite(b, 1, (size_t)n, f);
     fclose(f);
 }
+/* Loads mapped and copied; both must give the same status (else a status no caller expects). */
 static srt_status try_load(const char *path, int verify) {
     srt_model *m = NULL;
     srt_model_desc d;
-    srt_status st;
+    srt_status st, st2;
     memset(&d, 0, sizeof d);
-    d.n_threads = 1; d.verify_checksums = verify;
+    d.n_threads = 1; d.verify_checksums = verify; d.load = SRT_LOAD_MMAP;
     st = srt_model_load(path, &d, &m);
     srt_model_free(m);
-    return st;
+    m = NULL;
+    d.load = SRT_LOAD_COPY;
+    st2 = srt_model_load(path, &d, &m);
+    srt_model_free(m);
+    return st == st2 ? st : (srt_status)-1000;
 }
 
 static void greedy(srt_model *m, const char *prompt, int n, int32_t *out, srt_kv_type kv, int n_batch) {
@@ -153,12 +158,16 @@ static void test_model_roundtrip(void) {
         ok = write_tiny_model("build/tmp/tiny.srt", fmts[fi], NULL, NULL, 1);
         CHECK(ok, "%s: tiny model written", srt_format_name(fmts[fi]));
         memset(&d, 0, sizeof d);
-        d.n_threads = 1; d.verify_checksums = 1;
-        CHECK(srt_model_load("build/tmp/tiny.srt", &d, &m1) == SRT_OK, "%s: loads with checksums verified (%s)", srt_format_name(fmts[fi]), srt_last_error());
-        d.n_threads = 2; d.verify_checksums = 0;
-        CHECK(srt_model_load("build/tmp/tiny.srt", &d, &m2) == SRT_OK, "%s: loads with 2 threads", srt_format_name(fmts[fi]));
+        d.n_threads = 1; d.verify_checksums = 1; d.load = SRT_LOAD_MMAP;
+        CHECK(srt_model_load("build/tmp/tiny.srt", &d, &m1) == SRT_OK, "%s: loads mapped, with checksums verified (%s)", srt_format_name(fmts[fi]), srt_last_error());
+        d.n_threads = 2; d.verify_checksums = 0; d.load = SRT_LOAD_COPY;
+        CHECK(srt_model_load("build/tmp/tiny.srt", &d, &m2) == SRT_OK, "%s: loads copied, with 2 threads", srt_format_name(fmts[fi]));
+        memset(&info, 0, sizeof info);
+        srt_model_get_info(m2, &info);
+        CHECK(info.load == SRT_LOAD_COPY, "%s: info says the copy was loaded", srt_format_name(fmts[fi]));
         memset(&info, 0, sizeof info);
         srt_model_get_info(m1, &info);
+        CHECK(info.load == SRT_LOAD_MMAP, "%s: info says the file was mapped", srt_format_name(fmts[fi]));
         CHECK(info.n_embd == T_E && info.n_layer == T_L && info.n_head_kv == T_KVH && info.n_vocab == T_V && info.format == fmts[fi],
               "%s: info reports the shape and format", srt_format_name(fmts[fi]));
         CHECK(srt_model_meta_str(m1, "general.name", &s) && !strcmp(s, "tiny-test") && srt_model_meta_u32(m1, "llama.block_count", &u) && u == T_L,
@@ -166,7 +175,7 @@ static void test_model_roundtrip(void) {
         greedy(m1, "abc hello", 20, a, SRT_KV_F32, 32);
         greedy(m2, "abc hello", 20, b, SRT_KV_F32, 32);
         greedy(m2, "abc hello", 20, c, SRT_KV_F32, 1);
-        CHECK(memcmp(a, b, sizeof a) == 0, "%s: 1 and 2 threads generate the same tokens", srt_format_name(fmts[fi]));
+        CHECK(memcmp(a, b, sizeof a) == 0, "%s: mapped on 1 thread and copied on 2 generate the same tokens", srt_format_name(fmts[fi]));
         CHECK(memcmp(a, c, sizeof a) == 0, "%s: batched prompt equals token-by-token prompt", srt_format_name(fmts[fi]));
         /* bitwise-equal logits across thread counts */
         {
@@ -179,7 +188,7 @@ static void test_model_roundtrip(void) {
             srt_session_prompt(s1, "hello abc", 0);
             srt_session_prompt(s2, "hello abc", 0);
             l1 = srt_session_logits(s1); l2 = srt_session_logits(s2);
-            CHECK(l1 && l2 && memcmp(l1, l2, sizeof(float) * T_V) == 0, "%s: logits are bit-identical for 1 and 2 threads", srt_format_name(fmts[fi]));
+            CHECK(l1 && l2 && memcmp(l1, l2, sizeof(float) * T_V) == 0, "%s: logits are bit-identical for 1 and 2 threads (mapped, copied)", srt_format_name(fmts[fi]));
             srt_session_destroy(s1); srt_session_destroy(s2);
         }
         srt_model_free(m1); srt_model_free(m2);
@@ -390,6 +399,8 @@ static void test_model_cores(void) {
     CHECK(memcmp(a, b, sizeof a) == 0, "the core policy does not change results");
     d.cores = SRT_CORES_LIST; d.cpu_list = "0,0";
     CHECK(srt_model_load("build/tmp/tiny.srt", &d, &m) == SRT_ERR_INVALID_ARG && m == NULL, "a repeated CPU in the list is refused: %s", srt_last_error());
+    d.cores = SRT_CORES_AUTO; d.cpu_list = NULL; d.load = (srt_load)7;
+    CHECK(srt_model_load("build/tmp/tiny.srt", &d, &m) == SRT_ERR_INVALID_ARG && m == NULL, "an unknown load mode is refused: %s", srt_last_error());
 }
 
 static void test_sessions(void) {

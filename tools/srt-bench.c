@@ -16,10 +16,11 @@
          count and ISA weighs the shapes by count (one token's worth of GEMVs). gemv: n = 1;
          gemm: --n, default 32. --isa default: every level up to the best this CPU has.
      srt-bench e2e MODEL.srt [--threads N | --threads-list ..] [--isa L[,L..]] [--prompt-tokens 128]
-                             [--tokens 64] [--runs 3] [--batch B] [--bw GBS] [--mb 2048] [--json]
+                             [--tokens 64] [--runs 3] [--batch B] [--load auto,mmap,copy] [--bw GBS] [--mb 2048] [--json]
          prefill tokens/s, decode tokens/s, time to first token, peak RSS (medians of --runs) on
          random token ids (no tokenizer needed); roofline_fraction = decode tokens/s x weight bytes
-         read per token / the read bandwidth measured after the runs (or --bw).
+         read per token / the read bandwidth measured after the runs (or --bw). --load compares how
+         the file reaches memory (srt_model_desc.load); the "load" field says which was used.
      srt-bench decode MODEL [--tokens 64] ...      = e2e with --prompt-tokens 1 --runs 1
      srt-bench pool [--json] [--topology] [--threads N] [--cores auto|performance|all|LIST] [--no-pin]
          fork/join latency, parallel-for overhead on a tiny matrix, and GEMV throughput with one
@@ -187,6 +188,7 @@ typedef struct opts {
     uint32_t seed;
     int thread_list[MAX_LIST], n_thread_list;
     int isa[MAX_LIST], n_isa;
+    int load[3], n_load;                            /* e2e: srt_load modes to compare */
     int format[MAX_LIST], n_format;
     int group[MAX_LIST], n_group;                   /* 0 = per row (one group spans K) */
     shape shapes[MAX_SHAPES];
@@ -221,6 +223,11 @@ static int positive_int(const char *s, int *out) {
 }
 static int item_thread(const char *p, int i, void *u) { return positive_int(p, &((opts *)u)->thread_list[i]); }
 static int item_isa(const char *p, int i, void *u) { int v = srt_isa_from_name(p); ((opts *)u)->isa[i] = v; return v >= 0; }
+static int item_load(const char *p, int i, void *u) {
+    int v = !strcmp(p, "auto") ? SRT_LOAD_AUTO : !strcmp(p, "mmap") ? SRT_LOAD_MMAP : !strcmp(p, "copy") ? SRT_LOAD_COPY : -1;
+    ((opts *)u)->load[i] = v;
+    return v >= 0;
+}
 static int item_format(const char *p, int i, void *u) { int v = srt_format_from_name(p); ((opts *)u)->format[i] = v; return v >= 0; }
 static int item_group(const char *p, int i, void *u) {
     if (!strcmp(p, "row")) { ((opts *)u)->group[i] = 0; return 1; }
@@ -950,10 +957,10 @@ done:
     return has_output ? total - embd + embd / embd_rows : total;
 }
 
-typedef struct e2e_result { double prefill_tok_s, decode_tok_s, decode_tok_s_median, ttft_ms, rss_mb; int threads; srt_isa isa; } e2e_result;
+typedef struct e2e_result { double prefill_tok_s, decode_tok_s, decode_tok_s_median, ttft_ms, rss_mb; int threads; srt_isa isa; srt_load load; } e2e_result;
 
 /* One model load at one thread count and ISA: a warm-up, then `runs` x (prompt, decode). */
-static int e2e_run(const opts *o, const char *path, srt_pool *pool, srt_isa isa, srt_model_info *info, e2e_result *res) {
+static int e2e_run(const opts *o, const char *path, srt_pool *pool, srt_isa isa, srt_load load, srt_model_info *info, e2e_result *res) {
     srt_model *m;
     srt_session *s;
     srt_model_desc md;
@@ -964,6 +971,7 @@ static int e2e_run(const opts *o, const char *path, srt_pool *pool, srt_isa isa,
     memset(&md, 0, sizeof md);
     md.pool = pool;
     md.isa = isa;
+    md.load = load;
     if (srt_model_load(path, &md, &m) != SRT_OK) { fprintf(stderr, "srt-bench: %s\n", srt_last_error()); return 0; }
     srt_model_get_info(m, info);
     memset(&sd, 0, sizeof sd);
@@ -1012,37 +1020,42 @@ static int e2e_run(const opts *o, const char *path, srt_pool *pool, srt_isa isa,
     res->rss_mb = peak_rss_mb();
     res->threads = srt_pool_threads(pool);
     res->isa = srt_isa_resolve(isa);
+    res->load = info->load;
     return 1;
 }
 
 static int bench_e2e(const opts *o, const char *path) {
     srt_pool *pools[MAX_LIST];
     srt_isa isas[SRT_ISA_COUNT];
-    e2e_result res[MAX_LIST][SRT_ISA_COUNT];
+    e2e_result res[MAX_LIST][SRT_ISA_COUNT][3];
     double bw[MAX_LIST];
     srt_model_info info;
-    int n_pools, n_isa, ti, ii, ok = 1, format;
+    int n_pools, n_isa, ti, ii, li, ok = 1, format, n_load = o->n_load ? o->n_load : 1;
+    srt_load loads[3] = { SRT_LOAD_AUTO, SRT_LOAD_AUTO, SRT_LOAD_AUTO };
     uint64_t per_token = weight_bytes_per_token(path, &format);
     const char *base = strrchr(path, '/'), *base2 = strrchr(path, '\\');
     if (base2 && (!base || base2 > base)) base = base2;
     if (o->prompt_tokens < 1 || o->tokens < 1) { fprintf(stderr, "srt-bench: --prompt-tokens and --tokens must be >= 1\n"); return 2; }
     if (o->n_isa) { n_isa = isa_levels(o, isas); if (!n_isa) return 2; }
     else { isas[0] = SRT_ISA_AUTO; n_isa = 1; }
+    for (li = 0; li < o->n_load; li++) loads[li] = (srt_load)o->load[li];
     if (!create_pools(o, 0, pools, &n_pools)) return 1;
     memset(&info, 0, sizeof info);
     /* every run first (the peak RSS is the model's, not the bandwidth buffer's), then bandwidth */
     for (ti = 0; ok && ti < n_pools; ti++)
-        for (ii = 0; ok && ii < n_isa; ii++) ok = e2e_run(o, path, pools[ti], isas[ii], &info, &res[ti][ii]);
+        for (ii = 0; ok && ii < n_isa; ii++)
+            for (li = 0; ok && li < n_load; li++) ok = e2e_run(o, path, pools[ti], isas[ii], loads[li], &info, &res[ti][ii][li]);
     if (ok) ok = bandwidths(o, pools, n_pools, bw_level(SRT_ISA_AUTO), bw);
     if (ok && !per_token) { per_token = info.weight_bytes; fprintf(stderr, "srt-bench: could not read the tensor directory; weight bytes per token = all weights\n"); }
     for (ti = 0; ok && ti < n_pools; ti++)
-        for (ii = 0; ii < n_isa; ii++) {
-            const e2e_result *e = &res[ti][ii];
+        for (ii = 0; ii < n_isa * n_load; ii++) {
+            const e2e_result *e = &res[ti][ii / n_load][ii % n_load];
             rec r;
             memset(&r, 0, sizeof r);
             rec_str(&r, "mode", "e2e"); rec_str(&r, "format", srt_format_name(format >= 0 ? (srt_format)format : info.format));
             rec_int(&r, "threads", e->threads); rec_str(&r, "isa", srt_isa_name(e->isa));
             rec_str(&r, "model", base ? base + 1 : path);
+            rec_str(&r, "load", e->load == SRT_LOAD_COPY ? "copy" : "mmap");
             rec_int(&r, "prompt_tokens", o->prompt_tokens); rec_int(&r, "tokens", o->tokens); rec_int(&r, "runs", o->runs);
             rec_int(&r, "weight_bytes", (long long)info.weight_bytes);
             rec_int(&r, "weight_bytes_per_token", (long long)per_token);
@@ -1065,7 +1078,7 @@ static int usage(void) {
         "                 [--threads N | --threads-list 1,2] [--isa portable,avx2,avxvnni,avx512,amx] [--n 32]\n"
         "                 [--set-mb 1536] [--seconds 1] [--bw GBS[,GBS]] [--mb 2048] [--json]\n"
         "       srt-bench e2e MODEL.srt [--threads N | --threads-list ..] [--isa L[,L]] [--prompt-tokens 128] [--tokens 64]\n"
-        "                 [--runs 3] [--batch B] [--bw GBS] [--mb 2048] [--json]\n"
+        "                 [--runs 3] [--batch B] [--load auto,mmap,copy] [--bw GBS] [--mb 2048] [--json]\n"
         "       srt-bench decode MODEL.srt [--tokens 64] ...   (e2e with --prompt-tokens 1 --runs 1)\n"
         "       srt-bench pool [--json] [--topology] [--threads N]\n"
         "       srt-bench make-model OUT [--embd N] [--ff N] [--layers N] [--heads N] [--kv-heads N] [--vocab N]\n"
@@ -1099,6 +1112,7 @@ int main(int argc, char **argv) {
         else if (!strcmp(a, "--threads")) ok = positive_int(v, &o.threads);
         else if (!strcmp(a, "--threads-list")) ok = parse_list(v, MAX_LIST, &o.n_thread_list, item_thread, &o);
         else if (!strcmp(a, "--isa")) ok = parse_list(v, MAX_LIST, &o.n_isa, item_isa, &o);
+        else if (!strcmp(a, "--load")) ok = parse_list(v, 3, &o.n_load, item_load, &o);
         else if (!strcmp(a, "--format")) ok = parse_list(v, MAX_LIST, &o.n_format, item_format, &o);
         else if (!strcmp(a, "--group")) ok = parse_list(v, MAX_LIST, &o.n_group, item_group, &o);
         else if (!strcmp(a, "--shape")) ok = parse_list(v, MAX_SHAPES, &o.n_shapes, item_shape, &o);
