@@ -546,10 +546,14 @@ SRT_API srt_status srt_chat_render(const srt_chat_template *t, const srt_chat_me
 #  define srt__atomic_load(p)        _InterlockedOr64((volatile __int64 *)(p), 0)
 #  define srt__atomic_store(p, v)    _InterlockedExchange64((volatile __int64 *)(p), (v))
 #  define srt__atomic_add(p, v)      _InterlockedExchangeAdd64((volatile __int64 *)(p), (v))
+#  define srt__atomic_cas(p, e, d)   (_InterlockedCompareExchange64((volatile __int64 *)(p), (d), (e)) == (e))
 #else
 #  define srt__atomic_load(p)        __atomic_load_n((p), __ATOMIC_SEQ_CST)
 #  define srt__atomic_store(p, v)    __atomic_store_n((p), (v), __ATOMIC_SEQ_CST)
 #  define srt__atomic_add(p, v)      __atomic_fetch_add((p), (v), __ATOMIC_SEQ_CST)
+static int srt__atomic_cas(int64_t *p, int64_t expected, int64_t desired) {   /* 1 if *p was `expected` */
+    return __atomic_compare_exchange_n(p, &expected, desired, 0, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);
+}
 #endif
 /* 32-bit versions (futex / WaitOnAddress words) and a spin-wait hint. */
 #if defined(_MSC_VER) && !defined(__clang__)
@@ -1195,11 +1199,16 @@ struct srt_pool {
     void *user;
     int64_t n, chunk;
     int split;                    /* 1 = static: thread i takes slice i */
-    int64_t next;                 /* atomic: next item to claim */
     int64_t done;                 /* atomic: workers finished with this generation */
     int32_t generation;           /* atomic; also the futex word */
     int32_t sleepers;             /* atomic: workers asleep (or about to be) */
     int32_t stop;                 /* atomic */
+    /* Dynamic split: thread i owns the i-th contiguous run of chunks, packed as (first unclaimed
+       << 32 | end). It claims from the front; a thread that ran out takes from the back of the
+       others' runs. Each thread thus streams through memory in one long run (at two threads,
+       alternating chunks cost a cold prefetcher start per chunk: 2048x2048 Q4 GEMV 0.77 of the
+       bandwidth roofline), while faster threads still take more. One cache line per run. */
+    struct { int64_t run; char pad[64 - sizeof(int64_t)]; } runs[SRT__MAX_THREADS];
 };
 
 typedef struct srt__worker_arg { srt_pool *pool; int index; } srt__worker_arg;
@@ -1217,18 +1226,31 @@ static void srt__pool_call(srt_pool *p, int64_t begin, int64_t end, int index) {
     } else p->fn(p->user, begin, end, index);
 }
 
+/* Claims one chunk of run `r`: from the front for its owner, else from the back; -1 if empty. */
+static int64_t srt__pool_claim(srt_pool *p, int r, int owner) {
+    int64_t *run = &p->runs[r].run;
+    for (;;) {
+        int64_t v = srt__atomic_load(run), first = v >> 32, end = v & 0xffffffff;
+        if (first >= end) return -1;
+        if (owner ? srt__atomic_cas(run, v, ((first + 1) << 32) | end) : srt__atomic_cas(run, v, (first << 32) | (end - 1)))
+            return owner ? first : end - 1;
+    }
+}
+
 static void srt__pool_run_chunks(srt_pool *p, int index) {
+    int i;
     if (p->split) {
         int64_t b = p->n * index / p->n_threads, e = p->n * (index + 1) / p->n_threads;
         if (b < e) srt__pool_call(p, b, e, index);
         return;
     }
-    for (;;) {
-        int64_t begin = srt__atomic_add(&p->next, p->chunk);
-        int64_t end;
-        if (begin >= p->n) break;
-        end = begin + p->chunk < p->n ? begin + p->chunk : p->n;
-        srt__pool_call(p, begin, end, index);
+    for (i = 0; i < p->n_threads; i++) {   /* own run first, then the others' */
+        int r = (index + i) % p->n_threads;
+        int64_t c;
+        while ((c = srt__pool_claim(p, r, i == 0)) >= 0) {
+            int64_t begin = c * p->chunk, end = begin + p->chunk < p->n ? begin + p->chunk : p->n;
+            srt__pool_call(p, begin, end, index);
+        }
     }
 }
 
@@ -1400,7 +1422,11 @@ static void srt__pool_region(srt_pool *p, int64_t n, int64_t chunk, int split, s
     int spins = 0;
     srt__mutex_lock(&p->region);
     p->fn = fn; p->user = user; p->n = n; p->chunk = chunk; p->split = split;
-    srt__atomic_store(&p->next, 0);
+    if (!split) {
+        int64_t n_chunks = (n + chunk - 1) / chunk, i;
+        for (i = 0; i < p->n_threads; i++)
+            srt__atomic_store(&p->runs[i].run, (n_chunks * i / p->n_threads) << 32 | (n_chunks * (i + 1) / p->n_threads));
+    }
     srt__atomic_store(&p->done, 0);
     srt__pool_wake_all(p);            /* the generation bump publishes the job */
     srt__tls_pool = p; srt__tls_index = 0;
@@ -1424,6 +1450,7 @@ SRT_API void srt_pool_parallel_for(srt_pool *p, int64_t n, int64_t chunk, srt_ra
     if (n <= 0) return;
     if (chunk < 1) chunk = n / ((int64_t)srt_pool_threads(p) * SRT__CHUNKS_PER_THREAD);   /* cost unknown */
     if (chunk < 1) chunk = 1;
+    if ((n - 1) / chunk >= 0x7fffffff) chunk = n / 0x7fffffff + 1;   /* chunk indices fit the packed runs */
     if (!p || p->n_threads == 1 || n <= chunk || srt__tls_pool) { srt__run_inline(n, chunk, fn, user); return; }
     srt__pool_region(p, n, chunk, 0, fn, user);
 }
