@@ -1960,9 +1960,16 @@ typedef struct srt__vec_ops {
     void (*axpy_f16)(float *y, float a, const uint16_t *x, uint64_t n);
     void (*exp)(float *x, uint64_t n);                                    /* x = srt__expf(x) */
     void (*swiglu)(float *g, const float *up, uint64_t n);               /* g = g * (1 / (1 + exp(-g))) * up */
+    int32_t (*argmax)(const float *x, int n);                            /* first index of the largest */
 } srt__vec_ops;
 static void srt__axpy_f32(float *y, float a, const float *x, uint64_t n) { uint64_t i; for (i = 0; i < n; i++) y[i] = fmaf(a, x[i], y[i]); }
 static void srt__axpy_f16(float *y, float a, const uint16_t *x, uint64_t n) { uint64_t i; for (i = 0; i < n; i++) y[i] = fmaf(a, srt_f16_to_f32(x[i]), y[i]); }
+/* NaNs never win (a NaN at 0 stays); among equals the first. */
+static int32_t srt__argmax(const float *x, int n) {
+    int i, best = 0;
+    for (i = 1; i < n; i++) if (x[i] > x[best]) best = i;
+    return best;
+}
 static void srt__exp_vec(float *x, uint64_t n) { uint64_t i; for (i = 0; i < n; i++) x[i] = srt__expf(x[i]); }
 static void srt__swiglu(float *g, const float *up, uint64_t n) {
     uint64_t i;
@@ -2032,7 +2039,7 @@ static srt__kernel_fn srt__kernel(srt_isa isa, srt_format f, int n_tok) {
 static void srt__vec_ops_for(srt_isa isa, srt__vec_ops *ops) {
     ops->dot_f32 = srt__dot_f32; ops->dot_f16 = srt__dot_f16;
     ops->axpy_f32 = srt__axpy_f32; ops->axpy_f16 = srt__axpy_f16;
-    ops->exp = srt__exp_vec; ops->swiglu = srt__swiglu;
+    ops->exp = srt__exp_vec; ops->swiglu = srt__swiglu; ops->argmax = srt__argmax;
 #if SRT__HAVE_X86
     srt__x86_vec_ops(isa, ops);
 #else
@@ -4275,14 +4282,9 @@ static void srt__select_top(srt__cand *c, int n, int k) {
     }
 }
 
-static int32_t srt__argmax(const float *x, int n) {
-    int i, best = 0;
-    for (i = 1; i < n; i++) if (x[i] > x[best]) best = i;
-    return best;
-}
 
 /* logits is scratch (modified). history: the tokens so far, for the repetition penalty. */
-static int32_t srt__sample(const srt_sampler_desc *sd, float *logits, int n, const int32_t *history, int n_hist,
+static int32_t srt__sample(const srt_sampler_desc *sd, const srt__vec_ops *ops, float *logits, int n, const int32_t *history, int n_hist,
                            srt__cand *cand, uint64_t *rng) {
     int i, nc = n;
     float maxl, sum = 0.0f, r, acc;
@@ -4295,7 +4297,7 @@ static int32_t srt__sample(const srt_sampler_desc *sd, float *logits, int n, con
             logits[t] = logits[t] > 0.0f ? logits[t] / sd->repeat_penalty : logits[t] * sd->repeat_penalty;
         }
     }
-    if (!(sd->temperature > 0.0f)) return srt__argmax(logits, n);
+    if (!(sd->temperature > 0.0f)) return ops->argmax(logits, n);
     for (i = 0; i < n; i++) { cand[i].p = logits[i] / sd->temperature; cand[i].id = i; }
     if (sd->top_k > 0 && sd->top_k < n) { srt__select_top(cand, n, sd->top_k); nc = sd->top_k; }
     maxl = cand[0].p;
@@ -4360,10 +4362,10 @@ static void srt__matmul_same_input(srt_session *s, const srt__weights *prev, con
     srt__matmul_run(s->m->pool, s->m->isa, w, x, n_tok, y, w->rows, bias, s->acts, !same);
 }
 
-static void srt__rmsnorm(float *o, const float *x, const float *w, int n, float eps) {
-    float ss = 0.0f;
+/* The sum of squares is the reference dot product (vector kernels reproduce it bit for bit). */
+static void srt__rmsnorm(const srt__vec_ops *ops, float *o, const float *x, const float *w, int n, float eps) {
+    float ss = ops->dot_f32(x, x, (uint64_t)n);
     int i;
-    for (i = 0; i < n; i++) ss += x[i] * x[i];
     ss /= (float)n;
     ss += eps;
     ss = 1.0f / sqrtf(ss);
@@ -4448,7 +4450,7 @@ static void srt__forward_batch(srt_session *s, const int32_t *toks, int n, int w
     for (l = 0; l < m->n_layer; l++) {
         const srt__layer *L = &m->layers[l];
         srt__attn_job aj;
-        for (t = 0; t < n; t++) srt__rmsnorm(s->xb + (size_t)t * E, s->x + (size_t)t * E, L->attn_norm, E, m->norm_eps);
+        for (t = 0; t < n; t++) srt__rmsnorm(&m->ops, s->xb + (size_t)t * E, s->x + (size_t)t * E, L->attn_norm, E, m->norm_eps);
         srt__matmul(s, &L->wq, s->xb, n, s->q, L->bq);
         srt__matmul_same_input(s, &L->wq, &L->wk, s->xb, n, s->k, L->bk);
         srt__matmul_same_input(s, &L->wk, &L->wv, s->xb, n, s->v, L->bv);
@@ -4468,7 +4470,7 @@ static void srt__forward_batch(srt_session *s, const int32_t *toks, int n, int w
         srt_pool_parallel_for(m->pool, (int64_t)n * m->n_head, 1, srt__attn_tasks, &aj);
         srt__matmul(s, &L->wo, s->att, n, s->xb, NULL);
         for (i = 0; i < n * E; i++) s->x[i] += s->xb[i];
-        for (t = 0; t < n; t++) srt__rmsnorm(s->xb + (size_t)t * E, s->x + (size_t)t * E, L->ffn_norm, E, m->norm_eps);
+        for (t = 0; t < n; t++) srt__rmsnorm(&m->ops, s->xb + (size_t)t * E, s->x + (size_t)t * E, L->ffn_norm, E, m->norm_eps);
         srt__matmul(s, &L->gate, s->xb, n, s->hb, NULL);
         srt__matmul_same_input(s, &L->gate, &L->up, s->xb, n, s->hb2, NULL);
         m->ops.swiglu(s->hb, s->hb2, (uint64_t)n * F);
@@ -4478,7 +4480,7 @@ static void srt__forward_batch(srt_session *s, const int32_t *toks, int n, int w
     s->n_eval += n;
     s->has_logits = 0;
     if (want_logits) {
-        srt__rmsnorm(s->xb, s->x + (size_t)(n - 1) * E, m->output_norm, E, m->norm_eps);
+        srt__rmsnorm(&m->ops, s->xb, s->x + (size_t)(n - 1) * E, m->output_norm, E, m->norm_eps);
         srt__matmul(s, &m->output, s->xb, 1, s->logits, NULL);
         s->has_logits = 1;
     }
@@ -4617,7 +4619,7 @@ SRT_API srt_status srt_session_next(srt_session *s, int32_t *token) {
     if (!s->has_logits) return srt__fail(SRT_ERR_INVALID_ARG, "srt_session_next: nothing to continue (feed a prompt first)");
     if (s->n_tokens >= s->n_ctx) return srt__fail(SRT_ERR_CONTEXT_FULL, "the context window (%d tokens) is full", s->n_ctx);
     memcpy(s->slog, s->logits, (size_t)s->m->n_vocab * sizeof(float));
-    t = srt__sample(&s->d.sampler, s->slog, s->m->vocab.n, s->tokens, s->n_tokens, s->cand, &s->rng);   /* padding rows never sampled */
+    t = srt__sample(&s->d.sampler, &s->m->ops, s->slog, s->m->vocab.n, s->tokens, s->n_tokens, s->cand, &s->rng);   /* padding rows never sampled */
     s->tokens[s->n_tokens++] = t;
     *token = t;
     return SRT_OK;

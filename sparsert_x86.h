@@ -590,8 +590,31 @@ static SRT__AVX2 void srt__quantize_acts_avx2(const float *x, uint64_t cols, uin
     for (g = cols; g < kp; g++) q[g] = 0;
 }
 
+/* As srt__argmax: the largest non-NaN value (max_ps returns its second operand when the first is
+   NaN), then the first index holding it. */
+static SRT__AVX2 int32_t srt__argmax_avx2(const float *x, int n) {
+    __m256 m;
+    float lanes[8], best;
+    int i, j;
+    if (n < 16 || x[0] != x[0]) return srt__argmax(x, n);
+    m = _mm256_set1_ps(x[0]);
+    for (i = 0; i + 8 <= n; i += 8) m = _mm256_max_ps(_mm256_loadu_ps(x + i), m);
+    _mm256_storeu_ps(lanes, m);
+    best = lanes[0];
+    for (j = 1; j < 8; j++) if (lanes[j] > best) best = lanes[j];
+    for (; i < n; i++) if (x[i] > best) best = x[i];
+    m = _mm256_set1_ps(best);
+    for (i = 0; i + 8 <= n; i += 8) {
+        int hit = _mm256_movemask_ps(_mm256_cmp_ps(_mm256_loadu_ps(x + i), m, _CMP_EQ_OQ));
+        if (hit) return i + __builtin_ctz((unsigned)hit);
+    }
+    for (; i < n; i++) if (x[i] == best) return i;
+    return 0;
+}
+
 static void srt__x86_vec_ops(srt_isa isa, srt__vec_ops *ops) {
     if (isa < SRT_ISA_AVX2) return;
+    ops->argmax = srt__argmax_avx2;
     ops->dot_f32 = srt__dot_f32_avx2; ops->dot_f16 = srt__dot_f16_avx2;
     ops->axpy_f32 = srt__axpy_f32_avx2; ops->axpy_f16 = srt__axpy_f16_avx2;
     ops->exp = srt__exp_avx2; ops->swiglu = srt__swiglu_avx2;

@@ -104,6 +104,52 @@ static void test_model_levels(void) {
     remove("build/tmp/tiny_levels.srt");
 }
 
+/* The vector ops of each level against the portable ones, bit for bit (argmax: NaNs, ties, signed
+   zeros included). */
+static void test_vec_ops(void) {
+    enum { N = 128256 + 7 };
+    static float a[N], b[N], y1[N], y2[N];
+    static uint16_t h[N];
+    srt__vec_ops ref, ops;
+    int isa, i, len;
+    srt__vec_ops_for(SRT_ISA_PORTABLE, &ref);
+    for (i = 0; i < N; i++) { a[i] = srt_test_frand() * 8.0f; b[i] = srt_test_frand(); h[i] = srt_f32_to_f16(srt_test_frand()); }
+    for (isa = SRT_ISA_AVX2; isa <= (int)srt_isa_best(); isa++) {
+        int ok = 1, ok_max = 1;
+        srt__vec_ops_for((srt_isa)isa, &ops);
+        for (len = 1; len < N; len = len < 100 ? len + 1 : len * 3 + 1) {
+            float d1 = ref.dot_f32(a, b, (uint64_t)len), d2 = ops.dot_f32(a, b, (uint64_t)len);
+            ok = ok && memcmp(&d1, &d2, 4) == 0;
+            d1 = ref.dot_f16(h, b, (uint64_t)len); d2 = ops.dot_f16(h, b, (uint64_t)len);
+            ok = ok && memcmp(&d1, &d2, 4) == 0;
+            memcpy(y1, b, sizeof(float) * (size_t)len); memcpy(y2, b, sizeof(float) * (size_t)len);
+            ref.axpy_f32(y1, 0.37f, a, (uint64_t)len); ops.axpy_f32(y2, 0.37f, a, (uint64_t)len);
+            ref.axpy_f16(y1, -1.5f, h, (uint64_t)len); ops.axpy_f16(y2, -1.5f, h, (uint64_t)len);
+            ref.exp(y1, (uint64_t)len); ops.exp(y2, (uint64_t)len);
+            ref.swiglu(y1, b, (uint64_t)len); ops.swiglu(y2, b, (uint64_t)len);
+            ok = ok && memcmp(y1, y2, sizeof(float) * (size_t)len) == 0;
+            ok_max = ok_max && ref.argmax(a, len) == ops.argmax(a, len);
+        }
+        /* argmax corner cases over the full 128k vocabulary */
+        for (i = 0; i < 12 && ok_max; i++) {
+            int at = (int)(srt_test_rng % (uint32_t)N);
+            memcpy(y1, a, sizeof(float) * N);
+            switch (i % 6) {
+                case 0: y1[at] = 100.0f; y1[N - 1 - at / 2] = 100.0f; break;            /* a tie: the first wins */
+                case 1: y1[at] = NAN; y1[at / 2] = 50.0f; break;                       /* NaNs never win */
+                case 2: y1[0] = NAN; break;                                           /* ... unless at 0 */
+                case 3: { int k; for (k = 0; k < N; k++) y1[k] = -1.0f; y1[at] = -0.0f; y1[N - 1] = 0.0f; } break;
+                case 4: y1[N - 1] = 1000.0f; break;                                    /* the tail */
+                default: { int k; for (k = 0; k < N; k++) y1[k] = -INFINITY; } break;
+            }
+            ok_max = ref.argmax(y1, N) == ops.argmax(y1, N);
+            srt_test_frand();
+        }
+        CHECK(ok, "%s vector ops (dot f32/f16, axpy, exp, swiglu) equal the portable ones, lengths 1..128k", srt_isa_name((srt_isa)isa));
+        CHECK(ok_max, "%s argmax equals the portable one (ties, NaNs, signed zeros, tail)", srt_isa_name((srt_isa)isa));
+    }
+}
+
 int main(void) {
     srt_test_rng = 777;
 #ifdef _WIN32
@@ -113,6 +159,7 @@ int main(void) {
 #endif
     test_levels();
     test_kernels();
+    test_vec_ops();
     test_model_levels();
     return srt_test_finish();
 }
