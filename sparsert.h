@@ -4340,6 +4340,7 @@ struct srt_session {
     float *logits;                    /* n_vocab */
     int has_logits;
     float *rope_freq;                 /* rope_dim / 2 */
+    float *rope_cs;                   /* n_batch x rope_dim / 2 x (cos, sin): the batch's angles, shared by all layers */
     /* batch scratch, n_batch rows each */
     float *x, *xb, *q, *k, *v, *att, *hb, *hb2;
     void *acts;                       /* quantized activations for integer formats (srt__acts_bytes) */
@@ -4372,11 +4373,18 @@ static void srt__rmsnorm(const srt__vec_ops *ops, float *o, const float *x, cons
     for (i = 0; i < n; i++) o[i] = w[i] * (ss * x[i]);
 }
 
-static void srt__rope(const srt_session *s, float *vec, int n_heads, int pos) {
+static void srt__rope_angles(const srt_session *s, float *cs, int pos) {
+    int i, half = s->m->rope_dim / 2;
+    for (i = 0; i < half; i++) {
+        float val = (float)pos * s->rope_freq[i];
+        cs[2 * i] = cosf(val); cs[2 * i + 1] = sinf(val);
+    }
+}
+static void srt__rope(const srt_session *s, float *vec, int n_heads, const float *cs) {
     const srt_model *m = s->m;
     int h, i, half = m->rope_dim / 2;
     for (i = 0; i < half; i++) {
-        float val = (float)pos * s->rope_freq[i], c = cosf(val), sn = sinf(val);
+        float c = cs[2 * i], sn = cs[2 * i + 1];
         for (h = 0; h < n_heads; h++) {
             float *v = vec + h * m->head_dim;
             int a = m->rope_neox ? i : 2 * i, b = m->rope_neox ? i + half : 2 * i + 1;
@@ -4446,7 +4454,10 @@ static void srt__attn_tasks(void *user, int64_t begin, int64_t end, int thread) 
 static void srt__forward_batch(srt_session *s, const int32_t *toks, int n, int want_logits) {
     srt_model *m = s->m;
     int E = m->n_embd, Q = m->n_head * m->head_dim, KV = s->kv_dim, F = m->n_ff, p0 = s->n_eval, l, t, i;
-    for (t = 0; t < n; t++) srt__weights_row(&m->tok_embd, (uint64_t)toks[t], s->x + (size_t)t * E);
+    for (t = 0; t < n; t++) {
+        srt__weights_row(&m->tok_embd, (uint64_t)toks[t], s->x + (size_t)t * E);
+        srt__rope_angles(s, s->rope_cs + (size_t)t * m->rope_dim, p0 + t);
+    }
     for (l = 0; l < m->n_layer; l++) {
         const srt__layer *L = &m->layers[l];
         srt__attn_job aj;
@@ -4456,8 +4467,9 @@ static void srt__forward_batch(srt_session *s, const int32_t *toks, int n, int w
         srt__matmul_same_input(s, &L->wk, &L->wv, s->xb, n, s->v, L->bv);
         for (t = 0; t < n; t++) {
             size_t at = ((size_t)l * s->n_ctx + (size_t)(p0 + t)) * KV;
-            srt__rope(s, s->q + (size_t)t * Q, m->n_head, p0 + t);
-            srt__rope(s, s->k + (size_t)t * KV, m->n_head_kv, p0 + t);
+            const float *cs = s->rope_cs + (size_t)t * m->rope_dim;
+            srt__rope(s, s->q + (size_t)t * Q, m->n_head, cs);
+            srt__rope(s, s->k + (size_t)t * KV, m->n_head_kv, cs);
             if (s->kv_f16) {
                 uint16_t *kc = (uint16_t *)s->k_cache + at, *vc = (uint16_t *)s->v_cache + at;
                 for (i = 0; i < KV; i++) { kc[i] = srt_f32_to_f16(s->k[(size_t)t * KV + i]); vc[i] = srt_f32_to_f16(s->v[(size_t)t * KV + i]); }
@@ -4492,7 +4504,7 @@ SRT_API void srt_session_destroy(srt_session *s) {
     if (!s) return;
     a = &s->m->alloc;
     srt__free(a, s->k_cache); srt__free(a, s->v_cache); srt__free(a, s->tokens); srt__free(a, s->logits);
-    srt__free(a, s->rope_freq); srt__free(a, s->x); srt__free(a, s->xb); srt__free(a, s->q); srt__free(a, s->k);
+    srt__free(a, s->rope_freq); srt__free(a, s->rope_cs); srt__free(a, s->x); srt__free(a, s->xb); srt__free(a, s->q); srt__free(a, s->k);
     srt__free(a, s->v); srt__free(a, s->att); srt__free(a, s->hb); srt__free(a, s->hb2); srt__free(a, s->acts);
     srt__free(a, s->scores); srt__free(a, s->cand); srt__free(a, s->slog);
     srt__free(a, s);
@@ -4529,6 +4541,7 @@ SRT_API srt_status srt_session_create(srt_model *m, const srt_session_desc *desc
     s->slog = (float *)srt__alloc(a, (size_t)m->n_vocab * sizeof(float));
     s->cand = (srt__cand *)srt__alloc(a, (size_t)m->n_vocab * sizeof(srt__cand));
     s->rope_freq = (float *)srt__alloc(a, (size_t)m->rope_dim / 2 * sizeof(float));
+    s->rope_cs = (float *)srt__alloc(a, B * (size_t)(m->rope_dim > 0 ? m->rope_dim : 1) * sizeof(float));
     s->x = (float *)srt__alloc(a, B * E * sizeof(float));
     s->xb = (float *)srt__alloc(a, B * maxk * sizeof(float));
     s->q = (float *)srt__alloc(a, B * Q * sizeof(float));
@@ -4539,7 +4552,7 @@ SRT_API srt_status srt_session_create(srt_model *m, const srt_session_desc *desc
     s->hb2 = (float *)srt__alloc(a, B * F * sizeof(float));
     s->acts = srt__alloc(a, (size_t)srt__acts_bytes(B, maxk, SRT__KPAD));
     s->scores = (float *)srt__alloc(a, (size_t)srt_pool_threads(m->pool) * (size_t)s->n_ctx * sizeof(float));
-    if (!s->k_cache || !s->v_cache || !s->tokens || !s->logits || !s->slog || !s->cand || !s->rope_freq || !s->x || !s->xb ||
+    if (!s->k_cache || !s->v_cache || !s->tokens || !s->logits || !s->slog || !s->cand || !s->rope_freq || !s->rope_cs || !s->x || !s->xb ||
         !s->q || !s->k || !s->v || !s->att || !s->hb || !s->hb2 || !s->acts || !s->scores) {
         srt_session_destroy(s);
         return srt__fail(SRT_ERR_OUT_OF_MEMORY, "srt_session_create: out of memory (KV cache %llu MB for %d tokens)", (unsigned long long)(2 * kv_bytes >> 20), s->n_ctx);
