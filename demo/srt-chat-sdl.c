@@ -1340,6 +1340,7 @@ static void ui_drain(ui *u) {
      slow MS                 waits MS milliseconds after each generated token (0 = off)
      log-scroll              logs "scroll: top=T max=M at_bottom=0|1"
      log-input               logs "input: TEXT"
+     clear-input             empties the input box
      screenshot PATH         writes a PNG of the window now
      sleep MS                lets the window run for MS milliseconds
      quit                    ends the script
@@ -1539,6 +1540,7 @@ static int script_step(ui *u) {
             int max = u->content_h - u->r_view.h > 0 ? u->content_h - u->r_view.h : 0;
             if (S.log) fprintf(S.log, "scroll: top=%d max=%d at_bottom=%d\n", u->scroll, max, u->scroll >= max);
         } else if (!strcmp(name, "log-input")) { if (S.log) log_escaped(S.log, "input: ", u->input.p ? u->input.p : "", u->input.n); }
+        else if (!strcmp(name, "clear-input")) { u->input.n = 0; if (u->input.p) u->input.p[0] = 0; u->caret = 0; }
         else if (!strcmp(name, "screenshot")) { snprintf(S.shot, sizeof S.shot, "%s", arg); return 0; }
         else if (!strcmp(name, "sleep")) { S.deadline = now_ms() + atof(arg); S.waiting = WAIT_SLEEP; }
         else if (!strcmp(name, "quit")) { S.at = S.n; break; }
