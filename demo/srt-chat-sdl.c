@@ -685,6 +685,7 @@ static void worker_turn(worker *w, int turn, const char *text) {
         }
         n = srt_utf8_stream_token(&us, w->model, tok, 0, txt, (int)sizeof txt);
         e.kind = EV_TEXT; e.turn = turn; e.n_tokens = n_gen; e.decode_ms = now_ms() - t1;
+        e.pos = srt_session_pos(w->session); e.n_ctx = srt_session_n_ctx(w->session);
         e.text = n > 0 ? dup_n(txt, (size_t)n) : NULL; e.len = n > 0 ? (size_t)n : 0;
         post(w, &e);
         if ((delay = SDL_AtomicGet(&w->token_delay_ms)) > 0) SDL_Delay((Uint32)delay);
@@ -1293,6 +1294,7 @@ static void ui_drain(ui *u) {
                 if (e->len) tb_add(&m->text, e->text, e->len);
                 if (e->n_tokens) { m->n_tokens = e->n_tokens; m->decode_ms = e->decode_ms; }
                 if (m->decode_ms > 0) u->tok_s = m->n_tokens * 1000.0 / m->decode_ms;
+                if (e->pos > 0) { u->ctx_pos = e->pos; u->ctx_n = e->n_ctx; }
             }
             break;
         case EV_NOTE:
@@ -1464,11 +1466,12 @@ static int script_step(ui *u) {
             message *last = u->n_msgs ? &u->msgs[u->n_msgs - 1] : NULL;
             switch (S.waiting) {
             case WAIT_MODEL:
-                done = !u->loading && (u->model_ok || u->error[0]);
+                done = !u->loading;
                 if (done && S.log) {
                     if (u->model_ok) fprintf(S.log, "model: loaded %s %s %s context=%d threads=%d (%s) %s\n", u->facts.file, u->facts.arch,
                                              u->facts.format, u->facts.n_ctx, u->facts.threads, u->w->cores_name, u->facts.chat);
-                    else fprintf(S.log, "model: failed: %s\n", u->error);
+                    else if (u->error[0]) fprintf(S.log, "model: failed: %s\n", u->error);
+                    else fprintf(S.log, "model: none\n");
                 }
                 break;
             case WAIT_REPLY: done = !u->generating; break;
@@ -1733,6 +1736,7 @@ int main(int argc, char **argv) {
             S.active = 0;
             if (S.final_shot) snprintf(S.shot, sizeof S.shot, "%s", S.final_shot);
             u->quit = 1;
+            u->dirty = 1;                      /* one last frame, for the screenshot */
         }
         {
             int phase = (int)fmod((now_ms() - u->caret_t0) / 500.0, 2.0);
