@@ -37,7 +37,7 @@ cc_prog() {
     fi
 }
 
-# The SDL2 chat window and the PNG checker of its test. Sets HAVE_SDL=1 when they were built.
+# The SDL2 chat window and the PNG checker of its test. HAVE_SDL: 1 built, 0 skipped, 2 failed.
 STB_INCLUDE=${STB_INCLUDE:-/usr/include/stb}
 HAVE_SDL=0
 build_sdl() {
@@ -55,17 +55,19 @@ build_sdl() {
     fi
     sdl_cflags=$(printf '%s' "$sdl_cflags" | sed 's/-I/-isystem /g')   # no warnings from SDL's own headers
     if ! $CC -std=c99 $OPT $WARN -I. -isystem "$STB_INCLUDE" $sdl_cflags ${CFLAGS:-} -o "$B/srt-chat-sdl" demo/srt-chat-sdl.c $sdl_libs $LIBS; then
-        note "build failed: srt-chat-sdl"; fail=1; return
+        note "build failed: srt-chat-sdl"; fail=1; HAVE_SDL=2; return
     fi
     if ! $CC -std=c99 $OPT $WARN -isystem "$STB_INCLUDE" ${CFLAGS:-} -o "$B/ui-png-ink" tests/ui/png_ink.c $LIBS; then
-        note "build failed: ui-png-ink"; fail=1; return
+        note "build failed: ui-png-ink"; fail=1; HAVE_SDL=2; return
     fi
     HAVE_SDL=1
 }
 
 # test_ui when it can run; a clear line when it cannot
 run_ui_test() {
-    if [ "$HAVE_SDL" != 1 ]; then
+    if [ "$HAVE_SDL" = 2 ]; then
+        echo "FAIL - srt-chat-sdl did not build"; FAILED=$((FAILED + 1))
+    elif [ "$HAVE_SDL" != 1 ]; then
         echo "skipped test_ui: srt-chat-sdl was not built (needs libsdl2-dev and libstb-dev)"
     elif ! command -v xvfb-run >/dev/null 2>&1; then
         echo "skipped test_ui: xvfb-run not found (Debian: apt-get install xvfb xauth)"
