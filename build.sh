@@ -5,7 +5,12 @@
 #   ./build.sh test asan   the same, built with AddressSanitizer + UndefinedBehaviorSanitizer
 #                          (any report fails the run; rerun ./build.sh afterwards for normal builds)
 #   ./build.sh tsan     test_pool (pool, topology, two sessions on two threads) under ThreadSanitizer
-# Environment: CC (default cc), CXX (default c++), CFLAGS (extra flags).
+#   ./build.sh test-ui  the SDL chat window under Xvfb (tests/test_ui.sh); screenshot: build/ui-test.png
+# Environment: CC (default cc), CXX (default c++), CFLAGS (extra flags), STB_INCLUDE (folder of the
+# stb headers, default /usr/include/stb as Debian's libstb-dev installs them).
+# build/srt-chat-sdl (demo/srt-chat-sdl.c) is built when SDL2 (pkg-config sdl2 or sdl2-config) and
+# the stb headers are there, and skipped with a message otherwise; `test` runs test_ui when it was
+# built and xvfb-run exists (under asan too, with the leak check off for the window: see test_ui.sh).
 set -u
 cd "$(dirname "$0")"
 CC=${CC:-cc}
@@ -19,7 +24,7 @@ if [ "${2:-}" = asan ]; then
     OPT="-O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=undefined"
     export ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 UBSAN_OPTIONS=print_stacktrace=1
 elif [ -n "${2:-}" ]; then
-    echo "usage: ./build.sh [test [asan] | tsan]" >&2; exit 2
+    echo "usage: ./build.sh [test [asan] | test-ui [asan] | tsan]" >&2; exit 2
 fi
 
 fail=0
@@ -32,12 +37,52 @@ cc_prog() {
     fi
 }
 
+# The SDL2 chat window and the PNG checker of its test. HAVE_SDL: 1 built, 0 skipped, 2 failed.
+STB_INCLUDE=${STB_INCLUDE:-/usr/include/stb}
+HAVE_SDL=0
+build_sdl() {
+    local sdl_cflags sdl_libs
+    rm -f "$B/srt-chat-sdl" "$B/ui-png-ink"
+    if pkg-config --exists sdl2 2>/dev/null; then
+        sdl_cflags=$(pkg-config --cflags sdl2); sdl_libs=$(pkg-config --libs sdl2)
+    elif command -v sdl2-config >/dev/null 2>&1; then
+        sdl_cflags=$(sdl2-config --cflags); sdl_libs=$(sdl2-config --libs)
+    else
+        note "skipping srt-chat-sdl: SDL2 not found (Debian: apt-get install libsdl2-dev)"; return
+    fi
+    if [ ! -f "$STB_INCLUDE/stb_truetype.h" ] || [ ! -f "$STB_INCLUDE/stb_image_write.h" ]; then
+        note "skipping srt-chat-sdl: stb headers not found in $STB_INCLUDE (Debian: apt-get install libstb-dev)"; return
+    fi
+    sdl_cflags=$(printf '%s' "$sdl_cflags" | sed 's/-I/-isystem /g')   # no warnings from SDL's own headers
+    if ! $CC -std=c99 $OPT $WARN -I. -isystem "$STB_INCLUDE" $sdl_cflags ${CFLAGS:-} -o "$B/srt-chat-sdl" demo/srt-chat-sdl.c $sdl_libs $LIBS; then
+        note "build failed: srt-chat-sdl"; fail=1; HAVE_SDL=2; return
+    fi
+    if ! $CC -std=c99 $OPT $WARN -isystem "$STB_INCLUDE" ${CFLAGS:-} -o "$B/ui-png-ink" tests/ui/png_ink.c $LIBS; then
+        note "build failed: ui-png-ink"; fail=1; HAVE_SDL=2; return
+    fi
+    HAVE_SDL=1
+}
+
+# test_ui when it can run; a clear line when it cannot
+run_ui_test() {
+    if [ "$HAVE_SDL" = 2 ]; then
+        echo "FAIL - srt-chat-sdl did not build"; FAILED=$((FAILED + 1))
+    elif [ "$HAVE_SDL" != 1 ]; then
+        echo "skipped test_ui: srt-chat-sdl was not built (needs libsdl2-dev and libstb-dev)"
+    elif ! command -v xvfb-run >/dev/null 2>&1; then
+        echo "skipped test_ui: xvfb-run not found (Debian: apt-get install xvfb xauth)"
+    else
+        run_test test_ui tests/test_ui.sh
+    fi
+}
+
 build_all() {
     cc_prog srt-pack tools/srt-pack.c
     cc_prog srt-tokenize tools/srt-tokenize.c
     cc_prog srt-chat demo/srt-chat.c
     cc_prog srt-bench tools/srt-bench.c
     cc_prog gen-unicode tools/gen-unicode.c
+    build_sdl
     cc_prog fuzz_json tests/fuzz_json.c
     for t in tests/test_*.c; do
         [ -e "$t" ] || continue
@@ -72,6 +117,7 @@ run_tests() {
     if [ -x "$B/fuzz_json" ]; then run_test fuzz_json "$B/fuzz_json" tests/fuzz/json/*
     else echo "FAIL - fuzz_json did not build"; FAILED=$((FAILED + 1)); fi
     [ -x tests/compile.sh ] && run_test compile tests/compile.sh
+    run_ui_test
     echo "$PASSED passed, $FAILED failed"
     [ "$FAILED" -eq 0 ] && [ "$fail" -eq 0 ]
 }
@@ -91,5 +137,15 @@ case "${1:-all}" in
     all)  build_all; exit $fail ;;
     test) build_all; run_tests; exit $? ;;
     tsan) run_tsan; exit $? ;;
-    *)    note "usage: ./build.sh [test [asan] | tsan]"; exit 2 ;;
+    test-ui)
+        cc_prog srt-pack tools/srt-pack.c
+        cc_prog srt-chat demo/srt-chat.c
+        build_sdl
+        if [ "$HAVE_SDL" != 1 ] || ! command -v xvfb-run >/dev/null 2>&1; then
+            run_ui_test; echo "cannot run the UI test: install libsdl2-dev libstb-dev xvfb xauth" >&2; exit 1
+        fi
+        run_ui_test
+        echo "$PASSED passed, $FAILED failed (screenshot: $B/ui-test.png)"
+        [ "$FAILED" -eq 0 ] && [ "$fail" -eq 0 ]; exit $? ;;
+    *)    note "usage: ./build.sh [test [asan] | test-ui [asan] | tsan]"; exit 2 ;;
 esac

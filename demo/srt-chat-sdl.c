@@ -1,0 +1,1773 @@
+/* srt-chat-sdl - an offline chat window on SDL2, text drawn with stb_truetype.
+
+   srt-chat-sdl [--model MODEL.srt] [options]
+       Opens a resizable window. Without --model, drop a .srt file onto it. A model with a chat
+       template (or --template NAME) chats: the conversation stays in the KV cache and only each
+       new turn is evaluated. Without one, every message continues the text.
+       Keys: Enter sends, Shift+Enter starts a new line, Esc stops a generation, Ctrl+N starts a
+       new chat, Ctrl+C copies the last reply (Ctrl+Shift+C the whole conversation; a right click
+       copies one message), Ctrl+V pastes, PgUp/PgDn and the wheel scroll.
+   srt-chat-sdl --model M.srt --script FILE [--script-log LOG] [--screenshot OUT.png]
+       Scripted: FILE's commands (see script_usage below) drive the window; the log says what
+       happened (replies, statistics, scroll positions); the PNG is written when the script ends.
+       Under Xvfb this is the UI test (tests/test_ui.sh).
+
+   Threads: generation runs on a worker thread; the window talks to it through two
+   mutex-protected queues (commands one way, events the other) and never waits for it.
+   Build: ./build.sh (needs SDL2 and Debian's libstb-dev; stb headers from /usr/include/stb). */
+#define SPARSERT_IMPLEMENTATION
+#include "sparsert.h"
+
+#include <SDL.h>
+#define STB_TRUETYPE_IMPLEMENTATION
+#include "stb_truetype.h"
+#define STB_IMAGE_WRITE_IMPLEMENTATION
+#include "stb_image_write.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <math.h>
+
+/* ---------------------------------------------------------------- small helpers */
+typedef struct text_buf { char *p; size_t n, cap; } text_buf;
+
+static int tb_add(text_buf *b, const char *s, size_t n) {
+    if (b->n + n + 1 > b->cap) {
+        size_t cap = (b->n + n + 1) * 2;
+        char *np = (char *)realloc(b->p, cap);
+        if (!np) return 0;
+        b->p = np; b->cap = cap;
+    }
+    if (n) memcpy(b->p + b->n, s, n);
+    b->n += n;
+    b->p[b->n] = 0;
+    return 1;
+}
+static void tb_free(text_buf *b) { free(b->p); b->p = NULL; b->n = b->cap = 0; }
+static char *dup_n(const char *s, size_t n) {
+    char *p = (char *)malloc(n + 1);
+    if (p) { if (n) memcpy(p, s, n); p[n] = 0; }
+    return p;
+}
+static char *dup_s(const char *s) { return dup_n(s, strlen(s)); }
+static const char *base_name(const char *path) {
+    const char *b = path, *p;
+    for (p = path; *p; p++) if (*p == '/' || *p == '\\') b = p + 1;
+    return b;
+}
+static double now_ms(void) { return (double)SDL_GetPerformanceCounter() * 1000.0 / (double)SDL_GetPerformanceFrequency(); }
+
+/* UTF-8: the code point at s[*i] (U+FFFD for a malformed byte, which is skipped alone). */
+static uint32_t utf8_next(const char *s, size_t n, size_t *i) {
+    const unsigned char *u = (const unsigned char *)s + *i;
+    size_t left = n - *i, len, k;
+    uint32_t c = u[0];
+    if (c < 0x80) { *i += 1; return c; }
+    if (c >= 0xC2 && c <= 0xDF) { len = 2; c &= 0x1F; }
+    else if (c >= 0xE0 && c <= 0xEF) { len = 3; c &= 0x0F; }
+    else if (c >= 0xF0 && c <= 0xF4) { len = 4; c &= 0x07; }
+    else { *i += 1; return 0xFFFD; }
+    if (left < len) { *i += 1; return 0xFFFD; }
+    for (k = 1; k < len; k++) {
+        if ((u[k] & 0xC0) != 0x80) { *i += 1; return 0xFFFD; }
+        c = (c << 6) | (u[k] & 0x3F);
+    }
+    if ((len == 3 && (c < 0x800 || (c >= 0xD800 && c <= 0xDFFF))) || (len == 4 && (c < 0x10000 || c > 0x10FFFF))) { *i += 1; return 0xFFFD; }
+    *i += len;
+    return c;
+}
+static size_t utf8_prev(const char *s, size_t i) {
+    if (i == 0) return 0;
+    i--;
+    while (i > 0 && ((unsigned char)s[i] & 0xC0) == 0x80) i--;
+    return i;
+}
+/* Wide (two-column) characters: CJK, Hangul, fullwidth forms, most emoji. A line may break
+   before and after each of them. */
+static int cp_wide(uint32_t c) {
+    return (c >= 0x1100 && c <= 0x115F) || (c >= 0x2E80 && c <= 0xA4CF && c != 0x303F) || (c >= 0xAC00 && c <= 0xD7A3) ||
+           (c >= 0xF900 && c <= 0xFAFF) || (c >= 0xFE30 && c <= 0xFE4F) || (c >= 0xFF00 && c <= 0xFF60) ||
+           (c >= 0xFFE0 && c <= 0xFFE6) || (c >= 0x1F300 && c <= 0x1F64F) || (c >= 0x1F900 && c <= 0x1F9FF) ||
+           (c >= 0x20000 && c <= 0x3FFFD);
+}
+/* Characters that take no room when the font lacks them (joiners, variation selectors, marks). */
+static int cp_zero_width(uint32_t c) {
+    return (c >= 0x200B && c <= 0x200F) || (c >= 0xFE00 && c <= 0xFE0F) || (c >= 0x0300 && c <= 0x036F) ||
+           (c >= 0xE0100 && c <= 0xE01EF) || c == 0x2060 || c == 0xFEFF || (c < 0x20 && c != '\t');
+}
+
+/* ---------------------------------------------------------------- font and glyph cache */
+/* One TTF (or the first font of a TTC), two pixel sizes, glyphs rasterised on first use into an
+   atlas texture (white, coverage in alpha; drawn with a colour modulation). A full atlas or
+   table starts over. A code point the font lacks is drawn as a hollow box. */
+enum { FONT_BODY = 0, FONT_SMALL = 1, FONT_SIZES = 2 };
+#define ATLAS_SIZE 1024
+#define GLYPH_SLOTS 4096
+typedef struct glyph {
+    uint32_t key;             /* code point * 4 + size + 1; 0 = empty slot */
+    short x, y, w, h;         /* in the atlas */
+    short xoff, yoff;         /* bitmap offset from the pen on the baseline */
+    float adv;
+    char missing;             /* 1 = the font has no glyph: draw a box */
+} glyph;
+typedef struct font {
+    unsigned char *data;
+    stbtt_fontinfo info;
+    float px[FONT_SIZES], sc[FONT_SIZES];
+    int ascent[FONT_SIZES], line_h[FONT_SIZES];
+    SDL_Texture *atlas;
+    int ax, ay, row_h;        /* shelf packer */
+    glyph slots[GLYPH_SLOTS];
+    int n_used;
+    unsigned char *tmp;       /* rasteriser scratch */
+    uint32_t *tmp_rgba;
+} font;
+
+static unsigned char *load_file(const char *path, size_t *len) {
+    FILE *f = fopen(path, "rb");
+    unsigned char *buf = NULL;
+    long n;
+    if (!f) return NULL;
+    if (fseek(f, 0, SEEK_END) == 0 && (n = ftell(f)) > 0 && fseek(f, 0, SEEK_SET) == 0 && (buf = (unsigned char *)malloc((size_t)n))) {
+        if (fread(buf, 1, (size_t)n, f) != (size_t)n) { free(buf); buf = NULL; }
+        else if (len) *len = (size_t)n;
+    }
+    fclose(f);
+    return buf;
+}
+
+/* The first readable font of: --font, then the usual places on Linux, Windows and macOS. */
+static const char *find_font(const char *given, char *buf, size_t cap) {
+    static const char *const paths[] = {
+        "/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf", "/usr/share/fonts/TTF/DejaVuSans.ttf",
+        "/usr/share/fonts/dejavu/DejaVuSans.ttf", "/usr/share/fonts/dejavu-sans-fonts/DejaVuSans.ttf",
+        "/usr/share/fonts/truetype/noto/NotoSans-Regular.ttf", "/usr/share/fonts/noto/NotoSans-Regular.ttf",
+        "/usr/share/fonts/truetype/liberation/LiberationSans-Regular.ttf", "/usr/share/fonts/truetype/freefont/FreeSans.ttf",
+        "/usr/local/share/fonts/DejaVuSans.ttf",
+        "C:\\Windows\\Fonts\\segoeui.ttf", "C:\\Windows\\Fonts\\arial.ttf",
+        "/System/Library/Fonts/Supplemental/Arial Unicode.ttf", "/System/Library/Fonts/Supplemental/Arial.ttf",
+        "/Library/Fonts/Arial Unicode.ttf", "/Library/Fonts/Arial.ttf", "/System/Library/Fonts/Helvetica.ttc",
+        "/System/Library/Fonts/Geneva.ttf"};
+    size_t i;
+    FILE *f;
+    const char *windir = getenv("WINDIR");
+    if (given) return given;
+    if (windir && strlen(windir) + 20 < cap) {
+        snprintf(buf, cap, "%s\\Fonts\\segoeui.ttf", windir);
+        if ((f = fopen(buf, "rb")) != NULL) { fclose(f); return buf; }
+    }
+    for (i = 0; i < sizeof paths / sizeof paths[0]; i++)
+        if ((f = fopen(paths[i], "rb")) != NULL) { fclose(f); return paths[i]; }
+    return NULL;
+}
+
+static void font_clear_cache(font *f) {
+    memset(f->slots, 0, sizeof f->slots);
+    f->n_used = 0;
+    f->ax = f->ay = f->row_h = 0;
+}
+
+static void font_set_scale(font *f, float scale) {
+    int s, asc, desc, gap;
+    stbtt_GetFontVMetrics(&f->info, &asc, &desc, &gap);
+    for (s = 0; s < FONT_SIZES; s++) {
+        f->px[s] = (s == FONT_BODY ? 17.0f : 13.0f) * scale;
+        f->sc[s] = stbtt_ScaleForPixelHeight(&f->info, f->px[s]);
+        f->ascent[s] = (int)ceilf(asc * f->sc[s]);
+        f->line_h[s] = (int)ceilf((asc - desc + gap) * f->sc[s] * 1.12f);
+    }
+    font_clear_cache(f);
+}
+
+static int font_open(font *f, const char *path, SDL_Renderer *ren, char *err, size_t errcap) {
+    int off;
+    memset(f, 0, sizeof *f);
+    if (!(f->data = load_file(path, NULL))) { snprintf(err, errcap, "cannot read the font %s", path); return 0; }
+    off = stbtt_GetFontOffsetForIndex(f->data, 0);
+    if (off < 0 || !stbtt_InitFont(&f->info, f->data, off)) { snprintf(err, errcap, "%s is not a TrueType font", path); free(f->data); f->data = NULL; return 0; }
+    f->atlas = SDL_CreateTexture(ren, SDL_PIXELFORMAT_ARGB8888, SDL_TEXTUREACCESS_STATIC, ATLAS_SIZE, ATLAS_SIZE);
+    f->tmp = (unsigned char *)malloc(256 * 256);
+    f->tmp_rgba = (uint32_t *)malloc(256 * 256 * sizeof(uint32_t));
+    if (!f->atlas || !f->tmp || !f->tmp_rgba) { snprintf(err, errcap, "cannot create the glyph atlas: %s", SDL_GetError()); return 0; }
+    SDL_SetTextureBlendMode(f->atlas, SDL_BLENDMODE_BLEND);
+    return 1;
+}
+static void font_close(font *f) {
+    if (f->atlas) SDL_DestroyTexture(f->atlas);
+    free(f->data); free(f->tmp); free(f->tmp_rgba);
+    memset(f, 0, sizeof *f);
+}
+
+static glyph *font_glyph(font *f, uint32_t cp, int size) {
+    uint32_t key = cp * 4u + (uint32_t)size + 1u, h = (key * 2654435761u) & (GLYPH_SLOTS - 1);
+    glyph *g;
+    int gi, x0, y0, x1, y1, adv, lsb, w, hgt, i;
+    for (;;) {
+        g = &f->slots[h];
+        if (g->key == key) return g;
+        if (g->key == 0) break;
+        h = (h + 1) & (GLYPH_SLOTS - 1);
+    }
+    if (f->n_used > GLYPH_SLOTS * 3 / 4) { font_clear_cache(f); return font_glyph(f, cp, size); }
+    memset(g, 0, sizeof *g);
+    g->key = key;
+    f->n_used++;
+    gi = stbtt_FindGlyphIndex(&f->info, (int)cp);
+    if (gi == 0 && cp != ' ') {
+        g->missing = 1;
+        g->adv = cp_zero_width(cp) ? 0.0f : f->px[size] * (cp_wide(cp) ? 0.9f : 0.6f);
+        return g;
+    }
+    stbtt_GetGlyphHMetrics(&f->info, gi, &adv, &lsb);
+    g->adv = adv * f->sc[size];
+    stbtt_GetGlyphBitmapBox(&f->info, gi, f->sc[size], f->sc[size], &x0, &y0, &x1, &y1);
+    w = x1 - x0; hgt = y1 - y0;
+    if (w <= 0 || hgt <= 0 || w > 256 || hgt > 256) return g;   /* blank (space) or absurdly large */
+    if (f->ax + w + 1 > ATLAS_SIZE) { f->ax = 0; f->ay += f->row_h + 1; f->row_h = 0; }
+    if (f->ay + hgt + 1 > ATLAS_SIZE) { font_clear_cache(f); return font_glyph(f, cp, size); }
+    stbtt_MakeGlyphBitmap(&f->info, f->tmp, w, hgt, w, f->sc[size], f->sc[size], gi);
+    for (i = 0; i < w * hgt; i++) f->tmp_rgba[i] = ((uint32_t)f->tmp[i] << 24) | 0xFFFFFFu;
+    {
+        SDL_Rect r;
+        r.x = f->ax; r.y = f->ay; r.w = w; r.h = hgt;
+        SDL_UpdateTexture(f->atlas, &r, f->tmp_rgba, w * 4);
+    }
+    g->x = (short)f->ax; g->y = (short)f->ay; g->w = (short)w; g->h = (short)hgt;
+    g->xoff = (short)x0; g->yoff = (short)y0;
+    f->ax += w + 1;
+    if (hgt > f->row_h) f->row_h = hgt;
+    return g;
+}
+
+/* ---------------------------------------------------------------- text layout */
+/* Word wrap in `w` pixels: lines break at spaces, before and after wide (CJK) characters, and
+   inside a word that is wider than the line. The same code measures and draws. */
+typedef struct layout {
+    int size;                 /* FONT_BODY / FONT_SMALL */
+    int x, y, w;              /* top-left and width of the text box */
+    SDL_Color color;
+    int draw;                 /* 0 = measure only */
+    int clip_y0, clip_y1;     /* only lines inside are drawn */
+    size_t caret;             /* byte offset whose position is wanted ((size_t)-1 = none) */
+    int caret_x, caret_y;     /* out: relative to x, y */
+    int max_w;                /* out: widest line */
+} layout;
+
+typedef struct ui ui;
+static void draw_glyph(ui *u, glyph *g, int size, float pen, int base, SDL_Color c);
+static font *ui_font(ui *u);
+
+static int layout_text(ui *u, layout *L, const char *s, size_t n) {
+    font *f = ui_font(u);
+    float pen = 0, maxw = 0, space = font_glyph(f, ' ', L->size)->adv;
+    int line = 0, lh = f->line_h[L->size], asc = f->ascent[L->size];
+    size_t i = 0;
+    L->caret_x = L->caret_y = 0;
+    while (i < n) {
+        size_t j, k;
+        float ww = 0;
+        if (i == L->caret) { L->caret_x = (int)pen; L->caret_y = line * lh; }
+        if (s[i] == '\n') { line++; pen = 0; i++; continue; }
+        if (s[i] == ' ' || s[i] == '\t' || s[i] == '\r') { pen += s[i] == '\t' ? 4 * space : s[i] == ' ' ? space : 0; i++; continue; }
+        for (j = i; j < n; ) {              /* the word: up to a space, or one wide character */
+            uint32_t cp;
+            k = j;
+            cp = utf8_next(s, n, &k);
+            if (cp == ' ' || cp == '\n' || cp == '\t' || cp == '\r') break;
+            if (cp_wide(cp) && j > i) break;
+            ww += font_glyph(f, cp, L->size)->adv;
+            j = k;
+            if (cp_wide(cp)) break;
+        }
+        if (pen > 0 && pen + ww > L->w) { line++; pen = 0; }
+        while (i < j) {
+            uint32_t cp;
+            glyph *g;
+            k = i;
+            cp = utf8_next(s, n, &k);
+            g = font_glyph(f, cp, L->size);
+            if (pen > 0 && pen + g->adv > L->w) { line++; pen = 0; }
+            if (i == L->caret) { L->caret_x = (int)pen; L->caret_y = line * lh; }
+            if (L->draw) {
+                int top = L->y + line * lh;
+                if (top + lh >= L->clip_y0 && top <= L->clip_y1) draw_glyph(u, g, L->size, (float)L->x + pen, top + asc, L->color);
+            }
+            pen += g->adv;
+            if (pen > maxw) maxw = pen;
+            i = k;
+        }
+    }
+    if (L->caret == n) { L->caret_x = (int)pen; L->caret_y = line * lh; }
+    L->max_w = (int)ceilf(maxw);
+    return (line + 1) * lh;
+}
+
+/* ---------------------------------------------------------------- worker thread */
+/* Commands go UI -> worker, events worker -> UI, each through its own queue under one mutex.
+   The worker owns the model and the session; the UI only ever calls srt_session_cancel on it,
+   under the mutex and only while a turn is running (cancel_ok). */
+enum { CMD_LOAD, CMD_TURN, CMD_RESET, CMD_QUIT };
+enum { EV_PROGRESS, EV_LOADED, EV_LOAD_FAILED, EV_TEXT, EV_DONE, EV_NOTE };
+enum { STOP_LIMIT = 0, STOP_EOS = 1, STOP_CANCEL = 2, STOP_CONTEXT = 3, STOP_ERROR = 4 };
+typedef struct command { int kind; int turn; char *text; } command;
+typedef struct event {
+    int kind, turn;
+    char *text;               /* EV_TEXT: the new characters; EV_LOAD_FAILED / EV_NOTE: a message */
+    size_t len;
+    int n_tokens;             /* tokens generated so far (EV_TEXT, EV_DONE) */
+    double decode_ms;         /* time since the first token was asked for */
+    double progress;          /* EV_PROGRESS: 0..1 */
+    int stop, pos, n_ctx, n_prompt;
+    double prompt_ms;
+} event;
+typedef struct model_facts {  /* EV_LOADED: what the status line shows */
+    char file[256], arch[32], format[16], chat[32];
+    int n_ctx, threads, n_layer;
+    uint64_t bytes;
+} model_facts;
+
+typedef struct worker {
+    SDL_mutex *mu;
+    SDL_cond *cv;
+    command *cmds; int n_cmds, cap_cmds;
+    event *evs; int n_evs, cap_evs;
+    Uint32 wake_event;        /* SDL user event pushed when the event queue becomes non-empty */
+    int cancel_ok, cancel_sent;   /* under mu */
+    SDL_atomic_t token_delay_ms;  /* test hook: slows generation so that Stop can be exercised */
+    model_facts facts;        /* written by the worker before EV_LOADED, read by the UI after it */
+    /* options (set before the thread starts) */
+    int n_threads, n_ctx, max_tokens, ignore_eos;
+    srt_cores cores;
+    const char *cpu_list, *cores_name, *template_name, *system_text;
+    srt_sampler_desc sampler;
+    /* worker-owned */
+    srt_pool *pool;
+    srt_model *model;
+    srt_session *session;
+    int stale_cancel;         /* a cancel request that no call consumed is still set in the session */
+    int chat;                 /* 1 = chat template in use, 0 = text continuation */
+    srt_chat_template tmpl;
+    srt_chat_message *msgs; int n_msgs, cap_msgs;
+    text_buf fed;             /* chat: the text the session's tokens stand for */
+    int prev_special;
+    int32_t eos;
+} worker;
+
+static void post(worker *w, const event *e) {
+    int was_empty;
+    SDL_LockMutex(w->mu);
+    if (w->n_evs == w->cap_evs) {
+        int cap = w->cap_evs ? 2 * w->cap_evs : 64;
+        event *ne = (event *)realloc(w->evs, (size_t)cap * sizeof *ne);
+        if (!ne) { SDL_UnlockMutex(w->mu); free(e->text); return; }
+        w->evs = ne; w->cap_evs = cap;
+    }
+    was_empty = w->n_evs == 0;
+    w->evs[w->n_evs++] = *e;
+    SDL_UnlockMutex(w->mu);
+    /* text and progress are picked up by the window's frame timer while it generates or loads;
+       waking it for every token would cost more than the token (an X11 round trip) */
+    if (was_empty && e->kind != EV_TEXT && e->kind != EV_PROGRESS) {
+        SDL_Event se;
+        memset(&se, 0, sizeof se);
+        se.type = w->wake_event;
+        SDL_PushEvent(&se);
+    }
+}
+static void post_msg(worker *w, int kind, int turn, const char *msg) {
+    event e;
+    memset(&e, 0, sizeof e);
+    e.kind = kind; e.turn = turn;
+    e.text = dup_s(msg);
+    e.len = e.text ? strlen(e.text) : 0;
+    post(w, &e);
+}
+static void send_cmd(worker *w, int kind, int turn, const char *text) {
+    SDL_LockMutex(w->mu);
+    if (w->n_cmds == w->cap_cmds) {
+        int cap = w->cap_cmds ? 2 * w->cap_cmds : 8;
+        command *nc = (command *)realloc(w->cmds, (size_t)cap * sizeof *nc);
+        if (!nc) { SDL_UnlockMutex(w->mu); return; }
+        w->cmds = nc; w->cap_cmds = cap;
+    }
+    w->cmds[w->n_cmds].kind = kind;
+    w->cmds[w->n_cmds].turn = turn;
+    w->cmds[w->n_cmds].text = text ? dup_s(text) : NULL;
+    w->n_cmds++;
+    SDL_CondSignal(w->cv);
+    SDL_UnlockMutex(w->mu);
+}
+
+/* --- chat state (as demo/srt-chat.c keeps it) */
+static int chat_add(worker *w, const char *role, const char *content, size_t len) {
+    if (w->n_msgs == w->cap_msgs) {
+        int cap = w->cap_msgs ? 2 * w->cap_msgs : 16;
+        srt_chat_message *nm = (srt_chat_message *)realloc(w->msgs, (size_t)cap * sizeof *nm);
+        if (!nm) return 0;
+        w->msgs = nm; w->cap_msgs = cap;
+    }
+    w->msgs[w->n_msgs].role = dup_s(role);
+    w->msgs[w->n_msgs].content = dup_n(content, len);
+    w->n_msgs++;
+    return 1;
+}
+static void chat_drop(worker *w, int i) {
+    free((void *)w->msgs[i].role);
+    free((void *)w->msgs[i].content);
+    memmove(w->msgs + i, w->msgs + i + 1, (size_t)(w->n_msgs - i - 1) * sizeof *w->msgs);
+    w->n_msgs--;
+}
+static char *chat_render(worker *w) {
+    size_t len = 0;
+    char *buf;
+    if (srt_chat_render(&w->tmpl, w->msgs, w->n_msgs, 1, NULL, 0, &len) != SRT_OK && len == 0) return NULL;
+    buf = (char *)malloc(len + 1);
+    if (buf && srt_chat_render(&w->tmpl, w->msgs, w->n_msgs, 1, buf, len + 1, &len) != SRT_OK) { free(buf); buf = NULL; }
+    return buf;
+}
+static int is_control(const srt_model *m, int32_t t) {
+    const char *p = srt_token_piece(m, t);
+    return p && p[0] && p[1] && srt_token_bytes(m, t, NULL, 0) == 0;
+}
+/* Rendered chat text to tokens: control-token texts become those tokens; text that starts a turn
+   after a control token gets the dummy-prefix space as llama.cpp gives it. */
+static int chat_tokenize(worker *w, const char *text, size_t len, int prev_special, int32_t **out, int *n_out) {
+    int n = 0, need = 0;
+    int flags = SRT_TOKENIZE_NO_BOS | SRT_TOKENIZE_PARSE_SPECIAL | (prev_special ? 0 : SRT_TOKENIZE_NO_SPACE_PREFIX);
+    int32_t *ids;
+    srt_tokenize(w->model, text, len, flags, NULL, 0, &need);
+    if (!(ids = (int32_t *)malloc((size_t)(need + 1) * sizeof *ids))) return 0;
+    if (srt_tokenize(w->model, text, len, flags, ids, need, &n) != SRT_OK) { free(ids); return 0; }
+    *out = ids; *n_out = n;
+    return 1;
+}
+static void chat_forget(worker *w) {
+    srt_session_reset(w->session);
+    w->fed.n = 0;
+    w->prev_special = 0;
+}
+
+/* Feeds tokens; a cancel request left over from the previous turn is consumed and the feed
+   repeated (a cancelled feed leaves the session as it was before it). */
+static srt_status feed_tokens(worker *w, const int32_t *ids, int n) {
+    srt_status st = srt_session_feed(w->session, ids, n);
+    if (st == SRT_ERR_CANCELLED && w->stale_cancel) { w->stale_cancel = 0; st = srt_session_feed(w->session, ids, n); }
+    return st;
+}
+
+static void worker_free_model(worker *w) {
+    while (w->n_msgs > 0) chat_drop(w, w->n_msgs - 1);
+    w->fed.n = 0;
+    if (w->session) srt_session_destroy(w->session);
+    if (w->model) srt_model_free(w->model);
+    if (w->pool) srt_pool_destroy(w->pool);
+    w->session = NULL; w->model = NULL; w->pool = NULL;
+    w->stale_cancel = 0;
+}
+
+static void worker_load(worker *w, const char *path) {
+    event e;
+    FILE *f;
+    char err[1024];
+    srt_status st;
+    memset(&e, 0, sizeof e);
+    worker_free_model(w);
+    /* Reading the file once shows real progress and leaves its pages in the OS cache, so the
+       memory-mapped load that follows is quick. */
+    if (!(f = fopen(path, "rb"))) { snprintf(err, sizeof err, "Cannot open %s", path); post_msg(w, EV_LOAD_FAILED, 0, err); return; }
+    {
+        static char chunk[1 << 20];
+        double total = 0, done = 0, last = -1;
+        size_t got;
+        if (fseek(f, 0, SEEK_END) == 0) total = (double)ftell(f);
+        fseek(f, 0, SEEK_SET);
+        while ((got = fread(chunk, 1, sizeof chunk, f)) > 0) {
+            done += (double)got;
+            if (total > 0 && done / total - last >= 0.02) {
+                last = done / total;
+                e.kind = EV_PROGRESS; e.progress = last * 0.9;
+                post(w, &e);
+            }
+        }
+        fclose(f);
+        w->facts.bytes = (uint64_t)total;
+    }
+    {
+        srt_pool_desc pd;
+        srt_model_desc md;
+        memset(&pd, 0, sizeof pd);
+        pd.n_threads = w->n_threads; pd.cores = w->cores; pd.cpu_list = w->cpu_list;
+        if ((st = srt_pool_create(&pd, &w->pool)) != SRT_OK) {
+            snprintf(err, sizeof err, "Cannot start the threads: %s", srt_last_error());
+            post_msg(w, EV_LOAD_FAILED, 0, err);
+            return;
+        }
+        memset(&md, 0, sizeof md);
+        md.pool = w->pool;
+        if ((st = srt_model_load(path, &md, &w->model)) != SRT_OK) {
+            snprintf(err, sizeof err, "Cannot load %s: %s (%s)", base_name(path), srt_status_str(st), srt_last_error());
+            worker_free_model(w);
+            post_msg(w, EV_LOAD_FAILED, 0, err);
+            return;
+        }
+    }
+    {
+        srt_session_desc sd;
+        memset(&sd, 0, sizeof sd);
+        sd.n_ctx = w->n_ctx;
+        sd.sampler = w->sampler;
+        if ((st = srt_session_create(w->model, &sd, &w->session)) != SRT_OK) {
+            snprintf(err, sizeof err, "Cannot create a session: %s (%s)", srt_status_str(st), srt_last_error());
+            worker_free_model(w);
+            post_msg(w, EV_LOAD_FAILED, 0, err);
+            return;
+        }
+    }
+    {
+        srt_model_info info;
+        const char *stored = NULL;
+        memset(&info, 0, sizeof info);
+        srt_model_get_info(w->model, &info);
+        srt_model_meta_str(w->model, "tokenizer.chat_template", &stored);
+        w->chat = w->template_name != NULL || (stored && stored[0]);
+        w->eos = w->ignore_eos ? -2 : info.eos;
+        snprintf(w->facts.file, sizeof w->facts.file, "%s", base_name(path));
+        snprintf(w->facts.arch, sizeof w->facts.arch, "%s", info.architecture ? info.architecture : "?");
+        snprintf(w->facts.format, sizeof w->facts.format, "%s", srt_format_name(info.format));
+        w->facts.n_ctx = srt_session_n_ctx(w->session);
+        w->facts.threads = srt_pool_threads(w->pool);
+        w->facts.n_layer = info.n_layer;
+        snprintf(w->facts.chat, sizeof w->facts.chat, "continuation");
+        if (w->chat) {
+            if (srt_chat_template_from_model(w->model, w->template_name, &w->tmpl) != SRT_OK) {
+                snprintf(err, sizeof err, "Chat template: %s", srt_last_error());
+                worker_free_model(w);
+                post_msg(w, EV_LOAD_FAILED, 0, err);
+                return;
+            }
+            if (w->ignore_eos) memset(w->tmpl.stop, 0, sizeof w->tmpl.stop);
+            snprintf(w->facts.chat, sizeof w->facts.chat, "%s%s", srt_chat_format_name(w->tmpl.format), w->tmpl.guessed ? " (guessed)" : "");
+            if (w->system_text) chat_add(w, "system", w->system_text, strlen(w->system_text));
+        }
+    }
+    e.kind = EV_LOADED; e.progress = 1;
+    post(w, &e);
+}
+
+static int is_stop_token(worker *w, int32_t tok) {
+    const char *p;
+    int k;
+    if (tok == w->eos) return 1;
+    if (!w->chat) return 0;
+    p = srt_token_piece(w->model, tok);
+    for (k = 0; k < 4; k++) if (w->tmpl.stop[k][0] && p && strcmp(p, w->tmpl.stop[k]) == 0) return 1;
+    return 0;
+}
+
+/* Makes the session's tokens match what the user sees after the prompt of a turn was fed.
+   Returns the status of the feed; *n_prompt = tokens evaluated. */
+static srt_status turn_prompt(worker *w, int turn, const char *text, int *n_prompt) {
+    int n_ctx = srt_session_n_ctx(w->session), room = w->max_tokens > 0 && w->max_tokens < n_ctx / 2 ? w->max_tokens : n_ctx / 4;
+    int32_t *ids = NULL;
+    int n = 0, pos0;
+    srt_status st;
+    char *full;
+    if (!w->chat) {
+        int flags = srt_session_pos(w->session) > 0 ? SRT_TOKENIZE_NO_BOS | SRT_TOKENIZE_NO_SPACE_PREFIX : 0;
+        int need = 0;
+        srt_tokenize(w->model, text, strlen(text), flags, NULL, 0, &need);
+        if (srt_session_pos(w->session) > 0 && srt_session_pos(w->session) + need + room > n_ctx) {
+            post_msg(w, EV_NOTE, turn, "The context window is full: the text starts over from this message.");
+            srt_session_reset(w->session);
+            flags = 0;
+            srt_tokenize(w->model, text, strlen(text), flags, NULL, 0, &need);
+        }
+        if (!(ids = (int32_t *)malloc((size_t)(need + 1) * sizeof *ids))) return SRT_ERR_OUT_OF_MEMORY;
+        if ((st = srt_tokenize(w->model, text, strlen(text), flags, ids, need, &n)) != SRT_OK) { free(ids); return st; }
+        if (srt_session_pos(w->session) + n + 1 > n_ctx) { free(ids); return SRT_ERR_CONTEXT_FULL; }
+        pos0 = srt_session_pos(w->session);
+        st = feed_tokens(w, ids, n);
+        *n_prompt = srt_session_pos(w->session) - pos0;
+        free(ids);
+        return st;
+    }
+    if (!chat_add(w, "user", text, strlen(text))) return SRT_ERR_OUT_OF_MEMORY;
+    if (!(full = chat_render(w))) { chat_drop(w, w->n_msgs - 1); return SRT_ERR_INVALID_ARG; }
+    /* what was fed must be a prefix of the new rendering; otherwise the chat is read again */
+    if (w->fed.n > 0 && (strlen(full) < w->fed.n || memcmp(full, w->fed.p, w->fed.n) != 0)) chat_forget(w);
+    for (;;) {               /* drop the oldest turns until the new text and a reply fit */
+        int first = w->n_msgs > 0 && !strcmp(w->msgs[0].role, "system") ? 1 : 0;
+        free(ids); ids = NULL;
+        if (!chat_tokenize(w, full + w->fed.n, strlen(full + w->fed.n), w->fed.n ? w->prev_special : 1, &ids, &n)) { free(full); chat_drop(w, w->n_msgs - 1); return SRT_ERR_INVALID_ARG; }
+        if (srt_session_pos(w->session) + n + room <= n_ctx || w->n_msgs - first <= 1) break;
+        chat_drop(w, first);
+        if (w->n_msgs - first > 1 && !strcmp(w->msgs[first].role, "assistant")) chat_drop(w, first);
+        chat_forget(w);
+        free(full);
+        if (!(full = chat_render(w))) { free(ids); return SRT_ERR_INVALID_ARG; }
+        post_msg(w, EV_NOTE, turn, "The context window is full: the oldest turns were dropped.");
+    }
+    if (srt_session_pos(w->session) + n + 1 > n_ctx) { free(ids); free(full); chat_drop(w, w->n_msgs - 1); return SRT_ERR_CONTEXT_FULL; }
+    pos0 = srt_session_pos(w->session);
+    st = feed_tokens(w, ids, n);
+    *n_prompt = srt_session_pos(w->session) - pos0;
+    if (st == SRT_OK) {
+        tb_add(&w->fed, full + w->fed.n, strlen(full + w->fed.n));
+        if (n > 0) w->prev_special = is_control(w->model, ids[n - 1]);
+    } else {
+        chat_drop(w, w->n_msgs - 1);
+        chat_forget(w);      /* read the whole chat again next time */
+    }
+    free(ids);
+    free(full);
+    return st;
+}
+
+static void worker_turn(worker *w, int turn, const char *text) {
+    event e;
+    srt_status st;
+    int n_prompt = 0, n_gen = 0, pending = 0, got_cancel = 0, prompt_ok = 0, sent, stop = STOP_LIMIT;
+    int32_t last = -1;
+    double t0 = now_ms(), t1;
+    srt_utf8_stream us;
+    text_buf reply = {NULL, 0, 0};
+    static char piece[1024], txt[6 * 1024 + 16];
+    memset(&e, 0, sizeof e);
+    memset(&us, 0, sizeof us);
+    if (!w->session) { post_msg(w, EV_NOTE, turn, "No model is loaded: drop a .srt file onto the window."); st = SRT_ERR_INVALID_ARG; goto done; }
+    SDL_LockMutex(w->mu);
+    w->cancel_ok = 1;
+    SDL_UnlockMutex(w->mu);
+    st = turn_prompt(w, turn, text, &n_prompt);
+    prompt_ok = st == SRT_OK;
+    t1 = now_ms();
+    e.prompt_ms = t1 - t0;
+    if (st == SRT_ERR_CANCELLED) { got_cancel = 1; stop = STOP_CANCEL; }
+    else if (st == SRT_ERR_CONTEXT_FULL) { post_msg(w, EV_NOTE, turn, "The message does not fit into the context window."); stop = STOP_CONTEXT; }
+    else if (st != SRT_OK) {
+        char err[600];
+        snprintf(err, sizeof err, "Cannot read the message: %s (%s)", srt_status_str(st), srt_last_error());
+        post_msg(w, EV_NOTE, turn, err);
+        stop = STOP_ERROR;
+    }
+    while (st == SRT_OK && (w->max_tokens <= 0 || n_gen < w->max_tokens)) {
+        int32_t tok;
+        int n, delay;
+        st = srt_session_next(w->session, &tok);
+        if (st == SRT_ERR_CONTEXT_FULL) { stop = STOP_CONTEXT; st = SRT_OK; break; }
+        if (st == SRT_ERR_CANCELLED) {   /* the last token shown was dropped unevaluated: put it back */
+            got_cancel = 1; stop = STOP_CANCEL;
+            if (pending) feed_tokens(w, &last, 1);
+            pending = 0;
+            break;
+        }
+        if (st != SRT_OK) { stop = STOP_ERROR; break; }
+        n_gen++; last = tok; pending = 1;
+        if (is_stop_token(w, tok)) {
+            if (w->chat) { const char *p = srt_token_piece(w->model, tok); tb_add(&w->fed, p, strlen(p)); w->prev_special = 1; }
+            stop = STOP_EOS;
+            break;
+        }
+        n = srt_token_bytes(w->model, tok, piece, (int)sizeof piece);
+        if (n > (int)sizeof piece) n = (int)sizeof piece;
+        if (w->chat) {
+            if (n == 0 && is_control(w->model, tok)) {
+                const char *p = srt_token_piece(w->model, tok);
+                tb_add(&w->fed, p, strlen(p));
+                tb_add(&reply, p, strlen(p));
+                w->prev_special = 1;
+            } else {
+                tb_add(&w->fed, piece, (size_t)n);
+                tb_add(&reply, piece, (size_t)n);
+                w->prev_special = 0;
+            }
+        }
+        n = srt_utf8_stream_token(&us, w->model, tok, 0, txt, (int)sizeof txt);
+        e.kind = EV_TEXT; e.turn = turn; e.n_tokens = n_gen; e.decode_ms = now_ms() - t1;
+        e.pos = srt_session_pos(w->session); e.n_ctx = srt_session_n_ctx(w->session);
+        e.text = n > 0 ? dup_n(txt, (size_t)n) : NULL; e.len = n > 0 ? (size_t)n : 0;
+        post(w, &e);
+        if ((delay = SDL_AtomicGet(&w->token_delay_ms)) > 0) SDL_Delay((Uint32)delay);
+    }
+    {
+        int n = srt_utf8_stream_flush(&us, txt, (int)sizeof txt);
+        if (n > 0) { e.kind = EV_TEXT; e.turn = turn; e.text = dup_n(txt, (size_t)n); e.len = (size_t)n; post(w, &e); }
+    }
+    SDL_LockMutex(w->mu);
+    w->cancel_ok = 0;
+    sent = w->cancel_sent;
+    w->cancel_sent = 0;
+    SDL_UnlockMutex(w->mu);
+    if (sent && !got_cancel) {
+        /* the request came after the last check: consume it now (asking for the logits evaluates
+           the pending token, which sees the request and drops the token), then put the token back */
+        if (pending) {
+            if (srt_session_logits(w->session) == NULL) feed_tokens(w, &last, 1);
+        } else {
+            w->stale_cancel = 1;
+        }
+    }
+    if (w->chat && prompt_ok) chat_add(w, "assistant", reply.p ? reply.p : "", reply.n);
+done:
+    tb_free(&reply);
+    e.kind = EV_DONE; e.turn = turn; e.text = NULL; e.len = 0;
+    e.n_tokens = n_gen; e.decode_ms = now_ms() - (t0 + e.prompt_ms);
+    e.stop = stop; e.n_prompt = n_prompt;
+    e.pos = w->session ? srt_session_pos(w->session) : 0;
+    e.n_ctx = w->session ? srt_session_n_ctx(w->session) : 0;
+    post(w, &e);
+}
+
+static int worker_main(void *arg) {
+    worker *w = (worker *)arg;
+    for (;;) {
+        command c;
+        SDL_LockMutex(w->mu);
+        while (w->n_cmds == 0) SDL_CondWait(w->cv, w->mu);
+        c = w->cmds[0];
+        memmove(w->cmds, w->cmds + 1, (size_t)(w->n_cmds - 1) * sizeof *w->cmds);
+        w->n_cmds--;
+        SDL_UnlockMutex(w->mu);
+        if (c.kind == CMD_QUIT) { free(c.text); break; }
+        if (c.kind == CMD_LOAD) worker_load(w, c.text);
+        else if (c.kind == CMD_TURN) worker_turn(w, c.turn, c.text);
+        else if (c.kind == CMD_RESET && w->session) {
+            while (w->n_msgs > 0 && !(w->n_msgs == 1 && !strcmp(w->msgs[0].role, "system"))) chat_drop(w, w->n_msgs - 1);
+            chat_forget(w);
+        }
+        free(c.text);
+    }
+    worker_free_model(w);
+    free(w->msgs);
+    tb_free(&w->fed);
+    return 0;
+}
+
+/* ---------------------------------------------------------------- the window */
+enum { ROLE_USER, ROLE_MODEL, ROLE_NOTE };
+typedef struct message {
+    int role, turn;
+    text_buf text;
+    int streaming, n_tokens, stop;
+    double decode_ms;
+    int cache_w, cache_h, cache_maxw;  /* layout of `text` at width cache_w and length cache_n */
+    size_t cache_n;
+    SDL_Rect bubble;          /* this frame, in window pixels */
+} message;
+
+typedef struct theme { SDL_Color bg, bar, text, dim, user, model, note, note_text, accent, input, border, error; } theme;
+static const theme TH = {
+    {30, 32, 38, 255}, {22, 23, 28, 255}, {230, 232, 236, 255}, {140, 146, 160, 255}, {44, 72, 112, 255},
+    {44, 47, 56, 255}, {70, 40, 40, 255}, {255, 190, 170, 255}, {79, 140, 255, 255}, {38, 40, 48, 255},
+    {70, 74, 88, 255}, {255, 120, 110, 255}};
+
+struct ui {
+    SDL_Window *win;
+    SDL_Renderer *ren;
+    font font;
+    float scale, user_scale;  /* user_scale: --scale, 0 = from the display */
+    int W, H;                 /* drawable size in pixels */
+    float mouse_ratio;        /* drawable pixels per window coordinate */
+    int mx, my;
+    worker *w;
+    SDL_Thread *thread;
+    message *msgs; int n_msgs, cap_msgs;
+    int turn, conv_start;     /* latest turn id; turns <= conv_start belong to a cleared chat */
+    int generating, loading, model_ok;
+    double load_progress, load_t0;
+    model_facts facts;
+    text_buf input;
+    size_t caret;
+    int input_scroll;
+    int scroll, stick, content_h;
+    SDL_Rect r_top, r_view, r_input, r_status, b_new, b_stop, b_send, status_text;
+    char error[1024];
+    char flash[512];
+    double flash_until;
+    double tok_s;
+    int ctx_pos, ctx_n;
+    char status[512];
+    int quit;
+    double caret_t0;
+    int dirty, blink_phase;   /* redraw only when something changed */
+};
+static font *ui_font(ui *u) { return &u->font; }
+
+static void set_color(ui *u, SDL_Color c) { SDL_SetRenderDrawColor(u->ren, c.r, c.g, c.b, c.a); }
+static void fill(ui *u, SDL_Rect r, SDL_Color c) { set_color(u, c); SDL_RenderFillRect(u->ren, &r); }
+static void fill_round(ui *u, SDL_Rect r, int rad, SDL_Color c) {
+    int y;
+    if (rad * 2 > r.h) rad = r.h / 2;
+    if (rad * 2 > r.w) rad = r.w / 2;
+    set_color(u, c);
+    for (y = 0; y < rad; y++) {               /* corner rows, inset by the circle */
+        float dy = (float)rad - (float)y - 0.5f;
+        int dx = rad - (int)(sqrtf((float)(rad * rad) - dy * dy) + 0.5f);
+        SDL_Rect a, b;
+        a.x = r.x + dx; a.y = r.y + y; a.w = r.w - 2 * dx; a.h = 1;
+        b = a; b.y = r.y + r.h - 1 - y;
+        SDL_RenderFillRect(u->ren, &a);
+        SDL_RenderFillRect(u->ren, &b);
+    }
+    {
+        SDL_Rect m;
+        m.x = r.x; m.y = r.y + rad; m.w = r.w; m.h = r.h - 2 * rad;
+        SDL_RenderFillRect(u->ren, &m);
+    }
+}
+static void draw_glyph(ui *u, glyph *g, int size, float pen, int base, SDL_Color c) {
+    SDL_Rect src, dst;
+    if (g->missing) {                         /* the replacement box */
+        font *f = &u->font;
+        int bw = (int)(g->adv * 0.8f), bh = (int)(f->px[size] * 0.7f);
+        SDL_Rect r;
+        if (bw <= 0) return;
+        r.x = (int)(pen + g->adv * 0.1f); r.y = base - bh; r.w = bw; r.h = bh;
+        set_color(u, c);
+        SDL_RenderDrawRect(u->ren, &r);
+        return;
+    }
+    if (g->w == 0) return;
+    src.x = g->x; src.y = g->y; src.w = g->w; src.h = g->h;
+    dst.x = (int)floorf(pen + 0.5f) + g->xoff; dst.y = base + g->yoff; dst.w = g->w; dst.h = g->h;
+    SDL_SetTextureColorMod(u->font.atlas, c.r, c.g, c.b);
+    SDL_SetTextureAlphaMod(u->font.atlas, c.a);
+    SDL_RenderCopy(u->ren, u->font.atlas, &src, &dst);
+}
+/* Draws a one-line (or wrapped, if w > 0) string; returns its width. */
+static int text_at(ui *u, int size, int x, int y, int w, const char *s, SDL_Color c) {
+    layout L;
+    memset(&L, 0, sizeof L);
+    L.size = size; L.x = x; L.y = y; L.w = w > 0 ? w : 1 << 30; L.color = c; L.draw = 1;
+    L.clip_y0 = 0; L.clip_y1 = 1 << 30; L.caret = (size_t)-1;
+    layout_text(u, &L, s, strlen(s));
+    return L.max_w;
+}
+static int text_width(ui *u, int size, const char *s) {
+    layout L;
+    memset(&L, 0, sizeof L);
+    L.size = size; L.w = 1 << 30; L.caret = (size_t)-1;
+    layout_text(u, &L, s, strlen(s));
+    return L.max_w;
+}
+static int px(ui *u, float v) { return (int)(v * u->scale + 0.5f); }
+static int inside(SDL_Rect r, int x, int y) { return x >= r.x && y >= r.y && x < r.x + r.w && y < r.y + r.h; }
+
+static void button(ui *u, SDL_Rect r, const char *label, int enabled, int primary) {
+    int hover = enabled && inside(r, u->mx, u->my), tw = text_width(u, FONT_BODY, label);
+    SDL_Color bg = primary ? TH.accent : TH.model, fg = enabled ? TH.text : TH.dim;
+    if (!enabled) bg = TH.input;
+    else if (hover) { bg.r = (Uint8)(bg.r + (255 - bg.r) / 6); bg.g = (Uint8)(bg.g + (255 - bg.g) / 6); bg.b = (Uint8)(bg.b + (255 - bg.b) / 6); }
+    fill_round(u, r, px(u, 6), bg);
+    text_at(u, FONT_BODY, r.x + (r.w - tw) / 2, r.y + (r.h - u->font.line_h[FONT_BODY]) / 2 + px(u, 1), 0, label, fg);
+}
+
+static message *add_message(ui *u, int role, int turn, const char *text) {
+    message *m;
+    if (u->n_msgs == u->cap_msgs) {
+        int cap = u->cap_msgs ? 2 * u->cap_msgs : 32;
+        message *nm = (message *)realloc(u->msgs, (size_t)cap * sizeof *nm);
+        if (!nm) return NULL;
+        u->msgs = nm; u->cap_msgs = cap;
+    }
+    m = &u->msgs[u->n_msgs++];
+    memset(m, 0, sizeof *m);
+    m->role = role; m->turn = turn;
+    if (text) tb_add(&m->text, text, strlen(text));
+    return m;
+}
+static void clear_messages(ui *u) {
+    int i;
+    for (i = 0; i < u->n_msgs; i++) tb_free(&u->msgs[i].text);
+    u->n_msgs = 0;
+    u->scroll = 0; u->stick = 1;
+}
+static void flash(ui *u, const char *msg) {
+    snprintf(u->flash, sizeof u->flash, "%s", msg);
+    u->flash_until = now_ms() + 2500;
+}
+
+/* --- geometry */
+#define MAX_INPUT_LINES 6
+static int column_w(ui *u) { int w = u->W - 2 * px(u, 20); return w > px(u, 860) ? px(u, 860) : w; }
+
+static void ui_layout(ui *u) {
+    int lh = u->font.line_h[FONT_BODY], in_h, bw = px(u, 96), bh = px(u, 30), cw = column_w(u), cx = (u->W - cw) / 2;
+    layout L;
+    memset(&L, 0, sizeof L);
+    L.size = FONT_BODY; L.w = cw - bw - px(u, 8) - 2 * px(u, 12); L.caret = (size_t)-1;
+    in_h = layout_text(u, &L, u->input.p ? u->input.p : "", u->input.n);
+    if (in_h > MAX_INPUT_LINES * lh) in_h = MAX_INPUT_LINES * lh;
+    u->r_top.x = 0; u->r_top.y = 0; u->r_top.w = u->W; u->r_top.h = px(u, 46);
+    u->r_status.x = 0; u->r_status.h = px(u, 26); u->r_status.y = u->H - u->r_status.h; u->r_status.w = u->W;
+    u->r_input.h = in_h + px(u, 20); u->r_input.x = cx; u->r_input.w = cw - bw - px(u, 8);
+    u->r_input.y = u->r_status.y - px(u, 12) - u->r_input.h;
+    u->b_send.w = bw; u->b_send.h = bh > u->r_input.h ? u->r_input.h : bh;
+    u->b_send.x = cx + cw - bw; u->b_send.y = u->r_input.y + u->r_input.h - u->b_send.h;
+    u->r_view.x = 0; u->r_view.y = u->r_top.h; u->r_view.w = u->W; u->r_view.h = u->r_input.y - px(u, 12) - u->r_top.h;
+    if (u->r_view.h < 0) u->r_view.h = 0;
+    u->b_stop.w = bw; u->b_stop.h = bh; u->b_stop.x = u->W - px(u, 12) - bw; u->b_stop.y = (u->r_top.h - bh) / 2;
+    u->b_new = u->b_stop; u->b_new.x -= bw + px(u, 8);
+}
+
+/* What a bubble shows: a reply without the spaces and newlines it starts with. */
+static const char *shown_text(const message *m, size_t *n) {
+    const char *p = m->text.p ? m->text.p : "";
+    size_t k = 0;
+    if (m->role == ROLE_MODEL) while (k < m->text.n && (p[k] == ' ' || p[k] == '\n')) k++;
+    *n = m->text.n - k;
+    return p + k;
+}
+
+/* Height of one message in the transcript (label, bubble, meta line) at the current width. */
+static void message_measure(ui *u, message *m) {
+    int cw = column_w(u), maxw = m->role == ROLE_NOTE ? cw : (int)(cw * (m->role == ROLE_USER ? 0.75f : 0.9f)) - 2 * px(u, 12);
+    if (m->cache_w != maxw || m->cache_n != m->text.n || m->cache_h == 0) {
+        layout L;
+        memset(&L, 0, sizeof L);
+        const char *t;
+        size_t n;
+        L.size = FONT_BODY; L.w = maxw; L.caret = (size_t)-1;
+        t = shown_text(m, &n);
+        m->cache_h = layout_text(u, &L, t, n);
+        m->cache_maxw = L.max_w;
+        m->cache_w = maxw; m->cache_n = m->text.n;
+    }
+}
+
+static void draw_transcript(ui *u) {
+    int i, y, cw = column_w(u), cx = (u->W - cw) / 2, pad = px(u, 12), vpad = px(u, 8), slh = u->font.line_h[FONT_SMALL], max_scroll;
+    /* positions: content y from 0; the view shows [scroll, scroll + view.h) */
+    y = px(u, 14);
+    for (i = 0; i < u->n_msgs; i++) {
+        message *m = &u->msgs[i];
+        message_measure(u, m);
+        m->bubble.y = y + (m->role == ROLE_NOTE ? 0 : slh + px(u, 3));
+        m->bubble.h = m->cache_h + 2 * vpad;
+        m->bubble.w = (m->cache_maxw > px(u, 24) ? m->cache_maxw : px(u, 24)) + 2 * pad;
+        if (m->role == ROLE_NOTE) m->bubble.w = cw;
+        m->bubble.x = m->role == ROLE_USER ? cx + cw - m->bubble.w : cx;
+        y = m->bubble.y + m->bubble.h + (m->role == ROLE_MODEL ? slh + px(u, 2) : 0) + px(u, 12);
+    }
+    u->content_h = y;
+    max_scroll = u->content_h - u->r_view.h > 0 ? u->content_h - u->r_view.h : 0;
+    if (u->stick || u->scroll > max_scroll) u->scroll = max_scroll;
+    if (u->scroll < 0) u->scroll = 0;
+    u->stick = u->scroll >= max_scroll;
+    SDL_RenderSetClipRect(u->ren, &u->r_view);
+    for (i = 0; i < u->n_msgs; i++) {
+        message *m = &u->msgs[i];
+        int dy = u->r_view.y - u->scroll;
+        SDL_Rect b = m->bubble;
+        layout L;
+        const char *t;
+        size_t tn;
+        b.y += dy;
+        m->bubble.y = b.y;                     /* window pixels from now on (script log, copy) */
+        if (b.y + b.h + 2 * slh < u->r_view.y || b.y - 2 * slh > u->r_view.y + u->r_view.h) continue;
+        if (m->role == ROLE_USER) {
+            int tw = text_width(u, FONT_SMALL, "You");
+            text_at(u, FONT_SMALL, cx + cw - tw - px(u, 4), b.y - slh - px(u, 3), 0, "You", TH.dim);
+        } else if (m->role == ROLE_MODEL) {
+            char who[300];
+            snprintf(who, sizeof who, "%s%s", u->facts.file[0] ? u->facts.file : "model", strcmp(u->facts.chat, "continuation") ? "" : "  (continues your text)");
+            text_at(u, FONT_SMALL, cx + px(u, 4), b.y - slh - px(u, 3), 0, who, TH.dim);
+        }
+        fill_round(u, b, px(u, 10), m->role == ROLE_USER ? TH.user : m->role == ROLE_MODEL ? TH.model : TH.note);
+        memset(&L, 0, sizeof L);
+        L.size = FONT_BODY; L.x = b.x + pad; L.y = b.y + vpad; L.w = m->cache_w; L.draw = 1;
+        L.color = m->role == ROLE_NOTE ? TH.note_text : TH.text;
+        t = shown_text(m, &tn);
+        L.clip_y0 = u->r_view.y; L.clip_y1 = u->r_view.y + u->r_view.h; L.caret = m->streaming ? tn : (size_t)-1;
+        if (m->role == ROLE_NOTE) L.w = cw - 2 * pad;
+        layout_text(u, &L, t, tn);
+        if (m->streaming) {                    /* a blinking block where the next token goes */
+            SDL_Rect c;
+            c.x = L.x + L.caret_x + px(u, 2); c.y = L.y + L.caret_y + px(u, 3);
+            c.w = px(u, 8); c.h = u->font.line_h[FONT_BODY] - px(u, 6);
+            if (fmod((now_ms() - u->caret_t0) / 500.0, 2.0) < 1.0) fill(u, c, TH.accent);
+        }
+        if (m->role == ROLE_MODEL) {
+            char meta[160];
+            if (m->streaming && m->n_tokens == 0) snprintf(meta, sizeof meta, "reading the prompt...");
+            else if (m->streaming) snprintf(meta, sizeof meta, "%d tokens, %.1f tok/s", m->n_tokens, m->decode_ms > 0 ? m->n_tokens * 1000.0 / m->decode_ms : 0.0);
+            else snprintf(meta, sizeof meta, "%d tokens, %.1f tok/s%s", m->n_tokens, m->decode_ms > 0 ? m->n_tokens * 1000.0 / m->decode_ms : 0.0,
+                          m->stop == STOP_CANCEL ? " - stopped" : m->stop == STOP_CONTEXT ? " - context full" : m->stop == STOP_LIMIT ? " - length limit" : "");
+            text_at(u, FONT_SMALL, b.x + px(u, 4), b.y + b.h + px(u, 2), 0, meta, TH.dim);
+        }
+    }
+    if (u->n_msgs == 0) {                      /* the empty view says what to do */
+        char line[1200];
+        int cy = u->r_view.y + u->r_view.h / 2 - 2 * u->font.line_h[FONT_BODY];
+        if (u->loading) {
+            SDL_Rect bar, done;
+            snprintf(line, sizeof line, "Loading %s ... %d%%", u->facts.file, (int)(u->load_progress * 100));
+            text_at(u, FONT_BODY, (u->W - text_width(u, FONT_BODY, line)) / 2, cy, 0, line, TH.text);
+            bar.w = px(u, 320); bar.h = px(u, 8); bar.x = (u->W - bar.w) / 2; bar.y = cy + u->font.line_h[FONT_BODY] + px(u, 10);
+            fill_round(u, bar, px(u, 4), TH.input);
+            done = bar; done.w = (int)(bar.w * u->load_progress);
+            if (done.w > 0) fill_round(u, done, px(u, 4), TH.accent);
+        } else if (!u->model_ok) {
+            const char *l1 = "Drop a .srt model file onto this window", *l2 = "(or start with --model PATH)";
+            text_at(u, FONT_BODY, (u->W - text_width(u, FONT_BODY, l1)) / 2, cy, 0, l1, TH.text);
+            text_at(u, FONT_SMALL, (u->W - text_width(u, FONT_SMALL, l2)) / 2, cy + u->font.line_h[FONT_BODY] + px(u, 4), 0, l2, TH.dim);
+        } else {
+            snprintf(line, sizeof line, "%s is ready (%s). Type a message below.", u->facts.file,
+                     strcmp(u->facts.chat, "continuation") ? "chat" : "no chat template: it continues your text");
+            text_at(u, FONT_BODY, (u->W - text_width(u, FONT_BODY, line)) / 2, cy, 0, line, TH.dim);
+        }
+        if (u->error[0]) {
+            int ew = column_w(u);
+            layout L;
+            memset(&L, 0, sizeof L);
+            L.size = FONT_BODY; L.x = (u->W - ew) / 2; L.y = cy + 3 * u->font.line_h[FONT_BODY]; L.w = ew; L.draw = 1;
+            L.color = TH.error; L.clip_y1 = 1 << 30; L.caret = (size_t)-1;
+            layout_text(u, &L, u->error, strlen(u->error));
+        }
+    }
+    SDL_RenderSetClipRect(u->ren, NULL);
+}
+
+static void make_status(ui *u) {
+    char tail[400];
+    const char *state = u->loading ? "Loading" : !u->model_ok ? "No model" : u->generating ? "Generating" : "Ready";
+    if (u->model_ok)
+        snprintf(tail, sizeof tail, "%s  |  %s %s  |  context %d/%d  |  %.1f tok/s  |  %d threads (%s)  |  %s",
+                 u->facts.file, u->facts.arch, u->facts.format, u->ctx_pos, u->ctx_n ? u->ctx_n : u->facts.n_ctx, u->tok_s,
+                 u->facts.threads, u->w->cores_name, u->facts.chat);
+    else if (u->loading) snprintf(tail, sizeof tail, "%s  |  %d%%", u->facts.file, (int)(u->load_progress * 100));
+    else snprintf(tail, sizeof tail, "drop a .srt file onto the window");
+    snprintf(u->status, sizeof u->status, "%s  |  %s", state, tail);
+}
+
+static void ui_draw(ui *u) {
+    int lh = u->font.line_h[FONT_BODY];
+    ui_layout(u);
+    set_color(u, TH.bg);
+    SDL_RenderClear(u->ren);
+    draw_transcript(u);
+    /* top bar */
+    fill(u, u->r_top, TH.bar);
+    {
+        int x = px(u, 16), y = (u->r_top.h - lh) / 2;
+        x += text_at(u, FONT_BODY, x, y, 0, "sparsert chat", TH.text) + px(u, 14);
+        text_at(u, FONT_SMALL, x, y + px(u, 3), 0, u->model_ok ? u->facts.file : "offline, on this computer", TH.dim);
+    }
+    button(u, u->b_new, "New chat", u->model_ok && !u->loading, 0);
+    button(u, u->b_stop, "Stop", u->generating, 0);
+    /* input box */
+    {
+        SDL_Rect r = u->r_input, in;
+        int pad = px(u, 12), caret_visible;
+        layout L;
+        fill_round(u, r, px(u, 10), TH.border);
+        in.x = r.x + 1; in.y = r.y + 1; in.w = r.w - 2; in.h = r.h - 2;
+        fill_round(u, in, px(u, 10), TH.input);
+        memset(&L, 0, sizeof L);
+        L.size = FONT_BODY; L.x = r.x + pad; L.w = r.w - 2 * pad; L.caret = u->caret; L.color = TH.text;
+        layout_text(u, &L, u->input.p ? u->input.p : "", u->input.n);          /* find the caret */
+        if (L.caret_y - u->input_scroll > r.h - px(u, 20) - lh) u->input_scroll = L.caret_y - (r.h - px(u, 20) - lh);
+        if (L.caret_y < u->input_scroll) u->input_scroll = L.caret_y;
+        L.y = r.y + px(u, 10) - u->input_scroll; L.draw = 1;
+        L.clip_y0 = r.y + px(u, 4); L.clip_y1 = r.y + r.h - lh;
+        SDL_RenderSetClipRect(u->ren, &in);
+        if (u->input.n == 0)
+            text_at(u, FONT_BODY, L.x, L.y, 0, u->model_ok ? "Message  (Enter sends, Shift+Enter new line, Esc stops)" : "Load a model first", TH.dim);
+        else layout_text(u, &L, u->input.p, u->input.n);
+        caret_visible = fmod((now_ms() - u->caret_t0) / 500.0, 2.0) < 1.0;
+        if (caret_visible) {
+            SDL_Rect c;
+            c.x = L.x + L.caret_x; c.y = L.y + L.caret_y + px(u, 2); c.w = px(u, 2) > 1 ? px(u, 2) : 1; c.h = lh - px(u, 4);
+            fill(u, c, TH.text);
+        }
+        SDL_RenderSetClipRect(u->ren, NULL);
+    }
+    button(u, u->b_send, u->generating ? "Stop" : "Send", u->generating || (u->model_ok && u->input.n > 0), 1);
+    /* status line */
+    fill(u, u->r_status, TH.bar);
+    make_status(u);
+    {
+        int x = px(u, 12), y = u->r_status.y + (u->r_status.h - u->font.line_h[FONT_SMALL]) / 2;
+        int tw = text_at(u, FONT_SMALL, x, y, 0, u->status, TH.dim);
+        u->status_text.x = x; u->status_text.y = y; u->status_text.w = tw; u->status_text.h = u->font.line_h[FONT_SMALL];
+    }
+    /* a short notice ("Copied") over the bottom of the transcript */
+    if (u->flash[0] && now_ms() < u->flash_until) {
+        int tw = text_width(u, FONT_SMALL, u->flash);
+        SDL_Rect r;
+        r.w = tw + px(u, 24); r.h = u->font.line_h[FONT_SMALL] + px(u, 12);
+        r.x = (u->W - r.w) / 2; r.y = u->r_view.y + u->r_view.h - r.h - px(u, 6);
+        fill_round(u, r, px(u, 8), TH.border);
+        text_at(u, FONT_SMALL, r.x + px(u, 12), r.y + px(u, 6), 0, u->flash, TH.text);
+    }
+}
+
+/* --- actions */
+static void ui_stop(ui *u) {
+    worker *w = u->w;
+    SDL_LockMutex(w->mu);
+    if (w->cancel_ok && !w->cancel_sent && w->session) { srt_session_cancel(w->session); w->cancel_sent = 1; }
+    SDL_UnlockMutex(w->mu);
+}
+static void ui_send(ui *u) {
+    size_t a = 0, b = u->input.n;
+    char *text;
+    if (u->generating) { flash(u, "Wait for the reply, or press Esc to stop it"); return; }
+    if (!u->model_ok || u->loading) { flash(u, u->loading ? "The model is still loading" : "Load a model first: drop a .srt file here"); return; }
+    while (a < b && (u->input.p[a] == ' ' || u->input.p[a] == '\n')) a++;
+    while (b > a && (u->input.p[b - 1] == ' ' || u->input.p[b - 1] == '\n')) b--;
+    if (a == b) return;
+    text = dup_n(u->input.p + a, b - a);
+    if (!text) return;
+    u->turn++;
+    add_message(u, ROLE_USER, u->turn, text);
+    {
+        message *m = add_message(u, ROLE_MODEL, u->turn, NULL);
+        if (m) m->streaming = 1;
+    }
+    send_cmd(u->w, CMD_TURN, u->turn, text);
+    free(text);
+    u->input.n = 0; if (u->input.p) u->input.p[0] = 0;
+    u->caret = 0; u->input_scroll = 0;
+    u->generating = 1; u->stick = 1;
+}
+static void ui_new_chat(ui *u) {
+    if (!u->model_ok) return;
+    if (u->generating) ui_stop(u);
+    clear_messages(u);
+    u->conv_start = u->turn;
+    u->ctx_pos = 0;
+    send_cmd(u->w, CMD_RESET, 0, NULL);
+}
+static void ui_load(ui *u, const char *path) {
+    if (u->generating || u->loading) { flash(u, "Busy: stop the generation first"); return; }
+    clear_messages(u);
+    u->conv_start = u->turn;
+    u->loading = 1; u->model_ok = 0; u->load_progress = 0; u->load_t0 = now_ms(); u->error[0] = 0;
+    u->ctx_pos = 0; u->ctx_n = 0; u->tok_s = 0;
+    snprintf(u->facts.file, sizeof u->facts.file, "%s", base_name(path));
+    send_cmd(u->w, CMD_LOAD, 0, path);
+}
+static void copy_text(ui *u, const char *text, const char *what) {
+    char msg[96];
+    if (!text || !text[0]) { flash(u, "Nothing to copy yet"); return; }
+    SDL_SetClipboardText(text);
+    snprintf(msg, sizeof msg, "Copied %s", what);
+    flash(u, msg);
+}
+static void copy_last_reply(ui *u) {
+    int i;
+    for (i = u->n_msgs - 1; i >= 0; i--)
+        if (u->msgs[i].role == ROLE_MODEL && u->msgs[i].text.n) { copy_text(u, u->msgs[i].text.p, "the last reply"); return; }
+    flash(u, "Nothing to copy yet");
+}
+static void copy_all(ui *u) {
+    text_buf t = {NULL, 0, 0};
+    int i;
+    for (i = 0; i < u->n_msgs; i++) {
+        const char *who = u->msgs[i].role == ROLE_USER ? "You: " : u->msgs[i].role == ROLE_MODEL ? "Model: " : "Note: ";
+        tb_add(&t, who, strlen(who));
+        if (u->msgs[i].text.n) tb_add(&t, u->msgs[i].text.p, u->msgs[i].text.n);
+        tb_add(&t, "\n\n", 2);
+    }
+    copy_text(u, t.p, "the conversation");
+    tb_free(&t);
+}
+static void input_insert(ui *u, const char *s, size_t n) {
+    text_buf *b = &u->input;
+    if (!tb_add(b, s, n)) return;             /* grows; then move the tail */
+    memmove(b->p + u->caret + n, b->p + u->caret, b->n - n - u->caret);
+    memcpy(b->p + u->caret, s, n);
+    u->caret += n;
+    u->caret_t0 = now_ms();
+}
+static void input_paste(ui *u) {
+    char *t = SDL_GetClipboardText(), *r, *q;
+    if (!t) return;
+    for (r = q = t; *r; r++) if (*r != '\r') *q++ = *r;   /* CRLF -> LF */
+    *q = 0;
+    input_insert(u, t, strlen(t));
+    SDL_free(t);
+}
+static void scroll_by(ui *u, int dy) {
+    u->scroll += dy;
+    if (u->scroll < 0) u->scroll = 0;
+    u->stick = 0;                              /* draw_transcript clamps and re-sticks at the bottom */
+    if (u->scroll >= u->content_h - u->r_view.h) u->stick = 1;
+}
+
+static void ui_key(ui *u, SDL_Keycode k, Uint16 mod) {
+    int ctrl = (mod & (KMOD_CTRL | KMOD_GUI)) != 0, shift = (mod & KMOD_SHIFT) != 0;
+    text_buf *b = &u->input;
+    u->caret_t0 = now_ms();
+    switch (k) {
+    case SDLK_RETURN: case SDLK_KP_ENTER:
+        if (shift) input_insert(u, "\n", 1);
+        else if (u->generating) flash(u, "Wait for the reply, or press Esc to stop it");
+        else ui_send(u);
+        break;
+    case SDLK_ESCAPE: if (u->generating) ui_stop(u); break;
+    case SDLK_BACKSPACE:
+        if (u->caret > 0) {
+            size_t p = utf8_prev(b->p, u->caret);
+            memmove(b->p + p, b->p + u->caret, b->n - u->caret + 1);
+            b->n -= u->caret - p; u->caret = p;
+        }
+        break;
+    case SDLK_DELETE:
+        if (u->caret < b->n) {
+            size_t p = u->caret;
+            utf8_next(b->p, b->n, &p);
+            memmove(b->p + u->caret, b->p + p, b->n - p + 1);
+            b->n -= p - u->caret;
+        }
+        break;
+    case SDLK_LEFT: u->caret = utf8_prev(b->p, u->caret); break;
+    case SDLK_RIGHT: if (u->caret < b->n) utf8_next(b->p, b->n, &u->caret); break;
+    case SDLK_HOME:
+        if (ctrl) { u->scroll = 0; u->stick = 0; }
+        else while (u->caret > 0 && b->p[u->caret - 1] != '\n') u->caret--;
+        break;
+    case SDLK_END:
+        if (ctrl) u->stick = 1;
+        else while (u->caret < b->n && b->p[u->caret] != '\n') u->caret++;
+        break;
+    case SDLK_PAGEUP: scroll_by(u, -(u->r_view.h * 9 / 10)); break;
+    case SDLK_PAGEDOWN: scroll_by(u, u->r_view.h * 9 / 10); break;
+    case SDLK_v: if (ctrl) input_paste(u); break;
+    case SDLK_c: if (ctrl) { if (shift) copy_all(u); else copy_last_reply(u); } break;
+    case SDLK_n: if (ctrl) ui_new_chat(u); break;
+    case SDLK_q: if (ctrl) u->quit = 1; break;
+    default: break;
+    }
+}
+
+static void ui_click(ui *u, int x, int y, int button_no) {
+    int i;
+    if (button_no == SDL_BUTTON_RIGHT) {       /* right click on a message copies it */
+        for (i = 0; i < u->n_msgs; i++)
+            if (inside(u->msgs[i].bubble, x, y) && inside(u->r_view, x, y)) { copy_text(u, u->msgs[i].text.p, "the message"); return; }
+        return;
+    }
+    if (inside(u->b_new, x, y)) ui_new_chat(u);
+    else if (inside(u->b_stop, x, y)) ui_stop(u);
+    else if (inside(u->b_send, x, y)) { if (u->generating) ui_stop(u); else ui_send(u); }
+}
+
+/* Reads what the worker sent. */
+static void script_on_done(ui *u, const message *m, const event *e);
+static void ui_drain(ui *u) {
+    worker *w = u->w;
+    event *evs;
+    int n, i;
+    SDL_LockMutex(w->mu);
+    evs = w->evs; n = w->n_evs;
+    w->evs = NULL; w->n_evs = w->cap_evs = 0;
+    SDL_UnlockMutex(w->mu);
+    for (i = 0; i < n; i++) {
+        event *e = &evs[i];
+        message *m = NULL;
+        int k;
+        for (k = u->n_msgs - 1; k >= 0 && e->turn > u->conv_start; k--)
+            if (u->msgs[k].role == ROLE_MODEL && u->msgs[k].turn == e->turn) { m = &u->msgs[k]; break; }
+        switch (e->kind) {
+        case EV_PROGRESS: u->load_progress = e->progress; break;
+        case EV_LOADED:
+            SDL_LockMutex(w->mu);
+            u->facts = w->facts;
+            SDL_UnlockMutex(w->mu);
+            u->loading = 0; u->model_ok = 1; u->load_progress = 1; u->ctx_n = u->facts.n_ctx;
+            {
+                char msg[400];
+                snprintf(msg, sizeof msg, "Loaded %s in %.0f ms", u->facts.file, now_ms() - u->load_t0);
+                flash(u, msg);
+            }
+            break;
+        case EV_LOAD_FAILED:
+            u->loading = 0; u->model_ok = 0;
+            snprintf(u->error, sizeof u->error, "%s", e->text ? e->text : "cannot load the model");
+            fprintf(stderr, "srt-chat-sdl: %s\n", u->error);
+            break;
+        case EV_TEXT:
+            if (m) {
+                if (e->len) tb_add(&m->text, e->text, e->len);
+                if (e->n_tokens) { m->n_tokens = e->n_tokens; m->decode_ms = e->decode_ms; }
+                if (m->decode_ms > 0) u->tok_s = m->n_tokens * 1000.0 / m->decode_ms;
+                if (e->pos > 0) { u->ctx_pos = e->pos; u->ctx_n = e->n_ctx; }
+            }
+            break;
+        case EV_NOTE:
+            if (e->turn == 0 || e->turn > u->conv_start) {
+                message *nm = add_message(u, ROLE_NOTE, e->turn, e->text);
+                if (nm && u->n_msgs >= 2 && u->msgs[u->n_msgs - 2].streaming) {   /* keep the reply last */
+                    message t = u->msgs[u->n_msgs - 1];
+                    u->msgs[u->n_msgs - 1] = u->msgs[u->n_msgs - 2];
+                    u->msgs[u->n_msgs - 2] = t;
+                }
+                fprintf(stderr, "srt-chat-sdl: %s\n", e->text ? e->text : "");
+            }
+            break;
+        case EV_DONE:
+            if (e->turn == u->turn) u->generating = 0;
+            u->ctx_pos = e->pos; u->ctx_n = e->n_ctx;
+            if (m) {
+                m->streaming = 0; m->stop = e->stop; m->n_tokens = e->n_tokens; m->decode_ms = e->decode_ms;
+                if (m->decode_ms > 0 && m->n_tokens > 0) u->tok_s = m->n_tokens * 1000.0 / m->decode_ms;
+            }
+            script_on_done(u, m, e);
+            break;
+        default: break;
+        }
+        free(e->text);
+    }
+    free(evs);
+    if (n > 0) u->dirty = 1;
+}
+
+/* ---------------------------------------------------------------- scripted mode (tests) */
+/* One command per line ('#' starts a comment); the window runs between commands:
+     wait-model [SEC]        until the model is loaded (or failed); logs "model: ..."
+     type TEXT               types TEXT into the input box (\n = new line, \\ = backslash)
+     send TEXT               types TEXT and presses Enter
+     key [Ctrl+][Shift+]KEY  Enter, Escape, PageUp, PageDown, Home, End, Backspace, Delete, Left,
+                             Right or a letter (Ctrl+V pastes, Ctrl+C copies the last reply, ...)
+     wait-reply [SEC]        until the reply has finished; each finished reply logs "reply N: TEXT"
+                             (newlines as \n) and "stats: ..."
+     wait-tokens N [SEC]     until the reply being generated has N tokens (or has finished)
+     wheel N                 N mouse-wheel notches (positive: up, towards older messages)
+     click new|stop|send     presses that button
+     resize W H              resizes the window (window coordinates); logs "window: ..."
+     drop PATH               as if PATH had been dropped onto the window
+     slow MS                 waits MS milliseconds after each generated token (0 = off)
+     log-scroll              logs "scroll: top=T max=M at_bottom=0|1"
+     log-input               logs "input: TEXT"
+     clear-input             empties the input box
+     screenshot PATH         writes a PNG of the window now
+     sleep MS                lets the window run for MS milliseconds
+     quit                    ends the script
+   A wait that times out (default 120 s) logs "error: ..." and ends the script with exit status 1.
+   When the script ends, --screenshot PATH is written, with "rect ..." lines for the status text
+   and each visible message bubble (pixels of the PNG), and the window closes. */
+enum { WAIT_NONE, WAIT_MODEL, WAIT_REPLY, WAIT_TOKENS, WAIT_SIZE, WAIT_SLEEP };
+typedef struct script {
+    int active, failed;
+    char **lines; int n, at;
+    int waiting, want, want_w, want_h;
+    double deadline;
+    FILE *log;
+    int replies;
+    const char *final_shot;
+    char shot[1024];          /* a screenshot to take after the next frame is drawn */
+} script;
+static script S;
+
+static void log_escaped(FILE *f, const char *prefix, const char *s, size_t n) {
+    size_t i;
+    fputs(prefix, f);
+    for (i = 0; i < n; i++) {
+        if (s[i] == '\n') fputs("\\n", f);
+        else if (s[i] == '\\') fputs("\\\\", f);
+        else fputc(s[i], f);
+    }
+    fputc('\n', f);
+    fflush(f);
+}
+static void script_on_done(ui *u, const message *m, const event *e) {
+    static const char *const why[] = {"limit", "eos", "cancelled", "context", "error"};
+    char pre[32];
+    (void)u;
+    if (!S.log) return;
+    S.replies++;
+    snprintf(pre, sizeof pre, "reply %d: ", S.replies);
+    log_escaped(S.log, pre, m && m->text.p ? m->text.p : "", m ? m->text.n : 0);
+    fprintf(S.log, "stats: reply=%d tokens=%d tok/s=%.1f stop=%s prompt_tokens=%d context=%d/%d\n", S.replies, e->n_tokens,
+            e->decode_ms > 0 ? e->n_tokens * 1000.0 / e->decode_ms : 0.0, why[e->stop], e->n_prompt, e->pos, e->n_ctx);
+    fflush(S.log);
+}
+static int script_load(const char *path) {
+    char *text = (char *)load_file(path, NULL), *p, *line;
+    size_t len = 0;
+    FILE *f = fopen(path, "rb");
+    if (f) { fseek(f, 0, SEEK_END); len = (size_t)ftell(f); fclose(f); }
+    if (!text && len > 0) return 0;
+    if (!f) return 0;
+    p = dup_n(text ? text : "", text ? len : 0);
+    free(text);
+    if (!p) return 0;
+    for (line = p; *line; ) {
+        char *end = strchr(line, '\n');
+        if (end) *end = 0;
+        if (end && end > line && end[-1] == '\r') end[-1] = 0;
+        while (*line == ' ' || *line == '\t') line++;
+        if (*line && *line != '#') {
+            char **nl = (char **)realloc(S.lines, (size_t)(S.n + 1) * sizeof *nl);
+            if (!nl) return 0;
+            S.lines = nl;
+            S.lines[S.n++] = dup_s(line);
+        }
+        if (!end) break;
+        line = end + 1;
+    }
+    free(p);
+    return 1;
+}
+static void screenshot(ui *u, const char *path) {
+    unsigned char *px = (unsigned char *)malloc((size_t)u->W * (size_t)u->H * 4);
+    int ok = px && SDL_RenderReadPixels(u->ren, NULL, SDL_PIXELFORMAT_RGBA32, px, u->W * 4) == 0;
+    if (ok) {
+        int i;
+        for (i = 0; i < u->W * u->H; i++) px[i * 4 + 3] = 255;
+        ok = stbi_write_png(path, u->W, u->H, 4, px, u->W * 4) != 0;
+    }
+    free(px);
+    if (S.log) {
+        if (!ok) fprintf(S.log, "error: cannot write the screenshot %s: %s\n", path, SDL_GetError());
+        else {
+            int i;
+            fprintf(S.log, "screenshot: %s %dx%d\n", path, u->W, u->H);
+            fprintf(S.log, "status: %s\n", u->status);
+            fprintf(S.log, "rect status %d %d %d %d\n", u->status_text.x, u->status_text.y, u->status_text.w, u->status_text.h);
+            for (i = 0; i < u->n_msgs; i++) {
+                SDL_Rect r = u->msgs[i].bubble, c;
+                if (SDL_IntersectRect(&r, &u->r_view, &c))
+                    fprintf(S.log, "rect message %d %s %d %d %d %d\n", i + 1,
+                            u->msgs[i].role == ROLE_USER ? "user" : u->msgs[i].role == ROLE_MODEL ? "model" : "note", c.x, c.y, c.w, c.h);
+            }
+        }
+        fflush(S.log);
+    }
+    if (!ok) { fprintf(stderr, "srt-chat-sdl: cannot write %s\n", path); S.failed = 1; }
+}
+static void unescape(const char *s, text_buf *out) {
+    for (; *s; s++) {
+        if (s[0] == '\\' && s[1] == 'n') { tb_add(out, "\n", 1); s++; }
+        else if (s[0] == '\\' && s[1] == '\\') { tb_add(out, "\\", 1); s++; }
+        else tb_add(out, s, 1);
+    }
+}
+static void script_fail(const char *what) {
+    if (S.log) { fprintf(S.log, "error: %s (script line %d: %s)\n", what, S.at, S.at > 0 && S.at <= S.n ? S.lines[S.at - 1] : ""); fflush(S.log); }
+    fprintf(stderr, "srt-chat-sdl: script: %s\n", what);
+    S.failed = 1;
+    S.at = S.n;
+    S.waiting = WAIT_NONE;
+}
+static void wheel(ui *u, int notches) { scroll_by(u, -notches * 3 * u->font.line_h[FONT_BODY]); }
+
+/* Runs the script until it has to wait; returns 1 when it has ended. */
+static int script_step(ui *u) {
+    while (S.waiting != WAIT_NONE || S.at < S.n) {
+        const char *cmd, *arg;
+        char name[32];
+        size_t nl;
+        if (S.waiting != WAIT_NONE) {
+            int done = 0;
+            message *last = u->n_msgs ? &u->msgs[u->n_msgs - 1] : NULL;
+            switch (S.waiting) {
+            case WAIT_MODEL:
+                done = !u->loading;
+                if (done && S.log) {
+                    if (u->model_ok) fprintf(S.log, "model: loaded %s %s %s context=%d threads=%d (%s) %s\n", u->facts.file, u->facts.arch,
+                                             u->facts.format, u->facts.n_ctx, u->facts.threads, u->w->cores_name, u->facts.chat);
+                    else if (u->error[0]) fprintf(S.log, "model: failed: %s\n", u->error);
+                    else fprintf(S.log, "model: none\n");
+                }
+                break;
+            case WAIT_REPLY: done = !u->generating; break;
+            case WAIT_TOKENS: done = !u->generating || (last && last->role == ROLE_MODEL && last->n_tokens >= S.want); break;
+            case WAIT_SIZE: {
+                int ww, wh;
+                SDL_GetWindowSize(u->win, &ww, &wh);
+                done = ww == S.want_w && wh == S.want_h;
+                if (done && S.log) fprintf(S.log, "window: %dx%d pixels=%dx%d\n", ww, wh, u->W, u->H);
+                break;
+            }
+            case WAIT_SLEEP: done = now_ms() >= S.deadline; break;
+            default: done = 1;
+            }
+            if (S.log) fflush(S.log);
+            if (done) { S.waiting = WAIT_NONE; continue; }
+            if (now_ms() > S.deadline) { script_fail("timed out"); break; }
+            return 0;
+        }
+        cmd = S.lines[S.at++];
+        nl = strcspn(cmd, " \t");
+        snprintf(name, sizeof name, "%.*s", (int)(nl < 31 ? nl : 31), cmd);
+        arg = cmd + nl;
+        while (*arg == ' ' || *arg == '\t') arg++;
+        S.deadline = now_ms() + 120000.0;
+        if (!strcmp(name, "wait-model") || !strcmp(name, "wait-reply")) {
+            if (*arg) S.deadline = now_ms() + atof(arg) * 1000.0;
+            S.waiting = name[5] == 'm' ? WAIT_MODEL : WAIT_REPLY;
+        } else if (!strcmp(name, "wait-tokens")) {
+            const char *t;
+            S.want = atoi(arg);
+            t = strchr(arg, ' ');
+            if (t) S.deadline = now_ms() + atof(t) * 1000.0;
+            S.waiting = WAIT_TOKENS;
+        } else if (!strcmp(name, "type") || !strcmp(name, "send")) {
+            text_buf t = {NULL, 0, 0};
+            unescape(arg, &t);
+            if (t.n) input_insert(u, t.p, t.n);
+            tb_free(&t);
+            if (name[0] == 's') ui_key(u, SDLK_RETURN, 0);
+            return 0;                          /* draw a frame between inputs */
+        } else if (!strcmp(name, "key")) {
+            Uint16 mod = 0;
+            SDL_Keycode k;
+            for (;;) {
+                if (!SDL_strncasecmp(arg, "ctrl+", 5)) { mod |= KMOD_LCTRL; arg += 5; }
+                else if (!SDL_strncasecmp(arg, "shift+", 6)) { mod |= KMOD_LSHIFT; arg += 6; }
+                else break;
+            }
+            k = !SDL_strcasecmp(arg, "enter") ? SDLK_RETURN : SDL_GetKeyFromName(arg);
+            if (k == SDLK_UNKNOWN) { script_fail("unknown key"); break; }
+            ui_key(u, k, mod);
+            return 0;
+        } else if (!strcmp(name, "wheel")) { wheel(u, atoi(arg)); return 0; }
+        else if (!strcmp(name, "click")) {
+            SDL_Rect r = !strcmp(arg, "new") ? u->b_new : !strcmp(arg, "stop") ? u->b_stop : u->b_send;
+            ui_click(u, r.x + r.w / 2, r.y + r.h / 2, SDL_BUTTON_LEFT);
+            return 0;
+        } else if (!strcmp(name, "resize")) {
+            S.want_w = atoi(arg);
+            S.want_h = strchr(arg, ' ') ? atoi(strchr(arg, ' ') + 1) : 0;
+            SDL_SetWindowSize(u->win, S.want_w, S.want_h);
+            S.deadline = now_ms() + 10000.0;
+            S.waiting = WAIT_SIZE;
+            return 0;
+        } else if (!strcmp(name, "drop")) { ui_load(u, arg); return 0; }
+        else if (!strcmp(name, "slow")) SDL_AtomicSet(&u->w->token_delay_ms, atoi(arg));
+        else if (!strcmp(name, "log-scroll")) {
+            int max = u->content_h - u->r_view.h > 0 ? u->content_h - u->r_view.h : 0;
+            if (S.log) fprintf(S.log, "scroll: top=%d max=%d at_bottom=%d\n", u->scroll, max, u->scroll >= max);
+        } else if (!strcmp(name, "log-input")) { if (S.log) log_escaped(S.log, "input: ", u->input.p ? u->input.p : "", u->input.n); }
+        else if (!strcmp(name, "clear-input")) { u->input.n = 0; if (u->input.p) u->input.p[0] = 0; u->caret = 0; }
+        else if (!strcmp(name, "screenshot")) { snprintf(S.shot, sizeof S.shot, "%s", arg); return 0; }
+        else if (!strcmp(name, "sleep")) { S.deadline = now_ms() + atof(arg); S.waiting = WAIT_SLEEP; }
+        else if (!strcmp(name, "quit")) { S.at = S.n; break; }
+        else { script_fail("unknown command"); break; }
+        if (S.log) fflush(S.log);
+    }
+    return S.waiting == WAIT_NONE && S.at >= S.n;
+}
+
+/* ---------------------------------------------------------------- main */
+static void usage(FILE *f) {
+    fprintf(f,
+        "usage: srt-chat-sdl [--model MODEL.srt] [options]\n"
+        "  -m, --model PATH        packed model (.srt); without it, drop one onto the window\n"
+        "      --template NAME     chat template (chatml, llama3, llama2, mistral, mistral-v3, phi3, zephyr,\n"
+        "                          gemma); default: the model's, else the text is continued\n"
+        "      --system TEXT       system message (chat)\n"
+        "  -t, --threads N         threads (default: one per physical core that --cores picks)\n"
+        "      --cores POLICY      auto (default), performance (P-cores only), all, or a CPU list \"0-3,8\"\n"
+        "  -n, --max-tokens N      longest reply in tokens (default 512; 0 = until the end of the turn)\n"
+        "  -c, --ctx N             context length (default: the model's, at most 4096)\n"
+        "      --temp T            temperature (default 0.7; 0 = greedy)\n"
+        "      --top-p P  --top-k K  --min-p P  --repeat-penalty R  --seed S\n"
+        "      --ignore-eos        keep generating after end-of-sequence\n"
+        "      --font PATH         TTF/TTC font (default: DejaVu Sans, Segoe UI, Arial, ... where found)\n"
+        "      --scale F           UI scale (default: from the display's pixel density)\n"
+        "      --size WxH          initial window size (default 980x720)\n"
+        "      --script FILE       run the commands of FILE (see the top of demo/srt-chat-sdl.c), then quit\n"
+        "      --script-log PATH   where the script logs (default stdout)\n"
+        "      --screenshot PATH   PNG of the window when the script ends\n"
+        "      --token-delay MS    wait after each token (slow-motion demos and tests)\n"
+        "  -h, --help\n");
+}
+
+static void handle_event(ui *u, const SDL_Event *ev) {
+    switch (ev->type) {
+    case SDL_QUIT: u->quit = 1; break;
+    case SDL_KEYDOWN: ui_key(u, ev->key.keysym.sym, ev->key.keysym.mod); break;
+    case SDL_TEXTINPUT: input_insert(u, ev->text.text, strlen(ev->text.text)); break;
+    case SDL_MOUSEWHEEL: wheel(u, ev->wheel.y); break;
+    case SDL_MOUSEMOTION:
+        u->mx = (int)(ev->motion.x * u->mouse_ratio); u->my = (int)(ev->motion.y * u->mouse_ratio);
+        break;
+    case SDL_MOUSEBUTTONDOWN:
+        u->mx = (int)(ev->button.x * u->mouse_ratio); u->my = (int)(ev->button.y * u->mouse_ratio);
+        ui_click(u, u->mx, u->my, ev->button.button);
+        break;
+    case SDL_DROPFILE:
+        if (ev->drop.file) { ui_load(u, ev->drop.file); SDL_free(ev->drop.file); }
+        break;
+    default: break;
+    }
+}
+
+/* Pixels per window coordinate (Retina / Wayland HiDPI) times the display's DPI where the
+   system reports it instead (Windows, X11 with a high Xft DPI). */
+static void update_scale(ui *u) {
+    int ww, wh, dw, dh;
+    float s;
+    SDL_GetWindowSize(u->win, &ww, &wh);
+    SDL_GetRendererOutputSize(u->ren, &dw, &dh);
+    u->mouse_ratio = ww > 0 ? (float)dw / (float)ww : 1.0f;
+    s = u->mouse_ratio;
+    if (u->user_scale > 0) s *= u->user_scale;
+#ifndef __APPLE__
+    else if (s < 1.25f) {
+        float ddpi, hdpi, vdpi;
+        int d = SDL_GetWindowDisplayIndex(u->win);
+        if (d >= 0 && SDL_GetDisplayDPI(d, &ddpi, &hdpi, &vdpi) == 0 && hdpi > 120.0f && hdpi < 600.0f)
+            s = floorf(hdpi / 96.0f * 4.0f + 0.5f) / 4.0f;
+    }
+#endif
+    u->W = dw; u->H = dh;
+    if (fabsf(s - u->scale) > 0.01f) { u->scale = s; font_set_scale(&u->font, s); }
+}
+
+int main(int argc, char **argv) {
+    static ui U;
+    static worker W;
+    ui *u = &U;
+    worker *w = &W;
+    const char *model_path = NULL, *font_path = NULL, *script_path = NULL, *log_path = NULL;
+    char font_buf[512], err[600];
+    int win_w = 980, win_h = 720, i, token_delay = 0, rc = 0;
+    memset(w, 0, sizeof *w);
+    w->max_tokens = 512;
+    w->cores_name = "auto";
+    w->sampler.temperature = 0.7f;
+    for (i = 1; i < argc; i++) {
+        const char *a = argv[i];
+#define NEXT() (i + 1 < argc ? argv[++i] : (fprintf(stderr, "srt-chat-sdl: %s needs a value\n", a), exit(2), (char *)0))
+        if (!strcmp(a, "-m") || !strcmp(a, "--model")) model_path = NEXT();
+        else if (!strcmp(a, "--template")) {
+            w->template_name = NEXT();
+            if (srt_chat_format_from_name(w->template_name) < 0) { fprintf(stderr, "srt-chat-sdl: unknown template '%s'\n", w->template_name); return 2; }
+        }
+        else if (!strcmp(a, "--system")) w->system_text = NEXT();
+        else if (!strcmp(a, "-t") || !strcmp(a, "--threads")) w->n_threads = atoi(NEXT());
+        else if (!strcmp(a, "--cores")) {
+            const char *c = NEXT();
+            w->cores_name = c;
+            if (!strcmp(c, "auto")) w->cores = SRT_CORES_AUTO;
+            else if (!strcmp(c, "performance")) w->cores = SRT_CORES_PERFORMANCE;
+            else if (!strcmp(c, "all")) w->cores = SRT_CORES_ALL;
+            else {
+                int tmp[256];
+                if (srt_parse_cpu_list(c, tmp, 256) <= 0) { fprintf(stderr, "srt-chat-sdl: --cores takes auto, performance, all or a CPU list like 0-3,8\n"); return 2; }
+                w->cores = SRT_CORES_LIST; w->cpu_list = c;
+            }
+        }
+        else if (!strcmp(a, "-n") || !strcmp(a, "--max-tokens")) w->max_tokens = atoi(NEXT());
+        else if (!strcmp(a, "-c") || !strcmp(a, "--ctx")) w->n_ctx = atoi(NEXT());
+        else if (!strcmp(a, "--temp")) w->sampler.temperature = (float)atof(NEXT());
+        else if (!strcmp(a, "--top-p")) w->sampler.top_p = (float)atof(NEXT());
+        else if (!strcmp(a, "--top-k")) w->sampler.top_k = atoi(NEXT());
+        else if (!strcmp(a, "--min-p")) w->sampler.min_p = (float)atof(NEXT());
+        else if (!strcmp(a, "--repeat-penalty")) w->sampler.repeat_penalty = (float)atof(NEXT());
+        else if (!strcmp(a, "--seed")) w->sampler.seed = strtoull(NEXT(), NULL, 10);
+        else if (!strcmp(a, "--ignore-eos")) w->ignore_eos = 1;
+        else if (!strcmp(a, "--font")) font_path = NEXT();
+        else if (!strcmp(a, "--scale")) u->user_scale = (float)atof(NEXT());
+        else if (!strcmp(a, "--size")) {
+            const char *v = NEXT();
+            if (sscanf(v, "%dx%d", &win_w, &win_h) != 2 || win_w < 200 || win_h < 200) { fprintf(stderr, "srt-chat-sdl: --size takes WxH\n"); return 2; }
+        }
+        else if (!strcmp(a, "--script")) script_path = NEXT();
+        else if (!strcmp(a, "--script-log")) log_path = NEXT();
+        else if (!strcmp(a, "--screenshot")) S.final_shot = NEXT();
+        else if (!strcmp(a, "--token-delay")) token_delay = atoi(NEXT());
+        else if (!strcmp(a, "-h") || !strcmp(a, "--help")) { usage(stdout); return 0; }
+        else { fprintf(stderr, "srt-chat-sdl: unknown option '%s'\n", a); usage(stderr); return 2; }
+#undef NEXT
+    }
+    if (w->n_threads < 0 || w->n_ctx < 0 || w->max_tokens < 0) { fprintf(stderr, "srt-chat-sdl: negative count\n"); return 2; }
+    if (script_path) {
+        if (!script_load(script_path)) { fprintf(stderr, "srt-chat-sdl: cannot read the script %s\n", script_path); return 2; }
+        S.active = 1;
+        S.log = stdout;
+        if (log_path && !(S.log = fopen(log_path, "w"))) { fprintf(stderr, "srt-chat-sdl: cannot write %s\n", log_path); return 2; }
+        /* the software renderer draws the same pixels everywhere (Xvfb has no GPU anyway) */
+        if (!getenv("SDL_RENDER_DRIVER")) SDL_SetHint(SDL_HINT_RENDER_DRIVER, "software");
+    }
+    font_path = find_font(font_path, font_buf, sizeof font_buf);
+    if (!font_path) {
+        const char *msg = "No font found: pass --font PATH to a .ttf file (for example DejaVuSans.ttf).";
+        fprintf(stderr, "srt-chat-sdl: %s\n", msg);
+        SDL_ShowSimpleMessageBox(SDL_MESSAGEBOX_ERROR, "sparsert chat", msg, NULL);
+        return 1;
+    }
+    SDL_SetHint(SDL_HINT_VIDEO_ALLOW_SCREENSAVER, "1");
+    if (SDL_Init(SDL_INIT_VIDEO) != 0) { fprintf(stderr, "srt-chat-sdl: SDL_Init: %s\n", SDL_GetError()); return 1; }
+    u->win = SDL_CreateWindow("sparsert chat", SDL_WINDOWPOS_CENTERED, SDL_WINDOWPOS_CENTERED, win_w, win_h,
+                              SDL_WINDOW_RESIZABLE | SDL_WINDOW_ALLOW_HIGHDPI);
+    if (!u->win) { fprintf(stderr, "srt-chat-sdl: cannot open a window: %s\n", SDL_GetError()); SDL_Quit(); return 1; }
+    SDL_SetWindowMinimumSize(u->win, 420, 320);
+    u->ren = SDL_CreateRenderer(u->win, -1, SDL_RENDERER_ACCELERATED | SDL_RENDERER_PRESENTVSYNC);
+    if (!u->ren) u->ren = SDL_CreateRenderer(u->win, -1, 0);
+    if (!u->ren) { fprintf(stderr, "srt-chat-sdl: no renderer: %s\n", SDL_GetError()); SDL_DestroyWindow(u->win); SDL_Quit(); return 1; }
+    if (!font_open(&u->font, font_path, u->ren, err, sizeof err)) {
+        fprintf(stderr, "srt-chat-sdl: %s\n", err);
+        SDL_ShowSimpleMessageBox(SDL_MESSAGEBOX_ERROR, "sparsert chat", err, u->win);
+        SDL_DestroyRenderer(u->ren); SDL_DestroyWindow(u->win); SDL_Quit();
+        return 1;
+    }
+    update_scale(u);
+    u->stick = 1;
+    u->caret_t0 = now_ms();
+    u->w = w;
+    w->mu = SDL_CreateMutex();
+    w->cv = SDL_CreateCond();
+    w->wake_event = SDL_RegisterEvents(1);
+    SDL_AtomicSet(&w->token_delay_ms, token_delay);
+    if (!w->mu || !w->cv || w->wake_event == (Uint32)-1 || !(u->thread = SDL_CreateThread(worker_main, "srt-worker", w))) {
+        fprintf(stderr, "srt-chat-sdl: cannot start the worker thread: %s\n", SDL_GetError());
+        return 1;
+    }
+    if (model_path) ui_load(u, model_path);
+    SDL_StartTextInput();
+    while (!u->quit) {
+        SDL_Event ev;
+        int busy = u->generating || u->loading || S.active || (u->flash[0] && now_ms() < u->flash_until);
+        if (SDL_WaitEventTimeout(&ev, busy ? 30 : 250)) {
+            handle_event(u, &ev);
+            while (SDL_PollEvent(&ev)) handle_event(u, &ev);
+            u->dirty = 1;
+        }
+        update_scale(u);                       /* resizes, moves to a display of another density */
+        ui_drain(u);
+        if (S.active && script_step(u) && !S.shot[0]) {
+            S.active = 0;
+            if (S.final_shot) snprintf(S.shot, sizeof S.shot, "%s", S.final_shot);
+            u->quit = 1;
+            u->dirty = 1;                      /* one last frame, for the screenshot */
+        }
+        {
+            int phase = (int)fmod((now_ms() - u->caret_t0) / 500.0, 2.0);
+            if (phase != u->blink_phase) { u->blink_phase = phase; u->dirty = 1; }
+            if (u->flash[0] && now_ms() >= u->flash_until) { u->flash[0] = 0; u->dirty = 1; }
+        }
+        if (!u->dirty && !S.active && !u->loading) continue;
+        u->dirty = 0;
+        ui_draw(u);
+        if (S.shot[0]) { screenshot(u, S.shot); S.shot[0] = 0; }
+        SDL_RenderPresent(u->ren);
+    }
+    SDL_StopTextInput();
+    ui_stop(u);
+    send_cmd(w, CMD_QUIT, 0, NULL);
+    SDL_WaitThread(u->thread, NULL);
+    ui_drain(u);
+    clear_messages(u);
+    free(u->msgs);
+    tb_free(&u->input);
+    for (i = 0; i < S.n; i++) free(S.lines[i]);
+    free(S.lines);
+    for (i = 0; i < w->n_cmds; i++) free(w->cmds[i].text);
+    free(w->cmds);
+    rc = S.failed ? 1 : 0;
+    if (S.log && S.log != stdout) fclose(S.log);
+    SDL_DestroyCond(w->cv);
+    SDL_DestroyMutex(w->mu);
+    font_close(&u->font);
+    SDL_DestroyRenderer(u->ren);
+    SDL_DestroyWindow(u->win);
+    SDL_Quit();
+    return rc;
+}
