@@ -37,6 +37,7 @@ build_all() {
     cc_prog srt-tokenize tools/srt-tokenize.c
     cc_prog srt-chat demo/srt-chat.c
     cc_prog srt-bench tools/srt-bench.c
+    cc_prog srt-ppl tools/srt-ppl.c
     cc_prog gen-unicode tools/gen-unicode.c
     cc_prog fuzz_json tests/fuzz_json.c
     for t in tests/test_*.c; do
