@@ -63,7 +63,7 @@ typedef struct srtp_state {
     int calib_bad;           /* an observed input had an unexpected width */
     /* scratch and results */
     float *orig, *score, *tmp;
-    uint64_t cap;
+    uint64_t cap_orig, cap_score, cap_tmp;
     srtp_stat *stats;
     int n_stats, cap_stats;
 } srtp_state;
@@ -298,21 +298,21 @@ static void srtp__zero_smallest(float *w, const float *score, uint64_t n, uint64
         else if (score[i] == t && take) { w[i] = 0.0f; take--; }
 }
 
-static int srtp__reserve(srtp_state *st, uint64_t n, char *err, size_t errlen) {
-    float *a, *b, *c;
-    if (n <= st->cap) return 0;
-    if (n > (uint64_t)((size_t)-1 / sizeof(float)) ||
-        !(a = (float *)realloc(st->orig, (size_t)n * sizeof(float)))) { snprintf(err, errlen, "pruning: out of memory for %llu values", (unsigned long long)n); return -1; }
-    st->orig = a;
-    if (!(b = (float *)realloc(st->score, (size_t)n * sizeof(float)))) { snprintf(err, errlen, "pruning: out of memory"); return -1; }
-    st->score = b;
-    if (!(c = (float *)realloc(st->tmp, (size_t)n * sizeof(float)))) { snprintf(err, errlen, "pruning: out of memory"); return -1; }
-    st->tmp = c;
-    st->cap = n;
+/* Grows one scratch buffer to n floats. */
+static int srtp__reserve(float **buf, uint64_t *cap, uint64_t n, char *err, size_t errlen) {
+    float *a;
+    if (n <= *cap) return 0;
+    if (n > (uint64_t)((size_t)-1 / sizeof(float)) || !(a = (float *)realloc(*buf, (size_t)n * sizeof(float)))) {
+        snprintf(err, errlen, "pruning: out of memory for %llu values", (unsigned long long)n);
+        return -1;
+    }
+    *buf = a;
+    *cap = n;
     return 0;
 }
 
-/* Prunes w (rows x cols, row-major) in place to `sparsity` with st->method. */
+/* Prunes w (rows x cols, row-major) in place to `sparsity` with st->method. Needs st->score and
+   st->tmp of rows x cols floats (at least 2 x cols). */
 static int srtp_prune(srtp_state *st, const char *name, uint64_t rows, uint64_t cols, float *w, float sparsity, char *err, size_t errlen) {
     uint64_t n = rows * cols, i, r;
     for (i = 0; i < n; i++)
@@ -366,10 +366,14 @@ static int srtp_process(srtp_state *st, const char *name, uint64_t rows, uint64_
                         char *err, size_t errlen) {
     uint64_t n = rows * cols, i;
     float s = srtp_sparsity_for(st, name);
+    const float *orig = w;      /* the weights before pruning */
     srtp_stat *rec;
-    if (srtp__reserve(st, n > 2 * cols ? n : 2 * cols, err, errlen) != 0) return -1;
-    memcpy(st->orig, w, (size_t)n * sizeof(float));
-    if (s > 0.0f) {
+    if (srtp__reserve(&st->score, &st->cap_score, n > 2 * cols ? n : 2 * cols, err, errlen) != 0) return -1;
+    if (s > 0.0f) {   /* a copy of the original and selection scratch only for pruned tensors */
+        if (srtp__reserve(&st->orig, &st->cap_orig, n, err, errlen) != 0 ||
+            srtp__reserve(&st->tmp, &st->cap_tmp, n > 2 * cols ? n : 2 * cols, err, errlen) != 0) return -1;
+        memcpy(st->orig, w, (size_t)n * sizeof(float));
+        orig = st->orig;
         if (srtp_prune(st, name, rows, cols, w, s, err, errlen) != 0) return -1;
         srtp_choose_format(st, name, s, *fmt, *group, fmt, group);
     }
@@ -389,9 +393,9 @@ static int srtp_process(srtp_state *st, const char *name, uint64_t rows, uint64_
         return -1;
     }
     for (i = 0; i < n; i++) {
-        double d = (double)st->orig[i] - st->score[i];
+        double d = (double)orig[i] - st->score[i];
         rec->err2 += d * d;
-        rec->norm2 += (double)st->orig[i] * st->orig[i];
+        rec->norm2 += (double)orig[i] * orig[i];
     }
     return 0;
 }
