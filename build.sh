@@ -81,6 +81,7 @@ build_all() {
     cc_prog srt-tokenize tools/srt-tokenize.c
     cc_prog srt-chat demo/srt-chat.c
     cc_prog srt-bench tools/srt-bench.c
+    cc_prog srt-ppl tools/srt-ppl.c
     cc_prog gen-unicode tools/gen-unicode.c
     build_sdl
     cc_prog fuzz_json tests/fuzz_json.c

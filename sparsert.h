@@ -46,6 +46,11 @@
      An srt_session belongs to one thread at a time; srt_session_cancel() may be called from any
      thread. The log hook is process-global.
 
+   OBSERVING THE FORWARD PASS
+     srt_session_desc.observer is called with the input activations of every weight matmul (layer,
+     tensor name such as "ffn_down", n_tokens x cols floats) as a session evaluates; srt-pack
+     --prune wanda uses it to measure the input channels of each layer on calibration text.
+
    FILE FORMAT
      formats/SRT.md (container) and formats/LAYOUTS.md (weight layouts), next to this header.
 
@@ -337,6 +342,14 @@ typedef struct srt_session_desc {
     int n_batch;             /* prompt tokens per forward batch; 0 = 32 */
     srt_kv_type kv_type;     /* 0 = F16 */
     srt_sampler_desc sampler;
+    /* Observer of the forward pass (calibration and analysis, e.g. srt-pack --prune wanda). When
+       set, it is called on the evaluating thread just before each weight matmul with that matmul's
+       input: x = n_tokens rows of cols floats, valid during the call only. layer 0..n_layer-1 with
+       weight = the block tensor's name ("attn_q", "attn_k", "attn_v", "attn_output", "ffn_gate",
+       "ffn_up", "ffn_down"), or layer -1 with "output" for the logits (the last token of a batch
+       only). q, k, v (and gate, up) share one input: each gets its own call. NULL = none. */
+    void (*observer)(void *user, int layer, const char *weight, const float *x, int n_tokens, int cols);
+    void *observer_user;
 } srt_session_desc;
 
 SRT_API srt_status srt_session_create(srt_model *model, const srt_session_desc *desc, srt_session **out);
@@ -4351,15 +4364,31 @@ struct srt_session {
     int64_t cancel;                   /* atomic */
 };
 
+/* Hands the input of the matmul of w to the session's observer, named by where w lives. */
+static void srt__observe(srt_session *s, const srt__weights *w, const float *x, int n_tok) {
+    static const char *const names[7] = {"attn_q", "attn_k", "attn_v", "attn_output", "ffn_gate", "ffn_up", "ffn_down"};
+    const srt_model *m = s->m;
+    int l, i;
+    for (l = 0; l < m->n_layer; l++) {
+        const srt__layer *L = &m->layers[l];
+        const srt__weights *ws[7];
+        ws[0] = &L->wq; ws[1] = &L->wk; ws[2] = &L->wv; ws[3] = &L->wo; ws[4] = &L->gate; ws[5] = &L->up; ws[6] = &L->down;
+        for (i = 0; i < 7; i++)
+            if (w == ws[i]) { s->d.observer(s->d.observer_user, l, names[i], x, n_tok, (int)w->cols); return; }
+    }
+    if (w == &m->output) s->d.observer(s->d.observer_user, -1, "output", x, n_tok, (int)w->cols);
+}
 /* y[n_tok][rows] = x[n_tok][cols] * W^T (+ bias). Tiles of rows are claimed by the pool's threads;
    each output is computed by one thread in a fixed order, so results do not depend on threads. */
 static void srt__matmul(srt_session *s, const srt__weights *w, const float *x, int n_tok, float *y, const float *bias) {
+    if (s->d.observer) srt__observe(s, w, x, n_tok);
     srt__matmul_run(s->m->pool, s->m->isa, w, x, n_tok, y, w->rows, bias, s->acts, 1);
 }
 /* The same for a second matrix of the same input: its activations are reused when the previous
    one quantized them the same way (q, k, v; gate, up). */
 static void srt__matmul_same_input(srt_session *s, const srt__weights *prev, const srt__weights *w, const float *x, int n_tok, float *y, const float *bias) {
     int same = srt__format_is_int(w->format) && srt__format_is_int(prev->format) && w->group == prev->group && w->cols == prev->cols;
+    if (s->d.observer) srt__observe(s, w, x, n_tok);
     srt__matmul_run(s->m->pool, s->m->isa, w, x, n_tok, y, w->rows, bias, s->acts, !same);
 }
 

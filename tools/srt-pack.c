@@ -21,6 +21,18 @@
      --tensor PAT=FMT[:G]  format (and group) for the 2-D tensors whose names match the glob PAT
                         (* and ?), e.g. --tensor 'token_embd*=q8' --tensor 'output.weight=q8:32';
                         repeatable, the last match wins
+     --sparsity S       prune the attention and FFN weight matrices to sparsity S in [0, 1);
+     --sparsity PAT=S   or those whose names match the glob PAT (repeatable, the last match wins,
+                        e.g. --sparsity 0.5 --sparsity 'blk.*.ffn_*=0.7'); prints each 2-D tensor's
+                        achieved sparsity and ||W - W'|| / ||W|| (W' pruned and quantized)
+     --prune METHOD     magnitude (default): the smallest |w| of each tensor; wanda: the smallest
+                        |w_ij| x ||x_j|| of each output row, x_j = input channel j over --calib
+     --calib FILE.txt   calibration text for wanda: the unpruned model is packed F32 to
+                        OUT.calib.srt (removed after), run over the text, and its inputs measured
+     --keep-dense PATS  comma-separated globs of tensors never pruned, added to the defaults
+                        token_embd.*, output.*, *norm* (tools/srt_prune.h)
+     --sparse-format F  refused for now: no sparse format exists yet, so pruned weights are
+                        stored zeroed in the dense format that --weights / --tensor choose
      --vocab-only       write only the tokenizer (no tensors, no hyper-parameters)
      --no-verify        do not load the result with srt_model_load() after writing it
      -q, --quiet        no progress output
@@ -35,6 +47,7 @@
 #include "sparsert.h"
 #define SRT_IMPORT_IMPLEMENTATION
 #include "tools/srt_import.h"
+#include "tools/srt_prune.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -61,6 +74,12 @@ static void usage(FILE *f) {
         "  --weights FMT      2-D weight format: f32, f16 (default), bf16, q8, q4, q2, tq, q1\n"
         "  --group N|row      group size for q8..q1: a multiple of 32 (default 64) or row\n"
         "  --tensor PAT=FMT[:G]  format for 2-D tensors matching the glob PAT (repeatable)\n"
+        "  --sparsity S|PAT=S prune attention/FFN weights to sparsity S in [0, 1), all or those\n"
+        "                     matching the glob PAT (repeatable, the last match wins)\n"
+        "  --prune METHOD     magnitude (default: smallest |w| per tensor) or wanda (|w| x input\n"
+        "                     channel norm on --calib text, per output row)\n"
+        "  --calib FILE.txt   calibration text for --prune wanda\n"
+        "  --keep-dense PATS  comma-separated globs never pruned (besides token_embd.*, output.*, *norm*)\n"
         "  --vocab-only       pack only the tokenizer\n"
         "  --no-verify        skip loading the result with srt_model_load()\n"
         "  -q, --quiet        no progress output\n"
@@ -209,111 +228,18 @@ static int parse_choice(const char *what, const char *fmt_s, const char *group_s
     return 0;
 }
 
-int main(int argc, char **argv) {
-    const char *in = NULL, *out = NULL, *tok = NULL, *weights = "f16", *group_s = NULL, *random_cfg = NULL;
-    unsigned long long seed = 1;
-    int vocab_only = 0, quiet = 0, verify = 1, i, rc = 1, tty, n_choices = 1;
-    fmt_choice choices[64];   /* [0] = --weights/--group, then --tensor overrides */
-    srti_model *m = NULL;
-    char err[1024];
+/* Writes m to `out`: metadata, then every tensor in the format `choices` picks, pruned by `prune`
+   (NULL = none). Returns 0, or 1 after printing why (nothing is then left under `out`). */
+static int write_srt(srti_model *m, const char *out, const char *source, const fmt_choice *choices, int n_choices,
+                     int vocab_only, int quiet, srtp_state *prune, uint64_t *n_written) {
+    int tty = srtp_isatty(2), rc = 1;
     packer p;
     float *buf = NULL;
     int *order = NULL;
-    uint64_t buf_cap = 0, n_written = 0;
-    char source[300];
-
+    uint64_t buf_cap = 0;
+    char err[1024];
     memset(&p, 0, sizeof p);
-    for (i = 1; i < argc; i++) {
-        const char *a = argv[i], *v = NULL;
-        if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) { usage(stdout); return 0; }
-        else if (strcmp(a, "-q") == 0 || strcmp(a, "--quiet") == 0) quiet = 1;
-        else if (strcmp(a, "--vocab-only") == 0) vocab_only = 1;
-        else if (strcmp(a, "--no-verify") == 0) verify = 0;
-        else if (opt_value(argc, argv, &i, "--tokenizer", &v)) {
-            if (!v) { fprintf(stderr, "srt-pack: --tokenizer needs a path\n"); return 1; }
-            tok = v;
-        } else if (opt_value(argc, argv, &i, "--weights", &v)) {
-            if (!v) { fprintf(stderr, "srt-pack: --weights needs a format (f32, f16, bf16, q8, q4, q2, tq, q1)\n"); return 1; }
-            weights = v;
-        } else if (opt_value(argc, argv, &i, "--random", &v)) {
-            if (!v) { fprintf(stderr, "srt-pack: --random needs a config.json\n"); return 1; }
-            random_cfg = v;
-        } else if (opt_value(argc, argv, &i, "--seed", &v)) {
-            char *end;
-            if (!v || !*v || (seed = strtoull(v, &end, 10), *end != 0)) { fprintf(stderr, "srt-pack: --seed needs a number\n"); return 1; }
-        } else if (opt_value(argc, argv, &i, "--group", &v)) {
-            if (!v) { fprintf(stderr, "srt-pack: --group needs a number\n"); return 1; }
-            group_s = v;
-        } else if (opt_value(argc, argv, &i, "--tensor", &v)) {
-            const char *eq = v ? strchr(v, '=') : NULL;
-            if (!eq || eq == v) { fprintf(stderr, "srt-pack: --tensor needs PATTERN=FORMAT[:GROUP]\n"); return 1; }
-            if (n_choices == (int)(sizeof choices / sizeof choices[0])) { fprintf(stderr, "srt-pack: too many --tensor options\n"); return 1; }
-            if (parse_choice("--tensor", eq + 1, NULL, &choices[n_choices]) != 0) return 1;
-            choices[n_choices].pattern = v;
-            n_choices++;
-        } else if (a[0] == '-' && a[1] != 0) {
-            fprintf(stderr, "srt-pack: unknown option '%s'\n", a);
-            usage(stderr);
-            return 1;
-        } else if (!in) in = a;
-        else if (!out) out = a;
-        else { fprintf(stderr, "srt-pack: unexpected argument '%s'\n", a); usage(stderr); return 1; }
-    }
-    if (random_cfg) {   /* one positional argument: the output */
-        if (!in || out) { fprintf(stderr, "srt-pack: --random takes exactly one more argument, OUT.srt\n"); usage(stderr); return 1; }
-        out = in;
-        in = random_cfg;
-        if (tok) { fprintf(stderr, "srt-pack: --tokenizer does not apply to --random\n"); return 1; }
-    }
-    if (!in || !out) { usage(stderr); return 1; }
-    if (strchr(weights, ':') || parse_choice("--weights", weights, group_s, &choices[0]) != 0) {
-        if (strchr(weights, ':')) fprintf(stderr, "srt-pack: give the group with --group\n");
-        return 1;
-    }
-    choices[0].pattern = "*";
-    if (strcmp(in, out) == 0) { fprintf(stderr, "srt-pack: input and output are the same file\n"); return 1; }
-    tty = srtp_isatty(2);
-
-    if ((random_cfg ? srti_open_random(in, (uint64_t)seed, &m, err, sizeof err) : srti_open(in, tok, &m, err, sizeof err)) != 0) {
-        fprintf(stderr, "srt-pack: %s\n", err);
-        return 1;
-    }
-    if (m->vocab.n_tokens == 0) {
-        fprintf(stderr, "srt-pack: %s has no tokenizer%s\n", in,
-                m->source == SRTI_SRC_GGUF ? " (tokenizer.ggml.tokens is missing)"
-                : m->source == SRTI_SRC_HF ? " (tokenizer.json is missing)"
-                                           : "; llama2.c checkpoints need --tokenizer tokenizer.bin");
-        goto done;
-    }
-    if (srt_tokenizer_supported(m->vocab.model, m->vocab.pre) != SRT_OK) {   /* unknown pre-tokenizers are refused, never guessed */
-        fprintf(stderr, "srt-pack: %s: %s\n", in, srt_last_error());
-        goto done;
-    }
-    if (!vocab_only && m->source == SRTI_SRC_HF && m->n_tensors == 0) {
-        fprintf(stderr, "srt-pack: %s has no weights (model.safetensors or model.safetensors.index.json); --vocab-only packs just its tokenizer\n", in);
-        goto done;
-    }
-    if (!vocab_only) {
-        if (srti_check_llama(m, err, sizeof err) != 0) { fprintf(stderr, "srt-pack: %s\n", err); goto done; }
-        if (strcmp(m->hp.rope_scaling, "none") && strcmp(m->hp.rope_scaling, "linear") && strcmp(m->hp.rope_scaling, "llama3")) {
-            fprintf(stderr, "srt-pack: %s: rope scaling '%s' is not supported (none, linear, llama3)\n", in, m->hp.rope_scaling);
-            goto done;
-        }
-        if (srti_find(m, "rope_freqs.weight") >= 0 && strcmp(m->hp.rope_scaling, "llama3") != 0) {
-            fprintf(stderr, "srt-pack: %s: rope_freqs.weight does not match Llama-3 rope scaling; custom rope frequencies are not supported\n", in);
-            goto done;
-        }
-    }
-    if (random_cfg) snprintf(source, sizeof source, "%s (random, seed %llu)", base_name(in), seed);
-    else {   /* the file's (or folder's) own name, not its path */
-        char name[256];
-        size_t nl;
-        snprintf(name, sizeof name, "%s", in);
-        nl = strlen(name);
-        while (nl > 1 && (name[nl - 1] == '/' || name[nl - 1] == '\\')) name[--nl] = 0;
-        snprintf(source, sizeof source, "%s (%s)", base_name(name), m->source_name);
-    }
-
+    *n_written = 0;
     if (srt_writer_open(out, &p.w) != SRT_OK) {
         fprintf(stderr, "srt-pack: %s\n", srt_last_error());
         goto done;
@@ -391,6 +317,11 @@ int main(int argc, char **argv) {
                 srt_writer_abort(p.w);
                 goto done;
             }
+            if (prune && rows > 1 && srtp_process(prune, t->name, rows, cols, buf, &f, &g, err, sizeof err) != 0) {
+                fprintf(stderr, "%ssrt-pack: %s\n", tty && !quiet ? "\n" : "", err);
+                srt_writer_abort(p.w);
+                goto done;
+            }
             st = srt_writer_add_tensor(p.w, t->name, f, g, rows, cols, buf);
             if (st != SRT_OK) {
                 fprintf(stderr, "%ssrt-pack: %s: tensor '%s': %s (%s)\n", tty && !quiet ? "\n" : "", out, t->name,
@@ -398,12 +329,10 @@ int main(int argc, char **argv) {
                 srt_writer_abort(p.w);
                 goto done;
             }
-            n_written++;
+            (*n_written)++;
         }
         if (!quiet && tty) fprintf(stderr, "\n");
     }
-    free(buf);
-    buf = NULL;
     {
         srt_status st = srt_writer_finish(p.w);   /* frees the writer in every case */
         p.w = NULL;
@@ -412,6 +341,142 @@ int main(int argc, char **argv) {
             goto done;
         }
     }
+    rc = 0;
+done:
+    free(buf);
+    free(order);
+    return rc;
+}
+
+int main(int argc, char **argv) {
+    const char *in = NULL, *out = NULL, *tok = NULL, *weights = "f16", *group_s = NULL, *random_cfg = NULL;
+    unsigned long long seed = 1;
+    int vocab_only = 0, quiet = 0, verify = 1, i, rc = 1, n_choices = 1;
+    fmt_choice choices[64];   /* [0] = --weights/--group, then --tensor overrides */
+    srti_model *m = NULL;
+    char err[1024];
+    uint64_t n_written = 0;
+    char source[300];
+    srtp_state prune;
+
+    srtp_init(&prune);
+    for (i = 1; i < argc; i++) {
+        const char *a = argv[i], *v = NULL;
+        if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) { usage(stdout); return 0; }
+        else if (strcmp(a, "-q") == 0 || strcmp(a, "--quiet") == 0) quiet = 1;
+        else if (strcmp(a, "--vocab-only") == 0) vocab_only = 1;
+        else if (strcmp(a, "--no-verify") == 0) verify = 0;
+        else if (opt_value(argc, argv, &i, "--tokenizer", &v)) {
+            if (!v) { fprintf(stderr, "srt-pack: --tokenizer needs a path\n"); return 1; }
+            tok = v;
+        } else if (opt_value(argc, argv, &i, "--weights", &v)) {
+            if (!v) { fprintf(stderr, "srt-pack: --weights needs a format (f32, f16, bf16, q8, q4, q2, tq, q1)\n"); return 1; }
+            weights = v;
+        } else if (opt_value(argc, argv, &i, "--random", &v)) {
+            if (!v) { fprintf(stderr, "srt-pack: --random needs a config.json\n"); return 1; }
+            random_cfg = v;
+        } else if (opt_value(argc, argv, &i, "--seed", &v)) {
+            char *end;
+            if (!v || !*v || (seed = strtoull(v, &end, 10), *end != 0)) { fprintf(stderr, "srt-pack: --seed needs a number\n"); return 1; }
+        } else if (opt_value(argc, argv, &i, "--group", &v)) {
+            if (!v) { fprintf(stderr, "srt-pack: --group needs a number\n"); return 1; }
+            group_s = v;
+        } else if (opt_value(argc, argv, &i, "--tensor", &v)) {
+            const char *eq = v ? strchr(v, '=') : NULL;
+            if (!eq || eq == v) { fprintf(stderr, "srt-pack: --tensor needs PATTERN=FORMAT[:GROUP]\n"); return 1; }
+            if (n_choices == (int)(sizeof choices / sizeof choices[0])) { fprintf(stderr, "srt-pack: too many --tensor options\n"); return 1; }
+            if (parse_choice("--tensor", eq + 1, NULL, &choices[n_choices]) != 0) return 1;
+            choices[n_choices].pattern = v;
+            n_choices++;
+        } else if (opt_value(argc, argv, &i, "--sparsity", &v)) {
+            if (srtp_parse_sparsity(&prune, v, err, sizeof err) != 0) { fprintf(stderr, "srt-pack: %s\n", err); return 1; }
+        } else if (opt_value(argc, argv, &i, "--prune", &v)) {
+            if (srtp_parse_method(&prune, v, err, sizeof err) != 0) { fprintf(stderr, "srt-pack: %s\n", err); return 1; }
+        } else if (opt_value(argc, argv, &i, "--calib", &v)) {
+            if (!v) { fprintf(stderr, "srt-pack: --calib needs a text file\n"); return 1; }
+            prune.calib = v;
+        } else if (opt_value(argc, argv, &i, "--keep-dense", &v)) {
+            if (srtp_parse_keep(&prune, v, err, sizeof err) != 0) { fprintf(stderr, "srt-pack: %s\n", err); return 1; }
+        } else if (opt_value(argc, argv, &i, "--sparse-format", &v)) {
+            fprintf(stderr, "srt-pack: --sparse-format %s: sparse weight formats are not yet available; pruned weights are stored "
+                    "zeroed in the dense format of --weights/--tensor\n", v ? v : "");
+            return 1;
+        } else if (a[0] == '-' && a[1] != 0) {
+            fprintf(stderr, "srt-pack: unknown option '%s'\n", a);
+            usage(stderr);
+            return 1;
+        } else if (!in) in = a;
+        else if (!out) out = a;
+        else { fprintf(stderr, "srt-pack: unexpected argument '%s'\n", a); usage(stderr); return 1; }
+    }
+    if (random_cfg) {   /* one positional argument: the output */
+        if (!in || out) { fprintf(stderr, "srt-pack: --random takes exactly one more argument, OUT.srt\n"); usage(stderr); return 1; }
+        out = in;
+        in = random_cfg;
+        if (tok) { fprintf(stderr, "srt-pack: --tokenizer does not apply to --random\n"); return 1; }
+    }
+    if (!in || !out) { usage(stderr); return 1; }
+    if (strchr(weights, ':') || parse_choice("--weights", weights, group_s, &choices[0]) != 0) {
+        if (strchr(weights, ':')) fprintf(stderr, "srt-pack: give the group with --group\n");
+        return 1;
+    }
+    choices[0].pattern = "*";
+    if (strcmp(in, out) == 0) { fprintf(stderr, "srt-pack: input and output are the same file\n"); return 1; }
+    if (srtp_check_options(&prune, vocab_only, err, sizeof err) != 0) { fprintf(stderr, "srt-pack: %s\n", err); return 1; }
+
+    if ((random_cfg ? srti_open_random(in, (uint64_t)seed, &m, err, sizeof err) : srti_open(in, tok, &m, err, sizeof err)) != 0) {
+        fprintf(stderr, "srt-pack: %s\n", err);
+        return 1;
+    }
+    if (m->vocab.n_tokens == 0) {
+        fprintf(stderr, "srt-pack: %s has no tokenizer%s\n", in,
+                m->source == SRTI_SRC_GGUF ? " (tokenizer.ggml.tokens is missing)"
+                : m->source == SRTI_SRC_HF ? " (tokenizer.json is missing)"
+                                           : "; llama2.c checkpoints need --tokenizer tokenizer.bin");
+        goto done;
+    }
+    if (srt_tokenizer_supported(m->vocab.model, m->vocab.pre) != SRT_OK) {   /* unknown pre-tokenizers are refused, never guessed */
+        fprintf(stderr, "srt-pack: %s: %s\n", in, srt_last_error());
+        goto done;
+    }
+    if (!vocab_only && m->source == SRTI_SRC_HF && m->n_tensors == 0) {
+        fprintf(stderr, "srt-pack: %s has no weights (model.safetensors or model.safetensors.index.json); --vocab-only packs just its tokenizer\n", in);
+        goto done;
+    }
+    if (!vocab_only) {
+        if (srti_check_llama(m, err, sizeof err) != 0) { fprintf(stderr, "srt-pack: %s\n", err); goto done; }
+        if (strcmp(m->hp.rope_scaling, "none") && strcmp(m->hp.rope_scaling, "linear") && strcmp(m->hp.rope_scaling, "llama3")) {
+            fprintf(stderr, "srt-pack: %s: rope scaling '%s' is not supported (none, linear, llama3)\n", in, m->hp.rope_scaling);
+            goto done;
+        }
+        if (srti_find(m, "rope_freqs.weight") >= 0 && strcmp(m->hp.rope_scaling, "llama3") != 0) {
+            fprintf(stderr, "srt-pack: %s: rope_freqs.weight does not match Llama-3 rope scaling; custom rope frequencies are not supported\n", in);
+            goto done;
+        }
+    }
+    if (random_cfg) snprintf(source, sizeof source, "%s (random, seed %llu)", base_name(in), seed);
+    else {   /* the file's (or folder's) own name, not its path */
+        char name[256];
+        size_t nl;
+        snprintf(name, sizeof name, "%s", in);
+        nl = strlen(name);
+        while (nl > 1 && (name[nl - 1] == '/' || name[nl - 1] == '\\')) name[--nl] = 0;
+        snprintf(source, sizeof source, "%s (%s)", base_name(name), m->source_name);
+    }
+
+    if (srtp_active(&prune) && prune.method == SRTP_WANDA) {   /* calibrate on the unpruned model, packed F32 */
+        char calib_path[4096];
+        fmt_choice f32 = {"*", SRT_F32, 0};
+        int r;
+        if (snprintf(calib_path, sizeof calib_path, "%s.calib.srt", out) >= (int)sizeof calib_path) { fprintf(stderr, "srt-pack: output path too long\n"); goto done; }
+        if (!quiet) fprintf(stderr, "srt-pack: writing the unpruned model (f32) to %s for the wanda calibration\n", calib_path);
+        if (write_srt(m, calib_path, source, &f32, 1, 0, 1, NULL, &n_written) != 0) goto done;
+        r = srtp_calibrate(&prune, calib_path, quiet, err, sizeof err);
+        remove(calib_path);
+        if (r != 0) { fprintf(stderr, "srt-pack: %s\n", err); goto done; }
+    }
+    if (write_srt(m, out, source, choices, n_choices, vocab_only, quiet, srtp_active(&prune) ? &prune : NULL, &n_written) != 0) goto done;
+    if (srtp_active(&prune)) srtp_report(&prune, stdout);
     if (verify) {
         srt_model *sm = NULL;
         srt_model_desc md;
@@ -442,8 +507,7 @@ int main(int argc, char **argv) {
     }
     rc = 0;
 done:
-    free(buf);
-    free(order);
+    srtp_free(&prune);
     srti_close(m);
     return rc;
 }

@@ -1,0 +1,426 @@
+/* srt_prune.h - weight pruning for srt-pack: magnitude and Wanda, with per-tensor sparsity targets
+   and a report of the achieved sparsity and reconstruction error. stb-ish: static functions only;
+   include after sparsert.h (it uses the public API: srt_quantize, sessions and their observer).
+
+   WHICH TENSORS
+     The 2-D linear weights of attention and FFN: blk.N.attn_q, attn_k, attn_v, attn_output,
+     ffn_gate, ffn_up, ffn_down (.weight), unless their name matches a keep-dense glob. Token
+     embeddings, the output matrix and norms are never pruned (the default keep-dense list names
+     them: token_embd.*, output.*, *norm*); --keep-dense 'GLOB,GLOB' adds to it.
+   HOW MUCH
+     --sparsity S (every such tensor) and --sparsity 'PAT=S' (those whose name matches the glob PAT,
+     * and ?), S in [0, 1). Repeatable; the last rule that matches wins, as for --tensor. 0 = dense.
+   METHODS (ties are broken by position, lower index first, so the counts are exact)
+     magnitude  the round(S x rows x cols) weights of smallest |w| in the tensor become 0
+     wanda      score |w_ij| x ||x_j||_2, x_j = input channel j of this matrix over every calibration
+                token (Sun, Liu, Bair, Kolter 2023, "A Simple and Effective Pruning Approach for
+                Large Language Models"); in each output row the round(S x cols) lowest scores become 0.
+                The activations come from the unpruned model itself: srtp_calibrate() runs an .srt
+                (srt-pack writes a temporary F32 one) over the calibration text and collects them
+                through srt_session_desc.observer.
+   FORMAT
+     srtp_choose_format() is the one place that picks the stored format of a pruned tensor. The
+     sparse formats do not exist yet, so a pruned tensor is zeroed in float and stored in the dense
+     format --weights / --tensor chose (--sparse-format is refused as not yet available).
+   REPORT
+     Per 2-D tensor: the fraction of zeros and ||W - W'||_F / ||W||_F, W' = the weights as stored
+     (pruned, then quantized and dequantized), plus totals. */
+#ifndef SRT_PRUNE_H
+#define SRT_PRUNE_H
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define SRTP_MAX_RULES 64
+#define SRTP_MAX_KEEP 64
+#define SRTP_KINDS 7
+enum { SRTP_MAGNITUDE = 0, SRTP_WANDA = 1 };
+static const char *const srtp_kind_names[SRTP_KINDS] = {"attn_q", "attn_k", "attn_v", "attn_output", "ffn_gate", "ffn_up", "ffn_down"};
+
+typedef struct srtp_rule { char pattern[200]; float sparsity; } srtp_rule;   /* pattern "*" = every tensor */
+typedef struct srtp_stat {
+    char name[96];
+    uint64_t rows, cols, zeros;
+    srt_format fmt;
+    float target;            /* requested sparsity, 0 = not pruned */
+    double err2, norm2;      /* ||W - W'||^2, ||W||^2 */
+} srtp_stat;
+
+typedef struct srtp_state {
+    srtp_rule rules[SRTP_MAX_RULES];
+    int n_rules;
+    char keep[SRTP_MAX_KEEP][128];
+    int n_keep;
+    int method;              /* SRTP_*, -1 = not given (magnitude) */
+    const char *calib;       /* calibration text (wanda) */
+    /* wanda: per layer and kind, the sum over calibration tokens of x_j^2 (cols values) */
+    int n_layer;
+    double **sumsq;          /* [layer * SRTP_KINDS + kind] */
+    int *sumsq_cols;
+    uint64_t calib_tokens;
+    int calib_bad;           /* an observed input had an unexpected width */
+    /* scratch and results */
+    float *orig, *score, *tmp;
+    uint64_t cap_orig, cap_score, cap_tmp;
+    srtp_stat *stats;
+    int n_stats, cap_stats;
+} srtp_state;
+
+static void srtp_init(srtp_state *st) {
+    static const char *const defaults[3] = {"token_embd.*", "output.*", "*norm*"};
+    int i;
+    memset(st, 0, sizeof *st);
+    st->method = -1;
+    for (i = 0; i < 3; i++) snprintf(st->keep[st->n_keep++], sizeof st->keep[0], "%s", defaults[i]);
+}
+
+static void srtp_free(srtp_state *st) {
+    int i;
+    for (i = 0; st->sumsq && i < st->n_layer * SRTP_KINDS; i++) free(st->sumsq[i]);
+    free(st->sumsq); free(st->sumsq_cols);
+    free(st->orig); free(st->score); free(st->tmp); free(st->stats);
+    memset(st, 0, sizeof *st);
+}
+
+static int srtp_active(const srtp_state *st) { return st->n_rules > 0; }
+
+/* Glob match with * and ?. */
+static int srtp_glob(const char *p, const char *s) {
+    if (*p == 0) return *s == 0;
+    if (*p == '*') return srtp_glob(p + 1, s) || (*s && srtp_glob(p, s + 1));
+    return *s && (*p == '?' || *p == *s) && srtp_glob(p + 1, s + 1);
+}
+
+/* "S" or "PATTERN=S" (--sparsity). 0 or -1 with a message in err. */
+static int srtp_parse_sparsity(srtp_state *st, const char *arg, char *err, size_t errlen) {
+    const char *eq = arg ? strrchr(arg, '=') : NULL, *num = eq ? eq + 1 : arg;
+    char *end;
+    double s;
+    srtp_rule *r;
+    if (!arg || !*arg) { snprintf(err, errlen, "--sparsity needs S or PATTERN=S (S in [0, 1))"); return -1; }
+    if (st->n_rules == SRTP_MAX_RULES) { snprintf(err, errlen, "too many --sparsity options (at most %d)", SRTP_MAX_RULES); return -1; }
+    s = strtod(num, &end);
+    if (!*num || *end || !(s >= 0.0 && s < 1.0)) { snprintf(err, errlen, "--sparsity '%s': the sparsity must be a number in [0, 1)", arg); return -1; }
+    if (eq && (eq == arg || (size_t)(eq - arg) >= sizeof st->rules[0].pattern)) { snprintf(err, errlen, "--sparsity '%s': empty or too long pattern", arg); return -1; }
+    r = &st->rules[st->n_rules++];
+    if (eq) { memcpy(r->pattern, arg, (size_t)(eq - arg)); r->pattern[eq - arg] = 0; }
+    else snprintf(r->pattern, sizeof r->pattern, "*");
+    r->sparsity = (float)s;
+    return 0;
+}
+
+/* Comma-separated globs (--keep-dense), added to the defaults. */
+static int srtp_parse_keep(srtp_state *st, const char *arg, char *err, size_t errlen) {
+    const char *p = arg;
+    if (!arg || !*arg) { snprintf(err, errlen, "--keep-dense needs comma-separated patterns"); return -1; }
+    while (*p) {
+        size_t n = strcspn(p, ",");
+        if (n == 0) { snprintf(err, errlen, "--keep-dense '%s': empty pattern", arg); return -1; }
+        if (n >= sizeof st->keep[0]) { snprintf(err, errlen, "--keep-dense: pattern of %u bytes is too long", (unsigned)n); return -1; }
+        if (st->n_keep == SRTP_MAX_KEEP) { snprintf(err, errlen, "--keep-dense: too many patterns (at most %d)", SRTP_MAX_KEEP); return -1; }
+        memcpy(st->keep[st->n_keep], p, n); st->keep[st->n_keep][n] = 0;
+        st->n_keep++;
+        p += n;
+        if (*p == ',') p++;
+    }
+    return 0;
+}
+
+static int srtp_parse_method(srtp_state *st, const char *arg, char *err, size_t errlen) {
+    if (arg && strcmp(arg, "magnitude") == 0) st->method = SRTP_MAGNITUDE;
+    else if (arg && strcmp(arg, "wanda") == 0) st->method = SRTP_WANDA;
+    else { snprintf(err, errlen, "--prune '%s': unknown method (magnitude, wanda)", arg ? arg : ""); return -1; }
+    return 0;
+}
+
+/* The options together; 0 if they make sense. */
+static int srtp_check_options(srtp_state *st, int vocab_only, char *err, size_t errlen) {
+    if (!srtp_active(st)) {
+        if (st->method >= 0) { snprintf(err, errlen, "--prune needs --sparsity"); return -1; }
+        if (st->calib) { snprintf(err, errlen, "--calib applies to --prune wanda with --sparsity"); return -1; }
+        return 0;
+    }
+    if (vocab_only) { snprintf(err, errlen, "--sparsity does not apply to --vocab-only"); return -1; }
+    if (st->method < 0) st->method = SRTP_MAGNITUDE;
+    if (st->method == SRTP_WANDA && !st->calib) { snprintf(err, errlen, "--prune wanda needs --calib FILE.txt (calibration text)"); return -1; }
+    if (st->method != SRTP_WANDA && st->calib) { snprintf(err, errlen, "--calib applies to --prune wanda only"); return -1; }
+    return 0;
+}
+
+/* "blk.N.KIND.weight" -> kind index (SRTP_KINDS order) and N; -1 for any other name. */
+static int srtp_linear_kind(const char *name, int *layer) {
+    long l;
+    char *end;
+    int k;
+    if (strncmp(name, "blk.", 4) != 0 || name[4] < '0' || name[4] > '9') return -1;
+    l = strtol(name + 4, &end, 10);
+    if (*end != '.' || l < 0 || l > 100000) return -1;
+    for (k = 0; k < SRTP_KINDS; k++) {
+        size_t n = strlen(srtp_kind_names[k]);
+        if (strncmp(end + 1, srtp_kind_names[k], n) == 0 && strcmp(end + 1 + n, ".weight") == 0) { *layer = (int)l; return k; }
+    }
+    return -1;
+}
+
+/* The sparsity asked for this tensor: 0 unless it is an attention/FFN weight that no keep-dense
+   glob names and a --sparsity rule matches (the last one). */
+static float srtp_sparsity_for(const srtp_state *st, const char *name) {
+    int i, layer;
+    float s = 0.0f;
+    if (srtp_linear_kind(name, &layer) < 0) return 0.0f;
+    for (i = 0; i < st->n_keep; i++) if (srtp_glob(st->keep[i], name)) return 0.0f;
+    for (i = 0; i < st->n_rules; i++) if (srtp_glob(st->rules[i].pattern, name)) s = st->rules[i].sparsity;
+    return s;
+}
+
+/* The one place that picks the stored format of a tensor pruned to `sparsity` (> 0): a sparse
+   format goes here once one exists (--sparse-format). Today: the dense choice of --weights/--tensor. */
+static void srtp_choose_format(const srtp_state *st, const char *name, float sparsity, srt_format dense_fmt, uint32_t dense_group,
+                               srt_format *fmt, uint32_t *group) {
+    (void)st; (void)name; (void)sparsity;
+    *fmt = dense_fmt;
+    *group = dense_group;
+}
+
+/* ---------------------------------------------------------------- calibration (wanda) */
+static void srtp_observer(void *user, int layer, const char *weight, const float *x, int n_tokens, int cols) {
+    srtp_state *st = (srtp_state *)user;
+    int k, t, j;
+    double *acc;
+    if (layer < 0 || layer >= st->n_layer || cols <= 0) return;   /* the output matrix is never pruned */
+    for (k = 0; k < SRTP_KINDS && strcmp(weight, srtp_kind_names[k]) != 0; k++) {}
+    if (k == SRTP_KINDS) return;
+    if (!st->sumsq[layer * SRTP_KINDS + k]) {
+        if (!(st->sumsq[layer * SRTP_KINDS + k] = (double *)calloc((size_t)cols, sizeof(double)))) { st->calib_bad = 1; return; }
+        st->sumsq_cols[layer * SRTP_KINDS + k] = cols;
+    }
+    if (st->sumsq_cols[layer * SRTP_KINDS + k] != cols) { st->calib_bad = 1; return; }
+    acc = st->sumsq[layer * SRTP_KINDS + k];
+    for (t = 0; t < n_tokens; t++)
+        for (j = 0; j < cols; j++) { double v = x[(size_t)t * (size_t)cols + (size_t)j]; acc[j] += v * v; }
+    if (layer == 0 && k == 0) st->calib_tokens += (uint64_t)n_tokens;
+}
+
+/* Runs the (unpruned, float) model at model_path over the calibration text st->calib in windows of
+   its context (at most 2048 tokens; BOS as the model's tokenizer adds it) and keeps the sum of
+   squares of each input channel of every attention/FFN matrix. 0 or -1 with a message. */
+static int srtp_calibrate(srtp_state *st, const char *model_path, int quiet, char *err, size_t errlen) {
+    srt_model *m = NULL;
+    srt_session *s = NULL;
+    srt_model_desc md;
+    srt_session_desc sd;
+    srt_model_info info;
+    FILE *f = NULL;
+    char *text = NULL;
+    int32_t *ids = NULL;
+    long len;
+    int n_ids = 0, window, at, rc = -1;
+    srt_status ss;
+    memset(&md, 0, sizeof md);
+    if ((ss = srt_model_load(model_path, &md, &m)) != SRT_OK) { snprintf(err, errlen, "calibration model %.300s: %.500s (%s)", model_path, srt_last_error(), srt_status_str(ss)); return -1; }
+    srt_model_get_info(m, &info);
+    if (!(f = fopen(st->calib, "rb")) || fseek(f, 0, SEEK_END) != 0 || (len = ftell(f)) < 0 || fseek(f, 0, SEEK_SET) != 0) {
+        snprintf(err, errlen, "--calib %s: cannot read the file", st->calib); goto done;
+    }
+    if (len == 0 || len > (1L << 30)) { snprintf(err, errlen, "--calib %s: %ld bytes (1 byte to 1 GiB)", st->calib, len); goto done; }
+    if (!(text = (char *)malloc((size_t)len + 1)) || fread(text, 1, (size_t)len, f) != (size_t)len) {
+        snprintf(err, errlen, "--calib %s: cannot read %ld bytes", st->calib, len); goto done;
+    }
+    text[len] = 0;
+    srt_tokenize(m, text, (size_t)len, 0, NULL, 0, &n_ids);
+    if (n_ids < 2 || !(ids = (int32_t *)malloc((size_t)n_ids * sizeof(int32_t))) ||
+        srt_tokenize(m, text, (size_t)len, 0, ids, n_ids, &n_ids) != SRT_OK) {
+        snprintf(err, errlen, "--calib %s: %d tokens; calibration needs at least 2", st->calib, n_ids); goto done;
+    }
+    st->n_layer = info.n_layer;
+    st->sumsq = (double **)calloc((size_t)info.n_layer * SRTP_KINDS, sizeof(double *));
+    st->sumsq_cols = (int *)calloc((size_t)info.n_layer * SRTP_KINDS, sizeof(int));
+    if (!st->sumsq || !st->sumsq_cols) { snprintf(err, errlen, "calibration: out of memory"); goto done; }
+    window = info.n_ctx_train > 0 && info.n_ctx_train < 2048 ? info.n_ctx_train : 2048;
+    memset(&sd, 0, sizeof sd);
+    sd.n_ctx = window;
+    sd.kv_type = SRT_KV_F32;          /* the float model as it is (and F32 attention is faster for small heads) */
+    sd.observer = srtp_observer;
+    sd.observer_user = st;
+    if ((ss = srt_session_create(m, &sd, &s)) != SRT_OK) { snprintf(err, errlen, "calibration session: %s (%s)", srt_last_error(), srt_status_str(ss)); goto done; }
+    for (at = 0; at < n_ids; at += window) {
+        int n = n_ids - at < window ? n_ids - at : window;
+        srt_session_reset(s);
+        if ((ss = srt_session_feed(s, ids + at, n)) != SRT_OK) { snprintf(err, errlen, "calibration: %s (%s)", srt_last_error(), srt_status_str(ss)); goto done; }
+        if (st->calib_bad) { snprintf(err, errlen, "calibration: an observed input has an unexpected width (or out of memory)"); goto done; }
+    }
+    if (!quiet) fprintf(stderr, "srt-pack: wanda calibration: %d tokens of %s in %d windows of up to %d\n", n_ids, st->calib, (n_ids + window - 1) / window, window);
+    rc = 0;
+done:
+    if (f) fclose(f);
+    free(text); free(ids);
+    srt_session_destroy(s);
+    srt_model_free(m);
+    return rc;
+}
+
+/* ---------------------------------------------------------------- pruning */
+/* The k-th smallest (0-based) of a[0..n), n >= 1; reorders a. Three-way quickselect (many equal
+   values stay linear), deterministic pivots. */
+static float srtp__select(float *a, uint64_t n, uint64_t k) {
+    uint64_t lo = 0, hi = n, rng = 0x9E3779B97F4A7C15ull;
+    while (hi - lo > 1) {
+        uint64_t lt = lo, i = lo, gt = hi;
+        float p, t;
+        rng = rng * 6364136223846793005ull + 1442695040888963407ull;
+        p = a[lo + (rng >> 33) % (hi - lo)];
+        while (i < gt) {
+            if (a[i] < p) { t = a[lt]; a[lt++] = a[i]; a[i++] = t; }
+            else if (a[i] > p) { t = a[--gt]; a[gt] = a[i]; a[i] = t; }
+            else i++;
+        }
+        if (k < lt) hi = lt;
+        else if (k >= gt) lo = gt;
+        else return p;
+    }
+    return a[lo];
+}
+
+/* Zeroes the k entries of w[0..n) of smallest score (ties: lower index first). tmp: n floats. */
+static void srtp__zero_smallest(float *w, const float *score, uint64_t n, uint64_t k, float *tmp) {
+    uint64_t i, below = 0, take;
+    float t;
+    if (k == 0) return;
+    if (k >= n) { for (i = 0; i < n; i++) w[i] = 0.0f; return; }
+    memcpy(tmp, score, (size_t)n * sizeof(float));
+    t = srtp__select(tmp, n, k - 1);
+    for (i = 0; i < n; i++) below += score[i] < t;
+    take = k - below;
+    for (i = 0; i < n; i++)
+        if (score[i] < t) w[i] = 0.0f;
+        else if (score[i] == t && take) { w[i] = 0.0f; take--; }
+}
+
+/* Grows one scratch buffer to n floats. */
+static int srtp__reserve(float **buf, uint64_t *cap, uint64_t n, char *err, size_t errlen) {
+    float *a;
+    if (n <= *cap) return 0;
+    if (n > (uint64_t)((size_t)-1 / sizeof(float)) || !(a = (float *)realloc(*buf, (size_t)n * sizeof(float)))) {
+        snprintf(err, errlen, "pruning: out of memory for %llu values", (unsigned long long)n);
+        return -1;
+    }
+    *buf = a;
+    *cap = n;
+    return 0;
+}
+
+/* Prunes w (rows x cols, row-major) in place to `sparsity` with st->method. Needs st->score and
+   st->tmp of rows x cols floats (at least 2 x cols). */
+static int srtp_prune(srtp_state *st, const char *name, uint64_t rows, uint64_t cols, float *w, float sparsity, char *err, size_t errlen) {
+    uint64_t n = rows * cols, i, r;
+    for (i = 0; i < n; i++)
+        if (!(w[i] - w[i] == 0.0f)) { snprintf(err, errlen, "tensor '%s' has a non-finite value at %llu; it cannot be pruned", name, (unsigned long long)i); return -1; }
+    if (st->method == SRTP_WANDA) {
+        int layer = -1, kind = srtp_linear_kind(name, &layer);
+        const double *ss = kind >= 0 && layer < st->n_layer && st->sumsq ? st->sumsq[layer * SRTP_KINDS + kind] : NULL;
+        uint64_t k = (uint64_t)floor((double)sparsity * (double)cols + 0.5);
+        float *norm = st->tmp + cols;   /* tmp holds cols (select) + cols (norms) */
+        if (!ss || (uint64_t)st->sumsq_cols[layer * SRTP_KINDS + kind] != cols) {
+            snprintf(err, errlen, "tensor '%s': no calibration activations of width %llu were observed for it", name, (unsigned long long)cols);
+            return -1;
+        }
+        for (i = 0; i < cols; i++) norm[i] = (float)sqrt(ss[i]);
+        for (r = 0; r < rows; r++) {
+            float *row = w + r * cols;
+            for (i = 0; i < cols; i++) st->score[i] = fabsf(row[i]) * norm[i];
+            srtp__zero_smallest(row, st->score, cols, k, st->tmp);
+        }
+    } else {
+        uint64_t k = (uint64_t)floor((double)sparsity * (double)n + 0.5);
+        for (i = 0; i < n; i++) st->score[i] = fabsf(w[i]);
+        srtp__zero_smallest(w, st->score, n, k, st->tmp);
+    }
+    return 0;
+}
+
+/* What the runtime will compute with: w quantized to fmt and back (F32: w itself). */
+static int srtp__roundtrip(srt_format fmt, uint32_t group, const float *w, uint64_t rows, uint64_t cols, float *out, char *err, size_t errlen) {
+    srt_tensor_parts lay;
+    void *parts[4] = {NULL, NULL, NULL, NULL};
+    int i, rc = -1;
+    if (fmt == SRT_F32) { memcpy(out, w, (size_t)(rows * cols) * sizeof(float)); return 0; }
+    if (fmt >= SRT_Q8 && group == 0) group = 64;   /* what the writer does with 0 (sparsert.h: SRT__DEFAULT_GROUP) */
+    if (srt_tensor_layout(fmt, rows, cols, group, &lay) != SRT_OK) { snprintf(err, errlen, "%s", srt_last_error()); return -1; }
+    for (i = 0; i < lay.n_parts; i++)
+        if ((uint64_t)(size_t)lay.size[i] != lay.size[i] || !(parts[i] = malloc((size_t)lay.size[i] + 1))) { snprintf(err, errlen, "out of memory"); goto done; }
+    if (srt_quantize(fmt, group, w, rows, cols, parts) != SRT_OK || srt_dequantize(fmt, group, (const void *const *)parts, rows, cols, out) != SRT_OK) {
+        snprintf(err, errlen, "%s", srt_last_error()); goto done;
+    }
+    rc = 0;
+done:
+    for (i = 0; i < 4; i++) free(parts[i]);
+    return rc;
+}
+
+/* One 2-D tensor about to be written: prunes w in place when a --sparsity rule asks for it, sets
+   the stored format (srtp_choose_format; fmt and group come in as the dense choice) and records the
+   achieved sparsity and reconstruction error. 0 or -1 with a message. */
+static int srtp_process(srtp_state *st, const char *name, uint64_t rows, uint64_t cols, float *w, srt_format *fmt, uint32_t *group,
+                        char *err, size_t errlen) {
+    uint64_t n = rows * cols, i;
+    float s = srtp_sparsity_for(st, name);
+    const float *orig = w;      /* the weights before pruning */
+    srtp_stat *rec;
+    if (srtp__reserve(&st->score, &st->cap_score, n > 2 * cols ? n : 2 * cols, err, errlen) != 0) return -1;
+    if (s > 0.0f) {   /* a copy of the original and selection scratch only for pruned tensors */
+        if (srtp__reserve(&st->orig, &st->cap_orig, n, err, errlen) != 0 ||
+            srtp__reserve(&st->tmp, &st->cap_tmp, n > 2 * cols ? n : 2 * cols, err, errlen) != 0) return -1;
+        memcpy(st->orig, w, (size_t)n * sizeof(float));
+        orig = st->orig;
+        if (srtp_prune(st, name, rows, cols, w, s, err, errlen) != 0) return -1;
+        srtp_choose_format(st, name, s, *fmt, *group, fmt, group);
+    }
+    if (st->n_stats == st->cap_stats) {
+        int nc = st->cap_stats ? 2 * st->cap_stats : 64;
+        srtp_stat *ns = (srtp_stat *)realloc(st->stats, (size_t)nc * sizeof *ns);
+        if (!ns) { snprintf(err, errlen, "out of memory"); return -1; }
+        st->stats = ns; st->cap_stats = nc;
+    }
+    rec = &st->stats[st->n_stats++];
+    memset(rec, 0, sizeof *rec);
+    snprintf(rec->name, sizeof rec->name, "%s", name);
+    rec->rows = rows; rec->cols = cols; rec->fmt = *fmt; rec->target = s;
+    for (i = 0; i < n; i++) rec->zeros += w[i] == 0.0f;
+    if (srtp__roundtrip(*fmt, *group, w, rows, cols, st->score, err, errlen) != 0) {   /* score: n floats of scratch */
+        st->n_stats--;
+        return -1;
+    }
+    for (i = 0; i < n; i++) {
+        double d = (double)orig[i] - st->score[i];
+        rec->err2 += d * d;
+        rec->norm2 += (double)orig[i] * orig[i];
+    }
+    return 0;
+}
+
+/* The per-tensor table and totals. */
+static void srtp_report(const srtp_state *st, FILE *f) {
+    double e2[2] = {0, 0}, n2[2] = {0, 0};
+    uint64_t z[2] = {0, 0}, n[2] = {0, 0};
+    int i, np = 0;
+    fprintf(f, "%-30s %15s %-5s %7s %9s %10s\n", "tensor", "rows x cols", "fmt", "target", "sparsity", "rel.error");
+    for (i = 0; i < st->n_stats; i++) {
+        const srtp_stat *r = &st->stats[i];
+        char shape[40];
+        int j = r->target > 0.0f;
+        uint64_t nv = r->rows * r->cols;
+        snprintf(shape, sizeof shape, "%llu x %llu", (unsigned long long)r->rows, (unsigned long long)r->cols);
+        fprintf(f, "%-30s %15s %-5s %7.3f %9.4f %10.5f\n", r->name, shape, srt_format_name(r->fmt), r->target,
+                nv ? (double)r->zeros / (double)nv : 0.0, r->norm2 > 0 ? sqrt(r->err2 / r->norm2) : 0.0);
+        np += j;
+        e2[j] += r->err2; n2[j] += r->norm2; z[j] += r->zeros; n[j] += nv;
+    }
+    fprintf(f, "total pruned (%d tensors, %llu weights): sparsity %.4f, rel.error %.5f\n", np, (unsigned long long)n[1],
+            n[1] ? (double)z[1] / (double)n[1] : 0.0, n2[1] > 0 ? sqrt(e2[1] / n2[1]) : 0.0);
+    fprintf(f, "total 2-D (%d tensors, %llu weights): sparsity %.4f, rel.error %.5f\n", st->n_stats, (unsigned long long)(n[0] + n[1]),
+            n[0] + n[1] ? (double)(z[0] + z[1]) / (double)(n[0] + n[1]) : 0.0, n2[0] + n2[1] > 0 ? sqrt((e2[0] + e2[1]) / (n2[0] + n2[1])) : 0.0);
+}
+
+#endif
