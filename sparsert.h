@@ -370,7 +370,11 @@ SRT_API const float *srt_session_logits(srt_session *s);
 SRT_API int srt_session_pos(const srt_session *s);       /* tokens in the sequence */
 SRT_API int srt_session_n_ctx(const srt_session *s);
 SRT_API const int32_t *srt_session_tokens(const srt_session *s);
-/* Asks a running srt_session_feed/srt_generate to stop (thread-safe); cleared by the next call. */
+/* Asks the session to stop (thread-safe, from any thread): a running srt_session_feed/prompt stops
+   between batches with SRT_ERR_CANCELLED (the tokens it had not evaluated are dropped); a running
+   srt_generate stops after the current token; with none running, the next srt_session_next returns
+   SRT_ERR_CANCELLED and leaves the sequence as it was (call it again to go on). feed, prompt and
+   generate first clear a request left over from before they started. */
 SRT_API void srt_session_cancel(srt_session *s);
 
 typedef struct srt_generate_desc {
@@ -4603,12 +4607,13 @@ SRT_API const int32_t *srt_session_tokens(const srt_session *s) { return s ? s->
 SRT_API void srt_session_cancel(srt_session *s) { if (s) srt__atomic_store(&s->cancel, 1); }
 static int srt__take_cancel(srt_session *s) { return srt__atomic_load(&s->cancel) ? (srt__atomic_store(&s->cancel, 0), 1) : 0; }
 
-/* Evaluates the pending tokens (s->tokens[n_eval..n_tokens)) in batches. */
-static srt_status srt__eval_pending(srt_session *s) {
+/* Evaluates the pending tokens (s->tokens[n_eval..n_tokens)) in batches; `cancellable` (feeding
+   new input): a cancel request between batches drops the rest. */
+static srt_status srt__eval_pending(srt_session *s, int cancellable) {
     while (s->n_eval < s->n_tokens) {
         int n = s->n_tokens - s->n_eval;
         if (n > s->n_batch) n = s->n_batch;
-        if (srt__take_cancel(s)) {
+        if (cancellable && srt__take_cancel(s)) {
             s->n_tokens = s->n_eval;      /* drop what was not evaluated */
             s->has_logits = 0;
             return srt__fail(SRT_ERR_CANCELLED, "cancelled after %d tokens", s->n_eval);
@@ -4633,7 +4638,8 @@ SRT_API srt_status srt_session_feed(srt_session *s, const int32_t *tokens, int n
         if (tokens[i] < 0 || tokens[i] >= s->m->n_vocab) return srt__fail(SRT_ERR_INVALID_ARG, "token %d (id %d) is outside the vocabulary (%d)", i, tokens[i], s->m->n_vocab);
     memcpy(s->tokens + s->n_tokens, tokens, (size_t)n * sizeof(int32_t));
     s->n_tokens += n;
-    return srt__eval_pending(s);
+    srt__atomic_store(&s->cancel, 0);   /* new input: a stale request is not for it */
+    return srt__eval_pending(s, 1);
 }
 
 SRT_API srt_status srt_session_prompt(srt_session *s, const char *text, int flags) {
@@ -4649,7 +4655,7 @@ SRT_API srt_status srt_session_prompt(srt_session *s, const char *text, int flag
 }
 
 SRT_API const float *srt_session_logits(srt_session *s) {
-    if (!s || srt__eval_pending(s) != SRT_OK || !s->has_logits) return NULL;
+    if (!s || srt__eval_pending(s, 0) != SRT_OK || !s->has_logits) return NULL;
     return s->logits;
 }
 
@@ -4657,7 +4663,9 @@ SRT_API srt_status srt_session_next(srt_session *s, int32_t *token) {
     srt_status st;
     int32_t t;
     if (!s || !token) return srt__fail(SRT_ERR_INVALID_ARG, "srt_session_next: NULL argument");
-    if ((st = srt__eval_pending(s)) != SRT_OK) return st;
+    /* the pending token was already handed out: keep it, so the sequence stays what the app saw */
+    if (srt__take_cancel(s)) return srt__fail(SRT_ERR_CANCELLED, "cancelled");
+    if ((st = srt__eval_pending(s, 0)) != SRT_OK) return st;
     if (!s->has_logits) return srt__fail(SRT_ERR_INVALID_ARG, "srt_session_next: nothing to continue (feed a prompt first)");
     if (s->n_tokens >= s->n_ctx) return srt__fail(SRT_ERR_CONTEXT_FULL, "the context window (%d tokens) is full", s->n_ctx);
     memcpy(s->slog, s->logits, (size_t)s->m->n_vocab * sizeof(float));

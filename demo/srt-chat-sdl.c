@@ -345,7 +345,6 @@ typedef struct worker {
     srt_pool *pool;
     srt_model *model;
     srt_session *session;
-    int stale_cancel;         /* a cancel request that no call consumed is still set in the session */
     int chat;                 /* 1 = chat template in use, 0 = text continuation */
     srt_chat_template tmpl;
     srt_chat_message *msgs; int n_msgs, cap_msgs;
@@ -448,14 +447,6 @@ static void chat_forget(worker *w) {
     w->prev_special = 0;
 }
 
-/* Feeds tokens; a cancel request left over from the previous turn is consumed and the feed
-   repeated (a cancelled feed leaves the session as it was before it). */
-static srt_status feed_tokens(worker *w, const int32_t *ids, int n) {
-    srt_status st = srt_session_feed(w->session, ids, n);
-    if (st == SRT_ERR_CANCELLED && w->stale_cancel) { w->stale_cancel = 0; st = srt_session_feed(w->session, ids, n); }
-    return st;
-}
-
 static void worker_free_model(worker *w) {
     while (w->n_msgs > 0) chat_drop(w, w->n_msgs - 1);
     w->fed.n = 0;
@@ -463,7 +454,6 @@ static void worker_free_model(worker *w) {
     if (w->model) srt_model_free(w->model);
     if (w->pool) srt_pool_destroy(w->pool);
     w->session = NULL; w->model = NULL; w->pool = NULL;
-    w->stale_cancel = 0;
 }
 
 static void worker_load(worker *w, const char *path) {
@@ -587,7 +577,7 @@ static srt_status turn_prompt(worker *w, int turn, const char *text, int *n_prom
         if ((st = srt_tokenize(w->model, text, strlen(text), flags, ids, need, &n)) != SRT_OK) { free(ids); return st; }
         if (srt_session_pos(w->session) + n + 1 > n_ctx) { free(ids); return SRT_ERR_CONTEXT_FULL; }
         pos0 = srt_session_pos(w->session);
-        st = feed_tokens(w, ids, n);
+        st = srt_session_feed(w->session, ids, n);
         *n_prompt = srt_session_pos(w->session) - pos0;
         free(ids);
         return st;
@@ -610,7 +600,7 @@ static srt_status turn_prompt(worker *w, int turn, const char *text, int *n_prom
     }
     if (srt_session_pos(w->session) + n + 1 > n_ctx) { free(ids); free(full); chat_drop(w, w->n_msgs - 1); return SRT_ERR_CONTEXT_FULL; }
     pos0 = srt_session_pos(w->session);
-    st = feed_tokens(w, ids, n);
+    st = srt_session_feed(w->session, ids, n);
     *n_prompt = srt_session_pos(w->session) - pos0;
     if (st == SRT_OK) {
         tb_add(&w->fed, full + w->fed.n, strlen(full + w->fed.n));
@@ -627,8 +617,7 @@ static srt_status turn_prompt(worker *w, int turn, const char *text, int *n_prom
 static void worker_turn(worker *w, int turn, const char *text) {
     event e;
     srt_status st;
-    int n_prompt = 0, n_gen = 0, pending = 0, got_cancel = 0, prompt_ok = 0, sent, stop = STOP_LIMIT;
-    int32_t last = -1;
+    int n_prompt = 0, n_gen = 0, prompt_ok = 0, stop = STOP_LIMIT;
     double t0 = now_ms(), t1;
     srt_utf8_stream us;
     text_buf reply = {NULL, 0, 0};
@@ -643,7 +632,7 @@ static void worker_turn(worker *w, int turn, const char *text) {
     prompt_ok = st == SRT_OK;
     t1 = now_ms();
     e.prompt_ms = t1 - t0;
-    if (st == SRT_ERR_CANCELLED) { got_cancel = 1; stop = STOP_CANCEL; }
+    if (st == SRT_ERR_CANCELLED) stop = STOP_CANCEL;
     else if (st == SRT_ERR_CONTEXT_FULL) { post_msg(w, EV_NOTE, turn, "The message does not fit into the context window."); stop = STOP_CONTEXT; }
     else if (st != SRT_OK) {
         char err[600];
@@ -656,14 +645,9 @@ static void worker_turn(worker *w, int turn, const char *text) {
         int n, delay;
         st = srt_session_next(w->session, &tok);
         if (st == SRT_ERR_CONTEXT_FULL) { stop = STOP_CONTEXT; st = SRT_OK; break; }
-        if (st == SRT_ERR_CANCELLED) {   /* the last token shown was dropped unevaluated: put it back */
-            got_cancel = 1; stop = STOP_CANCEL;
-            if (pending) feed_tokens(w, &last, 1);
-            pending = 0;
-            break;
-        }
+        if (st == SRT_ERR_CANCELLED) { stop = STOP_CANCEL; break; }   /* the sequence is kept */
         if (st != SRT_OK) { stop = STOP_ERROR; break; }
-        n_gen++; last = tok; pending = 1;
+        n_gen++;
         if (is_stop_token(w, tok)) {
             if (w->chat) { const char *p = srt_token_piece(w->model, tok); tb_add(&w->fed, p, strlen(p)); w->prev_special = 1; }
             stop = STOP_EOS;
@@ -694,20 +678,11 @@ static void worker_turn(worker *w, int turn, const char *text) {
         int n = srt_utf8_stream_flush(&us, txt, (int)sizeof txt);
         if (n > 0) { e.kind = EV_TEXT; e.turn = turn; e.text = dup_n(txt, (size_t)n); e.len = (size_t)n; post(w, &e); }
     }
+    /* a request that came after the last check stays set in the session; the next feed clears it */
     SDL_LockMutex(w->mu);
     w->cancel_ok = 0;
-    sent = w->cancel_sent;
     w->cancel_sent = 0;
     SDL_UnlockMutex(w->mu);
-    if (sent && !got_cancel) {
-        /* the request came after the last check: consume it now (asking for the logits evaluates
-           the pending token, which sees the request and drops the token), then put the token back */
-        if (pending) {
-            if (srt_session_logits(w->session) == NULL) feed_tokens(w, &last, 1);
-        } else {
-            w->stale_cancel = 1;
-        }
-    }
     if (w->chat && prompt_ok) chat_add(w, "assistant", reply.p ? reply.p : "", reply.n);
 done:
     tb_free(&reply);

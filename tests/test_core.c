@@ -482,6 +482,27 @@ static void test_sessions(void) {
     memset(&g, 0, sizeof g);
     g.prompt = "abc"; g.max_tokens = 40; g.on_text = cancel_after_3; g.user = s; g.stop_at_eos = -1;
     CHECK(srt_generate(s, &g, &r) == SRT_ERR_CANCELLED && r.stopped_by == 3 && r.n_generated < 40, "cancel stops generation (%d tokens)", r.n_generated);
+    /* steppable calls: a stale request does not cancel new input; one between tokens stops the next
+       srt_session_next without changing the sequence, and going on gives the uncancelled tokens */
+    {
+        int32_t plain[6], stepped[6], tok;
+        int k, pos, ok = 1;
+        srt_session_reset(s);
+        srt_session_cancel(s);
+        CHECK(srt_session_prompt(s, "abc", 0) == SRT_OK, "a cancel request made before a prompt does not cancel it");
+        for (k = 0; k < 6; k++) ok = ok && srt_session_next(s, &plain[k]) == SRT_OK;
+        srt_session_reset(s);
+        srt_session_prompt(s, "abc", 0);
+        for (k = 0; k < 6 && ok; k++) {
+            if (k == 3) {
+                pos = srt_session_pos(s);
+                srt_session_cancel(s);
+                ok = srt_session_next(s, &tok) == SRT_ERR_CANCELLED && srt_session_pos(s) == pos && srt_session_tokens(s)[pos - 1] == stepped[2];
+            }
+            ok = ok && srt_session_next(s, &stepped[k]) == SRT_OK;
+        }
+        CHECK(ok && memcmp(plain, stepped, sizeof plain) == 0, "cancel between srt_session_next calls: CANCELLED once, sequence kept, then the same tokens");
+    }
     srt_session_reset(s);
     g.on_text = stop_at_once;
     stop_calls = 0;
