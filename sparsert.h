@@ -2098,20 +2098,64 @@ static void srt__mm_tiles(void *user, int64_t begin, int64_t end, int thread) {
     (void)thread;
     j->fn(&j->mm, (uint64_t)begin, (uint64_t)end);
 }
-/* y (n_tok x ldy) = W x (+ bias) over the pool (NULL = this thread); quantize as srt__acts_prepare. */
+/* Several matrices of one input in one parallel region (q, k, v; gate, up): the tiles of all are
+   numbered one after the other, so there is one fork/join and one tail for all of them. */
+#define SRT__MAX_FUSED 3
+typedef struct srt__mm_multi { int n; srt__mm_job job[SRT__MAX_FUSED]; int64_t start[SRT__MAX_FUSED + 1]; } srt__mm_multi;
+static void srt__mm_multi_tiles(void *user, int64_t begin, int64_t end, int thread) {
+    srt__mm_multi *j = (srt__mm_multi *)user;
+    int i;
+    (void)thread;
+    for (i = 0; i < j->n; i++) {
+        int64_t lo = begin > j->start[i] ? begin : j->start[i], hi = end < j->start[i + 1] ? end : j->start[i + 1];
+        if (lo < hi) j->job[i].fn(&j->job[i].mm, (uint64_t)(lo - j->start[i]), (uint64_t)(hi - j->start[i]));
+    }
+}
+/* Bytes one tile of 16 rows reads, roughly (for the chunk size only). */
+static int64_t srt__tile_bytes(const srt__weights *w) {
+    uint64_t bits = w->format == SRT_F32 ? 32 : (w->format == SRT_F16 || w->format == SRT_BF16) ? 16 : srt__format_is_int(w->format) ? srt__code_bits(w->format) : 8;
+    return (int64_t)(SRT__TILE * w->cols * bits / 8 + 1);
+}
+/* Whether matrices of one input can share a region: each kernel reads the activations prepared for
+   the first, so the integer ones must quantize alike. */
+static int srt__same_acts(const srt__weights *a, const srt__weights *b) {
+    if (srt__format_is_int(a->format) != srt__format_is_int(b->format)) return 0;
+    return !srt__format_is_int(a->format) || (a->group == b->group && a->cols == b->cols);
+}
+
+/* ys[i] (n_tok x ws[i]->rows) = ws[i] x (+ biases[i]) for n <= SRT__MAX_FUSED matrices that satisfy
+   srt__same_acts, over the pool (NULL = this thread); quantize as srt__acts_prepare. */
+static void srt__matmul_multi_run(srt_pool *pool, srt_isa isa, int n, const srt__weights *const *ws, const float *x, int n_tok,
+                                  float *const *ys, const float *const *biases, void *scratch, int quantize) {
+    srt__mm_multi j;
+    srt__acts a;
+    int64_t bytes = 0;
+    int i;
+    srt__acts_prepare(&a, ws[0], x, n_tok, scratch, isa, quantize);
+    j.n = n; j.start[0] = 0;
+    for (i = 0; i < n; i++) {
+        const srt__weights *w = ws[i];
+        int64_t tiles = (int64_t)((w->rows + SRT__TILE - 1) / SRT__TILE);
+        srt__mm *mm = &j.job[i].mm;
+        mm->w = w; mm->a = &a; mm->n_tok = n_tok; mm->y = ys[i]; mm->ldy = w->rows; mm->bias = biases ? biases[i] : NULL;
+        j.job[i].fn = srt__kernel(isa, w->format, n_tok);
+        j.start[i + 1] = j.start[i] + tiles;
+        bytes += srt__tile_bytes(w) * tiles;
+    }
+    if (!pool) srt__mm_multi_tiles(&j, 0, j.start[n], 0);
+    else srt_pool_parallel_for(pool, j.start[n], srt_pool_chunk(pool, j.start[n], bytes / j.start[n]), srt__mm_multi_tiles, &j);
+}
+/* y (n_tok x ldy) = W x (+ bias); quantize as srt__acts_prepare. */
 static void srt__matmul_run(srt_pool *pool, srt_isa isa, const srt__weights *w, const float *x, int n_tok,
                             float *y, uint64_t ldy, const float *bias, void *scratch, int quantize) {
     srt__mm_job j;
     srt__acts a;
-    srt_tensor_parts lay;
-    int64_t tiles = (int64_t)((w->rows + SRT__TILE - 1) / SRT__TILE), tile_bytes;
+    int64_t tiles = (int64_t)((w->rows + SRT__TILE - 1) / SRT__TILE);
     srt__acts_prepare(&a, w, x, n_tok, scratch, isa, quantize);
     j.mm.w = w; j.mm.a = &a; j.mm.n_tok = n_tok; j.mm.y = y; j.mm.ldy = ldy; j.mm.bias = bias;
     j.fn = srt__kernel(isa, w->format, n_tok);
-    srt_tensor_layout(w->format, w->rows, w->cols, w->group, &lay);
-    tile_bytes = (int64_t)((lay.size[0] + lay.size[1]) / (uint64_t)tiles);
     if (!pool) j.fn(&j.mm, 0, (uint64_t)tiles);
-    else srt_pool_parallel_for(pool, tiles, srt_pool_chunk(pool, tiles, tile_bytes), srt__mm_tiles, &j);
+    else srt_pool_parallel_for(pool, tiles, srt_pool_chunk(pool, tiles, srt__tile_bytes(w)), srt__mm_tiles, &j);
 }
 
 SRT_API srt_status srt_matmul(srt_pool *pool, srt_isa isa, srt_format format, uint32_t group, const void *const *parts,
@@ -4388,12 +4432,17 @@ static void srt__matmul(srt_session *s, const srt__weights *w, const float *x, i
     if (s->d.observer) srt__observe(s, w, x, n_tok);
     srt__matmul_run(s->m->pool, s->m->isa, w, x, n_tok, y, w->rows, bias, s->acts, 1);
 }
-/* The same for a second matrix of the same input: its activations are reused when the previous
-   one quantized them the same way (q, k, v; gate, up). */
-static void srt__matmul_same_input(srt_session *s, const srt__weights *prev, const srt__weights *w, const float *x, int n_tok, float *y, const float *bias) {
-    int same = srt__format_is_int(w->format) && srt__format_is_int(prev->format) && w->group == prev->group && w->cols == prev->cols;
-    if (s->d.observer) srt__observe(s, w, x, n_tok);
-    srt__matmul_run(s->m->pool, s->m->isa, w, x, n_tok, y, w->rows, bias, s->acts, !same);
+/* The same for n matrices of one input (q, k, v; gate, up): in one parallel region when their
+   kernels can share the prepared activations, else one after the other. */
+static void srt__matmul_same_input(srt_session *s, int n, const srt__weights *const *ws, const float *x, int n_tok,
+                                   float *const *ys, const float *const *biases) {
+    int i, fused = 1;
+    for (i = 0; i < n; i++) {
+        if (s->d.observer) srt__observe(s, ws[i], x, n_tok);
+        if (i && !srt__same_acts(ws[0], ws[i])) fused = 0;
+    }
+    if (fused) srt__matmul_multi_run(s->m->pool, s->m->isa, n, ws, x, n_tok, ys, biases, s->acts, 1);
+    else for (i = 0; i < n; i++) srt__matmul_run(s->m->pool, s->m->isa, ws[i], x, n_tok, ys[i], ws[i]->rows, biases ? biases[i] : NULL, s->acts, 1);
 }
 
 /* The sum of squares is the reference dot product (vector kernels reproduce it bit for bit). */
@@ -4495,9 +4544,13 @@ static void srt__forward_batch(srt_session *s, const int32_t *toks, int n, int w
         const srt__layer *L = &m->layers[l];
         srt__attn_job aj;
         for (t = 0; t < n; t++) srt__rmsnorm(&m->ops, s->xb + (size_t)t * E, s->x + (size_t)t * E, L->attn_norm, E, m->norm_eps);
-        srt__matmul(s, &L->wq, s->xb, n, s->q, L->bq);
-        srt__matmul_same_input(s, &L->wq, &L->wk, s->xb, n, s->k, L->bk);
-        srt__matmul_same_input(s, &L->wk, &L->wv, s->xb, n, s->v, L->bv);
+        {
+            const srt__weights *ws[3];
+            float *ys[3];
+            const float *bs[3];
+            ws[0] = &L->wq; ws[1] = &L->wk; ws[2] = &L->wv; ys[0] = s->q; ys[1] = s->k; ys[2] = s->v; bs[0] = L->bq; bs[1] = L->bk; bs[2] = L->bv;
+            srt__matmul_same_input(s, 3, ws, s->xb, n, ys, bs);
+        }
         for (t = 0; t < n; t++) {
             size_t at = ((size_t)l * s->n_ctx + (size_t)(p0 + t)) * KV;
             const float *cs = s->rope_cs + (size_t)t * m->rope_dim;
@@ -4516,8 +4569,12 @@ static void srt__forward_batch(srt_session *s, const int32_t *toks, int n, int w
         srt__matmul(s, &L->wo, s->att, n, s->xb, NULL);
         for (i = 0; i < n * E; i++) s->x[i] += s->xb[i];
         for (t = 0; t < n; t++) srt__rmsnorm(&m->ops, s->xb + (size_t)t * E, s->x + (size_t)t * E, L->ffn_norm, E, m->norm_eps);
-        srt__matmul(s, &L->gate, s->xb, n, s->hb, NULL);
-        srt__matmul_same_input(s, &L->gate, &L->up, s->xb, n, s->hb2, NULL);
+        {
+            const srt__weights *ws[2];
+            float *ys[2];
+            ws[0] = &L->gate; ws[1] = &L->up; ys[0] = s->hb; ys[1] = s->hb2;
+            srt__matmul_same_input(s, 2, ws, s->xb, n, ys, NULL);
+        }
         m->ops.swiglu(s->hb, s->hb2, (uint64_t)n * F);
         srt__matmul(s, &L->down, s->hb, n, s->xb, NULL);
         for (i = 0; i < n * E; i++) s->x[i] += s->xb[i];
