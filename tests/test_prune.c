@@ -279,7 +279,7 @@ static void test_pruning(void) {
         static const struct { const char *opts, *msg; } bad[] = {
             {"--sparsity 1", "[0, 1)"}, {"--sparsity -0.1", "[0, 1)"}, {"--sparsity 'blk.*=x'", "[0, 1)"}, {"--sparsity =0.5", "pattern"},
             {"--sparsity 0.5 --prune wanda", "--calib"}, {"--sparsity 0.5 --prune foo", "unknown method"}, {"--prune magnitude", "needs --sparsity"},
-            {"--sparsity 0.5 --calib tests/data/calib.txt", "wanda"}, {"--sparsity 0.5 --sparse-format sb", "not yet available"},
+            {"--sparsity 0.5 --calib tests/data/calib.txt", "wanda"}, {"--sparsity 0.5 --sparse-format sb2", "takes sb or s4x1"},
             {"--sparsity 0.5 --keep-dense ,", "empty pattern"}, {"--sparsity 0.5 --prune wanda --calib " D "missing.txt", "missing.txt"},
         };
         size_t bi;

@@ -31,8 +31,10 @@
                         OUT.calib.srt (removed after), run over the text, and its inputs measured
      --keep-dense PATS  comma-separated globs of tensors never pruned, added to the defaults
                         token_embd.*, output.*, *norm* (tools/srt_prune.h)
-     --sparse-format F  refused for now: no sparse format exists yet, so pruned weights are
-                        stored zeroed in the dense format that --weights / --tensor choose
+     --sparse-format F  how pruned tensors are stored: sb (bitmap + values: bf16/f16/f32 -> sb-bf16,
+                        q8 -> sb-q8, q4 -> sb-q4; q2/tq/q1 stay dense) or s4x1 (4x1 block-sparse q8;
+                        pruning then removes whole blocks of 4 output rows at one input column);
+                        without it, pruned weights are stored zeroed in the dense format
      --vocab-only       write only the tokenizer (no tensors, no hyper-parameters)
      --no-verify        do not load the result with srt_model_load() after writing it
      -q, --quiet        no progress output
@@ -398,9 +400,7 @@ int main(int argc, char **argv) {
         } else if (opt_value(argc, argv, &i, "--keep-dense", &v)) {
             if (srtp_parse_keep(&prune, v, err, sizeof err) != 0) { fprintf(stderr, "srt-pack: %s\n", err); return 1; }
         } else if (opt_value(argc, argv, &i, "--sparse-format", &v)) {
-            fprintf(stderr, "srt-pack: --sparse-format %s: sparse weight formats are not yet available; pruned weights are stored "
-                    "zeroed in the dense format of --weights/--tensor\n", v ? v : "");
-            return 1;
+            if (srtp_parse_sparse_format(&prune, v, err, sizeof err) != 0) { fprintf(stderr, "srt-pack: %s\n", err); return 1; }
         } else if (a[0] == '-' && a[1] != 0) {
             fprintf(stderr, "srt-pack: unknown option '%s'\n", a);
             usage(stderr);

@@ -19,9 +19,13 @@
                 (srt-pack writes a temporary F32 one) over the calibration text and collects them
                 through srt_session_desc.observer.
    FORMAT
-     srtp_choose_format() is the one place that picks the stored format of a pruned tensor. The
-     sparse formats do not exist yet, so a pruned tensor is zeroed in float and stored in the dense
-     format --weights / --tensor chose (--sparse-format is refused as not yet available).
+     srtp_choose_format() is the one place that picks the stored format of a pruned tensor: with
+     --sparse-format sb the SB format of the dense choice (bf16/f16/f32 -> sb-bf16, q8 -> sb-q8,
+     q4 -> sb-q4; q2/tq/q1 have none and stay dense), with s4x1 the 4x1 block-sparse Q8 format,
+     whose blocks (4 consecutive output rows at one input column) are then what is pruned: a block
+     scores the sum of its weights' scores. Without --sparse-format a pruned tensor is stored
+     zeroed in the dense format. (srt-pack stores a tensor dense again when its sparsity is below
+     the sparse format's measured break-even.)
    REPORT
      Per 2-D tensor: the fraction of zeros and ||W - W'||_F / ||W||_F, W' = the weights as stored
      (pruned, then quantized and dequantized), plus totals. */
@@ -37,6 +41,7 @@
 #define SRTP_MAX_KEEP 64
 #define SRTP_KINDS 7
 enum { SRTP_MAGNITUDE = 0, SRTP_WANDA = 1 };
+enum { SRTP_DENSE = 0, SRTP_SB = 1, SRTP_S4X1 = 2 };   /* --sparse-format */
 static const char *const srtp_kind_names[SRTP_KINDS] = {"attn_q", "attn_k", "attn_v", "attn_output", "ffn_gate", "ffn_up", "ffn_down"};
 
 typedef struct srtp_rule { char pattern[200]; float sparsity; } srtp_rule;   /* pattern "*" = every tensor */
@@ -55,6 +60,7 @@ typedef struct srtp_state {
     int n_keep;
     int method;              /* SRTP_*, -1 = not given (magnitude) */
     const char *calib;       /* calibration text (wanda) */
+    int sparse_format;       /* SRTP_DENSE, SRTP_SB, SRTP_S4X1 */
     /* wanda: per layer and kind, the sum over calibration tokens of x_j^2 (cols values) */
     int n_layer;
     double **sumsq;          /* [layer * SRTP_KINDS + kind] */
@@ -175,14 +181,40 @@ static float srtp_sparsity_for(const srtp_state *st, const char *name) {
     return s;
 }
 
-/* The one place that picks the stored format of a tensor pruned to `sparsity` (> 0): a sparse
-   format goes here once one exists (--sparse-format). Today: the dense choice of --weights/--tensor. */
+/* --sparse-format sb|s4x1 (format names are looked up at run time: a build without them refuses). */
+static int srtp_parse_sparse_format(srtp_state *st, const char *arg, char *err, size_t errlen) {
+    if (arg && strcmp(arg, "sb") == 0) st->sparse_format = SRTP_SB;
+    else if (arg && strcmp(arg, "s4x1") == 0) st->sparse_format = SRTP_S4X1;
+    else { snprintf(err, errlen, "--sparse-format takes sb or s4x1 (got '%s')", arg ? arg : ""); return -1; }
+    if (srt_format_from_name(st->sparse_format == SRTP_SB ? "sb-q8" : "s4x1") < 0) {
+        snprintf(err, errlen, "--sparse-format %s: this build of sparsert.h has no such format", arg);
+        return -1;
+    }
+    return 0;
+}
+
+/* The one place that picks the stored format of a tensor pruned to `sparsity` (> 0): the sparse
+   counterpart of the dense choice of --weights/--tensor (see the top of this file). */
 static void srtp_choose_format(const srtp_state *st, const char *name, float sparsity, srt_format dense_fmt, uint32_t dense_group,
                                srt_format *fmt, uint32_t *group) {
-    (void)st; (void)name; (void)sparsity;
+    const char *sparse = NULL;
+    (void)name; (void)sparsity;
     *fmt = dense_fmt;
     *group = dense_group;
+    if (st->sparse_format == SRTP_S4X1) sparse = "s4x1";
+    else if (st->sparse_format == SRTP_SB)
+        sparse = dense_fmt == SRT_Q8 ? "sb-q8" : dense_fmt == SRT_Q4 ? "sb-q4" :
+                 (dense_fmt == SRT_F32 || dense_fmt == SRT_F16 || dense_fmt == SRT_BF16) ? "sb-bf16" : NULL;
+    if (sparse) {
+        int f = srt_format_from_name(sparse);
+        if (f >= 0) {
+            *fmt = (srt_format)f;
+            if (f == srt_format_from_name("sb-bf16")) *group = 0;   /* float values: no groups */
+            else if (dense_fmt < SRT_Q8) *group = 0;               /* integer values from a float choice: the default group */
+        }
+    }
 }
+
 
 /* ---------------------------------------------------------------- calibration (wanda) */
 static void srtp_observer(void *user, int layer, const char *weight, const float *x, int n_tokens, int cols) {
@@ -298,6 +330,18 @@ static void srtp__zero_smallest(float *w, const float *score, uint64_t n, uint64
         else if (score[i] == t && take) { w[i] = 0.0f; take--; }
 }
 
+/* Zeroes the k blocks (4 consecutive rows at one column, the last block of a column possibly
+   shorter) of w with the smallest block scores. bscore: blocks in (row block, column) order, as
+   many as (rows + 3) / 4 x cols; mask and tmp: as many floats. */
+static void srtp__zero_blocks(float *w, uint64_t rows, uint64_t cols, const float *bscore, uint64_t k, float *mask, float *tmp) {
+    uint64_t nb = (rows + 3) / 4 * cols, b, r;
+    for (b = 0; b < nb; b++) mask[b] = 1.0f;
+    srtp__zero_smallest(mask, bscore, nb, k, tmp);
+    for (b = 0; b < nb; b++)
+        if (mask[b] == 0.0f)
+            for (r = b / cols * 4; r < b / cols * 4 + 4 && r < rows; r++) w[r * cols + b % cols] = 0.0f;
+}
+
 /* Grows one scratch buffer to n floats. */
 static int srtp__reserve(float **buf, uint64_t *cap, uint64_t n, char *err, size_t errlen) {
     float *a;
@@ -327,11 +371,32 @@ static int srtp_prune(srtp_state *st, const char *name, uint64_t rows, uint64_t 
             return -1;
         }
         for (i = 0; i < cols; i++) norm[i] = (float)sqrt(ss[i]);
+        if (st->sparse_format == SRTP_S4X1) {   /* per 4-row block: its k weakest columns */
+            for (r = 0; r < rows; r += 4) {
+                uint64_t rr;
+                for (i = 0; i < cols; i++) {
+                    float sc = 0.0f;
+                    for (rr = r; rr < r + 4 && rr < rows; rr++) sc += fabsf(w[rr * cols + i]) * norm[i];
+                    st->score[i] = sc;
+                }
+                srtp__zero_blocks(w + r * cols, rows - r < 4 ? rows - r : 4, cols, st->score, k, st->score + cols, st->tmp);
+            }
+            return 0;
+        }
         for (r = 0; r < rows; r++) {
             float *row = w + r * cols;
             for (i = 0; i < cols; i++) st->score[i] = fabsf(row[i]) * norm[i];
             srtp__zero_smallest(row, st->score, cols, k, st->tmp);
         }
+    } else if (st->sparse_format == SRTP_S4X1) {   /* the tensor's weakest 4x1 blocks */
+        uint64_t nb = (rows + 3) / 4 * cols, k = (uint64_t)floor((double)sparsity * (double)nb + 0.5), b;
+        for (b = 0; b < nb; b++) {
+            uint64_t r0 = b / cols * 4, c = b % cols, rr;
+            float sc = 0.0f;
+            for (rr = r0; rr < r0 + 4 && rr < rows; rr++) sc += fabsf(w[rr * cols + c]);
+            st->score[b] = sc;
+        }
+        srtp__zero_blocks(w, rows, cols, st->score, k, st->score + nb, st->tmp);
     } else {
         uint64_t k = (uint64_t)floor((double)sparsity * (double)n + 0.5);
         for (i = 0; i < n; i++) st->score[i] = fabsf(w[i]);
