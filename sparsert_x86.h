@@ -585,6 +585,325 @@ static void srt__x86_vec_ops(srt_isa isa, srt__vec_ops *ops) {
     ops->exp = srt__exp_avx2; ops->swiglu = srt__swiglu_avx2;
 }
 
+/* ---------------------------------------------------------------- sparse formats (AVX-512 VBMI2) */
+/* Load as sparse, compute as dense: sb-q8 / sb-q4 rebuild each 64-byte chunk of the dense tile
+   with vpexpandb (the bitmap is the mask) and run the dense Q8 math on it (u = byte ^ 0x80, or
+   ^ 0x08 for the sign-extended nibbles of sb-q4, so u = value + off for zeros too); sb-bf16
+   expands 32 bf16 of a row with vpexpandw and splits them into even and odd f32 lanes; s4x1 gathers
+   the activations of a micro-tile's 4 columns with vpermb. They need AVX512-VBMI and -VBMI2 (Ice
+   Lake and later); without them the sparse formats use the portable kernels. */
+#define SRT__AVX512SP __attribute__((target("avx512f,avx512bw,avx512dq,avx512vl,avx512vnni,avx512vbmi,avx512vbmi2,fma,f16c,popcnt")))
+static int srt__x86_vbmi2(void) {
+    static volatile int cached = -1;
+    if (cached < 0) {
+        uint32_t r[4];
+        srt__cpuid(0, 0, r);
+        if (r[0] < 7) cached = 0;
+        else { srt__cpuid(7, 0, r); cached = ((r[2] >> 1) & 1) && ((r[2] >> 6) & 1); }   /* VBMI, VBMI2 */
+    }
+    return cached;
+}
+
+/* sb-q8 / sb-q4, NT tokens at once (GEMV: 1, GEMM: 4 and the rest through GEMV). Two chunks per
+   step into two accumulators (groups have a multiple of 8 chunks). */
+#define SRT__SB_EXPAND(U, C) { \
+        uint64_t m_ = srt__rd64(bm + (C) * 8); \
+        if (Q4_) { \
+            __m512i w16_ = _mm512_cvtepu8_epi16(_mm256_loadu_si256((const __m256i *)p)); \
+            w16_ = _mm512_ternarylogic_epi32(w16_, _mm512_slli_epi16(w16_, 4), lo4, 0xa8);   /* (a | b) & c */ \
+            U = _mm512_xor_si512(_mm512_maskz_expand_epi8(m_, w16_), flip); \
+            p += ((uint64_t)_mm_popcnt_u64(m_) + 1) >> 1; \
+        } else { \
+            U = _mm512_xor_si512(_mm512_maskz_expand_epi8(m_, _mm512_loadu_si512((const void *)p)), flip); \
+            p += (uint64_t)_mm_popcnt_u64(m_); \
+        } }
+#define SRT__SB512(NAME, Q4, NT, REST) \
+static SRT__AVX512SP void NAME(const srt__mm *mm, uint64_t tile0, uint64_t tile1) { \
+    enum { Q4_ = Q4 }; \
+    const srt__weights *w = mm->w; \
+    const srt__acts *a = mm->a; \
+    srt__tiling tl = srt__tiling_of(SRT_Q8, w->rows, w->cols, w->group); \
+    const int off = Q4 ? 8 : 128; \
+    const __m512i flip = _mm512_set1_epi8((char)(Q4 ? 0x08 : 0x80)), lo4 = _mm512_set1_epi16(0x0f0f); \
+    const unsigned char *offs = (const unsigned char *)w->part[3]; \
+    uint64_t cpg = w->group / 4, tile, g, c; \
+    int t0, j, nfull = mm->n_tok / NT * NT; \
+    (void)lo4; \
+    for (tile = tile0; tile < tile1; tile++) { \
+        const unsigned char *bm = (const unsigned char *)w->part[2] + tile * tl.chunks * 8; \
+        const uint16_t *sc = (const uint16_t *)w->part[1] + tile * tl.ng * SRT__TILE; \
+        for (t0 = 0; t0 < nfull; t0 += NT) { \
+            const uint8_t *p = (const uint8_t *)w->part[0] + srt__rd64(offs + tile * 8); \
+            __m512 y[NT]; \
+            for (j = 0; j < NT; j++) y[j] = _mm512_setzero_ps(); \
+            for (g = 0; g < tl.ng; g++) { \
+                __m512i acc[NT], acc2[NT]; \
+                uint64_t c1 = (g + 1) * cpg < tl.chunks ? (g + 1) * cpg : tl.chunks; \
+                for (j = 0; j < NT; j++) { acc[j] = _mm512_setzero_si512(); acc2[j] = acc[j]; } \
+                for (c = g * cpg; c < c1; c += 2) { \
+                    __m512i u0, u1; \
+                    _mm_prefetch((const char *)p + SRT__PREFETCH, _MM_HINT_T0); \
+                    SRT__SB_EXPAND(u0, c) \
+                    SRT__SB_EXPAND(u1, c + 1) \
+                    for (j = 0; j < NT; j++) { \
+                        const int8_t *qc = a->q + (uint64_t)(t0 + j) * a->kp + 4 * c; \
+                        acc[j] = _mm512_dpbusd_epi32(acc[j], u0, _mm512_set1_epi32(srt__ld32(qc))); \
+                        acc2[j] = _mm512_dpbusd_epi32(acc2[j], u1, _mm512_set1_epi32(srt__ld32(qc + 4))); \
+                    } \
+                } \
+                for (j = 0; j < NT; j++) { \
+                    uint64_t gi = (uint64_t)(t0 + j) * a->ng + g; \
+                    y[j] = srt__epilogue512(_mm512_add_epi32(acc[j], acc2[j]), 1, off, a->s[gi], sc + g * SRT__TILE, a->d[gi], y[j]); \
+                } \
+            } \
+            for (j = 0; j < NT; j++) srt__store512(mm, t0 + j, tile, y[j]); \
+        } \
+    } \
+    if (nfull < mm->n_tok) { \
+        srt__mm rest = *mm; \
+        srt__acts ra = *a; \
+        ra.q += (uint64_t)nfull * a->kp; ra.d += (uint64_t)nfull * a->ng; ra.s += (uint64_t)nfull * a->ng; \
+        rest.a = &ra; rest.n_tok = mm->n_tok - nfull; rest.y = mm->y + (uint64_t)nfull * mm->ldy; \
+        REST(&rest, tile0, tile1); \
+    } \
+}
+static void srt__sb_none(const srt__mm *mm, uint64_t tile0, uint64_t tile1) { (void)mm; (void)tile0; (void)tile1; }
+SRT__SB512(srt__sbq8_gemv_avx512, 0, 1, srt__sb_none)
+SRT__SB512(srt__sbq4_gemv_avx512, 1, 1, srt__sb_none)
+SRT__SB512(srt__sbq8_gemm_avx512, 0, 4, srt__sbq8_gemv_avx512)
+SRT__SB512(srt__sbq4_gemm_avx512, 1, 4, srt__sbq4_gemv_avx512)
+
+/* sb-bf16: four rows share each load of x; x is split into even and odd columns (vpermt2ps) to
+   match the even / odd halves of the expanded bf16 pairs. The block past K is masked. */
+static SRT__AVX512SP void srt__sb_bf16_avx512(const srt__mm *mm, uint64_t tile0, uint64_t tile1) {
+    const srt__weights *w = mm->w;
+    uint64_t K = w->cols, nb = (K + 31) / 32, full = K / 32, tail = K % 32, b;
+    uint64_t r = tile0 * SRT__TILE, r1 = tile1 * SRT__TILE < w->rows ? tile1 * SRT__TILE : w->rows;
+    const unsigned char *bmp = (const unsigned char *)w->part[1], *offs = (const unsigned char *)w->part[2];
+    const uint16_t *vals = (const uint16_t *)w->part[0];
+    const __m512i ie = _mm512_set_epi32(30, 28, 26, 24, 22, 20, 18, 16, 14, 12, 10, 8, 6, 4, 2, 0);
+    const __m512i io = _mm512_set_epi32(31, 29, 27, 25, 23, 21, 19, 17, 15, 13, 11, 9, 7, 5, 3, 1);
+    const __m512i hi = _mm512_set1_epi32((int)0xffff0000u);
+    const __mmask16 m0 = (__mmask16)(tail >= 16 ? 0xffff : (1u << tail) - 1), m1 = (__mmask16)(tail > 16 ? (1u << (tail - 16)) - 1 : 0);
+    __mmask16 me = 0, mo = 0;
+    int t, i;
+    for (i = 0; i < 16; i++) { me |= (__mmask16)((uint64_t)(2 * i) < tail) << i; mo |= (__mmask16)((uint64_t)(2 * i + 1) < tail) << i; }
+#define SRT__SBF_ROW(I) { \
+        uint32_t m_ = srt__rd32(bm[I] + b * 4); \
+        __m512i v_ = _mm512_maskz_expand_epi16(m_, _mm512_loadu_si512((const void *)p[I])); \
+        p[I] += _mm_popcnt_u32(m_); \
+        ea[I] = _mm512_fmadd_ps(_mm512_castsi512_ps(_mm512_slli_epi32(v_, 16)), xe, ea[I]); \
+        oa[I] = _mm512_fmadd_ps(_mm512_castsi512_ps(_mm512_and_si512(v_, hi)), xo, oa[I]); }
+#define SRT__SBF_TAIL(I) { \
+        uint32_t m_ = srt__rd32(bm[I] + b * 4); \
+        __m512i v_ = _mm512_maskz_expand_epi16(m_, _mm512_loadu_si512((const void *)p[I])); \
+        ea[I] = _mm512_mask3_fmadd_ps(_mm512_castsi512_ps(_mm512_slli_epi32(v_, 16)), xe, ea[I], me); \
+        oa[I] = _mm512_mask3_fmadd_ps(_mm512_castsi512_ps(_mm512_and_si512(v_, hi)), xo, oa[I], mo); }
+    for (; r < r1; ) {
+        int nr = r1 - r >= 4 ? 4 : 1;
+        for (t = 0; t < mm->n_tok; t++) {
+            const float *x = mm->a->x + (uint64_t)t * K;
+            float *y = mm->y + (uint64_t)t * mm->ldy + r;
+            const uint16_t *p[4];
+            const unsigned char *bm[4];
+            __m512 ea[4], oa[4], xe, xo;
+            for (i = 0; i < nr; i++) {
+                p[i] = vals + srt__rd64(offs + (r + (uint64_t)i) * 8);
+                bm[i] = bmp + (r + (uint64_t)i) * nb * 4;
+                ea[i] = _mm512_setzero_ps(); oa[i] = ea[i];
+            }
+            for (b = 0; b < full; b++) {
+                __m512 x0 = _mm512_loadu_ps(x + 32 * b), x1 = _mm512_loadu_ps(x + 32 * b + 16);
+                xe = _mm512_permutex2var_ps(x0, ie, x1); xo = _mm512_permutex2var_ps(x0, io, x1);
+                if (nr == 4) { SRT__SBF_ROW(0) SRT__SBF_ROW(1) SRT__SBF_ROW(2) SRT__SBF_ROW(3) }
+                else SRT__SBF_ROW(0)
+            }
+            if (tail) {
+                __m512 x0 = _mm512_maskz_loadu_ps(m0, x + 32 * b), x1 = _mm512_maskz_loadu_ps(m1, x + 32 * b + 16);
+                xe = _mm512_permutex2var_ps(x0, ie, x1); xo = _mm512_permutex2var_ps(x0, io, x1);
+                if (nr == 4) { SRT__SBF_TAIL(0) SRT__SBF_TAIL(1) SRT__SBF_TAIL(2) SRT__SBF_TAIL(3) }
+                else SRT__SBF_TAIL(0)
+            }
+            for (i = 0; i < nr; i++) y[i] = srt__hsum512(_mm512_add_ps(ea[i], oa[i])) + (mm->bias ? mm->bias[r + (uint64_t)i] : 0.0f);
+        }
+        r += (uint64_t)nr;
+    }
+#undef SRT__SBF_ROW
+#undef SRT__SBF_TAIL
+}
+
+/* s4x1 GEMV: four micro-tiles (64 weight bytes, lanes = micro-tile x row) per step; their column
+   indices become a vpermb pattern that gathers the activation bytes (q + 128, u8) from the 32-byte
+   segment, broadcast to both halves so that only index bits 0-4 count (as the reference's & 31).
+   sum w (q + 128) - 128 sum w = sum w q, exact in int32. */
+static SRT__AVX512SP __m128i srt__lanes4(__m512i v) {   /* sum of the four 128-bit lanes */
+    __m256i h = _mm256_add_epi32(_mm512_castsi512_si256(v), _mm512_extracti64x4_epi64(v, 1));
+    return _mm_add_epi32(_mm256_castsi256_si128(h), _mm256_extracti128_si256(h, 1));
+}
+static SRT__AVX512SP void srt__s4x1_gemv_avx512(const srt__mm *mm, uint64_t tile0, uint64_t tile1) {
+    const srt__weights *w = mm->w;
+    const srt__acts *a = mm->a;
+    srt__tiling tl = srt__tiling_of(SRT_Q8, w->rows, w->cols, w->group);
+    const int8_t *vals = (const int8_t *)w->part[0];
+    const uint8_t *idx = (const uint8_t *)w->part[2];
+    const unsigned char *offs = (const unsigned char *)w->part[3];
+    uint64_t nseg = tl.kp / SRT__SEG, spg = w->group / SRT__SEG, tile, bi, s;
+    const __m512i pat = _mm512_set_epi8(15, 14, 13, 12, 15, 14, 13, 12, 15, 14, 13, 12, 15, 14, 13, 12,
+                                        11, 10, 9, 8, 11, 10, 9, 8, 11, 10, 9, 8, 11, 10, 9, 8,
+                                        7, 6, 5, 4, 7, 6, 5, 4, 7, 6, 5, 4, 7, 6, 5, 4,
+                                        3, 2, 1, 0, 3, 2, 1, 0, 3, 2, 1, 0, 3, 2, 1, 0);
+    const __m512i ones = _mm512_set1_epi8(1), c80 = _mm512_set1_epi8((char)0x80);
+    int t;
+    for (t = 0; t < mm->n_tok; t++) {
+        const int8_t *q = a->q + (uint64_t)t * a->kp;
+        const float *dx = a->d + (uint64_t)t * a->ng;
+        for (tile = tile0; tile < tile1; tile++) {
+            const unsigned char *counts = offs + (tl.tiles + 1) * 8 + tile * 4 * nseg;
+            const uint16_t *sc = (const uint16_t *)w->part[1] + tile * tl.ng * SRT__TILE;
+            uint64_t pos = srt__rd64(offs + tile * 8);
+            float yt[SRT__TILE];
+            for (bi = 0; bi < 4; bi++) {
+                __m512i acc = _mm512_setzero_si512(), ws = acc;
+                __m128 yb = _mm_setzero_ps();
+                for (s = 0; s < nseg; s++) {
+                    uint64_t n = counts[bi * nseg + s], m0;
+                    if (n) {
+                        __m512i qz = _mm512_xor_si512(_mm512_broadcast_i64x4(_mm256_loadu_si256((const __m256i *)(q + s * SRT__SEG))), c80);
+                        for (m0 = 0; m0 < n; m0 += 4) {
+                            uint64_t k = n - m0 < 4 ? n - m0 : 4;
+                            __mmask16 mi = (__mmask16)((1u << (4 * k)) - 1);
+                            __mmask64 mw = k == 4 ? ~(__mmask64)0 : (((__mmask64)1 << (16 * k)) - 1);
+                            __m512i iv = _mm512_castsi128_si512(_mm_maskz_loadu_epi8(mi, idx + (pos + m0) * 4));
+                            __m512i gv = _mm512_permutexvar_epi8(_mm512_permutexvar_epi8(pat, iv), qz);
+                            __m512i wv = _mm512_maskz_loadu_epi8(mw, vals + (pos + m0) * 16);
+                            acc = _mm512_dpbusd_epi32(acc, gv, wv);
+                            ws = _mm512_dpbusd_epi32(ws, ones, wv);
+                        }
+                        pos += n;
+                    }
+                    if ((s + 1) % spg == 0 || s + 1 == nseg) {
+                        uint64_t g = s / spg;
+                        __m128i r4 = srt__lanes4(_mm512_sub_epi32(acc, _mm512_slli_epi32(ws, 7)));
+                        __m128 f = _mm_mul_ps(_mm_cvtph_ps(_mm_loadl_epi64((const __m128i *)(sc + g * SRT__TILE + 4 * bi))), _mm_set1_ps(dx[g]));
+                        yb = _mm_fmadd_ps(_mm_cvtepi32_ps(r4), f, yb);
+                        acc = _mm512_setzero_si512(); ws = acc;
+                    }
+                }
+                _mm_storeu_ps(yt + 4 * bi, yb);
+            }
+            srt__store512(mm, t, tile, _mm512_loadu_ps(yt));
+        }
+    }
+}
+
+/* s4x1 GEMM, four tokens at once: lanes = token x row of a block. Per micro-tile the 4 column
+   indices + 32 t form a vpermt2b pattern over the four tokens' 32-byte segments (q + 128), the 16
+   weight bytes are broadcast to the four tokens: one vpermt2b and one vpdpbusd per micro-tile and
+   4 tokens. 128 sum w per row and group is computed once per tile (wsum). */
+#define SRT__S4_MAXG 256
+static SRT__AVX512SP void srt__s4x1_gemm_avx512(const srt__mm *mm, uint64_t tile0, uint64_t tile1) {
+    const srt__weights *w = mm->w;
+    const srt__acts *a = mm->a;
+    srt__tiling tl = srt__tiling_of(SRT_Q8, w->rows, w->cols, w->group);
+    const int8_t *vals = (const int8_t *)w->part[0];
+    const uint8_t *idx = (const uint8_t *)w->part[2];
+    const unsigned char *offs = (const unsigned char *)w->part[3];
+    uint64_t nseg = tl.kp / SRT__SEG, spg = w->group / SRT__SEG, tile, bi, s, m;
+    const __m512i ones = _mm512_set1_epi8(1), c80 = _mm512_set1_epi8((char)0x80);
+    const __m512i tadd = _mm512_set_epi32(0x60606060, 0x60606060, 0x60606060, 0x60606060, 0x40404040, 0x40404040, 0x40404040, 0x40404040,
+                                          0x20202020, 0x20202020, 0x20202020, 0x20202020, 0, 0, 0, 0);
+    const __m512i tsel = _mm512_set_epi32(3, 3, 3, 3, 2, 2, 2, 2, 1, 1, 1, 1, 0, 0, 0, 0);
+    const __m512i b31 = _mm512_set1_epi8(31);
+    int32_t wsum[4 * SRT__S4_MAXG * 4];
+    int t0, n4 = mm->n_tok & ~3, j;
+    if (tl.ng > SRT__S4_MAXG) n4 = 0;   /* very many groups: all tokens through GEMV */
+    for (tile = tile0; tile < tile1 && n4; tile++) {
+        const unsigned char *counts = offs + (tl.tiles + 1) * 8 + tile * 4 * nseg;
+        const uint16_t *sc = (const uint16_t *)w->part[1] + tile * tl.ng * SRT__TILE;
+        uint64_t start[4], pos;
+        pos = srt__rd64(offs + tile * 8);
+        /* block starts and sum w per block, group and row */
+        for (bi = 0; bi < 4; bi++) {
+            __m512i ws = _mm512_setzero_si512();
+            start[bi] = pos;
+            for (s = 0; s < nseg; s++) {
+                uint64_t n = counts[bi * nseg + s];
+                for (m = 0; m < n; m += 4) {
+                    uint64_t k = n - m < 4 ? n - m : 4;
+                    __mmask64 mw = k == 4 ? ~(__mmask64)0 : (((__mmask64)1 << (16 * k)) - 1);
+                    ws = _mm512_dpbusd_epi32(ws, ones, _mm512_maskz_loadu_epi8(mw, vals + (pos + m) * 16));
+                }
+                pos += n;
+                if ((s + 1) % spg == 0 || s + 1 == nseg) {
+                    _mm_storeu_si128((__m128i *)(wsum + (bi * SRT__S4_MAXG + s / spg) * 4), _mm_slli_epi32(srt__lanes4(ws), 7));
+                    ws = _mm512_setzero_si512();
+                }
+            }
+        }
+        for (t0 = 0; t0 < n4; t0 += 4) {
+            const int8_t *q0 = a->q + (uint64_t)t0 * a->kp;
+            uint64_t p[4];
+            __m512 yb[4];
+            float yt[4][4 * 4];
+            for (bi = 0; bi < 4; bi++) { p[bi] = start[bi]; yb[bi] = _mm512_setzero_ps(); }
+            for (s = 0; s < nseg; ) {
+                uint64_t g = s / spg, s1 = (g + 1) * spg < nseg ? (g + 1) * spg : nseg;
+                __m512i acc[4];
+                __m512 f4, dxv;
+                for (bi = 0; bi < 4; bi++) acc[bi] = _mm512_setzero_si512();
+                for (; s < s1; s++) {
+                    const int8_t *qs = q0 + s * SRT__SEG;
+                    __m512i q01 = _mm512_inserti64x4(_mm512_castsi256_si512(_mm256_loadu_si256((const __m256i *)qs)), _mm256_loadu_si256((const __m256i *)(qs + a->kp)), 1);
+                    __m512i q23 = _mm512_inserti64x4(_mm512_castsi256_si512(_mm256_loadu_si256((const __m256i *)(qs + 2 * a->kp))), _mm256_loadu_si256((const __m256i *)(qs + 3 * a->kp)), 1);
+                    q01 = _mm512_xor_si512(q01, c80); q23 = _mm512_xor_si512(q23, c80);
+                    for (bi = 0; bi < 4; bi++) {
+                        uint64_t n = counts[bi * nseg + s];
+                        for (m = 0; m < n; m++) {
+                            __m512i pv = _mm512_add_epi8(_mm512_and_si512(_mm512_set1_epi32((int)srt__rd32(idx + (p[bi] + m) * 4)), b31), tadd);
+                            __m512i gv = _mm512_permutex2var_epi8(q01, pv, q23);
+                            acc[bi] = _mm512_dpbusd_epi32(acc[bi], gv, _mm512_broadcast_i32x4(_mm_loadu_si128((const __m128i *)(vals + (p[bi] + m) * 16))));
+                        }
+                        p[bi] += n;
+                    }
+                }
+                /* epilogue: lanes (token t, row i) */
+                dxv = _mm512_permutexvar_ps(tsel, _mm512_castps128_ps512(_mm_set_ps(a->d[(uint64_t)(t0 + 3) * a->ng + g], a->d[(uint64_t)(t0 + 2) * a->ng + g],
+                                                                                      a->d[(uint64_t)(t0 + 1) * a->ng + g], a->d[(uint64_t)t0 * a->ng + g])));
+                for (bi = 0; bi < 4; bi++) {
+                    __m512i ws = _mm512_broadcast_i32x4(_mm_loadu_si128((const __m128i *)(wsum + (bi * SRT__S4_MAXG + g) * 4)));
+                    f4 = _mm512_mul_ps(_mm512_broadcast_f32x4(_mm_cvtph_ps(_mm_loadl_epi64((const __m128i *)(sc + g * SRT__TILE + 4 * bi)))), dxv);
+                    yb[bi] = _mm512_fmadd_ps(_mm512_cvtepi32_ps(_mm512_sub_epi32(acc[bi], ws)), f4, yb[bi]);
+                }
+            }
+            for (bi = 0; bi < 4; bi++) _mm512_storeu_ps(yt[bi], yb[bi]);
+            for (j = 0; j < 4; j++) {
+                float row[SRT__TILE];
+                for (bi = 0; bi < 4; bi++) memcpy(row + 4 * bi, yt[bi] + 4 * j, 16);
+                srt__store512(mm, t0 + j, tile, _mm512_loadu_ps(row));
+            }
+        }
+    }
+    if (n4 < mm->n_tok) {
+        srt__mm rest = *mm;
+        srt__acts ra = *a;
+        ra.q += (uint64_t)n4 * a->kp; ra.d += (uint64_t)n4 * a->ng; ra.s += (uint64_t)n4 * a->ng;
+        rest.a = &ra; rest.n_tok = mm->n_tok - n4; rest.y = mm->y + (uint64_t)n4 * mm->ldy;
+        srt__s4x1_gemv_avx512(&rest, tile0, tile1);
+    }
+}
+
+/* The sparse kernel for a format at an ISA level; NULL = the portable reference. */
+static srt__kernel_fn srt__x86_sparse_kernel(srt_isa isa, srt_format f, int n_tok) {
+    if (isa < SRT_ISA_AVX512 || !srt__x86_vbmi2()) return NULL;
+    switch (f) {
+        case SRT_SB_BF16: return srt__sb_bf16_avx512;
+        case SRT_SB_Q8: return n_tok >= 4 ? srt__sbq8_gemm_avx512 : srt__sbq8_gemv_avx512;
+        case SRT_SB_Q4: return n_tok >= 4 ? srt__sbq4_gemm_avx512 : srt__sbq4_gemv_avx512;
+        case SRT_S4X1: return n_tok >= 4 ? srt__s4x1_gemm_avx512 : srt__s4x1_gemv_avx512;
+        default: return NULL;
+    }
+}
+
 /* ---------------------------------------------------------------- dispatch */
 static srt__kernel_fn srt__x86_kernel(srt_isa isa, srt_format f, int n_tok) {
     int i = f == SRT_Q8 ? 0 : f == SRT_Q4 ? 1 : (f == SRT_Q2 || f == SRT_TQ) ? 2 : f == SRT_Q1 ? 3 : -1;
@@ -592,6 +911,7 @@ static srt__kernel_fn srt__x86_kernel(srt_isa isa, srt_format f, int n_tok) {
     static const srt__kernel_fn gemm512[4] = {srt__q8_gemm_avx512, srt__q4_gemm_avx512, srt__q2_gemm_avx512, srt__q1_gemm_avx512};
     static const srt__kernel_fn vnni[4] = {srt__q8_avxvnni, srt__q4_avxvnni, srt__q2_avxvnni, srt__q1_avxvnni};
     static const srt__kernel_fn avx2[4] = {srt__q8_avx2, srt__q4_avx2, srt__q2_avx2, srt__q1_avx2};
+    if (srt_format_is_sparse(f)) return srt__x86_sparse_kernel(isa, f, n_tok);
 #if SRT__HAVE_AMX
     static const srt__kernel_fn amx[4] = {srt__q8_amx, srt__q4_amx, srt__q2_amx, srt__q1_amx};
     if (isa >= SRT_ISA_AMX && i >= 0 && n_tok >= 8) return amx[i];
