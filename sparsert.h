@@ -2144,24 +2144,23 @@ static void srt__ref_int(const srt__mm *mm, uint64_t tile0, uint64_t tile1) {
 }
 
 /* Reference kernels of the sparse formats; the SIMD kernels of sparsert_x86.h reproduce them bit
-   for bit. sb-bf16: per row, 32 f32 partial sums with FMA over every column k < K (element k, zero or
-   not, goes to sum k mod 32); then c[i] = s[2i] + s[2i + 1] for i < 16, reduced by halves as the
-   dense float kernels do. This order lets a kernel split 32 expanded bf16 into even and odd lanes. */
+   for bit. sb-bf16 is the dense float reference on the row with its zeros put back: 16 f32 partial
+   sums with FMA over every column k < K (element k, zero or not, goes to sum k mod 16), reduced by
+   halves; so sb-bf16 and bf16 give the same result for the same weights. */
 static float srt__sb_bf16_dot(const uint16_t *v, uint64_t pos, const unsigned char *bm, const float *x, uint64_t K) {
-    float s[32], c[16];
+    float s[16];
     uint64_t k;
     uint32_t bits = 0;
     int j, h;
-    for (j = 0; j < 32; j++) s[j] = 0.0f;
+    for (j = 0; j < 16; j++) s[j] = 0.0f;
     for (k = 0; k < K; k++) {
         float wv = 0.0f;
         if (k % 32 == 0) bits = srt__rd32(bm + k / 32 * 4);
         if (bits >> (k % 32) & 1) wv = srt_bf16_to_f32(v[pos++]);
-        s[k & 31] = fmaf(wv, x[k], s[k & 31]);
+        s[k & 15] = fmaf(wv, x[k], s[k & 15]);
     }
-    for (j = 0; j < 16; j++) c[j] = s[2 * j] + s[2 * j + 1];
-    for (h = 8; h; h >>= 1) for (j = 0; j < h; j++) c[j] += c[j + h];
-    return c[0];
+    for (h = 8; h; h >>= 1) for (j = 0; j < h; j++) s[j] += s[j + h];
+    return s[0];
 }
 static void srt__ref_sb_bf16(const srt__mm *mm, uint64_t tile0, uint64_t tile1) {
     const srt__weights *w = mm->w;

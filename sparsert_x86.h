@@ -614,7 +614,7 @@ static int srt__x86_vbmi2(void) {
             U = _mm512_xor_si512(_mm512_maskz_expand_epi8(m_, w16_), flip); \
             p += ((uint64_t)_mm_popcnt_u64(m_) + 1) >> 1; \
         } else { \
-            U = _mm512_xor_si512(_mm512_maskz_expand_epi8(m_, _mm512_loadu_si512((const void *)p)), flip); \
+            U = _mm512_xor_si512(_mm512_maskz_expandloadu_epi8(m_, (const void *)p), flip); \
             p += (uint64_t)_mm_popcnt_u64(m_); \
         } }
 #define SRT__SB512(NAME, Q4, NT, REST) \
@@ -643,6 +643,7 @@ static SRT__AVX512SP void NAME(const srt__mm *mm, uint64_t tile0, uint64_t tile1
                 for (c = g * cpg; c < c1; c += 2) { \
                     __m512i u0, u1; \
                     _mm_prefetch((const char *)p + SRT__PREFETCH, _MM_HINT_T0); \
+                    if (c % 8 == 0) _mm_prefetch((const char *)(bm + c * 8) + SRT__PREFETCH / 4, _MM_HINT_T0); \
                     SRT__SB_EXPAND(u0, c) \
                     SRT__SB_EXPAND(u1, c + 1) \
                     for (j = 0; j < NT; j++) { \
@@ -673,32 +674,28 @@ SRT__SB512(srt__sbq4_gemv_avx512, 1, 1, srt__sb_none)
 SRT__SB512(srt__sbq8_gemm_avx512, 0, 4, srt__sbq8_gemv_avx512)
 SRT__SB512(srt__sbq4_gemm_avx512, 1, 4, srt__sbq4_gemv_avx512)
 
-/* sb-bf16: four rows share each load of x; x is split into even and odd columns (vpermt2ps) to
-   match the even / odd halves of the expanded bf16 pairs. The block past K is masked. */
-static SRT__AVX512SP void srt__sb_bf16_avx512(const srt__mm *mm, uint64_t tile0, uint64_t tile1) {
+/* sb-bf16: each 16-column half of a 32-bit bitmap is spread to the odd bits of a 32-bit mask
+   (pdep), so vpexpandw puts each bf16 into the high half of its own 32-bit lane: the f32 value of
+   column k lands in lane k mod 16, the lane of the dense reference, with no conversion. Four rows
+   share each load of x; the half past K is masked as in the dense kernel. */
+#define SRT__AVX512SPB __attribute__((target("avx512f,avx512bw,avx512dq,avx512vl,avx512vnni,avx512vbmi,avx512vbmi2,fma,f16c,popcnt,bmi2")))
+static SRT__AVX512SPB void srt__sb_bf16_avx512(const srt__mm *mm, uint64_t tile0, uint64_t tile1) {
     const srt__weights *w = mm->w;
-    uint64_t K = w->cols, nb = (K + 31) / 32, full = K / 32, tail = K % 32, b;
+    uint64_t K = w->cols, nb = (K + 31) / 32, nh = K / 16, h;
     uint64_t r = tile0 * SRT__TILE, r1 = tile1 * SRT__TILE < w->rows ? tile1 * SRT__TILE : w->rows;
     const unsigned char *bmp = (const unsigned char *)w->part[1], *offs = (const unsigned char *)w->part[2];
     const uint16_t *vals = (const uint16_t *)w->part[0];
-    const __m512i ie = _mm512_set_epi32(30, 28, 26, 24, 22, 20, 18, 16, 14, 12, 10, 8, 6, 4, 2, 0);
-    const __m512i io = _mm512_set_epi32(31, 29, 27, 25, 23, 21, 19, 17, 15, 13, 11, 9, 7, 5, 3, 1);
-    const __m512i hi = _mm512_set1_epi32((int)0xffff0000u);
-    const __mmask16 m0 = (__mmask16)(tail >= 16 ? 0xffff : (1u << tail) - 1), m1 = (__mmask16)(tail > 16 ? (1u << (tail - 16)) - 1 : 0);
-    __mmask16 me = 0, mo = 0;
+    const __mmask16 mt = (__mmask16)((1u << (K & 15)) - 1);
     int t, i;
-    for (i = 0; i < 16; i++) { me |= (__mmask16)((uint64_t)(2 * i) < tail) << i; mo |= (__mmask16)((uint64_t)(2 * i + 1) < tail) << i; }
-#define SRT__SBF_ROW(I) { \
-        uint32_t m_ = srt__rd32(bm[I] + b * 4); \
-        __m512i v_ = _mm512_maskz_expand_epi16(m_, _mm512_loadu_si512((const void *)p[I])); \
+#define SRT__SBF_HALF(I, FMA) { \
+        uint16_t m16_; uint32_t m_; \
+        memcpy(&m16_, bm[I] + h * 2, 2); m_ = m16_;   /* half h of a 32-bit bitmap (little-endian) */ \
+        __m512 v_ = _mm512_castsi512_ps(_mm512_maskz_expand_epi16(_pdep_u32(m_, 0xaaaaaaaau), _mm512_loadu_si512((const void *)p[I]))); \
+        if (h & 1) _mm_prefetch((const char *)p[I] + SRT__PREFETCH, _MM_HINT_T0); \
         p[I] += _mm_popcnt_u32(m_); \
-        ea[I] = _mm512_fmadd_ps(_mm512_castsi512_ps(_mm512_slli_epi32(v_, 16)), xe, ea[I]); \
-        oa[I] = _mm512_fmadd_ps(_mm512_castsi512_ps(_mm512_and_si512(v_, hi)), xo, oa[I]); }
-#define SRT__SBF_TAIL(I) { \
-        uint32_t m_ = srt__rd32(bm[I] + b * 4); \
-        __m512i v_ = _mm512_maskz_expand_epi16(m_, _mm512_loadu_si512((const void *)p[I])); \
-        ea[I] = _mm512_mask3_fmadd_ps(_mm512_castsi512_ps(_mm512_slli_epi32(v_, 16)), xe, ea[I], me); \
-        oa[I] = _mm512_mask3_fmadd_ps(_mm512_castsi512_ps(_mm512_and_si512(v_, hi)), xo, oa[I], mo); }
+        FMA; }
+#define SRT__SBF_FULL(I) SRT__SBF_HALF(I, acc[I] = _mm512_fmadd_ps(v_, xv, acc[I]))
+#define SRT__SBF_TAIL(I) SRT__SBF_HALF(I, acc[I] = _mm512_mask3_fmadd_ps(v_, xv, acc[I], mt))
     for (; r < r1; ) {
         int nr = r1 - r >= 4 ? 4 : 1;
         for (t = 0; t < mm->n_tok; t++) {
@@ -706,29 +703,28 @@ static SRT__AVX512SP void srt__sb_bf16_avx512(const srt__mm *mm, uint64_t tile0,
             float *y = mm->y + (uint64_t)t * mm->ldy + r;
             const uint16_t *p[4];
             const unsigned char *bm[4];
-            __m512 ea[4], oa[4], xe, xo;
+            __m512 acc[4], xv;
             for (i = 0; i < nr; i++) {
                 p[i] = vals + srt__rd64(offs + (r + (uint64_t)i) * 8);
                 bm[i] = bmp + (r + (uint64_t)i) * nb * 4;
-                ea[i] = _mm512_setzero_ps(); oa[i] = ea[i];
+                acc[i] = _mm512_setzero_ps();
             }
-            for (b = 0; b < full; b++) {
-                __m512 x0 = _mm512_loadu_ps(x + 32 * b), x1 = _mm512_loadu_ps(x + 32 * b + 16);
-                xe = _mm512_permutex2var_ps(x0, ie, x1); xo = _mm512_permutex2var_ps(x0, io, x1);
-                if (nr == 4) { SRT__SBF_ROW(0) SRT__SBF_ROW(1) SRT__SBF_ROW(2) SRT__SBF_ROW(3) }
-                else SRT__SBF_ROW(0)
+            for (h = 0; h < nh; h++) {
+                xv = _mm512_loadu_ps(x + 16 * h);
+                if (nr == 4) { SRT__SBF_FULL(0) SRT__SBF_FULL(1) SRT__SBF_FULL(2) SRT__SBF_FULL(3) }
+                else SRT__SBF_FULL(0)
             }
-            if (tail) {
-                __m512 x0 = _mm512_maskz_loadu_ps(m0, x + 32 * b), x1 = _mm512_maskz_loadu_ps(m1, x + 32 * b + 16);
-                xe = _mm512_permutex2var_ps(x0, ie, x1); xo = _mm512_permutex2var_ps(x0, io, x1);
+            if (mt) {
+                xv = _mm512_maskz_loadu_ps(mt, x + 16 * h);
                 if (nr == 4) { SRT__SBF_TAIL(0) SRT__SBF_TAIL(1) SRT__SBF_TAIL(2) SRT__SBF_TAIL(3) }
                 else SRT__SBF_TAIL(0)
             }
-            for (i = 0; i < nr; i++) y[i] = srt__hsum512(_mm512_add_ps(ea[i], oa[i])) + (mm->bias ? mm->bias[r + (uint64_t)i] : 0.0f);
+            for (i = 0; i < nr; i++) y[i] = srt__hsum512(acc[i]) + (mm->bias ? mm->bias[r + (uint64_t)i] : 0.0f);
         }
         r += (uint64_t)nr;
     }
-#undef SRT__SBF_ROW
+#undef SRT__SBF_HALF
+#undef SRT__SBF_FULL
 #undef SRT__SBF_TAIL
 }
 

@@ -52,8 +52,8 @@ static const double sparsities[] = {0.0, 0.3, 0.5, 0.7, 0.9, 0.99};
 static const int shapes[][2] = {{1, 32}, {17, 100}, {45, 300}, {16, 64}, {130, 520}, {3, 2048}, {64, 96}};
 static const int toks[] = {1, 2, 5, 13};
 
-/* The sparse reference equals the dense reference of the same weights (integer formats: bit for bit;
-   sb-bf16 sums in another order: to rounding), and dequantizes to the same floats. */
+/* The sparse reference equals the dense reference of the same weights bit for bit (integer formats and
+   sb-bf16 too), and dequantizes to the same floats. */
 static void test_reference(srt_format f, uint32_t group) {
     size_t si, pi;
     int worst_bits = 0, bad_deq = 0, bad_ref = 0, n_cases = 0, smaller = 1;
@@ -80,11 +80,7 @@ static void test_reference(srt_format f, uint32_t group) {
             srt_dequantize(td.f, td.group, (const void *const *)td.parts, (uint64_t)M, (uint64_t)K, dd);
             for (i = 0; i < M * K; i++) if (ds[i] != dd[i]) { bad_deq++; break; }   /* == : a dense zero may be -0 (negative q4 scale) */
             for (i = 0; i < 5 * M; i++) {
-                if (f == SRT_SB_BF16) {
-                    double scale = 0; int k;
-                    for (k = 0; k < K; k++) scale += fabs((double)dd[(i % M) * K + k] * x[(i / M) * K + k]);
-                    if (fabs((double)ys[i] - yd[i]) > 1e-5 * scale + 1e-30) bad_ref++;
-                } else if (memcmp(&ys[i], &yd[i], 4) != 0) bad_ref++;
+                if (memcmp(&ys[i], &yd[i], 4) != 0) bad_ref++;
             }
             n_cases++;
             drop(&ts); drop(&td);
@@ -93,7 +89,7 @@ static void test_reference(srt_format f, uint32_t group) {
     (void)worst_bits;
     CHECK(bad_deq == 0, "%s/g%u: dequantizes to the %s floats of the same weights (%d cases, %d differ)", srt_format_name(f), group, srt_format_name(dense_of(f)), n_cases, bad_deq);
     CHECK(bad_ref == 0, "%s/g%u: the reference kernel equals the %s reference %s (%d outputs differ)", srt_format_name(f), group, srt_format_name(dense_of(f)),
-          f == SRT_SB_BF16 ? "within 1e-5 of sum |w x|" : "bit for bit", bad_ref);
+          "bit for bit", bad_ref);
     CHECK(smaller, "%s/g%u: srt_tensor_layout_data sizes are within srt_tensor_layout's bounds", srt_format_name(f), group);
 }
 
@@ -201,8 +197,8 @@ static void test_corrupt(void) {
 }
 
 /* stories260K pruned by magnitude (llama2.c checkpoint, every matrix row by row at 50%), packed
-   sparse and dense: the logits are equal bit for bit (sb-q8 = q8, sb-q4 = q4, s4x1 = q8 at every
-   level) or close (sb-bf16 vs bf16, another summation order). */
+   sparse and dense: the logits are equal bit for bit at every level (sb-q8 = q8, sb-q4 = q4,
+   s4x1 = q8, sb-bf16 = bf16). */
 static int prune_llama2c(const char *in, const char *out, double sparsity) {
     size_t n;
     unsigned char *b = (unsigned char *)srt_test_read_file(in, &n);
@@ -280,11 +276,8 @@ static void test_stories(void) {
                 if (a[i] > a[am]) am = i;
                 if (b[i] > b[am2]) am2 = i;
             }
-            if (strcmp(pairs[pi][0], "sb-bf16") == 0)
-                CHECK(maxd <= 1e-3 * range && am == am2, "stories260K pruned 50%%, %s at %s: logits within %.2g of %s's (max |diff| %.3g, range %.3g), same argmax",
-                      pairs[pi][0], srt_isa_name((srt_isa)isa), 1e-3 * range, pairs[pi][1], maxd, range);
-            else
-                CHECK(same, "stories260K pruned 50%%, %s at %s: logits equal %s's bit for bit (max |diff| %.3g)", pairs[pi][0], srt_isa_name((srt_isa)isa), pairs[pi][1], maxd);
+            (void)range; (void)am; (void)am2;
+            CHECK(same, "stories260K pruned 50%%, %s at %s: logits equal %s's bit for bit (max |diff| %.3g)", pairs[pi][0], srt_isa_name((srt_isa)isa), pairs[pi][1], maxd);
             free(a); free(b);
         }
         remove(sp); remove(de);
