@@ -2,7 +2,8 @@
 
    WHAT IT IS
      A model loader (the .srt container, memory-mapped, zero-copy), a thread pool, weight kernels
-     (F32, F16, BF16, Q8 with per-group scales), a Llama-family transformer, SentencePiece and
+     (F32, F16, BF16, Q8..Q1 with per-group scales, and sparse SB-BF16 / SB-Q8 / SB-Q4 / S4X1 that
+     store only the non-zero weights), a Llama-family transformer, SentencePiece and
      byte-level BPE tokenizers, a sampler and a steppable generation loop. Portable C99 that is
      also valid C++.
 

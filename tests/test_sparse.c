@@ -199,7 +199,7 @@ static void test_corrupt(void) {
 /* stories260K pruned by magnitude (llama2.c checkpoint, every matrix row by row at 50%), packed
    sparse and dense: the logits are equal bit for bit at every level (sb-q8 = q8, sb-q4 = q4,
    s4x1 = q8, sb-bf16 = bf16). */
-static int prune_llama2c(const char *in, const char *out, double sparsity) {
+static int prune_llama2c(const char *in, const char *out, double sparsity, int block4) {
     size_t n;
     unsigned char *b = (unsigned char *)srt_test_read_file(in, &n);
     int32_t c[7];
@@ -211,7 +211,7 @@ static int prune_llama2c(const char *in, const char *out, double sparsity) {
     dim = c[0]; hid = c[1]; L = c[2]; kv = dim / c[3] * c[4]; vocab = c[5] < 0 ? -c[5] : c[5];
     w = (float *)(void *)(b + 28);
 #define SKIP(count) at += (size_t)(count)
-#define PRUNE(rows, cols) { prune(w + at, (rows), (cols), sparsity, 0); at += (size_t)(rows) * (size_t)(cols); }
+#define PRUNE(rows, cols) { prune(w + at, (rows), (cols), sparsity, block4); at += (size_t)(rows) * (size_t)(cols); }
     PRUNE(vocab, dim);
     SKIP(L * dim);
     for (i = 0; i < L; i++) PRUNE(dim, dim);
@@ -258,12 +258,38 @@ static void test_stories(void) {
     static const char *pairs[][2] = {{"sb-q8", "q8"}, {"sb-q4", "q4"}, {"s4x1", "q8"}, {"sb-bf16", "bf16"}};
     size_t pi;
     int isa;
-    if (!prune_llama2c(SRT_SHARED "/models/stories260K/stories260K.bin", TMP "/stories_pruned.bin", 0.5)) { CHECK(0, "prune stories260K"); return; }
+    if (!prune_llama2c(SRT_SHARED "/models/stories260K/stories260K.bin", TMP "/stories_pruned.bin", 0.5, 0) ||
+        !prune_llama2c(SRT_SHARED "/models/stories260K/stories260K.bin", TMP "/stories_pruned4.bin", 0.5, 1)) { CHECK(0, "prune stories260K"); return; }
+    /* unstructured 50% leaves few all-zero 4x1 blocks: below s4x1's break-even, srt-pack stores q8 */
+    if (pack(TMP "/stories_pruned.bin", "s4x1", TMP "/stories_s4.srt")) {
+        srt_model *m = NULL;
+        srt_model_desc md;
+        srt_model_info info;
+        memset(&md, 0, sizeof md);
+        md.n_threads = 1;
+        CHECK(srt_model_load(TMP "/stories_s4.srt", &md, &m) == SRT_OK && (srt_model_get_info(m, &info), info.format == SRT_Q8),
+              "srt-pack --weights s4x1 on unstructured 50%% sparsity stores q8 (below the break-even)");
+        srt_model_free(m);
+        remove(TMP "/stories_s4.srt");
+    } else CHECK(0, "pack s4x1");
     for (pi = 0; pi < sizeof pairs / sizeof pairs[0]; pi++) {
         char sp[256], de[256];
+        const char *bin = strcmp(pairs[pi][0], "s4x1") == 0 ? TMP "/stories_pruned4.bin" : TMP "/stories_pruned.bin";
         snprintf(sp, sizeof sp, TMP "/stories_%s.srt", pairs[pi][0]);
         snprintf(de, sizeof de, TMP "/stories_%s.srt", pairs[pi][1]);
-        if (!pack(TMP "/stories_pruned.bin", pairs[pi][0], sp) || !pack(TMP "/stories_pruned.bin", pairs[pi][1], de)) { CHECK(0, "pack %s / %s", pairs[pi][0], pairs[pi][1]); continue; }
+        if (!pack(bin, pairs[pi][0], sp) || !pack(bin, pairs[pi][1], de)) { CHECK(0, "pack %s / %s", pairs[pi][0], pairs[pi][1]); continue; }
+        {
+            srt_model *m = NULL;
+            srt_model_desc md;
+            srt_model_info info;
+            memset(&md, 0, sizeof md);
+            md.n_threads = 1;
+            int ok = srt_model_load(sp, &md, &m) == SRT_OK;
+            memset(&info, 0, sizeof info);
+            if (ok) srt_model_get_info(m, &info);
+            CHECK(ok && !strcmp(srt_format_name(info.format), pairs[pi][0]), "stories260K packed as %s (%.1f KB of weights)", pairs[pi][0], info.weight_bytes / 1e3);
+            srt_model_free(m);
+        }
         for (isa = SRT_ISA_PORTABLE; isa <= (int)srt_isa_best(); isa++) {
             int nv = 0, nv2 = 0, i, same = 1, am = 0, am2 = 0;
             float *a = logits_of(sp, (srt_isa)isa, &nv), *b = logits_of(de, (srt_isa)isa, &nv2);
@@ -282,7 +308,7 @@ static void test_stories(void) {
         }
         remove(sp); remove(de);
     }
-    remove(TMP "/stories_pruned.bin");
+    remove(TMP "/stories_pruned.bin"); remove(TMP "/stories_pruned4.bin");
 }
 
 static void test_names(void) {
