@@ -888,9 +888,179 @@ static SRT__AVX512SP void srt__s4x1_gemm_avx512(const srt__mm *mm, uint64_t tile
     }
 }
 
+/* AVX2 (+ AVX-VNNI) sb-q8 / sb-q4, and every level on CPUs without VBMI2: table-driven expansion.
+   srt__sb_tbl[m] holds the pshufb control that expands the next popcount(m) packed bytes to the
+   set bits of the 8-bit mask m (0x80 = zero elsewhere); 16 bytes of a chunk take two entries, the
+   second one shifted by the first's popcount (0x80 + n keeps bit 7, so zeros stay zeros). The
+   dense AVX2 math follows on the two 32-byte halves (rows 0-7, 8-15): sb-q8 with |w| and sign(q, w)
+   (or u = w ^ 0x80 with VNNI), sb-q4 with u = e ^ 0x08 = value + 8, minus 8 sum(q). */
+#define SRT__PC8(m) (((m) & 1) + ((m) >> 1 & 1) + ((m) >> 2 & 1) + ((m) >> 3 & 1) + ((m) >> 4 & 1) + ((m) >> 5 & 1) + ((m) >> 6 & 1) + ((m) >> 7 & 1))
+#define SRT__TE(m, i) (((m) >> (i) & 1 ? (uint64_t)SRT__PC8((m) & ((1u << (i)) - 1)) : 0x80ull) << (8 * (i)))
+#define SRT__T1(m) (SRT__TE(m, 0) | SRT__TE(m, 1) | SRT__TE(m, 2) | SRT__TE(m, 3) | SRT__TE(m, 4) | SRT__TE(m, 5) | SRT__TE(m, 6) | SRT__TE(m, 7))
+#define SRT__T4(m) SRT__T1(m), SRT__T1((m) + 1), SRT__T1((m) + 2), SRT__T1((m) + 3)
+#define SRT__T16(m) SRT__T4(m), SRT__T4((m) + 4), SRT__T4((m) + 8), SRT__T4((m) + 12)
+#define SRT__T64(m) SRT__T16(m), SRT__T16((m) + 16), SRT__T16((m) + 32), SRT__T16((m) + 48)
+static const uint64_t srt__sb_tbl[256] = {SRT__T64(0u), SRT__T64(64u), SRT__T64(128u), SRT__T64(192u)};
+static SRT__AVX2 __m128i srt__sb_expand16(const uint8_t *src, uint32_t m16, uint64_t *used) {
+    uint32_t m0 = m16 & 0xffu, m1 = m16 >> 8 & 0xffu;
+    uint64_t n0 = (uint64_t)_mm_popcnt_u32(m0);
+    __m128i ctrl = _mm_set_epi64x((long long)(srt__sb_tbl[m1] + n0 * 0x0101010101010101ull), (long long)srt__sb_tbl[m0]);
+    *used = n0 + (uint64_t)_mm_popcnt_u32(m1);
+    return _mm_shuffle_epi8(_mm_loadu_si128((const __m128i *)src), ctrl);
+}
+/* The dense 64-byte chunk c of a sb-q8 / sb-q4 tile from its packed values at *pp (advanced). */
+static SRT__AVX2 void srt__sb_expand_chunk(int q4, const uint8_t **pp, uint64_t m, __m256i *lo, __m256i *hi) {
+    const uint8_t *src = *pp;
+    uint8_t buf[128];
+    uint64_t n, used = 0;
+    __m128i e0, e1, e2, e3;
+    if (q4) {   /* nibbles to one per byte first: nibble 2i in the low half of packed byte i */
+        __m256i v = _mm256_loadu_si256((const __m256i *)src), lo4 = _mm256_set1_epi8(0x0f);
+        __m256i l = _mm256_and_si256(v, lo4), h = _mm256_and_si256(_mm256_srli_epi16(v, 4), lo4);
+        __m256i a = _mm256_unpacklo_epi8(l, h), b = _mm256_unpackhi_epi8(l, h);
+        _mm256_storeu_si256((__m256i *)buf, _mm256_permute2x128_si256(a, b, 0x20));
+        _mm256_storeu_si256((__m256i *)(buf + 32), _mm256_permute2x128_si256(a, b, 0x31));
+        src = buf;
+    }
+    e0 = srt__sb_expand16(src, (uint32_t)(m & 0xffff), &n); used += n;
+    e1 = srt__sb_expand16(src + used, (uint32_t)(m >> 16 & 0xffff), &n); used += n;
+    e2 = srt__sb_expand16(src + used, (uint32_t)(m >> 32 & 0xffff), &n); used += n;
+    e3 = srt__sb_expand16(src + used, (uint32_t)(m >> 48), &n); used += n;
+    *lo = _mm256_set_m128i(e1, e0);
+    *hi = _mm256_set_m128i(e3, e2);
+    *pp += q4 ? (used + 1) / 2 : used;
+}
+#define SRT__SB256(NAME, ATTR, Q4, VNNI) \
+static ATTR void NAME(const srt__mm *mm, uint64_t tile0, uint64_t tile1) { \
+    const srt__weights *w = mm->w; \
+    const srt__acts *a = mm->a; \
+    srt__tiling tl = srt__tiling_of(SRT_Q8, w->rows, w->cols, w->group); \
+    const int off = (Q4) ? 8 : (VNNI) ? 128 : 0; \
+    const __m256i flip = _mm256_set1_epi8((char)((Q4) ? 0x08 : 0x80)), ones16 = _mm256_set1_epi16(1); \
+    const unsigned char *offs = (const unsigned char *)w->part[3]; \
+    uint64_t cpg = w->group / 4, tile, g, c; \
+    int t; \
+    (void)flip; (void)ones16; \
+    for (tile = tile0; tile < tile1; tile++) { \
+        const unsigned char *bm = (const unsigned char *)w->part[2] + tile * tl.chunks * 8; \
+        const uint16_t *sc = (const uint16_t *)w->part[1] + tile * tl.ng * SRT__TILE; \
+        for (t = 0; t < mm->n_tok; t++) { \
+            const uint8_t *p = (const uint8_t *)w->part[0] + srt__rd64(offs + tile * 8); \
+            const int8_t *q = a->q + (uint64_t)t * a->kp; \
+            __m256 y0 = _mm256_setzero_ps(), y1 = y0; \
+            for (g = 0; g < tl.ng; g++) { \
+                __m256i a0 = _mm256_setzero_si256(), a1 = a0; \
+                uint64_t c1 = (g + 1) * cpg < tl.chunks ? (g + 1) * cpg : tl.chunks, gi = (uint64_t)t * a->ng + g; \
+                for (c = g * cpg; c < c1; c++) { \
+                    __m256i e0, e1, qb = _mm256_set1_epi32(srt__ld32(q + 4 * c)); \
+                    _mm_prefetch((const char *)p + SRT__PREFETCH, _MM_HINT_T0); \
+                    srt__sb_expand_chunk(Q4, &p, srt__rd64(bm + c * 8), &e0, &e1); \
+                    if (VNNI) { \
+                        a0 = SRT__SB_DPBUSD(a0, _mm256_xor_si256(e0, flip), qb); \
+                        a1 = SRT__SB_DPBUSD(a1, _mm256_xor_si256(e1, flip), qb); \
+                    } else if (Q4) { \
+                        a0 = _mm256_add_epi32(a0, _mm256_madd_epi16(_mm256_maddubs_epi16(_mm256_xor_si256(e0, flip), qb), ones16)); \
+                        a1 = _mm256_add_epi32(a1, _mm256_madd_epi16(_mm256_maddubs_epi16(_mm256_xor_si256(e1, flip), qb), ones16)); \
+                    } else { \
+                        a0 = _mm256_add_epi32(a0, _mm256_madd_epi16(_mm256_maddubs_epi16(_mm256_abs_epi8(e0), _mm256_sign_epi8(qb, e0)), ones16)); \
+                        a1 = _mm256_add_epi32(a1, _mm256_madd_epi16(_mm256_maddubs_epi16(_mm256_abs_epi8(e1), _mm256_sign_epi8(qb, e1)), ones16)); \
+                    } \
+                } \
+                y0 = srt__epilogue256(a0, 1, off, a->s[gi], sc + g * SRT__TILE, a->d[gi], y0); \
+                y1 = srt__epilogue256(a1, 1, off, a->s[gi], sc + g * SRT__TILE + 8, a->d[gi], y1); \
+            } \
+            srt__store256(mm, t, tile * SRT__TILE, y0); \
+            srt__store256(mm, t, tile * SRT__TILE + 8, y1); \
+        } \
+    } \
+}
+#define SRT__SB_DPBUSD(acc, u, q) _mm256_dpbusd_avx_epi32(acc, u, q)
+#define SRT__AVX2P __attribute__((target("avx2,fma,f16c,popcnt")))
+#define SRT__AVXVNNIP __attribute__((target("avx2,fma,f16c,popcnt,avxvnni")))
+SRT__SB256(srt__sbq8_avx2, SRT__AVX2P, 0, 0)
+SRT__SB256(srt__sbq4_avx2, SRT__AVX2P, 1, 0)
+SRT__SB256(srt__sbq8_avxvnni, SRT__AVXVNNIP, 0, 1)
+SRT__SB256(srt__sbq4_avxvnni, SRT__AVXVNNIP, 1, 1)
+
+#if SRT__HAVE_AMX
+/* AMX GEMM (8+ tokens) for sb-q8 / sb-q4: each chunk is expanded (vpexpandb) into the B tile
+   buffer, which then is exactly the dense B tile: sb-q8 int8 values (tdpbssd, no offset), sb-q4
+   u = value + 8 (tdpbsud, minus 8 sum(q)); the epilogue is the AVX-512 one. */
+#define SRT__AMXSP __attribute__((target("avx512f,avx512bw,avx512dq,avx512vl,avx512vnni,avx512vbmi,avx512vbmi2,fma,f16c,popcnt,amx-tile,amx-int8")))
+static SRT__AMXSP void srt__sb_amx(const srt__mm *mm, uint64_t tile0, uint64_t tile1) {
+    const srt__weights *w = mm->w;
+    const srt__acts *a = mm->a;
+    srt__tiling tl = srt__tiling_of(SRT_Q8, w->rows, w->cols, w->group);
+    const int q4 = w->format == SRT_SB_Q4;
+    const __m512i lo4 = _mm512_set1_epi16(0x0f0f), f8 = _mm512_set1_epi8(8);
+    const unsigned char *offs = (const unsigned char *)w->part[3];
+    int32_t cbuf[16 * 16];
+    uint8_t bbuf[16 * 64];
+    srt__tilecfg cfg;
+    uint64_t kg = (w->group % 64 == 0 && tl.kp % 64 == 0) ? 64 : 32, k, k1, tile, g, c;
+    int t0, nt, t;
+    for (t0 = 0; t0 < mm->n_tok; t0 += 16) {
+        nt = mm->n_tok - t0 < 16 ? mm->n_tok - t0 : 16;
+        memset(&cfg, 0, sizeof cfg);
+        cfg.palette = 1;
+        cfg.rows[0] = (uint8_t)nt; cfg.colsb[0] = 64;
+        cfg.rows[1] = (uint8_t)nt; cfg.colsb[1] = (uint16_t)kg;
+        cfg.rows[2] = (uint8_t)(kg / 4); cfg.colsb[2] = 64;
+        _tile_loadconfig(&cfg);
+        for (tile = tile0; tile < tile1; tile++) {
+            const uint8_t *p = (const uint8_t *)w->part[0] + srt__rd64(offs + tile * 8);
+            const unsigned char *bm = (const unsigned char *)w->part[2] + tile * tl.chunks * 8;
+            const uint16_t *sc = (const uint16_t *)w->part[1] + tile * tl.ng * SRT__TILE;
+            __m512 y[16];
+            for (t = 0; t < nt; t++) y[t] = _mm512_setzero_ps();
+            for (g = 0; g < tl.ng; g++) {
+                k1 = (g + 1) * w->group < tl.kp ? (g + 1) * w->group : tl.kp;
+                _tile_zero(0);
+                for (k = g * w->group; k < k1; k += kg) {
+                    _tile_loadd(1, a->q + (uint64_t)t0 * a->kp + k, (long)a->kp);
+                    for (c = k / 4; c < (k + kg) / 4; c++) {
+                        uint64_t m = srt__rd64(bm + c * 8);
+                        __m512i e;
+                        if (q4) {
+                            __m512i w16 = _mm512_cvtepu8_epi16(_mm256_loadu_si256((const __m256i *)p));
+                            w16 = _mm512_ternarylogic_epi32(w16, _mm512_slli_epi16(w16, 4), lo4, 0xa8);
+                            e = _mm512_xor_si512(_mm512_maskz_expand_epi8(m, w16), f8);
+                            p += ((uint64_t)_mm_popcnt_u64(m) + 1) >> 1;
+                        } else {
+                            e = _mm512_maskz_expandloadu_epi8(m, (const void *)p);
+                            p += (uint64_t)_mm_popcnt_u64(m);
+                        }
+                        _mm512_storeu_si512((void *)(bbuf + (c - k / 4) * 64), e);
+                    }
+                    _tile_loadd(2, bbuf, 64);
+                    if (q4) _tile_dpbsud(0, 1, 2);
+                    else _tile_dpbssd(0, 1, 2);
+                }
+                _tile_stored(0, cbuf, 64);
+                for (t = 0; t < nt; t++) {
+                    uint64_t gi = (uint64_t)(t0 + t) * a->ng + g;
+                    y[t] = srt__epilogue512(_mm512_loadu_si512((const void *)(cbuf + 16 * t)), 1, q4 ? 8 : 0, a->s[gi], sc + g * SRT__TILE, a->d[gi], y[t]);
+                }
+            }
+            for (t = 0; t < nt; t++) srt__store512(mm, t0 + t, tile, y[t]);
+        }
+        _tile_release();
+    }
+}
+#endif
+
 /* The sparse kernel for a format at an ISA level; NULL = the portable reference. */
 static srt__kernel_fn srt__x86_sparse_kernel(srt_isa isa, srt_format f, int n_tok) {
-    if (isa < SRT_ISA_AVX512 || !srt__x86_vbmi2()) return NULL;
+    if (isa < SRT_ISA_AVX512 || !srt__x86_vbmi2()) {   /* AVX2 / AVX-VNNI, and AVX-512 without VBMI2 */
+        int vnni = isa >= SRT_ISA_AVXVNNI && (srt__x86_levels() >> SRT_ISA_AVXVNNI & 1);
+        if (isa < SRT_ISA_AVX2) return NULL;
+        if (f == SRT_SB_Q8) return vnni ? srt__sbq8_avxvnni : srt__sbq8_avx2;
+        if (f == SRT_SB_Q4) return vnni ? srt__sbq4_avxvnni : srt__sbq4_avx2;
+        return NULL;
+    }
+#if SRT__HAVE_AMX
+    if (isa >= SRT_ISA_AMX && n_tok >= 8 && (f == SRT_SB_Q8 || f == SRT_SB_Q4)) return srt__sb_amx;
+#endif
     switch (f) {
         case SRT_SB_BF16: return srt__sb_bf16_avx512;
         case SRT_SB_Q8: return n_tok >= 4 ? srt__sbq8_gemm_avx512 : srt__sbq8_gemv_avx512;
