@@ -982,6 +982,106 @@ SRT__SB256(srt__sbq4_avx2, SRT__AVX2P, 1, 0)
 SRT__SB256(srt__sbq8_avxvnni, SRT__AVXVNNIP, 0, 1)
 SRT__SB256(srt__sbq4_avxvnni, SRT__AVXVNNIP, 1, 1)
 
+/* AVX2 sb-bf16: 8 bf16 at a time expanded by a pshufb control per 8-bit mask (two bytes per
+   element), widened to f32; lanes 0-7 and 8-15 of the dense float reference are two accumulators;
+   the tail (K mod 16 columns) and the reduction are done on the stored lanes as the reference does. */
+#define SRT__TW(m, i) (((m) >> (i) & 1 ? (uint64_t)(2 * SRT__PC8((m) & ((1u << (i)) - 1)) | (2 * SRT__PC8((m) & ((1u << (i)) - 1)) + 1) << 8) : 0x8080ull) << (16 * ((i) & 3)))
+#define SRT__TW1(m) (SRT__TW(m, 0) | SRT__TW(m, 1) | SRT__TW(m, 2) | SRT__TW(m, 3)), (SRT__TW(m, 4) | SRT__TW(m, 5) | SRT__TW(m, 6) | SRT__TW(m, 7))
+#define SRT__TW4(m) SRT__TW1(m), SRT__TW1((m) + 1), SRT__TW1((m) + 2), SRT__TW1((m) + 3)
+#define SRT__TW16(m) SRT__TW4(m), SRT__TW4((m) + 4), SRT__TW4((m) + 8), SRT__TW4((m) + 12)
+#define SRT__TW64(m) SRT__TW16(m), SRT__TW16((m) + 16), SRT__TW16((m) + 32), SRT__TW16((m) + 48)
+static const uint64_t srt__sb_tbl16[512] = {SRT__TW64(0u), SRT__TW64(64u), SRT__TW64(128u), SRT__TW64(192u)};
+static SRT__AVX2P __m256 srt__sbf_expand8(const uint16_t **pp, uint32_t m8) {
+    __m128i ctrl = _mm_loadu_si128((const __m128i *)(srt__sb_tbl16 + 2 * m8));
+    __m128i v = _mm_shuffle_epi8(_mm_loadu_si128((const __m128i *)*pp), ctrl);
+    *pp += _mm_popcnt_u32(m8);
+    return _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_cvtepu16_epi32(v), 16));
+}
+static SRT__AVX2P void srt__sb_bf16_avx2(const srt__mm *mm, uint64_t tile0, uint64_t tile1) {
+    const srt__weights *w = mm->w;
+    uint64_t K = w->cols, nb = (K + 31) / 32, kt = K & ~(uint64_t)15, k;
+    uint64_t r = tile0 * SRT__TILE, r1 = tile1 * SRT__TILE < w->rows ? tile1 * SRT__TILE : w->rows;
+    const unsigned char *bmp = (const unsigned char *)w->part[1], *offs = (const unsigned char *)w->part[2];
+    int t, j, h;
+    for (; r < r1; r++)
+        for (t = 0; t < mm->n_tok; t++) {
+            const float *x = mm->a->x + (uint64_t)t * K;
+            const uint16_t *p = (const uint16_t *)w->part[0] + srt__rd64(offs + r * 8);
+            const unsigned char *bm = bmp + r * nb * 4;
+            __m256 lo = _mm256_setzero_ps(), hi = lo;
+            float s[16];
+            for (k = 0; k < kt; k += 16) {
+                uint32_t m = srt__rd32(bm + k / 32 * 4) >> (k & 16);
+                _mm_prefetch((const char *)p + SRT__PREFETCH, _MM_HINT_T0);
+                lo = _mm256_fmadd_ps(srt__sbf_expand8(&p, m & 0xffu), _mm256_loadu_ps(x + k), lo);
+                hi = _mm256_fmadd_ps(srt__sbf_expand8(&p, m >> 8 & 0xffu), _mm256_loadu_ps(x + k + 8), hi);
+            }
+            _mm256_storeu_ps(s, lo); _mm256_storeu_ps(s + 8, hi);
+            for (; k < K; k++) {
+                float wv = 0.0f;
+                if (srt__rd32(bm + k / 32 * 4) >> (k & 31) & 1) wv = srt_bf16_to_f32(*p++);
+                s[k & 15] = fmaf(wv, x[k], s[k & 15]);
+            }
+            for (h = 8; h; h >>= 1) for (j = 0; j < h; j++) s[j] += s[j + h];
+            mm->y[(uint64_t)t * mm->ldy + r] = s[0] + (mm->bias ? mm->bias[r] : 0.0f);
+        }
+}
+
+/* AVX2 s4x1 (any token count): two micro-tiles per 256-bit step, lanes = micro-tile x row; their
+   4 activation bytes each are gathered with scalar loads and broadcast; |w| x sign(q, w) with
+   vpmaddubsw + vpmaddwd as the dense AVX2 Q8 kernel (no saturation: |w|, |q| <= 127). */
+static SRT__AVX2P void srt__s4x1_avx2(const srt__mm *mm, uint64_t tile0, uint64_t tile1) {
+    const srt__weights *w = mm->w;
+    const srt__acts *a = mm->a;
+    srt__tiling tl = srt__tiling_of(SRT_Q8, w->rows, w->cols, w->group);
+    const int8_t *vals = (const int8_t *)w->part[0];
+    const uint8_t *idx = (const uint8_t *)w->part[2];
+    const unsigned char *offs = (const unsigned char *)w->part[3];
+    uint64_t nseg = tl.kp / SRT__SEG, spg = w->group / SRT__SEG, tile, bi, s, m;
+    const __m256i ones16 = _mm256_set1_epi16(1);
+    int t;
+    for (tile = tile0; tile < tile1; tile++)
+        for (t = 0; t < mm->n_tok; t++) {
+            const int8_t *q = a->q + (uint64_t)t * a->kp;
+            const unsigned char *counts = offs + (tl.tiles + 1) * 8 + tile * 4 * nseg;
+            const uint16_t *sc = (const uint16_t *)w->part[1] + tile * tl.ng * SRT__TILE;
+            uint64_t pos = srt__rd64(offs + tile * 8);
+            float yt[SRT__TILE];
+            for (bi = 0; bi < 4; bi++) {
+                __m256i acc = _mm256_setzero_si256();
+                __m128 yb = _mm_setzero_ps();
+                for (s = 0; s < nseg; s++) {
+                    const int8_t *qs = q + s * SRT__SEG;
+                    uint64_t n = counts[bi * nseg + s];
+                    for (m = 0; m < n; m += 2) {
+                        const uint8_t *ix = idx + (pos + m) * 4;
+                        int32_t g0 = (int32_t)((uint32_t)(uint8_t)qs[ix[0] & 31] | (uint32_t)(uint8_t)qs[ix[1] & 31] << 8 |
+                                               (uint32_t)(uint8_t)qs[ix[2] & 31] << 16 | (uint32_t)(uint8_t)qs[ix[3] & 31] << 24), g1 = 0;
+                        __m256i wv, qv;
+                        if (m + 1 < n) {
+                            g1 = (int32_t)((uint32_t)(uint8_t)qs[ix[4] & 31] | (uint32_t)(uint8_t)qs[ix[5] & 31] << 8 |
+                                           (uint32_t)(uint8_t)qs[ix[6] & 31] << 16 | (uint32_t)(uint8_t)qs[ix[7] & 31] << 24);
+                            wv = _mm256_loadu_si256((const __m256i *)(vals + (pos + m) * 16));
+                        } else wv = _mm256_inserti128_si256(_mm256_setzero_si256(), _mm_loadu_si128((const __m128i *)(vals + (pos + m) * 16)), 0);
+                        qv = _mm256_set_epi32(g1, g1, g1, g1, g0, g0, g0, g0);
+                        acc = _mm256_add_epi32(acc, _mm256_madd_epi16(_mm256_maddubs_epi16(_mm256_abs_epi8(wv), _mm256_sign_epi8(qv, wv)), ones16));
+                    }
+                    pos += n;
+                    if ((s + 1) % spg == 0 || s + 1 == nseg) {
+                        uint64_t g = s / spg;
+                        __m128i r4 = _mm_add_epi32(_mm256_castsi256_si128(acc), _mm256_extracti128_si256(acc, 1));
+                        __m128 f = _mm_mul_ps(_mm_cvtph_ps(_mm_loadl_epi64((const __m128i *)(sc + g * SRT__TILE + 4 * bi))), _mm_set1_ps(a->d[(uint64_t)t * a->ng + g]));
+                        yb = _mm_fmadd_ps(_mm_cvtepi32_ps(r4), f, yb);
+                        acc = _mm256_setzero_si256();
+                    }
+                }
+                _mm_storeu_ps(yt + 4 * bi, yb);
+            }
+            srt__store256(mm, t, tile * SRT__TILE, _mm256_loadu_ps(yt));
+            srt__store256(mm, t, tile * SRT__TILE + 8, _mm256_loadu_ps(yt + 8));
+        }
+}
+
 #if SRT__HAVE_AMX
 /* AMX GEMM (8+ tokens) for sb-q8 / sb-q4: each chunk is expanded (vpexpandb) into the B tile
    buffer, which then is exactly the dense B tile: sb-q8 int8 values (tdpbssd, no offset), sb-q4
@@ -1056,6 +1156,8 @@ static srt__kernel_fn srt__x86_sparse_kernel(srt_isa isa, srt_format f, int n_to
         if (isa < SRT_ISA_AVX2) return NULL;
         if (f == SRT_SB_Q8) return vnni ? srt__sbq8_avxvnni : srt__sbq8_avx2;
         if (f == SRT_SB_Q4) return vnni ? srt__sbq4_avxvnni : srt__sbq4_avx2;
+        if (f == SRT_SB_BF16) return srt__sb_bf16_avx2;
+        if (f == SRT_S4X1) return srt__s4x1_avx2;
         return NULL;
     }
 #if SRT__HAVE_AMX
