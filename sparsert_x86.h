@@ -691,7 +691,7 @@ static SRT__AVX512SPB void srt__sb_bf16_avx512(const srt__mm *mm, uint64_t tile0
         uint16_t m16_; uint32_t m_; \
         memcpy(&m16_, bm[I] + h * 2, 2); m_ = m16_;   /* half h of a 32-bit bitmap (little-endian) */ \
         __m512 v_ = _mm512_castsi512_ps(_mm512_maskz_expand_epi16(_pdep_u32(m_, 0xaaaaaaaau), _mm512_loadu_si512((const void *)p[I]))); \
-        if (h & 1) _mm_prefetch((const char *)p[I] + SRT__PREFETCH, _MM_HINT_T0); \
+        if (h & 1) _mm_prefetch((const char *)p[I] + ahead, _MM_HINT_T0); \
         p[I] += _mm_popcnt_u32(m_); \
         FMA; }
 #define SRT__SBF_FULL(I) SRT__SBF_HALF(I, acc[I] = _mm512_fmadd_ps(v_, xv, acc[I]))
@@ -704,11 +704,14 @@ static SRT__AVX512SPB void srt__sb_bf16_avx512(const srt__mm *mm, uint64_t tile0
             const uint16_t *p[4];
             const unsigned char *bm[4];
             __m512 acc[4], xv;
+            uint64_t ahead;
             for (i = 0; i < nr; i++) {
                 p[i] = vals + srt__rd64(offs + (r + (uint64_t)i) * 8);
                 bm[i] = bmp + (r + (uint64_t)i) * nb * 4;
                 acc[i] = _mm512_setzero_ps();
             }
+            /* prefetch the next four rows' values at the same place as these (their span ahead) */
+            ahead = (srt__rd64(offs + (r + (uint64_t)nr) * 8) - srt__rd64(offs + r * 8)) * 4 + 64;
             for (h = 0; h < nh; h++) {
                 xv = _mm512_loadu_ps(x + 16 * h);
                 if (nr == 4) { SRT__SBF_FULL(0) SRT__SBF_FULL(1) SRT__SBF_FULL(2) SRT__SBF_FULL(3) }
@@ -743,7 +746,7 @@ static SRT__AVX512SP void srt__s4x1_gemv_avx512(const srt__mm *mm, uint64_t tile
     const int8_t *vals = (const int8_t *)w->part[0];
     const uint8_t *idx = (const uint8_t *)w->part[2];
     const unsigned char *offs = (const unsigned char *)w->part[3];
-    uint64_t nseg = tl.kp / SRT__SEG, spg = w->group / SRT__SEG, tile, bi, s;
+    uint64_t nseg = tl.kp / SRT__SEG, spg = w->group / SRT__SEG, tile, bi, s, g;
     const __m512i pat = _mm512_set_epi8(15, 14, 13, 12, 15, 14, 13, 12, 15, 14, 13, 12, 15, 14, 13, 12,
                                         11, 10, 9, 8, 11, 10, 9, 8, 11, 10, 9, 8, 11, 10, 9, 8,
                                         7, 6, 5, 4, 7, 6, 5, 4, 7, 6, 5, 4, 7, 6, 5, 4,
@@ -756,37 +759,47 @@ static SRT__AVX512SP void srt__s4x1_gemv_avx512(const srt__mm *mm, uint64_t tile
         for (tile = tile0; tile < tile1; tile++) {
             const unsigned char *counts = offs + (tl.tiles + 1) * 8 + tile * 4 * nseg;
             const uint16_t *sc = (const uint16_t *)w->part[1] + tile * tl.ng * SRT__TILE;
-            uint64_t pos = srt__rd64(offs + tile * 8);
+            uint64_t pos[4], ahead = srt__rd64(offs + (tile + 1) * 8) - srt__rd64(offs + tile * 8);
+            __m128 yb[4];
             float yt[SRT__TILE];
-            for (bi = 0; bi < 4; bi++) {
-                __m512i acc = _mm512_setzero_si512(), ws = acc;
-                __m128 yb = _mm_setzero_ps();
-                for (s = 0; s < nseg; s++) {
-                    uint64_t n = counts[bi * nseg + s], m0;
-                    if (n) {
-                        __m512i qz = _mm512_xor_si512(_mm512_broadcast_i64x4(_mm256_loadu_si256((const __m256i *)(q + s * SRT__SEG))), c80);
-                        for (m0 = 0; m0 < n; m0 += 4) {
-                            uint64_t k = n - m0 < 4 ? n - m0 : 4;
-                            __mmask16 mi = (__mmask16)((1u << (4 * k)) - 1);
-                            __mmask64 mw = k == 4 ? ~(__mmask64)0 : (((__mmask64)1 << (16 * k)) - 1);
-                            __m512i iv = _mm512_castsi128_si512(_mm_maskz_loadu_epi8(mi, idx + (pos + m0) * 4));
-                            __m512i gv = _mm512_permutexvar_epi8(_mm512_permutexvar_epi8(pat, iv), qz);
-                            __m512i wv = _mm512_maskz_loadu_epi8(mw, vals + (pos + m0) * 16);
-                            acc = _mm512_dpbusd_epi32(acc, gv, wv);
-                            ws = _mm512_dpbusd_epi32(ws, ones, wv);
-                        }
-                        pos += n;
-                    }
-                    if ((s + 1) % spg == 0 || s + 1 == nseg) {
-                        uint64_t g = s / spg;
-                        __m128i r4 = srt__lanes4(_mm512_sub_epi32(acc, _mm512_slli_epi32(ws, 7)));
-                        __m128 f = _mm_mul_ps(_mm_cvtph_ps(_mm_loadl_epi64((const __m128i *)(sc + g * SRT__TILE + 4 * bi))), _mm_set1_ps(dx[g]));
-                        yb = _mm_fmadd_ps(_mm_cvtepi32_ps(r4), f, yb);
-                        acc = _mm512_setzero_si512(); ws = acc;
+            /* the four blocks run side by side (independent accumulators, one load of x per segment) */
+            pos[0] = srt__rd64(offs + tile * 8);
+            for (bi = 1; bi < 4; bi++) {
+                uint64_t n = 0;
+                for (s = 0; s < nseg; s++) n += counts[(bi - 1) * nseg + s];
+                pos[bi] = pos[bi - 1] + n;
+            }
+            for (bi = 0; bi < 4; bi++) yb[bi] = _mm_setzero_ps();
+            for (g = 0, s = 0; g < tl.ng; g++) {
+                uint64_t s1 = (g + 1) * spg < nseg ? (g + 1) * spg : nseg;
+                __m512i acc[4], ws[4];
+                __m128 f4 = _mm_set1_ps(dx[g]);
+                for (bi = 0; bi < 4; bi++) { acc[bi] = _mm512_setzero_si512(); ws[bi] = acc[bi]; }
+                for (; s < s1; s++) {
+                    __m512i qz = _mm512_xor_si512(_mm512_broadcast_i64x4(_mm256_loadu_si256((const __m256i *)(q + s * SRT__SEG))), c80);
+                    for (bi = 0; bi < 4; bi++) {
+                        /* always two steps of 4 micro-tiles, masked to the count (<= 8): no branch
+                           on the count, which varies from segment to segment */
+                        uint64_t n = counts[bi * nseg + s], k0 = n < 4 ? n : 4, k1 = n - k0, ps = pos[bi];
+                        __mmask16 mi0 = (__mmask16)((1u << (4 * k0)) - 1), mi1 = (__mmask16)((1u << (4 * k1)) - 1);
+                        __mmask64 mw0 = _cvtu64_mask64(k0 == 4 ? ~0ull : (1ull << (16 * k0)) - 1), mw1 = _cvtu64_mask64(k1 == 4 ? ~0ull : (1ull << (16 * k1)) - 1);
+                        __m512i iv0 = _mm512_castsi128_si512(_mm_maskz_loadu_epi8(mi0, idx + ps * 4)), iv1 = _mm512_castsi128_si512(_mm_maskz_loadu_epi8(mi1, idx + ps * 4 + 16));
+                        __m512i wv0 = _mm512_maskz_loadu_epi8(mw0, vals + ps * 16), wv1 = _mm512_maskz_loadu_epi8(mw1, vals + ps * 16 + 64);
+                        _mm_prefetch((const char *)(vals + (ps + ahead) * 16), _MM_HINT_T0);
+                        acc[bi] = _mm512_dpbusd_epi32(acc[bi], _mm512_permutexvar_epi8(_mm512_permutexvar_epi8(pat, iv0), qz), wv0);
+                        ws[bi] = _mm512_dpbusd_epi32(ws[bi], ones, wv0);
+                        acc[bi] = _mm512_dpbusd_epi32(acc[bi], _mm512_permutexvar_epi8(_mm512_permutexvar_epi8(pat, iv1), qz), wv1);
+                        ws[bi] = _mm512_dpbusd_epi32(ws[bi], ones, wv1);
+                        pos[bi] = ps + n;
                     }
                 }
-                _mm_storeu_ps(yt + 4 * bi, yb);
+                for (bi = 0; bi < 4; bi++) {
+                    __m128i r4 = srt__lanes4(_mm512_sub_epi32(acc[bi], _mm512_slli_epi32(ws[bi], 7)));
+                    __m128 f = _mm_mul_ps(_mm_cvtph_ps(_mm_loadl_epi64((const __m128i *)(sc + g * SRT__TILE + 4 * bi))), f4);
+                    yb[bi] = _mm_fmadd_ps(_mm_cvtepi32_ps(r4), f, yb[bi]);
+                }
             }
+            for (bi = 0; bi < 4; bi++) _mm_storeu_ps(yt + 4 * bi, yb[bi]);
             srt__store512(mm, t, tile, _mm512_loadu_ps(yt));
         }
     }
@@ -885,6 +898,113 @@ static SRT__AVX512SP void srt__s4x1_gemm_avx512(const srt__mm *mm, uint64_t tile
         ra.q += (uint64_t)n4 * a->kp; ra.d += (uint64_t)n4 * a->ng; ra.s += (uint64_t)n4 * a->ng;
         rest.a = &ra; rest.n_tok = mm->n_tok - n4; rest.y = mm->y + (uint64_t)n4 * mm->ldy;
         srt__s4x1_gemv_avx512(&rest, tile0, tile1);
+    }
+}
+
+/* s4x1 GEMM for 16+ tokens: lanes = 16 tokens. The activations (q + 128) are first transposed to
+   16 bytes per column (one per token: a vpgatherdd of 4 columns x 16 tokens and a vpermb per 4
+   columns); a micro-tile's 4 columns are then 4 loads of 16 bytes and one vpermb, and its 16
+   weights 4 vpdpbusd against the rows' broadcast 4 bytes (64 multiply-adds each); 128 sum w per row
+   and group is subtracted as in the 4-token kernel. Fewer than 16 tokens left: the 4-token kernel. */
+static SRT__AVX512SP void srt__s4x1_gemm16_avx512(const srt__mm *mm, uint64_t tile0, uint64_t tile1) {
+    const srt__weights *w = mm->w;
+    const srt__acts *a = mm->a;
+    srt__tiling tl = srt__tiling_of(SRT_Q8, w->rows, w->cols, w->group);
+    const int8_t *vals = (const int8_t *)w->part[0];
+    const uint8_t *idx = (const uint8_t *)w->part[2];
+    const unsigned char *offs = (const unsigned char *)w->part[3];
+    uint64_t nseg = tl.kp / SRT__SEG, spg = w->group / SRT__SEG, tile, bi, s, m, c, g;
+    const __m512i ones = _mm512_set1_epi8(1), c80 = _mm512_set1_epi8((char)0x80);
+    const __m512i tr = _mm512_set_epi8(63, 59, 55, 51, 47, 43, 39, 35, 31, 27, 23, 19, 15, 11, 7, 3,   /* byte 16 j + t <- 4 t + j */
+                                       62, 58, 54, 50, 46, 42, 38, 34, 30, 26, 22, 18, 14, 10, 6, 2,
+                                       61, 57, 53, 49, 45, 41, 37, 33, 29, 25, 21, 17, 13, 9, 5, 1,
+                                       60, 56, 52, 48, 44, 40, 36, 32, 28, 24, 20, 16, 12, 8, 4, 0);
+    const __m512i il = _mm512_set_epi8(63, 47, 31, 15, 62, 46, 30, 14, 61, 45, 29, 13, 60, 44, 28, 12,   /* byte 4 t + j <- 16 j + t */
+                                       59, 43, 27, 11, 58, 42, 26, 10, 57, 41, 25, 9, 56, 40, 24, 8,
+                                       55, 39, 23, 7, 54, 38, 22, 6, 53, 37, 21, 5, 52, 36, 20, 4,
+                                       51, 35, 19, 3, 50, 34, 18, 2, 49, 33, 17, 1, 48, 32, 16, 0);
+    int32_t wsum[4 * SRT__S4_MAXG * 4];
+    float ybuf[SRT__TILE][16], sf[16], dt[16];
+    uint8_t *qt;
+    int t0, n16 = mm->n_tok & ~15, t, i;
+    if (tl.ng > SRT__S4_MAXG || !n16 || tl.kp > (1u << 26) || !(qt = (uint8_t *)SRT_MALLOC((size_t)(tl.kp * 16 + 64)))) n16 = 0;
+    for (t0 = 0; t0 < n16; t0 += 16) {
+        const __m512i vidx = _mm512_mullo_epi32(_mm512_set_epi32(15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0), _mm512_set1_epi32((int)a->kp));
+        for (c = 0; c < tl.kp; c += 4) {   /* transpose: qt[16 c + t] = q[t][c] + 128 */
+            __m512i v = _mm512_i32gather_epi32(vidx, (const void *)(a->q + (uint64_t)t0 * a->kp + c), 1);
+            _mm512_storeu_si512((void *)(qt + c * 16), _mm512_xor_si512(_mm512_permutexvar_epi8(tr, v), c80));
+        }
+        for (tile = tile0; tile < tile1; tile++) {
+            const unsigned char *counts = offs + (tl.tiles + 1) * 8 + tile * 4 * nseg;
+            const uint16_t *sc = (const uint16_t *)w->part[1] + tile * tl.ng * SRT__TILE;
+            uint64_t pos = srt__rd64(offs + tile * 8), start[4];
+            for (bi = 0; bi < 4; bi++) {   /* block starts, 128 sum w per block, group and row */
+                __m512i ws = _mm512_setzero_si512();
+                start[bi] = pos;
+                for (s = 0; s < nseg; s++) {
+                    uint64_t n = counts[bi * nseg + s];
+                    for (m = 0; m < n; m += 4) {
+                        uint64_t k = n - m < 4 ? n - m : 4;
+                        __mmask64 mw = _cvtu64_mask64(k == 4 ? ~0ull : (1ull << (16 * k)) - 1);
+                        ws = _mm512_dpbusd_epi32(ws, ones, _mm512_maskz_loadu_epi8(mw, vals + (pos + m) * 16));
+                    }
+                    pos += n;
+                    if ((s + 1) % spg == 0 || s + 1 == nseg) {
+                        _mm_storeu_si128((__m128i *)(wsum + (bi * SRT__S4_MAXG + s / spg) * 4), _mm_slli_epi32(srt__lanes4(ws), 7));
+                        ws = _mm512_setzero_si512();
+                    }
+                }
+            }
+            for (i = 0; i < (int)SRT__TILE; i++) _mm512_storeu_ps(ybuf[i], _mm512_setzero_ps());
+            for (g = 0, s = 0; g < tl.ng; g++) {
+                uint64_t s1 = (g + 1) * spg < nseg ? (g + 1) * spg : nseg, p[4];
+                __m512i acc[16];
+                __m512 dxv;
+                for (t = 0; t < 16; t++) dt[t] = a->d[(uint64_t)(t0 + t) * a->ng + g];
+                dxv = _mm512_loadu_ps(dt);
+                for (i = 0; i < 16; i++) acc[i] = _mm512_setzero_si512();
+                for (; s < s1; s++) {
+                    const uint8_t *qs = qt + s * SRT__SEG * 16;
+                    for (bi = 0; bi < 4; bi++) {
+                        uint64_t n = counts[bi * nseg + s];
+                        for (m = 0; m < n; m++) {
+                            const uint8_t *ix = idx + (start[bi] + m) * 4;
+                            const int8_t *wm = vals + (start[bi] + m) * 16;
+                            __m512i z = _mm512_castsi128_si512(_mm_loadu_si128((const __m128i *)(qs + (ix[0] & 31u) * 16)));
+                            z = _mm512_inserti32x4(z, _mm_loadu_si128((const __m128i *)(qs + (ix[1] & 31u) * 16)), 1);
+                            z = _mm512_inserti32x4(z, _mm_loadu_si128((const __m128i *)(qs + (ix[2] & 31u) * 16)), 2);
+                            z = _mm512_inserti32x4(z, _mm_loadu_si128((const __m128i *)(qs + (ix[3] & 31u) * 16)), 3);
+                            z = _mm512_permutexvar_epi8(il, z);
+                            acc[bi * 4 + 0] = _mm512_dpbusd_epi32(acc[bi * 4 + 0], z, _mm512_set1_epi32(srt__ld32(wm)));
+                            acc[bi * 4 + 1] = _mm512_dpbusd_epi32(acc[bi * 4 + 1], z, _mm512_set1_epi32(srt__ld32(wm + 4)));
+                            acc[bi * 4 + 2] = _mm512_dpbusd_epi32(acc[bi * 4 + 2], z, _mm512_set1_epi32(srt__ld32(wm + 8)));
+                            acc[bi * 4 + 3] = _mm512_dpbusd_epi32(acc[bi * 4 + 3], z, _mm512_set1_epi32(srt__ld32(wm + 12)));
+                        }
+                        start[bi] += n;
+                    }
+                }
+                _mm512_storeu_ps(sf, _mm512_cvtph_ps(_mm256_loadu_si256((const __m256i *)(sc + g * SRT__TILE))));
+                for (i = 0; i < 16; i++) {   /* row i of the tile = block i / 4, row i % 4 */
+                    __m512i v = _mm512_sub_epi32(acc[i], _mm512_set1_epi32(wsum[((uint64_t)i / 4 * SRT__S4_MAXG + g) * 4 + (uint64_t)i % 4]));
+                    __m512 f = _mm512_mul_ps(_mm512_set1_ps(sf[i]), dxv);
+                    _mm512_storeu_ps(ybuf[i], _mm512_fmadd_ps(_mm512_cvtepi32_ps(v), f, _mm512_loadu_ps(ybuf[i])));
+                }
+                (void)p;
+            }
+            for (t = 0; t < 16; t++)
+                for (i = 0; i < (int)SRT__TILE; i++) {
+                    uint64_t r = tile * SRT__TILE + (uint64_t)i;
+                    if (r < w->rows) mm->y[(uint64_t)(t0 + t) * mm->ldy + r] = ybuf[i][t] + (mm->bias ? mm->bias[r] : 0.0f);
+                }
+        }
+    }
+    if (n16) SRT_FREE(qt);
+    if (n16 < mm->n_tok) {
+        srt__mm rest = *mm;
+        srt__acts ra = *a;
+        ra.q += (uint64_t)n16 * a->kp; ra.d += (uint64_t)n16 * a->ng; ra.s += (uint64_t)n16 * a->ng;
+        rest.a = &ra; rest.n_tok = mm->n_tok - n16; rest.y = mm->y + (uint64_t)n16 * mm->ldy;
+        srt__s4x1_gemm_avx512(&rest, tile0, tile1);
     }
 }
 
@@ -1167,7 +1287,7 @@ static srt__kernel_fn srt__x86_sparse_kernel(srt_isa isa, srt_format f, int n_to
         case SRT_SB_BF16: return srt__sb_bf16_avx512;
         case SRT_SB_Q8: return n_tok >= 4 ? srt__sbq8_gemm_avx512 : srt__sbq8_gemv_avx512;
         case SRT_SB_Q4: return n_tok >= 4 ? srt__sbq4_gemm_avx512 : srt__sbq4_gemv_avx512;
-        case SRT_S4X1: return n_tok >= 4 ? srt__s4x1_gemm_avx512 : srt__s4x1_gemv_avx512;
+        case SRT_S4X1: return n_tok >= 16 ? srt__s4x1_gemm16_avx512 : n_tok >= 4 ? srt__s4x1_gemm_avx512 : srt__s4x1_gemv_avx512;
         default: return NULL;
     }
 }

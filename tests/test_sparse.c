@@ -50,7 +50,7 @@ static srt_format dense_of(srt_format f) { return f == SRT_SB_BF16 ? SRT_BF16 : 
 
 static const double sparsities[] = {0.0, 0.3, 0.5, 0.7, 0.9, 0.99};
 static const int shapes[][2] = {{1, 32}, {17, 100}, {45, 300}, {16, 64}, {130, 520}, {3, 2048}, {64, 96}};
-static const int toks[] = {1, 2, 5, 13};
+static const int toks[] = {1, 2, 5, 13, 35};
 
 /* The sparse reference equals the dense reference of the same weights bit for bit (integer formats and
    sb-bf16 too), and dequantizes to the same floats. */
@@ -102,11 +102,11 @@ static void test_kernels(srt_pool *pool, srt_format f, uint32_t group) {
     for (si = 0; si < sizeof shapes / sizeof shapes[0]; si++)
         for (pi = 0; pi < sizeof sparsities / sizeof sparsities[0]; pi++) {
             int M = shapes[si][0], K = shapes[si][1], i, isa;
-            float *w = (float *)malloc(sizeof(float) * M * K), *x = (float *)malloc(sizeof(float) * 13 * K);
-            float *ref = (float *)malloc(sizeof(float) * 13 * M), *y = (float *)malloc(sizeof(float) * 13 * M);
+            float *w = (float *)malloc(sizeof(float) * M * K), *x = (float *)malloc(sizeof(float) * 35 * K);
+            float *ref = (float *)malloc(sizeof(float) * 35 * M), *y = (float *)malloc(sizeof(float) * 35 * M);
             tensor ts;
             for (i = 0; i < M * K; i++) w[i] = srt_test_frand() * (i % 13 == 0 ? 2.0f : 0.5f);
-            for (i = 0; i < 13 * K; i++) x[i] = srt_test_frand() * (i % 7 == 0 ? 5.0f : 1.0f);
+            for (i = 0; i < 35 * K; i++) x[i] = srt_test_frand() * (i % 7 == 0 ? 5.0f : 1.0f);
             prune(w, M, K, sparsities[pi], f == SRT_S4X1 && pi % 2 == 0);   /* s4x1: 4x1 blocks and unstructured */
             if (!make(&ts, f, group, w, M, K)) { CHECK(0, "quantize: %s", srt_last_error()); return; }
             for (ti = 0; ti < sizeof toks / sizeof toks[0]; ti++) {
@@ -127,7 +127,7 @@ static void test_kernels(srt_pool *pool, srt_format f, uint32_t group) {
             drop(&ts);
             free(w); free(x); free(ref); free(y);
         }
-    CHECK(bad_total == 0, "%s/g%u%s: every level equals the reference bit for bit (%d cases: 7 shapes x 6 sparsities x n 1,2,5,13 x levels)%s%s",
+    CHECK(bad_total == 0, "%s/g%u%s: every level equals the reference bit for bit (%d cases: 7 shapes x 6 sparsities x n 1,2,5,13,35 x levels)%s%s",
           srt_format_name(f), group, pool ? " 2 threads" : "", cases, first[0] ? "; " : "", first);
 }
 
