@@ -772,32 +772,34 @@ static SRT__AVX512SP void srt__s4x1_gemv_avx512(const srt__mm *mm, uint64_t tile
             for (bi = 0; bi < 4; bi++) yb[bi] = _mm_setzero_ps();
             for (g = 0, s = 0; g < tl.ng; g++) {
                 uint64_t s1 = (g + 1) * spg < nseg ? (g + 1) * spg : nseg;
-                __m512i acc[4], ws[4];
+                __m512i acc0 = _mm512_setzero_si512(), acc1 = acc0, acc2 = acc0, acc3 = acc0, ws0 = acc0, ws1 = acc0, ws2 = acc0, ws3 = acc0;
                 __m128 f4 = _mm_set1_ps(dx[g]);
-                for (bi = 0; bi < 4; bi++) { acc[bi] = _mm512_setzero_si512(); ws[bi] = acc[bi]; }
                 for (; s < s1; s++) {
                     __m512i qz = _mm512_xor_si512(_mm512_broadcast_i64x4(_mm256_loadu_si256((const __m256i *)(q + s * SRT__SEG))), c80);
-                    for (bi = 0; bi < 4; bi++) {
-                        /* always two steps of 4 micro-tiles, masked to the count (<= 8): no branch
-                           on the count, which varies from segment to segment */
-                        uint64_t n = counts[bi * nseg + s], k0 = n < 4 ? n : 4, k1 = n - k0, ps = pos[bi];
-                        __mmask16 mi0 = (__mmask16)((1u << (4 * k0)) - 1), mi1 = (__mmask16)((1u << (4 * k1)) - 1);
-                        __mmask64 mw0 = _cvtu64_mask64(k0 == 4 ? ~0ull : (1ull << (16 * k0)) - 1), mw1 = _cvtu64_mask64(k1 == 4 ? ~0ull : (1ull << (16 * k1)) - 1);
-                        __m512i iv0 = _mm512_castsi128_si512(_mm_maskz_loadu_epi8(mi0, idx + ps * 4)), iv1 = _mm512_castsi128_si512(_mm_maskz_loadu_epi8(mi1, idx + ps * 4 + 16));
-                        __m512i wv0 = _mm512_maskz_loadu_epi8(mw0, vals + ps * 16), wv1 = _mm512_maskz_loadu_epi8(mw1, vals + ps * 16 + 64);
-                        _mm_prefetch((const char *)(vals + (ps + ahead) * 16), _MM_HINT_T0);
-                        acc[bi] = _mm512_dpbusd_epi32(acc[bi], _mm512_permutexvar_epi8(_mm512_permutexvar_epi8(pat, iv0), qz), wv0);
-                        ws[bi] = _mm512_dpbusd_epi32(ws[bi], ones, wv0);
-                        acc[bi] = _mm512_dpbusd_epi32(acc[bi], _mm512_permutexvar_epi8(_mm512_permutexvar_epi8(pat, iv1), qz), wv1);
-                        ws[bi] = _mm512_dpbusd_epi32(ws[bi], ones, wv1);
-                        pos[bi] = ps + n;
-                    }
+                    /* always two steps of 4 micro-tiles, masked to the count (<= 8): no branch on
+                       the count, which varies from segment to segment; the 4 blocks unrolled so that
+                       their accumulators stay in registers */
+#define SRT__S4V_BLOCK(B) { \
+                        uint64_t n = counts[(B) * nseg + s], k0 = n < 4 ? n : 4, k1 = n - k0, ps = pos[B]; \
+                        __mmask16 mi0 = (__mmask16)((1u << (4 * k0)) - 1), mi1 = (__mmask16)((1u << (4 * k1)) - 1); \
+                        __mmask64 mw0 = _cvtu64_mask64(k0 == 4 ? ~0ull : (1ull << (16 * k0)) - 1), mw1 = _cvtu64_mask64(k1 == 4 ? ~0ull : (1ull << (16 * k1)) - 1); \
+                        __m512i iv0 = _mm512_castsi128_si512(_mm_maskz_loadu_epi8(mi0, idx + ps * 4)), iv1 = _mm512_castsi128_si512(_mm_maskz_loadu_epi8(mi1, idx + ps * 4 + 16)); \
+                        __m512i wv0 = _mm512_maskz_loadu_epi8(mw0, vals + ps * 16), wv1 = _mm512_maskz_loadu_epi8(mw1, vals + ps * 16 + 64); \
+                        _mm_prefetch((const char *)(vals + (ps + ahead) * 16), _MM_HINT_T0); \
+                        acc##B = _mm512_dpbusd_epi32(acc##B, _mm512_permutexvar_epi8(_mm512_permutexvar_epi8(pat, iv0), qz), wv0); \
+                        ws##B = _mm512_dpbusd_epi32(ws##B, ones, wv0); \
+                        acc##B = _mm512_dpbusd_epi32(acc##B, _mm512_permutexvar_epi8(_mm512_permutexvar_epi8(pat, iv1), qz), wv1); \
+                        ws##B = _mm512_dpbusd_epi32(ws##B, ones, wv1); \
+                        pos[B] = ps + n; }
+                    SRT__S4V_BLOCK(0) SRT__S4V_BLOCK(1) SRT__S4V_BLOCK(2) SRT__S4V_BLOCK(3)
+#undef SRT__S4V_BLOCK
                 }
-                for (bi = 0; bi < 4; bi++) {
-                    __m128i r4 = srt__lanes4(_mm512_sub_epi32(acc[bi], _mm512_slli_epi32(ws[bi], 7)));
-                    __m128 f = _mm_mul_ps(_mm_cvtph_ps(_mm_loadl_epi64((const __m128i *)(sc + g * SRT__TILE + 4 * bi))), f4);
-                    yb[bi] = _mm_fmadd_ps(_mm_cvtepi32_ps(r4), f, yb[bi]);
-                }
+#define SRT__S4V_END(B) { \
+                    __m128i r4 = srt__lanes4(_mm512_sub_epi32(acc##B, _mm512_slli_epi32(ws##B, 7))); \
+                    __m128 f = _mm_mul_ps(_mm_cvtph_ps(_mm_loadl_epi64((const __m128i *)(sc + g * SRT__TILE + 4 * (B)))), f4); \
+                    yb[B] = _mm_fmadd_ps(_mm_cvtepi32_ps(r4), f, yb[B]); }
+                SRT__S4V_END(0) SRT__S4V_END(1) SRT__S4V_END(2) SRT__S4V_END(3)
+#undef SRT__S4V_END
             }
             for (bi = 0; bi < 4; bi++) _mm_storeu_ps(yt + 4 * bi, yb[bi]);
             srt__store512(mm, t, tile, _mm512_loadu_ps(yt));
@@ -965,23 +967,24 @@ static SRT__AVX512SP void srt__s4x1_gemm16_avx512(const srt__mm *mm, uint64_t ti
                 for (i = 0; i < 16; i++) acc[i] = _mm512_setzero_si512();
                 for (; s < s1; s++) {
                     const uint8_t *qs = qt + s * SRT__SEG * 16;
-                    for (bi = 0; bi < 4; bi++) {
-                        uint64_t n = counts[bi * nseg + s];
-                        for (m = 0; m < n; m++) {
-                            const uint8_t *ix = idx + (start[bi] + m) * 4;
-                            const int8_t *wm = vals + (start[bi] + m) * 16;
-                            __m512i z = _mm512_castsi128_si512(_mm_loadu_si128((const __m128i *)(qs + (ix[0] & 31u) * 16)));
-                            z = _mm512_inserti32x4(z, _mm_loadu_si128((const __m128i *)(qs + (ix[1] & 31u) * 16)), 1);
-                            z = _mm512_inserti32x4(z, _mm_loadu_si128((const __m128i *)(qs + (ix[2] & 31u) * 16)), 2);
-                            z = _mm512_inserti32x4(z, _mm_loadu_si128((const __m128i *)(qs + (ix[3] & 31u) * 16)), 3);
-                            z = _mm512_permutexvar_epi8(il, z);
-                            acc[bi * 4 + 0] = _mm512_dpbusd_epi32(acc[bi * 4 + 0], z, _mm512_set1_epi32(srt__ld32(wm)));
-                            acc[bi * 4 + 1] = _mm512_dpbusd_epi32(acc[bi * 4 + 1], z, _mm512_set1_epi32(srt__ld32(wm + 4)));
-                            acc[bi * 4 + 2] = _mm512_dpbusd_epi32(acc[bi * 4 + 2], z, _mm512_set1_epi32(srt__ld32(wm + 8)));
-                            acc[bi * 4 + 3] = _mm512_dpbusd_epi32(acc[bi * 4 + 3], z, _mm512_set1_epi32(srt__ld32(wm + 12)));
-                        }
-                        start[bi] += n;
-                    }
+#define SRT__S4M_BLOCK(B) { \
+                        uint64_t n = counts[(B) * nseg + s]; \
+                        for (m = 0; m < n; m++) { \
+                            const uint8_t *ix = idx + (start[B] + m) * 4; \
+                            const int8_t *wm = vals + (start[B] + m) * 16; \
+                            __m512i z = _mm512_castsi128_si512(_mm_loadu_si128((const __m128i *)(qs + (ix[0] & 31u) * 16))); \
+                            z = _mm512_inserti32x4(z, _mm_loadu_si128((const __m128i *)(qs + (ix[1] & 31u) * 16)), 1); \
+                            z = _mm512_inserti32x4(z, _mm_loadu_si128((const __m128i *)(qs + (ix[2] & 31u) * 16)), 2); \
+                            z = _mm512_inserti32x4(z, _mm_loadu_si128((const __m128i *)(qs + (ix[3] & 31u) * 16)), 3); \
+                            z = _mm512_permutexvar_epi8(il, z); \
+                            acc[(B) * 4 + 0] = _mm512_dpbusd_epi32(acc[(B) * 4 + 0], z, _mm512_set1_epi32(srt__ld32(wm))); \
+                            acc[(B) * 4 + 1] = _mm512_dpbusd_epi32(acc[(B) * 4 + 1], z, _mm512_set1_epi32(srt__ld32(wm + 4))); \
+                            acc[(B) * 4 + 2] = _mm512_dpbusd_epi32(acc[(B) * 4 + 2], z, _mm512_set1_epi32(srt__ld32(wm + 8))); \
+                            acc[(B) * 4 + 3] = _mm512_dpbusd_epi32(acc[(B) * 4 + 3], z, _mm512_set1_epi32(srt__ld32(wm + 12))); \
+                        } \
+                        start[B] += n; }
+                    SRT__S4M_BLOCK(0) SRT__S4M_BLOCK(1) SRT__S4M_BLOCK(2) SRT__S4M_BLOCK(3)
+#undef SRT__S4M_BLOCK
                 }
                 _mm512_storeu_ps(sf, _mm512_cvtph_ps(_mm256_loadu_si256((const __m256i *)(sc + g * SRT__TILE))));
                 for (i = 0; i < 16; i++) {   /* row i of the tile = block i / 4, row i % 4 */
