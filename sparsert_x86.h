@@ -929,21 +929,24 @@ static SRT__AVX512SP void srt__s4x1_gemm16_avx512(const srt__mm *mm, uint64_t ti
     float ybuf[SRT__TILE][16], sf[16], dt[16];
     uint8_t *qt;
     int t0, n16 = mm->n_tok & ~15, t, i;
-    if (tl.ng > SRT__S4_MAXG || !n16 || tl.kp > (1u << 26) || !(qt = (uint8_t *)SRT_MALLOC((size_t)(tl.kp * 16 + 64)))) n16 = 0;
-    for (t0 = 0; t0 < n16; t0 += 16) {
+    if (tl.ng > SRT__S4_MAXG || !n16 || tl.kp > (1u << 26) || !(qt = (uint8_t *)SRT_MALLOC((size_t)(tl.kp * (uint64_t)n16 + 64)))) n16 = 0;
+    for (t0 = 0; t0 < n16; t0 += 16) {   /* transpose: qt[kp t0 + 16 c + t] = q[t0 + t][c] + 128 */
         const __m512i vidx = _mm512_mullo_epi32(_mm512_set_epi32(15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0), _mm512_set1_epi32((int)a->kp));
-        for (c = 0; c < tl.kp; c += 4) {   /* transpose: qt[16 c + t] = q[t][c] + 128 */
+        for (c = 0; c < tl.kp; c += 4) {
             __m512i v = _mm512_i32gather_epi32(vidx, (const void *)(a->q + (uint64_t)t0 * a->kp + c), 1);
-            _mm512_storeu_si512((void *)(qt + c * 16), _mm512_xor_si512(_mm512_permutexvar_epi8(tr, v), c80));
+            _mm512_storeu_si512((void *)(qt + (uint64_t)t0 * tl.kp + c * 16), _mm512_xor_si512(_mm512_permutexvar_epi8(tr, v), c80));
         }
-        for (tile = tile0; tile < tile1; tile++) {
-            const unsigned char *counts = offs + (tl.tiles + 1) * 8 + tile * 4 * nseg;
-            const uint16_t *sc = (const uint16_t *)w->part[1] + tile * tl.ng * SRT__TILE;
-            uint64_t pos = srt__rd64(offs + tile * 8), start[4];
-            for (bi = 0; bi < 4; bi++) {   /* block starts, 128 sum w per block, group and row */
+    }
+    for (tile = tile0; tile < tile1 && n16; tile++) {
+        const unsigned char *counts = offs + (tl.tiles + 1) * 8 + tile * 4 * nseg;
+        const uint16_t *sc = (const uint16_t *)w->part[1] + tile * tl.ng * SRT__TILE;
+        uint64_t pos = srt__rd64(offs + tile * 8), start0[4];
+        for (bi = 0; bi < 4; bi++) {   /* block starts, 128 sum w per block, group and row */
+            start0[bi] = pos;
+            for (g = 0, s = 0; g < tl.ng; g++) {
+                uint64_t s1 = (g + 1) * spg < nseg ? (g + 1) * spg : nseg;
                 __m512i ws = _mm512_setzero_si512();
-                start[bi] = pos;
-                for (s = 0; s < nseg; s++) {
+                for (; s < s1; s++) {
                     uint64_t n = counts[bi * nseg + s];
                     for (m = 0; m < n; m += 4) {
                         uint64_t k = n - m < 4 ? n - m : 4;
@@ -951,12 +954,13 @@ static SRT__AVX512SP void srt__s4x1_gemm16_avx512(const srt__mm *mm, uint64_t ti
                         ws = _mm512_dpbusd_epi32(ws, ones, _mm512_maskz_loadu_epi8(mw, vals + (pos + m) * 16));
                     }
                     pos += n;
-                    if ((s + 1) % spg == 0 || s + 1 == nseg) {
-                        _mm_storeu_si128((__m128i *)(wsum + (bi * SRT__S4_MAXG + s / spg) * 4), _mm_slli_epi32(srt__lanes4(ws), 7));
-                        ws = _mm512_setzero_si512();
-                    }
                 }
+                _mm_storeu_si128((__m128i *)(wsum + (bi * SRT__S4_MAXG + g) * 4), _mm_slli_epi32(srt__lanes4(ws), 7));
             }
+        }
+        for (t0 = 0; t0 < n16; t0 += 16) {
+            uint64_t start[4];
+            for (bi = 0; bi < 4; bi++) start[bi] = start0[bi];
             for (i = 0; i < (int)SRT__TILE; i++) _mm512_storeu_ps(ybuf[i], _mm512_setzero_ps());
             for (g = 0, s = 0; g < tl.ng; g++) {
                 uint64_t s1 = (g + 1) * spg < nseg ? (g + 1) * spg : nseg, p[4];
@@ -966,7 +970,7 @@ static SRT__AVX512SP void srt__s4x1_gemm16_avx512(const srt__mm *mm, uint64_t ti
                 dxv = _mm512_loadu_ps(dt);
                 for (i = 0; i < 16; i++) acc[i] = _mm512_setzero_si512();
                 for (; s < s1; s++) {
-                    const uint8_t *qs = qt + s * SRT__SEG * 16;
+                    const uint8_t *qs = qt + (uint64_t)t0 * tl.kp + s * SRT__SEG * 16;
 #define SRT__S4M_BLOCK(B) { \
                         uint64_t n = counts[(B) * nseg + s]; \
                         for (m = 0; m < n; m++) { \
