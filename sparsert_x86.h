@@ -974,12 +974,12 @@ static SRT__AVX512SP void srt__s4x1_gemm16_avx512(const srt__mm *mm, uint64_t ti
 #define SRT__S4M_BLOCK(B) { \
                         uint64_t n = counts[(B) * nseg + s]; \
                         for (m = 0; m < n; m++) { \
-                            const uint8_t *ix = idx + (start[B] + m) * 4; \
+                            uint32_t ix = srt__rd32(idx + (start[B] + m) * 4) & 0x1f1f1f1fu;   /* 4 column offsets, one load */ \
                             const int8_t *wm = vals + (start[B] + m) * 16; \
-                            __m512i z = _mm512_castsi128_si512(_mm_loadu_si128((const __m128i *)(qs + (ix[0] & 31u) * 16))); \
-                            z = _mm512_inserti32x4(z, _mm_loadu_si128((const __m128i *)(qs + (ix[1] & 31u) * 16)), 1); \
-                            z = _mm512_inserti32x4(z, _mm_loadu_si128((const __m128i *)(qs + (ix[2] & 31u) * 16)), 2); \
-                            z = _mm512_inserti32x4(z, _mm_loadu_si128((const __m128i *)(qs + (ix[3] & 31u) * 16)), 3); \
+                            __m512i z = _mm512_castsi128_si512(_mm_loadu_si128((const __m128i *)(qs + (ix & 31u) * 16))); \
+                            z = _mm512_inserti32x4(z, _mm_loadu_si128((const __m128i *)(qs + (ix >> 8 & 31u) * 16)), 1); \
+                            z = _mm512_inserti32x4(z, _mm_loadu_si128((const __m128i *)(qs + (ix >> 16 & 31u) * 16)), 2); \
+                            z = _mm512_inserti32x4(z, _mm_loadu_si128((const __m128i *)(qs + (ix >> 24) * 16)), 3); \
                             z = _mm512_permutexvar_epi8(il, z); \
                             acc[(B) * 4 + 0] = _mm512_dpbusd_epi32(acc[(B) * 4 + 0], z, _mm512_set1_epi32(srt__ld32(wm))); \
                             acc[(B) * 4 + 1] = _mm512_dpbusd_epi32(acc[(B) * 4 + 1], z, _mm512_set1_epi32(srt__ld32(wm + 4))); \

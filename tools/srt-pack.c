@@ -193,7 +193,7 @@ typedef struct { const char *pattern; int fmt; uint32_t group; } fmt_choice;
    Xeon (formats/LAYOUTS.md): such a tensor is stored dense, with a message. */
 static srt_format sparse_or_dense(const char *name, srt_format f, uint32_t *group, uint64_t rows, uint64_t cols, const float *w, int quiet, int tty) {
     uint64_t zeros = 0, total = 0, r, k;
-    double s, be = f == SRT_SB_BF16 ? 0.30 : f == SRT_SB_Q8 ? 0.25 : f == SRT_SB_Q4 ? 0.40 : 0.50;
+    double s, be = f == SRT_SB_BF16 ? 0.20 : f == SRT_SB_Q8 ? 0.25 : f == SRT_SB_Q4 ? 0.30 : 0.50;
     srt_format dense = f == SRT_SB_BF16 ? SRT_BF16 : f == SRT_SB_Q4 ? SRT_Q4 : SRT_Q8;
     if (f == SRT_S4X1)
         for (r = 0; r < rows; r += 4)
