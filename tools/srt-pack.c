@@ -176,18 +176,6 @@ static int order_cmp(const void *a, const void *b) {
 
 static double mib(uint64_t b) { return (double)b / (1024.0 * 1024.0); }
 
-/* Glob match with * and ?. */
-static int glob_match(const char *p, const char *s) {
-    if (*p == 0) return *s == 0;
-    if (*p == '*') return glob_match(p + 1, s) || (*s && glob_match(p, s + 1));
-    return *s && (*p == '?' || *p == *s) && glob_match(p + 1, s + 1);
-}
-
-/* A weight format choice: format and group (0 = default, UINT32_MAX = one group per row). */
-typedef struct { const char *pattern; int fmt; uint32_t group; } fmt_choice;
-#define GROUP_ROW 0xFFFFFFFFu
-
-/* Parses "FMT[:G]" (fmt_only: no ":G") into c; returns 0 or prints an error and returns 1. */
 /* A sparse format is slower than its dense counterpart below a break-even sparsity (fraction of
    zero weights; s4x1: of all-zero 4x1 blocks), measured with srt-bench gemv on a 2-vCPU AVX-512
    Xeon (formats/LAYOUTS.md): such a tensor is stored dense, with a message. */
@@ -214,6 +202,18 @@ static srt_format sparse_or_dense(const char *name, srt_format f, uint32_t *grou
     return dense;
 }
 
+/* Glob match with * and ?. */
+static int glob_match(const char *p, const char *s) {
+    if (*p == 0) return *s == 0;
+    if (*p == '*') return glob_match(p + 1, s) || (*s && glob_match(p, s + 1));
+    return *s && (*p == '?' || *p == *s) && glob_match(p + 1, s + 1);
+}
+
+/* A weight format choice: format and group (0 = default, UINT32_MAX = one group per row). */
+typedef struct { const char *pattern; int fmt; uint32_t group; } fmt_choice;
+#define GROUP_ROW 0xFFFFFFFFu
+
+/* Parses "FMT[:G]" (fmt_only: no ":G") into c; returns 0 or prints an error and returns 1. */
 static int parse_choice(const char *what, const char *fmt_s, const char *group_s, fmt_choice *c) {
     char name[16];
     size_t n = strcspn(fmt_s, ":");
