@@ -2,7 +2,8 @@
 
    WHAT IT IS
      A model loader (the .srt container, memory-mapped, zero-copy), a thread pool, weight kernels
-     (F32, F16, BF16, Q8 with per-group scales), a Llama-family transformer, SentencePiece and
+     (F32, F16, BF16, Q8..Q1 with per-group scales, and sparse SB-BF16 / SB-Q8 / SB-Q4 / S4X1 that
+     store only the non-zero weights), a Llama-family transformer, SentencePiece and
      byte-level BPE tokenizers, a sampler and a steppable generation loop. Portable C99 that is
      also valid C++.
 
@@ -129,6 +130,11 @@ typedef enum srt_format {
     SRT_Q2   = 5,   /* int2 levels {-3, -1, 1, 3}, per-group scales */
     SRT_TQ   = 6,   /* ternary {-1, 0, 1} as 2-bit codes, per-group scales */
     SRT_Q1   = 7,   /* binary {-1, +1}, per-group scales */
+    /* Sparse formats: zeros of the float weights are not stored (formats/LAYOUTS.md). */
+    SRT_SB_BF16 = 8, /* bitmap per 32 columns of a row + the non-zero bf16 values */
+    SRT_SB_Q8 = 9,   /* bitmap per 64-byte chunk of the Q8 tiles + the non-zero int8 codes, per-group scales */
+    SRT_SB_Q4 = 10,  /* the same with 4-bit codes (-8..7), two per byte */
+    SRT_S4X1 = 11,   /* 4x1 block-sparse Q8: 4 rows x 1 column blocks, grouped 4 columns at a time */
     SRT_FORMAT_COUNT
 } srt_format;
 
@@ -400,9 +406,17 @@ typedef struct srt_tensor_parts {
     uint32_t kind[4];        /* SRT_PART_* */
     uint64_t size[4];
 } srt_tensor_parts;
-enum { SRT_PART_VALUES = 0, SRT_PART_SCALES = 1 };
+enum { SRT_PART_VALUES = 0, SRT_PART_SCALES = 1, SRT_PART_BITMAP = 2, SRT_PART_OFFSETS = 3, SRT_PART_INDEX = 4 };
+/* Sparse formats (sb-bf16, sb-q8, sb-q4, s4x1): the sizes of their values and index parts depend on
+   which weights are zero, so srt_tensor_layout gives an upper bound for those two (every weight
+   stored) and srt_tensor_layout_data the exact sizes for rows x cols floats `src`, which is what
+   srt_quantize then fills. For dense formats the two functions agree (src is not read). */
 SRT_API srt_status srt_tensor_layout(srt_format format, uint64_t rows, uint64_t cols, uint32_t group, srt_tensor_parts *parts);
-/* Converts rows x cols floats (row-major) to `format`; parts[i] must hold layout.size[i] bytes. */
+SRT_API srt_status srt_tensor_layout_data(srt_format format, uint64_t rows, uint64_t cols, uint32_t group, const float *src, srt_tensor_parts *parts);
+/* 1 for the sparse formats. */
+SRT_API int srt_format_is_sparse(srt_format format);
+/* Converts rows x cols floats (row-major) to `format`; parts[i] must hold layout.size[i] bytes
+   (sparse formats: the sizes srt_tensor_layout_data gives for the same src). */
 SRT_API srt_status srt_quantize(srt_format format, uint32_t group, const float *src, uint64_t rows, uint64_t cols, void *const *parts);
 /* Converts back to floats (reference dequantization). */
 SRT_API srt_status srt_dequantize(srt_format format, uint32_t group, const void *const *parts, uint64_t rows, uint64_t cols, float *dst);
@@ -1619,6 +1633,10 @@ SRT_API const char *srt_format_name(srt_format f) {
         case SRT_Q2: return "q2";
         case SRT_TQ: return "tq";
         case SRT_Q1: return "q1";
+        case SRT_SB_BF16: return "sb-bf16";
+        case SRT_SB_Q8: return "sb-q8";
+        case SRT_SB_Q4: return "sb-q4";
+        case SRT_S4X1: return "s4x1";
         default: return "?";
     }
 }
@@ -1630,7 +1648,10 @@ SRT_API int srt_format_from_name(const char *name) {
     return -1;
 }
 
-static int srt__format_is_int(srt_format f) { return f >= SRT_Q8 && f <= SRT_Q1; }
+/* Formats whose kernels take int8-quantized activations: the dense tiled ones and sb-q8, sb-q4, s4x1. */
+static int srt__format_is_tiled(srt_format f) { return f >= SRT_Q8 && f <= SRT_Q1; }
+static int srt__format_is_int(srt_format f) { return srt__format_is_tiled(f) || f == SRT_SB_Q8 || f == SRT_SB_Q4 || f == SRT_S4X1; }
+SRT_API int srt_format_is_sparse(srt_format f) { return f >= SRT_SB_BF16 && f <= SRT_S4X1; }
 static uint32_t srt__code_bits(srt_format f) { return f == SRT_Q8 ? 8 : f == SRT_Q4 ? 4 : f == SRT_Q1 ? 1 : 2; }
 /* K values one 64-byte chunk covers per row: 4 bytes x (8 / bits) codes per byte. */
 static uint32_t srt__kstep(srt_format f) { return 4 * (8 / srt__code_bits(f)); }
@@ -1657,6 +1678,7 @@ static srt__tiling srt__tiling_of(srt_format f, uint64_t rows, uint64_t cols, ui
     return t;
 }
 
+static srt_status srt__sparse_layout(srt_format format, uint64_t rows, uint64_t cols, uint32_t group, const float *src, srt_tensor_parts *parts);
 SRT_API srt_status srt_tensor_layout(srt_format format, uint64_t rows, uint64_t cols, uint32_t group, srt_tensor_parts *parts) {
     uint64_t n;
     memset(parts, 0, sizeof *parts);
@@ -1679,9 +1701,17 @@ SRT_API srt_status srt_tensor_layout(srt_format format, uint64_t rows, uint64_t 
             parts->kind[1] = SRT_PART_SCALES; parts->size[1] = t.tiles * t.ng * SRT__TILE * 2;
             return SRT_OK;
         }
+        case SRT_SB_BF16: case SRT_SB_Q8: case SRT_SB_Q4: case SRT_S4X1:
+            return srt__sparse_layout(format, rows, cols, group, NULL, parts);
         default:
             return srt__fail(SRT_ERR_UNSUPPORTED, "unknown weight format %d", (int)format);
     }
+}
+SRT_API srt_status srt_tensor_layout_data(srt_format format, uint64_t rows, uint64_t cols, uint32_t group, const float *src, srt_tensor_parts *parts) {
+    srt_status st = srt_tensor_layout(format, rows, cols, group, parts);
+    if (st != SRT_OK || !srt_format_is_sparse(format)) return st;
+    if (!src) return srt__fail(SRT_ERR_INVALID_ARG, "srt_tensor_layout_data: NULL data");
+    return srt__sparse_layout(format, rows, cols, group, src, parts);
 }
 
 /* Where the code of W[r][k] lives: byte index into the values part and bit shift. Chunk c of
@@ -1750,6 +1780,289 @@ static void srt__quantize_group(srt_format f, const float *x, uint64_t n, uint8_
     for (i = 0; i < n; i++) codes[i] = (uint8_t)((int)srt__round_code(f, x[i] * id) & 0xff);
 }
 
+/* ---- sparse formats: sb-bf16, sb-q8, sb-q4, s4x1 (formats/LAYOUTS.md, "Sparse formats").
+   Zeros of the float weights are the sparsity: a weight that is exactly 0 is not stored, every
+   other one is (even if its code rounds to 0). Every part is read only within its size: the loader
+   checks offsets, bitmaps and counts against each other (srt__sparse_check). */
+#define SRT__SB_PAD 64u     /* zero bytes after the packed values of sb formats (a kernel loads 64 at once) */
+#define SRT__SEG 32u        /* s4x1: columns per segment; a column index is an offset 0..31 in it */
+#define SRT__S4_MAXMT 8u    /* s4x1: at most 8 micro-tiles (4 columns each) per block and segment */
+
+static void srt__sp_put(unsigned char *p, uint64_t v, int bytes) { int i; for (i = 0; i < bytes; i++) p[i] = (unsigned char)(v >> (8 * i)); }
+static uint64_t srt__rd64(const void *p) { uint64_t v; memcpy(&v, p, 8); return v; }
+static uint32_t srt__rd32(const void *p) { uint32_t v; memcpy(&v, p, 4); return v; }
+static int srt__popcount64(uint64_t x) {
+#if defined(__GNUC__)
+    return __builtin_popcountll(x);
+#else
+    x = x - ((x >> 1) & 0x5555555555555555ull);
+    x = (x & 0x3333333333333333ull) + ((x >> 2) & 0x3333333333333333ull);
+    x = (x + (x >> 4)) & 0x0f0f0f0f0f0f0f0full;
+    return (int)((x * 0x0101010101010101ull) >> 56);
+#endif
+}
+/* Bytes of packed values for a chunk with n non-zeros: sb-q8 one each, sb-q4 two per byte. */
+static uint64_t srt__sb_chunk_bytes(srt_format f, int n) { return f == SRT_SB_Q4 ? (uint64_t)(n + 1) / 2 : (uint64_t)n; }
+/* 1 if W[r][k] (inside the matrix) is stored. */
+static int srt__nz(const float *src, uint64_t rows, uint64_t cols, uint64_t r, uint64_t k) {
+    return r < rows && k < cols && src[r * cols + k] != 0.0f;
+}
+
+static srt_status srt__sparse_layout(srt_format format, uint64_t rows, uint64_t cols, uint32_t group, const float *src, srt_tensor_parts *parts) {
+    uint64_t n = rows * cols;
+    if (format == SRT_SB_BF16) {
+        uint64_t nnz = n, i;
+        if (group != 0) return srt__fail(SRT_ERR_FORMAT, "format sb-bf16 takes no group size (got %u)", group);
+        if (src) for (nnz = 0, i = 0; i < n; i++) nnz += src[i] != 0.0f;
+        parts->n_parts = 3;
+        parts->kind[0] = SRT_PART_VALUES; parts->size[0] = nnz * 2 + SRT__SB_PAD;
+        parts->kind[1] = SRT_PART_BITMAP; parts->size[1] = rows * ((cols + 31) / 32) * 4;
+        parts->kind[2] = SRT_PART_OFFSETS; parts->size[2] = (rows + 1) * 8;
+        return SRT_OK;
+    } else {
+        srt__tiling t;
+        uint64_t vbytes = 0, tile, c, r, k, nseg;
+        if (group < SRT__KPAD || group > SRT__MAX_GROUP || group % SRT__KPAD)
+            return srt__fail(SRT_ERR_FORMAT, "%s group size %u: must be a multiple of %u in %u..%u", srt_format_name(format), group, SRT__KPAD, SRT__KPAD, SRT__MAX_GROUP);
+        t = srt__tiling_of(SRT_Q8, rows, cols, group);   /* chunks of 16 rows x 4 columns */
+        nseg = t.kp / SRT__SEG;
+        parts->n_parts = 4;
+        parts->kind[0] = SRT_PART_VALUES;
+        parts->kind[1] = SRT_PART_SCALES; parts->size[1] = t.tiles * t.ng * SRT__TILE * 2;
+        if (format == SRT_S4X1) {
+            uint64_t mt = 0, b, s;
+            if (!src) mt = t.tiles * 4 * nseg * SRT__S4_MAXMT;
+            else
+                for (b = 0; b < t.tiles * 4; b++)
+                    for (s = 0; s < nseg; s++) {
+                        uint64_t ncol = 0;
+                        for (k = s * SRT__SEG; k < (s + 1) * SRT__SEG && k < cols; k++) {
+                            int any = 0;
+                            for (r = 4 * b; r < 4 * b + 4; r++) any |= srt__nz(src, rows, cols, r, k);
+                            ncol += (uint64_t)any;
+                        }
+                        mt += (ncol + 3) / 4;
+                    }
+            parts->size[0] = mt * 16;
+            parts->kind[2] = SRT_PART_INDEX; parts->size[2] = mt * 4;
+            parts->kind[3] = SRT_PART_OFFSETS; parts->size[3] = (t.tiles + 1) * 8 + t.tiles * 4 * nseg;
+            return SRT_OK;
+        }
+        if (!src) vbytes = t.tiles * t.chunks * (format == SRT_SB_Q4 ? 32 : 64);
+        else
+            for (tile = 0; tile < t.tiles; tile++)
+                for (c = 0; c < t.chunks; c++) {
+                    int cnt = 0;
+                    for (r = tile * SRT__TILE; r < tile * SRT__TILE + SRT__TILE; r++)
+                        for (k = 4 * c; k < 4 * c + 4; k++) cnt += srt__nz(src, rows, cols, r, k);
+                    vbytes += srt__sb_chunk_bytes(format, cnt);
+                }
+        parts->size[0] = vbytes + SRT__SB_PAD;
+        parts->kind[2] = SRT_PART_BITMAP; parts->size[2] = t.tiles * t.chunks * 8;
+        parts->kind[3] = SRT_PART_OFFSETS; parts->size[3] = (t.tiles + 1) * 8;
+        return SRT_OK;
+    }
+}
+
+/* Quantizes the rows of tile `tile` (Q8 or Q4 codes of the dense convention) into codes[16][kp]
+   and their scales into the scales part. */
+static void srt__sparse_tile_codes(srt_format dense, uint32_t group, const float *src, uint64_t rows, uint64_t cols,
+                                   const srt__tiling *t, uint64_t tile, uint8_t *codes, uint16_t *sc) {
+    uint64_t i, g;
+    memset(codes, 0, (size_t)(SRT__TILE * t->kp));
+    for (i = 0; i < SRT__TILE && tile * SRT__TILE + i < rows; i++) {
+        uint64_t r = tile * SRT__TILE + i;
+        for (g = 0; g < t->ng; g++) {
+            uint64_t k0 = g * group, len = cols - k0 < group ? cols - k0 : group;
+            srt__quantize_group(dense, src + r * cols + k0, len, codes + i * t->kp + k0, sc + srt__scale_at(t, r, g));
+        }
+    }
+}
+
+static srt_status srt__sparse_quantize(srt_format format, uint32_t group, const float *src, uint64_t rows, uint64_t cols, void *const *parts) {
+    srt_tensor_parts lay;
+    int i;
+    srt_status st = srt__sparse_layout(format, rows, cols, group, src, &lay);
+    if (st != SRT_OK) return st;
+    for (i = 0; i < lay.n_parts; i++) memset(parts[i], 0, (size_t)lay.size[i]);
+    if (format == SRT_SB_BF16) {
+        uint16_t *v = (uint16_t *)parts[0];
+        unsigned char *bm = (unsigned char *)parts[1], *off = (unsigned char *)parts[2];
+        uint64_t nb = (cols + 31) / 32, r, b, pos = 0;
+        for (r = 0; r < rows; r++) {
+            srt__sp_put(off + r * 8, pos, 8);
+            for (b = 0; b < nb; b++) {
+                uint32_t bits = 0, j;
+                for (j = 0; j < 32 && 32 * b + j < cols; j++) {
+                    float x = src[r * cols + 32 * b + j];
+                    if (x != 0.0f) { bits |= 1u << j; v[pos++] = srt_f32_to_bf16(x); }
+                }
+                srt__sp_put(bm + (r * nb + b) * 4, bits, 4);
+            }
+        }
+        srt__sp_put(off + rows * 8, pos, 8);
+    } else {
+        srt__tiling t = srt__tiling_of(SRT_Q8, rows, cols, group);
+        uint8_t *v = (uint8_t *)parts[0], *codes;
+        uint16_t *sc = (uint16_t *)parts[1];
+        unsigned char *off = (unsigned char *)parts[3];
+        uint64_t tile, c, pos = 0, nseg = t.kp / SRT__SEG;
+        if (!(codes = (uint8_t *)SRT_MALLOC((size_t)(SRT__TILE * t.kp)))) return srt__fail(SRT_ERR_OUT_OF_MEMORY, "srt_quantize: out of memory");
+        for (tile = 0; tile < t.tiles; tile++) {
+            srt__sparse_tile_codes(format == SRT_SB_Q4 ? SRT_Q4 : SRT_Q8, group, src, rows, cols, &t, tile, codes, sc);
+            srt__sp_put(off + tile * 8, pos, 8);
+            if (format == SRT_S4X1) {
+                unsigned char *counts = off + (t.tiles + 1) * 8;
+                uint8_t *idx = (uint8_t *)parts[2];
+                uint64_t bi, s, k;
+                for (bi = 0; bi < 4; bi++) {
+                    uint64_t b = tile * 4 + bi;
+                    for (s = 0; s < nseg; s++) {
+                        uint64_t ncol = 0, m0 = pos;
+                        for (k = s * SRT__SEG; k < (s + 1) * SRT__SEG && k < cols; k++) {
+                            int any = 0, ii;
+                            for (ii = 0; ii < 4; ii++) any |= srt__nz(src, rows, cols, 4 * b + (uint64_t)ii, k);
+                            if (!any) continue;
+                            idx[pos * 4 + ncol % 4] = (uint8_t)(k - s * SRT__SEG);
+                            for (ii = 0; ii < 4; ii++) v[pos * 16 + (uint64_t)ii * 4 + ncol % 4] = codes[(bi * 4 + (uint64_t)ii) * t.kp + k];
+                            if (++ncol % 4 == 0) pos++;
+                        }
+                        if (ncol % 4) pos++;   /* the rest of the last micro-tile: column 0, weights 0 */
+                        counts[b * nseg + s] = (unsigned char)(pos - m0);
+                    }
+                }
+            } else {
+                unsigned char *bm = (unsigned char *)parts[2];
+                for (c = 0; c < t.chunks; c++) {
+                    uint64_t bits = 0;
+                    int b, n = 0;
+                    for (b = 0; b < 64; b++) {
+                        uint64_t r = tile * SRT__TILE + (uint64_t)(b / 4), k = 4 * c + (uint64_t)(b % 4);
+                        uint8_t code;
+                        if (!srt__nz(src, rows, cols, r, k)) continue;
+                        bits |= 1ull << b;
+                        code = codes[(uint64_t)(b / 4) * t.kp + k];
+                        if (format == SRT_SB_Q8) v[pos + (uint64_t)n] = code;                     /* the int8 value */
+                        else v[pos + (uint64_t)(n / 2)] |= (uint8_t)(((code ^ 8u) & 15u) << (4 * (n % 2)));   /* value & 15 */
+                        n++;
+                    }
+                    srt__sp_put(bm + (tile * t.chunks + c) * 8, bits, 8);
+                    pos += srt__sb_chunk_bytes(format, n);
+                }
+            }
+        }
+        srt__sp_put(off + t.tiles * 8, pos, 8);
+        SRT_FREE(codes);
+    }
+    return SRT_OK;
+}
+
+/* Value of the n-th packed code from byte `p`: sb-q8 the int8, sb-q4 the sign-extended nibble. */
+static int srt__sb_value(srt_format f, const uint8_t *p, int n) {
+    if (f == SRT_SB_Q8) return (int)(int8_t)p[n];
+    return (int)(((p[n / 2] >> (4 * (n % 2))) & 15u) ^ 8u) - 8;
+}
+
+/* Rows [r0, r0 + n_rows) as floats, decoded tile by tile. */
+static void srt__sparse_dequantize_rows(srt_format format, uint32_t group, const void *const *parts, uint64_t rows, uint64_t cols,
+                                        uint64_t r0, uint64_t n_rows, float *dst) {
+    uint64_t r1 = r0 + n_rows;
+    memset(dst, 0, (size_t)(n_rows * cols * sizeof(float)));
+    if (format == SRT_SB_BF16) {
+        const uint16_t *v = (const uint16_t *)parts[0];
+        const unsigned char *bm = (const unsigned char *)parts[1], *off = (const unsigned char *)parts[2];
+        uint64_t nb = (cols + 31) / 32, r, b, j;
+        for (r = r0; r < r1; r++) {
+            uint64_t pos = srt__rd64(off + r * 8);
+            for (b = 0; b < nb; b++) {
+                uint32_t bits = srt__rd32(bm + (r * nb + b) * 4);
+                for (j = 0; j < 32; j++) if (bits >> j & 1) dst[(r - r0) * cols + 32 * b + j] = srt_bf16_to_f32(v[pos++]);
+            }
+        }
+    } else {
+        srt__tiling t = srt__tiling_of(SRT_Q8, rows, cols, group);
+        const uint8_t *v = (const uint8_t *)parts[0];
+        const uint16_t *sc = (const uint16_t *)parts[1];
+        const unsigned char *off = (const unsigned char *)parts[3];
+        uint64_t tile, c, nseg = t.kp / SRT__SEG;
+        for (tile = r0 / SRT__TILE; tile * SRT__TILE < r1; tile++) {
+            uint64_t pos = srt__rd64(off + tile * 8);
+            if (format == SRT_S4X1) {
+                const unsigned char *counts = off + (t.tiles + 1) * 8;
+                const uint8_t *idx = (const uint8_t *)parts[2];
+                uint64_t bi, s, m;
+                int i, j;
+                for (bi = 0; bi < 4; bi++)
+                    for (s = 0; s < nseg; s++)
+                        for (m = 0; m < counts[(tile * 4 + bi) * nseg + s]; m++, pos++)
+                            for (j = 0; j < 4; j++) {
+                                uint64_t k = s * SRT__SEG + (idx[pos * 4 + (uint64_t)j] & 31u);
+                                for (i = 0; i < 4; i++) {
+                                    uint64_t r = tile * SRT__TILE + bi * 4 + (uint64_t)i;
+                                    if (r >= r0 && r < r1 && k < cols)
+                                        dst[(r - r0) * cols + k] += (float)(int8_t)v[pos * 16 + (uint64_t)(4 * i + j)] * srt_f16_to_f32(sc[srt__scale_at(&t, r, k / group)]);
+                                }
+                            }
+                continue;
+            }
+            for (c = 0; c < t.chunks; c++) {
+                uint64_t bits = srt__rd64((const unsigned char *)parts[2] + (tile * t.chunks + c) * 8);
+                int b, n = 0;
+                for (b = 0; b < 64; b++) {
+                    uint64_t r = tile * SRT__TILE + (uint64_t)(b / 4), k = 4 * c + (uint64_t)(b % 4);
+                    if (!(bits >> b & 1)) continue;
+                    if (r >= r0 && r < r1 && k < cols)
+                        dst[(r - r0) * cols + k] = (float)srt__sb_value(format, v + pos, n) * srt_f16_to_f32(sc[srt__scale_at(&t, r, k / group)]);
+                    n++;
+                }
+                pos += srt__sb_chunk_bytes(format, n);
+            }
+        }
+    }
+}
+
+/* Checks a sparse tensor's parts against each other (sizes as in the directory), so that no kernel
+   reads outside them: offsets start at 0, grow by exactly what the bitmaps (or counts) say, and end
+   inside the values part; sb-bf16 bits beyond the last column are 0; s4x1 counts are <= 8. */
+static srt_status srt__sparse_check(srt_format format, uint32_t group, uint64_t rows, uint64_t cols, const void *const *parts, const uint64_t *size) {
+    if (format == SRT_SB_BF16) {
+        const unsigned char *bm = (const unsigned char *)parts[1], *off = (const unsigned char *)parts[2];
+        uint64_t nb = (cols + 31) / 32, r, b, pos = 0;
+        uint32_t tail = cols % 32 ? ~((1u << (cols % 32)) - 1) : 0;
+        if (srt__rd64(off) != 0) return srt__fail(SRT_ERR_FORMAT, "sb-bf16: the first row offset is %llu, not 0", (unsigned long long)srt__rd64(off));
+        for (r = 0; r < rows; r++) {
+            for (b = 0; b < nb; b++) pos += (uint64_t)srt__popcount64(srt__rd32(bm + (r * nb + b) * 4));
+            if (srt__rd32(bm + (r * nb + nb - 1) * 4) & tail) return srt__fail(SRT_ERR_FORMAT, "sb-bf16: row %llu has bitmap bits beyond column %llu", (unsigned long long)r, (unsigned long long)cols);
+            if (srt__rd64(off + (r + 1) * 8) != pos)
+                return srt__fail(SRT_ERR_FORMAT, "sb-bf16: offset of row %llu is %llu, its bitmaps say %llu", (unsigned long long)(r + 1), (unsigned long long)srt__rd64(off + (r + 1) * 8), (unsigned long long)pos);
+        }
+        if (pos > (size[0] - SRT__SB_PAD) / 2 || size[0] < SRT__SB_PAD)
+            return srt__fail(SRT_ERR_FORMAT, "sb-bf16: %llu values do not fit in the values part (%llu bytes)", (unsigned long long)pos, (unsigned long long)size[0]);
+    } else {
+        srt__tiling t = srt__tiling_of(SRT_Q8, rows, cols, group);
+        const unsigned char *off = (const unsigned char *)parts[3];
+        uint64_t tile, c, pos = 0, nseg = t.kp / SRT__SEG;
+        if (srt__rd64(off) != 0) return srt__fail(SRT_ERR_FORMAT, "%s: the first tile offset is %llu, not 0", srt_format_name(format), (unsigned long long)srt__rd64(off));
+        for (tile = 0; tile < t.tiles; tile++) {
+            if (format == SRT_S4X1) {
+                const unsigned char *counts = off + (t.tiles + 1) * 8 + tile * 4 * nseg;
+                for (c = 0; c < 4 * nseg; c++) {
+                    if (counts[c] > SRT__S4_MAXMT) return srt__fail(SRT_ERR_FORMAT, "s4x1: tile %llu: a segment count is %u (at most %u)", (unsigned long long)tile, counts[c], SRT__S4_MAXMT);
+                    pos += counts[c];
+                }
+            } else
+                for (c = 0; c < t.chunks; c++)
+                    pos += srt__sb_chunk_bytes(format, srt__popcount64(srt__rd64((const unsigned char *)parts[2] + (tile * t.chunks + c) * 8)));
+            if (srt__rd64(off + (tile + 1) * 8) != pos)
+                return srt__fail(SRT_ERR_FORMAT, "%s: offset of tile %llu is %llu, its %s say %llu", srt_format_name(format), (unsigned long long)(tile + 1),
+                                 (unsigned long long)srt__rd64(off + (tile + 1) * 8), format == SRT_S4X1 ? "counts" : "bitmaps", (unsigned long long)pos);
+        }
+        if (format == SRT_S4X1 ? (pos > size[0] / 16 || pos > size[2] / 4) : (size[0] < SRT__SB_PAD || pos > size[0] - SRT__SB_PAD))
+            return srt__fail(SRT_ERR_FORMAT, "%s: the offsets end at %llu, beyond the values part (%llu bytes)", srt_format_name(format), (unsigned long long)pos, (unsigned long long)size[0]);
+    }
+    return SRT_OK;
+}
+
 SRT_API srt_status srt_quantize(srt_format format, uint32_t group, const float *src, uint64_t rows, uint64_t cols, void *const *parts) {
     srt_tensor_parts lay;
     uint64_t i, n;
@@ -1759,6 +2072,7 @@ SRT_API srt_status srt_quantize(srt_format format, uint32_t group, const float *
     for (i = 0; i < n; i++)
         if (!(src[i] == src[i]) || fabsf(src[i]) > FLT_MAX)
             return srt__fail(SRT_ERR_INVALID_ARG, "value %llu (row %llu) is not finite", (unsigned long long)i, (unsigned long long)(i / cols));
+    if (srt_format_is_sparse(format)) return srt__sparse_quantize(format, group, src, rows, cols, parts);
     switch (format) {
         case SRT_F32: memcpy(parts[0], src, (size_t)(n * 4)); break;
         case SRT_F16: { uint16_t *d = (uint16_t *)parts[0]; for (i = 0; i < n; i++) d[i] = srt_f32_to_f16(src[i]); break; }
@@ -1789,6 +2103,7 @@ SRT_API srt_status srt_quantize(srt_format format, uint32_t group, const float *
 static void srt__dequantize_rows(srt_format format, uint32_t group, const void *const *parts, uint64_t rows, uint64_t cols,
                                  uint64_t r0, uint64_t n_rows, float *dst) {
     uint64_t i, n = n_rows * cols, o = r0 * cols;
+    if (srt_format_is_sparse(format)) { srt__sparse_dequantize_rows(format, group, parts, rows, cols, r0, n_rows, dst); return; }
     switch (format) {
         case SRT_F32: memcpy(dst, (const float *)parts[0] + o, (size_t)(n * 4)); break;
         case SRT_F16: { const uint16_t *s = (const uint16_t *)parts[0] + o; for (i = 0; i < n; i++) dst[i] = srt_f16_to_f32(s[i]); break; }
@@ -1948,6 +2263,117 @@ static void srt__ref_int(const srt__mm *mm, uint64_t tile0, uint64_t tile1) {
         }
 }
 
+/* Reference kernels of the sparse formats; the SIMD kernels of sparsert_x86.h reproduce them bit
+   for bit. sb-bf16 is the dense float reference on the row with its zeros put back: 16 f32 partial
+   sums with FMA over every column k < K (element k, zero or not, goes to sum k mod 16), reduced by
+   halves; so sb-bf16 and bf16 give the same result for the same weights. */
+static float srt__sb_bf16_dot(const uint16_t *v, uint64_t pos, const unsigned char *bm, const float *x, uint64_t K) {
+    float s[16];
+    uint64_t k;
+    uint32_t bits = 0;
+    int j, h;
+    for (j = 0; j < 16; j++) s[j] = 0.0f;
+    for (k = 0; k < K; k++) {
+        float wv = 0.0f;
+        if (k % 32 == 0) bits = srt__rd32(bm + k / 32 * 4);
+        if (bits >> (k % 32) & 1) wv = srt_bf16_to_f32(v[pos++]);
+        s[k & 15] = fmaf(wv, x[k], s[k & 15]);
+    }
+    for (h = 8; h; h >>= 1) for (j = 0; j < h; j++) s[j] += s[j + h];
+    return s[0];
+}
+static void srt__ref_sb_bf16(const srt__mm *mm, uint64_t tile0, uint64_t tile1) {
+    const srt__weights *w = mm->w;
+    uint64_t K = w->cols, nb = (K + 31) / 32, r, r1 = tile1 * SRT__TILE < w->rows ? tile1 * SRT__TILE : w->rows;
+    const unsigned char *bm = (const unsigned char *)w->part[1], *off = (const unsigned char *)w->part[2];
+    int t;
+    for (r = tile0 * SRT__TILE; r < r1; r++)
+        for (t = 0; t < mm->n_tok; t++)
+            mm->y[(uint64_t)t * mm->ldy + r] = srt__sb_bf16_dot((const uint16_t *)w->part[0], srt__rd64(off + r * 8), bm + r * nb * 4,
+                                                                 mm->a->x + (uint64_t)t * K, K) + (mm->bias ? mm->bias[r] : 0.0f);
+}
+
+/* sb-q8 / sb-q4 / s4x1: exactly the integer reference of the dense formats (acc_g in int32, then
+   y = fma(acc_g, scale * dx, y) group by group), over the stored weights only. */
+static void srt__ref_int_finish(const srt__mm *mm, uint64_t tile, int t, const float *y) {
+    int lane;
+    for (lane = 0; lane < (int)SRT__TILE; lane++) {
+        uint64_t r = tile * SRT__TILE + (uint64_t)lane;
+        if (r < mm->w->rows) mm->y[(uint64_t)t * mm->ldy + r] = y[lane] + (mm->bias ? mm->bias[r] : 0.0f);
+    }
+}
+static void srt__ref_sb_int(const srt__mm *mm, uint64_t tile0, uint64_t tile1) {
+    const srt__weights *w = mm->w;
+    const srt__acts *a = mm->a;
+    srt__tiling tl = srt__tiling_of(SRT_Q8, w->rows, w->cols, w->group);
+    const uint8_t *v = (const uint8_t *)w->part[0];
+    const uint16_t *sc = (const uint16_t *)w->part[1];
+    const unsigned char *bm = (const unsigned char *)w->part[2], *off = (const unsigned char *)w->part[3];
+    uint64_t tile, g, c, cpg = w->group / 4;
+    int t, lane, b;
+    for (tile = tile0; tile < tile1; tile++)
+        for (t = 0; t < mm->n_tok; t++) {
+            const int8_t *q = a->q + (uint64_t)t * a->kp;
+            uint64_t pos = srt__rd64(off + tile * 8);
+            float y[SRT__TILE];
+            for (lane = 0; lane < (int)SRT__TILE; lane++) y[lane] = 0.0f;
+            for (g = 0; g < tl.ng; g++) {
+                int32_t acc[SRT__TILE];
+                uint64_t c1 = (g + 1) * cpg < tl.chunks ? (g + 1) * cpg : tl.chunks;
+                for (lane = 0; lane < (int)SRT__TILE; lane++) acc[lane] = 0;
+                for (c = g * cpg; c < c1; c++) {
+                    uint64_t bits = srt__rd64(bm + (tile * tl.chunks + c) * 8);
+                    int n = 0;
+                    for (b = 0; b < 64; b++)
+                        if (bits >> b & 1) acc[b / 4] += srt__sb_value(w->format, v + pos, n++) * (int32_t)q[4 * c + (uint64_t)(b % 4)];
+                    pos += srt__sb_chunk_bytes(w->format, n);
+                }
+                for (lane = 0; lane < (int)SRT__TILE; lane++)
+                    y[lane] = fmaf((float)acc[lane], srt_f16_to_f32(sc[(tile * tl.ng + g) * SRT__TILE + (uint64_t)lane]) * a->d[(uint64_t)t * a->ng + g], y[lane]);
+            }
+            srt__ref_int_finish(mm, tile, t, y);
+        }
+}
+/* s4x1: micro-tiles in storage order (block, segment); the group of a segment is s * 32 / G. */
+static void srt__ref_s4x1(const srt__mm *mm, uint64_t tile0, uint64_t tile1) {
+    const srt__weights *w = mm->w;
+    const srt__acts *a = mm->a;
+    srt__tiling tl = srt__tiling_of(SRT_Q8, w->rows, w->cols, w->group);
+    const int8_t *v = (const int8_t *)w->part[0];
+    const uint16_t *sc = (const uint16_t *)w->part[1];
+    const uint8_t *idx = (const uint8_t *)w->part[2];
+    const unsigned char *off = (const unsigned char *)w->part[3];
+    uint64_t nseg = tl.kp / SRT__SEG, spg = w->group / SRT__SEG, tile, bi, s, m;
+    int t, i, j;
+    for (tile = tile0; tile < tile1; tile++)
+        for (t = 0; t < mm->n_tok; t++) {
+            const int8_t *q = a->q + (uint64_t)t * a->kp;
+            const unsigned char *counts = off + (tl.tiles + 1) * 8 + tile * 4 * nseg;
+            uint64_t pos = srt__rd64(off + tile * 8);
+            float y[SRT__TILE];
+            for (i = 0; i < (int)SRT__TILE; i++) y[i] = 0.0f;
+            for (bi = 0; bi < 4; bi++) {
+                int32_t acc[4] = {0, 0, 0, 0};
+                for (s = 0; s < nseg; s++) {
+                    for (m = 0; m < counts[bi * nseg + s]; m++, pos++)
+                        for (j = 0; j < 4; j++) {
+                            int32_t qk = q[s * SRT__SEG + (idx[pos * 4 + (uint64_t)j] & 31u)];
+                            for (i = 0; i < 4; i++) acc[i] += (int32_t)v[pos * 16 + (uint64_t)(4 * i + j)] * qk;
+                        }
+                    if ((s + 1) % spg == 0 || s + 1 == nseg) {   /* end of group g */
+                        uint64_t g = s / spg;
+                        for (i = 0; i < 4; i++) {
+                            uint64_t lane = bi * 4 + (uint64_t)i;
+                            y[lane] = fmaf((float)acc[i], srt_f16_to_f32(sc[(tile * tl.ng + g) * SRT__TILE + lane]) * a->d[(uint64_t)t * a->ng + g], y[lane]);
+                            acc[i] = 0;
+                        }
+                    }
+                }
+            }
+            srt__ref_int_finish(mm, tile, t, y);
+        }
+}
+
 /* ---- vector ops of the decode step besides the matrix products, with references that SIMD
    versions reproduce bit for bit (only FMA, +, *, / and one fixed exp). */
 /* exp(x) = 2^n e^r, n = round(x / ln 2), |r| <= ln 2 / 2, e^r by its degree-6 Taylor polynomial
@@ -2050,7 +2476,12 @@ static srt__kernel_fn srt__kernel(srt_isa isa, srt_format f, int n_tok) {
 #else
     (void)isa; (void)n_tok;
 #endif
-    return srt__format_is_int(f) ? srt__ref_int : srt__ref_float;
+    switch (f) {
+        case SRT_SB_BF16: return srt__ref_sb_bf16;
+        case SRT_SB_Q8: case SRT_SB_Q4: return srt__ref_sb_int;
+        case SRT_S4X1: return srt__ref_s4x1;
+        default: return srt__format_is_tiled(f) ? srt__ref_int : srt__ref_float;
+    }
 }
 
 static void srt__vec_ops_for(srt_isa isa, srt__vec_ops *ops) {
@@ -2360,7 +2791,7 @@ SRT_API srt_status srt_writer_add_tensor(srt_writer *w, const char *name, srt_fo
     int i;
     if (srt__format_is_int(format) && group == 0) group = SRT__DEFAULT_GROUP;
     if (!data) return srt__fail(SRT_ERR_INVALID_ARG, "srt_writer_add_tensor: NULL data for '%s'", name ? name : "");
-    st = srt_tensor_layout(format, rows, cols, group, &lay);
+    st = srt_tensor_layout_data(format, rows, cols, group, data, &lay);
     if (st != SRT_OK) return srt__fail(st, "tensor '%s': %s", name ? name : "", srt_last_error());
     st = srt__writer_name(w, 't', name);
     if (st != SRT_OK) return st;
@@ -2642,7 +3073,8 @@ static srt_status srt__parse_dir(srt_model *m, const char *path, const unsigned 
             uint64_t off, sz;
             if (!srt__cur_u32(&c, &kind) || !srt__cur_u64(&c, &off) || !srt__cur_u64(&c, &sz) || !srt__cur_u32(&c, &crc))
                 return srt__fail(SRT_ERR_FORMAT, "%s: tensor '%s': directory entry truncated", path, t->name);
-            if (kind != lay.kind[j] || sz != lay.size[j])
+            /* sparse formats: the values (and index) parts are as large as the data needs, at most the bound */
+            if (kind != lay.kind[j] || (srt_format_is_sparse((srt_format)fmt) && (kind == SRT_PART_VALUES || kind == SRT_PART_INDEX) ? sz > lay.size[j] : sz != lay.size[j]))
                 return srt__fail(SRT_ERR_FORMAT, "%s: tensor '%s' part %u: kind %u size %llu, expected kind %u size %llu for %llu x %llu %s",
                                  path, t->name, j, kind, (unsigned long long)sz, lay.kind[j], (unsigned long long)lay.size[j],
                                  (unsigned long long)rows, (unsigned long long)cols, srt_format_name((srt_format)fmt));
@@ -2653,6 +3085,8 @@ static srt_status srt__parse_dir(srt_model *m, const char *path, const unsigned 
             t->part_size[j] = sz;
             t->part_crc[j] = crc;
         }
+        if (srt_format_is_sparse(t->w.format) && srt__sparse_check(t->w.format, group, rows, cols, t->w.part, t->part_size) != SRT_OK)
+            return srt__fail(SRT_ERR_FORMAT, "%s: tensor '%s': %s", path, t->name, srt_last_error());
     }
     if (c.p != c.end) return srt__fail(SRT_ERR_FORMAT, "%s: %llu stray bytes after the tensor directory", path, (unsigned long long)(c.end - c.p));
     return SRT_OK;

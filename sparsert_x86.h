@@ -620,6 +620,720 @@ static void srt__x86_vec_ops(srt_isa isa, srt__vec_ops *ops) {
     ops->exp = srt__exp_avx2; ops->swiglu = srt__swiglu_avx2;
 }
 
+/* ---------------------------------------------------------------- sparse formats (AVX-512 VBMI2) */
+/* Load as sparse, compute as dense: sb-q8 / sb-q4 rebuild each 64-byte chunk of the dense tile
+   with vpexpandb (the bitmap is the mask) and run the dense Q8 math on it (u = byte ^ 0x80, or
+   ^ 0x08 for the sign-extended nibbles of sb-q4, so u = value + off for zeros too); sb-bf16
+   expands 32 bf16 of a row with vpexpandw and splits them into even and odd f32 lanes; s4x1 gathers
+   the activations of a micro-tile's 4 columns with vpermb. They need AVX512-VBMI and -VBMI2 (Ice
+   Lake and later); without them the sparse formats use the portable kernels. */
+#define SRT__AVX512SP __attribute__((target("avx512f,avx512bw,avx512dq,avx512vl,avx512vnni,avx512vbmi,avx512vbmi2,fma,f16c,popcnt")))
+static int srt__x86_vbmi2(void) {
+    static volatile int cached = -1;
+    if (cached < 0) {
+        uint32_t r[4];
+        srt__cpuid(0, 0, r);
+        if (r[0] < 7) cached = 0;
+        else { srt__cpuid(7, 0, r); cached = ((r[2] >> 1) & 1) && ((r[2] >> 6) & 1); }   /* VBMI, VBMI2 */
+    }
+    return cached;
+}
+
+/* sb-q8 / sb-q4, NT tokens at once (GEMV: 1, GEMM: 4 and the rest through GEMV). Two chunks per
+   step into two accumulators (groups have a multiple of 8 chunks). */
+#define SRT__SB_EXPAND(U, C) { \
+        uint64_t m_ = srt__rd64(bm + (C) * 8); \
+        if (Q4_) { \
+            __m512i w16_ = _mm512_cvtepu8_epi16(_mm256_loadu_si256((const __m256i *)p)); \
+            w16_ = _mm512_ternarylogic_epi32(w16_, _mm512_slli_epi16(w16_, 4), lo4, 0xa8);   /* (a | b) & c */ \
+            U = _mm512_xor_si512(_mm512_maskz_expand_epi8(m_, w16_), flip); \
+            p += ((uint64_t)_mm_popcnt_u64(m_) + 1) >> 1; \
+        } else { \
+            U = _mm512_xor_si512(_mm512_maskz_expandloadu_epi8(m_, (const void *)p), flip); \
+            p += (uint64_t)_mm_popcnt_u64(m_); \
+        } }
+#define SRT__SB512(NAME, Q4, NT, REST) \
+static SRT__AVX512SP void NAME(const srt__mm *mm, uint64_t tile0, uint64_t tile1) { \
+    enum { Q4_ = Q4 }; \
+    const srt__weights *w = mm->w; \
+    const srt__acts *a = mm->a; \
+    srt__tiling tl = srt__tiling_of(SRT_Q8, w->rows, w->cols, w->group); \
+    const int off = Q4 ? 8 : 128; \
+    const __m512i flip = _mm512_set1_epi8((char)(Q4 ? 0x08 : 0x80)), lo4 = _mm512_set1_epi16(0x0f0f); \
+    const unsigned char *offs = (const unsigned char *)w->part[3]; \
+    uint64_t cpg = w->group / 4, tile, g, c; \
+    int t0, j, nfull = mm->n_tok / NT * NT; \
+    (void)lo4; \
+    for (tile = tile0; tile < tile1; tile++) { \
+        const unsigned char *bm = (const unsigned char *)w->part[2] + tile * tl.chunks * 8; \
+        const uint16_t *sc = (const uint16_t *)w->part[1] + tile * tl.ng * SRT__TILE; \
+        for (t0 = 0; t0 < nfull; t0 += NT) { \
+            const uint8_t *p = (const uint8_t *)w->part[0] + srt__rd64(offs + tile * 8); \
+            __m512 y[NT]; \
+            for (j = 0; j < NT; j++) y[j] = _mm512_setzero_ps(); \
+            for (g = 0; g < tl.ng; g++) { \
+                __m512i acc[NT], acc2[NT]; \
+                uint64_t c1 = (g + 1) * cpg < tl.chunks ? (g + 1) * cpg : tl.chunks; \
+                for (j = 0; j < NT; j++) { acc[j] = _mm512_setzero_si512(); acc2[j] = acc[j]; } \
+                for (c = g * cpg; c < c1; c += 2) { \
+                    __m512i u0, u1; \
+                    _mm_prefetch((const char *)p + SRT__PREFETCH, _MM_HINT_T0); \
+                    if (c % 8 == 0) _mm_prefetch((const char *)(bm + c * 8) + SRT__PREFETCH / 4, _MM_HINT_T0); \
+                    SRT__SB_EXPAND(u0, c) \
+                    SRT__SB_EXPAND(u1, c + 1) \
+                    for (j = 0; j < NT; j++) { \
+                        const int8_t *qc = a->q + (uint64_t)(t0 + j) * a->kp + 4 * c; \
+                        acc[j] = _mm512_dpbusd_epi32(acc[j], u0, _mm512_set1_epi32(srt__ld32(qc))); \
+                        acc2[j] = _mm512_dpbusd_epi32(acc2[j], u1, _mm512_set1_epi32(srt__ld32(qc + 4))); \
+                    } \
+                } \
+                for (j = 0; j < NT; j++) { \
+                    uint64_t gi = (uint64_t)(t0 + j) * a->ng + g; \
+                    y[j] = srt__epilogue512(_mm512_add_epi32(acc[j], acc2[j]), 1, off, a->s[gi], sc + g * SRT__TILE, a->d[gi], y[j]); \
+                } \
+            } \
+            for (j = 0; j < NT; j++) srt__store512(mm, t0 + j, tile, y[j]); \
+        } \
+    } \
+    if (nfull < mm->n_tok) { \
+        srt__mm rest = *mm; \
+        srt__acts ra = *a; \
+        ra.q += (uint64_t)nfull * a->kp; ra.d += (uint64_t)nfull * a->ng; ra.s += (uint64_t)nfull * a->ng; \
+        rest.a = &ra; rest.n_tok = mm->n_tok - nfull; rest.y = mm->y + (uint64_t)nfull * mm->ldy; \
+        REST(&rest, tile0, tile1); \
+    } \
+}
+static void srt__sb_none(const srt__mm *mm, uint64_t tile0, uint64_t tile1) { (void)mm; (void)tile0; (void)tile1; }
+SRT__SB512(srt__sbq8_gemv_avx512, 0, 1, srt__sb_none)
+SRT__SB512(srt__sbq4_gemv_avx512, 1, 1, srt__sb_none)
+SRT__SB512(srt__sbq8_gemm_avx512, 0, 4, srt__sbq8_gemv_avx512)
+SRT__SB512(srt__sbq4_gemm_avx512, 1, 4, srt__sbq4_gemv_avx512)
+
+/* sb-bf16: each 16-column half of a 32-bit bitmap is spread to the odd bits of a 32-bit mask
+   (pdep), so vpexpandw puts each bf16 into the high half of its own 32-bit lane: the f32 value of
+   column k lands in lane k mod 16, the lane of the dense reference, with no conversion. Four rows
+   share each load of x; the half past K is masked as in the dense kernel. */
+#define SRT__AVX512SPB __attribute__((target("avx512f,avx512bw,avx512dq,avx512vl,avx512vnni,avx512vbmi,avx512vbmi2,fma,f16c,popcnt,bmi2")))
+static SRT__AVX512SPB void srt__sb_bf16_avx512(const srt__mm *mm, uint64_t tile0, uint64_t tile1) {
+    const srt__weights *w = mm->w;
+    uint64_t K = w->cols, nb = (K + 31) / 32, nh = K / 16, h;
+    uint64_t r = tile0 * SRT__TILE, r1 = tile1 * SRT__TILE < w->rows ? tile1 * SRT__TILE : w->rows;
+    const unsigned char *bmp = (const unsigned char *)w->part[1], *offs = (const unsigned char *)w->part[2];
+    const uint16_t *vals = (const uint16_t *)w->part[0];
+    const __mmask16 mt = (__mmask16)((1u << (K & 15)) - 1);
+    int t, i;
+#define SRT__SBF_HALF(I, FMA) { \
+        uint16_t m16_; uint32_t m_; \
+        memcpy(&m16_, bm[I] + h * 2, 2); m_ = m16_;   /* half h of a 32-bit bitmap (little-endian) */ \
+        __m512 v_ = _mm512_castsi512_ps(_mm512_maskz_expand_epi16(_pdep_u32(m_, 0xaaaaaaaau), _mm512_loadu_si512((const void *)p[I]))); \
+        if (h & 1) _mm_prefetch((const char *)p[I] + ahead, _MM_HINT_T0); \
+        p[I] += _mm_popcnt_u32(m_); \
+        FMA; }
+#define SRT__SBF_FULL(I) SRT__SBF_HALF(I, acc[I] = _mm512_fmadd_ps(v_, xv, acc[I]))
+#define SRT__SBF_TAIL(I) SRT__SBF_HALF(I, acc[I] = _mm512_mask3_fmadd_ps(v_, xv, acc[I], mt))
+    for (; r < r1; ) {
+        int nr = r1 - r >= 4 ? 4 : 1;
+        for (t = 0; t < mm->n_tok; t++) {
+            const float *x = mm->a->x + (uint64_t)t * K;
+            float *y = mm->y + (uint64_t)t * mm->ldy + r;
+            const uint16_t *p[4];
+            const unsigned char *bm[4];
+            __m512 acc[4], xv;
+            uint64_t ahead;
+            for (i = 0; i < nr; i++) {
+                p[i] = vals + srt__rd64(offs + (r + (uint64_t)i) * 8);
+                bm[i] = bmp + (r + (uint64_t)i) * nb * 4;
+                acc[i] = _mm512_setzero_ps();
+            }
+            /* prefetch the next four rows' values at the same place as these (their span ahead) */
+            ahead = (srt__rd64(offs + (r + (uint64_t)nr) * 8) - srt__rd64(offs + r * 8)) * 4 + 64;
+            for (h = 0; h < nh; h++) {
+                xv = _mm512_loadu_ps(x + 16 * h);
+                if (nr == 4) { SRT__SBF_FULL(0) SRT__SBF_FULL(1) SRT__SBF_FULL(2) SRT__SBF_FULL(3) }
+                else SRT__SBF_FULL(0)
+            }
+            if (mt) {
+                xv = _mm512_maskz_loadu_ps(mt, x + 16 * h);
+                if (nr == 4) { SRT__SBF_TAIL(0) SRT__SBF_TAIL(1) SRT__SBF_TAIL(2) SRT__SBF_TAIL(3) }
+                else SRT__SBF_TAIL(0)
+            }
+            for (i = 0; i < nr; i++) y[i] = srt__hsum512(acc[i]) + (mm->bias ? mm->bias[r + (uint64_t)i] : 0.0f);
+        }
+        r += (uint64_t)nr;
+    }
+#undef SRT__SBF_HALF
+#undef SRT__SBF_FULL
+#undef SRT__SBF_TAIL
+}
+
+/* s4x1 GEMV: four micro-tiles (64 weight bytes, lanes = micro-tile x row) per step; their column
+   indices become a vpermb pattern that gathers the activation bytes (q + 128, u8) from the 32-byte
+   segment, broadcast to both halves so that only index bits 0-4 count (as the reference's & 31).
+   sum w (q + 128) - 128 sum w = sum w q, exact in int32. */
+static SRT__AVX512SP __m128i srt__lanes4(__m512i v) {   /* sum of the four 128-bit lanes */
+    __m256i h = _mm256_add_epi32(_mm512_castsi512_si256(v), _mm512_extracti64x4_epi64(v, 1));
+    return _mm_add_epi32(_mm256_castsi256_si128(h), _mm256_extracti128_si256(h, 1));
+}
+static SRT__AVX512SP void srt__s4x1_gemv_avx512(const srt__mm *mm, uint64_t tile0, uint64_t tile1) {
+    const srt__weights *w = mm->w;
+    const srt__acts *a = mm->a;
+    srt__tiling tl = srt__tiling_of(SRT_Q8, w->rows, w->cols, w->group);
+    const int8_t *vals = (const int8_t *)w->part[0];
+    const uint8_t *idx = (const uint8_t *)w->part[2];
+    const unsigned char *offs = (const unsigned char *)w->part[3];
+    uint64_t nseg = tl.kp / SRT__SEG, spg = w->group / SRT__SEG, tile, bi, s, g;
+    const __m512i pat = _mm512_set_epi8(15, 14, 13, 12, 15, 14, 13, 12, 15, 14, 13, 12, 15, 14, 13, 12,
+                                        11, 10, 9, 8, 11, 10, 9, 8, 11, 10, 9, 8, 11, 10, 9, 8,
+                                        7, 6, 5, 4, 7, 6, 5, 4, 7, 6, 5, 4, 7, 6, 5, 4,
+                                        3, 2, 1, 0, 3, 2, 1, 0, 3, 2, 1, 0, 3, 2, 1, 0);
+    const __m512i ones = _mm512_set1_epi8(1), c80 = _mm512_set1_epi8((char)0x80);
+    int t;
+    for (t = 0; t < mm->n_tok; t++) {
+        const int8_t *q = a->q + (uint64_t)t * a->kp;
+        const float *dx = a->d + (uint64_t)t * a->ng;
+        for (tile = tile0; tile < tile1; tile++) {
+            const unsigned char *counts = offs + (tl.tiles + 1) * 8 + tile * 4 * nseg;
+            const uint16_t *sc = (const uint16_t *)w->part[1] + tile * tl.ng * SRT__TILE;
+            uint64_t pos[4], ahead = srt__rd64(offs + (tile + 1) * 8) - srt__rd64(offs + tile * 8);
+            __m128 yb[4];
+            float yt[SRT__TILE];
+            /* the four blocks run side by side (independent accumulators, one load of x per segment) */
+            pos[0] = srt__rd64(offs + tile * 8);
+            for (bi = 1; bi < 4; bi++) {
+                uint64_t n = 0;
+                for (s = 0; s < nseg; s++) n += counts[(bi - 1) * nseg + s];
+                pos[bi] = pos[bi - 1] + n;
+            }
+            for (bi = 0; bi < 4; bi++) yb[bi] = _mm_setzero_ps();
+            for (g = 0, s = 0; g < tl.ng; g++) {
+                uint64_t s1 = (g + 1) * spg < nseg ? (g + 1) * spg : nseg;
+                __m512i acc0 = _mm512_setzero_si512(), acc1 = acc0, acc2 = acc0, acc3 = acc0, ws0 = acc0, ws1 = acc0, ws2 = acc0, ws3 = acc0;
+                __m128 f4 = _mm_set1_ps(dx[g]);
+                for (; s < s1; s++) {
+                    __m512i qz = _mm512_xor_si512(_mm512_broadcast_i64x4(_mm256_loadu_si256((const __m256i *)(q + s * SRT__SEG))), c80);
+                    /* always two steps of 4 micro-tiles, masked to the count (<= 8): no branch on
+                       the count, which varies from segment to segment; the 4 blocks unrolled so that
+                       their accumulators stay in registers */
+#define SRT__S4V_BLOCK(B) { \
+                        uint64_t n = counts[(B) * nseg + s], k0 = n < 4 ? n : 4, k1 = n - k0, ps = pos[B]; \
+                        __mmask16 mi0 = (__mmask16)((1u << (4 * k0)) - 1), mi1 = (__mmask16)((1u << (4 * k1)) - 1); \
+                        __mmask64 mw0 = _cvtu64_mask64(k0 == 4 ? ~0ull : (1ull << (16 * k0)) - 1), mw1 = _cvtu64_mask64(k1 == 4 ? ~0ull : (1ull << (16 * k1)) - 1); \
+                        __m512i iv0 = _mm512_castsi128_si512(_mm_maskz_loadu_epi8(mi0, idx + ps * 4)), iv1 = _mm512_castsi128_si512(_mm_maskz_loadu_epi8(mi1, idx + ps * 4 + 16)); \
+                        __m512i wv0 = _mm512_maskz_loadu_epi8(mw0, vals + ps * 16), wv1 = _mm512_maskz_loadu_epi8(mw1, vals + ps * 16 + 64); \
+                        _mm_prefetch((const char *)(vals + (ps + ahead) * 16), _MM_HINT_T0); \
+                        acc##B = _mm512_dpbusd_epi32(acc##B, _mm512_permutexvar_epi8(_mm512_permutexvar_epi8(pat, iv0), qz), wv0); \
+                        ws##B = _mm512_dpbusd_epi32(ws##B, ones, wv0); \
+                        acc##B = _mm512_dpbusd_epi32(acc##B, _mm512_permutexvar_epi8(_mm512_permutexvar_epi8(pat, iv1), qz), wv1); \
+                        ws##B = _mm512_dpbusd_epi32(ws##B, ones, wv1); \
+                        pos[B] = ps + n; }
+                    SRT__S4V_BLOCK(0) SRT__S4V_BLOCK(1) SRT__S4V_BLOCK(2) SRT__S4V_BLOCK(3)
+#undef SRT__S4V_BLOCK
+                }
+#define SRT__S4V_END(B) { \
+                    __m128i r4 = srt__lanes4(_mm512_sub_epi32(acc##B, _mm512_slli_epi32(ws##B, 7))); \
+                    __m128 f = _mm_mul_ps(_mm_cvtph_ps(_mm_loadl_epi64((const __m128i *)(sc + g * SRT__TILE + 4 * (B)))), f4); \
+                    yb[B] = _mm_fmadd_ps(_mm_cvtepi32_ps(r4), f, yb[B]); }
+                SRT__S4V_END(0) SRT__S4V_END(1) SRT__S4V_END(2) SRT__S4V_END(3)
+#undef SRT__S4V_END
+            }
+            for (bi = 0; bi < 4; bi++) _mm_storeu_ps(yt + 4 * bi, yb[bi]);
+            srt__store512(mm, t, tile, _mm512_loadu_ps(yt));
+        }
+    }
+}
+
+/* s4x1 GEMM, four tokens at once: lanes = token x row of a block. Per micro-tile the 4 column
+   indices + 32 t form a vpermt2b pattern over the four tokens' 32-byte segments (q + 128), the 16
+   weight bytes are broadcast to the four tokens: one vpermt2b and one vpdpbusd per micro-tile and
+   4 tokens. 128 sum w per row and group is computed once per tile (wsum). */
+#define SRT__S4_MAXG 256
+static SRT__AVX512SP void srt__s4x1_gemm_avx512(const srt__mm *mm, uint64_t tile0, uint64_t tile1) {
+    const srt__weights *w = mm->w;
+    const srt__acts *a = mm->a;
+    srt__tiling tl = srt__tiling_of(SRT_Q8, w->rows, w->cols, w->group);
+    const int8_t *vals = (const int8_t *)w->part[0];
+    const uint8_t *idx = (const uint8_t *)w->part[2];
+    const unsigned char *offs = (const unsigned char *)w->part[3];
+    uint64_t nseg = tl.kp / SRT__SEG, spg = w->group / SRT__SEG, tile, bi, s, m;
+    const __m512i ones = _mm512_set1_epi8(1), c80 = _mm512_set1_epi8((char)0x80);
+    const __m512i tadd = _mm512_set_epi32(0x60606060, 0x60606060, 0x60606060, 0x60606060, 0x40404040, 0x40404040, 0x40404040, 0x40404040,
+                                          0x20202020, 0x20202020, 0x20202020, 0x20202020, 0, 0, 0, 0);
+    const __m512i tsel = _mm512_set_epi32(3, 3, 3, 3, 2, 2, 2, 2, 1, 1, 1, 1, 0, 0, 0, 0);
+    const __m512i b31 = _mm512_set1_epi8(31);
+    int32_t wsum[4 * SRT__S4_MAXG * 4];
+    int t0, n4 = mm->n_tok & ~3, j;
+    if (tl.ng > SRT__S4_MAXG) n4 = 0;   /* very many groups: all tokens through GEMV */
+    for (tile = tile0; tile < tile1 && n4; tile++) {
+        const unsigned char *counts = offs + (tl.tiles + 1) * 8 + tile * 4 * nseg;
+        const uint16_t *sc = (const uint16_t *)w->part[1] + tile * tl.ng * SRT__TILE;
+        uint64_t start[4], pos;
+        pos = srt__rd64(offs + tile * 8);
+        /* block starts and sum w per block, group and row */
+        for (bi = 0; bi < 4; bi++) {
+            __m512i ws = _mm512_setzero_si512();
+            start[bi] = pos;
+            for (s = 0; s < nseg; s++) {
+                uint64_t n = counts[bi * nseg + s];
+                for (m = 0; m < n; m += 4) {
+                    uint64_t k = n - m < 4 ? n - m : 4;
+                    __mmask64 mw = k == 4 ? ~(__mmask64)0 : (((__mmask64)1 << (16 * k)) - 1);
+                    ws = _mm512_dpbusd_epi32(ws, ones, _mm512_maskz_loadu_epi8(mw, vals + (pos + m) * 16));
+                }
+                pos += n;
+                if ((s + 1) % spg == 0 || s + 1 == nseg) {
+                    _mm_storeu_si128((__m128i *)(wsum + (bi * SRT__S4_MAXG + s / spg) * 4), _mm_slli_epi32(srt__lanes4(ws), 7));
+                    ws = _mm512_setzero_si512();
+                }
+            }
+        }
+        for (t0 = 0; t0 < n4; t0 += 4) {
+            const int8_t *q0 = a->q + (uint64_t)t0 * a->kp;
+            uint64_t p[4];
+            __m512 yb[4];
+            float yt[4][4 * 4];
+            for (bi = 0; bi < 4; bi++) { p[bi] = start[bi]; yb[bi] = _mm512_setzero_ps(); }
+            for (s = 0; s < nseg; ) {
+                uint64_t g = s / spg, s1 = (g + 1) * spg < nseg ? (g + 1) * spg : nseg;
+                __m512i acc[4];
+                __m512 f4, dxv;
+                for (bi = 0; bi < 4; bi++) acc[bi] = _mm512_setzero_si512();
+                for (; s < s1; s++) {
+                    const int8_t *qs = q0 + s * SRT__SEG;
+                    __m512i q01 = _mm512_inserti64x4(_mm512_castsi256_si512(_mm256_loadu_si256((const __m256i *)qs)), _mm256_loadu_si256((const __m256i *)(qs + a->kp)), 1);
+                    __m512i q23 = _mm512_inserti64x4(_mm512_castsi256_si512(_mm256_loadu_si256((const __m256i *)(qs + 2 * a->kp))), _mm256_loadu_si256((const __m256i *)(qs + 3 * a->kp)), 1);
+                    q01 = _mm512_xor_si512(q01, c80); q23 = _mm512_xor_si512(q23, c80);
+                    for (bi = 0; bi < 4; bi++) {
+                        uint64_t n = counts[bi * nseg + s];
+                        for (m = 0; m < n; m++) {
+                            __m512i pv = _mm512_add_epi8(_mm512_and_si512(_mm512_set1_epi32((int)srt__rd32(idx + (p[bi] + m) * 4)), b31), tadd);
+                            __m512i gv = _mm512_permutex2var_epi8(q01, pv, q23);
+                            acc[bi] = _mm512_dpbusd_epi32(acc[bi], gv, _mm512_broadcast_i32x4(_mm_loadu_si128((const __m128i *)(vals + (p[bi] + m) * 16))));
+                        }
+                        p[bi] += n;
+                    }
+                }
+                /* epilogue: lanes (token t, row i) */
+                dxv = _mm512_permutexvar_ps(tsel, _mm512_castps128_ps512(_mm_set_ps(a->d[(uint64_t)(t0 + 3) * a->ng + g], a->d[(uint64_t)(t0 + 2) * a->ng + g],
+                                                                                      a->d[(uint64_t)(t0 + 1) * a->ng + g], a->d[(uint64_t)t0 * a->ng + g])));
+                for (bi = 0; bi < 4; bi++) {
+                    __m512i ws = _mm512_broadcast_i32x4(_mm_loadu_si128((const __m128i *)(wsum + (bi * SRT__S4_MAXG + g) * 4)));
+                    f4 = _mm512_mul_ps(_mm512_broadcast_f32x4(_mm_cvtph_ps(_mm_loadl_epi64((const __m128i *)(sc + g * SRT__TILE + 4 * bi)))), dxv);
+                    yb[bi] = _mm512_fmadd_ps(_mm512_cvtepi32_ps(_mm512_sub_epi32(acc[bi], ws)), f4, yb[bi]);
+                }
+            }
+            for (bi = 0; bi < 4; bi++) _mm512_storeu_ps(yt[bi], yb[bi]);
+            for (j = 0; j < 4; j++) {
+                float row[SRT__TILE];
+                for (bi = 0; bi < 4; bi++) memcpy(row + 4 * bi, yt[bi] + 4 * j, 16);
+                srt__store512(mm, t0 + j, tile, _mm512_loadu_ps(row));
+            }
+        }
+    }
+    if (n4 < mm->n_tok) {
+        srt__mm rest = *mm;
+        srt__acts ra = *a;
+        ra.q += (uint64_t)n4 * a->kp; ra.d += (uint64_t)n4 * a->ng; ra.s += (uint64_t)n4 * a->ng;
+        rest.a = &ra; rest.n_tok = mm->n_tok - n4; rest.y = mm->y + (uint64_t)n4 * mm->ldy;
+        srt__s4x1_gemv_avx512(&rest, tile0, tile1);
+    }
+}
+
+/* s4x1 GEMM for 16+ tokens: lanes = 16 tokens. The activations (q + 128) are first transposed to
+   16 bytes per column (one per token: a vpgatherdd of 4 columns x 16 tokens and a vpermb per 4
+   columns); a micro-tile's 4 columns are then 4 loads of 16 bytes and one vpermb, and its 16
+   weights 4 vpdpbusd against the rows' broadcast 4 bytes (64 multiply-adds each); 128 sum w per row
+   and group is subtracted as in the 4-token kernel. Fewer than 16 tokens left: the 4-token kernel. */
+static SRT__AVX512SP void srt__s4x1_gemm16_avx512(const srt__mm *mm, uint64_t tile0, uint64_t tile1) {
+    const srt__weights *w = mm->w;
+    const srt__acts *a = mm->a;
+    srt__tiling tl = srt__tiling_of(SRT_Q8, w->rows, w->cols, w->group);
+    const int8_t *vals = (const int8_t *)w->part[0];
+    const uint8_t *idx = (const uint8_t *)w->part[2];
+    const unsigned char *offs = (const unsigned char *)w->part[3];
+    uint64_t nseg = tl.kp / SRT__SEG, spg = w->group / SRT__SEG, tile, bi, s, m, c, g;
+    const __m512i ones = _mm512_set1_epi8(1), c80 = _mm512_set1_epi8((char)0x80);
+    const __m512i tr = _mm512_set_epi8(63, 59, 55, 51, 47, 43, 39, 35, 31, 27, 23, 19, 15, 11, 7, 3,   /* byte 16 j + t <- 4 t + j */
+                                       62, 58, 54, 50, 46, 42, 38, 34, 30, 26, 22, 18, 14, 10, 6, 2,
+                                       61, 57, 53, 49, 45, 41, 37, 33, 29, 25, 21, 17, 13, 9, 5, 1,
+                                       60, 56, 52, 48, 44, 40, 36, 32, 28, 24, 20, 16, 12, 8, 4, 0);
+    const __m512i il = _mm512_set_epi8(63, 47, 31, 15, 62, 46, 30, 14, 61, 45, 29, 13, 60, 44, 28, 12,   /* byte 4 t + j <- 16 j + t */
+                                       59, 43, 27, 11, 58, 42, 26, 10, 57, 41, 25, 9, 56, 40, 24, 8,
+                                       55, 39, 23, 7, 54, 38, 22, 6, 53, 37, 21, 5, 52, 36, 20, 4,
+                                       51, 35, 19, 3, 50, 34, 18, 2, 49, 33, 17, 1, 48, 32, 16, 0);
+    int32_t wsum[4 * SRT__S4_MAXG * 4];
+    float ybuf[SRT__TILE][16], sf[16], dt[16];
+    uint8_t *qt;
+    int t0, n16 = mm->n_tok & ~15, t, i;
+    if (tl.ng > SRT__S4_MAXG || !n16 || tl.kp > (1u << 26) || !(qt = (uint8_t *)SRT_MALLOC((size_t)(tl.kp * (uint64_t)n16 + 64)))) n16 = 0;
+    for (t0 = 0; t0 < n16; t0 += 16) {   /* transpose: qt[kp t0 + 16 c + t] = q[t0 + t][c] + 128 */
+        const __m512i vidx = _mm512_mullo_epi32(_mm512_set_epi32(15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0), _mm512_set1_epi32((int)a->kp));
+        for (c = 0; c < tl.kp; c += 4) {
+            __m512i v = _mm512_i32gather_epi32(vidx, (const void *)(a->q + (uint64_t)t0 * a->kp + c), 1);
+            _mm512_storeu_si512((void *)(qt + (uint64_t)t0 * tl.kp + c * 16), _mm512_xor_si512(_mm512_permutexvar_epi8(tr, v), c80));
+        }
+    }
+    for (tile = tile0; tile < tile1 && n16; tile++) {
+        const unsigned char *counts = offs + (tl.tiles + 1) * 8 + tile * 4 * nseg;
+        const uint16_t *sc = (const uint16_t *)w->part[1] + tile * tl.ng * SRT__TILE;
+        uint64_t pos = srt__rd64(offs + tile * 8), start0[4];
+        for (bi = 0; bi < 4; bi++) {   /* block starts, 128 sum w per block, group and row */
+            start0[bi] = pos;
+            for (g = 0, s = 0; g < tl.ng; g++) {
+                uint64_t s1 = (g + 1) * spg < nseg ? (g + 1) * spg : nseg;
+                __m512i ws = _mm512_setzero_si512();
+                for (; s < s1; s++) {
+                    uint64_t n = counts[bi * nseg + s];
+                    for (m = 0; m < n; m += 4) {
+                        uint64_t k = n - m < 4 ? n - m : 4;
+                        __mmask64 mw = _cvtu64_mask64(k == 4 ? ~0ull : (1ull << (16 * k)) - 1);
+                        ws = _mm512_dpbusd_epi32(ws, ones, _mm512_maskz_loadu_epi8(mw, vals + (pos + m) * 16));
+                    }
+                    pos += n;
+                }
+                _mm_storeu_si128((__m128i *)(wsum + (bi * SRT__S4_MAXG + g) * 4), _mm_slli_epi32(srt__lanes4(ws), 7));
+            }
+        }
+        for (t0 = 0; t0 < n16; t0 += 16) {
+            uint64_t start[4];
+            for (bi = 0; bi < 4; bi++) start[bi] = start0[bi];
+            for (i = 0; i < (int)SRT__TILE; i++) _mm512_storeu_ps(ybuf[i], _mm512_setzero_ps());
+            for (g = 0, s = 0; g < tl.ng; g++) {
+                uint64_t s1 = (g + 1) * spg < nseg ? (g + 1) * spg : nseg, p[4];
+                __m512i acc[16];
+                __m512 dxv;
+                for (t = 0; t < 16; t++) dt[t] = a->d[(uint64_t)(t0 + t) * a->ng + g];
+                dxv = _mm512_loadu_ps(dt);
+                for (i = 0; i < 16; i++) acc[i] = _mm512_setzero_si512();
+                for (; s < s1; s++) {
+                    const uint8_t *qs = qt + (uint64_t)t0 * tl.kp + s * SRT__SEG * 16;
+#define SRT__S4M_BLOCK(B) { \
+                        uint64_t n = counts[(B) * nseg + s]; \
+                        for (m = 0; m < n; m++) { \
+                            uint32_t ix = srt__rd32(idx + (start[B] + m) * 4) & 0x1f1f1f1fu;   /* 4 column offsets, one load */ \
+                            const int8_t *wm = vals + (start[B] + m) * 16; \
+                            __m512i z = _mm512_castsi128_si512(_mm_loadu_si128((const __m128i *)(qs + (ix & 31u) * 16))); \
+                            z = _mm512_inserti32x4(z, _mm_loadu_si128((const __m128i *)(qs + (ix >> 8 & 31u) * 16)), 1); \
+                            z = _mm512_inserti32x4(z, _mm_loadu_si128((const __m128i *)(qs + (ix >> 16 & 31u) * 16)), 2); \
+                            z = _mm512_inserti32x4(z, _mm_loadu_si128((const __m128i *)(qs + (ix >> 24) * 16)), 3); \
+                            z = _mm512_permutexvar_epi8(il, z); \
+                            acc[(B) * 4 + 0] = _mm512_dpbusd_epi32(acc[(B) * 4 + 0], z, _mm512_set1_epi32(srt__ld32(wm))); \
+                            acc[(B) * 4 + 1] = _mm512_dpbusd_epi32(acc[(B) * 4 + 1], z, _mm512_set1_epi32(srt__ld32(wm + 4))); \
+                            acc[(B) * 4 + 2] = _mm512_dpbusd_epi32(acc[(B) * 4 + 2], z, _mm512_set1_epi32(srt__ld32(wm + 8))); \
+                            acc[(B) * 4 + 3] = _mm512_dpbusd_epi32(acc[(B) * 4 + 3], z, _mm512_set1_epi32(srt__ld32(wm + 12))); \
+                        } \
+                        start[B] += n; }
+                    SRT__S4M_BLOCK(0) SRT__S4M_BLOCK(1) SRT__S4M_BLOCK(2) SRT__S4M_BLOCK(3)
+#undef SRT__S4M_BLOCK
+                }
+                _mm512_storeu_ps(sf, _mm512_cvtph_ps(_mm256_loadu_si256((const __m256i *)(sc + g * SRT__TILE))));
+                for (i = 0; i < 16; i++) {   /* row i of the tile = block i / 4, row i % 4 */
+                    __m512i v = _mm512_sub_epi32(acc[i], _mm512_set1_epi32(wsum[((uint64_t)i / 4 * SRT__S4_MAXG + g) * 4 + (uint64_t)i % 4]));
+                    __m512 f = _mm512_mul_ps(_mm512_set1_ps(sf[i]), dxv);
+                    _mm512_storeu_ps(ybuf[i], _mm512_fmadd_ps(_mm512_cvtepi32_ps(v), f, _mm512_loadu_ps(ybuf[i])));
+                }
+                (void)p;
+            }
+            for (t = 0; t < 16; t++)
+                for (i = 0; i < (int)SRT__TILE; i++) {
+                    uint64_t r = tile * SRT__TILE + (uint64_t)i;
+                    if (r < w->rows) mm->y[(uint64_t)(t0 + t) * mm->ldy + r] = ybuf[i][t] + (mm->bias ? mm->bias[r] : 0.0f);
+                }
+        }
+    }
+    if (n16) SRT_FREE(qt);
+    if (n16 < mm->n_tok) {
+        srt__mm rest = *mm;
+        srt__acts ra = *a;
+        ra.q += (uint64_t)n16 * a->kp; ra.d += (uint64_t)n16 * a->ng; ra.s += (uint64_t)n16 * a->ng;
+        rest.a = &ra; rest.n_tok = mm->n_tok - n16; rest.y = mm->y + (uint64_t)n16 * mm->ldy;
+        srt__s4x1_gemm_avx512(&rest, tile0, tile1);
+    }
+}
+
+/* AVX2 (+ AVX-VNNI) sb-q8 / sb-q4, and every level on CPUs without VBMI2: table-driven expansion.
+   srt__sb_tbl[m] holds the pshufb control that expands the next popcount(m) packed bytes to the
+   set bits of the 8-bit mask m (0x80 = zero elsewhere); 16 bytes of a chunk take two entries, the
+   second one shifted by the first's popcount (0x80 + n keeps bit 7, so zeros stay zeros). The
+   dense AVX2 math follows on the two 32-byte halves (rows 0-7, 8-15): sb-q8 with |w| and sign(q, w)
+   (or u = w ^ 0x80 with VNNI), sb-q4 with u = e ^ 0x08 = value + 8, minus 8 sum(q). */
+#define SRT__PC8(m) (((m) & 1) + ((m) >> 1 & 1) + ((m) >> 2 & 1) + ((m) >> 3 & 1) + ((m) >> 4 & 1) + ((m) >> 5 & 1) + ((m) >> 6 & 1) + ((m) >> 7 & 1))
+#define SRT__TE(m, i) (((m) >> (i) & 1 ? (uint64_t)SRT__PC8((m) & ((1u << (i)) - 1)) : 0x80ull) << (8 * (i)))
+#define SRT__T1(m) (SRT__TE(m, 0) | SRT__TE(m, 1) | SRT__TE(m, 2) | SRT__TE(m, 3) | SRT__TE(m, 4) | SRT__TE(m, 5) | SRT__TE(m, 6) | SRT__TE(m, 7))
+#define SRT__T4(m) SRT__T1(m), SRT__T1((m) + 1), SRT__T1((m) + 2), SRT__T1((m) + 3)
+#define SRT__T16(m) SRT__T4(m), SRT__T4((m) + 4), SRT__T4((m) + 8), SRT__T4((m) + 12)
+#define SRT__T64(m) SRT__T16(m), SRT__T16((m) + 16), SRT__T16((m) + 32), SRT__T16((m) + 48)
+static const uint64_t srt__sb_tbl[256] = {SRT__T64(0u), SRT__T64(64u), SRT__T64(128u), SRT__T64(192u)};
+static SRT__AVX2 __m128i srt__sb_expand16(const uint8_t *src, uint32_t m16, uint64_t *used) {
+    uint32_t m0 = m16 & 0xffu, m1 = m16 >> 8 & 0xffu;
+    uint64_t n0 = (uint64_t)_mm_popcnt_u32(m0);
+    __m128i ctrl = _mm_set_epi64x((long long)(srt__sb_tbl[m1] + n0 * 0x0101010101010101ull), (long long)srt__sb_tbl[m0]);
+    *used = n0 + (uint64_t)_mm_popcnt_u32(m1);
+    return _mm_shuffle_epi8(_mm_loadu_si128((const __m128i *)src), ctrl);
+}
+/* The dense 64-byte chunk c of a sb-q8 / sb-q4 tile from its packed values at *pp (advanced). */
+static SRT__AVX2 void srt__sb_expand_chunk(int q4, const uint8_t **pp, uint64_t m, __m256i *lo, __m256i *hi) {
+    const uint8_t *src = *pp;
+    uint8_t buf[128];
+    uint64_t n, used = 0;
+    __m128i e0, e1, e2, e3;
+    if (q4) {   /* nibbles to one per byte first: nibble 2i in the low half of packed byte i */
+        __m256i v = _mm256_loadu_si256((const __m256i *)src), lo4 = _mm256_set1_epi8(0x0f);
+        __m256i l = _mm256_and_si256(v, lo4), h = _mm256_and_si256(_mm256_srli_epi16(v, 4), lo4);
+        __m256i a = _mm256_unpacklo_epi8(l, h), b = _mm256_unpackhi_epi8(l, h);
+        _mm256_storeu_si256((__m256i *)buf, _mm256_permute2x128_si256(a, b, 0x20));
+        _mm256_storeu_si256((__m256i *)(buf + 32), _mm256_permute2x128_si256(a, b, 0x31));
+        src = buf;
+    }
+    e0 = srt__sb_expand16(src, (uint32_t)(m & 0xffff), &n); used += n;
+    e1 = srt__sb_expand16(src + used, (uint32_t)(m >> 16 & 0xffff), &n); used += n;
+    e2 = srt__sb_expand16(src + used, (uint32_t)(m >> 32 & 0xffff), &n); used += n;
+    e3 = srt__sb_expand16(src + used, (uint32_t)(m >> 48), &n); used += n;
+    *lo = _mm256_set_m128i(e1, e0);
+    *hi = _mm256_set_m128i(e3, e2);
+    *pp += q4 ? (used + 1) / 2 : used;
+}
+#define SRT__SB256(NAME, ATTR, Q4, VNNI) \
+static ATTR void NAME(const srt__mm *mm, uint64_t tile0, uint64_t tile1) { \
+    const srt__weights *w = mm->w; \
+    const srt__acts *a = mm->a; \
+    srt__tiling tl = srt__tiling_of(SRT_Q8, w->rows, w->cols, w->group); \
+    const int off = (Q4) ? 8 : (VNNI) ? 128 : 0; \
+    const __m256i flip = _mm256_set1_epi8((char)((Q4) ? 0x08 : 0x80)), ones16 = _mm256_set1_epi16(1); \
+    const unsigned char *offs = (const unsigned char *)w->part[3]; \
+    uint64_t cpg = w->group / 4, tile, g, c; \
+    int t; \
+    (void)flip; (void)ones16; \
+    for (tile = tile0; tile < tile1; tile++) { \
+        const unsigned char *bm = (const unsigned char *)w->part[2] + tile * tl.chunks * 8; \
+        const uint16_t *sc = (const uint16_t *)w->part[1] + tile * tl.ng * SRT__TILE; \
+        for (t = 0; t < mm->n_tok; t++) { \
+            const uint8_t *p = (const uint8_t *)w->part[0] + srt__rd64(offs + tile * 8); \
+            const int8_t *q = a->q + (uint64_t)t * a->kp; \
+            __m256 y0 = _mm256_setzero_ps(), y1 = y0; \
+            for (g = 0; g < tl.ng; g++) { \
+                __m256i a0 = _mm256_setzero_si256(), a1 = a0; \
+                uint64_t c1 = (g + 1) * cpg < tl.chunks ? (g + 1) * cpg : tl.chunks, gi = (uint64_t)t * a->ng + g; \
+                for (c = g * cpg; c < c1; c++) { \
+                    __m256i e0, e1, qb = _mm256_set1_epi32(srt__ld32(q + 4 * c)); \
+                    _mm_prefetch((const char *)p + SRT__PREFETCH, _MM_HINT_T0); \
+                    srt__sb_expand_chunk(Q4, &p, srt__rd64(bm + c * 8), &e0, &e1); \
+                    if (VNNI) { \
+                        a0 = SRT__SB_DPBUSD(a0, _mm256_xor_si256(e0, flip), qb); \
+                        a1 = SRT__SB_DPBUSD(a1, _mm256_xor_si256(e1, flip), qb); \
+                    } else if (Q4) { \
+                        a0 = _mm256_add_epi32(a0, _mm256_madd_epi16(_mm256_maddubs_epi16(_mm256_xor_si256(e0, flip), qb), ones16)); \
+                        a1 = _mm256_add_epi32(a1, _mm256_madd_epi16(_mm256_maddubs_epi16(_mm256_xor_si256(e1, flip), qb), ones16)); \
+                    } else { \
+                        a0 = _mm256_add_epi32(a0, _mm256_madd_epi16(_mm256_maddubs_epi16(_mm256_abs_epi8(e0), _mm256_sign_epi8(qb, e0)), ones16)); \
+                        a1 = _mm256_add_epi32(a1, _mm256_madd_epi16(_mm256_maddubs_epi16(_mm256_abs_epi8(e1), _mm256_sign_epi8(qb, e1)), ones16)); \
+                    } \
+                } \
+                y0 = srt__epilogue256(a0, 1, off, a->s[gi], sc + g * SRT__TILE, a->d[gi], y0); \
+                y1 = srt__epilogue256(a1, 1, off, a->s[gi], sc + g * SRT__TILE + 8, a->d[gi], y1); \
+            } \
+            srt__store256(mm, t, tile * SRT__TILE, y0); \
+            srt__store256(mm, t, tile * SRT__TILE + 8, y1); \
+        } \
+    } \
+}
+#define SRT__SB_DPBUSD(acc, u, q) _mm256_dpbusd_avx_epi32(acc, u, q)
+#define SRT__AVX2P __attribute__((target("avx2,fma,f16c,popcnt")))
+#define SRT__AVXVNNIP __attribute__((target("avx2,fma,f16c,popcnt,avxvnni")))
+SRT__SB256(srt__sbq8_avx2, SRT__AVX2P, 0, 0)
+SRT__SB256(srt__sbq4_avx2, SRT__AVX2P, 1, 0)
+SRT__SB256(srt__sbq8_avxvnni, SRT__AVXVNNIP, 0, 1)
+SRT__SB256(srt__sbq4_avxvnni, SRT__AVXVNNIP, 1, 1)
+
+/* AVX2 sb-bf16: 8 bf16 at a time expanded by a pshufb control per 8-bit mask (two bytes per
+   element), widened to f32; lanes 0-7 and 8-15 of the dense float reference are two accumulators;
+   the tail (K mod 16 columns) and the reduction are done on the stored lanes as the reference does. */
+#define SRT__TW(m, i) (((m) >> (i) & 1 ? (uint64_t)(2 * SRT__PC8((m) & ((1u << (i)) - 1)) | (2 * SRT__PC8((m) & ((1u << (i)) - 1)) + 1) << 8) : 0x8080ull) << (16 * ((i) & 3)))
+#define SRT__TW1(m) (SRT__TW(m, 0) | SRT__TW(m, 1) | SRT__TW(m, 2) | SRT__TW(m, 3)), (SRT__TW(m, 4) | SRT__TW(m, 5) | SRT__TW(m, 6) | SRT__TW(m, 7))
+#define SRT__TW4(m) SRT__TW1(m), SRT__TW1((m) + 1), SRT__TW1((m) + 2), SRT__TW1((m) + 3)
+#define SRT__TW16(m) SRT__TW4(m), SRT__TW4((m) + 4), SRT__TW4((m) + 8), SRT__TW4((m) + 12)
+#define SRT__TW64(m) SRT__TW16(m), SRT__TW16((m) + 16), SRT__TW16((m) + 32), SRT__TW16((m) + 48)
+static const uint64_t srt__sb_tbl16[512] = {SRT__TW64(0u), SRT__TW64(64u), SRT__TW64(128u), SRT__TW64(192u)};
+static SRT__AVX2P __m256 srt__sbf_expand8(const uint16_t **pp, uint32_t m8) {
+    __m128i ctrl = _mm_loadu_si128((const __m128i *)(srt__sb_tbl16 + 2 * m8));
+    __m128i v = _mm_shuffle_epi8(_mm_loadu_si128((const __m128i *)*pp), ctrl);
+    *pp += _mm_popcnt_u32(m8);
+    return _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_cvtepu16_epi32(v), 16));
+}
+static SRT__AVX2P void srt__sb_bf16_avx2(const srt__mm *mm, uint64_t tile0, uint64_t tile1) {
+    const srt__weights *w = mm->w;
+    uint64_t K = w->cols, nb = (K + 31) / 32, kt = K & ~(uint64_t)15, k;
+    uint64_t r = tile0 * SRT__TILE, r1 = tile1 * SRT__TILE < w->rows ? tile1 * SRT__TILE : w->rows;
+    const unsigned char *bmp = (const unsigned char *)w->part[1], *offs = (const unsigned char *)w->part[2];
+    int t, j, h;
+    for (; r < r1; r++)
+        for (t = 0; t < mm->n_tok; t++) {
+            const float *x = mm->a->x + (uint64_t)t * K;
+            const uint16_t *p = (const uint16_t *)w->part[0] + srt__rd64(offs + r * 8);
+            const unsigned char *bm = bmp + r * nb * 4;
+            __m256 lo = _mm256_setzero_ps(), hi = lo;
+            float s[16];
+            for (k = 0; k < kt; k += 16) {
+                uint32_t m = srt__rd32(bm + k / 32 * 4) >> (k & 16);
+                _mm_prefetch((const char *)p + SRT__PREFETCH, _MM_HINT_T0);
+                lo = _mm256_fmadd_ps(srt__sbf_expand8(&p, m & 0xffu), _mm256_loadu_ps(x + k), lo);
+                hi = _mm256_fmadd_ps(srt__sbf_expand8(&p, m >> 8 & 0xffu), _mm256_loadu_ps(x + k + 8), hi);
+            }
+            _mm256_storeu_ps(s, lo); _mm256_storeu_ps(s + 8, hi);
+            for (; k < K; k++) {
+                float wv = 0.0f;
+                if (srt__rd32(bm + k / 32 * 4) >> (k & 31) & 1) wv = srt_bf16_to_f32(*p++);
+                s[k & 15] = fmaf(wv, x[k], s[k & 15]);
+            }
+            for (h = 8; h; h >>= 1) for (j = 0; j < h; j++) s[j] += s[j + h];
+            mm->y[(uint64_t)t * mm->ldy + r] = s[0] + (mm->bias ? mm->bias[r] : 0.0f);
+        }
+}
+
+/* AVX2 s4x1 (any token count): two micro-tiles per 256-bit step, lanes = micro-tile x row; their
+   4 activation bytes each are gathered with scalar loads and broadcast; |w| x sign(q, w) with
+   vpmaddubsw + vpmaddwd as the dense AVX2 Q8 kernel (no saturation: |w|, |q| <= 127). */
+static SRT__AVX2P void srt__s4x1_avx2(const srt__mm *mm, uint64_t tile0, uint64_t tile1) {
+    const srt__weights *w = mm->w;
+    const srt__acts *a = mm->a;
+    srt__tiling tl = srt__tiling_of(SRT_Q8, w->rows, w->cols, w->group);
+    const int8_t *vals = (const int8_t *)w->part[0];
+    const uint8_t *idx = (const uint8_t *)w->part[2];
+    const unsigned char *offs = (const unsigned char *)w->part[3];
+    uint64_t nseg = tl.kp / SRT__SEG, spg = w->group / SRT__SEG, tile, bi, s, m;
+    const __m256i ones16 = _mm256_set1_epi16(1);
+    int t;
+    for (tile = tile0; tile < tile1; tile++)
+        for (t = 0; t < mm->n_tok; t++) {
+            const int8_t *q = a->q + (uint64_t)t * a->kp;
+            const unsigned char *counts = offs + (tl.tiles + 1) * 8 + tile * 4 * nseg;
+            const uint16_t *sc = (const uint16_t *)w->part[1] + tile * tl.ng * SRT__TILE;
+            uint64_t pos = srt__rd64(offs + tile * 8);
+            float yt[SRT__TILE];
+            for (bi = 0; bi < 4; bi++) {
+                __m256i acc = _mm256_setzero_si256();
+                __m128 yb = _mm_setzero_ps();
+                for (s = 0; s < nseg; s++) {
+                    const int8_t *qs = q + s * SRT__SEG;
+                    uint64_t n = counts[bi * nseg + s];
+                    for (m = 0; m < n; m += 2) {
+                        const uint8_t *ix = idx + (pos + m) * 4;
+                        int32_t g0 = (int32_t)((uint32_t)(uint8_t)qs[ix[0] & 31] | (uint32_t)(uint8_t)qs[ix[1] & 31] << 8 |
+                                               (uint32_t)(uint8_t)qs[ix[2] & 31] << 16 | (uint32_t)(uint8_t)qs[ix[3] & 31] << 24), g1 = 0;
+                        __m256i wv, qv;
+                        if (m + 1 < n) {
+                            g1 = (int32_t)((uint32_t)(uint8_t)qs[ix[4] & 31] | (uint32_t)(uint8_t)qs[ix[5] & 31] << 8 |
+                                           (uint32_t)(uint8_t)qs[ix[6] & 31] << 16 | (uint32_t)(uint8_t)qs[ix[7] & 31] << 24);
+                            wv = _mm256_loadu_si256((const __m256i *)(vals + (pos + m) * 16));
+                        } else wv = _mm256_inserti128_si256(_mm256_setzero_si256(), _mm_loadu_si128((const __m128i *)(vals + (pos + m) * 16)), 0);
+                        qv = _mm256_set_epi32(g1, g1, g1, g1, g0, g0, g0, g0);
+                        acc = _mm256_add_epi32(acc, _mm256_madd_epi16(_mm256_maddubs_epi16(_mm256_abs_epi8(wv), _mm256_sign_epi8(qv, wv)), ones16));
+                    }
+                    pos += n;
+                    if ((s + 1) % spg == 0 || s + 1 == nseg) {
+                        uint64_t g = s / spg;
+                        __m128i r4 = _mm_add_epi32(_mm256_castsi256_si128(acc), _mm256_extracti128_si256(acc, 1));
+                        __m128 f = _mm_mul_ps(_mm_cvtph_ps(_mm_loadl_epi64((const __m128i *)(sc + g * SRT__TILE + 4 * bi))), _mm_set1_ps(a->d[(uint64_t)t * a->ng + g]));
+                        yb = _mm_fmadd_ps(_mm_cvtepi32_ps(r4), f, yb);
+                        acc = _mm256_setzero_si256();
+                    }
+                }
+                _mm_storeu_ps(yt + 4 * bi, yb);
+            }
+            srt__store256(mm, t, tile * SRT__TILE, _mm256_loadu_ps(yt));
+            srt__store256(mm, t, tile * SRT__TILE + 8, _mm256_loadu_ps(yt + 8));
+        }
+}
+
+#if SRT__HAVE_AMX
+/* AMX GEMM (8+ tokens) for sb-q8 / sb-q4: each chunk is expanded (vpexpandb) into the B tile
+   buffer, which then is exactly the dense B tile: sb-q8 int8 values (tdpbssd, no offset), sb-q4
+   u = value + 8 (tdpbsud, minus 8 sum(q)); the epilogue is the AVX-512 one. */
+#define SRT__AMXSP __attribute__((target("avx512f,avx512bw,avx512dq,avx512vl,avx512vnni,avx512vbmi,avx512vbmi2,fma,f16c,popcnt,amx-tile,amx-int8")))
+static SRT__AMXSP void srt__sb_amx(const srt__mm *mm, uint64_t tile0, uint64_t tile1) {
+    const srt__weights *w = mm->w;
+    const srt__acts *a = mm->a;
+    srt__tiling tl = srt__tiling_of(SRT_Q8, w->rows, w->cols, w->group);
+    const int q4 = w->format == SRT_SB_Q4;
+    const __m512i lo4 = _mm512_set1_epi16(0x0f0f), f8 = _mm512_set1_epi8(8);
+    const unsigned char *offs = (const unsigned char *)w->part[3];
+    int32_t cbuf[16 * 16];
+    uint8_t bbuf[16 * 64];
+    srt__tilecfg cfg;
+    uint64_t kg = (w->group % 64 == 0 && tl.kp % 64 == 0) ? 64 : 32, k, k1, tile, g, c;
+    int t0, nt, t;
+    for (t0 = 0; t0 < mm->n_tok; t0 += 16) {
+        nt = mm->n_tok - t0 < 16 ? mm->n_tok - t0 : 16;
+        memset(&cfg, 0, sizeof cfg);
+        cfg.palette = 1;
+        cfg.rows[0] = (uint8_t)nt; cfg.colsb[0] = 64;
+        cfg.rows[1] = (uint8_t)nt; cfg.colsb[1] = (uint16_t)kg;
+        cfg.rows[2] = (uint8_t)(kg / 4); cfg.colsb[2] = 64;
+        _tile_loadconfig(&cfg);
+        for (tile = tile0; tile < tile1; tile++) {
+            const uint8_t *p = (const uint8_t *)w->part[0] + srt__rd64(offs + tile * 8);
+            const unsigned char *bm = (const unsigned char *)w->part[2] + tile * tl.chunks * 8;
+            const uint16_t *sc = (const uint16_t *)w->part[1] + tile * tl.ng * SRT__TILE;
+            __m512 y[16];
+            for (t = 0; t < nt; t++) y[t] = _mm512_setzero_ps();
+            for (g = 0; g < tl.ng; g++) {
+                k1 = (g + 1) * w->group < tl.kp ? (g + 1) * w->group : tl.kp;
+                _tile_zero(0);
+                for (k = g * w->group; k < k1; k += kg) {
+                    _tile_loadd(1, a->q + (uint64_t)t0 * a->kp + k, (long)a->kp);
+                    for (c = k / 4; c < (k + kg) / 4; c++) {
+                        uint64_t m = srt__rd64(bm + c * 8);
+                        __m512i e;
+                        if (q4) {
+                            __m512i w16 = _mm512_cvtepu8_epi16(_mm256_loadu_si256((const __m256i *)p));
+                            w16 = _mm512_ternarylogic_epi32(w16, _mm512_slli_epi16(w16, 4), lo4, 0xa8);
+                            e = _mm512_xor_si512(_mm512_maskz_expand_epi8(m, w16), f8);
+                            p += ((uint64_t)_mm_popcnt_u64(m) + 1) >> 1;
+                        } else {
+                            e = _mm512_maskz_expandloadu_epi8(m, (const void *)p);
+                            p += (uint64_t)_mm_popcnt_u64(m);
+                        }
+                        _mm512_storeu_si512((void *)(bbuf + (c - k / 4) * 64), e);
+                    }
+                    _tile_loadd(2, bbuf, 64);
+                    if (q4) _tile_dpbsud(0, 1, 2);
+                    else _tile_dpbssd(0, 1, 2);
+                }
+                _tile_stored(0, cbuf, 64);
+                for (t = 0; t < nt; t++) {
+                    uint64_t gi = (uint64_t)(t0 + t) * a->ng + g;
+                    y[t] = srt__epilogue512(_mm512_loadu_si512((const void *)(cbuf + 16 * t)), 1, q4 ? 8 : 0, a->s[gi], sc + g * SRT__TILE, a->d[gi], y[t]);
+                }
+            }
+            for (t = 0; t < nt; t++) srt__store512(mm, t0 + t, tile, y[t]);
+        }
+        _tile_release();
+    }
+}
+#endif
+
+/* The sparse kernel for a format at an ISA level; NULL = the portable reference. */
+static srt__kernel_fn srt__x86_sparse_kernel(srt_isa isa, srt_format f, int n_tok) {
+    if (isa < SRT_ISA_AVX512 || !srt__x86_vbmi2()) {   /* AVX2 / AVX-VNNI, and AVX-512 without VBMI2 */
+        int vnni = isa >= SRT_ISA_AVXVNNI && (srt__x86_levels() >> SRT_ISA_AVXVNNI & 1);
+        if (isa < SRT_ISA_AVX2) return NULL;
+        if (f == SRT_SB_Q8) return vnni ? srt__sbq8_avxvnni : srt__sbq8_avx2;
+        if (f == SRT_SB_Q4) return vnni ? srt__sbq4_avxvnni : srt__sbq4_avx2;
+        if (f == SRT_SB_BF16) return srt__sb_bf16_avx2;
+        if (f == SRT_S4X1) return srt__s4x1_avx2;
+        return NULL;
+    }
+#if SRT__HAVE_AMX
+    if (isa >= SRT_ISA_AMX && n_tok >= 8 && (f == SRT_SB_Q8 || f == SRT_SB_Q4)) return srt__sb_amx;
+#endif
+    switch (f) {
+        case SRT_SB_BF16: return srt__sb_bf16_avx512;
+        case SRT_SB_Q8: return n_tok >= 4 ? srt__sbq8_gemm_avx512 : srt__sbq8_gemv_avx512;
+        case SRT_SB_Q4: return n_tok >= 4 ? srt__sbq4_gemm_avx512 : srt__sbq4_gemv_avx512;
+        case SRT_S4X1: return n_tok >= 16 ? srt__s4x1_gemm16_avx512 : n_tok >= 4 ? srt__s4x1_gemm_avx512 : srt__s4x1_gemv_avx512;
+        default: return NULL;
+    }
+}
+
 /* ---------------------------------------------------------------- dispatch */
 static srt__kernel_fn srt__x86_kernel(srt_isa isa, srt_format f, int n_tok) {
     int i = f == SRT_Q8 ? 0 : f == SRT_Q4 ? 1 : (f == SRT_Q2 || f == SRT_TQ) ? 2 : f == SRT_Q1 ? 3 : -1;
@@ -627,6 +1341,7 @@ static srt__kernel_fn srt__x86_kernel(srt_isa isa, srt_format f, int n_tok) {
     static const srt__kernel_fn gemm512[4] = {srt__q8_gemm_avx512, srt__q4_gemm_avx512, srt__q2_gemm_avx512, srt__q1_gemm_avx512};
     static const srt__kernel_fn vnni[4] = {srt__q8_avxvnni, srt__q4_avxvnni, srt__q2_avxvnni, srt__q1_avxvnni};
     static const srt__kernel_fn avx2[4] = {srt__q8_avx2, srt__q4_avx2, srt__q2_avx2, srt__q1_avx2};
+    if (srt_format_is_sparse(f)) return srt__x86_sparse_kernel(isa, f, n_tok);
 #if SRT__HAVE_AMX
     static const srt__kernel_fn amx[4] = {srt__q8_amx, srt__q4_amx, srt__q2_amx, srt__q1_amx};
     if (isa >= SRT_ISA_AMX && i >= 0 && n_tok >= 8) return amx[i];

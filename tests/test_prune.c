@@ -77,6 +77,19 @@ static float *tensor(const srt_file *f, const char *name, uint64_t *rows, uint64
     }
     return NULL;
 }
+/* The stored format of tensor `name`; -1 if absent. */
+static int tensor_format(const srt_file *f, const char *name) {
+    uint64_t at, nt, i;
+    if (!f->b || f->n < 128) return -1;
+    at = u64at(f->b + 32); nt = u32at(f->b + 52);
+    for (i = 0; i < nt && at + 4 <= f->n; i++) {
+        uint32_t nl = u32at(f->b + at);
+        const unsigned char *e = f->b + at + 4 + nl;
+        if (nl == strlen(name) && memcmp(f->b + at + 4, name, nl) == 0) return (int)u32at(e);
+        at += 4 + nl + 28 + 24ull * u32at(e + 24);
+    }
+    return -1;
+}
 static srt_file open_srt(const char *path) { srt_file f; f.b = (unsigned char *)srt_test_read_file(path, &f.n); return f; }
 
 static const char *kinds[7] = {"attn_q", "attn_k", "attn_v", "attn_output", "ffn_gate", "ffn_up", "ffn_down"};
@@ -291,6 +304,93 @@ static void test_pruning(void) {
     }
 }
 
+/* ---------------------------------------------------------------- --sparse-format */
+/* Greedy logits after a prompt; malloc'd copy, NULL on failure. */
+static float *prompt_logits(const char *path, int *n_vocab) {
+    srt_model *m = NULL;
+    srt_session *s = NULL;
+    srt_model_desc md;
+    srt_session_desc sd;
+    const float *lg;
+    float *out = NULL;
+    memset(&md, 0, sizeof md); memset(&sd, 0, sizeof sd);
+    md.n_threads = 2;
+    if (srt_model_load(path, &md, &m) == SRT_OK && srt_session_create(m, &sd, &s) == SRT_OK &&
+        srt_session_prompt(s, "Once upon a time, a little dog", 0) == SRT_OK && (lg = srt_session_logits(s)) != NULL) {
+        *n_vocab = srt_vocab_size(m);
+        if ((out = (float *)malloc(sizeof(float) * (size_t)*n_vocab)) != NULL) memcpy(out, lg, sizeof(float) * (size_t)*n_vocab);
+    }
+    srt_session_destroy(s);
+    srt_model_free(m);
+    return out;
+}
+
+static void test_sparse_format(void) {
+    srt_file sb, s4, s4w, low;
+    float *a, *b;
+    int na = 0, nb = 0, l, k, ok_fmt = 1, ok_blocks = 1, ok_wblocks = 1;
+    char name[64];
+    /* sb: the SB counterpart of each dense choice, computing exactly what the dense pack does */
+    CHECK(run("build/srt-pack -q --weights q8 --sparsity 0.5 --prune magnitude " SRC " " D "mq8.srt > /dev/null") == 0 &&
+          run("build/srt-pack -q --weights q8 --sparsity 0.5 --prune magnitude --sparse-format sb " SRC " " D "sbq8.srt > /dev/null") == 0 &&
+          run("build/srt-pack -q --weights bf16 --sparsity 0.5 --prune magnitude " SRC " " D "mbf16.srt > /dev/null") == 0 &&
+          run("build/srt-pack -q --weights bf16 --sparsity 0.5 --prune magnitude --sparse-format sb " SRC " " D "sbbf16.srt > /dev/null") == 0 &&
+          run("build/srt-pack -q --weights q4 --group 32 --sparsity 0.5 --prune magnitude --sparse-format sb " SRC " " D "sbq4.srt > /dev/null") == 0,
+          "srt-pack --sparse-format sb with q8, bf16 and q4");
+    sb = open_srt(D "sbq8.srt");
+    CHECK(tensor_format(&sb, "blk.3.ffn_up.weight") == SRT_SB_Q8 && tensor_format(&sb, "token_embd.weight") == SRT_Q8, "--weights q8 --sparse-format sb: pruned tensors are sb-q8, kept-dense ones q8");
+    free(sb.b);
+    sb = open_srt(D "sbbf16.srt");
+    CHECK(tensor_format(&sb, "blk.0.attn_q.weight") == SRT_SB_BF16, "--weights bf16 --sparse-format sb: sb-bf16");
+    free(sb.b);
+    sb = open_srt(D "sbq4.srt");
+    CHECK(tensor_format(&sb, "blk.0.ffn_down.weight") == SRT_SB_Q4, "--weights q4 --sparse-format sb: sb-q4");
+    free(sb.b);
+    a = prompt_logits(D "mq8.srt", &na); b = prompt_logits(D "sbq8.srt", &nb);
+    CHECK(a && b && na == nb && memcmp(a, b, sizeof(float) * (size_t)na) == 0, "sb-q8 logits equal the dense q8 pack of the same pruned weights bit for bit");
+    free(a); free(b);
+    a = prompt_logits(D "mbf16.srt", &na); b = prompt_logits(D "sbbf16.srt", &nb);
+    CHECK(a && b && na == nb && memcmp(a, b, sizeof(float) * (size_t)na) == 0, "sb-bf16 logits equal the dense bf16 pack of the same pruned weights bit for bit");
+    free(a); free(b);
+    /* s4x1: whole 4x1 blocks pruned (magnitude: per tensor; wanda: per 4-row block), below the
+       break-even the tensor is stored q8 */
+    CHECK(run("build/srt-pack -q --weights q8 --sparsity 0.6 --prune magnitude --sparse-format s4x1 " SRC " " D "s4.srt > /dev/null") == 0 &&
+          run("build/srt-pack -q --weights q8 --sparsity 0.6 --prune wanda --calib tests/data/calib.txt --sparse-format s4x1 " SRC " " D "s4w.srt > /dev/null") == 0 &&
+          run("build/srt-pack --weights q8 --sparsity 0.3 --sparse-format s4x1 " SRC " " D "s4low.srt > /dev/null 2> " D "s4low.err") == 0,
+          "srt-pack --sparse-format s4x1 (magnitude and wanda at 0.6, magnitude at 0.3)");
+    s4 = open_srt(D "s4.srt"); s4w = open_srt(D "s4w.srt"); low = open_srt(D "s4low.srt");
+    for (l = 0; l < N_LAYER; l++)
+        for (k = 0; k < 7; k++) {
+            uint64_t r, c, r2, c2, i, j, zb = 0, nbk;
+            float *w, *ww;
+            snprintf(name, sizeof name, "blk.%d.%s.weight", l, kinds[k]);
+            if (tensor_format(&s4, name) != SRT_S4X1 || tensor_format(&s4w, name) != SRT_S4X1 || tensor_format(&low, name) != SRT_Q8) ok_fmt = 0;
+            w = tensor(&s4, name, &r, &c); ww = tensor(&s4w, name, &r2, &c2);
+            if (!w || !ww || r != r2 || c != c2) { ok_blocks = ok_wblocks = 0; free(w); free(ww); continue; }
+            nbk = (r + 3) / 4 * c;
+            for (i = 0; i < r; i += 4) {
+                uint64_t zrow = 0;
+                for (j = 0; j < c; j++) {
+                    uint64_t rr, z = 0, zw = 0, n = 0;
+                    for (rr = i; rr < i + 4 && rr < r; rr++, n++) { z += w[rr * c + j] == 0.0f; zw += ww[rr * c + j] == 0.0f; }
+                    if (z == n) zb++;
+                    if (zw == n) zrow++;
+                }
+                if (zrow != (uint64_t)floor(0.6 * (double)c + 0.5)) ok_wblocks = 0;
+            }
+            if (zb != (uint64_t)floor(0.6 * (double)nbk + 0.5)) ok_blocks = 0;
+            free(w); free(ww);
+        }
+    CHECK(ok_fmt, "s4x1 at 0.6: every attention/FFN tensor is s4x1; at 0.3 (below the break-even 0.5) stored q8");
+    CHECK(file_has(D "s4low.err", "break-even"), "srt-pack says why a tensor stays dense");
+    CHECK(ok_blocks, "s4x1 + magnitude: exactly round(0.6 x blocks) all-zero 4x1 blocks per tensor");
+    CHECK(ok_wblocks, "s4x1 + wanda: exactly round(0.6 x cols) all-zero 4x1 blocks in every 4-row block");
+    free(s4.b); free(s4w.b); free(low.b);
+    a = prompt_logits(D "s4.srt", &na);
+    CHECK(a != NULL, "the s4x1 model loads and runs");
+    free(a);
+}
+
 /* ---------------------------------------------------------------- quality and srt-ppl */
 static void test_quality(void) {
     double pm, pw, km, kw, kq8;
@@ -436,6 +536,7 @@ int main(void) {
     remove(D "bad.srt");
     test_observer();
     test_pruning();
+    test_sparse_format();
     test_quality();
     test_ppl();
     return srt_test_finish();

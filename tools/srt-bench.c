@@ -7,7 +7,7 @@
      srt-bench gemv|gemm [--format f16,bf16,q8,q4,q2,tq,q1] [--group 64[,32,128,row]]
                          [--shape MxK[*COUNT],...] [--threads N | --threads-list 1,2]
                          [--isa portable,avx2,avxvnni,avx512,amx] [--n TOKENS] [--set-mb 1536]
-                         [--seconds 1] [--bw GBS[,GBS..]] [--mb 2048] [--json]
+                         [--seconds 1] [--bw GBS[,GBS..]] [--mb 2048] [--sparsity 0.5] [--json]
          srt_matmul speed per format x group x shape x threads x ISA: median time per call while
          cycling through enough copies of each matrix to exceed the LLC (--set-mb per shape).
          GB/s = bytes of the tensor / time, GFLOP/s = 2 M K n / time, roofline_fraction = GB/s /
@@ -15,6 +15,8 @@
          Llama-3.2-1B matrices with their count per token; a "-summary" line per format, thread
          count and ISA weighs the shapes by count (one token's worth of GEMVs). gemv: n = 1;
          gemm: --n, default 32. --isa default: every level up to the best this CPU has.
+         Sparse formats (sb-bf16, sb-q8, sb-q4, s4x1): random weights pruned by magnitude at
+         --sparsity (default 0.5; s4x1 in 4x1 blocks); GB/s counts the bytes the tensor really has.
      srt-bench e2e MODEL.srt [--threads N | --threads-list ..] [--isa L[,L..]] [--prompt-tokens 128]
                              [--tokens 64] [--runs 3] [--batch B] [--load auto,mmap,copy] [--bw GBS] [--mb 2048] [--json]
          prefill tokens/s, decode tokens/s, time to first token, peak RSS (medians of --runs) on
@@ -197,6 +199,7 @@ typedef struct opts {
     int n_bw;
     int n_tok, passes, runs, prompt_tokens, batch;
     double mb, set_mb, seconds;
+    double sparsity;                                /* sparse formats: fraction of weights pruned by magnitude */
 } opts;
 
 /* Splits "a,b,c" and calls item() on each piece; 0 on any bad piece or too many. */
@@ -593,7 +596,38 @@ static int bench_membw(const opts *o) {
    16 layers; the tied 128256x2048 output matrix once per token. */
 static const shape llama_1b_shapes[] = {{2048, 2048, 32}, {512, 2048, 32}, {8192, 2048, 32}, {2048, 8192, 16}, {128256, 2048, 1}};
 
-static int is_int_format(int f) { return f >= SRT_Q8 && f <= SRT_Q1; }
+static int is_int_format(int f) { return (f >= SRT_Q8 && f <= SRT_Q1) || f == SRT_SB_Q8 || f == SRT_SB_Q4 || f == SRT_S4X1; }
+
+/* Magnitude pruning for the sparse formats: per row the fraction `s` of smallest |w| becomes 0
+   (s4x1: per block of 4 rows, whole columns by the block's sum |w|, the pattern it stores). */
+static float kth_smallest(float *a, int64_t n, int64_t k) {   /* quickselect; reorders a */
+    int64_t lo = 0, hi = n - 1;
+    while (lo < hi) {
+        float piv = a[lo + (hi - lo) / 2];
+        int64_t i = lo, j = hi;
+        while (i <= j) {
+            while (a[i] < piv) i++;
+            while (a[j] > piv) j--;
+            if (i <= j) { float t = a[i]; a[i] = a[j]; a[j] = t; i++; j--; }
+        }
+        if (k <= j) hi = j; else if (k >= i) lo = i; else return a[k];
+    }
+    return a[k];
+}
+static void prune_magnitude(float *w, int64_t rows, int64_t cols, double s, int block4) {
+    int64_t drop = (int64_t)(s * (double)cols + 0.5), r, k, i;
+    float *score = (float *)malloc(sizeof(float) * (size_t)cols), *tmp = (float *)malloc(sizeof(float) * (size_t)cols);
+    if (!score || !tmp || drop <= 0) { free(score); free(tmp); return; }
+    for (r = 0; r < rows; r += block4 ? 4 : 1) {
+        int64_t nr = block4 ? (rows - r < 4 ? rows - r : 4) : 1;
+        float th;
+        for (k = 0; k < cols; k++) { score[k] = 0.0f; for (i = 0; i < nr; i++) score[k] += fabsf(w[(r + i) * cols + k]); }
+        memcpy(tmp, score, sizeof(float) * (size_t)cols);
+        th = kth_smallest(tmp, cols, drop - 1);
+        for (k = 0; k < cols; k++) if (score[k] <= th) for (i = 0; i < nr; i++) w[(r + i) * cols + k] = 0.0f;
+    }
+    free(score); free(tmp);
+}
 /* group for a K-wide matrix: float formats none, "row" = K rounded up to 32 */
 static uint32_t group_for(int format, int group, int64_t k) {
     if (!is_int_format(format)) return 0;
@@ -614,7 +648,9 @@ static void wset_free(wset *w) {
    mantissa bit where they are normal numbers. */
 static void vary_copy(unsigned char *dst, const unsigned char *src, uint64_t size, int format, uint32_t kind, uint64_t c) {
     uint64_t r = 0x9E3779B97F4A7C15ull * (c + 1), i;
-    if (kind == SRT_PART_VALUES && is_int_format(format)) {
+    if (kind == SRT_PART_BITMAP || kind == SRT_PART_OFFSETS || kind == SRT_PART_INDEX) {   /* sparse structure: as is */
+        memcpy(dst, src, (size_t)size);
+    } else if (kind == SRT_PART_VALUES && is_int_format(format)) {
         for (i = 0; i < size; i++) {
             unsigned char b;
             if (i % 8 == 0) { r ^= r << 13; r ^= r >> 7; r ^= r << 17; }
@@ -628,7 +664,7 @@ static void vary_copy(unsigned char *dst, const unsigned char *src, uint64_t siz
             if (src[i + 3] & 0x7f) dst[i] = (unsigned char)(src[i] ^ ((r >> (i / 4 % 64)) & 1));
         }
     } else {   /* f16 / bf16 values, f16 scales */
-        unsigned exp_mask = format == SRT_BF16 && kind == SRT_PART_VALUES ? 0x7f80u : 0x7c00u;
+        unsigned exp_mask = (format == SRT_BF16 || format == SRT_SB_BF16) && kind == SRT_PART_VALUES ? 0x7f80u : 0x7c00u;
         memcpy(dst, src, (size_t)size);
         for (i = 0; i + 2 <= size; i += 2) {
             unsigned v = (unsigned)src[i] | (unsigned)src[i + 1] << 8;
@@ -639,10 +675,12 @@ static void vary_copy(unsigned char *dst, const unsigned char *src, uint64_t siz
 }
 
 /* Quantizes random weights once (a block of up to ~1M values: rows repeat beyond it, which does not
-   change the speed of any kernel) and fills every copy with them. */
-static int wset_make(wset *w, int format, uint32_t group, int64_t m, int64_t k, double set_mb) {
+   change the speed of any kernel) and fills every copy with them. Sparse formats: the whole matrix,
+   pruned by magnitude at `sparsity` (their layout is not a repeat of a block's). */
+static int wset_make(wset *w, int format, uint32_t group, int64_t m, int64_t k, double set_mb, double sparsity) {
     srt_tensor_parts lay, blay;
-    int64_t brows = m <= 16 ? m : (1 << 20) / k / 16 * 16, i;
+    int sparse = srt_format_is_sparse((srt_format)format);
+    int64_t brows = m <= 16 || sparse ? m : (1 << 20) / k / 16 * 16, i;
     uint64_t off[4], total = 0;
     float *src;
     void *bparts[4] = {NULL, NULL, NULL, NULL};
@@ -650,9 +688,14 @@ static int wset_make(wset *w, int format, uint32_t group, int64_t m, int64_t k, 
     memset(w, 0, sizeof *w);
     if (brows < 16) brows = 16;
     if (brows > m) brows = m;
-    if (srt_tensor_layout((srt_format)format, (uint64_t)m, (uint64_t)k, group, &lay) != SRT_OK ||
-        srt_tensor_layout((srt_format)format, (uint64_t)brows, (uint64_t)k, group, &blay) != SRT_OK) {
+    src = (float *)malloc(sizeof(float) * (size_t)(brows * k));
+    if (!src) goto oom;
+    for (i = 0; i < brows * k; i++) src[i] = frand() * 0.1f;
+    if (sparse) prune_magnitude(src, brows, k, sparsity, format == SRT_S4X1);
+    if (srt_tensor_layout_data((srt_format)format, (uint64_t)m, (uint64_t)k, group, src, &lay) != SRT_OK ||
+        srt_tensor_layout_data((srt_format)format, (uint64_t)brows, (uint64_t)k, group, src, &blay) != SRT_OK) {
         fprintf(stderr, "srt-bench: %s %lldx%lld group %u: %s\n", srt_format_name((srt_format)format), (long long)m, (long long)k, group, srt_last_error());
+        free(src);
         return 0;
     }
     for (p = 0; p < lay.n_parts; p++) { off[p] = total; total += (lay.size[p] + 63) / 64 * 64; w->bytes += lay.size[p]; }
@@ -661,11 +704,8 @@ static int wset_make(wset *w, int format, uint32_t group, int64_t m, int64_t k, 
     if (want < 2) want = 2;
     if (want > 100000) want = 100000;
     /* the block */
-    src = (float *)malloc(sizeof(float) * (size_t)(brows * k));
     for (p = 0; p < blay.n_parts; p++) bparts[p] = malloc((size_t)blay.size[p]);
-    if (!src) goto oom;
     for (p = 0; p < blay.n_parts; p++) if (!bparts[p]) goto oom;
-    for (i = 0; i < brows * k; i++) src[i] = frand() * 0.1f;
     if (srt_quantize((srt_format)format, group, src, (uint64_t)brows, (uint64_t)k, bparts) != SRT_OK) {
         fprintf(stderr, "srt-bench: srt_quantize: %s\n", srt_last_error());
         goto fail;
@@ -794,7 +834,7 @@ static int bench_matmul(const opts *o, int gemm) {
                 const shape *s = &shapes[si];
                 uint32_t group = group_for(format, group_spec, s->k);
                 wset w;
-                if (!wset_make(&w, format, group, s->m, s->k, o->set_mb)) { rc = 1; continue; }
+                if (!wset_make(&w, format, group, s->m, s->k, o->set_mb, o->sparsity)) { rc = 1; continue; }
                 for (ti = 0; ti < n_pools; ti++)
                     for (ii = 0; ii < n_isa; ii++) {
                         int calls = 0, threads = srt_pool_threads(pools[ti]);
@@ -804,6 +844,7 @@ static int bench_matmul(const opts *o, int gemm) {
                         if (us < 0) { rc = 1; continue; }
                         gbs = (double)w.bytes / us / 1e3;
                         matmul_record(&r, mode, format, group, is_int_format(format) && !group_spec, threads, isas[ii]);
+                        if (srt_format_is_sparse((srt_format)format)) rec_num(&r, "sparsity", o->sparsity, 2);
                         rec_int(&r, "m", s->m); rec_int(&r, "k", s->k); rec_int(&r, "n", n);
                         rec_num(&r, "mb", (double)w.bytes / 1e6, 2); rec_int(&r, "copies", w.copies); rec_int(&r, "calls", calls);
                         rec_num(&r, "us", us, 1); rec_sig(&r, "gbs", gbs); rec_sig(&r, "gbs_mean", (double)w.bytes / mean / 1e3);
@@ -825,6 +866,7 @@ static int bench_matmul(const opts *o, int gemm) {
                     rec r;
                     if (a->shapes != n_shapes) continue;   /* a shape failed */
                     matmul_record(&r, summary_mode, format, is_int_format(format) ? (uint32_t)group_spec : 0, is_int_format(format) && !group_spec, srt_pool_threads(pools[ti]), isas[ii]);
+                    if (srt_format_is_sparse((srt_format)format)) rec_num(&r, "sparsity", o->sparsity, 2);
                     rec_str(&r, "shapes", o->n_shapes ? "custom" : "llama-3.2-1b");
                     rec_int(&r, "n", n); rec_int(&r, "matrices", a->matrices);
                     rec_num(&r, "mb", a->bytes / 1e6, 2); rec_num(&r, "us", a->us, 1);
@@ -1076,7 +1118,7 @@ static int usage(void) {
         "usage: srt-bench membw [--threads N | --threads-list 1,2] [--mb 2048] [--passes 10] [--isa L] [--json]\n"
         "       srt-bench gemv|gemm [--format f16,bf16,q8,q4,q2,tq,q1] [--group 64[,32,128,row]] [--shape MxK[*COUNT],...]\n"
         "                 [--threads N | --threads-list 1,2] [--isa portable,avx2,avxvnni,avx512,amx] [--n 32]\n"
-        "                 [--set-mb 1536] [--seconds 1] [--bw GBS[,GBS]] [--mb 2048] [--json]\n"
+        "                 [--set-mb 1536] [--seconds 1] [--bw GBS[,GBS]] [--mb 2048] [--sparsity 0.5] [--json]\n"
         "       srt-bench e2e MODEL.srt [--threads N | --threads-list ..] [--isa L[,L]] [--prompt-tokens 128] [--tokens 64]\n"
         "                 [--runs 3] [--batch B] [--load auto,mmap,copy] [--bw GBS] [--mb 2048] [--json]\n"
         "       srt-bench decode MODEL.srt [--tokens 64] ...   (e2e with --prompt-tokens 1 --runs 1)\n"
@@ -1094,7 +1136,7 @@ int main(int argc, char **argv) {
     memset(&o, 0, sizeof o);
     o.tokens = 64; o.embd = 1024; o.ff = 2816; o.layers = 8; o.heads = 16; o.kv_heads = 4; o.vocab = 8192;
     o.n_tok = 32; o.passes = 10; o.runs = 3; o.prompt_tokens = 128;
-    o.mb = 2048; o.set_mb = 1536; o.seconds = 1.0;
+    o.mb = 2048; o.set_mb = 1536; o.seconds = 1.0; o.sparsity = 0.5;
     if (argc < 2) return usage();
     cmd = argv[1];
     for (i = 2; i < argc; i++) {
@@ -1126,6 +1168,7 @@ int main(int argc, char **argv) {
         else if (!strcmp(a, "--mb")) ok = (o.mb = atof(v)) > 0;
         else if (!strcmp(a, "--set-mb")) ok = (o.set_mb = atof(v)) >= 0;
         else if (!strcmp(a, "--seconds")) ok = (o.seconds = atof(v)) >= 0;
+        else if (!strcmp(a, "--sparsity")) ok = (o.sparsity = atof(v)) >= 0 && o.sparsity < 1;
         else if (!strcmp(a, "--seed")) { ok = positive_int(v, &n); rng = (uint32_t)n; }
         else if (!strcmp(a, "--embd")) ok = positive_int(v, &o.embd);
         else if (!strcmp(a, "--ff")) ok = positive_int(v, &o.ff);

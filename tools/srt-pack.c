@@ -197,6 +197,32 @@ static int order_cmp(const void *a, const void *b) {
 
 static double mib(uint64_t b) { return (double)b / (1024.0 * 1024.0); }
 
+/* A sparse format is slower than its dense counterpart below a break-even sparsity (fraction of
+   zero weights; s4x1: of all-zero 4x1 blocks), measured with srt-bench gemv on a 2-vCPU AVX-512
+   Xeon (formats/LAYOUTS.md): such a tensor is stored dense, with a message. */
+static srt_format sparse_or_dense(const char *name, srt_format f, uint32_t *group, uint64_t rows, uint64_t cols, const float *w, int quiet, int tty) {
+    uint64_t zeros = 0, total = 0, r, k;
+    double s, be = f == SRT_SB_BF16 ? 0.20 : f == SRT_SB_Q8 ? 0.25 : f == SRT_SB_Q4 ? 0.30 : 0.50;
+    srt_format dense = f == SRT_SB_BF16 ? SRT_BF16 : f == SRT_SB_Q4 ? SRT_Q4 : SRT_Q8;
+    if (f == SRT_S4X1)
+        for (r = 0; r < rows; r += 4)
+            for (k = 0; k < cols; k++) {
+                uint64_t i;
+                int any = 0;
+                for (i = r; i < r + 4 && i < rows; i++) any |= w[i * cols + k] != 0.0f;
+                zeros += !any; total++;
+            }
+    else
+        for (total = rows * cols, r = 0; r < total; r++) zeros += w[r] == 0.0f;
+    s = total ? (double)zeros / (double)total : 0.0;
+    if (s >= be) return f;
+    if (!quiet) fprintf(stderr, "%ssrt-pack: %s: sparsity %.2f is below %s's break-even %.2f: stored as %s\n", tty ? "\n" : "", name, s,
+                        srt_format_name(f), be, srt_format_name(dense));
+    if (dense == SRT_BF16) *group = 0;
+    else if (*group == 0) *group = 64;
+    return dense;
+}
+
 /* Glob match with * and ?. */
 static int glob_match(const char *p, const char *s) {
     if (*p == 0) return *s == 0;
@@ -324,6 +350,7 @@ static int write_srt(srti_model *m, const char *out, const char *source, const f
                 srt_writer_abort(p.w);
                 goto done;
             }
+            if (srt_format_is_sparse(f)) f = sparse_or_dense(t->name, f, &g, rows, cols, buf, quiet, tty);
             st = srt_writer_add_tensor(p.w, t->name, f, g, rows, cols, buf);
             if (st != SRT_OK) {
                 fprintf(stderr, "%ssrt-pack: %s: tensor '%s': %s (%s)\n", tty && !quiet ? "\n" : "", out, t->name,

@@ -181,15 +181,11 @@ static float srtp_sparsity_for(const srtp_state *st, const char *name) {
     return s;
 }
 
-/* --sparse-format sb|s4x1 (format names are looked up at run time: a build without them refuses). */
+/* --sparse-format sb|s4x1 */
 static int srtp_parse_sparse_format(srtp_state *st, const char *arg, char *err, size_t errlen) {
     if (arg && strcmp(arg, "sb") == 0) st->sparse_format = SRTP_SB;
     else if (arg && strcmp(arg, "s4x1") == 0) st->sparse_format = SRTP_S4X1;
     else { snprintf(err, errlen, "--sparse-format takes sb or s4x1 (got '%s')", arg ? arg : ""); return -1; }
-    if (srt_format_from_name(st->sparse_format == SRTP_SB ? "sb-q8" : "s4x1") < 0) {
-        snprintf(err, errlen, "--sparse-format %s: this build of sparsert.h has no such format", arg);
-        return -1;
-    }
     return 0;
 }
 
@@ -197,22 +193,14 @@ static int srtp_parse_sparse_format(srtp_state *st, const char *arg, char *err, 
    counterpart of the dense choice of --weights/--tensor (see the top of this file). */
 static void srtp_choose_format(const srtp_state *st, const char *name, float sparsity, srt_format dense_fmt, uint32_t dense_group,
                                srt_format *fmt, uint32_t *group) {
-    const char *sparse = NULL;
+    int is_float = dense_fmt == SRT_F32 || dense_fmt == SRT_F16 || dense_fmt == SRT_BF16;
     (void)name; (void)sparsity;
     *fmt = dense_fmt;
     *group = dense_group;
-    if (st->sparse_format == SRTP_S4X1) sparse = "s4x1";
+    if (st->sparse_format == SRTP_S4X1) *fmt = SRT_S4X1;
     else if (st->sparse_format == SRTP_SB)
-        sparse = dense_fmt == SRT_Q8 ? "sb-q8" : dense_fmt == SRT_Q4 ? "sb-q4" :
-                 (dense_fmt == SRT_F32 || dense_fmt == SRT_F16 || dense_fmt == SRT_BF16) ? "sb-bf16" : NULL;
-    if (sparse) {
-        int f = srt_format_from_name(sparse);
-        if (f >= 0) {
-            *fmt = (srt_format)f;
-            if (f == srt_format_from_name("sb-bf16")) *group = 0;   /* float values: no groups */
-            else if (dense_fmt < SRT_Q8) *group = 0;               /* integer values from a float choice: the default group */
-        }
-    }
+        *fmt = dense_fmt == SRT_Q8 ? SRT_SB_Q8 : dense_fmt == SRT_Q4 ? SRT_SB_Q4 : is_float ? SRT_SB_BF16 : dense_fmt;
+    if (*fmt == SRT_SB_BF16 || (*fmt == SRT_S4X1 && is_float)) *group = 0;   /* no groups / the default group */
 }
 
 
@@ -411,8 +399,11 @@ static int srtp__roundtrip(srt_format fmt, uint32_t group, const float *w, uint6
     void *parts[4] = {NULL, NULL, NULL, NULL};
     int i, rc = -1;
     if (fmt == SRT_F32) { memcpy(out, w, (size_t)(rows * cols) * sizeof(float)); return 0; }
-    if (fmt >= SRT_Q8 && group == 0) group = 64;   /* what the writer does with 0 (sparsert.h: SRT__DEFAULT_GROUP) */
-    if (srt_tensor_layout(fmt, rows, cols, group, &lay) != SRT_OK) { snprintf(err, errlen, "%s", srt_last_error()); return -1; }
+    if (fmt >= SRT_Q8 && fmt != SRT_SB_BF16 && group == 0) group = 64;   /* what the writer does with 0 (sparsert.h: SRT__DEFAULT_GROUP) */
+    if ((srt_format_is_sparse(fmt) ? srt_tensor_layout_data(fmt, rows, cols, group, w, &lay) : srt_tensor_layout(fmt, rows, cols, group, &lay)) != SRT_OK) {
+        snprintf(err, errlen, "%s", srt_last_error());
+        return -1;
+    }
     for (i = 0; i < lay.n_parts; i++)
         if ((uint64_t)(size_t)lay.size[i] != lay.size[i] || !(parts[i] = malloc((size_t)lay.size[i] + 1))) { snprintf(err, errlen, "out of memory"); goto done; }
     if (srt_quantize(fmt, group, w, rows, cols, parts) != SRT_OK || srt_dequantize(fmt, group, (const void *const *)parts, rows, cols, out) != SRT_OK) {

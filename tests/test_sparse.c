@@ -1,0 +1,344 @@
+/* test_sparse.c - the sparse formats (sb-bf16, sb-q8, sb-q4, s4x1): their reference kernels equal the
+   dense references of the same pruned weights (bit for bit for the integer ones), every SIMD kernel
+   equals the reference bit for bit at 0..99% sparsity, odd shapes, GEMV and GEMM token counts, each
+   ISA level this machine has and 1 and 2 threads; dequantization; sizes; a damaged sparse tensor is
+   refused at load; stories260K pruned by magnitude and packed sparse gives the dense model's logits. */
+#define SPARSERT_IMPLEMENTATION
+#include "sparsert.h"
+#include "tests/testing.h"
+#include "tests/tiny_model.h"
+
+#include <math.h>
+#include <stdlib.h>
+
+#define TMP "build/tmp"
+
+/* Magnitude pruning: per row, the fraction `sparsity` of smallest |w| becomes 0; block4 = per block
+   of 4 rows, whole columns by the block's sum |w| (the 4x1 pattern s4x1 wants). */
+static int cmp_float(const void *a, const void *b) { float x = *(const float *)a, y = *(const float *)b; return x < y ? -1 : x > y; }
+static void prune(float *w, int rows, int cols, double sparsity, int block4) {
+    float *tmp = (float *)malloc(sizeof(float) * (size_t)cols);
+    int r, k, drop = (int)(sparsity * cols + 0.5);
+    if (drop <= 0) { free(tmp); return; }
+    for (r = 0; r < rows; r += block4 ? 4 : 1) {
+        int nr = block4 ? (rows - r < 4 ? rows - r : 4) : 1, i;
+        float th;
+        for (k = 0; k < cols; k++) { tmp[k] = 0; for (i = 0; i < nr; i++) tmp[k] += fabsf(w[(size_t)(r + i) * cols + k]); }
+        {
+            float *sorted = (float *)malloc(sizeof(float) * (size_t)cols);
+            memcpy(sorted, tmp, sizeof(float) * (size_t)cols);
+            qsort(sorted, (size_t)cols, sizeof(float), cmp_float);
+            th = sorted[drop - 1];
+            free(sorted);
+        }
+        for (k = 0; k < cols; k++) if (tmp[k] <= th) for (i = 0; i < nr; i++) w[(size_t)(r + i) * cols + k] = 0.0f;
+    }
+    free(tmp);
+}
+
+typedef struct tensor { srt_format f; uint32_t group; int rows, cols; void *parts[4]; srt_tensor_parts lay; } tensor;
+static int make(tensor *t, srt_format f, uint32_t group, const float *w, int rows, int cols) {
+    int i;
+    memset(t, 0, sizeof *t);
+    t->f = f; t->group = group; t->rows = rows; t->cols = cols;
+    if (srt_tensor_layout_data(f, (uint64_t)rows, (uint64_t)cols, group, w, &t->lay) != SRT_OK) return 0;
+    for (i = 0; i < t->lay.n_parts; i++) t->parts[i] = malloc((size_t)t->lay.size[i] + 1);
+    return srt_quantize(f, group, w, (uint64_t)rows, (uint64_t)cols, t->parts) == SRT_OK;
+}
+static void drop(tensor *t) { int i; for (i = 0; i < 4; i++) free(t->parts[i]); }
+static srt_format dense_of(srt_format f) { return f == SRT_SB_BF16 ? SRT_BF16 : f == SRT_SB_Q4 ? SRT_Q4 : SRT_Q8; }
+
+static const double sparsities[] = {0.0, 0.3, 0.5, 0.7, 0.9, 0.99};
+static const int shapes[][2] = {{1, 32}, {17, 100}, {45, 300}, {16, 64}, {130, 520}, {3, 2048}, {64, 96}};
+static const int toks[] = {1, 2, 5, 13, 35};
+
+/* The sparse reference equals the dense reference of the same weights bit for bit (integer formats and
+   sb-bf16 too), and dequantizes to the same floats. */
+static void test_reference(srt_format f, uint32_t group) {
+    size_t si, pi;
+    int worst_bits = 0, bad_deq = 0, bad_ref = 0, n_cases = 0, smaller = 1;
+    for (si = 0; si < sizeof shapes / sizeof shapes[0]; si++)
+        for (pi = 0; pi < sizeof sparsities / sizeof sparsities[0]; pi++) {
+            int M = shapes[si][0], K = shapes[si][1], i;
+            float *w = (float *)malloc(sizeof(float) * M * K), *x = (float *)malloc(sizeof(float) * 5 * K);
+            float *ys = (float *)malloc(sizeof(float) * 5 * M), *yd = (float *)malloc(sizeof(float) * 5 * M);
+            float *ds = (float *)malloc(sizeof(float) * M * K), *dd = (float *)malloc(sizeof(float) * M * K);
+            tensor ts, td;
+            srt_tensor_parts bound;
+            for (i = 0; i < M * K; i++) w[i] = srt_test_frand() * (i % 13 == 0 ? 2.0f : 0.5f);
+            for (i = 0; i < 5 * K; i++) x[i] = srt_test_frand() * (i % 7 == 0 ? 5.0f : 1.0f);
+            prune(w, M, K, sparsities[pi], f == SRT_S4X1);
+            if (!make(&ts, f, group, w, M, K) || !make(&td, dense_of(f), f == SRT_SB_BF16 ? 0 : group, w, M, K)) {
+                CHECK(0, "%s %dx%d: quantize: %s", srt_format_name(f), M, K, srt_last_error());
+                return;
+            }
+            srt_tensor_layout(f, (uint64_t)M, (uint64_t)K, group, &bound);
+            for (i = 0; i < bound.n_parts; i++) if (ts.lay.size[i] > bound.size[i] || ts.lay.kind[i] != bound.kind[i]) smaller = 0;
+            srt_matmul(NULL, SRT_ISA_PORTABLE, f, group, (const void *const *)ts.parts, (uint64_t)M, (uint64_t)K, 5, x, ys);
+            srt_matmul(NULL, SRT_ISA_PORTABLE, td.f, td.group, (const void *const *)td.parts, (uint64_t)M, (uint64_t)K, 5, x, yd);
+            srt_dequantize(f, group, (const void *const *)ts.parts, (uint64_t)M, (uint64_t)K, ds);
+            srt_dequantize(td.f, td.group, (const void *const *)td.parts, (uint64_t)M, (uint64_t)K, dd);
+            for (i = 0; i < M * K; i++) if (ds[i] != dd[i]) { bad_deq++; break; }   /* == : a dense zero may be -0 (negative q4 scale) */
+            for (i = 0; i < 5 * M; i++) {
+                if (memcmp(&ys[i], &yd[i], 4) != 0) bad_ref++;
+            }
+            n_cases++;
+            drop(&ts); drop(&td);
+            free(w); free(x); free(ys); free(yd); free(ds); free(dd);
+        }
+    (void)worst_bits;
+    CHECK(bad_deq == 0, "%s/g%u: dequantizes to the %s floats of the same weights (%d cases, %d differ)", srt_format_name(f), group, srt_format_name(dense_of(f)), n_cases, bad_deq);
+    CHECK(bad_ref == 0, "%s/g%u: the reference kernel equals the %s reference %s (%d outputs differ)", srt_format_name(f), group, srt_format_name(dense_of(f)),
+          "bit for bit", bad_ref);
+    CHECK(smaller, "%s/g%u: srt_tensor_layout_data sizes are within srt_tensor_layout's bounds", srt_format_name(f), group);
+}
+
+/* Every ISA level (and 2 threads) equals the portable reference bit for bit. */
+static void test_kernels(srt_pool *pool, srt_format f, uint32_t group) {
+    size_t si, pi, ti;
+    srt_isa best = srt_isa_best();
+    int bad_total = 0, cases = 0;
+    char first[256] = "";
+    for (si = 0; si < sizeof shapes / sizeof shapes[0]; si++)
+        for (pi = 0; pi < sizeof sparsities / sizeof sparsities[0]; pi++) {
+            int M = shapes[si][0], K = shapes[si][1], i, isa;
+            float *w = (float *)malloc(sizeof(float) * M * K), *x = (float *)malloc(sizeof(float) * 35 * K);
+            float *ref = (float *)malloc(sizeof(float) * 35 * M), *y = (float *)malloc(sizeof(float) * 35 * M);
+            tensor ts;
+            for (i = 0; i < M * K; i++) w[i] = srt_test_frand() * (i % 13 == 0 ? 2.0f : 0.5f);
+            for (i = 0; i < 35 * K; i++) x[i] = srt_test_frand() * (i % 7 == 0 ? 5.0f : 1.0f);
+            prune(w, M, K, sparsities[pi], f == SRT_S4X1 && pi % 2 == 0);   /* s4x1: 4x1 blocks and unstructured */
+            if (!make(&ts, f, group, w, M, K)) { CHECK(0, "quantize: %s", srt_last_error()); return; }
+            for (ti = 0; ti < sizeof toks / sizeof toks[0]; ti++) {
+                int n = toks[ti];
+                srt_matmul(NULL, SRT_ISA_PORTABLE, f, group, (const void *const *)ts.parts, (uint64_t)M, (uint64_t)K, n, x, ref);
+                for (isa = SRT_ISA_AVX2; isa <= (int)best; isa++) {
+                    int bad = 0, fi = -1;
+                    for (i = 0; i < n * M; i++) y[i] = -12345.0f;
+                    srt_matmul(pool, (srt_isa)isa, f, group, (const void *const *)ts.parts, (uint64_t)M, (uint64_t)K, n, x, y);
+                    for (i = 0; i < n * M; i++) if (memcmp(&y[i], &ref[i], 4) != 0) { if (fi < 0) fi = i; bad++; }
+                    if (bad && !first[0])
+                        snprintf(first, sizeof first, "%dx%d sparsity %.2f n=%d %s: %d differ, first [%d] %.9g vs %.9g", M, K, sparsities[pi], n,
+                                 srt_isa_name((srt_isa)isa), bad, fi, y[fi], ref[fi]);
+                    bad_total += bad != 0;
+                    cases++;
+                }
+            }
+            drop(&ts);
+            free(w); free(x); free(ref); free(y);
+        }
+    CHECK(bad_total == 0, "%s/g%u%s: every level equals the reference bit for bit (%d cases: 7 shapes x 6 sparsities x n 1,2,5,13,35 x levels)%s%s",
+          srt_format_name(f), group, pool ? " 2 threads" : "", cases, first[0] ? "; " : "", first);
+}
+
+/* ---- files */
+/* Offset and size of part `part` of tensor `name` in an .srt file (directory parsed by hand). */
+static uint64_t le(const unsigned char *p, int n) { uint64_t v = 0; while (n-- > 0) v = v << 8 | p[n]; return v; }
+static int find_part(const unsigned char *f, size_t n, const char *name, int part, uint64_t *off, uint64_t *size) {
+    uint64_t at = le(f + 32, 8);
+    uint32_t nt = (uint32_t)le(f + 52, 4), i, j;
+    for (i = 0; i < nt && at < n; i++) {
+        uint32_t nl = (uint32_t)le(f + at, 4), np;
+        int hit = nl == strlen(name) && !memcmp(f + at + 4, name, nl);
+        at += 4 + nl + 4 + 4 + 8 + 8;
+        np = (uint32_t)le(f + at, 4); at += 4;
+        for (j = 0; j < np; j++, at += 24)
+            if (hit && (int)j == part) { *off = le(f + at + 4, 8); *size = le(f + at + 12, 8); return 1; }
+    }
+    return 0;
+}
+static int write_bytes(const char *path, const unsigned char *b, size_t n) {
+    FILE *fp = fopen(path, "wb");
+    int ok = fp && fwrite(b, 1, n, fp) == n;
+    if (fp) fclose(fp);
+    return ok;
+}
+
+/* A damaged offset, bitmap or count in the data (not covered by the index checksum) is refused at
+   load with the tensor named. */
+static void test_corrupt(void) {
+    static const struct { srt_format f; int part; uint64_t at; unsigned char xor_; const char *what, *expect; } cases[] = {
+        {SRT_SB_Q8, 3, 8, 1, "a tile offset", "offset of tile 1"},
+        {SRT_SB_Q8, 2, 5, 0x10, "a bitmap bit", "its bitmaps say"},
+        {SRT_SB_Q8, 3, 0, 64, "the first offset", "not 0"},
+        {SRT_SB_Q4, 2, 17, 0x03, "two bitmap bits", "its bitmaps say"},
+        {SRT_SB_BF16, 2, 16, 2, "a row offset", "offset of row 2"},
+        {SRT_SB_BF16, 1, 3, 0x80, "a bitmap bit", "offset of row 1"},
+        {SRT_S4X1, 3, (uint64_t)-1, 0x40, "a segment count", "a segment count is"},
+        {SRT_S4X1, 3, 8, 0xff, "a tile offset", "offset of tile 1"},
+    };
+    size_t ci;
+    for (ci = 0; ci < sizeof cases / sizeof cases[0]; ci++) {
+        size_t n;
+        unsigned char *f;
+        uint64_t off, size;
+        srt_model *m = NULL;
+        srt_model_desc md;
+        srt_status st;
+        memset(&md, 0, sizeof md);
+        md.n_threads = 1;
+        if (!write_tiny_model(TMP "/sparse_ok.srt", cases[ci].f, NULL, NULL, 1)) { CHECK(0, "tiny %s model: %s", srt_format_name(cases[ci].f), srt_last_error()); continue; }
+        if (ci == 0 || cases[ci].f != cases[ci - 1].f) {
+            st = srt_model_load(TMP "/sparse_ok.srt", &md, &m);
+            CHECK(st == SRT_OK, "a tiny %s model loads (%s)", srt_format_name(cases[ci].f), st == SRT_OK ? "ok" : srt_last_error());
+            srt_model_free(m); m = NULL;
+        }
+        f = (unsigned char *)srt_test_read_file(TMP "/sparse_ok.srt", &n);
+        if (!f || !find_part(f, n, "blk.0.ffn_up.weight", cases[ci].part, &off, &size) || (cases[ci].at >= size && cases[ci].at != (uint64_t)-1)) { CHECK(0, "find the part"); free(f); continue; }
+        f[off + (cases[ci].at == (uint64_t)-1 ? size - 1 : cases[ci].at)] ^= cases[ci].xor_;   /* -1: the last byte */
+        write_bytes(TMP "/sparse_bad.srt", f, n);
+        free(f);
+        st = srt_model_load(TMP "/sparse_bad.srt", &md, &m);
+        CHECK(st == SRT_ERR_FORMAT && strstr(srt_last_error(), "blk.0.ffn_up.weight") && strstr(srt_last_error(), cases[ci].expect),
+              "%s: %s damaged in the data is refused at load: %s", srt_format_name(cases[ci].f), cases[ci].what, st == SRT_OK ? "(loaded!)" : srt_last_error());
+        srt_model_free(m);
+    }
+    remove(TMP "/sparse_ok.srt"); remove(TMP "/sparse_bad.srt");
+}
+
+/* stories260K pruned by magnitude (llama2.c checkpoint, every matrix row by row at 50%), packed
+   sparse and dense: the logits are equal bit for bit at every level (sb-q8 = q8, sb-q4 = q4,
+   s4x1 = q8, sb-bf16 = bf16). */
+static int prune_llama2c(const char *in, const char *out, double sparsity, int block4) {
+    size_t n;
+    unsigned char *b = (unsigned char *)srt_test_read_file(in, &n);
+    int32_t c[7];
+    float *w;
+    int dim, hid, L, kv, vocab, i;
+    size_t at = 0;
+    if (!b || n < 28) { free(b); return 0; }
+    memcpy(c, b, 28);
+    dim = c[0]; hid = c[1]; L = c[2]; kv = dim / c[3] * c[4]; vocab = c[5] < 0 ? -c[5] : c[5];
+    w = (float *)(void *)(b + 28);
+#define SKIP(count) at += (size_t)(count)
+#define PRUNE(rows, cols) { prune(w + at, (rows), (cols), sparsity, block4); at += (size_t)(rows) * (size_t)(cols); }
+    PRUNE(vocab, dim);
+    SKIP(L * dim);
+    for (i = 0; i < L; i++) PRUNE(dim, dim);
+    for (i = 0; i < L; i++) PRUNE(kv, dim);
+    for (i = 0; i < L; i++) PRUNE(kv, dim);
+    for (i = 0; i < L; i++) PRUNE(dim, dim);
+    SKIP(L * dim);
+    for (i = 0; i < L; i++) PRUNE(hid, dim);
+    for (i = 0; i < L; i++) PRUNE(dim, hid);
+    for (i = 0; i < L; i++) PRUNE(hid, dim);
+#undef SKIP
+#undef PRUNE
+    if (28 + at * 4 > n) { free(b); return 0; }
+    i = write_bytes(out, b, n);
+    free(b);
+    return i;
+}
+static int pack(const char *bin, const char *fmt, const char *out) {
+    char cmd[1024];
+    snprintf(cmd, sizeof cmd, "build/srt-pack -q --weights %s --group 32 --tokenizer " SRT_SHARED "/models/stories260K/tok512.bin %s %s", fmt, bin, out);
+    if (strcmp(fmt, "bf16") == 0 || strcmp(fmt, "sb-bf16") == 0)
+        snprintf(cmd, sizeof cmd, "build/srt-pack -q --weights %s --tokenizer " SRT_SHARED "/models/stories260K/tok512.bin %s %s", fmt, bin, out);
+    return system(cmd) == 0;
+}
+static float *logits_of(const char *path, srt_isa isa, int *n_vocab) {
+    srt_model *m = NULL;
+    srt_session *s = NULL;
+    srt_model_desc md;
+    srt_session_desc sd;
+    float *out = NULL;
+    memset(&md, 0, sizeof md); memset(&sd, 0, sizeof sd);
+    md.n_threads = 2; md.isa = isa;
+    if (srt_model_load(path, &md, &m) == SRT_OK && srt_session_create(m, &sd, &s) == SRT_OK &&
+        srt_session_prompt(s, "Once upon a time, there was a little girl named Lily. She", SRT_TOKENIZE_ADD_BOS) == SRT_OK) {
+        *n_vocab = srt_vocab_size(m);
+        out = (float *)malloc(sizeof(float) * (size_t)*n_vocab);
+        memcpy(out, srt_session_logits(s), sizeof(float) * (size_t)*n_vocab);
+    } else fprintf(stderr, "%s: %s\n", path, srt_last_error());
+    srt_session_destroy(s);
+    srt_model_free(m);
+    return out;
+}
+static void test_stories(void) {
+    static const char *pairs[][2] = {{"sb-q8", "q8"}, {"sb-q4", "q4"}, {"s4x1", "q8"}, {"sb-bf16", "bf16"}};
+    size_t pi;
+    int isa;
+    if (!prune_llama2c(SRT_SHARED "/models/stories260K/stories260K.bin", TMP "/stories_pruned.bin", 0.5, 0) ||
+        !prune_llama2c(SRT_SHARED "/models/stories260K/stories260K.bin", TMP "/stories_pruned4.bin", 0.5, 1)) { CHECK(0, "prune stories260K"); return; }
+    /* unstructured 50% leaves few all-zero 4x1 blocks: below s4x1's break-even, srt-pack stores q8 */
+    if (pack(TMP "/stories_pruned.bin", "s4x1", TMP "/stories_s4.srt")) {
+        srt_model *m = NULL;
+        srt_model_desc md;
+        srt_model_info info;
+        memset(&md, 0, sizeof md);
+        md.n_threads = 1;
+        CHECK(srt_model_load(TMP "/stories_s4.srt", &md, &m) == SRT_OK && (srt_model_get_info(m, &info), info.format == SRT_Q8),
+              "srt-pack --weights s4x1 on unstructured 50%% sparsity stores q8 (below the break-even)");
+        srt_model_free(m);
+        remove(TMP "/stories_s4.srt");
+    } else CHECK(0, "pack s4x1");
+    for (pi = 0; pi < sizeof pairs / sizeof pairs[0]; pi++) {
+        char sp[256], de[256];
+        const char *bin = strcmp(pairs[pi][0], "s4x1") == 0 ? TMP "/stories_pruned4.bin" : TMP "/stories_pruned.bin";
+        snprintf(sp, sizeof sp, TMP "/stories_%s.srt", pairs[pi][0]);
+        snprintf(de, sizeof de, TMP "/stories_%s.srt", pairs[pi][1]);
+        if (!pack(bin, pairs[pi][0], sp) || !pack(bin, pairs[pi][1], de)) { CHECK(0, "pack %s / %s", pairs[pi][0], pairs[pi][1]); continue; }
+        {
+            srt_model *m = NULL;
+            srt_model_desc md;
+            srt_model_info info;
+            memset(&md, 0, sizeof md);
+            md.n_threads = 1;
+            int ok = srt_model_load(sp, &md, &m) == SRT_OK;
+            memset(&info, 0, sizeof info);
+            if (ok) srt_model_get_info(m, &info);
+            CHECK(ok && !strcmp(srt_format_name(info.format), pairs[pi][0]), "stories260K packed as %s (%.1f KB of weights)", pairs[pi][0], info.weight_bytes / 1e3);
+            srt_model_free(m);
+        }
+        for (isa = SRT_ISA_PORTABLE; isa <= (int)srt_isa_best(); isa++) {
+            int nv = 0, nv2 = 0, i, same = 1, am = 0, am2 = 0;
+            float *a = logits_of(sp, (srt_isa)isa, &nv), *b = logits_of(de, (srt_isa)isa, &nv2);
+            double maxd = 0, range = 0;
+            if (!a || !b || nv != nv2) { CHECK(0, "%s model at %s runs", pairs[pi][0], srt_isa_name((srt_isa)isa)); free(a); free(b); continue; }
+            for (i = 0; i < nv; i++) {
+                if (memcmp(&a[i], &b[i], 4)) same = 0;
+                if (fabs((double)a[i] - b[i]) > maxd) maxd = fabs((double)a[i] - b[i]);
+                if (fabs((double)b[i]) > range) range = fabs((double)b[i]);
+                if (a[i] > a[am]) am = i;
+                if (b[i] > b[am2]) am2 = i;
+            }
+            (void)range; (void)am; (void)am2;
+            CHECK(same, "stories260K pruned 50%%, %s at %s: logits equal %s's bit for bit (max |diff| %.3g)", pairs[pi][0], srt_isa_name((srt_isa)isa), pairs[pi][1], maxd);
+            free(a); free(b);
+        }
+        remove(sp); remove(de);
+    }
+    remove(TMP "/stories_pruned.bin"); remove(TMP "/stories_pruned4.bin");
+}
+
+static void test_names(void) {
+    CHECK(srt_format_from_name("sb-q8") == SRT_SB_Q8 && srt_format_from_name("sb-bf16") == SRT_SB_BF16 && srt_format_from_name("sb-q4") == SRT_SB_Q4 &&
+          srt_format_from_name("s4x1") == SRT_S4X1 && srt_format_is_sparse(SRT_S4X1) && !srt_format_is_sparse(SRT_Q8), "format names and srt_format_is_sparse");
+}
+
+int main(void) {
+    static const struct { srt_format f; uint32_t group; } fmts[] = {
+        {SRT_SB_Q8, 32}, {SRT_SB_Q8, 64}, {SRT_SB_Q8, 128}, {SRT_SB_BF16, 0}, {SRT_SB_Q4, 32}, {SRT_SB_Q4, 64}, {SRT_S4X1, 32}, {SRT_S4X1, 64}, {SRT_S4X1, 96}};
+    srt_pool *pool = NULL;
+    srt_pool_desc pd;
+    size_t fi;
+    srt_test_rng = 4242;
+#ifdef _WIN32
+    system("mkdir build\\tmp 2>nul");
+#else
+    if (system("mkdir -p " TMP) != 0) return 1;
+#endif
+    test_names();
+    memset(&pd, 0, sizeof pd);
+    pd.n_threads = 2;
+    if (srt_pool_create(&pd, &pool) != SRT_OK) { CHECK(0, "pool: %s", srt_last_error()); return srt_test_finish(); }
+    for (fi = 0; fi < sizeof fmts / sizeof fmts[0]; fi++) {
+        test_reference(fmts[fi].f, fmts[fi].group);
+        test_kernels(NULL, fmts[fi].f, fmts[fi].group);
+        test_kernels(pool, fmts[fi].f, fmts[fi].group);
+    }
+    srt_pool_destroy(pool);
+    test_corrupt();
+    test_stories();
+    return srt_test_finish();
+}
