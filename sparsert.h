@@ -51,6 +51,12 @@
      tensor name such as "ffn_down", n_tokens x cols floats) as a session evaluates; srt-pack
      --prune wanda uses it to measure the input channels of each layer on calibration text.
 
+   GPU BACKENDS
+     srt_model_desc.backend = a backend object (sparsert_sycl.h: srt_sycl_backend(0), compiled in
+     its own C++ file by a SYCL compiler) runs the whole forward pass on that device: the weights
+     are uploaded once at load, the KV cache lives there, only the logits come back. The
+     interface (struct srt_backend, a function table) is documented where it is declared.
+
    FILE FORMAT
      formats/SRT.md (container) and formats/LAYOUTS.md (weight layouts), next to this header.
 
