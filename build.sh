@@ -6,6 +6,9 @@
 #                          (any report fails the run; rerun ./build.sh afterwards for normal builds)
 #   ./build.sh tsan     test_pool (pool, topology, two sessions on two threads) under ThreadSanitizer
 #   ./build.sh test-ui  the SDL chat window under Xvfb (tests/test_ui.sh); screenshot: build/ui-test.png
+#   ./build.sh sycl     the SYCL backend test (build/test-sycl, tests/test_sycl.cpp + sparsert_sycl.h), then runs it
+# SYCL: SYCL_CXX (a SYCL compiler command), else icpx -fsycl, else acpp on PATH (ACPP_TARGETS, default omp);
+# ./build.sh and ./build.sh test build and run test-sycl when one is found and say "skipped" when not.
 # Environment: CC (default cc), CXX (default c++), CFLAGS (extra flags), STB_INCLUDE (folder of the
 # stb headers, default /usr/include/stb as Debian's libstb-dev installs them).
 # build/srt-chat-sdl (demo/srt-chat-sdl.c) is built when SDL2 (pkg-config sdl2 or sdl2-config) and
@@ -24,7 +27,7 @@ if [ "${2:-}" = asan ]; then
     OPT="-O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=undefined"
     export ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 UBSAN_OPTIONS=print_stacktrace=1
 elif [ -n "${2:-}" ]; then
-    echo "usage: ./build.sh [test [asan] | test-ui [asan] | tsan]" >&2; exit 2
+    echo "usage: ./build.sh [test [asan] | test-ui [asan] | tsan | sycl]" >&2; exit 2
 fi
 
 fail=0
@@ -76,6 +79,33 @@ run_ui_test() {
     fi
 }
 
+# The SYCL backend test: the C core compiled by CC, tests/test_sycl.cpp (with sparsert_sycl.h) by the
+# SYCL compiler, linked by it. HAVE_SYCL: 1 built, 0 no compiler (or asan), 2 failed.
+HAVE_SYCL=0
+SYCL_WHY=""
+find_sycl() {
+    if [ -n "${SYCL_CXX:-}" ]; then SYCL_CMD="$SYCL_CXX -O2 -ffp-contract=off"
+    elif command -v icpx >/dev/null 2>&1; then SYCL_CMD="icpx -fsycl -O2 -fp-model=precise -fsycl-fp32-prec-sqrt -ffp-contract=off"
+    elif command -v acpp >/dev/null 2>&1; then SYCL_CMD="acpp --acpp-targets=${ACPP_TARGETS:-omp} -O2 -ffp-contract=off -Wno-pass-failed"
+    else return 1; fi
+}
+build_sycl() {
+    rm -f "$B/test-sycl"
+    if [ "${2:-}" = asan ]; then SYCL_WHY="not under asan"; return; fi
+    if ! find_sycl; then SYCL_WHY="no SYCL compiler (set SYCL_CXX, or put icpx or acpp on PATH: see README, SYCL backend)"; return; fi
+    printf '#define SPARSERT_IMPLEMENTATION\n#include "sparsert.h"\n' > "$B/sycl-core.c"
+    if ! $CC -std=c99 $OPT $WARN -I. ${CFLAGS:-} -c -o "$B/sycl-core.o" "$B/sycl-core.c" ||
+       ! $SYCL_CMD -I. -o "$B/test-sycl" tests/test_sycl.cpp "$B/sycl-core.o" $LIBS; then
+        note "build failed: test-sycl ($SYCL_CMD)"; fail=1; HAVE_SYCL=2; return
+    fi
+    HAVE_SYCL=1
+}
+run_sycl_test() {
+    if [ "$HAVE_SYCL" = 2 ]; then echo "FAIL - test-sycl did not build"; FAILED=$((FAILED + 1))
+    elif [ "$HAVE_SYCL" = 1 ]; then run_test test_sycl "$B/test-sycl"
+    else echo "skipped test_sycl: $SYCL_WHY"; fi
+}
+
 build_all() {
     cc_prog srt-pack tools/srt-pack.c
     cc_prog srt-tokenize tools/srt-tokenize.c
@@ -89,6 +119,7 @@ build_all() {
         [ -e "$t" ] || continue
         cc_prog "$(basename "$t" .c)" "$t"
     done
+    build_sycl "$@"
 }
 
 # Runs one test program; its "ok -"/"FAIL -" lines are counted.
@@ -119,6 +150,7 @@ run_tests() {
     else echo "FAIL - fuzz_json did not build"; FAILED=$((FAILED + 1)); fi
     [ -x tests/compile.sh ] && run_test compile tests/compile.sh
     run_ui_test
+    run_sycl_test
     echo "$PASSED passed, $FAILED failed"
     [ "$FAILED" -eq 0 ] && [ "$fail" -eq 0 ]
 }
@@ -135,8 +167,15 @@ run_tsan() {
 }
 
 case "${1:-all}" in
-    all)  build_all; exit $fail ;;
-    test) build_all; run_tests; exit $? ;;
+    all)  build_all "$@"; [ "$HAVE_SYCL" = 0 ] && note "skipping test-sycl: $SYCL_WHY"; exit $fail ;;
+    test) build_all "$@"; run_tests; exit $? ;;
+    sycl)
+        cc_prog srt-pack tools/srt-pack.c
+        build_sycl "$@"
+        if [ "$HAVE_SYCL" = 0 ]; then echo "cannot build test-sycl: $SYCL_WHY" >&2; exit 1; fi
+        run_sycl_test
+        echo "$PASSED passed, $FAILED failed"
+        [ "$FAILED" -eq 0 ] && [ "$fail" -eq 0 ]; exit $? ;;
     tsan) run_tsan; exit $? ;;
     test-ui)
         cc_prog srt-pack tools/srt-pack.c
@@ -148,5 +187,5 @@ case "${1:-all}" in
         run_ui_test
         echo "$PASSED passed, $FAILED failed (screenshot: $B/ui-test.png)"
         [ "$FAILED" -eq 0 ] && [ "$fail" -eq 0 ]; exit $? ;;
-    *)    note "usage: ./build.sh [test [asan] | test-ui [asan] | tsan]"; exit 2 ;;
+    *)    note "usage: ./build.sh [test [asan] | test-ui [asan] | tsan | sycl]"; exit 2 ;;
 esac

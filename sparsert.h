@@ -52,6 +52,12 @@
      tensor name such as "ffn_down", n_tokens x cols floats) as a session evaluates; srt-pack
      --prune wanda uses it to measure the input channels of each layer on calibration text.
 
+   GPU BACKENDS
+     srt_model_desc.backend = a backend object (sparsert_sycl.h: srt_sycl_backend(0), compiled in
+     its own C++ file by a SYCL compiler) runs the whole forward pass on that device: the weights
+     are uploaded once at load, the KV cache lives there, only the logits come back. The
+     interface (struct srt_backend, a function table) is documented where it is declared.
+
    FILE FORMAT
      formats/SRT.md (container) and formats/LAYOUTS.md (weight layouts), next to this header.
 
@@ -240,6 +246,54 @@ SRT_API srt_isa srt_isa_resolve(srt_isa isa);
 SRT_API const char *srt_isa_name(srt_isa isa);       /* "auto", "portable", "avx2", "avxvnni", "avx512", "amx" */
 SRT_API int srt_isa_from_name(const char *name);     /* -1 if unknown */
 
+/* ---------------------------------------------------------------- backends (GPUs) */
+/* A backend evaluates the transformer somewhere else than on the CPU (sparsert_sycl.h: Intel GPUs
+   through SYCL 2020). It lives in its own translation unit, compiled by its own compiler, and hands
+   the app a filled-in srt_backend; the app sets srt_model_desc.backend to it, so one binary carries
+   both (`md.backend = srt_sycl_backend(0)`). With a backend, srt_model_load uploads the weights once
+   (`load`), srt_session_create makes the device KV cache (`session_create`), and every forward batch
+   runs there (`forward`): only the logits come back; tokenizing and sampling stay on the CPU. The
+   session's observer is not called. Errors (no device, out of device memory) fail those calls
+   with the backend's message. The core only calls through this table; a backend fills it in. */
+typedef struct srt_backend_tensor {  /* a weight as the core holds it (layouts: formats/LAYOUTS.md) */
+    srt_format format;
+    uint32_t group;
+    uint64_t rows, cols;
+    const void *part[4];     /* parts as srt_tensor_layout() sizes them */
+} srt_backend_tensor;
+typedef struct srt_backend_layer {
+    const float *attn_norm, *ffn_norm;   /* n_embd floats */
+    const float *bq, *bk, *bv;           /* q/k/v biases or NULL */
+    srt_backend_tensor wq, wk, wv, wo, gate, up, down;
+} srt_backend_layer;
+typedef struct srt_backend_model {   /* valid during `load` only: a backend copies what it needs */
+    int n_vocab, n_embd, n_ff, n_layer, n_head, n_head_kv, head_dim, rope_dim;
+    int rope_neox;           /* 0: rotate pairs (2i, 2i+1); 1: pairs (i, i + rope_dim/2) */
+    float norm_eps;
+    srt_backend_tensor tok_embd, output;  /* output may share tok_embd's parts (tied embeddings) */
+    const float *output_norm;
+    const srt_backend_layer *layers;      /* n_layer */
+} srt_backend_model;
+typedef struct srt_backend srt_backend;
+struct srt_backend {
+    const char *name;        /* e.g. "sycl: Intel(R) Arc(TM) 140V GPU" */
+    void *impl;              /* the backend's own state */
+    /* Failures return a status and write a NUL-terminated message into err (cap bytes). */
+    srt_status (*load)(srt_backend *b, const srt_backend_model *m, void **model, char *err, size_t cap);
+    void (*unload)(srt_backend *b, void *model);
+    srt_status (*session_create)(srt_backend *b, void *model, int n_ctx, int n_batch, int kv_f16, void **session, char *err, size_t cap);
+    void (*session_destroy)(srt_backend *b, void *session);
+    /* Evaluates n (<= n_batch) tokens at positions pos..pos+n-1 into the device KV cache. rope_cs:
+       n x rope_dim floats, token t's (cos, sin) of angle (pos + t) * freq_i for i < rope_dim / 2,
+       computed by the core so every backend rotates by the same values. logits: NULL, or n_vocab
+       floats to receive the last token's logits. */
+    srt_status (*forward)(srt_backend *b, void *session, const int32_t *tokens, int n, int pos, const float *rope_cs,
+                          float *logits, char *err, size_t cap);
+    void (*destroy)(srt_backend *b);      /* frees the backend itself */
+};
+/* Frees a backend made by its constructor (srt_sycl_backend). Models loaded with it must be freed first. */
+SRT_API void srt_backend_free(srt_backend *b);
+
 /* ---------------------------------------------------------------- model */
 typedef struct srt_model srt_model;
 
@@ -266,6 +320,7 @@ typedef struct srt_model_desc {
     srt_allocator allocator; /* all-NULL = SRT_MALLOC/SRT_FREE */
     srt_isa isa;             /* kernel level; 0 = SRT_ISA_AUTO (see srt_isa_resolve) */
     srt_load load;           /* how the file reaches memory; 0 = SRT_LOAD_AUTO */
+    srt_backend *backend;    /* NULL = the CPU; else the forward pass runs there (not owned) */
 } srt_model_desc;
 
 typedef struct srt_model_info {
@@ -277,6 +332,7 @@ typedef struct srt_model_info {
     uint64_t file_bytes;
     srt_load load;               /* SRT_LOAD_MMAP or SRT_LOAD_COPY: how the file was loaded */
     int bos, eos;                /* special token ids, -1 if none */
+    const char *backend;         /* "cpu", or the name of srt_model_desc.backend */
 } srt_model_info;
 
 SRT_API srt_status srt_model_load(const char *path, const srt_model_desc *desc, srt_model **out);
@@ -2964,6 +3020,8 @@ struct srt_model {
     srt__layer *layers;
     srt__vocab vocab;
     srt_model_info info;
+    srt_backend *backend;      /* srt_model_desc.backend (not owned), NULL = CPU */
+    void *bk_model;            /* its copy of the weights */
 };
 
 static const srt__meta *srt__find_meta(const srt_model *m, const char *key) {
@@ -3207,6 +3265,7 @@ SRT_API void srt_model_free(srt_model *m) {
     srt_allocator a;
     if (!m) return;
     a = m->alloc;
+    if (m->backend && m->bk_model) m->backend->unload(m->backend, m->bk_model);
     srt__vocab_free(m);
     if (m->own_pool) srt_pool_destroy(m->pool);
     srt__map_close(&m->map);
@@ -3273,6 +3332,48 @@ static srt_status srt__model_open(srt_model *m, const char *path, const srt_mode
     return SRT_OK;
 }
 
+/* ---- backends: the model's weights as a srt_backend_model, handed to the backend once */
+static srt_backend_tensor srt__backend_tensor(const srt__weights *w) {
+    srt_backend_tensor t;
+    int i;
+    t.format = w->format; t.group = w->group; t.rows = w->rows; t.cols = w->cols;
+    for (i = 0; i < 4; i++) t.part[i] = w->part[i];
+    return t;
+}
+static srt_status srt__backend_load(srt_model *m, srt_backend *b) {
+    srt_backend_model bm;
+    srt_backend_layer *ls;
+    char err[256];
+    srt_status st;
+    int l;
+    if (!b->load || !b->unload || !b->session_create || !b->session_destroy || !b->forward)
+        return srt__fail(SRT_ERR_INVALID_ARG, "srt_model_load: backend '%s' is incomplete", b->name ? b->name : "?");
+    ls = (srt_backend_layer *)srt__malloc0((size_t)m->n_layer * sizeof *ls);
+    if (!ls) return srt__fail(SRT_ERR_OUT_OF_MEMORY, "srt_model_load: out of memory");
+    memset(&bm, 0, sizeof bm);
+    bm.n_vocab = m->n_vocab; bm.n_embd = m->n_embd; bm.n_ff = m->n_ff; bm.n_layer = m->n_layer; bm.n_head = m->n_head;
+    bm.n_head_kv = m->n_head_kv; bm.head_dim = m->head_dim; bm.rope_dim = m->rope_dim; bm.rope_neox = m->rope_neox;
+    bm.norm_eps = m->norm_eps;
+    bm.tok_embd = srt__backend_tensor(&m->tok_embd); bm.output = srt__backend_tensor(&m->output);
+    bm.output_norm = m->output_norm;
+    for (l = 0; l < m->n_layer; l++) {
+        const srt__layer *L = &m->layers[l];
+        ls[l].attn_norm = L->attn_norm; ls[l].ffn_norm = L->ffn_norm; ls[l].bq = L->bq; ls[l].bk = L->bk; ls[l].bv = L->bv;
+        ls[l].wq = srt__backend_tensor(&L->wq); ls[l].wk = srt__backend_tensor(&L->wk); ls[l].wv = srt__backend_tensor(&L->wv);
+        ls[l].wo = srt__backend_tensor(&L->wo); ls[l].gate = srt__backend_tensor(&L->gate); ls[l].up = srt__backend_tensor(&L->up);
+        ls[l].down = srt__backend_tensor(&L->down);
+    }
+    bm.layers = ls;
+    err[0] = 0;
+    st = b->load(b, &bm, &m->bk_model, err, sizeof err);
+    SRT_FREE(ls);
+    if (st != SRT_OK) { m->bk_model = NULL; return srt__fail(st, "backend %s: %s", b->name ? b->name : "?", err); }
+    m->backend = b;
+    m->info.backend = b->name ? b->name : "?";
+    return SRT_OK;
+}
+SRT_API void srt_backend_free(srt_backend *b) { if (b && b->destroy) b->destroy(b); }
+
 SRT_API srt_status srt_model_load(const char *path, const srt_model_desc *desc, srt_model **out) {
     srt_model_desc d;
     srt_allocator a;
@@ -3323,6 +3424,8 @@ SRT_API srt_status srt_model_load(const char *path, const srt_model_desc *desc, 
             if (b > biggest) { biggest = b; m->info.format = m->tensors[i].w.format; }
         }
     }
+    m->info.backend = "cpu";
+    if (d.backend && m->n_tensors > 0 && (st = srt__backend_load(m, d.backend)) != SRT_OK) { srt_model_free(m); return st; }
     *out = m;
     return SRT_OK;
 }
@@ -4840,6 +4943,7 @@ struct srt_session {
     float *x, *xb, *q, *k, *v, *att, *hb, *hb2;
     void *acts;                       /* quantized activations for integer formats (srt__acts_bytes) */
     float *scores;                    /* n_threads x n_ctx */
+    void *bk;                         /* the backend's session (device KV cache), NULL on the CPU */
     srt__cand *cand;                  /* sampler */
     float *slog;                      /* sampler logits copy */
     uint64_t rng;
@@ -5022,11 +5126,28 @@ static void srt__forward_batch(srt_session *s, const int32_t *toks, int n, int w
     }
 }
 
+/* The same on the model's backend: the core computes the rotation angles, the device does the rest. */
+static srt_status srt__backend_forward(srt_session *s, const int32_t *toks, int n, int want_logits) {
+    srt_backend *b = s->m->backend;
+    char err[256];
+    srt_status st;
+    int t;
+    for (t = 0; t < n; t++) srt__rope_angles(s, s->rope_cs + (size_t)t * s->m->rope_dim, s->n_eval + t);
+    err[0] = 0;
+    s->has_logits = 0;
+    st = b->forward(b, s->bk, toks, n, s->n_eval, s->rope_cs, want_logits ? s->logits : NULL, err, sizeof err);
+    if (st != SRT_OK) return srt__fail(st, "backend %s: %s", b->name, err);
+    s->n_eval += n;
+    s->has_logits = want_logits;
+    return SRT_OK;
+}
+
 /* ---------------------------------------------------------------- 13 sessions and generation */
 SRT_API void srt_session_destroy(srt_session *s) {
     const srt_allocator *a;
     if (!s) return;
     a = &s->m->alloc;
+    if (s->bk) s->m->backend->session_destroy(s->m->backend, s->bk);
     srt__free(a, s->k_cache); srt__free(a, s->v_cache); srt__free(a, s->tokens); srt__free(a, s->logits);
     srt__free(a, s->rope_freq); srt__free(a, s->rope_cs); srt__free(a, s->x); srt__free(a, s->xb); srt__free(a, s->q); srt__free(a, s->k);
     srt__free(a, s->v); srt__free(a, s->att); srt__free(a, s->hb); srt__free(a, s->hb2); srt__free(a, s->acts);
@@ -5057,6 +5178,14 @@ SRT_API srt_status srt_session_create(srt_model *m, const srt_session_desc *desc
     B = (size_t)s->n_batch; E = (size_t)m->n_embd; Q = (size_t)m->n_head * m->head_dim; KV = (size_t)s->kv_dim; F = (size_t)m->n_ff;
     maxk = E > Q ? E : Q; if (F > maxk) maxk = F;
     kv_bytes = (uint64_t)m->n_layer * (uint64_t)s->n_ctx * KV * (s->kv_f16 ? 2 : 4);
+    if (m->backend) {   /* the KV cache lives on the device */
+        char err[256];
+        srt_status st;
+        err[0] = 0;
+        st = m->backend->session_create(m->backend, m->bk_model, s->n_ctx, s->n_batch, s->kv_f16, &s->bk, err, sizeof err);
+        if (st != SRT_OK) { s->bk = NULL; srt_session_destroy(s); return srt__fail(st, "backend %s: %s", m->backend->name, err); }
+        kv_bytes = 64;
+    }
     if ((uint64_t)(size_t)kv_bytes != kv_bytes) { srt_session_destroy(s); return srt__fail(SRT_ERR_OUT_OF_MEMORY, "KV cache of %llu bytes does not fit the address space", (unsigned long long)kv_bytes); }
     s->k_cache = srt__alloc(a, (size_t)kv_bytes);
     s->v_cache = srt__alloc(a, (size_t)kv_bytes);
@@ -5109,7 +5238,10 @@ static srt_status srt__eval_pending(srt_session *s, int cancellable) {
             s->has_logits = 0;
             return srt__fail(SRT_ERR_CANCELLED, "cancelled after %d tokens", s->n_eval);
         }
-        srt__forward_batch(s, s->tokens + s->n_eval, n, s->n_eval + n == s->n_tokens);
+        if (s->bk) {
+            srt_status st = srt__backend_forward(s, s->tokens + s->n_eval, n, s->n_eval + n == s->n_tokens);
+            if (st != SRT_OK) return st;
+        } else srt__forward_batch(s, s->tokens + s->n_eval, n, s->n_eval + n == s->n_tokens);
     }
     return SRT_OK;
 }

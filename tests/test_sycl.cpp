@@ -1,0 +1,348 @@
+/* test_sycl.cpp - the SYCL backend (sparsert_sycl.h) against the CPU reference, on whatever SYCL
+   device exists (SRT_SYCL_DEVICE=i picks another; see srt_sycl_backend):
+   - every matrix kernel (GEMV with fused quantization, GEMM, GEMM with K-split, float weights) for
+     every format on odd shapes, 1..9 tokens, f32/f16/bf16 activations, with and without bias:
+     equal to srt_matmul (portable) bit for bit;
+   - whole models through the backend (a tiny llama with GQA, a qwen2-style one with biases and
+     neox rope, llama3 rope scaling, f16 and f32 KV caches, prompt batches): the logits of every
+     step equal the CPU's, and so do the greedy tokens;
+   - stories260K packed from ../shared (f32, q8, q4): the golden greedy ids of ../shared/golden.
+   Built by `./build.sh sycl` (C core + this C++ file compiled by the SYCL compiler). */
+#define SPARSERT_SYCL
+#include "sparsert_sycl.h"
+#include "tests/testing.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <vector>
+
+static srt_backend *gpu;
+
+/* ---------------------------------------------------------------- kernels */
+static void check_kernels(srt_format f, uint64_t rows, uint64_t cols, uint32_t group) {
+    srt_tensor_parts lay;
+    std::vector<float> w(rows * cols), bias(rows);
+    int ok_all = 1;
+    char what[160];
+    if (srt_tensor_layout(f, rows, cols, group, &lay) != SRT_OK) { CHECK(0, "layout %s", srt_format_name(f)); return; }
+    std::vector<std::vector<unsigned char> > parts((size_t)lay.n_parts);
+    void *pp[4] = {0, 0, 0, 0};
+    for (int i = 0; i < lay.n_parts; i++) { parts[(size_t)i].resize((size_t)lay.size[i]); pp[i] = parts[(size_t)i].data(); }
+    for (size_t i = 0; i < w.size(); i++) w[i] = srt_test_frand() * (i % 7 == 0 ? 2.0f : 0.5f);
+    for (size_t i = 0; i < bias.size(); i++) bias[i] = srt_test_frand();
+    if (srt_quantize(f, group, w.data(), rows, cols, pp) != SRT_OK) { CHECK(0, "quantize %s: %s", srt_format_name(f), srt_last_error()); return; }
+    const int ns[3] = {1, 3, 9};
+    const srt_format xfs[3] = {SRT_F32, SRT_F16, SRT_BF16};
+    const int is_int = f >= SRT_Q8;
+    for (int ni = 0; ni < 3; ni++)
+        for (int xi = 0; xi < 3; xi++) {
+            const int n = ns[ni];
+            const srt_format xf = xfs[xi];
+            std::vector<float> x((size_t)n * cols), ref((size_t)n * rows), got((size_t)n * rows);
+            std::vector<uint16_t> xh((size_t)n * cols);
+            for (size_t i = 0; i < x.size(); i++) {
+                float v = srt_test_frand() * (i % 5 == 0 ? 3.0f : 1.0f);
+                if (i % 97 == 13) v = 0.0f;
+                if (xf == SRT_F16) { xh[i] = srt_f32_to_f16(v); v = srt_f16_to_f32(xh[i]); }
+                if (xf == SRT_BF16) { xh[i] = srt_f32_to_bf16(v); v = srt_bf16_to_f32(xh[i]); }
+                x[i] = v;
+            }
+            if (ni == 1) for (size_t i = 0; i < cols; i++) x[cols + i] = 0.0f;   /* an all-zero token: dx = 0 */
+            if (ni == 1 && xf != SRT_F32) for (size_t i = 0; i < cols; i++) xh[cols + i] = 0;
+            if (srt_matmul(NULL, SRT_ISA_PORTABLE, f, group, (const void *const *)pp, rows, cols, n, x.data(), ref.data()) != SRT_OK) {
+                CHECK(0, "cpu reference: %s", srt_last_error()); return;
+            }
+            const srt_sycl_path paths[3] = {SRT_SYCL_PATH_GEMV, SRT_SYCL_PATH_GEMM, SRT_SYCL_PATH_KSPLIT};
+            for (int pi = 0; pi < (is_int ? 3 : 1); pi++)
+                for (int wb = 0; wb < 2; wb++) {
+                    std::vector<float> want = ref;
+                    if (wb) for (int t = 0; t < n; t++) for (uint64_t r = 0; r < rows; r++) want[(size_t)t * rows + r] += bias[r];
+                    srt_status st = srt_sycl_matmul(gpu, f, group, (const void *const *)pp, rows, cols, n,
+                                                    xf == SRT_F32 ? (const void *)x.data() : (const void *)xh.data(), xf,
+                                                    wb ? bias.data() : NULL, got.data(), is_int ? paths[pi] : SRT_SYCL_PATH_AUTO);
+                    int same = st == SRT_OK && memcmp(got.data(), want.data(), want.size() * sizeof(float)) == 0;
+                    if (!same) {
+                        size_t i, bad = 0;
+                        for (i = 0; i < want.size(); i++) if (got[i] != want[i]) { bad = i; break; }
+                        snprintf(what, sizeof what, "%s %llux%llu g%u n=%d x=%s path=%d bias=%d: status %d (%s), y[%zu] = %.9g, cpu %.9g",
+                                 srt_format_name(f), (unsigned long long)rows, (unsigned long long)cols, group, n, srt_format_name(xf),
+                                 is_int ? (int)paths[pi] : 0, wb, (int)st, srt_sycl_last_error(gpu), bad, got[bad], want[bad]);
+                        CHECK(0, "%s", what);
+                        ok_all = 0;
+                    }
+                }
+        }
+    if (ok_all)
+        CHECK(1, "%s %llu x %llu group %u: %s equal the CPU reference bit for bit (1/3/9 tokens, f32/f16/bf16 activations, bias)",
+              srt_format_name(f), (unsigned long long)rows, (unsigned long long)cols, group,
+              is_int ? "fused GEMV, GEMM and K-split GEMM" : "the float kernel");
+    if (f == SRT_Q8 && rows == 37) {   /* the DPAS path: exact where it exists, refused cleanly where not */
+        std::vector<float> x(3 * cols), ref(3 * rows), got(3 * rows);
+        for (size_t i = 0; i < x.size(); i++) x[i] = srt_test_frand();
+        srt_matmul(NULL, SRT_ISA_PORTABLE, f, group, (const void *const *)pp, rows, cols, 3, x.data(), ref.data());
+        srt_status st = srt_sycl_matmul(gpu, f, group, (const void *const *)pp, rows, cols, 3, x.data(), SRT_F32, NULL, got.data(), SRT_SYCL_PATH_DPAS);
+        if (st == SRT_ERR_UNSUPPORTED) CHECK(1, "DPAS path: refused with SRT_ERR_UNSUPPORTED on this build/device (%s)", srt_sycl_last_error(gpu));
+        else CHECK(st == SRT_OK && memcmp(got.data(), ref.data(), ref.size() * sizeof(float)) == 0, "DPAS (joint_matrix) Q8 GEMM equals the CPU reference");
+    }
+}
+
+/* ---------------------------------------------------------------- models */
+/* A random llama/qwen2 model with a byte vocabulary. opts: biases (qwen2), rope_scaling llama3,
+   rope_dim < head_dim. */
+static int write_model(const char *path, const char *arch, srt_format fmt, int E, int F, int L, int H, int KVH, int head_dim,
+                       int rope_dim, int llama3, int biases, uint64_t seed) {
+    srt_writer *w;
+    static char names[256][8];
+    const char *tokens[259];
+    float scores[259];
+    int32_t types[259];
+    const int V = 259, Q = H * head_dim, KV = KVH * head_dim;
+    char key[128], nm[64];
+    std::vector<float> buf((size_t)4096 * 64);
+    srt_test_rng = seed;
+    if (srt_writer_open(path, &w) != SRT_OK) return 0;
+    srt_writer_meta_str(w, "general.architecture", arch);
+#define KEY(s) (snprintf(key, sizeof key, "%s." s, arch), key)
+    srt_writer_meta_u32(w, KEY("context_length"), 256);
+    srt_writer_meta_u32(w, KEY("embedding_length"), (uint32_t)E);
+    srt_writer_meta_u32(w, KEY("feed_forward_length"), (uint32_t)F);
+    srt_writer_meta_u32(w, KEY("block_count"), (uint32_t)L);
+    srt_writer_meta_u32(w, KEY("attention.head_count"), (uint32_t)H);
+    srt_writer_meta_u32(w, KEY("attention.head_count_kv"), (uint32_t)KVH);
+    srt_writer_meta_u32(w, KEY("attention.key_length"), (uint32_t)head_dim);
+    srt_writer_meta_u32(w, KEY("rope.dimension_count"), (uint32_t)rope_dim);
+    srt_writer_meta_f32(w, KEY("attention.layer_norm_rms_epsilon"), 1e-5f);
+    if (llama3) {
+        srt_writer_meta_str(w, KEY("rope.scaling.type"), "llama3");
+        srt_writer_meta_f32(w, KEY("rope.scaling.factor"), 8.0f);
+        srt_writer_meta_u32(w, KEY("rope.scaling.original_context_length"), 64);
+        srt_writer_meta_f32(w, KEY("rope.freq_base"), 500000.0f);
+    }
+#undef KEY
+    tokens[0] = "<unk>"; types[0] = 2; scores[0] = 0;
+    tokens[1] = "<s>"; types[1] = 3; scores[1] = 0;
+    tokens[2] = "</s>"; types[2] = 3; scores[2] = 0;
+    for (int i = 0; i < 256; i++) { snprintf(names[i], sizeof names[i], "<0x%02X>", i); tokens[3 + i] = names[i]; types[3 + i] = 6; scores[3 + i] = 0; }
+    srt_writer_meta_str(w, "tokenizer.ggml.model", "llama");
+    srt_writer_meta_arr(w, "tokenizer.ggml.tokens", SRT_META_ARR_STR, tokens, (uint32_t)V);
+    srt_writer_meta_arr(w, "tokenizer.ggml.scores", SRT_META_ARR_F32, scores, (uint32_t)V);
+    srt_writer_meta_arr(w, "tokenizer.ggml.token_type", SRT_META_ARR_I32, types, (uint32_t)V);
+    srt_writer_meta_u32(w, "tokenizer.ggml.bos_token_id", 1);
+    srt_writer_meta_u32(w, "tokenizer.ggml.eos_token_id", 2);
+    int ok = 1;
+#define ADD(name, rows, cols, f, vec) do { \
+        for (int i = 0; i < (rows) * (cols); i++) buf[(size_t)i] = (vec) ? 1.0f + 0.2f * srt_test_frand() : srt_test_frand() * 0.4f; \
+        if (ok && srt_writer_add_tensor(w, name, f, (f) >= SRT_Q8 ? 32 : 0, (uint64_t)(rows), (uint64_t)(cols), buf.data()) != SRT_OK) ok = 0; \
+    } while (0)
+    ADD("token_embd.weight", V, E, fmt, 0);
+    ADD("output_norm.weight", 1, E, SRT_F32, 1);
+    if (biases) ADD("output.weight", V, E, fmt, 0);   /* untied */
+    for (int l = 0; l < L; l++) {
+#define LADD(s, rows, cols, f, vec) do { snprintf(nm, sizeof nm, "blk.%d." s, l); ADD(nm, rows, cols, f, vec); } while (0)
+        LADD("attn_norm.weight", 1, E, SRT_F32, 1);
+        LADD("ffn_norm.weight", 1, E, SRT_F32, 1);
+        LADD("attn_q.weight", Q, E, fmt, 0);
+        LADD("attn_k.weight", KV, E, fmt, 0);
+        LADD("attn_v.weight", KV, E, fmt, 0);
+        LADD("attn_output.weight", E, Q, fmt, 0);
+        LADD("ffn_gate.weight", F, E, fmt, 0);
+        LADD("ffn_up.weight", F, E, fmt, 0);
+        LADD("ffn_down.weight", E, F, fmt, 0);
+        if (biases) { LADD("attn_q.bias", 1, Q, SRT_F32, 0); LADD("attn_k.bias", 1, KV, SRT_F32, 0); LADD("attn_v.bias", 1, KV, SRT_F32, 0); }
+#undef LADD
+    }
+#undef ADD
+    if (!ok) { srt_writer_abort(w); return 0; }
+    return srt_writer_finish(w) == SRT_OK;
+}
+
+/* Feeds the same tokens to a CPU and a backend session (batches of n_batch), then generates
+   n_gen greedy tokens on both: every logits vector must be equal; returns the max |difference|. */
+static void compare_sessions(const char *tag, const char *path, const int32_t *prompt, int n_prompt, int n_batch, srt_kv_type kv, int n_gen) {
+    srt_model *cpu = NULL, *dev = NULL;
+    srt_session *sc = NULL, *sd = NULL;
+    srt_model_desc md;
+    srt_session_desc sdesc;
+    memset(&md, 0, sizeof md);
+    md.n_threads = 1;
+    if (srt_model_load(path, &md, &cpu) != SRT_OK) { CHECK(0, "%s: cpu load: %s", tag, srt_last_error()); return; }
+    md.backend = gpu;
+    if (srt_model_load(path, &md, &dev) != SRT_OK) { CHECK(0, "%s: sycl load: %s", tag, srt_last_error()); srt_model_free(cpu); return; }
+    memset(&sdesc, 0, sizeof sdesc);
+    sdesc.n_ctx = 128; sdesc.n_batch = n_batch; sdesc.kv_type = kv;
+    if (srt_session_create(cpu, &sdesc, &sc) != SRT_OK || srt_session_create(dev, &sdesc, &sd) != SRT_OK) {
+        CHECK(0, "%s: sessions: %s", tag, srt_last_error());
+    } else {
+        srt_model_info info;
+        int V, steps = 0, equal = 1, same_tokens = 1;
+        double maxd = 0.0;
+        srt_model_get_info(dev, &info);
+        V = info.n_vocab;
+        srt_status a = srt_session_feed(sc, prompt, n_prompt), b = srt_session_feed(sd, prompt, n_prompt);
+        CHECK(a == SRT_OK && b == SRT_OK, "%s: prompt of %d tokens fed in batches of %d (backend '%s')", tag, n_prompt, n_batch, info.backend);
+        for (int i = 0; i <= n_gen && a == SRT_OK && b == SRT_OK; i++) {
+            const float *lc = srt_session_logits(sc), *ld = srt_session_logits(sd);
+            int32_t tc, td;
+            if (!lc || !ld) { equal = 0; break; }
+            for (int v = 0; v < V; v++) { double d = fabs((double)lc[v] - (double)ld[v]); if (d > maxd || d != d) maxd = d; }
+            if (memcmp(lc, ld, (size_t)V * sizeof(float)) != 0) equal = 0;
+            steps++;
+            if (i == n_gen) break;
+            if (srt_session_next(sc, &tc) != SRT_OK || srt_session_next(sd, &td) != SRT_OK) { same_tokens = 0; break; }
+            if (tc != td) same_tokens = 0;
+        }
+        CHECK(equal && steps == n_gen + 1, "%s: logits of %d steps equal the CPU's bit for bit (max |diff| %g)", tag, steps, maxd);
+        CHECK(same_tokens, "%s: %d greedy tokens equal the CPU's", tag, n_gen);
+    }
+    srt_session_destroy(sc); srt_session_destroy(sd);
+    srt_model_free(cpu); srt_model_free(dev);
+}
+
+static void check_models(void) {
+    int32_t prompt[40];
+    for (int i = 0; i < 40; i++) prompt[i] = 3 + (i * 37 + 11) % 256;
+    prompt[0] = 1;
+    struct { const char *tag, *arch; srt_format f; int E, F, L, H, KVH, hd, rd, llama3, biases; } cfg[] = {
+        {"llama q8 gqa", "llama", SRT_Q8, 64, 96, 2, 4, 2, 16, 16, 0, 0},
+        {"llama q4", "llama", SRT_Q4, 64, 96, 2, 4, 2, 16, 16, 0, 0},
+        {"llama q2", "llama", SRT_Q2, 64, 96, 2, 4, 1, 16, 16, 0, 0},
+        {"llama tq", "llama", SRT_TQ, 64, 96, 2, 4, 4, 16, 16, 0, 0},
+        {"llama q1", "llama", SRT_Q1, 64, 96, 2, 4, 2, 16, 16, 0, 0},
+        {"llama f16 llama3-rope", "llama", SRT_F16, 64, 96, 2, 4, 2, 16, 16, 1, 0},
+        {"llama bf16 rope_dim<head_dim", "llama", SRT_BF16, 96, 160, 2, 3, 1, 32, 16, 0, 0},
+        {"qwen2 q8 biases neox", "qwen2", SRT_Q8, 64, 128, 2, 4, 2, 16, 16, 0, 1},
+        {"qwen2 f32 biases neox", "qwen2", SRT_F32, 64, 128, 2, 4, 2, 16, 16, 0, 1},
+    };
+    for (size_t c = 0; c < sizeof cfg / sizeof cfg[0]; c++) {
+        char path[256], tag[160];
+        snprintf(path, sizeof path, "build/tmp/sycl_model_%zu.srt", c);
+        if (!write_model(path, cfg[c].arch, cfg[c].f, cfg[c].E, cfg[c].F, cfg[c].L, cfg[c].H, cfg[c].KVH, cfg[c].hd, cfg[c].rd,
+                         cfg[c].llama3, cfg[c].biases, 100 + c)) { CHECK(0, "%s: write model: %s", cfg[c].tag, srt_last_error()); continue; }
+        snprintf(tag, sizeof tag, "%s, f16 KV", cfg[c].tag);
+        compare_sessions(tag, path, prompt, 40, 16, SRT_KV_F16, 12);
+        if (c == 0 || c == 7) {
+            snprintf(tag, sizeof tag, "%s, f32 KV, batch 1", cfg[c].tag);
+            compare_sessions(tag, path, prompt, 9, 1, SRT_KV_F32, 6);
+            snprintf(tag, sizeof tag, "%s, batch 40", cfg[c].tag);
+            compare_sessions(tag, path, prompt, 40, 40, SRT_KV_F16, 4);
+        }
+    }
+}
+
+/* ---------------------------------------------------------------- stories260K */
+#define SM SRT_SHARED "/models/stories260K/"
+#define SG SRT_SHARED "/golden/"
+static int read_ids(const char *path, int32_t *ids, int cap) {
+    char *t = srt_test_read_file(path, NULL), *p;
+    int n = 0;
+    if (!t) return -1;
+    for (p = t; *p && n < cap;) {
+        char *end;
+        long v = strtol(p, &end, 10);
+        if (end == p) { p++; continue; }
+        ids[n++] = (int32_t)v;
+        p = end;
+    }
+    free(t);
+    return n;
+}
+static void check_stories(void) {
+    static const struct { const char *name, *opts; int n_exact; } fmts[] = {
+        {"f32", "--weights f32", 0}, {"q8", "--weights q8", 32}, {"q4", "--weights q4 --group 32", 2}};
+    static const struct { const char *file, *text; } prompts[] = {
+        {"once_upon_a_time", "Once upon a time"}, {"lily_red_ball", "Lily had a red ball"}, {"empty", ""}};
+    for (size_t f = 0; f < sizeof fmts / sizeof fmts[0]; f++) {
+        char cmd[1024], path[256], tag[64];
+        srt_model *dev = NULL;
+        srt_model_desc md;
+        snprintf(path, sizeof path, "build/tmp/sycl_stories_%s.srt", fmts[f].name);
+        snprintf(cmd, sizeof cmd, "build/srt-pack %s --tokenizer " SM "tok512.bin " SM "stories260K.bin %s > build/tmp/sycl_pack.log 2>&1", fmts[f].opts, path);
+        if (system(cmd) != 0) { CHECK(0, "stories260K %s: srt-pack failed (build it with ./build.sh)", fmts[f].name); continue; }
+        memset(&md, 0, sizeof md);
+        md.backend = gpu;
+        if (srt_model_load(path, &md, &dev) != SRT_OK) { CHECK(0, "stories260K %s: sycl load: %s", fmts[f].name, srt_last_error()); continue; }
+        for (size_t p = 0; p < sizeof prompts / sizeof prompts[0]; p++) {
+            int32_t gold[512], got[512], toks[64];
+            int n_gold, n_prompt = 0, mismatch = -1, limit;
+            srt_session *s;
+            srt_session_desc sd;
+            snprintf(cmd, sizeof cmd, SG "llamacpp_%s.ids.txt", prompts[p].file);
+            n_gold = read_ids(cmd, gold, 512);
+            if (n_gold <= 0) { CHECK(0, "read %s", cmd); continue; }
+            srt_tokenize(dev, prompts[p].text, strlen(prompts[p].text), 0, toks, 64, &n_prompt);
+            memset(&sd, 0, sizeof sd);
+            sd.n_ctx = 512;
+            if (srt_session_create(dev, &sd, &s) != SRT_OK) { CHECK(0, "session: %s", srt_last_error()); continue; }
+            srt_session_feed(s, toks, n_prompt);
+            for (int i = n_prompt; i < n_gold; i++) if (srt_session_next(s, &got[i]) != SRT_OK) { got[i] = -1; break; }
+            limit = fmts[f].n_exact ? n_prompt + fmts[f].n_exact : n_gold;
+            if (limit > n_gold) limit = n_gold;
+            for (int i = n_prompt; i < limit; i++) if (got[i] != gold[i]) { mismatch = i; break; }
+            snprintf(tag, sizeof tag, "stories260K %s", fmts[f].name);
+            CHECK(mismatch < 0, "%s '%s' on the SYCL device: %s %d generated ids equal the golden ids", tag, prompts[p].text,
+                  fmts[f].n_exact ? "the first" : "all", limit - n_prompt);
+            if (mismatch >= 0) printf("#   position %d: got %d, golden %d\n", mismatch, got[mismatch], gold[mismatch]);
+            srt_session_destroy(s);
+        }
+        srt_model_free(dev);
+        {   /* and the CPU's logits, bit for bit, over a prompt batch and 30 greedy steps */
+            int32_t toks[64];
+            int n = 0;
+            srt_model *cpu = NULL;
+            memset(&md, 0, sizeof md);
+            if (srt_model_load(path, &md, &cpu) == SRT_OK) {
+                srt_tokenize(cpu, "Lily had a red ball", 19, 0, toks, 64, &n);
+                srt_model_free(cpu);
+                snprintf(tag, sizeof tag, "stories260K %s", fmts[f].name);
+                compare_sessions(tag, path, toks, n, 32, SRT_KV_F16, 30);
+            }
+        }
+    }
+}
+
+int main(void) {
+    const char *env = getenv("SRT_SYCL_DEVICE");
+    if (system("mkdir -p build/tmp") != 0) { CHECK(0, "mkdir build/tmp"); return srt_test_finish(); }
+    gpu = srt_sycl_backend(env ? atoi(env) : 0);
+    if (!gpu) { CHECK(0, "srt_sycl_backend: out of memory"); return srt_test_finish(); }
+    printf("# SYCL: %s\n", srt_sycl_info(gpu));
+    {
+        srt_model *m = NULL;
+        srt_model_desc md;
+        memset(&md, 0, sizeof md);
+        md.backend = gpu;
+        if (strcmp(gpu->name, "sycl: no device") == 0) {
+            CHECK(write_model("build/tmp/sycl_nodev.srt", "llama", SRT_Q8, 32, 64, 1, 2, 1, 16, 16, 0, 0, 1) &&
+                  srt_model_load("build/tmp/sycl_nodev.srt", &md, &m) == SRT_ERR_UNSUPPORTED && !m,
+                  "no SYCL device: srt_model_load fails with SRT_ERR_UNSUPPORTED: %s", srt_last_error());
+            srt_backend_free(gpu);
+            return srt_test_finish();
+        }
+    }
+    {
+        srt_model *m = NULL;
+        srt_model_desc md;
+        memset(&md, 0, sizeof md);
+        md.backend = gpu;
+        CHECK(write_model("build/tmp/sycl_sparse.srt", "llama", SRT_SB_Q8, 32, 64, 1, 2, 1, 16, 16, 0, 0, 1) &&
+              srt_model_load("build/tmp/sycl_sparse.srt", &md, &m) == SRT_ERR_UNSUPPORTED && !m && strstr(srt_last_error(), "sb-q8"),
+              "a model in a sparse format is refused by the SYCL backend: %s", srt_last_error());
+    }
+    {
+        const srt_format fs[] = {SRT_F32, SRT_F16, SRT_BF16, SRT_Q8, SRT_Q4, SRT_Q2, SRT_TQ, SRT_Q1};
+        for (size_t i = 0; i < sizeof fs / sizeof fs[0]; i++) {
+            const int is_int = fs[i] >= SRT_Q8;
+            check_kernels(fs[i], 37, 100, is_int ? 32 : 0);
+            check_kernels(fs[i], 16, 64, is_int ? 64 : 0);
+            check_kernels(fs[i], 21, 1100, is_int ? 32 : 0);    /* 35 groups: several batches of the GEMV */
+            if (is_int) {
+                check_kernels(fs[i], 50, 300, 96);
+                check_kernels(fs[i], 33, 1000, 1024);             /* one group per row */
+            }
+        }
+    }
+    check_models();
+    check_stories();
+    srt_backend_free(gpu);
+    return srt_test_finish();
+}
