@@ -234,8 +234,8 @@ static SRT__AVX512 __m512 srt__epilogue512(__m512i acc, int mul, int off, int32_
     for (s_ = 0; s_ < 8; s_++) mk[s_] = _mm512_set1_epi8((char)(((1 << bits) - 1) << (bits * s_ & 7))); \
     (void)c80; (void)low; (void)mk;
 
-#define SRT__ZERO512(s) acc[s] = _mm512_setzero_si512(); acc2[s] = acc[s];
-#define SRT__COMBINE512(s) if (s) sum = _mm512_add_epi32(sum, _mm512_srai_epi32(_mm512_add_epi32(acc[s], acc2[s]), (s) * bits_));
+#define SRT__ZERO512(s) acc[s] = _mm512_setzero_si512();
+#define SRT__COMBINE512(s) if (s) sum = _mm512_add_epi32(sum, _mm512_srai_epi32(acc[s], (s) * bits_));
 #define SRT__GEMV512(NAME, S, BITS, Q8) \
 static SRT__AVX512 void NAME(const srt__mm *mm, uint64_t tile0, uint64_t tile1) { \
     enum { bits_ = BITS }; \
@@ -249,26 +249,16 @@ static SRT__AVX512 void NAME(const srt__mm *mm, uint64_t tile0, uint64_t tile1) 
             const uint16_t *sc = (const uint16_t *)w->part[1] + tile * tl.ng * SRT__TILE; \
             __m512 y = _mm512_setzero_ps(); \
             for (g = 0; g < tl.ng; g++) { \
-                __m512i acc[8], acc2[8], sum; \
+                __m512i acc[8], sum; \
                 uint64_t c1 = (g + 1) * cpg < tl.chunks ? (g + 1) * cpg : tl.chunks; \
                 SRT__STEPS_##S(SRT__ZERO512) \
-                /* two chunks per iteration into two accumulator sets: one vpdpbusd chain per \
-                   accumulator would otherwise bound a core at one chunk per its latency */ \
-                for (c = g * cpg; c + 1 < c1; c += 2) { \
-                    __m512i wv = _mm512_loadu_si512((const void *)(v + c * 64)), wv2 = _mm512_loadu_si512((const void *)(v + c * 64 + 64)); \
-                    const int8_t *qc = q + c * tl.kstep, *qc2 = qc + tl.kstep; \
-                    _mm_prefetch((const char *)(v + c * 64) + SRT__PREFETCH, _MM_HINT_T0); \
-                    _mm_prefetch((const char *)(v + c * 64) + SRT__PREFETCH + 64, _MM_HINT_T0); \
-                    SRT__STEPS_##S(SRT__GEMV512_STEP_##Q8) \
-                    SRT__STEPS_##S(SRT__GEMV512_STEP2_##Q8) \
-                } \
-                if (c < c1) { \
+                for (c = g * cpg; c < c1; c++) { \
                     __m512i wv = _mm512_loadu_si512((const void *)(v + c * 64)); \
                     const int8_t *qc = q + c * tl.kstep; \
                     _mm_prefetch((const char *)(v + c * 64) + SRT__PREFETCH, _MM_HINT_T0); \
                     SRT__STEPS_##S(SRT__GEMV512_STEP_##Q8) \
                 } \
-                sum = _mm512_add_epi32(acc[0], acc2[0]); \
+                sum = acc[0]; \
                 SRT__STEPS_##S(SRT__COMBINE512) \
                 y = srt__epilogue512(sum, mul, off, qs[g], sc + g * SRT__TILE, dx[g], y); \
             } \
@@ -278,8 +268,6 @@ static SRT__AVX512 void NAME(const srt__mm *mm, uint64_t tile0, uint64_t tile1) 
 }
 #define SRT__GEMV512_STEP_0(s) acc[s] = _mm512_dpbusd_epi32(acc[s], _mm512_and_si512(wv, mk[s]), _mm512_set1_epi32(srt__ld32(qc + 4 * (s))));
 #define SRT__GEMV512_STEP_1(s) acc[s] = _mm512_dpbusd_epi32(acc[s], _mm512_xor_si512(wv, c80), _mm512_set1_epi32(srt__ld32(qc + 4 * (s))));
-#define SRT__GEMV512_STEP2_0(s) acc2[s] = _mm512_dpbusd_epi32(acc2[s], _mm512_and_si512(wv2, mk[s]), _mm512_set1_epi32(srt__ld32(qc2 + 4 * (s))));
-#define SRT__GEMV512_STEP2_1(s) acc2[s] = _mm512_dpbusd_epi32(acc2[s], _mm512_xor_si512(wv2, c80), _mm512_set1_epi32(srt__ld32(qc2 + 4 * (s))));
 
 /* GEMM: four tokens share each unpacked chunk; leftover tokens go through the GEMV kernel. */
 #define SRT__GEMM512_STEP(s) { \
