@@ -2460,9 +2460,25 @@ typedef struct srt__vec_ops {
     void (*exp)(float *x, uint64_t n);                                    /* x = srt__expf(x) */
     void (*swiglu)(float *g, const float *up, uint64_t n);               /* g = g * (1 / (1 + exp(-g))) * up */
     int32_t (*argmax)(const float *x, int n);                            /* first index of the largest */
+    /* attention over n cached rows of hd values (f16 or f32, `stride` values apart):
+       out[i] = dot(row i, q) * scale; and out = sum_i w[i] row i as axpy in row order */
+    void (*attn_scores)(const void *rows, int f16, uint64_t stride, const float *q, uint64_t hd, int n, float scale, float *out);
+    void (*attn_values)(const void *rows, int f16, uint64_t stride, const float *w, int n, uint64_t hd, float *out);
 } srt__vec_ops;
 static void srt__axpy_f32(float *y, float a, const float *x, uint64_t n) { uint64_t i; for (i = 0; i < n; i++) y[i] = fmaf(a, x[i], y[i]); }
 static void srt__axpy_f16(float *y, float a, const uint16_t *x, uint64_t n) { uint64_t i; for (i = 0; i < n; i++) y[i] = fmaf(a, srt_f16_to_f32(x[i]), y[i]); }
+static void srt__attn_scores(const void *rows, int f16, uint64_t stride, const float *q, uint64_t hd, int n, float scale, float *out) {
+    int i;
+    for (i = 0; i < n; i++)
+        out[i] = (f16 ? srt__dot_f16((const uint16_t *)rows + (uint64_t)i * stride, q, hd) : srt__dot_f32((const float *)rows + (uint64_t)i * stride, q, hd)) * scale;
+}
+static void srt__attn_values(const void *rows, int f16, uint64_t stride, const float *w, int n, uint64_t hd, float *out) {
+    int i;
+    memset(out, 0, (size_t)hd * sizeof(float));
+    for (i = 0; i < n; i++)
+        if (f16) srt__axpy_f16(out, w[i], (const uint16_t *)rows + (uint64_t)i * stride, hd);
+        else srt__axpy_f32(out, w[i], (const float *)rows + (uint64_t)i * stride, hd);
+}
 /* NaNs never win (a NaN at 0 stays); among equals the first. */
 static int32_t srt__argmax(const float *x, int n) {
     int i, best = 0;
@@ -2544,6 +2560,7 @@ static void srt__vec_ops_for(srt_isa isa, srt__vec_ops *ops) {
     ops->dot_f32 = srt__dot_f32; ops->dot_f16 = srt__dot_f16;
     ops->axpy_f32 = srt__axpy_f32; ops->axpy_f16 = srt__axpy_f16;
     ops->exp = srt__exp_vec; ops->swiglu = srt__swiglu; ops->argmax = srt__argmax;
+    ops->attn_scores = srt__attn_scores; ops->attn_values = srt__attn_values;
 #if SRT__HAVE_X86
     srt__x86_vec_ops(isa, ops);
 #else
@@ -5046,27 +5063,17 @@ static void srt__attn_tasks(void *user, int64_t begin, int64_t end, int thread) 
     float *sc = s->scores + (size_t)thread * s->n_ctx, scale = 1.0f / sqrtf((float)hd);
     int64_t task;
     for (task = begin; task < end; task++) {
-        int t = (int)(task / m->n_head), h = (int)(task % m->n_head), kvh = h / group, pos = j->p0 + t, i, d;
+        int t = (int)(task / m->n_head), h = (int)(task % m->n_head), kvh = h / group, pos = j->p0 + t, i;
         const float *q = s->q + (size_t)t * m->n_head * hd + (size_t)h * hd;
         float *out = s->att + (size_t)t * m->n_head * hd + (size_t)h * hd, maxs = -FLT_MAX, sum = 0.0f;
-        size_t base = (size_t)j->layer * s->n_ctx * s->kv_dim + (size_t)kvh * hd;
-        for (i = 0; i <= pos; i++) {
-            size_t at = base + (size_t)i * s->kv_dim;
-            float dot = s->kv_f16 ? ops->dot_f16((const uint16_t *)s->k_cache + at, q, (uint64_t)hd)
-                                  : ops->dot_f32((const float *)s->k_cache + at, q, (uint64_t)hd);
-            sc[i] = dot * scale;
-            if (sc[i] > maxs) maxs = sc[i];
-        }
+        size_t base = (size_t)j->layer * s->n_ctx * s->kv_dim + (size_t)kvh * hd, esz = s->kv_f16 ? 2 : 4;
+        ops->attn_scores((const char *)s->k_cache + base * esz, s->kv_f16, (uint64_t)s->kv_dim, q, (uint64_t)hd, pos + 1, scale, sc);
+        for (i = 0; i <= pos; i++) if (sc[i] > maxs) maxs = sc[i];
         for (i = 0; i <= pos; i++) sc[i] -= maxs;
         ops->exp(sc, (uint64_t)pos + 1);
         for (i = 0; i <= pos; i++) sum += sc[i];
         for (i = 0; i <= pos; i++) sc[i] /= sum;
-        for (d = 0; d < hd; d++) out[d] = 0.0f;
-        for (i = 0; i <= pos; i++) {
-            size_t at = base + (size_t)i * s->kv_dim;
-            if (s->kv_f16) ops->axpy_f16(out, sc[i], (const uint16_t *)s->v_cache + at, (uint64_t)hd);
-            else ops->axpy_f32(out, sc[i], (const float *)s->v_cache + at, (uint64_t)hd);
-        }
+        ops->attn_values((const char *)s->v_cache + base * esz, s->kv_f16, (uint64_t)s->kv_dim, sc, pos + 1, (uint64_t)hd, out);
     }
 }
 

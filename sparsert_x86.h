@@ -147,6 +147,13 @@ SRT__FLOAT512(srt__bf16_avx512, 2, SRT__F512_LOAD_BF16, SRT__F512_MLOAD_BF16)
 static SRT__AVX2 float srt__finish256(__m256 lo, __m256 hi, const float *wrow_f, const uint16_t *wrow_h, int fmt, const float *x, uint64_t kt, uint64_t K) {
     float s[16];
     int j, h;
+    if (kt == K) {   /* no tail: the same halving adds in registers (s[j] += s[j + 8], + 4, + 2, + 1) */
+        __m256 v = _mm256_add_ps(lo, hi);
+        __m128 q = _mm_add_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps(v, 1));
+        q = _mm_add_ps(q, _mm_movehl_ps(q, q));
+        q = _mm_add_ss(q, _mm_shuffle_ps(q, q, 1));
+        return _mm_cvtss_f32(q);
+    }
     _mm256_storeu_ps(s, lo); _mm256_storeu_ps(s + 8, hi);
     for (; kt < K; kt++) {
         float wv = fmt == SRT_F32 ? wrow_f[kt] : fmt == SRT_F16 ? srt_f16_to_f32(wrow_h[kt]) : srt_bf16_to_f32(wrow_h[kt]);
@@ -600,8 +607,59 @@ static SRT__AVX2 int32_t srt__argmax_avx2(const float *x, int n) {
     return 0;
 }
 
+/* As srt__attn_scores / srt__attn_values with the row loop inside one call: each row's dot is the
+   reference's (16 lanes as lo/hi, halving adds), the values are fma(w[i], row i, out) row by row. */
+static SRT__AVX2 void srt__attn_scores_avx2(const void *rows, int f16, uint64_t stride, const float *q, uint64_t hd, int n, float scale, float *out) {
+    uint64_t kt = hd & ~(uint64_t)15, k;
+    int i;
+    for (i = 0; i < n; i++) {
+        __m256 lo = _mm256_setzero_ps(), hi = lo;
+        if (f16) {
+            const uint16_t *r = (const uint16_t *)rows + (uint64_t)i * stride;
+            for (k = 0; k < kt; k += 16) {
+                lo = _mm256_fmadd_ps(SRT__F256_LOAD_F16(r, k), _mm256_loadu_ps(q + k), lo);
+                hi = _mm256_fmadd_ps(SRT__F256_LOAD_F16(r, k + 8), _mm256_loadu_ps(q + k + 8), hi);
+            }
+            out[i] = srt__finish256(lo, hi, NULL, r, SRT_F16, q, kt, hd) * scale;
+        } else {
+            const float *r = (const float *)rows + (uint64_t)i * stride;
+            for (k = 0; k < kt; k += 16) {
+                lo = _mm256_fmadd_ps(_mm256_loadu_ps(r + k), _mm256_loadu_ps(q + k), lo);
+                hi = _mm256_fmadd_ps(_mm256_loadu_ps(r + k + 8), _mm256_loadu_ps(q + k + 8), hi);
+            }
+            out[i] = srt__finish256(lo, hi, r, NULL, SRT_F32, q, kt, hd) * scale;
+        }
+    }
+}
+static SRT__AVX2 void srt__attn_values_avx2(const void *rows, int f16, uint64_t stride, const float *w, int n, uint64_t hd, float *out) {
+    uint64_t d0, d;
+    int i;
+    for (d0 = 0; d0 + 32 <= hd; d0 += 32) {   /* 32 outputs in registers across all rows */
+        __m256 a0 = _mm256_setzero_ps(), a1 = a0, a2 = a0, a3 = a0;
+        for (i = 0; i < n; i++) {
+            __m256 wv = _mm256_set1_ps(w[i]);
+            if (f16) {
+                const uint16_t *r = (const uint16_t *)rows + (uint64_t)i * stride + d0;
+                a0 = _mm256_fmadd_ps(wv, SRT__F256_LOAD_F16(r, 0), a0); a1 = _mm256_fmadd_ps(wv, SRT__F256_LOAD_F16(r, 8), a1);
+                a2 = _mm256_fmadd_ps(wv, SRT__F256_LOAD_F16(r, 16), a2); a3 = _mm256_fmadd_ps(wv, SRT__F256_LOAD_F16(r, 24), a3);
+            } else {
+                const float *r = (const float *)rows + (uint64_t)i * stride + d0;
+                a0 = _mm256_fmadd_ps(wv, _mm256_loadu_ps(r), a0); a1 = _mm256_fmadd_ps(wv, _mm256_loadu_ps(r + 8), a1);
+                a2 = _mm256_fmadd_ps(wv, _mm256_loadu_ps(r + 16), a2); a3 = _mm256_fmadd_ps(wv, _mm256_loadu_ps(r + 24), a3);
+            }
+        }
+        _mm256_storeu_ps(out + d0, a0); _mm256_storeu_ps(out + d0 + 8, a1); _mm256_storeu_ps(out + d0 + 16, a2); _mm256_storeu_ps(out + d0 + 24, a3);
+    }
+    for (d = d0; d < hd; d++) out[d] = 0.0f;   /* the rest as the reference does it */
+    if (d0 < hd)
+        for (i = 0; i < n; i++)
+            for (d = d0; d < hd; d++)
+                out[d] = fmaf(w[i], f16 ? srt_f16_to_f32(((const uint16_t *)rows)[(uint64_t)i * stride + d]) : ((const float *)rows)[(uint64_t)i * stride + d], out[d]);
+}
+
 static void srt__x86_vec_ops(srt_isa isa, srt__vec_ops *ops) {
     if (isa < SRT_ISA_AVX2) return;
+    ops->attn_scores = srt__attn_scores_avx2; ops->attn_values = srt__attn_values_avx2;
     ops->argmax = srt__argmax_avx2;
     ops->dot_f32 = srt__dot_f32_avx2; ops->dot_f16 = srt__dot_f16_avx2;
     ops->axpy_f32 = srt__axpy_f32_avx2; ops->axpy_f16 = srt__axpy_f16_avx2;

@@ -145,6 +145,22 @@ static void test_vec_ops(void) {
             ok_max = ref.argmax(y1, N) == ops.argmax(y1, N);
             srt_test_frand();
         }
+        {   /* attention: head sizes with and without a 16- / 32-multiple, rows `stride` apart */
+            static const int hds[] = {1, 7, 16, 17, 32, 48, 64, 80, 100, 128, 256};
+            size_t hi;
+            int f16, ok_att = 1;
+            for (hi = 0; hi < sizeof hds / sizeof hds[0]; hi++)
+                for (f16 = 0; f16 < 2; f16++) {
+                    uint64_t hd = (uint64_t)hds[hi], stride = hd * 3 + 5;
+                    int rows = 37;
+                    const void *r = f16 ? (const void *)h : (const void *)a;
+                    ref.attn_scores(r, f16, stride, b, hd, rows, 0.125f, y1); ops.attn_scores(r, f16, stride, b, hd, rows, 0.125f, y2);
+                    ok_att = ok_att && memcmp(y1, y2, sizeof(float) * (size_t)rows) == 0;
+                    ref.attn_values(r, f16, stride, b + 1000, rows, hd, y1); ops.attn_values(r, f16, stride, b + 1000, rows, hd, y2);
+                    ok_att = ok_att && memcmp(y1, y2, sizeof(float) * (size_t)hd) == 0;
+                }
+            CHECK(ok_att, "%s attention scores and values equal the portable ones (head sizes 1..256, f16 and f32 rows)", srt_isa_name((srt_isa)isa));
+        }
         CHECK(ok, "%s vector ops (dot f32/f16, axpy, exp, swiglu) equal the portable ones, lengths 1..128k", srt_isa_name((srt_isa)isa));
         CHECK(ok_max, "%s argmax equals the portable one (ties, NaNs, signed zeros, tail)", srt_isa_name((srt_isa)isa));
     }
