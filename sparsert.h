@@ -4242,7 +4242,9 @@ static srt_status srt__vocab_load(srt_model *m) {
 }
 
 typedef struct srt__sym { int prev, next; const char *text; uint32_t n; } srt__sym;
-typedef struct srt__bigram { float score; int left, right; uint32_t size; } srt__bigram;
+/* A candidate merge of two adjacent symbols (SentencePiece: score = the piece's score; byte-level
+   BPE: score = -rank, exact in a float for any real merge list) and the token it makes. */
+typedef struct srt__bigram { float score; int left, right; int32_t id; uint32_t size; } srt__bigram;
 typedef struct srt__ids { int32_t *p; int n, cap; int oom; } srt__ids;
 static void srt__ids_push(srt__ids *a, int32_t id) {
     if (a->oom) return;
@@ -4255,7 +4257,7 @@ static void srt__ids_push(srt__ids *a, int32_t id) {
     a->p[a->n++] = id;
 }
 
-/* heap of bigrams: best = highest score, then leftmost */
+/* heap of candidate merges: best = highest score, then leftmost */
 static int srt__bigram_better(const srt__bigram *a, const srt__bigram *b) { return a->score > b->score || (a->score == b->score && a->left < b->left); }
 static void srt__heap_push(srt__bigram *h, int *n, srt__bigram b) {
     int i = (*n)++;
@@ -4282,7 +4284,7 @@ static void srt__spm_try_bigram(const srt__vocab *v, srt__sym *sym, int left, in
     if (left < 0 || right < 0) return;
     id = srt__vocab_find(v, sym[left].text, sym[left].n + sym[right].n);
     if (id < 0) return;
-    b.score = v->score[id]; b.left = left; b.right = right; b.size = sym[left].n + sym[right].n;
+    b.score = v->score[id]; b.left = left; b.right = right; b.id = id; b.size = sym[left].n + sym[right].n;
     srt__heap_push(heap, nheap, b);
 }
 
@@ -4338,7 +4340,6 @@ static srt_status srt__spm_encode(const srt__vocab *v, const char *text, size_t 
 
 /* ---- byte-level BPE */
 typedef struct srt__bsym { int prev, next; uint32_t n; int32_t id; } srt__bsym;
-typedef struct srt__bpair { int32_t rank, left, right, id; uint32_t size; } srt__bpair;
 typedef struct srt__bpe {     /* one raw fragment being tokenized */
     const srt__vocab *v;
     const unsigned char *text;
@@ -4346,7 +4347,7 @@ typedef struct srt__bpe {     /* one raw fragment being tokenized */
     unsigned char *cls;        /* per character: SRT__UC_* */
     srt__ids *out;
     srt__bsym *sym;            /* merge scratch, grown to the longest word */
-    srt__bpair *heap;
+    srt__bigram *heap;
     char *enc;
     uint32_t cap;
     int oom;
@@ -4354,47 +4355,27 @@ typedef struct srt__bpe {     /* one raw fragment being tokenized */
     void *user;
 } srt__bpe;
 
-/* heap of pairs: best = lowest rank, then leftmost */
-static int srt__bpair_better(const srt__bpair *a, const srt__bpair *b) { return a->rank < b->rank || (a->rank == b->rank && a->left < b->left); }
-static void srt__bheap_push(srt__bpair *h, int *n, srt__bpair b) {
-    int i = (*n)++;
-    while (i > 0 && srt__bpair_better(&b, &h[(i - 1) / 2])) { h[i] = h[(i - 1) / 2]; i = (i - 1) / 2; }
-    h[i] = b;
-}
-static srt__bpair srt__bheap_pop(srt__bpair *h, int *n) {
-    srt__bpair top = h[0], last = h[--(*n)];
-    int i = 0;
-    for (;;) {
-        int c = 2 * i + 1;
-        if (c >= *n) break;
-        if (c + 1 < *n && srt__bpair_better(&h[c + 1], &h[c])) c++;
-        if (!srt__bpair_better(&h[c], &last)) break;
-        h[i] = h[c]; i = c;
-    }
-    if (*n > 0) h[i] = last;
-    return top;
-}
-static void srt__bpe_try_pair(const srt__vocab *v, const srt__bsym *sym, int left, int right, srt__bpair *heap, int *nheap) {
+static void srt__bpe_try_pair(const srt__vocab *v, const srt__bsym *sym, int left, int right, srt__bigram *heap, int *nheap) {
     const srt__merge *e;
-    srt__bpair b;
+    srt__bigram b;
     if (left < 0 || right < 0 || sym[left].id < 0 || sym[right].id < 0) return;
     if (!(e = srt__merge_find(v, sym[left].id, sym[right].id))) return;
-    b.rank = e->rank; b.left = left; b.right = right; b.id = e->result; b.size = sym[left].n + sym[right].n;
-    srt__bheap_push(heap, nheap, b);
+    b.score = -(float)e->rank; b.left = left; b.right = right; b.id = e->result; b.size = sym[left].n + sym[right].n;
+    srt__heap_push(heap, nheap, b);
 }
 
 /* BPE of one word (n >= 1 bytes). */
 static void srt__bpe_word(srt__bpe *t, const unsigned char *w, uint32_t n) {
     const srt__vocab *v = t->v;
     srt__bsym *sym;
-    srt__bpair *heap;
+    srt__bigram *heap;
     uint32_t i;
     int nheap = 0, k;
     if (n > t->cap) {   /* every merge removes a symbol and adds at most 2 pairs: 3n bounds the heap */
         uint32_t cap = n < 64 ? 64 : n;
         SRT_FREE(t->sym); SRT_FREE(t->heap); SRT_FREE(t->enc);
         t->sym = (srt__bsym *)SRT_MALLOC((size_t)cap * sizeof(srt__bsym));
-        t->heap = (srt__bpair *)SRT_MALLOC((size_t)cap * 3 * sizeof(srt__bpair));
+        t->heap = (srt__bigram *)SRT_MALLOC((size_t)cap * 3 * sizeof(srt__bigram));
         t->enc = (char *)SRT_MALLOC((size_t)cap * 2);
         t->cap = cap;
         if (!t->sym || !t->heap || !t->enc) { t->oom = 1; t->cap = 0; return; }
@@ -4416,7 +4397,7 @@ static void srt__bpe_word(srt__bpe *t, const unsigned char *w, uint32_t n) {
     }
     for (k = 1; k < (int)n; k++) srt__bpe_try_pair(v, sym, k - 1, k, heap, &nheap);
     while (nheap > 0) {
-        srt__bpair b = srt__bheap_pop(heap, &nheap);
+        srt__bigram b = srt__heap_pop(heap, &nheap);
         srt__bsym *l = &sym[b.left], *r = &sym[b.right];
         if (l->n == 0 || r->n == 0 || l->n + r->n != b.size || l->next != b.right) continue;   /* stale */
         l->n += r->n; r->n = 0; l->id = b.id;
