@@ -2574,9 +2574,7 @@ static uint64_t srt__acts_bytes(uint64_t n_tok, uint64_t cols, uint32_t min_grou
     return n_tok * (kp + ng * 8) + 64;
 }
 typedef void (*srt__quantize_acts_fn)(const float *x, uint64_t cols, uint32_t group, uint64_t kp, int8_t *q, float *d, int32_t *s);
-/* quantize = 0: the scratch already holds x quantized for this format and group (an earlier call
-   with the same input). */
-static void srt__acts_prepare(srt__acts *a, const srt__weights *w, const float *x, int n_tok, void *scratch, srt_isa isa, int quantize) {
+static void srt__acts_prepare(srt__acts *a, const srt__weights *w, const float *x, int n_tok, void *scratch, srt_isa isa) {
     a->x = x; a->q = NULL; a->d = NULL; a->s = NULL; a->kp = 0; a->ng = 0;
     if (srt__format_is_int(w->format)) {
         uint64_t t;
@@ -2591,17 +2589,12 @@ static void srt__acts_prepare(srt__acts *a, const srt__weights *w, const float *
 #else
         (void)isa;
 #endif
-        for (t = 0; quantize && t < (uint64_t)n_tok; t++)
+        for (t = 0; t < (uint64_t)n_tok; t++)
             quant(x + t * w->cols, w->cols, w->group, a->kp, a->q + t * a->kp, a->d + t * a->ng, a->s + t * a->ng);
     }
 }
 
 typedef struct srt__mm_job { srt__mm mm; srt__kernel_fn fn; } srt__mm_job;
-static void srt__mm_tiles(void *user, int64_t begin, int64_t end, int thread) {
-    srt__mm_job *j = (srt__mm_job *)user;
-    (void)thread;
-    j->fn(&j->mm, (uint64_t)begin, (uint64_t)end);
-}
 /* Several matrices of one input in one parallel region (q, k, v; gate, up): the tiles of all are
    numbered one after the other, so there is one fork/join and one tail for all of them. */
 #define SRT__MAX_FUSED 3
@@ -2627,15 +2620,15 @@ static int srt__same_acts(const srt__weights *a, const srt__weights *b) {
     return !srt__format_is_int(a->format) || (a->group == b->group && a->cols == b->cols);
 }
 
-/* ys[i] (n_tok x ws[i]->rows) = ws[i] x (+ biases[i]) for n <= SRT__MAX_FUSED matrices that satisfy
-   srt__same_acts, over the pool (NULL = this thread); quantize as srt__acts_prepare. */
-static void srt__matmul_multi_run(srt_pool *pool, srt_isa isa, int n, const srt__weights *const *ws, const float *x, int n_tok,
-                                  float *const *ys, const float *const *biases, void *scratch, int quantize) {
+/* ys[i] (n_tok x ws[i]->rows) = ws[i] x (+ biases[i]; NULL = none) for 1..SRT__MAX_FUSED matrices
+   that satisfy srt__same_acts, over the pool (NULL = this thread). */
+static void srt__matmul_run(srt_pool *pool, srt_isa isa, int n, const srt__weights *const *ws, const float *x, int n_tok,
+                            float *const *ys, const float *const *biases, void *scratch) {
     srt__mm_multi j;
     srt__acts a;
     int64_t bytes = 0;
     int i;
-    srt__acts_prepare(&a, ws[0], x, n_tok, scratch, isa, quantize);
+    srt__acts_prepare(&a, ws[0], x, n_tok, scratch, isa);
     j.n = n; j.start[0] = 0;
     for (i = 0; i < n; i++) {
         const srt__weights *w = ws[i];
@@ -2649,19 +2642,6 @@ static void srt__matmul_multi_run(srt_pool *pool, srt_isa isa, int n, const srt_
     if (!pool) srt__mm_multi_tiles(&j, 0, j.start[n], 0);
     else srt_pool_parallel_for(pool, j.start[n], srt_pool_chunk(pool, j.start[n], bytes / j.start[n]), srt__mm_multi_tiles, &j);
 }
-/* y (n_tok x ldy) = W x (+ bias); quantize as srt__acts_prepare. */
-static void srt__matmul_run(srt_pool *pool, srt_isa isa, const srt__weights *w, const float *x, int n_tok,
-                            float *y, uint64_t ldy, const float *bias, void *scratch, int quantize) {
-    srt__mm_job j;
-    srt__acts a;
-    int64_t tiles = (int64_t)((w->rows + SRT__TILE - 1) / SRT__TILE);
-    srt__acts_prepare(&a, w, x, n_tok, scratch, isa, quantize);
-    j.mm.w = w; j.mm.a = &a; j.mm.n_tok = n_tok; j.mm.y = y; j.mm.ldy = ldy; j.mm.bias = bias;
-    j.fn = srt__kernel(isa, w->format, n_tok);
-    if (!pool) j.fn(&j.mm, 0, (uint64_t)tiles);
-    else srt_pool_parallel_for(pool, tiles, srt_pool_chunk(pool, tiles, srt__tile_bytes(w)), srt__mm_tiles, &j);
-}
-
 SRT_API srt_status srt_matmul(srt_pool *pool, srt_isa isa, srt_format format, uint32_t group, const void *const *parts,
                               uint64_t rows, uint64_t cols, int n, const float *x, float *y) {
     srt_tensor_parts lay;
@@ -2678,7 +2658,11 @@ SRT_API srt_status srt_matmul(srt_pool *pool, srt_isa isa, srt_format format, ui
     bytes = srt__acts_bytes((uint64_t)n, cols, srt__format_is_int(format) ? group : SRT__KPAD);
     if ((uint64_t)(size_t)bytes != bytes || !(scratch = SRT_MALLOC((size_t)bytes)))
         return srt__fail(SRT_ERR_OUT_OF_MEMORY, "srt_matmul: out of memory");
-    srt__matmul_run(pool, srt_isa_resolve(isa), &w, x, n, y, rows, NULL, scratch, 1);
+    {
+        const srt__weights *ws[1];
+        ws[0] = &w;
+        srt__matmul_run(pool, srt_isa_resolve(isa), 1, ws, x, n, &y, NULL, scratch);
+    }
     SRT_FREE(scratch);
     return SRT_OK;
 }
@@ -4966,7 +4950,7 @@ static void srt__observe(srt_session *s, const srt__weights *w, const float *x, 
    each output is computed by one thread in a fixed order, so results do not depend on threads. */
 static void srt__matmul(srt_session *s, const srt__weights *w, const float *x, int n_tok, float *y, const float *bias) {
     if (s->d.observer) srt__observe(s, w, x, n_tok);
-    srt__matmul_run(s->m->pool, s->m->isa, w, x, n_tok, y, w->rows, bias, s->acts, 1);
+    srt__matmul_run(s->m->pool, s->m->isa, 1, &w, x, n_tok, &y, &bias, s->acts);
 }
 /* The same for n matrices of one input (q, k, v; gate, up): in one parallel region when their
    kernels can share the prepared activations, else one after the other. */
@@ -4977,8 +4961,8 @@ static void srt__matmul_same_input(srt_session *s, int n, const srt__weights *co
         if (s->d.observer) srt__observe(s, ws[i], x, n_tok);
         if (i && !srt__same_acts(ws[0], ws[i])) fused = 0;
     }
-    if (fused) srt__matmul_multi_run(s->m->pool, s->m->isa, n, ws, x, n_tok, ys, biases, s->acts, 1);
-    else for (i = 0; i < n; i++) srt__matmul_run(s->m->pool, s->m->isa, ws[i], x, n_tok, ys[i], ws[i]->rows, biases ? biases[i] : NULL, s->acts, 1);
+    if (fused) srt__matmul_run(s->m->pool, s->m->isa, n, ws, x, n_tok, ys, biases, s->acts);
+    else for (i = 0; i < n; i++) srt__matmul_run(s->m->pool, s->m->isa, 1, ws + i, x, n_tok, ys + i, biases ? biases + i : NULL, s->acts);
 }
 
 /* The sum of squares is the reference dot product (vector kernels reproduce it bit for bit). */

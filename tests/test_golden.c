@@ -32,20 +32,6 @@ static const struct { const char *file, *text; } prompts[] = {
     {"empty", ""},
 };
 
-static int read_ids(const char *path, int32_t *ids, int cap) {
-    char *t = srt_test_read_file(path, NULL), *p;
-    int n = 0;
-    if (!t) return -1;
-    for (p = t; *p && n < cap;) {
-        char *end;
-        long v = strtol(p, &end, 10);
-        if (end == p) { p++; continue; }
-        ids[n++] = (int32_t)v;
-        p = end;
-    }
-    free(t);
-    return n;
-}
 
 
 /* Ids of a llamacpp_tokenize_*.txt file: the "[1, 403, ...]" that llama-tokenize --ids printed
@@ -75,7 +61,7 @@ static void check_generation(srt_model *model, const char *tag, int n_exact) {
         srt_session *s;
         srt_session_desc sd;
         snprintf(path, sizeof path, G "llamacpp_%s.ids.txt", prompts[p].file);
-        n_gold = read_ids(path, gold, 512);
+        n_gold = srt_test_read_ids(path, gold, 512);
         if (n_gold <= 0) { CHECK(0, "%s: read %s", tag, path); continue; }
         srt_tokenize(model, prompts[p].text, strlen(prompts[p].text), 0, toks, 64, &n_prompt);
         {
@@ -115,7 +101,7 @@ static void check_chat_text(const char *model_path) {
         int n_ids = 0, n_prompt_ids;
         /* llama2.c: 200 positions counting the prompt (BOS excluded) */
         snprintf(path, sizeof path, G "llama2c_%s.ids.txt", prompts[p].file);
-        n_ids = read_ids(path, ids, 512);
+        n_ids = srt_test_read_ids(path, ids, 512);
         n_prompt_ids = read_tokenize_ids(prompts[p].file, prompt_ids, 64);
         snprintf(cmd, sizeof cmd, "build/srt-chat -m %s -p \"%s\" -n %d --temp 0 -t 1 > build/tmp/chat.txt 2>build/tmp/chat.err",
                  model_path, prompts[p].text, n_ids - n_prompt_ids);
@@ -232,7 +218,7 @@ static void check_sensible(const char *fmt) {
         memset(&sd, 0, sizeof sd);
         srt_tokenize(q, prompts[p].text, strlen(prompts[p].text), 0, ids, 64, &n);
         snprintf(gpath, sizeof gpath, G "llamacpp_%s.ids.txt", prompts[p].file);
-        n_gold = read_ids(gpath, gold, 512);
+        n_gold = srt_test_read_ids(gpath, gold, 512);
         if (srt_session_create(q, &sd, &s) != SRT_OK || n_gold < n + 64) { CHECK(0, "sensible %s: setup", fmt); continue; }
         srt_session_feed(s, ids, n);
         for (i = n; i < n + 64; i++) srt_session_next(s, &ids[i]);

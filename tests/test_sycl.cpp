@@ -232,20 +232,6 @@ static void check_models(void) {
 /* ---------------------------------------------------------------- stories260K */
 #define SM SRT_SHARED "/models/stories260K/"
 #define SG SRT_SHARED "/golden/"
-static int read_ids(const char *path, int32_t *ids, int cap) {
-    char *t = srt_test_read_file(path, NULL), *p;
-    int n = 0;
-    if (!t) return -1;
-    for (p = t; *p && n < cap;) {
-        char *end;
-        long v = strtol(p, &end, 10);
-        if (end == p) { p++; continue; }
-        ids[n++] = (int32_t)v;
-        p = end;
-    }
-    free(t);
-    return n;
-}
 static void check_stories(void) {
     static const struct { const char *name, *opts; int n_exact; } fmts[] = {
         {"f32", "--weights f32", 0}, {"q8", "--weights q8", 32}, {"q4", "--weights q4 --group 32", 2}};
@@ -267,7 +253,7 @@ static void check_stories(void) {
             srt_session *s;
             srt_session_desc sd;
             snprintf(cmd, sizeof cmd, SG "llamacpp_%s.ids.txt", prompts[p].file);
-            n_gold = read_ids(cmd, gold, 512);
+            n_gold = srt_test_read_ids(cmd, gold, 512);
             if (n_gold <= 0) { CHECK(0, "read %s", cmd); continue; }
             srt_tokenize(dev, prompts[p].text, strlen(prompts[p].text), 0, toks, 64, &n_prompt);
             memset(&sd, 0, sizeof sd);

@@ -56,6 +56,21 @@ static char *srt_test_read_file(const char *path, size_t *n) {
     if (n) *n = len;
     return b;
 }
+/* The integers of a text file (token ids separated by anything else), at most cap; -1 if unreadable. */
+static int srt_test_read_ids(const char *path, int32_t *ids, int cap) {
+    char *t = srt_test_read_file(path, NULL), *p;
+    int n = 0;
+    if (!t) return -1;
+    for (p = t; *p && n < cap;) {
+        char *end;
+        long v = strtol(p, &end, 10);
+        if (end == p) { p++; continue; }
+        ids[n++] = (int32_t)v;
+        p = end;
+    }
+    free(t);
+    return n;
+}
 /* ../shared lives beside the repository; tests run from the repository root. */
 #ifndef SRT_SHARED
 #define SRT_SHARED "../shared"
