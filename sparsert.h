@@ -2320,21 +2320,24 @@ static void srt__ref_int(const srt__mm *mm, uint64_t tile0, uint64_t tile1) {
 }
 
 /* Reference kernels of the sparse formats; the SIMD kernels of sparsert_x86.h reproduce them bit
-   for bit. sb-bf16 is the dense float reference on the row with its zeros put back: 16 f32 partial
-   sums with FMA over every column k < K (element k, zero or not, goes to sum k mod 16), reduced by
-   halves; so sb-bf16 and bf16 give the same result for the same weights. */
+   for bit. sb-bf16: 32 f32 partial sums with FMA over every column of the 32-column bitmap words
+   (column k, zero or not, goes to sum k mod 32; columns past K count as 0 x 0), then sums 2i and
+   2i + 1 added and the 16 reduced by halves like the dense float reference. The order differs from
+   bf16's (16 sums), so sb-bf16 and bf16 agree to rounding, not bit for bit: a vpexpandw fills 32
+   columns at once and splits into even and odd columns (sparsert_x86.h). */
 static float srt__sb_bf16_dot(const uint16_t *v, uint64_t pos, const unsigned char *bm, const float *x, uint64_t K) {
-    float s[16];
-    uint64_t k;
+    float s[32];
+    uint64_t k, kb = (K + 31) / 32 * 32;
     uint32_t bits = 0;
     int j, h;
-    for (j = 0; j < 16; j++) s[j] = 0.0f;
-    for (k = 0; k < K; k++) {
+    for (j = 0; j < 32; j++) s[j] = 0.0f;
+    for (k = 0; k < kb; k++) {
         float wv = 0.0f;
         if (k % 32 == 0) bits = srt__rd32(bm + k / 32 * 4);
         if (bits >> (k % 32) & 1) wv = srt_bf16_to_f32(v[pos++]);
-        s[k & 15] = fmaf(wv, x[k], s[k & 15]);
+        s[k & 31] = fmaf(wv, k < K ? x[k] : 0.0f, s[k & 31]);
     }
+    for (j = 0; j < 16; j++) s[j] = s[2 * j] + s[2 * j + 1];
     for (h = 8; h; h >>= 1) for (j = 0; j < h; j++) s[j] += s[j + h];
     return s[0];
 }

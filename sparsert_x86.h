@@ -755,61 +755,74 @@ SRT__SB512(srt__sbq4_gemv_avx512, 1, 1, srt__sb_none)
 SRT__SB512(srt__sbq8_gemm_avx512, 0, 4, srt__sbq8_gemv_avx512)
 SRT__SB512(srt__sbq4_gemm_avx512, 1, 4, srt__sbq4_gemv_avx512)
 
-/* sb-bf16: each 16-column half of a 32-bit bitmap is spread to the odd bits of a 32-bit mask
-   (pdep), so vpexpandw puts each bf16 into the high half of its own 32-bit lane: the f32 value of
-   column k lands in lane k mod 16, the lane of the dense reference, with no conversion. Four rows
-   share each load of x; the half past K is masked as in the dense kernel. */
+/* sb-bf16: one vpexpandw per 32 columns (mask loaded straight into k, no pdep): the 32 bf16 of a
+   bitmap word land in the 32 words of a zmm; the even columns are the low halves of its 32-bit
+   lanes (shifted up: their f32), the odd ones the high halves (masked: their f32). x is split the
+   same way once per 32 columns and four rows (two vpermt2ps). ae lane i sums column 32b + 2i, ao
+   column 32b + 2i + 1: the reference's partial sums s[2i], s[2i + 1]. Accumulators and pointers
+   are named variables, not arrays: arrays of __m512 end up on the stack, and the store-to-load
+   round trip in the FMA chain cost more than everything else (the speed did not depend on the
+   sparsity). */
 #define SRT__AVX512SPB __attribute__((target("avx512f,avx512bw,avx512dq,avx512vl,avx512vnni,avx512vbmi,avx512vbmi2,fma,f16c,popcnt,bmi2")))
 static SRT__AVX512SPB void srt__sb_bf16_avx512(const srt__mm *mm, uint64_t tile0, uint64_t tile1) {
     const srt__weights *w = mm->w;
-    uint64_t K = w->cols, nb = (K + 31) / 32, nh = K / 16, h;
+    uint64_t K = w->cols, nb = (K + 31) / 32, nfull = K / 32, b;
     uint64_t r = tile0 * SRT__TILE, r1 = tile1 * SRT__TILE < w->rows ? tile1 * SRT__TILE : w->rows;
     const unsigned char *bmp = (const unsigned char *)w->part[1], *offs = (const unsigned char *)w->part[2];
     const uint16_t *vals = (const uint16_t *)w->part[0];
-    const __mmask16 mt = (__mmask16)((1u << (K & 15)) - 1);
-    int t, i;
-#define SRT__SBF_HALF(I, FMA) { \
-        uint16_t m16_; uint32_t m_; \
-        memcpy(&m16_, bm[I] + h * 2, 2); m_ = m16_;   /* half h of a 32-bit bitmap (little-endian) */ \
-        __m512 v_ = _mm512_castsi512_ps(_mm512_maskz_expand_epi16(_pdep_u32(m_, 0xaaaaaaaau), _mm512_loadu_si512((const void *)p[I]))); \
-        if (h & 1) _mm_prefetch((const char *)p[I] + ahead, _MM_HINT_T0); \
-        p[I] += _mm_popcnt_u32(m_); \
-        FMA; }
-#define SRT__SBF_FULL(I) SRT__SBF_HALF(I, acc[I] = _mm512_fmadd_ps(v_, xv, acc[I]))
-#define SRT__SBF_TAIL(I) SRT__SBF_HALF(I, acc[I] = _mm512_mask3_fmadd_ps(v_, xv, acc[I], mt))
-    for (; r < r1; ) {
-        int nr = r1 - r >= 4 ? 4 : 1;
+    const __m512i ie = _mm512_set_epi32(30, 28, 26, 24, 22, 20, 18, 16, 14, 12, 10, 8, 6, 4, 2, 0);
+    const __m512i io = _mm512_set_epi32(31, 29, 27, 25, 23, 21, 19, 17, 15, 13, 11, 9, 7, 5, 3, 1);
+    const __m512i hi16 = _mm512_set1_epi32((int)0xffff0000u);
+    const unsigned rest = (unsigned)(K - nfull * 32);
+    const __mmask16 mx0 = (__mmask16)(rest >= 16 ? 0xffffu : (1u << rest) - 1), mx1 = (__mmask16)(rest > 16 ? (1u << (rest - 16)) - 1 : 0);
+    int t;
+#define SRT__SBF_X() \
+        __m512 x0_, x1_, xe, xo; \
+        if (b < nfull) { x0_ = _mm512_loadu_ps(x + 32 * b); x1_ = _mm512_loadu_ps(x + 32 * b + 16); } \
+        else { x0_ = _mm512_maskz_loadu_ps(mx0, x + 32 * b); x1_ = _mm512_maskz_loadu_ps(mx1, x + 32 * b + 16); } \
+        xe = _mm512_permutex2var_ps(x0_, ie, x1_); \
+        xo = _mm512_permutex2var_ps(x0_, io, x1_);
+#define SRT__SBF_ROW(I) { \
+        uint32_t m_ = srt__rd32(bm##I + 4 * b); \
+        __m512i v_ = _mm512_maskz_expand_epi16(_cvtu32_mask32(m_), _mm512_loadu_si512((const void *)p##I)); \
+        if (b & 1) _mm_prefetch((const char *)p##I + ahead, _MM_HINT_T0); \
+        p##I += _mm_popcnt_u32(m_); \
+        ae##I = _mm512_fmadd_ps(_mm512_castsi512_ps(_mm512_slli_epi32(v_, 16)), xe, ae##I); \
+        ao##I = _mm512_fmadd_ps(_mm512_castsi512_ps(_mm512_and_si512(v_, hi16)), xo, ao##I); }
+#define SRT__SBF_START(I) \
+        const uint16_t *p##I = vals + srt__rd64(offs + (r + I) * 8); \
+        const unsigned char *bm##I = bmp + (r + I) * nb * 4; \
+        __m512 ae##I = _mm512_setzero_ps(), ao##I = ae##I;
+#define SRT__SBF_END(I) y[I] = srt__hsum512(_mm512_add_ps(ae##I, ao##I)) + (mm->bias ? mm->bias[r + I] : 0.0f);
+    for (; r + 4 <= r1; r += 4)
         for (t = 0; t < mm->n_tok; t++) {
             const float *x = mm->a->x + (uint64_t)t * K;
             float *y = mm->y + (uint64_t)t * mm->ldy + r;
-            const uint16_t *p[4];
-            const unsigned char *bm[4];
-            __m512 acc[4], xv;
-            uint64_t ahead;
-            for (i = 0; i < nr; i++) {
-                p[i] = vals + srt__rd64(offs + (r + (uint64_t)i) * 8);
-                bm[i] = bmp + (r + (uint64_t)i) * nb * 4;
-                acc[i] = _mm512_setzero_ps();
+            /* prefetch two spans of these rows ahead (the rows after the next four, where these are now) */
+            uint64_t ahead = (srt__rd64(offs + (r + 4) * 8) - srt__rd64(offs + r * 8)) * 4 + 64;
+            SRT__SBF_START(0) SRT__SBF_START(1) SRT__SBF_START(2) SRT__SBF_START(3)
+            for (b = 0; b < nb; b++) {
+                SRT__SBF_X()
+                SRT__SBF_ROW(0) SRT__SBF_ROW(1) SRT__SBF_ROW(2) SRT__SBF_ROW(3)
             }
-            /* prefetch the next four rows' values at the same place as these (their span ahead) */
-            ahead = (srt__rd64(offs + (r + (uint64_t)nr) * 8) - srt__rd64(offs + r * 8)) * 4 + 64;
-            for (h = 0; h < nh; h++) {
-                xv = _mm512_loadu_ps(x + 16 * h);
-                if (nr == 4) { SRT__SBF_FULL(0) SRT__SBF_FULL(1) SRT__SBF_FULL(2) SRT__SBF_FULL(3) }
-                else SRT__SBF_FULL(0)
-            }
-            if (mt) {
-                xv = _mm512_maskz_loadu_ps(mt, x + 16 * h);
-                if (nr == 4) { SRT__SBF_TAIL(0) SRT__SBF_TAIL(1) SRT__SBF_TAIL(2) SRT__SBF_TAIL(3) }
-                else SRT__SBF_TAIL(0)
-            }
-            for (i = 0; i < nr; i++) y[i] = srt__hsum512(acc[i]) + (mm->bias ? mm->bias[r + (uint64_t)i] : 0.0f);
+            SRT__SBF_END(0) SRT__SBF_END(1) SRT__SBF_END(2) SRT__SBF_END(3)
         }
-        r += (uint64_t)nr;
-    }
-#undef SRT__SBF_HALF
-#undef SRT__SBF_FULL
-#undef SRT__SBF_TAIL
+    for (; r < r1; r++)
+        for (t = 0; t < mm->n_tok; t++) {
+            const float *x = mm->a->x + (uint64_t)t * K;
+            float *y = mm->y + (uint64_t)t * mm->ldy + r;
+            uint64_t ahead = (srt__rd64(offs + (r + 1) * 8) - srt__rd64(offs + r * 8)) * 4 + 64;
+            SRT__SBF_START(0)
+            for (b = 0; b < nb; b++) {
+                SRT__SBF_X()
+                SRT__SBF_ROW(0)
+            }
+            SRT__SBF_END(0)
+        }
+#undef SRT__SBF_X
+#undef SRT__SBF_ROW
+#undef SRT__SBF_START
+#undef SRT__SBF_END
 }
 
 /* s4x1 GEMV: four micro-tiles (64 weight bytes, lanes = micro-tile x row) per step; their column
@@ -1207,7 +1220,7 @@ static SRT__AVX2P __m256 srt__sbf_expand8(const uint16_t **pp, uint32_t m8) {
 }
 static SRT__AVX2P void srt__sb_bf16_avx2(const srt__mm *mm, uint64_t tile0, uint64_t tile1) {
     const srt__weights *w = mm->w;
-    uint64_t K = w->cols, nb = (K + 31) / 32, kt = K & ~(uint64_t)15, k;
+    uint64_t K = w->cols, nb = (K + 31) / 32, nfull = K / 32, b;
     uint64_t r = tile0 * SRT__TILE, r1 = tile1 * SRT__TILE < w->rows ? tile1 * SRT__TILE : w->rows;
     const unsigned char *bmp = (const unsigned char *)w->part[1], *offs = (const unsigned char *)w->part[2];
     int t, j, h;
@@ -1216,20 +1229,24 @@ static SRT__AVX2P void srt__sb_bf16_avx2(const srt__mm *mm, uint64_t tile0, uint
             const float *x = mm->a->x + (uint64_t)t * K;
             const uint16_t *p = (const uint16_t *)w->part[0] + srt__rd64(offs + r * 8);
             const unsigned char *bm = bmp + r * nb * 4;
-            __m256 lo = _mm256_setzero_ps(), hi = lo;
-            float s[16];
-            for (k = 0; k < kt; k += 16) {
-                uint32_t m = srt__rd32(bm + k / 32 * 4) >> (k & 16);
+            /* accC lane l: the reference's sum 8C + l (named, not an array: see the AVX-512 kernel) */
+            __m256 acc0 = _mm256_setzero_ps(), acc1 = acc0, acc2 = acc0, acc3 = acc0;
+            float s[32], xt[32];   /* xt: the last block of x, 0-padded */
+            for (b = 0; b < nb; b++) {
+                uint32_t m = srt__rd32(bm + b * 4);
+                const float *xb = x + 32 * b;
+                if (b == nfull) {
+                    for (j = 0; j < 32; j++) xt[j] = 32 * b + (uint64_t)j < K ? xb[j] : 0.0f;
+                    xb = xt;
+                }
                 _mm_prefetch((const char *)p + SRT__PREFETCH, _MM_HINT_T0);
-                lo = _mm256_fmadd_ps(srt__sbf_expand8(&p, m & 0xffu), _mm256_loadu_ps(x + k), lo);
-                hi = _mm256_fmadd_ps(srt__sbf_expand8(&p, m >> 8 & 0xffu), _mm256_loadu_ps(x + k + 8), hi);
+                acc0 = _mm256_fmadd_ps(srt__sbf_expand8(&p, m & 0xffu), _mm256_loadu_ps(xb), acc0);
+                acc1 = _mm256_fmadd_ps(srt__sbf_expand8(&p, m >> 8 & 0xffu), _mm256_loadu_ps(xb + 8), acc1);
+                acc2 = _mm256_fmadd_ps(srt__sbf_expand8(&p, m >> 16 & 0xffu), _mm256_loadu_ps(xb + 16), acc2);
+                acc3 = _mm256_fmadd_ps(srt__sbf_expand8(&p, m >> 24), _mm256_loadu_ps(xb + 24), acc3);
             }
-            _mm256_storeu_ps(s, lo); _mm256_storeu_ps(s + 8, hi);
-            for (; k < K; k++) {
-                float wv = 0.0f;
-                if (srt__rd32(bm + k / 32 * 4) >> (k & 31) & 1) wv = srt_bf16_to_f32(*p++);
-                s[k & 15] = fmaf(wv, x[k], s[k & 15]);
-            }
+            _mm256_storeu_ps(s, acc0); _mm256_storeu_ps(s + 8, acc1); _mm256_storeu_ps(s + 16, acc2); _mm256_storeu_ps(s + 24, acc3);
+            for (j = 0; j < 16; j++) s[j] = s[2 * j] + s[2 * j + 1];
             for (h = 8; h; h >>= 1) for (j = 0; j < h; j++) s[j] += s[j + h];
             mm->y[(uint64_t)t * mm->ldy + r] = s[0] + (mm->bias ? mm->bias[r] : 0.0f);
         }

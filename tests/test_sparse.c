@@ -52,8 +52,9 @@ static const double sparsities[] = {0.0, 0.3, 0.5, 0.7, 0.9, 0.99};
 static const int shapes[][2] = {{1, 32}, {17, 100}, {45, 300}, {16, 64}, {130, 520}, {3, 2048}, {64, 96}};
 static const int toks[] = {1, 2, 5, 13, 35};
 
-/* The sparse reference equals the dense reference of the same weights bit for bit (integer formats and
-   sb-bf16 too), and dequantizes to the same floats. */
+/* The sparse reference equals the dense reference of the same weights bit for bit (integer formats;
+   sb-bf16 sums in another order, so to rounding: within 1e-6 of sum |w x|), and dequantizes to the
+   same floats. */
 static void test_reference(srt_format f, uint32_t group) {
     size_t si, pi;
     int worst_bits = 0, bad_deq = 0, bad_ref = 0, n_cases = 0, smaller = 1;
@@ -80,7 +81,12 @@ static void test_reference(srt_format f, uint32_t group) {
             srt_dequantize(td.f, td.group, (const void *const *)td.parts, (uint64_t)M, (uint64_t)K, dd);
             for (i = 0; i < M * K; i++) if (ds[i] != dd[i]) { bad_deq++; break; }   /* == : a dense zero may be -0 (negative q4 scale) */
             for (i = 0; i < 5 * M; i++) {
-                if (memcmp(&ys[i], &yd[i], 4) != 0) bad_ref++;
+                if (f == SRT_SB_BF16) {
+                    double mag = 0.0;
+                    int k;
+                    for (k = 0; k < K; k++) mag += fabs((double)dd[(i % M) * K + k] * x[(i / M) * K + k]);
+                    if (!(fabs((double)ys[i] - yd[i]) <= 1e-6 * mag)) bad_ref++;
+                } else if (memcmp(&ys[i], &yd[i], 4) != 0) bad_ref++;
             }
             n_cases++;
             drop(&ts); drop(&td);
@@ -89,7 +95,7 @@ static void test_reference(srt_format f, uint32_t group) {
     (void)worst_bits;
     CHECK(bad_deq == 0, "%s/g%u: dequantizes to the %s floats of the same weights (%d cases, %d differ)", srt_format_name(f), group, srt_format_name(dense_of(f)), n_cases, bad_deq);
     CHECK(bad_ref == 0, "%s/g%u: the reference kernel equals the %s reference %s (%d outputs differ)", srt_format_name(f), group, srt_format_name(dense_of(f)),
-          "bit for bit", bad_ref);
+          f == SRT_SB_BF16 ? "to rounding" : "bit for bit", bad_ref);
     CHECK(smaller, "%s/g%u: srt_tensor_layout_data sizes are within srt_tensor_layout's bounds", srt_format_name(f), group);
 }
 
@@ -302,8 +308,10 @@ static void test_stories(void) {
                 if (a[i] > a[am]) am = i;
                 if (b[i] > b[am2]) am2 = i;
             }
-            (void)range; (void)am; (void)am2;
-            CHECK(same, "stories260K pruned 50%%, %s at %s: logits equal %s's bit for bit (max |diff| %.3g)", pairs[pi][0], srt_isa_name((srt_isa)isa), pairs[pi][1], maxd);
+            if (strcmp(pairs[pi][0], "sb-bf16") == 0)   /* another summation order than bf16: equal to rounding */
+                CHECK(am == am2 && maxd <= 1e-3 * range, "stories260K pruned 50%%, sb-bf16 at %s: logits equal bf16's to rounding (max |diff| %.3g of %.3g), same argmax",
+                      srt_isa_name((srt_isa)isa), maxd, range);
+            else CHECK(same, "stories260K pruned 50%%, %s at %s: logits equal %s's bit for bit (max |diff| %.3g)", pairs[pi][0], srt_isa_name((srt_isa)isa), pairs[pi][1], maxd);
             free(a); free(b);
         }
         remove(sp); remove(de);
