@@ -2208,6 +2208,7 @@ typedef struct srt__acts {
     int8_t *q;               /* n_tok x kp, or NULL */
     float *d;                /* n_tok x ng */
     int32_t *s;              /* n_tok x ng: sum of q over the group */
+    uint8_t *qt;             /* s4x1 GEMM of 16+ tokens: q + 128 in 16-token panels (sparsert_x86.h), or NULL */
     uint64_t kp, ng;
 } srt__acts;
 
@@ -2574,11 +2575,11 @@ static void srt__vec_ops_for(srt_isa isa, srt__vec_ops *ops) {
 /* Scratch for the activations of n_tok tokens of a cols-wide input. */
 static uint64_t srt__acts_bytes(uint64_t n_tok, uint64_t cols, uint32_t min_group) {
     uint64_t kp = (cols + SRT__KPAD - 1) / SRT__KPAD * SRT__KPAD, ng = (cols + min_group - 1) / min_group;
-    return n_tok * (kp + ng * 8) + 64;
+    return n_tok * (2 * kp + ng * 8) + 64;   /* d, s, q and the s4x1 panels */
 }
 typedef void (*srt__quantize_acts_fn)(const float *x, uint64_t cols, uint32_t group, uint64_t kp, int8_t *q, float *d, int32_t *s);
 static void srt__acts_prepare(srt__acts *a, const srt__weights *w, const float *x, int n_tok, void *scratch, srt_isa isa) {
-    a->x = x; a->q = NULL; a->d = NULL; a->s = NULL; a->kp = 0; a->ng = 0;
+    a->x = x; a->q = NULL; a->d = NULL; a->s = NULL; a->qt = NULL; a->kp = 0; a->ng = 0;
     if (srt__format_is_int(w->format)) {
         uint64_t t;
         a->kp = (w->cols + SRT__KPAD - 1) / SRT__KPAD * SRT__KPAD;
@@ -2594,6 +2595,13 @@ static void srt__acts_prepare(srt__acts *a, const srt__weights *w, const float *
 #endif
         for (t = 0; t < (uint64_t)n_tok; t++)
             quant(x + t * w->cols, w->cols, w->group, a->kp, a->q + t * a->kp, a->d + t * a->ng, a->s + t * a->ng);
+#if SRT__HAVE_X86
+        /* once per product, not once per block of tiles in each kernel call */
+        if (srt__x86_kernel(isa, w->format, n_tok) == srt__s4x1_gemm16_avx512) {
+            a->qt = (uint8_t *)(a->q + (uint64_t)n_tok * a->kp);
+            srt__s4x1_panels_avx512(a->q, a->kp, n_tok & ~15, a->qt);
+        }
+#endif
     }
 }
 

@@ -1000,8 +1000,30 @@ static SRT__AVX512SP void srt__s4x1_gemm_avx512(const srt__mm *mm, uint64_t tile
 /* s4x1 GEMM for 16+ tokens: lanes = 16 tokens. The activations (q + 128) are first transposed to
    16 bytes per column (one per token: a vpgatherdd of 4 columns x 16 tokens and a vpermb per 4
    columns); a micro-tile's 4 columns are then 4 loads of 16 bytes and one vpermb, and its 16
-   weights 4 vpdpbusd against the rows' broadcast 4 bytes (64 multiply-adds each); 128 sum w per row
-   and group is subtracted as in the 4-token kernel. Fewer than 16 tokens left: the 4-token kernel. */
+   weights 4 vpdpbusd against the rows' broadcast 4 bytes (64 multiply-adds each). Per tile, a first
+   pass turns every micro-tile's column indices into byte offsets in a 16-token panel (`mo`) and
+   finds where each block's micro-tiles of each group start, so that the hot loop runs over one
+   block and group at a time without the per-segment counts (their data-dependent loop exits cost
+   more than the math), for two 16-token panels at once when 32 or more tokens are left (one load
+   of the weights for both). 128 sum w per row and group is subtracted as in the 4-token kernel.
+   Fewer than 16 tokens left: the 4-token kernel. */
+/* The 16-token panels of the s4x1 GEMM: qt[kp t0 + 16 c + t] = q[t0 + t][c] + 128 for t0 < n16 (a
+   multiple of 16); made once per product by srt__acts_prepare. */
+static SRT__AVX512SP void srt__s4x1_panels_avx512(const int8_t *q, uint64_t kp, int n16, uint8_t *qt) {
+    const __m512i tr = _mm512_set_epi8(63, 59, 55, 51, 47, 43, 39, 35, 31, 27, 23, 19, 15, 11, 7, 3,   /* byte 16 j + t <- 4 t + j */
+                                       62, 58, 54, 50, 46, 42, 38, 34, 30, 26, 22, 18, 14, 10, 6, 2,
+                                       61, 57, 53, 49, 45, 41, 37, 33, 29, 25, 21, 17, 13, 9, 5, 1,
+                                       60, 56, 52, 48, 44, 40, 36, 32, 28, 24, 20, 16, 12, 8, 4, 0);
+    const __m512i c80 = _mm512_set1_epi8((char)0x80);
+    const __m512i vidx = _mm512_mullo_epi32(_mm512_set_epi32(15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0), _mm512_set1_epi32((int)kp));
+    uint64_t c;
+    int t0;
+    for (t0 = 0; t0 < n16; t0 += 16)
+        for (c = 0; c < kp; c += 4) {
+            __m512i v = _mm512_i32gather_epi32(vidx, (const void *)(q + (uint64_t)t0 * kp + c), 1);
+            _mm512_storeu_si512((void *)(qt + (uint64_t)t0 * kp + c * 16), _mm512_xor_si512(_mm512_permutexvar_epi8(tr, v), c80));
+        }
+}
 static SRT__AVX512SP void srt__s4x1_gemm16_avx512(const srt__mm *mm, uint64_t tile0, uint64_t tile1) {
     const srt__weights *w = mm->w;
     const srt__acts *a = mm->a;
@@ -1009,97 +1031,111 @@ static SRT__AVX512SP void srt__s4x1_gemm16_avx512(const srt__mm *mm, uint64_t ti
     const int8_t *vals = (const int8_t *)w->part[0];
     const uint8_t *idx = (const uint8_t *)w->part[2];
     const unsigned char *offs = (const unsigned char *)w->part[3];
-    uint64_t nseg = tl.kp / SRT__SEG, spg = w->group / SRT__SEG, tile, bi, s, m, c, g;
-    const __m512i ones = _mm512_set1_epi8(1), c80 = _mm512_set1_epi8((char)0x80);
-    const __m512i tr = _mm512_set_epi8(63, 59, 55, 51, 47, 43, 39, 35, 31, 27, 23, 19, 15, 11, 7, 3,   /* byte 16 j + t <- 4 t + j */
-                                       62, 58, 54, 50, 46, 42, 38, 34, 30, 26, 22, 18, 14, 10, 6, 2,
-                                       61, 57, 53, 49, 45, 41, 37, 33, 29, 25, 21, 17, 13, 9, 5, 1,
-                                       60, 56, 52, 48, 44, 40, 36, 32, 28, 24, 20, 16, 12, 8, 4, 0);
+    uint64_t nseg = tl.kp / SRT__SEG, spg = w->group / SRT__SEG, tile, bi, s, m, g;
+    const __m512i ones = _mm512_set1_epi8(1);
     const __m512i il = _mm512_set_epi8(63, 47, 31, 15, 62, 46, 30, 14, 61, 45, 29, 13, 60, 44, 28, 12,   /* byte 4 t + j <- 16 j + t */
                                        59, 43, 27, 11, 58, 42, 26, 10, 57, 41, 25, 9, 56, 40, 24, 8,
                                        55, 39, 23, 7, 54, 38, 22, 6, 53, 37, 21, 5, 52, 36, 20, 4,
                                        51, 35, 19, 3, 50, 34, 18, 2, 49, 33, 17, 1, 48, 32, 16, 0);
     int32_t wsum[4 * SRT__S4_MAXG * 4];
-    float ybuf[SRT__TILE][16], sf[16], dt[16];
-    uint8_t *qt;
+    uint32_t gstart[4][SRT__S4_MAXG + 1];   /* block bi's micro-tiles of group g: [gstart[bi][g], gstart[bi][g + 1]) */
+    float ybuf[SRT__TILE][32], sf[16], dt[32];
+    uint32_t *mo = NULL;                     /* 4 byte offsets (16 x column) per micro-tile of the tile */
+    uint64_t mo_cap = 0;
     int t0, n16 = mm->n_tok & ~15, t, i;
-    if (tl.ng > SRT__S4_MAXG || !n16 || tl.kp > (1u << 26) || !(qt = (uint8_t *)SRT_MALLOC((size_t)(tl.kp * (uint64_t)n16 + 64)))) n16 = 0;
-    for (t0 = 0; t0 < n16; t0 += 16) {   /* transpose: qt[kp t0 + 16 c + t] = q[t0 + t][c] + 128 */
-        const __m512i vidx = _mm512_mullo_epi32(_mm512_set_epi32(15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0), _mm512_set1_epi32((int)a->kp));
-        for (c = 0; c < tl.kp; c += 4) {
-            __m512i v = _mm512_i32gather_epi32(vidx, (const void *)(a->q + (uint64_t)t0 * a->kp + c), 1);
-            _mm512_storeu_si512((void *)(qt + (uint64_t)t0 * tl.kp + c * 16), _mm512_xor_si512(_mm512_permutexvar_epi8(tr, v), c80));
-        }
+    const uint8_t *qt = a->qt;
+    uint8_t *own = NULL;   /* panels made here when the caller prepared none (another matrix's activations) */
+    if (tl.ng > SRT__S4_MAXG || !n16 || tl.kp > (1u << 26)) n16 = 0;
+    else if (!qt) {
+        if (!(own = (uint8_t *)SRT_MALLOC((size_t)(tl.kp * (uint64_t)n16 + 64)))) n16 = 0;
+        else srt__s4x1_panels_avx512(a->q, a->kp, n16, own);
+        qt = own;
     }
     for (tile = tile0; tile < tile1 && n16; tile++) {
         const unsigned char *counts = offs + (tl.tiles + 1) * 8 + tile * 4 * nseg;
         const uint16_t *sc = (const uint16_t *)w->part[1] + tile * tl.ng * SRT__TILE;
-        uint64_t pos = srt__rd64(offs + tile * 8), start0[4];
-        for (bi = 0; bi < 4; bi++) {   /* block starts, 128 sum w per block, group and row */
-            start0[bi] = pos;
+        uint64_t pos0 = srt__rd64(offs + tile * 8), n_mt = srt__rd64(offs + (tile + 1) * 8) - pos0, pos = 0;
+        const int8_t *tv = vals + pos0 * 16;
+        if (n_mt > mo_cap) {
+            uint32_t *nm = (uint32_t *)SRT_REALLOC(mo, (size_t)(n_mt * 16));
+            if (!nm) { n16 = 0; break; }   /* out of memory: the 4-token kernel does the rest */
+            mo = nm; mo_cap = n_mt;
+        }
+        for (bi = 0; bi < 4; bi++) {   /* offsets, group starts, 128 sum w per block, group and row */
             for (g = 0, s = 0; g < tl.ng; g++) {
                 uint64_t s1 = (g + 1) * spg < nseg ? (g + 1) * spg : nseg;
                 __m512i ws = _mm512_setzero_si512();
+                gstart[bi][g] = (uint32_t)pos;
                 for (; s < s1; s++) {
                     uint64_t n = counts[bi * nseg + s];
                     for (m = 0; m < n; m += 4) {
                         uint64_t k = n - m < 4 ? n - m : 4;
                         __mmask64 mw = _cvtu64_mask64(k == 4 ? ~0ull : (1ull << (16 * k)) - 1);
-                        ws = _mm512_dpbusd_epi32(ws, ones, _mm512_maskz_loadu_epi8(mw, vals + (pos + m) * 16));
+                        ws = _mm512_dpbusd_epi32(ws, ones, _mm512_maskz_loadu_epi8(mw, tv + (pos + m) * 16));
+                    }
+                    for (m = 0; m < n; m++) {
+                        const uint8_t *ix = idx + (pos0 + pos + m) * 4;
+                        for (i = 0; i < 4; i++) mo[(pos + m) * 4 + (uint64_t)i] = (uint32_t)(16 * (s * SRT__SEG + (ix[i] & 31u)));
                     }
                     pos += n;
                 }
                 _mm_storeu_si128((__m128i *)(wsum + (bi * SRT__S4_MAXG + g) * 4), _mm_slli_epi32(srt__lanes4(ws), 7));
             }
+            gstart[bi][tl.ng] = (uint32_t)pos;
         }
-        for (t0 = 0; t0 < n16; t0 += 16) {
-            uint64_t start[4];
-            for (bi = 0; bi < 4; bi++) start[bi] = start0[bi];
-            for (i = 0; i < (int)SRT__TILE; i++) _mm512_storeu_ps(ybuf[i], _mm512_setzero_ps());
-            for (g = 0, s = 0; g < tl.ng; g++) {
-                uint64_t s1 = (g + 1) * spg < nseg ? (g + 1) * spg : nseg, p[4];
-                __m512i acc[16];
-                __m512 dxv;
-                for (t = 0; t < 16; t++) dt[t] = a->d[(uint64_t)(t0 + t) * a->ng + g];
-                dxv = _mm512_loadu_ps(dt);
-                for (i = 0; i < 16; i++) acc[i] = _mm512_setzero_si512();
-                for (; s < s1; s++) {
-                    const uint8_t *qs = qt + (uint64_t)t0 * tl.kp + s * SRT__SEG * 16;
-#define SRT__S4M_BLOCK(B) { \
-                        uint64_t n = counts[(B) * nseg + s]; \
-                        for (m = 0; m < n; m++) { \
-                            uint32_t ix = srt__rd32(idx + (start[B] + m) * 4) & 0x1f1f1f1fu;   /* 4 column offsets, one load */ \
-                            const int8_t *wm = vals + (start[B] + m) * 16; \
-                            __m512i z = _mm512_castsi128_si512(_mm_loadu_si128((const __m128i *)(qs + (ix & 31u) * 16))); \
-                            z = _mm512_inserti32x4(z, _mm_loadu_si128((const __m128i *)(qs + (ix >> 8 & 31u) * 16)), 1); \
-                            z = _mm512_inserti32x4(z, _mm_loadu_si128((const __m128i *)(qs + (ix >> 16 & 31u) * 16)), 2); \
-                            z = _mm512_inserti32x4(z, _mm_loadu_si128((const __m128i *)(qs + (ix >> 24) * 16)), 3); \
-                            z = _mm512_permutexvar_epi8(il, z); \
-                            acc[(B) * 4 + 0] = _mm512_dpbusd_epi32(acc[(B) * 4 + 0], z, _mm512_set1_epi32(srt__ld32(wm))); \
-                            acc[(B) * 4 + 1] = _mm512_dpbusd_epi32(acc[(B) * 4 + 1], z, _mm512_set1_epi32(srt__ld32(wm + 4))); \
-                            acc[(B) * 4 + 2] = _mm512_dpbusd_epi32(acc[(B) * 4 + 2], z, _mm512_set1_epi32(srt__ld32(wm + 8))); \
-                            acc[(B) * 4 + 3] = _mm512_dpbusd_epi32(acc[(B) * 4 + 3], z, _mm512_set1_epi32(srt__ld32(wm + 12))); \
-                        } \
-                        start[B] += n; }
-                    SRT__S4M_BLOCK(0) SRT__S4M_BLOCK(1) SRT__S4M_BLOCK(2) SRT__S4M_BLOCK(3)
-#undef SRT__S4M_BLOCK
-                }
+        for (t0 = 0; t0 < n16; ) {
+            const int two = n16 - t0 >= 32;   /* two 16-token panels */
+            const uint8_t *q0 = qt + (uint64_t)t0 * tl.kp, *q1 = q0 + (two ? 16 * tl.kp : 0);
+            for (i = 0; i < (int)SRT__TILE; i++) { _mm512_storeu_ps(ybuf[i], _mm512_setzero_ps()); _mm512_storeu_ps(ybuf[i] + 16, _mm512_setzero_ps()); }
+            for (g = 0; g < tl.ng; g++) {
+                __m512 dx0, dx1;
+                for (t = 0; t < (two ? 32 : 16); t++) dt[t] = a->d[(uint64_t)(t0 + t) * a->ng + g];
+                dx0 = _mm512_loadu_ps(dt); dx1 = two ? _mm512_loadu_ps(dt + 16) : dx0;
                 _mm512_storeu_ps(sf, _mm512_cvtph_ps(_mm256_loadu_si256((const __m256i *)(sc + g * SRT__TILE))));
-                for (i = 0; i < 16; i++) {   /* row i of the tile = block i / 4, row i % 4 */
-                    __m512i v = _mm512_sub_epi32(acc[i], _mm512_set1_epi32(wsum[((uint64_t)i / 4 * SRT__S4_MAXG + g) * 4 + (uint64_t)i % 4]));
-                    __m512 f = _mm512_mul_ps(_mm512_set1_ps(sf[i]), dxv);
-                    _mm512_storeu_ps(ybuf[i], _mm512_fmadd_ps(_mm512_cvtepi32_ps(v), f, _mm512_loadu_ps(ybuf[i])));
+                for (bi = 0; bi < 4; bi++) {
+                    __m512i a0 = _mm512_setzero_si512(), a1 = a0, a2 = a0, a3 = a0, b0 = a0, b1 = a0, b2 = a0, b3 = a0;
+                    for (m = gstart[bi][g]; m < gstart[bi][g + 1]; m++) {
+                        const uint32_t *o = mo + m * 4;
+                        const int8_t *wm = tv + m * 16;
+                        __m512i w0 = _mm512_set1_epi32(srt__ld32(wm)), w1 = _mm512_set1_epi32(srt__ld32(wm + 4));
+                        __m512i w2 = _mm512_set1_epi32(srt__ld32(wm + 8)), w3 = _mm512_set1_epi32(srt__ld32(wm + 12));
+                        __m512i z = _mm512_castsi128_si512(_mm_loadu_si128((const __m128i *)(q0 + o[0])));
+                        z = _mm512_inserti32x4(z, _mm_loadu_si128((const __m128i *)(q0 + o[1])), 1);
+                        z = _mm512_inserti32x4(z, _mm_loadu_si128((const __m128i *)(q0 + o[2])), 2);
+                        z = _mm512_inserti32x4(z, _mm_loadu_si128((const __m128i *)(q0 + o[3])), 3);
+                        z = _mm512_permutexvar_epi8(il, z);
+                        a0 = _mm512_dpbusd_epi32(a0, z, w0); a1 = _mm512_dpbusd_epi32(a1, z, w1);
+                        a2 = _mm512_dpbusd_epi32(a2, z, w2); a3 = _mm512_dpbusd_epi32(a3, z, w3);
+                        if (two) {
+                            z = _mm512_castsi128_si512(_mm_loadu_si128((const __m128i *)(q1 + o[0])));
+                            z = _mm512_inserti32x4(z, _mm_loadu_si128((const __m128i *)(q1 + o[1])), 1);
+                            z = _mm512_inserti32x4(z, _mm_loadu_si128((const __m128i *)(q1 + o[2])), 2);
+                            z = _mm512_inserti32x4(z, _mm_loadu_si128((const __m128i *)(q1 + o[3])), 3);
+                            z = _mm512_permutexvar_epi8(il, z);
+                            b0 = _mm512_dpbusd_epi32(b0, z, w0); b1 = _mm512_dpbusd_epi32(b1, z, w1);
+                            b2 = _mm512_dpbusd_epi32(b2, z, w2); b3 = _mm512_dpbusd_epi32(b3, z, w3);
+                        }
+                    }
+#define SRT__S4M_ROW(R, ACC, DX, HALF) { \
+                        int i_ = (int)bi * 4 + (R); \
+                        __m512i v_ = _mm512_sub_epi32(ACC, _mm512_set1_epi32(wsum[(bi * SRT__S4_MAXG + g) * 4 + (R)])); \
+                        __m512 f_ = _mm512_mul_ps(_mm512_set1_ps(sf[i_]), DX); \
+                        _mm512_storeu_ps(ybuf[i_] + (HALF), _mm512_fmadd_ps(_mm512_cvtepi32_ps(v_), f_, _mm512_loadu_ps(ybuf[i_] + (HALF)))); }
+                    SRT__S4M_ROW(0, a0, dx0, 0) SRT__S4M_ROW(1, a1, dx0, 0) SRT__S4M_ROW(2, a2, dx0, 0) SRT__S4M_ROW(3, a3, dx0, 0)
+                    if (two) { SRT__S4M_ROW(0, b0, dx1, 16) SRT__S4M_ROW(1, b1, dx1, 16) SRT__S4M_ROW(2, b2, dx1, 16) SRT__S4M_ROW(3, b3, dx1, 16) }
+#undef SRT__S4M_ROW
                 }
-                (void)p;
             }
-            for (t = 0; t < 16; t++)
+            for (t = 0; t < (two ? 32 : 16); t++)
                 for (i = 0; i < (int)SRT__TILE; i++) {
                     uint64_t r = tile * SRT__TILE + (uint64_t)i;
                     if (r < w->rows) mm->y[(uint64_t)(t0 + t) * mm->ldy + r] = ybuf[i][t] + (mm->bias ? mm->bias[r] : 0.0f);
                 }
+            t0 += two ? 32 : 16;
         }
     }
-    if (n16) SRT_FREE(qt);
+    if (mo) SRT_FREE(mo);
+    if (own) SRT_FREE(own);
     if (n16 < mm->n_tok) {
         srt__mm rest = *mm;
         srt__acts ra = *a;
