@@ -1032,14 +1032,15 @@ static SRT__AVX512SP void srt__s4x1_gemm16_avx512(const srt__mm *mm, uint64_t ti
     const uint8_t *idx = (const uint8_t *)w->part[2];
     const unsigned char *offs = (const unsigned char *)w->part[3];
     uint64_t nseg = tl.kp / SRT__SEG, spg = w->group / SRT__SEG, tile, bi, s, m, g;
-    const __m512i ones = _mm512_set1_epi8(1);
+    const __m512i ones = _mm512_set1_epi8(1), b31 = _mm512_set1_epi32(31);
     const __m512i il = _mm512_set_epi8(63, 47, 31, 15, 62, 46, 30, 14, 61, 45, 29, 13, 60, 44, 28, 12,   /* byte 4 t + j <- 16 j + t */
                                        59, 43, 27, 11, 58, 42, 26, 10, 57, 41, 25, 9, 56, 40, 24, 8,
                                        55, 39, 23, 7, 54, 38, 22, 6, 53, 37, 21, 5, 52, 36, 20, 4,
                                        51, 35, 19, 3, 50, 34, 18, 2, 49, 33, 17, 1, 48, 32, 16, 0);
     int32_t wsum[4 * SRT__S4_MAXG * 4];
     uint32_t gstart[4][SRT__S4_MAXG + 1];   /* block bi's micro-tiles of group g: [gstart[bi][g], gstart[bi][g + 1]) */
-    float ybuf[SRT__TILE][32], sf[16], dt[32];
+    float ybuf[SRT__TILE][32], sf[SRT__S4_MAXG * SRT__TILE];   /* sf: the tile's row scales, group-major */
+    float *dT = NULL;                        /* dT[g n16 + t]: activation scale of token t, group g */
     uint32_t *mo = NULL;                     /* 4 byte offsets (16 x column) per micro-tile of the tile */
     uint64_t mo_cap = 0;
     int t0, n16 = mm->n_tok & ~15, t, i;
@@ -1051,6 +1052,9 @@ static SRT__AVX512SP void srt__s4x1_gemm16_avx512(const srt__mm *mm, uint64_t ti
         else srt__s4x1_panels_avx512(a->q, a->kp, n16, own);
         qt = own;
     }
+    if (n16 && !(dT = (float *)SRT_MALLOC(sizeof(float) * (size_t)(tl.ng * (uint64_t)n16 + 16)))) n16 = 0;
+    for (g = 0; n16 && g < tl.ng; g++)
+        for (t = 0; t < n16; t++) dT[g * (uint64_t)n16 + (uint64_t)t] = a->d[(uint64_t)t * a->ng + g];
     for (tile = tile0; tile < tile1 && n16; tile++) {
         const unsigned char *counts = offs + (tl.tiles + 1) * 8 + tile * 4 * nseg;
         const uint16_t *sc = (const uint16_t *)w->part[1] + tile * tl.ng * SRT__TILE;
@@ -1066,34 +1070,33 @@ static SRT__AVX512SP void srt__s4x1_gemm16_avx512(const srt__mm *mm, uint64_t ti
                 uint64_t s1 = (g + 1) * spg < nseg ? (g + 1) * spg : nseg;
                 __m512i ws = _mm512_setzero_si512();
                 gstart[bi][g] = (uint32_t)pos;
-                for (; s < s1; s++) {
-                    uint64_t n = counts[bi * nseg + s];
-                    for (m = 0; m < n; m += 4) {
-                        uint64_t k = n - m < 4 ? n - m : 4;
-                        __mmask64 mw = _cvtu64_mask64(k == 4 ? ~0ull : (1ull << (16 * k)) - 1);
-                        ws = _mm512_dpbusd_epi32(ws, ones, _mm512_maskz_loadu_epi8(mw, tv + (pos + m) * 16));
-                    }
-                    for (m = 0; m < n; m++) {
-                        const uint8_t *ix = idx + (pos0 + pos + m) * 4;
-                        for (i = 0; i < 4; i++) mo[(pos + m) * 4 + (uint64_t)i] = (uint32_t)(16 * (s * SRT__SEG + (ix[i] & 31u)));
-                    }
+                for (; s < s1; s++) {   /* no branch on the count (0..8): two masked halves of 4 micro-tiles */
+                    uint64_t n = counts[bi * nseg + s], k0 = n < 4 ? n : 4, k1 = n - k0;
+                    const uint8_t *ix = idx + (pos0 + pos) * 4;
+                    const __m512i base = _mm512_set1_epi32((int)(s * SRT__SEG));
+                    __mmask16 mi0 = (__mmask16)((1u << (4 * k0)) - 1), mi1 = (__mmask16)((1u << (4 * k1)) - 1);
+                    __mmask64 mw0 = _cvtu64_mask64(k0 == 4 ? ~0ull : (1ull << (16 * k0)) - 1), mw1 = _cvtu64_mask64(k1 == 4 ? ~0ull : (1ull << (16 * k1)) - 1);
+                    __m512i o0 = _mm512_cvtepu8_epi32(_mm_maskz_loadu_epi8(mi0, ix)), o1 = _mm512_cvtepu8_epi32(_mm_maskz_loadu_epi8(mi1, ix + 16));
+                    _mm512_mask_storeu_epi32(mo + pos * 4, mi0, _mm512_slli_epi32(_mm512_add_epi32(_mm512_and_si512(o0, b31), base), 4));
+                    _mm512_mask_storeu_epi32(mo + pos * 4 + 16, mi1, _mm512_slli_epi32(_mm512_add_epi32(_mm512_and_si512(o1, b31), base), 4));
+                    ws = _mm512_dpbusd_epi32(ws, ones, _mm512_maskz_loadu_epi8(mw0, tv + pos * 16));
+                    ws = _mm512_dpbusd_epi32(ws, ones, _mm512_maskz_loadu_epi8(mw1, tv + pos * 16 + 64));
                     pos += n;
                 }
                 _mm_storeu_si128((__m128i *)(wsum + (bi * SRT__S4_MAXG + g) * 4), _mm_slli_epi32(srt__lanes4(ws), 7));
             }
             gstart[bi][tl.ng] = (uint32_t)pos;
         }
+        for (g = 0; g < tl.ng; g++) _mm512_storeu_ps(sf + g * SRT__TILE, _mm512_cvtph_ps(_mm256_loadu_si256((const __m256i *)(sc + g * SRT__TILE))));
         for (t0 = 0; t0 < n16; ) {
             const int two = n16 - t0 >= 32;   /* two 16-token panels */
             const uint8_t *q0 = qt + (uint64_t)t0 * tl.kp, *q1 = q0 + (two ? 16 * tl.kp : 0);
-            for (i = 0; i < (int)SRT__TILE; i++) { _mm512_storeu_ps(ybuf[i], _mm512_setzero_ps()); _mm512_storeu_ps(ybuf[i] + 16, _mm512_setzero_ps()); }
-            for (g = 0; g < tl.ng; g++) {
-                __m512 dx0, dx1;
-                for (t = 0; t < (two ? 32 : 16); t++) dt[t] = a->d[(uint64_t)(t0 + t) * a->ng + g];
-                dx0 = _mm512_loadu_ps(dt); dx1 = two ? _mm512_loadu_ps(dt + 16) : dx0;
-                _mm512_storeu_ps(sf, _mm512_cvtph_ps(_mm256_loadu_si256((const __m256i *)(sc + g * SRT__TILE))));
-                for (bi = 0; bi < 4; bi++) {
+            const float *d0 = dT + (uint64_t)t0, *d1 = d0 + (two ? 16 : 0);
+            for (bi = 0; bi < 4; bi++) {   /* one block's 4 rows x 1 or 2 panels, summed over the groups in registers */
+                __m512 y0 = _mm512_setzero_ps(), y1 = y0, y2 = y0, y3 = y0, z0 = y0, z1 = y0, z2 = y0, z3 = y0;
+                for (g = 0; g < tl.ng; g++) {
                     __m512i a0 = _mm512_setzero_si512(), a1 = a0, a2 = a0, a3 = a0, b0 = a0, b1 = a0, b2 = a0, b3 = a0;
+                    const __m512 dx0 = _mm512_loadu_ps(d0 + g * (uint64_t)n16), dx1 = _mm512_loadu_ps(d1 + g * (uint64_t)n16);
                     for (m = gstart[bi][g]; m < gstart[bi][g + 1]; m++) {
                         const uint32_t *o = mo + m * 4;
                         const int8_t *wm = tv + m * 16;
@@ -1116,15 +1119,18 @@ static SRT__AVX512SP void srt__s4x1_gemm16_avx512(const srt__mm *mm, uint64_t ti
                             b2 = _mm512_dpbusd_epi32(b2, z, w2); b3 = _mm512_dpbusd_epi32(b3, z, w3);
                         }
                     }
-#define SRT__S4M_ROW(R, ACC, DX, HALF) { \
-                        int i_ = (int)bi * 4 + (R); \
+                    /* y += (acc - 128 sum w) x (scale x dx): the reference's order, group after group */
+#define SRT__S4M_ROW(R, ACC, DX, Y) { \
                         __m512i v_ = _mm512_sub_epi32(ACC, _mm512_set1_epi32(wsum[(bi * SRT__S4_MAXG + g) * 4 + (R)])); \
-                        __m512 f_ = _mm512_mul_ps(_mm512_set1_ps(sf[i_]), DX); \
-                        _mm512_storeu_ps(ybuf[i_] + (HALF), _mm512_fmadd_ps(_mm512_cvtepi32_ps(v_), f_, _mm512_loadu_ps(ybuf[i_] + (HALF)))); }
-                    SRT__S4M_ROW(0, a0, dx0, 0) SRT__S4M_ROW(1, a1, dx0, 0) SRT__S4M_ROW(2, a2, dx0, 0) SRT__S4M_ROW(3, a3, dx0, 0)
-                    if (two) { SRT__S4M_ROW(0, b0, dx1, 16) SRT__S4M_ROW(1, b1, dx1, 16) SRT__S4M_ROW(2, b2, dx1, 16) SRT__S4M_ROW(3, b3, dx1, 16) }
+                        Y = _mm512_fmadd_ps(_mm512_cvtepi32_ps(v_), _mm512_mul_ps(_mm512_set1_ps(sf[g * SRT__TILE + bi * 4 + (R)]), DX), Y); }
+                    SRT__S4M_ROW(0, a0, dx0, y0) SRT__S4M_ROW(1, a1, dx0, y1) SRT__S4M_ROW(2, a2, dx0, y2) SRT__S4M_ROW(3, a3, dx0, y3)
+                    if (two) { SRT__S4M_ROW(0, b0, dx1, z0) SRT__S4M_ROW(1, b1, dx1, z1) SRT__S4M_ROW(2, b2, dx1, z2) SRT__S4M_ROW(3, b3, dx1, z3) }
 #undef SRT__S4M_ROW
                 }
+                _mm512_storeu_ps(ybuf[bi * 4 + 0], y0); _mm512_storeu_ps(ybuf[bi * 4 + 1], y1);
+                _mm512_storeu_ps(ybuf[bi * 4 + 2], y2); _mm512_storeu_ps(ybuf[bi * 4 + 3], y3);
+                _mm512_storeu_ps(ybuf[bi * 4 + 0] + 16, z0); _mm512_storeu_ps(ybuf[bi * 4 + 1] + 16, z1);
+                _mm512_storeu_ps(ybuf[bi * 4 + 2] + 16, z2); _mm512_storeu_ps(ybuf[bi * 4 + 3] + 16, z3);
             }
             for (t = 0; t < (two ? 32 : 16); t++)
                 for (i = 0; i < (int)SRT__TILE; i++) {
@@ -1136,6 +1142,7 @@ static SRT__AVX512SP void srt__s4x1_gemm16_avx512(const srt__mm *mm, uint64_t ti
     }
     if (mo) SRT_FREE(mo);
     if (own) SRT_FREE(own);
+    if (dT) SRT_FREE(dT);
     if (n16 < mm->n_tok) {
         srt__mm rest = *mm;
         srt__acts ra = *a;
