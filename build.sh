@@ -6,6 +6,7 @@
 #                          (any report fails the run; rerun ./build.sh afterwards for normal builds)
 #   ./build.sh test wine   tools and tests cross-built for Windows (mingw-w64) into build/win/, run under wine
 #   ./build.sh test arm    the same for aarch64 Linux (the portable kernels) into build/arm/, under qemu-aarch64
+#                          (after wine or arm: the names of the tests to run, e.g. test_core fuzz_json; default all)
 #   ./build.sh tsan     test_pool (pool, topology, two sessions on two threads) under ThreadSanitizer
 #   ./build.sh test-ui  the SDL chat window under Xvfb (tests/test_ui.sh); screenshot: build/ui-test.png
 #   ./build.sh sycl     the SYCL backend test (build/test-sycl, tests/test_sycl.cpp + sparsert_sycl.h), then runs it
@@ -32,12 +33,13 @@ if [ "${2:-}" = asan ]; then
     OPT="-O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=undefined"
     export ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 UBSAN_OPTIONS=print_stacktrace=1
 elif [ "${1:-}" = test ] && { [ "${2:-}" = wine ] || [ "${2:-}" = arm ]; }; then
-    # cross builds: CC and the emulator EMU per target; SRT_SHARED as seen from build/$CROSS (the
-    # folder the tests run in, see run_cross_tests)
-    CROSS=$2; SANITIZE=""; B=build/$CROSS/bin; mkdir -p "$B"
+    # cross builds: CC and the emulator EMU per target; SRT_SHARED as seen from build/win or build/arm
+    # (the folder the tests run in, see run_cross_tests)
+    CROSS=$2; SANITIZE=""; CROSS_DIR=build/${CROSS/wine/win}; B=$CROSS_DIR/bin; mkdir -p "$B"
     if [ "$CROSS" = wine ]; then
         CC=${WINE_CC:-x86_64-w64-mingw32-gcc}; EMU=${WINE:-wine}; EXE=.exe; LIBS="-lm"
         pkgs="gcc-mingw-w64-x86-64 wine64"; export WINEDEBUG=${WINEDEBUG:--all}
+        export WINEPREFIX=${WINEPREFIX:-$PWD/$CROSS_DIR/wineprefix}   # made on first use (seconds)
     else
         CC=${ARM_CC:-aarch64-linux-gnu-gcc}; EMU="${QEMU:-qemu-aarch64} -L ${QEMU_LD_PREFIX:-/usr/aarch64-linux-gnu}"
         pkgs="gcc-aarch64-linux-gnu qemu-user"
@@ -194,7 +196,7 @@ run_tests() {
 # and a wrapper script per program in bin/ that starts it under the emulator, so that the tests'
 # shell commands ("build/srt-pack ...") run the cross-built tools as well.
 run_cross_tests() {
-    local root=build/$CROSS p name t
+    local root=$CROSS_DIR only=" $* " p name t
     ln -sfn . "$root/build"; ln -sfn ../../tests "$root/tests"; ln -sfn ../../sparsert.h "$root/sparsert.h"
     for p in "$B"/*"$EXE"; do
         name=$(basename "$p" "$EXE")
@@ -203,14 +205,25 @@ run_cross_tests() {
     done
     cd "$root" || return 1
     B=.
-    for t in tests/test_*.c; do
-        name=$(basename "$t" .c)
-        if [ -x "bin/$name$EXE" ]; then run_test "$name" "./$name"
-        else echo "FAIL - $name did not build"; FAILED=$((FAILED + 1)); fi
+    # one wineserver for the whole run (it stays 30 s after the last program): wine's own stops and
+    # starts between the programs once failed a start ("wine client error: ... Connection reset by peer")
+    if [ "$CROSS" = wine ]; then
+        mkdir -p "$WINEPREFIX"
+        [ -f "$WINEPREFIX/system.reg" ] || $EMU wineboot -i >/dev/null 2>&1
+        ${WINESERVER:-wineserver} -p30 || true
+    fi
+    for name in "$@"; do   # names given that are no test
+        [ -e "tests/$name.c" ] || [ "$name" = test_bench ] || [ "$name" = fuzz_json ] && continue
+        echo "FAIL - no test $name"; FAILED=$((FAILED + 1))
     done
-    run_test test_bench tests/test_bench.sh
-    if [ -x "bin/fuzz_json$EXE" ]; then run_test fuzz_json ./fuzz_json tests/fuzz/json/*
-    else echo "FAIL - fuzz_json did not build"; FAILED=$((FAILED + 1)); fi
+    for t in tests/test_*.c test_bench fuzz_json; do
+        name=$(basename "$t" .c)
+        [ "$only" = "  " ] || [ "${only/ $name /}" != "$only" ] || continue
+        if [ "$name" = test_bench ]; then run_test test_bench tests/test_bench.sh
+        elif [ ! -x "bin/$name$EXE" ]; then echo "FAIL - $name did not build"; FAILED=$((FAILED + 1))
+        elif [ "$name" = fuzz_json ]; then run_test fuzz_json ./fuzz_json tests/fuzz/json/*
+        else run_test "$name" "./$name"; fi
+    done
     echo "skipped compile, test_ui, test_sycl: host builds only (./build.sh test)"
     echo "$PASSED passed, $FAILED failed"
     [ "$FAILED" -eq 0 ] && [ "$fail" -eq 0 ]
@@ -231,7 +244,7 @@ case "${1:-all}" in
     all)  build_all "$@"; [ "$HAVE_SYCL" = 0 ] && note "skipping test-sycl: $SYCL_WHY"; exit $fail ;;
     test)
         build_all "$@"
-        if [ -n "$CROSS" ]; then run_cross_tests; else run_tests; fi
+        if [ -n "$CROSS" ]; then run_cross_tests "${@:3}"; else run_tests; fi
         exit $? ;;
     sycl)
         cc_prog srt-pack tools/srt-pack.c
