@@ -4,6 +4,9 @@
 #   ./build.sh test     build, then run every test; last line "N passed, N failed"
 #   ./build.sh test asan   the same, built with AddressSanitizer + UndefinedBehaviorSanitizer
 #                          (any report fails the run; rerun ./build.sh afterwards for normal builds)
+#   ./build.sh test wine   tools and tests cross-built for Windows (mingw-w64) into build/win/, run under wine
+#   ./build.sh test arm    the same for aarch64 Linux (the portable kernels) into build/arm/, under qemu-aarch64
+#                          (after wine or arm: the names of the tests to run, e.g. test_core fuzz_json; default all)
 #   ./build.sh tsan     test_pool (pool, topology, two sessions on two threads) under ThreadSanitizer
 #   ./build.sh test-ui  the SDL chat window under Xvfb (tests/test_ui.sh); screenshot: build/ui-test.png
 #   ./build.sh sycl     the SYCL backend test (build/test-sycl, tests/test_sycl.cpp + sparsert_sycl.h), then runs it
@@ -24,11 +27,30 @@ LIBS="-lm -pthread"
 B=build
 mkdir -p "$B"
 SANITIZE=${2:-}
+CROSS=""   # wine or arm for ./build.sh test wine|arm; EXE: the programs' file suffix
+EXE=""
 if [ "${2:-}" = asan ]; then
     OPT="-O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=undefined"
     export ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 UBSAN_OPTIONS=print_stacktrace=1
+elif [ "${1:-}" = test ] && { [ "${2:-}" = wine ] || [ "${2:-}" = arm ]; }; then
+    # cross builds: CC and the emulator EMU per target; SRT_SHARED as seen from build/win or build/arm
+    # (the folder the tests run in, see run_cross_tests)
+    CROSS=$2; SANITIZE=""; CROSS_DIR=build/${CROSS/wine/win}; B=$CROSS_DIR/bin; mkdir -p "$B"
+    if [ "$CROSS" = wine ]; then
+        CC=${WINE_CC:-x86_64-w64-mingw32-gcc}; EMU=${WINE:-wine}; EXE=.exe; LIBS="-lm"
+        pkgs="gcc-mingw-w64-x86-64 wine64"; export WINEDEBUG=${WINEDEBUG:--all}
+        export WINEPREFIX=${WINEPREFIX:-$PWD/$CROSS_DIR/wineprefix}   # made on first use (seconds)
+    else
+        CC=${ARM_CC:-aarch64-linux-gnu-gcc}; EMU="${QEMU:-qemu-aarch64} -L ${QEMU_LD_PREFIX:-/usr/aarch64-linux-gnu}"
+        pkgs="gcc-aarch64-linux-gnu qemu-user"
+    fi
+    for tool in $CC ${EMU%% *}; do
+        command -v "$tool" >/dev/null 2>&1 && continue
+        echo "cannot run ./build.sh test $CROSS: $tool not found (Debian: apt-get install $pkgs)" >&2; exit 1
+    done
+    CFLAGS="${CFLAGS:-} -DSRT_SHARED=\"../../../shared\""
 elif [ -n "${2:-}" ]; then
-    echo "usage: ./build.sh [test [asan] | test-ui [asan] | tsan | sycl]" >&2; exit 2
+    echo "usage: ./build.sh [test [asan | wine | arm] | test-ui [asan] | tsan | sycl]" >&2; exit 2
 fi
 
 fail=0
@@ -37,7 +59,7 @@ note() { printf '%s\n' "$*" >&2; }
 # for the copies that run in the background)
 cc_prog() {
     local out=$1; shift
-    if ! $CC -std=c99 $OPT $WARN -I. ${CFLAGS:-} -o "$B/$out" "$@" $LIBS; then
+    if ! $CC -std=c99 $OPT $WARN -I. ${CFLAGS:-} -o "$B/$out$EXE" "$@" $LIBS; then
         note "build failed: $out"; fail=1; : > "$B/.failed"
     fi
 }
@@ -129,6 +151,7 @@ build_all() {
     done
     wait
     [ -e "$B/.failed" ] && fail=1
+    [ -n "$CROSS" ] && return   # cross builds: the tools and the C tests only
     build_sdl
     build_sycl "$@"
 }
@@ -168,6 +191,44 @@ run_tests() {
     [ "$FAILED" -eq 0 ] && [ "$fail" -eq 0 ]
 }
 
+# ./build.sh test wine|arm. The tests expect the repository root as their folder (build/srt-pack,
+# build/tmp, tests/...); build/$CROSS stands in for it: build -> ., tests -> ../../tests, sparsert.h,
+# and a wrapper script per program in bin/ that starts it under the emulator, so that the tests'
+# shell commands ("build/srt-pack ...") run the cross-built tools as well.
+run_cross_tests() {
+    local root=$CROSS_DIR only=" $* " p name t
+    ln -sfn . "$root/build"; ln -sfn ../../tests "$root/tests"; ln -sfn ../../sparsert.h "$root/sparsert.h"
+    for p in "$B"/*"$EXE"; do
+        name=$(basename "$p" "$EXE")
+        printf '#!/bin/sh\nexec %s "$(dirname "$0")/bin/%s" "$@"\n' "$EMU" "$name$EXE" > "$root/$name"
+        chmod +x "$root/$name"
+    done
+    cd "$root" || return 1
+    B=.
+    # one wineserver for the whole run (it stays 30 s after the last program): wine's own stops and
+    # starts between the programs once failed a start ("wine client error: ... Connection reset by peer")
+    if [ "$CROSS" = wine ]; then
+        mkdir -p "$WINEPREFIX"
+        [ -f "$WINEPREFIX/system.reg" ] || $EMU wineboot -i >/dev/null 2>&1
+        ${WINESERVER:-wineserver} -p30 || true
+    fi
+    for name in "$@"; do   # names given that are no test
+        [ -e "tests/$name.c" ] || [ "$name" = test_bench ] || [ "$name" = fuzz_json ] && continue
+        echo "FAIL - no test $name"; FAILED=$((FAILED + 1))
+    done
+    for t in tests/test_*.c test_bench fuzz_json; do
+        name=$(basename "$t" .c)
+        [ "$only" = "  " ] || [ "${only/ $name /}" != "$only" ] || continue
+        if [ "$name" = test_bench ]; then run_test test_bench tests/test_bench.sh
+        elif [ ! -x "bin/$name$EXE" ]; then echo "FAIL - $name did not build"; FAILED=$((FAILED + 1))
+        elif [ "$name" = fuzz_json ]; then run_test fuzz_json ./fuzz_json tests/fuzz/json/*
+        else run_test "$name" "./$name"; fi
+    done
+    echo "skipped compile, test_ui, test_sycl: host builds only (./build.sh test)"
+    echo "$PASSED passed, $FAILED failed"
+    [ "$FAILED" -eq 0 ] && [ "$fail" -eq 0 ]
+}
+
 # ThreadSanitizer build of the threading test into build/tsan/; a race report counts as a failure.
 run_tsan() {
     mkdir -p "$B/tsan"
@@ -181,7 +242,10 @@ run_tsan() {
 
 case "${1:-all}" in
     all)  build_all "$@"; [ "$HAVE_SYCL" = 0 ] && note "skipping test-sycl: $SYCL_WHY"; exit $fail ;;
-    test) build_all "$@"; run_tests; exit $? ;;
+    test)
+        build_all "$@"
+        if [ -n "$CROSS" ]; then run_cross_tests "${@:3}"; else run_tests; fi
+        exit $? ;;
     sycl)
         cc_prog srt-pack tools/srt-pack.c
         build_sycl "$@"
@@ -200,5 +264,5 @@ case "${1:-all}" in
         run_ui_test
         echo "$PASSED passed, $FAILED failed (screenshot: $B/ui-test.png)"
         [ "$FAILED" -eq 0 ] && [ "$fail" -eq 0 ]; exit $? ;;
-    *)    note "usage: ./build.sh [test [asan] | test-ui [asan] | tsan | sycl]"; exit 2 ;;
+    *)    note "usage: ./build.sh [test [asan | wine | arm] | test-ui [asan] | tsan | sycl]"; exit 2 ;;
 esac

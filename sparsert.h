@@ -661,6 +661,26 @@ static int srt__atomic_cas(int64_t *p, int64_t expected, int64_t desired) {   /*
 #  endif
 #endif
 
+/* fmaf, correctly rounded: the portable kernels match the FMA kernels bit for bit only with a fused
+   multiply-add. mingw-w64's libm fmaf is not fused (a*b is rounded first; 1 ulp off in about one
+   call in five), so there, without -mfma, it is done here: a*b is exact in double, the sum is
+   rounded to odd in double (TwoSum gives its error e; 53 >= 2 * 24 + 2 bits), and rounding that to
+   float gives the correctly rounded result (Boldo and Melquiond's round-to-odd). */
+#if defined(__MINGW32__) && !defined(__FMA__)
+static float srt__fmaf(float a, float b, float c) {
+    double p = (double)a * (double)b, s = p + (double)c, bb = s - p, e = (p - (s - bb)) + ((double)c - bb);
+    uint64_t u;
+    if (e != 0 && s - s == 0) {   /* inexact and finite: the odd one of s and its neighbour on e's side */
+        memcpy(&u, &s, sizeof u);
+        if (!(u & 1)) u = (e > 0) == (s > 0) ? u + 1 : u - 1;
+        memcpy(&s, &u, sizeof u);
+    }
+    return (float)s;
+}
+#else
+#  define srt__fmaf fmaf
+#endif
+
 static double srt__now_ms(void) {
 #ifdef _WIN32
     LARGE_INTEGER f, c;
@@ -2248,7 +2268,7 @@ typedef void (*srt__kernel_fn)(const srt__mm *mm, uint64_t tile0, uint64_t tile1
     uint64_t i; \
     int j, h; \
     for (j = 0; j < 16; j++) s[j] = 0.0f; \
-    for (i = 0; i < n; i++) s[i & 15] = fmaf(LOAD(i), x[i], s[i & 15]); \
+    for (i = 0; i < n; i++) s[i & 15] = srt__fmaf(LOAD(i), x[i], s[i & 15]); \
     for (h = 8; h; h >>= 1) for (j = 0; j < h; j++) s[j] += s[j + h]; \
     return s[0];
 static float srt__dot_f32(const float *w, const float *x, uint64_t n) {
@@ -2311,7 +2331,7 @@ static void srt__ref_int(const srt__mm *mm, uint64_t tile0, uint64_t tile1) {
                         }
                 }
                 for (lane = 0; lane < (int)SRT__TILE; lane++)
-                    y[lane] = fmaf((float)acc[lane], srt_f16_to_f32(sc[(tile * tl.ng + g) * SRT__TILE + (uint64_t)lane]) * a->d[(uint64_t)t * a->ng + g], y[lane]);
+                    y[lane] = srt__fmaf((float)acc[lane], srt_f16_to_f32(sc[(tile * tl.ng + g) * SRT__TILE + (uint64_t)lane]) * a->d[(uint64_t)t * a->ng + g], y[lane]);
             }
             for (lane = 0; lane < (int)SRT__TILE; lane++) {
                 uint64_t r = tile * SRT__TILE + (uint64_t)lane;
@@ -2336,7 +2356,7 @@ static float srt__sb_bf16_dot(const uint16_t *v, uint64_t pos, const unsigned ch
         float wv = 0.0f;
         if (k % 32 == 0) bits = srt__rd32(bm + k / 32 * 4);
         if (bits >> (k % 32) & 1) wv = srt_bf16_to_f32(v[pos++]);
-        s[k & 31] = fmaf(wv, k < K ? x[k] : 0.0f, s[k & 31]);
+        s[k & 31] = srt__fmaf(wv, k < K ? x[k] : 0.0f, s[k & 31]);
     }
     for (j = 0; j < 16; j++) s[j] = s[2 * j] + s[2 * j + 1];
     for (h = 8; h; h >>= 1) for (j = 0; j < h; j++) s[j] += s[j + h];
@@ -2389,7 +2409,7 @@ static void srt__ref_sb_int(const srt__mm *mm, uint64_t tile0, uint64_t tile1) {
                     pos += srt__sb_chunk_bytes(w->format, n);
                 }
                 for (lane = 0; lane < (int)SRT__TILE; lane++)
-                    y[lane] = fmaf((float)acc[lane], srt_f16_to_f32(sc[(tile * tl.ng + g) * SRT__TILE + (uint64_t)lane]) * a->d[(uint64_t)t * a->ng + g], y[lane]);
+                    y[lane] = srt__fmaf((float)acc[lane], srt_f16_to_f32(sc[(tile * tl.ng + g) * SRT__TILE + (uint64_t)lane]) * a->d[(uint64_t)t * a->ng + g], y[lane]);
             }
             srt__ref_int_finish(mm, tile, t, y);
         }
@@ -2424,7 +2444,7 @@ static void srt__ref_s4x1(const srt__mm *mm, uint64_t tile0, uint64_t tile1) {
                         uint64_t g = s / spg;
                         for (i = 0; i < 4; i++) {
                             uint64_t lane = bi * 4 + (uint64_t)i;
-                            y[lane] = fmaf((float)acc[i], srt_f16_to_f32(sc[(tile * tl.ng + g) * SRT__TILE + lane]) * a->d[(uint64_t)t * a->ng + g], y[lane]);
+                            y[lane] = srt__fmaf((float)acc[i], srt_f16_to_f32(sc[(tile * tl.ng + g) * SRT__TILE + lane]) * a->d[(uint64_t)t * a->ng + g], y[lane]);
                             acc[i] = 0;
                         }
                     }
@@ -2443,15 +2463,15 @@ static float srt__expf(float x) {
     uint32_t bits;
     x = x < 88.0f ? x : 88.0f;
     x = x > -87.0f ? x : -87.0f;
-    n = fmaf(x, 1.44269504f, 12582912.0f) - 12582912.0f;   /* round to nearest */
-    r = fmaf(n, -0.693145752f, x);
-    r = fmaf(n, -1.42860677e-6f, r);
-    p = fmaf(1.0f / 720.0f, r, 1.0f / 120.0f);
-    p = fmaf(p, r, 1.0f / 24.0f);
-    p = fmaf(p, r, 1.0f / 6.0f);
-    p = fmaf(p, r, 0.5f);
-    p = fmaf(p, r, 1.0f);
-    p = fmaf(p, r, 1.0f);
+    n = srt__fmaf(x, 1.44269504f, 12582912.0f) - 12582912.0f;   /* round to nearest */
+    r = srt__fmaf(n, -0.693145752f, x);
+    r = srt__fmaf(n, -1.42860677e-6f, r);
+    p = srt__fmaf(1.0f / 720.0f, r, 1.0f / 120.0f);
+    p = srt__fmaf(p, r, 1.0f / 24.0f);
+    p = srt__fmaf(p, r, 1.0f / 6.0f);
+    p = srt__fmaf(p, r, 0.5f);
+    p = srt__fmaf(p, r, 1.0f);
+    p = srt__fmaf(p, r, 1.0f);
     bits = (uint32_t)((int32_t)n + 127) << 23;
     memcpy(&scale, &bits, 4);
     return p * scale;
@@ -2469,8 +2489,8 @@ typedef struct srt__vec_ops {
     void (*attn_scores)(const void *rows, int f16, uint64_t stride, const float *q, uint64_t hd, int n, float scale, float *out);
     void (*attn_values)(const void *rows, int f16, uint64_t stride, const float *w, int n, uint64_t hd, float *out);
 } srt__vec_ops;
-static void srt__axpy_f32(float *y, float a, const float *x, uint64_t n) { uint64_t i; for (i = 0; i < n; i++) y[i] = fmaf(a, x[i], y[i]); }
-static void srt__axpy_f16(float *y, float a, const uint16_t *x, uint64_t n) { uint64_t i; for (i = 0; i < n; i++) y[i] = fmaf(a, srt_f16_to_f32(x[i]), y[i]); }
+static void srt__axpy_f32(float *y, float a, const float *x, uint64_t n) { uint64_t i; for (i = 0; i < n; i++) y[i] = srt__fmaf(a, x[i], y[i]); }
+static void srt__axpy_f16(float *y, float a, const uint16_t *x, uint64_t n) { uint64_t i; for (i = 0; i < n; i++) y[i] = srt__fmaf(a, srt_f16_to_f32(x[i]), y[i]); }
 static void srt__attn_scores(const void *rows, int f16, uint64_t stride, const float *q, uint64_t hd, int n, float scale, float *out) {
     int i;
     for (i = 0; i < n; i++)

@@ -18,6 +18,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#ifdef _WIN32
+#  include <fcntl.h>
+#  include <io.h>
+#endif
 
 static srt_session *g_session;   /* for the Ctrl-C handler */
 static void on_sigint(int sig) { (void)sig; if (g_session) srt_session_cancel(g_session); }
@@ -324,6 +328,12 @@ int main(int argc, char **argv) {
     srt_session *session;
     srt_status st;
     char *file_text = NULL;
+#ifdef _WIN32
+    /* the text is UTF-8 bytes, written as they are: no "\n" -> "\r\n" (stdin stays in text mode,
+       so typed lines lose their "\r") */
+    _setmode(_fileno(stdout), _O_BINARY);
+    _setmode(_fileno(stderr), _O_BINARY);
+#endif
     memset(&sampler, 0, sizeof sampler);
     for (i = 1; i < argc; i++) {
         const char *a = argv[i];

@@ -558,11 +558,7 @@ static void test_pool(void) {
 }
 
 int main(void) {
-#ifdef _WIN32
-    system("mkdir build\\tmp 2>nul");
-#else
     if (system("mkdir -p build/tmp") != 0) return 1;
-#endif
     test_half_floats();
     test_kernels();
     test_model_roundtrip();

@@ -168,11 +168,7 @@ static void test_vec_ops(void) {
 
 int main(void) {
     srt_test_rng = 777;
-#ifdef _WIN32
-    system("mkdir build\\tmp 2>nul");
-#else
     if (system("mkdir -p build/tmp") != 0) return 1;
-#endif
     test_levels();
     test_kernels();
     test_vec_ops();

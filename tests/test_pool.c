@@ -430,7 +430,9 @@ static void generate(gen_arg *a) {
     for (k = 0; a->ok && k < 24; k++) a->ok = srt_session_next(s, &a->out[k]) == SRT_OK;
     if (a->ok) srt_session_destroy(s);
 }
-#ifndef _WIN32
+#ifdef _WIN32
+static DWORD WINAPI generate_main(LPVOID arg) { generate((gen_arg *)arg); return 0; }
+#else
 static void *generate_main(void *arg) { generate((gen_arg *)arg); return NULL; }
 #endif
 static void test_two_sessions(void) {
@@ -454,7 +456,11 @@ static void test_two_sessions(void) {
         for (i = 0; i < 2; i++) pthread_join(th[i], NULL);
     }
 #else
-    for (i = 0; i < 2; i++) generate(&run[i]);
+    {
+        HANDLE th[2];
+        for (i = 0; i < 2; i++) th[i] = CreateThread(NULL, 0, generate_main, &run[i], 0, NULL);
+        for (i = 0; i < 2; i++) if (th[i]) { WaitForSingleObject(th[i], INFINITE); CloseHandle(th[i]); }
+    }
 #endif
     CHECK(ref[0].ok && ref[1].ok && run[0].ok && run[1].ok && !memcmp(ref[0].out, run[0].out, sizeof ref[0].out) && !memcmp(ref[1].out, run[1].out, sizeof ref[1].out),
           "two sessions generating at once from two threads on one 3-thread model equal 1-thread runs");

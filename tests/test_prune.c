@@ -17,7 +17,9 @@
 
 #include <math.h>
 #include <stdlib.h>
-#include <sys/wait.h>
+#ifndef _WIN32
+#include <sys/wait.h>   /* WIFEXITED: on Windows from tests/testing.h */
+#endif
 
 #define M SRT_SHARED "/models/stories260K/"
 #define SRC "--tokenizer " M "tok512.bin " M "stories260K.bin"

@@ -331,11 +331,7 @@ int main(void) {
     srt_pool_desc pd;
     size_t fi;
     srt_test_rng = 4242;
-#ifdef _WIN32
-    system("mkdir build\\tmp 2>nul");
-#else
     if (system("mkdir -p " TMP) != 0) return 1;
-#endif
     test_names();
     memset(&pd, 0, sizeof pd);
     pd.n_threads = 2;

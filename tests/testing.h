@@ -71,6 +71,45 @@ static int srt_test_read_ids(const char *path, int32_t *ids, int cap) {
     free(t);
     return n;
 }
+/* Shell commands. The tests run their tools with system() and sh syntax ("build/srt-pack ... > log",
+   pipes, mkdir -p). On Windows system() would hand them to cmd.exe, so there they go to a POSIX sh
+   instead: under wine the Linux /bin/sh (wine starts Linux programs but cannot wait for them, so the
+   script leaves its exit status in a file that is polled), on Windows itself the sh on PATH (MSYS2,
+   Git for Windows). The command is written to a script file in the current folder first, so no
+   quoting is lost on the way. WIFEXITED/WEXITSTATUS read the returned status on both. */
+#ifdef _WIN32
+#include <windows.h>
+#include <process.h>
+static int srt_test_system(const char *cmd) {
+    static int seq;
+    char script[80], status[80], tmp[96];
+    int wine = GetProcAddress(GetModuleHandleA("ntdll.dll"), "wine_get_version") != NULL;
+    int rc = -1, i;
+    FILE *f;
+    if (!cmd) return 1;
+    fflush(NULL);
+    sprintf(script, ".srt-test-sh-%lu-%d", (unsigned long)GetCurrentProcessId(), seq++);
+    sprintf(status, "%s.status", script);
+    sprintf(tmp, "%s.tmp", status);
+    if (!(f = fopen(script, "wb"))) return -1;
+    if (wine) fprintf(f, "(\n%s\n)\necho $? > %s && mv %s %s\n", cmd, tmp, tmp, status);
+    else fprintf(f, "%s\n", cmd);
+    fclose(f);
+    if (!wine) rc = (int)_spawnlp(_P_WAIT, "sh", "sh", script, (char *)NULL);
+    else if (_spawnl(_P_NOWAIT, "/bin/sh", "sh", script, (char *)NULL) != -1) {
+        for (i = 0; i < 100 * 3600 && !(f = fopen(status, "rb")); i++) Sleep(10);   /* at most an hour */
+        if (f) { if (fscanf(f, "%d", &rc) != 1) rc = -1; fclose(f); }
+        remove(status);
+    }
+    remove(script);
+    return rc;
+}
+#define system srt_test_system
+#ifndef WIFEXITED
+#define WIFEXITED(st) ((st) != -1)
+#define WEXITSTATUS(st) (st)
+#endif
+#endif
 /* ../shared lives beside the repository; tests run from the repository root. */
 #ifndef SRT_SHARED
 #define SRT_SHARED "../shared"
