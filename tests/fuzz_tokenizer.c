@@ -141,7 +141,7 @@ static int fz_make_seeds(const char *dir) {
     for (i = 0; i < FZ_N_VOCABS; i++) {   /* packed again when build/srt-pack is newer */
         snprintf(path, sizeof path, "%s/%s.srt", vdir, fz_vocabs[i]);
         if (fz_newer(path, "build/srt-pack")) continue;
-        snprintf(cmd, sizeof cmd, "build/srt-pack -q --vocab-only ../shared/tokenizer/ggml-vocab-%s.gguf %s", fz_vocabs[i], path);
+        snprintf(cmd, sizeof cmd, "build/srt-pack -q --vocab-only ../shared/tokenizer/ggml-vocab-%s.gguf %s 2>/dev/null", fz_vocabs[i], path);
         if (system(cmd) != 0) { fprintf(stderr, "%s: %s failed\n", FZ_NAME, cmd); return 1; }
     }
     for (i = 0; inp[i]; i++) {
