@@ -11,7 +11,7 @@
    Seeds (--seeds DIR): tests/fuzz/chat (one small template per format, committed) and the chat
    template of ../shared/tokenizer/ggml-vocab-phi-3.gguf, with a short conversation. */
 #define FZ_NAME "fuzz_chat"
-#define FZ_PER_SEED 300
+#define FZ_PER_SEED 1000
 #define FZ_DICT {"<|im_start|>", "<|im_end|>", "<|start_header_id|>", "<|end_header_id|>", "<|eot_id|>", "[INST]", "<<SYS>>", \
                  "' [INST] '", "'[INST] '", "<|assistant|>", "<|end|>", "<|user|>", "<start_of_turn>", "Cutting Knowledge Date", \
                  "strftime_now", "<|im_start|>system\\n", "\\n", "\\", "'", "\"", "{{", "}}", "{%", "%}", "system", "user", \

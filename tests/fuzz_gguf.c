@@ -7,7 +7,7 @@
    the same with a byte-level BPE vocabulary and merges, a "type zoo" of one random tensor per
    ggml type this reader knows, and ../shared/models/stories260K/stories260K.gguf. */
 #define FZ_NAME "fuzz_gguf"
-#define FZ_PER_SEED 150
+#define FZ_PER_SEED 300
 #define FZ_DICT {"GGUF", "general.alignment", "general.architecture", "llama.block_count", "llama.embedding_length", \
                  "tokenizer.ggml.tokens", "tokenizer.ggml.merges", "tokenizer.ggml.model", "token_embd.weight", \
                  "blk.0.attn_q.weight", "\xff\xff\xff\xff", "\0\0\0\0\0\0\0\0", "\x09\0\0\0", "\x08\0\0\0", NULL}

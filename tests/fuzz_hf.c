@@ -12,7 +12,7 @@
    SentencePiece-style tokenizer and a separate lm_head, and ../shared/models/smollm2-135m-instruct's
    config.json with the tiny tokenizer (no weights). */
 #define FZ_NAME "fuzz_hf"
-#define FZ_PER_SEED 150
+#define FZ_PER_SEED 300
 #define FZ_DICT {"\n@@file tokenizer.json\n", "\n@@file model.safetensors\n", "\n@@file model.safetensors.index.json\n", \
                  "\n@@file tokenizer_config.json\n", "\"F16\"", "\"BF16\"", "\"F32\"", "\"data_offsets\"", "\"shape\"", \
                  "\"dtype\"", "\"weight_map\"", "\"vocab_size\"", "\"hidden_size\"", "\"num_key_value_heads\"", \

@@ -7,7 +7,7 @@
    Seeds (--seeds DIR): tiny v0 (shared and separate classifier) and v1 checkpoints with a tiny
    tokenizer, one with vocab 512 and ../shared/models/stories260K/tok512.bin. */
 #define FZ_NAME "fuzz_llama2c"
-#define FZ_PER_SEED 200
+#define FZ_PER_SEED 500
 #define FZ_DICT {"24ka", "\x01\0\0\0", "\n@@file tokenizer.bin\n", "<0x0A>", "\xff\xff\xff\xff", "\0\0\0\x80", "\0\0\0\0", NULL}
 #define FZ_SRTI
 #include "fuzz_common.h"

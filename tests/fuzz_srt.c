@@ -7,7 +7,7 @@
    pass. Build and run: see tests/fuzz_common.h and `./build.sh fuzz`.
    Seeds (--seeds DIR): tests/tiny_model.h's random-weight model in every weight format. */
 #define FZ_NAME "fuzz_srt"
-#define FZ_PER_SEED 150
+#define FZ_PER_SEED 250
 #define FZ_DICT {"SRT", "llama.", "tokenizer.ggml.", "general.architecture", "blk.0.attn_q.weight", "token_embd.weight", \
                  "output.weight", "llama.context_length", "llama.attention.head_count_kv", "\xff\xff\xff\xff", "\0\0\0\0", NULL}
 #include "fuzz_common.h"
