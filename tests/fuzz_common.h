@@ -8,10 +8,15 @@
        static int fz_make_seeds(const char *dir);  (writes generated seeds into dir; 0 = ok)
    Builds:
      libFuzzer  clang -g -O1 -fsanitize=fuzzer,address,undefined -DSRT_FUZZ_LIBFUZZER ... (./build.sh fuzz)
-     AFL++      afl-clang-fast -g -O1 -fsanitize=address,undefined -DSRT_FUZZ_LIBFUZZER tests/fuzz_X.c \
-                    /usr/lib/afl/libAFLDriver.a -o build/fuzz_X_afl -lm -pthread
-                (or AFL++'s -fsanitize=fuzzer, which links the same driver); then
-                afl-fuzz -i build/fuzz/X -o build/afl-X -- build/fuzz_X_afl
+     AFL++      (checked with Debian's afl++ 4.04c; its -fsanitize=fuzzer links libAFLDriver.a, which
+                calls LLVMFuzzerTestOneInput; AFL_USE_ASAN=1 adds ASan), after ./build.sh test or
+                ./build.sh fuzz has made the seeds in build/fuzz/X:
+                    AFL_USE_ASAN=1 afl-clang-fast -std=c99 -g -O1 -fsanitize=fuzzer -DSRT_FUZZ_LIBFUZZER -I. \
+                        tests/fuzz_X.c -o build/fuzz_X_afl -lm -pthread
+                    AFL_SKIP_CPUFREQ=1 afl-fuzz -i build/fuzz/X -o build/afl-X -- build/fuzz_X_afl
+                For the targets that include sparsert.h (srt, tokenizer, chat) add -DSPARSERT_NO_X86 with
+                AFL_USE_ASAN=1: clang 14's backend fails on the AVX intrinsics under AFL's pass + ASan
+                ("Cannot emit physreg copy instruction"); the libFuzzer build has no such problem.
      plain      cc tests/fuzz_X.c (./build.sh): `fuzz_X SEED...` runs every seed and FZ_PER_SEED
                 mutations of each (bit flips, interesting integers, dictionary words, deletions,
                 duplications, truncations) through the target and prints one ok/FAIL line;
