@@ -10,6 +10,9 @@
 #   ./build.sh tsan     test_pool (pool, topology, two sessions on two threads) under ThreadSanitizer
 #   ./build.sh test-ui  the SDL chat window under Xvfb (tests/test_ui.sh); screenshot: build/ui-test.png
 #   ./build.sh sycl     the SYCL backend test (build/test-sycl, tests/test_sycl.cpp + sparsert_sycl.h), then runs it
+#   ./build.sh fuzz SECONDS [TARGET...]   libFuzzer campaigns (clang, ASan+UBSan), each target for SECONDS:
+#                       targets json srt gguf hf llama2c tokenizer chat (default all, one after another);
+#                       corpora and findings in build/fuzz/; non-zero exit on any finding (see run_fuzz)
 # SYCL: SYCL_CXX (a SYCL compiler command), else icpx -fsycl, else acpp on PATH (ACPP_TARGETS, default omp);
 # ./build.sh and ./build.sh test build and run test-sycl when one is found and say "skipped" when not.
 # Environment: CC (default cc), CXX (default c++), CFLAGS (extra flags), STB_INCLUDE (folder of the
@@ -29,7 +32,8 @@ mkdir -p "$B"
 SANITIZE=${2:-}
 CROSS=""   # wine or arm for ./build.sh test wine|arm; EXE: the programs' file suffix
 EXE=""
-if [ "${2:-}" = asan ]; then
+if [ "${1:-}" = fuzz ]; then :   # its own arguments: see run_fuzz
+elif [ "${2:-}" = asan ]; then
     OPT="-O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=undefined"
     export ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 UBSAN_OPTIONS=print_stacktrace=1
 elif [ "${1:-}" = test ] && { [ "${2:-}" = wine ] || [ "${2:-}" = arm ]; }; then
@@ -50,7 +54,7 @@ elif [ "${1:-}" = test ] && { [ "${2:-}" = wine ] || [ "${2:-}" = arm ]; }; then
     done
     CFLAGS="${CFLAGS:-} -DSRT_SHARED=\"../../../shared\""
 elif [ -n "${2:-}" ]; then
-    echo "usage: ./build.sh [test [asan | wine | arm] | test-ui [asan] | tsan | sycl]" >&2; exit 2
+    echo "usage: ./build.sh [test [asan | wine | arm] | test-ui [asan] | tsan | sycl | fuzz SECONDS [TARGET...]]" >&2; exit 2
 fi
 
 fail=0
@@ -144,7 +148,7 @@ build_all() {
     cc_bg srt-bench tools/srt-bench.c
     cc_bg srt-ppl tools/srt-ppl.c
     cc_bg gen-unicode tools/gen-unicode.c
-    cc_bg fuzz_json tests/fuzz_json.c
+    for t in $FUZZ_TARGETS; do cc_bg "fuzz_$t" "tests/fuzz_$t.c"; done
     for t in tests/test_*.c; do
         [ -e "$t" ] || continue
         cc_bg "$(basename "$t" .c)" "$t"
@@ -179,9 +183,14 @@ run_tests() {
         else echo "FAIL - $name did not build"; FAILED=$((FAILED + 1)); fi
     done
     [ -x tests/test_bench.sh ] && run_test test_bench tests/test_bench.sh
-    # fuzz targets: their seed corpus plus deterministic mutations (libFuzzer builds: see the files)
-    if [ -x "$B/fuzz_json" ]; then run_test fuzz_json "$B/fuzz_json" tests/fuzz/json/*
-    else echo "FAIL - fuzz_json did not build"; FAILED=$((FAILED + 1)); fi
+    # fuzz targets: their seed corpus (committed + generated) plus deterministic mutations
+    # (libFuzzer builds: ./build.sh fuzz, and the files)
+    local t
+    for t in $FUZZ_TARGETS; do
+        if [ ! -x "$B/fuzz_$t" ]; then echo "FAIL - fuzz_$t did not build"; FAILED=$((FAILED + 1))
+        elif ! fuzz_seeds "$t"; then echo "FAIL - fuzz_$t: could not make its seeds"; FAILED=$((FAILED + 1))
+        else run_test "fuzz_$t" "$B/fuzz_$t" $(fuzz_inputs "$t"); fi
+    done
     # compile.sh checks the compilers' diagnostics, which no sanitizer changes: once, in the plain run
     if [ "$SANITIZE" = asan ]; then echo "skipped compile: not under asan (the plain ./build.sh test runs it)"
     elif [ -x tests/compile.sh ]; then run_test compile tests/compile.sh; fi
@@ -229,6 +238,51 @@ run_cross_tests() {
     [ "$FAILED" -eq 0 ] && [ "$fail" -eq 0 ]
 }
 
+# Fuzz targets (tests/fuzz_TARGET.c; tests/fuzz_common.h says how to build them for AFL++).
+# Seeds: tests/fuzz/TARGET/ (small, committed) + build/fuzz/TARGET/ (generated from ../shared by
+# `build/fuzz_TARGET --seeds DIR`).
+FUZZ_TARGETS="json srt gguf hf llama2c tokenizer chat"
+fuzz_seeds() {
+    rm -rf "$B/fuzz/$1"; mkdir -p "$B/fuzz/$1"
+    [ "$1" = json ] || "$B/fuzz_$1" --seeds "$B/fuzz/$1"
+}
+fuzz_inputs() { ls -d "tests/fuzz/$1"/* "$B/fuzz/$1"/* 2>/dev/null; }
+# ./build.sh fuzz SECONDS [TARGET...]: builds build/fuzz/fuzz_TARGET_lf (clang -fsanitize=fuzzer,address,undefined),
+# makes the seeds, runs each target for SECONDS into build/fuzz/TARGET-corpus (kept between runs);
+# crashes, leaks, timeouts, OOMs and sanitizer reports land in build/fuzz/TARGET-findings/ and fail.
+# Reproduce one: build/fuzz/fuzz_TARGET_lf FILE. Environment: FUZZ_CC (default clang).
+run_fuzz() {
+    local secs=${1:-} t targets rc execs found max_len status=0
+    if ! [ "$secs" -gt 0 ] 2>/dev/null; then note "usage: ./build.sh fuzz SECONDS [TARGET...] (targets: $FUZZ_TARGETS)"; return 2; fi
+    shift; targets=${*:-$FUZZ_TARGETS}
+    for t in $targets; do [ -f "tests/fuzz_$t.c" ] || { note "unknown fuzz target $t (targets: $FUZZ_TARGETS)"; return 2; }; done
+    mkdir -p "$B/fuzz"
+    cc_prog srt-pack tools/srt-pack.c
+    for t in $targets; do
+        cc_prog "fuzz_$t" "tests/fuzz_$t.c"
+        if ! ${FUZZ_CC:-clang} -std=c99 -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined -DSRT_FUZZ_LIBFUZZER \
+                $WARN -I. -o "$B/fuzz/fuzz_${t}_lf" "tests/fuzz_$t.c" $LIBS || ! fuzz_seeds "$t"; then
+            echo "FAIL - fuzz $t: build or seeds failed"; status=1; continue
+        fi
+        case $t in tokenizer|chat) max_len=4096 ;; json) max_len=65536 ;; *) max_len=131072 ;; esac
+        rm -rf "$B/fuzz/$t-findings"; mkdir -p "$B/fuzz/$t-corpus" "$B/fuzz/$t-findings"
+        ASAN_OPTIONS=detect_leaks=1:allocator_may_return_null=1 UBSAN_OPTIONS=print_stacktrace=1 \
+            "$B/fuzz/fuzz_${t}_lf" -max_total_time="$secs" -max_len=$max_len -rss_limit_mb=2048 -malloc_limit_mb=2048 -timeout=10 \
+            -print_final_stats=1 -artifact_prefix="$B/fuzz/$t-findings/" "$B/fuzz/$t-corpus" "tests/fuzz/$t" "$B/fuzz/$t" >"$B/fuzz/$t.log" 2>&1
+        rc=$?
+        execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$B/fuzz/$t.log" | tail -1)
+        found=$(ls "$B/fuzz/$t-findings" | wc -l)
+        if [ "$rc" -eq 0 ] && [ "$found" -eq 0 ]; then
+            echo "ok - fuzz $t: ${execs:-?} executions in ${secs} s, nothing found (corpus $(ls "$B/fuzz/$t-corpus" | wc -l) inputs)"
+        else
+            echo "FAIL - fuzz $t: ${execs:-?} executions, exit $rc, findings: $(ls "$B/fuzz/$t-findings" | tr '\n' ' ')(log $B/fuzz/$t.log)"
+            grep -m3 -E '^==[0-9]+==ERROR|runtime error|^SUMMARY' "$B/fuzz/$t.log" | sed 's/^/    /'
+            status=1
+        fi
+    done
+    return $status
+}
+
 # ThreadSanitizer build of the threading test into build/tsan/; a race report counts as a failure.
 run_tsan() {
     mkdir -p "$B/tsan"
@@ -264,5 +318,6 @@ case "${1:-all}" in
         run_ui_test
         echo "$PASSED passed, $FAILED failed (screenshot: $B/ui-test.png)"
         [ "$FAILED" -eq 0 ] && [ "$fail" -eq 0 ]; exit $? ;;
-    *)    note "usage: ./build.sh [test [asan | wine | arm] | test-ui [asan] | tsan | sycl]"; exit 2 ;;
+    fuzz) shift; run_fuzz "$@"; exit $? ;;
+    *)    note "usage: ./build.sh [test [asan | wine | arm] | test-ui [asan] | tsan | sycl | fuzz SECONDS [TARGET...]]"; exit 2 ;;
 esac

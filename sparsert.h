@@ -2232,7 +2232,15 @@ typedef struct srt__acts {
     uint64_t kp, ng;
 } srt__acts;
 
-/* dx = max|x| / 127 (f32), q = round_half_away(x * (1 / dx)); the SIMD kernels reproduce this. */
+/* dx = max|x| / 127 (f32), q = round_half_away(x * (1 / dx)); the SIMD kernels reproduce this.
+   Non-finite activations (a model with inf/NaN weights) give codes that are defined: NaN -> 0,
+   clamped to [-127, 127]; the output is garbage then, but computing it is not undefined. */
+static int8_t srt__act_code(float v) {
+    if (!(v == v)) return 0;
+    if (v >= 127.0f) return 127;
+    if (v <= -127.0f) return -127;
+    return (int8_t)roundf(v);
+}
 static void srt__quantize_acts(const float *x, uint64_t cols, uint32_t group, uint64_t kp, int8_t *q, float *d, int32_t *s) {
     uint64_t g, ng = (cols + group - 1) / group;
     for (g = 0; g < ng; g++) {
@@ -2242,7 +2250,7 @@ static void srt__quantize_acts(const float *x, uint64_t cols, uint32_t group, ui
         for (i = 0; i < len; i++) { float a = fabsf(x[k0 + i]); if (a > amax) amax = a; }
         d[g] = amax / 127.0f;
         id = d[g] > 0.0f ? 1.0f / d[g] : 0.0f;
-        for (i = 0; i < len; i++) { q[k0 + i] = (int8_t)roundf(x[k0 + i] * id); sum += q[k0 + i]; }
+        for (i = 0; i < len; i++) { q[k0 + i] = srt__act_code(x[k0 + i] * id); sum += q[k0 + i]; }
         s[g] = sum;
     }
     for (g = cols; g < kp; g++) q[g] = 0;

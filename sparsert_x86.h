@@ -568,8 +568,10 @@ static SRT__AVX2 void srt__quantize_acts_avx2(const float *x, uint64_t cols, uin
         id = d[g] > 0.0f ? 1.0f / d[g] : 0.0f;
         idv = _mm256_set1_ps(id);
         for (i = 0; i + 8 <= len; i += 8) {
-            __m256 v = _mm256_mul_ps(_mm256_loadu_ps(xg + i), idv);
-            __m256 t = _mm256_round_ps(v, _MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC);
+            __m256 v = _mm256_mul_ps(_mm256_loadu_ps(xg + i), idv), t;
+            v = _mm256_and_ps(v, _mm256_cmp_ps(v, v, _CMP_ORD_Q));              /* NaN -> 0 (srt__act_code) */
+            v = _mm256_min_ps(_mm256_max_ps(v, _mm256_set1_ps(-127.0f)), _mm256_set1_ps(127.0f));
+            t = _mm256_round_ps(v, _MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC);
             __m256 up = _mm256_cmp_ps(_mm256_andnot_ps(sign, _mm256_sub_ps(v, t)), half, _CMP_GE_OQ);
             __m256i vi = _mm256_cvttps_epi32(_mm256_add_ps(t, _mm256_and_ps(up, _mm256_or_ps(_mm256_and_ps(v, sign), one))));
             __m256i p16 = _mm256_packs_epi32(vi, vi), p8 = _mm256_packs_epi16(p16, p16);
@@ -579,7 +581,7 @@ static SRT__AVX2 void srt__quantize_acts_avx2(const float *x, uint64_t cols, uin
         }
         _mm256_storeu_si256((__m256i *)li, sv);
         for (i = 0; i < 8; i++) sum += li[i];
-        for (i = len & ~(uint64_t)7; i < len; i++) { q[k0 + i] = (int8_t)roundf(xg[i] * id); sum += q[k0 + i]; }
+        for (i = len & ~(uint64_t)7; i < len; i++) { q[k0 + i] = srt__act_code(xg[i] * id); sum += q[k0 + i]; }
         s[g] = sum;
     }
     for (g = cols; g < kp; g++) q[g] = 0;

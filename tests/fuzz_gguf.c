@@ -1,0 +1,160 @@
+/* fuzz_gguf.c - fuzz target for the GGUF reader (tools/srt_import.h srti_open on a .gguf).
+
+   The input is written to a temporary file and opened; a file that opens is used through
+   fz_use_srti (tests/fuzz_common.h): vocabulary, metadata lookups, srti_check_llama, and every
+   tensor of a supported type read and dequantized. Build and run: tests/fuzz_common.h, ./build.sh fuzz.
+   Seeds (--seeds DIR): a tiny valid llama GGUF (SentencePiece vocabulary, several tensor types),
+   the same with a byte-level BPE vocabulary and merges, a "type zoo" of one random tensor per
+   ggml type this reader knows, and ../shared/models/stories260K/stories260K.gguf. */
+#define FZ_NAME "fuzz_gguf"
+#define FZ_PER_SEED 300
+#define FZ_DICT {"GGUF", "general.alignment", "general.architecture", "llama.block_count", "llama.embedding_length", \
+                 "tokenizer.ggml.tokens", "tokenizer.ggml.merges", "tokenizer.ggml.model", "token_embd.weight", \
+                 "blk.0.attn_q.weight", "\xff\xff\xff\xff", "\0\0\0\0\0\0\0\0", "\x09\0\0\0", "\x08\0\0\0", NULL}
+#define FZ_SRTI
+#include "fuzz_common.h"
+
+int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size) {
+    char path[512], err[512];
+    srti_model *m = NULL;
+    fz_tmp_path(path, sizeof path, "model.gguf");
+    if (!fz_write_file(path, data, size)) abort();
+    if (srti_open(path, NULL, &m, err, sizeof err) == 0) {
+        fz_use_srti(m);
+        srti_close(m);
+    } else if (m || !err[0]) { fprintf(stderr, "failed open: model %p, message '%s'\n", (void *)m, err); abort(); }
+    unlink(path);
+    return 0;
+}
+
+/* ---------------------------------------------------------------- seed writer */
+static void g_str(fz_buf *b, const char *s) { fz_u64(b, strlen(s)); fz_puts(b, s); }
+static void g_kv_u32(fz_buf *b, const char *k, uint32_t v) { g_str(b, k); fz_u32(b, 4); fz_u32(b, v); }
+static void g_kv_f32(fz_buf *b, const char *k, float v) { g_str(b, k); fz_u32(b, 6); fz_f32(b, v); }
+static void g_kv_str(fz_buf *b, const char *k, const char *v) { g_str(b, k); fz_u32(b, 8); g_str(b, v); }
+static void g_kv_strs(fz_buf *b, const char *k, const char *const *v, uint32_t n) {
+    uint32_t i;
+    g_str(b, k); fz_u32(b, 9); fz_u32(b, 8); fz_u64(b, n);
+    for (i = 0; i < n; i++) g_str(b, v[i]);
+}
+typedef struct g_tensor { char name[48]; uint64_t ne0, ne1; uint32_t type; } g_tensor;
+static uint32_t g_rng = 99;
+static unsigned g_byte(void) { g_rng = g_rng * 1664525u + 1013904223u; return g_rng >> 24; }
+
+/* header, kv (already in `kv`, n_kv entries), tensor infos, data aligned to 32 */
+static int g_write(const char *dir, const char *name, const fz_buf *kv, uint64_t n_kv, const g_tensor *t, int nt, int real_floats) {
+    fz_buf b = {NULL, 0, 0};
+    uint64_t off = 0;
+    int i, rc;
+    fz_puts(&b, "GGUF"); fz_u32(&b, 3); fz_u64(&b, (uint64_t)nt); fz_u64(&b, n_kv);
+    fz_put(&b, kv->p, kv->n);
+    for (i = 0; i < nt; i++) {
+        uint32_t bv, bb;
+        if (!srti_type_block(t[i].type, &bv, &bb)) return 1;
+        g_str(&b, t[i].name);
+        fz_u32(&b, t[i].ne1 > 1 ? 2 : 1); fz_u64(&b, t[i].ne0); if (t[i].ne1 > 1) fz_u64(&b, t[i].ne1);
+        fz_u32(&b, t[i].type); fz_u64(&b, off);
+        off += (t[i].ne0 * t[i].ne1 / bv * bb + 31) / 32 * 32;
+    }
+    while (b.n % 32) fz_u8(&b, 0);
+    for (i = 0; i < nt; i++) {
+        uint32_t bv = 1, bb = 0;
+        uint64_t k, n;
+        srti_type_block(t[i].type, &bv, &bb);
+        n = t[i].ne0 * t[i].ne1 / bv * bb;
+        if (real_floats && t[i].type == SRTI_TYPE_F32) for (k = 0; k < n / 4; k++) fz_f32(&b, (float)(g_byte() % 64) / 32.0f - 1.0f);
+        else if (real_floats && t[i].type == SRTI_TYPE_F16) for (k = 0; k < n / 2; k++) { fz_u8(&b, g_byte()); fz_u8(&b, 0x30 + g_byte() % 8 + (g_byte() & 0x80)); }
+        else for (k = 0; k < n; k++) fz_u8(&b, (g_byte() & 0x3f) | ((k & 1) ? 0 : 0x80));   /* f16 scales stay finite */
+        while (b.n % 32) fz_u8(&b, 0);
+    }
+    rc = fz_seed(dir, name, b.p, b.n);
+    free(b.p);
+    return rc;
+}
+
+static int g_llama(const char *dir, const char *name, int bpe) {
+    static const uint32_t types[] = {SRTI_TYPE_F16, SRTI_TYPE_Q4_0, SRTI_TYPE_Q4_1, SRTI_TYPE_Q5_0, SRTI_TYPE_Q5_1, SRTI_TYPE_BF16, SRTI_TYPE_Q8_0};
+    static const char *const blk[] = {"attn_q", "attn_k", "attn_v", "attn_output", "ffn_gate", "ffn_up", "ffn_down"};
+    const uint64_t E = 32, F = 64, KV = 16, V = 64;
+    const char *tokens[64];
+    char names[64][16];
+    fz_buf kv = {NULL, 0, 0};
+    g_tensor t[16];
+    int nt = 0, i, rc, n_kv = 0;
+    float scores[64];
+    g_kv_str(&kv, "general.architecture", "llama"); n_kv++;
+    g_kv_str(&kv, "general.name", "fuzz-tiny"); n_kv++;
+    g_kv_u32(&kv, "general.alignment", 32); n_kv++;
+    g_kv_u32(&kv, "llama.context_length", 128); n_kv++;
+    g_kv_u32(&kv, "llama.embedding_length", (uint32_t)E); n_kv++;
+    g_kv_u32(&kv, "llama.feed_forward_length", (uint32_t)F); n_kv++;
+    g_kv_u32(&kv, "llama.block_count", 1); n_kv++;
+    g_kv_u32(&kv, "llama.attention.head_count", 4); n_kv++;
+    g_kv_u32(&kv, "llama.attention.head_count_kv", 2); n_kv++;
+    g_kv_f32(&kv, "llama.attention.layer_norm_rms_epsilon", 1e-5f); n_kv++;
+    g_kv_f32(&kv, "llama.rope.freq_base", 10000.0f); n_kv++;
+    tokens[0] = "<unk>"; tokens[1] = "<s>"; tokens[2] = "</s>";
+    for (i = 3; i < 64; i++) {
+        if (bpe) snprintf(names[i], sizeof names[i], "%c%c", 'a' + i % 26, i < 29 ? 0 : 'a' + (i * 7) % 26);
+        else snprintf(names[i], sizeof names[i], "<0x%02X>", i);
+        tokens[i] = names[i];
+    }
+    g_kv_str(&kv, "tokenizer.ggml.model", bpe ? "gpt2" : "llama"); n_kv++;
+    if (bpe) { g_kv_str(&kv, "tokenizer.ggml.pre", "llama-bpe"); n_kv++; }
+    g_kv_strs(&kv, "tokenizer.ggml.tokens", tokens, 64); n_kv++;
+    for (i = 0; i < 64; i++) scores[i] = (float)-i;
+    g_str(&kv, "tokenizer.ggml.scores"); fz_u32(&kv, 9); fz_u32(&kv, 6); fz_u64(&kv, 64);
+    for (i = 0; i < 64; i++) fz_f32(&kv, scores[i]);
+    n_kv++;
+    g_str(&kv, "tokenizer.ggml.token_type"); fz_u32(&kv, 9); fz_u32(&kv, 5); fz_u64(&kv, 64);
+    for (i = 0; i < 64; i++) fz_u32(&kv, i == 0 ? 2 : i < 3 ? 3 : bpe ? 1 : 6);
+    n_kv++;
+    if (bpe) {
+        static const char *const merges[] = {"a b", "c d", "ab cd", "e f"};
+        g_kv_strs(&kv, "tokenizer.ggml.merges", merges, 4); n_kv++;
+    }
+    g_kv_u32(&kv, "tokenizer.ggml.bos_token_id", 1); n_kv++;
+    g_kv_u32(&kv, "tokenizer.ggml.eos_token_id", 2); n_kv++;
+    g_kv_str(&kv, "tokenizer.chat_template", "{% for m in messages %}<|im_start|>{{ m.role }}\n{{ m.content }}<|im_end|>\n{% endfor %}"); n_kv++;
+#define T(nm, a, b, ty) do { snprintf(t[nt].name, sizeof t[nt].name, "%s", nm); t[nt].ne0 = a; t[nt].ne1 = b; t[nt].type = ty; nt++; } while (0)
+    T("token_embd.weight", E, V, SRTI_TYPE_Q8_0);
+    T("output_norm.weight", E, 1, SRTI_TYPE_F32);
+    T("output.weight", E, V, bpe ? SRTI_TYPE_F16 : SRTI_TYPE_Q4_0);
+    T("blk.0.attn_norm.weight", E, 1, SRTI_TYPE_F32);
+    T("blk.0.ffn_norm.weight", E, 1, SRTI_TYPE_F32);
+    for (i = 0; i < 7; i++) {
+        char nm[48];
+        snprintf(nm, sizeof nm, "blk.0.%s.weight", blk[i]);
+        T(nm, i == 6 ? F : E, i == 1 || i == 2 ? KV : i == 4 || i == 5 ? F : E, types[(i + bpe) % 7]);
+    }
+#undef T
+    rc = g_write(dir, name, &kv, (uint64_t)n_kv, t, nt, 1);
+    free(kv.p);
+    return rc;
+}
+
+static int g_zoo(const char *dir) {
+    fz_buf kv = {NULL, 0, 0};
+    g_tensor t[48];
+    int nt = 0, rc;
+    uint32_t ty, bv, bb;
+    g_kv_str(&kv, "general.architecture", "zoo");
+    for (ty = 0; ty < 48; ty++) {
+        if (!srti_type_block(ty, &bv, &bb)) continue;
+        snprintf(t[nt].name, sizeof t[nt].name, "type.%s", srti_type_name(ty));
+        t[nt].ne0 = 256; t[nt].ne1 = 2; t[nt].type = ty;
+        nt++;
+    }
+    rc = g_write(dir, "zoo.gguf", &kv, 1, t, nt, 0);
+    free(kv.p);
+    return rc;
+}
+
+static int fz_make_seeds(const char *dir) {
+    size_t n;
+    unsigned char *p;
+    if (g_llama(dir, "tiny-spm.gguf", 0) || g_llama(dir, "tiny-bpe.gguf", 1) || g_zoo(dir)) return 1;
+    p = fz_read_file("../shared/models/stories260K/stories260K.gguf", &n);
+    if (p) { int rc = fz_seed(dir, "stories260K.gguf", p, n); free(p); if (rc) return 1; }
+    return 0;
+}

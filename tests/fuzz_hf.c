@@ -1,0 +1,199 @@
+/* fuzz_hf.c - fuzz target for the Hugging Face folder reader (tools/srt_hf.h through srti_open:
+   config.json, tokenizer.json, tokenizer_config.json, chat_template.jinja, model.safetensors or
+   model.safetensors.index.json + shards) and srti_open_random on the same config.json.
+
+   Input: a folder as several files (tests/fuzz_common.h): the text before the first
+   "\n@@file NAME\n" is config.json; NAME is one of the names in fz_hf_names (others are ignored,
+   so no input writes outside the folder). The files go to a temporary folder, srti_open reads it,
+   and a folder that opens is used through fz_use_srti; srti_open_random(config.json) is opened too
+   (its vocabulary checked, no tensors generated).
+   Seeds (--seeds DIR): a tiny Llama (byte-level BPE, tied embeddings, F32/F16/BF16 tensors, chat
+   template), the same in two shards with an index, a tiny Qwen2 (QKV biases) with a
+   SentencePiece-style tokenizer and a separate lm_head, and ../shared/models/smollm2-135m-instruct's
+   config.json with the tiny tokenizer (no weights). */
+#define FZ_NAME "fuzz_hf"
+#define FZ_PER_SEED 300
+#define FZ_DICT {"\n@@file tokenizer.json\n", "\n@@file model.safetensors\n", "\n@@file model.safetensors.index.json\n", \
+                 "\n@@file tokenizer_config.json\n", "\"F16\"", "\"BF16\"", "\"F32\"", "\"data_offsets\"", "\"shape\"", \
+                 "\"dtype\"", "\"weight_map\"", "\"vocab_size\"", "\"hidden_size\"", "\"num_key_value_heads\"", \
+                 "\"merges\"", "\"vocab\"", "\"added_tokens\"", "\"byte_fallback\"", "\"Metaspace\"", "\"ByteLevel\"", \
+                 "\"chat_template\"", "\"rope_scaling\"", "\"llama3\"", "[", "]", "{", "}", ",", ":", "-1", "1e400", \
+                 "4294967296", "\"\\u0120\"", "\"<0x0A>\"", NULL}
+#define FZ_SRTI
+#include "fuzz_common.h"
+
+static const char *const fz_hf_names[] = {"config.json", "tokenizer.json", "tokenizer_config.json", "chat_template.jinja",
+                                          "model.safetensors", "model.safetensors.index.json",
+                                          "model-00001-of-00002.safetensors", "model-00002-of-00002.safetensors", NULL};
+
+int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size) {
+    char dir[512], path[700], err[512];
+    fz_part parts[16];
+    int n = fz_split_files(data, size, parts, 16), i, k;
+    srti_model *m = NULL;
+    fz_tmp_path(dir, sizeof dir, "hf");
+    mkdir(dir, 0700);
+    for (k = 0; fz_hf_names[k]; k++) { snprintf(path, sizeof path, "%s/%s", dir, fz_hf_names[k]); unlink(path); }
+    for (i = 0; i < n; i++) {
+        const char *name = i == 0 ? "config.json" : parts[i].name;
+        for (k = 0; fz_hf_names[k]; k++) if (!strcmp(name, fz_hf_names[k])) break;
+        if (!fz_hf_names[k]) continue;
+        snprintf(path, sizeof path, "%s/%s", dir, name);
+        if (!fz_write_file(path, parts[i].data, parts[i].n)) abort();
+    }
+    if (srti_open(dir, NULL, &m, err, sizeof err) == 0) {
+        fz_use_srti(m);
+        srti_close(m);
+    } else if (m || !err[0]) { fprintf(stderr, "failed open: model %p, message '%s'\n", (void *)m, err); abort(); }
+    m = NULL;
+    snprintf(path, sizeof path, "%s/config.json", dir);
+    if (srti_open_random(path, 1, &m, err, sizeof err) == 0) {
+        uint32_t t;
+        size_t sum = 0;
+        for (t = 0; t < m->vocab.n_tokens; t++) sum += strlen(m->vocab.tokens[t]);
+        for (t = 0; t < m->n_tensors; t++) sum += strlen(m->tensors[t].name);
+        if (sum == 1) fprintf(stderr, " ");
+        srti_check_llama(m, err, sizeof err);
+        srti_close(m);
+    } else if (m || !err[0]) { fprintf(stderr, "failed open_random: model %p, message '%s'\n", (void *)m, err); abort(); }
+    for (k = 0; fz_hf_names[k]; k++) { snprintf(path, sizeof path, "%s/%s", dir, fz_hf_names[k]); unlink(path); }
+    rmdir(dir);
+    return 0;
+}
+
+/* ---------------------------------------------------------------- seeds */
+static const char *const h_bpe_tokenizer =
+    "{\"version\":\"1.0\",\"added_tokens\":[{\"id\":0,\"content\":\"<|endoftext|>\",\"special\":true},"
+    "{\"id\":1,\"content\":\"<|im_start|>\",\"special\":true},{\"id\":2,\"content\":\"<|im_end|>\",\"special\":true}],"
+    "\"normalizer\":null,\"pre_tokenizer\":{\"type\":\"ByteLevel\",\"add_prefix_space\":false,\"trim_offsets\":true,\"use_regex\":true},"
+    "\"post_processor\":null,\"decoder\":{\"type\":\"ByteLevel\"},"
+    "\"model\":{\"type\":\"BPE\",\"byte_fallback\":false,\"vocab\":{\"<|endoftext|>\":0,\"<|im_start|>\":1,\"<|im_end|>\":2,"
+    "\"h\":3,\"e\":4,\"l\":5,\"o\":6,\"\\u0120\":7,\"w\":8,\"he\":9,\"ll\":10,\"hell\":11,\"hello\":12,\"\\u0120w\":13,\"r\":14,\"d\":15},"
+    "\"merges\":[\"h e\",\"l l\",\"he ll\",[\"hell\",\"o\"],\"\\u0120 w\"]}}";
+static const char *const h_spm_tokenizer =
+    "{\"version\":\"1.0\",\"added_tokens\":[{\"id\":0,\"content\":\"<unk>\",\"special\":true},"
+    "{\"id\":1,\"content\":\"<s>\",\"special\":true},{\"id\":2,\"content\":\"</s>\",\"special\":true}],"
+    "\"normalizer\":{\"type\":\"Sequence\",\"normalizers\":[{\"type\":\"Prepend\",\"prepend\":\"\\u2581\"},"
+    "{\"type\":\"Replace\",\"pattern\":{\"String\":\" \"},\"content\":\"\\u2581\"}]},\"pre_tokenizer\":null,"
+    "\"post_processor\":{\"type\":\"TemplateProcessing\",\"single\":[{\"SpecialToken\":{\"id\":\"<s>\",\"type_id\":0}},"
+    "{\"Sequence\":{\"id\":\"A\",\"type_id\":0}}]},"
+    "\"decoder\":{\"type\":\"Sequence\",\"decoders\":[{\"type\":\"Replace\",\"pattern\":{\"String\":\"\\u2581\"},\"content\":\" \"},"
+    "{\"type\":\"ByteFallback\"},{\"type\":\"Fuse\"},{\"type\":\"Strip\",\"content\":\" \",\"start\":1,\"stop\":0}]},"
+    "\"model\":{\"type\":\"BPE\",\"byte_fallback\":true,\"unk_token\":\"<unk>\",\"vocab\":{\"<unk>\":0,\"<s>\":1,\"</s>\":2,"
+    "\"<0x0A>\":3,\"<0x20>\":4,\"<0xC3>\":5,\"\\u2581\":6,\"a\":7,\"b\":8,\"ab\":9,\"\\u2581a\":10,\"\\u2581ab\":11,\"c\":12,"
+    "\"bc\":13,\"\\u2581c\":14,\"\\u00e9\":15},\"merges\":[\"a b\",\"\\u2581 a\",\"\\u2581a b\",\"b c\",\"\\u2581 c\"]}}";
+static const char *const h_tok_config =
+    "{\"add_bos_token\":false,\"bos_token\":\"<|im_start|>\",\"eos_token\":{\"content\":\"<|im_end|>\"},\"pad_token\":null,"
+    "\"chat_template\":\"{% for message in messages %}{{'<|im_start|>' + message['role'] + '\\n' + message['content'] + "
+    "'<|im_end|>' + '\\n'}}{% endfor %}{% if add_generation_prompt %}{{ '<|im_start|>assistant\\n' }}{% endif %}\"}";
+
+typedef struct h_tensor { const char *name; const char *dtype; int rows, cols; } h_tensor;
+static uint32_t h_rng = 5;
+static float h_rand(void) { h_rng = h_rng * 1664525u + 1013904223u; return (float)(h_rng >> 8) / 8388608.0f - 1.0f; }
+static void h_safetensors(fz_buf *b, const h_tensor *t, int nt) {
+    fz_buf hdr = {NULL, 0, 0};
+    uint64_t off = 0;
+    int i, k;
+    fz_puts(&hdr, "{\"__metadata__\":{\"format\":\"pt\"}");
+    for (i = 0; i < nt; i++) {
+        char s[256];
+        uint64_t bytes = (uint64_t)t[i].rows * (uint64_t)t[i].cols * (strcmp(t[i].dtype, "F32") ? 2 : 4);
+        if (t[i].rows > 1) snprintf(s, sizeof s, ",\"%s\":{\"dtype\":\"%s\",\"shape\":[%d,%d],\"data_offsets\":[%llu,%llu]}", t[i].name, t[i].dtype,
+                                    t[i].rows, t[i].cols, (unsigned long long)off, (unsigned long long)(off + bytes));
+        else snprintf(s, sizeof s, ",\"%s\":{\"dtype\":\"%s\",\"shape\":[%d],\"data_offsets\":[%llu,%llu]}", t[i].name, t[i].dtype,
+                      t[i].cols, (unsigned long long)off, (unsigned long long)(off + bytes));
+        fz_puts(&hdr, s);
+        off += bytes;
+    }
+    fz_puts(&hdr, "}");
+    while (hdr.n % 8) fz_puts(&hdr, " ");
+    fz_u64(b, hdr.n);
+    fz_put(b, hdr.p, hdr.n);
+    free(hdr.p);
+    for (i = 0; i < nt; i++)
+        for (k = 0; k < t[i].rows * t[i].cols; k++) {
+            float f = h_rand() * 0.5f;
+            uint32_t u;
+            memcpy(&u, &f, 4);
+            if (!strcmp(t[i].dtype, "F32")) fz_u32(b, u);
+            else if (!strcmp(t[i].dtype, "BF16")) { fz_u8(b, (u >> 16) & 255); fz_u8(b, u >> 24); }
+            else { uint16_t h = (uint16_t)(((u >> 16) & 0x8000) | (((u >> 23) & 255) < 103 ? 0 : ((((u >> 23) & 255) - 112) << 10) | ((u >> 13) & 0x3ff)));
+                   fz_u8(b, h & 255); fz_u8(b, h >> 8); }
+        }
+}
+
+static int h_tiny(const char *dir, const char *name, int qwen, int sharded) {
+    h_tensor t[20];
+    int nt = 0, rc;
+    fz_buf b = {NULL, 0, 0};
+    char cfg[700];
+    snprintf(cfg, sizeof cfg, "{\"architectures\":[\"%s\"],\"hidden_size\":8,\"intermediate_size\":16,\"num_hidden_layers\":1,"
+             "\"num_attention_heads\":2,\"num_key_value_heads\":1,\"rms_norm_eps\":1e-06,\"rope_theta\":10000.0,"
+             "\"max_position_embeddings\":64,\"vocab_size\":16,\"tie_word_embeddings\":%s,\"hidden_act\":\"silu\","
+             "\"bos_token_id\":1,\"eos_token_id\":2%s}", qwen ? "Qwen2ForCausalLM" : "LlamaForCausalLM", qwen ? "false" : "true",
+             qwen ? "" : ",\"rope_scaling\":{\"rope_type\":\"llama3\",\"factor\":8.0,\"low_freq_factor\":1.0,\"high_freq_factor\":4.0,\"original_max_position_embeddings\":32}");
+#define T(n, d, r, c) do { t[nt].name = n; t[nt].dtype = d; t[nt].rows = r; t[nt].cols = c; nt++; } while (0)
+    T("model.embed_tokens.weight", "F16", 16, 8);
+    T("model.layers.0.input_layernorm.weight", "F32", 1, 8);
+    T("model.layers.0.self_attn.q_proj.weight", "BF16", 8, 8);
+    T("model.layers.0.self_attn.k_proj.weight", "F16", 4, 8);
+    T("model.layers.0.self_attn.v_proj.weight", "F32", 4, 8);
+    T("model.layers.0.self_attn.o_proj.weight", "BF16", 8, 8);
+    if (qwen) {
+        T("model.layers.0.self_attn.q_proj.bias", "F32", 1, 8);
+        T("model.layers.0.self_attn.k_proj.bias", "F32", 1, 4);
+        T("model.layers.0.self_attn.v_proj.bias", "BF16", 1, 4);
+    }
+    T("model.layers.0.post_attention_layernorm.weight", "F32", 1, 8);
+    T("model.layers.0.mlp.gate_proj.weight", "F16", 16, 8);
+    T("model.layers.0.mlp.up_proj.weight", "BF16", 16, 8);
+    T("model.layers.0.mlp.down_proj.weight", "F32", 8, 16);
+    T("model.norm.weight", "F32", 1, 8);
+    if (qwen) T("lm_head.weight", "F16", 16, 8);
+#undef T
+    fz_puts(&b, cfg);
+    fz_put_file(&b, "tokenizer.json", qwen ? h_spm_tokenizer : h_bpe_tokenizer, strlen(qwen ? h_spm_tokenizer : h_bpe_tokenizer));
+    if (!qwen) fz_put_file(&b, "tokenizer_config.json", h_tok_config, strlen(h_tok_config));
+    else fz_put_file(&b, "chat_template.jinja", "{{ bos_token }}{% for m in messages %}[INST] {{ m.content }} [/INST]{% endfor %}", 79);
+    if (!sharded) {
+        fz_put_file(&b, "model.safetensors", NULL, 0);
+        h_safetensors(&b, t, nt);
+    } else {
+        fz_buf idx = {NULL, 0, 0};
+        int i, half = nt / 2;
+        fz_puts(&idx, "{\"metadata\":{\"total_size\":0},\"weight_map\":{");
+        for (i = 0; i < nt; i++) {
+            char s[200];
+            snprintf(s, sizeof s, "%s\"%s\":\"model-0000%d-of-00002.safetensors\"", i ? "," : "", t[i].name, i < half ? 1 : 2);
+            fz_puts(&idx, s);
+        }
+        fz_puts(&idx, "}}");
+        fz_put_file(&b, "model.safetensors.index.json", idx.p, idx.n);
+        free(idx.p);
+        fz_put_file(&b, "model-00001-of-00002.safetensors", NULL, 0);
+        h_safetensors(&b, t, half);
+        fz_put_file(&b, "model-00002-of-00002.safetensors", NULL, 0);
+        h_safetensors(&b, t + half, nt - half);
+    }
+    rc = fz_seed(dir, name, b.p, b.n);
+    free(b.p);
+    return rc;
+}
+
+static int fz_make_seeds(const char *dir) {
+    size_t n;
+    unsigned char *p;
+    if (h_tiny(dir, "tiny-llama", 0, 0) || h_tiny(dir, "tiny-llama-sharded", 0, 1) || h_tiny(dir, "tiny-qwen2", 1, 0)) return 1;
+    p = fz_read_file("../shared/models/smollm2-135m-instruct/config.json", &n);
+    if (p) {
+        fz_buf b = {NULL, 0, 0};
+        int rc;
+        fz_put(&b, p, n);
+        fz_put_file(&b, "tokenizer.json", h_bpe_tokenizer, strlen(h_bpe_tokenizer));
+        free(p);
+        rc = fz_seed(dir, "smollm2-config", b.p, b.n);
+        free(b.p);
+        if (rc) return 1;
+    }
+    return 0;
+}

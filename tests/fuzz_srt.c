@@ -1,0 +1,120 @@
+/* fuzz_srt.c - fuzz target for the .srt model loader (sparsert.h srt_model_load).
+
+   The input is written to a temporary file and loaded (mmap or copy, by the input's size). A file
+   that loads is then used: model info and metadata, tokenizing a short text (every id must be in
+   range), a session with a small context fed a few tokens, two sampled tokens and the chat
+   template; so that a header the loader should have refused shows up as a crash in the forward
+   pass. Build and run: see tests/fuzz_common.h and `./build.sh fuzz`.
+   Seeds (--seeds DIR): tests/tiny_model.h's random-weight model in every weight format. */
+#define FZ_NAME "fuzz_srt"
+#define FZ_PER_SEED 250
+#define FZ_DICT {"SRT", "llama.", "tokenizer.ggml.", "general.architecture", "blk.0.attn_q.weight", "token_embd.weight", \
+                 "output.weight", "llama.context_length", "llama.attention.head_count_kv", "\xff\xff\xff\xff", "\0\0\0\0", NULL}
+#include "fuzz_common.h"
+#define SPARSERT_IMPLEMENTATION
+#include "sparsert.h"
+#include "tiny_model.h"
+
+static void fz_quiet(srt_log_level level, const char *msg, void *user) { (void)level; (void)msg; (void)user; }
+
+/* Writes the input with its header and index CRC-32s made right (when the header says where the
+   index is and it lies inside the input), so that mutations reach the parser behind the checksums
+   (the checksum tests are in test_core). */
+static int fz_fix_checksums(const char *path, const unsigned char *data, size_t size) {
+    static srt__crc32 crc;
+    unsigned char *p;
+    int ok;
+    if (size < 128 || memcmp(data, "SRTM", 4) != 0) return fz_write_file(path, data, size);
+    if (!crc.table[1]) srt__crc32_init(&crc);
+    p = (unsigned char *)malloc(size);
+    if (!p) return 0;
+    memcpy(p, data, size);
+    {
+        uint64_t mo = srt__get_le(p + 16, 8), ms = srt__get_le(p + 24, 8), dof = srt__get_le(p + 32, 8), ds = srt__get_le(p + 40, 8);
+        if (mo <= size && ms <= size - mo && dof <= size && ds <= size - dof) {
+            uint32_t c = srt__crc32_update(&crc, 0, p + mo, ms);
+            srt__put_le(p + 60, srt__crc32_update(&crc, c, p + dof, ds), 4);
+        }
+        srt__put_le(p + 124, srt__crc32_update(&crc, 0, p, 124), 4);
+    }
+    ok = fz_write_file(path, p, size);
+    free(p);
+    return ok;
+}
+
+int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size) {
+    static srt_pool *pool;
+    char path[512];
+    srt_model *m = NULL;
+    srt_model_desc md;
+    if (!pool) {
+        srt_pool_desc pd;
+        memset(&pd, 0, sizeof pd);
+        pd.n_threads = 1;
+        srt_set_log(fz_quiet, NULL);
+        if (srt_pool_create(&pd, &pool) != SRT_OK) abort();
+    }
+    fz_tmp_path(path, sizeof path, "model.srt");
+    if (!fz_fix_checksums(path, data, size)) abort();
+    memset(&md, 0, sizeof md);
+    md.pool = pool;
+    md.load = (size & 1) ? SRT_LOAD_MMAP : SRT_LOAD_COPY;
+    md.isa = (size & 2) ? SRT_ISA_PORTABLE : SRT_ISA_AUTO;
+    if (srt_model_load(path, &md, &m) == SRT_OK) {
+        srt_model_info info;
+        const char *s;
+        uint32_t u;
+        float f;
+        int32_t ids[64];
+        int n = 0, i, nv;
+        srt_session *ss = NULL;
+        srt_session_desc sd;
+        srt_chat_template t;
+        memset(&info, 0, sizeof info);
+        srt_model_get_info(m, &info);
+        nv = srt_vocab_size(m);
+        if (info.n_vocab <= 0 || info.n_layer <= 0 || info.n_embd <= 0) { fprintf(stderr, "loaded with empty dimensions\n"); abort(); }
+        srt_model_meta_str(m, "general.name", &s);
+        srt_model_meta_u32(m, "llama.context_length", &u);
+        srt_model_meta_f32(m, "llama.rope.freq_base", &f);
+        if (srt_chat_template_from_model(m, NULL, &t) != SRT_OK) { fprintf(stderr, "no chat template\n"); abort(); }
+        if (nv > 0 && srt_tokenize(m, "Hello world, h\xc3\xa9llo \xe2\x82\xac 12 <s>\xff", 27, 0, ids, 64, &n) == SRT_OK) {
+            if (n < 0 || n > 64) { fprintf(stderr, "token count %d\n", n); abort(); }
+            for (i = 0; i < n; i++) {
+                char b[64];
+                if (ids[i] < 0 || ids[i] >= nv) { fprintf(stderr, "token id %d out of range (vocab %d)\n", ids[i], nv); abort(); }
+                srt_token_bytes(m, ids[i], b, sizeof b);
+                if (!srt_token_piece(m, ids[i])) { fprintf(stderr, "no piece for token %d\n", ids[i]); abort(); }
+            }
+        }
+        if (n == 0) { ids[0] = 0; n = 1; }
+        if (n > 4) n = 4;
+        memset(&sd, 0, sizeof sd);
+        sd.n_ctx = 8;
+        sd.kv_type = (size & 4) ? SRT_KV_F32 : SRT_KV_F16;
+        if (srt_session_create(m, &sd, &ss) == SRT_OK) {
+            int32_t tok;
+            if (srt_session_feed(ss, ids, n) == SRT_OK) {
+                for (i = 0; i < 2; i++) {
+                    if (srt_session_next(ss, &tok) != SRT_OK) break;
+                    if (tok < 0 || tok >= info.n_vocab) { fprintf(stderr, "sampled token %d out of range\n", tok); abort(); }
+                }
+            }
+            srt_session_destroy(ss);
+        }
+        srt_model_free(m);
+    } else if (m) { fprintf(stderr, "failed load left a model\n"); abort(); }
+    unlink(path);
+    return 0;
+}
+
+static int fz_make_seeds(const char *dir) {
+    static const srt_format fmts[] = {SRT_F16, SRT_BF16, SRT_Q8, SRT_Q4, SRT_Q2, SRT_TQ, SRT_Q1, SRT_SB_BF16, SRT_SB_Q8, SRT_SB_Q4, SRT_S4X1};
+    size_t i;
+    for (i = 0; i < sizeof fmts / sizeof fmts[0]; i++) {
+        char path[1024];
+        snprintf(path, sizeof path, "%s/tiny-%s.srt", dir, srt_format_name(fmts[i]));
+        if (!write_tiny_model(path, fmts[i], NULL, NULL, 1)) { fprintf(stderr, "fuzz_srt: cannot write %s\n", path); return 1; }
+    }
+    return 0;
+}
