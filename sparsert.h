@@ -307,7 +307,11 @@ typedef struct srt_allocator {
    private memory, advised to use huge pages on Linux: decode streams every weight once per token
    and 4 KiB pages cost TLB misses and stop the hardware prefetchers at each page (measured: Q4
    decode of a 1.2B model 33 -> 37 tokens/s). AUTO = COPY on Linux with transparent huge pages
-   enabled when the file fits in half the available memory, else MMAP. */
+   enabled when the file fits in half the available memory, else MMAP.
+   Either way a file larger than the memory available is refused before it is mapped or read
+   (SRT_ERR_OUT_OF_MEMORY, the message gives both sizes): decode reads every weight for every
+   token, so a model that does not fit would page in from disk all the time (mapped) or push the
+   system into swap (copied). srt_model_desc.memory_limit sets the limit instead of the OS. */
 typedef enum srt_load { SRT_LOAD_AUTO = 0, SRT_LOAD_MMAP = 1, SRT_LOAD_COPY = 2 } srt_load;
 
 typedef struct srt_model_desc {
@@ -321,6 +325,12 @@ typedef struct srt_model_desc {
     srt_isa isa;             /* kernel level; 0 = SRT_ISA_AUTO (see srt_isa_resolve) */
     srt_load load;           /* how the file reaches memory; 0 = SRT_LOAD_AUTO */
     srt_backend *backend;    /* NULL = the CPU; else the forward pass runs there (not owned) */
+    /* Bytes of memory the loader assumes are free for the model file; a larger file is refused
+       with SRT_ERR_OUT_OF_MEMORY before it is mapped or read. 0 = what the OS reports free: Linux
+       MemAvailable + SwapFree, Windows available physical memory + page file, macOS physical
+       memory (no check where unknown). UINT64_MAX = no check (load anyway). AUTO copies only
+       files that take at most half of it. */
+    uint64_t memory_limit;
 } srt_model_desc;
 
 typedef struct srt_model_info {
@@ -1559,29 +1569,88 @@ typedef struct srt__map { const unsigned char *data; uint64_t size;
 
 #define SRT__HUGE_PAGE ((size_t)2 << 20)
 
+/* Memory the OS can give a model now, in bytes: *ram without swapping (Linux MemAvailable,
+   Windows available physical memory, macOS physical memory) and *swap (free swap, free page
+   file; 0 on macOS, whose swap grows on demand). Returns 0 where unknown. */
+static int srt__memory_free(uint64_t *ram, uint64_t *swap) {
+    *ram = *swap = 0;
+#if defined(__linux__)
+    {
+        char buf[4096];
+        const char *at;
+        size_t n;
+        unsigned long long kb = 0;
+        FILE *f = fopen("/proc/meminfo", "r");
+        if (!f) return 0;
+        n = fread(buf, 1, sizeof buf - 1, f);
+        fclose(f);
+        buf[n] = 0;
+        if (!(at = strstr(buf, "MemAvailable:")) || sscanf(at + 13, "%llu", &kb) != 1) return 0;
+        *ram = (uint64_t)kb * 1024;
+        if ((at = strstr(buf, "SwapFree:")) && sscanf(at + 9, "%llu", &kb) == 1) *swap = (uint64_t)kb * 1024;
+        return 1;
+    }
+#elif defined(_WIN32)
+    {
+        MEMORYSTATUSEX ms;
+        ms.dwLength = sizeof ms;
+        if (!GlobalMemoryStatusEx(&ms)) return 0;
+        *ram = (uint64_t)ms.ullAvailPhys;
+        *swap = ms.ullAvailPageFile > ms.ullAvailPhys ? (uint64_t)(ms.ullAvailPageFile - ms.ullAvailPhys) : 0;
+        return 1;
+    }
+#elif defined(__APPLE__)
+    {
+        uint64_t total = 0;
+        size_t sz = sizeof total;
+        if (sysctlbyname("hw.memsize", &total, &sz, NULL, 0) != 0 || !total) return 0;
+        *ram = total;
+        return 1;
+    }
+#else
+    return 0;
+#endif
+}
+
+/* Refuses a file of `size` bytes that does not fit in the memory available (limit: as
+   srt_model_desc.memory_limit), before anything is mapped or read. *avail receives the bytes
+   AUTO may count on (0 = unknown). */
+static srt_status srt__check_fits(const char *path, uint64_t size, uint64_t limit, uint64_t *avail) {
+    uint64_t ram, swap;
+    *avail = 0;
+    if (limit == UINT64_MAX) return SRT_OK;
+    if (limit) {
+        *avail = limit;
+        if (size <= limit) return SRT_OK;
+        return srt__fail(SRT_ERR_OUT_OF_MEMORY, "%s: the model file is %llu bytes (%.1f MiB), more than the memory limit of %llu bytes "
+                         "(%.1f MiB, srt_model_desc.memory_limit)", path, (unsigned long long)size, (double)size / 1048576.0,
+                         (unsigned long long)limit, (double)limit / 1048576.0);
+    }
+    if (!srt__memory_free(&ram, &swap)) return SRT_OK;   /* unknown: no check */
+    *avail = ram;
+    if (size <= ram || size - ram <= swap) return SRT_OK;
+    return srt__fail(SRT_ERR_OUT_OF_MEMORY, "%s: the model file is %llu bytes (%.1f MiB) but only %.1f MiB of memory is free "
+                     "(%.1f MiB RAM + %.1f MiB swap): it would thrash; free memory, or set srt_model_desc.memory_limit to override",
+                     path, (unsigned long long)size, (double)size / 1048576.0, (double)(ram + swap) / 1048576.0,
+                     (double)ram / 1048576.0, (double)swap / 1048576.0);
+}
+
 /* Whether AUTO copies: Linux with transparent huge pages not "[never]", and the file takes at most
-   half of MemAvailable (a larger copy would push the system into swap; mapping pages in lazily
-   is the better deal then). */
-static int srt__load_copy_pays(uint64_t size) {
+   half of the memory available (`avail`: MemAvailable or the app's limit; a larger copy would push
+   the system into swap; mapping pages in lazily is the better deal then). */
+static int srt__load_copy_pays(uint64_t size, uint64_t avail) {
 #if defined(__linux__)
     char buf[4096];
-    const char *at;
     size_t n;
-    unsigned long long avail_kb = 0;
     FILE *f = fopen("/sys/kernel/mm/transparent_hugepage/enabled", "r");
     if (!f) return 0;
     n = fread(buf, 1, sizeof buf - 1, f);
     fclose(f);
     buf[n] = 0;
     if (strstr(buf, "[never]") || !strchr(buf, '[')) return 0;
-    if (!(f = fopen("/proc/meminfo", "r"))) return 0;
-    n = fread(buf, 1, sizeof buf - 1, f);
-    fclose(f);
-    buf[n] = 0;
-    if (!(at = strstr(buf, "MemAvailable:")) || sscanf(at + 13, "%llu", &avail_kb) != 1) return 0;
-    return size / 1024 <= avail_kb / 2;
+    return avail && size <= avail / 2;
 #else
-    (void)size;
+    (void)size; (void)avail;
     return 0;
 #endif
 }
@@ -1616,7 +1685,9 @@ static srt_status srt__map_copy(const char *path, srt__map *m, uint64_t size) {
     return SRT_OK;
 }
 
-static srt_status srt__map_open(const char *path, srt__map *m, srt_load load) {
+static srt_status srt__map_open(const char *path, srt__map *m, srt_load load, uint64_t limit) {
+    uint64_t avail;
+    srt_status fits;
     memset(m, 0, sizeof *m);
 #ifdef _WIN32
     {
@@ -1626,6 +1697,8 @@ static srt_status srt__map_open(const char *path, srt__map *m, srt_load load) {
         if (!GetFileSizeEx(m->file, &sz)) { CloseHandle(m->file); return srt__fail(SRT_ERR_IO, "%s: cannot get size", path); }
         m->size = (uint64_t)sz.QuadPart;
         if (m->size == 0) { CloseHandle(m->file); return srt__fail(SRT_ERR_FORMAT, "%s: empty file", path); }
+        if ((fits = srt__check_fits(path, m->size, limit, &avail)) != SRT_OK) { CloseHandle(m->file); return fits; }
+        (void)avail;
         if (load == SRT_LOAD_COPY) { CloseHandle(m->file); return srt__map_copy(path, m, m->size); }
         m->mapping = CreateFileMappingA(m->file, NULL, PAGE_READONLY, 0, 0, NULL);
         if (!m->mapping) { CloseHandle(m->file); return srt__fail(SRT_ERR_IO, "%s: cannot map (error %lu)", path, (unsigned long)GetLastError()); }
@@ -1642,7 +1715,8 @@ static srt_status srt__map_open(const char *path, srt__map *m, srt_load load) {
         m->size = (uint64_t)st.st_size;
         if (m->size == 0) { close(fd); return srt__fail(SRT_ERR_FORMAT, "%s: empty file", path); }
         if ((uint64_t)(size_t)m->size != m->size) { close(fd); return srt__fail(SRT_ERR_OUT_OF_MEMORY, "%s: too large for the address space", path); }
-        if (load == SRT_LOAD_COPY || (load == SRT_LOAD_AUTO && srt__load_copy_pays(m->size))) {
+        if ((fits = srt__check_fits(path, m->size, limit, &avail)) != SRT_OK) { close(fd); return fits; }
+        if (load == SRT_LOAD_COPY || (load == SRT_LOAD_AUTO && srt__load_copy_pays(m->size, avail))) {
             close(fd);
             return srt__map_copy(path, m, m->size);
         }
@@ -3285,7 +3359,7 @@ static srt_status srt__model_open(srt_model *m, const char *path, const srt_mode
     srt__crc32 crct;
     srt_status st;
     const char *name;
-    if ((st = srt__map_open(path, &m->map, d->load)) != SRT_OK) return st;
+    if ((st = srt__map_open(path, &m->map, d->load, d->memory_limit)) != SRT_OK) return st;
     h = m->map.data;
     fsize = m->map.size;
     if (fsize < SRT__HEADER_SIZE) return srt__fail(SRT_ERR_FORMAT, "%s: %llu bytes is too short for an .srt header (%u)", path, (unsigned long long)fsize, SRT__HEADER_SIZE);
