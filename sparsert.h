@@ -446,7 +446,8 @@ SRT_API const int32_t *srt_session_tokens(const srt_session *s);
    between batches with SRT_ERR_CANCELLED (the tokens it had not evaluated are dropped); a running
    srt_generate stops after the current token; with none running, the next srt_session_next returns
    SRT_ERR_CANCELLED and leaves the sequence as it was (call it again to go on). feed, prompt and
-   generate first clear a request left over from before they started. */
+   generate first clear a request left over from before they started. The session must outlive
+   the call: join (or otherwise wait for) a cancelling thread before srt_session_destroy. */
 SRT_API void srt_session_cancel(srt_session *s);
 
 typedef struct srt_generate_desc {
@@ -454,14 +455,17 @@ typedef struct srt_generate_desc {
     int prompt_flags;        /* as srt_tokenize */
     int max_tokens;          /* new tokens to produce; 0 = until EOS or the context is full */
     int stop_at_eos;         /* 0 = default (yes); -1 = no */
-    /* Called with whole UTF-8 characters as they are produced; return nonzero to stop. */
+    /* Called with whole UTF-8 characters as they are produced; return nonzero to stop. It may read the
+       session (srt_session_pos, _tokens) and call srt_session_cancel (generation stops after this
+       token), but not change it otherwise: reset or destroy it after srt_generate has returned. */
     int (*on_text)(const char *text, int len, int32_t token, void *user);
     void *user;
 } srt_generate_desc;
 typedef struct srt_generate_result {
     int n_prompt, n_generated;
     double prompt_ms, decode_ms;
-    int stopped_by;          /* 0 max_tokens, 1 eos, 2 callback, 3 cancelled, 4 context full */
+    int stopped_by;          /* 0 max_tokens, 1 eos, 2 callback, 3 cancelled, 4 context full (3 and 4
+                                also when it happens to the prompt; 0 for other errors) */
 } srt_generate_result;
 SRT_API srt_status srt_generate(srt_session *s, const srt_generate_desc *desc, srt_generate_result *result);
 
@@ -5298,7 +5302,10 @@ static int srt__at_text_start(const srt_session *s) {
     return s->n_tokens == 0 || (s->n_tokens == 1 && s->tokens[0] == s->m->vocab.bos);
 }
 
-SRT_API srt_status srt_session_feed(srt_session *s, const int32_t *tokens, int n) {
+/* feed and prompt without clearing a cancel request: the public calls clear it first (new input:
+   a stale request is not for it), srt_generate once at its start, so that a request made while
+   it runs its prompt is not lost. */
+static srt_status srt__session_feed(srt_session *s, const int32_t *tokens, int n) {
     int i;
     if (!s || n < 0 || (n > 0 && !tokens)) return srt__fail(SRT_ERR_INVALID_ARG, "srt_session_feed: bad arguments");
     if (n > s->n_ctx - s->n_tokens)
@@ -5307,20 +5314,26 @@ SRT_API srt_status srt_session_feed(srt_session *s, const int32_t *tokens, int n
         if (tokens[i] < 0 || tokens[i] >= s->m->n_vocab) return srt__fail(SRT_ERR_INVALID_ARG, "token %d (id %d) is outside the vocabulary (%d)", i, tokens[i], s->m->n_vocab);
     memcpy(s->tokens + s->n_tokens, tokens, (size_t)n * sizeof(int32_t));
     s->n_tokens += n;
-    srt__atomic_store(&s->cancel, 0);   /* new input: a stale request is not for it */
     return srt__eval_pending(s, 1);
 }
-
-SRT_API srt_status srt_session_prompt(srt_session *s, const char *text, int flags) {
+static srt_status srt__session_prompt(srt_session *s, const char *text, int flags) {
     srt__ids t = {NULL, 0, 0, 0};
     srt_status st;
-    if (!s) return srt__fail(SRT_ERR_INVALID_ARG, "srt_session_prompt: NULL session");
     if (s->n_tokens > 0 && !(flags & SRT_TOKENIZE_ADD_BOS)) flags |= SRT_TOKENIZE_NO_BOS;
     if (!srt__at_text_start(s)) flags |= SRT_TOKENIZE_NO_SPACE_PREFIX;   /* a continuation */
     st = srt__tokenize(s->m, text ? text : "", text ? strlen(text) : 0, flags, &t);
-    if (st == SRT_OK) st = srt_session_feed(s, t.p, t.n);
+    if (st == SRT_OK) st = srt__session_feed(s, t.p, t.n);
     SRT_FREE(t.p);
     return st;
+}
+SRT_API srt_status srt_session_feed(srt_session *s, const int32_t *tokens, int n) {
+    if (s) srt__atomic_store(&s->cancel, 0);
+    return srt__session_feed(s, tokens, n);
+}
+SRT_API srt_status srt_session_prompt(srt_session *s, const char *text, int flags) {
+    if (!s) return srt__fail(SRT_ERR_INVALID_ARG, "srt_session_prompt: NULL session");
+    srt__atomic_store(&s->cancel, 0);
+    return srt__session_prompt(s, text, flags);
 }
 
 SRT_API const float *srt_session_logits(srt_session *s) {
@@ -5361,8 +5374,10 @@ SRT_API srt_status srt_generate(srt_session *s, const srt_generate_desc *g, srt_
     /* generated text that starts the text drops the dummy-prefix space when decoded */
     if (s->m->vocab.add_space_prefix && srt__at_text_start(s) && !(g->prompt && g->prompt[0]))
         stream_flags = SRT_STREAM_STRIP_LEADING_SPACE;
-    if (g->prompt && g->prompt[0]) st = srt_session_prompt(s, g->prompt, g->prompt_flags);
-    else if (s->n_tokens == 0 && s->m->vocab.bos >= 0) st = srt_session_feed(s, &s->m->vocab.bos, 1);
+    if (g->prompt && g->prompt[0]) st = srt__session_prompt(s, g->prompt, g->prompt_flags);
+    else if (s->n_tokens == 0 && s->m->vocab.bos >= 0) st = srt__session_feed(s, &s->m->vocab.bos, 1);
+    if (st == SRT_ERR_CANCELLED) r.stopped_by = 3;
+    if (st == SRT_ERR_CONTEXT_FULL) r.stopped_by = 4;
     r.n_prompt = s->n_tokens - start;
     r.prompt_ms = srt__now_ms() - t0;
     cap = 4096;
