@@ -270,6 +270,64 @@ static void test_cancel_threads(srt_model *m) {
     srt_session_destroy(s);
 }
 
+/* ---------------------------------------------------------------- first use from two threads at once */
+/* Two threads load the model and generate at the same time as the first thing the process does:
+   the one-time detections (CPU levels, topology) run concurrently (tsan checks them). */
+typedef struct load_run { int ok; int32_t ids[8]; int32_t *go; } load_run;
+#ifdef _WIN32
+static DWORD WINAPI load_and_generate(LPVOID arg)
+#else
+static void *load_and_generate(void *arg)
+#endif
+{
+    load_run *lr = (load_run *)arg;
+    srt_model_desc d;
+    srt_model *m = NULL;
+    srt_session *s = NULL;
+    srt_session_desc sd;
+    int i;
+    memset(&d, 0, sizeof d);
+    d.n_threads = 2;
+    memset(&sd, 0, sizeof sd);
+    wait_for(lr->go);
+    if (srt_model_load(TINY, &d, &m) == SRT_OK && srt_session_create(m, &sd, &s) == SRT_OK && srt_session_prompt(s, "abc", 0) == SRT_OK) {
+        lr->ok = 1;
+        for (i = 0; i < 8; i++) if (srt_session_next(s, &lr->ids[i]) != SRT_OK) lr->ok = 0;
+    }
+    srt_session_destroy(s);
+    srt_model_free(m);
+    return 0;
+}
+static void test_first_use_concurrent(void) {
+    load_run lr[2];
+    int32_t go = 0;
+    int i, started = 0;
+#ifdef _WIN32
+    HANDLE th[2];
+#else
+    pthread_t th[2];
+#endif
+    memset(lr, 0, sizeof lr);
+    for (i = 0; i < 2; i++) {
+        lr[i].go = &go;
+#ifdef _WIN32
+        if ((th[i] = CreateThread(NULL, 0, load_and_generate, &lr[i], 0, NULL)) != NULL) started++;
+#else
+        if (pthread_create(&th[i], NULL, load_and_generate, &lr[i]) == 0) started++;
+#endif
+    }
+    __atomic_store_n(&go, 1, __ATOMIC_RELEASE);
+    for (i = 0; i < started; i++) {
+#ifdef _WIN32
+        WaitForSingleObject(th[i], INFINITE); CloseHandle(th[i]);
+#else
+        pthread_join(th[i], NULL);
+#endif
+    }
+    CHECK(started == 2 && lr[0].ok && lr[1].ok && memcmp(lr[0].ids, lr[1].ids, sizeof lr[0].ids) == 0,
+          "two threads load the model and generate at once, first thing in the process: the same tokens");
+}
+
 /* ---------------------------------------------------------------- ending a session mid-generation */
 static int stop_after_2(const char *text, int len, int32_t tok, void *user) {
     (void)text; (void)len;
@@ -328,6 +386,7 @@ int main(void) {
     srt_model_desc d;
     if (system("mkdir -p build/tmp") != 0) return 1;
     if (!write_tiny_model(TINY, SRT_Q8, NULL, NULL, 1)) { CHECK(0, "write the tiny model"); return srt_test_finish(); }
+    test_first_use_concurrent();   /* first: before anything else has run the one-time detections */
     test_big_model();
     memset(&d, 0, sizeof d);
     d.n_threads = 2;
