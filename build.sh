@@ -7,7 +7,12 @@
 #   ./build.sh test wine   tools and tests cross-built for Windows (mingw-w64) into build/win/, run under wine
 #   ./build.sh test arm    the same for aarch64 Linux (the portable kernels) into build/arm/, under qemu-aarch64
 #                          (after wine or arm: the names of the tests to run, e.g. test_core fuzz_json; default all)
-#   ./build.sh tsan     test_pool (pool, topology, two sessions on two threads) under ThreadSanitizer
+#   ./build.sh test tsan   every test built by clang with ThreadSanitizer (any report fails the run;
+#                          compile.sh, test_ui and test_sycl are skipped); ./build.sh tsan is the same
+#                          (both, like asan and valgrind, leave build/ to be rebuilt by ./build.sh)
+#   ./build.sh test valgrind   plain -O1 -g build, then test_golden and the other tests that are cheap
+#                          enough under valgrind memcheck (errors or definite/indirect leaks fail;
+#                          kernels forced to avx2: valgrind has no AVX-512/AMX); ./build.sh valgrind too
 #   ./build.sh test-ui  the SDL chat window under Xvfb (tests/test_ui.sh); screenshot: build/ui-test.png
 #   ./build.sh sycl     the SYCL backend test (build/test-sycl, tests/test_sycl.cpp + sparsert_sycl.h), then runs it
 #   ./build.sh fuzz SECONDS [TARGET...]   libFuzzer campaigns (clang, ASan+UBSan), each target for SECONDS:
@@ -29,6 +34,7 @@ WARN="-Wall -Wextra -pedantic -Wno-unused-function"
 LIBS="-lm -pthread"
 B=build
 mkdir -p "$B"
+case "${1:-}" in tsan|valgrind) set -- test "$1" ;; esac   # the short spellings
 SANITIZE=${2:-}
 CROSS=""   # wine or arm for ./build.sh test wine|arm; EXE: the programs' file suffix
 EXE=""
@@ -53,8 +59,18 @@ elif [ "${1:-}" = test ] && { [ "${2:-}" = wine ] || [ "${2:-}" = arm ]; }; then
         echo "cannot run ./build.sh test $CROSS: $tool not found (Debian: apt-get install $pkgs)" >&2; exit 1
     done
     CFLAGS="${CFLAGS:-} -DSRT_SHARED=\"../../../shared\""
+elif [ "${2:-}" = tsan ] && [ "${1:-}" = test ]; then
+    # the tools the tests run (srt-pack, srt-chat) are TSan builds too; a report exits 66
+    CC=${TSAN_CC:-clang}
+    OPT="-O1 -g -fsanitize=thread"
+    export TSAN_OPTIONS="halt_on_error=1 exitcode=66 second_deadlock_stack=1 ${TSAN_OPTIONS:-}"
+    export SRT_TEST_SLOW=tsan     # tests that are far too slow under TSan do less (see each test)
+elif [ "${2:-}" = valgrind ] && [ "${1:-}" = test ]; then
+    command -v valgrind >/dev/null 2>&1 || { echo "valgrind not found (Debian: apt-get install valgrind)" >&2; exit 2; }
+    OPT="-O1 -g"
+    export SRT_TEST_SLOW=valgrind
 elif [ -n "${2:-}" ]; then
-    echo "usage: ./build.sh [test [asan | wine | arm] | test-ui [asan] | tsan | sycl | fuzz SECONDS [TARGET...]]" >&2; exit 2
+    echo "usage: ./build.sh [test [asan | tsan | valgrind | wine | arm] | test-ui [asan] | tsan | valgrind | sycl | fuzz SECONDS [TARGET...]]" >&2; exit 2
 fi
 
 fail=0
@@ -104,6 +120,8 @@ build_sdl() {
 run_ui_test() {
     if [ "$HAVE_SDL" = 2 ]; then
         echo "FAIL - srt-chat-sdl did not build"; FAILED=$((FAILED + 1))
+    elif [ "$SANITIZE" = tsan ] || [ "$SANITIZE" = valgrind ]; then
+        echo "skipped test_ui: not under $SANITIZE (SDL, Xvfb and Mesa are not instrumented; asan runs it)"
     elif [ "$HAVE_SDL" != 1 ]; then
         echo "skipped test_ui: srt-chat-sdl was not built (needs libsdl2-dev and libstb-dev)"
     elif ! command -v xvfb-run >/dev/null 2>&1; then
@@ -125,7 +143,7 @@ find_sycl() {
 }
 build_sycl() {
     rm -f "$B/test-sycl"
-    if [ "${2:-}" = asan ]; then SYCL_WHY="not under asan"; return; fi
+    if [ -n "${2:-}" ]; then SYCL_WHY="not under ${2}"; return; fi
     if ! find_sycl; then SYCL_WHY="no SYCL compiler (set SYCL_CXX, or put icpx or acpp on PATH: see README, SYCL backend)"; return; fi
     printf '#define SPARSERT_IMPLEMENTATION\n#include "sparsert.h"\n' > "$B/sycl-core.c"
     if ! $CC -std=c99 $OPT $WARN -I. ${CFLAGS:-} -c -o "$B/sycl-core.o" "$B/sycl-core.c" ||
@@ -164,24 +182,41 @@ build_all() {
 PASSED=0; FAILED=0
 run_test() {
     local name=$1; shift
-    local log="$B/$name.log"
+    local log="$B/$name.log" t0=$SECONDS
     "$@" >"$log" 2>&1
     local rc=$?
     local p f
     p=$(grep -c '^ok - ' "$log"); f=$(grep -c '^FAIL - ' "$log")
-    if [ "$rc" -ne 0 ] && [ "$f" -eq 0 ]; then f=1; echo "FAIL - $name exited with status $rc" >>"$log"; fi
+    # a sanitizer or valgrind report fails the test even where the program's own checks all passed
+    if grep -q '^WARNING: ThreadSanitizer\|^==[0-9]*==ERROR: \(Address\|Leak\)Sanitizer\|ERROR SUMMARY: [1-9]' "$log"; then
+        f=$((f + 1)); echo "FAIL - $name: sanitizer/valgrind report (see $log)" >>"$log"
+    elif [ "$SANITIZE" = valgrind ] && [ "$rc" -eq 99 ]; then   # $VALGRIND's --error-exitcode
+        f=$((f + 1)); echo "FAIL - $name: valgrind found errors or leaks (see $log)" >>"$log"
+    elif [ "$rc" -ne 0 ] && [ "$f" -eq 0 ]; then f=1; echo "FAIL - $name exited with status $rc" >>"$log"; fi
     PASSED=$((PASSED + p)); FAILED=$((FAILED + f))
     grep '^FAIL - ' "$log" | sed "s/^/[$name] /"
-    printf '%-28s %4d passed, %d failed\n' "$name" "$p" "$f"
+    printf '%-28s %4d passed, %d failed  (%ds)\n' "$name" "$p" "$f" $((SECONDS - t0))
 }
 
+# Under valgrind: the tests that take at most a few minutes there (test_golden ~15, the rest < 1;
+# test_sparse alone takes > 3, test_hf, test_import, test_prune and test_pool mostly run tools or
+# threads that asan and tsan cover), with SRT_ISA=avx2 because valgrind cannot decode AVX-512,
+# AVX-VNNI or AMX instructions (its CPUID hides them, so test_kernels checks portable and avx2).
+VALGRIND_TESTS=${VALGRIND_TESTS:-"test_golden test_core test_limits test_tokenizer test_json test_chat test_kernels"}
+VALGRIND="valgrind -q --error-exitcode=99 --leak-check=full --errors-for-leak-kinds=definite,indirect --fair-sched=yes"
 run_tests() {
     for t in tests/test_*.c; do
         [ -e "$t" ] || continue
         local name; name=$(basename "$t" .c)
-        if [ -x "$B/$name" ]; then run_test "$name" "$B/$name"
-        else echo "FAIL - $name did not build"; FAILED=$((FAILED + 1)); fi
+        if [ ! -x "$B/$name" ]; then echo "FAIL - $name did not build"; FAILED=$((FAILED + 1))
+        elif [ "$SANITIZE" != valgrind ]; then run_test "$name" "$B/$name"
+        elif [[ " $VALGRIND_TESTS " == *" $name "* ]]; then run_test "$name" env SRT_ISA=avx2 $VALGRIND "$B/$name"
+        else echo "skipped $name: not in VALGRIND_TESTS"; fi
     done
+    if [ "$SANITIZE" = valgrind ]; then
+        echo "$PASSED passed, $FAILED failed"
+        [ "$FAILED" -eq 0 ] && [ "$fail" -eq 0 ]; return
+    fi
     [ -x tests/test_bench.sh ] && run_test test_bench tests/test_bench.sh
     # fuzz targets: their seed corpus (committed + generated) plus deterministic mutations
     # (libFuzzer builds: ./build.sh fuzz, and the files)
@@ -192,7 +227,7 @@ run_tests() {
         else run_test "fuzz_$t" "$B/fuzz_$t" $(fuzz_inputs "$t"); fi
     done
     # compile.sh checks the compilers' diagnostics, which no sanitizer changes: once, in the plain run
-    if [ "$SANITIZE" = asan ]; then echo "skipped compile: not under asan (the plain ./build.sh test runs it)"
+    if [ -n "$SANITIZE" ]; then echo "skipped compile: not under $SANITIZE (the plain ./build.sh test runs it)"
     elif [ -x tests/compile.sh ]; then run_test compile tests/compile.sh; fi
     run_ui_test
     run_sycl_test
@@ -283,17 +318,6 @@ run_fuzz() {
     return $status
 }
 
-# ThreadSanitizer build of the threading test into build/tsan/; a race report counts as a failure.
-run_tsan() {
-    mkdir -p "$B/tsan"
-    if ! ${TSAN_CC:-clang} -std=c99 -O1 -g -fsanitize=thread $WARN -I. -Itests -o "$B/tsan/test_pool" tests/test_pool.c $LIBS; then
-        echo "0 passed, 1 failed"; return 1
-    fi
-    run_test tsan_test_pool env TSAN_OPTIONS="halt_on_error=1 exitcode=66" "$B/tsan/test_pool"
-    echo "$PASSED passed, $FAILED failed"
-    [ "$FAILED" -eq 0 ]
-}
-
 case "${1:-all}" in
     all)  build_all "$@"; [ "$HAVE_SYCL" = 0 ] && note "skipping test-sycl: $SYCL_WHY"; exit $fail ;;
     test)
@@ -307,7 +331,6 @@ case "${1:-all}" in
         run_sycl_test
         echo "$PASSED passed, $FAILED failed"
         [ "$FAILED" -eq 0 ] && [ "$fail" -eq 0 ]; exit $? ;;
-    tsan) run_tsan; exit $? ;;
     test-ui)
         cc_prog srt-pack tools/srt-pack.c
         cc_prog srt-chat demo/srt-chat.c
@@ -319,5 +342,5 @@ case "${1:-all}" in
         echo "$PASSED passed, $FAILED failed (screenshot: $B/ui-test.png)"
         [ "$FAILED" -eq 0 ] && [ "$fail" -eq 0 ]; exit $? ;;
     fuzz) shift; run_fuzz "$@"; exit $? ;;
-    *)    note "usage: ./build.sh [test [asan | wine | arm] | test-ui [asan] | tsan | sycl | fuzz SECONDS [TARGET...]]"; exit 2 ;;
+    *)    note "usage: ./build.sh [test [asan | tsan | valgrind | wine | arm] | test-ui [asan] | tsan | valgrind | sycl | fuzz SECONDS [TARGET...]]"; exit 2 ;;
 esac

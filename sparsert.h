@@ -307,7 +307,11 @@ typedef struct srt_allocator {
    private memory, advised to use huge pages on Linux: decode streams every weight once per token
    and 4 KiB pages cost TLB misses and stop the hardware prefetchers at each page (measured: Q4
    decode of a 1.2B model 33 -> 37 tokens/s). AUTO = COPY on Linux with transparent huge pages
-   enabled when the file fits in half the available memory, else MMAP. */
+   enabled when the file fits in half the available memory, else MMAP.
+   Either way a file larger than the memory available is refused before it is mapped or read
+   (SRT_ERR_OUT_OF_MEMORY, the message gives both sizes): decode reads every weight for every
+   token, so a model that does not fit would page in from disk all the time (mapped) or push the
+   system into swap (copied). srt_model_desc.memory_limit sets the limit instead of the OS. */
 typedef enum srt_load { SRT_LOAD_AUTO = 0, SRT_LOAD_MMAP = 1, SRT_LOAD_COPY = 2 } srt_load;
 
 typedef struct srt_model_desc {
@@ -321,6 +325,12 @@ typedef struct srt_model_desc {
     srt_isa isa;             /* kernel level; 0 = SRT_ISA_AUTO (see srt_isa_resolve) */
     srt_load load;           /* how the file reaches memory; 0 = SRT_LOAD_AUTO */
     srt_backend *backend;    /* NULL = the CPU; else the forward pass runs there (not owned) */
+    /* Bytes of memory the loader assumes are free for the model file; a larger file is refused
+       with SRT_ERR_OUT_OF_MEMORY before it is mapped or read. 0 = what the OS reports free: Linux
+       MemAvailable + SwapFree, Windows available physical memory + page file, macOS physical
+       memory (no check where unknown). UINT64_MAX = no check (load anyway). AUTO copies only
+       files that take at most half of it. */
+    uint64_t memory_limit;
 } srt_model_desc;
 
 typedef struct srt_model_info {
@@ -436,7 +446,8 @@ SRT_API const int32_t *srt_session_tokens(const srt_session *s);
    between batches with SRT_ERR_CANCELLED (the tokens it had not evaluated are dropped); a running
    srt_generate stops after the current token; with none running, the next srt_session_next returns
    SRT_ERR_CANCELLED and leaves the sequence as it was (call it again to go on). feed, prompt and
-   generate first clear a request left over from before they started. */
+   generate first clear a request left over from before they started. The session must outlive
+   the call: join (or otherwise wait for) a cancelling thread before srt_session_destroy. */
 SRT_API void srt_session_cancel(srt_session *s);
 
 typedef struct srt_generate_desc {
@@ -444,14 +455,17 @@ typedef struct srt_generate_desc {
     int prompt_flags;        /* as srt_tokenize */
     int max_tokens;          /* new tokens to produce; 0 = until EOS or the context is full */
     int stop_at_eos;         /* 0 = default (yes); -1 = no */
-    /* Called with whole UTF-8 characters as they are produced; return nonzero to stop. */
+    /* Called with whole UTF-8 characters as they are produced; return nonzero to stop. It may read the
+       session (srt_session_pos, _tokens) and call srt_session_cancel (generation stops after this
+       token), but not change it otherwise: reset or destroy it after srt_generate has returned. */
     int (*on_text)(const char *text, int len, int32_t token, void *user);
     void *user;
 } srt_generate_desc;
 typedef struct srt_generate_result {
     int n_prompt, n_generated;
     double prompt_ms, decode_ms;
-    int stopped_by;          /* 0 max_tokens, 1 eos, 2 callback, 3 cancelled, 4 context full */
+    int stopped_by;          /* 0 max_tokens, 1 eos, 2 callback, 3 cancelled, 4 context full (3 and 4
+                                also when it happens to the prompt; 0 for other errors) */
 } srt_generate_result;
 SRT_API srt_status srt_generate(srt_session *s, const srt_generate_desc *desc, srt_generate_result *result);
 
@@ -1579,29 +1593,88 @@ typedef struct srt__map { const unsigned char *data; uint64_t size;
 
 #define SRT__HUGE_PAGE ((size_t)2 << 20)
 
+/* Memory the OS can give a model now, in bytes: *ram without swapping (Linux MemAvailable,
+   Windows available physical memory, macOS physical memory) and *swap (free swap, free page
+   file; 0 on macOS, whose swap grows on demand). Returns 0 where unknown. */
+static int srt__memory_free(uint64_t *ram, uint64_t *swap) {
+    *ram = *swap = 0;
+#if defined(__linux__)
+    {
+        char buf[4096];
+        const char *at;
+        size_t n;
+        unsigned long long kb = 0;
+        FILE *f = fopen("/proc/meminfo", "r");
+        if (!f) return 0;
+        n = fread(buf, 1, sizeof buf - 1, f);
+        fclose(f);
+        buf[n] = 0;
+        if (!(at = strstr(buf, "MemAvailable:")) || sscanf(at + 13, "%llu", &kb) != 1) return 0;
+        *ram = (uint64_t)kb * 1024;
+        if ((at = strstr(buf, "SwapFree:")) && sscanf(at + 9, "%llu", &kb) == 1) *swap = (uint64_t)kb * 1024;
+        return 1;
+    }
+#elif defined(_WIN32)
+    {
+        MEMORYSTATUSEX ms;
+        ms.dwLength = sizeof ms;
+        if (!GlobalMemoryStatusEx(&ms)) return 0;
+        *ram = (uint64_t)ms.ullAvailPhys;
+        *swap = ms.ullAvailPageFile > ms.ullAvailPhys ? (uint64_t)(ms.ullAvailPageFile - ms.ullAvailPhys) : 0;
+        return 1;
+    }
+#elif defined(__APPLE__)
+    {
+        uint64_t total = 0;
+        size_t sz = sizeof total;
+        if (sysctlbyname("hw.memsize", &total, &sz, NULL, 0) != 0 || !total) return 0;
+        *ram = total;
+        return 1;
+    }
+#else
+    return 0;
+#endif
+}
+
+/* Refuses a file of `size` bytes that does not fit in the memory available (limit: as
+   srt_model_desc.memory_limit), before anything is mapped or read. *avail receives the bytes
+   AUTO may count on (0 = unknown). */
+static srt_status srt__check_fits(const char *path, uint64_t size, uint64_t limit, uint64_t *avail) {
+    uint64_t ram, swap;
+    *avail = 0;
+    if (limit == UINT64_MAX) return SRT_OK;
+    if (limit) {
+        *avail = limit;
+        if (size <= limit) return SRT_OK;
+        return srt__fail(SRT_ERR_OUT_OF_MEMORY, "%s: the model file is %llu bytes (%.1f MiB), more than the memory limit of %llu bytes "
+                         "(%.1f MiB, srt_model_desc.memory_limit)", path, (unsigned long long)size, (double)size / 1048576.0,
+                         (unsigned long long)limit, (double)limit / 1048576.0);
+    }
+    if (!srt__memory_free(&ram, &swap)) return SRT_OK;   /* unknown: no check */
+    *avail = ram;
+    if (size <= ram || size - ram <= swap) return SRT_OK;
+    return srt__fail(SRT_ERR_OUT_OF_MEMORY, "%s: the model file is %llu bytes (%.1f MiB) but only %.1f MiB of memory is free "
+                     "(%.1f MiB RAM + %.1f MiB swap): it would thrash; free memory, or set srt_model_desc.memory_limit to override",
+                     path, (unsigned long long)size, (double)size / 1048576.0, (double)(ram + swap) / 1048576.0,
+                     (double)ram / 1048576.0, (double)swap / 1048576.0);
+}
+
 /* Whether AUTO copies: Linux with transparent huge pages not "[never]", and the file takes at most
-   half of MemAvailable (a larger copy would push the system into swap; mapping pages in lazily
-   is the better deal then). */
-static int srt__load_copy_pays(uint64_t size) {
+   half of the memory available (`avail`: MemAvailable or the app's limit; a larger copy would push
+   the system into swap; mapping pages in lazily is the better deal then). */
+static int srt__load_copy_pays(uint64_t size, uint64_t avail) {
 #if defined(__linux__)
     char buf[4096];
-    const char *at;
     size_t n;
-    unsigned long long avail_kb = 0;
     FILE *f = fopen("/sys/kernel/mm/transparent_hugepage/enabled", "r");
     if (!f) return 0;
     n = fread(buf, 1, sizeof buf - 1, f);
     fclose(f);
     buf[n] = 0;
     if (strstr(buf, "[never]") || !strchr(buf, '[')) return 0;
-    if (!(f = fopen("/proc/meminfo", "r"))) return 0;
-    n = fread(buf, 1, sizeof buf - 1, f);
-    fclose(f);
-    buf[n] = 0;
-    if (!(at = strstr(buf, "MemAvailable:")) || sscanf(at + 13, "%llu", &avail_kb) != 1) return 0;
-    return size / 1024 <= avail_kb / 2;
+    return avail && size <= avail / 2;
 #else
-    (void)size;
+    (void)size; (void)avail;
     return 0;
 #endif
 }
@@ -1636,7 +1709,9 @@ static srt_status srt__map_copy(const char *path, srt__map *m, uint64_t size) {
     return SRT_OK;
 }
 
-static srt_status srt__map_open(const char *path, srt__map *m, srt_load load) {
+static srt_status srt__map_open(const char *path, srt__map *m, srt_load load, uint64_t limit) {
+    uint64_t avail;
+    srt_status fits;
     memset(m, 0, sizeof *m);
 #ifdef _WIN32
     {
@@ -1646,6 +1721,8 @@ static srt_status srt__map_open(const char *path, srt__map *m, srt_load load) {
         if (!GetFileSizeEx(m->file, &sz)) { CloseHandle(m->file); return srt__fail(SRT_ERR_IO, "%s: cannot get size", path); }
         m->size = (uint64_t)sz.QuadPart;
         if (m->size == 0) { CloseHandle(m->file); return srt__fail(SRT_ERR_FORMAT, "%s: empty file", path); }
+        if ((fits = srt__check_fits(path, m->size, limit, &avail)) != SRT_OK) { CloseHandle(m->file); return fits; }
+        (void)avail;
         if (load == SRT_LOAD_COPY) { CloseHandle(m->file); return srt__map_copy(path, m, m->size); }
         m->mapping = CreateFileMappingA(m->file, NULL, PAGE_READONLY, 0, 0, NULL);
         if (!m->mapping) { CloseHandle(m->file); return srt__fail(SRT_ERR_IO, "%s: cannot map (error %lu)", path, (unsigned long)GetLastError()); }
@@ -1662,7 +1739,8 @@ static srt_status srt__map_open(const char *path, srt__map *m, srt_load load) {
         m->size = (uint64_t)st.st_size;
         if (m->size == 0) { close(fd); return srt__fail(SRT_ERR_FORMAT, "%s: empty file", path); }
         if ((uint64_t)(size_t)m->size != m->size) { close(fd); return srt__fail(SRT_ERR_OUT_OF_MEMORY, "%s: too large for the address space", path); }
-        if (load == SRT_LOAD_COPY || (load == SRT_LOAD_AUTO && srt__load_copy_pays(m->size))) {
+        if ((fits = srt__check_fits(path, m->size, limit, &avail)) != SRT_OK) { close(fd); return fits; }
+        if (load == SRT_LOAD_COPY || (load == SRT_LOAD_AUTO && srt__load_copy_pays(m->size, avail))) {
             close(fd);
             return srt__map_copy(path, m, m->size);
         }
@@ -3324,7 +3402,7 @@ static srt_status srt__model_open(srt_model *m, const char *path, const srt_mode
     srt__crc32 crct;
     srt_status st;
     const char *name;
-    if ((st = srt__map_open(path, &m->map, d->load)) != SRT_OK) return st;
+    if ((st = srt__map_open(path, &m->map, d->load, d->memory_limit)) != SRT_OK) return st;
     h = m->map.data;
     fsize = m->map.size;
     if (fsize < SRT__HEADER_SIZE) return srt__fail(SRT_ERR_FORMAT, "%s: %llu bytes is too short for an .srt header (%u)", path, (unsigned long long)fsize, SRT__HEADER_SIZE);
@@ -5263,7 +5341,10 @@ static int srt__at_text_start(const srt_session *s) {
     return s->n_tokens == 0 || (s->n_tokens == 1 && s->tokens[0] == s->m->vocab.bos);
 }
 
-SRT_API srt_status srt_session_feed(srt_session *s, const int32_t *tokens, int n) {
+/* feed and prompt without clearing a cancel request: the public calls clear it first (new input:
+   a stale request is not for it), srt_generate once at its start, so that a request made while
+   it runs its prompt is not lost. */
+static srt_status srt__session_feed(srt_session *s, const int32_t *tokens, int n) {
     int i;
     if (!s || n < 0 || (n > 0 && !tokens)) return srt__fail(SRT_ERR_INVALID_ARG, "srt_session_feed: bad arguments");
     if (n > s->n_ctx - s->n_tokens)
@@ -5272,20 +5353,26 @@ SRT_API srt_status srt_session_feed(srt_session *s, const int32_t *tokens, int n
         if (tokens[i] < 0 || tokens[i] >= s->m->n_vocab) return srt__fail(SRT_ERR_INVALID_ARG, "token %d (id %d) is outside the vocabulary (%d)", i, tokens[i], s->m->n_vocab);
     memcpy(s->tokens + s->n_tokens, tokens, (size_t)n * sizeof(int32_t));
     s->n_tokens += n;
-    srt__atomic_store(&s->cancel, 0);   /* new input: a stale request is not for it */
     return srt__eval_pending(s, 1);
 }
-
-SRT_API srt_status srt_session_prompt(srt_session *s, const char *text, int flags) {
+static srt_status srt__session_prompt(srt_session *s, const char *text, int flags) {
     srt__ids t = {NULL, 0, 0, 0};
     srt_status st;
-    if (!s) return srt__fail(SRT_ERR_INVALID_ARG, "srt_session_prompt: NULL session");
     if (s->n_tokens > 0 && !(flags & SRT_TOKENIZE_ADD_BOS)) flags |= SRT_TOKENIZE_NO_BOS;
     if (!srt__at_text_start(s)) flags |= SRT_TOKENIZE_NO_SPACE_PREFIX;   /* a continuation */
     st = srt__tokenize(s->m, text ? text : "", text ? strlen(text) : 0, flags, &t);
-    if (st == SRT_OK) st = srt_session_feed(s, t.p, t.n);
+    if (st == SRT_OK) st = srt__session_feed(s, t.p, t.n);
     SRT_FREE(t.p);
     return st;
+}
+SRT_API srt_status srt_session_feed(srt_session *s, const int32_t *tokens, int n) {
+    if (s) srt__atomic_store(&s->cancel, 0);
+    return srt__session_feed(s, tokens, n);
+}
+SRT_API srt_status srt_session_prompt(srt_session *s, const char *text, int flags) {
+    if (!s) return srt__fail(SRT_ERR_INVALID_ARG, "srt_session_prompt: NULL session");
+    srt__atomic_store(&s->cancel, 0);
+    return srt__session_prompt(s, text, flags);
 }
 
 SRT_API const float *srt_session_logits(srt_session *s) {
@@ -5326,8 +5413,10 @@ SRT_API srt_status srt_generate(srt_session *s, const srt_generate_desc *g, srt_
     /* generated text that starts the text drops the dummy-prefix space when decoded */
     if (s->m->vocab.add_space_prefix && srt__at_text_start(s) && !(g->prompt && g->prompt[0]))
         stream_flags = SRT_STREAM_STRIP_LEADING_SPACE;
-    if (g->prompt && g->prompt[0]) st = srt_session_prompt(s, g->prompt, g->prompt_flags);
-    else if (s->n_tokens == 0 && s->m->vocab.bos >= 0) st = srt_session_feed(s, &s->m->vocab.bos, 1);
+    if (g->prompt && g->prompt[0]) st = srt__session_prompt(s, g->prompt, g->prompt_flags);
+    else if (s->n_tokens == 0 && s->m->vocab.bos >= 0) st = srt__session_feed(s, &s->m->vocab.bos, 1);
+    if (st == SRT_ERR_CANCELLED) r.stopped_by = 3;
+    if (st == SRT_ERR_CONTEXT_FULL) r.stopped_by = 4;
     r.n_prompt = s->n_tokens - start;
     r.prompt_ms = srt__now_ms() - t0;
     cap = 4096;

@@ -67,9 +67,11 @@ static unsigned srt__x86_detect(void) {
     return levels;
 }
 static unsigned srt__x86_levels(void) {
-    static volatile int cached = -1;   /* detection is idempotent: a race only repeats it */
-    if (cached < 0) cached = (int)srt__x86_detect();
-    return (unsigned)cached;
+    /* atomic (threads may load models at once): detection is idempotent, a race only repeats it */
+    static int32_t cached = -1;
+    int32_t v = srt__atomic_load32(&cached);
+    if (v < 0) { v = (int32_t)srt__x86_detect(); srt__atomic_store32(&cached, v); }
+    return (unsigned)v;
 }
 
 #define SRT__AVX2 __attribute__((target("avx2,fma,f16c")))
@@ -677,14 +679,16 @@ static void srt__x86_vec_ops(srt_isa isa, srt__vec_ops *ops) {
    Lake and later); without them the sparse formats use the portable kernels. */
 #define SRT__AVX512SP __attribute__((target("avx512f,avx512bw,avx512dq,avx512vl,avx512vnni,avx512vbmi,avx512vbmi2,fma,f16c,popcnt")))
 static int srt__x86_vbmi2(void) {
-    static volatile int cached = -1;
-    if (cached < 0) {
+    static int32_t cached = -1;   /* atomic, as in srt__x86_levels */
+    int32_t v = srt__atomic_load32(&cached);
+    if (v < 0) {
         uint32_t r[4];
         srt__cpuid(0, 0, r);
-        if (r[0] < 7) cached = 0;
-        else { srt__cpuid(7, 0, r); cached = ((r[2] >> 1) & 1) && ((r[2] >> 6) & 1); }   /* VBMI, VBMI2 */
+        if (r[0] < 7) v = 0;
+        else { srt__cpuid(7, 0, r); v = ((r[2] >> 1) & 1) && ((r[2] >> 6) & 1); }   /* VBMI, VBMI2 */
+        srt__atomic_store32(&cached, v);
     }
-    return cached;
+    return v;
 }
 
 /* sb-q8 / sb-q4, NT tokens at once (GEMV: 1, GEMM: 4 and the rest through GEMV). Two chunks per
