@@ -37,6 +37,11 @@
 #include <stdint.h>
 #include <unistd.h>
 #include <sys/stat.h>
+#ifdef _WIN32   /* mingw-w64 (./build.sh test wine builds the targets): mkdir takes no mode */
+#  define fz_mkdir(path) mkdir(path)
+#else
+#  define fz_mkdir(path) mkdir(path, 0700)
+#endif
 
 int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size);
 static int fz_make_seeds(const char *dir);

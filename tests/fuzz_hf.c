@@ -32,7 +32,7 @@ int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size) {
     int n = fz_split_files(data, size, parts, 16), i, k;
     srti_model *m = NULL;
     fz_tmp_path(dir, sizeof dir, "hf");
-    mkdir(dir, 0700);
+    fz_mkdir(dir);
     for (k = 0; fz_hf_names[k]; k++) { snprintf(path, sizeof path, "%s/%s", dir, fz_hf_names[k]); unlink(path); }
     for (i = 0; i < n; i++) {
         const char *name = i == 0 ? "config.json" : parts[i].name;
