@@ -279,7 +279,7 @@ run_cross_tests() {
 FUZZ_TARGETS="json srt gguf hf llama2c tokenizer chat"
 fuzz_seeds() {
     rm -rf "$B/fuzz/$1"; mkdir -p "$B/fuzz/$1"
-    [ "$1" = json ] || "$B/fuzz_$1" --seeds "$B/fuzz/$1"
+    "$B/fuzz_$1" --seeds "$B/fuzz/$1"
 }
 fuzz_inputs() { ls -d "tests/fuzz/$1"/* "$B/fuzz/$1"/* 2>/dev/null; }
 # ./build.sh fuzz SECONDS [TARGET...]: builds build/fuzz/fuzz_TARGET_lf (clang -fsanitize=fuzzer,address,undefined),
