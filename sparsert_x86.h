@@ -74,6 +74,16 @@ static unsigned srt__x86_levels(void) {
     return (unsigned)v;
 }
 
+/* Runs `fn` on the tokens from `first` on: the tail an integer kernel that takes tokens in blocks
+   leaves to a kernel for fewer tokens. */
+static void srt__mm_tail(const srt__mm *mm, int first, uint64_t tile0, uint64_t tile1, srt__kernel_fn fn) {
+    srt__mm rest = *mm;
+    srt__acts ra = *mm->a;
+    ra.q += (uint64_t)first * ra.kp; ra.d += (uint64_t)first * ra.ng; ra.s += (uint64_t)first * ra.ng;
+    rest.a = &ra; rest.n_tok = mm->n_tok - first; rest.y = mm->y + (uint64_t)first * mm->ldy;
+    fn(&rest, tile0, tile1);
+}
+
 #define SRT__AVX2 __attribute__((target("avx2,fma,f16c")))
 #define SRT__AVXVNNI __attribute__((target("avx2,fma,f16c,avxvnni")))
 #define SRT__AVX512 __attribute__((target("avx512f,avx512bw,avx512dq,avx512vl,avx512vnni,fma,f16c")))
@@ -313,13 +323,7 @@ static SRT__AVX512 void NAME(const srt__mm *mm, uint64_t tile0, uint64_t tile1) 
             for (t = 0; t < 4; t++) srt__store512(mm, t0 + t, tile, y[t]); \
         } \
     } \
-    if (n4 < mm->n_tok) { \
-        srt__mm rest = *mm; \
-        srt__acts ra = *a; \
-        ra.q += (uint64_t)n4 * a->kp; ra.d += (uint64_t)n4 * a->ng; ra.s += (uint64_t)n4 * a->ng; \
-        rest.a = &ra; rest.n_tok = mm->n_tok - n4; rest.y = mm->y + (uint64_t)n4 * mm->ldy; \
-        GEMV(&rest, tile0, tile1); \
-    } \
+    if (n4 < mm->n_tok) srt__mm_tail(mm, n4, tile0, tile1, GEMV); \
 }
 SRT__GEMV512(srt__q8_gemv_avx512, 1, 8, 1)
 SRT__GEMV512(srt__q4_gemv_avx512, 2, 4, 0)
@@ -747,13 +751,7 @@ static SRT__AVX512SP void NAME(const srt__mm *mm, uint64_t tile0, uint64_t tile1
             for (j = 0; j < NT; j++) srt__store512(mm, t0 + j, tile, y[j]); \
         } \
     } \
-    if (nfull < mm->n_tok) { \
-        srt__mm rest = *mm; \
-        srt__acts ra = *a; \
-        ra.q += (uint64_t)nfull * a->kp; ra.d += (uint64_t)nfull * a->ng; ra.s += (uint64_t)nfull * a->ng; \
-        rest.a = &ra; rest.n_tok = mm->n_tok - nfull; rest.y = mm->y + (uint64_t)nfull * mm->ldy; \
-        REST(&rest, tile0, tile1); \
-    } \
+    if (nfull < mm->n_tok) srt__mm_tail(mm, nfull, tile0, tile1, REST); \
 }
 static void srt__sb_none(const srt__mm *mm, uint64_t tile0, uint64_t tile1) { (void)mm; (void)tile0; (void)tile1; }
 SRT__SB512(srt__sbq8_gemv_avx512, 0, 1, srt__sb_none)
@@ -994,13 +992,7 @@ static SRT__AVX512SP void srt__s4x1_gemm_avx512(const srt__mm *mm, uint64_t tile
             }
         }
     }
-    if (n4 < mm->n_tok) {
-        srt__mm rest = *mm;
-        srt__acts ra = *a;
-        ra.q += (uint64_t)n4 * a->kp; ra.d += (uint64_t)n4 * a->ng; ra.s += (uint64_t)n4 * a->ng;
-        rest.a = &ra; rest.n_tok = mm->n_tok - n4; rest.y = mm->y + (uint64_t)n4 * mm->ldy;
-        srt__s4x1_gemv_avx512(&rest, tile0, tile1);
-    }
+    if (n4 < mm->n_tok) srt__mm_tail(mm, n4, tile0, tile1, srt__s4x1_gemv_avx512);
 }
 
 /* s4x1 GEMM for 16+ tokens: lanes = 16 tokens. The activations (q + 128) are first transposed to
@@ -1149,13 +1141,7 @@ static SRT__AVX512SP void srt__s4x1_gemm16_avx512(const srt__mm *mm, uint64_t ti
     if (mo) SRT_FREE(mo);
     if (own) SRT_FREE(own);
     if (dT) SRT_FREE(dT);
-    if (n16 < mm->n_tok) {
-        srt__mm rest = *mm;
-        srt__acts ra = *a;
-        ra.q += (uint64_t)n16 * a->kp; ra.d += (uint64_t)n16 * a->ng; ra.s += (uint64_t)n16 * a->ng;
-        rest.a = &ra; rest.n_tok = mm->n_tok - n16; rest.y = mm->y + (uint64_t)n16 * mm->ldy;
-        srt__s4x1_gemm_avx512(&rest, tile0, tile1);
-    }
+    if (n16 < mm->n_tok) srt__mm_tail(mm, n16, tile0, tile1, srt__s4x1_gemm_avx512);
 }
 
 /* AVX2 (+ AVX-VNNI) sb-q8 / sb-q4, and every level on CPUs without VBMI2: table-driven expansion.
