@@ -1618,7 +1618,9 @@ static int srt__memory_free(uint64_t *ram, uint64_t *swap) {
     {
         MEMORYSTATUSEX ms;
         ms.dwLength = sizeof ms;
-        if (!GlobalMemoryStatusEx(&ms)) return 0;
+        /* wine answers a second caller within the same second from a cache the first has not
+           filled yet: success with all zeros. No physical memory at all means "unknown". */
+        if (!GlobalMemoryStatusEx(&ms) || !ms.ullTotalPhys) return 0;
         *ram = (uint64_t)ms.ullAvailPhys;
         *swap = ms.ullAvailPageFile > ms.ullAvailPhys ? (uint64_t)(ms.ullAvailPageFile - ms.ullAvailPhys) : 0;
         return 1;

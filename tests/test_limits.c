@@ -273,7 +273,7 @@ static void test_cancel_threads(srt_model *m) {
 /* ---------------------------------------------------------------- first use from two threads at once */
 /* Two threads load the model and generate at the same time as the first thing the process does:
    the one-time detections (CPU levels, topology) run concurrently (tsan checks them). */
-typedef struct load_run { int ok; int32_t ids[8]; int32_t *go; } load_run;
+typedef struct load_run { int ok; int32_t ids[8]; int32_t *go; char why[160]; } load_run;
 #ifdef _WIN32
 static DWORD WINAPI load_and_generate(LPVOID arg)
 #else
@@ -285,15 +285,19 @@ static void *load_and_generate(void *arg)
     srt_model *m = NULL;
     srt_session *s = NULL;
     srt_session_desc sd;
+    srt_status st = SRT_OK;
+    const char *step = NULL;
     int i;
     memset(&d, 0, sizeof d);
     d.n_threads = 2;
     memset(&sd, 0, sizeof sd);
     wait_for(lr->go);
-    if (srt_model_load(TINY, &d, &m) == SRT_OK && srt_session_create(m, &sd, &s) == SRT_OK && srt_session_prompt(s, "abc", 0) == SRT_OK) {
-        lr->ok = 1;
-        for (i = 0; i < 8; i++) if (srt_session_next(s, &lr->ids[i]) != SRT_OK) lr->ok = 0;
-    }
+    if ((st = srt_model_load(TINY, &d, &m)) != SRT_OK) step = "load";
+    else if ((st = srt_session_create(m, &sd, &s)) != SRT_OK) step = "session";
+    else if ((st = srt_session_prompt(s, "abc", 0)) != SRT_OK) step = "prompt";
+    else for (i = 0; i < 8 && !step; i++) if ((st = srt_session_next(s, &lr->ids[i])) != SRT_OK) step = "next";
+    lr->ok = !step;
+    if (step) snprintf(lr->why, sizeof lr->why, "%s: %s (%s)", step, srt_status_str(st), srt_last_error());
     srt_session_destroy(s);
     srt_model_free(m);
     return 0;
@@ -324,6 +328,10 @@ static void test_first_use_concurrent(void) {
         pthread_join(th[i], NULL);
 #endif
     }
+    for (i = 0; i < 2; i++) if (!lr[i].ok) printf("# thread %d failed at %s\n", i, lr[i].why);
+    if (lr[0].ok && lr[1].ok && memcmp(lr[0].ids, lr[1].ids, sizeof lr[0].ids) != 0)
+        for (i = 0; i < 2; i++) printf("# thread %d: %d %d %d %d %d %d %d %d\n", i, lr[i].ids[0], lr[i].ids[1], lr[i].ids[2],
+                                       lr[i].ids[3], lr[i].ids[4], lr[i].ids[5], lr[i].ids[6], lr[i].ids[7]);
     CHECK(started == 2 && lr[0].ok && lr[1].ok && memcmp(lr[0].ids, lr[1].ids, sizeof lr[0].ids) == 0,
           "two threads load the model and generate at once, first thing in the process: the same tokens");
 }
