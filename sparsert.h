@@ -422,6 +422,14 @@ typedef struct srt_session_desc {
        only). q, k, v (and gate, up) share one input: each gets its own call. NULL = none. */
     void (*observer)(void *user, int layer, const char *weight, const float *x, int n_tokens, int cols);
     void *observer_user;
+    /* Sparse KV cache (SparAMX style): the K and V rows of the positions fed as input (prompts,
+       srt_session_feed; generated tokens stay dense) keep only the largest-magnitude values of each
+       head, stored compact (a bitmap + the kept F16 values), so that attention over a long prompt
+       reads fewer bytes. The fraction of each head's K / V values dropped: 0 = dense (default),
+       else from the head size's break-even (the bitmap must pay off: 5/64 at head size 64) to 0.95.
+       F16 KV cache on the CPU only (else SRT_ERR_UNSUPPORTED). A session keeps up to 64 separate
+       pruned stretches (turns); input fed after that stays dense. */
+    float kv_sparsity_k, kv_sparsity_v;
 } srt_session_desc;
 
 SRT_API srt_status srt_session_create(srt_model *model, const srt_session_desc *desc, srt_session **out);
@@ -2570,27 +2578,93 @@ typedef struct srt__vec_ops {
     void (*axpy_f32)(float *y, float a, const float *x, uint64_t n);     /* y = fma(a, x, y) */
     void (*axpy_f16)(float *y, float a, const uint16_t *x, uint64_t n);
     void (*exp)(float *x, uint64_t n);                                    /* x = srt__expf(x) */
+    void (*softmax)(float *x, uint64_t n);                                /* as srt__softmax */
     void (*swiglu)(float *g, const float *up, uint64_t n);               /* g = g * (1 / (1 + exp(-g))) * up */
     int32_t (*argmax)(const float *x, int n);                            /* first index of the largest */
-    /* attention over n cached rows of hd values (f16 or f32, `stride` values apart):
-       out[i] = dot(row i, q) * scale; and out = sum_i w[i] row i as axpy in row order */
-    void (*attn_scores)(const void *rows, int f16, uint64_t stride, const float *q, uint64_t hd, int n, float scale, float *out);
-    void (*attn_values)(const void *rows, int f16, uint64_t stride, const float *w, int n, uint64_t hd, float *out);
+    /* attention over n cached rows of hd values (f16 or f32, `stride` values apart) for the G query
+       heads that share them (q: G vectors of hd, one after the other):
+       out[g * ldo + i] = dot(row i, q_g) * scale; and out[g * hd + d] += sum_i w[g * ldw + i] row_i[d]
+       as axpy in row order */
+    void (*attn_scores)(const void *rows, int f16, uint64_t stride, const float *q, int G, uint64_t hd, int n, float scale, float *out, uint64_t ldo);
+    void (*attn_values)(const void *rows, int f16, uint64_t stride, const float *w, uint64_t ldw, int G, int n, uint64_t hd, float *out);
+    /* the same over compact F16 rows (srt__kv_compact_row, `slot` bytes apart), as if expanded */
+    void (*attn_scores_sb)(const unsigned char *rows, uint64_t slot, const float *q, int G, uint64_t hd, int n, float scale, float *out, uint64_t ldo);
+    void (*attn_values_sb)(const unsigned char *rows, uint64_t slot, const float *w, uint64_t ldw, int G, int n, uint64_t hd, float *out);
 } srt__vec_ops;
 static void srt__axpy_f32(float *y, float a, const float *x, uint64_t n) { uint64_t i; for (i = 0; i < n; i++) y[i] = srt__fmaf(a, x[i], y[i]); }
 static void srt__axpy_f16(float *y, float a, const uint16_t *x, uint64_t n) { uint64_t i; for (i = 0; i < n; i++) y[i] = srt__fmaf(a, srt_f16_to_f32(x[i]), y[i]); }
-static void srt__attn_scores(const void *rows, int f16, uint64_t stride, const float *q, uint64_t hd, int n, float scale, float *out) {
-    int i;
-    for (i = 0; i < n; i++)
-        out[i] = (f16 ? srt__dot_f16((const uint16_t *)rows + (uint64_t)i * stride, q, hd) : srt__dot_f32((const float *)rows + (uint64_t)i * stride, q, hd)) * scale;
+static void srt__attn_scores(const void *rows, int f16, uint64_t stride, const float *q, int G, uint64_t hd, int n, float scale, float *out, uint64_t ldo) {
+    int g, i;
+    for (g = 0; g < G; g++)
+        for (i = 0; i < n; i++)
+            out[g * ldo + i] = (f16 ? srt__dot_f16((const uint16_t *)rows + (uint64_t)i * stride, q + g * hd, hd)
+                                    : srt__dot_f32((const float *)rows + (uint64_t)i * stride, q + g * hd, hd)) * scale;
 }
-static void srt__attn_values(const void *rows, int f16, uint64_t stride, const float *w, int n, uint64_t hd, float *out) {
-    int i;
-    memset(out, 0, (size_t)hd * sizeof(float));
-    for (i = 0; i < n; i++)
-        if (f16) srt__axpy_f16(out, w[i], (const uint16_t *)rows + (uint64_t)i * stride, hd);
-        else srt__axpy_f32(out, w[i], (const float *)rows + (uint64_t)i * stride, hd);
+static void srt__attn_values(const void *rows, int f16, uint64_t stride, const float *w, uint64_t ldw, int G, int n, uint64_t hd, float *out) {
+    int g, i;
+    for (g = 0; g < G; g++)
+        for (i = 0; i < n; i++)
+            if (f16) srt__axpy_f16(out + g * hd, w[g * ldw + i], (const uint16_t *)rows + (uint64_t)i * stride, hd);
+            else srt__axpy_f32(out + g * hd, w[g * ldw + i], (const float *)rows + (uint64_t)i * stride, hd);
 }
+/* Sparse KV rows: a bitmap of head_dim bits (bit i of byte i / 8: value i kept; rounded up to
+   whole 16-bit words) and then the kept values, F16, in order. A row keeps exactly nnz values. */
+#define SRT__KV_MAX_HD 1024   /* the loader's limit on head_dim */
+static uint64_t srt__kv_bm_bytes(uint64_t hd) { return (hd + 15) / 16 * 2; }
+static uint64_t srt__kv_slot_bytes(uint64_t hd, uint64_t nnz) { return srt__kv_bm_bytes(hd) + 2 * nnz; }
+/* The k-th largest (k from 0) of n distinct keys, by quickselect (a[] is reordered). */
+static uint32_t srt__kth_largest(uint32_t *a, uint64_t n, uint64_t k) {
+    uint64_t lo = 0, hi = n - 1;
+    while (lo < hi) {
+        uint32_t pivot = a[lo + (hi - lo) / 2], t;
+        uint64_t i = lo, j = hi;
+        while (i <= j) {   /* larger keys to the left */
+            while (a[i] > pivot) i++;
+            while (a[j] < pivot) j--;
+            if (i <= j) { t = a[i]; a[i] = a[j]; a[j] = t; i++; if (j) j--; else break; }
+        }
+        if (k <= j) hi = j;
+        else if (k >= i) lo = i;
+        else return a[k];
+    }
+    return a[k];
+}
+/* Keeps the nnz largest |values| of an F16 row (equal magnitudes: the lower index first). */
+static void srt__kv_compact_row(const uint16_t *row, uint64_t hd, uint64_t nnz, unsigned char *out) {
+    uint32_t key[SRT__KV_MAX_HD], work[SRT__KV_MAX_HD], cut;
+    unsigned char *v = out + srt__kv_bm_bytes(hd);
+    uint64_t i;
+    for (i = 0; i < hd; i++) key[i] = (uint32_t)(row[i] & 0x7fff) << 16 | (uint32_t)(0xffff - i);   /* unique keys */
+    memcpy(work, key, (size_t)hd * 4);
+    cut = srt__kth_largest(work, hd, nnz - 1);
+    memset(out, 0, (size_t)srt__kv_bm_bytes(hd));
+    for (i = 0; i < hd; i++)
+        if (key[i] >= cut) { out[i >> 3] |= (unsigned char)(1u << (i & 7)); memcpy(v, row + i, 2); v += 2; }
+}
+static void srt__kv_expand(const unsigned char *row, uint64_t hd, uint16_t *out) {
+    const unsigned char *v = row + srt__kv_bm_bytes(hd);
+    uint64_t i;
+    for (i = 0; i < hd; i++)
+        if (row[i >> 3] >> (i & 7) & 1) { memcpy(out + i, v, 2); v += 2; }
+        else out[i] = 0;
+}
+static void srt__attn_scores_sb(const unsigned char *rows, uint64_t slot, const float *q, int G, uint64_t hd, int n, float scale, float *out, uint64_t ldo) {
+    uint16_t e[SRT__KV_MAX_HD];
+    int g, i;
+    for (i = 0; i < n; i++) {
+        srt__kv_expand(rows + (uint64_t)i * slot, hd, e);
+        for (g = 0; g < G; g++) out[g * ldo + i] = srt__dot_f16(e, q + g * hd, hd) * scale;
+    }
+}
+static void srt__attn_values_sb(const unsigned char *rows, uint64_t slot, const float *w, uint64_t ldw, int G, int n, uint64_t hd, float *out) {
+    uint16_t e[SRT__KV_MAX_HD];
+    int g, i;
+    for (i = 0; i < n; i++) {
+        srt__kv_expand(rows + (uint64_t)i * slot, hd, e);
+        for (g = 0; g < G; g++) srt__axpy_f16(out + g * hd, w[g * ldw + i], e, hd);
+    }
+}
+
 /* NaNs never win (a NaN at 0 stays); among equals the first. */
 static int32_t srt__argmax(const float *x, int n) {
     int i, best = 0;
@@ -2598,6 +2672,17 @@ static int32_t srt__argmax(const float *x, int n) {
     return best;
 }
 static void srt__exp_vec(float *x, uint64_t n) { uint64_t i; for (i = 0; i < n; i++) x[i] = srt__expf(x[i]); }
+/* x = exp(x - max) / sum: the max over the non-NaN values, the sum in order (vector versions
+   vectorize all but the sum, which keeps its order). */
+static void srt__softmax(float *x, uint64_t n) {
+    float maxs = -FLT_MAX, sum = 0.0f;
+    uint64_t i;
+    for (i = 0; i < n; i++) if (x[i] > maxs) maxs = x[i];
+    for (i = 0; i < n; i++) x[i] -= maxs;
+    srt__exp_vec(x, n);
+    for (i = 0; i < n; i++) sum += x[i];
+    for (i = 0; i < n; i++) x[i] /= sum;
+}
 static void srt__swiglu(float *g, const float *up, uint64_t n) {
     uint64_t i;
     for (i = 0; i < n; i++) g[i] = g[i] * (1.0f / (1.0f + srt__expf(-g[i]))) * up[i];
@@ -2671,8 +2756,9 @@ static srt__kernel_fn srt__kernel(srt_isa isa, srt_format f, int n_tok) {
 static void srt__vec_ops_for(srt_isa isa, srt__vec_ops *ops) {
     ops->dot_f32 = srt__dot_f32; ops->dot_f16 = srt__dot_f16;
     ops->axpy_f32 = srt__axpy_f32; ops->axpy_f16 = srt__axpy_f16;
-    ops->exp = srt__exp_vec; ops->swiglu = srt__swiglu; ops->argmax = srt__argmax;
+    ops->exp = srt__exp_vec; ops->softmax = srt__softmax; ops->swiglu = srt__swiglu; ops->argmax = srt__argmax;
     ops->attn_scores = srt__attn_scores; ops->attn_values = srt__attn_values;
+    ops->attn_scores_sb = srt__attn_scores_sb; ops->attn_values_sb = srt__attn_values_sb;
 #if SRT__HAVE_X86
     srt__x86_vec_ops(isa, ops);
 #else
@@ -3321,7 +3407,7 @@ static srt_status srt__load_hparams(srt_model *m) {
                          m->n_embd, m->n_ff, m->n_layer, m->n_head, m->n_head_kv, m->n_ctx_train);
     m->head_dim = srt__meta_u32_or(m, SRT__KEY("attention.key_length"), (uint32_t)(m->n_embd / m->n_head));
     m->rope_dim = srt__meta_u32_or(m, SRT__KEY("rope.dimension_count"), (uint32_t)m->head_dim);
-    if (m->head_dim <= 0 || m->head_dim > 1024 || m->rope_dim <= 0 || m->rope_dim > m->head_dim || m->rope_dim % 2)
+    if (m->head_dim <= 0 || m->head_dim > SRT__KV_MAX_HD || m->rope_dim <= 0 || m->rope_dim > m->head_dim || m->rope_dim % 2)
         return srt__fail(SRT_ERR_FORMAT, "bad head dimensions: head %d rope %d", m->head_dim, m->rope_dim);
     m->rope_theta = srt__meta_f32_or(m, SRT__KEY("rope.freq_base"), 10000.0f);
     m->norm_eps = srt__meta_f32_or(m, SRT__KEY("attention.layer_norm_rms_epsilon"), 1e-5f);
@@ -5029,11 +5115,24 @@ static int32_t srt__sample(const srt_sampler_desc *sd, const srt__vec_ops *ops, 
 }
 
 /* ---------------------------------------------------------------- 12 transformer forward */
+/* Sparse KV cache: a stretch of positions [p0, p1) pruned together (one input, fed in one or more
+   batches) is stored, in each (layer, KV head) region of a pruned cache, as compact rows packed from
+   p0's dense row on. Each compact row is no larger than a dense one, so the rows are rewritten in
+   place in position order: nothing after p1 moves. */
+#define SRT__KV_SEGS 64
+typedef struct srt__kv_seg { int p0, p1; } srt__kv_seg;
+
 struct srt_session {
     srt_model *m;
     srt_session_desc d;
     int n_ctx, n_batch, kv_f16, kv_dim;
-    void *k_cache, *v_cache;          /* [layer][n_ctx][kv_dim], f32 or f16 */
+    void *k_cache, *v_cache;          /* [layer][KV head][n_ctx][head_dim], f32 or f16 */
+    int kv_nnz[2];                    /* K, V: values kept per head row of pruned positions (head_dim: dense) */
+    uint64_t kv_slot[2];              /* K, V: bytes of a compact row */
+    int kv_compact;                   /* 1: compact rows (always, outside tests); 0: dropped values zeroed in place */
+    int kv_prune;                     /* the batch being evaluated is input to prune */
+    int n_seg;
+    srt__kv_seg seg[SRT__KV_SEGS];    /* the compact stretches, in position order */
     int32_t *tokens;                  /* n_ctx: the sequence (evaluated + pending) */
     int n_tokens, n_eval;
     float *logits;                    /* n_vocab */
@@ -5043,7 +5142,7 @@ struct srt_session {
     /* batch scratch, n_batch rows each */
     float *x, *xb, *q, *k, *v, *att, *hb, *hb2;
     void *acts;                       /* quantized activations for integer formats (srt__acts_bytes) */
-    float *scores;                    /* n_threads x n_ctx */
+    float *scores;                    /* n_threads x heads per KV head x n_ctx */
     void *bk;                         /* the backend's session (device KV cache), NULL on the CPU */
     srt__cand *cand;                  /* sampler */
     float *slog;                      /* sampler logits copy */
@@ -5135,36 +5234,96 @@ static void srt__rope_init(srt_session *s) {
     }
 }
 
-typedef struct srt__attn_job { srt_session *s; int layer, p0, n_tok; } srt__attn_job;
+typedef struct srt__attn_job { srt_session *s; int layer, p0, n_tok, heads; } srt__attn_job;
 
-/* One task = one (token, head): softmax(q . K / sqrt(d)) V over positions 0..pos. */
+/* The cache region of one layer and KV head: n_ctx rows of head_dim values. */
+static char *srt__kv_region(const srt_session *s, int which, int layer, int kvh) {
+    size_t esz = s->kv_f16 ? 2 : 4, at = ((size_t)layer * (size_t)s->m->n_head_kv + (size_t)kvh) * (size_t)s->n_ctx * (size_t)s->m->head_dim;
+    return (char *)(which ? s->v_cache : s->k_cache) + at * esz;
+}
+/* The run of positions from *p (< n) stored one way in a region of cache `which`: returns 1 for
+   compact rows, 0 for dense ones; *e = the run's end, *rows = the row of *p. *seg: the next stretch
+   not yet passed (start at 0). */
+static int srt__kv_run(const srt_session *s, int which, const char *region, int n, int *p, int *seg, int *e, const char **rows) {
+    int hd = s->m->head_dim;
+    size_t row = (size_t)hd * (s->kv_f16 ? 2 : 4);
+    if (s->kv_compact && s->kv_nnz[which] < hd && *seg < s->n_seg) {
+        const srt__kv_seg *g = &s->seg[*seg];
+        if (*p >= g->p0) {
+            *e = g->p1 < n ? g->p1 : n;
+            *rows = region + (size_t)g->p0 * row + (size_t)(*p - g->p0) * s->kv_slot[which];
+            ++*seg;
+            return 1;
+        }
+        *e = g->p0 < n ? g->p0 : n;
+    } else *e = n;
+    *rows = region + (size_t)*p * row;
+    return 0;
+}
+
+/* One task = one (token, KV head, j->heads of the query heads that share it): for each of these
+   heads g, softmax(q_g . K / sqrt(d)) V over positions 0..pos; the K and V rows are read once for
+   all of them (the group is split only when there would be too few tasks for the threads). */
 static void srt__attn_tasks(void *user, int64_t begin, int64_t end, int thread) {
     srt__attn_job *j = (srt__attn_job *)user;
     srt_session *s = j->s;
     const srt_model *m = s->m;
     const srt__vec_ops *ops = &m->ops;
-    int hd = m->head_dim, group = m->n_head / m->n_head_kv;
-    float *sc = s->scores + (size_t)thread * s->n_ctx, scale = 1.0f / sqrtf((float)hd);
+    int hd = m->head_dim, group = m->n_head / m->n_head_kv, G = j->heads, chunks = group / G;
+    size_t ld = (size_t)s->n_ctx;
+    float *sc = s->scores + (size_t)thread * (size_t)group * ld, scale = 1.0f / sqrtf((float)hd);
     int64_t task;
     for (task = begin; task < end; task++) {
-        int t = (int)(task / m->n_head), h = (int)(task % m->n_head), kvh = h / group, pos = j->p0 + t, i;
-        const float *q = s->q + (size_t)t * m->n_head * hd + (size_t)h * hd;
-        float *out = s->att + (size_t)t * m->n_head * hd + (size_t)h * hd, maxs = -FLT_MAX, sum = 0.0f;
-        size_t base = (size_t)j->layer * s->n_ctx * s->kv_dim + (size_t)kvh * hd, esz = s->kv_f16 ? 2 : 4;
-        ops->attn_scores((const char *)s->k_cache + base * esz, s->kv_f16, (uint64_t)s->kv_dim, q, (uint64_t)hd, pos + 1, scale, sc);
-        for (i = 0; i <= pos; i++) if (sc[i] > maxs) maxs = sc[i];
-        for (i = 0; i <= pos; i++) sc[i] -= maxs;
-        ops->exp(sc, (uint64_t)pos + 1);
-        for (i = 0; i <= pos; i++) sum += sc[i];
-        for (i = 0; i <= pos; i++) sc[i] /= sum;
-        ops->attn_values((const char *)s->v_cache + base * esz, s->kv_f16, (uint64_t)s->kv_dim, sc, pos + 1, (uint64_t)hd, out);
+        int t = (int)(task / (m->n_head_kv * chunks)), kvh = (int)(task / chunks % m->n_head_kv), n = j->p0 + t + 1, g, p, e, seg;
+        size_t h0 = (size_t)t * m->n_head * hd + ((size_t)kvh * group + (size_t)(task % chunks) * G) * hd;   /* the first head */
+        const char *kreg = srt__kv_region(s, 0, j->layer, kvh), *vreg = srt__kv_region(s, 1, j->layer, kvh), *rows;
+        for (p = 0, seg = 0; p < n; p = e)
+            if (srt__kv_run(s, 0, kreg, n, &p, &seg, &e, &rows))
+                ops->attn_scores_sb((const unsigned char *)rows, s->kv_slot[0], s->q + h0, G, (uint64_t)hd, e - p, scale, sc + p, ld);
+            else ops->attn_scores(rows, s->kv_f16, (uint64_t)hd, s->q + h0, G, (uint64_t)hd, e - p, scale, sc + p, ld);
+        for (g = 0; g < G; g++) ops->softmax(sc + g * ld, (uint64_t)n);
+        memset(s->att + h0, 0, (size_t)G * (size_t)hd * sizeof(float));
+        for (p = 0, seg = 0; p < n; p = e)
+            if (srt__kv_run(s, 1, vreg, n, &p, &seg, &e, &rows))
+                ops->attn_values_sb((const unsigned char *)rows, s->kv_slot[1], sc + p, ld, G, e - p, (uint64_t)hd, s->att + h0);
+            else ops->attn_values(rows, s->kv_f16, (uint64_t)hd, sc + p, ld, G, e - p, (uint64_t)hd, s->att + h0);
+    }
+}
+
+/* Prunes the rows of positions b0..b0+n-1 (the batch just evaluated) in layer l's pruned caches:
+   compact rows continuing the last stretch if it ends at b0, else starting a new one. One task =
+   one cache region (in place, in position order). */
+typedef struct srt__prune_job { srt_session *s; int layer, b0, n; } srt__prune_job;
+static void srt__kv_prune_tasks(void *user, int64_t begin, int64_t end, int thread) {
+    srt__prune_job *j = (srt__prune_job *)user;
+    srt_session *s = j->s;
+    int hd = s->m->head_dim, n_kv = s->m->n_head_kv, t;
+    int p0 = s->n_seg && s->seg[s->n_seg - 1].p1 == j->b0 ? s->seg[s->n_seg - 1].p0 : j->b0;
+    int64_t task;
+    (void)thread;
+    for (task = begin; task < end; task++) {
+        int which = (int)(task / n_kv), kvh = (int)(task % n_kv);
+        uint16_t *reg = (uint16_t *)srt__kv_region(s, which, j->layer, kvh), row[SRT__KV_MAX_HD];
+        if (s->kv_nnz[which] >= hd) continue;
+        for (t = 0; t < j->n; t++) {
+            uint16_t *dense = reg + (size_t)(j->b0 + t) * (size_t)hd;
+            memcpy(row, dense, (size_t)hd * 2);   /* the compact row may overlap its own dense one */
+            if (s->kv_compact)
+                srt__kv_compact_row(row, (uint64_t)hd, (uint64_t)s->kv_nnz[which],
+                                    (unsigned char *)(reg + (size_t)p0 * (size_t)hd) + (size_t)(j->b0 + t - p0) * s->kv_slot[which]);
+            else {   /* the reference: the same values dropped, the row kept dense */
+                unsigned char c[SRT__KV_MAX_HD / 8 * 2 + SRT__KV_MAX_HD * 2];
+                srt__kv_compact_row(row, (uint64_t)hd, (uint64_t)s->kv_nnz[which], c);
+                srt__kv_expand(c, (uint64_t)hd, dense);
+            }
+        }
     }
 }
 
 /* Evaluates n (<= n_batch) tokens at positions n_eval.. and, if want_logits, the logits of the last. */
 static void srt__forward_batch(srt_session *s, const int32_t *toks, int n, int want_logits) {
     srt_model *m = s->m;
-    int E = m->n_embd, Q = m->n_head * m->head_dim, KV = s->kv_dim, F = m->n_ff, p0 = s->n_eval, l, t, i;
+    int E = m->n_embd, Q = m->n_head * m->head_dim, KV = s->kv_dim, F = m->n_ff, hd = m->head_dim, p0 = s->n_eval, l, t, i, h;
     for (t = 0; t < n; t++) {
         srt__weights_row(&m->tok_embd, (uint64_t)toks[t], s->x + (size_t)t * E);
         srt__rope_angles(s, s->rope_cs + (size_t)t * m->rope_dim, p0 + t);
@@ -5181,20 +5340,29 @@ static void srt__forward_batch(srt_session *s, const int32_t *toks, int n, int w
             srt__matmul_same_input(s, 3, ws, s->xb, n, ys, bs);
         }
         for (t = 0; t < n; t++) {
-            size_t at = ((size_t)l * s->n_ctx + (size_t)(p0 + t)) * KV;
             const float *cs = s->rope_cs + (size_t)t * m->rope_dim;
             srt__rope(s, s->q + (size_t)t * Q, m->n_head, cs);
             srt__rope(s, s->k + (size_t)t * KV, m->n_head_kv, cs);
-            if (s->kv_f16) {
-                uint16_t *kc = (uint16_t *)s->k_cache + at, *vc = (uint16_t *)s->v_cache + at;
-                for (i = 0; i < KV; i++) { kc[i] = srt_f32_to_f16(s->k[(size_t)t * KV + i]); vc[i] = srt_f32_to_f16(s->v[(size_t)t * KV + i]); }
-            } else {
-                memcpy((float *)s->k_cache + at, s->k + (size_t)t * KV, (size_t)KV * sizeof(float));
-                memcpy((float *)s->v_cache + at, s->v + (size_t)t * KV, (size_t)KV * sizeof(float));
+            for (h = 0; h < m->n_head_kv; h++) {
+                size_t at = (size_t)(p0 + t) * (size_t)hd;
+                const float *k = s->k + (size_t)t * KV + (size_t)h * hd, *v = s->v + (size_t)t * KV + (size_t)h * hd;
+                if (s->kv_f16) {
+                    uint16_t *kc = (uint16_t *)srt__kv_region(s, 0, l, h) + at, *vc = (uint16_t *)srt__kv_region(s, 1, l, h) + at;
+                    for (i = 0; i < hd; i++) { kc[i] = srt_f32_to_f16(k[i]); vc[i] = srt_f32_to_f16(v[i]); }
+                } else {
+                    memcpy((float *)srt__kv_region(s, 0, l, h) + at, k, (size_t)hd * sizeof(float));
+                    memcpy((float *)srt__kv_region(s, 1, l, h) + at, v, (size_t)hd * sizeof(float));
+                }
             }
         }
-        aj.s = s; aj.layer = l; aj.p0 = p0; aj.n_tok = n;
-        srt_pool_parallel_for(m->pool, (int64_t)n * m->n_head, 1, srt__attn_tasks, &aj);
+        aj.s = s; aj.layer = l; aj.p0 = p0; aj.n_tok = n; aj.heads = m->n_head / m->n_head_kv;
+        while (aj.heads % 2 == 0 && n * m->n_head / aj.heads < 2 * srt_pool_threads(m->pool)) aj.heads /= 2;
+        srt_pool_parallel_for(m->pool, (int64_t)n * m->n_head / aj.heads, 1, srt__attn_tasks, &aj);
+        if (s->kv_prune) {
+            srt__prune_job pj;
+            pj.s = s; pj.layer = l; pj.b0 = p0; pj.n = n;
+            srt_pool_parallel_for(m->pool, 2 * (int64_t)m->n_head_kv, 1, srt__kv_prune_tasks, &pj);
+        }
         srt__matmul(s, &L->wo, s->att, n, s->xb, NULL);
         for (i = 0; i < n * E; i++) s->x[i] += s->xb[i];
         for (t = 0; t < n; t++) srt__rmsnorm(&m->ops, s->xb + (size_t)t * E, s->x + (size_t)t * E, L->ffn_norm, E, m->norm_eps);
@@ -5207,6 +5375,10 @@ static void srt__forward_batch(srt_session *s, const int32_t *toks, int n, int w
         m->ops.swiglu(s->hb, s->hb2, (uint64_t)n * F);
         srt__matmul(s, &L->down, s->hb, n, s->xb, NULL);
         for (i = 0; i < n * E; i++) s->x[i] += s->xb[i];
+    }
+    if (s->kv_prune) {   /* the batch's rows are pruned in every layer now */
+        if (s->n_seg && s->seg[s->n_seg - 1].p1 == p0) s->seg[s->n_seg - 1].p1 = p0 + n;
+        else { s->seg[s->n_seg].p0 = p0; s->seg[s->n_seg].p1 = p0 + n; s->n_seg++; }
     }
     s->n_eval += n;
     s->has_logits = 0;
@@ -5265,6 +5437,33 @@ SRT_API srt_status srt_session_create(srt_model *m, const srt_session_desc *desc
     if (s->n_batch > s->n_ctx) s->n_batch = s->n_ctx;
     s->kv_f16 = s->d.kv_type != SRT_KV_F32;
     s->kv_dim = m->n_head_kv * m->head_dim;
+    s->kv_compact = 1;
+    {   /* sparse KV: kept values per head row, and the compact row must be smaller than the dense one */
+        const float sp[2] = {s->d.kv_sparsity_k, s->d.kv_sparsity_v};
+        uint64_t hd = (uint64_t)m->head_dim, min_drop = srt__kv_bm_bytes(hd) / 2 + 1;
+        int c;
+        for (c = 0; c < 2; c++) {
+            int drop;
+            if (!(sp[c] >= 0.0f && sp[c] <= 0.95f)) {
+                srt_session_destroy(s);
+                return srt__fail(SRT_ERR_INVALID_ARG, "srt_session_create: kv_sparsity_%c %g is outside [0, 0.95]", "kv"[c], (double)sp[c]);
+            }
+            drop = (int)(sp[c] * (float)hd + 0.5f);
+            if (drop > m->head_dim - 1) drop = m->head_dim - 1;
+            s->kv_nnz[c] = m->head_dim - drop;
+            s->kv_slot[c] = srt__kv_slot_bytes(hd, (uint64_t)s->kv_nnz[c]);
+            if (sp[c] == 0.0f) { s->kv_nnz[c] = m->head_dim; continue; }
+            if ((uint64_t)drop < min_drop) {
+                srt_session_destroy(s);
+                return srt__fail(SRT_ERR_INVALID_ARG, "srt_session_create: kv_sparsity_%c %g drops %d of %d values per head, but the bitmap costs as much as %d: "
+                                 "use 0 or at least %.3f", "kv"[c], (double)sp[c], drop, m->head_dim, (int)(min_drop - 1), (double)min_drop / (double)hd);
+            }
+            if (!s->kv_f16 || m->backend) {
+                srt_session_destroy(s);
+                return srt__fail(SRT_ERR_UNSUPPORTED, "srt_session_create: a sparse KV cache needs the F16 cache on the CPU%s", m->backend ? " (the model runs on a backend)" : "");
+            }
+        }
+    }
     s->rng = s->d.sampler.seed ? s->d.sampler.seed : 0x5EED5EEDull;
     B = (size_t)s->n_batch; E = (size_t)m->n_embd; Q = (size_t)m->n_head * m->head_dim; KV = (size_t)s->kv_dim; F = (size_t)m->n_ff;
     maxk = E > Q ? E : Q; if (F > maxk) maxk = F;
@@ -5278,8 +5477,8 @@ SRT_API srt_status srt_session_create(srt_model *m, const srt_session_desc *desc
         kv_bytes = 64;
     }
     if ((uint64_t)(size_t)kv_bytes != kv_bytes) { srt_session_destroy(s); return srt__fail(SRT_ERR_OUT_OF_MEMORY, "KV cache of %llu bytes does not fit the address space", (unsigned long long)kv_bytes); }
-    s->k_cache = srt__alloc(a, (size_t)kv_bytes);
-    s->v_cache = srt__alloc(a, (size_t)kv_bytes);
+    s->k_cache = srt__alloc(a, (size_t)kv_bytes + 64);   /* + 64: vector loads of compact rows read past their last value */
+    s->v_cache = srt__alloc(a, (size_t)kv_bytes + 64);
     s->tokens = (int32_t *)srt__alloc(a, (size_t)s->n_ctx * sizeof(int32_t));
     s->logits = (float *)srt__alloc(a, (size_t)m->n_vocab * sizeof(float));
     s->slog = (float *)srt__alloc(a, (size_t)m->n_vocab * sizeof(float));
@@ -5295,7 +5494,7 @@ SRT_API srt_status srt_session_create(srt_model *m, const srt_session_desc *desc
     s->hb = (float *)srt__alloc(a, B * F * sizeof(float));
     s->hb2 = (float *)srt__alloc(a, B * F * sizeof(float));
     s->acts = srt__alloc(a, (size_t)srt__acts_bytes(B, maxk, SRT__KPAD));
-    s->scores = (float *)srt__alloc(a, (size_t)srt_pool_threads(m->pool) * (size_t)s->n_ctx * sizeof(float));
+    s->scores = (float *)srt__alloc(a, (size_t)srt_pool_threads(m->pool) * (size_t)(m->n_head / m->n_head_kv) * (size_t)s->n_ctx * sizeof(float));
     if (!s->k_cache || !s->v_cache || !s->tokens || !s->logits || !s->slog || !s->cand || !s->rope_freq || !s->rope_cs || !s->x || !s->xb ||
         !s->q || !s->k || !s->v || !s->att || !s->hb || !s->hb2 || !s->acts || !s->scores) {
         srt_session_destroy(s);
@@ -5309,6 +5508,7 @@ SRT_API srt_status srt_session_create(srt_model *m, const srt_session_desc *desc
 SRT_API void srt_session_reset(srt_session *s) {
     if (!s) return;
     s->n_tokens = s->n_eval = 0;
+    s->n_seg = 0;
     s->has_logits = 0;
     s->rng = s->d.sampler.seed ? s->d.sampler.seed : 0x5EED5EEDull;
 }
@@ -5332,7 +5532,13 @@ static srt_status srt__eval_pending(srt_session *s, int cancellable) {
         if (s->bk) {
             srt_status st = srt__backend_forward(s, s->tokens + s->n_eval, n, s->n_eval + n == s->n_tokens);
             if (st != SRT_OK) return st;
-        } else srt__forward_batch(s, s->tokens + s->n_eval, n, s->n_eval + n == s->n_tokens);
+        } else {
+            /* input is pruned (sparse KV) while a stretch can take it: the last one continues, or one is free */
+            s->kv_prune = cancellable && (s->kv_nnz[0] < s->m->head_dim || s->kv_nnz[1] < s->m->head_dim) &&
+                          (s->n_seg < SRT__KV_SEGS || s->seg[s->n_seg - 1].p1 == s->n_eval);
+            srt__forward_batch(s, s->tokens + s->n_eval, n, s->n_eval + n == s->n_tokens);
+            s->kv_prune = 0;
+        }
     }
     return SRT_OK;
 }

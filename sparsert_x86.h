@@ -542,6 +542,26 @@ static SRT__AVX2 void srt__exp_avx2(float *x, uint64_t n) {
     for (; i + 8 <= n; i += 8) _mm256_storeu_ps(x + i, srt__exp256(_mm256_loadu_ps(x + i)));
     for (; i < n; i++) x[i] = srt__expf(x[i]);
 }
+/* srt__softmax: max (a NaN in x is never taken: max_ps returns its second operand then), the
+   subtraction, exp and the division 8 at a time; the sum in order, as the reference. */
+static SRT__AVX2 void srt__softmax_avx2(float *x, uint64_t n) {
+    __m256 m8 = _mm256_set1_ps(-FLT_MAX), d;
+    float lanes[8], maxs, sum = 0.0f;
+    uint64_t i;
+    int j;
+    for (i = 0; i + 8 <= n; i += 8) m8 = _mm256_max_ps(_mm256_loadu_ps(x + i), m8);
+    _mm256_storeu_ps(lanes, m8);
+    maxs = lanes[0];
+    for (j = 1; j < 8; j++) if (lanes[j] > maxs) maxs = lanes[j];
+    for (; i < n; i++) if (x[i] > maxs) maxs = x[i];
+    m8 = _mm256_set1_ps(maxs);
+    for (i = 0; i + 8 <= n; i += 8) _mm256_storeu_ps(x + i, srt__exp256(_mm256_sub_ps(_mm256_loadu_ps(x + i), m8)));
+    for (; i < n; i++) x[i] = srt__expf(x[i] - maxs);
+    for (i = 0; i < n; i++) sum += x[i];
+    d = _mm256_set1_ps(sum);
+    for (i = 0; i + 8 <= n; i += 8) _mm256_storeu_ps(x + i, _mm256_div_ps(_mm256_loadu_ps(x + i), d));
+    for (; i < n; i++) x[i] /= sum;
+}
 static SRT__AVX2 void srt__swiglu_avx2(float *g, const float *up, uint64_t n) {
     const __m256 one = _mm256_set1_ps(1.0f);
     uint64_t i = 0;
@@ -617,10 +637,13 @@ static SRT__AVX2 int32_t srt__argmax_avx2(const float *x, int n) {
 
 /* As srt__attn_scores / srt__attn_values with the row loop inside one call: each row's dot is the
    reference's (16 lanes as lo/hi, halving adds), the values are fma(w[i], row i, out) row by row. */
-static SRT__AVX2 void srt__attn_scores_avx2(const void *rows, int f16, uint64_t stride, const float *q, uint64_t hd, int n, float scale, float *out) {
+static SRT__AVX2 void srt__attn_scores_avx2(const void *rows, int f16, uint64_t stride, const float *qs, int G, uint64_t hd, int n, float scale, float *outs, uint64_t ldo) {
     uint64_t kt = hd & ~(uint64_t)15, k;
-    int i;
+    int i, g;
+    for (g = 0; g < G; g++)
     for (i = 0; i < n; i++) {
+        const float *q = qs + g * hd;
+        float *out = outs + g * ldo;
         __m256 lo = _mm256_setzero_ps(), hi = lo;
         if (f16) {
             const uint16_t *r = (const uint16_t *)rows + (uint64_t)i * stride;
@@ -639,11 +662,14 @@ static SRT__AVX2 void srt__attn_scores_avx2(const void *rows, int f16, uint64_t 
         }
     }
 }
-static SRT__AVX2 void srt__attn_values_avx2(const void *rows, int f16, uint64_t stride, const float *w, int n, uint64_t hd, float *out) {
+static SRT__AVX2 void srt__attn_values_avx2(const void *rows, int f16, uint64_t stride, const float *ws, uint64_t ldw, int G, int n, uint64_t hd, float *outs) {
     uint64_t d0, d;
-    int i;
+    int i, g;
+    for (g = 0; g < G; g++) {
+    const float *w = ws + g * ldw;
+    float *out = outs + g * hd;
     for (d0 = 0; d0 + 32 <= hd; d0 += 32) {   /* 32 outputs in registers across all rows */
-        __m256 a0 = _mm256_setzero_ps(), a1 = a0, a2 = a0, a3 = a0;
+        __m256 a0 = _mm256_loadu_ps(out + d0), a1 = _mm256_loadu_ps(out + d0 + 8), a2 = _mm256_loadu_ps(out + d0 + 16), a3 = _mm256_loadu_ps(out + d0 + 24);
         for (i = 0; i < n; i++) {
             __m256 wv = _mm256_set1_ps(w[i]);
             if (f16) {
@@ -658,21 +684,13 @@ static SRT__AVX2 void srt__attn_values_avx2(const void *rows, int f16, uint64_t 
         }
         _mm256_storeu_ps(out + d0, a0); _mm256_storeu_ps(out + d0 + 8, a1); _mm256_storeu_ps(out + d0 + 16, a2); _mm256_storeu_ps(out + d0 + 24, a3);
     }
-    for (d = d0; d < hd; d++) out[d] = 0.0f;   /* the rest as the reference does it */
-    if (d0 < hd)
+    if (d0 < hd)   /* the rest as the reference does it */
         for (i = 0; i < n; i++)
             for (d = d0; d < hd; d++)
-                out[d] = fmaf(w[i], f16 ? srt_f16_to_f32(((const uint16_t *)rows)[(uint64_t)i * stride + d]) : ((const float *)rows)[(uint64_t)i * stride + d], out[d]);
+                out[d] = srt__fmaf(w[i], f16 ? srt_f16_to_f32(((const uint16_t *)rows)[(uint64_t)i * stride + d]) : ((const float *)rows)[(uint64_t)i * stride + d], out[d]);
+    }
 }
 
-static void srt__x86_vec_ops(srt_isa isa, srt__vec_ops *ops) {
-    if (isa < SRT_ISA_AVX2) return;
-    ops->attn_scores = srt__attn_scores_avx2; ops->attn_values = srt__attn_values_avx2;
-    ops->argmax = srt__argmax_avx2;
-    ops->dot_f32 = srt__dot_f32_avx2; ops->dot_f16 = srt__dot_f16_avx2;
-    ops->axpy_f32 = srt__axpy_f32_avx2; ops->axpy_f16 = srt__axpy_f16_avx2;
-    ops->exp = srt__exp_avx2; ops->swiglu = srt__swiglu_avx2;
-}
 
 /* ---------------------------------------------------------------- sparse formats (AVX-512 VBMI2) */
 /* Load as sparse, compute as dense: sb-q8 / sb-q4 rebuild each 64-byte chunk of the dense tile
@@ -1253,6 +1271,217 @@ static SRT__AVX2P __m256 srt__sbf_expand8(const uint16_t **pp, uint32_t m8) {
     *pp += _mm_popcnt_u32(m8);
     return _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_cvtepu16_epi32(v), 16));
 }
+/* Sparse KV rows (srt__kv_compact_row) in attention: 8 F16 at a time expanded by the sb-bf16
+   table, widened with vcvtph2ps, then the dense kernels' math (equal to the reference bit for
+   bit); tails through the reference's expansion. Loads read up to 14 bytes past a row's values
+   (the cache has 64 bytes of padding). */
+static SRT__AVX2P __m256 srt__kv_expand8(const uint16_t **pp, uint32_t m8) {
+    __m128i ctrl = _mm_loadu_si128((const __m128i *)(srt__sb_tbl16 + 2 * m8));
+    __m128i v = _mm_shuffle_epi8(_mm_loadu_si128((const __m128i *)*pp), ctrl);
+    *pp += _mm_popcnt_u32(m8);
+    return _mm256_cvtph_ps(v);
+}
+static SRT__AVX2P void srt__attn_scores_sb_avx2(const unsigned char *rows, uint64_t slot, const float *qs, int G, uint64_t hd, int n, float scale, float *outs, uint64_t ldo) {
+    uint64_t kt = hd & ~(uint64_t)15, k;
+    uint16_t e[SRT__KV_MAX_HD];
+    int i, g;
+    for (g = 0; g < G; g++)
+    for (i = 0; i < n; i++) {
+        const float *q = qs + g * hd;
+        float *out = outs + g * ldo;
+        const unsigned char *row = rows + (uint64_t)i * slot;
+        const uint16_t *v = (const uint16_t *)(const void *)(row + srt__kv_bm_bytes(hd));
+        __m256 lo = _mm256_setzero_ps(), hi = lo;
+        for (k = 0; k < kt; k += 16) {
+            lo = _mm256_fmadd_ps(srt__kv_expand8(&v, row[k >> 3]), _mm256_loadu_ps(q + k), lo);
+            hi = _mm256_fmadd_ps(srt__kv_expand8(&v, row[(k >> 3) + 1]), _mm256_loadu_ps(q + k + 8), hi);
+        }
+        if (kt < hd) srt__kv_expand(row, hd, e);
+        out[i] = srt__finish256(lo, hi, NULL, e, SRT_F16, q, kt, hd) * scale;
+    }
+}
+static SRT__AVX2P void srt__attn_values_sb_avx2(const unsigned char *rows, uint64_t slot, const float *ws, uint64_t ldw, int G, int n, uint64_t hd, float *outs) {
+    uint64_t bmb = srt__kv_bm_bytes(hd), d0, d, j;
+    uint16_t e[SRT__KV_MAX_HD];
+    int i, g;
+    for (g = 0; g < G; g++) {
+    const float *w = ws + g * ldw;
+    float *out = outs + g * hd;
+    for (d0 = 0; d0 + 32 <= hd; d0 += 32) {   /* 32 outputs in registers across all rows */
+        __m256 a0 = _mm256_loadu_ps(out + d0), a1 = _mm256_loadu_ps(out + d0 + 8), a2 = _mm256_loadu_ps(out + d0 + 16), a3 = _mm256_loadu_ps(out + d0 + 24);
+        for (i = 0; i < n; i++) {
+            const unsigned char *row = rows + (uint64_t)i * slot, *bm = row + d0 / 8;
+            const uint16_t *v = (const uint16_t *)(const void *)(row + bmb);
+            __m256 wv = _mm256_set1_ps(w[i]);
+            for (j = 0; j < d0 / 8; j += 4) v += _mm_popcnt_u32(srt__rd32(row + j));   /* the values before d0 */
+            a0 = _mm256_fmadd_ps(wv, srt__kv_expand8(&v, bm[0]), a0); a1 = _mm256_fmadd_ps(wv, srt__kv_expand8(&v, bm[1]), a1);
+            a2 = _mm256_fmadd_ps(wv, srt__kv_expand8(&v, bm[2]), a2); a3 = _mm256_fmadd_ps(wv, srt__kv_expand8(&v, bm[3]), a3);
+        }
+        _mm256_storeu_ps(out + d0, a0); _mm256_storeu_ps(out + d0 + 8, a1); _mm256_storeu_ps(out + d0 + 16, a2); _mm256_storeu_ps(out + d0 + 24, a3);
+    }
+    if (d0 < hd)
+        for (i = 0; i < n; i++) {
+            srt__kv_expand(rows + (uint64_t)i * slot, hd, e);
+            for (d = d0; d < hd; d++) out[d] = srt__fmaf(w[i], srt_f16_to_f32(e[d]), out[d]);
+        }
+    }
+}
+
+/* AVX-512 attention over F16 rows (dense, or compact rows expanded with vpexpandw): up to four
+   query heads per pass, so that each K / V row is loaded and widened once for all of them. Scores:
+   lane j of a head's accumulator is the reference's partial sum j (element k to lane k mod 16;
+   the last vector masked), reduced as it is. Values: out[g][d] = fma(w_g[i], row_i[d], .) row
+   after row, 64 outputs x HG heads in registers per pass over the rows. HG (heads) and SB (compact
+   rows) are constants at each call, so every variant compiles to its own straight loop. */
+/* Values 32k2.. of a row as two 16-lane vectors (m0, m1: their lanes below hd). A compact row's
+   32 bitmap bits (those past hd cleared: the bitmap may end after 16 of them) expand its next
+   values with one vpexpandw. */
+static SRT__AVX512SP inline __attribute__((always_inline)) void srt__kv_row32(const unsigned char *row, const uint16_t **v, int SB, uint64_t k2, uint64_t hd,
+                                                                             __mmask16 m0, __mmask16 m1, __m512 *lo, __m512 *hi) {
+    if (SB) {
+        uint32_t bits = (uint32_t)m0 | (uint32_t)m1 << 16;
+        __m512i e;
+        if (bits) bits &= srt__rd32(row + 4 * k2);
+        e = _mm512_maskz_expandloadu_epi16(bits, *v);
+        *v += _mm_popcnt_u32(bits);
+        *lo = _mm512_cvtph_ps(_mm512_castsi512_si256(e));
+        *hi = _mm512_cvtph_ps(_mm512_extracti64x4_epi64(e, 1));
+    } else {
+        const uint16_t *r = (const uint16_t *)(const void *)row + 32 * k2;
+        *lo = _mm512_cvtph_ps(_mm256_maskz_loadu_epi16(m0, r));
+        *hi = _mm512_cvtph_ps(_mm256_maskz_loadu_epi16(m1, r + 16));
+    }
+    (void)hd;
+}
+/* lanes of the 16-value vector at d that lie below hd */
+#define SRT__KV_MASK(d, hd) (__mmask16)((d) + 16 <= (hd) ? 0xffffu : (d) < (hd) ? (1u << ((hd) - (d))) - 1 : 0u)
+static SRT__AVX512SP inline __attribute__((always_inline)) void srt__attn_scores512_heads(const unsigned char *rows, uint64_t step, int SB, const float *q,
+                                                                                         int HG, uint64_t hd, int n, float scale, float *out, uint64_t ldo) {
+    uint64_t n32 = (hd + 31) / 32, k2, bmb = srt__kv_bm_bytes(hd);
+    const float *q1 = q + (HG > 1 ? hd : 0), *q2 = q + (HG > 2 ? 2 * hd : 0), *q3 = q + (HG > 3 ? 3 * hd : 0);
+    int i;
+    for (i = 0; i < n; i++) {
+        const unsigned char *row = rows + (uint64_t)i * step;
+        const uint16_t *v = (const uint16_t *)(const void *)(row + bmb);
+        __m512 a0 = _mm512_setzero_ps(), a1 = a0, a2 = a0, a3 = a0;
+        _mm_prefetch((const char *)row + 16 * step, _MM_HINT_T0);   /* the stream, 16 rows ahead */
+        _mm_prefetch((const char *)row + 16 * step + 64, _MM_HINT_T0);
+        for (k2 = 0; k2 < n32; k2++) {
+            const __mmask16 m0 = SRT__KV_MASK(32 * k2, hd), m1 = SRT__KV_MASK(32 * k2 + 16, hd);
+            const uint64_t d = 32 * k2;
+            __m512 lo, hi;
+            srt__kv_row32(row, &v, SB, k2, hd, m0, m1, &lo, &hi);
+#define SRT__AS_HEAD(A, Q) \
+            A = _mm512_mask3_fmadd_ps(lo, _mm512_maskz_loadu_ps(m0, (Q) + d), A, m0); \
+            A = _mm512_mask3_fmadd_ps(hi, _mm512_maskz_loadu_ps(m1, (Q) + d + 16), A, m1);
+            SRT__AS_HEAD(a0, q)
+            if (HG > 1) { SRT__AS_HEAD(a1, q1) }
+            if (HG > 2) { SRT__AS_HEAD(a2, q2) }
+            if (HG > 3) { SRT__AS_HEAD(a3, q3) }
+#undef SRT__AS_HEAD
+        }
+        out[i] = srt__hsum512(a0) * scale;
+        if (HG > 1) out[ldo + i] = srt__hsum512(a1) * scale;
+        if (HG > 2) out[2 * ldo + i] = srt__hsum512(a2) * scale;
+        if (HG > 3) out[3 * ldo + i] = srt__hsum512(a3) * scale;
+    }
+}
+#define SRT__AV_HEAD(A0, A1, A2, A3, W) { \
+        __m512 wv_ = _mm512_set1_ps((W)[i]); \
+        A0 = _mm512_fmadd_ps(wv_, k0, A0); A1 = _mm512_fmadd_ps(wv_, k1, A1); \
+        A2 = _mm512_fmadd_ps(wv_, k2, A2); A3 = _mm512_fmadd_ps(wv_, k3, A3); }
+#define SRT__AV_LOAD(A0, A1, A2, A3, O) \
+        A0 = _mm512_maskz_loadu_ps(m0, (O) + d0); A1 = _mm512_maskz_loadu_ps(m1, (O) + d0 + 16); \
+        A2 = _mm512_maskz_loadu_ps(m2, (O) + d0 + 32); A3 = _mm512_maskz_loadu_ps(m3, (O) + d0 + 48);
+#define SRT__AV_STORE(A0, A1, A2, A3, O) \
+        _mm512_mask_storeu_ps((O) + d0, m0, A0); _mm512_mask_storeu_ps((O) + d0 + 16, m1, A1); \
+        _mm512_mask_storeu_ps((O) + d0 + 32, m2, A2); _mm512_mask_storeu_ps((O) + d0 + 48, m3, A3);
+static SRT__AVX512SP inline __attribute__((always_inline)) void srt__attn_values512_heads(const unsigned char *rows, uint64_t step, int SB, const float *w, uint64_t ldw,
+                                                                                         int HG, int n, uint64_t hd, float *out) {
+    const float *w1 = w + (HG > 1 ? ldw : 0), *w2 = w + (HG > 2 ? 2 * ldw : 0), *w3 = w + (HG > 3 ? 3 * ldw : 0);
+    float *o1 = out + (HG > 1 ? hd : 0), *o2 = out + (HG > 2 ? 2 * hd : 0), *o3 = out + (HG > 3 ? 3 * hd : 0);
+    uint64_t d0, bmb = srt__kv_bm_bytes(hd), j;
+    int i;
+    for (d0 = 0; d0 < hd; d0 += 64) {
+        const __mmask16 m0 = SRT__KV_MASK(d0, hd), m1 = SRT__KV_MASK(d0 + 16, hd), m2 = SRT__KV_MASK(d0 + 32, hd), m3 = SRT__KV_MASK(d0 + 48, hd);
+        __m512 a00, a01, a02, a03, a10 = _mm512_setzero_ps(), a11 = a10, a12 = a10, a13 = a10;
+        __m512 a20 = a10, a21 = a10, a22 = a10, a23 = a10, a30 = a10, a31 = a10, a32 = a10, a33 = a10;
+        SRT__AV_LOAD(a00, a01, a02, a03, out)
+        if (HG > 1) { SRT__AV_LOAD(a10, a11, a12, a13, o1) }
+        if (HG > 2) { SRT__AV_LOAD(a20, a21, a22, a23, o2) }
+        if (HG > 3) { SRT__AV_LOAD(a30, a31, a32, a33, o3) }
+        for (i = 0; i < n; i++) {
+            const unsigned char *row = rows + (uint64_t)i * step;
+            const uint16_t *v = (const uint16_t *)(const void *)(row + bmb);
+            __m512 k0, k1, k2, k3;
+            _mm_prefetch((const char *)row + d0 * 2 + 16 * step, _MM_HINT_T0);
+            _mm_prefetch((const char *)row + d0 * 2 + 16 * step + 64, _MM_HINT_T0);
+            if (SB) for (j = 0; j < d0 / 8; j += 4) v += _mm_popcnt_u32(srt__rd32(row + j));   /* the values before d0 */
+            srt__kv_row32(row, &v, SB, d0 / 32, hd, m0, m1, &k0, &k1);
+            srt__kv_row32(row, &v, SB, d0 / 32 + 1, hd, m2, m3, &k2, &k3);
+            SRT__AV_HEAD(a00, a01, a02, a03, w)
+            if (HG > 1) SRT__AV_HEAD(a10, a11, a12, a13, w1)
+            if (HG > 2) SRT__AV_HEAD(a20, a21, a22, a23, w2)
+            if (HG > 3) SRT__AV_HEAD(a30, a31, a32, a33, w3)
+        }
+        SRT__AV_STORE(a00, a01, a02, a03, out)
+        if (HG > 1) { SRT__AV_STORE(a10, a11, a12, a13, o1) }
+        if (HG > 2) { SRT__AV_STORE(a20, a21, a22, a23, o2) }
+        if (HG > 3) { SRT__AV_STORE(a30, a31, a32, a33, o3) }
+    }
+}
+#undef SRT__AV_HEAD
+#undef SRT__KV_MASK
+#undef SRT__AV_LOAD
+#undef SRT__AV_STORE
+/* the heads in passes of 4, then 2, then 1 */
+#define SRT__ATTN512_GROUPS(CALL) \
+    int g = 0; \
+    for (; g + 4 <= G; g += 4) CALL(4); \
+    if (g + 2 <= G) { CALL(2); g += 2; } \
+    if (g < G) CALL(1);
+static SRT__AVX512SP void srt__attn_scores_avx512(const void *rows, int f16, uint64_t stride, const float *q, int G, uint64_t hd, int n, float scale, float *out, uint64_t ldo) {
+    if (!f16) { srt__attn_scores_avx2(rows, f16, stride, q, G, hd, n, scale, out, ldo); return; }
+    {
+#define SRT__CALL(HG) srt__attn_scores512_heads((const unsigned char *)rows, 2 * stride, 0, q + g * hd, HG, hd, n, scale, out + g * ldo, ldo)
+        SRT__ATTN512_GROUPS(SRT__CALL)
+#undef SRT__CALL
+    }
+}
+static SRT__AVX512SP void srt__attn_scores_sb_avx512(const unsigned char *rows, uint64_t slot, const float *q, int G, uint64_t hd, int n, float scale, float *out, uint64_t ldo) {
+#define SRT__CALL(HG) srt__attn_scores512_heads(rows, slot, 1, q + g * hd, HG, hd, n, scale, out + g * ldo, ldo)
+    SRT__ATTN512_GROUPS(SRT__CALL)
+#undef SRT__CALL
+}
+static SRT__AVX512SP void srt__attn_values_avx512(const void *rows, int f16, uint64_t stride, const float *w, uint64_t ldw, int G, int n, uint64_t hd, float *out) {
+    if (!f16) { srt__attn_values_avx2(rows, f16, stride, w, ldw, G, n, hd, out); return; }
+    {
+#define SRT__CALL(HG) srt__attn_values512_heads((const unsigned char *)rows, 2 * stride, 0, w + g * ldw, ldw, HG, n, hd, out + g * hd)
+        SRT__ATTN512_GROUPS(SRT__CALL)
+#undef SRT__CALL
+    }
+}
+static SRT__AVX512SP void srt__attn_values_sb_avx512(const unsigned char *rows, uint64_t slot, const float *w, uint64_t ldw, int G, int n, uint64_t hd, float *out) {
+#define SRT__CALL(HG) srt__attn_values512_heads(rows, slot, 1, w + g * ldw, ldw, HG, n, hd, out + g * hd)
+    SRT__ATTN512_GROUPS(SRT__CALL)
+#undef SRT__CALL
+}
+#undef SRT__ATTN512_GROUPS
+
+static void srt__x86_vec_ops(srt_isa isa, srt__vec_ops *ops) {
+    if (isa < SRT_ISA_AVX2) return;
+    ops->attn_scores = srt__attn_scores_avx2; ops->attn_values = srt__attn_values_avx2;
+    ops->attn_scores_sb = srt__attn_scores_sb_avx2; ops->attn_values_sb = srt__attn_values_sb_avx2;
+    if (isa >= SRT_ISA_AVX512 && srt__x86_vbmi2()) {
+        ops->attn_scores = srt__attn_scores_avx512; ops->attn_values = srt__attn_values_avx512;
+        ops->attn_scores_sb = srt__attn_scores_sb_avx512; ops->attn_values_sb = srt__attn_values_sb_avx512;
+    }
+    ops->argmax = srt__argmax_avx2;
+    ops->dot_f32 = srt__dot_f32_avx2; ops->dot_f16 = srt__dot_f16_avx2;
+    ops->axpy_f32 = srt__axpy_f32_avx2; ops->axpy_f16 = srt__axpy_f16_avx2;
+    ops->exp = srt__exp_avx2; ops->softmax = srt__softmax_avx2; ops->swiglu = srt__swiglu_avx2;
+}
+
 static SRT__AVX2P void srt__sb_bf16_avx2(const srt__mm *mm, uint64_t tile0, uint64_t tile1) {
     const srt__weights *w = mm->w;
     uint64_t K = w->cols, nb = (K + 31) / 32, nfull = K / 32, b;

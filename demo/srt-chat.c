@@ -40,6 +40,8 @@ static void usage(FILE *f) {
         "      --top-k K  --top-p P  --min-p P  --repeat-penalty R  --repeat-last-n N\n"
         "      --seed S            sampler seed (default fixed)\n"
         "      --kv f16|f32        KV cache precision (default f16)\n"
+        "      --kv-sparsity K[,V] sparse KV cache: drop this fraction of each head's K (and V) values of\n"
+        "                          the prompts, smallest first (e.g. 0.3,0.5; default 0 = dense)\n"
         "      --no-bos            do not prepend BOS to the prompt\n"
         "      --chat              chat even with -p (the prompt is one user message)\n"
         "      --no-chat           interactive text continuation even when the model has a chat template\n"
@@ -324,6 +326,7 @@ int main(int argc, char **argv) {
     const char *cpu_list = NULL;
     srt_sampler_desc sampler;
     srt_kv_type kv = SRT_KV_DEFAULT;
+    float kv_sparsity[2] = {0.0f, 0.0f};
     srt_model *model;
     srt_session *session;
     srt_status st;
@@ -352,6 +355,13 @@ int main(int argc, char **argv) {
         else if (!strcmp(a, "--repeat-penalty")) sampler.repeat_penalty = (float)atof(NEXT());
         else if (!strcmp(a, "--repeat-last-n")) sampler.repeat_last_n = atoi(NEXT());
         else if (!strcmp(a, "--seed")) sampler.seed = strtoull(NEXT(), NULL, 10);
+        else if (!strcmp(a, "--kv-sparsity")) {
+            const char *k = NEXT(), *comma = strchr(k, ',');
+            char *end;
+            kv_sparsity[0] = strtof(k, &end);
+            kv_sparsity[1] = comma ? strtof(comma + 1, &end) : kv_sparsity[0];
+            if (*end || end == k) { fprintf(stderr, "srt-chat: --kv-sparsity takes K or K,V (fractions, e.g. 0.3,0.5)\n"); return 2; }
+        }
         else if (!strcmp(a, "--kv")) { const char *k = NEXT(); if (!strcmp(k, "f32")) kv = SRT_KV_F32; else if (!strcmp(k, "f16")) kv = SRT_KV_F16; else { fprintf(stderr, "srt-chat: --kv takes f16 or f32\n"); return 2; } }
         else if (!strcmp(a, "--no-bos")) no_bos = 1;
         else if (!strcmp(a, "--chat")) force_chat = 1;
@@ -414,6 +424,7 @@ int main(int argc, char **argv) {
         srt_session_desc sd;
         memset(&sd, 0, sizeof sd);
         sd.n_ctx = n_ctx; sd.n_batch = n_batch; sd.kv_type = kv; sd.sampler = sampler;
+        sd.kv_sparsity_k = kv_sparsity[0]; sd.kv_sparsity_v = kv_sparsity[1];
         if ((st = srt_session_create(model, &sd, &session)) != SRT_OK) {
             fprintf(stderr, "srt-chat: %s: %s\n", srt_status_str(st), srt_last_error());
             srt_model_free(model); free(file_text);

@@ -76,6 +76,16 @@ read -r all per <<<"$(wbytes "$T/e2e2.json")"
 # q8 group 64, 320 x 64 embedding: 20 tiles x 64 x 16 bytes of codes + 20 tiles x 16 x 2 bytes of scales
 expect=$(( ${all:-0} - (20 * 64 * 16 + 20 * 16 * 2) + (20 * 64 * 16 + 20 * 16 * 2) / 320 ))
 if [ -n "$all" ] && [ "$per" = "$expect" ]; then echo "ok - untied: weight_bytes_per_token leaves out the embedding but one row"; else echo "FAIL - untied: $per, expected $expect (all $all)"; fi
+# KV bytes read by the middle decode step (2 layers x 2 KV heads, head size 16: rows of 32 bytes):
+# dense, 5 prompt + 3 positions x K and V; pruned 0.3 / 0.5: the prompt's rows are 2 bitmap bytes +
+# 11 (K) and 8 (V) values
+kvbytes() { sed -n 's/.*"kv_bytes_per_token":\([0-9]*\),.*/\1/p' "$1" | head -1; }
+run "e2e sparse KV" "$T/e2e3.json" e2e "$T/tiny.srt" --prompt-tokens 5 --tokens 4 --runs 1 --bw 10 --threads 1 --kv-sparsity 0.3,0.5 --json
+check "e2e sparse KV fields" "$T/e2e3.json" e2e 1 mode kv_sparsity_k kv_sparsity_v kv_bytes_per_token + decode_tok_s
+if [ "$(kvbytes "$T/e2e.json")" = 2048 ] && [ "$(kvbytes "$T/e2e3.json")" = 1608 ]; then echo "ok - kv_bytes_per_token: 2048 dense, 1608 at 0.3/0.5"
+else echo "FAIL - kv_bytes_per_token: $(kvbytes "$T/e2e.json") dense, $(kvbytes "$T/e2e3.json") sparse (expected 2048, 1608)"; fi
+"$BENCH" e2e "$T/tiny.srt" --kv-sparsity 0.01 --prompt-tokens 2 --tokens 1 --runs 1 --bw 10 --threads 1 >"$T/kvbad.txt" 2>&1; rc=$?
+if [ $rc -ne 0 ] && grep -q "at least" "$T/kvbad.txt"; then echo "ok - e2e: a KV sparsity below the break-even is refused"; else echo "FAIL - e2e --kv-sparsity 0.01: rc $rc"; cat "$T/kvbad.txt"; fi
 run decode "$T/decode.json" decode "$T/tiny.srt" --tokens 4 --bw 10 --threads 1 --json
 check "decode = e2e with one prompt token" "$T/decode.json" e2e 1 mode + prompt_tokens decode_tok_s
 

@@ -128,6 +128,10 @@ static void test_vec_ops(void) {
             ref.exp(y1, (uint64_t)len); ops.exp(y2, (uint64_t)len);
             ref.swiglu(y1, b, (uint64_t)len); ops.swiglu(y2, b, (uint64_t)len);
             ok = ok && memcmp(y1, y2, sizeof(float) * (size_t)len) == 0;
+            memcpy(y1, a, sizeof(float) * (size_t)len); memcpy(y2, a, sizeof(float) * (size_t)len);
+            if (len > 3 && len % 2) { y1[len / 3] = y2[len / 3] = NAN; y1[len - 1] = y2[len - 1] = 40.0f; }   /* a NaN is never the max */
+            ref.softmax(y1, (uint64_t)len); ops.softmax(y2, (uint64_t)len);
+            ok = ok && memcmp(y1, y2, sizeof(float) * (size_t)len) == 0;
             ok_max = ok_max && ref.argmax(a, len) == ops.argmax(a, len);
         }
         /* argmax corner cases over the full 128k vocabulary */
@@ -145,23 +149,72 @@ static void test_vec_ops(void) {
             ok_max = ref.argmax(y1, N) == ops.argmax(y1, N);
             srt_test_frand();
         }
-        {   /* attention: head sizes with and without a 16- / 32-multiple, rows `stride` apart */
-            static const int hds[] = {1, 7, 16, 17, 32, 48, 64, 80, 100, 128, 256};
-            size_t hi;
+        {   /* attention: head sizes with and without a 16- / 32-multiple, rows `stride` apart, 1..8 query heads */
+            static const int hds[] = {1, 7, 16, 17, 32, 48, 64, 80, 100, 128, 256}, groups[] = {1, 2, 3, 4, 5, 8};
+            size_t hi, gi;
             int f16, ok_att = 1;
             for (hi = 0; hi < sizeof hds / sizeof hds[0]; hi++)
-                for (f16 = 0; f16 < 2; f16++) {
-                    uint64_t hd = (uint64_t)hds[hi], stride = hd * 3 + 5;
-                    int rows = 37;
-                    const void *r = f16 ? (const void *)h : (const void *)a;
-                    ref.attn_scores(r, f16, stride, b, hd, rows, 0.125f, y1); ops.attn_scores(r, f16, stride, b, hd, rows, 0.125f, y2);
-                    ok_att = ok_att && memcmp(y1, y2, sizeof(float) * (size_t)rows) == 0;
-                    ref.attn_values(r, f16, stride, b + 1000, rows, hd, y1); ops.attn_values(r, f16, stride, b + 1000, rows, hd, y2);
-                    ok_att = ok_att && memcmp(y1, y2, sizeof(float) * (size_t)hd) == 0;
-                }
-            CHECK(ok_att, "%s attention scores and values equal the portable ones (head sizes 1..256, f16 and f32 rows)", srt_isa_name((srt_isa)isa));
+                for (gi = 0; gi < sizeof groups / sizeof groups[0]; gi++)
+                    for (f16 = 0; f16 < 2; f16++) {
+                        uint64_t hd = (uint64_t)hds[hi], stride = hd * 3 + 5, ld = 41;
+                        int rows = 37, G = groups[gi];
+                        const void *r = f16 ? (const void *)h : (const void *)a;
+                        ref.attn_scores(r, f16, stride, b, G, hd, rows, 0.125f, y1, ld); ops.attn_scores(r, f16, stride, b, G, hd, rows, 0.125f, y2, ld);
+                        for (i = 0; i < G; i++) ok_att = ok_att && memcmp(y1 + i * ld, y2 + i * ld, sizeof(float) * (size_t)rows) == 0;
+                        memcpy(y1, b + 500, sizeof(float) * (size_t)hd * G); memcpy(y2, b + 500, sizeof(float) * (size_t)hd * G);   /* they add to out */
+                        ref.attn_values(r, f16, stride, b + 1000, ld, G, rows, hd, y1); ops.attn_values(r, f16, stride, b + 1000, ld, G, rows, hd, y2);
+                        ok_att = ok_att && memcmp(y1, y2, sizeof(float) * (size_t)hd * G) == 0;
+                    }
+            CHECK(ok_att, "%s attention scores and values equal the portable ones (head sizes 1..256, 1..8 heads, f16 and f32 rows)", srt_isa_name((srt_isa)isa));
         }
-        CHECK(ok, "%s vector ops (dot f32/f16, axpy, exp, swiglu) equal the portable ones, lengths 1..128k", srt_isa_name((srt_isa)isa));
+        {   /* sparse KV rows: compact rows of 0..hd-1 kept values, against the dense ops on the expanded rows */
+            static const int hds[] = {1, 7, 16, 17, 32, 48, 64, 80, 100, 128, 256};
+            static unsigned char c[37 * (256 / 8 + 256 * 2) + 64];
+            static uint16_t e[37 * 256];
+            size_t hi;
+            int ok_sb = 1, ok_dense = 1, ok_keep = 1;
+            for (hi = 0; hi < sizeof hds / sizeof hds[0]; hi++) {
+                uint64_t hd = (uint64_t)hds[hi], nnz, slot, ld = 41;
+                int rows = 37, k, G = 1 + (int)(hi % 5);
+                for (nnz = 1; nnz <= hd; nnz += hd < 8 ? 1 : hd / 7) {
+                    slot = srt__kv_slot_bytes(hd, nnz);
+                    for (k = 0; k < rows; k++) {   /* rows with ties, zeros and negative values */
+                        uint64_t d, kept = 0;
+                        uint16_t *src = h + (uint64_t)k * 300;
+                        if (k % 5 == 1) src[hd / 2] = src[0];
+                        if (k % 7 == 2) src[hd - 1] = 0x8000;
+                        srt__kv_compact_row(src, hd, nnz, c + (uint64_t)k * slot);
+                        srt__kv_expand(c + (uint64_t)k * slot, hd, e + (uint64_t)k * hd);
+                        for (d = 0; d < hd; d++) {   /* kept: nnz values, as they were; dropped: none larger */
+                            if (c[(uint64_t)k * slot + d / 8] >> (d % 8) & 1) { kept++; ok_keep = ok_keep && e[(uint64_t)k * hd + d] == src[d]; }
+                            else ok_keep = ok_keep && e[(uint64_t)k * hd + d] == 0;
+                        }
+                        ok_keep = ok_keep && kept == nnz;
+                        for (d = 0; d < hd && ok_keep; d++)
+                            if (!(c[(uint64_t)k * slot + d / 8] >> (d % 8) & 1)) {
+                                uint64_t d2;
+                                for (d2 = 0; d2 < hd; d2++)
+                                    if (c[(uint64_t)k * slot + d2 / 8] >> (d2 % 8) & 1) ok_keep = ok_keep && (src[d2] & 0x7fff) >= (src[d] & 0x7fff);
+                            }
+                    }
+                    ref.attn_scores(e, 1, hd, b, G, hd, rows, 0.125f, y1, ld);
+                    ops.attn_scores_sb(c, slot, b, G, hd, rows, 0.125f, y2, ld);
+                    for (k = 0; k < G; k++) ok_sb = ok_sb && memcmp(y1 + k * ld, y2 + k * ld, sizeof(float) * (size_t)rows) == 0;
+                    ref.attn_scores_sb(c, slot, b, G, hd, rows, 0.125f, y2, ld);
+                    for (k = 0; k < G; k++) ok_dense = ok_dense && memcmp(y1 + k * ld, y2 + k * ld, sizeof(float) * (size_t)rows) == 0;
+                    memcpy(y1, b + 500, sizeof(float) * (size_t)hd * G); memcpy(y2, b + 500, sizeof(float) * (size_t)hd * G);
+                    ref.attn_values(e, 1, hd, b + 1000, ld, G, rows, hd, y1); ops.attn_values_sb(c, slot, b + 1000, ld, G, rows, hd, y2);
+                    ok_sb = ok_sb && memcmp(y1, y2, sizeof(float) * (size_t)hd * G) == 0;
+                    memcpy(y2, b + 500, sizeof(float) * (size_t)hd * G);
+                    ref.attn_values_sb(c, slot, b + 1000, ld, G, rows, hd, y2);
+                    ok_dense = ok_dense && memcmp(y1, y2, sizeof(float) * (size_t)hd * G) == 0;
+                }
+            }
+            CHECK(ok_keep, "sparse KV rows keep exactly nnz values, the largest |values|, unchanged (head sizes 1..256)");
+            CHECK(ok_dense, "portable sparse KV attention equals the dense one on the expanded rows (1..5 heads)");
+            CHECK(ok_sb, "%s sparse KV attention scores and values equal the dense ones on the expanded rows, bit for bit", srt_isa_name((srt_isa)isa));
+        }
+        CHECK(ok, "%s vector ops (dot f32/f16, axpy, exp, swiglu, softmax) equal the portable ones, lengths 1..128k", srt_isa_name((srt_isa)isa));
         CHECK(ok_max, "%s argmax equals the portable one (ties, NaNs, signed zeros, tail)", srt_isa_name((srt_isa)isa));
     }
 }

@@ -273,7 +273,7 @@ static void test_cancel_threads(srt_model *m) {
 /* ---------------------------------------------------------------- first use from two threads at once */
 /* Two threads load the model and generate at the same time as the first thing the process does:
    the one-time detections (CPU levels, topology) run concurrently (tsan checks them). */
-typedef struct load_run { int ok; int32_t ids[8]; int32_t *go; char why[160]; } load_run;
+typedef struct load_run { int ok; int32_t ids[8]; int32_t *go; char why[600]; } load_run;
 #ifdef _WIN32
 static DWORD WINAPI load_and_generate(LPVOID arg)
 #else

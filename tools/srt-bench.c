@@ -18,11 +18,14 @@
          Sparse formats (sb-bf16, sb-q8, sb-q4, s4x1): random weights pruned by magnitude at
          --sparsity (default 0.5; s4x1 in 4x1 blocks); GB/s counts the bytes the tensor really has.
      srt-bench e2e MODEL.srt [--threads N | --threads-list ..] [--isa L[,L..]] [--prompt-tokens 128]
-                             [--tokens 64] [--runs 3] [--batch B] [--load auto,mmap,copy] [--bw GBS] [--mb 2048] [--json]
+                             [--tokens 64] [--runs 3] [--batch B] [--load auto,mmap,copy] [--bw GBS] [--mb 2048]
+                             [--kv-sparsity K[,V]] [--json]
          prefill tokens/s, decode tokens/s, time to first token, peak RSS (medians of --runs) on
-         random token ids (no tokenizer needed); roofline_fraction = decode tokens/s x weight bytes
-         read per token / the read bandwidth measured after the runs (or --bw). --load compares how
-         the file reaches memory (srt_model_desc.load); the "load" field says which was used.
+         random token ids (no tokenizer needed); roofline_fraction = decode tokens/s x (weight bytes
+         read per token + KV cache bytes read by the middle decode step) / the read bandwidth
+         measured after the runs (or --bw). --load compares how the file reaches memory
+         (srt_model_desc.load); the "load" field says which was used. --kv-sparsity: the prompt's
+         K and V rows pruned (srt_session_desc.kv_sparsity_k / _v; V = K when one value is given).
      srt-bench decode MODEL [--tokens 64] ...      = e2e with --prompt-tokens 1 --runs 1
      srt-bench pool [--json] [--topology] [--threads N] [--cores auto|performance|all|LIST] [--no-pin]
          fork/join latency, parallel-for overhead on a tiny matrix, and GEMV throughput with one
@@ -200,6 +203,7 @@ typedef struct opts {
     int n_tok, passes, runs, prompt_tokens, batch;
     double mb, set_mb, seconds;
     double sparsity;                                /* sparse formats: fraction of weights pruned by magnitude */
+    float kv_sparsity[2];                           /* e2e: srt_session_desc.kv_sparsity_k / _v */
 } opts;
 
 /* Splits "a,b,c" and calls item() on each piece; 0 on any bad piece or too many. */
@@ -1019,6 +1023,8 @@ static int e2e_run(const opts *o, const char *path, srt_pool *pool, srt_isa isa,
     memset(&sd, 0, sizeof sd);
     sd.n_ctx = P + T + 8;
     sd.n_batch = o->batch;
+    sd.kv_sparsity_k = o->kv_sparsity[0];
+    sd.kv_sparsity_v = o->kv_sparsity[1];
     if (srt_session_create(m, &sd, &s) != SRT_OK) { fprintf(stderr, "srt-bench: %s\n", srt_last_error()); srt_model_free(m); return 0; }
     prompt = (int32_t *)malloc(sizeof(int32_t) * (size_t)P);
     token_us = (double *)malloc(sizeof(double) * (size_t)T);
@@ -1074,7 +1080,7 @@ static int bench_e2e(const opts *o, const char *path) {
     srt_model_info info;
     int n_pools, n_isa, ti, ii, li, ok = 1, format, n_load = o->n_load ? o->n_load : 1;
     srt_load loads[3] = { SRT_LOAD_AUTO, SRT_LOAD_AUTO, SRT_LOAD_AUTO };
-    uint64_t per_token = weight_bytes_per_token(path, &format);
+    uint64_t per_token = weight_bytes_per_token(path, &format), kv_per_token = 0;
     const char *base = strrchr(path, '/'), *base2 = strrchr(path, '\\');
     if (base2 && (!base || base2 > base)) base = base2;
     if (o->prompt_tokens < 1 || o->tokens < 1) { fprintf(stderr, "srt-bench: --prompt-tokens and --tokens must be >= 1\n"); return 2; }
@@ -1089,6 +1095,15 @@ static int bench_e2e(const opts *o, const char *path) {
             for (li = 0; ok && li < n_load; li++) ok = e2e_run(o, path, pools[ti], isas[ii], loads[li], &info, &res[ti][ii][li]);
     if (ok) ok = bandwidths(o, pools, n_pools, bw_level(SRT_ISA_AUTO), bw);
     if (ok && !per_token) { per_token = info.weight_bytes; fprintf(stderr, "srt-bench: could not read the tensor directory; weight bytes per token = all weights\n"); }
+    if (ok) {   /* the KV cache read by the middle decode step: the prompt's rows (compact if pruned), then dense ones */
+        uint64_t hd = (uint64_t)info.head_dim, bm = (hd + 15) / 16 * 2, row = 2 * hd, c, prompt_row = 0;
+        for (c = 0; c < 2; c++) {
+            uint64_t drop = (uint64_t)(o->kv_sparsity[c] * (float)hd + 0.5f);
+            prompt_row += o->kv_sparsity[c] > 0.0f ? bm + 2 * (hd - drop) : row;
+        }
+        kv_per_token = (uint64_t)info.n_layer * (uint64_t)info.n_head_kv *
+                       ((uint64_t)o->prompt_tokens * prompt_row + (uint64_t)(o->tokens / 2 + 1) * 2 * row);
+    }
     for (ti = 0; ok && ti < n_pools; ti++)
         for (ii = 0; ii < n_isa * n_load; ii++) {
             const e2e_result *e = &res[ti][ii / n_load][ii % n_load];
@@ -1101,11 +1116,13 @@ static int bench_e2e(const opts *o, const char *path) {
             rec_int(&r, "prompt_tokens", o->prompt_tokens); rec_int(&r, "tokens", o->tokens); rec_int(&r, "runs", o->runs);
             rec_int(&r, "weight_bytes", (long long)info.weight_bytes);
             rec_int(&r, "weight_bytes_per_token", (long long)per_token);
+            rec_num(&r, "kv_sparsity_k", o->kv_sparsity[0], 2); rec_num(&r, "kv_sparsity_v", o->kv_sparsity[1], 2);
+            rec_int(&r, "kv_bytes_per_token", (long long)kv_per_token);
             rec_sig(&r, "prefill_tok_s", e->prefill_tok_s); rec_sig(&r, "decode_tok_s", e->decode_tok_s);
             rec_sig(&r, "decode_tok_s_median", e->decode_tok_s_median);
             rec_sig(&r, "ttft_ms", e->ttft_ms); rec_num(&r, "peak_rss_mb", e->rss_mb, 1);
             rec_sig(&r, "bandwidth_gbs", bw[ti]);
-            rec_sig(&r, "roofline_fraction", e->decode_tok_s * (double)per_token / (bw[ti] * 1e9));
+            rec_sig(&r, "roofline_fraction", e->decode_tok_s * (double)(per_token + kv_per_token) / (bw[ti] * 1e9));
             rec_emit(&r, o->json);
         }
     destroy_pools(pools, n_pools);
@@ -1120,7 +1137,7 @@ static int usage(void) {
         "                 [--threads N | --threads-list 1,2] [--isa portable,avx2,avxvnni,avx512,amx] [--n 32]\n"
         "                 [--set-mb 1536] [--seconds 1] [--bw GBS[,GBS]] [--mb 2048] [--sparsity 0.5] [--json]\n"
         "       srt-bench e2e MODEL.srt [--threads N | --threads-list ..] [--isa L[,L]] [--prompt-tokens 128] [--tokens 64]\n"
-        "                 [--runs 3] [--batch B] [--load auto,mmap,copy] [--bw GBS] [--mb 2048] [--json]\n"
+        "                 [--runs 3] [--batch B] [--load auto,mmap,copy] [--bw GBS] [--mb 2048] [--kv-sparsity K[,V]] [--json]\n"
         "       srt-bench decode MODEL.srt [--tokens 64] ...   (e2e with --prompt-tokens 1 --runs 1)\n"
         "       srt-bench pool [--json] [--topology] [--threads N]\n"
         "       srt-bench make-model OUT [--embd N] [--ff N] [--layers N] [--heads N] [--kv-heads N] [--vocab N]\n"
@@ -1169,6 +1186,12 @@ int main(int argc, char **argv) {
         else if (!strcmp(a, "--set-mb")) ok = (o.set_mb = atof(v)) >= 0;
         else if (!strcmp(a, "--seconds")) ok = (o.seconds = atof(v)) >= 0;
         else if (!strcmp(a, "--sparsity")) ok = (o.sparsity = atof(v)) >= 0 && o.sparsity < 1;
+        else if (!strcmp(a, "--kv-sparsity")) {
+            const char *comma = strchr(v, ',');
+            o.kv_sparsity[0] = (float)atof(v);
+            o.kv_sparsity[1] = comma ? (float)atof(comma + 1) : o.kv_sparsity[0];
+            ok = o.kv_sparsity[0] >= 0 && o.kv_sparsity[0] < 1 && o.kv_sparsity[1] >= 0 && o.kv_sparsity[1] < 1;
+        }
         else if (!strcmp(a, "--seed")) { ok = positive_int(v, &n); rng = (uint32_t)n; }
         else if (!strcmp(a, "--embd")) ok = positive_int(v, &o.embd);
         else if (!strcmp(a, "--ff")) ok = positive_int(v, &o.ff);

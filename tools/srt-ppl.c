@@ -13,6 +13,8 @@
      --ctx N             window length (default: the model's training context, at most 4096)
      --stride N          window step, 1..ctx-1 (default ctx / 2)
      --kv f32|f16        KV cache type (default f32: the weights' effect alone)
+     --kv-sparsity K[,V] sparse KV cache (srt_session_desc.kv_sparsity_k / _v; F16 KV): every
+                         evaluated position's K / V values pruned, the quality cost of it
      -t, --threads N     threads (default: one per performance core)
      --save-logits FILE  store this model's next-token log-probabilities at every predicted position
      --f16               store them as float16 (half the size; default float32)
@@ -57,6 +59,7 @@ static void usage(FILE *f) {
         "  --ctx N             window length (default: the model's context, at most 4096)\n"
         "  --stride N          window step, 1..ctx-1 (default ctx/2)\n"
         "  --kv f32|f16        KV cache type (default f32)\n"
+        "  --kv-sparsity K[,V] prune this fraction of each head's K (and V) values (F16 KV cache)\n"
         "  -t, --threads N     threads (default: one per performance core)\n"
         "  --save-logits FILE  store the next-token log-probabilities (reference for --kl)\n"
         "  --f16               store them as float16 (default float32)\n"
@@ -197,6 +200,7 @@ int main(int argc, char **argv) {
     const char *model_path = NULL, *text_path = NULL, *save_path = NULL, *kl_path = NULL;
     long ctx = 0, stride = 0, threads = 0, ref_ctx = 0, ref_stride = 0;
     int json = 0, f16 = 0, kv_f16 = 0, i, rc = 1, n_ids = 0, n_vocab;
+    float kv_sparsity[2] = {0.0f, 0.0f};
     srt_model *m = NULL;
     srt_session *s = NULL;
     srt_model_desc md;
@@ -224,6 +228,17 @@ int main(int argc, char **argv) {
         else if (!strcmp(a, "--ctx")) { if (parse_int(v, 2, 1 << 22, &ctx)) { fprintf(stderr, "srt-ppl: --ctx needs a number from 2 to %d\n", 1 << 22); return 1; } i++; }
         else if (!strcmp(a, "--stride")) { if (parse_int(v, 1, 1 << 22, &stride)) { fprintf(stderr, "srt-ppl: --stride needs a positive number\n"); return 1; } i++; }
         else if (!strcmp(a, "-t") || !strcmp(a, "--threads")) { if (parse_int(v, 1, 256, &threads)) { fprintf(stderr, "srt-ppl: -t needs a number from 1 to 256\n"); return 1; } i++; }
+        else if (!strcmp(a, "--kv-sparsity")) {
+            char *end = NULL;
+            if (v) {
+                const char *comma = strchr(v, ',');
+                kv_sparsity[0] = strtof(v, &end);
+                kv_sparsity[1] = comma ? strtof(comma + 1, &end) : kv_sparsity[0];
+            }
+            if (!v || *end || end == v) { fprintf(stderr, "srt-ppl: --kv-sparsity needs K or K,V (fractions, e.g. 0.3,0.5)\n"); return 1; }
+            kv_f16 = 1;
+            i++;
+        }
         else if (!strcmp(a, "--kv")) {
             if (v && !strcmp(v, "f16")) kv_f16 = 1;
             else if (v && !strcmp(v, "f32")) kv_f16 = 0;
@@ -267,6 +282,8 @@ int main(int argc, char **argv) {
     memset(&sd, 0, sizeof sd);
     sd.n_ctx = (int)ctx;
     sd.kv_type = kv_f16 ? SRT_KV_F16 : SRT_KV_F32;
+    sd.kv_sparsity_k = kv_sparsity[0];
+    sd.kv_sparsity_v = kv_sparsity[1];
     if ((st = srt_session_create(m, &sd, &s)) != SRT_OK) { fprintf(stderr, "srt-ppl: session: %s (%s)\n", srt_last_error(), srt_status_str(st)); goto done; }
     lp = (double *)malloc((size_t)n_vocab * sizeof(double));
     lref = (double *)malloc((size_t)n_vocab * sizeof(double));
