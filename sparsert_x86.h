@@ -637,10 +637,30 @@ static SRT__AVX2 int32_t srt__argmax_avx2(const float *x, int n) {
 
 /* As srt__attn_scores / srt__attn_values with the row loop inside one call: each row's dot is the
    reference's (16 lanes as lo/hi, halving adds), the values are fma(w[i], row i, out) row by row. */
+/* F16 rows: two query heads per pass share each row's loads and conversions (and the prefetch
+   16 rows ahead); an odd last head, and F32 rows, one at a time. */
 static SRT__AVX2 void srt__attn_scores_avx2(const void *rows, int f16, uint64_t stride, const float *qs, int G, uint64_t hd, int n, float scale, float *outs, uint64_t ldo) {
     uint64_t kt = hd & ~(uint64_t)15, k;
-    int i, g;
-    for (g = 0; g < G; g++)
+    int i, g = 0;
+    if (f16)
+        for (; g + 2 <= G; g += 2) {
+            const float *q0 = qs + g * hd, *q1 = q0 + hd;
+            float *o0 = outs + g * ldo, *o1 = o0 + ldo;
+            for (i = 0; i < n; i++) {
+                const uint16_t *r = (const uint16_t *)rows + (uint64_t)i * stride;
+                __m256 l0 = _mm256_setzero_ps(), h0 = l0, l1 = l0, h1 = l0;
+                _mm_prefetch((const char *)(r + 16 * stride), _MM_HINT_T0);
+                _mm_prefetch((const char *)(r + 16 * stride) + 64, _MM_HINT_T0);
+                for (k = 0; k < kt; k += 16) {
+                    __m256 kl = SRT__F256_LOAD_F16(r, k), kh = SRT__F256_LOAD_F16(r, k + 8);
+                    l0 = _mm256_fmadd_ps(kl, _mm256_loadu_ps(q0 + k), l0); h0 = _mm256_fmadd_ps(kh, _mm256_loadu_ps(q0 + k + 8), h0);
+                    l1 = _mm256_fmadd_ps(kl, _mm256_loadu_ps(q1 + k), l1); h1 = _mm256_fmadd_ps(kh, _mm256_loadu_ps(q1 + k + 8), h1);
+                }
+                o0[i] = srt__finish256(l0, h0, NULL, r, SRT_F16, q0, kt, hd) * scale;
+                o1[i] = srt__finish256(l1, h1, NULL, r, SRT_F16, q1, kt, hd) * scale;
+            }
+        }
+    for (; g < G; g++)
     for (i = 0; i < n; i++) {
         const float *q = qs + g * hd;
         float *out = outs + g * ldo;
@@ -664,8 +684,34 @@ static SRT__AVX2 void srt__attn_scores_avx2(const void *rows, int f16, uint64_t 
 }
 static SRT__AVX2 void srt__attn_values_avx2(const void *rows, int f16, uint64_t stride, const float *ws, uint64_t ldw, int G, int n, uint64_t hd, float *outs) {
     uint64_t d0, d;
-    int i, g;
-    for (g = 0; g < G; g++) {
+    int i, g = 0;
+    if (f16)   /* two heads x 32 outputs in registers: 8 FMA chains; each row loaded once for both */
+        for (; g + 2 <= G; g += 2) {
+            const float *w0 = ws + g * ldw, *w1 = w0 + ldw;
+            float *o0 = outs + g * hd, *o1 = o0 + hd;
+            for (d0 = 0; d0 + 32 <= hd; d0 += 32) {
+                __m256 a0 = _mm256_loadu_ps(o0 + d0), a1 = _mm256_loadu_ps(o0 + d0 + 8), a2 = _mm256_loadu_ps(o0 + d0 + 16), a3 = _mm256_loadu_ps(o0 + d0 + 24);
+                __m256 b0 = _mm256_loadu_ps(o1 + d0), b1 = _mm256_loadu_ps(o1 + d0 + 8), b2 = _mm256_loadu_ps(o1 + d0 + 16), b3 = _mm256_loadu_ps(o1 + d0 + 24);
+                for (i = 0; i < n; i++) {
+                    const uint16_t *r = (const uint16_t *)rows + (uint64_t)i * stride + d0;
+                    __m256 k0 = SRT__F256_LOAD_F16(r, 0), k1 = SRT__F256_LOAD_F16(r, 8), k2 = SRT__F256_LOAD_F16(r, 16), k3 = SRT__F256_LOAD_F16(r, 24);
+                    __m256 v0 = _mm256_set1_ps(w0[i]), v1 = _mm256_set1_ps(w1[i]);
+                    _mm_prefetch((const char *)(r + 16 * stride), _MM_HINT_T0);
+                    a0 = _mm256_fmadd_ps(v0, k0, a0); a1 = _mm256_fmadd_ps(v0, k1, a1); a2 = _mm256_fmadd_ps(v0, k2, a2); a3 = _mm256_fmadd_ps(v0, k3, a3);
+                    b0 = _mm256_fmadd_ps(v1, k0, b0); b1 = _mm256_fmadd_ps(v1, k1, b1); b2 = _mm256_fmadd_ps(v1, k2, b2); b3 = _mm256_fmadd_ps(v1, k3, b3);
+                }
+                _mm256_storeu_ps(o0 + d0, a0); _mm256_storeu_ps(o0 + d0 + 8, a1); _mm256_storeu_ps(o0 + d0 + 16, a2); _mm256_storeu_ps(o0 + d0 + 24, a3);
+                _mm256_storeu_ps(o1 + d0, b0); _mm256_storeu_ps(o1 + d0 + 8, b1); _mm256_storeu_ps(o1 + d0 + 16, b2); _mm256_storeu_ps(o1 + d0 + 24, b3);
+            }
+            if (d0 < hd)   /* the rest as the reference does it */
+                for (i = 0; i < n; i++)
+                    for (d = d0; d < hd; d++) {
+                        float x = srt_f16_to_f32(((const uint16_t *)rows)[(uint64_t)i * stride + d]);
+                        o0[d] = srt__fmaf(w0[i], x, o0[d]);
+                        o1[d] = srt__fmaf(w1[i], x, o1[d]);
+                    }
+        }
+    for (; g < G; g++) {
     const float *w = ws + g * ldw;
     float *out = outs + g * hd;
     for (d0 = 0; d0 + 32 <= hd; d0 += 32) {   /* 32 outputs in registers across all rows */

@@ -183,7 +183,7 @@ int main(void) {
     test_model("build/tmp/kv_hd64.srt", "head size 64", 1);
     test_model("build/tmp/kv_hd64.srt", "head size 64", 2);
     test_model("build/tmp/kv_hd40.srt", "head size 40", 2);
-    CHECK(system("build/srt-pack -q ../shared/models/stories260K/stories260K.gguf build/tmp/kv_stories.srt > build/tmp/kv_pack.log 2>&1") == 0,
+    CHECK(system("build/srt-pack -q " SRT_SHARED "/models/stories260K/stories260K.gguf build/tmp/kv_stories.srt > build/tmp/kv_pack.log 2>&1") == 0,
           "stories260K packed (build/tmp/kv_pack.log)");
     test_model("build/tmp/kv_stories.srt", "stories260K", 2);
     test_errors("build/tmp/kv_hd64.srt");
