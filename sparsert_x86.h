@@ -1382,7 +1382,7 @@ static SRT__AVX2P void srt__attn_values_sb_avx2(const unsigned char *rows, uint6
 /* Values 32k2.. of a row as two 16-lane vectors (m0, m1: their lanes below hd). A compact row's
    32 bitmap bits (those past hd cleared: the bitmap may end after 16 of them) expand its next
    values with one vpexpandw. */
-static SRT__AVX512SP inline __attribute__((always_inline)) void srt__kv_row32(const unsigned char *row, const uint16_t **v, int SB, uint64_t k2, uint64_t hd,
+static SRT__AVX512SP inline __attribute__((always_inline)) void srt__kv_row32(const unsigned char *row, const uint16_t **v, int SB, uint64_t k2,
                                                                              __mmask16 m0, __mmask16 m1, __m512 *lo, __m512 *hi) {
     if (SB) {
         uint32_t bits = (uint32_t)m0 | (uint32_t)m1 << 16;
@@ -1397,7 +1397,6 @@ static SRT__AVX512SP inline __attribute__((always_inline)) void srt__kv_row32(co
         *lo = _mm512_cvtph_ps(_mm256_maskz_loadu_epi16(m0, r));
         *hi = _mm512_cvtph_ps(_mm256_maskz_loadu_epi16(m1, r + 16));
     }
-    (void)hd;
 }
 /* lanes of the 16-value vector at d that lie below hd */
 #define SRT__KV_MASK(d, hd) (__mmask16)((d) + 16 <= (hd) ? 0xffffu : (d) < (hd) ? (1u << ((hd) - (d))) - 1 : 0u)
@@ -1416,7 +1415,7 @@ static SRT__AVX512SP inline __attribute__((always_inline)) void srt__attn_scores
             const __mmask16 m0 = SRT__KV_MASK(32 * k2, hd), m1 = SRT__KV_MASK(32 * k2 + 16, hd);
             const uint64_t d = 32 * k2;
             __m512 lo, hi;
-            srt__kv_row32(row, &v, SB, k2, hd, m0, m1, &lo, &hi);
+            srt__kv_row32(row, &v, SB, k2, m0, m1, &lo, &hi);
 #define SRT__AS_HEAD(A, Q) \
             A = _mm512_mask3_fmadd_ps(lo, _mm512_maskz_loadu_ps(m0, (Q) + d), A, m0); \
             A = _mm512_mask3_fmadd_ps(hi, _mm512_maskz_loadu_ps(m1, (Q) + d + 16), A, m1);
@@ -1463,8 +1462,8 @@ static SRT__AVX512SP inline __attribute__((always_inline)) void srt__attn_values
             _mm_prefetch((const char *)row + d0 * 2 + 16 * step, _MM_HINT_T0);
             _mm_prefetch((const char *)row + d0 * 2 + 16 * step + 64, _MM_HINT_T0);
             if (SB) for (j = 0; j < d0 / 8; j += 4) v += _mm_popcnt_u32(srt__rd32(row + j));   /* the values before d0 */
-            srt__kv_row32(row, &v, SB, d0 / 32, hd, m0, m1, &k0, &k1);
-            srt__kv_row32(row, &v, SB, d0 / 32 + 1, hd, m2, m3, &k2, &k3);
+            srt__kv_row32(row, &v, SB, d0 / 32, m0, m1, &k0, &k1);
+            srt__kv_row32(row, &v, SB, d0 / 32 + 1, m2, m3, &k2, &k3);
             SRT__AV_HEAD(a00, a01, a02, a03, w)
             if (HG > 1) SRT__AV_HEAD(a10, a11, a12, a13, w1)
             if (HG > 2) SRT__AV_HEAD(a20, a21, a22, a23, w2)
