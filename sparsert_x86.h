@@ -542,19 +542,26 @@ static SRT__AVX2 void srt__exp_avx2(float *x, uint64_t n) {
     for (; i + 8 <= n; i += 8) _mm256_storeu_ps(x + i, srt__exp256(_mm256_loadu_ps(x + i)));
     for (; i < n; i++) x[i] = srt__expf(x[i]);
 }
-/* srt__softmax: max (a NaN in x is never taken: max_ps returns its second operand then), the
-   subtraction, exp and the division 8 at a time; the sum in order, as the reference. */
-static SRT__AVX2 void srt__softmax_avx2(float *x, uint64_t n) {
-    __m256 m8 = _mm256_set1_ps(-FLT_MAX), d;
-    float lanes[8], maxs, sum = 0.0f;
+/* The largest of init and the non-NaN values of x (max_ps returns its second operand when the
+   first is NaN). */
+static SRT__AVX2 float srt__max_avx2(const float *x, uint64_t n, float init) {
+    __m256 m = _mm256_set1_ps(init);
+    float lanes[8], best;
     uint64_t i;
     int j;
-    for (i = 0; i + 8 <= n; i += 8) m8 = _mm256_max_ps(_mm256_loadu_ps(x + i), m8);
-    _mm256_storeu_ps(lanes, m8);
-    maxs = lanes[0];
-    for (j = 1; j < 8; j++) if (lanes[j] > maxs) maxs = lanes[j];
-    for (; i < n; i++) if (x[i] > maxs) maxs = x[i];
-    m8 = _mm256_set1_ps(maxs);
+    for (i = 0; i + 8 <= n; i += 8) m = _mm256_max_ps(_mm256_loadu_ps(x + i), m);
+    _mm256_storeu_ps(lanes, m);
+    best = lanes[0];
+    for (j = 1; j < 8; j++) if (lanes[j] > best) best = lanes[j];
+    for (; i < n; i++) if (x[i] > best) best = x[i];
+    return best;
+}
+/* srt__softmax: the max, the subtraction, exp and the division 8 at a time; the sum in order, as
+   the reference. */
+static SRT__AVX2 void srt__softmax_avx2(float *x, uint64_t n) {
+    float maxs = srt__max_avx2(x, n, -FLT_MAX), sum = 0.0f;
+    __m256 m8 = _mm256_set1_ps(maxs), d;
+    uint64_t i;
     for (i = 0; i + 8 <= n; i += 8) _mm256_storeu_ps(x + i, srt__exp256(_mm256_sub_ps(_mm256_loadu_ps(x + i), m8)));
     for (; i < n; i++) x[i] = srt__expf(x[i] - maxs);
     for (i = 0; i < n; i++) sum += x[i];
@@ -613,19 +620,13 @@ static SRT__AVX2 void srt__quantize_acts_avx2(const float *x, uint64_t cols, uin
     for (g = cols; g < kp; g++) q[g] = 0;
 }
 
-/* As srt__argmax: the largest non-NaN value (max_ps returns its second operand when the first is
-   NaN), then the first index holding it. */
+/* As srt__argmax: the largest non-NaN value, then the first index holding it. */
 static SRT__AVX2 int32_t srt__argmax_avx2(const float *x, int n) {
     __m256 m;
-    float lanes[8], best;
-    int i, j;
+    float best;
+    int i;
     if (n < 16 || x[0] != x[0]) return srt__argmax(x, n);
-    m = _mm256_set1_ps(x[0]);
-    for (i = 0; i + 8 <= n; i += 8) m = _mm256_max_ps(_mm256_loadu_ps(x + i), m);
-    _mm256_storeu_ps(lanes, m);
-    best = lanes[0];
-    for (j = 1; j < 8; j++) if (lanes[j] > best) best = lanes[j];
-    for (; i < n; i++) if (x[i] > best) best = x[i];
+    best = srt__max_avx2(x, (uint64_t)n, x[0]);
     m = _mm256_set1_ps(best);
     for (i = 0; i + 8 <= n; i += 8) {
         int hit = _mm256_movemask_ps(_mm256_cmp_ps(_mm256_loadu_ps(x + i), m, _CMP_EQ_OQ));
@@ -636,9 +637,9 @@ static SRT__AVX2 int32_t srt__argmax_avx2(const float *x, int n) {
 }
 
 /* As srt__attn_scores / srt__attn_values with the row loop inside one call: each row's dot is the
-   reference's (16 lanes as lo/hi, halving adds), the values are fma(w[i], row i, out) row by row. */
-/* F16 rows: two query heads per pass share each row's loads and conversions (and the prefetch
-   16 rows ahead); an odd last head, and F32 rows, one at a time. */
+   reference's (16 lanes as lo/hi, halving adds), the values are fma(w[i], row i, out) row by row.
+   F16 rows: two query heads per pass share each row's loads and conversions (and the prefetch 16
+   rows ahead); an odd last head, and F32 rows, one at a time. */
 static SRT__AVX2 void srt__attn_scores_avx2(const void *rows, int f16, uint64_t stride, const float *qs, int G, uint64_t hd, int n, float scale, float *outs, uint64_t ldo) {
     uint64_t kt = hd & ~(uint64_t)15, k;
     int i, g = 0;

@@ -10,63 +10,13 @@
 #include "testing.h"
 #include <stdlib.h>
 
-static uint64_t rng = 4242;
-static float frand(void) {   /* uniform in [-1, 1) */
-    rng = rng * 6364136223846793005ull + 1442695040888963407ull;
-    return (float)((rng >> 40) / 8388608.0) - 1.0f;
-}
-
-/* A random llama model, E = heads x hd, KV heads = heads / 2, with a made-up SentencePiece vocab. */
-static int write_model(const char *path, int heads, int hd) {
-    const int E = heads * hd, KV = heads / 2 * hd, F = 96, V = 64, L = 2;
-    srt_writer *w;
-    float *buf = (float *)malloc(sizeof(float) * (size_t)(E > F ? E : F) * (size_t)(E > V ? E : V));
-    int l, i;
-    if (!buf || srt_writer_open(path, &w) != SRT_OK) { free(buf); return 0; }
-    srt_writer_meta_str(w, "general.architecture", "llama");
-    srt_writer_meta_u32(w, "llama.context_length", 1024);
-    srt_writer_meta_u32(w, "llama.embedding_length", (uint32_t)E);
-    srt_writer_meta_u32(w, "llama.feed_forward_length", (uint32_t)F);
-    srt_writer_meta_u32(w, "llama.block_count", (uint32_t)L);
-    srt_writer_meta_u32(w, "llama.attention.head_count", (uint32_t)heads);
-    srt_writer_meta_u32(w, "llama.attention.head_count_kv", (uint32_t)(heads / 2));
-    srt_writer_meta_f32(w, "llama.attention.layer_norm_rms_epsilon", 1e-5f);
-    {
-        static char names[64][8];
-        const char *tokens[64];
-        float scores[64];
-        int32_t types[64];
-        for (i = 0; i < V; i++) { sprintf(names[i], "p%d", i); tokens[i] = names[i]; scores[i] = (float)-i; types[i] = 1; }
-        tokens[0] = "<unk>"; tokens[1] = "<s>"; tokens[2] = "</s>"; types[0] = 2; types[1] = types[2] = 3;
-        srt_writer_meta_str(w, "tokenizer.ggml.model", "llama");
-        srt_writer_meta_arr(w, "tokenizer.ggml.tokens", SRT_META_ARR_STR, tokens, (uint32_t)V);
-        srt_writer_meta_arr(w, "tokenizer.ggml.scores", SRT_META_ARR_F32, scores, (uint32_t)V);
-        srt_writer_meta_arr(w, "tokenizer.ggml.token_type", SRT_META_ARR_I32, types, (uint32_t)V);
-        srt_writer_meta_u32(w, "tokenizer.ggml.bos_token_id", 1);
-        srt_writer_meta_u32(w, "tokenizer.ggml.eos_token_id", 2);
-        srt_writer_meta_u32(w, "tokenizer.ggml.unknown_token_id", 0);
-    }
-#define ADD(name, rows, cols, norm) do { \
-        for (i = 0; i < (rows) * (cols); i++) buf[i] = (norm) ? 1.0f + 0.1f * frand() : 0.5f * frand(); \
-        if (srt_writer_add_tensor(w, name, (norm) ? SRT_F32 : SRT_BF16, 0, (uint64_t)(rows), (uint64_t)(cols), buf) != SRT_OK) { srt_writer_abort(w); free(buf); return 0; } \
-    } while (0)
-    ADD("token_embd.weight", V, E, 0);
-    ADD("output_norm.weight", 1, E, 1);
-    for (l = 0; l < L; l++) {
-        char nm[64];
-#define LADD(s, rows, cols, norm) do { sprintf(nm, "blk.%d." s, l); ADD(nm, rows, cols, norm); } while (0)
-        LADD("attn_norm.weight", 1, E, 1);
-        LADD("ffn_norm.weight", 1, E, 1);
-        LADD("attn_q.weight", E, E, 0);
-        LADD("attn_k.weight", KV, E, 0);
-        LADD("attn_v.weight", KV, E, 0);
-        LADD("attn_output.weight", E, E, 0);
-        LADD("ffn_gate.weight", F, E, 0);
-        LADD("ffn_up.weight", F, E, 0);
-        LADD("ffn_down.weight", E, F, 0);
-    }
-    free(buf);
-    return srt_writer_finish(w) == SRT_OK;
+/* A random llama model from srt-bench make-model (bf16, 300-token filler vocab): 4 heads of hd,
+   2 KV heads. */
+static int write_model(const char *path, int hd) {
+    char cmd[256];
+    snprintf(cmd, sizeof cmd, "build/srt-bench make-model %s --embd %d --heads 4 --kv-heads 2 --ff 96 --layers 2 --vocab 300 --format bf16 > build/tmp/kv_make.log 2>&1",
+             path, 4 * hd);
+    return system(cmd) == 0;
 }
 
 static srt_session *make_session(srt_model *m, float sk, float sv, int compact) {
@@ -179,7 +129,7 @@ static void test_errors(const char *path) {
 
 int main(void) {
     if (system("mkdir -p build/tmp") != 0) return 1;
-    CHECK(write_model("build/tmp/kv_hd64.srt", 4, 64) && write_model("build/tmp/kv_hd40.srt", 4, 40), "random models written");
+    CHECK(write_model("build/tmp/kv_hd64.srt", 64) && write_model("build/tmp/kv_hd40.srt", 40), "random models written (build/tmp/kv_make.log)");
     test_model("build/tmp/kv_hd64.srt", "head size 64", 1);
     test_model("build/tmp/kv_hd64.srt", "head size 64", 2);
     test_model("build/tmp/kv_hd40.srt", "head size 40", 2);
