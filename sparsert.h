@@ -141,6 +141,7 @@ typedef enum srt_format {
     SRT_SB_Q8 = 9,   /* bitmap per 64-byte chunk of the Q8 tiles + the non-zero int8 codes, per-group scales */
     SRT_SB_Q4 = 10,  /* the same with 4-bit codes (-8..7), two per byte */
     SRT_S4X1 = 11,   /* 4x1 block-sparse Q8: 4 rows x 1 column blocks, grouped 4 columns at a time */
+    SRT_TCSL = 12,   /* Tiled-CSL (Flash-LLM): 64 x 64 tiles of (f16 value, in-tile location) words, for GPUs */
     SRT_FORMAT_COUNT
 } srt_format;
 
@@ -1801,6 +1802,7 @@ SRT_API const char *srt_format_name(srt_format f) {
         case SRT_SB_Q8: return "sb-q8";
         case SRT_SB_Q4: return "sb-q4";
         case SRT_S4X1: return "s4x1";
+        case SRT_TCSL: return "tcsl";
         default: return "?";
     }
 }
@@ -1815,7 +1817,7 @@ SRT_API int srt_format_from_name(const char *name) {
 /* Formats whose kernels take int8-quantized activations: the dense tiled ones and sb-q8, sb-q4, s4x1. */
 static int srt__format_is_tiled(srt_format f) { return f >= SRT_Q8 && f <= SRT_Q1; }
 static int srt__format_is_int(srt_format f) { return srt__format_is_tiled(f) || f == SRT_SB_Q8 || f == SRT_SB_Q4 || f == SRT_S4X1; }
-SRT_API int srt_format_is_sparse(srt_format f) { return f >= SRT_SB_BF16 && f <= SRT_S4X1; }
+SRT_API int srt_format_is_sparse(srt_format f) { return f >= SRT_SB_BF16 && f <= SRT_TCSL; }
 static uint32_t srt__code_bits(srt_format f) { return f == SRT_Q8 ? 8 : f == SRT_Q4 ? 4 : f == SRT_Q1 ? 1 : 2; }
 /* K values one 64-byte chunk covers per row: 4 bytes x (8 / bits) codes per byte. */
 static uint32_t srt__kstep(srt_format f) { return 4 * (8 / srt__code_bits(f)); }
@@ -1865,7 +1867,7 @@ SRT_API srt_status srt_tensor_layout(srt_format format, uint64_t rows, uint64_t 
             parts->kind[1] = SRT_PART_SCALES; parts->size[1] = t.tiles * t.ng * SRT__TILE * 2;
             return SRT_OK;
         }
-        case SRT_SB_BF16: case SRT_SB_Q8: case SRT_SB_Q4: case SRT_S4X1:
+        case SRT_SB_BF16: case SRT_SB_Q8: case SRT_SB_Q4: case SRT_S4X1: case SRT_TCSL:
             return srt__sparse_layout(format, rows, cols, group, NULL, parts);
         default:
             return srt__fail(SRT_ERR_UNSUPPORTED, "unknown weight format %d", (int)format);
@@ -1972,8 +1974,106 @@ static int srt__nz(const float *src, uint64_t rows, uint64_t cols, uint64_t r, u
     return r < rows && k < cols && src[r * cols + k] != 0.0f;
 }
 
+/* ---- TCSL, Tiled-CSL (Flash-LLM; formats/LAYOUTS.md "TCSL"): the matrix in 64 x 64 tiles, tile
+   (i, j) = rows 64i.., columns 64j.., numbered i * tk + j; per tile its stored weights as 32-bit
+   words `f16 value | location << 16` (location = 64 * row + column inside the tile), in the
+   bank-interleaved order a GPU kernel writes to shared memory without conflicts, padded to a
+   multiple of 4 words with repeats of the last one; u32 offsets (in words) per tile. */
+#define SRT__TCSL_T 64u
+/* Shared-memory bank (of 32 four-byte banks) of W[r][c] in a tile rebuilt as 64 rows of 128 bytes
+   whose 16-byte chunks are swizzled by (row mod 8): the layout ldmatrix reads without conflicts. */
+static unsigned srt__tcsl_bank(unsigned r, unsigned c) { return 4u * ((c >> 3) ^ (r & 7u)) + ((c & 7u) >> 1); }
+static srt_status srt__tcsl_layout(uint64_t rows, uint64_t cols, uint32_t group, const float *src, srt_tensor_parts *parts) {
+    uint64_t tm = (rows + SRT__TCSL_T - 1) / SRT__TCSL_T, tk = (cols + SRT__TCSL_T - 1) / SRT__TCSL_T, words = 0, i, j, r, c;
+    if (group != 0) return srt__fail(SRT_ERR_FORMAT, "format tcsl takes no group size (got %u)", group);
+    if (rows * cols + 3 * tm * tk >= (1ull << 32)) return srt__fail(SRT_ERR_SHAPE, "tcsl: %llu x %llu is too large (u32 offsets)", (unsigned long long)rows, (unsigned long long)cols);
+    for (i = 0; i < tm; i++)
+        for (j = 0; j < tk; j++) {
+            uint64_t nnz = 0;
+            for (r = i * SRT__TCSL_T; r < (i + 1) * SRT__TCSL_T && r < rows; r++)
+                for (c = j * SRT__TCSL_T; c < (j + 1) * SRT__TCSL_T && c < cols; c++) nnz += !src || src[r * cols + c] != 0.0f;
+            words += (nnz + 3) / 4 * 4;
+        }
+    parts->n_parts = 2;
+    parts->kind[0] = SRT_PART_VALUES; parts->size[0] = words * 4;
+    parts->kind[1] = SRT_PART_OFFSETS; parts->size[1] = (tm * tk + 1) * 4;
+    return SRT_OK;
+}
+static void srt__tcsl_pack(const float *src, uint64_t rows, uint64_t cols, void *const *parts) {
+    uint64_t tm = (rows + SRT__TCSL_T - 1) / SRT__TCSL_T, tk = (cols + SRT__TCSL_T - 1) / SRT__TCSL_T, i, j, pos = 0;
+    unsigned char *v = (unsigned char *)parts[0], *off = (unsigned char *)parts[1];
+    static const unsigned T = SRT__TCSL_T;
+    for (i = 0; i < tm; i++)
+        for (j = 0; j < tk; j++) {
+            uint32_t bucket[32][SRT__TCSL_T * SRT__TCSL_T / 32];   /* a bank holds 128 of a tile's 4096 places */
+            unsigned cnt[32] = {0}, taken[32] = {0}, r, c, b, n = 0, left;
+            srt__sp_put(off + (i * tk + j) * 4, pos, 4);
+            for (r = 0; r < T && i * T + r < rows; r++)
+                for (c = 0; c < T && j * T + c < cols; c++) {
+                    float x = src[(i * T + r) * cols + j * T + c];
+                    if (x == 0.0f) continue;
+                    b = srt__tcsl_bank(r, c);
+                    bucket[b][cnt[b]++] = (uint32_t)srt_f32_to_f16(x) | (uint32_t)(r * T + c) << 16;
+                    n++;
+                }
+            for (left = n; left; )   /* rounds: one word of every bank that has one left */
+                for (b = 0; b < 32; b++)
+                    if (taken[b] < cnt[b]) { srt__sp_put(v + 4 * pos++, bucket[b][taken[b]++], 4); left--; }
+            for (; n % 4; n++, pos++) memcpy(v + 4 * pos, v + 4 * (pos - 1), 4);   /* repeats of the last word */
+        }
+    srt__sp_put(off + tm * tk * 4, pos, 4);
+}
+static void srt__tcsl_unpack_rows(const void *const *parts, uint64_t rows, uint64_t cols, uint64_t r0, uint64_t n_rows, float *dst) {
+    uint64_t tk = (cols + SRT__TCSL_T - 1) / SRT__TCSL_T, i, j, w;
+    const unsigned char *v = (const unsigned char *)parts[0], *off = (const unsigned char *)parts[1];
+    (void)rows;
+    for (i = r0 / SRT__TCSL_T; i * SRT__TCSL_T < r0 + n_rows; i++)
+        for (j = 0; j < tk; j++)
+            for (w = srt__rd32(off + (i * tk + j) * 4); w < srt__rd32(off + (i * tk + j + 1) * 4); w++) {
+                uint32_t word = srt__rd32(v + 4 * w), loc = word >> 16;
+                uint64_t r = i * SRT__TCSL_T + loc / SRT__TCSL_T, c = j * SRT__TCSL_T + loc % SRT__TCSL_T;
+                if (r >= r0 && r < r0 + n_rows) dst[(r - r0) * cols + c] = srt_f16_to_f32((uint16_t)word);
+            }
+}
+/* Offsets start at 0, grow by multiples of 4 words, at most a tile's area (rounded up to 4), and
+   end at the size of the values part; every location lies inside the matrix and is written once
+   (but for the repeats of a tile's last word that pad it). */
+static srt_status srt__tcsl_check(uint64_t rows, uint64_t cols, const void *const *parts, const uint64_t *size) {
+    uint64_t tm = (rows + SRT__TCSL_T - 1) / SRT__TCSL_T, tk = (cols + SRT__TCSL_T - 1) / SRT__TCSL_T, i, j, w;
+    const unsigned char *v = (const unsigned char *)parts[0], *off = (const unsigned char *)parts[1];
+    if (srt__rd32(off) != 0) return srt__fail(SRT_ERR_FORMAT, "tcsl: the first tile offset is %u, not 0", srt__rd32(off));
+    if (srt__rd32(off + tm * tk * 4) != size[0] / 4 || size[0] % 4)
+        return srt__fail(SRT_ERR_FORMAT, "tcsl: the offsets end at word %u, the values part holds %llu bytes", srt__rd32(off + tm * tk * 4), (unsigned long long)size[0]);
+    for (i = 0; i < tm; i++)
+        for (j = 0; j < tk; j++) {
+            uint64_t t = i * tk + j, w0 = srt__rd32(off + t * 4), w1 = srt__rd32(off + (t + 1) * 4);
+            uint64_t h = rows - i * SRT__TCSL_T < SRT__TCSL_T ? rows - i * SRT__TCSL_T : SRT__TCSL_T;
+            uint64_t wd = cols - j * SRT__TCSL_T < SRT__TCSL_T ? cols - j * SRT__TCSL_T : SRT__TCSL_T;
+            unsigned char seen[SRT__TCSL_T * SRT__TCSL_T / 8];
+            uint32_t last = 0;
+            if (w1 < w0 || (w1 - w0) % 4 || w1 - w0 > (h * wd + 3) / 4 * 4)
+                return srt__fail(SRT_ERR_FORMAT, "tcsl: tile %llu (rows %llu.., columns %llu..): %lld words (a multiple of 4, at most %llu)", (unsigned long long)t,
+                                 (unsigned long long)(i * SRT__TCSL_T), (unsigned long long)(j * SRT__TCSL_T), (long long)(w1 - w0), (unsigned long long)((h * wd + 3) / 4 * 4));
+            memset(seen, 0, sizeof seen);
+            for (w = w0; w < w1; w++) {
+                uint32_t word = srt__rd32(v + 4 * w), loc = word >> 16;
+                if (loc / SRT__TCSL_T >= h || loc % SRT__TCSL_T >= wd)
+                    return srt__fail(SRT_ERR_FORMAT, "tcsl: tile %llu word %llu: location %u lies outside the %llu x %llu tile", (unsigned long long)t,
+                                     (unsigned long long)(w - w0), loc, (unsigned long long)h, (unsigned long long)wd);
+                if (seen[loc >> 3] >> (loc & 7) & 1) {
+                    if (word == last && w1 - w < 4) continue;   /* a padding repeat of the last word */
+                    return srt__fail(SRT_ERR_FORMAT, "tcsl: tile %llu word %llu: location %u is written twice", (unsigned long long)t, (unsigned long long)(w - w0), loc);
+                }
+                seen[loc >> 3] |= (unsigned char)(1u << (loc & 7));
+                last = word;
+            }
+        }
+    return SRT_OK;
+}
+
 static srt_status srt__sparse_layout(srt_format format, uint64_t rows, uint64_t cols, uint32_t group, const float *src, srt_tensor_parts *parts) {
     uint64_t n = rows * cols;
+    if (format == SRT_TCSL) return srt__tcsl_layout(rows, cols, group, src, parts);
     if (format == SRT_SB_BF16) {
         uint64_t nnz = n, i;
         if (group != 0) return srt__fail(SRT_ERR_FORMAT, "format sb-bf16 takes no group size (got %u)", group);
@@ -2049,7 +2149,8 @@ static srt_status srt__sparse_quantize(srt_format format, uint32_t group, const 
     srt_status st = srt__sparse_layout(format, rows, cols, group, src, &lay);
     if (st != SRT_OK) return st;
     for (i = 0; i < lay.n_parts; i++) memset(parts[i], 0, (size_t)lay.size[i]);
-    if (format == SRT_SB_BF16) {
+    if (format == SRT_TCSL) srt__tcsl_pack(src, rows, cols, parts);
+    else if (format == SRT_SB_BF16) {
         uint16_t *v = (uint16_t *)parts[0];
         unsigned char *bm = (unsigned char *)parts[1], *off = (unsigned char *)parts[2];
         uint64_t nb = (cols + 31) / 32, r, b, pos = 0;
@@ -2132,7 +2233,8 @@ static void srt__sparse_dequantize_rows(srt_format format, uint32_t group, const
                                         uint64_t r0, uint64_t n_rows, float *dst) {
     uint64_t r1 = r0 + n_rows;
     memset(dst, 0, (size_t)(n_rows * cols * sizeof(float)));
-    if (format == SRT_SB_BF16) {
+    if (format == SRT_TCSL) srt__tcsl_unpack_rows(parts, rows, cols, r0, n_rows, dst);
+    else if (format == SRT_SB_BF16) {
         const uint16_t *v = (const uint16_t *)parts[0];
         const unsigned char *bm = (const unsigned char *)parts[1], *off = (const unsigned char *)parts[2];
         uint64_t nb = (cols + 31) / 32, r, b, j;
@@ -2189,6 +2291,7 @@ static void srt__sparse_dequantize_rows(srt_format format, uint32_t group, const
    reads outside them: offsets start at 0, grow by exactly what the bitmaps (or counts) say, and end
    inside the values part; sb-bf16 bits beyond the last column are 0; s4x1 counts are <= 8. */
 static srt_status srt__sparse_check(srt_format format, uint32_t group, uint64_t rows, uint64_t cols, const void *const *parts, const uint64_t *size) {
+    if (format == SRT_TCSL) return srt__tcsl_check(rows, cols, parts, size);
     if (format == SRT_SB_BF16) {
         const unsigned char *bm = (const unsigned char *)parts[1], *off = (const unsigned char *)parts[2];
         uint64_t nb = (cols + 31) / 32, r, b, pos = 0;
@@ -2467,6 +2570,43 @@ static void srt__ref_sb_bf16(const srt__mm *mm, uint64_t tile0, uint64_t tile1) 
         for (t = 0; t < mm->n_tok; t++)
             mm->y[(uint64_t)t * mm->ldy + r] = srt__sb_bf16_dot((const uint16_t *)w->part[0], srt__rd64(off + r * 8), bm + r * nb * 4,
                                                                  mm->a->x + (uint64_t)t * K, K) + (mm->bias ? mm->bias[r] : 0.0f);
+}
+
+/* tcsl: exactly the F16 reference (srt__dot_f16's 16 partial sums, zeros included), on each tile's
+   16 rows rebuilt 64 columns at a time; tokens in groups of 8 share each rebuilt block. */
+static void srt__ref_tcsl(const srt__mm *mm, uint64_t tile0, uint64_t tile1) {
+    const srt__weights *w = mm->w;
+    const unsigned char *v = (const unsigned char *)w->part[0], *off = (const unsigned char *)w->part[1];
+    uint64_t K = w->cols, tk = (K + SRT__TCSL_T - 1) / SRT__TCSL_T, tile, j, wi, c;
+    int t0, t, r, h, l;
+    for (tile = tile0; tile < tile1; tile++) {
+        uint64_t r0 = tile * SRT__TILE, i = r0 / SRT__TCSL_T, sub = r0 % SRT__TCSL_T;
+        for (t0 = 0; t0 < mm->n_tok; t0 += 8) {
+            int nt = mm->n_tok - t0 < 8 ? mm->n_tok - t0 : 8;
+            float s[8][SRT__TILE][16];
+            uint16_t e[SRT__TILE][SRT__TCSL_T];
+            memset(s, 0, sizeof s);
+            for (j = 0; j < tk; j++) {
+                memset(e, 0, sizeof e);
+                for (wi = srt__rd32(off + (i * tk + j) * 4); wi < srt__rd32(off + (i * tk + j + 1) * 4); wi++) {
+                    uint32_t word = srt__rd32(v + 4 * wi), rr = (word >> 16) / SRT__TCSL_T;
+                    if (rr >= sub && rr < sub + SRT__TILE) e[rr - sub][(word >> 16) % SRT__TCSL_T] = (uint16_t)word;
+                }
+                for (t = 0; t < nt; t++) {
+                    const float *x = mm->a->x + (uint64_t)(t0 + t) * K + j * SRT__TCSL_T;
+                    for (r = 0; r < (int)SRT__TILE; r++)
+                        for (c = 0; c < SRT__TCSL_T && j * SRT__TCSL_T + c < K; c++)
+                            s[t][r][c & 15] = srt__fmaf(srt_f16_to_f32(e[r][c]), x[c], s[t][r][c & 15]);
+                }
+            }
+            for (t = 0; t < nt; t++)
+                for (r = 0; r < (int)SRT__TILE && r0 + (uint64_t)r < w->rows; r++) {
+                    float *p = s[t][r];
+                    for (h = 8; h; h >>= 1) for (l = 0; l < h; l++) p[l] += p[l + h];
+                    mm->y[(uint64_t)(t0 + t) * mm->ldy + r0 + (uint64_t)r] = p[0] + (mm->bias ? mm->bias[r0 + (uint64_t)r] : 0.0f);
+                }
+        }
+    }
 }
 
 /* sb-q8 / sb-q4 / s4x1: exactly the integer reference of the dense formats (acc_g in int32, then
@@ -2749,6 +2889,7 @@ static srt__kernel_fn srt__kernel(srt_isa isa, srt_format f, int n_tok) {
         case SRT_SB_BF16: return srt__ref_sb_bf16;
         case SRT_SB_Q8: case SRT_SB_Q4: return srt__ref_sb_int;
         case SRT_S4X1: return srt__ref_s4x1;
+        case SRT_TCSL: return srt__ref_tcsl;
         default: return srt__format_is_tiled(f) ? srt__ref_int : srt__ref_float;
     }
 }

@@ -294,7 +294,7 @@ static void test_pruning(void) {
         static const struct { const char *opts, *msg; } bad[] = {
             {"--sparsity 1", "[0, 1)"}, {"--sparsity -0.1", "[0, 1)"}, {"--sparsity 'blk.*=x'", "[0, 1)"}, {"--sparsity =0.5", "pattern"},
             {"--sparsity 0.5 --prune wanda", "--calib"}, {"--sparsity 0.5 --prune foo", "unknown method"}, {"--prune magnitude", "needs --sparsity"},
-            {"--sparsity 0.5 --calib tests/data/calib.txt", "wanda"}, {"--sparsity 0.5 --sparse-format sb2", "takes sb or s4x1"},
+            {"--sparsity 0.5 --calib tests/data/calib.txt", "wanda"}, {"--sparsity 0.5 --sparse-format sb2", "takes sb, s4x1 or tcsl"},
             {"--sparsity 0.5 --keep-dense ,", "empty pattern"}, {"--sparsity 0.5 --prune wanda --calib " D "missing.txt", "missing.txt"},
         };
         size_t bi;
@@ -361,6 +361,21 @@ static void test_sparse_format(void) {
         }
         CHECK(a && b && na == nb && worst <= 1e-3 * range, "sb-bf16 logits equal the dense bf16 pack of the same pruned weights to rounding (max |diff| %.2g of %.3g)", worst, range);
     }
+    free(a); free(b);
+    /* tcsl: any dense choice -> Tiled-CSL f16, equal to the f16 pack bit for bit on the CPU; below
+       its break-even (0.6) stored f16 whatever the dense choice */
+    CHECK(run("build/srt-pack -q --weights f16 --sparsity 0.7 --prune magnitude " SRC " " D "mf16.srt > /dev/null") == 0 &&
+          run("build/srt-pack -q --weights f16 --sparsity 0.7 --prune magnitude --sparse-format tcsl " SRC " " D "tcsl.srt > /dev/null") == 0 &&
+          run("build/srt-pack -q --weights q8 --sparsity 0.5 --prune magnitude --sparse-format tcsl " SRC " " D "tcsl50.srt > /dev/null") == 0,
+          "srt-pack --sparse-format tcsl (at 0.7 and 0.5)");
+    sb = open_srt(D "tcsl.srt");
+    CHECK(tensor_format(&sb, "blk.1.ffn_gate.weight") == SRT_TCSL && tensor_format(&sb, "token_embd.weight") == SRT_F16, "--sparse-format tcsl at 0.7: pruned tensors are tcsl, kept-dense ones f16");
+    free(sb.b);
+    sb = open_srt(D "tcsl50.srt");
+    CHECK(tensor_format(&sb, "blk.1.ffn_gate.weight") == SRT_F16, "--weights q8 --sparse-format tcsl at 0.5 (below tcsl's break-even 0.6): stored f16, tcsl's dense counterpart");
+    free(sb.b);
+    a = prompt_logits(D "mf16.srt", &na); b = prompt_logits(D "tcsl.srt", &nb);
+    CHECK(a && b && na == nb && memcmp(a, b, sizeof(float) * (size_t)na) == 0, "tcsl logits equal the f16 pack of the same pruned weights bit for bit");
     free(a); free(b);
     /* s4x1: whole 4x1 blocks pruned (magnitude: per tensor; wanda: per 4-row block), below the
        break-even the tensor is stored q8 */

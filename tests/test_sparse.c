@@ -1,8 +1,9 @@
-/* test_sparse.c - the sparse formats (sb-bf16, sb-q8, sb-q4, s4x1): their reference kernels equal the
-   dense references of the same pruned weights (bit for bit for the integer ones), every SIMD kernel
+/* test_sparse.c - the sparse formats (sb-bf16, sb-q8, sb-q4, s4x1, tcsl): their reference kernels equal
+   the dense references of the same pruned weights (bit for bit but for sb-bf16), every SIMD kernel
    equals the reference bit for bit at 0..99% sparsity, odd shapes, GEMV and GEMM token counts, each
    ISA level this machine has and 1 and 2 threads; dequantization; sizes; a damaged sparse tensor is
-   refused at load; stories260K pruned by magnitude and packed sparse gives the dense model's logits. */
+   refused at load; stories260K pruned by magnitude and packed sparse gives the dense model's logits;
+   tcsl's words come in the bank order a GPU kernel writes without conflicts. */
 #define SPARSERT_IMPLEMENTATION
 #include "sparsert.h"
 #include "tests/testing.h"
@@ -46,7 +47,8 @@ static int make(tensor *t, srt_format f, uint32_t group, const float *w, int row
     return srt_quantize(f, group, w, (uint64_t)rows, (uint64_t)cols, t->parts) == SRT_OK;
 }
 static void drop(tensor *t) { int i; for (i = 0; i < 4; i++) free(t->parts[i]); }
-static srt_format dense_of(srt_format f) { return f == SRT_SB_BF16 ? SRT_BF16 : f == SRT_SB_Q4 ? SRT_Q4 : SRT_Q8; }
+static srt_format dense_of(srt_format f) { return f == SRT_SB_BF16 ? SRT_BF16 : f == SRT_SB_Q4 ? SRT_Q4 : f == SRT_TCSL ? SRT_F16 : SRT_Q8; }
+static uint32_t group_of_dense(srt_format f, uint32_t group) { return f == SRT_SB_BF16 || f == SRT_TCSL ? 0 : group; }
 
 static const double sparsities[] = {0.0, 0.3, 0.5, 0.7, 0.9, 0.99};
 static const int shapes[][2] = {{1, 32}, {17, 100}, {45, 300}, {16, 64}, {130, 520}, {3, 2048}, {64, 96}};
@@ -69,7 +71,7 @@ static void test_reference(srt_format f, uint32_t group) {
             for (i = 0; i < M * K; i++) w[i] = srt_test_frand() * (i % 13 == 0 ? 2.0f : 0.5f);
             for (i = 0; i < 5 * K; i++) x[i] = srt_test_frand() * (i % 7 == 0 ? 5.0f : 1.0f);
             prune(w, M, K, sparsities[pi], f == SRT_S4X1);
-            if (!make(&ts, f, group, w, M, K) || !make(&td, dense_of(f), f == SRT_SB_BF16 ? 0 : group, w, M, K)) {
+            if (!make(&ts, f, group, w, M, K) || !make(&td, dense_of(f), group_of_dense(f, group), w, M, K)) {
                 CHECK(0, "%s %dx%d: quantize: %s", srt_format_name(f), M, K, srt_last_error());
                 return;
             }
@@ -172,6 +174,10 @@ static void test_corrupt(void) {
         {SRT_SB_BF16, 1, 3, 0x80, "a bitmap bit", "offset of row 1"},
         {SRT_S4X1, 3, (uint64_t)-1, 0x40, "a segment count", "a segment count is"},
         {SRT_S4X1, 3, 8, 0xff, "a tile offset", "offset of tile 1"},
+        {SRT_TCSL, 1, 0, 4, "the first offset", "not 0"},
+        {SRT_TCSL, 1, 4, 4, "the last offset", "the offsets end at"},
+        {SRT_TCSL, 0, 3, 0x40, "a location", "lies outside"},
+        {SRT_TCSL, 0, 2, 0x01, "a location", "written twice"},
     };
     size_t ci;
     for (ci = 0; ci < sizeof cases / sizeof cases[0]; ci++) {
@@ -238,7 +244,7 @@ static int prune_llama2c(const char *in, const char *out, double sparsity, int b
 static int pack(const char *bin, const char *fmt, const char *out) {
     char cmd[1024];
     snprintf(cmd, sizeof cmd, "build/srt-pack -q --weights %s --group 32 --tokenizer " SRT_SHARED "/models/stories260K/tok512.bin %s %s", fmt, bin, out);
-    if (strcmp(fmt, "bf16") == 0 || strcmp(fmt, "sb-bf16") == 0)
+    if (strcmp(fmt, "bf16") == 0 || strcmp(fmt, "sb-bf16") == 0 || strcmp(fmt, "f16") == 0 || strcmp(fmt, "tcsl") == 0)
         snprintf(cmd, sizeof cmd, "build/srt-pack -q --weights %s --tokenizer " SRT_SHARED "/models/stories260K/tok512.bin %s %s", fmt, bin, out);
     return system(cmd) == 0;
 }
@@ -261,11 +267,12 @@ static float *logits_of(const char *path, srt_isa isa, int *n_vocab) {
     return out;
 }
 static void test_stories(void) {
-    static const char *pairs[][2] = {{"sb-q8", "q8"}, {"sb-q4", "q4"}, {"s4x1", "q8"}, {"sb-bf16", "bf16"}};
+    static const char *pairs[][2] = {{"sb-q8", "q8"}, {"sb-q4", "q4"}, {"s4x1", "q8"}, {"sb-bf16", "bf16"}, {"tcsl", "f16"}};
     size_t pi;
     int isa;
     if (!prune_llama2c(SRT_SHARED "/models/stories260K/stories260K.bin", TMP "/stories_pruned.bin", 0.5, 0) ||
-        !prune_llama2c(SRT_SHARED "/models/stories260K/stories260K.bin", TMP "/stories_pruned4.bin", 0.5, 1)) { CHECK(0, "prune stories260K"); return; }
+        !prune_llama2c(SRT_SHARED "/models/stories260K/stories260K.bin", TMP "/stories_pruned4.bin", 0.5, 1) ||
+        !prune_llama2c(SRT_SHARED "/models/stories260K/stories260K.bin", TMP "/stories_pruned70.bin", 0.7, 0)) { CHECK(0, "prune stories260K"); return; }
     /* unstructured 50% leaves few all-zero 4x1 blocks: below s4x1's break-even, srt-pack stores q8 */
     if (pack(TMP "/stories_pruned.bin", "s4x1", TMP "/stories_s4.srt")) {
         srt_model *m = NULL;
@@ -280,7 +287,8 @@ static void test_stories(void) {
     } else CHECK(0, "pack s4x1");
     for (pi = 0; pi < sizeof pairs / sizeof pairs[0]; pi++) {
         char sp[256], de[256];
-        const char *bin = strcmp(pairs[pi][0], "s4x1") == 0 ? TMP "/stories_pruned4.bin" : TMP "/stories_pruned.bin";
+        /* tcsl's break-even is 0.6: 70% */
+        const char *bin = strcmp(pairs[pi][0], "s4x1") == 0 ? TMP "/stories_pruned4.bin" : strcmp(pairs[pi][0], "tcsl") == 0 ? TMP "/stories_pruned70.bin" : TMP "/stories_pruned.bin";
         snprintf(sp, sizeof sp, TMP "/stories_%s.srt", pairs[pi][0]);
         snprintf(de, sizeof de, TMP "/stories_%s.srt", pairs[pi][1]);
         if (!pack(bin, pairs[pi][0], sp) || !pack(bin, pairs[pi][1], de)) { CHECK(0, "pack %s / %s", pairs[pi][0], pairs[pi][1]); continue; }
@@ -311,22 +319,62 @@ static void test_stories(void) {
             if (strcmp(pairs[pi][0], "sb-bf16") == 0)   /* another summation order than bf16: equal to rounding */
                 CHECK(am == am2 && maxd <= 1e-3 * range, "stories260K pruned 50%%, sb-bf16 at %s: logits equal bf16's to rounding (max |diff| %.3g of %.3g), same argmax",
                       srt_isa_name((srt_isa)isa), maxd, range);
-            else CHECK(same, "stories260K pruned 50%%, %s at %s: logits equal %s's bit for bit (max |diff| %.3g)", pairs[pi][0], srt_isa_name((srt_isa)isa), pairs[pi][1], maxd);
+            else CHECK(same, "stories260K pruned %s, %s at %s: logits equal %s's bit for bit (max |diff| %.3g)", strcmp(pairs[pi][0], "tcsl") ? "50%" : "70%", pairs[pi][0], srt_isa_name((srt_isa)isa), pairs[pi][1], maxd);
             free(a); free(b);
         }
         remove(sp); remove(de);
     }
-    remove(TMP "/stories_pruned.bin"); remove(TMP "/stories_pruned4.bin");
+    remove(TMP "/stories_pruned.bin"); remove(TMP "/stories_pruned4.bin"); remove(TMP "/stories_pruned70.bin");
+}
+
+/* tcsl: each tile's words are padded to a multiple of 4 with repeats of its last word, and come in
+   rounds over the 32 shared-memory banks: as long as every bank still has weights, each 32 words a
+   warp writes at once hit 32 distinct banks (LAYOUTS.md). */
+static unsigned bank_of(uint32_t word) { unsigned r = (word >> 16) / 64, c = (word >> 16) % 64; return 4u * ((c >> 3) ^ (r & 7u)) + ((c & 7u) >> 1); }
+static void test_tcsl_order(void) {
+    static const double sps[] = {0.0, 0.5, 0.9};
+    const int M = 130, K = 300, tk = (K + 63) / 64, tm = (M + 63) / 64;
+    int bad_pad = 0, bad_bank = 0, groups = 0;
+    size_t pi;
+    for (pi = 0; pi < 3; pi++) {
+        float *w = (float *)malloc(sizeof(float) * M * K);
+        tensor ts;
+        int i, t;
+        for (i = 0; i < M * K; i++) w[i] = srt_test_frand() + 0.01f;
+        prune(w, M, K, sps[pi], 0);
+        if (!make(&ts, SRT_TCSL, 0, w, M, K)) { CHECK(0, "tcsl: %s", srt_last_error()); free(w); return; }
+        for (t = 0; t < tm * tk; t++) {
+            const uint32_t *off = (const uint32_t *)ts.parts[1], *v = (const uint32_t *)ts.parts[0];
+            uint32_t w0 = off[t], w1 = off[t + 1], real = w1, g, k;
+            unsigned cnt[32] = {0}, minc = ~0u, b;
+            if ((w1 - w0) % 4) bad_pad++;
+            while (real > w0 + 1 && v[real - 1] == v[real - 2]) real--;   /* the repeats */
+            if (w1 - real > 3) bad_pad++;
+            for (k = w0; k < real; k++) cnt[bank_of(v[k])]++;
+            for (b = 0; b < 32; b++) if (cnt[b] < minc) minc = cnt[b];
+            for (g = 0; g < minc; g++) {
+                unsigned seen = 0;
+                for (k = w0 + 32 * g; k < w0 + 32 * g + 32; k++) seen |= 1u << bank_of(v[k]);
+                bad_bank += seen != 0xffffffffu;
+                groups++;
+            }
+        }
+        drop(&ts);
+        free(w);
+    }
+    CHECK(bad_pad == 0, "tcsl: every tile holds a multiple of 4 words, padded with repeats of its last one");
+    CHECK(bad_bank == 0 && groups > 300, "tcsl: %d groups of 32 words (while every bank has weights) hit 32 distinct banks; %d do not", groups, bad_bank);
 }
 
 static void test_names(void) {
     CHECK(srt_format_from_name("sb-q8") == SRT_SB_Q8 && srt_format_from_name("sb-bf16") == SRT_SB_BF16 && srt_format_from_name("sb-q4") == SRT_SB_Q4 &&
-          srt_format_from_name("s4x1") == SRT_S4X1 && srt_format_is_sparse(SRT_S4X1) && !srt_format_is_sparse(SRT_Q8), "format names and srt_format_is_sparse");
+          srt_format_from_name("s4x1") == SRT_S4X1 && srt_format_from_name("tcsl") == SRT_TCSL && srt_format_is_sparse(SRT_S4X1) &&
+          srt_format_is_sparse(SRT_TCSL) && !srt_format_is_sparse(SRT_Q8), "format names and srt_format_is_sparse");
 }
 
 int main(void) {
     static const struct { srt_format f; uint32_t group; } fmts[] = {
-        {SRT_SB_Q8, 32}, {SRT_SB_Q8, 64}, {SRT_SB_Q8, 128}, {SRT_SB_BF16, 0}, {SRT_SB_Q4, 32}, {SRT_SB_Q4, 64}, {SRT_S4X1, 32}, {SRT_S4X1, 64}, {SRT_S4X1, 96}};
+        {SRT_SB_Q8, 32}, {SRT_SB_Q8, 64}, {SRT_SB_Q8, 128}, {SRT_SB_BF16, 0}, {SRT_SB_Q4, 32}, {SRT_SB_Q4, 64}, {SRT_S4X1, 32}, {SRT_S4X1, 64}, {SRT_S4X1, 96}, {SRT_TCSL, 0}};
     srt_pool *pool = NULL;
     srt_pool_desc pd;
     size_t fi;
@@ -342,6 +390,7 @@ int main(void) {
         test_kernels(pool, fmts[fi].f, fmts[fi].group);
     }
     srt_pool_destroy(pool);
+    test_tcsl_order();
     test_corrupt();
     test_stories();
     return srt_test_finish();

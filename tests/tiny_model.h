@@ -63,7 +63,7 @@ static int write_tiny_model(const char *path, srt_format fmt, const char *skip_t
         if (skip_tensor && !strcmp(skip_tensor, name)) break; \
         if (bad_tensor && !strcmp(bad_tensor, name)) rr++; \
         for (i = 0; i < rr * (cols); i++) buf[i] = (f) == SRT_F32 && rr == 1 ? 1.0f + 0.1f * tiny_rand() : tiny_rand() * 0.3f; \
-        if (srt_writer_add_tensor(w, name, f, (f) >= SRT_Q8 && (f) != SRT_SB_BF16 ? 32 : 0, (uint64_t)rr, (uint64_t)(cols), buf) != SRT_OK) { srt_writer_abort(w); free(buf); return 0; } \
+        if (srt_writer_add_tensor(w, name, f, (f) >= SRT_Q8 && (f) != SRT_SB_BF16 && (f) != SRT_TCSL ? 32 : 0, (uint64_t)rr, (uint64_t)(cols), buf) != SRT_OK) { srt_writer_abort(w); free(buf); return 0; } \
     } while (0)
     ADD("token_embd.weight", T_V, T_E, fmt);
     ADD("output_norm.weight", 1, T_E, SRT_F32);

@@ -15,8 +15,8 @@
      --seed S           seed of --random (default 1); the same seed gives the same file
      --tokenizer PATH   llama2.c tokenizer.bin (required for llama2.c checkpoints)
      --weights FMT      format of the 2-D weight matrices: f32, f16 (default), bf16, q8, q4, q2,
-                        tq (ternary), q1 (binary), and the sparse sb-bf16, sb-q8, sb-q4, s4x1
-                        (zeros of the weights skipped; see --sparsity); formats/LAYOUTS.md
+                        tq (ternary), q1 (binary), and the sparse sb-bf16, sb-q8, sb-q4, s4x1,
+                        tcsl (zeros of the weights skipped; see --sparsity); formats/LAYOUTS.md
      --group N|row      group size along the input dimension for q8..q1: a multiple of 32
                         (default: the runtime's, 64), or "row" for one scale per row
      --tensor PAT=FMT[:G]  format (and group) for the 2-D tensors whose names match the glob PAT
@@ -33,9 +33,10 @@
      --keep-dense PATS  comma-separated globs of tensors never pruned, added to the defaults
                         token_embd.*, output.*, *norm* (tools/srt_prune.h)
      --sparse-format F  how pruned tensors are stored: sb (bitmap + values: bf16/f16/f32 -> sb-bf16,
-                        q8 -> sb-q8, q4 -> sb-q4; q2/tq/q1 stay dense) or s4x1 (4x1 block-sparse q8;
-                        pruning then removes whole blocks of 4 output rows at one input column);
-                        without it, pruned weights are stored zeroed in the dense format
+                        q8 -> sb-q8, q4 -> sb-q4; q2/tq/q1 stay dense), s4x1 (4x1 block-sparse q8;
+                        pruning then removes whole blocks of 4 output rows at one input column) or
+                        tcsl (Tiled-CSL f16, for the CUDA backend); without it, pruned weights are
+                        stored zeroed in the dense format
      --vocab-only       write only the tokenizer (no tensors, no hyper-parameters)
      --no-verify        do not load the result with srt_model_load() after writing it
      -q, --quiet        no progress output
@@ -75,7 +76,7 @@ static void usage(FILE *f) {
         "  --seed S           seed for --random (default 1)\n"
         "  --tokenizer PATH   llama2.c tokenizer.bin (required for llama2.c checkpoints)\n"
         "  --weights FMT      2-D weight format: f32, f16 (default), bf16, q8, q4, q2, tq, q1,\n"
-        "                     sb-bf16, sb-q8, sb-q4, s4x1 (sparse)\n"
+        "                     sb-bf16, sb-q8, sb-q4, s4x1, tcsl (sparse)\n"
         "  --group N|row      group size for q8..q1: a multiple of 32 (default 64) or row\n"
         "  --tensor PAT=FMT[:G]  format for 2-D tensors matching the glob PAT (repeatable)\n"
         "  --sparsity S|PAT=S prune attention/FFN weights to sparsity S in [0, 1), all or those\n"
@@ -201,11 +202,12 @@ static double mib(uint64_t b) { return (double)b / (1024.0 * 1024.0); }
 
 /* A sparse format is slower than its dense counterpart below a break-even sparsity (fraction of
    zero weights; s4x1: of all-zero 4x1 blocks), measured with srt-bench gemv on a 2-vCPU AVX-512
-   Xeon (formats/LAYOUTS.md): such a tensor is stored dense, with a message. */
+   Xeon (formats/LAYOUTS.md): such a tensor is stored dense, with a message. tcsl: 0.6, where
+   Flash-LLM's SpMM passes cuBLAS on an A100 (not yet measured with our CUDA kernel). */
 static srt_format sparse_or_dense(const char *name, srt_format f, uint32_t *group, uint64_t rows, uint64_t cols, const float *w, int quiet, int tty) {
     uint64_t zeros = 0, total = 0, r, k;
-    double s, be = f == SRT_SB_BF16 ? 0.20 : f == SRT_SB_Q8 ? 0.25 : f == SRT_SB_Q4 ? 0.30 : 0.50;
-    srt_format dense = f == SRT_SB_BF16 ? SRT_BF16 : f == SRT_SB_Q4 ? SRT_Q4 : SRT_Q8;
+    double s, be = f == SRT_SB_BF16 ? 0.20 : f == SRT_SB_Q8 ? 0.25 : f == SRT_SB_Q4 ? 0.30 : f == SRT_TCSL ? 0.60 : 0.50;
+    srt_format dense = f == SRT_SB_BF16 ? SRT_BF16 : f == SRT_SB_Q4 ? SRT_Q4 : f == SRT_TCSL ? SRT_F16 : SRT_Q8;
     if (f == SRT_S4X1)
         for (r = 0; r < rows; r += 4)
             for (k = 0; k < cols; k++) {
@@ -220,7 +222,7 @@ static srt_format sparse_or_dense(const char *name, srt_format f, uint32_t *grou
     if (s >= be) return f;
     if (!quiet) fprintf(stderr, "%ssrt-pack: %s: sparsity %.2f is below %s's break-even %.2f: stored as %s\n", tty ? "\n" : "", name, s,
                         srt_format_name(f), be, srt_format_name(dense));
-    if (dense == SRT_BF16) *group = 0;
+    if (dense == SRT_BF16 || dense == SRT_F16) *group = 0;
     else if (*group == 0) *group = 64;
     return dense;
 }
@@ -244,7 +246,7 @@ static int parse_choice(const char *what, const char *fmt_s, const char *group_s
     memcpy(name, fmt_s, n); name[n] = 0;
     if (fmt_s[n] == ':') group_s = fmt_s + n + 1;
     c->fmt = srt_format_from_name(name);
-    if (c->fmt < 0) { fprintf(stderr, "srt-pack: %s: unknown weight format '%s' (f32, f16, bf16, q8, q4, q2, tq, q1, sb-bf16, sb-q8, sb-q4, s4x1)\n", what, name); return 1; }
+    if (c->fmt < 0) { fprintf(stderr, "srt-pack: %s: unknown weight format '%s' (f32, f16, bf16, q8, q4, q2, tq, q1, sb-bf16, sb-q8, sb-q4, s4x1, tcsl)\n", what, name); return 1; }
     c->group = 0;
     if (group_s) {
         char *end;
@@ -253,7 +255,7 @@ static int parse_choice(const char *what, const char *fmt_s, const char *group_s
         else if (*group_s == 0 || *end != 0 || g < 32 || g > 65536 || g % 32) {
             fprintf(stderr, "srt-pack: %s: bad group '%s' (a multiple of 32 up to 65536, or row)\n", what, group_s); return 1;
         } else c->group = (uint32_t)g;
-        if (c->fmt < SRT_Q8 || c->fmt == SRT_SB_BF16) { fprintf(stderr, "srt-pack: %s: a group size applies only to q8, q4, q2, tq, q1, sb-q8, sb-q4, s4x1\n", what); return 1; }
+        if (c->fmt < SRT_Q8 || c->fmt == SRT_SB_BF16 || c->fmt == SRT_TCSL) { fprintf(stderr, "srt-pack: %s: a group size applies only to q8, q4, q2, tq, q1, sb-q8, sb-q4, s4x1\n", what); return 1; }
     }
     return 0;
 }
@@ -401,7 +403,7 @@ int main(int argc, char **argv) {
             if (!v) { fprintf(stderr, "srt-pack: --tokenizer needs a path\n"); return 1; }
             tok = v;
         } else if (opt_value(argc, argv, &i, "--weights", &v)) {
-            if (!v) { fprintf(stderr, "srt-pack: --weights needs a format (f32, f16, bf16, q8, q4, q2, tq, q1, sb-bf16, sb-q8, sb-q4, s4x1)\n"); return 1; }
+            if (!v) { fprintf(stderr, "srt-pack: --weights needs a format (f32, f16, bf16, q8, q4, q2, tq, q1, sb-bf16, sb-q8, sb-q4, s4x1, tcsl)\n"); return 1; }
             weights = v;
         } else if (opt_value(argc, argv, &i, "--random", &v)) {
             if (!v) { fprintf(stderr, "srt-pack: --random needs a config.json\n"); return 1; }

@@ -23,7 +23,8 @@
      --sparse-format sb the SB format of the dense choice (bf16/f16/f32 -> sb-bf16, q8 -> sb-q8,
      q4 -> sb-q4; q2/tq/q1 have none and stay dense), with s4x1 the 4x1 block-sparse Q8 format,
      whose blocks (4 consecutive output rows at one input column) are then what is pruned: a block
-     scores the sum of its weights' scores. Without --sparse-format a pruned tensor is stored
+     scores the sum of its weights' scores; with tcsl Tiled-CSL f16 (the CUDA backend's sparse
+     format) whatever the dense choice. Without --sparse-format a pruned tensor is stored
      zeroed in the dense format. (srt-pack stores a tensor dense again when its sparsity is below
      the sparse format's measured break-even.)
    REPORT
@@ -41,7 +42,7 @@
 #define SRTP_MAX_KEEP 64
 #define SRTP_KINDS 7
 enum { SRTP_MAGNITUDE = 0, SRTP_WANDA = 1 };
-enum { SRTP_DENSE = 0, SRTP_SB = 1, SRTP_S4X1 = 2 };   /* --sparse-format */
+enum { SRTP_DENSE = 0, SRTP_SB = 1, SRTP_S4X1 = 2, SRTP_TCSL = 3 };   /* --sparse-format */
 static const char *const srtp_kind_names[SRTP_KINDS] = {"attn_q", "attn_k", "attn_v", "attn_output", "ffn_gate", "ffn_up", "ffn_down"};
 
 typedef struct srtp_rule { char pattern[200]; float sparsity; } srtp_rule;   /* pattern "*" = every tensor */
@@ -60,7 +61,7 @@ typedef struct srtp_state {
     int n_keep;
     int method;              /* SRTP_*, -1 = not given (magnitude) */
     const char *calib;       /* calibration text (wanda) */
-    int sparse_format;       /* SRTP_DENSE, SRTP_SB, SRTP_S4X1 */
+    int sparse_format;       /* SRTP_DENSE, SRTP_SB, SRTP_S4X1, SRTP_TCSL */
     /* wanda: per layer and kind, the sum over calibration tokens of x_j^2 (cols values) */
     int n_layer;
     double **sumsq;          /* [layer * SRTP_KINDS + kind] */
@@ -181,11 +182,12 @@ static float srtp_sparsity_for(const srtp_state *st, const char *name) {
     return s;
 }
 
-/* --sparse-format sb|s4x1 */
+/* --sparse-format sb|s4x1|tcsl */
 static int srtp_parse_sparse_format(srtp_state *st, const char *arg, char *err, size_t errlen) {
     if (arg && strcmp(arg, "sb") == 0) st->sparse_format = SRTP_SB;
     else if (arg && strcmp(arg, "s4x1") == 0) st->sparse_format = SRTP_S4X1;
-    else { snprintf(err, errlen, "--sparse-format takes sb or s4x1 (got '%s')", arg ? arg : ""); return -1; }
+    else if (arg && strcmp(arg, "tcsl") == 0) st->sparse_format = SRTP_TCSL;
+    else { snprintf(err, errlen, "--sparse-format takes sb, s4x1 or tcsl (got '%s')", arg ? arg : ""); return -1; }
     return 0;
 }
 
@@ -198,9 +200,10 @@ static void srtp_choose_format(const srtp_state *st, const char *name, float spa
     *fmt = dense_fmt;
     *group = dense_group;
     if (st->sparse_format == SRTP_S4X1) *fmt = SRT_S4X1;
+    else if (st->sparse_format == SRTP_TCSL) *fmt = SRT_TCSL;
     else if (st->sparse_format == SRTP_SB)
         *fmt = dense_fmt == SRT_Q8 ? SRT_SB_Q8 : dense_fmt == SRT_Q4 ? SRT_SB_Q4 : is_float ? SRT_SB_BF16 : dense_fmt;
-    if (*fmt == SRT_SB_BF16 || (*fmt == SRT_S4X1 && is_float)) *group = 0;   /* no groups / the default group */
+    if (*fmt == SRT_SB_BF16 || *fmt == SRT_TCSL || (*fmt == SRT_S4X1 && is_float)) *group = 0;   /* no groups / the default group */
 }
 
 
@@ -399,7 +402,7 @@ static int srtp__roundtrip(srt_format fmt, uint32_t group, const float *w, uint6
     void *parts[4] = {NULL, NULL, NULL, NULL};
     int i, rc = -1;
     if (fmt == SRT_F32) { memcpy(out, w, (size_t)(rows * cols) * sizeof(float)); return 0; }
-    if (fmt >= SRT_Q8 && fmt != SRT_SB_BF16 && group == 0) group = 64;   /* what the writer does with 0 (sparsert.h: SRT__DEFAULT_GROUP) */
+    if (fmt >= SRT_Q8 && fmt != SRT_SB_BF16 && fmt != SRT_TCSL && group == 0) group = 64;   /* what the writer does with 0 (sparsert.h: SRT__DEFAULT_GROUP) */
     if ((srt_format_is_sparse(fmt) ? srt_tensor_layout_data(fmt, rows, cols, group, w, &lay) : srt_tensor_layout(fmt, rows, cols, group, &lay)) != SRT_OK) {
         snprintf(err, errlen, "%s", srt_last_error());
         return -1;
