@@ -575,7 +575,7 @@ static srt_status srt__cu_matmul_dev(srt__cuda *S, const srt__cuda_mat &w, const
                                   lo, ty, (int)w.cols, &one, y, CUDA_R_32F, (int)ldy, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT);
         }
         if (bs != CUBLAS_STATUS_SUCCESS) {
-            srt__cu_note(S, cudaErrorUnknown, bs == CUBLAS_STATUS_NOT_SUPPORTED ? "cublasGemmEx (not supported)" : "cublasGemmEx");
+            srt__cu_note(S, cudaErrorUnknown, cublasGetStatusString(bs));   /* "cuda: CUBLAS_STATUS_...: unknown error" */
             return SRT_OK;   /* reported through the call's failure */
         }
         if (bias) {
