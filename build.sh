@@ -8,18 +8,23 @@
 #   ./build.sh test arm    the same for aarch64 Linux (the portable kernels) into build/arm/, under qemu-aarch64
 #                          (after wine or arm: the names of the tests to run, e.g. test_core fuzz_json; default all)
 #   ./build.sh test tsan   every test built by clang with ThreadSanitizer (any report fails the run;
-#                          compile.sh, test_ui and test_sycl are skipped); ./build.sh tsan is the same
+#                          compile.sh, test_ui, test_sycl and test_cuda are skipped); ./build.sh tsan is the same
 #                          (both, like asan and valgrind, leave build/ to be rebuilt by ./build.sh)
 #   ./build.sh test valgrind   plain -O1 -g build, then test_golden and the other tests that are cheap
 #                          enough under valgrind memcheck (errors or definite/indirect leaks fail;
 #                          kernels forced to avx2: valgrind has no AVX-512/AMX); ./build.sh valgrind too
 #   ./build.sh test-ui  the SDL chat window under Xvfb (tests/test_ui.sh); screenshot: build/ui-test.png
 #   ./build.sh sycl     the SYCL backend test (build/test-sycl, tests/test_sycl.cpp + sparsert_sycl.h), then runs it
+#   ./build.sh cuda     the CUDA backend test (build/test-cuda, tests/test_cuda.cu + sparsert_cuda.h by nvcc), then runs it
+#                       (without a CUDA device it runs its no-device checks and prints "skipped: GPU checks ...")
 #   ./build.sh fuzz SECONDS [TARGET...]   libFuzzer campaigns (clang, ASan+UBSan), each target for SECONDS:
 #                       targets json srt gguf hf llama2c tokenizer chat (default all, one after another);
 #                       corpora and findings in build/fuzz/; non-zero exit on any finding (see run_fuzz)
 # SYCL: SYCL_CXX (a SYCL compiler command), else icpx -fsycl, else acpp on PATH (ACPP_TARGETS, default omp);
 # ./build.sh and ./build.sh test build and run test-sycl when one is found and say "skipped" when not.
+# CUDA: NVCC (the nvcc command), else nvcc on PATH, else /usr/local/cuda/bin/nvcc; cuBLAS from the
+# lib64 folder beside nvcc's bin (rpath set). ./build.sh and ./build.sh test build and run test-cuda
+# when nvcc is found (not under asan, tsan, valgrind or cross builds) and say "skipped" when not.
 # Environment: CC (default cc), CXX (default c++), CFLAGS (extra flags), STB_INCLUDE (folder of the
 # stb headers, default /usr/include/stb as Debian's libstb-dev installs them).
 # build/srt-chat-sdl (demo/srt-chat-sdl.c) is built when SDL2 (pkg-config sdl2 or sdl2-config) and
@@ -70,7 +75,7 @@ elif [ "${2:-}" = valgrind ] && [ "${1:-}" = test ]; then
     OPT="-O1 -g"
     export SRT_TEST_SLOW=valgrind
 elif [ -n "${2:-}" ]; then
-    echo "usage: ./build.sh [test [asan | tsan | valgrind | wine | arm] | test-ui [asan] | tsan | valgrind | sycl | fuzz SECONDS [TARGET...]]" >&2; exit 2
+    echo "usage: ./build.sh [test [asan | tsan | valgrind | wine | arm] | test-ui [asan] | tsan | valgrind | sycl | cuda | fuzz SECONDS [TARGET...]]" >&2; exit 2
 fi
 
 fail=0
@@ -158,6 +163,41 @@ run_sycl_test() {
     else echo "skipped test_sycl: $SYCL_WHY"; fi
 }
 
+# The CUDA backend test: the C core compiled by CC, tests/test_cuda.cu (with sparsert_cuda.h) by nvcc,
+# linked by nvcc with cuBLAS. HAVE_CUDA: 1 built, 0 no nvcc (or asan/tsan/valgrind), 2 failed.
+HAVE_CUDA=0
+CUDA_WHY=""
+find_nvcc() {
+    if [ -n "${NVCC:-}" ]; then NVCC_CMD=$NVCC
+    elif command -v nvcc >/dev/null 2>&1; then NVCC_CMD=nvcc
+    elif [ -x /usr/local/cuda/bin/nvcc ]; then NVCC_CMD=/usr/local/cuda/bin/nvcc
+    else return 1; fi
+    local bin; bin=$(command -v "${NVCC_CMD%% *}") || return 1
+    CUDA_LIB=$(cd "$(dirname "$bin")/.." && pwd)/lib64
+    [ -d "$CUDA_LIB" ] || CUDA_LIB=$(cd "$(dirname "$bin")/.." && pwd)/lib
+}
+build_cuda() {
+    rm -f "$B/test-cuda"
+    if [ -n "${2:-}" ]; then CUDA_WHY="not under ${2}"; return; fi
+    if ! find_nvcc; then CUDA_WHY="no nvcc (set NVCC, or put nvcc on PATH: see README, CUDA backend)"; return; fi
+    printf '#define SPARSERT_IMPLEMENTATION\n#include "sparsert.h"\n' > "$B/cuda-core.c"
+    # -fmad=false: no a*b+c contraction (the reference-order kernels are bit-exact); sm_80 and sm_90 SASS
+    if ! $CC -std=c99 $OPT $WARN -I. ${CFLAGS:-} -c -o "$B/cuda-core.o" "$B/cuda-core.c" ||
+       ! $NVCC_CMD -std=c++17 -O2 -fmad=false -gencode arch=compute_80,code=sm_80 -gencode arch=compute_90,code=sm_90 \
+            -Xcompiler -Wall,-Wextra -I. -o "$B/test-cuda" tests/test_cuda.cu "$B/cuda-core.o" \
+            -L"$CUDA_LIB" -lcublas -Xlinker -rpath,"$CUDA_LIB" -lm -lpthread; then
+        note "build failed: test-cuda ($NVCC_CMD)"; fail=1; HAVE_CUDA=2; return
+    fi
+    HAVE_CUDA=1
+}
+run_cuda_test() {
+    if [ "$HAVE_CUDA" = 2 ]; then echo "FAIL - test-cuda did not build"; FAILED=$((FAILED + 1))
+    elif [ "$HAVE_CUDA" = 1 ]; then
+        run_test test_cuda "$B/test-cuda"
+        grep '^skipped:' "$B/test_cuda.log" | sed 's/^/[test_cuda] /'   # no device: say so in the summary
+    else echo "skipped test_cuda: $CUDA_WHY"; fi
+}
+
 build_all() {
     rm -f "$B/.failed"
     cc_bg srt-pack tools/srt-pack.c
@@ -176,6 +216,7 @@ build_all() {
     [ -n "$CROSS" ] && return   # cross builds: the tools and the C tests only
     build_sdl
     build_sycl "$@"
+    build_cuda "$@"
 }
 
 # Runs one test program; its "ok -"/"FAIL -" lines are counted.
@@ -240,6 +281,7 @@ run_tests() {
     elif [ -x tests/compile.sh ]; then run_test compile tests/compile.sh; fi
     run_ui_test
     run_sycl_test
+    run_cuda_test
     echo "$PASSED passed, $FAILED failed"
     [ "$FAILED" -eq 0 ] && [ "$fail" -eq 0 ]
 }
@@ -277,7 +319,7 @@ run_cross_tests() {
         elif [ "$name" = fuzz_json ]; then run_test fuzz_json ./fuzz_json tests/fuzz/json/*
         else run_test "$name" "./$name"; fi
     done
-    echo "skipped compile, test_ui, test_sycl: host builds only (./build.sh test)"
+    echo "skipped compile, test_ui, test_sycl, test_cuda: host builds only (./build.sh test)"
     echo "$PASSED passed, $FAILED failed"
     [ "$FAILED" -eq 0 ] && [ "$fail" -eq 0 ]
 }
@@ -328,7 +370,7 @@ run_fuzz() {
 }
 
 case "${1:-all}" in
-    all)  build_all "$@"; [ "$HAVE_SYCL" = 0 ] && note "skipping test-sycl: $SYCL_WHY"; exit $fail ;;
+    all)  build_all "$@"; [ "$HAVE_SYCL" = 0 ] && note "skipping test-sycl: $SYCL_WHY"; [ "$HAVE_CUDA" = 0 ] && note "skipping test-cuda: $CUDA_WHY"; exit $fail ;;
     test)
         build_all "$@"
         if [ -n "$CROSS" ]; then run_cross_tests "${@:3}"; else run_tests; fi
@@ -338,6 +380,13 @@ case "${1:-all}" in
         build_sycl "$@"
         if [ "$HAVE_SYCL" = 0 ]; then echo "cannot build test-sycl: $SYCL_WHY" >&2; exit 1; fi
         run_sycl_test
+        echo "$PASSED passed, $FAILED failed"
+        [ "$FAILED" -eq 0 ] && [ "$fail" -eq 0 ]; exit $? ;;
+    cuda)
+        cc_prog srt-pack tools/srt-pack.c
+        build_cuda "$@"
+        if [ "$HAVE_CUDA" = 0 ]; then echo "cannot build test-cuda: $CUDA_WHY" >&2; exit 1; fi
+        run_cuda_test
         echo "$PASSED passed, $FAILED failed"
         [ "$FAILED" -eq 0 ] && [ "$fail" -eq 0 ]; exit $? ;;
     test-ui)
@@ -351,5 +400,5 @@ case "${1:-all}" in
         echo "$PASSED passed, $FAILED failed (screenshot: $B/ui-test.png)"
         [ "$FAILED" -eq 0 ] && [ "$fail" -eq 0 ]; exit $? ;;
     fuzz) shift; run_fuzz "$@"; exit $? ;;
-    *)    note "usage: ./build.sh [test [asan | tsan | valgrind | wine | arm] | test-ui [asan] | tsan | valgrind | sycl | fuzz SECONDS [TARGET...]]"; exit 2 ;;
+    *)    note "usage: ./build.sh [test [asan | tsan | valgrind | wine | arm] | test-ui [asan] | tsan | valgrind | sycl | cuda | fuzz SECONDS [TARGET...]]"; exit 2 ;;
 esac

@@ -1,0 +1,1270 @@
+/* sparsert_cuda.h - CUDA backend of sparsert.h: low-bit GEMV/GEMM and the whole transformer forward
+   pass on an NVIDIA GPU (written for Ampere and Hopper: sm_80, sm_90; any GPU with dp4a works).
+
+   HOW TO USE
+     In one .cu file compiled by nvcc (-fmad=false, no fast-math: see EXACTNESS):
+         #define SPARSERT_CUDA
+         #include "sparsert_cuda.h"
+     and link with -lcublas. The rest of the app (C or C++, any compiler) includes sparsert.h with
+     SPARSERT_IMPLEMENTATION in one file as usual, and sparsert_cuda.h (without SPARSERT_CUDA)
+     where it needs the declarations below. Then:
+         srt_backend *gpu = srt_cuda_backend(0);     // CUDA device 0
+         srt_model_desc md = {0};
+         md.backend = gpu;                           // weights are uploaded once by srt_model_load
+         srt_model_load("model.srt", &md, &model);   // sessions, feed, next: as on the CPU
+         ...
+         srt_model_free(model); srt_backend_free(gpu);
+     `./build.sh cuda` builds tests/test_cuda.cu this way (build/test-cuda) and runs it.
+
+   WHAT RUNS ON THE DEVICE
+     Every forward batch: embedding lookup, RMSNorm, q/k/v (+ biases), RoPE (both pairings; the
+     angles come from the core, so llama3/linear scaling are exactly the CPU's), the KV cache
+     (f16 or f32) and attention with grouped-query heads, the output projection, SwiGLU FFN,
+     residuals, the final norm and the output matrix. Only the last token's logits are copied back;
+     sampling stays on the CPU. Weights live in plain device memory (cudaMalloc), uploaded once;
+     parts shared by two tensors (tied embeddings) once.
+     Matrix products read the weights in the layouts of formats/LAYOUTS.md, unchanged:
+     - GEMV (one token): one block of 256 threads per 16-row tile and token; activation
+       quantization is fused in (the block takes the abs-max of a batch of groups, then each thread
+       quantizes the activations of the chunks it reads). A thread reads 16 bytes of a 64-byte chunk
+       (4 rows) and sums codes x int8 activations with __dp4a: Q8 words go to dp4a as they are,
+       4/2/1-bit codes are masked out of the word one step at a time (value = mul * code - off, so
+       sum(value * q) = mul * sum(code * q) - off * sum(q), exact). The int32 sums of the threads
+       that share a group are combined with shared-memory atomics (integer addition: exact in any
+       order), then the reference epilogue y = fma(acc_g, scale_g * dx_g, y) in group order, + bias.
+     - GEMM (a prompt batch): a quantization pass (int8 codes + one scale per token and group), then
+       one thread per 4 rows (one 16-byte piece of each chunk) x 8 tokens: each weight word is
+       decoded once for 8 tokens, each activation word used for 4 rows; the same epilogue.
+     - F32/F16/BF16 weights: 16 lanes per row, lane j summing elements k = j mod 16 with fma, the
+       lanes reduced by halves (shuffles): the CPU reference dot product, for up to 4 tokens per
+       weight read.
+     - cuBLAS (float weights only): cublasGemmEx with f32 accumulation (CUBLAS_COMPUTE_32F). F16 and
+       BF16 weights need activations of the same type: x is split into hi + lo halves of that type
+       and both are multiplied (error ~2^-16 relative instead of 2^-9; F16 needs |x| < 65504). Not
+       bit-exact: within about 1e-5 of sum |w x| per output. The forward pass uses it for batches
+       of at least srt_cuda_set_cublas_min_tokens() tokens (default 32; 0 = never).
+     Decode (one token) runs as a CUDA graph, captured once per session (with and without the
+     logits): the position lives in a small device struct copied before each launch, and every
+     kernel reads it there, so one graph serves every step. If capture fails the plain launches
+     run. Prompt batches use plain launches. SRT_CUDA_GRAPHS=0 turns graphs off; SRT_CUDA_SYNC=1
+     synchronizes after every kernel and names the one that failed (debugging).
+
+   EXACTNESS
+     Integer sums are exact and every float operation is done in the CPU reference's order, so
+     all paths but cuBLAS equal the CPU's results bit for bit: compile with -fmad=false (no
+     contraction of a * b + c into fma; explicit fmaf stays fused) and without fast-math (nvcc's
+     defaults -prec-div=true -prec-sqrt=true give IEEE division and square root).
+
+   LIMITS
+     One device per backend, one stream; sessions of one backend take turns (a mutex). The
+     session observer is not called with a backend. Sparse formats (sb-bf16, sb-q8, sb-q4, s4x1)
+     have no CUDA kernels yet: a model using them is refused at load (SRT_ERR_UNSUPPORTED).
+
+   LICENSE
+     MIT, as sparsert.h.
+*/
+#ifndef SPARSERT_CUDA_H
+#define SPARSERT_CUDA_H
+#include "sparsert.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* A backend on CUDA device `device` (0 = the first). NULL only when out of host memory: a device
+   that cannot be opened (none, no driver) makes srt_model_load fail with the reason and
+   SRT_ERR_UNSUPPORTED; srt_cuda_info says it too. Free with srt_backend_free. */
+SRT_API srt_backend *srt_cuda_backend(int device);
+/* One line: CUDA runtime and driver versions, device name, compute capability, SMs, memory; or why
+   there is no device. */
+SRT_API const char *srt_cuda_info(srt_backend *b);
+/* Message of the last failed srt_cuda_matmul / srt_cuda_bench_matmul on this backend ("" if none). */
+SRT_API const char *srt_cuda_last_error(srt_backend *b);
+/* Float-weight batches of at least n tokens go to cuBLAS in the forward pass (default 32; 0 = never,
+   so that every result equals the CPU's bit for bit). */
+SRT_API void srt_cuda_set_cublas_min_tokens(srt_backend *b, int n);
+
+/* Kernel paths of srt_cuda_matmul (tests and benchmarks); AUTO is what the forward pass does. */
+typedef enum srt_cuda_path {
+    SRT_CUDA_PATH_AUTO = 0,     /* integer: GEMV for n = 1, else GEMM; float: cuBLAS from the min tokens on, else the float kernel */
+    SRT_CUDA_PATH_GEMV = 1,     /* integer: the fused-quantization kernel, one block per (tile, token); float: the float kernel */
+    SRT_CUDA_PATH_GEMM = 2,     /* integer: quantization pass + register-blocked kernel; float: the float kernel */
+    SRT_CUDA_PATH_CUBLAS = 3    /* float weights only (F32, F16, BF16): cublasGemmEx; integer formats: SRT_ERR_UNSUPPORTED */
+} srt_cuda_path;
+/* y[t * rows + r] = W[r] . x[t] (+ bias[r]) for t < n on the device, as srt_matmul on the CPU.
+   Host pointers in and out (uploaded and freed in the call); bias may be NULL. */
+SRT_API srt_status srt_cuda_matmul(srt_backend *b, srt_format format, uint32_t group, const void *const *parts,
+                                   uint64_t rows, uint64_t cols, int n, const float *x, const float *bias, float *y,
+                                   srt_cuda_path path);
+/* Times the same product with weights and activations already on the device (uploaded before the
+   timing, freed after): a warm-up call, then `iters` calls between two CUDA events;
+   *ms_per_call = elapsed / iters. Weight bytes / time = the kernel's bandwidth. */
+SRT_API srt_status srt_cuda_bench_matmul(srt_backend *b, srt_format format, uint32_t group, const void *const *parts,
+                                         uint64_t rows, uint64_t cols, int n, srt_cuda_path path, int iters,
+                                         double *ms_per_call);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* SPARSERT_CUDA_H */
+
+/* ================================================================================================
+   Implementation (only with SPARSERT_CUDA, in a .cu file compiled by nvcc)
+   ================================================================================================ */
+#ifdef SPARSERT_CUDA
+#ifndef SPARSERT_CUDA_DONE
+#define SPARSERT_CUDA_DONE
+#ifndef __CUDACC__
+#  error "sparsert_cuda.h: SPARSERT_CUDA needs nvcc (a .cu file compiled by nvcc -fmad=false)"
+#endif
+#include <cuda_runtime.h>
+#include <cuda_fp16.h>
+#include <cublas_v2.h>
+#include <algorithm>
+#include <cfloat>
+#include <cstdarg>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <cmath>
+#include <map>
+#include <mutex>
+#include <new>
+#include <string>
+#include <vector>
+
+/* ---------------------------------------------------------------- device helpers */
+/* f16 -> f32 is exact in hardware; f32 -> f16/bf16 round to nearest even in integer operations
+   (the core's srt_f32_to_f16 / srt_f32_to_bf16, NaN included). */
+static __device__ __forceinline__ float srt__cu_f16(uint16_t h) { return __half2float(__ushort_as_half(h)); }
+static __device__ __forceinline__ float srt__cu_bf16(uint16_t h) { return __uint_as_float((uint32_t)h << 16); }
+static __device__ uint16_t srt__cu_to_f16(float f) {
+    uint32_t x = __float_as_uint(f), sign, man;
+    int exp;
+    sign = (x >> 16) & 0x8000u;
+    exp = (int)((x >> 23) & 0xff);
+    man = x & 0x7fffffu;
+    if (exp == 0xff) return (uint16_t)(sign | 0x7c00u | (man ? 0x200u | (man >> 13) : 0));
+    exp = exp - 127 + 15;
+    if (exp >= 0x1f) return (uint16_t)(sign | 0x7c00u);
+    if (exp <= 0) {
+        uint32_t m, shift, r, halfway;
+        if (exp < -10) return (uint16_t)sign;
+        m = man | 0x800000u;
+        shift = (uint32_t)(14 - exp);
+        r = m >> shift;
+        halfway = 1u << (shift - 1);
+        if ((m & ((1u << shift) - 1)) > halfway || ((m & ((1u << shift) - 1)) == halfway && (r & 1))) r++;
+        return (uint16_t)(sign | r);
+    } else {
+        uint32_t r = ((uint32_t)exp << 10) | (man >> 13), rest = man & 0x1fffu;
+        if (rest > 0x1000u || (rest == 0x1000u && (r & 1))) r++;
+        return (uint16_t)(sign | r);
+    }
+}
+static __device__ uint16_t srt__cu_to_bf16(float f) {
+    uint32_t x = __float_as_uint(f);
+    if ((x & 0x7fffffffu) > 0x7f800000u) return (uint16_t)((x >> 16) | 0x40u);   /* NaN stays NaN */
+    return (uint16_t)((x + 0x7fffu + ((x >> 16) & 1u)) >> 16);
+}
+/* weight element as f32: FM 0 = f32, 1 = f16, 2 = bf16 */
+template <int FM> static __device__ __forceinline__ float srt__cu_ld(const uint8_t *p, uint64_t i) {
+    if (FM == 0) return ((const float *)p)[i];
+    if (FM == 1) return srt__cu_f16(((const uint16_t *)p)[i]);
+    return srt__cu_bf16(((const uint16_t *)p)[i]);
+}
+/* the core's srt__expf: the same polynomial and operations */
+static __device__ float srt__cu_expf(float x) {
+    float n, r, p;
+    x = x < 88.0f ? x : 88.0f;
+    x = x > -87.0f ? x : -87.0f;
+    n = fmaf(x, 1.44269504f, 12582912.0f) - 12582912.0f;
+    r = fmaf(n, -0.693145752f, x);
+    r = fmaf(n, -1.42860677e-6f, r);
+    p = fmaf(1.0f / 720.0f, r, 1.0f / 120.0f);
+    p = fmaf(p, r, 1.0f / 24.0f);
+    p = fmaf(p, r, 1.0f / 6.0f);
+    p = fmaf(p, r, 0.5f);
+    p = fmaf(p, r, 1.0f);
+    p = fmaf(p, r, 1.0f);
+    return p * __uint_as_float((uint32_t)((int32_t)n + 127) << 23);
+}
+/* the core's srt__act_code: round half away from zero, NaN -> 0, clamped to [-127, 127] */
+static __device__ __forceinline__ int srt__cu_act_code(float v) {
+    if (!(v == v)) return 0;
+    if (v >= 127.0f) return 127;
+    if (v <= -127.0f) return -127;
+    return (int)roundf(v);
+}
+/* 4 quantized activations x[k..k+3] * id as the bytes of one int (0 past K) */
+static __device__ __forceinline__ int srt__cu_qx4(const float *xt, uint64_t k, uint64_t K, float id) {
+    uint32_t r = 0;
+#pragma unroll
+    for (int j = 0; j < 4; j++)
+        if (k + (uint64_t)j < K) r |= (uint32_t)(uint8_t)(int8_t)srt__cu_act_code(xt[k + (uint64_t)j] * id) << (8 * j);
+    return (int)r;
+}
+/* Integer formats (formats/LAYOUTS.md): bits per code, columns per chunk, and value = mul * code - off. */
+template <int F> struct srt__cu_fmt {
+    static constexpr int bits = F == SRT_Q8 ? 8 : F == SRT_Q4 ? 4 : F == SRT_Q1 ? 1 : 2;
+    static constexpr int per_byte = 8 / bits;
+    static constexpr int kstep = 4 * per_byte;
+    static constexpr uint32_t lane_mask = F == SRT_Q8 ? 0xffffffffu : F == SRT_Q4 ? 0x0f0f0f0fu : F == SRT_Q1 ? 0x01010101u : 0x03030303u;
+    static constexpr int mul = F == SRT_Q2 || F == SRT_Q1 ? 2 : 1;
+    static constexpr int off = F == SRT_Q4 ? 8 : F == SRT_Q2 ? 3 : F == SRT_Q8 ? 0 : 1;
+};
+/* Chunk step s of a weight word: the codes of 4 columns as bytes (Q8: the signed codes themselves). */
+template <int F> static __device__ __forceinline__ int srt__cu_codes(uint32_t word, int s) {
+    typedef srt__cu_fmt<F> fm;
+    return F == SRT_Q8 ? (int)word : (int)((word >> (s * fm::bits)) & fm::lane_mask);
+}
+
+/* ---------------------------------------------------------------- state */
+/* A weight matrix on the device. */
+struct srt__cuda_mat {
+    srt_format format;
+    uint32_t group;
+    uint64_t rows, cols;
+    const uint8_t *v;        /* values part (float formats: the elements) */
+    const uint16_t *sc;      /* scales part (integer formats) */
+    uint64_t kp, chunks, ng, tiles;
+};
+struct srt__cuda {
+    srt_backend b;
+    int device = 0;
+    bool ok = false;         /* device opened */
+    bool graphs = true, sync_each = false;
+    int cublas_min = 32;
+    cudaStream_t stream = nullptr;
+    cublasHandle_t blas = nullptr;
+    std::string name, info, open_error;
+    char last_error[512];
+    std::mutex lock;
+    /* first error of the current call: which operation, and the CUDA error */
+    const char *fail_what = nullptr;
+    cudaError_t fail_code = cudaSuccess;
+    bool capturing = false;
+};
+struct srt__cuda_layer {
+    const float *attn_norm, *ffn_norm, *bq, *bk, *bv;
+    srt__cuda_mat wq, wk, wv, wo, gate, up, down;
+};
+struct srt__cuda_model {
+    srt__cuda *S;
+    std::vector<void *> allocs;
+    std::map<const void *, void *> uploaded;   /* host part -> device copy (tied embeddings share) */
+    int n_vocab, n_embd, n_ff, n_layer, n_head, n_head_kv, head_dim, rope_dim, rope_neox;
+    float norm_eps;
+    uint64_t max_kp, max_ng;                   /* over all matrices: scratch sizes */
+    srt__cuda_mat tok_embd, output;
+    const float *output_norm;
+    std::vector<srt__cuda_layer> layers;
+};
+/* What changes from step to step, in device memory (and a pinned host mirror): the kernels read the
+   position from here, so one captured graph serves every decode step. */
+struct srt__cu_step {
+    int pos, n, pad0, pad1;
+};
+struct srt__cuda_session {
+    srt__cuda_model *M;
+    int n_ctx, n_batch, kv_f16, kv_dim;
+    void *k_cache, *v_cache;
+    float *x, *xb, *q, *k, *v, *att, *hb, *hb2, *logits, *scores;
+    uint8_t *stage;          /* device: step | toks (n_batch int32) | cs (n_batch x rope_dim floats) */
+    uint8_t *hstage;         /* pinned host mirror */
+    size_t toks_off, cs_off, stage_bytes;
+    void *ws;                /* GEMM / cuBLAS scratch for n_batch tokens */
+    size_t ws_cap;
+    cudaGraphExec_t graph[2];  /* decode graphs: [0] without logits, [1] with */
+    bool graph_failed[2];
+};
+
+static srt_status srt__cu_err(char *err, size_t cap, srt_status st, const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    if (err && cap) vsnprintf(err, cap, fmt, ap);
+    va_end(ap);
+    return st;
+}
+/* Records the first failure of the current call (a launch or an API call). */
+static void srt__cu_note(srt__cuda *S, cudaError_t e, const char *what) {
+    if (e != cudaSuccess && S->fail_code == cudaSuccess) { S->fail_code = e; S->fail_what = what; }
+}
+/* After a kernel launch: configuration errors at once; with SRT_CUDA_SYNC=1 (not while capturing)
+   also the kernel's own errors, attributed to it. */
+static void srt__cu_launched(srt__cuda *S, const char *what) {
+    srt__cu_note(S, cudaGetLastError(), what);
+    if (S->sync_each && !S->capturing) srt__cu_note(S, cudaStreamSynchronize(S->stream), what);
+}
+static void srt__cu_reset_fail(srt__cuda *S) { S->fail_code = cudaSuccess; S->fail_what = nullptr; }
+static srt_status srt__cu_fail_status(srt__cuda *S, char *err, size_t cap) {
+    if (S->fail_code == cudaSuccess) return SRT_OK;
+    return srt__cu_err(err, cap, S->fail_code == cudaErrorMemoryAllocation ? SRT_ERR_OUT_OF_MEMORY : SRT_ERR_UNSUPPORTED,
+                       "cuda: %s: %s (%s)", S->fail_what ? S->fail_what : "?", cudaGetErrorString(S->fail_code), cudaGetErrorName(S->fail_code));
+}
+static __host__ __device__ __forceinline__ uint64_t srt__cu_min(uint64_t a, uint64_t b) { return a < b ? a : b; }
+static inline unsigned srt__cu_blocks(uint64_t items, unsigned per) { return (unsigned)((items + per - 1) / per); }
+
+/* ---------------------------------------------------------------- matrix kernels */
+/* GEMV with fused activation quantization: one block = one tile (16 rows) x one token, 256
+   threads = 64 slots x 4 row quads (thread tid: quad q = tid % 4 = rows 4q..4q+3, slot j = tid / 4).
+   Groups are taken GB at a time; slot j works on group j / S of the batch, chunks (j % S) + S i of
+   it. Per batch: (1) abs-max of each group's activations (shared atomicMax on the bits: max of
+   non-negative floats is exact and order-free; NaN never wins, as in the core), dx = max / 127;
+   (2) each thread reads 16 bytes of its chunks (rows 4q..4q+3), quantizes the chunk's activations
+   and sums with dp4a into int32; the threads of a group add their sums into shared memory
+   (atomicAdd on int: exact); (3) 16 threads (one per row) apply the epilogue in group order. */
+#define SRT__CU_GEMV_THREADS 256
+#define SRT__CU_GEMV_SLOTS 64
+template <int F>
+__global__ void __launch_bounds__(SRT__CU_GEMV_THREADS)
+srt__cu_gemv_int(srt__cuda_mat W, const float *x, float *y, uint64_t ldy, const float *bias, int S, int GB) {
+    typedef srt__cu_fmt<F> fm;
+    __shared__ unsigned int s_max[SRT__CU_GEMV_SLOTS];
+    __shared__ float s_d[SRT__CU_GEMV_SLOTS];
+    __shared__ int s_acc[SRT__CU_GEMV_SLOTS][16];
+    const int tid = (int)threadIdx.x, q = tid & 3, j = tid >> 2, gl = j / S, sp = j % S;
+    const uint64_t tile = blockIdx.x, t = blockIdx.y, K = W.cols, G = W.group, cpg = G / (uint64_t)fm::kstep;
+    const float *xt = x + t * K;
+    float yv = 0.0f;
+    for (uint64_t g0 = 0; g0 < W.ng; g0 += (uint64_t)GB) {
+        const int gn = (int)srt__cu_min(W.ng - g0, (uint64_t)GB);
+        const uint64_t k0 = g0 * G, k1 = srt__cu_min(K, (g0 + (uint64_t)gn) * G);
+        if (tid < SRT__CU_GEMV_SLOTS) s_max[tid] = 0u;
+        for (int e = tid; e < SRT__CU_GEMV_SLOTS * 16; e += SRT__CU_GEMV_THREADS) (&s_acc[0][0])[e] = 0;
+        __syncthreads();
+        for (uint64_t k = k0 + (uint64_t)tid; k < k1; k += SRT__CU_GEMV_THREADS) {
+            const float a = fabsf(xt[k]);
+            if (a > 0.0f) atomicMax(&s_max[(k - k0) / G], __float_as_uint(a));
+        }
+        __syncthreads();
+        if (tid < gn) s_d[tid] = __uint_as_float(s_max[tid]) / 127.0f;
+        __syncthreads();
+        if (gl < gn) {
+            const uint64_t g = g0 + (uint64_t)gl, c1 = srt__cu_min((g + 1) * cpg, W.chunks);
+            const float d = s_d[gl], id = d > 0.0f ? 1.0f / d : 0.0f;
+            int acc[4] = {0, 0, 0, 0};
+            for (uint64_t c = g * cpg + (uint64_t)sp; c < c1; c += (uint64_t)S) {
+                const uint4 wv = *(const uint4 *)(W.v + (tile * W.chunks + c) * 64 + 16 * (uint64_t)q);
+                const uint32_t ww[4] = {wv.x, wv.y, wv.z, wv.w};
+                const uint64_t kb = c * (uint64_t)fm::kstep;
+                if (F == SRT_Q8) {
+                    const int xq = srt__cu_qx4(xt, kb, K, id);
+#pragma unroll
+                    for (int r = 0; r < 4; r++) acc[r] = __dp4a((int)ww[r], xq, acc[r]);
+                } else {
+                    int a[4] = {0, 0, 0, 0}, qs = 0;
+#pragma unroll
+                    for (int s = 0; s < fm::per_byte; s++) {
+                        const int xq = srt__cu_qx4(xt, kb + 4 * (uint64_t)s, K, id);
+                        qs = __dp4a(xq, 0x01010101, qs);
+#pragma unroll
+                        for (int r = 0; r < 4; r++) a[r] = __dp4a(srt__cu_codes<F>(ww[r], s), xq, a[r]);
+                    }
+#pragma unroll
+                    for (int r = 0; r < 4; r++) acc[r] += fm::mul * a[r] - fm::off * qs;
+                }
+            }
+#pragma unroll
+            for (int r = 0; r < 4; r++) if (acc[r]) atomicAdd(&s_acc[gl][4 * q + r], acc[r]);
+        }
+        __syncthreads();
+        if (tid < 16)
+            for (int gi = 0; gi < gn; gi++)
+                yv = fmaf((float)s_acc[gi][tid], srt__cu_f16(W.sc[(tile * W.ng + g0 + (uint64_t)gi) * 16 + (uint64_t)tid]) * s_d[gi], yv);
+        __syncthreads();
+    }
+    const uint64_t r = tile * 16 + (uint64_t)tid;
+    if (tid < 16 && r < W.rows) y[t * ldy + r] = yv + (bias ? bias[r] : 0.0f);
+}
+/* Splits per group S and groups per batch GB of the GEMV: S x GB <= 64 slots. */
+static void srt__cu_gemv_split(const srt__cuda_mat &w, int kstep, int *S, int *GB) {
+    const uint64_t cpg = w.group / (uint64_t)kstep, gb = srt__cu_min(w.ng, SRT__CU_GEMV_SLOTS);
+    uint64_t s = SRT__CU_GEMV_SLOTS / gb;
+    if (s > cpg) s = cpg;
+    if (s < 1) s = 1;
+    *S = (int)s;
+    *GB = (int)(SRT__CU_GEMV_SLOTS / s);   /* >= gb */
+    if ((uint64_t)*GB > w.ng) *GB = (int)w.ng;
+}
+
+/* Quantization pass of the GEMM: one block per (group, token): q = code(x * (1 / dx)) into
+   qa[t * kp + k] (zeros from cols to kp), dx into da[t * ng + g]. */
+__global__ void __launch_bounds__(128) srt__cu_quantize(const float *x, uint64_t K, uint64_t G, uint64_t ng, uint64_t kp, int8_t *qa, float *da) {
+    __shared__ unsigned int s_max;
+    const uint64_t g = blockIdx.x, t = blockIdx.y, k0 = g * G, len = srt__cu_min(K - k0, G);
+    const float *xt = x + t * K + k0;
+    if (threadIdx.x == 0) s_max = 0u;
+    __syncthreads();
+    for (uint64_t k = threadIdx.x; k < len; k += blockDim.x) {
+        const float a = fabsf(xt[k]);
+        if (a > 0.0f) atomicMax(&s_max, __float_as_uint(a));
+    }
+    __syncthreads();
+    const float d = __uint_as_float(s_max) / 127.0f, id = d > 0.0f ? 1.0f / d : 0.0f;
+    if (threadIdx.x == 0) da[t * ng + g] = d;
+    for (uint64_t k = threadIdx.x; k < len; k += blockDim.x) qa[t * kp + k0 + k] = (int8_t)srt__cu_act_code(xt[k] * id);
+    if (g == ng - 1)
+        for (uint64_t k = K + threadIdx.x; k < kp; k += blockDim.x) qa[t * kp + k] = 0;
+}
+
+/* GEMM on quantized activations: one thread = 4 rows (row quad q of a tile: 16 bytes of each
+   chunk) x TB tokens, over all groups in order; per group the int32 sums (exact), then the
+   epilogue per row and token. Threads of a warp share the tokens, so activation loads broadcast. */
+#define SRT__CU_TB 8
+#define SRT__CU_GEMM_THREADS 128
+template <int F>
+__global__ void __launch_bounds__(SRT__CU_GEMM_THREADS)
+srt__cu_gemm_int(srt__cuda_mat W, const int8_t *qa, const float *da, int n, float *y, uint64_t ldy, const float *bias) {
+    typedef srt__cu_fmt<F> fm;
+    const uint64_t id = (uint64_t)blockIdx.x * SRT__CU_GEMM_THREADS + threadIdx.x;
+    if (id >= W.tiles * 4) return;
+    const uint64_t tile = id >> 2, q = id & 3, t0 = (uint64_t)blockIdx.y * SRT__CU_TB, kp = W.kp, cpg = W.group / (uint64_t)fm::kstep;
+    const int nt = (int)srt__cu_min((uint64_t)n - t0, SRT__CU_TB);
+    float yv[SRT__CU_TB][4];
+#pragma unroll
+    for (int tt = 0; tt < SRT__CU_TB; tt++)
+#pragma unroll
+        for (int r = 0; r < 4; r++) yv[tt][r] = 0.0f;
+    for (uint64_t g = 0; g < W.ng; g++) {
+        int a[SRT__CU_TB][4], qs[SRT__CU_TB];
+#pragma unroll
+        for (int tt = 0; tt < SRT__CU_TB; tt++) {
+            qs[tt] = 0;
+#pragma unroll
+            for (int r = 0; r < 4; r++) a[tt][r] = 0;
+        }
+        const uint64_t c1 = srt__cu_min((g + 1) * cpg, W.chunks);
+        for (uint64_t c = g * cpg; c < c1; c++) {
+            const uint4 wv = *(const uint4 *)(W.v + (tile * W.chunks + c) * 64 + 16 * q);
+            const uint32_t ww[4] = {wv.x, wv.y, wv.z, wv.w};
+#pragma unroll
+            for (int s = 0; s < fm::per_byte; s++) {
+                const uint64_t k = c * (uint64_t)fm::kstep + 4 * (uint64_t)s;   /* < kp; q is 0 past cols */
+                int cw[4];
+#pragma unroll
+                for (int r = 0; r < 4; r++) cw[r] = srt__cu_codes<F>(ww[r], s);
+#pragma unroll
+                for (int tt = 0; tt < SRT__CU_TB; tt++) {
+                    const int xq = tt < nt ? *(const int *)(qa + (t0 + (uint64_t)tt) * kp + k) : 0;
+                    if (F != SRT_Q8) qs[tt] = __dp4a(xq, 0x01010101, qs[tt]);
+#pragma unroll
+                    for (int r = 0; r < 4; r++) a[tt][r] = __dp4a(cw[r], xq, a[tt][r]);
+                }
+            }
+        }
+        float sc[4];
+#pragma unroll
+        for (int r = 0; r < 4; r++) sc[r] = srt__cu_f16(W.sc[(tile * W.ng + g) * 16 + 4 * q + (uint64_t)r]);
+#pragma unroll
+        for (int tt = 0; tt < SRT__CU_TB; tt++)
+            if (tt < nt) {
+                const float dx = da[(t0 + (uint64_t)tt) * W.ng + g];
+#pragma unroll
+                for (int r = 0; r < 4; r++) {
+                    const int acc = fm::mul * a[tt][r] - fm::off * qs[tt];
+                    yv[tt][r] = fmaf((float)acc, sc[r] * dx, yv[tt][r]);
+                }
+            }
+    }
+#pragma unroll
+    for (int tt = 0; tt < SRT__CU_TB; tt++)
+        if (tt < nt)
+#pragma unroll
+            for (int r = 0; r < 4; r++) {
+                const uint64_t row = tile * 16 + 4 * q + (uint64_t)r;
+                if (row < W.rows) y[(t0 + (uint64_t)tt) * ldy + row] = yv[tt][r] + (bias ? bias[row] : 0.0f);
+            }
+}
+
+/* Float weights: 16 lanes per row (16 rows per block of 256), lane j sums k = j mod 16 with fma
+   for up to FTB tokens; the lanes are reduced by halves with shuffles (s[j] += s[j + h], h = 8, 4,
+   2, 1): the CPU reference order. */
+#define SRT__CU_FTB 4
+template <int FM>
+__global__ void __launch_bounds__(256) srt__cu_mv_float(srt__cuda_mat W, const float *x, int n, float *y, uint64_t ldy, const float *bias) {
+    const int lane = (int)(threadIdx.x & 15);
+    const uint64_t r = (uint64_t)blockIdx.x * 16 + (threadIdx.x >> 4), K = W.cols, t0 = (uint64_t)blockIdx.y * SRT__CU_FTB;
+    const int nt = (int)srt__cu_min((uint64_t)n - t0, SRT__CU_FTB);
+    const bool ok = r < W.rows;
+    float s[SRT__CU_FTB];
+#pragma unroll
+    for (int tt = 0; tt < SRT__CU_FTB; tt++) s[tt] = 0.0f;
+    if (ok)
+        for (uint64_t k = (uint64_t)lane; k < K; k += 16) {
+            const float w = srt__cu_ld<FM>(W.v, r * K + k);
+#pragma unroll
+            for (int tt = 0; tt < SRT__CU_FTB; tt++)
+                if (tt < nt) s[tt] = fmaf(w, x[(t0 + (uint64_t)tt) * K + k], s[tt]);
+        }
+#pragma unroll
+    for (int h = 8; h; h >>= 1)
+#pragma unroll
+        for (int tt = 0; tt < SRT__CU_FTB; tt++) s[tt] += __shfl_down_sync(0xffffffffu, s[tt], h, 16);
+    if (ok && lane == 0)
+#pragma unroll
+        for (int tt = 0; tt < SRT__CU_FTB; tt++)
+            if (tt < nt) y[(t0 + (uint64_t)tt) * ldy + r] = s[tt] + (bias ? bias[r] : 0.0f);
+}
+
+/* cuBLAS helpers: x split into hi + lo of the weights' 16-bit type; bias added afterwards. */
+template <int BF>
+__global__ void srt__cu_split16(const float *x, uint64_t count, uint16_t *hi, uint16_t *lo) {
+    const uint64_t i = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= count) return;
+    const float v = x[i];
+    const uint16_t h = BF ? srt__cu_to_bf16(v) : srt__cu_to_f16(v);
+    const float hv = BF ? srt__cu_bf16(h) : srt__cu_f16(h);
+    hi[i] = h;
+    lo[i] = BF ? srt__cu_to_bf16(v - hv) : srt__cu_to_f16(v - hv);
+}
+__global__ void srt__cu_add_bias(float *y, uint64_t ldy, uint64_t rows, int n, const float *bias) {
+    const uint64_t i = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= rows * (uint64_t)n) return;
+    const uint64_t t = i / rows, r = i % rows;
+    y[t * ldy + r] = y[t * ldy + r] + bias[r];
+}
+
+/* ---- TCSL (Tiled-CSL) sparse kernels: see formats/LAYOUTS.md */
+/* (reserved: the TCSL GEMV/GEMM go here; until then sparse formats are refused at load) */
+
+/* Scratch of the GEMM and cuBLAS paths for n tokens of K columns (kp padded): quantized
+   activations + scales, or the hi/lo halves of x. */
+static size_t srt__cu_ws_bytes(uint64_t kp, uint64_t ng, int n) {
+    const size_t gemm = ((size_t)n * (size_t)kp + 255) / 256 * 256 + (size_t)n * (size_t)ng * 4;
+    const size_t blas = ((size_t)n * (size_t)kp * 2 + 255) / 256 * 256 * 2;
+    return (gemm > blas ? gemm : blas) + 256;
+}
+
+/* y = W x (+ bias) for n tokens on the device (S->stream); ws holds srt__cu_ws_bytes for the GEMM
+   and cuBLAS paths. Returns SRT_ERR_UNSUPPORTED for a path that does not exist for the format. */
+static srt_status srt__cu_matmul_dev(srt__cuda *S, const srt__cuda_mat &w, const float *x, int n, float *y, uint64_t ldy,
+                                     const float *bias, void *ws, size_t ws_cap, srt_cuda_path path) {
+    const bool is_float = w.format == SRT_F32 || w.format == SRT_F16 || w.format == SRT_BF16;
+    if (path == SRT_CUDA_PATH_AUTO) {
+        if (is_float) path = S->cublas_min > 0 && n >= S->cublas_min && n > 1 && S->blas ? SRT_CUDA_PATH_CUBLAS : SRT_CUDA_PATH_GEMV;
+        else path = n == 1 ? SRT_CUDA_PATH_GEMV : SRT_CUDA_PATH_GEMM;
+    }
+    if (is_float && path != SRT_CUDA_PATH_CUBLAS) {
+        const dim3 grid(srt__cu_blocks(w.rows, 16), srt__cu_blocks((uint64_t)n, SRT__CU_FTB));
+        if (w.format == SRT_F32) srt__cu_mv_float<0><<<grid, 256, 0, S->stream>>>(w, x, n, y, ldy, bias);
+        else if (w.format == SRT_F16) srt__cu_mv_float<1><<<grid, 256, 0, S->stream>>>(w, x, n, y, ldy, bias);
+        else srt__cu_mv_float<2><<<grid, 256, 0, S->stream>>>(w, x, n, y, ldy, bias);
+        srt__cu_launched(S, "float matrix kernel");
+        return SRT_OK;
+    }
+    if (path == SRT_CUDA_PATH_CUBLAS) {
+        const float one = 1.0f, zero = 0.0f;
+        cublasStatus_t bs;
+        if (!is_float || !S->blas) return SRT_ERR_UNSUPPORTED;
+        if (ws_cap < srt__cu_ws_bytes(w.kp, w.ng, n)) return SRT_ERR_OUT_OF_MEMORY;
+        if (w.format == SRT_F32)
+            bs = cublasGemmEx(S->blas, CUBLAS_OP_T, CUBLAS_OP_N, (int)w.rows, n, (int)w.cols, &one, w.v, CUDA_R_32F, (int)w.cols,
+                              x, CUDA_R_32F, (int)w.cols, &zero, y, CUDA_R_32F, (int)ldy, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT);
+        else {
+            const uint64_t count = (uint64_t)n * w.cols;
+            const cudaDataType_t ty = w.format == SRT_F16 ? CUDA_R_16F : CUDA_R_16BF;
+            uint16_t *hi = (uint16_t *)ws, *lo = (uint16_t *)((uint8_t *)ws + (count * 2 + 255) / 256 * 256);
+            if (w.format == SRT_F16) srt__cu_split16<0><<<srt__cu_blocks(count, 256), 256, 0, S->stream>>>(x, count, hi, lo);
+            else srt__cu_split16<1><<<srt__cu_blocks(count, 256), 256, 0, S->stream>>>(x, count, hi, lo);
+            srt__cu_launched(S, "cuBLAS input split");
+            bs = cublasGemmEx(S->blas, CUBLAS_OP_T, CUBLAS_OP_N, (int)w.rows, n, (int)w.cols, &one, w.v, ty, (int)w.cols,
+                              hi, ty, (int)w.cols, &zero, y, CUDA_R_32F, (int)ldy, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT);
+            if (bs == CUBLAS_STATUS_SUCCESS)
+                bs = cublasGemmEx(S->blas, CUBLAS_OP_T, CUBLAS_OP_N, (int)w.rows, n, (int)w.cols, &one, w.v, ty, (int)w.cols,
+                                  lo, ty, (int)w.cols, &one, y, CUDA_R_32F, (int)ldy, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT);
+        }
+        if (bs != CUBLAS_STATUS_SUCCESS) {
+            srt__cu_note(S, cudaErrorUnknown, cublasGetStatusString(bs));   /* "cuda: CUBLAS_STATUS_...: unknown error" */
+            return SRT_OK;   /* reported through the call's failure */
+        }
+        if (bias) {
+            srt__cu_add_bias<<<srt__cu_blocks(w.rows * (uint64_t)n, 256), 256, 0, S->stream>>>(y, ldy, w.rows, n, bias);
+            srt__cu_launched(S, "bias");
+        }
+        return SRT_OK;
+    }
+    if (path == SRT_CUDA_PATH_GEMV) {
+        int sp = 1, gb = 1;
+        const dim3 grid((unsigned)w.tiles, (unsigned)n);
+#define SRT__CU_GEMV(FMT) \
+        srt__cu_gemv_split(w, srt__cu_fmt<FMT>::kstep, &sp, &gb); \
+        srt__cu_gemv_int<FMT><<<grid, SRT__CU_GEMV_THREADS, 0, S->stream>>>(w, x, y, ldy, bias, sp, gb);
+        switch (w.format) {
+            case SRT_Q8: SRT__CU_GEMV(SRT_Q8) break;
+            case SRT_Q4: SRT__CU_GEMV(SRT_Q4) break;
+            case SRT_Q2: SRT__CU_GEMV(SRT_Q2) break;
+            case SRT_TQ: SRT__CU_GEMV(SRT_TQ) break;
+            default: SRT__CU_GEMV(SRT_Q1) break;
+        }
+#undef SRT__CU_GEMV
+        srt__cu_launched(S, "GEMV kernel");
+        return SRT_OK;
+    }
+    {   /* GEMM */
+        int8_t *qa = (int8_t *)ws;
+        float *da = (float *)((uint8_t *)ws + ((size_t)n * (size_t)w.kp + 255) / 256 * 256);
+        if (ws_cap < srt__cu_ws_bytes(w.kp, w.ng, n)) return SRT_ERR_OUT_OF_MEMORY;
+        srt__cu_quantize<<<dim3((unsigned)w.ng, (unsigned)n), 128, 0, S->stream>>>(x, w.cols, w.group, w.ng, w.kp, qa, da);
+        srt__cu_launched(S, "activation quantization");
+        const dim3 grid(srt__cu_blocks(w.tiles * 4, SRT__CU_GEMM_THREADS), srt__cu_blocks((uint64_t)n, SRT__CU_TB));
+#define SRT__CU_GEMM(FMT) srt__cu_gemm_int<FMT><<<grid, SRT__CU_GEMM_THREADS, 0, S->stream>>>(w, qa, da, n, y, ldy, bias);
+        switch (w.format) {
+            case SRT_Q8: SRT__CU_GEMM(SRT_Q8) break;
+            case SRT_Q4: SRT__CU_GEMM(SRT_Q4) break;
+            case SRT_Q2: SRT__CU_GEMM(SRT_Q2) break;
+            case SRT_TQ: SRT__CU_GEMM(SRT_TQ) break;
+            default: SRT__CU_GEMM(SRT_Q1) break;
+        }
+#undef SRT__CU_GEMM
+        srt__cu_launched(S, "GEMM kernel");
+    }
+    return SRT_OK;
+}
+
+/* ---------------------------------------------------------------- transformer kernels */
+/* o[t] = w * (1 / sqrt(mean(x[t]^2) + eps) * x[t]); one warp per token, the sum of squares is the
+   reference dot product (lanes 0..15, reduced by halves). */
+__global__ void __launch_bounds__(32) srt__cu_rmsnorm(float *o, const float *x, const float *w, int len, float eps) {
+    const int lane = (int)threadIdx.x;
+    const uint64_t t = blockIdx.x;
+    const float *xt = x + t * (uint64_t)len;
+    float s = 0.0f, ss;
+    if (lane < 16)
+        for (int k = lane; k < len; k += 16) s = fmaf(xt[k], xt[k], s);
+    for (int h = 8; h; h >>= 1) s += __shfl_down_sync(0xffffffffu, s, h, 16);
+    ss = __shfl_sync(0xffffffffu, s, 0);
+    ss /= (float)len;
+    ss += eps;
+    ss = 1.0f / sqrtf(ss);
+    for (int k = lane; k < len; k += 32) o[t * (uint64_t)len + (uint64_t)k] = w[k] * (ss * xt[k]);
+}
+
+/* x[t] = row toks[t] of the embedding matrix, dequantized as the core does. */
+__global__ void srt__cu_embed(srt__cuda_mat W, const int32_t *toks, int n, float *x) {
+    const uint64_t i = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x, K = W.cols;
+    if (i >= (uint64_t)n * K) return;
+    const uint64_t t = i / K, k = i % K, r = (uint64_t)toks[t];
+    float v;
+    if (W.format == SRT_F32) v = ((const float *)W.v)[r * K + k];
+    else if (W.format == SRT_F16) v = srt__cu_f16(((const uint16_t *)W.v)[r * K + k]);
+    else if (W.format == SRT_BF16) v = srt__cu_bf16(((const uint16_t *)W.v)[r * K + k]);
+    else {
+        const int bits = W.format == SRT_Q8 ? 8 : W.format == SRT_Q4 ? 4 : W.format == SRT_Q1 ? 1 : 2, kstep = 32 / bits;
+        const uint64_t c = k / (uint64_t)kstep, wi = k % (uint64_t)kstep;
+        const uint32_t code = (uint32_t)(W.v[((r / 16) * W.chunks + c) * 64 + (r % 16) * 4 + wi % 4] >> ((wi / 4) * (uint64_t)bits)) & ((1u << bits) - 1);
+        const int val = W.format == SRT_Q8 ? (int)(int8_t)(uint8_t)code : W.format == SRT_Q4 ? (int)code - 8
+                      : W.format == SRT_Q2 ? 2 * (int)code - 3 : W.format == SRT_TQ ? (int)code - 1 : 2 * (int)code - 1;
+        v = (float)val * srt__cu_f16(W.sc[((r / 16) * W.ng + k / W.group) * 16 + r % 16]);
+    }
+    x[t * K + k] = v;
+}
+
+/* Rotates the first rope_dim dimensions of each head of vec (n tokens x n_heads) by the core's
+   angles cs[t][i] = (cos, sin); pairs (2i, 2i+1) or, neox, (i, i + rope_dim/2). */
+__global__ void srt__cu_rope(float *vec, int n, int n_heads, int head_dim, int rope_dim, int neox, const float *cs) {
+    const int half = rope_dim / 2;
+    const uint64_t id = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (id >= (uint64_t)n * (uint64_t)n_heads * (uint64_t)half) return;
+    const int i = (int)(id % (uint64_t)half), hh = (int)(id / (uint64_t)half % (uint64_t)n_heads), t = (int)(id / ((uint64_t)half * (uint64_t)n_heads));
+    float *v = vec + ((size_t)t * (size_t)n_heads + (size_t)hh) * (size_t)head_dim;
+    const float c = cs[(size_t)t * (size_t)rope_dim + 2 * (size_t)i], sn = cs[(size_t)t * (size_t)rope_dim + 2 * (size_t)i + 1];
+    const int a = neox ? i : 2 * i, b = neox ? i + half : 2 * i + 1;
+    const float v0 = v[a], v1 = v[b];
+    v[a] = v0 * c - v1 * sn;
+    v[b] = v0 * sn + v1 * c;
+}
+
+/* k, v of n tokens into the cache of `layer` at the step's position. */
+__global__ void srt__cu_kv_store(const srt__cu_step *st, int layer, int n_ctx, int KV, int n, int f16, const float *k, const float *v, void *kc, void *vc) {
+    const uint64_t i = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= (uint64_t)n * (uint64_t)KV) return;
+    const size_t at = ((size_t)layer * (size_t)n_ctx + (size_t)st->pos) * (size_t)KV + i;
+    if (f16) { ((uint16_t *)kc)[at] = srt__cu_to_f16(k[i]); ((uint16_t *)vc)[at] = srt__cu_to_f16(v[i]); }
+    else { ((float *)kc)[at] = k[i]; ((float *)vc)[at] = v[i]; }
+}
+
+/* One block per (token, head): scores (reference dot products, one position per thread), max
+   (exact), exp (the core's polynomial), the sum in position order (one thread), division, then
+   each output dimension as fma over positions in order: the CPU's operations exactly. The
+   position comes from the step struct. */
+#define SRT__CU_ATTN 128
+__global__ void __launch_bounds__(SRT__CU_ATTN) srt__cu_attention(const srt__cu_step *st, const float *q, const void *kc, const void *vc,
+                                                                 float *att, float *scores, int nh, int grp, int hd, int KV, int n_ctx,
+                                                                 int layer, int f16, float scale) {
+    __shared__ float s_red[SRT__CU_ATTN];
+    const int l = (int)threadIdx.x, task = (int)blockIdx.x, t = task / nh, hh = task % nh, kvh = hh / grp, pos = st->pos + t;
+    const float *qh = q + ((size_t)t * (size_t)nh + (size_t)hh) * (size_t)hd;
+    float *sc = scores + (size_t)task * (size_t)n_ctx, *out = att + ((size_t)t * (size_t)nh + (size_t)hh) * (size_t)hd;
+    const size_t base = (size_t)layer * (size_t)n_ctx * (size_t)KV + (size_t)kvh * (size_t)hd;
+    float mx = -FLT_MAX;
+    for (int i = l; i <= pos; i += SRT__CU_ATTN) {
+        const size_t row = base + (size_t)i * (size_t)KV;
+        float s16[16];
+#pragma unroll
+        for (int j = 0; j < 16; j++) s16[j] = 0.0f;
+        for (int d0 = 0; d0 < hd; d0 += 16)
+#pragma unroll
+            for (int j = 0; j < 16; j++) {
+                const int d = d0 + j;
+                if (d < hd) {
+                    const float kv = f16 ? srt__cu_f16(((const uint16_t *)kc)[row + (size_t)d]) : ((const float *)kc)[row + (size_t)d];
+                    s16[j] = fmaf(kv, qh[d], s16[j]);
+                }
+            }
+#pragma unroll
+        for (int h = 8; h; h >>= 1)
+#pragma unroll
+            for (int j = 0; j < h; j++) s16[j] += s16[j + h];
+        const float s = s16[0] * scale;
+        sc[i] = s;
+        if (s > mx) mx = s;
+    }
+    s_red[l] = mx;
+    __syncthreads();
+    mx = -FLT_MAX;
+    for (int j = 0; j < SRT__CU_ATTN; j++) if (s_red[j] > mx) mx = s_red[j];
+    for (int i = l; i <= pos; i += SRT__CU_ATTN) sc[i] = srt__cu_expf(sc[i] - mx);
+    __syncthreads();
+    if (l == 0) {
+        float sum = 0.0f;
+        for (int i = 0; i <= pos; i++) sum += sc[i];
+        s_red[0] = sum;
+    }
+    __syncthreads();
+    const float sum = s_red[0];
+    for (int i = l; i <= pos; i += SRT__CU_ATTN) sc[i] /= sum;
+    __syncthreads();
+    for (int d = l; d < hd; d += SRT__CU_ATTN) {
+        float o = 0.0f;
+        for (int i = 0; i <= pos; i++) {
+            const size_t at = base + (size_t)i * (size_t)KV + (size_t)d;
+            const float vv = f16 ? srt__cu_f16(((const uint16_t *)vc)[at]) : ((const float *)vc)[at];
+            o = fmaf(sc[i], vv, o);
+        }
+        out[d] = o;
+    }
+}
+
+__global__ void srt__cu_add(float *x, const float *y, uint64_t n) {
+    const uint64_t i = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) x[i] += y[i];
+}
+__global__ void srt__cu_swiglu(float *g, const float *up, uint64_t n) {
+    const uint64_t i = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) g[i] = g[i] * (1.0f / (1.0f + srt__cu_expf(-g[i]))) * up[i];
+}
+
+/* ---------------------------------------------------------------- backend table */
+static srt__cuda *srt__cu_of(srt_backend *b) { return (srt__cuda *)b->impl; }
+
+static void srt__cu_free_all(std::vector<void *> *allocs) {
+    for (size_t i = 0; i < allocs->size(); i++) cudaFree((*allocs)[i]);
+    allocs->clear();
+}
+/* cudaMalloc + copy on the backend's stream; NULL when out of device memory. */
+static void *srt__cu_upload(srt__cuda *S, std::vector<void *> *allocs, const void *host, size_t bytes) {
+    void *p = nullptr;
+    if (cudaMalloc(&p, bytes ? bytes : 1) != cudaSuccess) { cudaGetLastError(); return nullptr; }
+    allocs->push_back(p);
+    if (bytes) srt__cu_note(S, cudaMemcpyAsync(p, host, bytes, cudaMemcpyHostToDevice, S->stream), "copy to the device");
+    return p;
+}
+static void srt__cu_mem_note(char *buf, size_t cap) {
+    size_t fr = 0, tot = 0;
+    if (cudaMemGetInfo(&fr, &tot) == cudaSuccess) snprintf(buf, cap, "; %llu of %llu MiB free", (unsigned long long)(fr >> 20), (unsigned long long)(tot >> 20));
+    else { cudaGetLastError(); buf[0] = 0; }
+}
+static srt_status srt__cu_upload_mat(srt__cuda *S, srt__cuda_model *M, const srt_backend_tensor &t, srt__cuda_mat *out, const char *what,
+                                     char *err, size_t cap) {
+    srt_tensor_parts lay;
+    srt_status st;
+    if (t.format > SRT_Q1)
+        return srt__cu_err(err, cap, SRT_ERR_UNSUPPORTED, "%s: weight format %s has no CUDA kernels yet (sparse formats run on the CPU)",
+                           what, srt_format_name(t.format));
+    st = srt_tensor_layout(t.format, t.rows, t.cols, t.group, &lay);
+    if (st != SRT_OK) return srt__cu_err(err, cap, st, "%s: tensor %llu x %llu: bad layout", what, (unsigned long long)t.rows, (unsigned long long)t.cols);
+    out->format = t.format; out->group = t.group; out->rows = t.rows; out->cols = t.cols;
+    out->v = nullptr; out->sc = nullptr;
+    out->kp = (t.cols + 31) / 32 * 32;
+    out->tiles = (t.rows + 15) / 16;
+    out->ng = t.group ? (t.cols + t.group - 1) / t.group : 1;
+    out->chunks = t.format >= SRT_Q8 ? out->kp / (uint64_t)(4 * (8 / (t.format == SRT_Q8 ? 8 : t.format == SRT_Q4 ? 4 : t.format == SRT_Q1 ? 1 : 2))) : 0;
+    if (out->tiles > 0x7fffffffu || out->ng > 0x7fffffffu)
+        return srt__cu_err(err, cap, SRT_ERR_UNSUPPORTED, "%s: tensor %llu x %llu is too large for the CUDA kernels", what,
+                           (unsigned long long)t.rows, (unsigned long long)t.cols);
+    if (out->kp > M->max_kp) M->max_kp = out->kp;
+    if (out->ng > M->max_ng) M->max_ng = out->ng;
+    for (int i = 0; i < lay.n_parts && i < 2; i++) {
+        void *d;
+        std::map<const void *, void *>::iterator f = M->uploaded.find(t.part[i]);
+        if (f != M->uploaded.end()) d = f->second;
+        else {
+            if (!(d = srt__cu_upload(S, &M->allocs, t.part[i], (size_t)lay.size[i]))) {
+                char mem[96];
+                srt__cu_mem_note(mem, sizeof mem);
+                return srt__cu_err(err, cap, SRT_ERR_OUT_OF_MEMORY, "out of device memory for %s (%s, %llu bytes%s)", what,
+                                   i ? "scales" : "values", (unsigned long long)lay.size[i], mem);
+            }
+            M->uploaded[t.part[i]] = d;
+        }
+        if (i == 0) out->v = (const uint8_t *)d; else out->sc = (const uint16_t *)d;
+    }
+    return SRT_OK;
+}
+static srt_status srt__cu_upload_vec(srt__cuda *S, srt__cuda_model *M, const float *v, size_t n, const float **out, const char *what,
+                                     char *err, size_t cap) {
+    *out = nullptr;
+    if (!v) return SRT_OK;
+    if (!(*out = (const float *)srt__cu_upload(S, &M->allocs, v, n * sizeof(float))))
+        return srt__cu_err(err, cap, SRT_ERR_OUT_OF_MEMORY, "out of device memory for %s (%llu bytes)", what, (unsigned long long)(n * sizeof(float)));
+    return SRT_OK;
+}
+
+static void srt__cu_unload(srt_backend *b, void *model) {
+    srt__cuda *S = srt__cu_of(b);
+    srt__cuda_model *M = (srt__cuda_model *)model;
+    if (!M) return;
+    std::lock_guard<std::mutex> g(S->lock);
+    cudaSetDevice(S->device);
+    cudaStreamSynchronize(S->stream);
+    srt__cu_free_all(&M->allocs);
+    cudaGetLastError();
+    delete M;
+}
+
+static srt_status srt__cu_load(srt_backend *b, const srt_backend_model *m, void **model, char *err, size_t cap) {
+    srt__cuda *S = srt__cu_of(b);
+    srt__cuda_model *M;
+    srt_status st = SRT_OK;
+    char what[64];
+    *model = nullptr;
+    if (!S->ok) return srt__cu_err(err, cap, SRT_ERR_UNSUPPORTED, "%s", S->open_error.c_str());
+    M = new (std::nothrow) srt__cuda_model();
+    if (!M) return srt__cu_err(err, cap, SRT_ERR_OUT_OF_MEMORY, "out of memory");
+    M->S = S;
+    M->n_vocab = m->n_vocab; M->n_embd = m->n_embd; M->n_ff = m->n_ff; M->n_layer = m->n_layer; M->n_head = m->n_head;
+    M->n_head_kv = m->n_head_kv; M->head_dim = m->head_dim; M->rope_dim = m->rope_dim; M->rope_neox = m->rope_neox; M->norm_eps = m->norm_eps;
+    M->max_kp = 32; M->max_ng = 1;
+    {
+        std::lock_guard<std::mutex> g(S->lock);
+        cudaSetDevice(S->device);
+        srt__cu_reset_fail(S);
+        const size_t E = (size_t)m->n_embd, Q = (size_t)m->n_head * m->head_dim, KV = (size_t)m->n_head_kv * m->head_dim;
+        M->layers.resize((size_t)m->n_layer);
+        if ((st = srt__cu_upload_mat(S, M, m->tok_embd, &M->tok_embd, "token_embd", err, cap)) != SRT_OK ||
+            (st = srt__cu_upload_mat(S, M, m->output, &M->output, "output", err, cap)) != SRT_OK ||
+            (st = srt__cu_upload_vec(S, M, m->output_norm, E, &M->output_norm, "output_norm", err, cap)) != SRT_OK) goto fail;
+        for (int l = 0; l < m->n_layer; l++) {
+            const srt_backend_layer *L = &m->layers[l];
+            srt__cuda_layer *D = &M->layers[(size_t)l];
+#define SRT__CU_NAME(s) (snprintf(what, sizeof what, "blk.%d.%s", l, s), what)
+            if ((st = srt__cu_upload_vec(S, M, L->attn_norm, E, &D->attn_norm, SRT__CU_NAME("attn_norm"), err, cap)) != SRT_OK ||
+                (st = srt__cu_upload_vec(S, M, L->ffn_norm, E, &D->ffn_norm, SRT__CU_NAME("ffn_norm"), err, cap)) != SRT_OK ||
+                (st = srt__cu_upload_vec(S, M, L->bq, Q, &D->bq, SRT__CU_NAME("attn_q.bias"), err, cap)) != SRT_OK ||
+                (st = srt__cu_upload_vec(S, M, L->bk, KV, &D->bk, SRT__CU_NAME("attn_k.bias"), err, cap)) != SRT_OK ||
+                (st = srt__cu_upload_vec(S, M, L->bv, KV, &D->bv, SRT__CU_NAME("attn_v.bias"), err, cap)) != SRT_OK ||
+                (st = srt__cu_upload_mat(S, M, L->wq, &D->wq, SRT__CU_NAME("attn_q"), err, cap)) != SRT_OK ||
+                (st = srt__cu_upload_mat(S, M, L->wk, &D->wk, SRT__CU_NAME("attn_k"), err, cap)) != SRT_OK ||
+                (st = srt__cu_upload_mat(S, M, L->wv, &D->wv, SRT__CU_NAME("attn_v"), err, cap)) != SRT_OK ||
+                (st = srt__cu_upload_mat(S, M, L->wo, &D->wo, SRT__CU_NAME("attn_output"), err, cap)) != SRT_OK ||
+                (st = srt__cu_upload_mat(S, M, L->gate, &D->gate, SRT__CU_NAME("ffn_gate"), err, cap)) != SRT_OK ||
+                (st = srt__cu_upload_mat(S, M, L->up, &D->up, SRT__CU_NAME("ffn_up"), err, cap)) != SRT_OK ||
+                (st = srt__cu_upload_mat(S, M, L->down, &D->down, SRT__CU_NAME("ffn_down"), err, cap)) != SRT_OK) goto fail;
+#undef SRT__CU_NAME
+        }
+        /* the host weights may go away after load: wait for the copies */
+        srt__cu_note(S, cudaStreamSynchronize(S->stream), "weight upload");
+        if ((st = srt__cu_fail_status(S, err, cap)) != SRT_OK) goto fail;
+    }
+    *model = M;
+    return SRT_OK;
+fail:
+    srt__cu_unload(b, M);
+    return st;
+}
+
+static void srt__cu_session_destroy(srt_backend *b, void *session) {
+    srt__cuda *S = srt__cu_of(b);
+    srt__cuda_session *ss = (srt__cuda_session *)session;
+    if (!ss) return;
+    std::lock_guard<std::mutex> g(S->lock);
+    cudaSetDevice(S->device);
+    cudaStreamSynchronize(S->stream);
+    for (int i = 0; i < 2; i++) if (ss->graph[i]) cudaGraphExecDestroy(ss->graph[i]);
+    void *ps[] = {ss->k_cache, ss->v_cache, ss->x, ss->xb, ss->q, ss->k, ss->v, ss->att, ss->hb, ss->hb2, ss->logits, ss->scores, ss->stage, ss->ws};
+    for (size_t i = 0; i < sizeof ps / sizeof ps[0]; i++) if (ps[i]) cudaFree(ps[i]);
+    if (ss->hstage) cudaFreeHost(ss->hstage);
+    cudaGetLastError();
+    delete ss;
+}
+
+static srt_status srt__cu_session_create(srt_backend *b, void *model, int n_ctx, int n_batch, int kv_f16, void **session, char *err, size_t cap) {
+    srt__cuda *S = srt__cu_of(b);
+    srt__cuda_model *M = (srt__cuda_model *)model;
+    srt__cuda_session *ss = new (std::nothrow) srt__cuda_session();
+    *session = nullptr;
+    if (!ss) return srt__cu_err(err, cap, SRT_ERR_OUT_OF_MEMORY, "out of memory");
+    if (n_batch > 65535) { delete ss; return srt__cu_err(err, cap, SRT_ERR_UNSUPPORTED, "batches of more than 65535 tokens (%d)", n_batch); }
+    ss->M = M; ss->n_ctx = n_ctx; ss->n_batch = n_batch; ss->kv_f16 = kv_f16; ss->kv_dim = M->n_head_kv * M->head_dim;
+    const size_t B = (size_t)n_batch, E = (size_t)M->n_embd, Q = (size_t)M->n_head * M->head_dim, KV = (size_t)ss->kv_dim, F = (size_t)M->n_ff;
+    const size_t maxk = std::max(E, std::max(Q, F)), kv_bytes = (size_t)M->n_layer * (size_t)n_ctx * KV * (kv_f16 ? 2 : 4);
+    ss->toks_off = 256;
+    ss->cs_off = ss->toks_off + (B * 4 + 255) / 256 * 256;
+    ss->stage_bytes = ss->cs_off + B * (size_t)M->rope_dim * 4 + 16;
+    ss->ws_cap = srt__cu_ws_bytes(M->max_kp, M->max_ng, n_batch);
+    {
+        std::lock_guard<std::mutex> g(S->lock);
+        cudaSetDevice(S->device);
+        const char *failed = nullptr;
+        size_t failed_bytes = 0;
+#define SRT__CU_ALLOC(field, bytes, what) \
+        if (!failed && cudaMalloc((void **)&ss->field, (bytes) + 64) != cudaSuccess) { ss->field = nullptr; failed = what; failed_bytes = (bytes); }
+        SRT__CU_ALLOC(k_cache, kv_bytes, "the K cache") SRT__CU_ALLOC(v_cache, kv_bytes, "the V cache")
+        SRT__CU_ALLOC(x, B * E * 4, "activations") SRT__CU_ALLOC(xb, B * maxk * 4, "activations") SRT__CU_ALLOC(q, B * Q * 4, "activations")
+        SRT__CU_ALLOC(k, B * KV * 4, "activations") SRT__CU_ALLOC(v, B * KV * 4, "activations") SRT__CU_ALLOC(att, B * Q * 4, "activations")
+        SRT__CU_ALLOC(hb, B * F * 4, "activations") SRT__CU_ALLOC(hb2, B * F * 4, "activations")
+        SRT__CU_ALLOC(logits, (size_t)M->n_vocab * 4, "logits")
+        SRT__CU_ALLOC(scores, B * (size_t)M->n_head * (size_t)n_ctx * 4, "attention scores")
+        SRT__CU_ALLOC(stage, ss->stage_bytes, "step data") SRT__CU_ALLOC(ws, ss->ws_cap, "matrix product scratch")
+#undef SRT__CU_ALLOC
+        if (!failed && cudaMallocHost((void **)&ss->hstage, ss->stage_bytes) != cudaSuccess) { ss->hstage = nullptr; failed = "pinned host staging"; failed_bytes = ss->stage_bytes; }
+        if (failed) {
+            char mem[96];
+            cudaGetLastError();
+            srt__cu_mem_note(mem, sizeof mem);
+            snprintf(err, cap, "out of device memory for %s (%llu bytes; KV cache %llu MiB for %d tokens, %s%s)", failed,
+                     (unsigned long long)failed_bytes, (unsigned long long)(2 * kv_bytes >> 20), n_ctx, kv_f16 ? "f16" : "f32", mem);
+        }
+        if (failed) goto oom;
+    }
+    *session = ss;
+    return SRT_OK;
+oom:
+    srt__cu_session_destroy(b, ss);
+    return SRT_ERR_OUT_OF_MEMORY;
+}
+
+/* The kernels of one forward batch of n tokens (step data already on the device). */
+static srt_status srt__cu_enqueue(srt__cuda *S, srt__cuda_session *ss, int n, int want_logits) {
+    const srt__cuda_model *M = ss->M;
+    const int E = M->n_embd, F = M->n_ff, KV = ss->kv_dim;
+    const srt__cu_step *st = (const srt__cu_step *)ss->stage;
+    const int32_t *toks = (const int32_t *)(ss->stage + ss->toks_off);
+    const float *cs = (const float *)(ss->stage + ss->cs_off);
+    const float scale = 1.0f / sqrtf((float)M->head_dim);
+    cudaStream_t sm = S->stream;
+    srt_status r;
+#define SRT__CU_MM(w, xin, nt, out, bias) \
+    if ((r = srt__cu_matmul_dev(S, w, xin, nt, out, (w).rows, bias, ss->ws, ss->ws_cap, SRT_CUDA_PATH_AUTO)) != SRT_OK) return r;
+    srt__cu_embed<<<srt__cu_blocks((uint64_t)n * (uint64_t)E, 256), 256, 0, sm>>>(M->tok_embd, toks, n, ss->x);
+    srt__cu_launched(S, "embedding");
+    for (int l = 0; l < M->n_layer; l++) {
+        const srt__cuda_layer &L = M->layers[(size_t)l];
+        srt__cu_rmsnorm<<<(unsigned)n, 32, 0, sm>>>(ss->xb, ss->x, L.attn_norm, E, M->norm_eps);
+        srt__cu_launched(S, "rmsnorm");
+        SRT__CU_MM(L.wq, ss->xb, n, ss->q, L.bq)
+        SRT__CU_MM(L.wk, ss->xb, n, ss->k, L.bk)
+        SRT__CU_MM(L.wv, ss->xb, n, ss->v, L.bv)
+        if (M->rope_dim >= 2) {
+            const int half = M->rope_dim / 2;
+            srt__cu_rope<<<srt__cu_blocks((uint64_t)n * (uint64_t)M->n_head * (uint64_t)half, 128), 128, 0, sm>>>(ss->q, n, M->n_head, M->head_dim, M->rope_dim, M->rope_neox, cs);
+            srt__cu_rope<<<srt__cu_blocks((uint64_t)n * (uint64_t)M->n_head_kv * (uint64_t)half, 128), 128, 0, sm>>>(ss->k, n, M->n_head_kv, M->head_dim, M->rope_dim, M->rope_neox, cs);
+            srt__cu_launched(S, "rope");
+        }
+        srt__cu_kv_store<<<srt__cu_blocks((uint64_t)n * (uint64_t)KV, 256), 256, 0, sm>>>(st, l, ss->n_ctx, KV, n, ss->kv_f16, ss->k, ss->v, ss->k_cache, ss->v_cache);
+        srt__cu_launched(S, "KV cache store");
+        srt__cu_attention<<<(unsigned)(n * M->n_head), SRT__CU_ATTN, 0, sm>>>(st, ss->q, ss->k_cache, ss->v_cache, ss->att, ss->scores, M->n_head,
+                                                                            M->n_head / M->n_head_kv, M->head_dim, KV, ss->n_ctx, l, ss->kv_f16, scale);
+        srt__cu_launched(S, "attention");
+        SRT__CU_MM(L.wo, ss->att, n, ss->xb, nullptr)
+        srt__cu_add<<<srt__cu_blocks((uint64_t)n * (uint64_t)E, 256), 256, 0, sm>>>(ss->x, ss->xb, (uint64_t)n * (uint64_t)E);
+        srt__cu_launched(S, "residual");
+        srt__cu_rmsnorm<<<(unsigned)n, 32, 0, sm>>>(ss->xb, ss->x, L.ffn_norm, E, M->norm_eps);
+        srt__cu_launched(S, "rmsnorm");
+        SRT__CU_MM(L.gate, ss->xb, n, ss->hb, nullptr)
+        SRT__CU_MM(L.up, ss->xb, n, ss->hb2, nullptr)
+        srt__cu_swiglu<<<srt__cu_blocks((uint64_t)n * (uint64_t)F, 256), 256, 0, sm>>>(ss->hb, ss->hb2, (uint64_t)n * (uint64_t)F);
+        srt__cu_launched(S, "swiglu");
+        SRT__CU_MM(L.down, ss->hb, n, ss->xb, nullptr)
+        srt__cu_add<<<srt__cu_blocks((uint64_t)n * (uint64_t)E, 256), 256, 0, sm>>>(ss->x, ss->xb, (uint64_t)n * (uint64_t)E);
+        srt__cu_launched(S, "residual");
+    }
+    if (want_logits) {
+        srt__cu_rmsnorm<<<1, 32, 0, sm>>>(ss->xb, ss->x + (size_t)(n - 1) * (size_t)E, M->output_norm, E, M->norm_eps);
+        srt__cu_launched(S, "rmsnorm");
+        SRT__CU_MM(M->output, ss->xb, 1, ss->logits, nullptr)
+    }
+#undef SRT__CU_MM
+    return SRT_OK;
+}
+
+/* Captures the one-token forward into a graph (want_logits: with the output matrix); false if
+   capture or instantiation fails (the caller then launches plainly). */
+static bool srt__cu_capture(srt__cuda *S, srt__cuda_session *ss, int want_logits) {
+    cudaGraph_t graph = nullptr;
+    cudaGraphExec_t exec = nullptr;
+    srt_status st;
+    if (cudaStreamBeginCapture(S->stream, cudaStreamCaptureModeThreadLocal) != cudaSuccess) { cudaGetLastError(); return false; }
+    S->capturing = true;
+    st = srt__cu_enqueue(S, ss, 1, want_logits);
+    S->capturing = false;
+    cudaError_t e = cudaStreamEndCapture(S->stream, &graph);
+    if (e != cudaSuccess || st != SRT_OK || S->fail_code != cudaSuccess || !graph) {
+        if (graph) cudaGraphDestroy(graph);
+        cudaGetLastError();
+        srt__cu_reset_fail(S);
+        return false;
+    }
+    e = cudaGraphInstantiate(&exec, graph, 0);
+    cudaGraphDestroy(graph);
+    if (e != cudaSuccess) { cudaGetLastError(); return false; }
+    ss->graph[want_logits ? 1 : 0] = exec;
+    return true;
+}
+
+static srt_status srt__cu_forward(srt_backend *b, void *session, const int32_t *tokens, int n, int pos, const float *rope_cs,
+                                  float *logits, char *err, size_t cap) {
+    srt__cuda *S = srt__cu_of(b);
+    srt__cuda_session *ss = (srt__cuda_session *)session;
+    const srt__cuda_model *M = ss->M;
+    srt_status st = SRT_OK;
+    const int gi = logits ? 1 : 0;
+    if (n < 1 || n > ss->n_batch || pos < 0 || pos + n > ss->n_ctx) return srt__cu_err(err, cap, SRT_ERR_INVALID_ARG, "forward: %d tokens at %d", n, pos);
+    std::lock_guard<std::mutex> g(S->lock);
+    cudaSetDevice(S->device);
+    srt__cu_reset_fail(S);
+    {   /* step data: one copy from pinned memory (the previous forward has finished with it) */
+        srt__cu_step *h = (srt__cu_step *)ss->hstage;
+        h->pos = pos; h->n = n; h->pad0 = h->pad1 = 0;
+        memcpy(ss->hstage + ss->toks_off, tokens, (size_t)n * sizeof(int32_t));
+        memcpy(ss->hstage + ss->cs_off, rope_cs, (size_t)n * (size_t)M->rope_dim * sizeof(float));
+        srt__cu_note(S, cudaMemcpyAsync(ss->stage, ss->hstage, ss->cs_off + (size_t)n * (size_t)M->rope_dim * sizeof(float),
+                                        cudaMemcpyHostToDevice, S->stream), "copy of the step data");
+    }
+    if (n == 1 && S->graphs && !S->sync_each && !ss->graph[gi] && !ss->graph_failed[gi] && S->fail_code == cudaSuccess)
+        if (!srt__cu_capture(S, ss, gi)) ss->graph_failed[gi] = true;
+    if (n == 1 && ss->graph[gi]) srt__cu_note(S, cudaGraphLaunch(ss->graph[gi], S->stream), "decode graph launch");
+    else st = srt__cu_enqueue(S, ss, n, gi);
+    if (st == SRT_OK && logits)
+        srt__cu_note(S, cudaMemcpyAsync(logits, ss->logits, (size_t)M->n_vocab * sizeof(float), cudaMemcpyDeviceToHost, S->stream), "copy of the logits");
+    srt__cu_note(S, cudaStreamSynchronize(S->stream), "forward (synchronize)");
+    if (st != SRT_OK) return srt__cu_err(err, cap, st, "out of device memory (matrix product scratch)");
+    return srt__cu_fail_status(S, err, cap);
+}
+
+static void srt__cu_destroy(srt_backend *b) {
+    srt__cuda *S = srt__cu_of(b);
+    if (!S) return;
+    if (S->ok) {
+        cudaSetDevice(S->device);
+        if (S->blas) cublasDestroy(S->blas);
+        if (S->stream) cudaStreamDestroy(S->stream);
+        cudaGetLastError();
+    }
+    delete S;
+}
+
+/* ---------------------------------------------------------------- public functions */
+static std::string srt__cu_version(int v) {
+    char b[32];
+    if (v <= 0) return "none";
+    snprintf(b, sizeof b, "%d.%d", v / 1000, v % 1000 / 10);
+    return b;
+}
+
+SRT_API srt_backend *srt_cuda_backend(int device) {
+    srt__cuda *S = new (std::nothrow) srt__cuda();
+    int rt = 0, drv = 0, count = 0;
+    cudaError_t e;
+    char buf[512];
+    if (!S) return nullptr;
+    memset(&S->b, 0, sizeof S->b);
+    S->last_error[0] = 0;
+    S->device = device;
+    S->b.impl = S;
+    S->b.load = srt__cu_load; S->b.unload = srt__cu_unload;
+    S->b.session_create = srt__cu_session_create; S->b.session_destroy = srt__cu_session_destroy;
+    S->b.forward = srt__cu_forward; S->b.destroy = srt__cu_destroy;
+    {
+        const char *g = getenv("SRT_CUDA_GRAPHS"), *sy = getenv("SRT_CUDA_SYNC");
+        S->graphs = !(g && g[0] == '0');
+        S->sync_each = sy && sy[0] && sy[0] != '0';
+    }
+    cudaRuntimeGetVersion(&rt);
+    if (cudaDriverGetVersion(&drv) != cudaSuccess) drv = 0;
+    const std::string versions = "CUDA runtime " + srt__cu_version(rt) + ", driver " + srt__cu_version(drv);
+    e = cudaGetDeviceCount(&count);
+    if (e == cudaSuccess && (device < 0 || device >= count)) {
+        snprintf(buf, sizeof buf, "cannot open CUDA device %d: %d device%s found", device, count, count == 1 ? "" : "s");
+        S->open_error = buf;
+    } else if (e == cudaSuccess) {
+        cudaDeviceProp p;
+        if ((e = cudaSetDevice(device)) == cudaSuccess && (e = cudaGetDeviceProperties(&p, device)) == cudaSuccess &&
+            (e = cudaStreamCreateWithFlags(&S->stream, cudaStreamNonBlocking)) == cudaSuccess) {
+            int bv = 0;
+            std::string blas;
+            if (cublasCreate(&S->blas) == CUBLAS_STATUS_SUCCESS && cublasSetStream(S->blas, S->stream) == CUBLAS_STATUS_SUCCESS &&
+                cublasGetVersion(S->blas, &bv) == CUBLAS_STATUS_SUCCESS) {
+                snprintf(buf, sizeof buf, "cuBLAS %d.%d.%d", bv / 10000, bv / 100 % 100, bv % 100);
+                blas = buf;
+            } else {
+                if (S->blas) cublasDestroy(S->blas);
+                S->blas = nullptr;
+                blas = "cuBLAS unavailable (the CUBLAS path is refused)";
+            }
+            S->ok = true;
+            S->name = std::string("cuda: ") + p.name;
+            snprintf(buf, sizeof buf, "%s; device %d: %s, compute capability %d.%d, %d SMs, %.1f GiB; %s", versions.c_str(), device, p.name,
+                     p.major, p.minor, p.multiProcessorCount, (double)p.totalGlobalMem / (1024.0 * 1024.0 * 1024.0), blas.c_str());
+            S->info = buf;
+        } else {
+            snprintf(buf, sizeof buf, "cannot open CUDA device %d: %s (%s)", device, cudaGetErrorString(e), cudaGetErrorName(e));
+            S->open_error = buf;
+            if (S->stream) cudaStreamDestroy(S->stream);
+            S->stream = nullptr;
+        }
+    } else {
+        snprintf(buf, sizeof buf, "cannot open CUDA device %d: %s (%s)", device, cudaGetErrorString(e), cudaGetErrorName(e));
+        S->open_error = buf;
+    }
+    cudaGetLastError();
+    if (!S->ok) {
+        S->name = "cuda: no device";
+        S->info = versions + "; " + S->open_error;
+    }
+    S->b.name = S->name.c_str();
+    return &S->b;
+}
+
+SRT_API const char *srt_cuda_info(srt_backend *b) { return b && b->impl ? srt__cu_of(b)->info.c_str() : ""; }
+SRT_API const char *srt_cuda_last_error(srt_backend *b) { return b && b->impl ? srt__cu_of(b)->last_error : ""; }
+SRT_API void srt_cuda_set_cublas_min_tokens(srt_backend *b, int n) {
+    if (!b || !b->impl) return;
+    srt__cuda *S = srt__cu_of(b);
+    std::lock_guard<std::mutex> g(S->lock);
+    S->cublas_min = n > 0 ? n : 0;
+}
+
+/* Weights, activations, bias and output of one product on the device (srt_cuda_matmul, bench). */
+struct srt__cu_mm_job {
+    srt__cuda_model M;
+    srt__cuda_mat w;
+    float *dx = nullptr, *dy = nullptr;
+    const float *db = nullptr;
+    void *ws = nullptr;
+    size_t ws_cap = 0;
+};
+static srt_status srt__cu_mm_setup(srt__cuda *S, srt__cu_mm_job *j, srt_format format, uint32_t group, const void *const *parts,
+                                   uint64_t rows, uint64_t cols, int n, const float *x, const float *bias, char *err, size_t cap) {
+    srt_backend_tensor t;
+    srt_status st;
+    t.format = format; t.group = group; t.rows = rows; t.cols = cols;
+    for (int i = 0; i < 4; i++) t.part[i] = nullptr;
+    for (int i = 0; i < (format >= SRT_Q8 && format <= SRT_Q1 ? 2 : 1); i++) t.part[i] = parts[i];
+    j->M.S = S; j->M.max_kp = 32; j->M.max_ng = 1;
+    if ((st = srt__cu_upload_mat(S, &j->M, t, &j->w, "the matrix", err, cap)) != SRT_OK) return st;
+    const size_t xb = (size_t)n * (size_t)cols * sizeof(float), yb = (size_t)n * (size_t)rows * sizeof(float);
+    if (x) j->dx = (float *)srt__cu_upload(S, &j->M.allocs, x, xb);
+    else if (cudaMalloc((void **)&j->dx, xb) == cudaSuccess) {
+        j->M.allocs.push_back(j->dx);
+        srt__cu_note(S, cudaMemsetAsync(j->dx, 0, xb, S->stream), "memset");
+    } else j->dx = nullptr;
+    if (cudaMalloc((void **)&j->dy, yb) == cudaSuccess) j->M.allocs.push_back(j->dy); else j->dy = nullptr;
+    j->ws_cap = srt__cu_ws_bytes(j->w.kp, j->w.ng, n);
+    if (cudaMalloc(&j->ws, j->ws_cap) == cudaSuccess) j->M.allocs.push_back(j->ws); else j->ws = nullptr;
+    if (bias && (st = srt__cu_upload_vec(S, &j->M, bias, (size_t)rows, &j->db, "the bias", err, cap)) != SRT_OK) return st;
+    if (!j->dx || !j->dy || !j->ws) {
+        cudaGetLastError();
+        return srt__cu_err(err, cap, SRT_ERR_OUT_OF_MEMORY, "out of device memory (activations, output or scratch of %d x %llu)", n, (unsigned long long)cols);
+    }
+    return SRT_OK;
+}
+static srt_status srt__cu_mm_check(srt__cuda *S, srt_format format, uint32_t group, const void *const *parts, uint64_t rows,
+                                   uint64_t cols, int n, int have_x, int have_y) {
+    srt_tensor_parts lay;
+    char *err = S->last_error;
+    const size_t cap = sizeof S->last_error;
+    err[0] = 0;
+    if (!S->ok) return srt__cu_err(err, cap, SRT_ERR_UNSUPPORTED, "%s", S->open_error.c_str());
+    if (n < 1 || n > 65535 || !have_x || !have_y || !parts || (int)format < 0 || (int)format >= (int)SRT_FORMAT_COUNT)
+        return srt__cu_err(err, cap, SRT_ERR_INVALID_ARG, "srt_cuda_matmul: bad arguments");
+    if (srt_tensor_layout(format, rows, cols, group, &lay) != SRT_OK)
+        return srt__cu_err(err, cap, SRT_ERR_SHAPE, "srt_cuda_matmul: bad shape or group (%s)", srt_last_error());
+    return SRT_OK;
+}
+
+SRT_API srt_status srt_cuda_matmul(srt_backend *b, srt_format format, uint32_t group, const void *const *parts,
+                                   uint64_t rows, uint64_t cols, int n, const float *x, const float *bias, float *y,
+                                   srt_cuda_path path) {
+    srt__cuda *S;
+    srt_status st;
+    if (!b || !b->impl) return SRT_ERR_INVALID_ARG;
+    S = srt__cu_of(b);
+    std::lock_guard<std::mutex> g(S->lock);
+    if ((st = srt__cu_mm_check(S, format, group, parts, rows, cols, n, x != nullptr, y != nullptr)) != SRT_OK) return st;
+    char *err = S->last_error;
+    const size_t cap = sizeof S->last_error;
+    cudaSetDevice(S->device);
+    srt__cu_reset_fail(S);
+    srt__cu_mm_job j;
+    if ((st = srt__cu_mm_setup(S, &j, format, group, parts, rows, cols, n, x, bias, err, cap)) == SRT_OK) {
+        st = srt__cu_matmul_dev(S, j.w, j.dx, n, j.dy, rows, j.db, j.ws, j.ws_cap, path);
+        if (st == SRT_ERR_UNSUPPORTED) srt__cu_err(err, cap, st, "kernel path %d is not available for %s%s", (int)path, srt_format_name(format),
+                                                   S->blas ? "" : " (no cuBLAS)");
+        else if (st != SRT_OK) srt__cu_err(err, cap, st, "out of device memory (scratch)");
+        else srt__cu_note(S, cudaMemcpyAsync(y, j.dy, (size_t)n * (size_t)rows * sizeof(float), cudaMemcpyDeviceToHost, S->stream), "copy of the result");
+    }
+    srt__cu_note(S, cudaStreamSynchronize(S->stream), "matmul (synchronize)");
+    if (st == SRT_OK) st = srt__cu_fail_status(S, err, cap);
+    srt__cu_free_all(&j.M.allocs);
+    cudaGetLastError();
+    return st;
+}
+
+SRT_API srt_status srt_cuda_bench_matmul(srt_backend *b, srt_format format, uint32_t group, const void *const *parts,
+                                         uint64_t rows, uint64_t cols, int n, srt_cuda_path path, int iters,
+                                         double *ms_per_call) {
+    srt__cuda *S;
+    srt_status st;
+    cudaEvent_t e0 = nullptr, e1 = nullptr;
+    if (!b || !b->impl) return SRT_ERR_INVALID_ARG;
+    S = srt__cu_of(b);
+    std::lock_guard<std::mutex> g(S->lock);
+    if ((st = srt__cu_mm_check(S, format, group, parts, rows, cols, n, 1, ms_per_call != nullptr)) != SRT_OK) return st;
+    char *err = S->last_error;
+    const size_t cap = sizeof S->last_error;
+    if (iters < 1) iters = 1;
+    *ms_per_call = 0.0;
+    cudaSetDevice(S->device);
+    srt__cu_reset_fail(S);
+    srt__cu_mm_job j;
+    if ((st = srt__cu_mm_setup(S, &j, format, group, parts, rows, cols, n, nullptr, nullptr, err, cap)) == SRT_OK) {
+        srt__cu_note(S, cudaEventCreate(&e0), "cudaEventCreate");
+        srt__cu_note(S, cudaEventCreate(&e1), "cudaEventCreate");
+        st = srt__cu_matmul_dev(S, j.w, j.dx, n, j.dy, rows, nullptr, j.ws, j.ws_cap, path);   /* warm-up */
+        if (st == SRT_OK && S->fail_code == cudaSuccess) {
+            srt__cu_note(S, cudaEventRecord(e0, S->stream), "cudaEventRecord");
+            for (int i = 0; i < iters && st == SRT_OK; i++) st = srt__cu_matmul_dev(S, j.w, j.dx, n, j.dy, rows, nullptr, j.ws, j.ws_cap, path);
+            srt__cu_note(S, cudaEventRecord(e1, S->stream), "cudaEventRecord");
+        }
+        srt__cu_note(S, cudaStreamSynchronize(S->stream), "bench (synchronize)");
+        if (st == SRT_OK && S->fail_code == cudaSuccess) {
+            float ms = 0.0f;
+            srt__cu_note(S, cudaEventElapsedTime(&ms, e0, e1), "cudaEventElapsedTime");
+            *ms_per_call = (double)ms / iters;
+        }
+        if (st == SRT_ERR_UNSUPPORTED) srt__cu_err(err, cap, st, "kernel path %d is not available for %s", (int)path, srt_format_name(format));
+        else if (st != SRT_OK) srt__cu_err(err, cap, st, "out of device memory (scratch)");
+        if (e0) cudaEventDestroy(e0);
+        if (e1) cudaEventDestroy(e1);
+    }
+    cudaStreamSynchronize(S->stream);
+    if (st == SRT_OK) st = srt__cu_fail_status(S, err, cap);
+    srt__cu_free_all(&j.M.allocs);
+    cudaGetLastError();
+    return st;
+}
+
+#endif /* SPARSERT_CUDA_DONE */
+#endif /* SPARSERT_CUDA */

@@ -1,0 +1,483 @@
+/* test_cuda.cu - the CUDA backend (sparsert_cuda.h) against the CPU reference (SRT_CUDA_DEVICE=i
+   picks another device than 0).
+   Without a CUDA device (no GPU, no driver) it still checks what needs none: srt_cuda_backend
+   returns a backend whose info says why there is no device, srt_model_load with it fails with that
+   message and SRT_ERR_UNSUPPORTED, srt_cuda_matmul and srt_cuda_bench_matmul fail cleanly; then it
+   prints one line "skipped: GPU checks (no CUDA device: <reason>)" and exits 0.
+   With a device:
+   - every matrix kernel path (fused-quantization GEMV, GEMM, the reference-order float kernel,
+     cuBLAS) for every dense format (f32, f16, bf16, q8, q4, q2, tq, q1) on odd shapes, 1/3/9/33
+     tokens, with and without bias: equal to srt_matmul (portable) bit for bit; cuBLAS within
+     2e-3 x sum |w x| of each output;
+   - whole models through the backend (a tiny llama with GQA, a qwen2-style one with biases and
+     neox rope, llama3 rope scaling, f16 and f32 KV caches, prompt batches of 1, 16 and 40; decode
+     through CUDA graphs and without them; two sessions taking turns): the logits of every step
+     equal the CPU's bit for bit and so do the greedy tokens; with cuBLAS for float prompt batches,
+     within a tolerance;
+   - stories260K packed from ../shared (f32, q8, q4): the golden greedy ids of ../shared/golden.
+   Built by `./build.sh cuda` (C core by cc + this file by nvcc -fmad=false). */
+#define SPARSERT_CUDA
+#include "sparsert_cuda.h"
+#include "tests/testing.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string>
+#include <vector>
+
+static srt_backend *gpu;
+
+/* ---------------------------------------------------------------- kernels */
+static void check_kernels(srt_format f, uint64_t rows, uint64_t cols, uint32_t group) {
+    srt_tensor_parts lay;
+    std::vector<float> w(rows * cols), wq(rows * cols), bias(rows);
+    int ok_exact = 1, ok_blas = 1;
+    double worst_blas = 0.0;
+    char what[1024];
+    if (srt_tensor_layout(f, rows, cols, group, &lay) != SRT_OK) { CHECK(0, "layout %s", srt_format_name(f)); return; }
+    std::vector<std::vector<unsigned char> > parts((size_t)lay.n_parts);
+    void *pp[4] = {0, 0, 0, 0};
+    for (int i = 0; i < lay.n_parts; i++) { parts[(size_t)i].resize((size_t)lay.size[i]); pp[i] = parts[(size_t)i].data(); }
+    for (size_t i = 0; i < w.size(); i++) w[i] = srt_test_frand() * (i % 7 == 0 ? 2.0f : 0.5f);
+    for (size_t i = 0; i < bias.size(); i++) bias[i] = srt_test_frand();
+    if (srt_quantize(f, group, w.data(), rows, cols, pp) != SRT_OK) { CHECK(0, "quantize %s: %s", srt_format_name(f), srt_last_error()); return; }
+    srt_dequantize(f, group, (const void *const *)pp, rows, cols, wq.data());
+    const int ns[4] = {1, 3, 9, 33};
+    const int is_int = f >= SRT_Q8;
+    for (int ni = 0; ni < 4; ni++) {
+        const int n = ns[ni];
+        std::vector<float> x((size_t)n * cols), ref((size_t)n * rows), got((size_t)n * rows);
+        for (size_t i = 0; i < x.size(); i++) {
+            float v = srt_test_frand() * (i % 5 == 0 ? 3.0f : 1.0f);
+            if (i % 97 == 13) v = 0.0f;
+            x[i] = v;
+        }
+        if (n > 1) for (size_t i = 0; i < cols; i++) x[cols + i] = 0.0f;   /* an all-zero token: dx = 0 */
+        if (srt_matmul(NULL, SRT_ISA_PORTABLE, f, group, (const void *const *)pp, rows, cols, n, x.data(), ref.data()) != SRT_OK) {
+            CHECK(0, "cpu reference: %s", srt_last_error()); return;
+        }
+        const srt_cuda_path paths[4] = {SRT_CUDA_PATH_AUTO, SRT_CUDA_PATH_GEMV, SRT_CUDA_PATH_GEMM, SRT_CUDA_PATH_CUBLAS};
+        for (int pi = 0; pi < 4; pi++)
+            for (int wb = 0; wb < 2; wb++) {
+                const srt_cuda_path path = paths[pi];
+                std::vector<float> want = ref;
+                if (wb) for (int t = 0; t < n; t++) for (uint64_t r = 0; r < rows; r++) want[(size_t)t * rows + r] += bias[r];
+                srt_status st = srt_cuda_matmul(gpu, f, group, (const void *const *)pp, rows, cols, n, x.data(), wb ? bias.data() : NULL,
+                                                got.data(), path);
+                if (path == SRT_CUDA_PATH_CUBLAS && is_int) {
+                    if (st != SRT_ERR_UNSUPPORTED) { CHECK(0, "%s: the cuBLAS path is refused for integer formats (status %d)", srt_format_name(f), (int)st); ok_exact = 0; }
+                    continue;
+                }
+                if (path == SRT_CUDA_PATH_CUBLAS || (path == SRT_CUDA_PATH_AUTO && !is_int && n >= 32)) {   /* AUTO: cuBLAS from 32 tokens */
+                    double worst = 0.0;
+                    size_t bad = 0;
+                    if (st == SRT_OK)
+                        for (int t = 0; t < n; t++)
+                            for (uint64_t r = 0; r < rows; r++) {
+                                double mag = 0.0;
+                                const size_t i = (size_t)t * rows + r;
+                                for (uint64_t k = 0; k < cols; k++) mag += fabs((double)wq[r * cols + k] * (double)x[(size_t)t * cols + k]);
+                                const double e = fabs((double)got[i] - (double)want[i]) / (mag + 1e-30);
+                                if (e > worst || e != e) { worst = e; bad = i; }
+                            }
+                    if (st != SRT_OK || !(worst <= 2e-3)) {
+                        snprintf(what, sizeof what, "%s %llux%llu n=%d cuBLAS path=%d bias=%d: status %d (%s), y[%zu] = %.9g, cpu %.9g (error %.3g of sum |w x|)",
+                                 srt_format_name(f), (unsigned long long)rows, (unsigned long long)cols, n, (int)path, wb, (int)st,
+                                 srt_cuda_last_error(gpu), bad, got[bad], want[bad], worst);
+                        CHECK(0, "%s", what);
+                        ok_blas = 0;
+                    }
+                    if (worst > worst_blas) worst_blas = worst;
+                    continue;
+                }
+                int same = st == SRT_OK && memcmp(got.data(), want.data(), want.size() * sizeof(float)) == 0;
+                if (!same) {
+                    size_t i, bad = 0;
+                    for (i = 0; i < want.size(); i++) if (got[i] != want[i]) { bad = i; break; }
+                    snprintf(what, sizeof what, "%s %llux%llu g%u n=%d path=%d bias=%d: status %d (%s), y[%zu] (token %zu, row %zu) = %.9g, cpu %.9g",
+                             srt_format_name(f), (unsigned long long)rows, (unsigned long long)cols, group, n, (int)path, wb, (int)st,
+                             srt_cuda_last_error(gpu), bad, bad / rows, bad % rows, got[bad], want[bad]);
+                    CHECK(0, "%s", what);
+                    ok_exact = 0;
+                }
+            }
+    }
+    if (ok_exact)
+        CHECK(1, "%s %llu x %llu group %u: %s equal the CPU reference bit for bit (1/3/9/33 tokens, bias)",
+              srt_format_name(f), (unsigned long long)rows, (unsigned long long)cols, group,
+              is_int ? "fused GEMV and GEMM (and AUTO)" : "the float kernel (GEMV, GEMM and AUTO below 32 tokens)");
+    if (!is_int && ok_blas)
+        CHECK(1, "%s %llu x %llu: cuBLAS within 2e-3 of sum |w x| (worst %.3g)", srt_format_name(f), (unsigned long long)rows,
+              (unsigned long long)cols, worst_blas);
+}
+
+/* ---------------------------------------------------------------- models */
+/* A random llama/qwen2 model with a byte vocabulary. opts: biases (qwen2), rope_scaling llama3,
+   rope_dim < head_dim. */
+static int write_model(const char *path, const char *arch, srt_format fmt, int E, int F, int L, int H, int KVH, int head_dim,
+                       int rope_dim, int llama3, int biases, uint64_t seed) {
+    srt_writer *w;
+    static char names[256][8];
+    const char *tokens[259];
+    float scores[259];
+    int32_t types[259];
+    const int V = 259, Q = H * head_dim, KV = KVH * head_dim;
+    char key[128], nm[64];
+    std::vector<float> buf((size_t)4096 * 64);
+    srt_test_rng = seed;
+    if (srt_writer_open(path, &w) != SRT_OK) return 0;
+    srt_writer_meta_str(w, "general.architecture", arch);
+#define KEY(s) (snprintf(key, sizeof key, "%s." s, arch), key)
+    srt_writer_meta_u32(w, KEY("context_length"), 256);
+    srt_writer_meta_u32(w, KEY("embedding_length"), (uint32_t)E);
+    srt_writer_meta_u32(w, KEY("feed_forward_length"), (uint32_t)F);
+    srt_writer_meta_u32(w, KEY("block_count"), (uint32_t)L);
+    srt_writer_meta_u32(w, KEY("attention.head_count"), (uint32_t)H);
+    srt_writer_meta_u32(w, KEY("attention.head_count_kv"), (uint32_t)KVH);
+    srt_writer_meta_u32(w, KEY("attention.key_length"), (uint32_t)head_dim);
+    srt_writer_meta_u32(w, KEY("rope.dimension_count"), (uint32_t)rope_dim);
+    srt_writer_meta_f32(w, KEY("attention.layer_norm_rms_epsilon"), 1e-5f);
+    if (llama3) {
+        srt_writer_meta_str(w, KEY("rope.scaling.type"), "llama3");
+        srt_writer_meta_f32(w, KEY("rope.scaling.factor"), 8.0f);
+        srt_writer_meta_u32(w, KEY("rope.scaling.original_context_length"), 64);
+        srt_writer_meta_f32(w, KEY("rope.freq_base"), 500000.0f);
+    }
+#undef KEY
+    tokens[0] = "<unk>"; types[0] = 2; scores[0] = 0;
+    tokens[1] = "<s>"; types[1] = 3; scores[1] = 0;
+    tokens[2] = "</s>"; types[2] = 3; scores[2] = 0;
+    for (int i = 0; i < 256; i++) { snprintf(names[i], sizeof names[i], "<0x%02X>", i); tokens[3 + i] = names[i]; types[3 + i] = 6; scores[3 + i] = 0; }
+    srt_writer_meta_str(w, "tokenizer.ggml.model", "llama");
+    srt_writer_meta_arr(w, "tokenizer.ggml.tokens", SRT_META_ARR_STR, tokens, (uint32_t)V);
+    srt_writer_meta_arr(w, "tokenizer.ggml.scores", SRT_META_ARR_F32, scores, (uint32_t)V);
+    srt_writer_meta_arr(w, "tokenizer.ggml.token_type", SRT_META_ARR_I32, types, (uint32_t)V);
+    srt_writer_meta_u32(w, "tokenizer.ggml.bos_token_id", 1);
+    srt_writer_meta_u32(w, "tokenizer.ggml.eos_token_id", 2);
+    int ok = 1;
+#define ADD(name, rows, cols, f, vec) do { \
+        for (int i = 0; i < (rows) * (cols); i++) buf[(size_t)i] = (vec) ? 1.0f + 0.2f * srt_test_frand() : srt_test_frand() * 0.4f; \
+        if (ok && srt_writer_add_tensor(w, name, f, (f) >= SRT_Q8 ? 32 : 0, (uint64_t)(rows), (uint64_t)(cols), buf.data()) != SRT_OK) ok = 0; \
+    } while (0)
+    ADD("token_embd.weight", V, E, fmt, 0);
+    ADD("output_norm.weight", 1, E, SRT_F32, 1);
+    if (biases) ADD("output.weight", V, E, fmt, 0);   /* untied */
+    for (int l = 0; l < L; l++) {
+#define LADD(s, rows, cols, f, vec) do { snprintf(nm, sizeof nm, "blk.%d." s, l); ADD(nm, rows, cols, f, vec); } while (0)
+        LADD("attn_norm.weight", 1, E, SRT_F32, 1);
+        LADD("ffn_norm.weight", 1, E, SRT_F32, 1);
+        LADD("attn_q.weight", Q, E, fmt, 0);
+        LADD("attn_k.weight", KV, E, fmt, 0);
+        LADD("attn_v.weight", KV, E, fmt, 0);
+        LADD("attn_output.weight", E, Q, fmt, 0);
+        LADD("ffn_gate.weight", F, E, fmt, 0);
+        LADD("ffn_up.weight", F, E, fmt, 0);
+        LADD("ffn_down.weight", E, F, fmt, 0);
+        if (biases) { LADD("attn_q.bias", 1, Q, SRT_F32, 0); LADD("attn_k.bias", 1, KV, SRT_F32, 0); LADD("attn_v.bias", 1, KV, SRT_F32, 0); }
+#undef LADD
+    }
+#undef ADD
+    if (!ok) { srt_writer_abort(w); return 0; }
+    return srt_writer_finish(w) == SRT_OK;
+}
+
+/* Feeds the same tokens to a CPU and a backend session (batches of n_batch), then generates
+   n_gen greedy tokens on both. tol = 0: every logits vector must be equal bit for bit, and the
+   tokens too; tol > 0: max |difference| <= tol x max |logit| (cuBLAS), tokens not compared. */
+static void compare_sessions(const char *tag, const char *path, const int32_t *prompt, int n_prompt, int n_batch, srt_kv_type kv, int n_gen,
+                             double tol = 0.0) {
+    srt_model *cpu = NULL, *dev = NULL;
+    srt_session *sc = NULL, *sd = NULL;
+    srt_model_desc md;
+    srt_session_desc sdesc;
+    memset(&md, 0, sizeof md);
+    md.n_threads = 1;
+    if (srt_model_load(path, &md, &cpu) != SRT_OK) { CHECK(0, "%s: cpu load: %s", tag, srt_last_error()); return; }
+    md.backend = gpu;
+    if (srt_model_load(path, &md, &dev) != SRT_OK) { CHECK(0, "%s: cuda load: %s", tag, srt_last_error()); srt_model_free(cpu); return; }
+    memset(&sdesc, 0, sizeof sdesc);
+    sdesc.n_ctx = 128; sdesc.n_batch = n_batch; sdesc.kv_type = kv;
+    if (srt_session_create(cpu, &sdesc, &sc) != SRT_OK || srt_session_create(dev, &sdesc, &sd) != SRT_OK) {
+        CHECK(0, "%s: sessions: %s", tag, srt_last_error());
+    } else {
+        srt_model_info info;
+        int V, steps = 0, equal = 1, same_tokens = 1;
+        double maxd = 0.0, maxl = 0.0;
+        srt_model_get_info(dev, &info);
+        V = info.n_vocab;
+        srt_status a = srt_session_feed(sc, prompt, n_prompt), b = srt_session_feed(sd, prompt, n_prompt);
+        CHECK(a == SRT_OK && b == SRT_OK, "%s: prompt of %d tokens fed in batches of %d (backend '%s')%s%s", tag, n_prompt, n_batch, info.backend,
+              b == SRT_OK ? "" : ": ", b == SRT_OK ? "" : srt_last_error());
+        for (int i = 0; i <= n_gen && a == SRT_OK && b == SRT_OK; i++) {
+            const float *lc = srt_session_logits(sc), *ld = srt_session_logits(sd);
+            int32_t tc, td;
+            if (!lc || !ld) { equal = 0; break; }
+            for (int v = 0; v < V; v++) {
+                double d = fabs((double)lc[v] - (double)ld[v]);
+                if (d > maxd || d != d) maxd = d;
+                if (fabs((double)lc[v]) > maxl) maxl = fabs((double)lc[v]);
+            }
+            if (memcmp(lc, ld, (size_t)V * sizeof(float)) != 0) equal = 0;
+            steps++;
+            if (i == n_gen) break;
+            if (tol > 0.0) {   /* both continue with the CPU's token */
+                if (srt_session_next(sc, &tc) != SRT_OK || srt_session_feed(sd, &tc, 1) != SRT_OK) { same_tokens = 0; break; }
+                continue;
+            }
+            if (srt_session_next(sc, &tc) != SRT_OK || srt_session_next(sd, &td) != SRT_OK) { same_tokens = 0; CHECK(0, "%s: next: %s", tag, srt_last_error()); break; }
+            if (tc != td) same_tokens = 0;
+        }
+        if (tol > 0.0) {
+            CHECK(steps == n_gen + 1 && same_tokens && maxd <= tol * maxl, "%s: logits of %d steps within %g of max |logit| %g (max |diff| %g)",
+                  tag, steps, tol, maxl, maxd);
+        } else {
+            CHECK(equal && steps == n_gen + 1, "%s: logits of %d steps equal the CPU's bit for bit (max |diff| %g)", tag, steps, maxd);
+            CHECK(same_tokens, "%s: %d greedy tokens equal the CPU's", tag, n_gen);
+        }
+    }
+    srt_session_destroy(sc); srt_session_destroy(sd);
+    srt_model_free(cpu); srt_model_free(dev);
+}
+
+/* Two device sessions of one model, stepped in turns (each has its own KV cache and decode graph),
+   against one CPU session each. */
+static void check_turns(const char *path, const int32_t *prompt) {
+    srt_model *cpu = NULL, *dev = NULL;
+    srt_session *c[2] = {NULL, NULL}, *d[2] = {NULL, NULL};
+    srt_model_desc md;
+    srt_session_desc sdesc;
+    int same = 1;
+    memset(&md, 0, sizeof md);
+    md.n_threads = 1;
+    if (srt_model_load(path, &md, &cpu) != SRT_OK) { CHECK(0, "turns: cpu load: %s", srt_last_error()); return; }
+    md.backend = gpu;
+    if (srt_model_load(path, &md, &dev) != SRT_OK) { CHECK(0, "turns: cuda load: %s", srt_last_error()); srt_model_free(cpu); return; }
+    memset(&sdesc, 0, sizeof sdesc);
+    sdesc.n_ctx = 64; sdesc.n_batch = 8;
+    for (int s = 0; s < 2; s++) {
+        if (srt_session_create(cpu, &sdesc, &c[s]) != SRT_OK || srt_session_create(dev, &sdesc, &d[s]) != SRT_OK ||
+            srt_session_feed(c[s], prompt + 5 * s, 11) != SRT_OK || srt_session_feed(d[s], prompt + 5 * s, 11) != SRT_OK) { same = 0; break; }
+    }
+    for (int i = 0; i < 10 && same; i++)
+        for (int s = 0; s < 2; s++) {
+            int32_t tc, td;
+            if (srt_session_next(c[s], &tc) != SRT_OK || srt_session_next(d[s], &td) != SRT_OK || tc != td) { same = 0; break; }
+            if (memcmp(srt_session_logits(c[s]), srt_session_logits(d[s]), 259 * sizeof(float)) != 0) { same = 0; break; }
+        }
+    CHECK(same, "two sessions of one model stepped in turns: logits and tokens equal the CPU's%s%s", same ? "" : ": ", same ? "" : srt_last_error());
+    for (int s = 0; s < 2; s++) { srt_session_destroy(c[s]); srt_session_destroy(d[s]); }
+    srt_model_free(cpu); srt_model_free(dev);
+}
+
+static void check_models(void) {
+    int32_t prompt[40];
+    for (int i = 0; i < 40; i++) prompt[i] = 3 + (i * 37 + 11) % 256;
+    prompt[0] = 1;
+    struct { const char *tag, *arch; srt_format f; int E, F, L, H, KVH, hd, rd, llama3, biases; } cfg[] = {
+        {"llama q8 gqa", "llama", SRT_Q8, 64, 96, 2, 4, 2, 16, 16, 0, 0},
+        {"llama q4", "llama", SRT_Q4, 64, 96, 2, 4, 2, 16, 16, 0, 0},
+        {"llama q2", "llama", SRT_Q2, 64, 96, 2, 4, 1, 16, 16, 0, 0},
+        {"llama tq", "llama", SRT_TQ, 64, 96, 2, 4, 4, 16, 16, 0, 0},
+        {"llama q1", "llama", SRT_Q1, 64, 96, 2, 4, 2, 16, 16, 0, 0},
+        {"llama f16 llama3-rope", "llama", SRT_F16, 64, 96, 2, 4, 2, 16, 16, 1, 0},
+        {"llama bf16 rope_dim<head_dim", "llama", SRT_BF16, 96, 160, 2, 3, 1, 32, 16, 0, 0},
+        {"qwen2 q8 biases neox", "qwen2", SRT_Q8, 64, 128, 2, 4, 2, 16, 16, 0, 1},
+        {"qwen2 f32 biases neox", "qwen2", SRT_F32, 64, 128, 2, 4, 2, 16, 16, 0, 1},
+        {"llama q4 head_dim 128", "llama", SRT_Q4, 256, 320, 1, 2, 1, 128, 128, 0, 0},
+    };
+    srt_cuda_set_cublas_min_tokens(gpu, 0);   /* every path in the reference order */
+    for (size_t c = 0; c < sizeof cfg / sizeof cfg[0]; c++) {
+        char path[256], tag[160];
+        snprintf(path, sizeof path, "build/tmp/cuda_model_%zu.srt", c);
+        if (!write_model(path, cfg[c].arch, cfg[c].f, cfg[c].E, cfg[c].F, cfg[c].L, cfg[c].H, cfg[c].KVH, cfg[c].hd, cfg[c].rd,
+                         cfg[c].llama3, cfg[c].biases, 100 + c)) { CHECK(0, "%s: write model: %s", cfg[c].tag, srt_last_error()); continue; }
+        snprintf(tag, sizeof tag, "%s, f16 KV", cfg[c].tag);
+        compare_sessions(tag, path, prompt, 40, 16, SRT_KV_F16, 12);
+        if (c == 0 || c == 7) {
+            snprintf(tag, sizeof tag, "%s, f32 KV, batch 1", cfg[c].tag);
+            compare_sessions(tag, path, prompt, 9, 1, SRT_KV_F32, 6);
+            snprintf(tag, sizeof tag, "%s, batch 40", cfg[c].tag);
+            compare_sessions(tag, path, prompt, 40, 40, SRT_KV_F16, 4);
+        }
+        if (c == 0) check_turns(path, prompt);
+        if (c == 5 || c == 8) {   /* float weights: prompt batches through cuBLAS */
+            srt_cuda_set_cublas_min_tokens(gpu, 2);
+            snprintf(tag, sizeof tag, "%s, cuBLAS for batches", cfg[c].tag);
+            compare_sessions(tag, path, prompt, 40, 40, SRT_KV_F32, 6, 1e-3);
+            srt_cuda_set_cublas_min_tokens(gpu, 0);
+        }
+    }
+    {   /* decode without CUDA graphs (plain launches) gives the same */
+        srt_backend *saved = gpu;
+        const char *dev = getenv("SRT_CUDA_DEVICE");
+        setenv("SRT_CUDA_GRAPHS", "0", 1);
+        gpu = srt_cuda_backend(dev ? atoi(dev) : 0);
+        unsetenv("SRT_CUDA_GRAPHS");
+        if (gpu) {
+            srt_cuda_set_cublas_min_tokens(gpu, 0);
+            compare_sessions("llama q8 gqa, f16 KV, without CUDA graphs", "build/tmp/cuda_model_0.srt", prompt, 40, 16, SRT_KV_F16, 12);
+            srt_backend_free(gpu);
+        }
+        gpu = saved;
+    }
+}
+
+/* ---------------------------------------------------------------- stories260K */
+#define SM SRT_SHARED "/models/stories260K/"
+#define SG SRT_SHARED "/golden/"
+static void check_stories(void) {
+    static const struct { const char *name, *opts; int n_exact; } fmts[] = {
+        {"f32", "--weights f32", 0}, {"q8", "--weights q8", 32}, {"q4", "--weights q4 --group 32", 2}};
+    static const struct { const char *file, *text; } prompts[] = {
+        {"once_upon_a_time", "Once upon a time"}, {"lily_red_ball", "Lily had a red ball"}, {"empty", ""}};
+    for (size_t f = 0; f < sizeof fmts / sizeof fmts[0]; f++) {
+        char cmd[1024], path[256], tag[64];
+        srt_model *dev = NULL;
+        srt_model_desc md;
+        snprintf(path, sizeof path, "build/tmp/cuda_stories_%s.srt", fmts[f].name);
+        snprintf(cmd, sizeof cmd, "build/srt-pack %s --tokenizer " SM "tok512.bin " SM "stories260K.bin %s > build/tmp/cuda_pack.log 2>&1", fmts[f].opts, path);
+        if (system(cmd) != 0) { CHECK(0, "stories260K %s: srt-pack failed (build it with ./build.sh)", fmts[f].name); continue; }
+        memset(&md, 0, sizeof md);
+        md.backend = gpu;
+        if (srt_model_load(path, &md, &dev) != SRT_OK) { CHECK(0, "stories260K %s: cuda load: %s", fmts[f].name, srt_last_error()); continue; }
+        for (size_t p = 0; p < sizeof prompts / sizeof prompts[0]; p++) {
+            int32_t gold[512], got[512], toks[64];
+            int n_gold, n_prompt = 0, mismatch = -1, limit;
+            srt_session *s;
+            srt_session_desc sd;
+            snprintf(cmd, sizeof cmd, SG "llamacpp_%s.ids.txt", prompts[p].file);
+            n_gold = srt_test_read_ids(cmd, gold, 512);
+            if (n_gold <= 0) { CHECK(0, "read %s", cmd); continue; }
+            srt_tokenize(dev, prompts[p].text, strlen(prompts[p].text), 0, toks, 64, &n_prompt);
+            memset(&sd, 0, sizeof sd);
+            sd.n_ctx = 512;
+            if (srt_session_create(dev, &sd, &s) != SRT_OK) { CHECK(0, "session: %s", srt_last_error()); continue; }
+            srt_session_feed(s, toks, n_prompt);
+            for (int i = n_prompt; i < n_gold; i++) if (srt_session_next(s, &got[i]) != SRT_OK) { got[i] = -1; break; }
+            limit = fmts[f].n_exact ? n_prompt + fmts[f].n_exact : n_gold;
+            if (limit > n_gold) limit = n_gold;
+            for (int i = n_prompt; i < limit; i++) if (got[i] != gold[i]) { mismatch = i; break; }
+            snprintf(tag, sizeof tag, "stories260K %s", fmts[f].name);
+            CHECK(mismatch < 0, "%s '%s' on the CUDA device: %s %d generated ids equal the golden ids", tag, prompts[p].text,
+                  fmts[f].n_exact ? "the first" : "all", limit - n_prompt);
+            if (mismatch >= 0) printf("#   position %d: got %d, golden %d\n", mismatch, got[mismatch], gold[mismatch]);
+            srt_session_destroy(s);
+        }
+        srt_model_free(dev);
+        {   /* and the CPU's logits, bit for bit, over a prompt batch and 30 greedy steps */
+            int32_t toks[64];
+            int n = 0;
+            srt_model *cpu = NULL;
+            memset(&md, 0, sizeof md);
+            if (srt_model_load(path, &md, &cpu) == SRT_OK) {
+                srt_tokenize(cpu, "Lily had a red ball", 19, 0, toks, 64, &n);
+                srt_model_free(cpu);
+                snprintf(tag, sizeof tag, "stories260K %s", fmts[f].name);
+                compare_sessions(tag, path, toks, n, 32, SRT_KV_F16, 30);
+            }
+        }
+    }
+}
+
+/* ---------------------------------------------------------------- without a device */
+/* What must hold when the backend has no device: clear failures, nothing half-made. */
+static void check_no_device(const char *open_error) {
+    srt_model *m = NULL;
+    srt_model_desc md;
+    srt_status st;
+    float x[64], y[16];
+    double ms = -1.0;
+    std::vector<unsigned char> v(16 * 64 * 4);
+    const void *parts[1] = {v.data()};
+    memset(x, 0, sizeof x);
+    memset(&md, 0, sizeof md);
+    md.backend = gpu;
+    CHECK(strncmp(gpu->name, "cuda: no device", 15) == 0, "no device: the backend is named '%s'", gpu->name);
+    CHECK(strstr(srt_cuda_info(gpu), "CUDA runtime ") != NULL && strstr(srt_cuda_info(gpu), "cannot open CUDA device") != NULL,
+          "no device: srt_cuda_info gives the runtime version and the reason: %s", srt_cuda_info(gpu));
+    CHECK(write_model("build/tmp/cuda_nodev.srt", "llama", SRT_Q8, 32, 64, 1, 2, 1, 16, 16, 0, 0, 1), "a tiny q8 model written");
+    st = srt_model_load("build/tmp/cuda_nodev.srt", &md, &m);
+    CHECK(st == SRT_ERR_UNSUPPORTED && !m && strstr(srt_last_error(), open_error) != NULL && strstr(srt_last_error(), "cuda: no device") != NULL,
+          "no device: srt_model_load fails with SRT_ERR_UNSUPPORTED and the reason: %s", srt_last_error());
+    if (m) srt_model_free(m);
+    md.backend = NULL;
+    m = NULL;
+    CHECK(srt_model_load("build/tmp/cuda_nodev.srt", &md, &m) == SRT_OK && m, "the same model loads on the CPU");
+    if (m) srt_model_free(m);
+    st = srt_cuda_matmul(gpu, SRT_F32, 0, parts, 16, 64, 1, x, NULL, y, SRT_CUDA_PATH_AUTO);
+    CHECK(st == SRT_ERR_UNSUPPORTED && strstr(srt_cuda_last_error(gpu), "cannot open CUDA device") != NULL,
+          "no device: srt_cuda_matmul fails with SRT_ERR_UNSUPPORTED: %s", srt_cuda_last_error(gpu));
+    st = srt_cuda_bench_matmul(gpu, SRT_F32, 0, parts, 16, 64, 1, SRT_CUDA_PATH_AUTO, 10, &ms);
+    CHECK(st == SRT_ERR_UNSUPPORTED, "no device: srt_cuda_bench_matmul fails with SRT_ERR_UNSUPPORTED");
+    CHECK(srt_cuda_matmul(NULL, SRT_F32, 0, parts, 16, 64, 1, x, NULL, y, SRT_CUDA_PATH_AUTO) == SRT_ERR_INVALID_ARG &&
+          srt_cuda_info(NULL)[0] == 0 && srt_cuda_last_error(NULL)[0] == 0, "a NULL backend: SRT_ERR_INVALID_ARG and empty strings");
+    {   /* a device number past the end names itself */
+        srt_backend *b = srt_cuda_backend(999);
+        CHECK(b && strstr(srt_cuda_info(b), "cannot open CUDA device 999") != NULL, "device 999: %s", b ? srt_cuda_info(b) : "NULL");
+        srt_backend_free(b);
+    }
+}
+
+/* ---------------------------------------------------------------- device-only API checks */
+static void check_api(void) {
+    srt_model *m = NULL;
+    srt_model_desc md;
+    std::vector<float> w(64 * 256), x(256), y(64);
+    std::vector<unsigned char> v, s;
+    srt_tensor_parts lay;
+    double ms = 0.0;
+    memset(&md, 0, sizeof md);
+    md.backend = gpu;
+    CHECK(write_model("build/tmp/cuda_sparse.srt", "llama", SRT_SB_Q8, 32, 64, 1, 2, 1, 16, 16, 0, 0, 1) &&
+          srt_model_load("build/tmp/cuda_sparse.srt", &md, &m) == SRT_ERR_UNSUPPORTED && !m && strstr(srt_last_error(), "sb-q8"),
+          "a model in a sparse format is refused by the CUDA backend: %s", srt_last_error());
+    if (m) srt_model_free(m);
+    for (size_t i = 0; i < w.size(); i++) w[i] = srt_test_frand();
+    for (size_t i = 0; i < x.size(); i++) x[i] = srt_test_frand();
+    srt_tensor_layout(SRT_Q4, 64, 256, 64, &lay);
+    v.resize((size_t)lay.size[0]); s.resize((size_t)lay.size[1]);
+    void *pp[2] = {v.data(), s.data()};
+    srt_quantize(SRT_Q4, 64, w.data(), 64, 256, pp);
+    CHECK(srt_cuda_matmul(gpu, SRT_Q4, 64, (const void *const *)pp, 64, 256, 1, x.data(), NULL, y.data(), SRT_CUDA_PATH_CUBLAS) == SRT_ERR_UNSUPPORTED &&
+          srt_cuda_last_error(gpu)[0], "the cuBLAS path is refused for q4: %s", srt_cuda_last_error(gpu));
+    CHECK(srt_cuda_matmul(gpu, SRT_Q4, 48, (const void *const *)pp, 64, 256, 1, x.data(), NULL, y.data(), SRT_CUDA_PATH_AUTO) == SRT_ERR_SHAPE,
+          "a bad group size is refused: %s", srt_cuda_last_error(gpu));
+    srt_status st = srt_cuda_bench_matmul(gpu, SRT_Q4, 64, (const void *const *)pp, 64, 256, 1, SRT_CUDA_PATH_GEMV, 20, &ms);
+    CHECK(st == SRT_OK && ms > 0.0, "srt_cuda_bench_matmul: %.4f ms per q4 GEMV call (status %d %s)", ms, (int)st, srt_cuda_last_error(gpu));
+}
+
+int main(void) {
+    const char *env = getenv("SRT_CUDA_DEVICE");
+    if (system("mkdir -p build/tmp") != 0) { CHECK(0, "mkdir build/tmp"); return srt_test_finish(); }
+    gpu = srt_cuda_backend(env ? atoi(env) : 0);
+    if (!gpu) { CHECK(0, "srt_cuda_backend: out of memory"); return srt_test_finish(); }
+    printf("# CUDA: %s\n", srt_cuda_info(gpu));
+    if (strcmp(gpu->name, "cuda: no device") == 0) {
+        const char *info = srt_cuda_info(gpu), *why = strstr(info, "cannot open CUDA device");
+        std::string reason = why ? why : info;
+        const size_t colon = reason.find(": ");
+        check_no_device(why ? why : "cannot open CUDA device");
+        srt_backend_free(gpu);
+        printf("skipped: GPU checks (no CUDA device: %s)\n", colon != std::string::npos ? reason.c_str() + colon + 2 : reason.c_str());
+        return srt_test_finish();
+    }
+    check_api();
+    {
+        const srt_format fs[] = {SRT_F32, SRT_F16, SRT_BF16, SRT_Q8, SRT_Q4, SRT_Q2, SRT_TQ, SRT_Q1};
+        for (size_t i = 0; i < sizeof fs / sizeof fs[0]; i++) {
+            const int is_int = fs[i] >= SRT_Q8;
+            check_kernels(fs[i], 37, 100, is_int ? 32 : 0);
+            check_kernels(fs[i], 16, 64, is_int ? 64 : 0);
+            check_kernels(fs[i], 21, 1100, is_int ? 32 : 0);    /* 35 groups */
+            check_kernels(fs[i], 130, 4100, is_int ? 64 : 0);   /* 65 groups: two batches of the GEMV */
+            if (is_int) {
+                check_kernels(fs[i], 50, 300, 96);
+                check_kernels(fs[i], 33, 1000, 1024);             /* one group per row */
+            }
+        }
+    }
+    check_models();
+    check_stories();
+    srt_backend_free(gpu);
+    return srt_test_finish();
+}
