@@ -89,7 +89,9 @@ typedef enum srt_cuda_path {
     SRT_CUDA_PATH_AUTO = 0,     /* integer: GEMV for n = 1, else GEMM; float: cuBLAS from the min tokens on, else the float kernel */
     SRT_CUDA_PATH_GEMV = 1,     /* integer: the fused-quantization kernel, one block per (tile, token); float: the float kernel */
     SRT_CUDA_PATH_GEMM = 2,     /* integer: quantization pass + register-blocked kernel; float: the float kernel */
-    SRT_CUDA_PATH_CUBLAS = 3    /* float weights only (F32, F16, BF16): cublasGemmEx; integer formats: SRT_ERR_UNSUPPORTED */
+    SRT_CUDA_PATH_CUBLAS = 3,   /* float weights only (F32, F16, BF16): cublasGemmEx; integer formats: SRT_ERR_UNSUPPORTED */
+    SRT_CUDA_PATH_CUBLAS_F16 = 4 /* F16 weights only: activations rounded to f16, one f16 cublasGemmEx (f32 sums): the
+                                    baseline the TCSL SpMM is measured against. TCSL weights take every path but the two cuBLAS ones. */
 } srt_cuda_path;
 /* y[t * rows + r] = W[r] . x[t] (+ bias[r]) for t < n on the device, as srt_matmul on the CPU.
    Host pointers in and out (uploaded and freed in the call); bias may be NULL. */
@@ -228,10 +230,13 @@ struct srt__cuda_mat {
     const uint8_t *v;        /* values part (float formats: the elements) */
     const uint16_t *sc;      /* scales part (integer formats) */
     uint64_t kp, chunks, ng, tiles;
+    const uint32_t *toff;    /* TCSL: tile offsets (v = the words); tm x tk tiles of 64 x 64 */
+    uint64_t tm, tk;
 };
 struct srt__cuda {
     srt_backend b;
     int device = 0;
+    int sms = 0;             /* streaming multiprocessors (TCSL split-K) */
     bool ok = false;         /* device opened */
     bool graphs = true, sync_each = false;
     int cublas_min = 32;
@@ -256,6 +261,7 @@ struct srt__cuda_model {
     int n_vocab, n_embd, n_ff, n_layer, n_head, n_head_kv, head_dim, rope_dim, rope_neox;
     float norm_eps;
     uint64_t max_kp, max_ng;                   /* over all matrices: scratch sizes */
+    uint64_t max_tcsl_tk, max_tcsl_rows;       /* over the TCSL matrices (0: none) */
     srt__cuda_mat tok_embd, output;
     const float *output_norm;
     std::vector<srt__cuda_layer> layers;
@@ -525,8 +531,211 @@ __global__ void srt__cu_add_bias(float *y, uint64_t ldy, uint64_t rows, int n, c
     y[t * ldy + r] = y[t * ldy + r] + bias[r];
 }
 
-/* ---- TCSL (Tiled-CSL) sparse kernels: see formats/LAYOUTS.md */
-/* (reserved: the TCSL GEMV/GEMM go here; until then sparse formats are refused at load) */
+/* ---- TCSL (Tiled-CSL) sparse kernels: see formats/LAYOUTS.md
+   Flash-LLM's load-as-sparse, compute-as-dense SpMM. A block of 4 warps takes one row of 64 x 64
+   weight tiles (64 output rows) and BN tokens, over a range of K tiles (split-K when the blocks
+   would not fill the GPU; partial sums then go to scratch and a second kernel adds them in split
+   order, so results are repeatable). Per K tile:
+   - gmem2reg: the tile's words (at most 4096 = 128 threads x 8 x uint4) into registers, issued one
+     tile ahead so that their latency hides behind the tensor-core work of the current tile;
+   - rst_smem: the next tile's shared-memory buffer zeroed, the next activation tile fetched with
+     cp.async (activations are rounded to f16 once per product, rows padded to whole tiles);
+   - extract: each word's f16 written at its place of the swizzled tile (the pack tool ordered the
+     words so that a warp's 32 stores hit 32 distinct banks);
+   - smem2tc: ldmatrix + mma.sync m16n8k16 (f16 x f16 -> f32), each warp 16 rows x BN tokens.
+   Two buffers of each, two barriers per tile. The sums are f32 over f16 products on the tensor
+   cores: within f16 tolerance of the CPU reference, not bit for bit. */
+#define SRT__CU_TT 64u
+/* Byte offset of W[r][c] in a tile held as 64 rows of 128 bytes, 16-byte chunks XOR-swizzled by
+   the row: the ldmatrix reads of 8 consecutive rows hit 8 different chunks. (Shared by the kernel
+   and the host-side emulation of tests/test_cuda.cu.) */
+static __host__ __device__ __forceinline__ uint32_t srt__cu_tcsl_smem(uint32_t r, uint32_t c) {
+    return r * 128u + ((((c >> 3) ^ (r & 7u)) & 7u) << 4) + ((c & 7u) << 1);
+}
+/* ldmatrix.x4 row addresses of lane `lane` for k-step kk (16 columns): A = the warp's 16 weight rows
+   (matrices: rows 0-7 / 8-15 x columns 0-7, then x columns 8-15: registers a0..a3 of mma's A), B =
+   16 tokens from 16p (matrices: tokens 0-7 x columns 0-7 / 8-15, then tokens 8-15: b0 b1 of two
+   n8 blocks); for BN = 8, ldmatrix.x2 with lanes 0-15 of the B pattern. */
+static __host__ __device__ __forceinline__ uint32_t srt__cu_tcsl_a_at(int warp, int lane, int kk) {
+    return srt__cu_tcsl_smem((uint32_t)(16 * warp + (lane & 7) + ((lane >> 3) & 1) * 8), (uint32_t)(16 * kk + (lane >> 4) * 8));
+}
+static __host__ __device__ __forceinline__ uint32_t srt__cu_tcsl_b_at(int p, int lane, int kk) {
+    return srt__cu_tcsl_smem((uint32_t)(16 * p + (lane & 7) + ((lane >> 4) & 1) * 8), (uint32_t)(16 * kk + ((lane >> 3) & 1) * 8));
+}
+/* Element e of accumulator j (n8 block j) of lane `lane` in warp `warp`: weight row in the tile and
+   token (mma's C fragment: rows lane / 4 and + 8, columns 2 (lane % 4) and + 1). */
+static __host__ __device__ __forceinline__ int srt__cu_tcsl_acc_row(int warp, int lane, int e) { return 16 * warp + (lane >> 2) + (e >> 1) * 8; }
+static __host__ __device__ __forceinline__ int srt__cu_tcsl_acc_tok(int j, int lane, int e) { return 8 * j + 2 * (lane & 3) + (e & 1); }
+
+/* x (n x K f32) -> x16 (n_pad x Kp f16, zeros past n and K) */
+__global__ void srt__cu_tcsl_x16(const float *x, int n, uint64_t K, int n_pad, uint64_t Kp, __half *x16) {
+    const uint64_t i = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= (uint64_t)n_pad * Kp) return;
+    const uint64_t t = i / Kp, k = i % Kp;
+    x16[i] = __float2half_rn(t < (uint64_t)n && k < K ? x[t * K + k] : 0.0f);
+}
+
+static __device__ __forceinline__ uint32_t srt__cu_smem_addr(const void *p) { return (uint32_t)__cvta_generic_to_shared(p); }
+static __device__ __forceinline__ void srt__cu_extract(uint8_t *tile, uint32_t word) {
+    const uint32_t loc = word >> 16;
+    *(uint16_t *)(tile + srt__cu_tcsl_smem(loc >> 6, loc & 63u)) = (uint16_t)(word & 0xffffu);
+}
+static __device__ __forceinline__ void srt__cu_mma(float *d, const uint32_t *a, uint32_t b0, uint32_t b1) {
+    asm volatile("mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, {%0,%1,%2,%3};\n"
+                 : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
+                 : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
+}
+
+/* out: splits == 1: y[t * ldy + r] (+ bias); else the partial sums part[(split * n_pad + t) * rows + r]. */
+template <int BN>
+__global__ void __launch_bounds__(128) srt__cu_tcsl_spmm(const uint32_t *__restrict__ words, const uint32_t *__restrict__ toff, uint32_t tk,
+                                                         const __half *__restrict__ x16, uint64_t Kp, uint32_t rows, int n, int n_pad,
+                                                         uint32_t kt_per, int splits, float *__restrict__ y, uint64_t ldy,
+                                                         const float *__restrict__ bias, float *__restrict__ part) {
+    __shared__ __align__(128) uint8_t sa[2][SRT__CU_TT * 128];
+    __shared__ __align__(128) uint8_t sb[2][BN * 128];
+    const int tid = (int)threadIdx.x, lane = tid & 31, warp = tid >> 5;
+    const uint32_t ti = blockIdx.x, split = blockIdx.z;
+    const int n0 = (int)blockIdx.y * BN;
+    const uint32_t kt0 = split * kt_per, kt1 = kt0 + kt_per < tk ? kt0 + kt_per : tk;
+    float acc[BN / 8][4];
+    uint4 reg[8];
+    uint32_t cnt = 0;
+#pragma unroll
+    for (int j = 0; j < BN / 8; j++) acc[j][0] = acc[j][1] = acc[j][2] = acc[j][3] = 0.0f;
+    /* gmem2reg: tile (ti, kt)'s words; a thread holds words 4 (u * 128 + tid) .. + 3 */
+#define SRT__CU_LOAD_WORDS(kt) do { \
+        const uint32_t w0 = toff[(uint64_t)ti * tk + (kt)]; \
+        cnt = toff[(uint64_t)ti * tk + (kt) + 1] - w0; \
+        _Pragma("unroll") for (int u = 0; u < 8; u++) \
+            if ((uint32_t)(u * 128 + tid) * 4u < cnt) reg[u] = __ldg((const uint4 *)(words + w0) + u * 128 + tid); \
+    } while (0)
+    /* rst_smem + the activation tile (BN tokens x 64 columns) by cp.async */
+#define SRT__CU_PREPARE(buf, kt) do { \
+        const uint4 z = make_uint4(0u, 0u, 0u, 0u); \
+        _Pragma("unroll") for (int u = 0; u < 4; u++) ((uint4 *)sa[buf])[u * 128 + tid] = z; \
+        for (int c = tid; c < BN * 8; c += 128) { \
+            const int tr = c >> 3, ch = c & 7; \
+            const __half *src = x16 + (uint64_t)(n0 + tr) * Kp + (uint64_t)(kt) * SRT__CU_TT + (uint64_t)ch * 8; \
+            asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" :: "r"(srt__cu_smem_addr(sb[buf] + srt__cu_tcsl_smem((uint32_t)tr, 8u * (uint32_t)ch))), "l"(src)); \
+        } \
+        asm volatile("cp.async.commit_group;\n" ::); \
+    } while (0)
+#define SRT__CU_EXTRACT(buf) do { \
+        _Pragma("unroll") for (int u = 0; u < 8; u++) { \
+            const uint32_t at = (uint32_t)(u * 128 + tid) * 4u; \
+            if (at < cnt) { \
+                srt__cu_extract(sa[buf], reg[u].x); srt__cu_extract(sa[buf], reg[u].y); \
+                srt__cu_extract(sa[buf], reg[u].z); srt__cu_extract(sa[buf], reg[u].w); \
+            } \
+        } \
+    } while (0)
+    if (kt0 < kt1) {
+        SRT__CU_LOAD_WORDS(kt0);
+        SRT__CU_PREPARE(0, kt0);
+        __syncthreads();                     /* the zeros before any extract */
+        SRT__CU_EXTRACT(0);
+        for (uint32_t kt = kt0; kt < kt1; kt++) {
+            const int buf = (int)((kt - kt0) & 1u);
+            const bool more = kt + 1 < kt1;
+            asm volatile("cp.async.wait_all;\n" ::: "memory");
+            __syncthreads();                 /* tile kt complete in sa/sb[buf]; the other buffers are free */
+            if (more) { SRT__CU_LOAD_WORDS(kt + 1); SRT__CU_PREPARE(buf ^ 1, kt + 1); }
+#pragma unroll
+            for (int kk = 0; kk < 4; kk++) {
+                uint32_t a[4];
+                asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0,%1,%2,%3}, [%4];\n"
+                             : "=r"(a[0]), "=r"(a[1]), "=r"(a[2]), "=r"(a[3]) : "r"(srt__cu_smem_addr(sa[buf] + srt__cu_tcsl_a_at(warp, lane, kk))) : "memory");
+                if (BN == 8) {
+                    uint32_t b0, b1;
+                    asm volatile("ldmatrix.sync.aligned.m8n8.x2.shared.b16 {%0,%1}, [%2];\n"
+                                 : "=r"(b0), "=r"(b1) : "r"(srt__cu_smem_addr(sb[buf] + srt__cu_tcsl_b_at(0, lane & 15, kk))) : "memory");
+                    srt__cu_mma(acc[0], a, b0, b1);
+                } else {
+#pragma unroll
+                    for (int p = 0; p < BN / 16; p++) {
+                        uint32_t b[4];
+                        asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0,%1,%2,%3}, [%4];\n"
+                                     : "=r"(b[0]), "=r"(b[1]), "=r"(b[2]), "=r"(b[3]) : "r"(srt__cu_smem_addr(sb[buf] + srt__cu_tcsl_b_at(p, lane, kk))) : "memory");
+                        srt__cu_mma(acc[2 * p], a, b[0], b[1]);
+                        srt__cu_mma(acc[2 * p + 1], a, b[2], b[3]);
+                    }
+                }
+            }
+            __syncthreads();                 /* the zeros of the other buffer before the extract */
+            if (more) SRT__CU_EXTRACT(buf ^ 1);
+        }
+    }
+#undef SRT__CU_LOAD_WORDS
+#undef SRT__CU_PREPARE
+#undef SRT__CU_EXTRACT
+#pragma unroll
+    for (int j = 0; j < BN / 8; j++)
+#pragma unroll
+        for (int e = 0; e < 4; e++) {
+            const uint32_t r = ti * SRT__CU_TT + (uint32_t)srt__cu_tcsl_acc_row(warp, lane, e);
+            const int t = n0 + srt__cu_tcsl_acc_tok(j, lane, e);
+            if (r >= rows || t >= n) continue;
+            if (splits == 1) y[(uint64_t)t * ldy + r] = acc[j][e] + (bias ? bias[r] : 0.0f);
+            else part[((uint64_t)split * (uint64_t)n_pad + (uint64_t)t) * rows + r] = acc[j][e];
+        }
+}
+/* y[t * ldy + r] = the splits' partial sums in split order (+ bias) */
+__global__ void srt__cu_tcsl_reduce(const float *part, int splits, int n, int n_pad, uint32_t rows, const float *bias, float *y, uint64_t ldy) {
+    const uint64_t i = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= (uint64_t)n * rows) return;
+    const uint64_t t = i / rows, r = i % rows;
+    float s = 0.0f;
+    for (int sp = 0; sp < splits; sp++) s += part[((uint64_t)sp * (uint64_t)n_pad + t) * rows + r];
+    y[t * ldy + r] = s + (bias ? bias[r] : 0.0f);
+}
+/* The launch shape for n tokens: BN, padded tokens, K tiles per split and splits (at most 128
+   partial rows: splits x n_pad <= 128). */
+struct srt__cu_tcsl_plan { int bn, n_pad, splits; uint32_t kt_per; };
+static srt__cu_tcsl_plan srt__cu_tcsl_plan_for(const srt__cuda *S, const srt__cuda_mat &w, int n) {
+    srt__cu_tcsl_plan p;
+    p.bn = n <= 8 ? 8 : n <= 16 ? 16 : n <= 32 ? 32 : 64;
+    p.n_pad = (n + p.bn - 1) / p.bn * p.bn;
+    const uint64_t blocks = w.tm * (uint64_t)(p.n_pad / p.bn), want = 2 * (uint64_t)(S->sms > 0 ? S->sms : 1);
+    uint64_t sp = blocks >= want ? 1 : (want + blocks - 1) / blocks;
+    if (sp > w.tk) sp = w.tk;
+    if (sp * (uint64_t)p.n_pad > 128) sp = 128 / (uint64_t)p.n_pad;
+    if (sp < 1) sp = 1;
+    p.kt_per = (uint32_t)((w.tk + sp - 1) / sp);
+    p.splits = (int)((w.tk + p.kt_per - 1) / p.kt_per);
+    return p;
+}
+/* Scratch: x16 (n_pad x Kp halves) + the partial sums (at most 128 rows of `rows` floats). */
+static size_t srt__cu_tcsl_ws_bytes(uint64_t tk, uint64_t rows, int n) {
+    return ((size_t)(n + 63) * (size_t)tk * SRT__CU_TT * 2 + 255) / 256 * 256 + (size_t)rows * 128 * 4 + 256;
+}
+static srt_status srt__cu_tcsl_matmul(srt__cuda *S, const srt__cuda_mat &w, const float *x, int n, float *y, uint64_t ldy,
+                                      const float *bias, void *ws, size_t ws_cap) {
+    const srt__cu_tcsl_plan p = srt__cu_tcsl_plan_for(S, w, n);
+    const uint64_t Kp = w.tk * SRT__CU_TT;
+    __half *x16 = (__half *)ws;
+    float *part = (float *)((uint8_t *)ws + ((size_t)p.n_pad * (size_t)Kp * 2 + 255) / 256 * 256);
+    if (ws_cap < srt__cu_tcsl_ws_bytes(w.tk, w.rows, n)) return SRT_ERR_OUT_OF_MEMORY;
+    srt__cu_tcsl_x16<<<srt__cu_blocks((uint64_t)p.n_pad * Kp, 256), 256, 0, S->stream>>>(x, n, w.cols, p.n_pad, Kp, x16);
+    srt__cu_launched(S, "TCSL activations to f16");
+    const dim3 grid((unsigned)w.tm, (unsigned)(p.n_pad / p.bn), (unsigned)p.splits);
+    const uint32_t *words = (const uint32_t *)w.v;
+#define SRT__CU_SPMM(BN) srt__cu_tcsl_spmm<BN><<<grid, 128, 0, S->stream>>>(words, w.toff, (uint32_t)w.tk, x16, Kp, (uint32_t)w.rows, n, p.n_pad, \
+                                                                            p.kt_per, p.splits, y, ldy, bias, part)
+    switch (p.bn) {
+        case 8: SRT__CU_SPMM(8); break;
+        case 16: SRT__CU_SPMM(16); break;
+        case 32: SRT__CU_SPMM(32); break;
+        default: SRT__CU_SPMM(64); break;
+    }
+#undef SRT__CU_SPMM
+    srt__cu_launched(S, "TCSL SpMM kernel");
+    if (p.splits > 1) {
+        srt__cu_tcsl_reduce<<<srt__cu_blocks((uint64_t)n * w.rows, 256), 256, 0, S->stream>>>(part, p.splits, n, p.n_pad, (uint32_t)w.rows, bias, y, ldy);
+        srt__cu_launched(S, "TCSL split-K sum");
+    }
+    return SRT_OK;
+}
 
 /* Scratch of the GEMM and cuBLAS paths for n tokens of K columns (kp padded): quantized
    activations + scales, or the hi/lo halves of x. */
@@ -541,6 +750,23 @@ static size_t srt__cu_ws_bytes(uint64_t kp, uint64_t ng, int n) {
 static srt_status srt__cu_matmul_dev(srt__cuda *S, const srt__cuda_mat &w, const float *x, int n, float *y, uint64_t ldy,
                                      const float *bias, void *ws, size_t ws_cap, srt_cuda_path path) {
     const bool is_float = w.format == SRT_F32 || w.format == SRT_F16 || w.format == SRT_BF16;
+    if (w.format == SRT_TCSL)   /* one kernel for any number of tokens */
+        return path == SRT_CUDA_PATH_CUBLAS || path == SRT_CUDA_PATH_CUBLAS_F16 ? SRT_ERR_UNSUPPORTED : srt__cu_tcsl_matmul(S, w, x, n, y, ldy, bias, ws, ws_cap);
+    if (path == SRT_CUDA_PATH_CUBLAS_F16) {   /* the plain f16 GEMM: the baseline of the TCSL SpMM */
+        const float one = 1.0f, zero = 0.0f;
+        if (w.format != SRT_F16 || !S->blas) return SRT_ERR_UNSUPPORTED;
+        if (ws_cap < srt__cu_ws_bytes(w.kp, w.ng, n)) return SRT_ERR_OUT_OF_MEMORY;
+        srt__cu_tcsl_x16<<<srt__cu_blocks((uint64_t)n * w.cols, 256), 256, 0, S->stream>>>(x, n, w.cols, n, w.cols, (__half *)ws);
+        srt__cu_launched(S, "activations to f16");
+        const cublasStatus_t bs = cublasGemmEx(S->blas, CUBLAS_OP_T, CUBLAS_OP_N, (int)w.rows, n, (int)w.cols, &one, w.v, CUDA_R_16F, (int)w.cols,
+                                               ws, CUDA_R_16F, (int)w.cols, &zero, y, CUDA_R_32F, (int)ldy, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT);
+        if (bs != CUBLAS_STATUS_SUCCESS) { srt__cu_note(S, cudaErrorUnknown, cublasGetStatusString(bs)); return SRT_OK; }
+        if (bias) {
+            srt__cu_add_bias<<<srt__cu_blocks(w.rows * (uint64_t)n, 256), 256, 0, S->stream>>>(y, ldy, w.rows, n, bias);
+            srt__cu_launched(S, "bias");
+        }
+        return SRT_OK;
+    }
     if (path == SRT_CUDA_PATH_AUTO) {
         if (is_float) path = S->cublas_min > 0 && n >= S->cublas_min && n > 1 && S->blas ? SRT_CUDA_PATH_CUBLAS : SRT_CUDA_PATH_GEMV;
         else path = n == 1 ? SRT_CUDA_PATH_GEMV : SRT_CUDA_PATH_GEMM;
@@ -779,13 +1005,23 @@ static srt_status srt__cu_upload_mat(srt__cuda *S, srt__cuda_model *M, const srt
                                      char *err, size_t cap) {
     srt_tensor_parts lay;
     srt_status st;
-    if (t.format > SRT_Q1)
-        return srt__cu_err(err, cap, SRT_ERR_UNSUPPORTED, "%s: weight format %s has no CUDA kernels yet (sparse formats run on the CPU)",
+    if (t.format > SRT_Q1 && t.format != SRT_TCSL)
+        return srt__cu_err(err, cap, SRT_ERR_UNSUPPORTED, "%s: weight format %s has no CUDA kernels (of the sparse formats, tcsl runs on the GPU: srt-pack --sparse-format tcsl)",
                            what, srt_format_name(t.format));
+    if (t.format == SRT_TCSL && !strcmp(what, "token_embd"))
+        return srt__cu_err(err, cap, SRT_ERR_UNSUPPORTED, "token_embd in tcsl: the embedding lookup needs a dense format (srt-pack keeps token_embd dense unless told otherwise)");
     st = srt_tensor_layout(t.format, t.rows, t.cols, t.group, &lay);
     if (st != SRT_OK) return srt__cu_err(err, cap, st, "%s: tensor %llu x %llu: bad layout", what, (unsigned long long)t.rows, (unsigned long long)t.cols);
     out->format = t.format; out->group = t.group; out->rows = t.rows; out->cols = t.cols;
-    out->v = nullptr; out->sc = nullptr;
+    out->v = nullptr; out->sc = nullptr; out->toff = nullptr;
+    out->tm = (t.rows + SRT__CU_TT - 1) / SRT__CU_TT; out->tk = (t.cols + SRT__CU_TT - 1) / SRT__CU_TT;
+    if (t.format == SRT_TCSL) {   /* the words part is as large as its last tile offset says (checked at load) */
+        uint32_t words;
+        memcpy(&words, (const uint8_t *)t.part[1] + out->tm * out->tk * 4, 4);
+        lay.size[0] = (uint64_t)words * 4;
+        if (out->tk > M->max_tcsl_tk) M->max_tcsl_tk = out->tk;
+        if (t.rows > M->max_tcsl_rows) M->max_tcsl_rows = t.rows;
+    }
     out->kp = (t.cols + 31) / 32 * 32;
     out->tiles = (t.rows + 15) / 16;
     out->ng = t.group ? (t.cols + t.group - 1) / t.group : 1;
@@ -808,7 +1044,9 @@ static srt_status srt__cu_upload_mat(srt__cuda *S, srt__cuda_model *M, const srt
             }
             M->uploaded[t.part[i]] = d;
         }
-        if (i == 0) out->v = (const uint8_t *)d; else out->sc = (const uint16_t *)d;
+        if (i == 0) out->v = (const uint8_t *)d;
+        else if (t.format == SRT_TCSL) out->toff = (const uint32_t *)d;
+        else out->sc = (const uint16_t *)d;
     }
     return SRT_OK;
 }
@@ -912,7 +1150,8 @@ static srt_status srt__cu_session_create(srt_backend *b, void *model, int n_ctx,
     ss->toks_off = 256;
     ss->cs_off = ss->toks_off + (B * 4 + 255) / 256 * 256;
     ss->stage_bytes = ss->cs_off + B * (size_t)M->rope_dim * 4 + 16;
-    ss->ws_cap = srt__cu_ws_bytes(M->max_kp, M->max_ng, n_batch);
+    ss->ws_cap = std::max(srt__cu_ws_bytes(M->max_kp, M->max_ng, n_batch),
+                          M->max_tcsl_tk ? srt__cu_tcsl_ws_bytes(M->max_tcsl_tk, M->max_tcsl_rows, n_batch) : (size_t)0);
     {
         std::lock_guard<std::mutex> g(S->lock);
         cudaSetDevice(S->device);
@@ -1114,6 +1353,7 @@ SRT_API srt_backend *srt_cuda_backend(int device) {
                 blas = "cuBLAS unavailable (the CUBLAS path is refused)";
             }
             S->ok = true;
+            S->sms = p.multiProcessorCount;
             S->name = std::string("cuda: ") + p.name;
             snprintf(buf, sizeof buf, "%s; device %d: %s, compute capability %d.%d, %d SMs, %.1f GiB; %s", versions.c_str(), device, p.name,
                      p.major, p.minor, p.multiProcessorCount, (double)p.totalGlobalMem / (1024.0 * 1024.0 * 1024.0), blas.c_str());
@@ -1161,8 +1401,8 @@ static srt_status srt__cu_mm_setup(srt__cuda *S, srt__cu_mm_job *j, srt_format f
     srt_status st;
     t.format = format; t.group = group; t.rows = rows; t.cols = cols;
     for (int i = 0; i < 4; i++) t.part[i] = nullptr;
-    for (int i = 0; i < (format >= SRT_Q8 && format <= SRT_Q1 ? 2 : 1); i++) t.part[i] = parts[i];
-    j->M.S = S; j->M.max_kp = 32; j->M.max_ng = 1;
+    for (int i = 0; i < ((format >= SRT_Q8 && format <= SRT_Q1) || format == SRT_TCSL ? 2 : 1); i++) t.part[i] = parts[i];
+    j->M.S = S; j->M.max_kp = 32; j->M.max_ng = 1; j->M.max_tcsl_tk = 0; j->M.max_tcsl_rows = 0;
     if ((st = srt__cu_upload_mat(S, &j->M, t, &j->w, "the matrix", err, cap)) != SRT_OK) return st;
     const size_t xb = (size_t)n * (size_t)cols * sizeof(float), yb = (size_t)n * (size_t)rows * sizeof(float);
     if (x) j->dx = (float *)srt__cu_upload(S, &j->M.allocs, x, xb);
@@ -1171,7 +1411,7 @@ static srt_status srt__cu_mm_setup(srt__cuda *S, srt__cu_mm_job *j, srt_format f
         srt__cu_note(S, cudaMemsetAsync(j->dx, 0, xb, S->stream), "memset");
     } else j->dx = nullptr;
     if (cudaMalloc((void **)&j->dy, yb) == cudaSuccess) j->M.allocs.push_back(j->dy); else j->dy = nullptr;
-    j->ws_cap = srt__cu_ws_bytes(j->w.kp, j->w.ng, n);
+    j->ws_cap = format == SRT_TCSL ? srt__cu_tcsl_ws_bytes(j->w.tk, rows, n) : srt__cu_ws_bytes(j->w.kp, j->w.ng, n);
     if (cudaMalloc(&j->ws, j->ws_cap) == cudaSuccess) j->M.allocs.push_back(j->ws); else j->ws = nullptr;
     if (bias && (st = srt__cu_upload_vec(S, &j->M, bias, (size_t)rows, &j->db, "the bias", err, cap)) != SRT_OK) return st;
     if (!j->dx || !j->dy || !j->ws) {

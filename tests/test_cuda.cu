@@ -111,6 +111,158 @@ static void check_kernels(srt_format f, uint64_t rows, uint64_t cols, uint32_t g
               (unsigned long long)cols, worst_blas);
 }
 
+/* ---------------------------------------------------------------- TCSL */
+/* The SpMM kernel's index math run on the CPU: where extract and cp.async put each value in shared
+   memory, the ldmatrix lane addresses and the accumulator -> output mapping are the kernel's own
+   functions; ldmatrix and mma.sync m16n8k16 are modelled from the PTX ISA's fragment layouts
+   (ldmatrix: thread t gets row t / 4, halves 2 (t % 4) and + 1 of each 8 x 8 matrix, whose rows
+   lanes 8m..8m+7 address; mma: A regs {A[g][2c..], A[g+8][2c..], A[g][2c+8..], A[g+8][2c+8..]},
+   B regs {B[2c..][g], B[2c+8..][g]}, C {C[g][2c], C[g][2c+1], C[g+8][2c], C[g+8][2c+1]}, g = t / 4,
+   c = t % 4). A random 64-row TCSL tile row times BN tokens must equal the dense product, each
+   output written once. Needs no GPU. */
+static uint32_t ld32(const std::vector<uint8_t> &m, uint32_t at) { uint32_t v; memcpy(&v, &m[at], 4); return v; }
+/* ldmatrix .x1/.x2/.x4: reg[t][m] for the matrices whose row addresses lanes give */
+static int ldm_conflicts;   /* ldmatrix phases whose 8 rows do not cover the 32 banks */
+static void ldmatrix(const std::vector<uint8_t> &smem, const uint32_t *addr, int nmat, uint32_t reg[32][4]) {
+    for (int m = 0; m < nmat; m++) {
+        unsigned chunks = 0;
+        for (int i = 0; i < 8; i++) chunks |= 1u << (addr[8 * m + i] >> 4 & 7u);
+        ldm_conflicts += chunks != 0xffu;
+        for (int t = 0; t < 32; t++) reg[t][m] = ld32(smem, addr[8 * m + t / 4] + 4 * (uint32_t)(t % 4));
+    }
+}
+static float h(uint32_t reg, int hi) { return srt_f16_to_f32((uint16_t)(hi ? reg >> 16 : reg & 0xffff)); }
+static void check_tcsl_emulation(void) {
+    const int M = 64, K = 64 * 3;
+    int bad = 0, unwritten = 0, cases = 0, bank_mismatch = 0;
+    double worst = 0.0;
+    for (uint32_t r = 0; r < 64; r++)   /* the bank of each place is the one the pack tool ordered the words by (LAYOUTS.md) */
+        for (uint32_t c = 0; c < 64; c++) bank_mismatch += srt__cu_tcsl_smem(r, c) / 4 % 32 != 4 * ((c >> 3) ^ (r & 7)) + ((c & 7) >> 1);
+    ldm_conflicts = 0;
+    for (int BN = 8; BN <= 64; BN *= 2) {
+        std::vector<float> w((size_t)M * K), x((size_t)BN * K);
+        for (size_t i = 0; i < w.size(); i++) w[i] = (i * 2654435761u) % 10 < 6 ? 0.0f : srt_test_frand();
+        for (size_t i = 0; i < x.size(); i++) x[i] = srt_f16_to_f32(srt_f32_to_f16(srt_test_frand()));
+        srt_tensor_parts lay;
+        if (srt_tensor_layout_data(SRT_TCSL, M, K, 0, w.data(), &lay) != SRT_OK) { CHECK(0, "tcsl layout: %s", srt_last_error()); return; }
+        std::vector<uint8_t> words((size_t)lay.size[0] + 16), offs((size_t)lay.size[1]);
+        void *pp[2] = {words.data(), offs.data()};
+        if (srt_quantize(SRT_TCSL, 0, w.data(), M, K, pp) != SRT_OK) { CHECK(0, "tcsl pack: %s", srt_last_error()); return; }
+        std::vector<float> acc((size_t)4 * 32 * (BN / 8) * 4, 0.0f);
+        for (int kt = 0; kt < K / 64; kt++) {
+            std::vector<uint8_t> sa(64 * 128, 0), sb((size_t)BN * 128, 0);
+            uint32_t w0, w1;
+            memcpy(&w0, &offs[(size_t)kt * 4], 4); memcpy(&w1, &offs[(size_t)kt * 4 + 4], 4);
+            for (uint32_t i = w0; i < w1; i++) {   /* extract */
+                const uint32_t word = ld32(words, 4 * i), loc = word >> 16;
+                const uint16_t v = (uint16_t)word;
+                memcpy(&sa[srt__cu_tcsl_smem(loc >> 6, loc & 63u)], &v, 2);
+            }
+            for (int tr = 0; tr < BN; tr++)        /* the activation tile, 16 bytes per cp.async */
+                for (int ch = 0; ch < 8; ch++)
+                    for (int e = 0; e < 8; e++) {
+                        const uint16_t v = srt_f32_to_f16(x[(size_t)tr * K + (size_t)kt * 64 + (size_t)ch * 8 + (size_t)e]);
+                        memcpy(&sb[srt__cu_tcsl_smem((uint32_t)tr, 8u * (uint32_t)ch) + 2u * (uint32_t)e], &v, 2);
+                    }
+            for (int warp = 0; warp < 4; warp++)
+                for (int kk = 0; kk < 4; kk++) {
+                    uint32_t addr[32], ra[32][4], rb[32][4];
+                    float A[16][16], B[16][64];
+                    for (int l = 0; l < 32; l++) addr[l] = srt__cu_tcsl_a_at(warp, l, kk);
+                    ldmatrix(sa, addr, 4, ra);
+                    for (int t = 0; t < 32; t++) {
+                        const int g = t / 4, c = t % 4;
+                        for (int q = 0; q < 2; q++) {
+                            A[g][2 * c + q] = h(ra[t][0], q); A[g + 8][2 * c + q] = h(ra[t][1], q);
+                            A[g][2 * c + 8 + q] = h(ra[t][2], q); A[g + 8][2 * c + 8 + q] = h(ra[t][3], q);
+                        }
+                    }
+                    for (int p = 0; p < (BN == 8 ? 1 : BN / 16); p++) {
+                        for (int l = 0; l < 32; l++) addr[l] = srt__cu_tcsl_b_at(p, BN == 8 ? l & 15 : l, kk);
+                        ldmatrix(sb, addr, BN == 8 ? 2 : 4, rb);
+                        for (int t = 0; t < 32; t++) {
+                            const int g = t / 4, c = t % 4;
+                            for (int nb = 0; nb < (BN == 8 ? 1 : 2); nb++)
+                                for (int q = 0; q < 2; q++) {
+                                    B[2 * c + q][16 * p + 8 * nb + g] = h(rb[t][2 * nb], q);
+                                    B[2 * c + 8 + q][16 * p + 8 * nb + g] = h(rb[t][2 * nb + 1], q);
+                                }
+                        }
+                    }
+                    for (int t = 0; t < 32; t++)
+                        for (int j = 0; j < BN / 8; j++)
+                            for (int e = 0; e < 4; e++) {
+                                const int r = t / 4 + (e >> 1) * 8, col = 8 * j + 2 * (t % 4) + (e & 1);
+                                double d = 0.0;
+                                for (int k = 0; k < 16; k++) d += (double)A[r][k] * B[k][col];
+                                acc[(((size_t)warp * 32 + (size_t)t) * (size_t)(BN / 8) + (size_t)j) * 4 + (size_t)e] += (float)d;
+                            }
+                }
+        }
+        std::vector<float> y((size_t)BN * M, NAN);
+        for (int warp = 0; warp < 4; warp++)
+            for (int l = 0; l < 32; l++)
+                for (int j = 0; j < BN / 8; j++)
+                    for (int e = 0; e < 4; e++)
+                        y[(size_t)srt__cu_tcsl_acc_tok(j, l, e) * M + (size_t)srt__cu_tcsl_acc_row(warp, l, e)] =
+                            acc[(((size_t)warp * 32 + (size_t)l) * (size_t)(BN / 8) + (size_t)j) * 4 + (size_t)e];
+        for (int t = 0; t < BN; t++)
+            for (int r = 0; r < M; r++) {
+                double ref = 0.0, mag = 0.0;
+                for (int k = 0; k < K; k++) {
+                    const double p = (double)srt_f16_to_f32(srt_f32_to_f16(w[(size_t)r * K + k])) * x[(size_t)t * K + k];
+                    ref += p; mag += fabs(p);
+                }
+                const float got = y[(size_t)t * M + r];
+                if (got != got) { unwritten++; continue; }
+                if (fabs(got - ref) > 1e-5 * mag + 1e-6) bad++;
+                if (mag > 0 && fabs(got - ref) / mag > worst) worst = fabs(got - ref) / mag;
+                cases++;
+            }
+    }
+    CHECK(bad == 0 && unwritten == 0 && cases == 64 * (8 + 16 + 32 + 64),
+          "TCSL SpMM data path emulated on the CPU (BN 8/16/32/64, 64 x 192 at 60%%): %d outputs equal the dense product (worst %.2g of sum |w x|), %d wrong, %d unwritten",
+          cases, worst, bad, unwritten);
+    CHECK(bank_mismatch == 0 && ldm_conflicts == 0, "TCSL shared-memory tile: the banks are those of formats/LAYOUTS.md (%d places differ), every ldmatrix phase is conflict-free (%d are not)",
+          bank_mismatch, ldm_conflicts);
+}
+
+/* The TCSL SpMM against the CPU reference on the same packed tensor: f16 activations and tensor-core
+   sums, so within 2e-3 x sum |w x| of each output (+ 1e-5 absolute). */
+static void check_tcsl(uint64_t rows, uint64_t cols, double sparsity) {
+    const int ns[] = {1, 3, 8, 9, 17, 33, 64, 65, 100};
+    std::vector<float> w(rows * cols), bias(rows);
+    srt_tensor_parts lay;
+    int worst_n = 0, bad = 0;
+    double worst = 0.0;
+    for (size_t i = 0; i < w.size(); i++) w[i] = srt_test_frand() < 2.0 * sparsity - 1.0 ? 0.0f : srt_test_frand();
+    for (size_t i = 0; i < bias.size(); i++) bias[i] = srt_test_frand();
+    if (srt_tensor_layout_data(SRT_TCSL, rows, cols, 0, w.data(), &lay) != SRT_OK) { CHECK(0, "tcsl layout: %s", srt_last_error()); return; }
+    std::vector<uint8_t> words((size_t)lay.size[0] + 16), offs((size_t)lay.size[1]);
+    void *pp[2] = {words.data(), offs.data()};
+    if (srt_quantize(SRT_TCSL, 0, w.data(), rows, cols, pp) != SRT_OK) { CHECK(0, "tcsl pack: %s", srt_last_error()); return; }
+    for (size_t ni = 0; ni < sizeof ns / sizeof ns[0]; ni++) {
+        const int n = ns[ni];
+        std::vector<float> x((size_t)n * cols), ref((size_t)n * rows), got((size_t)n * rows);
+        for (size_t i = 0; i < x.size(); i++) x[i] = srt_test_frand() * (i % 5 == 0 ? 3.0f : 1.0f);
+        srt_matmul(NULL, SRT_ISA_PORTABLE, SRT_TCSL, 0, (const void *const *)pp, rows, cols, n, x.data(), ref.data());
+        for (int wb = 0; wb < 2; wb++) {
+            if (srt_cuda_matmul(gpu, SRT_TCSL, 0, (const void *const *)pp, rows, cols, n, x.data(), wb ? bias.data() : NULL, got.data(),
+                                SRT_CUDA_PATH_AUTO) != SRT_OK) { CHECK(0, "tcsl %llux%llu n=%d: %s", (unsigned long long)rows, (unsigned long long)cols, n, srt_cuda_last_error(gpu)); return; }
+            for (int t = 0; t < n; t++)
+                for (uint64_t r = 0; r < rows; r++) {
+                    double mag = 0.0;
+                    for (uint64_t k = 0; k < cols; k++) mag += fabs((double)w[r * cols + k] * x[(size_t)t * cols + k]);
+                    const double want = ref[(size_t)t * rows + r] + (wb ? bias[r] : 0.0f), d = fabs(got[(size_t)t * rows + r] - want);
+                    if (!(d <= 2e-3 * mag + 1e-5)) bad++;
+                    if (mag > 0 && d / mag > worst) { worst = d / mag; worst_n = n; }
+                }
+        }
+    }
+    CHECK(bad == 0, "tcsl %llu x %llu at %.0f%%: the SpMM equals the CPU reference within 2e-3 x sum |w x| (n 1..100, with and without bias; worst %.2g at n=%d; %d outside)",
+          (unsigned long long)rows, (unsigned long long)cols, sparsity * 100, worst, worst_n, bad);
+}
+
 /* ---------------------------------------------------------------- models */
 /* A random llama/qwen2 model with a byte vocabulary. opts: biases (qwen2), rope_scaling llama3,
    rope_dim < head_dim. */
@@ -155,13 +307,16 @@ static int write_model(const char *path, const char *arch, srt_format fmt, int E
     srt_writer_meta_u32(w, "tokenizer.ggml.bos_token_id", 1);
     srt_writer_meta_u32(w, "tokenizer.ggml.eos_token_id", 2);
     int ok = 1;
+    /* tcsl: the matrices pruned to 70% (every 10 weights, 7 zeros), embeddings and output f16 */
 #define ADD(name, rows, cols, f, vec) do { \
         for (int i = 0; i < (rows) * (cols); i++) buf[(size_t)i] = (vec) ? 1.0f + 0.2f * srt_test_frand() : srt_test_frand() * 0.4f; \
-        if (ok && srt_writer_add_tensor(w, name, f, (f) >= SRT_Q8 ? 32 : 0, (uint64_t)(rows), (uint64_t)(cols), buf.data()) != SRT_OK) ok = 0; \
+        if ((f) == SRT_TCSL) for (int i = 0; i < (rows) * (cols); i++) if ((unsigned)i * 2654435761u % 10u < 7u) buf[(size_t)i] = 0.0f; \
+        if (ok && srt_writer_add_tensor(w, name, f, (f) >= SRT_Q8 && (f) != SRT_TCSL ? 32 : 0, (uint64_t)(rows), (uint64_t)(cols), buf.data()) != SRT_OK) ok = 0; \
     } while (0)
-    ADD("token_embd.weight", V, E, fmt, 0);
+    const srt_format efmt = fmt == SRT_TCSL ? SRT_F16 : fmt;
+    ADD("token_embd.weight", V, E, efmt, 0);
     ADD("output_norm.weight", 1, E, SRT_F32, 1);
-    if (biases) ADD("output.weight", V, E, fmt, 0);   /* untied */
+    if (biases) ADD("output.weight", V, E, efmt, 0);   /* untied */
     for (int l = 0; l < L; l++) {
 #define LADD(s, rows, cols, f, vec) do { snprintf(nm, sizeof nm, "blk.%d." s, l); ADD(nm, rows, cols, f, vec); } while (0)
         LADD("attn_norm.weight", 1, E, SRT_F32, 1);
@@ -284,6 +439,8 @@ static void check_models(void) {
         {"qwen2 q8 biases neox", "qwen2", SRT_Q8, 64, 128, 2, 4, 2, 16, 16, 0, 1},
         {"qwen2 f32 biases neox", "qwen2", SRT_F32, 64, 128, 2, 4, 2, 16, 16, 0, 1},
         {"llama q4 head_dim 128", "llama", SRT_Q4, 256, 320, 1, 2, 1, 128, 128, 0, 0},
+        {"llama tcsl 70% gqa", "llama", SRT_TCSL, 128, 320, 2, 4, 2, 32, 32, 0, 0},
+        {"qwen2 tcsl 70% biases neox", "qwen2", SRT_TCSL, 96, 200, 2, 3, 1, 32, 32, 0, 1},
     };
     srt_cuda_set_cublas_min_tokens(gpu, 0);   /* every path in the reference order */
     for (size_t c = 0; c < sizeof cfg / sizeof cfg[0]; c++) {
@@ -292,6 +449,12 @@ static void check_models(void) {
         if (!write_model(path, cfg[c].arch, cfg[c].f, cfg[c].E, cfg[c].F, cfg[c].L, cfg[c].H, cfg[c].KVH, cfg[c].hd, cfg[c].rd,
                          cfg[c].llama3, cfg[c].biases, 100 + c)) { CHECK(0, "%s: write model: %s", cfg[c].tag, srt_last_error()); continue; }
         snprintf(tag, sizeof tag, "%s, f16 KV", cfg[c].tag);
+        if (cfg[c].f == SRT_TCSL) {   /* tensor-core sums over f16 activations: within a tolerance */
+            compare_sessions(tag, path, prompt, 40, 16, SRT_KV_F16, 12, 5e-3);
+            snprintf(tag, sizeof tag, "%s, batch 1", cfg[c].tag);
+            compare_sessions(tag, path, prompt, 9, 1, SRT_KV_F16, 6, 5e-3);
+            continue;
+        }
         compare_sessions(tag, path, prompt, 40, 16, SRT_KV_F16, 12);
         if (c == 0 || c == 7) {
             snprintf(tag, sizeof tag, "%s, f32 KV, batch 1", cfg[c].tag);
@@ -457,11 +620,18 @@ int main(void) {
         std::string reason = why ? why : info;
         const size_t colon = reason.find(": ");
         check_no_device(why ? why : "cannot open CUDA device");
+        check_tcsl_emulation();
         srt_backend_free(gpu);
         printf("skipped: GPU checks (no CUDA device: %s)\n", colon != std::string::npos ? reason.c_str() + colon + 2 : reason.c_str());
         return srt_test_finish();
     }
     check_api();
+    check_tcsl_emulation();
+    check_tcsl(64, 64, 0.0);
+    check_tcsl(130, 300, 0.5);
+    check_tcsl(1000, 520, 0.7);
+    check_tcsl(2048, 2048, 0.9);
+    check_tcsl(333, 4100, 0.99);
     {
         const srt_format fs[] = {SRT_F32, SRT_F16, SRT_BF16, SRT_Q8, SRT_Q4, SRT_Q2, SRT_TQ, SRT_Q1};
         for (size_t i = 0; i < sizeof fs / sizeof fs[0]; i++) {
