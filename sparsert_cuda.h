@@ -43,6 +43,10 @@
        and both are multiplied (error ~2^-16 relative instead of 2^-9; F16 needs |x| < 65504). Not
        bit-exact: within about 1e-5 of sum |w x| per output. The forward pass uses it for batches
        of at least srt_cuda_set_cublas_min_tokens() tokens (default 32; 0 = never).
+     - TCSL weights (Tiled-CSL f16, srt-pack --sparse-format tcsl): Flash-LLM's SpMM for any number
+       of tokens (section "TCSL" below): each tile's non-zeros loaded compactly, the dense tile
+       rebuilt in shared memory, multiplied with mma.sync on the tensor cores (f16 activations,
+       f32 sums): within f16 tolerance of the CPU reference, not bit-exact.
      Decode (one token) runs as a CUDA graph, captured once per session (with and without the
      logits): the position lives in a small device struct copied before each launch, and every
      kernel reads it there, so one graph serves every step. If capture fails the plain launches
@@ -51,14 +55,15 @@
 
    EXACTNESS
      Integer sums are exact and every float operation is done in the CPU reference's order, so
-     all paths but cuBLAS equal the CPU's results bit for bit: compile with -fmad=false (no
+     all paths but cuBLAS and TCSL equal the CPU's results bit for bit: compile with -fmad=false (no
      contraction of a * b + c into fma; explicit fmaf stays fused) and without fast-math (nvcc's
      defaults -prec-div=true -prec-sqrt=true give IEEE division and square root).
 
    LIMITS
      One device per backend, one stream; sessions of one backend take turns (a mutex). The
-     session observer is not called with a backend. Sparse formats (sb-bf16, sb-q8, sb-q4, s4x1)
-     have no CUDA kernels yet: a model using them is refused at load (SRT_ERR_UNSUPPORTED).
+     session observer is not called with a backend. The CPU's sparse formats (sb-bf16, sb-q8, sb-q4,
+     s4x1) have no CUDA kernels: a model using them is refused at load (SRT_ERR_UNSUPPORTED); TCSL
+     is the GPU's sparse format (token_embd must stay dense: the lookup reads rows).
 
    LICENSE
      MIT, as sparsert.h.
