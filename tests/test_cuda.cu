@@ -19,6 +19,7 @@
 #define SPARSERT_CUDA
 #include "sparsert_cuda.h"
 #include "tests/testing.h"
+#include "tests/backend_test.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -264,83 +265,12 @@ static void check_tcsl(uint64_t rows, uint64_t cols, double sparsity) {
 }
 
 /* ---------------------------------------------------------------- models */
-/* A random llama/qwen2 model with a byte vocabulary. opts: biases (qwen2), rope_scaling llama3,
-   rope_dim < head_dim. */
-static int write_model(const char *path, const char *arch, srt_format fmt, int E, int F, int L, int H, int KVH, int head_dim,
-                       int rope_dim, int llama3, int biases, uint64_t seed) {
-    srt_writer *w;
-    static char names[256][8];
-    const char *tokens[259];
-    float scores[259];
-    int32_t types[259];
-    const int V = 259, Q = H * head_dim, KV = KVH * head_dim;
-    char key[128], nm[64];
-    std::vector<float> buf((size_t)4096 * 64);
-    srt_test_rng = seed;
-    if (srt_writer_open(path, &w) != SRT_OK) return 0;
-    srt_writer_meta_str(w, "general.architecture", arch);
-#define KEY(s) (snprintf(key, sizeof key, "%s." s, arch), key)
-    srt_writer_meta_u32(w, KEY("context_length"), 256);
-    srt_writer_meta_u32(w, KEY("embedding_length"), (uint32_t)E);
-    srt_writer_meta_u32(w, KEY("feed_forward_length"), (uint32_t)F);
-    srt_writer_meta_u32(w, KEY("block_count"), (uint32_t)L);
-    srt_writer_meta_u32(w, KEY("attention.head_count"), (uint32_t)H);
-    srt_writer_meta_u32(w, KEY("attention.head_count_kv"), (uint32_t)KVH);
-    srt_writer_meta_u32(w, KEY("attention.key_length"), (uint32_t)head_dim);
-    srt_writer_meta_u32(w, KEY("rope.dimension_count"), (uint32_t)rope_dim);
-    srt_writer_meta_f32(w, KEY("attention.layer_norm_rms_epsilon"), 1e-5f);
-    if (llama3) {
-        srt_writer_meta_str(w, KEY("rope.scaling.type"), "llama3");
-        srt_writer_meta_f32(w, KEY("rope.scaling.factor"), 8.0f);
-        srt_writer_meta_u32(w, KEY("rope.scaling.original_context_length"), 64);
-        srt_writer_meta_f32(w, KEY("rope.freq_base"), 500000.0f);
-    }
-#undef KEY
-    tokens[0] = "<unk>"; types[0] = 2; scores[0] = 0;
-    tokens[1] = "<s>"; types[1] = 3; scores[1] = 0;
-    tokens[2] = "</s>"; types[2] = 3; scores[2] = 0;
-    for (int i = 0; i < 256; i++) { snprintf(names[i], sizeof names[i], "<0x%02X>", i); tokens[3 + i] = names[i]; types[3 + i] = 6; scores[3 + i] = 0; }
-    srt_writer_meta_str(w, "tokenizer.ggml.model", "llama");
-    srt_writer_meta_arr(w, "tokenizer.ggml.tokens", SRT_META_ARR_STR, tokens, (uint32_t)V);
-    srt_writer_meta_arr(w, "tokenizer.ggml.scores", SRT_META_ARR_F32, scores, (uint32_t)V);
-    srt_writer_meta_arr(w, "tokenizer.ggml.token_type", SRT_META_ARR_I32, types, (uint32_t)V);
-    srt_writer_meta_u32(w, "tokenizer.ggml.bos_token_id", 1);
-    srt_writer_meta_u32(w, "tokenizer.ggml.eos_token_id", 2);
-    int ok = 1;
-    /* tcsl: the matrices pruned to 70% (every 10 weights, 7 zeros), embeddings and output f16 */
-#define ADD(name, rows, cols, f, vec) do { \
-        for (int i = 0; i < (rows) * (cols); i++) buf[(size_t)i] = (vec) ? 1.0f + 0.2f * srt_test_frand() : srt_test_frand() * 0.4f; \
-        if ((f) == SRT_TCSL) for (int i = 0; i < (rows) * (cols); i++) if ((unsigned)i * 2654435761u % 10u < 7u) buf[(size_t)i] = 0.0f; \
-        if (ok && srt_writer_add_tensor(w, name, f, (f) >= SRT_Q8 && (f) != SRT_TCSL ? 32 : 0, (uint64_t)(rows), (uint64_t)(cols), buf.data()) != SRT_OK) ok = 0; \
-    } while (0)
-    const srt_format efmt = fmt == SRT_TCSL ? SRT_F16 : fmt;
-    ADD("token_embd.weight", V, E, efmt, 0);
-    ADD("output_norm.weight", 1, E, SRT_F32, 1);
-    if (biases) ADD("output.weight", V, E, efmt, 0);   /* untied */
-    for (int l = 0; l < L; l++) {
-#define LADD(s, rows, cols, f, vec) do { snprintf(nm, sizeof nm, "blk.%d." s, l); ADD(nm, rows, cols, f, vec); } while (0)
-        LADD("attn_norm.weight", 1, E, SRT_F32, 1);
-        LADD("ffn_norm.weight", 1, E, SRT_F32, 1);
-        LADD("attn_q.weight", Q, E, fmt, 0);
-        LADD("attn_k.weight", KV, E, fmt, 0);
-        LADD("attn_v.weight", KV, E, fmt, 0);
-        LADD("attn_output.weight", E, Q, fmt, 0);
-        LADD("ffn_gate.weight", F, E, fmt, 0);
-        LADD("ffn_up.weight", F, E, fmt, 0);
-        LADD("ffn_down.weight", E, F, fmt, 0);
-        if (biases) { LADD("attn_q.bias", 1, Q, SRT_F32, 0); LADD("attn_k.bias", 1, KV, SRT_F32, 0); LADD("attn_v.bias", 1, KV, SRT_F32, 0); }
-#undef LADD
-    }
-#undef ADD
-    if (!ok) { srt_writer_abort(w); return 0; }
-    return srt_writer_finish(w) == SRT_OK;
-}
 
 /* Feeds the same tokens to a CPU and a backend session (batches of n_batch), then generates
    n_gen greedy tokens on both. tol = 0: every logits vector must be equal bit for bit, and the
    tokens too; tol > 0: max |difference| <= tol x max |logit| (cuBLAS), tokens not compared. */
-static void compare_sessions(const char *tag, const char *path, const int32_t *prompt, int n_prompt, int n_batch, srt_kv_type kv, int n_gen,
-                             double tol = 0.0) {
+static void compare_sessions_tol(const char *tag, const char *path, const int32_t *prompt, int n_prompt, int n_batch, srt_kv_type kv, int n_gen,
+                                 double tol) {
     srt_model *cpu = NULL, *dev = NULL;
     srt_session *sc = NULL, *sd = NULL;
     srt_model_desc md;
@@ -392,6 +322,9 @@ static void compare_sessions(const char *tag, const char *path, const int32_t *p
     }
     srt_session_destroy(sc); srt_session_destroy(sd);
     srt_model_free(cpu); srt_model_free(dev);
+}
+static void compare_sessions(const char *tag, const char *path, const int32_t *prompt, int n_prompt, int n_batch, srt_kv_type kv, int n_gen) {
+    compare_sessions_tol(tag, path, prompt, n_prompt, n_batch, kv, n_gen, 0.0);
 }
 
 /* Two device sessions of one model, stepped in turns (each has its own KV cache and decode graph),
@@ -450,9 +383,9 @@ static void check_models(void) {
                          cfg[c].llama3, cfg[c].biases, 100 + c)) { CHECK(0, "%s: write model: %s", cfg[c].tag, srt_last_error()); continue; }
         snprintf(tag, sizeof tag, "%s, f16 KV", cfg[c].tag);
         if (cfg[c].f == SRT_TCSL) {   /* tensor-core sums over f16 activations: within a tolerance */
-            compare_sessions(tag, path, prompt, 40, 16, SRT_KV_F16, 12, 5e-3);
+            compare_sessions_tol(tag, path, prompt, 40, 16, SRT_KV_F16, 12, 5e-3);
             snprintf(tag, sizeof tag, "%s, batch 1", cfg[c].tag);
-            compare_sessions(tag, path, prompt, 9, 1, SRT_KV_F16, 6, 5e-3);
+            compare_sessions_tol(tag, path, prompt, 9, 1, SRT_KV_F16, 6, 5e-3);
             continue;
         }
         compare_sessions(tag, path, prompt, 40, 16, SRT_KV_F16, 12);
@@ -466,7 +399,7 @@ static void check_models(void) {
         if (c == 5 || c == 8) {   /* float weights: prompt batches through cuBLAS */
             srt_cuda_set_cublas_min_tokens(gpu, 2);
             snprintf(tag, sizeof tag, "%s, cuBLAS for batches", cfg[c].tag);
-            compare_sessions(tag, path, prompt, 40, 40, SRT_KV_F32, 6, 1e-3);
+            compare_sessions_tol(tag, path, prompt, 40, 40, SRT_KV_F32, 6, 1e-3);
             srt_cuda_set_cublas_min_tokens(gpu, 0);
         }
     }
@@ -482,63 +415,6 @@ static void check_models(void) {
             srt_backend_free(gpu);
         }
         gpu = saved;
-    }
-}
-
-/* ---------------------------------------------------------------- stories260K */
-#define SM SRT_SHARED "/models/stories260K/"
-#define SG SRT_SHARED "/golden/"
-static void check_stories(void) {
-    static const struct { const char *name, *opts; int n_exact; } fmts[] = {
-        {"f32", "--weights f32", 0}, {"q8", "--weights q8", 32}, {"q4", "--weights q4 --group 32", 2}};
-    static const struct { const char *file, *text; } prompts[] = {
-        {"once_upon_a_time", "Once upon a time"}, {"lily_red_ball", "Lily had a red ball"}, {"empty", ""}};
-    for (size_t f = 0; f < sizeof fmts / sizeof fmts[0]; f++) {
-        char cmd[1024], path[256], tag[64];
-        srt_model *dev = NULL;
-        srt_model_desc md;
-        snprintf(path, sizeof path, "build/tmp/cuda_stories_%s.srt", fmts[f].name);
-        snprintf(cmd, sizeof cmd, "build/srt-pack %s --tokenizer " SM "tok512.bin " SM "stories260K.bin %s > build/tmp/cuda_pack.log 2>&1", fmts[f].opts, path);
-        if (system(cmd) != 0) { CHECK(0, "stories260K %s: srt-pack failed (build it with ./build.sh)", fmts[f].name); continue; }
-        memset(&md, 0, sizeof md);
-        md.backend = gpu;
-        if (srt_model_load(path, &md, &dev) != SRT_OK) { CHECK(0, "stories260K %s: cuda load: %s", fmts[f].name, srt_last_error()); continue; }
-        for (size_t p = 0; p < sizeof prompts / sizeof prompts[0]; p++) {
-            int32_t gold[512], got[512], toks[64];
-            int n_gold, n_prompt = 0, mismatch = -1, limit;
-            srt_session *s;
-            srt_session_desc sd;
-            snprintf(cmd, sizeof cmd, SG "llamacpp_%s.ids.txt", prompts[p].file);
-            n_gold = srt_test_read_ids(cmd, gold, 512);
-            if (n_gold <= 0) { CHECK(0, "read %s", cmd); continue; }
-            srt_tokenize(dev, prompts[p].text, strlen(prompts[p].text), 0, toks, 64, &n_prompt);
-            memset(&sd, 0, sizeof sd);
-            sd.n_ctx = 512;
-            if (srt_session_create(dev, &sd, &s) != SRT_OK) { CHECK(0, "session: %s", srt_last_error()); continue; }
-            srt_session_feed(s, toks, n_prompt);
-            for (int i = n_prompt; i < n_gold; i++) if (srt_session_next(s, &got[i]) != SRT_OK) { got[i] = -1; break; }
-            limit = fmts[f].n_exact ? n_prompt + fmts[f].n_exact : n_gold;
-            if (limit > n_gold) limit = n_gold;
-            for (int i = n_prompt; i < limit; i++) if (got[i] != gold[i]) { mismatch = i; break; }
-            snprintf(tag, sizeof tag, "stories260K %s", fmts[f].name);
-            CHECK(mismatch < 0, "%s '%s' on the CUDA device: %s %d generated ids equal the golden ids", tag, prompts[p].text,
-                  fmts[f].n_exact ? "the first" : "all", limit - n_prompt);
-            if (mismatch >= 0) printf("#   position %d: got %d, golden %d\n", mismatch, got[mismatch], gold[mismatch]);
-            srt_session_destroy(s);
-        }
-        srt_model_free(dev);
-        {   /* and the CPU's logits, bit for bit, over a prompt batch and 30 greedy steps */
-            int32_t toks[64];
-            int n = 0;
-            srt_model *cpu = NULL;
-            memset(&md, 0, sizeof md);
-            if (srt_model_load(path, &md, &cpu) == SRT_OK) {
-                srt_tokenize(cpu, "Lily had a red ball", 19, 0, toks, 64, &n);
-                srt_model_free(cpu);
-                snprintf(tag, sizeof tag, "stories260K %s", fmts[f].name);
-                compare_sessions(tag, path, toks, n, 32, SRT_KV_F16, 30);
-            }
-        }
     }
 }
 
@@ -647,7 +523,7 @@ int main(void) {
         }
     }
     check_models();
-    check_stories();
+    check_stories(gpu, "cuda");
     srt_backend_free(gpu);
     return srt_test_finish();
 }
