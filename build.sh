@@ -15,7 +15,8 @@
 #                          kernels forced to avx2: valgrind has no AVX-512/AMX); ./build.sh valgrind too
 #   ./build.sh test-ui  the SDL chat window under Xvfb (tests/test_ui.sh); screenshot: build/ui-test.png
 #   ./build.sh sycl     the SYCL backend test (build/test-sycl, tests/test_sycl.cpp + sparsert_sycl.h), then runs it
-#   ./build.sh cuda     the CUDA backend test (build/test-cuda, tests/test_cuda.cu + sparsert_cuda.h by nvcc), then runs it
+#   ./build.sh cuda     the CUDA backend test (build/test-cuda, tests/test_cuda.cu + sparsert_cuda.h by nvcc), then runs it;
+#                       also build/srt-bench-cuda (srt-bench with the gpu-* modes and e2e --backend cuda)
 #                       (without a CUDA device it runs its no-device checks and prints "skipped: GPU checks ...")
 #   ./build.sh fuzz SECONDS [TARGET...]   libFuzzer campaigns (clang, ASan+UBSan), each target for SECONDS:
 #                       targets json srt gguf hf llama2c tokenizer chat (default all, one after another);
@@ -24,7 +25,7 @@
 # ./build.sh and ./build.sh test build and run test-sycl when one is found and say "skipped" when not.
 # CUDA: NVCC (the nvcc command), else nvcc on PATH, else /usr/local/cuda/bin/nvcc; cuBLAS from the
 # lib64 folder beside nvcc's bin (rpath set). ./build.sh and ./build.sh test build and run test-cuda
-# when nvcc is found (not under asan, tsan, valgrind or cross builds) and say "skipped" when not.
+# (and build build/srt-bench-cuda) when nvcc is found (not under asan, tsan, valgrind or cross builds) and say "skipped" when not.
 # Environment: CC (default cc), CXX (default c++), CFLAGS (extra flags), STB_INCLUDE (folder of the
 # stb headers, default /usr/include/stb as Debian's libstb-dev installs them).
 # build/srt-chat-sdl (demo/srt-chat-sdl.c) is built when SDL2 (pkg-config sdl2 or sdl2-config) and
@@ -176,19 +177,29 @@ find_nvcc() {
     CUDA_LIB=$(cd "$(dirname "$bin")/.." && pwd)/lib64
     [ -d "$CUDA_LIB" ] || CUDA_LIB=$(cd "$(dirname "$bin")/.." && pwd)/lib
 }
+# nvcc_prog OUT FILES... : one program by nvcc with the CUDA flags (-fmad=false: no a*b+c contraction,
+# the reference-order kernels are bit-exact; sm_80 and sm_90 SASS), cuBLAS and the rpath to it
+nvcc_prog() {
+    local out=$1; shift
+    $NVCC_CMD -std=c++17 -O2 -fmad=false -gencode arch=compute_80,code=sm_80 -gencode arch=compute_90,code=sm_90 \
+        -Xcompiler -Wall,-Wextra -I. -o "$B/$out" "$@" -L"$CUDA_LIB" -lcublas -Xlinker -rpath,"$CUDA_LIB" -lm -lpthread
+}
 build_cuda() {
-    rm -f "$B/test-cuda"
+    local bench
+    rm -f "$B/test-cuda" "$B/srt-bench-cuda"
     if [ -n "${2:-}" ]; then CUDA_WHY="not under ${2}"; return; fi
     if ! find_nvcc; then CUDA_WHY="no nvcc (set NVCC, or put nvcc on PATH: see README, CUDA backend)"; return; fi
     printf '#define SPARSERT_IMPLEMENTATION\n#include "sparsert.h"\n' > "$B/cuda-core.c"
-    # -fmad=false: no a*b+c contraction (the reference-order kernels are bit-exact); sm_80 and sm_90 SASS
-    if ! $CC -std=c99 $OPT $WARN -I. ${CFLAGS:-} -c -o "$B/cuda-core.o" "$B/cuda-core.c" ||
-       ! $NVCC_CMD -std=c++17 -O2 -fmad=false -gencode arch=compute_80,code=sm_80 -gencode arch=compute_90,code=sm_90 \
-            -Xcompiler -Wall,-Wextra -I. -o "$B/test-cuda" tests/test_cuda.cu "$B/cuda-core.o" \
-            -L"$CUDA_LIB" -lcublas -Xlinker -rpath,"$CUDA_LIB" -lm -lpthread; then
-        note "build failed: test-cuda ($NVCC_CMD)"; fail=1; HAVE_CUDA=2; return
-    fi
+    # build/srt-bench-cuda (tools/srt-bench.c with -DSRT_BENCH_CUDA + tools/srt-bench-cuda.cu) beside test-cuda
+    { $CC -std=c99 $OPT $WARN -I. ${CFLAGS:-} -DSRT_BENCH_CUDA -c -o "$B/srt-bench-cuda.o" tools/srt-bench.c &&
+      nvcc_prog srt-bench-cuda tools/srt-bench-cuda.cu "$B/srt-bench-cuda.o"; } &
+    bench=$!
     HAVE_CUDA=1
+    if ! $CC -std=c99 $OPT $WARN -I. ${CFLAGS:-} -c -o "$B/cuda-core.o" "$B/cuda-core.c" ||
+       ! nvcc_prog test-cuda tests/test_cuda.cu "$B/cuda-core.o"; then
+        note "build failed: test-cuda ($NVCC_CMD)"; fail=1; HAVE_CUDA=2
+    fi
+    if ! wait "$bench"; then note "build failed: srt-bench-cuda ($NVCC_CMD)"; fail=1; fi
 }
 run_cuda_test() {
     if [ "$HAVE_CUDA" = 2 ]; then echo "FAIL - test-cuda did not build"; FAILED=$((FAILED + 1))

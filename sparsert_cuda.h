@@ -83,7 +83,8 @@ SRT_API srt_backend *srt_cuda_backend(int device);
 /* One line: CUDA runtime and driver versions, device name, compute capability, SMs, memory; or why
    there is no device. */
 SRT_API const char *srt_cuda_info(srt_backend *b);
-/* Message of the last failed srt_cuda_matmul / srt_cuda_bench_matmul on this backend ("" if none). */
+/* Message of the last failed srt_cuda_matmul / srt_cuda_bench_matmul / srt_cuda_bench_read on this
+   backend ("" if none). */
 SRT_API const char *srt_cuda_last_error(srt_backend *b);
 /* Float-weight batches of at least n tokens go to cuBLAS in the forward pass (default 32; 0 = never,
    so that every result equals the CPU's bit for bit). */
@@ -105,10 +106,19 @@ SRT_API srt_status srt_cuda_matmul(srt_backend *b, srt_format format, uint32_t g
                                    srt_cuda_path path);
 /* Times the same product with weights and activations already on the device (uploaded before the
    timing, freed after): a warm-up call, then `iters` calls between two CUDA events;
-   *ms_per_call = elapsed / iters. Weight bytes / time = the kernel's bandwidth. */
+   *ms_per_call = elapsed / iters. The weights are uploaded in as many copies as make twice the L2
+   cache (at most 64, fewer when memory runs out) and the calls cycle through them, so that they
+   are read from device memory as a model's layers are: weight bytes / time = the kernel's bandwidth. */
 SRT_API srt_status srt_cuda_bench_matmul(srt_backend *b, srt_format format, uint32_t group, const void *const *parts,
                                          uint64_t rows, uint64_t cols, int n, srt_cuda_path path, int iters,
                                          double *ms_per_call);
+/* Device read bandwidth, the roofline the kernels are compared to: allocates `bytes` (rounded down
+   to 16) of device memory, fills it, then times `iters` runs (after one warm-up) of a read kernel
+   (16-byte loads, grid-stride, 8 blocks of 256 threads per SM, the words XORed into one value per
+   block that is written out) between two CUDA events; *gb_per_s = bytes x iters / time / 1e9.
+   Use a buffer far larger than the L2 cache (4 GB). SRT_ERR_UNSUPPORTED without a device (the
+   reason in srt_cuda_last_error), SRT_ERR_OUT_OF_MEMORY when the buffer does not fit. */
+SRT_API srt_status srt_cuda_bench_read(srt_backend *b, uint64_t bytes, int iters, double *gb_per_s);
 
 #ifdef __cplusplus
 }
@@ -1400,13 +1410,17 @@ struct srt__cu_mm_job {
     void *ws = nullptr;
     size_t ws_cap = 0;
 };
-static srt_status srt__cu_mm_setup(srt__cuda *S, srt__cu_mm_job *j, srt_format format, uint32_t group, const void *const *parts,
-                                   uint64_t rows, uint64_t cols, int n, const float *x, const float *bias, char *err, size_t cap) {
+static srt_backend_tensor srt__cu_mm_tensor(srt_format format, uint32_t group, const void *const *parts, uint64_t rows, uint64_t cols) {
     srt_backend_tensor t;
-    srt_status st;
     t.format = format; t.group = group; t.rows = rows; t.cols = cols;
     for (int i = 0; i < 4; i++) t.part[i] = nullptr;
     for (int i = 0; i < ((format >= SRT_Q8 && format <= SRT_Q1) || format == SRT_TCSL ? 2 : 1); i++) t.part[i] = parts[i];
+    return t;
+}
+static srt_status srt__cu_mm_setup(srt__cuda *S, srt__cu_mm_job *j, srt_format format, uint32_t group, const void *const *parts,
+                                   uint64_t rows, uint64_t cols, int n, const float *x, const float *bias, char *err, size_t cap) {
+    const srt_backend_tensor t = srt__cu_mm_tensor(format, group, parts, rows, cols);
+    srt_status st;
     j->M.S = S; j->M.max_kp = 32; j->M.max_ng = 1; j->M.max_tcsl_tk = 0; j->M.max_tcsl_rows = 0;
     if ((st = srt__cu_upload_mat(S, &j->M, t, &j->w, "the matrix", err, cap)) != SRT_OK) return st;
     const size_t xb = (size_t)n * (size_t)cols * sizeof(float), yb = (size_t)n * (size_t)rows * sizeof(float);
@@ -1485,12 +1499,30 @@ SRT_API srt_status srt_cuda_bench_matmul(srt_backend *b, srt_format format, uint
     srt__cu_reset_fail(S);
     srt__cu_mm_job j;
     if ((st = srt__cu_mm_setup(S, &j, format, group, parts, rows, cols, n, nullptr, nullptr, err, cap)) == SRT_OK) {
+        /* more copies of the weights, cycled, until they are twice the L2 cache (at most 64; fewer if
+           memory runs out): a model's layers do not stay in L2 between calls, so the timing must not either */
+        std::vector<srt__cuda_mat> w(1, j.w);
+        int l2 = 0;
+        size_t before = 0, after = 0, total = 0;
+        char scratch[96];
+        cudaDeviceGetAttribute(&l2, cudaDevAttrL2CacheSize, S->device);
+        cudaMemGetInfo(&before, &total);
+        for (size_t per = 0; w.size() < 64 && (per == 0 || per * w.size() < 2 * (size_t)l2);) {
+            const srt_backend_tensor t = srt__cu_mm_tensor(format, group, parts, rows, cols);
+            srt__cuda_mat m;
+            j.M.uploaded.clear();
+            if (srt__cu_upload_mat(S, &j.M, t, &m, "a copy of the matrix", scratch, sizeof scratch) != SRT_OK) break;
+            w.push_back(m);
+            cudaMemGetInfo(&after, &total);
+            if (per == 0) per = before > after ? before - after : 1;
+        }
+        cudaGetLastError();
         srt__cu_note(S, cudaEventCreate(&e0), "cudaEventCreate");
         srt__cu_note(S, cudaEventCreate(&e1), "cudaEventCreate");
         st = srt__cu_matmul_dev(S, j.w, j.dx, n, j.dy, rows, nullptr, j.ws, j.ws_cap, path);   /* warm-up */
         if (st == SRT_OK && S->fail_code == cudaSuccess) {
             srt__cu_note(S, cudaEventRecord(e0, S->stream), "cudaEventRecord");
-            for (int i = 0; i < iters && st == SRT_OK; i++) st = srt__cu_matmul_dev(S, j.w, j.dx, n, j.dy, rows, nullptr, j.ws, j.ws_cap, path);
+            for (int i = 0; i < iters && st == SRT_OK; i++) st = srt__cu_matmul_dev(S, w[(size_t)i % w.size()], j.dx, n, j.dy, rows, nullptr, j.ws, j.ws_cap, path);
             srt__cu_note(S, cudaEventRecord(e1, S->stream), "cudaEventRecord");
         }
         srt__cu_note(S, cudaStreamSynchronize(S->stream), "bench (synchronize)");
@@ -1507,6 +1539,87 @@ SRT_API srt_status srt_cuda_bench_matmul(srt_backend *b, srt_format format, uint
     cudaStreamSynchronize(S->stream);
     if (st == SRT_OK) st = srt__cu_fail_status(S, err, cap);
     srt__cu_free_all(&j.M.allocs);
+    cudaGetLastError();
+    return st;
+}
+
+/* srt_cuda_bench_read: the buffer's words from a hash of their index (nothing a compressor could use);
+   the read kernel takes 4 loads per thread in flight per step. */
+static __global__ void srt__cu_fill_words(uint4 *p, uint64_t n) {
+    for (uint64_t i = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += (uint64_t)gridDim.x * blockDim.x) {
+        const uint32_t h = (uint32_t)(i * 0x9E3779B97F4A7C15ull >> 32);
+        p[i] = make_uint4(h, h * 0x85EBCA6Bu, h ^ 0xC2B2AE35u, (uint32_t)i);
+    }
+}
+static __global__ void srt__cu_read_words(const uint4 *__restrict__ p, uint64_t n, uint32_t *out) {
+    __shared__ uint32_t part[32];
+    const uint64_t stride = (uint64_t)gridDim.x * blockDim.x;
+    uint64_t i = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x;
+    uint32_t acc = 0;
+    for (; i + 3 * stride < n; i += 4 * stride) {
+        const uint4 a = p[i], b = p[i + stride], c = p[i + 2 * stride], d = p[i + 3 * stride];
+        acc ^= (a.x ^ a.y ^ a.z ^ a.w) ^ (b.x ^ b.y ^ b.z ^ b.w) ^ (c.x ^ c.y ^ c.z ^ c.w) ^ (d.x ^ d.y ^ d.z ^ d.w);
+    }
+    for (; i < n; i += stride) { const uint4 a = p[i]; acc ^= a.x ^ a.y ^ a.z ^ a.w; }
+    for (int o = 16; o > 0; o >>= 1) acc ^= __shfl_xor_sync(0xffffffffu, acc, o);
+    if ((threadIdx.x & 31) == 0) part[threadIdx.x >> 5] = acc;
+    __syncthreads();
+    if (threadIdx.x == 0) {
+        for (unsigned w = 1; w < blockDim.x / 32; w++) acc ^= part[w];
+        out[blockIdx.x] = acc;
+    }
+}
+
+SRT_API srt_status srt_cuda_bench_read(srt_backend *b, uint64_t bytes, int iters, double *gb_per_s) {
+    srt__cuda *S;
+    cudaEvent_t e0 = nullptr, e1 = nullptr;
+    uint4 *buf = nullptr;
+    uint32_t *out = nullptr;
+    if (!b || !b->impl) return SRT_ERR_INVALID_ARG;
+    S = srt__cu_of(b);
+    std::lock_guard<std::mutex> g(S->lock);
+    char *err = S->last_error;
+    const size_t cap = sizeof S->last_error;
+    const uint64_t n = bytes / 16;
+    err[0] = 0;
+    if (!S->ok) return srt__cu_err(err, cap, SRT_ERR_UNSUPPORTED, "%s", S->open_error.c_str());
+    if (!gb_per_s || n < 1) return srt__cu_err(err, cap, SRT_ERR_INVALID_ARG, "srt_cuda_bench_read: bad arguments (bytes < 16 or no output)");
+    if (iters < 1) iters = 1;
+    *gb_per_s = 0.0;
+    cudaSetDevice(S->device);
+    srt__cu_reset_fail(S);
+    const unsigned threads = 256, blocks = (unsigned)srt__cu_min((uint64_t)(S->sms > 0 ? S->sms : 1) * 8, (n + threads - 1) / threads);
+    if (cudaMalloc((void **)&buf, n * 16) != cudaSuccess || cudaMalloc((void **)&out, blocks * sizeof(uint32_t)) != cudaSuccess) {
+        char note[96];
+        cudaGetLastError();
+        srt__cu_mem_note(note, sizeof note);
+        if (buf) cudaFree(buf);
+        return srt__cu_err(err, cap, SRT_ERR_OUT_OF_MEMORY, "out of device memory for a read buffer of %llu MB%s",
+                           (unsigned long long)(n * 16 / 1000000), note);
+    }
+    srt__cu_fill_words<<<blocks, threads, 0, S->stream>>>(buf, n);
+    srt__cu_launched(S, "fill");
+    srt__cu_read_words<<<blocks, threads, 0, S->stream>>>(buf, n, out);   /* warm-up */
+    srt__cu_launched(S, "read");
+    srt__cu_note(S, cudaEventCreate(&e0), "cudaEventCreate");
+    srt__cu_note(S, cudaEventCreate(&e1), "cudaEventCreate");
+    if (S->fail_code == cudaSuccess) {
+        srt__cu_note(S, cudaEventRecord(e0, S->stream), "cudaEventRecord");
+        for (int i = 0; i < iters; i++) srt__cu_read_words<<<blocks, threads, 0, S->stream>>>(buf, n, out);
+        srt__cu_launched(S, "read");
+        srt__cu_note(S, cudaEventRecord(e1, S->stream), "cudaEventRecord");
+    }
+    srt__cu_note(S, cudaStreamSynchronize(S->stream), "bench read (synchronize)");
+    if (S->fail_code == cudaSuccess) {
+        float ms = 0.0f;
+        srt__cu_note(S, cudaEventElapsedTime(&ms, e0, e1), "cudaEventElapsedTime");
+        if (ms > 0.0f) *gb_per_s = (double)(n * 16) * iters / ((double)ms * 1e-3) / 1e9;
+    }
+    if (e0) cudaEventDestroy(e0);
+    if (e1) cudaEventDestroy(e1);
+    cudaFree(out);
+    cudaFree(buf);
+    const srt_status st = srt__cu_fail_status(S, err, cap);
     cudaGetLastError();
     return st;
 }

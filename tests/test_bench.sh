@@ -96,3 +96,33 @@ if head -1 "$T/membw.txt" | grep -q 'mode.*threads.*gbs'; then echo "ok - table 
 if [ $rc -eq 2 ]; then echo "ok - unknown format refused"; else echo "FAIL - unknown format: exit status $rc"; fi
 "$BENCH" gemv --shape 10x >/dev/null 2>&1; rc=$?
 if [ $rc -eq 2 ]; then echo "ok - bad shape refused"; else echo "FAIL - bad shape: exit status $rc"; fi
+
+# the GPU modes (issue 7), without a GPU: the plain build refuses them (exit 2, what to use instead);
+# build/srt-bench-cuda (built when nvcc is found) exits 1 with the device error, no crash
+for args in "gpu-membw" "gpu-gemm --format tcsl" "e2e $T/tiny.srt --backend cuda"; do
+    "$BENCH" $args >"$T/nocuda.txt" 2>&1; rc=$?
+    if [ $rc -eq 2 ] && grep -q "built without CUDA: use build/srt-bench-cuda" "$T/nocuda.txt"; then echo "ok - srt-bench $args: refused without CUDA"
+    else echo "FAIL - srt-bench $args: rc $rc"; sed 's/^/    /' "$T/nocuda.txt" | head -3; fi
+done
+"$BENCH" gemm --n 8,16 >/dev/null 2>&1; rc=$?
+if [ $rc -eq 2 ]; then echo "ok - gemm: one --n only"; else echo "FAIL - gemm --n 8,16: exit status $rc"; fi
+run "gemv sparsity list" "$T/gemv-sp.json" gemv --format sb-q8 --sparsity 0.5,0.7 --shape 32x128 --set-mb 0.1 --seconds 0 --bw 10 --threads 1 --isa portable --json
+if grep -q '"sparsity":0.50' "$T/gemv-sp.json" && grep -q '"sparsity":0.70' "$T/gemv-sp.json"; then echo "ok - gemv: one line per --sparsity value"
+else echo "FAIL - gemv --sparsity 0.5,0.7"; sed 's/^/    /' "$T/gemv-sp.json" | head -3; fi
+CUDA_BENCH=$B/srt-bench-cuda
+if [ -x "$CUDA_BENCH" ] && ! "$CUDA_BENCH" gpu-membw --mb 64 --iters 2 >"$T/gpu-probe.txt" 2>&1; then
+    for args in "gpu-membw" "gpu-gemm --format tcsl" "gpu-gemv --format q4 --shape 64x64" "e2e $T/tiny.srt --backend cuda --tokens 2"; do
+        "$CUDA_BENCH" $args >"$T/gpu.txt" 2>&1; rc=$?
+        if [ $rc -eq 1 ] && grep -q "no usable CUDA device: .*CUDA device" "$T/gpu.txt"; then echo "ok - srt-bench-cuda $args: exit 1 and the device error"
+        else echo "FAIL - srt-bench-cuda $args without a device: rc $rc"; sed 's/^/    /' "$T/gpu.txt" | head -3; fi
+    done
+elif [ -x "$CUDA_BENCH" ]; then   # a GPU: tiny runs, every line with its keys
+    "$CUDA_BENCH" gpu-membw --mb 64 --iters 5 --json >"$T/gpu-membw.json" 2>&1 || echo "FAIL - srt-bench-cuda gpu-membw"
+    check "gpu-membw fields" "$T/gpu-membw.json" gpu-membw 1 mode format threads isa device + gbs
+    "$CUDA_BENCH" gpu-gemm --format q4,tcsl --shape 256x512 --n 8,16 --sparsity 0.7 --iters 5 --mb 64 --json >"$T/gpu-gemm.json" 2>&1 || echo "FAIL - srt-bench-cuda gpu-gemm"
+    check "gpu-gemm fields" "$T/gpu-gemm.json" gpu-gemm 4 mode format m k n + ms gbs tflops roofline_fraction
+    "$CUDA_BENCH" e2e "$T/tiny.srt" --backend cuda --prompt-tokens 5 --tokens 4 --runs 1 --mb 64 --json >"$T/gpu-e2e.json" 2>&1 || echo "FAIL - srt-bench-cuda e2e --backend cuda"
+    check "e2e --backend cuda fields" "$T/gpu-e2e.json" e2e 1 mode backend + prefill_tok_s decode_tok_s bandwidth_gbs roofline_fraction
+else
+    echo "skipped: srt-bench-cuda checks (build/srt-bench-cuda not built: no nvcc)"
+fi

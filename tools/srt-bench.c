@@ -16,7 +16,8 @@
          count and ISA weighs the shapes by count (one token's worth of GEMVs). gemv: n = 1;
          gemm: --n, default 32. --isa default: every level up to the best this CPU has.
          Sparse formats (sb-bf16, sb-q8, sb-q4, s4x1): random weights pruned by magnitude at
-         --sparsity (default 0.5; s4x1 in 4x1 blocks); GB/s counts the bytes the tensor really has.
+         --sparsity (default 0.5; a list runs each; s4x1 in 4x1 blocks); GB/s counts the bytes the
+         tensor really has.
      srt-bench e2e MODEL.srt [--threads N | --threads-list ..] [--isa L[,L..]] [--prompt-tokens 128]
                              [--tokens 64] [--runs 3] [--batch B] [--load auto,mmap,copy] [--bw GBS] [--mb 2048]
                              [--kv-sparsity K[,V]] [--json]
@@ -33,10 +34,35 @@
      srt-bench make-model OUT [--embd 1024] [--ff 2816] [--layers 8] [--heads 16] [--kv-heads 4]
                               [--vocab 8192] [--format q8] [--group N|row] [--untied] [--seed S]
          writes a random-weight Llama model (filler vocab; tied embeddings unless --untied) for e2e.
+   GPU (build/srt-bench-cuda: this file with -DSRT_BENCH_CUDA + tools/srt-bench-cuda.cu, built by
+   ./build.sh when nvcc is found; the plain build refuses these with exit status 2). Without a usable
+   device each prints the device error (srt_cuda_info) and exits 1. Lines: threads "-", isa "cuda",
+   device = the GPU's name. --device N picks the CUDA device (default 0).
+     srt-bench gpu-membw [--mb 4096] [--iters 50] [--json]
+         device read bandwidth (srt_cuda_bench_read: 16-byte loads over --mb MB, --iters passes).
+     srt-bench gpu-gemv|gpu-gemm [--format q8,q4,q2,tq,f16,tcsl] [--shape MxK[*COUNT],...] [--n 8,16,32,64]
+                                 [--sparsity 0.6,0.7,0.8,0.9] [--group 64] [--path auto|gemv|gemm|cublas|cublas-f16]
+                                 [--iters N] [--bw GBS] [--mb 4096] [--json]
+         srt_cuda_bench_matmul per format x sparsity (sparse formats) x shape x n: ms per call (--iters
+         calls, default enough for ~0.2 s; the weights cycle through copies that exceed the L2 cache),
+         gbs = bytes of the tensor / time, tflops = 2 M K n / time, roofline_fraction = gbs / the
+         gpu-membw figure measured at start (or --bw). tcsl lines add the cuBLAS f16 baseline on the
+         same pruned weights stored f16 (SRT_CUDA_PATH_CUBLAS_F16: cublas_ms, cublas_tflops) and
+         speedup = cublas_ms / ms (Flash-LLM's comparison). Random weights as gemv's, one seed per
+         run, pruned by magnitude for sparse formats (and for their baseline). Defaults: gpu-gemv the
+         Llama-3.2-1B shapes of gemv, n = 1; gpu-gemm the Llama-3-8B matrices (4096x4096*2,
+         1024x4096*2, 14336x4096*2, 4096x14336: q o, k v, gate up, down per layer) at n = 8,16,32,64.
+         A "-summary" line per format, sparsity and n weighs the shapes by count.
+     srt-bench e2e|decode MODEL.srt --backend cuda ...
+         the model on the GPU (srt_model_desc.backend = srt_cuda_backend); bandwidth_gbs and
+         roofline_fraction from gpu-membw (or --bw); isa "cuda", backend = the backend's name.
    Every mode takes --cores POLICY and --no-pin. --json prints one JSON object per result line
    (keys: mode, format, threads, isa, ... see README.md); without it, aligned tables. */
 #define SPARSERT_IMPLEMENTATION
 #include "sparsert.h"
+#ifdef SRT_BENCH_CUDA
+#  include "sparsert_cuda.h"   /* the declarations; the backend is tools/srt-bench-cuda.cu (nvcc) */
+#endif
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -200,9 +226,13 @@ typedef struct opts {
     int n_shapes;
     double bw[MAX_LIST];
     int n_bw;
-    int n_tok, passes, runs, prompt_tokens, batch;
+    int passes, runs, prompt_tokens, batch;
     double mb, set_mb, seconds;
-    double sparsity;                                /* sparse formats: fraction of weights pruned by magnitude */
+    double sparsity[MAX_LIST];                      /* sparse formats: fractions of weights pruned by magnitude */
+    int n_sparsity, sparsity_set, mb_set, n_n;      /* n_n: values given to --n (o.n_list) */
+    int n_list[MAX_LIST];
+    int iters, device, path;                        /* GPU modes: --iters (0 = auto), --device, --path */
+    srt_backend *gpu;                               /* e2e --backend cuda: the CUDA backend (else NULL) */
     float kv_sparsity[2];                           /* e2e: srt_session_desc.kv_sparsity_k / _v */
 } opts;
 
@@ -240,6 +270,8 @@ static int item_group(const char *p, int i, void *u) {
     if (!strcmp(p, "row")) { ((opts *)u)->group[i] = 0; return 1; }
     return positive_int(p, &((opts *)u)->group[i]);
 }
+static int item_sparsity(const char *p, int i, void *u) { char *e; double v = strtod(p, &e); ((opts *)u)->sparsity[i] = v; return *e == 0 && v >= 0.0 && v < 1.0; }
+static int item_n(const char *p, int i, void *u) { return positive_int(p, &((opts *)u)->n_list[i]); }
 static int item_bw(const char *p, int i, void *u) { char *e; double v = strtod(p, &e); ((opts *)u)->bw[i] = v; return *e == 0 && v > 0.0; }
 static int item_shape(const char *p, int i, void *u) {   /* MxK or MxK*COUNT */
     shape *s = &((opts *)u)->shapes[i];
@@ -809,12 +841,12 @@ static int bench_matmul(const opts *o, int gemm) {
     double bw[MAX_LIST], *times;
     const shape *shapes = o->n_shapes ? o->shapes : llama_1b_shapes;
     int n_shapes = o->n_shapes ? o->n_shapes : (int)(sizeof llama_1b_shapes / sizeof llama_1b_shapes[0]);
-    int n_pools, n_isa, fi, gi, si, ti, ii, n = gemm ? o->n_tok : 1, rc = 0;
+    int n_pools, n_isa, fi, vi, si, ti, ii, n = gemm ? o->n_list[0] : 1, rc = 0;
     int n_formats = o->n_format ? o->n_format : (int)(sizeof default_formats / sizeof default_formats[0]);
     int n_groups = o->n_group ? o->n_group : 1;
     float *x = NULL, *y = NULL;
     int64_t max_k = 0, max_m = 0;
-    if (n < 1) { fprintf(stderr, "srt-bench: --n must be >= 1\n"); return 2; }
+    if (gemm && o->n_n > 1) { fprintf(stderr, "srt-bench: gemm takes one --n (lists are for gpu-gemm)\n"); return 2; }
     n_isa = isa_levels(o, isas);
     if (!n_isa) return 2;
     if (!create_pools(o, 0, pools, &n_pools)) return 1;
@@ -830,15 +862,17 @@ static int bench_matmul(const opts *o, int gemm) {
     for (si = 0; si < max_k * n; si++) x[si] = frand();
     for (fi = 0; fi < n_formats; fi++) {
         int format = o->n_format ? o->format[fi] : default_formats[fi];
-        for (gi = 0; gi < (is_int_format(format) ? n_groups : 1); gi++) {
-            int group_spec = o->n_group ? o->group[gi] : 64;
+        int n_sp = srt_format_is_sparse((srt_format)format) ? o->n_sparsity : 1;
+        for (vi = 0; vi < (is_int_format(format) ? n_groups : 1) * n_sp; vi++) {   /* group x sparsity */
+            int group_spec = o->n_group ? o->group[vi / n_sp] : 64;
+            double sparsity = o->sparsity[vi % n_sp];
             acc sum[MAX_LIST][SRT_ISA_COUNT];
             memset(sum, 0, sizeof sum);
             for (si = 0; si < n_shapes; si++) {
                 const shape *s = &shapes[si];
                 uint32_t group = group_for(format, group_spec, s->k);
                 wset w;
-                if (!wset_make(&w, format, group, s->m, s->k, o->set_mb, o->sparsity)) { rc = 1; continue; }
+                if (!wset_make(&w, format, group, s->m, s->k, o->set_mb, sparsity)) { rc = 1; continue; }
                 for (ti = 0; ti < n_pools; ti++)
                     for (ii = 0; ii < n_isa; ii++) {
                         int calls = 0, threads = srt_pool_threads(pools[ti]);
@@ -848,7 +882,7 @@ static int bench_matmul(const opts *o, int gemm) {
                         if (us < 0) { rc = 1; continue; }
                         gbs = (double)w.bytes / us / 1e3;
                         matmul_record(&r, mode, format, group, is_int_format(format) && !group_spec, threads, isas[ii]);
-                        if (srt_format_is_sparse((srt_format)format)) rec_num(&r, "sparsity", o->sparsity, 2);
+                        if (srt_format_is_sparse((srt_format)format)) rec_num(&r, "sparsity", sparsity, 2);
                         rec_int(&r, "m", s->m); rec_int(&r, "k", s->k); rec_int(&r, "n", n);
                         rec_num(&r, "mb", (double)w.bytes / 1e6, 2); rec_int(&r, "copies", w.copies); rec_int(&r, "calls", calls);
                         rec_num(&r, "us", us, 1); rec_sig(&r, "gbs", gbs); rec_sig(&r, "gbs_mean", (double)w.bytes / mean / 1e3);
@@ -870,7 +904,7 @@ static int bench_matmul(const opts *o, int gemm) {
                     rec r;
                     if (a->shapes != n_shapes) continue;   /* a shape failed */
                     matmul_record(&r, summary_mode, format, is_int_format(format) ? (uint32_t)group_spec : 0, is_int_format(format) && !group_spec, srt_pool_threads(pools[ti]), isas[ii]);
-                    if (srt_format_is_sparse((srt_format)format)) rec_num(&r, "sparsity", o->sparsity, 2);
+                    if (srt_format_is_sparse((srt_format)format)) rec_num(&r, "sparsity", sparsity, 2);
                     rec_str(&r, "shapes", o->n_shapes ? "custom" : "llama-3.2-1b");
                     rec_int(&r, "n", n); rec_int(&r, "matrices", a->matrices);
                     rec_num(&r, "mb", a->bytes / 1e6, 2); rec_num(&r, "us", a->us, 1);
@@ -885,6 +919,179 @@ done:
     destroy_pools(pools, n_pools);
     return rc;
 }
+
+/* ---------------------------------------------------------------- GPU (build/srt-bench-cuda) */
+#ifdef SRT_BENCH_CUDA
+/* The CUDA backend of --device; NULL (after printing why) when there is no usable device. */
+static srt_backend *gpu_open(const opts *o) {
+    srt_backend *b = srt_cuda_backend(o->device);
+    double g;
+    if (!b) { fprintf(stderr, "srt-bench: out of memory\n"); return NULL; }
+    if (srt_cuda_bench_read(b, 1 << 20, 1, &g) != SRT_OK) {
+        fprintf(stderr, "srt-bench: no usable CUDA device: %s\nsrt-bench: %s\n", srt_cuda_last_error(b), srt_cuda_info(b));
+        srt_backend_free(b);
+        return NULL;
+    }
+    return b;
+}
+static void gpu_record(rec *r, const char *mode, const char *format, srt_backend *b) {
+    memset(r, 0, sizeof *r);
+    rec_str(r, "mode", mode); rec_str(r, "format", format); rec_str(r, "threads", "-"); rec_str(r, "isa", "cuda");
+    rec_str(r, "device", strncmp(b->name, "cuda: ", 6) ? b->name : b->name + 6);
+}
+/* Device read bandwidth: --bw, else srt_cuda_bench_read of --mb (default 4096) MB, printed as a
+   gpu-membw line. 0 on an error. */
+static double gpu_bandwidth(const opts *o, srt_backend *b) {
+    double mb = o->mb_set ? o->mb : 4096, gbs = 0.0;
+    int iters = o->iters ? o->iters : 50;
+    rec r;
+    if (o->n_bw) return o->bw[0];
+    if (srt_cuda_bench_read(b, (uint64_t)(mb * 1e6), iters, &gbs) != SRT_OK) {
+        fprintf(stderr, "srt-bench: gpu-membw: %s\n", srt_cuda_last_error(b));
+        return 0.0;
+    }
+    gpu_record(&r, "gpu-membw", "-", b);
+    rec_num(&r, "mb", mb, 1); rec_int(&r, "iters", iters); rec_sig(&r, "gbs", gbs);
+    rec_emit(&r, o->json);
+    return gbs;
+}
+static int bench_gpu_membw(const opts *o) {
+    srt_backend *b = gpu_open(o);
+    rec r;
+    double gbs;
+    if (!b) return 1;
+    gpu_record(&r, "gpu", "-", b); rec_str(&r, "info", srt_cuda_info(b)); rec_emit(&r, o->json);
+    gbs = gpu_bandwidth(o, b);
+    srt_backend_free(b);
+    return gbs > 0.0 ? 0 : 1;
+}
+
+/* One M x K matrix for the GPU: random weights (rng reset to `seed`, so every format of a shape gets
+   the same ones), pruned by magnitude at `sparsity` when > 0 (also for a dense format: the cuBLAS
+   baseline of TCSL holds the pruned weights as f16), in `format`. */
+typedef struct gmat { void *mem; const void *parts[4]; uint64_t bytes; } gmat;
+static int gpu_pack(gmat *g, int format, uint32_t group, int64_t m, int64_t k, double sparsity, uint32_t seed) {
+    srt_tensor_parts lay;
+    float *src = (float *)malloc(sizeof(float) * (size_t)(m * k));
+    uint64_t total = 0, off = 0;
+    int64_t i;
+    int p, ok = 0;
+    memset(g, 0, sizeof *g);
+    if (!src) { fprintf(stderr, "srt-bench: out of memory for %lldx%lld\n", (long long)m, (long long)k); return 0; }
+    rng = seed;
+    for (i = 0; i < m * k; i++) src[i] = frand() * 0.1f;
+    if (sparsity > 0.0) prune_magnitude(src, m, k, sparsity, 0);
+    if (srt_tensor_layout_data((srt_format)format, (uint64_t)m, (uint64_t)k, group, src, &lay) == SRT_OK) {
+        for (p = 0; p < lay.n_parts; p++) total += (lay.size[p] + 63) / 64 * 64;
+        if ((g->mem = alloc64((size_t)total)) != NULL) {
+            for (p = 0; p < lay.n_parts; p++) { g->parts[p] = (unsigned char *)g->mem + off; off += (lay.size[p] + 63) / 64 * 64; g->bytes += lay.size[p]; }
+            ok = srt_quantize((srt_format)format, group, src, (uint64_t)m, (uint64_t)k, (void *const *)g->parts) == SRT_OK;
+        }
+    }
+    if (!ok) fprintf(stderr, "srt-bench: %s %lldx%lld: %s\n", srt_format_name((srt_format)format), (long long)m, (long long)k, g->mem ? srt_last_error() : "out of memory");
+    if (!ok) { free64(g->mem); g->mem = NULL; }
+    free(src);
+    return ok;
+}
+
+/* ms per call (srt_cuda_bench_matmul, weights on the device): --iters calls, else 3 to calibrate and
+   then enough for ~0.2 s (10..10000). -1 on an error. */
+static double gpu_time(const opts *o, srt_backend *b, int format, uint32_t group, const gmat *g, int64_t m, int64_t k, int n,
+                       srt_cuda_path path, int *iters) {
+    double ms = 0.0;
+    int it = o->iters ? o->iters : 3, pass;
+    for (pass = 0; pass < (o->iters ? 1 : 2); pass++) {
+        if (pass) it = ms > 0.02 ? (int)(200.0 / ms) : 10000;
+        if (it < 10 && pass) it = 10;
+        if (it > 10000) it = 10000;
+        if (srt_cuda_bench_matmul(b, (srt_format)format, group, g->parts, (uint64_t)m, (uint64_t)k, n, path, it, &ms) != SRT_OK) {
+            fprintf(stderr, "srt-bench: %s %lldx%lld n %d: %s\n", srt_format_name((srt_format)format), (long long)m, (long long)k, n, srt_cuda_last_error(b));
+            return -1.0;
+        }
+    }
+    *iters = it;
+    return ms > 1e-6 ? ms : 1e-6;
+}
+
+/* gpu-gemv / gpu-gemm: per format x sparsity (sparse formats) x shape x n. TCSL lines carry the
+   cuBLAS f16 baseline on the same pruned weights (SRT_CUDA_PATH_CUBLAS_F16) and the speedup. */
+static int bench_gpu_matmul(const opts *o, int gemm) {
+    static const int def_formats[] = {SRT_Q8, SRT_Q4, SRT_Q2, SRT_TQ, SRT_F16, SRT_TCSL};
+    static const shape llama3_8b[] = {{4096, 4096, 2}, {1024, 4096, 2}, {14336, 4096, 2}, {4096, 14336, 1}};   /* q o, k v, gate up, down */
+    static const int def_n[] = {8, 16, 32, 64};
+    static const double def_sp[] = {0.6, 0.7, 0.8, 0.9};
+    static const char *const path_names[] = {"auto", "gemv", "gemm", "cublas", "cublas-f16"};
+    const char *mode = gemm ? "gpu-gemm" : "gpu-gemv";
+    const shape *shapes = o->n_shapes ? o->shapes : gemm ? llama3_8b : llama_1b_shapes;
+    int n_shapes = o->n_shapes ? o->n_shapes : gemm ? 4 : (int)(sizeof llama_1b_shapes / sizeof llama_1b_shapes[0]);
+    int n_formats = o->n_format ? o->n_format : (int)(sizeof def_formats / sizeof def_formats[0]);
+    int n_ns = !gemm ? 1 : o->n_n ? o->n_n : 4, fi, vi, si, ni, rc = 0;
+    uint32_t seed = rng;
+    srt_backend *b = gpu_open(o);
+    double bw;
+    rec r;
+    if (!b) return 1;
+    gpu_record(&r, "gpu", "-", b); rec_str(&r, "info", srt_cuda_info(b)); rec_emit(&r, o->json);
+    if ((bw = gpu_bandwidth(o, b)) <= 0.0) { srt_backend_free(b); return 1; }
+    for (fi = 0; fi < n_formats; fi++) {
+        int format = o->n_format ? o->format[fi] : def_formats[fi], sparse = srt_format_is_sparse((srt_format)format);
+        int n_sp = !sparse ? 1 : o->sparsity_set ? o->n_sparsity : 4;
+        for (vi = 0; vi < n_sp; vi++) {
+            double sp = !sparse ? 0.0 : o->sparsity_set ? o->sparsity[vi] : def_sp[vi];
+            acc sum[MAX_LIST], base[MAX_LIST];   /* per n: the format's and the cuBLAS baseline's totals */
+            memset(sum, 0, sizeof sum); memset(base, 0, sizeof base);
+            for (si = 0; si < n_shapes; si++) {
+                const shape *s = &shapes[si];
+                uint32_t group = group_for(format, o->n_group ? o->group[0] : 64, s->k);
+                gmat w, f16;
+                int tcsl = format == SRT_TCSL;
+                if (!gpu_pack(&w, format, group, s->m, s->k, sp, seed) || (tcsl && !gpu_pack(&f16, SRT_F16, 0, s->m, s->k, sp, seed))) {
+                    free64(w.mem); rc = 1; continue;
+                }
+                for (ni = 0; ni < n_ns; ni++) {
+                    int n = !gemm ? 1 : o->n_n ? o->n_list[ni] : def_n[ni], iters, biters = 0;
+                    double ms = gpu_time(o, b, format, group, &w, s->m, s->k, n, (srt_cuda_path)o->path, &iters), bms = 0.0;
+                    double flops = 2.0 * (double)s->m * (double)s->k * n, gbs = (double)w.bytes / ms / 1e6;
+                    if (ms > 0 && tcsl && (bms = gpu_time(o, b, SRT_F16, 0, &f16, s->m, s->k, n, SRT_CUDA_PATH_CUBLAS_F16, &biters)) < 0) ms = -1.0;
+                    if (ms < 0) { rc = 1; continue; }
+                    gpu_record(&r, mode, srt_format_name((srt_format)format), b);
+                    if (is_int_format(format)) rec_int(&r, "group", group);
+                    if (sparse) rec_num(&r, "sparsity", sp, 2);
+                    rec_str(&r, "path", path_names[o->path]);
+                    rec_int(&r, "m", s->m); rec_int(&r, "k", s->k); rec_int(&r, "n", n);
+                    rec_num(&r, "mb", (double)w.bytes / 1e6, 2); rec_int(&r, "iters", iters);
+                    rec_sig(&r, "ms", ms); rec_sig(&r, "gbs", gbs); rec_sig(&r, "tflops", flops / ms / 1e9);
+                    rec_sig(&r, "bw_gbs", bw); rec_sig(&r, "roofline_fraction", gbs / bw);
+                    if (tcsl) { rec_sig(&r, "cublas_ms", bms); rec_sig(&r, "cublas_tflops", flops / bms / 1e9); rec_sig(&r, "speedup", bms / ms); }
+                    rec_emit(&r, o->json);
+                    sum[ni].bytes += (double)w.bytes * s->count; sum[ni].us += ms * s->count; sum[ni].flops += flops * s->count;
+                    sum[ni].matrices += s->count; sum[ni].shapes++;
+                    base[ni].us += bms * s->count;
+                }
+                free64(w.mem);
+                if (tcsl) free64(f16.mem);
+            }
+            for (ni = 0; n_shapes > 1 && ni < n_ns; ni++) {   /* one token's (or batch's) worth of the shapes, weighed by count */
+                const acc *a = &sum[ni];
+                if (a->shapes != n_shapes) continue;
+                gpu_record(&r, gemm ? "gpu-gemm-summary" : "gpu-gemv-summary", srt_format_name((srt_format)format), b);
+                if (sparse) rec_num(&r, "sparsity", sp, 2);
+                rec_str(&r, "shapes", o->n_shapes ? "custom" : gemm ? "llama-3-8b" : "llama-3.2-1b");
+                rec_int(&r, "n", !gemm ? 1 : o->n_n ? o->n_list[ni] : def_n[ni]); rec_int(&r, "matrices", a->matrices);
+                rec_num(&r, "mb", a->bytes / 1e6, 2); rec_sig(&r, "ms", a->us);
+                rec_sig(&r, "gbs", a->bytes / a->us / 1e6); rec_sig(&r, "tflops", a->flops / a->us / 1e9);
+                rec_sig(&r, "bw_gbs", bw); rec_sig(&r, "roofline_fraction", a->bytes / a->us / 1e6 / bw);
+                if (format == SRT_TCSL) { rec_sig(&r, "cublas_ms", base[ni].us); rec_sig(&r, "speedup", base[ni].us / a->us); }
+                rec_emit(&r, o->json);
+            }
+        }
+    }
+    srt_backend_free(b);
+    return rc;
+}
+#else
+static double gpu_bandwidth(const opts *o, srt_backend *b) { (void)o; (void)b; return 0.0; }
+#endif
 
 /* ---------------------------------------------------------------- random model */
 static int add_tensor(srt_writer *w, const char *name, int rows, int cols, srt_format f, int group, int norm) {
@@ -1018,6 +1225,7 @@ static int e2e_run(const opts *o, const char *path, srt_pool *pool, srt_isa isa,
     md.pool = pool;
     md.isa = isa;
     md.load = load;
+    md.backend = o->gpu;
     if (srt_model_load(path, &md, &m) != SRT_OK) { fprintf(stderr, "srt-bench: %s\n", srt_last_error()); return 0; }
     srt_model_get_info(m, info);
     memset(&sd, 0, sizeof sd);
@@ -1084,7 +1292,7 @@ static int bench_e2e(const opts *o, const char *path) {
     const char *base = strrchr(path, '/'), *base2 = strrchr(path, '\\');
     if (base2 && (!base || base2 > base)) base = base2;
     if (o->prompt_tokens < 1 || o->tokens < 1) { fprintf(stderr, "srt-bench: --prompt-tokens and --tokens must be >= 1\n"); return 2; }
-    if (o->n_isa) { n_isa = isa_levels(o, isas); if (!n_isa) return 2; }
+    if (o->n_isa && !o->gpu) { n_isa = isa_levels(o, isas); if (!n_isa) return 2; }
     else { isas[0] = SRT_ISA_AUTO; n_isa = 1; }
     for (li = 0; li < o->n_load; li++) loads[li] = (srt_load)o->load[li];
     if (!create_pools(o, 0, pools, &n_pools)) return 1;
@@ -1093,7 +1301,8 @@ static int bench_e2e(const opts *o, const char *path) {
     for (ti = 0; ok && ti < n_pools; ti++)
         for (ii = 0; ok && ii < n_isa; ii++)
             for (li = 0; ok && li < n_load; li++) ok = e2e_run(o, path, pools[ti], isas[ii], loads[li], &info, &res[ti][ii][li]);
-    if (ok) ok = bandwidths(o, pools, n_pools, bw_level(SRT_ISA_AUTO), bw);
+    if (ok && o->gpu) { bw[0] = gpu_bandwidth(o, o->gpu); ok = bw[0] > 0.0; for (ti = 1; ti < n_pools; ti++) bw[ti] = bw[0]; }
+    else if (ok) ok = bandwidths(o, pools, n_pools, bw_level(SRT_ISA_AUTO), bw);
     if (ok && !per_token) { per_token = info.weight_bytes; fprintf(stderr, "srt-bench: could not read the tensor directory; weight bytes per token = all weights\n"); }
     if (ok) {   /* the KV cache read by the middle decode step: the prompt's rows (compact if pruned), then dense ones */
         uint64_t hd = (uint64_t)info.head_dim, bm = (hd + 15) / 16 * 2, row = 2 * hd, c, prompt_row = 0;
@@ -1110,7 +1319,8 @@ static int bench_e2e(const opts *o, const char *path) {
             rec r;
             memset(&r, 0, sizeof r);
             rec_str(&r, "mode", "e2e"); rec_str(&r, "format", srt_format_name(format >= 0 ? (srt_format)format : info.format));
-            rec_int(&r, "threads", e->threads); rec_str(&r, "isa", srt_isa_name(e->isa));
+            rec_int(&r, "threads", e->threads); rec_str(&r, "isa", o->gpu ? "cuda" : srt_isa_name(e->isa));
+            if (o->gpu) rec_str(&r, "backend", o->gpu->name);
             rec_str(&r, "model", base ? base + 1 : path);
             rec_str(&r, "load", e->load == SRT_LOAD_COPY ? "copy" : "mmap");
             rec_int(&r, "prompt_tokens", o->prompt_tokens); rec_int(&r, "tokens", o->tokens); rec_int(&r, "runs", o->runs);
@@ -1142,6 +1352,11 @@ static int usage(void) {
         "       srt-bench pool [--json] [--topology] [--threads N]\n"
         "       srt-bench make-model OUT [--embd N] [--ff N] [--layers N] [--heads N] [--kv-heads N] [--vocab N]\n"
         "                 [--format q8] [--group N|row] [--untied] [--seed S]\n"
+        "       srt-bench e2e|decode MODEL.srt --backend cuda [--device 0] ...   (srt-bench-cuda: decode on the GPU)\n"
+        "       srt-bench gpu-membw [--mb 4096] [--iters 50] [--device 0] [--json]   (srt-bench-cuda)\n"
+        "       srt-bench gpu-gemv|gpu-gemm [--format q8,q4,q2,tq,f16,tcsl] [--shape MxK[*COUNT],...] [--n 8,16,32,64]\n"
+        "                 [--sparsity 0.6,0.7,0.8,0.9] [--group 64] [--path auto|gemv|gemm|cublas|cublas-f16]\n"
+        "                 [--iters N] [--bw GBS] [--mb 4096] [--device 0] [--json]   (srt-bench-cuda)\n"
         "every mode: [--cores auto|performance|all|LIST] [--no-pin]\n");
     return 2;
 }
@@ -1149,11 +1364,11 @@ static int usage(void) {
 int main(int argc, char **argv) {
     opts o;
     const char *cmd, *file = NULL;
-    int i, prompt_set = 0, runs_set = 0;
+    int i, prompt_set = 0, runs_set = 0, backend_cuda = 0, gpu_mode, rc;
     memset(&o, 0, sizeof o);
     o.tokens = 64; o.embd = 1024; o.ff = 2816; o.layers = 8; o.heads = 16; o.kv_heads = 4; o.vocab = 8192;
-    o.n_tok = 32; o.passes = 10; o.runs = 3; o.prompt_tokens = 128;
-    o.mb = 2048; o.set_mb = 1536; o.seconds = 1.0; o.sparsity = 0.5;
+    o.n_list[0] = 32; o.n_n = 0; o.passes = 10; o.runs = 3; o.prompt_tokens = 128;
+    o.mb = 2048; o.set_mb = 1536; o.seconds = 1.0; o.sparsity[0] = 0.5; o.n_sparsity = 1;
     if (argc < 2) return usage();
     cmd = argv[1];
     for (i = 2; i < argc; i++) {
@@ -1176,16 +1391,24 @@ int main(int argc, char **argv) {
         else if (!strcmp(a, "--group")) ok = parse_list(v, MAX_LIST, &o.n_group, item_group, &o);
         else if (!strcmp(a, "--shape")) ok = parse_list(v, MAX_SHAPES, &o.n_shapes, item_shape, &o);
         else if (!strcmp(a, "--bw")) ok = parse_list(v, MAX_LIST, &o.n_bw, item_bw, &o);
-        else if (!strcmp(a, "--n")) ok = positive_int(v, &o.n_tok);
+        else if (!strcmp(a, "--n")) ok = parse_list(v, MAX_LIST, &o.n_n, item_n, &o);
         else if (!strcmp(a, "--tokens")) ok = positive_int(v, &o.tokens);
         else if (!strcmp(a, "--prompt-tokens")) { ok = positive_int(v, &o.prompt_tokens); prompt_set = 1; }
         else if (!strcmp(a, "--runs")) { ok = positive_int(v, &o.runs) && o.runs <= 64; runs_set = 1; }
         else if (!strcmp(a, "--passes")) ok = positive_int(v, &o.passes) && o.passes <= 64;
         else if (!strcmp(a, "--batch")) ok = positive_int(v, &o.batch);
-        else if (!strcmp(a, "--mb")) ok = (o.mb = atof(v)) > 0;
+        else if (!strcmp(a, "--mb")) { ok = (o.mb = atof(v)) > 0; o.mb_set = 1; }
         else if (!strcmp(a, "--set-mb")) ok = (o.set_mb = atof(v)) >= 0;
         else if (!strcmp(a, "--seconds")) ok = (o.seconds = atof(v)) >= 0;
-        else if (!strcmp(a, "--sparsity")) ok = (o.sparsity = atof(v)) >= 0 && o.sparsity < 1;
+        else if (!strcmp(a, "--sparsity")) { ok = parse_list(v, MAX_LIST, &o.n_sparsity, item_sparsity, &o); o.sparsity_set = 1; }
+        else if (!strcmp(a, "--iters")) ok = positive_int(v, &o.iters);
+        else if (!strcmp(a, "--device")) { char *e; long d = strtol(v, &e, 10); ok = *v && !*e && d >= 0 && d < 1024; o.device = (int)d; }
+        else if (!strcmp(a, "--backend")) { ok = !strcmp(v, "cpu") || !strcmp(v, "cuda"); backend_cuda = !strcmp(v, "cuda"); }
+        else if (!strcmp(a, "--path")) {
+            static const char *const names[] = {"auto", "gemv", "gemm", "cublas", "cublas-f16"};
+            for (n = 0; n < 5 && strcmp(v, names[n]); n++) {}
+            ok = n < 5; o.path = n;
+        }
         else if (!strcmp(a, "--kv-sparsity")) {
             const char *comma = strchr(v, ',');
             o.kv_sparsity[0] = (float)atof(v);
@@ -1203,14 +1426,29 @@ int main(int argc, char **argv) {
         if (!ok) { fprintf(stderr, "srt-bench: bad value for %s: %s\n", a, v); return 2; }
         i++;
     }
+    gpu_mode = !strcmp(cmd, "gpu-membw") || !strcmp(cmd, "gpu-gemv") || !strcmp(cmd, "gpu-gemm");
+    if (backend_cuda && strcmp(cmd, "e2e") && strcmp(cmd, "decode")) { fprintf(stderr, "srt-bench: --backend applies to e2e and decode\n"); return 2; }
+    if (gpu_mode || backend_cuda) {
+#ifndef SRT_BENCH_CUDA
+        fprintf(stderr, "srt-bench: this srt-bench was built without CUDA: use build/srt-bench-cuda (./build.sh cuda)\n");
+        return 2;
+#else
+        if (!strcmp(cmd, "gpu-membw")) { o.n_bw = 0; return bench_gpu_membw(&o); }
+        if (!strcmp(cmd, "gpu-gemv")) return bench_gpu_matmul(&o, 0);
+        if (!strcmp(cmd, "gpu-gemm")) return bench_gpu_matmul(&o, 1);
+        if (!file) return usage();
+        if (!(o.gpu = gpu_open(&o))) return 1;
+#endif
+    }
     if (!strcmp(cmd, "membw")) { o.n_bw = 0; return bench_membw(&o); }
     if (!strcmp(cmd, "gemv")) return bench_matmul(&o, 0);
     if (!strcmp(cmd, "gemm")) return bench_matmul(&o, 1);
-    if (!strcmp(cmd, "e2e") && file) return bench_e2e(&o, file);
-    if (!strcmp(cmd, "decode") && file) {
-        if (!prompt_set) o.prompt_tokens = 1;
-        if (!runs_set) o.runs = 1;
-        return bench_e2e(&o, file);
+    if ((!strcmp(cmd, "e2e") || !strcmp(cmd, "decode")) && file) {
+        if (!strcmp(cmd, "decode") && !prompt_set) o.prompt_tokens = 1;
+        if (!strcmp(cmd, "decode") && !runs_set) o.runs = 1;
+        rc = bench_e2e(&o, file);
+        if (o.gpu) srt_backend_free(o.gpu);
+        return rc;
     }
     if (!strcmp(cmd, "pool")) return bench_pool(&o);
     if (!strcmp(cmd, "make-model") && file) return make_model(file, &o);
