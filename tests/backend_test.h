@@ -1,13 +1,15 @@
 /* backend_test.h - shared by the GPU backends' tests (test_cuda.cu, test_sycl.cpp): random tiny
-   models and the stories260K golden check. C++; include after sparsert.h and tests/testing.h. */
+   models, a CPU session against a device session step by step, and the stories260K golden check.
+   C++; include after sparsert.h and tests/testing.h; main sets gpu and gpu_name. */
 #ifndef SRT_BACKEND_TEST_H
 #define SRT_BACKEND_TEST_H
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <vector>
 
-/* defined by the including test: feeds a prompt to a CPU and a device session and compares */
-static void compare_sessions(const char *tag, const char *path, const int32_t *prompt, int n_prompt, int n_batch, srt_kv_type kv, int n_gen);
+static srt_backend *gpu;         /* the backend under test, set by the test's main */
+static const char *gpu_name;     /* "cuda", "sycl": in messages and file names */
 
 /* A random llama/qwen2 model with a byte vocabulary. opts: biases (qwen2), rope_scaling llama3,
    rope_dim < head_dim. */
@@ -81,11 +83,71 @@ static int write_model(const char *path, const char *arch, srt_format fmt, int E
     return srt_writer_finish(w) == SRT_OK;
 }
 
+/* Feeds the same tokens to a CPU and a backend session (batches of n_batch), then generates
+   n_gen greedy tokens on both. tol = 0: every logits vector must be equal bit for bit, and the
+   tokens too; tol > 0: max |difference| <= tol x max |logit| (cuBLAS), tokens not compared. */
+static void compare_sessions_tol(const char *tag, const char *path, const int32_t *prompt, int n_prompt, int n_batch, srt_kv_type kv, int n_gen,
+                                 double tol) {
+    srt_model *cpu = NULL, *dev = NULL;
+    srt_session *sc = NULL, *sd = NULL;
+    srt_model_desc md;
+    srt_session_desc sdesc;
+    memset(&md, 0, sizeof md);
+    md.n_threads = 1;
+    if (srt_model_load(path, &md, &cpu) != SRT_OK) { CHECK(0, "%s: cpu load: %s", tag, srt_last_error()); return; }
+    md.backend = gpu;
+    if (srt_model_load(path, &md, &dev) != SRT_OK) { CHECK(0, "%s: %s load: %s", tag, gpu_name, srt_last_error()); srt_model_free(cpu); return; }
+    memset(&sdesc, 0, sizeof sdesc);
+    sdesc.n_ctx = 128; sdesc.n_batch = n_batch; sdesc.kv_type = kv;
+    if (srt_session_create(cpu, &sdesc, &sc) != SRT_OK || srt_session_create(dev, &sdesc, &sd) != SRT_OK) {
+        CHECK(0, "%s: sessions: %s", tag, srt_last_error());
+    } else {
+        srt_model_info info;
+        int V, steps = 0, equal = 1, same_tokens = 1;
+        double maxd = 0.0, maxl = 0.0;
+        srt_model_get_info(dev, &info);
+        V = info.n_vocab;
+        srt_status a = srt_session_feed(sc, prompt, n_prompt), b = srt_session_feed(sd, prompt, n_prompt);
+        CHECK(a == SRT_OK && b == SRT_OK, "%s: prompt of %d tokens fed in batches of %d (backend '%s')%s%s", tag, n_prompt, n_batch, info.backend,
+              b == SRT_OK ? "" : ": ", b == SRT_OK ? "" : srt_last_error());
+        for (int i = 0; i <= n_gen && a == SRT_OK && b == SRT_OK; i++) {
+            const float *lc = srt_session_logits(sc), *ld = srt_session_logits(sd);
+            int32_t tc, td;
+            if (!lc || !ld) { equal = 0; break; }
+            for (int v = 0; v < V; v++) {
+                double d = fabs((double)lc[v] - (double)ld[v]);
+                if (d > maxd || d != d) maxd = d;
+                if (fabs((double)lc[v]) > maxl) maxl = fabs((double)lc[v]);
+            }
+            if (memcmp(lc, ld, (size_t)V * sizeof(float)) != 0) equal = 0;
+            steps++;
+            if (i == n_gen) break;
+            if (tol > 0.0) {   /* both continue with the CPU's token */
+                if (srt_session_next(sc, &tc) != SRT_OK || srt_session_feed(sd, &tc, 1) != SRT_OK) { same_tokens = 0; break; }
+                continue;
+            }
+            if (srt_session_next(sc, &tc) != SRT_OK || srt_session_next(sd, &td) != SRT_OK) { same_tokens = 0; CHECK(0, "%s: next: %s", tag, srt_last_error()); break; }
+            if (tc != td) same_tokens = 0;
+        }
+        if (tol > 0.0) {
+            CHECK(steps == n_gen + 1 && same_tokens && maxd <= tol * maxl, "%s: logits of %d steps within %g of max |logit| %g (max |diff| %g)",
+                  tag, steps, tol, maxl, maxd);
+        } else {
+            CHECK(equal && steps == n_gen + 1, "%s: logits of %d steps equal the CPU's bit for bit (max |diff| %g)", tag, steps, maxd);
+            CHECK(same_tokens, "%s: %d greedy tokens equal the CPU's", tag, n_gen);
+        }
+    }
+    srt_session_destroy(sc); srt_session_destroy(sd);
+    srt_model_free(cpu); srt_model_free(dev);
+}
+static void compare_sessions(const char *tag, const char *path, const int32_t *prompt, int n_prompt, int n_batch, srt_kv_type kv, int n_gen) {
+    compare_sessions_tol(tag, path, prompt, n_prompt, n_batch, kv, n_gen, 0.0);
+}
+
 #define SM SRT_SHARED "/models/stories260K/"
 #define SG SRT_SHARED "/golden/"
-/* stories260K packed f32, q8 and q4 through the backend `dev_backend` (`tag` names it in files and
-   messages: "cuda", "sycl"): the golden greedy ids of ../shared/golden. */
-static void check_stories(srt_backend *dev_backend, const char *tag_name) {
+/* stories260K packed f32, q8 and q4 through the backend: the golden greedy ids of ../shared/golden. */
+static void check_stories(void) {
     static const struct { const char *name, *opts; int n_exact; } fmts[] = {
         {"f32", "--weights f32", 0}, {"q8", "--weights q8", 32}, {"q4", "--weights q4 --group 32", 2}};
     static const struct { const char *file, *text; } prompts[] = {
@@ -94,12 +156,12 @@ static void check_stories(srt_backend *dev_backend, const char *tag_name) {
         char cmd[1024], path[256], tag[64];
         srt_model *dev = NULL;
         srt_model_desc md;
-        snprintf(path, sizeof path, "build/tmp/%s_stories_%s.srt", tag_name, fmts[f].name);
-        snprintf(cmd, sizeof cmd, "build/srt-pack %s --tokenizer " SM "tok512.bin " SM "stories260K.bin %s > build/tmp/%s_pack.log 2>&1", fmts[f].opts, path, tag_name);
+        snprintf(path, sizeof path, "build/tmp/%s_stories_%s.srt", gpu_name, fmts[f].name);
+        snprintf(cmd, sizeof cmd, "build/srt-pack %s --tokenizer " SM "tok512.bin " SM "stories260K.bin %s > build/tmp/%s_pack.log 2>&1", fmts[f].opts, path, gpu_name);
         if (system(cmd) != 0) { CHECK(0, "stories260K %s: srt-pack failed (build it with ./build.sh)", fmts[f].name); continue; }
         memset(&md, 0, sizeof md);
-        md.backend = dev_backend;
-        if (srt_model_load(path, &md, &dev) != SRT_OK) { CHECK(0, "stories260K %s: %s load: %s", fmts[f].name, tag_name, srt_last_error()); continue; }
+        md.backend = gpu;
+        if (srt_model_load(path, &md, &dev) != SRT_OK) { CHECK(0, "stories260K %s: %s load: %s", fmts[f].name, gpu_name, srt_last_error()); continue; }
         for (size_t p = 0; p < sizeof prompts / sizeof prompts[0]; p++) {
             int32_t gold[512], got[512], toks[64];
             int n_gold, n_prompt = 0, mismatch = -1, limit;
@@ -118,7 +180,7 @@ static void check_stories(srt_backend *dev_backend, const char *tag_name) {
             if (limit > n_gold) limit = n_gold;
             for (int i = n_prompt; i < limit; i++) if (got[i] != gold[i]) { mismatch = i; break; }
             snprintf(tag, sizeof tag, "stories260K %s", fmts[f].name);
-            CHECK(mismatch < 0, "%s '%s' on the %s device: %s %d generated ids equal the golden ids", tag, prompts[p].text, tag_name,
+            CHECK(mismatch < 0, "%s '%s' on the %s device: %s %d generated ids equal the golden ids", tag, prompts[p].text, gpu_name,
                   fmts[f].n_exact ? "the first" : "all", limit - n_prompt);
             if (mismatch >= 0) printf("#   position %d: got %d, golden %d\n", mismatch, got[mismatch], gold[mismatch]);
             srt_session_destroy(s);

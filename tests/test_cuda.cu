@@ -26,7 +26,6 @@
 #include <string>
 #include <vector>
 
-static srt_backend *gpu;
 
 /* ---------------------------------------------------------------- kernels */
 static void check_kernels(srt_format f, uint64_t rows, uint64_t cols, uint32_t group) {
@@ -266,66 +265,6 @@ static void check_tcsl(uint64_t rows, uint64_t cols, double sparsity) {
 
 /* ---------------------------------------------------------------- models */
 
-/* Feeds the same tokens to a CPU and a backend session (batches of n_batch), then generates
-   n_gen greedy tokens on both. tol = 0: every logits vector must be equal bit for bit, and the
-   tokens too; tol > 0: max |difference| <= tol x max |logit| (cuBLAS), tokens not compared. */
-static void compare_sessions_tol(const char *tag, const char *path, const int32_t *prompt, int n_prompt, int n_batch, srt_kv_type kv, int n_gen,
-                                 double tol) {
-    srt_model *cpu = NULL, *dev = NULL;
-    srt_session *sc = NULL, *sd = NULL;
-    srt_model_desc md;
-    srt_session_desc sdesc;
-    memset(&md, 0, sizeof md);
-    md.n_threads = 1;
-    if (srt_model_load(path, &md, &cpu) != SRT_OK) { CHECK(0, "%s: cpu load: %s", tag, srt_last_error()); return; }
-    md.backend = gpu;
-    if (srt_model_load(path, &md, &dev) != SRT_OK) { CHECK(0, "%s: cuda load: %s", tag, srt_last_error()); srt_model_free(cpu); return; }
-    memset(&sdesc, 0, sizeof sdesc);
-    sdesc.n_ctx = 128; sdesc.n_batch = n_batch; sdesc.kv_type = kv;
-    if (srt_session_create(cpu, &sdesc, &sc) != SRT_OK || srt_session_create(dev, &sdesc, &sd) != SRT_OK) {
-        CHECK(0, "%s: sessions: %s", tag, srt_last_error());
-    } else {
-        srt_model_info info;
-        int V, steps = 0, equal = 1, same_tokens = 1;
-        double maxd = 0.0, maxl = 0.0;
-        srt_model_get_info(dev, &info);
-        V = info.n_vocab;
-        srt_status a = srt_session_feed(sc, prompt, n_prompt), b = srt_session_feed(sd, prompt, n_prompt);
-        CHECK(a == SRT_OK && b == SRT_OK, "%s: prompt of %d tokens fed in batches of %d (backend '%s')%s%s", tag, n_prompt, n_batch, info.backend,
-              b == SRT_OK ? "" : ": ", b == SRT_OK ? "" : srt_last_error());
-        for (int i = 0; i <= n_gen && a == SRT_OK && b == SRT_OK; i++) {
-            const float *lc = srt_session_logits(sc), *ld = srt_session_logits(sd);
-            int32_t tc, td;
-            if (!lc || !ld) { equal = 0; break; }
-            for (int v = 0; v < V; v++) {
-                double d = fabs((double)lc[v] - (double)ld[v]);
-                if (d > maxd || d != d) maxd = d;
-                if (fabs((double)lc[v]) > maxl) maxl = fabs((double)lc[v]);
-            }
-            if (memcmp(lc, ld, (size_t)V * sizeof(float)) != 0) equal = 0;
-            steps++;
-            if (i == n_gen) break;
-            if (tol > 0.0) {   /* both continue with the CPU's token */
-                if (srt_session_next(sc, &tc) != SRT_OK || srt_session_feed(sd, &tc, 1) != SRT_OK) { same_tokens = 0; break; }
-                continue;
-            }
-            if (srt_session_next(sc, &tc) != SRT_OK || srt_session_next(sd, &td) != SRT_OK) { same_tokens = 0; CHECK(0, "%s: next: %s", tag, srt_last_error()); break; }
-            if (tc != td) same_tokens = 0;
-        }
-        if (tol > 0.0) {
-            CHECK(steps == n_gen + 1 && same_tokens && maxd <= tol * maxl, "%s: logits of %d steps within %g of max |logit| %g (max |diff| %g)",
-                  tag, steps, tol, maxl, maxd);
-        } else {
-            CHECK(equal && steps == n_gen + 1, "%s: logits of %d steps equal the CPU's bit for bit (max |diff| %g)", tag, steps, maxd);
-            CHECK(same_tokens, "%s: %d greedy tokens equal the CPU's", tag, n_gen);
-        }
-    }
-    srt_session_destroy(sc); srt_session_destroy(sd);
-    srt_model_free(cpu); srt_model_free(dev);
-}
-static void compare_sessions(const char *tag, const char *path, const int32_t *prompt, int n_prompt, int n_batch, srt_kv_type kv, int n_gen) {
-    compare_sessions_tol(tag, path, prompt, n_prompt, n_batch, kv, n_gen, 0.0);
-}
 
 /* Two device sessions of one model, stepped in turns (each has its own KV cache and decode graph),
    against one CPU session each. */
@@ -488,6 +427,7 @@ static void check_api(void) {
 int main(void) {
     const char *env = getenv("SRT_CUDA_DEVICE");
     if (system("mkdir -p build/tmp") != 0) { CHECK(0, "mkdir build/tmp"); return srt_test_finish(); }
+    gpu_name = "cuda";
     gpu = srt_cuda_backend(env ? atoi(env) : 0);
     if (!gpu) { CHECK(0, "srt_cuda_backend: out of memory"); return srt_test_finish(); }
     printf("# CUDA: %s\n", srt_cuda_info(gpu));
@@ -523,7 +463,7 @@ int main(void) {
         }
     }
     check_models();
-    check_stories(gpu, "cuda");
+    check_stories();
     srt_backend_free(gpu);
     return srt_test_finish();
 }
