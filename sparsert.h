@@ -1989,9 +1989,11 @@ static srt_status srt__tcsl_layout(uint64_t rows, uint64_t cols, uint32_t group,
     if (rows * cols + 3 * tm * tk >= (1ull << 32)) return srt__fail(SRT_ERR_SHAPE, "tcsl: %llu x %llu is too large (u32 offsets)", (unsigned long long)rows, (unsigned long long)cols);
     for (i = 0; i < tm; i++)
         for (j = 0; j < tk; j++) {
-            uint64_t nnz = 0;
-            for (r = i * SRT__TCSL_T; r < (i + 1) * SRT__TCSL_T && r < rows; r++)
-                for (c = j * SRT__TCSL_T; c < (j + 1) * SRT__TCSL_T && c < cols; c++) nnz += !src || src[r * cols + c] != 0.0f;
+            uint64_t r1 = (i + 1) * SRT__TCSL_T < rows ? (i + 1) * SRT__TCSL_T : rows, c1 = (j + 1) * SRT__TCSL_T < cols ? (j + 1) * SRT__TCSL_T : cols;
+            uint64_t nnz = (r1 - i * SRT__TCSL_T) * (c1 - j * SRT__TCSL_T);   /* the bound (every weight), without src */
+            if (src)
+                for (nnz = 0, r = i * SRT__TCSL_T; r < r1; r++)
+                    for (c = j * SRT__TCSL_T; c < c1; c++) nnz += src[r * cols + c] != 0.0f;
             words += (nnz + 3) / 4 * 4;
         }
     parts->n_parts = 2;
