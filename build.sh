@@ -386,18 +386,12 @@ case "${1:-all}" in
         build_all "$@"
         if [ -n "$CROSS" ]; then run_cross_tests "${@:3}"; else run_tests; fi
         exit $? ;;
-    sycl)
+    sycl|cuda)   # one GPU backend's test alone: HAVE_SYCL/HAVE_CUDA, build_sycl/run_sycl_test, ...
         cc_prog srt-pack tools/srt-pack.c
-        build_sycl "$@"
-        if [ "$HAVE_SYCL" = 0 ]; then echo "cannot build test-sycl: $SYCL_WHY" >&2; exit 1; fi
-        run_sycl_test
-        echo "$PASSED passed, $FAILED failed"
-        [ "$FAILED" -eq 0 ] && [ "$fail" -eq 0 ]; exit $? ;;
-    cuda)
-        cc_prog srt-pack tools/srt-pack.c
-        build_cuda "$@"
-        if [ "$HAVE_CUDA" = 0 ]; then echo "cannot build test-cuda: $CUDA_WHY" >&2; exit 1; fi
-        run_cuda_test
+        "build_$1" "$@"
+        have=HAVE_${1^^}; why=${1^^}_WHY
+        if [ "${!have}" = 0 ]; then echo "cannot build test-$1: ${!why}" >&2; exit 1; fi
+        "run_$1_test"
         echo "$PASSED passed, $FAILED failed"
         [ "$FAILED" -eq 0 ] && [ "$fail" -eq 0 ]; exit $? ;;
     test-ui)

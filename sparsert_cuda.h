@@ -760,6 +760,16 @@ static size_t srt__cu_ws_bytes(uint64_t kp, uint64_t ng, int n) {
     return (gemm > blas ? gemm : blas) + 256;
 }
 
+/* After a cuBLAS product: its failure is noted (reported through the call's failure, as "cuda:
+   CUBLAS_STATUS_...: unknown error"), else the bias is added. */
+static srt_status srt__cu_blas_done(srt__cuda *S, cublasStatus_t bs, uint64_t rows, int n, float *y, uint64_t ldy, const float *bias) {
+    if (bs != CUBLAS_STATUS_SUCCESS) { srt__cu_note(S, cudaErrorUnknown, cublasGetStatusString(bs)); return SRT_OK; }
+    if (bias) {
+        srt__cu_add_bias<<<srt__cu_blocks(rows * (uint64_t)n, 256), 256, 0, S->stream>>>(y, ldy, rows, n, bias);
+        srt__cu_launched(S, "bias");
+    }
+    return SRT_OK;
+}
 /* y = W x (+ bias) for n tokens on the device (S->stream); ws holds srt__cu_ws_bytes for the GEMM
    and cuBLAS paths. Returns SRT_ERR_UNSUPPORTED for a path that does not exist for the format. */
 static srt_status srt__cu_matmul_dev(srt__cuda *S, const srt__cuda_mat &w, const float *x, int n, float *y, uint64_t ldy,
@@ -775,12 +785,7 @@ static srt_status srt__cu_matmul_dev(srt__cuda *S, const srt__cuda_mat &w, const
         srt__cu_launched(S, "activations to f16");
         const cublasStatus_t bs = cublasGemmEx(S->blas, CUBLAS_OP_T, CUBLAS_OP_N, (int)w.rows, n, (int)w.cols, &one, w.v, CUDA_R_16F, (int)w.cols,
                                                ws, CUDA_R_16F, (int)w.cols, &zero, y, CUDA_R_32F, (int)ldy, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT);
-        if (bs != CUBLAS_STATUS_SUCCESS) { srt__cu_note(S, cudaErrorUnknown, cublasGetStatusString(bs)); return SRT_OK; }
-        if (bias) {
-            srt__cu_add_bias<<<srt__cu_blocks(w.rows * (uint64_t)n, 256), 256, 0, S->stream>>>(y, ldy, w.rows, n, bias);
-            srt__cu_launched(S, "bias");
-        }
-        return SRT_OK;
+        return srt__cu_blas_done(S, bs, w.rows, n, y, ldy, bias);
     }
     if (path == SRT_CUDA_PATH_AUTO) {
         if (is_float) path = S->cublas_min > 0 && n >= S->cublas_min && n > 1 && S->blas ? SRT_CUDA_PATH_CUBLAS : SRT_CUDA_PATH_GEMV;
@@ -815,15 +820,7 @@ static srt_status srt__cu_matmul_dev(srt__cuda *S, const srt__cuda_mat &w, const
                 bs = cublasGemmEx(S->blas, CUBLAS_OP_T, CUBLAS_OP_N, (int)w.rows, n, (int)w.cols, &one, w.v, ty, (int)w.cols,
                                   lo, ty, (int)w.cols, &one, y, CUDA_R_32F, (int)ldy, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT);
         }
-        if (bs != CUBLAS_STATUS_SUCCESS) {
-            srt__cu_note(S, cudaErrorUnknown, cublasGetStatusString(bs));   /* "cuda: CUBLAS_STATUS_...: unknown error" */
-            return SRT_OK;   /* reported through the call's failure */
-        }
-        if (bias) {
-            srt__cu_add_bias<<<srt__cu_blocks(w.rows * (uint64_t)n, 256), 256, 0, S->stream>>>(y, ldy, w.rows, n, bias);
-            srt__cu_launched(S, "bias");
-        }
-        return SRT_OK;
+        return srt__cu_blas_done(S, bs, w.rows, n, y, ldy, bias);
     }
     if (path == SRT_CUDA_PATH_GEMV) {
         int sp = 1, gb = 1;
@@ -1023,8 +1020,6 @@ static srt_status srt__cu_upload_mat(srt__cuda *S, srt__cuda_model *M, const srt
     if (t.format > SRT_Q1 && t.format != SRT_TCSL)
         return srt__cu_err(err, cap, SRT_ERR_UNSUPPORTED, "%s: weight format %s has no CUDA kernels (of the sparse formats, tcsl runs on the GPU: srt-pack --sparse-format tcsl)",
                            what, srt_format_name(t.format));
-    if (t.format == SRT_TCSL && !strcmp(what, "token_embd"))
-        return srt__cu_err(err, cap, SRT_ERR_UNSUPPORTED, "token_embd in tcsl: the embedding lookup needs a dense format (srt-pack keeps token_embd dense unless told otherwise)");
     st = srt_tensor_layout(t.format, t.rows, t.cols, t.group, &lay);
     if (st != SRT_OK) return srt__cu_err(err, cap, st, "%s: tensor %llu x %llu: bad layout", what, (unsigned long long)t.rows, (unsigned long long)t.cols);
     out->format = t.format; out->group = t.group; out->rows = t.rows; out->cols = t.cols;
@@ -1105,6 +1100,10 @@ static srt_status srt__cu_load(srt_backend *b, const srt_backend_model *m, void 
         srt__cu_reset_fail(S);
         const size_t E = (size_t)m->n_embd, Q = (size_t)m->n_head * m->head_dim, KV = (size_t)m->n_head_kv * m->head_dim;
         M->layers.resize((size_t)m->n_layer);
+        if (m->tok_embd.format == SRT_TCSL) {   /* the lookup reads rows */
+            st = srt__cu_err(err, cap, SRT_ERR_UNSUPPORTED, "token_embd in tcsl: the embedding lookup needs a dense format (srt-pack keeps token_embd dense unless told otherwise)");
+            goto fail;
+        }
         if ((st = srt__cu_upload_mat(S, M, m->tok_embd, &M->tok_embd, "token_embd", err, cap)) != SRT_OK ||
             (st = srt__cu_upload_mat(S, M, m->output, &M->output, "output", err, cap)) != SRT_OK ||
             (st = srt__cu_upload_vec(S, M, m->output_norm, E, &M->output_norm, "output_norm", err, cap)) != SRT_OK) goto fail;
