@@ -40,11 +40,12 @@
      correctly rounded; build with -ffp-contract=off, and for icpx -fp-model=precise
      -fsycl-fp32-prec-sqrt). Nothing depends on the sub-group size: the portable kernels use
      work-group local memory and barriers only (CPU SYCL implementations run sub-groups of 1).
-     Xe2 / DPAS: with the oneAPI matrix extension (SYCL_EXT_ONEAPI_MATRIX_VERSION, i.e. icpx) a
-     joint_matrix int8 GEMM is compiled in for Q8 weights, whose tiles already are DPAS's packed B
-     layout (see formats/LAYOUTS.md); srt_sycl_matmul(..., SRT_SYCL_PATH_DPAS) uses it when the
-     device reports matrix combinations, else it returns SRT_ERR_UNSUPPORTED. Other compilers
-     compile it away.
+     Xe2 / DPAS: with Intel's matrix extension (SYCL_EXT_INTEL_MATRIX, defined by icpx's
+     <sycl/sycl.hpp>) a joint_matrix int8 GEMM is compiled in for Q8 weights, whose tiles already
+     are DPAS's packed B layout (see formats/LAYOUTS.md); srt_sycl_matmul(...,
+     SRT_SYCL_PATH_DPAS) uses it when the device lists the kernel's shape (s8 x s8 -> s32,
+     M 8, N 16, K 32, sub-groups of 16: Xe2 and PVC, not DG2's N 8), else it returns
+     SRT_ERR_UNSUPPORTED. Other compilers compile it away; so does #define SRT_SYCL_NO_DPAS.
 
    LIMITS
      One device per backend, one queue (in order); sessions of one backend take turns. The
@@ -113,7 +114,11 @@ SRT_API srt_status srt_sycl_matmul(srt_backend *b, srt_format format, uint32_t g
 #include <string>
 #include <vector>
 
-#if defined(SYCL_EXT_ONEAPI_MATRIX_VERSION)
+/* DPC++ (icpx) defines SYCL_EXT_INTEL_MATRIX (and SYCL_EXT_ONEAPI_MATRIX) in <sycl/sycl.hpp>, which
+   includes the joint_matrix headers unconditionally; SYCL_EXT_ONEAPI_MATRIX_VERSION is only a macro
+   that users of old DPC++ versions passed with -D, the headers never define it. SRT_SYCL_NO_DPAS
+   leaves the kernel out (e.g. DPC++ builds for CUDA / HIP targets). */
+#if !defined(SRT_SYCL_NO_DPAS) && (defined(SYCL_EXT_INTEL_MATRIX) || defined(SYCL_EXT_ONEAPI_MATRIX_VERSION))
 #  define SRT__SYCL_DPAS 1      /* joint_matrix exists at compile time (icpx); the device is asked at run time */
 #else
 #  define SRT__SYCL_DPAS 0
@@ -468,7 +473,7 @@ static void srt__sycl_gemm_dpas(srt__sycl *S, const srt__sycl_mat &w, const int8
             for (int m = 0; m < 8; m++) yv[m] = 0.0f;
             srt__sycl_xmx::joint_matrix<sycl::sub_group, int8_t, srt__sycl_xmx::use::a, 8, 32, srt__sycl_xmx::layout::row_major> ma;
             srt__sycl_xmx::joint_matrix<sycl::sub_group, int8_t, srt__sycl_xmx::use::b, 32, 16, srt__sycl_xmx::layout::ext_intel_packed> mb;
-            srt__sycl_xmx::joint_matrix<sycl::sub_group, int32_t, srt__sycl_xmx::use::accumulator, 8, 16> mc;
+            srt__sycl_xmx::joint_matrix<sycl::sub_group, int32_t, srt__sycl_xmx::use::accumulator, 8, 16, srt__sycl_xmx::layout::dynamic> mc;
             for (uint64_t g = 0; g < W.ng; g++) {
                 srt__sycl_xmx::joint_matrix_fill(sg, mc, 0);
                 const uint64_t c1 = (g + 1) * cpg < W.chunks ? (g + 1) * cpg : W.chunks;
@@ -960,9 +965,18 @@ SRT_API srt_backend *srt_sycl_backend(int device) {
         std::string sg;
         for (size_t i = 0; i < sgs.size(); i++) sg += (i ? "," : "") + std::to_string(sgs[i]);
 #if SRT__SYCL_DPAS
-        try {
-            S->dpas = !S->dev.get_info<sycl::ext::oneapi::experimental::info::device::matrix_combinations>().empty() &&
-                      std::find(sgs.begin(), sgs.end(), (size_t)16) != sgs.end();
+        try {   /* the exact shape of srt__sycl_gemm_dpas: s8 x s8 -> s32, M 8, N 16, K 32 (Xe2 / PVC; DG2 has N 8) */
+            namespace xmx = sycl::ext::oneapi::experimental::matrix;
+            const std::vector<xmx::combination> cs = S->dev.get_info<sycl::ext::oneapi::experimental::info::device::matrix_combinations>();
+            S->dpas = false;
+            for (size_t i = 0; i < cs.size(); i++) {
+                const xmx::combination &c = cs[i];
+                if (c.atype == xmx::matrix_type::sint8 && c.btype == xmx::matrix_type::sint8 && c.ctype == xmx::matrix_type::sint32 &&
+                    c.dtype == xmx::matrix_type::sint32 && (c.msize ? c.msize == 8 : c.max_msize >= 8) &&
+                    (c.nsize ? c.nsize == 16 : c.max_nsize >= 16) && (c.ksize ? c.ksize == 32 : c.max_ksize >= 32))
+                    S->dpas = true;
+            }
+            S->dpas = S->dpas && std::find(sgs.begin(), sgs.end(), (size_t)16) != sgs.end();
         } catch (...) { S->dpas = false; }
 #endif
         S->name = "sycl: " + S->dev.get_info<sycl::info::device::name>();
@@ -970,7 +984,7 @@ SRT_API srt_backend *srt_sycl_backend(int device) {
                   S->dev.get_platform().get_info<sycl::info::platform::version>() + "; device " + S->dev.get_info<sycl::info::device::name>() +
                   " (driver " + S->dev.get_info<sycl::info::device::driver_version>() + ", " + (S->dev.is_gpu() ? "gpu" : S->dev.is_cpu() ? "cpu" : "other") +
                   "); sub-group sizes " + (sg.empty() ? "none" : sg) + "; max work-group " + std::to_string(S->max_wg) + "; DPAS " +
-                  (SRT__SYCL_DPAS ? (S->dpas ? "yes" : "compiled in, not on this device") : "not compiled in (no SYCL_EXT_ONEAPI_MATRIX)");
+                  (SRT__SYCL_DPAS ? (S->dpas ? "yes" : "compiled in, not on this device") : "not compiled in (no SYCL_EXT_INTEL_MATRIX)");
     } catch (const std::exception &e) {
         delete S->q;
         S->q = nullptr;
