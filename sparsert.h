@@ -2422,6 +2422,7 @@ typedef struct srt__acts {
     float *d;                /* n_tok x ng */
     int32_t *s;              /* n_tok x ng: sum of q over the group */
     uint8_t *qt;             /* s4x1 GEMM of 16+ tokens: q + 128 in 16-token panels (sparsert_x86.h), or NULL */
+    float *xs;               /* sb-bf16 AVX-512: x split into even and odd columns (srt__sb_bf16_split_x), or NULL */
     uint64_t kp, ng;
 } srt__acts;
 
@@ -2912,11 +2913,11 @@ static void srt__vec_ops_for(srt_isa isa, srt__vec_ops *ops) {
 /* Scratch for the activations of n_tok tokens of a cols-wide input. */
 static uint64_t srt__acts_bytes(uint64_t n_tok, uint64_t cols, uint32_t min_group) {
     uint64_t kp = (cols + SRT__KPAD - 1) / SRT__KPAD * SRT__KPAD, ng = (cols + min_group - 1) / min_group;
-    return n_tok * (2 * kp + ng * 8) + 64;   /* d, s, q and the s4x1 panels */
+    return n_tok * (4 * kp + ng * 8) + 64;   /* d, s, q and the s4x1 panels; or the split x of sb-bf16 */
 }
 typedef void (*srt__quantize_acts_fn)(const float *x, uint64_t cols, uint32_t group, uint64_t kp, int8_t *q, float *d, int32_t *s);
 static void srt__acts_prepare(srt__acts *a, const srt__weights *w, const float *x, int n_tok, void *scratch, srt_isa isa) {
-    a->x = x; a->q = NULL; a->d = NULL; a->s = NULL; a->qt = NULL; a->kp = 0; a->ng = 0;
+    a->x = x; a->q = NULL; a->d = NULL; a->s = NULL; a->qt = NULL; a->xs = NULL; a->kp = 0; a->ng = 0;
     if (srt__format_is_int(w->format)) {
         uint64_t t;
         a->kp = (w->cols + SRT__KPAD - 1) / SRT__KPAD * SRT__KPAD;
@@ -2984,6 +2985,12 @@ static void srt__matmul_run(srt_pool *pool, srt_isa isa, int n, const srt__weigh
         srt__mm *mm = &j.job[i].mm;
         mm->w = w; mm->a = &a; mm->n_tok = n_tok; mm->y = ys[i]; mm->ldy = w->rows; mm->bias = biases ? biases[i] : NULL;
         j.job[i].fn = srt__kernel(isa, w->format, n_tok);
+#if SRT__HAVE_X86
+        if (j.job[i].fn == srt__sb_bf16_avx512 && !a.xs) {   /* float formats: the scratch is free for it */
+            a.xs = (float *)scratch;
+            srt__sb_bf16_split_x(x, w->cols, n_tok, a.xs);
+        }
+#endif
         j.start[i + 1] = j.start[i] + tiles;
         bytes += srt__tile_bytes(w) * tiles;
     }

@@ -826,31 +826,39 @@ SRT__SB512(srt__sbq4_gemm_avx512, 1, 4, srt__sbq4_gemv_avx512)
 
 /* sb-bf16: one vpexpandw per 32 columns (mask loaded straight into k, no pdep): the 32 bf16 of a
    bitmap word land in the 32 words of a zmm; the even columns are the low halves of its 32-bit
-   lanes (shifted up: their f32), the odd ones the high halves (masked: their f32). x is split the
-   same way once per 32 columns and four rows (two vpermt2ps). ae lane i sums column 32b + 2i, ao
-   column 32b + 2i + 1: the reference's partial sums s[2i], s[2i + 1]. Accumulators and pointers
-   are named variables, not arrays: arrays of __m512 end up on the stack, and the store-to-load
-   round trip in the FMA chain cost more than everything else (the speed did not depend on the
-   sparsity). */
+   lanes (shifted up: their f32), the odd ones the high halves (masked: their f32). x comes split
+   the same way (a->xs, made once per product by srt__sb_bf16_split_x): the kernel is bound by its
+   vector ports, not by memory, at 70% sparsity, and permuting x in the loop (two vpermt2ps per 32
+   columns and four rows) cost 12% of its time. ae lane i sums column 32b + 2i, ao column
+   32b + 2i + 1: the reference's partial sums s[2i], s[2i + 1]. Accumulators and pointers are named
+   variables, not arrays: arrays of __m512 end up on the stack, and the store-to-load round trip in
+   the FMA chain cost more than everything else (the speed did not depend on the sparsity). */
 #define SRT__AVX512SPB __attribute__((target("avx512f,avx512bw,avx512dq,avx512vl,avx512vnni,avx512vbmi,avx512vbmi2,fma,f16c,popcnt,bmi2")))
+/* xs (n_tok x 32 ceil(K / 32)): per 32 columns of x the 16 even ones, then the 16 odd ones; 0 past K */
+static SRT__AVX512SPB void srt__sb_bf16_split_x(const float *x, uint64_t K, int n_tok, float *xs) {
+    const __m512i ie = _mm512_set_epi32(30, 28, 26, 24, 22, 20, 18, 16, 14, 12, 10, 8, 6, 4, 2, 0);
+    const __m512i io = _mm512_set_epi32(31, 29, 27, 25, 23, 21, 19, 17, 15, 13, 11, 9, 7, 5, 3, 1);
+    uint64_t nb = (K + 31) / 32, b;
+    int t;
+    for (t = 0; t < n_tok; t++, x += K, xs += nb * 32)
+        for (b = 0; b < nb; b++) {
+            uint64_t n = K - 32 * b < 32 ? K - 32 * b : 32;
+            __mmask16 m0 = (__mmask16)(n >= 16 ? 0xffffu : (1u << n) - 1), m1 = (__mmask16)(n > 16 ? (1u << (n - 16)) - 1 : 0);
+            __m512 x0 = _mm512_maskz_loadu_ps(m0, x + 32 * b), x1 = _mm512_maskz_loadu_ps(m1, x + 32 * b + 16);
+            _mm512_storeu_ps(xs + 32 * b, _mm512_permutex2var_ps(x0, ie, x1));
+            _mm512_storeu_ps(xs + 32 * b + 16, _mm512_permutex2var_ps(x0, io, x1));
+        }
+}
 static SRT__AVX512SPB void srt__sb_bf16_avx512(const srt__mm *mm, uint64_t tile0, uint64_t tile1) {
     const srt__weights *w = mm->w;
-    uint64_t K = w->cols, nb = (K + 31) / 32, nfull = K / 32, b;
+    uint64_t K = w->cols, nb = (K + 31) / 32, b;
     uint64_t r = tile0 * SRT__TILE, r1 = tile1 * SRT__TILE < w->rows ? tile1 * SRT__TILE : w->rows;
     const unsigned char *bmp = (const unsigned char *)w->part[1], *offs = (const unsigned char *)w->part[2];
     const uint16_t *vals = (const uint16_t *)w->part[0];
-    const __m512i ie = _mm512_set_epi32(30, 28, 26, 24, 22, 20, 18, 16, 14, 12, 10, 8, 6, 4, 2, 0);
-    const __m512i io = _mm512_set_epi32(31, 29, 27, 25, 23, 21, 19, 17, 15, 13, 11, 9, 7, 5, 3, 1);
     const __m512i hi16 = _mm512_set1_epi32((int)0xffff0000u);
-    const unsigned rest = (unsigned)(K - nfull * 32);
-    const __mmask16 mx0 = (__mmask16)(rest >= 16 ? 0xffffu : (1u << rest) - 1), mx1 = (__mmask16)(rest > 16 ? (1u << (rest - 16)) - 1 : 0);
     int t;
 #define SRT__SBF_X() \
-        __m512 x0_, x1_, xe, xo; \
-        if (b < nfull) { x0_ = _mm512_loadu_ps(x + 32 * b); x1_ = _mm512_loadu_ps(x + 32 * b + 16); } \
-        else { x0_ = _mm512_maskz_loadu_ps(mx0, x + 32 * b); x1_ = _mm512_maskz_loadu_ps(mx1, x + 32 * b + 16); } \
-        xe = _mm512_permutex2var_ps(x0_, ie, x1_); \
-        xo = _mm512_permutex2var_ps(x0_, io, x1_);
+        const __m512 xe = _mm512_loadu_ps(x + 32 * b), xo = _mm512_loadu_ps(x + 32 * b + 16);
 #define SRT__SBF_ROW(I) { \
         uint32_t m_ = srt__rd32(bm##I + 4 * b); \
         __m512i v_ = _mm512_maskz_expand_epi16(_cvtu32_mask32(m_), _mm512_loadu_si512((const void *)p##I)); \
@@ -865,7 +873,7 @@ static SRT__AVX512SPB void srt__sb_bf16_avx512(const srt__mm *mm, uint64_t tile0
 #define SRT__SBF_END(I) y[I] = srt__hsum512(_mm512_add_ps(ae##I, ao##I)) + (mm->bias ? mm->bias[r + I] : 0.0f);
     for (; r + 4 <= r1; r += 4)
         for (t = 0; t < mm->n_tok; t++) {
-            const float *x = mm->a->x + (uint64_t)t * K;
+            const float *x = mm->a->xs + (uint64_t)t * nb * 32;
             float *y = mm->y + (uint64_t)t * mm->ldy + r;
             /* prefetch two spans of these rows ahead (the rows after the next four, where these are now) */
             uint64_t ahead = (srt__rd64(offs + (r + 4) * 8) - srt__rd64(offs + r * 8)) * 4 + 64;
@@ -878,7 +886,7 @@ static SRT__AVX512SPB void srt__sb_bf16_avx512(const srt__mm *mm, uint64_t tile0
         }
     for (; r < r1; r++)
         for (t = 0; t < mm->n_tok; t++) {
-            const float *x = mm->a->x + (uint64_t)t * K;
+            const float *x = mm->a->xs + (uint64_t)t * nb * 32;
             float *y = mm->y + (uint64_t)t * mm->ldy + r;
             uint64_t ahead = (srt__rd64(offs + (r + 1) * 8) - srt__rd64(offs + r * 8)) * 4 + 64;
             SRT__SBF_START(0)
