@@ -863,6 +863,7 @@ static SRT__AVX512SPB void srt__sb_bf16_avx512(const srt__mm *mm, uint64_t tile0
         uint32_t m_ = srt__rd32(bm##I + 4 * b); \
         __m512i v_ = _mm512_maskz_expand_epi16(_cvtu32_mask32(m_), _mm512_loadu_si512((const void *)p##I)); \
         if (b & 1) _mm_prefetch((const char *)p##I + ahead, _MM_HINT_T0); \
+        if (b % 16 == 0) _mm_prefetch((const char *)(bm##I + 4 * b) + bahead, _MM_HINT_T0); \
         p##I += _mm_popcnt_u32(m_); \
         ae##I = _mm512_fmadd_ps(_mm512_castsi512_ps(_mm512_slli_epi32(v_, 16)), xe, ae##I); \
         ao##I = _mm512_fmadd_ps(_mm512_castsi512_ps(_mm512_and_si512(v_, hi16)), xo, ao##I); }
@@ -876,7 +877,7 @@ static SRT__AVX512SPB void srt__sb_bf16_avx512(const srt__mm *mm, uint64_t tile0
             const float *x = mm->a->xs + (uint64_t)t * nb * 32;
             float *y = mm->y + (uint64_t)t * mm->ldy + r;
             /* prefetch two spans of these rows ahead (the rows after the next four, where these are now) */
-            uint64_t ahead = (srt__rd64(offs + (r + 4) * 8) - srt__rd64(offs + r * 8)) * 4 + 64;
+            uint64_t ahead = (srt__rd64(offs + (r + 4) * 8) - srt__rd64(offs + r * 8)) * 4 + 64, bahead = 2 * 4 * nb * 4;
             SRT__SBF_START(0) SRT__SBF_START(1) SRT__SBF_START(2) SRT__SBF_START(3)
             for (b = 0; b < nb; b++) {
                 SRT__SBF_X()
@@ -888,7 +889,7 @@ static SRT__AVX512SPB void srt__sb_bf16_avx512(const srt__mm *mm, uint64_t tile0
         for (t = 0; t < mm->n_tok; t++) {
             const float *x = mm->a->xs + (uint64_t)t * nb * 32;
             float *y = mm->y + (uint64_t)t * mm->ldy + r;
-            uint64_t ahead = (srt__rd64(offs + (r + 1) * 8) - srt__rd64(offs + r * 8)) * 4 + 64;
+            uint64_t ahead = (srt__rd64(offs + (r + 1) * 8) - srt__rd64(offs + r * 8)) * 4 + 64, bahead = 2 * nb * 4;
             SRT__SBF_START(0)
             for (b = 0; b < nb; b++) {
                 SRT__SBF_X()
