@@ -876,7 +876,7 @@ static SRT__AVX512SPB void srt__sb_bf16_avx512(const srt__mm *mm, uint64_t tile0
         for (t = 0; t < mm->n_tok; t++) {
             const float *x = mm->a->xs + (uint64_t)t * nb * 32;
             float *y = mm->y + (uint64_t)t * mm->ldy + r;
-            /* prefetch two spans of these rows ahead (the rows after the next four, where these are now) */
+            /* prefetch values and bitmaps two spans of these rows ahead (the rows after the next four, where these are now) */
             uint64_t ahead = (srt__rd64(offs + (r + 4) * 8) - srt__rd64(offs + r * 8)) * 4 + 64, bahead = 2 * 4 * nb * 4;
             SRT__SBF_START(0) SRT__SBF_START(1) SRT__SBF_START(2) SRT__SBF_START(3)
             for (b = 0; b < nb; b++) {
