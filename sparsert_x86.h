@@ -830,9 +830,11 @@ SRT__SB512(srt__sbq4_gemm_avx512, 1, 4, srt__sbq4_gemv_avx512)
    the same way (a->xs, made once per product by srt__sb_bf16_split_x): the kernel is bound by its
    vector ports, not by memory, at 70% sparsity, and permuting x in the loop (two vpermt2ps per 32
    columns and four rows) cost 12% of its time. ae lane i sums column 32b + 2i, ao column
-   32b + 2i + 1: the reference's partial sums s[2i], s[2i + 1]. Accumulators and pointers are named
-   variables, not arrays: arrays of __m512 end up on the stack, and the store-to-load round trip in
-   the FMA chain cost more than everything else (the speed did not depend on the sparsity). */
+   32b + 2i + 1: the reference's partial sums s[2i], s[2i + 1]. The four rows of a group share each
+   load of x and read one stream of values and one of bitmap words (formats/LAYOUTS.md: the layout
+   is in groups of 4 rows for this loop). Accumulators are named variables, not arrays: arrays of
+   __m512 end up on the stack, and the store-to-load round trip in the FMA chain cost more than
+   everything else (the speed did not depend on the sparsity). */
 #define SRT__AVX512SPB __attribute__((target("avx512f,avx512bw,avx512dq,avx512vl,avx512vnni,avx512vbmi,avx512vbmi2,fma,f16c,popcnt,bmi2")))
 /* xs (n_tok x 32 ceil(K / 32)): per 32 columns of x the 16 even ones, then the 16 odd ones; 0 past K */
 static SRT__AVX512SPB void srt__sb_bf16_split_x(const float *x, uint64_t K, int n_tok, float *xs) {
@@ -851,55 +853,59 @@ static SRT__AVX512SPB void srt__sb_bf16_split_x(const float *x, uint64_t K, int 
 }
 static SRT__AVX512SPB void srt__sb_bf16_avx512(const srt__mm *mm, uint64_t tile0, uint64_t tile1) {
     const srt__weights *w = mm->w;
-    uint64_t K = w->cols, nb = (K + 31) / 32, b;
+    uint64_t K = w->cols, nb = (K + 31) / 32, b, i, l;
     uint64_t r = tile0 * SRT__TILE, r1 = tile1 * SRT__TILE < w->rows ? tile1 * SRT__TILE : w->rows;
     const unsigned char *bmp = (const unsigned char *)w->part[1], *offs = (const unsigned char *)w->part[2];
     const uint16_t *vals = (const uint16_t *)w->part[0];
     const __m512i hi16 = _mm512_set1_epi32((int)0xffff0000u);
     int t;
-#define SRT__SBF_X() \
-        const __m512 xe = _mm512_loadu_ps(x + 32 * b), xo = _mm512_loadu_ps(x + 32 * b + 16);
+    /* one row of a block: its values follow the previous row's in the one stream p. Rows 1 and 3
+       prefetch 3 KB ahead of where they read, the bitmaps 768 bytes (a block of 4 rows holds 0.5-2
+       cache lines at 50-80%; from every row, or 2 or 4 KB ahead, measured 1-5% slower) */
 #define SRT__SBF_ROW(I) { \
-        uint32_t m_ = srt__rd32(bm##I + 4 * b); \
-        __m512i v_ = _mm512_maskz_expand_epi16(_cvtu32_mask32(m_), _mm512_loadu_si512((const void *)p##I)); \
-        if (b & 1) _mm_prefetch((const char *)p##I + ahead, _MM_HINT_T0); \
-        if (b % 16 == 0) _mm_prefetch((const char *)(bm##I + 4 * b) + bahead, _MM_HINT_T0); \
-        p##I += _mm_popcnt_u32(m_); \
+        uint32_t m_ = srt__rd32(bm + 4 * (4 * b + I)); \
+        __m512i v_ = _mm512_maskz_expand_epi16(_cvtu32_mask32(m_), _mm512_loadu_si512((const void *)p)); \
+        if (I & 1) _mm_prefetch((const char *)p + 3072, _MM_HINT_T0); \
+        p += _mm_popcnt_u32(m_); \
         ae##I = _mm512_fmadd_ps(_mm512_castsi512_ps(_mm512_slli_epi32(v_, 16)), xe, ae##I); \
         ao##I = _mm512_fmadd_ps(_mm512_castsi512_ps(_mm512_and_si512(v_, hi16)), xo, ao##I); }
-#define SRT__SBF_START(I) \
-        const uint16_t *p##I = vals + srt__rd64(offs + (r + I) * 8); \
-        const unsigned char *bm##I = bmp + (r + I) * nb * 4; \
-        __m512 ae##I = _mm512_setzero_ps(), ao##I = ae##I;
 #define SRT__SBF_END(I) y[I] = srt__hsum512(_mm512_add_ps(ae##I, ao##I)) + (mm->bias ? mm->bias[r + I] : 0.0f);
-    for (; r + 4 <= r1; r += 4)
+    for (; r + SRT__SBG <= r1; r += SRT__SBG)   /* whole groups: the four rows together */
         for (t = 0; t < mm->n_tok; t++) {
             const float *x = mm->a->xs + (uint64_t)t * nb * 32;
             float *y = mm->y + (uint64_t)t * mm->ldy + r;
-            /* prefetch values and bitmaps two spans of these rows ahead (the rows after the next four, where these are now) */
-            uint64_t ahead = (srt__rd64(offs + (r + 4) * 8) - srt__rd64(offs + r * 8)) * 4 + 64, bahead = 2 * 4 * nb * 4;
-            SRT__SBF_START(0) SRT__SBF_START(1) SRT__SBF_START(2) SRT__SBF_START(3)
+            const uint16_t *p = vals + srt__rd64(offs + r / SRT__SBG * 8);
+            const unsigned char *bm = bmp + r * nb * 4;
+            __m512 ae0 = _mm512_setzero_ps(), ao0 = ae0, ae1 = ae0, ao1 = ae0, ae2 = ae0, ao2 = ae0, ae3 = ae0, ao3 = ae0;
             for (b = 0; b < nb; b++) {
-                SRT__SBF_X()
+                const __m512 xe = _mm512_loadu_ps(x + 32 * b), xo = _mm512_loadu_ps(x + 32 * b + 16);
+                _mm_prefetch((const char *)(bm + 16 * b) + 768, _MM_HINT_T0);
                 SRT__SBF_ROW(0) SRT__SBF_ROW(1) SRT__SBF_ROW(2) SRT__SBF_ROW(3)
             }
             SRT__SBF_END(0) SRT__SBF_END(1) SRT__SBF_END(2) SRT__SBF_END(3)
         }
-    for (; r < r1; r++)
-        for (t = 0; t < mm->n_tok; t++) {
-            const float *x = mm->a->xs + (uint64_t)t * nb * 32;
-            float *y = mm->y + (uint64_t)t * mm->ldy + r;
-            uint64_t ahead = (srt__rd64(offs + (r + 1) * 8) - srt__rd64(offs + r * 8)) * 4 + 64, bahead = 2 * nb * 4;
-            SRT__SBF_START(0)
-            for (b = 0; b < nb; b++) {
-                SRT__SBF_X()
-                SRT__SBF_ROW(0)
+    if (r < r1) {   /* the last group, of 1-3 rows: each row on its own, skipping the others' values */
+        uint64_t rg = r1 - r;
+        const unsigned char *bm = bmp + r * nb * 4;
+        for (i = 0; i < rg; i++)
+            for (t = 0; t < mm->n_tok; t++) {
+                const float *x = mm->a->xs + (uint64_t)t * nb * 32;
+                const uint16_t *p = vals + srt__rd64(offs + r / SRT__SBG * 8);
+                __m512 ae = _mm512_setzero_ps(), ao = ae;
+                for (b = 0; b < nb; b++) {
+                    const __m512 xe = _mm512_loadu_ps(x + 32 * b), xo = _mm512_loadu_ps(x + 32 * b + 16);
+                    uint32_t m_ = srt__rd32(bm + 4 * (rg * b + i));
+                    __m512i v_;
+                    for (l = 0; l < i; l++) p += _mm_popcnt_u32(srt__rd32(bm + 4 * (rg * b + l)));
+                    v_ = _mm512_maskz_expand_epi16(_cvtu32_mask32(m_), _mm512_loadu_si512((const void *)p));
+                    for (l = i; l < rg; l++) p += _mm_popcnt_u32(srt__rd32(bm + 4 * (rg * b + l)));
+                    ae = _mm512_fmadd_ps(_mm512_castsi512_ps(_mm512_slli_epi32(v_, 16)), xe, ae);
+                    ao = _mm512_fmadd_ps(_mm512_castsi512_ps(_mm512_and_si512(v_, hi16)), xo, ao);
+                }
+                mm->y[(uint64_t)t * mm->ldy + r + i] = srt__hsum512(_mm512_add_ps(ae, ao)) + (mm->bias ? mm->bias[r + i] : 0.0f);
             }
-            SRT__SBF_END(0)
-        }
-#undef SRT__SBF_X
+    }
 #undef SRT__SBF_ROW
-#undef SRT__SBF_START
 #undef SRT__SBF_END
 }
 
@@ -1539,30 +1545,35 @@ static void srt__x86_vec_ops(srt_isa isa, srt__vec_ops *ops) {
 
 static SRT__AVX2P void srt__sb_bf16_avx2(const srt__mm *mm, uint64_t tile0, uint64_t tile1) {
     const srt__weights *w = mm->w;
-    uint64_t K = w->cols, nb = (K + 31) / 32, nfull = K / 32, b;
+    uint64_t K = w->cols, nb = (K + 31) / 32, nfull = K / 32, b, l;
     uint64_t r = tile0 * SRT__TILE, r1 = tile1 * SRT__TILE < w->rows ? tile1 * SRT__TILE : w->rows;
     const unsigned char *bmp = (const unsigned char *)w->part[1], *offs = (const unsigned char *)w->part[2];
     int t, j, h;
     for (; r < r1; r++)
         for (t = 0; t < mm->n_tok; t++) {
+            /* row i of its group (rg rows): per block, skip the values of the rows before it, read its
+               own, skip the rest (formats/LAYOUTS.md) */
+            uint64_t g0 = r / SRT__SBG * SRT__SBG, rg = srt__sbg_rows(w->rows, g0), i = r - g0;
             const float *x = mm->a->x + (uint64_t)t * K;
-            const uint16_t *p = (const uint16_t *)w->part[0] + srt__rd64(offs + r * 8);
-            const unsigned char *bm = bmp + r * nb * 4;
+            const uint16_t *p = (const uint16_t *)w->part[0] + srt__rd64(offs + g0 / SRT__SBG * 8);
+            const unsigned char *bm = bmp + g0 * nb * 4;
             /* accC lane l: the reference's sum 8C + l (named, not an array: see the AVX-512 kernel) */
             __m256 acc0 = _mm256_setzero_ps(), acc1 = acc0, acc2 = acc0, acc3 = acc0;
             float s[32], xt[32];   /* xt: the last block of x, 0-padded */
             for (b = 0; b < nb; b++) {
-                uint32_t m = srt__rd32(bm + b * 4);
+                uint32_t m = srt__rd32(bm + (b * rg + i) * 4);
                 const float *xb = x + 32 * b;
                 if (b == nfull) {
                     for (j = 0; j < 32; j++) xt[j] = 32 * b + (uint64_t)j < K ? xb[j] : 0.0f;
                     xb = xt;
                 }
+                for (l = 0; l < i; l++) p += _mm_popcnt_u32(srt__rd32(bm + (b * rg + l) * 4));
                 _mm_prefetch((const char *)p + SRT__PREFETCH, _MM_HINT_T0);
                 acc0 = _mm256_fmadd_ps(srt__sbf_expand8(&p, m & 0xffu), _mm256_loadu_ps(xb), acc0);
                 acc1 = _mm256_fmadd_ps(srt__sbf_expand8(&p, m >> 8 & 0xffu), _mm256_loadu_ps(xb + 8), acc1);
                 acc2 = _mm256_fmadd_ps(srt__sbf_expand8(&p, m >> 16 & 0xffu), _mm256_loadu_ps(xb + 16), acc2);
                 acc3 = _mm256_fmadd_ps(srt__sbf_expand8(&p, m >> 24), _mm256_loadu_ps(xb + 24), acc3);
+                for (l = i + 1; l < rg; l++) p += _mm_popcnt_u32(srt__rd32(bm + (b * rg + l) * 4));
             }
             _mm256_storeu_ps(s, acc0); _mm256_storeu_ps(s + 8, acc1); _mm256_storeu_ps(s + 16, acc2); _mm256_storeu_ps(s + 24, acc3);
             for (j = 0; j < 16; j++) s[j] = s[2 * j] + s[2 * j + 1];

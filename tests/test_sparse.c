@@ -170,8 +170,8 @@ static void test_corrupt(void) {
         {SRT_SB_Q8, 2, 5, 0x10, "a bitmap bit", "its bitmaps say"},
         {SRT_SB_Q8, 3, 0, 64, "the first offset", "not 0"},
         {SRT_SB_Q4, 2, 17, 0x03, "two bitmap bits", "its bitmaps say"},
-        {SRT_SB_BF16, 2, 16, 2, "a row offset", "offset of row 2"},
-        {SRT_SB_BF16, 1, 3, 0x80, "a bitmap bit", "offset of row 1"},
+        {SRT_SB_BF16, 2, 16, 2, "a row group offset", "offset of row group 2"},
+        {SRT_SB_BF16, 1, 3, 0x80, "a bitmap bit", "offset of row group 1"},
         {SRT_S4X1, 3, (uint64_t)-1, 0x40, "a segment count", "a segment count is"},
         {SRT_S4X1, 3, 8, 0xff, "a tile offset", "offset of tile 1"},
         {SRT_TCSL, 1, 0, 4, "the first offset", "not 0"},
@@ -206,6 +206,41 @@ static void test_corrupt(void) {
         srt_model_free(m);
     }
     remove(TMP "/sparse_ok.srt"); remove(TMP "/sparse_bad.srt");
+}
+
+/* Version 2 files stored sb-bf16 row by row: such a tensor is refused with "re-pack"; a version 2
+   file of another format still loads (nothing else changed in version 3). */
+static void test_version2(void) {
+    static const srt_format fs[] = {SRT_SB_BF16, SRT_SB_Q8};
+    size_t fi;
+    for (fi = 0; fi < 2; fi++) {
+        size_t n;
+        unsigned char *f;
+        srt_model *m = NULL;
+        srt_model_desc md;
+        srt_status st;
+        srt__crc32 c;
+        uint32_t crc;
+        memset(&md, 0, sizeof md);
+        md.n_threads = 1;
+        if (!write_tiny_model(TMP "/v2_ok.srt", fs[fi], NULL, NULL, 1) || !(f = (unsigned char *)srt_test_read_file(TMP "/v2_ok.srt", &n)) || n < 128) {
+            CHECK(0, "tiny %s model: %s", srt_format_name(fs[fi]), srt_last_error());
+            continue;
+        }
+        f[4] = 2; f[5] = f[6] = f[7] = 0;   /* the version, then the header checksum over bytes 0..123 */
+        srt__crc32_init(&c);
+        crc = srt__crc32_update(&c, 0, f, 124);
+        f[124] = (unsigned char)crc; f[125] = (unsigned char)(crc >> 8); f[126] = (unsigned char)(crc >> 16); f[127] = (unsigned char)(crc >> 24);
+        write_bytes(TMP "/v2.srt", f, n);
+        free(f);
+        st = srt_model_load(TMP "/v2.srt", &md, &m);
+        if (fs[fi] == SRT_SB_BF16)
+            CHECK(st == SRT_ERR_UNSUPPORTED && strstr(srt_last_error(), "sb-bf16") && strstr(srt_last_error(), "re-pack"),
+                  "a version 2 file with sb-bf16 is refused: %s", st == SRT_OK ? "(loaded!)" : srt_last_error());
+        else CHECK(st == SRT_OK, "a version 2 file with %s loads (%s)", srt_format_name(fs[fi]), st == SRT_OK ? "ok" : srt_last_error());
+        srt_model_free(m);
+    }
+    remove(TMP "/v2_ok.srt"); remove(TMP "/v2.srt");
 }
 
 /* stories260K pruned by magnitude (llama2.c checkpoint, every matrix row by row at 50%), packed
@@ -392,6 +427,7 @@ int main(void) {
     srt_pool_destroy(pool);
     test_tcsl_order();
     test_corrupt();
+    test_version2();
     test_stories();
     return srt_test_finish();
 }
