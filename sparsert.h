@@ -2592,17 +2592,22 @@ static float srt__sb_bf16_dot(const uint16_t *v, uint64_t pos, const unsigned ch
     for (h = 8; h; h >>= 1) for (j = 0; j < h; j++) s[j] += s[j + h];
     return s[0];
 }
-static void srt__ref_sb_bf16(const srt__mm *mm, uint64_t tile0, uint64_t tile1) {
+/* Rows [r, r1) by the reference (also the SIMD kernels' last group when the rows are not a
+   multiple of 4: they compute whole groups only). */
+static void srt__sb_bf16_rows(const srt__mm *mm, uint64_t r, uint64_t r1) {
     const srt__weights *w = mm->w;
-    uint64_t K = w->cols, nb = (K + 31) / 32, r, r1 = tile1 * SRT__TILE < w->rows ? tile1 * SRT__TILE : w->rows;
+    uint64_t K = w->cols, nb = (K + 31) / 32;
     const unsigned char *bm = (const unsigned char *)w->part[1], *off = (const unsigned char *)w->part[2];
     int t;
-    for (r = tile0 * SRT__TILE; r < r1; r++) {
+    for (; r < r1; r++) {
         uint64_t g0 = r / SRT__SBG * SRT__SBG;
         for (t = 0; t < mm->n_tok; t++)
             mm->y[(uint64_t)t * mm->ldy + r] = srt__sb_bf16_dot((const uint16_t *)w->part[0], srt__rd64(off + g0 / SRT__SBG * 8), bm + g0 * nb * 4,
                                                                  srt__sbg_rows(w->rows, g0), r - g0, mm->a->x + (uint64_t)t * K, K) + (mm->bias ? mm->bias[r] : 0.0f);
     }
+}
+static void srt__ref_sb_bf16(const srt__mm *mm, uint64_t tile0, uint64_t tile1) {
+    srt__sb_bf16_rows(mm, tile0 * SRT__TILE, tile1 * SRT__TILE < mm->w->rows ? tile1 * SRT__TILE : mm->w->rows);
 }
 
 /* tcsl: exactly the F16 reference (srt__dot_f16's 16 partial sums, zeros included), on each tile's

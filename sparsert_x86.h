@@ -851,19 +851,6 @@ static SRT__AVX512SPB void srt__sb_bf16_split_x(const float *x, uint64_t K, int 
             _mm512_storeu_ps(xs + 32 * b + 16, _mm512_permutex2var_ps(x0, io, x1));
         }
 }
-/* The last group of a matrix whose rows are not a multiple of 4 (rows r..r1 - 1, 1-3 of them),
-   through the reference's dot product: the kernels compute whole groups only. */
-static void srt__sb_bf16_tail(const srt__mm *mm, uint64_t r, uint64_t r1) {
-    const srt__weights *w = mm->w;
-    uint64_t K = w->cols, nb = (K + 31) / 32, i;
-    const uint16_t *vals = (const uint16_t *)w->part[0];
-    const unsigned char *bm = (const unsigned char *)w->part[1] + r * nb * 4;
-    uint64_t pos = srt__rd64((const unsigned char *)w->part[2] + r / SRT__SBG * 8);
-    int t;
-    for (i = 0; i < r1 - r; i++)
-        for (t = 0; t < mm->n_tok; t++)
-            mm->y[(uint64_t)t * mm->ldy + r + i] = srt__sb_bf16_dot(vals, pos, bm, r1 - r, i, mm->a->x + (uint64_t)t * K, K) + (mm->bias ? mm->bias[r + i] : 0.0f);
-}
 static SRT__AVX512SPB void srt__sb_bf16_avx512(const srt__mm *mm, uint64_t tile0, uint64_t tile1) {
     const srt__weights *w = mm->w;
     uint64_t K = w->cols, nb = (K + 31) / 32, b;
@@ -897,7 +884,7 @@ static SRT__AVX512SPB void srt__sb_bf16_avx512(const srt__mm *mm, uint64_t tile0
             }
             SRT__SBF_END(0) SRT__SBF_END(1) SRT__SBF_END(2) SRT__SBF_END(3)
         }
-    if (r < r1) srt__sb_bf16_tail(mm, r, r1);
+    if (r < r1) srt__sb_bf16_rows(mm, r, r1);
 #undef SRT__SBF_ROW
 #undef SRT__SBF_END
 }
@@ -1579,7 +1566,7 @@ static SRT__AVX2P void srt__sb_bf16_avx2(const srt__mm *mm, uint64_t tile0, uint
             SRT__SBA_END(a0, a1, a2, a3, 0) SRT__SBA_END(b0, b1, b2, b3, 1)
             SRT__SBA_END(c0, c1, c2, c3, 2) SRT__SBA_END(d0, d1, d2, d3, 3)
         }
-    if (r < r1) srt__sb_bf16_tail(mm, r, r1);
+    if (r < r1) srt__sb_bf16_rows(mm, r, r1);
 #undef SRT__SBA_ROW
 #undef SRT__SBA_END
 }
