@@ -2444,6 +2444,7 @@ typedef struct srt__acts {
     int32_t *s;              /* n_tok x ng: sum of q over the group */
     uint8_t *qt;             /* s4x1 GEMM of 16+ tokens: q + 128 in 16-token panels (sparsert_x86.h), or NULL */
     float *xs;               /* sb-bf16 AVX-512: x split into even and odd columns (srt__sb_bf16_split_x), or NULL */
+    uint16_t *xb;            /* bf16 / sb-bf16 AMX: x as hi and lo bf16 B tiles (srt__bf16_split_tiles), or NULL */
     uint64_t kp, ng;
 } srt__acts;
 
@@ -2952,7 +2953,7 @@ static uint64_t srt__acts_bytes(uint64_t n_tok, uint64_t cols, uint32_t min_grou
 }
 typedef void (*srt__quantize_acts_fn)(const float *x, uint64_t cols, uint32_t group, uint64_t kp, int8_t *q, float *d, int32_t *s);
 static void srt__acts_prepare(srt__acts *a, const srt__weights *w, const float *x, int n_tok, void *scratch, srt_isa isa) {
-    a->x = x; a->q = NULL; a->d = NULL; a->s = NULL; a->qt = NULL; a->xs = NULL; a->kp = 0; a->ng = 0;
+    a->x = x; a->q = NULL; a->d = NULL; a->s = NULL; a->qt = NULL; a->xs = NULL; a->xb = NULL; a->kp = 0; a->ng = 0;
     if (srt__format_is_int(w->format)) {
         uint64_t t;
         a->kp = (w->cols + SRT__KPAD - 1) / SRT__KPAD * SRT__KPAD;
@@ -3025,6 +3026,12 @@ static void srt__matmul_run(srt_pool *pool, srt_isa isa, int n, const srt__weigh
             a.xs = (float *)scratch;
             srt__sb_bf16_split_x(x, w->cols, n_tok, a.xs);
         }
+#if SRT__HAVE_AMX
+        if ((j.job[i].fn == srt__bf16_amx || j.job[i].fn == srt__sb_bf16_amx) && !a.xb) {   /* 4 bytes per column and token, as xs */
+            a.xb = (uint16_t *)scratch;
+            srt__bf16_split_tiles(x, w->cols, n_tok, a.xb);
+        }
+#endif
 #endif
         j.start[i + 1] = j.start[i] + tiles;
         bytes += srt__tile_bytes(w) * tiles;

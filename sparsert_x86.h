@@ -346,6 +346,9 @@ SRT__GEMM512(srt__q1_gemm_avx512, srt__q1_gemv_avx512, 8, 1, 0)
 #  define SRT__HAVE_AMX 1
 #define SRT__AMX __attribute__((target("avx512f,avx512bw,avx512dq,avx512vl,avx512vnni,fma,f16c,amx-tile,amx-int8")))
 typedef struct srt__tilecfg { uint8_t palette, start_row, reserved[14]; uint16_t colsb[16]; uint8_t rows[16]; } srt__tilecfg;
+/* ldtilecfg through this, not _tile_loadconfig: GCC's macro names only the first 8 bytes of the
+   config as read, so the compiler may drop the stores to the rest (it did, in a test program). */
+static void srt__tile_config(const srt__tilecfg *cfg) { __asm__ volatile("ldtilecfg %0" : : "m"(*cfg)); }
 
 #define SRT__AMX_UNPACK(s) if ((s) < S_) { \
         __m512i u_ = _mm512_and_si512((s) ? _mm512_srli_epi16(wv, (s) * bits_) : wv, low); \
@@ -367,7 +370,7 @@ static SRT__AMX void NAME(const srt__mm *mm, uint64_t tile0, uint64_t tile1) { \
         cfg.rows[0] = (uint8_t)nt; cfg.colsb[0] = 64;               /* C: tokens x 16 int32 */ \
         cfg.rows[1] = (uint8_t)nt; cfg.colsb[1] = (uint16_t)kg;     /* A: tokens x kg int8 */ \
         cfg.rows[2] = (uint8_t)(kg / 4); cfg.colsb[2] = 64;         /* B: kg/4 rows of 16 x 4 bytes */ \
-        _tile_loadconfig(&cfg); \
+        srt__tile_config(&cfg); \
         for (tile = tile0; tile < tile1; tile++) { \
             const uint8_t *v = (const uint8_t *)w->part[0] + tile * tl.chunks * 64; \
             const uint16_t *sc = (const uint16_t *)w->part[1] + tile * tl.ng * SRT__TILE; \
@@ -1650,7 +1653,7 @@ static SRT__AMXSP void srt__sb_amx(const srt__mm *mm, uint64_t tile0, uint64_t t
         cfg.rows[0] = (uint8_t)nt; cfg.colsb[0] = 64;
         cfg.rows[1] = (uint8_t)nt; cfg.colsb[1] = (uint16_t)kg;
         cfg.rows[2] = (uint8_t)(kg / 4); cfg.colsb[2] = 64;
-        _tile_loadconfig(&cfg);
+        srt__tile_config(&cfg);
         for (tile = tile0; tile < tile1; tile++) {
             const uint8_t *p = (const uint8_t *)w->part[0] + srt__rd64(offs + tile * 8);
             const unsigned char *bm = (const unsigned char *)w->part[2] + tile * tl.chunks * 8;
@@ -1691,6 +1694,141 @@ static SRT__AMXSP void srt__sb_amx(const srt__mm *mm, uint64_t tile0, uint64_t t
         _tile_release();
     }
 }
+
+/* AMX GEMM (8+ tokens) for bf16 and sb-bf16: per tile of 16 rows and 32 columns,
+   C[16 rows x tokens] += A[16 rows x 32] . B[32 x tokens] in f32 tiles (tdpbf16ps). A is the
+   weights: a dense bf16 tile loads straight from the matrix (the stride is a row); an sb-bf16 one
+   is expanded (vpexpandw) into a buffer first, as are the last partial 32 columns and a last tile
+   of fewer than 16 rows (zero-padded). B is x in bf16, which holds only 8 bits of an f32's 24, so
+   x goes in two parts, hi = bf16(x) and lo = bf16(x - hi) (both rounded to nearest even), and two
+   tdpbf16ps accumulate A.hi and A.lo: x is carried to 2^-17 of itself, the products are exact in
+   f32, and the result differs from the reference (f32 x, another order of the sums) by that and
+   by f32 rounding only. The tests hold it to 2^-14 of sum |w x|. Up to 64 tokens share each A
+   tile (C in tiles 0-3). */
+#define SRT__AMXBF __attribute__((target("avx512f,avx512bw,avx512dq,avx512vl,avx512vnni,avx512vbmi,avx512vbmi2,fma,f16c,popcnt,amx-tile,amx-bf16")))
+#define SRT__XB_PASS 64   /* tokens per pass over the weights */
+#define SRT__BF16_AMX_MIN 2   /* 1 token: the AVX-512 kernels (2+ measured faster on AMX) */
+static SRT__AMXBF __m512i srt__bf16_rne512(__m512i u) {   /* f32 bits -> bf16 in the high halves, rounded to nearest even */
+    __m512i r = _mm512_add_epi32(u, _mm512_add_epi32(_mm512_set1_epi32(0x7fff), _mm512_and_si512(_mm512_srli_epi32(u, 16), _mm512_set1_epi32(1))));
+    __mmask16 nan = _mm512_cmp_ps_mask(_mm512_castsi512_ps(u), _mm512_castsi512_ps(u), _CMP_UNORD_Q);
+    r = _mm512_mask_mov_epi32(r, nan, _mm512_or_si512(u, _mm512_set1_epi32(0x400000)));   /* NaN stays (quiet) NaN */
+    return _mm512_and_si512(r, _mm512_set1_epi32((int)0xffff0000u));
+}
+/* a->xb: per 16 tokens (the last: what is left, nt), per 32 columns, the hi then the lo part as a
+   B tile: 16 rows of nt bf16 pairs, row k2 = columns 2 k2 and 2 k2 + 1 of each token (0 past K). */
+static SRT__AMXBF void srt__bf16_split_tiles(const float *x, uint64_t K, int n_tok, uint16_t *xb) {
+    const __m512i odd = _mm512_set_epi16(63, 61, 59, 57, 55, 53, 51, 49, 47, 45, 43, 41, 39, 37, 35, 33,
+                                         31, 29, 27, 25, 23, 21, 19, 17, 15, 13, 11, 9, 7, 5, 3, 1);
+    uint64_t nks = (K + 31) / 32, s;
+    int t0, t;
+    for (t0 = 0; t0 < n_tok; t0 += 16) {
+        int nt = n_tok - t0 < 16 ? n_tok - t0 : 16;
+        const __m512i rows = _mm512_mullo_epi32(_mm512_set_epi32(15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0), _mm512_set1_epi32(4 * nt));
+        uint16_t *chunk = xb + (uint64_t)t0 * nks * 64;
+        for (t = 0; t < nt; t++) {
+            const float *xt = x + (uint64_t)(t0 + t) * K;
+            for (s = 0; s < nks; s++) {
+                uint64_t n = K - 32 * s < 32 ? K - 32 * s : 32;
+                __mmask16 m0 = (__mmask16)(n >= 16 ? 0xffffu : (1u << n) - 1), m1 = (__mmask16)(n > 16 ? (1u << (n - 16)) - 1 : 0);
+                __m512 x0 = _mm512_maskz_loadu_ps(m0, xt + 32 * s), x1 = _mm512_maskz_loadu_ps(m1, xt + 32 * s + 16);
+                __m512i h0 = srt__bf16_rne512(_mm512_castps_si512(x0)), h1 = srt__bf16_rne512(_mm512_castps_si512(x1));
+                __m512i l0 = srt__bf16_rne512(_mm512_castps_si512(_mm512_sub_ps(x0, _mm512_castsi512_ps(h0))));
+                __m512i l1 = srt__bf16_rne512(_mm512_castps_si512(_mm512_sub_ps(x1, _mm512_castsi512_ps(h1))));
+                uint16_t *hi = chunk + s * 64 * (uint64_t)nt + 2 * (uint64_t)t;   /* column t of the hi tile; the lo tile follows */
+                _mm512_i32scatter_epi32(hi, rows, _mm512_permutex2var_epi16(h0, odd, h1), 1);
+                _mm512_i32scatter_epi32(hi + 32 * (uint64_t)nt, rows, _mm512_permutex2var_epi16(l0, odd, l1), 1);
+            }
+        }
+    }
+}
+static SRT__AMXBF void srt__bf16_amx_run(const srt__mm *mm, uint64_t tile0, uint64_t tile1, int sparse) {
+    const srt__weights *w = mm->w;
+    uint64_t K = w->cols, nks = (K + 31) / 32, full = K / 32, tile, s;
+    const unsigned char *bmp = (const unsigned char *)w->part[1], *offs = (const unsigned char *)w->part[2];
+    const uint16_t *vals = (const uint16_t *)w->part[0];
+    uint16_t abuf[16 * 32];
+    float cbuf[16 * 16];
+    srt__tilecfg cfg;
+    int p0, np, nch, ntl, j, t, i;
+    for (p0 = 0; p0 < mm->n_tok; p0 += SRT__XB_PASS) {
+        np = mm->n_tok - p0 < SRT__XB_PASS ? mm->n_tok - p0 : SRT__XB_PASS;
+        nch = (np + 15) / 16; ntl = np - 16 * (nch - 1);
+        memset(&cfg, 0, sizeof cfg);
+        cfg.palette = 1;
+        for (j = 0; j < nch; j++) { cfg.rows[j] = 16; cfg.colsb[j] = (uint16_t)(4 * (j < nch - 1 ? 16 : ntl)); }   /* C: 16 rows x tokens */
+        cfg.rows[4] = 16; cfg.colsb[4] = 64;                    /* A: 16 rows x 32 bf16 */
+        cfg.rows[5] = 16; cfg.colsb[5] = 64;                    /* B of 16 tokens */
+        cfg.rows[6] = 16; cfg.colsb[6] = (uint16_t)(4 * ntl);   /* B of the last chunk */
+        srt__tile_config(&cfg);
+        for (tile = tile0; tile < tile1; tile++) {
+            uint64_t r0 = tile * SRT__TILE, nr = w->rows - r0 < SRT__TILE ? w->rows - r0 : SRT__TILE;
+            const uint16_t *p[4] = {0, 0, 0, 0};
+            const unsigned char *bm[4] = {0, 0, 0, 0};
+            uint64_t gr[4] = {0, 0, 0, 0}, g;
+            int direct = !sparse && nr == SRT__TILE;
+            if (sparse)
+                for (g = 0; g * SRT__SBG < nr; g++) {
+                    uint64_t g0 = r0 + g * SRT__SBG;
+                    gr[g] = srt__sbg_rows(w->rows, g0);
+                    p[g] = vals + srt__rd64(offs + g0 / SRT__SBG * 8);
+                    bm[g] = bmp + g0 * ((K + 31) / 32) * 4;
+                }
+            if (!direct) memset(abuf, 0, sizeof abuf);   /* rows past nr stay 0 */
+            _tile_zero(0);   /* only configured tiles may be touched */
+            if (nch > 1) _tile_zero(1);
+            if (nch > 2) _tile_zero(2);
+            if (nch > 3) _tile_zero(3);
+            for (s = 0; s < nks; s++) {
+                const uint16_t *xs = mm->a->xb + (uint64_t)p0 * nks * 64;
+                if (sparse) {
+                    for (g = 0; g < 4 && gr[g]; g++)
+                        for (i = 0; i < (int)gr[g]; i++) {
+                            uint32_t m = srt__rd32(bm[g] + 4 * (s * gr[g] + (uint64_t)i));
+                            _mm512_storeu_si512((void *)(abuf + (g * SRT__SBG + (uint64_t)i) * 32),
+                                                _mm512_maskz_expand_epi16(_cvtu32_mask32(m), _mm512_loadu_si512((const void *)p[g])));
+                            p[g] += _mm_popcnt_u32(m);
+                        }
+                    _tile_loadd(4, abuf, 64);
+                } else if (direct && s < full) {
+                    _tile_loadd(4, vals + r0 * K + 32 * s, (long)(2 * K));
+                } else {
+                    uint64_t n = K - 32 * s < 32 ? K - 32 * s : 32;
+                    __mmask32 m = (__mmask32)(n == 32 ? 0xffffffffu : (1u << n) - 1);
+                    for (i = 0; i < (int)nr; i++)
+                        _mm512_storeu_si512((void *)(abuf + i * 32), _mm512_maskz_loadu_epi16(m, vals + (r0 + (uint64_t)i) * K + 32 * s));
+                    _tile_loadd(4, abuf, 64);
+                }
+                /* chunk J of 16 tokens: its hi and lo B tiles (the last chunk's are ntl wide) */
+#define SRT__XB_CHUNK(J) if (J < nch) { \
+                    const uint16_t *b_ = xs + (uint64_t)J * 16 * nks * 64; \
+                    if (J == nch - 1) { \
+                        b_ += s * 64 * (uint64_t)ntl; \
+                        _tile_loadd(6, b_, 4 * ntl); _tile_dpbf16ps(J, 4, 6); \
+                        _tile_loadd(6, b_ + 32 * ntl, 4 * ntl); _tile_dpbf16ps(J, 4, 6); \
+                    } else { \
+                        b_ += s * 64 * 16; \
+                        _tile_loadd(5, b_, 64); _tile_dpbf16ps(J, 4, 5); \
+                        _tile_loadd(5, b_ + 32 * 16, 64); _tile_dpbf16ps(J, 4, 5); \
+                    } }
+                SRT__XB_CHUNK(0) SRT__XB_CHUNK(1) SRT__XB_CHUNK(2) SRT__XB_CHUNK(3)
+#undef SRT__XB_CHUNK
+            }
+            /* C (rows x tokens) -> y (tokens x rows) */
+#define SRT__XB_STORE(J) if (J < nch) { \
+                int nt_ = J < nch - 1 ? 16 : ntl; \
+                _tile_stored(J, cbuf, 64); \
+                for (t = 0; t < nt_; t++) { \
+                    float *y_ = mm->y + (uint64_t)(p0 + 16 * J + t) * mm->ldy + r0; \
+                    for (i = 0; i < (int)nr; i++) y_[i] = cbuf[i * 16 + t] + (mm->bias ? mm->bias[r0 + (uint64_t)i] : 0.0f); \
+                } }
+            SRT__XB_STORE(0) SRT__XB_STORE(1) SRT__XB_STORE(2) SRT__XB_STORE(3)
+#undef SRT__XB_STORE
+        }
+        _tile_release();
+    }
+}
+static void srt__bf16_amx(const srt__mm *mm, uint64_t tile0, uint64_t tile1) { srt__bf16_amx_run(mm, tile0, tile1, 0); }
+static void srt__sb_bf16_amx(const srt__mm *mm, uint64_t tile0, uint64_t tile1) { srt__bf16_amx_run(mm, tile0, tile1, 1); }
 #endif
 
 /* The sparse kernel for a format at an ISA level; NULL = the portable reference. */
@@ -1706,6 +1844,7 @@ static srt__kernel_fn srt__x86_sparse_kernel(srt_isa isa, srt_format f, int n_to
     }
 #if SRT__HAVE_AMX
     if (isa >= SRT_ISA_AMX && n_tok >= 8 && (f == SRT_SB_Q8 || f == SRT_SB_Q4)) return srt__sb_amx;
+    if (isa >= SRT_ISA_AMX && n_tok >= SRT__BF16_AMX_MIN && f == SRT_SB_BF16) return srt__sb_bf16_amx;
 #endif
     switch (f) {
         case SRT_SB_BF16: return srt__sb_bf16_avx512;
@@ -1727,6 +1866,7 @@ static srt__kernel_fn srt__x86_kernel(srt_isa isa, srt_format f, int n_tok) {
 #if SRT__HAVE_AMX
     static const srt__kernel_fn amx[4] = {srt__q8_amx, srt__q4_amx, srt__q2_amx, srt__q1_amx};
     if (isa >= SRT_ISA_AMX && i >= 0 && n_tok >= 8) return amx[i];
+    if (isa >= SRT_ISA_AMX && f == SRT_BF16 && n_tok >= SRT__BF16_AMX_MIN) return srt__bf16_amx;
 #endif
     if (isa >= SRT_ISA_AVX512) {
         if (i >= 0) return n_tok >= 4 ? gemm512[i] : gemv512[i];

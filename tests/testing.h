@@ -30,6 +30,15 @@ static float srt_test_frand(void) {
     srt_test_rng = srt_test_rng * 6364136223846793005ull + 1442695040888963407ull;
     return (float)((srt_test_rng >> 40) / 8388608.0) - 1.0f;
 }
+/* How far a bf16 product on AMX tiles may be from the reference (sparsert_x86.h, AMX bf16): x in
+   two bf16 parts is within 2^-17 of x, and the f32 sums run in another order; 2^-14 of sum |w x|
+   (w before rounding to bf16: 2^-9 of it at most) bounds both with room. */
+static double srt_test_amx_bf16_tol(const float *w, const float *x, int K) {
+    double s = 0;
+    int k;
+    for (k = 0; k < K; k++) s += (w[k] < 0 ? -w[k] : w[k]) * (double)(x[k] < 0 ? -x[k] : x[k]);
+    return s / 16384.0 + 1e-30;
+}
 /* Call at the end of main(). */
 static int srt_test_finish(void) {
     fprintf(stderr, "%d checks passed, %d failed\n", srt_test_passed_count, srt_test_failed_count);
