@@ -1714,29 +1714,51 @@ static SRT__AMXBF __m512i srt__bf16_rne512(__m512i u) {   /* f32 bits -> bf16 in
     r = _mm512_mask_mov_epi32(r, nan, _mm512_or_si512(u, _mm512_set1_epi32(0x400000)));   /* NaN stays (quiet) NaN */
     return _mm512_and_si512(r, _mm512_set1_epi32((int)0xffff0000u));
 }
+/* r[i] (16 dwords) becomes column i: a 16 x 16 transpose of 32-bit elements */
+static SRT__AMXBF void srt__transpose16x16(__m512i r[16]) {
+    __m512i t[16], u[16];
+    int i, j;
+    for (i = 0; i < 8; i++) { t[2 * i] = _mm512_unpacklo_epi32(r[2 * i], r[2 * i + 1]); t[2 * i + 1] = _mm512_unpackhi_epi32(r[2 * i], r[2 * i + 1]); }
+    for (i = 0; i < 4; i++) {   /* lane L of u[4i + j]: rows 4i..4i+3 of column 4L + j */
+        u[4 * i] = _mm512_unpacklo_epi64(t[4 * i], t[4 * i + 2]); u[4 * i + 1] = _mm512_unpackhi_epi64(t[4 * i], t[4 * i + 2]);
+        u[4 * i + 2] = _mm512_unpacklo_epi64(t[4 * i + 1], t[4 * i + 3]); u[4 * i + 3] = _mm512_unpackhi_epi64(t[4 * i + 1], t[4 * i + 3]);
+    }
+    for (j = 0; j < 4; j++) {
+        __m512i ab02 = _mm512_shuffle_i32x4(u[j], u[4 + j], 0x88), ab13 = _mm512_shuffle_i32x4(u[j], u[4 + j], 0xdd);
+        __m512i cd02 = _mm512_shuffle_i32x4(u[8 + j], u[12 + j], 0x88), cd13 = _mm512_shuffle_i32x4(u[8 + j], u[12 + j], 0xdd);
+        r[j] = _mm512_shuffle_i32x4(ab02, cd02, 0x88); r[8 + j] = _mm512_shuffle_i32x4(ab02, cd02, 0xdd);
+        r[4 + j] = _mm512_shuffle_i32x4(ab13, cd13, 0x88); r[12 + j] = _mm512_shuffle_i32x4(ab13, cd13, 0xdd);
+    }
+}
 /* a->xb: per 16 tokens (the last: what is left, nt), per 32 columns, the hi then the lo part as a
-   B tile: 16 rows of nt bf16 pairs, row k2 = columns 2 k2 and 2 k2 + 1 of each token (0 past K). */
+   B tile: 16 rows of nt bf16 pairs, row k2 = columns 2 k2 and 2 k2 + 1 of each token (0 past K).
+   Each token's 32 columns become 16 pairs (a row per token), and a transpose makes them columns. */
 static SRT__AMXBF void srt__bf16_split_tiles(const float *x, uint64_t K, int n_tok, uint16_t *xb) {
     const __m512i odd = _mm512_set_epi16(63, 61, 59, 57, 55, 53, 51, 49, 47, 45, 43, 41, 39, 37, 35, 33,
                                          31, 29, 27, 25, 23, 21, 19, 17, 15, 13, 11, 9, 7, 5, 3, 1);
     uint64_t nks = (K + 31) / 32, s;
-    int t0, t;
+    int t0, t, k2, part;
     for (t0 = 0; t0 < n_tok; t0 += 16) {
         int nt = n_tok - t0 < 16 ? n_tok - t0 : 16;
-        const __m512i rows = _mm512_mullo_epi32(_mm512_set_epi32(15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0), _mm512_set1_epi32(4 * nt));
+        __mmask16 cols = (__mmask16)((1u << nt) - 1);
         uint16_t *chunk = xb + (uint64_t)t0 * nks * 64;
-        for (t = 0; t < nt; t++) {
-            const float *xt = x + (uint64_t)(t0 + t) * K;
-            for (s = 0; s < nks; s++) {
-                uint64_t n = K - 32 * s < 32 ? K - 32 * s : 32;
-                __mmask16 m0 = (__mmask16)(n >= 16 ? 0xffffu : (1u << n) - 1), m1 = (__mmask16)(n > 16 ? (1u << (n - 16)) - 1 : 0);
-                __m512 x0 = _mm512_maskz_loadu_ps(m0, xt + 32 * s), x1 = _mm512_maskz_loadu_ps(m1, xt + 32 * s + 16);
+        for (s = 0; s < nks; s++) {
+            uint64_t n = K - 32 * s < 32 ? K - 32 * s : 32;
+            __mmask16 m0 = (__mmask16)(n >= 16 ? 0xffffu : (1u << n) - 1), m1 = (__mmask16)(n > 16 ? (1u << (n - 16)) - 1 : 0);
+            __m512i r[2][16];
+            for (t = 0; t < 16; t++) {
+                const float *xt = x + (uint64_t)(t0 + (t < nt ? t : 0)) * K + 32 * s;
+                __m512 x0 = _mm512_maskz_loadu_ps(t < nt ? m0 : 0, xt), x1 = _mm512_maskz_loadu_ps(t < nt ? m1 : 0, xt + 16);
                 __m512i h0 = srt__bf16_rne512(_mm512_castps_si512(x0)), h1 = srt__bf16_rne512(_mm512_castps_si512(x1));
                 __m512i l0 = srt__bf16_rne512(_mm512_castps_si512(_mm512_sub_ps(x0, _mm512_castsi512_ps(h0))));
                 __m512i l1 = srt__bf16_rne512(_mm512_castps_si512(_mm512_sub_ps(x1, _mm512_castsi512_ps(h1))));
-                uint16_t *hi = chunk + s * 64 * (uint64_t)nt + 2 * (uint64_t)t;   /* column t of the hi tile; the lo tile follows */
-                _mm512_i32scatter_epi32(hi, rows, _mm512_permutex2var_epi16(h0, odd, h1), 1);
-                _mm512_i32scatter_epi32(hi + 32 * (uint64_t)nt, rows, _mm512_permutex2var_epi16(l0, odd, l1), 1);
+                r[0][t] = _mm512_permutex2var_epi16(h0, odd, h1);
+                r[1][t] = _mm512_permutex2var_epi16(l0, odd, l1);
+            }
+            for (part = 0; part < 2; part++) {
+                uint16_t *tl = chunk + (2 * s + (uint64_t)part) * 32 * (uint64_t)nt;
+                srt__transpose16x16(r[part]);
+                for (k2 = 0; k2 < 16; k2++) _mm512_mask_storeu_epi32(tl + k2 * 2 * nt, cols, r[part][k2]);
             }
         }
     }
@@ -1747,7 +1769,7 @@ static SRT__AMXBF void srt__bf16_amx_run(const srt__mm *mm, uint64_t tile0, uint
     const unsigned char *bmp = (const unsigned char *)w->part[1], *offs = (const unsigned char *)w->part[2];
     const uint16_t *vals = (const uint16_t *)w->part[0];
     uint16_t abuf[16 * 32];
-    float cbuf[16 * 16];
+    float cbuf[16 * 16] = {0};   /* C as stored: 16 rows x up to 16 tokens */
     srt__tilecfg cfg;
     int p0, np, nch, ntl, j, t, i;
     for (p0 = 0; p0 < mm->n_tok; p0 += SRT__XB_PASS) {
@@ -1773,6 +1795,8 @@ static SRT__AMXBF void srt__bf16_amx_run(const srt__mm *mm, uint64_t tile0, uint
                     p[g] = vals + srt__rd64(offs + g0 / SRT__SBG * 8);
                     bm[g] = bmp + g0 * ((K + 31) / 32) * 4;
                 }
+            __mmask16 rows = (__mmask16)(nr == 16 ? 0xffffu : (1u << nr) - 1);
+            __m512 bias = mm->bias ? _mm512_maskz_loadu_ps(rows, mm->bias + r0) : _mm512_setzero_ps();
             if (!direct) memset(abuf, 0, sizeof abuf);   /* rows past nr stay 0 */
             _tile_zero(0);   /* only configured tiles may be touched */
             if (nch > 1) _tile_zero(1);
@@ -1816,11 +1840,12 @@ static SRT__AMXBF void srt__bf16_amx_run(const srt__mm *mm, uint64_t tile0, uint
             /* C (rows x tokens) -> y (tokens x rows) */
 #define SRT__XB_STORE(J) if (J < nch) { \
                 int nt_ = J < nch - 1 ? 16 : ntl; \
+                __m512i c_[16]; \
                 _tile_stored(J, cbuf, 64); \
-                for (t = 0; t < nt_; t++) { \
-                    float *y_ = mm->y + (uint64_t)(p0 + 16 * J + t) * mm->ldy + r0; \
-                    for (i = 0; i < (int)nr; i++) y_[i] = cbuf[i * 16 + t] + (mm->bias ? mm->bias[r0 + (uint64_t)i] : 0.0f); \
-                } }
+                for (i = 0; i < 16; i++) c_[i] = _mm512_loadu_si512((const void *)(cbuf + 16 * i)); \
+                srt__transpose16x16(c_); \
+                for (t = 0; t < nt_; t++) \
+                    _mm512_mask_storeu_ps(mm->y + (uint64_t)(p0 + 16 * J + t) * mm->ldy + r0, rows, _mm512_add_ps(_mm512_castsi512_ps(c_[t]), bias)); }
             SRT__XB_STORE(0) SRT__XB_STORE(1) SRT__XB_STORE(2) SRT__XB_STORE(3)
 #undef SRT__XB_STORE
         }

@@ -81,6 +81,49 @@ static void test_kernels(void) {
     srt_pool_destroy(pool);
 }
 
+/* The bias (Qwen2's q/k/v) is added by every kernel as the reference adds it: 130 rows (a last tile
+   of 2), 1 and 13 tokens; bf16 and sb-bf16 on AMX to the tolerance, the others bit for bit. */
+static void test_bias(void) {
+    static const struct { srt_format f; uint32_t group; } fmts[] = {{SRT_F32, 0}, {SRT_BF16, 0}, {SRT_SB_BF16, 0}, {SRT_Q8, 64}, {SRT_SB_Q8, 64}};
+    enum { M = 130, K = 200, N = 13 };
+    float *w = (float *)malloc(sizeof(float) * M * K), *x = (float *)malloc(sizeof(float) * N * K), *b = (float *)malloc(sizeof(float) * M);
+    float *ref = (float *)malloc(sizeof(float) * N * M), *y = (float *)malloc(sizeof(float) * N * M);
+    void *scratch = malloc((size_t)srt__acts_bytes(N, K, 32));
+    size_t fi;
+    int i, n, isa;
+    for (i = 0; i < M * K; i++) w[i] = i % 3 == 0 ? 0.0f : srt_test_frand();   /* a third zeros: the sparse formats store the rest */
+    for (i = 0; i < N * K; i++) x[i] = srt_test_frand();
+    for (i = 0; i < M; i++) b[i] = 10.0f * srt_test_frand();
+    for (fi = 0; fi < sizeof fmts / sizeof fmts[0]; fi++) {
+        srt_tensor_parts lay;
+        srt__weights wt;
+        const srt__weights *ws[1];
+        const float *bs[1];
+        float *ys[1];
+        memset(&wt, 0, sizeof wt);
+        wt.format = fmts[fi].f; wt.group = fmts[fi].group; wt.rows = M; wt.cols = K;
+        if (srt_tensor_layout_data(wt.format, M, K, wt.group, w, &lay) != SRT_OK) { CHECK(0, "layout: %s", srt_last_error()); continue; }
+        for (i = 0; i < lay.n_parts; i++) wt.part[i] = malloc((size_t)lay.size[i]);
+        srt_quantize(wt.format, wt.group, w, M, K, (void *const *)wt.part);
+        ws[0] = &wt; bs[0] = b;
+        for (n = 1; n <= N; n += N - 1) {
+            ys[0] = ref;
+            srt__matmul_run(NULL, SRT_ISA_PORTABLE, 1, ws, x, n, ys, bs, scratch);
+            for (isa = SRT_ISA_AVX2; isa <= (int)srt_isa_best(); isa++) {
+                int bad = 0, tol = isa == SRT_ISA_AMX && n >= 2 && (wt.format == SRT_BF16 || wt.format == SRT_SB_BF16);
+                ys[0] = y;
+                srt__matmul_run(NULL, (srt_isa)isa, 1, ws, x, n, ys, bs, scratch);
+                for (i = 0; i < n * M; i++)
+                    if (tol ? !(fabs((double)y[i] - ref[i]) <= srt_test_amx_bf16_tol(w + (i % M) * K, x + (i / M) * K, K)) : memcmp(&y[i], &ref[i], 4) != 0) bad++;
+                CHECK(bad == 0, "%s n=%d %s with a bias: equals the reference %s (%d differ)", srt_format_name(wt.format), n, srt_isa_name((srt_isa)isa),
+                      tol ? "to the AMX bf16 tolerance" : "bit for bit", bad);
+            }
+        }
+        for (i = 0; i < lay.n_parts; i++) free((void *)wt.part[i]);
+    }
+    free(w); free(x); free(b); free(ref); free(y); free(scratch);
+}
+
 /* A model's logits after a prompt are the same at every level. */
 static void test_model_levels(void) {
     static const srt_format fmts[] = {SRT_F32, SRT_BF16, SRT_Q8, SRT_Q4, SRT_TQ};
@@ -241,6 +284,7 @@ int main(void) {
     if (system("mkdir -p build/tmp") != 0) return 1;
     test_levels();
     test_kernels();
+    test_bias();
     test_vec_ops();
     test_model_levels();
     return srt_test_finish();
