@@ -1695,7 +1695,7 @@ static SRT__AMXSP void srt__sb_amx(const srt__mm *mm, uint64_t tile0, uint64_t t
     }
 }
 
-/* AMX GEMM (8+ tokens) for bf16 and sb-bf16: per tile of 16 rows and 32 columns,
+/* AMX GEMM (2+ tokens) for bf16 and sb-bf16: per tile of 16 rows and 32 columns,
    C[16 rows x tokens] += A[16 rows x 32] . B[32 x tokens] in f32 tiles (tdpbf16ps). A is the
    weights: a dense bf16 tile loads straight from the matrix (the stride is a row); an sb-bf16 one
    is expanded (vpexpandw) into a buffer first, as are the last partial 32 columns and a last tile
@@ -1704,7 +1704,7 @@ static SRT__AMXSP void srt__sb_amx(const srt__mm *mm, uint64_t tile0, uint64_t t
    tdpbf16ps accumulate A.hi and A.lo: x is carried to 2^-17 of itself, the products are exact in
    f32, and the result differs from the reference (f32 x, another order of the sums) by that and
    by f32 rounding only. The tests hold it to 2^-14 of sum |w x|. Up to 64 tokens share each A
-   tile (C in tiles 0-3). */
+   tile: C in tiles 0-3 (16 tokens each), A in 4, B in 5 (16 tokens) and 6 (the last chunk's). */
 #define SRT__AMXBF __attribute__((target("avx512f,avx512bw,avx512dq,avx512vl,avx512vnni,avx512vbmi,avx512vbmi2,fma,f16c,popcnt,amx-tile,amx-bf16")))
 #define SRT__XB_PASS 64   /* tokens per pass over the weights */
 #define SRT__BF16_AMX_MIN 2   /* 1 token: the AVX-512 kernels (2+ measured faster on AMX) */
@@ -1784,10 +1784,12 @@ static SRT__AMXBF void srt__bf16_amx_run(const srt__mm *mm, uint64_t tile0, uint
         srt__tile_config(&cfg);
         for (tile = tile0; tile < tile1; tile++) {
             uint64_t r0 = tile * SRT__TILE, nr = w->rows - r0 < SRT__TILE ? w->rows - r0 : SRT__TILE;
-            const uint16_t *p[4] = {0, 0, 0, 0};
+            const uint16_t *p[4] = {0, 0, 0, 0}, *xp = mm->a->xb + (uint64_t)p0 * nks * 64;   /* this pass's x tiles */
             const unsigned char *bm[4] = {0, 0, 0, 0};
             uint64_t gr[4] = {0, 0, 0, 0}, g;
             int direct = !sparse && nr == SRT__TILE;
+            __mmask16 rows = (__mmask16)(nr == 16 ? 0xffffu : (1u << nr) - 1);
+            __m512 bias = mm->bias ? _mm512_maskz_loadu_ps(rows, mm->bias + r0) : _mm512_setzero_ps();
             if (sparse)
                 for (g = 0; g * SRT__SBG < nr; g++) {
                     uint64_t g0 = r0 + g * SRT__SBG;
@@ -1795,15 +1797,12 @@ static SRT__AMXBF void srt__bf16_amx_run(const srt__mm *mm, uint64_t tile0, uint
                     p[g] = vals + srt__rd64(offs + g0 / SRT__SBG * 8);
                     bm[g] = bmp + g0 * ((K + 31) / 32) * 4;
                 }
-            __mmask16 rows = (__mmask16)(nr == 16 ? 0xffffu : (1u << nr) - 1);
-            __m512 bias = mm->bias ? _mm512_maskz_loadu_ps(rows, mm->bias + r0) : _mm512_setzero_ps();
             if (!direct) memset(abuf, 0, sizeof abuf);   /* rows past nr stay 0 */
             _tile_zero(0);   /* only configured tiles may be touched */
             if (nch > 1) _tile_zero(1);
             if (nch > 2) _tile_zero(2);
             if (nch > 3) _tile_zero(3);
             for (s = 0; s < nks; s++) {
-                const uint16_t *xs = mm->a->xb + (uint64_t)p0 * nks * 64;
                 if (sparse) {
                     for (g = 0; g < 4 && gr[g]; g++)
                         for (i = 0; i < (int)gr[g]; i++) {
@@ -1824,7 +1823,7 @@ static SRT__AMXBF void srt__bf16_amx_run(const srt__mm *mm, uint64_t tile0, uint
                 }
                 /* chunk J of 16 tokens: its hi and lo B tiles (the last chunk's are ntl wide) */
 #define SRT__XB_CHUNK(J) if (J < nch) { \
-                    const uint16_t *b_ = xs + (uint64_t)J * 16 * nks * 64; \
+                    const uint16_t *b_ = xp + (uint64_t)J * 16 * nks * 64; \
                     if (J == nch - 1) { \
                         b_ += s * 64 * (uint64_t)ntl; \
                         _tile_loadd(6, b_, 4 * ntl); _tile_dpbf16ps(J, 4, 6); \
