@@ -865,9 +865,9 @@ static SRT__AVX512SPB void srt__sb_bf16_avx512(const srt__mm *mm, uint64_t tile0
     /* one row of a block: its values follow the previous row's in the one stream p. Rows 1 and 3
        prefetch 3 KB ahead of where they read into L1, row 0 6 KB ahead into L2, the bitmaps 768
        bytes (a block of 4 rows holds 0.5-2 cache lines at 50-80%). The hardware prefetchers do
-       little for this loop (without software prefetches it read 6.8 GB/s on one core, not 12), and
-       the L2 one lifted 70% by 7-11% on 1 thread and 6% on 2 (0-4% at 30-50%; at 4.5, 5.6, 7, 8, 12 or
-       24 KB, from rows 0 and 2, or for the bitmaps too: no better; from every row, or L1 2 or 4 KB
+       little for this loop (without software prefetches it read 6.8 GB/s on one core, not 12);
+       the L2 one lifted 70% by 7-11% on 1 thread and 6% on 2 (0-4% at 30-50%; 4.5-24 KB ahead,
+       from rows 0 and 2, or for the bitmaps too: no better; L1 from every row, or 2 or 4 KB
        ahead: 1-5% slower) */
 #define SRT__SBF_ROW(I) { \
         uint32_t m_ = srt__rd32(bm + 4 * (4 * b + I)); \
