@@ -1800,7 +1800,7 @@ static SRT__AMXBF void srt__bf16_amx_run(const srt__mm *mm, uint64_t tile0, uint
                     uint64_t g0 = r0 + g * SRT__SBG;
                     gr[g] = srt__sbg_rows(w->rows, g0);
                     p[g] = vals + srt__rd64(offs + g0 / SRT__SBG * 8);
-                    bm[g] = bmp + g0 * ((K + 31) / 32) * 4;
+                    bm[g] = bmp + g0 * nks * 4;
                 }
             if (!direct) memset(abuf, 0, sizeof abuf);   /* rows past nr stay 0 */
             _tile_zero(0);   /* only configured tiles may be touched */
