@@ -868,7 +868,10 @@ static SRT__AVX512SPB void srt__sb_bf16_avx512(const srt__mm *mm, uint64_t tile0
        little for this loop (without software prefetches it read 6.8 GB/s on one core, not 12);
        the L2 one lifted 70% by 7-11% on 1 thread and 6% on 2 (0-4% at 30-50%; 4.5-24 KB ahead,
        from rows 0 and 2, or for the bitmaps too: no better; L1 from every row, or 2 or 4 KB
-       ahead: 1-5% slower) */
+       ahead: 1-5% slower). x, 8 blocks (1 KB) ahead into L1: at K = 8192 the split x (32 KB) and a
+       group's stream (about 24 KB at 70%) do not both fit in L1, so x comes back from L2 for each
+       group; prefetched, 2048x8192 ran 4% faster on 1 thread (0.5% on 2; K = 2048: no change).
+       Walking 2 or 4 groups at once to reuse x (interleaved streams) was 8-25% slower. */
 #define SRT__SBF_ROW(I) { \
         uint32_t m_ = srt__rd32(bm + 4 * (4 * b + I)); \
         __m512i v_ = _mm512_maskz_expand_epi16(_cvtu32_mask32(m_), _mm512_loadu_si512((const void *)p)); \
@@ -888,6 +891,8 @@ static SRT__AVX512SPB void srt__sb_bf16_avx512(const srt__mm *mm, uint64_t tile0
             for (b = 0; b < nb; b++) {
                 const __m512 xe = _mm512_loadu_ps(x + 32 * b), xo = _mm512_loadu_ps(x + 32 * b + 16);
                 _mm_prefetch((const char *)(bm + 16 * b) + 768, _MM_HINT_T0);
+                _mm_prefetch((const char *)(x + 32 * b) + 1024, _MM_HINT_T0);   /* x: see above */
+                _mm_prefetch((const char *)(x + 32 * b) + 1088, _MM_HINT_T0);
                 SRT__SBF_ROW(0) SRT__SBF_ROW(1) SRT__SBF_ROW(2) SRT__SBF_ROW(3)
             }
             SRT__SBF_END(0) SRT__SBF_END(1) SRT__SBF_END(2) SRT__SBF_END(3)
