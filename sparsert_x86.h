@@ -862,18 +862,12 @@ static SRT__AVX512SPB void srt__sb_bf16_avx512(const srt__mm *mm, uint64_t tile0
     const uint16_t *vals = (const uint16_t *)w->part[0];
     const __m512i hi16 = _mm512_set1_epi32((int)0xffff0000u);
     int t;
-    /* one row of a block: its values follow the previous row's in the one stream p. Rows 1 and 3
-       prefetch 3 KB ahead of where they read into L1, row 0 6 KB ahead into L2, the bitmaps 768
-       bytes (a block of 4 rows holds 0.5-2 cache lines at 50-80%). The hardware prefetchers do
-       little for this loop (without software prefetches it read 6.8 GB/s on one core, not 12);
-       the L2 one lifted 70% by 7-11% on 1 thread and 6% on 2 (0-4% at 30-50%; 4.5-24 KB ahead,
-       from rows 0 and 2, or for the bitmaps too: no better; L1 from every row, or 2 or 4 KB
-       ahead: 1-5% slower). x, 8 blocks (1 KB) ahead into L1: at K = 8192 the split x (32 KB) and a
-       group's stream (about 24 KB at 70%) do not both fit in L1, so x comes back from L2 for each
-       group; prefetched, 2048x8192 ran 4% faster on 1 thread (0.5% on 2; K = 2048: no change).
-       Walking 2 or 4 groups at once to reuse x (interleaved streams) was 8-25% slower. Unrolled
-       by 2 blocks: 2.8% faster at 70% on 1 thread over the Llama-3.2-1B shapes (0.6% on 2; the
-       same at 30-50%, 4% at 90%); the loop is sensitive to its code layout. */
+    /* one row of a block: its values follow the previous row's in the one stream p. The loop's work
+       per byte is close to one core's read speed and the hardware prefetchers do little for it, so
+       it prefetches by hand: rows 1 and 3 3 KB ahead into L1, row 0 6 KB ahead into L2, the bitmaps
+       768 bytes, and x 1 KB (at K = 8192 the split x and a group's stream overflow L1). Distances,
+       the unroll by 2 and what was tried instead (more groups per pass: interleaved streams, slower
+       from memory): README, "Sparse formats against their dense counterparts". */
 #define SRT__SBF_ROW(I) { \
         uint32_t m_ = srt__rd32(bm + 4 * (4 * b + I)); \
         __m512i v_ = _mm512_maskz_expand_epi16(_cvtu32_mask32(m_), _mm512_loadu_si512((const void *)p)); \
@@ -894,7 +888,7 @@ static SRT__AVX512SPB void srt__sb_bf16_avx512(const srt__mm *mm, uint64_t tile0
             for (b = 0; b < nb; b++) {
                 const __m512 xe = _mm512_loadu_ps(x + 32 * b), xo = _mm512_loadu_ps(x + 32 * b + 16);
                 _mm_prefetch((const char *)(bm + 16 * b) + 768, _MM_HINT_T0);
-                _mm_prefetch((const char *)(x + 32 * b) + 1024, _MM_HINT_T0);   /* x: see above */
+                _mm_prefetch((const char *)(x + 32 * b) + 1024, _MM_HINT_T0);
                 _mm_prefetch((const char *)(x + 32 * b) + 1088, _MM_HINT_T0);
                 SRT__SBF_ROW(0) SRT__SBF_ROW(1) SRT__SBF_ROW(2) SRT__SBF_ROW(3)
             }
