@@ -495,10 +495,15 @@ SRT_API srt_status srt_tensor_layout_data(srt_format format, uint64_t rows, uint
 /* 1 for the sparse formats. */
 SRT_API int srt_format_is_sparse(srt_format format);
 /* Converts rows x cols floats (row-major) to `format`; parts[i] must hold layout.size[i] bytes
-   (sparse formats: the sizes srt_tensor_layout_data gives for the same src). */
+   (sparse formats: the sizes srt_tensor_layout_data gives for the same src). Every byte of every
+   part is written. */
 SRT_API srt_status srt_quantize(srt_format format, uint32_t group, const float *src, uint64_t rows, uint64_t cols, void *const *parts);
 /* Converts back to floats (reference dequantization). */
 SRT_API srt_status srt_dequantize(srt_format format, uint32_t group, const void *const *parts, uint64_t rows, uint64_t cols, float *dst);
+/* The same on the threads of `pool` (NULL = this thread); the results do not depend on the
+   thread count. */
+SRT_API srt_status srt_quantize_pool(srt_pool *pool, srt_format format, uint32_t group, const float *src, uint64_t rows, uint64_t cols, void *const *parts);
+SRT_API srt_status srt_dequantize_pool(srt_pool *pool, srt_format format, uint32_t group, const void *const *parts, uint64_t rows, uint64_t cols, float *dst);
 SRT_API float srt_f16_to_f32(uint16_t h);
 SRT_API uint16_t srt_f32_to_f16(float f);
 SRT_API float srt_bf16_to_f32(uint16_t h);
@@ -532,6 +537,9 @@ SRT_API srt_status srt_writer_meta_arr(srt_writer *w, const char *key, srt_meta_
 /* Quantizes rows x cols floats to `format` and appends the tensor. 1-D tensors have rows = 1. */
 SRT_API srt_status srt_writer_add_tensor(srt_writer *w, const char *name, srt_format format, uint32_t group,
                                          uint64_t rows, uint64_t cols, const float *data);
+/* Quantizes the tensors added from now on with the threads of `pool` (NULL = this thread; not
+   owned, must outlive its use); the file does not depend on the thread count. */
+SRT_API void srt_writer_set_pool(srt_writer *w, srt_pool *pool);
 SRT_API srt_status srt_writer_finish(srt_writer *w);     /* always frees w */
 SRT_API void srt_writer_abort(srt_writer *w);            /* removes the temporary file, frees w */
 SRT_API uint64_t srt_writer_bytes(const srt_writer *w);  /* bytes written so far */
@@ -1844,7 +1852,7 @@ static srt__tiling srt__tiling_of(srt_format f, uint64_t rows, uint64_t cols, ui
     return t;
 }
 
-static srt_status srt__sparse_layout(srt_format format, uint64_t rows, uint64_t cols, uint32_t group, const float *src, srt_tensor_parts *parts);
+static srt_status srt__sparse_layout(srt_pool *pool, srt_format format, uint64_t rows, uint64_t cols, uint32_t group, const float *src, srt_tensor_parts *parts);
 SRT_API srt_status srt_tensor_layout(srt_format format, uint64_t rows, uint64_t cols, uint32_t group, srt_tensor_parts *parts) {
     uint64_t n;
     memset(parts, 0, sizeof *parts);
@@ -1868,16 +1876,20 @@ SRT_API srt_status srt_tensor_layout(srt_format format, uint64_t rows, uint64_t 
             return SRT_OK;
         }
         case SRT_SB_BF16: case SRT_SB_Q8: case SRT_SB_Q4: case SRT_S4X1: case SRT_TCSL:
-            return srt__sparse_layout(format, rows, cols, group, NULL, parts);
+            return srt__sparse_layout(NULL, format, rows, cols, group, NULL, parts);
         default:
             return srt__fail(SRT_ERR_UNSUPPORTED, "unknown weight format %d", (int)format);
     }
 }
-SRT_API srt_status srt_tensor_layout_data(srt_format format, uint64_t rows, uint64_t cols, uint32_t group, const float *src, srt_tensor_parts *parts) {
+/* srt_tensor_layout_data, counting a sparse tensor's non-zeros on `pool` */
+static srt_status srt__layout_data(srt_pool *pool, srt_format format, uint64_t rows, uint64_t cols, uint32_t group, const float *src, srt_tensor_parts *parts) {
     srt_status st = srt_tensor_layout(format, rows, cols, group, parts);
     if (st != SRT_OK || !srt_format_is_sparse(format)) return st;
     if (!src) return srt__fail(SRT_ERR_INVALID_ARG, "srt_tensor_layout_data: NULL data");
-    return srt__sparse_layout(format, rows, cols, group, src, parts);
+    return srt__sparse_layout(pool, format, rows, cols, group, src, parts);
+}
+SRT_API srt_status srt_tensor_layout_data(srt_format format, uint64_t rows, uint64_t cols, uint32_t group, const float *src, srt_tensor_parts *parts) {
+    return srt__layout_data(NULL, format, rows, cols, group, src, parts);
 }
 
 /* Where the code of W[r][k] lives: byte index into the values part and bit shift. Chunk c of
@@ -1994,47 +2006,32 @@ static int srt__nz(const float *src, uint64_t rows, uint64_t cols, uint64_t r, u
 /* Shared-memory bank (of 32 four-byte banks) of W[r][c] in a tile rebuilt as 64 rows of 128 bytes
    whose 16-byte chunks are swizzled by (row mod 8): the layout ldmatrix reads without conflicts. */
 static unsigned srt__tcsl_bank(unsigned r, unsigned c) { return 4u * ((c >> 3) ^ (r & 7u)) + ((c & 7u) >> 1); }
-static srt_status srt__tcsl_layout(uint64_t rows, uint64_t cols, uint32_t group, const float *src, srt_tensor_parts *parts) {
-    uint64_t tm = (rows + SRT__TCSL_T - 1) / SRT__TCSL_T, tk = (cols + SRT__TCSL_T - 1) / SRT__TCSL_T, words = 0, i, j, r, c;
-    if (group != 0) return srt__fail(SRT_ERR_FORMAT, "format tcsl takes no group size (got %u)", group);
-    if (rows * cols + 3 * tm * tk >= (1ull << 32)) return srt__fail(SRT_ERR_SHAPE, "tcsl: %llu x %llu is too large (u32 offsets)", (unsigned long long)rows, (unsigned long long)cols);
-    for (i = 0; i < tm; i++)
-        for (j = 0; j < tk; j++) {
-            uint64_t r1 = (i + 1) * SRT__TCSL_T < rows ? (i + 1) * SRT__TCSL_T : rows, c1 = (j + 1) * SRT__TCSL_T < cols ? (j + 1) * SRT__TCSL_T : cols;
-            uint64_t nnz = (r1 - i * SRT__TCSL_T) * (c1 - j * SRT__TCSL_T);   /* the bound (every weight), without src */
-            if (src)
-                for (nnz = 0, r = i * SRT__TCSL_T; r < r1; r++)
-                    for (c = j * SRT__TCSL_T; c < c1; c++) nnz += src[r * cols + c] != 0.0f;
-            words += (nnz + 3) / 4 * 4;
-        }
-    parts->n_parts = 2;
-    parts->kind[0] = SRT_PART_VALUES; parts->size[0] = words * 4;
-    parts->kind[1] = SRT_PART_OFFSETS; parts->size[1] = (tm * tk + 1) * 4;
-    return SRT_OK;
+/* Words of tile (i, j): its non-zeros (src NULL: every place) rounded up to a multiple of 4. */
+static uint64_t srt__tcsl_tile_words(const float *src, uint64_t rows, uint64_t cols, uint64_t i, uint64_t j) {
+    uint64_t r1 = (i + 1) * SRT__TCSL_T < rows ? (i + 1) * SRT__TCSL_T : rows, c1 = (j + 1) * SRT__TCSL_T < cols ? (j + 1) * SRT__TCSL_T : cols, r, c;
+    uint64_t nnz = (r1 - i * SRT__TCSL_T) * (c1 - j * SRT__TCSL_T);
+    if (src)
+        for (nnz = 0, r = i * SRT__TCSL_T; r < r1; r++)
+            for (c = j * SRT__TCSL_T; c < c1; c++) nnz += src[r * cols + c] != 0.0f;
+    return (nnz + 3) / 4 * 4;
 }
-static void srt__tcsl_pack(const float *src, uint64_t rows, uint64_t cols, void *const *parts) {
-    uint64_t tm = (rows + SRT__TCSL_T - 1) / SRT__TCSL_T, tk = (cols + SRT__TCSL_T - 1) / SRT__TCSL_T, i, j, pos = 0;
-    unsigned char *v = (unsigned char *)parts[0], *off = (unsigned char *)parts[1];
+/* Tile (i, j)'s words, written from word `pos` of the values part on. */
+static void srt__tcsl_pack_tile(const float *src, uint64_t rows, uint64_t cols, uint64_t i, uint64_t j, unsigned char *v, uint64_t pos) {
     static const unsigned T = SRT__TCSL_T;
-    for (i = 0; i < tm; i++)
-        for (j = 0; j < tk; j++) {
-            uint32_t bucket[32][SRT__TCSL_T * SRT__TCSL_T / 32];   /* a bank holds 128 of a tile's 4096 places */
-            unsigned cnt[32] = {0}, taken[32] = {0}, r, c, b, n = 0, left;
-            srt__sp_put(off + (i * tk + j) * 4, pos, 4);
-            for (r = 0; r < T && i * T + r < rows; r++)
-                for (c = 0; c < T && j * T + c < cols; c++) {
-                    float x = src[(i * T + r) * cols + j * T + c];
-                    if (x == 0.0f) continue;
-                    b = srt__tcsl_bank(r, c);
-                    bucket[b][cnt[b]++] = (uint32_t)srt_f32_to_f16(x) | (uint32_t)(r * T + c) << 16;
-                    n++;
-                }
-            for (left = n; left; )   /* rounds: one word of every bank that has one left */
-                for (b = 0; b < 32; b++)
-                    if (taken[b] < cnt[b]) { srt__sp_put(v + 4 * pos++, bucket[b][taken[b]++], 4); left--; }
-            for (; n % 4; n++, pos++) memcpy(v + 4 * pos, v + 4 * (pos - 1), 4);   /* repeats of the last word */
+    uint32_t bucket[32][SRT__TCSL_T * SRT__TCSL_T / 32];   /* a bank holds 128 of a tile's 4096 places */
+    unsigned cnt[32] = {0}, taken[32] = {0}, r, c, b, n = 0, left;
+    for (r = 0; r < T && i * T + r < rows; r++)
+        for (c = 0; c < T && j * T + c < cols; c++) {
+            float x = src[(i * T + r) * cols + j * T + c];
+            if (x == 0.0f) continue;
+            b = srt__tcsl_bank(r, c);
+            bucket[b][cnt[b]++] = (uint32_t)srt_f32_to_f16(x) | (uint32_t)(r * T + c) << 16;
+            n++;
         }
-    srt__sp_put(off + tm * tk * 4, pos, 4);
+    for (left = n; left; )   /* rounds: one word of every bank that has one left */
+        for (b = 0; b < 32; b++)
+            if (taken[b] < cnt[b]) { srt__sp_put(v + 4 * pos++, bucket[b][taken[b]++], 4); left--; }
+    for (; n % 4; n++, pos++) memcpy(v + 4 * pos, v + 4 * (pos - 1), 4);   /* repeats of the last word */
 }
 static void srt__tcsl_unpack_rows(const void *const *parts, uint64_t rows, uint64_t cols, uint64_t r0, uint64_t n_rows, float *dst) {
     uint64_t tk = (cols + SRT__TCSL_T - 1) / SRT__TCSL_T, i, j, w;
@@ -2084,69 +2081,153 @@ static srt_status srt__tcsl_check(uint64_t rows, uint64_t cols, const void *cons
     return SRT_OK;
 }
 
-static srt_status srt__sparse_layout(srt_format format, uint64_t rows, uint64_t cols, uint32_t group, const float *src, srt_tensor_parts *parts) {
-    uint64_t n = rows * cols;
-    if (format == SRT_TCSL) return srt__tcsl_layout(rows, cols, group, src, parts);
-    if (format == SRT_SB_BF16) {
-        uint64_t nnz = n, i;
-        if (group != 0) return srt__fail(SRT_ERR_FORMAT, "format sb-bf16 takes no group size (got %u)", group);
-        if (src) for (nnz = 0, i = 0; i < n; i++) nnz += src[i] != 0.0f;
-        parts->n_parts = 3;
-        parts->kind[0] = SRT_PART_VALUES; parts->size[0] = nnz * 2 + SRT__SB_PAD;
-        parts->kind[1] = SRT_PART_BITMAP; parts->size[1] = rows * ((cols + 31) / 32) * 4;
-        parts->kind[2] = SRT_PART_OFFSETS; parts->size[2] = ((rows + SRT__SBG - 1) / SRT__SBG + 1) * 8;
-        return SRT_OK;
-    } else {
-        srt__tiling t;
-        uint64_t vbytes = 0, tile, c, r, k, nseg;
-        if (group < SRT__KPAD || group > SRT__MAX_GROUP || group % SRT__KPAD)
-            return srt__fail(SRT_ERR_FORMAT, "%s group size %u: must be a multiple of %u in %u..%u", srt_format_name(format), group, SRT__KPAD, SRT__KPAD, SRT__MAX_GROUP);
-        t = srt__tiling_of(SRT_Q8, rows, cols, group);   /* chunks of 16 rows x 4 columns */
-        nseg = t.kp / SRT__SEG;
-        parts->n_parts = 4;
-        parts->kind[0] = SRT_PART_VALUES;
-        parts->kind[1] = SRT_PART_SCALES; parts->size[1] = t.tiles * t.ng * SRT__TILE * 2;
-        if (format == SRT_S4X1) {
-            uint64_t mt = 0, b, s;
-            if (!src) mt = t.tiles * 4 * nseg * SRT__S4_MAXMT;
-            else
-                for (b = 0; b < t.tiles * 4; b++)
-                    for (s = 0; s < nseg; s++) {
-                        uint64_t ncol = 0;
-                        for (k = s * SRT__SEG; k < (s + 1) * SRT__SEG && k < cols; k++) {
-                            int any = 0;
-                            for (r = 4 * b; r < 4 * b + 4; r++) any |= srt__nz(src, rows, cols, r, k);
-                            ncol += (uint64_t)any;
-                        }
-                        mt += (ncol + 3) / 4;
-                    }
-            parts->size[0] = mt * 16;
-            parts->kind[2] = SRT_PART_INDEX; parts->size[2] = mt * 4;
-            parts->kind[3] = SRT_PART_OFFSETS; parts->size[3] = (t.tiles + 1) * 8 + t.tiles * 4 * nseg;
-            return SRT_OK;
+/* What a sparse tensor stores depends on which weights are zero, so packing is split into units that
+   are counted first and filled after: a tile of 16 rows (sb-q8, sb-q4, s4x1), a group of
+   SRT__SBG rows (sb-bf16) or a row of 64 x 64 tiles (tcsl). A prefix sum of the counts gives every
+   unit (tcsl: every tile) its offset, so the units fill in parallel and the bytes do not depend on
+   the thread count. Each unit writes, and zeroes, only its own bytes of every part. */
+typedef struct srt__qjob {
+    srt_format format;
+    uint32_t group;
+    const float *src;
+    uint64_t rows, cols;
+    void *const *parts;
+    srt__tiling t;          /* integer formats; sb-q8, sb-q4, s4x1: their 16-row tiles (as Q8) */
+    uint64_t units;         /* sparse: units to count and fill */
+    uint64_t tk, nseg;      /* tcsl: tiles per tile row; s4x1: segments per row */
+    uint64_t *start;        /* sparse: start[x] = where unit (tcsl: tile) x begins, start[n] = the total;
+                               in words (tcsl), values (sb-bf16), bytes (sb-q8, sb-q4), micro-tiles (s4x1) */
+    int64_t bad;            /* srt_quantize: the first value that is not finite (atomic min; -1 = none) */
+    int64_t oom;            /* a unit could not get its scratch memory (atomic) */
+} srt__qjob;
+
+/* Values stored by the rows of sb-bf16 group g0.. */
+static uint64_t srt__sbg_nnz(const float *src, uint64_t rows, uint64_t cols, uint64_t g0) {
+    uint64_t n = 0, i, end = (g0 + srt__sbg_rows(rows, g0)) * cols;
+    for (i = g0 * cols; i < end; i++) n += src[i] != 0.0f;
+    return n;
+}
+/* Bytes of packed values of an sb-q8 / sb-q4 tile. */
+static uint64_t srt__sb_tile_bytes(srt_format format, const float *src, uint64_t rows, uint64_t cols, const srt__tiling *t, uint64_t tile) {
+    uint64_t bytes = 0, c, r, k;
+    for (c = 0; c < t->chunks; c++) {
+        int cnt = 0;
+        for (r = tile * SRT__TILE; r < tile * SRT__TILE + SRT__TILE; r++)
+            for (k = 4 * c; k < 4 * c + 4; k++) cnt += srt__nz(src, rows, cols, r, k);
+        bytes += srt__sb_chunk_bytes(format, cnt);
+    }
+    return bytes;
+}
+/* Micro-tiles of an s4x1 tile: per block of 4 rows and segment, its non-zero columns in fours. */
+static uint64_t srt__s4_tile_mt(const float *src, uint64_t rows, uint64_t cols, uint64_t nseg, uint64_t tile) {
+    uint64_t mt = 0, b, s, k, r;
+    for (b = tile * 4; b < tile * 4 + 4; b++)
+        for (s = 0; s < nseg; s++) {
+            uint64_t ncol = 0;
+            for (k = s * SRT__SEG; k < (s + 1) * SRT__SEG && k < cols; k++) {
+                int any = 0;
+                for (r = 4 * b; r < 4 * b + 4; r++) any |= srt__nz(src, rows, cols, r, k);
+                ncol += (uint64_t)any;
+            }
+            mt += (ncol + 3) / 4;
         }
-        if (!src) vbytes = t.tiles * t.chunks * (format == SRT_SB_Q4 ? 32 : 64);
-        else
-            for (tile = 0; tile < t.tiles; tile++)
-                for (c = 0; c < t.chunks; c++) {
-                    int cnt = 0;
-                    for (r = tile * SRT__TILE; r < tile * SRT__TILE + SRT__TILE; r++)
-                        for (k = 4 * c; k < 4 * c + 4; k++) cnt += srt__nz(src, rows, cols, r, k);
-                    vbytes += srt__sb_chunk_bytes(format, cnt);
-                }
-        parts->size[0] = vbytes + SRT__SB_PAD;
-        parts->kind[2] = SRT_PART_BITMAP; parts->size[2] = t.tiles * t.chunks * 8;
-        parts->kind[3] = SRT_PART_OFFSETS; parts->size[3] = (t.tiles + 1) * 8;
-        return SRT_OK;
+    return mt;
+}
+
+static void srt__sparse_count_units(void *user, int64_t u0, int64_t u1, int thread_index) {
+    srt__qjob *j = (srt__qjob *)user;
+    uint64_t u, x;
+    (void)thread_index;
+    for (u = (uint64_t)u0; u < (uint64_t)u1; u++) {
+        if (j->format == SRT_TCSL)
+            for (x = 0; x < j->tk; x++) j->start[u * j->tk + x + 1] = srt__tcsl_tile_words(j->src, j->rows, j->cols, u, x);
+        else if (j->format == SRT_SB_BF16) j->start[u + 1] = srt__sbg_nnz(j->src, j->rows, j->cols, u * SRT__SBG);
+        else if (j->format == SRT_S4X1) j->start[u + 1] = srt__s4_tile_mt(j->src, j->rows, j->cols, j->nseg, u);
+        else j->start[u + 1] = srt__sb_tile_bytes(j->format, j->src, j->rows, j->cols, &j->t, u);
     }
 }
 
+/* Sets up j for a sparse format (units, tiling) and, with src, counts every unit and fills j->start
+   (allocated here; the caller frees it). */
+static srt_status srt__sparse_count(srt_pool *pool, srt__qjob *j) {
+    uint64_t n_start, x;
+    if (j->format == SRT_TCSL) {
+        uint64_t tm = (j->rows + SRT__TCSL_T - 1) / SRT__TCSL_T;
+        j->tk = (j->cols + SRT__TCSL_T - 1) / SRT__TCSL_T;
+        if (j->rows * j->cols + 3 * tm * j->tk >= (1ull << 32))
+            return srt__fail(SRT_ERR_SHAPE, "tcsl: %llu x %llu is too large (u32 offsets)", (unsigned long long)j->rows, (unsigned long long)j->cols);
+        j->units = tm;
+        n_start = tm * j->tk;
+    } else if (j->format == SRT_SB_BF16) {
+        j->units = n_start = (j->rows + SRT__SBG - 1) / SRT__SBG;
+    } else {
+        j->t = srt__tiling_of(SRT_Q8, j->rows, j->cols, j->group);   /* chunks of 16 rows x 4 columns */
+        j->nseg = j->t.kp / SRT__SEG;
+        j->units = n_start = j->t.tiles;
+    }
+    if (!j->src) return SRT_OK;
+    if ((uint64_t)(size_t)(n_start + 1) != n_start + 1 || !(j->start = (uint64_t *)SRT_MALLOC((size_t)(n_start + 1) * sizeof(uint64_t))))
+        return srt__fail(SRT_ERR_OUT_OF_MEMORY, "sparse tensor %llu x %llu: out of memory", (unsigned long long)j->rows, (unsigned long long)j->cols);
+    j->start[0] = 0;
+    srt_pool_parallel_for(pool, (int64_t)j->units, srt_pool_chunk(pool, (int64_t)j->units, (int64_t)(j->rows * j->cols * 4 / j->units)),
+                          srt__sparse_count_units, j);
+    for (x = 0; x < n_start; x++) j->start[x + 1] += j->start[x];
+    return SRT_OK;
+}
+
+/* Part sizes of a sparse format: exact for src (counted on pool), the bound (every weight) without. */
+static srt_status srt__sparse_layout(srt_pool *pool, srt_format format, uint64_t rows, uint64_t cols, uint32_t group, const float *src, srt_tensor_parts *parts) {
+    srt__qjob j;
+    uint64_t total = 0;
+    srt_status st;
+    if ((format == SRT_TCSL || format == SRT_SB_BF16) && group != 0)
+        return srt__fail(SRT_ERR_FORMAT, "format %s takes no group size (got %u)", srt_format_name(format), group);
+    if (format != SRT_TCSL && format != SRT_SB_BF16 && (group < SRT__KPAD || group > SRT__MAX_GROUP || group % SRT__KPAD))
+        return srt__fail(SRT_ERR_FORMAT, "%s group size %u: must be a multiple of %u in %u..%u", srt_format_name(format), group, SRT__KPAD, SRT__KPAD, SRT__MAX_GROUP);
+    memset(&j, 0, sizeof j);
+    j.format = format; j.group = group; j.src = src; j.rows = rows; j.cols = cols;
+    if ((st = srt__sparse_count(pool, &j)) != SRT_OK) return st;
+    if (src) { total = j.start[format == SRT_TCSL ? j.units * j.tk : j.units]; SRT_FREE(j.start); }
+    else if (format == SRT_TCSL) {
+        uint64_t i, x;
+        for (i = 0; i < j.units; i++)
+            for (x = 0; x < j.tk; x++) total += srt__tcsl_tile_words(NULL, rows, cols, i, x);
+    } else if (format == SRT_SB_BF16) total = rows * cols;
+    else if (format == SRT_S4X1) total = j.t.tiles * 4 * j.nseg * SRT__S4_MAXMT;
+    else total = j.t.tiles * j.t.chunks * (format == SRT_SB_Q4 ? 32 : 64);
+    if (format == SRT_TCSL) {
+        parts->n_parts = 2;
+        parts->kind[0] = SRT_PART_VALUES; parts->size[0] = total * 4;
+        parts->kind[1] = SRT_PART_OFFSETS; parts->size[1] = (j.units * j.tk + 1) * 4;
+    } else if (format == SRT_SB_BF16) {
+        parts->n_parts = 3;
+        parts->kind[0] = SRT_PART_VALUES; parts->size[0] = total * 2 + SRT__SB_PAD;
+        parts->kind[1] = SRT_PART_BITMAP; parts->size[1] = rows * ((cols + 31) / 32) * 4;
+        parts->kind[2] = SRT_PART_OFFSETS; parts->size[2] = (j.units + 1) * 8;
+    } else {
+        parts->n_parts = 4;
+        parts->kind[1] = SRT_PART_SCALES; parts->size[1] = j.t.tiles * j.t.ng * SRT__TILE * 2;
+        parts->kind[0] = SRT_PART_VALUES;
+        if (format == SRT_S4X1) {
+            parts->size[0] = total * 16;
+            parts->kind[2] = SRT_PART_INDEX; parts->size[2] = total * 4;
+            parts->kind[3] = SRT_PART_OFFSETS; parts->size[3] = (j.t.tiles + 1) * 8 + j.t.tiles * 4 * j.nseg;
+        } else {
+            parts->size[0] = total + SRT__SB_PAD;
+            parts->kind[2] = SRT_PART_BITMAP; parts->size[2] = j.t.tiles * j.t.chunks * 8;
+            parts->kind[3] = SRT_PART_OFFSETS; parts->size[3] = (j.t.tiles + 1) * 8;
+        }
+    }
+    return SRT_OK;
+}
+
 /* Quantizes the rows of tile `tile` (Q8 or Q4 codes of the dense convention) into codes[16][kp]
-   and their scales into the scales part. */
+   and their scales into the scales part (the tile's scales of rows past the end: 0). */
 static void srt__sparse_tile_codes(srt_format dense, uint32_t group, const float *src, uint64_t rows, uint64_t cols,
                                    const srt__tiling *t, uint64_t tile, uint8_t *codes, uint16_t *sc) {
     uint64_t i, g;
     memset(codes, 0, (size_t)(SRT__TILE * t->kp));
+    memset(sc + srt__scale_at(t, tile * SRT__TILE, 0), 0, (size_t)(t->ng * SRT__TILE * 2));
     for (i = 0; i < SRT__TILE && tile * SRT__TILE + i < rows; i++) {
         uint64_t r = tile * SRT__TILE + i;
         for (g = 0; g < t->ng; g++) {
@@ -2156,84 +2237,116 @@ static void srt__sparse_tile_codes(srt_format dense, uint32_t group, const float
     }
 }
 
-static srt_status srt__sparse_quantize(srt_format format, uint32_t group, const float *src, uint64_t rows, uint64_t cols, void *const *parts) {
-    srt_tensor_parts lay;
-    int i;
-    srt_status st = srt__sparse_layout(format, rows, cols, group, src, &lay);
-    if (st != SRT_OK) return st;
-    for (i = 0; i < lay.n_parts; i++) memset(parts[i], 0, (size_t)lay.size[i]);
-    if (format == SRT_TCSL) srt__tcsl_pack(src, rows, cols, parts);
-    else if (format == SRT_SB_BF16) {
+/* Fills units u0..u1 at the offsets the count gave them. */
+static void srt__sparse_fill_units(void *user, int64_t u0, int64_t u1, int thread_index) {
+    srt__qjob *j = (srt__qjob *)user;
+    const float *src = j->src;
+    uint64_t rows = j->rows, cols = j->cols, u;
+    void *const *parts = j->parts;
+    uint8_t *codes = NULL;
+    (void)thread_index;
+    if (j->format == SRT_TCSL) {
+        unsigned char *off = (unsigned char *)parts[1];
+        uint64_t x;
+        for (u = (uint64_t)u0; u < (uint64_t)u1; u++)
+            for (x = u * j->tk; x < (u + 1) * j->tk; x++) {
+                srt__sp_put(off + x * 4, j->start[x], 4);
+                srt__tcsl_pack_tile(src, rows, cols, u, x - u * j->tk, (unsigned char *)parts[0], j->start[x]);
+            }
+        return;
+    }
+    if (j->format == SRT_SB_BF16) {
         uint16_t *v = (uint16_t *)parts[0];
         unsigned char *bm = (unsigned char *)parts[1], *off = (unsigned char *)parts[2];
-        uint64_t nb = (cols + 31) / 32, g0, i, b, pos = 0, word = 0;
-        for (g0 = 0; g0 < rows; g0 += SRT__SBG) {
-            uint64_t rg = srt__sbg_rows(rows, g0);
-            srt__sp_put(off + g0 / SRT__SBG * 8, pos, 8);
+        uint64_t nb = (cols + 31) / 32, i, b;
+        for (u = (uint64_t)u0; u < (uint64_t)u1; u++) {
+            uint64_t g0 = u * SRT__SBG, rg = srt__sbg_rows(rows, g0), pos = j->start[u], word = g0 * nb;
+            srt__sp_put(off + u * 8, pos, 8);
             for (b = 0; b < nb; b++)
                 for (i = 0; i < rg; i++, word++) {   /* words in file order: srt__sbg_word(rows, nb, g0 + i, b) == word */
-                    uint32_t bits = 0, j;
-                    for (j = 0; j < 32 && 32 * b + j < cols; j++) {
-                        float x = src[(g0 + i) * cols + 32 * b + j];
-                        if (x != 0.0f) { bits |= 1u << j; v[pos++] = srt_f32_to_bf16(x); }
+                    uint32_t bits = 0, k;
+                    for (k = 0; k < 32 && 32 * b + k < cols; k++) {
+                        float x = src[(g0 + i) * cols + 32 * b + k];
+                        if (x != 0.0f) { bits |= 1u << k; v[pos++] = srt_f32_to_bf16(x); }
                     }
                     srt__sp_put(bm + word * 4, bits, 4);
                 }
         }
-        srt__sp_put(off + (rows + SRT__SBG - 1) / SRT__SBG * 8, pos, 8);
-    } else {
-        srt__tiling t = srt__tiling_of(SRT_Q8, rows, cols, group);
-        uint8_t *v = (uint8_t *)parts[0], *codes;
-        uint16_t *sc = (uint16_t *)parts[1];
+        return;
+    }
+    if (!(codes = (uint8_t *)SRT_MALLOC((size_t)(SRT__TILE * j->t.kp)))) { srt__atomic_store(&j->oom, 1); return; }
+    for (u = (uint64_t)u0; u < (uint64_t)u1; u++) {
+        const srt__tiling *t = &j->t;
+        uint8_t *v = (uint8_t *)parts[0];
         unsigned char *off = (unsigned char *)parts[3];
-        uint64_t tile, c, pos = 0, nseg = t.kp / SRT__SEG;
-        if (!(codes = (uint8_t *)SRT_MALLOC((size_t)(SRT__TILE * t.kp)))) return srt__fail(SRT_ERR_OUT_OF_MEMORY, "srt_quantize: out of memory");
-        for (tile = 0; tile < t.tiles; tile++) {
-            srt__sparse_tile_codes(format == SRT_SB_Q4 ? SRT_Q4 : SRT_Q8, group, src, rows, cols, &t, tile, codes, sc);
-            srt__sp_put(off + tile * 8, pos, 8);
-            if (format == SRT_S4X1) {
-                unsigned char *counts = off + (t.tiles + 1) * 8;
-                uint8_t *idx = (uint8_t *)parts[2];
-                uint64_t bi, s, k;
-                for (bi = 0; bi < 4; bi++) {
-                    uint64_t b = tile * 4 + bi;
-                    for (s = 0; s < nseg; s++) {
-                        uint64_t ncol = 0, m0 = pos;
-                        for (k = s * SRT__SEG; k < (s + 1) * SRT__SEG && k < cols; k++) {
-                            int any = 0, ii;
-                            for (ii = 0; ii < 4; ii++) any |= srt__nz(src, rows, cols, 4 * b + (uint64_t)ii, k);
-                            if (!any) continue;
-                            idx[pos * 4 + ncol % 4] = (uint8_t)(k - s * SRT__SEG);
-                            for (ii = 0; ii < 4; ii++) v[pos * 16 + (uint64_t)ii * 4 + ncol % 4] = codes[(bi * 4 + (uint64_t)ii) * t.kp + k];
-                            if (++ncol % 4 == 0) pos++;
-                        }
-                        if (ncol % 4) pos++;   /* the rest of the last micro-tile: column 0, weights 0 */
-                        counts[b * nseg + s] = (unsigned char)(pos - m0);
+        uint64_t tile = u, c, pos = j->start[u];
+        srt__sparse_tile_codes(j->format == SRT_SB_Q4 ? SRT_Q4 : SRT_Q8, j->group, src, rows, cols, t, tile, codes, (uint16_t *)parts[1]);
+        srt__sp_put(off + tile * 8, pos, 8);
+        if (j->format == SRT_S4X1) {
+            unsigned char *counts = off + (t->tiles + 1) * 8;
+            uint8_t *idx = (uint8_t *)parts[2];
+            uint64_t bi, s, k, nseg = j->nseg;
+            memset(v + pos * 16, 0, (size_t)((j->start[u + 1] - pos) * 16));   /* unused places of a micro-tile: column 0, weights 0 */
+            memset(idx + pos * 4, 0, (size_t)((j->start[u + 1] - pos) * 4));
+            for (bi = 0; bi < 4; bi++) {
+                uint64_t b = tile * 4 + bi;
+                for (s = 0; s < nseg; s++) {
+                    uint64_t ncol = 0, m0 = pos;
+                    for (k = s * SRT__SEG; k < (s + 1) * SRT__SEG && k < cols; k++) {
+                        int any = 0, ii;
+                        for (ii = 0; ii < 4; ii++) any |= srt__nz(src, rows, cols, 4 * b + (uint64_t)ii, k);
+                        if (!any) continue;
+                        idx[pos * 4 + ncol % 4] = (uint8_t)(k - s * SRT__SEG);
+                        for (ii = 0; ii < 4; ii++) v[pos * 16 + (uint64_t)ii * 4 + ncol % 4] = codes[(bi * 4 + (uint64_t)ii) * t->kp + k];
+                        if (++ncol % 4 == 0) pos++;
                     }
-                }
-            } else {
-                unsigned char *bm = (unsigned char *)parts[2];
-                for (c = 0; c < t.chunks; c++) {
-                    uint64_t bits = 0;
-                    int b, n = 0;
-                    for (b = 0; b < 64; b++) {
-                        uint64_t r = tile * SRT__TILE + (uint64_t)(b / 4), k = 4 * c + (uint64_t)(b % 4);
-                        uint8_t code;
-                        if (!srt__nz(src, rows, cols, r, k)) continue;
-                        bits |= 1ull << b;
-                        code = codes[(uint64_t)(b / 4) * t.kp + k];
-                        if (format == SRT_SB_Q8) v[pos + (uint64_t)n] = code;                     /* the int8 value */
-                        else v[pos + (uint64_t)(n / 2)] |= (uint8_t)(((code ^ 8u) & 15u) << (4 * (n % 2)));   /* value & 15 */
-                        n++;
-                    }
-                    srt__sp_put(bm + (tile * t.chunks + c) * 8, bits, 8);
-                    pos += srt__sb_chunk_bytes(format, n);
+                    if (ncol % 4) pos++;
+                    counts[b * nseg + s] = (unsigned char)(pos - m0);
                 }
             }
+        } else {
+            unsigned char *bm = (unsigned char *)parts[2];
+            memset(v + pos, 0, (size_t)(j->start[u + 1] - pos));   /* sb-q4 ors nibbles in */
+            for (c = 0; c < t->chunks; c++) {
+                uint64_t bits = 0;
+                int b, n = 0;
+                for (b = 0; b < 64; b++) {
+                    uint64_t r = tile * SRT__TILE + (uint64_t)(b / 4), k = 4 * c + (uint64_t)(b % 4);
+                    uint8_t code;
+                    if (!srt__nz(src, rows, cols, r, k)) continue;
+                    bits |= 1ull << b;
+                    code = codes[(uint64_t)(b / 4) * t->kp + k];
+                    if (j->format == SRT_SB_Q8) v[pos + (uint64_t)n] = code;                     /* the int8 value */
+                    else v[pos + (uint64_t)(n / 2)] |= (uint8_t)(((code ^ 8u) & 15u) << (4 * (n % 2)));   /* value & 15 */
+                    n++;
+                }
+                srt__sp_put(bm + (tile * t->chunks + c) * 8, bits, 8);
+                pos += srt__sb_chunk_bytes(j->format, n);
+            }
         }
-        srt__sp_put(off + t.tiles * 8, pos, 8);
-        SRT_FREE(codes);
     }
+    SRT_FREE(codes);
+}
+
+static srt_status srt__sparse_quantize(srt_pool *pool, srt__qjob *j) {
+    srt_status st = srt__sparse_count(pool, j);
+    uint64_t total;
+    void *const *parts = j->parts;
+    if (st != SRT_OK) return st;
+    srt_pool_parallel_for(pool, (int64_t)j->units, srt_pool_chunk(pool, (int64_t)j->units, (int64_t)(j->rows * j->cols * 4 / j->units)),
+                          srt__sparse_fill_units, j);
+    total = j->start[j->format == SRT_TCSL ? j->units * j->tk : j->units];
+    if (j->format == SRT_TCSL) srt__sp_put((unsigned char *)parts[1] + j->units * j->tk * 4, total, 4);
+    else if (j->format == SRT_SB_BF16) {
+        srt__sp_put((unsigned char *)parts[2] + j->units * 8, total, 8);
+        memset((uint16_t *)parts[0] + total, 0, SRT__SB_PAD);
+    } else {
+        srt__sp_put((unsigned char *)parts[3] + j->t.tiles * 8, total, 8);
+        if (j->format != SRT_S4X1) memset((uint8_t *)parts[0] + total, 0, SRT__SB_PAD);
+    }
+    SRT_FREE(j->start);
+    j->start = NULL;
+    if (j->oom) return srt__fail(SRT_ERR_OUT_OF_MEMORY, "srt_quantize: out of memory");
     return SRT_OK;
 }
 
@@ -2353,40 +2466,72 @@ static srt_status srt__sparse_check(srt_format format, uint32_t group, uint64_t 
     return SRT_OK;
 }
 
-SRT_API srt_status srt_quantize(srt_format format, uint32_t group, const float *src, uint64_t rows, uint64_t cols, void *const *parts) {
+static void srt__check_finite(void *user, int64_t i0, int64_t i1, int thread_index) {
+    srt__qjob *j = (srt__qjob *)user;
+    int64_t i, seen;
+    (void)thread_index;
+    for (i = i0; i < i1; i++)
+        if (!(j->src[i] == j->src[i]) || fabsf(j->src[i]) > FLT_MAX) break;
+    if (i == i1) return;
+    for (seen = srt__atomic_load(&j->bad); seen < 0 || i < seen; seen = srt__atomic_load(&j->bad))
+        if (srt__atomic_cas(&j->bad, seen, i)) break;
+}
+static void srt__quantize_floats(void *user, int64_t i0, int64_t i1, int thread_index) {
+    srt__qjob *j = (srt__qjob *)user;
+    int64_t i;
+    (void)thread_index;
+    if (j->format == SRT_F32) memcpy((float *)j->parts[0] + i0, j->src + i0, (size_t)(i1 - i0) * 4);
+    else if (j->format == SRT_F16) for (i = i0; i < i1; i++) ((uint16_t *)j->parts[0])[i] = srt_f32_to_f16(j->src[i]);
+    else for (i = i0; i < i1; i++) ((uint16_t *)j->parts[0])[i] = srt_f32_to_bf16(j->src[i]);
+}
+/* Integer formats, tile by tile: a tile's codes and scales are contiguous in their parts. */
+static void srt__quantize_tiles(void *user, int64_t tile0, int64_t tile1, int thread_index) {
+    srt__qjob *j = (srt__qjob *)user;
+    const srt__tiling *t = &j->t;
+    uint8_t *v = (uint8_t *)j->parts[0], codes[SRT__MAX_GROUP];
+    uint16_t *sc = (uint16_t *)j->parts[1];
+    uint64_t tile, r, g, k, group = j->group, cols = j->cols;
+    (void)thread_index;
+    for (tile = (uint64_t)tile0; tile < (uint64_t)tile1; tile++) {
+        memset(v + tile * t->chunks * 64, 0, (size_t)(t->chunks * 64));   /* padding rows and columns: code 0, scale 0 */
+        memset(sc + tile * t->ng * SRT__TILE, 0, (size_t)(t->ng * SRT__TILE * 2));
+        for (r = tile * SRT__TILE; r < (tile + 1) * SRT__TILE && r < j->rows; r++)
+            for (g = 0; g < t->ng; g++) {
+                uint64_t k0 = g * group, len = cols - k0 < group ? cols - k0 : group;
+                srt__quantize_group(j->format, j->src + r * cols + k0, len, codes, sc + srt__scale_at(t, r, g));
+                for (k = 0; k < len; k++) {
+                    uint32_t shift;
+                    uint64_t at = srt__code_at(t, r, k0 + k, &shift);
+                    v[at] = (uint8_t)(v[at] | (uint32_t)codes[k] << shift);
+                }
+            }
+    }
+}
+
+SRT_API srt_status srt_quantize_pool(srt_pool *pool, srt_format format, uint32_t group, const float *src, uint64_t rows, uint64_t cols, void *const *parts) {
     srt_tensor_parts lay;
-    uint64_t i, n;
+    srt__qjob j;
+    uint64_t n;
     srt_status st = srt_tensor_layout(format, rows, cols, group, &lay);
     if (st != SRT_OK) return st;
+    if (!src || !parts) return srt__fail(SRT_ERR_INVALID_ARG, "srt_quantize: NULL data or parts");
     n = rows * cols;
-    for (i = 0; i < n; i++)
-        if (!(src[i] == src[i]) || fabsf(src[i]) > FLT_MAX)
-            return srt__fail(SRT_ERR_INVALID_ARG, "value %llu (row %llu) is not finite", (unsigned long long)i, (unsigned long long)(i / cols));
-    if (srt_format_is_sparse(format)) return srt__sparse_quantize(format, group, src, rows, cols, parts);
-    switch (format) {
-        case SRT_F32: memcpy(parts[0], src, (size_t)(n * 4)); break;
-        case SRT_F16: { uint16_t *d = (uint16_t *)parts[0]; for (i = 0; i < n; i++) d[i] = srt_f32_to_f16(src[i]); break; }
-        case SRT_BF16: { uint16_t *d = (uint16_t *)parts[0]; for (i = 0; i < n; i++) d[i] = srt_f32_to_bf16(src[i]); break; }
-        default: {
-            srt__tiling t = srt__tiling_of(format, rows, cols, group);
-            uint8_t *v = (uint8_t *)parts[0], codes[SRT__MAX_GROUP];
-            uint16_t *sc = (uint16_t *)parts[1];
-            uint64_t r, g, k;
-            memset(v, 0, (size_t)lay.size[0]);   /* padding rows and columns: code 0, scale 0 */
-            memset(sc, 0, (size_t)lay.size[1]);
-            for (r = 0; r < rows; r++)
-                for (g = 0; g < t.ng; g++) {
-                    uint64_t k0 = g * group, len = cols - k0 < group ? cols - k0 : group;
-                    srt__quantize_group(format, src + r * cols + k0, len, codes, sc + srt__scale_at(&t, r, g));
-                    for (k = 0; k < len; k++) {
-                        uint32_t shift;
-                        uint64_t at = srt__code_at(&t, r, k0 + k, &shift);
-                        v[at] = (uint8_t)(v[at] | (uint32_t)codes[k] << shift);
-                    }
-                }
-        }
+    memset(&j, 0, sizeof j);
+    j.format = format; j.group = group; j.src = src; j.rows = rows; j.cols = cols; j.parts = parts; j.bad = -1;
+    srt_pool_parallel_for(pool, (int64_t)n, srt_pool_chunk(pool, (int64_t)n, 4), srt__check_finite, &j);
+    if (j.bad >= 0)
+        return srt__fail(SRT_ERR_INVALID_ARG, "value %llu (row %llu) is not finite", (unsigned long long)j.bad, (unsigned long long)((uint64_t)j.bad / cols));
+    if (srt_format_is_sparse(format)) return srt__sparse_quantize(pool, &j);
+    if (format == SRT_F32 || format == SRT_F16 || format == SRT_BF16) {
+        srt_pool_parallel_for(pool, (int64_t)n, srt_pool_chunk(pool, (int64_t)n, 6), srt__quantize_floats, &j);
+        return SRT_OK;
     }
+    j.t = srt__tiling_of(format, rows, cols, group);
+    srt_pool_parallel_for(pool, (int64_t)j.t.tiles, srt_pool_chunk(pool, (int64_t)j.t.tiles, (int64_t)(SRT__TILE * cols * 4 * 8)), srt__quantize_tiles, &j);
     return SRT_OK;
+}
+SRT_API srt_status srt_quantize(srt_format format, uint32_t group, const float *src, uint64_t rows, uint64_t cols, void *const *parts) {
+    return srt_quantize_pool(NULL, format, group, src, rows, cols, parts);
 }
 
 /* Rows [r0, r0 + n_rows) of a tensor as floats (dst is n_rows x cols). */
@@ -2413,12 +2558,28 @@ static void srt__dequantize_rows(srt_format format, uint32_t group, const void *
         }
     }
 }
-SRT_API srt_status srt_dequantize(srt_format format, uint32_t group, const void *const *parts, uint64_t rows, uint64_t cols, float *dst) {
+typedef struct srt__dqjob { srt_format format; uint32_t group; const void *const *parts; uint64_t rows, cols; float *dst; } srt__dqjob;
+#define SRT__DQ_ROWS 64u   /* rows per unit: whole tcsl tile rows and sb tiles */
+static void srt__dequantize_units(void *user, int64_t u0, int64_t u1, int thread_index) {
+    srt__dqjob *j = (srt__dqjob *)user;
+    uint64_t r0 = (uint64_t)u0 * SRT__DQ_ROWS, r1 = (uint64_t)u1 * SRT__DQ_ROWS < j->rows ? (uint64_t)u1 * SRT__DQ_ROWS : j->rows;
+    (void)thread_index;
+    srt__dequantize_rows(j->format, j->group, j->parts, j->rows, j->cols, r0, r1 - r0, j->dst + r0 * j->cols);
+}
+SRT_API srt_status srt_dequantize_pool(srt_pool *pool, srt_format format, uint32_t group, const void *const *parts, uint64_t rows, uint64_t cols, float *dst) {
     srt_tensor_parts lay;
+    srt__dqjob j;
+    uint64_t units;
     srt_status st = srt_tensor_layout(format, rows, cols, group, &lay);
     if (st != SRT_OK) return st;
-    srt__dequantize_rows(format, group, parts, rows, cols, 0, rows, dst);
+    if (!parts || !dst) return srt__fail(SRT_ERR_INVALID_ARG, "srt_dequantize: NULL parts or output");
+    j.format = format; j.group = group; j.parts = parts; j.rows = rows; j.cols = cols; j.dst = dst;
+    units = (rows + SRT__DQ_ROWS - 1) / SRT__DQ_ROWS;
+    srt_pool_parallel_for(pool, (int64_t)units, srt_pool_chunk(pool, (int64_t)units, (int64_t)(SRT__DQ_ROWS * cols * 4)), srt__dequantize_units, &j);
     return SRT_OK;
+}
+SRT_API srt_status srt_dequantize(srt_format format, uint32_t group, const void *const *parts, uint64_t rows, uint64_t cols, float *dst) {
+    return srt_dequantize_pool(NULL, format, group, parts, rows, cols, dst);
 }
 
 /* A weight tensor as the kernels see it. */
@@ -3108,6 +3269,9 @@ struct srt_writer {
     srt__buf names;               /* "\0name\0name..." to refuse duplicates */
     srt__crc32 crc;
     int failed;
+    srt_pool *pool;               /* quantizes on it (not owned) */
+    void *part[4];                /* a tensor's packed parts, kept for the next one: fresh pages */
+    uint64_t part_cap[4];         /* cost the kernel a zeroing fault each (a fifth of packing time) */
 };
 
 static srt_status srt__writer_bytes(srt_writer *w, const void *data, uint64_t n) {
@@ -3148,9 +3312,12 @@ SRT_API srt_status srt_writer_open(const char *path, srt_writer **out) {
 }
 
 SRT_API uint64_t srt_writer_bytes(const srt_writer *w) { return w ? w->pos : 0; }
+SRT_API void srt_writer_set_pool(srt_writer *w, srt_pool *pool) { if (w) w->pool = pool; }
 
 static void srt__writer_free(srt_writer *w) {
+    int i;
     if (w->f) fclose(w->f);
+    for (i = 0; i < 4; i++) SRT_FREE(w->part[i]);
     SRT_FREE(w->meta.p); SRT_FREE(w->dir.p); SRT_FREE(w->names.p);
     SRT_FREE(w->path); SRT_FREE(w->tmp_path);
     SRT_FREE(w);
@@ -3238,31 +3405,33 @@ SRT_API srt_status srt_writer_meta_arr(srt_writer *w, const char *key, srt_meta_
 SRT_API srt_status srt_writer_add_tensor(srt_writer *w, const char *name, srt_format format, uint32_t group,
                                          uint64_t rows, uint64_t cols, const float *data) {
     srt_tensor_parts lay;
-    void *parts[4] = {NULL, NULL, NULL, NULL};
     uint64_t offs[4];
     uint32_t crcs[4];
     srt_status st;
     int i;
     if (srt__format_is_int(format) && group == 0) group = SRT__DEFAULT_GROUP;
     if (!data) return srt__fail(SRT_ERR_INVALID_ARG, "srt_writer_add_tensor: NULL data for '%s'", name ? name : "");
-    st = srt_tensor_layout_data(format, rows, cols, group, data, &lay);
+    st = srt__layout_data(w ? w->pool : NULL, format, rows, cols, group, data, &lay);
     if (st != SRT_OK) return srt__fail(st, "tensor '%s': %s", name ? name : "", srt_last_error());
     st = srt__writer_name(w, 't', name);
     if (st != SRT_OK) return st;
     for (i = 0; i < lay.n_parts; i++)
-        if ((uint64_t)(size_t)lay.size[i] != lay.size[i] || !(parts[i] = SRT_MALLOC((size_t)lay.size[i]))) {
-            st = srt__fail(SRT_ERR_OUT_OF_MEMORY, "tensor '%s': out of memory for %llu bytes", name, (unsigned long long)lay.size[i]);
-            goto done;
+        if (lay.size[i] >= w->part_cap[i]) {   /* never empty: a part of 0 bytes still gets a pointer */
+            SRT_FREE(w->part[i]);
+            w->part_cap[i] = 0;
+            if ((uint64_t)(size_t)(lay.size[i] + 1) != lay.size[i] + 1 || !(w->part[i] = SRT_MALLOC((size_t)lay.size[i] + 1)))
+                return srt__fail(SRT_ERR_OUT_OF_MEMORY, "tensor '%s': out of memory for %llu bytes", name, (unsigned long long)lay.size[i]);
+            w->part_cap[i] = lay.size[i] + 1;
         }
-    st = srt_quantize(format, group, data, rows, cols, parts);
-    if (st != SRT_OK) { st = srt__fail(st, "tensor '%s': %s", name, srt_last_error()); goto done; }
+    st = srt_quantize_pool(w->pool, format, group, data, rows, cols, w->part);
+    if (st != SRT_OK) return srt__fail(st, "tensor '%s': %s", name, srt_last_error());
     for (i = 0; i < lay.n_parts; i++) {
         static const unsigned char zeros[SRT__ALIGN] = {0};
         uint64_t pad = (SRT__ALIGN - w->pos % SRT__ALIGN) % SRT__ALIGN;
-        if ((st = srt__writer_bytes(w, zeros, pad)) != SRT_OK) goto done;
+        if ((st = srt__writer_bytes(w, zeros, pad)) != SRT_OK) return st;
         offs[i] = w->pos;
-        crcs[i] = srt__crc32_update(&w->crc, 0, parts[i], lay.size[i]);
-        if ((st = srt__writer_bytes(w, parts[i], lay.size[i])) != SRT_OK) goto done;
+        crcs[i] = srt__crc32_update(&w->crc, 0, w->part[i], lay.size[i]);
+        if ((st = srt__writer_bytes(w, w->part[i], lay.size[i])) != SRT_OK) return st;
     }
     srt__buf_str(&w->dir, name, (uint32_t)strlen(name));
     srt__buf_u32(&w->dir, (uint32_t)format);
@@ -3277,10 +3446,7 @@ SRT_API srt_status srt_writer_add_tensor(srt_writer *w, const char *name, srt_fo
         srt__buf_u32(&w->dir, crcs[i]);
     }
     w->n_tensors++;
-    if (w->dir.oom) st = srt__fail(SRT_ERR_OUT_OF_MEMORY, "srt_writer: out of memory");
-done:
-    for (i = 0; i < 4; i++) SRT_FREE(parts[i]);
-    return st;
+    return w->dir.oom ? srt__fail(SRT_ERR_OUT_OF_MEMORY, "srt_writer: out of memory") : SRT_OK;
 }
 
 SRT_API srt_status srt_writer_finish(srt_writer *w) {

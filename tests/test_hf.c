@@ -534,7 +534,7 @@ static void test_random(void) {
     float *a, *b;
     int i, ki;
     double sum = 0, sq = 0;
-    if (system("rm -rf " TMP "/rnd && mkdir -p " TMP "/rnd") != 0) return;
+    if (system("rm -rf " TMP "/rnd " TMP "/rnd2 && mkdir -p " TMP "/rnd " TMP "/rnd2") != 0) return;
     write_text(TMP "/rnd/llama32.json", l32);
     CHECK(srti_open_random(TMP "/rnd/llama32.json", 42, &m, err, sizeof err) == 0, "random Llama-3.2-1B shape opens (%s)", err);
     if (!m) return;
@@ -571,6 +571,14 @@ static void test_random(void) {
              " && cmp -s %s/rnd/a.srt %s/rnd/b.srt && build/srt-pack -q --random %s/rnd/config.json --seed 10 %s/rnd/c.srt && ! cmp -s %s/rnd/a.srt %s/rnd/c.srt",
              TMP, TMP, TMP, TMP, TMP, TMP, TMP, TMP, TMP, TMP);
     CHECK(system(cmd) == 0, "srt-pack --random: same seed, same file; another seed, another file");
+    /* tensors of more than one random stream (65536 values), generated and quantized on 1 and 3 threads */
+    write_text(TMP "/rnd2/config.json", "{\"architectures\":[\"LlamaForCausalLM\"],\"hidden_size\":256,\"intermediate_size\":384,\"num_hidden_layers\":1,"
+               "\"num_attention_heads\":4,\"num_key_value_heads\":2,\"vocab_size\":300,\"max_position_embeddings\":128}");
+    snprintf(cmd, sizeof cmd, "for f in q4 'f16 --sparsity 0.7 --sparse-format tcsl' 'q8 --sparsity 0.6 --sparse-format s4x1'; do"
+             " build/srt-pack -q -t 1 --random %s/rnd2/config.json --weights $f %s/rnd2/a.srt > /dev/null &&"
+             " build/srt-pack -q -t 3 --random %s/rnd2/config.json --weights $f %s/rnd2/b.srt > /dev/null && cmp -s %s/rnd2/a.srt %s/rnd2/b.srt || exit 1; done",
+             TMP, TMP, TMP, TMP, TMP, TMP);
+    CHECK(system(cmd) == 0, "srt-pack --random -t 1 and -t 3 write the same file (q4, tcsl 70%%, s4x1 60%%)");
     {
         srt_model *sm = NULL;
         srt_session *s = NULL;

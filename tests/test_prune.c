@@ -383,6 +383,11 @@ static void test_sparse_format(void) {
           run("build/srt-pack -q --weights q8 --sparsity 0.6 --prune wanda --calib tests/data/calib.txt --sparse-format s4x1 " SRC " " D "s4w.srt > /dev/null") == 0 &&
           run("build/srt-pack --weights q8 --sparsity 0.3 --sparse-format s4x1 " SRC " " D "s4low.srt > /dev/null 2> " D "s4low.err") == 0,
           "srt-pack --sparse-format s4x1 (magnitude and wanda at 0.6, magnitude at 0.3)");
+    CHECK(run("build/srt-pack -q -t 3 --weights q8 --sparsity 0.6 --prune wanda --calib tests/data/calib.txt --sparse-format s4x1 " SRC " " D "s4w3.srt > /dev/null") == 0 &&
+          run("cmp -s " D "s4w.srt " D "s4w3.srt") == 0 &&
+          run("build/srt-pack -q -t 1 --weights f16 --sparsity 0.7 --prune magnitude --sparse-format tcsl " SRC " " D "tcsl1.srt > /dev/null") == 0 &&
+          run("cmp -s " D "tcsl.srt " D "tcsl1.srt") == 0,
+          "srt-pack -t 1 and -t 3 write the files of the default thread count (s4x1 wanda, tcsl)");
     s4 = open_srt(D "s4.srt"); s4w = open_srt(D "s4w.srt"); low = open_srt(D "s4low.srt");
     for (l = 0; l < N_LAYER; l++)
         for (k = 0; k < 7; k++) {

@@ -3,7 +3,8 @@
    equals the reference bit for bit at 0..99% sparsity, odd shapes, GEMV and GEMM token counts, each
    ISA level this machine has and 1 and 2 threads; dequantization; sizes; a damaged sparse tensor is
    refused at load; stories260K pruned by magnitude and packed sparse gives the dense model's logits;
-   tcsl's words come in the bank order a GPU kernel writes without conflicts. */
+   tcsl's words come in the bank order a GPU kernel writes without conflicts; quantizing and
+   dequantizing on a pool give the bytes and floats of one thread, for every format. */
 #define SPARSERT_IMPLEMENTATION
 #include "sparsert.h"
 #include "tests/testing.h"
@@ -406,6 +407,74 @@ static void test_tcsl_order(void) {
     CHECK(bad_bank == 0 && groups > 300, "tcsl: %d groups of 32 words (while every bank has weights) hit 32 distinct banks; %d do not", groups, bad_bank);
 }
 
+/* srt_quantize_pool and srt_dequantize_pool on 2, 3 and 5 threads equal one thread byte for byte
+   (every format, odd shapes, 0 / 70% / 100% zeros), and write every byte of every part (the parts
+   are filled with 0x00 or 0xA5 before); the first value that is not finite is the one named. */
+static void test_threads(void) {
+    static const struct { srt_format f; uint32_t group; } fmts[] = {
+        {SRT_F32, 0}, {SRT_F16, 0}, {SRT_BF16, 0}, {SRT_Q8, 64}, {SRT_Q4, 32}, {SRT_Q2, 64}, {SRT_TQ, 64}, {SRT_Q1, 96},
+        {SRT_SB_BF16, 0}, {SRT_SB_Q8, 64}, {SRT_SB_Q4, 32}, {SRT_S4X1, 32}, {SRT_TCSL, 0}};
+    static const int tshapes[][2] = {{1, 32}, {17, 100}, {130, 520}, {200, 150}, {1000, 64}};
+    static const double tsparsity[] = {0.0, 0.7, 1.0};
+    srt_pool *pools[3] = {NULL, NULL, NULL};
+    int nthreads[3] = {2, 3, 5}, pi;
+    size_t fi, si, qi;
+    for (pi = 0; pi < 3; pi++) {
+        srt_pool_desc pd;
+        memset(&pd, 0, sizeof pd);
+        pd.n_threads = nthreads[pi];
+        if (srt_pool_create(&pd, &pools[pi]) != SRT_OK) { CHECK(0, "pool of %d: %s", nthreads[pi], srt_last_error()); return; }
+    }
+    for (fi = 0; fi < sizeof fmts / sizeof fmts[0]; fi++) {
+        srt_format f = fmts[fi].f;
+        int cases = 0, bad = 0;
+        char first[600] = "";
+        for (si = 0; si < sizeof tshapes / sizeof tshapes[0]; si++)
+            for (qi = 0; qi < sizeof tsparsity / sizeof tsparsity[0]; qi++) {
+                int M = tshapes[si][0], K = tshapes[si][1], i, p;
+                float *w = (float *)malloc(sizeof(float) * (size_t)M * K), *ref = (float *)malloc(sizeof(float) * (size_t)M * K);
+                float *got = (float *)malloc(sizeof(float) * (size_t)M * K);
+                srt_tensor_parts lay;
+                void *one[4] = {NULL, NULL, NULL, NULL}, *many[4] = {NULL, NULL, NULL, NULL};
+                for (i = 0; i < M * K; i++) w[i] = srt_test_frand();
+                prune(w, M, K, tsparsity[qi], f == SRT_S4X1);
+                if (srt_tensor_layout_data(f, (uint64_t)M, (uint64_t)K, fmts[fi].group, w, &lay) != SRT_OK) { bad++; snprintf(first, sizeof first, "layout: %s", srt_last_error()); goto next; }
+                for (p = 0; p < lay.n_parts; p++) { one[p] = calloc(1, (size_t)lay.size[p] + 1); many[p] = malloc((size_t)lay.size[p] + 1); }
+                if (srt_quantize(f, fmts[fi].group, w, (uint64_t)M, (uint64_t)K, one) != SRT_OK ||
+                    srt_dequantize(f, fmts[fi].group, (const void *const *)one, (uint64_t)M, (uint64_t)K, ref) != SRT_OK) { bad++; snprintf(first, sizeof first, "one thread: %s", srt_last_error()); goto next; }
+                for (pi = 0; pi < 3; pi++, cases++) {
+                    int same = 1;
+                    for (p = 0; p < lay.n_parts; p++) memset(many[p], pi == 1 ? 0 : 0xA5, (size_t)lay.size[p]);
+                    for (i = 0; i < M * K; i++) got[i] = -7.0f;
+                    if (srt_quantize_pool(pools[pi], f, fmts[fi].group, w, (uint64_t)M, (uint64_t)K, many) != SRT_OK ||
+                        srt_dequantize_pool(pools[pi], f, fmts[fi].group, (const void *const *)many, (uint64_t)M, (uint64_t)K, got) != SRT_OK) same = 0;
+                    for (p = 0; same && p < lay.n_parts; p++) same = memcmp(one[p], many[p], (size_t)lay.size[p]) == 0;
+                    if (same) same = memcmp(ref, got, sizeof(float) * (size_t)M * K) == 0;
+                    if (!same && !bad++) snprintf(first, sizeof first, "%dx%d, %.0f%% zeros, %d threads", M, K, 100 * tsparsity[qi], nthreads[pi]);
+                }
+            next:
+                for (p = 0; p < 4; p++) { free(one[p]); free(many[p]); }
+                free(w); free(ref); free(got);
+            }
+        CHECK(bad == 0, "%s: quantized and dequantized on 2, 3 and 5 threads = one thread, every byte written (%d cases)%s%s",
+              srt_format_name(f), cases, first[0] ? "; first: " : "", first);
+    }
+    {   /* values 100 (inf), 40000 (nan) and 50000 (-inf) of 1000 x 64: the error names 100 */
+        float *w = (float *)calloc(64000, sizeof(float));
+        srt_tensor_parts lay;
+        void *parts[4] = {NULL, NULL, NULL, NULL};
+        int p, ok;
+        w[100] = INFINITY; w[40000] = NAN; w[50000] = -INFINITY;
+        srt_tensor_layout(SRT_Q8, 1000, 64, 64, &lay);
+        for (p = 0; p < lay.n_parts; p++) parts[p] = malloc((size_t)lay.size[p]);
+        ok = srt_quantize_pool(pools[2], SRT_Q8, 64, w, 1000, 64, parts) == SRT_ERR_INVALID_ARG && strstr(srt_last_error(), "value 100 (row 1)") != NULL;
+        CHECK(ok, "a pool names the first value that is not finite: %s", srt_last_error());
+        for (p = 0; p < 4; p++) free(parts[p]);
+        free(w);
+    }
+    for (pi = 0; pi < 3; pi++) srt_pool_destroy(pools[pi]);
+}
+
 static void test_names(void) {
     CHECK(srt_format_from_name("sb-q8") == SRT_SB_Q8 && srt_format_from_name("sb-bf16") == SRT_SB_BF16 && srt_format_from_name("sb-q4") == SRT_SB_Q4 &&
           srt_format_from_name("s4x1") == SRT_S4X1 && srt_format_from_name("tcsl") == SRT_TCSL && srt_format_is_sparse(SRT_S4X1) &&
@@ -430,6 +499,7 @@ int main(void) {
         test_kernels(pool, fmts[fi].f, fmts[fi].group);
     }
     srt_pool_destroy(pool);
+    test_threads();
     test_tcsl_order();
     test_corrupt();
     test_version2();

@@ -39,6 +39,8 @@
                         stored zeroed in the dense format
      --vocab-only       write only the tokenizer (no tensors, no hyper-parameters)
      --no-verify        do not load the result with srt_model_load() after writing it
+     -t, --threads N    threads for generating, dequantizing, pruning and quantizing (default: one
+                        per physical core, as srt_pool_create picks); the output does not depend on it
      -q, --quiet        no progress output
      -h, --help         this text
 
@@ -87,6 +89,7 @@ static void usage(FILE *f) {
         "  --keep-dense PATS  comma-separated globs never pruned (besides token_embd.*, output.*, *norm*)\n"
         "  --vocab-only       pack only the tokenizer\n"
         "  --no-verify        skip loading the result with srt_model_load()\n"
+        "  -t, --threads N    threads (default: one per physical core); the output is the same\n"
         "  -q, --quiet        no progress output\n"
         "  -h, --help         show this help\n");
 }
@@ -198,6 +201,11 @@ static int order_cmp(const void *a, const void *b) {
     return ia < ib ? -1 : ia > ib;
 }
 
+/* srti's parallel hook on sparsert's pool (the two range-function types have the same signature) */
+static void pool_parallel_for(void *pool, int64_t n, int64_t chunk, srti_range_fn range, void *user) {
+    srt_pool_parallel_for((srt_pool *)pool, n, chunk, (srt_range_fn)range, user);
+}
+
 static double mib(uint64_t b) { return (double)b / (1024.0 * 1024.0); }
 
 /* A sparse format is slower than its dense counterpart below a break-even sparsity (fraction of
@@ -261,9 +269,9 @@ static int parse_choice(const char *what, const char *fmt_s, const char *group_s
 }
 
 /* Writes m to `out`: metadata, then every tensor in the format `choices` picks, pruned by `prune`
-   (NULL = none). Returns 0, or 1 after printing why (nothing is then left under `out`). */
+   (NULL = none), quantized on `pool`. Returns 0, or 1 after printing why (nothing is then left under `out`). */
 static int write_srt(srti_model *m, const char *out, const char *source, const fmt_choice *choices, int n_choices,
-                     int vocab_only, int quiet, srtp_state *prune, uint64_t *n_written) {
+                     int vocab_only, int quiet, srtp_state *prune, srt_pool *pool, uint64_t *n_written) {
     int tty = srtp_isatty(2), rc = 1;
     packer p;
     float *buf = NULL;
@@ -277,6 +285,7 @@ static int write_srt(srti_model *m, const char *out, const char *source, const f
         goto done;
     }
     p.out = out;
+    srt_writer_set_pool(p.w, pool);
     m_str(&p, NULL, "general.architecture", m->hp.arch[0] ? m->hp.arch : "llama");
     m_str(&p, NULL, "general.name", m->hp.name);
     m_str(&p, NULL, "general.source", source);
@@ -384,13 +393,14 @@ done:
 int main(int argc, char **argv) {
     const char *in = NULL, *out = NULL, *tok = NULL, *weights = "f16", *group_s = NULL, *random_cfg = NULL;
     unsigned long long seed = 1;
-    int vocab_only = 0, quiet = 0, verify = 1, i, rc = 1, n_choices = 1;
+    int vocab_only = 0, quiet = 0, verify = 1, i, rc = 1, n_choices = 1, n_threads = 0;
     fmt_choice choices[64];   /* [0] = --weights/--group, then --tensor overrides */
     srti_model *m = NULL;
     char err[1024];
     uint64_t n_written = 0;
     char source[300];
     srtp_state prune;
+    srt_pool *pool = NULL;
 
     srtp_init(&prune);
     for (i = 1; i < argc; i++) {
@@ -408,6 +418,11 @@ int main(int argc, char **argv) {
         } else if (opt_value(argc, argv, &i, "--random", &v)) {
             if (!v) { fprintf(stderr, "srt-pack: --random needs a config.json\n"); return 1; }
             random_cfg = v;
+        } else if (opt_value(argc, argv, &i, "-t", &v) || opt_value(argc, argv, &i, "--threads", &v)) {
+            char *end;
+            long t = v ? strtol(v, &end, 10) : 0;
+            if (!v || !*v || *end != 0 || t < 1 || t > SRT_MAX_CPUS) { fprintf(stderr, "srt-pack: --threads needs a number in 1..%d\n", SRT_MAX_CPUS); return 1; }
+            n_threads = (int)t;
         } else if (opt_value(argc, argv, &i, "--seed", &v)) {
             char *end;
             if (!v || !*v || (seed = strtoull(v, &end, 10), *end != 0)) { fprintf(stderr, "srt-pack: --seed needs a number\n"); return 1; }
@@ -459,6 +474,14 @@ int main(int argc, char **argv) {
         fprintf(stderr, "srt-pack: %s\n", err);
         return 1;
     }
+    {
+        srt_pool_desc pd;
+        memset(&pd, 0, sizeof pd);
+        pd.n_threads = n_threads;
+        if (srt_pool_create(&pd, &pool) != SRT_OK) { fprintf(stderr, "srt-pack: %s\n", srt_last_error()); goto done; }
+        srti_set_parallel(m, pool_parallel_for, pool);
+        prune.pool = pool;
+    }
     if (m->vocab.n_tokens == 0) {
         fprintf(stderr, "srt-pack: %s has no tokenizer%s\n", in,
                 m->source == SRTI_SRC_GGUF ? " (tokenizer.ggml.tokens is missing)"
@@ -501,12 +524,12 @@ int main(int argc, char **argv) {
         int r;
         if (snprintf(calib_path, sizeof calib_path, "%s.calib.srt", out) >= (int)sizeof calib_path) { fprintf(stderr, "srt-pack: output path too long\n"); goto done; }
         if (!quiet) fprintf(stderr, "srt-pack: writing the unpruned model (f32) to %s for the wanda calibration\n", calib_path);
-        if (write_srt(m, calib_path, source, &f32, 1, 0, 1, NULL, &n_written) != 0) goto done;
+        if (write_srt(m, calib_path, source, &f32, 1, 0, 1, NULL, pool, &n_written) != 0) goto done;
         r = srtp_calibrate(&prune, calib_path, quiet, err, sizeof err);
         remove(calib_path);
         if (r != 0) { fprintf(stderr, "srt-pack: %s\n", err); goto done; }
     }
-    if (write_srt(m, out, source, choices, n_choices, vocab_only, quiet, srtp_active(&prune) ? &prune : NULL, &n_written) != 0) goto done;
+    if (write_srt(m, out, source, choices, n_choices, vocab_only, quiet, srtp_active(&prune) ? &prune : NULL, pool, &n_written) != 0) goto done;
     if (srtp_active(&prune)) srtp_report(&prune, stdout);
     if (verify) {
         srt_model *sm = NULL;
@@ -540,5 +563,6 @@ int main(int argc, char **argv) {
 done:
     srtp_free(&prune);
     srti_close(m);
+    srt_pool_destroy(pool);
     return rc;
 }

@@ -1180,25 +1180,43 @@ static uint64_t srti__splitmix(uint64_t *s) {
     return z ^ (z >> 31);
 }
 
+/* Values are drawn in streams of SRTI__RANDOM_STREAM, each seeded from (seed, tensor name, stream
+   index), so that threads can draw them in any order and the file stays the same. */
+#define SRTI__RANDOM_STREAM 65536u
+typedef struct srti__random_job { uint64_t state; uint64_t n; float *out; } srti__random_job;
+static void srti__random_streams(void *user, int64_t s0, int64_t s1, int thread_index) {
+    const srti__random_job *j = (const srti__random_job *)user;
+    int64_t s;
+    (void)thread_index;
+    for (s = s0; s < s1; s++) {
+        uint64_t state = j->state ^ ((uint64_t)s * 0xD1B54A32D192ED03ull), k = (uint64_t)s * SRTI__RANDOM_STREAM;
+        uint64_t end = k + SRTI__RANDOM_STREAM < j->n ? k + SRTI__RANDOM_STREAM : j->n;
+        srti__splitmix(&state);
+        for (; k < end; k += 2) {   /* Box-Muller: two N(0,1) values from two uniforms in (0, 1] */
+            uint64_t a = srti__splitmix(&state), b = srti__splitmix(&state);
+            double u1 = ((double)(a >> 11) + 1.0) * (1.0 / 9007199254740992.0);
+            double u2 = (double)(b >> 11) * (1.0 / 9007199254740992.0);
+            double r = sqrt(-2.0 * log(u1)) * 0.02;
+            j->out[k] = (float)(r * cos(6.283185307179586 * u2));
+            if (k + 1 < end) j->out[k + 1] = (float)(r * sin(6.283185307179586 * u2));
+        }
+    }
+}
+
 static int srti__random_read(srti_model *m, uint32_t i, float *out, char *err, size_t errlen) {
     const srti_tensor *t = &m->tensors[i];
-    uint64_t n = srti_tensor_nvalues(t), k, state;
+    uint64_t n = srti_tensor_nvalues(t), k;
     const char *nm = t->name;
+    srti__random_job j;
     (void)err; (void)errlen;
     if (srti__ends_with(nm, "_norm.weight")) {   /* RMSNorm weights: 1 */
         for (k = 0; k < n; k++) out[k] = 1.0f;
         return 0;
     }
-    state = m->priv->seed ^ ((uint64_t)srti__fnv(nm, strlen(nm)) << 32) ^ (uint64_t)srti__fnv(nm, strlen(nm) > 1 ? strlen(nm) - 1 : 0);
-    srti__splitmix(&state);
-    for (k = 0; k < n; k += 2) {   /* Box-Muller: two N(0,1) values from two uniforms in (0, 1] */
-        uint64_t a = srti__splitmix(&state), b = srti__splitmix(&state);
-        double u1 = ((double)(a >> 11) + 1.0) * (1.0 / 9007199254740992.0);
-        double u2 = (double)(b >> 11) * (1.0 / 9007199254740992.0);
-        double r = sqrt(-2.0 * log(u1)) * 0.02;
-        out[k] = (float)(r * cos(6.283185307179586 * u2));
-        if (k + 1 < n) out[k + 1] = (float)(r * sin(6.283185307179586 * u2));
-    }
+    j.state = m->priv->seed ^ ((uint64_t)srti__fnv(nm, strlen(nm)) << 32) ^ (uint64_t)srti__fnv(nm, strlen(nm) > 1 ? strlen(nm) - 1 : 0);
+    j.n = n;
+    j.out = out;
+    srti__parallel(m, (int64_t)((n + SRTI__RANDOM_STREAM - 1) / SRTI__RANDOM_STREAM), 1, srti__random_streams, &j);
     return 0;
 }
 

@@ -155,6 +155,14 @@ SRTI_API int srti_open(const char *path, const char *tokenizer_path, srti_model 
 SRTI_API int srti_open_random(const char *config_path, uint64_t seed, srti_model **out, char *err, size_t errlen);
 /* Reads tensor i dequantized to float: srti_tensor_nvalues() values. */
 SRTI_API int srti_read_f32(srti_model *m, uint32_t i, float *out, char *err, size_t errlen);
+/* Threads for srti_read_f32's work on values (random generation, dequantization): srti calls
+   fn(ctx, n, chunk, range, user), which must call range(user, begin, end, thread_index) on chunks
+   of at most `chunk` items covering [0, n) once each, on any threads, and return when all are done:
+   sparsert's srt_pool_parallel_for with its pool as ctx does. fn NULL (the default) = this thread.
+   The values read do not depend on it. */
+typedef void (*srti_range_fn)(void *user, int64_t begin, int64_t end, int thread_index);
+typedef void (*srti_parallel_fn)(void *ctx, int64_t n, int64_t chunk, srti_range_fn range, void *user);
+SRTI_API void srti_set_parallel(srti_model *m, srti_parallel_fn fn, void *ctx);
 /* Index of the tensor with this name, or -1. */
 SRTI_API int srti_find(const srti_model *m, const char *name);
 SRTI_API void srti_close(srti_model *m);
@@ -250,6 +258,7 @@ struct srti__priv {
     /* Hugging Face: safetensors shards (srti_tensor.file indexes them) */
     FILE **shard_fp; char **shard_path; uint64_t *shard_size; uint32_t n_shards;
     uint64_t seed;            /* SRTI_SRC_RANDOM */
+    srti_parallel_fn par; void *par_ctx;   /* srti_set_parallel */
 };
 
 /* ---------------------------------------------------------------- small helpers */
@@ -1605,9 +1614,26 @@ fail:
     return 1;
 }
 
+SRTI_API void srti_set_parallel(srti_model *m, srti_parallel_fn fn, void *ctx) {
+    if (m && m->priv) { m->priv->par = fn; m->priv->par_ctx = ctx; }
+}
+/* range(user, 0, n, 0) on this thread, or through srti_set_parallel's fn */
+static void srti__parallel(srti_model *m, int64_t n, int64_t chunk, srti_range_fn range, void *user) {
+    if (m->priv->par && n > 1) m->priv->par(m->priv->par_ctx, n, chunk, range, user);
+    else if (n > 0) range(user, 0, n, 0);
+}
+
+typedef struct srti__dequantize_job { uint32_t type; const srti__type_info *ti; const unsigned char *src; float *out; } srti__dequantize_job;
+static void srti__dequantize_blocks(void *user, int64_t b0, int64_t b1, int thread_index) {
+    const srti__dequantize_job *j = (const srti__dequantize_job *)user;
+    (void)thread_index;
+    srti_dequantize(j->type, j->src + (uint64_t)b0 * j->ti->size, (uint64_t)(b1 - b0) * j->ti->blck, j->out + (uint64_t)b0 * j->ti->blck);
+}
+
 SRTI_API int srti_read_f32(srti_model *m, uint32_t i, float *out, char *err, size_t errlen) {
     const srti_tensor *t;
     const srti__type_info *ti;
+    srti__dequantize_job dq;
     uint64_t nblocks, done = 0, chunk, file_size;
     unsigned char *buf = NULL;
     const char *path;
@@ -1654,6 +1680,7 @@ SRTI_API int srti_read_f32(srti_model *m, uint32_t i, float *out, char *err, siz
     if (chunk > nblocks) chunk = nblocks;
     buf = (unsigned char *)SRTI_MALLOC(chunk ? (size_t)(chunk * ti->size) : 1);
     if (!buf) { srti__seterr(err, errlen, "%s: out of memory", path); return 1; }
+    dq.type = t->src_type; dq.ti = ti;
     while (done < nblocks) {
         uint64_t k = nblocks - done < chunk ? nblocks - done : chunk;
         if (fread(buf, ti->size, (size_t)k, fp) != (size_t)k) {
@@ -1662,7 +1689,9 @@ SRTI_API int srti_read_f32(srti_model *m, uint32_t i, float *out, char *err, siz
             SRTI_FREE(buf);
             return 1;
         }
-        srti_dequantize(t->src_type, buf, k * ti->blck, out + done * ti->blck);
+        dq.src = buf;
+        dq.out = out + done * ti->blck;
+        srti__parallel(m, (int64_t)k, (int64_t)(16384 / ti->blck + 1), srti__dequantize_blocks, &dq);
         done += k;
     }
     SRTI_FREE(buf);

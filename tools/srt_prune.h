@@ -73,6 +73,9 @@ typedef struct srtp_state {
     uint64_t cap_orig, cap_score, cap_tmp;
     srtp_stat *stats;
     int n_stats, cap_stats;
+    srt_pool *pool;          /* threads for the quantization round trip (NULL = this thread; not owned) */
+    void *rt_parts[4];       /* the round trip's packed parts, kept from tensor to tensor */
+    uint64_t rt_cap[4];
 } srtp_state;
 
 static void srtp_init(srtp_state *st) {
@@ -88,6 +91,7 @@ static void srtp_free(srtp_state *st) {
     for (i = 0; st->sumsq && i < st->n_layer * SRTP_KINDS; i++) free(st->sumsq[i]);
     free(st->sumsq); free(st->sumsq_cols);
     free(st->orig); free(st->score); free(st->tmp); free(st->stats);
+    for (i = 0; i < 4; i++) free(st->rt_parts[i]);
     memset(st, 0, sizeof *st);
 }
 
@@ -397,10 +401,9 @@ static int srtp_prune(srtp_state *st, const char *name, uint64_t rows, uint64_t 
 }
 
 /* What the runtime will compute with: w quantized to fmt and back (F32: w itself). */
-static int srtp__roundtrip(srt_format fmt, uint32_t group, const float *w, uint64_t rows, uint64_t cols, float *out, char *err, size_t errlen) {
+static int srtp__roundtrip(srtp_state *st, srt_format fmt, uint32_t group, const float *w, uint64_t rows, uint64_t cols, float *out, char *err, size_t errlen) {
     srt_tensor_parts lay;
-    void *parts[4] = {NULL, NULL, NULL, NULL};
-    int i, rc = -1;
+    int i;
     if (fmt == SRT_F32) { memcpy(out, w, (size_t)(rows * cols) * sizeof(float)); return 0; }
     if (fmt >= SRT_Q8 && fmt != SRT_SB_BF16 && fmt != SRT_TCSL && group == 0) group = 64;   /* what the writer does with 0 (sparsert.h: SRT__DEFAULT_GROUP) */
     if ((srt_format_is_sparse(fmt) ? srt_tensor_layout_data(fmt, rows, cols, group, w, &lay) : srt_tensor_layout(fmt, rows, cols, group, &lay)) != SRT_OK) {
@@ -408,14 +411,18 @@ static int srtp__roundtrip(srt_format fmt, uint32_t group, const float *w, uint6
         return -1;
     }
     for (i = 0; i < lay.n_parts; i++)
-        if ((uint64_t)(size_t)lay.size[i] != lay.size[i] || !(parts[i] = malloc((size_t)lay.size[i] + 1))) { snprintf(err, errlen, "out of memory"); goto done; }
-    if (srt_quantize(fmt, group, w, rows, cols, parts) != SRT_OK || srt_dequantize(fmt, group, (const void *const *)parts, rows, cols, out) != SRT_OK) {
-        snprintf(err, errlen, "%s", srt_last_error()); goto done;
+        if (lay.size[i] >= st->rt_cap[i]) {   /* never empty: a part of 0 bytes still gets a pointer */
+            free(st->rt_parts[i]);
+            st->rt_cap[i] = 0;
+            if ((uint64_t)(size_t)(lay.size[i] + 1) != lay.size[i] + 1 || !(st->rt_parts[i] = malloc((size_t)lay.size[i] + 1))) { snprintf(err, errlen, "out of memory"); return -1; }
+            st->rt_cap[i] = lay.size[i] + 1;
+        }
+    if (srt_quantize_pool(st->pool, fmt, group, w, rows, cols, st->rt_parts) != SRT_OK ||
+        srt_dequantize_pool(st->pool, fmt, group, (const void *const *)st->rt_parts, rows, cols, out) != SRT_OK) {
+        snprintf(err, errlen, "%s", srt_last_error());
+        return -1;
     }
-    rc = 0;
-done:
-    for (i = 0; i < 4; i++) free(parts[i]);
-    return rc;
+    return 0;
 }
 
 /* One 2-D tensor about to be written: prunes w in place when a --sparsity rule asks for it, sets
@@ -447,7 +454,7 @@ static int srtp_process(srtp_state *st, const char *name, uint64_t rows, uint64_
     snprintf(rec->name, sizeof rec->name, "%s", name);
     rec->rows = rows; rec->cols = cols; rec->fmt = *fmt; rec->target = s;
     for (i = 0; i < n; i++) rec->zeros += w[i] == 0.0f;
-    if (srtp__roundtrip(*fmt, *group, w, rows, cols, st->score, err, errlen) != 0) {   /* score: n floats of scratch */
+    if (srtp__roundtrip(st, *fmt, *group, w, rows, cols, st->score, err, errlen) != 0) {   /* score: n floats of scratch */
         st->n_stats--;
         return -1;
     }
