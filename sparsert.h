@@ -881,6 +881,23 @@ static uint32_t srt__crc32_update(const srt__crc32 *c, uint32_t crc, const void 
     while (n--) crc = c->table[(crc ^ *p++) & 0xff] ^ (crc >> 8);
     return ~crc;
 }
+/* The CRC of A then B from crc(A), crc(B) and B's length: crc(A) x^(8 len B) + crc(B) modulo the
+   polynomial, so that blocks can be summed apart. Polynomials are bit-reflected, as in the table:
+   bit 31 is x^0. */
+static uint32_t srt__crc32_mulmod(uint32_t a, uint32_t b) {
+    uint32_t m = 1u << 31, p = 0;
+    for (; m; m >>= 1) {
+        if (a & m) p ^= b;
+        b = b & 1 ? (b >> 1) ^ 0xEDB88320u : b >> 1;   /* b x */
+    }
+    return p;
+}
+static uint32_t srt__crc32_combine(uint32_t crc_a, uint32_t crc_b, uint64_t len_b) {
+    uint32_t xn = 1u << 31, sq = 1u << 23;   /* x^0, x^8 */
+    for (; len_b; len_b >>= 1, sq = srt__crc32_mulmod(sq, sq))
+        if (len_b & 1) xn = srt__crc32_mulmod(xn, sq);
+    return srt__crc32_mulmod(xn, crc_a) ^ crc_b;
+}
 
 /* ---------------------------------------------------------------- 5 threads */
 /* Topology (which CPUs exist, their physical cores and core types), the core policy, pinning, and
@@ -3274,6 +3291,32 @@ struct srt_writer {
     uint64_t part_cap[4];         /* cost the kernel a zeroing fault each (a fifth of packing time) */
 };
 
+/* CRC-32 of n bytes on pool: blocks of 1 MiB summed apart, then combined in order. */
+#define SRT__CRC_BLOCK ((uint64_t)1 << 20)
+typedef struct srt__crc_job { const srt__crc32 *c; const unsigned char *p; uint64_t n; uint32_t *crc; } srt__crc_job;
+static void srt__crc_blocks(void *user, int64_t b0, int64_t b1, int thread_index) {
+    const srt__crc_job *j = (const srt__crc_job *)user;
+    int64_t b;
+    (void)thread_index;
+    for (b = b0; b < b1; b++) {
+        uint64_t at = (uint64_t)b * SRT__CRC_BLOCK;
+        j->crc[b] = srt__crc32_update(j->c, 0, j->p + at, j->n - at < SRT__CRC_BLOCK ? j->n - at : SRT__CRC_BLOCK);
+    }
+}
+static uint32_t srt__crc32_pool(srt_pool *pool, const srt__crc32 *c, const void *data, uint64_t n) {
+    uint64_t nb = (n + SRT__CRC_BLOCK - 1) / SRT__CRC_BLOCK, b;
+    srt__crc_job j;
+    uint32_t crc;
+    if (!pool || srt_pool_threads(pool) < 2 || nb < 2 || (uint64_t)(size_t)nb != nb || !(j.crc = (uint32_t *)SRT_MALLOC((size_t)nb * 4)))
+        return srt__crc32_update(c, 0, data, n);
+    j.c = c; j.p = (const unsigned char *)data; j.n = n;
+    srt_pool_parallel_for(pool, (int64_t)nb, 1, srt__crc_blocks, &j);
+    for (crc = j.crc[0], b = 1; b < nb; b++)
+        crc = srt__crc32_combine(crc, j.crc[b], n - b * SRT__CRC_BLOCK < SRT__CRC_BLOCK ? n - b * SRT__CRC_BLOCK : SRT__CRC_BLOCK);
+    SRT_FREE(j.crc);
+    return crc;
+}
+
 static srt_status srt__writer_bytes(srt_writer *w, const void *data, uint64_t n) {
     if (n && fwrite(data, 1, (size_t)n, w->f) != (size_t)n) {
         w->failed = 1;
@@ -3430,7 +3473,7 @@ SRT_API srt_status srt_writer_add_tensor(srt_writer *w, const char *name, srt_fo
         uint64_t pad = (SRT__ALIGN - w->pos % SRT__ALIGN) % SRT__ALIGN;
         if ((st = srt__writer_bytes(w, zeros, pad)) != SRT_OK) return st;
         offs[i] = w->pos;
-        crcs[i] = srt__crc32_update(&w->crc, 0, w->part[i], lay.size[i]);
+        crcs[i] = srt__crc32_pool(w->pool, &w->crc, w->part[i], lay.size[i]);
         if ((st = srt__writer_bytes(w, w->part[i], lay.size[i])) != SRT_OK) return st;
     }
     srt__buf_str(&w->dir, name, (uint32_t)strlen(name));

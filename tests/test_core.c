@@ -1,6 +1,7 @@
 /* test_core.c - the runtime's own pieces, without checkpoints: number conversions, every weight
    format against a double-precision reference, the .srt writer/reader round trip and its refusal
-   of damaged files, the tokenizer's UTF-8 streaming, the sampler, context limits, cancellation. */
+   of damaged files, the tokenizer's UTF-8 streaming, the sampler, context limits, cancellation;
+   CRC-32 (the check value, combining blocks, on a pool). */
 #define SPARSERT_IMPLEMENTATION
 #include "sparsert.h"
 #include "tests/testing.h"
@@ -559,8 +560,32 @@ static void test_pool(void) {
     CHECK(srt_pool_create(&pd, &p) == SRT_ERR_INVALID_ARG, "a negative thread count is refused");
 }
 
+/* CRC-32: the standard check value; crc(A B) from crc(A), crc(B); the writer's CRC on a pool of 3
+   threads equals one thread over 5.5 MiB (blocks of 1 MiB and a partial one). */
+static void test_crc(void) {
+    srt__crc32 c;
+    srt_pool *p = NULL;
+    srt_pool_desc pd;
+    size_t n = (size_t)11 << 19, i, bad = 0;
+    unsigned char *buf = (unsigned char *)malloc(n);
+    srt__crc32_init(&c);
+    CHECK(srt__crc32_update(&c, 0, "123456789", 9) == 0xCBF43926u, "crc32(\"123456789\") = 0xCBF43926");
+    for (i = 0; i < n; i++) buf[i] = (unsigned char)(srt_test_frand() * 128.0f + 128.0f);
+    for (i = 0; i <= 1000; i += 37)
+        bad += srt__crc32_combine(srt__crc32_update(&c, 0, buf, i), srt__crc32_update(&c, 0, buf + i, 1000 - i), 1000 - i) != srt__crc32_update(&c, 0, buf, 1000);
+    CHECK(bad == 0, "crc32 of A then B combined from their CRCs (28 split points)");
+    memset(&pd, 0, sizeof pd);
+    pd.n_threads = 3;
+    if (srt_pool_create(&pd, &p) != SRT_OK) { CHECK(0, "pool: %s", srt_last_error()); free(buf); return; }
+    CHECK(srt__crc32_pool(p, &c, buf, n) == srt__crc32_update(&c, 0, buf, n) && srt__crc32_pool(p, &c, buf, 5) == srt__crc32_update(&c, 0, buf, 5),
+          "crc32 on a pool of 3 threads = one thread (5.5 MiB, 5 bytes)");
+    srt_pool_destroy(p);
+    free(buf);
+}
+
 int main(void) {
     if (system("mkdir -p build/tmp") != 0) return 1;
+    test_crc();
     test_half_floats();
     test_kernels();
     test_model_roundtrip();

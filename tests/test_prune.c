@@ -7,6 +7,8 @@
    surviving weights bit-identical to the dense pack, per-pattern sparsity and --keep-dense, q8 keeps
    the pruned zeros, bad options refused; Wanda beats magnitude at 50% (PPL and KL vs f32 on
    tests/data/eval.txt, calibrated on tests/data/calib.txt).
+   Whole-tensor selection on a pool (tools/srt_prune.h: radix select in chunks) zeroes exactly the
+   weights the one-thread quickselect does, ties included, on 1, 2 and 3 threads.
    srt-ppl: NLL equals a direct computation of the same windows, KL of a model against itself is 0,
    float16 references, and damaged logits files (truncated, garbled, another text or vocabulary,
    random byte changes) are refused with exit status 1 and a message, never a crash. */
@@ -14,6 +16,15 @@
 #include "sparsert.h"
 #include "tests/testing.h"
 #include "tests/tiny_model.h"
+
+#if defined(__GNUC__)
+#  pragma GCC diagnostic push
+#  pragma GCC diagnostic ignored "-Wunused-function"   /* srt-pack's helpers this test does not call */
+#endif
+#include "tools/srt_prune.h"
+#if defined(__GNUC__)
+#  pragma GCC diagnostic pop
+#endif
 
 #include <math.h>
 #include <stdlib.h>
@@ -561,8 +572,45 @@ static void test_ppl(void) {
     free(logp);
 }
 
+/* srtp__zero_pool against srtp__zero_smallest: 300000 weights (5 chunks) of 501 distinct magnitudes. */
+static void test_select_pool(void) {
+    const uint64_t n = 300000;
+    static const uint64_t ks[] = {0, 1, 12345, 150000, 299999, 300000};
+    float *w = (float *)malloc(n * sizeof(float)), *a = (float *)malloc(n * sizeof(float)), *b = (float *)malloc(n * sizeof(float));
+    float *score = (float *)malloc(n * sizeof(float)), *tmp = (float *)malloc(n * sizeof(float));
+    int threads, bad = 0, cases = 0;
+    uint64_t i, ki;
+    char err[256];
+    for (i = 0; i < n; i++) w[i] = (float)((int)((srt_test_frand() + 1.0f) * 500.0f) - 500) * 0.25f;
+    for (i = 0; i < n; i++) score[i] = fabsf(w[i]);
+    for (threads = 1; threads <= 3; threads++) {
+        srtp_state st;
+        srt_pool_desc pd;
+        srtp_init(&st);
+        memset(&pd, 0, sizeof pd);
+        pd.n_threads = threads;
+        if (threads > 1 && srt_pool_create(&pd, &st.pool) != SRT_OK) { CHECK(0, "pool: %s", srt_last_error()); return; }
+        for (ki = 0; ki < sizeof ks / sizeof ks[0]; ki++, cases++) {
+            srtp__job j;
+            memcpy(a, w, n * sizeof(float));
+            memcpy(b, w, n * sizeof(float));
+            srtp__zero_smallest(a, score, n, ks[ki], tmp);
+            if (srtp__job_init(&st, &j, b, n, 1, err, sizeof err) != 0) { bad++; continue; }
+            srtp__run(&st, &j, srtp__copy_abs);
+            srtp__zero_pool(&st, &j, ks[ki]);
+            bad += memcmp(a, b, n * sizeof(float)) != 0;
+        }
+        srt_pool_destroy(st.pool);
+        st.pool = NULL;
+        srtp_free(&st);
+    }
+    CHECK(bad == 0 && cases == 18, "the pool's radix select zeroes what quickselect does, ties by index (k = 0 .. n, 1-3 threads): %d of %d differ", bad, cases);
+    free(w); free(a); free(b); free(score); free(tmp);
+}
+
 int main(void) {
     if (system("mkdir -p " D) != 0) return 1;
+    test_select_pool();
     remove(D "bad.srt");
     test_observer();
     test_pruning();

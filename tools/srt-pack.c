@@ -212,20 +212,33 @@ static double mib(uint64_t b) { return (double)b / (1024.0 * 1024.0); }
    zero weights; s4x1: of all-zero 4x1 blocks), measured with srt-bench gemv on a 2-vCPU AVX-512
    Xeon (formats/LAYOUTS.md): such a tensor is stored dense, with a message. tcsl: 0.6, where
    Flash-LLM's SpMM passes cuBLAS on an A100 (not yet measured with our CUDA kernel). */
-static srt_format sparse_or_dense(const char *name, srt_format f, uint32_t *group, uint64_t rows, uint64_t cols, const float *w, int quiet, int tty) {
-    uint64_t zeros = 0, total = 0, r, k;
+typedef struct zero_count { const float *w; uint64_t rows, cols; int blocks; uint64_t zeros[SRT_MAX_CPUS]; } zero_count;
+/* zeros of rows [4 r0, 4 r1): all-zero 4x1 blocks, or zero weights */
+static void count_zeros(void *user, int64_t r0, int64_t r1, int thread_index) {
+    zero_count *z = (zero_count *)user;
+    uint64_t r, k, i, n = 0;
+    for (r = 4 * (uint64_t)r0; r < 4 * (uint64_t)r1 && r < z->rows; r += 4)
+        for (k = 0; k < z->cols; k++) {
+            int any = 0;
+            for (i = r; i < r + 4 && i < z->rows; i++) {
+                int nz = z->w[i * z->cols + k] != 0.0f;
+                if (!z->blocks) n += !nz;
+                any |= nz;
+            }
+            if (z->blocks) n += !any;
+        }
+    z->zeros[thread_index] += n;
+}
+static srt_format sparse_or_dense(srt_pool *pool, const char *name, srt_format f, uint32_t *group, uint64_t rows, uint64_t cols, const float *w, int quiet, int tty) {
+    uint64_t zeros = 0, total = f == SRT_S4X1 ? (rows + 3) / 4 * cols : rows * cols;
     double s, be = f == SRT_SB_BF16 ? 0.20 : f == SRT_SB_Q8 ? 0.25 : f == SRT_SB_Q4 ? 0.30 : f == SRT_TCSL ? 0.60 : 0.50;
     srt_format dense = f == SRT_SB_BF16 ? SRT_BF16 : f == SRT_SB_Q4 ? SRT_Q4 : f == SRT_TCSL ? SRT_F16 : SRT_Q8;
-    if (f == SRT_S4X1)
-        for (r = 0; r < rows; r += 4)
-            for (k = 0; k < cols; k++) {
-                uint64_t i;
-                int any = 0;
-                for (i = r; i < r + 4 && i < rows; i++) any |= w[i * cols + k] != 0.0f;
-                zeros += !any; total++;
-            }
-    else
-        for (total = rows * cols, r = 0; r < total; r++) zeros += w[r] == 0.0f;
+    zero_count z;
+    int t;
+    memset(&z, 0, sizeof z);
+    z.w = w; z.rows = rows; z.cols = cols; z.blocks = f == SRT_S4X1;
+    srt_pool_parallel_for(pool, (int64_t)((rows + 3) / 4), srt_pool_chunk(pool, (int64_t)((rows + 3) / 4), (int64_t)(16 * cols)), count_zeros, &z);
+    for (t = 0; t < SRT_MAX_CPUS; t++) zeros += z.zeros[t];
     s = total ? (double)zeros / (double)total : 0.0;
     if (s >= be) return f;
     if (!quiet) fprintf(stderr, "%ssrt-pack: %s: sparsity %.2f is below %s's break-even %.2f: stored as %s\n", tty ? "\n" : "", name, s,
@@ -363,7 +376,7 @@ static int write_srt(srti_model *m, const char *out, const char *source, const f
                 srt_writer_abort(p.w);
                 goto done;
             }
-            if (srt_format_is_sparse(f)) f = sparse_or_dense(t->name, f, &g, rows, cols, buf, quiet, tty);
+            if (srt_format_is_sparse(f)) f = sparse_or_dense(pool, t->name, f, &g, rows, cols, buf, quiet, tty);
             st = srt_writer_add_tensor(p.w, t->name, f, g, rows, cols, buf);
             if (st != SRT_OK) {
                 fprintf(stderr, "%ssrt-pack: %s: tensor '%s': %s (%s)\n", tty && !quiet ? "\n" : "", out, t->name,

@@ -71,6 +71,8 @@ typedef struct srtp_state {
     /* scratch and results */
     float *orig, *score, *tmp;
     uint64_t cap_orig, cap_score, cap_tmp;
+    uint64_t *counts, *hist; double *sums;   /* per-chunk partials, radix histograms (srtp__job) */
+    uint64_t cap_counts, cap_hist, cap_sums;
     srtp_stat *stats;
     int n_stats, cap_stats;
     srt_pool *pool;          /* threads for the quantization round trip (NULL = this thread; not owned) */
@@ -91,6 +93,7 @@ static void srtp_free(srtp_state *st) {
     for (i = 0; st->sumsq && i < st->n_layer * SRTP_KINDS; i++) free(st->sumsq[i]);
     free(st->sumsq); free(st->sumsq_cols);
     free(st->orig); free(st->score); free(st->tmp); free(st->stats);
+    free(st->counts); free(st->hist); free(st->sums);
     for (i = 0; i < 4; i++) free(st->rt_parts[i]);
     memset(st, 0, sizeof *st);
 }
@@ -325,23 +328,187 @@ static void srtp__zero_smallest(float *w, const float *score, uint64_t n, uint64
         else if (score[i] == t && take) { w[i] = 0.0f; take--; }
 }
 
-/* Zeroes the k blocks (4 consecutive rows at one column, the last block of a column possibly
-   shorter) of w with the smallest block scores. bscore: blocks in (row block, column) order, as
-   many as (rows + 3) / 4 x cols; mask and tmp: as many floats. */
-static void srtp__zero_blocks(float *w, uint64_t rows, uint64_t cols, const float *bscore, uint64_t k, float *mask, float *tmp) {
-    uint64_t nb = (rows + 3) / 4 * cols, b, r;
-    for (b = 0; b < nb; b++) mask[b] = 1.0f;
-    srtp__zero_smallest(mask, bscore, nb, k, tmp);
-    for (b = 0; b < nb; b++)
-        if (mask[b] == 0.0f)
-            for (r = b / cols * 4; r < b / cols * 4 + 4 && r < rows; r++) w[r * cols + b % cols] = 0.0f;
+/* ---- whole tensors on st->pool. The work goes in chunks of SRTP_CHUNK items whatever the thread
+   count, and what chunks count or sum is combined in chunk order, so every result (the pruned
+   weights, the report) is the same on any number of threads. */
+#define SRTP_CHUNK 65536
+typedef struct srtp__job {
+    float *w, *orig, *score;       /* pruned in place; a copy of the original; scores */
+    const float *out;              /* the round trip (srtp__stats) */
+    uint64_t n;
+    float t;                       /* srtp__zero_pool: the threshold score */
+    uint32_t hi;                   /* radix select: the top 16 bits of the k-th score (pass 1) */
+    int pass;
+    uint64_t *hist;                /* radix select: 65536 counts per thread */
+    uint64_t *c1, *c2;             /* per chunk: counts */
+    double *d1, *d2;               /* per chunk: sums */
+} srtp__job;
+static uint64_t srtp__chunks(uint64_t n) { return (n + SRTP_CHUNK - 1) / SRTP_CHUNK; }
+static void srtp__run(srtp_state *st, srtp__job *j, srt_range_fn fn) {
+    srt_pool_parallel_for(st->pool, (int64_t)srtp__chunks(j->n), 1, fn, j);
+}
+#define SRTP__CHUNK_RANGE(c, i0, i1) uint64_t i0 = (uint64_t)(c) * SRTP_CHUNK, i1 = i0 + SRTP_CHUNK < j->n ? i0 + SRTP_CHUNK : j->n
+
+/* orig = w, score = |w|, c1 = 1 + the first value that is not finite (0: none) */
+static void srtp__copy_abs(void *user, int64_t c0, int64_t c1, int thread_index) {
+    srtp__job *j = (srtp__job *)user;
+    int64_t c;
+    (void)thread_index;
+    for (c = c0; c < c1; c++) {
+        SRTP__CHUNK_RANGE(c, i0, i1);
+        uint64_t i;
+        j->c1[c] = 0;
+        for (i = i0; i < i1; i++) {
+            float x = j->w[i];
+            if (!(x - x == 0.0f) && !j->c1[c]) j->c1[c] = i + 1;
+            j->orig[i] = x;
+            j->score[i] = fabsf(x);
+        }
+    }
+}
+/* Radix select over the bits of non-negative scores (ordered as the values): pass 0 counts the top
+   16 bits, pass 1 the low 16 bits of the scores whose top is j->hi. */
+static void srtp__histogram(void *user, int64_t c0, int64_t c1, int thread_index) {
+    srtp__job *j = (srtp__job *)user;
+    uint64_t *h = j->hist + (size_t)thread_index * 65536;
+    int64_t c;
+    for (c = c0; c < c1; c++) {
+        SRTP__CHUNK_RANGE(c, i0, i1);
+        uint64_t i;
+        for (i = i0; i < i1; i++) {
+            uint32_t x;
+            memcpy(&x, &j->score[i], 4);
+            if (j->pass == 0) h[x >> 16]++;
+            else if (x >> 16 == j->hi) h[x & 0xffffu]++;
+        }
+    }
+}
+/* c1 = scores below t, c2 = scores equal to t, per chunk */
+static void srtp__count_t(void *user, int64_t c0, int64_t c1, int thread_index) {
+    srtp__job *j = (srtp__job *)user;
+    int64_t c;
+    (void)thread_index;
+    for (c = c0; c < c1; c++) {
+        SRTP__CHUNK_RANGE(c, i0, i1);
+        uint64_t i, below = 0, equal = 0;
+        for (i = i0; i < i1; i++) { below += j->score[i] < j->t; equal += j->score[i] == j->t; }
+        j->c1[c] = below; j->c2[c] = equal;
+    }
+}
+/* zeroes scores below t and, of those equal to t, the first ones while c2 (now: how many of the
+   chunk's may still go, after the chunks before it took theirs) lasts */
+static void srtp__zero_t(void *user, int64_t c0, int64_t c1, int thread_index) {
+    srtp__job *j = (srtp__job *)user;
+    int64_t c;
+    (void)thread_index;
+    for (c = c0; c < c1; c++) {
+        SRTP__CHUNK_RANGE(c, i0, i1);
+        uint64_t i, take = j->c2[c];
+        for (i = i0; i < i1; i++)
+            if (j->score[i] < j->t) j->w[i] = 0.0f;
+            else if (j->score[i] == j->t && take) { j->w[i] = 0.0f; take--; }
+    }
+}
+/* The k-th smallest (0-based) of j->score[0..n) (non-negative): two histogram passes. */
+static float srtp__select_pool(srtp_state *st, srtp__job *j, uint64_t k) {
+    int threads = srt_pool_threads(st->pool), t, pass;
+    uint32_t bits = 0;
+    float v;
+    for (pass = 0; pass < 2; pass++) {
+        uint64_t b, seen = 0;
+        memset(j->hist, 0, (size_t)threads * 65536 * sizeof(uint64_t));
+        j->pass = pass;
+        srtp__run(st, j, srtp__histogram);
+        for (b = 0; b < 65536; b++) {
+            uint64_t cnt = 0;
+            for (t = 0; t < threads; t++) cnt += j->hist[(size_t)t * 65536 + b];
+            if (seen + cnt > k) break;
+            seen += cnt;
+        }
+        k -= seen;
+        if (pass == 0) { j->hi = (uint32_t)b; bits = (uint32_t)b << 16; }
+        else bits |= (uint32_t)b;
+    }
+    memcpy(&v, &bits, 4);
+    return v;
+}
+/* srtp__zero_smallest on the pool: zeroes the k entries of j->w of smallest j->score (ties: lower
+   index first). Needs j->hist, c1 and c2. */
+static void srtp__zero_pool(srtp_state *st, srtp__job *j, uint64_t k) {
+    uint64_t i, below = 0, take, nc = srtp__chunks(j->n);
+    if (k == 0) return;
+    if (k >= j->n) { memset(j->w, 0, (size_t)j->n * sizeof(float)); return; }
+    j->t = srtp__select_pool(st, j, k - 1);
+    srtp__run(st, j, srtp__count_t);
+    for (i = 0; i < nc; i++) below += j->c1[i];
+    take = k - below;
+    for (i = 0; i < nc; i++) {   /* the ties each chunk zeroes, in index order */
+        uint64_t mine = j->c2[i] < take ? j->c2[i] : take;
+        j->c2[i] = mine;
+        take -= mine;
+    }
+    srtp__run(st, j, srtp__zero_t);
 }
 
-/* Grows one scratch buffer to n floats. */
-static int srtp__reserve(float **buf, uint64_t *cap, uint64_t n, char *err, size_t errlen) {
-    float *a;
+/* s4x1 by magnitude: score[b] = sum |w| of block b (4 rows at a column, in row-block, column order) */
+typedef struct srtp__blocks { srtp__job *j; const float *w; uint64_t rows, cols; } srtp__blocks;
+static void srtp__block_scores(void *user, int64_t c0, int64_t c1, int thread_index) {
+    srtp__blocks *bl = (srtp__blocks *)user;
+    srtp__job *j = bl->j;
+    int64_t c;
+    (void)thread_index;
+    for (c = c0; c < c1; c++) {
+        SRTP__CHUNK_RANGE(c, i0, i1);
+        uint64_t b;
+        for (b = i0; b < i1; b++) {
+            uint64_t r0 = b / bl->cols * 4, col = b % bl->cols, rr;
+            float sc = 0.0f;
+            for (rr = r0; rr < r0 + 4 && rr < bl->rows; rr++) sc += fabsf(bl->w[rr * bl->cols + col]);
+            j->score[b] = sc;
+            j->w[b] = 1.0f;   /* the mask: blocks that stay */
+        }
+    }
+}
+/* Wanda: each output row (s4x1: each block of 4 rows) on its own, with per-thread scratch. */
+typedef struct srtp__wanda { srtp_state *st; float *w; const float *norm; uint64_t rows, cols, k, step; float *scratch; } srtp__wanda;
+static void srtp__wanda_rows(void *user, int64_t b0, int64_t b1, int thread_index) {
+    srtp__wanda *a = (srtp__wanda *)user;
+    uint64_t cols = a->cols, b, i, rr;
+    float *score = a->scratch + (size_t)thread_index * 3 * cols, *tmp = score + cols, *mask = tmp + cols;
+    for (b = (uint64_t)b0; b < (uint64_t)b1; b++) {
+        uint64_t r = b * a->step, nr = a->rows - r < a->step ? a->rows - r : a->step;
+        for (i = 0; i < cols; i++) {
+            float sc = 0.0f;
+            for (rr = r; rr < r + nr; rr++) sc += fabsf(a->w[rr * cols + i]) * a->norm[i];
+            score[i] = sc;
+        }
+        if (a->step == 1) { srtp__zero_smallest(a->w + r * cols, score, cols, a->k, tmp); continue; }
+        for (i = 0; i < cols; i++) mask[i] = 1.0f;   /* the block's k weakest columns */
+        srtp__zero_smallest(mask, score, cols, a->k, tmp);
+        for (i = 0; i < cols; i++)
+            if (mask[i] == 0.0f)
+                for (rr = r; rr < r + nr; rr++) a->w[rr * cols + i] = 0.0f;
+    }
+}
+static void srtp__apply_mask(void *user, int64_t c0, int64_t c1, int thread_index) {
+    srtp__blocks *bl = (srtp__blocks *)user;
+    srtp__job *j = bl->j;
+    int64_t c;
+    (void)thread_index;
+    for (c = c0; c < c1; c++) {
+        SRTP__CHUNK_RANGE(c, i0, i1);
+        uint64_t b, r;
+        for (b = i0; b < i1; b++)
+            if (j->w[b] == 0.0f)
+                for (r = b / bl->cols * 4; r < b / bl->cols * 4 + 4 && r < bl->rows; r++) ((float *)bl->w)[r * bl->cols + b % bl->cols] = 0.0f;
+    }
+}
+
+/* Grows one scratch buffer to n values of `size` bytes. */
+static int srtp__reserve_bytes(void **buf, uint64_t *cap, uint64_t n, size_t size, char *err, size_t errlen) {
+    void *a;
     if (n <= *cap) return 0;
-    if (n > (uint64_t)((size_t)-1 / sizeof(float)) || !(a = (float *)realloc(*buf, (size_t)n * sizeof(float)))) {
+    if (n > (uint64_t)((size_t)-1 / size) || !(a = realloc(*buf, (size_t)n * size))) {
         snprintf(err, errlen, "pruning: out of memory for %llu values", (unsigned long long)n);
         return -1;
     }
@@ -349,64 +516,75 @@ static int srtp__reserve(float **buf, uint64_t *cap, uint64_t n, char *err, size
     *cap = n;
     return 0;
 }
+static int srtp__reserve(float **buf, uint64_t *cap, uint64_t n, char *err, size_t errlen) {
+    void *p = *buf;
+    int r = srtp__reserve_bytes(&p, cap, n, sizeof(float), err, errlen);
+    *buf = (float *)p;
+    return r;
+}
 
-/* Prunes w (rows x cols, row-major) in place to `sparsity` with st->method. Needs st->score and
-   st->tmp of rows x cols floats (at least 2 x cols). */
+/* A job over the n weights w with st's scratch: score (n floats), orig (n floats, or w itself when
+   the tensor is not pruned), per-chunk counts and sums and the histograms. */
+static int srtp__job_init(srtp_state *st, srtp__job *j, float *w, uint64_t n, int pruned, char *err, size_t errlen) {
+    uint64_t nc = srtp__chunks(n), threads = (uint64_t)srt_pool_threads(st->pool);
+    memset(j, 0, sizeof *j);
+    if ((pruned && srtp__reserve(&st->orig, &st->cap_orig, n, err, errlen) != 0) || srtp__reserve(&st->score, &st->cap_score, n, err, errlen) != 0 ||
+        srtp__reserve_bytes((void **)&st->counts, &st->cap_counts, 2 * nc, sizeof(uint64_t), err, errlen) != 0 ||
+        srtp__reserve_bytes((void **)&st->sums, &st->cap_sums, 2 * nc, sizeof(double), err, errlen) != 0 ||
+        srtp__reserve_bytes((void **)&st->hist, &st->cap_hist, threads * 65536, sizeof(uint64_t), err, errlen) != 0) return -1;
+    j->w = w; j->n = n; j->orig = pruned ? st->orig : w; j->score = st->score;
+    j->c1 = st->counts; j->c2 = st->counts + nc; j->d1 = st->sums; j->d2 = st->sums + nc;
+    j->hist = st->hist;
+    return 0;
+}
+
+/* Prunes w (rows x cols, row-major) in place to `sparsity` with st->method; st->orig gets the
+   weights before pruning. */
 static int srtp_prune(srtp_state *st, const char *name, uint64_t rows, uint64_t cols, float *w, float sparsity, char *err, size_t errlen) {
-    uint64_t n = rows * cols, i, r;
-    for (i = 0; i < n; i++)
-        if (!(w[i] - w[i] == 0.0f)) { snprintf(err, errlen, "tensor '%s' has a non-finite value at %llu; it cannot be pruned", name, (unsigned long long)i); return -1; }
+    uint64_t n = rows * cols, i;
+    srtp__job j;
+    if (srtp__job_init(st, &j, w, n, 1, err, errlen) != 0) return -1;
+    srtp__run(st, &j, srtp__copy_abs);
+    for (i = 0; i < srtp__chunks(n); i++)
+        if (j.c1[i]) { snprintf(err, errlen, "tensor '%s' has a non-finite value at %llu; it cannot be pruned", name, (unsigned long long)(j.c1[i] - 1)); return -1; }
     if (st->method == SRTP_WANDA) {
         int layer = -1, kind = srtp_linear_kind(name, &layer);
         const double *ss = kind >= 0 && layer < st->n_layer && st->sumsq ? st->sumsq[layer * SRTP_KINDS + kind] : NULL;
-        uint64_t k = (uint64_t)floor((double)sparsity * (double)cols + 0.5);
-        float *norm = st->tmp + cols;   /* tmp holds cols (select) + cols (norms) */
+        srtp__wanda a;
+        float *norm;
         if (!ss || (uint64_t)st->sumsq_cols[layer * SRTP_KINDS + kind] != cols) {
             snprintf(err, errlen, "tensor '%s': no calibration activations of width %llu were observed for it", name, (unsigned long long)cols);
             return -1;
         }
+        if (srtp__reserve(&st->tmp, &st->cap_tmp, cols * (1 + 3 * (uint64_t)srt_pool_threads(st->pool)), err, errlen) != 0) return -1;
+        norm = st->tmp;
         for (i = 0; i < cols; i++) norm[i] = (float)sqrt(ss[i]);
-        if (st->sparse_format == SRTP_S4X1) {   /* per 4-row block: its k weakest columns */
-            for (r = 0; r < rows; r += 4) {
-                uint64_t rr;
-                for (i = 0; i < cols; i++) {
-                    float sc = 0.0f;
-                    for (rr = r; rr < r + 4 && rr < rows; rr++) sc += fabsf(w[rr * cols + i]) * norm[i];
-                    st->score[i] = sc;
-                }
-                srtp__zero_blocks(w + r * cols, rows - r < 4 ? rows - r : 4, cols, st->score, k, st->score + cols, st->tmp);
-            }
-            return 0;
-        }
-        for (r = 0; r < rows; r++) {
-            float *row = w + r * cols;
-            for (i = 0; i < cols; i++) st->score[i] = fabsf(row[i]) * norm[i];
-            srtp__zero_smallest(row, st->score, cols, k, st->tmp);
-        }
+        a.st = st; a.w = w; a.norm = norm; a.rows = rows; a.cols = cols; a.scratch = st->tmp + cols;
+        a.k = (uint64_t)floor((double)sparsity * (double)cols + 0.5);
+        a.step = st->sparse_format == SRTP_S4X1 ? 4 : 1;   /* s4x1: per 4-row block, its k weakest columns */
+        srt_pool_parallel_for(st->pool, (int64_t)((rows + a.step - 1) / a.step), 0, srtp__wanda_rows, &a);
     } else if (st->sparse_format == SRTP_S4X1) {   /* the tensor's weakest 4x1 blocks */
-        uint64_t nb = (rows + 3) / 4 * cols, k = (uint64_t)floor((double)sparsity * (double)nb + 0.5), b;
-        for (b = 0; b < nb; b++) {
-            uint64_t r0 = b / cols * 4, c = b % cols, rr;
-            float sc = 0.0f;
-            for (rr = r0; rr < r0 + 4 && rr < rows; rr++) sc += fabsf(w[rr * cols + c]);
-            st->score[b] = sc;
-        }
-        srtp__zero_blocks(w, rows, cols, st->score, k, st->score + nb, st->tmp);
-    } else {
-        uint64_t k = (uint64_t)floor((double)sparsity * (double)n + 0.5);
-        for (i = 0; i < n; i++) st->score[i] = fabsf(w[i]);
-        srtp__zero_smallest(w, st->score, n, k, st->tmp);
-    }
+        uint64_t nb = (rows + 3) / 4 * cols, k = (uint64_t)floor((double)sparsity * (double)nb + 0.5);
+        srtp__blocks bl;
+        if (srtp__reserve(&st->tmp, &st->cap_tmp, nb, err, errlen) != 0) return -1;
+        j.n = nb; j.w = st->tmp;   /* the mask */
+        bl.j = &j; bl.w = w; bl.rows = rows; bl.cols = cols;
+        srt_pool_parallel_for(st->pool, (int64_t)srtp__chunks(nb), 1, srtp__block_scores, &bl);
+        srtp__zero_pool(st, &j, k);
+        srt_pool_parallel_for(st->pool, (int64_t)srtp__chunks(nb), 1, srtp__apply_mask, &bl);
+    } else srtp__zero_pool(st, &j, (uint64_t)floor((double)sparsity * (double)n + 0.5));
     return 0;
 }
 
-/* What the runtime will compute with: w quantized to fmt and back (F32: w itself). */
+/* What the runtime will compute with: w quantized to fmt and back (F32: w itself). The parts are
+   kept from tensor to tensor and sized by the bound (no counting pass): the kernels' sizes are
+   what the writer checks. */
 static int srtp__roundtrip(srtp_state *st, srt_format fmt, uint32_t group, const float *w, uint64_t rows, uint64_t cols, float *out, char *err, size_t errlen) {
     srt_tensor_parts lay;
     int i;
     if (fmt == SRT_F32) { memcpy(out, w, (size_t)(rows * cols) * sizeof(float)); return 0; }
     if (fmt >= SRT_Q8 && fmt != SRT_SB_BF16 && fmt != SRT_TCSL && group == 0) group = 64;   /* what the writer does with 0 (sparsert.h: SRT__DEFAULT_GROUP) */
-    if ((srt_format_is_sparse(fmt) ? srt_tensor_layout_data(fmt, rows, cols, group, w, &lay) : srt_tensor_layout(fmt, rows, cols, group, &lay)) != SRT_OK) {
+    if (srt_tensor_layout(fmt, rows, cols, group, &lay) != SRT_OK) {
         snprintf(err, errlen, "%s", srt_last_error());
         return -1;
     }
@@ -425,6 +603,25 @@ static int srtp__roundtrip(srtp_state *st, srt_format fmt, uint32_t group, const
     return 0;
 }
 
+/* c1 = zeros of w, d1 = sum (orig - out)^2, d2 = sum orig^2, per chunk */
+static void srtp__stats(void *user, int64_t c0, int64_t c1, int thread_index) {
+    srtp__job *j = (srtp__job *)user;
+    int64_t c;
+    (void)thread_index;
+    for (c = c0; c < c1; c++) {
+        SRTP__CHUNK_RANGE(c, i0, i1);
+        uint64_t i, zeros = 0;
+        double e2 = 0, n2 = 0;
+        for (i = i0; i < i1; i++) {
+            double d = (double)j->orig[i] - j->out[i];
+            zeros += j->w[i] == 0.0f;
+            e2 += d * d;
+            n2 += (double)j->orig[i] * j->orig[i];
+        }
+        j->c1[c] = zeros; j->d1[c] = e2; j->d2[c] = n2;
+    }
+}
+
 /* One 2-D tensor about to be written: prunes w in place when a --sparsity rule asks for it, sets
    the stored format (srtp_choose_format; fmt and group come in as the dense choice) and records the
    achieved sparsity and reconstruction error. 0 or -1 with a message. */
@@ -432,17 +629,13 @@ static int srtp_process(srtp_state *st, const char *name, uint64_t rows, uint64_
                         char *err, size_t errlen) {
     uint64_t n = rows * cols, i;
     float s = srtp_sparsity_for(st, name);
-    const float *orig = w;      /* the weights before pruning */
     srtp_stat *rec;
-    if (srtp__reserve(&st->score, &st->cap_score, n > 2 * cols ? n : 2 * cols, err, errlen) != 0) return -1;
-    if (s > 0.0f) {   /* a copy of the original and selection scratch only for pruned tensors */
-        if (srtp__reserve(&st->orig, &st->cap_orig, n, err, errlen) != 0 ||
-            srtp__reserve(&st->tmp, &st->cap_tmp, n > 2 * cols ? n : 2 * cols, err, errlen) != 0) return -1;
-        memcpy(st->orig, w, (size_t)n * sizeof(float));
-        orig = st->orig;
+    srtp__job j;
+    if (s > 0.0f) {
         if (srtp_prune(st, name, rows, cols, w, s, err, errlen) != 0) return -1;
         srtp_choose_format(st, name, s, *fmt, *group, fmt, group);
     }
+    if (srtp__job_init(st, &j, w, n, s > 0.0f, err, errlen) != 0) return -1;
     if (st->n_stats == st->cap_stats) {
         int nc = st->cap_stats ? 2 * st->cap_stats : 64;
         srtp_stat *ns = (srtp_stat *)realloc(st->stats, (size_t)nc * sizeof *ns);
@@ -453,16 +646,13 @@ static int srtp_process(srtp_state *st, const char *name, uint64_t rows, uint64_
     memset(rec, 0, sizeof *rec);
     snprintf(rec->name, sizeof rec->name, "%s", name);
     rec->rows = rows; rec->cols = cols; rec->fmt = *fmt; rec->target = s;
-    for (i = 0; i < n; i++) rec->zeros += w[i] == 0.0f;
     if (srtp__roundtrip(st, *fmt, *group, w, rows, cols, st->score, err, errlen) != 0) {   /* score: n floats of scratch */
         st->n_stats--;
         return -1;
     }
-    for (i = 0; i < n; i++) {
-        double d = (double)orig[i] - st->score[i];
-        rec->err2 += d * d;
-        rec->norm2 += (double)orig[i] * orig[i];
-    }
+    j.out = st->score;
+    srtp__run(st, &j, srtp__stats);
+    for (i = 0; i < srtp__chunks(n); i++) { rec->zeros += j.c1[i]; rec->err2 += j.d1[i]; rec->norm2 += j.d2[i]; }
     return 0;
 }
 
