@@ -2223,8 +2223,8 @@ static srt_status srt__sparse_layout(srt_pool *pool, srt_format format, uint64_t
         parts->kind[2] = SRT_PART_OFFSETS; parts->size[2] = (j.units + 1) * 8;
     } else {
         parts->n_parts = 4;
-        parts->kind[1] = SRT_PART_SCALES; parts->size[1] = j.t.tiles * j.t.ng * SRT__TILE * 2;
         parts->kind[0] = SRT_PART_VALUES;
+        parts->kind[1] = SRT_PART_SCALES; parts->size[1] = j.t.tiles * j.t.ng * SRT__TILE * 2;
         if (format == SRT_S4X1) {
             parts->size[0] = total * 16;
             parts->kind[2] = SRT_PART_INDEX; parts->size[2] = total * 4;
@@ -3287,8 +3287,8 @@ struct srt_writer {
     srt__crc32 crc;
     int failed;
     srt_pool *pool;               /* quantizes on it (not owned) */
-    void *part[4];                /* a tensor's packed parts, kept for the next one: fresh pages */
-    uint64_t part_cap[4];         /* cost the kernel a zeroing fault each (a fifth of packing time) */
+    void *part[4];                /* a tensor's packed parts, kept for the next one (fresh pages */
+    uint64_t part_cap[4];         /* each cost the kernel a zeroing page fault) */
 };
 
 /* CRC-32 of n bytes on pool: blocks of 1 MiB summed apart, then combined in order. */
