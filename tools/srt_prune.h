@@ -450,9 +450,11 @@ static void srtp__zero_pool(srtp_state *st, srtp__job *j, uint64_t k) {
     srtp__run(st, j, srtp__zero_t);
 }
 
-/* s4x1 by magnitude: score[b] = sum |w| of block b (4 rows at a column, in row-block, column order) */
-typedef struct srtp__blocks { srtp__job *j; const float *w; uint64_t rows, cols; } srtp__blocks;
-static void srtp__block_scores(void *user, int64_t c0, int64_t c1, int thread_index) {
+/* s4x1 by magnitude, over blocks (4 rows at a column, in row-block, column order): pass 0 sets
+   score[b] = sum |w| of block b and the mask (j->w) to 1; pass 1 zeroes the blocks whose mask the
+   selection zeroed. */
+typedef struct srtp__blocks { srtp__job *j; float *w; uint64_t rows, cols; int pass; } srtp__blocks;
+static void srtp__blocks_pass(void *user, int64_t c0, int64_t c1, int thread_index) {
     srtp__blocks *bl = (srtp__blocks *)user;
     srtp__job *j = bl->j;
     int64_t c;
@@ -461,16 +463,21 @@ static void srtp__block_scores(void *user, int64_t c0, int64_t c1, int thread_in
         SRTP__CHUNK_RANGE(c, i0, i1);
         uint64_t b;
         for (b = i0; b < i1; b++) {
-            uint64_t r0 = b / bl->cols * 4, col = b % bl->cols, rr;
+            uint64_t r0 = b / bl->cols * 4, col = b % bl->cols, r;
             float sc = 0.0f;
-            for (rr = r0; rr < r0 + 4 && rr < bl->rows; rr++) sc += fabsf(bl->w[rr * bl->cols + col]);
+            if (bl->pass == 1) {
+                if (j->w[b] == 0.0f)
+                    for (r = r0; r < r0 + 4 && r < bl->rows; r++) bl->w[r * bl->cols + col] = 0.0f;
+                continue;
+            }
+            for (r = r0; r < r0 + 4 && r < bl->rows; r++) sc += fabsf(bl->w[r * bl->cols + col]);
             j->score[b] = sc;
-            j->w[b] = 1.0f;   /* the mask: blocks that stay */
+            j->w[b] = 1.0f;
         }
     }
 }
 /* Wanda: each output row (s4x1: each block of 4 rows) on its own, with per-thread scratch. */
-typedef struct srtp__wanda { srtp_state *st; float *w; const float *norm; uint64_t rows, cols, k, step; float *scratch; } srtp__wanda;
+typedef struct srtp__wanda { float *w; const float *norm; uint64_t rows, cols, k, step; float *scratch; } srtp__wanda;
 static void srtp__wanda_rows(void *user, int64_t b0, int64_t b1, int thread_index) {
     srtp__wanda *a = (srtp__wanda *)user;
     uint64_t cols = a->cols, b, i, rr;
@@ -488,19 +495,6 @@ static void srtp__wanda_rows(void *user, int64_t b0, int64_t b1, int thread_inde
         for (i = 0; i < cols; i++)
             if (mask[i] == 0.0f)
                 for (rr = r; rr < r + nr; rr++) a->w[rr * cols + i] = 0.0f;
-    }
-}
-static void srtp__apply_mask(void *user, int64_t c0, int64_t c1, int thread_index) {
-    srtp__blocks *bl = (srtp__blocks *)user;
-    srtp__job *j = bl->j;
-    int64_t c;
-    (void)thread_index;
-    for (c = c0; c < c1; c++) {
-        SRTP__CHUNK_RANGE(c, i0, i1);
-        uint64_t b, r;
-        for (b = i0; b < i1; b++)
-            if (j->w[b] == 0.0f)
-                for (r = b / bl->cols * 4; r < b / bl->cols * 4 + 4 && r < bl->rows; r++) ((float *)bl->w)[r * bl->cols + b % bl->cols] = 0.0f;
     }
 }
 
@@ -559,7 +553,7 @@ static int srtp_prune(srtp_state *st, const char *name, uint64_t rows, uint64_t 
         if (srtp__reserve(&st->tmp, &st->cap_tmp, cols * (1 + 3 * (uint64_t)srt_pool_threads(st->pool)), err, errlen) != 0) return -1;
         norm = st->tmp;
         for (i = 0; i < cols; i++) norm[i] = (float)sqrt(ss[i]);
-        a.st = st; a.w = w; a.norm = norm; a.rows = rows; a.cols = cols; a.scratch = st->tmp + cols;
+        a.w = w; a.norm = norm; a.rows = rows; a.cols = cols; a.scratch = st->tmp + cols;
         a.k = (uint64_t)floor((double)sparsity * (double)cols + 0.5);
         a.step = st->sparse_format == SRTP_S4X1 ? 4 : 1;   /* s4x1: per 4-row block, its k weakest columns */
         srt_pool_parallel_for(st->pool, (int64_t)((rows + a.step - 1) / a.step), 0, srtp__wanda_rows, &a);
@@ -568,10 +562,11 @@ static int srtp_prune(srtp_state *st, const char *name, uint64_t rows, uint64_t 
         srtp__blocks bl;
         if (srtp__reserve(&st->tmp, &st->cap_tmp, nb, err, errlen) != 0) return -1;
         j.n = nb; j.w = st->tmp;   /* the mask */
-        bl.j = &j; bl.w = w; bl.rows = rows; bl.cols = cols;
-        srt_pool_parallel_for(st->pool, (int64_t)srtp__chunks(nb), 1, srtp__block_scores, &bl);
+        bl.j = &j; bl.w = w; bl.rows = rows; bl.cols = cols; bl.pass = 0;
+        srt_pool_parallel_for(st->pool, (int64_t)srtp__chunks(nb), 1, srtp__blocks_pass, &bl);
         srtp__zero_pool(st, &j, k);
-        srt_pool_parallel_for(st->pool, (int64_t)srtp__chunks(nb), 1, srtp__apply_mask, &bl);
+        bl.pass = 1;
+        srt_pool_parallel_for(st->pool, (int64_t)srtp__chunks(nb), 1, srtp__blocks_pass, &bl);
     } else srtp__zero_pool(st, &j, (uint64_t)floor((double)sparsity * (double)n + 0.5));
     return 0;
 }
