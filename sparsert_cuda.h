@@ -14,7 +14,9 @@
          srt_model_load("model.srt", &md, &model);   // sessions, feed, next: as on the CPU
          ...
          srt_model_free(model); srt_backend_free(gpu);
-     `./build.sh cuda` builds tests/test_cuda.cu this way (build/test-cuda) and runs it.
+     `./build.sh cuda` builds tests/test_cuda.cu this way (build/test-cuda) and runs it. ./build.sh
+     also builds the same test against a CPU emulator of the CUDA runtime (tests/cuda_emu,
+     SRT_CUDA_EMULATOR: build/test-cuda-emu), which runs every kernel without a GPU.
 
    WHAT RUNS ON THE DEVICE
      Every forward batch: embedding lookup, RMSNorm, q/k/v (+ biases), RoPE (both pairings; the
@@ -131,7 +133,7 @@ SRT_API srt_status srt_cuda_bench_read(srt_backend *b, uint64_t bytes, int iters
 #ifdef SPARSERT_CUDA
 #ifndef SPARSERT_CUDA_DONE
 #define SPARSERT_CUDA_DONE
-#ifndef __CUDACC__
+#if !defined(__CUDACC__) && !defined(SRT_CUDA_EMULATOR)
 #  error "sparsert_cuda.h: SPARSERT_CUDA needs nvcc (a .cu file compiled by nvcc -fmad=false)"
 #endif
 #include <cuda_runtime.h>
@@ -590,16 +592,35 @@ __global__ void srt__cu_tcsl_x16(const float *x, int n, uint64_t K, int n_pad, u
     x16[i] = __float2half_rn(t < (uint64_t)n && k < K ? x[t * K + k] : 0.0f);
 }
 
-static __device__ __forceinline__ uint32_t srt__cu_smem_addr(const void *p) { return (uint32_t)__cvta_generic_to_shared(p); }
 static __device__ __forceinline__ void srt__cu_extract(uint8_t *tile, uint32_t word) {
     const uint32_t loc = word >> 16;
     *(uint16_t *)(tile + srt__cu_tcsl_smem(loc >> 6, loc & 63u)) = (uint16_t)(word & 0xffffu);
 }
+/* The PTX the SpMM needs, one instruction per function, so that the CPU emulator of the tests
+   (tests/cuda_emu, SRT_CUDA_EMULATOR) can stand in for them. */
+#ifndef SRT_CUDA_EMULATOR
+static __device__ __forceinline__ uint32_t srt__cu_smem_addr(const void *p) { return (uint32_t)__cvta_generic_to_shared(p); }
+/* 16 bytes global -> shared, asynchronous until srt__cu_cp_async_wait_all */
+static __device__ __forceinline__ void srt__cu_cp_async16(void *smem, const void *gmem) {
+    asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" :: "r"(srt__cu_smem_addr(smem)), "l"(gmem));
+}
+static __device__ __forceinline__ void srt__cu_cp_async_commit(void) { asm volatile("cp.async.commit_group;\n" ::); }
+static __device__ __forceinline__ void srt__cu_cp_async_wait_all(void) { asm volatile("cp.async.wait_all;\n" ::: "memory"); }
+/* ldmatrix: 4 (2) 8 x 8 b16 matrices whose rows lanes 0-31 (0-15) point to */
+static __device__ __forceinline__ void srt__cu_ldmatrix_x4(uint32_t *r, const void *smem) {
+    asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0,%1,%2,%3}, [%4];\n"
+                 : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3]) : "r"(srt__cu_smem_addr(smem)) : "memory");
+}
+static __device__ __forceinline__ void srt__cu_ldmatrix_x2(uint32_t *r, const void *smem) {
+    asm volatile("ldmatrix.sync.aligned.m8n8.x2.shared.b16 {%0,%1}, [%2];\n" : "=r"(r[0]), "=r"(r[1]) : "r"(srt__cu_smem_addr(smem)) : "memory");
+}
+/* d += A (16 x 16 f16, row) x B (16 x 8 f16, col), f32 sums */
 static __device__ __forceinline__ void srt__cu_mma(float *d, const uint32_t *a, uint32_t b0, uint32_t b1) {
     asm volatile("mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, {%0,%1,%2,%3};\n"
                  : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
                  : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
 }
+#endif
 
 /* out: splits == 1: y[t * ldy + r] (+ bias); else the partial sums part[(split * n_pad + t) * rows + r]. */
 template <int BN>
@@ -632,9 +653,9 @@ __global__ void __launch_bounds__(128) srt__cu_tcsl_spmm(const uint32_t *__restr
         for (int c = tid; c < BN * 8; c += 128) { \
             const int tr = c >> 3, ch = c & 7; \
             const __half *src = x16 + (uint64_t)(n0 + tr) * Kp + (uint64_t)(kt) * SRT__CU_TT + (uint64_t)ch * 8; \
-            asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" :: "r"(srt__cu_smem_addr(sb[buf] + srt__cu_tcsl_smem((uint32_t)tr, 8u * (uint32_t)ch))), "l"(src)); \
+            srt__cu_cp_async16(sb[buf] + srt__cu_tcsl_smem((uint32_t)tr, 8u * (uint32_t)ch), src); \
         } \
-        asm volatile("cp.async.commit_group;\n" ::); \
+        srt__cu_cp_async_commit(); \
     } while (0)
 #define SRT__CU_EXTRACT(buf) do { \
         _Pragma("unroll") for (int u = 0; u < 8; u++) { \
@@ -653,25 +674,22 @@ __global__ void __launch_bounds__(128) srt__cu_tcsl_spmm(const uint32_t *__restr
         for (uint32_t kt = kt0; kt < kt1; kt++) {
             const int buf = (int)((kt - kt0) & 1u);
             const bool more = kt + 1 < kt1;
-            asm volatile("cp.async.wait_all;\n" ::: "memory");
+            srt__cu_cp_async_wait_all();
             __syncthreads();                 /* tile kt complete in sa/sb[buf]; the other buffers are free */
             if (more) { SRT__CU_LOAD_WORDS(kt + 1); SRT__CU_PREPARE(buf ^ 1, kt + 1); }
 #pragma unroll
             for (int kk = 0; kk < 4; kk++) {
                 uint32_t a[4];
-                asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0,%1,%2,%3}, [%4];\n"
-                             : "=r"(a[0]), "=r"(a[1]), "=r"(a[2]), "=r"(a[3]) : "r"(srt__cu_smem_addr(sa[buf] + srt__cu_tcsl_a_at(warp, lane, kk))) : "memory");
+                srt__cu_ldmatrix_x4(a, sa[buf] + srt__cu_tcsl_a_at(warp, lane, kk));
                 if (BN == 8) {
-                    uint32_t b0, b1;
-                    asm volatile("ldmatrix.sync.aligned.m8n8.x2.shared.b16 {%0,%1}, [%2];\n"
-                                 : "=r"(b0), "=r"(b1) : "r"(srt__cu_smem_addr(sb[buf] + srt__cu_tcsl_b_at(0, lane & 15, kk))) : "memory");
-                    srt__cu_mma(acc[0], a, b0, b1);
+                    uint32_t b[2];
+                    srt__cu_ldmatrix_x2(b, sb[buf] + srt__cu_tcsl_b_at(0, lane & 15, kk));
+                    srt__cu_mma(acc[0], a, b[0], b[1]);
                 } else {
 #pragma unroll
                     for (int p = 0; p < BN / 16; p++) {
                         uint32_t b[4];
-                        asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0,%1,%2,%3}, [%4];\n"
-                                     : "=r"(b[0]), "=r"(b[1]), "=r"(b[2]), "=r"(b[3]) : "r"(srt__cu_smem_addr(sb[buf] + srt__cu_tcsl_b_at(p, lane, kk))) : "memory");
+                        srt__cu_ldmatrix_x4(b, sb[buf] + srt__cu_tcsl_b_at(p, lane, kk));
                         srt__cu_mma(acc[2 * p], a, b[0], b[1]);
                         srt__cu_mma(acc[2 * p + 1], a, b[2], b[3]);
                     }
