@@ -18,6 +18,11 @@
 #   ./build.sh cuda     the CUDA backend test (build/test-cuda, tests/test_cuda.cu + sparsert_cuda.h by nvcc), then runs it;
 #                       also build/srt-bench-cuda (srt-bench with the gpu-* modes and e2e --backend cuda)
 #                       (without a CUDA device it runs its no-device checks and prints "skipped: GPU checks ...")
+#   ./build.sh cuda-emu the same test on the CPU (build/test-cuda-emu: tests/test_cuda.cu by c++ against
+#                       tests/cuda_emu, a CPU stand-in for the CUDA runtime; no nvcc or GPU needed), then runs it;
+#                       also build/srt-bench-cuda-emu. ./build.sh and ./build.sh test build and run it too
+#                       (not under asan, tsan, valgrind or cross builds); ./build.sh cuda-emu asan: under
+#                       ASan + UBSan (device memory is heap memory: an out-of-bounds kernel access is a report)
 #   ./build.sh fuzz SECONDS [TARGET...]   libFuzzer campaigns (clang, ASan+UBSan), each target for SECONDS:
 #                       targets json srt gguf hf llama2c tokenizer chat (default all, one after another);
 #                       corpora and findings in build/fuzz/; non-zero exit on any finding (see run_fuzz)
@@ -76,7 +81,7 @@ elif [ "${2:-}" = valgrind ] && [ "${1:-}" = test ]; then
     OPT="-O1 -g"
     export SRT_TEST_SLOW=valgrind
 elif [ -n "${2:-}" ]; then
-    echo "usage: ./build.sh [test [asan | tsan | valgrind | wine | arm] | test-ui [asan] | tsan | valgrind | sycl | cuda | fuzz SECONDS [TARGET...]]" >&2; exit 2
+    echo "usage: ./build.sh [test [asan | tsan | valgrind | wine | arm] | test-ui [asan] | tsan | valgrind | sycl | cuda | cuda-emu [asan] | fuzz SECONDS [TARGET...]]" >&2; exit 2
 fi
 
 fail=0
@@ -209,6 +214,47 @@ run_cuda_test() {
     else echo "skipped test_cuda: $CUDA_WHY"; fi
 }
 
+# The CUDA backend on the CPU: tests/test_cuda.cu and tools/srt-bench-cuda.cu compiled by CXX against
+# tests/cuda_emu (a CPU stand-in for the CUDA runtime and cuBLAS), with sparsert_cuda.h's kernel launches
+# rewritten into calls (k<<<grid, block, smem, stream>>>(args) -> srt_emu::launch(k, grid, block, smem,
+# stream)(args)) in build/cuda-emu/. Needs neither nvcc nor a GPU, so the GPU checks of test_cuda run
+# everywhere: build/test-cuda-emu, build/srt-bench-cuda-emu. HAVE_CUDA_EMU: 1 built, 0 skipped, 2 failed.
+HAVE_CUDA_EMU=0
+CUDA_EMU_WHY=""
+build_cuda_emu() {
+    local E=$B/cuda-emu bench flags
+    rm -f "$B/test-cuda-emu" "$B/srt-bench-cuda-emu"
+    # ASan only when asked for alone (./build.sh cuda-emu asan: ~7 minutes, too long for every CI run)
+    if [ -n "${2:-}" ] && ! [ "$1 $2" = "cuda-emu asan" ]; then
+        CUDA_EMU_WHY="not under ${2} (./build.sh test runs it; ./build.sh cuda-emu asan under ASan)"; return
+    fi
+    case $($CXX -dumpmachine 2>/dev/null) in
+        x86_64*) ;;
+        *) CUDA_EMU_WHY="its fibers are written for x86-64 ($CXX builds for $($CXX -dumpmachine 2>/dev/null || echo '?'))"; return ;;
+    esac
+    mkdir -p "$E"
+    sed -E 's/([A-Za-z_][A-Za-z_0-9]*(<[A-Za-z_0-9]+>)?)<<<(([^>]|>[^>]|>>[^>])*)>>>/srt_emu::launch(\1, \3)/g' sparsert_cuda.h > "$E/sparsert_cuda.h"
+    if grep -n '<<<' "$E/sparsert_cuda.h" >&2; then   # a launch the rewrite does not understand
+        note "build failed: test-cuda-emu (kernel launches above not rewritten; keep each <<<...>>> on one line)"; fail=1; HAVE_CUDA_EMU=2; return
+    fi
+    printf '#define SPARSERT_IMPLEMENTATION\n#include "sparsert.h"\n' > "$E/core.c"
+    flags="-std=c++17 $OPT -ffp-contract=off $WARN -Wno-unknown-pragmas -DSRT_CUDA_EMULATOR -I$E -Itests/cuda_emu -I."
+    { $CC -std=c99 $OPT $WARN -I. ${CFLAGS:-} -DSRT_BENCH_CUDA -c -o "$E/srt-bench.o" tools/srt-bench.c &&
+      $CXX $flags -o "$B/srt-bench-cuda-emu" -x c++ tools/srt-bench-cuda.cu -x none "$E/srt-bench.o" $LIBS; } &
+    bench=$!
+    HAVE_CUDA_EMU=1
+    if ! $CC -std=c99 $OPT $WARN -I. ${CFLAGS:-} -c -o "$E/core.o" "$E/core.c" ||
+       ! $CXX $flags -o "$B/test-cuda-emu" -x c++ tests/test_cuda.cu -x none "$E/core.o" $LIBS; then
+        note "build failed: test-cuda-emu ($CXX)"; fail=1; HAVE_CUDA_EMU=2
+    fi
+    if ! wait "$bench"; then note "build failed: srt-bench-cuda-emu ($CXX)"; fail=1; fi
+}
+run_cuda_emu_test() {
+    if [ "$HAVE_CUDA_EMU" = 2 ]; then echo "FAIL - test-cuda-emu did not build"; FAILED=$((FAILED + 1))
+    elif [ "$HAVE_CUDA_EMU" = 1 ]; then run_test test_cuda_emu "$B/test-cuda-emu"
+    else echo "skipped test_cuda_emu: $CUDA_EMU_WHY"; fi
+}
+
 build_all() {
     rm -f "$B/.failed"
     cc_bg srt-pack tools/srt-pack.c
@@ -228,6 +274,7 @@ build_all() {
     build_sdl
     build_sycl "$@"
     build_cuda "$@"
+    build_cuda_emu "$@"
 }
 
 # Runs one test program; its "ok -"/"FAIL -" lines are counted.
@@ -293,6 +340,7 @@ run_tests() {
     run_ui_test
     run_sycl_test
     run_cuda_test
+    run_cuda_emu_test
     echo "$PASSED passed, $FAILED failed"
     [ "$FAILED" -eq 0 ] && [ "$fail" -eq 0 ]
 }
@@ -386,12 +434,13 @@ case "${1:-all}" in
         build_all "$@"
         if [ -n "$CROSS" ]; then run_cross_tests "${@:3}"; else run_tests; fi
         exit $? ;;
-    sycl|cuda)   # one GPU backend's test alone: HAVE_SYCL/HAVE_CUDA, build_sycl/run_sycl_test, ...
+    sycl|cuda|cuda-emu)   # one GPU backend's test alone: HAVE_SYCL/HAVE_CUDA, build_sycl/run_sycl_test, ...
         cc_prog srt-pack tools/srt-pack.c
-        "build_$1" "$@"
-        have=HAVE_${1^^}; why=${1^^}_WHY
+        name=${1//-/_}
+        "build_$name" "$@"
+        have=HAVE_${name^^}; why=${name^^}_WHY
         if [ "${!have}" = 0 ]; then echo "cannot build test-$1: ${!why}" >&2; exit 1; fi
-        "run_$1_test"
+        "run_${name}_test"
         echo "$PASSED passed, $FAILED failed"
         [ "$FAILED" -eq 0 ] && [ "$fail" -eq 0 ]; exit $? ;;
     test-ui)
@@ -405,5 +454,5 @@ case "${1:-all}" in
         echo "$PASSED passed, $FAILED failed (screenshot: $B/ui-test.png)"
         [ "$FAILED" -eq 0 ] && [ "$fail" -eq 0 ]; exit $? ;;
     fuzz) shift; run_fuzz "$@"; exit $? ;;
-    *)    note "usage: ./build.sh [test [asan | tsan | valgrind | wine | arm] | test-ui [asan] | tsan | valgrind | sycl | cuda | fuzz SECONDS [TARGET...]]"; exit 2 ;;
+    *)    note "usage: ./build.sh [test [asan | tsan | valgrind | wine | arm] | test-ui [asan] | tsan | valgrind | sycl | cuda | cuda-emu [asan] | fuzz SECONDS [TARGET...]]"; exit 2 ;;
 esac

@@ -109,6 +109,21 @@ if [ $rc -eq 2 ]; then echo "ok - gemm: one --n only"; else echo "FAIL - gemm --
 run "gemv sparsity list" "$T/gemv-sp.json" gemv --format sb-q8 --sparsity 0.5,0.7 --shape 32x128 --set-mb 0.1 --seconds 0 --bw 10 --threads 1 --isa portable --json
 if grep -q '"sparsity":0.50' "$T/gemv-sp.json" && grep -q '"sparsity":0.70' "$T/gemv-sp.json"; then echo "ok - gemv: one line per --sparsity value"
 else echo "FAIL - gemv --sparsity 0.5,0.7"; sed 's/^/    /' "$T/gemv-sp.json" | head -3; fi
+# gpu_checks BENCH LABEL: tiny runs of every GPU mode, each line with its keys and positive numbers
+gpu_checks() {
+    local bench=$1 label=$2
+    "$bench" gpu-membw --mb 64 --iters 5 --json >"$T/gpu-membw.json" 2>&1 || echo "FAIL - $label gpu-membw"
+    check "$label gpu-membw fields" "$T/gpu-membw.json" gpu-membw 1 mode format threads isa device + gbs
+    "$bench" gpu-gemm --format q4,f16 --shape 256x512 --n 8,16 --iters 5 --mb 64 --json >"$T/gpu-gemm.json" 2>&1 || echo "FAIL - $label gpu-gemm"
+    check "$label gpu-gemm fields" "$T/gpu-gemm.json" gpu-gemm 4 mode format m k n + ms gbs tflops roofline_fraction
+    "$bench" gpu-gemm --format tcsl --shape 256x512 --n 8,32 --sparsity 0.6,0.9 --iters 5 --mb 64 --json >"$T/gpu-tcsl.json" 2>&1 || echo "FAIL - $label gpu-gemm tcsl"
+    check "$label gpu-gemm tcsl against cuBLAS f16" "$T/gpu-tcsl.json" gpu-gemm 4 mode format sparsity m k n + ms tflops cublas_ms cublas_tflops speedup
+    "$bench" gpu-gemv --format q8,q4,q2,tq,f16,tcsl --shape 64x256*2,128x256 --sparsity 0.7 --iters 3 --mb 64 --json >"$T/gpu-gemv.json" 2>&1 || echo "FAIL - $label gpu-gemv"
+    check "$label gpu-gemv fields (every format)" "$T/gpu-gemv.json" gpu-gemv 12 mode format m k n + ms gbs roofline_fraction
+    check "$label gpu-gemv summaries" "$T/gpu-gemv.json" gpu-gemv-summary 6 mode format n matrices + ms gbs roofline_fraction
+    "$bench" e2e "$T/tiny.srt" --backend cuda --prompt-tokens 5 --tokens 4 --runs 1 --mb 64 --json >"$T/gpu-e2e.json" 2>&1 || echo "FAIL - $label e2e --backend cuda"
+    check "$label e2e --backend cuda fields" "$T/gpu-e2e.json" e2e 1 mode backend + prefill_tok_s decode_tok_s bandwidth_gbs roofline_fraction
+}
 CUDA_BENCH=$B/srt-bench-cuda
 if [ -x "$CUDA_BENCH" ] && ! "$CUDA_BENCH" gpu-membw --mb 64 --iters 2 >"$T/gpu-probe.txt" 2>&1; then
     for args in "gpu-membw" "gpu-gemm --format tcsl" "gpu-gemv --format q4 --shape 64x64" "e2e $T/tiny.srt --backend cuda --tokens 2"; do
@@ -116,13 +131,11 @@ if [ -x "$CUDA_BENCH" ] && ! "$CUDA_BENCH" gpu-membw --mb 64 --iters 2 >"$T/gpu-
         if [ $rc -eq 1 ] && grep -q "no usable CUDA device: .*CUDA device" "$T/gpu.txt"; then echo "ok - srt-bench-cuda $args: exit 1 and the device error"
         else echo "FAIL - srt-bench-cuda $args without a device: rc $rc"; sed 's/^/    /' "$T/gpu.txt" | head -3; fi
     done
-elif [ -x "$CUDA_BENCH" ]; then   # a GPU: tiny runs, every line with its keys
-    "$CUDA_BENCH" gpu-membw --mb 64 --iters 5 --json >"$T/gpu-membw.json" 2>&1 || echo "FAIL - srt-bench-cuda gpu-membw"
-    check "gpu-membw fields" "$T/gpu-membw.json" gpu-membw 1 mode format threads isa device + gbs
-    "$CUDA_BENCH" gpu-gemm --format q4,tcsl --shape 256x512 --n 8,16 --sparsity 0.7 --iters 5 --mb 64 --json >"$T/gpu-gemm.json" 2>&1 || echo "FAIL - srt-bench-cuda gpu-gemm"
-    check "gpu-gemm fields" "$T/gpu-gemm.json" gpu-gemm 4 mode format m k n + ms gbs tflops roofline_fraction
-    "$CUDA_BENCH" e2e "$T/tiny.srt" --backend cuda --prompt-tokens 5 --tokens 4 --runs 1 --mb 64 --json >"$T/gpu-e2e.json" 2>&1 || echo "FAIL - srt-bench-cuda e2e --backend cuda"
-    check "e2e --backend cuda fields" "$T/gpu-e2e.json" e2e 1 mode backend + prefill_tok_s decode_tok_s bandwidth_gbs roofline_fraction
+elif [ -x "$CUDA_BENCH" ]; then
+    gpu_checks "$CUDA_BENCH" srt-bench-cuda
 else
     echo "skipped: srt-bench-cuda checks (build/srt-bench-cuda not built: no nvcc)"
 fi
+# the same modes on the CUDA emulator (tests/cuda_emu; the numbers mean nothing, the code paths run)
+if [ -x "$B/srt-bench-cuda-emu" ]; then gpu_checks "$B/srt-bench-cuda-emu" srt-bench-cuda-emu
+else echo "skipped: srt-bench-cuda-emu checks (not built)"; fi

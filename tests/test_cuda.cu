@@ -15,7 +15,9 @@
      equal the CPU's bit for bit and so do the greedy tokens; with cuBLAS for float prompt batches,
      within a tolerance;
    - stories260K packed from ../shared (f32, q8, q4): the golden greedy ids of ../shared/golden.
-   Built by `./build.sh cuda` (C core by cc + this file by nvcc -fmad=false). */
+   Built by `./build.sh cuda` (C core by cc + this file by nvcc -fmad=false), and by ./build.sh
+   against the CPU emulator of tests/cuda_emu as build/test-cuda-emu, where the GPU checks run
+   without a GPU. */
 #define SPARSERT_CUDA
 #include "sparsert_cuda.h"
 #include "tests/testing.h"
