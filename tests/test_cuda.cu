@@ -461,6 +461,7 @@ int main(void) {
             if (is_int) {
                 check_kernels(fs[i], 50, 300, 96);
                 check_kernels(fs[i], 33, 1000, 1024);             /* one group per row */
+                check_kernels(fs[i], 20, 20000, 16384);           /* the GEMV's 8192-column windows: a group across two */
             }
         }
     }
