@@ -68,7 +68,7 @@ if grep -q '"format":"q4"' "$T/e2e.json"; then echo "ok - e2e: format from the t
 # weight bytes per token: all weights when the output matrix is the embedding; one embedding row
 # instead of the whole matrix with a separate output.weight
 wbytes() { sed -n 's/.*"weight_bytes":\([0-9]*\),"weight_bytes_per_token":\([0-9]*\),.*/\1 \2/p' "$1" | head -1; }
-run "make-model --untied" "$T/make2.txt" make-model "$T/untied.srt" --embd 64 --ff 96 --layers 2 --heads 4 --kv-heads 2 --vocab 320 --format q8 --untied
+run "make-model --untied" "$T/make2.txt" make-model "$T/untied.srt" --embd 64 --ff 96 --layers 2 --heads 4 --kv-heads 2 --vocab 320 --untied --format q8
 run "e2e untied" "$T/e2e2.json" e2e "$T/untied.srt" --prompt-tokens 3 --tokens 2 --runs 1 --bw 10 --threads 1 --json
 read -r all per <<<"$(wbytes "$T/e2e.json")"
 if [ -n "$all" ] && [ "$all" = "$per" ]; then echo "ok - tied: weight_bytes_per_token = weight_bytes"; else echo "FAIL - tied: $all vs $per"; fi
@@ -124,6 +124,13 @@ gpu_checks() {
     "$bench" e2e "$T/tiny.srt" --backend cuda --prompt-tokens 5 --tokens 4 --runs 1 --mb 64 --json >"$T/gpu-e2e.json" 2>&1 || echo "FAIL - $label e2e --backend cuda"
     check "$label e2e --backend cuda fields" "$T/gpu-e2e.json" e2e 1 mode backend + prefill_tok_s decode_tok_s bandwidth_gbs roofline_fraction
 }
+# a flag (--json, --untied, ...) does not take the next option as its value; a stray argument is refused
+run "gemv --json before --shape" "$T/gemv-order.json" gemv --json --shape 24x64 --format q8 --set-mb 0.1 --seconds 0 --bw 10 --threads 1 --isa portable
+if grep -q '"m":24,' "$T/gemv-order.json"; then echo "ok - gemv: --shape after --json is used"
+else echo "FAIL - gemv --json --shape 24x64: other shapes ran"; sed 's/^/    /' "$T/gemv-order.json" | head -3; fi
+"$BENCH" gemv --shape 24x64 stray >/dev/null 2>"$T/stray.txt"; rc=$?
+if [ $rc -eq 2 ] && grep -q "gemv takes no file argument (got 'stray')" "$T/stray.txt"; then echo "ok - gemv: a stray argument is refused"
+else echo "FAIL - gemv with a stray argument: exit status $rc"; sed 's/^/    /' "$T/stray.txt" | head -3; fi
 CUDA_BENCH=$B/srt-bench-cuda
 if [ -x "$CUDA_BENCH" ] && ! "$CUDA_BENCH" gpu-membw --mb 64 --iters 2 >"$T/gpu-probe.txt" 2>&1; then
     for args in "gpu-membw" "gpu-gemm --format tcsl" "gpu-gemv --format q4 --shape 64x64" "e2e $T/tiny.srt --backend cuda --tokens 2"; do

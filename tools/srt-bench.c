@@ -1374,11 +1374,12 @@ int main(int argc, char **argv) {
     for (i = 2; i < argc; i++) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
         int ok = 1, n;
-        if (!strcmp(a, "--json")) o.json = 1;
-        else if (!strcmp(a, "--topology")) o.topology = 1;
-        else if (!strcmp(a, "--no-pin")) o.no_pin = 1;
-        else if (!strcmp(a, "--untied")) o.untied = 1;
-        else if (!v || a[0] != '-' || a[1] != '-') {
+        /* flags take no value: the next argument is an option of its own */
+        if (!strcmp(a, "--json")) { o.json = 1; continue; }
+        if (!strcmp(a, "--topology")) { o.topology = 1; continue; }
+        if (!strcmp(a, "--no-pin")) { o.no_pin = 1; continue; }
+        if (!strcmp(a, "--untied")) { o.untied = 1; continue; }
+        if (!v || a[0] != '-' || a[1] != '-') {
             if (a[0] != '-' && !file) file = a; else return usage();
             continue;
         }
@@ -1427,6 +1428,10 @@ int main(int argc, char **argv) {
         i++;
     }
     gpu_mode = !strcmp(cmd, "gpu-membw") || !strcmp(cmd, "gpu-gemv") || !strcmp(cmd, "gpu-gemm");
+    if (file && strcmp(cmd, "e2e") && strcmp(cmd, "decode") && strcmp(cmd, "make-model")) {
+        fprintf(stderr, "srt-bench: %s takes no file argument (got '%s')\n", cmd, file);
+        return 2;
+    }
     if (backend_cuda && strcmp(cmd, "e2e") && strcmp(cmd, "decode")) { fprintf(stderr, "srt-bench: --backend applies to e2e and decode\n"); return 2; }
     if (gpu_mode || backend_cuda) {
 #ifndef SRT_BENCH_CUDA
