@@ -11,9 +11,9 @@
      collectives (__shfl_*_sync, ldmatrix, mma.sync: all 32 lanes of the warp), so __shared__
      variables can be plain statics. Each warp runs as far as it can (to __syncthreads) before the
      next one starts, first warp first in even blocks and last warp first in odd ones: a missing
-     barrier between warps shows up as wrong results. A barrier nobody can pass (a deadlock) and a warp collective
-     with exited lanes stop the program with a message, as do misaligned cp.async / ldmatrix
-     addresses and invalid launch configurations (the latter as cudaErrorInvalidConfiguration).
+     barrier between warps shows up as wrong results. A barrier nobody can pass (a deadlock) and
+     a warp collective with exited lanes stop the program with a message, as do misaligned
+     cp.async / ldmatrix addresses; an invalid launch configuration is cudaErrorInvalidConfiguration.
    - ldmatrix and mma.sync m16n8k16 follow the PTX fragment layouts (ISA manual, "Matrix fragments
      for mma.m16n8k16"); the products are summed in float in k order, not the tensor cores' way.
      A cp.async lands when its thread waits (cp.async.wait_all), the latest moment PTX allows; a
@@ -25,8 +25,8 @@
    - The device says it has SRT_CUDA_EMU_SMS multiprocessors (default 132, an H100/H200) and a
      256 KiB L2 cache.
    What it is not: a model of timing, of the memory model (every access is coherent), of races,
-   or of the tensor cores' rounding. It tests the index math, the control
-   flow and the host code; the GPU checks still have to run on a GPU. */
+   or of the tensor cores' rounding. It tests the index math, the control flow and the host code;
+   the GPU checks still have to run on a GPU. */
 #ifndef SRT_CUDA_EMU_RUNTIME_H
 #define SRT_CUDA_EMU_RUNTIME_H
 #include <stddef.h>
