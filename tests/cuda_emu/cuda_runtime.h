@@ -116,10 +116,7 @@ static inline int __dp4a(int a, int b, int c) {
 template <class T> static inline T __ldg(const T *p) { return *p; }
 /* fibers never run at the same time: atomics are plain read-modify-writes */
 static inline unsigned atomicMax(unsigned *p, unsigned v) { const unsigned o = *p; if (v > o) *p = v; return o; }
-static inline int atomicMax(int *p, int v) { const int o = *p; if (v > o) *p = v; return o; }
 static inline int atomicAdd(int *p, int v) { const int o = *p; *p = o + v; return o; }
-static inline unsigned atomicAdd(unsigned *p, unsigned v) { const unsigned o = *p; *p = o + v; return o; }
-static inline float atomicAdd(float *p, float v) { const float o = *p; *p = o + v; return o; }
 
 /* ---------------------------------------------------------------- fibers */
 extern "C" void srt_emu_switch(void **save_sp, void *to_sp);
@@ -415,7 +412,6 @@ typedef CUevent_st *cudaEvent_t;
 namespace srt_emu {
 struct runtime {
     cudaError_t last = cudaSuccess;
-    int device = 0;
     std::map<void *, size_t> allocs;
     size_t used = 0;
 };
@@ -475,7 +471,6 @@ static double now_ms() {
 } /* namespace srt_emu */
 
 static inline cudaError_t cudaGetLastError(void) { const cudaError_t e = srt_emu::rt().last; srt_emu::rt().last = cudaSuccess; return e; }
-static inline cudaError_t cudaPeekAtLastError(void) { return srt_emu::rt().last; }
 static inline const char *cudaGetErrorName(cudaError_t e) {
     switch (e) {
         case cudaSuccess: return "cudaSuccess";
@@ -504,9 +499,7 @@ static inline cudaError_t cudaRuntimeGetVersion(int *v) { *v = 13000; return cud
 static inline cudaError_t cudaDriverGetVersion(int *v) { *v = 13000; return cudaSuccess; }
 static inline cudaError_t cudaGetDeviceCount(int *n) { *n = 1; return cudaSuccess; }
 static inline cudaError_t cudaSetDevice(int d) {
-    if (d != 0) return srt_emu::fail(cudaErrorInvalidDevice);
-    srt_emu::rt().device = d;
-    return cudaSuccess;
+    return d == 0 ? cudaSuccess : srt_emu::fail(cudaErrorInvalidDevice);
 }
 static inline cudaError_t cudaGetDeviceProperties(cudaDeviceProp *p, int d) {
     if (d != 0) return srt_emu::fail(cudaErrorInvalidDevice);
