@@ -53,7 +53,13 @@
      logits): the position lives in a small device struct copied before each launch, and every
      kernel reads it there, so one graph serves every step. If capture fails the plain launches
      run. Prompt batches use plain launches. SRT_CUDA_GRAPHS=0 turns graphs off; SRT_CUDA_SYNC=1
-     synchronizes after every kernel and names the one that failed (debugging).
+     synchronizes after every kernel and names the one that failed (debugging); SRT_CUDA_SPLIT_K=0
+     keeps the TCSL SpMM to one pass (each block writes its outputs, no second pass).
+     Fusions, because a decode step of a large model is hundreds of small launches and each costs
+     a gap on the GPU: every matrix product adds into the residual itself (x += W x: no add
+     kernel); RoPE and the KV-cache store are one kernel; and where the GEMV serves (one token,
+     integer weights of one format and group) q, k and v are one launch, and gate, up and SwiGLU
+     another. A layer is then 8 launches instead of 16 (srt_cuda_last_step_kernels counts them).
 
    EXACTNESS
      Integer sums are exact and every float operation is done in the CPU reference's order, so
@@ -91,6 +97,10 @@ SRT_API const char *srt_cuda_last_error(srt_backend *b);
 /* Float-weight batches of at least n tokens go to cuBLAS in the forward pass (default 32; 0 = never,
    so that every result equals the CPU's bit for bit). */
 SRT_API void srt_cuda_set_cublas_min_tokens(srt_backend *b, int n);
+/* Kernels the last forward step on this backend launched, cuBLAS products counted as one each (a
+   decode step replayed from its CUDA graph: the graph's); 0 before the first. The decode step's
+   launch overhead grows with it: benchmarks report it, tests pin the fusions down with it. */
+SRT_API int srt_cuda_last_step_kernels(srt_backend *b);
 
 /* Kernel paths of srt_cuda_matmul (tests and benchmarks); AUTO is what the forward pass does. */
 typedef enum srt_cuda_path {
@@ -255,7 +265,7 @@ struct srt__cuda {
     int device = 0;
     int sms = 0;             /* streaming multiprocessors (TCSL split-K) */
     bool ok = false;         /* device opened */
-    bool graphs = true, sync_each = false;
+    bool graphs = true, sync_each = false, split_k = true;
     int cublas_min = 32;
     cudaStream_t stream = nullptr;
     cublasHandle_t blas = nullptr;
@@ -266,6 +276,8 @@ struct srt__cuda {
     const char *fail_what = nullptr;
     cudaError_t fail_code = cudaSuccess;
     bool capturing = false;
+    int kernels = 0;         /* launched (kernels and cuBLAS calls) since the current forward began */
+    int step_kernels = 0;    /* those of the last forward: srt_cuda_last_step_kernels */
 };
 struct srt__cuda_layer {
     const float *attn_norm, *ffn_norm, *bq, *bk, *bv;
@@ -300,6 +312,7 @@ struct srt__cuda_session {
     size_t ws_cap;
     cudaGraphExec_t graph[2];  /* decode graphs: [0] without logits, [1] with */
     bool graph_failed[2];
+    int graph_kernels[2];      /* the kernels each graph holds */
 };
 
 static srt_status srt__cu_err(char *err, size_t cap, srt_status st, const char *fmt, ...) {
@@ -316,6 +329,7 @@ static void srt__cu_note(srt__cuda *S, cudaError_t e, const char *what) {
 /* After a kernel launch: configuration errors at once; with SRT_CUDA_SYNC=1 (not while capturing)
    also the kernel's own errors, attributed to it. */
 static void srt__cu_launched(srt__cuda *S, const char *what) {
+    S->kernels++;
     srt__cu_note(S, cudaGetLastError(), what);
     if (S->sync_each && !S->capturing) srt__cu_note(S, cudaStreamSynchronize(S->stream), what);
 }
@@ -344,17 +358,18 @@ static inline unsigned srt__cu_blocks(uint64_t items, unsigned per) { return (un
 #define SRT__CU_GEMV_THREADS 256
 #define SRT__CU_GEMV_SLOTS 64
 #define SRT__CU_GEMV_WIN 8192   /* columns quantized into shared memory at a time (8 KB) */
+#define SRT__CU_GEMV_LOADS 4    /* weight loads a thread issues before it sums them */
+/* One block's sum for one tile of W against the token's activations xt: valid in threads 0..15
+   (row tile * 16 + tid), without bias. */
 template <int F>
-__global__ void __launch_bounds__(SRT__CU_GEMV_THREADS)
-srt__cu_gemv_int(srt__cuda_mat W, const float *x, float *y, uint64_t ldy, const float *bias, int S, int GB) {
+static __device__ float srt__cu_gemv_tile(const srt__cuda_mat &W, const float *xt, uint64_t tile, int S, int GB) {
     typedef srt__cu_fmt<F> fm;
     __shared__ unsigned int s_max[SRT__CU_GEMV_SLOTS];
     __shared__ float s_d[SRT__CU_GEMV_SLOTS];
     __shared__ int s_acc[SRT__CU_GEMV_SLOTS][16];
     __shared__ uint32_t s_q[SRT__CU_GEMV_WIN / 4];
     const int tid = (int)threadIdx.x, q = tid & 3, j = tid >> 2, gl = j / S, sp = j % S;
-    const uint64_t tile = blockIdx.x, t = blockIdx.y, K = W.cols, G = W.group, cpg = G / (uint64_t)fm::kstep, ks = (uint64_t)fm::kstep;
-    const float *xt = x + t * K;
+    const uint64_t K = W.cols, G = W.group, cpg = G / (uint64_t)fm::kstep, ks = (uint64_t)fm::kstep;
     float yv = 0.0f;
     for (uint64_t g0 = 0; g0 < W.ng; g0 += (uint64_t)GB) {
         const int gn = (int)srt__cu_min(W.ng - g0, (uint64_t)GB);
@@ -383,25 +398,39 @@ srt__cu_gemv_int(srt__cuda_mat W, const float *x, float *y, uint64_t ldy, const 
                 const uint64_t lo = w0 / ks, hi = srt__cu_min(gc1, w1 / ks);
                 uint64_t c = g * cpg + (uint64_t)sp;
                 if (c < lo) c += (lo - c + (uint64_t)S - 1) / (uint64_t)S * (uint64_t)S;
-                for (; c < hi; c += (uint64_t)S) {
-                    const uint4 wv = *(const uint4 *)(W.v + (tile * W.chunks + c) * 64 + 16 * (uint64_t)q);
-                    const uint32_t ww[4] = {wv.x, wv.y, wv.z, wv.w};
-                    const uint32_t *xw = s_q + (c * ks - w0) / 4;
-                    if (F == SRT_Q8) {
-                        const int xq = (int)xw[0];
+                for (; c < hi; c += SRT__CU_GEMV_LOADS * (uint64_t)S) {
+                    /* the loads of SRT__CU_GEMV_LOADS chunks first, then their sums: that many
+                       16-byte reads in flight per thread, not one (memory-level parallelism is
+                       what a GEMV at HBM speed needs; a q4 group of 64 is 8 chunks, and in a
+                       plain loop each load issues only once the one before has arrived) */
+                    uint4 wv[SRT__CU_GEMV_LOADS];
 #pragma unroll
-                        for (int r = 0; r < 4; r++) acc[r] = __dp4a((int)ww[r], xq, acc[r]);
-                    } else {
-                        int a[4] = {0, 0, 0, 0}, qs = 0;
+                    for (int u = 0; u < SRT__CU_GEMV_LOADS; u++) {
+                        const uint64_t cu = c + (uint64_t)u * (uint64_t)S;
+                        if (cu < hi) wv[u] = __ldg((const uint4 *)(W.v + (tile * W.chunks + cu) * 64 + 16 * (uint64_t)q));
+                    }
 #pragma unroll
-                        for (int st = 0; st < fm::per_byte; st++) {
-                            const int xq = (int)xw[st];
-                            qs = __dp4a(xq, 0x01010101, qs);
+                    for (int u = 0; u < SRT__CU_GEMV_LOADS; u++) {
+                        const uint64_t cu = c + (uint64_t)u * (uint64_t)S;
+                        if (cu >= hi) break;
+                        const uint32_t ww[4] = {wv[u].x, wv[u].y, wv[u].z, wv[u].w};
+                        const uint32_t *xw = s_q + (cu * ks - w0) / 4;
+                        if (F == SRT_Q8) {
+                            const int xq = (int)xw[0];
 #pragma unroll
-                            for (int r = 0; r < 4; r++) a[r] = __dp4a(srt__cu_codes<F>(ww[r], st), xq, a[r]);
+                            for (int r = 0; r < 4; r++) acc[r] = __dp4a((int)ww[r], xq, acc[r]);
+                        } else {
+                            int a[4] = {0, 0, 0, 0}, qs = 0;
+#pragma unroll
+                            for (int st = 0; st < fm::per_byte; st++) {
+                                const int xq = (int)xw[st];
+                                qs = __dp4a(xq, 0x01010101, qs);
+#pragma unroll
+                                for (int r = 0; r < 4; r++) a[r] = __dp4a(srt__cu_codes<F>(ww[r], st), xq, a[r]);
+                            }
+#pragma unroll
+                            for (int r = 0; r < 4; r++) acc[r] += fm::mul * a[r] - fm::off * qs;
                         }
-#pragma unroll
-                        for (int r = 0; r < 4; r++) acc[r] += fm::mul * a[r] - fm::off * qs;
                     }
                 }
             }
@@ -414,10 +443,44 @@ srt__cu_gemv_int(srt__cuda_mat W, const float *x, float *y, uint64_t ldy, const 
         if (tid < 16)
             for (int gi = 0; gi < gn; gi++)
                 yv = fmaf((float)s_acc[gi][tid], srt__cu_f16(W.sc[(tile * W.ng + g0 + (uint64_t)gi) * 16 + (uint64_t)tid]) * s_d[gi], yv);
-        __syncthreads();
+        __syncthreads();   /* s_acc and s_d are read before the next batch (or call) resets them */
     }
-    const uint64_t r = tile * 16 + (uint64_t)tid;
-    if (tid < 16 && r < W.rows) y[t * ldy + r] = yv + (bias ? bias[r] : 0.0f);
+    return yv;
+}
+/* What one GEMV launch computes. STORE / ACCUM: y_m = W_m x (+ bias_m), or y_m += that (the
+   residual add fused), for up to 3 matrices over the same activations (q, k and v): matrix m takes
+   blocks end[m-1] <= blockIdx.x < end[m]. SWIGLU: y_0 = silu(W_0 x + b_0) * (W_1 x + b_1) (gate
+   and up of equal shape), each block one tile of both. The matrices share format, group and cols. */
+enum { SRT__CU_STORE = 0, SRT__CU_ACCUM = 1, SRT__CU_SWIGLU = 2 };
+struct srt__cu_gemv_out { float *y; const float *bias; uint64_t ldy; };
+struct srt__cu_gemv_args {
+    srt__cuda_mat w0, w1, w2;
+    srt__cu_gemv_out o0, o1, o2;
+    unsigned end0, end1;
+    int mode;
+};
+/* __launch_bounds__(.., 2): up to 128 registers, so the SRT__CU_GEMV_LOADS loads in flight do not
+   spill (ptxas otherwise caps it at 80 registers and spills 12-44 bytes; sm_90: 96, 2 blocks per SM) */
+template <int F>
+__global__ void __launch_bounds__(SRT__CU_GEMV_THREADS, 2) srt__cu_gemv_int(srt__cu_gemv_args A, const float *x, int S, int GB) {
+    const unsigned bx = blockIdx.x;
+    const int m = bx < A.end0 ? 0 : bx < A.end1 ? 1 : 2, tid = (int)threadIdx.x;
+    const srt__cuda_mat W = m == 0 ? A.w0 : m == 1 ? A.w1 : A.w2;   /* selects, not a dynamic index into the parameters */
+    const srt__cu_gemv_out o = m == 0 ? A.o0 : m == 1 ? A.o1 : A.o2;
+    const uint64_t tile = bx - (m == 0 ? 0u : m == 1 ? A.end0 : A.end1), t = blockIdx.y, r = tile * 16 + (uint64_t)tid;
+    const float *xt = x + t * W.cols;
+    const float yv = srt__cu_gemv_tile<F>(W, xt, tile, S, GB);
+    if (A.mode == SRT__CU_SWIGLU) {
+        const float u = srt__cu_gemv_tile<F>(A.w1, xt, tile, S, GB);
+        if (tid < 16 && r < W.rows) {   /* the SwiGLU kernel's operations, in its order */
+            const float g = yv + (o.bias ? o.bias[r] : 0.0f), up = u + (A.o1.bias ? A.o1.bias[r] : 0.0f);
+            o.y[t * o.ldy + r] = g * (1.0f / (1.0f + srt__cu_expf(-g))) * up;
+        }
+    } else if (tid < 16 && r < W.rows) {
+        const float v = yv + (o.bias ? o.bias[r] : 0.0f);
+        float *yr = o.y + t * o.ldy + r;
+        *yr = A.mode == SRT__CU_ACCUM ? *yr + v : v;
+    }
 }
 /* Splits per group S and groups per batch GB of the GEMV: S x GB <= 64 slots. */
 static void srt__cu_gemv_split(const srt__cuda_mat &w, int kstep, int *S, int *GB) {
@@ -457,7 +520,7 @@ __global__ void __launch_bounds__(128) srt__cu_quantize(const float *x, uint64_t
 #define SRT__CU_GEMM_THREADS 128
 template <int F>
 __global__ void __launch_bounds__(SRT__CU_GEMM_THREADS)
-srt__cu_gemm_int(srt__cuda_mat W, const int8_t *qa, const float *da, int n, float *y, uint64_t ldy, const float *bias) {
+srt__cu_gemm_int(srt__cuda_mat W, const int8_t *qa, const float *da, int n, float *y, uint64_t ldy, const float *bias, int accum) {
     typedef srt__cu_fmt<F> fm;
     const uint64_t id = (uint64_t)blockIdx.x * SRT__CU_GEMM_THREADS + threadIdx.x;
     if (id >= W.tiles * 4) return;
@@ -515,7 +578,10 @@ srt__cu_gemm_int(srt__cuda_mat W, const int8_t *qa, const float *da, int n, floa
 #pragma unroll
             for (int r = 0; r < 4; r++) {
                 const uint64_t row = tile * 16 + 4 * q + (uint64_t)r;
-                if (row < W.rows) y[(t0 + (uint64_t)tt) * ldy + row] = yv[tt][r] + (bias ? bias[row] : 0.0f);
+                if (row >= W.rows) continue;
+                const float v = yv[tt][r] + (bias ? bias[row] : 0.0f);
+                float *yr = y + (t0 + (uint64_t)tt) * ldy + row;
+                *yr = accum ? *yr + v : v;
             }
 }
 
@@ -524,7 +590,7 @@ srt__cu_gemm_int(srt__cuda_mat W, const int8_t *qa, const float *da, int n, floa
    2, 1): the CPU reference order. */
 #define SRT__CU_FTB 4
 template <int FM>
-__global__ void __launch_bounds__(256) srt__cu_mv_float(srt__cuda_mat W, const float *x, int n, float *y, uint64_t ldy, const float *bias) {
+__global__ void __launch_bounds__(256) srt__cu_mv_float(srt__cuda_mat W, const float *x, int n, float *y, uint64_t ldy, const float *bias, int accum) {
     const int lane = (int)(threadIdx.x & 15);
     const uint64_t r = (uint64_t)blockIdx.x * 16 + (threadIdx.x >> 4), K = W.cols, t0 = (uint64_t)blockIdx.y * SRT__CU_FTB;
     const int nt = (int)srt__cu_min((uint64_t)n - t0, SRT__CU_FTB);
@@ -546,7 +612,11 @@ __global__ void __launch_bounds__(256) srt__cu_mv_float(srt__cuda_mat W, const f
     if (ok && lane == 0)
 #pragma unroll
         for (int tt = 0; tt < SRT__CU_FTB; tt++)
-            if (tt < nt) y[(t0 + (uint64_t)tt) * ldy + r] = s[tt] + (bias ? bias[r] : 0.0f);
+            if (tt < nt) {
+                const float v = s[tt] + (bias ? bias[r] : 0.0f);
+                float *yr = y + (t0 + (uint64_t)tt) * ldy + r;
+                *yr = accum ? *yr + v : v;
+            }
 }
 
 /* cuBLAS helpers: x split into hi + lo of the weights' 16-bit type; bias added afterwards. */
@@ -641,12 +711,13 @@ static __device__ __forceinline__ void srt__cu_mma(float *d, const uint32_t *a, 
 }
 #endif
 
-/* out: splits == 1: y[t * ldy + r] (+ bias); else the partial sums part[(split * n_pad + t) * rows + r]. */
+/* out: splits == 1: y[t * ldy + r] (+ bias), or (accum) y += that; else the partial sums
+   part[(split * n_pad + t) * rows + r]. */
 template <int BN>
 __global__ void __launch_bounds__(128) srt__cu_tcsl_spmm(const uint32_t *__restrict__ words, const uint32_t *__restrict__ toff, uint32_t tk,
                                                          const __half *__restrict__ x16, uint64_t Kp, uint32_t rows, int n, int n_pad,
                                                          uint32_t kt_per, int splits, float *__restrict__ y, uint64_t ldy,
-                                                         const float *__restrict__ bias, float *__restrict__ part) {
+                                                         const float *__restrict__ bias, float *__restrict__ part, int accum) {
     __shared__ __align__(128) uint8_t sa[2][SRT__CU_TT * 128];
     __shared__ __align__(128) uint8_t sb[2][BN * 128];
     const int tid = (int)threadIdx.x, lane = tid & 31, warp = tid >> 5;
@@ -728,18 +799,22 @@ __global__ void __launch_bounds__(128) srt__cu_tcsl_spmm(const uint32_t *__restr
             const uint32_t r = ti * SRT__CU_TT + (uint32_t)srt__cu_tcsl_acc_row(warp, lane, e);
             const int t = n0 + srt__cu_tcsl_acc_tok(j, lane, e);
             if (r >= rows || t >= n) continue;
-            if (splits == 1) y[(uint64_t)t * ldy + r] = acc[j][e] + (bias ? bias[r] : 0.0f);
+            if (splits == 1) {
+                const float v = acc[j][e] + (bias ? bias[r] : 0.0f);
+                y[(uint64_t)t * ldy + r] = accum ? y[(uint64_t)t * ldy + r] + v : v;
+            }
             else part[((uint64_t)split * (uint64_t)n_pad + (uint64_t)t) * rows + r] = acc[j][e];
         }
 }
-/* y[t * ldy + r] = the splits' partial sums in split order (+ bias) */
-__global__ void srt__cu_tcsl_reduce(const float *part, int splits, int n, int n_pad, uint32_t rows, const float *bias, float *y, uint64_t ldy) {
+/* y[t * ldy + r] = the splits' partial sums in split order (+ bias), or (accum) y += that */
+__global__ void srt__cu_tcsl_reduce(const float *part, int splits, int n, int n_pad, uint32_t rows, const float *bias, float *y, uint64_t ldy, int accum) {
     const uint64_t i = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x;
     if (i >= (uint64_t)n * rows) return;
     const uint64_t t = i / rows, r = i % rows;
     float s = 0.0f;
     for (int sp = 0; sp < splits; sp++) s += part[((uint64_t)sp * (uint64_t)n_pad + t) * rows + r];
-    y[t * ldy + r] = s + (bias ? bias[r] : 0.0f);
+    const float v = s + (bias ? bias[r] : 0.0f);
+    y[t * ldy + r] = accum ? y[t * ldy + r] + v : v;
 }
 /* The launch shape for n tokens: BN, padded tokens, K tiles per split and splits (at most 128
    partial rows: splits x n_pad <= 128). */
@@ -749,7 +824,7 @@ static srt__cu_tcsl_plan srt__cu_tcsl_plan_for(const srt__cuda *S, const srt__cu
     p.bn = n <= 8 ? 8 : n <= 16 ? 16 : n <= 32 ? 32 : 64;
     p.n_pad = (n + p.bn - 1) / p.bn * p.bn;
     const uint64_t blocks = w.tm * (uint64_t)(p.n_pad / p.bn), want = 2 * (uint64_t)(S->sms > 0 ? S->sms : 1);
-    uint64_t sp = blocks >= want ? 1 : (want + blocks - 1) / blocks;
+    uint64_t sp = blocks >= want || !S->split_k ? 1 : (want + blocks - 1) / blocks;
     if (sp > w.tk) sp = w.tk;
     if (sp * (uint64_t)p.n_pad > 128) sp = 128 / (uint64_t)p.n_pad;
     if (sp < 1) sp = 1;
@@ -762,7 +837,7 @@ static size_t srt__cu_tcsl_ws_bytes(uint64_t tk, uint64_t rows, int n) {
     return ((size_t)(n + 63) * (size_t)tk * SRT__CU_TT * 2 + 255) / 256 * 256 + (size_t)rows * 128 * 4 + 256;
 }
 static srt_status srt__cu_tcsl_matmul(srt__cuda *S, const srt__cuda_mat &w, const float *x, int n, float *y, uint64_t ldy,
-                                      const float *bias, void *ws, size_t ws_cap) {
+                                      const float *bias, int accum, void *ws, size_t ws_cap) {
     const srt__cu_tcsl_plan p = srt__cu_tcsl_plan_for(S, w, n);
     const uint64_t Kp = w.tk * SRT__CU_TT;
     __half *x16 = (__half *)ws;
@@ -773,7 +848,7 @@ static srt_status srt__cu_tcsl_matmul(srt__cuda *S, const srt__cuda_mat &w, cons
     const dim3 grid((unsigned)w.tm, (unsigned)(p.n_pad / p.bn), (unsigned)p.splits);
     const uint32_t *words = (const uint32_t *)w.v;
 #define SRT__CU_SPMM(BN) srt__cu_tcsl_spmm<BN><<<grid, 128, 0, S->stream>>>(words, w.toff, (uint32_t)w.tk, x16, Kp, (uint32_t)w.rows, n, p.n_pad, \
-                                                                            p.kt_per, p.splits, y, ldy, bias, part)
+                                                                            p.kt_per, p.splits, y, ldy, bias, part, accum)
     switch (p.bn) {
         case 8: SRT__CU_SPMM(8); break;
         case 16: SRT__CU_SPMM(16); break;
@@ -783,10 +858,30 @@ static srt_status srt__cu_tcsl_matmul(srt__cuda *S, const srt__cuda_mat &w, cons
 #undef SRT__CU_SPMM
     srt__cu_launched(S, "TCSL SpMM kernel");
     if (p.splits > 1) {
-        srt__cu_tcsl_reduce<<<srt__cu_blocks((uint64_t)n * w.rows, 256), 256, 0, S->stream>>>(part, p.splits, n, p.n_pad, (uint32_t)w.rows, bias, y, ldy);
+        srt__cu_tcsl_reduce<<<srt__cu_blocks((uint64_t)n * w.rows, 256), 256, 0, S->stream>>>(part, p.splits, n, p.n_pad, (uint32_t)w.rows, bias, y, ldy, accum);
         srt__cu_launched(S, "TCSL split-K sum");
     }
     return SRT_OK;
+}
+
+/* Launches the GEMV for n tokens: a.w0's format decides the kernel; the blocks are a.end1 tiles
+   (SWIGLU: a.end0), plus w2's with three matrices. */
+static void srt__cu_gemv(srt__cuda *S, const srt__cu_gemv_args &a, int n, const float *x) {
+    int sp = 1, gb = 1;
+    const unsigned tiles = a.mode == SRT__CU_SWIGLU ? a.end0 : a.end1 + (a.o2.y ? (unsigned)a.w2.tiles : 0u);
+    const dim3 grid(tiles, (unsigned)n);
+#define SRT__CU_GEMV(FMT) \
+    srt__cu_gemv_split(a.w0, srt__cu_fmt<FMT>::kstep, &sp, &gb); \
+    srt__cu_gemv_int<FMT><<<grid, SRT__CU_GEMV_THREADS, 0, S->stream>>>(a, x, sp, gb);
+    switch (a.w0.format) {
+        case SRT_Q8: SRT__CU_GEMV(SRT_Q8) break;
+        case SRT_Q4: SRT__CU_GEMV(SRT_Q4) break;
+        case SRT_Q2: SRT__CU_GEMV(SRT_Q2) break;
+        case SRT_TQ: SRT__CU_GEMV(SRT_TQ) break;
+        default: SRT__CU_GEMV(SRT_Q1) break;
+    }
+#undef SRT__CU_GEMV
+    srt__cu_launched(S, "GEMV kernel");
 }
 
 /* Scratch of the GEMM and cuBLAS paths for n tokens of K columns (kp padded): quantized
@@ -797,9 +892,10 @@ static size_t srt__cu_ws_bytes(uint64_t kp, uint64_t ng, int n) {
     return (gemm > blas ? gemm : blas) + 256;
 }
 
-/* After a cuBLAS product: its failure is noted (reported through the call's failure, as "cuda:
+/* After `calls` cuBLAS products: a failure is noted (reported through the call's failure, as "cuda:
    CUBLAS_STATUS_...: unknown error"), else the bias is added. */
-static srt_status srt__cu_blas_done(srt__cuda *S, cublasStatus_t bs, uint64_t rows, int n, float *y, uint64_t ldy, const float *bias) {
+static srt_status srt__cu_blas_done(srt__cuda *S, int calls, cublasStatus_t bs, uint64_t rows, int n, float *y, uint64_t ldy, const float *bias) {
+    S->kernels += calls;
     if (bs != CUBLAS_STATUS_SUCCESS) { srt__cu_note(S, cudaErrorUnknown, cublasGetStatusString(bs)); return SRT_OK; }
     if (bias) {
         srt__cu_add_bias<<<srt__cu_blocks(rows * (uint64_t)n, 256), 256, 0, S->stream>>>(y, ldy, rows, n, bias);
@@ -807,22 +903,23 @@ static srt_status srt__cu_blas_done(srt__cuda *S, cublasStatus_t bs, uint64_t ro
     }
     return SRT_OK;
 }
-/* y = W x (+ bias) for n tokens on the device (S->stream); ws holds srt__cu_ws_bytes for the GEMM
-   and cuBLAS paths. Returns SRT_ERR_UNSUPPORTED for a path that does not exist for the format. */
+/* y = W x (+ bias) for n tokens on the device (S->stream), or with accum y += that (the residual
+   add, as the CPU does it: y + (W x + bias)); ws holds srt__cu_ws_bytes for the GEMM and cuBLAS
+   paths. Returns SRT_ERR_UNSUPPORTED for a path that does not exist for the format. */
 static srt_status srt__cu_matmul_dev(srt__cuda *S, const srt__cuda_mat &w, const float *x, int n, float *y, uint64_t ldy,
-                                     const float *bias, void *ws, size_t ws_cap, srt_cuda_path path) {
+                                     const float *bias, int accum, void *ws, size_t ws_cap, srt_cuda_path path) {
     const bool is_float = w.format == SRT_F32 || w.format == SRT_F16 || w.format == SRT_BF16;
     if (w.format == SRT_TCSL)   /* one kernel for any number of tokens */
-        return path == SRT_CUDA_PATH_CUBLAS || path == SRT_CUDA_PATH_CUBLAS_F16 ? SRT_ERR_UNSUPPORTED : srt__cu_tcsl_matmul(S, w, x, n, y, ldy, bias, ws, ws_cap);
+        return path == SRT_CUDA_PATH_CUBLAS || path == SRT_CUDA_PATH_CUBLAS_F16 ? SRT_ERR_UNSUPPORTED : srt__cu_tcsl_matmul(S, w, x, n, y, ldy, bias, accum, ws, ws_cap);
     if (path == SRT_CUDA_PATH_CUBLAS_F16) {   /* the plain f16 GEMM: the baseline of the TCSL SpMM */
-        const float one = 1.0f, zero = 0.0f;
+        const float one = 1.0f, beta = accum ? 1.0f : 0.0f;
         if (w.format != SRT_F16 || !S->blas) return SRT_ERR_UNSUPPORTED;
         if (ws_cap < srt__cu_ws_bytes(w.kp, w.ng, n)) return SRT_ERR_OUT_OF_MEMORY;
         srt__cu_tcsl_x16<<<srt__cu_blocks((uint64_t)n * w.cols, 256), 256, 0, S->stream>>>(x, n, w.cols, n, w.cols, (__half *)ws);
         srt__cu_launched(S, "activations to f16");
         const cublasStatus_t bs = cublasGemmEx(S->blas, CUBLAS_OP_T, CUBLAS_OP_N, (int)w.rows, n, (int)w.cols, &one, w.v, CUDA_R_16F, (int)w.cols,
-                                               ws, CUDA_R_16F, (int)w.cols, &zero, y, CUDA_R_32F, (int)ldy, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT);
-        return srt__cu_blas_done(S, bs, w.rows, n, y, ldy, bias);
+                                               ws, CUDA_R_16F, (int)w.cols, &beta, y, CUDA_R_32F, (int)ldy, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT);
+        return srt__cu_blas_done(S, 1, bs, w.rows, n, y, ldy, bias);
     }
     if (path == SRT_CUDA_PATH_AUTO) {
         if (is_float) path = S->cublas_min > 0 && n >= S->cublas_min && n > 1 && S->blas ? SRT_CUDA_PATH_CUBLAS : SRT_CUDA_PATH_GEMV;
@@ -830,20 +927,20 @@ static srt_status srt__cu_matmul_dev(srt__cuda *S, const srt__cuda_mat &w, const
     }
     if (is_float && path != SRT_CUDA_PATH_CUBLAS) {
         const dim3 grid(srt__cu_blocks(w.rows, 16), srt__cu_blocks((uint64_t)n, SRT__CU_FTB));
-        if (w.format == SRT_F32) srt__cu_mv_float<0><<<grid, 256, 0, S->stream>>>(w, x, n, y, ldy, bias);
-        else if (w.format == SRT_F16) srt__cu_mv_float<1><<<grid, 256, 0, S->stream>>>(w, x, n, y, ldy, bias);
-        else srt__cu_mv_float<2><<<grid, 256, 0, S->stream>>>(w, x, n, y, ldy, bias);
+        if (w.format == SRT_F32) srt__cu_mv_float<0><<<grid, 256, 0, S->stream>>>(w, x, n, y, ldy, bias, accum);
+        else if (w.format == SRT_F16) srt__cu_mv_float<1><<<grid, 256, 0, S->stream>>>(w, x, n, y, ldy, bias, accum);
+        else srt__cu_mv_float<2><<<grid, 256, 0, S->stream>>>(w, x, n, y, ldy, bias, accum);
         srt__cu_launched(S, "float matrix kernel");
         return SRT_OK;
     }
     if (path == SRT_CUDA_PATH_CUBLAS) {
-        const float one = 1.0f, zero = 0.0f;
+        const float one = 1.0f, beta = accum ? 1.0f : 0.0f;   /* accum: y + (hi + lo) becomes (y + hi) + lo, within the tolerance of this path */
         cublasStatus_t bs;
         if (!is_float || !S->blas) return SRT_ERR_UNSUPPORTED;
         if (ws_cap < srt__cu_ws_bytes(w.kp, w.ng, n)) return SRT_ERR_OUT_OF_MEMORY;
         if (w.format == SRT_F32)
             bs = cublasGemmEx(S->blas, CUBLAS_OP_T, CUBLAS_OP_N, (int)w.rows, n, (int)w.cols, &one, w.v, CUDA_R_32F, (int)w.cols,
-                              x, CUDA_R_32F, (int)w.cols, &zero, y, CUDA_R_32F, (int)ldy, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT);
+                              x, CUDA_R_32F, (int)w.cols, &beta, y, CUDA_R_32F, (int)ldy, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT);
         else {
             const uint64_t count = (uint64_t)n * w.cols;
             const cudaDataType_t ty = w.format == SRT_F16 ? CUDA_R_16F : CUDA_R_16BF;
@@ -852,28 +949,20 @@ static srt_status srt__cu_matmul_dev(srt__cuda *S, const srt__cuda_mat &w, const
             else srt__cu_split16<1><<<srt__cu_blocks(count, 256), 256, 0, S->stream>>>(x, count, hi, lo);
             srt__cu_launched(S, "cuBLAS input split");
             bs = cublasGemmEx(S->blas, CUBLAS_OP_T, CUBLAS_OP_N, (int)w.rows, n, (int)w.cols, &one, w.v, ty, (int)w.cols,
-                              hi, ty, (int)w.cols, &zero, y, CUDA_R_32F, (int)ldy, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT);
+                              hi, ty, (int)w.cols, &beta, y, CUDA_R_32F, (int)ldy, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT);
             if (bs == CUBLAS_STATUS_SUCCESS)
                 bs = cublasGemmEx(S->blas, CUBLAS_OP_T, CUBLAS_OP_N, (int)w.rows, n, (int)w.cols, &one, w.v, ty, (int)w.cols,
                                   lo, ty, (int)w.cols, &one, y, CUDA_R_32F, (int)ldy, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT);
         }
-        return srt__cu_blas_done(S, bs, w.rows, n, y, ldy, bias);
+        return srt__cu_blas_done(S, w.format == SRT_F32 ? 1 : 2, bs, w.rows, n, y, ldy, bias);
     }
     if (path == SRT_CUDA_PATH_GEMV) {
-        int sp = 1, gb = 1;
-        const dim3 grid((unsigned)w.tiles, (unsigned)n);
-#define SRT__CU_GEMV(FMT) \
-        srt__cu_gemv_split(w, srt__cu_fmt<FMT>::kstep, &sp, &gb); \
-        srt__cu_gemv_int<FMT><<<grid, SRT__CU_GEMV_THREADS, 0, S->stream>>>(w, x, y, ldy, bias, sp, gb);
-        switch (w.format) {
-            case SRT_Q8: SRT__CU_GEMV(SRT_Q8) break;
-            case SRT_Q4: SRT__CU_GEMV(SRT_Q4) break;
-            case SRT_Q2: SRT__CU_GEMV(SRT_Q2) break;
-            case SRT_TQ: SRT__CU_GEMV(SRT_TQ) break;
-            default: SRT__CU_GEMV(SRT_Q1) break;
-        }
-#undef SRT__CU_GEMV
-        srt__cu_launched(S, "GEMV kernel");
+        srt__cu_gemv_args a;
+        memset(&a, 0, sizeof a);
+        a.w0 = w; a.o0.y = y; a.o0.bias = bias; a.o0.ldy = ldy;
+        a.end0 = a.end1 = (unsigned)w.tiles;
+        a.mode = accum ? SRT__CU_ACCUM : SRT__CU_STORE;
+        srt__cu_gemv(S, a, n, x);
         return SRT_OK;
     }
     {   /* GEMM */
@@ -883,7 +972,7 @@ static srt_status srt__cu_matmul_dev(srt__cuda *S, const srt__cuda_mat &w, const
         srt__cu_quantize<<<dim3((unsigned)w.ng, (unsigned)n), 128, 0, S->stream>>>(x, w.cols, w.group, w.ng, w.kp, qa, da);
         srt__cu_launched(S, "activation quantization");
         const dim3 grid(srt__cu_blocks(w.tiles * 4, SRT__CU_GEMM_THREADS), srt__cu_blocks((uint64_t)n, SRT__CU_TB));
-#define SRT__CU_GEMM(FMT) srt__cu_gemm_int<FMT><<<grid, SRT__CU_GEMM_THREADS, 0, S->stream>>>(w, qa, da, n, y, ldy, bias);
+#define SRT__CU_GEMM(FMT) srt__cu_gemm_int<FMT><<<grid, SRT__CU_GEMM_THREADS, 0, S->stream>>>(w, qa, da, n, y, ldy, bias, accum);
         switch (w.format) {
             case SRT_Q8: SRT__CU_GEMM(SRT_Q8) break;
             case SRT_Q4: SRT__CU_GEMM(SRT_Q4) break;
@@ -935,28 +1024,46 @@ __global__ void srt__cu_embed(srt__cuda_mat W, const int32_t *toks, int n, float
     x[t * K + k] = v;
 }
 
-/* Rotates the first rope_dim dimensions of each head of vec (n tokens x n_heads) by the core's
-   angles cs[t][i] = (cos, sin); pairs (2i, 2i+1) or, neox, (i, i + rope_dim/2). */
-__global__ void srt__cu_rope(float *vec, int n, int n_heads, int head_dim, int rope_dim, int neox, const float *cs) {
-    const int half = rope_dim / 2;
-    const uint64_t id = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x;
-    if (id >= (uint64_t)n * (uint64_t)n_heads * (uint64_t)half) return;
-    const int i = (int)(id % (uint64_t)half), hh = (int)(id / (uint64_t)half % (uint64_t)n_heads), t = (int)(id / ((uint64_t)half * (uint64_t)n_heads));
-    float *v = vec + ((size_t)t * (size_t)n_heads + (size_t)hh) * (size_t)head_dim;
-    const float c = cs[(size_t)t * (size_t)rope_dim + 2 * (size_t)i], sn = cs[(size_t)t * (size_t)rope_dim + 2 * (size_t)i + 1];
-    const int a = neox ? i : 2 * i, b = neox ? i + half : 2 * i + 1;
-    const float v0 = v[a], v1 = v[b];
-    v[a] = v0 * c - v1 * sn;
-    v[b] = v0 * sn + v1 * c;
+/* RoPE, and k, v into the KV cache of `layer` at the step's position, in one launch. The rotation
+   is the core's: the first rope_dim dimensions of each head by the angles cs[t][i] = (cos, sin),
+   pairs (2i, 2i+1) or, neox, (i, i + rope_dim/2). Threads 0 .. n x nh x half - 1 rotate a pair of
+   q in place; the next n x KV threads store one element each of k (rotated on the way: ss->k is
+   read only) and v. */
+static __device__ __forceinline__ void srt__cu_rope_pair(int i, int half, int neox, int *a, int *b) {
+    *a = neox ? i : 2 * i;
+    *b = neox ? i + half : 2 * i + 1;
 }
-
-/* k, v of n tokens into the cache of `layer` at the step's position. */
-__global__ void srt__cu_kv_store(const srt__cu_step *st, int layer, int n_ctx, int KV, int n, int f16, const float *k, const float *v, void *kc, void *vc) {
-    const uint64_t i = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x;
-    if (i >= (uint64_t)n * (uint64_t)KV) return;
-    const size_t at = ((size_t)layer * (size_t)n_ctx + (size_t)st->pos) * (size_t)KV + i;
-    if (f16) { ((uint16_t *)kc)[at] = srt__cu_to_f16(k[i]); ((uint16_t *)vc)[at] = srt__cu_to_f16(v[i]); }
-    else { ((float *)kc)[at] = k[i]; ((float *)vc)[at] = v[i]; }
+__global__ void srt__cu_rope_kv(const srt__cu_step *st, int layer, int n_ctx, int n, int nh, int KV, int hd, int rope_dim, int neox,
+                                const float *cs, float *q, const float *k, const float *v, int f16, void *kc, void *vc) {
+    const int half = rope_dim / 2;
+    const uint64_t id = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x, nq = (uint64_t)n * (uint64_t)nh * (uint64_t)half;
+    if (id < nq) {
+        const int i = (int)(id % (uint64_t)half), hh = (int)(id / (uint64_t)half % (uint64_t)nh), t = (int)(id / ((uint64_t)half * (uint64_t)nh));
+        float *qv = q + ((size_t)t * (size_t)nh + (size_t)hh) * (size_t)hd;
+        const float c = cs[(size_t)t * (size_t)rope_dim + 2 * (size_t)i], sn = cs[(size_t)t * (size_t)rope_dim + 2 * (size_t)i + 1];
+        int a, b;
+        srt__cu_rope_pair(i, half, neox, &a, &b);
+        const float v0 = qv[a], v1 = qv[b];
+        qv[a] = v0 * c - v1 * sn;
+        qv[b] = v0 * sn + v1 * c;
+        return;
+    }
+    const uint64_t e = id - nq;
+    if (e >= (uint64_t)n * (uint64_t)KV) return;
+    const int t = (int)(e / (uint64_t)KV), d = (int)(e % (uint64_t)KV % (uint64_t)hd);
+    float kv = k[e];
+    if (d < 2 * half) {
+        const int i = neox ? d % half : d / 2;
+        int a, b;
+        srt__cu_rope_pair(i, half, neox, &a, &b);
+        const float *kh = k + (e - (uint64_t)d);
+        const float c = cs[(size_t)t * (size_t)rope_dim + 2 * (size_t)i], sn = cs[(size_t)t * (size_t)rope_dim + 2 * (size_t)i + 1];
+        const float v0 = kh[a], v1 = kh[b];
+        kv = d == a ? v0 * c - v1 * sn : v0 * sn + v1 * c;
+    }
+    const size_t at = ((size_t)layer * (size_t)n_ctx + (size_t)st->pos) * (size_t)KV + e;
+    if (f16) { ((uint16_t *)kc)[at] = srt__cu_to_f16(kv); ((uint16_t *)vc)[at] = srt__cu_to_f16(v[e]); }
+    else { ((float *)kc)[at] = kv; ((float *)vc)[at] = v[e]; }
 }
 
 /* One block per (token, head): scores (reference dot products, one position per thread), max
@@ -1021,10 +1128,6 @@ __global__ void __launch_bounds__(SRT__CU_ATTN) srt__cu_attention(const srt__cu_
     }
 }
 
-__global__ void srt__cu_add(float *x, const float *y, uint64_t n) {
-    const uint64_t i = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x;
-    if (i < n) x[i] += y[i];
-}
 __global__ void srt__cu_swiglu(float *g, const float *up, uint64_t n) {
     const uint64_t i = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x;
     if (i < n) g[i] = g[i] * (1.0f / (1.0f + srt__cu_expf(-g[i]))) * up[i];
@@ -1235,6 +1338,12 @@ oom:
     return SRT_ERR_OUT_OF_MEMORY;
 }
 
+/* Whether products over the same activations can share one GEMV launch: one token (AUTO's GEMV
+   path) and one integer format, group and width. */
+static bool srt__cu_gemv_joins(const srt__cuda_mat &a, const srt__cuda_mat &b, int n) {
+    return n == 1 && a.format >= SRT_Q8 && a.format <= SRT_Q1 && a.format == b.format && a.group == b.group && a.cols == b.cols;
+}
+
 /* The kernels of one forward batch of n tokens (step data already on the device). */
 static srt_status srt__cu_enqueue(srt__cuda *S, srt__cuda_session *ss, int n, int want_logits) {
     const srt__cuda_model *M = ss->M;
@@ -1245,45 +1354,60 @@ static srt_status srt__cu_enqueue(srt__cuda *S, srt__cuda_session *ss, int n, in
     const float scale = 1.0f / sqrtf((float)M->head_dim);
     cudaStream_t sm = S->stream;
     srt_status r;
-#define SRT__CU_MM(w, xin, nt, out, bias) \
-    if ((r = srt__cu_matmul_dev(S, w, xin, nt, out, (w).rows, bias, ss->ws, ss->ws_cap, SRT_CUDA_PATH_AUTO)) != SRT_OK) return r;
+#define SRT__CU_MM(w, xin, nt, out, bias, accum) \
+    if ((r = srt__cu_matmul_dev(S, w, xin, nt, out, (w).rows, bias, accum, ss->ws, ss->ws_cap, SRT_CUDA_PATH_AUTO)) != SRT_OK) return r;
     srt__cu_embed<<<srt__cu_blocks((uint64_t)n * (uint64_t)E, 256), 256, 0, sm>>>(M->tok_embd, toks, n, ss->x);
     srt__cu_launched(S, "embedding");
     for (int l = 0; l < M->n_layer; l++) {
         const srt__cuda_layer &L = M->layers[(size_t)l];
         srt__cu_rmsnorm<<<(unsigned)n, 32, 0, sm>>>(ss->xb, ss->x, L.attn_norm, E, M->norm_eps);
         srt__cu_launched(S, "rmsnorm");
-        SRT__CU_MM(L.wq, ss->xb, n, ss->q, L.bq)
-        SRT__CU_MM(L.wk, ss->xb, n, ss->k, L.bk)
-        SRT__CU_MM(L.wv, ss->xb, n, ss->v, L.bv)
-        if (M->rope_dim >= 2) {
-            const int half = M->rope_dim / 2;
-            srt__cu_rope<<<srt__cu_blocks((uint64_t)n * (uint64_t)M->n_head * (uint64_t)half, 128), 128, 0, sm>>>(ss->q, n, M->n_head, M->head_dim, M->rope_dim, M->rope_neox, cs);
-            srt__cu_rope<<<srt__cu_blocks((uint64_t)n * (uint64_t)M->n_head_kv * (uint64_t)half, 128), 128, 0, sm>>>(ss->k, n, M->n_head_kv, M->head_dim, M->rope_dim, M->rope_neox, cs);
-            srt__cu_launched(S, "rope");
+        if (srt__cu_gemv_joins(L.wq, L.wk, n) && srt__cu_gemv_joins(L.wq, L.wv, n)) {   /* q, k, v in one launch */
+            srt__cu_gemv_args a;
+            memset(&a, 0, sizeof a);
+            a.w0 = L.wq; a.w1 = L.wk; a.w2 = L.wv;
+            a.o0.y = ss->q; a.o0.bias = L.bq; a.o0.ldy = L.wq.rows;
+            a.o1.y = ss->k; a.o1.bias = L.bk; a.o1.ldy = L.wk.rows;
+            a.o2.y = ss->v; a.o2.bias = L.bv; a.o2.ldy = L.wv.rows;
+            a.end0 = (unsigned)L.wq.tiles; a.end1 = a.end0 + (unsigned)L.wk.tiles;
+            a.mode = SRT__CU_STORE;
+            srt__cu_gemv(S, a, n, ss->xb);
+        } else {
+            SRT__CU_MM(L.wq, ss->xb, n, ss->q, L.bq, 0)
+            SRT__CU_MM(L.wk, ss->xb, n, ss->k, L.bk, 0)
+            SRT__CU_MM(L.wv, ss->xb, n, ss->v, L.bv, 0)
         }
-        srt__cu_kv_store<<<srt__cu_blocks((uint64_t)n * (uint64_t)KV, 256), 256, 0, sm>>>(st, l, ss->n_ctx, KV, n, ss->kv_f16, ss->k, ss->v, ss->k_cache, ss->v_cache);
-        srt__cu_launched(S, "KV cache store");
+        {
+            const uint64_t threads = (uint64_t)n * ((uint64_t)M->n_head * (uint64_t)(M->rope_dim / 2) + (uint64_t)KV);
+            srt__cu_rope_kv<<<srt__cu_blocks(threads, 256), 256, 0, sm>>>(st, l, ss->n_ctx, n, M->n_head, KV, M->head_dim, M->rope_dim, M->rope_neox, cs, ss->q, ss->k, ss->v, ss->kv_f16, ss->k_cache, ss->v_cache);
+            srt__cu_launched(S, "RoPE and KV cache store");
+        }
         srt__cu_attention<<<(unsigned)(n * M->n_head), SRT__CU_ATTN, 0, sm>>>(st, ss->q, ss->k_cache, ss->v_cache, ss->att, ss->scores, M->n_head,
                                                                             M->n_head / M->n_head_kv, M->head_dim, KV, ss->n_ctx, l, ss->kv_f16, scale);
         srt__cu_launched(S, "attention");
-        SRT__CU_MM(L.wo, ss->att, n, ss->xb, nullptr)
-        srt__cu_add<<<srt__cu_blocks((uint64_t)n * (uint64_t)E, 256), 256, 0, sm>>>(ss->x, ss->xb, (uint64_t)n * (uint64_t)E);
-        srt__cu_launched(S, "residual");
+        SRT__CU_MM(L.wo, ss->att, n, ss->x, nullptr, 1)   /* x += wo att */
         srt__cu_rmsnorm<<<(unsigned)n, 32, 0, sm>>>(ss->xb, ss->x, L.ffn_norm, E, M->norm_eps);
         srt__cu_launched(S, "rmsnorm");
-        SRT__CU_MM(L.gate, ss->xb, n, ss->hb, nullptr)
-        SRT__CU_MM(L.up, ss->xb, n, ss->hb2, nullptr)
-        srt__cu_swiglu<<<srt__cu_blocks((uint64_t)n * (uint64_t)F, 256), 256, 0, sm>>>(ss->hb, ss->hb2, (uint64_t)n * (uint64_t)F);
-        srt__cu_launched(S, "swiglu");
-        SRT__CU_MM(L.down, ss->hb, n, ss->xb, nullptr)
-        srt__cu_add<<<srt__cu_blocks((uint64_t)n * (uint64_t)E, 256), 256, 0, sm>>>(ss->x, ss->xb, (uint64_t)n * (uint64_t)E);
-        srt__cu_launched(S, "residual");
+        if (srt__cu_gemv_joins(L.gate, L.up, n) && L.gate.rows == L.up.rows) {   /* gate, up and SwiGLU in one launch */
+            srt__cu_gemv_args a;
+            memset(&a, 0, sizeof a);
+            a.w0 = L.gate; a.w1 = L.up;
+            a.o0.y = ss->hb; a.o0.ldy = L.gate.rows;
+            a.end0 = a.end1 = (unsigned)L.gate.tiles;
+            a.mode = SRT__CU_SWIGLU;
+            srt__cu_gemv(S, a, n, ss->xb);
+        } else {
+            SRT__CU_MM(L.gate, ss->xb, n, ss->hb, nullptr, 0)
+            SRT__CU_MM(L.up, ss->xb, n, ss->hb2, nullptr, 0)
+            srt__cu_swiglu<<<srt__cu_blocks((uint64_t)n * (uint64_t)F, 256), 256, 0, sm>>>(ss->hb, ss->hb2, (uint64_t)n * (uint64_t)F);
+            srt__cu_launched(S, "swiglu");
+        }
+        SRT__CU_MM(L.down, ss->hb, n, ss->x, nullptr, 1)   /* x += down hb */
     }
     if (want_logits) {
         srt__cu_rmsnorm<<<1, 32, 0, sm>>>(ss->xb, ss->x + (size_t)(n - 1) * (size_t)E, M->output_norm, E, M->norm_eps);
         srt__cu_launched(S, "rmsnorm");
-        SRT__CU_MM(M->output, ss->xb, 1, ss->logits, nullptr)
+        SRT__CU_MM(M->output, ss->xb, 1, ss->logits, nullptr, 0)
     }
 #undef SRT__CU_MM
     return SRT_OK;
@@ -1297,6 +1421,7 @@ static bool srt__cu_capture(srt__cuda *S, srt__cuda_session *ss, int want_logits
     srt_status st;
     if (cudaStreamBeginCapture(S->stream, cudaStreamCaptureModeThreadLocal) != cudaSuccess) { cudaGetLastError(); return false; }
     S->capturing = true;
+    S->kernels = 0;
     st = srt__cu_enqueue(S, ss, 1, want_logits);
     S->capturing = false;
     cudaError_t e = cudaStreamEndCapture(S->stream, &graph);
@@ -1310,6 +1435,7 @@ static bool srt__cu_capture(srt__cuda *S, srt__cuda_session *ss, int want_logits
     cudaGraphDestroy(graph);
     if (e != cudaSuccess) { cudaGetLastError(); return false; }
     ss->graph[want_logits ? 1 : 0] = exec;
+    ss->graph_kernels[want_logits ? 1 : 0] = S->kernels;
     return true;
 }
 
@@ -1334,8 +1460,12 @@ static srt_status srt__cu_forward(srt_backend *b, void *session, const int32_t *
     }
     if (n == 1 && S->graphs && !S->sync_each && !ss->graph[gi] && !ss->graph_failed[gi] && S->fail_code == cudaSuccess)
         if (!srt__cu_capture(S, ss, gi)) ss->graph_failed[gi] = true;
-    if (n == 1 && ss->graph[gi]) srt__cu_note(S, cudaGraphLaunch(ss->graph[gi], S->stream), "decode graph launch");
-    else st = srt__cu_enqueue(S, ss, n, gi);
+    S->kernels = 0;
+    if (n == 1 && ss->graph[gi]) {
+        srt__cu_note(S, cudaGraphLaunch(ss->graph[gi], S->stream), "decode graph launch");
+        S->kernels = ss->graph_kernels[gi];
+    } else st = srt__cu_enqueue(S, ss, n, gi);
+    S->step_kernels = S->kernels;
     if (st == SRT_OK && logits)
         srt__cu_note(S, cudaMemcpyAsync(logits, ss->logits, (size_t)M->n_vocab * sizeof(float), cudaMemcpyDeviceToHost, S->stream), "copy of the logits");
     srt__cu_note(S, cudaStreamSynchronize(S->stream), "forward (synchronize)");
@@ -1377,8 +1507,9 @@ SRT_API srt_backend *srt_cuda_backend(int device) {
     S->b.session_create = srt__cu_session_create; S->b.session_destroy = srt__cu_session_destroy;
     S->b.forward = srt__cu_forward; S->b.destroy = srt__cu_destroy;
     {
-        const char *g = getenv("SRT_CUDA_GRAPHS"), *sy = getenv("SRT_CUDA_SYNC");
+        const char *g = getenv("SRT_CUDA_GRAPHS"), *sy = getenv("SRT_CUDA_SYNC"), *sk = getenv("SRT_CUDA_SPLIT_K");
         S->graphs = !(g && g[0] == '0');
+        S->split_k = !(sk && sk[0] == '0');
         S->sync_each = sy && sy[0] && sy[0] != '0';
     }
     cudaRuntimeGetVersion(&rt);
@@ -1430,6 +1561,12 @@ SRT_API srt_backend *srt_cuda_backend(int device) {
 
 SRT_API const char *srt_cuda_info(srt_backend *b) { return b && b->impl ? srt__cu_of(b)->info.c_str() : ""; }
 SRT_API const char *srt_cuda_last_error(srt_backend *b) { return b && b->impl ? srt__cu_of(b)->last_error : ""; }
+SRT_API int srt_cuda_last_step_kernels(srt_backend *b) {
+    if (!b || !b->impl) return 0;
+    srt__cuda *S = srt__cu_of(b);
+    std::lock_guard<std::mutex> g(S->lock);
+    return S->step_kernels;
+}
 SRT_API void srt_cuda_set_cublas_min_tokens(srt_backend *b, int n) {
     if (!b || !b->impl) return;
     srt__cuda *S = srt__cu_of(b);
@@ -1504,7 +1641,7 @@ SRT_API srt_status srt_cuda_matmul(srt_backend *b, srt_format format, uint32_t g
     srt__cu_reset_fail(S);
     srt__cu_mm_job j;
     if ((st = srt__cu_mm_setup(S, &j, format, group, parts, rows, cols, n, x, bias, err, cap)) == SRT_OK) {
-        st = srt__cu_matmul_dev(S, j.w, j.dx, n, j.dy, rows, j.db, j.ws, j.ws_cap, path);
+        st = srt__cu_matmul_dev(S, j.w, j.dx, n, j.dy, rows, j.db, 0, j.ws, j.ws_cap, path);
         if (st == SRT_ERR_UNSUPPORTED) srt__cu_err(err, cap, st, "kernel path %d is not available for %s%s", (int)path, srt_format_name(format),
                                                    S->blas ? "" : " (no cuBLAS)");
         else if (st != SRT_OK) srt__cu_err(err, cap, st, "out of device memory (scratch)");
@@ -1555,10 +1692,10 @@ SRT_API srt_status srt_cuda_bench_matmul(srt_backend *b, srt_format format, uint
         cudaGetLastError();
         srt__cu_note(S, cudaEventCreate(&e0), "cudaEventCreate");
         srt__cu_note(S, cudaEventCreate(&e1), "cudaEventCreate");
-        st = srt__cu_matmul_dev(S, j.w, j.dx, n, j.dy, rows, nullptr, j.ws, j.ws_cap, path);   /* warm-up */
+        st = srt__cu_matmul_dev(S, j.w, j.dx, n, j.dy, rows, nullptr, 0, j.ws, j.ws_cap, path);   /* warm-up */
         if (st == SRT_OK && S->fail_code == cudaSuccess) {
             srt__cu_note(S, cudaEventRecord(e0, S->stream), "cudaEventRecord");
-            for (int i = 0; i < iters && st == SRT_OK; i++) st = srt__cu_matmul_dev(S, w[(size_t)i % w.size()], j.dx, n, j.dy, rows, nullptr, j.ws, j.ws_cap, path);
+            for (int i = 0; i < iters && st == SRT_OK; i++) st = srt__cu_matmul_dev(S, w[(size_t)i % w.size()], j.dx, n, j.dy, rows, nullptr, 0, j.ws, j.ws_cap, path);
             srt__cu_note(S, cudaEventRecord(e1, S->stream), "cudaEventRecord");
         }
         srt__cu_note(S, cudaStreamSynchronize(S->stream), "bench (synchronize)");

@@ -122,7 +122,9 @@ gpu_checks() {
     check "$label gpu-gemv fields (every format)" "$T/gpu-gemv.json" gpu-gemv 12 mode format m k n + ms gbs roofline_fraction
     check "$label gpu-gemv summaries" "$T/gpu-gemv.json" gpu-gemv-summary 6 mode format n matrices + ms gbs roofline_fraction
     "$bench" e2e "$T/tiny.srt" --backend cuda --prompt-tokens 5 --tokens 4 --runs 1 --mb 64 --json >"$T/gpu-e2e.json" 2>&1 || echo "FAIL - $label e2e --backend cuda"
-    check "$label e2e --backend cuda fields" "$T/gpu-e2e.json" e2e 1 mode backend + prefill_tok_s decode_tok_s bandwidth_gbs roofline_fraction
+    check "$label e2e --backend cuda fields" "$T/gpu-e2e.json" e2e 1 mode backend + prefill_tok_s decode_tok_s bandwidth_gbs roofline_fraction kernels_per_token
+    # tiny.srt is q4 with 2 layers: 8 launches per layer + embedding, final norm, output
+    if grep -q '"kernels_per_token":19,' "$T/gpu-e2e.json"; then echo "ok - $label e2e: 19 kernels per decode token"; else echo "FAIL - $label e2e: kernels_per_token is not 19"; fi
 }
 # a flag (--json, --untied, ...) does not take the next option as its value; a stray argument is refused
 run "gemv --json before --shape" "$T/gemv-order.json" gemv --json --shape 24x64 --format q8 --set-mb 0.1 --seconds 0 --bw 10 --threads 1 --isa portable

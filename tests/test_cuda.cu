@@ -298,6 +298,32 @@ static void check_turns(const char *path, const int32_t *prompt) {
     srt_model_free(cpu); srt_model_free(dev);
 }
 
+/* The decode step's launches: a layer of one integer format is 8 (rmsnorm, q/k/v in one GEMV, RoPE
+   with the KV store, attention, wo adding into the residual, rmsnorm, gate/up/SwiGLU in one GEMV,
+   down adding into the residual), plus the embedding, the final norm and the output product. */
+static void check_step_kernels(const char *tag, const char *path, const int32_t *prompt, int n_layer) {
+    srt_model *dev = NULL;
+    srt_session *d = NULL;
+    srt_model_desc md;
+    srt_session_desc sdesc;
+    int32_t tok;
+    int k[3] = {-1, -1, -1};
+    memset(&md, 0, sizeof md);
+    md.n_threads = 1;
+    md.backend = gpu;
+    memset(&sdesc, 0, sizeof sdesc);
+    sdesc.n_ctx = 64; sdesc.n_batch = 8;
+    if (srt_model_load(path, &md, &dev) != SRT_OK || srt_session_create(dev, &sdesc, &d) != SRT_OK ||
+        srt_session_feed(d, prompt, 5) != SRT_OK) { CHECK(0, "%s: kernels per step: %s", tag, srt_last_error()); srt_session_destroy(d); srt_model_free(dev); return; }
+    k[0] = srt_cuda_last_step_kernels(gpu);
+    if (srt_session_next(d, &tok) != SRT_OK) k[0] = -1;   /* samples; the token is evaluated by the next call */
+    for (int i = 1; i < 3; i++) k[i] = srt_session_next(d, &tok) == SRT_OK ? srt_cuda_last_step_kernels(gpu) : -1;
+    CHECK(k[1] == 8 * n_layer + 3 && k[2] == k[1] && k[0] > k[1],
+          "%s: a decode step launches 8 kernels per layer + 3 (%d, then %d; the 5-token prompt %d)", tag, k[1], k[2], k[0]);
+    srt_session_destroy(d);
+    srt_model_free(dev);
+}
+
 static void check_models(void) {
     int32_t prompt[40];
     for (int i = 0; i < 40; i++) prompt[i] = 3 + (i * 37 + 11) % 256;
@@ -337,6 +363,7 @@ static void check_models(void) {
             compare_sessions(tag, path, prompt, 40, 40, SRT_KV_F16, 4);
         }
         if (c == 0) check_turns(path, prompt);
+        if (c == 1 || c == 7) check_step_kernels(cfg[c].tag, path, prompt, cfg[c].L);
         if (c == 5 || c == 8) {   /* float weights: prompt batches through cuBLAS */
             srt_cuda_set_cublas_min_tokens(gpu, 2);
             snprintf(tag, sizeof tag, "%s, cuBLAS for batches", cfg[c].tag);
@@ -344,7 +371,7 @@ static void check_models(void) {
             srt_cuda_set_cublas_min_tokens(gpu, 0);
         }
     }
-    {   /* decode without CUDA graphs (plain launches) gives the same */
+    {   /* decode without CUDA graphs (plain launches) gives the same, and so does TCSL without split-K */
         srt_backend *saved = gpu;
         const char *dev = getenv("SRT_CUDA_DEVICE");
         setenv("SRT_CUDA_GRAPHS", "0", 1);
@@ -353,6 +380,17 @@ static void check_models(void) {
         if (gpu) {
             srt_cuda_set_cublas_min_tokens(gpu, 0);
             compare_sessions("llama q8 gqa, f16 KV, without CUDA graphs", "build/tmp/cuda_model_0.srt", prompt, 40, 16, SRT_KV_F16, 12);
+            check_step_kernels("llama q8 gqa, without CUDA graphs", "build/tmp/cuda_model_0.srt", prompt, 2);
+            srt_backend_free(gpu);
+        }
+        /* the TCSL SpMM in one pass (tiny matrices are otherwise always split along K): the
+           epilogue that adds into the residual itself */
+        setenv("SRT_CUDA_SPLIT_K", "0", 1);
+        gpu = srt_cuda_backend(dev ? atoi(dev) : 0);
+        unsetenv("SRT_CUDA_SPLIT_K");
+        if (gpu) {
+            compare_sessions_tol("llama tcsl 70% gqa, without split-K", "build/tmp/cuda_model_10.srt", prompt, 40, 16, SRT_KV_F16, 6, 5e-3);
+            compare_sessions_tol("qwen2 tcsl 70% biases neox, without split-K, batch 1", "build/tmp/cuda_model_11.srt", prompt, 9, 1, SRT_KV_F16, 6, 5e-3);
             srt_backend_free(gpu);
         }
         gpu = saved;
