@@ -1,0 +1,63 @@
+#!/bin/bash
+# tools/gpu-measure.sh [STAGE...]: the CUDA backend's checks and issue 7's measurements on a machine
+# with an NVIDIA GPU (README, Benchmarks, GPU), stage by stage, from the repository root:
+#   test     ./build.sh cuda: builds build/test-cuda, build/srt-bench-cuda and srt-pack, runs test-cuda
+#   kernels  gpu-membw; gpu-gemm: TCSL SpMM vs cuBLAS f16 at 60-90% sparsity, q4/q8/f16; gpu-gemv: all
+#            formats on the Llama-3.2-1B shapes, q4 and tcsl on the Llama-3-8B ones
+#   models   the random Llama-3-8B-shaped models, q4 and 70%-sparse tcsl (srt-pack --random, every physical core)
+#   e2e      their decode on the GPU
+# No STAGE: all four in that order. Each stage's output goes to DIR/STAGE.log and the result lines to
+# DIR/gpu.jsonl, DIR = $GPU_OUT, else $OUT (a device run's folder that comes back), else build/gpu;
+# the models go to $GPU_MODELS (default build/tmp). Stops at the first stage that fails (exit 1).
+# A dry run without a GPU: GPU_BENCH=build/srt-bench-cuda-emu GPU_CONFIG=a-small-config.json ... models e2e
+set -u -o pipefail
+cd "$(dirname "$0")/.." || exit 2
+DIR=${GPU_OUT:-${OUT:-build/gpu}}
+MODELS=${GPU_MODELS:-build/tmp}
+B=${GPU_BENCH:-build/srt-bench-cuda}
+CONFIG=${GPU_CONFIG:-tests/data/llama3-8b-config.json}
+mkdir -p "$DIR" "$MODELS" || exit 2
+
+# stage NAME COMMAND...: runs the command with its output in DIR/NAME.log (and on stdout), timed
+stage() {
+    local name=$1 t0=$SECONDS rc; shift
+    echo "== $name: $*"
+    "$@" 2>&1 | tee -a "$DIR/$name.log"
+    rc=$?
+    echo "== $name: exit $rc after $((SECONDS - t0)) s"
+    return $rc
+}
+bench() { "$B" "$@" --json | tee -a "$DIR/gpu.jsonl"; }
+
+do_test() { ./build.sh cuda; }
+do_kernels() {
+    [ -x "$B" ] || { echo "$B is missing: run the test stage first"; return 1; }
+    bench gpu-membw --mb 4096 --iters 50 &&
+    bench gpu-gemm --format tcsl --sparsity 0.6,0.7,0.8,0.9 --n 8,16,32,64 &&
+    bench gpu-gemm --format q4,q8,f16 --n 8,16,32,64 &&
+    bench gpu-gemv --format q8,q4,q2,tq,f16,tcsl --sparsity 0.7 &&
+    bench gpu-gemv --format q4,tcsl --sparsity 0.7 --shape 4096x4096*2,1024x4096*2,14336x4096*2,4096x14336 &&
+    grep -- '-summary"' "$DIR/gpu.jsonl"
+}
+do_models() {
+    [ -x build/srt-pack ] || { echo "build/srt-pack is missing: run the test stage first"; return 1; }
+    build/srt-pack -q --no-verify --random "$CONFIG" --weights q4 "$MODELS/llama3-8b-q4.srt" &&
+    build/srt-pack -q --no-verify --random "$CONFIG" --weights f16 --sparsity 0.7 \
+        --sparse-format tcsl "$MODELS/llama3-8b-tcsl70.srt" >/dev/null &&
+    ls -l "$MODELS"/llama3-8b-*.srt
+}
+do_e2e() {
+    local m
+    for m in llama3-8b-q4 llama3-8b-tcsl70; do
+        [ -s "$MODELS/$m.srt" ] || { echo "$MODELS/$m.srt is missing: run the models stage first"; return 1; }
+        bench e2e "$MODELS/$m.srt" --backend cuda --prompt-tokens 128 --tokens 128 --runs 3 || return 1
+    done
+}
+
+[ $# -gt 0 ] || set -- test kernels models e2e
+for s in "$@"; do
+    case $s in
+        test|kernels|models|e2e) stage "$s" "do_$s" || exit 1 ;;
+        *) echo "usage: tools/gpu-measure.sh [test|kernels|models|e2e]..." >&2; exit 2 ;;
+    esac
+done
