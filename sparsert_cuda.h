@@ -59,7 +59,9 @@
      a gap on the GPU: every matrix product adds into the residual itself (x += W x: no add
      kernel); RoPE and the KV-cache store are one kernel; and where the GEMV serves (one token,
      integer weights of one format and group) q, k and v are one launch, and gate, up and SwiGLU
-     another. A layer is then 8 launches instead of 16 (srt_cuda_last_step_kernels counts them).
+     another; TCSL products over the same x convert it to f16 once. An integer layer is then 8
+     launches instead of 16, a TCSL one 23 instead of 30 (with split-K; srt_cuda_last_step_kernels
+     counts them).
 
    EXACTNESS
      Integer sums are exact and every float operation is done in the CPU reference's order, so
@@ -354,7 +356,14 @@ static inline unsigned srt__cu_blocks(uint64_t items, unsigned per) { return (un
    every thread, cuts the instructions per weight byte from ~7.5 to ~3 for q4: at HBM speed the
    per-chunk quantization alone would keep every SM's issue slots busy); (3) the threads of a group
    add their sums into shared memory (atomicAdd on int: exact); (4) 16 threads (one per row) apply
-   the epilogue in group order. */
+   the epilogue in group order, with the batch's weight scales, which (1) brought into shared
+   memory (the 16 threads' 64 scale loads one after the other would take longer than a block's
+   whole share of the weights). */
+/* Loads a thread issues before it uses them, where a loop would otherwise wait for each load in
+   turn (in-order issue: a use stalls the thread until its load arrives, and the next load issues
+   only after the use). A kernel whose every phase has a chain of such round trips takes
+   microseconds however little it reads: the decode step is hundreds of small kernels. */
+#define SRT__CU_LOADS 8
 #define SRT__CU_GEMV_THREADS 256
 #define SRT__CU_GEMV_SLOTS 64
 #define SRT__CU_GEMV_WIN 8192   /* columns quantized into shared memory at a time (8 KB) */
@@ -367,6 +376,7 @@ static __device__ float srt__cu_gemv_tile(const srt__cuda_mat &W, const float *x
     __shared__ unsigned int s_max[SRT__CU_GEMV_SLOTS];
     __shared__ float s_d[SRT__CU_GEMV_SLOTS];
     __shared__ int s_acc[SRT__CU_GEMV_SLOTS][16];
+    __shared__ uint16_t s_sc[SRT__CU_GEMV_SLOTS * 16];   /* the batch's weight scales */
     __shared__ uint32_t s_q[SRT__CU_GEMV_WIN / 4];
     const int tid = (int)threadIdx.x, q = tid & 3, j = tid >> 2, gl = j / S, sp = j % S;
     const uint64_t K = W.cols, G = W.group, cpg = G / (uint64_t)fm::kstep, ks = (uint64_t)fm::kstep;
@@ -380,10 +390,25 @@ static __device__ float srt__cu_gemv_tile(const srt__cuda_mat &W, const float *x
         if (tid < SRT__CU_GEMV_SLOTS) s_max[tid] = 0u;
         for (int e = tid; e < SRT__CU_GEMV_SLOTS * 16; e += SRT__CU_GEMV_THREADS) (&s_acc[0][0])[e] = 0;
         __syncthreads();
-        for (uint64_t k = k0 + (uint64_t)tid; k < k1; k += SRT__CU_GEMV_THREADS) {
-            const float a = fabsf(xt[k]);
-            if (a > 0.0f) atomicMax(&s_max[(k - k0) / G], __float_as_uint(a));
+        uint16_t sc4[SRT__CU_GEMV_SLOTS * 16 / SRT__CU_GEMV_THREADS];   /* the scales: loaded now, stored below */
+#pragma unroll
+        for (int u = 0; u < SRT__CU_GEMV_SLOTS * 16 / SRT__CU_GEMV_THREADS; u++) {
+            const int e = tid + u * SRT__CU_GEMV_THREADS;
+            sc4[u] = e < gn * 16 ? W.sc[(tile * W.ng + g0) * 16 + (uint64_t)e] : (uint16_t)0;
         }
+        for (uint64_t kb = k0 + (uint64_t)tid; kb < k1; kb += SRT__CU_LOADS * SRT__CU_GEMV_THREADS) {
+            float a[SRT__CU_LOADS];
+#pragma unroll
+            for (int u = 0; u < SRT__CU_LOADS; u++) {
+                const uint64_t k = kb + (uint64_t)u * SRT__CU_GEMV_THREADS;
+                a[u] = k < k1 ? fabsf(xt[k]) : 0.0f;
+            }
+#pragma unroll
+            for (int u = 0; u < SRT__CU_LOADS; u++)
+                if (a[u] > 0.0f) atomicMax(&s_max[(kb + (uint64_t)u * SRT__CU_GEMV_THREADS - k0) / G], __float_as_uint(a[u]));
+        }
+#pragma unroll
+        for (int u = 0; u < SRT__CU_GEMV_SLOTS * 16 / SRT__CU_GEMV_THREADS; u++) s_sc[tid + u * SRT__CU_GEMV_THREADS] = sc4[u];
         __syncthreads();
         if (tid < gn) s_d[tid] = __uint_as_float(s_max[tid]) / 127.0f;
         __syncthreads();
@@ -440,9 +465,8 @@ static __device__ float srt__cu_gemv_tile(const srt__cuda_mat &W, const float *x
 #pragma unroll
             for (int r = 0; r < 4; r++) if (acc[r]) atomicAdd(&s_acc[gl][4 * q + r], acc[r]);
         __syncthreads();
-        if (tid < 16)
-            for (int gi = 0; gi < gn; gi++)
-                yv = fmaf((float)s_acc[gi][tid], srt__cu_f16(W.sc[(tile * W.ng + g0 + (uint64_t)gi) * 16 + (uint64_t)tid]) * s_d[gi], yv);
+        if (tid < 16)   /* the reference epilogue, in group order, from shared memory */
+            for (int gi = 0; gi < gn; gi++) yv = fmaf((float)s_acc[gi][tid], srt__cu_f16(s_sc[gi * 16 + tid]) * s_d[gi], yv);
         __syncthreads();   /* s_acc and s_d are read before the next batch (or call) resets them */
     }
     return yv;
@@ -598,13 +622,25 @@ __global__ void __launch_bounds__(256) srt__cu_mv_float(srt__cuda_mat W, const f
     float s[SRT__CU_FTB];
 #pragma unroll
     for (int tt = 0; tt < SRT__CU_FTB; tt++) s[tt] = 0.0f;
-    if (ok)
-        for (uint64_t k = (uint64_t)lane; k < K; k += 16) {
+    if (ok) {
+        uint64_t k = (uint64_t)lane;
+        for (; k + 16 * (SRT__CU_LOADS - 1) < K; k += 16 * SRT__CU_LOADS) {   /* the weights' loads first */
+            float w[SRT__CU_LOADS];
+#pragma unroll
+            for (int u = 0; u < SRT__CU_LOADS; u++) w[u] = srt__cu_ld<FM>(W.v, r * K + k + 16 * (uint64_t)u);
+#pragma unroll
+            for (int u = 0; u < SRT__CU_LOADS; u++)
+#pragma unroll
+                for (int tt = 0; tt < SRT__CU_FTB; tt++)
+                    if (tt < nt) s[tt] = fmaf(w[u], x[(t0 + (uint64_t)tt) * K + k + 16 * (uint64_t)u], s[tt]);
+        }
+        for (; k < K; k += 16) {
             const float w = srt__cu_ld<FM>(W.v, r * K + k);
 #pragma unroll
             for (int tt = 0; tt < SRT__CU_FTB; tt++)
                 if (tt < nt) s[tt] = fmaf(w, x[(t0 + (uint64_t)tt) * K + k], s[tt]);
         }
+    }
 #pragma unroll
     for (int h = 8; h; h >>= 1)
 #pragma unroll
@@ -836,15 +872,18 @@ static srt__cu_tcsl_plan srt__cu_tcsl_plan_for(const srt__cuda *S, const srt__cu
 static size_t srt__cu_tcsl_ws_bytes(uint64_t tk, uint64_t rows, int n) {
     return ((size_t)(n + 63) * (size_t)tk * SRT__CU_TT * 2 + 255) / 256 * 256 + (size_t)rows * 128 * 4 + 256;
 }
+/* x16_ready: ws already holds x in f16 (the previous product over the same x and width). */
 static srt_status srt__cu_tcsl_matmul(srt__cuda *S, const srt__cuda_mat &w, const float *x, int n, float *y, uint64_t ldy,
-                                      const float *bias, int accum, void *ws, size_t ws_cap) {
+                                      const float *bias, int accum, void *ws, size_t ws_cap, bool x16_ready) {
     const srt__cu_tcsl_plan p = srt__cu_tcsl_plan_for(S, w, n);
     const uint64_t Kp = w.tk * SRT__CU_TT;
     __half *x16 = (__half *)ws;
     float *part = (float *)((uint8_t *)ws + ((size_t)p.n_pad * (size_t)Kp * 2 + 255) / 256 * 256);
     if (ws_cap < srt__cu_tcsl_ws_bytes(w.tk, w.rows, n)) return SRT_ERR_OUT_OF_MEMORY;
-    srt__cu_tcsl_x16<<<srt__cu_blocks((uint64_t)p.n_pad * Kp, 256), 256, 0, S->stream>>>(x, n, w.cols, p.n_pad, Kp, x16);
-    srt__cu_launched(S, "TCSL activations to f16");
+    if (!x16_ready) {
+        srt__cu_tcsl_x16<<<srt__cu_blocks((uint64_t)p.n_pad * Kp, 256), 256, 0, S->stream>>>(x, n, w.cols, p.n_pad, Kp, x16);
+        srt__cu_launched(S, "TCSL activations to f16");
+    }
     const dim3 grid((unsigned)w.tm, (unsigned)(p.n_pad / p.bn), (unsigned)p.splits);
     const uint32_t *words = (const uint32_t *)w.v;
 #define SRT__CU_SPMM(BN) srt__cu_tcsl_spmm<BN><<<grid, 128, 0, S->stream>>>(words, w.toff, (uint32_t)w.tk, x16, Kp, (uint32_t)w.rows, n, p.n_pad, \
@@ -910,7 +949,7 @@ static srt_status srt__cu_matmul_dev(srt__cuda *S, const srt__cuda_mat &w, const
                                      const float *bias, int accum, void *ws, size_t ws_cap, srt_cuda_path path) {
     const bool is_float = w.format == SRT_F32 || w.format == SRT_F16 || w.format == SRT_BF16;
     if (w.format == SRT_TCSL)   /* one kernel for any number of tokens */
-        return path == SRT_CUDA_PATH_CUBLAS || path == SRT_CUDA_PATH_CUBLAS_F16 ? SRT_ERR_UNSUPPORTED : srt__cu_tcsl_matmul(S, w, x, n, y, ldy, bias, accum, ws, ws_cap);
+        return path == SRT_CUDA_PATH_CUBLAS || path == SRT_CUDA_PATH_CUBLAS_F16 ? SRT_ERR_UNSUPPORTED : srt__cu_tcsl_matmul(S, w, x, n, y, ldy, bias, accum, ws, ws_cap, false);
     if (path == SRT_CUDA_PATH_CUBLAS_F16) {   /* the plain f16 GEMM: the baseline of the TCSL SpMM */
         const float one = 1.0f, beta = accum ? 1.0f : 0.0f;
         if (w.format != SRT_F16 || !S->blas) return SRT_ERR_UNSUPPORTED;
@@ -987,21 +1026,76 @@ static srt_status srt__cu_matmul_dev(srt__cuda *S, const srt__cuda_mat &w, const
 }
 
 /* ---------------------------------------------------------------- transformer kernels */
-/* o[t] = w * (1 / sqrt(mean(x[t]^2) + eps) * x[t]); one warp per token, the sum of squares is the
-   reference dot product (lanes 0..15, reduced by halves). */
-__global__ void __launch_bounds__(32) srt__cu_rmsnorm(float *o, const float *x, const float *w, int len, float eps) {
-    const int lane = (int)threadIdx.x;
+/* o[t] = w * (1 / sqrt(mean(x[t]^2) + eps) * x[t]); one block per token. The sum of squares is the
+   reference dot product: lane j < 16 sums k = j mod 16 in order with fma, the lanes reduced by
+   halves. That is 16 chains of len / 16 dependent steps, so their loads must not wait one by one:
+   the block brings x into shared memory a window at a time (every thread, SRT__CU_LOADS loads in
+   flight each), and the 16 chains read it from there. */
+#define SRT__CU_NORM_THREADS 256
+#ifndef SRT__CU_NORM_WIN         /* the emulated test sets 32, so that its small models cross windows */
+#define SRT__CU_NORM_WIN 4096   /* floats of x in shared memory at a time: a multiple of 16 */
+#endif
+__global__ void __launch_bounds__(SRT__CU_NORM_THREADS) srt__cu_rmsnorm(float *o, const float *x, const float *w, int len, float eps) {
+    __shared__ float s_x[SRT__CU_NORM_WIN];
+    __shared__ float s_inv;
+    const int tid = (int)threadIdx.x;
     const uint64_t t = blockIdx.x;
     const float *xt = x + t * (uint64_t)len;
-    float s = 0.0f, ss;
-    if (lane < 16)
-        for (int k = lane; k < len; k += 16) s = fmaf(xt[k], xt[k], s);
-    for (int h = 8; h; h >>= 1) s += __shfl_down_sync(0xffffffffu, s, h, 16);
-    ss = __shfl_sync(0xffffffffu, s, 0);
-    ss /= (float)len;
-    ss += eps;
-    ss = 1.0f / sqrtf(ss);
-    for (int k = lane; k < len; k += 32) o[t * (uint64_t)len + (uint64_t)k] = w[k] * (ss * xt[k]);
+    float s = 0.0f;
+    for (int w0 = 0; w0 < len; w0 += SRT__CU_NORM_WIN) {
+        const int n = len - w0 < SRT__CU_NORM_WIN ? len - w0 : SRT__CU_NORM_WIN;
+        for (int k0 = 0; k0 < n; k0 += SRT__CU_LOADS * SRT__CU_NORM_THREADS) {
+            float v[SRT__CU_LOADS];
+#pragma unroll
+            for (int u = 0; u < SRT__CU_LOADS; u++) {
+                const int k = k0 + u * SRT__CU_NORM_THREADS + tid;
+                v[u] = k < n ? xt[w0 + k] : 0.0f;
+            }
+#pragma unroll
+            for (int u = 0; u < SRT__CU_LOADS; u++) {
+                const int k = k0 + u * SRT__CU_NORM_THREADS + tid;
+                if (k < n) s_x[k] = v[u];
+            }
+        }
+        __syncthreads();
+        if (tid < 16) {   /* the window keeps each lane's k order: it starts at a multiple of 16 */
+            int k = tid;
+            for (; k + 16 * (SRT__CU_LOADS - 1) < n; k += 16 * SRT__CU_LOADS) {
+                float v[SRT__CU_LOADS];
+#pragma unroll
+                for (int u = 0; u < SRT__CU_LOADS; u++) v[u] = s_x[k + 16 * u];
+#pragma unroll
+                for (int u = 0; u < SRT__CU_LOADS; u++) s = fmaf(v[u], v[u], s);
+            }
+            for (; k < n; k += 16) s = fmaf(s_x[k], s_x[k], s);
+        }
+        __syncthreads();   /* the chains are done with the window before the next one fills it */
+    }
+    if (tid < 32) {
+        for (int h = 8; h; h >>= 1) s += __shfl_down_sync(0xffffffffu, s, h, 16);
+        if (tid == 0) {
+            float ss = s;
+            ss /= (float)len;
+            ss += eps;
+            s_inv = 1.0f / sqrtf(ss);
+        }
+    }
+    __syncthreads();
+    const float ss = s_inv;
+    for (int k0 = 0; k0 < len; k0 += SRT__CU_LOADS * SRT__CU_NORM_THREADS) {
+        float xv[SRT__CU_LOADS], wv[SRT__CU_LOADS];
+#pragma unroll
+        for (int u = 0; u < SRT__CU_LOADS; u++) {
+            const int k = k0 + u * SRT__CU_NORM_THREADS + tid;
+            xv[u] = k < len ? xt[k] : 0.0f;
+            wv[u] = k < len ? w[k] : 0.0f;
+        }
+#pragma unroll
+        for (int u = 0; u < SRT__CU_LOADS; u++) {
+            const int k = k0 + u * SRT__CU_NORM_THREADS + tid;
+            if (k < len) o[t * (uint64_t)len + (uint64_t)k] = wv[u] * (ss * xv[u]);
+        }
+    }
 }
 
 /* x[t] = row toks[t] of the embedding matrix, dequantized as the core does. */
@@ -1108,9 +1202,17 @@ __global__ void __launch_bounds__(SRT__CU_ATTN) srt__cu_attention(const srt__cu_
     for (int j = 0; j < SRT__CU_ATTN; j++) if (s_red[j] > mx) mx = s_red[j];
     for (int i = l; i <= pos; i += SRT__CU_ATTN) sc[i] = srt__cu_expf(sc[i] - mx);
     __syncthreads();
-    if (l == 0) {
+    if (l == 0) {   /* in position order; SRT__CU_LOADS loads in flight, not one at a time */
         float sum = 0.0f;
-        for (int i = 0; i <= pos; i++) sum += sc[i];
+        int i = 0;
+        for (; i + SRT__CU_LOADS <= pos + 1; i += SRT__CU_LOADS) {
+            float v[SRT__CU_LOADS];
+#pragma unroll
+            for (int u = 0; u < SRT__CU_LOADS; u++) v[u] = sc[i + u];
+#pragma unroll
+            for (int u = 0; u < SRT__CU_LOADS; u++) sum += v[u];
+        }
+        for (; i <= pos; i++) sum += sc[i];
         s_red[0] = sum;
     }
     __syncthreads();
@@ -1119,7 +1221,19 @@ __global__ void __launch_bounds__(SRT__CU_ATTN) srt__cu_attention(const srt__cu_
     __syncthreads();
     for (int d = l; d < hd; d += SRT__CU_ATTN) {
         float o = 0.0f;
-        for (int i = 0; i <= pos; i++) {
+        int i = 0;
+        for (; i + SRT__CU_LOADS <= pos + 1; i += SRT__CU_LOADS) {   /* as the sum: loads first */
+            float p[SRT__CU_LOADS], vv[SRT__CU_LOADS];
+#pragma unroll
+            for (int u = 0; u < SRT__CU_LOADS; u++) {
+                const size_t at = base + (size_t)(i + u) * (size_t)KV + (size_t)d;
+                p[u] = sc[i + u];
+                vv[u] = f16 ? srt__cu_f16(((const uint16_t *)vc)[at]) : ((const float *)vc)[at];
+            }
+#pragma unroll
+            for (int u = 0; u < SRT__CU_LOADS; u++) o = fmaf(p[u], vv[u], o);
+        }
+        for (; i <= pos; i++) {
             const size_t at = base + (size_t)i * (size_t)KV + (size_t)d;
             const float vv = f16 ? srt__cu_f16(((const uint16_t *)vc)[at]) : ((const float *)vc)[at];
             o = fmaf(sc[i], vv, o);
@@ -1344,6 +1458,40 @@ static bool srt__cu_gemv_joins(const srt__cuda_mat &a, const srt__cuda_mat &b, i
     return n == 1 && a.format >= SRT_Q8 && a.format <= SRT_Q1 && a.format == b.format && a.group == b.group && a.cols == b.cols;
 }
 
+/* y_i = W_i x (+ bias_i) for count <= 3 matrices over the same x (q, k, v; gate, up): one GEMV
+   launch when they all join; TCSL matrices of one width convert x to f16 once; else a product
+   each. */
+static srt_status srt__cu_mm_same_x(srt__cuda *S, srt__cuda_session *ss, int count, const srt__cuda_mat *const *w, float *const *y,
+                                    const float *const *bias, const float *x, int n) {
+    bool gemv = true, tcsl = true;
+    srt_status r;
+    for (int i = 0; i < count; i++) {
+        gemv = gemv && srt__cu_gemv_joins(*w[0], *w[i], n);
+        tcsl = tcsl && w[i]->format == SRT_TCSL && w[i]->cols == w[0]->cols;
+    }
+    if (gemv) {
+        srt__cu_gemv_args a;
+        memset(&a, 0, sizeof a);
+        srt__cuda_mat *wa[3] = {&a.w0, &a.w1, &a.w2};
+        srt__cu_gemv_out *oa[3] = {&a.o0, &a.o1, &a.o2};
+        for (int i = 0; i < count; i++) {
+            *wa[i] = *w[i];
+            oa[i]->y = y[i]; oa[i]->bias = bias[i]; oa[i]->ldy = w[i]->rows;
+        }
+        a.end0 = (unsigned)w[0]->tiles;
+        a.end1 = a.end0 + (count > 1 ? (unsigned)w[1]->tiles : 0u);
+        a.mode = SRT__CU_STORE;
+        srt__cu_gemv(S, a, n, x);
+        return SRT_OK;
+    }
+    for (int i = 0; i < count; i++) {
+        r = tcsl ? srt__cu_tcsl_matmul(S, *w[i], x, n, y[i], w[i]->rows, bias[i], 0, ss->ws, ss->ws_cap, i > 0)
+                 : srt__cu_matmul_dev(S, *w[i], x, n, y[i], w[i]->rows, bias[i], 0, ss->ws, ss->ws_cap, SRT_CUDA_PATH_AUTO);
+        if (r != SRT_OK) return r;
+    }
+    return SRT_OK;
+}
+
 /* The kernels of one forward batch of n tokens (step data already on the device). */
 static srt_status srt__cu_enqueue(srt__cuda *S, srt__cuda_session *ss, int n, int want_logits) {
     const srt__cuda_model *M = ss->M;
@@ -1360,22 +1508,13 @@ static srt_status srt__cu_enqueue(srt__cuda *S, srt__cuda_session *ss, int n, in
     srt__cu_launched(S, "embedding");
     for (int l = 0; l < M->n_layer; l++) {
         const srt__cuda_layer &L = M->layers[(size_t)l];
-        srt__cu_rmsnorm<<<(unsigned)n, 32, 0, sm>>>(ss->xb, ss->x, L.attn_norm, E, M->norm_eps);
+        srt__cu_rmsnorm<<<(unsigned)n, SRT__CU_NORM_THREADS, 0, sm>>>(ss->xb, ss->x, L.attn_norm, E, M->norm_eps);
         srt__cu_launched(S, "rmsnorm");
-        if (srt__cu_gemv_joins(L.wq, L.wk, n) && srt__cu_gemv_joins(L.wq, L.wv, n)) {   /* q, k, v in one launch */
-            srt__cu_gemv_args a;
-            memset(&a, 0, sizeof a);
-            a.w0 = L.wq; a.w1 = L.wk; a.w2 = L.wv;
-            a.o0.y = ss->q; a.o0.bias = L.bq; a.o0.ldy = L.wq.rows;
-            a.o1.y = ss->k; a.o1.bias = L.bk; a.o1.ldy = L.wk.rows;
-            a.o2.y = ss->v; a.o2.bias = L.bv; a.o2.ldy = L.wv.rows;
-            a.end0 = (unsigned)L.wq.tiles; a.end1 = a.end0 + (unsigned)L.wk.tiles;
-            a.mode = SRT__CU_STORE;
-            srt__cu_gemv(S, a, n, ss->xb);
-        } else {
-            SRT__CU_MM(L.wq, ss->xb, n, ss->q, L.bq, 0)
-            SRT__CU_MM(L.wk, ss->xb, n, ss->k, L.bk, 0)
-            SRT__CU_MM(L.wv, ss->xb, n, ss->v, L.bv, 0)
+        {
+            const srt__cuda_mat *w[3] = {&L.wq, &L.wk, &L.wv};
+            float *y[3] = {ss->q, ss->k, ss->v};
+            const float *b[3] = {L.bq, L.bk, L.bv};
+            if ((r = srt__cu_mm_same_x(S, ss, 3, w, y, b, ss->xb, n)) != SRT_OK) return r;
         }
         {
             const uint64_t threads = (uint64_t)n * ((uint64_t)M->n_head * (uint64_t)(M->rope_dim / 2) + (uint64_t)KV);
@@ -1386,7 +1525,7 @@ static srt_status srt__cu_enqueue(srt__cuda *S, srt__cuda_session *ss, int n, in
                                                                             M->n_head / M->n_head_kv, M->head_dim, KV, ss->n_ctx, l, ss->kv_f16, scale);
         srt__cu_launched(S, "attention");
         SRT__CU_MM(L.wo, ss->att, n, ss->x, nullptr, 1)   /* x += wo att */
-        srt__cu_rmsnorm<<<(unsigned)n, 32, 0, sm>>>(ss->xb, ss->x, L.ffn_norm, E, M->norm_eps);
+        srt__cu_rmsnorm<<<(unsigned)n, SRT__CU_NORM_THREADS, 0, sm>>>(ss->xb, ss->x, L.ffn_norm, E, M->norm_eps);
         srt__cu_launched(S, "rmsnorm");
         if (srt__cu_gemv_joins(L.gate, L.up, n) && L.gate.rows == L.up.rows) {   /* gate, up and SwiGLU in one launch */
             srt__cu_gemv_args a;
@@ -1397,15 +1536,17 @@ static srt_status srt__cu_enqueue(srt__cuda *S, srt__cuda_session *ss, int n, in
             a.mode = SRT__CU_SWIGLU;
             srt__cu_gemv(S, a, n, ss->xb);
         } else {
-            SRT__CU_MM(L.gate, ss->xb, n, ss->hb, nullptr, 0)
-            SRT__CU_MM(L.up, ss->xb, n, ss->hb2, nullptr, 0)
+            const srt__cuda_mat *w[2] = {&L.gate, &L.up};
+            float *y[2] = {ss->hb, ss->hb2};
+            const float *b[2] = {nullptr, nullptr};
+            if ((r = srt__cu_mm_same_x(S, ss, 2, w, y, b, ss->xb, n)) != SRT_OK) return r;
             srt__cu_swiglu<<<srt__cu_blocks((uint64_t)n * (uint64_t)F, 256), 256, 0, sm>>>(ss->hb, ss->hb2, (uint64_t)n * (uint64_t)F);
             srt__cu_launched(S, "swiglu");
         }
         SRT__CU_MM(L.down, ss->hb, n, ss->x, nullptr, 1)   /* x += down hb */
     }
     if (want_logits) {
-        srt__cu_rmsnorm<<<1, 32, 0, sm>>>(ss->xb, ss->x + (size_t)(n - 1) * (size_t)E, M->output_norm, E, M->norm_eps);
+        srt__cu_rmsnorm<<<1, SRT__CU_NORM_THREADS, 0, sm>>>(ss->xb, ss->x + (size_t)(n - 1) * (size_t)E, M->output_norm, E, M->norm_eps);
         srt__cu_launched(S, "rmsnorm");
         SRT__CU_MM(M->output, ss->xb, 1, ss->logits, nullptr, 0)
     }
