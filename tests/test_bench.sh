@@ -145,6 +145,22 @@ elif [ -x "$CUDA_BENCH" ]; then
 else
     echo "skipped: srt-bench-cuda checks (build/srt-bench-cuda not built: no nvcc)"
 fi
+# tools/gpu-measure.sh: its models stage with a small Llama-3-shaped config (the 8B one in miniature),
+# its refusals; the other stages need a GPU (their commands are the ones gpu_checks runs)
+if [ -x tools/gpu-measure.sh ]; then
+    rm -rf "$T/gm"
+    sed 's/"hidden_size": 4096/"hidden_size": 128/; s/"intermediate_size": 14336/"intermediate_size": 256/; s/"num_hidden_layers": 32/"num_hidden_layers": 2/;
+         s/"num_attention_heads": 32/"num_attention_heads": 4/; s/"num_key_value_heads": 8/"num_key_value_heads": 2/; s/"vocab_size": 128256/"vocab_size": 512/' \
+        tests/data/llama3-8b-config.json >"$T/small-config.json"
+    GPU_OUT=$T/gm GPU_MODELS=$T/gm GPU_CONFIG=$T/small-config.json tools/gpu-measure.sh models >"$T/gm.txt" 2>&1; rc=$?
+    if [ $rc -eq 0 ] && [ -s "$T/gm/llama3-8b-q4.srt" ] && [ -s "$T/gm/llama3-8b-tcsl70.srt" ] && grep -q "== models: exit 0" "$T/gm.txt"; then
+        echo "ok - gpu-measure.sh models: both models packed"
+    else echo "FAIL - gpu-measure.sh models: exit $rc"; sed 's/^/    /' "$T/gm.txt" | tail -5; fi
+    GPU_OUT=$T/gm tools/gpu-measure.sh bogus >/dev/null 2>&1; rc1=$?
+    GPU_OUT=$T/gm GPU_BENCH=$T/none tools/gpu-measure.sh kernels >"$T/gm2.txt" 2>&1; rc2=$?
+    if [ $rc1 -eq 2 ] && [ $rc2 -eq 1 ] && grep -q "missing: run the test stage first" "$T/gm2.txt"; then echo "ok - gpu-measure.sh: an unknown stage and a missing srt-bench-cuda are refused"
+    else echo "FAIL - gpu-measure.sh refusals: exit $rc1 and $rc2"; fi
+else echo "skipped: gpu-measure.sh checks (no tools/ here: a cross run)"; fi
 # the same modes on the CUDA emulator (tests/cuda_emu; the numbers mean nothing, the code paths run)
 if [ -x "$B/srt-bench-cuda-emu" ]; then gpu_checks "$B/srt-bench-cuda-emu" srt-bench-cuda-emu
 else echo "skipped: srt-bench-cuda-emu checks (not built)"; fi
