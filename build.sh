@@ -238,9 +238,9 @@ build_cuda_emu() {
         note "build failed: test-cuda-emu (kernel launches above not rewritten; keep each <<<...>>> on one line)"; fail=1; HAVE_CUDA_EMU=2; return
     fi
     printf '#define SPARSERT_IMPLEMENTATION\n#include "sparsert.h"\n' > "$E/core.c"
-    # SRT__CU_NORM_WIN=32: RMSNorm's shared-memory window (4096 floats on a GPU) made small, so that
-    # the test's small models take the window-crossing path too
-    flags="-std=c++17 $OPT -ffp-contract=off $WARN -Wno-unknown-pragmas -DSRT_CUDA_EMULATOR -DSRT__CU_NORM_WIN=32 -I$E -Itests/cuda_emu -I."
+    # SRT__CU_NORM_WIN=128: RMSNorm's shared-memory window (4096 floats on a GPU) at its smallest,
+    # so that the test's models of width 256 take the window-crossing path too
+    flags="-std=c++17 $OPT -ffp-contract=off $WARN -Wno-unknown-pragmas -DSRT_CUDA_EMULATOR -DSRT__CU_NORM_WIN=128 -I$E -Itests/cuda_emu -I."
     { $CC -std=c99 $OPT $WARN -I. ${CFLAGS:-} -DSRT_BENCH_CUDA -c -o "$E/srt-bench.o" tools/srt-bench.c &&
       $CXX $flags -o "$B/srt-bench-cuda-emu" -x c++ tools/srt-bench-cuda.cu -x none "$E/srt-bench.o" $LIBS; } &
     bench=$!

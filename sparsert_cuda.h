@@ -1032,9 +1032,10 @@ static srt_status srt__cu_matmul_dev(srt__cuda *S, const srt__cuda_mat &w, const
    the block brings x into shared memory a window at a time (every thread, SRT__CU_LOADS loads in
    flight each), and the 16 chains read it from there. */
 #define SRT__CU_NORM_THREADS 256
-#ifndef SRT__CU_NORM_WIN         /* the emulated test sets 32, so that its small models cross windows */
-#define SRT__CU_NORM_WIN 4096   /* floats of x in shared memory at a time: a multiple of 16 */
+#ifndef SRT__CU_NORM_WIN         /* the emulated test sets 128, so that its small models cross windows */
+#define SRT__CU_NORM_WIN 4096   /* floats of x in shared memory at a time */
 #endif
+static_assert(SRT__CU_NORM_WIN % (16 * SRT__CU_LOADS) == 0, "RMSNorm's window: whole batches of the 16 chains");
 __global__ void __launch_bounds__(SRT__CU_NORM_THREADS) srt__cu_rmsnorm(float *o, const float *x, const float *w, int len, float eps) {
     __shared__ float s_x[SRT__CU_NORM_WIN];
     __shared__ float s_inv;
