@@ -903,16 +903,30 @@ static srt_status srt__cu_tcsl_matmul(srt__cuda *S, const srt__cuda_mat &w, cons
     return SRT_OK;
 }
 
-/* Launches the GEMV for n tokens: a.w0's format decides the kernel; the blocks are a.end1 tiles
-   (SWIGLU: a.end0), plus w2's with three matrices. */
-static void srt__cu_gemv(srt__cuda *S, const srt__cu_gemv_args &a, int n, const float *x) {
+/* Launches the GEMV for n tokens over count <= 3 matrices of x (mode: srt__cu_gemv_args): output i
+   is y[i] (+ bias[i]) with leading dimension ldy0 for the first, rows for the others (SWIGLU: y[0]
+   only). w[0]'s format decides the kernel. */
+static void srt__cu_gemv(srt__cuda *S, int mode, int count, const srt__cuda_mat *const *w, float *const *y, const float *const *bias,
+                         uint64_t ldy0, int n, const float *x) {
+    srt__cu_gemv_args a;
+    srt__cuda_mat *wa[3] = {&a.w0, &a.w1, &a.w2};
+    srt__cu_gemv_out *oa[3] = {&a.o0, &a.o1, &a.o2};
+    unsigned tiles = 0, ends[3] = {0, 0, 0};
     int sp = 1, gb = 1;
-    const unsigned tiles = a.mode == SRT__CU_SWIGLU ? a.end0 : a.end1 + (a.o2.y ? (unsigned)a.w2.tiles : 0u);
+    memset(&a, 0, sizeof a);
+    for (int i = 0; i < count; i++) {
+        *wa[i] = *w[i];
+        oa[i]->y = y[i]; oa[i]->bias = bias[i]; oa[i]->ldy = i == 0 ? ldy0 : w[i]->rows;
+        ends[i] = tiles += mode == SRT__CU_SWIGLU && i > 0 ? 0u : (unsigned)w[i]->tiles;   /* SWIGLU: a block takes a tile of both */
+    }
+    a.end0 = ends[0];
+    a.end1 = count > 1 ? ends[1] : ends[0];
+    a.mode = mode;
     const dim3 grid(tiles, (unsigned)n);
 #define SRT__CU_GEMV(FMT) \
-    srt__cu_gemv_split(a.w0, srt__cu_fmt<FMT>::kstep, &sp, &gb); \
+    srt__cu_gemv_split(*w[0], srt__cu_fmt<FMT>::kstep, &sp, &gb); \
     srt__cu_gemv_int<FMT><<<grid, SRT__CU_GEMV_THREADS, 0, S->stream>>>(a, x, sp, gb);
-    switch (a.w0.format) {
+    switch (w[0]->format) {
         case SRT_Q8: SRT__CU_GEMV(SRT_Q8) break;
         case SRT_Q4: SRT__CU_GEMV(SRT_Q4) break;
         case SRT_Q2: SRT__CU_GEMV(SRT_Q2) break;
@@ -996,12 +1010,8 @@ static srt_status srt__cu_matmul_dev(srt__cuda *S, const srt__cuda_mat &w, const
         return srt__cu_blas_done(S, w.format == SRT_F32 ? 1 : 2, bs, w.rows, n, y, ldy, bias);
     }
     if (path == SRT_CUDA_PATH_GEMV) {
-        srt__cu_gemv_args a;
-        memset(&a, 0, sizeof a);
-        a.w0 = w; a.o0.y = y; a.o0.bias = bias; a.o0.ldy = ldy;
-        a.end0 = a.end1 = (unsigned)w.tiles;
-        a.mode = accum ? SRT__CU_ACCUM : SRT__CU_STORE;
-        srt__cu_gemv(S, a, n, x);
+        const srt__cuda_mat *wp = &w;
+        srt__cu_gemv(S, accum ? SRT__CU_ACCUM : SRT__CU_STORE, 1, &wp, &y, &bias, ldy, n, x);
         return SRT_OK;
     }
     {   /* GEMM */
@@ -1471,18 +1481,7 @@ static srt_status srt__cu_mm_same_x(srt__cuda *S, srt__cuda_session *ss, int cou
         tcsl = tcsl && w[i]->format == SRT_TCSL && w[i]->cols == w[0]->cols;
     }
     if (gemv) {
-        srt__cu_gemv_args a;
-        memset(&a, 0, sizeof a);
-        srt__cuda_mat *wa[3] = {&a.w0, &a.w1, &a.w2};
-        srt__cu_gemv_out *oa[3] = {&a.o0, &a.o1, &a.o2};
-        for (int i = 0; i < count; i++) {
-            *wa[i] = *w[i];
-            oa[i]->y = y[i]; oa[i]->bias = bias[i]; oa[i]->ldy = w[i]->rows;
-        }
-        a.end0 = (unsigned)w[0]->tiles;
-        a.end1 = a.end0 + (count > 1 ? (unsigned)w[1]->tiles : 0u);
-        a.mode = SRT__CU_STORE;
-        srt__cu_gemv(S, a, n, x);
+        srt__cu_gemv(S, SRT__CU_STORE, count, w, y, bias, w[0]->rows, n, x);
         return SRT_OK;
     }
     for (int i = 0; i < count; i++) {
@@ -1528,19 +1527,13 @@ static srt_status srt__cu_enqueue(srt__cuda *S, srt__cuda_session *ss, int n, in
         SRT__CU_MM(L.wo, ss->att, n, ss->x, nullptr, 1)   /* x += wo att */
         srt__cu_rmsnorm<<<(unsigned)n, SRT__CU_NORM_THREADS, 0, sm>>>(ss->xb, ss->x, L.ffn_norm, E, M->norm_eps);
         srt__cu_launched(S, "rmsnorm");
-        if (srt__cu_gemv_joins(L.gate, L.up, n) && L.gate.rows == L.up.rows) {   /* gate, up and SwiGLU in one launch */
-            srt__cu_gemv_args a;
-            memset(&a, 0, sizeof a);
-            a.w0 = L.gate; a.w1 = L.up;
-            a.o0.y = ss->hb; a.o0.ldy = L.gate.rows;
-            a.end0 = a.end1 = (unsigned)L.gate.tiles;
-            a.mode = SRT__CU_SWIGLU;
-            srt__cu_gemv(S, a, n, ss->xb);
-        } else {
-            const srt__cuda_mat *w[2] = {&L.gate, &L.up};
-            float *y[2] = {ss->hb, ss->hb2};
-            const float *b[2] = {nullptr, nullptr};
-            if ((r = srt__cu_mm_same_x(S, ss, 2, w, y, b, ss->xb, n)) != SRT_OK) return r;
+        const srt__cuda_mat *gu[2] = {&L.gate, &L.up};
+        float *hbs[2] = {ss->hb, ss->hb2};
+        const float *no_bias[2] = {nullptr, nullptr};
+        if (srt__cu_gemv_joins(L.gate, L.up, n) && L.gate.rows == L.up.rows)   /* gate, up and SwiGLU in one launch */
+            srt__cu_gemv(S, SRT__CU_SWIGLU, 2, gu, hbs, no_bias, L.gate.rows, n, ss->xb);
+        else {
+            if ((r = srt__cu_mm_same_x(S, ss, 2, gu, hbs, no_bias, ss->xb, n)) != SRT_OK) return r;
             srt__cu_swiglu<<<srt__cu_blocks((uint64_t)n * (uint64_t)F, 256), 256, 0, sm>>>(ss->hb, ss->hb2, (uint64_t)n * (uint64_t)F);
             srt__cu_launched(S, "swiglu");
         }
