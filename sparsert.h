@@ -409,11 +409,12 @@ typedef struct srt_sampler_desc {
 
 /* ---------------------------------------------------------------- session (KV cache + decoding) */
 typedef struct srt_session srt_session;
-typedef enum srt_kv_type { SRT_KV_DEFAULT = 0, SRT_KV_F32 = 1, SRT_KV_F16 = 2 } srt_kv_type;
+/* Q8: per 32 values of a head's row, int8 codes and an F16 scale (1.0625 bytes a value; CPU only) */
+typedef enum srt_kv_type { SRT_KV_DEFAULT = 0, SRT_KV_F32 = 1, SRT_KV_F16 = 2, SRT_KV_Q8 = 3 } srt_kv_type;
 typedef struct srt_session_desc {
     int n_ctx;               /* context length; 0 = the model's training context (capped at 4096) */
     int n_batch;             /* prompt tokens per forward batch; 0 = 32 */
-    srt_kv_type kv_type;     /* 0 = F16 */
+    srt_kv_type kv_type;     /* 0 = F16; SRT_KV_Q8 halves the cache (CPU only, not with kv_sparsity) */
     srt_sampler_desc sampler;
     /* Observer of the forward pass (calibration and analysis, e.g. srt-pack --prune wanda). When
        set, it is called on the evaluating thread just before each weight matmul with that matmul's
@@ -2938,31 +2939,83 @@ typedef struct srt__vec_ops {
     void (*softmax)(float *x, uint64_t n);                                /* as srt__softmax */
     void (*swiglu)(float *g, const float *up, uint64_t n);               /* g = g * (1 / (1 + exp(-g))) * up */
     int32_t (*argmax)(const float *x, int n);                            /* first index of the largest */
-    /* attention over n cached rows of hd values (f16 or f32, `stride` values apart) for the G query
-       heads that share them (q: G vectors of hd, one after the other):
-       out[g * ldo + i] = dot(row i, q_g) * scale; and out[g * hd + d] += sum_i w[g * ldw + i] row_i[d]
+    /* attention over n cached rows of hd values (`type` srt__kv_elem; rows `stride` elements apart,
+       a Q8 row's element being a byte) for the G query heads that share them (q: G vectors of hd,
+       one after the other): out[g * ldo + i] = dot(row i, q_g) * scale (the srt__dot_f32 order over
+       the row's values as f32: srt__kv_value); and out[g * hd + d] += sum_i w[g * ldw + i] row_i[d]
        as axpy in row order */
-    void (*attn_scores)(const void *rows, int f16, uint64_t stride, const float *q, int G, uint64_t hd, int n, float scale, float *out, uint64_t ldo);
-    void (*attn_values)(const void *rows, int f16, uint64_t stride, const float *w, uint64_t ldw, int G, int n, uint64_t hd, float *out);
+    void (*attn_scores)(const void *rows, int type, uint64_t stride, const float *q, int G, uint64_t hd, int n, float scale, float *out, uint64_t ldo);
+    void (*attn_values)(const void *rows, int type, uint64_t stride, const float *w, uint64_t ldw, int G, int n, uint64_t hd, float *out);
     /* the same over compact F16 rows (srt__kv_compact_row, `slot` bytes apart), as if expanded */
     void (*attn_scores_sb)(const unsigned char *rows, uint64_t slot, const float *q, int G, uint64_t hd, int n, float scale, float *out, uint64_t ldo);
     void (*attn_values_sb)(const unsigned char *rows, uint64_t slot, const float *w, uint64_t ldw, int G, int n, uint64_t hd, float *out);
 } srt__vec_ops;
 static void srt__axpy_f32(float *y, float a, const float *x, uint64_t n) { uint64_t i; for (i = 0; i < n; i++) y[i] = srt__fmaf(a, x[i], y[i]); }
 static void srt__axpy_f16(float *y, float a, const uint16_t *x, uint64_t n) { uint64_t i; for (i = 0; i < n; i++) y[i] = srt__fmaf(a, srt_f16_to_f32(x[i]), y[i]); }
-static void srt__attn_scores(const void *rows, int f16, uint64_t stride, const float *q, int G, uint64_t hd, int n, float scale, float *out, uint64_t ldo) {
-    int g, i;
-    for (g = 0; g < G; g++)
-        for (i = 0; i < n; i++)
-            out[g * ldo + i] = (f16 ? srt__dot_f16((const uint16_t *)rows + (uint64_t)i * stride, q + g * hd, hd)
-                                    : srt__dot_f32((const float *)rows + (uint64_t)i * stride, q + g * hd, hd)) * scale;
+/* KV cache elements. A Q8 row of hd values: hd int8 codes, then one F16 scale per 32 of them
+   (the last block may be shorter), unaligned: value d = code[d] * scale[d / 32], rounded to f32. */
+enum srt__kv_elem { SRT__KV_E_F32 = 0, SRT__KV_E_F16 = 1, SRT__KV_E_Q8 = 2 };
+static uint64_t srt__kv_q8_row_bytes(uint64_t hd) { return hd + (hd + 31) / 32 * 2; }
+static float srt__kv_q8_scale(const unsigned char *row, uint64_t hd, uint64_t d) {
+    uint16_t h;
+    memcpy(&h, row + hd + d / 32 * 2, 2);
+    return srt_f16_to_f32(h);
 }
-static void srt__attn_values(const void *rows, int f16, uint64_t stride, const float *w, uint64_t ldw, int G, int n, uint64_t hd, float *out) {
+/* Quantizes hd floats into a Q8 row: per block, scale = the F16 nearest max |x| / 127, or the next
+   one up where 127 x that is below max |x| (so every value is within half a step: no clamping,
+   also where F16 is subnormal), at most 65504 (larger values saturate at 127 x 65504); code = x /
+   scale rounded. A block holding a NaN or an infinity gets a NaN scale, so that it shows in the
+   result as it would in F16. */
+static void srt__kv_q8_store(const float *x, uint64_t hd, unsigned char *row) {
+    uint64_t b, i;
+    for (b = 0; b < hd; b += 32) {
+        uint64_t len = hd - b < 32 ? hd - b : 32;
+        float amax = 0.0f, d, id;
+        uint16_t h;
+        int bad = 0;
+        for (i = 0; i < len; i++) { float a = fabsf(x[b + i]); if (a > amax) amax = a; bad |= !(a <= FLT_MAX); }
+        h = bad ? (uint16_t)0x7e00 : amax / 127.0f >= 65504.0f ? (uint16_t)0x7bff : srt_f32_to_f16(amax / 127.0f);
+        if (!bad && h < 0x7bff && srt_f16_to_f32(h) * 127.0f < amax) h++;   /* positive F16: the next one up */
+        d = srt_f16_to_f32(h);
+        id = d > 0.0f && d <= 65504.0f ? 1.0f / d : 0.0f;
+        for (i = 0; i < len; i++) row[b + i] = (unsigned char)srt__act_code(x[b + i] * id);
+        memcpy(row + hd + b / 32 * 2, &h, 2);
+    }
+}
+/* Element d of a row, as f32. */
+static float srt__kv_value(const void *row, int type, uint64_t hd, uint64_t d) {
+    if (type == SRT__KV_E_Q8) return (float)(int8_t)((const unsigned char *)row)[d] * srt__kv_q8_scale((const unsigned char *)row, hd, d);
+    return type == SRT__KV_E_F16 ? srt_f16_to_f32(((const uint16_t *)row)[d]) : ((const float *)row)[d];
+}
+static const void *srt__kv_row(const void *rows, int type, uint64_t stride, int i) {
+    return (const char *)rows + (uint64_t)i * stride * (type == SRT__KV_E_F32 ? 4u : type == SRT__KV_E_F16 ? 2u : 1u);
+}
+static float srt__dot_q8row(const unsigned char *row, uint64_t hd, const float *x) {
+    uint64_t n = hd;
+#define SRT__LOAD_Q8ROW(k) srt__kv_value(row, SRT__KV_E_Q8, hd, k)
+    SRT__DOT16(SRT__LOAD_Q8ROW)
+#undef SRT__LOAD_Q8ROW
+}
+static void srt__attn_scores(const void *rows, int type, uint64_t stride, const float *q, int G, uint64_t hd, int n, float scale, float *out, uint64_t ldo) {
     int g, i;
     for (g = 0; g < G; g++)
-        for (i = 0; i < n; i++)
-            if (f16) srt__axpy_f16(out + g * hd, w[g * ldw + i], (const uint16_t *)rows + (uint64_t)i * stride, hd);
-            else srt__axpy_f32(out + g * hd, w[g * ldw + i], (const float *)rows + (uint64_t)i * stride, hd);
+        for (i = 0; i < n; i++) {
+            const void *row = srt__kv_row(rows, type, stride, i);
+            out[g * ldo + i] = (type == SRT__KV_E_Q8 ? srt__dot_q8row((const unsigned char *)row, hd, q + g * hd)
+                                : type == SRT__KV_E_F16 ? srt__dot_f16((const uint16_t *)row, q + g * hd, hd) : srt__dot_f32((const float *)row, q + g * hd, hd)) * scale;
+        }
+}
+static void srt__attn_values(const void *rows, int type, uint64_t stride, const float *w, uint64_t ldw, int G, int n, uint64_t hd, float *out) {
+    int g, i;
+    uint64_t d;
+    for (g = 0; g < G; g++)
+        for (i = 0; i < n; i++) {
+            const void *row = srt__kv_row(rows, type, stride, i);
+            float a = w[g * ldw + i], *o = out + g * hd;
+            if (type == SRT__KV_E_F16) srt__axpy_f16(o, a, (const uint16_t *)row, hd);
+            else if (type == SRT__KV_E_F32) srt__axpy_f32(o, a, (const float *)row, hd);
+            else for (d = 0; d < hd; d++) o[d] = srt__fmaf(a, srt__kv_value(row, type, hd, d), o[d]);
+        }
 }
 /* Sparse KV rows: a bitmap of head_dim bits (bit i of byte i / 8: value i kept; rounded up to
    whole 16-bit words) and then the kept values, F16, in order. A row keeps exactly nnz values. */
@@ -5528,8 +5581,9 @@ typedef struct srt__kv_seg { int p0, p1; } srt__kv_seg;
 struct srt_session {
     srt_model *m;
     srt_session_desc d;
-    int n_ctx, n_batch, kv_f16, kv_dim;
-    void *k_cache, *v_cache;          /* [layer][KV head][n_ctx][head_dim], f32 or f16 */
+    int n_ctx, n_batch, kv_elem, kv_dim;   /* kv_elem: srt__kv_elem */
+    uint64_t kv_stride, kv_row;       /* a cache row (one position of one KV head): elements, bytes */
+    void *k_cache, *v_cache;          /* [layer][KV head][n_ctx][row of head_dim values] */
     int kv_nnz[2];                    /* K, V: values kept per head row of pruned positions (head_dim: dense) */
     uint64_t kv_slot[2];              /* K, V: bytes of a compact row */
     int kv_compact;                   /* 1: compact rows (always, outside tests); 0: dropped values zeroed in place */
@@ -5641,16 +5695,15 @@ typedef struct srt__attn_job { srt_session *s; int layer, p0, n_tok, heads; } sr
 
 /* The cache region of one layer and KV head: n_ctx rows of head_dim values. */
 static char *srt__kv_region(const srt_session *s, int which, int layer, int kvh) {
-    size_t esz = s->kv_f16 ? 2 : 4, at = ((size_t)layer * (size_t)s->m->n_head_kv + (size_t)kvh) * (size_t)s->n_ctx * (size_t)s->m->head_dim;
-    return (char *)(which ? s->v_cache : s->k_cache) + at * esz;
+    size_t at = ((size_t)layer * (size_t)s->m->n_head_kv + (size_t)kvh) * (size_t)s->n_ctx;
+    return (char *)(which ? s->v_cache : s->k_cache) + at * (size_t)s->kv_row;
 }
 /* The run of positions from *p (< n) stored one way in a region of cache `which`: returns 1 for
    compact rows, 0 for dense ones; *e = the run's end, *rows = the row of *p. *seg: the next stretch
    not yet passed (start at 0). */
 static int srt__kv_run(const srt_session *s, int which, const char *region, int n, int *p, int *seg, int *e, const char **rows) {
-    int hd = s->m->head_dim;
-    size_t row = (size_t)hd * (s->kv_f16 ? 2 : 4);
-    if (s->kv_compact && s->kv_nnz[which] < hd && *seg < s->n_seg) {
+    size_t row = (size_t)s->kv_row;
+    if (s->kv_compact && s->kv_nnz[which] < s->m->head_dim && *seg < s->n_seg) {
         const srt__kv_seg *g = &s->seg[*seg];
         if (*p >= g->p0) {
             *e = g->p1 < n ? g->p1 : n;
@@ -5683,13 +5736,13 @@ static void srt__attn_tasks(void *user, int64_t begin, int64_t end, int thread) 
         for (p = 0, seg = 0; p < n; p = e)
             if (srt__kv_run(s, 0, kreg, n, &p, &seg, &e, &rows))
                 ops->attn_scores_sb((const unsigned char *)rows, s->kv_slot[0], s->q + h0, G, (uint64_t)hd, e - p, scale, sc + p, ld);
-            else ops->attn_scores(rows, s->kv_f16, (uint64_t)hd, s->q + h0, G, (uint64_t)hd, e - p, scale, sc + p, ld);
+            else ops->attn_scores(rows, s->kv_elem, s->kv_stride, s->q + h0, G, (uint64_t)hd, e - p, scale, sc + p, ld);
         for (g = 0; g < G; g++) ops->softmax(sc + g * ld, (uint64_t)n);
         memset(s->att + h0, 0, (size_t)G * (size_t)hd * sizeof(float));
         for (p = 0, seg = 0; p < n; p = e)
             if (srt__kv_run(s, 1, vreg, n, &p, &seg, &e, &rows))
                 ops->attn_values_sb((const unsigned char *)rows, s->kv_slot[1], sc + p, ld, G, e - p, (uint64_t)hd, s->att + h0);
-            else ops->attn_values(rows, s->kv_f16, (uint64_t)hd, sc + p, ld, G, e - p, (uint64_t)hd, s->att + h0);
+            else ops->attn_values(rows, s->kv_elem, s->kv_stride, sc + p, ld, G, e - p, (uint64_t)hd, s->att + h0);
     }
 }
 
@@ -5747,14 +5800,17 @@ static void srt__forward_batch(srt_session *s, const int32_t *toks, int n, int w
             srt__rope(s, s->q + (size_t)t * Q, m->n_head, cs);
             srt__rope(s, s->k + (size_t)t * KV, m->n_head_kv, cs);
             for (h = 0; h < m->n_head_kv; h++) {
-                size_t at = (size_t)(p0 + t) * (size_t)hd;
+                size_t at = (size_t)(p0 + t) * (size_t)s->kv_row;
                 const float *k = s->k + (size_t)t * KV + (size_t)h * hd, *v = s->v + (size_t)t * KV + (size_t)h * hd;
-                if (s->kv_f16) {
-                    uint16_t *kc = (uint16_t *)srt__kv_region(s, 0, l, h) + at, *vc = (uint16_t *)srt__kv_region(s, 1, l, h) + at;
-                    for (i = 0; i < hd; i++) { kc[i] = srt_f32_to_f16(k[i]); vc[i] = srt_f32_to_f16(v[i]); }
+                char *kc = srt__kv_region(s, 0, l, h) + at, *vc = srt__kv_region(s, 1, l, h) + at;
+                if (s->kv_elem == SRT__KV_E_F16) {
+                    for (i = 0; i < hd; i++) { uint16_t hk = srt_f32_to_f16(k[i]), hv = srt_f32_to_f16(v[i]); memcpy(kc + 2 * i, &hk, 2); memcpy(vc + 2 * i, &hv, 2); }
+                } else if (s->kv_elem == SRT__KV_E_Q8) {
+                    srt__kv_q8_store(k, (uint64_t)hd, (unsigned char *)kc);
+                    srt__kv_q8_store(v, (uint64_t)hd, (unsigned char *)vc);
                 } else {
-                    memcpy((float *)srt__kv_region(s, 0, l, h) + at, k, (size_t)hd * sizeof(float));
-                    memcpy((float *)srt__kv_region(s, 1, l, h) + at, v, (size_t)hd * sizeof(float));
+                    memcpy(kc, k, (size_t)hd * sizeof(float));
+                    memcpy(vc, v, (size_t)hd * sizeof(float));
                 }
             }
         }
@@ -5838,7 +5894,11 @@ SRT_API srt_status srt_session_create(srt_model *m, const srt_session_desc *desc
     s->n_ctx = s->d.n_ctx ? s->d.n_ctx : (m->n_ctx_train < 4096 ? m->n_ctx_train : 4096);
     s->n_batch = s->d.n_batch ? s->d.n_batch : 32;
     if (s->n_batch > s->n_ctx) s->n_batch = s->n_ctx;
-    s->kv_f16 = s->d.kv_type != SRT_KV_F32;
+    if ((int)s->d.kv_type < 0 || (int)s->d.kv_type > (int)SRT_KV_Q8) { srt_session_destroy(s); return srt__fail(SRT_ERR_INVALID_ARG, "srt_session_create: kv_type %d is not a KV cache type", (int)s->d.kv_type); }
+    s->kv_elem = s->d.kv_type == SRT_KV_F32 ? SRT__KV_E_F32 : s->d.kv_type == SRT_KV_Q8 ? SRT__KV_E_Q8 : SRT__KV_E_F16;
+    s->kv_stride = s->kv_elem == SRT__KV_E_Q8 ? srt__kv_q8_row_bytes((uint64_t)m->head_dim) : (uint64_t)m->head_dim;
+    s->kv_row = s->kv_stride * (s->kv_elem == SRT__KV_E_F32 ? 4u : s->kv_elem == SRT__KV_E_F16 ? 2u : 1u);
+    if (s->kv_elem == SRT__KV_E_Q8 && m->backend) { srt_session_destroy(s); return srt__fail(SRT_ERR_UNSUPPORTED, "srt_session_create: the Q8 KV cache runs on the CPU only (the model runs on backend %s): use F16", m->backend->name); }
     s->kv_dim = m->n_head_kv * m->head_dim;
     s->kv_compact = 1;
     {   /* sparse KV: kept values per head row, and the compact row must be smaller than the dense one */
@@ -5861,7 +5921,7 @@ SRT_API srt_status srt_session_create(srt_model *m, const srt_session_desc *desc
                 return srt__fail(SRT_ERR_INVALID_ARG, "srt_session_create: kv_sparsity_%c %g drops %d of %d values per head, but the bitmap costs as much as %d: "
                                  "use 0 or at least %.3f", "kv"[c], (double)sp[c], drop, m->head_dim, (int)(min_drop - 1), (double)min_drop / (double)hd);
             }
-            if (!s->kv_f16 || m->backend) {
+            if (s->kv_elem != SRT__KV_E_F16 || m->backend) {
                 srt_session_destroy(s);
                 return srt__fail(SRT_ERR_UNSUPPORTED, "srt_session_create: a sparse KV cache needs the F16 cache on the CPU%s", m->backend ? " (the model runs on a backend)" : "");
             }
@@ -5870,12 +5930,12 @@ SRT_API srt_status srt_session_create(srt_model *m, const srt_session_desc *desc
     s->rng = s->d.sampler.seed ? s->d.sampler.seed : 0x5EED5EEDull;
     B = (size_t)s->n_batch; E = (size_t)m->n_embd; Q = (size_t)m->n_head * m->head_dim; KV = (size_t)s->kv_dim; F = (size_t)m->n_ff;
     maxk = E > Q ? E : Q; if (F > maxk) maxk = F;
-    kv_bytes = (uint64_t)m->n_layer * (uint64_t)s->n_ctx * KV * (s->kv_f16 ? 2 : 4);
+    kv_bytes = (uint64_t)m->n_layer * (uint64_t)m->n_head_kv * (uint64_t)s->n_ctx * s->kv_row;
     if (m->backend) {   /* the KV cache lives on the device */
         char err[256];
         srt_status st;
         err[0] = 0;
-        st = m->backend->session_create(m->backend, m->bk_model, s->n_ctx, s->n_batch, s->kv_f16, &s->bk, err, sizeof err);
+        st = m->backend->session_create(m->backend, m->bk_model, s->n_ctx, s->n_batch, s->kv_elem == SRT__KV_E_F16, &s->bk, err, sizeof err);
         if (st != SRT_OK) { s->bk = NULL; srt_session_destroy(s); return srt__fail(st, "backend %s: %s", m->backend->name, err); }
         kv_bytes = 64;
     }

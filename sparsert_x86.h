@@ -639,13 +639,89 @@ static SRT__AVX2 int32_t srt__argmax_avx2(const float *x, int n) {
     return 0;
 }
 
+/* Q8 KV rows (srt__kv_q8_store): 8 codes widened to f32 and multiplied by their block's scale give
+   the reference's values (srt__kv_value) exactly, then the F32 math; one or two query heads per
+   pass (HG, a constant at each call) share each row's loads and conversions. */
+static SRT__AVX2 float srt__kv_q8_scale_avx2(const unsigned char *row, uint64_t hd, uint64_t d) {
+    uint16_t h;
+    memcpy(&h, row + hd + d / 32 * 2, 2);
+    return _cvtsh_ss(h);
+}
+static SRT__AVX2 __m256 srt__kv_q8_load8(const unsigned char *row, uint64_t d, __m256 sc) {
+    return _mm256_mul_ps(_mm256_cvtepi32_ps(_mm256_cvtepi8_epi32(_mm_loadl_epi64((const __m128i *)(const void *)(row + d)))), sc);
+}
+static SRT__AVX2 inline __attribute__((always_inline)) void srt__attn_scores_q8_heads(const unsigned char *rows, uint64_t stride, const float *q0, int HG, uint64_t hd,
+                                                                                      int n, float scale, float *o0, uint64_t ldo) {
+    const float *q1 = q0 + hd;
+    uint64_t kt = hd & ~(uint64_t)15, k;
+    float e[SRT__KV_MAX_HD];
+    int i;
+    for (i = 0; i < n; i++) {
+        const unsigned char *r = rows + (uint64_t)i * stride;
+        __m256 l0 = _mm256_setzero_ps(), h0 = l0, l1 = l0, h1 = l0;
+        _mm_prefetch((const char *)r + 16 * stride, _MM_HINT_T0);
+        _mm_prefetch((const char *)r + 16 * stride + 64, _MM_HINT_T0);
+        for (k = 0; k < kt; k += 16) {
+            __m256 sc = _mm256_set1_ps(srt__kv_q8_scale_avx2(r, hd, k)), kl = srt__kv_q8_load8(r, k, sc), kh = srt__kv_q8_load8(r, k + 8, sc);
+            l0 = _mm256_fmadd_ps(kl, _mm256_loadu_ps(q0 + k), l0); h0 = _mm256_fmadd_ps(kh, _mm256_loadu_ps(q0 + k + 8), h0);
+            if (HG > 1) { l1 = _mm256_fmadd_ps(kl, _mm256_loadu_ps(q1 + k), l1); h1 = _mm256_fmadd_ps(kh, _mm256_loadu_ps(q1 + k + 8), h1); }
+        }
+        for (k = kt; k < hd; k++) e[k] = srt__kv_value(r, SRT__KV_E_Q8, hd, k);   /* the tail, as the reference widens it */
+        o0[i] = srt__finish256(l0, h0, e, NULL, SRT_F32, q0, kt, hd) * scale;
+        if (HG > 1) o0[ldo + i] = srt__finish256(l1, h1, e, NULL, SRT_F32, q1, kt, hd) * scale;
+    }
+}
+static SRT__AVX2 void srt__attn_scores_q8_avx2(const unsigned char *rows, uint64_t stride, const float *qs, int G, uint64_t hd, int n, float scale, float *outs, uint64_t ldo) {
+    int g = 0;
+    for (; g + 2 <= G; g += 2) srt__attn_scores_q8_heads(rows, stride, qs + g * hd, 2, hd, n, scale, outs + g * ldo, ldo);
+    if (g < G) srt__attn_scores_q8_heads(rows, stride, qs + g * hd, 1, hd, n, scale, outs + g * ldo, ldo);
+}
+static SRT__AVX2 inline __attribute__((always_inline)) void srt__attn_values_q8_heads(const unsigned char *rows, uint64_t stride, const float *w0, uint64_t ldw, int HG,
+                                                                                      int n, uint64_t hd, float *o0) {
+    const float *w1 = w0 + ldw;
+    float *o1 = o0 + hd;
+    uint64_t d0, d;
+    int i;
+    for (d0 = 0; d0 + 32 <= hd; d0 += 32) {   /* one scale block: 32 outputs x HG heads in registers */
+        __m256 a0 = _mm256_loadu_ps(o0 + d0), a1 = _mm256_loadu_ps(o0 + d0 + 8), a2 = _mm256_loadu_ps(o0 + d0 + 16), a3 = _mm256_loadu_ps(o0 + d0 + 24);
+        __m256 b0 = a0, b1 = a1, b2 = a2, b3 = a3;
+        if (HG > 1) { b0 = _mm256_loadu_ps(o1 + d0); b1 = _mm256_loadu_ps(o1 + d0 + 8); b2 = _mm256_loadu_ps(o1 + d0 + 16); b3 = _mm256_loadu_ps(o1 + d0 + 24); }
+        for (i = 0; i < n; i++) {
+            const unsigned char *r = rows + (uint64_t)i * stride;
+            __m256 sc = _mm256_set1_ps(srt__kv_q8_scale_avx2(r, hd, d0));
+            __m256 k0 = srt__kv_q8_load8(r, d0, sc), k1 = srt__kv_q8_load8(r, d0 + 8, sc), k2 = srt__kv_q8_load8(r, d0 + 16, sc), k3 = srt__kv_q8_load8(r, d0 + 24, sc);
+            __m256 v0 = _mm256_set1_ps(w0[i]);
+            _mm_prefetch((const char *)r + d0 + 16 * stride, _MM_HINT_T0);
+            a0 = _mm256_fmadd_ps(v0, k0, a0); a1 = _mm256_fmadd_ps(v0, k1, a1); a2 = _mm256_fmadd_ps(v0, k2, a2); a3 = _mm256_fmadd_ps(v0, k3, a3);
+            if (HG > 1) {
+                __m256 v1 = _mm256_set1_ps(w1[i]);
+                b0 = _mm256_fmadd_ps(v1, k0, b0); b1 = _mm256_fmadd_ps(v1, k1, b1); b2 = _mm256_fmadd_ps(v1, k2, b2); b3 = _mm256_fmadd_ps(v1, k3, b3);
+            }
+        }
+        _mm256_storeu_ps(o0 + d0, a0); _mm256_storeu_ps(o0 + d0 + 8, a1); _mm256_storeu_ps(o0 + d0 + 16, a2); _mm256_storeu_ps(o0 + d0 + 24, a3);
+        if (HG > 1) { _mm256_storeu_ps(o1 + d0, b0); _mm256_storeu_ps(o1 + d0 + 8, b1); _mm256_storeu_ps(o1 + d0 + 16, b2); _mm256_storeu_ps(o1 + d0 + 24, b3); }
+    }
+    if (d0 < hd)   /* the rest as the reference does it */
+        for (i = 0; i < n; i++)
+            for (d = d0; d < hd; d++) {
+                float x = srt__kv_value(rows + (uint64_t)i * stride, SRT__KV_E_Q8, hd, d);
+                o0[d] = srt__fmaf(w0[i], x, o0[d]);
+                if (HG > 1) o1[d] = srt__fmaf(w1[i], x, o1[d]);
+            }
+}
+static SRT__AVX2 void srt__attn_values_q8_avx2(const unsigned char *rows, uint64_t stride, const float *ws, uint64_t ldw, int G, int n, uint64_t hd, float *outs) {
+    int g = 0;
+    for (; g + 2 <= G; g += 2) srt__attn_values_q8_heads(rows, stride, ws + g * ldw, ldw, 2, n, hd, outs + g * hd);
+    if (g < G) srt__attn_values_q8_heads(rows, stride, ws + g * ldw, ldw, 1, n, hd, outs + g * hd);
+}
 /* As srt__attn_scores / srt__attn_values with the row loop inside one call: each row's dot is the
    reference's (16 lanes as lo/hi, halving adds), the values are fma(w[i], row i, out) row by row.
    F16 rows: two query heads per pass share each row's loads and conversions (and the prefetch 16
    rows ahead); an odd last head, and F32 rows, one at a time. */
-static SRT__AVX2 void srt__attn_scores_avx2(const void *rows, int f16, uint64_t stride, const float *qs, int G, uint64_t hd, int n, float scale, float *outs, uint64_t ldo) {
+static SRT__AVX2 void srt__attn_scores_avx2(const void *rows, int type, uint64_t stride, const float *qs, int G, uint64_t hd, int n, float scale, float *outs, uint64_t ldo) {
     uint64_t kt = hd & ~(uint64_t)15, k;
-    int i, g = 0;
+    int i, g = 0, f16 = type == SRT__KV_E_F16;
+    if (type == SRT__KV_E_Q8) { srt__attn_scores_q8_avx2((const unsigned char *)rows, stride, qs, G, hd, n, scale, outs, ldo); return; }
     if (f16)
         for (; g + 2 <= G; g += 2) {
             const float *q0 = qs + g * hd, *q1 = q0 + hd;
@@ -686,9 +762,10 @@ static SRT__AVX2 void srt__attn_scores_avx2(const void *rows, int f16, uint64_t 
         }
     }
 }
-static SRT__AVX2 void srt__attn_values_avx2(const void *rows, int f16, uint64_t stride, const float *ws, uint64_t ldw, int G, int n, uint64_t hd, float *outs) {
+static SRT__AVX2 void srt__attn_values_avx2(const void *rows, int type, uint64_t stride, const float *ws, uint64_t ldw, int G, int n, uint64_t hd, float *outs) {
     uint64_t d0, d;
-    int i, g = 0;
+    int i, g = 0, f16 = type == SRT__KV_E_F16;
+    if (type == SRT__KV_E_Q8) { srt__attn_values_q8_avx2((const unsigned char *)rows, stride, ws, ldw, G, n, hd, outs); return; }
     if (f16)   /* two heads x 32 outputs in registers: 8 FMA chains; each row loaded once for both */
         for (; g + 2 <= G; g += 2) {
             const float *w0 = ws + g * ldw, *w1 = w0 + ldw;
@@ -1388,9 +1465,16 @@ static SRT__AVX2P void srt__attn_values_sb_avx2(const unsigned char *rows, uint6
 /* Values 32k2.. of a row as two 16-lane vectors (m0, m1: their lanes below hd). A compact row's
    32 bitmap bits (those past hd cleared: the bitmap may end after 16 of them) expand its next
    values with one vpexpandw. */
-static SRT__AVX512SP inline __attribute__((always_inline)) void srt__kv_row32(const unsigned char *row, const uint16_t **v, int SB, uint64_t k2,
+static SRT__AVX512SP inline __attribute__((always_inline)) void srt__kv_row32(const unsigned char *row, const uint16_t **v, int SB, uint64_t hd, uint64_t k2,
                                                                              __mmask16 m0, __mmask16 m1, __m512 *lo, __m512 *hi) {
-    if (SB) {
+    if (SB == 2) {   /* Q8: codes times the block's scale */
+        uint16_t h;
+        __m512 sc;
+        memcpy(&h, row + hd + 2 * k2, 2);
+        sc = _mm512_set1_ps(_cvtsh_ss(h));
+        *lo = _mm512_mul_ps(_mm512_cvtepi32_ps(_mm512_cvtepi8_epi32(_mm_maskz_loadu_epi8(m0, row + 32 * k2))), sc);
+        *hi = _mm512_mul_ps(_mm512_cvtepi32_ps(_mm512_cvtepi8_epi32(_mm_maskz_loadu_epi8(m1, row + 32 * k2 + 16))), sc);
+    } else if (SB) {
         uint32_t bits = (uint32_t)m0 | (uint32_t)m1 << 16;
         __m512i e;
         if (bits) bits &= srt__rd32(row + 4 * k2);
@@ -1421,7 +1505,7 @@ static SRT__AVX512SP inline __attribute__((always_inline)) void srt__attn_scores
             const __mmask16 m0 = SRT__KV_MASK(32 * k2, hd), m1 = SRT__KV_MASK(32 * k2 + 16, hd);
             const uint64_t d = 32 * k2;
             __m512 lo, hi;
-            srt__kv_row32(row, &v, SB, k2, m0, m1, &lo, &hi);
+            srt__kv_row32(row, &v, SB, hd, k2, m0, m1, &lo, &hi);
 #define SRT__AS_HEAD(A, Q) \
             A = _mm512_mask3_fmadd_ps(lo, _mm512_maskz_loadu_ps(m0, (Q) + d), A, m0); \
             A = _mm512_mask3_fmadd_ps(hi, _mm512_maskz_loadu_ps(m1, (Q) + d + 16), A, m1);
@@ -1465,11 +1549,11 @@ static SRT__AVX512SP inline __attribute__((always_inline)) void srt__attn_values
             const unsigned char *row = rows + (uint64_t)i * step;
             const uint16_t *v = (const uint16_t *)(const void *)(row + bmb);
             __m512 k0, k1, k2, k3;
-            _mm_prefetch((const char *)row + d0 * 2 + 16 * step, _MM_HINT_T0);
-            _mm_prefetch((const char *)row + d0 * 2 + 16 * step + 64, _MM_HINT_T0);
-            if (SB) for (j = 0; j < d0 / 8; j += 4) v += _mm_popcnt_u32(srt__rd32(row + j));   /* the values before d0 */
-            srt__kv_row32(row, &v, SB, d0 / 32, m0, m1, &k0, &k1);
-            srt__kv_row32(row, &v, SB, d0 / 32 + 1, m2, m3, &k2, &k3);
+            _mm_prefetch((const char *)row + d0 * (SB == 2 ? 1 : 2) + 16 * step, _MM_HINT_T0);
+            _mm_prefetch((const char *)row + d0 * (SB == 2 ? 1 : 2) + 16 * step + 64, _MM_HINT_T0);
+            if (SB == 1) for (j = 0; j < d0 / 8; j += 4) v += _mm_popcnt_u32(srt__rd32(row + j));   /* the values before d0 */
+            srt__kv_row32(row, &v, SB, hd, d0 / 32, m0, m1, &k0, &k1);
+            srt__kv_row32(row, &v, SB, hd, d0 / 32 + 1, m2, m3, &k2, &k3);
             SRT__AV_HEAD(a00, a01, a02, a03, w)
             if (HG > 1) SRT__AV_HEAD(a10, a11, a12, a13, w1)
             if (HG > 2) SRT__AV_HEAD(a20, a21, a22, a23, w2)
@@ -1491,9 +1575,13 @@ static SRT__AVX512SP inline __attribute__((always_inline)) void srt__attn_values
     for (; g + 4 <= G; g += 4) CALL(4); \
     if (g + 2 <= G) { CALL(2); g += 2; } \
     if (g < G) CALL(1);
-static SRT__AVX512SP void srt__attn_scores_avx512(const void *rows, int f16, uint64_t stride, const float *q, int G, uint64_t hd, int n, float scale, float *out, uint64_t ldo) {
-    if (!f16) { srt__attn_scores_avx2(rows, f16, stride, q, G, hd, n, scale, out, ldo); return; }
-    {
+static SRT__AVX512SP void srt__attn_scores_avx512(const void *rows, int type, uint64_t stride, const float *q, int G, uint64_t hd, int n, float scale, float *out, uint64_t ldo) {
+    if (type == SRT__KV_E_F32) { srt__attn_scores_avx2(rows, type, stride, q, G, hd, n, scale, out, ldo); return; }
+    if (type == SRT__KV_E_Q8) {
+#define SRT__CALL(HG) srt__attn_scores512_heads((const unsigned char *)rows, stride, 2, q + g * hd, HG, hd, n, scale, out + g * ldo, ldo)
+        SRT__ATTN512_GROUPS(SRT__CALL)
+#undef SRT__CALL
+    } else {
 #define SRT__CALL(HG) srt__attn_scores512_heads((const unsigned char *)rows, 2 * stride, 0, q + g * hd, HG, hd, n, scale, out + g * ldo, ldo)
         SRT__ATTN512_GROUPS(SRT__CALL)
 #undef SRT__CALL
@@ -1504,9 +1592,13 @@ static SRT__AVX512SP void srt__attn_scores_sb_avx512(const unsigned char *rows, 
     SRT__ATTN512_GROUPS(SRT__CALL)
 #undef SRT__CALL
 }
-static SRT__AVX512SP void srt__attn_values_avx512(const void *rows, int f16, uint64_t stride, const float *w, uint64_t ldw, int G, int n, uint64_t hd, float *out) {
-    if (!f16) { srt__attn_values_avx2(rows, f16, stride, w, ldw, G, n, hd, out); return; }
-    {
+static SRT__AVX512SP void srt__attn_values_avx512(const void *rows, int type, uint64_t stride, const float *w, uint64_t ldw, int G, int n, uint64_t hd, float *out) {
+    if (type == SRT__KV_E_F32) { srt__attn_values_avx2(rows, type, stride, w, ldw, G, n, hd, out); return; }
+    if (type == SRT__KV_E_Q8) {
+#define SRT__CALL(HG) srt__attn_values512_heads((const unsigned char *)rows, stride, 2, w + g * ldw, ldw, HG, n, hd, out + g * hd)
+        SRT__ATTN512_GROUPS(SRT__CALL)
+#undef SRT__CALL
+    } else {
 #define SRT__CALL(HG) srt__attn_values512_heads((const unsigned char *)rows, 2 * stride, 0, w + g * ldw, ldw, HG, n, hd, out + g * hd)
         SRT__ATTN512_GROUPS(SRT__CALL)
 #undef SRT__CALL

@@ -39,7 +39,7 @@ static void usage(FILE *f) {
         "      --temp T            temperature (default 0.8 interactive, 0 = greedy with -p unless given)\n"
         "      --top-k K  --top-p P  --min-p P  --repeat-penalty R  --repeat-last-n N\n"
         "      --seed S            sampler seed (default fixed)\n"
-        "      --kv f16|f32        KV cache precision (default f16)\n"
+        "      --kv f16|f32|q8     KV cache precision (default f16; q8: half the memory, CPU only)\n"
         "      --kv-sparsity K[,V] sparse KV cache: drop this fraction of each head's K (and V) values of\n"
         "                          the prompts, smallest first (e.g. 0.3,0.5; default 0 = dense)\n"
         "      --no-bos            do not prepend BOS to the prompt\n"
@@ -362,7 +362,7 @@ int main(int argc, char **argv) {
             kv_sparsity[1] = comma ? strtof(comma + 1, &end) : kv_sparsity[0];
             if (*end || end == k) { fprintf(stderr, "srt-chat: --kv-sparsity takes K or K,V (fractions, e.g. 0.3,0.5)\n"); return 2; }
         }
-        else if (!strcmp(a, "--kv")) { const char *k = NEXT(); if (!strcmp(k, "f32")) kv = SRT_KV_F32; else if (!strcmp(k, "f16")) kv = SRT_KV_F16; else { fprintf(stderr, "srt-chat: --kv takes f16 or f32\n"); return 2; } }
+        else if (!strcmp(a, "--kv")) { const char *k = NEXT(); if (!strcmp(k, "f32")) kv = SRT_KV_F32; else if (!strcmp(k, "f16")) kv = SRT_KV_F16; else if (!strcmp(k, "q8")) kv = SRT_KV_Q8; else { fprintf(stderr, "srt-chat: --kv takes f16, f32 or q8\n"); return 2; } }
         else if (!strcmp(a, "--no-bos")) no_bos = 1;
         else if (!strcmp(a, "--chat")) force_chat = 1;
         else if (!strcmp(a, "--no-chat")) no_chat = 1;

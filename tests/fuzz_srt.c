@@ -91,7 +91,7 @@ int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size) {
         if (n > 4) n = 4;
         memset(&sd, 0, sizeof sd);
         sd.n_ctx = 8;
-        sd.kv_type = (size & 4) ? SRT_KV_F32 : SRT_KV_F16;
+        sd.kv_type = (size & 4) ? SRT_KV_F32 : (size & 8) ? SRT_KV_Q8 : SRT_KV_F16;
         if (srt_session_create(m, &sd, &ss) == SRT_OK) {
             int32_t tok;
             if (srt_session_feed(ss, ids, n) == SRT_OK) {

@@ -84,6 +84,15 @@ run "e2e sparse KV" "$T/e2e3.json" e2e "$T/tiny.srt" --prompt-tokens 5 --tokens 
 check "e2e sparse KV fields" "$T/e2e3.json" e2e 1 mode kv_sparsity_k kv_sparsity_v kv_bytes_per_token + decode_tok_s
 if [ "$(kvbytes "$T/e2e.json")" = 2048 ] && [ "$(kvbytes "$T/e2e3.json")" = 1608 ]; then echo "ok - kv_bytes_per_token: 2048 dense, 1608 at 0.3/0.5"
 else echo "FAIL - kv_bytes_per_token: $(kvbytes "$T/e2e.json") dense, $(kvbytes "$T/e2e3.json") sparse (expected 2048, 1608)"; fi
+run "e2e Q8 KV" "$T/e2e4.json" e2e "$T/tiny.srt" --prompt-tokens 5 --tokens 4 --runs 1 --bw 10 --threads 1 --kv q8 --json
+check "e2e Q8 KV fields" "$T/e2e4.json" e2e 1 mode kv kv_bytes_per_token + decode_tok_s
+if grep -q '"kv":"q8"' "$T/e2e4.json" && grep -q '"kv":"f16"' "$T/e2e.json" && [ "$(kvbytes "$T/e2e4.json")" = 1152 ]; then echo "ok - e2e --kv q8: kv q8, kv_bytes_per_token 1152 (16 + 2 bytes a row)"
+else echo "FAIL - e2e --kv q8: $(kvbytes "$T/e2e4.json") KV bytes per token (expected 1152)"; cat "$T/e2e4.json"; fi
+for args in "--kv q4" "--kv q8 --kv-sparsity 0.5"; do
+    # shellcheck disable=SC2086
+    "$BENCH" e2e "$T/tiny.srt" $args --prompt-tokens 2 --tokens 1 --runs 1 --bw 10 --threads 1 >"$T/kvbad.txt" 2>&1; rc=$?
+    if [ $rc -ne 0 ] && grep -q "kv\|KV" "$T/kvbad.txt"; then echo "ok - e2e $args is refused: $(head -1 "$T/kvbad.txt")"; else echo "FAIL - e2e $args: rc $rc"; cat "$T/kvbad.txt"; fi
+done
 "$BENCH" e2e "$T/tiny.srt" --kv-sparsity 0.01 --prompt-tokens 2 --tokens 1 --runs 1 --bw 10 --threads 1 >"$T/kvbad.txt" 2>&1; rc=$?
 if [ $rc -ne 0 ] && grep -q "at least" "$T/kvbad.txt"; then echo "ok - e2e: a KV sparsity below the break-even is refused"; else echo "FAIL - e2e --kv-sparsity 0.01: rc $rc"; cat "$T/kvbad.txt"; fi
 run decode "$T/decode.json" decode "$T/tiny.srt" --tokens 4 --bw 10 --threads 1 --json

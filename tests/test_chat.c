@@ -398,6 +398,14 @@ static void test_srt_chat(void) {
     CHECK(run("build/srt-chat -m " TMP "/stories.srt -p 'Once upon a time' -n 4 --temp 0 -t 1 >" TMP "/out.txt 2>/dev/null") == 0 &&
           (out_text = srt_test_read_file(TMP "/out.txt", &n)) != NULL && !strncmp(out_text, "Once upon a time", 16), "plain -p still continues text");
     free(out_text);
+    out_text = NULL;
+    CHECK(run("build/srt-chat -m " TMP "/stories.srt -p 'Once upon a time' -n 16 --temp 0 -t 1 --kv q8 >" TMP "/out.txt 2>/dev/null") == 0 &&
+          (out_text = srt_test_read_file(TMP "/out.txt", &n)) != NULL && !strncmp(out_text, "Once upon a time", 16) && n > 30, "srt-chat --kv q8 continues text");
+    free(out_text);
+    out_text = NULL;
+    CHECK(run("build/srt-chat -m " TMP "/stories.srt -p x --kv q4 2>" TMP "/err.txt") != 0 && (out_text = srt_test_read_file(TMP "/err.txt", &n)) != NULL &&
+          strstr(out_text, "f16, f32 or q8"), "srt-chat --kv q4 fails and names the choices");
+    free(out_text);
 }
 
 int main(void) {

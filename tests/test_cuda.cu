@@ -295,6 +295,10 @@ static void check_turns(const char *path, const int32_t *prompt) {
         }
     CHECK(same, "two sessions of one model stepped in turns: logits and tokens equal the CPU's%s%s", same ? "" : ": ", same ? "" : srt_last_error());
     for (int s = 0; s < 2; s++) { srt_session_destroy(c[s]); srt_session_destroy(d[s]); }
+    sdesc.kv_type = SRT_KV_Q8;   /* the Q8 KV cache is the CPU's only */
+    d[0] = NULL;
+    CHECK(srt_session_create(dev, &sdesc, &d[0]) == SRT_ERR_UNSUPPORTED && !d[0] && strstr(srt_last_error(), "CPU only"),
+          "a Q8 KV cache on the backend is refused: %s", srt_last_error());
     srt_model_free(cpu); srt_model_free(dev);
 }
 

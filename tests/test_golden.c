@@ -2,7 +2,8 @@
    packed from the llama2.c v0 and v1 checkpoints and from the GGUF, in f32/f16/bf16/q8/q4 (group
    32), with 1 and 2 threads: prompt tokens equal llama.cpp's, greedy ids equal the golden ids (q8:
    the first 32 generated, q4: the first 2), srt-chat prints the golden texts byte for byte; q8 and
-   q4 stay close to f32 (mean KL divergence over the golden stories: q8 < 0.01, q4 < 0.1 nats) and
+   q4 stay close to f32 (mean KL divergence over the golden stories: q8 < 0.01, q4 < 0.1 nats; the
+   f32 model with a Q8 KV cache < 0.01) and
    continue the prompts sensibly (f32 finds their continuations about as likely as its own). Needs
    build/srt-pack and build/srt-chat (build.sh builds them first). */
 #define SPARSERT_IMPLEMENTATION
@@ -126,8 +127,10 @@ static void check_chat_text(const char *model_path) {
 }
 
 /* Mean KL(P_f32 || P_fmt) in nats over the positions of a text (the two golden stories), each
-   model fed the same tokens one by one. Thresholds (documented in README): q8 < 0.01, q4 < 0.1. */
-static void check_kl(const char *fmt, double limit) {
+   model fed the same tokens one by one; kv: the KV cache of the fmt model's session (the f32
+   one's is the default, F16). Thresholds (documented in README): q8 < 0.01, q4 < 0.1, the f32
+   model with a Q8 KV cache < 0.01. */
+static void check_kl(const char *fmt, srt_kv_type kv, double limit) {
     char path[256];
     srt_model *ref = NULL, *q = NULL;
     srt_session *sr = NULL, *sq = NULL;
@@ -141,7 +144,7 @@ static void check_kl(const char *fmt, double limit) {
     md.n_threads = 2; sd.n_ctx = 512;
     snprintf(path, sizeof path, "build/tmp/golden_v0_%s.srt", fmt);
     if (!text || !text2 || srt_model_load("build/tmp/golden_v0_f32.srt", &md, &ref) != SRT_OK || srt_model_load(path, &md, &q) != SRT_OK ||
-        srt_session_create(ref, &sd, &sr) != SRT_OK || srt_session_create(q, &sd, &sq) != SRT_OK) {
+        srt_session_create(ref, &sd, &sr) != SRT_OK || (sd.kv_type = kv, srt_session_create(q, &sd, &sq)) != SRT_OK) {
         CHECK(0, "kl %s: setup: %s", fmt, srt_last_error());
         goto done;
     }
@@ -166,7 +169,7 @@ static void check_kl(const char *fmt, double limit) {
         kl += k;
     }
     kl /= n;
-    CHECK(kl < limit, "%s: mean KL divergence from f32 over %d positions of the golden stories = %.5f nats < %.3g", fmt, n, kl, limit);
+    CHECK(kl < limit, "%s%s: mean KL divergence from f32 over %d positions of the golden stories = %.5f nats < %.3g", fmt, kv == SRT_KV_Q8 ? " with a Q8 KV cache" : "", n, kl, limit);
 done:
     srt_session_destroy(sr); srt_session_destroy(sq);
     srt_model_free(ref); srt_model_free(q);
@@ -260,8 +263,9 @@ int main(void) {
             }
         }
     check_chat_text("build/tmp/golden_v0_f32.srt");
-    check_kl("q8", 0.01);
-    check_kl("q4", 0.1);
+    check_kl("q8", SRT_KV_DEFAULT, 0.01);
+    check_kl("q4", SRT_KV_DEFAULT, 0.1);
+    check_kl("f32", SRT_KV_Q8, 0.01);
     check_sensible("q8");
     check_sensible("q4");
     return srt_test_finish();

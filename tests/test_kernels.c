@@ -209,23 +209,34 @@ static void test_vec_ops(void) {
             ok_max = ref.argmax(y1, N) == ops.argmax(y1, N);
             srt_test_frand();
         }
-        {   /* attention: head sizes with and without a 16- / 32-multiple, rows `stride` apart, 1..8 query heads */
+        {   /* attention: head sizes with and without a 16- / 32-multiple, rows `stride` apart, 1..8 query heads;
+               Q8 rows quantized from a (an all-zero row, and rows of one large value among small ones, included) */
             static const int hds[] = {1, 7, 16, 17, 32, 48, 64, 80, 100, 128, 256}, groups[] = {1, 2, 3, 4, 5, 8};
+            static unsigned char q8[37 * (256 + 16 + 7) + 64];
+            static float src[300];
             size_t hi, gi;
-            int f16, ok_att = 1;
-            for (hi = 0; hi < sizeof hds / sizeof hds[0]; hi++)
+            int type, ok_att = 1;
+            for (hi = 0; hi < sizeof hds / sizeof hds[0]; hi++) {
+                uint64_t hd = (uint64_t)hds[hi], q8_stride = srt__kv_q8_row_bytes(hd) + 7;
+                for (i = 0; i < 37; i++) {
+                    memcpy(src, a + i * 300, sizeof(float) * (size_t)hd);
+                    if (i == 3) memset(src, 0, sizeof(float) * (size_t)hd);
+                    if (i % 5 == 4) { int d; for (d = 0; d < (int)hd; d++) src[d] *= 1e-3f; src[(int)hd / 2] = 300.0f; }
+                    srt__kv_q8_store(src, hd, q8 + (uint64_t)i * q8_stride);
+                }
                 for (gi = 0; gi < sizeof groups / sizeof groups[0]; gi++)
-                    for (f16 = 0; f16 < 2; f16++) {
-                        uint64_t hd = (uint64_t)hds[hi], stride = hd * 3 + 5, ld = 41;
+                    for (type = SRT__KV_E_F32; type <= SRT__KV_E_Q8; type++) {
+                        uint64_t stride = type == SRT__KV_E_Q8 ? q8_stride : hd * 3 + 5, ld = 41;
                         int rows = 37, G = groups[gi];
-                        const void *r = f16 ? (const void *)h : (const void *)a;
-                        ref.attn_scores(r, f16, stride, b, G, hd, rows, 0.125f, y1, ld); ops.attn_scores(r, f16, stride, b, G, hd, rows, 0.125f, y2, ld);
+                        const void *r = type == SRT__KV_E_Q8 ? (const void *)q8 : type == SRT__KV_E_F16 ? (const void *)h : (const void *)a;
+                        ref.attn_scores(r, type, stride, b, G, hd, rows, 0.125f, y1, ld); ops.attn_scores(r, type, stride, b, G, hd, rows, 0.125f, y2, ld);
                         for (i = 0; i < G; i++) ok_att = ok_att && memcmp(y1 + i * ld, y2 + i * ld, sizeof(float) * (size_t)rows) == 0;
                         memcpy(y1, b + 500, sizeof(float) * (size_t)hd * G); memcpy(y2, b + 500, sizeof(float) * (size_t)hd * G);   /* they add to out */
-                        ref.attn_values(r, f16, stride, b + 1000, ld, G, rows, hd, y1); ops.attn_values(r, f16, stride, b + 1000, ld, G, rows, hd, y2);
+                        ref.attn_values(r, type, stride, b + 1000, ld, G, rows, hd, y1); ops.attn_values(r, type, stride, b + 1000, ld, G, rows, hd, y2);
                         ok_att = ok_att && memcmp(y1, y2, sizeof(float) * (size_t)hd * G) == 0;
                     }
-            CHECK(ok_att, "%s attention scores and values equal the portable ones (head sizes 1..256, 1..8 heads, f16 and f32 rows)", srt_isa_name((srt_isa)isa));
+            }
+            CHECK(ok_att, "%s attention scores and values equal the portable ones (head sizes 1..256, 1..8 heads, f32, f16 and q8 rows)", srt_isa_name((srt_isa)isa));
         }
         {   /* sparse KV rows: compact rows of 0..hd-1 kept values, against the dense ops on the expanded rows */
             static const int hds[] = {1, 7, 16, 17, 32, 48, 64, 80, 100, 128, 256};

@@ -4,7 +4,7 @@
    generated tokens (dense), later turns (new stretches), more turns than stretches (the rest stays
    dense), reset and 1 or 2 threads; pruning must change the result (it is not a no-op) and bad
    settings are refused with a clear error. Random models with head sizes 64 and 40 (the vector
-   kernels' tails), and stories260K (head size 8). */
+   kernels' tails), and stories260K (head size 8). Also the Q8 KV cache (test_q8_rows, _sessions). */
 #define SPARSERT_IMPLEMENTATION
 #include "sparsert.h"
 #include "testing.h"
@@ -127,6 +127,127 @@ static void test_errors(const char *path) {
     srt_model_free(m);
 }
 
+/* The Q8 KV cache (SRT_KV_Q8). Rows: each value within half a step of its block's scale, the
+   scale F16(max / 127) rounded up, all-zero, saturating and non-finite blocks. Sessions: the logits stay close
+   to the F32 cache's and are not the F16 cache's; the cache takes the bytes it should; Q8 cannot
+   be sparse. (The kernels against the portable ones: test_kernels.) */
+typedef struct count_alloc { size_t live, peak; } count_alloc;
+static void *count_malloc(size_t n, void *user) {
+    count_alloc *c = (count_alloc *)user;
+    size_t *p = (size_t *)malloc(n + 64);
+    if (!p) return NULL;
+    p[0] = n; c->live += n; if (c->live > c->peak) c->peak = c->live;
+    return (char *)p + 64;
+}
+static void count_free(void *ptr, void *user) {
+    count_alloc *c = (count_alloc *)user;
+    if (!ptr) return;
+    ptr = (char *)ptr - 64;
+    c->live -= *(size_t *)ptr;
+    free(ptr);
+}
+static void test_q8_rows(void) {
+    static const int hds[] = {1, 7, 32, 40, 64, 100, 128};
+    unsigned char row[128 + 8];
+    float x[128];
+    size_t hi;
+    int ok = 1, ok_scale = 1, i;
+    uint16_t h;
+    for (hi = 0; hi < sizeof hds / sizeof hds[0]; hi++) {
+        int hd = hds[hi], rep;
+        for (rep = 0; rep < 20; rep++) {
+            float mag = rep % 4 == 0 ? 1e-3f : rep % 4 == 1 ? 1.0f : rep % 4 == 2 ? 30.0f : 2000.0f;
+            int b;
+            for (i = 0; i < hd; i++) x[i] = srt_test_frand() * mag;
+            if (rep == 5) x[hd - 1] = 0.0f;
+            srt__kv_q8_store(x, (uint64_t)hd, row);
+            for (b = 0; b < hd; b += 32) {
+                float amax = 0.0f, sc = srt__kv_q8_scale(row, (uint64_t)hd, (uint64_t)b);
+                for (i = b; i < hd && i < b + 32; i++) if (fabsf(x[i]) > amax) amax = fabsf(x[i]);
+                h = srt_f32_to_f16(amax / 127.0f);
+                if (srt_f16_to_f32(h) * 127.0f < amax) h++;
+                ok_scale = ok_scale && sc == srt_f16_to_f32(h) && (amax == 0.0f || (srt_f16_to_f32(h) - amax / 127.0f) / srt_f16_to_f32(h) < (amax < 0.01f ? 0.05f : 2e-3f));
+                for (i = b; i < hd && i < b + 32; i++) {
+                    float v = srt__kv_value(row, 2, (uint64_t)hd, (uint64_t)i);
+                    ok = ok && fabsf(v - x[i]) <= 0.5f * sc * 1.0001f + 1e-30f && (signed char)row[i] >= -127;
+                }
+            }
+        }
+    }
+    CHECK(ok && ok_scale, "Q8 rows (head sizes 1..128, tiny to large values): scale = F16(max / 127), rounded up, per 32 values; every value within half a step");
+    memset(x, 0, sizeof x);
+    srt__kv_q8_store(x, 40, row);
+    for (i = 0, ok = 1; i < 40; i++) ok = ok && row[i] == 0 && srt__kv_value(row, 2, 40, (uint64_t)i) == 0.0f;
+    CHECK(ok, "an all-zero row stays zero");
+    for (i = 0; i < 64; i++) x[i] = (float)(i - 32) * 1e7f;
+    srt__kv_q8_store(x, 64, row);
+    memcpy(&h, row + 64, 2);
+    CHECK(h == 0x7bff && (signed char)row[0] == -127 && srt__kv_value(row, 2, 64, 0) == -127.0f * 65504.0f,
+          "values beyond F16 saturate at 127 x 65504 (scale %04x)", h);
+    for (i = 0; i < 64; i++) x[i] = (float)i;
+    x[40] = NAN;
+    srt__kv_q8_store(x, 64, row);
+    CHECK(srt__kv_value(row, 2, 64, 40) != srt__kv_value(row, 2, 64, 40) && srt__kv_value(row, 2, 64, 33) != srt__kv_value(row, 2, 64, 33) &&
+          fabsf(srt__kv_value(row, 2, 64, 31) - 31.0f) < 0.2f, "a NaN makes its block NaN (not silent zeros), the other block is kept");
+    x[40] = INFINITY;
+    srt__kv_q8_store(x, 64, row);
+    CHECK(srt__kv_value(row, 2, 64, 50) != srt__kv_value(row, 2, 64, 50), "so does an infinity");
+}
+static void test_q8_sessions(const char *path, const char *name, double tol) {
+    srt_model_desc md;
+    srt_model *m = NULL;
+    srt_model_info info;
+    srt_session_desc sd;
+    srt_session *s[3] = {NULL, NULL, NULL};
+    static const srt_kv_type types[3] = {SRT_KV_F32, SRT_KV_F16, SRT_KV_Q8};
+    count_alloc ca = {0, 0};
+    int32_t toks[150];
+    int i, k, ok = 1, differs = 0;
+    double worst = 0.0, top = 0.0;
+    size_t before, bytes[3];
+    memset(&md, 0, sizeof md);
+    md.allocator.alloc = count_malloc; md.allocator.free = count_free; md.allocator.user = &ca;
+    if (srt_model_load(path, &md, &m) != SRT_OK) { CHECK(0, "%s loads: %s", name, srt_last_error()); return; }
+    srt_model_get_info(m, &info);
+    for (i = 0; i < 150; i++) toks[i] = 3 + (int32_t)((uint32_t)(i * 2654435761u) % (uint32_t)(info.n_vocab - 3));
+    for (k = 0; k < 3; k++) {
+        memset(&sd, 0, sizeof sd);
+        sd.n_ctx = 512; sd.kv_type = types[k];
+        before = ca.live;
+        if (srt_session_create(m, &sd, &s[k]) != SRT_OK) { CHECK(0, "%s: %s session: %s", name, k ? "F16/Q8" : "F32", srt_last_error()); ok = 0; }
+        bytes[k] = ca.live - before;
+    }
+    if (ok) {
+        size_t rows = (size_t)2 * (size_t)info.n_layer * (size_t)info.n_head_kv * 512, hd = (size_t)info.head_dim;
+        CHECK(bytes[1] - bytes[2] == rows * (2 * hd - (hd + (hd + 31) / 32 * 2)),
+              "%s: the Q8 cache takes %zu bytes less than the F16 one (hd + 2 per 32 values a row)", name, bytes[1] - bytes[2]);
+        /* a 100-token prompt in batches, then 30 tokens fed one at a time (the decode path) */
+        for (k = 0; k < 3 && ok; k++) ok = srt_session_feed(s[k], toks, 100) == SRT_OK;
+        for (i = 100; i < 130 && ok; i++) {
+            const float *lf, *lh, *lq;
+            for (k = 0; k < 3 && ok; k++) ok = srt_session_feed(s[k], toks + i, 1) == SRT_OK;
+            lf = srt_session_logits(s[0]); lh = srt_session_logits(s[1]); lq = srt_session_logits(s[2]);
+            for (k = 0; ok && k < info.n_vocab; k++) {
+                double e = fabs((double)lq[k] - lf[k]);
+                if (!(e <= worst)) worst = e;
+                if (fabs(lf[k]) > top) top = fabs(lf[k]);
+                differs |= lq[k] != lh[k];
+            }
+        }
+        CHECK(ok && worst <= tol * top, "%s: Q8 KV logits within %.0e of the largest F32 one over 30 decode steps after a 100-token prompt (%.3g of %.3g)",
+              name, tol, worst, top);
+        CHECK(ok && differs, "%s: ... and they are not the F16 cache's", name);
+    }
+    for (k = 0; k < 3; k++) srt_session_destroy(s[k]);
+    memset(&sd, 0, sizeof sd);
+    sd.kv_type = SRT_KV_Q8; sd.kv_sparsity_k = 0.5f;
+    CHECK(srt_session_create(m, &sd, &s[0]) == SRT_ERR_UNSUPPORTED && !s[0] && strstr(srt_last_error(), "F16"), "a Q8 KV cache cannot be sparse: %s", srt_last_error());
+    sd.kv_sparsity_k = 0.0f; sd.kv_type = (srt_kv_type)7;
+    CHECK(srt_session_create(m, &sd, &s[0]) == SRT_ERR_INVALID_ARG && !s[0] && strstr(srt_last_error(), "kv_type 7"), "an unknown kv_type is refused: %s", srt_last_error());
+    srt_model_free(m);
+    CHECK(ca.live == 0, "%s: everything allocated was freed", name);
+}
+
 int main(void) {
     if (system("mkdir -p build/tmp") != 0) return 1;
     CHECK(write_model("build/tmp/kv_hd64.srt", 64) && write_model("build/tmp/kv_hd40.srt", 40), "random models written (build/tmp/kv_make.log)");
@@ -137,6 +258,10 @@ int main(void) {
           "stories260K packed (build/tmp/kv_pack.log)");
     test_model("build/tmp/kv_stories.srt", "stories260K", 2);
     test_errors("build/tmp/kv_hd64.srt");
+    test_q8_rows();
+    test_q8_sessions("build/tmp/kv_hd64.srt", "head size 64", 1e-2);
+    test_q8_sessions("build/tmp/kv_hd40.srt", "head size 40", 1e-2);
+    test_q8_sessions("build/tmp/kv_stories.srt", "stories260K", 3e-2);   /* head size 8: a scale per 8 values; quality: test_golden (KL) */
     remove("build/tmp/kv_hd64.srt");
     remove("build/tmp/kv_hd40.srt");
     remove("build/tmp/kv_stories.srt");

@@ -20,13 +20,14 @@
          tensor really has.
      srt-bench e2e MODEL.srt [--threads N | --threads-list ..] [--isa L[,L..]] [--prompt-tokens 128]
                              [--tokens 64] [--runs 3] [--batch B] [--load auto,mmap,copy] [--bw GBS] [--mb 2048]
-                             [--kv-sparsity K[,V]] [--json]
+                             [--kv f16|f32|q8] [--kv-sparsity K[,V]] [--json]
          prefill tokens/s, decode tokens/s, time to first token, peak RSS (medians of --runs) on
          random token ids (no tokenizer needed); roofline_fraction = decode tokens/s x (weight bytes
          read per token + KV cache bytes read by the middle decode step) / the read bandwidth
          measured after the runs (or --bw). --load compares how the file reaches memory
          (srt_model_desc.load); the "load" field says which was used. --kv-sparsity: the prompt's
          K and V rows pruned (srt_session_desc.kv_sparsity_k / _v; V = K when one value is given).
+         --kv: the KV cache type (srt_session_desc.kv_type; default f16).
      srt-bench decode MODEL [--tokens 64] ...      = e2e with --prompt-tokens 1 --runs 1
      srt-bench pool [--json] [--topology] [--threads N] [--cores auto|performance|all|LIST] [--no-pin]
          fork/join latency, parallel-for overhead on a tiny matrix, and GEMV throughput with one
@@ -235,6 +236,7 @@ typedef struct opts {
     int iters, device, path;                        /* GPU modes: --iters (0 = auto), --device, --path */
     srt_backend *gpu;                               /* e2e --backend cuda: the CUDA backend (else NULL) */
     float kv_sparsity[2];                           /* e2e: srt_session_desc.kv_sparsity_k / _v */
+    srt_kv_type kv;                                 /* e2e: srt_session_desc.kv_type */
 } opts;
 
 /* Splits "a,b,c" and calls item() on each piece; 0 on any bad piece or too many. */
@@ -1234,6 +1236,7 @@ static int e2e_run(const opts *o, const char *path, srt_pool *pool, srt_isa isa,
     sd.n_batch = o->batch;
     sd.kv_sparsity_k = o->kv_sparsity[0];
     sd.kv_sparsity_v = o->kv_sparsity[1];
+    sd.kv_type = o->kv;
     if (srt_session_create(m, &sd, &s) != SRT_OK) { fprintf(stderr, "srt-bench: %s\n", srt_last_error()); srt_model_free(m); return 0; }
     prompt = (int32_t *)malloc(sizeof(int32_t) * (size_t)P);
     token_us = (double *)malloc(sizeof(double) * (size_t)T);
@@ -1310,7 +1313,8 @@ static int bench_e2e(const opts *o, const char *path) {
     else if (ok) ok = bandwidths(o, pools, n_pools, bw_level(SRT_ISA_AUTO), bw);
     if (ok && !per_token) { per_token = info.weight_bytes; fprintf(stderr, "srt-bench: could not read the tensor directory; weight bytes per token = all weights\n"); }
     if (ok) {   /* the KV cache read by the middle decode step: the prompt's rows (compact if pruned), then dense ones */
-        uint64_t hd = (uint64_t)info.head_dim, bm = (hd + 15) / 16 * 2, row = 2 * hd, c, prompt_row = 0;
+        uint64_t hd = (uint64_t)info.head_dim, bm = (hd + 15) / 16 * 2, c, prompt_row = 0;
+        uint64_t row = o->kv == SRT_KV_F32 ? 4 * hd : o->kv == SRT_KV_Q8 ? hd + (hd + 31) / 32 * 2 : 2 * hd;
         for (c = 0; c < 2; c++) {
             uint64_t drop = (uint64_t)(o->kv_sparsity[c] * (float)hd + 0.5f);
             prompt_row += o->kv_sparsity[c] > 0.0f ? bm + 2 * (hd - drop) : row;
@@ -1332,6 +1336,7 @@ static int bench_e2e(const opts *o, const char *path) {
             rec_int(&r, "prompt_tokens", o->prompt_tokens); rec_int(&r, "tokens", o->tokens); rec_int(&r, "runs", o->runs);
             rec_int(&r, "weight_bytes", (long long)info.weight_bytes);
             rec_int(&r, "weight_bytes_per_token", (long long)per_token);
+            rec_str(&r, "kv", o->kv == SRT_KV_F32 ? "f32" : o->kv == SRT_KV_Q8 ? "q8" : "f16");
             rec_num(&r, "kv_sparsity_k", o->kv_sparsity[0], 2); rec_num(&r, "kv_sparsity_v", o->kv_sparsity[1], 2);
             rec_int(&r, "kv_bytes_per_token", (long long)kv_per_token);
             rec_sig(&r, "prefill_tok_s", e->prefill_tok_s); rec_sig(&r, "decode_tok_s", e->decode_tok_s);
@@ -1353,7 +1358,7 @@ static int usage(void) {
         "                 [--threads N | --threads-list 1,2] [--isa portable,avx2,avxvnni,avx512,amx] [--n 32]\n"
         "                 [--set-mb 1536] [--seconds 1] [--bw GBS[,GBS]] [--mb 2048] [--sparsity 0.5] [--json]\n"
         "       srt-bench e2e MODEL.srt [--threads N | --threads-list ..] [--isa L[,L]] [--prompt-tokens 128] [--tokens 64]\n"
-        "                 [--runs 3] [--batch B] [--load auto,mmap,copy] [--bw GBS] [--mb 2048] [--kv-sparsity K[,V]] [--json]\n"
+        "                 [--runs 3] [--batch B] [--load auto,mmap,copy] [--bw GBS] [--mb 2048] [--kv f16|f32|q8] [--kv-sparsity K[,V]] [--json]\n"
         "       srt-bench decode MODEL.srt [--tokens 64] ...   (e2e with --prompt-tokens 1 --runs 1)\n"
         "       srt-bench pool [--json] [--topology] [--threads N]\n"
         "       srt-bench make-model OUT [--embd N] [--ff N] [--layers N] [--heads N] [--kv-heads N] [--vocab N]\n"
@@ -1415,6 +1420,10 @@ int main(int argc, char **argv) {
             static const char *const names[] = {"auto", "gemv", "gemm", "cublas", "cublas-f16"};
             for (n = 0; n < 5 && strcmp(v, names[n]); n++) {}
             ok = n < 5; o.path = n;
+        }
+        else if (!strcmp(a, "--kv")) {
+            ok = !strcmp(v, "f16") || !strcmp(v, "f32") || !strcmp(v, "q8");
+            o.kv = !strcmp(v, "f32") ? SRT_KV_F32 : !strcmp(v, "q8") ? SRT_KV_Q8 : SRT_KV_F16;
         }
         else if (!strcmp(a, "--kv-sparsity")) {
             const char *comma = strchr(v, ',');

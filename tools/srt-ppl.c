@@ -12,7 +12,7 @@
      -m, --model PATH    the model (.srt)
      --ctx N             window length (default: the model's training context, at most 4096)
      --stride N          window step, 1..ctx-1 (default ctx / 2)
-     --kv f32|f16        KV cache type (default f32: the weights' effect alone)
+     --kv f32|f16|q8     KV cache type (default f32: the weights' effect alone)
      --kv-sparsity K[,V] sparse KV cache (srt_session_desc.kv_sparsity_k / _v; F16 KV): every
                          evaluated position's K / V values pruned, the quality cost of it
      -t, --threads N     threads (default: one per performance core)
@@ -58,7 +58,7 @@ static void usage(FILE *f) {
         "options:\n"
         "  --ctx N             window length (default: the model's context, at most 4096)\n"
         "  --stride N          window step, 1..ctx-1 (default ctx/2)\n"
-        "  --kv f32|f16        KV cache type (default f32)\n"
+        "  --kv f32|f16|q8     KV cache type (default f32)\n"
         "  --kv-sparsity K[,V] prune this fraction of each head's K (and V) values (F16 KV cache)\n"
         "  -t, --threads N     threads (default: one per performance core)\n"
         "  --save-logits FILE  store the next-token log-probabilities (reference for --kl)\n"
@@ -199,7 +199,8 @@ static int ref_row(logp_file *lf, int n_vocab, long pos, double *lp) {
 int main(int argc, char **argv) {
     const char *model_path = NULL, *text_path = NULL, *save_path = NULL, *kl_path = NULL;
     long ctx = 0, stride = 0, threads = 0, ref_ctx = 0, ref_stride = 0;
-    int json = 0, f16 = 0, kv_f16 = 0, i, rc = 1, n_ids = 0, n_vocab;
+    srt_kv_type kv = SRT_KV_F32;
+    int json = 0, f16 = 0, i, rc = 1, n_ids = 0, n_vocab;
     float kv_sparsity[2] = {0.0f, 0.0f};
     srt_model *m = NULL;
     srt_session *s = NULL;
@@ -236,13 +237,14 @@ int main(int argc, char **argv) {
                 kv_sparsity[1] = comma ? strtof(comma + 1, &end) : kv_sparsity[0];
             }
             if (!v || *end || end == v) { fprintf(stderr, "srt-ppl: --kv-sparsity needs K or K,V (fractions, e.g. 0.3,0.5)\n"); return 1; }
-            kv_f16 = 1;
+            kv = SRT_KV_F16;
             i++;
         }
         else if (!strcmp(a, "--kv")) {
-            if (v && !strcmp(v, "f16")) kv_f16 = 1;
-            else if (v && !strcmp(v, "f32")) kv_f16 = 0;
-            else { fprintf(stderr, "srt-ppl: --kv needs f32 or f16\n"); return 1; }
+            if (v && !strcmp(v, "f16")) kv = SRT_KV_F16;
+            else if (v && !strcmp(v, "f32")) kv = SRT_KV_F32;
+            else if (v && !strcmp(v, "q8")) kv = SRT_KV_Q8;
+            else { fprintf(stderr, "srt-ppl: --kv needs f32, f16 or q8\n"); return 1; }
             i++;
         } else if (a[0] == '-' && a[1]) { fprintf(stderr, "srt-ppl: unknown option '%s'\n", a); usage(stderr); return 1; }
         else if (!text_path) text_path = a;
@@ -281,7 +283,7 @@ int main(int argc, char **argv) {
     if (stride >= ctx) { fprintf(stderr, "srt-ppl: --stride %ld must be below --ctx %ld\n", stride, ctx); goto done; }
     memset(&sd, 0, sizeof sd);
     sd.n_ctx = (int)ctx;
-    sd.kv_type = kv_f16 ? SRT_KV_F16 : SRT_KV_F32;
+    sd.kv_type = kv;
     sd.kv_sparsity_k = kv_sparsity[0];
     sd.kv_sparsity_v = kv_sparsity[1];
     if ((st = srt_session_create(m, &sd, &s)) != SRT_OK) { fprintf(stderr, "srt-ppl: session: %s (%s)\n", srt_last_error(), srt_status_str(st)); goto done; }
