@@ -438,6 +438,13 @@ SRT_API srt_status srt_session_create(srt_model *model, const srt_session_desc *
 SRT_API void srt_session_destroy(srt_session *s);
 /* Forgets the conversation (KV cache, history); keeps the allocation. */
 SRT_API void srt_session_reset(srt_session *s);
+/* Keeps the first n tokens of the sequence and forgets the rest: to regenerate a reply, edit the
+   last message, or go on from a shared beginning without evaluating it again. The next
+   distribution is the one after token n - 1 again (that one token is evaluated again when needed;
+   with a sparse KV cache its rows are stored dense then). n = 0 empties the sequence as
+   srt_session_reset does, but the sampler's random state goes on, as it does for n > 0 (sampling
+   again gives another draw). SRT_ERR_INVALID_ARG unless 0 <= n <= srt_session_pos. */
+SRT_API srt_status srt_session_truncate(srt_session *s, int n);
 /* Evaluates tokens (in batches) at the current position; the logits of the last one become the
    distribution for the next srt_session_next(). SRT_ERR_CONTEXT_FULL if they do not fit. */
 SRT_API srt_status srt_session_feed(srt_session *s, const int32_t *tokens, int n);
@@ -5974,6 +5981,25 @@ SRT_API void srt_session_reset(srt_session *s) {
     s->n_seg = 0;
     s->has_logits = 0;
     s->rng = s->d.sampler.seed ? s->d.sampler.seed : 0x5EED5EEDull;
+}
+SRT_API srt_status srt_session_truncate(srt_session *s, int n) {
+    int i, k;
+    if (!s) return srt__fail(SRT_ERR_INVALID_ARG, "srt_session_truncate: NULL session");
+    if (n < 0 || n > s->n_tokens) return srt__fail(SRT_ERR_INVALID_ARG, "srt_session_truncate: %d is outside 0..%d (the tokens in the sequence)", n, s->n_tokens);
+    if (n == s->n_tokens) return SRT_OK;
+    s->n_tokens = n;
+    if (s->n_eval > n || (s->n_eval == n && !s->has_logits)) {   /* the last kept token is evaluated again for its logits */
+        s->n_eval = n > 0 ? n - 1 : 0;
+        s->has_logits = 0;
+    }
+    for (i = k = 0; i < s->n_seg; i++)   /* pruned stretches end where the evaluated rows end */
+        if (s->seg[i].p0 < s->n_eval) {
+            s->seg[k] = s->seg[i];
+            if (s->seg[k].p1 > s->n_eval) s->seg[k].p1 = s->n_eval;
+            k++;
+        }
+    s->n_seg = k;
+    return SRT_OK;
 }
 SRT_API int srt_session_pos(const srt_session *s) { return s ? s->n_tokens : 0; }
 SRT_API int srt_session_n_ctx(const srt_session *s) { return s ? s->n_ctx : 0; }

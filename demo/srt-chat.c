@@ -8,7 +8,9 @@
        interactive. A model with a chat template (tokenizer.chat_template), or --template NAME,
        gives a chat: each line is a user message; the conversation stays in the KV cache and only
        the new turn's text is evaluated. Without a template (or with --no-chat) each line
-       continues the text. Ctrl-C stops a running generation, Ctrl-D quits, /reset starts over.
+       continues the text. Ctrl-C stops a running generation, Ctrl-D quits, /reset starts over;
+       in a chat /undo takes back the last exchange and /retry answers the last message again
+       (both go back in the KV cache with srt_session_truncate: nothing before it is read again).
        When the context window fills up, the oldest messages are dropped (the system message
        stays) and the rest is read again. */
 #define SPARSERT_IMPLEMENTATION
@@ -111,6 +113,9 @@ typedef struct chat {
     int prev_special;          /* the last token in the session is a control token */
     int n_predict, show_prompt;
     int32_t eos;               /* -2 with --ignore-eos */
+    /* where the last exchange began (before its user message was fed), for /undo and /retry */
+    int has_turn, turn_pos, turn_msg, turn_prev_special;
+    size_t turn_fed;
 } chat;
 
 static int is_control(const srt_model *m, int32_t t) {
@@ -248,12 +253,15 @@ static srt_status chat_turn(chat *c, const char *user, FILE *out) {
         }
     }
     n_prompt = srt_session_pos(c->session);
+    c->has_turn = 1; c->turn_pos = n_prompt; c->turn_msg = c->n_msgs - 1; c->turn_fed = c->fed.n; c->turn_prev_special = c->prev_special;
     st = chat_feed(c, full + c->fed.n, strlen(full + c->fed.n));
     n_prompt = srt_session_pos(c->session) - n_prompt;
     free(full);
     if (dropped && st == SRT_OK) fprintf(stderr, "(context window full: the %d oldest turns were dropped and the rest read again, %d tokens)\n", dropped, n_prompt);
-    if (st != SRT_OK) {
+    if (st != SRT_OK) {   /* batches evaluated before a cancel are taken back too */
+        srt_session_truncate(c->session, c->turn_pos);
         chat_drop(c, c->n_msgs - 1);
+        c->has_turn = 0;
         return st;
     }
     memset(&us, 0, sizeof us);
@@ -304,7 +312,18 @@ static srt_status chat_turn(chat *c, const char *user, FILE *out) {
     return st == SRT_ERR_CANCELLED ? SRT_OK : st;
 }
 
+/* Takes back the last exchange (its user message and the reply): the KV cache goes back to where
+   it began. Returns 0 when there is none (at the start, after /reset or an /undo). */
+static int chat_undo(chat *c) {
+    if (!c->has_turn || c->turn_msg >= c->n_msgs || srt_session_truncate(c->session, c->turn_pos) != SRT_OK) return 0;
+    while (c->n_msgs > c->turn_msg) chat_drop(c, c->n_msgs - 1);
+    c->fed.n = c->turn_fed;
+    c->prev_special = c->turn_prev_special;
+    c->has_turn = 0;
+    return 1;
+}
 static void chat_reset(chat *c) {
+    c->has_turn = 0;
     while (c->n_msgs > 0 && !(c->n_msgs == 1 && !strcmp(c->msgs[0].role, "system"))) chat_drop(c, c->n_msgs - 1);
     srt_session_reset(c->session);
     c->fed.n = 0;
@@ -459,7 +478,7 @@ int main(int argc, char **argv) {
             st = chat_turn(&c, prompt, stdout);
         } else {
             char line[8192];
-            fprintf(stderr, "%s: %s, %d layers, %s weights, context %d, chat template %s%s. /reset starts over, Ctrl-D quits.\n",
+            fprintf(stderr, "%s: %s, %d layers, %s weights, context %d, chat template %s%s. /undo, /retry, /reset, Ctrl-D quits.\n",
                     model_path, info.architecture, info.n_layer, srt_format_name(info.format), srt_session_n_ctx(session),
                     srt_chat_format_name(c.tmpl.format), c.tmpl.guessed ? " (guessed)" : "");
             st = SRT_OK;
@@ -471,6 +490,17 @@ int main(int argc, char **argv) {
                 if (len && line[len - 1] == '\n') line[--len] = 0;
                 if (len && line[len - 1] == '\r') line[--len] = 0;
                 if (!strcmp(line, "/reset")) { chat_reset(&c); fprintf(stderr, "(conversation reset)\n"); continue; }
+                if (!strcmp(line, "/undo")) { fprintf(stderr, chat_undo(&c) ? "(last exchange taken back)\n" : "(nothing to take back)\n"); continue; }
+                if (!strcmp(line, "/retry")) {   /* the same message again: with --temp > 0 another reply */
+                    const char *last = c.has_turn && c.turn_msg < c.n_msgs ? c.msgs[c.turn_msg].content : NULL;
+                    char *msg = last ? (char *)malloc(strlen(last) + 1) : NULL;
+                    if (msg) strcpy(msg, last);
+                    if (!msg || !chat_undo(&c)) { fprintf(stderr, "(nothing to answer again)\n"); free(msg); continue; }
+                    st = chat_turn(&c, msg, stdout);
+                    free(msg);
+                    if (st != SRT_OK) { fprintf(stderr, "srt-chat: %s: %s\n", srt_status_str(st), srt_last_error()); st = SRT_OK; }
+                    continue;
+                }
                 if (len == 0) continue;
                 st = chat_turn(&c, line, stdout);
                 if (st != SRT_OK) { fprintf(stderr, "srt-chat: %s: %s\n", srt_status_str(st), srt_last_error()); st = SRT_OK; }

@@ -403,6 +403,21 @@ static void test_srt_chat(void) {
           (out_text = srt_test_read_file(TMP "/out.txt", &n)) != NULL && !strncmp(out_text, "Once upon a time", 16) && n > 30, "srt-chat --kv q8 continues text");
     free(out_text);
     out_text = NULL;
+    {   /* /retry answers the last message again (greedy: the same reply); /undo takes the exchange back,
+           so the next message is answered as if it came first */
+        char *a = NULL, *b = NULL, *c = NULL, *e = NULL, *want = NULL;
+        size_t na = 0, nb = 0, nc = 0, ne = 0;
+        int ran = run("printf 'Once upon a time\\n/retry\\n/undo\\n/undo\\nThe cat sat\\n' | build/srt-chat -m " TMP "/stories.srt --template chatml -n 12 --temp 0 -t 1 >" TMP "/a.txt 2>" TMP "/e.txt") == 0 &&
+                  run("printf 'The cat sat\\n' | build/srt-chat -m " TMP "/stories.srt --template chatml -n 12 --temp 0 -t 1 >" TMP "/b.txt 2>/dev/null") == 0 &&
+                  run("printf 'Once upon a time\\n' | build/srt-chat -m " TMP "/stories.srt --template chatml -n 12 --temp 0 -t 1 >" TMP "/c.txt 2>/dev/null") == 0;
+        a = srt_test_read_file(TMP "/a.txt", &na); b = srt_test_read_file(TMP "/b.txt", &nb); c = srt_test_read_file(TMP "/c.txt", &nc); e = srt_test_read_file(TMP "/e.txt", &ne);
+        if (ran && a && b && c && e && nc > 1 && (want = (char *)malloc(2 * nc + nb + 1)) != NULL) {
+            memcpy(want, c, nc); memcpy(want + nc, c, nc); memcpy(want + 2 * nc, b, nb);
+            CHECK(na == 2 * nc + nb && memcmp(a, want, na) == 0, "srt-chat /retry gives the reply again, /undo takes the exchange back (%zu bytes, expected %zu)", na, 2 * nc + nb);
+            CHECK(strstr(e, "(last exchange taken back)") && strstr(e, "(nothing to take back)"), "srt-chat /undo says what it did, and that a second one has nothing to take back");
+        } else CHECK(0, "srt-chat /retry and /undo runs");
+        free(a); free(b); free(c); free(e); free(want);
+    }
     CHECK(run("build/srt-chat -m " TMP "/stories.srt -p x --kv q4 2>" TMP "/err.txt") != 0 && (out_text = srt_test_read_file(TMP "/err.txt", &n)) != NULL &&
           strstr(out_text, "f16, f32 or q8"), "srt-chat --kv q4 fails and names the choices");
     free(out_text);

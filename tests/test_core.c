@@ -511,6 +511,44 @@ static void test_sessions(void) {
           srt_session_pos(s) == r.n_prompt + r.n_generated,
           "a callback returning nonzero stops generation at that token (%d generated, the first ones may hold partial UTF-8)", r.n_generated);
     srt_session_destroy(s);
+    /* truncate: back to a point of the sequence, as if what came after had never been fed */
+    {
+        static float keep[T_V];
+        srt_session *ref;
+        int32_t toks[40], gen1[8], gen2[8], seq[11];
+        int k, ok, same_gen = 1;
+        memset(&sd, 0, sizeof sd);
+        sd.n_ctx = 64; sd.n_batch = 8;
+        srt_session_create(m, &sd, &s); srt_session_create(m, &sd, &ref);
+        for (k = 0; k < 40; k++) toks[k] = 1 + (k * 7) % (T_V - 1);
+        ok = srt_session_feed(s, toks, 30) == SRT_OK && (lg = srt_session_logits(s)) != NULL;
+        if (ok) memcpy(keep, lg, sizeof keep);
+        for (k = 0; k < 8 && ok; k++) ok = srt_session_next(s, &gen1[k]) == SRT_OK;
+        ok = ok && srt_session_logits(s) && srt_session_truncate(s, 30) == SRT_OK && srt_session_pos(s) == 30 &&
+             (lg = srt_session_logits(s)) != NULL && memcmp(lg, keep, sizeof keep) == 0;
+        CHECK(ok, "truncate back to the prompt: the logits after it again, bit for bit");
+        for (k = 0; k < 8 && ok; k++) { ok = srt_session_next(s, &gen2[k]) == SRT_OK; same_gen = same_gen && gen2[k] == gen1[k]; }
+        CHECK(ok && same_gen, "... and greedy generation gives the same 8 tokens again");
+        /* into the prompt, then other input: a session fed the kept tokens and the new ones */
+        seq[0] = toks[11];
+        memcpy(seq + 1, toks + 20, 10 * sizeof(int32_t));
+        ok = srt_session_truncate(s, 12) == SRT_OK && srt_session_pos(s) == 12 && srt_session_feed(s, toks + 20, 10) == SRT_OK &&
+             srt_session_feed(ref, toks, 11) == SRT_OK && srt_session_feed(ref, seq, 11) == SRT_OK &&
+             srt_session_logits(s) && srt_session_logits(ref) && memcmp(srt_session_logits(s), srt_session_logits(ref), sizeof keep) == 0 &&
+             memcmp(srt_session_tokens(s), srt_session_tokens(ref), 22 * sizeof(int32_t)) == 0;
+        CHECK(ok, "truncate into the prompt and feed other tokens: the logits of a session fed the same sequence");
+        /* a sampled token not yet evaluated, dropped: the distribution it came from is the current one */
+        ok = srt_session_next(s, &t) == SRT_OK && srt_session_pos(s) == 23 && srt_session_truncate(s, 22) == SRT_OK &&
+             memcmp(srt_session_logits(s), srt_session_logits(ref), sizeof keep) == 0 && srt_session_next(s, &a[0]) == SRT_OK && a[0] == t;
+        CHECK(ok, "truncate drops a sampled token; sampling again (greedy) gives it again");
+        CHECK(srt_session_truncate(s, -1) == SRT_ERR_INVALID_ARG && srt_session_truncate(s, 24) == SRT_ERR_INVALID_ARG && strstr(srt_last_error(), "0..23") &&
+              srt_session_truncate(NULL, 0) == SRT_ERR_INVALID_ARG && srt_session_pos(s) == 23, "truncate refuses -1, more than the sequence, NULL: %s", srt_last_error());
+        CHECK(srt_session_truncate(s, 0) == SRT_OK && srt_session_pos(s) == 0 && srt_session_logits(s) == NULL &&
+              srt_session_next(s, &t) == SRT_ERR_INVALID_ARG && srt_session_feed(s, toks, 30) == SRT_OK && srt_session_logits(s) &&
+              memcmp(srt_session_logits(s), keep, sizeof keep) == 0, "truncate to 0 empties the sequence; feeding again gives the first logits");
+        srt_session_destroy(s); srt_session_destroy(ref);
+    }
+    memset(&sd, 0, sizeof sd);
     /* two sessions on one model, interleaved, equal a single one */
     {
         srt_session *s1, *s2;

@@ -270,6 +270,10 @@ static void check_tcsl(uint64_t rows, uint64_t cols, double sparsity) {
 
 /* Two device sessions of one model, stepped in turns (each has its own KV cache and decode graph),
    against one CPU session each. */
+static bool same_logits(srt_session *a, srt_session *b) {
+    const float *la = srt_session_logits(a), *lb = srt_session_logits(b);
+    return la && lb && memcmp(la, lb, 259 * sizeof(float)) == 0;
+}
 static void check_turns(const char *path, const int32_t *prompt) {
     srt_model *cpu = NULL, *dev = NULL;
     srt_session *c[2] = {NULL, NULL}, *d[2] = {NULL, NULL};
@@ -294,6 +298,13 @@ static void check_turns(const char *path, const int32_t *prompt) {
             if (memcmp(srt_session_logits(c[s]), srt_session_logits(d[s]), 259 * sizeof(float)) != 0) { same = 0; break; }
         }
     CHECK(same, "two sessions of one model stepped in turns: logits and tokens equal the CPU's%s%s", same ? "" : ": ", same ? "" : srt_last_error());
+    if (same) {   /* back to the prompt (its last token evaluated again on the device), then other input */
+        same = srt_session_truncate(c[0], 11) == SRT_OK && srt_session_truncate(d[0], 11) == SRT_OK &&
+               same_logits(c[0], d[0]) &&
+               srt_session_truncate(c[0], 6) == SRT_OK && srt_session_truncate(d[0], 6) == SRT_OK &&
+               srt_session_feed(c[0], prompt + 20, 9) == SRT_OK && srt_session_feed(d[0], prompt + 20, 9) == SRT_OK && same_logits(c[0], d[0]);
+        CHECK(same, "srt_session_truncate on the backend: the logits equal the CPU's after truncating and feeding other tokens%s%s", same ? "" : ": ", same ? "" : srt_last_error());
+    }
     for (int s = 0; s < 2; s++) { srt_session_destroy(c[s]); srt_session_destroy(d[s]); }
     sdesc.kv_type = SRT_KV_Q8;   /* the Q8 KV cache is the CPU's only */
     d[0] = NULL;

@@ -77,6 +77,13 @@ static void test_model(const char *path, const char *name, int threads) {
         CHECK(ok && a->n_seg == 2, "%s, %d thread(s), kv sparsity K %.2f V %.2f: compact rows give the logits of the zeroed rows, bit for bit (2 stretches: %d)",
               name, threads, sk, sv, a->n_seg);
         CHECK(differs, "%s, kv sparsity K %.2f V %.2f: the logits after the prompt differ from the dense cache's", name, sk, sv);
+        /* truncated into the first stretch (it ends where the kept rows end; the last kept token is
+           evaluated again with the new input, pruned as input), then new input continues it */
+        ok = ok && srt_session_truncate(a, 50) == SRT_OK && srt_session_truncate(b, 50) == SRT_OK && a->n_seg == 1 && a->seg[0].p1 == 49 &&
+             feed2(a, b, toks + 120, 15) && same_logits(a, b, n_vocab) && a->n_seg == 1 && a->seg[0].p1 == 65;
+        for (i = 0; i < 3 && ok; i++) ok = next2(a, b) && same_logits(a, b, n_vocab);
+        CHECK(ok, "%s, kv sparsity K %.2f V %.2f: truncated into a pruned stretch and fed again: still the zeroed rows' logits (stretch 0..%d)",
+              name, sk, sv, a->n_seg ? a->seg[0].p1 : -1);
         /* more turns than stretches: one token each, a generated one between (so none continues) */
         for (turn = 0; turn < SRT__KV_SEGS + 6 && ok; turn++)
             ok = feed2(a, b, toks + 100 + turn % 90, 1) && next2(a, b) && same_logits(a, b, n_vocab);
