@@ -5897,11 +5897,19 @@ SRT_API srt_status srt_session_create(srt_model *m, const srt_session_desc *desc
     if (!s) return srt__fail(SRT_ERR_OUT_OF_MEMORY, "srt_session_create: out of memory");
     s->m = m;
     if (desc) s->d = *desc;
-    if (s->d.n_ctx < 0 || s->d.n_batch < 0 || s->d.n_ctx > (1 << 22)) { srt_session_destroy(s); return srt__fail(SRT_ERR_INVALID_ARG, "srt_session_create: n_ctx %d / n_batch %d out of range", s->d.n_ctx, s->d.n_batch); }
+    if (s->d.n_ctx < 0 || s->d.n_batch < 0 || s->d.n_ctx > (1 << 22)) {   /* the values are read before s is freed */
+        srt__fail(SRT_ERR_INVALID_ARG, "srt_session_create: n_ctx %d / n_batch %d out of range", s->d.n_ctx, s->d.n_batch);
+        srt_session_destroy(s);
+        return SRT_ERR_INVALID_ARG;
+    }
     s->n_ctx = s->d.n_ctx ? s->d.n_ctx : (m->n_ctx_train < 4096 ? m->n_ctx_train : 4096);
     s->n_batch = s->d.n_batch ? s->d.n_batch : 32;
     if (s->n_batch > s->n_ctx) s->n_batch = s->n_ctx;
-    if ((int)s->d.kv_type < 0 || (int)s->d.kv_type > (int)SRT_KV_Q8) { srt_session_destroy(s); return srt__fail(SRT_ERR_INVALID_ARG, "srt_session_create: kv_type %d is not a KV cache type", (int)s->d.kv_type); }
+    if ((int)s->d.kv_type < 0 || (int)s->d.kv_type > (int)SRT_KV_Q8) {
+        srt__fail(SRT_ERR_INVALID_ARG, "srt_session_create: kv_type %d is not a KV cache type", (int)s->d.kv_type);
+        srt_session_destroy(s);
+        return SRT_ERR_INVALID_ARG;
+    }
     s->kv_elem = s->d.kv_type == SRT_KV_F32 ? SRT__KV_E_F32 : s->d.kv_type == SRT_KV_Q8 ? SRT__KV_E_Q8 : SRT__KV_E_F16;
     s->kv_stride = s->kv_elem == SRT__KV_E_Q8 ? srt__kv_q8_row_bytes((uint64_t)m->head_dim) : (uint64_t)m->head_dim;
     s->kv_row = s->kv_stride * (s->kv_elem == SRT__KV_E_F32 ? 4u : s->kv_elem == SRT__KV_E_F16 ? 2u : 1u);

@@ -251,6 +251,8 @@ static void test_q8_sessions(const char *path, const char *name, double tol) {
     CHECK(srt_session_create(m, &sd, &s[0]) == SRT_ERR_UNSUPPORTED && !s[0] && strstr(srt_last_error(), "F16"), "a Q8 KV cache cannot be sparse: %s", srt_last_error());
     sd.kv_sparsity_k = 0.0f; sd.kv_type = (srt_kv_type)7;
     CHECK(srt_session_create(m, &sd, &s[0]) == SRT_ERR_INVALID_ARG && !s[0] && strstr(srt_last_error(), "kv_type 7"), "an unknown kv_type is refused: %s", srt_last_error());
+    sd.kv_type = SRT_KV_Q8; sd.n_ctx = -5;
+    CHECK(srt_session_create(m, &sd, &s[0]) == SRT_ERR_INVALID_ARG && !s[0] && strstr(srt_last_error(), "n_ctx -5"), "a negative n_ctx is refused: %s", srt_last_error());
     srt_model_free(m);
     CHECK(ca.live == 0, "%s: everything allocated was freed", name);
 }
