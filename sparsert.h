@@ -2963,6 +2963,7 @@ static void srt__axpy_f16(float *y, float a, const uint16_t *x, uint64_t n) { ui
    (the last block may be shorter), unaligned: value d = code[d] * scale[d / 32], rounded to f32. */
 enum srt__kv_elem { SRT__KV_E_F32 = 0, SRT__KV_E_F16 = 1, SRT__KV_E_Q8 = 2 };
 static uint64_t srt__kv_q8_row_bytes(uint64_t hd) { return hd + (hd + 31) / 32 * 2; }
+static uint64_t srt__kv_elem_bytes(int type) { return type == SRT__KV_E_F32 ? 4u : type == SRT__KV_E_F16 ? 2u : 1u; }
 static float srt__kv_q8_scale(const unsigned char *row, uint64_t hd, uint64_t d) {
     uint16_t h;
     memcpy(&h, row + hd + d / 32 * 2, 2);
@@ -2995,7 +2996,7 @@ static float srt__kv_value(const void *row, int type, uint64_t hd, uint64_t d) {
     return type == SRT__KV_E_F16 ? srt_f16_to_f32(((const uint16_t *)row)[d]) : ((const float *)row)[d];
 }
 static const void *srt__kv_row(const void *rows, int type, uint64_t stride, int i) {
-    return (const char *)rows + (uint64_t)i * stride * (type == SRT__KV_E_F32 ? 4u : type == SRT__KV_E_F16 ? 2u : 1u);
+    return (const char *)rows + (uint64_t)i * stride * srt__kv_elem_bytes(type);
 }
 static float srt__dot_q8row(const unsigned char *row, uint64_t hd, const float *x) {
     uint64_t n = hd;
@@ -5912,7 +5913,7 @@ SRT_API srt_status srt_session_create(srt_model *m, const srt_session_desc *desc
     }
     s->kv_elem = s->d.kv_type == SRT_KV_F32 ? SRT__KV_E_F32 : s->d.kv_type == SRT_KV_Q8 ? SRT__KV_E_Q8 : SRT__KV_E_F16;
     s->kv_stride = s->kv_elem == SRT__KV_E_Q8 ? srt__kv_q8_row_bytes((uint64_t)m->head_dim) : (uint64_t)m->head_dim;
-    s->kv_row = s->kv_stride * (s->kv_elem == SRT__KV_E_F32 ? 4u : s->kv_elem == SRT__KV_E_F16 ? 2u : 1u);
+    s->kv_row = s->kv_stride * srt__kv_elem_bytes(s->kv_elem);
     if (s->kv_elem == SRT__KV_E_Q8 && m->backend) { srt_session_destroy(s); return srt__fail(SRT_ERR_UNSUPPORTED, "srt_session_create: the Q8 KV cache runs on the CPU only (the model runs on backend %s): use F16", m->backend->name); }
     s->kv_dim = m->n_head_kv * m->head_dim;
     s->kv_compact = 1;
