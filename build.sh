@@ -24,7 +24,7 @@
 #                       (not under asan, tsan, valgrind or cross builds); ./build.sh cuda-emu asan: under
 #                       ASan + UBSan (device memory is heap memory: an out-of-bounds kernel access is a report)
 #   ./build.sh fuzz SECONDS [TARGET...]   libFuzzer campaigns (clang, ASan+UBSan), each target for SECONDS:
-#                       targets json srt gguf hf llama2c tokenizer chat (default all, one after another);
+#                       targets json srt gguf hf llama2c tokenizer chat state (default all, one after another);
 #                       corpora and findings in build/fuzz/; non-zero exit on any finding (see run_fuzz)
 # SYCL: SYCL_CXX (a SYCL compiler command), else icpx -fsycl, else acpp on PATH (ACPP_TARGETS, default omp);
 # ./build.sh and ./build.sh test build and run test-sycl when one is found and say "skipped" when not.
@@ -388,7 +388,7 @@ run_cross_tests() {
 # Fuzz targets (tests/fuzz_TARGET.c; tests/fuzz_common.h says how to build them for AFL++).
 # Seeds: tests/fuzz/TARGET/ (small, committed) + build/fuzz/TARGET/ (generated from ../shared by
 # `build/fuzz_TARGET --seeds DIR`).
-FUZZ_TARGETS="json srt gguf hf llama2c tokenizer chat"
+FUZZ_TARGETS="json srt gguf hf llama2c tokenizer chat state"
 fuzz_seeds() {
     rm -rf "$B/fuzz/$1"; mkdir -p "$B/fuzz/$1"
     "$B/fuzz_$1" --seeds "$B/fuzz/$1"

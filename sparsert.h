@@ -466,6 +466,25 @@ SRT_API const int32_t *srt_session_tokens(const srt_session *s);
    generate first clear a request left over from before they started. The session must outlive
    the call: join (or otherwise wait for) a cancelling thread before srt_session_destroy. */
 SRT_API void srt_session_cancel(srt_session *s);
+/* Session state: the sequence, its KV cache, the current distribution and the sampler's random
+   state as bytes (formats/SESSION.md) that a session of the same model takes up again later, in
+   this process or another: a conversation resumes, or a long shared beginning (a system prompt)
+   is evaluated once and reused, without evaluating anything again; sampling after a load draws
+   what the saved session would have drawn next. The loading session needs the same model (its
+   hyperparameters and weight checksums are compared), the same KV type, room for the tokens
+   (else SRT_ERR_CONTEXT_FULL), and, when the state holds pruned stretches (kv_sparsity), the same
+   sparsity. Its own n_ctx, n_batch and sampler settings stay. CPU sessions only (a backend's KV
+   cache lives on the device: SRT_ERR_UNSUPPORTED).
+   srt_session_state_save writes the state into buf (cap bytes) and sets *size to its length; with
+   buf NULL it only sets *size (SRT_ERR_INVALID_ARG, *size set, when cap is too small).
+   srt_session_state_load takes a state over; on any error (SRT_ERR_FORMAT, SRT_ERR_CHECKSUM, a
+   newer version SRT_ERR_UNSUPPORTED, another model or KV type SRT_ERR_INVALID_ARG) the session is
+   left as it was. srt_session_save / _load do the same with a file (written to PATH.tmp, then
+   renamed over PATH, so a failed save leaves the old file). */
+SRT_API srt_status srt_session_state_save(srt_session *s, void *buf, size_t cap, size_t *size);
+SRT_API srt_status srt_session_state_load(srt_session *s, const void *data, size_t size);
+SRT_API srt_status srt_session_save(srt_session *s, const char *path);
+SRT_API srt_status srt_session_load(srt_session *s, const char *path);
 
 typedef struct srt_generate_desc {
     const char *prompt;      /* text to feed first (may be NULL or "") */
@@ -1795,6 +1814,15 @@ static srt_status srt__map_open(const char *path, srt__map *m, srt_load load, ui
     }
 #endif
     return SRT_OK;
+}
+
+/* Renames tmp over path (a file written whole, then put in place: a reader never sees half of it). */
+static int srt__replace_file(const char *tmp, const char *path) {
+#ifdef _WIN32
+    return MoveFileExA(tmp, path, MOVEFILE_REPLACE_EXISTING) != 0;
+#else
+    return rename(tmp, path) == 0;
+#endif
 }
 
 static void srt__map_close(srt__map *m) {
@@ -3586,11 +3614,7 @@ SRT_API srt_status srt_writer_finish(srt_writer *w) {
     }
     fclose(w->f);
     w->f = NULL;
-#ifdef _WIN32
-    if (!MoveFileExA(w->tmp_path, w->path, MOVEFILE_REPLACE_EXISTING)) {
-#else
-    if (rename(w->tmp_path, w->path) != 0) {
-#endif
+    if (!srt__replace_file(w->tmp_path, w->path)) {
         st = srt__fail(SRT_ERR_IO, "cannot rename %s to %s", w->tmp_path, w->path);
         srt_writer_abort(w);
         return st;
@@ -6155,6 +6179,258 @@ SRT_API srt_status srt_generate(srt_session *s, const srt_generate_desc *g, srt_
     r.decode_ms = srt__now_ms() - t0;
     if (result) *result = r;
     return st;
+}
+
+/* Session state (formats/SESSION.md): a 64-byte header, the tokens, the pruned stretches, the
+   logits, then the K and V rows of the evaluated positions as the cache holds them (each region's
+   dense and compact runs in position order), and a CRC-32 of everything before it. */
+#define SRT__STATE_MAGIC "SRTS"
+#define SRT__STATE_VERSION 1
+#define SRT__STATE_HEADER 64
+enum { SRT__STATE_LOGITS = 1, SRT__STATE_COMPACT = 2 };
+
+/* Identifies the model a KV cache belongs to: the hyperparameters that shape or rotate K and V,
+   and every tensor's name, format, shape and part checksums (the .srt file's CRC-32s cover every
+   weight byte, so another fine-tune of the same shape differs here too). */
+static uint32_t srt__model_fingerprint(const srt_model *m) {
+    srt__crc32 c;
+    unsigned char b[64];
+    uint32_t crc, i, f[6];
+    int j;
+    srt__crc32_init(&c);
+    crc = srt__crc32_update(&c, 0, m->arch, strlen(m->arch));
+    srt__put_le(b, (uint32_t)m->n_vocab, 4); srt__put_le(b + 4, (uint32_t)m->n_embd, 4);
+    srt__put_le(b + 8, (uint32_t)m->n_ff, 4); srt__put_le(b + 12, (uint32_t)m->n_layer, 4);
+    srt__put_le(b + 16, (uint32_t)m->n_head, 4); srt__put_le(b + 20, (uint32_t)m->n_head_kv, 4);
+    srt__put_le(b + 24, (uint32_t)m->head_dim, 4); srt__put_le(b + 28, (uint32_t)m->rope_dim, 4);
+    srt__put_le(b + 32, (uint32_t)m->rope_neox, 4); srt__put_le(b + 36, (uint32_t)m->rope_scaling, 4);
+    memcpy(&f[0], &m->rope_theta, 4); memcpy(&f[1], &m->norm_eps, 4); memcpy(&f[2], &m->rope_factor, 4);
+    memcpy(&f[3], &m->rope_low_freq, 4); memcpy(&f[4], &m->rope_high_freq, 4); memcpy(&f[5], &m->rope_orig_ctx, 4);
+    for (j = 0; j < 6; j++) srt__put_le(b + 40 + 4 * j, f[j], 4);
+    crc = srt__crc32_update(&c, crc, b, 64);
+    for (i = 0; i < m->n_tensors; i++) {
+        const srt__tensor *t = &m->tensors[i];
+        crc = srt__crc32_update(&c, crc, t->name, strlen(t->name) + 1);
+        srt__put_le(b, (uint32_t)t->w.format, 4); srt__put_le(b + 4, t->w.group, 4);
+        srt__put_le(b + 8, t->w.rows, 8); srt__put_le(b + 16, t->w.cols, 8);
+        for (j = 0; j < t->n_parts && j < 4; j++) { srt__put_le(b + 24 + 8 * j, t->part_size[j], 4); srt__put_le(b + 28 + 8 * j, t->part_crc[j], 4); }
+        crc = srt__crc32_update(&c, crc, b, 24 + 8 * (uint64_t)j);
+    }
+    return crc;
+}
+
+/* Bytes one (layer, KV head) region of cache `which` holds for n evaluated positions with the
+   stretches seg[0..n_seg) (all within n). */
+static uint64_t srt__kv_region_used(const srt_session *s, int which, const srt__kv_seg *seg, int n_seg, int n) {
+    uint64_t compact = 0;
+    int i;
+    if (s->kv_compact && s->kv_nnz[which] < s->m->head_dim)
+        for (i = 0; i < n_seg; i++) compact += (uint64_t)(seg[i].p1 - seg[i].p0);
+    return ((uint64_t)n - compact) * s->kv_row + compact * s->kv_slot[which];
+}
+static uint64_t srt__state_size(const srt_session *s, int n_tokens, int n_eval, int n_seg, const srt__kv_seg *seg, int has_logits) {
+    uint64_t regions = (uint64_t)s->m->n_layer * (uint64_t)s->m->n_head_kv;
+    return SRT__STATE_HEADER + 4 * (uint64_t)n_tokens + 8 * (uint64_t)n_seg + (has_logits ? 4 * (uint64_t)s->m->n_vocab : 0) +
+           regions * (srt__kv_region_used(s, 0, seg, n_seg, n_eval) + srt__kv_region_used(s, 1, seg, n_seg, n_eval)) + 4;
+}
+
+/* Where the state's bytes go: buf, or file f, with their CRC-32 (blocks summed on the pool). */
+typedef struct srt__state_out { srt__crc32 tab; uint32_t crc; uint64_t at; unsigned char *buf; FILE *f; srt_pool *pool; int failed; } srt__state_out;
+static void srt__state_put(srt__state_out *o, const void *p, uint64_t n) {
+    if (o->failed || n == 0) return;
+    o->crc = srt__crc32_combine(o->crc, srt__crc32_pool(o->pool, &o->tab, p, n), n);
+    if (o->buf) memcpy(o->buf + o->at, p, (size_t)n);
+    else if (fwrite(p, 1, (size_t)n, o->f) != (size_t)n) o->failed = 1;
+    o->at += n;
+}
+/* Each run of a region's first n rows, dense or compact, in position order: `put` copies them out
+   (save), else the state's bytes at *in are copied into the cache (load). */
+static void srt__state_kv(srt_session *s, int n, srt__state_out *put, const unsigned char **in) {
+    int which, l, kvh, p, seg, e;
+    for (which = 0; which < 2; which++)
+        for (l = 0; l < s->m->n_layer; l++)
+            for (kvh = 0; kvh < s->m->n_head_kv; kvh++) {
+                const char *region = srt__kv_region(s, which, l, kvh), *rows;
+                for (p = 0, seg = 0; p < n; p = e) {
+                    uint64_t bytes = (uint64_t)(srt__kv_run(s, which, region, n, &p, &seg, &e, &rows) ? s->kv_slot[which] : s->kv_row) * (uint64_t)(e - p);
+                    if (put) srt__state_put(put, rows, bytes);
+                    else { memcpy((char *)rows, *in, (size_t)bytes); *in += bytes; }
+                }
+            }
+}
+static void srt__state_write(srt_session *s, srt__state_out *o) {
+    unsigned char h[SRT__STATE_HEADER], t[8];
+    int i;
+    memset(h, 0, sizeof h);
+    memcpy(h, SRT__STATE_MAGIC, 4);
+    srt__put_le(h + 4, SRT__STATE_VERSION, 4);
+    srt__put_le(h + 8, srt__model_fingerprint(s->m), 4);
+    srt__put_le(h + 12, (uint32_t)s->kv_elem + 1, 4);   /* srt_kv_type */
+    srt__put_le(h + 16, (uint32_t)s->m->n_layer, 4);
+    srt__put_le(h + 20, (uint32_t)s->m->n_head_kv, 4);
+    srt__put_le(h + 24, (uint32_t)s->m->head_dim, 4);
+    srt__put_le(h + 28, (uint32_t)s->m->n_vocab, 4);
+    srt__put_le(h + 32, (uint32_t)s->n_tokens, 4);
+    srt__put_le(h + 36, (uint32_t)s->n_eval, 4);
+    /* how pruned rows are kept matters only with pruned stretches: else the dense values */
+    srt__put_le(h + 40, (s->has_logits ? SRT__STATE_LOGITS : 0) | (s->n_seg && s->kv_compact ? SRT__STATE_COMPACT : 0), 4);
+    srt__put_le(h + 44, (uint32_t)s->n_seg, 4);
+    srt__put_le(h + 48, (uint32_t)(s->n_seg ? s->kv_nnz[0] : s->m->head_dim), 4);
+    srt__put_le(h + 52, (uint32_t)(s->n_seg ? s->kv_nnz[1] : s->m->head_dim), 4);
+    srt__put_le(h + 56, s->rng, 8);
+    srt__state_put(o, h, sizeof h);
+    for (i = 0; i < s->n_tokens; i++) { srt__put_le(t, (uint32_t)s->tokens[i], 4); srt__state_put(o, t, 4); }
+    for (i = 0; i < s->n_seg; i++) { srt__put_le(t, (uint32_t)s->seg[i].p0, 4); srt__put_le(t + 4, (uint32_t)s->seg[i].p1, 4); srt__state_put(o, t, 8); }
+    if (s->has_logits) srt__state_put(o, s->logits, 4 * (uint64_t)s->m->n_vocab);
+    srt__state_kv(s, s->n_eval, o, NULL);
+    srt__put_le(t, o->crc, 4);
+    if (!o->failed) {   /* the trailer is not part of its own checksum */
+        if (o->buf) memcpy(o->buf + o->at, t, 4);
+        else if (fwrite(t, 1, 4, o->f) != 4) o->failed = 1;
+        o->at += 4;
+    }
+}
+static srt_status srt__state_check_session(const srt_session *s, const char *what) {
+    if (!s) return srt__fail(SRT_ERR_INVALID_ARG, "%s: NULL session", what);
+    if (s->bk) return srt__fail(SRT_ERR_UNSUPPORTED, "%s: the session runs on backend %s, whose KV cache stays on the device (CPU sessions only)", what, s->m->backend->name);
+    return SRT_OK;
+}
+
+SRT_API srt_status srt_session_state_save(srt_session *s, void *buf, size_t cap, size_t *size) {
+    srt__state_out o;
+    uint64_t need;
+    srt_status st = srt__state_check_session(s, "srt_session_state_save");
+    if (st != SRT_OK) return st;
+    if (!size) return srt__fail(SRT_ERR_INVALID_ARG, "srt_session_state_save: NULL size");
+    need = srt__state_size(s, s->n_tokens, s->n_eval, s->n_seg, s->seg, s->has_logits);
+    if ((uint64_t)(size_t)need != need) return srt__fail(SRT_ERR_OUT_OF_MEMORY, "srt_session_state_save: %llu bytes do not fit the address space", (unsigned long long)need);
+    *size = (size_t)need;
+    if (!buf) return SRT_OK;
+    if (cap < need) return srt__fail(SRT_ERR_INVALID_ARG, "srt_session_state_save: the state takes %llu bytes, the buffer has %llu", (unsigned long long)need, (unsigned long long)cap);
+    memset(&o, 0, sizeof o);
+    srt__crc32_init(&o.tab);
+    o.buf = (unsigned char *)buf;
+    o.pool = s->m->pool;
+    srt__state_write(s, &o);
+    return SRT_OK;
+}
+
+SRT_API srt_status srt_session_save(srt_session *s, const char *path) {
+    srt__state_out o;
+    char *tmp;
+    size_t len;
+    srt_status st = srt__state_check_session(s, "srt_session_save");
+    if (st != SRT_OK) return st;
+    if (!path) return srt__fail(SRT_ERR_INVALID_ARG, "srt_session_save: NULL path");
+    len = strlen(path);
+    if (!(tmp = (char *)SRT_MALLOC(len + 5))) return srt__fail(SRT_ERR_OUT_OF_MEMORY, "srt_session_save: out of memory");
+    memcpy(tmp, path, len);
+    memcpy(tmp + len, ".tmp", 5);
+    memset(&o, 0, sizeof o);
+    srt__crc32_init(&o.tab);
+    o.pool = s->m->pool;
+    if (!(o.f = fopen(tmp, "wb"))) st = srt__fail(SRT_ERR_IO, "%s: cannot create", tmp);
+    else {
+        srt__state_write(s, &o);
+        if (fclose(o.f) != 0 || o.failed) st = srt__fail(SRT_ERR_IO, "%s: write failed (disk full?)", tmp);
+        else if (!srt__replace_file(tmp, path)) st = srt__fail(SRT_ERR_IO, "cannot rename %s to %s", tmp, path);
+        if (st != SRT_OK) remove(tmp);
+    }
+    SRT_FREE(tmp);
+    return st;
+}
+
+SRT_API srt_status srt_session_state_load(srt_session *s, const void *data, size_t size) {
+    static const char *const kv_names[4] = {"?", "f32", "f16", "q8"};
+    const unsigned char *h = (const unsigned char *)data, *p;
+    const srt_model *m;
+    srt__kv_seg seg[SRT__KV_SEGS];
+    srt__crc32 tab;
+    uint32_t version, kv, n_layer, n_head_kv, head_dim, n_vocab, n_tokens, n_eval, flags, n_seg, nnz[2], i;
+    uint64_t need;
+    int has_logits;
+    srt_status st = srt__state_check_session(s, "srt_session_state_load");
+    if (st != SRT_OK) return st;
+    m = s->m;
+    if (!data && size) return srt__fail(SRT_ERR_INVALID_ARG, "srt_session_state_load: NULL data");
+    if (size < SRT__STATE_HEADER + 4 || memcmp(h, SRT__STATE_MAGIC, 4) != 0)
+        return srt__fail(SRT_ERR_FORMAT, "session state: not a sparsert session state (%s)", size < SRT__STATE_HEADER + 4 ? "too short" : "no SRTS magic");
+    version = (uint32_t)srt__get_le(h + 4, 4);
+    if (version != SRT__STATE_VERSION) return srt__fail(SRT_ERR_UNSUPPORTED, "session state: version %u (this build reads version %d)", version, SRT__STATE_VERSION);
+    kv = (uint32_t)srt__get_le(h + 12, 4);
+    n_layer = (uint32_t)srt__get_le(h + 16, 4); n_head_kv = (uint32_t)srt__get_le(h + 20, 4);
+    head_dim = (uint32_t)srt__get_le(h + 24, 4); n_vocab = (uint32_t)srt__get_le(h + 28, 4);
+    n_tokens = (uint32_t)srt__get_le(h + 32, 4); n_eval = (uint32_t)srt__get_le(h + 36, 4);
+    flags = (uint32_t)srt__get_le(h + 40, 4); n_seg = (uint32_t)srt__get_le(h + 44, 4);
+    nnz[0] = (uint32_t)srt__get_le(h + 48, 4); nnz[1] = (uint32_t)srt__get_le(h + 52, 4);
+    has_logits = (flags & SRT__STATE_LOGITS) != 0;
+    /* whose state it is */
+    if (n_layer != (uint32_t)m->n_layer || n_head_kv != (uint32_t)m->n_head_kv || head_dim != (uint32_t)m->head_dim || n_vocab != (uint32_t)m->n_vocab)
+        return srt__fail(SRT_ERR_INVALID_ARG, "session state: saved with another model (%u layers, %u KV heads of %u, vocabulary %u; this one has %d, %d of %d, %d)",
+                         n_layer, n_head_kv, head_dim, n_vocab, m->n_layer, m->n_head_kv, m->head_dim, m->n_vocab);
+    if ((uint32_t)srt__get_le(h + 8, 4) != srt__model_fingerprint(m))
+        return srt__fail(SRT_ERR_INVALID_ARG, "session state: saved with another model of the same shape (the weights or RoPE settings differ)");
+    if (kv < 1 || kv > 3) return srt__fail(SRT_ERR_FORMAT, "session state: unknown KV cache type %u", kv);
+    if (kv != (uint32_t)s->kv_elem + 1)
+        return srt__fail(SRT_ERR_INVALID_ARG, "session state: its KV cache is %s, this session's is %s (srt_session_desc.kv_type)", kv_names[kv], kv_names[s->kv_elem + 1]);
+    /* the sequence */
+    if (flags & ~(uint32_t)(SRT__STATE_LOGITS | SRT__STATE_COMPACT)) return srt__fail(SRT_ERR_FORMAT, "session state: unknown flags 0x%x", flags);
+    if (n_eval > n_tokens || (has_logits && n_eval == 0)) return srt__fail(SRT_ERR_FORMAT, "session state: %u evaluated of %u tokens%s", n_eval, n_tokens, has_logits ? " with logits" : "");
+    if (n_tokens > (uint32_t)s->n_ctx) return srt__fail(SRT_ERR_CONTEXT_FULL, "session state: %u tokens do not fit the context window (%d tokens)", n_tokens, s->n_ctx);
+    if (n_seg > SRT__KV_SEGS) return srt__fail(SRT_ERR_FORMAT, "session state: %u pruned stretches (at most %d)", n_seg, SRT__KV_SEGS);
+    if (nnz[0] < 1 || nnz[0] > head_dim || nnz[1] < 1 || nnz[1] > head_dim || (n_seg == 0 && (nnz[0] != head_dim || nnz[1] != head_dim || (flags & SRT__STATE_COMPACT))))
+        return srt__fail(SRT_ERR_FORMAT, "session state: %u / %u values kept of %u%s", nnz[0], nnz[1], head_dim, n_seg ? "" : " with nothing pruned");
+    if (n_seg > 0 && ((int)nnz[0] != s->kv_nnz[0] || (int)nnz[1] != s->kv_nnz[1] || !(flags & SRT__STATE_COMPACT) != !s->kv_compact))
+        return srt__fail(SRT_ERR_INVALID_ARG, "session state: its pruned KV rows keep %u / %u of %u K / V values, this session's keep %d / %d (srt_session_desc.kv_sparsity_k, _v)",
+                         nnz[0], nnz[1], head_dim, s->kv_nnz[0], s->kv_nnz[1]);
+    if ((uint64_t)size < SRT__STATE_HEADER + 4 * (uint64_t)n_tokens + 8 * (uint64_t)n_seg) return srt__fail(SRT_ERR_FORMAT, "session state: truncated (%llu bytes)", (unsigned long long)size);
+    p = h + SRT__STATE_HEADER + 4 * (size_t)n_tokens;
+    for (i = 0; i < n_seg; i++) {
+        seg[i].p0 = (int)(uint32_t)srt__get_le(p + 8 * i, 4);
+        seg[i].p1 = (int)(uint32_t)srt__get_le(p + 8 * i + 4, 4);
+        if (seg[i].p0 < (i ? seg[i - 1].p1 : 0) || seg[i].p1 <= seg[i].p0 || seg[i].p1 > (int)n_eval)
+            return srt__fail(SRT_ERR_FORMAT, "session state: pruned stretch %u [%d, %d) is out of order or beyond the %u evaluated tokens", i, seg[i].p0, seg[i].p1, n_eval);
+    }
+    need = srt__state_size(s, (int)n_tokens, (int)n_eval, (int)n_seg, seg, has_logits);
+    if ((uint64_t)size != need)
+        return srt__fail(SRT_ERR_FORMAT, "session state: %llu bytes, its header says %llu (%s)", (unsigned long long)size, (unsigned long long)need, (uint64_t)size < need ? "truncated" : "trailing bytes");
+    srt__crc32_init(&tab);
+    if (srt__crc32_pool(m->pool, &tab, data, size - 4) != (uint32_t)srt__get_le(h + size - 4, 4))
+        return srt__fail(SRT_ERR_CHECKSUM, "session state: checksum mismatch (the file is damaged)");
+    for (i = 0; i < n_tokens; i++) {
+        uint32_t t = (uint32_t)srt__get_le(h + SRT__STATE_HEADER + 4 * (size_t)i, 4);
+        if (t >= n_vocab) return srt__fail(SRT_ERR_FORMAT, "session state: token %u (id %u) is outside the vocabulary (%u)", i, t, n_vocab);
+    }
+    p += 8 * (size_t)n_seg;
+    if (has_logits)
+        for (i = 0; i < n_vocab; i++) {
+            float f = srt__le_f32(p + 4 * (size_t)i);
+            if (!(f >= -FLT_MAX && f <= FLT_MAX)) return srt__fail(SRT_ERR_FORMAT, "session state: logit %u is not finite", i);
+        }
+    /* every check passed: the session takes it over */
+    for (i = 0; i < n_tokens; i++) s->tokens[i] = (int32_t)(uint32_t)srt__get_le(h + SRT__STATE_HEADER + 4 * (size_t)i, 4);
+    s->n_tokens = (int)n_tokens;
+    s->n_eval = (int)n_eval;
+    s->n_seg = (int)n_seg;
+    memcpy(s->seg, seg, n_seg * sizeof *seg);
+    s->has_logits = has_logits;
+    if (has_logits) { memcpy(s->logits, p, 4 * (size_t)n_vocab); p += 4 * (size_t)n_vocab; }
+    s->rng = srt__get_le(h + 56, 8);
+    srt__state_kv(s, (int)n_eval, NULL, &p);
+    srt__atomic_store(&s->cancel, 0);
+    return SRT_OK;
+}
+
+SRT_API srt_status srt_session_load(srt_session *s, const char *path) {
+    srt__map map;
+    srt_status st = srt__state_check_session(s, "srt_session_load");
+    if (st != SRT_OK) return st;
+    if (!path) return srt__fail(SRT_ERR_INVALID_ARG, "srt_session_load: NULL path");
+    if ((st = srt__map_open(path, &map, SRT_LOAD_MMAP, 0)) != SRT_OK) return st;
+    st = srt_session_state_load(s, map.data, (size_t)map.size);
+    srt__map_close(&map);
+    if (st != SRT_OK) return srt__fail(st, "%s: %s", path, srt_last_error());
+    return SRT_OK;
 }
 
 /* ---------------------------------------------------------------- 14 chat templates */

@@ -1,0 +1,258 @@
+/* test_state.c - session state (srt_session_state_save / _load, srt_session_save / _load).
+   A session that takes a saved state over must go on exactly as the saved one does: the same
+   logits bit for bit and the same sampled tokens (temperature > 0: the random state travels too),
+   for every KV type (F32, F16, Q8), with a token pending, after a truncate (no logits), empty, with
+   a sparse KV cache (pruned stretches) and on stories260K. The file and the buffer hold the same
+   bytes. Every damaged state (each truncation, a flipped byte anywhere, another model, another KV
+   type, too small a context, another sparsity) is refused with its own error, and the refused
+   session is left as it was. */
+#define SPARSERT_IMPLEMENTATION
+#include "sparsert.h"
+#include "testing.h"
+#include <stdlib.h>
+
+static int make_model(const char *path, int hd, int seed) {
+    char cmd[320];
+    snprintf(cmd, sizeof cmd, "build/srt-bench make-model %s --embd %d --heads 4 --kv-heads 2 --ff 96 --layers 2 --vocab 300 --format q8 --seed %d > build/tmp/state_make.log 2>&1",
+             path, 4 * hd, seed);
+    return system(cmd) == 0;
+}
+
+static srt_session *new_session(srt_model *m, srt_kv_type kv, int n_ctx, float sparsity, uint64_t seed) {
+    srt_session_desc sd;
+    srt_session *s = NULL;
+    memset(&sd, 0, sizeof sd);
+    sd.n_ctx = n_ctx;
+    sd.n_batch = 16;
+    sd.kv_type = kv;
+    sd.kv_sparsity_k = sd.kv_sparsity_v = sparsity;
+    sd.sampler.temperature = 0.9f;
+    sd.sampler.top_k = 40;
+    sd.sampler.seed = seed;
+    return srt_session_create(m, &sd, &s) == SRT_OK ? s : NULL;
+}
+
+/* The whole state in a malloc'd buffer (NULL on failure). */
+static unsigned char *state_of(srt_session *s, size_t *n) {
+    unsigned char *b;
+    size_t size = 0, again = 0;
+    if (srt_session_state_save(s, NULL, 0, &size) != SRT_OK || !(b = (unsigned char *)malloc(size))) return NULL;
+    if (srt_session_state_save(s, b, size, &again) != SRT_OK || again != size) { free(b); return NULL; }
+    *n = size;
+    return b;
+}
+
+/* a and b go on alike for n tokens: the same logits, bit for bit, and the same sampled tokens. */
+static int go_on_alike(srt_session *a, srt_session *b, int n_vocab, int n) {
+    static const int32_t start[3] = {5, 9, 12};
+    int i;
+    if (n > 0 && srt_session_pos(a) == 0 && srt_session_pos(b) == 0 &&   /* empty: give both a beginning */
+        (srt_session_logits(a) || srt_session_feed(a, start, 3) != SRT_OK || srt_session_feed(b, start, 3) != SRT_OK)) return 0;
+    for (i = 0; i < n; i++) {
+        const float *la = srt_session_logits(a), *lb = srt_session_logits(b);
+        int32_t ta = -1, tb = -2;
+        if (!la || !lb || memcmp(la, lb, sizeof(float) * (size_t)n_vocab) != 0) return 0;
+        if (srt_session_next(a, &ta) != SRT_OK || srt_session_next(b, &tb) != SRT_OK || ta != tb) return 0;
+    }
+    return srt_session_pos(a) == srt_session_pos(b) && memcmp(srt_session_tokens(a), srt_session_tokens(b), sizeof(int32_t) * (size_t)srt_session_pos(a)) == 0;
+}
+
+/* Saves a (buffer and file), loads both into fresh sessions with other seeds and context sizes,
+   and checks that all three go on alike. */
+static void check_round_trip(srt_model *m, srt_session *a, srt_kv_type kv, float sparsity, int n_vocab, const char *what) {
+    size_t n = 0, nf = 0;
+    unsigned char *st = state_of(a, &n), *file;
+    srt_session *b = new_session(m, kv, 700, sparsity, 99), *c = new_session(m, kv, 300, sparsity, 7);
+    int pos = srt_session_pos(a), ok;
+    CHECK(st && b && c, "%s: state saved (%llu bytes): %s", what, (unsigned long long)n, st ? "" : srt_last_error());
+    if (!st || !b || !c) { free(st); srt_session_destroy(b); srt_session_destroy(c); return; }
+    CHECK(srt_session_save(a, "build/tmp/state.bin") == SRT_OK, "%s: state saved to a file: %s", what, srt_last_error());
+    file = (unsigned char *)srt_test_read_file("build/tmp/state.bin", &nf);
+    CHECK(file && nf == n && memcmp(file, st, n) == 0, "%s: the file holds the buffer's bytes", what);
+    free(file);
+    ok = srt_session_state_load(b, st, n) == SRT_OK && srt_session_load(c, "build/tmp/state.bin") == SRT_OK;
+    CHECK(ok && srt_session_pos(b) == pos && srt_session_pos(c) == pos, "%s: loaded from the buffer and the file, %d tokens: %s", what, pos, ok ? "" : srt_last_error());
+    if (ok) {
+        size_t n2 = 0;
+        unsigned char *st2 = state_of(b, &n2);
+        CHECK(st2 && n2 == n && memcmp(st2, st, n) == 0, "%s: saving the loaded session gives the same bytes", what);
+        free(st2);
+        CHECK(go_on_alike(a, b, n_vocab, 12), "%s: the session loaded from the buffer samples what the saved one samples (12 tokens, logits bit for bit)", what);
+        /* b, in use, takes the file's state over again; c (another context size) goes on alike */
+        CHECK(srt_session_load(b, "build/tmp/state.bin") == SRT_OK && go_on_alike(b, c, n_vocab, 12) &&
+              memcmp(srt_session_tokens(a), srt_session_tokens(c), sizeof(int32_t) * (size_t)srt_session_pos(c)) == 0,
+              "%s: loaded again over a session in use, and from the file: the same 12 tokens", what);
+    }
+    free(st);
+    srt_session_destroy(b); srt_session_destroy(c);
+}
+
+static void test_round_trips(const char *path, const char *name, int hd_min) {
+    static const srt_kv_type kvs[] = {SRT_KV_F32, SRT_KV_F16, SRT_KV_Q8};
+    srt_model *m = NULL;
+    srt_model_info info;
+    int32_t toks[100];
+    size_t k;
+    int i;
+    char what[160];
+    if (srt_model_load(path, NULL, &m) != SRT_OK) { CHECK(0, "%s loads: %s", name, srt_last_error()); return; }
+    srt_model_get_info(m, &info);
+    for (i = 0; i < 100; i++) toks[i] = 3 + (int32_t)((uint32_t)(i * 2654435761u) % (uint32_t)(info.n_vocab - 3));
+    for (k = 0; k < 3; k++) {
+        srt_session *a = new_session(m, kvs[k], 512, 0.0f, 5);
+        int32_t t;
+        const char *kvn = kvs[k] == SRT_KV_F32 ? "f32" : kvs[k] == SRT_KV_F16 ? "f16" : "q8";
+        if (!a) { CHECK(0, "%s session: %s", name, srt_last_error()); continue; }
+        snprintf(what, sizeof what, "%s, %s KV, empty", name, kvn);
+        check_round_trip(m, a, kvs[k], 0.0f, info.n_vocab, what);
+        srt_session_reset(a);
+        /* a 40-token prompt (3 batches), 3 sampled: the last one pending (not evaluated yet) */
+        CHECK(srt_session_feed(a, toks, 40) == SRT_OK && srt_session_next(a, &t) == SRT_OK && srt_session_next(a, &t) == SRT_OK &&
+              srt_session_next(a, &t) == SRT_OK && a->n_eval == 42 && a->n_tokens == 43, "%s, %s KV: prompt fed, 3 tokens sampled", name, kvn);
+        snprintf(what, sizeof what, "%s, %s KV, a token pending", name, kvn);
+        check_round_trip(m, a, kvs[k], 0.0f, info.n_vocab, what);
+        /* truncated: no logits, the last kept token to be evaluated again */
+        CHECK(srt_session_truncate(a, 30) == SRT_OK && !a->has_logits && a->n_eval == 29, "%s, %s KV: truncated to 30", name, kvn);
+        snprintf(what, sizeof what, "%s, %s KV, truncated (no logits)", name, kvn);
+        check_round_trip(m, a, kvs[k], 0.0f, info.n_vocab, what);
+        srt_session_destroy(a);
+    }
+    /* sparse KV: two pruned stretches (two prompts with tokens generated between) */
+    {
+        float sp = hd_min < 16 ? 0.5f : 0.3f;
+        srt_session *a = new_session(m, SRT_KV_F16, 512, sp, 5);
+        int32_t t;
+        CHECK(a && srt_session_feed(a, toks, 35) == SRT_OK && srt_session_next(a, &t) == SRT_OK && srt_session_next(a, &t) == SRT_OK &&
+              srt_session_feed(a, toks + 50, 20) == SRT_OK && srt_session_next(a, &t) == SRT_OK && a->n_seg == 2,
+              "%s, sparse KV %.1f: two prompts, two pruned stretches", name, (double)sp);
+        snprintf(what, sizeof what, "%s, sparse KV %.1f, 2 stretches", name, (double)sp);
+        if (a) check_round_trip(m, a, SRT_KV_F16, sp, info.n_vocab, what);
+        srt_session_destroy(a);
+    }
+    srt_model_free(m);
+}
+
+/* A refused load leaves the session as it was: its tokens and logits, and what it samples next. */
+static int unchanged(srt_session *s, const unsigned char *before, size_t n) {
+    size_t n2 = 0;
+    unsigned char *now = state_of(s, &n2);
+    int same = now && n2 == n && memcmp(now, before, n) == 0;
+    free(now);
+    return same;
+}
+
+static void test_refusals(const char *path, const char *other_path, const char *other_shape_path) {
+    srt_model *m = NULL, *o = NULL, *w = NULL;
+    srt_session *a, *b, *q, *sp;
+    srt_model_info info;
+    unsigned char *st = NULL, *bad, *mine = NULL;
+    size_t n = 0, n_mine = 0, i, size = 0;
+    int32_t toks[20];
+    int all_refused = 1, checksum = 0;
+    if (srt_model_load(path, NULL, &m) != SRT_OK || srt_model_load(other_path, NULL, &o) != SRT_OK || srt_model_load(other_shape_path, NULL, &w) != SRT_OK) {
+        CHECK(0, "models load: %s", srt_last_error());
+        srt_model_free(m); srt_model_free(o);
+        return;
+    }
+    srt_model_get_info(m, &info);
+    for (i = 0; i < 20; i++) toks[i] = 3 + (int32_t)(i * 7);
+    a = new_session(m, SRT_KV_F16, 64, 0.0f, 1);
+    b = new_session(m, SRT_KV_F16, 64, 0.0f, 2);
+    if (!a || !b || srt_session_feed(a, toks, 12) != SRT_OK || srt_session_feed(b, toks + 3, 9) != SRT_OK || !(st = state_of(a, &n)) || !(mine = state_of(b, &n_mine))) {
+        CHECK(0, "sessions for the refusals: %s", srt_last_error());
+        goto done;
+    }
+    /* every truncation and a flipped byte anywhere: refused, b untouched */
+    for (i = 0; i < n; i++) {
+        srt_status r = srt_session_state_load(b, st, i);
+        if (r == SRT_OK) all_refused = 0;
+    }
+    CHECK(all_refused, "each of the %llu truncations is refused", (unsigned long long)n);
+    CHECK(srt_session_state_load(b, st, n - 1) == SRT_ERR_FORMAT && strstr(srt_last_error(), "truncated"), "a truncated state: %s", srt_last_error());
+    if ((bad = (unsigned char *)malloc(n + 1)) != NULL) {
+        for (i = 0; i < n; i++) {
+            srt_status r;
+            memcpy(bad, st, n);
+            bad[i] ^= (unsigned char)(1u << (i % 8));
+            r = srt_session_state_load(b, bad, n);
+            if (r == SRT_OK) all_refused = 0;
+            if (r == SRT_ERR_CHECKSUM) checksum++;
+        }
+        CHECK(all_refused && checksum > 0, "a flipped bit in each of the %llu bytes is refused (%d by the checksum)", (unsigned long long)n, checksum);
+        memcpy(bad, st, n); bad[n] = 0;
+        CHECK(srt_session_state_load(b, bad, n + 1) == SRT_ERR_FORMAT && strstr(srt_last_error(), "trailing"), "a byte too many: %s", srt_last_error());
+        memcpy(bad, st, n); bad[4] = 2;
+        CHECK(srt_session_state_load(b, bad, n) == SRT_ERR_UNSUPPORTED && strstr(srt_last_error(), "version 2"), "a newer version: %s", srt_last_error());
+        memcpy(bad, st, n); bad[0] = 'X';
+        CHECK(srt_session_state_load(b, bad, n) == SRT_ERR_FORMAT && strstr(srt_last_error(), "magic"), "no magic: %s", srt_last_error());
+        free(bad);
+    }
+    CHECK(unchanged(b, mine, n_mine), "the refused session is as it was");
+    /* another model, the same shape; another shape; another KV type; too small a context; sparsity */
+    {
+        srt_session *ob = new_session(o, SRT_KV_F16, 64, 0.0f, 1), *wb = new_session(w, SRT_KV_F16, 64, 0.0f, 1);
+        CHECK(ob && srt_session_state_load(ob, st, n) == SRT_ERR_INVALID_ARG && strstr(srt_last_error(), "another model of the same shape"),
+              "a state of another model of the same shape: %s", srt_last_error());
+        CHECK(wb && srt_session_state_load(wb, st, n) == SRT_ERR_INVALID_ARG && strstr(srt_last_error(), "another model ("),
+              "a state of a model of another shape: %s", srt_last_error());
+        srt_session_destroy(ob); srt_session_destroy(wb);
+    }
+    q = new_session(m, SRT_KV_Q8, 64, 0.0f, 1);
+    CHECK(q && srt_session_state_load(q, st, n) == SRT_ERR_INVALID_ARG && strstr(srt_last_error(), "its KV cache is f16, this session's is q8"),
+          "an f16 state into a q8 session: %s", srt_last_error());
+    srt_session_destroy(q);
+    q = new_session(m, SRT_KV_F16, 10, 0.0f, 1);
+    CHECK(q && srt_session_state_load(q, st, n) == SRT_ERR_CONTEXT_FULL && srt_session_pos(q) == 0, "12 tokens into a context of 10: %s", srt_last_error());
+    srt_session_destroy(q);
+    sp = new_session(m, SRT_KV_F16, 64, 0.5f, 1);
+    if (sp && srt_session_feed(sp, toks, 12) == SRT_OK && sp->n_seg == 1) {
+        unsigned char *sst;
+        size_t sn = 0;
+        CHECK(srt_session_state_load(sp, st, n) == SRT_OK && sp->n_seg == 0, "a dense state into a sparse session (nothing pruned in it)");
+        CHECK(srt_session_feed(sp, toks, 12) == SRT_OK && sp->n_seg == 1 && (sst = state_of(sp, &sn)) != NULL, "the sparse session prunes what it is fed next");
+        if (sst) {
+            CHECK(srt_session_state_load(b, sst, sn) == SRT_ERR_INVALID_ARG && strstr(srt_last_error(), "kv_sparsity"),
+                  "a state with pruned rows into a dense session: %s", srt_last_error());
+            free(sst);
+        }
+    } else CHECK(0, "a sparse session: %s", srt_last_error());
+    srt_session_destroy(sp);
+    /* arguments and files */
+    CHECK(srt_session_state_save(a, NULL, 0, NULL) == SRT_ERR_INVALID_ARG, "no size pointer");
+    CHECK(srt_session_state_save(NULL, NULL, 0, &size) == SRT_ERR_INVALID_ARG && srt_session_state_load(NULL, st, n) == SRT_ERR_INVALID_ARG,
+          "no session");
+    if ((bad = (unsigned char *)malloc(n)) != NULL) {
+        size = 0;
+        CHECK(srt_session_state_save(a, bad, n - 1, &size) == SRT_ERR_INVALID_ARG && size == n, "a buffer one byte short: %s", srt_last_error());
+        free(bad);
+    }
+    CHECK(srt_session_state_load(b, NULL, 0) == SRT_ERR_FORMAT, "nothing to load");
+    CHECK(srt_session_load(b, "build/tmp/no-such-state.bin") == SRT_ERR_IO, "a missing file: %s", srt_last_error());
+    CHECK(srt_session_save(a, "build/tmp/no-such-dir/state.bin") == SRT_ERR_IO, "a file that cannot be made: %s", srt_last_error());
+    {
+        FILE *f = fopen("build/tmp/state-short.bin", "wb");
+        if (f) { fwrite(st, 1, n / 2, f); fclose(f); }
+        CHECK(srt_session_load(b, "build/tmp/state-short.bin") == SRT_ERR_FORMAT && strstr(srt_last_error(), "build/tmp/state-short.bin: session state: ") && strstr(srt_last_error(), "(truncated)"),
+              "a truncated file names the file: %s", srt_last_error());
+        remove("build/tmp/state-short.bin");
+    }
+    CHECK(unchanged(b, mine, n_mine), "after all the refusals the session is still as it was");
+done:
+    free(st); free(mine);
+    srt_session_destroy(a); srt_session_destroy(b);
+    srt_model_free(m); srt_model_free(o); srt_model_free(w);
+}
+
+int main(void) {
+    if (system("mkdir -p build/tmp") != 0) return 1;
+    CHECK(make_model("build/tmp/state_a.srt", 16, 1) && make_model("build/tmp/state_b.srt", 16, 2) && make_model("build/tmp/state_c.srt", 8, 1),
+          "random models written (build/tmp/state_make.log)");
+    test_round_trips("build/tmp/state_a.srt", "random model", 16);
+    CHECK(system("build/srt-pack -q " SRT_SHARED "/models/stories260K/stories260K.gguf build/tmp/state_stories.srt > build/tmp/state_pack.log 2>&1") == 0,
+          "stories260K packed (build/tmp/state_pack.log)");
+    test_round_trips("build/tmp/state_stories.srt", "stories260K", 8);
+    test_refusals("build/tmp/state_a.srt", "build/tmp/state_b.srt", "build/tmp/state_c.srt");
+    remove("build/tmp/state_a.srt"); remove("build/tmp/state_b.srt"); remove("build/tmp/state_c.srt");
+    remove("build/tmp/state_stories.srt"); remove("build/tmp/state.bin");
+    return srt_test_finish();
+}
