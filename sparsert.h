@@ -459,6 +459,9 @@ SRT_API const float *srt_session_logits(srt_session *s);
 SRT_API int srt_session_pos(const srt_session *s);       /* tokens in the sequence */
 SRT_API int srt_session_n_ctx(const srt_session *s);
 SRT_API const int32_t *srt_session_tokens(const srt_session *s);
+/* Restarts the sampler's random sequence from seed (as srt_sampler_desc.seed: 0 = the default),
+   e.g. after srt_session_load when the app's own seed should rule instead of the saved state's. */
+SRT_API void srt_session_seed(srt_session *s, uint64_t seed);
 /* Asks the session to stop (thread-safe, from any thread): a running srt_session_feed/prompt stops
    between batches with SRT_ERR_CANCELLED (the tokens it had not evaluated are dropped); a running
    srt_generate stops after the current token; with none running, the next srt_session_next returns
@@ -5967,7 +5970,7 @@ SRT_API srt_status srt_session_create(srt_model *m, const srt_session_desc *desc
             }
         }
     }
-    s->rng = s->d.sampler.seed ? s->d.sampler.seed : 0x5EED5EEDull;
+    srt_session_seed(s, s->d.sampler.seed);
     B = (size_t)s->n_batch; E = (size_t)m->n_embd; Q = (size_t)m->n_head * m->head_dim; KV = (size_t)s->kv_dim; F = (size_t)m->n_ff;
     maxk = E > Q ? E : Q; if (F > maxk) maxk = F;
     kv_bytes = (uint64_t)m->n_layer * (uint64_t)m->n_head_kv * (uint64_t)s->n_ctx * s->kv_row;
@@ -6008,12 +6011,13 @@ SRT_API srt_status srt_session_create(srt_model *m, const srt_session_desc *desc
     return SRT_OK;
 }
 
+SRT_API void srt_session_seed(srt_session *s, uint64_t seed) { if (s) s->rng = seed ? seed : 0x5EED5EEDull; }
 SRT_API void srt_session_reset(srt_session *s) {
     if (!s) return;
     s->n_tokens = s->n_eval = 0;
     s->n_seg = 0;
     s->has_logits = 0;
-    s->rng = s->d.sampler.seed ? s->d.sampler.seed : 0x5EED5EEDull;
+    srt_session_seed(s, s->d.sampler.seed);
 }
 SRT_API srt_status srt_session_truncate(srt_session *s, int n) {
     int i, k;

@@ -441,8 +441,9 @@ static int chat_tokenize(worker *w, const char *text, size_t len, int prev_speci
     *out = ids; *n_out = n;
     return 1;
 }
+/* The chat is read again from its start next time. The session keeps its tokens: the next turn
+   keeps those its rendering still begins with (turn_prompt) and evaluates only the rest. */
 static void chat_forget(worker *w) {
-    srt_session_reset(w->session);
     w->fed.n = 0;
     w->prev_special = 0;
 }
@@ -557,10 +558,18 @@ static int is_stop_token(worker *w, int32_t tok) {
 
 /* Makes the session's tokens match what the user sees after the prompt of a turn was fed.
    Returns the status of the feed; *n_prompt = tokens evaluated. */
+/* The tokens of ids[0..n) the session holds already, from its start. */
+static int common_start(srt_session *s, const int32_t *ids, int n) {
+    const int32_t *have = srt_session_tokens(s);
+    int k = 0, pos = srt_session_pos(s);
+    while (k < n && k < pos && have[k] == ids[k]) k++;
+    return k;
+}
+
 static srt_status turn_prompt(worker *w, int turn, const char *text, int *n_prompt) {
     int n_ctx = srt_session_n_ctx(w->session), room = w->max_tokens > 0 && w->max_tokens < n_ctx / 2 ? w->max_tokens : n_ctx / 4;
     int32_t *ids = NULL;
-    int n = 0, pos0;
+    int n = 0, pos0, k;
     srt_status st;
     char *full;
     if (!w->chat) {
@@ -590,7 +599,7 @@ static srt_status turn_prompt(worker *w, int turn, const char *text, int *n_prom
         int first = w->n_msgs > 0 && !strcmp(w->msgs[0].role, "system") ? 1 : 0;
         free(ids); ids = NULL;
         if (!chat_tokenize(w, full + w->fed.n, strlen(full + w->fed.n), w->fed.n ? w->prev_special : 1, &ids, &n)) { free(full); chat_drop(w, w->n_msgs - 1); return SRT_ERR_INVALID_ARG; }
-        if (srt_session_pos(w->session) + n + room <= n_ctx || w->n_msgs - first <= 1) break;
+        if ((w->fed.n ? srt_session_pos(w->session) : 0) + n + room <= n_ctx || w->n_msgs - first <= 1) break;
         chat_drop(w, first);
         if (w->n_msgs - first > 1 && !strcmp(w->msgs[first].role, "assistant")) chat_drop(w, first);
         chat_forget(w);
@@ -598,9 +607,11 @@ static srt_status turn_prompt(worker *w, int turn, const char *text, int *n_prom
         if (!(full = chat_render(w))) { free(ids); return SRT_ERR_INVALID_ARG; }
         post_msg(w, EV_NOTE, turn, "The context window is full: the oldest turns were dropped.");
     }
-    if (srt_session_pos(w->session) + n + 1 > n_ctx) { free(ids); free(full); chat_drop(w, w->n_msgs - 1); return SRT_ERR_CONTEXT_FULL; }
-    pos0 = srt_session_pos(w->session);
-    st = srt_session_feed(w->session, ids, n);
+    if ((w->fed.n ? srt_session_pos(w->session) : 0) + n + 1 > n_ctx) { free(ids); free(full); chat_drop(w, w->n_msgs - 1); return SRT_ERR_CONTEXT_FULL; }
+    k = w->fed.n ? 0 : common_start(w->session, ids, n);   /* read again: the tokens it still begins with stay */
+    pos0 = w->fed.n ? srt_session_pos(w->session) : k;
+    st = srt_session_truncate(w->session, pos0);
+    if (st == SRT_OK) st = srt_session_feed(w->session, ids + k, n - k);
     *n_prompt = srt_session_pos(w->session) - pos0;
     if (st == SRT_OK) {
         tb_add(&w->fed, full + w->fed.n, strlen(full + w->fed.n));
@@ -710,6 +721,8 @@ static int worker_main(void *arg) {
         else if (c.kind == CMD_RESET && w->session) {
             while (w->n_msgs > 0 && !(w->n_msgs == 1 && !strcmp(w->msgs[0].role, "system"))) chat_drop(w, w->n_msgs - 1);
             chat_forget(w);
+            if (!w->chat) srt_session_reset(w->session);
+            srt_session_seed(w->session, w->sampler.seed);   /* as a new session samples */
         }
         free(c.text);
     }

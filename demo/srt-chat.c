@@ -12,7 +12,12 @@
        in a chat /undo takes back the last exchange and /retry answers the last message again
        (both go back in the KV cache with srt_session_truncate: nothing before it is read again).
        When the context window fills up, the oldest messages are dropped (the system message
-       stays) and the rest is read again. */
+       stays) and the rest is read again; whenever the conversation is read again (and after
+       /reset) the tokens it still begins with stay in the KV cache.
+   --prompt-cache FILE
+       keeps the session state after the prompt (-p text; in a chat, the first turn's) in FILE
+       (srt_session_save); a later run whose prompt begins with the same tokens loads it and
+       evaluates only the rest, e.g. a long system prompt is read once. */
 #define SPARSERT_IMPLEMENTATION
 #include "sparsert.h"
 
@@ -20,7 +25,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #ifdef _WIN32
+#  include <windows.h>
 #  include <fcntl.h>
 #  include <io.h>
 #endif
@@ -42,6 +49,8 @@ static void usage(FILE *f) {
         "      --top-k K  --top-p P  --min-p P  --repeat-penalty R  --repeat-last-n N\n"
         "      --seed S            sampler seed (default fixed)\n"
         "      --kv f16|f32|q8     KV cache precision (default f16; q8: half the memory, CPU only)\n"
+        "      --prompt-cache FILE keep the evaluated prompt (with a chat: the first turn's) in FILE; a later run\n"
+        "                          whose prompt begins the same way reads that part from it (same model and --kv)\n"
         "      --kv-sparsity K[,V] sparse KV cache: drop this fraction of each head's K (and V) values of\n"
         "                          the prompts, smallest first (e.g. 0.3,0.5; default 0 = dense)\n"
         "      --no-bos            do not prepend BOS to the prompt\n"
@@ -81,6 +90,30 @@ static char *read_file(const char *path) {
     return buf;
 }
 
+static double now_ms(void) {
+#ifdef _WIN32
+    LARGE_INTEGER f, c;
+    QueryPerformanceFrequency(&f);
+    QueryPerformanceCounter(&c);
+    return (double)c.QuadPart * 1000.0 / (double)f.QuadPart;
+#else
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec * 1000.0 + (double)ts.tv_nsec / 1e6;
+#endif
+}
+
+/* The tokens of a whole prompt (flags as srt_tokenize), malloc'd. */
+static srt_status tokenize_all(const srt_model *m, const char *text, int flags, int32_t **out, int *n) {
+    int need = 0;
+    srt_status st;
+    *out = NULL;
+    srt_tokenize(m, text, strlen(text), flags, NULL, 0, &need);
+    if (!(*out = (int32_t *)malloc((size_t)need * sizeof **out + 1))) return SRT_ERR_OUT_OF_MEMORY;
+    if ((st = srt_tokenize(m, text, strlen(text), flags, *out, need, n)) != SRT_OK) { free(*out); *out = NULL; }
+    return st;
+}
+
 static void print_stats(const srt_generate_result *r) {
     fprintf(stderr, "\n[prompt: %d tokens in %.1f ms (%.1f tok/s) | generated: %d tokens in %.1f ms (%.1f tok/s)]\n",
             r->n_prompt, r->prompt_ms, r->prompt_ms > 0 ? r->n_prompt * 1000.0 / r->prompt_ms : 0.0,
@@ -116,6 +149,9 @@ typedef struct chat {
     /* where the last exchange began (before its user message was fed), for /undo and /retry */
     int has_turn, turn_pos, turn_msg, turn_prev_special;
     size_t turn_fed;
+    const char *cache_path;    /* --prompt-cache: the first turn's prompt is saved there */
+    int cache_done;
+    uint64_t seed;             /* the sampler's (--seed) */
 } chat;
 
 static int is_control(const srt_model *m, int32_t t) {
@@ -173,16 +209,35 @@ static int tokenize_chat(chat *c, const char *text, size_t len, int32_t **out, i
     return 1;
 }
 
-static srt_status chat_feed(chat *c, const char *text, size_t len) {
+/* The tokens of ids[0..n) the session holds already, from its start (srt-chat keeps them). */
+static int common_start(srt_session *s, const int32_t *ids, int n) {
+    const int32_t *have = srt_session_tokens(s);
+    int k = 0, pos = srt_session_pos(s);
+    while (k < n && k < pos && have[k] == ids[k]) k++;
+    return k;
+}
+
+/* Feeds text after what was fed. When nothing was (the start, /reset, the conversation read
+   again), the session may still hold tokens (an earlier rendering of this conversation, or the
+   prompt cache): those the text begins with are kept and only the rest is evaluated.
+   *kept = the tokens before the new ones. */
+static srt_status chat_feed(chat *c, const char *text, size_t len, int *kept) {
     int32_t *ids = NULL;
-    int n = 0;
+    int n = 0, k;
     srt_status st;
+    *kept = srt_session_pos(c->session);
     if (!tokenize_chat(c, text, len, &ids, &n)) {
         fprintf(stderr, "srt-chat: cannot tokenize the prompt: %s\n", srt_last_error());
         return SRT_ERR_INVALID_ARG;
     }
-    if (c->show_prompt) fprintf(stderr, "[feed %d tokens: \"%.*s\"]\n", n, (int)len, text);
-    st = srt_session_feed(c->session, ids, n);
+    k = c->fed.n ? 0 : common_start(c->session, ids, n);
+    if (!c->fed.n && (st = srt_session_truncate(c->session, k)) != SRT_OK) { free(ids); return st; }
+    if (!c->fed.n) *kept = k;
+    if (c->show_prompt) {
+        if (k) fprintf(stderr, "[feed %d tokens, the first %d already in the KV cache: \"%.*s\"]\n", n, k, (int)len, text);
+        else fprintf(stderr, "[feed %d tokens: \"%.*s\"]\n", n, (int)len, text);
+    }
+    st = srt_session_feed(c->session, ids + k, n - k);
     if (st == SRT_OK) {
         tb_add(&c->fed, text, len);
         if (n > 0) c->prev_special = is_control(c->model, ids[n - 1]);
@@ -217,52 +272,60 @@ static srt_status chat_turn(chat *c, const char *user, FILE *out) {
     text_buf reply = {NULL, 0, 0};
     srt_utf8_stream us;
     char piece[4096];
-    int n_ctx = srt_session_n_ctx(c->session), generated = 0, n_prompt, stopped = 0, dropped = 0;
+    int n_ctx = srt_session_n_ctx(c->session), generated = 0, n_prompt, stopped = 0, dropped = 0, reread = 0, kept;
     if (!chat_add(c, "user", user, strlen(user))) return SRT_ERR_OUT_OF_MEMORY;
     if (!(full = chat_render(c, 1))) { fprintf(stderr, "srt-chat: %s\n", srt_last_error()); chat_drop(c, c->n_msgs - 1); return SRT_ERR_INVALID_ARG; }
     /* the conversation so far must be a prefix of the new rendering; otherwise (a template that
-       rewrites earlier turns, an answer the template trims) it is read again from the start */
+       rewrites earlier turns, an answer the template trims) it is read again from the start, which
+       keeps the tokens it still begins with (chat_feed) */
     if (c->fed.n > 0 && (strlen(full) < c->fed.n || memcmp(full, c->fed.p, c->fed.n) != 0)) {
         fprintf(stderr, "(the template renders earlier turns differently now: reading the conversation again)\n");
-        srt_session_reset(c->session);
         c->fed.n = 0;
         c->prev_special = 0;
+        reread = 1;
     }
-    /* context: the new text plus room for a reply must fit; else drop the oldest messages */
+    /* context: the new text plus room for a reply must fit; else drop the oldest messages (the
+       system message stays, and so do its tokens in the KV cache) */
     {
         int need = chat_count(c, full + c->fed.n);
         int room = c->n_predict > 0 && c->n_predict < n_ctx / 2 ? c->n_predict : n_ctx / 4;
-        while (need >= 0 && srt_session_pos(c->session) + need + room > n_ctx) {
+        while (need >= 0 && (c->fed.n ? srt_session_pos(c->session) : 0) + need + room > n_ctx) {
             int first = c->n_msgs > 0 && !strcmp(c->msgs[0].role, "system") ? 1 : 0;
             if (c->n_msgs - first <= 1) break;   /* only the new message is left */
             chat_drop(c, first);
             if (c->n_msgs - first > 1 && !strcmp(c->msgs[first].role, "assistant")) chat_drop(c, first);
             dropped++;
-            srt_session_reset(c->session);
             c->fed.n = 0;
             c->prev_special = 0;
             free(full);
             if (!(full = chat_render(c, 1))) return SRT_ERR_INVALID_ARG;
             need = chat_count(c, full);
         }
-        if (need < 0 || srt_session_pos(c->session) + need + 1 > n_ctx) {
+        if (need < 0 || (c->fed.n ? srt_session_pos(c->session) : 0) + need + 1 > n_ctx) {
             fprintf(stderr, "(the message is too long for the context window of %d tokens)\n", n_ctx);
             chat_drop(c, c->n_msgs - 1);
             free(full);
             return SRT_OK;
         }
     }
-    n_prompt = srt_session_pos(c->session);
-    c->has_turn = 1; c->turn_pos = n_prompt; c->turn_msg = c->n_msgs - 1; c->turn_fed = c->fed.n; c->turn_prev_special = c->prev_special;
-    st = chat_feed(c, full + c->fed.n, strlen(full + c->fed.n));
-    n_prompt = srt_session_pos(c->session) - n_prompt;
+    c->has_turn = 1; c->turn_msg = c->n_msgs - 1; c->turn_fed = c->fed.n; c->turn_prev_special = c->prev_special;
+    st = chat_feed(c, full + c->fed.n, strlen(full + c->fed.n), &kept);
+    c->turn_pos = kept;
+    n_prompt = srt_session_pos(c->session) - kept;
     free(full);
-    if (dropped && st == SRT_OK) fprintf(stderr, "(context window full: the %d oldest turns were dropped and the rest read again, %d tokens)\n", dropped, n_prompt);
+    if (dropped && st == SRT_OK) fprintf(stderr, "(context window full: the %d oldest turns were dropped; %d tokens kept, %d read again)\n", dropped, kept, n_prompt);
+    else if (reread && st == SRT_OK) fprintf(stderr, "(%d tokens kept, %d read again)\n", kept, n_prompt);
     if (st != SRT_OK) {   /* batches evaluated before a cancel are taken back too */
         srt_session_truncate(c->session, c->turn_pos);
         chat_drop(c, c->n_msgs - 1);
         c->has_turn = 0;
         return st;
+    }
+    if (c->cache_path && !c->cache_done) {   /* the first prompt, for the next run (--prompt-cache) */
+        c->cache_done = 1;
+        if (kept) fprintf(stderr, "[prompt cache: %d of the prompt's %d tokens read from %s]\n", kept, kept + n_prompt, c->cache_path);
+        if (n_prompt > 0 && srt_session_save(c->session, c->cache_path) != SRT_OK)
+            fprintf(stderr, "srt-chat: cannot write the prompt cache: %s\n", srt_last_error());
     }
     memset(&us, 0, sizeof us);
     while (c->n_predict <= 0 || generated < c->n_predict) {
@@ -322,10 +385,12 @@ static int chat_undo(chat *c) {
     c->has_turn = 0;
     return 1;
 }
+/* Starts over with the system message. Its tokens stay in the KV cache (the next turn keeps what
+   it begins with); the sampler starts again from its seed, as in a new session. */
 static void chat_reset(chat *c) {
     c->has_turn = 0;
     while (c->n_msgs > 0 && !(c->n_msgs == 1 && !strcmp(c->msgs[0].role, "system"))) chat_drop(c, c->n_msgs - 1);
-    srt_session_reset(c->session);
+    srt_session_seed(c->session, c->seed);
     c->fed.n = 0;
     c->prev_special = 0;
 }
@@ -339,7 +404,7 @@ int main(int argc, char **argv) {
     const char *model_path = NULL, *prompt = NULL, *prompt_file = NULL;
     int n_predict = 256, threads = 0, n_ctx = 0, n_batch = 0, temp_given = 0, no_bos = 0, ignore_eos = 0, verify = 0, pin = 0, i;
     int force_chat = 0, no_chat = 0, show_prompt = 0, use_chat;
-    const char *template_name = NULL, *system_text = NULL;
+    const char *template_name = NULL, *system_text = NULL, *cache_path = NULL;
     srt_cores cores = SRT_CORES_AUTO;
     srt_load load = SRT_LOAD_AUTO;
     const char *cpu_list = NULL;
@@ -382,6 +447,7 @@ int main(int argc, char **argv) {
             if (*end || end == k) { fprintf(stderr, "srt-chat: --kv-sparsity takes K or K,V (fractions, e.g. 0.3,0.5)\n"); return 2; }
         }
         else if (!strcmp(a, "--kv")) { const char *k = NEXT(); if (!strcmp(k, "f32")) kv = SRT_KV_F32; else if (!strcmp(k, "f16")) kv = SRT_KV_F16; else if (!strcmp(k, "q8")) kv = SRT_KV_Q8; else { fprintf(stderr, "srt-chat: --kv takes f16, f32 or q8\n"); return 2; } }
+        else if (!strcmp(a, "--prompt-cache")) cache_path = NEXT();
         else if (!strcmp(a, "--no-bos")) no_bos = 1;
         else if (!strcmp(a, "--chat")) force_chat = 1;
         else if (!strcmp(a, "--no-chat")) no_chat = 1;
@@ -457,6 +523,20 @@ int main(int argc, char **argv) {
         srt_model_meta_str(model, "tokenizer.chat_template", &stored);
         use_chat = !no_chat && (force_chat || template_name || (!prompt && stored && stored[0]));
     }
+    if (cache_path) {   /* the session starts with the cached tokens; the prompt keeps those it begins with */
+        FILE *f = fopen(cache_path, "rb");
+        if (!use_chat && !prompt) {
+            fprintf(stderr, "srt-chat: --prompt-cache needs a prompt (-p, -f) or a chat\n");
+            if (f) fclose(f);
+            srt_session_destroy(session); srt_model_free(model); free(file_text);
+            return 2;
+        }
+        if (f) {
+            fclose(f);
+            if (srt_session_load(session, cache_path) == SRT_OK) srt_session_seed(session, sampler.seed);   /* this run's seed rules */
+            else fprintf(stderr, "srt-chat: the prompt cache is not used (it will be written again): %s\n", srt_last_error());
+        }
+    }
     if (use_chat) {
         chat c;
         srt_model_info info;
@@ -465,6 +545,8 @@ int main(int argc, char **argv) {
         c.session = session;
         c.n_predict = n_predict;
         c.show_prompt = show_prompt;
+        c.cache_path = cache_path;
+        c.seed = sampler.seed;
         if ((st = srt_chat_template_from_model(model, template_name, &c.tmpl)) != SRT_OK) {
             fprintf(stderr, "srt-chat: %s\n", srt_last_error());
             srt_session_destroy(session); srt_model_free(model); free(file_text);
@@ -511,14 +593,33 @@ int main(int argc, char **argv) {
         srt_generate_desc g;
         srt_generate_result r;
         out_state o;
+        int32_t *ids = NULL;
+        int n = 0, kept = 0;
+        double t0;
         o.f = stdout;
         memset(&g, 0, sizeof g);
-        g.prompt = prompt; g.max_tokens = n_predict; g.on_text = print_text; g.user = &o;
-        g.prompt_flags = no_bos ? SRT_TOKENIZE_NO_BOS : 0;
+        memset(&r, 0, sizeof r);
+        g.max_tokens = n_predict; g.on_text = print_text; g.user = &o;
         g.stop_at_eos = ignore_eos ? -1 : 0;
         if (prompt[0] == 0 && no_bos) { fprintf(stderr, "srt-chat: an empty prompt needs BOS\n"); return 2; }
         fputs(prompt, stdout);
-        st = srt_generate(session, &g, &r);
+        /* the prompt's tokens: those the session holds already (the prompt cache) are kept */
+        st = tokenize_all(model, prompt, no_bos ? SRT_TOKENIZE_NO_BOS : 0, &ids, &n);
+        t0 = now_ms();
+        if (st == SRT_OK && (st = srt_session_truncate(session, kept = common_start(session, ids, n))) == SRT_OK)
+            st = srt_session_feed(session, ids + kept, n - kept);
+        r.n_prompt = n - kept;
+        r.prompt_ms = now_ms() - t0;
+        free(ids);
+        if (st == SRT_OK && cache_path) {
+            if (kept) fprintf(stderr, "[prompt cache: %d of the prompt's %d tokens read from %s]\n", kept, n, cache_path);
+            if (kept < n && srt_session_save(session, cache_path) != SRT_OK) fprintf(stderr, "srt-chat: cannot write the prompt cache: %s\n", srt_last_error());
+        }
+        if (st == SRT_OK) {
+            srt_generate_result gr;
+            st = srt_generate(session, &g, &gr);
+            r.n_generated = gr.n_generated; r.decode_ms = gr.decode_ms;
+        }
         fputs("\n", stdout);
         print_stats(&r);
         if (st == SRT_ERR_CONTEXT_FULL) fprintf(stderr, "srt-chat: stopped: the context window (%d tokens) is full\n", srt_session_n_ctx(session));

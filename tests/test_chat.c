@@ -357,6 +357,89 @@ static void test_from_model(void) {
 /* ---------------------------------------------------------------- srt-chat */
 static int run(const char *cmd) { return system(cmd); }
 
+/* Runs srt-chat with ARGS (stdout to out.txt, stderr to err.txt); returns stdout, *err = stderr. */
+static char *chat_out(const char *args, char **err) {
+    char cmd[1024];
+    size_t n;
+    char *out = NULL;
+    snprintf(cmd, sizeof cmd, "build/srt-chat -m " TMP "/stories.srt -t 1 -n 16 %s >" TMP "/out.txt 2>" TMP "/err.txt", args);
+    if (run(cmd) == 0) out = srt_test_read_file(TMP "/out.txt", &n);
+    if (err) *err = srt_test_read_file(TMP "/err.txt", &n);
+    return out;
+}
+static int same_text(const char *a, const char *b) { return a && b && strcmp(a, b) == 0; }
+
+/* --prompt-cache: a second run reads the prompt's beginning from the file and writes exactly what
+   a run without it writes; a damaged or foreign file is not used (and written again). */
+static void test_prompt_cache(void) {
+    char *plain, *first, *second, *other, *other_plain, *err = NULL, *sys1, *sys2, *sys3, *sys_plain;
+    remove(TMP "/p.state"); remove(TMP "/c.state");
+    plain = chat_out("-p 'Once upon a time there was a little girl named Lily' --temp 0.8 --seed 3", NULL);
+    first = chat_out("-p 'Once upon a time there was a little girl named Lily' --temp 0.8 --seed 3 --prompt-cache " TMP "/p.state", NULL);
+    second = chat_out("-p 'Once upon a time there was a little girl named Lily' --temp 0.8 --seed 3 --prompt-cache " TMP "/p.state", &err);
+    CHECK(plain && same_text(plain, first) && same_text(plain, second), "--prompt-cache: the first and the second run write what a run without it writes");
+    CHECK(err && strstr(err, "[prompt cache: 14 of the prompt's 14 tokens read from") && strstr(err, "[prompt: 0 tokens"),
+          "the second run reads the whole prompt from the cache and evaluates nothing of it");
+    free(err); err = NULL;
+    /* another seed: the run's own seed rules, not the one saved with the prompt */
+    other = chat_out("-p 'Once upon a time there was a little girl named Lily' --temp 0.8 --seed 4 --prompt-cache " TMP "/p.state", NULL);
+    other_plain = chat_out("-p 'Once upon a time there was a little girl named Lily' --temp 0.8 --seed 4", NULL);
+    CHECK(other && same_text(other, other_plain) && !same_text(other, plain), "--seed 4 with the cache saved by --seed 3 samples what --seed 4 samples");
+    free(other); free(other_plain);
+    /* a prompt that begins the same way: its beginning is read, the rest evaluated */
+    other = chat_out("-p 'Once upon a time there was a little boy' --temp 0 --prompt-cache " TMP "/p.state", &err);
+    other_plain = chat_out("-p 'Once upon a time there was a little boy' --temp 0", NULL);
+    CHECK(other && same_text(other, other_plain) && err && strstr(err, "[prompt cache: 9 of the prompt's 12 tokens") && strstr(err, "[prompt: 3 tokens"),
+          "a prompt sharing 9 tokens with the cached one: 3 evaluated, the text as without the cache");
+    free(other); free(other_plain); free(err); err = NULL;
+    /* damaged: half the file */
+    {
+        size_t n = 0;
+        char *st = srt_test_read_file(TMP "/p.state", &n);
+        FILE *f = fopen(TMP "/p.state", "wb");
+        if (f && st) fwrite(st, 1, n / 2, f);
+        if (f) fclose(f);
+        free(st);
+    }
+    other = chat_out("-p 'Once upon a time there was a little boy' --temp 0 --prompt-cache " TMP "/p.state", &err);
+    other_plain = chat_out("-p 'Once upon a time there was a little boy' --temp 0", NULL);
+    CHECK(same_text(other, other_plain) && err && strstr(err, "the prompt cache is not used") && strstr(err, "truncated"),
+          "a damaged cache is not used, says why (truncated), and the output is the same");
+    free(other); free(err); err = NULL;
+    other = chat_out("-p 'Once upon a time there was a little boy' --temp 0 --prompt-cache " TMP "/p.state", &err);
+    CHECK(same_text(other, other_plain) && err && strstr(err, "[prompt cache: 12 of the prompt's 12 tokens"), "it was written again");
+    free(other); free(other_plain); free(err); err = NULL;
+    other = chat_out("-p 'Once upon a time' --temp 0 --kv q8 --prompt-cache " TMP "/p.state", &err);
+    CHECK(other && err && strstr(err, "the prompt cache is not used") && strstr(err, "its KV cache is f16, this session's is q8"),
+          "a cache of another KV type is not used, and the message says so");
+    free(other); free(err); err = NULL;
+    CHECK(run("build/srt-chat -m " TMP "/stories.srt --no-chat --prompt-cache " TMP "/p.state </dev/null >" TMP "/out.txt 2>" TMP "/err.txt") != 0,
+          "--prompt-cache without a prompt or a chat is refused");
+    /* a chat: the system block and the first message; another first message keeps the system block */
+    sys1 = chat_out("--template chatml --system 'You tell short stories about cats and dogs.' --chat -p Lily --temp 0 --prompt-cache " TMP "/c.state", NULL);
+    sys2 = chat_out("--template chatml --system 'You tell short stories about cats and dogs.' --chat -p Lily --temp 0 --prompt-cache " TMP "/c.state", &err);
+    CHECK(sys1 && same_text(sys1, sys2) && err && strstr(err, "[prompt cache: 87 of the prompt's 87 tokens") && strstr(err, "[prompt: 0 new tokens"),
+          "a chat: the second run reads the rendered first turn from the cache, same reply");
+    free(err); err = NULL;
+    sys3 = chat_out("--template chatml --system 'You tell short stories about cats and dogs.' --chat -p Tom --temp 0 --prompt-cache " TMP "/c.state", &err);
+    sys_plain = chat_out("--template chatml --system 'You tell short stories about cats and dogs.' --chat -p Tom --temp 0", NULL);
+    CHECK(sys3 && same_text(sys3, sys_plain) && err && strstr(err, "[prompt cache: 60 of the prompt's 87 tokens"),
+          "another first message: the system block comes from the cache, the reply is the uncached one");
+    free(err); err = NULL;
+    /* /reset keeps the system block in the KV cache, and the same message gets the same reply */
+    CHECK(run("printf 'Lily\\n/reset\\nLily\\n' | build/srt-chat -m " TMP "/stories.srt -t 1 -n 12 --template chatml --system 'You tell short stories about cats and dogs.' "
+              "--temp 0.8 --show-prompt >" TMP "/out.txt 2>" TMP "/err.txt") == 0, "srt-chat: a turn, /reset, the same turn");
+    {
+        size_t n = 0;
+        char *out = srt_test_read_file(TMP "/out.txt", &n), *e = srt_test_read_file(TMP "/err.txt", &n), *nl = out ? strchr(out, '\n') : NULL;
+        CHECK(nl && strlen(nl + 1) == (size_t)(nl - out + 1) && !strncmp(out, nl + 1, (size_t)(nl - out)),
+              "after /reset the same message gets the same reply (the sampler starts from its seed again)");
+        CHECK(e && strstr(e, "[feed 87 tokens, the first 87 already in the KV cache"), "after /reset the first turn, still in the KV cache, is not read again");
+        free(out); free(e);
+    }
+    free(plain); free(first); free(second); free(sys1); free(sys2); free(sys3); free(sys_plain);
+}
+
 static void test_srt_chat(void) {
     char *err_text, *out_text;
     size_t n;
@@ -383,9 +466,22 @@ static void test_srt_chat(void) {
     CHECK(run("printf 'Once upon a time\\nThe cat sat on the mat and\\nhello there\\nanother line of text\\n' | build/srt-chat -m " TMP "/stories.srt "
               "--template chatml -c 64 -n 16 --temp 0 -t 1 >" TMP "/out.txt 2>" TMP "/err.txt") == 0, "srt-chat: four turns in a 64-token context");
     err_text = srt_test_read_file(TMP "/err.txt", &n);
-    CHECK(err_text && strstr(err_text, "(context window full: the 1 oldest turns were dropped and the rest read again") != NULL,
+    CHECK(err_text && strstr(err_text, "(context window full: the 1 oldest turns were dropped; ") != NULL,
           "a full context drops the oldest turns with a clear message");
     free(err_text);
+    {   /* with a system message its tokens stay in the KV cache when the oldest turns go */
+        int kept = 0, sys = 0;
+        const char *at;
+        CHECK(run("printf 'Once upon a time\\nThe cat sat on the mat and\\nhello there\\n' | build/srt-chat -m " TMP "/stories.srt --template chatml --system 'Be nice.' "
+                  "-c 80 -n 16 --temp 0 -t 1 --show-prompt >" TMP "/out.txt 2>" TMP "/err.txt") == 0 && (err_text = srt_test_read_file(TMP "/err.txt", &n)) != NULL,
+              "srt-chat: a system message and three turns in an 80-token context");
+        at = err_text ? strstr(err_text, "oldest turns were dropped; ") : NULL;
+        if (at) kept = atoi(at + strlen("oldest turns were dropped; "));
+        if (err_text && (at = strstr(err_text, "[feed ")) != NULL) sys = atoi(at + 6);   /* turn 1: system block + first message */
+        CHECK(at && kept > 20 && kept < sys, "the dropped turns are read again after the %d tokens kept (the system block; turn 1 fed %d)", kept, sys);
+        free(err_text);
+        err_text = NULL;
+    }
     CHECK(run("build/srt-chat -m " TMP "/stories.srt --template llama2 --chat -p 'Lily' -n 8 --temp 0 -t 1 --show-prompt >" TMP "/out.txt 2>" TMP "/err.txt") == 0,
           "srt-chat --chat -p: one user message");
     err_text = srt_test_read_file(TMP "/err.txt", &n);
@@ -418,6 +514,7 @@ static void test_srt_chat(void) {
         } else CHECK(0, "srt-chat /retry and /undo runs");
         free(a); free(b); free(c); free(e); free(want);
     }
+    test_prompt_cache();
     CHECK(run("build/srt-chat -m " TMP "/stories.srt -p x --kv q4 2>" TMP "/err.txt") != 0 && (out_text = srt_test_read_file(TMP "/err.txt", &n)) != NULL &&
           strstr(out_text, "f16, f32 or q8"), "srt-chat --kv q4 fails and names the choices");
     free(out_text);

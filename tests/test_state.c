@@ -132,6 +132,31 @@ static void test_round_trips(const char *path, const char *name, int hd_min) {
     srt_model_free(m);
 }
 
+/* srt_session_seed after a load: the app's seed rules, as if the prompt had been fed here. */
+static void test_seed(const char *path) {
+    srt_model *m = NULL;
+    srt_session *a, *b, *d;
+    int32_t toks[30];
+    unsigned char *st = NULL;
+    size_t n = 0;
+    int i;
+    if (srt_model_load(path, NULL, &m) != SRT_OK) { CHECK(0, "model loads: %s", srt_last_error()); return; }
+    for (i = 0; i < 30; i++) toks[i] = 3 + i * 5;
+    a = new_session(m, SRT_KV_F16, 128, 0.0f, 5); b = new_session(m, SRT_KV_F16, 128, 0.0f, 5); d = new_session(m, SRT_KV_F16, 128, 0.0f, 77);
+    if (a && b && d && srt_session_feed(a, toks, 30) == SRT_OK && (st = state_of(a, &n)) != NULL && srt_session_feed(d, toks, 30) == SRT_OK &&
+        srt_session_state_load(b, st, n) == SRT_OK) {
+        srt_session_seed(b, 77);
+        CHECK(go_on_alike(b, d, 0, 20), "srt_session_seed(77) after a load samples what a session seeded 77 samples");
+        srt_session_state_load(b, st, n);
+        CHECK(go_on_alike(a, b, 0, 20), "without it the saved seed's sequence goes on");
+        CHECK(srt_session_pos(d) == 50 && memcmp(srt_session_tokens(a) + 30, srt_session_tokens(d) + 30, 20 * sizeof(int32_t)) != 0,
+              "seeds 5 and 77 draw different tokens (so the checks above can fail)");
+    } else CHECK(0, "sessions for srt_session_seed: %s", srt_last_error());
+    free(st);
+    srt_session_destroy(a); srt_session_destroy(b); srt_session_destroy(d);
+    srt_model_free(m);
+}
+
 /* A refused load leaves the session as it was: its tokens and logits, and what it samples next. */
 static int unchanged(srt_session *s, const unsigned char *before, size_t n) {
     size_t n2 = 0;
@@ -251,6 +276,7 @@ int main(void) {
     CHECK(system("build/srt-pack -q " SRT_SHARED "/models/stories260K/stories260K.gguf build/tmp/state_stories.srt > build/tmp/state_pack.log 2>&1") == 0,
           "stories260K packed (build/tmp/state_pack.log)");
     test_round_trips("build/tmp/state_stories.srt", "stories260K", 8);
+    test_seed("build/tmp/state_a.srt");
     test_refusals("build/tmp/state_a.srt", "build/tmp/state_b.srt", "build/tmp/state_c.srt");
     remove("build/tmp/state_a.srt"); remove("build/tmp/state_b.srt"); remove("build/tmp/state_c.srt");
     remove("build/tmp/state_stories.srt"); remove("build/tmp/state.bin");

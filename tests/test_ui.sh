@@ -59,6 +59,19 @@ for r in 4 5; do
 done
 check "new chat: reply 6 equals reply 1" $(grep -qxF "reply 6: $expected" "$L"; echo $?) "$(grep '^reply 6:' "$L" | cut -c1-100)"
 
+# a chat (chatml, a system message): after a new chat the same message gets the same reply, and its
+# prompt is not read again (the tokens it begins with stay in the KV cache)
+ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0 \
+timeout 600 xvfb-run -a -s "-screen 0 1280x1024x24" \
+    "$APP" --model "$T/stories.srt" --template chatml --system "Tell stories." --temp 0 -n 20 --scale 1 --size 700x500 \
+    --script tests/ui/chat-template.script --script-log "$T/chat.log" >"$T/chat-app.log" 2>&1
+C=$T/chat.log
+touch "$C"
+r1=$(grep '^reply 1:' "$C" | cut -d: -f2-); r2=$(grep '^reply 2:' "$C" | cut -d: -f2-)
+p1=$(sed -n 's/^stats: reply=1 .* prompt_tokens=\([0-9]*\) .*/\1/p' "$C"); p2=$(sed -n 's/^stats: reply=2 .* prompt_tokens=\([0-9]*\) .*/\1/p' "$C")
+check "chat: after a new chat the same message gets the same reply" $([ -n "$r1" ] && [ "$r1" = "$r2" ]; echo $?) "$(grep '^reply' "$C" | cut -c1-80 | tr '\n' ' '; tail -2 "$T/chat-app.log")"
+check "chat: the new chat's prompt comes from the KV cache ($p1 tokens, then ${p2:-?})" $([ "${p1:-0}" -gt 20 ] && [ "$p2" = 0 ]; echo $?)
+
 # the final screenshot: size, status line with tokens/s, text in the bubbles
 shot=$B/ui-test.png
 check "screenshot written" $([ -s "$shot" ] && "$INK" "$shot" | grep -qx 'size 760 560'; echo $?) "$("$INK" "$shot" 2>&1 | head -1)"
