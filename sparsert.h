@@ -291,6 +291,11 @@ struct srt_backend {
     srt_status (*forward)(srt_backend *b, void *session, const int32_t *tokens, int n, int pos, const float *rope_cs,
                           float *logits, char *err, size_t cap);
     void (*destroy)(srt_backend *b);      /* frees the backend itself */
+    /* Session state (srt_session_save / _load; NULL: refused). Copies the rows of positions
+       0..n-1 of one layer of the K (which = 0) or V (1) cache between the device and host memory
+       laid out [position][KV head][head_dim], f16 values for an f16 cache, else f32: to_device 0
+       reads them into host, 1 writes host into the cache. */
+    srt_status (*kv_copy)(srt_backend *b, void *session, int which, int layer, int n, void *host, int to_device, char *err, size_t cap);
 };
 /* Frees a backend made by its constructor (srt_sycl_backend). Models loaded with it must be freed first. */
 SRT_API void srt_backend_free(srt_backend *b);
@@ -476,8 +481,10 @@ SRT_API void srt_session_cancel(srt_session *s);
    what the saved session would have drawn next. The loading session needs the same model (its
    hyperparameters and weight checksums are compared), the same KV type, room for the tokens
    (else SRT_ERR_CONTEXT_FULL), and, when the state holds pruned stretches (kv_sparsity), the same
-   sparsity. Its own n_ctx, n_batch and sampler settings stay. CPU sessions only (a backend's KV
-   cache lives on the device: SRT_ERR_UNSUPPORTED).
+   sparsity. Its own n_ctx, n_batch and sampler settings stay. The state does not depend on where
+   the session runs: one saved on a backend (CUDA, SYCL) loads on the CPU and the other way round
+   (a backend without srt_backend.kv_copy refuses with SRT_ERR_UNSUPPORTED; a device error while
+   the cache is written leaves the session empty).
    srt_session_state_save writes the state into buf (cap bytes) and sets *size to its length; with
    buf NULL it only sets *size (SRT_ERR_INVALID_ARG, *size set, when cap is too small).
    srt_session_state_load takes a state over; on any error (SRT_ERR_FORMAT, SRT_ERR_CHECKSUM, a
@@ -6238,8 +6245,9 @@ static uint64_t srt__state_size(const srt_session *s, int n_tokens, int n_eval, 
            regions * (srt__kv_region_used(s, 0, seg, n_seg, n_eval) + srt__kv_region_used(s, 1, seg, n_seg, n_eval)) + 4;
 }
 
-/* Where the state's bytes go: buf, or file f, with their CRC-32 (blocks summed on the pool). */
-typedef struct srt__state_out { srt__crc32 tab; uint32_t crc; uint64_t at; unsigned char *buf; FILE *f; srt_pool *pool; int failed; } srt__state_out;
+/* Where the state's bytes go: buf, or file f, with their CRC-32 (blocks summed on the pool).
+   failed: a write failed; st: a device copy failed (its message recorded). */
+typedef struct srt__state_out { srt__crc32 tab; uint32_t crc; uint64_t at; unsigned char *buf; FILE *f; srt_pool *pool; int failed; srt_status st; } srt__state_out;
 static void srt__state_put(srt__state_out *o, const void *p, uint64_t n) {
     if (o->failed || n == 0) return;
     o->crc = srt__crc32_combine(o->crc, srt__crc32_pool(o->pool, &o->tab, p, n), n);
@@ -6249,8 +6257,10 @@ static void srt__state_put(srt__state_out *o, const void *p, uint64_t n) {
 }
 /* Each run of a region's first n rows, dense or compact, in position order: `put` copies them out
    (save), else the state's bytes at *in are copied into the cache (load). */
-static void srt__state_kv(srt_session *s, int n, srt__state_out *put, const unsigned char **in) {
+static srt_status srt__state_kv_device(srt_session *s, int n, srt__state_out *put, const unsigned char **in);
+static srt_status srt__state_kv(srt_session *s, int n, srt__state_out *put, const unsigned char **in) {
     int which, l, kvh, p, seg, e;
+    if (s->bk) return srt__state_kv_device(s, n, put, in);
     for (which = 0; which < 2; which++)
         for (l = 0; l < s->m->n_layer; l++)
             for (kvh = 0; kvh < s->m->n_head_kv; kvh++) {
@@ -6261,6 +6271,40 @@ static void srt__state_kv(srt_session *s, int n, srt__state_out *put, const unsi
                     else { memcpy((char *)rows, *in, (size_t)bytes); *in += bytes; }
                 }
             }
+    return SRT_OK;
+}
+/* The same for a backend session (dense rows only): each layer's cache comes from the device
+   position-major ([position][KV head][row]) and is written one KV head after the other. */
+static srt_status srt__state_kv_device(srt_session *s, int n, srt__state_out *put, const unsigned char **in) {
+    srt_backend *b = s->m->backend;
+    const size_t row = (size_t)s->kv_row, heads = (size_t)s->m->n_head_kv, region = (size_t)n * row;
+    unsigned char *dev, *reg;
+    srt_status st = SRT_OK;
+    int which, l, p;
+    size_t h;
+    char err[256];
+    if (n == 0) return SRT_OK;
+    dev = (unsigned char *)SRT_MALLOC(heads * region);
+    reg = (unsigned char *)SRT_MALLOC(region);
+    if (!dev || !reg) { SRT_FREE(dev); SRT_FREE(reg); return srt__fail(SRT_ERR_OUT_OF_MEMORY, "session state: out of memory (%llu bytes)", (unsigned long long)(heads * region)); }
+    err[0] = 0;
+    for (which = 0; which < 2 && st == SRT_OK; which++)
+        for (l = 0; l < s->m->n_layer && st == SRT_OK; l++) {
+            if (put) {
+                if ((st = b->kv_copy(b, s->bk, which, l, n, dev, 0, err, sizeof err)) != SRT_OK) break;
+                for (h = 0; h < heads; h++) {
+                    for (p = 0; p < n; p++) memcpy(reg + (size_t)p * row, dev + ((size_t)p * heads + h) * row, row);
+                    srt__state_put(put, reg, region);
+                }
+            } else {
+                for (h = 0; h < heads; h++)
+                    for (p = 0; p < n; p++) memcpy(dev + ((size_t)p * heads + h) * row, *in + h * region + (size_t)p * row, row);
+                *in += heads * region;
+                st = b->kv_copy(b, s->bk, which, l, n, dev, 1, err, sizeof err);
+            }
+        }
+    SRT_FREE(dev); SRT_FREE(reg);
+    return st == SRT_OK ? SRT_OK : srt__fail(st, "backend %s: %s", b->name, err);
 }
 static void srt__state_write(srt_session *s, srt__state_out *o) {
     unsigned char h[SRT__STATE_HEADER], t[8];
@@ -6286,7 +6330,7 @@ static void srt__state_write(srt_session *s, srt__state_out *o) {
     for (i = 0; i < s->n_tokens; i++) { srt__put_le(t, (uint32_t)s->tokens[i], 4); srt__state_put(o, t, 4); }
     for (i = 0; i < s->n_seg; i++) { srt__put_le(t, (uint32_t)s->seg[i].p0, 4); srt__put_le(t + 4, (uint32_t)s->seg[i].p1, 4); srt__state_put(o, t, 8); }
     if (s->has_logits) srt__state_put(o, s->logits, 4 * (uint64_t)s->m->n_vocab);
-    srt__state_kv(s, s->n_eval, o, NULL);
+    if ((o->st = srt__state_kv(s, s->n_eval, o, NULL)) != SRT_OK) o->failed = 1;
     srt__put_le(t, o->crc, 4);
     if (!o->failed) {   /* the trailer is not part of its own checksum */
         if (o->buf) memcpy(o->buf + o->at, t, 4);
@@ -6296,7 +6340,7 @@ static void srt__state_write(srt_session *s, srt__state_out *o) {
 }
 static srt_status srt__state_check_session(const srt_session *s, const char *what) {
     if (!s) return srt__fail(SRT_ERR_INVALID_ARG, "%s: NULL session", what);
-    if (s->bk) return srt__fail(SRT_ERR_UNSUPPORTED, "%s: the session runs on backend %s, whose KV cache stays on the device (CPU sessions only)", what, s->m->backend->name);
+    if (s->bk && !s->m->backend->kv_copy) return srt__fail(SRT_ERR_UNSUPPORTED, "%s: backend %s cannot copy its KV cache (srt_backend.kv_copy)", what, s->m->backend->name);
     return SRT_OK;
 }
 
@@ -6316,7 +6360,7 @@ SRT_API srt_status srt_session_state_save(srt_session *s, void *buf, size_t cap,
     o.buf = (unsigned char *)buf;
     o.pool = s->m->pool;
     srt__state_write(s, &o);
-    return SRT_OK;
+    return o.st;
 }
 
 SRT_API srt_status srt_session_save(srt_session *s, const char *path) {
@@ -6336,7 +6380,8 @@ SRT_API srt_status srt_session_save(srt_session *s, const char *path) {
     if (!(o.f = fopen(tmp, "wb"))) st = srt__fail(SRT_ERR_IO, "%s: cannot create", tmp);
     else {
         srt__state_write(s, &o);
-        if (fclose(o.f) != 0 || o.failed) st = srt__fail(SRT_ERR_IO, "%s: write failed (disk full?)", tmp);
+        if (o.st != SRT_OK) { fclose(o.f); st = o.st; }
+        else if (fclose(o.f) != 0 || o.failed) st = srt__fail(SRT_ERR_IO, "%s: write failed (disk full?)", tmp);
         else if (!srt__replace_file(tmp, path)) st = srt__fail(SRT_ERR_IO, "cannot rename %s to %s", tmp, path);
         if (st != SRT_OK) remove(tmp);
     }
@@ -6420,8 +6465,12 @@ SRT_API srt_status srt_session_state_load(srt_session *s, const void *data, size
     s->has_logits = has_logits;
     if (has_logits) { memcpy(s->logits, p, 4 * (size_t)n_vocab); p += 4 * (size_t)n_vocab; }
     s->rng = srt__get_le(h + 56, 8);
-    srt__state_kv(s, (int)n_eval, NULL, &p);
     srt__atomic_store(&s->cancel, 0);
+    if ((st = srt__state_kv(s, (int)n_eval, NULL, &p)) != SRT_OK) {   /* the device cache is partly written: nothing of it is kept */
+        s->n_tokens = s->n_eval = 0;
+        s->has_logits = 0;
+        return st;
+    }
     return SRT_OK;
 }
 

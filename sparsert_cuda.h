@@ -1608,6 +1608,23 @@ static srt_status srt__cu_forward(srt_backend *b, void *session, const int32_t *
     return srt__cu_fail_status(S, err, cap);
 }
 
+/* Session state: one layer of the K or V cache, positions 0..n-1 (contiguous on the device). */
+static srt_status srt__cu_kv_copy(srt_backend *b, void *session, int which, int layer, int n, void *host, int to_device, char *err, size_t cap) {
+    srt__cuda *S = srt__cu_of(b);
+    srt__cuda_session *ss = (srt__cuda_session *)session;
+    const size_t elem = ss->kv_f16 ? 2 : 4, bytes = (size_t)n * (size_t)ss->kv_dim * elem;
+    if (which < 0 || which > 1 || layer < 0 || layer >= ss->M->n_layer || n < 0 || n > ss->n_ctx)
+        return srt__cu_err(err, cap, SRT_ERR_INVALID_ARG, "kv_copy: cache %d, layer %d, %d positions", which, layer, n);
+    std::lock_guard<std::mutex> g(S->lock);
+    cudaSetDevice(S->device);
+    srt__cu_reset_fail(S);
+    char *dev = (char *)(which ? ss->v_cache : ss->k_cache) + (size_t)layer * (size_t)ss->n_ctx * (size_t)ss->kv_dim * elem;
+    if (bytes) srt__cu_note(S, cudaMemcpyAsync(to_device ? (void *)dev : host, to_device ? (const void *)host : (const void *)dev, bytes,
+                                               to_device ? cudaMemcpyHostToDevice : cudaMemcpyDeviceToHost, S->stream), "copy of the KV cache");
+    srt__cu_note(S, cudaStreamSynchronize(S->stream), "KV cache copy (synchronize)");
+    return srt__cu_fail_status(S, err, cap);
+}
+
 static void srt__cu_destroy(srt_backend *b) {
     srt__cuda *S = srt__cu_of(b);
     if (!S) return;
@@ -1640,7 +1657,7 @@ SRT_API srt_backend *srt_cuda_backend(int device) {
     S->b.impl = S;
     S->b.load = srt__cu_load; S->b.unload = srt__cu_unload;
     S->b.session_create = srt__cu_session_create; S->b.session_destroy = srt__cu_session_destroy;
-    S->b.forward = srt__cu_forward; S->b.destroy = srt__cu_destroy;
+    S->b.forward = srt__cu_forward; S->b.destroy = srt__cu_destroy; S->b.kv_copy = srt__cu_kv_copy;
     {
         const char *g = getenv("SRT_CUDA_GRAPHS"), *sy = getenv("SRT_CUDA_SYNC"), *sk = getenv("SRT_CUDA_SPLIT_K");
         S->graphs = !(g && g[0] == '0');

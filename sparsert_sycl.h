@@ -912,6 +912,23 @@ static srt_status srt__sycl_forward(srt_backend *b, void *session, const int32_t
     return st;
 }
 
+/* Session state: one layer of the K or V cache, positions 0..n-1 (contiguous on the device). */
+static srt_status srt__sycl_kv_copy(srt_backend *b, void *session, int which, int layer, int n, void *host, int to_device, char *err, size_t cap) {
+    srt__sycl *S = srt__sycl_of(b);
+    srt__sycl_session *ss = (srt__sycl_session *)session;
+    const size_t elem = ss->kv_f16 ? 2 : 4, bytes = (size_t)n * (size_t)ss->kv_dim * elem;
+    if (which < 0 || which > 1 || layer < 0 || layer >= ss->M->n_layer || n < 0 || n > ss->n_ctx)
+        return srt__sycl_err(err, cap, SRT_ERR_INVALID_ARG, "kv_copy: cache %d, layer %d, %d positions", which, layer, n);
+    try {
+        char *dev = (char *)(which ? ss->v_cache : ss->k_cache) + (size_t)layer * (size_t)ss->n_ctx * (size_t)ss->kv_dim * elem;
+        if (bytes) S->q->memcpy(to_device ? (void *)dev : host, to_device ? (const void *)host : (const void *)dev, bytes);
+        S->q->wait_and_throw();
+    } catch (const std::exception &e) {
+        return srt__sycl_err(err, cap, SRT_ERR_UNSUPPORTED, "device error: %s", e.what());
+    }
+    return SRT_OK;
+}
+
 static void srt__sycl_destroy(srt_backend *b) {
     srt__sycl *S = srt__sycl_of(b);
     if (!S) return;
@@ -940,7 +957,7 @@ SRT_API srt_backend *srt_sycl_backend(int device) {
     S->b.impl = S;
     S->b.load = srt__sycl_load; S->b.unload = srt__sycl_unload;
     S->b.session_create = srt__sycl_session_create; S->b.session_destroy = srt__sycl_session_destroy;
-    S->b.forward = srt__sycl_forward; S->b.destroy = srt__sycl_destroy;
+    S->b.forward = srt__sycl_forward; S->b.destroy = srt__sycl_destroy; S->b.kv_copy = srt__sycl_kv_copy;
     try {
         if (device < 0) S->dev = sycl::device(sycl::default_selector_v);
         else {

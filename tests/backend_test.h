@@ -147,6 +147,93 @@ static void compare_sessions(const char *tag, const char *path, const int32_t *p
     compare_sessions_tol(tag, path, prompt, n_prompt, n_batch, kv, n_gen, 0.0);
 }
 
+/* Session state between the CPU and the device (srt_session_state_save / _load through
+   srt_backend.kv_copy): a device session's state loads into another device session and into a CPU
+   session, a CPU session's into a device session, and each goes on as the saved one does, logits
+   bit for bit and the same sampled tokens (for a model whose device logits equal the CPU's).
+   Refused: a backend without kv_copy, a Q8 state, a state with pruned rows. */
+static std::vector<unsigned char> state_bytes(srt_session *s) {
+    size_t n = 0;
+    std::vector<unsigned char> b;
+    if (srt_session_state_save(s, NULL, 0, &n) != SRT_OK) return b;
+    b.resize(n);
+    if (srt_session_state_save(s, b.data(), n, &n) != SRT_OK) b.clear();
+    return b;
+}
+static int go_on_alike(srt_session *a, srt_session *b, int V, int n) {
+    for (int i = 0; i < n; i++) {
+        const float *la = srt_session_logits(a), *lb = srt_session_logits(b);
+        int32_t ta = -1, tb = -2;
+        if (!la || !lb || memcmp(la, lb, (size_t)V * sizeof(float)) != 0) return 0;
+        if (srt_session_next(a, &ta) != SRT_OK || srt_session_next(b, &tb) != SRT_OK || ta != tb) return 0;
+    }
+    return 1;
+}
+static void check_state(const char *tag, const char *path, const int32_t *prompt) {
+    srt_model *cpu = NULL, *dev = NULL;
+    srt_model_desc md;
+    srt_session_desc sd;
+    srt_session *d1 = NULL, *d2 = NULL, *c1 = NULL, *c2 = NULL;
+    int32_t t;
+    memset(&md, 0, sizeof md);
+    md.n_threads = 1;
+    md.isa = srt_isa_best() > SRT_ISA_AVX512 ? SRT_ISA_AVX512 : SRT_ISA_AUTO;
+    if (srt_model_load(path, &md, &cpu) != SRT_OK) { CHECK(0, "%s: cpu load: %s", tag, srt_last_error()); return; }
+    md.backend = gpu;
+    md.isa = SRT_ISA_AUTO;
+    if (srt_model_load(path, &md, &dev) != SRT_OK) { CHECK(0, "%s: %s load: %s", tag, gpu_name, srt_last_error()); srt_model_free(cpu); return; }
+    memset(&sd, 0, sizeof sd);
+    sd.n_ctx = 96; sd.n_batch = 16; sd.sampler.temperature = 0.8f; sd.sampler.seed = 7;
+    srt_model_info info;
+    srt_model_get_info(dev, &info);
+    const int V = info.n_vocab;
+    if (srt_session_create(dev, &sd, &d1) == SRT_OK && srt_session_create(cpu, &sd, &c1) == SRT_OK && srt_session_create(cpu, &sd, &c2) == SRT_OK &&
+        (sd.n_ctx = 64, srt_session_create(dev, &sd, &d2)) == SRT_OK &&
+        srt_session_feed(d1, prompt, 40) == SRT_OK && srt_session_next(d1, &t) == SRT_OK && srt_session_next(d1, &t) == SRT_OK) {
+        std::vector<unsigned char> st = state_bytes(d1);
+        CHECK(!st.empty(), "%s: the %s session's state saved (%zu bytes): %s", tag, gpu_name, st.size(), st.empty() ? srt_last_error() : "");
+        srt_status l2 = srt_session_state_load(d2, st.data(), st.size()), l1 = l2 == SRT_OK ? srt_session_state_load(c1, st.data(), st.size()) : l2;
+        CHECK(l1 == SRT_OK, "%s: loaded into another %s session and a CPU session%s%s", tag, gpu_name, l1 == SRT_OK ? "" : ": ", l1 == SRT_OK ? "" : srt_last_error());
+        CHECK(state_bytes(d2) == st && state_bytes(c1) == st, "%s: both save the same bytes again", tag);
+        CHECK(go_on_alike(d1, d2, V, 10), "%s: the second %s session goes on as the first (10 tokens, logits bit for bit)", tag, gpu_name);
+        CHECK(srt_session_state_load(d2, st.data(), st.size()) == SRT_OK && go_on_alike(c1, d2, V, 10) &&
+              memcmp(srt_session_tokens(c1), srt_session_tokens(d1), sizeof(int32_t) * (size_t)srt_session_pos(d1)) == 0,
+              "%s: so does the CPU session", tag);
+        /* the same prompt evaluated on the CPU: the same state, and it goes on alike on the device */
+        if (srt_session_feed(c2, prompt, 40) == SRT_OK && srt_session_next(c2, &t) == SRT_OK && srt_session_next(c2, &t) == SRT_OK) {
+            std::vector<unsigned char> cs = state_bytes(c2);
+            CHECK(cs == st, "%s: the CPU session that read the same prompt saves the same bytes as the %s one", tag, gpu_name);
+            CHECK(srt_session_state_load(d2, cs.data(), cs.size()) == SRT_OK && go_on_alike(c2, d2, V, 10),
+                  "%s: the CPU's state loaded into a %s session goes on as the CPU session", tag, gpu_name);
+        } else CHECK(0, "%s: CPU prompt: %s", tag, srt_last_error());
+        {   /* refusals */
+            srt_status (*kv_copy)(srt_backend *, void *, int, int, int, void *, int, char *, size_t) = gpu->kv_copy;
+            size_t n = 0;
+            gpu->kv_copy = NULL;
+            CHECK(srt_session_state_save(d1, NULL, 0, &n) == SRT_ERR_UNSUPPORTED && srt_session_state_load(d2, st.data(), st.size()) == SRT_ERR_UNSUPPORTED &&
+                  strstr(srt_last_error(), "kv_copy"), "%s: a backend without kv_copy refuses: %s", tag, srt_last_error());
+            gpu->kv_copy = kv_copy;
+            srt_session *q = NULL;
+            sd.kv_type = SRT_KV_Q8; sd.n_ctx = 96;
+            if (srt_session_create(cpu, &sd, &q) == SRT_OK && srt_session_feed(q, prompt, 10) == SRT_OK) {
+                std::vector<unsigned char> qs = state_bytes(q);
+                CHECK(srt_session_state_load(d2, qs.data(), qs.size()) == SRT_ERR_INVALID_ARG && strstr(srt_last_error(), "q8"),
+                      "%s: a Q8 state into a %s session is refused: %s", tag, gpu_name, srt_last_error());
+            } else CHECK(0, "%s: a Q8 CPU session: %s", tag, srt_last_error());
+            srt_session_destroy(q); q = NULL;
+            sd.kv_type = SRT_KV_F16; sd.kv_sparsity_k = sd.kv_sparsity_v = 0.5f;
+            if (srt_session_create(cpu, &sd, &q) == SRT_OK && srt_session_feed(q, prompt, 10) == SRT_OK) {
+                std::vector<unsigned char> ps = state_bytes(q);
+                CHECK(srt_session_state_load(d2, ps.data(), ps.size()) == SRT_ERR_INVALID_ARG && strstr(srt_last_error(), "kv_sparsity"),
+                      "%s: a state with pruned rows into a %s session is refused: %s", tag, gpu_name, srt_last_error());
+            } else CHECK(0, "%s: a sparse CPU session: %s", tag, srt_last_error());
+            srt_session_destroy(q);
+        }
+    } else CHECK(0, "%s: sessions for the state checks: %s", tag, srt_last_error());
+    srt_session_destroy(d1); srt_session_destroy(d2); srt_session_destroy(c1); srt_session_destroy(c2);
+    srt_model_free(cpu); srt_model_free(dev);
+}
+
 #define SM SRT_SHARED "/models/stories260K/"
 #define SG SRT_SHARED "/golden/"
 /* stories260K packed f32, q8 and q4 through the backend: the golden greedy ids of ../shared/golden. */

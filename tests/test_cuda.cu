@@ -378,7 +378,7 @@ static void check_models(void) {
             snprintf(tag, sizeof tag, "%s, batch 40", cfg[c].tag);
             compare_sessions(tag, path, prompt, 40, 40, SRT_KV_F16, 4);
         }
-        if (c == 0) check_turns(path, prompt);
+        if (c == 0) { check_turns(path, prompt); check_state(cfg[c].tag, path, prompt); }
         if (c == 1 || c == 7) check_step_kernels(cfg[c].tag, path, prompt, cfg[c].L, 8, 3);
         if (c == 5 || c == 8) {   /* float weights: prompt batches through cuBLAS */
             srt_cuda_set_cublas_min_tokens(gpu, 2);

@@ -268,6 +268,108 @@ done:
     srt_model_free(m); srt_model_free(o); srt_model_free(w);
 }
 
+/* ---------------------------------------------------------------- a backend's state */
+/* A stand-in backend whose "device" is a CPU session of the same model: the core's device path
+   (srt_backend.kv_copy: the position-major layout, errors) without a GPU. The real backends run
+   the same checks in tests/backend_test.h (CUDA: also on its CPU emulator). */
+typedef struct mock { srt_model *cpu; int copies, fail_at; } mock;
+static srt_status mock_load(srt_backend *b, const srt_backend_model *m, void **model, char *err, size_t cap) { (void)m; (void)err; (void)cap; *model = b->impl; return SRT_OK; }
+static void mock_unload(srt_backend *b, void *model) { (void)b; (void)model; }
+static srt_status mock_session_create(srt_backend *b, void *model, int n_ctx, int n_batch, int kv_f16, void **session, char *err, size_t cap) {
+    srt_session_desc sd;
+    srt_session *s = NULL;
+    (void)model;
+    memset(&sd, 0, sizeof sd);
+    sd.n_ctx = n_ctx; sd.n_batch = n_batch; sd.kv_type = kv_f16 ? SRT_KV_F16 : SRT_KV_F32;
+    if (srt_session_create(((mock *)b->impl)->cpu, &sd, &s) != SRT_OK) { snprintf(err, cap, "%s", srt_last_error()); return SRT_ERR_OUT_OF_MEMORY; }
+    *session = s;
+    return SRT_OK;
+}
+static void mock_session_destroy(srt_backend *b, void *session) { (void)b; srt_session_destroy((srt_session *)session); }
+static srt_status mock_forward(srt_backend *b, void *session, const int32_t *tokens, int n, int pos, const float *rope_cs, float *logits, char *err, size_t cap) {
+    srt_session *s = (srt_session *)session;
+    (void)b; (void)rope_cs;
+    if (srt_session_truncate(s, pos) != SRT_OK || srt_session_feed(s, tokens, n) != SRT_OK) { snprintf(err, cap, "%s", srt_last_error()); return SRT_ERR_INVALID_ARG; }
+    if (logits) memcpy(logits, srt_session_logits(s), sizeof(float) * (size_t)s->m->n_vocab);
+    return SRT_OK;
+}
+static srt_status mock_kv_copy(srt_backend *b, void *session, int which, int layer, int n, void *host, int to_device, char *err, size_t cap) {
+    mock *mk = (mock *)b->impl;
+    srt_session *s = (srt_session *)session;
+    int kvh, p;
+    if (++mk->copies == mk->fail_at) { snprintf(err, cap, "the device fell off the bus"); return SRT_ERR_IO; }
+    for (kvh = 0; kvh < s->m->n_head_kv; kvh++)
+        for (p = 0; p < n; p++) {
+            char *row = srt__kv_region(s, which, layer, kvh) + (size_t)p * s->kv_row, *h = (char *)host + ((size_t)p * (size_t)s->m->n_head_kv + (size_t)kvh) * s->kv_row;
+            if (to_device) memcpy(row, h, (size_t)s->kv_row); else memcpy(h, row, (size_t)s->kv_row);
+        }
+    if (to_device) { s->n_tokens = s->n_eval = n; s->has_logits = 0; }   /* the rows are there now; their tokens do not matter to it */
+    return SRT_OK;
+}
+
+static int file_exists(const char *path) {
+    FILE *f = fopen(path, "rb");
+    if (f) fclose(f);
+    return f != NULL;
+}
+
+static void test_backend(const char *path) {
+    srt_backend be;
+    mock mk;
+    srt_model *cpu = NULL, *dev = NULL;
+    srt_model_desc md;
+    srt_session *d1 = NULL, *d2 = NULL, *c1 = NULL;
+    int32_t toks[40], t;
+    int i;
+    memset(&be, 0, sizeof be);
+    memset(&mk, 0, sizeof mk);
+    be.name = "mock"; be.impl = &mk;
+    be.load = mock_load; be.unload = mock_unload; be.session_create = mock_session_create; be.session_destroy = mock_session_destroy;
+    be.forward = mock_forward; be.kv_copy = mock_kv_copy;
+    memset(&md, 0, sizeof md);
+    md.n_threads = 1;
+    if (srt_model_load(path, &md, &cpu) != SRT_OK || srt_model_load(path, &md, &mk.cpu) != SRT_OK || (md.backend = &be, srt_model_load(path, &md, &dev)) != SRT_OK) {
+        CHECK(0, "models for the backend checks: %s", srt_last_error());
+        srt_model_free(cpu); srt_model_free(mk.cpu);
+        return;
+    }
+    for (i = 0; i < 40; i++) toks[i] = 3 + (i * 37 + 11) % 290;
+    d1 = new_session(dev, SRT_KV_F16, 128, 0.0f, 5); d2 = new_session(dev, SRT_KV_F16, 128, 0.0f, 6); c1 = new_session(cpu, SRT_KV_F16, 128, 0.0f, 7);
+    if (d1 && d2 && c1 && srt_session_feed(d1, toks, 40) == SRT_OK && srt_session_next(d1, &t) == SRT_OK && srt_session_next(d1, &t) == SRT_OK) {
+        size_t n = 0, nc = 0;
+        unsigned char *st = state_of(d1, &n), *cs = NULL;
+        srt_model_info info;
+        srt_model_get_info(dev, &info);
+        CHECK(st != NULL, "a backend session's state saved through kv_copy: %s", st ? "" : srt_last_error());
+        {   /* the same prompt and seed on the CPU: the same bytes (rows in the CPU's order) */
+            srt_session *c2 = new_session(cpu, SRT_KV_F16, 128, 0.0f, 5);
+            unsigned char *c2s = NULL;
+            size_t n2 = 0;
+            CHECK(c2 && srt_session_feed(c2, toks, 40) == SRT_OK && srt_session_next(c2, &t) == SRT_OK && srt_session_next(c2, &t) == SRT_OK &&
+                  (c2s = state_of(c2, &n2)) != NULL && st && n2 == n && memcmp(c2s, st, n) == 0, "a CPU session given the same prompt and seed saves the same bytes");
+            free(c2s);
+            srt_session_destroy(c2);
+        }
+        CHECK(st && srt_session_state_load(c1, st, n) == SRT_OK && (cs = state_of(c1, &nc)) != NULL && nc == n && memcmp(cs, st, n) == 0,
+              "it loads into a CPU session, which saves the same bytes");
+        CHECK(st && srt_session_state_load(d2, st, n) == SRT_OK && go_on_alike(d1, d2, info.n_vocab, 8), "it loads into another backend session: both go on alike");
+        CHECK(st && srt_session_state_load(d1, st, n) == SRT_OK && go_on_alike(c1, d1, info.n_vocab, 8),
+              "and the CPU session goes on as the backend session does");
+        /* a device error half-way: the load fails with the backend's message and leaves the session empty */
+        mk.copies = 0; mk.fail_at = 3;
+        CHECK(st && srt_session_state_load(d2, st, n) == SRT_ERR_IO && strstr(srt_last_error(), "backend mock: the device fell off the bus") && srt_session_pos(d2) == 0 &&
+              !srt_session_logits(d2), "a device error while the cache is written: the error, and an empty session");
+        mk.copies = 0; mk.fail_at = 2;
+        remove("build/tmp/state-dev.bin");
+        CHECK(srt_session_save(d1, "build/tmp/state-dev.bin") == SRT_ERR_IO && strstr(srt_last_error(), "fell off") &&
+              !file_exists("build/tmp/state-dev.bin") && !file_exists("build/tmp/state-dev.bin.tmp"), "a device error while saving: no file, no temporary file");
+        mk.fail_at = 0;
+        free(st); free(cs);
+    } else CHECK(0, "backend sessions: %s", srt_last_error());
+    srt_session_destroy(d1); srt_session_destroy(d2); srt_session_destroy(c1);
+    srt_model_free(dev); srt_model_free(cpu); srt_model_free(mk.cpu);
+}
+
 int main(void) {
     if (system("mkdir -p build/tmp") != 0) return 1;
     CHECK(make_model("build/tmp/state_a.srt", 16, 1) && make_model("build/tmp/state_b.srt", 16, 2) && make_model("build/tmp/state_c.srt", 8, 1),
@@ -277,6 +379,7 @@ int main(void) {
           "stories260K packed (build/tmp/state_pack.log)");
     test_round_trips("build/tmp/state_stories.srt", "stories260K", 8);
     test_seed("build/tmp/state_a.srt");
+    test_backend("build/tmp/state_a.srt");
     test_refusals("build/tmp/state_a.srt", "build/tmp/state_b.srt", "build/tmp/state_c.srt");
     remove("build/tmp/state_a.srt"); remove("build/tmp/state_b.srt"); remove("build/tmp/state_c.srt");
     remove("build/tmp/state_stories.srt"); remove("build/tmp/state.bin");

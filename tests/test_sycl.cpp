@@ -111,6 +111,7 @@ static void check_models(void) {
                          cfg[c].llama3, cfg[c].biases, 100 + c)) { CHECK(0, "%s: write model: %s", cfg[c].tag, srt_last_error()); continue; }
         snprintf(tag, sizeof tag, "%s, f16 KV", cfg[c].tag);
         compare_sessions(tag, path, prompt, 40, 16, SRT_KV_F16, 12);
+        if (c == 0) check_state(cfg[c].tag, path, prompt);
         if (c == 0 || c == 7) {
             snprintf(tag, sizeof tag, "%s, f32 KV, batch 1", cfg[c].tag);
             compare_sessions(tag, path, prompt, 9, 1, SRT_KV_F32, 6);
