@@ -151,6 +151,7 @@ typedef struct chat {
     size_t turn_fed;
     const char *cache_path;    /* --prompt-cache: the first turn's prompt is saved there */
     int cache_done;
+    double cache_ms;           /* loading it took */
     uint64_t seed;             /* the sampler's (--seed) */
 } chat;
 
@@ -323,7 +324,7 @@ static srt_status chat_turn(chat *c, const char *user, FILE *out) {
     }
     if (c->cache_path && !c->cache_done) {   /* the first prompt, for the next run (--prompt-cache) */
         c->cache_done = 1;
-        if (kept) fprintf(stderr, "[prompt cache: %d of the prompt's %d tokens read from %s]\n", kept, kept + n_prompt, c->cache_path);
+        if (kept) fprintf(stderr, "[prompt cache: %d of the prompt's %d tokens read from %s in %.1f ms]\n", kept, kept + n_prompt, c->cache_path, c->cache_ms);
         if (n_prompt > 0 && srt_session_save(c->session, c->cache_path) != SRT_OK)
             fprintf(stderr, "srt-chat: cannot write the prompt cache: %s\n", srt_last_error());
     }
@@ -405,6 +406,7 @@ int main(int argc, char **argv) {
     int n_predict = 256, threads = 0, n_ctx = 0, n_batch = 0, temp_given = 0, no_bos = 0, ignore_eos = 0, verify = 0, pin = 0, i;
     int force_chat = 0, no_chat = 0, show_prompt = 0, use_chat;
     const char *template_name = NULL, *system_text = NULL, *cache_path = NULL;
+    double cache_ms = 0.0;   /* loading the prompt cache */
     srt_cores cores = SRT_CORES_AUTO;
     srt_load load = SRT_LOAD_AUTO;
     const char *cpu_list = NULL;
@@ -533,8 +535,10 @@ int main(int argc, char **argv) {
         }
         if (f) {
             fclose(f);
+            double t0 = now_ms();
             if (srt_session_load(session, cache_path) == SRT_OK) srt_session_seed(session, sampler.seed);   /* this run's seed rules */
             else fprintf(stderr, "srt-chat: the prompt cache is not used (it will be written again): %s\n", srt_last_error());
+            cache_ms = now_ms() - t0;
         }
     }
     if (use_chat) {
@@ -546,6 +550,7 @@ int main(int argc, char **argv) {
         c.n_predict = n_predict;
         c.show_prompt = show_prompt;
         c.cache_path = cache_path;
+        c.cache_ms = cache_ms;
         c.seed = sampler.seed;
         if ((st = srt_chat_template_from_model(model, template_name, &c.tmpl)) != SRT_OK) {
             fprintf(stderr, "srt-chat: %s\n", srt_last_error());
@@ -608,11 +613,11 @@ int main(int argc, char **argv) {
         t0 = now_ms();
         if (st == SRT_OK && (st = srt_session_truncate(session, kept = common_start(session, ids, n))) == SRT_OK)
             st = srt_session_feed(session, ids + kept, n - kept);
-        r.n_prompt = n - kept;
+        r.n_prompt = srt_session_pos(session) - kept;   /* what was evaluated (none when it does not fit) */
         r.prompt_ms = now_ms() - t0;
         free(ids);
         if (st == SRT_OK && cache_path) {
-            if (kept) fprintf(stderr, "[prompt cache: %d of the prompt's %d tokens read from %s]\n", kept, n, cache_path);
+            if (kept) fprintf(stderr, "[prompt cache: %d of the prompt's %d tokens read from %s in %.1f ms]\n", kept, n, cache_path, cache_ms);
             if (kept < n && srt_session_save(session, cache_path) != SRT_OK) fprintf(stderr, "srt-chat: cannot write the prompt cache: %s\n", srt_last_error());
         }
         if (st == SRT_OK) {
