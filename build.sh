@@ -399,7 +399,7 @@ fuzz_inputs() { ls -d "tests/fuzz/$1"/* "$B/fuzz/$1"/* 2>/dev/null; }
 # crashes, leaks, timeouts, OOMs and sanitizer reports land in build/fuzz/TARGET-findings/ and fail.
 # Reproduce one: build/fuzz/fuzz_TARGET_lf FILE. Environment: FUZZ_CC (default clang).
 run_fuzz() {
-    local secs=${1:-} t targets rc execs found max_len status=0
+    local secs=${1:-} t targets rc execs found max_len committed status=0
     if ! [ "$secs" -gt 0 ] 2>/dev/null; then note "usage: ./build.sh fuzz SECONDS [TARGET...] (targets: $FUZZ_TARGETS)"; return 2; fi
     shift; targets=${*:-$FUZZ_TARGETS}
     for t in $targets; do [ -f "tests/fuzz_$t.c" ] || { note "unknown fuzz target $t (targets: $FUZZ_TARGETS)"; return 2; }; done
@@ -413,9 +413,10 @@ run_fuzz() {
         fi
         case $t in tokenizer|chat) max_len=4096 ;; json) max_len=65536 ;; *) max_len=131072 ;; esac
         rm -rf "$B/fuzz/$t-findings"; mkdir -p "$B/fuzz/$t-corpus" "$B/fuzz/$t-findings"
+        committed=; [ -d "tests/fuzz/$t" ] && committed="tests/fuzz/$t"   # state has generated seeds only
         ASAN_OPTIONS=detect_leaks=1:allocator_may_return_null=1 UBSAN_OPTIONS=print_stacktrace=1 \
             "$B/fuzz/fuzz_${t}_lf" -max_total_time="$secs" -max_len=$max_len -rss_limit_mb=2048 -malloc_limit_mb=2048 -timeout=10 \
-            -print_final_stats=1 -artifact_prefix="$B/fuzz/$t-findings/" "$B/fuzz/$t-corpus" "tests/fuzz/$t" "$B/fuzz/$t" >"$B/fuzz/$t.log" 2>&1
+            -print_final_stats=1 -artifact_prefix="$B/fuzz/$t-findings/" "$B/fuzz/$t-corpus" $committed "$B/fuzz/$t" >"$B/fuzz/$t.log" 2>&1
         rc=$?
         execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$B/fuzz/$t.log" | tail -1)
         found=$(ls "$B/fuzz/$t-findings" | wc -l)

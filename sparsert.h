@@ -483,8 +483,8 @@ SRT_API void srt_session_cancel(srt_session *s);
    (else SRT_ERR_CONTEXT_FULL), and, when the state holds pruned stretches (kv_sparsity), the same
    sparsity. Its own n_ctx, n_batch and sampler settings stay. The state does not depend on where
    the session runs: one saved on a backend (CUDA, SYCL) loads on the CPU and the other way round
-   (a backend without srt_backend.kv_copy refuses with SRT_ERR_UNSUPPORTED; a device error while
-   the cache is written leaves the session empty).
+   (a backend without srt_backend.kv_copy refuses with SRT_ERR_UNSUPPORTED; a device error, or no
+   memory for the copy, while a backend's cache is written leaves that session empty).
    srt_session_state_save writes the state into buf (cap bytes) and sets *size to its length; with
    buf NULL it only sets *size (SRT_ERR_INVALID_ARG, *size set, when cap is too small).
    srt_session_state_load takes a state over; on any error (SRT_ERR_FORMAT, SRT_ERR_CHECKSUM, a
@@ -6479,7 +6479,8 @@ SRT_API srt_status srt_session_load(srt_session *s, const char *path) {
     srt_status st = srt__state_check_session(s, "srt_session_load");
     if (st != SRT_OK) return st;
     if (!path) return srt__fail(SRT_ERR_INVALID_ARG, "srt_session_load: NULL path");
-    if ((st = srt__map_open(path, &map, SRT_LOAD_MMAP, 0)) != SRT_OK) return st;
+    /* mapped, with no free-memory check (it is read once, in order) */
+    if ((st = srt__map_open(path, &map, SRT_LOAD_MMAP, ~(uint64_t)0)) != SRT_OK) return st;
     st = srt_session_state_load(s, map.data, (size_t)map.size);
     srt__map_close(&map);
     if (st != SRT_OK) return srt__fail(st, "%s: %s", path, srt_last_error());

@@ -121,6 +121,13 @@ static void print_stats(const srt_generate_result *r) {
 }
 
 
+/* --prompt-cache: the session state after the prompt */
+static void save_cache(srt_session *s, const char *path) {
+    double t0 = now_ms();
+    if (srt_session_save(s, path) != SRT_OK) fprintf(stderr, "srt-chat: cannot write the prompt cache: %s\n", srt_last_error());
+    else fprintf(stderr, "[prompt cache: %d tokens saved to %s in %.1f ms]\n", srt_session_pos(s), path, now_ms() - t0);
+}
+
 /* ---------------------------------------------------------------- chat */
 typedef struct text_buf { char *p; size_t n, cap; } text_buf;
 static int tb_add(text_buf *b, const char *s, size_t n) {
@@ -325,8 +332,7 @@ static srt_status chat_turn(chat *c, const char *user, FILE *out) {
     if (c->cache_path && !c->cache_done) {   /* the first prompt, for the next run (--prompt-cache) */
         c->cache_done = 1;
         if (kept) fprintf(stderr, "[prompt cache: %d of the prompt's %d tokens read from %s in %.1f ms]\n", kept, kept + n_prompt, c->cache_path, c->cache_ms);
-        if (n_prompt > 0 && srt_session_save(c->session, c->cache_path) != SRT_OK)
-            fprintf(stderr, "srt-chat: cannot write the prompt cache: %s\n", srt_last_error());
+        if (n_prompt > 0) save_cache(c->session, c->cache_path);
     }
     memset(&us, 0, sizeof us);
     while (c->n_predict <= 0 || generated < c->n_predict) {
@@ -618,7 +624,7 @@ int main(int argc, char **argv) {
         free(ids);
         if (st == SRT_OK && cache_path) {
             if (kept) fprintf(stderr, "[prompt cache: %d of the prompt's %d tokens read from %s in %.1f ms]\n", kept, n, cache_path, cache_ms);
-            if (kept < n && srt_session_save(session, cache_path) != SRT_OK) fprintf(stderr, "srt-chat: cannot write the prompt cache: %s\n", srt_last_error());
+            if (kept < n) save_cache(session, cache_path);
         }
         if (st == SRT_OK) {
             srt_generate_result gr;
