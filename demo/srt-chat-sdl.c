@@ -4,7 +4,8 @@
        Opens a resizable window. Without --model, drop a .srt file onto it. A model with a chat
        template (or --template NAME) chats: the conversation stays in the KV cache and only each
        new turn is evaluated. Without one, every message continues the text.
-       Keys: Enter sends, Shift+Enter starts a new line, Esc stops a generation, Ctrl+N starts a
+       Keys: Enter sends, Shift+Enter starts a new line, Esc stops a generation, Ctrl+R (Retry)
+       generates the last reply again from the same prompt, Ctrl+N starts a
        new chat, Ctrl+C copies the last reply (Ctrl+Shift+C the whole conversation; a right click
        copies one message), Ctrl+V pastes, PgUp/PgDn and the wheel scroll.
    srt-chat-sdl --model M.srt --script FILE [--script-log LOG] [--screenshot OUT.png]
@@ -307,7 +308,7 @@ static int layout_text(ui *u, layout *L, const char *s, size_t n) {
 /* Commands go UI -> worker, events worker -> UI, each through its own queue under one mutex.
    The worker owns the model and the session; the UI only ever calls srt_session_cancel on it,
    under the mutex and only while a turn is running (cancel_ok). */
-enum { CMD_LOAD, CMD_TURN, CMD_RESET, CMD_QUIT };
+enum { CMD_LOAD, CMD_TURN, CMD_RETRY, CMD_RESET, CMD_QUIT };
 enum { EV_PROGRESS, EV_LOADED, EV_LOAD_FAILED, EV_TEXT, EV_DONE, EV_NOTE };
 enum { STOP_LIMIT = 0, STOP_EOS = 1, STOP_CANCEL = 2, STOP_CONTEXT = 3, STOP_ERROR = 4 };
 typedef struct command { int kind; int turn; char *text; } command;
@@ -351,6 +352,9 @@ typedef struct worker {
     text_buf fed;             /* chat: the text the session's tokens stand for */
     int prev_special;
     int32_t eos;
+    /* where the last reply began (after its prompt), for Regenerate */
+    int has_reply, reply_pos, reply_prev_special;
+    size_t reply_fed;
 } worker;
 
 static void post(worker *w, const event *e) {
@@ -451,6 +455,7 @@ static void chat_forget(worker *w) {
 static void worker_free_model(worker *w) {
     while (w->n_msgs > 0) chat_drop(w, w->n_msgs - 1);
     w->fed.n = 0;
+    w->has_reply = 0;
     if (w->session) srt_session_destroy(w->session);
     if (w->model) srt_model_free(w->model);
     if (w->pool) srt_pool_destroy(w->pool);
@@ -636,11 +641,24 @@ static void worker_turn(worker *w, int turn, const char *text) {
     memset(&e, 0, sizeof e);
     memset(&us, 0, sizeof us);
     if (!w->session) { post_msg(w, EV_NOTE, turn, "No model is loaded: drop a .srt file onto the window."); st = SRT_ERR_INVALID_ARG; goto done; }
+    if (!text && (!w->has_reply || srt_session_truncate(w->session, w->reply_pos) != SRT_OK)) {
+        post_msg(w, EV_NOTE, turn, "There is no reply to regenerate.");
+        st = SRT_ERR_INVALID_ARG;
+        goto done;
+    }
     SDL_LockMutex(w->mu);
     w->cancel_ok = 1;
     SDL_UnlockMutex(w->mu);
-    st = turn_prompt(w, turn, text, &n_prompt);
+    if (text) st = turn_prompt(w, turn, text, &n_prompt);
+    else {   /* regenerate: the KV cache is back where the last reply began; so is the chat */
+        if (w->chat && w->n_msgs > 0 && !strcmp(w->msgs[w->n_msgs - 1].role, "assistant")) chat_drop(w, w->n_msgs - 1);
+        w->fed.n = w->reply_fed;
+        w->prev_special = w->reply_prev_special;
+        st = SRT_OK;
+    }
     prompt_ok = st == SRT_OK;
+    w->has_reply = prompt_ok;
+    if (prompt_ok) { w->reply_pos = srt_session_pos(w->session); w->reply_fed = w->fed.n; w->reply_prev_special = w->prev_special; }
     t1 = now_ms();
     e.prompt_ms = t1 - t0;
     if (st == SRT_ERR_CANCELLED) stop = STOP_CANCEL;
@@ -718,7 +736,9 @@ static int worker_main(void *arg) {
         if (c.kind == CMD_QUIT) { free(c.text); break; }
         if (c.kind == CMD_LOAD) worker_load(w, c.text);
         else if (c.kind == CMD_TURN) worker_turn(w, c.turn, c.text);
+        else if (c.kind == CMD_RETRY) worker_turn(w, c.turn, NULL);
         else if (c.kind == CMD_RESET && w->session) {
+            w->has_reply = 0;
             while (w->n_msgs > 0 && !(w->n_msgs == 1 && !strcmp(w->msgs[0].role, "system"))) chat_drop(w, w->n_msgs - 1);
             chat_forget(w);
             if (!w->chat) srt_session_reset(w->session);
@@ -769,7 +789,7 @@ struct ui {
     size_t caret;
     int input_scroll;
     int scroll, stick, content_h;
-    SDL_Rect r_top, r_view, r_input, r_status, b_new, b_stop, b_send, status_text;
+    SDL_Rect r_top, r_view, r_input, r_status, b_retry, b_new, b_stop, b_send, status_text;
     char error[1024];
     char flash[512];
     double flash_until;
@@ -897,6 +917,7 @@ static void ui_layout(ui *u) {
     if (u->r_view.h < 0) u->r_view.h = 0;
     u->b_stop.w = bw; u->b_stop.h = bh; u->b_stop.x = u->W - px(u, 12) - bw; u->b_stop.y = (u->r_top.h - bh) / 2;
     u->b_new = u->b_stop; u->b_new.x -= bw + px(u, 8);
+    u->b_retry = u->b_new; u->b_retry.x -= bw + px(u, 8);
 }
 
 /* What a bubble shows: a reply without the spaces and newlines it starts with. */
@@ -1042,6 +1063,7 @@ static void ui_draw(ui *u) {
         x += text_at(u, FONT_BODY, x, y, 0, "sparsert chat", TH.text) + px(u, 14);
         text_at(u, FONT_SMALL, x, y + px(u, 3), 0, u->model_ok ? u->facts.file : "offline, on this computer", TH.dim);
     }
+    button(u, u->b_retry, "Retry", u->model_ok && !u->loading && !u->generating && u->turn > u->conv_start, 0);
     button(u, u->b_new, "New chat", u->model_ok && !u->loading, 0);
     button(u, u->b_stop, "Stop", u->generating, 0);
     /* input box */
@@ -1118,6 +1140,20 @@ static void ui_send(ui *u) {
     free(text);
     u->input.n = 0; if (u->input.p) u->input.p[0] = 0;
     u->caret = 0; u->input_scroll = 0;
+    u->generating = 1; u->stick = 1;
+}
+/* Regenerate: the last reply again, from the same prompt (another draw unless --temp 0). */
+static void ui_retry(ui *u) {
+    message *m = NULL;
+    int k;
+    if (u->generating) { flash(u, "Wait for the reply, or press Esc to stop it"); return; }
+    if (!u->model_ok || u->loading) return;
+    for (k = u->n_msgs - 1; k >= 0 && u->turn > u->conv_start; k--)
+        if (u->msgs[k].role == ROLE_MODEL && u->msgs[k].turn == u->turn) { m = &u->msgs[k]; break; }
+    if (!m) { flash(u, "There is no reply to regenerate"); return; }
+    m->text.n = 0; if (m->text.p) m->text.p[0] = 0;
+    m->streaming = 1; m->n_tokens = 0; m->decode_ms = 0;
+    send_cmd(u->w, CMD_RETRY, u->turn, NULL);
     u->generating = 1; u->stick = 1;
 }
 static void ui_new_chat(ui *u) {
@@ -1226,6 +1262,7 @@ static void ui_key(ui *u, SDL_Keycode k, Uint16 mod) {
     case SDLK_v: if (ctrl) input_paste(u); break;
     case SDLK_c: if (ctrl) { if (shift) copy_all(u); else copy_last_reply(u); } break;
     case SDLK_n: if (ctrl) ui_new_chat(u); break;
+    case SDLK_r: if (ctrl) ui_retry(u); break;
     case SDLK_q: if (ctrl) u->quit = 1; break;
     default: break;
     }
@@ -1239,6 +1276,7 @@ static void ui_click(ui *u, int x, int y, int button_no) {
         return;
     }
     if (inside(u->b_new, x, y)) ui_new_chat(u);
+    else if (inside(u->b_retry, x, y)) ui_retry(u);
     else if (inside(u->b_stop, x, y)) ui_stop(u);
     else if (inside(u->b_send, x, y)) { if (u->generating) ui_stop(u); else ui_send(u); }
 }
@@ -1324,7 +1362,7 @@ static void ui_drain(ui *u) {
                              (newlines as \n) and "stats: ..."
      wait-tokens N [SEC]     until the reply being generated has N tokens (or has finished)
      wheel N                 N mouse-wheel notches (positive: up, towards older messages)
-     click new|stop|send     presses that button
+     click new|retry|stop|send  presses that button
      resize W H              resizes the window (window coordinates); logs "window: ..."
      drop PATH               as if PATH had been dropped onto the window
      slow MS                 waits MS milliseconds after each generated token (0 = off)
@@ -1515,7 +1553,7 @@ static int script_step(ui *u) {
             return 0;
         } else if (!strcmp(name, "wheel")) { wheel(u, atoi(arg)); return 0; }
         else if (!strcmp(name, "click")) {
-            SDL_Rect r = !strcmp(arg, "new") ? u->b_new : !strcmp(arg, "stop") ? u->b_stop : u->b_send;
+            SDL_Rect r = !strcmp(arg, "new") ? u->b_new : !strcmp(arg, "retry") ? u->b_retry : !strcmp(arg, "stop") ? u->b_stop : u->b_send;
             ui_click(u, r.x + r.w / 2, r.y + r.h / 2, SDL_BUTTON_LEFT);
             return 0;
         } else if (!strcmp(name, "resize")) {

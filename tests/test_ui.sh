@@ -71,6 +71,12 @@ r1=$(grep '^reply 1:' "$C" | cut -d: -f2-); r2=$(grep '^reply 2:' "$C" | cut -d:
 p1=$(sed -n 's/^stats: reply=1 .* prompt_tokens=\([0-9]*\) .*/\1/p' "$C"); p2=$(sed -n 's/^stats: reply=2 .* prompt_tokens=\([0-9]*\) .*/\1/p' "$C")
 check "chat: after a new chat the same message gets the same reply" $([ -n "$r1" ] && [ "$r1" = "$r2" ]; echo $?) "$(grep '^reply' "$C" | cut -c1-80 | tr '\n' ' '; tail -2 "$T/chat-app.log")"
 check "chat: the new chat's prompt comes from the KV cache ($p1 tokens, then ${p2:-?})" $([ "${p1:-0}" -gt 20 ] && [ "$p2" = 0 ]; echo $?)
+r3=$(grep '^reply 3:' "$C" | cut -d: -f2-); r4=$(grep '^reply 4:' "$C" | cut -d: -f2-)
+ctx2=$(sed -n 's/^stats: reply=2 .* context=\([0-9]*\)\/.*/\1/p' "$C"); ctx4=$(sed -n 's/^stats: reply=4 .* context=\([0-9]*\)\/.*/\1/p' "$C")
+check "chat: Retry (Ctrl+R, the button) gives the greedy reply again from the same prompt, the KV cache as long as before" \
+    $([ -n "$r3" ] && [ "$r3" = "$r2" ] && [ "$r4" = "$r2" ] && [ -n "$ctx2" ] && [ "$ctx2" = "$ctx4" ] && \
+      grep -q '^stats: reply=3 .* prompt_tokens=0 ' "$C" && grep -q '^stats: reply=4 .* prompt_tokens=0 ' "$C"; echo $?) \
+    "$(grep '^stats: reply=[34]' "$C" | tr '\n' ' ')"
 
 # the final screenshot: size, status line with tokens/s, text in the bubbles
 shot=$B/ui-test.png
