@@ -20,14 +20,17 @@
          tensor really has.
      srt-bench e2e MODEL.srt [--threads N | --threads-list ..] [--isa L[,L..]] [--prompt-tokens 128]
                              [--tokens 64] [--runs 3] [--batch B] [--load auto,mmap,copy] [--bw GBS] [--mb 2048]
-                             [--kv f16|f32|q8] [--kv-sparsity K[,V]] [--json]
+                             [--kv f16|f32|q8] [--kv-sparsity K[,V]] [--state] [--json]
          prefill tokens/s, decode tokens/s, time to first token, peak RSS (medians of --runs) on
          random token ids (no tokenizer needed); roofline_fraction = decode tokens/s x (weight bytes
          read per token + KV cache bytes read by the middle decode step) / the read bandwidth
          measured after the runs (or --bw). --load compares how the file reaches memory
          (srt_model_desc.load); the "load" field says which was used. --kv-sparsity: the prompt's
          K and V rows pruned (srt_session_desc.kv_sparsity_k / _v; V = K when one value is given).
-         --kv: the KV cache type (srt_session_desc.kv_type; default f16).
+         --kv: the KV cache type (srt_session_desc.kv_type; default f16). --state: after each
+         prompt its session state is saved into memory and loaded into a second session (the
+         logits must agree), outside the timed steps: state_bytes, state_save_ms, state_load_ms,
+         prefill_ms and state_load_speedup = prefill_ms / state_load_ms.
      srt-bench decode MODEL [--tokens 64] ...      = e2e with --prompt-tokens 1 --runs 1
      srt-bench pool [--json] [--topology] [--threads N] [--cores auto|performance|all|LIST] [--no-pin]
          fork/join latency, parallel-for overhead on a tiny matrix, and GEMV throughput with one
@@ -237,6 +240,7 @@ typedef struct opts {
     srt_backend *gpu;                               /* e2e --backend cuda: the CUDA backend (else NULL) */
     float kv_sparsity[2];                           /* e2e: srt_session_desc.kv_sparsity_k / _v */
     srt_kv_type kv;                                 /* e2e: srt_session_desc.kv_type */
+    int state;                                      /* e2e --state: time saving and loading the prompt's state */
 } opts;
 
 /* Splits "a,b,c" and calls item() on each piece; 0 on any bad piece or too many. */
@@ -1213,16 +1217,42 @@ done:
     return has_output ? total - embd + embd / embd_rows : total;
 }
 
-typedef struct e2e_result { double prefill_tok_s, decode_tok_s, decode_tok_s_median, ttft_ms, rss_mb; int threads, kernels; srt_isa isa; srt_load load; } e2e_result;
+typedef struct e2e_result {
+    double prefill_tok_s, decode_tok_s, decode_tok_s_median, ttft_ms, rss_mb;
+    double state_save_ms, state_load_ms;   /* --state */
+    size_t state_bytes;
+    int threads, kernels;
+    srt_isa isa;
+    srt_load load;
+} e2e_result;
+
+/* --state: the prompt's session state saved into memory and loaded into a second session, timed;
+   the loaded session must give the same logits (else 0). */
+static int state_round_trip(srt_session *s, srt_session *s2, unsigned char **buf, size_t *size, double *save_ms, double *load_ms, int n_vocab) {
+    double t0, t1;
+    const float *a, *b;
+    if (!*buf && (srt_session_state_save(s, NULL, 0, size) != SRT_OK || !(*buf = (unsigned char *)malloc(*size)))) return 0;
+    t0 = now_us();
+    if (srt_session_state_save(s, *buf, *size, size) != SRT_OK) return 0;
+    t1 = now_us();
+    if (srt_session_state_load(s2, *buf, *size) != SRT_OK) return 0;
+    *save_ms = (t1 - t0) / 1e3;
+    *load_ms = (now_us() - t1) / 1e3;
+    a = srt_session_logits(s); b = srt_session_logits(s2);
+    if (!a || !b || memcmp(a, b, sizeof(float) * (size_t)n_vocab) != 0) { fprintf(stderr, "srt-bench: the loaded state gives other logits\n"); return 0; }
+    return 1;
+}
 
 /* One model load at one thread count and ISA: a warm-up, then `runs` x (prompt, decode). */
 static int e2e_run(const opts *o, const char *path, srt_pool *pool, srt_isa isa, srt_load load, srt_model_info *info, e2e_result *res) {
     srt_model *m;
-    srt_session *s;
+    srt_session *s, *s2 = NULL;
     srt_model_desc md;
     srt_session_desc sd;
     int32_t *prompt, tok;
-    double pre[64], dec[64], ttft[64], step[64], *token_us;
+    double pre[64], dec[64], ttft[64], step[64], save[64], load_[64], *token_us;
+    unsigned char *state = NULL;
+    size_t state_size = 0;
     int r, i, runs = o->runs, P = o->prompt_tokens, T = o->tokens;
     memset(&md, 0, sizeof md);
     md.pool = pool;
@@ -1237,7 +1267,9 @@ static int e2e_run(const opts *o, const char *path, srt_pool *pool, srt_isa isa,
     sd.kv_sparsity_k = o->kv_sparsity[0];
     sd.kv_sparsity_v = o->kv_sparsity[1];
     sd.kv_type = o->kv;
-    if (srt_session_create(m, &sd, &s) != SRT_OK) { fprintf(stderr, "srt-bench: %s\n", srt_last_error()); srt_model_free(m); return 0; }
+    if (srt_session_create(m, &sd, &s) != SRT_OK || (o->state && srt_session_create(m, &sd, &s2) != SRT_OK)) {
+        fprintf(stderr, "srt-bench: %s\n", srt_last_error()); srt_session_destroy(s); srt_model_free(m); return 0;
+    }
     prompt = (int32_t *)malloc(sizeof(int32_t) * (size_t)P);
     token_us = (double *)malloc(sizeof(double) * (size_t)T);
     if (!prompt || !token_us) { free(prompt); free(token_us); srt_session_destroy(s); srt_model_free(m); return 0; }
@@ -1254,6 +1286,11 @@ static int e2e_run(const opts *o, const char *path, srt_pool *pool, srt_isa isa,
         t0 = now_us();
         if (srt_session_feed(s, prompt, P) != SRT_OK) break;
         t1 = now_us();
+        if (o->state) {   /* outside the timed steps: t0 moves on by what it took */
+            if (!state_round_trip(s, s2, &state, &state_size, &save[r], &load_[r], info->n_vocab)) break;
+            t0 += now_us() - t1;
+            t1 = now_us();
+        }
         if (srt_session_next(s, &tok) != SRT_OK) break;   /* the first token: sampled from the prompt's logits */
         t2 = now_us();
         for (i = 0, t3 = t2; i < T; i++) {   /* each call evaluates the previous token, then samples */
@@ -1270,9 +1307,12 @@ static int e2e_run(const opts *o, const char *path, srt_pool *pool, srt_isa isa,
     }
     free(prompt);
     free(token_us);
+    free(state);
     srt_session_destroy(s);
+    srt_session_destroy(s2);
     srt_model_free(m);
     if (r < runs) { fprintf(stderr, "srt-bench: e2e run %d stopped: %s\n", r + 1, srt_last_error()); return 0; }
+    if (o->state) { res->state_save_ms = median(save, runs); res->state_load_ms = median(load_, runs); res->state_bytes = state_size; }
     res->prefill_tok_s = median(pre, runs);
     res->decode_tok_s = median(dec, runs);
     res->decode_tok_s_median = median(step, runs);
@@ -1344,6 +1384,13 @@ static int bench_e2e(const opts *o, const char *path) {
             rec_sig(&r, "ttft_ms", e->ttft_ms); rec_num(&r, "peak_rss_mb", e->rss_mb, 1);
             rec_sig(&r, "bandwidth_gbs", bw[ti]);
             rec_sig(&r, "roofline_fraction", e->decode_tok_s * (double)(per_token + kv_per_token) / (bw[ti] * 1e9));
+            if (o->state) {   /* the prompt's state against reading the prompt again */
+                double prefill_ms = o->prompt_tokens * 1e3 / e->prefill_tok_s;
+                rec_int(&r, "state_bytes", (long long)e->state_bytes);
+                rec_sig(&r, "state_save_ms", e->state_save_ms); rec_sig(&r, "state_load_ms", e->state_load_ms);
+                rec_sig(&r, "prefill_ms", prefill_ms);
+                rec_sig(&r, "state_load_speedup", prefill_ms / e->state_load_ms);
+            }
             rec_emit(&r, o->json);
         }
     destroy_pools(pools, n_pools);
@@ -1358,7 +1405,7 @@ static int usage(void) {
         "                 [--threads N | --threads-list 1,2] [--isa portable,avx2,avxvnni,avx512,amx] [--n 32]\n"
         "                 [--set-mb 1536] [--seconds 1] [--bw GBS[,GBS]] [--mb 2048] [--sparsity 0.5] [--json]\n"
         "       srt-bench e2e MODEL.srt [--threads N | --threads-list ..] [--isa L[,L]] [--prompt-tokens 128] [--tokens 64]\n"
-        "                 [--runs 3] [--batch B] [--load auto,mmap,copy] [--bw GBS] [--mb 2048] [--kv f16|f32|q8] [--kv-sparsity K[,V]] [--json]\n"
+        "                 [--runs 3] [--batch B] [--load auto,mmap,copy] [--bw GBS] [--mb 2048] [--kv f16|f32|q8] [--kv-sparsity K[,V]] [--state] [--json]\n"
         "       srt-bench decode MODEL.srt [--tokens 64] ...   (e2e with --prompt-tokens 1 --runs 1)\n"
         "       srt-bench pool [--json] [--topology] [--threads N]\n"
         "       srt-bench make-model OUT [--embd N] [--ff N] [--layers N] [--heads N] [--kv-heads N] [--vocab N]\n"
@@ -1390,6 +1437,7 @@ int main(int argc, char **argv) {
         if (!strcmp(a, "--topology")) { o.topology = 1; continue; }
         if (!strcmp(a, "--no-pin")) { o.no_pin = 1; continue; }
         if (!strcmp(a, "--untied")) { o.untied = 1; continue; }
+        if (!strcmp(a, "--state")) { o.state = 1; continue; }
         if (!v || a[0] != '-' || a[1] != '-') {
             if (a[0] != '-' && !file) file = a; else return usage();
             continue;
