@@ -634,6 +634,14 @@ SRT_API srt_status srt_chat_template_from_model(const srt_model *model, const ch
    set) when cap is too small, or for a role the format cannot express. */
 SRT_API srt_status srt_chat_render(const srt_chat_template *t, const srt_chat_message *msgs, int n, int add_generation_prompt,
                                    char *buf, size_t cap, size_t *len);
+/* Conversation files: srt_session_save with n messages kept beside the state (role and content:
+   any bytes but NUL; roles not empty), so that an app takes a chat up again with its messages and
+   its KV cache. srt_session_load_chat loads the state as srt_session_load does and hands the
+   messages back in one allocation, *msgs (NULL when none), to free with srt_chat_messages_free.
+   srt_session_load reads such a file too (the messages are skipped). */
+SRT_API srt_status srt_session_save_chat(srt_session *s, const char *path, const srt_chat_message *msgs, int n);
+SRT_API srt_status srt_session_load_chat(srt_session *s, const char *path, srt_chat_message **msgs, int *n);
+SRT_API void srt_chat_messages_free(srt_chat_message *msgs);
 
 #ifdef __cplusplus
 }
@@ -6192,12 +6200,13 @@ SRT_API srt_status srt_generate(srt_session *s, const srt_generate_desc *g, srt_
     return st;
 }
 
-/* Session state (formats/SESSION.md): a 64-byte header, the tokens, the pruned stretches, the
-   logits, then the K and V rows of the evaluated positions as the cache holds them (each region's
-   dense and compact runs in position order), and a CRC-32 of everything before it. */
+/* Session state (formats/SESSION.md): a 72-byte header, the messages of a conversation file, the
+   tokens, the pruned stretches, the logits, then the K and V rows of the evaluated positions as the
+   cache holds them (each region's dense and compact runs in position order), and a CRC-32 of
+   everything before it. */
 #define SRT__STATE_MAGIC "SRTS"
 #define SRT__STATE_VERSION 1
-#define SRT__STATE_HEADER 64
+#define SRT__STATE_HEADER 72
 enum { SRT__STATE_LOGITS = 1, SRT__STATE_COMPACT = 2 };
 
 /* Identifies the model a KV cache belongs to: the hyperparameters that shape or rotate K and V,
@@ -6239,9 +6248,9 @@ static uint64_t srt__kv_region_used(const srt_session *s, int which, const srt__
         for (i = 0; i < n_seg; i++) compact += (uint64_t)(seg[i].p1 - seg[i].p0);
     return ((uint64_t)n - compact) * s->kv_row + compact * s->kv_slot[which];
 }
-static uint64_t srt__state_size(const srt_session *s, int n_tokens, int n_eval, int n_seg, const srt__kv_seg *seg, int has_logits) {
+static uint64_t srt__state_size(const srt_session *s, uint64_t msgs_bytes, int n_tokens, int n_eval, int n_seg, const srt__kv_seg *seg, int has_logits) {
     uint64_t regions = (uint64_t)s->m->n_layer * (uint64_t)s->m->n_head_kv;
-    return SRT__STATE_HEADER + 4 * (uint64_t)n_tokens + 8 * (uint64_t)n_seg + (has_logits ? 4 * (uint64_t)s->m->n_vocab : 0) +
+    return SRT__STATE_HEADER + msgs_bytes + 4 * (uint64_t)n_tokens + 8 * (uint64_t)n_seg + (has_logits ? 4 * (uint64_t)s->m->n_vocab : 0) +
            regions * (srt__kv_region_used(s, 0, seg, n_seg, n_eval) + srt__kv_region_used(s, 1, seg, n_seg, n_eval)) + 4;
 }
 
@@ -6306,7 +6315,14 @@ static srt_status srt__state_kv_device(srt_session *s, int n, srt__state_out *pu
     SRT_FREE(dev); SRT_FREE(reg);
     return st == SRT_OK ? SRT_OK : srt__fail(st, "backend %s: %s", b->name, err);
 }
-static void srt__state_write(srt_session *s, srt__state_out *o) {
+/* Bytes of the messages section (each: u32 length, role, u32 length, content); 0 for none. */
+static uint64_t srt__state_msgs_bytes(const srt_chat_message *msgs, int n) {
+    uint64_t b = 0;
+    int i;
+    for (i = 0; i < n; i++) b += 8 + (uint64_t)strlen(msgs[i].role) + (uint64_t)strlen(msgs[i].content);
+    return b;
+}
+static void srt__state_write(srt_session *s, srt__state_out *o, const srt_chat_message *msgs, int n_msgs) {
     unsigned char h[SRT__STATE_HEADER], t[8];
     int i;
     memset(h, 0, sizeof h);
@@ -6326,7 +6342,15 @@ static void srt__state_write(srt_session *s, srt__state_out *o) {
     srt__put_le(h + 48, (uint32_t)(s->n_seg ? s->kv_nnz[0] : s->m->head_dim), 4);
     srt__put_le(h + 52, (uint32_t)(s->n_seg ? s->kv_nnz[1] : s->m->head_dim), 4);
     srt__put_le(h + 56, s->rng, 8);
+    srt__put_le(h + 64, (uint32_t)n_msgs, 4);
+    srt__put_le(h + 68, srt__state_msgs_bytes(msgs, n_msgs), 4);
     srt__state_put(o, h, sizeof h);
+    for (i = 0; i < n_msgs; i++) {
+        const char *part[2];
+        int k;
+        part[0] = msgs[i].role; part[1] = msgs[i].content;
+        for (k = 0; k < 2; k++) { srt__put_le(t, (uint32_t)strlen(part[k]), 4); srt__state_put(o, t, 4); srt__state_put(o, part[k], strlen(part[k])); }
+    }
     for (i = 0; i < s->n_tokens; i++) { srt__put_le(t, (uint32_t)s->tokens[i], 4); srt__state_put(o, t, 4); }
     for (i = 0; i < s->n_seg; i++) { srt__put_le(t, (uint32_t)s->seg[i].p0, 4); srt__put_le(t + 4, (uint32_t)s->seg[i].p1, 4); srt__state_put(o, t, 8); }
     if (s->has_logits) srt__state_put(o, s->logits, 4 * (uint64_t)s->m->n_vocab);
@@ -6350,7 +6374,7 @@ SRT_API srt_status srt_session_state_save(srt_session *s, void *buf, size_t cap,
     srt_status st = srt__state_check_session(s, "srt_session_state_save");
     if (st != SRT_OK) return st;
     if (!size) return srt__fail(SRT_ERR_INVALID_ARG, "srt_session_state_save: NULL size");
-    need = srt__state_size(s, s->n_tokens, s->n_eval, s->n_seg, s->seg, s->has_logits);
+    need = srt__state_size(s, 0, s->n_tokens, s->n_eval, s->n_seg, s->seg, s->has_logits);
     if ((uint64_t)(size_t)need != need) return srt__fail(SRT_ERR_OUT_OF_MEMORY, "srt_session_state_save: %llu bytes do not fit the address space", (unsigned long long)need);
     *size = (size_t)need;
     if (!buf) return SRT_OK;
@@ -6359,19 +6383,23 @@ SRT_API srt_status srt_session_state_save(srt_session *s, void *buf, size_t cap,
     srt__crc32_init(&o.tab);
     o.buf = (unsigned char *)buf;
     o.pool = s->m->pool;
-    srt__state_write(s, &o);
+    srt__state_write(s, &o, NULL, 0);
     return o.st;
 }
 
-SRT_API srt_status srt_session_save(srt_session *s, const char *path) {
+static srt_status srt__session_save(srt_session *s, const char *path, const srt_chat_message *msgs, int n_msgs, const char *what) {
     srt__state_out o;
     char *tmp;
     size_t len;
-    srt_status st = srt__state_check_session(s, "srt_session_save");
+    int i;
+    srt_status st = srt__state_check_session(s, what);
     if (st != SRT_OK) return st;
-    if (!path) return srt__fail(SRT_ERR_INVALID_ARG, "srt_session_save: NULL path");
+    if (!path || n_msgs < 0 || (n_msgs > 0 && !msgs)) return srt__fail(SRT_ERR_INVALID_ARG, "%s: NULL path or bad messages", what);
+    for (i = 0; i < n_msgs; i++)
+        if (!msgs[i].role || !msgs[i].role[0] || !msgs[i].content) return srt__fail(SRT_ERR_INVALID_ARG, "%s: message %d has no role or no content", what, i);
+    if (srt__state_msgs_bytes(msgs, n_msgs) > 0xffffffffu) return srt__fail(SRT_ERR_INVALID_ARG, "%s: the messages take more than 4 GiB", what);
     len = strlen(path);
-    if (!(tmp = (char *)SRT_MALLOC(len + 5))) return srt__fail(SRT_ERR_OUT_OF_MEMORY, "srt_session_save: out of memory");
+    if (!(tmp = (char *)SRT_MALLOC(len + 5))) return srt__fail(SRT_ERR_OUT_OF_MEMORY, "%s: out of memory", what);
     memcpy(tmp, path, len);
     memcpy(tmp + len, ".tmp", 5);
     memset(&o, 0, sizeof o);
@@ -6379,7 +6407,7 @@ SRT_API srt_status srt_session_save(srt_session *s, const char *path) {
     o.pool = s->m->pool;
     if (!(o.f = fopen(tmp, "wb"))) st = srt__fail(SRT_ERR_IO, "%s: cannot create", tmp);
     else {
-        srt__state_write(s, &o);
+        srt__state_write(s, &o, msgs, n_msgs);
         if (o.st != SRT_OK) { fclose(o.f); st = o.st; }
         else if (fclose(o.f) != 0 || o.failed) st = srt__fail(SRT_ERR_IO, "%s: write failed (disk full?)", tmp);
         else if (!srt__replace_file(tmp, path)) st = srt__fail(SRT_ERR_IO, "cannot rename %s to %s", tmp, path);
@@ -6388,20 +6416,59 @@ SRT_API srt_status srt_session_save(srt_session *s, const char *path) {
     SRT_FREE(tmp);
     return st;
 }
+SRT_API srt_status srt_session_save(srt_session *s, const char *path) { return srt__session_save(s, path, NULL, 0, "srt_session_save"); }
+SRT_API srt_status srt_session_save_chat(srt_session *s, const char *path, const srt_chat_message *msgs, int n) {
+    return srt__session_save(s, path, msgs, n, "srt_session_save_chat");
+}
 
-SRT_API srt_status srt_session_state_load(srt_session *s, const void *data, size_t size) {
+/* The messages section at p (n_msgs of them in bytes): each role non-empty, no NUL inside. 0 if
+   malformed. With out, they are copied into one allocation (array, then the strings). */
+static int srt__state_msgs(const unsigned char *p, uint32_t n_msgs, uint32_t bytes, srt_chat_message **out) {
+    const unsigned char *q = p, *end = p + bytes;
+    srt_chat_message *msgs = NULL;
+    char *text = NULL;
+    uint32_t i;
+    int k;
+    if ((uint64_t)n_msgs * 8 > bytes) return 0;
+    if (out && n_msgs) {
+        if (!(msgs = (srt_chat_message *)SRT_MALLOC((size_t)n_msgs * sizeof *msgs + (size_t)bytes + 1))) return -1;
+        text = (char *)(msgs + n_msgs);
+    }
+    for (i = 0; i < n_msgs; i++)
+        for (k = 0; k < 2; k++) {
+            uint32_t len;
+            if (end - q < 4) { SRT_FREE(msgs); return 0; }
+            len = (uint32_t)srt__get_le(q, 4);
+            q += 4;
+            if ((uint64_t)(end - q) < len || (k == 0 && len == 0) || memchr(q, 0, len)) { SRT_FREE(msgs); return 0; }
+            if (msgs) {
+                memcpy(text, q, len);
+                text[len] = 0;
+                if (k == 0) msgs[i].role = text; else msgs[i].content = text;
+                text += len + 1;
+            }
+            q += len;
+        }
+    if (q != end) { SRT_FREE(msgs); return 0; }
+    if (out) *out = msgs;
+    return 1;
+}
+
+/* Checks a state and, when every check passes, makes it the session's; msgs (may be NULL): its
+   messages, allocated. */
+static srt_status srt__state_load(srt_session *s, const void *data, size_t size, const char *what, srt_chat_message **msgs, int *n_msgs_out) {
     static const char *const kv_names[4] = {"?", "f32", "f16", "q8"};
     const unsigned char *h = (const unsigned char *)data, *p;
     const srt_model *m;
     srt__kv_seg seg[SRT__KV_SEGS];
     srt__crc32 tab;
-    uint32_t version, kv, n_layer, n_head_kv, head_dim, n_vocab, n_tokens, n_eval, flags, n_seg, nnz[2], i;
-    uint64_t need;
+    uint32_t version, kv, n_layer, n_head_kv, head_dim, n_vocab, n_tokens, n_eval, flags, n_seg, nnz[2], n_msgs, msgs_bytes, i;
+    uint64_t need, base;
     int has_logits;
-    srt_status st = srt__state_check_session(s, "srt_session_state_load");
+    srt_status st = srt__state_check_session(s, what);
     if (st != SRT_OK) return st;
     m = s->m;
-    if (!data && size) return srt__fail(SRT_ERR_INVALID_ARG, "srt_session_state_load: NULL data");
+    if (!data && size) return srt__fail(SRT_ERR_INVALID_ARG, "%s: NULL data", what);
     if (size < SRT__STATE_HEADER + 4 || memcmp(h, SRT__STATE_MAGIC, 4) != 0)
         return srt__fail(SRT_ERR_FORMAT, "session state: not a sparsert session state (%s)", size < SRT__STATE_HEADER + 4 ? "too short" : "no SRTS magic");
     version = (uint32_t)srt__get_le(h + 4, 4);
@@ -6412,7 +6479,9 @@ SRT_API srt_status srt_session_state_load(srt_session *s, const void *data, size
     n_tokens = (uint32_t)srt__get_le(h + 32, 4); n_eval = (uint32_t)srt__get_le(h + 36, 4);
     flags = (uint32_t)srt__get_le(h + 40, 4); n_seg = (uint32_t)srt__get_le(h + 44, 4);
     nnz[0] = (uint32_t)srt__get_le(h + 48, 4); nnz[1] = (uint32_t)srt__get_le(h + 52, 4);
+    n_msgs = (uint32_t)srt__get_le(h + 64, 4); msgs_bytes = (uint32_t)srt__get_le(h + 68, 4);
     has_logits = (flags & SRT__STATE_LOGITS) != 0;
+    base = SRT__STATE_HEADER + (uint64_t)msgs_bytes;   /* where the tokens begin */
     /* whose state it is */
     if (n_layer != (uint32_t)m->n_layer || n_head_kv != (uint32_t)m->n_head_kv || head_dim != (uint32_t)m->head_dim || n_vocab != (uint32_t)m->n_vocab)
         return srt__fail(SRT_ERR_INVALID_ARG, "session state: saved with another model (%u layers, %u KV heads of %u, vocabulary %u; this one has %d, %d of %d, %d)",
@@ -6432,22 +6501,24 @@ SRT_API srt_status srt_session_state_load(srt_session *s, const void *data, size
     if (n_seg > 0 && ((int)nnz[0] != s->kv_nnz[0] || (int)nnz[1] != s->kv_nnz[1] || !(flags & SRT__STATE_COMPACT) != !s->kv_compact))
         return srt__fail(SRT_ERR_INVALID_ARG, "session state: its pruned KV rows keep %u / %u of %u K / V values, this session's keep %d / %d (srt_session_desc.kv_sparsity_k, _v)",
                          nnz[0], nnz[1], head_dim, s->kv_nnz[0], s->kv_nnz[1]);
-    if ((uint64_t)size < SRT__STATE_HEADER + 4 * (uint64_t)n_tokens + 8 * (uint64_t)n_seg) return srt__fail(SRT_ERR_FORMAT, "session state: truncated (%llu bytes)", (unsigned long long)size);
-    p = h + SRT__STATE_HEADER + 4 * (size_t)n_tokens;
+    if ((uint64_t)size < base + 4 * (uint64_t)n_tokens + 8 * (uint64_t)n_seg) return srt__fail(SRT_ERR_FORMAT, "session state: truncated (%llu bytes)", (unsigned long long)size);
+    p = h + base + 4 * (size_t)n_tokens;
     for (i = 0; i < n_seg; i++) {
         seg[i].p0 = (int)(uint32_t)srt__get_le(p + 8 * i, 4);
         seg[i].p1 = (int)(uint32_t)srt__get_le(p + 8 * i + 4, 4);
         if (seg[i].p0 < (i ? seg[i - 1].p1 : 0) || seg[i].p1 <= seg[i].p0 || seg[i].p1 > (int)n_eval)
             return srt__fail(SRT_ERR_FORMAT, "session state: pruned stretch %u [%d, %d) is out of order or beyond the %u evaluated tokens", i, seg[i].p0, seg[i].p1, n_eval);
     }
-    need = srt__state_size(s, (int)n_tokens, (int)n_eval, (int)n_seg, seg, has_logits);
+    need = srt__state_size(s, msgs_bytes, (int)n_tokens, (int)n_eval, (int)n_seg, seg, has_logits);
     if ((uint64_t)size != need)
         return srt__fail(SRT_ERR_FORMAT, "session state: %llu bytes, its header says %llu (%s)", (unsigned long long)size, (unsigned long long)need, (uint64_t)size < need ? "truncated" : "trailing bytes");
     srt__crc32_init(&tab);
     if (srt__crc32_pool(m->pool, &tab, data, size - 4) != (uint32_t)srt__get_le(h + size - 4, 4))
         return srt__fail(SRT_ERR_CHECKSUM, "session state: checksum mismatch (the file is damaged)");
+    if (srt__state_msgs(h + SRT__STATE_HEADER, n_msgs, msgs_bytes, NULL) != 1)
+        return srt__fail(SRT_ERR_FORMAT, "session state: the %u messages (%u bytes) are malformed (a length past the section, an empty role or a NUL byte)", n_msgs, msgs_bytes);
     for (i = 0; i < n_tokens; i++) {
-        uint32_t t = (uint32_t)srt__get_le(h + SRT__STATE_HEADER + 4 * (size_t)i, 4);
+        uint32_t t = (uint32_t)srt__get_le(h + base + 4 * (size_t)i, 4);
         if (t >= n_vocab) return srt__fail(SRT_ERR_FORMAT, "session state: token %u (id %u) is outside the vocabulary (%u)", i, t, n_vocab);
     }
     p += 8 * (size_t)n_seg;
@@ -6456,8 +6527,13 @@ SRT_API srt_status srt_session_state_load(srt_session *s, const void *data, size
             float f = srt__le_f32(p + 4 * (size_t)i);
             if (!(f >= -FLT_MAX && f <= FLT_MAX)) return srt__fail(SRT_ERR_FORMAT, "session state: logit %u is not finite", i);
         }
+    if (msgs) {
+        *msgs = NULL;
+        if (srt__state_msgs(h + SRT__STATE_HEADER, n_msgs, msgs_bytes, msgs) != 1) return srt__fail(SRT_ERR_OUT_OF_MEMORY, "%s: out of memory for the messages", what);
+        *n_msgs_out = (int)n_msgs;
+    }
     /* every check passed: the session takes it over */
-    for (i = 0; i < n_tokens; i++) s->tokens[i] = (int32_t)(uint32_t)srt__get_le(h + SRT__STATE_HEADER + 4 * (size_t)i, 4);
+    for (i = 0; i < n_tokens; i++) s->tokens[i] = (int32_t)(uint32_t)srt__get_le(h + base + 4 * (size_t)i, 4);
     s->n_tokens = (int)n_tokens;
     s->n_eval = (int)n_eval;
     s->n_seg = (int)n_seg;
@@ -6469,23 +6545,34 @@ SRT_API srt_status srt_session_state_load(srt_session *s, const void *data, size
     if ((st = srt__state_kv(s, (int)n_eval, NULL, &p)) != SRT_OK) {   /* the device cache is partly written: nothing of it is kept */
         s->n_tokens = s->n_eval = 0;
         s->has_logits = 0;
+        if (msgs) { SRT_FREE(*msgs); *msgs = NULL; *n_msgs_out = 0; }
         return st;
     }
     return SRT_OK;
 }
+SRT_API srt_status srt_session_state_load(srt_session *s, const void *data, size_t size) {
+    return srt__state_load(s, data, size, "srt_session_state_load", NULL, NULL);
+}
 
-SRT_API srt_status srt_session_load(srt_session *s, const char *path) {
+static srt_status srt__session_load(srt_session *s, const char *path, srt_chat_message **msgs, int *n_msgs, const char *what) {
     srt__map map;
-    srt_status st = srt__state_check_session(s, "srt_session_load");
+    srt_status st = srt__state_check_session(s, what);
     if (st != SRT_OK) return st;
-    if (!path) return srt__fail(SRT_ERR_INVALID_ARG, "srt_session_load: NULL path");
+    if (!path || (msgs && !n_msgs)) return srt__fail(SRT_ERR_INVALID_ARG, "%s: NULL argument", what);
+    if (msgs) { *msgs = NULL; *n_msgs = 0; }
     /* mapped, with no free-memory check (it is read once, in order) */
     if ((st = srt__map_open(path, &map, SRT_LOAD_MMAP, ~(uint64_t)0)) != SRT_OK) return st;
-    st = srt_session_state_load(s, map.data, (size_t)map.size);
+    st = srt__state_load(s, map.data, (size_t)map.size, what, msgs, n_msgs);
     srt__map_close(&map);
     if (st != SRT_OK) return srt__fail(st, "%s: %s", path, srt_last_error());
     return SRT_OK;
 }
+SRT_API srt_status srt_session_load(srt_session *s, const char *path) { return srt__session_load(s, path, NULL, NULL, "srt_session_load"); }
+SRT_API srt_status srt_session_load_chat(srt_session *s, const char *path, srt_chat_message **msgs, int *n) {
+    if (!msgs) return srt__fail(SRT_ERR_INVALID_ARG, "srt_session_load_chat: NULL messages");
+    return srt__session_load(s, path, msgs, n, "srt_session_load_chat");
+}
+SRT_API void srt_chat_messages_free(srt_chat_message *msgs) { SRT_FREE(msgs); }
 
 /* ---------------------------------------------------------------- 14 chat templates */
 /* Each format is written from its reference Jinja template (the one named in the public enum);

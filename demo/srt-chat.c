@@ -10,7 +10,9 @@
        the new turn's text is evaluated. Without a template (or with --no-chat) each line
        continues the text. Ctrl-C stops a running generation, Ctrl-D quits, /reset starts over;
        in a chat /undo takes back the last exchange and /retry answers the last message again
-       (both go back in the KV cache with srt_session_truncate: nothing before it is read again).
+       (both go back in the KV cache with srt_session_truncate: nothing before it is read again);
+       /save FILE keeps the conversation (messages and KV cache: srt_session_save_chat) and
+       /load FILE takes one up again, in this run or a later one, with nothing read again.
        When the context window fills up, the oldest messages are dropped (the system message
        stays) and the rest is read again; whenever the conversation is read again (and after
        /reset) the tokens it still begins with stay in the KV cache.
@@ -401,6 +403,42 @@ static void chat_reset(chat *c) {
     c->fed.n = 0;
     c->prev_special = 0;
 }
+/* /save FILE: the session state with the messages and, as a last message of role "srt-chat:fed",
+   the text the session's tokens stand for (srt_session_save_chat). */
+static void chat_save(chat *c, const char *path) {
+    srt_chat_message *all = (srt_chat_message *)malloc((size_t)(c->n_msgs + 1) * sizeof *all);
+    if (!all) { fprintf(stderr, "srt-chat: out of memory\n"); return; }
+    if (c->n_msgs) memcpy(all, c->msgs, (size_t)c->n_msgs * sizeof *all);
+    all[c->n_msgs].role = "srt-chat:fed";
+    all[c->n_msgs].content = c->fed.p ? c->fed.p : "";
+    if (srt_session_save_chat(c->session, path, all, c->n_msgs + 1) != SRT_OK) fprintf(stderr, "srt-chat: cannot save: %s\n", srt_last_error());
+    else fprintf(stderr, "(saved to %s: %d messages, %d tokens)\n", path, c->n_msgs, srt_session_pos(c->session));
+    free(all);
+}
+/* /load FILE: the conversation of a /save takes this one's place. Without the fed text (a file of
+   another app) the next turn reads the conversation again, keeping the tokens it begins with. */
+static void chat_load(chat *c, const char *path) {
+    srt_chat_message *msgs = NULL;
+    int n = 0, i, pos;
+    if (srt_session_load_chat(c->session, path, &msgs, &n) != SRT_OK) {
+        fprintf(stderr, "srt-chat: cannot load: %s\n", srt_last_error());
+        c->fed.n = 0;   /* the next turn checks what the KV cache holds */
+        c->prev_special = 0;
+        return;
+    }
+    while (c->n_msgs > 0) chat_drop(c, c->n_msgs - 1);
+    c->fed.n = 0;
+    c->prev_special = 0;
+    c->has_turn = 0;
+    for (i = 0; i < n; i++) {
+        if (!strcmp(msgs[i].role, "srt-chat:fed")) { c->fed.n = 0; tb_add(&c->fed, msgs[i].content, strlen(msgs[i].content)); }
+        else chat_add(c, msgs[i].role, msgs[i].content, strlen(msgs[i].content));
+    }
+    pos = srt_session_pos(c->session);
+    if (pos > 0) c->prev_special = is_control(c->model, srt_session_tokens(c->session)[pos - 1]);
+    fprintf(stderr, "(loaded %s: %d messages, %d tokens)\n", path, c->n_msgs, pos);
+    srt_chat_messages_free(msgs);
+}
 static void chat_free(chat *c) {
     while (c->n_msgs > 0) chat_drop(c, c->n_msgs - 1);
     free(c->msgs);
@@ -571,7 +609,7 @@ int main(int argc, char **argv) {
             st = chat_turn(&c, prompt, stdout);
         } else {
             char line[8192];
-            fprintf(stderr, "%s: %s, %d layers, %s weights, context %d, chat template %s%s. /undo, /retry, /reset, Ctrl-D quits.\n",
+            fprintf(stderr, "%s: %s, %d layers, %s weights, context %d, chat template %s%s. /undo, /retry, /reset, /save FILE, /load FILE, Ctrl-D quits.\n",
                     model_path, info.architecture, info.n_layer, srt_format_name(info.format), srt_session_n_ctx(session),
                     srt_chat_format_name(c.tmpl.format), c.tmpl.guessed ? " (guessed)" : "");
             st = SRT_OK;
@@ -583,6 +621,8 @@ int main(int argc, char **argv) {
                 if (len && line[len - 1] == '\n') line[--len] = 0;
                 if (len && line[len - 1] == '\r') line[--len] = 0;
                 if (!strcmp(line, "/reset")) { chat_reset(&c); fprintf(stderr, "(conversation reset)\n"); continue; }
+                if (!strncmp(line, "/save ", 6) && line[6]) { chat_save(&c, line + 6); continue; }
+                if (!strncmp(line, "/load ", 6) && line[6]) { chat_load(&c, line + 6); continue; }
                 if (!strcmp(line, "/undo")) { fprintf(stderr, chat_undo(&c) ? "(last exchange taken back)\n" : "(nothing to take back)\n"); continue; }
                 if (!strcmp(line, "/retry")) {   /* the same message again: with --temp > 0 another reply */
                     const char *last = c.has_turn && c.turn_msg < c.n_msgs ? c.msgs[c.turn_msg].content : NULL;
@@ -639,7 +679,7 @@ int main(int argc, char **argv) {
         char line[8192];
         srt_model_info info;
         srt_model_get_info(model, &info);
-        fprintf(stderr, "%s: %s, %d layers, %s weights, context %d. Type text to continue it; /reset starts over, Ctrl-D quits.\n",
+        fprintf(stderr, "%s: %s, %d layers, %s weights, context %d. Type text to continue it; /reset starts over, /save FILE, /load FILE, Ctrl-D quits.\n",
                 model_path, info.architecture, info.n_layer, srt_format_name(info.format), srt_session_n_ctx(session));
         st = SRT_OK;
         for (;;) {
@@ -652,6 +692,16 @@ int main(int argc, char **argv) {
             len = strlen(line);
             if (len && line[len - 1] == '\n') line[--len] = 0;
             if (!strcmp(line, "/reset")) { srt_session_reset(session); fprintf(stderr, "(conversation reset)\n"); continue; }
+            if (!strncmp(line, "/save ", 6) && line[6]) {
+                if (srt_session_save(session, line + 6) != SRT_OK) fprintf(stderr, "srt-chat: cannot save: %s\n", srt_last_error());
+                else fprintf(stderr, "(saved to %s: %d tokens)\n", line + 6, srt_session_pos(session));
+                continue;
+            }
+            if (!strncmp(line, "/load ", 6) && line[6]) {
+                if (srt_session_load(session, line + 6) != SRT_OK) fprintf(stderr, "srt-chat: cannot load: %s\n", srt_last_error());
+                else fprintf(stderr, "(loaded %s: %d tokens)\n", line + 6, srt_session_pos(session));
+                continue;
+            }
             o.f = stdout;
             memset(&g, 0, sizeof g);
             g.prompt = line; g.max_tokens = n_predict; g.on_text = print_text; g.user = &o;

@@ -4,12 +4,13 @@
    trailing CRC-32 is made right first, so that mutations reach the checks behind it (the checksum
    itself is tested in test_state). The loading session takes the KV type the header names (f16 if
    none) and a sparse KV cache when the header says values were dropped, so that most inputs get
-   past the first refusals. A state that loads must save back to the very same bytes, and the
-   session must then go on: its logits are there when the state says so, and two sampled tokens
-   are in the vocabulary. Odd-sized inputs go through a file (srt_session_load), the others
-   through memory. Build and run: see tests/fuzz_common.h and `./build.sh fuzz`.
+   past the first refusals. A state that loads must save back to the very same bytes (odd-sized
+   inputs go through files: srt_session_load_chat, then srt_session_save_chat with the messages it
+   gave; the others through memory, compared when they hold no messages), and the session must
+   then go on: its logits are there when the state says so, and two sampled tokens are in the
+   vocabulary. Build and run: see tests/fuzz_common.h and `./build.sh fuzz`.
    Seeds (--seeds DIR): states of the tiny model: empty, a prompt with a token pending, truncated,
-   for each KV type, and a sparse cache with two pruned stretches. */
+   for each KV type, a sparse cache with two pruned stretches, and a conversation file. */
 #define FZ_NAME "fuzz_state"
 #define FZ_PER_SEED 400
 #define FZ_DICT {"SRTS", "\x01\0\0\0", "\x02\0\0\0", "\x03\0\0\0", "\xff\xff\xff\xff", "\0\0\0\0", "\x20\0\0\0", "\x21\0\0\0", NULL}
@@ -50,7 +51,7 @@ static srt_session *fz_session(srt_kv_type kv, float sparsity) {
 
 int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size) {
     static srt__crc32 crc;
-    unsigned char *p = (unsigned char *)malloc(size + 1), *again;
+    unsigned char *p = (unsigned char *)malloc(size + 1), *again = NULL;
     srt_kv_type kv = SRT_KV_F16;
     srt_session *s;
     srt_status st;
@@ -59,29 +60,45 @@ int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size) {
     if (!p) abort();
     if (size) memcpy(p, data, size);
     if (!crc.table[1]) srt__crc32_init(&crc);
-    if (size >= 68) {
+    if (size >= 76) {
         uint32_t k = (uint32_t)srt__get_le(p + 12, 4), nnz = (uint32_t)srt__get_le(p + 48, 4);
         if (k >= 1 && k <= 3) kv = (srt_kv_type)k;
         if (kv == SRT_KV_F16 && nnz < 8) sparsity = 0.5f;
         srt__put_le(p + size - 4, srt__crc32_update(&crc, 0, p, size - 4), 4);
     }
     s = fz_session(kv, sparsity);
-    if (size & 1) {
+    if (size & 1) {   /* a file, with its messages: saved again with them, the same bytes */
         char path[512];
+        srt_chat_message *msgs = NULL;
+        int n_msgs = 0;
         fz_tmp_path(path, sizeof path, "state.bin");
         if (!fz_write_file(path, p, size)) abort();
-        st = srt_session_load(s, path);
+        st = srt_session_load_chat(s, path, &msgs, &n_msgs);
         unlink(path);
-    } else st = srt_session_state_load(s, p, size);
-    if (st == SRT_OK) {
-        int32_t tok;
-        int i;
-        if (srt_session_state_save(s, NULL, 0, &n) != SRT_OK || n != size || !(again = (unsigned char *)malloc(n)) ||
-            srt_session_state_save(s, again, n, &n) != SRT_OK || memcmp(again, p, size) != 0) {
+        if (st == SRT_OK) {
+            size_t got = 0;
+            if (srt_session_save_chat(s, path, msgs, n_msgs) != SRT_OK || !(again = fz_read_file(path, &got)) || got != size || memcmp(again, p, size) != 0) {
+                fprintf(stderr, "a loaded conversation file does not save back to its own bytes\n");
+                abort();
+            }
+            free(again);
+            again = NULL;
+            unlink(path);
+        } else if (msgs || n_msgs) { fprintf(stderr, "a refused file gave messages\n"); abort(); }
+        srt_chat_messages_free(msgs);
+    } else {
+        st = srt_session_state_load(s, p, size);
+        if (st == SRT_OK && srt__get_le(p + 64, 4) == 0 &&
+            (srt_session_state_save(s, NULL, 0, &n) != SRT_OK || n != size || !(again = (unsigned char *)malloc(n)) ||
+             srt_session_state_save(s, again, n, &n) != SRT_OK || memcmp(again, p, size) != 0)) {
             fprintf(stderr, "a loaded state does not save back to its own bytes\n");
             abort();
         }
         free(again);
+    }
+    if (st == SRT_OK) {
+        int32_t tok;
+        int i;
         if (srt_session_pos(s) > srt_session_n_ctx(s)) { fprintf(stderr, "loaded past the context\n"); abort(); }
         if ((p[40] & 1) && !srt_session_logits(s)) { fprintf(stderr, "a state with logits loaded without them\n"); abort(); }
         for (i = 0; i < 2; i++) {
@@ -125,6 +142,17 @@ static int fz_make_seeds(const char *dir) {
         bad |= srt_session_feed(s, prompt, 7) != SRT_OK || srt_session_next(s, &t) != SRT_OK || srt_session_next(s, &t) != SRT_OK ||
                srt_session_feed(s, prompt + 7, 5) != SRT_OK || s->n_seg != 2;
         bad |= fz_save(s, dir, "f16-sparse");
+        srt_session_destroy(s);
+    }
+    {   /* a conversation file */
+        srt_session *s = fz_session(SRT_KV_F16, 0.0f);
+        srt_chat_message msgs[3];
+        char path[1024];
+        msgs[0].role = "system"; msgs[0].content = "Be brief.";
+        msgs[1].role = "user"; msgs[1].content = "hello \xe2\x82";
+        msgs[2].role = "assistant"; msgs[2].content = "";
+        snprintf(path, sizeof path, "%s/f16-chat.state", dir);
+        bad |= srt_session_feed(s, prompt, 5) != SRT_OK || srt_session_save_chat(s, path, msgs, 3) != SRT_OK;
         srt_session_destroy(s);
     }
     return bad;   /* the model stays: fz_model() keeps it for the process */

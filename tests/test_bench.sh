@@ -97,9 +97,9 @@ done
 if [ $rc -ne 0 ] && grep -q "at least" "$T/kvbad.txt"; then echo "ok - e2e: a KV sparsity below the break-even is refused"; else echo "FAIL - e2e --kv-sparsity 0.01: rc $rc"; cat "$T/kvbad.txt"; fi
 run "e2e --state" "$T/e2e5.json" e2e "$T/tiny.srt" --prompt-tokens 5 --tokens 4 --runs 2 --bw 10 --threads 1 --state --json
 check "e2e --state fields" "$T/e2e5.json" e2e 1 mode + state_bytes state_save_ms state_load_ms prefill_ms state_load_speedup decode_tok_s
-# 64 header + 5 tokens x 4 + 320 logits x 4 + 2 layers x 2 KV heads x 5 positions x 32-byte f16 rows x (K, V) + 4 CRC
-if grep -q '"state_bytes":2648,' "$T/e2e5.json"; then echo "ok - e2e --state: the prompt's state is 2648 bytes"
-else echo "FAIL - e2e --state: state_bytes is not 2648"; cat "$T/e2e5.json"; fi
+# 72 header + 5 tokens x 4 + 320 logits x 4 + 2 layers x 2 KV heads x 5 positions x 32-byte f16 rows x (K, V) + 4 CRC
+if grep -q '"state_bytes":2656,' "$T/e2e5.json"; then echo "ok - e2e --state: the prompt's state is 2656 bytes"
+else echo "FAIL - e2e --state: state_bytes is not 2656"; cat "$T/e2e5.json"; fi
 run decode "$T/decode.json" decode "$T/tiny.srt" --tokens 4 --bw 10 --threads 1 --json
 check "decode = e2e with one prompt token" "$T/decode.json" e2e 1 mode + prompt_tokens decode_tok_s
 

@@ -438,6 +438,26 @@ static void test_prompt_cache(void) {
         free(out); free(e);
     }
     free(plain); free(first); free(second); free(sys1); free(sys2); free(sys3); free(sys_plain);
+    /* /save and /load: a conversation taken up in another run goes on as it would have */
+    remove(TMP "/conv.state");
+    CHECK(run("printf 'Once upon a time\\n/save " TMP "/conv.state\\nThe cat sat\\n' | build/srt-chat -m " TMP "/stories.srt -t 1 -n 12 --template chatml --temp 0 "
+              ">" TMP "/a.txt 2>" TMP "/ae.txt") == 0 &&
+          run("printf '/load " TMP "/nothing.state\\n/load " TMP "/conv.state\\nThe cat sat\\n' | build/srt-chat -m " TMP "/stories.srt -t 1 -n 12 --template chatml --temp 0 "
+              ">" TMP "/b.txt 2>" TMP "/be.txt") == 0, "srt-chat: a turn, /save, a turn; then /load and the same turn in another run");
+    {
+        size_t n = 0;
+        char *a = srt_test_read_file(TMP "/a.txt", &n), *b = srt_test_read_file(TMP "/b.txt", &n), *ae = srt_test_read_file(TMP "/ae.txt", &n),
+             *be = srt_test_read_file(TMP "/be.txt", &n), *nl = a ? strchr(a, '\n') : NULL;
+        CHECK(nl && b && strlen(b) > 1 && !strcmp(nl + 1, b), "the loaded conversation answers the second message as the first run did");
+        CHECK(ae && strstr(ae, "(saved to " TMP "/conv.state: 2 messages, ") && be && strstr(be, "(loaded " TMP "/conv.state: 2 messages, "),
+              "/save and /load say what they kept");
+        CHECK(be && strstr(be, "srt-chat: cannot load: ") && strstr(be, "nothing.state"), "/load of a missing file says so, and the chat goes on");
+        {   /* only the new turn was read: the same prompt count in both runs */
+            const char *pa = ae ? strstr(ae, "[prompt: ") : NULL, *pa2 = pa ? strstr(pa + 1, "[prompt: ") : NULL, *pb = be ? strstr(be, "[prompt: ") : NULL;
+            CHECK(pa2 && pb && atoi(pa2 + 9) == atoi(pb + 9) && atoi(pb + 9) > 0, "after /load only the new turn is read (%d tokens)", pb ? atoi(pb + 9) : -1);
+        }
+        free(a); free(b); free(ae); free(be);
+    }
 }
 
 static void test_srt_chat(void) {

@@ -268,6 +268,77 @@ done:
     srt_model_free(m); srt_model_free(o); srt_model_free(w);
 }
 
+/* ---------------------------------------------------------------- conversation files */
+/* srt_session_save_chat / _load_chat: the messages come back as saved (any bytes but NUL, in
+   order), the state as srt_session_save's; plain srt_session_load reads the file too; damaged
+   message sections and bad arguments are refused. */
+static void test_chat_files(const char *path) {
+    static const char weird[] = "caf\xc3\xa9 \xe2\x82\xac \xff\xfe half a character: \xe2\x82 <|im_end|>\n\t";
+    srt_chat_message msgs[4], *back = NULL;
+    srt_model *m = NULL;
+    srt_session *a, *b, *c;
+    int32_t toks[20], t;
+    int i, n = -1, same;
+    size_t na = 0, nf = 0;
+    unsigned char *sa = NULL, *file = NULL;
+    if (srt_model_load(path, NULL, &m) != SRT_OK) { CHECK(0, "model loads: %s", srt_last_error()); return; }
+    for (i = 0; i < 20; i++) toks[i] = 3 + i * 11;
+    msgs[0].role = "system"; msgs[0].content = "Tell stories.";
+    msgs[1].role = "user"; msgs[1].content = weird;
+    msgs[2].role = "assistant"; msgs[2].content = "";
+    msgs[3].role = "srt-chat:fed"; msgs[3].content = "<|im_start|>system\nTell stories.";
+    a = new_session(m, SRT_KV_F16, 64, 0.0f, 5); b = new_session(m, SRT_KV_F16, 64, 0.0f, 6); c = new_session(m, SRT_KV_F16, 64, 0.0f, 7);
+    if (!a || !b || !c || srt_session_feed(a, toks, 20) != SRT_OK || srt_session_next(a, &t) != SRT_OK || !(sa = state_of(a, &na))) {
+        CHECK(0, "sessions for the conversation files: %s", srt_last_error());
+        goto done;
+    }
+    CHECK(srt_session_save_chat(a, "build/tmp/chat.state", msgs, 4) == SRT_OK, "a conversation file saved");
+    CHECK(srt_session_load_chat(b, "build/tmp/chat.state", &back, &n) == SRT_OK && n == 4 && back, "loaded: 4 messages back");
+    same = back && n == 4;
+    for (i = 0; same && i < 4; i++) same = !strcmp(back[i].role, msgs[i].role) && !strcmp(back[i].content, msgs[i].content);
+    CHECK(same, "the roles and contents are the saved bytes (invalid UTF-8, a cut character, control text and an empty one too)");
+    srt_chat_messages_free(back); back = NULL;
+    CHECK(go_on_alike(a, b, 0, 6), "the loaded session goes on as the saved one");
+    CHECK(srt_session_load(c, "build/tmp/chat.state") == SRT_OK && srt_session_pos(c) == 21, "srt_session_load reads a conversation file (messages skipped)");
+    CHECK(srt_session_load_chat(c, "build/tmp/chat.state", NULL, &n) == SRT_ERR_INVALID_ARG, "load_chat without a messages pointer is refused");
+    /* a file without messages: load_chat gives none */
+    CHECK(srt_session_save(a, "build/tmp/chat0.state") == SRT_OK && srt_session_load_chat(c, "build/tmp/chat0.state", &back, &n) == SRT_OK && n == 0 && !back,
+          "a plain state through load_chat: no messages");
+    /* refused messages */
+    msgs[2].role = ""; 
+    CHECK(srt_session_save_chat(a, "build/tmp/chat1.state", msgs, 4) == SRT_ERR_INVALID_ARG && strstr(srt_last_error(), "message 2"), "an empty role is refused: %s", srt_last_error());
+    msgs[2].role = "assistant"; msgs[2].content = NULL;
+    CHECK(srt_session_save_chat(a, "build/tmp/chat1.state", msgs, 4) == SRT_ERR_INVALID_ARG, "a NULL content is refused");
+    msgs[2].content = "";
+    CHECK(srt_session_save_chat(a, "build/tmp/chat1.state", NULL, 2) == SRT_ERR_INVALID_ARG && srt_session_save_chat(a, "build/tmp/chat1.state", msgs, -1) == SRT_ERR_INVALID_ARG,
+          "no messages pointer, a negative count: refused");
+    /* a damaged messages section (checksum made right, so the section's own checks answer) */
+    if ((file = (unsigned char *)srt_test_read_file("build/tmp/chat.state", &nf)) != NULL) {
+        static const struct { size_t at; uint32_t v; const char *what; } bad[] = {
+            {72, 0, "an empty role"}, {72, 1000, "a role past the section"}, {64, 5, "one message more than there are"}, {76, 0, "a NUL inside a role"}};
+        size_t k;
+        srt__crc32 tab;
+        srt__crc32_init(&tab);
+        for (k = 0; k < sizeof bad / sizeof bad[0]; k++) {
+            unsigned char *d = (unsigned char *)malloc(nf);
+            srt_status r;
+            if (!d) continue;
+            memcpy(d, file, nf);
+            if (k == 3) d[bad[k].at] = 0; else srt__put_le(d + bad[k].at, bad[k].v, 4);
+            srt__put_le(d + nf - 4, srt__crc32_update(&tab, 0, d, nf - 4), 4);
+            r = srt_session_state_load(c, d, nf);
+            CHECK(r == SRT_ERR_FORMAT && strstr(srt_last_error(), "messages"), "%s in the messages section is refused: %s", bad[k].what, srt_last_error());
+            free(d);
+        }
+        free(file);
+    }
+done:
+    free(sa);
+    srt_session_destroy(a); srt_session_destroy(b); srt_session_destroy(c);
+    srt_model_free(m);
+    remove("build/tmp/chat.state"); remove("build/tmp/chat0.state");
+}
+
 /* ---------------------------------------------------------------- a backend's state */
 /* A stand-in backend whose "device" is a CPU session of the same model: the core's device path
    (srt_backend.kv_copy: the position-major layout, errors) without a GPU. The real backends run
@@ -380,6 +451,7 @@ int main(void) {
     test_round_trips("build/tmp/state_stories.srt", "stories260K", 8);
     test_seed("build/tmp/state_a.srt");
     test_backend("build/tmp/state_a.srt");
+    test_chat_files("build/tmp/state_a.srt");
     test_refusals("build/tmp/state_a.srt", "build/tmp/state_b.srt", "build/tmp/state_c.srt");
     remove("build/tmp/state_a.srt"); remove("build/tmp/state_b.srt"); remove("build/tmp/state_c.srt");
     remove("build/tmp/state_stories.srt"); remove("build/tmp/state.bin");
