@@ -407,13 +407,17 @@ static void chat_reset(chat *c) {
    the text the session's tokens stand for (srt_session_save_chat). */
 static void chat_save(chat *c, const char *path) {
     srt_chat_message *all = (srt_chat_message *)malloc((size_t)(c->n_msgs + 1) * sizeof *all);
-    if (!all) { fprintf(stderr, "srt-chat: out of memory\n"); return; }
+    char *fed = (char *)malloc(c->fed.n + 1);   /* fed.p may go on past fed.n (after /undo) */
+    if (!all || !fed) { fprintf(stderr, "srt-chat: out of memory\n"); free(all); free(fed); return; }
+    if (c->fed.n) memcpy(fed, c->fed.p, c->fed.n);
+    fed[c->fed.n] = 0;
     if (c->n_msgs) memcpy(all, c->msgs, (size_t)c->n_msgs * sizeof *all);
     all[c->n_msgs].role = "srt-chat:fed";
-    all[c->n_msgs].content = c->fed.p ? c->fed.p : "";
+    all[c->n_msgs].content = fed;
     if (srt_session_save_chat(c->session, path, all, c->n_msgs + 1) != SRT_OK) fprintf(stderr, "srt-chat: cannot save: %s\n", srt_last_error());
     else fprintf(stderr, "(saved to %s: %d messages, %d tokens)\n", path, c->n_msgs, srt_session_pos(c->session));
     free(all);
+    free(fed);
 }
 /* /load FILE: the conversation of a /save takes this one's place. Without the fed text (a file of
    another app) the next turn reads the conversation again, keeping the tokens it begins with. */
@@ -578,8 +582,8 @@ int main(int argc, char **argv) {
             return 2;
         }
         if (f) {
-            fclose(f);
             double t0 = now_ms();
+            fclose(f);
             if (srt_session_load(session, cache_path) == SRT_OK) srt_session_seed(session, sampler.seed);   /* this run's seed rules */
             else fprintf(stderr, "srt-chat: the prompt cache is not used (it will be written again): %s\n", srt_last_error());
             cache_ms = now_ms() - t0;

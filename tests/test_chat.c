@@ -458,6 +458,19 @@ static void test_prompt_cache(void) {
         }
         free(a); free(b); free(ae); free(be);
     }
+    /* /save after an /undo keeps only what the KV cache holds (not the exchange taken back) */
+    CHECK(run("printf 'Once upon a time\\nThe cat sat\\n/undo\\n/save " TMP "/conv.state\\nThe cat sat\\n' | build/srt-chat -m " TMP "/stories.srt -t 1 -n 12 --template chatml "
+              "--temp 0 >" TMP "/a.txt 2>/dev/null") == 0 &&
+          run("printf '/load " TMP "/conv.state\\nThe cat sat\\n' | build/srt-chat -m " TMP "/stories.srt -t 1 -n 12 --template chatml --temp 0 >" TMP "/b.txt 2>" TMP "/be.txt") == 0,
+          "srt-chat: two turns, /undo, /save, a turn; then /load and the same turn");
+    {
+        size_t n = 0;
+        char *a = srt_test_read_file(TMP "/a.txt", &n), *b = srt_test_read_file(TMP "/b.txt", &n), *be = srt_test_read_file(TMP "/be.txt", &n);
+        size_t la = a ? strlen(a) : 0, lb = b ? strlen(b) : 0;
+        CHECK(a && b && lb > 1 && la > lb && !memcmp(a + la - lb, b, lb), "after /undo and /save the loaded conversation answers as the first run did (its last reply)");
+        CHECK(be && !strstr(be, "reading the conversation again"), "the saved text is what the KV cache holds: the loaded chat goes on without reading it again");
+        free(a); free(b); free(be);
+    }
 }
 
 static void test_srt_chat(void) {
