@@ -118,6 +118,7 @@ SRT_API const char *srt_status_str(srt_status s);
 /* Detail message of the last failure on this thread ("" if none). */
 SRT_API const char *srt_last_error(void);
 SRT_API const char *srt_version(void);
+SRT_API double srt_time_ms(void);        /* a monotonic clock in milliseconds, for timing calls */
 
 /* ---------------------------------------------------------------- logging */
 typedef enum srt_log_level { SRT_LOG_ERROR = 0, SRT_LOG_WARN = 1, SRT_LOG_INFO = 2, SRT_LOG_DEBUG = 3 } srt_log_level;
@@ -827,6 +828,7 @@ SRT_API const char *srt_status_str(srt_status s) {
 }
 SRT_API const char *srt_last_error(void) { return srt__error_text; }
 SRT_API const char *srt_version(void) { return SRT_VERSION_STRING; }
+SRT_API double srt_time_ms(void) { return srt__now_ms(); }
 
 /* ---------------------------------------------------------------- 3 memory */
 /* Every allocation goes through an srt_allocator (desc-provided or the macros). Sizes are checked

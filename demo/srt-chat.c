@@ -27,9 +27,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #ifdef _WIN32
-#  include <windows.h>
 #  include <fcntl.h>
 #  include <io.h>
 #endif
@@ -92,19 +90,6 @@ static char *read_file(const char *path) {
     return buf;
 }
 
-static double now_ms(void) {
-#ifdef _WIN32
-    LARGE_INTEGER f, c;
-    QueryPerformanceFrequency(&f);
-    QueryPerformanceCounter(&c);
-    return (double)c.QuadPart * 1000.0 / (double)f.QuadPart;
-#else
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec * 1000.0 + (double)ts.tv_nsec / 1e6;
-#endif
-}
-
 /* The tokens of a whole prompt (flags as srt_tokenize), malloc'd. */
 static srt_status tokenize_all(const srt_model *m, const char *text, int flags, int32_t **out, int *n) {
     int need = 0;
@@ -125,9 +110,9 @@ static void print_stats(const srt_generate_result *r) {
 
 /* --prompt-cache: the session state after the prompt */
 static void save_cache(srt_session *s, const char *path) {
-    double t0 = now_ms();
+    double t0 = srt_time_ms();
     if (srt_session_save(s, path) != SRT_OK) fprintf(stderr, "srt-chat: cannot write the prompt cache: %s\n", srt_last_error());
-    else fprintf(stderr, "[prompt cache: %d tokens saved to %s in %.1f ms]\n", srt_session_pos(s), path, now_ms() - t0);
+    else fprintf(stderr, "[prompt cache: %d tokens saved to %s in %.1f ms]\n", srt_session_pos(s), path, srt_time_ms() - t0);
 }
 
 /* ---------------------------------------------------------------- chat */
@@ -582,11 +567,11 @@ int main(int argc, char **argv) {
             return 2;
         }
         if (f) {
-            double t0 = now_ms();
+            double t0 = srt_time_ms();
             fclose(f);
             if (srt_session_load(session, cache_path) == SRT_OK) srt_session_seed(session, sampler.seed);   /* this run's seed rules */
             else fprintf(stderr, "srt-chat: the prompt cache is not used (it will be written again): %s\n", srt_last_error());
-            cache_ms = now_ms() - t0;
+            cache_ms = srt_time_ms() - t0;
         }
     }
     if (use_chat) {
@@ -660,11 +645,11 @@ int main(int argc, char **argv) {
         fputs(prompt, stdout);
         /* the prompt's tokens: those the session holds already (the prompt cache) are kept */
         st = tokenize_all(model, prompt, no_bos ? SRT_TOKENIZE_NO_BOS : 0, &ids, &n);
-        t0 = now_ms();
+        t0 = srt_time_ms();
         if (st == SRT_OK && (st = srt_session_truncate(session, kept = common_start(session, ids, n))) == SRT_OK)
             st = srt_session_feed(session, ids + kept, n - kept);
         r.n_prompt = srt_session_pos(session) - kept;   /* what was evaluated (none when it does not fit) */
-        r.prompt_ms = now_ms() - t0;
+        r.prompt_ms = srt_time_ms() - t0;
         free(ids);
         if (st == SRT_OK && cache_path) {
             if (kept) fprintf(stderr, "[prompt cache: %d of the prompt's %d tokens read from %s in %.1f ms]\n", kept, n, cache_path, cache_ms);

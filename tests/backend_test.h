@@ -83,6 +83,21 @@ static int write_model(const char *path, const char *arch, srt_format fmt, int E
     return srt_writer_finish(w) == SRT_OK;
 }
 
+/* The model twice: on the CPU (1 thread, below AMX: its bf16 GEMM rounds x to two bf16 parts,
+   which the backends do not copy) and on the backend under test. 0 (and a failed check) if not. */
+static int load_pair(const char *tag, const char *path, srt_model **cpu, srt_model **dev) {
+    srt_model_desc md;
+    *cpu = *dev = NULL;
+    memset(&md, 0, sizeof md);
+    md.n_threads = 1;
+    md.isa = srt_isa_best() > SRT_ISA_AVX512 ? SRT_ISA_AVX512 : SRT_ISA_AUTO;
+    if (srt_model_load(path, &md, cpu) != SRT_OK) { CHECK(0, "%s: cpu load: %s", tag, srt_last_error()); return 0; }
+    md.backend = gpu;
+    md.isa = SRT_ISA_AUTO;
+    if (srt_model_load(path, &md, dev) != SRT_OK) { CHECK(0, "%s: %s load: %s", tag, gpu_name, srt_last_error()); srt_model_free(*cpu); *cpu = NULL; return 0; }
+    return 1;
+}
+
 /* Feeds the same tokens to a CPU and a backend session (batches of n_batch), then generates
    n_gen greedy tokens on both. tol = 0: every logits vector must be equal bit for bit, and the
    tokens too; tol > 0: max |difference| <= tol x max |logit| (cuBLAS), tokens not compared. */
@@ -90,16 +105,8 @@ static void compare_sessions_tol(const char *tag, const char *path, const int32_
                                  double tol) {
     srt_model *cpu = NULL, *dev = NULL;
     srt_session *sc = NULL, *sd = NULL;
-    srt_model_desc md;
     srt_session_desc sdesc;
-    memset(&md, 0, sizeof md);
-    md.n_threads = 1;
-    /* below AMX: its bf16 GEMM rounds x to two bf16 parts, which the backends do not copy */
-    md.isa = srt_isa_best() > SRT_ISA_AVX512 ? SRT_ISA_AVX512 : SRT_ISA_AUTO;
-    if (srt_model_load(path, &md, &cpu) != SRT_OK) { CHECK(0, "%s: cpu load: %s", tag, srt_last_error()); return; }
-    md.backend = gpu;
-    md.isa = SRT_ISA_AUTO;
-    if (srt_model_load(path, &md, &dev) != SRT_OK) { CHECK(0, "%s: %s load: %s", tag, gpu_name, srt_last_error()); srt_model_free(cpu); return; }
+    if (!load_pair(tag, path, &cpu, &dev)) return;
     memset(&sdesc, 0, sizeof sdesc);
     sdesc.n_ctx = 128; sdesc.n_batch = n_batch; sdesc.kv_type = kv;
     if (srt_session_create(cpu, &sdesc, &sc) != SRT_OK || srt_session_create(dev, &sdesc, &sd) != SRT_OK) {
@@ -171,17 +178,10 @@ static int go_on_alike(srt_session *a, srt_session *b, int V, int n) {
 }
 static void check_state(const char *tag, const char *path, const int32_t *prompt) {
     srt_model *cpu = NULL, *dev = NULL;
-    srt_model_desc md;
     srt_session_desc sd;
     srt_session *d1 = NULL, *d2 = NULL, *c1 = NULL, *c2 = NULL;
     int32_t t;
-    memset(&md, 0, sizeof md);
-    md.n_threads = 1;
-    md.isa = srt_isa_best() > SRT_ISA_AVX512 ? SRT_ISA_AVX512 : SRT_ISA_AUTO;
-    if (srt_model_load(path, &md, &cpu) != SRT_OK) { CHECK(0, "%s: cpu load: %s", tag, srt_last_error()); return; }
-    md.backend = gpu;
-    md.isa = SRT_ISA_AUTO;
-    if (srt_model_load(path, &md, &dev) != SRT_OK) { CHECK(0, "%s: %s load: %s", tag, gpu_name, srt_last_error()); srt_model_free(cpu); return; }
+    if (!load_pair(tag, path, &cpu, &dev)) return;
     memset(&sd, 0, sizeof sd);
     sd.n_ctx = 96; sd.n_batch = 16; sd.sampler.temperature = 0.8f; sd.sampler.seed = 7;
     srt_model_info info;
