@@ -561,8 +561,6 @@ static int is_stop_token(worker *w, int32_t tok) {
     return 0;
 }
 
-/* Makes the session's tokens match what the user sees after the prompt of a turn was fed.
-   Returns the status of the feed; *n_prompt = tokens evaluated. */
 /* The tokens of ids[0..n) the session holds already, from its start. */
 static int common_start(srt_session *s, const int32_t *ids, int n) {
     const int32_t *have = srt_session_tokens(s);
@@ -571,6 +569,8 @@ static int common_start(srt_session *s, const int32_t *ids, int n) {
     return k;
 }
 
+/* Makes the session's tokens match what the user sees after the prompt of a turn was fed.
+   Returns the status of the feed; *n_prompt = tokens evaluated. */
 static srt_status turn_prompt(worker *w, int turn, const char *text, int *n_prompt) {
     int n_ctx = srt_session_n_ctx(w->session), room = w->max_tokens > 0 && w->max_tokens < n_ctx / 2 ? w->max_tokens : n_ctx / 4;
     int32_t *ids = NULL;

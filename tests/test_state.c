@@ -96,6 +96,7 @@ static void test_round_trips(const char *path, const char *name, int hd_min) {
     int i;
     char what[160];
     if (srt_model_load(path, NULL, &m) != SRT_OK) { CHECK(0, "%s loads: %s", name, srt_last_error()); return; }
+    memset(&info, 0, sizeof info);
     srt_model_get_info(m, &info);
     for (i = 0; i < 100; i++) toks[i] = 3 + (int32_t)((uint32_t)(i * 2654435761u) % (uint32_t)(info.n_vocab - 3));
     for (k = 0; k < 3; k++) {
@@ -231,7 +232,7 @@ static void test_refusals(const char *path, const char *other_path, const char *
     srt_session_destroy(q);
     sp = new_session(m, SRT_KV_F16, 64, 0.5f, 1);
     if (sp && srt_session_feed(sp, toks, 12) == SRT_OK && sp->n_seg == 1) {
-        unsigned char *sst;
+        unsigned char *sst = NULL;
         size_t sn = 0;
         CHECK(srt_session_state_load(sp, st, n) == SRT_OK && sp->n_seg == 0, "a dense state into a sparse session (nothing pruned in it)");
         CHECK(srt_session_feed(sp, toks, 12) == SRT_OK && sp->n_seg == 1 && (sst = state_of(sp, &sn)) != NULL, "the sparse session prunes what it is fed next");
@@ -410,6 +411,7 @@ static void test_backend(const char *path) {
         size_t n = 0, nc = 0;
         unsigned char *st = state_of(d1, &n), *cs = NULL;
         srt_model_info info;
+        memset(&info, 0, sizeof info);
         srt_model_get_info(dev, &info);
         CHECK(st != NULL, "a backend session's state saved through kv_copy: %s", st ? "" : srt_last_error());
         {   /* the same prompt and seed on the CPU: the same bytes (rows in the CPU's order) */
