@@ -248,6 +248,11 @@ SRT_API srt_isa srt_isa_resolve(srt_isa isa);
 SRT_API const char *srt_isa_name(srt_isa isa);       /* "auto", "portable", "avx2", "avxvnni", "avx512", "amx" */
 SRT_API int srt_isa_from_name(const char *name);     /* -1 if unknown */
 
+/* ---------------------------------------------------------------- KV cache types */
+/* The session's KV cache (srt_session_desc.kv_type), on the CPU and on a backend. Q8: per 32
+   values of a head's row, int8 codes and an F16 scale (1.0625 bytes a value). */
+typedef enum srt_kv_type { SRT_KV_DEFAULT = 0, SRT_KV_F32 = 1, SRT_KV_F16 = 2, SRT_KV_Q8 = 3 } srt_kv_type;
+
 /* ---------------------------------------------------------------- backends (GPUs) */
 /* A backend evaluates the transformer somewhere else than on the CPU (sparsert_sycl.h: Intel GPUs
    through SYCL 2020). It lives in its own translation unit, compiled by its own compiler, and hands
@@ -283,7 +288,8 @@ struct srt_backend {
     /* Failures return a status and write a NUL-terminated message into err (cap bytes). */
     srt_status (*load)(srt_backend *b, const srt_backend_model *m, void **model, char *err, size_t cap);
     void (*unload)(srt_backend *b, void *model);
-    srt_status (*session_create)(srt_backend *b, void *model, int n_ctx, int n_batch, int kv_f16, void **session, char *err, size_t cap);
+    /* kv_type: SRT_KV_F32, _F16 or _Q8 (never DEFAULT); one the backend lacks: SRT_ERR_UNSUPPORTED */
+    srt_status (*session_create)(srt_backend *b, void *model, int n_ctx, int n_batch, srt_kv_type kv_type, void **session, char *err, size_t cap);
     void (*session_destroy)(srt_backend *b, void *session);
     /* Evaluates n (<= n_batch) tokens at positions pos..pos+n-1 into the device KV cache. rope_cs:
        n x rope_dim floats, token t's (cos, sin) of angle (pos + t) * freq_i for i < rope_dim / 2,
@@ -294,8 +300,9 @@ struct srt_backend {
     void (*destroy)(srt_backend *b);      /* frees the backend itself */
     /* Session state (srt_session_save / _load; NULL: refused). Copies the rows of positions
        0..n-1 of one layer of the K (which = 0) or V (1) cache between the device and host memory
-       laid out [position][KV head][head_dim], f16 values for an f16 cache, else f32: to_device 0
-       reads them into host, 1 writes host into the cache. */
+       laid out [position][KV head][row], a row as the CPU stores it (head_dim f32 or f16 values;
+       Q8: head_dim int8 codes, then one F16 scale per 32 of them): to_device 0 reads them into
+       host, 1 writes host into the cache. */
     srt_status (*kv_copy)(srt_backend *b, void *session, int which, int layer, int n, void *host, int to_device, char *err, size_t cap);
 };
 /* Frees a backend made by its constructor (srt_sycl_backend). Models loaded with it must be freed first. */
@@ -415,12 +422,10 @@ typedef struct srt_sampler_desc {
 
 /* ---------------------------------------------------------------- session (KV cache + decoding) */
 typedef struct srt_session srt_session;
-/* Q8: per 32 values of a head's row, int8 codes and an F16 scale (1.0625 bytes a value; CPU only) */
-typedef enum srt_kv_type { SRT_KV_DEFAULT = 0, SRT_KV_F32 = 1, SRT_KV_F16 = 2, SRT_KV_Q8 = 3 } srt_kv_type;
 typedef struct srt_session_desc {
     int n_ctx;               /* context length; 0 = the model's training context (capped at 4096) */
     int n_batch;             /* prompt tokens per forward batch; 0 = 32 */
-    srt_kv_type kv_type;     /* 0 = F16; SRT_KV_Q8 halves the cache (CPU only, not with kv_sparsity) */
+    srt_kv_type kv_type;     /* 0 = F16; SRT_KV_Q8 halves the cache (not with kv_sparsity) */
     srt_sampler_desc sampler;
     /* Observer of the forward pass (calibration and analysis, e.g. srt-pack --prune wanda). When
        set, it is called on the evaluating thread just before each weight matmul with that matmul's
@@ -5958,7 +5963,6 @@ SRT_API srt_status srt_session_create(srt_model *m, const srt_session_desc *desc
     s->kv_elem = s->d.kv_type == SRT_KV_F32 ? SRT__KV_E_F32 : s->d.kv_type == SRT_KV_Q8 ? SRT__KV_E_Q8 : SRT__KV_E_F16;
     s->kv_stride = s->kv_elem == SRT__KV_E_Q8 ? srt__kv_q8_row_bytes((uint64_t)m->head_dim) : (uint64_t)m->head_dim;
     s->kv_row = s->kv_stride * srt__kv_elem_bytes(s->kv_elem);
-    if (s->kv_elem == SRT__KV_E_Q8 && m->backend) { srt_session_destroy(s); return srt__fail(SRT_ERR_UNSUPPORTED, "srt_session_create: the Q8 KV cache runs on the CPU only (the model runs on backend %s): use F16", m->backend->name); }
     s->kv_dim = m->n_head_kv * m->head_dim;
     s->kv_compact = 1;
     {   /* sparse KV: kept values per head row, and the compact row must be smaller than the dense one */
@@ -5995,7 +5999,8 @@ SRT_API srt_status srt_session_create(srt_model *m, const srt_session_desc *desc
         char err[256];
         srt_status st;
         err[0] = 0;
-        st = m->backend->session_create(m->backend, m->bk_model, s->n_ctx, s->n_batch, s->kv_elem == SRT__KV_E_F16, &s->bk, err, sizeof err);
+        st = m->backend->session_create(m->backend, m->bk_model, s->n_ctx, s->n_batch, s->kv_elem == SRT__KV_E_F32 ? SRT_KV_F32 : s->kv_elem == SRT__KV_E_F16 ? SRT_KV_F16 : SRT_KV_Q8,
+                                        &s->bk, err, sizeof err);
         if (st != SRT_OK) { s->bk = NULL; srt_session_destroy(s); return srt__fail(st, "backend %s: %s", m->backend->name, err); }
         kv_bytes = 64;
     }

@@ -304,8 +304,10 @@ struct srt__cu_step {
 };
 struct srt__cuda_session {
     srt__cuda_model *M;
-    int n_ctx, n_batch, kv_f16, kv_dim;
-    void *k_cache, *v_cache;
+    int n_ctx, n_batch, kv_dim;
+    srt_kv_type kv_type;
+    size_t kv_row;           /* bytes of one head's row: the cache is [layer][position][KV head][row] */
+    unsigned char *k_cache, *v_cache;
     float *x, *xb, *q, *k, *v, *att, *hb, *hb2, *logits, *scores;
     uint8_t *stage;          /* device: step | toks (n_batch int32) | cs (n_batch x rope_dim floats) */
     uint8_t *hstage;         /* pinned host mirror */
@@ -1132,14 +1134,26 @@ __global__ void srt__cu_embed(srt__cuda_mat W, const int32_t *toks, int n, float
 /* RoPE, and k, v into the KV cache of `layer` at the step's position, in one launch. The rotation
    is the core's: the first rope_dim dimensions of each head by the angles cs[t][i] = (cos, sin),
    pairs (2i, 2i+1) or, neox, (i, i + rope_dim/2). Threads 0 .. n x nh x half - 1 rotate a pair of
-   q in place; the next n x KV threads store one element each of k (rotated on the way: ss->k is
-   read only) and v. */
+   q in place; for an F32 / F16 cache the next n x KV threads store one element each of k (rotated
+   on the way: ss->k is read only) and v. A Q8 cache is stored by srt__cu_kv_q8 instead. */
 static __device__ __forceinline__ void srt__cu_rope_pair(int i, int half, int neox, int *a, int *b) {
     *a = neox ? i : 2 * i;
     *b = neox ? i + half : 2 * i + 1;
 }
+/* element e (dimension d of its head, token t) of k, rotated */
+static __device__ __forceinline__ float srt__cu_rope_k(const float *k, uint64_t e, int d, int t, const float *cs, int rope_dim, int neox) {
+    const int half = rope_dim / 2;
+    if (d >= 2 * half) return k[e];
+    const int i = neox ? d % half : d / 2;
+    int a, b;
+    srt__cu_rope_pair(i, half, neox, &a, &b);
+    const float *kh = k + (e - (uint64_t)d);
+    const float c = cs[(size_t)t * (size_t)rope_dim + 2 * (size_t)i], sn = cs[(size_t)t * (size_t)rope_dim + 2 * (size_t)i + 1];
+    const float v0 = kh[a], v1 = kh[b];
+    return d == a ? v0 * c - v1 * sn : v0 * sn + v1 * c;
+}
 __global__ void srt__cu_rope_kv(const srt__cu_step *st, int layer, int n_ctx, int n, int nh, int KV, int hd, int rope_dim, int neox,
-                                const float *cs, float *q, const float *k, const float *v, int f16, void *kc, void *vc) {
+                                const float *cs, float *q, const float *k, const float *v, srt_kv_type type, unsigned char *kc, unsigned char *vc) {
     const int half = rope_dim / 2;
     const uint64_t id = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x, nq = (uint64_t)n * (uint64_t)nh * (uint64_t)half;
     if (id < nq) {
@@ -1154,51 +1168,82 @@ __global__ void srt__cu_rope_kv(const srt__cu_step *st, int layer, int n_ctx, in
         return;
     }
     const uint64_t e = id - nq;
-    if (e >= (uint64_t)n * (uint64_t)KV) return;
+    if (type == SRT_KV_Q8 || e >= (uint64_t)n * (uint64_t)KV) return;
     const int t = (int)(e / (uint64_t)KV), d = (int)(e % (uint64_t)KV % (uint64_t)hd);
-    float kv = k[e];
-    if (d < 2 * half) {
-        const int i = neox ? d % half : d / 2;
-        int a, b;
-        srt__cu_rope_pair(i, half, neox, &a, &b);
-        const float *kh = k + (e - (uint64_t)d);
-        const float c = cs[(size_t)t * (size_t)rope_dim + 2 * (size_t)i], sn = cs[(size_t)t * (size_t)rope_dim + 2 * (size_t)i + 1];
-        const float v0 = kh[a], v1 = kh[b];
-        kv = d == a ? v0 * c - v1 * sn : v0 * sn + v1 * c;
-    }
+    const float kv = srt__cu_rope_k(k, e, d, t, cs, rope_dim, neox);
     const size_t at = ((size_t)layer * (size_t)n_ctx + (size_t)st->pos) * (size_t)KV + e;
-    if (f16) { ((uint16_t *)kc)[at] = srt__cu_to_f16(kv); ((uint16_t *)vc)[at] = srt__cu_to_f16(v[e]); }
+    if (type == SRT_KV_F16) { ((uint16_t *)kc)[at] = srt__cu_to_f16(kv); ((uint16_t *)vc)[at] = srt__cu_to_f16(v[e]); }
     else { ((float *)kc)[at] = kv; ((float *)vc)[at] = v[e]; }
+}
+
+/* Q8 KV rows, the core's srt__kv_q8_store bit for bit: a row of hd int8 codes, then one F16 scale
+   per 32 of them (little-endian, at hd + 2 x block: read bytewise, it need not be aligned). */
+static __device__ __forceinline__ float srt__cu_q8_scale(const unsigned char *row, int hd, int block) {
+    return srt__cu_f16((uint16_t)(row[hd + 2 * block] | row[hd + 2 * block + 1] << 8));
+}
+/* One warp quantizes one block of len <= 32 values (x: lane's value, lanes >= len hold none). */
+static __device__ __forceinline__ void srt__cu_q8_block(float x, int lane, int len, int hd, int block, unsigned char *row) {
+    float amax = lane < len ? fabsf(x) : 0.0f;
+    int bad = lane < len && !(amax <= FLT_MAX);
+#pragma unroll
+    for (int o = 16; o; o >>= 1) {   /* max is exact in any order; NaN lanes are flagged by bad */
+        amax = fmaxf(amax, __shfl_xor_sync(0xffffffffu, amax, o));
+        bad |= __shfl_xor_sync(0xffffffffu, bad, o);
+    }
+    uint16_t h = bad ? (uint16_t)0x7e00 : amax / 127.0f >= 65504.0f ? (uint16_t)0x7bff : srt__cu_to_f16(amax / 127.0f);
+    if (!bad && h < 0x7bff && srt__cu_f16(h) * 127.0f < amax) h++;   /* positive F16: the next one up */
+    const float d = srt__cu_f16(h), id = d > 0.0f && d <= 65504.0f ? 1.0f / d : 0.0f;
+    if (lane < len) row[32 * block + lane] = (unsigned char)(int8_t)srt__cu_act_code(x * id);
+    if (lane == 0) { row[hd + 2 * block] = (unsigned char)(h & 0xff); row[hd + 2 * block + 1] = (unsigned char)(h >> 8); }
+}
+/* k (rotated as srt__cu_rope_kv does) and v into a Q8 cache: one warp per (token, KV head, block). */
+__global__ void srt__cu_kv_q8(const srt__cu_step *st, int layer, int n_ctx, int n, int KVH, int hd, int rope_dim, int neox,
+                              const float *cs, const float *k, const float *v, size_t row, unsigned char *kc, unsigned char *vc) {
+    const int nb = (hd + 31) / 32, lane = (int)(threadIdx.x & 31u);
+    const uint64_t w = ((uint64_t)blockIdx.x * blockDim.x + threadIdx.x) / 32u;
+    if (w >= (uint64_t)n * (uint64_t)KVH * (uint64_t)nb) return;   /* whole warps: the shuffles need all 32 lanes */
+    const int b = (int)(w % (uint64_t)nb), h = (int)(w / (uint64_t)nb % (uint64_t)KVH), t = (int)(w / ((uint64_t)nb * (uint64_t)KVH));
+    const int d = 32 * b + lane, len = hd - 32 * b < 32 ? hd - 32 * b : 32;
+    const uint64_t e = ((uint64_t)t * (uint64_t)KVH + (uint64_t)h) * (uint64_t)hd + (uint64_t)d;
+    const float kx = lane < len ? srt__cu_rope_k(k, e, d, t, cs, rope_dim, neox) : 0.0f, vx = lane < len ? v[e] : 0.0f;
+    const size_t at = (((size_t)layer * (size_t)n_ctx + (size_t)(st->pos + t)) * (size_t)KVH + (size_t)h) * row;
+    srt__cu_q8_block(kx, lane, len, hd, b, kc + at);
+    srt__cu_q8_block(vx, lane, len, hd, b, vc + at);
+}
+/* Element d of a cache row as f32; sc: d's Q8 scale (unused for F32 / F16). */
+static __device__ __forceinline__ float srt__cu_kv_at(const unsigned char *row, srt_kv_type type, int d, float sc) {
+    if (type == SRT_KV_Q8) return (float)(int8_t)row[d] * sc;
+    return type == SRT_KV_F16 ? srt__cu_f16(((const uint16_t *)row)[d]) : ((const float *)row)[d];
 }
 
 /* One block per (token, head): scores (reference dot products, one position per thread), max
    (exact), exp (the core's polynomial), the sum in position order (one thread), division, then
    each output dimension as fma over positions in order: the CPU's operations exactly. The
-   position comes from the step struct. */
+   position comes from the step struct. The cache's rows: row bytes each, KVH of them a position. */
 #define SRT__CU_ATTN 128
-__global__ void __launch_bounds__(SRT__CU_ATTN) srt__cu_attention(const srt__cu_step *st, const float *q, const void *kc, const void *vc,
-                                                                 float *att, float *scores, int nh, int grp, int hd, int KV, int n_ctx,
-                                                                 int layer, int f16, float scale) {
+__global__ void __launch_bounds__(SRT__CU_ATTN) srt__cu_attention(const srt__cu_step *st, const float *q, const unsigned char *kc, const unsigned char *vc,
+                                                                 float *att, float *scores, int nh, int grp, int hd, int KVH, size_t row, int n_ctx,
+                                                                 int layer, srt_kv_type type, float scale) {
     __shared__ float s_red[SRT__CU_ATTN];
     const int l = (int)threadIdx.x, task = (int)blockIdx.x, t = task / nh, hh = task % nh, kvh = hh / grp, pos = st->pos + t;
     const float *qh = q + ((size_t)t * (size_t)nh + (size_t)hh) * (size_t)hd;
     float *sc = scores + (size_t)task * (size_t)n_ctx, *out = att + ((size_t)t * (size_t)nh + (size_t)hh) * (size_t)hd;
-    const size_t base = (size_t)layer * (size_t)n_ctx * (size_t)KV + (size_t)kvh * (size_t)hd;
+    const size_t pstride = (size_t)KVH * row, base = (size_t)layer * (size_t)n_ctx * pstride + (size_t)kvh * row;
+    const bool q8 = type == SRT_KV_Q8;
     float mx = -FLT_MAX;
     for (int i = l; i <= pos; i += SRT__CU_ATTN) {
-        const size_t row = base + (size_t)i * (size_t)KV;
+        const unsigned char *kr = kc + base + (size_t)i * pstride;
         float s16[16];
 #pragma unroll
         for (int j = 0; j < 16; j++) s16[j] = 0.0f;
-        for (int d0 = 0; d0 < hd; d0 += 16)
+        for (int d0 = 0; d0 < hd; d0 += 16) {
+            const float sc = q8 ? srt__cu_q8_scale(kr, hd, d0 / 32) : 0.0f;   /* 16 values lie in one block of 32 */
 #pragma unroll
             for (int j = 0; j < 16; j++) {
                 const int d = d0 + j;
-                if (d < hd) {
-                    const float kv = f16 ? srt__cu_f16(((const uint16_t *)kc)[row + (size_t)d]) : ((const float *)kc)[row + (size_t)d];
-                    s16[j] = fmaf(kv, qh[d], s16[j]);
-                }
+                if (d < hd) s16[j] = fmaf(srt__cu_kv_at(kr, type, d, sc), qh[d], s16[j]);
             }
+        }
 #pragma unroll
         for (int h = 8; h; h >>= 1)
 #pragma unroll
@@ -1237,17 +1282,16 @@ __global__ void __launch_bounds__(SRT__CU_ATTN) srt__cu_attention(const srt__cu_
             float p[SRT__CU_LOADS], vv[SRT__CU_LOADS];
 #pragma unroll
             for (int u = 0; u < SRT__CU_LOADS; u++) {
-                const size_t at = base + (size_t)(i + u) * (size_t)KV + (size_t)d;
+                const unsigned char *vr = vc + base + (size_t)(i + u) * pstride;
                 p[u] = sc[i + u];
-                vv[u] = f16 ? srt__cu_f16(((const uint16_t *)vc)[at]) : ((const float *)vc)[at];
+                vv[u] = srt__cu_kv_at(vr, type, d, q8 ? srt__cu_q8_scale(vr, hd, d / 32) : 0.0f);
             }
 #pragma unroll
             for (int u = 0; u < SRT__CU_LOADS; u++) o = fmaf(p[u], vv[u], o);
         }
         for (; i <= pos; i++) {
-            const size_t at = base + (size_t)i * (size_t)KV + (size_t)d;
-            const float vv = f16 ? srt__cu_f16(((const uint16_t *)vc)[at]) : ((const float *)vc)[at];
-            o = fmaf(sc[i], vv, o);
+            const unsigned char *vr = vc + base + (size_t)i * pstride;
+            o = fmaf(sc[i], srt__cu_kv_at(vr, type, d, q8 ? srt__cu_q8_scale(vr, hd, d / 32) : 0.0f), o);
         }
         out[d] = o;
     }
@@ -1416,16 +1460,19 @@ static void srt__cu_session_destroy(srt_backend *b, void *session) {
     delete ss;
 }
 
-static srt_status srt__cu_session_create(srt_backend *b, void *model, int n_ctx, int n_batch, int kv_f16, void **session, char *err, size_t cap) {
+static srt_status srt__cu_session_create(srt_backend *b, void *model, int n_ctx, int n_batch, srt_kv_type kv_type, void **session, char *err, size_t cap) {
     srt__cuda *S = srt__cu_of(b);
     srt__cuda_model *M = (srt__cuda_model *)model;
     srt__cuda_session *ss = new (std::nothrow) srt__cuda_session();
     *session = nullptr;
     if (!ss) return srt__cu_err(err, cap, SRT_ERR_OUT_OF_MEMORY, "out of memory");
     if (n_batch > 65535) { delete ss; return srt__cu_err(err, cap, SRT_ERR_UNSUPPORTED, "batches of more than 65535 tokens (%d)", n_batch); }
-    ss->M = M; ss->n_ctx = n_ctx; ss->n_batch = n_batch; ss->kv_f16 = kv_f16; ss->kv_dim = M->n_head_kv * M->head_dim;
+    if (kv_type != SRT_KV_F32 && kv_type != SRT_KV_F16 && kv_type != SRT_KV_Q8) { delete ss; return srt__cu_err(err, cap, SRT_ERR_UNSUPPORTED, "KV cache type %d", (int)kv_type); }
+    const size_t hd = (size_t)M->head_dim;
+    ss->M = M; ss->n_ctx = n_ctx; ss->n_batch = n_batch; ss->kv_type = kv_type; ss->kv_dim = M->n_head_kv * M->head_dim;
+    ss->kv_row = kv_type == SRT_KV_Q8 ? hd + (hd + 31) / 32 * 2 : hd * (kv_type == SRT_KV_F16 ? 2 : 4);
     const size_t B = (size_t)n_batch, E = (size_t)M->n_embd, Q = (size_t)M->n_head * M->head_dim, KV = (size_t)ss->kv_dim, F = (size_t)M->n_ff;
-    const size_t maxk = std::max(E, std::max(Q, F)), kv_bytes = (size_t)M->n_layer * (size_t)n_ctx * KV * (kv_f16 ? 2 : 4);
+    const size_t maxk = std::max(E, std::max(Q, F)), kv_bytes = (size_t)M->n_layer * (size_t)n_ctx * (size_t)M->n_head_kv * ss->kv_row;
     ss->toks_off = 256;
     ss->cs_off = ss->toks_off + (B * 4 + 255) / 256 * 256;
     ss->stage_bytes = ss->cs_off + B * (size_t)M->rope_dim * 4 + 16;
@@ -1452,7 +1499,7 @@ static srt_status srt__cu_session_create(srt_backend *b, void *model, int n_ctx,
             cudaGetLastError();
             srt__cu_mem_note(mem, sizeof mem);
             snprintf(err, cap, "out of device memory for %s (%llu bytes; KV cache %llu MiB for %d tokens, %s%s)", failed,
-                     (unsigned long long)failed_bytes, (unsigned long long)(2 * kv_bytes >> 20), n_ctx, kv_f16 ? "f16" : "f32", mem);
+                     (unsigned long long)failed_bytes, (unsigned long long)(2 * kv_bytes >> 20), n_ctx, kv_type == SRT_KV_Q8 ? "q8" : kv_type == SRT_KV_F16 ? "f16" : "f32", mem);
         }
         if (failed) goto oom;
     }
@@ -1517,12 +1564,22 @@ static srt_status srt__cu_enqueue(srt__cuda *S, srt__cuda_session *ss, int n, in
             if ((r = srt__cu_mm_same_x(S, ss, 3, w, y, b, ss->xb, n)) != SRT_OK) return r;
         }
         {
-            const uint64_t threads = (uint64_t)n * ((uint64_t)M->n_head * (uint64_t)(M->rope_dim / 2) + (uint64_t)KV);
-            srt__cu_rope_kv<<<srt__cu_blocks(threads, 256), 256, 0, sm>>>(st, l, ss->n_ctx, n, M->n_head, KV, M->head_dim, M->rope_dim, M->rope_neox, cs, ss->q, ss->k, ss->v, ss->kv_f16, ss->k_cache, ss->v_cache);
-            srt__cu_launched(S, "RoPE and KV cache store");
+            const bool q8 = ss->kv_type == SRT_KV_Q8;
+            const uint64_t threads = (uint64_t)n * ((uint64_t)M->n_head * (uint64_t)(M->rope_dim / 2) + (q8 ? 0 : (uint64_t)KV));
+            if (threads) {   /* (rope_dim 0 with a Q8 cache: nothing to rotate) */
+                srt__cu_rope_kv<<<srt__cu_blocks(threads, 256), 256, 0, sm>>>(st, l, ss->n_ctx, n, M->n_head, KV, M->head_dim, M->rope_dim, M->rope_neox, cs,
+                                                                              ss->q, ss->k, ss->v, ss->kv_type, ss->k_cache, ss->v_cache);
+                srt__cu_launched(S, "RoPE and KV cache store");
+            }
+            if (q8) {
+                const uint64_t warps = (uint64_t)n * (uint64_t)M->n_head_kv * (uint64_t)((M->head_dim + 31) / 32);
+                srt__cu_kv_q8<<<srt__cu_blocks(warps * 32, 128), 128, 0, sm>>>(st, l, ss->n_ctx, n, M->n_head_kv, M->head_dim, M->rope_dim, M->rope_neox, cs,
+                                                                               ss->k, ss->v, ss->kv_row, ss->k_cache, ss->v_cache);
+                srt__cu_launched(S, "Q8 KV cache store");
+            }
         }
         srt__cu_attention<<<(unsigned)(n * M->n_head), SRT__CU_ATTN, 0, sm>>>(st, ss->q, ss->k_cache, ss->v_cache, ss->att, ss->scores, M->n_head,
-                                                                            M->n_head / M->n_head_kv, M->head_dim, KV, ss->n_ctx, l, ss->kv_f16, scale);
+                                                                            M->n_head / M->n_head_kv, M->head_dim, M->n_head_kv, ss->kv_row, ss->n_ctx, l, ss->kv_type, scale);
         srt__cu_launched(S, "attention");
         SRT__CU_MM(L.wo, ss->att, n, ss->x, nullptr, 1)   /* x += wo att */
         srt__cu_rmsnorm<<<(unsigned)n, SRT__CU_NORM_THREADS, 0, sm>>>(ss->xb, ss->x, L.ffn_norm, E, M->norm_eps);
@@ -1608,17 +1665,17 @@ static srt_status srt__cu_forward(srt_backend *b, void *session, const int32_t *
     return srt__cu_fail_status(S, err, cap);
 }
 
-/* Session state: one layer of the K or V cache, positions 0..n-1 (contiguous on the device). */
+/* Session state: one layer of the K or V cache, positions 0..n-1 (contiguous on the device, rows as the CPU's). */
 static srt_status srt__cu_kv_copy(srt_backend *b, void *session, int which, int layer, int n, void *host, int to_device, char *err, size_t cap) {
     srt__cuda *S = srt__cu_of(b);
     srt__cuda_session *ss = (srt__cuda_session *)session;
-    const size_t elem = ss->kv_f16 ? 2 : 4, bytes = (size_t)n * (size_t)ss->kv_dim * elem;
+    const size_t pos_bytes = (size_t)ss->M->n_head_kv * ss->kv_row, bytes = (size_t)n * pos_bytes;
     if (which < 0 || which > 1 || layer < 0 || layer >= ss->M->n_layer || n < 0 || n > ss->n_ctx)
         return srt__cu_err(err, cap, SRT_ERR_INVALID_ARG, "kv_copy: cache %d, layer %d, %d positions", which, layer, n);
     std::lock_guard<std::mutex> g(S->lock);
     cudaSetDevice(S->device);
     srt__cu_reset_fail(S);
-    char *dev = (char *)(which ? ss->v_cache : ss->k_cache) + (size_t)layer * (size_t)ss->n_ctx * (size_t)ss->kv_dim * elem;
+    unsigned char *dev = (which ? ss->v_cache : ss->k_cache) + (size_t)layer * (size_t)ss->n_ctx * pos_bytes;
     if (bytes) srt__cu_note(S, cudaMemcpyAsync(to_device ? (void *)dev : host, to_device ? (const void *)host : (const void *)dev, bytes,
                                                to_device ? cudaMemcpyHostToDevice : cudaMemcpyDeviceToHost, S->stream), "copy of the KV cache");
     srt__cu_note(S, cudaStreamSynchronize(S->stream), "KV cache copy (synchronize)");

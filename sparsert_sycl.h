@@ -832,11 +832,14 @@ static void srt__sycl_session_destroy(srt_backend *b, void *session) {
     delete ss;
 }
 
-static srt_status srt__sycl_session_create(srt_backend *b, void *model, int n_ctx, int n_batch, int kv_f16, void **session, char *err, size_t cap) {
+static srt_status srt__sycl_session_create(srt_backend *b, void *model, int n_ctx, int n_batch, srt_kv_type kv_type, void **session, char *err, size_t cap) {
     srt__sycl *S = srt__sycl_of(b);
     srt__sycl_model *M = (srt__sycl_model *)model;
-    srt__sycl_session *ss = new (std::nothrow) srt__sycl_session();
     *session = nullptr;
+    if (kv_type != SRT_KV_F32 && kv_type != SRT_KV_F16)
+        return srt__sycl_err(err, cap, SRT_ERR_UNSUPPORTED, "a %s KV cache (this backend has F32 and F16 ones)", kv_type == SRT_KV_Q8 ? "Q8" : "unknown");
+    const int kv_f16 = kv_type == SRT_KV_F16;
+    srt__sycl_session *ss = new (std::nothrow) srt__sycl_session();
     if (!ss) return srt__sycl_err(err, cap, SRT_ERR_OUT_OF_MEMORY, "out of memory");
     ss->M = M; ss->n_ctx = n_ctx; ss->n_batch = n_batch; ss->kv_f16 = kv_f16; ss->kv_dim = M->n_head_kv * M->head_dim;
     const size_t B = (size_t)n_batch, E = (size_t)M->n_embd, Q = (size_t)M->n_head * M->head_dim, KV = (size_t)ss->kv_dim, F = (size_t)M->n_ff;

@@ -10,6 +10,7 @@
 
 static srt_backend *gpu;         /* the backend under test, set by the test's main */
 static const char *gpu_name;     /* "cuda", "sycl": in messages and file names */
+static int gpu_kv_q8;            /* the backend has a Q8 KV cache (set by the test's main) */
 
 /* A random llama/qwen2 model with a byte vocabulary. opts: biases (qwen2), rope_scaling llama3,
    rope_dim < head_dim. */
@@ -157,8 +158,9 @@ static void compare_sessions(const char *tag, const char *path, const int32_t *p
 /* Session state between the CPU and the device (srt_session_state_save / _load through
    srt_backend.kv_copy): a device session's state loads into another device session and into a CPU
    session, a CPU session's into a device session, and each goes on as the saved one does, logits
-   bit for bit and the same sampled tokens (for a model whose device logits equal the CPU's).
-   Refused: a backend without kv_copy, a Q8 state, a state with pruned rows. */
+   bit for bit and the same sampled tokens (for a model whose device logits equal the CPU's), with
+   a KV cache of type kv. Refused: a backend without kv_copy, a state of another KV type, a state
+   with pruned rows. */
 static std::vector<unsigned char> state_bytes(srt_session *s) {
     size_t n = 0;
     std::vector<unsigned char> b;
@@ -176,14 +178,17 @@ static int go_on_alike(srt_session *a, srt_session *b, int V, int n) {
     }
     return 1;
 }
-static void check_state(const char *tag, const char *path, const int32_t *prompt) {
+static void check_state(const char *tag0, const char *path, const int32_t *prompt, srt_kv_type kv) {
+    const srt_kv_type other = kv == SRT_KV_Q8 ? SRT_KV_F16 : SRT_KV_Q8;
+    char tag[160];
+    snprintf(tag, sizeof tag, "%s, %s KV", tag0, kv == SRT_KV_Q8 ? "q8" : kv == SRT_KV_F16 ? "f16" : "f32");
     srt_model *cpu = NULL, *dev = NULL;
     srt_session_desc sd;
     srt_session *d1 = NULL, *d2 = NULL, *c1 = NULL, *c2 = NULL;
     int32_t t;
     if (!load_pair(tag, path, &cpu, &dev)) return;
     memset(&sd, 0, sizeof sd);
-    sd.n_ctx = 96; sd.n_batch = 16; sd.sampler.temperature = 0.8f; sd.sampler.seed = 7;
+    sd.n_ctx = 96; sd.n_batch = 16; sd.sampler.temperature = 0.8f; sd.sampler.seed = 7; sd.kv_type = kv;
     srt_model_info info;
     srt_model_get_info(dev, &info);
     const int V = info.n_vocab;
@@ -214,19 +219,20 @@ static void check_state(const char *tag, const char *path, const int32_t *prompt
                   strstr(srt_last_error(), "kv_copy"), "%s: a backend without kv_copy refuses: %s", tag, srt_last_error());
             gpu->kv_copy = kv_copy;
             srt_session *q = NULL;
-            sd.kv_type = SRT_KV_Q8; sd.n_ctx = 96;
+            const char *other_name = other == SRT_KV_Q8 ? "q8" : "f16";
+            sd.kv_type = other; sd.n_ctx = 96;
             if (srt_session_create(cpu, &sd, &q) == SRT_OK && srt_session_feed(q, prompt, 10) == SRT_OK) {
                 std::vector<unsigned char> qs = state_bytes(q);
-                CHECK(srt_session_state_load(d2, qs.data(), qs.size()) == SRT_ERR_INVALID_ARG && strstr(srt_last_error(), "q8"),
-                      "%s: a Q8 state into a %s session is refused: %s", tag, gpu_name, srt_last_error());
-            } else CHECK(0, "%s: a Q8 CPU session: %s", tag, srt_last_error());
+                CHECK(srt_session_state_load(d2, qs.data(), qs.size()) == SRT_ERR_INVALID_ARG && strstr(srt_last_error(), other_name),
+                      "%s: a state of an %s KV cache into the %s session is refused: %s", tag, other_name, gpu_name, srt_last_error());
+            } else CHECK(0, "%s: an %s CPU session: %s", tag, other_name, srt_last_error());
             srt_session_destroy(q); q = NULL;
-            sd.kv_type = SRT_KV_F16; sd.kv_sparsity_k = sd.kv_sparsity_v = 0.5f;
-            if (srt_session_create(cpu, &sd, &q) == SRT_OK && srt_session_feed(q, prompt, 10) == SRT_OK) {
+            sd.kv_type = SRT_KV_F16; sd.kv_sparsity_k = sd.kv_sparsity_v = 0.5f;   /* (pruned rows are F16: for an F16 session) */
+            if (kv == SRT_KV_F16 && srt_session_create(cpu, &sd, &q) == SRT_OK && srt_session_feed(q, prompt, 10) == SRT_OK) {
                 std::vector<unsigned char> ps = state_bytes(q);
                 CHECK(srt_session_state_load(d2, ps.data(), ps.size()) == SRT_ERR_INVALID_ARG && strstr(srt_last_error(), "kv_sparsity"),
                       "%s: a state with pruned rows into a %s session is refused: %s", tag, gpu_name, srt_last_error());
-            } else CHECK(0, "%s: a sparse CPU session: %s", tag, srt_last_error());
+            } else if (kv == SRT_KV_F16) CHECK(0, "%s: a sparse CPU session: %s", tag, srt_last_error());
             srt_session_destroy(q);
         }
     } else CHECK(0, "%s: sessions for the state checks: %s", tag, srt_last_error());
@@ -286,6 +292,10 @@ static void check_stories(void) {
                 srt_model_free(cpu);
                 snprintf(tag, sizeof tag, "stories260K %s", fmts[f].name);
                 compare_sessions(tag, path, toks, n, 32, SRT_KV_F16, 30);
+                if (gpu_kv_q8) {
+                    snprintf(tag, sizeof tag, "stories260K %s, q8 KV", fmts[f].name);
+                    compare_sessions(tag, path, toks, n, 32, SRT_KV_Q8, 30);
+                }
             }
         }
     }

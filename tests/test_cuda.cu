@@ -10,7 +10,7 @@
      tokens, with and without bias: equal to srt_matmul (portable) bit for bit; cuBLAS within
      2e-3 x sum |w x| of each output;
    - whole models through the backend (a tiny llama with GQA, a qwen2-style one with biases and
-     neox rope, llama3 rope scaling, f16 and f32 KV caches, prompt batches of 1, 16 and 40; decode
+     neox rope, llama3 rope scaling, f16, f32 and q8 KV caches, prompt batches of 1, 16 and 40; decode
      through CUDA graphs and without them; two sessions taking turns): the logits of every step
      equal the CPU's bit for bit and so do the greedy tokens; with cuBLAS for float prompt batches,
      within a tolerance;
@@ -268,6 +268,12 @@ static void check_tcsl(uint64_t rows, uint64_t cols, double sparsity) {
 /* ---------------------------------------------------------------- models */
 
 
+static srt_status (*real_session_create)(srt_backend *, void *, int, int, srt_kv_type, void **, char *, size_t);
+static srt_status session_create_type7(srt_backend *b, void *model, int n_ctx, int n_batch, srt_kv_type kv, void **session, char *err, size_t cap) {
+    (void)kv;
+    return real_session_create(b, model, n_ctx, n_batch, (srt_kv_type)7, session, err, cap);
+}
+
 /* Two device sessions of one model, stepped in turns (each has its own KV cache and decode graph),
    against one CPU session each. */
 static bool same_logits(srt_session *a, srt_session *b) {
@@ -306,18 +312,22 @@ static void check_turns(const char *path, const int32_t *prompt) {
         CHECK(same, "srt_session_truncate on the backend: the logits equal the CPU's after truncating and feeding other tokens%s%s", same ? "" : ": ", same ? "" : srt_last_error());
     }
     for (int s = 0; s < 2; s++) { srt_session_destroy(c[s]); srt_session_destroy(d[s]); }
-    sdesc.kv_type = SRT_KV_Q8;   /* the Q8 KV cache is the CPU's only */
-    d[0] = NULL;
-    CHECK(srt_session_create(dev, &sdesc, &d[0]) == SRT_ERR_UNSUPPORTED && !d[0] && strstr(srt_last_error(), "CPU only"),
-          "a Q8 KV cache on the backend is refused: %s", srt_last_error());
+    {   /* a KV cache type the backend does not know (the core passes only F32, F16 and Q8) */
+        real_session_create = gpu->session_create;
+        gpu->session_create = session_create_type7;
+        d[0] = NULL;
+        CHECK(srt_session_create(dev, &sdesc, &d[0]) == SRT_ERR_UNSUPPORTED && !d[0] && strstr(srt_last_error(), "KV cache type 7"),
+              "an unknown KV cache type is refused by the backend: %s", srt_last_error());
+        gpu->session_create = real_session_create;
+    }
     srt_model_free(cpu); srt_model_free(dev);
 }
 
 /* The decode step's launches: per_layer x layers + tail. A layer of one integer format is 8
    (rmsnorm, q/k/v in one GEMV, RoPE with the KV store, attention, wo adding into the residual,
-   rmsnorm, gate/up/SwiGLU in one GEMV, down adding into the residual); the tail is the embedding,
-   the final norm and the output product. */
-static void check_step_kernels(const char *tag, const char *path, const int32_t *prompt, int n_layer, int per_layer, int tail) {
+   rmsnorm, gate/up/SwiGLU in one GEMV, down adding into the residual), 9 with a Q8 KV cache (its
+   store is a launch of its own); the tail is the embedding, the final norm and the output product. */
+static void check_step_kernels(const char *tag, const char *path, const int32_t *prompt, int n_layer, int per_layer, int tail, srt_kv_type kv) {
     srt_model *dev = NULL;
     srt_session *d = NULL;
     srt_model_desc md;
@@ -328,7 +338,7 @@ static void check_step_kernels(const char *tag, const char *path, const int32_t 
     md.n_threads = 1;
     md.backend = gpu;
     memset(&sdesc, 0, sizeof sdesc);
-    sdesc.n_ctx = 64; sdesc.n_batch = 8;
+    sdesc.n_ctx = 64; sdesc.n_batch = 8; sdesc.kv_type = kv;
     if (srt_model_load(path, &md, &dev) != SRT_OK || srt_session_create(dev, &sdesc, &d) != SRT_OK ||
         srt_session_feed(d, prompt, 5) != SRT_OK) { CHECK(0, "%s: kernels per step: %s", tag, srt_last_error()); srt_session_destroy(d); srt_model_free(dev); return; }
     k[0] = srt_cuda_last_step_kernels(gpu);
@@ -378,8 +388,15 @@ static void check_models(void) {
             snprintf(tag, sizeof tag, "%s, batch 40", cfg[c].tag);
             compare_sessions(tag, path, prompt, 40, 40, SRT_KV_F16, 4);
         }
-        if (c == 0) { check_turns(path, prompt); check_state(cfg[c].tag, path, prompt); }
-        if (c == 1 || c == 7) check_step_kernels(cfg[c].tag, path, prompt, cfg[c].L, 8, 3);
+        if (c == 0 || c == 6 || c == 7 || c == 9) {   /* Q8 KV: head sizes 16, 32 (rope_dim 16), 16 neox, 128 */
+            snprintf(tag, sizeof tag, "%s, q8 KV", cfg[c].tag);
+            compare_sessions(tag, path, prompt, 40, 16, SRT_KV_Q8, 12);
+            snprintf(tag, sizeof tag, "%s, q8 KV, batch 1", cfg[c].tag);
+            compare_sessions(tag, path, prompt, 9, 1, SRT_KV_Q8, 6);
+        }
+        if (c == 0) { check_turns(path, prompt); check_state(cfg[c].tag, path, prompt, SRT_KV_F16); check_state(cfg[c].tag, path, prompt, SRT_KV_Q8); }
+        if (c == 1 || c == 7) check_step_kernels(cfg[c].tag, path, prompt, cfg[c].L, 8, 3, SRT_KV_F16);
+        if (c == 1) check_step_kernels("llama q4, q8 KV", path, prompt, cfg[c].L, 9, 3, SRT_KV_Q8);
         if (c == 5 || c == 8) {   /* float weights: prompt batches through cuBLAS */
             srt_cuda_set_cublas_min_tokens(gpu, 2);
             snprintf(tag, sizeof tag, "%s, cuBLAS for batches", cfg[c].tag);
@@ -396,7 +413,8 @@ static void check_models(void) {
         if (gpu) {
             srt_cuda_set_cublas_min_tokens(gpu, 0);
             compare_sessions("llama q8 gqa, f16 KV, without CUDA graphs", "build/tmp/cuda_model_0.srt", prompt, 40, 16, SRT_KV_F16, 12);
-            check_step_kernels("llama q8 gqa, without CUDA graphs", "build/tmp/cuda_model_0.srt", prompt, 2, 8, 3);
+            check_step_kernels("llama q8 gqa, without CUDA graphs", "build/tmp/cuda_model_0.srt", prompt, 2, 8, 3, SRT_KV_F16);
+            compare_sessions("llama q8 gqa, q8 KV, without CUDA graphs", "build/tmp/cuda_model_0.srt", prompt, 40, 16, SRT_KV_Q8, 12);
             srt_backend_free(gpu);
         }
         /* the TCSL SpMM in one pass (tiny matrices are otherwise always split along K): the
@@ -409,7 +427,7 @@ static void check_models(void) {
             compare_sessions_tol("qwen2 tcsl 70% biases neox, without split-K, batch 1", "build/tmp/cuda_model_11.srt", prompt, 9, 1, SRT_KV_F16, 6, 5e-3);
             /* a TCSL layer: 2 norms, RoPE + KV store, attention, SwiGLU; x to f16 once for q/k/v,
                once for gate/up and once each for wo and down; 7 SpMMs */
-            check_step_kernels("llama tcsl 70% gqa, without split-K", "build/tmp/cuda_model_10.srt", prompt, 2, 16, 3);
+            check_step_kernels("llama tcsl 70% gqa, without split-K", "build/tmp/cuda_model_10.srt", prompt, 2, 16, 3, SRT_KV_F16);
             srt_backend_free(gpu);
         }
         gpu = saved;
@@ -487,6 +505,7 @@ int main(void) {
     const char *env = getenv("SRT_CUDA_DEVICE");
     if (system("mkdir -p build/tmp") != 0) { CHECK(0, "mkdir build/tmp"); return srt_test_finish(); }
     gpu_name = "cuda";
+    gpu_kv_q8 = 1;
     gpu = srt_cuda_backend(env ? atoi(env) : 0);
     if (!gpu) { CHECK(0, "srt_cuda_backend: out of memory"); return srt_test_finish(); }
     printf("# CUDA: %s\n", srt_cuda_info(gpu));

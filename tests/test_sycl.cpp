@@ -4,7 +4,7 @@
      every format on odd shapes, 1..9 tokens, f32/f16/bf16 activations, with and without bias:
      equal to srt_matmul (portable) bit for bit;
    - whole models through the backend (a tiny llama with GQA, a qwen2-style one with biases and
-     neox rope, llama3 rope scaling, f16 and f32 KV caches, prompt batches): the logits of every
+     neox rope, llama3 rope scaling, f16 and f32 KV caches (a Q8 one is refused), prompt batches): the logits of every
      step equal the CPU's, and so do the greedy tokens;
    - stories260K packed from ../shared (f32, q8, q4): the golden greedy ids of ../shared/golden.
    Built by `./build.sh sycl` (C core + this C++ file compiled by the SYCL compiler). */
@@ -111,7 +111,19 @@ static void check_models(void) {
                          cfg[c].llama3, cfg[c].biases, 100 + c)) { CHECK(0, "%s: write model: %s", cfg[c].tag, srt_last_error()); continue; }
         snprintf(tag, sizeof tag, "%s, f16 KV", cfg[c].tag);
         compare_sessions(tag, path, prompt, 40, 16, SRT_KV_F16, 12);
-        if (c == 0) check_state(cfg[c].tag, path, prompt);
+        if (c == 0) {
+            srt_model *cpu = NULL, *dev = NULL;
+            check_state(cfg[c].tag, path, prompt, SRT_KV_F16);
+            if (load_pair(cfg[c].tag, path, &cpu, &dev)) {   /* this backend has no Q8 KV cache */
+                srt_session_desc sd;
+                srt_session *q = NULL;
+                memset(&sd, 0, sizeof sd);
+                sd.kv_type = SRT_KV_Q8;
+                CHECK(srt_session_create(dev, &sd, &q) == SRT_ERR_UNSUPPORTED && !q && strstr(srt_last_error(), "Q8"),
+                      "a Q8 KV cache on SYCL is refused: %s", srt_last_error());
+            }
+            srt_model_free(cpu); srt_model_free(dev);
+        }
         if (c == 0 || c == 7) {
             snprintf(tag, sizeof tag, "%s, f32 KV, batch 1", cfg[c].tag);
             compare_sessions(tag, path, prompt, 9, 1, SRT_KV_F32, 6);

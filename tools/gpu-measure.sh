@@ -5,7 +5,7 @@
 #   kernels  gpu-membw; gpu-gemm: TCSL SpMM vs cuBLAS f16 at 60-90% sparsity, q4/q8/f16; gpu-gemv: all
 #            formats on the Llama-3.2-1B shapes, q4 and tcsl on the Llama-3-8B ones
 #   models   the random Llama-3-8B-shaped models, q4 and 70%-sparse tcsl (srt-pack --random, every physical core)
-#   e2e      their decode on the GPU
+#   e2e      their decode on the GPU; the q4 one's at 8192 tokens of context with F16 and Q8 KV caches
 # No STAGE: all four in that order. Each stage's output goes to DIR/STAGE.log and the result lines to
 # DIR/gpu.jsonl, DIR = $GPU_OUT, else $OUT (a device run's folder that comes back), else build/gpu;
 # the models go to $GPU_MODELS (default build/tmp). Stops at the first stage that fails (exit 1).
@@ -51,6 +51,10 @@ do_e2e() {
     for m in llama3-8b-q4 llama3-8b-tcsl70; do
         [ -s "$MODELS/$m.srt" ] || { echo "$MODELS/$m.srt is missing: run the models stage first"; return 1; }
         bench e2e "$MODELS/$m.srt" --backend cuda --prompt-tokens 128 --tokens 128 --runs 3 || return 1
+    done
+    # a long context: the F16 KV cache against the Q8 one (attention reads 0.53 of the bytes)
+    for kv in f16 q8; do
+        bench e2e "$MODELS/llama3-8b-q4.srt" --backend cuda --prompt-tokens 8192 --tokens 64 --runs 3 --kv $kv || return 1
     done
 }
 
