@@ -16,11 +16,12 @@
 #   ./build.sh test-ui  the SDL chat window under Xvfb (tests/test_ui.sh); screenshot: build/ui-test.png
 #   ./build.sh sycl     the SYCL backend test (build/test-sycl, tests/test_sycl.cpp + sparsert_sycl.h), then runs it
 #   ./build.sh cuda     the CUDA backend test (build/test-cuda, tests/test_cuda.cu + sparsert_cuda.h by nvcc), then runs it;
-#                       also build/srt-bench-cuda (srt-bench with the gpu-* modes and e2e --backend cuda)
+#                       also build/srt-bench-cuda (srt-bench with the gpu-* modes and e2e --backend cuda) and
+#                       build/srt-chat-cuda (srt-chat with --backend cuda)
 #                       (without a CUDA device it runs its no-device checks and prints "skipped: GPU checks ...")
 #   ./build.sh cuda-emu the same test on the CPU (build/test-cuda-emu: tests/test_cuda.cu by c++ against
 #                       tests/cuda_emu, a CPU stand-in for the CUDA runtime; no nvcc or GPU needed), then runs it;
-#                       also build/srt-bench-cuda-emu. ./build.sh and ./build.sh test build and run it too
+#                       also build/srt-bench-cuda-emu and srt-chat-cuda-emu. ./build.sh and ./build.sh test build and run it too
 #                       (not under asan, tsan, valgrind or cross builds); ./build.sh cuda-emu asan: under
 #                       ASan + UBSan (device memory is heap memory: an out-of-bounds kernel access is a report)
 #   ./build.sh fuzz SECONDS [TARGET...]   libFuzzer campaigns (clang, ASan+UBSan), each target for SECONDS:
@@ -184,27 +185,31 @@ find_nvcc() {
 }
 # nvcc_prog OUT FILES... : one program by nvcc with the CUDA flags (-fmad=false: no a*b+c contraction,
 # the reference-order kernels are bit-exact; sm_80 and sm_90 SASS), cuBLAS and the rpath to it
+NVCC_FLAGS="-std=c++17 -O2 -fmad=false -gencode arch=compute_80,code=sm_80 -gencode arch=compute_90,code=sm_90 -Xcompiler -Wall,-Wextra -I."
 nvcc_prog() {
     local out=$1; shift
-    $NVCC_CMD -std=c++17 -O2 -fmad=false -gencode arch=compute_80,code=sm_80 -gencode arch=compute_90,code=sm_90 \
-        -Xcompiler -Wall,-Wextra -I. -o "$B/$out" "$@" -L"$CUDA_LIB" -lcublas -Xlinker -rpath,"$CUDA_LIB" -lm -lpthread
+    $NVCC_CMD $NVCC_FLAGS -o "$B/$out" "$@" -L"$CUDA_LIB" -lcublas -Xlinker -rpath,"$CUDA_LIB" -lm -lpthread
 }
 build_cuda() {
     local bench
-    rm -f "$B/test-cuda" "$B/srt-bench-cuda"
+    rm -f "$B/test-cuda" "$B/srt-bench-cuda" "$B/srt-chat-cuda"
     if [ -n "${2:-}" ]; then CUDA_WHY="not under ${2}"; return; fi
     if ! find_nvcc; then CUDA_WHY="no nvcc (set NVCC, or put nvcc on PATH: see README, CUDA backend)"; return; fi
     printf '#define SPARSERT_IMPLEMENTATION\n#include "sparsert.h"\n' > "$B/cuda-core.c"
-    # build/srt-bench-cuda (tools/srt-bench.c with -DSRT_BENCH_CUDA + tools/srt-bench-cuda.cu) beside test-cuda
+    # beside test-cuda, the tools with the backend (tools/cuda-backend.cu, compiled once):
+    # build/srt-bench-cuda (tools/srt-bench.c with -DSRT_BENCH_CUDA), build/srt-chat-cuda (demo/srt-chat.c with -DSRT_CHAT_CUDA)
     { $CC -std=c99 $OPT $WARN -I. ${CFLAGS:-} -DSRT_BENCH_CUDA -c -o "$B/srt-bench-cuda.o" tools/srt-bench.c &&
-      nvcc_prog srt-bench-cuda tools/srt-bench-cuda.cu "$B/srt-bench-cuda.o"; } &
+      $CC -std=c99 $OPT $WARN -I. ${CFLAGS:-} -DSRT_CHAT_CUDA -c -o "$B/srt-chat-cuda.o" demo/srt-chat.c &&
+      $NVCC_CMD $NVCC_FLAGS -c -o "$B/cuda-backend.o" tools/cuda-backend.cu &&
+      nvcc_prog srt-bench-cuda "$B/cuda-backend.o" "$B/srt-bench-cuda.o" &&
+      nvcc_prog srt-chat-cuda "$B/cuda-backend.o" "$B/srt-chat-cuda.o"; } &
     bench=$!
     HAVE_CUDA=1
     if ! $CC -std=c99 $OPT $WARN -I. ${CFLAGS:-} -c -o "$B/cuda-core.o" "$B/cuda-core.c" ||
        ! nvcc_prog test-cuda tests/test_cuda.cu "$B/cuda-core.o"; then
         note "build failed: test-cuda ($NVCC_CMD)"; fail=1; HAVE_CUDA=2
     fi
-    if ! wait "$bench"; then note "build failed: srt-bench-cuda ($NVCC_CMD)"; fail=1; fi
+    if ! wait "$bench"; then note "build failed: srt-bench-cuda / srt-chat-cuda ($NVCC_CMD)"; fail=1; fi
 }
 run_cuda_test() {
     if [ "$HAVE_CUDA" = 2 ]; then echo "FAIL - test-cuda did not build"; FAILED=$((FAILED + 1))
@@ -214,16 +219,16 @@ run_cuda_test() {
     else echo "skipped test_cuda: $CUDA_WHY"; fi
 }
 
-# The CUDA backend on the CPU: tests/test_cuda.cu and tools/srt-bench-cuda.cu compiled by CXX against
+# The CUDA backend on the CPU: tests/test_cuda.cu and tools/cuda-backend.cu compiled by CXX against
 # tests/cuda_emu (a CPU stand-in for the CUDA runtime and cuBLAS), with sparsert_cuda.h's kernel launches
 # rewritten into calls (k<<<grid, block, smem, stream>>>(args) -> srt_emu::launch(k, grid, block, smem,
 # stream)(args)) in build/cuda-emu/. Needs neither nvcc nor a GPU, so the GPU checks of test_cuda run
-# everywhere: build/test-cuda-emu, build/srt-bench-cuda-emu. HAVE_CUDA_EMU: 1 built, 0 skipped, 2 failed.
+# everywhere: build/test-cuda-emu, build/srt-bench-cuda-emu, build/srt-chat-cuda-emu. HAVE_CUDA_EMU: 1 built, 0 skipped, 2 failed.
 HAVE_CUDA_EMU=0
 CUDA_EMU_WHY=""
 build_cuda_emu() {
     local E=$B/cuda-emu bench flags
-    rm -f "$B/test-cuda-emu" "$B/srt-bench-cuda-emu"
+    rm -f "$B/test-cuda-emu" "$B/srt-bench-cuda-emu" "$B/srt-chat-cuda-emu"
     # ASan only when asked for alone (./build.sh cuda-emu asan: ~7 minutes, too long for every CI run)
     if [ -n "${2:-}" ] && ! [ "$1 $2" = "cuda-emu asan" ]; then
         CUDA_EMU_WHY="not under ${2} (./build.sh test runs it; ./build.sh cuda-emu asan under ASan)"; return
@@ -242,14 +247,17 @@ build_cuda_emu() {
     # so that the test's models of width 256 take the window-crossing path too
     flags="-std=c++17 $OPT -ffp-contract=off $WARN -Wno-unknown-pragmas -DSRT_CUDA_EMULATOR -DSRT__CU_NORM_WIN=128 -I$E -Itests/cuda_emu -I."
     { $CC -std=c99 $OPT $WARN -I. ${CFLAGS:-} -DSRT_BENCH_CUDA -c -o "$E/srt-bench.o" tools/srt-bench.c &&
-      $CXX $flags -o "$B/srt-bench-cuda-emu" -x c++ tools/srt-bench-cuda.cu -x none "$E/srt-bench.o" $LIBS; } &
+      $CC -std=c99 $OPT $WARN -I. ${CFLAGS:-} -DSRT_CHAT_CUDA -c -o "$E/srt-chat.o" demo/srt-chat.c &&
+      $CXX $flags -c -o "$E/cuda-backend.o" -x c++ tools/cuda-backend.cu &&
+      $CXX $flags -o "$B/srt-bench-cuda-emu" "$E/cuda-backend.o" "$E/srt-bench.o" $LIBS &&
+      $CXX $flags -o "$B/srt-chat-cuda-emu" "$E/cuda-backend.o" "$E/srt-chat.o" $LIBS; } &
     bench=$!
     HAVE_CUDA_EMU=1
     if ! $CC -std=c99 $OPT $WARN -I. ${CFLAGS:-} -c -o "$E/core.o" "$E/core.c" ||
        ! $CXX $flags -o "$B/test-cuda-emu" -x c++ tests/test_cuda.cu -x none "$E/core.o" $LIBS; then
         note "build failed: test-cuda-emu ($CXX)"; fail=1; HAVE_CUDA_EMU=2
     fi
-    if ! wait "$bench"; then note "build failed: srt-bench-cuda-emu ($CXX)"; fail=1; fi
+    if ! wait "$bench"; then note "build failed: srt-bench-cuda-emu / srt-chat-cuda-emu ($CXX)"; fail=1; fi
 }
 run_cuda_emu_test() {
     if [ "$HAVE_CUDA_EMU" = 2 ]; then echo "FAIL - test-cuda-emu did not build"; FAILED=$((FAILED + 1))

@@ -19,9 +19,16 @@
    --prompt-cache FILE
        keeps the session state after the prompt (-p text; in a chat, the first turn's) in FILE
        (srt_session_save); a later run whose prompt begins with the same tokens loads it and
-       evaluates only the rest, e.g. a long system prompt is read once. */
+       evaluates only the rest, e.g. a long system prompt is read once.
+   --backend cuda [--device N]
+       runs the model on an NVIDIA GPU (build/srt-chat-cuda: this file with -DSRT_CHAT_CUDA +
+       tools/cuda-backend.cu, built by ./build.sh when nvcc is found); tokenizing and sampling
+       stay on the CPU, so the output is the same as on the CPU. */
 #define SPARSERT_IMPLEMENTATION
 #include "sparsert.h"
+#ifdef SRT_CHAT_CUDA
+#  include "sparsert_cuda.h"   /* the declarations; the backend is tools/cuda-backend.cu (nvcc) */
+#endif
 
 #include <signal.h>
 #include <stdio.h>
@@ -48,7 +55,7 @@ static void usage(FILE *f) {
         "      --temp T            temperature (default 0.8 interactive, 0 = greedy with -p unless given)\n"
         "      --top-k K  --top-p P  --min-p P  --repeat-penalty R  --repeat-last-n N\n"
         "      --seed S            sampler seed (default fixed)\n"
-        "      --kv f16|f32|q8     KV cache precision (default f16; q8: half the memory, CPU only)\n"
+        "      --kv f16|f32|q8     KV cache precision (default f16; q8: half the memory)\n"
         "      --prompt-cache FILE keep the evaluated prompt (with a chat: the first turn's) in FILE; a later run\n"
         "                          whose prompt begins the same way reads that part from it (same model and --kv)\n"
         "      --kv-sparsity K[,V] sparse KV cache: drop this fraction of each head's K (and V) values of\n"
@@ -66,6 +73,8 @@ static void usage(FILE *f) {
         "      --pin / --no-pin    pin threads to their CPUs (default: only for performance and lists)\n"
         "      --verify            check every tensor checksum at load\n"
         "      --load MODE         auto (default: copy into huge pages on Linux when it fits), mmap, copy\n"
+        "      --backend cpu|cuda  where the model runs (cuda: build/srt-chat-cuda; default cpu)\n"
+        "      --device N          the CUDA device (default 0)\n"
         "  -h, --help\n");
 }
 
@@ -434,9 +443,12 @@ static void chat_free(chat *c) {
     free(c->fed.p);
 }
 
-int main(int argc, char **argv) {
+static srt_backend *g_backend;   /* --backend cuda; freed by main after the model */
+
+static int chat_main(int argc, char **argv) {
     const char *model_path = NULL, *prompt = NULL, *prompt_file = NULL;
     int n_predict = 256, threads = 0, n_ctx = 0, n_batch = 0, temp_given = 0, no_bos = 0, ignore_eos = 0, verify = 0, pin = 0, i;
+    int use_cuda = 0, device = 0;
     int force_chat = 0, no_chat = 0, show_prompt = 0, use_chat;
     const char *template_name = NULL, *system_text = NULL, *cache_path = NULL;
     double cache_ms = 0.0;   /* loading the prompt cache */
@@ -506,6 +518,12 @@ int main(int argc, char **argv) {
             else if (!strcmp(c, "copy")) load = SRT_LOAD_COPY;
             else { fprintf(stderr, "srt-chat: --load takes auto, mmap or copy\n"); return 2; }
         }
+        else if (!strcmp(a, "--backend")) {
+            const char *b = NEXT();
+            if (!strcmp(b, "cuda")) use_cuda = 1;
+            else if (strcmp(b, "cpu")) { fprintf(stderr, "srt-chat: --backend takes cpu or cuda\n"); return 2; }
+        }
+        else if (!strcmp(a, "--device")) device = atoi(NEXT());
         else if (!strcmp(a, "--pin")) pin = 1;
         else if (!strcmp(a, "--no-pin")) pin = -1;
         else if (!strcmp(a, "--cores")) {
@@ -527,9 +545,20 @@ int main(int argc, char **argv) {
         prompt = file_text;
     }
     if (!temp_given) sampler.temperature = prompt ? 0.0f : 0.8f;
+    if (use_cuda) {
+#ifdef SRT_CHAT_CUDA
+        if (!(g_backend = srt_cuda_backend(device))) { fprintf(stderr, "srt-chat: out of memory\n"); free(file_text); return 1; }
+#else
+        (void)device;
+        fprintf(stderr, "srt-chat: this srt-chat was built without CUDA: use build/srt-chat-cuda (./build.sh cuda)\n");
+        free(file_text);
+        return 2;
+#endif
+    }
     {
         srt_model_desc md;
         memset(&md, 0, sizeof md);
+        md.backend = g_backend;
         md.n_threads = threads;
         md.verify_checksums = verify;
         md.load = load;
@@ -539,6 +568,7 @@ int main(int argc, char **argv) {
             free(file_text);
             return 1;
         }
+        if (g_backend) fprintf(stderr, "srt-chat: the model runs on %s\n", g_backend->name);
     }
     {
         srt_session_desc sd;
@@ -709,4 +739,10 @@ int main(int argc, char **argv) {
     srt_model_free(model);
     free(file_text);
     return st == SRT_OK || st == SRT_ERR_CONTEXT_FULL ? 0 : 1;
+}
+
+int main(int argc, char **argv) {
+    int rc = chat_main(argc, argv);
+    srt_backend_free(g_backend);
+    return rc;
 }

@@ -357,16 +357,18 @@ static void test_from_model(void) {
 /* ---------------------------------------------------------------- srt-chat */
 static int run(const char *cmd) { return system(cmd); }
 
-/* Runs srt-chat with ARGS (stdout to out.txt, stderr to err.txt); returns stdout, *err = stderr. */
-static char *chat_out(const char *args, char **err) {
+/* Runs PROG (srt-chat or a build of it) with ARGS (stdout to out.txt, stderr to err.txt); returns
+   stdout (NULL if it failed), *err = stderr. */
+static char *prog_out(const char *prog, const char *args, char **err) {
     char cmd[1024];
     size_t n;
     char *out = NULL;
-    snprintf(cmd, sizeof cmd, "build/srt-chat -m " TMP "/stories.srt -t 1 -n 16 %s >" TMP "/out.txt 2>" TMP "/err.txt", args);
+    snprintf(cmd, sizeof cmd, "%s -m " TMP "/stories.srt -t 1 -n 16 %s >" TMP "/out.txt 2>" TMP "/err.txt", prog, args);
     if (run(cmd) == 0) out = srt_test_read_file(TMP "/out.txt", &n);
     if (err) *err = srt_test_read_file(TMP "/err.txt", &n);
     return out;
 }
+static char *chat_out(const char *args, char **err) { return prog_out("build/srt-chat", args, err); }
 static int same_text(const char *a, const char *b) { return a && b && strcmp(a, b) == 0; }
 
 /* --prompt-cache: a second run reads the prompt's beginning from the file and writes exactly what
@@ -553,6 +555,64 @@ static void test_srt_chat(void) {
     free(out_text);
 }
 
+/* srt-chat --backend cuda. build/srt-chat-cuda-emu (the CUDA code on the CPU emulator of
+   tests/cuda_emu, built by ./build.sh on x86-64) writes what the CPU build writes: greedy and
+   sampled, F16 and Q8 KV caches; a conversation saved on one goes on on the other. The nvcc build
+   (build/srt-chat-cuda) either does the same or, without a device, fails with the device's error;
+   the plain build refuses --backend cuda. */
+static int exists(const char *path) {
+    FILE *f = fopen(path, "rb");
+    if (f) fclose(f);
+    return f != NULL;
+}
+static void test_cuda_chat(void) {
+    static const char *runs[] = {"-p 'Once upon a time' -n 40 --temp 0", "-p 'Once upon a time' -n 40 --temp 0 --kv q8",
+                                 "-p 'Lily had a red ball' -n 40 --temp 0.8 --seed 5 -b 4"};
+    const char *progs[2] = {"build/srt-chat-cuda-emu", "build/srt-chat-cuda"};
+    char *out = NULL, *err = NULL;
+    out = chat_out("-p x --backend cuda", &err);
+    CHECK(!out && err && strstr(err, "built without CUDA: use build/srt-chat-cuda"), "srt-chat --backend cuda without CUDA: refused, and says which build has it");
+    free(out); free(err);
+    out = chat_out("-p x --backend metal", &err);
+    CHECK(!out && err && strstr(err, "--backend takes cpu or cuda"), "srt-chat --backend with an unknown name is refused");
+    free(out); free(err);
+    for (int p = 0; p < 2; p++) {
+        char args[256];
+        if (!exists(progs[p])) { printf("# skipped: %s checks (not built)\n", progs[p]); continue; }
+        for (size_t r = 0; r < sizeof runs / sizeof runs[0]; r++) {
+            char *cpu = chat_out(runs[r], NULL), *gpu;
+            snprintf(args, sizeof args, "%s --backend cuda", runs[r]);
+            gpu = prog_out(progs[p], args, &err);
+            if (p == 1 && !gpu)   /* nvcc's build: the same text, or no device and the reason */
+                CHECK(err && strstr(err, "CUDA"), "%s %s: no device, and the error says why: %.200s", progs[p], args, err ? err : "");
+            else
+                CHECK(cpu && gpu && same_text(cpu, gpu) && strlen(cpu) > 20 && err && strstr(err, "the model runs on cuda: "),
+                      "%s %s: the CPU's text (%zu bytes)", progs[p], args, cpu ? strlen(cpu) : 0);
+            free(cpu); free(gpu); free(err); err = NULL;
+        }
+    }
+    if (exists(progs[0])) {   /* a conversation: saved on the device, taken up on the CPU, and the other way */
+        static const char *where[2][2] = {{"build/srt-chat-cuda-emu --backend cuda", "build/srt-chat"}, {"build/srt-chat", "build/srt-chat-cuda-emu --backend cuda"}};
+        char *all = NULL, *a = NULL, *b = NULL;
+        size_t n = 0;
+        CHECK(run("printf 'Once upon a time\\nThe cat sat\\n' | build/srt-chat -m " TMP "/stories.srt -t 1 -n 12 --template chatml --kv q8 --temp 0 >" TMP "/all.txt 2>/dev/null") == 0 &&
+              (all = srt_test_read_file(TMP "/all.txt", &n)) != NULL, "srt-chat: a two-turn chat on the CPU");
+        for (int w = 0; w < 2; w++) {
+            char cmd[1024], *want = NULL;
+            remove(TMP "/conv.state");
+            snprintf(cmd, sizeof cmd, "printf 'Once upon a time\\n/save " TMP "/conv.state\\n' | %s -m " TMP "/stories.srt -t 1 -n 12 --template chatml --kv q8 --temp 0 >" TMP "/a.txt 2>/dev/null", where[w][0]);
+            int ok = run(cmd) == 0;
+            snprintf(cmd, sizeof cmd, "printf '/load " TMP "/conv.state\\nThe cat sat\\n' | %s -m " TMP "/stories.srt -t 1 -n 12 --template chatml --kv q8 --temp 0 >" TMP "/b.txt 2>" TMP "/be.txt", where[w][1]);
+            ok = ok && run(cmd) == 0;
+            a = srt_test_read_file(TMP "/a.txt", &n); b = srt_test_read_file(TMP "/b.txt", &n);
+            if (ok && a && b && (want = (char *)malloc(strlen(a) + strlen(b) + 1)) != NULL) { strcpy(want, a); strcat(want, b); }
+            CHECK(want && all && strlen(b) > 1 && !strcmp(want, all), "a q8 chat saved by %s and taken up by %s answers as the CPU alone does", where[w][0], where[w][1]);
+            free(a); free(b); free(want);
+        }
+        free(all);
+    }
+}
+
 int main(void) {
     if (system("mkdir -p " TMP) != 0) { printf("FAIL - cannot make " TMP "\n"); return 1; }
     test_names();
@@ -560,6 +620,7 @@ int main(void) {
     test_render();
     test_from_model();
     test_srt_chat();
+    test_cuda_chat();
     if (system("rm -rf " TMP) != 0) CHECK(0, "remove " TMP);
     return srt_test_finish();
 }

@@ -38,7 +38,7 @@
      srt-bench make-model OUT [--embd 1024] [--ff 2816] [--layers 8] [--heads 16] [--kv-heads 4]
                               [--vocab 8192] [--format q8] [--group N|row] [--untied] [--seed S]
          writes a random-weight Llama model (filler vocab; tied embeddings unless --untied) for e2e.
-   GPU (build/srt-bench-cuda: this file with -DSRT_BENCH_CUDA + tools/srt-bench-cuda.cu, built by
+   GPU (build/srt-bench-cuda: this file with -DSRT_BENCH_CUDA + tools/cuda-backend.cu, built by
    ./build.sh when nvcc is found; the plain build refuses these with exit status 2). Without a usable
    device each prints the device error (srt_cuda_info) and exits 1. Lines: threads "-", isa "cuda",
    device = the GPU's name. --device N picks the CUDA device (default 0).
@@ -66,7 +66,7 @@
 #define SPARSERT_IMPLEMENTATION
 #include "sparsert.h"
 #ifdef SRT_BENCH_CUDA
-#  include "sparsert_cuda.h"   /* the declarations; the backend is tools/srt-bench-cuda.cu (nvcc) */
+#  include "sparsert_cuda.h"   /* the declarations; the backend is tools/cuda-backend.cu (nvcc) */
 #endif
 #include <stdio.h>
 #include <stdlib.h>
