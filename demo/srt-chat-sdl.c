@@ -10,13 +10,14 @@
        copies one message), Ctrl+V pastes, PgUp/PgDn and the wheel scroll.
        Lines read as srt-chat reads them: /save FILE and /load FILE keep and take up a
        conversation (messages and KV cache, in srt-chat's file format both ways), /reset is New
-       chat; in a chat /retry is Retry and /undo is refused (srt-chat only); anything else is a
-       message.
+       chat; in a chat /retry is Retry and /undo takes back the last exchange (the KV cache goes
+       back to where it began); anything else is a message.
    srt-chat-sdl --model M.srt --chat FILE [options]
        The conversation lives in FILE: opened after the model loads (its messages come back as
        bubbles, its KV cache as it was: nothing is read again), saved after every reply (finished
-       or stopped), Retry and New chat. A missing FILE starts a new chat saved there; one that
-       cannot be opened (another model, damaged) is said so in the window and never overwritten.
+       or stopped), Retry, /undo and New chat. A missing FILE starts a new chat saved there; one
+       that cannot be opened (another model, damaged) is said so in the window and never
+       overwritten.
    srt-chat-sdl --model M.srt --script FILE [--script-log LOG] [--screenshot OUT.png]
        Scripted: FILE's commands (see script_usage below) drive the window; the log says what
        happened (replies, statistics, scroll positions); the PNG is written when the script ends.
@@ -322,9 +323,9 @@ static int layout_text(ui *u, layout *L, const char *s, size_t n) {
    under the mutex and only while a turn is running (cancel_ok).
    Conversation files: CMD_CHAT_OPEN (--chat FILE, after the model loaded: a missing FILE is a new
    chat), CMD_CHAT_LOAD (/load) and CMD_CHAT_SAVE (/save and the saves to --chat FILE) each answer
-   with one EV_FILE. */
-enum { CMD_LOAD, CMD_TURN, CMD_RETRY, CMD_RESET, CMD_CHAT_OPEN, CMD_CHAT_LOAD, CMD_CHAT_SAVE, CMD_QUIT };
-enum { EV_PROGRESS, EV_LOADED, EV_LOAD_FAILED, EV_TEXT, EV_DONE, EV_NOTE, EV_FILE };
+   with one EV_FILE; CMD_UNDO (/undo) with one EV_UNDONE. */
+enum { CMD_LOAD, CMD_TURN, CMD_RETRY, CMD_RESET, CMD_CHAT_OPEN, CMD_CHAT_LOAD, CMD_CHAT_SAVE, CMD_UNDO, CMD_QUIT };
+enum { EV_PROGRESS, EV_LOADED, EV_LOAD_FAILED, EV_TEXT, EV_DONE, EV_NOTE, EV_FILE, EV_UNDONE };
 enum { STOP_LIMIT = 0, STOP_EOS = 1, STOP_CANCEL = 2, STOP_CONTEXT = 3, STOP_ERROR = 4 };
 enum { FILE_FAILED = 0, FILE_DONE = 1, FILE_NEW = 2 };
 typedef struct command {
@@ -337,7 +338,8 @@ typedef struct event {
     char *text;               /* EV_TEXT: the new characters; EV_LOAD_FAILED / EV_NOTE: a message;
                                  EV_FILE: the path, or the error when it failed */
     size_t len;
-    int op, result;           /* EV_FILE: the command (CMD_CHAT_*), FILE_FAILED / FILE_DONE / FILE_NEW */
+    int op, result;           /* EV_FILE: the command (CMD_CHAT_*), FILE_FAILED / FILE_DONE / FILE_NEW;
+                                 EV_UNDONE: result 1 = taken back, 0 = nothing to take back */
     srt_chat_message *msgs;   /* EV_FILE after a load in a chat: the file's messages (srt_chat_messages_free) */
     int n_msgs;               /* ... their number; after a save: the messages saved */
     char *shown;              /* EV_FILE after a load of continued text: the text of its tokens */
@@ -380,6 +382,9 @@ typedef struct worker {
     /* where the last reply began (after its prompt), for Regenerate */
     int has_reply, reply_pos, reply_prev_special;
     size_t reply_fed;
+    /* where the last exchange began (before its message was fed), for /undo */
+    int has_turn, turn_pos, turn_msg, turn_prev_special;
+    size_t turn_fed;
 } worker;
 
 static void post(worker *w, const event *e) {
@@ -480,7 +485,7 @@ static void chat_forget(worker *w) {
 static void worker_free_model(worker *w) {
     while (w->n_msgs > 0) chat_drop(w, w->n_msgs - 1);
     w->fed.n = 0;
-    w->has_reply = 0;
+    w->has_reply = w->has_turn = 0;
     if (w->session) srt_session_destroy(w->session);
     if (w->model) srt_model_free(w->model);
     if (w->pool) srt_pool_destroy(w->pool);
@@ -643,7 +648,9 @@ static srt_status turn_prompt(worker *w, int turn, const char *text, int *n_prom
     st = srt_session_truncate(w->session, pos0);
     if (st == SRT_OK) st = srt_session_feed(w->session, ids + k, n - k);
     *n_prompt = srt_session_pos(w->session) - pos0;
+    w->has_turn = st == SRT_OK;
     if (st == SRT_OK) {
+        w->turn_pos = pos0; w->turn_msg = w->n_msgs - 1; w->turn_fed = w->fed.n; w->turn_prev_special = w->prev_special;
         tb_add(&w->fed, full + w->fed.n, strlen(full + w->fed.n));
         if (n > 0) w->prev_special = is_control(w->model, ids[n - 1]);
     } else {
@@ -812,7 +819,7 @@ static void worker_chat_load(worker *w, int op, const char *path) {
         post(w, &e);
         return;
     }
-    w->has_reply = 0;
+    w->has_reply = w->has_turn = 0;
     pos = srt_session_pos(w->session);
     if (w->chat) {
         while (w->n_msgs > 0) chat_drop(w, w->n_msgs - 1);
@@ -838,6 +845,24 @@ static void worker_chat_load(worker *w, int op, const char *path) {
     post(w, &e);
 }
 
+/* /undo in a chat: the last exchange (its message and reply) is taken back and the KV cache goes
+   back to where it began, as srt-chat's /undo does; once, and not across a load. */
+static void worker_undo(worker *w) {
+    event e;
+    memset(&e, 0, sizeof e);
+    e.kind = EV_UNDONE;
+    if (w->session && w->chat && w->has_turn && w->turn_msg < w->n_msgs && srt_session_truncate(w->session, w->turn_pos) == SRT_OK) {
+        while (w->n_msgs > w->turn_msg) chat_drop(w, w->n_msgs - 1);
+        w->fed.n = w->turn_fed;
+        w->prev_special = w->turn_prev_special;
+        w->has_turn = w->has_reply = 0;
+        e.result = 1;
+    }
+    e.pos = w->session ? srt_session_pos(w->session) : 0;
+    e.n_ctx = w->session ? srt_session_n_ctx(w->session) : 0;
+    post(w, &e);
+}
+
 static int worker_main(void *arg) {
     worker *w = (worker *)arg;
     for (;;) {
@@ -854,8 +879,9 @@ static int worker_main(void *arg) {
         else if (c.kind == CMD_RETRY) worker_turn(w, c.turn, NULL);
         else if (c.kind == CMD_CHAT_OPEN || c.kind == CMD_CHAT_LOAD) worker_chat_load(w, c.kind, c.text);
         else if (c.kind == CMD_CHAT_SAVE) worker_chat_save(w, c.turn, c.text);
+        else if (c.kind == CMD_UNDO) worker_undo(w);
         else if (c.kind == CMD_RESET && w->session) {
-            w->has_reply = 0;
+            w->has_reply = w->has_turn = 0;
             while (w->n_msgs > 0 && !(w->n_msgs == 1 && !strcmp(w->msgs[0].role, "system"))) chat_drop(w, w->n_msgs - 1);
             chat_forget(w);
             if (!w->chat) srt_session_reset(w->session);
@@ -903,7 +929,8 @@ struct ui {
     int generating, loading, model_ok;
     const char *chat_file;    /* --chat FILE: opened after the model loads, saved after each reply */
     int chat_file_ok;         /* FILE may be written: it was opened, or it was not there */
-    int file_loads, file_cmds;    /* conversation loads / all file commands the worker has not answered */
+    int chat_cmds, all_cmds;  /* commands the worker has not answered: those that change the transcript
+                                 (/load, opening --chat FILE, /undo) / all of those and the saves */
     double load_progress, load_t0;
     model_facts facts;
     text_buf input;
@@ -1171,7 +1198,7 @@ static void draw_transcript(ui *u) {
 
 static void make_status(ui *u) {
     char tail[400];
-    const char *state = u->loading ? "Loading" : !u->model_ok ? "No model" : u->generating ? "Generating" : u->file_loads ? "Opening the conversation" : "Ready";
+    const char *state = u->loading ? "Loading" : !u->model_ok ? "No model" : u->generating ? "Generating" : u->chat_cmds ? "Loading the conversation" : "Ready";
     if (u->model_ok)
         snprintf(tail, sizeof tail, "%s  |  %s %s  |  context %d/%d  |  %.1f tok/s  |  %d threads (%s)  |  %s",
                  u->facts.file, u->facts.arch, u->facts.format, u->ctx_pos, u->ctx_n ? u->ctx_n : u->facts.n_ctx, u->tok_s,
@@ -1253,10 +1280,10 @@ static void ui_stop(ui *u) {
 }
 static void file_cmd(ui *u, int kind, int auto_save, const char *path) {
     send_cmd(u->w, kind, auto_save, path);
-    u->file_cmds++;
-    if (kind != CMD_CHAT_SAVE) u->file_loads++;
+    u->all_cmds++;
+    if (kind != CMD_CHAT_SAVE) u->chat_cmds++;   /* CMD_CHAT_OPEN, CMD_CHAT_LOAD, CMD_UNDO */
 }
-/* After each reply, Retry and New chat the conversation goes to --chat FILE, unless FILE was there
+/* After each reply, Retry, /undo and New chat the conversation goes to --chat FILE, unless FILE was there
    but could not be opened (it is kept as it is). */
 static void autosave(ui *u) {
     if (u->chat_file && u->chat_file_ok && u->model_ok) file_cmd(u, CMD_CHAT_SAVE, 1, u->chat_file);
@@ -1265,14 +1292,15 @@ static int is_chat(ui *u) { return strcmp(u->facts.chat, "continuation") != 0; }
 static void ui_new_chat(ui *u);
 static void ui_retry(ui *u);
 /* A line srt-chat reads as a command is one here too: /save FILE, /load FILE and /reset, and in a
-   chat /retry and /undo; returns 0 for anything else (a message, as srt-chat sends it). */
+   chat /retry and /undo (the last exchange taken back); returns 0 for anything else (a message,
+   as srt-chat sends it). */
 static int ui_command(ui *u, const char *text) {
     if (strchr(text, '\n')) return 0;
     if (!strncmp(text, "/save ", 6) && text[6]) file_cmd(u, CMD_CHAT_SAVE, 0, text + 6);
     else if (!strncmp(text, "/load ", 6) && text[6]) file_cmd(u, CMD_CHAT_LOAD, 0, text + 6);
     else if (!strcmp(text, "/reset")) ui_new_chat(u);
     else if (is_chat(u) && !strcmp(text, "/retry")) ui_retry(u);
-    else if (is_chat(u) && !strcmp(text, "/undo")) flash(u, "/undo is srt-chat's; here Retry answers the last message again");
+    else if (is_chat(u) && !strcmp(text, "/undo")) file_cmd(u, CMD_UNDO, 0, NULL);
     else return 0;
     return 1;
 }
@@ -1281,7 +1309,7 @@ static void ui_send(ui *u) {
     char *text;
     if (u->generating) { flash(u, "Wait for the reply, or press Esc to stop it"); return; }
     if (!u->model_ok || u->loading) { flash(u, u->loading ? "The model is still loading" : "Load a model first: drop a .srt file here"); return; }
-    if (u->file_loads) { flash(u, "Opening the conversation: a moment"); return; }
+    if (u->chat_cmds) { flash(u, "The conversation is being loaded: a moment"); return; }
     while (a < b && (u->input.p[a] == ' ' || u->input.p[a] == '\n')) a++;
     while (b > a && (u->input.p[b - 1] == ' ' || u->input.p[b - 1] == '\n')) b--;
     if (a == b) return;
@@ -1311,7 +1339,7 @@ static void ui_retry(ui *u) {
     int k;
     if (u->generating) { flash(u, "Wait for the reply, or press Esc to stop it"); return; }
     if (!u->model_ok || u->loading) return;
-    if (u->file_loads) { flash(u, "Opening the conversation: a moment"); return; }
+    if (u->chat_cmds) { flash(u, "The conversation is being loaded: a moment"); return; }
     for (k = u->n_msgs - 1; k >= 0 && u->turn > u->conv_start; k--)
         if (u->msgs[k].role == ROLE_MODEL && u->msgs[k].turn == u->turn) { m = &u->msgs[k]; break; }
     if (!m) { flash(u, "There is no reply to regenerate"); return; }
@@ -1322,7 +1350,7 @@ static void ui_retry(ui *u) {
 }
 static void ui_new_chat(ui *u) {
     if (!u->model_ok) return;
-    if (u->file_loads) { flash(u, "Opening the conversation: a moment"); return; }
+    if (u->chat_cmds) { flash(u, "The conversation is being loaded: a moment"); return; }
     if (u->generating) ui_stop(u);
     clear_messages(u);
     u->conv_start = u->turn;
@@ -1331,7 +1359,7 @@ static void ui_new_chat(ui *u) {
     autosave(u);
 }
 static void ui_load(ui *u, const char *path) {
-    if (u->generating || u->loading || u->file_loads) { flash(u, "Busy: stop the generation first"); return; }
+    if (u->generating || u->loading || u->chat_cmds) { flash(u, "Busy: stop the generation first"); return; }
     clear_messages(u);
     u->conv_start = u->turn;
     u->loading = 1; u->model_ok = 0; u->load_progress = 0; u->load_t0 = now_ms(); u->error[0] = 0;
@@ -1452,8 +1480,8 @@ static void ui_on_file(ui *u, const event *e) {
     char msg[1400];
     const char *path = e->text ? e->text : "";
     int i, n = 0;
-    u->file_cmds--;
-    if (e->op != CMD_CHAT_SAVE) u->file_loads--;
+    u->all_cmds--;
+    if (e->op != CMD_CHAT_SAVE) u->chat_cmds--;
     if (e->result == FILE_FAILED) {
         if (e->op == CMD_CHAT_OPEN) {
             u->chat_file_ok = 0;
@@ -1499,6 +1527,20 @@ static void ui_on_file(ui *u, const event *e) {
     script_log("file: ", msg);
     msg[0] = 'L';
     flash(u, msg);
+}
+
+/* EV_UNDONE: the bubbles of the last exchange go (from its message on), and Retry waits for a new reply. */
+static void ui_on_undone(ui *u, const event *e) {
+    int k;
+    u->chat_cmds--;
+    u->all_cmds--;
+    if (!e->result) { flash(u, "Nothing to take back"); return; }
+    for (k = u->n_msgs - 1; k >= 0 && u->msgs[k].role != ROLE_USER; k--) {}
+    while (k >= 0 && u->n_msgs > k) tb_free(&u->msgs[--u->n_msgs].text);
+    u->conv_start = u->turn;
+    u->ctx_pos = e->pos; u->ctx_n = e->n_ctx;
+    flash(u, "Last exchange taken back");
+    autosave(u);
 }
 
 /* Reads what the worker sent. */
@@ -1567,6 +1609,7 @@ static void ui_drain(ui *u) {
             if (e->turn > u->conv_start) autosave(u);
             break;
         case EV_FILE: ui_on_file(u, e); break;
+        case EV_UNDONE: ui_on_undone(u, e); break;
         default: break;
         }
         free(e->text);
@@ -1582,7 +1625,7 @@ static void ui_drain(ui *u) {
      wait-model [SEC]        until the model is loaded (or failed) and the --chat FILE opened;
                              logs "model: ..."
      wait-idle [SEC]         until no reply is generating, no model loading and every /save,
-                             /load and save to --chat FILE is done
+                             /load, /undo and save to --chat FILE is done
      type TEXT               types TEXT into the input box (\n = new line, \\ = backslash)
      send TEXT               types TEXT and presses Enter
      key [Ctrl+][Shift+]KEY  Enter, Escape, PageUp, PageDown, Home, End, Backspace, Delete, Left,
@@ -1728,7 +1771,7 @@ static int script_step(ui *u) {
             message *last = u->n_msgs ? &u->msgs[u->n_msgs - 1] : NULL;
             switch (S.waiting) {
             case WAIT_MODEL:
-                done = !u->loading && !u->file_loads;
+                done = !u->loading && !u->chat_cmds;
                 if (done && S.log) {
                     if (u->model_ok) fprintf(S.log, "model: loaded %s %s %s context=%d threads=%d (%s) %s\n", u->facts.file, u->facts.arch,
                                              u->facts.format, u->facts.n_ctx, u->facts.threads, u->w->cores_name, u->facts.chat);
@@ -1737,7 +1780,7 @@ static int script_step(ui *u) {
                 }
                 break;
             case WAIT_REPLY: done = !u->generating; break;
-            case WAIT_IDLE: done = !u->generating && !u->loading && !u->file_cmds; break;
+            case WAIT_IDLE: done = !u->generating && !u->loading && !u->all_cmds; break;
             case WAIT_TOKENS: done = !u->generating || (last && last->role == ROLE_MODEL && last->n_tokens >= S.want); break;
             case WAIT_SIZE: {
                 int ww, wh;

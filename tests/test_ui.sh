@@ -144,6 +144,9 @@ check "text: /load refused while a reply is generating, then done; the second me
       awk '/^stats: reply=2 /{s=NR} /^file: loaded .*saved.chat/{l=NR} END{exit !(s && l > s)}' "$B2" && \
       [ "$(reply "$B2" 3)" = "$(reply "$A" 2)" ] && [ "$(prompt_tokens "$B2" 3)" = "$(prompt_tokens "$A" 2)" ] && \
       [ "$(context "$B2" 3)" = "$(context "$A" 2)" ]; echo $?) "$(grep '^stats: reply=3' "$B2"; grep '^stats: reply=2' "$A")"
+check "text: /undo is text to continue (as in srt-chat), not a command" \
+    $(grep -q '^stats: reply=4 .* prompt_tokens=[1-9]' "$B2" && grep -q '^stats: reply=5 ' "$B2" && ! grep -q '^flash: .*taken back' "$B2"; echo $?) \
+    "$(grep -e '^stats: reply=[45]' -e '^flash:' "$B2" | tail -3 | tr '\n' ' ')"
 
 # a chat (chatml): the messages and the text the KV cache stands for are kept beside the state
 app "$T/chat1.log" tests/ui/chatfile-new.script --model "$T/stories.srt" "${CHATML[@]}" --chat "$T/conv.chat"
@@ -175,9 +178,17 @@ check "chat: the next reply reads only its message ($p_win tokens, srt-chat ${p_
 check "chat: /load refused while a reply is generating, then done: the bubbles of that file, its second message gets the same reply" \
     $(grep -qxF "input: /load $T/saved.chat" "$B2" && grep -q '^flash: Wait for the reply' "$B2" && \
       awk '/^stats: reply=2 /{s=NR} /^file: loaded .*saved.chat: 3 messages/{l=NR} END{exit !(s && l > s)}' "$B2" && \
-      [ "$(grep -c '^message 2 model: ' "$B2")" = 2 ] && ! grep -q '^message 3 ' <(sed -n '/saved.chat: 3 messages/,/^reply 3:/p' "$B2") && \
+      grep -q '^message 2 model: ' <(sed -n '/saved.chat: 3 messages/,/^reply 3:/p' "$B2") && \
+      ! grep -q '^message 3 ' <(sed -n '/saved.chat: 3 messages/,/^reply 3:/p' "$B2") && \
       [ "$(reply "$B2" 3)" = "$(reply "$A" 2)" ] && [ "$(prompt_tokens "$B2" 3)" = "$(prompt_tokens "$A" 2)" ]; echo $?) \
     "$(grep '^stats: reply=3' "$B2"; grep '^stats: reply=2' "$A")"
+after=$(sed -n '/^flash: Last exchange taken back$/,/^reply 4:/p' "$B2")
+check "chat: /undo takes the last exchange back (bubbles, context, FILE) and the same message gets the same reply" \
+    $([ -n "$after" ] && printf '%s\n' "$after" | grep -q '^message 2 model: ' && ! printf '%s\n' "$after" | grep -q '^message 3 ' && \
+      printf '%s\n' "$after" | grep -q "^status: Ready .* context $(context "$A" 1)/512 " && \
+      printf '%s\n' "$after" | grep -qxF "file: saved to $T/conv.chat: 3 messages, $(context "$A" 1) tokens" && \
+      [ "$(reply "$B2" 4)" = "$(reply "$B2" 3)" ] && [ "$(prompt_tokens "$B2" 4)" = "$(prompt_tokens "$B2" 3)" ] && \
+      [ "$(context "$B2" 4)" = "$(context "$B2" 3)" ]; echo $?) "$(printf '%s\n' "$after" | cut -c1-80 | tr '\n' ' '; grep '^stats: reply=[34]' "$B2")"
 
 # srt-chat's /save opens in the window
 printf '%s\n/save %s\n' "$PROMPT" "$T/srt.chat" | "$B/srt-chat" -m "$T/stories.srt" "${CHATML[@]}" --temp 0 >"$T/srt1.txt" 2>/dev/null
