@@ -113,6 +113,10 @@ app() {   # app LOG SCRIPT ARGS...: the window on SCRIPT; the exit status and th
         "exit status $rc; $(grep '^error:' "$log" | head -1; tail -2 "$log.app" | tr '\n' ' ')"
 }
 reply() { sed -n "s/^reply $2: //p" "$1"; }
+saved_after_each() {   # saved_after_each LOG FILE: each reply (finished or stopped) is followed by a save to FILE
+    awk -v f="file: saved to $2: " '/^stats: reply=/ { want = 1; n++; next }
+        want && /^file: / { if (index($0, f) != 1) bad = 1; want = 0 } END { exit bad || want || n == 0 }' "$1"
+}
 prompt_tokens() { sed -n "s/^stats: reply=$2 .* prompt_tokens=\([0-9]*\) .*/\1/p" "$1"; }
 context() { sed -n "s/^stats: reply=$2 .* context=\([0-9]*\)\/.*/\1/p" "$1"; }
 CHATML=(--template chatml --system "Tell stories." -n 20)
@@ -144,6 +148,9 @@ check "text: /load refused while a reply is generating, then done; the second me
       awk '/^stats: reply=2 /{s=NR} /^file: loaded .*saved.chat/{l=NR} END{exit !(s && l > s)}' "$B2" && \
       [ "$(reply "$B2" 3)" = "$(reply "$A" 2)" ] && [ "$(prompt_tokens "$B2" 3)" = "$(prompt_tokens "$A" 2)" ] && \
       [ "$(context "$B2" 3)" = "$(context "$A" 2)" ]; echo $?) "$(grep '^stats: reply=3' "$B2"; grep '^stats: reply=2' "$A")"
+check "text: saved to FILE after each reply (a stopped one too), Retry and New chat (the session emptied)" \
+    $(saved_after_each "$B2" "$T/text.chat" && [ "$(reply "$B2" 6)" = "$(reply "$B2" 5)" ] && \
+      [ "$(grep '^file:' "$B2" | tail -1)" = "file: saved to $T/text.chat: 0 tokens" ]; echo $?) "$(grep -e '^file:' -e '^stats:' "$B2" | tail -4 | tr '\n' ' ')"
 check "text: /undo is text to continue (as in srt-chat), not a command" \
     $(grep -q '^stats: reply=4 .* prompt_tokens=[1-9]' "$B2" && grep -q '^stats: reply=5 ' "$B2" && ! grep -q '^flash: .*taken back' "$B2"; echo $?) \
     "$(grep -e '^stats: reply=[45]' -e '^flash:' "$B2" | tail -3 | tr '\n' ' ')"
@@ -189,6 +196,11 @@ check "chat: /undo takes the last exchange back (bubbles, context, FILE) and the
       printf '%s\n' "$after" | grep -qxF "file: saved to $T/conv.chat: 3 messages, $(context "$A" 1) tokens" && \
       [ "$(reply "$B2" 4)" = "$(reply "$B2" 3)" ] && [ "$(prompt_tokens "$B2" 4)" = "$(prompt_tokens "$B2" 3)" ] && \
       [ "$(context "$B2" 4)" = "$(context "$B2" 3)" ]; echo $?) "$(printf '%s\n' "$after" | cut -c1-80 | tr '\n' ' '; grep '^stats: reply=[34]' "$B2")"
+check "chat: saved to FILE after each reply (a stopped one too), Retry and New chat (the system message kept)" \
+    $(saved_after_each "$B2" "$T/conv.chat" && [ "$(reply "$B2" 5)" = "$(reply "$B2" 4)" ] && \
+      grep -qxF "file: saved to $T/conv.chat: 9 messages, $(context "$B2" 2) tokens" "$B2" && \
+      grep '^file:' "$B2" | tail -1 | grep -q "^file: saved to $T/conv.chat: 1 messages, "; echo $?) \
+    "$(grep -e '^file:' -e '^stats:' "$B2" | tail -4 | tr '\n' ' ')"
 
 # srt-chat's /save opens in the window
 printf '%s\n/save %s\n' "$PROMPT" "$T/srt.chat" | "$B/srt-chat" -m "$T/stories.srt" "${CHATML[@]}" --temp 0 >"$T/srt1.txt" 2>/dev/null
