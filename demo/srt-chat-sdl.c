@@ -8,13 +8,25 @@
        generates the last reply again from the same prompt, Ctrl+N starts a
        new chat, Ctrl+C copies the last reply (Ctrl+Shift+C the whole conversation; a right click
        copies one message), Ctrl+V pastes, PgUp/PgDn and the wheel scroll.
+       Lines read as srt-chat reads them: /save FILE and /load FILE keep and take up a
+       conversation (messages and KV cache, in srt-chat's file format both ways), /reset is New
+       chat; in a chat /retry is Retry and /undo takes back the last exchange (the KV cache goes
+       back to where it began); anything else is a message.
+   srt-chat-sdl --model M.srt --chat FILE [options]
+       The conversation lives in FILE: opened after the model loads (its messages come back as
+       bubbles, its KV cache as it was: nothing is read again), saved after every reply (finished
+       or stopped), Retry, /undo and New chat. A missing FILE starts a new chat saved there; one
+       that cannot be opened (another model, damaged) is said so in the window and never
+       overwritten.
    srt-chat-sdl --model M.srt --script FILE [--script-log LOG] [--screenshot OUT.png]
        Scripted: FILE's commands (see script_usage below) drive the window; the log says what
        happened (replies, statistics, scroll positions); the PNG is written when the script ends.
        Under Xvfb this is the UI test (tests/test_ui.sh).
 
    Threads: generation runs on a worker thread; the window talks to it through two
-   mutex-protected queues (commands one way, events the other) and never waits for it.
+   mutex-protected queues (commands one way, events the other) and never waits for it. The worker
+   also saves and opens the conversation files (it owns the session); the window sends no message
+   while one is being opened and refuses /load while a reply is generating (the line stays typed).
    Build: ./build.sh (needs SDL2 and Debian's libstb-dev; stb headers from /usr/include/stb). */
 #define SPARSERT_IMPLEMENTATION
 #include "sparsert.h"
@@ -25,6 +37,7 @@
 #define STB_IMAGE_WRITE_IMPLEMENTATION
 #include "stb_image_write.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -307,15 +320,29 @@ static int layout_text(ui *u, layout *L, const char *s, size_t n) {
 /* ---------------------------------------------------------------- worker thread */
 /* Commands go UI -> worker, events worker -> UI, each through its own queue under one mutex.
    The worker owns the model and the session; the UI only ever calls srt_session_cancel on it,
-   under the mutex and only while a turn is running (cancel_ok). */
-enum { CMD_LOAD, CMD_TURN, CMD_RETRY, CMD_RESET, CMD_QUIT };
-enum { EV_PROGRESS, EV_LOADED, EV_LOAD_FAILED, EV_TEXT, EV_DONE, EV_NOTE };
+   under the mutex and only while a turn is running (cancel_ok).
+   Conversation files: CMD_CHAT_OPEN (--chat FILE, after the model loaded: a missing FILE is a new
+   chat), CMD_CHAT_LOAD (/load) and CMD_CHAT_SAVE (/save and the saves to --chat FILE) each answer
+   with one EV_FILE; CMD_UNDO (/undo) with one EV_UNDONE. */
+enum { CMD_LOAD, CMD_TURN, CMD_RETRY, CMD_RESET, CMD_CHAT_OPEN, CMD_CHAT_LOAD, CMD_CHAT_SAVE, CMD_UNDO, CMD_QUIT };
+enum { EV_PROGRESS, EV_LOADED, EV_LOAD_FAILED, EV_TEXT, EV_DONE, EV_NOTE, EV_FILE, EV_UNDONE };
 enum { STOP_LIMIT = 0, STOP_EOS = 1, STOP_CANCEL = 2, STOP_CONTEXT = 3, STOP_ERROR = 4 };
-typedef struct command { int kind; int turn; char *text; } command;
+enum { FILE_FAILED = 0, FILE_DONE = 1, FILE_NEW = 2 };
+typedef struct command {
+    int kind;
+    int turn;                 /* CMD_TURN / CMD_RETRY: the turn; CMD_CHAT_SAVE: 1 = a save to --chat FILE */
+    char *text;               /* CMD_TURN: the message; CMD_LOAD, CMD_CHAT_*: the path */
+} command;
 typedef struct event {
-    int kind, turn;
-    char *text;               /* EV_TEXT: the new characters; EV_LOAD_FAILED / EV_NOTE: a message */
+    int kind, turn;           /* EV_FILE: turn as the command's */
+    char *text;               /* EV_TEXT: the new characters; EV_LOAD_FAILED / EV_NOTE: a message;
+                                 EV_FILE: the path, or the error when it failed */
     size_t len;
+    int op, result;           /* EV_FILE: the command (CMD_CHAT_*), FILE_FAILED / FILE_DONE / FILE_NEW;
+                                 EV_UNDONE: result 1 = taken back, 0 = nothing to take back */
+    srt_chat_message *msgs;   /* EV_FILE after a load in a chat: the file's messages (srt_chat_messages_free) */
+    int n_msgs;               /* ... their number; after a save: the messages saved */
+    char *shown;              /* EV_FILE after a load of continued text: the text of its tokens */
     int n_tokens;             /* tokens generated so far (EV_TEXT, EV_DONE) */
     double decode_ms;         /* time since the first token was asked for */
     double progress;          /* EV_PROGRESS: 0..1 */
@@ -355,6 +382,9 @@ typedef struct worker {
     /* where the last reply began (after its prompt), for Regenerate */
     int has_reply, reply_pos, reply_prev_special;
     size_t reply_fed;
+    /* where the last exchange began (before its message was fed), for /undo */
+    int has_turn, turn_pos, turn_msg, turn_prev_special;
+    size_t turn_fed;
 } worker;
 
 static void post(worker *w, const event *e) {
@@ -363,7 +393,7 @@ static void post(worker *w, const event *e) {
     if (w->n_evs == w->cap_evs) {
         int cap = w->cap_evs ? 2 * w->cap_evs : 64;
         event *ne = (event *)realloc(w->evs, (size_t)cap * sizeof *ne);
-        if (!ne) { SDL_UnlockMutex(w->mu); free(e->text); return; }
+        if (!ne) { SDL_UnlockMutex(w->mu); free(e->text); free(e->shown); srt_chat_messages_free(e->msgs); return; }
         w->evs = ne; w->cap_evs = cap;
     }
     was_empty = w->n_evs == 0;
@@ -455,7 +485,7 @@ static void chat_forget(worker *w) {
 static void worker_free_model(worker *w) {
     while (w->n_msgs > 0) chat_drop(w, w->n_msgs - 1);
     w->fed.n = 0;
-    w->has_reply = 0;
+    w->has_reply = w->has_turn = 0;
     if (w->session) srt_session_destroy(w->session);
     if (w->model) srt_model_free(w->model);
     if (w->pool) srt_pool_destroy(w->pool);
@@ -618,7 +648,9 @@ static srt_status turn_prompt(worker *w, int turn, const char *text, int *n_prom
     st = srt_session_truncate(w->session, pos0);
     if (st == SRT_OK) st = srt_session_feed(w->session, ids + k, n - k);
     *n_prompt = srt_session_pos(w->session) - pos0;
+    w->has_turn = st == SRT_OK;
     if (st == SRT_OK) {
+        w->turn_pos = pos0; w->turn_msg = w->n_msgs - 1; w->turn_fed = w->fed.n; w->turn_prev_special = w->prev_special;
         tb_add(&w->fed, full + w->fed.n, strlen(full + w->fed.n));
         if (n > 0) w->prev_special = is_control(w->model, ids[n - 1]);
     } else {
@@ -723,6 +755,114 @@ done:
     post(w, &e);
 }
 
+/* --- conversation files, as srt-chat's /save and /load write and read them (demo/srt-chat.c):
+   in a chat, srt_session_save_chat with the messages and, last, one of role "srt-chat:fed" holding
+   the text the session's tokens stand for; continued text is the session state alone. */
+#define FED_ROLE "srt-chat:fed"
+static void worker_chat_save(worker *w, int turn, const char *path) {
+    event e;
+    srt_status st;
+    char err[1200];
+    memset(&e, 0, sizeof e);
+    e.kind = EV_FILE; e.turn = turn; e.op = CMD_CHAT_SAVE;
+    if (!w->session) st = SRT_ERR_INVALID_ARG;
+    else if (w->chat) {
+        srt_chat_message *all = (srt_chat_message *)malloc((size_t)(w->n_msgs + 1) * sizeof *all);
+        char *fed = dup_n(w->fed.p ? w->fed.p : "", w->fed.n);   /* fed.p may go on past fed.n (after Retry) */
+        if (!all || !fed) st = SRT_ERR_OUT_OF_MEMORY;
+        else {
+            if (w->n_msgs) memcpy(all, w->msgs, (size_t)w->n_msgs * sizeof *all);
+            all[w->n_msgs].role = FED_ROLE;
+            all[w->n_msgs].content = fed;
+            st = srt_session_save_chat(w->session, path, all, w->n_msgs + 1);
+        }
+        free(all);
+        free(fed);
+    } else st = srt_session_save(w->session, path);
+    if (st != SRT_OK) {
+        if (w->session) snprintf(err, sizeof err, "Cannot save the conversation: %s", srt_last_error());   /* it names the file */
+        else snprintf(err, sizeof err, "Cannot save the conversation to %s: no model is loaded", path);
+        e.text = dup_s(err);
+    } else {
+        e.result = FILE_DONE;
+        e.text = dup_s(path);
+        e.n_msgs = w->chat ? w->n_msgs : 0;
+        e.pos = srt_session_pos(w->session); e.n_ctx = srt_session_n_ctx(w->session);
+    }
+    e.len = e.text ? strlen(e.text) : 0;
+    post(w, &e);
+}
+/* The conversation of PATH takes this one's place; on any error the session is left as it was and
+   so are the messages (the next turn checks what the KV cache holds, as srt-chat's /load does).
+   Without the fed text (a file of another app) the next turn reads the chat again, keeping the
+   tokens it begins with. */
+static void worker_chat_load(worker *w, int op, const char *path) {
+    event e;
+    srt_status st;
+    srt_chat_message *msgs = NULL;
+    int n = 0, i, pos;
+    char err[1200];
+    memset(&e, 0, sizeof e);
+    e.kind = EV_FILE; e.op = op;
+    if (op == CMD_CHAT_OPEN && w->session) {     /* --chat FILE that is not there yet: a new chat */
+        FILE *f = fopen(path, "rb");
+        if (!f && errno == ENOENT) { e.result = FILE_NEW; e.text = dup_s(path); e.len = e.text ? strlen(e.text) : 0; post(w, &e); return; }
+        if (f) fclose(f);
+    }
+    if (!w->session) st = SRT_ERR_INVALID_ARG;
+    else st = w->chat ? srt_session_load_chat(w->session, path, &msgs, &n) : srt_session_load(w->session, path);
+    if (st != SRT_OK) {
+        if (w->session) snprintf(err, sizeof err, "Cannot open the conversation: %s", srt_last_error());
+        else snprintf(err, sizeof err, "Cannot open the conversation %s: no model is loaded", path);
+        if (w->chat) chat_forget(w);
+        e.text = dup_s(err); e.len = e.text ? strlen(e.text) : 0;
+        post(w, &e);
+        return;
+    }
+    w->has_reply = w->has_turn = 0;
+    pos = srt_session_pos(w->session);
+    if (w->chat) {
+        while (w->n_msgs > 0) chat_drop(w, w->n_msgs - 1);
+        chat_forget(w);
+        for (i = 0; i < n; i++) {
+            if (!strcmp(msgs[i].role, FED_ROLE)) { w->fed.n = 0; tb_add(&w->fed, msgs[i].content, strlen(msgs[i].content)); }
+            else chat_add(w, msgs[i].role, msgs[i].content, strlen(msgs[i].content));
+        }
+        if (pos > 0) w->prev_special = is_control(w->model, srt_session_tokens(w->session)[pos - 1]);
+        e.msgs = msgs; e.n_msgs = n;             /* the window shows them, then frees them */
+    } else {                                     /* the text so far, as one bubble */
+        text_buf t = {NULL, 0, 0};
+        char piece[1024];
+        for (i = 0; i < pos; i++) {
+            int k = srt_token_bytes(w->model, srt_session_tokens(w->session)[i], piece, (int)sizeof piece);
+            tb_add(&t, piece, (size_t)(k < (int)sizeof piece ? k : (int)sizeof piece));
+        }
+        e.shown = t.p ? t.p : dup_s("");
+    }
+    e.result = FILE_DONE;
+    e.text = dup_s(path); e.len = e.text ? strlen(e.text) : 0;
+    e.pos = pos; e.n_ctx = srt_session_n_ctx(w->session);
+    post(w, &e);
+}
+
+/* /undo in a chat: the last exchange (its message and reply) is taken back and the KV cache goes
+   back to where it began, as srt-chat's /undo does; once, and not across a load. */
+static void worker_undo(worker *w) {
+    event e;
+    memset(&e, 0, sizeof e);
+    e.kind = EV_UNDONE;
+    if (w->session && w->chat && w->has_turn && w->turn_msg < w->n_msgs && srt_session_truncate(w->session, w->turn_pos) == SRT_OK) {
+        while (w->n_msgs > w->turn_msg) chat_drop(w, w->n_msgs - 1);
+        w->fed.n = w->turn_fed;
+        w->prev_special = w->turn_prev_special;
+        w->has_turn = w->has_reply = 0;
+        e.result = 1;
+    }
+    e.pos = w->session ? srt_session_pos(w->session) : 0;
+    e.n_ctx = w->session ? srt_session_n_ctx(w->session) : 0;
+    post(w, &e);
+}
+
 static int worker_main(void *arg) {
     worker *w = (worker *)arg;
     for (;;) {
@@ -737,8 +877,11 @@ static int worker_main(void *arg) {
         if (c.kind == CMD_LOAD) worker_load(w, c.text);
         else if (c.kind == CMD_TURN) worker_turn(w, c.turn, c.text);
         else if (c.kind == CMD_RETRY) worker_turn(w, c.turn, NULL);
+        else if (c.kind == CMD_CHAT_OPEN || c.kind == CMD_CHAT_LOAD) worker_chat_load(w, c.kind, c.text);
+        else if (c.kind == CMD_CHAT_SAVE) worker_chat_save(w, c.turn, c.text);
+        else if (c.kind == CMD_UNDO) worker_undo(w);
         else if (c.kind == CMD_RESET && w->session) {
-            w->has_reply = 0;
+            w->has_reply = w->has_turn = 0;
             while (w->n_msgs > 0 && !(w->n_msgs == 1 && !strcmp(w->msgs[0].role, "system"))) chat_drop(w, w->n_msgs - 1);
             chat_forget(w);
             if (!w->chat) srt_session_reset(w->session);
@@ -758,6 +901,7 @@ typedef struct message {
     int role, turn;
     text_buf text;
     int streaming, n_tokens, stop;
+    int restored;             /* it came from a conversation file */
     double decode_ms;
     int cache_w, cache_h, cache_maxw;  /* layout of `text` at width cache_w and length cache_n */
     size_t cache_n;
@@ -783,6 +927,10 @@ struct ui {
     message *msgs; int n_msgs, cap_msgs;
     int turn, conv_start;     /* latest turn id; turns <= conv_start belong to a cleared chat */
     int generating, loading, model_ok;
+    const char *chat_file;    /* --chat FILE: opened after the model loads, saved after each reply */
+    int chat_file_ok;         /* FILE may be written: it was opened, or it was not there */
+    int chat_cmds, all_cmds;  /* commands the worker has not answered: those that change the transcript
+                                 (/load, opening --chat FILE, /undo) / all of those and the saves */
     double load_progress, load_t0;
     model_facts facts;
     text_buf input;
@@ -891,9 +1039,18 @@ static void clear_messages(ui *u) {
     u->n_msgs = 0;
     u->scroll = 0; u->stick = 1;
 }
+static void script_log(const char *prefix, const char *text);
 static void flash(ui *u, const char *msg) {
     snprintf(u->flash, sizeof u->flash, "%s", msg);
     u->flash_until = now_ms() + 2500;
+    script_log("flash: ", msg);
+}
+/* A note in the transcript (errors the user must see), also on stderr and in the script log. */
+static void add_note(ui *u, const char *msg) {
+    add_message(u, ROLE_NOTE, 0, msg);
+    u->stick = 1;
+    fprintf(stderr, "srt-chat-sdl: %s\n", msg);
+    script_log("note: ", msg);
 }
 
 /* --- geometry */
@@ -999,7 +1156,8 @@ static void draw_transcript(ui *u) {
         }
         if (m->role == ROLE_MODEL) {
             char meta[160];
-            if (m->streaming && m->n_tokens == 0) snprintf(meta, sizeof meta, "reading the prompt...");
+            if (m->restored) snprintf(meta, sizeof meta, "from the conversation file");
+            else if (m->streaming && m->n_tokens == 0) snprintf(meta, sizeof meta, "reading the prompt...");
             else if (m->streaming) snprintf(meta, sizeof meta, "%d tokens, %.1f tok/s", m->n_tokens, m->decode_ms > 0 ? m->n_tokens * 1000.0 / m->decode_ms : 0.0);
             else snprintf(meta, sizeof meta, "%d tokens, %.1f tok/s%s", m->n_tokens, m->decode_ms > 0 ? m->n_tokens * 1000.0 / m->decode_ms : 0.0,
                           m->stop == STOP_CANCEL ? " - stopped" : m->stop == STOP_CONTEXT ? " - context full" : m->stop == STOP_LIMIT ? " - length limit" : "");
@@ -1040,7 +1198,7 @@ static void draw_transcript(ui *u) {
 
 static void make_status(ui *u) {
     char tail[400];
-    const char *state = u->loading ? "Loading" : !u->model_ok ? "No model" : u->generating ? "Generating" : "Ready";
+    const char *state = u->loading ? "Loading" : !u->model_ok ? "No model" : u->generating ? "Generating" : u->chat_cmds ? "Loading the conversation" : "Ready";
     if (u->model_ok)
         snprintf(tail, sizeof tail, "%s  |  %s %s  |  context %d/%d  |  %.1f tok/s  |  %d threads (%s)  |  %s",
                  u->facts.file, u->facts.arch, u->facts.format, u->ctx_pos, u->ctx_n ? u->ctx_n : u->facts.n_ctx, u->tok_s,
@@ -1120,16 +1278,49 @@ static void ui_stop(ui *u) {
     if (w->cancel_ok && !w->cancel_sent && w->session) { srt_session_cancel(w->session); w->cancel_sent = 1; }
     SDL_UnlockMutex(w->mu);
 }
+static void file_cmd(ui *u, int kind, int auto_save, const char *path) {
+    send_cmd(u->w, kind, auto_save, path);
+    u->all_cmds++;
+    if (kind != CMD_CHAT_SAVE) u->chat_cmds++;   /* CMD_CHAT_OPEN, CMD_CHAT_LOAD, CMD_UNDO */
+}
+/* After each reply, Retry, /undo and New chat the conversation goes to --chat FILE, unless FILE was there
+   but could not be opened (it is kept as it is). */
+static void autosave(ui *u) {
+    if (u->chat_file && u->chat_file_ok && u->model_ok) file_cmd(u, CMD_CHAT_SAVE, 1, u->chat_file);
+}
+static int is_chat(ui *u) { return strcmp(u->facts.chat, "continuation") != 0; }
+static void ui_new_chat(ui *u);
+static void ui_retry(ui *u);
+/* A line srt-chat reads as a command is one here too: /save FILE, /load FILE and /reset, and in a
+   chat /retry and /undo (the last exchange taken back); returns 0 for anything else (a message,
+   as srt-chat sends it). */
+static int ui_command(ui *u, const char *text) {
+    if (strchr(text, '\n')) return 0;
+    if (!strncmp(text, "/save ", 6) && text[6]) file_cmd(u, CMD_CHAT_SAVE, 0, text + 6);
+    else if (!strncmp(text, "/load ", 6) && text[6]) file_cmd(u, CMD_CHAT_LOAD, 0, text + 6);
+    else if (!strcmp(text, "/reset")) ui_new_chat(u);
+    else if (is_chat(u) && !strcmp(text, "/retry")) ui_retry(u);
+    else if (is_chat(u) && !strcmp(text, "/undo")) file_cmd(u, CMD_UNDO, 0, NULL);
+    else return 0;
+    return 1;
+}
 static void ui_send(ui *u) {
     size_t a = 0, b = u->input.n;
     char *text;
     if (u->generating) { flash(u, "Wait for the reply, or press Esc to stop it"); return; }
     if (!u->model_ok || u->loading) { flash(u, u->loading ? "The model is still loading" : "Load a model first: drop a .srt file here"); return; }
+    if (u->chat_cmds) { flash(u, "The conversation is being loaded: a moment"); return; }
     while (a < b && (u->input.p[a] == ' ' || u->input.p[a] == '\n')) a++;
     while (b > a && (u->input.p[b - 1] == ' ' || u->input.p[b - 1] == '\n')) b--;
     if (a == b) return;
     text = dup_n(u->input.p + a, b - a);
     if (!text) return;
+    if (text[0] == '/' && ui_command(u, text)) {
+        free(text);
+        u->input.n = 0; if (u->input.p) u->input.p[0] = 0;
+        u->caret = 0; u->input_scroll = 0;
+        return;
+    }
     u->turn++;
     add_message(u, ROLE_USER, u->turn, text);
     {
@@ -1148,6 +1339,7 @@ static void ui_retry(ui *u) {
     int k;
     if (u->generating) { flash(u, "Wait for the reply, or press Esc to stop it"); return; }
     if (!u->model_ok || u->loading) return;
+    if (u->chat_cmds) { flash(u, "The conversation is being loaded: a moment"); return; }
     for (k = u->n_msgs - 1; k >= 0 && u->turn > u->conv_start; k--)
         if (u->msgs[k].role == ROLE_MODEL && u->msgs[k].turn == u->turn) { m = &u->msgs[k]; break; }
     if (!m) { flash(u, "There is no reply to regenerate"); return; }
@@ -1158,14 +1350,16 @@ static void ui_retry(ui *u) {
 }
 static void ui_new_chat(ui *u) {
     if (!u->model_ok) return;
+    if (u->chat_cmds) { flash(u, "The conversation is being loaded: a moment"); return; }
     if (u->generating) ui_stop(u);
     clear_messages(u);
     u->conv_start = u->turn;
     u->ctx_pos = 0;
     send_cmd(u->w, CMD_RESET, 0, NULL);
+    autosave(u);
 }
 static void ui_load(ui *u, const char *path) {
-    if (u->generating || u->loading) { flash(u, "Busy: stop the generation first"); return; }
+    if (u->generating || u->loading || u->chat_cmds) { flash(u, "Busy: stop the generation first"); return; }
     clear_messages(u);
     u->conv_start = u->turn;
     u->loading = 1; u->model_ok = 0; u->load_progress = 0; u->load_t0 = now_ms(); u->error[0] = 0;
@@ -1281,6 +1475,74 @@ static void ui_click(ui *u, int x, int y, int button_no) {
     else if (inside(u->b_send, x, y)) { if (u->generating) ui_stop(u); else ui_send(u); }
 }
 
+/* EV_FILE: a conversation file was saved, or opened (its messages become the transcript), or not. */
+static void ui_on_file(ui *u, const event *e) {
+    char msg[1400];
+    const char *path = e->text ? e->text : "";
+    int i, n = 0;
+    u->all_cmds--;
+    if (e->op != CMD_CHAT_SAVE) u->chat_cmds--;
+    if (e->result == FILE_FAILED) {
+        if (e->op == CMD_CHAT_OPEN) {
+            u->chat_file_ok = 0;
+            snprintf(msg, sizeof msg, "%s. This chat starts empty and is not saved to %s: that file stays as it is "
+                     "(/save OTHER-FILE keeps this chat elsewhere).", path, u->chat_file ? u->chat_file : "it");
+            add_note(u, msg);
+        } else add_note(u, path);
+        return;
+    }
+    if (e->op == CMD_CHAT_SAVE) {
+        if (is_chat(u)) snprintf(msg, sizeof msg, "saved to %s: %d messages, %d tokens", path, e->n_msgs, e->pos);
+        else snprintf(msg, sizeof msg, "saved to %s: %d tokens", path, e->pos);
+        script_log("file: ", msg);
+        if (!e->turn) { msg[0] = 'S'; flash(u, msg); }   /* srt-chat's words: "(saved to FILE: ...)" */
+        return;
+    }
+    if (e->result == FILE_NEW) {
+        u->chat_file_ok = 1;
+        script_log("file: new ", path);
+        snprintf(msg, sizeof msg, "A new chat: it is saved to %s", path);
+        flash(u, msg);
+        return;
+    }
+    if (e->op == CMD_CHAT_OPEN) u->chat_file_ok = 1;
+    clear_messages(u);
+    if (e->shown && e->shown[0]) {               /* continued text: all of it in one bubble */
+        message *m = add_message(u, ROLE_MODEL, ++u->turn, e->shown);
+        if (m) m->restored = 1;
+    }
+    for (i = 0; i < e->n_msgs; i++) {
+        const char *role = e->msgs[i].role;
+        message *m = NULL;
+        if (!strcmp(role, FED_ROLE)) continue;
+        n++;
+        if (!strcmp(role, "user")) m = add_message(u, ROLE_USER, ++u->turn, e->msgs[i].content);
+        else if (!strcmp(role, "assistant")) m = add_message(u, ROLE_MODEL, u->turn, e->msgs[i].content);
+        if (m) m->restored = 1;
+    }
+    u->conv_start = u->turn;                     /* Retry waits for a new reply (the worker has none to redo) */
+    u->ctx_pos = e->pos; u->ctx_n = e->n_ctx; u->tok_s = 0;
+    if (e->shown) snprintf(msg, sizeof msg, "loaded %s: %d tokens", path, e->pos);
+    else snprintf(msg, sizeof msg, "loaded %s: %d messages, %d tokens", path, n, e->pos);
+    script_log("file: ", msg);
+    msg[0] = 'L';
+    flash(u, msg);
+}
+
+/* EV_UNDONE: the bubbles of the last exchange go (from its message on), and Retry waits for a new reply. */
+static void ui_on_undone(ui *u, const event *e) {
+    int k;
+    u->chat_cmds--;
+    u->all_cmds--;
+    if (!e->result) { flash(u, "Nothing to take back"); return; }
+    for (k = u->n_msgs - 1; k >= 0 && u->msgs[k].role != ROLE_USER; k--) {}
+    while (k >= 0 && u->n_msgs > k) tb_free(&u->msgs[--u->n_msgs].text);
+    u->conv_start = u->turn;
+    u->ctx_pos = e->pos; u->ctx_n = e->n_ctx;
+    flash(u, "Last exchange taken back");
+    autosave(u);
+}
+
 /* Reads what the worker sent. */
 static void script_on_done(ui *u, const message *m, const event *e);
 static void ui_drain(ui *u) {
@@ -1309,6 +1571,7 @@ static void ui_drain(ui *u) {
                 snprintf(msg, sizeof msg, "Loaded %s in %.0f ms", u->facts.file, now_ms() - u->load_t0);
                 flash(u, msg);
             }
+            if (u->chat_file) { u->chat_file_ok = 0; file_cmd(u, CMD_CHAT_OPEN, 0, u->chat_file); }
             break;
         case EV_LOAD_FAILED:
             u->loading = 0; u->model_ok = 0;
@@ -1332,6 +1595,7 @@ static void ui_drain(ui *u) {
                     u->msgs[u->n_msgs - 2] = t;
                 }
                 fprintf(stderr, "srt-chat-sdl: %s\n", e->text ? e->text : "");
+                script_log("note: ", e->text ? e->text : "");
             }
             break;
         case EV_DONE:
@@ -1342,10 +1606,15 @@ static void ui_drain(ui *u) {
                 if (m->decode_ms > 0 && m->n_tokens > 0) u->tok_s = m->n_tokens * 1000.0 / m->decode_ms;
             }
             script_on_done(u, m, e);
+            if (e->turn > u->conv_start) autosave(u);
             break;
+        case EV_FILE: ui_on_file(u, e); break;
+        case EV_UNDONE: ui_on_undone(u, e); break;
         default: break;
         }
         free(e->text);
+        free(e->shown);
+        srt_chat_messages_free(e->msgs);
     }
     free(evs);
     if (n > 0) u->dirty = 1;
@@ -1353,7 +1622,10 @@ static void ui_drain(ui *u) {
 
 /* ---------------------------------------------------------------- scripted mode (tests) */
 /* One command per line ('#' starts a comment); the window runs between commands:
-     wait-model [SEC]        until the model is loaded (or failed); logs "model: ..."
+     wait-model [SEC]        until the model is loaded (or failed) and the --chat FILE opened;
+                             logs "model: ..."
+     wait-idle [SEC]         until no reply is generating, no model loading and every /save,
+                             /load, /undo and save to --chat FILE is done
      type TEXT               types TEXT into the input box (\n = new line, \\ = backslash)
      send TEXT               types TEXT and presses Enter
      key [Ctrl+][Shift+]KEY  Enter, Escape, PageUp, PageDown, Home, End, Backspace, Delete, Left,
@@ -1368,14 +1640,18 @@ static void ui_drain(ui *u) {
      slow MS                 waits MS milliseconds after each generated token (0 = off)
      log-scroll              logs "scroll: top=T max=M at_bottom=0|1"
      log-input               logs "input: TEXT"
+     log-messages            logs "message N user|model|note: TEXT" for each bubble (as shown)
+     log-status              logs "status: TEXT" (the status line)
      clear-input             empties the input box
      screenshot PATH         writes a PNG of the window now
      sleep MS                lets the window run for MS milliseconds
      quit                    ends the script
+   The log also gets each note ("note: TEXT"), each short notice ("flash: TEXT") and each
+   conversation file saved or opened ("file: saved|loaded PATH: ...", "file: new PATH").
    A wait that times out (default 120 s) logs "error: ..." and ends the script with exit status 1.
    When the script ends, --screenshot PATH is written, with "rect ..." lines for the status text
    and each visible message bubble (pixels of the PNG), and the window closes. */
-enum { WAIT_NONE, WAIT_MODEL, WAIT_REPLY, WAIT_TOKENS, WAIT_SIZE, WAIT_SLEEP };
+enum { WAIT_NONE, WAIT_MODEL, WAIT_REPLY, WAIT_TOKENS, WAIT_SIZE, WAIT_SLEEP, WAIT_IDLE };
 typedef struct script {
     int active, failed;
     char **lines; int n, at;
@@ -1398,6 +1674,9 @@ static void log_escaped(FILE *f, const char *prefix, const char *s, size_t n) {
     }
     fputc('\n', f);
     fflush(f);
+}
+static void script_log(const char *prefix, const char *text) {
+    if (S.log) log_escaped(S.log, prefix, text, strlen(text));
 }
 static void script_on_done(ui *u, const message *m, const event *e) {
     static const char *const why[] = {"limit", "eos", "cancelled", "context", "error"};
@@ -1492,7 +1771,7 @@ static int script_step(ui *u) {
             message *last = u->n_msgs ? &u->msgs[u->n_msgs - 1] : NULL;
             switch (S.waiting) {
             case WAIT_MODEL:
-                done = !u->loading;
+                done = !u->loading && !u->chat_cmds;
                 if (done && S.log) {
                     if (u->model_ok) fprintf(S.log, "model: loaded %s %s %s context=%d threads=%d (%s) %s\n", u->facts.file, u->facts.arch,
                                              u->facts.format, u->facts.n_ctx, u->facts.threads, u->w->cores_name, u->facts.chat);
@@ -1501,6 +1780,7 @@ static int script_step(ui *u) {
                 }
                 break;
             case WAIT_REPLY: done = !u->generating; break;
+            case WAIT_IDLE: done = !u->generating && !u->loading && !u->all_cmds; break;
             case WAIT_TOKENS: done = !u->generating || (last && last->role == ROLE_MODEL && last->n_tokens >= S.want); break;
             case WAIT_SIZE: {
                 int ww, wh;
@@ -1523,9 +1803,9 @@ static int script_step(ui *u) {
         arg = cmd + nl;
         while (*arg == ' ' || *arg == '\t') arg++;
         S.deadline = now_ms() + 120000.0;
-        if (!strcmp(name, "wait-model") || !strcmp(name, "wait-reply")) {
+        if (!strcmp(name, "wait-model") || !strcmp(name, "wait-reply") || !strcmp(name, "wait-idle")) {
             if (*arg) S.deadline = now_ms() + atof(arg) * 1000.0;
-            S.waiting = name[5] == 'm' ? WAIT_MODEL : WAIT_REPLY;
+            S.waiting = name[5] == 'm' ? WAIT_MODEL : name[5] == 'r' ? WAIT_REPLY : WAIT_IDLE;
         } else if (!strcmp(name, "wait-tokens")) {
             const char *t;
             S.want = atoi(arg);
@@ -1569,6 +1849,17 @@ static int script_step(ui *u) {
             int max = u->content_h - u->r_view.h > 0 ? u->content_h - u->r_view.h : 0;
             if (S.log) fprintf(S.log, "scroll: top=%d max=%d at_bottom=%d\n", u->scroll, max, u->scroll >= max);
         } else if (!strcmp(name, "log-input")) { if (S.log) log_escaped(S.log, "input: ", u->input.p ? u->input.p : "", u->input.n); }
+        else if (!strcmp(name, "log-messages")) {
+            int i;
+            for (i = 0; i < u->n_msgs && S.log; i++) {
+                char pre[48];
+                const char *t;
+                size_t n;
+                snprintf(pre, sizeof pre, "message %d %s: ", i + 1, u->msgs[i].role == ROLE_USER ? "user" : u->msgs[i].role == ROLE_MODEL ? "model" : "note");
+                t = shown_text(&u->msgs[i], &n);
+                log_escaped(S.log, pre, t, n);
+            }
+        } else if (!strcmp(name, "log-status")) { make_status(u); script_log("status: ", u->status); }
         else if (!strcmp(name, "clear-input")) { u->input.n = 0; if (u->input.p) u->input.p[0] = 0; u->caret = 0; }
         else if (!strcmp(name, "screenshot")) { snprintf(S.shot, sizeof S.shot, "%s", arg); return 0; }
         else if (!strcmp(name, "sleep")) { S.deadline = now_ms() + atof(arg); S.waiting = WAIT_SLEEP; }
@@ -1587,6 +1878,8 @@ static void usage(FILE *f) {
         "      --template NAME     chat template (chatml, llama3, llama2, mistral, mistral-v3, phi3, zephyr,\n"
         "                          gemma); default: the model's, else the text is continued\n"
         "      --system TEXT       system message (chat)\n"
+        "      --chat FILE         keep the conversation in FILE: opened after the model loads, saved after each\n"
+        "                          reply (srt-chat's /save format); a FILE that cannot be opened is not overwritten\n"
         "  -t, --threads N         threads (default: one per physical core that --cores picks)\n"
         "      --cores POLICY      auto (default), performance (P-cores only), all, or a CPU list \"0-3,8\"\n"
         "  -n, --max-tokens N      longest reply in tokens (default 512; 0 = until the end of the turn)\n"
@@ -1667,6 +1960,7 @@ int main(int argc, char **argv) {
             if (srt_chat_format_from_name(w->template_name) < 0) { fprintf(stderr, "srt-chat-sdl: unknown template '%s'\n", w->template_name); return 2; }
         }
         else if (!strcmp(a, "--system")) w->system_text = NEXT();
+        else if (!strcmp(a, "--chat")) u->chat_file = NEXT();
         else if (!strcmp(a, "-t") || !strcmp(a, "--threads")) w->n_threads = atoi(NEXT());
         else if (!strcmp(a, "--cores")) {
             const char *c = NEXT();

@@ -3,6 +3,11 @@
 # on stories260K. Checks the script log (the reply equals srt-chat's greedy output, copy/paste,
 # resize, scroll, cancel, new chat, tokens/s) and the pixels of the screenshots (text drawn in the
 # reply bubbles and the status line). Leaves the final screenshot at build/ui-test.png.
+# Then conversation files (tests/ui/chatfile-*.script, continued text and a chatml chat): --chat
+# FILE saved after each reply, opened again (bubbles, context, the next reply reads only its message
+# and equals srt-chat's after /load of the same file), /save and /load (refused while generating),
+# srt-chat's /save opened in the window, and files that cannot be opened (damaged, another model's,
+# no conversation file): a note, and FILE's bytes unchanged.
 # Prints one ok/FAIL line per check.
 cd "$(dirname "$0")/.."
 B=build
@@ -94,4 +99,140 @@ rect=$(awk '/^rect message [0-9]+ model/ { r = $5 " " $6 " " $7 " " $8 } END { p
 check "reply text drawn in its bubble" $([ -n "$rect" ] && ink_ok 2 $rect; echo $?) "rect '$rect': $("$INK" "$shot" $rect 2>&1 | tail -1)"
 rect=$(awk '/^rect message [0-9]+ user/ { r = $5 " " $6 " " $7 " " $8 } END { print r }' "$L")
 check "prompt text drawn in its bubble" $([ -n "$rect" ] && ink_ok 2 $rect; echo $?) "rect '$rect': $("$INK" "$shot" $rect 2>&1 | tail -1)"
+# --- conversation files (--chat FILE, /save, /load), in srt-chat's format both ways
+esc() { perl -0777 -pe 's/\n\z//; s/\\/\\\\/g; s/\n/\\n/g'; }   # text as the log writes it
+bubble() { perl -pe 's/^(?: |\\n)+//'; }                        # a reply as its bubble shows it
+app() {   # app LOG SCRIPT ARGS...: the window on SCRIPT; the exit status and the log's errors are checked
+    local log=$1 script=$2; shift 2
+    ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0 \
+    timeout 600 xvfb-run -a -s "-screen 0 1280x1024x24" "$APP" --temp 0 --scale 1 --size 700x500 "$@" \
+        --script "$script" --script-log "$log" >"$log.app" 2>&1
+    local rc=$?
+    touch "$log"
+    check "window ran $(basename "$script") ($*)" $([ $rc -eq 0 ] && ! grep -q '^error:' "$log"; echo $?) \
+        "exit status $rc; $(grep '^error:' "$log" | head -1; tail -2 "$log.app" | tr '\n' ' ')"
+}
+reply() { sed -n "s/^reply $2: //p" "$1"; }
+saved_after_each() {   # saved_after_each LOG FILE: each reply (finished or stopped) is followed by a save to FILE
+    awk -v f="file: saved to $2: " '/^stats: reply=/ { want = 1; n++; next }
+        want && /^file: / { if (index($0, f) != 1) bad = 1; want = 0 } END { exit bad || want || n == 0 }' "$1"
+}
+prompt_tokens() { sed -n "s/^stats: reply=$2 .* prompt_tokens=\([0-9]*\) .*/\1/p" "$1"; }
+context() { sed -n "s/^stats: reply=$2 .* context=\([0-9]*\)\/.*/\1/p" "$1"; }
+CHATML=(--template chatml --system "Tell stories." -n 20)
+rm -f "$T"/*.chat "$T"/*.chat.tmp "$T"/*.txt.err
+
+# continued text (no template): the file is the session state alone, as srt-chat's /save writes it there
+app "$T/text1.log" tests/ui/chatfile-new.script --model "$T/stories.srt" -n $N --chat "$T/text.chat"
+A=$T/text1.log
+check "text: a missing --chat FILE starts a new chat, saved after each reply" \
+    $(grep -qxF "file: new $T/text.chat" "$A" && [ "$(grep -c "^file: saved to $T/text.chat: [1-9][0-9]* tokens$" "$A")" = 2 ] && \
+      grep -qxF "file: saved to $T/saved.chat: $(context "$A" 1) tokens" "$A" && grep -qxF "flash: Saved to $T/saved.chat: $(context "$A" 1) tokens" "$A"; echo $?) "$(grep '^file:' "$A" | tr '\n' ' ')"
+cp "$T/text.chat" "$T/text-srt.chat"
+app "$T/text2.log" tests/ui/chatfile-resume.script --model "$T/stories.srt" -n $N --chat "$T/text.chat"
+B2=$T/text2.log
+ctxA=$(context "$A" 2)
+shown=$(printf '%s%s%s%s' "$PROMPT" "$(reply "$A" 1)" "The cat sat" "$(reply "$A" 2)")
+check "text: reopened, the whole text in one bubble, the context as it was ($ctxA tokens)" \
+    $([ -n "$ctxA" ] && grep -qxF "file: loaded $T/text.chat: $ctxA tokens" "$B2" && grep -qxF "message 1 model: $shown" "$B2" && \
+      [ "$(grep -c '^message ' "$B2")" -ge 2 ] && grep -q "^status: Ready .* context $ctxA/512 " "$B2"; echo $?) \
+    "$(grep -e '^file: loaded' -e '^status:' "$B2" | head -2 | tr '\n' ' '); $(grep '^message 1 ' "$B2" | head -1 | cut -c1-80)"
+printf '/load %s\nLily went to the park.\n' "$T/text-srt.chat" | "$B/srt-chat" -m "$T/stories.srt" -n $N --temp 0 >"$T/text-srt.txt" 2>"$T/text-srt.txt.err"
+want=$(perl -0777 -pe 's/^Lily went to the park\.//' "$T/text-srt.txt" | esc)
+p_srt=$(sed -n 's/^\(> \)*\[prompt: \([0-9]*\) tokens.*/\2/p' "$T/text-srt.txt.err" | head -1)
+check "text: the next message continues it as srt-chat's /load of the same file does ($(prompt_tokens "$B2" 1) tokens read, srt-chat ${p_srt:-?})" \
+    $([ -n "$want" ] && [ "$(reply "$B2" 1)" = "$want" ] && [ -n "$p_srt" ] && [ "$(prompt_tokens "$B2" 1)" = "$p_srt" ] && \
+      [ "$(context "$B2" 1)" -gt "$ctxA" ]; echo $?) "window '$(reply "$B2" 1 | cut -c1-60)' srt-chat '$(printf '%s' "$want" | cut -c1-60)'"
+check "text: /load refused while a reply is generating, then done; the second message gets its first reply again" \
+    $(grep -qxF "input: /load $T/saved.chat" "$B2" && grep -q '^flash: Wait for the reply' "$B2" && \
+      awk '/^stats: reply=2 /{s=NR} /^file: loaded .*saved.chat/{l=NR} END{exit !(s && l > s)}' "$B2" && \
+      [ "$(reply "$B2" 3)" = "$(reply "$A" 2)" ] && [ "$(prompt_tokens "$B2" 3)" = "$(prompt_tokens "$A" 2)" ] && \
+      [ "$(context "$B2" 3)" = "$(context "$A" 2)" ]; echo $?) "$(grep '^stats: reply=3' "$B2"; grep '^stats: reply=2' "$A")"
+check "text: saved to FILE after each reply (a stopped one too), Retry and New chat (the session emptied)" \
+    $(saved_after_each "$B2" "$T/text.chat" && [ "$(reply "$B2" 6)" = "$(reply "$B2" 5)" ] && \
+      [ "$(grep '^file:' "$B2" | tail -1)" = "file: saved to $T/text.chat: 0 tokens" ]; echo $?) "$(grep -e '^file:' -e '^stats:' "$B2" | tail -4 | tr '\n' ' ')"
+check "text: /undo is text to continue (as in srt-chat), not a command" \
+    $(grep -q '^stats: reply=4 .* prompt_tokens=[1-9]' "$B2" && grep -q '^stats: reply=5 ' "$B2" && ! grep -q '^flash: .*taken back' "$B2"; echo $?) \
+    "$(grep -e '^stats: reply=[45]' -e '^flash:' "$B2" | tail -3 | tr '\n' ' ')"
+
+# a chat (chatml): the messages and the text the KV cache stands for are kept beside the state
+app "$T/chat1.log" tests/ui/chatfile-new.script --model "$T/stories.srt" "${CHATML[@]}" --chat "$T/conv.chat"
+A=$T/chat1.log
+check "chat: a missing --chat FILE starts a new chat, saved after each reply; /save" \
+    $(grep -qxF "file: new $T/conv.chat" "$A" && grep -qxF "file: saved to $T/conv.chat: 3 messages, $(context "$A" 1) tokens" "$A" && \
+      grep -qxF "file: saved to $T/conv.chat: 5 messages, $(context "$A" 2) tokens" "$A" && \
+      grep -qxF "file: saved to $T/saved.chat: 3 messages, $(context "$A" 1) tokens" "$A" && \
+      grep -qxF "flash: Saved to $T/saved.chat: 3 messages, $(context "$A" 1) tokens" "$A"; echo $?) "$(grep '^file:' "$A" | tr '\n' ' ')"
+cp "$T/conv.chat" "$T/conv-srt.chat"; cp "$T/conv.chat" "$T/conv-orig.chat"
+app "$T/chat2.log" tests/ui/chatfile-resume.script --model "$T/stories.srt" "${CHATML[@]}" --chat "$T/conv.chat"
+B2=$T/chat2.log
+ctxA=$(context "$A" 2)
+check "chat: reopened, the bubbles come back and the status line shows the context ($ctxA tokens)" \
+    $([ -n "$ctxA" ] && grep -qxF "file: loaded $T/conv.chat: 5 messages, $ctxA tokens" "$B2" && \
+      grep -qxF "message 1 user: $PROMPT" "$B2" && grep -qxF "message 2 model: $(reply "$A" 1 | bubble)" "$B2" && \
+      grep -qxF "message 3 user: The cat sat" "$B2" && grep -qxF "message 4 model: $(reply "$A" 2 | bubble)" "$B2" && \
+      ! grep -q '^message 5 ' <(sed '/^reply 1:/,$d' "$B2") && grep -q "^status: Ready .* context $ctxA/512 " "$B2"; echo $?) \
+    "$(grep -e '^file: loaded' -e '^message' "$B2" | head -5 | cut -c1-70 | tr '\n' ' ')"
+printf '/load %s\nLily went to the park.\n' "$T/conv-srt.chat" | "$B/srt-chat" -m "$T/stories.srt" "${CHATML[@]}" --temp 0 >"$T/chat-srt.txt" 2>"$T/chat-srt.txt.err"
+want=$(esc <"$T/chat-srt.txt")
+p_srt=$(sed -n 's/^\(> \)*\[prompt: \([0-9]*\) new tokens.*/\2/p' "$T/chat-srt.txt.err" | head -1)
+p_win=$(prompt_tokens "$B2" 1)
+check "chat: the next reply reads only its message ($p_win tokens, srt-chat ${p_srt:-?}) and equals srt-chat's after /load of the same file" \
+    $([ -n "$want" ] && [ "$(reply "$B2" 1)" = "$want" ] && [ -n "$p_srt" ] && [ "$p_win" = "$p_srt" ] && [ "$p_win" -lt $((ctxA / 2)) ] && \
+      [ "$(context "$B2" 1)" = $((ctxA + p_win + $(sed -n 's/^stats: reply=1 tokens=\([0-9]*\) .*/\1/p' "$B2"))) ] && \
+      grep -qF "(loaded $T/conv-srt.chat: 5 messages, $ctxA tokens)" "$T/chat-srt.txt.err" && ! grep -q 'reading the conversation again' "$T/chat-srt.txt.err"; echo $?) \
+    "window '$(reply "$B2" 1 | cut -c1-60)' $(grep '^stats: reply=1' "$B2"); srt-chat '$(printf '%s' "$want" | cut -c1-60)' $(grep '^\[' "$T/chat-srt.txt.err" | tr '\n' ' ')"
+check "chat: /load refused while a reply is generating, then done: the bubbles of that file, its second message gets the same reply" \
+    $(grep -qxF "input: /load $T/saved.chat" "$B2" && grep -q '^flash: Wait for the reply' "$B2" && \
+      awk '/^stats: reply=2 /{s=NR} /^file: loaded .*saved.chat: 3 messages/{l=NR} END{exit !(s && l > s)}' "$B2" && \
+      grep -q '^message 2 model: ' <(sed -n '/saved.chat: 3 messages/,/^reply 3:/p' "$B2") && \
+      ! grep -q '^message 3 ' <(sed -n '/saved.chat: 3 messages/,/^reply 3:/p' "$B2") && \
+      [ "$(reply "$B2" 3)" = "$(reply "$A" 2)" ] && [ "$(prompt_tokens "$B2" 3)" = "$(prompt_tokens "$A" 2)" ]; echo $?) \
+    "$(grep '^stats: reply=3' "$B2"; grep '^stats: reply=2' "$A")"
+after=$(sed -n '/^flash: Last exchange taken back$/,/^reply 4:/p' "$B2")
+check "chat: /undo takes the last exchange back (bubbles, context, FILE) and the same message gets the same reply" \
+    $([ -n "$after" ] && printf '%s\n' "$after" | grep -q '^message 2 model: ' && ! printf '%s\n' "$after" | grep -q '^message 3 ' && \
+      printf '%s\n' "$after" | grep -q "^status: Ready .* context $(context "$A" 1)/512 " && \
+      printf '%s\n' "$after" | grep -qxF "file: saved to $T/conv.chat: 3 messages, $(context "$A" 1) tokens" && \
+      [ "$(reply "$B2" 4)" = "$(reply "$B2" 3)" ] && [ "$(prompt_tokens "$B2" 4)" = "$(prompt_tokens "$B2" 3)" ] && \
+      [ "$(context "$B2" 4)" = "$(context "$B2" 3)" ]; echo $?) "$(printf '%s\n' "$after" | cut -c1-80 | tr '\n' ' '; grep '^stats: reply=[34]' "$B2")"
+check "chat: saved to FILE after each reply (a stopped one too), Retry and New chat (the system message kept)" \
+    $(saved_after_each "$B2" "$T/conv.chat" && [ "$(reply "$B2" 5)" = "$(reply "$B2" 4)" ] && \
+      grep -qxF "file: saved to $T/conv.chat: 9 messages, $(context "$B2" 2) tokens" "$B2" && \
+      grep '^file:' "$B2" | tail -1 | grep -q "^file: saved to $T/conv.chat: 1 messages, "; echo $?) \
+    "$(grep -e '^file:' -e '^stats:' "$B2" | tail -4 | tr '\n' ' ')"
+
+# srt-chat's /save opens in the window
+printf '%s\n/save %s\n' "$PROMPT" "$T/srt.chat" | "$B/srt-chat" -m "$T/stories.srt" "${CHATML[@]}" --temp 0 >"$T/srt1.txt" 2>/dev/null
+printf '/load %s\nThe cat sat\n' "$T/srt.chat" | "$B/srt-chat" -m "$T/stories.srt" "${CHATML[@]}" --temp 0 >"$T/srt2.txt" 2>/dev/null
+app "$T/chat3.log" tests/ui/chatfile-open.script --model "$T/stories.srt" "${CHATML[@]}" --chat "$T/srt.chat"
+C=$T/chat3.log
+check "chat: srt-chat's /save opens in the window and goes on as srt-chat's /load does" \
+    $([ -s "$T/srt2.txt" ] && grep -q "^file: loaded $T/srt.chat: 3 messages, [1-9]" "$C" && grep -qxF "message 1 user: $PROMPT" "$C" && \
+      grep -qxF "message 2 model: $(esc <"$T/srt1.txt" | bubble)" "$C" && [ "$(reply "$C" 1)" = "$(esc <"$T/srt2.txt")" ]; echo $?) \
+    "$(grep '^file:' "$C" | head -1) window '$(reply "$C" 1 | cut -c1-50)' srt-chat '$(esc <"$T/srt2.txt" | cut -c1-50)'"
+check "chat: /load of a file that is no conversation: a note, the chat stays" \
+    $(grep -q '^note: Cannot open the conversation: tests/ui/chat.script: ' "$C" && grep -q '^message 4 model: ' "$C" && grep -q '^message 5 note: Cannot open the conversation: tests/ui/chat.script' "$C"; echo $?) \
+    "$(grep -e '^note:' -e '^message' "$C" | cut -c1-70 | tr '\n' ' ')"
+
+# a FILE that cannot be opened is said so and never written: damaged (one byte flipped), another model's
+cp "$T/conv-orig.chat" "$T/bad.chat"
+perl -0777 -pi -e 'my $k = int(length($_) / 2); substr($_, $k, 1) = chr(ord(substr($_, $k, 1)) ^ 0x55)' "$T/bad.chat"
+cp "$T/bad.chat" "$T/bad-orig.chat"
+app "$T/chat4.log" tests/ui/chatfile-open.script --model "$T/stories.srt" "${CHATML[@]}" --chat "$T/bad.chat"
+C=$T/chat4.log
+check "chat: a damaged FILE: the error in the window, the chat starts empty, FILE not written" \
+    $(grep -q "^note: Cannot open the conversation: $T/bad.chat: .*checksum.* This chat starts empty and is not saved to $T/bad.chat: that file stays as it is" "$C" && \
+      ! grep -q "^message [0-9]* \(user\|model\)" <(sed '/^reply 1:/,$d' "$C") && [ -n "$(reply "$C" 1)" ] && \
+      ! grep -q "^file: saved to $T/bad.chat" "$C" && cmp -s "$T/bad.chat" "$T/bad-orig.chat"; echo $?) "$(grep -e '^note:' -e '^file:' "$C" | head -2 | tr '\n' ' ')"
+if "$B/srt-pack" --weights q8 --tokenizer "$M/tok512.bin" "$M/stories260K.bin" "$T/stories-q8.srt" >"$T/pack-q8.log" 2>&1; then
+    app "$T/chat5.log" tests/ui/chatfile-open.script --model "$T/stories-q8.srt" "${CHATML[@]}" --chat "$T/conv-orig.chat"
+    C=$T/chat5.log
+    check "chat: another model's FILE: the error in the window, FILE not written" \
+        $(grep -q "^note: Cannot open the conversation: $T/conv-orig.chat: .*another model.* that file stays as it is" "$C" && \
+          [ -n "$(reply "$C" 1)" ] && ! grep -q "^file: saved to $T/conv-orig.chat" "$C" && cmp -s "$T/conv-orig.chat" "$T/conv-srt.chat"; echo $?) \
+        "$(grep -e '^note:' -e '^file:' "$C" | head -2 | tr '\n' ' ')"
+else
+    echo "FAIL - srt-pack --weights q8 stories260K"; sed 's/^/    /' "$T/pack-q8.log" | tail -3
+fi
 exit 0
