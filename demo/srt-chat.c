@@ -199,12 +199,13 @@ static char *chat_render(chat *c, int add_generation_prompt) {
 }
 
 /* Tokens of rendered chat text: special-token text ("<|im_start|>") becomes its token, the rest is
-   tokenized as text. Text at the start of a turn that follows a special token (or the start) gets
-   the tokenizer's dummy-prefix space as llama.cpp gives it; text that continues text does not. */
+   tokenized as text. Text at the start of a turn that follows a special token (or the start of
+   the conversation) gets the tokenizer's dummy-prefix space as llama.cpp gives it; text that
+   continues text does not. */
 static int tokenize_chat(chat *c, const char *text, size_t len, int32_t **out, int *n_out) {
     int32_t *ids;
     int n = 0, need = 0;
-    int flags = SRT_TOKENIZE_NO_BOS | SRT_TOKENIZE_PARSE_SPECIAL | (c->prev_special ? 0 : SRT_TOKENIZE_NO_SPACE_PREFIX);
+    int flags = SRT_TOKENIZE_NO_BOS | SRT_TOKENIZE_PARSE_SPECIAL | (c->fed.n && !c->prev_special ? SRT_TOKENIZE_NO_SPACE_PREFIX : 0);
     srt_tokenize(c->model, text, len, flags, NULL, 0, &need);
     if (!(ids = (int32_t *)malloc((size_t)(need + 1) * sizeof *ids))) return 0;
     if (srt_tokenize(c->model, text, len, flags, ids, need, &n) != SRT_OK) { free(ids); return 0; }

@@ -420,12 +420,12 @@ static void test_prompt_cache(void) {
     /* a chat: the system block and the first message; another first message keeps the system block */
     sys1 = chat_out("--template chatml --system 'You tell short stories about cats and dogs.' --chat -p Lily --temp 0 --prompt-cache " TMP "/c.state", NULL);
     sys2 = chat_out("--template chatml --system 'You tell short stories about cats and dogs.' --chat -p Lily --temp 0 --prompt-cache " TMP "/c.state", &err);
-    CHECK(sys1 && same_text(sys1, sys2) && err && strstr(err, "[prompt cache: 87 of the prompt's 87 tokens") && strstr(err, "[prompt: 0 new tokens"),
+    CHECK(sys1 && same_text(sys1, sys2) && err && strstr(err, "[prompt cache: 88 of the prompt's 88 tokens") && strstr(err, "[prompt: 0 new tokens"),
           "a chat: the second run reads the rendered first turn from the cache, same reply");
     free(err); err = NULL;
     sys3 = chat_out("--template chatml --system 'You tell short stories about cats and dogs.' --chat -p Tom --temp 0 --prompt-cache " TMP "/c.state", &err);
     sys_plain = chat_out("--template chatml --system 'You tell short stories about cats and dogs.' --chat -p Tom --temp 0", NULL);
-    CHECK(sys3 && same_text(sys3, sys_plain) && err && strstr(err, "[prompt cache: 60 of the prompt's 87 tokens"),
+    CHECK(sys3 && same_text(sys3, sys_plain) && err && strstr(err, "[prompt cache: 61 of the prompt's 88 tokens"),
           "another first message: the system block comes from the cache, the reply is the uncached one");
     free(err); err = NULL;
     /* /reset keeps the system block in the KV cache, and the same message gets the same reply */
@@ -436,7 +436,7 @@ static void test_prompt_cache(void) {
         char *out = srt_test_read_file(TMP "/out.txt", &n), *e = srt_test_read_file(TMP "/err.txt", &n), *nl = out ? strchr(out, '\n') : NULL;
         CHECK(nl && strlen(nl + 1) == (size_t)(nl - out + 1) && !strncmp(out, nl + 1, (size_t)(nl - out)),
               "after /reset the same message gets the same reply (the sampler starts from its seed again)");
-        CHECK(e && strstr(e, "[feed 87 tokens, the first 87 already in the KV cache"), "after /reset the first turn, still in the KV cache, is not read again");
+        CHECK(e && strstr(e, "[feed 88 tokens, the first 88 already in the KV cache"), "after /reset the first turn, still in the KV cache, is not read again");
         free(out); free(e);
     }
     free(plain); free(first); free(second); free(sys1); free(sys2); free(sys3); free(sys_plain);
@@ -449,8 +449,9 @@ static void test_prompt_cache(void) {
     {
         size_t n = 0;
         char *a = srt_test_read_file(TMP "/a.txt", &n), *b = srt_test_read_file(TMP "/b.txt", &n), *ae = srt_test_read_file(TMP "/ae.txt", &n),
-             *be = srt_test_read_file(TMP "/be.txt", &n), *nl = a ? strchr(a, '\n') : NULL;
-        CHECK(nl && b && strlen(b) > 1 && !strcmp(nl + 1, b), "the loaded conversation answers the second message as the first run did");
+             *be = srt_test_read_file(TMP "/be.txt", &n);
+        size_t la = a ? strlen(a) : 0, lb = b ? strlen(b) : 0;   /* a: both replies (either may hold newlines), b: the second */
+        CHECK(a && b && lb > 1 && la > lb && !memcmp(a + la - lb, b, lb), "the loaded conversation answers the second message as the first run did");
         CHECK(ae && strstr(ae, "(saved to " TMP "/conv.state: 2 messages, ") && be && strstr(be, "(loaded " TMP "/conv.state: 2 messages, "),
               "/save and /load say what they kept");
         CHECK(be && strstr(be, "srt-chat: cannot load: ") && strstr(be, "nothing.state"), "/load of a missing file says so, and the chat goes on");
@@ -493,7 +494,7 @@ static void test_srt_chat(void) {
         CHECK(second && !strncmp(strchr(second, '"'), "\"<|im_end|>\n<|im_start|>user\nThe cat sat<|im_end|>\n<|im_start|>assistant\n\"]", 71) &&
               !strstr(err_text, "reading the conversation again"),
               "turn 2 feeds only the new turn (the cut reply is closed with <|im_end|>); earlier turns stay in the KV cache");
-        CHECK(strstr(err_text, "context 151/512]") != NULL, "the KV cache holds both turns (75 + 12 + 52 + 12 tokens)");
+        CHECK(strstr(err_text, "context 152/512]") != NULL, "the KV cache holds both turns (76 + 12 + 52 + 12 tokens)");
         CHECK(strlen(out_text) > 10 && strchr(out_text, '\n') != strrchr(out_text, '\n'), "two replies on stdout");
     } else CHECK(0, "read srt-chat's output");
     free(err_text); free(out_text);
