@@ -23,6 +23,11 @@
        happened (replies, statistics, scroll positions); the PNG is written when the script ends.
        Under Xvfb this is the UI test (tests/test_ui.sh).
 
+   srt-chat-sdl --model M.srt --backend cuda [--device N] [options]
+       The model on an NVIDIA GPU (build/srt-chat-sdl-cuda: this file with -DSRT_CHAT_CUDA +
+       tools/cuda-backend.cu, built by ./build.sh when nvcc is found); the status line names the
+       device. Tokenizing and sampling stay on the CPU: the replies are the CPU's.
+
    Threads: generation runs on a worker thread; the window talks to it through two
    mutex-protected queues (commands one way, events the other) and never waits for it. The worker
    also saves and opens the conversation files (it owns the session); the window sends no message
@@ -30,6 +35,9 @@
    Build: ./build.sh (needs SDL2 and Debian's libstb-dev; stb headers from /usr/include/stb). */
 #define SPARSERT_IMPLEMENTATION
 #include "sparsert.h"
+#ifdef SRT_CHAT_CUDA
+#  include "sparsert_cuda.h"   /* the declarations; the backend is tools/cuda-backend.cu (nvcc) */
+#endif
 
 #include <SDL.h>
 #define STB_TRUETYPE_IMPLEMENTATION
@@ -350,7 +358,7 @@ typedef struct event {
     double prompt_ms;
 } event;
 typedef struct model_facts {  /* EV_LOADED: what the status line shows */
-    char file[256], arch[32], format[16], chat[32];
+    char file[256], arch[32], format[16], chat[32], device[160];   /* device: the backend's name, "" on the CPU */
     int n_ctx, threads, n_layer;
     uint64_t bytes;
 } model_facts;
@@ -368,6 +376,8 @@ typedef struct worker {
     int n_threads, n_ctx, max_tokens, ignore_eos;
     srt_cores cores;
     const char *cpu_list, *cores_name, *template_name, *system_text;
+    srt_kv_type kv;           /* --kv */
+    srt_backend *backend;     /* --backend cuda, else NULL (the CPU) */
     srt_sampler_desc sampler;
     /* worker-owned */
     srt_pool *pool;
@@ -531,6 +541,7 @@ static void worker_load(worker *w, const char *path) {
         }
         memset(&md, 0, sizeof md);
         md.pool = w->pool;
+        md.backend = w->backend;
         if ((st = srt_model_load(path, &md, &w->model)) != SRT_OK) {
             snprintf(err, sizeof err, "Cannot load %s: %s (%s)", base_name(path), srt_status_str(st), srt_last_error());
             worker_free_model(w);
@@ -543,6 +554,7 @@ static void worker_load(worker *w, const char *path) {
         memset(&sd, 0, sizeof sd);
         sd.n_ctx = w->n_ctx;
         sd.sampler = w->sampler;
+        sd.kv_type = w->kv;
         if ((st = srt_session_create(w->model, &sd, &w->session)) != SRT_OK) {
             snprintf(err, sizeof err, "Cannot create a session: %s (%s)", srt_status_str(st), srt_last_error());
             worker_free_model(w);
@@ -563,6 +575,7 @@ static void worker_load(worker *w, const char *path) {
         snprintf(w->facts.format, sizeof w->facts.format, "%s", srt_format_name(info.format));
         w->facts.n_ctx = srt_session_n_ctx(w->session);
         w->facts.threads = srt_pool_threads(w->pool);
+        snprintf(w->facts.device, sizeof w->facts.device, "%s", w->backend ? w->backend->name : "");
         w->facts.n_layer = info.n_layer;
         snprintf(w->facts.chat, sizeof w->facts.chat, "continuation");
         if (w->chat) {
@@ -943,7 +956,7 @@ struct ui {
     double flash_until;
     double tok_s;
     int ctx_pos, ctx_n;
-    char status[512];
+    char status[1200];
     int quit;
     double caret_t0;
     int dirty, blink_phase;   /* redraw only when something changed */
@@ -1197,12 +1210,17 @@ static void draw_transcript(ui *u) {
 }
 
 static void make_status(ui *u) {
-    char tail[400];
+    char tail[1100];
     const char *state = u->loading ? "Loading" : !u->model_ok ? "No model" : u->generating ? "Generating" : u->chat_cmds ? "Loading the conversation" : "Ready";
     if (u->model_ok)
-        snprintf(tail, sizeof tail, "%s  |  %s %s  |  context %d/%d  |  %.1f tok/s  |  %d threads (%s)  |  %s",
+    {
+        char where[200];
+        if (u->facts.device[0]) snprintf(where, sizeof where, "%s", u->facts.device);
+        else snprintf(where, sizeof where, "%d threads (%s)", u->facts.threads, u->w->cores_name);
+        snprintf(tail, sizeof tail, "%s  |  %s %s  |  context %d/%d  |  %.1f tok/s  |  %s  |  %s",
                  u->facts.file, u->facts.arch, u->facts.format, u->ctx_pos, u->ctx_n ? u->ctx_n : u->facts.n_ctx, u->tok_s,
-                 u->facts.threads, u->w->cores_name, u->facts.chat);
+                 where, u->facts.chat);
+    }
     else if (u->loading) snprintf(tail, sizeof tail, "%s  |  %d%%", u->facts.file, (int)(u->load_progress * 100));
     else snprintf(tail, sizeof tail, "drop a .srt file onto the window");
     snprintf(u->status, sizeof u->status, "%s  |  %s", state, tail);
@@ -1880,6 +1898,9 @@ static void usage(FILE *f) {
         "      --system TEXT       system message (chat)\n"
         "      --chat FILE         keep the conversation in FILE: opened after the model loads, saved after each\n"
         "                          reply (srt-chat's /save format); a FILE that cannot be opened is not overwritten\n"
+        "      --kv f16|f32|q8     KV cache precision (default f16; q8: half the memory)\n"
+        "      --backend cpu|cuda  where the model runs (cuda: build/srt-chat-sdl-cuda; default cpu)\n"
+        "      --device N          the CUDA device (default 0)\n"
         "  -t, --threads N         threads (default: one per physical core that --cores picks)\n"
         "      --cores POLICY      auto (default), performance (P-cores only), all, or a CPU list \"0-3,8\"\n"
         "  -n, --max-tokens N      longest reply in tokens (default 512; 0 = until the end of the turn)\n"
@@ -1946,7 +1967,7 @@ int main(int argc, char **argv) {
     worker *w = &W;
     const char *model_path = NULL, *font_path = NULL, *script_path = NULL, *log_path = NULL;
     char font_buf[512], err[600];
-    int win_w = 980, win_h = 720, i, token_delay = 0, rc = 0;
+    int win_w = 980, win_h = 720, i, token_delay = 0, rc = 0, use_cuda = 0, device = 0;
     memset(w, 0, sizeof *w);
     w->max_tokens = 512;
     w->cores_name = "auto";
@@ -1961,6 +1982,17 @@ int main(int argc, char **argv) {
         }
         else if (!strcmp(a, "--system")) w->system_text = NEXT();
         else if (!strcmp(a, "--chat")) u->chat_file = NEXT();
+        else if (!strcmp(a, "--kv")) {
+            const char *k = NEXT();
+            if (!strcmp(k, "f32")) w->kv = SRT_KV_F32; else if (!strcmp(k, "f16")) w->kv = SRT_KV_F16; else if (!strcmp(k, "q8")) w->kv = SRT_KV_Q8;
+            else { fprintf(stderr, "srt-chat-sdl: --kv takes f16, f32 or q8\n"); return 2; }
+        }
+        else if (!strcmp(a, "--backend")) {
+            const char *b = NEXT();
+            if (!strcmp(b, "cuda")) use_cuda = 1;
+            else if (strcmp(b, "cpu")) { fprintf(stderr, "srt-chat-sdl: --backend takes cpu or cuda\n"); return 2; }
+        }
+        else if (!strcmp(a, "--device")) device = atoi(NEXT());
         else if (!strcmp(a, "-t") || !strcmp(a, "--threads")) w->n_threads = atoi(NEXT());
         else if (!strcmp(a, "--cores")) {
             const char *c = NEXT();
@@ -1998,6 +2030,15 @@ int main(int argc, char **argv) {
 #undef NEXT
     }
     if (w->n_threads < 0 || w->n_ctx < 0 || w->max_tokens < 0) { fprintf(stderr, "srt-chat-sdl: negative count\n"); return 2; }
+    if (use_cuda) {   /* a backend without a device fails the model load, with the reason, in the window */
+#ifdef SRT_CHAT_CUDA
+        if (!(w->backend = srt_cuda_backend(device))) { fprintf(stderr, "srt-chat-sdl: out of memory\n"); return 1; }
+#else
+        (void)device;
+        fprintf(stderr, "srt-chat-sdl: this srt-chat-sdl was built without CUDA: use build/srt-chat-sdl-cuda (./build.sh cuda)\n");
+        return 2;
+#endif
+    }
     if (script_path) {
         if (!script_load(script_path)) { fprintf(stderr, "srt-chat-sdl: cannot read the script %s\n", script_path); return 2; }
         S.active = 1;
@@ -2089,5 +2130,6 @@ int main(int argc, char **argv) {
     SDL_DestroyRenderer(u->ren);
     SDL_DestroyWindow(u->win);
     SDL_Quit();
+    srt_backend_free(w->backend);   /* after the worker freed the model */
     return rc;
 }

@@ -235,4 +235,31 @@ if "$B/srt-pack" --weights q8 --tokenizer "$M/tok512.bin" "$M/stories260K.bin" "
 else
     echo "FAIL - srt-pack --weights q8 stories260K"; sed 's/^/    /' "$T/pack-q8.log" | tail -3
 fi
+
+# the first turn of a chat is tokenized as srt-chat tokenizes it (the dummy-prefix space at the
+# start, as llama.cpp gives it): the window's first reply above is srt-chat's
+printf '%s\n' "$PROMPT" | "$B/srt-chat" -m "$T/stories.srt" "${CHATML[@]}" --temp 0 -t 1 >"$T/first.txt" 2>/dev/null
+check "chat: the first reply equals srt-chat's for the same system message and message" \
+    $([ -s "$T/first.txt" ] && [ "$(reply "$T/chat.log" 1)" = "$(esc <"$T/first.txt")" ]; echo $?) \
+    "window '$(reply "$T/chat.log" 1 | cut -c1-50)' srt-chat '$(esc <"$T/first.txt" | cut -c1-50)'"
+
+# the model on the GPU: the plain build refuses --backend cuda; build/srt-chat-sdl-cuda-emu (the
+# window with the CUDA backend running on the CPU emulator of tests/cuda_emu) gives the CPU's
+# replies, with F16 and Q8 KV caches, and its status line names the device
+"$APP" --backend cuda --model "$T/stories.srt" >"$T/nocuda.txt" 2>&1; rc=$?
+check "the window without CUDA refuses --backend cuda and names the build that has it" \
+    $([ $rc -eq 2 ] && grep -q 'built without CUDA: use build/srt-chat-sdl-cuda' "$T/nocuda.txt"; echo $?) "exit $rc: $(head -1 "$T/nocuda.txt")"
+EMU=$B/srt-chat-sdl-cuda-emu
+if [ -x "$EMU" ]; then
+    for kv in f16 q8; do
+        "$B/srt-chat" -m "$T/stories.srt" -p "$PROMPT" -n $N --temp 0 --kv $kv >"$T/expected-$kv.txt" 2>/dev/null
+        want=$(perl -0777 -pe 's/\n\z//; s/^\Q'"$PROMPT"'\E//; s/\\/\\\\/g; s/\n/\\n/g' "$T/expected-$kv.txt")
+        APP=$EMU app "$T/gpu-$kv.log" tests/ui/gpu.script --model "$T/stories.srt" -n $N --backend cuda --kv $kv
+        check "cuda (emulator), $kv KV: the reply is srt-chat's on the CPU; the status line names the device" \
+            $([ -n "$want" ] && grep -qxF "reply 1: $want" "$T/gpu-$kv.log" && grep -q '^status: Ready .*|  cuda: ' "$T/gpu-$kv.log"; echo $?) \
+            "$(grep -e '^reply 1:' -e '^status:' "$T/gpu-$kv.log" | cut -c1-100 | tr '\n' ' ')"
+    done
+else
+    echo "skipped: the window on the CUDA emulator ($EMU not built)"
+fi
 exit 0
