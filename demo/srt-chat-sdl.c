@@ -461,12 +461,12 @@ static void chat_drop(worker *w, int i) {
     memmove(w->msgs + i, w->msgs + i + 1, (size_t)(w->n_msgs - i - 1) * sizeof *w->msgs);
     w->n_msgs--;
 }
-static char *chat_render(worker *w) {
+static char *chat_render(worker *w, int add_generation_prompt) {
     size_t len = 0;
     char *buf;
-    if (srt_chat_render(&w->tmpl, w->msgs, w->n_msgs, 1, NULL, 0, &len) != SRT_OK && len == 0) return NULL;
+    if (srt_chat_render(&w->tmpl, w->msgs, w->n_msgs, add_generation_prompt, NULL, 0, &len) != SRT_OK && len == 0) return NULL;
     buf = (char *)malloc(len + 1);
-    if (buf && srt_chat_render(&w->tmpl, w->msgs, w->n_msgs, 1, buf, len + 1, &len) != SRT_OK) { free(buf); buf = NULL; }
+    if (buf && srt_chat_render(&w->tmpl, w->msgs, w->n_msgs, add_generation_prompt, buf, len + 1, &len) != SRT_OK) { free(buf); buf = NULL; }
     return buf;
 }
 static int is_control(const srt_model *m, int32_t t) {
@@ -640,7 +640,7 @@ static srt_status turn_prompt(worker *w, int turn, const char *text, int *n_prom
         return st;
     }
     if (!chat_add(w, "user", text, strlen(text))) return SRT_ERR_OUT_OF_MEMORY;
-    if (!(full = chat_render(w))) { chat_drop(w, w->n_msgs - 1); return SRT_ERR_INVALID_ARG; }
+    if (!(full = chat_render(w, 1))) { chat_drop(w, w->n_msgs - 1); return SRT_ERR_INVALID_ARG; }
     /* what was fed must be a prefix of the new rendering; otherwise the chat is read again */
     if (w->fed.n > 0 && (strlen(full) < w->fed.n || memcmp(full, w->fed.p, w->fed.n) != 0)) chat_forget(w);
     for (;;) {               /* drop the oldest turns until the new text and a reply fit */
@@ -652,7 +652,7 @@ static srt_status turn_prompt(worker *w, int turn, const char *text, int *n_prom
         if (w->n_msgs - first > 1 && !strcmp(w->msgs[first].role, "assistant")) chat_drop(w, first);
         chat_forget(w);
         free(full);
-        if (!(full = chat_render(w))) { free(ids); return SRT_ERR_INVALID_ARG; }
+        if (!(full = chat_render(w, 1))) { free(ids); return SRT_ERR_INVALID_ARG; }
         post_msg(w, EV_NOTE, turn, "The context window is full: the oldest turns were dropped.");
     }
     if ((w->fed.n ? srt_session_pos(w->session) : 0) + n + 1 > n_ctx) { free(ids); free(full); chat_drop(w, w->n_msgs - 1); return SRT_ERR_CONTEXT_FULL; }
@@ -772,6 +772,20 @@ done:
    in a chat, srt_session_save_chat with the messages and, last, one of role "srt-chat:fed" holding
    the text the session's tokens stand for; continued text is the session state alone. */
 #define FED_ROLE "srt-chat:fed"
+/* Before a chat is saved with nothing of it fed (after New chat, or to be read again): the session
+   may still hold an earlier conversation's tokens, kept for the next turn to reuse. Only those the
+   current conversation (the system message) begins with stay, so that the file holds nothing of
+   the conversation before New chat. */
+static void chat_trim_stale(worker *w) {
+    char *full;
+    int32_t *ids = NULL;
+    int n = 0, keep = 0;
+    if (w->fed.n || srt_session_pos(w->session) == 0) return;
+    if ((full = chat_render(w, 0)) != NULL && chat_tokenize(w, full, strlen(full), 1, &ids, &n)) keep = common_start(w->session, ids, n);
+    srt_session_truncate(w->session, keep);
+    free(ids);
+    free(full);
+}
 static void worker_chat_save(worker *w, int turn, const char *path) {
     event e;
     srt_status st;
@@ -780,6 +794,7 @@ static void worker_chat_save(worker *w, int turn, const char *path) {
     e.kind = EV_FILE; e.turn = turn; e.op = CMD_CHAT_SAVE;
     if (!w->session) st = SRT_ERR_INVALID_ARG;
     else if (w->chat) {
+        chat_trim_stale(w);
         srt_chat_message *all = (srt_chat_message *)malloc((size_t)(w->n_msgs + 1) * sizeof *all);
         char *fed = dup_n(w->fed.p ? w->fed.p : "", w->fed.n);   /* fed.p may go on past fed.n (after Retry) */
         if (!all || !fed) st = SRT_ERR_OUT_OF_MEMORY;

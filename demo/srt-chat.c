@@ -398,12 +398,27 @@ static void chat_reset(chat *c) {
     c->fed.n = 0;
     c->prev_special = 0;
 }
+/* Before a save with nothing of the chat fed (after /reset, or a chat to be read again): the
+   session may still hold an earlier conversation's tokens, kept for the next turn to reuse. Only
+   those the current conversation (the system message) begins with stay, so that a file saved
+   after /reset holds nothing of the conversation before it. */
+static void chat_trim_stale(chat *c) {
+    char *full;
+    int32_t *ids = NULL;
+    int n = 0, keep = 0;
+    if (c->fed.n || srt_session_pos(c->session) == 0) return;
+    if ((full = chat_render(c, 0)) != NULL && tokenize_chat(c, full, strlen(full), &ids, &n)) keep = common_start(c->session, ids, n);
+    srt_session_truncate(c->session, keep);
+    free(ids);
+    free(full);
+}
 /* /save FILE: the session state with the messages and, as a last message of role "srt-chat:fed",
    the text the session's tokens stand for (srt_session_save_chat). */
 static void chat_save(chat *c, const char *path) {
     srt_chat_message *all = (srt_chat_message *)malloc((size_t)(c->n_msgs + 1) * sizeof *all);
     char *fed = (char *)malloc(c->fed.n + 1);   /* fed.p may go on past fed.n (after /undo) */
     if (!all || !fed) { fprintf(stderr, "srt-chat: out of memory\n"); free(all); free(fed); return; }
+    chat_trim_stale(c);
     if (c->fed.n) memcpy(fed, c->fed.p, c->fed.n);
     fed[c->fed.n] = 0;
     if (c->n_msgs) memcpy(all, c->msgs, (size_t)c->n_msgs * sizeof *all);

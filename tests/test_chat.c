@@ -461,6 +461,27 @@ static void test_prompt_cache(void) {
         }
         free(a); free(b); free(ae); free(be);
     }
+    /* /save after /reset holds nothing of the conversation before it (only the system message's
+       tokens stay), and the chat it holds goes on as a new one */
+    remove(TMP "/conv.state");
+    CHECK(run("printf 'Once upon a time\\n/reset\\n/save " TMP "/conv.state\\n' | build/srt-chat -m " TMP "/stories.srt -t 1 -n 12 --template chatml --system 'Tell stories.' "
+              "--temp 0 >/dev/null 2>" TMP "/ae.txt") == 0 &&
+          run("printf '/load " TMP "/conv.state\\nThe cat sat\\n' | build/srt-chat -m " TMP "/stories.srt -t 1 -n 12 --template chatml --system 'Tell stories.' --show-prompt "
+              "--temp 0 >" TMP "/b.txt 2>" TMP "/be.txt") == 0 &&
+          run("printf 'The cat sat\\n' | build/srt-chat -m " TMP "/stories.srt -t 1 -n 12 --template chatml --system 'Tell stories.' --temp 0 >" TMP "/c.txt 2>/dev/null") == 0,
+          "srt-chat: a turn, /reset, /save; then /load and a turn, and the same turn alone");
+    {
+        size_t n = 0;
+        char *ae = srt_test_read_file(TMP "/ae.txt", &n), *b = srt_test_read_file(TMP "/b.txt", &n), *be = srt_test_read_file(TMP "/be.txt", &n),
+             *c = srt_test_read_file(TMP "/c.txt", &n);
+        const char *saved = ae ? strstr(ae, "(saved to " TMP "/conv.state: 1 messages, ") : NULL, *fed = be ? strstr(be, "[feed ") : NULL;
+        int kept = saved ? atoi(saved + strlen("(saved to " TMP "/conv.state: 1 messages, ")) : -1, first = ae ? atoi(strstr(ae, "[prompt: ") ? strstr(ae, "[prompt: ") + 9 : "0") : 0;
+        CHECK(kept > 0 && kept < first, "/save after /reset keeps only the system message's tokens (%d of the first turn's %d)", kept, first);
+        CHECK(fed && atoi(fed + 6) > kept && strstr(fed, " already in the KV cache") && atoi(strstr(fed, ", the first ") ? strstr(fed, ", the first ") + 12 : "0") == kept,
+              "the loaded chat's first turn reuses those tokens (%s)", fed ? "[feed ...]" : "no feed line");
+        CHECK(b && c && strlen(b) > 1 && !strcmp(b, c), "and its reply is that of a new chat");
+        free(ae); free(b); free(be); free(c);
+    }
     /* /save after an /undo keeps only what the KV cache holds (not the exchange taken back) */
     CHECK(run("printf 'Once upon a time\\nThe cat sat\\n/undo\\n/save " TMP "/conv.state\\nThe cat sat\\n' | build/srt-chat -m " TMP "/stories.srt -t 1 -n 12 --template chatml "
               "--temp 0 >" TMP "/a.txt 2>/dev/null") == 0 &&

@@ -201,6 +201,11 @@ check "chat: saved to FILE after each reply (a stopped one too), Retry and New c
       grep -qxF "file: saved to $T/conv.chat: 9 messages, $(context "$B2" 2) tokens" "$B2" && \
       grep '^file:' "$B2" | tail -1 | grep -q "^file: saved to $T/conv.chat: 1 messages, "; echo $?) \
     "$(grep -e '^file:' -e '^stats:' "$B2" | tail -4 | tr '\n' ' ')"
+# what New chat saves holds nothing of the conversation before it: the tokens the system message
+# begins with stay, fewer than the first turn's
+kept=$(grep '^file:' "$B2" | tail -1 | sed -n 's/.*: 1 messages, \([0-9]*\) tokens$/\1/p')
+check "chat: the FILE saved after New chat keeps only the system message's tokens ($kept of the first turn's $(prompt_tokens "$A" 1))" \
+    $([ -n "$kept" ] && [ "$kept" -gt 0 ] && [ "$kept" -lt "$(prompt_tokens "$A" 1)" ]; echo $?)
 
 # srt-chat's /save opens in the window
 printf '%s\n/save %s\n' "$PROMPT" "$T/srt.chat" | "$B/srt-chat" -m "$T/stories.srt" "${CHATML[@]}" --temp 0 >"$T/srt1.txt" 2>/dev/null
