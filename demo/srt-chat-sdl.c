@@ -16,8 +16,8 @@
        The conversation lives in FILE: opened after the model loads (its messages come back as
        bubbles, its KV cache as it was: nothing is read again), saved after every reply (finished
        or stopped), Retry, /undo and New chat. A missing FILE starts a new chat saved there; one
-       that cannot be opened (another model, damaged) is said so in the window and never
-       overwritten.
+       that cannot be opened (another model, damaged) is said so in the window and not
+       overwritten (unless /save FILE asks for it: then the saves go on there).
    srt-chat-sdl --model M.srt --script FILE [--script-log LOG] [--screenshot OUT.png]
        Scripted: FILE's commands (see script_usage below) drive the window; the log says what
        happened (replies, statistics, scroll positions); the PNG is written when the script ends.
@@ -1317,7 +1317,7 @@ static void file_cmd(ui *u, int kind, int auto_save, const char *path) {
     if (kind != CMD_CHAT_SAVE) u->chat_cmds++;   /* CMD_CHAT_OPEN, CMD_CHAT_LOAD, CMD_UNDO */
 }
 /* After each reply, Retry, /undo and New chat the conversation goes to --chat FILE, unless FILE was there
-   but could not be opened (it is kept as it is). */
+   but could not be opened (it is kept as it is, until /save FILE overwrites it). */
 static void autosave(ui *u) {
     if (u->chat_file && u->chat_file_ok && u->model_ok) file_cmd(u, CMD_CHAT_SAVE, 1, u->chat_file);
 }
@@ -1519,12 +1519,14 @@ static void ui_on_file(ui *u, const event *e) {
         if (e->op == CMD_CHAT_OPEN) {
             u->chat_file_ok = 0;
             snprintf(msg, sizeof msg, "%s. This chat starts empty and is not saved to %s: that file stays as it is "
-                     "(/save OTHER-FILE keeps this chat elsewhere).", path, u->chat_file ? u->chat_file : "it");
+                     "(/save OTHER-FILE keeps this chat elsewhere; /save %s overwrites it and saves there again).", path,
+                     u->chat_file ? u->chat_file : "it", u->chat_file ? u->chat_file : "FILE");
             add_note(u, msg);
         } else add_note(u, path);
         return;
     }
     if (e->op == CMD_CHAT_SAVE) {
+        if (!e->turn && u->chat_file && !strcmp(path, u->chat_file)) u->chat_file_ok = 1;   /* the user chose to overwrite it */
         if (is_chat(u)) snprintf(msg, sizeof msg, "saved to %s: %d messages, %d tokens", path, e->n_msgs, e->pos);
         else snprintf(msg, sizeof msg, "saved to %s: %d tokens", path, e->pos);
         script_log("file: ", msg);

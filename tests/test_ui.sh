@@ -230,6 +230,17 @@ check "chat: a damaged FILE: the error in the window, the chat starts empty, FIL
     $(grep -q "^note: Cannot open the conversation: $T/bad.chat: .*checksum.* This chat starts empty and is not saved to $T/bad.chat: that file stays as it is" "$C" && \
       ! grep -q "^message [0-9]* \(user\|model\)" <(sed '/^reply 1:/,$d' "$C") && [ -n "$(reply "$C" 1)" ] && \
       ! grep -q "^file: saved to $T/bad.chat" "$C" && cmp -s "$T/bad.chat" "$T/bad-orig.chat"; echo $?) "$(grep -e '^note:' -e '^file:' "$C" | head -2 | tr '\n' ' ')"
+# ... until /save FILE overwrites it: from then on each reply is saved there again, and srt-chat opens it
+cp "$T/bad-orig.chat" "$T/bad2.chat"
+app "$T/chat6.log" tests/ui/chatfile-resave.script --model "$T/stories.srt" "${CHATML[@]}" --chat "$T/bad2.chat"
+C=$T/chat6.log
+printf '/load %s\n' "$T/bad2.chat" | "$B/srt-chat" -m "$T/stories.srt" "${CHATML[@]}" --temp 0 -t 1 >/dev/null 2>"$T/bad2-load.txt"
+check "chat: /save FILE overwrites the FILE that could not be opened, and the saves go on there" \
+    $(grep -q "^note: Cannot open the conversation: $T/bad2.chat: " "$C" && \
+      [ "$(sed -n '/^reply 1:/,/^reply 2:/p' "$C" | grep -c "^file: saved to $T/bad2.chat: ")" = 1 ] && \
+      sed -n '/^reply 2:/,$p' "$C" | grep -q "^file: saved to $T/bad2.chat: 5 messages, " && \
+      grep -q "(loaded $T/bad2.chat: 5 messages, " "$T/bad2-load.txt"; echo $?) \
+    "$(grep -e '^note:' -e '^file:' "$C" | cut -c1-80 | tr '\n' ' '; head -2 "$T/bad2-load.txt")"
 if "$B/srt-pack" --weights q8 --tokenizer "$M/tok512.bin" "$M/stories260K.bin" "$T/stories-q8.srt" >"$T/pack-q8.log" 2>&1; then
     app "$T/chat5.log" tests/ui/chatfile-open.script --model "$T/stories-q8.srt" "${CHATML[@]}" --chat "$T/conv-orig.chat"
     C=$T/chat5.log
