@@ -176,8 +176,10 @@ if [ -x tools/gpu-measure.sh ]; then
     else echo "FAIL - gpu-measure.sh models: exit $rc"; sed 's/^/    /' "$T/gm.txt" | tail -5; fi
     GPU_OUT=$T/gm tools/gpu-measure.sh bogus >/dev/null 2>&1; rc1=$?
     GPU_OUT=$T/gm GPU_BENCH=$T/none tools/gpu-measure.sh kernels >"$T/gm2.txt" 2>&1; rc2=$?
-    if [ $rc1 -eq 2 ] && [ $rc2 -eq 1 ] && grep -q "missing: run the test stage first" "$T/gm2.txt"; then echo "ok - gpu-measure.sh: an unknown stage and a missing srt-bench-cuda are refused"
-    else echo "FAIL - gpu-measure.sh refusals: exit $rc1 and $rc2"; fi
+    GPU_OUT=$T/gm GPU_CHAT=$T/none tools/gpu-measure.sh chat >"$T/gm3.txt" 2>&1; rc3=$?
+    if [ $rc1 -eq 2 ] && [ $rc2 -eq 1 ] && [ $rc3 -eq 1 ] && grep -q "missing: run the test stage first" "$T/gm2.txt" && grep -q "none is missing: run the test stage first" "$T/gm3.txt"; then
+        echo "ok - gpu-measure.sh: an unknown stage and a missing srt-bench-cuda or srt-chat-cuda are refused"
+    else echo "FAIL - gpu-measure.sh refusals: exit $rc1, $rc2 and $rc3"; fi
 else echo "skipped: gpu-measure.sh checks (no tools/ here: a cross run)"; fi
 # the same modes on the CUDA emulator (tests/cuda_emu; the numbers mean nothing, the code paths run)
 if [ -x "$B/srt-bench-cuda-emu" ]; then gpu_checks "$B/srt-bench-cuda-emu" srt-bench-cuda-emu

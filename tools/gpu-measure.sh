@@ -1,20 +1,32 @@
 #!/bin/bash
 # tools/gpu-measure.sh [STAGE...]: the CUDA backend's checks and issue 7's measurements on a machine
 # with an NVIDIA GPU (README, Benchmarks, GPU), stage by stage, from the repository root:
-#   test     ./build.sh cuda: builds build/test-cuda, build/srt-bench-cuda and srt-pack, runs test-cuda
+#   test     ./build.sh cuda: builds build/test-cuda, build/srt-bench-cuda, build/srt-chat-cuda and srt-pack,
+#            runs test-cuda (its stories260K checks read ../shared)
+#   chat     build/srt-chat-cuda on stories260K writes what build/srt-chat writes (greedy and sampled, F16
+#            and Q8 KV caches)
 #   kernels  gpu-membw; gpu-gemm: TCSL SpMM vs cuBLAS f16 at 60-90% sparsity, q4/q8/f16; gpu-gemv: all
 #            formats on the Llama-3.2-1B shapes, q4 and tcsl on the Llama-3-8B ones
 #   models   the random Llama-3-8B-shaped models, q4 and 70%-sparse tcsl (srt-pack --random, every physical core)
 #   e2e      their decode on the GPU; the q4 one's at 8192 tokens of context with F16 and Q8 KV caches
-# No STAGE: all four in that order. Each stage's output goes to DIR/STAGE.log and the result lines to
+# No STAGE: all five in that order. Each stage's output goes to DIR/STAGE.log and the result lines to
 # DIR/gpu.jsonl, DIR = $GPU_OUT, else $OUT (a device run's folder that comes back), else build/gpu;
 # the models go to $GPU_MODELS (default build/tmp). Stops at the first stage that fails (exit 1).
-# A dry run without a GPU: GPU_BENCH=build/srt-bench-cuda-emu GPU_CONFIG=a-small-config.json ... models e2e
+# A dry run without a GPU: GPU_BENCH=build/srt-bench-cuda-emu GPU_CHAT=build/srt-chat-cuda-emu
+# GPU_CONFIG=a-small-config.json ... chat models e2e
+# A device run gets the checkout but not ../shared beside it: copy what the tests read into shared/
+# inside the checkout first (ignored by git; it travels), e.g.
+#   mkdir -p shared/models && cp -r ../shared/models/stories260K shared/models/ && cp -r ../shared/golden shared/
+# and this script links it as ../shared.
 set -u -o pipefail
 cd "$(dirname "$0")/.." || exit 2
+if [ ! -e ../shared ] && [ -d shared/models ]; then
+    ln -s "$PWD/shared" ../shared || { echo "gpu-measure.sh: cannot link shared/ as ../shared" >&2; exit 2; }
+fi
 DIR=${GPU_OUT:-${OUT:-build/gpu}}
 MODELS=${GPU_MODELS:-build/tmp}
 B=${GPU_BENCH:-build/srt-bench-cuda}
+CHAT=${GPU_CHAT:-build/srt-chat-cuda}
 CONFIG=${GPU_CONFIG:-tests/data/llama3-8b-config.json}
 mkdir -p "$DIR" "$MODELS" || exit 2
 
@@ -30,6 +42,19 @@ stage() {
 bench() { "$B" "$@" --json | tee -a "$DIR/gpu.jsonl"; }
 
 do_test() { ./build.sh cuda; }
+do_chat() {
+    local S=../shared/models/stories260K args n=0
+    [ -x "$CHAT" ] || { echo "$CHAT is missing: run the test stage first"; return 1; }
+    build/srt-pack -q --tokenizer "$S/tok512.bin" "$S/stories260K.bin" "$MODELS/stories.srt" || return 1
+    for args in "--temp 0" "--temp 0 --kv q8" "--temp 0.8 --seed 5"; do
+        n=$((n + 1))
+        build/srt-chat -m "$MODELS/stories.srt" -p "Once upon a time" -n 200 $args >"$DIR/chat$n-cpu.txt" 2>/dev/null || return 1
+        "$CHAT" -m "$MODELS/stories.srt" -p "Once upon a time" -n 200 $args --backend cuda >"$DIR/chat$n-gpu.txt" 2>"$DIR/chat$n-gpu.err" ||
+            { echo "FAIL - $CHAT $args:"; cat "$DIR/chat$n-gpu.err"; return 1; }
+        if cmp -s "$DIR/chat$n-cpu.txt" "$DIR/chat$n-gpu.txt"; then echo "ok - $CHAT $args: the CPU's text ($(wc -c <"$DIR/chat$n-cpu.txt") bytes)"
+        else echo "FAIL - $CHAT $args: not the CPU's text"; diff "$DIR/chat$n-cpu.txt" "$DIR/chat$n-gpu.txt" | head -5; return 1; fi
+    done
+}
 do_kernels() {
     [ -x "$B" ] || { echo "$B is missing: run the test stage first"; return 1; }
     bench gpu-membw --mb 4096 --iters 50 &&
@@ -58,10 +83,10 @@ do_e2e() {
     done
 }
 
-[ $# -gt 0 ] || set -- test kernels models e2e
+[ $# -gt 0 ] || set -- test chat kernels models e2e
 for s in "$@"; do
     case $s in
-        test|kernels|models|e2e) stage "$s" "do_$s" || exit 1 ;;
-        *) echo "usage: tools/gpu-measure.sh [test|kernels|models|e2e]..." >&2; exit 2 ;;
+        test|chat|kernels|models|e2e) stage "$s" "do_$s" || exit 1 ;;
+        *) echo "usage: tools/gpu-measure.sh [test|chat|kernels|models|e2e]..." >&2; exit 2 ;;
     esac
 done
