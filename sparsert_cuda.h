@@ -1133,9 +1133,10 @@ __global__ void srt__cu_embed(srt__cuda_mat W, const int32_t *toks, int n, float
 
 /* RoPE, and k, v into the KV cache of `layer` at the step's position, in one launch. The rotation
    is the core's: the first rope_dim dimensions of each head by the angles cs[t][i] = (cos, sin),
-   pairs (2i, 2i+1) or, neox, (i, i + rope_dim/2). Threads 0 .. n x nh x half - 1 rotate a pair of
-   q in place; for an F32 / F16 cache the next n x KV threads store one element each of k (rotated
-   on the way: ss->k is read only) and v. A Q8 cache is stored by srt__cu_kv_q8 instead. */
+   pairs (2i, 2i+1) or, neox, (i, i + rope_dim/2). Threads 0 .. nq - 1 (nq = n x nh x half) rotate
+   a pair of q in place. The cache part starts at the next whole warp: for an F32 / F16 cache, n x
+   KV threads store one element each of k (rotated on the way: ss->k is read only) and v; for a Q8
+   cache, one warp per (token, KV head, block of 32) quantizes them (srt__cu_q8_block). */
 static __device__ __forceinline__ void srt__cu_rope_pair(int i, int half, int neox, int *a, int *b) {
     *a = neox ? i : 2 * i;
     *b = neox ? i + half : 2 * i + 1;
@@ -1151,29 +1152,6 @@ static __device__ __forceinline__ float srt__cu_rope_k(const float *k, uint64_t 
     const float c = cs[(size_t)t * (size_t)rope_dim + 2 * (size_t)i], sn = cs[(size_t)t * (size_t)rope_dim + 2 * (size_t)i + 1];
     const float v0 = kh[a], v1 = kh[b];
     return d == a ? v0 * c - v1 * sn : v0 * sn + v1 * c;
-}
-__global__ void srt__cu_rope_kv(const srt__cu_step *st, int layer, int n_ctx, int n, int nh, int KV, int hd, int rope_dim, int neox,
-                                const float *cs, float *q, const float *k, const float *v, srt_kv_type type, unsigned char *kc, unsigned char *vc) {
-    const int half = rope_dim / 2;
-    const uint64_t id = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x, nq = (uint64_t)n * (uint64_t)nh * (uint64_t)half;
-    if (id < nq) {
-        const int i = (int)(id % (uint64_t)half), hh = (int)(id / (uint64_t)half % (uint64_t)nh), t = (int)(id / ((uint64_t)half * (uint64_t)nh));
-        float *qv = q + ((size_t)t * (size_t)nh + (size_t)hh) * (size_t)hd;
-        const float c = cs[(size_t)t * (size_t)rope_dim + 2 * (size_t)i], sn = cs[(size_t)t * (size_t)rope_dim + 2 * (size_t)i + 1];
-        int a, b;
-        srt__cu_rope_pair(i, half, neox, &a, &b);
-        const float v0 = qv[a], v1 = qv[b];
-        qv[a] = v0 * c - v1 * sn;
-        qv[b] = v0 * sn + v1 * c;
-        return;
-    }
-    const uint64_t e = id - nq;
-    if (type == SRT_KV_Q8 || e >= (uint64_t)n * (uint64_t)KV) return;
-    const int t = (int)(e / (uint64_t)KV), d = (int)(e % (uint64_t)KV % (uint64_t)hd);
-    const float kv = srt__cu_rope_k(k, e, d, t, cs, rope_dim, neox);
-    const size_t at = ((size_t)layer * (size_t)n_ctx + (size_t)st->pos) * (size_t)KV + e;
-    if (type == SRT_KV_F16) { ((uint16_t *)kc)[at] = srt__cu_to_f16(kv); ((uint16_t *)vc)[at] = srt__cu_to_f16(v[e]); }
-    else { ((float *)kc)[at] = kv; ((float *)vc)[at] = v[e]; }
 }
 
 /* Q8 KV rows, the core's srt__kv_q8_store bit for bit: a row of hd int8 codes, then one F16 scale
@@ -1196,19 +1174,50 @@ static __device__ __forceinline__ void srt__cu_q8_block(float x, int lane, int l
     if (lane < len) row[32 * block + lane] = (unsigned char)(int8_t)srt__cu_act_code(x * id);
     if (lane == 0) { row[hd + 2 * block] = (unsigned char)(h & 0xff); row[hd + 2 * block + 1] = (unsigned char)(h >> 8); }
 }
-/* k (rotated as srt__cu_rope_kv does) and v into a Q8 cache: one warp per (token, KV head, block). */
-__global__ void srt__cu_kv_q8(const srt__cu_step *st, int layer, int n_ctx, int n, int KVH, int hd, int rope_dim, int neox,
-                              const float *cs, const float *k, const float *v, size_t row, unsigned char *kc, unsigned char *vc) {
-    const int nb = (hd + 31) / 32, lane = (int)(threadIdx.x & 31u);
-    const uint64_t w = ((uint64_t)blockIdx.x * blockDim.x + threadIdx.x) / 32u;
-    if (w >= (uint64_t)n * (uint64_t)KVH * (uint64_t)nb) return;   /* whole warps: the shuffles need all 32 lanes */
-    const int b = (int)(w % (uint64_t)nb), h = (int)(w / (uint64_t)nb % (uint64_t)KVH), t = (int)(w / ((uint64_t)nb * (uint64_t)KVH));
-    const int d = 32 * b + lane, len = hd - 32 * b < 32 ? hd - 32 * b : 32;
-    const uint64_t e = ((uint64_t)t * (uint64_t)KVH + (uint64_t)h) * (uint64_t)hd + (uint64_t)d;
-    const float kx = lane < len ? srt__cu_rope_k(k, e, d, t, cs, rope_dim, neox) : 0.0f, vx = lane < len ? v[e] : 0.0f;
-    const size_t at = (((size_t)layer * (size_t)n_ctx + (size_t)(st->pos + t)) * (size_t)KVH + (size_t)h) * row;
-    srt__cu_q8_block(kx, lane, len, hd, b, kc + at);
-    srt__cu_q8_block(vx, lane, len, hd, b, vc + at);
+/* Threads srt__cu_rope_kv launches for n tokens: the q part rounded up to whole warps, then the cache part. */
+static inline uint64_t srt__cu_rope_kv_threads(int n, int nh, int rope_dim, int KVH, int hd, srt_kv_type type) {
+    const uint64_t nq = (uint64_t)n * (uint64_t)nh * (uint64_t)(rope_dim / 2);
+    const uint64_t cache = type == SRT_KV_Q8 ? (uint64_t)n * (uint64_t)KVH * (uint64_t)((hd + 31) / 32) * 32u : (uint64_t)n * (uint64_t)KVH * (uint64_t)hd;
+    return (nq + 31) / 32 * 32 + cache;
+}
+__global__ void srt__cu_rope_kv(const srt__cu_step *st, int layer, int n_ctx, int n, int nh, int KVH, int hd, int rope_dim, int neox,
+                                const float *cs, float *q, const float *k, const float *v, srt_kv_type type, size_t row,
+                                unsigned char *kc, unsigned char *vc) {
+    const int half = rope_dim / 2;
+    const uint64_t id = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x, nq = (uint64_t)n * (uint64_t)nh * (uint64_t)half;
+    const uint64_t nq_pad = (nq + 31) / 32 * 32, KV = (uint64_t)KVH * (uint64_t)hd;
+    if (id < nq) {
+        const int i = (int)(id % (uint64_t)half), hh = (int)(id / (uint64_t)half % (uint64_t)nh), t = (int)(id / ((uint64_t)half * (uint64_t)nh));
+        float *qv = q + ((size_t)t * (size_t)nh + (size_t)hh) * (size_t)hd;
+        const float c = cs[(size_t)t * (size_t)rope_dim + 2 * (size_t)i], sn = cs[(size_t)t * (size_t)rope_dim + 2 * (size_t)i + 1];
+        int a, b;
+        srt__cu_rope_pair(i, half, neox, &a, &b);
+        const float v0 = qv[a], v1 = qv[b];
+        qv[a] = v0 * c - v1 * sn;
+        qv[b] = v0 * sn + v1 * c;
+        return;
+    }
+    if (id < nq_pad) return;
+    const uint64_t e = id - nq_pad;   /* whole warps from here: e / 32 is the warp, e % 32 its lane */
+    if (type == SRT_KV_Q8) {
+        const int nb = (hd + 31) / 32, lane = (int)(e % 32u);
+        const uint64_t w = e / 32u;
+        if (w >= (uint64_t)n * (uint64_t)KVH * (uint64_t)nb) return;   /* whole warps: the shuffles need all 32 lanes */
+        const int b = (int)(w % (uint64_t)nb), h = (int)(w / (uint64_t)nb % (uint64_t)KVH), t = (int)(w / ((uint64_t)nb * (uint64_t)KVH));
+        const int d = 32 * b + lane, len = hd - 32 * b < 32 ? hd - 32 * b : 32;
+        const uint64_t ek = (uint64_t)t * KV + (uint64_t)h * (uint64_t)hd + (uint64_t)d;
+        const float kx = lane < len ? srt__cu_rope_k(k, ek, d, t, cs, rope_dim, neox) : 0.0f, vx = lane < len ? v[ek] : 0.0f;
+        const size_t at = (((size_t)layer * (size_t)n_ctx + (size_t)(st->pos + t)) * (size_t)KVH + (size_t)h) * row;
+        srt__cu_q8_block(kx, lane, len, hd, b, kc + at);
+        srt__cu_q8_block(vx, lane, len, hd, b, vc + at);
+        return;
+    }
+    if (e >= (uint64_t)n * KV) return;
+    const int t = (int)(e / KV), d = (int)(e % KV % (uint64_t)hd);
+    const float kv = srt__cu_rope_k(k, e, d, t, cs, rope_dim, neox);
+    const size_t at = ((size_t)layer * (size_t)n_ctx + (size_t)st->pos) * (size_t)KV + e;
+    if (type == SRT_KV_F16) { ((uint16_t *)kc)[at] = srt__cu_to_f16(kv); ((uint16_t *)vc)[at] = srt__cu_to_f16(v[e]); }
+    else { ((float *)kc)[at] = kv; ((float *)vc)[at] = v[e]; }
 }
 /* Element d of a cache row as f32; sc: d's Q8 scale (unused for F32 / F16). */
 static __device__ __forceinline__ float srt__cu_kv_at(const unsigned char *row, srt_kv_type type, int d, float sc) {
@@ -1542,7 +1551,7 @@ static srt_status srt__cu_mm_same_x(srt__cuda *S, srt__cuda_session *ss, int cou
 /* The kernels of one forward batch of n tokens (step data already on the device). */
 static srt_status srt__cu_enqueue(srt__cuda *S, srt__cuda_session *ss, int n, int want_logits) {
     const srt__cuda_model *M = ss->M;
-    const int E = M->n_embd, F = M->n_ff, KV = ss->kv_dim;
+    const int E = M->n_embd, F = M->n_ff;
     const srt__cu_step *st = (const srt__cu_step *)ss->stage;
     const int32_t *toks = (const int32_t *)(ss->stage + ss->toks_off);
     const float *cs = (const float *)(ss->stage + ss->cs_off);
@@ -1564,19 +1573,9 @@ static srt_status srt__cu_enqueue(srt__cuda *S, srt__cuda_session *ss, int n, in
             if ((r = srt__cu_mm_same_x(S, ss, 3, w, y, b, ss->xb, n)) != SRT_OK) return r;
         }
         {
-            const bool q8 = ss->kv_type == SRT_KV_Q8;
-            const uint64_t threads = (uint64_t)n * ((uint64_t)M->n_head * (uint64_t)(M->rope_dim / 2) + (q8 ? 0 : (uint64_t)KV));
-            if (threads) {   /* (rope_dim 0 with a Q8 cache: nothing to rotate) */
-                srt__cu_rope_kv<<<srt__cu_blocks(threads, 256), 256, 0, sm>>>(st, l, ss->n_ctx, n, M->n_head, KV, M->head_dim, M->rope_dim, M->rope_neox, cs,
-                                                                              ss->q, ss->k, ss->v, ss->kv_type, ss->k_cache, ss->v_cache);
-                srt__cu_launched(S, "RoPE and KV cache store");
-            }
-            if (q8) {
-                const uint64_t warps = (uint64_t)n * (uint64_t)M->n_head_kv * (uint64_t)((M->head_dim + 31) / 32);
-                srt__cu_kv_q8<<<srt__cu_blocks(warps * 32, 128), 128, 0, sm>>>(st, l, ss->n_ctx, n, M->n_head_kv, M->head_dim, M->rope_dim, M->rope_neox, cs,
-                                                                               ss->k, ss->v, ss->kv_row, ss->k_cache, ss->v_cache);
-                srt__cu_launched(S, "Q8 KV cache store");
-            }
+            const uint64_t threads = srt__cu_rope_kv_threads(n, M->n_head, M->rope_dim, M->n_head_kv, M->head_dim, ss->kv_type);
+            srt__cu_rope_kv<<<srt__cu_blocks(threads, 256), 256, 0, sm>>>(st, l, ss->n_ctx, n, M->n_head, M->n_head_kv, M->head_dim, M->rope_dim, M->rope_neox, cs, ss->q, ss->k, ss->v, ss->kv_type, ss->kv_row, ss->k_cache, ss->v_cache);
+            srt__cu_launched(S, "RoPE and KV cache store");
         }
         srt__cu_attention<<<(unsigned)(n * M->n_head), SRT__CU_ATTN, 0, sm>>>(st, ss->q, ss->k_cache, ss->v_cache, ss->att, ss->scores, M->n_head,
                                                                             M->n_head / M->n_head_kv, M->head_dim, M->n_head_kv, ss->kv_row, ss->n_ctx, l, ss->kv_type, scale);

@@ -325,8 +325,8 @@ static void check_turns(const char *path, const int32_t *prompt) {
 
 /* The decode step's launches: per_layer x layers + tail. A layer of one integer format is 8
    (rmsnorm, q/k/v in one GEMV, RoPE with the KV store, attention, wo adding into the residual,
-   rmsnorm, gate/up/SwiGLU in one GEMV, down adding into the residual), 9 with a Q8 KV cache (its
-   store is a launch of its own); the tail is the embedding, the final norm and the output product. */
+   rmsnorm, gate/up/SwiGLU in one GEMV, down adding into the residual), with a Q8 KV cache too;
+   the tail is the embedding, the final norm and the output product. */
 static void check_step_kernels(const char *tag, const char *path, const int32_t *prompt, int n_layer, int per_layer, int tail, srt_kv_type kv) {
     srt_model *dev = NULL;
     srt_session *d = NULL;
@@ -396,7 +396,7 @@ static void check_models(void) {
         }
         if (c == 0) { check_turns(path, prompt); check_state(cfg[c].tag, path, prompt, SRT_KV_F16); check_state(cfg[c].tag, path, prompt, SRT_KV_Q8); }
         if (c == 1 || c == 7) check_step_kernels(cfg[c].tag, path, prompt, cfg[c].L, 8, 3, SRT_KV_F16);
-        if (c == 1) check_step_kernels("llama q4, q8 KV", path, prompt, cfg[c].L, 9, 3, SRT_KV_Q8);
+        if (c == 1) check_step_kernels("llama q4, q8 KV", path, prompt, cfg[c].L, 8, 3, SRT_KV_Q8);
         if (c == 5 || c == 8) {   /* float weights: prompt batches through cuBLAS */
             srt_cuda_set_cublas_min_tokens(gpu, 2);
             snprintf(tag, sizeof tag, "%s, cuBLAS for batches", cfg[c].tag);
