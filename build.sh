@@ -17,11 +17,12 @@
 #   ./build.sh sycl     the SYCL backend test (build/test-sycl, tests/test_sycl.cpp + sparsert_sycl.h), then runs it
 #   ./build.sh cuda     the CUDA backend test (build/test-cuda, tests/test_cuda.cu + sparsert_cuda.h by nvcc), then runs it;
 #                       also build/srt-bench-cuda (srt-bench with the gpu-* modes and e2e --backend cuda) and
-#                       build/srt-chat-cuda and build/srt-chat-sdl-cuda (srt-chat and the window with --backend cuda)
+#                       build/srt-ppl-cuda, build/srt-chat-cuda and build/srt-chat-sdl-cuda (srt-ppl, srt-chat and
+#                       the window with --backend cuda)
 #                       (without a CUDA device it runs its no-device checks and prints "skipped: GPU checks ...")
 #   ./build.sh cuda-emu the same test on the CPU (build/test-cuda-emu: tests/test_cuda.cu by c++ against
 #                       tests/cuda_emu, a CPU stand-in for the CUDA runtime; no nvcc or GPU needed), then runs it;
-#                       also build/srt-bench-cuda-emu, srt-chat-cuda-emu and srt-chat-sdl-cuda-emu. ./build.sh and ./build.sh test build and run it too
+#                       also build/srt-bench-cuda-emu, srt-ppl-cuda-emu, srt-chat-cuda-emu and srt-chat-sdl-cuda-emu. ./build.sh and ./build.sh test build and run it too
 #                       (not under asan, tsan, valgrind or cross builds); ./build.sh cuda-emu asan: under
 #                       ASan + UBSan (device memory is heap memory: an out-of-bounds kernel access is a report)
 #   ./build.sh fuzz SECONDS [TARGET...]   libFuzzer campaigns (clang, ASan+UBSan), each target for SECONDS:
@@ -193,17 +194,19 @@ nvcc_prog() {
 }
 build_cuda() {
     local bench
-    rm -f "$B/test-cuda" "$B/srt-bench-cuda" "$B/srt-chat-cuda" "$B/srt-chat-sdl-cuda"
+    rm -f "$B/test-cuda" "$B/srt-bench-cuda" "$B/srt-chat-cuda" "$B/srt-chat-sdl-cuda" "$B/srt-ppl-cuda"
     if [ -n "${2:-}" ]; then CUDA_WHY="not under ${2}"; return; fi
     if ! find_nvcc; then CUDA_WHY="no nvcc (set NVCC, or put nvcc on PATH: see README, CUDA backend)"; return; fi
     printf '#define SPARSERT_IMPLEMENTATION\n#include "sparsert.h"\n' > "$B/cuda-core.c"
     # beside test-cuda, the tools with the backend (tools/cuda-backend.cu, compiled once):
-    # build/srt-bench-cuda (tools/srt-bench.c with -DSRT_BENCH_CUDA), build/srt-chat-cuda and, with SDL,
-    # build/srt-chat-sdl-cuda (demo/srt-chat.c, demo/srt-chat-sdl.c with -DSRT_CHAT_CUDA)
+    # build/srt-bench-cuda (tools/srt-bench.c with -DSRT_BENCH_CUDA), build/srt-ppl-cuda (-DSRT_PPL_CUDA),
+    # build/srt-chat-cuda and, with SDL, build/srt-chat-sdl-cuda (demo/srt-chat.c, demo/srt-chat-sdl.c with -DSRT_CHAT_CUDA)
     { $CC -std=c99 $OPT $WARN -I. ${CFLAGS:-} -DSRT_BENCH_CUDA -c -o "$B/srt-bench-cuda.o" tools/srt-bench.c &&
+      $CC -std=c99 $OPT $WARN -I. ${CFLAGS:-} -DSRT_PPL_CUDA -c -o "$B/srt-ppl-cuda.o" tools/srt-ppl.c &&
       $CC -std=c99 $OPT $WARN -I. ${CFLAGS:-} -DSRT_CHAT_CUDA -c -o "$B/srt-chat-cuda.o" demo/srt-chat.c &&
       $NVCC_CMD $NVCC_FLAGS -c -o "$B/cuda-backend.o" tools/cuda-backend.cu &&
       nvcc_prog srt-bench-cuda "$B/cuda-backend.o" "$B/srt-bench-cuda.o" &&
+      nvcc_prog srt-ppl-cuda "$B/cuda-backend.o" "$B/srt-ppl-cuda.o" &&
       nvcc_prog srt-chat-cuda "$B/cuda-backend.o" "$B/srt-chat-cuda.o" &&
       { [ "$HAVE_SDL" != 1 ] ||
         { $CC -std=c99 $OPT $WARN -I. $SDL_CFLAGS ${CFLAGS:-} -DSRT_CHAT_CUDA -c -o "$B/srt-chat-sdl-cuda.o" demo/srt-chat-sdl.c &&
@@ -214,7 +217,7 @@ build_cuda() {
        ! nvcc_prog test-cuda tests/test_cuda.cu "$B/cuda-core.o"; then
         note "build failed: test-cuda ($NVCC_CMD)"; fail=1; HAVE_CUDA=2
     fi
-    if ! wait "$bench"; then note "build failed: srt-bench-cuda / srt-chat-cuda / srt-chat-sdl-cuda ($NVCC_CMD)"; fail=1; fi
+    if ! wait "$bench"; then note "build failed: srt-bench-cuda / srt-ppl-cuda / srt-chat-cuda / srt-chat-sdl-cuda ($NVCC_CMD)"; fail=1; fi
 }
 run_cuda_test() {
     if [ "$HAVE_CUDA" = 2 ]; then echo "FAIL - test-cuda did not build"; FAILED=$((FAILED + 1))
@@ -233,7 +236,7 @@ HAVE_CUDA_EMU=0
 CUDA_EMU_WHY=""
 build_cuda_emu() {
     local E=$B/cuda-emu bench flags
-    rm -f "$B/test-cuda-emu" "$B/srt-bench-cuda-emu" "$B/srt-chat-cuda-emu" "$B/srt-chat-sdl-cuda-emu"
+    rm -f "$B/test-cuda-emu" "$B/srt-bench-cuda-emu" "$B/srt-ppl-cuda-emu" "$B/srt-chat-cuda-emu" "$B/srt-chat-sdl-cuda-emu"
     # ASan only when asked for alone (./build.sh cuda-emu asan: ~7 minutes, too long for every CI run)
     if [ -n "${2:-}" ] && ! [ "$1 $2" = "cuda-emu asan" ]; then
         CUDA_EMU_WHY="not under ${2} (./build.sh test runs it; ./build.sh cuda-emu asan under ASan)"; return
@@ -252,9 +255,11 @@ build_cuda_emu() {
     # so that the test's models of width 256 take the window-crossing path too
     flags="-std=c++17 $OPT -ffp-contract=off $WARN -Wno-unknown-pragmas -DSRT_CUDA_EMULATOR -DSRT__CU_NORM_WIN=128 -I$E -Itests/cuda_emu -I."
     { $CC -std=c99 $OPT $WARN -I. ${CFLAGS:-} -DSRT_BENCH_CUDA -c -o "$E/srt-bench.o" tools/srt-bench.c &&
+      $CC -std=c99 $OPT $WARN -I. ${CFLAGS:-} -DSRT_PPL_CUDA -c -o "$E/srt-ppl.o" tools/srt-ppl.c &&
       $CC -std=c99 $OPT $WARN -I. ${CFLAGS:-} -DSRT_CHAT_CUDA -c -o "$E/srt-chat.o" demo/srt-chat.c &&
       $CXX $flags -c -o "$E/cuda-backend.o" -x c++ tools/cuda-backend.cu &&
       $CXX $flags -o "$B/srt-bench-cuda-emu" "$E/cuda-backend.o" "$E/srt-bench.o" $LIBS &&
+      $CXX $flags -o "$B/srt-ppl-cuda-emu" "$E/cuda-backend.o" "$E/srt-ppl.o" $LIBS &&
       $CXX $flags -o "$B/srt-chat-cuda-emu" "$E/cuda-backend.o" "$E/srt-chat.o" $LIBS &&
       { [ "$HAVE_SDL" != 1 ] ||
         { $CC -std=c99 $OPT $WARN -I. $SDL_CFLAGS ${CFLAGS:-} -DSRT_CHAT_CUDA -c -o "$E/srt-chat-sdl.o" demo/srt-chat-sdl.c &&
@@ -265,7 +270,7 @@ build_cuda_emu() {
        ! $CXX $flags -o "$B/test-cuda-emu" -x c++ tests/test_cuda.cu -x none "$E/core.o" $LIBS; then
         note "build failed: test-cuda-emu ($CXX)"; fail=1; HAVE_CUDA_EMU=2
     fi
-    if ! wait "$bench"; then note "build failed: srt-bench-cuda-emu / srt-chat-cuda-emu / srt-chat-sdl-cuda-emu ($CXX)"; fail=1; fi
+    if ! wait "$bench"; then note "build failed: srt-bench-cuda-emu / srt-ppl-cuda-emu / srt-chat-cuda-emu / srt-chat-sdl-cuda-emu ($CXX)"; fail=1; fi
 }
 run_cuda_emu_test() {
     if [ "$HAVE_CUDA_EMU" = 2 ]; then echo "FAIL - test-cuda-emu did not build"; FAILED=$((FAILED + 1))

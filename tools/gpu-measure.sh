@@ -4,7 +4,7 @@
 #   test     ./build.sh cuda: builds build/test-cuda, build/srt-bench-cuda, build/srt-chat-cuda and srt-pack,
 #            runs test-cuda (its stories260K checks read ../shared)
 #   chat     build/srt-chat-cuda on stories260K writes what build/srt-chat writes (greedy and sampled, F16
-#            and Q8 KV caches)
+#            and Q8 KV caches); build/srt-ppl-cuda gives srt-ppl's NLL over tests/data/eval.txt
 #   kernels  gpu-membw; gpu-gemm: TCSL SpMM vs cuBLAS f16 at 60-90% sparsity, q4/q8/f16; gpu-gemv: all
 #            formats on the Llama-3.2-1B shapes, q4 and tcsl on the Llama-3-8B ones
 #   models   the random Llama-3-8B-shaped models, q4 and 70%-sparse tcsl (srt-pack --random, every physical core)
@@ -12,7 +12,7 @@
 # No STAGE: all five in that order. Each stage's output goes to DIR/STAGE.log and the result lines to
 # DIR/gpu.jsonl, DIR = $GPU_OUT, else $OUT (a device run's folder that comes back), else build/gpu;
 # the models go to $GPU_MODELS (default build/tmp). Stops at the first stage that fails (exit 1).
-# A dry run without a GPU: GPU_BENCH=build/srt-bench-cuda-emu GPU_CHAT=build/srt-chat-cuda-emu
+# A dry run without a GPU: GPU_BENCH=build/srt-bench-cuda-emu GPU_CHAT=build/srt-chat-cuda-emu GPU_PPL=build/srt-ppl-cuda-emu
 # GPU_CONFIG=a-small-config.json ... chat models e2e
 # A device run gets the checkout but not ../shared beside it: copy what the tests read into shared/
 # inside the checkout first (ignored by git; it travels), e.g.
@@ -27,6 +27,7 @@ DIR=${GPU_OUT:-${OUT:-build/gpu}}
 MODELS=${GPU_MODELS:-build/tmp}
 B=${GPU_BENCH:-build/srt-bench-cuda}
 CHAT=${GPU_CHAT:-build/srt-chat-cuda}
+PPL=${GPU_PPL:-build/srt-ppl-cuda}
 CONFIG=${GPU_CONFIG:-tests/data/llama3-8b-config.json}
 mkdir -p "$DIR" "$MODELS" || exit 2
 
@@ -54,6 +55,13 @@ do_chat() {
         if cmp -s "$DIR/chat$n-cpu.txt" "$DIR/chat$n-gpu.txt"; then echo "ok - $CHAT $args: the CPU's text ($(wc -c <"$DIR/chat$n-cpu.txt") bytes)"
         else echo "FAIL - $CHAT $args: not the CPU's text"; diff "$DIR/chat$n-cpu.txt" "$DIR/chat$n-gpu.txt" | head -5; return 1; fi
     done
+    [ -x "$PPL" ] || { echo "$PPL is missing: run the test stage first"; return 1; }
+    build/srt-ppl -m "$MODELS/stories.srt" --save-logits "$DIR/ppl-cpu.logp" --json tests/data/eval.txt >"$DIR/ppl-cpu.json" &&
+        "$PPL" -m "$MODELS/stories.srt" --backend cuda --kl "$DIR/ppl-cpu.logp" --json tests/data/eval.txt >"$DIR/ppl-gpu.json" || return 1
+    local nc ng
+    nc=$(sed -n 's/.*"nll":\([0-9.]*\).*/\1/p' "$DIR/ppl-cpu.json"); ng=$(sed -n 's/.*"nll":\([0-9.]*\).*/\1/p' "$DIR/ppl-gpu.json")
+    if [ -n "$nc" ] && [ "$nc" = "$ng" ]; then echo "ok - $PPL --backend cuda: the CPU's NLL ($nc) over tests/data/eval.txt"
+    else echo "FAIL - $PPL --backend cuda: NLL ${ng:-?}, the CPU's ${nc:-?}"; cat "$DIR/ppl-gpu.json"; return 1; fi
 }
 do_kernels() {
     [ -x "$B" ] || { echo "$B is missing: run the test stage first"; return 1; }

@@ -22,6 +22,8 @@
                          KL(reference || this model) in nats and top-1 agreement; the windows
                          (ctx, stride) are the reference's
      --json              one JSON object on stdout instead of the text line
+     --backend cpu|cuda  where the model runs (cuda: build/srt-ppl-cuda, this file with
+                         -DSRT_PPL_CUDA + tools/cuda-backend.cu, built when nvcc is found); --device N
      -h, --help
 
    LOGITS FILE (little-endian)
@@ -41,6 +43,9 @@
    the place; exit status 1. */
 #define SPARSERT_IMPLEMENTATION
 #include "sparsert.h"
+#ifdef SRT_PPL_CUDA
+#  include "sparsert_cuda.h"   /* the declarations; the backend is tools/cuda-backend.cu (nvcc) */
+#endif
 
 #include <math.h>
 #include <stdio.h>
@@ -65,6 +70,7 @@ static void usage(FILE *f) {
         "  --f16               store them as float16 (default float32)\n"
         "  --kl FILE           mean/max KL divergence from a stored reference and top-1 agreement\n"
         "  --json              one JSON object on stdout\n"
+        "  --backend cpu|cuda  where the model runs (cuda: build/srt-ppl-cuda); --device N (default 0)\n"
         "  -h, --help          this text\n");
 }
 
@@ -198,7 +204,9 @@ static int ref_row(logp_file *lf, int n_vocab, long pos, double *lp) {
 
 int main(int argc, char **argv) {
     const char *model_path = NULL, *text_path = NULL, *save_path = NULL, *kl_path = NULL;
-    long ctx = 0, stride = 0, threads = 0, ref_ctx = 0, ref_stride = 0;
+    long ctx = 0, stride = 0, threads = 0, ref_ctx = 0, ref_stride = 0, device = 0;
+    int use_cuda = 0;
+    srt_backend *backend = NULL;
     srt_kv_type kv = SRT_KV_F32;
     int json = 0, f16 = 0, i, rc = 1, n_ids = 0, n_vocab;
     float kv_sparsity[2] = {0.0f, 0.0f};
@@ -229,6 +237,12 @@ int main(int argc, char **argv) {
         else if (!strcmp(a, "--ctx")) { if (parse_int(v, 2, 1 << 22, &ctx)) { fprintf(stderr, "srt-ppl: --ctx needs a number from 2 to %d\n", 1 << 22); return 1; } i++; }
         else if (!strcmp(a, "--stride")) { if (parse_int(v, 1, 1 << 22, &stride)) { fprintf(stderr, "srt-ppl: --stride needs a positive number\n"); return 1; } i++; }
         else if (!strcmp(a, "-t") || !strcmp(a, "--threads")) { if (parse_int(v, 1, 256, &threads)) { fprintf(stderr, "srt-ppl: -t needs a number from 1 to 256\n"); return 1; } i++; }
+        else if (!strcmp(a, "--backend")) {
+            if (!v || (strcmp(v, "cpu") && strcmp(v, "cuda"))) { fprintf(stderr, "srt-ppl: --backend needs cpu or cuda\n"); return 1; }
+            use_cuda = !strcmp(v, "cuda");
+            i++;
+        }
+        else if (!strcmp(a, "--device")) { if (parse_int(v, 0, 1 << 16, &device)) { fprintf(stderr, "srt-ppl: --device needs a number\n"); return 1; } i++; }
         else if (!strcmp(a, "--kv-sparsity")) {
             char *end = NULL;
             if (v) {
@@ -258,9 +272,22 @@ int main(int argc, char **argv) {
     if (save_path && kl_path && !strcmp(save_path, kl_path)) { fprintf(stderr, "srt-ppl: --save-logits and --kl name the same file\n"); return 1; }
     if (f16 && !save_path) { fprintf(stderr, "srt-ppl: --f16 applies to --save-logits\n"); return 1; }
 
+    if (use_cuda) {
+#ifdef SRT_PPL_CUDA
+        if (!(backend = srt_cuda_backend((int)device))) { fprintf(stderr, "srt-ppl: out of memory\n"); return 1; }
+#else
+        fprintf(stderr, "srt-ppl: this srt-ppl was built without CUDA: use build/srt-ppl-cuda (./build.sh cuda)\n");
+        return 1;
+#endif
+    }
     memset(&md, 0, sizeof md);
     md.n_threads = (int)threads;
-    if ((st = srt_model_load(model_path, &md, &m)) != SRT_OK) { fprintf(stderr, "srt-ppl: %s: %s (%s)\n", model_path, srt_last_error(), srt_status_str(st)); return 1; }
+    md.backend = backend;
+    if ((st = srt_model_load(model_path, &md, &m)) != SRT_OK) {
+        fprintf(stderr, "srt-ppl: %s: %s (%s)\n", model_path, srt_last_error(), srt_status_str(st));
+        srt_backend_free(backend);
+        return 1;
+    }
     srt_model_get_info(m, &info);
     n_vocab = srt_vocab_size(m);
     if (!(text = read_text(text_path, &text_len))) goto done;
@@ -401,5 +428,6 @@ done:
     free(lp); free(lref); free(ids); free(text);
     srt_session_destroy(s);
     srt_model_free(m);
+    srt_backend_free(backend);   /* after the model */
     return rc;
 }
