@@ -304,7 +304,7 @@ struct srt__cu_step {
 };
 struct srt__cuda_session {
     srt__cuda_model *M;
-    int n_ctx, n_batch, kv_dim;
+    int n_ctx, n_batch;
     srt_kv_type kv_type;
     size_t kv_row;           /* bytes of one head's row: the cache is [layer][position][KV head][row] */
     unsigned char *k_cache, *v_cache;
@@ -1478,9 +1478,9 @@ static srt_status srt__cu_session_create(srt_backend *b, void *model, int n_ctx,
     if (n_batch > 65535) { delete ss; return srt__cu_err(err, cap, SRT_ERR_UNSUPPORTED, "batches of more than 65535 tokens (%d)", n_batch); }
     if (kv_type != SRT_KV_F32 && kv_type != SRT_KV_F16 && kv_type != SRT_KV_Q8) { delete ss; return srt__cu_err(err, cap, SRT_ERR_UNSUPPORTED, "KV cache type %d", (int)kv_type); }
     const size_t hd = (size_t)M->head_dim;
-    ss->M = M; ss->n_ctx = n_ctx; ss->n_batch = n_batch; ss->kv_type = kv_type; ss->kv_dim = M->n_head_kv * M->head_dim;
+    ss->M = M; ss->n_ctx = n_ctx; ss->n_batch = n_batch; ss->kv_type = kv_type;
     ss->kv_row = kv_type == SRT_KV_Q8 ? hd + (hd + 31) / 32 * 2 : hd * (kv_type == SRT_KV_F16 ? 2 : 4);
-    const size_t B = (size_t)n_batch, E = (size_t)M->n_embd, Q = (size_t)M->n_head * M->head_dim, KV = (size_t)ss->kv_dim, F = (size_t)M->n_ff;
+    const size_t B = (size_t)n_batch, E = (size_t)M->n_embd, Q = (size_t)M->n_head * M->head_dim, KV = (size_t)M->n_head_kv * hd, F = (size_t)M->n_ff;
     const size_t maxk = std::max(E, std::max(Q, F)), kv_bytes = (size_t)M->n_layer * (size_t)n_ctx * (size_t)M->n_head_kv * ss->kv_row;
     ss->toks_off = 256;
     ss->cs_off = ss->toks_off + (B * 4 + 255) / 256 * 256;
