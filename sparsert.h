@@ -649,6 +649,80 @@ SRT_API srt_status srt_session_save_chat(srt_session *s, const char *path, const
 SRT_API srt_status srt_session_load_chat(srt_session *s, const char *path, srt_chat_message **msgs, int *n);
 SRT_API void srt_chat_messages_free(srt_chat_message *msgs);
 
+/* ---------------------------------------------------------------- chats */
+/* A conversation over a session: the messages, rendered with the model's chat template and fed
+   turn by turn so that only what is new gets evaluated; the oldest exchanges make room when the
+   context window fills; the last reply can be generated again and the last exchange taken back;
+   the whole conversation goes to a file and comes back (srt_session_save_chat, with the text the
+   session's tokens stand for as a last message of role "srt-chat:fed"). The app draws the reply
+   token by token (srt_chat_next) and shows it with srt_utf8_stream_token.
+     srt_chat *c; srt_chat_desc d = {0};
+     srt_chat_create(session, &d, &c);
+     srt_chat_send(c, "Hello!", NULL);
+     while (srt_chat_next(c, &tok, &end) == SRT_OK && !end) show(tok);
+   The chat does not own the session, and while it is in use only the chat feeds, truncates or
+   loads it (srt_session_cancel from another thread and the getters are fine). A session that
+   already holds tokens (a prompt cache loaded into it) keeps those the first turn begins with. */
+typedef struct srt_chat srt_chat;
+typedef struct srt_chat_desc {
+    const char *template_name; /* NULL = the model's (srt_chat_template_from_model) */
+    const char *system;        /* the system message; NULL = none (the template may add its default) */
+    int max_tokens;            /* a reply ends after this many tokens (end = SRT_CHAT_END_LIMIT); 0 = at
+                                  the end of the turn or of the context. The context keeps room for a
+                                  reply of this many tokens, at most half of it (0: a quarter). */
+    int ignore_eos;            /* 1 = neither EOS nor the template's stop tokens end a reply */
+} srt_chat_desc;
+typedef struct srt_chat_turn {   /* what srt_chat_send did */
+    int n_dropped;             /* exchanges dropped from the start (after the system message) to make room */
+    int from_start;            /* 1 = the text fed is the whole conversation, not what it adds to the last
+                                  turn (the first turn, after a reset, a load without fed text, dropped
+                                  exchanges); the session kept the n_kept tokens it begins with */
+    int rerendered;            /* 1 = from the start because the template renders earlier turns differently
+                                  now than when they were fed */
+    int n_tokens;              /* tokens of the text fed */
+    int n_kept;                /* tokens in the session before the evaluated ones */
+    int n_prompt;              /* tokens evaluated */
+    const char *text;          /* the text fed (n_tokens tokens; valid until the next call on the chat) */
+    size_t text_len;
+} srt_chat_turn;
+enum { SRT_CHAT_GOING = 0, SRT_CHAT_END_TURN = 1, SRT_CHAT_END_LIMIT = 2 };
+
+SRT_API srt_status srt_chat_create(srt_session *s, const srt_chat_desc *desc, srt_chat **out);
+SRT_API void srt_chat_destroy(srt_chat *c);
+SRT_API const srt_chat_template *srt_chat_get_template(const srt_chat *c);
+/* The conversation: the system message if any, then user and assistant messages; the reply being
+   drawn is the last one (it grows with srt_chat_next). Valid until the next call on the chat. */
+SRT_API const srt_chat_message *srt_chat_messages(const srt_chat *c, int *n);
+/* Adds a user message, feeds what the conversation now renders beyond what the session holds,
+   and opens the reply (an empty assistant message). turn may be NULL. On an error the message is
+   not kept and the session holds what it held before the turn: SRT_ERR_CONTEXT_FULL when the
+   message does not fit even with every earlier exchange dropped, SRT_ERR_CANCELLED
+   (srt_session_cancel), SRT_ERR_INVALID_ARG for a role or text the template cannot render. */
+SRT_API srt_status srt_chat_send(srt_chat *c, const char *text, srt_chat_turn *turn);
+/* Draws the reply's next token. *end = SRT_CHAT_GOING: *token is part of the reply (a control
+   token's text goes into it too; srt_utf8_stream_token shows nothing for it); SRT_CHAT_END_TURN:
+   the model ended its turn with *token (EOS or a template stop token, not part of the reply);
+   SRT_CHAT_END_LIMIT: max_tokens were drawn (*token = -1). SRT_ERR_CONTEXT_FULL: the reply is cut
+   there. SRT_ERR_CANCELLED: nothing was drawn; calling again goes on. SRT_ERR_INVALID_ARG when no
+   reply is open (before the first send, after its end). */
+SRT_API srt_status srt_chat_next(srt_chat *c, int32_t *token, int *end);
+/* The last reply again: the session goes back to where it began and the reply opens empty (the
+   sampler goes on, so with a temperature > 0 it draws another one). SRT_ERR_INVALID_ARG when
+   there is none (at the start, after srt_chat_undo, _reset or _load). */
+SRT_API srt_status srt_chat_regenerate(srt_chat *c);
+/* Takes back the last exchange (the user message and its reply); the session goes back to where
+   it began. Once: SRT_ERR_INVALID_ARG when there is nothing to take back. */
+SRT_API srt_status srt_chat_undo(srt_chat *c);
+/* Starts over with the system message; its tokens stay in the session for the next turn to
+   reuse. The sampler starts again from its seed, as in a new session. */
+SRT_API void srt_chat_reset(srt_chat *c);
+/* The conversation to a file and back (formats/SESSION.md). Tokens that a reset left in the
+   session beyond the system message are dropped before a save. A load that fails leaves the
+   messages and the session as they were. A file without the fed text (another app's) loads too:
+   the next turn feeds the conversation from its start, keeping the tokens it begins with. */
+SRT_API srt_status srt_chat_save(srt_chat *c, const char *path);
+SRT_API srt_status srt_chat_load(srt_chat *c, const char *path);
+
 #ifdef __cplusplus
 }
 #endif
@@ -660,7 +734,7 @@ SRT_API void srt_chat_messages_free(srt_chat_message *msgs);
      1 platform (includes, atomics, time, thread-local)   2 errors and logging   3 memory
      4 numbers (f16/bf16, CRC-32)   5 threads (srt_pool)   6 files (mapping)   7 weight formats
      8 .srt writer   9 .srt reader and model   10 tokenizer   11 sampler   12 transformer forward
-     13 sessions and generation   14 chat templates
+     13 sessions and generation   14 chat templates   15 chats
    ================================================================================================ */
 #ifdef SPARSERT_IMPLEMENTATION
 #ifndef SPARSERT_IMPLEMENTATION_DONE
@@ -6754,17 +6828,6 @@ static void srt__put_trim(srt__out *o, const char *s) {
     while (n && srt__chat_space(s[n - 1])) n--;
     srt__put(o, s, n);
 }
-/* Python's str.strip() of a + b (Llama 2 strips the system block and the message together). */
-static void srt__put_trim2(srt__out *o, const char *a, const char *b) {
-    size_t na = strlen(a), nb = strlen(b);
-    while (na && srt__chat_space(*a)) { a++; na--; }
-    if (!na) { srt__put_trim(o, b); return; }
-    while (nb && srt__chat_space(b[nb - 1])) nb--;
-    if (!nb) while (na && srt__chat_space(a[na - 1])) na--;
-    srt__put(o, a, na);
-    srt__put(o, b, nb);
-}
-
 SRT_API srt_status srt_chat_render(const srt_chat_template *t, const srt_chat_message *msgs, int n, int add_generation_prompt,
                                    char *buf, size_t cap, size_t *len) {
     srt__out o;
@@ -6879,6 +6942,350 @@ SRT_API srt_status srt_chat_render(const srt_chat_template *t, const srt_chat_me
     if (len) *len = o.n;
     if (cap) buf[o.n < cap ? o.n : cap - 1] = 0;
     if (o.n >= cap) return srt__fail(SRT_ERR_INVALID_ARG, "srt_chat_render: %llu bytes do not fit in %llu", (unsigned long long)o.n + 1, (unsigned long long)cap);
+    return SRT_OK;
+}
+
+
+/* ---------------------------------------------------------------- 15 chats */
+/* The invariant: `fed` is exactly the text the session's tokens stand for (rendered turns, then
+   the reply's token texts), so a turn feeds only what its rendering adds after `fed`. When the
+   rendering no longer begins with `fed` (or `fed` was forgotten) the conversation is fed from its
+   start again and the session keeps the tokens that tokenization begins with. */
+typedef struct srt__text { char *p; size_t n, cap; } srt__text;
+static int srt__text_add(srt__text *b, const char *s, size_t n) {
+    if (b->n + n + 1 > b->cap) {
+        size_t cap = (b->n + n + 1) * 2;
+        char *np = (char *)SRT_REALLOC(b->p, cap);
+        if (!np) return 0;
+        b->p = np; b->cap = cap;
+    }
+    if (n) memcpy(b->p + b->n, s, n);
+    b->n += n;
+    b->p[b->n] = 0;
+    return 1;
+}
+
+struct srt_chat {
+    srt_session *s;
+    const srt_model *m;
+    srt_chat_template t;
+    srt_chat_message *msgs;            /* role and content: SRT_MALLOC'd each */
+    int n_msgs, cap_msgs;
+    srt__text fed;
+    int prev_special;                  /* the session's last token is a control token */
+    int32_t eos;                       /* -2 with ignore_eos */
+    int max_tokens;
+    /* the reply: open while srt_chat_next may draw; where it began, for srt_chat_regenerate */
+    int reply_open, has_reply, reply_pos, reply_prev_special, n_drawn;
+    size_t reply_fed, reply_cap;       /* reply_cap: the last message's content allocation */
+    /* where the last exchange began (before its user message was fed), for srt_chat_undo */
+    int has_turn, turn_pos, turn_msg, turn_prev_special;
+    size_t turn_fed;
+};
+#define SRT__CHAT_FED_ROLE "srt-chat:fed"
+
+static char *srt__chat_strdup(const char *s, size_t n) {
+    char *d = (char *)SRT_MALLOC(n + 1);
+    if (d) { if (n) memcpy(d, s, n); d[n] = 0; }
+    return d;
+}
+static int srt__chat_add(srt_chat *c, const char *role, const char *content, size_t len) {
+    char *r, *t;
+    if (c->n_msgs == c->cap_msgs) {
+        int cap = c->cap_msgs ? 2 * c->cap_msgs : 16;
+        srt_chat_message *nm = (srt_chat_message *)SRT_REALLOC(c->msgs, (size_t)cap * sizeof *nm);
+        if (!nm) return 0;
+        c->msgs = nm; c->cap_msgs = cap;
+    }
+    r = srt__chat_strdup(role, strlen(role));
+    t = srt__chat_strdup(content, len);
+    if (!r || !t) { SRT_FREE(r); SRT_FREE(t); return 0; }
+    c->msgs[c->n_msgs].role = r;
+    c->msgs[c->n_msgs].content = t;
+    c->n_msgs++;
+    return 1;
+}
+static void srt__chat_drop(srt_chat *c, int i) {
+    SRT_FREE((void *)c->msgs[i].role);
+    SRT_FREE((void *)c->msgs[i].content);
+    memmove(c->msgs + i, c->msgs + i + 1, (size_t)(c->n_msgs - i - 1) * sizeof *c->msgs);
+    c->n_msgs--;
+    c->reply_open = c->reply_open && i != c->n_msgs;   /* the reply is the last message */
+}
+static void srt__chat_forget(srt_chat *c) { c->fed.n = 0; c->prev_special = 0; }
+static int srt__chat_has_system(const srt_chat *c) { return c->n_msgs > 0 && !strcmp(c->msgs[0].role, "system"); }
+
+/* The rendered conversation into *out, SRT_MALLOC'd. */
+static srt_status srt__chat_render_all(srt_chat *c, int add_generation_prompt, char **out) {
+    size_t len = 0;
+    srt_status st;
+    *out = NULL;
+    if ((st = srt_chat_render(&c->t, c->msgs, c->n_msgs, add_generation_prompt, NULL, 0, &len)) != SRT_OK && len == 0) return st;
+    if (!(*out = (char *)SRT_MALLOC(len + 1))) return srt__fail(SRT_ERR_OUT_OF_MEMORY, "srt_chat: %llu bytes for the rendered conversation", (unsigned long long)len + 1);
+    if ((st = srt_chat_render(&c->t, c->msgs, c->n_msgs, add_generation_prompt, *out, len + 1, &len)) != SRT_OK) { SRT_FREE(*out); *out = NULL; }
+    return st;
+}
+/* A token the tokenizer writes for its text under SRT_TOKENIZE_PARSE_SPECIAL ("<|im_end|>"). */
+static int srt__chat_is_control(const srt_model *m, int32_t t) {
+    const char *p = srt_token_piece(m, t);
+    return p && p[0] && p[1] && srt_token_bytes(m, t, NULL, 0) == 0;
+}
+/* Rendered text to tokens: control-token texts become those tokens; text that begins a turn
+   after a control token (or the conversation) gets the dummy-prefix space as llama.cpp gives
+   it, text that continues text does not. */
+static srt_status srt__chat_tokenize(srt_chat *c, const char *text, size_t len, int after_special, int32_t **out, int *n_out) {
+    int flags = SRT_TOKENIZE_NO_BOS | SRT_TOKENIZE_PARSE_SPECIAL | (after_special ? 0 : SRT_TOKENIZE_NO_SPACE_PREFIX), need = 0;
+    srt_status st;
+    *out = NULL; *n_out = 0;
+    srt_tokenize(c->m, text, len, flags, NULL, 0, &need);
+    if (!(*out = (int32_t *)SRT_MALLOC((size_t)(need + 1) * sizeof **out))) return srt__fail(SRT_ERR_OUT_OF_MEMORY, "srt_chat: %d tokens", need);
+    if ((st = srt_tokenize(c->m, text, len, flags, *out, need, n_out)) != SRT_OK) { SRT_FREE(*out); *out = NULL; }
+    return st;
+}
+/* The tokens of ids[0..n) the session holds already, from its start. */
+static int srt__chat_common(const srt_session *s, const int32_t *ids, int n) {
+    int k = 0;
+    while (k < n && k < s->n_tokens && s->tokens[k] == ids[k]) k++;
+    return k;
+}
+/* Appends to the open reply (the last message) and to fed. */
+static int srt__chat_reply_add(srt_chat *c, const char *text, size_t n) {
+    char *r = (char *)c->msgs[c->n_msgs - 1].content;
+    size_t have = strlen(r);
+    if (have + n + 1 > c->reply_cap) {
+        size_t cap = (have + n + 1) * 2;
+        if (!(r = (char *)SRT_REALLOC(r, cap))) return 0;
+        c->msgs[c->n_msgs - 1].content = r;
+        c->reply_cap = cap;
+    }
+    memcpy(r + have, text, n);
+    r[have + n] = 0;
+    return srt__text_add(&c->fed, text, n);
+}
+
+SRT_API srt_status srt_chat_create(srt_session *s, const srt_chat_desc *desc, srt_chat **out) {
+    srt_chat_desc d;
+    srt_chat *c;
+    srt_model_info info;
+    srt_status st;
+    if (out) *out = NULL;
+    if (!s || !out) return srt__fail(SRT_ERR_INVALID_ARG, "srt_chat_create: NULL session or out");
+    if (srt_vocab_size(s->m) <= 0) return srt__fail(SRT_ERR_NO_TOKENIZER, "srt_chat_create: the model has no tokenizer");
+    memset(&d, 0, sizeof d);
+    if (desc) d = *desc;
+    if (d.max_tokens < 0) return srt__fail(SRT_ERR_INVALID_ARG, "srt_chat_create: max_tokens %d is negative", d.max_tokens);
+    if (!(c = (srt_chat *)SRT_MALLOC(sizeof *c))) return srt__fail(SRT_ERR_OUT_OF_MEMORY, "srt_chat_create");
+    memset(c, 0, sizeof *c);
+    c->s = s;
+    c->m = s->m;
+    c->max_tokens = d.max_tokens;
+    if ((st = srt_chat_template_from_model(s->m, d.template_name, &c->t)) != SRT_OK) { SRT_FREE(c); return st; }
+    memset(&info, 0, sizeof info);
+    srt_model_get_info(s->m, &info);
+    c->eos = d.ignore_eos ? -2 : info.eos;
+    if (d.ignore_eos) memset(c->t.stop, 0, sizeof c->t.stop);
+    if (d.system && !srt__chat_add(c, "system", d.system, strlen(d.system))) { srt_chat_destroy(c); return srt__fail(SRT_ERR_OUT_OF_MEMORY, "srt_chat_create"); }
+    *out = c;
+    return SRT_OK;
+}
+SRT_API void srt_chat_destroy(srt_chat *c) {
+    if (!c) return;
+    while (c->n_msgs > 0) srt__chat_drop(c, c->n_msgs - 1);
+    SRT_FREE(c->msgs);
+    SRT_FREE(c->fed.p);
+    SRT_FREE(c);
+}
+SRT_API const srt_chat_template *srt_chat_get_template(const srt_chat *c) { return c ? &c->t : NULL; }
+SRT_API const srt_chat_message *srt_chat_messages(const srt_chat *c, int *n) {
+    if (n) *n = c ? c->n_msgs : 0;
+    return c ? c->msgs : NULL;
+}
+
+SRT_API srt_status srt_chat_send(srt_chat *c, const char *text, srt_chat_turn *turn) {
+    srt_chat_turn tr;
+    srt_session *s;
+    int32_t *ids = NULL;
+    int n = 0, n_ctx, room, k, pos0;
+    srt_status st;
+    char *full;
+    memset(&tr, 0, sizeof tr);
+    if (turn) *turn = tr;
+    if (!c || !text) return srt__fail(SRT_ERR_INVALID_ARG, "srt_chat_send: NULL chat or text");
+    s = c->s;
+    n_ctx = s->n_ctx;
+    room = c->max_tokens > 0 && c->max_tokens < n_ctx / 2 ? c->max_tokens : n_ctx / 4;
+    c->reply_open = 0;
+    if (!srt__chat_add(c, "user", text, strlen(text))) return srt__fail(SRT_ERR_OUT_OF_MEMORY, "srt_chat_send");
+    if ((st = srt__chat_render_all(c, 1, &full)) != SRT_OK) { srt__chat_drop(c, c->n_msgs - 1); return st; }
+    if (c->fed.n > 0 && (strlen(full) < c->fed.n || memcmp(full, c->fed.p, c->fed.n) != 0)) { srt__chat_forget(c); tr.rerendered = 1; }
+    for (;;) {   /* the oldest exchanges go until the new text and room for a reply fit */
+        int first = srt__chat_has_system(c);
+        SRT_FREE(ids);
+        if ((st = srt__chat_tokenize(c, full + c->fed.n, strlen(full + c->fed.n), c->fed.n ? c->prev_special : 1, &ids, &n)) != SRT_OK) {
+            SRT_FREE(full); srt__chat_drop(c, c->n_msgs - 1); return st;
+        }
+        if ((c->fed.n ? s->n_tokens : 0) + n + room <= n_ctx || c->n_msgs - first <= 1) break;
+        srt__chat_drop(c, first);
+        if (c->n_msgs - first > 1 && !strcmp(c->msgs[first].role, "assistant")) srt__chat_drop(c, first);
+        c->has_turn = c->has_reply = 0;   /* their positions are gone */
+        srt__chat_forget(c);
+        tr.n_dropped++;
+        SRT_FREE(full);
+        if ((st = srt__chat_render_all(c, 1, &full)) != SRT_OK) { SRT_FREE(ids); srt__chat_drop(c, c->n_msgs - 1); return st; }
+    }
+    if ((c->fed.n ? s->n_tokens : 0) + n + 1 > n_ctx) {
+        SRT_FREE(ids); SRT_FREE(full); srt__chat_drop(c, c->n_msgs - 1);
+        return srt__fail(SRT_ERR_CONTEXT_FULL, "srt_chat_send: the message (%d tokens with its template) does not fit into the context window of %d tokens", n, n_ctx);
+    }
+    k = c->fed.n ? 0 : srt__chat_common(s, ids, n);
+    pos0 = c->fed.n ? s->n_tokens : k;
+    st = srt_session_truncate(s, pos0);
+    if (st == SRT_OK) st = srt_session_feed(s, ids + k, n - k);
+    if (st != SRT_OK) {   /* batches evaluated before a cancel or an error are taken back too */
+        srt_session_truncate(s, pos0);
+        srt__chat_drop(c, c->n_msgs - 1);
+        SRT_FREE(ids); SRT_FREE(full);
+        return st;
+    }
+    c->has_turn = 1; c->turn_pos = pos0; c->turn_msg = c->n_msgs - 1; c->turn_fed = c->fed.n; c->turn_prev_special = c->prev_special;
+    tr.from_start = c->fed.n == 0; tr.n_tokens = n; tr.n_kept = pos0; tr.n_prompt = s->n_tokens - pos0;
+    if (!srt__text_add(&c->fed, full + c->fed.n, strlen(full + c->fed.n)) || !srt__chat_add(c, "assistant", "", 0)) {
+        srt__chat_forget(c);   /* the next turn feeds the conversation again, keeping these tokens */
+        SRT_FREE(ids); SRT_FREE(full);
+        return srt__fail(SRT_ERR_OUT_OF_MEMORY, "srt_chat_send");
+    }
+    if (n > 0) c->prev_special = srt__chat_is_control(c->m, ids[n - 1]);
+    c->reply_open = c->has_reply = 1;
+    c->reply_pos = s->n_tokens; c->reply_fed = c->fed.n; c->reply_prev_special = c->prev_special;
+    c->reply_cap = 1; c->n_drawn = 0;
+    tr.text = c->fed.p + c->turn_fed;
+    tr.text_len = c->fed.n - c->turn_fed;
+    if (turn) *turn = tr;
+    SRT_FREE(ids); SRT_FREE(full);
+    return SRT_OK;
+}
+
+SRT_API srt_status srt_chat_next(srt_chat *c, int32_t *token, int *end) {
+    int32_t t;
+    srt_status st;
+    int stop = 0, k, n;
+    const char *piece;
+    char buf[256];
+    if (token) *token = -1;
+    if (end) *end = SRT_CHAT_GOING;
+    if (!c || !token || !end) return srt__fail(SRT_ERR_INVALID_ARG, "srt_chat_next: NULL argument");
+    if (!c->reply_open) return srt__fail(SRT_ERR_INVALID_ARG, "srt_chat_next: no reply is open (srt_chat_send first)");
+    if (c->max_tokens > 0 && c->n_drawn >= c->max_tokens) { c->reply_open = 0; *end = SRT_CHAT_END_LIMIT; return SRT_OK; }
+    if ((st = srt_session_next(c->s, &t)) != SRT_OK) {
+        if (st != SRT_ERR_CANCELLED) c->reply_open = 0;
+        return st;
+    }
+    c->n_drawn++;
+    *token = t;
+    piece = srt_token_piece(c->m, t);
+    if (t == c->eos) stop = 1;
+    for (k = 0; k < 4 && !stop; k++) stop = c->t.stop[k][0] && piece && !strcmp(piece, c->t.stop[k]);
+    if (stop) {   /* its text ends the turn in fed ("" for a BOS-like EOS without one) */
+        c->reply_open = 0;
+        *end = SRT_CHAT_END_TURN;
+        c->prev_special = 1;
+        if (!srt__text_add(&c->fed, piece ? piece : "", piece ? strlen(piece) : 0)) { srt__chat_forget(c); return srt__fail(SRT_ERR_OUT_OF_MEMORY, "srt_chat_next"); }
+        return SRT_OK;
+    }
+    n = srt_token_bytes(c->m, t, NULL, 0);
+    if (n == 0 && srt__chat_is_control(c->m, t)) { c->prev_special = 1; st = srt__chat_reply_add(c, piece, strlen(piece)) ? SRT_OK : SRT_ERR_OUT_OF_MEMORY; }
+    else {
+        char *p = n <= (int)sizeof buf ? buf : (char *)SRT_MALLOC((size_t)n);
+        c->prev_special = 0;
+        st = p && srt_token_bytes(c->m, t, p, n) == n && srt__chat_reply_add(c, p, (size_t)n) ? SRT_OK : SRT_ERR_OUT_OF_MEMORY;
+        if (p != buf) SRT_FREE(p);
+    }
+    if (st != SRT_OK) { srt__chat_forget(c); return srt__fail(st, "srt_chat_next: the reply's text"); }
+    return SRT_OK;
+}
+
+SRT_API srt_status srt_chat_regenerate(srt_chat *c) {
+    char *e;
+    if (!c || !c->has_reply || c->n_msgs == 0 || strcmp(c->msgs[c->n_msgs - 1].role, "assistant") != 0 || srt_session_truncate(c->s, c->reply_pos) != SRT_OK)
+        return srt__fail(SRT_ERR_INVALID_ARG, "srt_chat_regenerate: there is no reply to generate again");
+    if (!(e = srt__chat_strdup("", 0))) return srt__fail(SRT_ERR_OUT_OF_MEMORY, "srt_chat_regenerate");
+    SRT_FREE((void *)c->msgs[c->n_msgs - 1].content);
+    c->msgs[c->n_msgs - 1].content = e;
+    c->fed.n = c->reply_fed;
+    c->prev_special = c->reply_prev_special;
+    c->reply_open = 1; c->reply_cap = 1; c->n_drawn = 0;
+    return SRT_OK;
+}
+
+SRT_API srt_status srt_chat_undo(srt_chat *c) {
+    if (!c || !c->has_turn || c->turn_msg >= c->n_msgs || srt_session_truncate(c->s, c->turn_pos) != SRT_OK)
+        return srt__fail(SRT_ERR_INVALID_ARG, "srt_chat_undo: there is nothing to take back");
+    while (c->n_msgs > c->turn_msg) srt__chat_drop(c, c->n_msgs - 1);
+    c->fed.n = c->turn_fed;
+    c->prev_special = c->turn_prev_special;
+    c->has_turn = c->has_reply = c->reply_open = 0;
+    return SRT_OK;
+}
+
+SRT_API void srt_chat_reset(srt_chat *c) {
+    if (!c) return;
+    while (c->n_msgs > (srt__chat_has_system(c) ? 1 : 0)) srt__chat_drop(c, c->n_msgs - 1);
+    c->has_turn = c->has_reply = c->reply_open = 0;
+    srt__chat_forget(c);
+    srt_session_seed(c->s, c->s->d.sampler.seed);
+}
+
+/* Before a save with nothing of the conversation fed (after a reset, or a load without the fed
+   text), the session may still hold an earlier conversation's tokens, kept for the next turn to
+   reuse: only those the current conversation begins with stay, so that the file holds nothing of
+   the conversation before. */
+static void srt__chat_trim_stale(srt_chat *c) {
+    char *full;
+    int32_t *ids = NULL;
+    int n = 0, keep = 0;
+    if (c->fed.n || c->s->n_tokens == 0) return;
+    if (srt__chat_render_all(c, 0, &full) == SRT_OK && srt__chat_tokenize(c, full, strlen(full), 1, &ids, &n) == SRT_OK) keep = srt__chat_common(c->s, ids, n);
+    srt_session_truncate(c->s, keep);
+    SRT_FREE(ids);
+    SRT_FREE(full);
+}
+SRT_API srt_status srt_chat_save(srt_chat *c, const char *path) {
+    srt_chat_message *all;
+    char *fed;
+    srt_status st;
+    if (!c || !path) return srt__fail(SRT_ERR_INVALID_ARG, "srt_chat_save: NULL chat or path");
+    all = (srt_chat_message *)SRT_MALLOC((size_t)(c->n_msgs + 1) * sizeof *all);
+    fed = srt__chat_strdup(c->fed.p ? c->fed.p : "", c->fed.n);   /* fed.p may go on past fed.n (after an undo) */
+    if (!all || !fed) { SRT_FREE(all); SRT_FREE(fed); return srt__fail(SRT_ERR_OUT_OF_MEMORY, "srt_chat_save"); }
+    srt__chat_trim_stale(c);
+    if (c->n_msgs) memcpy(all, c->msgs, (size_t)c->n_msgs * sizeof *all);
+    all[c->n_msgs].role = SRT__CHAT_FED_ROLE;
+    all[c->n_msgs].content = fed;
+    st = srt_session_save_chat(c->s, path, all, c->n_msgs + 1);
+    SRT_FREE(all);
+    SRT_FREE(fed);
+    return st;
+}
+SRT_API srt_status srt_chat_load(srt_chat *c, const char *path) {
+    srt_chat_message *msgs = NULL;
+    int n = 0, i, ok = 1;
+    srt_status st;
+    if (!c || !path) return srt__fail(SRT_ERR_INVALID_ARG, "srt_chat_load: NULL chat or path");
+    if ((st = srt_session_load_chat(c->s, path, &msgs, &n)) != SRT_OK) {
+        srt__chat_forget(c);   /* a backend's cache may be gone: the next turn checks what the session holds */
+        return st;
+    }
+    while (c->n_msgs > 0) srt__chat_drop(c, c->n_msgs - 1);
+    srt__chat_forget(c);
+    c->has_turn = c->has_reply = c->reply_open = 0;
+    for (i = 0; i < n && ok; i++) {
+        if (!strcmp(msgs[i].role, SRT__CHAT_FED_ROLE)) { c->fed.n = 0; ok = srt__text_add(&c->fed, msgs[i].content, strlen(msgs[i].content)); }
+        else ok = srt__chat_add(c, msgs[i].role, msgs[i].content, strlen(msgs[i].content));
+    }
+    srt_chat_messages_free(msgs);
+    if (!ok) { srt__chat_forget(c); return srt__fail(SRT_ERR_OUT_OF_MEMORY, "srt_chat_load: %s", path); }
+    if (c->fed.n && c->s->n_tokens == 0) srt__chat_forget(c);   /* text without tokens: not this session's */
+    if (c->s->n_tokens > 0) c->prev_special = srt__chat_is_control(c->m, c->s->tokens[c->s->n_tokens - 1]);
     return SRT_OK;
 }
 

@@ -348,7 +348,7 @@ typedef struct event {
     size_t len;
     int op, result;           /* EV_FILE: the command (CMD_CHAT_*), FILE_FAILED / FILE_DONE / FILE_NEW;
                                  EV_UNDONE: result 1 = taken back, 0 = nothing to take back */
-    srt_chat_message *msgs;   /* EV_FILE after a load in a chat: the file's messages (srt_chat_messages_free) */
+    srt_chat_message *msgs;   /* EV_FILE after a load in a chat: the conversation (copy_messages; free) */
     int n_msgs;               /* ... their number; after a save: the messages saved */
     char *shown;              /* EV_FILE after a load of continued text: the text of its tokens */
     int n_tokens;             /* tokens generated so far (EV_TEXT, EV_DONE) */
@@ -383,18 +383,9 @@ typedef struct worker {
     srt_pool *pool;
     srt_model *model;
     srt_session *session;
-    int chat;                 /* 1 = chat template in use, 0 = text continuation */
-    srt_chat_template tmpl;
-    srt_chat_message *msgs; int n_msgs, cap_msgs;
-    text_buf fed;             /* chat: the text the session's tokens stand for */
-    int prev_special;
+    srt_chat *chat;           /* the conversation when the model has a chat template; NULL = text continuation */
     int32_t eos;
-    /* where the last reply began (after its prompt), for Regenerate */
-    int has_reply, reply_pos, reply_prev_special;
-    size_t reply_fed;
-    /* where the last exchange began (before its message was fed), for /undo */
-    int has_turn, turn_pos, turn_msg, turn_prev_special;
-    size_t turn_fed;
+    int has_reply, reply_pos; /* continuation: where the last reply began, for Regenerate */
 } worker;
 
 static void post(worker *w, const event *e) {
@@ -403,7 +394,7 @@ static void post(worker *w, const event *e) {
     if (w->n_evs == w->cap_evs) {
         int cap = w->cap_evs ? 2 * w->cap_evs : 64;
         event *ne = (event *)realloc(w->evs, (size_t)cap * sizeof *ne);
-        if (!ne) { SDL_UnlockMutex(w->mu); free(e->text); free(e->shown); srt_chat_messages_free(e->msgs); return; }
+        if (!ne) { SDL_UnlockMutex(w->mu); free(e->text); free(e->shown); free(e->msgs); return; }
         w->evs = ne; w->cap_evs = cap;
     }
     was_empty = w->n_evs == 0;
@@ -442,60 +433,27 @@ static void send_cmd(worker *w, int kind, int turn, const char *text) {
     SDL_UnlockMutex(w->mu);
 }
 
-/* --- chat state (as demo/srt-chat.c keeps it) */
-static int chat_add(worker *w, const char *role, const char *content, size_t len) {
-    if (w->n_msgs == w->cap_msgs) {
-        int cap = w->cap_msgs ? 2 * w->cap_msgs : 16;
-        srt_chat_message *nm = (srt_chat_message *)realloc(w->msgs, (size_t)cap * sizeof *nm);
-        if (!nm) return 0;
-        w->msgs = nm; w->cap_msgs = cap;
+/* The conversation in one allocation for the window (free), from the chat the worker owns. */
+static srt_chat_message *copy_messages(const srt_chat_message *m, int n) {
+    size_t bytes = (size_t)n * sizeof *m;
+    srt_chat_message *c;
+    char *p;
+    int i;
+    for (i = 0; i < n; i++) bytes += strlen(m[i].role) + strlen(m[i].content) + 2;
+    if (!(c = (srt_chat_message *)malloc(bytes ? bytes : 1))) return NULL;
+    p = (char *)(c + n);
+    for (i = 0; i < n; i++) {
+        size_t r = strlen(m[i].role) + 1, t = strlen(m[i].content) + 1;
+        c[i].role = (const char *)memcpy(p, m[i].role, r); p += r;
+        c[i].content = (const char *)memcpy(p, m[i].content, t); p += t;
     }
-    w->msgs[w->n_msgs].role = dup_s(role);
-    w->msgs[w->n_msgs].content = dup_n(content, len);
-    w->n_msgs++;
-    return 1;
-}
-static void chat_drop(worker *w, int i) {
-    free((void *)w->msgs[i].role);
-    free((void *)w->msgs[i].content);
-    memmove(w->msgs + i, w->msgs + i + 1, (size_t)(w->n_msgs - i - 1) * sizeof *w->msgs);
-    w->n_msgs--;
-}
-static char *chat_render(worker *w, int add_generation_prompt) {
-    size_t len = 0;
-    char *buf;
-    if (srt_chat_render(&w->tmpl, w->msgs, w->n_msgs, add_generation_prompt, NULL, 0, &len) != SRT_OK && len == 0) return NULL;
-    buf = (char *)malloc(len + 1);
-    if (buf && srt_chat_render(&w->tmpl, w->msgs, w->n_msgs, add_generation_prompt, buf, len + 1, &len) != SRT_OK) { free(buf); buf = NULL; }
-    return buf;
-}
-static int is_control(const srt_model *m, int32_t t) {
-    const char *p = srt_token_piece(m, t);
-    return p && p[0] && p[1] && srt_token_bytes(m, t, NULL, 0) == 0;
-}
-/* Rendered chat text to tokens: control-token texts become those tokens; text that starts a turn
-   after a control token gets the dummy-prefix space as llama.cpp gives it. */
-static int chat_tokenize(worker *w, const char *text, size_t len, int prev_special, int32_t **out, int *n_out) {
-    int n = 0, need = 0;
-    int flags = SRT_TOKENIZE_NO_BOS | SRT_TOKENIZE_PARSE_SPECIAL | (prev_special ? 0 : SRT_TOKENIZE_NO_SPACE_PREFIX);
-    int32_t *ids;
-    srt_tokenize(w->model, text, len, flags, NULL, 0, &need);
-    if (!(ids = (int32_t *)malloc((size_t)(need + 1) * sizeof *ids))) return 0;
-    if (srt_tokenize(w->model, text, len, flags, ids, need, &n) != SRT_OK) { free(ids); return 0; }
-    *out = ids; *n_out = n;
-    return 1;
-}
-/* The chat is read again from its start next time. The session keeps its tokens: the next turn
-   keeps those its rendering still begins with (turn_prompt) and evaluates only the rest. */
-static void chat_forget(worker *w) {
-    w->fed.n = 0;
-    w->prev_special = 0;
+    return c;
 }
 
 static void worker_free_model(worker *w) {
-    while (w->n_msgs > 0) chat_drop(w, w->n_msgs - 1);
-    w->fed.n = 0;
-    w->has_reply = w->has_turn = 0;
+    w->has_reply = 0;
+    srt_chat_destroy(w->chat);
+    w->chat = NULL;
     if (w->session) srt_session_destroy(w->session);
     if (w->model) srt_model_free(w->model);
     if (w->pool) srt_pool_destroy(w->pool);
@@ -568,7 +526,6 @@ static void worker_load(worker *w, const char *path) {
         memset(&info, 0, sizeof info);
         srt_model_get_info(w->model, &info);
         srt_model_meta_str(w->model, "tokenizer.chat_template", &stored);
-        w->chat = w->template_name != NULL || (stored && stored[0]);
         w->eos = w->ignore_eos ? -2 : info.eos;
         snprintf(w->facts.file, sizeof w->facts.file, "%s", base_name(path));
         snprintf(w->facts.arch, sizeof w->facts.arch, "%s", info.architecture ? info.architecture : "?");
@@ -578,38 +535,23 @@ static void worker_load(worker *w, const char *path) {
         snprintf(w->facts.device, sizeof w->facts.device, "%s", w->backend ? w->backend->name : "");
         w->facts.n_layer = info.n_layer;
         snprintf(w->facts.chat, sizeof w->facts.chat, "continuation");
-        if (w->chat) {
-            if (srt_chat_template_from_model(w->model, w->template_name, &w->tmpl) != SRT_OK) {
+        if (w->template_name != NULL || (stored && stored[0])) {
+            srt_chat_desc cd;
+            const srt_chat_template *t;
+            memset(&cd, 0, sizeof cd);
+            cd.template_name = w->template_name; cd.system = w->system_text; cd.max_tokens = w->max_tokens; cd.ignore_eos = w->ignore_eos;
+            if (srt_chat_create(w->session, &cd, &w->chat) != SRT_OK) {
                 snprintf(err, sizeof err, "Chat template: %s", srt_last_error());
                 worker_free_model(w);
                 post_msg(w, EV_LOAD_FAILED, 0, err);
                 return;
             }
-            if (w->ignore_eos) memset(w->tmpl.stop, 0, sizeof w->tmpl.stop);
-            snprintf(w->facts.chat, sizeof w->facts.chat, "%s%s", srt_chat_format_name(w->tmpl.format), w->tmpl.guessed ? " (guessed)" : "");
-            if (w->system_text) chat_add(w, "system", w->system_text, strlen(w->system_text));
+            t = srt_chat_get_template(w->chat);
+            snprintf(w->facts.chat, sizeof w->facts.chat, "%s%s", srt_chat_format_name(t->format), t->guessed ? " (guessed)" : "");
         }
     }
     e.kind = EV_LOADED; e.progress = 1;
     post(w, &e);
-}
-
-static int is_stop_token(worker *w, int32_t tok) {
-    const char *p;
-    int k;
-    if (tok == w->eos) return 1;
-    if (!w->chat) return 0;
-    p = srt_token_piece(w->model, tok);
-    for (k = 0; k < 4; k++) if (w->tmpl.stop[k][0] && p && strcmp(p, w->tmpl.stop[k]) == 0) return 1;
-    return 0;
-}
-
-/* The tokens of ids[0..n) the session holds already, from its start. */
-static int common_start(srt_session *s, const int32_t *ids, int n) {
-    const int32_t *have = srt_session_tokens(s);
-    int k = 0, pos = srt_session_pos(s);
-    while (k < n && k < pos && have[k] == ids[k]) k++;
-    return k;
 }
 
 /* Makes the session's tokens match what the user sees after the prompt of a turn was fed.
@@ -617,9 +559,8 @@ static int common_start(srt_session *s, const int32_t *ids, int n) {
 static srt_status turn_prompt(worker *w, int turn, const char *text, int *n_prompt) {
     int n_ctx = srt_session_n_ctx(w->session), room = w->max_tokens > 0 && w->max_tokens < n_ctx / 2 ? w->max_tokens : n_ctx / 4;
     int32_t *ids = NULL;
-    int n = 0, pos0, k;
+    int n = 0, pos0;
     srt_status st;
-    char *full;
     if (!w->chat) {
         int flags = srt_session_pos(w->session) > 0 ? SRT_TOKENIZE_NO_BOS | SRT_TOKENIZE_NO_SPACE_PREFIX : 0;
         int need = 0;
@@ -639,71 +580,47 @@ static srt_status turn_prompt(worker *w, int turn, const char *text, int *n_prom
         free(ids);
         return st;
     }
-    if (!chat_add(w, "user", text, strlen(text))) return SRT_ERR_OUT_OF_MEMORY;
-    if (!(full = chat_render(w, 1))) { chat_drop(w, w->n_msgs - 1); return SRT_ERR_INVALID_ARG; }
-    /* what was fed must be a prefix of the new rendering; otherwise the chat is read again */
-    if (w->fed.n > 0 && (strlen(full) < w->fed.n || memcmp(full, w->fed.p, w->fed.n) != 0)) chat_forget(w);
-    for (;;) {               /* drop the oldest turns until the new text and a reply fit */
-        int first = w->n_msgs > 0 && !strcmp(w->msgs[0].role, "system") ? 1 : 0;
-        free(ids); ids = NULL;
-        if (!chat_tokenize(w, full + w->fed.n, strlen(full + w->fed.n), w->fed.n ? w->prev_special : 1, &ids, &n)) { free(full); chat_drop(w, w->n_msgs - 1); return SRT_ERR_INVALID_ARG; }
-        if ((w->fed.n ? srt_session_pos(w->session) : 0) + n + room <= n_ctx || w->n_msgs - first <= 1) break;
-        chat_drop(w, first);
-        if (w->n_msgs - first > 1 && !strcmp(w->msgs[first].role, "assistant")) chat_drop(w, first);
-        chat_forget(w);
-        free(full);
-        if (!(full = chat_render(w, 1))) { free(ids); return SRT_ERR_INVALID_ARG; }
-        post_msg(w, EV_NOTE, turn, "The context window is full: the oldest turns were dropped.");
+    {
+        srt_chat_turn t;
+        st = srt_chat_send(w->chat, text, &t);
+        if (t.n_dropped) post_msg(w, EV_NOTE, turn, "The context window is full: the oldest turns were dropped.");
+        *n_prompt = t.n_prompt;
+        return st;
     }
-    if ((w->fed.n ? srt_session_pos(w->session) : 0) + n + 1 > n_ctx) { free(ids); free(full); chat_drop(w, w->n_msgs - 1); return SRT_ERR_CONTEXT_FULL; }
-    k = w->fed.n ? 0 : common_start(w->session, ids, n);   /* read again: the tokens it still begins with stay */
-    pos0 = w->fed.n ? srt_session_pos(w->session) : k;
-    st = srt_session_truncate(w->session, pos0);
-    if (st == SRT_OK) st = srt_session_feed(w->session, ids + k, n - k);
-    *n_prompt = srt_session_pos(w->session) - pos0;
-    w->has_turn = st == SRT_OK;
-    if (st == SRT_OK) {
-        w->turn_pos = pos0; w->turn_msg = w->n_msgs - 1; w->turn_fed = w->fed.n; w->turn_prev_special = w->prev_special;
-        tb_add(&w->fed, full + w->fed.n, strlen(full + w->fed.n));
-        if (n > 0) w->prev_special = is_control(w->model, ids[n - 1]);
-    } else {
-        chat_drop(w, w->n_msgs - 1);
-        chat_forget(w);      /* read the whole chat again next time */
-    }
-    free(ids);
-    free(full);
+}
+
+/* Regenerate (text NULL): the session goes back to where the last reply began. */
+static srt_status turn_regenerate(worker *w) {
+    if (w->chat) return srt_chat_regenerate(w->chat);
+    return w->has_reply ? srt_session_truncate(w->session, w->reply_pos) : SRT_ERR_INVALID_ARG;
+}
+/* The next token of the reply; *end as srt_chat_next's (continued text ends at EOS). */
+static srt_status turn_next(worker *w, int n_gen, int32_t *tok, int *end) {
+    srt_status st;
+    if (w->chat) return srt_chat_next(w->chat, tok, end);
+    *end = SRT_CHAT_GOING;
+    if (w->max_tokens > 0 && n_gen >= w->max_tokens) { *end = SRT_CHAT_END_LIMIT; return SRT_OK; }
+    if ((st = srt_session_next(w->session, tok)) == SRT_OK && *tok == w->eos) *end = SRT_CHAT_END_TURN;
     return st;
 }
 
 static void worker_turn(worker *w, int turn, const char *text) {
     event e;
     srt_status st;
-    int n_prompt = 0, n_gen = 0, prompt_ok = 0, stop = STOP_LIMIT;
+    int n_prompt = 0, n_gen = 0, stop = STOP_LIMIT;
     double t0 = now_ms(), t1;
     srt_utf8_stream us;
-    text_buf reply = {NULL, 0, 0};
-    static char piece[1024], txt[6 * 1024 + 16];
+    static char txt[6 * 1024 + 16];
     memset(&e, 0, sizeof e);
     memset(&us, 0, sizeof us);
-    if (!w->session) { post_msg(w, EV_NOTE, turn, "No model is loaded: drop a .srt file onto the window."); st = SRT_ERR_INVALID_ARG; goto done; }
-    if (!text && (!w->has_reply || srt_session_truncate(w->session, w->reply_pos) != SRT_OK)) {
-        post_msg(w, EV_NOTE, turn, "There is no reply to regenerate.");
-        st = SRT_ERR_INVALID_ARG;
-        goto done;
-    }
+    if (!w->session) { post_msg(w, EV_NOTE, turn, "No model is loaded: drop a .srt file onto the window."); goto done; }
+    if (!text && turn_regenerate(w) != SRT_OK) { post_msg(w, EV_NOTE, turn, "There is no reply to regenerate."); goto done; }
     SDL_LockMutex(w->mu);
     w->cancel_ok = 1;
     SDL_UnlockMutex(w->mu);
-    if (text) st = turn_prompt(w, turn, text, &n_prompt);
-    else {   /* regenerate: the KV cache is back where the last reply began; so is the chat */
-        if (w->chat && w->n_msgs > 0 && !strcmp(w->msgs[w->n_msgs - 1].role, "assistant")) chat_drop(w, w->n_msgs - 1);
-        w->fed.n = w->reply_fed;
-        w->prev_special = w->reply_prev_special;
-        st = SRT_OK;
-    }
-    prompt_ok = st == SRT_OK;
-    w->has_reply = prompt_ok;
-    if (prompt_ok) { w->reply_pos = srt_session_pos(w->session); w->reply_fed = w->fed.n; w->reply_prev_special = w->prev_special; }
+    st = text ? turn_prompt(w, turn, text, &n_prompt) : SRT_OK;
+    w->has_reply = st == SRT_OK;
+    if (st == SRT_OK) w->reply_pos = srt_session_pos(w->session);
     t1 = now_ms();
     e.prompt_ms = t1 - t0;
     if (st == SRT_ERR_CANCELLED) stop = STOP_CANCEL;
@@ -714,33 +631,16 @@ static void worker_turn(worker *w, int turn, const char *text) {
         post_msg(w, EV_NOTE, turn, err);
         stop = STOP_ERROR;
     }
-    while (st == SRT_OK && (w->max_tokens <= 0 || n_gen < w->max_tokens)) {
+    while (st == SRT_OK) {
         int32_t tok;
-        int n, delay;
-        st = srt_session_next(w->session, &tok);
+        int n, delay, end;
+        st = turn_next(w, n_gen, &tok, &end);
         if (st == SRT_ERR_CONTEXT_FULL) { stop = STOP_CONTEXT; st = SRT_OK; break; }
         if (st == SRT_ERR_CANCELLED) { stop = STOP_CANCEL; break; }   /* the sequence is kept */
         if (st != SRT_OK) { stop = STOP_ERROR; break; }
+        if (end == SRT_CHAT_END_LIMIT) break;
         n_gen++;
-        if (is_stop_token(w, tok)) {
-            if (w->chat) { const char *p = srt_token_piece(w->model, tok); tb_add(&w->fed, p, strlen(p)); w->prev_special = 1; }
-            stop = STOP_EOS;
-            break;
-        }
-        n = srt_token_bytes(w->model, tok, piece, (int)sizeof piece);
-        if (n > (int)sizeof piece) n = (int)sizeof piece;
-        if (w->chat) {
-            if (n == 0 && is_control(w->model, tok)) {
-                const char *p = srt_token_piece(w->model, tok);
-                tb_add(&w->fed, p, strlen(p));
-                tb_add(&reply, p, strlen(p));
-                w->prev_special = 1;
-            } else {
-                tb_add(&w->fed, piece, (size_t)n);
-                tb_add(&reply, piece, (size_t)n);
-                w->prev_special = 0;
-            }
-        }
+        if (end == SRT_CHAT_END_TURN) { stop = STOP_EOS; break; }
         n = srt_utf8_stream_token(&us, w->model, tok, 0, txt, (int)sizeof txt);
         e.kind = EV_TEXT; e.turn = turn; e.n_tokens = n_gen; e.decode_ms = now_ms() - t1;
         e.pos = srt_session_pos(w->session); e.n_ctx = srt_session_n_ctx(w->session);
@@ -757,9 +657,7 @@ static void worker_turn(worker *w, int turn, const char *text) {
     w->cancel_ok = 0;
     w->cancel_sent = 0;
     SDL_UnlockMutex(w->mu);
-    if (w->chat && prompt_ok) chat_add(w, "assistant", reply.p ? reply.p : "", reply.n);
 done:
-    tb_free(&reply);
     e.kind = EV_DONE; e.turn = turn; e.text = NULL; e.len = 0;
     e.n_tokens = n_gen; e.decode_ms = now_ms() - (t0 + e.prompt_ms);
     e.stop = stop; e.n_prompt = n_prompt;
@@ -768,24 +666,8 @@ done:
     post(w, &e);
 }
 
-/* --- conversation files, as srt-chat's /save and /load write and read them (demo/srt-chat.c):
-   in a chat, srt_session_save_chat with the messages and, last, one of role "srt-chat:fed" holding
-   the text the session's tokens stand for; continued text is the session state alone. */
-#define FED_ROLE "srt-chat:fed"
-/* Before a chat is saved with nothing of it fed (after New chat, or to be read again): the session
-   may still hold an earlier conversation's tokens, kept for the next turn to reuse. Only those the
-   current conversation (the system message) begins with stay, so that the file holds nothing of
-   the conversation before New chat. */
-static void chat_trim_stale(worker *w) {
-    char *full;
-    int32_t *ids = NULL;
-    int n = 0, keep = 0;
-    if (w->fed.n || srt_session_pos(w->session) == 0) return;
-    if ((full = chat_render(w, 0)) != NULL && chat_tokenize(w, full, strlen(full), 1, &ids, &n)) keep = common_start(w->session, ids, n);
-    srt_session_truncate(w->session, keep);
-    free(ids);
-    free(full);
-}
+/* --- conversation files, as srt-chat's /save and /load write and read them: in a chat
+   srt_chat_save / srt_chat_load, continued text is the session state alone. */
 static void worker_chat_save(worker *w, int turn, const char *path) {
     event e;
     srt_status st;
@@ -793,20 +675,8 @@ static void worker_chat_save(worker *w, int turn, const char *path) {
     memset(&e, 0, sizeof e);
     e.kind = EV_FILE; e.turn = turn; e.op = CMD_CHAT_SAVE;
     if (!w->session) st = SRT_ERR_INVALID_ARG;
-    else if (w->chat) {
-        chat_trim_stale(w);
-        srt_chat_message *all = (srt_chat_message *)malloc((size_t)(w->n_msgs + 1) * sizeof *all);
-        char *fed = dup_n(w->fed.p ? w->fed.p : "", w->fed.n);   /* fed.p may go on past fed.n (after Retry) */
-        if (!all || !fed) st = SRT_ERR_OUT_OF_MEMORY;
-        else {
-            if (w->n_msgs) memcpy(all, w->msgs, (size_t)w->n_msgs * sizeof *all);
-            all[w->n_msgs].role = FED_ROLE;
-            all[w->n_msgs].content = fed;
-            st = srt_session_save_chat(w->session, path, all, w->n_msgs + 1);
-        }
-        free(all);
-        free(fed);
-    } else st = srt_session_save(w->session, path);
+    else if (w->chat) st = srt_chat_save(w->chat, path);
+    else st = srt_session_save(w->session, path);
     if (st != SRT_OK) {
         if (w->session) snprintf(err, sizeof err, "Cannot save the conversation: %s", srt_last_error());   /* it names the file */
         else snprintf(err, sizeof err, "Cannot save the conversation to %s: no model is loaded", path);
@@ -814,21 +684,17 @@ static void worker_chat_save(worker *w, int turn, const char *path) {
     } else {
         e.result = FILE_DONE;
         e.text = dup_s(path);
-        e.n_msgs = w->chat ? w->n_msgs : 0;
+        if (w->chat) srt_chat_messages(w->chat, &e.n_msgs);
         e.pos = srt_session_pos(w->session); e.n_ctx = srt_session_n_ctx(w->session);
     }
     e.len = e.text ? strlen(e.text) : 0;
     post(w, &e);
 }
-/* The conversation of PATH takes this one's place; on any error the session is left as it was and
-   so are the messages (the next turn checks what the KV cache holds, as srt-chat's /load does).
-   Without the fed text (a file of another app) the next turn reads the chat again, keeping the
-   tokens it begins with. */
+/* The conversation of PATH takes this one's place (srt_chat_load says what happens on an error). */
 static void worker_chat_load(worker *w, int op, const char *path) {
     event e;
     srt_status st;
-    srt_chat_message *msgs = NULL;
-    int n = 0, i, pos;
+    int i, pos;
     char err[1200];
     memset(&e, 0, sizeof e);
     e.kind = EV_FILE; e.op = op;
@@ -838,26 +704,19 @@ static void worker_chat_load(worker *w, int op, const char *path) {
         if (f) fclose(f);
     }
     if (!w->session) st = SRT_ERR_INVALID_ARG;
-    else st = w->chat ? srt_session_load_chat(w->session, path, &msgs, &n) : srt_session_load(w->session, path);
+    else st = w->chat ? srt_chat_load(w->chat, path) : srt_session_load(w->session, path);
     if (st != SRT_OK) {
         if (w->session) snprintf(err, sizeof err, "Cannot open the conversation: %s", srt_last_error());
         else snprintf(err, sizeof err, "Cannot open the conversation %s: no model is loaded", path);
-        if (w->chat) chat_forget(w);
         e.text = dup_s(err); e.len = e.text ? strlen(e.text) : 0;
         post(w, &e);
         return;
     }
-    w->has_reply = w->has_turn = 0;
+    w->has_reply = 0;
     pos = srt_session_pos(w->session);
-    if (w->chat) {
-        while (w->n_msgs > 0) chat_drop(w, w->n_msgs - 1);
-        chat_forget(w);
-        for (i = 0; i < n; i++) {
-            if (!strcmp(msgs[i].role, FED_ROLE)) { w->fed.n = 0; tb_add(&w->fed, msgs[i].content, strlen(msgs[i].content)); }
-            else chat_add(w, msgs[i].role, msgs[i].content, strlen(msgs[i].content));
-        }
-        if (pos > 0) w->prev_special = is_control(w->model, srt_session_tokens(w->session)[pos - 1]);
-        e.msgs = msgs; e.n_msgs = n;             /* the window shows them, then frees them */
+    if (w->chat) {                               /* the window shows them, then frees them */
+        const srt_chat_message *m = srt_chat_messages(w->chat, &e.n_msgs);
+        if (!(e.msgs = copy_messages(m, e.n_msgs))) e.n_msgs = 0;
     } else {                                     /* the text so far, as one bubble */
         text_buf t = {NULL, 0, 0};
         char piece[1024];
@@ -879,13 +738,7 @@ static void worker_undo(worker *w) {
     event e;
     memset(&e, 0, sizeof e);
     e.kind = EV_UNDONE;
-    if (w->session && w->chat && w->has_turn && w->turn_msg < w->n_msgs && srt_session_truncate(w->session, w->turn_pos) == SRT_OK) {
-        while (w->n_msgs > w->turn_msg) chat_drop(w, w->n_msgs - 1);
-        w->fed.n = w->turn_fed;
-        w->prev_special = w->turn_prev_special;
-        w->has_turn = w->has_reply = 0;
-        e.result = 1;
-    }
+    if (w->chat && srt_chat_undo(w->chat) == SRT_OK) e.result = 1;
     e.pos = w->session ? srt_session_pos(w->session) : 0;
     e.n_ctx = w->session ? srt_session_n_ctx(w->session) : 0;
     post(w, &e);
@@ -909,17 +762,13 @@ static int worker_main(void *arg) {
         else if (c.kind == CMD_CHAT_SAVE) worker_chat_save(w, c.turn, c.text);
         else if (c.kind == CMD_UNDO) worker_undo(w);
         else if (c.kind == CMD_RESET && w->session) {
-            w->has_reply = w->has_turn = 0;
-            while (w->n_msgs > 0 && !(w->n_msgs == 1 && !strcmp(w->msgs[0].role, "system"))) chat_drop(w, w->n_msgs - 1);
-            chat_forget(w);
-            if (!w->chat) srt_session_reset(w->session);
-            srt_session_seed(w->session, w->sampler.seed);   /* as a new session samples */
+            w->has_reply = 0;
+            if (w->chat) srt_chat_reset(w->chat);
+            else srt_session_reset(w->session);   /* the sampler starts from its seed, as in a new session */
         }
         free(c.text);
     }
     worker_free_model(w);
-    free(w->msgs);
-    tb_free(&w->fed);
     return 0;
 }
 
@@ -1549,7 +1398,6 @@ static void ui_on_file(ui *u, const event *e) {
     for (i = 0; i < e->n_msgs; i++) {
         const char *role = e->msgs[i].role;
         message *m = NULL;
-        if (!strcmp(role, FED_ROLE)) continue;
         n++;
         if (!strcmp(role, "user")) m = add_message(u, ROLE_USER, ++u->turn, e->msgs[i].content);
         else if (!strcmp(role, "assistant")) m = add_message(u, ROLE_MODEL, u->turn, e->msgs[i].content);
@@ -1649,7 +1497,7 @@ static void ui_drain(ui *u) {
         }
         free(e->text);
         free(e->shown);
-        srt_chat_messages_free(e->msgs);
+        free(e->msgs);
     }
     free(evs);
     if (n > 0) u->dirty = 1;

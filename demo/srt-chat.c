@@ -124,97 +124,7 @@ static void save_cache(srt_session *s, const char *path) {
     else fprintf(stderr, "[prompt cache: %d tokens saved to %s in %.1f ms]\n", srt_session_pos(s), path, srt_time_ms() - t0);
 }
 
-/* ---------------------------------------------------------------- chat */
-typedef struct text_buf { char *p; size_t n, cap; } text_buf;
-static int tb_add(text_buf *b, const char *s, size_t n) {
-    if (b->n + n + 1 > b->cap) {
-        size_t cap = (b->n + n + 1) * 2;
-        char *np = (char *)realloc(b->p, cap);
-        if (!np) return 0;
-        b->p = np; b->cap = cap;
-    }
-    memcpy(b->p + b->n, s, n);
-    b->n += n;
-    b->p[b->n] = 0;
-    return 1;
-}
-
-typedef struct chat {
-    srt_model *model;
-    srt_session *session;
-    srt_chat_template tmpl;
-    srt_chat_message *msgs;
-    int n_msgs, cap_msgs;
-    text_buf fed;              /* exactly the text the session's tokens stand for */
-    int prev_special;          /* the last token in the session is a control token */
-    int n_predict, show_prompt;
-    int32_t eos;               /* -2 with --ignore-eos */
-    /* where the last exchange began (before its user message was fed), for /undo and /retry */
-    int has_turn, turn_pos, turn_msg, turn_prev_special;
-    size_t turn_fed;
-    const char *cache_path;    /* --prompt-cache: the first turn's prompt is saved there */
-    int cache_done;
-    double cache_ms;           /* loading it took */
-    uint64_t seed;             /* the sampler's (--seed) */
-} chat;
-
-static int is_control(const srt_model *m, int32_t t) {
-    const char *p = srt_token_piece(m, t);
-    return p && p[0] && p[1] && srt_token_bytes(m, t, NULL, 0) == 0;
-}
-
-static int chat_add(chat *c, const char *role, const char *content, size_t len) {
-    char *r, *t;
-    if (c->n_msgs == c->cap_msgs) {
-        int cap = c->cap_msgs ? 2 * c->cap_msgs : 16;
-        srt_chat_message *nm = (srt_chat_message *)realloc(c->msgs, (size_t)cap * sizeof *nm);
-        if (!nm) return 0;
-        c->msgs = nm; c->cap_msgs = cap;
-    }
-    r = (char *)malloc(strlen(role) + 1);
-    t = (char *)malloc(len + 1);
-    if (!r || !t) { free(r); free(t); return 0; }
-    strcpy(r, role);
-    memcpy(t, content, len);
-    t[len] = 0;
-    c->msgs[c->n_msgs].role = r;
-    c->msgs[c->n_msgs].content = t;
-    c->n_msgs++;
-    return 1;
-}
-static void chat_drop(chat *c, int i) {
-    free((void *)c->msgs[i].role);
-    free((void *)c->msgs[i].content);
-    memmove(c->msgs + i, c->msgs + i + 1, (size_t)(c->n_msgs - i - 1) * sizeof *c->msgs);
-    c->n_msgs--;
-}
-
-static char *chat_render(chat *c, int add_generation_prompt) {
-    size_t len = 0;
-    char *buf;
-    if (srt_chat_render(&c->tmpl, c->msgs, c->n_msgs, add_generation_prompt, NULL, 0, &len) != SRT_OK && len == 0) return NULL;
-    buf = (char *)malloc(len + 1);
-    if (buf && srt_chat_render(&c->tmpl, c->msgs, c->n_msgs, add_generation_prompt, buf, len + 1, &len) != SRT_OK) { free(buf); buf = NULL; }
-    return buf;
-}
-
-/* Tokens of rendered chat text: special-token text ("<|im_start|>") becomes its token, the rest is
-   tokenized as text. Text at the start of a turn that follows a special token (or the start of
-   the conversation) gets the tokenizer's dummy-prefix space as llama.cpp gives it; text that
-   continues text does not. */
-static int tokenize_chat(chat *c, const char *text, size_t len, int32_t **out, int *n_out) {
-    int32_t *ids;
-    int n = 0, need = 0;
-    int flags = SRT_TOKENIZE_NO_BOS | SRT_TOKENIZE_PARSE_SPECIAL | (c->fed.n && !c->prev_special ? SRT_TOKENIZE_NO_SPACE_PREFIX : 0);
-    srt_tokenize(c->model, text, len, flags, NULL, 0, &need);
-    if (!(ids = (int32_t *)malloc((size_t)(need + 1) * sizeof *ids))) return 0;
-    if (srt_tokenize(c->model, text, len, flags, ids, need, &n) != SRT_OK) { free(ids); return 0; }
-    *out = ids;
-    *n_out = n;
-    return 1;
-}
-
-/* The tokens of ids[0..n) the session holds already, from its start (srt-chat keeps them). */
+/* The tokens of ids[0..n) the session holds already, from its start (a loaded prompt cache). */
 static int common_start(srt_session *s, const int32_t *ids, int n) {
     const int32_t *have = srt_session_tokens(s);
     int k = 0, pos = srt_session_pos(s);
@@ -222,147 +132,54 @@ static int common_start(srt_session *s, const int32_t *ids, int n) {
     return k;
 }
 
-/* Feeds text after what was fed. When nothing was (the start, /reset, the conversation read
-   again), the session may still hold tokens (an earlier rendering of this conversation, or the
-   prompt cache): those the text begins with are kept and only the rest is evaluated.
-   *kept = the tokens before the new ones. */
-static srt_status chat_feed(chat *c, const char *text, size_t len, int *kept) {
-    int32_t *ids = NULL;
-    int n = 0, k;
-    srt_status st;
-    *kept = srt_session_pos(c->session);
-    if (!tokenize_chat(c, text, len, &ids, &n)) {
-        fprintf(stderr, "srt-chat: cannot tokenize the prompt: %s\n", srt_last_error());
-        return SRT_ERR_INVALID_ARG;
+/* ---------------------------------------------------------------- chat (srt_chat) */
+typedef struct chat_app {
+    srt_chat *chat;
+    srt_session *session;
+    const srt_model *model;
+    int show_prompt;
+    const char *cache_path;    /* --prompt-cache: the first turn's prompt is saved there */
+    int cache_done;
+    double cache_ms;           /* loading it took */
+} chat_app;
+
+/* What srt_chat_send did, on stderr. */
+static void report_turn(chat_app *a, const srt_chat_turn *t) {
+    if (a->show_prompt) {
+        if (t->from_start && t->n_kept) fprintf(stderr, "[feed %d tokens, the first %d already in the KV cache: \"%.*s\"]\n", t->n_tokens, t->n_kept, (int)t->text_len, t->text);
+        else fprintf(stderr, "[feed %d tokens: \"%.*s\"]\n", t->n_tokens, (int)t->text_len, t->text);
     }
-    k = c->fed.n ? 0 : common_start(c->session, ids, n);
-    if (!c->fed.n && (st = srt_session_truncate(c->session, k)) != SRT_OK) { free(ids); return st; }
-    if (!c->fed.n) *kept = k;
-    if (c->show_prompt) {
-        if (k) fprintf(stderr, "[feed %d tokens, the first %d already in the KV cache: \"%.*s\"]\n", n, k, (int)len, text);
-        else fprintf(stderr, "[feed %d tokens: \"%.*s\"]\n", n, (int)len, text);
+    if (t->n_dropped) fprintf(stderr, "(context window full: the %d oldest turns were dropped; %d tokens kept, %d read again)\n", t->n_dropped, t->n_kept, t->n_prompt);
+    else if (t->rerendered) fprintf(stderr, "(the template renders earlier turns differently now: %d tokens kept, %d read again)\n", t->n_kept, t->n_prompt);
+    if (a->cache_path && !a->cache_done) {   /* the first prompt, for the next run (--prompt-cache) */
+        a->cache_done = 1;
+        if (t->n_kept) fprintf(stderr, "[prompt cache: %d of the prompt's %d tokens read from %s in %.1f ms]\n", t->n_kept, t->n_kept + t->n_prompt, a->cache_path, a->cache_ms);
+        if (t->n_prompt > 0) save_cache(a->session, a->cache_path);
     }
-    st = srt_session_feed(c->session, ids + k, n - k);
-    if (st == SRT_OK) {
-        tb_add(&c->fed, text, len);
-        if (n > 0) c->prev_special = is_control(c->model, ids[n - 1]);
-    }
-    free(ids);
-    return st;
 }
 
-/* Tokens the rendered text would take (for the context check). */
-static int chat_count(chat *c, const char *text) {
-    int32_t *ids = NULL;
-    int n = 0, saved = c->prev_special;
-    c->prev_special = 1;
-    if (!tokenize_chat(c, text, strlen(text), &ids, &n)) n = -1;
-    c->prev_special = saved;
-    free(ids);
-    return n;
-}
-
-static int chat_is_stop(chat *c, int32_t tok) {
-    const char *p = srt_token_piece(c->model, tok);
-    int k;
-    if (tok == c->eos) return 1;
-    for (k = 0; k < 4; k++) if (c->tmpl.stop[k][0] && p && strcmp(p, c->tmpl.stop[k]) == 0) return 1;
-    return 0;
-}
-
-/* One user turn: feeds only what is new since the last turn, generates the reply. */
-static srt_status chat_turn(chat *c, const char *user, FILE *out) {
-    char *full;
-    srt_status st = SRT_OK;
-    text_buf reply = {NULL, 0, 0};
+/* One user turn (user NULL: the last reply again): feeds what is new and prints the reply. */
+static srt_status chat_turn(chat_app *a, const char *user, FILE *out) {
+    srt_chat_turn t;
     srt_utf8_stream us;
-    char piece[4096];
-    int n_ctx = srt_session_n_ctx(c->session), generated = 0, n_prompt, stopped = 0, dropped = 0, reread = 0, kept;
-    if (!chat_add(c, "user", user, strlen(user))) return SRT_ERR_OUT_OF_MEMORY;
-    if (!(full = chat_render(c, 1))) { fprintf(stderr, "srt-chat: %s\n", srt_last_error()); chat_drop(c, c->n_msgs - 1); return SRT_ERR_INVALID_ARG; }
-    /* the conversation so far must be a prefix of the new rendering; otherwise (a template that
-       rewrites earlier turns, an answer the template trims) it is read again from the start, which
-       keeps the tokens it still begins with (chat_feed) */
-    if (c->fed.n > 0 && (strlen(full) < c->fed.n || memcmp(full, c->fed.p, c->fed.n) != 0)) {
-        fprintf(stderr, "(the template renders earlier turns differently now: reading the conversation again)\n");
-        c->fed.n = 0;
-        c->prev_special = 0;
-        reread = 1;
-    }
-    /* context: the new text plus room for a reply must fit; else drop the oldest messages (the
-       system message stays, and so do its tokens in the KV cache) */
-    {
-        int need = chat_count(c, full + c->fed.n);
-        int room = c->n_predict > 0 && c->n_predict < n_ctx / 2 ? c->n_predict : n_ctx / 4;
-        while (need >= 0 && (c->fed.n ? srt_session_pos(c->session) : 0) + need + room > n_ctx) {
-            int first = c->n_msgs > 0 && !strcmp(c->msgs[0].role, "system") ? 1 : 0;
-            if (c->n_msgs - first <= 1) break;   /* only the new message is left */
-            chat_drop(c, first);
-            if (c->n_msgs - first > 1 && !strcmp(c->msgs[first].role, "assistant")) chat_drop(c, first);
-            dropped++;
-            c->fed.n = 0;
-            c->prev_special = 0;
-            free(full);
-            if (!(full = chat_render(c, 1))) return SRT_ERR_INVALID_ARG;
-            need = chat_count(c, full);
-        }
-        if (need < 0 || (c->fed.n ? srt_session_pos(c->session) : 0) + need + 1 > n_ctx) {
-            fprintf(stderr, "(the message is too long for the context window of %d tokens)\n", n_ctx);
-            chat_drop(c, c->n_msgs - 1);
-            free(full);
-            return SRT_OK;
-        }
-    }
-    c->has_turn = 1; c->turn_msg = c->n_msgs - 1; c->turn_fed = c->fed.n; c->turn_prev_special = c->prev_special;
-    st = chat_feed(c, full + c->fed.n, strlen(full + c->fed.n), &kept);
-    c->turn_pos = kept;
-    n_prompt = srt_session_pos(c->session) - kept;
-    free(full);
-    if (dropped && st == SRT_OK) fprintf(stderr, "(context window full: the %d oldest turns were dropped; %d tokens kept, %d read again)\n", dropped, kept, n_prompt);
-    else if (reread && st == SRT_OK) fprintf(stderr, "(%d tokens kept, %d read again)\n", kept, n_prompt);
-    if (st != SRT_OK) {   /* batches evaluated before a cancel are taken back too */
-        srt_session_truncate(c->session, c->turn_pos);
-        chat_drop(c, c->n_msgs - 1);
-        c->has_turn = 0;
-        return st;
-    }
-    if (c->cache_path && !c->cache_done) {   /* the first prompt, for the next run (--prompt-cache) */
-        c->cache_done = 1;
-        if (kept) fprintf(stderr, "[prompt cache: %d of the prompt's %d tokens read from %s in %.1f ms]\n", kept, kept + n_prompt, c->cache_path, c->cache_ms);
-        if (n_prompt > 0) save_cache(c->session, c->cache_path);
-    }
+    srt_status st;
+    int n_ctx = srt_session_n_ctx(a->session), generated = 0, end = SRT_CHAT_GOING;
+    memset(&t, 0, sizeof t);
+    if (!user) st = srt_chat_regenerate(a->chat);
+    else if ((st = srt_chat_send(a->chat, user, &t)) == SRT_OK) report_turn(a, &t);
+    if (st == SRT_ERR_CONTEXT_FULL) { fprintf(stderr, "(the message is too long for the context window of %d tokens)\n", n_ctx); return SRT_OK; }
+    if (st != SRT_OK) return st;
     memset(&us, 0, sizeof us);
-    while (c->n_predict <= 0 || generated < c->n_predict) {
+    for (;;) {
         int32_t tok;
-        int n;
-        st = srt_session_next(c->session, &tok);
+        char txt[6 * 4096 + 16];
+        int w;
+        st = srt_chat_next(a->chat, &tok, &end);
         if (st == SRT_ERR_CONTEXT_FULL) { fprintf(stderr, "\n(context window full: the reply is cut here)\n"); st = SRT_OK; break; }
-        if (st != SRT_OK) break;
+        if (st != SRT_OK || end == SRT_CHAT_END_LIMIT) break;
         generated++;
-        if (chat_is_stop(c, tok)) {
-            const char *p = srt_token_piece(c->model, tok);
-            tb_add(&c->fed, p, strlen(p));
-            c->prev_special = 1;
-            stopped = 1;
-            break;
-        }
-        n = srt_token_bytes(c->model, tok, piece, (int)sizeof piece);
-        if (n > (int)sizeof piece) n = (int)sizeof piece;
-        if (n == 0 && is_control(c->model, tok)) {   /* other control tokens: their text */
-            const char *p = srt_token_piece(c->model, tok);
-            tb_add(&reply, p, strlen(p));
-            tb_add(&c->fed, p, strlen(p));
-            c->prev_special = 1;
-            continue;
-        }
-        tb_add(&reply, piece, (size_t)n);
-        tb_add(&c->fed, piece, (size_t)n);
-        c->prev_special = 0;
-        {
-            char txt[6 * sizeof piece + 16];
-            int w = srt_utf8_stream_token(&us, c->model, tok, 0, txt, (int)sizeof txt);
-            if (w > 0) { fwrite(txt, 1, (size_t)w, out); fflush(out); }
-        }
+        if (end == SRT_CHAT_END_TURN) break;
+        if ((w = srt_utf8_stream_token(&us, a->model, tok, 0, txt, (int)sizeof txt)) > 0) { fwrite(txt, 1, (size_t)w, out); fflush(out); }
     }
     {
         char txt[16];
@@ -371,92 +188,24 @@ static srt_status chat_turn(chat *c, const char *user, FILE *out) {
         fputs("\n", out);
         fflush(out);
     }
-    fprintf(stderr, "[prompt: %d new tokens | reply: %d tokens%s | context %d/%d]\n", n_prompt, generated,
-            stopped ? "" : " (no end of turn)", srt_session_pos(c->session), n_ctx);
+    fprintf(stderr, "[prompt: %d new tokens | reply: %d tokens%s | context %d/%d]\n", t.n_prompt, generated,
+            end == SRT_CHAT_END_TURN ? "" : " (no end of turn)", srt_session_pos(a->session), n_ctx);
     if (st == SRT_ERR_CANCELLED) fprintf(stderr, "(stopped)\n");
-    chat_add(c, "assistant", reply.p ? reply.p : "", reply.n);
-    free(reply.p);
     return st == SRT_ERR_CANCELLED ? SRT_OK : st;
 }
 
-/* Takes back the last exchange (its user message and the reply): the KV cache goes back to where
-   it began. Returns 0 when there is none (at the start, after /reset or an /undo). */
-static int chat_undo(chat *c) {
-    if (!c->has_turn || c->turn_msg >= c->n_msgs || srt_session_truncate(c->session, c->turn_pos) != SRT_OK) return 0;
-    while (c->n_msgs > c->turn_msg) chat_drop(c, c->n_msgs - 1);
-    c->fed.n = c->turn_fed;
-    c->prev_special = c->turn_prev_special;
-    c->has_turn = 0;
-    return 1;
+/* /save FILE, /load FILE */
+static void chat_save(chat_app *a, const char *path) {
+    int n = 0;
+    srt_chat_messages(a->chat, &n);
+    if (srt_chat_save(a->chat, path) != SRT_OK) fprintf(stderr, "srt-chat: cannot save: %s\n", srt_last_error());
+    else fprintf(stderr, "(saved to %s: %d messages, %d tokens)\n", path, n, srt_session_pos(a->session));
 }
-/* Starts over with the system message. Its tokens stay in the KV cache (the next turn keeps what
-   it begins with); the sampler starts again from its seed, as in a new session. */
-static void chat_reset(chat *c) {
-    c->has_turn = 0;
-    while (c->n_msgs > 0 && !(c->n_msgs == 1 && !strcmp(c->msgs[0].role, "system"))) chat_drop(c, c->n_msgs - 1);
-    srt_session_seed(c->session, c->seed);
-    c->fed.n = 0;
-    c->prev_special = 0;
-}
-/* Before a save with nothing of the chat fed (after /reset, or a chat to be read again): the
-   session may still hold an earlier conversation's tokens, kept for the next turn to reuse. Only
-   those the current conversation (the system message) begins with stay, so that a file saved
-   after /reset holds nothing of the conversation before it. */
-static void chat_trim_stale(chat *c) {
-    char *full;
-    int32_t *ids = NULL;
-    int n = 0, keep = 0;
-    if (c->fed.n || srt_session_pos(c->session) == 0) return;
-    if ((full = chat_render(c, 0)) != NULL && tokenize_chat(c, full, strlen(full), &ids, &n)) keep = common_start(c->session, ids, n);
-    srt_session_truncate(c->session, keep);
-    free(ids);
-    free(full);
-}
-/* /save FILE: the session state with the messages and, as a last message of role "srt-chat:fed",
-   the text the session's tokens stand for (srt_session_save_chat). */
-static void chat_save(chat *c, const char *path) {
-    srt_chat_message *all = (srt_chat_message *)malloc((size_t)(c->n_msgs + 1) * sizeof *all);
-    char *fed = (char *)malloc(c->fed.n + 1);   /* fed.p may go on past fed.n (after /undo) */
-    if (!all || !fed) { fprintf(stderr, "srt-chat: out of memory\n"); free(all); free(fed); return; }
-    chat_trim_stale(c);
-    if (c->fed.n) memcpy(fed, c->fed.p, c->fed.n);
-    fed[c->fed.n] = 0;
-    if (c->n_msgs) memcpy(all, c->msgs, (size_t)c->n_msgs * sizeof *all);
-    all[c->n_msgs].role = "srt-chat:fed";
-    all[c->n_msgs].content = fed;
-    if (srt_session_save_chat(c->session, path, all, c->n_msgs + 1) != SRT_OK) fprintf(stderr, "srt-chat: cannot save: %s\n", srt_last_error());
-    else fprintf(stderr, "(saved to %s: %d messages, %d tokens)\n", path, c->n_msgs, srt_session_pos(c->session));
-    free(all);
-    free(fed);
-}
-/* /load FILE: the conversation of a /save takes this one's place. Without the fed text (a file of
-   another app) the next turn reads the conversation again, keeping the tokens it begins with. */
-static void chat_load(chat *c, const char *path) {
-    srt_chat_message *msgs = NULL;
-    int n = 0, i, pos;
-    if (srt_session_load_chat(c->session, path, &msgs, &n) != SRT_OK) {
-        fprintf(stderr, "srt-chat: cannot load: %s\n", srt_last_error());
-        c->fed.n = 0;   /* the next turn checks what the KV cache holds */
-        c->prev_special = 0;
-        return;
-    }
-    while (c->n_msgs > 0) chat_drop(c, c->n_msgs - 1);
-    c->fed.n = 0;
-    c->prev_special = 0;
-    c->has_turn = 0;
-    for (i = 0; i < n; i++) {
-        if (!strcmp(msgs[i].role, "srt-chat:fed")) { c->fed.n = 0; tb_add(&c->fed, msgs[i].content, strlen(msgs[i].content)); }
-        else chat_add(c, msgs[i].role, msgs[i].content, strlen(msgs[i].content));
-    }
-    pos = srt_session_pos(c->session);
-    if (pos > 0) c->prev_special = is_control(c->model, srt_session_tokens(c->session)[pos - 1]);
-    fprintf(stderr, "(loaded %s: %d messages, %d tokens)\n", path, c->n_msgs, pos);
-    srt_chat_messages_free(msgs);
-}
-static void chat_free(chat *c) {
-    while (c->n_msgs > 0) chat_drop(c, c->n_msgs - 1);
-    free(c->msgs);
-    free(c->fed.p);
+static void chat_load(chat_app *a, const char *path) {
+    int n = 0;
+    if (srt_chat_load(a->chat, path) != SRT_OK) { fprintf(stderr, "srt-chat: cannot load: %s\n", srt_last_error()); return; }
+    srt_chat_messages(a->chat, &n);
+    fprintf(stderr, "(loaded %s: %d messages, %d tokens)\n", path, n, srt_session_pos(a->session));
 }
 
 static srt_backend *g_backend;   /* --backend cuda; freed by main after the model */
@@ -621,32 +370,31 @@ static int chat_main(int argc, char **argv) {
         }
     }
     if (use_chat) {
-        chat c;
+        chat_app c;
+        srt_chat_desc cd;
         srt_model_info info;
         memset(&c, 0, sizeof c);
+        memset(&cd, 0, sizeof cd);
         c.model = model;
         c.session = session;
-        c.n_predict = n_predict;
         c.show_prompt = show_prompt;
         c.cache_path = cache_path;
         c.cache_ms = cache_ms;
-        c.seed = sampler.seed;
-        if ((st = srt_chat_template_from_model(model, template_name, &c.tmpl)) != SRT_OK) {
+        cd.template_name = template_name; cd.system = system_text; cd.max_tokens = n_predict; cd.ignore_eos = ignore_eos;
+        if ((st = srt_chat_create(session, &cd, &c.chat)) != SRT_OK) {
             fprintf(stderr, "srt-chat: %s\n", srt_last_error());
             srt_session_destroy(session); srt_model_free(model); free(file_text);
             return 2;
         }
         srt_model_get_info(model, &info);
-        c.eos = ignore_eos ? -2 : info.eos;
-        if (ignore_eos) memset(c.tmpl.stop, 0, sizeof c.tmpl.stop);
-        if (system_text) chat_add(&c, "system", system_text, strlen(system_text));
         if (prompt) {
             st = chat_turn(&c, prompt, stdout);
         } else {
+            const srt_chat_template *t = srt_chat_get_template(c.chat);
             char line[8192];
             fprintf(stderr, "%s: %s, %d layers, %s weights, context %d, chat template %s%s. /undo, /retry, /reset, /save FILE, /load FILE, Ctrl-D quits.\n",
                     model_path, info.architecture, info.n_layer, srt_format_name(info.format), srt_session_n_ctx(session),
-                    srt_chat_format_name(c.tmpl.format), c.tmpl.guessed ? " (guessed)" : "");
+                    srt_chat_format_name(t->format), t->guessed ? " (guessed)" : "");
             st = SRT_OK;
             for (;;) {
                 size_t len;
@@ -655,18 +403,14 @@ static int chat_main(int argc, char **argv) {
                 len = strlen(line);
                 if (len && line[len - 1] == '\n') line[--len] = 0;
                 if (len && line[len - 1] == '\r') line[--len] = 0;
-                if (!strcmp(line, "/reset")) { chat_reset(&c); fprintf(stderr, "(conversation reset)\n"); continue; }
+                if (!strcmp(line, "/reset")) { srt_chat_reset(c.chat); fprintf(stderr, "(conversation reset)\n"); continue; }
                 if (!strncmp(line, "/save ", 6) && line[6]) { chat_save(&c, line + 6); continue; }
                 if (!strncmp(line, "/load ", 6) && line[6]) { chat_load(&c, line + 6); continue; }
-                if (!strcmp(line, "/undo")) { fprintf(stderr, chat_undo(&c) ? "(last exchange taken back)\n" : "(nothing to take back)\n"); continue; }
-                if (!strcmp(line, "/retry")) {   /* the same message again: with --temp > 0 another reply */
-                    const char *last = c.has_turn && c.turn_msg < c.n_msgs ? c.msgs[c.turn_msg].content : NULL;
-                    char *msg = last ? (char *)malloc(strlen(last) + 1) : NULL;
-                    if (msg) strcpy(msg, last);
-                    if (!msg || !chat_undo(&c)) { fprintf(stderr, "(nothing to answer again)\n"); free(msg); continue; }
-                    st = chat_turn(&c, msg, stdout);
-                    free(msg);
-                    if (st != SRT_OK) { fprintf(stderr, "srt-chat: %s: %s\n", srt_status_str(st), srt_last_error()); st = SRT_OK; }
+                if (!strcmp(line, "/undo")) { fprintf(stderr, srt_chat_undo(c.chat) == SRT_OK ? "(last exchange taken back)\n" : "(nothing to take back)\n"); continue; }
+                if (!strcmp(line, "/retry")) {   /* the last reply again: with --temp > 0 another one */
+                    st = chat_turn(&c, NULL, stdout);
+                    if (st != SRT_OK) fprintf(stderr, "(nothing to answer again)\n");
+                    st = SRT_OK;
                     continue;
                 }
                 if (len == 0) continue;
@@ -674,7 +418,7 @@ static int chat_main(int argc, char **argv) {
                 if (st != SRT_OK) { fprintf(stderr, "srt-chat: %s: %s\n", srt_status_str(st), srt_last_error()); st = SRT_OK; }
             }
         }
-        chat_free(&c);
+        srt_chat_destroy(c.chat);
     } else if (prompt) {
         srt_generate_desc g;
         srt_generate_result r;
