@@ -8,9 +8,12 @@
    inputs go through files: srt_session_load_chat, then srt_session_save_chat with the messages it
    gave; the others through memory, compared when they hold no messages), and the session must
    then go on: its logits are there when the state says so, and two sampled tokens are in the
-   vocabulary. Build and run: see tests/fuzz_common.h and `./build.sh fuzz`.
+   vocabulary. Every state that loads is also loaded from a file by a chat (srt_chat_load, which
+   takes the text the tokens stand for from the messages): it must hold the file's messages and
+   take one more turn (any status) without harm. Build and run: see tests/fuzz_common.h and `./build.sh fuzz`.
    Seeds (--seeds DIR): states of the tiny model: empty, a prompt with a token pending, truncated,
-   for each KV type, a sparse cache with two pruned stretches, and a conversation file. */
+   for each KV type, a sparse cache with two pruned stretches, and conversation files (one saved
+   by srt_session_save_chat, one by srt_chat_save). */
 #define FZ_NAME "fuzz_state"
 #define FZ_PER_SEED 400
 #define FZ_DICT {"SRTS", "\x01\0\0\0", "\x02\0\0\0", "\x03\0\0\0", "\xff\xff\xff\xff", "\0\0\0\0", "\x20\0\0\0", "\x21\0\0\0", NULL}
@@ -47,6 +50,43 @@ static srt_session *fz_session(srt_kv_type kv, float sparsity) {
     sd.sampler.temperature = 0.8f;
     if (srt_session_create(fz_model(), &sd, &s) != SRT_OK) { fprintf(stderr, "fuzz_state: no session: %s\n", srt_last_error()); abort(); }
     return s;
+}
+
+/* The conversation file at path, loaded by a chat on a fresh session: its messages (but the fed
+   text) are the chat's, and a turn goes through whatever the text says. */
+static void fz_chat_goes_on(const unsigned char *p, size_t size, srt_kv_type kv, float sparsity) {
+    srt_session *s = fz_session(kv, sparsity);
+    srt_chat *c = NULL;
+    srt_chat_desc cd;
+    srt_chat_message *msgs = NULL;
+    const srt_chat_message *have;
+    int i, k = 0, n = 0, end = 0, n_msgs = 0;
+    int32_t tok;
+    char path[512];
+    fz_tmp_path(path, sizeof path, "chat.bin");
+    if (!fz_write_file(path, p, size)) abort();
+    if (srt_session_load_chat(s, path, &msgs, &n_msgs) != SRT_OK) { fprintf(stderr, "a state that loaded did not load from a file: %s\n", srt_last_error()); abort(); }
+    memset(&cd, 0, sizeof cd);
+    cd.template_name = "llama2";   /* the shortest prompts: the tiny model's tokens are mostly bytes */
+    cd.max_tokens = 3;
+    if (srt_chat_create(s, &cd, &c) != SRT_OK) { fprintf(stderr, "fuzz_state: no chat: %s\n", srt_last_error()); abort(); }
+    if (srt_chat_load(c, path) != SRT_OK) { fprintf(stderr, "a conversation file that loads did not load into a chat: %s\n", srt_last_error()); abort(); }
+    unlink(path);
+    have = srt_chat_messages(c, &n);
+    for (i = 0; i < n_msgs; i++) {
+        if (!strcmp(msgs[i].role, "srt-chat:fed")) continue;
+        if (k >= n || strcmp(have[k].role, msgs[i].role) || strcmp(have[k].content, msgs[i].content)) { fprintf(stderr, "the chat holds other messages than the file\n"); abort(); }
+        k++;
+    }
+    if (k != n) { fprintf(stderr, "the chat holds more messages than the file\n"); abort(); }
+    srt_chat_messages_free(msgs);
+    if (srt_chat_send(c, "hi", NULL) == SRT_OK) {
+        if (srt_session_pos(s) > srt_session_n_ctx(s)) { fprintf(stderr, "a chat turn went past the context\n"); abort(); }
+        while (srt_chat_next(c, &tok, &end) == SRT_OK && end == SRT_CHAT_GOING)
+            if (tok < 0 || tok >= srt_vocab_size(fz_model())) { fprintf(stderr, "chat token %d out of range\n", tok); abort(); }
+    }
+    srt_chat_destroy(c);
+    srt_session_destroy(s);
 }
 
 int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size) {
@@ -99,6 +139,7 @@ int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size) {
     if (st == SRT_OK) {
         int32_t tok;
         int i;
+        fz_chat_goes_on(p, size, kv, sparsity);
         if (srt_session_pos(s) > srt_session_n_ctx(s)) { fprintf(stderr, "loaded past the context\n"); abort(); }
         if ((p[40] & 1) && !srt_session_logits(s)) { fprintf(stderr, "a state with logits loaded without them\n"); abort(); }
         for (i = 0; i < 2; i++) {
@@ -153,6 +194,23 @@ static int fz_make_seeds(const char *dir) {
         msgs[2].role = "assistant"; msgs[2].content = "";
         snprintf(path, sizeof path, "%s/f16-chat.state", dir);
         bad |= srt_session_feed(s, prompt, 5) != SRT_OK || srt_session_save_chat(s, path, msgs, 3) != SRT_OK;
+        srt_session_destroy(s);
+    }
+    {   /* a chat's file, with the text its tokens stand for */
+        srt_session *s = fz_session(SRT_KV_F16, 0.0f);
+        srt_chat *c = NULL;
+        srt_chat_desc cd;
+        char path[1024];
+        int32_t tok;
+        int end = 0;
+        memset(&cd, 0, sizeof cd);
+        cd.template_name = "llama2";
+        cd.max_tokens = 2;
+        snprintf(path, sizeof path, "%s/f16-srtchat.state", dir);
+        bad |= srt_chat_create(s, &cd, &c) != SRT_OK || srt_chat_send(c, "hi", NULL) != SRT_OK;
+        while (!bad && srt_chat_next(c, &tok, &end) == SRT_OK && end == SRT_CHAT_GOING) {}
+        bad |= end == SRT_CHAT_GOING || srt_chat_save(c, path) != SRT_OK;
+        srt_chat_destroy(c);
         srt_session_destroy(s);
     }
     return bad;   /* the model stays: fz_model() keeps it for the process */

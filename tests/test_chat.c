@@ -577,6 +577,232 @@ static void test_srt_chat(void) {
     free(out_text);
 }
 
+/* ---------------------------------------------------------------- srt_chat (the API the apps use) */
+static srt_model *g_api_model;
+typedef struct api_chat { srt_session *s; srt_chat *c; } api_chat;
+static int api_open(srt_model *m, int n_ctx, const char *system, int max_tokens, api_chat *a) {
+    srt_session_desc sd;
+    srt_chat_desc cd;
+    memset(&sd, 0, sizeof sd);
+    memset(&cd, 0, sizeof cd);
+    memset(a, 0, sizeof *a);
+    sd.n_ctx = n_ctx;
+    cd.template_name = "chatml"; cd.system = system; cd.max_tokens = max_tokens;
+    if (srt_session_create(m, &sd, &a->s) != SRT_OK) return 0;
+    if (srt_chat_create(a->s, &cd, &a->c) != SRT_OK) { srt_session_destroy(a->s); a->s = NULL; return 0; }
+    return 1;
+}
+static void api_close(api_chat *a) { srt_chat_destroy(a->c); srt_session_destroy(a->s); memset(a, 0, sizeof *a); }
+/* Draws the reply to its end into buf (its tokens' bytes, as the reply message should hold them). */
+static int api_draw(api_chat *a, char *buf, size_t cap, int *n_tokens) {
+    int32_t tok;
+    int end = SRT_CHAT_GOING, n = 0;
+    size_t len = 0;
+    srt_status st;
+    buf[0] = 0;
+    while ((st = srt_chat_next(a->c, &tok, &end)) == SRT_OK && end == SRT_CHAT_GOING) {
+        char piece[256];
+        int k = srt_token_bytes(g_api_model, tok, piece, (int)sizeof piece);
+        if (k > 0 && len + (size_t)k < cap) { memcpy(buf + len, piece, (size_t)k); len += (size_t)k; buf[len] = 0; }
+        n++;
+    }
+    if (n_tokens) *n_tokens = n;
+    return st == SRT_OK ? end : -1;
+}
+static const char *api_last(api_chat *a) {
+    int n = 0;
+    const srt_chat_message *m = srt_chat_messages(a->c, &n);
+    return n ? m[n - 1].content : "";
+}
+static int api_count(api_chat *a) { int n = 0; srt_chat_messages(a->c, &n); return n; }
+/* The render of the chat's messages (the whole conversation as the template writes it). */
+static char *api_render(api_chat *a, int gen) {
+    int n = 0;
+    const srt_chat_message *m = srt_chat_messages(a->c, &n);
+    size_t len = 0;
+    char *buf;
+    srt_chat_render(srt_chat_get_template(a->c), m, n, gen, NULL, 0, &len);
+    if (!(buf = (char *)malloc(len + 1)) || srt_chat_render(srt_chat_get_template(a->c), m, n, gen, buf, len + 1, &len) != SRT_OK) { free(buf); return NULL; }
+    return buf;
+}
+
+static void test_chat_api(void) {
+    srt_model_desc md;
+    srt_session_desc sd;
+    srt_chat_desc cd;
+    srt_chat_turn t1, t2, t;
+    api_chat a, b;
+    srt_chat *c = NULL;
+    srt_session *s0 = NULL;
+    char r1[4096], r2[4096], r3[4096], r[4096], text1[4096], *full, *fed;
+    int32_t tok;
+    int end, n1, pos1, pos2, pos_u2, n;
+    srt_status st;
+    memset(&md, 0, sizeof md);
+    memset(&t1, 0, sizeof t1); memset(&t2, 0, sizeof t2); memset(&t, 0, sizeof t);
+    md.n_threads = 1;
+    if (srt_model_load(TMP "/stories.srt", &md, &g_api_model) != SRT_OK) { CHECK(0, "srt_chat: load stories260K: %s", srt_last_error()); return; }
+    /* refusals */
+    memset(&sd, 0, sizeof sd);
+    memset(&cd, 0, sizeof cd);
+    CHECK(srt_chat_create(NULL, &cd, &c) == SRT_ERR_INVALID_ARG && !c, "srt_chat_create without a session: SRT_ERR_INVALID_ARG");
+    if (srt_session_create(g_api_model, &sd, &s0) == SRT_OK) {
+        cd.template_name = "nope";
+        CHECK(srt_chat_create(s0, &cd, &c) == SRT_ERR_INVALID_ARG && !c, "srt_chat_create with an unknown template: SRT_ERR_INVALID_ARG");
+        cd.template_name = NULL; cd.max_tokens = -1;
+        CHECK(srt_chat_create(s0, &cd, &c) == SRT_ERR_INVALID_ARG && !c && strstr(srt_last_error(), "max_tokens"), "a negative max_tokens: SRT_ERR_INVALID_ARG");
+        srt_session_destroy(s0);
+    }
+    if (!api_open(g_api_model, 0, "Tell stories.", 12, &a)) { CHECK(0, "srt_chat_create: %s", srt_last_error()); srt_model_free(g_api_model); return; }
+    CHECK(srt_chat_next(a.c, &tok, &end) == SRT_ERR_INVALID_ARG && tok == -1 && strstr(srt_last_error(), "no reply is open"), "srt_chat_next before a message: no reply is open");
+    CHECK(srt_chat_regenerate(a.c) == SRT_ERR_INVALID_ARG && srt_chat_undo(a.c) == SRT_ERR_INVALID_ARG, "regenerate and undo before a message: nothing to do, and said so");
+    CHECK(srt_chat_send(a.c, NULL, &t) == SRT_ERR_INVALID_ARG && api_count(&a) == 1, "srt_chat_send(NULL): refused, the conversation is the system message");
+
+    /* turn 1: the whole rendering is fed; the reply grows as the last message */
+    st = srt_chat_send(a.c, "Once upon a time", &t1);
+    CHECK(st == SRT_OK && t1.from_start && !t1.rerendered && t1.n_kept == 0 &&
+          t1.n_prompt == t1.n_tokens && t1.n_tokens == srt_session_pos(a.s) && t1.n_tokens > 20 && api_count(&a) == 3 && !strcmp(api_last(&a), ""),
+          "turn 1 feeds %d tokens from the start and opens an empty assistant message", t1.n_tokens);
+    full = api_render(&a, 0);   /* the empty assistant message renders as its opening, then <|im_end|> */
+    snprintf(text1, sizeof text1, "%.*s", (int)t1.text_len, t1.text ? t1.text : "");
+    CHECK(full && t1.text && t1.text_len < sizeof text1 && !strncmp(full, text1, t1.text_len) && !strcmp(text1 + t1.text_len - 22, "<|im_start|>assistant\n"),
+          "turn 1's text is the rendering of the system and user messages with the assistant's opening");
+    free(full);
+    end = api_draw(&a, r1, sizeof r1, &n1);
+    pos1 = srt_session_pos(a.s);
+    CHECK(end == SRT_CHAT_END_LIMIT && n1 == 12 && pos1 == t1.n_tokens + 12, "max_tokens 12: the reply ends with SRT_CHAT_END_LIMIT after 12 tokens (%d)", n1);
+    CHECK(!strcmp(api_last(&a), r1) && strlen(r1) > 10, "the assistant message holds the reply's text: \"%s\"", r1);
+    CHECK(srt_chat_next(a.c, &tok, &end) == SRT_ERR_INVALID_ARG, "srt_chat_next after the end of the reply: no reply is open");
+
+    /* turn 2: only what the conversation adds is fed */
+    st = srt_chat_send(a.c, "The cat sat", &t2);
+    CHECK(st == SRT_OK && !t2.from_start && t2.n_kept == pos1 && t2.n_prompt == t2.n_tokens &&
+          srt_session_pos(a.s) == pos1 + t2.n_prompt && !strncmp(t2.text, "<|im_end|>\n<|im_start|>user\nThe cat sat<|im_end|>\n", 50),
+          "turn 2 feeds only its %d tokens after the %d kept (the cut reply is closed first)", t2.n_tokens, t2.n_kept);
+    {   /* what was fed so far is the conversation as the template renders it: turn 1, the reply, turn 2 */
+        int nm = 0;
+        const srt_chat_message *m = srt_chat_messages(a.c, &nm);
+        size_t len = 0;
+        srt_chat_render(srt_chat_get_template(a.c), m, 4, 1, NULL, 0, &len);
+        full = (char *)malloc(len + 1);
+        fed = (char *)malloc(strlen(text1) + strlen(r1) + t2.text_len + 1);
+        if (full && fed && srt_chat_render(srt_chat_get_template(a.c), m, 4, 1, full, len + 1, &len) == SRT_OK) {
+            strcpy(fed, text1); strcat(fed, r1); strncat(fed, t2.text, t2.text_len);
+            CHECK(nm == 5 && !strcmp(fed, full), "turn 1 + reply + turn 2 is the rendering of the conversation, byte for byte");
+        } else CHECK(0, "render the conversation");
+        free(full); free(fed);
+    }
+    pos_u2 = srt_session_pos(a.s);
+    api_draw(&a, r2, sizeof r2, NULL);
+    CHECK(api_count(&a) == 5 && !strcmp(api_last(&a), r2), "two exchanges: system, user, assistant, user, assistant");
+
+    /* regenerate: greedy gives the same reply again from the same place, and the conversation goes
+       on from it without feeding anything again */
+    CHECK(srt_chat_regenerate(a.c) == SRT_OK && srt_session_pos(a.s) == pos_u2 && !strcmp(api_last(&a), ""), "regenerate: the session is back where the reply began, the reply is empty");
+    api_draw(&a, r, sizeof r, NULL);
+    CHECK(!strcmp(r, r2) && !strcmp(api_last(&a), r2), "greedy: the regenerated reply is the same");
+    pos2 = srt_session_pos(a.s);
+    st = srt_chat_send(a.c, "The dog ran", &t);
+    n = t.n_prompt;
+    CHECK(st == SRT_OK && !t.from_start && !t.rerendered && t.n_kept == pos2, "after a regenerated reply the next turn feeds only itself (%d tokens after %d)", n, t.n_kept);
+    api_draw(&a, r3, sizeof r3, NULL);
+    /* undo: the exchange goes, once */
+    CHECK(srt_chat_undo(a.c) == SRT_OK && api_count(&a) == 5 && srt_session_pos(a.s) == pos2 && !strcmp(api_last(&a), r2), "undo: the last exchange is taken back (messages and tokens)");
+    CHECK(srt_chat_undo(a.c) == SRT_ERR_INVALID_ARG && srt_chat_regenerate(a.c) == SRT_ERR_INVALID_ARG && api_count(&a) == 5, "a second undo, or a regenerate after undo: nothing to do");
+    st = srt_chat_send(a.c, "The dog ran", &t);
+    CHECK(st == SRT_OK && !t.from_start && !t.rerendered && t.n_kept == pos2 && t.n_prompt == n, "after undo the same message feeds the same tokens");
+    api_draw(&a, r, sizeof r, NULL);
+    CHECK(!strcmp(r, r3), "and gets the same reply");
+
+    /* save and load: the chat goes on in another session as it would have here */
+    st = srt_chat_save(a.c, TMP "/api.state");
+    CHECK(st == SRT_OK, "srt_chat_save: %s", st == SRT_OK ? "ok" : srt_last_error());
+    if (api_open(g_api_model, 0, NULL, 12, &b)) {
+        const srt_chat_message *ma, *mb;
+        int na = 0, nb = 0, i, same;
+        CHECK(srt_chat_load(b.c, TMP "/nothing.state") != SRT_OK && api_count(&b) == 0 && srt_session_pos(b.s) == 0, "loading a missing file fails and changes nothing");
+        st = srt_chat_load(b.c, TMP "/api.state");
+        CHECK(st == SRT_OK && srt_session_pos(b.s) == srt_session_pos(a.s), "srt_chat_load: %s", st == SRT_OK ? "the saved tokens" : srt_last_error());
+        ma = srt_chat_messages(a.c, &na); mb = srt_chat_messages(b.c, &nb);
+        same = na == nb;
+        for (i = 0; same && i < na; i++) same = !strcmp(ma[i].role, mb[i].role) && !strcmp(ma[i].content, mb[i].content);
+        CHECK(same && na == 7, "the loaded chat holds the saved messages (%d)", nb);
+        st = srt_chat_send(a.c, "Lily", &t1);
+        if (st == SRT_OK) st = srt_chat_send(b.c, "Lily", &t2);
+        CHECK(st == SRT_OK && !t2.from_start && t1.n_prompt == t2.n_prompt &&
+              t1.text_len == t2.text_len && !memcmp(t1.text, t2.text, t1.text_len), "the next turn feeds the same %d tokens in both", t2.n_prompt);
+        api_draw(&a, r1, sizeof r1, NULL); api_draw(&b, r2, sizeof r2, NULL);
+        CHECK(!strcmp(r1, r2) && strlen(r1) > 5, "and both answer the same");
+        api_close(&b);
+    } else CHECK(0, "second chat");
+    {   /* a file without the fed text (another app's): the next turn feeds the conversation from its
+           start and keeps the tokens it begins with; one whose fed text the template does not
+           render: the same, said as rerendered */
+        srt_chat_message m[3] = {{"system", "Tell stories."}, {"user", "Once upon a time"}, {"srt-chat:fed", "<|im_start|>nothing like it"}};
+        if (api_open(g_api_model, 0, NULL, 4, &b)) {
+            srt_session_truncate(a.s, t1.n_kept);   /* a's tokens: the conversation up to the last turn (a's chat is reset below) */
+            st = srt_session_save_chat(a.s, TMP "/nofed.state", m, 2);
+            if (st == SRT_OK) st = srt_chat_load(b.c, TMP "/nofed.state");
+            if (st == SRT_OK) st = srt_chat_send(b.c, "Lily", &t);
+            CHECK(st == SRT_OK && t.from_start && !t.rerendered && t.n_kept > 20 && t.n_prompt > 0 && t.n_prompt < t.n_tokens,
+                  "a file without fed text: turn fed from the start, its first %d tokens kept", t.n_kept);
+            st = srt_session_save_chat(a.s, TMP "/badfed.state", m, 3);
+            if (st == SRT_OK) st = srt_chat_load(b.c, TMP "/badfed.state");
+            n = api_count(&b);
+            if (st == SRT_OK) st = srt_chat_send(b.c, "Lily", &t);
+            CHECK(st == SRT_OK && n == 2 && t.from_start && t.rerendered && t.n_kept > 20,
+                  "fed text the conversation does not begin with: fed from the start (rerendered), %d tokens kept", t.n_kept);
+            api_close(&b);
+        }
+    }
+    /* reset: the system message stays, and so do the tokens the next turn begins with */
+    n = srt_session_pos(a.s);
+    srt_chat_reset(a.c);
+    CHECK(api_count(&a) == 1 && srt_session_pos(a.s) == n, "reset: the system message is the conversation; the session keeps its tokens");
+    st = srt_chat_save(a.c, TMP "/reset.state");
+    CHECK(st == SRT_OK && srt_session_pos(a.s) > 5 && srt_session_pos(a.s) < t1.n_tokens,
+          "a save after reset keeps only the system message's %d tokens", srt_session_pos(a.s));
+    st = srt_chat_send(a.c, "Once upon a time", &t);
+    CHECK(st == SRT_OK && t.from_start && t.n_kept == srt_session_pos(a.s) - t.n_prompt && t.n_kept > 5,
+          "the first turn after reset keeps the %d tokens of the system message", t.n_kept);
+    /* cancel: nothing is drawn, the reply stays open */
+    srt_session_cancel(a.s);
+    n = srt_session_pos(a.s);
+    CHECK(srt_chat_next(a.c, &tok, &end) == SRT_ERR_CANCELLED && srt_session_pos(a.s) == n && srt_chat_next(a.c, &tok, &end) == SRT_OK && end == SRT_CHAT_GOING,
+          "srt_session_cancel: srt_chat_next returns SRT_ERR_CANCELLED and goes on when called again");
+    api_close(&a);
+
+    /* a small context: the oldest exchanges make room, the system message stays; a message that
+       cannot fit is refused and leaves everything as it was */
+    if (api_open(g_api_model, 96, "Be nice.", 16, &a)) {
+        static const char *msgs[4] = {"Once upon a time", "The cat sat on the mat and", "hello there", "another line of text"};
+        int dropped = 0, i;
+        for (i = 0; i < 4; i++) {
+            if (srt_chat_send(a.c, msgs[i], &t) != SRT_OK) break;
+            dropped += t.n_dropped;
+            CHECK(!t.n_dropped || (t.from_start && t.n_kept > 5 && !strcmp(srt_chat_messages(a.c, NULL)[0].role, "system")),
+                  "turn %d: %d exchanges dropped, the system message's %d tokens kept", i + 1, t.n_dropped, t.n_kept);
+            api_draw(&a, r, sizeof r, NULL);
+            CHECK(srt_session_pos(a.s) <= 96, "turn %d fits the context (%d)", i + 1, srt_session_pos(a.s));
+        }
+        CHECK(i == 4 && dropped > 0 && api_count(&a) < 9, "four turns in 96 tokens: %d exchanges dropped, %d messages left", dropped, api_count(&a));
+        n = srt_session_pos(a.s);
+        i = api_count(&a);
+        {
+            char big[2000];
+            int k;
+            for (k = 0; k + 6 < (int)sizeof big; k += 5) memcpy(big + k, "word ", 5);
+            big[k] = 0;
+            CHECK(srt_chat_send(a.c, big, &t) == SRT_ERR_CONTEXT_FULL && strstr(srt_last_error(), "does not fit into the context window of 96"),
+                  "a message longer than the context: SRT_ERR_CONTEXT_FULL (%s)", srt_last_error());
+        }
+        CHECK(api_count(&a) <= i && srt_chat_next(a.c, &tok, &end) == SRT_ERR_INVALID_ARG, "the refused message is not kept and no reply opens");
+        api_close(&a);
+    }
+    srt_model_free(g_api_model);
+    g_api_model = NULL;
+}
+
 /* srt-chat --backend cuda. build/srt-chat-cuda-emu (the CUDA code on the CPU emulator of
    tests/cuda_emu, built by ./build.sh on x86-64) writes what the CPU build writes: greedy and
    sampled, F16 and Q8 KV caches; a conversation saved on one goes on on the other. The nvcc build
@@ -642,6 +868,7 @@ int main(void) {
     test_render();
     test_from_model();
     test_srt_chat();
+    test_chat_api();
     test_cuda_chat();
     if (system("rm -rf " TMP) != 0) CHECK(0, "remove " TMP);
     return srt_test_finish();
