@@ -27,3 +27,10 @@ try "tools and demo, clang -std=c99" clang -std=c99 $FLAGS -fsyntax-only tools/s
 # srt-pack carries tools/srt_import.h, srt_hf.h and srt_json.h
 try "srt-pack, g++ -std=c++17"  g++ -std=c++17 $FLAGS -x c++ -fsyntax-only tools/srt-pack.c
 try "mingw-w64 link (srt-pack.exe)" x86_64-w64-mingw32-gcc -std=c99 -O2 $FLAGS -o build/compile/srt-pack.exe tools/srt-pack.c
+# README's C examples ("Embedding"): the program as printed, and the chat calls inside a function
+# that has the model and the session (C99; -Wall, as an app would build them)
+awk '/^```c$/ { n++; keep = 1; next } /^```/ { keep = 0 } keep && n == 1' README.md > build/compile/readme_app.c
+{ printf '#include "sparsert.h"\n#include <stdio.h>\nvoid chat_example(srt_model *model, srt_session *session);\nvoid chat_example(srt_model *model, srt_session *session) {\n'
+  awk '/^```c$/ { n++; keep = 1; next } /^```/ { keep = 0 } keep && n == 2' README.md; printf '}\n'; } > build/compile/readme_chat.c
+try "README's embedding example, gcc -std=c99" gcc -std=c99 -Wall -Werror -Wno-unused-function -I. -o build/compile/readme_app build/compile/readme_app.c -lm -pthread
+try "README's chat example, gcc -std=c99" gcc -std=c99 -Wall -Wextra -pedantic -Werror -I. -c build/compile/readme_chat.c -o build/compile/readme_chat.o
