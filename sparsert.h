@@ -695,9 +695,10 @@ SRT_API const srt_chat_template *srt_chat_get_template(const srt_chat *c);
 SRT_API const srt_chat_message *srt_chat_messages(const srt_chat *c, int *n);
 /* Adds a user message, feeds what the conversation now renders beyond what the session holds,
    and opens the reply (an empty assistant message). turn may be NULL. On an error the message is
-   not kept and the session holds what it held before the turn: SRT_ERR_CONTEXT_FULL when the
-   message does not fit even with every earlier exchange dropped, SRT_ERR_CANCELLED
-   (srt_session_cancel), SRT_ERR_INVALID_ARG for a role or text the template cannot render. */
+   not kept and the session holds no more than it held before the turn (exchanges dropped to make
+   room stay dropped): SRT_ERR_CONTEXT_FULL when the message does not fit even with every earlier
+   exchange dropped, SRT_ERR_CANCELLED (srt_session_cancel), SRT_ERR_INVALID_ARG for a role the
+   template cannot render. */
 SRT_API srt_status srt_chat_send(srt_chat *c, const char *text, srt_chat_turn *turn);
 /* Draws the reply's next token. *end = SRT_CHAT_GOING: *token is part of the reply (a control
    token's text goes into it too; srt_utf8_stream_token shows nothing for it); SRT_CHAT_END_TURN:
@@ -718,8 +719,9 @@ SRT_API srt_status srt_chat_undo(srt_chat *c);
 SRT_API void srt_chat_reset(srt_chat *c);
 /* The conversation to a file and back (formats/SESSION.md). Tokens that a reset left in the
    session beyond the system message are dropped before a save. A load that fails leaves the
-   messages and the session as they were. A file without the fed text (another app's) loads too:
-   the next turn feeds the conversation from its start, keeping the tokens it begins with. */
+   messages as they were, and the next turn feeds the conversation from its start, keeping the
+   tokens the session still holds that it begins with (a failed load may have emptied a backend's
+   cache). So does the first turn after loading a file without the fed text (another app's). */
 SRT_API srt_status srt_chat_save(srt_chat *c, const char *path);
 SRT_API srt_status srt_chat_load(srt_chat *c, const char *path);
 
