@@ -9,7 +9,7 @@
        gives a chat: each line is a user message; the conversation stays in the KV cache and only
        the new turn's text is evaluated. Without a template (or with --no-chat) each line
        continues the text. Ctrl-C stops a running generation, Ctrl-D quits, /reset starts over;
-       in a chat /undo takes back the last exchange and /retry answers the last message again
+       in a chat /undo takes back the last exchange and /retry draws the last reply again
        (both go back in the KV cache with srt_session_truncate: nothing before it is read again);
        /save FILE keeps the conversation (messages and KV cache: srt_session_save_chat) and
        /load FILE takes one up again, in this run or a later one, with nothing read again.
