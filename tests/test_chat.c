@@ -752,6 +752,12 @@ static void test_chat_api(void) {
             if (st == SRT_OK) st = srt_chat_send(b.c, "Lily", &t);
             CHECK(st == SRT_OK && n == 2 && t.from_start && t.rerendered && t.n_kept > 20,
                   "fed text the conversation does not begin with: fed from the start (rerendered), %d tokens kept", t.n_kept);
+            srt_session_reset(b.s);   /* fed text (that the conversation begins with) and no tokens: fed from the start */
+            m[2].content = "<|im_start|>system\nTell stories.<|im_end|>\n";
+            st = srt_session_save_chat(b.s, TMP "/notokens.state", m, 3);
+            if (st == SRT_OK) st = srt_chat_load(b.c, TMP "/notokens.state");
+            if (st == SRT_OK) st = srt_chat_send(b.c, "Lily", &t);
+            CHECK(st == SRT_OK && t.from_start && t.n_kept == 0 && t.n_prompt == srt_session_pos(b.s), "fed text in a file without tokens: the turn is fed from the start (%d tokens)", t.n_prompt);
             api_close(&b);
         }
     }
@@ -798,6 +804,148 @@ static void test_chat_api(void) {
         }
         CHECK(api_count(&a) <= i && srt_chat_next(a.c, &tok, &end) == SRT_ERR_INVALID_ARG, "the refused message is not kept and no reply opens");
         api_close(&a);
+    }
+    srt_model_free(g_api_model);
+    g_api_model = NULL;
+}
+
+/* Random conversations, driven twice: chat A as it goes, chat B the same but moved into a fresh
+   session through srt_chat_save / srt_chat_load before many of its turns. Both must say the same
+   (statuses, what each turn fed, every token drawn, the messages), sampled at a temperature so
+   that the sampler's state travels too; each turn's text must be what the template renders; the
+   context must never overflow. */
+static int api_open_sampled(srt_model *m, api_chat *a) {
+    srt_session_desc sd;
+    srt_chat_desc cd;
+    memset(&sd, 0, sizeof sd);
+    memset(&cd, 0, sizeof cd);
+    memset(a, 0, sizeof *a);
+    sd.n_ctx = 160;
+    sd.sampler.temperature = 0.8f; sd.sampler.seed = 7;
+    cd.template_name = "chatml"; cd.system = "Tell stories."; cd.max_tokens = 10;
+    if (srt_session_create(m, &sd, &a->s) != SRT_OK) return 0;
+    if (srt_chat_create(a->s, &cd, &a->c) != SRT_OK) { srt_session_destroy(a->s); a->s = NULL; return 0; }
+    return 1;
+}
+static int same_turn(const srt_chat_turn *x, const srt_chat_turn *y) {
+    return x->n_dropped == y->n_dropped && x->from_start == y->from_start && x->rerendered == y->rerendered && x->n_tokens == y->n_tokens &&
+           x->n_kept == y->n_kept && x->n_prompt == y->n_prompt && x->text_len == y->text_len && (!x->text_len || !memcmp(x->text, y->text, x->text_len));
+}
+static int same_messages(api_chat *a, api_chat *b) {
+    int na = 0, nb = 0, i;
+    const srt_chat_message *ma = srt_chat_messages(a->c, &na), *mb = srt_chat_messages(b->c, &nb);
+    if (na != nb) return 0;
+    for (i = 0; i < na; i++) if (strcmp(ma[i].role, mb[i].role) || strcmp(ma[i].content, mb[i].content)) return 0;
+    return 1;
+}
+static void test_chat_random(void) {
+    static const char *lines[6] = {"Once upon a time", "The cat sat", "Lily", "Tell me about the dog and the big red ball in the park", "hi", "Why?"};
+    api_chat a, b;
+    srt_model_desc md;
+    uint32_t rng = 12345;
+    int op, bad = 0, sends = 0, reloads = 0, drops = 0, last_was_draw = 0, ops = 0;
+    memset(&md, 0, sizeof md);
+    md.n_threads = 1;
+    if (srt_model_load(TMP "/stories.srt", &md, &g_api_model) != SRT_OK) { CHECK(0, "random chats: load: %s", srt_last_error()); return; }
+    if (!api_open_sampled(g_api_model, &a) || !api_open_sampled(g_api_model, &b)) { CHECK(0, "random chats: open"); srt_model_free(g_api_model); return; }
+    for (op = 0; op < 200 && !bad; op++) {
+        int kind;
+        srt_status sa, sb;
+        rng = rng * 1103515245u + 12345u;
+        kind = (int)((rng >> 16) % 10);
+        ops++;
+        if (kind < 4) {   /* send, often after moving B into a new session through a file */
+            srt_chat_turn ta, tb;
+            const char *line = lines[(rng >> 8) % 6];
+            char *full;
+            if (last_was_draw && (rng >> 4) % 2) {
+                api_chat nb;
+                if (srt_chat_save(b.c, TMP "/random.state") != SRT_OK || !api_open_sampled(g_api_model, &nb) || srt_chat_load(nb.c, TMP "/random.state") != SRT_OK) {
+                    CHECK(0, "random chats, op %d: save and load B: %s", op, srt_last_error()); bad = 1; break;
+                }
+                api_close(&b);
+                b = nb;
+                reloads++;
+            }
+            sa = srt_chat_send(a.c, line, &ta);
+            sb = srt_chat_send(b.c, line, &tb);
+            sends++;
+            drops += ta.n_dropped;
+            if (sa != sb || (sa == SRT_OK && !same_turn(&ta, &tb))) { CHECK(0, "random chats, op %d: send \"%s\": %d/%d, fed %d/%d tokens, kept %d/%d, from_start %d/%d, rerendered %d/%d, dropped %d/%d [%.*s] [%.*s]", op, line, sa, sb, ta.n_prompt, tb.n_prompt, ta.n_kept, tb.n_kept, ta.from_start, tb.from_start, ta.rerendered, tb.rerendered, ta.n_dropped, tb.n_dropped, (int)ta.text_len, ta.text, (int)tb.text_len, tb.text); bad = 1; break; }
+            if (sa == SRT_OK) {   /* the text fed ends the rendering of the conversation (all of it when fed from the start) */
+                int n = 0;
+                const srt_chat_message *m = srt_chat_messages(a.c, &n);
+                size_t len = 0;
+                srt_chat_render(srt_chat_get_template(a.c), m, n - 1, 1, NULL, 0, &len);
+                full = (char *)malloc(len + 1);
+                if (!full || srt_chat_render(srt_chat_get_template(a.c), m, n - 1, 1, full, len + 1, &len) != SRT_OK || len < ta.text_len ||
+                    memcmp(full + len - ta.text_len, ta.text, ta.text_len) != 0 || (ta.from_start && len != ta.text_len)) {
+                    CHECK(0, "random chats, op %d: the text fed is not the end of the rendering%s", op, ta.from_start ? " (from the start: all of it)" : ""); bad = 1;
+                }
+                free(full);
+            }
+            last_was_draw = 0;
+        } else if (kind < 8) {   /* draw the reply, to its end or (kind 7) a few tokens of it */
+            int k, limit = kind == 7 ? 3 : 1000, ea = 0, eb = 0;
+            for (k = 0; k < limit && !bad; k++) {
+                int32_t xa, xb;
+                sa = srt_chat_next(a.c, &xa, &ea);
+                sb = srt_chat_next(b.c, &xb, &eb);
+                if (sa != sb || xa != xb || ea != eb) { CHECK(0, "random chats, op %d: token %d: %d/%d, %d/%d", op, k, sa, sb, xa, xb); bad = 1; }
+                if (sa != SRT_OK || ea != SRT_CHAT_GOING) break;
+            }
+            last_was_draw = kind != 7 && k > 0;   /* a reply was drawn: the chat has fed text (a save
+                                                     keeps every token; with none it drops stale ones) */
+        } else if (kind == 8) {   /* undo or regenerate */
+            sa = (rng >> 8) % 2 ? srt_chat_undo(a.c) : srt_chat_regenerate(a.c);
+            sb = (rng >> 8) % 2 ? srt_chat_undo(b.c) : srt_chat_regenerate(b.c);
+            if (sa != sb) { CHECK(0, "random chats, op %d: undo/regenerate %d/%d", op, sa, sb); bad = 1; }
+            last_was_draw = 0;
+        } else {
+            srt_chat_reset(a.c);
+            srt_chat_reset(b.c);
+            last_was_draw = 0;
+        }
+        if (!bad && (!same_messages(&a, &b) || srt_session_pos(a.s) != srt_session_pos(b.s) || srt_session_pos(a.s) > 160)) {
+            CHECK(0, "random chats, op %d (kind %d): the chats differ: positions %d/%d", op, kind, srt_session_pos(a.s), srt_session_pos(b.s)); bad = 1;
+        }
+    }
+    CHECK(!bad && reloads > 5 && drops > 0, "random chats: %d operations, %d turns, B moved %d times through a file, %d exchanges dropped for room: both chats said the same",
+          ops, sends, reloads, drops);
+    api_close(&a);
+    api_close(&b);
+    {   /* reset: the sampler starts from its seed again, so the same message gets the same sampled reply */
+        char r1[2048], r2[2048];
+        if (api_open_sampled(g_api_model, &a)) {
+            srt_chat_send(a.c, "Once upon a time", NULL);
+            api_draw(&a, r1, sizeof r1, NULL);
+            srt_chat_reset(a.c);
+            srt_chat_send(a.c, "Once upon a time", NULL);
+            api_draw(&a, r2, sizeof r2, NULL);
+            CHECK(strlen(r1) > 5 && !strcmp(r1, r2), "sampled at 0.8: after srt_chat_reset the same message gets the same reply (\"%s\")", r2);
+            api_close(&a);
+        }
+    }
+    {   /* a loaded chat whose last token is a control token: the next turn's text begins after it, so
+           it gets the dummy-prefix space (as llama.cpp tokenizes text after a special token) */
+        static const char *fed = "<|im_start|>user\nU<|im_end|>\n<|im_start|>assistant\nA<s>";
+        srt_chat_message m[3] = {{"user", "U"}, {"assistant", "A<s>"}, {"srt-chat:fed", NULL}};
+        int32_t ids[256], want[256];
+        int n = 0, nw = 0;
+        srt_chat_turn t;
+        m[2].content = fed;
+        memset(&t, 0, sizeof t);
+        if (api_open_sampled(g_api_model, &a) && api_open_sampled(g_api_model, &b) &&
+            srt_tokenize(g_api_model, fed, strlen(fed), SRT_TOKENIZE_NO_BOS | SRT_TOKENIZE_PARSE_SPECIAL, ids, 256, &n) == SRT_OK && n > 2 &&
+            srt_session_feed(a.s, ids, n) == SRT_OK && srt_session_save_chat(a.s, TMP "/control.state", m, 3) == SRT_OK &&
+            srt_chat_load(b.c, TMP "/control.state") == SRT_OK && srt_chat_send(b.c, "hi", &t) == SRT_OK &&
+            srt_tokenize(g_api_model, t.text, t.text_len, SRT_TOKENIZE_NO_BOS | SRT_TOKENIZE_PARSE_SPECIAL, want, 256, &nw) == SRT_OK)
+            CHECK(srt_token_bytes(g_api_model, ids[n - 1], NULL, 0) == 0 && !t.from_start && t.n_tokens == nw && nw > 0 &&
+                  !memcmp(srt_session_tokens(b.s) + n, want, (size_t)nw * sizeof *want),
+                  "after a loaded control token the next turn's text is tokenized as text after a special token (%d tokens)", nw);
+        else CHECK(0, "a chat ending in a control token: %s", srt_last_error());
+        api_close(&a);
+        api_close(&b);
     }
     srt_model_free(g_api_model);
     g_api_model = NULL;
@@ -869,6 +1017,7 @@ int main(void) {
     test_from_model();
     test_srt_chat();
     test_chat_api();
+    test_chat_random();
     test_cuda_chat();
     if (system("rm -rf " TMP) != 0) CHECK(0, "remove " TMP);
     return srt_test_finish();
