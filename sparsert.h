@@ -6947,7 +6947,6 @@ SRT_API srt_status srt_chat_render(const srt_chat_template *t, const srt_chat_me
     return SRT_OK;
 }
 
-
 /* ---------------------------------------------------------------- 15 chats */
 /* The invariant: `fed` is exactly the text the session's tokens stand for (rendered turns, then
    the reply's token texts), so a turn feeds only what its rendering adds after `fed`. When the
