@@ -250,7 +250,9 @@ SRT_API int srt_isa_from_name(const char *name);     /* -1 if unknown */
 
 /* ---------------------------------------------------------------- KV cache types */
 /* The session's KV cache (srt_session_desc.kv_type), on the CPU and on a backend. Q8: per 32
-   values of a head's row, int8 codes and an F16 scale (1.0625 bytes a value). */
+   values of a head's row, int8 codes and an F16 scale (1.0625 bytes a value); attention's scores
+   over it are integer dot products with q quantized the same way once per token (README, "Q8 KV
+   cache"). */
 typedef enum srt_kv_type { SRT_KV_DEFAULT = 0, SRT_KV_F32 = 1, SRT_KV_F16 = 2, SRT_KV_Q8 = 3 } srt_kv_type;
 
 /* ---------------------------------------------------------------- backends (GPUs) */
