@@ -286,6 +286,7 @@ build_all() {
     cc_bg srt-bench tools/srt-bench.c
     cc_bg srt-ppl tools/srt-ppl.c
     cc_bg gen-unicode tools/gen-unicode.c
+    cc_bg bench-attn tests/bench_attn.c   # a micro-benchmark (README, Q8 KV cache); nothing runs it
     for t in $FUZZ_TARGETS; do cc_bg "fuzz_$t" "tests/fuzz_$t.c"; done
     for t in tests/test_*.c; do
         [ -e "$t" ] || continue

@@ -250,7 +250,9 @@ SRT_API int srt_isa_from_name(const char *name);     /* -1 if unknown */
 
 /* ---------------------------------------------------------------- KV cache types */
 /* The session's KV cache (srt_session_desc.kv_type), on the CPU and on a backend. Q8: per 32
-   values of a head's row, int8 codes and an F16 scale (1.0625 bytes a value). */
+   values of a head's row, int8 codes and an F16 scale (1.0625 bytes a value); attention's scores
+   over it are integer dot products with q quantized the same way once per token (README, "Q8 KV
+   cache"). */
 typedef enum srt_kv_type { SRT_KV_DEFAULT = 0, SRT_KV_F32 = 1, SRT_KV_F16 = 2, SRT_KV_Q8 = 3 } srt_kv_type;
 
 /* ---------------------------------------------------------------- backends (GPUs) */
@@ -3077,9 +3079,10 @@ typedef struct srt__vec_ops {
     int32_t (*argmax)(const float *x, int n);                            /* first index of the largest */
     /* attention over n cached rows of hd values (`type` srt__kv_elem; rows `stride` elements apart,
        a Q8 row's element being a byte) for the G query heads that share them (q: G vectors of hd,
-       one after the other): out[g * ldo + i] = dot(row i, q_g) * scale (the srt__dot_f32 order over
-       the row's values as f32: srt__kv_value); and out[g * hd + d] += sum_i w[g * ldw + i] row_i[d]
-       as axpy in row order */
+       one after the other): out[g * ldo + i] = dot(row i, q_g) * scale (F32 / F16 rows: the
+       srt__dot_f32 order; Q8 rows: the integer score of srt__kv_q8_score, q_g quantized once per
+       call); and out[g * hd + d] += sum_i w[g * ldw + i] row_i[d] as axpy in row order (Q8: the
+       row's values as f32, srt__kv_value) */
     void (*attn_scores)(const void *rows, int type, uint64_t stride, const float *q, int G, uint64_t hd, int n, float scale, float *out, uint64_t ldo);
     void (*attn_values)(const void *rows, int type, uint64_t stride, const float *w, uint64_t ldw, int G, int n, uint64_t hd, float *out);
     /* the same over compact F16 rows (srt__kv_compact_row, `slot` bytes apart), as if expanded */
@@ -3127,20 +3130,61 @@ static float srt__kv_value(const void *row, int type, uint64_t hd, uint64_t d) {
 static const void *srt__kv_row(const void *rows, int type, uint64_t stride, int i) {
     return (const char *)rows + (uint64_t)i * stride * srt__kv_elem_bytes(type);
 }
-static float srt__dot_q8row(const unsigned char *row, uint64_t hd, const float *x) {
-    uint64_t n = hd;
-#define SRT__LOAD_Q8ROW(k) srt__kv_value(row, SRT__KV_E_Q8, hd, k)
-    SRT__DOT16(SRT__LOAD_Q8ROW)
-#undef SRT__LOAD_Q8ROW
+/* Integer scores over Q8 rows. q (one head's hd values) is quantized in the K rows' blocks of 32
+   (the last one may be shorter): d = max |q| / 127 (f32 division), code = srt__act_code(q / d)
+   (all 0 where d is 0: max |q| below about 127 x 2^-150), and the block's sum of codes
+   (what the VNNI kernels subtract, see sparsert_x86.h); a NaN or an infinity in the block makes d
+   NaN, so the score shows it, as it would in the float product. codes: whole blocks, the tail of
+   the last one 0. The score of a row is then, block by block in order,
+       s = fma((float)idot_b, d_q[b] * d_k[b], s)   from s = 0,
+   idot_b the exact int32 dot product of the block's codes (at most 32 x 127 x 128 in magnitude,
+   so exact as a float too): every ISA level and the CUDA backend compute exactly this, and
+   attention multiplies it by the scale as it does the float dot products. */
+#define SRT__KV_MAX_HD 1024   /* the loader's limit on head_dim */
+#define SRT__KV_MAX_NB (SRT__KV_MAX_HD / 32)
+static void srt__kv_q8_quantize_q(const float *q, uint64_t hd, int8_t *codes, float *d, int32_t *sum) {
+    uint64_t b, i;
+    for (b = 0; b < hd; b += 32) {
+        uint64_t len = hd - b < 32 ? hd - b : 32;
+        float amax = 0.0f, db;
+        int32_t s = 0;
+        int bad = 0;
+        for (i = 0; i < len; i++) { float a = fabsf(q[b + i]); if (a > amax) amax = a; bad |= !(a <= FLT_MAX); }
+        db = amax / 127.0f;
+        if (bad) db = srt_f16_to_f32(0x7e00);   /* NaN */
+        for (i = 0; i < 32; i++) {
+            int8_t c = i < len && db > 0.0f ? srt__act_code(q[b + i] / db) : 0;   /* NaN d: 0 */
+            codes[b + i] = c;
+            s += c;
+        }
+        d[b / 32] = db;
+        sum[b / 32] = s;
+    }
+}
+static float srt__kv_q8_score(const unsigned char *row, uint64_t hd, const int8_t *qc, const float *qd) {
+    uint64_t b, i;
+    float s = 0.0f;
+    for (b = 0; b < hd; b += 32) {
+        uint64_t len = hd - b < 32 ? hd - b : 32;
+        int32_t dot = 0;
+        for (i = 0; i < len; i++) dot += (int32_t)(int8_t)row[b + i] * (int32_t)qc[b + i];
+        s = srt__fmaf((float)dot, qd[b / 32] * srt__kv_q8_scale(row, hd, b), s);
+    }
+    return s;
 }
 static void srt__attn_scores(const void *rows, int type, uint64_t stride, const float *q, int G, uint64_t hd, int n, float scale, float *out, uint64_t ldo) {
+    int8_t qc[SRT__KV_MAX_HD];
+    float qd[SRT__KV_MAX_NB];
+    int32_t qs[SRT__KV_MAX_NB];
     int g, i;
-    for (g = 0; g < G; g++)
+    for (g = 0; g < G; g++) {
+        if (type == SRT__KV_E_Q8) srt__kv_q8_quantize_q(q + g * hd, hd, qc, qd, qs);
         for (i = 0; i < n; i++) {
             const void *row = srt__kv_row(rows, type, stride, i);
-            out[g * ldo + i] = (type == SRT__KV_E_Q8 ? srt__dot_q8row((const unsigned char *)row, hd, q + g * hd)
+            out[g * ldo + i] = (type == SRT__KV_E_Q8 ? srt__kv_q8_score((const unsigned char *)row, hd, qc, qd)
                                 : type == SRT__KV_E_F16 ? srt__dot_f16((const uint16_t *)row, q + g * hd, hd) : srt__dot_f32((const float *)row, q + g * hd, hd)) * scale;
         }
+    }
 }
 static void srt__attn_values(const void *rows, int type, uint64_t stride, const float *w, uint64_t ldw, int G, int n, uint64_t hd, float *out) {
     int g, i;
@@ -3156,7 +3200,6 @@ static void srt__attn_values(const void *rows, int type, uint64_t stride, const 
 }
 /* Sparse KV rows: a bitmap of head_dim bits (bit i of byte i / 8: value i kept; rounded up to
    whole 16-bit words) and then the kept values, F16, in order. A row keeps exactly nnz values. */
-#define SRT__KV_MAX_HD 1024   /* the loader's limit on head_dim */
 static uint64_t srt__kv_bm_bytes(uint64_t hd) { return (hd + 15) / 16 * 2; }
 static uint64_t srt__kv_slot_bytes(uint64_t hd, uint64_t nnz) { return srt__kv_bm_bytes(hd) + 2 * nnz; }
 /* The k-th largest (k from 0) of n distinct keys, by quickselect (a[] is reordered). */

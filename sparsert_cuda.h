@@ -21,7 +21,8 @@
    WHAT RUNS ON THE DEVICE
      Every forward batch: embedding lookup, RMSNorm, q/k/v (+ biases), RoPE (both pairings; the
      angles come from the core, so llama3/linear scaling are exactly the CPU's), the KV cache
-     (f16 or f32) and attention with grouped-query heads, the output projection, SwiGLU FFN,
+     (f32, f16 or q8; q8 scores are integer dot products with q quantized once per token and
+     head, as the CPU's) and attention with grouped-query heads, the output projection, SwiGLU FFN,
      residuals, the final norm and the output matrix. Only the last token's logits are copied back;
      sampling stays on the CPU. Weights live in plain device memory (cudaMalloc), uploaded once;
      parts shared by two tensors (tied embeddings) once.
@@ -1225,39 +1226,89 @@ static __device__ __forceinline__ float srt__cu_kv_at(const unsigned char *row, 
     return type == SRT_KV_F16 ? srt__cu_f16(((const uint16_t *)row)[d]) : ((const float *)row)[d];
 }
 
-/* One block per (token, head): scores (reference dot products, one position per thread), max
-   (exact), exp (the core's polynomial), the sum in position order (one thread), division, then
-   each output dimension as fma over positions in order: the CPU's operations exactly. The
-   position comes from the step struct. The cache's rows: row bytes each, KVH of them a position. */
+/* Q8 scores, the core's srt__kv_q8_quantize_q / srt__kv_q8_score: each warp quantizes q's blocks
+   of 32 (the block's lane l holds value 32 b + l) into shared memory once per (token, head); a
+   row's score is then, block by block in order, fma(float(idot), d_q x d_k, s), idot the exact
+   int32 sum of code products (__dp4a over the code words). */
+#define SRT__CU_MAX_HD 1024   /* the loader's limit on head_dim (SRT__KV_MAX_HD) */
+static __device__ __forceinline__ void srt__cu_q8_quantize_q(const float *qh, int hd, int lane, int warp, int warps, signed char *codes, float *qd) {
+    for (int b = warp; b < (hd + 31) / 32; b += warps) {   /* warp-uniform: the shuffles have all 32 lanes */
+        const int d = 32 * b + lane;
+        const float x = d < hd ? qh[d] : 0.0f;
+        float amax = fabsf(x);
+        int bad = !(amax <= FLT_MAX);
+#pragma unroll
+        for (int o = 16; o; o >>= 1) {   /* max is exact in any order; NaN lanes are flagged by bad */
+            amax = fmaxf(amax, __shfl_xor_sync(0xffffffffu, amax, o));
+            bad |= __shfl_xor_sync(0xffffffffu, bad, o);
+        }
+        const float db = bad ? __uint_as_float(0x7fc00000u) : amax / 127.0f;   /* NaN: the score shows it */
+        codes[d] = (signed char)(d < hd && db > 0.0f ? srt__cu_act_code(x / db) : 0);
+        if (lane == 0) qd[b] = db;
+    }
+}
+/* 4 codes of a row from byte o, as one int (rows need not be 4-byte aligned) */
+static __device__ __forceinline__ int srt__cu_q8_word(const unsigned char *row, int o) {
+    return (int)((uint32_t)row[o] | (uint32_t)row[o + 1] << 8 | (uint32_t)row[o + 2] << 16 | (uint32_t)row[o + 3] << 24);
+}
+static __device__ __forceinline__ float srt__cu_q8_score(const unsigned char *row, int hd, const signed char *codes, const float *qd) {
+    float s = 0.0f;
+    for (int b = 0; 32 * b < hd; b++) {
+        const int d0 = 32 * b;
+        int dot = 0;
+        if (hd - d0 >= 32) {
+#pragma unroll
+            for (int w = 0; w < 8; w++) dot = __dp4a(srt__cu_q8_word(row, d0 + 4 * w), srt__cu_q8_word((const unsigned char *)codes, d0 + 4 * w), dot);
+        } else
+            for (int d = d0; d < hd; d++) dot += (int)(signed char)row[d] * (int)codes[d];
+        s = fmaf((float)dot, qd[b] * srt__cu_q8_scale(row, hd, b), s);
+    }
+    return s;
+}
+
+/* One block per (token, head): scores (reference dot products, or the integer Q8 ones, one
+   position per thread), max (exact), exp (the core's polynomial), the sum in position order (one
+   thread), division, then each output dimension as fma over positions in order: the CPU's
+   operations exactly. The position comes from the step struct. The cache's rows: row bytes each,
+   KVH of them a position. */
 #define SRT__CU_ATTN 128
 __global__ void __launch_bounds__(SRT__CU_ATTN) srt__cu_attention(const srt__cu_step *st, const float *q, const unsigned char *kc, const unsigned char *vc,
                                                                  float *att, float *scores, int nh, int grp, int hd, int KVH, size_t row, int n_ctx,
                                                                  int layer, srt_kv_type type, float scale) {
     __shared__ float s_red[SRT__CU_ATTN];
+    __shared__ signed char s_qc[SRT__CU_MAX_HD];
+    __shared__ float s_qd[SRT__CU_MAX_HD / 32];
     const int l = (int)threadIdx.x, task = (int)blockIdx.x, t = task / nh, hh = task % nh, kvh = hh / grp, pos = st->pos + t;
     const float *qh = q + ((size_t)t * (size_t)nh + (size_t)hh) * (size_t)hd;
     float *sc = scores + (size_t)task * (size_t)n_ctx, *out = att + ((size_t)t * (size_t)nh + (size_t)hh) * (size_t)hd;
     const size_t pstride = (size_t)KVH * row, base = (size_t)layer * (size_t)n_ctx * pstride + (size_t)kvh * row;
     const bool q8 = type == SRT_KV_Q8;
     float mx = -FLT_MAX;
+    if (q8) {
+        srt__cu_q8_quantize_q(qh, hd, l % 32, l / 32, SRT__CU_ATTN / 32, s_qc, s_qd);
+        __syncthreads();
+    }
     for (int i = l; i <= pos; i += SRT__CU_ATTN) {
         const unsigned char *kr = kc + base + (size_t)i * pstride;
-        float s16[16];
+        float s;
+        if (q8) s = srt__cu_q8_score(kr, hd, s_qc, s_qd) * scale;
+        else {
+            float s16[16];
 #pragma unroll
-        for (int j = 0; j < 16; j++) s16[j] = 0.0f;
-        for (int d0 = 0; d0 < hd; d0 += 16) {
-            const float sc = q8 ? srt__cu_q8_scale(kr, hd, d0 / 32) : 0.0f;   /* 16 values lie in one block of 32 */
+            for (int j = 0; j < 16; j++) s16[j] = 0.0f;
+            for (int d0 = 0; d0 < hd; d0 += 16) {
 #pragma unroll
-            for (int j = 0; j < 16; j++) {
-                const int d = d0 + j;
-                if (d < hd) s16[j] = fmaf(srt__cu_kv_at(kr, type, d, sc), qh[d], s16[j]);
+                for (int j = 0; j < 16; j++) {
+                    const int d = d0 + j;
+                    if (d < hd) s16[j] = fmaf(srt__cu_kv_at(kr, type, d, 0.0f), qh[d], s16[j]);
+                }
             }
+#pragma unroll
+            for (int h = 8; h; h >>= 1)
+#pragma unroll
+                for (int j = 0; j < h; j++) s16[j] += s16[j + h];
+            s = s16[0] * scale;
         }
-#pragma unroll
-        for (int h = 8; h; h >>= 1)
-#pragma unroll
-            for (int j = 0; j < h; j++) s16[j] += s16[j + h];
-        const float s = s16[0] * scale;
         sc[i] = s;
         if (s > mx) mx = s;
     }

@@ -639,9 +639,9 @@ static SRT__AVX2 int32_t srt__argmax_avx2(const float *x, int n) {
     return 0;
 }
 
-/* Q8 KV rows (srt__kv_q8_store): 8 codes widened to f32 and multiplied by their block's scale give
-   the reference's values (srt__kv_value) exactly, then the F32 math; one or two query heads per
-   pass (HG, a constant at each call) share each row's loads and conversions. */
+/* Q8 KV rows (srt__kv_q8_store). Values: 8 codes widened to f32 and multiplied by their block's
+   scale give the reference's values (srt__kv_value) exactly, then the F32 math; one or two query
+   heads per pass (HG, a constant at each call) share each row's loads and conversions. */
 static SRT__AVX2 float srt__kv_q8_scale_avx2(const unsigned char *row, uint64_t hd, uint64_t d) {
     uint16_t h;
     memcpy(&h, row + hd + d / 32 * 2, 2);
@@ -650,32 +650,324 @@ static SRT__AVX2 float srt__kv_q8_scale_avx2(const unsigned char *row, uint64_t 
 static SRT__AVX2 __m256 srt__kv_q8_load8(const unsigned char *row, uint64_t d, __m256 sc) {
     return _mm256_mul_ps(_mm256_cvtepi32_ps(_mm256_cvtepi8_epi32(_mm_loadl_epi64((const __m128i *)(const void *)(row + d)))), sc);
 }
-static SRT__AVX2 inline __attribute__((always_inline)) void srt__attn_scores_q8_heads(const unsigned char *rows, uint64_t stride, const float *q0, int HG, uint64_t hd,
-                                                                                      int n, float scale, float *o0, uint64_t ldo) {
-    const float *q1 = q0 + hd;
-    uint64_t kt = hd & ~(uint64_t)15, k;
-    float e[SRT__KV_MAX_HD];
-    int i;
-    for (i = 0; i < n; i++) {
-        const unsigned char *r = rows + (uint64_t)i * stride;
-        __m256 l0 = _mm256_setzero_ps(), h0 = l0, l1 = l0, h1 = l0;
-        _mm_prefetch((const char *)r + 16 * stride, _MM_HINT_T0);
-        _mm_prefetch((const char *)r + 16 * stride + 64, _MM_HINT_T0);
-        for (k = 0; k < kt; k += 16) {
-            __m256 sc = _mm256_set1_ps(srt__kv_q8_scale_avx2(r, hd, k)), kl = srt__kv_q8_load8(r, k, sc), kh = srt__kv_q8_load8(r, k + 8, sc);
-            l0 = _mm256_fmadd_ps(kl, _mm256_loadu_ps(q0 + k), l0); h0 = _mm256_fmadd_ps(kh, _mm256_loadu_ps(q0 + k + 8), h0);
-            if (HG > 1) { l1 = _mm256_fmadd_ps(kl, _mm256_loadu_ps(q1 + k), l1); h1 = _mm256_fmadd_ps(kh, _mm256_loadu_ps(q1 + k + 8), h1); }
+/* Scores: the integer ones of srt__kv_q8_score, with the rows in the lanes. q of up to 8 heads is
+   quantized once per call (srt__q8q). For 8 rows (AVX2, AVX-VNNI) or 16 (AVX-512) at a time, a
+   block of 32 codes of every row is loaded and transposed so that vector j holds codes 4j..4j+3 of
+   row l in lane l (dwords: unpack 32, unpack 64, then 128-bit lanes); a head's block sums of all
+   the rows are then 8 multiply-adds with its codes 4j..4j+3 broadcast, and no horizontal sums
+   are left: per block in order, s = fma(float(sum), dk x dq, s) in each lane, as the reference.
+   - AVX2: vpmaddubsw(|k|, sign(q, k)) + vpmaddwd(1): exact, the int16 pair sums are at most 2 x
+     128 x 127 (a code of -128, which the store never writes, is still exact: |k| is 128 as u8);
+   - AVX-VNNI, AVX-512 VNNI: vpdpbusd(k xor 0x80, q) = sum (k + 128) q, the sum started at -128 x
+     (the block's sum of q's codes);
+   - dk: the F16 scales of the rows, one gather for two blocks (srt__q8i_gather8; hd 1, and row
+     strides past 2^26 bytes, go to the reference).
+   The last n % 8 (n % 16) rows are copied into a buffer, followed by zero rows whose lanes are not
+   stored, and run as a whole pass. Heads: 1 to 4 per pass on AVX2 / AVX-VNNI, 1 to 8 on AVX-512,
+   all sharing each block's loads and transposition; the passes over one group of rows follow each
+   other, so the rows are read from memory once (prefetched SRT__Q8I_PF bytes ahead). */
+/* srt__kv_q8_quantize_q, 8 lanes: the same f32 division, then round half away from zero as
+   srt__quantize_acts_avx2 does it (the quotient is within [-127, 127] once clamped, so exact). */
+static SRT__AVX2 void srt__kv_q8_quantize_q_avx2(const float *q, uint64_t hd, int8_t *codes, float *d, int32_t *sum) {
+    const __m256 sign = _mm256_set1_ps(-0.0f), half = _mm256_set1_ps(0.5f), one = _mm256_set1_ps(1.0f);
+    const __m256 lo = _mm256_set1_ps(-127.0f), hi = _mm256_set1_ps(127.0f), big = _mm256_set1_ps(FLT_MAX);
+    uint64_t b;
+    for (b = 0; b < hd; b += 32) {
+        const uint64_t len = hd - b < 32 ? hd - b : 32;
+        float tmp[32], lanes[8], amax = 0.0f, db;
+        const float *x = q + b;
+        __m256 v[4], m = _mm256_setzero_ps();
+        __m256i c[4];
+        int k, finite = 0xff;
+        if (len < 32) { memset(tmp, 0, sizeof tmp); memcpy(tmp, x, (size_t)len * sizeof(float)); x = tmp; }
+        for (k = 0; k < 4; k++) {
+            __m256 a;
+            v[k] = _mm256_loadu_ps(x + 8 * k);
+            a = _mm256_andnot_ps(sign, v[k]);
+            finite &= _mm256_movemask_ps(_mm256_cmp_ps(a, big, _CMP_LE_OQ));   /* NaN and infinities: not <= FLT_MAX */
+            m = _mm256_max_ps(m, a);
         }
-        for (k = kt; k < hd; k++) e[k] = srt__kv_value(r, SRT__KV_E_Q8, hd, k);   /* the tail, as the reference widens it */
-        o0[i] = srt__finish256(l0, h0, e, NULL, SRT_F32, q0, kt, hd) * scale;
-        if (HG > 1) o0[ldo + i] = srt__finish256(l1, h1, e, NULL, SRT_F32, q1, kt, hd) * scale;
+        _mm256_storeu_ps(lanes, m);
+        for (k = 0; k < 8; k++) if (lanes[k] > amax) amax = lanes[k];
+        db = finite == 0xff ? amax / 127.0f : srt_f16_to_f32(0x7e00);
+        d[b / 32] = db;
+        if (!(db > 0.0f)) { memset(codes + b, 0, 32); sum[b / 32] = 0; continue; }
+        for (k = 0; k < 4; k++) {
+            __m256 t, up, r = _mm256_min_ps(_mm256_max_ps(_mm256_div_ps(v[k], _mm256_set1_ps(db)), lo), hi);
+            t = _mm256_round_ps(r, _MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC);
+            up = _mm256_cmp_ps(_mm256_andnot_ps(sign, _mm256_sub_ps(r, t)), half, _CMP_GE_OQ);
+            c[k] = _mm256_cvttps_epi32(_mm256_add_ps(t, _mm256_and_ps(up, _mm256_or_ps(_mm256_and_ps(r, sign), one))));
+        }
+        {   /* 32 int32 to bytes in order; the sum of codes */
+            __m256i p = _mm256_packs_epi16(_mm256_packs_epi32(c[0], c[1]), _mm256_packs_epi32(c[2], c[3]));
+            __m256i s8 = _mm256_add_epi32(_mm256_add_epi32(c[0], c[1]), _mm256_add_epi32(c[2], c[3]));
+            __m128i s4 = _mm_add_epi32(_mm256_castsi256_si128(s8), _mm256_extracti128_si256(s8, 1));
+            s4 = _mm_add_epi32(s4, _mm_shuffle_epi32(s4, 0x4e));
+            s4 = _mm_add_epi32(s4, _mm_shuffle_epi32(s4, 0xb1));
+            _mm256_storeu_si256((__m256i *)(void *)(codes + b), _mm256_permutevar8x32_epi32(p, _mm256_setr_epi32(0, 4, 1, 5, 2, 6, 3, 7)));
+            sum[b / 32] = _mm_cvtsi128_si32(s4);
+        }
     }
 }
-static SRT__AVX2 void srt__attn_scores_q8_avx2(const unsigned char *rows, uint64_t stride, const float *qs, int G, uint64_t hd, int n, float scale, float *outs, uint64_t ldo) {
-    int g = 0;
-    for (; g + 2 <= G; g += 2) srt__attn_scores_q8_heads(rows, stride, qs + g * hd, 2, hd, n, scale, outs + g * ldo, ldo);
-    if (g < G) srt__attn_scores_q8_heads(rows, stride, qs + g * hd, 1, hd, n, scale, outs + g * ldo, ldo);
+typedef struct srt__q8q { int8_t c[8 * SRT__KV_MAX_HD]; float d[8 * SRT__KV_MAX_NB]; int32_t s[8 * SRT__KV_MAX_NB]; } srt__q8q;
+static void srt__q8q_make(srt__q8q *qq, const float *q, int G, uint64_t hd) {   /* head g at c + g x whole blocks, d / s + g x nb */
+    uint64_t nb = (hd + 31) / 32;
+    int g;
+    for (g = 0; g < G; g++) srt__kv_q8_quantize_q_avx2(q + (uint64_t)g * hd, hd, qq->c + (uint64_t)g * nb * 32, qq->d + (uint64_t)g * nb, qq->s + (uint64_t)g * nb);
 }
+static int srt__q8i_fallback(uint64_t hd, uint64_t stride) { return hd < 2 || stride > ((uint64_t)1 << 26); }   /* gather offsets in int32 */
+/* Codes 0..len-1 (the rest 0) of the rows r0 + l x stride, l < 8, transposed: v_j lane l = codes
+   4j..4j+3 of row l (after vpunpck{l,h}dq and vpunpck{l,h}qdq, lane l of u_k holds code dword k or
+   4 + k of the rows 0..3 (u0..u3) or 4..7 (u4..u7); vperm2i128 joins their 128-bit halves). */
+static SRT__AVX2 inline __attribute__((always_inline)) __m256i srt__q8i_ld8(const unsigned char *p, uint64_t len) {
+    unsigned char tmp[32];
+    if (len == 32) return _mm256_loadu_si256((const __m256i *)(const void *)p);
+    memset(tmp, 0, sizeof tmp);   /* the last block of a row: no reading past it */
+    memcpy(tmp, p, (size_t)len);
+    return _mm256_loadu_si256((const __m256i *)(const void *)tmp);
+}
+#define SRT__Q8I_TRANSPOSE(W, LO32, HI32, LO64, HI64, JOIN_LO, JOIN_HI) { \
+    const W t0 = LO32(z0, z1), t1 = HI32(z0, z1), t2 = LO32(z2, z3), t3 = HI32(z2, z3); \
+    const W t4 = LO32(z4, z5), t5 = HI32(z4, z5), t6 = LO32(z6, z7), t7 = HI32(z6, z7); \
+    const W u0 = LO64(t0, t2), u1 = HI64(t0, t2), u2 = LO64(t1, t3), u3 = HI64(t1, t3); \
+    const W u4 = LO64(t4, t6), u5 = HI64(t4, t6), u6 = LO64(t5, t7), u7 = HI64(t5, t7); \
+    *v0 = JOIN_LO(u0, u4); *v1 = JOIN_LO(u1, u5); *v2 = JOIN_LO(u2, u6); *v3 = JOIN_LO(u3, u7); \
+    *v4 = JOIN_HI(u0, u4); *v5 = JOIN_HI(u1, u5); *v6 = JOIN_HI(u2, u6); *v7 = JOIN_HI(u3, u7); }
+#define SRT__Q8I_JOIN256_LO(a, b) _mm256_permute2x128_si256(a, b, 0x20)
+#define SRT__Q8I_JOIN256_HI(a, b) _mm256_permute2x128_si256(a, b, 0x31)
+static SRT__AVX2 inline __attribute__((always_inline)) void srt__q8i_rows8(const unsigned char *r0, uint64_t stride, uint64_t len, __m256i *v0, __m256i *v1, __m256i *v2,
+                                                                         __m256i *v3, __m256i *v4, __m256i *v5, __m256i *v6, __m256i *v7) {
+    const __m256i z0 = srt__q8i_ld8(r0, len), z1 = srt__q8i_ld8(r0 + stride, len), z2 = srt__q8i_ld8(r0 + 2 * stride, len), z3 = srt__q8i_ld8(r0 + 3 * stride, len);
+    const __m256i z4 = srt__q8i_ld8(r0 + 4 * stride, len), z5 = srt__q8i_ld8(r0 + 5 * stride, len), z6 = srt__q8i_ld8(r0 + 6 * stride, len), z7 = srt__q8i_ld8(r0 + 7 * stride, len);
+    SRT__Q8I_TRANSPOSE(__m256i, _mm256_unpacklo_epi32, _mm256_unpackhi_epi32, _mm256_unpacklo_epi64, _mm256_unpackhi_epi64, SRT__Q8I_JOIN256_LO, SRT__Q8I_JOIN256_HI)
+}
+/* The F16 scales of the rows at r0 + ofs[l]: block b's in the low halves of the result, with one
+   gather for blocks b and b + 1 (b even) and the 4 bytes that end with the scale for the last
+   block (inside the row where hd >= 2). */
+static SRT__AVX2 inline __attribute__((always_inline)) __m256i srt__q8i_gather8(const unsigned char *r0, __m256i ofs, uint64_t hd, uint64_t nb, uint64_t b, __m256i prev) {
+    if (b & 1) return _mm256_srli_epi32(prev, 16);
+    if (b + 1 < nb) return _mm256_i32gather_epi32((const int *)(const void *)(r0 + hd + 2 * b), ofs, 1);
+    return _mm256_srli_epi32(_mm256_i32gather_epi32((const int *)(const void *)(r0 + hd + 2 * b - 2), ofs, 1), 16);
+}
+#define SRT__Q8I_PF 8192   /* prefetch distance in bytes (16 or 32 rows ahead, as the float kernels, measured slower) */
+/* One 256-bit kernel per dot product: INIT(s) starts a block's sum (s: q's code sum), PREP(v) makes
+   the unsigned operand of a transposed vector once for the heads, STEP(acc, u, v, qb) adds. HG
+   heads from qq's head g over the 8 rows r0 + l x stride (ofs: l x stride), nr of them stored;
+   one head sums in two chains (a0: code dwords 0, 2, 4, 6, a1: the odd ones). */
+#define SRT__Q8I_STEP(PREP, STEP, V, O) { \
+            const __m256i u = PREP(V); \
+            if (HG == 1 && (O) % 8) a1 = STEP(a1, u, V, _mm256_set1_epi32(srt__ld32(q0 + (O))));   /* one head: two chains */ \
+            else a0 = STEP(a0, u, V, _mm256_set1_epi32(srt__ld32(q0 + (O)))); \
+            if (HG > 1) a1 = STEP(a1, u, V, _mm256_set1_epi32(srt__ld32(q0 + nb * 32 + (O)))); \
+            if (HG > 2) a2 = STEP(a2, u, V, _mm256_set1_epi32(srt__ld32(q0 + 2 * nb * 32 + (O)))); \
+            if (HG > 3) a3 = STEP(a3, u, V, _mm256_set1_epi32(srt__ld32(q0 + 3 * nb * 32 + (O)))); }
+#define SRT__Q8I_PASSES(HEADS, R, S, OFS, NR, I) \
+            for (g = 0; g + 4 <= gn; g += 4) HEADS(R, S, OFS, &qq, g, 4, hd, NR, scale, out + (uint64_t)(g0 + g) * ldo + (I), ldo); \
+            if (gn - g == 3) HEADS(R, S, OFS, &qq, g, 3, hd, NR, scale, out + (uint64_t)(g0 + g) * ldo + (I), ldo); \
+            else if (gn - g == 2) HEADS(R, S, OFS, &qq, g, 2, hd, NR, scale, out + (uint64_t)(g0 + g) * ldo + (I), ldo); \
+            else if (gn - g == 1) HEADS(R, S, OFS, &qq, g, 1, hd, NR, scale, out + (uint64_t)(g0 + g) * ldo + (I), ldo);
+#define SRT__Q8I_256(NAME, TARGET, INIT, PREP, STEP) \
+static TARGET inline __attribute__((always_inline)) void NAME##_heads(const unsigned char *r0, uint64_t stride, __m256i ofs, const srt__q8q *qq, int g, int HG, \
+                                                                      uint64_t hd, int nr, float scale, float *out, uint64_t ldo) { \
+    const uint64_t nb = (hd + 31) / 32; \
+    const int8_t *c = qq->c + (uint64_t)g * nb * 32; \
+    const float *d = qq->d + (uint64_t)g * nb; \
+    const int32_t *sq = qq->s + (uint64_t)g * nb; \
+    __m256 f0 = _mm256_setzero_ps(), f1 = f0, f2 = f0, f3 = f0; \
+    __m256i sg = _mm256_setzero_si256(); \
+    uint64_t b; \
+    (void)sq; \
+    for (b = 0; b < nb; b++) { \
+        __m256i v0, v1, v2, v3, v4, v5, v6, v7, a0 = INIT(sq[b]), a1 = _mm256_setzero_si256(), a2 = a1, a3 = a1; \
+        const int8_t *q0 = c + 32 * b; \
+        __m256 dk; \
+        if (HG > 1) a1 = INIT(sq[nb + b]); \
+        if (HG > 2) a2 = INIT(sq[2 * nb + b]); \
+        if (HG > 3) a3 = INIT(sq[3 * nb + b]); \
+        sg = srt__q8i_gather8(r0, ofs, hd, nb, b, sg); \
+        dk = _mm256_cvtph_ps(_mm_packus_epi32(_mm256_castsi256_si128(_mm256_and_si256(sg, _mm256_set1_epi32(0xffff))), \
+                                              _mm256_extracti128_si256(_mm256_and_si256(sg, _mm256_set1_epi32(0xffff)), 1))); \
+        srt__q8i_rows8(r0 + 32 * b, stride, hd - 32 * b < 32 ? hd - 32 * b : 32, &v0, &v1, &v2, &v3, &v4, &v5, &v6, &v7); \
+        SRT__Q8I_STEP(PREP, STEP, v0, 0) SRT__Q8I_STEP(PREP, STEP, v1, 4) SRT__Q8I_STEP(PREP, STEP, v2, 8) SRT__Q8I_STEP(PREP, STEP, v3, 12) \
+        SRT__Q8I_STEP(PREP, STEP, v4, 16) SRT__Q8I_STEP(PREP, STEP, v5, 20) SRT__Q8I_STEP(PREP, STEP, v6, 24) SRT__Q8I_STEP(PREP, STEP, v7, 28) \
+        if (HG == 1) a0 = _mm256_add_epi32(a0, a1); \
+        f0 = _mm256_fmadd_ps(_mm256_cvtepi32_ps(a0), _mm256_mul_ps(dk, _mm256_set1_ps(d[b])), f0); \
+        if (HG > 1) f1 = _mm256_fmadd_ps(_mm256_cvtepi32_ps(a1), _mm256_mul_ps(dk, _mm256_set1_ps(d[nb + b])), f1); \
+        if (HG > 2) f2 = _mm256_fmadd_ps(_mm256_cvtepi32_ps(a2), _mm256_mul_ps(dk, _mm256_set1_ps(d[2 * nb + b])), f2); \
+        if (HG > 3) f3 = _mm256_fmadd_ps(_mm256_cvtepi32_ps(a3), _mm256_mul_ps(dk, _mm256_set1_ps(d[3 * nb + b])), f3); \
+    } \
+    { \
+        const __m256 sv = _mm256_set1_ps(scale); \
+        float t[32]; \
+        int h; \
+        f0 = _mm256_mul_ps(f0, sv); f1 = _mm256_mul_ps(f1, sv); f2 = _mm256_mul_ps(f2, sv); f3 = _mm256_mul_ps(f3, sv); \
+        if (nr == 8) { \
+            _mm256_storeu_ps(out, f0); \
+            if (HG > 1) _mm256_storeu_ps(out + ldo, f1); \
+            if (HG > 2) _mm256_storeu_ps(out + 2 * ldo, f2); \
+            if (HG > 3) _mm256_storeu_ps(out + 3 * ldo, f3); \
+        } else { \
+            _mm256_storeu_ps(t, f0); _mm256_storeu_ps(t + 8, f1); _mm256_storeu_ps(t + 16, f2); _mm256_storeu_ps(t + 24, f3); \
+            for (h = 0; h < HG; h++) memcpy(out + (uint64_t)h * ldo, t + 8 * h, sizeof(float) * (size_t)nr); \
+        } \
+    } \
+} \
+/* the heads in passes of 4, then 3, 2 or 1 */ \
+static TARGET void NAME(const unsigned char *rows, uint64_t stride, const float *q, int G, uint64_t hd, int n, float scale, float *out, uint64_t ldo) { \
+    srt__q8q qq; \
+    unsigned char tail[8 * (SRT__KV_MAX_HD + 2 * SRT__KV_MAX_NB)]; \
+    const uint64_t rb = srt__kv_q8_row_bytes(hd); \
+    const __m256i iota = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7); \
+    const int nt = n % 8, nf = n - nt; \
+    __m256i ofs, tofs; \
+    int g0, g, i, l; \
+    if (srt__q8i_fallback(hd, stride)) { srt__attn_scores(rows, SRT__KV_E_Q8, stride, q, G, hd, n, scale, out, ldo); return; } \
+    ofs = _mm256_mullo_epi32(iota, _mm256_set1_epi32((int)stride)); \
+    tofs = _mm256_mullo_epi32(iota, _mm256_set1_epi32((int)rb)); \
+    if (nt) { \
+        for (l = 0; l < nt; l++) memcpy(tail + (uint64_t)l * rb, rows + (uint64_t)(nf + l) * stride, (size_t)rb); \
+        memset(tail + (uint64_t)nt * rb, 0, (size_t)((uint64_t)(8 - nt) * rb)); \
+    } \
+    for (g0 = 0; g0 < G; g0 += 8) { \
+        int gn = G - g0 < 8 ? G - g0 : 8; \
+        srt__q8q_make(&qq, q + (uint64_t)g0 * hd, gn, hd); \
+        for (i = 0; i < nf; i += 8) { \
+            const unsigned char *r = rows + (uint64_t)i * stride; \
+            uint64_t o; \
+            for (o = 0; o < 8 * stride; o += 64) _mm_prefetch((const char *)r + SRT__Q8I_PF + o, _MM_HINT_T0); \
+            SRT__Q8I_PASSES(NAME##_heads, r, stride, ofs, 8, i) \
+        } \
+        if (nt) { SRT__Q8I_PASSES(NAME##_heads, tail, rb, tofs, nt, nf) } \
+    } \
+}
+#define SRT__Q8I_INIT0(s) _mm256_setzero_si256()
+#define SRT__Q8I_ABS(v) _mm256_abs_epi8(v)
+#define SRT__Q8I_MADD(acc, u, v, qb) _mm256_add_epi32(acc, _mm256_madd_epi16(_mm256_maddubs_epi16(u, _mm256_sign_epi8(qb, v)), _mm256_set1_epi16(1)))
+#define SRT__Q8I_INIT128(s) _mm256_set1_epi32(-128 * (s))
+#define SRT__Q8I_FLIP(v) _mm256_xor_si256(v, _mm256_set1_epi8((char)0x80))
+#define SRT__Q8I_DPBUSD(acc, u, v, qb) _mm256_dpbusd_avx_epi32(acc, u, qb)
+SRT__Q8I_256(srt__attn_scores_q8_avx2, SRT__AVX2, SRT__Q8I_INIT0, SRT__Q8I_ABS, SRT__Q8I_MADD)
+SRT__Q8I_256(srt__attn_scores_q8_avxvnni, SRT__AVXVNNI, SRT__Q8I_INIT128, SRT__Q8I_FLIP, SRT__Q8I_DPBUSD)
+#undef SRT__Q8I_256
+#undef SRT__Q8I_STEP
+#undef SRT__Q8I_PASSES
+#undef SRT__Q8I_JOIN256_LO
+#undef SRT__Q8I_JOIN256_HI
+#undef SRT__Q8I_INIT0
+#undef SRT__Q8I_ABS
+#undef SRT__Q8I_MADD
+#undef SRT__Q8I_INIT128
+#undef SRT__Q8I_FLIP
+#undef SRT__Q8I_DPBUSD
+/* AVX-512: 16 rows r0 + l x stride, the 256-bit halves of z_r holding rows r and r + 4 (r < 4) or
+   r + 4 and r + 8, so that after the transposition in 256-bit halves vshufi32x4 puts rows 0..15 in
+   lane order. */
+static SRT__AVX512 inline __attribute__((always_inline)) __m512i srt__q8i_ld16(const unsigned char *a, const unsigned char *b, __mmask32 m, int full) {
+    if (full) return _mm512_inserti64x4(_mm512_castsi256_si512(_mm256_loadu_si256((const __m256i *)(const void *)a)), _mm256_loadu_si256((const __m256i *)(const void *)b), 1);
+    return _mm512_inserti64x4(_mm512_castsi256_si512(_mm256_maskz_loadu_epi8(m, a)), _mm256_maskz_loadu_epi8(m, b), 1);   /* no reading past the row */
+}
+#define SRT__Q8I_JOIN512_LO(a, b) _mm512_shuffle_i32x4(a, b, 0x88)
+#define SRT__Q8I_JOIN512_HI(a, b) _mm512_shuffle_i32x4(a, b, 0xdd)
+static SRT__AVX512 inline __attribute__((always_inline)) void srt__q8i_rows16(const unsigned char *r0, uint64_t stride, __mmask32 m, int full, __m512i *v0, __m512i *v1,
+                                                                            __m512i *v2, __m512i *v3, __m512i *v4, __m512i *v5, __m512i *v6, __m512i *v7) {
+    const unsigned char *r8 = r0 + 8 * stride;
+    const __m512i z0 = srt__q8i_ld16(r0, r0 + 4 * stride, m, full), z1 = srt__q8i_ld16(r0 + stride, r0 + 5 * stride, m, full);
+    const __m512i z2 = srt__q8i_ld16(r0 + 2 * stride, r0 + 6 * stride, m, full), z3 = srt__q8i_ld16(r0 + 3 * stride, r0 + 7 * stride, m, full);
+    const __m512i z4 = srt__q8i_ld16(r8, r8 + 4 * stride, m, full), z5 = srt__q8i_ld16(r8 + stride, r8 + 5 * stride, m, full);
+    const __m512i z6 = srt__q8i_ld16(r8 + 2 * stride, r8 + 6 * stride, m, full), z7 = srt__q8i_ld16(r8 + 3 * stride, r8 + 7 * stride, m, full);
+    SRT__Q8I_TRANSPOSE(__m512i, _mm512_unpacklo_epi32, _mm512_unpackhi_epi32, _mm512_unpacklo_epi64, _mm512_unpackhi_epi64, SRT__Q8I_JOIN512_LO, SRT__Q8I_JOIN512_HI)
+}
+#undef SRT__Q8I_JOIN512_LO
+#undef SRT__Q8I_JOIN512_HI
+#undef SRT__Q8I_TRANSPOSE
+
+/* HG heads (qq's first) over the 16 rows r0 + l x stride (ofs: l x stride), the lanes of mrows stored */
+static SRT__AVX512 inline __attribute__((always_inline)) void srt__q8i_heads512(const unsigned char *r0, uint64_t stride, __m512i ofs, const srt__q8q *qq, int HG,
+                                                                              uint64_t hd, __mmask16 mrows, float scale, float *out, uint64_t ldo) {
+    const uint64_t nb = (hd + 31) / 32;
+    const __m512i c80 = _mm512_set1_epi8((char)0x80);
+    __m512 f0 = _mm512_setzero_ps(), f1 = f0, f2 = f0, f3 = f0, f4 = f0, f5 = f0, f6 = f0, f7 = f0;
+    __m512i sg = _mm512_setzero_si512();
+    uint64_t b;
+    for (b = 0; b < nb; b++) {
+        const uint64_t len = hd - 32 * b < 32 ? hd - 32 * b : 32;
+        __m512i v0, v1, v2, v3, v4, v5, v6, v7;
+        __m512 dk;
+        if (b & 1) sg = _mm512_srli_epi32(sg, 16);   /* scales b - 1 and b came with one gather */
+        else if (b + 1 < nb) sg = _mm512_i32gather_epi32(ofs, (const void *)(r0 + hd + 2 * b), 1);
+        else sg = _mm512_srli_epi32(_mm512_i32gather_epi32(ofs, (const void *)(r0 + hd + 2 * b - 2), 1), 16);
+        dk = _mm512_cvtph_ps(_mm512_cvtepi32_epi16(sg));
+        if (len == 32) srt__q8i_rows16(r0 + 32 * b, stride, 0, 1, &v0, &v1, &v2, &v3, &v4, &v5, &v6, &v7);
+        else srt__q8i_rows16(r0 + 32 * b, stride, ((__mmask32)1 << len) - 1, 0, &v0, &v1, &v2, &v3, &v4, &v5, &v6, &v7);
+        v0 = _mm512_xor_si512(v0, c80); v1 = _mm512_xor_si512(v1, c80); v2 = _mm512_xor_si512(v2, c80); v3 = _mm512_xor_si512(v3, c80);
+        v4 = _mm512_xor_si512(v4, c80); v5 = _mm512_xor_si512(v5, c80); v6 = _mm512_xor_si512(v6, c80); v7 = _mm512_xor_si512(v7, c80);
+#define SRT__Q8I_HEAD(H, F) \
+        if (HG > H) { \
+            const int8_t *c = qq->c + (H * nb + b) * 32; \
+            __m512i a = _mm512_set1_epi32(-128 * qq->s[H * nb + b]), e = _mm512_setzero_si512(); \
+            a = _mm512_dpbusd_epi32(a, v0, _mm512_set1_epi32(srt__ld32(c))); e = _mm512_dpbusd_epi32(e, v1, _mm512_set1_epi32(srt__ld32(c + 4))); \
+            a = _mm512_dpbusd_epi32(a, v2, _mm512_set1_epi32(srt__ld32(c + 8))); e = _mm512_dpbusd_epi32(e, v3, _mm512_set1_epi32(srt__ld32(c + 12))); \
+            a = _mm512_dpbusd_epi32(a, v4, _mm512_set1_epi32(srt__ld32(c + 16))); e = _mm512_dpbusd_epi32(e, v5, _mm512_set1_epi32(srt__ld32(c + 20))); \
+            a = _mm512_dpbusd_epi32(a, v6, _mm512_set1_epi32(srt__ld32(c + 24))); e = _mm512_dpbusd_epi32(e, v7, _mm512_set1_epi32(srt__ld32(c + 28))); \
+            F = _mm512_fmadd_ps(_mm512_cvtepi32_ps(_mm512_add_epi32(a, e)), _mm512_mul_ps(dk, _mm512_set1_ps(qq->d[H * nb + b])), F); \
+        }
+        SRT__Q8I_HEAD(0, f0) SRT__Q8I_HEAD(1, f1) SRT__Q8I_HEAD(2, f2) SRT__Q8I_HEAD(3, f3)
+        SRT__Q8I_HEAD(4, f4) SRT__Q8I_HEAD(5, f5) SRT__Q8I_HEAD(6, f6) SRT__Q8I_HEAD(7, f7)
+#undef SRT__Q8I_HEAD
+    }
+    {
+        const __m512 sv = _mm512_set1_ps(scale);
+        _mm512_mask_storeu_ps(out, mrows, _mm512_mul_ps(f0, sv));
+        if (HG > 1) _mm512_mask_storeu_ps(out + ldo, mrows, _mm512_mul_ps(f1, sv));
+        if (HG > 2) _mm512_mask_storeu_ps(out + 2 * ldo, mrows, _mm512_mul_ps(f2, sv));
+        if (HG > 3) _mm512_mask_storeu_ps(out + 3 * ldo, mrows, _mm512_mul_ps(f3, sv));
+        if (HG > 4) _mm512_mask_storeu_ps(out + 4 * ldo, mrows, _mm512_mul_ps(f4, sv));
+        if (HG > 5) _mm512_mask_storeu_ps(out + 5 * ldo, mrows, _mm512_mul_ps(f5, sv));
+        if (HG > 6) _mm512_mask_storeu_ps(out + 6 * ldo, mrows, _mm512_mul_ps(f6, sv));
+        if (HG > 7) _mm512_mask_storeu_ps(out + 7 * ldo, mrows, _mm512_mul_ps(f7, sv));
+    }
+}
+/* The rows in passes of 16; the last n % 16 copied into a buffer, 16 rows with zeros after them. */
+static SRT__AVX512 void srt__attn_scores_q8_avx512(const unsigned char *rows, uint64_t stride, const float *q, int G, uint64_t hd, int n, float scale, float *out, uint64_t ldo) {
+    srt__q8q qq;
+    unsigned char tail[16 * (SRT__KV_MAX_HD + 2 * SRT__KV_MAX_NB)];
+    const uint64_t rb = srt__kv_q8_row_bytes(hd);
+    const __m512i iota = _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
+    const int nt = n % 16, nf = n - nt;
+    __m512i ofs, tofs;
+    int g0, i, l;
+    if (srt__q8i_fallback(hd, stride)) { srt__attn_scores(rows, SRT__KV_E_Q8, stride, q, G, hd, n, scale, out, ldo); return; }
+    ofs = _mm512_mullo_epi32(iota, _mm512_set1_epi32((int)stride));
+    tofs = _mm512_mullo_epi32(iota, _mm512_set1_epi32((int)rb));
+    if (nt) {
+        for (l = 0; l < nt; l++) memcpy(tail + (uint64_t)l * rb, rows + (uint64_t)(nf + l) * stride, (size_t)rb);
+        memset(tail + (uint64_t)nt * rb, 0, (size_t)((uint64_t)(16 - nt) * rb));
+    }
+    for (g0 = 0; g0 < G; g0 += 8) {
+        int gn = G - g0 < 8 ? G - g0 : 8;
+        srt__q8q_make(&qq, q + (uint64_t)g0 * hd, gn, hd);
+#define SRT__Q8I_PASS(R, S, OFS, M, O) \
+        switch (gn) { \
+            case 1: srt__q8i_heads512(R, S, OFS, &qq, 1, hd, M, scale, O, ldo); break; \
+            case 2: srt__q8i_heads512(R, S, OFS, &qq, 2, hd, M, scale, O, ldo); break; \
+            case 3: srt__q8i_heads512(R, S, OFS, &qq, 3, hd, M, scale, O, ldo); break; \
+            case 4: srt__q8i_heads512(R, S, OFS, &qq, 4, hd, M, scale, O, ldo); break; \
+            case 5: srt__q8i_heads512(R, S, OFS, &qq, 5, hd, M, scale, O, ldo); break; \
+            case 6: srt__q8i_heads512(R, S, OFS, &qq, 6, hd, M, scale, O, ldo); break; \
+            case 7: srt__q8i_heads512(R, S, OFS, &qq, 7, hd, M, scale, O, ldo); break; \
+            default: srt__q8i_heads512(R, S, OFS, &qq, 8, hd, M, scale, O, ldo); break; \
+        }
+        for (i = 0; i < nf; i += 16) {
+            const unsigned char *r = rows + (uint64_t)i * stride;
+            uint64_t pf;
+            for (pf = 0; pf < 16 * stride; pf += 64) _mm_prefetch((const char *)r + SRT__Q8I_PF + pf, _MM_HINT_T0);
+            SRT__Q8I_PASS(r, stride, ofs, (__mmask16)0xffff, out + (uint64_t)g0 * ldo + i)
+        }
+        if (nt) SRT__Q8I_PASS(tail, rb, tofs, (__mmask16)((1u << nt) - 1), out + (uint64_t)g0 * ldo + nf)
+#undef SRT__Q8I_PASS
+    }
+}
+#undef SRT__Q8I_PF
 static SRT__AVX2 inline __attribute__((always_inline)) void srt__attn_values_q8_heads(const unsigned char *rows, uint64_t stride, const float *w0, uint64_t ldw, int HG,
                                                                                       int n, uint64_t hd, float *o0) {
     const float *w1 = w0 + ldw;
@@ -1456,8 +1748,9 @@ static SRT__AVX2P void srt__attn_values_sb_avx2(const unsigned char *rows, uint6
     }
 }
 
-/* AVX-512 attention over F16 rows (dense, or compact rows expanded with vpexpandw): up to four
-   query heads per pass, so that each K / V row is loaded and widened once for all of them. Scores:
+/* AVX-512 attention over F16 rows (dense, or compact rows expanded with vpexpandw), and the values
+   of Q8 rows (their scores: srt__attn_scores_q8_avx512): up to four query heads per pass, so that
+   each K / V row is loaded and widened once for all of them. Scores:
    lane j of a head's accumulator is the reference's partial sum j (element k to lane k mod 16;
    the last vector masked), reduced as it is. Values: out[g][d] = fma(w_g[i], row_i[d], .) row
    after row, 64 outputs x HG heads in registers per pass over the rows. HG (heads) and SB (compact
@@ -1577,15 +1870,12 @@ static SRT__AVX512SP inline __attribute__((always_inline)) void srt__attn_values
     if (g < G) CALL(1);
 static SRT__AVX512SP void srt__attn_scores_avx512(const void *rows, int type, uint64_t stride, const float *q, int G, uint64_t hd, int n, float scale, float *out, uint64_t ldo) {
     if (type == SRT__KV_E_F32) { srt__attn_scores_avx2(rows, type, stride, q, G, hd, n, scale, out, ldo); return; }
-    if (type == SRT__KV_E_Q8) {
-#define SRT__CALL(HG) srt__attn_scores512_heads((const unsigned char *)rows, stride, 2, q + g * hd, HG, hd, n, scale, out + g * ldo, ldo)
-        SRT__ATTN512_GROUPS(SRT__CALL)
-#undef SRT__CALL
-    } else {
+    if (type == SRT__KV_E_Q8) { srt__attn_scores_q8_avx512((const unsigned char *)rows, stride, q, G, hd, n, scale, out, ldo); return; }
 #define SRT__CALL(HG) srt__attn_scores512_heads((const unsigned char *)rows, 2 * stride, 0, q + g * hd, HG, hd, n, scale, out + g * ldo, ldo)
+    {
         SRT__ATTN512_GROUPS(SRT__CALL)
-#undef SRT__CALL
     }
+#undef SRT__CALL
 }
 static SRT__AVX512SP void srt__attn_scores_sb_avx512(const unsigned char *rows, uint64_t slot, const float *q, int G, uint64_t hd, int n, float scale, float *out, uint64_t ldo) {
 #define SRT__CALL(HG) srt__attn_scores512_heads(rows, slot, 1, q + g * hd, HG, hd, n, scale, out + g * ldo, ldo)
@@ -1611,10 +1901,22 @@ static SRT__AVX512SP void srt__attn_values_sb_avx512(const unsigned char *rows, 
 }
 #undef SRT__ATTN512_GROUPS
 
+/* AVX-VNNI, and AVX-512 without VBMI2: the AVX2 attention with the level's integer Q8 scores */
+static void srt__attn_scores_avxvnni(const void *rows, int type, uint64_t stride, const float *q, int G, uint64_t hd, int n, float scale, float *out, uint64_t ldo) {
+    if (type == SRT__KV_E_Q8) srt__attn_scores_q8_avxvnni((const unsigned char *)rows, stride, q, G, hd, n, scale, out, ldo);
+    else srt__attn_scores_avx2(rows, type, stride, q, G, hd, n, scale, out, ldo);
+}
+static void srt__attn_scores_avx512vnni(const void *rows, int type, uint64_t stride, const float *q, int G, uint64_t hd, int n, float scale, float *out, uint64_t ldo) {
+    if (type == SRT__KV_E_Q8) srt__attn_scores_q8_avx512((const unsigned char *)rows, stride, q, G, hd, n, scale, out, ldo);
+    else srt__attn_scores_avx2(rows, type, stride, q, G, hd, n, scale, out, ldo);
+}
+
 static void srt__x86_vec_ops(srt_isa isa, srt__vec_ops *ops) {
     if (isa < SRT_ISA_AVX2) return;
     ops->attn_scores = srt__attn_scores_avx2; ops->attn_values = srt__attn_values_avx2;
     ops->attn_scores_sb = srt__attn_scores_sb_avx2; ops->attn_values_sb = srt__attn_values_sb_avx2;
+    if (isa >= SRT_ISA_AVX512) ops->attn_scores = srt__attn_scores_avx512vnni;
+    else if (isa == SRT_ISA_AVXVNNI && (srt__x86_levels() >> SRT_ISA_AVXVNNI & 1)) ops->attn_scores = srt__attn_scores_avxvnni;
     if (isa >= SRT_ISA_AVX512 && srt__x86_vbmi2()) {
         ops->attn_scores = srt__attn_scores_avx512; ops->attn_values = srt__attn_values_avx512;
         ops->attn_scores_sb = srt__attn_scores_sb_avx512; ops->attn_values_sb = srt__attn_values_sb_avx512;

@@ -124,9 +124,9 @@ static void test_bias(void) {
     free(w); free(x); free(b); free(ref); free(y); free(scratch);
 }
 
-/* A model's logits after a prompt are the same at every level. */
+/* A model's logits after a prompt are the same at every level (the last: q4 with a Q8 KV cache). */
 static void test_model_levels(void) {
-    static const srt_format fmts[] = {SRT_F32, SRT_BF16, SRT_Q8, SRT_Q4, SRT_TQ};
+    static const srt_format fmts[] = {SRT_F32, SRT_BF16, SRT_Q8, SRT_Q4, SRT_TQ, SRT_Q4};
     size_t fi;
     for (fi = 0; fi < sizeof fmts / sizeof fmts[0]; fi++) {
         float *ref = (float *)malloc(sizeof(float) * T_V);
@@ -140,6 +140,7 @@ static void test_model_levels(void) {
             const float *lg;
             memset(&d, 0, sizeof d); memset(&sd, 0, sizeof sd);
             d.n_threads = 2; d.isa = (srt_isa)isa;
+            if (fi == 5) sd.kv_type = SRT_KV_Q8;
             if (srt_model_load("build/tmp/tiny_levels.srt", &d, &m) != SRT_OK || srt_session_create(m, &sd, &s) != SRT_OK) {
                 CHECK(0, "load at %s: %s", srt_isa_name((srt_isa)isa), srt_last_error()); srt_model_free(m); break;
             }
@@ -155,13 +156,217 @@ static void test_model_levels(void) {
                     if (fabs(ref[i]) > top) top = fabs(ref[i]);
                 }
                 CHECK(lg && worst <= 1e-4 * top, "bf16 model: logits at amx within 1e-4 of the largest portable one (%.3g of %.3g)", worst, top);
-            } else CHECK(lg && memcmp(lg, ref, sizeof(float) * T_V) == 0, "%s model: logits at %s equal the portable ones", srt_format_name(fmts[fi]), srt_isa_name((srt_isa)isa));
+            } else CHECK(lg && memcmp(lg, ref, sizeof(float) * T_V) == 0, "%s model%s: logits at %s equal the portable ones", srt_format_name(fmts[fi]),
+                         fi == 5 ? " with a Q8 KV cache" : "", srt_isa_name((srt_isa)isa));
             srt_session_destroy(s);
             srt_model_free(m);
         }
         free(ref);
     }
     remove("build/tmp/tiny_levels.srt");
+}
+
+/* Integer attention scores over Q8 rows (sparsert.h: srt__kv_q8_quantize_q, srt__kv_q8_score;
+   sparsert_x86.h: srt__attn_scores_q8_*). q's codes and scales as specified; the reference's
+   score against the same quantized math in double precision, and against the float score of q
+   unquantized; every level's attn_scores against the reference bit for bit (head sizes 8..128,
+   80 with a short last block; 1..8 and 12 query heads; 1..100 rows, two row strides; zero, NaN,
+   infinite, huge, tiny and subnormal q; rows of codes +-127, F16-subnormal, tiny and saturated
+   scales, zero rows), writing nothing past the n rows. */
+#define Q8S_HDS 5
+#define Q8S_ROWS 100
+#define Q8S_HEADS 12
+static const int q8s_hds[Q8S_HDS] = {8, 16, 64, 80, 128};
+/* row i of head size hd, by kind i % 8 */
+static void q8s_row(int i, int hd, float *x) {
+    int d, kind = i % 8;
+    for (d = 0; d < hd; d++) x[d] = srt_test_frand();
+    switch (kind) {
+        case 1: for (d = 0; d < hd; d++) x[d] = (d + i) % 3 ? 2.5f : -2.5f; break;    /* every code +-127 */
+        case 2: for (d = 0; d < hd; d++) x[d] *= 3e-6f; break;                        /* scale F16-subnormal (< 2^-14) */
+        case 3: for (d = 0; d < hd; d++) x[d] *= 1e9f; break;                         /* scale saturated at 65504 */
+        case 4: for (d = 0; d < hd; d++) x[d] = 0.0f; break;                          /* scale 0 */
+        case 5: for (d = 0; d < hd; d++) x[d] *= 1e-3f; x[hd / 2] = 300.0f; break;     /* one large value among small ones */
+        case 6: for (d = 0; d < hd; d++) x[d] *= 1e-30f; break;                       /* scale 0: below F16 */
+        default: for (d = 0; d < hd; d++) x[d] *= (float)(1 + i % 5); break;
+    }
+}
+/* q of head h (kind h % 12) */
+static void q8s_q(int h, int hd, int with_nan, float *q) {
+    int d;
+    for (d = 0; d < hd; d++) q[d] = srt_test_frand();
+    switch (h % 12) {
+        case 1: for (d = 0; d < 32 && d < hd; d++) q[d] = 0.0f; break;                /* the first block all zero */
+        case 2: if (with_nan) q[hd - 1] = NAN; break;                                  /* a NaN in the last block */
+        case 3: for (d = 0; d < hd; d++) q[d] *= 1e30f; break;
+        case 4: for (d = 0; d < hd; d++) q[d] *= 1e-30f; break;
+        case 5: for (d = 0; d < hd; d++) q[d] = 0.0f; break;
+        case 6: for (d = 0; d < hd; d++) q[d] = d % 2 ? 1.0f : -1.0f; break;          /* every code +-127 */
+        case 7: for (d = 0; d < hd; d++) q[d] *= 1e-40f; break;                       /* subnormal: d = 0 */
+        case 8: if (with_nan) q[0] = -INFINITY; break;
+        case 9: for (d = 0; d < hd; d++) q[d] *= 3e38f; break;                        /* near FLT_MAX */
+        default: for (d = 0; d < hd; d++) q[d] *= (float)(h + 1); break;
+    }
+}
+static void test_q8_scores(void) {
+    static unsigned char rows[Q8S_ROWS * (128 + 8 + 5)];
+    static float q[Q8S_HEADS * 128], ref[Q8S_HEADS * 128], y[Q8S_HEADS * 128];
+    float x[128], d[4];
+    int8_t c[128];
+    int32_t sum[4];
+    int hi, i, b;
+    {   /* quantization of q: d = max |q| / 127, codes = q / d rounded half away from zero, a NaN or an infinity makes d NaN */
+        int ok = 1, ok_zero = 1, ok_bad = 1;
+        for (hi = 0; hi < Q8S_HDS; hi++) {
+            int hd = q8s_hds[hi], h;
+            for (h = 0; h < 3 * Q8S_HEADS; h++) {
+                q8s_q(h, hd, 1, x);
+                srt__kv_q8_quantize_q(x, (uint64_t)hd, c, d, sum);
+                for (b = 0; 32 * b < hd; b++) {
+                    float amax = 0.0f;
+                    int bad = 0, s = 0, top = 0;
+                    for (i = 32 * b; i < hd && i < 32 * b + 32; i++) { bad |= !(fabsf(x[i]) <= FLT_MAX); if (fabsf(x[i]) > amax) amax = fabsf(x[i]); }
+                    for (i = 32 * b; i < 32 * b + 32; i++) {
+                        s += c[i];
+                        if (i >= hd || bad || !(amax / 127.0f > 0.0f)) { ok_zero = ok_zero && c[i] == 0; continue; }
+                        {
+                            double v = (double)(x[i] / (amax / 127.0f)), e = v - c[i];   /* the f32 quotient, rounded */
+                            ok = ok && c[i] >= -127 && fabs(e) <= 0.5 && (fabs(e) < 0.5 || fabs((double)c[i]) > fabs(v));
+                            top |= fabsf(x[i]) == amax && abs(c[i]) == 127;
+                        }
+                    }
+                    ok = ok && s == sum[b];
+                    if (bad) ok_bad = ok_bad && d[b] != d[b];
+                    else {
+                        ok = ok && d[b] == amax / 127.0f && (top || !(d[b] > 0.0f));
+                        ok_zero = ok_zero && (d[b] > 0.0f || amax / 127.0f == 0.0f);
+                    }
+                }
+            }
+        }
+        CHECK(ok, "Q8 scores: q's scale per block of 32 is max |q| / 127 (f32), codes = q / scale rounded half away from zero, the largest +-127, sums kept");
+#if SRT__HAVE_X86
+        if (srt_isa_best() >= SRT_ISA_AVX2) {   /* the x86 kernels' quantizer */
+            int ok_simd = 1, rep;
+            for (hi = 0; hi < Q8S_HDS; hi++) {
+                int hd = q8s_hds[hi], nb = (hd + 31) / 32;
+                for (rep = 0; rep < 4 * Q8S_HEADS; rep++) {
+                    int8_t c2[128];
+                    float d2[4];
+                    int32_t sum2[4];
+                    q8s_q(rep, hd, 1, x);
+                    if (rep >= Q8S_HEADS) for (i = 0; i < hd; i++) x[i] = (float)((i * 7 + rep) % 255 - 127) * 0.5f * (float)rep;   /* ties: k + 0.5 */
+                    srt__kv_q8_quantize_q(x, (uint64_t)hd, c, d, sum);
+                    srt__kv_q8_quantize_q_avx2(x, (uint64_t)hd, c2, d2, sum2);
+                    ok_simd = ok_simd && memcmp(c, c2, (size_t)(32 * nb)) == 0 && memcmp(d, d2, sizeof(float) * (size_t)nb) == 0 && memcmp(sum, sum2, sizeof(int32_t) * (size_t)nb) == 0;
+                }
+            }
+            CHECK(ok_simd, "Q8 scores: the AVX2 quantizer of q equals the portable one (codes, scales, sums; ties, NaN, zero blocks)");
+        }
+#endif
+        CHECK(ok_zero, "Q8 scores: zero (and below-f32) blocks of q and the padding past the head size get codes 0");
+        CHECK(ok_bad, "Q8 scores: a NaN or an infinity in a block of q makes its scale NaN");
+    }
+    {   /* the reference's score: the same quantized math in double; near the float score of q unquantized */
+        int ok_exact = 1, ok_float = 1, n_cmp = 0;
+        double worst_exact = 0, worst_float = 0;   /* error / tolerance */
+        for (hi = 0; hi < Q8S_HDS; hi++) {
+            int hd = q8s_hds[hi], nb = (hd + 31) / 32, h;
+            uint64_t rb = srt__kv_q8_row_bytes((uint64_t)hd);
+            for (i = 0; i < Q8S_ROWS; i++) { q8s_row(i, hd, x); srt__kv_q8_store(x, (uint64_t)hd, rows + (uint64_t)i * rb); }
+            for (h = 0; h < Q8S_HEADS; h++) {
+                float qv[128];
+                q8s_q(h == 2 || h == 8 || h == 9 || h == 3 ? 0 : h, hd, 0, qv);   /* finite, and no product past FLT_MAX */
+                srt__kv_q8_quantize_q(qv, (uint64_t)hd, c, d, sum);
+                for (i = 0; i < Q8S_ROWS; i++) {
+                    const unsigned char *row = rows + (uint64_t)i * rb;
+                    double exact = 0, mag = 0, fl = 0, qerr = 0, under = 0;
+                    float got = srt__kv_q8_score(row, (uint64_t)hd, c, d);
+                    int k;
+                    for (b = 0; b < nb; b++) {
+                        double dk = srt__kv_q8_scale(row, (uint64_t)hd, (uint64_t)(32 * b)), term;
+                        long idot = 0;
+                        for (k = 32 * b; k < hd && k < 32 * b + 32; k++) {
+                            double v = srt__kv_value(row, SRT__KV_E_Q8, (uint64_t)hd, (uint64_t)k);
+                            idot += (long)(signed char)row[k] * c[k];
+                            fl += v * qv[k];
+                            qerr += 0.5 * d[b] * fabs(v);   /* q's rounding: at most half a step a value */
+                        }
+                        term = (double)idot * d[b] * dk;
+                        exact += term; mag += fabs(term);
+                        under += ldexp(fabs((double)idot), -149) + ldexp(1.0, -149);   /* dq x dk, the fma: below f32's subnormals */
+                    }
+                    n_cmp++;
+                    {   /* f32: dq x dk and each fma round once: (nb + 1) units of 2^-24 of the terms' sum, or
+                           2^-149 (times |idot|) where they are subnormal */
+                        double e = fabs(got - exact), tol = (nb + 1) * ldexp(mag, -24) + under;
+                        if (!(e <= tol)) ok_exact = 0;
+                        if (e / tol > worst_exact) worst_exact = e / tol;
+                        e = fabs(got - fl);
+                        tol = qerr * 1.0001 + (nb + 1) * ldexp(mag, -24) + under;
+                        if (!(e <= tol)) ok_float = 0;
+                        if (e / tol > worst_float) worst_float = e / tol;
+                    }
+                }
+            }
+        }
+        CHECK(ok_exact, "Q8 scores: the reference equals the same integer math in double within (blocks + 1) x 2^-24 of its terms (%d rows x heads; worst %.2f of that)",
+              n_cmp, worst_exact);
+        CHECK(ok_float, "Q8 scores: the reference is within q's rounding (half a step a value) of the float score of q unquantized (worst %.2f of that bound)", worst_float);
+    }
+    {   /* every level against the reference, bit for bit */
+        srt__vec_ops refops, ops;
+        int isa;
+        srt__vec_ops_for(SRT_ISA_PORTABLE, &refops);
+        for (isa = SRT_ISA_AVX2; isa <= (int)srt_isa_best(); isa++) {
+            int ok = 1, ok_past = 1, calls = 0, si;
+            srt__vec_ops_for((srt_isa)isa, &ops);
+            for (hi = 0; hi < Q8S_HDS; hi++) {
+                int hd = q8s_hds[hi];
+                uint64_t rb = srt__kv_q8_row_bytes((uint64_t)hd);
+                for (si = 0; si < 2; si++) {
+                    static const int gs[] = {1, 2, 3, 4, 5, 6, 7, 8, 12};
+                    uint64_t stride = si ? rb + 5 : rb, ld = Q8S_ROWS + 3;
+                    size_t gi;
+                    for (i = 0; i < Q8S_ROWS; i++) { q8s_row(i, hd, x); srt__kv_q8_store(x, (uint64_t)hd, rows + (uint64_t)i * stride); }
+                    for (i = 0; i < Q8S_HEADS; i++) q8s_q(i, hd, 1, q + i * hd);
+                    for (gi = 0; gi < sizeof gs / sizeof gs[0]; gi++) {
+                        int G = gs[gi], n, h;
+                        const float *qg = q + (gi % 3) * hd;   /* head sets starting at 0, 1, 2 */
+                        if ((int)(gi % 3) + G > Q8S_HEADS) qg = q;
+                        refops.attn_scores(rows, SRT__KV_E_Q8, stride, qg, G, (uint64_t)hd, Q8S_ROWS, 0.125f, ref, ld);
+                        for (n = 1; n <= Q8S_ROWS; n++) {
+                            for (h = 0; h < G * (int)ld; h++) y[h] = -777.0f;
+                            ops.attn_scores(rows, SRT__KV_E_Q8, stride, qg, G, (uint64_t)hd, n, 0.125f, y, ld);
+                            calls++;
+                            for (h = 0; h < G; h++) {
+                                ok = ok && memcmp(y + h * ld, ref + h * ld, sizeof(float) * (size_t)n) == 0;
+                                for (i = n; i < (int)ld; i++) ok_past = ok_past && y[h * ld + i] == -777.0f;
+                            }
+                            if (!ok) { printf("# first difference: %s hd %d stride %d G %d n %d\n", srt_isa_name((srt_isa)isa), hd, (int)stride, G, n); break; }
+                        }
+                        if (!ok) break;
+                    }
+                    if (!ok) break;
+                }
+                if (!ok) break;
+            }
+            CHECK(ok, "%s Q8 scores equal the portable ones bit for bit (%d calls: head sizes 8..128, 1..12 heads, 1..100 rows; NaN, inf, zero, huge, tiny q; +-127, subnormal-scale, saturated, zero rows)",
+                  srt_isa_name((srt_isa)isa), calls);
+            CHECK(ok_past, "%s Q8 scores write nothing past the n rows", srt_isa_name((srt_isa)isa));
+        }
+    }
+    {   /* the NaN shows: a head with a NaN or an infinity in q scores NaN on every row, the others stay finite */
+        int ok = 1, hd = 64;
+        uint64_t rb = srt__kv_q8_row_bytes((uint64_t)hd);
+        srt__vec_ops ops;
+        srt__vec_ops_for(srt_isa_best(), &ops);
+        for (i = 0; i < 20; i++) { q8s_row(i % 4 == 0 ? 0 : i, hd, x); srt__kv_q8_store(x, (uint64_t)hd, rows + (uint64_t)i * rb); }
+        for (i = 0; i < 3; i++) q8s_q(i == 2 ? 8 : i == 1 ? 2 : 0, hd, 1, q + i * hd);
+        ops.attn_scores(rows, SRT__KV_E_Q8, rb, q, 3, (uint64_t)hd, 20, 0.125f, y, 20);
+        for (i = 0; i < 20; i++) ok = ok && y[i] == y[i] && y[20 + i] != y[20 + i] && y[40 + i] != y[40 + i];
+        CHECK(ok, "%s Q8 scores: a NaN or an infinity in q gives NaN scores (not silently dropped codes), other heads unaffected", srt_isa_name(srt_isa_best()));
+    }
 }
 
 /* The vector ops of each level against the portable ones, bit for bit (argmax: NaNs, ties, signed
@@ -297,6 +502,7 @@ int main(void) {
     test_kernels();
     test_bias();
     test_vec_ops();
+    test_q8_scores();
     test_model_levels();
     return srt_test_finish();
 }
