@@ -668,7 +668,7 @@ SRT_API void srt_chat_messages_free(srt_chat_message *msgs);
 typedef struct srt_chat srt_chat;
 typedef struct srt_chat_desc {
     const char *template_name; /* NULL = the model's (srt_chat_template_from_model) */
-    const char *system;        /* the system message; NULL = none (the template may add its default) */
+    const char *system_prompt; /* the system message; NULL = none (the template may add its default) */
     int max_tokens;            /* a reply ends after this many tokens (end = SRT_CHAT_END_LIMIT); 0 = at
                                   the end of the turn or of the context. The context keeps room for a
                                   reply of this many tokens, at most half of it (0: a quarter). */
@@ -7128,7 +7128,7 @@ SRT_API srt_status srt_chat_create(srt_session *s, const srt_chat_desc *desc, sr
     srt_model_get_info(s->m, &info);
     c->eos = d.ignore_eos ? -2 : info.eos;
     if (d.ignore_eos) memset(c->t.stop, 0, sizeof c->t.stop);
-    if (d.system && !srt__chat_add(c, "system", d.system, strlen(d.system))) { srt_chat_destroy(c); return srt__fail(SRT_ERR_OUT_OF_MEMORY, "srt_chat_create"); }
+    if (d.system_prompt && !srt__chat_add(c, "system", d.system_prompt, strlen(d.system_prompt))) { srt_chat_destroy(c); return srt__fail(SRT_ERR_OUT_OF_MEMORY, "srt_chat_create"); }
     *out = c;
     return SRT_OK;
 }

@@ -539,7 +539,7 @@ static void worker_load(worker *w, const char *path) {
             srt_chat_desc cd;
             const srt_chat_template *t;
             memset(&cd, 0, sizeof cd);
-            cd.template_name = w->template_name; cd.system = w->system_text; cd.max_tokens = w->max_tokens; cd.ignore_eos = w->ignore_eos;
+            cd.template_name = w->template_name; cd.system_prompt = w->system_text; cd.max_tokens = w->max_tokens; cd.ignore_eos = w->ignore_eos;
             if (srt_chat_create(w->session, &cd, &w->chat) != SRT_OK) {
                 snprintf(err, sizeof err, "Chat template: %s", srt_last_error());
                 worker_free_model(w);

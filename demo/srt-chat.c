@@ -380,7 +380,7 @@ static int chat_main(int argc, char **argv) {
         c.show_prompt = show_prompt;
         c.cache_path = cache_path;
         c.cache_ms = cache_ms;
-        cd.template_name = template_name; cd.system = system_text; cd.max_tokens = n_predict; cd.ignore_eos = ignore_eos;
+        cd.template_name = template_name; cd.system_prompt = system_text; cd.max_tokens = n_predict; cd.ignore_eos = ignore_eos;
         if ((st = srt_chat_create(session, &cd, &c.chat)) != SRT_OK) {
             fprintf(stderr, "srt-chat: %s\n", srt_last_error());
             srt_session_destroy(session); srt_model_free(model); free(file_text);

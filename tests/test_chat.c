@@ -580,14 +580,14 @@ static void test_srt_chat(void) {
 /* ---------------------------------------------------------------- srt_chat (the API the apps use) */
 static srt_model *g_api_model;
 typedef struct api_chat { srt_session *s; srt_chat *c; } api_chat;
-static int api_open(srt_model *m, int n_ctx, const char *system, int max_tokens, api_chat *a) {
+static int api_open(srt_model *m, int n_ctx, const char *sys, int max_tokens, api_chat *a) {
     srt_session_desc sd;
     srt_chat_desc cd;
     memset(&sd, 0, sizeof sd);
     memset(&cd, 0, sizeof cd);
     memset(a, 0, sizeof *a);
     sd.n_ctx = n_ctx;
-    cd.template_name = "chatml"; cd.system = system; cd.max_tokens = max_tokens;
+    cd.template_name = "chatml"; cd.system_prompt = sys; cd.max_tokens = max_tokens;
     if (srt_session_create(m, &sd, &a->s) != SRT_OK) return 0;
     if (srt_chat_create(a->s, &cd, &a->c) != SRT_OK) { srt_session_destroy(a->s); a->s = NULL; return 0; }
     return 1;
@@ -822,7 +822,7 @@ static int api_open_sampled(srt_model *m, api_chat *a) {
     memset(a, 0, sizeof *a);
     sd.n_ctx = 160;
     sd.sampler.temperature = 0.8f; sd.sampler.seed = 7;
-    cd.template_name = "chatml"; cd.system = "Tell stories."; cd.max_tokens = 10;
+    cd.template_name = "chatml"; cd.system_prompt = "Tell stories."; cd.max_tokens = 10;
     if (srt_session_create(m, &sd, &a->s) != SRT_OK) return 0;
     if (srt_chat_create(a->s, &cd, &a->c) != SRT_OK) { srt_session_destroy(a->s); a->s = NULL; return 0; }
     return 1;
