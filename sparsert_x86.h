@@ -1021,8 +1021,7 @@ static SRT__AVX2 void srt__attn_scores_avx2(const void *rows, int type, uint64_t
             for (i = 0; i < n; i++) {
                 const uint16_t *r = (const uint16_t *)rows + (uint64_t)i * stride;
                 __m256 l0 = _mm256_setzero_ps(), h0 = l0, l1 = l0, h1 = l0;
-                _mm_prefetch((const char *)(r + 16 * stride), _MM_HINT_T0);
-                _mm_prefetch((const char *)(r + 16 * stride) + 64, _MM_HINT_T0);
+                for (k = 0; k < 2 * hd; k += 64) _mm_prefetch((const char *)(r + 16 * stride) + k, _MM_HINT_T0);   /* every line of the row */
                 for (k = 0; k < kt; k += 16) {
                     __m256 kl = SRT__F256_LOAD_F16(r, k), kh = SRT__F256_LOAD_F16(r, k + 8);
                     l0 = _mm256_fmadd_ps(kl, _mm256_loadu_ps(q0 + k), l0); h0 = _mm256_fmadd_ps(kh, _mm256_loadu_ps(q0 + k + 8), h0);
@@ -1792,8 +1791,10 @@ static SRT__AVX512SP inline __attribute__((always_inline)) void srt__attn_scores
         const unsigned char *row = rows + (uint64_t)i * step;
         const uint16_t *v = (const uint16_t *)(const void *)(row + bmb);
         __m512 a0 = _mm512_setzero_ps(), a1 = a0, a2 = a0, a3 = a0;
-        _mm_prefetch((const char *)row + 16 * step, _MM_HINT_T0);   /* the stream, 16 rows ahead */
-        _mm_prefetch((const char *)row + 16 * step + 64, _MM_HINT_T0);
+        uint64_t line;
+        for (line = 0; line < step; line += 64)   /* the stream, 16 rows ahead: every line of the row
+                                                     (two lines only left head size 128 at memory latency) */
+            _mm_prefetch((const char *)row + 16 * step + line, _MM_HINT_T0);
         for (k2 = 0; k2 < n32; k2++) {
             const __mmask16 m0 = SRT__KV_MASK(32 * k2, hd), m1 = SRT__KV_MASK(32 * k2 + 16, hd);
             const uint64_t d = 32 * k2;
