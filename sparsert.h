@@ -7021,7 +7021,7 @@ struct srt_chat {
     int max_tokens;
     /* the reply: open while srt_chat_next may draw; where it began, for srt_chat_regenerate */
     int reply_open, has_reply, reply_pos, reply_prev_special, n_drawn;
-    size_t reply_fed, reply_cap;       /* reply_cap: the last message's content allocation */
+    size_t reply_fed, reply_len, reply_cap;   /* the last message's content: its length, its allocation */
     /* where the last exchange began (before its user message was fed), for srt_chat_undo */
     int has_turn, turn_pos, turn_msg, turn_prev_special;
     size_t turn_fed;
@@ -7095,7 +7095,7 @@ static int srt__chat_common(const srt_session *s, const int32_t *ids, int n) {
 /* Appends to the open reply (the last message) and to fed. */
 static int srt__chat_reply_add(srt_chat *c, const char *text, size_t n) {
     char *r = (char *)c->msgs[c->n_msgs - 1].content;
-    size_t have = strlen(r);
+    size_t have = c->reply_len;   /* not strlen: this runs per token */
     if (have + n + 1 > c->reply_cap) {
         size_t cap = (have + n + 1) * 2;
         if (!(r = (char *)SRT_REALLOC(r, cap))) return 0;
@@ -7104,6 +7104,7 @@ static int srt__chat_reply_add(srt_chat *c, const char *text, size_t n) {
     }
     memcpy(r + have, text, n);
     r[have + n] = 0;
+    c->reply_len = have + n;
     return srt__text_add(&c->fed, text, n);
 }
 
@@ -7201,7 +7202,7 @@ SRT_API srt_status srt_chat_send(srt_chat *c, const char *text, srt_chat_turn *t
     if (n > 0) c->prev_special = srt__chat_is_control(c->m, ids[n - 1]);
     c->reply_open = c->has_reply = 1;
     c->reply_pos = s->n_tokens; c->reply_fed = c->fed.n; c->reply_prev_special = c->prev_special;
-    c->reply_cap = 1; c->n_drawn = 0;
+    c->reply_len = 0; c->reply_cap = 1; c->n_drawn = 0;
     tr.text = c->fed.p + c->turn_fed;
     tr.text_len = c->fed.n - c->turn_fed;
     if (turn) *turn = tr;
@@ -7257,7 +7258,7 @@ SRT_API srt_status srt_chat_regenerate(srt_chat *c) {
     c->msgs[c->n_msgs - 1].content = e;
     c->fed.n = c->reply_fed;
     c->prev_special = c->reply_prev_special;
-    c->reply_open = 1; c->reply_cap = 1; c->n_drawn = 0;
+    c->reply_open = 1; c->reply_len = 0; c->reply_cap = 1; c->n_drawn = 0;
     return SRT_OK;
 }
 
