@@ -253,11 +253,12 @@ static SRT__AVX512 __m512 srt__epilogue512(__m512i acc, int mul, int off, int32_
     for (s_ = 0; s_ < 8; s_++) mk[s_] = _mm512_set1_epi8((char)(((1 << bits) - 1) << (bits * s_ & 7))); \
     (void)c80; (void)low; (void)mk;
 
-#define SRT__ZERO512(s) acc[s] = _mm512_setzero_si512();
-#define SRT__COMBINE512(s) if (s) sum = _mm512_add_epi32(sum, _mm512_srai_epi32(acc[s], (s) * bits_));
-#define SRT__GEMV512(NAME, S, BITS, Q8) \
+#define SRT__COMBINE512(s) if ((s) && (s) < NA_) sum = _mm512_add_epi32(sum, _mm512_srai_epi32(acc[(s) % NA_], (s) * bits_));
+/* NA accumulators: steps NA.. read the codes shifted down NA * BITS bits (wh) into those of steps
+   0.. (S <= 2 NA) */
+#define SRT__GEMV512(NAME, S, BITS, Q8, NA) \
 static SRT__AVX512 void NAME(const srt__mm *mm, uint64_t tile0, uint64_t tile1) { \
-    enum { bits_ = BITS }; \
+    enum { bits_ = BITS, NA_ = NA }; \
     SRT__INT512_SETUP \
     for (t = 0; t < mm->n_tok; t++) { \
         const int8_t *q = a->q + (uint64_t)t * a->kp; \
@@ -268,13 +269,14 @@ static SRT__AVX512 void NAME(const srt__mm *mm, uint64_t tile0, uint64_t tile1) 
             const uint16_t *sc = (const uint16_t *)w->part[1] + tile * tl.ng * SRT__TILE; \
             __m512 y = _mm512_setzero_ps(); \
             for (g = 0; g < tl.ng; g++) { \
-                __m512i acc[8], sum; \
+                __m512i acc[NA_], sum; \
                 uint64_t c1 = (g + 1) * cpg < tl.chunks ? (g + 1) * cpg : tl.chunks; \
-                SRT__STEPS_##S(SRT__ZERO512) \
+                for (s_ = 0; s_ < NA_; s_++) acc[s_] = _mm512_setzero_si512(); \
                 for (c = g * cpg; c < c1; c++) { \
-                    __m512i wv = _mm512_loadu_si512((const void *)(v + c * 64)); \
+                    const __m512i wv = _mm512_loadu_si512((const void *)(v + c * 64)), wh = _mm512_srli_epi16(wv, NA_ * bits_); \
                     const int8_t *qc = q + c * tl.kstep; \
                     _mm_prefetch((const char *)(v + c * 64) + SRT__PREFETCH, _MM_HINT_T0); \
+                    (void)wh; \
                     SRT__STEPS_##S(SRT__GEMV512_STEP_##Q8) \
                 } \
                 sum = acc[0]; \
@@ -285,7 +287,8 @@ static SRT__AVX512 void NAME(const srt__mm *mm, uint64_t tile0, uint64_t tile1) 
         } \
     } \
 }
-#define SRT__GEMV512_STEP_0(s) acc[s] = _mm512_dpbusd_epi32(acc[s], _mm512_and_si512(wv, mk[s]), _mm512_set1_epi32(srt__ld32(qc + 4 * (s))));
+#define SRT__GEMV512_STEP_0(s) acc[(s) % NA_] = _mm512_dpbusd_epi32(acc[(s) % NA_], _mm512_and_si512((s) < NA_ ? wv : wh, mk[(s) % NA_]), \
+                                                                   _mm512_set1_epi32(srt__ld32(qc + 4 * (s))));
 #define SRT__GEMV512_STEP_1(s) acc[s] = _mm512_dpbusd_epi32(acc[s], _mm512_xor_si512(wv, c80), _mm512_set1_epi32(srt__ld32(qc + 4 * (s))));
 
 /* GEMM: four tokens share each unpacked chunk; leftover tokens go through the GEMV kernel. */
@@ -325,10 +328,10 @@ static SRT__AVX512 void NAME(const srt__mm *mm, uint64_t tile0, uint64_t tile1) 
     } \
     if (n4 < mm->n_tok) srt__mm_tail(mm, n4, tile0, tile1, GEMV); \
 }
-SRT__GEMV512(srt__q8_gemv_avx512, 1, 8, 1)
-SRT__GEMV512(srt__q4_gemv_avx512, 2, 4, 0)
-SRT__GEMV512(srt__q2_gemv_avx512, 4, 2, 0)
-SRT__GEMV512(srt__q1_gemv_avx512, 8, 1, 0)
+SRT__GEMV512(srt__q8_gemv_avx512, 1, 8, 1, 1)
+SRT__GEMV512(srt__q4_gemv_avx512, 2, 4, 0, 2)
+SRT__GEMV512(srt__q2_gemv_avx512, 4, 2, 0, 4)
+SRT__GEMV512(srt__q1_gemv_avx512, 8, 1, 0, 4)
 SRT__GEMM512(srt__q8_gemm_avx512, srt__q8_gemv_avx512, 1, 8, 1)
 SRT__GEMM512(srt__q4_gemm_avx512, srt__q4_gemv_avx512, 2, 4, 0)
 SRT__GEMM512(srt__q2_gemm_avx512, srt__q2_gemv_avx512, 4, 2, 0)
@@ -416,12 +419,12 @@ SRT__AMX_KERNEL(srt__q1_amx, 8, 1, 0)
 /* AVX2 (+ AVX-VNNI): a chunk is two 32-byte halves, rows 0-7 (w0, acc0) and 8-15 (w1, acc1), done
    in the same pass so that they share each broadcast of x and the loop (one half after the other
    took 1.3-1.7x as long: twice the instructions a byte of the AVX-512 loop). With VNNI the codes stay
-   in place as in the AVX-512 GEMV, an accumulator per step, at most 4 a half (16 registers): Q1's
-   steps 4-7 read the codes shifted down 4 bits (w0h, w1h) into the accumulators of steps 0-3. Without
-   VNNI the dot product is vpmaddubsw + vpmaddwd, whose int16 pair sums must not saturate: codes are
-   shifted down (u <= 15), a chunk's steps add their pair sums in int16 (at most steps x 2 x max code
-   x 128 <= 7680) and widen them once; Q8 uses |w| with sign(q, w) (|products| <= 127 * 127) and no
-   offset. */
+   in place as in the AVX-512 GEMV, NA accumulators a half: steps NA.. read the codes shifted down 4
+   bits (w0h, w1h) into the accumulators of steps 0.. (Q1: 4, as 8 would not fit in 16 registers; Q2:
+   2, 15% faster than 4). Without VNNI the dot product is vpmaddubsw + vpmaddwd, whose int16 pair
+   sums must not saturate: codes are shifted down (u <= 15), a chunk's steps add their pair sums in
+   int16 (at most steps x 2 x max code x 128 <= 7680) and widen them once; Q8 uses |w| with
+   sign(q, w) (|products| <= 127 * 127) and no offset. */
 #define SRT__QB256(s) _mm256_set1_epi32(srt__ld32(qc + 4 * (s)))
 #define SRT__STEP256_VNNI(s) { const __m256i qb_ = SRT__QB256(s); \
         acc0[(s) % NA_] = _mm256_dpbusd_avx_epi32(acc0[(s) % NA_], _mm256_and_si256((s) < NA_ ? w0 : w0h, mk[(s) % NA_]), qb_); \
@@ -513,7 +516,7 @@ SRT__INT256(srt__q2_avx2, SRT__AVX2, 4, 2, SRT__STEP256_AVX2, srt__code_off(w->f
 SRT__INT256(srt__q1_avx2, SRT__AVX2, 8, 1, SRT__STEP256_AVX2, srt__code_off(w->format), 0, 1)
 SRT__INT256(srt__q8_avxvnni, SRT__AVXVNNI, 1, 8, SRT__STEP256_VNNI_Q8, srt__code_off(w->format), 1, 1)
 SRT__INT256(srt__q4_avxvnni, SRT__AVXVNNI, 2, 4, SRT__STEP256_VNNI, srt__code_off(w->format), 1, 2)
-SRT__INT256(srt__q2_avxvnni, SRT__AVXVNNI, 4, 2, SRT__STEP256_VNNI, srt__code_off(w->format), 1, 4)
+SRT__INT256(srt__q2_avxvnni, SRT__AVXVNNI, 4, 2, SRT__STEP256_VNNI, srt__code_off(w->format), 1, 2)
 SRT__INT256(srt__q1_avxvnni, SRT__AVXVNNI, 8, 1, SRT__STEP256_VNNI, srt__code_off(w->format), 1, 4)
 
 /* ---------------------------------------------------------------- vector ops (AVX2 + FMA + F16C) */
