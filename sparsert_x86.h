@@ -519,6 +519,60 @@ SRT__INT256(srt__q4_avxvnni, SRT__AVXVNNI, 2, 4, SRT__STEP256_VNNI, srt__code_of
 SRT__INT256(srt__q2_avxvnni, SRT__AVXVNNI, 4, 2, SRT__STEP256_VNNI, srt__code_off(w->format), 1, 2)
 SRT__INT256(srt__q1_avxvnni, SRT__AVXVNNI, 8, 1, SRT__STEP256_VNNI, srt__code_off(w->format), 1, 4)
 
+/* AVX-VNNI GEMM: as the AVX-512 one, four tokens share each unpacked chunk (codes shifted down, one
+   accumulator a token and half: 8), the halves in the same pass; leftover tokens go through the GEMV
+   kernel. */
+#define SRT__GEMM256_TOK(B0, B1, Q, s) { const __m256i qb_ = _mm256_set1_epi32(srt__ld32((Q) + o + 4 * (s))); \
+        B0 = _mm256_dpbusd_avx_epi32(B0, u0, qb_); B1 = _mm256_dpbusd_avx_epi32(B1, u1, qb_); }
+#define SRT__GEMM256_STEP(s) { \
+        const __m256i u0 = Q8_ ? _mm256_xor_si256(w0, c80) : _mm256_and_si256((s) ? _mm256_srli_epi16(w0, (s) * bits_) : w0, low); \
+        const __m256i u1 = Q8_ ? _mm256_xor_si256(w1, c80) : _mm256_and_si256((s) ? _mm256_srli_epi16(w1, (s) * bits_) : w1, low); \
+        SRT__GEMM256_TOK(b00, b01, q0, s) SRT__GEMM256_TOK(b10, b11, q1, s) SRT__GEMM256_TOK(b20, b21, q2, s) SRT__GEMM256_TOK(b30, b31, q3, s) }
+#define SRT__GEMM256_FINISH(T, B0, B1) { uint64_t gi_ = (uint64_t)(t0 + (T)) * a->ng + g; \
+        y0[T] = srt__epilogue256(B0, mul, off, a->s[gi_], sc + g * SRT__TILE, a->d[gi_], y0[T]); \
+        y1[T] = srt__epilogue256(B1, mul, off, a->s[gi_], sc + g * SRT__TILE + 8, a->d[gi_], y1[T]); }
+#define SRT__GEMM256(NAME, GEMV, S, BITS, Q8) \
+static SRT__AVXVNNI void NAME(const srt__mm *mm, uint64_t tile0, uint64_t tile1) { \
+    enum { bits_ = BITS, Q8_ = Q8 }; \
+    const srt__weights *w = mm->w; \
+    const srt__acts *a = mm->a; \
+    srt__tiling tl = srt__tiling_of(w->format, w->rows, w->cols, w->group); \
+    const int off = srt__code_off(w->format), mul = srt__code_mul(w->format); \
+    const __m256i c80 = _mm256_set1_epi8((char)0x80), low = _mm256_set1_epi8((char)((1 << bits_) - 1)); \
+    uint64_t cpg = w->group / tl.kstep, tile, g, c; \
+    int t, t0, n4 = mm->n_tok & ~3; \
+    (void)c80; (void)low; \
+    for (tile = tile0; tile < tile1; tile++) { \
+        const uint8_t *v = (const uint8_t *)w->part[0] + tile * tl.chunks * 64; \
+        const uint16_t *sc = (const uint16_t *)w->part[1] + tile * tl.ng * SRT__TILE; \
+        for (t0 = 0; t0 < n4; t0 += 4) { \
+            const int8_t *q0 = a->q + (uint64_t)t0 * a->kp, *q1 = q0 + a->kp, *q2 = q1 + a->kp, *q3 = q2 + a->kp; \
+            __m256 y0[4], y1[4]; \
+            for (t = 0; t < 4; t++) y0[t] = y1[t] = _mm256_setzero_ps(); \
+            for (g = 0; g < tl.ng; g++) { \
+                __m256i b00 = _mm256_setzero_si256(), b01 = b00, b10 = b00, b11 = b00, b20 = b00, b21 = b00, b30 = b00, b31 = b00; \
+                uint64_t c1 = (g + 1) * cpg < tl.chunks ? (g + 1) * cpg : tl.chunks; \
+                for (c = g * cpg; c < c1; c++) { \
+                    const __m256i w0 = _mm256_loadu_si256((const __m256i *)(v + c * 64)), w1 = _mm256_loadu_si256((const __m256i *)(v + c * 64 + 32)); \
+                    uint64_t o = c * tl.kstep; \
+                    SRT__STEPS_##S(SRT__GEMM256_STEP) \
+                } \
+                SRT__GEMM256_FINISH(0, b00, b01) SRT__GEMM256_FINISH(1, b10, b11) \
+                SRT__GEMM256_FINISH(2, b20, b21) SRT__GEMM256_FINISH(3, b30, b31) \
+            } \
+            for (t = 0; t < 4; t++) { \
+                srt__store256(mm, t0 + t, tile * SRT__TILE, y0[t]); \
+                srt__store256(mm, t0 + t, tile * SRT__TILE + 8, y1[t]); \
+            } \
+        } \
+    } \
+    if (n4 < mm->n_tok) srt__mm_tail(mm, n4, tile0, tile1, GEMV); \
+}
+SRT__GEMM256(srt__q8_gemm_avxvnni, srt__q8_avxvnni, 1, 8, 1)
+SRT__GEMM256(srt__q4_gemm_avxvnni, srt__q4_avxvnni, 2, 4, 0)
+SRT__GEMM256(srt__q2_gemm_avxvnni, srt__q2_avxvnni, 4, 2, 0)
+SRT__GEMM256(srt__q1_gemm_avxvnni, srt__q1_avxvnni, 8, 1, 0)
+
 /* ---------------------------------------------------------------- vector ops (AVX2 + FMA + F16C) */
 /* The same operations as the references in sparsert.h, lane by lane, so results are identical. */
 static SRT__AVX2 float srt__dot_f32_avx2(const float *w, const float *x, uint64_t n) {
@@ -2313,6 +2367,7 @@ static srt__kernel_fn srt__x86_kernel(srt_isa isa, srt_format f, int n_tok) {
     static const srt__kernel_fn gemv512[4] = {srt__q8_gemv_avx512, srt__q4_gemv_avx512, srt__q2_gemv_avx512, srt__q1_gemv_avx512};
     static const srt__kernel_fn gemm512[4] = {srt__q8_gemm_avx512, srt__q4_gemm_avx512, srt__q2_gemm_avx512, srt__q1_gemm_avx512};
     static const srt__kernel_fn vnni[4] = {srt__q8_avxvnni, srt__q4_avxvnni, srt__q2_avxvnni, srt__q1_avxvnni};
+    static const srt__kernel_fn gemm_vnni[4] = {srt__q8_gemm_avxvnni, srt__q4_gemm_avxvnni, srt__q2_gemm_avxvnni, srt__q1_gemm_avxvnni};
     static const srt__kernel_fn avx2[4] = {srt__q8_avx2, srt__q4_avx2, srt__q2_avx2, srt__q1_avx2};
     if (srt_format_is_sparse(f)) return srt__x86_sparse_kernel(isa, f, n_tok);
 #if SRT__HAVE_AMX
@@ -2325,7 +2380,7 @@ static srt__kernel_fn srt__x86_kernel(srt_isa isa, srt_format f, int n_tok) {
         return f == SRT_F32 ? srt__f32_avx512 : f == SRT_F16 ? srt__f16_avx512 : srt__bf16_avx512;
     }
     if (isa >= SRT_ISA_AVX2) {
-        if (i >= 0) return isa == SRT_ISA_AVXVNNI ? vnni[i] : avx2[i];
+        if (i >= 0) return isa == SRT_ISA_AVXVNNI ? (n_tok >= 4 ? gemm_vnni[i] : vnni[i]) : avx2[i];
         return f == SRT_F32 ? srt__f32_avx2 : f == SRT_F16 ? srt__f16_avx2 : srt__bf16_avx2;
     }
     return NULL;
