@@ -1668,6 +1668,7 @@ static SRT__AVX512SP void srt__s4x1_gemm16_avx512(const srt__mm *mm, uint64_t ti
    second one shifted by the first's popcount (0x80 + n keeps bit 7, so zeros stay zeros). The
    dense AVX2 math follows on the two 32-byte halves (rows 0-7, 8-15): sb-q8 with |w| and sign(q, w)
    (or u = w ^ 0x80 with VNNI), sb-q4 with u = e ^ 0x08 = value + 8, minus 8 sum(q). */
+#define SRT__AVX2P __attribute__((target("avx2,fma,f16c,popcnt")))
 #define SRT__PC8(m) (((m) & 1) + ((m) >> 1 & 1) + ((m) >> 2 & 1) + ((m) >> 3 & 1) + ((m) >> 4 & 1) + ((m) >> 5 & 1) + ((m) >> 6 & 1) + ((m) >> 7 & 1))
 #define SRT__TE(m, i) (((m) >> (i) & 1 ? (uint64_t)SRT__PC8((m) & ((1u << (i)) - 1)) : 0x80ull) << (8 * (i)))
 #define SRT__T1(m) (SRT__TE(m, 0) | SRT__TE(m, 1) | SRT__TE(m, 2) | SRT__TE(m, 3) | SRT__TE(m, 4) | SRT__TE(m, 5) | SRT__TE(m, 6) | SRT__TE(m, 7))
@@ -1675,31 +1676,44 @@ static SRT__AVX512SP void srt__s4x1_gemm16_avx512(const srt__mm *mm, uint64_t ti
 #define SRT__T16(m) SRT__T4(m), SRT__T4((m) + 4), SRT__T4((m) + 8), SRT__T4((m) + 12)
 #define SRT__T64(m) SRT__T16(m), SRT__T16((m) + 16), SRT__T16((m) + 32), SRT__T16((m) + 48)
 static const uint64_t srt__sb_tbl[256] = {SRT__T64(0u), SRT__T64(64u), SRT__T64(128u), SRT__T64(192u)};
-static SRT__AVX2 __m128i srt__sb_expand16(const uint8_t *src, uint32_t m16, uint64_t *used) {
+static SRT__AVX2P inline __attribute__((always_inline)) __m128i srt__sb_expand16(const uint8_t *src, uint32_t m16, uint64_t *used) {
     uint32_t m0 = m16 & 0xffu, m1 = m16 >> 8 & 0xffu;
     uint64_t n0 = (uint64_t)_mm_popcnt_u32(m0);
     __m128i ctrl = _mm_set_epi64x((long long)(srt__sb_tbl[m1] + n0 * 0x0101010101010101ull), (long long)srt__sb_tbl[m0]);
     *used = n0 + (uint64_t)_mm_popcnt_u32(m1);
     return _mm_shuffle_epi8(_mm_loadu_si128((const __m128i *)src), ctrl);
 }
+/* sb-q4: the same from packed nibbles, with no unpacked copy in memory (unpacking a chunk's
+   nibbles into a buffer and expanding from it, 16-byte loads straddling the two 32-byte stores,
+   took 1.5x as long). The control counts nibbles from the one at nib: its byte (c >> 1, bit 7 kept
+   for zeros) selects the packed byte, its bit 0 the half. */
+static SRT__AVX2P inline __attribute__((always_inline)) __m128i srt__sb_expand16_q4(const uint8_t *base, uint64_t nib, uint32_t m16, uint64_t *used) {
+    const __m128i lo4 = _mm_set1_epi8(0x0f), x7f = _mm_set1_epi8(0x7f), x80 = _mm_set1_epi8((char)0x80);
+    uint32_t m0 = m16 & 0xffu, m1 = m16 >> 8 & 0xffu;
+    uint64_t n0 = (uint64_t)_mm_popcnt_u32(m0), par = nib & 1;
+    __m128i c = _mm_set_epi64x((long long)(srt__sb_tbl[m1] + (n0 + par) * 0x0101010101010101ull),
+                               (long long)(srt__sb_tbl[m0] + par * 0x0101010101010101ull));
+    __m128i bi = _mm_or_si128(_mm_and_si128(_mm_srli_epi16(c, 1), x7f), _mm_and_si128(c, x80));
+    __m128i b = _mm_shuffle_epi8(_mm_loadu_si128((const __m128i *)(base + nib / 2)), bi);
+    *used = n0 + (uint64_t)_mm_popcnt_u32(m1);
+    return _mm_blendv_epi8(_mm_and_si128(b, lo4), _mm_and_si128(_mm_srli_epi16(b, 4), lo4), _mm_slli_epi16(c, 7));
+}
 /* The dense 64-byte chunk c of a sb-q8 / sb-q4 tile from its packed values at *pp (advanced). */
-static SRT__AVX2 void srt__sb_expand_chunk(int q4, const uint8_t **pp, uint64_t m, __m256i *lo, __m256i *hi) {
+static SRT__AVX2P inline __attribute__((always_inline)) void srt__sb_expand_chunk(int q4, const uint8_t **pp, uint64_t m, __m256i *lo, __m256i *hi) {
     const uint8_t *src = *pp;
-    uint8_t buf[128];
     uint64_t n, used = 0;
     __m128i e0, e1, e2, e3;
-    if (q4) {   /* nibbles to one per byte first: nibble 2i in the low half of packed byte i */
-        __m256i v = _mm256_loadu_si256((const __m256i *)src), lo4 = _mm256_set1_epi8(0x0f);
-        __m256i l = _mm256_and_si256(v, lo4), h = _mm256_and_si256(_mm256_srli_epi16(v, 4), lo4);
-        __m256i a = _mm256_unpacklo_epi8(l, h), b = _mm256_unpackhi_epi8(l, h);
-        _mm256_storeu_si256((__m256i *)buf, _mm256_permute2x128_si256(a, b, 0x20));
-        _mm256_storeu_si256((__m256i *)(buf + 32), _mm256_permute2x128_si256(a, b, 0x31));
-        src = buf;
+    if (q4) {
+        e0 = srt__sb_expand16_q4(src, 0, (uint32_t)(m & 0xffff), &n); used += n;
+        e1 = srt__sb_expand16_q4(src, used, (uint32_t)(m >> 16 & 0xffff), &n); used += n;
+        e2 = srt__sb_expand16_q4(src, used, (uint32_t)(m >> 32 & 0xffff), &n); used += n;
+        e3 = srt__sb_expand16_q4(src, used, (uint32_t)(m >> 48), &n); used += n;
+    } else {
+        e0 = srt__sb_expand16(src, (uint32_t)(m & 0xffff), &n); used += n;
+        e1 = srt__sb_expand16(src + used, (uint32_t)(m >> 16 & 0xffff), &n); used += n;
+        e2 = srt__sb_expand16(src + used, (uint32_t)(m >> 32 & 0xffff), &n); used += n;
+        e3 = srt__sb_expand16(src + used, (uint32_t)(m >> 48), &n); used += n;
     }
-    e0 = srt__sb_expand16(src, (uint32_t)(m & 0xffff), &n); used += n;
-    e1 = srt__sb_expand16(src + used, (uint32_t)(m >> 16 & 0xffff), &n); used += n;
-    e2 = srt__sb_expand16(src + used, (uint32_t)(m >> 32 & 0xffff), &n); used += n;
-    e3 = srt__sb_expand16(src + used, (uint32_t)(m >> 48), &n); used += n;
     *lo = _mm256_set_m128i(e1, e0);
     *hi = _mm256_set_m128i(e3, e2);
     *pp += q4 ? (used + 1) / 2 : used;
@@ -1749,7 +1763,6 @@ static ATTR void NAME(const srt__mm *mm, uint64_t tile0, uint64_t tile1) { \
     } \
 }
 #define SRT__SB_DPBUSD(acc, u, q) _mm256_dpbusd_avx_epi32(acc, u, q)
-#define SRT__AVX2P __attribute__((target("avx2,fma,f16c,popcnt")))
 #define SRT__AVXVNNIP __attribute__((target("avx2,fma,f16c,popcnt,avxvnni")))
 SRT__SB256(srt__sbq8_avx2, SRT__AVX2P, 0, 0)
 SRT__SB256(srt__sbq4_avx2, SRT__AVX2P, 1, 0)
