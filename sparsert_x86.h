@@ -1718,7 +1718,8 @@ static SRT__AVX2P inline __attribute__((always_inline)) void srt__sb_expand_chun
     *hi = _mm256_set_m128i(e3, e2);
     *pp += q4 ? (used + 1) / 2 : used;
 }
-#define SRT__SB256(NAME, ATTR, Q4, VNNI) \
+/* NT tokens share each expanded chunk (GEMV: 1; GEMM: 4, the rest through the GEMV) */
+#define SRT__SB256(NAME, ATTR, Q4, VNNI, NT, REST) \
 static ATTR void NAME(const srt__mm *mm, uint64_t tile0, uint64_t tile1) { \
     const srt__weights *w = mm->w; \
     const srt__acts *a = mm->a; \
@@ -1727,47 +1728,63 @@ static ATTR void NAME(const srt__mm *mm, uint64_t tile0, uint64_t tile1) { \
     const __m256i flip = _mm256_set1_epi8((char)((Q4) ? 0x08 : 0x80)), ones16 = _mm256_set1_epi16(1); \
     const unsigned char *offs = (const unsigned char *)w->part[3]; \
     uint64_t cpg = w->group / 4, tile, g, c; \
-    int t; \
+    int t0, j, nfull = mm->n_tok / NT * NT; \
     (void)flip; (void)ones16; \
     for (tile = tile0; tile < tile1; tile++) { \
         const unsigned char *bm = (const unsigned char *)w->part[2] + tile * tl.chunks * 8; \
         const uint16_t *sc = (const uint16_t *)w->part[1] + tile * tl.ng * SRT__TILE; \
-        for (t = 0; t < mm->n_tok; t++) { \
+        for (t0 = 0; t0 < nfull; t0 += NT) { \
             const uint8_t *p = (const uint8_t *)w->part[0] + srt__rd64(offs + tile * 8); \
-            const int8_t *q = a->q + (uint64_t)t * a->kp; \
-            __m256 y0 = _mm256_setzero_ps(), y1 = y0; \
+            __m256 y0[NT], y1[NT]; \
+            for (j = 0; j < NT; j++) y0[j] = y1[j] = _mm256_setzero_ps(); \
             for (g = 0; g < tl.ng; g++) { \
-                __m256i a0 = _mm256_setzero_si256(), a1 = a0; \
-                uint64_t c1 = (g + 1) * cpg < tl.chunks ? (g + 1) * cpg : tl.chunks, gi = (uint64_t)t * a->ng + g; \
+                __m256i a0[NT], a1[NT]; \
+                uint64_t c1 = (g + 1) * cpg < tl.chunks ? (g + 1) * cpg : tl.chunks; \
+                for (j = 0; j < NT; j++) a0[j] = a1[j] = _mm256_setzero_si256(); \
                 for (c = g * cpg; c < c1; c++) { \
-                    __m256i e0, e1, qb = _mm256_set1_epi32(srt__ld32(q + 4 * c)); \
+                    __m256i e0, e1, u0, u1; \
                     _mm_prefetch((const char *)p + SRT__PREFETCH, _MM_HINT_T0); \
                     srt__sb_expand_chunk(Q4, &p, srt__rd64(bm + c * 8), &e0, &e1); \
-                    if (VNNI) { \
-                        a0 = SRT__SB_DPBUSD(a0, _mm256_xor_si256(e0, flip), qb); \
-                        a1 = SRT__SB_DPBUSD(a1, _mm256_xor_si256(e1, flip), qb); \
-                    } else if (Q4) { \
-                        a0 = _mm256_add_epi32(a0, _mm256_madd_epi16(_mm256_maddubs_epi16(_mm256_xor_si256(e0, flip), qb), ones16)); \
-                        a1 = _mm256_add_epi32(a1, _mm256_madd_epi16(_mm256_maddubs_epi16(_mm256_xor_si256(e1, flip), qb), ones16)); \
-                    } else { \
-                        a0 = _mm256_add_epi32(a0, _mm256_madd_epi16(_mm256_maddubs_epi16(_mm256_abs_epi8(e0), _mm256_sign_epi8(qb, e0)), ones16)); \
-                        a1 = _mm256_add_epi32(a1, _mm256_madd_epi16(_mm256_maddubs_epi16(_mm256_abs_epi8(e1), _mm256_sign_epi8(qb, e1)), ones16)); \
+                    u0 = (VNNI || Q4) ? _mm256_xor_si256(e0, flip) : _mm256_abs_epi8(e0); \
+                    u1 = (VNNI || Q4) ? _mm256_xor_si256(e1, flip) : _mm256_abs_epi8(e1); \
+                    for (j = 0; j < NT; j++) { \
+                        const __m256i qb = _mm256_set1_epi32(srt__ld32(a->q + (uint64_t)(t0 + j) * a->kp + 4 * c)); \
+                        if (VNNI) { \
+                            a0[j] = SRT__SB_DPBUSD(a0[j], u0, qb); \
+                            a1[j] = SRT__SB_DPBUSD(a1[j], u1, qb); \
+                        } else if (Q4) { \
+                            a0[j] = _mm256_add_epi32(a0[j], _mm256_madd_epi16(_mm256_maddubs_epi16(u0, qb), ones16)); \
+                            a1[j] = _mm256_add_epi32(a1[j], _mm256_madd_epi16(_mm256_maddubs_epi16(u1, qb), ones16)); \
+                        } else { \
+                            a0[j] = _mm256_add_epi32(a0[j], _mm256_madd_epi16(_mm256_maddubs_epi16(u0, _mm256_sign_epi8(qb, e0)), ones16)); \
+                            a1[j] = _mm256_add_epi32(a1[j], _mm256_madd_epi16(_mm256_maddubs_epi16(u1, _mm256_sign_epi8(qb, e1)), ones16)); \
+                        } \
                     } \
                 } \
-                y0 = srt__epilogue256(a0, 1, off, a->s[gi], sc + g * SRT__TILE, a->d[gi], y0); \
-                y1 = srt__epilogue256(a1, 1, off, a->s[gi], sc + g * SRT__TILE + 8, a->d[gi], y1); \
+                for (j = 0; j < NT; j++) { \
+                    uint64_t gi = (uint64_t)(t0 + j) * a->ng + g; \
+                    y0[j] = srt__epilogue256(a0[j], 1, off, a->s[gi], sc + g * SRT__TILE, a->d[gi], y0[j]); \
+                    y1[j] = srt__epilogue256(a1[j], 1, off, a->s[gi], sc + g * SRT__TILE + 8, a->d[gi], y1[j]); \
+                } \
             } \
-            srt__store256(mm, t, tile * SRT__TILE, y0); \
-            srt__store256(mm, t, tile * SRT__TILE + 8, y1); \
+            for (j = 0; j < NT; j++) { \
+                srt__store256(mm, t0 + j, tile * SRT__TILE, y0[j]); \
+                srt__store256(mm, t0 + j, tile * SRT__TILE + 8, y1[j]); \
+            } \
         } \
     } \
+    if (nfull < mm->n_tok) srt__mm_tail(mm, nfull, tile0, tile1, REST); \
 }
 #define SRT__SB_DPBUSD(acc, u, q) _mm256_dpbusd_avx_epi32(acc, u, q)
 #define SRT__AVXVNNIP __attribute__((target("avx2,fma,f16c,popcnt,avxvnni")))
-SRT__SB256(srt__sbq8_avx2, SRT__AVX2P, 0, 0)
-SRT__SB256(srt__sbq4_avx2, SRT__AVX2P, 1, 0)
-SRT__SB256(srt__sbq8_avxvnni, SRT__AVXVNNIP, 0, 1)
-SRT__SB256(srt__sbq4_avxvnni, SRT__AVXVNNIP, 1, 1)
+SRT__SB256(srt__sbq8_avx2, SRT__AVX2P, 0, 0, 1, srt__sb_none)
+SRT__SB256(srt__sbq4_avx2, SRT__AVX2P, 1, 0, 1, srt__sb_none)
+SRT__SB256(srt__sbq8_avxvnni, SRT__AVXVNNIP, 0, 1, 1, srt__sb_none)
+SRT__SB256(srt__sbq4_avxvnni, SRT__AVXVNNIP, 1, 1, 1, srt__sb_none)
+SRT__SB256(srt__sbq8_gemm_avx2, SRT__AVX2P, 0, 0, 4, srt__sbq8_avx2)
+SRT__SB256(srt__sbq4_gemm_avx2, SRT__AVX2P, 1, 0, 4, srt__sbq4_avx2)
+SRT__SB256(srt__sbq8_gemm_avxvnni, SRT__AVXVNNIP, 0, 1, 4, srt__sbq8_avxvnni)
+SRT__SB256(srt__sbq4_gemm_avxvnni, SRT__AVXVNNIP, 1, 1, 4, srt__sbq4_avxvnni)
 
 /* AVX2 sb-bf16: 8 bf16 at a time expanded by a pshufb control per 8-bit mask (two bytes per
    element), widened to f32; lanes 0-7 and 8-15 of the dense float reference are two accumulators;
@@ -2355,8 +2372,8 @@ static srt__kernel_fn srt__x86_sparse_kernel(srt_isa isa, srt_format f, int n_to
     if (isa < SRT_ISA_AVX512 || !srt__x86_vbmi2()) {   /* AVX2 / AVX-VNNI, and AVX-512 without VBMI2 */
         int vnni = isa >= SRT_ISA_AVXVNNI && (srt__x86_levels() >> SRT_ISA_AVXVNNI & 1);
         if (isa < SRT_ISA_AVX2) return NULL;
-        if (f == SRT_SB_Q8) return vnni ? srt__sbq8_avxvnni : srt__sbq8_avx2;
-        if (f == SRT_SB_Q4) return vnni ? srt__sbq4_avxvnni : srt__sbq4_avx2;
+        if (f == SRT_SB_Q8) return n_tok >= 4 ? (vnni ? srt__sbq8_gemm_avxvnni : srt__sbq8_gemm_avx2) : vnni ? srt__sbq8_avxvnni : srt__sbq8_avx2;
+        if (f == SRT_SB_Q4) return n_tok >= 4 ? (vnni ? srt__sbq4_gemm_avxvnni : srt__sbq4_gemm_avx2) : vnni ? srt__sbq4_avxvnni : srt__sbq4_avx2;
         if (f == SRT_SB_BF16) return srt__sb_bf16_avx2;
         if (f == SRT_S4X1) return srt__s4x1_avx2;
         return NULL;
