@@ -495,8 +495,8 @@ static ATTR void NAME(const srt__mm *mm, uint64_t tile0, uint64_t tile1) { \
                     const __m256i w0 = _mm256_loadu_si256((const __m256i *)(v + c * 64)), w1 = _mm256_loadu_si256((const __m256i *)(v + c * 64 + 32)); \
                     const __m256i w0h = _mm256_srli_epi16(w0, NA_ * bits_), w1h = _mm256_srli_epi16(w1, NA_ * bits_); \
                     const int8_t *qc = q + c * tl.kstep; \
+                    __m256i p0 = _mm256_setzero_si256(), p1 = p0;   /* the int16 step sums (AVX2) */ \
                     _mm_prefetch((const char *)(v + c * 64) + SRT__PREFETCH, _MM_HINT_T0); \
-                    __m256i p0 = _mm256_setzero_si256(), p1 = p0; \
                     (void)w0h; (void)w1h; (void)p0; (void)p1; \
                     SRT__STEPS_##S(STEP) \
                     STEP##_END \
