@@ -842,10 +842,15 @@ static SRT__AVX2 inline __attribute__((always_inline)) __m256i srt__q8i_gather8(
             if (HG > 2) a2 = STEP(a2, u, V, _mm256_set1_epi32(srt__ld32(q0 + 2 * nb * 32 + (O)))); \
             if (HG > 3) a3 = STEP(a3, u, V, _mm256_set1_epi32(srt__ld32(q0 + 3 * nb * 32 + (O)))); }
 #define SRT__Q8I_PASSES(HEADS, R, S, OFS, NR, I) \
-            for (g = 0; g + 4 <= gn; g += 4) HEADS(R, S, OFS, &qq, g, 4, hd, NR, scale, out + (uint64_t)(g0 + g) * ldo + (I), ldo); \
-            if (gn - g == 3) HEADS(R, S, OFS, &qq, g, 3, hd, NR, scale, out + (uint64_t)(g0 + g) * ldo + (I), ldo); \
-            else if (gn - g == 2) HEADS(R, S, OFS, &qq, g, 2, hd, NR, scale, out + (uint64_t)(g0 + g) * ldo + (I), ldo); \
-            else if (gn - g == 1) HEADS(R, S, OFS, &qq, g, 1, hd, NR, scale, out + (uint64_t)(g0 + g) * ldo + (I), ldo);
+            for (g = 0; g + 4 <= gn; g += 4) HEADS##4(R, S, OFS, &qq, g, hd, NR, scale, out + (uint64_t)(g0 + g) * ldo + (I), ldo); \
+            if (gn - g == 3) HEADS##3(R, S, OFS, &qq, g, hd, NR, scale, out + (uint64_t)(g0 + g) * ldo + (I), ldo); \
+            else if (gn - g == 2) HEADS##2(R, S, OFS, &qq, g, hd, NR, scale, out + (uint64_t)(g0 + g) * ldo + (I), ldo); \
+            else if (gn - g == 1) HEADS##1(R, S, OFS, &qq, g, hd, NR, scale, out + (uint64_t)(g0 + g) * ldo + (I), ldo);
+#define SRT__Q8I_HG(NAME, TARGET, HG) \
+static TARGET __attribute__((noinline)) void NAME##_heads##HG(const unsigned char *r0, uint64_t stride, __m256i ofs, const srt__q8q *qq, int g, \
+                                                               uint64_t hd, int nr, float scale, float *out, uint64_t ldo) { \
+    NAME##_heads(r0, stride, ofs, qq, g, HG, hd, nr, scale, out, ldo); \
+}
 #define SRT__Q8I_256(NAME, TARGET, INIT, PREP, STEP) \
 static TARGET inline __attribute__((always_inline)) void NAME##_heads(const unsigned char *r0, uint64_t stride, __m256i ofs, const srt__q8q *qq, int g, int HG, \
                                                                       uint64_t hd, int nr, float scale, float *out, uint64_t ldo) { \
@@ -892,6 +897,10 @@ static TARGET inline __attribute__((always_inline)) void NAME##_heads(const unsi
         } \
     } \
 } \
+/* one copy per head count, not inlined, for the full passes and the tail alike: inlined at both \
+   (with the AVX-512 kernel's eight) the copies were 0.5 MB of code in an ASan build and half of \
+   the time it took to compile a program */ \
+SRT__Q8I_HG(NAME, TARGET, 1) SRT__Q8I_HG(NAME, TARGET, 2) SRT__Q8I_HG(NAME, TARGET, 3) SRT__Q8I_HG(NAME, TARGET, 4) \
 /* the heads in passes of 4, then 3, 2 or 1 */ \
 static TARGET void NAME(const unsigned char *rows, uint64_t stride, const float *q, int G, uint64_t hd, int n, float scale, float *out, uint64_t ldo) { \
     srt__q8q qq; \
@@ -929,6 +938,7 @@ static TARGET void NAME(const unsigned char *rows, uint64_t stride, const float 
 SRT__Q8I_256(srt__attn_scores_q8_avx2, SRT__AVX2, SRT__Q8I_INIT0, SRT__Q8I_ABS, SRT__Q8I_MADD)
 SRT__Q8I_256(srt__attn_scores_q8_avxvnni, SRT__AVXVNNI, SRT__Q8I_INIT128, SRT__Q8I_FLIP, SRT__Q8I_DPBUSD)
 #undef SRT__Q8I_256
+#undef SRT__Q8I_HG
 #undef SRT__Q8I_STEP
 #undef SRT__Q8I_PASSES
 #undef SRT__Q8I_JOIN256_LO
@@ -961,8 +971,10 @@ static SRT__AVX512 inline __attribute__((always_inline)) void srt__q8i_rows16(co
 #undef SRT__Q8I_JOIN512_HI
 #undef SRT__Q8I_TRANSPOSE
 
-/* HG heads (qq's first) over the 16 rows r0 + l x stride (ofs: l x stride), the lanes of mrows stored */
-static SRT__AVX512 inline __attribute__((always_inline)) void srt__q8i_heads512(const unsigned char *r0, uint64_t stride, __m512i ofs, const srt__q8q *qq, int HG,
+/* HG heads (qq's first) over the 16 rows r0 + l x stride (ofs: l x stride), the lanes of mrows stored.
+   HG is not a constant here: with 32 registers, a copy per head count measured no faster in
+   bench-attn (and made this kernel 0.3 MB of code in an ASan build). */
+static SRT__AVX512 __attribute__((noinline)) void srt__q8i_heads512(const unsigned char *r0, uint64_t stride, __m512i ofs, const srt__q8q *qq, int HG,
                                                                               uint64_t hd, __mmask16 mrows, float scale, float *out, uint64_t ldo) {
     const uint64_t nb = (hd + 31) / 32;
     const __m512i c80 = _mm512_set1_epi8((char)0x80);
@@ -1026,25 +1038,13 @@ static SRT__AVX512 void srt__attn_scores_q8_avx512(const unsigned char *rows, ui
     for (g0 = 0; g0 < G; g0 += 8) {
         int gn = G - g0 < 8 ? G - g0 : 8;
         srt__q8q_make(&qq, q + (uint64_t)g0 * hd, gn, hd);
-#define SRT__Q8I_PASS(R, S, OFS, M, O) \
-        switch (gn) { \
-            case 1: srt__q8i_heads512(R, S, OFS, &qq, 1, hd, M, scale, O, ldo); break; \
-            case 2: srt__q8i_heads512(R, S, OFS, &qq, 2, hd, M, scale, O, ldo); break; \
-            case 3: srt__q8i_heads512(R, S, OFS, &qq, 3, hd, M, scale, O, ldo); break; \
-            case 4: srt__q8i_heads512(R, S, OFS, &qq, 4, hd, M, scale, O, ldo); break; \
-            case 5: srt__q8i_heads512(R, S, OFS, &qq, 5, hd, M, scale, O, ldo); break; \
-            case 6: srt__q8i_heads512(R, S, OFS, &qq, 6, hd, M, scale, O, ldo); break; \
-            case 7: srt__q8i_heads512(R, S, OFS, &qq, 7, hd, M, scale, O, ldo); break; \
-            default: srt__q8i_heads512(R, S, OFS, &qq, 8, hd, M, scale, O, ldo); break; \
-        }
         for (i = 0; i < nf; i += 16) {
             const unsigned char *r = rows + (uint64_t)i * stride;
             uint64_t pf;
             for (pf = 0; pf < 16 * stride; pf += 64) _mm_prefetch((const char *)r + SRT__Q8I_PF + pf, _MM_HINT_T0);
-            SRT__Q8I_PASS(r, stride, ofs, (__mmask16)0xffff, out + (uint64_t)g0 * ldo + i)
+            srt__q8i_heads512(r, stride, ofs, &qq, gn, hd, (__mmask16)0xffff, scale, out + (uint64_t)g0 * ldo + i, ldo);
         }
-        if (nt) SRT__Q8I_PASS(tail, rb, tofs, (__mmask16)((1u << nt) - 1), out + (uint64_t)g0 * ldo + nf)
-#undef SRT__Q8I_PASS
+        if (nt) srt__q8i_heads512(tail, rb, tofs, &qq, gn, hd, (__mmask16)((1u << nt) - 1), scale, out + (uint64_t)g0 * ldo + nf, ldo);
     }
 }
 #undef SRT__Q8I_PF
