@@ -9,10 +9,19 @@ cp $src build/compile/impl.cpp
 # an app file that only includes the header (no implementation), plus one with SRT_STATIC
 printf '#include "sparsert.h"\nint use(void);\nint use(void) { return (int)SRT_OK; }\n' > build/compile/api.c
 FLAGS="-Wall -Wextra -pedantic -Werror -Wno-unused-function -I."
-try() {   # try NAME COMPILER ARGS...
+# try NAME COMPILER ARGS...: one compile in the background, as many at a time as there are CPUs;
+# its ok/FAIL line goes to build/compile/try-N.txt, printed in order at the end
+JOBS=$(getconf _NPROCESSORS_ONLN 2>/dev/null || echo 2)
+n=0
+try() {
     local name=$1; shift
-    if ! command -v "$1" >/dev/null 2>&1; then echo "FAIL - $name: compiler $1 not installed"; return; fi
-    if out=$("$@" 2>&1); then echo "ok - $name"; else echo "FAIL - $name"; printf '%s\n' "$out" | head -20; fi
+    n=$((n + 1))
+    while [ "$(jobs -rp | wc -l)" -ge "$JOBS" ]; do wait -n 2>/dev/null || true; done
+    {
+        if ! command -v "$1" >/dev/null 2>&1; then echo "FAIL - $name: compiler $1 not installed"
+        elif out=$("$@" 2>&1); then echo "ok - $name"
+        else echo "FAIL - $name"; printf '%s\n' "$out" | head -20; fi
+    } > "build/compile/try-$n.txt" &
 }
 try "gcc -std=c99"            gcc   -std=c99   $FLAGS -c $src -o build/compile/gcc.o
 try "clang -std=c99"          clang -std=c99   $FLAGS -c $src -o build/compile/clang.o
@@ -34,3 +43,5 @@ awk '/^```c$/ { n++; keep = 1; next } /^```/ { keep = 0 } keep && n == 1' README
   awk '/^```c$/ { n++; keep = 1; next } /^```/ { keep = 0 } keep && n == 2' README.md; printf '}\n'; } > build/compile/readme_chat.c
 try "README's embedding example, gcc -std=c99" gcc -std=c99 -Wall -Werror -Wno-unused-function -I. -o build/compile/readme_app build/compile/readme_app.c -lm -pthread
 try "README's chat example, gcc -std=c99" gcc -std=c99 -Wall -Wextra -pedantic -Werror -I. -c build/compile/readme_chat.c -o build/compile/readme_chat.o
+wait
+for i in $(seq 1 "$n"); do cat "build/compile/try-$i.txt"; done
