@@ -107,11 +107,13 @@ static SRT__AVX512 float srt__hsum512(__m512 v) {   /* s[j] += s[j + 8], + 4, + 
     return _mm_cvtss_f32(b);
 }
 
-/* NR rows at a time share each load of x; a single row for the rest. 16-bit rows (NR = 2) also
-   prefetch the rows of the next pass. A pass reads NR rows at once, with twice the work per byte
-   of F32, and on a Zen 4 core the hardware prefetch and the loads in flight left it at 0.6 of the
-   read bandwidth. srt-bench gemv, F16, one token of Llama-3.2-1B, 1 thread: 113 ms, 93 with the
-   prefetch at NR = 4, 84 at NR = 2. F32 (NR = 4) reads at 0.9 without it, 2-4% slower with it. */
+/* NR rows at a time share each load of x; a single row for the rest. 16-bit rows also prefetch
+   the rows of the next pass. A pass reads NR rows at once, with twice the work per byte of F32,
+   and on a Zen 4 core the hardware prefetch and the loads in flight left it at 0.6 of the read
+   bandwidth. srt-bench gemv, F16, one token of Llama-3.2-1B, 1 thread: 113 ms, 93 with the
+   prefetch at NR = 4, 84 at NR = 2. So 1-3 tokens take NR = 2; prompts NR = 4, whose x loads,
+   shared by 4 rows, NR = 2 would double (prefill 1.5x slower). F32 (NR = 4) reads at 0.9 without
+   the prefetch, 2-4% slower with it. */
 #define SRT__FLOAT512(NAME, ESZ, NR, LOAD, MLOAD) \
 static SRT__AVX512 void NAME(const srt__mm *mm, uint64_t tile0, uint64_t tile1) { \
     const srt__weights *w = mm->w; \
@@ -131,7 +133,7 @@ static SRT__AVX512 void NAME(const srt__mm *mm, uint64_t tile0, uint64_t tile1) 
                 __m512 a0 = _mm512_setzero_ps(), a1 = a0, a2 = a0, a3 = a0; \
                 for (k = 0; k < kt; k += 16) { \
                     __m512 xv = _mm512_loadu_ps(x + k); \
-                    if (pf && (k * ESZ) % 64 == 0) \
+                    if (pf && t == 0 && (k * ESZ) % 64 == 0)   /* later tokens find the rows in cache */ \
                         for (i = 0; i < NR; i++) _mm_prefetch(p0 + (uint64_t)(NR + i) * K * ESZ + k * ESZ, _MM_HINT_T0); \
                     a0 = _mm512_fmadd_ps(LOAD(p0, k), xv, a0); a1 = _mm512_fmadd_ps(LOAD(p1, k), xv, a1); \
                     if (NR > 2) { a2 = _mm512_fmadd_ps(LOAD(p2, k), xv, a2); a3 = _mm512_fmadd_ps(LOAD(p3, k), xv, a3); } \
@@ -156,8 +158,10 @@ static SRT__AVX512 void NAME(const srt__mm *mm, uint64_t tile0, uint64_t tile1) 
     } \
 }
 SRT__FLOAT512(srt__f32_avx512, 4, 4, SRT__F512_LOAD_F32, SRT__F512_MLOAD_F32)
-SRT__FLOAT512(srt__f16_avx512, 2, 2, SRT__F512_LOAD_F16, SRT__F512_MLOAD_F16)
-SRT__FLOAT512(srt__bf16_avx512, 2, 2, SRT__F512_LOAD_BF16, SRT__F512_MLOAD_BF16)
+SRT__FLOAT512(srt__f16_avx512, 2, 4, SRT__F512_LOAD_F16, SRT__F512_MLOAD_F16)
+SRT__FLOAT512(srt__bf16_avx512, 2, 4, SRT__F512_LOAD_BF16, SRT__F512_MLOAD_BF16)
+SRT__FLOAT512(srt__f16_gemv_avx512, 2, 2, SRT__F512_LOAD_F16, SRT__F512_MLOAD_F16)
+SRT__FLOAT512(srt__bf16_gemv_avx512, 2, 2, SRT__F512_LOAD_BF16, SRT__F512_MLOAD_BF16)
 
 /* AVX2: lanes 0-7 and 8-15 of the reference are two 8-wide accumulators; the tail (K mod 16) and
    the reduction are done on the stored lanes exactly as the reference does them. */
@@ -200,7 +204,7 @@ static SRT__AVX2 void NAME(const srt__mm *mm, uint64_t tile0, uint64_t tile1) { 
             if (nr == 2) { \
                 for (k = 0; k < kt; k += 16) { \
                     __m256 xl = _mm256_loadu_ps(x + k), xh = _mm256_loadu_ps(x + k + 8); \
-                    if (pf && (k * ESZ) % 64 == 0) { \
+                    if (pf && t == 0 && (k * ESZ) % 64 == 0) { \
                         _mm_prefetch(p1 + K * ESZ + k * ESZ, _MM_HINT_T0); _mm_prefetch(p1 + 2 * K * ESZ + k * ESZ, _MM_HINT_T0); \
                     } \
                     l0 = _mm256_fmadd_ps(LOAD(p0, k), xl, l0); h0 = _mm256_fmadd_ps(LOAD(p0, k + 8), xh, h0); \
@@ -2419,7 +2423,8 @@ static srt__kernel_fn srt__x86_kernel(srt_isa isa, srt_format f, int n_tok) {
 #endif
     if (isa >= SRT_ISA_AVX512) {
         if (i >= 0) return n_tok >= 4 ? gemm512[i] : gemv512[i];
-        return f == SRT_F32 ? srt__f32_avx512 : f == SRT_F16 ? srt__f16_avx512 : srt__bf16_avx512;
+        if (f == SRT_F32) return srt__f32_avx512;   /* 16-bit: two rows a pass for 1-3 tokens, four (x loads shared) for more */
+        return f == SRT_F16 ? (n_tok >= 4 ? srt__f16_avx512 : srt__f16_gemv_avx512) : n_tok >= 4 ? srt__bf16_avx512 : srt__bf16_gemv_avx512;
     }
     if (isa >= SRT_ISA_AVX2) {
         if (i >= 0) return isa == SRT_ISA_AVXVNNI ? (n_tok >= 4 ? gemm_vnni[i] : vnni[i]) : avx2[i];
