@@ -282,7 +282,7 @@ run_cuda_emu_test() {
 
 # wanted NAME: whether build_all builds test or fuzz target NAME. A cross run named tests
 # (./build.sh test wine test_core ...) builds those alone (and the tools), and runs no fuzz target
-# but fuzz_json: every program compiles the whole library, which under mingw takes 10-15 s.
+# but fuzz_json: every program compiles the whole library, which under mingw takes 9-13 s.
 CROSS_ONLY=""
 [ -n "$CROSS" ] && CROSS_ONLY="${*:3}"
 wanted() {
