@@ -1679,56 +1679,62 @@ static SRT__AVX512SP void srt__s4x1_gemm16_avx512(const srt__mm *mm, uint64_t ti
 }
 
 /* AVX2 (+ AVX-VNNI) sb-q8 / sb-q4, and every level on CPUs without VBMI2: table-driven expansion.
-   srt__sb_tbl[m] holds the pshufb control that expands the next popcount(m) packed bytes to the
-   set bits of the 8-bit mask m (0x80 = zero elsewhere); 16 bytes of a chunk take two entries, the
-   second one shifted by the first's popcount (0x80 + n keeps bit 7, so zeros stay zeros). The
-   dense AVX2 math follows on the two 32-byte halves (rows 0-7, 8-15): sb-q8 with |w| and sign(q, w)
-   (or u = w ^ 0x80 with VNNI), sb-q4 with u = e ^ 0x08 = value + 8, minus 8 sum(q). */
+   SRT__T1(m) is the pshufb control that expands the next popcount(m) packed bytes to the set bits
+   of the 8-bit mask m (0x80 = zero elsewhere). The control of 16 bytes (masks m0, m1) is one sum of
+   two 16-byte entries, srt__sb_lo[m0] = {T1(m0), popcount(m0) in each byte} and srt__sb_hi[m1] =
+   {0, T1(m1)}: the second 8 bytes come out shifted by the first's popcount (0x80 + n keeps bit 7,
+   so zeros stay zeros). Two loads and an add, where building it in general registers took eight
+   instructions. srt__sb_lo[1] adds 1 to every byte: sb-q4 counts nibbles from an odd one.
+   The dense AVX2 math follows on the two 32-byte halves (rows 0-7, 8-15): sb-q8 with |w| and
+   sign(q, w) (or u = w ^ 0x80 with VNNI), sb-q4 with u = e ^ 0x08 = value + 8, minus 8 sum(q). */
 #define SRT__AVX2P __attribute__((target("avx2,fma,f16c,popcnt")))
 #define SRT__PC8(m) (((m) & 1) + ((m) >> 1 & 1) + ((m) >> 2 & 1) + ((m) >> 3 & 1) + ((m) >> 4 & 1) + ((m) >> 5 & 1) + ((m) >> 6 & 1) + ((m) >> 7 & 1))
 #define SRT__TE(m, i) (((m) >> (i) & 1 ? (uint64_t)SRT__PC8((m) & ((1u << (i)) - 1)) : 0x80ull) << (8 * (i)))
 #define SRT__T1(m) (SRT__TE(m, 0) | SRT__TE(m, 1) | SRT__TE(m, 2) | SRT__TE(m, 3) | SRT__TE(m, 4) | SRT__TE(m, 5) | SRT__TE(m, 6) | SRT__TE(m, 7))
-#define SRT__T4(m) SRT__T1(m), SRT__T1((m) + 1), SRT__T1((m) + 2), SRT__T1((m) + 3)
-#define SRT__T16(m) SRT__T4(m), SRT__T4((m) + 4), SRT__T4((m) + 8), SRT__T4((m) + 12)
-#define SRT__T64(m) SRT__T16(m), SRT__T16((m) + 16), SRT__T16((m) + 32), SRT__T16((m) + 48)
-static const uint64_t srt__sb_tbl[256] = {SRT__T64(0u), SRT__T64(64u), SRT__T64(128u), SRT__T64(192u)};
-static SRT__AVX2P inline __attribute__((always_inline)) __m128i srt__sb_expand16(const uint8_t *src, uint32_t m16, uint64_t *used) {
-    uint32_t m0 = m16 & 0xffu, m1 = m16 >> 8 & 0xffu;
-    uint64_t n0 = (uint64_t)_mm_popcnt_u32(m0);
-    __m128i ctrl = _mm_set_epi64x((long long)(srt__sb_tbl[m1] + n0 * 0x0101010101010101ull), (long long)srt__sb_tbl[m0]);
-    *used = n0 + (uint64_t)_mm_popcnt_u32(m1);
-    return _mm_shuffle_epi8(_mm_loadu_si128((const __m128i *)src), ctrl);
+#define SRT__X4(F, m) F(m), F((m) + 1), F((m) + 2), F((m) + 3)
+#define SRT__X16(F, m) SRT__X4(F, m), SRT__X4(F, (m) + 4), SRT__X4(F, (m) + 8), SRT__X4(F, (m) + 12)
+#define SRT__X256(F) SRT__X16(F, 0u), SRT__X16(F, 16u), SRT__X16(F, 32u), SRT__X16(F, 48u), SRT__X16(F, 64u), SRT__X16(F, 80u), \
+    SRT__X16(F, 96u), SRT__X16(F, 112u), SRT__X16(F, 128u), SRT__X16(F, 144u), SRT__X16(F, 160u), SRT__X16(F, 176u), \
+    SRT__X16(F, 192u), SRT__X16(F, 208u), SRT__X16(F, 224u), SRT__X16(F, 240u)
+#define SRT__B8(n) ((uint64_t)(n) * 0x0101010101010101ull)
+#define SRT__LO0(m) SRT__T1(m), SRT__B8(SRT__PC8(m))
+#define SRT__LO1(m) SRT__T1(m) + SRT__B8(1), SRT__B8(SRT__PC8(m) + 1)
+#define SRT__HI(m) 0, SRT__T1(m)
+__attribute__((aligned(64))) static const uint64_t srt__sb_lo[2][512] = {{SRT__X256(SRT__LO0)}, {SRT__X256(SRT__LO1)}};
+__attribute__((aligned(64))) static const uint64_t srt__sb_hi[512] = {SRT__X256(SRT__HI)};
+static SRT__AVX2P inline __attribute__((always_inline)) __m128i srt__sb_ctrl(const uint8_t *m, uint64_t par) {
+    return _mm_add_epi8(_mm_load_si128((const __m128i *)(srt__sb_lo[par] + 2 * (size_t)m[0])), _mm_load_si128((const __m128i *)(srt__sb_hi + 2 * (size_t)m[1])));
 }
 /* sb-q4: the same from packed nibbles, with no unpacked copy in memory (unpacking a chunk's
    nibbles into a buffer and expanding from it, 16-byte loads straddling the two 32-byte stores,
    took 1.5x as long). The control counts nibbles from the one at nib: its byte (c >> 1, bit 7 kept
    for zeros) selects the packed byte, its bit 0 the half. */
-static SRT__AVX2P inline __attribute__((always_inline)) __m128i srt__sb_expand16_q4(const uint8_t *base, uint64_t nib, uint32_t m16, uint64_t *used) {
+static SRT__AVX2P inline __attribute__((always_inline)) __m128i srt__sb_expand16_q4(const uint8_t *base, uint64_t nib, const uint8_t *m) {
     const __m128i lo4 = _mm_set1_epi8(0x0f), x7f = _mm_set1_epi8(0x7f), x80 = _mm_set1_epi8((char)0x80);
-    uint32_t m0 = m16 & 0xffu, m1 = m16 >> 8 & 0xffu;
-    uint64_t n0 = (uint64_t)_mm_popcnt_u32(m0), par = nib & 1;
-    __m128i c = _mm_set_epi64x((long long)(srt__sb_tbl[m1] + (n0 + par) * 0x0101010101010101ull),
-                               (long long)(srt__sb_tbl[m0] + par * 0x0101010101010101ull));
+    __m128i c = srt__sb_ctrl(m, nib & 1);
     __m128i bi = _mm_or_si128(_mm_and_si128(_mm_srli_epi16(c, 1), x7f), _mm_and_si128(c, x80));
     __m128i b = _mm_shuffle_epi8(_mm_loadu_si128((const __m128i *)(base + nib / 2)), bi);
-    *used = n0 + (uint64_t)_mm_popcnt_u32(m1);
     return _mm_blendv_epi8(_mm_and_si128(b, lo4), _mm_and_si128(_mm_srli_epi16(b, 4), lo4), _mm_slli_epi16(c, 7));
 }
-/* The dense 64-byte chunk c of a sb-q8 / sb-q4 tile from its packed values at *pp (advanced). */
-static SRT__AVX2P inline __attribute__((always_inline)) void srt__sb_expand_chunk(int q4, const uint8_t **pp, uint64_t m, __m256i *lo, __m256i *hi) {
+/* The dense 64-byte chunk of a sb-q8 / sb-q4 tile with bitmap bm from its packed values at *pp
+   (advanced). Each 16 bytes start at the popcount of the bitmap before them: four independent
+   popcounts, no chain through the loads. */
+static SRT__AVX2P inline __attribute__((always_inline)) void srt__sb_expand_chunk(int q4, const uint8_t **pp, const uint8_t *bm, __m256i *lo, __m256i *hi) {
     const uint8_t *src = *pp;
-    uint64_t n, used = 0;
+    uint64_t m = srt__rd64(bm);
+    uint64_t u1 = (uint64_t)_mm_popcnt_u64(m & 0xffffu), u2 = (uint64_t)_mm_popcnt_u64(m & 0xffffffffu);
+    uint64_t u3 = (uint64_t)_mm_popcnt_u64(m & 0xffffffffffffull), used = (uint64_t)_mm_popcnt_u64(m);
     __m128i e0, e1, e2, e3;
     if (q4) {
-        e0 = srt__sb_expand16_q4(src, 0, (uint32_t)(m & 0xffff), &n); used += n;
-        e1 = srt__sb_expand16_q4(src, used, (uint32_t)(m >> 16 & 0xffff), &n); used += n;
-        e2 = srt__sb_expand16_q4(src, used, (uint32_t)(m >> 32 & 0xffff), &n); used += n;
-        e3 = srt__sb_expand16_q4(src, used, (uint32_t)(m >> 48), &n); used += n;
+        e0 = srt__sb_expand16_q4(src, 0, bm);
+        e1 = srt__sb_expand16_q4(src, u1, bm + 2);
+        e2 = srt__sb_expand16_q4(src, u2, bm + 4);
+        e3 = srt__sb_expand16_q4(src, u3, bm + 6);
     } else {
-        e0 = srt__sb_expand16(src, (uint32_t)(m & 0xffff), &n); used += n;
-        e1 = srt__sb_expand16(src + used, (uint32_t)(m >> 16 & 0xffff), &n); used += n;
-        e2 = srt__sb_expand16(src + used, (uint32_t)(m >> 32 & 0xffff), &n); used += n;
-        e3 = srt__sb_expand16(src + used, (uint32_t)(m >> 48), &n); used += n;
+        e0 = _mm_shuffle_epi8(_mm_loadu_si128((const __m128i *)src), srt__sb_ctrl(bm, 0));
+        e1 = _mm_shuffle_epi8(_mm_loadu_si128((const __m128i *)(src + u1)), srt__sb_ctrl(bm + 2, 0));
+        e2 = _mm_shuffle_epi8(_mm_loadu_si128((const __m128i *)(src + u2)), srt__sb_ctrl(bm + 4, 0));
+        e3 = _mm_shuffle_epi8(_mm_loadu_si128((const __m128i *)(src + u3)), srt__sb_ctrl(bm + 6, 0));
     }
     *lo = _mm256_set_m128i(e1, e0);
     *hi = _mm256_set_m128i(e3, e2);
@@ -1760,7 +1766,7 @@ static ATTR void NAME(const srt__mm *mm, uint64_t tile0, uint64_t tile1) { \
                 for (c = g * cpg; c < c1; c++) { \
                     __m256i e0, e1, u0, u1; \
                     _mm_prefetch((const char *)p + SRT__PREFETCH, _MM_HINT_T0); \
-                    srt__sb_expand_chunk(Q4, &p, srt__rd64(bm + c * 8), &e0, &e1); \
+                    srt__sb_expand_chunk(Q4, &p, bm + c * 8, &e0, &e1); \
                     u0 = (VNNI || Q4) ? _mm256_xor_si256(e0, flip) : _mm256_abs_epi8(e0); \
                     u1 = (VNNI || Q4) ? _mm256_xor_si256(e1, flip) : _mm256_abs_epi8(e1); \
                     for (j = 0; j < NT; j++) { \
