@@ -1761,7 +1761,7 @@ static SRT__AVX512SP void srt__s4x1_gemm16_avx512(const srt__mm *mm, uint64_t ti
    two 16-byte entries, srt__sb_lo[m0] = {T1(m0), popcount(m0) in each byte} and srt__sb_hi[m1] =
    {0, T1(m1)}: the second 8 bytes come out shifted by the first's popcount (0x80 + n keeps bit 7,
    so zeros stay zeros). Two loads and an add, where building it in general registers took eight
-   instructions. srt__sb_lo[1] adds 1 to every byte: sb-q4 counts nibbles from an odd one.
+   instructions. sb-q4 expands the same way from its nibbles unpacked to bytes.
    The dense AVX2 math follows on the two 32-byte halves (rows 0-7, 8-15): sb-q8 with |w| and
    sign(q, w) (or u = w ^ 0x80 with VNNI), sb-q4 with u = e ^ 0x08 = value + 8, minus 8 sum(q). */
 #define SRT__AVX2P __attribute__((target("avx2,fma,f16c,popcnt")))
@@ -1774,48 +1774,47 @@ static SRT__AVX512SP void srt__s4x1_gemm16_avx512(const srt__mm *mm, uint64_t ti
     SRT__X16(F, 96u), SRT__X16(F, 112u), SRT__X16(F, 128u), SRT__X16(F, 144u), SRT__X16(F, 160u), SRT__X16(F, 176u), \
     SRT__X16(F, 192u), SRT__X16(F, 208u), SRT__X16(F, 224u), SRT__X16(F, 240u)
 #define SRT__B8(n) ((uint64_t)(n) * 0x0101010101010101ull)
-#define SRT__LO0(m) SRT__T1(m), SRT__B8(SRT__PC8(m))
-#define SRT__LO1(m) SRT__T1(m) + SRT__B8(1), SRT__B8(SRT__PC8(m) + 1)
+#define SRT__LO(m) SRT__T1(m), SRT__B8(SRT__PC8(m))
 #define SRT__HI(m) 0, SRT__T1(m)
-__attribute__((aligned(64))) static const uint64_t srt__sb_lo[2][512] = {{SRT__X256(SRT__LO0)}, {SRT__X256(SRT__LO1)}};
+__attribute__((aligned(64))) static const uint64_t srt__sb_lo[512] = {SRT__X256(SRT__LO)};
 __attribute__((aligned(64))) static const uint64_t srt__sb_hi[512] = {SRT__X256(SRT__HI)};
-static SRT__AVX2P inline __attribute__((always_inline)) __m128i srt__sb_ctrl(const uint8_t *m, uint64_t par) {
-    return _mm_add_epi8(_mm_load_si128((const __m128i *)(srt__sb_lo[par] + 2 * (size_t)m[0])), _mm_load_si128((const __m128i *)(srt__sb_hi + 2 * (size_t)m[1])));
+static SRT__AVX2P inline __attribute__((always_inline)) __m128i srt__sb_ctrl(const uint8_t *m) {
+    return _mm_add_epi8(_mm_load_si128((const __m128i *)(srt__sb_lo + 2 * (size_t)m[0])), _mm_load_si128((const __m128i *)(srt__sb_hi + 2 * (size_t)m[1])));
 }
-/* sb-q4: the same from packed nibbles, with no unpacked copy in memory (unpacking a chunk's
-   nibbles into a buffer and expanding from it, 16-byte loads straddling the two 32-byte stores,
-   took 1.5x as long). The control counts nibbles from the one at nib: its byte (c >> 1, bit 7 kept
-   for zeros) selects the packed byte, its bit 0 the half. */
-static SRT__AVX2P inline __attribute__((always_inline)) __m128i srt__sb_expand16_q4(const uint8_t *base, uint64_t nib, const uint8_t *m) {
-    const __m128i lo4 = _mm_set1_epi8(0x0f), x7f = _mm_set1_epi8(0x7f), x80 = _mm_set1_epi8((char)0x80);
-    __m128i c = srt__sb_ctrl(m, nib & 1);
-    __m128i bi = _mm_or_si128(_mm_and_si128(_mm_srli_epi16(c, 1), x7f), _mm_and_si128(c, x80));
-    __m128i b = _mm_shuffle_epi8(_mm_loadu_si128((const __m128i *)(base + nib / 2)), bi);
-    return _mm_blendv_epi8(_mm_and_si128(b, lo4), _mm_and_si128(_mm_srli_epi16(b, 4), lo4), _mm_slli_epi16(c, 7));
-}
-/* The dense 64-byte chunk of a sb-q8 / sb-q4 tile with bitmap bm from its packed values at *pp
-   (advanced). Each 16 bytes start at the popcount of the bitmap before them: four independent
-   popcounts, no chain through the loads. */
-static SRT__AVX2P inline __attribute__((always_inline)) void srt__sb_expand_chunk(int q4, const uint8_t **pp, const uint8_t *bm, __m256i *lo, __m256i *hi) {
-    const uint8_t *src = *pp;
+/* The dense 64-byte chunk with bitmap bm from its packed bytes at src (one byte per stored weight;
+   for sb-q4, the nibbles unpacked by srt__sbq4_unpack). Each 16 bytes start at the popcount of the
+   bitmap before them: four independent popcounts, no chain through the loads. */
+static SRT__AVX2P inline __attribute__((always_inline)) void srt__sb_expand_chunk(const uint8_t *src, const uint8_t *bm, __m256i *lo, __m256i *hi) {
     uint64_t m = srt__rd64(bm);
     uint64_t u1 = (uint64_t)_mm_popcnt_u64(m & 0xffffu), u2 = (uint64_t)_mm_popcnt_u64(m & 0xffffffffu);
-    uint64_t u3 = (uint64_t)_mm_popcnt_u64(m & 0xffffffffffffull), used = (uint64_t)_mm_popcnt_u64(m);
-    __m128i e0, e1, e2, e3;
-    if (q4) {
-        e0 = srt__sb_expand16_q4(src, 0, bm);
-        e1 = srt__sb_expand16_q4(src, u1, bm + 2);
-        e2 = srt__sb_expand16_q4(src, u2, bm + 4);
-        e3 = srt__sb_expand16_q4(src, u3, bm + 6);
-    } else {
-        e0 = _mm_shuffle_epi8(_mm_loadu_si128((const __m128i *)src), srt__sb_ctrl(bm, 0));
-        e1 = _mm_shuffle_epi8(_mm_loadu_si128((const __m128i *)(src + u1)), srt__sb_ctrl(bm + 2, 0));
-        e2 = _mm_shuffle_epi8(_mm_loadu_si128((const __m128i *)(src + u2)), srt__sb_ctrl(bm + 4, 0));
-        e3 = _mm_shuffle_epi8(_mm_loadu_si128((const __m128i *)(src + u3)), srt__sb_ctrl(bm + 6, 0));
-    }
+    uint64_t u3 = (uint64_t)_mm_popcnt_u64(m & 0xffffffffffffull);
+    __m128i e0 = _mm_shuffle_epi8(_mm_loadu_si128((const __m128i *)src), srt__sb_ctrl(bm));
+    __m128i e1 = _mm_shuffle_epi8(_mm_loadu_si128((const __m128i *)(src + u1)), srt__sb_ctrl(bm + 2));
+    __m128i e2 = _mm_shuffle_epi8(_mm_loadu_si128((const __m128i *)(src + u2)), srt__sb_ctrl(bm + 4));
+    __m128i e3 = _mm_shuffle_epi8(_mm_loadu_si128((const __m128i *)(src + u3)), srt__sb_ctrl(bm + 6));
     *lo = _mm256_set_m128i(e1, e0);
     *hi = _mm256_set_m128i(e3, e2);
-    *pp += q4 ? (used + 1) / 2 : used;
+}
+/* sb-q4: the packed nibbles of n chunks (from *pp, advanced) spread to one byte each, chunk i at
+   nib + 64 i, so that the byte expansion above serves sb-q4 too. The kernels unpack a batch of
+   chunks before expanding any of them: a 16-byte load that straddles two 32-byte stores still in
+   the store buffer cannot be forwarded, and expanding each chunk right after unpacking it took 1.5x
+   as long as selecting nibbles in the expansion (a blend per 16 bytes), which this replaces. */
+#define SRT__SBQ4_BATCH 16
+static SRT__AVX2P inline __attribute__((always_inline)) void srt__sbq4_unpack(const uint8_t **pp, const uint8_t *bm, uint64_t n, uint8_t *nib) {
+    const __m256i lo4 = _mm256_set1_epi8(0x0f);
+    const uint8_t *p = *pp;
+    uint64_t i;
+    for (i = 0; i < n; i++) {
+        /* qwords 0 2 | 1 3: the in-lane unpacks then give nibbles 0-31 and 32-63 in order */
+        __m256i x = _mm256_permute4x64_epi64(_mm256_loadu_si256((const __m256i *)p), 0xd8);
+        __m256i l = _mm256_and_si256(x, lo4), h = _mm256_and_si256(_mm256_srli_epi16(x, 4), lo4);
+        _mm256_storeu_si256((__m256i *)(nib + 64 * i), _mm256_unpacklo_epi8(l, h));
+        _mm256_storeu_si256((__m256i *)(nib + 64 * i + 32), _mm256_unpackhi_epi8(l, h));
+        _mm_prefetch((const char *)p + SRT__PREFETCH, _MM_HINT_T0);
+        p += ((uint64_t)_mm_popcnt_u64(srt__rd64(bm + 8 * i)) + 1) / 2;
+    }
+    *pp = p;
 }
 /* NT tokens share each expanded chunk (GEMV: 1; GEMM: 4, the rest through the GEMV) */
 #define SRT__SB256(NAME, ATTR, Q4, VNNI, NT, REST) \
@@ -1826,37 +1825,48 @@ static ATTR void NAME(const srt__mm *mm, uint64_t tile0, uint64_t tile1) { \
     const int off = (Q4) ? 8 : (VNNI) ? 128 : 0; \
     const __m256i flip = _mm256_set1_epi8((char)((Q4) ? 0x08 : 0x80)), ones16 = _mm256_set1_epi16(1); \
     const unsigned char *offs = (const unsigned char *)w->part[3]; \
+    const uint64_t kp = a->kp; \
     uint64_t cpg = w->group / 4, tile, g, c; \
     int t0, j, nfull = mm->n_tok / NT * NT; \
-    (void)flip; (void)ones16; \
+    __attribute__((aligned(64))) uint8_t nib[(Q4) ? 64 * SRT__SBQ4_BATCH : 1]; \
+    (void)flip; (void)ones16; (void)nib; \
     for (tile = tile0; tile < tile1; tile++) { \
         const unsigned char *bm = (const unsigned char *)w->part[2] + tile * tl.chunks * 8; \
         const uint16_t *sc = (const uint16_t *)w->part[1] + tile * tl.ng * SRT__TILE; \
         for (t0 = 0; t0 < nfull; t0 += NT) { \
             const uint8_t *p = (const uint8_t *)w->part[0] + srt__rd64(offs + tile * 8); \
+            const int8_t *q0 = a->q + (uint64_t)t0 * kp; \
             __m256 y0[NT], y1[NT]; \
             SRT__UNROLL for (j = 0; j < NT; j++) y0[j] = y1[j] = _mm256_setzero_ps(); \
             for (g = 0; g < tl.ng; g++) { \
                 __m256i a0[NT], a1[NT]; \
                 uint64_t c1 = (g + 1) * cpg < tl.chunks ? (g + 1) * cpg : tl.chunks; \
                 SRT__UNROLL for (j = 0; j < NT; j++) a0[j] = a1[j] = _mm256_setzero_si256(); \
-                for (c = g * cpg; c < c1; c++) { \
-                    __m256i e0, e1, u0, u1; \
-                    _mm_prefetch((const char *)p + SRT__PREFETCH, _MM_HINT_T0); \
-                    srt__sb_expand_chunk(Q4, &p, bm + c * 8, &e0, &e1); \
-                    u0 = (VNNI || Q4) ? _mm256_xor_si256(e0, flip) : _mm256_abs_epi8(e0); \
-                    u1 = (VNNI || Q4) ? _mm256_xor_si256(e1, flip) : _mm256_abs_epi8(e1); \
-                    SRT__UNROLL for (j = 0; j < NT; j++) { \
-                        const __m256i qb = _mm256_set1_epi32(srt__ld32(a->q + (uint64_t)(t0 + j) * a->kp + 4 * c)); \
-                        if (VNNI) { \
-                            a0[j] = SRT__SB_DPBUSD(a0[j], u0, qb); \
-                            a1[j] = SRT__SB_DPBUSD(a1[j], u1, qb); \
-                        } else if (Q4) { \
-                            a0[j] = _mm256_add_epi32(a0[j], _mm256_madd_epi16(_mm256_maddubs_epi16(u0, qb), ones16)); \
-                            a1[j] = _mm256_add_epi32(a1[j], _mm256_madd_epi16(_mm256_maddubs_epi16(u1, qb), ones16)); \
-                        } else { \
-                            a0[j] = _mm256_add_epi32(a0[j], _mm256_madd_epi16(_mm256_maddubs_epi16(u0, _mm256_sign_epi8(qb, e0)), ones16)); \
-                            a1[j] = _mm256_add_epi32(a1[j], _mm256_madd_epi16(_mm256_maddubs_epi16(u1, _mm256_sign_epi8(qb, e1)), ones16)); \
+                for (c = g * cpg; c < c1; ) { \
+                    const uint64_t cb = c, ce = (Q4) && c1 - c > SRT__SBQ4_BATCH ? c + SRT__SBQ4_BATCH : c1; \
+                    if (Q4) srt__sbq4_unpack(&p, bm + cb * 8, ce - cb, nib);   /* the batch's nibbles, then its chunks */ \
+                    for (; c < ce; c++) { \
+                        __m256i e0, e1, u0, u1; \
+                        if (Q4) srt__sb_expand_chunk(nib + 64 * (c - cb), bm + c * 8, &e0, &e1); \
+                        else { \
+                            _mm_prefetch((const char *)p + SRT__PREFETCH, _MM_HINT_T0); \
+                            srt__sb_expand_chunk(p, bm + c * 8, &e0, &e1); \
+                            p += (uint64_t)_mm_popcnt_u64(srt__rd64(bm + c * 8)); \
+                        } \
+                        u0 = (VNNI || Q4) ? _mm256_xor_si256(e0, flip) : _mm256_abs_epi8(e0); \
+                        u1 = (VNNI || Q4) ? _mm256_xor_si256(e1, flip) : _mm256_abs_epi8(e1); \
+                        SRT__UNROLL for (j = 0; j < NT; j++) { \
+                            const __m256i qb = _mm256_set1_epi32(srt__ld32(q0 + (uint64_t)j * kp + 4 * c)); \
+                            if (VNNI) { \
+                                a0[j] = SRT__SB_DPBUSD(a0[j], u0, qb); \
+                                a1[j] = SRT__SB_DPBUSD(a1[j], u1, qb); \
+                            } else if (Q4) { \
+                                a0[j] = _mm256_add_epi32(a0[j], _mm256_madd_epi16(_mm256_maddubs_epi16(u0, qb), ones16)); \
+                                a1[j] = _mm256_add_epi32(a1[j], _mm256_madd_epi16(_mm256_maddubs_epi16(u1, qb), ones16)); \
+                            } else { \
+                                a0[j] = _mm256_add_epi32(a0[j], _mm256_madd_epi16(_mm256_maddubs_epi16(u0, _mm256_sign_epi8(qb, e0)), ones16)); \
+                                a1[j] = _mm256_add_epi32(a1[j], _mm256_madd_epi16(_mm256_maddubs_epi16(u1, _mm256_sign_epi8(qb, e1)), ones16)); \
+                            } \
                         } \
                     } \
                 } \

@@ -483,7 +483,7 @@ static void test_names(void) {
 
 int main(void) {
     static const struct { srt_format f; uint32_t group; } fmts[] = {
-        {SRT_SB_Q8, 32}, {SRT_SB_Q8, 64}, {SRT_SB_Q8, 128}, {SRT_SB_BF16, 0}, {SRT_SB_Q4, 32}, {SRT_SB_Q4, 64}, {SRT_S4X1, 32}, {SRT_S4X1, 64}, {SRT_S4X1, 96}, {SRT_TCSL, 0}};
+        {SRT_SB_Q8, 32}, {SRT_SB_Q8, 64}, {SRT_SB_Q8, 128}, {SRT_SB_BF16, 0}, {SRT_SB_Q4, 32}, {SRT_SB_Q4, 64}, {SRT_SB_Q4, 160}, {SRT_S4X1, 32}, {SRT_S4X1, 64}, {SRT_S4X1, 96}, {SRT_TCSL, 0}};
     srt_pool *pool = NULL;
     srt_pool_desc pd;
     size_t fi;
