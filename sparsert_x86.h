@@ -1304,14 +1304,23 @@ static int srt__x86_vbmi2(void) {
     return v;
 }
 
+#define SRT__SBQ4_BATCH 16   /* sb-q4 chunks unpacked before any is expanded (AVX-512 GEMV, AVX2) */
 /* sb-q8 / sb-q4, NT tokens at once (GEMV: 1, GEMM: 4 and the rest through GEMV). Two chunks per
    step into two accumulators (groups have a multiple of 8 chunks). */
+/* A packed sb-q4 chunk (32 bytes at p) with its nibbles spread to one byte each: zero-extended to
+   16-bit words, the high nibble shifted into the high byte, both masked. */
+static SRT__AVX512SP inline __attribute__((always_inline)) __m512i srt__sbq4_spread512(const uint8_t *p) {
+    __m512i w = _mm512_cvtepu8_epi16(_mm256_loadu_si256((const __m256i *)p));
+    return _mm512_ternarylogic_epi32(w, _mm512_slli_epi16(w, 4), _mm512_set1_epi16(0x0f0f), 0xa8);   /* (a | b) & c */
+}
+/* The GEMV expands sb-q4 chunks from nibbles spread a batch at a time into nib (the memory form of
+   vpexpandb): on Zen 4 the in-register spread and the register vpexpandb of each chunk took 1.2x as
+   long. The GEMM, whose four tokens share each expansion, measured faster in registers. */
 #define SRT__SB_EXPAND(U, C) { \
         uint64_t m_ = srt__rd64(bm + (C) * 8); \
-        if (Q4_) { \
-            __m512i w16_ = _mm512_cvtepu8_epi16(_mm256_loadu_si256((const __m256i *)p)); \
-            w16_ = _mm512_ternarylogic_epi32(w16_, _mm512_slli_epi16(w16_, 4), lo4, 0xa8);   /* (a | b) & c */ \
-            U = _mm512_xor_si512(_mm512_maskz_expand_epi8(m_, w16_), flip); \
+        if (BUF_) U = _mm512_xor_si512(_mm512_maskz_expandloadu_epi8(m_, (const void *)(nib + 64 * ((C) - cb))), flip); \
+        else if (Q4_) { \
+            U = _mm512_xor_si512(_mm512_maskz_expand_epi8(m_, srt__sbq4_spread512(p)), flip); \
             p += ((uint64_t)_mm_popcnt_u64(m_) + 1) >> 1; \
         } else { \
             U = _mm512_xor_si512(_mm512_maskz_expandloadu_epi8(m_, (const void *)p), flip); \
@@ -1319,16 +1328,18 @@ static int srt__x86_vbmi2(void) {
         } }
 #define SRT__SB512(NAME, Q4, NT, REST) \
 static SRT__AVX512SP void NAME(const srt__mm *mm, uint64_t tile0, uint64_t tile1) { \
-    enum { Q4_ = Q4 }; \
+    enum { Q4_ = Q4, BUF_ = (Q4) && (NT) == 1 }; \
     const srt__weights *w = mm->w; \
     const srt__acts *a = mm->a; \
     srt__tiling tl = srt__tiling_of(SRT_Q8, w->rows, w->cols, w->group); \
     const int off = Q4 ? 8 : 128; \
-    const __m512i flip = _mm512_set1_epi8((char)(Q4 ? 0x08 : 0x80)), lo4 = _mm512_set1_epi16(0x0f0f); \
+    const __m512i flip = _mm512_set1_epi8((char)(Q4 ? 0x08 : 0x80)); \
     const unsigned char *offs = (const unsigned char *)w->part[3]; \
     uint64_t cpg = w->group / 4, tile, g, c; \
     int t0, j, nfull = mm->n_tok / NT * NT; \
-    (void)lo4; \
+    __attribute__((aligned(64))) uint8_t nib[BUF_ ? 64 * SRT__SBQ4_BATCH : 1]; \
+    uint64_t cb = 0; \
+    (void)nib; (void)cb; \
     for (tile = tile0; tile < tile1; tile++) { \
         const unsigned char *bm = (const unsigned char *)w->part[2] + tile * tl.chunks * 8; \
         const uint16_t *sc = (const uint16_t *)w->part[1] + tile * tl.ng * SRT__TILE; \
@@ -1342,7 +1353,15 @@ static SRT__AVX512SP void NAME(const srt__mm *mm, uint64_t tile0, uint64_t tile1
                 SRT__UNROLL for (j = 0; j < NT; j++) { acc[j] = _mm512_setzero_si512(); acc2[j] = acc[j]; } \
                 for (c = g * cpg; c < c1; c += 2) { \
                     __m512i u0, u1; \
-                    _mm_prefetch((const char *)p + SRT__PREFETCH, _MM_HINT_T0); \
+                    if (BUF_ && (c - g * cpg) % SRT__SBQ4_BATCH == 0) { \
+                        uint64_t i_, n_ = c1 - c < SRT__SBQ4_BATCH ? c1 - c : SRT__SBQ4_BATCH; \
+                        for (i_ = 0, cb = c; i_ < n_; i_++) { \
+                            _mm512_store_si512((void *)(nib + 64 * i_), srt__sbq4_spread512(p)); \
+                            _mm_prefetch((const char *)p + SRT__PREFETCH, _MM_HINT_T0); \
+                            p += ((uint64_t)_mm_popcnt_u64(srt__rd64(bm + (c + i_) * 8)) + 1) >> 1; \
+                        } \
+                    } \
+                    if (!BUF_) _mm_prefetch((const char *)p + SRT__PREFETCH, _MM_HINT_T0); \
                     if (c % 8 == 0) _mm_prefetch((const char *)(bm + c * 8) + SRT__PREFETCH / 4, _MM_HINT_T0); \
                     SRT__SB_EXPAND(u0, c) \
                     SRT__SB_EXPAND(u1, c + 1) \
@@ -1800,7 +1819,6 @@ static SRT__AVX2P inline __attribute__((always_inline)) void srt__sb_expand_chun
    chunks before expanding any of them: a 16-byte load that straddles two 32-byte stores still in
    the store buffer cannot be forwarded, and expanding each chunk right after unpacking it took 1.5x
    as long as selecting nibbles in the expansion (a blend per 16 bytes), which this replaces. */
-#define SRT__SBQ4_BATCH 16
 static SRT__AVX2P inline __attribute__((always_inline)) void srt__sbq4_unpack(const uint8_t **pp, const uint8_t *bm, uint64_t n, uint8_t *nib) {
     const __m256i lo4 = _mm256_set1_epi8(0x0f);
     const uint8_t *p = *pp;
