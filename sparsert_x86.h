@@ -1305,8 +1305,6 @@ static int srt__x86_vbmi2(void) {
 }
 
 #define SRT__SBQ4_BATCH 16   /* sb-q4 chunks unpacked before any is expanded (AVX-512 GEMV, AVX2) */
-/* sb-q8 / sb-q4, NT tokens at once (GEMV: 1, GEMM: 4 and the rest through GEMV). Two chunks per
-   step into two accumulators (groups have a multiple of 8 chunks). */
 /* A packed sb-q4 chunk (32 bytes at p) with its nibbles spread to one byte each: zero-extended to
    16-bit words, the high nibble shifted into the high byte, both masked. */
 static SRT__AVX512SP inline __attribute__((always_inline)) __m512i srt__sbq4_spread512(const uint8_t *p) {
@@ -1316,6 +1314,8 @@ static SRT__AVX512SP inline __attribute__((always_inline)) __m512i srt__sbq4_spr
 /* The GEMV expands sb-q4 chunks from nibbles spread a batch at a time into nib (the memory form of
    vpexpandb): on Zen 4 the in-register spread and the register vpexpandb of each chunk took 1.2x as
    long. The GEMM, whose four tokens share each expansion, measured faster in registers. */
+/* sb-q8 / sb-q4, NT tokens at once (GEMV: 1, GEMM: 4 and the rest through GEMV). Two chunks per
+   step into two accumulators (groups have a multiple of 8 chunks). */
 #define SRT__SB_EXPAND(U, C) { \
         uint64_t m_ = srt__rd64(bm + (C) * 8); \
         if (BUF_) U = _mm512_xor_si512(_mm512_maskz_expandloadu_epi8(m_, (const void *)(nib + 64 * ((C) - cb))), flip); \
