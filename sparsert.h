@@ -3382,9 +3382,11 @@ static void srt__acts_prepare(srt__acts *a, const srt__weights *w, const float *
             quant(x + t * w->cols, w->cols, w->group, a->kp, a->q + t * a->kp, a->d + t * a->ng, a->s + t * a->ng);
 #if SRT__HAVE_X86
         /* once per product, not once per block of tiles in each kernel call */
-        if (srt__x86_kernel(isa, w->format, n_tok) == srt__s4x1_gemm16_avx512) {
+        srt__kernel_fn fn = srt__x86_kernel(isa, w->format, n_tok);
+        if (fn == srt__s4x1_gemm16_avx512 || fn == srt__s4x1_gemm16_avxvnni || fn == srt__s4x1_gemm16_avx2) {
             a->qt = (uint8_t *)(a->q + (uint64_t)n_tok * a->kp);
-            srt__s4x1_panels_avx512(a->q, a->kp, n_tok & ~15, a->qt);
+            if (fn == srt__s4x1_gemm16_avx512) srt__s4x1_panels_avx512(a->q, a->kp, n_tok & ~15, a->qt);
+            else srt__s4x1_panels_256(a->q, a->kp, n_tok & ~15, a->qt, fn == srt__s4x1_gemm16_avxvnni ? 0x80 : 0);
         }
 #endif
     }

@@ -2324,6 +2324,155 @@ SRT__S4X1_256(srt__s4x1_avxvnni, SRT__AVXVNNIP, SRT__S4A_VNNI)
 #undef SRT__S4A_NEXT
 #undef SRT__S4A_END
 
+/* AVX2 / AVX-VNNI s4x1 GEMM for 16+ tokens: lanes = tokens, as the AVX-512 one, on the same 16-token
+   panels (16 bytes per column, one per token; q + 128 for AVX-VNNI's vpdpbusd, q itself for AVX2's
+   sign trick). A micro-tile's 4 columns are 4 loads of 16 bytes, two 256-bit registers [c0 | c2] and
+   [c1 | c3]; two vpunpck*bw, two vperm2i128 and two vpunpck*wd transpose them to the 4 bytes of each
+   token, for tokens 0-3, 8-11 (A0) and 4-7, 12-15 (A1), and each row's 4 broadcast weight bytes
+   multiply both (8 vpdpbusd, or |w| x sign(q, w) with vpmaddubsw + vpmaddwd, for 256 multiply-adds).
+   As in the AVX-512 kernel a first pass per tile turns the column indices into byte offsets in a
+   panel (eight micro-tiles a segment, no branch on the count) and finds where each block's
+   micro-tiles of each group start, and AVX-VNNI subtracts 128 sum w per row and group, computed
+   there too. Fewer than 16 tokens left: the GEMV. The output lanes' token order is undone when the
+   tile is written. */
+static const int srt__s4_lane_tok[16] = {0, 1, 2, 3, 8, 9, 10, 11, 4, 5, 6, 7, 12, 13, 14, 15};
+/* 128 bytes 0xff then 128 zeros: the 128 bytes at 128 - 16 n keep n micro-tiles of 16 bytes */
+static const uint8_t srt__s4_keep8[256] = {
+    255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255,
+    255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255,
+    255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255,
+    255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255};
+/* The panels: qt[kp t0 + 16 c + t] = q[t0 + t][c] ^ flip for t0 < n16 (a multiple of 16). */
+static void srt__s4x1_panels_256(const int8_t *q, uint64_t kp, int n16, uint8_t *qt, uint8_t flip) {
+    uint64_t c;
+    int t0, t;
+    for (t0 = 0; t0 < n16; t0 += 16)
+        for (t = 0; t < 16; t++) {
+            const uint8_t *src = (const uint8_t *)q + (uint64_t)(t0 + t) * kp;
+            uint8_t *dst = qt + (uint64_t)t0 * kp + (uint64_t)t;
+            for (c = 0; c < kp; c++) dst[16 * c] = src[c] ^ flip;
+        }
+}
+#define SRT__S4G_VNNI(ACC, A, W) ACC = _mm256_dpbusd_avx_epi32(ACC, A, W);
+#define SRT__S4G_AVX2(ACC, A, W) ACC = _mm256_add_epi32(ACC, _mm256_madd_epi16(_mm256_maddubs_epi16(_mm256_abs_epi8(W), _mm256_sign_epi8(A, W)), ones));
+#define SRT__S4G_ROW(R, ACC0, ACC1) { \
+    const __m256 f_ = _mm256_set1_ps(sf[g * SRT__TILE + bi * 4 + (R)]); \
+    const __m256i ws_ = _mm256_set1_epi32(wsum[g * SRT__TILE + bi * 4 + (R)]); \
+    _mm256_storeu_ps(ybuf[bi * 4 + (R)], _mm256_fmadd_ps(_mm256_cvtepi32_ps(_mm256_sub_epi32(ACC0, ws_)), _mm256_mul_ps(f_, dx0), _mm256_loadu_ps(ybuf[bi * 4 + (R)]))); \
+    _mm256_storeu_ps(ybuf[bi * 4 + (R)] + 8, _mm256_fmadd_ps(_mm256_cvtepi32_ps(_mm256_sub_epi32(ACC1, ws_)), _mm256_mul_ps(f_, dx1), _mm256_loadu_ps(ybuf[bi * 4 + (R)] + 8))); }
+#define SRT__S4X1_GEMM256(NAME, ATTR, MAC, FLIP, GEMV) \
+static ATTR void NAME(const srt__mm *mm, uint64_t tile0, uint64_t tile1) { \
+    const srt__weights *w = mm->w; \
+    const srt__acts *a = mm->a; \
+    srt__tiling tl = srt__tiling_of(SRT_Q8, w->rows, w->cols, w->group); \
+    const int8_t *vals = (const int8_t *)w->part[0]; \
+    const uint8_t *idx = (const uint8_t *)w->part[2]; \
+    const unsigned char *offs = (const unsigned char *)w->part[3]; \
+    const uint64_t nseg = tl.kp / SRT__SEG, spg = w->group / SRT__SEG, total = srt__rd64(offs + tl.tiles * 8); \
+    const __m256i ones = FLIP ? _mm256_set1_epi8(1) : _mm256_set1_epi16(1), m31 = _mm256_set1_epi32(31); \
+    int32_t wsum[SRT__S4_MAXG * SRT__TILE]; \
+    uint32_t gstart[4][SRT__S4_MAXG + 1];   /* block bi's micro-tiles of group g: [gstart[bi][g], gstart[bi][g + 1]) */ \
+    float ybuf[SRT__TILE][16], sf[SRT__S4_MAXG * SRT__TILE]; \
+    float *dT = NULL;      /* dT[g n16 + t0 + L]: activation scale of the token in lane L of panel t0, group g */ \
+    uint32_t *mo = NULL;   /* 4 byte offsets (16 x column) per micro-tile of the tile, 8 spare */ \
+    uint64_t mo_cap = 0, tile, bi, s, g, m; \
+    int t0, n16 = mm->n_tok & ~15, t, i; \
+    const uint8_t *qt = a->qt; \
+    uint8_t *own = NULL;   /* panels made here when the caller prepared none */ \
+    srt__mm head = *mm; \
+    if (tl.ng > SRT__S4_MAXG || !n16 || tl.kp > (1u << 26)) n16 = 0; \
+    else if (!qt) { \
+        if (!(own = (uint8_t *)SRT_MALLOC((size_t)(tl.kp * (uint64_t)n16 + 64)))) n16 = 0; \
+        else srt__s4x1_panels_256(a->q, a->kp, n16, own, FLIP ? 0x80 : 0); \
+        qt = own; \
+    } \
+    if (n16 && !(dT = (float *)SRT_MALLOC(sizeof(float) * (size_t)(tl.ng * (uint64_t)n16 + 16)))) n16 = 0; \
+    for (g = 0; n16 && g < tl.ng; g++) \
+        for (t = 0; t < n16; t++) dT[g * (uint64_t)n16 + (uint64_t)t] = a->d[(uint64_t)((t & ~15) + srt__s4_lane_tok[t & 15]) * a->ng + g]; \
+    head.n_tok = n16; \
+    for (i = 0; i < SRT__S4_MAXG * (int)SRT__TILE; i++) wsum[i] = 0; \
+    for (tile = tile0; tile < tile1 && n16; tile++) { \
+        const unsigned char *counts = offs + (tl.tiles + 1) * 8 + tile * 4 * nseg; \
+        const uint16_t *sc = (const uint16_t *)w->part[1] + tile * tl.ng * SRT__TILE; \
+        const uint64_t pos0 = srt__rd64(offs + tile * 8), n_mt = srt__rd64(offs + (tile + 1) * 8) - pos0; \
+        const int8_t *tv = vals + pos0 * 16; \
+        uint64_t pos = 0; \
+        if (pos0 + n_mt + 8 > total) { srt__ref_s4x1(&head, tile, tile + 1); continue; }   /* the first pass reads 8 micro-tiles on */ \
+        if (n_mt + 8 > mo_cap) { \
+            uint32_t *nm = (uint32_t *)SRT_REALLOC(mo, (size_t)((n_mt + 8) * 16)); \
+            if (!nm) { n16 = 0; break; }   /* out of memory: the GEMV does the rest */ \
+            mo = nm; mo_cap = n_mt + 8; \
+        } \
+        for (bi = 0; bi < 4; bi++) { \
+            for (g = 0, s = 0; g < tl.ng; g++) { \
+                const uint64_t s1 = (g + 1) * spg < nseg ? (g + 1) * spg : nseg; \
+                __m256i ws = _mm256_setzero_si256(); \
+                gstart[bi][g] = (uint32_t)pos; \
+                for (; s < s1; s++) {   /* eight micro-tiles' offsets stored, the next segment's overwrite those past the count */ \
+                    const uint64_t n = counts[bi * nseg + s]; \
+                    const uint8_t *ix = idx + (pos0 + pos) * 4; \
+                    const __m256i base = _mm256_set1_epi32((int)(s * SRT__SEG)); \
+                    int h; \
+                    for (h = 0; h < 4; h++) \
+                        _mm256_storeu_si256((__m256i *)(mo + pos * 4 + 8 * (uint64_t)h), \
+                                            _mm256_slli_epi32(_mm256_add_epi32(_mm256_and_si256(_mm256_cvtepu8_epi32(_mm_loadl_epi64((const __m128i *)(ix + 8 * h))), m31), base), 4)); \
+                    if (FLIP) \
+                        for (h = 0; h < 4; h++) \
+                            ws = _mm256_dpbusd_avx_epi32(ws, ones, _mm256_and_si256(_mm256_loadu_si256((const __m256i *)(tv + pos * 16 + 32 * (uint64_t)h)), \
+                                                                                 _mm256_loadu_si256((const __m256i *)(srt__s4_keep8 + 128 - 16 * n + 32 * (uint64_t)h)))); \
+                    pos += n; \
+                } \
+                _mm_storeu_si128((__m128i *)(wsum + g * SRT__TILE + bi * 4), \
+                                 _mm_slli_epi32(_mm_add_epi32(_mm256_castsi256_si128(ws), _mm256_extracti128_si256(ws, 1)), 7)); \
+            } \
+            gstart[bi][tl.ng] = (uint32_t)pos; \
+        } \
+        for (g = 0; g < tl.ng; g++) { \
+            _mm256_storeu_ps(sf + g * SRT__TILE, _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)(sc + g * SRT__TILE)))); \
+            _mm256_storeu_ps(sf + g * SRT__TILE + 8, _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)(sc + g * SRT__TILE + 8)))); \
+        } \
+        for (t0 = 0; t0 < n16; t0 += 16) { \
+            const uint8_t *q0 = qt + (uint64_t)t0 * tl.kp; \
+            for (i = 0; i < (int)SRT__TILE; i++) { _mm256_storeu_ps(ybuf[i], _mm256_setzero_ps()); _mm256_storeu_ps(ybuf[i] + 8, _mm256_setzero_ps()); } \
+            for (bi = 0; bi < 4; bi++) \
+                for (g = 0; g < tl.ng; g++) { \
+                    const __m256 dx0 = _mm256_loadu_ps(dT + g * (uint64_t)n16 + (uint64_t)t0), dx1 = _mm256_loadu_ps(dT + g * (uint64_t)n16 + (uint64_t)t0 + 8); \
+                    __m256i a00 = _mm256_setzero_si256(), a01 = a00, a10 = a00, a11 = a00, a20 = a00, a21 = a00, a30 = a00, a31 = a00; \
+                    for (m = gstart[bi][g]; m < gstart[bi][g + 1]; m++) { \
+                        const uint32_t *o = mo + m * 4; \
+                        const int8_t *wm = tv + m * 16; \
+                        const __m256i x = _mm256_inserti128_si256(_mm256_castsi128_si256(_mm_loadu_si128((const __m128i *)(q0 + o[0]))), \
+                                                                  _mm_loadu_si128((const __m128i *)(q0 + o[2])), 1); \
+                        const __m256i y = _mm256_inserti128_si256(_mm256_castsi128_si256(_mm_loadu_si128((const __m128i *)(q0 + o[1]))), \
+                                                                  _mm_loadu_si128((const __m128i *)(q0 + o[3])), 1); \
+                        const __m256i p = _mm256_unpacklo_epi8(x, y), r = _mm256_unpackhi_epi8(x, y);   /* [c0 c1 of t0-7 | c2 c3 of t0-7], t8-15 */ \
+                        const __m256i lo = _mm256_permute2x128_si256(p, r, 0x20), hi = _mm256_permute2x128_si256(p, r, 0x31); \
+                        const __m256i a0 = _mm256_unpacklo_epi16(lo, hi), a1 = _mm256_unpackhi_epi16(lo, hi); \
+                        const __m256i w0 = _mm256_set1_epi32(srt__ld32(wm)), w1 = _mm256_set1_epi32(srt__ld32(wm + 4)); \
+                        const __m256i w2 = _mm256_set1_epi32(srt__ld32(wm + 8)), w3 = _mm256_set1_epi32(srt__ld32(wm + 12)); \
+                        MAC(a00, a0, w0) MAC(a01, a1, w0) MAC(a10, a0, w1) MAC(a11, a1, w1) \
+                        MAC(a20, a0, w2) MAC(a21, a1, w2) MAC(a30, a0, w3) MAC(a31, a1, w3) \
+                    } \
+                    SRT__S4G_ROW(0, a00, a01) SRT__S4G_ROW(1, a10, a11) SRT__S4G_ROW(2, a20, a21) SRT__S4G_ROW(3, a30, a31) \
+                } \
+            for (t = 0; t < 16; t++) \
+                for (i = 0; i < (int)SRT__TILE; i++) { \
+                    const uint64_t r = tile * SRT__TILE + (uint64_t)i; \
+                    if (r < w->rows) mm->y[(uint64_t)(t0 + srt__s4_lane_tok[t]) * mm->ldy + r] = ybuf[i][t] + (mm->bias ? mm->bias[r] : 0.0f); \
+                } \
+        } \
+    } \
+    if (mo) SRT_FREE(mo); \
+    if (own) SRT_FREE(own); \
+    if (dT) SRT_FREE(dT); \
+    if (n16 < mm->n_tok) srt__mm_tail(mm, n16, tile0, tile1, GEMV); \
+}
+SRT__S4X1_GEMM256(srt__s4x1_gemm16_avx2, SRT__AVX2P, SRT__S4G_AVX2, 0, srt__s4x1_avx2)
+SRT__S4X1_GEMM256(srt__s4x1_gemm16_avxvnni, SRT__AVXVNNIP, SRT__S4G_VNNI, 1, srt__s4x1_avxvnni)
+#undef SRT__S4G_VNNI
+#undef SRT__S4G_AVX2
+#undef SRT__S4G_ROW
+
 #if SRT__HAVE_AMX
 /* AMX GEMM (8+ tokens) for sb-q8 / sb-q4: each chunk is expanded (vpexpandb) into the B tile
    buffer, which then is exactly the dense B tile: sb-q8 int8 values (tdpbssd, no offset), sb-q4
@@ -2558,7 +2707,7 @@ static srt__kernel_fn srt__x86_sparse_kernel(srt_isa isa, srt_format f, int n_to
         if (f == SRT_SB_Q8) return n_tok >= 4 ? (vnni ? srt__sbq8_gemm_avxvnni : srt__sbq8_gemm_avx2) : vnni ? srt__sbq8_avxvnni : srt__sbq8_avx2;
         if (f == SRT_SB_Q4) return n_tok >= 4 ? (vnni ? srt__sbq4_gemm_avxvnni : srt__sbq4_gemm_avx2) : vnni ? srt__sbq4_avxvnni : srt__sbq4_avx2;
         if (f == SRT_SB_BF16) return srt__sb_bf16_avx2;
-        if (f == SRT_S4X1) return vnni ? srt__s4x1_avxvnni : srt__s4x1_avx2;
+        if (f == SRT_S4X1) return n_tok >= 16 ? (vnni ? srt__s4x1_gemm16_avxvnni : srt__s4x1_gemm16_avx2) : vnni ? srt__s4x1_avxvnni : srt__s4x1_avx2;
         return NULL;
     }
 #if SRT__HAVE_AMX
