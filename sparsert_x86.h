@@ -2264,15 +2264,18 @@ static const uint8_t srt__s4_slide[64] = {255, 255, 255, 255, 255, 255, 255, 255
     const __m128i r4 = _mm_add_epi32(_mm256_castsi256_si128(acc##B), _mm256_extracti128_si256(acc##B, 1)); \
     const __m128 f = _mm_mul_ps(_mm_cvtph_ps(_mm_loadl_epi64((const __m128i *)(sc + g * SRT__TILE + 4 * (B)))), f4); \
     yb##B = _mm_fmadd_ps(_mm_cvtepi32_ps(r4), f, yb##B); }
-#define SRT__S4X1_256(NAME, ATTR, MAC) \
-static ATTR void NAME(const srt__mm *mm, uint64_t tile0, uint64_t tile1) { \
+/* An s4x1 kernel's view of its matrix: parts, tiling, segments (per group) and micro-tiles in all. */
+#define SRT__S4_PARTS \
     const srt__weights *w = mm->w; \
     const srt__acts *a = mm->a; \
     srt__tiling tl = srt__tiling_of(SRT_Q8, w->rows, w->cols, w->group); \
     const int8_t *vals = (const int8_t *)w->part[0]; \
     const uint8_t *idx = (const uint8_t *)w->part[2]; \
     const unsigned char *offs = (const unsigned char *)w->part[3]; \
-    const uint64_t nseg = tl.kp / SRT__SEG, spg = w->group / SRT__SEG, total = srt__rd64(offs + tl.tiles * 8); \
+    const uint64_t nseg = tl.kp / SRT__SEG, spg = w->group / SRT__SEG, total = srt__rd64(offs + tl.tiles * 8);
+#define SRT__S4X1_256(NAME, ATTR, MAC) \
+static ATTR void NAME(const srt__mm *mm, uint64_t tile0, uint64_t tile1) { \
+    SRT__S4_PARTS \
     const __m256i pat01 = _mm256_setr_epi32(0, 0, 0, 0, 1, 1, 1, 1), pat23 = _mm256_setr_epi32(2, 2, 2, 2, 3, 3, 3, 3); \
     const __m256i ones = _mm256_set1_epi16(1); \
     const __m128i m31 = _mm_set1_epi8(31), c16 = _mm_set1_epi8(16); \
@@ -2362,13 +2365,7 @@ static void srt__s4x1_panels_256(const int8_t *q, uint64_t kp, int n16, uint8_t 
     _mm256_storeu_ps(ybuf[bi * 4 + (R)] + 8, _mm256_fmadd_ps(_mm256_cvtepi32_ps(_mm256_sub_epi32(ACC1, ws_)), _mm256_mul_ps(f_, dx1), _mm256_loadu_ps(ybuf[bi * 4 + (R)] + 8))); }
 #define SRT__S4X1_GEMM256(NAME, ATTR, MAC, FLIP, GEMV) \
 static ATTR void NAME(const srt__mm *mm, uint64_t tile0, uint64_t tile1) { \
-    const srt__weights *w = mm->w; \
-    const srt__acts *a = mm->a; \
-    srt__tiling tl = srt__tiling_of(SRT_Q8, w->rows, w->cols, w->group); \
-    const int8_t *vals = (const int8_t *)w->part[0]; \
-    const uint8_t *idx = (const uint8_t *)w->part[2]; \
-    const unsigned char *offs = (const unsigned char *)w->part[3]; \
-    const uint64_t nseg = tl.kp / SRT__SEG, spg = w->group / SRT__SEG, total = srt__rd64(offs + tl.tiles * 8); \
+    SRT__S4_PARTS \
     const __m256i ones = FLIP ? _mm256_set1_epi8(1) : _mm256_set1_epi16(1), m31 = _mm256_set1_epi32(31); \
     int32_t wsum[SRT__S4_MAXG * SRT__TILE]; \
     uint32_t gstart[4][SRT__S4_MAXG + 1];   /* block bi's micro-tiles of group g: [gstart[bi][g], gstart[bi][g + 1]) */ \
@@ -2472,6 +2469,7 @@ SRT__S4X1_GEMM256(srt__s4x1_gemm16_avxvnni, SRT__AVXVNNIP, SRT__S4G_VNNI, 1, srt
 #undef SRT__S4G_VNNI
 #undef SRT__S4G_AVX2
 #undef SRT__S4G_ROW
+#undef SRT__S4_PARTS
 
 #if SRT__HAVE_AMX
 /* AMX GEMM (8+ tokens) for sb-q8 / sb-q4: each chunk is expanded (vpexpandb) into the B tile
