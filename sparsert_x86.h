@@ -2358,12 +2358,17 @@ static void srt__s4x1_panels_256(const int8_t *q, uint64_t kp, int n16, uint8_t 
 }
 #define SRT__S4G_VNNI(ACC, A, W) ACC = _mm256_dpbusd_avx_epi32(ACC, A, W);
 #define SRT__S4G_AVX2(ACC, A, W) ACC = _mm256_add_epi32(ACC, _mm256_madd_epi16(_mm256_maddubs_epi16(_mm256_abs_epi8(W), _mm256_sign_epi8(A, W)), ones));
+/* AVX-VNNI: the 8 micro-tiles' weights from pos, masked to the count n, summed per row into ws */
+#define SRT__S4G_WS_VNNI \
+    for (h = 0; h < 4; h++) \
+        ws = _mm256_dpbusd_avx_epi32(ws, ones, _mm256_and_si256(_mm256_loadu_si256((const __m256i *)(tv + pos * 16 + 32 * (uint64_t)h)), \
+                                                                _mm256_loadu_si256((const __m256i *)(srt__s4_keep8 + 128 - 16 * n + 32 * (uint64_t)h))));
 #define SRT__S4G_ROW(R, ACC0, ACC1) { \
     const __m256 f_ = _mm256_set1_ps(sf[g * SRT__TILE + bi * 4 + (R)]); \
     const __m256i ws_ = _mm256_set1_epi32(wsum[g * SRT__TILE + bi * 4 + (R)]); \
     _mm256_storeu_ps(ybuf[bi * 4 + (R)], _mm256_fmadd_ps(_mm256_cvtepi32_ps(_mm256_sub_epi32(ACC0, ws_)), _mm256_mul_ps(f_, dx0), _mm256_loadu_ps(ybuf[bi * 4 + (R)]))); \
     _mm256_storeu_ps(ybuf[bi * 4 + (R)] + 8, _mm256_fmadd_ps(_mm256_cvtepi32_ps(_mm256_sub_epi32(ACC1, ws_)), _mm256_mul_ps(f_, dx1), _mm256_loadu_ps(ybuf[bi * 4 + (R)] + 8))); }
-#define SRT__S4X1_GEMM256(NAME, ATTR, MAC, FLIP, GEMV) \
+#define SRT__S4X1_GEMM256(NAME, ATTR, MAC, WSUM, FLIP, GEMV) \
 static ATTR void NAME(const srt__mm *mm, uint64_t tile0, uint64_t tile1) { \
     SRT__S4_PARTS \
     const __m256i ones = FLIP ? _mm256_set1_epi8(1) : _mm256_set1_epi16(1), m31 = _mm256_set1_epi32(31); \
@@ -2413,10 +2418,7 @@ static ATTR void NAME(const srt__mm *mm, uint64_t tile0, uint64_t tile1) { \
                     for (h = 0; h < 4; h++) \
                         _mm256_storeu_si256((__m256i *)(mo + pos * 4 + 8 * (uint64_t)h), \
                                             _mm256_slli_epi32(_mm256_add_epi32(_mm256_and_si256(_mm256_cvtepu8_epi32(_mm_loadl_epi64((const __m128i *)(ix + 8 * h))), m31), base), 4)); \
-                    if (FLIP) \
-                        for (h = 0; h < 4; h++) \
-                            ws = _mm256_dpbusd_avx_epi32(ws, ones, _mm256_and_si256(_mm256_loadu_si256((const __m256i *)(tv + pos * 16 + 32 * (uint64_t)h)), \
-                                                                                 _mm256_loadu_si256((const __m256i *)(srt__s4_keep8 + 128 - 16 * n + 32 * (uint64_t)h)))); \
+                    WSUM \
                     pos += n; \
                 } \
                 _mm_storeu_si128((__m128i *)(wsum + g * SRT__TILE + bi * 4), \
@@ -2464,11 +2466,12 @@ static ATTR void NAME(const srt__mm *mm, uint64_t tile0, uint64_t tile1) { \
     if (dT) SRT_FREE(dT); \
     if (n16 < mm->n_tok) srt__mm_tail(mm, n16, tile0, tile1, GEMV); \
 }
-SRT__S4X1_GEMM256(srt__s4x1_gemm16_avx2, SRT__AVX2P, SRT__S4G_AVX2, 0, srt__s4x1_avx2)
-SRT__S4X1_GEMM256(srt__s4x1_gemm16_avxvnni, SRT__AVXVNNIP, SRT__S4G_VNNI, 1, srt__s4x1_avxvnni)
+SRT__S4X1_GEMM256(srt__s4x1_gemm16_avx2, SRT__AVX2P, SRT__S4G_AVX2, , 0, srt__s4x1_avx2)
+SRT__S4X1_GEMM256(srt__s4x1_gemm16_avxvnni, SRT__AVXVNNIP, SRT__S4G_VNNI, SRT__S4G_WS_VNNI, 1, srt__s4x1_avxvnni)
 #undef SRT__S4G_VNNI
 #undef SRT__S4G_AVX2
 #undef SRT__S4G_ROW
+#undef SRT__S4G_WS_VNNI
 #undef SRT__S4_PARTS
 
 #if SRT__HAVE_AMX
