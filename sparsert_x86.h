@@ -1467,9 +1467,11 @@ static SRT__AVX512SP __m128i srt__lanes4(__m512i v) {   /* sum of the four 128-b
     __m256i h = _mm256_add_epi32(_mm512_castsi512_si256(v), _mm512_extracti64x4_epi64(v, 1));
     return _mm_add_epi32(_mm256_castsi256_si128(h), _mm256_extracti128_si256(h, 1));
 }
-/* 64 bytes 0xff then 64 zeros: the 64 bytes at 64 - 16 k keep k micro-tiles of a step */
+/* 128 bytes 0xff then 128 zeros: the bytes from 128 - b keep the first b of a load (b <= 128), the
+   s4x1 kernels' masks for the micro-tiles (16 weight or 4 index bytes each) past a count */
 #define SRT__R16(v) v, v, v, v, v, v, v, v, v, v, v, v, v, v, v, v
-static const uint8_t srt__s4_keep[128] = {SRT__R16(255), SRT__R16(255), SRT__R16(255), SRT__R16(255)};
+static const uint8_t srt__s4_keep[256] = {SRT__R16(255), SRT__R16(255), SRT__R16(255), SRT__R16(255),
+                                          SRT__R16(255), SRT__R16(255), SRT__R16(255), SRT__R16(255)};
 #undef SRT__R16
 static SRT__AVX512SP void srt__s4x1_gemv_avx512(const srt__mm *mm, uint64_t tile0, uint64_t tile1) {
     const srt__weights *w = mm->w;
@@ -1521,7 +1523,7 @@ static SRT__AVX512SP void srt__s4x1_gemv_avx512(const srt__mm *mm, uint64_t tile
                         __m512i iv, wv; \
                         if (ps + 4 <= total) {   /* plain loads, the weights past the count zeroed */ \
                             iv = _mm512_castsi128_si512(_mm_loadu_si128((const __m128i *)(idx + ps * 4))); \
-                            wv = _mm512_and_si512(_mm512_loadu_si512(vals + ps * 16), _mm512_loadu_si512(srt__s4_keep + 64 - 16 * k)); \
+                            wv = _mm512_and_si512(_mm512_loadu_si512(vals + ps * 16), _mm512_loadu_si512(srt__s4_keep + 128 - 16 * k)); \
                         } else {   /* the last micro-tiles of the matrix: no reading past them */ \
                             iv = _mm512_castsi128_si512(_mm_maskz_loadu_epi8((__mmask16)((1u << (4 * k)) - 1), idx + ps * 4)); \
                             wv = _mm512_maskz_loadu_epi8(_cvtu64_mask64(k == 4 ? ~0ull : (1ull << (16 * k)) - 1), vals + ps * 16); \
@@ -2236,24 +2238,20 @@ static SRT__AVX2P void srt__sb_bf16_avx2(const srt__mm *mm, uint64_t tile0, uint
    segment's activations. A step's 16 column indices c gather their activations with two pshufb on
    the segment's 16-byte halves lo and lh = lo ^ hi: lo[c & 15] ^ lh[c - 16], the second 0 for
    c < 16 (bit 7 of its control set), so hi[c - 16] for c >= 16. The bytes past the block's count are
-   zeroed (16 bytes of srt__s4_slide: no clamp, no branch) and vpermd repeats each micro-tile's 4 for
-   its 4 rows. The product is |w| x sign(q, w) (vpdpbusd with AVX-VNNI, vpmaddubsw + vpmaddwd with
+   zeroed (16 bytes of srt__s4_keep at 128 - 4 n or 144 - 4 n: no clamp, no branch) and vpermd
+   repeats each micro-tile's 4 for its 4 rows. The product is |w| x sign(q, w) (vpdpbusd with AVX-VNNI, vpmaddubsw + vpmaddwd with
    AVX2; no saturation: |w|, |q| <= 127), so a zero activation zeroes whatever weight bytes follow
    the count and no 128 sum(w) term is needed. Each block's place in the values stays in a
    register, the next tile's weights and indices are prefetched, and a tile whose steps could read
    past the matrix's last micro-tile (the last one or two) runs the reference. The scalar gather
    with a loop per block and segment that this replaced was 2-2.9x slower (its loop exits were
    mispredicted on the counts). Tokens after the first find the tile in cache. */
-/* 32 bytes 0xff then 32 zeros: the 16 bytes at 32 - 4 n keep min(n, 4) micro-tiles, at 48 - 4 n
-   n - 4 clamped to 0..4 (n <= 8) */
-static const uint8_t srt__s4_slide[64] = {255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255,
-                                          255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255};
 #define SRT__S4A_VNNI(B, av, wv) acc##B = _mm256_dpbusd_avx_epi32(acc##B, _mm256_abs_epi8(wv), _mm256_sign_epi8(av, wv));
 #define SRT__S4A_AVX2(B, av, wv) acc##B = _mm256_add_epi32(acc##B, _mm256_madd_epi16(_mm256_maddubs_epi16(_mm256_abs_epi8(wv), _mm256_sign_epi8(av, wv)), ones));
 #define SRT__S4A_STEP(B, H, MAC) { \
     const __m128i c = _mm_and_si128(_mm_loadu_si128((const __m128i *)(idx + 4 * (p##B + 4 * (H)))), m31); \
     const __m128i gv = _mm_and_si128(_mm_xor_si128(_mm_shuffle_epi8(lo, c), _mm_shuffle_epi8(lh, _mm_sub_epi8(c, c16))), \
-                                     _mm_loadu_si128((const __m128i *)(srt__s4_slide + 32 + 16 * (H) - 4 * n##B))); \
+                                     _mm_loadu_si128((const __m128i *)(srt__s4_keep + 128 + 16 * (H) - 4 * n##B))); \
     MAC(B, _mm256_permutevar8x32_epi32(_mm256_castsi128_si256(gv), pat01), _mm256_loadu_si256((const __m256i *)(vals + 16 * (p##B + 4 * (H))))) \
     MAC(B, _mm256_permutevar8x32_epi32(_mm256_castsi128_si256(gv), pat23), _mm256_loadu_si256((const __m256i *)(vals + 16 * (p##B + 4 * (H)) + 32))) }
 #define SRT__S4A_NEXT(B) { \
@@ -2339,12 +2337,6 @@ SRT__S4X1_256(srt__s4x1_avxvnni, SRT__AVXVNNIP, SRT__S4A_VNNI)
    there too. Fewer than 16 tokens left: the GEMV. The output lanes' token order is undone when the
    tile is written. */
 static const int srt__s4_lane_tok[16] = {0, 1, 2, 3, 8, 9, 10, 11, 4, 5, 6, 7, 12, 13, 14, 15};
-/* 128 bytes 0xff then 128 zeros: the 128 bytes at 128 - 16 n keep n micro-tiles of 16 bytes */
-static const uint8_t srt__s4_keep8[256] = {
-    255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255,
-    255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255,
-    255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255,
-    255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255};
 /* The panels: qt[kp t0 + 16 c + t] = q[t0 + t][c] ^ flip for t0 < n16 (a multiple of 16). */
 static void srt__s4x1_panels_256(const int8_t *q, uint64_t kp, int n16, uint8_t *qt, uint8_t flip) {
     uint64_t c;
@@ -2362,7 +2354,7 @@ static void srt__s4x1_panels_256(const int8_t *q, uint64_t kp, int n16, uint8_t 
 #define SRT__S4G_WS_VNNI \
     for (h = 0; h < 4; h++) \
         ws = _mm256_dpbusd_avx_epi32(ws, ones, _mm256_and_si256(_mm256_loadu_si256((const __m256i *)(tv + pos * 16 + 32 * (uint64_t)h)), \
-                                                                _mm256_loadu_si256((const __m256i *)(srt__s4_keep8 + 128 - 16 * n + 32 * (uint64_t)h))));
+                                                                _mm256_loadu_si256((const __m256i *)(srt__s4_keep + 128 - 16 * n + 32 * (uint64_t)h))));
 #define SRT__S4G_ROW(R, ACC0, ACC1) { \
     const __m256 f_ = _mm256_set1_ps(sf[g * SRT__TILE + bi * 4 + (R)]); \
     const __m256i ws_ = _mm256_set1_epi32(wsum[g * SRT__TILE + bi * 4 + (R)]); \
