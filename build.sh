@@ -90,11 +90,37 @@ fi
 
 fail=0
 note() { printf '%s\n' "$*" >&2; }
+# The implementation is compiled once per run, into $B/sparsert.o: a program is compiled with
+# -DSPARSERT_IMPLEMENTATION_DONE (its own SPARSERT_IMPLEMENTATION then declares only) and linked with
+# it. A copy of the implementation was ~12 of the ~14 s each program took to compile, and 40
+# programs had one. OWN_IMPL: the programs that use internals (srt__* functions, the fields of
+# srt_model) and so compile their own copy.
+OWN_IMPL=" bench-attn fuzz_srt fuzz_state fuzz_tokenizer test_core test_kernels test_kv test_sparse test_state test_tokenizer "
+CORE=$B/sparsert.o CORE_PID="" CORE_READY=0
+core_start() {   # in the background; a failure leaves $B/.failed and no $CORE
+    rm -f "$CORE"
+    printf '#define SPARSERT_IMPLEMENTATION\n#include "sparsert.h"\n' > "$B/sparsert.c"
+    { $CC -std=c99 $OPT $WARN -I. ${CFLAGS:-} -c -o "$CORE" "$B/sparsert.c" || { note "build failed: sparsert.o"; : > "$B/.failed"; }; } &
+    CORE_PID=$!
+}
+core_wait() {    # starts it if nobody did; 1 when it did not build
+    [ "$CORE_READY" = 0 ] || return $((CORE_READY - 1))   # 1: built, 2: failed
+    [ -n "$CORE_PID" ] || core_start
+    wait "$CORE_PID"; CORE_PID=""   # its status may be gone (a wait -n took it): the file tells
+    if [ -f "$CORE" ]; then CORE_READY=1; else CORE_READY=2 fail=1; fi
+    [ "$CORE_READY" = 1 ]
+}
+own_impl() { [[ "$OWN_IMPL" == *" $1 "* ]]; }
 # cc_prog OUT SRC... : one program from one or more C files (a failure also leaves $B/.failed,
-# for the copies that run in the background)
+# for the copies that run in the background). Call core_wait first where it runs in the background.
 cc_prog() {
     local out=$1; shift
-    if ! $CC -std=c99 $OPT $WARN -I. ${CFLAGS:-} -o "$B/$out$EXE" "$@" $LIBS; then
+    local linked="" core=""
+    if ! own_impl "$out"; then
+        core_wait || { note "build failed: $out (no sparsert.o)"; : > "$B/.failed"; return; }
+        linked=-DSPARSERT_IMPLEMENTATION_DONE core=$CORE
+    fi
+    if ! $CC -std=c99 $OPT $WARN -I. ${CFLAGS:-} $linked -o "$B/$out$EXE" "$@" $core $LIBS; then
         note "build failed: $out"; fail=1; : > "$B/.failed"
     fi
 }
@@ -123,7 +149,8 @@ build_sdl() {
         note "skipping srt-chat-sdl: stb headers not found in $STB_INCLUDE (Debian: apt-get install libstb-dev)"; return
     fi
     sdl_cflags=$(printf '%s' "$sdl_cflags" | sed 's/-I/-isystem /g')   # no warnings from SDL's own headers
-    if ! $CC -std=c99 $OPT $WARN -I. -isystem "$STB_INCLUDE" $sdl_cflags ${CFLAGS:-} -o "$B/srt-chat-sdl" demo/srt-chat-sdl.c $sdl_libs $LIBS; then
+    if ! core_wait ||
+       ! $CC -std=c99 $OPT $WARN -I. -isystem "$STB_INCLUDE" $sdl_cflags ${CFLAGS:-} -DSPARSERT_IMPLEMENTATION_DONE -o "$B/srt-chat-sdl" demo/srt-chat-sdl.c "$CORE" $sdl_libs $LIBS; then
         note "build failed: srt-chat-sdl"; fail=1; HAVE_SDL=2; return
     fi
     if ! $CC -std=c99 $OPT $WARN -isystem "$STB_INCLUDE" ${CFLAGS:-} -o "$B/ui-png-ink" tests/ui/png_ink.c $LIBS; then
@@ -161,9 +188,7 @@ build_sycl() {
     rm -f "$B/test-sycl"
     if [ -n "${2:-}" ]; then SYCL_WHY="not under ${2}"; return; fi
     if ! find_sycl; then SYCL_WHY="no SYCL compiler (set SYCL_CXX, or put icpx or acpp on PATH: see README, SYCL backend)"; return; fi
-    printf '#define SPARSERT_IMPLEMENTATION\n#include "sparsert.h"\n' > "$B/sycl-core.c"
-    if ! $CC -std=c99 $OPT $WARN -I. ${CFLAGS:-} -c -o "$B/sycl-core.o" "$B/sycl-core.c" ||
-       ! $SYCL_CMD -I. -o "$B/test-sycl" tests/test_sycl.cpp "$B/sycl-core.o" $LIBS; then
+    if ! core_wait || ! $SYCL_CMD -I. -o "$B/test-sycl" tests/test_sycl.cpp "$CORE" $LIBS; then
         note "build failed: test-sycl ($SYCL_CMD)"; fail=1; HAVE_SYCL=2; return
     fi
     HAVE_SYCL=1
@@ -199,24 +224,25 @@ build_cuda() {
     rm -f "$B/test-cuda" "$B/srt-bench-cuda" "$B/srt-chat-cuda" "$B/srt-chat-sdl-cuda" "$B/srt-ppl-cuda"
     if [ -n "${2:-}" ]; then CUDA_WHY="not under ${2}"; return; fi
     if ! find_nvcc; then CUDA_WHY="no nvcc (set NVCC, or put nvcc on PATH: see README, CUDA backend)"; return; fi
-    printf '#define SPARSERT_IMPLEMENTATION\n#include "sparsert.h"\n' > "$B/cuda-core.c"
+    core_wait || { note "build failed: test-cuda (no sparsert.o)"; HAVE_CUDA=2; return; }
     # beside test-cuda, the tools with the backend (tools/cuda-backend.cu, compiled once):
     # build/srt-bench-cuda (tools/srt-bench.c with -DSRT_BENCH_CUDA), build/srt-ppl-cuda (-DSRT_PPL_CUDA),
-    # build/srt-chat-cuda and, with SDL, build/srt-chat-sdl-cuda (demo/srt-chat.c, demo/srt-chat-sdl.c with -DSRT_CHAT_CUDA)
-    { $CC -std=c99 $OPT $WARN -I. ${CFLAGS:-} -DSRT_BENCH_CUDA -c -o "$B/srt-bench-cuda.o" tools/srt-bench.c &&
-      $CC -std=c99 $OPT $WARN -I. ${CFLAGS:-} -DSRT_PPL_CUDA -c -o "$B/srt-ppl-cuda.o" tools/srt-ppl.c &&
-      $CC -std=c99 $OPT $WARN -I. ${CFLAGS:-} -DSRT_CHAT_CUDA -c -o "$B/srt-chat-cuda.o" demo/srt-chat.c &&
+    # build/srt-chat-cuda and, with SDL, build/srt-chat-sdl-cuda (demo/srt-chat.c, demo/srt-chat-sdl.c with -DSRT_CHAT_CUDA),
+    # each with sparsert.o
+    local cc="$CC -std=c99 $OPT $WARN -I. ${CFLAGS:-} -DSPARSERT_IMPLEMENTATION_DONE"
+    { $cc -DSRT_BENCH_CUDA -c -o "$B/srt-bench-cuda.o" tools/srt-bench.c &&
+      $cc -DSRT_PPL_CUDA -c -o "$B/srt-ppl-cuda.o" tools/srt-ppl.c &&
+      $cc -DSRT_CHAT_CUDA -c -o "$B/srt-chat-cuda.o" demo/srt-chat.c &&
       $NVCC_CMD $NVCC_FLAGS -c -o "$B/cuda-backend.o" tools/cuda-backend.cu &&
-      nvcc_prog srt-bench-cuda "$B/cuda-backend.o" "$B/srt-bench-cuda.o" &&
-      nvcc_prog srt-ppl-cuda "$B/cuda-backend.o" "$B/srt-ppl-cuda.o" &&
-      nvcc_prog srt-chat-cuda "$B/cuda-backend.o" "$B/srt-chat-cuda.o" &&
+      nvcc_prog srt-bench-cuda "$B/cuda-backend.o" "$B/srt-bench-cuda.o" "$CORE" &&
+      nvcc_prog srt-ppl-cuda "$B/cuda-backend.o" "$B/srt-ppl-cuda.o" "$CORE" &&
+      nvcc_prog srt-chat-cuda "$B/cuda-backend.o" "$B/srt-chat-cuda.o" "$CORE" &&
       { [ "$HAVE_SDL" != 1 ] ||
-        { $CC -std=c99 $OPT $WARN -I. $SDL_CFLAGS ${CFLAGS:-} -DSRT_CHAT_CUDA -c -o "$B/srt-chat-sdl-cuda.o" demo/srt-chat-sdl.c &&
-          nvcc_prog srt-chat-sdl-cuda "$B/cuda-backend.o" "$B/srt-chat-sdl-cuda.o" $SDL_LIBS; }; }; } &
+        { $cc $SDL_CFLAGS -DSRT_CHAT_CUDA -c -o "$B/srt-chat-sdl-cuda.o" demo/srt-chat-sdl.c &&
+          nvcc_prog srt-chat-sdl-cuda "$B/cuda-backend.o" "$B/srt-chat-sdl-cuda.o" "$CORE" $SDL_LIBS; }; }; } &
     bench=$!
     HAVE_CUDA=1
-    if ! $CC -std=c99 $OPT $WARN -I. ${CFLAGS:-} -c -o "$B/cuda-core.o" "$B/cuda-core.c" ||
-       ! nvcc_prog test-cuda tests/test_cuda.cu "$B/cuda-core.o"; then
+    if ! nvcc_prog test-cuda tests/test_cuda.cu "$CORE"; then
         note "build failed: test-cuda ($NVCC_CMD)"; fail=1; HAVE_CUDA=2
     fi
     if ! wait "$bench"; then note "build failed: srt-bench-cuda / srt-ppl-cuda / srt-chat-cuda / srt-chat-sdl-cuda ($NVCC_CMD)"; fail=1; fi
@@ -252,24 +278,24 @@ build_cuda_emu() {
     if grep -n '<<<' "$E/sparsert_cuda.h" >&2; then   # a launch the rewrite does not understand
         note "build failed: test-cuda-emu (kernel launches above not rewritten; keep each <<<...>>> on one line)"; fail=1; HAVE_CUDA_EMU=2; return
     fi
-    printf '#define SPARSERT_IMPLEMENTATION\n#include "sparsert.h"\n' > "$E/core.c"
+    core_wait || { note "build failed: test-cuda-emu (no sparsert.o)"; HAVE_CUDA_EMU=2; return; }
     # SRT__CU_NORM_WIN=128: RMSNorm's shared-memory window (4096 floats on a GPU) at its smallest,
     # so that the test's models of width 256 take the window-crossing path too
     flags="-std=c++17 $OPT -ffp-contract=off $WARN -Wno-unknown-pragmas -DSRT_CUDA_EMULATOR -DSRT__CU_NORM_WIN=128 -I$E -Itests/cuda_emu -I."
-    { $CC -std=c99 $OPT $WARN -I. ${CFLAGS:-} -DSRT_BENCH_CUDA -c -o "$E/srt-bench.o" tools/srt-bench.c &&
-      $CC -std=c99 $OPT $WARN -I. ${CFLAGS:-} -DSRT_PPL_CUDA -c -o "$E/srt-ppl.o" tools/srt-ppl.c &&
-      $CC -std=c99 $OPT $WARN -I. ${CFLAGS:-} -DSRT_CHAT_CUDA -c -o "$E/srt-chat.o" demo/srt-chat.c &&
+    local cc="$CC -std=c99 $OPT $WARN -I. ${CFLAGS:-} -DSPARSERT_IMPLEMENTATION_DONE"
+    { $cc -DSRT_BENCH_CUDA -c -o "$E/srt-bench.o" tools/srt-bench.c &&
+      $cc -DSRT_PPL_CUDA -c -o "$E/srt-ppl.o" tools/srt-ppl.c &&
+      $cc -DSRT_CHAT_CUDA -c -o "$E/srt-chat.o" demo/srt-chat.c &&
       $CXX $flags -c -o "$E/cuda-backend.o" -x c++ tools/cuda-backend.cu &&
-      $CXX $flags -o "$B/srt-bench-cuda-emu" "$E/cuda-backend.o" "$E/srt-bench.o" $LIBS &&
-      $CXX $flags -o "$B/srt-ppl-cuda-emu" "$E/cuda-backend.o" "$E/srt-ppl.o" $LIBS &&
-      $CXX $flags -o "$B/srt-chat-cuda-emu" "$E/cuda-backend.o" "$E/srt-chat.o" $LIBS &&
+      $CXX $flags -o "$B/srt-bench-cuda-emu" "$E/cuda-backend.o" "$E/srt-bench.o" "$CORE" $LIBS &&
+      $CXX $flags -o "$B/srt-ppl-cuda-emu" "$E/cuda-backend.o" "$E/srt-ppl.o" "$CORE" $LIBS &&
+      $CXX $flags -o "$B/srt-chat-cuda-emu" "$E/cuda-backend.o" "$E/srt-chat.o" "$CORE" $LIBS &&
       { [ "$HAVE_SDL" != 1 ] ||
-        { $CC -std=c99 $OPT $WARN -I. $SDL_CFLAGS ${CFLAGS:-} -DSRT_CHAT_CUDA -c -o "$E/srt-chat-sdl.o" demo/srt-chat-sdl.c &&
-          $CXX $flags -o "$B/srt-chat-sdl-cuda-emu" "$E/cuda-backend.o" "$E/srt-chat-sdl.o" $SDL_LIBS $LIBS; }; }; } &
+        { $cc $SDL_CFLAGS -DSRT_CHAT_CUDA -c -o "$E/srt-chat-sdl.o" demo/srt-chat-sdl.c &&
+          $CXX $flags -o "$B/srt-chat-sdl-cuda-emu" "$E/cuda-backend.o" "$E/srt-chat-sdl.o" "$CORE" $SDL_LIBS $LIBS; }; }; } &
     bench=$!
     HAVE_CUDA_EMU=1
-    if ! $CC -std=c99 $OPT $WARN -I. ${CFLAGS:-} -c -o "$E/core.o" "$E/core.c" ||
-       ! $CXX $flags -o "$B/test-cuda-emu" -x c++ tests/test_cuda.cu -x none "$E/core.o" $LIBS; then
+    if ! $CXX $flags -o "$B/test-cuda-emu" -x c++ tests/test_cuda.cu -x none "$CORE" $LIBS; then
         note "build failed: test-cuda-emu ($CXX)"; fail=1; HAVE_CUDA_EMU=2
     fi
     if ! wait "$bench"; then note "build failed: srt-bench-cuda-emu / srt-ppl-cuda-emu / srt-chat-cuda-emu / srt-chat-sdl-cuda-emu ($CXX)"; fail=1; fi
@@ -291,21 +317,22 @@ wanted() {
     [[ " $CROSS_ONLY " == *" $1 "* ]]
 }
 build_all() {
-    local t name
+    local t name p progs=()
     rm -f "$B/.failed"
-    cc_bg srt-pack tools/srt-pack.c
-    cc_bg srt-tokenize tools/srt-tokenize.c
-    cc_bg srt-chat demo/srt-chat.c
-    cc_bg srt-bench tools/srt-bench.c
-    cc_bg srt-ppl tools/srt-ppl.c
-    cc_bg gen-unicode tools/gen-unicode.c
-    [ -n "$CROSS" ] || cc_bg bench-attn tests/bench_attn.c   # a micro-benchmark (README, Q8 KV cache); nothing runs it
-    for t in $FUZZ_TARGETS; do wanted "fuzz_$t" && cc_bg "fuzz_$t" "tests/fuzz_$t.c"; done
+    progs=(srt-pack:tools/srt-pack.c srt-tokenize:tools/srt-tokenize.c srt-chat:demo/srt-chat.c
+           srt-bench:tools/srt-bench.c srt-ppl:tools/srt-ppl.c gen-unicode:tools/gen-unicode.c)
+    [ -n "$CROSS" ] || progs+=(bench-attn:tests/bench_attn.c)   # a micro-benchmark (README, Q8 KV cache); nothing runs it
+    for t in $FUZZ_TARGETS; do wanted "fuzz_$t" && progs+=("fuzz_$t:tests/fuzz_$t.c"); done
     for t in tests/test_*.c; do
         [ -e "$t" ] || continue
         name=$(basename "$t" .c)
-        wanted "$name" && cc_bg "$name" "$t"
+        wanted "$name" && progs+=("$name:$t")
     done
+    # sparsert.o beside the programs with their own copy (the long compiles), then the rest
+    core_start
+    for p in "${progs[@]}"; do own_impl "${p%%:*}" && cc_bg "${p%%:*}" "${p#*:}"; done
+    core_wait
+    for p in "${progs[@]}"; do own_impl "${p%%:*}" || cc_bg "${p%%:*}" "${p#*:}"; done
     wait
     [ -e "$B/.failed" ] && fail=1
     [ -n "$CROSS" ] && return   # cross builds: the tools and the C tests only

@@ -12,7 +12,9 @@
          #define SPARSERT_IMPLEMENTATION
          #include "sparsert.h"
      Everywhere else just #include "sparsert.h". Nothing else to build or link (add -lm, and
-     -pthread on POSIX).
+     -pthread on POSIX). Defining SPARSERT_IMPLEMENTATION_DONE (e.g. -D on the command line) turns
+     a file's SPARSERT_IMPLEMENTATION into a plain include: build.sh compiles the implementation
+     once and links it to every tool and test that defines it.
 
    EXAMPLE
          srt_model *model; srt_session *s;
