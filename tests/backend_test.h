@@ -270,10 +270,11 @@ static void check_stories(void) {
             memset(&sd, 0, sizeof sd);
             sd.n_ctx = 512;
             if (srt_session_create(dev, &sd, &s) != SRT_OK) { CHECK(0, "session: %s", srt_last_error()); continue; }
-            srt_session_feed(s, toks, n_prompt);
-            for (int i = n_prompt; i < n_gold; i++) if (srt_session_next(s, &got[i]) != SRT_OK) { got[i] = -1; break; }
+            /* quantized: the golden ids are the f32 model's, only a prefix is expected (as in test_golden): only that is generated */
             limit = fmts[f].n_exact ? n_prompt + fmts[f].n_exact : n_gold;
             if (limit > n_gold) limit = n_gold;
+            srt_session_feed(s, toks, n_prompt);
+            for (int i = n_prompt; i < limit; i++) if (srt_session_next(s, &got[i]) != SRT_OK) { got[i] = -1; break; }
             for (int i = n_prompt; i < limit; i++) if (got[i] != gold[i]) { mismatch = i; break; }
             snprintf(tag, sizeof tag, "stories260K %s", fmts[f].name);
             CHECK(mismatch < 0, "%s '%s' on the %s device: %s %d generated ids equal the golden ids", tag, prompts[p].text, gpu_name,

@@ -240,13 +240,16 @@ static void run_block(int threads) {
         f.tid.x = (unsigned)i % M.block_dim.x; f.tid.y = (unsigned)i / M.block_dim.x % M.block_dim.y; f.tid.z = (unsigned)i / (M.block_dim.x * M.block_dim.y);
         f.stack = M.stacks + (size_t)i * stack_bytes;
         M.warp_live[(size_t)f.warp]++; M.warp_size[(size_t)f.warp]++;
-        /* the frame srt_emu_switch pops: r15 r14 r13 r12 rbx rbp, then the entry as return address at a
-           16-byte boundary (so the entry sees the stack as after a call) */
+        /* the stack's top staggered by 17 cache lines a fiber (up to 64 KiB below the end): tops
+           256 KiB apart all fell into the same L1 and L2 sets, and every switch missed */
+        char *end = f.stack + stack_bytes - (size_t)i * 17 * 64 % (64 << 10);
 #ifdef SRT_EMU_ASAN
         /* the last fiber on this stack never returned from its entry frames: their poison is stale */
-        __asan_unpoison_memory_region(f.stack + stack_bytes - (16 << 10), 16 << 10);
+        __asan_unpoison_memory_region(end - (16 << 10), 16 << 10);
 #endif
-        uint64_t *top = (uint64_t *)(((uintptr_t)(f.stack + stack_bytes) & ~(uintptr_t)15) - 16);
+        /* the frame srt_emu_switch pops: r15 r14 r13 r12 rbx rbp, then the entry as return address at a
+           16-byte boundary (so the entry sees the stack as after a call) */
+        uint64_t *top = (uint64_t *)(((uintptr_t)end & ~(uintptr_t)15) - 16);
         top[0] = (uint64_t)(uintptr_t)&srt_emu_fiber_entry;
         top[1] = 0;
         uint64_t *sp = top - 6;
