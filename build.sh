@@ -302,13 +302,14 @@ build_cuda_emu() {
 }
 run_cuda_emu_test() {
     if [ "$HAVE_CUDA_EMU" = 2 ]; then echo "FAIL - test-cuda-emu did not build"; FAILED=$((FAILED + 1))
+    elif [ "$HAVE_CUDA_EMU" = 1 ] && [ "$BG_NAME" = test_cuda_emu ]; then run_test_wait   # started by run_tests
     elif [ "$HAVE_CUDA_EMU" = 1 ]; then run_test test_cuda_emu "$B/test-cuda-emu"
     else echo "skipped test_cuda_emu: $CUDA_EMU_WHY"; fi
 }
 
 # wanted NAME: whether build_all builds test or fuzz target NAME. A cross run named tests
 # (./build.sh test wine test_core ...) builds those alone (and the tools), and runs no fuzz target
-# but fuzz_json: every program compiles the whole library, which under mingw takes 9-13 s.
+# but fuzz_json (to keep the cross runs short).
 CROSS_ONLY=""
 [ -n "$CROSS" ] && CROSS_ONLY="${*:3}"
 wanted() {
@@ -345,11 +346,27 @@ build_all() {
 # Runs one test program; its "ok -"/"FAIL -" lines are counted.
 PASSED=0; FAILED=0
 run_test() {
-    local name=$1; shift
-    local log="$B/$name.log" t0=$SECONDS
-    "$@" >"$log" 2>&1
-    local rc=$?
-    local p f
+    local name=$1 t0=$SECONDS; shift
+    "$@" >"$B/$name.log" 2>&1
+    test_result "$name" $? "$t0" "$@"
+}
+# run_test_bg NAME CMD... / run_test_wait: the same for one test run beside the others (its summary
+# line when waited for)
+BG_NAME="" BG_PID="" BG_T0=0
+run_test_bg() {
+    BG_NAME=$1 BG_T0=$SECONDS; shift
+    rm -f "$B/$BG_NAME.rc"
+    { "$@" >"$B/$BG_NAME.log" 2>&1; echo $? >"$B/$BG_NAME.rc"; } &
+    BG_PID=$!
+}
+run_test_wait() {
+    wait "$BG_PID"
+    test_result "$BG_NAME" "$(cat "$B/$BG_NAME.rc" 2>/dev/null || echo 1)" "$BG_T0"
+}
+# test_result NAME STATUS T0 [CMD...]: counts the log's "ok -"/"FAIL -" lines (CMD: to start again under wine)
+test_result() {
+    local name=$1 rc=$2 t0=$3; shift 3
+    local log="$B/$name.log" p f
     p=$(grep -c '^ok - ' "$log"); f=$(grep -c '^FAIL - ' "$log")
     # wine once failed a start in CI (a test that needs nothing exited 1 before its first check, and
     # 40 local runs of it were clean): a program that checked nothing gets one more start, said aloud
@@ -378,6 +395,8 @@ run_test() {
 VALGRIND_TESTS=${VALGRIND_TESTS:-"test_golden test_core test_limits test_tokenizer test_json test_chat test_kernels"}
 VALGRIND="valgrind -q --error-exitcode=99 --leak-check=full --errors-for-leak-kinds=definite,indirect --fair-sched=yes"
 run_tests() {
+    # test_cuda_emu (~100 s of one core on the emulator) beside the others; its summary comes last
+    [ "$HAVE_CUDA_EMU" = 1 ] && run_test_bg test_cuda_emu "$B/test-cuda-emu"
     for t in tests/test_*.c; do
         [ -e "$t" ] || continue
         local name; name=$(basename "$t" .c)

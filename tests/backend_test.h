@@ -9,7 +9,7 @@
 #include <vector>
 
 static srt_backend *gpu;         /* the backend under test, set by the test's main */
-static const char *gpu_name;     /* "cuda", "sycl": in messages and file names */
+static const char *gpu_name;     /* "cuda", "cuda-emu", "sycl": in messages and file names */
 static int gpu_kv_q8;            /* the backend has a Q8 KV cache (set by the test's main) */
 
 /* A random llama/qwen2 model with a byte vocabulary. opts: biases (qwen2), rope_scaling llama3,

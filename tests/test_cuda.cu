@@ -22,6 +22,12 @@
 #include "sparsert_cuda.h"
 #include "tests/testing.h"
 #include "tests/backend_test.h"
+/* this build's files in build/tmp: the emulator's are its own (build.sh runs test_cuda_emu beside the other tests) */
+#ifdef SRT_CUDA_EMULATOR
+#  define CU_TMP "build/tmp/cuda-emu_"
+#else
+#  define CU_TMP "build/tmp/cuda_"
+#endif
 
 #include <math.h>
 #include <stdlib.h>
@@ -371,7 +377,7 @@ static void check_models(void) {
     srt_cuda_set_cublas_min_tokens(gpu, 0);   /* every path in the reference order */
     for (size_t c = 0; c < sizeof cfg / sizeof cfg[0]; c++) {
         char path[256], tag[160];
-        snprintf(path, sizeof path, "build/tmp/cuda_model_%zu.srt", c);
+        snprintf(path, sizeof path, CU_TMP "model_%zu.srt", c);
         if (!write_model(path, cfg[c].arch, cfg[c].f, cfg[c].E, cfg[c].F, cfg[c].L, cfg[c].H, cfg[c].KVH, cfg[c].hd, cfg[c].rd,
                          cfg[c].llama3, cfg[c].biases, 100 + c)) { CHECK(0, "%s: write model: %s", cfg[c].tag, srt_last_error()); continue; }
         snprintf(tag, sizeof tag, "%s, f16 KV", cfg[c].tag);
@@ -412,9 +418,9 @@ static void check_models(void) {
         unsetenv("SRT_CUDA_GRAPHS");
         if (gpu) {
             srt_cuda_set_cublas_min_tokens(gpu, 0);
-            compare_sessions("llama q8 gqa, f16 KV, without CUDA graphs", "build/tmp/cuda_model_0.srt", prompt, 40, 16, SRT_KV_F16, 12);
-            check_step_kernels("llama q8 gqa, without CUDA graphs", "build/tmp/cuda_model_0.srt", prompt, 2, 8, 3, SRT_KV_F16);
-            compare_sessions("llama q8 gqa, q8 KV, without CUDA graphs", "build/tmp/cuda_model_0.srt", prompt, 40, 16, SRT_KV_Q8, 12);
+            compare_sessions("llama q8 gqa, f16 KV, without CUDA graphs", CU_TMP "model_0.srt", prompt, 40, 16, SRT_KV_F16, 12);
+            check_step_kernels("llama q8 gqa, without CUDA graphs", CU_TMP "model_0.srt", prompt, 2, 8, 3, SRT_KV_F16);
+            compare_sessions("llama q8 gqa, q8 KV, without CUDA graphs", CU_TMP "model_0.srt", prompt, 40, 16, SRT_KV_Q8, 12);
             srt_backend_free(gpu);
         }
         /* the TCSL SpMM in one pass (tiny matrices are otherwise always split along K): the
@@ -423,11 +429,11 @@ static void check_models(void) {
         gpu = srt_cuda_backend(dev ? atoi(dev) : 0);
         unsetenv("SRT_CUDA_SPLIT_K");
         if (gpu) {
-            compare_sessions_tol("llama tcsl 70% gqa, without split-K", "build/tmp/cuda_model_10.srt", prompt, 40, 16, SRT_KV_F16, 6, 5e-3);
-            compare_sessions_tol("qwen2 tcsl 70% biases neox, without split-K, batch 1", "build/tmp/cuda_model_11.srt", prompt, 9, 1, SRT_KV_F16, 6, 5e-3);
+            compare_sessions_tol("llama tcsl 70% gqa, without split-K", CU_TMP "model_10.srt", prompt, 40, 16, SRT_KV_F16, 6, 5e-3);
+            compare_sessions_tol("qwen2 tcsl 70% biases neox, without split-K, batch 1", CU_TMP "model_11.srt", prompt, 9, 1, SRT_KV_F16, 6, 5e-3);
             /* a TCSL layer: 2 norms, RoPE + KV store, attention, SwiGLU; x to f16 once for q/k/v,
                once for gate/up and once each for wo and down; 7 SpMMs */
-            check_step_kernels("llama tcsl 70% gqa, without split-K", "build/tmp/cuda_model_10.srt", prompt, 2, 16, 3, SRT_KV_F16);
+            check_step_kernels("llama tcsl 70% gqa, without split-K", CU_TMP "model_10.srt", prompt, 2, 16, 3, SRT_KV_F16);
             srt_backend_free(gpu);
         }
         gpu = saved;
@@ -450,14 +456,14 @@ static void check_no_device(const char *open_error) {
     CHECK(strncmp(gpu->name, "cuda: no device", 15) == 0, "no device: the backend is named '%s'", gpu->name);
     CHECK(strstr(srt_cuda_info(gpu), "CUDA runtime ") != NULL && strstr(srt_cuda_info(gpu), "cannot open CUDA device") != NULL,
           "no device: srt_cuda_info gives the runtime version and the reason: %s", srt_cuda_info(gpu));
-    CHECK(write_model("build/tmp/cuda_nodev.srt", "llama", SRT_Q8, 32, 64, 1, 2, 1, 16, 16, 0, 0, 1), "a tiny q8 model written");
-    st = srt_model_load("build/tmp/cuda_nodev.srt", &md, &m);
+    CHECK(write_model(CU_TMP "nodev.srt", "llama", SRT_Q8, 32, 64, 1, 2, 1, 16, 16, 0, 0, 1), "a tiny q8 model written");
+    st = srt_model_load(CU_TMP "nodev.srt", &md, &m);
     CHECK(st == SRT_ERR_UNSUPPORTED && !m && strstr(srt_last_error(), open_error) != NULL && strstr(srt_last_error(), "cuda: no device") != NULL,
           "no device: srt_model_load fails with SRT_ERR_UNSUPPORTED and the reason: %s", srt_last_error());
     if (m) srt_model_free(m);
     md.backend = NULL;
     m = NULL;
-    CHECK(srt_model_load("build/tmp/cuda_nodev.srt", &md, &m) == SRT_OK && m, "the same model loads on the CPU");
+    CHECK(srt_model_load(CU_TMP "nodev.srt", &md, &m) == SRT_OK && m, "the same model loads on the CPU");
     if (m) srt_model_free(m);
     st = srt_cuda_matmul(gpu, SRT_F32, 0, parts, 16, 64, 1, x, NULL, y, SRT_CUDA_PATH_AUTO);
     CHECK(st == SRT_ERR_UNSUPPORTED && strstr(srt_cuda_last_error(gpu), "cannot open CUDA device") != NULL,
@@ -483,8 +489,8 @@ static void check_api(void) {
     double ms = 0.0;
     memset(&md, 0, sizeof md);
     md.backend = gpu;
-    CHECK(write_model("build/tmp/cuda_sparse.srt", "llama", SRT_SB_Q8, 32, 64, 1, 2, 1, 16, 16, 0, 0, 1) &&
-          srt_model_load("build/tmp/cuda_sparse.srt", &md, &m) == SRT_ERR_UNSUPPORTED && !m && strstr(srt_last_error(), "sb-q8"),
+    CHECK(write_model(CU_TMP "sparse.srt", "llama", SRT_SB_Q8, 32, 64, 1, 2, 1, 16, 16, 0, 0, 1) &&
+          srt_model_load(CU_TMP "sparse.srt", &md, &m) == SRT_ERR_UNSUPPORTED && !m && strstr(srt_last_error(), "sb-q8"),
           "a model in a sparse format is refused by the CUDA backend: %s", srt_last_error());
     if (m) srt_model_free(m);
     for (size_t i = 0; i < w.size(); i++) w[i] = srt_test_frand();
@@ -504,7 +510,11 @@ static void check_api(void) {
 int main(void) {
     const char *env = getenv("SRT_CUDA_DEVICE");
     if (system("mkdir -p build/tmp") != 0) { CHECK(0, "mkdir build/tmp"); return srt_test_finish(); }
+#ifdef SRT_CUDA_EMULATOR
+    gpu_name = "cuda-emu";   /* in messages and the stories260K files: test_cuda and test_cuda_emu may run side by side */
+#else
     gpu_name = "cuda";
+#endif
     gpu_kv_q8 = 1;
     gpu = srt_cuda_backend(env ? atoi(env) : 0);
     if (!gpu) { CHECK(0, "srt_cuda_backend: out of memory"); return srt_test_finish(); }
