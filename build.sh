@@ -449,11 +449,14 @@ run_cross_tests() {
     cd "$root" || return 1
     B=.
     # one wineserver for the whole run (it stays 30 s after the last program): wine's own stops and
-    # starts between the programs once failed a start ("wine client error: ... Connection reset by peer")
+    # starts between the programs failed starts ("wine client error: ... Connection reset by peer").
+    # Started before anything else: `wineserver -p30` beside a running server (wineboot's, which
+    # exits with its last program) does nothing, and that was how CI kept getting the failures.
     if [ "$CROSS" = wine ]; then
         mkdir -p "$WINEPREFIX"
-        [ -f "$WINEPREFIX/system.reg" ] || $EMU wineboot -i >/dev/null 2>&1
+        ${WINESERVER:-wineserver} -k >/dev/null 2>&1; ${WINESERVER:-wineserver} -w >/dev/null 2>&1
         ${WINESERVER:-wineserver} -p30 || true
+        [ -f "$WINEPREFIX/system.reg" ] || $EMU wineboot -i >/dev/null 2>&1
     fi
     for name in "$@"; do   # names given that are no test
         [ -e "tests/$name.c" ] || [ "$name" = test_bench ] || [ "$name" = fuzz_json ] && continue
