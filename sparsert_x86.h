@@ -1473,15 +1473,19 @@ static SRT__AVX512SP __m128i srt__lanes4(__m512i v) {   /* sum of the four 128-b
 static const uint8_t srt__s4_keep[256] = {SRT__R16(255), SRT__R16(255), SRT__R16(255), SRT__R16(255),
                                           SRT__R16(255), SRT__R16(255), SRT__R16(255), SRT__R16(255)};
 #undef SRT__R16
+/* An s4x1 kernel's view of its matrix: parts, tiling, segments in all and per group. */
+#define SRT__S4_PARTS \
+    const srt__weights *w = mm->w; \
+    const srt__acts *a = mm->a; \
+    srt__tiling tl = srt__tiling_of(SRT_Q8, w->rows, w->cols, w->group); \
+    const int8_t *vals = (const int8_t *)w->part[0]; \
+    const uint8_t *idx = (const uint8_t *)w->part[2]; \
+    const unsigned char *offs = (const unsigned char *)w->part[3]; \
+    const uint64_t nseg = tl.kp / SRT__SEG, spg = w->group / SRT__SEG;
 static SRT__AVX512SP void srt__s4x1_gemv_avx512(const srt__mm *mm, uint64_t tile0, uint64_t tile1) {
-    const srt__weights *w = mm->w;
-    const srt__acts *a = mm->a;
-    srt__tiling tl = srt__tiling_of(SRT_Q8, w->rows, w->cols, w->group);
-    const int8_t *vals = (const int8_t *)w->part[0];
-    const uint8_t *idx = (const uint8_t *)w->part[2];
-    const unsigned char *offs = (const unsigned char *)w->part[3];
-    uint64_t nseg = tl.kp / SRT__SEG, spg = w->group / SRT__SEG, tile, bi, s, g;
+    SRT__S4_PARTS
     const uint64_t total = srt__rd64(offs + tl.tiles * 8);   /* micro-tiles of the matrix */
+    uint64_t tile, bi, s, g;
     const __m512i pat = _mm512_set_epi8(15, 14, 13, 12, 15, 14, 13, 12, 15, 14, 13, 12, 15, 14, 13, 12,
                                         11, 10, 9, 8, 11, 10, 9, 8, 11, 10, 9, 8, 11, 10, 9, 8,
                                         7, 6, 5, 4, 7, 6, 5, 4, 7, 6, 5, 4, 7, 6, 5, 4,
@@ -1560,13 +1564,8 @@ static SRT__AVX512SP void srt__s4x1_gemv_avx512(const srt__mm *mm, uint64_t tile
    4 tokens. 128 sum w per row and group is computed once per tile (wsum). */
 #define SRT__S4_MAXG 256
 static SRT__AVX512SP void srt__s4x1_gemm_avx512(const srt__mm *mm, uint64_t tile0, uint64_t tile1) {
-    const srt__weights *w = mm->w;
-    const srt__acts *a = mm->a;
-    srt__tiling tl = srt__tiling_of(SRT_Q8, w->rows, w->cols, w->group);
-    const int8_t *vals = (const int8_t *)w->part[0];
-    const uint8_t *idx = (const uint8_t *)w->part[2];
-    const unsigned char *offs = (const unsigned char *)w->part[3];
-    uint64_t nseg = tl.kp / SRT__SEG, spg = w->group / SRT__SEG, tile, bi, s, m;
+    SRT__S4_PARTS
+    uint64_t tile, bi, s, m;
     const __m512i ones = _mm512_set1_epi8(1), c80 = _mm512_set1_epi8((char)0x80);
     const __m512i tadd = _mm512_set_epi32(0x60606060, 0x60606060, 0x60606060, 0x60606060, 0x40404040, 0x40404040, 0x40404040, 0x40404040,
                                           0x20202020, 0x20202020, 0x20202020, 0x20202020, 0, 0, 0, 0);
@@ -1672,13 +1671,8 @@ static SRT__AVX512SP void srt__s4x1_panels_avx512(const int8_t *q, uint64_t kp, 
         }
 }
 static SRT__AVX512SP void srt__s4x1_gemm16_avx512(const srt__mm *mm, uint64_t tile0, uint64_t tile1) {
-    const srt__weights *w = mm->w;
-    const srt__acts *a = mm->a;
-    srt__tiling tl = srt__tiling_of(SRT_Q8, w->rows, w->cols, w->group);
-    const int8_t *vals = (const int8_t *)w->part[0];
-    const uint8_t *idx = (const uint8_t *)w->part[2];
-    const unsigned char *offs = (const unsigned char *)w->part[3];
-    uint64_t nseg = tl.kp / SRT__SEG, spg = w->group / SRT__SEG, tile, bi, s, m, g;
+    SRT__S4_PARTS
+    uint64_t tile, bi, s, m, g;
     const __m512i ones = _mm512_set1_epi8(1), b31 = _mm512_set1_epi32(31);
     const __m512i il = _mm512_set_epi8(63, 47, 31, 15, 62, 46, 30, 14, 61, 45, 29, 13, 60, 44, 28, 12,   /* byte 4 t + j <- 16 j + t */
                                        59, 43, 27, 11, 58, 42, 26, 10, 57, 41, 25, 9, 56, 40, 24, 8,
@@ -2262,18 +2256,10 @@ static SRT__AVX2P void srt__sb_bf16_avx2(const srt__mm *mm, uint64_t tile0, uint
     const __m128i r4 = _mm_add_epi32(_mm256_castsi256_si128(acc##B), _mm256_extracti128_si256(acc##B, 1)); \
     const __m128 f = _mm_mul_ps(_mm_cvtph_ps(_mm_loadl_epi64((const __m128i *)(sc + g * SRT__TILE + 4 * (B)))), f4); \
     yb##B = _mm_fmadd_ps(_mm_cvtepi32_ps(r4), f, yb##B); }
-/* An s4x1 kernel's view of its matrix: parts, tiling, segments (per group) and micro-tiles in all. */
-#define SRT__S4_PARTS \
-    const srt__weights *w = mm->w; \
-    const srt__acts *a = mm->a; \
-    srt__tiling tl = srt__tiling_of(SRT_Q8, w->rows, w->cols, w->group); \
-    const int8_t *vals = (const int8_t *)w->part[0]; \
-    const uint8_t *idx = (const uint8_t *)w->part[2]; \
-    const unsigned char *offs = (const unsigned char *)w->part[3]; \
-    const uint64_t nseg = tl.kp / SRT__SEG, spg = w->group / SRT__SEG, total = srt__rd64(offs + tl.tiles * 8);
 #define SRT__S4X1_256(NAME, ATTR, MAC) \
 static ATTR void NAME(const srt__mm *mm, uint64_t tile0, uint64_t tile1) { \
     SRT__S4_PARTS \
+    const uint64_t total = srt__rd64(offs + tl.tiles * 8); \
     const __m256i pat01 = _mm256_setr_epi32(0, 0, 0, 0, 1, 1, 1, 1), pat23 = _mm256_setr_epi32(2, 2, 2, 2, 3, 3, 3, 3); \
     const __m256i ones = _mm256_set1_epi16(1); \
     const __m128i m31 = _mm_set1_epi8(31), c16 = _mm_set1_epi8(16); \
@@ -2363,6 +2349,7 @@ static void srt__s4x1_panels_256(const int8_t *q, uint64_t kp, int n16, uint8_t 
 #define SRT__S4X1_GEMM256(NAME, ATTR, MAC, WSUM, FLIP, GEMV) \
 static ATTR void NAME(const srt__mm *mm, uint64_t tile0, uint64_t tile1) { \
     SRT__S4_PARTS \
+    const uint64_t total = srt__rd64(offs + tl.tiles * 8); \
     const __m256i ones = FLIP ? _mm256_set1_epi8(1) : _mm256_set1_epi16(1), m31 = _mm256_set1_epi32(31); \
     int32_t wsum[SRT__S4_MAXG * SRT__TILE]; \
     uint32_t gstart[4][SRT__S4_MAXG + 1];   /* block bi's micro-tiles of group g: [gstart[bi][g], gstart[bi][g + 1]) */ \

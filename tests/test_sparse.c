@@ -145,7 +145,7 @@ static void test_kernels(srt_pool *pool, srt_format f, uint32_t group) {
             drop(&ts);
             free(w); free(x); free(ref); free(y);
         }
-    CHECK(bad_total == 0, "%s/g%u%s: every level equals the reference bit for bit (sb-bf16 at amx: to a tolerance) (%d cases: 7 shapes x 6 sparsities x n 1,2,5,13,35 x levels with their own kernel)%s%s",
+    CHECK(bad_total == 0, "%s/g%u%s: every level equals the reference bit for bit (sb-bf16 at amx: to a tolerance) (%d cases: 7 shapes x 6 sparsities x n 1,2,5,13,35 x levels, one for those that share the portable kernel)%s%s",
           srt_format_name(f), group, pool ? " 2 threads" : "", cases, first[0] ? "; " : "", first);
 }
 
