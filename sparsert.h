@@ -1890,8 +1890,7 @@ static srt_status srt__map_open(const char *path, srt__map *m, srt_load load, ui
         m->size = (uint64_t)sz.QuadPart;
         if (m->size == 0) { CloseHandle(m->file); return srt__fail(SRT_ERR_FORMAT, "%s: empty file", path); }
         if ((fits = srt__check_fits(path, m->size, limit, &avail)) != SRT_OK) { CloseHandle(m->file); return fits; }
-        (void)avail;
-        if (load == SRT_LOAD_COPY) { CloseHandle(m->file); return srt__map_copy(path, m, m->size); }
+        if (load == SRT_LOAD_COPY || (load == SRT_LOAD_AUTO && srt__load_copy_pays(m->size, avail))) { CloseHandle(m->file); return srt__map_copy(path, m, m->size); }
         m->mapping = CreateFileMappingA(m->file, NULL, PAGE_READONLY, 0, 0, NULL);
         if (!m->mapping) { CloseHandle(m->file); return srt__fail(SRT_ERR_IO, "%s: cannot map (error %lu)", path, (unsigned long)GetLastError()); }
         m->data = (const unsigned char *)MapViewOfFile(m->mapping, FILE_MAP_READ, 0, 0, 0);
@@ -5176,7 +5175,7 @@ typedef struct srt__bpe {     /* one raw fragment being tokenized */
     char *enc;
     uint32_t cap;
     int oom;
-    void (*on_word)(void *user, size_t off, size_t len);   /* instead of BPE (srt__pre_words) */
+    void (*on_word)(void *user, size_t off, size_t len);   /* instead of BPE: the words alone (tests) */
     void *user;
 } srt__bpe;
 
@@ -5493,10 +5492,6 @@ static srt_status srt__bpe_run(const srt__vocab *v, const char *text, size_t len
     return t.oom || (out && out->oom) ? srt__fail(SRT_ERR_OUT_OF_MEMORY, "tokenizer: out of memory") : SRT_OK;
 }
 static srt_status srt__bpe_encode(const srt__vocab *v, const char *text, size_t len, srt__ids *out) { return srt__bpe_run(v, text, len, out, NULL, NULL); }
-/* The words the pre-tokenizer cuts text into, as (byte offset, length) calls (tests, tools). */
-static srt_status srt__pre_words(const srt__vocab *v, const char *text, size_t len, void (*fn)(void *, size_t, size_t), void *user) {
-    return srt__bpe_run(v, text, len, NULL, fn, user);
-}
 
 /* ---- special tokens */
 typedef struct srt__frag { size_t off, len; int32_t id; } srt__frag;   /* id -1: text to tokenize */

@@ -12,6 +12,15 @@
 #ifndef SPARSERT_X86_H
 #define SPARSERT_X86_H
 
+/* GCC 12's AVX-512 headers start some intrinsics from a self-initialized _mm512_undefined_*()
+   value, which g++ (C++ only) reports as maybe-uninitialized wherever one is inlined at -O2 -Wall:
+   hundreds of warnings about its own header (GCC bug 105593, fixed in GCC 13). */
+#if defined(__cplusplus) && defined(__GNUC__) && !defined(__clang__) && __GNUC__ < 13
+#  pragma GCC diagnostic push
+#  pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#  pragma GCC diagnostic ignored "-Wuninitialized"
+#  define SRT__X86_POP_DIAGNOSTICS
+#endif
 #include <immintrin.h>
 #if defined(__linux__)
 #  include <sys/syscall.h>
@@ -2730,4 +2739,8 @@ static srt__kernel_fn srt__x86_kernel(srt_isa isa, srt_format f, int n_tok) {
     return NULL;
 }
 
+#ifdef SRT__X86_POP_DIAGNOSTICS
+#  pragma GCC diagnostic pop
+#  undef SRT__X86_POP_DIAGNOSTICS
+#endif
 #endif /* SPARSERT_X86_H */
