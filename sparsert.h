@@ -3,7 +3,8 @@
    WHAT IT IS
      A model loader (the .srt container, memory-mapped, zero-copy), a thread pool, weight kernels
      (F32, F16, BF16, Q8..Q1 with per-group scales, and sparse SB-BF16 / SB-Q8 / SB-Q4 / S4X1 that
-     store only the non-zero weights), a Llama-family transformer, SentencePiece and
+     store only the non-zero weights), a Llama-family transformer (architectures llama: Llama 2/3
+     and Mistral; qwen2: QKV biases; qwen3: q/k norms), SentencePiece and
      byte-level BPE tokenizers, a sampler and a steppable generation loop. Portable C99 that is
      also valid C++.
 
@@ -276,6 +277,8 @@ typedef struct srt_backend_layer {
     const float *attn_norm, *ffn_norm;   /* n_embd floats */
     const float *bq, *bk, *bv;           /* q/k/v biases or NULL */
     srt_backend_tensor wq, wk, wv, wo, gate, up, down;
+    const float *q_norm, *k_norm;        /* head_dim floats or NULL: Qwen3's RMSNorm of each q and k
+                                            head (the model's epsilon) after the biases, before RoPE */
 } srt_backend_layer;
 typedef struct srt_backend_model {   /* valid during `load` only: a backend copies what it needs */
     int n_vocab, n_embd, n_ff, n_layer, n_head, n_head_kv, head_dim, rope_dim;
@@ -352,7 +355,7 @@ typedef struct srt_model_desc {
 } srt_model_desc;
 
 typedef struct srt_model_info {
-    const char *architecture;    /* "llama" */
+    const char *architecture;    /* "llama", "qwen2" or "qwen3" */
     const char *name;            /* general.name or "" */
     int n_vocab, n_embd, n_ff, n_layer, n_head, n_head_kv, head_dim, n_ctx_train;
     srt_format format;           /* format of the largest weight matrices */
@@ -3799,6 +3802,7 @@ typedef struct srt__tensor {
 
 typedef struct srt__layer {
     const float *attn_norm, *ffn_norm, *bq, *bk, *bv;
+    const float *q_norm, *k_norm;   /* qwen3: per-head RMSNorm of q and k before RoPE (NULL otherwise) */
     srt__weights wq, wk, wv, wo, gate, down, up;
 } srt__layer;
 
@@ -4028,7 +4032,8 @@ static srt_status srt__load_hparams(srt_model *m) {
     const char *s;
 #define SRT__KEY(suffix) (snprintf(key, sizeof key, "%s." suffix, m->arch), key)
     if (!srt_model_meta_str(m, "general.architecture", &s)) return srt__fail(SRT_ERR_FORMAT, "metadata general.architecture is missing");
-    if (strcmp(s, "llama") != 0 && strcmp(s, "qwen2") != 0) return srt__fail(SRT_ERR_UNSUPPORTED, "architecture '%s' is not supported (llama, qwen2)", s);
+    if (strcmp(s, "llama") != 0 && strcmp(s, "qwen2") != 0 && strcmp(s, "qwen3") != 0)
+        return srt__fail(SRT_ERR_UNSUPPORTED, "architecture '%s' is not supported (llama, qwen2, qwen3)", s);
     snprintf(m->arch, sizeof m->arch, "%s", s);
     m->n_embd = srt__meta_u32_or(m, SRT__KEY("embedding_length"), 0);
     m->n_ff = srt__meta_u32_or(m, SRT__KEY("feed_forward_length"), 0);
@@ -4046,7 +4051,7 @@ static srt_status srt__load_hparams(srt_model *m) {
         return srt__fail(SRT_ERR_FORMAT, "bad head dimensions: head %d rope %d", m->head_dim, m->rope_dim);
     m->rope_theta = srt__meta_f32_or(m, SRT__KEY("rope.freq_base"), 10000.0f);
     m->norm_eps = srt__meta_f32_or(m, SRT__KEY("attention.layer_norm_rms_epsilon"), 1e-5f);
-    m->rope_neox = srt__meta_u32_or(m, SRT__KEY("rope.neox"), strcmp(m->arch, "qwen2") == 0) != 0;
+    m->rope_neox = srt__meta_u32_or(m, SRT__KEY("rope.neox"), strcmp(m->arch, "llama") != 0) != 0;   /* qwen2/3: NeoX */
     if (!(m->rope_theta > 0.0f) || !(m->norm_eps > 0.0f) || m->norm_eps > 1.0f) return srt__fail(SRT_ERR_FORMAT, "bad rope base %g or norm epsilon %g", m->rope_theta, m->norm_eps);
     m->rope_scaling = 0;
     if (srt_model_meta_str(m, SRT__KEY("rope.scaling.type"), &s) && strcmp(s, "none") != 0) {
@@ -4091,6 +4096,10 @@ static srt_status srt__bind_weights(srt_model *m) {
             (st = srt__bind_vec(m, SRT__NAME("attn_q.bias"), Q, 1, &L->bq)) != SRT_OK ||
             (st = srt__bind_vec(m, SRT__NAME("attn_k.bias"), KV, 1, &L->bk)) != SRT_OK ||
             (st = srt__bind_vec(m, SRT__NAME("attn_v.bias"), KV, 1, &L->bv)) != SRT_OK)
+            return st;
+        if (strcmp(m->arch, "qwen3") == 0 &&   /* its q and k norms; another architecture leaves them unused */
+            ((st = srt__bind_vec(m, SRT__NAME("attn_q_norm.weight"), (uint64_t)m->head_dim, 0, &L->q_norm)) != SRT_OK ||
+             (st = srt__bind_vec(m, SRT__NAME("attn_k_norm.weight"), (uint64_t)m->head_dim, 0, &L->k_norm)) != SRT_OK))
             return st;
 #undef SRT__NAME
     }
@@ -4200,6 +4209,7 @@ static srt_status srt__backend_load(srt_model *m, srt_backend *b) {
     for (l = 0; l < m->n_layer; l++) {
         const srt__layer *L = &m->layers[l];
         ls[l].attn_norm = L->attn_norm; ls[l].ffn_norm = L->ffn_norm; ls[l].bq = L->bq; ls[l].bk = L->bk; ls[l].bv = L->bv;
+        ls[l].q_norm = L->q_norm; ls[l].k_norm = L->k_norm;
         ls[l].wq = srt__backend_tensor(&L->wq); ls[l].wk = srt__backend_tensor(&L->wk); ls[l].wv = srt__backend_tensor(&L->wv);
         ls[l].wo = srt__backend_tensor(&L->wo); ls[l].gate = srt__backend_tensor(&L->gate); ls[l].up = srt__backend_tensor(&L->up);
         ls[l].down = srt__backend_tensor(&L->down);
@@ -5970,6 +5980,11 @@ static void srt__forward_batch(srt_session *s, const int32_t *toks, int n, int w
             ws[0] = &L->wq; ws[1] = &L->wk; ws[2] = &L->wv; ys[0] = s->q; ys[1] = s->k; ys[2] = s->v; bs[0] = L->bq; bs[1] = L->bk; bs[2] = L->bv;
             srt__matmul_same_input(s, 3, ws, s->xb, n, ys, bs);
         }
+        if (L->q_norm)   /* qwen3: each head of q and k normalized before the rotation */
+            for (t = 0; t < n; t++) {
+                for (h = 0; h < m->n_head; h++) srt__rmsnorm(&m->ops, s->q + (size_t)t * Q + (size_t)h * hd, s->q + (size_t)t * Q + (size_t)h * hd, L->q_norm, hd, m->norm_eps);
+                for (h = 0; h < m->n_head_kv; h++) srt__rmsnorm(&m->ops, s->k + (size_t)t * KV + (size_t)h * hd, s->k + (size_t)t * KV + (size_t)h * hd, L->k_norm, hd, m->norm_eps);
+            }
         for (t = 0; t < n; t++) {
             const float *cs = s->rope_cs + (size_t)t * m->rope_dim;
             srt__rope(s, s->q + (size_t)t * Q, m->n_head, cs);

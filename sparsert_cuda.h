@@ -284,6 +284,7 @@ struct srt__cuda {
 };
 struct srt__cuda_layer {
     const float *attn_norm, *ffn_norm, *bq, *bk, *bv;
+    const float *q_norm, *k_norm;   /* head_dim floats (qwen3) or null */
     srt__cuda_mat wq, wk, wv, wo, gate, up, down;
 };
 struct srt__cuda_model {
@@ -1485,6 +1486,8 @@ static srt_status srt__cu_load(srt_backend *b, const srt_backend_model *m, void 
                 (st = srt__cu_upload_vec(S, M, L->bq, Q, &D->bq, SRT__CU_NAME("attn_q.bias"), err, cap)) != SRT_OK ||
                 (st = srt__cu_upload_vec(S, M, L->bk, KV, &D->bk, SRT__CU_NAME("attn_k.bias"), err, cap)) != SRT_OK ||
                 (st = srt__cu_upload_vec(S, M, L->bv, KV, &D->bv, SRT__CU_NAME("attn_v.bias"), err, cap)) != SRT_OK ||
+                (st = srt__cu_upload_vec(S, M, L->q_norm, (size_t)m->head_dim, &D->q_norm, SRT__CU_NAME("attn_q_norm"), err, cap)) != SRT_OK ||
+                (st = srt__cu_upload_vec(S, M, L->k_norm, (size_t)m->head_dim, &D->k_norm, SRT__CU_NAME("attn_k_norm"), err, cap)) != SRT_OK ||
                 (st = srt__cu_upload_mat(S, M, L->wq, &D->wq, SRT__CU_NAME("attn_q"), err, cap)) != SRT_OK ||
                 (st = srt__cu_upload_mat(S, M, L->wk, &D->wk, SRT__CU_NAME("attn_k"), err, cap)) != SRT_OK ||
                 (st = srt__cu_upload_mat(S, M, L->wv, &D->wv, SRT__CU_NAME("attn_v"), err, cap)) != SRT_OK ||
@@ -1622,6 +1625,12 @@ static srt_status srt__cu_enqueue(srt__cuda *S, srt__cuda_session *ss, int n, in
             float *y[3] = {ss->q, ss->k, ss->v};
             const float *b[3] = {L.bq, L.bk, L.bv};
             if ((r = srt__cu_mm_same_x(S, ss, 3, w, y, b, ss->xb, n)) != SRT_OK) return r;
+        }
+        if (L.q_norm) {   /* qwen3: every q and k head normalized (rows of head_dim, in place) before the rotation */
+            srt__cu_rmsnorm<<<(unsigned)(n * M->n_head), SRT__CU_NORM_THREADS, 0, sm>>>(ss->q, ss->q, L.q_norm, M->head_dim, M->norm_eps);
+            srt__cu_launched(S, "q norm");
+            srt__cu_rmsnorm<<<(unsigned)(n * M->n_head_kv), SRT__CU_NORM_THREADS, 0, sm>>>(ss->k, ss->k, L.k_norm, M->head_dim, M->norm_eps);
+            srt__cu_launched(S, "k norm");
         }
         {
             const uint64_t threads = srt__cu_rope_kv_threads(n, M->n_head, M->rope_dim, M->n_head_kv, M->head_dim, ss->kv_type);

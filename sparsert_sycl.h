@@ -225,6 +225,7 @@ struct srt__sycl {
 };
 struct srt__sycl_layer {
     const float *attn_norm, *ffn_norm, *bq, *bk, *bv;
+    const float *q_norm, *k_norm;   /* head_dim floats (qwen3) or null */
     srt__sycl_mat wq, wk, wv, wo, gate, up, down;
 };
 struct srt__sycl_model {
@@ -802,6 +803,8 @@ static srt_status srt__sycl_load(srt_backend *b, const srt_backend_model *m, voi
                 (st = srt__sycl_upload_vec(S, M, L->bq, Q, &D->bq, err, cap)) != SRT_OK ||
                 (st = srt__sycl_upload_vec(S, M, L->bk, KV, &D->bk, err, cap)) != SRT_OK ||
                 (st = srt__sycl_upload_vec(S, M, L->bv, KV, &D->bv, err, cap)) != SRT_OK ||
+                (st = srt__sycl_upload_vec(S, M, L->q_norm, (size_t)m->head_dim, &D->q_norm, err, cap)) != SRT_OK ||
+                (st = srt__sycl_upload_vec(S, M, L->k_norm, (size_t)m->head_dim, &D->k_norm, err, cap)) != SRT_OK ||
                 (st = srt__sycl_upload_mat(S, M, L->wq, &D->wq, err, cap)) != SRT_OK ||
                 (st = srt__sycl_upload_mat(S, M, L->wk, &D->wk, err, cap)) != SRT_OK ||
                 (st = srt__sycl_upload_mat(S, M, L->wv, &D->wv, err, cap)) != SRT_OK ||
@@ -888,6 +891,10 @@ static srt_status srt__sycl_forward(srt_backend *b, void *session, const int32_t
             SRT__SYCL_MM(L.wq, ss->xb, n, ss->q, L.bq)
             SRT__SYCL_MM(L.wk, ss->xb, n, ss->k, L.bk)
             SRT__SYCL_MM(L.wv, ss->xb, n, ss->v, L.bv)
+            if (L.q_norm) {   /* qwen3: every q and k head normalized (rows of head_dim, in place) before the rotation */
+                srt__sycl_rmsnorm(S, ss->q, ss->q, L.q_norm, n * M->n_head, M->head_dim, M->norm_eps);
+                srt__sycl_rmsnorm(S, ss->k, ss->k, L.k_norm, n * M->n_head_kv, M->head_dim, M->norm_eps);
+            }
             srt__sycl_rope(S, ss->q, n, M->n_head, M->head_dim, M->rope_dim, M->rope_neox, ss->cs);
             srt__sycl_rope(S, ss->k, n, M->n_head_kv, M->head_dim, M->rope_dim, M->rope_neox, ss->cs);
             srt__sycl_kv_store(S, ss, l, pos, n);

@@ -12,8 +12,8 @@ static srt_backend *gpu;         /* the backend under test, set by the test's ma
 static const char *gpu_name;     /* "cuda", "cuda-emu", "sycl": in messages and file names */
 static int gpu_kv_q8;            /* the backend has a Q8 KV cache (set by the test's main) */
 
-/* A random llama/qwen2 model with a byte vocabulary. opts: biases (qwen2), rope_scaling llama3,
-   rope_dim < head_dim. */
+/* A random llama/qwen2/qwen3 model with a byte vocabulary. opts: biases (qwen2), rope_scaling
+   llama3, rope_dim < head_dim; qwen3 has its q/k norms (head_dim each). */
 static int write_model(const char *path, const char *arch, srt_format fmt, int E, int F, int L, int H, int KVH, int head_dim,
                        int rope_dim, int llama3, int biases, uint64_t seed) {
     srt_writer *w;
@@ -77,6 +77,7 @@ static int write_model(const char *path, const char *arch, srt_format fmt, int E
         LADD("ffn_up.weight", F, E, fmt, 0);
         LADD("ffn_down.weight", E, F, fmt, 0);
         if (biases) { LADD("attn_q.bias", 1, Q, SRT_F32, 0); LADD("attn_k.bias", 1, KV, SRT_F32, 0); LADD("attn_v.bias", 1, KV, SRT_F32, 0); }
+        if (!strcmp(arch, "qwen3")) { LADD("attn_q_norm.weight", 1, head_dim, SRT_F32, 1); LADD("attn_k_norm.weight", 1, head_dim, SRT_F32, 1); }
 #undef LADD
     }
 #undef ADD

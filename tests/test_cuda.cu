@@ -332,7 +332,7 @@ static void check_turns(const char *path, const int32_t *prompt) {
 /* The decode step's launches: per_layer x layers + tail. A layer of one integer format is 8
    (rmsnorm, q/k/v in one GEMV, RoPE with the KV store, attention, wo adding into the residual,
    rmsnorm, gate/up/SwiGLU in one GEMV, down adding into the residual), with a Q8 KV cache too;
-   the tail is the embedding, the final norm and the output product. */
+   the tail is the embedding, the final norm and the output product. qwen3 adds its q and k norms (10). */
 static void check_step_kernels(const char *tag, const char *path, const int32_t *prompt, int n_layer, int per_layer, int tail, srt_kv_type kv) {
     srt_model *dev = NULL;
     srt_session *d = NULL;
@@ -373,6 +373,8 @@ static void check_models(void) {
         {"llama q4 head_dim 128", "llama", SRT_Q4, 256, 320, 1, 2, 1, 128, 128, 0, 0},
         {"llama tcsl 70% gqa", "llama", SRT_TCSL, 128, 320, 2, 4, 2, 32, 32, 0, 0},
         {"qwen2 tcsl 70% biases neox", "qwen2", SRT_TCSL, 96, 200, 2, 3, 1, 32, 32, 0, 1},
+        {"qwen3 q8 q/k norms, head_dim 32 (Q != E)", "qwen3", SRT_Q8, 64, 96, 2, 4, 2, 32, 32, 0, 0},
+        {"qwen3 q4 q/k norms, biases", "qwen3", SRT_Q4, 64, 128, 2, 4, 1, 16, 16, 0, 1},
     };
     srt_cuda_set_cublas_min_tokens(gpu, 0);   /* every path in the reference order */
     for (size_t c = 0; c < sizeof cfg / sizeof cfg[0]; c++) {
@@ -388,7 +390,7 @@ static void check_models(void) {
             continue;
         }
         compare_sessions(tag, path, prompt, 40, 16, SRT_KV_F16, 12);
-        if (c == 0 || c == 7) {
+        if (c == 0 || c == 7 || c == 12) {
             snprintf(tag, sizeof tag, "%s, f32 KV, batch 1", cfg[c].tag);
             compare_sessions(tag, path, prompt, 9, 1, SRT_KV_F32, 6);
             snprintf(tag, sizeof tag, "%s, batch 40", cfg[c].tag);
@@ -403,6 +405,7 @@ static void check_models(void) {
         if (c == 0) { check_turns(path, prompt); check_state(cfg[c].tag, path, prompt, SRT_KV_F16); check_state(cfg[c].tag, path, prompt, SRT_KV_Q8); }
         if (c == 1 || c == 7) check_step_kernels(cfg[c].tag, path, prompt, cfg[c].L, 8, 3, SRT_KV_F16);
         if (c == 1) check_step_kernels("llama q4, q8 KV", path, prompt, cfg[c].L, 8, 3, SRT_KV_Q8);
+        if (c == 12) check_step_kernels(cfg[c].tag, path, prompt, cfg[c].L, 10, 3, SRT_KV_F16);   /* + the q and k norms */
         if (c == 5 || c == 8) {   /* float weights: prompt batches through cuBLAS */
             srt_cuda_set_cublas_min_tokens(gpu, 2);
             snprintf(tag, sizeof tag, "%s, cuBLAS for batches", cfg[c].tag);

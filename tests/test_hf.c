@@ -116,7 +116,7 @@ static int write_safetensors(const char *path, const st_tensor *t, int n) {
 #define TF 16
 #define TV 16
 static float tq[TE * TE], tk[4 * TE], tv[4 * TE], to[TE * TE], tg[TF * TE], tu[TF * TE], td[TE * TF], temb[TV * TE], tn1[TE], tn2[TE], tnf[TE];
-static float tqb[TE], tkb[4], tvb[4];
+static float tqb[TE], tkb[4], tvb[4], tqn[4], tkn[4];
 
 static const char *tiny_tokenizer =
     "{\"version\":\"1.0\",\"added_tokens\":[{\"id\":0,\"content\":\"<|endoftext|>\",\"special\":true}],"
@@ -132,14 +132,14 @@ static void tiny_config(char *buf, size_t cap, const char *arch, const char *ext
              "\"max_position_embeddings\":64,\"vocab_size\":16,\"tie_word_embeddings\":true,\"hidden_act\":\"silu\"%s}", arch, extra);
 }
 
-static int tiny_tensors(st_tensor *t, int bias) {
+static int tiny_tensors(st_tensor *t, int bias, int qk_norm) {
     int n = 0, i;
     for (i = 0; i < TE * TE; i++) { tq[i] = (float)(i / TE) * 100.0f + (float)(i % TE); to[i] = 0.01f * (float)(i % 7); }
     for (i = 0; i < 4 * TE; i++) { tk[i] = (float)(i / TE) * 100.0f + (float)(i % TE); tv[i] = 0.02f * (float)(i % 5); }
     for (i = 0; i < TF * TE; i++) { tg[i] = 0.01f * (float)(i % 9); tu[i] = 0.01f * (float)(i % 11); td[i] = 0.01f * (float)(i % 13); }
     for (i = 0; i < TV * TE; i++) temb[i] = 0.05f * (float)((i * 7) % 17) - 0.4f;
     for (i = 0; i < TE; i++) { tn1[i] = tn2[i] = tnf[i] = 1.0f; tqb[i] = (float)i; }
-    for (i = 0; i < 4; i++) { tkb[i] = (float)i; tvb[i] = 0.5f; }
+    for (i = 0; i < 4; i++) { tkb[i] = (float)i; tvb[i] = 0.5f; tqn[i] = 1.0f + 0.25f * (float)i; tkn[i] = 2.0f - 0.25f * (float)i; }
 #define T(nm, a, b, d) t[n].name = nm; t[n].dtype = "F32"; t[n].nd = (b) ? 2 : 1; t[n].shape[0] = a; t[n].shape[1] = b; t[n].data = d; n++;
     T("model.embed_tokens.weight", TV, TE, temb)
     T("model.layers.0.input_layernorm.weight", TE, 0, tn1)
@@ -157,6 +157,10 @@ static int tiny_tensors(st_tensor *t, int bias) {
         T("model.layers.0.self_attn.k_proj.bias", 4, 0, tkb)
         T("model.layers.0.self_attn.v_proj.bias", 4, 0, tvb)
     }
+    if (qk_norm) {   /* Qwen3: one RMSNorm weight per head dimension (head_dim 4) */
+        T("model.layers.0.self_attn.q_norm.weight", 4, 0, tqn)
+        T("model.layers.0.self_attn.k_norm.weight", 4, 0, tkn)
+    }
 #undef T
     return n;
 }
@@ -165,7 +169,7 @@ static int tiny_tensors(st_tensor *t, int bias) {
 static void make_tiny(const char *dir, const char *arch, const char *extra_config) {
     char p[512], cfg[1024], cmd[600];
     st_tensor t[20];
-    int n = tiny_tensors(t, !strcmp(arch, "Qwen2ForCausalLM"));
+    int n = tiny_tensors(t, !strcmp(arch, "Qwen2ForCausalLM"), !strcmp(arch, "Qwen3ForCausalLM"));
     snprintf(cmd, sizeof cmd, "rm -rf %s && mkdir -p %s", dir, dir);
     if (system(cmd) != 0) return;
     tiny_config(cfg, sizeof cfg, arch, extra_config ? extra_config : "");
@@ -216,6 +220,51 @@ static void test_tiny_llama(void) {
     }
     srti_close(m);
 
+    make_tiny(dir, "Qwen3ForCausalLM", NULL);
+    m = open_dir(dir, err, sizeof err);
+    CHECK(m && !strcmp(m->hp.arch, "qwen3") && m->hp.rope_neox == 1 && m->n_tensors == 13 && srti_find(m, "blk.0.attn_q.bias") < 0 &&
+          srti_check_llama(m, err, sizeof err) == 0, "tiny Qwen3 folder: qwen3, NeoX rope, no biases, q/k norms (%s)", m ? err : err);
+    if (m) {
+        float nv[4];
+        qi = srti_find(m, "blk.0.attn_q_norm.weight");
+        ki = srti_find(m, "blk.0.attn_k_norm.weight");
+        ok = qi >= 0 && ki >= 0 && m->tensors[qi].ne[0] == 4 && m->tensors[qi].ne[1] == 1 && srti_read_f32(m, (uint32_t)qi, nv, err, sizeof err) == 0 &&
+             memcmp(nv, tqn, sizeof tqn) == 0 && srti_read_f32(m, (uint32_t)ki, nv, err, sizeof err) == 0 && memcmp(nv, tkn, sizeof tkn) == 0;
+        CHECK(ok, "Qwen3 q_norm / k_norm become blk.0.attn_q_norm / attn_k_norm.weight [head_dim], values unchanged");
+        qi = srti_find(m, "blk.0.attn_q.weight");
+        CHECK(qi >= 0 && m->tensors[qi].permute_heads == 0, "Qwen3 q_proj is not permuted (NeoX order kept)");
+    }
+    srti_close(m);
+    {   /* packed, it loads as qwen3 with the norms, NeoX rope, and runs */
+        srt_model *sm = NULL;
+        srt_session *ss = NULL;
+        srt_model_desc md;
+        srt_model_info info;
+        uint32_t neox = 0;
+        int32_t prompt[3] = {1, 2, 3};
+        memset(&md, 0, sizeof md);
+        memset(&info, 0, sizeof info);
+        md.n_threads = 1;
+        ok = system("build/srt-pack -q " TMP "/tiny " TMP "/tiny_qwen3.srt") == 0 && srt_model_load(TMP "/tiny_qwen3.srt", &md, &sm) == SRT_OK;
+        if (ok) srt_model_get_info(sm, &info);
+        ok = ok && info.architecture && !strcmp(info.architecture, "qwen3") && info.head_dim == 4 && srt_model_meta_u32(sm, "qwen3.rope.neox", &neox) &&
+             neox == 1 && srt_session_create(sm, NULL, &ss) == SRT_OK && srt_session_feed(ss, prompt, 3) == SRT_OK && srt_session_logits(ss);
+        CHECK(ok, "srt-pack packs the Qwen3 folder; it loads as qwen3 (rope.neox 1) and evaluates a prompt (%s)", ok ? "ok" : srt_last_error());
+        srt_session_destroy(ss);
+        srt_model_free(sm);
+    }
+    {   /* a Qwen3 checkpoint without its q/k norms is refused by the check */
+        char p[512];
+        st_tensor t[20];
+        int n = tiny_tensors(t, 0, 0);
+        path_in(p, sizeof p, dir, "model.safetensors");
+        write_safetensors(p, t, n);
+        m = open_dir(dir, err, sizeof err);
+        ok = m && srti_check_llama(m, err, sizeof err) != 0 && strstr(err, "attn_q_norm") != NULL;
+        CHECK(ok, "a Qwen3 folder without q_norm is refused: %s", err);
+        srti_close(m);
+    }
+
     make_tiny(dir, "MistralForCausalLM", ",\"sliding_window\":null");
     m = open_dir(dir, err, sizeof err);
     CHECK(m && !strcmp(m->hp.arch, "llama") && m->tensors[srti_find(m, "blk.0.attn_q.weight")].permute_heads == 2, "Mistral maps to llama, permuted");
@@ -231,7 +280,7 @@ static void test_malformed(void) {
     memset(junk, 0, sizeof junk);
 
     make_tiny(dir, "LlamaForCausalLM", NULL);
-    n = tiny_tensors(t, 0);
+    n = tiny_tensors(t, 0, 0);
     path_in(p, sizeof p, dir, "model.safetensors");
     /* header length beyond the file */
     { unsigned char b[16] = {0xff, 0xff, 0, 0, 0, 0, 0, 0, '{', '}'}; write_file(p, b, 10); }

@@ -674,9 +674,9 @@ static void test_llama3_rope(void) {
     buf b = { NULL, 0, 0 };
     int pass, j;
     char err[512];
-    for (pass = 0; pass < 3; pass++) {
+    for (pass = 0; pass < 4; pass++) {
         srti_model *m = NULL;
-        const char *arch = pass == 2 ? "qwen2" : "llama";
+        const char *arch = pass == 2 ? "qwen2" : pass == 3 ? "qwen3" : "llama";
         char k1[64], k2[64];
         snprintf(k1, sizeof k1, "%s.rope.freq_base", arch);
         snprintf(k2, sizeof k2, "%s.rope.dimension_count", arch);
@@ -704,7 +704,7 @@ static void test_llama3_rope(void) {
         else if (pass == 1)
             CHECK(strcmp(m->hp.rope_scaling, "none") == 0, "a rope_freqs.weight that is not a llama3 table is left alone");
         else
-            CHECK(m->hp.rope_neox == 1, "qwen2 uses NeoX rope");
+            CHECK(m->hp.rope_neox == 1, "%s uses NeoX rope", arch);
         srti_close(m);
     }
     free(b.p);

@@ -103,6 +103,7 @@ static void check_models(void) {
         {"llama bf16 rope_dim<head_dim", "llama", SRT_BF16, 96, 160, 2, 3, 1, 32, 16, 0, 0},
         {"qwen2 q8 biases neox", "qwen2", SRT_Q8, 64, 128, 2, 4, 2, 16, 16, 0, 1},
         {"qwen2 f32 biases neox", "qwen2", SRT_F32, 64, 128, 2, 4, 2, 16, 16, 0, 1},
+        {"qwen3 q8 q/k norms, head_dim 32 (Q != E)", "qwen3", SRT_Q8, 64, 96, 2, 4, 2, 32, 32, 0, 0},
     };
     for (size_t c = 0; c < sizeof cfg / sizeof cfg[0]; c++) {
         char path[256], tag[160];

@@ -5,7 +5,8 @@
 
    WHAT A FOLDER MAY HOLD
      config.json               LlamaForCausalLM, MistralForCausalLM (-> "llama"), Qwen2ForCausalLM
-                               (-> "qwen2", QKV biases): hidden_size, intermediate_size,
+                               (-> "qwen2", QKV biases), Qwen3ForCausalLM (-> "qwen3", q_norm and
+                               k_norm: per-head RMSNorm of q and k): hidden_size, intermediate_size,
                                num_hidden_layers, num_attention_heads, num_key_value_heads, head_dim,
                                rms_norm_eps, rope_theta, rope_scaling (linear, llama3; other types
                                are kept by name and refused by srt-pack), max_position_embeddings,
@@ -45,7 +46,8 @@
      runtime's "llama" architecture rotate adjacent pairs, because llama.cpp's converter permutes
      the rows of q_proj and k_proj (per head: row 2j+s comes from row s*d/2+j). We do the same,
      while reading (srti_tensor.permute_heads), so a packed folder equals the GGUF llama.cpp would
-     make of it. Qwen2 is left in NeoX order; its architecture implies NeoX rope (rope.neox = 1).
+     make of it. Qwen2 and Qwen3 are left in NeoX order; their architectures imply NeoX rope
+     (rope.neox = 1).
 
    PRE-TOKENIZER NAMES (the pre_tokenizer steps, flattened; Split regexes compared exactly)
      ByteLevel(use_regex)                          gpt-2 (gpt-neox / mpt for those architectures)
@@ -252,7 +254,7 @@ static int srti__jtoken_id(const char *file, const srtj_value *obj, const char *
 }
 
 /* ---------------------------------------------------------------- config.json */
-enum { SRTI__HF_LLAMA = 1, SRTI__HF_MISTRAL = 2, SRTI__HF_QWEN2 = 3 };
+enum { SRTI__HF_LLAMA = 1, SRTI__HF_MISTRAL = 2, SRTI__HF_QWEN2 = 3, SRTI__HF_QWEN3 = 4 };
 typedef struct srti__hf_cfg {
     char arch_class[64];       /* "LlamaForCausalLM" (or the model_type) */
     int kind;                  /* SRTI__HF_*; 0 = not a supported architecture */
@@ -277,7 +279,8 @@ static int srti__hf_config(srti_model *m, const char *file, const srtj_value *c,
     if (!strcmp(cfg->arch_class, "LlamaForCausalLM") || !strcmp(cfg->arch_class, "llama")) cfg->kind = SRTI__HF_LLAMA;
     else if (!strcmp(cfg->arch_class, "MistralForCausalLM") || !strcmp(cfg->arch_class, "mistral")) cfg->kind = SRTI__HF_MISTRAL;
     else if (!strcmp(cfg->arch_class, "Qwen2ForCausalLM") || !strcmp(cfg->arch_class, "qwen2")) cfg->kind = SRTI__HF_QWEN2;
-    strcpy(hp->arch, cfg->kind == SRTI__HF_QWEN2 ? "qwen2" : cfg->kind ? "llama" : "");
+    else if (!strcmp(cfg->arch_class, "Qwen3ForCausalLM") || !strcmp(cfg->arch_class, "qwen3")) cfg->kind = SRTI__HF_QWEN3;
+    strcpy(hp->arch, cfg->kind == SRTI__HF_QWEN2 ? "qwen2" : cfg->kind == SRTI__HF_QWEN3 ? "qwen3" : cfg->kind ? "llama" : "");
     if ((s = srtj_string(srtj_get(c, "_name_or_path"))) != NULL && s[0]) {
         const char *b = s, *q;
         for (q = s; *q; q++) if (*q == '/' || *q == '\\') b = q + 1;
@@ -322,7 +325,7 @@ static int srti__hf_config(srti_model *m, const char *file, const srtj_value *c,
     flag = 0;
     if (srti__jbool(file, c, "attention_bias", &flag, err, errlen)) return 1;
     cfg->qkv_bias = cfg->kind == SRTI__HF_QWEN2 || flag;
-    hp->rope_neox = cfg->kind == SRTI__HF_QWEN2;
+    hp->rope_neox = cfg->kind == SRTI__HF_QWEN2 || cfg->kind == SRTI__HF_QWEN3;
     v = srtj_get(c, "rope_scaling");
     if (v && v->type != SRTJ_NULL) {
         const char *type = srtj_string(srtj_get(v, "rope_type"));
@@ -774,6 +777,7 @@ static int srti__hf_name(const char *hf, const srti_hparams *hp, int permute_qk,
         {"self_attn.q_proj.weight", "attn_q.weight", 1}, {"self_attn.q_proj.bias", "attn_q.bias", 1},
         {"self_attn.k_proj.weight", "attn_k.weight", 2}, {"self_attn.k_proj.bias", "attn_k.bias", 2},
         {"self_attn.v_proj.weight", "attn_v.weight", 0}, {"self_attn.v_proj.bias", "attn_v.bias", 0},
+        {"self_attn.q_norm.weight", "attn_q_norm.weight", 0}, {"self_attn.k_norm.weight", "attn_k_norm.weight", 0},
         {"self_attn.o_proj.weight", "attn_output.weight", 0}, {"mlp.gate_proj.weight", "ffn_gate.weight", 0},
         {"mlp.up_proj.weight", "ffn_up.weight", 0}, {"mlp.down_proj.weight", "ffn_down.weight", 0},
     };
@@ -1145,7 +1149,7 @@ static int srti__open_hf(srti_model *m, const char *dir, char *err, size_t errle
         int has_weights = (st && srti__file_exists(st)) || (ix && srti__file_exists(ix));
         SRTI_FREE(st); SRTI_FREE(ix);
         if (has_weights) {
-            srti__seterr(err, errlen, "%s: architecture \"%s\" is not supported (LlamaForCausalLM, MistralForCausalLM, Qwen2ForCausalLM)", cpath, cfg.arch_class);
+            srti__seterr(err, errlen, "%s: architecture \"%s\" is not supported (LlamaForCausalLM, MistralForCausalLM, Qwen2ForCausalLM, Qwen3ForCausalLM)", cpath, cfg.arch_class);
             goto done;
         }
         srti__copy_trunc(m->hp.arch, sizeof m->hp.arch, cfg.arch_class);
@@ -1267,7 +1271,7 @@ SRTI_API int srti_open_random(const char *config_path, uint64_t seed, srti_model
     r = srti__hf_read_config(m, config_path, &cfg, err, errlen);
     if (r == 2) { srti__seterr(err, errlen, "%s: cannot open the file", config_path); goto fail; }
     if (r) goto fail;
-    if (!cfg.kind) { srti__seterr(err, errlen, "%s: architecture \"%s\" is not supported (LlamaForCausalLM, MistralForCausalLM, Qwen2ForCausalLM)", config_path, cfg.arch_class); goto fail; }
+    if (!cfg.kind) { srti__seterr(err, errlen, "%s: architecture \"%s\" is not supported (LlamaForCausalLM, MistralForCausalLM, Qwen2ForCausalLM, Qwen3ForCausalLM)", config_path, cfg.arch_class); goto fail; }
     if (!cfg.vocab_size) { srti__seterr(err, errlen, "%s: \"vocab_size\" is missing", config_path); goto fail; }
     if (cfg.vocab_size < 3) { srti__seterr(err, errlen, "%s: vocab_size %u is too small", config_path, (unsigned)cfg.vocab_size); goto fail; }
     if (!m->hp.name[0]) snprintf(m->hp.name, sizeof m->hp.name, "random");
@@ -1288,7 +1292,7 @@ SRTI_API int srti_open_random(const char *config_path, uint64_t seed, srti_model
     {
         uint64_t E = m->hp.n_embd, F = m->hp.n_ff, V = m->hp.n_vocab, Q = (uint64_t)m->hp.n_head * m->hp.head_dim,
                  KV = (uint64_t)m->hp.n_head_kv * m->hp.head_dim, off = 0, l;
-        uint32_t per = 9 + (cfg.qkv_bias ? 3 : 0);
+        uint32_t per = 9 + (cfg.qkv_bias ? 3 : 0) + (cfg.kind == SRTI__HF_QWEN3 ? 2 : 0);
         char nm[96];
         m->tensors = (srti_tensor *)SRTI_CALLOC((size_t)m->hp.n_layer * per + 3, sizeof(srti_tensor));
         if (!m->tensors) { srti__seterr(err, errlen, "out of memory"); goto fail; }
@@ -1303,6 +1307,10 @@ SRTI_API int srti_open_random(const char *config_path, uint64_t seed, srti_model
                 SRTI__T("attn_q.bias", Q, 0)
                 SRTI__T("attn_k.bias", KV, 0)
                 SRTI__T("attn_v.bias", KV, 0)
+            }
+            if (cfg.kind == SRTI__HF_QWEN3) {
+                SRTI__T("attn_q_norm.weight", m->hp.head_dim, 0)
+                SRTI__T("attn_k_norm.weight", m->hp.head_dim, 0)
             }
             SRTI__T("attn_output.weight", Q, E)
             SRTI__T("ffn_norm.weight", E, 0)

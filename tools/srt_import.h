@@ -25,13 +25,14 @@
      dimension (columns = input features), ne[1] the rows (output features), as in GGUF.
 
    HUGGING FACE FOLDERS (tools/srt_hf.h, part of this header's implementation)
-     srti_open(DIR) reads DIR/config.json (LlamaForCausalLM, MistralForCausalLM, Qwen2ForCausalLM),
+     srti_open(DIR) reads DIR/config.json (LlamaForCausalLM, MistralForCausalLM, Qwen2ForCausalLM,
+     Qwen3ForCausalLM),
      DIR/tokenizer.json (+ tokenizer_config.json: chat template, special tokens) and
      DIR/model.safetensors or the shards listed by DIR/model.safetensors.index.json (F32, F16,
      BF16). Tensors get GGUF names, and the result is what llama.cpp's convert_hf_to_gguf.py would
      make: Llama/Mistral q_proj/k_proj rows are permuted from Hugging Face's rotate-half (NeoX)
-     pairing to GGUF's adjacent pairs as they are read (srti_tensor.permute_heads); Qwen2 keeps
-     NeoX order and is marked so (hp.rope_neox). The vocabulary is stored as GGUF's tokenizer.ggml.*
+     pairing to GGUF's adjacent pairs as they are read (srti_tensor.permute_heads); Qwen2 and Qwen3
+     keep NeoX order and are marked so (hp.rope_neox). The vocabulary is stored as GGUF's tokenizer.ggml.*
      (byte-level BPE = "gpt2" with merges and the llama.cpp pre-tokenizer name; SentencePiece-style
      BPE with byte fallback = "llama" with scores). See srt_hf.h for the details.
 
@@ -88,12 +89,12 @@ enum { SRTI_TOKEN_NORMAL = 1, SRTI_TOKEN_UNKNOWN = 2, SRTI_TOKEN_CONTROL = 3,
 enum { SRTI_SRC_GGUF = 1, SRTI_SRC_LLAMA2C_V0 = 2, SRTI_SRC_LLAMA2C_V1 = 3, SRTI_SRC_HF = 4, SRTI_SRC_RANDOM = 5 };
 
 typedef struct srti_hparams {
-    char arch[32];            /* general.architecture ("llama", "qwen2", ...); "llama" for llama2.c */
+    char arch[32];            /* general.architecture ("llama", "qwen2", "qwen3"); "llama" for llama2.c */
     char name[128];           /* general.name or "" */
     uint32_t n_vocab, n_embd, n_ff, n_layer, n_head, n_head_kv, head_dim, rope_dim, n_ctx;
     float rope_theta;         /* default 10000 */
     float norm_eps;           /* default 1e-5 */
-    int rope_neox;            /* 0 = adjacent pairs (llama), 1 = NeoX halves (qwen2) */
+    int rope_neox;            /* 0 = adjacent pairs (llama), 1 = NeoX halves (qwen2, qwen3) */
     char rope_scaling[16];    /* "none", "linear", "llama3" (or what the file says, e.g. "yarn"); "llama3"
                                  is also recovered from a llama.cpp rope_freqs.weight tensor */
     float rope_scale_factor, rope_low_freq_factor, rope_high_freq_factor; /* defaults 1, 1, 4 */
@@ -1024,7 +1025,7 @@ static int srti__gguf_hparams(srti_model *m, const char *path, char *err, size_t
     if (!got_head_kv) hp->n_head_kv = hp->n_head;
     if (hp->head_dim == 0 && hp->n_head > 0) hp->head_dim = hp->n_embd / hp->n_head;
     if (hp->rope_dim == 0) hp->rope_dim = hp->head_dim;
-    hp->rope_neox = strcmp(hp->arch, "qwen2") == 0;
+    hp->rope_neox = strcmp(hp->arch, "qwen2") == 0 || strcmp(hp->arch, "qwen3") == 0;
     hp->tied_output = srti_find(m, "output.weight") < 0;
     ti = srti_find(m, "token_embd.weight");
     if (ti >= 0 && m->tensors[ti].n_dims == 2 && m->tensors[ti].ne[1] <= 0xffffffffu) hp->n_vocab = (uint32_t)m->tensors[ti].ne[1];
@@ -1723,8 +1724,8 @@ SRTI_API int srti_check_llama(const srti_model *m, char *err, size_t errlen) {
     if (err && errlen) err[0] = 0;
     if (!m || !m->priv) { srti__seterr(err, errlen, "srti_check_llama: invalid argument"); return 1; }
     hp = &m->hp;
-    if (strcmp(hp->arch, "llama") != 0 && strcmp(hp->arch, "qwen2") != 0) {
-        srti__seterr(err, errlen, "%s: architecture '%s' is not supported (llama, qwen2)", m->priv->path, hp->arch);
+    if (strcmp(hp->arch, "llama") != 0 && strcmp(hp->arch, "qwen2") != 0 && strcmp(hp->arch, "qwen3") != 0) {
+        srti__seterr(err, errlen, "%s: architecture '%s' is not supported (llama, qwen2, qwen3)", m->priv->path, hp->arch);
         return 1;
     }
     if (hp->n_embd == 0 || hp->n_embd > (1u << 20) || hp->n_layer == 0 || hp->n_layer > 4096 || hp->n_head == 0 ||
@@ -1755,6 +1756,8 @@ SRTI_API int srti_check_llama(const srti_model *m, char *err, size_t errlen) {
         SRTI__X("attn_q.bias", Q, 1, 0)
         SRTI__X("attn_k.bias", KV, 1, 0)
         SRTI__X("attn_v.bias", KV, 1, 0)
+        SRTI__X("attn_q_norm.weight", hp->head_dim, 1, !strcmp(hp->arch, "qwen3"))   /* qwen3's per-head q/k RMSNorm */
+        SRTI__X("attn_k_norm.weight", hp->head_dim, 1, !strcmp(hp->arch, "qwen3"))
         SRTI__X("ffn_norm.weight", E, 1, 1)
         SRTI__X("ffn_gate.weight", E, F, 1)
         SRTI__X("ffn_down.weight", F, E, 1)

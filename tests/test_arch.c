@@ -1,0 +1,340 @@
+/* test_arch.c - each architecture's transformer against a plain reference written here from the
+   models' published definitions (double precision, one token at a time), on tiny random f32
+   models: llama (adjacent-pair RoPE, also partial RoPE and head_dim != n_embd / n_head), qwen2
+   (q/k/v biases, NeoX RoPE by default) and qwen3 (an RMSNorm of every q and k head, weights of
+   head_dim, after the projections and their biases and before RoPE). Logits are compared after
+   every token fed one at a time and after a prompt fed as one batch. Also: a qwen3 file without
+   its q/k norms, or with norms of the wrong size, is refused with the tensor named. */
+#define SPARSERT_IMPLEMENTATION
+#include "sparsert.h"
+#include "testing.h"
+#include <math.h>
+#include <stdlib.h>
+
+#define MAXL 2
+#define V 259   /* <unk> <s> </s> and 256 byte tokens */
+#define T_TOK 12
+
+typedef struct {
+    const char *tag, *arch;
+    int E, F, L, H, KVH, hd, rope_dim;
+    float theta, eps;
+    int bias, qk_norm, tied, write_neox;   /* write_neox: -1 = leave rope.neox to the architecture */
+} cfg_t;
+
+typedef struct {
+    float *emb, *out, *onorm;
+    struct { float *an, *fn, *wq, *wk, *wv, *wo, *wg, *wu, *wd, *bq, *bk, *bv, *qn, *kn; } l[MAXL];
+} weights_t;
+
+static float *rnd(int n, float base, float scale) {
+    float *p = (float *)malloc(sizeof(float) * (size_t)n);
+    int i;
+    for (i = 0; p && i < n; i++) p[i] = base + scale * srt_test_frand();
+    return p;
+}
+
+static void make_weights(const cfg_t *c, weights_t *w) {
+    int Q = c->H * c->hd, KV = c->KVH * c->hd, l;
+    memset(w, 0, sizeof *w);
+    w->emb = rnd(V * c->E, 0.0f, 0.5f);
+    w->out = c->tied ? NULL : rnd(V * c->E, 0.0f, 0.3f);
+    w->onorm = rnd(c->E, 1.0f, 0.2f);
+    for (l = 0; l < c->L; l++) {
+        w->l[l].an = rnd(c->E, 1.0f, 0.2f); w->l[l].fn = rnd(c->E, 1.0f, 0.2f);
+        w->l[l].wq = rnd(Q * c->E, 0.0f, 0.3f); w->l[l].wk = rnd(KV * c->E, 0.0f, 0.3f); w->l[l].wv = rnd(KV * c->E, 0.0f, 0.3f);
+        w->l[l].wo = rnd(c->E * Q, 0.0f, 0.3f);
+        w->l[l].wg = rnd(c->F * c->E, 0.0f, 0.3f); w->l[l].wu = rnd(c->F * c->E, 0.0f, 0.3f); w->l[l].wd = rnd(c->E * c->F, 0.0f, 0.3f);
+        if (c->bias) { w->l[l].bq = rnd(Q, 0.0f, 0.5f); w->l[l].bk = rnd(KV, 0.0f, 0.5f); w->l[l].bv = rnd(KV, 0.0f, 0.5f); }
+        if (c->qk_norm) { w->l[l].qn = rnd(c->hd, 1.0f, 0.5f); w->l[l].kn = rnd(c->hd, 1.0f, 0.5f); }
+    }
+}
+
+static void free_weights(const cfg_t *c, weights_t *w) {
+    int l;
+    free(w->emb); free(w->out); free(w->onorm);
+    for (l = 0; l < c->L; l++) {
+        free(w->l[l].an); free(w->l[l].fn); free(w->l[l].wq); free(w->l[l].wk); free(w->l[l].wv); free(w->l[l].wo);
+        free(w->l[l].wg); free(w->l[l].wu); free(w->l[l].wd); free(w->l[l].bq); free(w->l[l].bk); free(w->l[l].bv);
+        free(w->l[l].qn); free(w->l[l].kn);
+    }
+}
+
+/* The model as a .srt: f32 weights, a byte vocabulary. skip: a tensor left out; qn_extra: the q
+   norms written that many values longer. */
+static int write_srt(const char *path, const cfg_t *c, const weights_t *w, const char *skip, int qn_extra) {
+    srt_writer *wr;
+    static char names[256][8];
+    const char *tokens[V];
+    float scores[V];
+    int32_t types[V];
+    char key[128], nm[64];
+    int Q = c->H * c->hd, KV = c->KVH * c->hd, i, l, ok = 1;
+    if (srt_writer_open(path, &wr) != SRT_OK) return 0;
+    srt_writer_meta_str(wr, "general.architecture", c->arch);
+#define KEY(s) (snprintf(key, sizeof key, "%s." s, c->arch), key)
+    srt_writer_meta_u32(wr, KEY("context_length"), 64);
+    srt_writer_meta_u32(wr, KEY("embedding_length"), (uint32_t)c->E);
+    srt_writer_meta_u32(wr, KEY("feed_forward_length"), (uint32_t)c->F);
+    srt_writer_meta_u32(wr, KEY("block_count"), (uint32_t)c->L);
+    srt_writer_meta_u32(wr, KEY("attention.head_count"), (uint32_t)c->H);
+    srt_writer_meta_u32(wr, KEY("attention.head_count_kv"), (uint32_t)c->KVH);
+    srt_writer_meta_u32(wr, KEY("attention.key_length"), (uint32_t)c->hd);
+    srt_writer_meta_u32(wr, KEY("rope.dimension_count"), (uint32_t)c->rope_dim);
+    srt_writer_meta_f32(wr, KEY("rope.freq_base"), c->theta);
+    srt_writer_meta_f32(wr, KEY("attention.layer_norm_rms_epsilon"), c->eps);
+    if (c->write_neox >= 0) srt_writer_meta_u32(wr, KEY("rope.neox"), (uint32_t)c->write_neox);
+#undef KEY
+    tokens[0] = "<unk>"; types[0] = 2; scores[0] = 0;
+    tokens[1] = "<s>"; types[1] = 3; scores[1] = 0;
+    tokens[2] = "</s>"; types[2] = 3; scores[2] = 0;
+    for (i = 0; i < 256; i++) { snprintf(names[i], sizeof names[i], "<0x%02X>", i); tokens[3 + i] = names[i]; types[3 + i] = 6; scores[3 + i] = 0; }
+    srt_writer_meta_str(wr, "tokenizer.ggml.model", "llama");
+    srt_writer_meta_arr(wr, "tokenizer.ggml.tokens", SRT_META_ARR_STR, tokens, V);
+    srt_writer_meta_arr(wr, "tokenizer.ggml.scores", SRT_META_ARR_F32, scores, V);
+    srt_writer_meta_arr(wr, "tokenizer.ggml.token_type", SRT_META_ARR_I32, types, V);
+    srt_writer_meta_u32(wr, "tokenizer.ggml.bos_token_id", 1);
+    srt_writer_meta_u32(wr, "tokenizer.ggml.eos_token_id", 2);
+#define ADD(name, rows, cols, data) do { \
+        if (ok && !(skip && !strcmp(skip, name)) && srt_writer_add_tensor(wr, name, SRT_F32, 0, (uint64_t)(rows), (uint64_t)(cols), data) != SRT_OK) ok = 0; \
+    } while (0)
+    ADD("token_embd.weight", V, c->E, w->emb);
+    if (!c->tied) ADD("output.weight", V, c->E, w->out);
+    ADD("output_norm.weight", 1, c->E, w->onorm);
+    for (l = 0; l < c->L; l++) {
+#define LADD(s, rows, cols, data) do { snprintf(nm, sizeof nm, "blk.%d." s, l); ADD(nm, rows, cols, data); } while (0)
+        LADD("attn_norm.weight", 1, c->E, w->l[l].an);
+        LADD("ffn_norm.weight", 1, c->E, w->l[l].fn);
+        LADD("attn_q.weight", Q, c->E, w->l[l].wq);
+        LADD("attn_k.weight", KV, c->E, w->l[l].wk);
+        LADD("attn_v.weight", KV, c->E, w->l[l].wv);
+        LADD("attn_output.weight", c->E, Q, w->l[l].wo);
+        LADD("ffn_gate.weight", c->F, c->E, w->l[l].wg);
+        LADD("ffn_up.weight", c->F, c->E, w->l[l].wu);
+        LADD("ffn_down.weight", c->E, c->F, w->l[l].wd);
+        if (c->bias) { LADD("attn_q.bias", 1, Q, w->l[l].bq); LADD("attn_k.bias", 1, KV, w->l[l].bk); LADD("attn_v.bias", 1, KV, w->l[l].bv); }
+        if (c->qk_norm) {
+            float qn[64];
+            memcpy(qn, w->l[l].qn, sizeof(float) * (size_t)c->hd);
+            for (i = 0; i < qn_extra; i++) qn[c->hd + i] = 1.0f;
+            LADD("attn_q_norm.weight", 1, c->hd + qn_extra, qn);
+            LADD("attn_k_norm.weight", 1, c->hd, w->l[l].kn);
+        }
+#undef LADD
+    }
+#undef ADD
+    if (!ok) { srt_writer_abort(wr); return 0; }
+    return srt_writer_finish(wr) == SRT_OK;
+}
+
+/* ---------------------------------------------------------------- the reference */
+static void ref_rmsnorm(double *o, const double *x, const float *w, int n, double eps) {
+    double ss = 0;
+    int i;
+    for (i = 0; i < n; i++) ss += x[i] * x[i];
+    ss = 1.0 / sqrt(ss / n + eps);
+    for (i = 0; i < n; i++) o[i] = w[i] * (x[i] * ss);
+}
+static void ref_matvec(double *y, const float *W, const double *x, int rows, int cols, const float *b) {
+    int r, k;
+    for (r = 0; r < rows; r++) {
+        double s = b ? b[r] : 0.0;
+        for (k = 0; k < cols; k++) s += (double)W[(size_t)r * cols + k] * x[k];
+        y[r] = s;
+    }
+}
+/* Rotates the first rope_dim dimensions of each of n heads by position pos: pairs (2i, 2i+1), or
+   with neox (i, i + rope_dim / 2), angle pos * theta^(-2i / rope_dim). */
+static void ref_rope(double *v, int n, const cfg_t *c, int neox, int pos) {
+    int h, i, half = c->rope_dim / 2;
+    for (h = 0; h < n; h++)
+        for (i = 0; i < half; i++) {
+            double a = pos * pow((double)c->theta, -2.0 * i / c->rope_dim), cs = cos(a), sn = sin(a);
+            int p = neox ? i : 2 * i, q = neox ? i + half : 2 * i + 1;
+            double x0 = v[h * c->hd + p], x1 = v[h * c->hd + q];
+            v[h * c->hd + p] = x0 * cs - x1 * sn;
+            v[h * c->hd + q] = x0 * sn + x1 * cs;
+        }
+}
+
+/* Logits after each of the n tokens (n x V doubles). use_qk_norm 0 leaves a qwen3 model's norms
+   out: what the runtime would compute without them (the check that the comparison can fail). */
+static void ref_forward(const cfg_t *c, const weights_t *w, const int32_t *toks, int n, int neox, int use_qk_norm, double *logits) {
+    int E = c->E, Q = c->H * c->hd, KV = c->KVH * c->hd, F = c->F, hd = c->hd, t, l, h, i, p;
+    double *x = (double *)calloc((size_t)E, sizeof(double)), *xb = (double *)calloc((size_t)E, sizeof(double));
+    double *q = (double *)calloc((size_t)Q, sizeof(double)), *att = (double *)calloc((size_t)Q, sizeof(double));
+    double *g = (double *)calloc((size_t)F, sizeof(double)), *u = (double *)calloc((size_t)F, sizeof(double));
+    double *kc = (double *)calloc((size_t)MAXL * T_TOK * KV, sizeof(double)), *vc = (double *)calloc((size_t)MAXL * T_TOK * KV, sizeof(double));
+    double *sc = (double *)calloc(T_TOK, sizeof(double)), *o = (double *)calloc((size_t)E, sizeof(double));
+    for (t = 0; t < n; t++) {
+        for (i = 0; i < E; i++) x[i] = w->emb[(size_t)toks[t] * E + i];
+        for (l = 0; l < c->L; l++) {
+            double *k = kc + ((size_t)l * T_TOK + t) * KV, *v = vc + ((size_t)l * T_TOK + t) * KV;
+            ref_rmsnorm(xb, x, w->l[l].an, E, c->eps);
+            ref_matvec(q, w->l[l].wq, xb, Q, E, w->l[l].bq);
+            ref_matvec(k, w->l[l].wk, xb, KV, E, w->l[l].bk);
+            ref_matvec(v, w->l[l].wv, xb, KV, E, w->l[l].bv);
+            if (c->qk_norm && use_qk_norm) {
+                for (h = 0; h < c->H; h++) ref_rmsnorm(q + h * hd, q + h * hd, w->l[l].qn, hd, c->eps);
+                for (h = 0; h < c->KVH; h++) ref_rmsnorm(k + h * hd, k + h * hd, w->l[l].kn, hd, c->eps);
+            }
+            ref_rope(q, c->H, c, neox, t);
+            ref_rope(k, c->KVH, c, neox, t);
+            for (h = 0; h < c->H; h++) {
+                int kvh = h / (c->H / c->KVH);
+                double mx = -1e300, sum = 0;
+                for (p = 0; p <= t; p++) {
+                    const double *kp = kc + ((size_t)l * T_TOK + p) * KV + kvh * hd;
+                    double s = 0;
+                    for (i = 0; i < hd; i++) s += q[h * hd + i] * kp[i];
+                    sc[p] = s / sqrt((double)hd);
+                    if (sc[p] > mx) mx = sc[p];
+                }
+                for (p = 0; p <= t; p++) { sc[p] = exp(sc[p] - mx); sum += sc[p]; }
+                for (i = 0; i < hd; i++) {
+                    double s = 0;
+                    for (p = 0; p <= t; p++) s += sc[p] * vc[((size_t)l * T_TOK + p) * KV + kvh * hd + i];
+                    att[h * hd + i] = s / sum;
+                }
+            }
+            ref_matvec(o, w->l[l].wo, att, E, Q, NULL);
+            for (i = 0; i < E; i++) x[i] += o[i];
+            ref_rmsnorm(xb, x, w->l[l].fn, E, c->eps);
+            ref_matvec(g, w->l[l].wg, xb, F, E, NULL);
+            ref_matvec(u, w->l[l].wu, xb, F, E, NULL);
+            for (i = 0; i < F; i++) g[i] = g[i] / (1.0 + exp(-g[i])) * u[i];
+            ref_matvec(o, w->l[l].wd, g, E, F, NULL);
+            for (i = 0; i < E; i++) x[i] += o[i];
+        }
+        ref_rmsnorm(xb, x, w->onorm, E, c->eps);
+        for (i = 0; i < V; i++) {
+            const float *row = (c->tied ? w->emb : w->out) + (size_t)i * E;
+            double s = 0;
+            for (p = 0; p < E; p++) s += (double)row[p] * xb[p];
+            logits[(size_t)t * V + i] = s;
+        }
+    }
+    free(x); free(xb); free(q); free(att); free(g); free(u); free(kc); free(vc); free(sc); free(o);
+}
+
+/* max |a - b| / max(1, max |b|) over V logits */
+static double rel_err(const float *a, const double *b) {
+    double md = 0, mb = 1;
+    int i;
+    for (i = 0; i < V; i++) {
+        double d = fabs((double)a[i] - b[i]);
+        if (d > md || d != d) md = d;
+        if (fabs(b[i]) > mb) mb = fabs(b[i]);
+    }
+    return md / mb;
+}
+
+static srt_session *session(srt_model *m, int n_batch) {
+    srt_session_desc sd;
+    srt_session *s = NULL;
+    memset(&sd, 0, sizeof sd);
+    sd.n_ctx = 64;
+    sd.n_batch = n_batch;
+    sd.kv_type = SRT_KV_F32;
+    if (srt_session_create(m, &sd, &s) != SRT_OK) return NULL;
+    return s;
+}
+
+#define TOL 1e-4   /* float against double: ~1e-6 seen; a missing step is off by O(1) */
+
+static void check_arch(const cfg_t *c, uint64_t seed) {
+    weights_t w;
+    char path[256];
+    srt_model *m = NULL;
+    srt_model_desc md;
+    srt_session *s1, *sb;
+    int32_t toks[T_TOK];
+    double *ref = (double *)malloc(sizeof(double) * T_TOK * V), worst = 0, worst_off = 1e300;
+    int t, neox;
+    srt_test_rng = seed;
+    make_weights(c, &w);
+    for (t = 0; t < T_TOK; t++) toks[t] = t == 0 ? 1 : 3 + (int32_t)((t * 53 + (int)seed) % 256);
+    snprintf(path, sizeof path, "build/tmp/arch_%s.srt", c->arch);
+    if (!ref || !write_srt(path, c, &w, NULL, 0)) { CHECK(0, "%s: model written", c->tag); free(ref); free_weights(c, &w); return; }
+    memset(&md, 0, sizeof md);
+    md.n_threads = 2;
+    if (srt_model_load(path, &md, &m) != SRT_OK) { CHECK(0, "%s: loads: %s", c->tag, srt_last_error()); free(ref); free_weights(c, &w); return; }
+    {
+        srt_model_info info;
+        memset(&info, 0, sizeof info);
+        srt_model_get_info(m, &info);
+        CHECK(info.architecture && !strcmp(info.architecture, c->arch) && info.head_dim == c->hd, "%s: loads as %s, head_dim %d", c->tag, info.architecture, info.head_dim);
+    }
+    neox = c->write_neox >= 0 ? c->write_neox : strcmp(c->arch, "llama") != 0;
+    ref_forward(c, &w, toks, T_TOK, neox, 1, ref);
+    s1 = session(m, 1);
+    sb = session(m, 16);
+    if (!s1 || !sb) CHECK(0, "%s: sessions: %s", c->tag, srt_last_error());
+    else {
+        for (t = 0; t < T_TOK; t++) {
+            double e;
+            if (srt_session_feed(s1, &toks[t], 1) != SRT_OK || !srt_session_logits(s1)) break;
+            e = rel_err(srt_session_logits(s1), ref + (size_t)t * V);
+            if (e > worst || e != e) worst = e;
+        }
+        CHECK(t == T_TOK && worst <= TOL, "%s: logits after each of %d tokens fed one at a time equal the reference (max |diff| / max |logit| %.2e)",
+              c->tag, T_TOK, worst);
+        CHECK(srt_session_feed(sb, toks, T_TOK) == SRT_OK && srt_session_logits(sb) &&
+                  rel_err(srt_session_logits(sb), ref + (size_t)(T_TOK - 1) * V) <= TOL,
+              "%s: the same %d tokens as one batch: the last logits equal the reference", c->tag, T_TOK);
+        if (c->qk_norm) {   /* the comparison can fail: without the norms the reference is far off */
+            ref_forward(c, &w, toks, T_TOK, neox, 0, ref);
+            worst_off = rel_err(srt_session_logits(s1), ref + (size_t)(T_TOK - 1) * V);
+            CHECK(worst_off > 1000 * TOL, "%s: the reference without the q/k norms differs (%.2e): the norms are applied", c->tag, worst_off);
+        }
+    }
+    srt_session_destroy(s1);
+    srt_session_destroy(sb);
+    srt_model_free(m);
+    remove(path);
+    free(ref);
+    free_weights(c, &w);
+}
+
+/* A qwen3 file missing a norm, or with one of the wrong size, is refused naming the tensor. */
+static void check_qwen3_errors(void) {
+    cfg_t c = {"qwen3", "qwen3", 32, 48, 2, 4, 2, 16, 16, 1e6f, 1e-6f, 0, 1, 1, -1};
+    weights_t w;
+    srt_model *m = NULL;
+    srt_model_desc md;
+    srt_status st;
+    const char *path = "build/tmp/arch_bad.srt";
+    srt_test_rng = 5;
+    make_weights(&c, &w);
+    memset(&md, 0, sizeof md);
+    md.n_threads = 1;
+    CHECK(write_srt(path, &c, &w, "blk.1.attn_k_norm.weight", 0), "a qwen3 file without blk.1.attn_k_norm.weight written");
+    st = srt_model_load(path, &md, &m);
+    CHECK(st != SRT_OK && m == NULL && strstr(srt_last_error(), "blk.1.attn_k_norm.weight") != NULL,
+          "it is refused: %s (%s)", srt_status_str(st), srt_last_error());
+    srt_model_free(m); m = NULL;
+    CHECK(write_srt(path, &c, &w, NULL, 3), "a qwen3 file whose q norms hold head_dim + 3 values written");
+    st = srt_model_load(path, &md, &m);
+    CHECK(st != SRT_OK && m == NULL && strstr(srt_last_error(), "attn_q_norm.weight") != NULL,
+          "it is refused: %s (%s)", srt_status_str(st), srt_last_error());
+    srt_model_free(m);
+    remove(path);
+    free_weights(&c, &w);
+}
+
+int main(void) {
+    static const cfg_t cfgs[] = {
+        /* tag, arch, E, F, L, H, KVH, hd, rope_dim, theta, eps, bias, qk_norm, tied, write_neox */
+        {"llama gqa", "llama", 48, 80, 2, 4, 2, 12, 12, 10000.0f, 1e-5f, 0, 0, 1, -1},
+        {"llama head_dim 16 != 48/4, partial rope 8, untied", "llama", 48, 64, 2, 4, 1, 16, 8, 10000.0f, 1e-5f, 0, 0, 0, -1},
+        {"qwen2 biases, neox by architecture", "qwen2", 48, 80, 2, 4, 2, 12, 12, 1e6f, 1e-6f, 1, 0, 0, -1},
+        {"qwen3 q/k norms, head_dim 16 != 48/4", "qwen3", 48, 80, 2, 4, 2, 16, 16, 1e6f, 1e-6f, 0, 1, 1, -1},
+        {"qwen3 with biases (norms after them), gqa 4:1", "qwen3", 32, 48, 2, 4, 1, 16, 16, 1e6f, 1e-6f, 1, 1, 0, -1},
+    };
+    size_t i;
+    srt_set_log(NULL, NULL);
+    if (system("mkdir -p build/tmp") != 0) return 1;
+    for (i = 0; i < sizeof cfgs / sizeof cfgs[0]; i++) check_arch(&cfgs[i], 40 + i);
+    check_qwen3_errors();
+    return srt_test_finish();
+}
