@@ -17,7 +17,7 @@
                  "\n@@file tokenizer_config.json\n", "\"F16\"", "\"BF16\"", "\"F32\"", "\"data_offsets\"", "\"shape\"", \
                  "\"dtype\"", "\"weight_map\"", "\"vocab_size\"", "\"hidden_size\"", "\"num_key_value_heads\"", \
                  "\"merges\"", "\"vocab\"", "\"added_tokens\"", "\"byte_fallback\"", "\"Metaspace\"", "\"ByteLevel\"", \
-                 "\"chat_template\"", "\"rope_scaling\"", "\"llama3\"", "[", "]", "{", "}", ",", ":", "-1", "1e400", \
+                 "\"chat_template\"", "\"rope_scaling\"", "\"llama3\"", "\"Qwen3ForCausalLM\"", "self_attn.q_norm.weight", "[", "]", "{", "}", ",", ":", "-1", "1e400", \
                  "4294967296", "\"\\u0120\"", "\"<0x0A>\"", NULL}
 #define FZ_SRTI
 #include "fuzz_common.h"

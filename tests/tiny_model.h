@@ -23,26 +23,30 @@ static const char *extra_pieces[] = {
     "\xe2\x96\x81", "a", "b", "c", "ab", "abc", "\xe2\x96\x81" "a", "\xe2\x96\x81" "ab", "\xe2\x96\x81" "abc", "h", "e", "l", "o",
     "he", "ll", "llo", "hello", "\xe2\x96\x81" "hello", "\xc3\xa9", "\xe2\x82\xac", 0};
 
-/* Writes a random-weight llama model with a SentencePiece vocab: <unk> <s> </s>, <0x00>..<0xFF>,
-   then pieces. skip_tensor / bad_tensor tweak it for the error tests. */
-static int write_tiny_model(const char *path, srt_format fmt, const char *skip_tensor, const char *bad_tensor, int with_vocab) {
+/* Writes a random-weight model with a SentencePiece vocab: <unk> <s> </s>, <0x00>..<0xFF>, then
+   pieces. arch "llama", or "qwen3" (with its q/k norms). skip_tensor / bad_tensor tweak it for the
+   error tests. */
+static int write_tiny_model_arch(const char *path, const char *arch, srt_format fmt, const char *skip_tensor, const char *bad_tensor, int with_vocab) {
     srt_writer *w;
     static char names[T_V][16];
     const char *tokens[T_V];
     float scores[T_V];
     int32_t types[T_V];
     int i, n = 0, l;
+    char key[64];
     float *buf = (float *)malloc(sizeof(float) * 4096 * 4);
     if (!buf || srt_writer_open(path, &w) != SRT_OK) { free(buf); return 0; }
-    srt_writer_meta_str(w, "general.architecture", "llama");
+#define TKEY(s) (snprintf(key, sizeof key, "%s." s, arch), key)
+    srt_writer_meta_str(w, "general.architecture", arch);
     srt_writer_meta_str(w, "general.name", "tiny-test");
-    srt_writer_meta_u32(w, "llama.context_length", 64);
-    srt_writer_meta_u32(w, "llama.embedding_length", T_E);
-    srt_writer_meta_u32(w, "llama.feed_forward_length", T_F);
-    srt_writer_meta_u32(w, "llama.block_count", T_L);
-    srt_writer_meta_u32(w, "llama.attention.head_count", T_H);
-    srt_writer_meta_u32(w, "llama.attention.head_count_kv", T_KVH);
-    srt_writer_meta_f32(w, "llama.attention.layer_norm_rms_epsilon", 1e-5f);
+    srt_writer_meta_u32(w, TKEY("context_length"), 64);
+    srt_writer_meta_u32(w, TKEY("embedding_length"), T_E);
+    srt_writer_meta_u32(w, TKEY("feed_forward_length"), T_F);
+    srt_writer_meta_u32(w, TKEY("block_count"), T_L);
+    srt_writer_meta_u32(w, TKEY("attention.head_count"), T_H);
+    srt_writer_meta_u32(w, TKEY("attention.head_count_kv"), T_KVH);
+    srt_writer_meta_f32(w, TKEY("attention.layer_norm_rms_epsilon"), 1e-5f);
+#undef TKEY
     if (with_vocab) {
         tokens[n] = "<unk>"; types[n] = 2; scores[n++] = 0;
         tokens[n] = "<s>"; types[n] = 3; scores[n++] = 0;
@@ -79,11 +83,15 @@ static int write_tiny_model(const char *path, srt_format fmt, const char *skip_t
         LADD("ffn_gate.weight", T_F, T_E, fmt);
         LADD("ffn_up.weight", T_F, T_E, fmt);
         LADD("ffn_down.weight", T_E, T_F, fmt);
+        if (!strcmp(arch, "qwen3")) { LADD("attn_q_norm.weight", 1, T_E / T_H, SRT_F32); LADD("attn_k_norm.weight", 1, T_E / T_H, SRT_F32); }
 #undef LADD
     }
 #undef ADD
     free(buf);
     return srt_writer_finish(w) == SRT_OK;
+}
+static int write_tiny_model(const char *path, srt_format fmt, const char *skip_tensor, const char *bad_tensor, int with_vocab) {
+    return write_tiny_model_arch(path, "llama", fmt, skip_tensor, bad_tensor, with_vocab);
 }
 
 #endif
