@@ -630,6 +630,13 @@ typedef struct srt_chat_template {
                                  when the template asks for strftime_now */
     char stop[4][32];         /* texts of the tokens that end an assistant turn ("<|im_end|>"); generation
                                  should stop at them (as well as at EOS) */
+    int think;                /* 1 = Qwen3's reasoning rules (a ChatML template that splits replies at
+                                 "</think>" around the last user query): an assistant message before the
+                                 last user message renders without its reasoning (only what follows the
+                                 last "</think>", newlines stripped), a later one with the reasoning as
+                                 "<think>\nR\n</think>\n\nA" (an empty block for the last message) */
+    int no_think;             /* set by the app, with think: the reply opens with an empty reasoning
+                                 block "<think>\n\n</think>\n\n" (Qwen3's enable_thinking=false) */
 } srt_chat_template;
 
 SRT_API const char *srt_chat_format_name(srt_chat_format f);  /* "chatml", ...; NULL if out of range */
@@ -678,6 +685,9 @@ typedef struct srt_chat_desc {
                                   the end of the turn or of the context. The context keeps room for a
                                   reply of this many tokens, at most half of it (0: a quarter). */
     int ignore_eos;            /* 1 = neither EOS nor the template's stop tokens end a reply */
+    int no_think;              /* 1 = replies without reasoning where the template has the switch
+                                  (srt_chat_template.think: Qwen3); earlier replies' reasoning is never
+                                  fed again where the template drops it */
 } srt_chat_desc;
 typedef struct srt_chat_turn {   /* what srt_chat_send did */
     int n_dropped;             /* exchanges dropped from the start (after the system message) to make room */
@@ -6818,10 +6828,11 @@ static int srt__chat_detect(const char *j, srt_chat_format *f) {
     return 0;
 }
 
-/* What a recognised template adds beyond its format: ChatML's own default system prompt,
-   Llama 3.1's dated system block. */
+/* What a recognised template adds beyond its format: ChatML's own default system prompt and
+   Qwen3's reasoning rules, Llama 3.1's dated system block. */
 static void srt__chat_extras(const char *j, srt_chat_template *t) {
     if (t->format == SRT_CHAT_CHATML) srt__chat_default_system(j, t->default_system, sizeof t->default_system);
+    if (t->format == SRT_CHAT_CHATML && strstr(j, "</think>") && strstr(j, "last_query_index")) t->think = 1;
     if (t->format == SRT_CHAT_LLAMA3 && strstr(j, "Cutting Knowledge Date")) {
         t->dated_system = 1;
         if (strstr(j, "strftime_now")) srt__chat_today(t->date, sizeof t->date);
@@ -6880,6 +6891,46 @@ static void srt__put(srt__out *o, const char *s, size_t n) {
     o->n += n;
 }
 static void srt__puts(srt__out *o, const char *s) { srt__put(o, s, strlen(s)); }
+static const char *srt__strrstr(const char *s, const char *sub) {   /* the last occurrence, or NULL */
+    const char *r = NULL, *p = s;
+    while ((p = strstr(p, sub)) != NULL) r = p++;
+    return r;
+}
+/* An assistant message under Qwen3's rules (srt_chat_template.think), as its template renders it:
+   reasoning = the text before the first "</think>", '\n'-stripped at its end, after its last
+   "<think>", '\n'-stripped at its start; answer = the text after the last "</think>",
+   '\n'-stripped at its start. keep: "<think>\n" + reasoning.strip('\n') + "\n</think>\n\n" + answer
+   (lstripped of '\n' again), for the last message after the last user query or one with reasoning. */
+static void srt__chat_think_put(srt__out *o, const char *content, int after_query, int last) {
+    const char *end = strstr(content, "</think>"), *r0 = content, *r1 = content, *a = content, *p;
+    if (end) {
+        r1 = end;
+        while (r1 > content && r1[-1] == '\n') r1--;
+        for (p = content; (p = strstr(p, "<think>")) != NULL && p + 7 <= r1; p++) r0 = p + 7;
+        if (r0 > r1) r0 = r1;
+        while (r0 < r1 && *r0 == '\n') r0++;
+        a = srt__strrstr(content, "</think>") + 8;
+        while (*a == '\n') a++;
+    }
+    if (after_query && (last || r1 > r0)) {
+        while (r0 < r1 && *r0 == '\n') r0++;
+        while (r1 > r0 && r1[-1] == '\n') r1--;
+        while (*a == '\n') a++;
+        srt__puts(o, "<think>\n"); srt__put(o, r0, (size_t)(r1 - r0)); srt__puts(o, "\n</think>\n\n");
+    }
+    srt__puts(o, a);
+}
+/* Qwen3's last query: the last user message that is not a tool response; n - 1 if there is none. */
+static int srt__chat_last_query(const srt_chat_message *msgs, int n) {
+    int i;
+    for (i = n - 1; i >= 0; i--) {
+        const char *c = msgs[i].content;
+        size_t l = strlen(c);
+        if (!strcmp(msgs[i].role, "user") && !(strncmp(c, "<tool_response>", 15) == 0 && l >= 16 && strcmp(c + l - 16, "</tool_response>") == 0))
+            return i;
+    }
+    return n - 1;
+}
 static int srt__chat_space(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\v' || c == '\f'; }
 static void srt__put_trim(srt__out *o, const char *s) {
     size_t n = strlen(s);
@@ -6911,9 +6962,11 @@ SRT_API srt_status srt_chat_render(const srt_chat_template *t, const srt_chat_me
             }
             for (i = 0; i < n; i++) {
                 srt__puts(&o, "<|im_start|>"); srt__puts(&o, msgs[i].role); srt__puts(&o, "\n");
-                srt__puts(&o, msgs[i].content); srt__puts(&o, "<|im_end|>\n");
+                if (t->think && !strcmp(msgs[i].role, "assistant")) srt__chat_think_put(&o, msgs[i].content, i > srt__chat_last_query(msgs, n), i == n - 1);
+                else srt__puts(&o, msgs[i].content);
+                srt__puts(&o, "<|im_end|>\n");
             }
-            if (add_generation_prompt) srt__puts(&o, "<|im_start|>assistant\n");
+            if (add_generation_prompt) srt__puts(&o, t->think && t->no_think ? "<|im_start|>assistant\n<think>\n\n</think>\n\n" : "<|im_start|>assistant\n");
             break;
         case SRT_CHAT_LLAMA3:
             if (t->dated_system) {
@@ -7143,6 +7196,7 @@ SRT_API srt_status srt_chat_create(srt_session *s, const srt_chat_desc *desc, sr
     srt_model_get_info(s->m, &info);
     c->eos = d.ignore_eos ? -2 : info.eos;
     if (d.ignore_eos) memset(c->t.stop, 0, sizeof c->t.stop);
+    c->t.no_think = d.no_think != 0;
     if (d.system_prompt && !srt__chat_add(c, "system", d.system_prompt, strlen(d.system_prompt))) { srt_chat_destroy(c); return srt__fail(SRT_ERR_OUT_OF_MEMORY, "srt_chat_create"); }
     *out = c;
     return SRT_OK;

@@ -373,7 +373,7 @@ typedef struct worker {
     SDL_atomic_t token_delay_ms;  /* test hook: slows generation so that Stop can be exercised */
     model_facts facts;        /* written by the worker before EV_LOADED, read by the UI after it */
     /* options (set before the thread starts) */
-    int n_threads, n_ctx, max_tokens, ignore_eos;
+    int n_threads, n_ctx, max_tokens, ignore_eos, no_think;
     srt_cores cores;
     const char *cpu_list, *cores_name, *template_name, *system_text;
     srt_kv_type kv;           /* --kv */
@@ -540,6 +540,7 @@ static void worker_load(worker *w, const char *path) {
             const srt_chat_template *t;
             memset(&cd, 0, sizeof cd);
             cd.template_name = w->template_name; cd.system_prompt = w->system_text; cd.max_tokens = w->max_tokens; cd.ignore_eos = w->ignore_eos;
+            cd.no_think = w->no_think;
             if (srt_chat_create(w->session, &cd, &w->chat) != SRT_OK) {
                 snprintf(err, sizeof err, "Chat template: %s", srt_last_error());
                 worker_free_model(w);
@@ -1773,6 +1774,7 @@ static void usage(FILE *f) {
         "      --temp T            temperature (default 0.7; 0 = greedy)\n"
         "      --top-p P  --top-k K  --min-p P  --repeat-penalty R  --seed S\n"
         "      --ignore-eos        keep generating after end-of-sequence\n"
+        "      --no-think          replies without reasoning where the template has the switch (Qwen3)\n"
         "      --font PATH         TTF/TTC font (default: DejaVu Sans, Segoe UI, Arial, ... where found)\n"
         "      --scale F           UI scale (default: from the display's pixel density)\n"
         "      --size WxH          initial window size (default 980x720)\n"
@@ -1880,6 +1882,7 @@ int main(int argc, char **argv) {
         else if (!strcmp(a, "--repeat-penalty")) w->sampler.repeat_penalty = (float)atof(NEXT());
         else if (!strcmp(a, "--seed")) w->sampler.seed = strtoull(NEXT(), NULL, 10);
         else if (!strcmp(a, "--ignore-eos")) w->ignore_eos = 1;
+        else if (!strcmp(a, "--no-think")) w->no_think = 1;
         else if (!strcmp(a, "--font")) font_path = NEXT();
         else if (!strcmp(a, "--scale")) u->user_scale = (float)atof(NEXT());
         else if (!strcmp(a, "--size")) {

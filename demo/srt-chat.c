@@ -67,6 +67,7 @@ static void usage(FILE *f) {
         "                          gemma (default: recognised from the model; 'list' prints them)\n"
         "      --system TEXT       system message for the chat\n"
         "      --show-prompt       print each text fed to the model on stderr (chat mode)\n"
+        "      --no-think          replies without reasoning where the template has the switch (Qwen3)\n"
         "      --ignore-eos        keep generating after end-of-sequence\n"
         "      --cores POLICY      auto (default: one thread per physical core, P-cores first),\n"
         "                          performance (P-cores only), all (every logical CPU), or a CPU list \"0-3,8\"\n"
@@ -212,7 +213,7 @@ static srt_backend *g_backend;   /* --backend cuda; freed by main after the mode
 
 static int chat_main(int argc, char **argv) {
     const char *model_path = NULL, *prompt = NULL, *prompt_file = NULL;
-    int n_predict = 256, threads = 0, n_ctx = 0, n_batch = 0, temp_given = 0, no_bos = 0, ignore_eos = 0, verify = 0, pin = 0, i;
+    int n_predict = 256, threads = 0, n_ctx = 0, n_batch = 0, temp_given = 0, no_bos = 0, ignore_eos = 0, verify = 0, pin = 0, no_think = 0, i;
     int use_cuda = 0, device = 0;
     int force_chat = 0, no_chat = 0, show_prompt = 0, use_chat;
     const char *template_name = NULL, *system_text = NULL, *cache_path = NULL;
@@ -264,6 +265,7 @@ static int chat_main(int argc, char **argv) {
         else if (!strcmp(a, "--chat")) force_chat = 1;
         else if (!strcmp(a, "--no-chat")) no_chat = 1;
         else if (!strcmp(a, "--show-prompt")) show_prompt = 1;
+        else if (!strcmp(a, "--no-think")) no_think = 1;
         else if (!strcmp(a, "--system")) system_text = NEXT();
         else if (!strcmp(a, "--template")) {
             template_name = NEXT();
@@ -381,6 +383,7 @@ static int chat_main(int argc, char **argv) {
         c.cache_path = cache_path;
         c.cache_ms = cache_ms;
         cd.template_name = template_name; cd.system_prompt = system_text; cd.max_tokens = n_predict; cd.ignore_eos = ignore_eos;
+        cd.no_think = no_think;
         if ((st = srt_chat_create(session, &cd, &c.chat)) != SRT_OK) {
             fprintf(stderr, "srt-chat: %s\n", srt_last_error());
             srt_session_destroy(session); srt_model_free(model); free(file_text);

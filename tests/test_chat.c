@@ -9,6 +9,7 @@
 #define SPARSERT_IMPLEMENTATION
 #include "sparsert.h"
 #include "tests/testing.h"
+#include "tests/tiny_model.h"
 
 #define TMP "build/tmp/chat"
 
@@ -163,6 +164,28 @@ static const char *tmpl_gemma3 =
     "type\") }}\n    {%- endif -%}\n    {{ '<end_of_turn>\n' }}\n{%- endfor -%}\n{%- if add_generation_prompt -%}\n"
     "    {{'<start_of_turn>model\n'}}\n{%- endif -%}\n";
 
+/* Qwen3 (hybrid reasoning): the message part of its template, tools left out */
+static const char *tmpl_qwen3 =
+    "{%- if messages[0].role == 'system' %}\n    {{- '<|im_start|>system\\n' + messages[0].content + '<|im_end|>\\n' }}\n{%- endif %}\n"
+    "{%- set ns = namespace(multi_step_tool=true, last_query_index=messages|length - 1) %}\n"
+    "{%- for message in messages[::-1] %}\n    {%- set index = (messages|length - 1) - loop.index0 %}\n"
+    "    {%- if ns.multi_step_tool and message.role == \"user\" and message.content is string and not(message.content.startswith('<tool_response>') and message.content.endswith('</tool_response>')) %}\n"
+    "        {%- set ns.multi_step_tool = false %}\n        {%- set ns.last_query_index = index %}\n    {%- endif %}\n{%- endfor %}\n"
+    "{%- for message in messages %}\n    {%- if message.content is string %}\n        {%- set content = message.content %}\n    {%- else %}\n        {%- set content = '' %}\n    {%- endif %}\n"
+    "    {%- if (message.role == \"user\") or (message.role == \"system\" and not loop.first) %}\n"
+    "        {{- '<|im_start|>' + message.role + '\\n' + content + '<|im_end|>' + '\\n' }}\n"
+    "    {%- elif message.role == \"assistant\" %}\n        {%- set reasoning_content = '' %}\n"
+    "        {%- if '</think>' in content %}\n"
+    "            {%- set reasoning_content = content.split('</think>')[0].rstrip('\\n').split('<think>')[-1].lstrip('\\n') %}\n"
+    "            {%- set content = content.split('</think>')[-1].lstrip('\\n') %}\n        {%- endif %}\n"
+    "        {%- if loop.index0 > ns.last_query_index %}\n            {%- if loop.last or (not loop.last and reasoning_content) %}\n"
+    "                {{- '<|im_start|>' + message.role + '\\n<think>\\n' + reasoning_content.strip('\\n') + '\\n</think>\\n\\n' + content.lstrip('\\n') }}\n"
+    "            {%- else %}\n                {{- '<|im_start|>' + message.role + '\\n' + content }}\n            {%- endif %}\n"
+    "        {%- else %}\n            {{- '<|im_start|>' + message.role + '\\n' + content }}\n        {%- endif %}\n"
+    "        {{- '<|im_end|>\\n' }}\n    {%- endif %}\n{%- endfor %}\n"
+    "{%- if add_generation_prompt %}\n    {{- '<|im_start|>assistant\\n' }}\n"
+    "    {%- if enable_thinking is defined and enable_thinking is false %}\n        {{- '<think>\\n\\n</think>\\n\\n' }}\n    {%- endif %}\n{%- endif %}";
+
 /* ---------------------------------------------------------------- helpers */
 static char g_log[2048];
 static void capture_log(srt_log_level level, const char *msg, void *user) {
@@ -202,6 +225,7 @@ static void test_detect(void) {
     static const struct { const char **text; srt_chat_format f; const char *sys; int dated; const char *name; } cases[] = {
         {&tmpl_smollm2, SRT_CHAT_CHATML, "You are a helpful AI assistant named SmolLM, trained by Hugging Face", 0, "SmolLM2"},
         {&tmpl_qwen25, SRT_CHAT_CHATML, "You are Qwen, created by Alibaba Cloud. You are a helpful assistant.", 0, "Qwen2.5"},
+        {&tmpl_qwen3, SRT_CHAT_CHATML, "", 0, "Qwen3"},
         {&tmpl_llama3, SRT_CHAT_LLAMA3, "", 0, "Llama 3"},
         {&tmpl_llama32, SRT_CHAT_LLAMA3, "", 1, "Llama 3.2"},
         {&tmpl_llama2, SRT_CHAT_LLAMA2, "", 0, "Llama 2"},
@@ -222,6 +246,8 @@ static void test_detect(void) {
               "%s template recognised as %s%s%s", cases[i].name, srt_chat_format_name(cases[i].f), cases[i].sys[0] ? " with its default system prompt" : "",
               cases[i].dated ? " with the dated system block" : "");
     }
+    CHECK(from_text(tmpl_qwen3, NULL, NULL).think == 1 && from_text(tmpl_qwen25, NULL, NULL).think == 0 && from_text(tmpl_smollm2, NULL, NULL).think == 0,
+          "Qwen3's reasoning rules recognised (think), not in Qwen2.5's or SmolLM2's templates");
     t = from_text(tmpl_llama32, NULL, NULL);
     CHECK(strlen(t.date) == 11 && t.date[2] == ' ' && t.date[6] == ' ' && !strcmp(t.stop[0], "<|eot_id|>") && !strcmp(t.bos, "<|begin_of_text|>"),
           "Llama 3.2 asks for strftime_now: today's date \"%s\"; stops at <|eot_id|>", t.date);
@@ -252,6 +278,24 @@ static void test_render(void) {
     expect(&t, conv_u, 1, 1, "<|im_start|>system\nYou are a helpful AI assistant named SmolLM, trained by Hugging Face<|im_end|>\n<|im_start|>user\n Hi there \n<|im_end|>\n<|im_start|>assistant\n", "SmolLM2 untrimmed content");
     t = from_text(tmpl_qwen25, NULL, NULL);
     expect(&t, conv_ua, 3, 1, "<|im_start|>system\nYou are Qwen, created by Alibaba Cloud. You are a helpful assistant.<|im_end|>\n<|im_start|>user\nHi there<|im_end|>\n<|im_start|>assistant\nHello!<|im_end|>\n<|im_start|>user\nWhat is 2+2?<|im_end|>\n<|im_start|>assistant\n", "Qwen2.5 (default system prompt)");
+    {   /* Qwen3: reasoning dropped from earlier replies, kept (or an empty block) after the last query */
+        static const srt_chat_message hi[2] = {{"user", "Hi"}, {"assistant", "Hello"}};
+        static const srt_chat_message two[4] = {{"system", "S"}, {"user", "Q1"}, {"assistant", "<think>\nR1\n</think>\n\nA1"}, {"user", "Q2"}};
+        static const srt_chat_message kept[2] = {{"user", "Q"}, {"assistant", "\n<think>\n\nR\n\n</think>\n\n\nA"}};
+        static const srt_chat_message tool[3] = {{"user", "Q"}, {"assistant", "<think>R</think>A"}, {"user", "<tool_response>x</tool_response>"}};
+        static const srt_chat_message odd[4] = {{"user", "Q"}, {"assistant", "a<think>b<think>\nR</think>x</think>\n\nA"}, {"user", "Q2"}, {"assistant", "plain"}};
+        t = from_text(tmpl_qwen3, NULL, NULL);
+        expect(&t, hi, 2, 0, "<|im_start|>user\nHi<|im_end|>\n<|im_start|>assistant\n<think>\n\n</think>\n\nHello<|im_end|>\n", "Qwen3, a last reply without reasoning (an empty block)");
+        expect(&t, two, 4, 1, "<|im_start|>system\nS<|im_end|>\n<|im_start|>user\nQ1<|im_end|>\n<|im_start|>assistant\nA1<|im_end|>\n<|im_start|>user\nQ2<|im_end|>\n<|im_start|>assistant\n", "Qwen3, an earlier reply without its reasoning");
+        expect(&t, kept, 2, 0, "<|im_start|>user\nQ<|im_end|>\n<|im_start|>assistant\n<think>\nR\n</think>\n\nA<|im_end|>\n", "Qwen3, the last reply's reasoning kept, newlines normalized");
+        expect(&t, tool, 3, 0, "<|im_start|>user\nQ<|im_end|>\n<|im_start|>assistant\n<think>\nR\n</think>\n\nA<|im_end|>\n<|im_start|>user\n<tool_response>x</tool_response><|im_end|>\n", "Qwen3, a tool response is not a query: the reply before it keeps its reasoning");
+        expect(&t, odd, 4, 0, "<|im_start|>user\nQ<|im_end|>\n<|im_start|>assistant\nA<|im_end|>\n<|im_start|>user\nQ2<|im_end|>\n<|im_start|>assistant\n<think>\n\n</think>\n\nplain<|im_end|>\n", "Qwen3, several think tags: the answer after the last </think>");
+        t.no_think = 1;
+        expect(&t, two, 4, 1, "<|im_start|>system\nS<|im_end|>\n<|im_start|>user\nQ1<|im_end|>\n<|im_start|>assistant\nA1<|im_end|>\n<|im_start|>user\nQ2<|im_end|>\n<|im_start|>assistant\n<think>\n\n</think>\n\n", "Qwen3 with no_think (enable_thinking=false): an empty reasoning block opens the reply");
+        t = from_text(tmpl_qwen25, NULL, NULL);
+        t.no_think = 1;
+        expect(&t, kept, 2, 1, "<|im_start|>system\nYou are Qwen, created by Alibaba Cloud. You are a helpful assistant.<|im_end|>\n<|im_start|>user\nQ<|im_end|>\n<|im_start|>assistant\n\n<think>\n\nR\n\n</think>\n\n\nA<|im_end|>\n<|im_start|>assistant\n", "Qwen2.5: replies as they are, no_think changes nothing");
+    }
 
     t = from_text(tmpl_llama3, "<|begin_of_text|>", "<|eot_id|>");
     expect(&t, conv_sua, 4, 1, "<|begin_of_text|><|start_header_id|>system<|end_header_id|>\n\nYou are terse.<|eot_id|><|start_header_id|>user<|end_header_id|>\n\nHi there<|eot_id|><|start_header_id|>assistant<|end_header_id|>\n\nHello!<|eot_id|><|start_header_id|>user<|end_header_id|>\n\nWhat is 2+2?<|eot_id|><|start_header_id|>assistant<|end_header_id|>\n\n", "Llama 3 system+user+assistant+user");
@@ -1009,6 +1053,55 @@ static void test_cuda_chat(void) {
     }
 }
 
+/* A chat over a model with Qwen3's template: the first turn opens the reply with an empty reasoning
+   block when no_think is set (and not otherwise); the next turn feeds the conversation again from
+   the reply (its template renders it without that block: rerendered) or only the new turn. */
+static void test_think_chat(void) {
+    srt_model *m = NULL;
+    srt_model_desc md;
+    int no_think;
+    memset(&md, 0, sizeof md);
+    md.n_threads = 1;
+    tiny_chat_template = tmpl_qwen3;
+    if (!write_tiny_model(TMP "/qwen3chat.srt", SRT_Q8, NULL, NULL, 1) || srt_model_load(TMP "/qwen3chat.srt", &md, &m) != SRT_OK) {
+        tiny_chat_template = NULL;
+        CHECK(0, "a tiny model with Qwen3's template: %s", srt_last_error());
+        return;
+    }
+    tiny_chat_template = NULL;
+    for (no_think = 0; no_think < 2; no_think++) {
+        srt_session_desc sd;
+        srt_chat_desc cd;
+        srt_session *s = NULL;
+        srt_chat *c = NULL;
+        srt_chat_turn t1, t2;
+        const char *open = no_think ? "<|im_start|>assistant\n<think>\n\n</think>\n\n" : "<|im_start|>assistant\n";
+        int32_t tok;
+        int end = SRT_CHAT_GOING, drawn = 0, ok;
+        memset(&sd, 0, sizeof sd);
+        memset(&cd, 0, sizeof cd);
+        memset(&t1, 0, sizeof t1);
+        memset(&t2, 0, sizeof t2);
+        sd.n_ctx = 256;
+        cd.max_tokens = 6;
+        cd.no_think = no_think;
+        if (srt_session_create(m, &sd, &s) != SRT_OK || srt_chat_create(s, &cd, &c) != SRT_OK) { CHECK(0, "qwen3 chat: %s", srt_last_error()); srt_session_destroy(s); break; }
+        ok = srt_chat_get_template(c)->think == 1 && srt_chat_send(c, "hello", &t1) == SRT_OK && t1.text_len >= strlen(open) &&
+             !strcmp(t1.text + t1.text_len - strlen(open), open) && (no_think || !strstr(t1.text, "<think>"));
+        CHECK(ok, "Qwen3 chat%s: the first turn ends with the template's opening of the reply", no_think ? " with no_think" : "");
+        while (ok && end == SRT_CHAT_GOING && srt_chat_next(c, &tok, &end) == SRT_OK) drawn++;
+        ok = ok && drawn > 0 && srt_chat_send(c, "again", &t2) == SRT_OK;
+        if (no_think)
+            CHECK(ok && t2.rerendered && t2.from_start && t2.n_kept > 0 && strstr(t2.text, "<think>") == t2.text + t2.text_len - strlen(open) + strlen("<|im_start|>assistant\n"),
+                  "the next turn: the reply is fed again without its empty block (rerendered, %d tokens kept); only the new reply opens with one", t2.n_kept);
+        else
+            CHECK(ok && !t2.rerendered && !t2.from_start && !strstr(t2.text, "<think>"), "the next turn feeds only itself (a reply without reasoning renders as it was fed)");
+        srt_chat_destroy(c);
+        srt_session_destroy(s);
+    }
+    srt_model_free(m);
+}
+
 int main(void) {
     if (system("mkdir -p " TMP) != 0) { printf("FAIL - cannot make " TMP "\n"); return 1; }
     test_names();
@@ -1018,6 +1111,7 @@ int main(void) {
     test_srt_chat();
     test_chat_api();
     test_chat_random();
+    test_think_chat();
     test_cuda_chat();
     if (system("rm -rf " TMP) != 0) CHECK(0, "remove " TMP);
     return srt_test_finish();

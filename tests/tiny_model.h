@@ -7,6 +7,7 @@
 #include <string.h>
 
 static uint64_t tiny_rng_state = 777;
+static const char *tiny_chat_template;   /* written as tokenizer.chat_template when set */
 static float tiny_rand(void) {   /* uniform in [-1, 1) */
     tiny_rng_state = tiny_rng_state * 6364136223846793005ull + 1442695040888963407ull;
     return (float)((tiny_rng_state >> 40) / 8388608.0) - 1.0f;
@@ -61,6 +62,7 @@ static int write_tiny_model_arch(const char *path, const char *arch, srt_format 
         srt_writer_meta_u32(w, "tokenizer.ggml.bos_token_id", 1);
         srt_writer_meta_u32(w, "tokenizer.ggml.eos_token_id", 2);
         srt_writer_meta_u32(w, "tokenizer.ggml.unknown_token_id", 0);
+        if (tiny_chat_template) srt_writer_meta_str(w, "tokenizer.chat_template", tiny_chat_template);
     }
 #define ADD(name, rows, cols, f) do { \
         int rr = (rows); \
