@@ -3,7 +3,7 @@
 
    Input: byte 0 = options (bit 0 add_generation_prompt, bits 1-4 a format that overrides the
    recognised one when < SRT_CHAT_FORMAT_COUNT, bit 5 dated system block, bit 6 an empty default
-   system prompt); the rest is split at NUL bytes: the template text, the BOS text, the EOS text
+   system prompt, bit 7 no_think); the rest is split at NUL bytes: the template text, the BOS text, the EOS text
    (absent = NULL), then role / content pairs. Checks: the template is always accepted, its strings
    are terminated, rendering succeeds or says a role cannot be expressed, the length it reports
    is the length it writes (also after a first call with a buffer that is too small), and the
@@ -15,7 +15,7 @@
 #define FZ_DICT {"<|im_start|>", "<|im_end|>", "<|start_header_id|>", "<|end_header_id|>", "<|eot_id|>", "[INST]", "<<SYS>>", \
                  "' [INST] '", "'[INST] '", "<|assistant|>", "<|end|>", "<|user|>", "<start_of_turn>", "Cutting Knowledge Date", \
                  "strftime_now", "<|im_start|>system\\n", "\\n", "\\", "'", "\"", "{{", "}}", "{%", "%}", "system", "user", \
-                 "assistant", "tool", "\0", NULL}
+                 "assistant", "tool", "<think>", "</think>", "last_query_index", "<tool_response>", "</tool_response>", "\0", NULL}
 #include "fuzz_common.h"
 #define SPARSERT_IMPLEMENTATION
 #include "sparsert.h"
@@ -50,6 +50,7 @@ int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size) {
     if (((opt >> 1) & 15) < SRT_CHAT_FORMAT_COUNT) t.format = (srt_chat_format)((opt >> 1) & 15);
     if (opt & 32) { t.dated_system = 1; if (!t.date[0]) strcpy(t.date, "26 Jul 2024"); }
     if (opt & 64) t.default_system[0] = 0;
+    if (opt & 128) t.no_think = 1;
     n_msgs = np > 3 ? (np - 3 + 1) / 2 : 0;
     if (n_msgs > 18) n_msgs = 18;
     for (i = 0; i < n_msgs; i++) {
