@@ -6903,21 +6903,17 @@ static const char *srt__strrstr(const char *s, const char *sub) {   /* the last 
    (lstripped of '\n' again), for the last message after the last user query or one with reasoning. */
 static void srt__chat_think_put(srt__out *o, const char *content, int after_query, int last) {
     const char *end = strstr(content, "</think>"), *r0 = content, *r1 = content, *a = content, *p;
-    if (end) {
+    if (end) {   /* [r0, r1) = the reasoning, a = the answer */
         r1 = end;
         while (r1 > content && r1[-1] == '\n') r1--;
         for (p = content; (p = strstr(p, "<think>")) != NULL && p + 7 <= r1; p++) r0 = p + 7;
-        if (r0 > r1) r0 = r1;
         while (r0 < r1 && *r0 == '\n') r0++;
         a = srt__strrstr(content, "</think>") + 8;
-        while (*a == '\n') a++;
     }
     if (after_query && (last || r1 > r0)) {
-        while (r0 < r1 && *r0 == '\n') r0++;
-        while (r1 > r0 && r1[-1] == '\n') r1--;
         while (*a == '\n') a++;
         srt__puts(o, "<think>\n"); srt__put(o, r0, (size_t)(r1 - r0)); srt__puts(o, "\n</think>\n\n");
-    }
+    } else if (end) while (*a == '\n') a++;
     srt__puts(o, a);
 }
 /* Qwen3's last query: the last user message that is not a tool response; n - 1 if there is none. */
@@ -6941,7 +6937,7 @@ static void srt__put_trim(srt__out *o, const char *s) {
 SRT_API srt_status srt_chat_render(const srt_chat_template *t, const srt_chat_message *msgs, int n, int add_generation_prompt,
                                    char *buf, size_t cap, size_t *len) {
     srt__out o;
-    int i, first = 0;
+    int i, first = 0, last_query;
     const char *sys = NULL;
     char tmp[64];
     if (len) *len = 0;
@@ -6960,9 +6956,10 @@ SRT_API srt_status srt_chat_render(const srt_chat_template *t, const srt_chat_me
             if (n > 0 && !sys && t->default_system[0]) {
                 srt__puts(&o, "<|im_start|>system\n"); srt__puts(&o, t->default_system); srt__puts(&o, "<|im_end|>\n");
             }
+            last_query = t->think ? srt__chat_last_query(msgs, n) : n;
             for (i = 0; i < n; i++) {
                 srt__puts(&o, "<|im_start|>"); srt__puts(&o, msgs[i].role); srt__puts(&o, "\n");
-                if (t->think && !strcmp(msgs[i].role, "assistant")) srt__chat_think_put(&o, msgs[i].content, i > srt__chat_last_query(msgs, n), i == n - 1);
+                if (t->think && !strcmp(msgs[i].role, "assistant")) srt__chat_think_put(&o, msgs[i].content, i > last_query, i == n - 1);
                 else srt__puts(&o, msgs[i].content);
                 srt__puts(&o, "<|im_end|>\n");
             }
