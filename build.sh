@@ -392,7 +392,7 @@ test_result() {
 # test_sparse alone takes > 3, test_hf, test_import, test_prune and test_pool mostly run tools or
 # threads that asan and tsan cover), with SRT_ISA=avx2 because valgrind cannot decode AVX-512,
 # AVX-VNNI or AMX instructions (its CPUID hides them, so test_kernels checks portable and avx2).
-VALGRIND_TESTS=${VALGRIND_TESTS:-"test_golden test_core test_limits test_tokenizer test_json test_chat test_kernels"}
+VALGRIND_TESTS=${VALGRIND_TESTS:-"test_golden test_core test_arch test_limits test_tokenizer test_json test_chat test_kernels"}
 VALGRIND="valgrind -q --error-exitcode=99 --leak-check=full --errors-for-leak-kinds=definite,indirect --fair-sched=yes"
 run_tests() {
     # The run's longest test starts first and runs beside the others (one core each; its files in
