@@ -3,8 +3,8 @@
 
    Input: byte 0 = options (bit 0 add_generation_prompt, bits 1-4 a format that overrides the
    recognised one when < SRT_CHAT_FORMAT_COUNT, bit 5 dated system block, bit 6 an empty default
-   system prompt, bit 7 no_think); the rest is split at NUL bytes: the template text, the BOS text, the EOS text
-   (absent = NULL), then role / content pairs. Checks: the template is always accepted, its strings
+   system prompt, bit 7 no_think); the rest is split at NUL bytes: the template text, the BOS
+   text, the EOS text (absent = NULL), then role / content pairs. Checks: the template is always accepted, its strings
    are terminated, rendering succeeds or says a role cannot be expressed, the length it reports
    is the length it writes (also after a first call with a buffer that is too small), and the
    same call gives the same text.
