@@ -5990,15 +5990,15 @@ static void srt__forward_batch(srt_session *s, const int32_t *toks, int n, int w
             ws[0] = &L->wq; ws[1] = &L->wk; ws[2] = &L->wv; ys[0] = s->q; ys[1] = s->k; ys[2] = s->v; bs[0] = L->bq; bs[1] = L->bk; bs[2] = L->bv;
             srt__matmul_same_input(s, 3, ws, s->xb, n, ys, bs);
         }
-        if (L->q_norm)   /* qwen3: each head of q and k normalized before the rotation */
-            for (t = 0; t < n; t++) {
-                for (h = 0; h < m->n_head; h++) srt__rmsnorm(&m->ops, s->q + (size_t)t * Q + (size_t)h * hd, s->q + (size_t)t * Q + (size_t)h * hd, L->q_norm, hd, m->norm_eps);
-                for (h = 0; h < m->n_head_kv; h++) srt__rmsnorm(&m->ops, s->k + (size_t)t * KV + (size_t)h * hd, s->k + (size_t)t * KV + (size_t)h * hd, L->k_norm, hd, m->norm_eps);
-            }
         for (t = 0; t < n; t++) {
             const float *cs = s->rope_cs + (size_t)t * m->rope_dim;
-            srt__rope(s, s->q + (size_t)t * Q, m->n_head, cs);
-            srt__rope(s, s->k + (size_t)t * KV, m->n_head_kv, cs);
+            float *qt = s->q + (size_t)t * Q, *kt = s->k + (size_t)t * KV;
+            if (L->q_norm) {   /* qwen3: each head of q and k normalized before the rotation */
+                for (h = 0; h < m->n_head; h++) srt__rmsnorm(&m->ops, qt + (size_t)h * hd, qt + (size_t)h * hd, L->q_norm, hd, m->norm_eps);
+                for (h = 0; h < m->n_head_kv; h++) srt__rmsnorm(&m->ops, kt + (size_t)h * hd, kt + (size_t)h * hd, L->k_norm, hd, m->norm_eps);
+            }
+            srt__rope(s, qt, m->n_head, cs);
+            srt__rope(s, kt, m->n_head_kv, cs);
             for (h = 0; h < m->n_head_kv; h++) {
                 size_t at = (size_t)(p0 + t) * (size_t)s->kv_row;
                 const float *k = s->k + (size_t)t * KV + (size_t)h * hd, *v = s->v + (size_t)t * KV + (size_t)h * hd;

@@ -9,15 +9,16 @@
    (its vocabulary checked, no tensors generated).
    Seeds (--seeds DIR): a tiny Llama (byte-level BPE, tied embeddings, F32/F16/BF16 tensors, chat
    template), the same in two shards with an index, a tiny Qwen2 (QKV biases) and a tiny Qwen3 (q/k
-   norms) with a SentencePiece-style tokenizer and a separate lm_head, and ../shared/models/smollm2-135m-instruct's
-   config.json with the tiny tokenizer (no weights). */
+   norms) with a SentencePiece-style tokenizer and a separate lm_head, and
+   ../shared/models/smollm2-135m-instruct's config.json with the tiny tokenizer (no weights). */
 #define FZ_NAME "fuzz_hf"
 #define FZ_PER_SEED 300
 #define FZ_DICT {"\n@@file tokenizer.json\n", "\n@@file model.safetensors\n", "\n@@file model.safetensors.index.json\n", \
                  "\n@@file tokenizer_config.json\n", "\"F16\"", "\"BF16\"", "\"F32\"", "\"data_offsets\"", "\"shape\"", \
                  "\"dtype\"", "\"weight_map\"", "\"vocab_size\"", "\"hidden_size\"", "\"num_key_value_heads\"", \
                  "\"merges\"", "\"vocab\"", "\"added_tokens\"", "\"byte_fallback\"", "\"Metaspace\"", "\"ByteLevel\"", \
-                 "\"chat_template\"", "\"rope_scaling\"", "\"llama3\"", "\"Qwen3ForCausalLM\"", "self_attn.q_norm.weight", "[", "]", "{", "}", ",", ":", "-1", "1e400", \
+                 "\"chat_template\"", "\"rope_scaling\"", "\"llama3\"", "\"Qwen3ForCausalLM\"", "self_attn.q_norm.weight", \
+                 "[", "]", "{", "}", ",", ":", "-1", "1e400", \
                  "4294967296", "\"\\u0120\"", "\"<0x0A>\"", NULL}
 #define FZ_SRTI
 #include "fuzz_common.h"

@@ -121,7 +121,7 @@ static int fz_make_seeds(const char *dir) {
     {   /* qwen3: its q/k norms bound and used */
         char path[1024];
         snprintf(path, sizeof path, "%s/tiny-qwen3-q8.srt", dir);
-        if (!write_tiny_model_arch(path, "qwen3", SRT_Q8, NULL, NULL, 1)) { fprintf(stderr, "fuzz_srt: cannot write %s\n", path); return 1; }
+        if (!write_tiny_model_arch(path, "qwen3", NULL, SRT_Q8, NULL, NULL, 1)) { fprintf(stderr, "fuzz_srt: cannot write %s\n", path); return 1; }
     }
     return 0;
 }

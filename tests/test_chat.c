@@ -1062,13 +1062,10 @@ static void test_think_chat(void) {
     int no_think;
     memset(&md, 0, sizeof md);
     md.n_threads = 1;
-    tiny_chat_template = tmpl_qwen3;
-    if (!write_tiny_model(TMP "/qwen3chat.srt", SRT_Q8, NULL, NULL, 1) || srt_model_load(TMP "/qwen3chat.srt", &md, &m) != SRT_OK) {
-        tiny_chat_template = NULL;
+    if (!write_tiny_model_arch(TMP "/qwen3chat.srt", "llama", tmpl_qwen3, SRT_Q8, NULL, NULL, 1) || srt_model_load(TMP "/qwen3chat.srt", &md, &m) != SRT_OK) {
         CHECK(0, "a tiny model with Qwen3's template: %s", srt_last_error());
         return;
     }
-    tiny_chat_template = NULL;
     for (no_think = 0; no_think < 2; no_think++) {
         srt_session_desc sd;
         srt_chat_desc cd;

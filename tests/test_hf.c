@@ -223,7 +223,7 @@ static void test_tiny_llama(void) {
     make_tiny(dir, "Qwen3ForCausalLM", NULL);
     m = open_dir(dir, err, sizeof err);
     CHECK(m && !strcmp(m->hp.arch, "qwen3") && m->hp.rope_neox == 1 && m->n_tensors == 13 && srti_find(m, "blk.0.attn_q.bias") < 0 &&
-          srti_check_llama(m, err, sizeof err) == 0, "tiny Qwen3 folder: qwen3, NeoX rope, no biases, q/k norms (%s)", m ? err : err);
+          srti_check_llama(m, err, sizeof err) == 0, "tiny Qwen3 folder: qwen3, NeoX rope, no biases, q/k norms (%s)", err);
     if (m) {
         float nv[4];
         qi = srti_find(m, "blk.0.attn_q_norm.weight");

@@ -7,7 +7,6 @@
 #include <string.h>
 
 static uint64_t tiny_rng_state = 777;
-static const char *tiny_chat_template;   /* written as tokenizer.chat_template when set */
 static float tiny_rand(void) {   /* uniform in [-1, 1) */
     tiny_rng_state = tiny_rng_state * 6364136223846793005ull + 1442695040888963407ull;
     return (float)((tiny_rng_state >> 40) / 8388608.0) - 1.0f;
@@ -25,9 +24,10 @@ static const char *extra_pieces[] = {
     "he", "ll", "llo", "hello", "\xe2\x96\x81" "hello", "\xc3\xa9", "\xe2\x82\xac", 0};
 
 /* Writes a random-weight model with a SentencePiece vocab: <unk> <s> </s>, <0x00>..<0xFF>, then
-   pieces. arch "llama", or "qwen3" (with its q/k norms). skip_tensor / bad_tensor tweak it for the
-   error tests. */
-static int write_tiny_model_arch(const char *path, const char *arch, srt_format fmt, const char *skip_tensor, const char *bad_tensor, int with_vocab) {
+   pieces. arch "llama", or "qwen3" (with its q/k norms); chat_template: tokenizer.chat_template
+   (NULL = none). skip_tensor / bad_tensor tweak it for the error tests. */
+static int write_tiny_model_arch(const char *path, const char *arch, const char *chat_template, srt_format fmt, const char *skip_tensor,
+                                 const char *bad_tensor, int with_vocab) {
     srt_writer *w;
     static char names[T_V][16];
     const char *tokens[T_V];
@@ -62,7 +62,7 @@ static int write_tiny_model_arch(const char *path, const char *arch, srt_format 
         srt_writer_meta_u32(w, "tokenizer.ggml.bos_token_id", 1);
         srt_writer_meta_u32(w, "tokenizer.ggml.eos_token_id", 2);
         srt_writer_meta_u32(w, "tokenizer.ggml.unknown_token_id", 0);
-        if (tiny_chat_template) srt_writer_meta_str(w, "tokenizer.chat_template", tiny_chat_template);
+        if (chat_template) srt_writer_meta_str(w, "tokenizer.chat_template", chat_template);
     }
 #define ADD(name, rows, cols, f) do { \
         int rr = (rows); \
@@ -93,7 +93,7 @@ static int write_tiny_model_arch(const char *path, const char *arch, srt_format 
     return srt_writer_finish(w) == SRT_OK;
 }
 static int write_tiny_model(const char *path, srt_format fmt, const char *skip_tensor, const char *bad_tensor, int with_vocab) {
-    return write_tiny_model_arch(path, "llama", fmt, skip_tensor, bad_tensor, with_vocab);
+    return write_tiny_model_arch(path, "llama", NULL, fmt, skip_tensor, bad_tensor, with_vocab);
 }
 
 #endif
