@@ -1468,10 +1468,6 @@ static SRT__AVX512SPB void srt__sb_bf16_avx512(const srt__mm *mm, uint64_t tile0
 #undef SRT__SBF_END
 }
 
-/* s4x1 GEMV: four micro-tiles (64 weight bytes, lanes = micro-tile x row) per step; their column
-   indices become a vpermb pattern that gathers the activation bytes (q + 128, u8) from the 32-byte
-   segment, broadcast to both halves so that only index bits 0-4 count (as the reference's & 31).
-   sum w (q + 128) - 128 sum w = sum w q, exact in int32. */
 static SRT__AVX512SP __m128i srt__lanes4(__m512i v) {   /* sum of the four 128-bit lanes */
     __m256i h = _mm256_add_epi32(_mm512_castsi512_si256(v), _mm512_extracti64x4_epi64(v, 1));
     return _mm_add_epi32(_mm256_castsi256_si128(h), _mm256_extracti128_si256(h, 1));
@@ -1491,78 +1487,114 @@ static const uint8_t srt__s4_keep[256] = {SRT__R16(255), SRT__R16(255), SRT__R16
     const uint8_t *idx = (const uint8_t *)w->part[2]; \
     const unsigned char *offs = (const unsigned char *)w->part[3]; \
     const uint64_t nseg = tl.kp / SRT__SEG, spg = w->group / SRT__SEG;
+/* s4x1 GEMV: a step takes four micro-tiles of a block (64 weight bytes, lanes = micro-tile x row);
+   their column indices become a vpermb pattern that gathers the activation bytes (q + 128, u8) from
+   the 32-byte segment, broadcast to both halves so that only index bits 0-4 count (as the
+   reference's & 31). sum w (q + 128) - 128 sum w = sum w q, exact in int32. The four blocks of a
+   tile run side by side on one load of the segment (independent accumulators), and a second step
+   runs for all four when one has more than 4 micro-tiles in the segment: a branch per block on its
+   count would be mispredicted around 50% sparsity, this one is taken nearly always there and nearly
+   never from about 70% on. The weights past a block's count are zeroed with an AND from
+   srt__s4_keep (no clamp: 128 - 16 n and 192 - 16 n give the first step's and the second's masks
+   for n <= 8), and the indices past it gather garbage that meets zero weights (masked byte loads of
+   the indices made the kernel 3.5x slower on Zen 4). Each block's place in the values and indices
+   stays in a pointer, so that the step is a handful of scalar operations; a tile whose steps could
+   read past the matrix's last micro-tile (the last one or two) runs the reference. Per group the
+   four blocks' accumulators are summed over their micro-tiles by a tree of 128-bit-lane shuffles,
+   into one vector of the tile's 16 rows. Tokens after the first find the tile in cache. */
+/* s4x1 GEMV: a step takes four micro-tiles of a block (64 weight bytes, lanes = micro-tile x row);
+   their column indices become a vpermb pattern that gathers the activation bytes (q + 128, u8) from
+   the 32-byte segment, broadcast to both halves so that only index bits 0-4 count (as the
+   reference's & 31). sum w (q + 128) - 128 sum w = sum w q, exact in int32.
+   - The four blocks of a tile run side by side on one load of the segment, each with its own
+     accumulators and its own pointers into the values and the indices.
+   - A second step runs for all four blocks when one has more than 4 micro-tiles in the segment: a
+     branch per block on its count would be mispredicted around 50% sparsity; this one is taken
+     nearly always there and nearly never from about 70% on.
+   - The weights past a block's count are zeroed with an AND from srt__s4_keep (128 - 16 n and
+     192 - 16 n give the two steps' masks for any n <= 8), and the indices past it gather garbage
+     that meets zero weights: masked byte loads of the indices made the kernel 3.5x slower on Zen 4.
+     Only the segments of the matrix's last tile whose steps could read past its last micro-tile
+     use masked loads (block 3's pointer is the largest, so it alone decides).
+   - Per group the four blocks' accumulators are summed over their micro-tiles (128-bit lanes) by a
+     tree of lane shuffles into one vector of the tile's 16 rows, then scaled.
+   - Tokens after the first find the tile in cache; the next tile's place is prefetched.
+   The kernel this replaced kept one position per block and spilled most of its scalars: 1.4-1.5x
+   slower (README, s4x1 GEMV). */
 static SRT__AVX512SP void srt__s4x1_gemv_avx512(const srt__mm *mm, uint64_t tile0, uint64_t tile1) {
     SRT__S4_PARTS
     const uint64_t total = srt__rd64(offs + tl.tiles * 8);   /* micro-tiles of the matrix */
-    uint64_t tile, bi, s, g;
     const __m512i pat = _mm512_set_epi8(15, 14, 13, 12, 15, 14, 13, 12, 15, 14, 13, 12, 15, 14, 13, 12,
                                         11, 10, 9, 8, 11, 10, 9, 8, 11, 10, 9, 8, 11, 10, 9, 8,
                                         7, 6, 5, 4, 7, 6, 5, 4, 7, 6, 5, 4, 7, 6, 5, 4,
                                         3, 2, 1, 0, 3, 2, 1, 0, 3, 2, 1, 0, 3, 2, 1, 0);
-    const __m512i ones = _mm512_set1_epi8(1), c80 = _mm512_set1_epi8((char)0x80);
+    const __m512i c80 = _mm512_set1_epi8((char)0x80);
+    uint64_t tile, s, g;
     int t;
-    for (t = 0; t < mm->n_tok; t++) {
-        const int8_t *q = a->q + (uint64_t)t * a->kp;
-        const float *dx = a->d + (uint64_t)t * a->ng;
-        for (tile = tile0; tile < tile1; tile++) {
-            const unsigned char *counts = offs + (tl.tiles + 1) * 8 + tile * 4 * nseg;
-            const uint16_t *sc = (const uint16_t *)w->part[1] + tile * tl.ng * SRT__TILE;
-            uint64_t pos[4], ahead = srt__rd64(offs + (tile + 1) * 8) - srt__rd64(offs + tile * 8);
-            __m128 yb[4];
-            float yt[SRT__TILE];
-            /* the four blocks run side by side (independent accumulators, one load of x per segment) */
-            pos[0] = srt__rd64(offs + tile * 8);
-            for (bi = 1; bi < 4; bi++) {
-                uint64_t n = 0;
-                for (s = 0; s < nseg; s++) n += counts[(bi - 1) * nseg + s];
-                pos[bi] = pos[bi - 1] + n;
-            }
-            for (bi = 0; bi < 4; bi++) yb[bi] = _mm_setzero_ps();
+    for (tile = tile0; tile < tile1; tile++) {
+        const unsigned char *counts = offs + (tl.tiles + 1) * 8 + tile * 4 * nseg;
+        const uint16_t *sc = (const uint16_t *)w->part[1] + tile * tl.ng * SRT__TILE;
+        uint64_t start0 = srt__rd64(offs + tile * 8), start1 = start0, start2, start3, safe = nseg;
+        const uint64_t ahead = srt__rd64(offs + (tile + 1) * 8) - start0;   /* the same place in the next tile */
+        for (s = 0; s < nseg; s++) start1 += counts[s];
+        for (s = 0, start2 = start1; s < nseg; s++) start2 += counts[nseg + s];
+        for (s = 0, start3 = start2; s < nseg; s++) start3 += counts[2 * nseg + s];
+        if (start0 + ahead + 8 > total) {   /* safe: the segments before the first whose steps may read past the end */
+            uint64_t left = total - (start0 + ahead);   /* micro-tiles after block 3's place at segment `safe` */
+            while (safe > 0 && left + counts[3 * nseg + safe - 1] < 8) left += counts[3 * nseg + --safe];
+        }
+        for (t = 0; t < mm->n_tok; t++) {
+            const int8_t *q = a->q + (uint64_t)t * a->kp;
+            const float *dx = a->d + (uint64_t)t * a->ng;
+            const int8_t *v0 = vals + 16 * start0, *v1 = vals + 16 * start1, *v2 = vals + 16 * start2, *v3 = vals + 16 * start3;
+            const uint8_t *i0 = idx + 4 * start0, *i1 = idx + 4 * start1, *i2 = idx + 4 * start2, *i3 = idx + 4 * start3;
+            __m512 y = _mm512_setzero_ps();
             for (g = 0, s = 0; g < tl.ng; g++) {
-                uint64_t s1 = (g + 1) * spg < nseg ? (g + 1) * spg : nseg;
-                __m512i acc0 = _mm512_setzero_si512(), acc1 = acc0, acc2 = acc0, acc3 = acc0, ws0 = acc0, ws1 = acc0, ws2 = acc0, ws3 = acc0;
-                __m128 f4 = _mm_set1_ps(dx[g]);
+                const uint64_t s1 = (g + 1) * spg < nseg ? (g + 1) * spg : nseg;
+                __m512i acc0 = _mm512_setzero_si512(), acc1 = acc0, acc2 = acc0, acc3 = acc0, ws0 = acc0, ws1 = acc0, ws2 = acc0, ws3 = acc0, r;
                 for (; s < s1; s++) {
-                    __m512i qz = _mm512_xor_si512(_mm512_broadcast_i64x4(_mm256_loadu_si256((const __m256i *)(q + s * SRT__SEG))), c80);
-                    /* one step of 4 micro-tiles per block, masked to the count (<= 8), and a second
-                       for all four blocks when any has more than 4: a branch per block on its count
-                       would be mispredicted around 50% sparsity, this one is taken nearly always
-                       there and nearly never from about 70% on. The 4 blocks are unrolled so that
-                       their accumulators stay in registers. The indices past the count gather
-                       garbage that meets zero weights: masked byte loads of the indices made the
-                       kernel 3.5x slower on Zen 4. */
-#define SRT__S4V_STEP(B, H) { \
-                        uint64_t n = counts[(B) * nseg + s], k = (H) ? (n > 4 ? n - 4 : 0) : (n < 4 ? n : 4), ps = pos[B] + 4 * (H); \
-                        __m512i iv, wv; \
-                        if (ps + 4 <= total) {   /* plain loads, the weights past the count zeroed */ \
-                            iv = _mm512_castsi128_si512(_mm_loadu_si128((const __m128i *)(idx + ps * 4))); \
-                            wv = _mm512_and_si512(_mm512_loadu_si512(vals + ps * 16), _mm512_loadu_si512(srt__s4_keep + 128 - 16 * k)); \
-                        } else {   /* the last micro-tiles of the matrix: no reading past them */ \
-                            iv = _mm512_castsi128_si512(_mm_maskz_loadu_epi8((__mmask16)((1u << (4 * k)) - 1), idx + ps * 4)); \
-                            wv = _mm512_maskz_loadu_epi8(_cvtu64_mask64(k == 4 ? ~0ull : (1ull << (16 * k)) - 1), vals + ps * 16); \
-                        } \
-                        acc##B = _mm512_dpbusd_epi32(acc##B, _mm512_permutexvar_epi8(_mm512_permutexvar_epi8(pat, iv), qz), wv); \
-                        ws##B = _mm512_dpbusd_epi32(ws##B, ones, wv); }
-#define SRT__S4V_NEXT(B) { \
-                        _mm_prefetch((const char *)(vals + (pos[B] + ahead) * 16), _MM_HINT_T0); \
-                        pos[B] += counts[(B) * nseg + s]; }
-                    SRT__S4V_STEP(0, 0) SRT__S4V_STEP(1, 0) SRT__S4V_STEP(2, 0) SRT__S4V_STEP(3, 0)
-                    if ((counts[s] > 4) | (counts[nseg + s] > 4) | (counts[2 * nseg + s] > 4) | (counts[3 * nseg + s] > 4)) {
-                        SRT__S4V_STEP(0, 1) SRT__S4V_STEP(1, 1) SRT__S4V_STEP(2, 1) SRT__S4V_STEP(3, 1)
+                    const unsigned n0 = counts[s], n1 = counts[nseg + s], n2 = counts[2 * nseg + s], n3 = counts[3 * nseg + s];
+                    const __m512i qz = _mm512_xor_si512(_mm512_broadcast_i64x4(_mm256_loadu_si256((const __m256i *)(q + s * SRT__SEG))), c80);
+#define SRT__S4V_MAC(B, iv, wv) \
+                    acc##B = _mm512_dpbusd_epi32(acc##B, _mm512_permutexvar_epi8(_mm512_permutexvar_epi8(pat, _mm512_castsi128_si512(iv)), qz), wv); \
+                    ws##B = _mm512_dpbusd_epi32(ws##B, c80, wv);
+#define SRT__S4V_STEP(B, H) \
+                    SRT__S4V_MAC(B, _mm_loadu_si128((const __m128i *)(i##B + 16 * (H))), \
+                                 _mm512_and_si512(_mm512_loadu_si512(v##B + 64 * (H)), _mm512_loadu_si512(srt__s4_keep + 128 + 64 * (H) - 16 * n##B)))
+#define SRT__S4V_SAFE(B, H) { \
+                    const unsigned k = (H) ? (n##B > 4 ? n##B - 4 : 0) : (n##B < 4 ? n##B : 4); \
+                    SRT__S4V_MAC(B, _mm_maskz_loadu_epi8((__mmask16)((1u << (4 * k)) - 1), i##B + 16 * (H)), \
+                                 _mm512_maskz_loadu_epi8(_cvtu64_mask64(k == 4 ? ~0ull : (1ull << (16 * k)) - 1), v##B + 64 * (H))) }
+#define SRT__S4V_NEXT(B) \
+                    _mm_prefetch((const char *)(v##B + 16 * ahead), _MM_HINT_T0); \
+                    _mm_prefetch((const char *)(i##B + 4 * ahead), _MM_HINT_T0); \
+                    v##B += 16 * n##B; i##B += 4 * n##B;
+                    if (s < safe) {
+                        SRT__S4V_STEP(0, 0) SRT__S4V_STEP(1, 0) SRT__S4V_STEP(2, 0) SRT__S4V_STEP(3, 0)
+                        if (((n0 + 3) | (n1 + 3) | (n2 + 3) | (n3 + 3)) & 8) {   /* a count > 4 (counts <= 8) */
+                            SRT__S4V_STEP(0, 1) SRT__S4V_STEP(1, 1) SRT__S4V_STEP(2, 1) SRT__S4V_STEP(3, 1)
+                        }
+                    } else {
+                        SRT__S4V_SAFE(0, 0) SRT__S4V_SAFE(1, 0) SRT__S4V_SAFE(2, 0) SRT__S4V_SAFE(3, 0)
+                        SRT__S4V_SAFE(0, 1) SRT__S4V_SAFE(1, 1) SRT__S4V_SAFE(2, 1) SRT__S4V_SAFE(3, 1)
                     }
                     SRT__S4V_NEXT(0) SRT__S4V_NEXT(1) SRT__S4V_NEXT(2) SRT__S4V_NEXT(3)
+#undef SRT__S4V_MAC
 #undef SRT__S4V_STEP
+#undef SRT__S4V_SAFE
 #undef SRT__S4V_NEXT
                 }
-#define SRT__S4V_END(B) { \
-                    __m128i r4 = srt__lanes4(_mm512_sub_epi32(acc##B, _mm512_slli_epi32(ws##B, 7))); \
-                    __m128 f = _mm_mul_ps(_mm_cvtph_ps(_mm_loadl_epi64((const __m128i *)(sc + g * SRT__TILE + 4 * (B)))), f4); \
-                    yb[B] = _mm_fmadd_ps(_mm_cvtepi32_ps(r4), f, yb[B]); }
-                SRT__S4V_END(0) SRT__S4V_END(1) SRT__S4V_END(2) SRT__S4V_END(3)
-#undef SRT__S4V_END
+                /* acc_B - ws_B (ws = 128 sum w), summed over the micro-tiles: lanes (0, 2) + (1, 3)
+                   of two blocks at a time gives [B0 01, B0 23, B1 01, B1 23], then of the pairs */
+                acc0 = _mm512_sub_epi32(acc0, ws0); acc1 = _mm512_sub_epi32(acc1, ws1);
+                acc2 = _mm512_sub_epi32(acc2, ws2); acc3 = _mm512_sub_epi32(acc3, ws3);
+                acc0 = _mm512_add_epi32(_mm512_shuffle_i32x4(acc0, acc1, 0x88), _mm512_shuffle_i32x4(acc0, acc1, 0xdd));
+                acc2 = _mm512_add_epi32(_mm512_shuffle_i32x4(acc2, acc3, 0x88), _mm512_shuffle_i32x4(acc2, acc3, 0xdd));
+                r = _mm512_add_epi32(_mm512_shuffle_i32x4(acc0, acc2, 0x88), _mm512_shuffle_i32x4(acc0, acc2, 0xdd));
+                y = _mm512_fmadd_ps(_mm512_cvtepi32_ps(r), _mm512_mul_ps(_mm512_cvtph_ps(_mm256_loadu_si256((const __m256i *)(sc + g * SRT__TILE))),
+                                                                         _mm512_set1_ps(dx[g])), y);
             }
-            for (bi = 0; bi < 4; bi++) _mm_storeu_ps(yt + 4 * bi, yb[bi]);
-            srt__store512(mm, t, tile, _mm512_loadu_ps(yt));
+            srt__store512(mm, t, tile, y);
         }
     }
 }
