@@ -1552,9 +1552,6 @@ static SRT__AVX512SP void srt__s4x1_gemv_avx512(const srt__mm *mm, uint64_t tile
             for (g = 0, s = 0; g < tl.ng; g++) {
                 const uint64_t s1 = (g + 1) * spg < nseg ? (g + 1) * spg : nseg;
                 __m512i acc0 = _mm512_setzero_si512(), acc1 = acc0, acc2 = acc0, acc3 = acc0, ws0 = acc0, ws1 = acc0, ws2 = acc0, ws3 = acc0, r;
-                for (; s < s1; s++) {
-                    const unsigned n0 = counts[s], n1 = counts[nseg + s], n2 = counts[2 * nseg + s], n3 = counts[3 * nseg + s];
-                    const __m512i qz = _mm512_xor_si512(_mm512_broadcast_i64x4(_mm256_loadu_si256((const __m256i *)(q + s * SRT__SEG))), c80);
 #define SRT__S4V_MAC(B, iv, wv) \
                     acc##B = _mm512_dpbusd_epi32(acc##B, _mm512_permutexvar_epi8(_mm512_permutexvar_epi8(pat, _mm512_castsi128_si512(iv)), qz), wv); \
                     ws##B = _mm512_dpbusd_epi32(ws##B, c80, wv);
@@ -1569,21 +1566,29 @@ static SRT__AVX512SP void srt__s4x1_gemv_avx512(const srt__mm *mm, uint64_t tile
                     _mm_prefetch((const char *)(v##B + 16 * ahead), _MM_HINT_T0); \
                     _mm_prefetch((const char *)(i##B + 4 * ahead), _MM_HINT_T0); \
                     v##B += 16 * n##B; i##B += 4 * n##B;
-                    if (s < safe) {
-                        SRT__S4V_STEP(0, 0) SRT__S4V_STEP(1, 0) SRT__S4V_STEP(2, 0) SRT__S4V_STEP(3, 0)
-                        if (((n0 + 3) | (n1 + 3) | (n2 + 3) | (n3 + 3)) & 8) {   /* a count > 4 (counts <= 8) */
-                            SRT__S4V_STEP(0, 1) SRT__S4V_STEP(1, 1) SRT__S4V_STEP(2, 1) SRT__S4V_STEP(3, 1)
-                        }
-                    } else {
-                        SRT__S4V_SAFE(0, 0) SRT__S4V_SAFE(1, 0) SRT__S4V_SAFE(2, 0) SRT__S4V_SAFE(3, 0)
-                        SRT__S4V_SAFE(0, 1) SRT__S4V_SAFE(1, 1) SRT__S4V_SAFE(2, 1) SRT__S4V_SAFE(3, 1)
+#define SRT__S4V_SEG(STEPS) { \
+                    const unsigned n0 = counts[s], n1 = counts[nseg + s], n2 = counts[2 * nseg + s], n3 = counts[3 * nseg + s]; \
+                    const __m512i qz = _mm512_xor_si512(_mm512_broadcast_i64x4(_mm256_loadu_si256((const __m256i *)(q + s * SRT__SEG))), c80); \
+                    STEPS \
+                    SRT__S4V_NEXT(0) SRT__S4V_NEXT(1) SRT__S4V_NEXT(2) SRT__S4V_NEXT(3) }
+#define SRT__S4V_FASTSTEPS \
+                    SRT__S4V_STEP(0, 0) SRT__S4V_STEP(1, 0) SRT__S4V_STEP(2, 0) SRT__S4V_STEP(3, 0) \
+                    if (((n0 + 3) | (n1 + 3) | (n2 + 3) | (n3 + 3)) & 8) {   /* a count > 4 (counts <= 8) */ \
+                        SRT__S4V_STEP(0, 1) SRT__S4V_STEP(1, 1) SRT__S4V_STEP(2, 1) SRT__S4V_STEP(3, 1) \
                     }
-                    SRT__S4V_NEXT(0) SRT__S4V_NEXT(1) SRT__S4V_NEXT(2) SRT__S4V_NEXT(3)
+#define SRT__S4V_SAFESTEPS \
+                    SRT__S4V_SAFE(0, 0) SRT__S4V_SAFE(1, 0) SRT__S4V_SAFE(2, 0) SRT__S4V_SAFE(3, 0) \
+                    SRT__S4V_SAFE(0, 1) SRT__S4V_SAFE(1, 1) SRT__S4V_SAFE(2, 1) SRT__S4V_SAFE(3, 1)
+                const uint64_t e = s1 < safe ? s1 : safe;
+                for (; s < e; s++) SRT__S4V_SEG(SRT__S4V_FASTSTEPS)
+                for (; s < s1; s++) SRT__S4V_SEG(SRT__S4V_SAFESTEPS)
 #undef SRT__S4V_MAC
 #undef SRT__S4V_STEP
 #undef SRT__S4V_SAFE
 #undef SRT__S4V_NEXT
-                }
+#undef SRT__S4V_SEG
+#undef SRT__S4V_FASTSTEPS
+#undef SRT__S4V_SAFESTEPS
                 /* acc_B - ws_B (ws = 128 sum w), summed over the micro-tiles: lanes (0, 2) + (1, 3)
                    of two blocks at a time gives [B0 01, B0 23, B1 01, B1 23], then of the pairs */
                 acc0 = _mm512_sub_epi32(acc0, ws0); acc1 = _mm512_sub_epi32(acc1, ws1);
@@ -2277,18 +2282,39 @@ static SRT__AVX2P void srt__sb_bf16_avx2(const srt__mm *mm, uint64_t tile0, uint
    repeats each micro-tile's 4 for its 4 rows. The product is |w| x sign(q, w) (vpdpbusd with AVX-VNNI, vpmaddubsw + vpmaddwd with
    AVX2; no saturation: |w|, |q| <= 127), so a zero activation zeroes whatever weight bytes follow
    the count and no 128 sum(w) term is needed. Each block's place in the values stays in a
-   register, the next tile's weights and indices are prefetched, and a tile whose steps could read
-   past the matrix's last micro-tile (the last one or two) runs the reference. The scalar gather
+   register, the next tile's weights and indices are prefetched, and the segments of the last tile
+   whose steps could read past the matrix's last micro-tile take each block's micro-tiles from
+   zero-padded copies (they ran the reference, which made a 512-row matrix 1.2-1.5x slower). The scalar gather
    with a loop per block and segment that this replaced was 2-2.9x slower (its loop exits were
    mispredicted on the counts). Tokens after the first find the tile in cache. */
 #define SRT__S4A_VNNI(B, av, wv) acc##B = _mm256_dpbusd_avx_epi32(acc##B, _mm256_abs_epi8(wv), _mm256_sign_epi8(av, wv));
 #define SRT__S4A_AVX2(B, av, wv) acc##B = _mm256_add_epi32(acc##B, _mm256_madd_epi16(_mm256_maddubs_epi16(_mm256_abs_epi8(wv), _mm256_sign_epi8(av, wv)), ones));
-#define SRT__S4A_STEP(B, H, MAC) { \
-    const __m128i c = _mm_and_si128(_mm_loadu_si128((const __m128i *)(idx + 4 * (p##B + 4 * (H)))), m31); \
+#define SRT__S4A_STEP(B, H, MAC, IP, VP) { \
+    const __m128i c = _mm_and_si128(_mm_loadu_si128((const __m128i *)((IP) + 16 * (H))), m31); \
     const __m128i gv = _mm_and_si128(_mm_xor_si128(_mm_shuffle_epi8(lo, c), _mm_shuffle_epi8(lh, _mm_sub_epi8(c, c16))), \
                                      _mm_loadu_si128((const __m128i *)(srt__s4_keep + 128 + 16 * (H) - 4 * n##B))); \
-    MAC(B, _mm256_permutevar8x32_epi32(_mm256_castsi128_si256(gv), pat01), _mm256_loadu_si256((const __m256i *)(vals + 16 * (p##B + 4 * (H))))) \
-    MAC(B, _mm256_permutevar8x32_epi32(_mm256_castsi128_si256(gv), pat23), _mm256_loadu_si256((const __m256i *)(vals + 16 * (p##B + 4 * (H)) + 32))) }
+    MAC(B, _mm256_permutevar8x32_epi32(_mm256_castsi128_si256(gv), pat01), _mm256_loadu_si256((const __m256i *)((VP) + 64 * (H)))) \
+    MAC(B, _mm256_permutevar8x32_epi32(_mm256_castsi128_si256(gv), pat23), _mm256_loadu_si256((const __m256i *)((VP) + 64 * (H) + 32))) }
+#define SRT__S4A_FAST(B, H, MAC) SRT__S4A_STEP(B, H, MAC, idx + 4 * p##B, vals + 16 * p##B)
+#define SRT__S4A_COPY(B, MAC) { \
+    uint8_t ib[32] = {0}; \
+    int8_t vb[128] = {0}; \
+    memcpy(ib, idx + 4 * p##B, 4 * n##B); \
+    memcpy(vb, vals + 16 * p##B, 16 * n##B); \
+    SRT__S4A_STEP(B, 0, MAC, ib, vb) SRT__S4A_STEP(B, 1, MAC, ib, vb) }
+/* a segment of the four blocks: STEPS(MAC) on its counts n0-n3 and activations lo, lh */
+#define SRT__S4A_SEG(STEPS, MAC) { \
+    const unsigned n0 = counts[s], n1 = counts[nseg + s], n2 = counts[2 * nseg + s], n3 = counts[3 * nseg + s]; \
+    const __m128i lo = _mm_loadu_si128((const __m128i *)(q + s * SRT__SEG)); \
+    const __m128i lh = _mm_xor_si128(_mm_loadu_si128((const __m128i *)(q + s * SRT__SEG + 16)), lo); \
+    STEPS(MAC) \
+    SRT__S4A_NEXT(0) SRT__S4A_NEXT(1) SRT__S4A_NEXT(2) SRT__S4A_NEXT(3) }
+#define SRT__S4A_FASTSTEPS(MAC) \
+    SRT__S4A_FAST(0, 0, MAC) SRT__S4A_FAST(1, 0, MAC) SRT__S4A_FAST(2, 0, MAC) SRT__S4A_FAST(3, 0, MAC) \
+    if (((n0 + 3) | (n1 + 3) | (n2 + 3) | (n3 + 3)) & 8) {   /* a count > 4 (counts <= 8) */ \
+        SRT__S4A_FAST(0, 1, MAC) SRT__S4A_FAST(1, 1, MAC) SRT__S4A_FAST(2, 1, MAC) SRT__S4A_FAST(3, 1, MAC) \
+    }
+#define SRT__S4A_COPYSTEPS(MAC) SRT__S4A_COPY(0, MAC) SRT__S4A_COPY(1, MAC) SRT__S4A_COPY(2, MAC) SRT__S4A_COPY(3, MAC)
 #define SRT__S4A_NEXT(B) { \
     _mm_prefetch((const char *)(vals + 16 * (p##B + ahead)), _MM_HINT_T0); \
     _mm_prefetch((const char *)(idx + 4 * (p##B + ahead)), _MM_HINT_T0); \
@@ -2310,12 +2336,15 @@ static ATTR void NAME(const srt__mm *mm, uint64_t tile0, uint64_t tile1) { \
     for (tile = tile0; tile < tile1; tile++) { \
         const unsigned char *counts = offs + (tl.tiles + 1) * 8 + tile * 4 * nseg; \
         const uint16_t *sc = (const uint16_t *)w->part[1] + tile * tl.ng * SRT__TILE; \
-        uint64_t start0 = srt__rd64(offs + tile * 8), start1 = start0, start2, start3; \
+        uint64_t start0 = srt__rd64(offs + tile * 8), start1 = start0, start2, start3, safe = nseg; \
         const uint64_t ahead = srt__rd64(offs + (tile + 1) * 8) - start0;   /* the same place in the next tile */ \
-        if (start0 + ahead + 8 > total) { srt__ref_s4x1(mm, tile, tile + 1); continue; } \
         for (s = 0; s < nseg; s++) start1 += counts[s]; \
         for (s = 0, start2 = start1; s < nseg; s++) start2 += counts[nseg + s]; \
         for (s = 0, start3 = start2; s < nseg; s++) start3 += counts[2 * nseg + s]; \
+        if (start0 + ahead + 8 > total) {   /* safe: as in the AVX-512 GEMV */ \
+            uint64_t left = total - (start0 + ahead); \
+            while (safe > 0 && left + counts[3 * nseg + safe - 1] < 8) left += counts[3 * nseg + --safe]; \
+        } \
         for (t = 0; t < mm->n_tok; t++) {   /* later tokens find the tile's weights in cache */ \
             const int8_t *q = a->q + (uint64_t)t * a->kp; \
             const float *dx = a->d + (uint64_t)t * a->ng; \
@@ -2326,16 +2355,9 @@ static ATTR void NAME(const srt__mm *mm, uint64_t tile0, uint64_t tile1) { \
                 const uint64_t s1 = (g + 1) * spg < nseg ? (g + 1) * spg : nseg; \
                 const __m128 f4 = _mm_set1_ps(dx[g]); \
                 __m256i acc0 = _mm256_setzero_si256(), acc1 = acc0, acc2 = acc0, acc3 = acc0; \
-                for (; s < s1; s++) { \
-                    const unsigned n0 = counts[s], n1 = counts[nseg + s], n2 = counts[2 * nseg + s], n3 = counts[3 * nseg + s]; \
-                    const __m128i lo = _mm_loadu_si128((const __m128i *)(q + s * SRT__SEG)); \
-                    const __m128i lh = _mm_xor_si128(_mm_loadu_si128((const __m128i *)(q + s * SRT__SEG + 16)), lo); \
-                    SRT__S4A_STEP(0, 0, MAC) SRT__S4A_STEP(1, 0, MAC) SRT__S4A_STEP(2, 0, MAC) SRT__S4A_STEP(3, 0, MAC) \
-                    if (((n0 + 3) | (n1 + 3) | (n2 + 3) | (n3 + 3)) & 8) {   /* a count > 4 (counts <= 8) */ \
-                        SRT__S4A_STEP(0, 1, MAC) SRT__S4A_STEP(1, 1, MAC) SRT__S4A_STEP(2, 1, MAC) SRT__S4A_STEP(3, 1, MAC) \
-                    } \
-                    SRT__S4A_NEXT(0) SRT__S4A_NEXT(1) SRT__S4A_NEXT(2) SRT__S4A_NEXT(3) \
-                } \
+                const uint64_t e = s1 < safe ? s1 : safe; \
+                for (; s < e; s++) SRT__S4A_SEG(SRT__S4A_FASTSTEPS, MAC) \
+                for (; s < s1; s++) SRT__S4A_SEG(SRT__S4A_COPYSTEPS, MAC) \
                 SRT__S4A_END(0) SRT__S4A_END(1) SRT__S4A_END(2) SRT__S4A_END(3) \
             } \
             _mm_storeu_ps(yt, yb0); _mm_storeu_ps(yt + 4, yb1); _mm_storeu_ps(yt + 8, yb2); _mm_storeu_ps(yt + 12, yb3); \
@@ -2349,6 +2371,11 @@ SRT__S4X1_256(srt__s4x1_avxvnni, SRT__AVXVNNIP, SRT__S4A_VNNI)
 #undef SRT__S4A_VNNI
 #undef SRT__S4A_AVX2
 #undef SRT__S4A_STEP
+#undef SRT__S4A_FAST
+#undef SRT__S4A_COPY
+#undef SRT__S4A_SEG
+#undef SRT__S4A_FASTSTEPS
+#undef SRT__S4A_COPYSTEPS
 #undef SRT__S4A_NEXT
 #undef SRT__S4A_END
 
@@ -2377,10 +2404,10 @@ static void srt__s4x1_panels_256(const int8_t *q, uint64_t kp, int n16, uint8_t 
 }
 #define SRT__S4G_VNNI(ACC, A, W) ACC = _mm256_dpbusd_avx_epi32(ACC, A, W);
 #define SRT__S4G_AVX2(ACC, A, W) ACC = _mm256_add_epi32(ACC, _mm256_madd_epi16(_mm256_maddubs_epi16(_mm256_abs_epi8(W), _mm256_sign_epi8(A, W)), ones));
-/* AVX-VNNI: the 8 micro-tiles' weights from pos, masked to the count n, summed per row into ws */
+/* AVX-VNNI: the 8 micro-tiles' weights at wv, masked to the count n, summed per row into ws */
 #define SRT__S4G_WS_VNNI \
     for (h = 0; h < 4; h++) \
-        ws = _mm256_dpbusd_avx_epi32(ws, ones, _mm256_and_si256(_mm256_loadu_si256((const __m256i *)(tv + pos * 16 + 32 * (uint64_t)h)), \
+        ws = _mm256_dpbusd_avx_epi32(ws, ones, _mm256_and_si256(_mm256_loadu_si256((const __m256i *)(wv + 32 * (uint64_t)h)), \
                                                                 _mm256_loadu_si256((const __m256i *)(srt__s4_keep + 128 - 16 * n + 32 * (uint64_t)h))));
 #define SRT__S4G_ROW(R, ACC0, ACC1) { \
     const __m256 f_ = _mm256_set1_ps(sf[g * SRT__TILE + bi * 4 + (R)]); \
@@ -2401,7 +2428,6 @@ static ATTR void NAME(const srt__mm *mm, uint64_t tile0, uint64_t tile1) { \
     int t0, n16 = mm->n_tok & ~15, t, i; \
     const uint8_t *qt = a->qt; \
     uint8_t *own = NULL;   /* panels made here when the caller prepared none */ \
-    srt__mm head = *mm; \
     if (tl.ng > SRT__S4_MAXG || !n16 || tl.kp > (1u << 26)) n16 = 0; \
     else if (!qt) { \
         if (!(own = (uint8_t *)SRT_MALLOC((size_t)(tl.kp * (uint64_t)n16 + 64)))) n16 = 0; \
@@ -2411,7 +2437,6 @@ static ATTR void NAME(const srt__mm *mm, uint64_t tile0, uint64_t tile1) { \
     if (n16 && !(dT = (float *)SRT_MALLOC(sizeof(float) * (size_t)(tl.ng * (uint64_t)n16 + 16)))) n16 = 0; \
     for (g = 0; n16 && g < tl.ng; g++) \
         for (t = 0; t < n16; t++) dT[g * (uint64_t)n16 + (uint64_t)t] = a->d[(uint64_t)((t & ~15) + srt__s4_lane_tok[t & 15]) * a->ng + g]; \
-    head.n_tok = n16; \
     for (i = 0; i < SRT__S4_MAXG * (int)SRT__TILE; i++) wsum[i] = 0; \
     for (tile = tile0; tile < tile1 && n16; tile++) { \
         const unsigned char *counts = offs + (tl.tiles + 1) * 8 + tile * 4 * nseg; \
@@ -2419,7 +2444,6 @@ static ATTR void NAME(const srt__mm *mm, uint64_t tile0, uint64_t tile1) { \
         const uint64_t pos0 = srt__rd64(offs + tile * 8), n_mt = srt__rd64(offs + (tile + 1) * 8) - pos0; \
         const int8_t *tv = vals + pos0 * 16; \
         uint64_t pos = 0; \
-        if (pos0 + n_mt + 8 > total) { srt__ref_s4x1(&head, tile, tile + 1); continue; }   /* the first pass reads 8 micro-tiles on */ \
         if (n_mt + 8 > mo_cap) { \
             uint32_t *nm = (uint32_t *)SRT_REALLOC(mo, (size_t)((n_mt + 8) * 16)); \
             if (!nm) { n16 = 0; break; }   /* out of memory: the GEMV does the rest */ \
@@ -2433,8 +2457,15 @@ static ATTR void NAME(const srt__mm *mm, uint64_t tile0, uint64_t tile1) { \
                 for (; s < s1; s++) {   /* eight micro-tiles' offsets stored, the next segment's overwrite those past the count */ \
                     const uint64_t n = counts[bi * nseg + s]; \
                     const uint8_t *ix = idx + (pos0 + pos) * 4; \
+                    const int8_t *wv = tv + pos * 16; \
                     const __m256i base = _mm256_set1_epi32((int)(s * SRT__SEG)); \
+                    uint8_t ib[32]; \
+                    int8_t vb[128]; \
                     int h; \
+                    if (pos0 + pos + 8 > total) {   /* it reads 8 micro-tiles: the matrix's last ones from zero-padded copies */ \
+                        memset(ib, 0, sizeof ib); memcpy(ib, ix, 4 * n); ix = ib; \
+                        memset(vb, 0, sizeof vb); memcpy(vb, wv, 16 * n); wv = vb; \
+                    } \
                     for (h = 0; h < 4; h++) \
                         _mm256_storeu_si256((__m256i *)(mo + pos * 4 + 8 * (uint64_t)h), \
                                             _mm256_slli_epi32(_mm256_add_epi32(_mm256_and_si256(_mm256_cvtepu8_epi32(_mm_loadl_epi64((const __m128i *)(ix + 8 * h))), m31), base), 4)); \
