@@ -1490,21 +1490,6 @@ static const uint8_t srt__s4_keep[256] = {SRT__R16(255), SRT__R16(255), SRT__R16
 /* s4x1 GEMV: a step takes four micro-tiles of a block (64 weight bytes, lanes = micro-tile x row);
    their column indices become a vpermb pattern that gathers the activation bytes (q + 128, u8) from
    the 32-byte segment, broadcast to both halves so that only index bits 0-4 count (as the
-   reference's & 31). sum w (q + 128) - 128 sum w = sum w q, exact in int32. The four blocks of a
-   tile run side by side on one load of the segment (independent accumulators), and a second step
-   runs for all four when one has more than 4 micro-tiles in the segment: a branch per block on its
-   count would be mispredicted around 50% sparsity, this one is taken nearly always there and nearly
-   never from about 70% on. The weights past a block's count are zeroed with an AND from
-   srt__s4_keep (no clamp: 128 - 16 n and 192 - 16 n give the first step's and the second's masks
-   for n <= 8), and the indices past it gather garbage that meets zero weights (masked byte loads of
-   the indices made the kernel 3.5x slower on Zen 4). Each block's place in the values and indices
-   stays in a pointer, so that the step is a handful of scalar operations; a tile whose steps could
-   read past the matrix's last micro-tile (the last one or two) runs the reference. Per group the
-   four blocks' accumulators are summed over their micro-tiles by a tree of 128-bit-lane shuffles,
-   into one vector of the tile's 16 rows. Tokens after the first find the tile in cache. */
-/* s4x1 GEMV: a step takes four micro-tiles of a block (64 weight bytes, lanes = micro-tile x row);
-   their column indices become a vpermb pattern that gathers the activation bytes (q + 128, u8) from
-   the 32-byte segment, broadcast to both halves so that only index bits 0-4 count (as the
    reference's & 31). sum w (q + 128) - 128 sum w = sum w q, exact in int32.
    - The four blocks of a tile run side by side on one load of the segment, each with its own
      accumulators and its own pointers into the values and the indices.
