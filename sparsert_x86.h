@@ -1504,8 +1504,9 @@ static const uint8_t srt__s4_keep[256] = {SRT__R16(255), SRT__R16(255), SRT__R16
    - Per group the four blocks' accumulators are summed over their micro-tiles (128-bit lanes) by a
      tree of lane shuffles into one vector of the tile's 16 rows, then scaled.
    - Tokens after the first find the tile in cache; the next tile's place is prefetched.
-   The kernel this replaced kept one position per block and spilled most of its scalars: 1.4-1.5x
-   slower (README, s4x1 GEMV). */
+   The kernel this replaced kept the blocks' positions in an array and spilled many of its scalars:
+   1.5-1.6x slower in the cache (README, s4x1 GEMV at high sparsity). The AVX2 GEMV finds its
+   tile's places and tail the same way, inline: a shared helper made this one 3% slower. */
 static SRT__AVX512SP void srt__s4x1_gemv_avx512(const srt__mm *mm, uint64_t tile0, uint64_t tile1) {
     SRT__S4_PARTS
     const uint64_t total = srt__rd64(offs + tl.tiles * 8);   /* micro-tiles of the matrix */
@@ -2269,7 +2270,8 @@ static SRT__AVX2P void srt__sb_bf16_avx2(const srt__mm *mm, uint64_t tile0, uint
    the count and no 128 sum(w) term is needed. Each block's place in the values stays in a
    register, the next tile's weights and indices are prefetched, and the segments of the last tile
    whose steps could read past the matrix's last micro-tile take each block's micro-tiles from
-   zero-padded copies (they ran the reference, which made a 512-row matrix 1.2-1.5x slower). The scalar gather
+   zero-padded copies (the tile ran the reference: a 512x2048 GEMV was 1.1-1.3x slower, the 16-token
+   GEMM 1.5-2x). The scalar gather
    with a loop per block and segment that this replaced was 2-2.9x slower (its loop exits were
    mispredicted on the counts). Tokens after the first find the tile in cache. */
 #define SRT__S4A_VNNI(B, av, wv) acc##B = _mm256_dpbusd_avx_epi32(acc##B, _mm256_abs_epi8(wv), _mm256_sign_epi8(av, wv));

@@ -355,6 +355,14 @@ static void test_render(void) {
 }
 
 /* ---------------------------------------------------------------- from a model */
+/* srt_model_load on one thread (the tests' models are tiny) */
+static srt_status load_1t(const char *path, srt_model **m) {
+    srt_model_desc md;
+    memset(&md, 0, sizeof md);
+    md.n_threads = 1;
+    return srt_model_load(path, &md, m);
+}
+
 static int write_vocab_model(const char *path, const char *chat_template) {
     srt_writer *w;
     const char *tokens[5] = {"<unk>", "<|begin_of_text|>", "<|eot_id|>", "a", "b"};
@@ -375,10 +383,7 @@ static int write_vocab_model(const char *path, const char *chat_template) {
 static void test_from_model(void) {
     srt_model *m = NULL;
     srt_chat_template t;
-    srt_model_desc md;
-    memset(&md, 0, sizeof md);
-    md.n_threads = 1;
-    if (!write_vocab_model(TMP "/l32.srt", tmpl_llama32) || srt_model_load(TMP "/l32.srt", &md, &m) != SRT_OK) { CHECK(0, "vocab model: %s", srt_last_error()); return; }
+    if (!write_vocab_model(TMP "/l32.srt", tmpl_llama32) || load_1t(TMP "/l32.srt", &m) != SRT_OK) { CHECK(0, "vocab model: %s", srt_last_error()); return; }
     CHECK(srt_chat_template_from_model(m, NULL, &t) == SRT_OK && t.format == SRT_CHAT_LLAMA3 && t.dated_system && !t.guessed &&
           !strcmp(t.bos, "<|begin_of_text|>") && !strcmp(t.eos, "<|eot_id|>"), "from the model: the stored Llama 3.2 template, the model's BOS/EOS texts");
     CHECK(srt_chat_template_from_model(m, "chatml", &t) == SRT_OK && t.format == SRT_CHAT_CHATML && !t.guessed && !t.default_system[0],
@@ -390,7 +395,7 @@ static void test_from_model(void) {
     m = NULL;
     srt_set_log(capture_log, NULL);
     g_log[0] = 0;
-    if (write_vocab_model(TMP "/none.srt", NULL) && srt_model_load(TMP "/none.srt", &md, &m) == SRT_OK) {
+    if (write_vocab_model(TMP "/none.srt", NULL) && load_1t(TMP "/none.srt", &m) == SRT_OK) {
         CHECK(srt_chat_template_from_model(m, NULL, &t) == SRT_OK && t.format == SRT_CHAT_CHATML && t.guessed && strstr(g_log, "no chat template"),
               "a model without a template: ChatML, guessed, with a warning");
     } else CHECK(0, "vocab model without template");
@@ -671,7 +676,6 @@ static char *api_render(api_chat *a, int gen) {
 }
 
 static void test_chat_api(void) {
-    srt_model_desc md;
     srt_session_desc sd;
     srt_chat_desc cd;
     srt_chat_turn t1, t2, t;
@@ -682,10 +686,8 @@ static void test_chat_api(void) {
     int32_t tok;
     int end, n1, pos1, pos2, pos_u2, n;
     srt_status st;
-    memset(&md, 0, sizeof md);
     memset(&t1, 0, sizeof t1); memset(&t2, 0, sizeof t2); memset(&t, 0, sizeof t);
-    md.n_threads = 1;
-    if (srt_model_load(TMP "/stories.srt", &md, &g_api_model) != SRT_OK) { CHECK(0, "srt_chat: load stories260K: %s", srt_last_error()); return; }
+    if (load_1t(TMP "/stories.srt", &g_api_model) != SRT_OK) { CHECK(0, "srt_chat: load stories260K: %s", srt_last_error()); return; }
     /* refusals */
     memset(&sd, 0, sizeof sd);
     memset(&cd, 0, sizeof cd);
@@ -885,12 +887,9 @@ static int same_messages(api_chat *a, api_chat *b) {
 static void test_chat_random(void) {
     static const char *lines[6] = {"Once upon a time", "The cat sat", "Lily", "Tell me about the dog and the big red ball in the park", "hi", "Why?"};
     api_chat a, b;
-    srt_model_desc md;
     uint32_t rng = 12345;
     int op, bad = 0, sends = 0, reloads = 0, drops = 0, last_was_draw = 0, ops = 0;
-    memset(&md, 0, sizeof md);
-    md.n_threads = 1;
-    if (srt_model_load(TMP "/stories.srt", &md, &g_api_model) != SRT_OK) { CHECK(0, "random chats: load: %s", srt_last_error()); return; }
+    if (load_1t(TMP "/stories.srt", &g_api_model) != SRT_OK) { CHECK(0, "random chats: load: %s", srt_last_error()); return; }
     if (!api_open_sampled(g_api_model, &a) || !api_open_sampled(g_api_model, &b)) { CHECK(0, "random chats: open"); srt_model_free(g_api_model); return; }
     for (op = 0; op < 200 && !bad; op++) {
         int kind;
@@ -1058,11 +1057,8 @@ static void test_cuda_chat(void) {
    the reply (its template renders it without that block: rerendered) or only the new turn. */
 static void test_think_chat(void) {
     srt_model *m = NULL;
-    srt_model_desc md;
     int no_think;
-    memset(&md, 0, sizeof md);
-    md.n_threads = 1;
-    if (!write_tiny_model_arch(TMP "/qwen3chat.srt", "llama", tmpl_qwen3, SRT_Q8, NULL, NULL, 1) || srt_model_load(TMP "/qwen3chat.srt", &md, &m) != SRT_OK) {
+    if (!write_tiny_model_arch(TMP "/qwen3chat.srt", "llama", tmpl_qwen3, SRT_Q8, NULL, NULL, 1) || load_1t(TMP "/qwen3chat.srt", &m) != SRT_OK) {
         CHECK(0, "a tiny model with Qwen3's template: %s", srt_last_error());
         return;
     }
