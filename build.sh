@@ -274,7 +274,7 @@ build_cuda_emu() {
         *) CUDA_EMU_WHY="its fibers are written for x86-64 ($CXX builds for $($CXX -dumpmachine 2>/dev/null || echo '?'))"; return ;;
     esac
     mkdir -p "$E"
-    sed -E 's/([A-Za-z_][A-Za-z_0-9]*(<[A-Za-z_0-9]+>)?)<<<(([^>]|>[^>]|>>[^>])*)>>>/srt_emu::launch(\1, \3)/g' sparsert_cuda.h > "$E/sparsert_cuda.h"
+    sed -E 's/([A-Za-z_][A-Za-z_0-9]*(<[A-Za-z_0-9, ]+>)?)<<<(([^>]|>[^>]|>>[^>])*)>>>/srt_emu::launch(\1, \3)/g' sparsert_cuda.h > "$E/sparsert_cuda.h"
     if grep -n '<<<' "$E/sparsert_cuda.h" >&2; then   # a launch the rewrite does not understand
         note "build failed: test-cuda-emu (kernel launches above not rewritten; keep each <<<...>>> on one line)"; fail=1; HAVE_CUDA_EMU=2; return
     fi

@@ -27,17 +27,16 @@
      sampling stays on the CPU. Weights live in plain device memory (cudaMalloc), uploaded once;
      parts shared by two tensors (tied embeddings) once.
      Matrix products read the weights in the layouts of formats/LAYOUTS.md, unchanged:
-     - GEMV (one token): one block of 256 threads per 16-row tile and token; activation
-       quantization is fused in (the block takes the abs-max of a batch of groups, then quantizes
-       the batch's activations once into shared memory). A thread reads 16 bytes of a 64-byte chunk
-       (4 rows) and sums codes x int8 activations with __dp4a: Q8 words go to dp4a as they are,
-       4/2/1-bit codes are masked out of the word one step at a time (value = mul * code - off, so
-       sum(value * q) = mul * sum(code * q) - off * sum(q), exact). The int32 sums of the threads
-       that share a group are combined with shared-memory atomics (integer addition: exact in any
-       order), then the reference epilogue y = fma(acc_g, scale_g * dx_g, y) in group order, + bias.
-     - GEMM (a prompt batch): a quantization pass (int8 codes + one scale per token and group), then
-       one thread per 4 rows (one 16-byte piece of each chunk) x 8 tokens: each weight word is
-       decoded once for 8 tokens, each activation word used for 4 rows; the same epilogue.
+     - GEMV (one token): a quantization pass (int8 codes + one scale per token and group, the
+       CPU's), then one block of 256 threads per 16-row tile and token, the codes brought into
+       shared memory a window at a time. A thread reads 16 bytes of a 64-byte chunk (4 rows) and
+       sums codes x int8 activations with __dp4a: Q8 words go to dp4a as they are, 4/2/1-bit codes
+       are masked out of the word one step at a time (value = mul * code - off, so sum(value * q) =
+       mul * sum(code * q) - off * sum(q), exact). The int32 sums of the threads that share a group
+       are combined with shared-memory atomics (integer addition: exact in any order), then the
+       reference epilogue y = fma(acc_g, scale_g * dx_g, y) in group order, + bias.
+     - GEMM (a prompt batch): the same kernel with 4 tokens per block: each weight word is read
+       and decoded once for the 4 tokens.
      - F32/F16/BF16 weights: 16 lanes per row, lane j summing elements k = j mod 16 with fma, the
        lanes reduced by halves (shuffles): the CPU reference dot product, for up to 4 tokens per
        weight read.
@@ -54,15 +53,16 @@
      logits): the position lives in a small device struct copied before each launch, and every
      kernel reads it there, so one graph serves every step. If capture fails the plain launches
      run. Prompt batches use plain launches. SRT_CUDA_GRAPHS=0 turns graphs off; SRT_CUDA_SYNC=1
-     synchronizes after every kernel and names the one that failed (debugging); SRT_CUDA_SPLIT_K=0
-     keeps the TCSL SpMM to one pass (each block writes its outputs, no second pass).
+     synchronizes after every kernel and names the one that failed (debugging); SRT_CUDA_SPLIT_K=N
+     sets srt_cuda_set_split_k (0 keeps the TCSL SpMM to one pass: each block writes its outputs).
      Fusions, because a decode step of a large model is hundreds of small launches and each costs
      a gap on the GPU: every matrix product adds into the residual itself (x += W x: no add
      kernel); RoPE and the KV-cache store are one kernel; and where the GEMV serves (one token,
      integer weights of one format and group) q, k and v are one launch, and gate, up and SwiGLU
-     another; TCSL products over the same x convert it to f16 once. An integer layer is then 8
-     launches instead of 16, a TCSL one 23 instead of 30 (with split-K; srt_cuda_last_step_kernels
-     counts them).
+     another (each after one quantization of its input); TCSL products over the same x convert it
+     to f16 once. An integer layer is then 12 launches instead of 16 (8 matrix products, 4
+     quantizations), a TCSL one 23 instead of 30 (with split-K; srt_cuda_last_step_kernels counts
+     them).
 
    EXACTNESS
      Integer sums are exact and every float operation is done in the CPU reference's order, so
@@ -100,6 +100,10 @@ SRT_API const char *srt_cuda_last_error(srt_backend *b);
 /* Float-weight batches of at least n tokens go to cuBLAS in the forward pass (default 32; 0 = never,
    so that every result equals the CPU's bit for bit). */
 SRT_API void srt_cuda_set_cublas_min_tokens(srt_backend *b, int n);
+/* TCSL split-K: products whose row tiles x token blocks would give fewer than n blocks per SM are
+   split along K until they give about that many (each split a partial sum, added in split order by
+   a second kernel); 0 = never split. Default SRT_CUDA_SPLIT_K from the environment, else 8. */
+SRT_API void srt_cuda_set_split_k(srt_backend *b, int blocks_per_sm);
 /* Kernels the last forward step on this backend launched, cuBLAS products counted as one each (a
    decode step replayed from its CUDA graph: the graph's); 0 before the first. The decode step's
    launch overhead grows with it: benchmarks report it, tests pin the fusions down with it. */
@@ -228,14 +232,6 @@ static __device__ __forceinline__ int srt__cu_act_code(float v) {
     if (v <= -127.0f) return -127;
     return (int)roundf(v);
 }
-/* 4 quantized activations x[k..k+3] * id as the bytes of one int (0 past K) */
-static __device__ __forceinline__ int srt__cu_qx4(const float *xt, uint64_t k, uint64_t K, float id) {
-    uint32_t r = 0;
-#pragma unroll
-    for (int j = 0; j < 4; j++)
-        if (k + (uint64_t)j < K) r |= (uint32_t)(uint8_t)(int8_t)srt__cu_act_code(xt[k + (uint64_t)j] * id) << (8 * j);
-    return (int)r;
-}
 /* Integer formats (formats/LAYOUTS.md): bits per code, columns per chunk, and value = mul * code - off. */
 template <int F> struct srt__cu_fmt {
     static constexpr int bits = F == SRT_Q8 ? 8 : F == SRT_Q4 ? 4 : F == SRT_Q1 ? 1 : 2;
@@ -268,8 +264,9 @@ struct srt__cuda {
     int device = 0;
     int sms = 0;             /* streaming multiprocessors (TCSL split-K) */
     bool ok = false;         /* device opened */
-    bool graphs = true, sync_each = false, split_k = true;
+    bool graphs = true, sync_each = false;
     int cublas_min = 32;
+    int split_k = 8;         /* TCSL: blocks per SM that split-K aims for (0: no split) */
     cudaStream_t stream = nullptr;
     cublasHandle_t blas = nullptr;
     std::string name, info, open_error;
@@ -349,20 +346,17 @@ static __host__ __device__ __forceinline__ uint64_t srt__cu_min(uint64_t a, uint
 static inline unsigned srt__cu_blocks(uint64_t items, unsigned per) { return (unsigned)((items + per - 1) / per); }
 
 /* ---------------------------------------------------------------- matrix kernels */
-/* GEMV with fused activation quantization: one block = one tile (16 rows) x one token, 256
-   threads = 64 slots x 4 row quads (thread tid: quad q = tid % 4 = rows 4q..4q+3, slot j = tid / 4).
-   Groups are taken GB at a time; slot j works on group j / S of the batch, chunks (j % S) + S i of
-   it. Per batch: (1) abs-max of each group's activations (shared atomicMax on the bits: max of
-   non-negative floats is exact and order-free; NaN never wins, as in the core), dx = max / 127;
-   (2) the batch's activations quantized once into shared memory (4 codes per word), a window of
-   SRT__CU_GEMV_WIN columns at a time, and each thread reads 16 bytes of its chunks in the window
-   (rows 4q..4q+3) and sums with dp4a into int32 (quantizing in shared memory, not per chunk in
-   every thread, cuts the instructions per weight byte from ~7.5 to ~3 for q4: at HBM speed the
-   per-chunk quantization alone would keep every SM's issue slots busy); (3) the threads of a group
-   add their sums into shared memory (atomicAdd on int: exact); (4) 16 threads (one per row) apply
-   the epilogue in group order, with the batch's weight scales, which (1) brought into shared
-   memory (the 16 threads' 64 scale loads one after the other would take longer than a block's
-   whole share of the weights). */
+/* GEMV: one block = one tile (16 rows) x one token (the GEMM: x SRT__CU_GEMM_TB tokens), 256
+   threads = 64 slots x 4 row quads (thread tid: quad q = tid % 4 = rows 4q..4q+3, slot j =
+   tid / 4), over activations quantized beforehand
+   (srt__cu_quantize: codes and dx per group, once per launch, not again in every block: each block
+   redoing the abs-max and the codes of the whole x read as many bytes as its share of a q4 matrix
+   and serialized on shared atomics). Groups are taken GB at a time; slot j works on group j / S of
+   the batch, chunks (j % S) + S i of it. Per batch: (1) the batch's weight scales and dx into
+   shared memory; (2) the codes, a window of SRT__CU_GEMV_WIN columns at a time, copied into shared
+   memory, and each thread reads 16 bytes of its chunks in the window (rows 4q..4q+3) and sums with
+   dp4a into int32; (3) the threads of a group add their sums into shared memory (atomicAdd on int:
+   exact); (4) 16 threads (one per row) apply the epilogue in group order. */
 /* Loads a thread issues before it uses them, where a loop would otherwise wait for each load in
    turn (in-order issue: a use stalls the thread until its load arrives, and the next load issues
    only after the use). A kernel whose every phase has a chain of such round trips takes
@@ -370,95 +364,120 @@ static inline unsigned srt__cu_blocks(uint64_t items, unsigned per) { return (un
 #define SRT__CU_LOADS 8
 #define SRT__CU_GEMV_THREADS 256
 #define SRT__CU_GEMV_SLOTS 64
-#define SRT__CU_GEMV_WIN 8192   /* columns quantized into shared memory at a time (8 KB) */
+#define SRT__CU_GEMV_WIN 8192   /* columns of codes in shared memory at a time (8 KB) */
 #define SRT__CU_GEMV_LOADS 4    /* weight loads a thread issues before it sums them */
-/* One block's sum for one tile of W against the token's activations xt: valid in threads 0..15
-   (row tile * 16 + tid), without bias. */
-template <int F>
-static __device__ float srt__cu_gemv_tile(const srt__cuda_mat &W, const float *xt, uint64_t tile, int S, int GB) {
+/* One block's sums for one tile of W against the codes of nt <= TB tokens (qa: kp per token, from
+   token t0's) and their scales (da: ng per token): thread tid < 16 TB holds token tid / 16's sum for
+   row tile * 16 + tid % 16, without bias. Each weight load serves the TB tokens. */
+template <int F, int TB>
+static __device__ float srt__cu_gemv_tile(const srt__cuda_mat &W, const int8_t *qa, const float *da, int nt, uint64_t tile, int S, int GB) {
     typedef srt__cu_fmt<F> fm;
-    __shared__ unsigned int s_max[SRT__CU_GEMV_SLOTS];
-    __shared__ float s_d[SRT__CU_GEMV_SLOTS];
-    __shared__ int s_acc[SRT__CU_GEMV_SLOTS][16];
+    enum { WT = SRT__CU_GEMV_WIN / TB, VPT = SRT__CU_GEMV_WIN / 16 / SRT__CU_GEMV_THREADS };   /* window columns per token; code loads per thread */
+    /* weight loads in flight: one token and 4-bit or fewer codes take twice as many (a q4 group of
+       64 in one round; q8 would spill, and more tokens need the registers for their sums) */
+    enum { LOADS = TB == 1 && F != SRT_Q8 ? 2 * SRT__CU_GEMV_LOADS : SRT__CU_GEMV_LOADS };
+    __shared__ float s_d[TB][SRT__CU_GEMV_SLOTS];
+    __shared__ int s_acc[TB][SRT__CU_GEMV_SLOTS][16];
     __shared__ uint16_t s_sc[SRT__CU_GEMV_SLOTS * 16];   /* the batch's weight scales */
-    __shared__ uint32_t s_q[SRT__CU_GEMV_WIN / 4];
+    __shared__ uint4 s_q4[SRT__CU_GEMV_WIN / 16];        /* token tt's codes from uint4 tt * WT / 16 */
+    const uint32_t *s_q = (const uint32_t *)s_q4;
     const int tid = (int)threadIdx.x, q = tid & 3, j = tid >> 2, gl = j / S, sp = j % S;
-    const uint64_t K = W.cols, G = W.group, cpg = G / (uint64_t)fm::kstep, ks = (uint64_t)fm::kstep;
+    const uint64_t G = W.group, cpg = G / (uint64_t)fm::kstep, ks = (uint64_t)fm::kstep, kp = W.kp, ng = W.ng;
     float yv = 0.0f;
-    for (uint64_t g0 = 0; g0 < W.ng; g0 += (uint64_t)GB) {
-        const int gn = (int)srt__cu_min(W.ng - g0, (uint64_t)GB);
-        const uint64_t k0 = g0 * G, k1 = srt__cu_min(K, (g0 + (uint64_t)gn) * G);
+    for (uint64_t g0 = 0; g0 < ng; g0 += (uint64_t)GB) {
+        const int gn = (int)srt__cu_min(ng - g0, (uint64_t)GB);
+        const uint64_t k0 = g0 * G;
         const uint64_t kc1 = srt__cu_min((g0 + (uint64_t)gn) * cpg, W.chunks) * ks;   /* the batch's chunks end here (<= kp) */
         const uint64_t g = g0 + (uint64_t)gl, gc1 = srt__cu_min((g + 1) * cpg, W.chunks);
-        int acc[4] = {0, 0, 0, 0};
-        if (tid < SRT__CU_GEMV_SLOTS) s_max[tid] = 0u;
-        for (int e = tid; e < SRT__CU_GEMV_SLOTS * 16; e += SRT__CU_GEMV_THREADS) (&s_acc[0][0])[e] = 0;
-        __syncthreads();
-        uint16_t sc4[SRT__CU_GEMV_SLOTS * 16 / SRT__CU_GEMV_THREADS];   /* the scales: loaded now, stored below */
+        int acc[TB][4];
+#pragma unroll
+        for (int tt = 0; tt < TB; tt++) acc[tt][0] = acc[tt][1] = acc[tt][2] = acc[tt][3] = 0;
+        if (tid < gn)
+#pragma unroll
+            for (int tt = 0; tt < TB; tt++) s_d[tt][tid] = tt < nt ? da[(uint64_t)tt * ng + g0 + (uint64_t)tid] : 0.0f;
+        for (int e = tid; e < TB * SRT__CU_GEMV_SLOTS * 16; e += SRT__CU_GEMV_THREADS) (&s_acc[0][0][0])[e] = 0;
+        uint16_t sc4[SRT__CU_GEMV_SLOTS * 16 / SRT__CU_GEMV_THREADS];   /* the scales: all loads in flight, then the stores */
 #pragma unroll
         for (int u = 0; u < SRT__CU_GEMV_SLOTS * 16 / SRT__CU_GEMV_THREADS; u++) {
             const int e = tid + u * SRT__CU_GEMV_THREADS;
-            sc4[u] = e < gn * 16 ? W.sc[(tile * W.ng + g0) * 16 + (uint64_t)e] : (uint16_t)0;
-        }
-        for (uint64_t kb = k0 + (uint64_t)tid; kb < k1; kb += SRT__CU_LOADS * SRT__CU_GEMV_THREADS) {
-            float a[SRT__CU_LOADS];
-#pragma unroll
-            for (int u = 0; u < SRT__CU_LOADS; u++) {
-                const uint64_t k = kb + (uint64_t)u * SRT__CU_GEMV_THREADS;
-                a[u] = k < k1 ? fabsf(xt[k]) : 0.0f;
-            }
-#pragma unroll
-            for (int u = 0; u < SRT__CU_LOADS; u++)
-                if (a[u] > 0.0f) atomicMax(&s_max[(kb + (uint64_t)u * SRT__CU_GEMV_THREADS - k0) / G], __float_as_uint(a[u]));
+            sc4[u] = e < gn * 16 ? W.sc[(tile * ng + g0) * 16 + (uint64_t)e] : (uint16_t)0;
         }
 #pragma unroll
         for (int u = 0; u < SRT__CU_GEMV_SLOTS * 16 / SRT__CU_GEMV_THREADS; u++) s_sc[tid + u * SRT__CU_GEMV_THREADS] = sc4[u];
-        __syncthreads();
-        if (tid < gn) s_d[tid] = __uint_as_float(s_max[tid]) / 127.0f;
-        __syncthreads();
-        for (uint64_t w0 = k0; w0 < kc1; w0 += SRT__CU_GEMV_WIN) {   /* window starts are multiples of 32 columns */
-            const uint64_t w1 = srt__cu_min(kc1, w0 + SRT__CU_GEMV_WIN);
-            for (uint64_t i = (uint64_t)tid; i < (w1 - w0) / 4; i += SRT__CU_GEMV_THREADS) {   /* 4 columns of one group */
-                const float d = s_d[(w0 + 4 * i - k0) / G], id = d > 0.0f ? 1.0f / d : 0.0f;
-                s_q[i] = (uint32_t)srt__cu_qx4(xt, w0 + 4 * i, K, id);
+        for (uint64_t w0 = k0; w0 < kc1; w0 += WT) {   /* window starts are multiples of 32 columns */
+            const uint64_t w1 = srt__cu_min(kc1, w0 + WT), lo = w0 / ks, hi = srt__cu_min(gc1, w1 / ks);
+            /* this thread's chunks of group g inside the window: c, c + S, ... < hi. The first
+               round of loads is issued before the codes are brought in, so that the two wait
+               together, not one after the other. */
+            uint64_t c = g * cpg + (uint64_t)sp;
+            if (c < lo) c += (lo - c + (uint64_t)S - 1) / (uint64_t)S * (uint64_t)S;
+            uint4 wv[LOADS];
+            if (gl < gn)
+#pragma unroll
+                for (int u = 0; u < LOADS; u++) {
+                    const uint64_t cu = c + (uint64_t)u * (uint64_t)S;
+                    if (cu < hi) wv[u] = __ldg((const uint4 *)(W.v + (tile * W.chunks + cu) * 64 + 16 * (uint64_t)q));
+                }
+            {   /* the window's codes, 16 bytes per load, all of a thread's loads in flight (rows of codes
+                   are kp = a multiple of 32 long, so rounding the window up to 16 stays inside them);
+                   tokens past nt get zeros */
+                const int nv = (int)((w1 - w0 + 15) / 16);
+                uint4 v[VPT];
+#pragma unroll
+                for (int u = 0; u < VPT; u++) {
+                    const int e = tid + u * SRT__CU_GEMV_THREADS, tt = e / (WT / 16), i = e % (WT / 16);
+                    v[u] = make_uint4(0u, 0u, 0u, 0u);
+                    if (tt < nt && i < nv) v[u] = __ldg((const uint4 *)(qa + (uint64_t)tt * kp + w0) + i);
+                }
+#pragma unroll
+                for (int u = 0; u < VPT; u++) s_q4[tid + u * SRT__CU_GEMV_THREADS] = v[u];
             }
-            __syncthreads();
-            if (gl < gn) {   /* this thread's chunks of group g inside the window */
-                const uint64_t lo = w0 / ks, hi = srt__cu_min(gc1, w1 / ks);
-                uint64_t c = g * cpg + (uint64_t)sp;
-                if (c < lo) c += (lo - c + (uint64_t)S - 1) / (uint64_t)S * (uint64_t)S;
-                for (; c < hi; c += SRT__CU_GEMV_LOADS * (uint64_t)S) {
-                    /* the loads of SRT__CU_GEMV_LOADS chunks first, then their sums: that many
-                       16-byte reads in flight per thread, not one (memory-level parallelism is
-                       what a GEMV at HBM speed needs; a q4 group of 64 is 8 chunks, and in a
-                       plain loop each load issues only once the one before has arrived) */
-                    uint4 wv[SRT__CU_GEMV_LOADS];
+            __syncthreads();   /* the codes, scales, dx and zeroed sums in place */
+            if (gl < gn) {
+                for (bool first = true; c < hi; c += LOADS * (uint64_t)S, first = false) {
+                    /* the loads of LOADS chunks first, then their sums: that many 16-byte reads
+                       in flight per thread, not one (memory-level parallelism is what a GEMV at
+                       HBM speed needs; in a plain loop each load issues only once the one
+                       before has arrived) */
+                    if (!first)
 #pragma unroll
-                    for (int u = 0; u < SRT__CU_GEMV_LOADS; u++) {
-                        const uint64_t cu = c + (uint64_t)u * (uint64_t)S;
-                        if (cu < hi) wv[u] = __ldg((const uint4 *)(W.v + (tile * W.chunks + cu) * 64 + 16 * (uint64_t)q));
-                    }
+                        for (int u = 0; u < LOADS; u++) {
+                            const uint64_t cu = c + (uint64_t)u * (uint64_t)S;
+                            if (cu < hi) wv[u] = __ldg((const uint4 *)(W.v + (tile * W.chunks + cu) * 64 + 16 * (uint64_t)q));
+                        }
 #pragma unroll
-                    for (int u = 0; u < SRT__CU_GEMV_LOADS; u++) {
+                    for (int u = 0; u < LOADS; u++) {
                         const uint64_t cu = c + (uint64_t)u * (uint64_t)S;
                         if (cu >= hi) break;
                         const uint32_t ww[4] = {wv[u].x, wv[u].y, wv[u].z, wv[u].w};
-                        const uint32_t *xw = s_q + (cu * ks - w0) / 4;
+                        const uint32_t *xw = s_q + (cu * ks - w0) / 4;   /* token tt's words from xw + tt * WT / 4 */
                         if (F == SRT_Q8) {
-                            const int xq = (int)xw[0];
 #pragma unroll
-                            for (int r = 0; r < 4; r++) acc[r] = __dp4a((int)ww[r], xq, acc[r]);
-                        } else {
-                            int a[4] = {0, 0, 0, 0}, qs = 0;
+                            for (int tt = 0; tt < TB; tt++) {
+                                const int xq = (int)xw[tt * (WT / 4)];
+#pragma unroll
+                                for (int r = 0; r < 4; r++) acc[tt][r] = __dp4a((int)ww[r], xq, acc[tt][r]);
+                            }
+                        } else {   /* the codes of a word decoded once for the TB tokens */
+                            int a[TB][4], qs[TB];
+#pragma unroll
+                            for (int tt = 0; tt < TB; tt++) { qs[tt] = 0; a[tt][0] = a[tt][1] = a[tt][2] = a[tt][3] = 0; }
 #pragma unroll
                             for (int st = 0; st < fm::per_byte; st++) {
-                                const int xq = (int)xw[st];
-                                qs = __dp4a(xq, 0x01010101, qs);
+                                int xq[TB];
 #pragma unroll
-                                for (int r = 0; r < 4; r++) a[r] = __dp4a(srt__cu_codes<F>(ww[r], st), xq, a[r]);
+                                for (int tt = 0; tt < TB; tt++) { xq[tt] = (int)xw[tt * (WT / 4) + st]; qs[tt] = __dp4a(xq[tt], 0x01010101, qs[tt]); }
+#pragma unroll
+                                for (int r = 0; r < 4; r++) {
+                                    const int cw = srt__cu_codes<F>(ww[r], st);
+#pragma unroll
+                                    for (int tt = 0; tt < TB; tt++) a[tt][r] = __dp4a(cw, xq[tt], a[tt][r]);
+                                }
                             }
 #pragma unroll
-                            for (int r = 0; r < 4; r++) acc[r] += fm::mul * a[r] - fm::off * qs;
+                            for (int tt = 0; tt < TB; tt++)
+#pragma unroll
+                                for (int r = 0; r < 4; r++) acc[tt][r] += fm::mul * a[tt][r] - fm::off * qs[tt];
                         }
                     }
                 }
@@ -467,10 +486,22 @@ static __device__ float srt__cu_gemv_tile(const srt__cuda_mat &W, const float *x
         }
         if (gl < gn)
 #pragma unroll
-            for (int r = 0; r < 4; r++) if (acc[r]) atomicAdd(&s_acc[gl][4 * q + r], acc[r]);
+            for (int tt = 0; tt < TB; tt++)
+#pragma unroll
+                for (int r = 0; r < 4; r++) if (acc[tt][r]) atomicAdd(&s_acc[tt][gl][4 * q + r], acc[tt][r]);
         __syncthreads();
-        if (tid < 16)   /* the reference epilogue, in group order, from shared memory */
-            for (int gi = 0; gi < gn; gi++) yv = fmaf((float)s_acc[gi][tid], srt__cu_f16(s_sc[gi * 16 + tid]) * s_d[gi], yv);
+        if (tid < 16 * TB) {   /* the reference epilogue, in group order, from shared memory (8 groups' operands read at a time) */
+            const int tt = tid >> 4, row = tid & 15;
+            for (int g8 = 0; g8 < gn; g8 += 8) {
+                float a[8], m[8];
+#pragma unroll
+                for (int u = 0; u < 8; u++)
+                    if (g8 + u < gn) { a[u] = (float)s_acc[tt][g8 + u][row]; m[u] = srt__cu_f16(s_sc[(g8 + u) * 16 + row]) * s_d[tt][g8 + u]; }
+#pragma unroll
+                for (int u = 0; u < 8; u++)
+                    if (g8 + u < gn) yv = fmaf(a[u], m[u], yv);
+            }
+        }
         __syncthreads();   /* s_acc and s_d are read before the next batch (or call) resets them */
     }
     return yv;
@@ -487,24 +518,28 @@ struct srt__cu_gemv_args {
     unsigned end0, end1;
     int mode;
 };
-/* __launch_bounds__(.., 2): up to 128 registers, so the SRT__CU_GEMV_LOADS loads in flight do not
+/* __launch_bounds__(.., 2): up to 128 registers, so the weight loads in flight (LOADS) do not
    spill (ptxas otherwise caps it at 80 registers and spills 12-44 bytes; sm_90: 96, 2 blocks per SM) */
-template <int F>
-__global__ void __launch_bounds__(SRT__CU_GEMV_THREADS, 2) srt__cu_gemv_int(srt__cu_gemv_args A, const float *x, int S, int GB) {
+template <int F, int TB>
+__global__ void __launch_bounds__(SRT__CU_GEMV_THREADS, 2) srt__cu_gemv_int(srt__cu_gemv_args A, const int8_t *qa, const float *da, int n, int S, int GB) {
     const unsigned bx = blockIdx.x;
     const int m = bx < A.end0 ? 0 : bx < A.end1 ? 1 : 2, tid = (int)threadIdx.x;
     const srt__cuda_mat W = m == 0 ? A.w0 : m == 1 ? A.w1 : A.w2;   /* selects, not a dynamic index into the parameters */
     const srt__cu_gemv_out o = m == 0 ? A.o0 : m == 1 ? A.o1 : A.o2;
-    const uint64_t tile = bx - (m == 0 ? 0u : m == 1 ? A.end0 : A.end1), t = blockIdx.y, r = tile * 16 + (uint64_t)tid;
-    const float *xt = x + t * W.cols;
-    const float yv = srt__cu_gemv_tile<F>(W, xt, tile, S, GB);
+    const uint64_t tile = bx - (m == 0 ? 0u : m == 1 ? A.end0 : A.end1), t0 = (uint64_t)blockIdx.y * TB;
+    const uint64_t t = t0 + (uint64_t)(tid >> 4), r = tile * 16 + (uint64_t)(tid & 15);   /* this thread's output, if tid < 16 TB */
+    const int nt = (int)srt__cu_min((uint64_t)n - t0, (uint64_t)TB);
+    const bool out = tid < 16 * TB && t < (uint64_t)n && r < W.rows;
+    const int8_t *qt = qa + t0 * W.kp;
+    const float *dt = da + t0 * W.ng;
+    const float yv = srt__cu_gemv_tile<F, TB>(W, qt, dt, nt, tile, S, GB);
     if (A.mode == SRT__CU_SWIGLU) {
-        const float u = srt__cu_gemv_tile<F>(A.w1, xt, tile, S, GB);
-        if (tid < 16 && r < W.rows) {   /* the SwiGLU kernel's operations, in its order */
+        const float u = srt__cu_gemv_tile<F, TB>(A.w1, qt, dt, nt, tile, S, GB);
+        if (out) {   /* the SwiGLU kernel's operations, in its order */
             const float g = yv + (o.bias ? o.bias[r] : 0.0f), up = u + (A.o1.bias ? A.o1.bias[r] : 0.0f);
             o.y[t * o.ldy + r] = g * (1.0f / (1.0f + srt__cu_expf(-g))) * up;
         }
-    } else if (tid < 16 && r < W.rows) {
+    } else if (out) {
         const float v = yv + (o.bias ? o.bias[r] : 0.0f);
         float *yr = o.y + t * o.ldy + r;
         *yr = A.mode == SRT__CU_ACCUM ? *yr + v : v;
@@ -539,78 +574,6 @@ __global__ void __launch_bounds__(128) srt__cu_quantize(const float *x, uint64_t
     for (uint64_t k = threadIdx.x; k < len; k += blockDim.x) qa[t * kp + k0 + k] = (int8_t)srt__cu_act_code(xt[k] * id);
     if (g == ng - 1)
         for (uint64_t k = K + threadIdx.x; k < kp; k += blockDim.x) qa[t * kp + k] = 0;
-}
-
-/* GEMM on quantized activations: one thread = 4 rows (row quad q of a tile: 16 bytes of each
-   chunk) x TB tokens, over all groups in order; per group the int32 sums (exact), then the
-   epilogue per row and token. Threads of a warp share the tokens, so activation loads broadcast. */
-#define SRT__CU_TB 8
-#define SRT__CU_GEMM_THREADS 128
-template <int F>
-__global__ void __launch_bounds__(SRT__CU_GEMM_THREADS)
-srt__cu_gemm_int(srt__cuda_mat W, const int8_t *qa, const float *da, int n, float *y, uint64_t ldy, const float *bias, int accum) {
-    typedef srt__cu_fmt<F> fm;
-    const uint64_t id = (uint64_t)blockIdx.x * SRT__CU_GEMM_THREADS + threadIdx.x;
-    if (id >= W.tiles * 4) return;
-    const uint64_t tile = id >> 2, q = id & 3, t0 = (uint64_t)blockIdx.y * SRT__CU_TB, kp = W.kp, cpg = W.group / (uint64_t)fm::kstep;
-    const int nt = (int)srt__cu_min((uint64_t)n - t0, SRT__CU_TB);
-    float yv[SRT__CU_TB][4];
-#pragma unroll
-    for (int tt = 0; tt < SRT__CU_TB; tt++)
-#pragma unroll
-        for (int r = 0; r < 4; r++) yv[tt][r] = 0.0f;
-    for (uint64_t g = 0; g < W.ng; g++) {
-        int a[SRT__CU_TB][4], qs[SRT__CU_TB];
-#pragma unroll
-        for (int tt = 0; tt < SRT__CU_TB; tt++) {
-            qs[tt] = 0;
-#pragma unroll
-            for (int r = 0; r < 4; r++) a[tt][r] = 0;
-        }
-        const uint64_t c1 = srt__cu_min((g + 1) * cpg, W.chunks);
-        for (uint64_t c = g * cpg; c < c1; c++) {
-            const uint4 wv = *(const uint4 *)(W.v + (tile * W.chunks + c) * 64 + 16 * q);
-            const uint32_t ww[4] = {wv.x, wv.y, wv.z, wv.w};
-#pragma unroll
-            for (int s = 0; s < fm::per_byte; s++) {
-                const uint64_t k = c * (uint64_t)fm::kstep + 4 * (uint64_t)s;   /* < kp; q is 0 past cols */
-                int cw[4];
-#pragma unroll
-                for (int r = 0; r < 4; r++) cw[r] = srt__cu_codes<F>(ww[r], s);
-#pragma unroll
-                for (int tt = 0; tt < SRT__CU_TB; tt++) {
-                    const int xq = tt < nt ? *(const int *)(qa + (t0 + (uint64_t)tt) * kp + k) : 0;
-                    if (F != SRT_Q8) qs[tt] = __dp4a(xq, 0x01010101, qs[tt]);
-#pragma unroll
-                    for (int r = 0; r < 4; r++) a[tt][r] = __dp4a(cw[r], xq, a[tt][r]);
-                }
-            }
-        }
-        float sc[4];
-#pragma unroll
-        for (int r = 0; r < 4; r++) sc[r] = srt__cu_f16(W.sc[(tile * W.ng + g) * 16 + 4 * q + (uint64_t)r]);
-#pragma unroll
-        for (int tt = 0; tt < SRT__CU_TB; tt++)
-            if (tt < nt) {
-                const float dx = da[(t0 + (uint64_t)tt) * W.ng + g];
-#pragma unroll
-                for (int r = 0; r < 4; r++) {
-                    const int acc = fm::mul * a[tt][r] - fm::off * qs[tt];
-                    yv[tt][r] = fmaf((float)acc, sc[r] * dx, yv[tt][r]);
-                }
-            }
-    }
-#pragma unroll
-    for (int tt = 0; tt < SRT__CU_TB; tt++)
-        if (tt < nt)
-#pragma unroll
-            for (int r = 0; r < 4; r++) {
-                const uint64_t row = tile * 16 + 4 * q + (uint64_t)r;
-                if (row >= W.rows) continue;
-                const float v = yv[tt][r] + (bias ? bias[row] : 0.0f);
-                float *yr = y + (t0 + (uint64_t)tt) * ldy + row;
-                *yr = accum ? *yr + v : v;
-            }
 }
 
 /* Float weights: 16 lanes per row (16 rows per block of 256), lane j sums k = j mod 16 with fma
@@ -856,25 +819,27 @@ __global__ void srt__cu_tcsl_reduce(const float *part, int splits, int n, int n_
     const float v = s + (bias ? bias[r] : 0.0f);
     y[t * ldy + r] = accum ? y[t * ldy + r] + v : v;
 }
-/* The launch shape for n tokens: BN, padded tokens, K tiles per split and splits (at most 128
-   partial rows: splits x n_pad <= 128). */
+/* The launch shape for n tokens: BN, padded tokens, K tiles per split and splits (at most
+   SRT__CU_TCSL_PART partial rows: splits x n_pad). A block has one K tile in flight at a time, so
+   the GPU reads at full speed only with many blocks resident per SM (srt_cuda_set_split_k). */
+#define SRT__CU_TCSL_PART 512
 struct srt__cu_tcsl_plan { int bn, n_pad, splits; uint32_t kt_per; };
 static srt__cu_tcsl_plan srt__cu_tcsl_plan_for(const srt__cuda *S, const srt__cuda_mat &w, int n) {
     srt__cu_tcsl_plan p;
     p.bn = n <= 8 ? 8 : n <= 16 ? 16 : n <= 32 ? 32 : 64;
     p.n_pad = (n + p.bn - 1) / p.bn * p.bn;
-    const uint64_t blocks = w.tm * (uint64_t)(p.n_pad / p.bn), want = 2 * (uint64_t)(S->sms > 0 ? S->sms : 1);
-    uint64_t sp = blocks >= want || !S->split_k ? 1 : (want + blocks - 1) / blocks;
+    const uint64_t blocks = w.tm * (uint64_t)(p.n_pad / p.bn), want = (uint64_t)S->split_k * (uint64_t)(S->sms > 0 ? S->sms : 1);
+    uint64_t sp = blocks >= want ? 1 : (want + blocks - 1) / blocks;
     if (sp > w.tk) sp = w.tk;
-    if (sp * (uint64_t)p.n_pad > 128) sp = 128 / (uint64_t)p.n_pad;
+    if (sp * (uint64_t)p.n_pad > SRT__CU_TCSL_PART) sp = SRT__CU_TCSL_PART / (uint64_t)p.n_pad;
     if (sp < 1) sp = 1;
     p.kt_per = (uint32_t)((w.tk + sp - 1) / sp);
     p.splits = (int)((w.tk + p.kt_per - 1) / p.kt_per);
     return p;
 }
-/* Scratch: x16 (n_pad x Kp halves) + the partial sums (at most 128 rows of `rows` floats). */
+/* Scratch: x16 (n_pad x Kp halves) + the partial sums (at most SRT__CU_TCSL_PART rows of `rows` floats). */
 static size_t srt__cu_tcsl_ws_bytes(uint64_t tk, uint64_t rows, int n) {
-    return ((size_t)(n + 63) * (size_t)tk * SRT__CU_TT * 2 + 255) / 256 * 256 + (size_t)rows * 128 * 4 + 256;
+    return ((size_t)(n + 63) * (size_t)tk * SRT__CU_TT * 2 + 255) / 256 * 256 + (size_t)rows * SRT__CU_TCSL_PART * 4 + 256;
 }
 /* x16_ready: ws already holds x in f16 (the previous product over the same x and width). */
 static srt_status srt__cu_tcsl_matmul(srt__cuda *S, const srt__cuda_mat &w, const float *x, int n, float *y, uint64_t ldy,
@@ -907,16 +872,42 @@ static srt_status srt__cu_tcsl_matmul(srt__cuda *S, const srt__cuda_mat &w, cons
     return SRT_OK;
 }
 
-/* Launches the GEMV for n tokens over count <= 3 matrices of x (mode: srt__cu_gemv_args): output i
-   is y[i] (+ bias[i]) with leading dimension ldy0 for the first, rows for the others (SWIGLU: y[0]
-   only). w[0]'s format decides the kernel. */
-static void srt__cu_gemv(srt__cuda *S, int mode, int count, const srt__cuda_mat *const *w, float *const *y, const float *const *bias,
-                         uint64_t ldy0, int n, const float *x) {
+/* Scratch of the GEMM and cuBLAS paths for n tokens of K columns (kp padded): quantized
+   activations + scales, or the hi/lo halves of x. */
+static size_t srt__cu_ws_bytes(uint64_t kp, uint64_t ng, int n) {
+    const size_t gemm = ((size_t)n * (size_t)kp + 255) / 256 * 256 + (size_t)n * (size_t)ng * 4;
+    const size_t blas = ((size_t)n * (size_t)kp * 2 + 255) / 256 * 256 * 2;
+    return (gemm > blas ? gemm : blas) + 256;
+}
+
+/* Quantizes x (n tokens) into ws for w (codes qa: n x kp, then scales da: n x ng, as the GEMM
+   reads them); SRT_ERR_OUT_OF_MEMORY if ws_cap is less than srt__cu_ws_bytes. */
+static srt_status srt__cu_quantize_x(srt__cuda *S, const srt__cuda_mat &w, const float *x, int n, void *ws, size_t ws_cap, int8_t **qa, float **da) {
+    if (ws_cap < srt__cu_ws_bytes(w.kp, w.ng, n)) return SRT_ERR_OUT_OF_MEMORY;
+    *qa = (int8_t *)ws;
+    *da = (float *)((uint8_t *)ws + ((size_t)n * (size_t)w.kp + 255) / 256 * 256);
+    srt__cu_quantize<<<dim3((unsigned)w.ng, (unsigned)n), 128, 0, S->stream>>>(x, w.cols, w.group, w.ng, w.kp, *qa, *da);
+    srt__cu_launched(S, "activation quantization");
+    return SRT_OK;
+}
+/* Launches the integer kernel for n tokens over count <= 3 matrices of x (mode:
+   srt__cu_gemv_args): output i is y[i] (+ bias[i]) with leading dimension ldy0 for the first, rows
+   for the others (SWIGLU: y[0] only). w[0]'s format decides the kernel; x is quantized into ws
+   first. Blocks take SRT__CU_GEMM_TB tokens each when `gemm` (each weight load serving them all:
+   prompt batches), else one (the GEMV: twice the blocks per token block, for one token as many
+   as there are tiles). */
+#define SRT__CU_GEMM_TB 4
+static srt_status srt__cu_gemv(srt__cuda *S, int mode, int count, const srt__cuda_mat *const *w, float *const *y, const float *const *bias,
+                               uint64_t ldy0, int n, const float *x, void *ws, size_t ws_cap, bool gemm) {
     srt__cu_gemv_args a;
     srt__cuda_mat *wa[3] = {&a.w0, &a.w1, &a.w2};
     srt__cu_gemv_out *oa[3] = {&a.o0, &a.o1, &a.o2};
     unsigned tiles = 0, ends[3] = {0, 0, 0};
     int sp = 1, gb = 1;
+    int8_t *qa;
+    float *da;
+    const srt_status r = srt__cu_quantize_x(S, *w[0], x, n, ws, ws_cap, &qa, &da);
+    if (r != SRT_OK) return r;
     memset(&a, 0, sizeof a);
     for (int i = 0; i < count; i++) {
         *wa[i] = *w[i];
@@ -926,10 +917,11 @@ static void srt__cu_gemv(srt__cuda *S, int mode, int count, const srt__cuda_mat 
     a.end0 = ends[0];
     a.end1 = count > 1 ? ends[1] : ends[0];
     a.mode = mode;
-    const dim3 grid(tiles, (unsigned)n);
+    const dim3 grid(tiles, gemm ? srt__cu_blocks((uint64_t)n, SRT__CU_GEMM_TB) : (unsigned)n);
 #define SRT__CU_GEMV(FMT) \
     srt__cu_gemv_split(*w[0], srt__cu_fmt<FMT>::kstep, &sp, &gb); \
-    srt__cu_gemv_int<FMT><<<grid, SRT__CU_GEMV_THREADS, 0, S->stream>>>(a, x, sp, gb);
+    if (gemm) srt__cu_gemv_int<FMT, SRT__CU_GEMM_TB><<<grid, SRT__CU_GEMV_THREADS, 0, S->stream>>>(a, qa, da, n, sp, gb); \
+    else srt__cu_gemv_int<FMT, 1><<<grid, SRT__CU_GEMV_THREADS, 0, S->stream>>>(a, qa, da, n, sp, gb);
     switch (w[0]->format) {
         case SRT_Q8: SRT__CU_GEMV(SRT_Q8) break;
         case SRT_Q4: SRT__CU_GEMV(SRT_Q4) break;
@@ -938,15 +930,8 @@ static void srt__cu_gemv(srt__cuda *S, int mode, int count, const srt__cuda_mat 
         default: SRT__CU_GEMV(SRT_Q1) break;
     }
 #undef SRT__CU_GEMV
-    srt__cu_launched(S, "GEMV kernel");
-}
-
-/* Scratch of the GEMM and cuBLAS paths for n tokens of K columns (kp padded): quantized
-   activations + scales, or the hi/lo halves of x. */
-static size_t srt__cu_ws_bytes(uint64_t kp, uint64_t ng, int n) {
-    const size_t gemm = ((size_t)n * (size_t)kp + 255) / 256 * 256 + (size_t)n * (size_t)ng * 4;
-    const size_t blas = ((size_t)n * (size_t)kp * 2 + 255) / 256 * 256 * 2;
-    return (gemm > blas ? gemm : blas) + 256;
+    srt__cu_launched(S, gemm ? "GEMM kernel" : "GEMV kernel");
+    return SRT_OK;
 }
 
 /* After `calls` cuBLAS products: a failure is noted (reported through the call's failure, as "cuda:
@@ -1013,30 +998,8 @@ static srt_status srt__cu_matmul_dev(srt__cuda *S, const srt__cuda_mat &w, const
         }
         return srt__cu_blas_done(S, w.format == SRT_F32 ? 1 : 2, bs, w.rows, n, y, ldy, bias);
     }
-    if (path == SRT_CUDA_PATH_GEMV) {
-        const srt__cuda_mat *wp = &w;
-        srt__cu_gemv(S, accum ? SRT__CU_ACCUM : SRT__CU_STORE, 1, &wp, &y, &bias, ldy, n, x);
-        return SRT_OK;
-    }
-    {   /* GEMM */
-        int8_t *qa = (int8_t *)ws;
-        float *da = (float *)((uint8_t *)ws + ((size_t)n * (size_t)w.kp + 255) / 256 * 256);
-        if (ws_cap < srt__cu_ws_bytes(w.kp, w.ng, n)) return SRT_ERR_OUT_OF_MEMORY;
-        srt__cu_quantize<<<dim3((unsigned)w.ng, (unsigned)n), 128, 0, S->stream>>>(x, w.cols, w.group, w.ng, w.kp, qa, da);
-        srt__cu_launched(S, "activation quantization");
-        const dim3 grid(srt__cu_blocks(w.tiles * 4, SRT__CU_GEMM_THREADS), srt__cu_blocks((uint64_t)n, SRT__CU_TB));
-#define SRT__CU_GEMM(FMT) srt__cu_gemm_int<FMT><<<grid, SRT__CU_GEMM_THREADS, 0, S->stream>>>(w, qa, da, n, y, ldy, bias, accum);
-        switch (w.format) {
-            case SRT_Q8: SRT__CU_GEMM(SRT_Q8) break;
-            case SRT_Q4: SRT__CU_GEMM(SRT_Q4) break;
-            case SRT_Q2: SRT__CU_GEMM(SRT_Q2) break;
-            case SRT_TQ: SRT__CU_GEMM(SRT_TQ) break;
-            default: SRT__CU_GEMM(SRT_Q1) break;
-        }
-#undef SRT__CU_GEMM
-        srt__cu_launched(S, "GEMM kernel");
-    }
-    return SRT_OK;
+    const srt__cuda_mat *wp = &w;   /* the integer GEMV or GEMM */
+    return srt__cu_gemv(S, accum ? SRT__CU_ACCUM : SRT__CU_STORE, 1, &wp, &y, &bias, ldy, n, x, ws, ws_cap, path == SRT_CUDA_PATH_GEMM);
 }
 
 /* ---------------------------------------------------------------- transformer kernels */
@@ -1590,10 +1553,7 @@ static srt_status srt__cu_mm_same_x(srt__cuda *S, srt__cuda_session *ss, int cou
         gemv = gemv && srt__cu_gemv_joins(*w[0], *w[i], n);
         tcsl = tcsl && w[i]->format == SRT_TCSL && w[i]->cols == w[0]->cols;
     }
-    if (gemv) {
-        srt__cu_gemv(S, SRT__CU_STORE, count, w, y, bias, w[0]->rows, n, x);
-        return SRT_OK;
-    }
+    if (gemv) return srt__cu_gemv(S, SRT__CU_STORE, count, w, y, bias, w[0]->rows, n, x, ss->ws, ss->ws_cap, false);
     for (int i = 0; i < count; i++) {
         r = tcsl ? srt__cu_tcsl_matmul(S, *w[i], x, n, y[i], w[i]->rows, bias[i], 0, ss->ws, ss->ws_cap, i > 0)
                  : srt__cu_matmul_dev(S, *w[i], x, n, y[i], w[i]->rows, bias[i], 0, ss->ws, ss->ws_cap, SRT_CUDA_PATH_AUTO);
@@ -1646,9 +1606,9 @@ static srt_status srt__cu_enqueue(srt__cuda *S, srt__cuda_session *ss, int n, in
         const srt__cuda_mat *gu[2] = {&L.gate, &L.up};
         float *hbs[2] = {ss->hb, ss->hb2};
         const float *no_bias[2] = {nullptr, nullptr};
-        if (srt__cu_gemv_joins(L.gate, L.up, n) && L.gate.rows == L.up.rows)   /* gate, up and SwiGLU in one launch */
-            srt__cu_gemv(S, SRT__CU_SWIGLU, 2, gu, hbs, no_bias, L.gate.rows, n, ss->xb);
-        else {
+        if (srt__cu_gemv_joins(L.gate, L.up, n) && L.gate.rows == L.up.rows) {   /* gate, up and SwiGLU in one launch */
+            if ((r = srt__cu_gemv(S, SRT__CU_SWIGLU, 2, gu, hbs, no_bias, L.gate.rows, n, ss->xb, ss->ws, ss->ws_cap, false)) != SRT_OK) return r;
+        } else {
             if ((r = srt__cu_mm_same_x(S, ss, 2, gu, hbs, no_bias, ss->xb, n)) != SRT_OK) return r;
             srt__cu_swiglu<<<srt__cu_blocks((uint64_t)n * (uint64_t)F, 256), 256, 0, sm>>>(ss->hb, ss->hb2, (uint64_t)n * (uint64_t)F);
             srt__cu_launched(S, "swiglu");
@@ -1777,7 +1737,7 @@ SRT_API srt_backend *srt_cuda_backend(int device) {
     {
         const char *g = getenv("SRT_CUDA_GRAPHS"), *sy = getenv("SRT_CUDA_SYNC"), *sk = getenv("SRT_CUDA_SPLIT_K");
         S->graphs = !(g && g[0] == '0');
-        S->split_k = !(sk && sk[0] == '0');
+        if (sk && sk[0]) S->split_k = atoi(sk) > 0 ? atoi(sk) : 0;
         S->sync_each = sy && sy[0] && sy[0] != '0';
     }
     cudaRuntimeGetVersion(&rt);
@@ -1840,6 +1800,12 @@ SRT_API void srt_cuda_set_cublas_min_tokens(srt_backend *b, int n) {
     srt__cuda *S = srt__cu_of(b);
     std::lock_guard<std::mutex> g(S->lock);
     S->cublas_min = n > 0 ? n : 0;
+}
+SRT_API void srt_cuda_set_split_k(srt_backend *b, int blocks_per_sm) {
+    if (!b || !b->impl) return;
+    srt__cuda *S = srt__cu_of(b);
+    std::lock_guard<std::mutex> g(S->lock);
+    S->split_k = blocks_per_sm > 0 ? blocks_per_sm : 0;
 }
 
 /* Weights, activations, bias and output of one product on the device (srt_cuda_matmul, bench). */

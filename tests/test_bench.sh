@@ -118,6 +118,8 @@ for args in "gpu-membw" "gpu-gemm --format tcsl" "e2e $T/tiny.srt --backend cuda
     if [ $rc -eq 2 ] && grep -q "built without CUDA: use build/srt-bench-cuda" "$T/nocuda.txt"; then echo "ok - srt-bench $args: refused without CUDA"
     else echo "FAIL - srt-bench $args: rc $rc"; sed 's/^/    /' "$T/nocuda.txt" | head -3; fi
 done
+"$BENCH" gpu-gemm --split-k 65 >"$T/splitk.txt" 2>&1; rc=$?
+if [ $rc -eq 2 ] && grep -q "bad value for --split-k" "$T/splitk.txt"; then echo "ok - gpu-gemm: --split-k 65 refused"; else echo "FAIL - gpu-gemm --split-k 65: exit status $rc"; fi
 "$BENCH" gemm --n 8,16 >/dev/null 2>&1; rc=$?
 if [ $rc -eq 2 ]; then echo "ok - gemm: one --n only"; else echo "FAIL - gemm --n 8,16: exit status $rc"; fi
 run "gemv sparsity list" "$T/gemv-sp.json" gemv --format sb-q8 --sparsity 0.5,0.7 --shape 32x128 --set-mb 0.1 --seconds 0 --bw 10 --threads 1 --isa portable --json
@@ -132,16 +134,23 @@ gpu_checks() {
     check "$label gpu-gemm fields" "$T/gpu-gemm.json" gpu-gemm 4 mode format m k n + ms gbs tflops roofline_fraction
     "$bench" gpu-gemm --format tcsl --shape 256x512 --n 8,32 --sparsity 0.6,0.9 --iters 5 --mb 64 --json >"$T/gpu-tcsl.json" 2>&1 || echo "FAIL - $label gpu-gemm tcsl"
     check "$label gpu-gemm tcsl against cuBLAS f16" "$T/gpu-tcsl.json" gpu-gemm 4 mode format sparsity m k n + ms tflops cublas_ms cublas_tflops speedup
+    # --split-k: each tcsl line once per srt_cuda_set_split_k value, a summary per value and n
+    "$bench" gpu-gemm --format tcsl --shape 256x512,128x512 --n 8 --sparsity 0.7 --split-k 0,8 --iters 3 --mb 64 --json >"$T/gpu-splitk.json" 2>&1 || echo "FAIL - $label gpu-gemm --split-k"
+    check "$label gpu-gemm --split-k lines" "$T/gpu-splitk.json" gpu-gemm 4 mode format sparsity split_k m k n + ms speedup
+    check "$label gpu-gemm --split-k summaries" "$T/gpu-splitk.json" gpu-gemm-summary 2 mode format split_k n + ms speedup
+    if [ "$(grep -c '"split_k":0,' "$T/gpu-splitk.json")" = 3 ] && [ "$(grep -c '"split_k":8,' "$T/gpu-splitk.json")" = 3 ]; then echo "ok - $label gpu-gemm --split-k 0,8: 2 lines and a summary each"
+    else echo "FAIL - $label gpu-gemm --split-k 0,8"; sed 's/^/    /' "$T/gpu-splitk.json" | head -4; fi
     "$bench" gpu-gemv --format q8,q4,q2,tq,f16,tcsl --shape 64x256*2,128x256 --sparsity 0.7 --iters 3 --mb 64 --json >"$T/gpu-gemv.json" 2>&1 || echo "FAIL - $label gpu-gemv"
     check "$label gpu-gemv fields (every format)" "$T/gpu-gemv.json" gpu-gemv 12 mode format m k n + ms gbs roofline_fraction
     check "$label gpu-gemv summaries" "$T/gpu-gemv.json" gpu-gemv-summary 6 mode format n matrices + ms gbs roofline_fraction
     "$bench" e2e "$T/tiny.srt" --backend cuda --prompt-tokens 5 --tokens 4 --runs 1 --mb 64 --json >"$T/gpu-e2e.json" 2>&1 || echo "FAIL - $label e2e --backend cuda"
     check "$label e2e --backend cuda fields" "$T/gpu-e2e.json" e2e 1 mode backend + prefill_tok_s decode_tok_s bandwidth_gbs roofline_fraction kernels_per_token
-    # tiny.srt is q4 with 2 layers: 8 launches per layer + embedding, final norm, output
-    if grep -q '"kernels_per_token":19,' "$T/gpu-e2e.json"; then echo "ok - $label e2e: 19 kernels per decode token"; else echo "FAIL - $label e2e: kernels_per_token is not 19"; fi
+    # tiny.srt is q4 with 2 layers: 12 launches per layer (8 + the quantization before each of the
+    # 4 GEMVs) + embedding, final norm, quantization, output
+    if grep -q '"kernels_per_token":28,' "$T/gpu-e2e.json"; then echo "ok - $label e2e: 28 kernels per decode token"; else echo "FAIL - $label e2e: kernels_per_token is not 28"; fi
     # a Q8 KV cache: its store is in the RoPE launch too
     "$bench" e2e "$T/tiny.srt" --backend cuda --kv q8 --prompt-tokens 5 --tokens 4 --runs 1 --mb 64 --json >"$T/gpu-e2e-q8.json" 2>&1 || echo "FAIL - $label e2e --backend cuda --kv q8"
-    if grep -q '"kv":"q8",' "$T/gpu-e2e-q8.json" && grep -q '"kernels_per_token":19,' "$T/gpu-e2e-q8.json"; then echo "ok - $label e2e --kv q8: 19 kernels per decode token"
+    if grep -q '"kv":"q8",' "$T/gpu-e2e-q8.json" && grep -q '"kernels_per_token":28,' "$T/gpu-e2e-q8.json"; then echo "ok - $label e2e --kv q8: 28 kernels per decode token"
     else echo "FAIL - $label e2e --kv q8"; sed 's/^/    /' "$T/gpu-e2e-q8.json" | head -3; fi
 }
 # a flag (--json, --untied, ...) does not take the next option as its value; a stray argument is refused

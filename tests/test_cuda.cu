@@ -329,10 +329,11 @@ static void check_turns(const char *path, const int32_t *prompt) {
     srt_model_free(cpu); srt_model_free(dev);
 }
 
-/* The decode step's launches: per_layer x layers + tail. A layer of one integer format is 8
+/* The decode step's launches: per_layer x layers + tail. A layer of one integer format is 12
    (rmsnorm, q/k/v in one GEMV, RoPE with the KV store, attention, wo adding into the residual,
-   rmsnorm, gate/up/SwiGLU in one GEMV, down adding into the residual), with a Q8 KV cache too;
-   the tail is the embedding, the final norm and the output product. qwen3 adds its q and k norms (10). */
+   rmsnorm, gate/up/SwiGLU in one GEMV, down adding into the residual; each of the 4 GEMVs after
+   the quantization of its input), with a Q8 KV cache too; the tail is the embedding, the final
+   norm and the output product (quantization and GEMV). qwen3 adds its q and k norms (14). */
 static void check_step_kernels(const char *tag, const char *path, const int32_t *prompt, int n_layer, int per_layer, int tail, srt_kv_type kv) {
     srt_model *dev = NULL;
     srt_session *d = NULL;
@@ -403,9 +404,9 @@ static void check_models(void) {
             compare_sessions(tag, path, prompt, 9, 1, SRT_KV_Q8, 6);
         }
         if (c == 0) { check_turns(path, prompt); check_state(cfg[c].tag, path, prompt, SRT_KV_F16); check_state(cfg[c].tag, path, prompt, SRT_KV_Q8); }
-        if (c == 1 || c == 7) check_step_kernels(cfg[c].tag, path, prompt, cfg[c].L, 8, 3, SRT_KV_F16);
-        if (c == 1) check_step_kernels("llama q4, q8 KV", path, prompt, cfg[c].L, 8, 3, SRT_KV_Q8);
-        if (c == 12) check_step_kernels(cfg[c].tag, path, prompt, cfg[c].L, 10, 3, SRT_KV_F16);   /* + the q and k norms */
+        if (c == 1 || c == 7) check_step_kernels(cfg[c].tag, path, prompt, cfg[c].L, 12, 4, SRT_KV_F16);
+        if (c == 1) check_step_kernels("llama q4, q8 KV", path, prompt, cfg[c].L, 12, 4, SRT_KV_Q8);
+        if (c == 12) check_step_kernels(cfg[c].tag, path, prompt, cfg[c].L, 14, 4, SRT_KV_F16);   /* + the q and k norms */
         if (c == 5 || c == 8) {   /* float weights: prompt batches through cuBLAS */
             srt_cuda_set_cublas_min_tokens(gpu, 2);
             snprintf(tag, sizeof tag, "%s, cuBLAS for batches", cfg[c].tag);
@@ -422,7 +423,7 @@ static void check_models(void) {
         if (gpu) {
             srt_cuda_set_cublas_min_tokens(gpu, 0);
             compare_sessions("llama q8 gqa, f16 KV, without CUDA graphs", CU_TMP "model_0.srt", prompt, 40, 16, SRT_KV_F16, 12);
-            check_step_kernels("llama q8 gqa, without CUDA graphs", CU_TMP "model_0.srt", prompt, 2, 8, 3, SRT_KV_F16);
+            check_step_kernels("llama q8 gqa, without CUDA graphs", CU_TMP "model_0.srt", prompt, 2, 12, 4, SRT_KV_F16);
             compare_sessions("llama q8 gqa, q8 KV, without CUDA graphs", CU_TMP "model_0.srt", prompt, 40, 16, SRT_KV_Q8, 12);
             srt_backend_free(gpu);
         }

@@ -5,7 +5,7 @@
 #            runs test-cuda (its stories260K checks read ../shared)
 #   chat     build/srt-chat-cuda on stories260K writes what build/srt-chat writes (greedy and sampled, F16
 #            and Q8 KV caches); build/srt-ppl-cuda gives srt-ppl's NLL over tests/data/eval.txt
-#   kernels  gpu-membw; gpu-gemm: TCSL SpMM vs cuBLAS f16 at 60-90% sparsity, q4/q8/f16; gpu-gemv: all
+#   kernels  gpu-membw; gpu-gemm: TCSL SpMM vs cuBLAS f16 at 60-90% sparsity (and per split-K target), q4/q8/f16; gpu-gemv: all
 #            formats on the Llama-3.2-1B shapes, q4 and tcsl on the Llama-3-8B ones
 #   models   the random Llama-3-8B-shaped models, q4 and 70%-sparse tcsl (srt-pack --random, every physical core)
 #   e2e      their decode on the GPU; the q4 one's at 8192 tokens of context with F16 and Q8 KV caches
@@ -67,6 +67,7 @@ do_kernels() {
     [ -x "$B" ] || { echo "$B is missing: run the test stage first"; return 1; }
     bench gpu-membw --mb 4096 --iters 50 &&
     bench gpu-gemm --format tcsl --sparsity 0.6,0.7,0.8,0.9 --n 8,16,32,64 &&
+    bench gpu-gemm --format tcsl --sparsity 0.7,0.9 --n 8,64 --split-k 2,4,8,16 --iters 300 &&
     bench gpu-gemm --format q4,q8,f16 --n 8,16,32,64 &&
     bench gpu-gemv --format q8,q4,q2,tq,f16,tcsl --sparsity 0.7 &&
     bench gpu-gemv --format q4,tcsl --sparsity 0.7 --shape 4096x4096*2,1024x4096*2,14336x4096*2,4096x14336 &&

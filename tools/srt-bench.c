@@ -46,7 +46,7 @@
          device read bandwidth (srt_cuda_bench_read: 16-byte loads over --mb MB, --iters passes).
      srt-bench gpu-gemv|gpu-gemm [--format q8,q4,q2,tq,f16,tcsl] [--shape MxK[*COUNT],...] [--n 8,16,32,64]
                                  [--sparsity 0.6,0.7,0.8,0.9] [--group 64] [--path auto|gemv|gemm|cublas|cublas-f16]
-                                 [--iters N] [--bw GBS] [--mb 4096] [--json]
+                                 [--iters N] [--bw GBS] [--mb 4096] [--split-k 2,8] [--json]
          srt_cuda_bench_matmul per format x sparsity (sparse formats) x shape x n: ms per call (--iters
          calls, default enough for ~0.2 s; the weights cycle through copies that exceed the L2 cache),
          gbs = bytes of the tensor / time, tflops = 2 M K n / time, roofline_fraction = gbs / the
@@ -56,7 +56,8 @@
          run, pruned by magnitude for sparse formats (and for their baseline). Defaults: gpu-gemv the
          Llama-3.2-1B shapes of gemv, n = 1; gpu-gemm the Llama-3-8B matrices (4096x4096*2,
          1024x4096*2, 14336x4096*2, 4096x14336: q o, k v, gate up, down per layer) at n = 8,16,32,64.
-         A "-summary" line per format, sparsity and n weighs the shapes by count.
+         A "-summary" line per format, sparsity and n weighs the shapes by count. --split-k: each
+         tcsl measurement once per value of srt_cuda_set_split_k (lines and summaries say split_k).
      srt-bench e2e|decode MODEL.srt --backend cuda ...
          the model on the GPU (srt_model_desc.backend = srt_cuda_backend); bandwidth_gbs and
          roofline_fraction from gpu-membw (or --bw); isa "cuda", backend = the backend's name,
@@ -238,6 +239,7 @@ typedef struct opts {
     int n_sparsity, sparsity_set, mb_set, n_n;      /* n_n: values given to --n (o.n_list) */
     int n_list[MAX_LIST];
     int iters, device, path;                        /* GPU modes: --iters (0 = auto), --device, --path */
+    int split_k[MAX_LIST], n_split_k;               /* gpu-gemm / gpu-gemv: srt_cuda_set_split_k values for tcsl */
     srt_backend *gpu;                               /* e2e --backend cuda: the CUDA backend (else NULL) */
     float kv_sparsity[2];                           /* e2e: srt_session_desc.kv_sparsity_k / _v */
     srt_kv_type kv;                                 /* e2e: srt_session_desc.kv_type */
@@ -280,6 +282,7 @@ static int item_group(const char *p, int i, void *u) {
 }
 static int item_sparsity(const char *p, int i, void *u) { char *e; double v = strtod(p, &e); ((opts *)u)->sparsity[i] = v; return *e == 0 && v >= 0.0 && v < 1.0; }
 static int item_n(const char *p, int i, void *u) { return positive_int(p, &((opts *)u)->n_list[i]); }
+static int item_split_k(const char *p, int i, void *u) { char *e; long v = strtol(p, &e, 10); ((opts *)u)->split_k[i] = (int)v; return *p && !*e && v >= 0 && v <= 64; }
 static int item_bw(const char *p, int i, void *u) { char *e; double v = strtod(p, &e); ((opts *)u)->bw[i] = v; return *e == 0 && v > 0.0; }
 static int item_shape(const char *p, int i, void *u) {   /* MxK or MxK*COUNT */
     shape *s = &((opts *)u)->shapes[i];
@@ -975,20 +978,30 @@ static int bench_gpu_membw(const opts *o) {
 }
 
 /* One M x K matrix for the GPU: random weights (rng reset to `seed`, so every format of a shape gets
-   the same ones), pruned by magnitude at `sparsity` when > 0 (also for a dense format: the cuBLAS
-   baseline of TCSL holds the pruned weights as f16), in `format`. */
+   the same ones), pruned by magnitude at `sparsity` when > 0, in `format`; with `f16` not NULL the
+   same pruned weights in F16 there too (the cuBLAS baseline of TCSL). */
 typedef struct gmat { void *mem; const void *parts[4]; uint64_t bytes; } gmat;
-static int gpu_pack(gmat *g, int format, uint32_t group, int64_t m, int64_t k, double sparsity, uint32_t seed) {
-    srt_tensor_parts lay;
+static int gpu_pack_src(gmat *g, int format, uint32_t group, int64_t m, int64_t k, const float *src);
+static int gpu_pack(gmat *g, int format, uint32_t group, int64_t m, int64_t k, double sparsity, uint32_t seed, gmat *f16) {
     float *src = (float *)malloc(sizeof(float) * (size_t)(m * k));
-    uint64_t total = 0, off = 0;
     int64_t i;
-    int p, ok = 0;
+    int ok;
     memset(g, 0, sizeof *g);
+    if (f16) memset(f16, 0, sizeof *f16);
     if (!src) { fprintf(stderr, "srt-bench: out of memory for %lldx%lld\n", (long long)m, (long long)k); return 0; }
     rng = seed;
     for (i = 0; i < m * k; i++) src[i] = frand() * 0.1f;
     if (sparsity > 0.0) prune_magnitude(src, m, k, sparsity, 0);
+    ok = gpu_pack_src(g, format, group, m, k, src) && (!f16 || gpu_pack_src(f16, SRT_F16, 0, m, k, src));
+    if (!ok) { free64(g->mem); g->mem = NULL; }
+    free(src);
+    return ok;
+}
+static int gpu_pack_src(gmat *g, int format, uint32_t group, int64_t m, int64_t k, const float *src) {
+    srt_tensor_parts lay;
+    uint64_t total = 0, off = 0;
+    int p, ok = 0;
+    memset(g, 0, sizeof *g);
     if (srt_tensor_layout_data((srt_format)format, (uint64_t)m, (uint64_t)k, group, src, &lay) == SRT_OK) {
         for (p = 0; p < lay.n_parts; p++) total += (lay.size[p] + 63) / 64 * 64;
         if ((g->mem = alloc64((size_t)total)) != NULL) {
@@ -998,7 +1011,6 @@ static int gpu_pack(gmat *g, int format, uint32_t group, int64_t m, int64_t k, d
     }
     if (!ok) fprintf(stderr, "srt-bench: %s %lldx%lld: %s\n", srt_format_name((srt_format)format), (long long)m, (long long)k, g->mem ? srt_last_error() : "out of memory");
     if (!ok) { free64(g->mem); g->mem = NULL; }
-    free(src);
     return ok;
 }
 
@@ -1033,12 +1045,13 @@ static int bench_gpu_matmul(const opts *o, int gemm) {
     const shape *shapes = o->n_shapes ? o->shapes : gemm ? llama3_8b : llama_1b_shapes;
     int n_shapes = o->n_shapes ? o->n_shapes : gemm ? 4 : (int)(sizeof llama_1b_shapes / sizeof llama_1b_shapes[0]);
     int n_formats = o->n_format ? o->n_format : (int)(sizeof def_formats / sizeof def_formats[0]);
-    int n_ns = !gemm ? 1 : o->n_n ? o->n_n : 4, fi, vi, si, ni, rc = 0;
+    int n_ns = !gemm ? 1 : o->n_n ? o->n_n : 4, n_sk = o->n_split_k ? o->n_split_k : 1, fi, vi, si, ni, rc = 0;
     uint32_t seed = rng;
     srt_backend *b = gpu_open(o);
     double bw;
     rec r;
     if (!b) return 1;
+    if (n_ns * n_sk > MAX_LIST) { fprintf(stderr, "srt-bench: at most %d --n x --split-k values\n", MAX_LIST); srt_backend_free(b); return 2; }
     gpu_record(&r, "gpu", "-", b); rec_str(&r, "info", srt_cuda_info(b)); rec_emit(&r, o->json);
     if ((bw = gpu_bandwidth(o, b)) <= 0.0) { srt_backend_free(b); return 1; }
     for (fi = 0; fi < n_formats; fi++) {
@@ -1053,12 +1066,12 @@ static int bench_gpu_matmul(const opts *o, int gemm) {
                 uint32_t group = group_for(format, o->n_group ? o->group[0] : 64, s->k);
                 gmat w, f16;
                 int tcsl = format == SRT_TCSL;
-                if (!gpu_pack(&w, format, group, s->m, s->k, sp, seed) || (tcsl && !gpu_pack(&f16, SRT_F16, 0, s->m, s->k, sp, seed))) {
-                    free64(w.mem); rc = 1; continue;
-                }
-                for (ni = 0; ni < n_ns; ni++) {
-                    int n = !gemm ? 1 : o->n_n ? o->n_list[ni] : def_n[ni], iters, biters = 0;
-                    double ms = gpu_time(o, b, format, group, &w, s->m, s->k, n, (srt_cuda_path)o->path, &iters), bms = 0.0;
+                if (!gpu_pack(&w, format, group, s->m, s->k, sp, seed, tcsl ? &f16 : NULL)) { rc = 1; continue; }
+                for (ni = 0; ni < n_ns * n_sk; ni++) {   /* per --split-k value (tcsl), each n */
+                    int n = !gemm ? 1 : o->n_n ? o->n_list[ni % n_ns] : def_n[ni % n_ns], iters, biters = 0;
+                    double ms, bms = 0.0;
+                    if (o->n_split_k) srt_cuda_set_split_k(b, o->split_k[ni / n_ns]);
+                    ms = gpu_time(o, b, format, group, &w, s->m, s->k, n, (srt_cuda_path)o->path, &iters);
                     double flops = 2.0 * (double)s->m * (double)s->k * n, gbs = (double)w.bytes / ms / 1e6;
                     if (ms > 0 && tcsl && (bms = gpu_time(o, b, SRT_F16, 0, &f16, s->m, s->k, n, SRT_CUDA_PATH_CUBLAS_F16, &biters)) < 0) ms = -1.0;
                     if (ms < 0) { rc = 1; continue; }
@@ -1066,6 +1079,7 @@ static int bench_gpu_matmul(const opts *o, int gemm) {
                     if (is_int_format(format)) rec_int(&r, "group", group);
                     if (sparse) rec_num(&r, "sparsity", sp, 2);
                     rec_str(&r, "path", path_names[o->path]);
+                    if (o->n_split_k && tcsl) rec_int(&r, "split_k", o->split_k[ni / n_ns]);
                     rec_int(&r, "m", s->m); rec_int(&r, "k", s->k); rec_int(&r, "n", n);
                     rec_num(&r, "mb", (double)w.bytes / 1e6, 2); rec_int(&r, "iters", iters);
                     rec_sig(&r, "ms", ms); rec_sig(&r, "gbs", gbs); rec_sig(&r, "tflops", flops / ms / 1e9);
@@ -1079,13 +1093,14 @@ static int bench_gpu_matmul(const opts *o, int gemm) {
                 free64(w.mem);
                 if (tcsl) free64(f16.mem);
             }
-            for (ni = 0; n_shapes > 1 && ni < n_ns; ni++) {   /* one token's (or batch's) worth of the shapes, weighed by count */
+            for (ni = 0; n_shapes > 1 && ni < n_ns * n_sk; ni++) {   /* one token's (or batch's) worth of the shapes, weighed by count */
                 const acc *a = &sum[ni];
                 if (a->shapes != n_shapes) continue;
                 gpu_record(&r, gemm ? "gpu-gemm-summary" : "gpu-gemv-summary", srt_format_name((srt_format)format), b);
                 if (sparse) rec_num(&r, "sparsity", sp, 2);
                 rec_str(&r, "shapes", o->n_shapes ? "custom" : gemm ? "llama-3-8b" : "llama-3.2-1b");
-                rec_int(&r, "n", !gemm ? 1 : o->n_n ? o->n_list[ni] : def_n[ni]); rec_int(&r, "matrices", a->matrices);
+                if (o->n_split_k && format == SRT_TCSL) rec_int(&r, "split_k", o->split_k[ni / n_ns]);
+                rec_int(&r, "n", !gemm ? 1 : o->n_n ? o->n_list[ni % n_ns] : def_n[ni % n_ns]); rec_int(&r, "matrices", a->matrices);
                 rec_num(&r, "mb", a->bytes / 1e6, 2); rec_sig(&r, "ms", a->us);
                 rec_sig(&r, "gbs", a->bytes / a->us / 1e6); rec_sig(&r, "tflops", a->flops / a->us / 1e9);
                 rec_sig(&r, "bw_gbs", bw); rec_sig(&r, "roofline_fraction", a->bytes / a->us / 1e6 / bw);
@@ -1453,6 +1468,7 @@ int main(int argc, char **argv) {
         else if (!strcmp(a, "--shape")) ok = parse_list(v, MAX_SHAPES, &o.n_shapes, item_shape, &o);
         else if (!strcmp(a, "--bw")) ok = parse_list(v, MAX_LIST, &o.n_bw, item_bw, &o);
         else if (!strcmp(a, "--n")) ok = parse_list(v, MAX_LIST, &o.n_n, item_n, &o);
+        else if (!strcmp(a, "--split-k")) ok = parse_list(v, MAX_LIST, &o.n_split_k, item_split_k, &o);
         else if (!strcmp(a, "--tokens")) ok = positive_int(v, &o.tokens);
         else if (!strcmp(a, "--prompt-tokens")) { ok = positive_int(v, &o.prompt_tokens); prompt_set = 1; }
         else if (!strcmp(a, "--runs")) { ok = positive_int(v, &o.runs) && o.runs <= 64; runs_set = 1; }
