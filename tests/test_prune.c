@@ -311,8 +311,19 @@ static void test_pruning(void) {
         size_t bi;
         for (bi = 0; bi < sizeof bad / sizeof bad[0]; bi++) {
             char cmd[1024];
+            int rc, has, wrote;
+            FILE *out;
             snprintf(cmd, sizeof cmd, "build/srt-pack -q --weights f32 %s " SRC " " D "bad.srt 2> " D "bad.err", bad[bi].opts);
-            CHECK(run(cmd) == 1 && file_has(D "bad.err", bad[bi].msg) && !fopen(D "bad.srt", "rb"), "srt-pack %s: refused (\"%s\")", bad[bi].opts, bad[bi].msg);
+            rc = run(cmd);
+            has = file_has(D "bad.err", bad[bi].msg);
+            wrote = (out = fopen(D "bad.srt", "rb")) != NULL;
+            if (out) { fclose(out); remove(D "bad.srt"); }
+            CHECK(rc == 1 && has && !wrote, "srt-pack %s: refused (\"%s\")", bad[bi].opts, bad[bi].msg);
+            if (rc != 1 || !has || wrote) {   /* what happened (once seen under wine, not reproduced) */
+                char *err = srt_test_read_file(D "bad.err", NULL);
+                fprintf(stderr, "    exit status %d, %s, stderr: %.300s\n", rc, wrote ? "an output file was written" : "no output file", err ? err : "(unreadable)");
+                free(err);
+            }
         }
     }
 }
