@@ -820,9 +820,14 @@ __global__ void srt__cu_tcsl_reduce(const float *part, int splits, int n, int n_
     y[t * ldy + r] = accum ? y[t * ldy + r] + v : v;
 }
 /* The launch shape for n tokens: BN, padded tokens, K tiles per split and splits (at most
-   SRT__CU_TCSL_PART partial rows: splits x n_pad). A block has one K tile in flight at a time, so
-   the GPU reads at full speed only with many blocks resident per SM (srt_cuda_set_split_k). */
-#define SRT__CU_TCSL_PART 512
+   srt__cu_tcsl_part_rows partial rows: splits x n_pad). A block has one K tile in flight at a
+   time, so the GPU reads at full speed only with many blocks resident per SM (srt_cuda_set_split_k). */
+#define SRT__CU_TCSL_PART 512                 /* partial rows at most, */
+#define SRT__CU_TCSL_PART_FLOATS (8u << 20)   /* and at most 32 MB of them (a vocabulary-sized TCSL matrix) */
+static uint64_t srt__cu_tcsl_part_rows(uint64_t rows) {
+    const uint64_t r = SRT__CU_TCSL_PART_FLOATS / (rows > 0 ? rows : 1);
+    return r < SRT__CU_TCSL_PART ? r : SRT__CU_TCSL_PART;
+}
 struct srt__cu_tcsl_plan { int bn, n_pad, splits; uint32_t kt_per; };
 static srt__cu_tcsl_plan srt__cu_tcsl_plan_for(const srt__cuda *S, const srt__cuda_mat &w, int n) {
     srt__cu_tcsl_plan p;
@@ -831,15 +836,17 @@ static srt__cu_tcsl_plan srt__cu_tcsl_plan_for(const srt__cuda *S, const srt__cu
     const uint64_t blocks = w.tm * (uint64_t)(p.n_pad / p.bn), want = (uint64_t)S->split_k * (uint64_t)(S->sms > 0 ? S->sms : 1);
     uint64_t sp = blocks >= want ? 1 : (want + blocks - 1) / blocks;
     if (sp > w.tk) sp = w.tk;
-    if (sp * (uint64_t)p.n_pad > SRT__CU_TCSL_PART) sp = SRT__CU_TCSL_PART / (uint64_t)p.n_pad;
+    if (sp * (uint64_t)p.n_pad > srt__cu_tcsl_part_rows(w.rows)) sp = srt__cu_tcsl_part_rows(w.rows) / (uint64_t)p.n_pad;
     if (sp < 1) sp = 1;
     p.kt_per = (uint32_t)((w.tk + sp - 1) / sp);
     p.splits = (int)((w.tk + p.kt_per - 1) / p.kt_per);
     return p;
 }
-/* Scratch: x16 (n_pad x Kp halves) + the partial sums (at most SRT__CU_TCSL_PART rows of `rows` floats). */
+/* Scratch: x16 (n_pad x Kp halves) + the partial sums (srt__cu_tcsl_part_rows rows of `rows` floats:
+   at most rows x SRT__CU_TCSL_PART and SRT__CU_TCSL_PART_FLOATS, which also covers fewer rows). */
 static size_t srt__cu_tcsl_ws_bytes(uint64_t tk, uint64_t rows, int n) {
-    return ((size_t)(n + 63) * (size_t)tk * SRT__CU_TT * 2 + 255) / 256 * 256 + (size_t)rows * SRT__CU_TCSL_PART * 4 + 256;
+    const uint64_t part = rows * SRT__CU_TCSL_PART < SRT__CU_TCSL_PART_FLOATS ? rows * SRT__CU_TCSL_PART : SRT__CU_TCSL_PART_FLOATS;
+    return ((size_t)(n + 63) * (size_t)tk * SRT__CU_TT * 2 + 255) / 256 * 256 + (size_t)part * 4 + 256;
 }
 /* x16_ready: ws already holds x in f16 (the previous product over the same x and width). */
 static srt_status srt__cu_tcsl_matmul(srt__cuda *S, const srt__cuda_mat &w, const float *x, int n, float *y, uint64_t ldy,

@@ -237,6 +237,37 @@ static void check_tcsl_emulation(void) {
 
 /* The TCSL SpMM against the CPU reference on the same packed tensor: f16 activations and tensor-core
    sums, so within 2e-3 x sum |w x| of each output (+ 1e-5 absolute). */
+/* The SpMM's launch plan against its scratch (host code, no device): for tall and short matrices,
+   any number of tokens and any split-K target, the splits cover K, and the f16 activations plus the
+   partial sums fit in srt__cu_tcsl_ws_bytes (a vocabulary-sized matrix keeps them under 32 MB). */
+static void check_tcsl_plan(void) {
+    static const uint64_t rows_list[] = {64, 200, 4096, 14336, 128256, 262144}, tks[] = {1, 3, 64, 224};
+    static const int ns[] = {1, 8, 9, 64, 100, 512}, targets[] = {0, 2, 8, 64};
+    srt__cuda S;
+    int bad = 0, cases = 0, split = 0;
+    S.sms = 132;
+    for (int ti = 0; ti < 4; ti++)
+        for (size_t ri = 0; ri < sizeof rows_list / sizeof rows_list[0]; ri++)
+            for (int ki = 0; ki < 4; ki++)
+                for (int ni = 0; ni < 6; ni++) {
+                    srt__cuda_mat w;
+                    memset(&w, 0, sizeof w);
+                    S.split_k = targets[ti];
+                    w.rows = rows_list[ri]; w.tm = (w.rows + 63) / 64; w.tk = tks[ki]; w.cols = w.tk * 64;
+                    const srt__cu_tcsl_plan p = srt__cu_tcsl_plan_for(&S, w, ns[ni]);
+                    const uint64_t x16 = ((uint64_t)p.n_pad * w.tk * 64 * 2 + 255) / 256 * 256;
+                    const uint64_t part = p.splits > 1 ? (uint64_t)p.splits * (uint64_t)p.n_pad * w.rows * 4 : 0;
+                    const uint64_t x16_max = ((uint64_t)(ns[ni] + 63) * w.tk * 64 * 2 + 255) / 256 * 256;   /* what the scratch holds for x16 */
+                    cases++; split += p.splits > 1;
+                    if (p.splits < 1 || (uint64_t)p.splits * p.kt_per < w.tk || (uint64_t)(p.splits - 1) * p.kt_per >= w.tk ||
+                        x16 + part > srt__cu_tcsl_ws_bytes(w.tk, w.rows, ns[ni]) || (targets[ti] == 0 && p.splits != 1) ||
+                        srt__cu_tcsl_ws_bytes(w.tk, w.rows, ns[ni]) > x16_max + (32u << 20) + 256) {
+                        if (bad++ < 3) fprintf(stderr, "plan: rows %llu, %llu K tiles, %d tokens, target %d: %d splits of %u, scratch %llu bytes\n", (unsigned long long)w.rows,
+                                               (unsigned long long)w.tk, ns[ni], targets[ti], p.splits, p.kt_per, (unsigned long long)srt__cu_tcsl_ws_bytes(w.tk, w.rows, ns[ni]));
+                    }
+                }
+    CHECK(bad == 0 && split > 0, "TCSL launch plans: K covered by the splits, activations and partial sums inside the scratch (%d of %d plans wrong, %d split)", bad, cases, split);
+}
 static void check_tcsl(uint64_t rows, uint64_t cols, double sparsity) {
     const int ns[] = {1, 3, 8, 9, 17, 33, 64, 65, 100};
     std::vector<float> w(rows * cols), bias(rows);
@@ -529,12 +560,14 @@ int main(void) {
         const size_t colon = reason.find(": ");
         check_no_device(why ? why : "cannot open CUDA device");
         check_tcsl_emulation();
+        check_tcsl_plan();
         srt_backend_free(gpu);
         printf("skipped: GPU checks (no CUDA device: %s)\n", colon != std::string::npos ? reason.c_str() + colon + 2 : reason.c_str());
         return srt_test_finish();
     }
     check_api();
     check_tcsl_emulation();
+    check_tcsl_plan();
     check_tcsl(64, 64, 0.0);
     check_tcsl(130, 300, 0.5);
     check_tcsl(1000, 520, 0.7);
