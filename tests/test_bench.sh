@@ -134,12 +134,16 @@ gpu_checks() {
     check "$label gpu-gemm fields" "$T/gpu-gemm.json" gpu-gemm 4 mode format m k n + ms gbs tflops roofline_fraction
     "$bench" gpu-gemm --format tcsl --shape 256x512 --n 8,32 --sparsity 0.6,0.9 --iters 5 --mb 64 --json >"$T/gpu-tcsl.json" 2>&1 || echo "FAIL - $label gpu-gemm tcsl"
     check "$label gpu-gemm tcsl against cuBLAS f16" "$T/gpu-tcsl.json" gpu-gemm 4 mode format sparsity m k n + ms tflops cublas_ms cublas_tflops speedup
-    # --split-k: each tcsl line once per srt_cuda_set_split_k value, a summary per value and n
-    "$bench" gpu-gemm --format tcsl --shape 256x512,128x512 --n 8 --sparsity 0.7 --split-k 0,8 --iters 3 --mb 64 --json >"$T/gpu-splitk.json" 2>&1 || echo "FAIL - $label gpu-gemm --split-k"
-    check "$label gpu-gemm --split-k lines" "$T/gpu-splitk.json" gpu-gemm 4 mode format sparsity split_k m k n + ms speedup
-    check "$label gpu-gemm --split-k summaries" "$T/gpu-splitk.json" gpu-gemm-summary 2 mode format split_k n + ms speedup
-    if [ "$(grep -c '"split_k":0,' "$T/gpu-splitk.json")" = 3 ] && [ "$(grep -c '"split_k":8,' "$T/gpu-splitk.json")" = 3 ]; then echo "ok - $label gpu-gemm --split-k 0,8: 2 lines and a summary each"
-    else echo "FAIL - $label gpu-gemm --split-k 0,8"; sed 's/^/    /' "$T/gpu-splitk.json" | head -4; fi
+    # --split-k: each tcsl line once per srt_cuda_set_split_k value, a summary per value and n; other
+    # formats once, without split_k
+    "$bench" gpu-gemm --format tcsl,q4 --shape 256x512,128x512 --n 8 --sparsity 0.7 --split-k 0,8 --iters 3 --mb 64 --json >"$T/gpu-splitk.json" 2>&1 || echo "FAIL - $label gpu-gemm --split-k"
+    grep '"format":"tcsl"' "$T/gpu-splitk.json" >"$T/gpu-splitk-tcsl.json"
+    check "$label gpu-gemm --split-k lines" "$T/gpu-splitk-tcsl.json" gpu-gemm 4 mode format sparsity split_k m k n + ms speedup
+    check "$label gpu-gemm --split-k summaries" "$T/gpu-splitk-tcsl.json" gpu-gemm-summary 2 mode format split_k n + ms speedup
+    if [ "$(grep -c '"split_k":0,' "$T/gpu-splitk.json")" = 3 ] && [ "$(grep -c '"split_k":8,' "$T/gpu-splitk.json")" = 3 ] &&
+       [ "$(grep '"format":"q4"' "$T/gpu-splitk.json" | grep -c '"mode":"gpu-gemm"')" = 2 ] && ! grep '"format":"q4"' "$T/gpu-splitk.json" | grep -q split_k; then
+        echo "ok - $label gpu-gemm --split-k 0,8: 2 tcsl lines and a summary each, q4 once"
+    else echo "FAIL - $label gpu-gemm --split-k 0,8"; sed 's/^/    /' "$T/gpu-splitk.json" | head -8; fi
     "$bench" gpu-gemv --format q8,q4,q2,tq,f16,tcsl --shape 64x256*2,128x256 --sparsity 0.7 --iters 3 --mb 64 --json >"$T/gpu-gemv.json" 2>&1 || echo "FAIL - $label gpu-gemv"
     check "$label gpu-gemv fields (every format)" "$T/gpu-gemv.json" gpu-gemv 12 mode format m k n + ms gbs roofline_fraction
     check "$label gpu-gemv summaries" "$T/gpu-gemv.json" gpu-gemv-summary 6 mode format n matrices + ms gbs roofline_fraction

@@ -1057,6 +1057,7 @@ static int bench_gpu_matmul(const opts *o, int gemm) {
     for (fi = 0; fi < n_formats; fi++) {
         int format = o->n_format ? o->format[fi] : def_formats[fi], sparse = srt_format_is_sparse((srt_format)format);
         int n_sp = !sparse ? 1 : o->sparsity_set ? o->n_sparsity : 4;
+        const int n_sk_f = format == SRT_TCSL ? n_sk : 1;   /* --split-k applies to tcsl only */
         for (vi = 0; vi < n_sp; vi++) {
             double sp = !sparse ? 0.0 : o->sparsity_set ? o->sparsity[vi] : def_sp[vi];
             acc sum[MAX_LIST], base[MAX_LIST];   /* per n: the format's and the cuBLAS baseline's totals */
@@ -1067,12 +1068,12 @@ static int bench_gpu_matmul(const opts *o, int gemm) {
                 gmat w, f16;
                 int tcsl = format == SRT_TCSL;
                 if (!gpu_pack(&w, format, group, s->m, s->k, sp, seed, tcsl ? &f16 : NULL)) { rc = 1; continue; }
-                for (ni = 0; ni < n_ns * n_sk; ni++) {   /* per --split-k value (tcsl), each n */
+                for (ni = 0; ni < n_ns * n_sk_f; ni++) {   /* per --split-k value (tcsl), each n */
                     int n = !gemm ? 1 : o->n_n ? o->n_list[ni % n_ns] : def_n[ni % n_ns], iters, biters = 0;
-                    double ms, bms = 0.0;
-                    if (o->n_split_k) srt_cuda_set_split_k(b, o->split_k[ni / n_ns]);
+                    double ms, bms = 0.0, flops, gbs;
+                    if (o->n_split_k && tcsl) srt_cuda_set_split_k(b, o->split_k[ni / n_ns]);
                     ms = gpu_time(o, b, format, group, &w, s->m, s->k, n, (srt_cuda_path)o->path, &iters);
-                    double flops = 2.0 * (double)s->m * (double)s->k * n, gbs = (double)w.bytes / ms / 1e6;
+                    flops = 2.0 * (double)s->m * (double)s->k * n; gbs = (double)w.bytes / ms / 1e6;
                     if (ms > 0 && tcsl && (bms = gpu_time(o, b, SRT_F16, 0, &f16, s->m, s->k, n, SRT_CUDA_PATH_CUBLAS_F16, &biters)) < 0) ms = -1.0;
                     if (ms < 0) { rc = 1; continue; }
                     gpu_record(&r, mode, srt_format_name((srt_format)format), b);
@@ -1093,7 +1094,7 @@ static int bench_gpu_matmul(const opts *o, int gemm) {
                 free64(w.mem);
                 if (tcsl) free64(f16.mem);
             }
-            for (ni = 0; n_shapes > 1 && ni < n_ns * n_sk; ni++) {   /* one token's (or batch's) worth of the shapes, weighed by count */
+            for (ni = 0; n_shapes > 1 && ni < n_ns * n_sk_f; ni++) {   /* one token's (or batch's) worth of the shapes, weighed by count */
                 const acc *a = &sum[ni];
                 if (a->shapes != n_shapes) continue;
                 gpu_record(&r, gemm ? "gpu-gemm-summary" : "gpu-gemv-summary", srt_format_name((srt_format)format), b);
