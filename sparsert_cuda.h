@@ -904,8 +904,8 @@ static srt_status srt__cu_quantize_x(srt__cuda *S, const srt__cuda_mat &w, const
    prompt batches), else one (the GEMV: twice the blocks per token block, for one token as many
    as there are tiles). */
 #define SRT__CU_GEMM_TB 4
-static srt_status srt__cu_gemv(srt__cuda *S, int mode, int count, const srt__cuda_mat *const *w, float *const *y, const float *const *bias,
-                               uint64_t ldy0, int n, const float *x, void *ws, size_t ws_cap, bool gemm) {
+static srt_status srt__cu_int_matmul(srt__cuda *S, int mode, int count, const srt__cuda_mat *const *w, float *const *y, const float *const *bias,
+                                     uint64_t ldy0, int n, const float *x, void *ws, size_t ws_cap, bool gemm) {
     srt__cu_gemv_args a;
     srt__cuda_mat *wa[3] = {&a.w0, &a.w1, &a.w2};
     srt__cu_gemv_out *oa[3] = {&a.o0, &a.o1, &a.o2};
@@ -1006,7 +1006,7 @@ static srt_status srt__cu_matmul_dev(srt__cuda *S, const srt__cuda_mat &w, const
         return srt__cu_blas_done(S, w.format == SRT_F32 ? 1 : 2, bs, w.rows, n, y, ldy, bias);
     }
     const srt__cuda_mat *wp = &w;   /* the integer GEMV or GEMM */
-    return srt__cu_gemv(S, accum ? SRT__CU_ACCUM : SRT__CU_STORE, 1, &wp, &y, &bias, ldy, n, x, ws, ws_cap, path == SRT_CUDA_PATH_GEMM);
+    return srt__cu_int_matmul(S, accum ? SRT__CU_ACCUM : SRT__CU_STORE, 1, &wp, &y, &bias, ldy, n, x, ws, ws_cap, path == SRT_CUDA_PATH_GEMM);
 }
 
 /* ---------------------------------------------------------------- transformer kernels */
@@ -1560,7 +1560,7 @@ static srt_status srt__cu_mm_same_x(srt__cuda *S, srt__cuda_session *ss, int cou
         gemv = gemv && srt__cu_gemv_joins(*w[0], *w[i], n);
         tcsl = tcsl && w[i]->format == SRT_TCSL && w[i]->cols == w[0]->cols;
     }
-    if (gemv) return srt__cu_gemv(S, SRT__CU_STORE, count, w, y, bias, w[0]->rows, n, x, ss->ws, ss->ws_cap, false);
+    if (gemv) return srt__cu_int_matmul(S, SRT__CU_STORE, count, w, y, bias, w[0]->rows, n, x, ss->ws, ss->ws_cap, false);
     for (int i = 0; i < count; i++) {
         r = tcsl ? srt__cu_tcsl_matmul(S, *w[i], x, n, y[i], w[i]->rows, bias[i], 0, ss->ws, ss->ws_cap, i > 0)
                  : srt__cu_matmul_dev(S, *w[i], x, n, y[i], w[i]->rows, bias[i], 0, ss->ws, ss->ws_cap, SRT_CUDA_PATH_AUTO);
@@ -1614,7 +1614,7 @@ static srt_status srt__cu_enqueue(srt__cuda *S, srt__cuda_session *ss, int n, in
         float *hbs[2] = {ss->hb, ss->hb2};
         const float *no_bias[2] = {nullptr, nullptr};
         if (srt__cu_gemv_joins(L.gate, L.up, n) && L.gate.rows == L.up.rows) {   /* gate, up and SwiGLU in one launch */
-            if ((r = srt__cu_gemv(S, SRT__CU_SWIGLU, 2, gu, hbs, no_bias, L.gate.rows, n, ss->xb, ss->ws, ss->ws_cap, false)) != SRT_OK) return r;
+            if ((r = srt__cu_int_matmul(S, SRT__CU_SWIGLU, 2, gu, hbs, no_bias, L.gate.rows, n, ss->xb, ss->ws, ss->ws_cap, false)) != SRT_OK) return r;
         } else {
             if ((r = srt__cu_mm_same_x(S, ss, 2, gu, hbs, no_bias, ss->xb, n)) != SRT_OK) return r;
             srt__cu_swiglu<<<srt__cu_blocks((uint64_t)n * (uint64_t)F, 256), 256, 0, sm>>>(ss->hb, ss->hb2, (uint64_t)n * (uint64_t)F);

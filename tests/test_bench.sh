@@ -144,6 +144,9 @@ gpu_checks() {
        [ "$(grep '"format":"q4"' "$T/gpu-splitk.json" | grep -c '"mode":"gpu-gemm"')" = 2 ] && ! grep '"format":"q4"' "$T/gpu-splitk.json" | grep -q split_k; then
         echo "ok - $label gpu-gemm --split-k 0,8: 2 tcsl lines and a summary each, q4 once"
     else echo "FAIL - $label gpu-gemm --split-k 0,8"; sed 's/^/    /' "$T/gpu-splitk.json" | head -8; fi
+    "$bench" gpu-gemm --format tcsl --n 1,2,3,4,5 --split-k 1,2,3,4 >"$T/gpu-splitk-many.txt" 2>&1; rc=$?
+    if [ $rc -eq 2 ] && grep -q "at most 16 --n x --split-k values" "$T/gpu-splitk-many.txt"; then echo "ok - $label gpu-gemm: 5 --n x 4 --split-k values refused"
+    else echo "FAIL - $label gpu-gemm with 20 --n x --split-k values: exit status $rc"; fi
     "$bench" gpu-gemv --format q8,q4,q2,tq,f16,tcsl --shape 64x256*2,128x256 --sparsity 0.7 --iters 3 --mb 64 --json >"$T/gpu-gemv.json" 2>&1 || echo "FAIL - $label gpu-gemv"
     check "$label gpu-gemv fields (every format)" "$T/gpu-gemv.json" gpu-gemv 12 mode format m k n + ms gbs roofline_fraction
     check "$label gpu-gemv summaries" "$T/gpu-gemv.json" gpu-gemv-summary 6 mode format n matrices + ms gbs roofline_fraction

@@ -1047,11 +1047,11 @@ static int bench_gpu_matmul(const opts *o, int gemm) {
     int n_formats = o->n_format ? o->n_format : (int)(sizeof def_formats / sizeof def_formats[0]);
     int n_ns = !gemm ? 1 : o->n_n ? o->n_n : 4, n_sk = o->n_split_k ? o->n_split_k : 1, fi, vi, si, ni, rc = 0;
     uint32_t seed = rng;
-    srt_backend *b = gpu_open(o);
+    srt_backend *b;
     double bw;
     rec r;
-    if (!b) return 1;
-    if (n_ns * n_sk > MAX_LIST) { fprintf(stderr, "srt-bench: at most %d --n x --split-k values\n", MAX_LIST); srt_backend_free(b); return 2; }
+    if (n_ns * n_sk > MAX_LIST) { fprintf(stderr, "srt-bench: at most %d --n x --split-k values\n", MAX_LIST); return 2; }   /* the summaries' slots */
+    if (!(b = gpu_open(o))) return 1;
     gpu_record(&r, "gpu", "-", b); rec_str(&r, "info", srt_cuda_info(b)); rec_emit(&r, o->json);
     if ((bw = gpu_bandwidth(o, b)) <= 0.0) { srt_backend_free(b); return 1; }
     for (fi = 0; fi < n_formats; fi++) {
