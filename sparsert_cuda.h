@@ -124,10 +124,12 @@ SRT_API srt_status srt_cuda_matmul(srt_backend *b, srt_format format, uint32_t g
                                    uint64_t rows, uint64_t cols, int n, const float *x, const float *bias, float *y,
                                    srt_cuda_path path);
 /* Times the same product with weights and activations already on the device (uploaded before the
-   timing, freed after): a warm-up call, then `iters` calls between two CUDA events;
-   *ms_per_call = elapsed / iters. The weights are uploaded in as many copies as make twice the L2
+   timing, freed after): a warm-up call, then at least `iters` calls between two CUDA events;
+   *ms_per_call = elapsed / calls. The weights are uploaded in as many copies as make twice the L2
    cache (at most 64, fewer when memory runs out) and the calls cycle through them, so that they
-   are read from device memory as a model's layers are: weight bytes / time = the kernel's bandwidth. */
+   are read from device memory as a model's layers are: weight bytes / time = the kernel's bandwidth.
+   The calls run as a CUDA graph of one call per copy, replayed (as the decode step runs: no host
+   launch cost between kernels); with SRT_CUDA_GRAPHS=0, or if the capture fails, as plain launches. */
 SRT_API srt_status srt_cuda_bench_matmul(srt_backend *b, srt_format format, uint32_t group, const void *const *parts,
                                          uint64_t rows, uint64_t cols, int n, srt_cuda_path path, int iters,
                                          double *ms_per_call);
@@ -265,6 +267,7 @@ struct srt__cuda {
     int sms = 0;             /* streaming multiprocessors (TCSL split-K) */
     bool ok = false;         /* device opened */
     bool graphs = true, sync_each = false;
+    bool pdl = false;        /* programmatic dependent launch (compute capability 9.0 on, unless SRT_CUDA_PDL=0) */
     int cublas_min = 32;
     int split_k = 8;         /* TCSL: blocks per SM that split-K aims for (0: no split) */
     cudaStream_t stream = nullptr;
@@ -343,9 +346,63 @@ static srt_status srt__cu_fail_status(srt__cuda *S, char *err, size_t cap) {
                        "cuda: %s: %s (%s)", S->fail_what ? S->fail_what : "?", cudaGetErrorString(S->fail_code), cudaGetErrorName(S->fail_code));
 }
 static __host__ __device__ __forceinline__ uint64_t srt__cu_min(uint64_t a, uint64_t b) { return a < b ? a : b; }
+static __host__ __device__ __forceinline__ uint32_t srt__cu_min32(uint32_t a, uint32_t b) { return a < b ? a : b; }
 static inline unsigned srt__cu_blocks(uint64_t items, unsigned per) { return (unsigned)((items + per - 1) / per); }
+/* Launches kernel k (grid x block threads, no dynamic shared memory) in S->stream as a programmatic
+   dependent of the kernel before it (srt__cu_dep_wait) where the device has it (S->pdl), else as
+   a plain launch would. */
+template <class... P, class... A>
+static void srt__cu_launch_pdl(srt__cuda *S, void (*k)(P...), dim3 grid, dim3 block, const char *what, A... args) {
+    cudaLaunchAttribute at[1] = {};
+    at[0].id = cudaLaunchAttributeProgrammaticStreamSerialization;
+    at[0].val.programmaticStreamSerializationAllowed = 1;
+    const cudaLaunchConfig_t cfg = {grid, block, 0, S->stream, at, S->pdl ? 1u : 0u};   /* in the order of its fields */
+    srt__cu_note(S, cudaLaunchKernelEx(&cfg, k, args...), what);
+    srt__cu_launched(S, what);
+}
 
 /* ---------------------------------------------------------------- matrix kernels */
+/* The PTX the GEMV and the SpMM need, one instruction per function, so that the CPU emulator of the tests
+   (tests/cuda_emu, SRT_CUDA_EMULATOR) can stand in for them. */
+#ifndef SRT_CUDA_EMULATOR
+static __device__ __forceinline__ uint32_t srt__cu_smem_addr(const void *p) { return (uint32_t)__cvta_generic_to_shared(p); }
+/* 16 bytes global -> shared, asynchronous until srt__cu_cp_async_wait_all */
+static __device__ __forceinline__ void srt__cu_cp_async16(void *smem, const void *gmem) {
+    asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" :: "r"(srt__cu_smem_addr(smem)), "l"(gmem));
+}
+static __device__ __forceinline__ void srt__cu_cp_async_commit(void) { asm volatile("cp.async.commit_group;\n" ::); }
+static __device__ __forceinline__ void srt__cu_cp_async_wait_all(void) { asm volatile("cp.async.wait_all;\n" ::: "memory"); }
+/* ldmatrix: 4 (2) 8 x 8 b16 matrices whose rows lanes 0-31 (0-15) point to */
+static __device__ __forceinline__ void srt__cu_ldmatrix_x4(uint32_t *r, const void *smem) {
+    asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0,%1,%2,%3}, [%4];\n"
+                 : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3]) : "r"(srt__cu_smem_addr(smem)) : "memory");
+}
+static __device__ __forceinline__ void srt__cu_ldmatrix_x2(uint32_t *r, const void *smem) {
+    asm volatile("ldmatrix.sync.aligned.m8n8.x2.shared.b16 {%0,%1}, [%2];\n" : "=r"(r[0]), "=r"(r[1]) : "r"(srt__cu_smem_addr(smem)) : "memory");
+}
+/* d += A (16 x 16 f16, row) x B (16 x 8 f16, col), f32 sums */
+static __device__ __forceinline__ void srt__cu_mma(float *d, const uint32_t *a, uint32_t b0, uint32_t b1) {
+    asm volatile("mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, {%0,%1,%2,%3};\n"
+                 : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
+                 : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
+}
+#endif
+/* Programmatic dependent launch (sm_90; a no-op before, and on the emulator): a kernel launched
+   with srt__cu_launch_pdl may start while the kernel before it still runs, once that one's blocks
+   have all called srt__cu_dep_launch. Until srt__cu_dep_wait (which returns when the kernel before
+   has finished and its writes are visible) it may only read what no kernel writes (weights) and
+   write nothing. The GEMV streams its first weights in that time: the quantization pass before it
+   is a few microseconds of latency that the weight reads then overlap. */
+static __device__ __forceinline__ void srt__cu_dep_wait(void) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    asm volatile("griddepcontrol.wait;\n" ::: "memory");
+#endif
+}
+static __device__ __forceinline__ void srt__cu_dep_launch(void) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    asm volatile("griddepcontrol.launch_dependents;\n" ::: "memory");
+#endif
+}
 /* GEMV: one block = one tile (16 rows) x one token (the GEMM: x SRT__CU_GEMM_TB tokens), 256
    threads = 64 slots x 4 row quads (thread tid: quad q = tid % 4 = rows 4q..4q+3, slot j =
    tid / 4), over activations quantized beforehand
@@ -356,7 +413,10 @@ static inline unsigned srt__cu_blocks(uint64_t items, unsigned per) { return (un
    shared memory; (2) the codes, a window of SRT__CU_GEMV_WIN columns at a time, copied into shared
    memory, and each thread reads 16 bytes of its chunks in the window (rows 4q..4q+3) and sums with
    dp4a into int32; (3) the threads of a group add their sums into shared memory (atomicAdd on int:
-   exact); (4) 16 threads (one per row) apply the epilogue in group order. */
+   exact); (4) 16 threads (one per row) apply the epilogue in group order.
+   The first weight loads of a window (and the scales of a batch) are issued one step ahead: the
+   next window's while this one's sums are added up and applied, the first window's before
+   srt__cu_dep_wait, so that a block's memory reads do not stop at each of those steps. */
 /* Loads a thread issues before it uses them, where a loop would otherwise wait for each load in
    turn (in-order issue: a use stalls the thread until its load arrives, and the next load issues
    only after the use). A kernel whose every phase has a chain of such round trips takes
@@ -372,126 +432,151 @@ static inline unsigned srt__cu_blocks(uint64_t items, unsigned per) { return (un
 template <int F, int TB>
 static __device__ float srt__cu_gemv_tile(const srt__cuda_mat &W, const int8_t *qa, const float *da, int nt, uint64_t tile, int S, int GB) {
     typedef srt__cu_fmt<F> fm;
-    enum { WT = SRT__CU_GEMV_WIN / TB, VPT = SRT__CU_GEMV_WIN / 16 / SRT__CU_GEMV_THREADS };   /* window columns per token; code loads per thread */
+    /* codes in shared memory at a time (one token: a 4096-column window, a q4 batch, to leave room for s_w),
+       window columns per token, code loads per thread */
+    enum { WIN = TB == 1 ? SRT__CU_GEMV_WIN / 2 : SRT__CU_GEMV_WIN, WT = WIN / TB, VPT = WIN / 16 / SRT__CU_GEMV_THREADS };
     /* weight loads in flight: one token and 4-bit or fewer codes take twice as many (a q4 group of
        64 in one round; q8 would spill, and more tokens need the registers for their sums) */
     enum { LOADS = TB == 1 && F != SRT_Q8 ? 2 * SRT__CU_GEMV_LOADS : SRT__CU_GEMV_LOADS };
     __shared__ float s_d[TB][SRT__CU_GEMV_SLOTS];
     __shared__ int s_acc[TB][SRT__CU_GEMV_SLOTS][16];
-    __shared__ uint16_t s_sc[SRT__CU_GEMV_SLOTS * 16];   /* the batch's weight scales */
-    __shared__ uint4 s_q4[SRT__CU_GEMV_WIN / 16];        /* token tt's codes from uint4 tt * WT / 16 */
+    __shared__ uint4 s_sc4[2][SRT__CU_GEMV_SLOTS * 2];   /* the weight scales of batch b in [b % 2] (16 per group) */
+    __shared__ uint4 s_q4[WIN / 16];                     /* token tt's codes from uint4 tt * WT / 16 */
     const uint32_t *s_q = (const uint32_t *)s_q4;
     const int tid = (int)threadIdx.x, q = tid & 3, j = tid >> 2, gl = j / S, sp = j % S;
-    const uint64_t G = W.group, cpg = G / (uint64_t)fm::kstep, ks = (uint64_t)fm::kstep, kp = W.kp, ng = W.ng;
+    int sb = 0;   /* the batch's s_sc4 */
+    /* in-tile indices in 32 bits (registers: the loads in flight need them; srt__cu_upload_mat keeps kp and ng below 2^31) */
+    const uint32_t G = W.group, cpg = G / (uint32_t)fm::kstep, ks = (uint32_t)fm::kstep, kp = (uint32_t)W.kp, ng = (uint32_t)W.ng, chunks = (uint32_t)W.chunks;
+    const uint4 *wt = (const uint4 *)(W.v + tile * W.chunks * 64) + q;   /* chunk cu's 16 bytes of this quad: wt[4 cu] */
+    __shared__ uint4 s_w[LOADS][SRT__CU_GEMV_THREADS];   /* the first weights of the next window, each thread's own */
     float yv = 0.0f;
-    for (uint64_t g0 = 0; g0 < ng; g0 += (uint64_t)GB) {
-        const int gn = (int)srt__cu_min(ng - g0, (uint64_t)GB);
-        const uint64_t k0 = g0 * G;
-        const uint64_t kc1 = srt__cu_min((g0 + (uint64_t)gn) * cpg, W.chunks) * ks;   /* the batch's chunks end here (<= kp) */
-        const uint64_t g = g0 + (uint64_t)gl, gc1 = srt__cu_min((g + 1) * cpg, W.chunks);
+    /* The span of this thread's chunks in the window from column w0 of the batch from group g0:
+       c, c + S, ... < hi (none when its group is past the batch); the batch's groups (gn) and the
+       end of its chunks in columns (kc1 <= kp). */
+    struct span { uint32_t c, hi, kc1; int gn; };
+    const auto span_of = [&](uint32_t g0, uint32_t w0) {
+        span s;
+        s.gn = (int)srt__cu_min32(ng - g0, (uint32_t)GB);
+        s.kc1 = srt__cu_min32((g0 + (uint32_t)s.gn) * cpg, chunks) * ks;
+        const uint32_t g = g0 + (uint32_t)gl, lo = w0 / ks;
+        s.hi = gl < s.gn ? srt__cu_min32(srt__cu_min32((g + 1) * cpg, chunks), srt__cu_min32(s.kc1, w0 + WT) / ks) : 0u;
+        s.c = g * cpg + (uint32_t)sp;
+        if (s.c < lo) s.c += (lo - s.c + (uint32_t)S - 1) / (uint32_t)S * (uint32_t)S;
+        return s;
+    };
+    /* chunks c, c + S, ... (LOADS of them, those below hi) into this thread's slots of s_w,
+       asynchronously (cp.async: no registers held while they are in flight) */
+    const auto stage_weights = [&](uint32_t c, uint32_t hi) {
+#pragma unroll
+        for (int u = 0; u < LOADS; u++) {
+            const uint32_t cu = c + (uint32_t)u * (uint32_t)S;
+            if (cu < hi) srt__cu_cp_async16(&s_w[u][tid], wt + 4 * cu);
+        }
+        srt__cu_cp_async_commit();
+    };
+    /* the scales of the batch from group g0 into s_sc4[b] (groups past gn are not read) */
+    const auto stage_scales = [&](uint32_t g0, int gn, int b) {
+        if (tid < 2 * gn) srt__cu_cp_async16(&s_sc4[b][tid], (const uint4 *)(W.sc + (tile * ng + g0) * 16) + tid);
+    };
+    span sw = span_of(0, 0);   /* the first window: weights and scales before the wait */
+    stage_scales(0, sw.gn, 0);
+    stage_weights(sw.c, sw.hi);
+    srt__cu_dep_wait();
+    for (uint32_t g0 = 0; g0 < ng; g0 += (uint32_t)GB) {
+        const int gn = sw.gn;
+        const uint32_t kc1 = sw.kc1;
         int acc[TB][4];
 #pragma unroll
         for (int tt = 0; tt < TB; tt++) acc[tt][0] = acc[tt][1] = acc[tt][2] = acc[tt][3] = 0;
-        if (tid < gn)
+        for (uint32_t w0 = g0 * G; w0 < kc1; w0 += WT) {   /* window starts are multiples of 32 columns */
+            /* sw: this window's span, its first weights in flight (issued a step ahead) */
+            const uint32_t hi = sw.hi;
+            uint32_t c = sw.c;
+            float dv[TB] = {};
+            if (w0 == g0 * G)
 #pragma unroll
-            for (int tt = 0; tt < TB; tt++) s_d[tt][tid] = tt < nt ? da[(uint64_t)tt * ng + g0 + (uint64_t)tid] : 0.0f;
-        for (int e = tid; e < TB * SRT__CU_GEMV_SLOTS * 16; e += SRT__CU_GEMV_THREADS) (&s_acc[0][0][0])[e] = 0;
-        uint16_t sc4[SRT__CU_GEMV_SLOTS * 16 / SRT__CU_GEMV_THREADS];   /* the scales: all loads in flight, then the stores */
-#pragma unroll
-        for (int u = 0; u < SRT__CU_GEMV_SLOTS * 16 / SRT__CU_GEMV_THREADS; u++) {
-            const int e = tid + u * SRT__CU_GEMV_THREADS;
-            sc4[u] = e < gn * 16 ? W.sc[(tile * ng + g0) * 16 + (uint64_t)e] : (uint16_t)0;
-        }
-#pragma unroll
-        for (int u = 0; u < SRT__CU_GEMV_SLOTS * 16 / SRT__CU_GEMV_THREADS; u++) s_sc[tid + u * SRT__CU_GEMV_THREADS] = sc4[u];
-        for (uint64_t w0 = k0; w0 < kc1; w0 += WT) {   /* window starts are multiples of 32 columns */
-            const uint64_t w1 = srt__cu_min(kc1, w0 + WT), lo = w0 / ks, hi = srt__cu_min(gc1, w1 / ks);
-            /* this thread's chunks of group g inside the window: c, c + S, ... < hi. The first
-               round of loads is issued before the codes are brought in, so that the two wait
-               together, not one after the other. */
-            uint64_t c = g * cpg + (uint64_t)sp;
-            if (c < lo) c += (lo - c + (uint64_t)S - 1) / (uint64_t)S * (uint64_t)S;
-            uint4 wv[LOADS];
-            if (gl < gn)
-#pragma unroll
-                for (int u = 0; u < LOADS; u++) {
-                    const uint64_t cu = c + (uint64_t)u * (uint64_t)S;
-                    if (cu < hi) wv[u] = __ldg((const uint4 *)(W.v + (tile * W.chunks + cu) * 64 + 16 * (uint64_t)q));
-                }
+                for (int tt = 0; tt < TB; tt++) dv[tt] = tid < gn && tt < nt ? da[(uint64_t)tt * ng + g0 + (uint32_t)tid] : 0.0f;
+            uint4 v[VPT];
             {   /* the window's codes, 16 bytes per load, all of a thread's loads in flight (rows of codes
                    are kp = a multiple of 32 long, so rounding the window up to 16 stays inside them);
                    tokens past nt get zeros */
-                const int nv = (int)((w1 - w0 + 15) / 16);
-                uint4 v[VPT];
+                const int nv = (int)((srt__cu_min32(kc1, w0 + WT) - w0 + 15) / 16);
 #pragma unroll
                 for (int u = 0; u < VPT; u++) {
                     const int e = tid + u * SRT__CU_GEMV_THREADS, tt = e / (WT / 16), i = e % (WT / 16);
                     v[u] = make_uint4(0u, 0u, 0u, 0u);
                     if (tt < nt && i < nv) v[u] = __ldg((const uint4 *)(qa + (uint64_t)tt * kp + w0) + i);
                 }
-#pragma unroll
-                for (int u = 0; u < VPT; u++) s_q4[tid + u * SRT__CU_GEMV_THREADS] = v[u];
             }
+            if (w0 == g0 * G) {   /* a batch's first window: its dx and zeroed sums */
+                if (tid < gn)
+#pragma unroll
+                    for (int tt = 0; tt < TB; tt++) s_d[tt][tid] = dv[tt];
+                for (int e = tid; e < TB * SRT__CU_GEMV_SLOTS * 16; e += SRT__CU_GEMV_THREADS) (&s_acc[0][0][0])[e] = 0;
+            }
+#pragma unroll
+            for (int u = 0; u < VPT; u++) s_q4[tid + u * SRT__CU_GEMV_THREADS] = v[u];
+            srt__cu_cp_async_wait_all();   /* this thread's staged weights and scales */
             __syncthreads();   /* the codes, scales, dx and zeroed sums in place */
-            if (gl < gn) {
-                for (bool first = true; c < hi; c += LOADS * (uint64_t)S, first = false) {
-                    /* the loads of LOADS chunks first, then their sums: that many 16-byte reads
-                       in flight per thread, not one (memory-level parallelism is what a GEMV at
-                       HBM speed needs; in a plain loop each load issues only once the one
-                       before has arrived) */
-                    if (!first)
+            while (c < hi) {
+                /* a round: LOADS chunks staged in s_w together (that many 16-byte reads in flight
+                   per thread, not one: memory-level parallelism is what a GEMV at HBM speed
+                   needs), then their sums; the first round's were staged a step ahead */
+                srt__cu_cp_async_wait_all();
 #pragma unroll
-                        for (int u = 0; u < LOADS; u++) {
-                            const uint64_t cu = c + (uint64_t)u * (uint64_t)S;
-                            if (cu < hi) wv[u] = __ldg((const uint4 *)(W.v + (tile * W.chunks + cu) * 64 + 16 * (uint64_t)q));
+                for (int u = 0; u < LOADS; u++) {
+                    const uint32_t cu = c + (uint32_t)u * (uint32_t)S;
+                    if (cu >= hi) break;
+                    const uint4 wu = s_w[u][tid];
+                    const uint32_t ww[4] = {wu.x, wu.y, wu.z, wu.w};
+                    const uint32_t *xw = s_q + (cu * ks - w0) / 4;   /* token tt's words from xw + tt * WT / 4 */
+                    if (F == SRT_Q8) {
+#pragma unroll
+                        for (int tt = 0; tt < TB; tt++) {
+                            const int xq = (int)xw[tt * (WT / 4)];
+#pragma unroll
+                            for (int r = 0; r < 4; r++) acc[tt][r] = __dp4a((int)ww[r], xq, acc[tt][r]);
+                        }
+                    } else {   /* the codes of a word decoded once for the TB tokens */
+                        int a[TB][4], qs[TB];
+#pragma unroll
+                        for (int tt = 0; tt < TB; tt++) { qs[tt] = 0; a[tt][0] = a[tt][1] = a[tt][2] = a[tt][3] = 0; }
+#pragma unroll
+                        for (int st = 0; st < fm::per_byte; st++) {
+                            int xq[TB];
+#pragma unroll
+                            for (int tt = 0; tt < TB; tt++) { xq[tt] = (int)xw[tt * (WT / 4) + st]; qs[tt] = __dp4a(xq[tt], 0x01010101, qs[tt]); }
+#pragma unroll
+                            for (int r = 0; r < 4; r++) {
+                                const int cw = srt__cu_codes<F>(ww[r], st);
+#pragma unroll
+                                for (int tt = 0; tt < TB; tt++) a[tt][r] = __dp4a(cw, xq[tt], a[tt][r]);
+                            }
                         }
 #pragma unroll
-                    for (int u = 0; u < LOADS; u++) {
-                        const uint64_t cu = c + (uint64_t)u * (uint64_t)S;
-                        if (cu >= hi) break;
-                        const uint32_t ww[4] = {wv[u].x, wv[u].y, wv[u].z, wv[u].w};
-                        const uint32_t *xw = s_q + (cu * ks - w0) / 4;   /* token tt's words from xw + tt * WT / 4 */
-                        if (F == SRT_Q8) {
+                        for (int tt = 0; tt < TB; tt++)
 #pragma unroll
-                            for (int tt = 0; tt < TB; tt++) {
-                                const int xq = (int)xw[tt * (WT / 4)];
-#pragma unroll
-                                for (int r = 0; r < 4; r++) acc[tt][r] = __dp4a((int)ww[r], xq, acc[tt][r]);
-                            }
-                        } else {   /* the codes of a word decoded once for the TB tokens */
-                            int a[TB][4], qs[TB];
-#pragma unroll
-                            for (int tt = 0; tt < TB; tt++) { qs[tt] = 0; a[tt][0] = a[tt][1] = a[tt][2] = a[tt][3] = 0; }
-#pragma unroll
-                            for (int st = 0; st < fm::per_byte; st++) {
-                                int xq[TB];
-#pragma unroll
-                                for (int tt = 0; tt < TB; tt++) { xq[tt] = (int)xw[tt * (WT / 4) + st]; qs[tt] = __dp4a(xq[tt], 0x01010101, qs[tt]); }
-#pragma unroll
-                                for (int r = 0; r < 4; r++) {
-                                    const int cw = srt__cu_codes<F>(ww[r], st);
-#pragma unroll
-                                    for (int tt = 0; tt < TB; tt++) a[tt][r] = __dp4a(cw, xq[tt], a[tt][r]);
-                                }
-                            }
-#pragma unroll
-                            for (int tt = 0; tt < TB; tt++)
-#pragma unroll
-                                for (int r = 0; r < 4; r++) acc[tt][r] += fm::mul * a[tt][r] - fm::off * qs[tt];
-                        }
+                            for (int r = 0; r < 4; r++) acc[tt][r] += fm::mul * a[tt][r] - fm::off * qs[tt];
                     }
                 }
+                c += LOADS * (uint32_t)S;
+                if (c < hi) stage_weights(c, hi);   /* the slots are this thread's own: no barrier */
             }
+            /* one step ahead: the next window's first weights (and the next batch's scales) */
+            if (w0 + WT < kc1) sw = span_of(g0, w0 + WT);
+            else if (g0 + (uint32_t)GB < ng) { sw = span_of(g0 + (uint32_t)GB, (g0 + (uint32_t)GB) * G); stage_scales(g0 + (uint32_t)GB, sw.gn, sb ^ 1); }
+            else sw.hi = 0;
+            stage_weights(sw.c, sw.hi);
             __syncthreads();   /* the window's codes are read before the next window overwrites them */
         }
-        if (gl < gn)
 #pragma unroll
-            for (int tt = 0; tt < TB; tt++)
+        for (int tt = 0; tt < TB; tt++)
 #pragma unroll
-                for (int r = 0; r < 4; r++) if (acc[tt][r]) atomicAdd(&s_acc[tt][gl][4 * q + r], acc[tt][r]);
+            for (int r = 0; r < 4; r++) if (acc[tt][r]) atomicAdd(&s_acc[tt][gl][4 * q + r], acc[tt][r]);
         __syncthreads();
         if (tid < 16 * TB) {   /* the reference epilogue, in group order, from shared memory (8 groups' operands read at a time) */
             const int tt = tid >> 4, row = tid & 15;
+            const uint16_t *s_sc = (const uint16_t *)s_sc4[sb];
             for (int g8 = 0; g8 < gn; g8 += 8) {
                 float a[8], m[8];
 #pragma unroll
@@ -503,6 +588,7 @@ static __device__ float srt__cu_gemv_tile(const srt__cuda_mat &W, const int8_t *
             }
         }
         __syncthreads();   /* s_acc and s_d are read before the next batch (or call) resets them */
+        sb ^= 1;
     }
     return yv;
 }
@@ -518,10 +604,12 @@ struct srt__cu_gemv_args {
     unsigned end0, end1;
     int mode;
 };
-/* __launch_bounds__(.., 2): up to 128 registers, so the weight loads in flight (LOADS) do not
-   spill (ptxas otherwise caps it at 80 registers and spills 12-44 bytes; sm_90: 96, 2 blocks per SM) */
+/* Blocks per SM: one token, 3 (at most 80 registers; 45 KB of shared memory each): while a block
+   sums up a batch and waits at its barriers, the others' reads keep the memory busy (on the H100,
+   timed as a graph, 3 gave the Llama-3-8B layer 0.48 of the bandwidth and 4, which spills, 0.47).
+   The GEMM's TB tokens need up to 128 registers for their sums: 2. */
 template <int F, int TB>
-__global__ void __launch_bounds__(SRT__CU_GEMV_THREADS, 2) srt__cu_gemv_int(srt__cu_gemv_args A, const int8_t *qa, const float *da, int n, int S, int GB) {
+__global__ void __launch_bounds__(SRT__CU_GEMV_THREADS, TB == 1 ? 3 : 2) srt__cu_gemv_int(srt__cu_gemv_args A, const int8_t *qa, const float *da, int n, int S, int GB) {
     const unsigned bx = blockIdx.x;
     const int m = bx < A.end0 ? 0 : bx < A.end1 ? 1 : 2, tid = (int)threadIdx.x;
     const srt__cuda_mat W = m == 0 ? A.w0 : m == 1 ? A.w1 : A.w2;   /* selects, not a dynamic index into the parameters */
@@ -560,6 +648,7 @@ static void srt__cu_gemv_split(const srt__cuda_mat &w, int kstep, int *S, int *G
    qa[t * kp + k] (zeros from cols to kp), dx into da[t * ng + g]. */
 __global__ void __launch_bounds__(128) srt__cu_quantize(const float *x, uint64_t K, uint64_t G, uint64_t ng, uint64_t kp, int8_t *qa, float *da) {
     __shared__ unsigned int s_max;
+    srt__cu_dep_launch();   /* the GEMV after it may start streaming its weights */
     const uint64_t g = blockIdx.x, t = blockIdx.y, k0 = g * G, len = srt__cu_min(K - k0, G);
     const float *xt = x + t * K + k0;
     if (threadIdx.x == 0) s_max = 0u;
@@ -678,6 +767,7 @@ static __host__ __device__ __forceinline__ int srt__cu_tcsl_acc_tok(int j, int l
 
 /* x (n x K f32) -> x16 (n_pad x Kp f16, zeros past n and K) */
 __global__ void srt__cu_tcsl_x16(const float *x, int n, uint64_t K, int n_pad, uint64_t Kp, __half *x16) {
+    srt__cu_dep_launch();   /* the SpMM after it may start loading its first words */
     const uint64_t i = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x;
     if (i >= (uint64_t)n_pad * Kp) return;
     const uint64_t t = i / Kp, k = i % Kp;
@@ -688,31 +778,6 @@ static __device__ __forceinline__ void srt__cu_extract(uint8_t *tile, uint32_t w
     const uint32_t loc = word >> 16;
     *(uint16_t *)(tile + srt__cu_tcsl_smem(loc >> 6, loc & 63u)) = (uint16_t)(word & 0xffffu);
 }
-/* The PTX the SpMM needs, one instruction per function, so that the CPU emulator of the tests
-   (tests/cuda_emu, SRT_CUDA_EMULATOR) can stand in for them. */
-#ifndef SRT_CUDA_EMULATOR
-static __device__ __forceinline__ uint32_t srt__cu_smem_addr(const void *p) { return (uint32_t)__cvta_generic_to_shared(p); }
-/* 16 bytes global -> shared, asynchronous until srt__cu_cp_async_wait_all */
-static __device__ __forceinline__ void srt__cu_cp_async16(void *smem, const void *gmem) {
-    asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" :: "r"(srt__cu_smem_addr(smem)), "l"(gmem));
-}
-static __device__ __forceinline__ void srt__cu_cp_async_commit(void) { asm volatile("cp.async.commit_group;\n" ::); }
-static __device__ __forceinline__ void srt__cu_cp_async_wait_all(void) { asm volatile("cp.async.wait_all;\n" ::: "memory"); }
-/* ldmatrix: 4 (2) 8 x 8 b16 matrices whose rows lanes 0-31 (0-15) point to */
-static __device__ __forceinline__ void srt__cu_ldmatrix_x4(uint32_t *r, const void *smem) {
-    asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0,%1,%2,%3}, [%4];\n"
-                 : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3]) : "r"(srt__cu_smem_addr(smem)) : "memory");
-}
-static __device__ __forceinline__ void srt__cu_ldmatrix_x2(uint32_t *r, const void *smem) {
-    asm volatile("ldmatrix.sync.aligned.m8n8.x2.shared.b16 {%0,%1}, [%2];\n" : "=r"(r[0]), "=r"(r[1]) : "r"(srt__cu_smem_addr(smem)) : "memory");
-}
-/* d += A (16 x 16 f16, row) x B (16 x 8 f16, col), f32 sums */
-static __device__ __forceinline__ void srt__cu_mma(float *d, const uint32_t *a, uint32_t b0, uint32_t b1) {
-    asm volatile("mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, {%0,%1,%2,%3};\n"
-                 : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
-                 : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
-}
-#endif
 
 /* out: splits == 1: y[t * ldy + r] (+ bias), or (accum) y += that; else the partial sums
    part[(split * n_pad + t) * rows + r]. */
@@ -730,14 +795,22 @@ __global__ void __launch_bounds__(128) srt__cu_tcsl_spmm(const uint32_t *__restr
     float acc[BN / 8][4];
     uint4 reg[8];
     uint32_t cnt = 0;
+    /* the tile offsets of K tiles kt, kt + 1 and kt + 2 of this row tile, one load ahead: a tile's
+       words load is then one round trip, not two (the offset, then the words) */
+    const uint32_t *to = toff + (uint64_t)ti * tk;
+    uint32_t o0 = 0, o1 = 0, o2 = 0;
+    if (kt0 < kt1) { o0 = __ldg(to + kt0); o1 = __ldg(to + kt0 + 1); if (kt0 + 2 <= kt1) o2 = __ldg(to + kt0 + 2); }
 #pragma unroll
     for (int j = 0; j < BN / 8; j++) acc[j][0] = acc[j][1] = acc[j][2] = acc[j][3] = 0.0f;
-    /* gmem2reg: tile (ti, kt)'s words; a thread holds words 4 (u * 128 + tid) .. + 3 */
+    /* gmem2reg: tile (ti, kt)'s words (o0 .. o1); a thread holds words 4 (u * 128 + tid) .. + 3; then
+       the offsets move on a tile and the one after is loaded */
 #define SRT__CU_LOAD_WORDS(kt) do { \
-        const uint32_t w0 = toff[(uint64_t)ti * tk + (kt)]; \
-        cnt = toff[(uint64_t)ti * tk + (kt) + 1] - w0; \
+        const uint32_t w0 = o0; \
+        cnt = o1 - w0; \
         _Pragma("unroll") for (int u = 0; u < 8; u++) \
             if ((uint32_t)(u * 128 + tid) * 4u < cnt) reg[u] = __ldg((const uint4 *)(words + w0) + u * 128 + tid); \
+        o0 = o1; o1 = o2; \
+        if ((kt) + 3 <= kt1) o2 = __ldg(to + (kt) + 3); \
     } while (0)
     /* rst_smem + the activation tile (BN tokens x 64 columns) by cp.async */
 #define SRT__CU_PREPARE(buf, kt) do { \
@@ -759,8 +832,9 @@ __global__ void __launch_bounds__(128) srt__cu_tcsl_spmm(const uint32_t *__restr
             } \
         } \
     } while (0)
+    if (kt0 < kt1) SRT__CU_LOAD_WORDS(kt0);
+    srt__cu_dep_wait();   /* x16 (and part, y) from here: the kernels before have finished */
     if (kt0 < kt1) {
-        SRT__CU_LOAD_WORDS(kt0);
         SRT__CU_PREPARE(0, kt0);
         __syncthreads();                     /* the zeros before any extract */
         SRT__CU_EXTRACT(0);
@@ -811,6 +885,7 @@ __global__ void __launch_bounds__(128) srt__cu_tcsl_spmm(const uint32_t *__restr
 }
 /* y[t * ldy + r] = the splits' partial sums in split order (+ bias), or (accum) y += that */
 __global__ void srt__cu_tcsl_reduce(const float *part, int splits, int n, int n_pad, uint32_t rows, const float *bias, float *y, uint64_t ldy, int accum) {
+    srt__cu_dep_launch();   /* a next SpMM over the same x16 may start loading its first words */
     const uint64_t i = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x;
     if (i >= (uint64_t)n * rows) return;
     const uint64_t t = i / rows, r = i % rows;
@@ -862,8 +937,8 @@ static srt_status srt__cu_tcsl_matmul(srt__cuda *S, const srt__cuda_mat &w, cons
     }
     const dim3 grid((unsigned)w.tm, (unsigned)(p.n_pad / p.bn), (unsigned)p.splits);
     const uint32_t *words = (const uint32_t *)w.v;
-#define SRT__CU_SPMM(BN) srt__cu_tcsl_spmm<BN><<<grid, 128, 0, S->stream>>>(words, w.toff, (uint32_t)w.tk, x16, Kp, (uint32_t)w.rows, n, p.n_pad, \
-                                                                            p.kt_per, p.splits, y, ldy, bias, part, accum)
+#define SRT__CU_SPMM(BN) srt__cu_launch_pdl(S, srt__cu_tcsl_spmm<BN>, grid, dim3(128), "TCSL SpMM kernel", words, w.toff, (uint32_t)w.tk, \
+                                            (const __half *)x16, Kp, (uint32_t)w.rows, n, p.n_pad, p.kt_per, p.splits, y, ldy, bias, part, accum)
     switch (p.bn) {
         case 8: SRT__CU_SPMM(8); break;
         case 16: SRT__CU_SPMM(16); break;
@@ -871,7 +946,6 @@ static srt_status srt__cu_tcsl_matmul(srt__cuda *S, const srt__cuda_mat &w, cons
         default: SRT__CU_SPMM(64); break;
     }
 #undef SRT__CU_SPMM
-    srt__cu_launched(S, "TCSL SpMM kernel");
     if (p.splits > 1) {
         srt__cu_tcsl_reduce<<<srt__cu_blocks((uint64_t)n * w.rows, 256), 256, 0, S->stream>>>(part, p.splits, n, p.n_pad, (uint32_t)w.rows, bias, y, ldy, accum);
         srt__cu_launched(S, "TCSL split-K sum");
@@ -927,8 +1001,8 @@ static srt_status srt__cu_int_matmul(srt__cuda *S, int mode, int count, const sr
     const dim3 grid(tiles, gemm ? srt__cu_blocks((uint64_t)n, SRT__CU_GEMM_TB) : (unsigned)n);
 #define SRT__CU_GEMV(FMT) \
     srt__cu_gemv_split(*w[0], srt__cu_fmt<FMT>::kstep, &sp, &gb); \
-    if (gemm) srt__cu_gemv_int<FMT, SRT__CU_GEMM_TB><<<grid, SRT__CU_GEMV_THREADS, 0, S->stream>>>(a, qa, da, n, sp, gb); \
-    else srt__cu_gemv_int<FMT, 1><<<grid, SRT__CU_GEMV_THREADS, 0, S->stream>>>(a, qa, da, n, sp, gb);
+    srt__cu_launch_pdl(S, gemm ? srt__cu_gemv_int<FMT, SRT__CU_GEMM_TB> : srt__cu_gemv_int<FMT, 1>, grid, dim3(SRT__CU_GEMV_THREADS), \
+                       gemm ? "GEMM kernel" : "GEMV kernel", a, (const int8_t *)qa, (const float *)da, n, sp, gb);
     switch (w[0]->format) {
         case SRT_Q8: SRT__CU_GEMV(SRT_Q8) break;
         case SRT_Q4: SRT__CU_GEMV(SRT_Q4) break;
@@ -937,7 +1011,6 @@ static srt_status srt__cu_int_matmul(srt__cuda *S, int mode, int count, const sr
         default: SRT__CU_GEMV(SRT_Q1) break;
     }
 #undef SRT__CU_GEMV
-    srt__cu_launched(S, gemm ? "GEMM kernel" : "GEMV kernel");
     return SRT_OK;
 }
 
@@ -1376,7 +1449,7 @@ static srt_status srt__cu_upload_mat(srt__cuda *S, srt__cuda_model *M, const srt
     out->tiles = (t.rows + 15) / 16;
     out->ng = t.group ? (t.cols + t.group - 1) / t.group : 1;
     out->chunks = t.format >= SRT_Q8 ? out->kp / (uint64_t)(4 * (8 / (t.format == SRT_Q8 ? 8 : t.format == SRT_Q4 ? 4 : t.format == SRT_Q1 ? 1 : 2))) : 0;
-    if (out->tiles > 0x7fffffffu || out->ng > 0x7fffffffu)
+    if (out->tiles > 0x7fffffffu || out->ng > 0x7fffffffu || out->kp > 0x7fffffffu)
         return srt__cu_err(err, cap, SRT_ERR_UNSUPPORTED, "%s: tensor %llu x %llu is too large for the CUDA kernels", what,
                            (unsigned long long)t.rows, (unsigned long long)t.cols);
     if (out->kp > M->max_kp) M->max_kp = out->kp;
@@ -1742,7 +1815,8 @@ SRT_API srt_backend *srt_cuda_backend(int device) {
     S->b.session_create = srt__cu_session_create; S->b.session_destroy = srt__cu_session_destroy;
     S->b.forward = srt__cu_forward; S->b.destroy = srt__cu_destroy; S->b.kv_copy = srt__cu_kv_copy;
     {
-        const char *g = getenv("SRT_CUDA_GRAPHS"), *sy = getenv("SRT_CUDA_SYNC"), *sk = getenv("SRT_CUDA_SPLIT_K");
+        const char *g = getenv("SRT_CUDA_GRAPHS"), *sy = getenv("SRT_CUDA_SYNC"), *sk = getenv("SRT_CUDA_SPLIT_K"), *pd = getenv("SRT_CUDA_PDL");
+        S->pdl = !(pd && pd[0] == '0');
         S->graphs = !(g && g[0] == '0');
         if (sk && sk[0]) S->split_k = atoi(sk) > 0 ? atoi(sk) : 0;
         S->sync_each = sy && sy[0] && sy[0] != '0';
@@ -1771,6 +1845,7 @@ SRT_API srt_backend *srt_cuda_backend(int device) {
             }
             S->ok = true;
             S->sms = p.multiProcessorCount;
+            S->pdl = S->pdl && p.major >= 9;
             S->name = std::string("cuda: ") + p.name;
             snprintf(buf, sizeof buf, "%s; device %d: %s, compute capability %d.%d, %d SMs, %.1f GiB; %s", versions.c_str(), device, p.name,
                      p.major, p.minor, p.multiProcessorCount, (double)p.totalGlobalMem / (1024.0 * 1024.0 * 1024.0), blas.c_str());
@@ -1934,12 +2009,37 @@ SRT_API srt_status srt_cuda_bench_matmul(srt_backend *b, srt_format format, uint
         srt__cu_note(S, cudaEventCreate(&e0), "cudaEventCreate");
         srt__cu_note(S, cudaEventCreate(&e1), "cudaEventCreate");
         st = srt__cu_matmul_dev(S, j.w, j.dx, n, j.dy, rows, nullptr, 0, j.ws, j.ws_cap, path);   /* warm-up */
-        if (st == SRT_OK && S->fail_code == cudaSuccess) {
+        /* one call per copy captured as a graph, replayed: the kernels follow each other as in a
+           decode step's graph, without the host's launch cost between them (which, for a small
+           matrix, is longer than the kernels: a plain loop would time the host) */
+        cudaGraphExec_t exec = nullptr;
+        const int reps = (int)w.size(), launches = (iters + reps - 1) / reps;
+        if (st == SRT_OK && S->fail_code == cudaSuccess && S->graphs &&
+            cudaStreamBeginCapture(S->stream, cudaStreamCaptureModeThreadLocal) == cudaSuccess) {
+            cudaGraph_t graph = nullptr;
+            S->capturing = true;
+            for (int i = 0; i < reps && st == SRT_OK; i++) st = srt__cu_matmul_dev(S, w[(size_t)i], j.dx, n, j.dy, rows, nullptr, 0, j.ws, j.ws_cap, path);
+            S->capturing = false;
+            const cudaError_t e = cudaStreamEndCapture(S->stream, &graph);
+            if (e == cudaSuccess && st == SRT_OK && S->fail_code == cudaSuccess && graph && cudaGraphInstantiate(&exec, graph, 0) != cudaSuccess) exec = nullptr;
+            if (graph) cudaGraphDestroy(graph);
+            cudaGetLastError();
+            if (!exec) srt__cu_reset_fail(S);   /* no graph: the plain loop below */
+            if (st != SRT_OK) exec = nullptr;
+        }
+        if (exec) {
+            srt__cu_note(S, cudaGraphLaunch(exec, S->stream), "bench graph launch");   /* warm-up */
+            srt__cu_note(S, cudaEventRecord(e0, S->stream), "cudaEventRecord");
+            for (int i = 0; i < launches; i++) srt__cu_note(S, cudaGraphLaunch(exec, S->stream), "bench graph launch");
+            srt__cu_note(S, cudaEventRecord(e1, S->stream), "cudaEventRecord");
+            iters = launches * reps;
+        } else if (st == SRT_OK && S->fail_code == cudaSuccess) {
             srt__cu_note(S, cudaEventRecord(e0, S->stream), "cudaEventRecord");
             for (int i = 0; i < iters && st == SRT_OK; i++) st = srt__cu_matmul_dev(S, w[(size_t)i % w.size()], j.dx, n, j.dy, rows, nullptr, 0, j.ws, j.ws_cap, path);
             srt__cu_note(S, cudaEventRecord(e1, S->stream), "cudaEventRecord");
         }
         srt__cu_note(S, cudaStreamSynchronize(S->stream), "bench (synchronize)");
+        if (exec) cudaGraphExecDestroy(exec);
         if (st == SRT_OK && S->fail_code == cudaSuccess) {
             float ms = 0.0f;
             srt__cu_note(S, cudaEventElapsedTime(&ms, e0, e1), "cudaEventElapsedTime");

@@ -473,6 +473,26 @@ static double now_ms() {
 }
 } /* namespace srt_emu */
 
+/* cudaLaunchKernelEx: a plain launch; its only attribute here, programmatic stream serialization,
+   changes nothing on a stream that runs one kernel after the other. The fields are CUDA's, in its
+   order, but the dimensions are named grid and block (gridDim and blockDim are macros here). */
+enum cudaLaunchAttributeID { cudaLaunchAttributeProgrammaticStreamSerialization = 3 };
+union cudaLaunchAttributeValue { char pad[64]; unsigned int programmaticStreamSerializationAllowed; };
+struct cudaLaunchAttribute { cudaLaunchAttributeID id; char pad[4]; cudaLaunchAttributeValue val; };
+struct cudaLaunchConfig_t {
+    dim3 grid, block;
+    size_t dynamicSmemBytes;
+    cudaStream_t stream;
+    cudaLaunchAttribute *attrs;
+    unsigned int numAttrs;
+};
+template <class... P, class... A> static inline cudaError_t cudaLaunchKernelEx(const cudaLaunchConfig_t *c, void (*k)(P...), A &&...a) {
+    for (unsigned i = 0; i < c->numAttrs; i++)
+        if (c->attrs[i].id != cudaLaunchAttributeProgrammaticStreamSerialization) return cudaErrorInvalidValue;
+    srt_emu::launch(k, c->grid, c->block, c->dynamicSmemBytes, c->stream)(std::forward<A>(a)...);
+    return cudaSuccess;   /* a bad configuration is the last error, as after a plain launch */
+}
+
 static inline cudaError_t cudaGetLastError(void) { const cudaError_t e = srt_emu::rt().last; srt_emu::rt().last = cudaSuccess; return e; }
 static inline const char *cudaGetErrorName(cudaError_t e) {
     switch (e) {
