@@ -104,6 +104,9 @@ SRT_API void srt_cuda_set_cublas_min_tokens(srt_backend *b, int n);
    split along K until they give about that many (each split a partial sum, added in split order by
    a second kernel); 0 = never split. Default SRT_CUDA_SPLIT_K from the environment, else 8. */
 SRT_API void srt_cuda_set_split_k(srt_backend *b, int blocks_per_sm);
+/* 1 if the last forward step on this backend replayed its captured CUDA graph, else 0 (prompt
+   batches, SRT_CUDA_GRAPHS=0, or a capture that failed: the decode step then launches plainly). */
+SRT_API int srt_cuda_last_step_graph(srt_backend *b);
 /* Kernels the last forward step on this backend launched, cuBLAS products counted as one each (a
    decode step replayed from its CUDA graph: the graph's); 0 before the first. The decode step's
    launch overhead grows with it: benchmarks report it, tests pin the fusions down with it. */
@@ -281,6 +284,7 @@ struct srt__cuda {
     bool capturing = false;
     int kernels = 0;         /* launched (kernels and cuBLAS calls) since the current forward began */
     int step_kernels = 0;    /* those of the last forward: srt_cuda_last_step_kernels */
+    bool step_graph = false; /* the last forward replayed a graph: srt_cuda_last_step_graph */
 };
 struct srt__cuda_layer {
     const float *attn_norm, *ffn_norm, *bq, *bk, *bv;
@@ -402,6 +406,12 @@ static __device__ __forceinline__ void srt__cu_dep_launch(void) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
     asm volatile("griddepcontrol.launch_dependents;\n" ::: "memory");
 #endif
+}
+/* The first statement of the other kernels, all launched as dependents: the kernel after may
+   start (it only reads weights until its own wait), then this one waits for the one before. */
+static __device__ __forceinline__ void srt__cu_dep_begin(void) {
+    srt__cu_dep_launch();
+    srt__cu_dep_wait();
 }
 /* GEMV: one block = one tile (16 rows) x one token (the GEMM: x SRT__CU_GEMM_TB tokens), 256
    threads = 64 slots x 4 row quads (thread tid: quad q = tid % 4 = rows 4q..4q+3, slot j =
@@ -610,6 +620,7 @@ struct srt__cu_gemv_args {
    The GEMM's TB tokens need up to 128 registers for their sums: 2. */
 template <int F, int TB>
 __global__ void __launch_bounds__(SRT__CU_GEMV_THREADS, TB == 1 ? 3 : 2) srt__cu_gemv_int(srt__cu_gemv_args A, const int8_t *qa, const float *da, int n, int S, int GB) {
+    srt__cu_dep_launch();   /* (its own wait is in srt__cu_gemv_tile, after the first weights) */
     const unsigned bx = blockIdx.x;
     const int m = bx < A.end0 ? 0 : bx < A.end1 ? 1 : 2, tid = (int)threadIdx.x;
     const srt__cuda_mat W = m == 0 ? A.w0 : m == 1 ? A.w1 : A.w2;   /* selects, not a dynamic index into the parameters */
@@ -648,7 +659,7 @@ static void srt__cu_gemv_split(const srt__cuda_mat &w, int kstep, int *S, int *G
    qa[t * kp + k] (zeros from cols to kp), dx into da[t * ng + g]. */
 __global__ void __launch_bounds__(128) srt__cu_quantize(const float *x, uint64_t K, uint64_t G, uint64_t ng, uint64_t kp, int8_t *qa, float *da) {
     __shared__ unsigned int s_max;
-    srt__cu_dep_launch();   /* the GEMV after it may start streaming its weights */
+    srt__cu_dep_begin();   /* (the GEMV after it then streams its first weights meanwhile) */
     const uint64_t g = blockIdx.x, t = blockIdx.y, k0 = g * G, len = srt__cu_min(K - k0, G);
     const float *xt = x + t * K + k0;
     if (threadIdx.x == 0) s_max = 0u;
@@ -671,6 +682,7 @@ __global__ void __launch_bounds__(128) srt__cu_quantize(const float *x, uint64_t
 #define SRT__CU_FTB 4
 template <int FM>
 __global__ void __launch_bounds__(256) srt__cu_mv_float(srt__cuda_mat W, const float *x, int n, float *y, uint64_t ldy, const float *bias, int accum) {
+    srt__cu_dep_begin();
     const int lane = (int)(threadIdx.x & 15);
     const uint64_t r = (uint64_t)blockIdx.x * 16 + (threadIdx.x >> 4), K = W.cols, t0 = (uint64_t)blockIdx.y * SRT__CU_FTB;
     const int nt = (int)srt__cu_min((uint64_t)n - t0, SRT__CU_FTB);
@@ -714,6 +726,7 @@ __global__ void __launch_bounds__(256) srt__cu_mv_float(srt__cuda_mat W, const f
 /* cuBLAS helpers: x split into hi + lo of the weights' 16-bit type; bias added afterwards. */
 template <int BF>
 __global__ void srt__cu_split16(const float *x, uint64_t count, uint16_t *hi, uint16_t *lo) {
+    srt__cu_dep_begin();
     const uint64_t i = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x;
     if (i >= count) return;
     const float v = x[i];
@@ -723,6 +736,7 @@ __global__ void srt__cu_split16(const float *x, uint64_t count, uint16_t *hi, ui
     lo[i] = BF ? srt__cu_to_bf16(v - hv) : srt__cu_to_f16(v - hv);
 }
 __global__ void srt__cu_add_bias(float *y, uint64_t ldy, uint64_t rows, int n, const float *bias) {
+    srt__cu_dep_begin();
     const uint64_t i = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x;
     if (i >= rows * (uint64_t)n) return;
     const uint64_t t = i / rows, r = i % rows;
@@ -767,7 +781,7 @@ static __host__ __device__ __forceinline__ int srt__cu_tcsl_acc_tok(int j, int l
 
 /* x (n x K f32) -> x16 (n_pad x Kp f16, zeros past n and K) */
 __global__ void srt__cu_tcsl_x16(const float *x, int n, uint64_t K, int n_pad, uint64_t Kp, __half *x16) {
-    srt__cu_dep_launch();   /* the SpMM after it may start loading its first words */
+    srt__cu_dep_begin();   /* (the SpMM after it then loads its first words meanwhile) */
     const uint64_t i = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x;
     if (i >= (uint64_t)n_pad * Kp) return;
     const uint64_t t = i / Kp, k = i % Kp;
@@ -786,6 +800,7 @@ __global__ void __launch_bounds__(128) srt__cu_tcsl_spmm(const uint32_t *__restr
                                                          const __half *__restrict__ x16, uint64_t Kp, uint32_t rows, int n, int n_pad,
                                                          uint32_t kt_per, int splits, float *__restrict__ y, uint64_t ldy,
                                                          const float *__restrict__ bias, float *__restrict__ part, int accum) {
+    srt__cu_dep_launch();
     __shared__ __align__(128) uint8_t sa[2][SRT__CU_TT * 128];
     __shared__ __align__(128) uint8_t sb[2][BN * 128];
     const int tid = (int)threadIdx.x, lane = tid & 31, warp = tid >> 5;
@@ -885,7 +900,7 @@ __global__ void __launch_bounds__(128) srt__cu_tcsl_spmm(const uint32_t *__restr
 }
 /* y[t * ldy + r] = the splits' partial sums in split order (+ bias), or (accum) y += that */
 __global__ void srt__cu_tcsl_reduce(const float *part, int splits, int n, int n_pad, uint32_t rows, const float *bias, float *y, uint64_t ldy, int accum) {
-    srt__cu_dep_launch();   /* a next SpMM over the same x16 may start loading its first words */
+    srt__cu_dep_begin();   /* (a next SpMM over the same x16 then loads its first words meanwhile) */
     const uint64_t i = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x;
     if (i >= (uint64_t)n * rows) return;
     const uint64_t t = i / rows, r = i % rows;
@@ -932,8 +947,7 @@ static srt_status srt__cu_tcsl_matmul(srt__cuda *S, const srt__cuda_mat &w, cons
     float *part = (float *)((uint8_t *)ws + ((size_t)p.n_pad * (size_t)Kp * 2 + 255) / 256 * 256);
     if (ws_cap < srt__cu_tcsl_ws_bytes(w.tk, w.rows, n)) return SRT_ERR_OUT_OF_MEMORY;
     if (!x16_ready) {
-        srt__cu_tcsl_x16<<<srt__cu_blocks((uint64_t)p.n_pad * Kp, 256), 256, 0, S->stream>>>(x, n, w.cols, p.n_pad, Kp, x16);
-        srt__cu_launched(S, "TCSL activations to f16");
+        srt__cu_launch_pdl(S, srt__cu_tcsl_x16, dim3(srt__cu_blocks((uint64_t)p.n_pad * Kp, 256)), dim3(256), "TCSL activations to f16", x, n, w.cols, p.n_pad, Kp, x16);
     }
     const dim3 grid((unsigned)w.tm, (unsigned)(p.n_pad / p.bn), (unsigned)p.splits);
     const uint32_t *words = (const uint32_t *)w.v;
@@ -947,8 +961,7 @@ static srt_status srt__cu_tcsl_matmul(srt__cuda *S, const srt__cuda_mat &w, cons
     }
 #undef SRT__CU_SPMM
     if (p.splits > 1) {
-        srt__cu_tcsl_reduce<<<srt__cu_blocks((uint64_t)n * w.rows, 256), 256, 0, S->stream>>>(part, p.splits, n, p.n_pad, (uint32_t)w.rows, bias, y, ldy, accum);
-        srt__cu_launched(S, "TCSL split-K sum");
+        srt__cu_launch_pdl(S, srt__cu_tcsl_reduce, dim3(srt__cu_blocks((uint64_t)n * w.rows, 256)), dim3(256), "TCSL split-K sum", part, p.splits, n, p.n_pad, (uint32_t)w.rows, bias, y, ldy, accum);
     }
     return SRT_OK;
 }
@@ -967,8 +980,7 @@ static srt_status srt__cu_quantize_x(srt__cuda *S, const srt__cuda_mat &w, const
     if (ws_cap < srt__cu_ws_bytes(w.kp, w.ng, n)) return SRT_ERR_OUT_OF_MEMORY;
     *qa = (int8_t *)ws;
     *da = (float *)((uint8_t *)ws + ((size_t)n * (size_t)w.kp + 255) / 256 * 256);
-    srt__cu_quantize<<<dim3((unsigned)w.ng, (unsigned)n), 128, 0, S->stream>>>(x, w.cols, w.group, w.ng, w.kp, *qa, *da);
-    srt__cu_launched(S, "activation quantization");
+    srt__cu_launch_pdl(S, srt__cu_quantize, dim3((unsigned)w.ng, (unsigned)n), dim3(128), "activation quantization", x, w.cols, w.group, w.ng, w.kp, *qa, *da);
     return SRT_OK;
 }
 /* Launches the integer kernel for n tokens over count <= 3 matrices of x (mode:
@@ -1020,8 +1032,7 @@ static srt_status srt__cu_blas_done(srt__cuda *S, int calls, cublasStatus_t bs, 
     S->kernels += calls;
     if (bs != CUBLAS_STATUS_SUCCESS) { srt__cu_note(S, cudaErrorUnknown, cublasGetStatusString(bs)); return SRT_OK; }
     if (bias) {
-        srt__cu_add_bias<<<srt__cu_blocks(rows * (uint64_t)n, 256), 256, 0, S->stream>>>(y, ldy, rows, n, bias);
-        srt__cu_launched(S, "bias");
+        srt__cu_launch_pdl(S, srt__cu_add_bias, dim3(srt__cu_blocks(rows * (uint64_t)n, 256)), dim3(256), "bias", y, ldy, rows, n, bias);
     }
     return SRT_OK;
 }
@@ -1037,8 +1048,7 @@ static srt_status srt__cu_matmul_dev(srt__cuda *S, const srt__cuda_mat &w, const
         const float one = 1.0f, beta = accum ? 1.0f : 0.0f;
         if (w.format != SRT_F16 || !S->blas) return SRT_ERR_UNSUPPORTED;
         if (ws_cap < srt__cu_ws_bytes(w.kp, w.ng, n)) return SRT_ERR_OUT_OF_MEMORY;
-        srt__cu_tcsl_x16<<<srt__cu_blocks((uint64_t)n * w.cols, 256), 256, 0, S->stream>>>(x, n, w.cols, n, w.cols, (__half *)ws);
-        srt__cu_launched(S, "activations to f16");
+        srt__cu_launch_pdl(S, srt__cu_tcsl_x16, dim3(srt__cu_blocks((uint64_t)n * w.cols, 256)), dim3(256), "activations to f16", x, n, w.cols, n, w.cols, (__half *)ws);
         const cublasStatus_t bs = cublasGemmEx(S->blas, CUBLAS_OP_T, CUBLAS_OP_N, (int)w.rows, n, (int)w.cols, &one, w.v, CUDA_R_16F, (int)w.cols,
                                                ws, CUDA_R_16F, (int)w.cols, &beta, y, CUDA_R_32F, (int)ldy, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT);
         return srt__cu_blas_done(S, 1, bs, w.rows, n, y, ldy, bias);
@@ -1049,10 +1059,9 @@ static srt_status srt__cu_matmul_dev(srt__cuda *S, const srt__cuda_mat &w, const
     }
     if (is_float && path != SRT_CUDA_PATH_CUBLAS) {
         const dim3 grid(srt__cu_blocks(w.rows, 16), srt__cu_blocks((uint64_t)n, SRT__CU_FTB));
-        if (w.format == SRT_F32) srt__cu_mv_float<0><<<grid, 256, 0, S->stream>>>(w, x, n, y, ldy, bias, accum);
-        else if (w.format == SRT_F16) srt__cu_mv_float<1><<<grid, 256, 0, S->stream>>>(w, x, n, y, ldy, bias, accum);
-        else srt__cu_mv_float<2><<<grid, 256, 0, S->stream>>>(w, x, n, y, ldy, bias, accum);
-        srt__cu_launched(S, "float matrix kernel");
+        if (w.format == SRT_F32) srt__cu_launch_pdl(S, srt__cu_mv_float<0>, dim3(grid), dim3(256), "float matrix kernel", w, x, n, y, ldy, bias, accum);
+        else if (w.format == SRT_F16) srt__cu_launch_pdl(S, srt__cu_mv_float<1>, dim3(grid), dim3(256), "float matrix kernel", w, x, n, y, ldy, bias, accum);
+        else srt__cu_launch_pdl(S, srt__cu_mv_float<2>, dim3(grid), dim3(256), "float matrix kernel", w, x, n, y, ldy, bias, accum);
         return SRT_OK;
     }
     if (path == SRT_CUDA_PATH_CUBLAS) {
@@ -1067,9 +1076,8 @@ static srt_status srt__cu_matmul_dev(srt__cuda *S, const srt__cuda_mat &w, const
             const uint64_t count = (uint64_t)n * w.cols;
             const cudaDataType_t ty = w.format == SRT_F16 ? CUDA_R_16F : CUDA_R_16BF;
             uint16_t *hi = (uint16_t *)ws, *lo = (uint16_t *)((uint8_t *)ws + (count * 2 + 255) / 256 * 256);
-            if (w.format == SRT_F16) srt__cu_split16<0><<<srt__cu_blocks(count, 256), 256, 0, S->stream>>>(x, count, hi, lo);
-            else srt__cu_split16<1><<<srt__cu_blocks(count, 256), 256, 0, S->stream>>>(x, count, hi, lo);
-            srt__cu_launched(S, "cuBLAS input split");
+            if (w.format == SRT_F16) srt__cu_launch_pdl(S, srt__cu_split16<0>, dim3(srt__cu_blocks(count, 256)), dim3(256), "cuBLAS input split", x, count, hi, lo);
+            else srt__cu_launch_pdl(S, srt__cu_split16<1>, dim3(srt__cu_blocks(count, 256)), dim3(256), "cuBLAS input split", x, count, hi, lo);
             bs = cublasGemmEx(S->blas, CUBLAS_OP_T, CUBLAS_OP_N, (int)w.rows, n, (int)w.cols, &one, w.v, ty, (int)w.cols,
                               hi, ty, (int)w.cols, &beta, y, CUDA_R_32F, (int)ldy, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT);
             if (bs == CUBLAS_STATUS_SUCCESS)
@@ -1094,6 +1102,7 @@ static srt_status srt__cu_matmul_dev(srt__cuda *S, const srt__cuda_mat &w, const
 #endif
 static_assert(SRT__CU_NORM_WIN % (16 * SRT__CU_LOADS) == 0, "RMSNorm's window: whole batches of the 16 chains");
 __global__ void __launch_bounds__(SRT__CU_NORM_THREADS) srt__cu_rmsnorm(float *o, const float *x, const float *w, int len, float eps) {
+    srt__cu_dep_begin();
     __shared__ float s_x[SRT__CU_NORM_WIN];
     __shared__ float s_inv;
     const int tid = (int)threadIdx.x;
@@ -1158,6 +1167,7 @@ __global__ void __launch_bounds__(SRT__CU_NORM_THREADS) srt__cu_rmsnorm(float *o
 
 /* x[t] = row toks[t] of the embedding matrix, dequantized as the core does. */
 __global__ void srt__cu_embed(srt__cuda_mat W, const int32_t *toks, int n, float *x) {
+    srt__cu_dep_begin();   /* (launched plainly after the copy of the step data: the wait returns at once) */
     const uint64_t i = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x, K = W.cols;
     if (i >= (uint64_t)n * K) return;
     const uint64_t t = i / K, k = i % K, r = (uint64_t)toks[t];
@@ -1228,6 +1238,7 @@ static inline uint64_t srt__cu_rope_kv_threads(int n, int nh, int rope_dim, int 
 __global__ void srt__cu_rope_kv(const srt__cu_step *st, int layer, int n_ctx, int n, int nh, int KVH, int hd, int rope_dim, int neox,
                                 const float *cs, float *q, const float *k, const float *v, srt_kv_type type, size_t row,
                                 unsigned char *kc, unsigned char *vc) {
+    srt__cu_dep_begin();
     const int half = rope_dim / 2;
     const uint64_t id = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x, nq = (uint64_t)n * (uint64_t)nh * (uint64_t)half;
     const uint64_t nq_pad = (nq + 31) / 32 * 32, KV = (uint64_t)KVH * (uint64_t)hd;
@@ -1319,6 +1330,7 @@ static __device__ __forceinline__ float srt__cu_q8_score(const unsigned char *ro
 __global__ void __launch_bounds__(SRT__CU_ATTN) srt__cu_attention(const srt__cu_step *st, const float *q, const unsigned char *kc, const unsigned char *vc,
                                                                  float *att, float *scores, int nh, int grp, int hd, int KVH, size_t row, int n_ctx,
                                                                  int layer, srt_kv_type type, float scale) {
+    srt__cu_dep_begin();
     __shared__ float s_red[SRT__CU_ATTN];
     __shared__ signed char s_qc[SRT__CU_MAX_HD];
     __shared__ float s_qd[SRT__CU_MAX_HD / 32];
@@ -1402,6 +1414,7 @@ __global__ void __launch_bounds__(SRT__CU_ATTN) srt__cu_attention(const srt__cu_
 }
 
 __global__ void srt__cu_swiglu(float *g, const float *up, uint64_t n) {
+    srt__cu_dep_begin();
     const uint64_t i = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x;
     if (i < n) g[i] = g[i] * (1.0f / (1.0f + srt__cu_expf(-g[i]))) * up[i];
 }
@@ -1658,8 +1671,7 @@ static srt_status srt__cu_enqueue(srt__cuda *S, srt__cuda_session *ss, int n, in
     srt__cu_launched(S, "embedding");
     for (int l = 0; l < M->n_layer; l++) {
         const srt__cuda_layer &L = M->layers[(size_t)l];
-        srt__cu_rmsnorm<<<(unsigned)n, SRT__CU_NORM_THREADS, 0, sm>>>(ss->xb, ss->x, L.attn_norm, E, M->norm_eps);
-        srt__cu_launched(S, "rmsnorm");
+        srt__cu_launch_pdl(S, srt__cu_rmsnorm, dim3((unsigned)n), dim3(SRT__CU_NORM_THREADS), "rmsnorm", ss->xb, ss->x, L.attn_norm, E, M->norm_eps);
         {
             const srt__cuda_mat *w[3] = {&L.wq, &L.wk, &L.wv};
             float *y[3] = {ss->q, ss->k, ss->v};
@@ -1667,22 +1679,17 @@ static srt_status srt__cu_enqueue(srt__cuda *S, srt__cuda_session *ss, int n, in
             if ((r = srt__cu_mm_same_x(S, ss, 3, w, y, b, ss->xb, n)) != SRT_OK) return r;
         }
         if (L.q_norm) {   /* qwen3: every q and k head normalized (rows of head_dim, in place) before the rotation */
-            srt__cu_rmsnorm<<<(unsigned)(n * M->n_head), SRT__CU_NORM_THREADS, 0, sm>>>(ss->q, ss->q, L.q_norm, M->head_dim, M->norm_eps);
-            srt__cu_launched(S, "q norm");
-            srt__cu_rmsnorm<<<(unsigned)(n * M->n_head_kv), SRT__CU_NORM_THREADS, 0, sm>>>(ss->k, ss->k, L.k_norm, M->head_dim, M->norm_eps);
-            srt__cu_launched(S, "k norm");
+            srt__cu_launch_pdl(S, srt__cu_rmsnorm, dim3((unsigned)(n * M->n_head)), dim3(SRT__CU_NORM_THREADS), "q norm", ss->q, ss->q, L.q_norm, M->head_dim, M->norm_eps);
+            srt__cu_launch_pdl(S, srt__cu_rmsnorm, dim3((unsigned)(n * M->n_head_kv)), dim3(SRT__CU_NORM_THREADS), "k norm", ss->k, ss->k, L.k_norm, M->head_dim, M->norm_eps);
         }
         {
             const uint64_t threads = srt__cu_rope_kv_threads(n, M->n_head, M->rope_dim, M->n_head_kv, M->head_dim, ss->kv_type);
-            srt__cu_rope_kv<<<srt__cu_blocks(threads, 256), 256, 0, sm>>>(st, l, ss->n_ctx, n, M->n_head, M->n_head_kv, M->head_dim, M->rope_dim, M->rope_neox, cs, ss->q, ss->k, ss->v, ss->kv_type, ss->kv_row, ss->k_cache, ss->v_cache);
-            srt__cu_launched(S, "RoPE and KV cache store");
+            srt__cu_launch_pdl(S, srt__cu_rope_kv, dim3(srt__cu_blocks(threads, 256)), dim3(256), "RoPE and KV cache store", st, l, ss->n_ctx, n, M->n_head, M->n_head_kv, M->head_dim, M->rope_dim, M->rope_neox, cs, ss->q, ss->k, ss->v, ss->kv_type, ss->kv_row, ss->k_cache, ss->v_cache);
         }
-        srt__cu_attention<<<(unsigned)(n * M->n_head), SRT__CU_ATTN, 0, sm>>>(st, ss->q, ss->k_cache, ss->v_cache, ss->att, ss->scores, M->n_head,
+        srt__cu_launch_pdl(S, srt__cu_attention, dim3((unsigned)(n * M->n_head)), dim3(SRT__CU_ATTN), "attention", st, ss->q, ss->k_cache, ss->v_cache, ss->att, ss->scores, M->n_head,
                                                                             M->n_head / M->n_head_kv, M->head_dim, M->n_head_kv, ss->kv_row, ss->n_ctx, l, ss->kv_type, scale);
-        srt__cu_launched(S, "attention");
         SRT__CU_MM(L.wo, ss->att, n, ss->x, nullptr, 1)   /* x += wo att */
-        srt__cu_rmsnorm<<<(unsigned)n, SRT__CU_NORM_THREADS, 0, sm>>>(ss->xb, ss->x, L.ffn_norm, E, M->norm_eps);
-        srt__cu_launched(S, "rmsnorm");
+        srt__cu_launch_pdl(S, srt__cu_rmsnorm, dim3((unsigned)n), dim3(SRT__CU_NORM_THREADS), "rmsnorm", ss->xb, ss->x, L.ffn_norm, E, M->norm_eps);
         const srt__cuda_mat *gu[2] = {&L.gate, &L.up};
         float *hbs[2] = {ss->hb, ss->hb2};
         const float *no_bias[2] = {nullptr, nullptr};
@@ -1690,14 +1697,12 @@ static srt_status srt__cu_enqueue(srt__cuda *S, srt__cuda_session *ss, int n, in
             if ((r = srt__cu_int_matmul(S, SRT__CU_SWIGLU, 2, gu, hbs, no_bias, L.gate.rows, n, ss->xb, ss->ws, ss->ws_cap, false)) != SRT_OK) return r;
         } else {
             if ((r = srt__cu_mm_same_x(S, ss, 2, gu, hbs, no_bias, ss->xb, n)) != SRT_OK) return r;
-            srt__cu_swiglu<<<srt__cu_blocks((uint64_t)n * (uint64_t)F, 256), 256, 0, sm>>>(ss->hb, ss->hb2, (uint64_t)n * (uint64_t)F);
-            srt__cu_launched(S, "swiglu");
+            srt__cu_launch_pdl(S, srt__cu_swiglu, dim3(srt__cu_blocks((uint64_t)n * (uint64_t)F, 256)), dim3(256), "swiglu", ss->hb, ss->hb2, (uint64_t)n * (uint64_t)F);
         }
         SRT__CU_MM(L.down, ss->hb, n, ss->x, nullptr, 1)   /* x += down hb */
     }
     if (want_logits) {
-        srt__cu_rmsnorm<<<1, SRT__CU_NORM_THREADS, 0, sm>>>(ss->xb, ss->x + (size_t)(n - 1) * (size_t)E, M->output_norm, E, M->norm_eps);
-        srt__cu_launched(S, "rmsnorm");
+        srt__cu_launch_pdl(S, srt__cu_rmsnorm, dim3(1), dim3(SRT__CU_NORM_THREADS), "rmsnorm", ss->xb, ss->x + (size_t)(n - 1) * (size_t)E, M->output_norm, E, M->norm_eps);
         SRT__CU_MM(M->output, ss->xb, 1, ss->logits, nullptr, 0)
     }
 #undef SRT__CU_MM
@@ -1752,7 +1757,8 @@ static srt_status srt__cu_forward(srt_backend *b, void *session, const int32_t *
     if (n == 1 && S->graphs && !S->sync_each && !ss->graph[gi] && !ss->graph_failed[gi] && S->fail_code == cudaSuccess)
         if (!srt__cu_capture(S, ss, gi)) ss->graph_failed[gi] = true;
     S->kernels = 0;
-    if (n == 1 && ss->graph[gi]) {
+    S->step_graph = n == 1 && ss->graph[gi];
+    if (S->step_graph) {
         srt__cu_note(S, cudaGraphLaunch(ss->graph[gi], S->stream), "decode graph launch");
         S->kernels = ss->graph_kernels[gi];
     } else st = srt__cu_enqueue(S, ss, n, gi);
@@ -1876,6 +1882,12 @@ SRT_API int srt_cuda_last_step_kernels(srt_backend *b) {
     srt__cuda *S = srt__cu_of(b);
     std::lock_guard<std::mutex> g(S->lock);
     return S->step_kernels;
+}
+SRT_API int srt_cuda_last_step_graph(srt_backend *b) {
+    if (!b || !b->impl) return 0;
+    srt__cuda *S = srt__cu_of(b);
+    std::lock_guard<std::mutex> g(S->lock);
+    return S->step_graph ? 1 : 0;
 }
 SRT_API void srt_cuda_set_cublas_min_tokens(srt_backend *b, int n) {
     if (!b || !b->impl) return;

@@ -364,14 +364,17 @@ static void check_turns(const char *path, const int32_t *prompt) {
    (rmsnorm, q/k/v in one GEMV, RoPE with the KV store, attention, wo adding into the residual,
    rmsnorm, gate/up/SwiGLU in one GEMV, down adding into the residual; each of the 4 GEMVs after
    the quantization of its input), with a Q8 KV cache too; the tail is the embedding, the final
-   norm and the output product (quantization and GEMV). qwen3 adds its q and k norms (14). */
-static void check_step_kernels(const char *tag, const char *path, const int32_t *prompt, int n_layer, int per_layer, int tail, srt_kv_type kv) {
+   norm and the output product (quantization and GEMV). qwen3 adds its q and k norms (14). The
+   decode steps replay their CUDA graph (graph = 1; the prompt never does), or (graph = 0, with
+   SRT_CUDA_GRAPHS=0) launch plainly: a capture that fails must not pass unnoticed. */
+static void check_step_kernels(const char *tag, const char *path, const int32_t *prompt, int n_layer, int per_layer, int tail, srt_kv_type kv,
+                               int graph) {
     srt_model *dev = NULL;
     srt_session *d = NULL;
     srt_model_desc md;
     srt_session_desc sdesc;
     int32_t tok;
-    int k[3] = {-1, -1, -1};
+    int k[3] = {-1, -1, -1}, gr[3] = {-1, -1, -1};
     memset(&md, 0, sizeof md);
     md.n_threads = 1;
     md.backend = gpu;
@@ -380,10 +383,16 @@ static void check_step_kernels(const char *tag, const char *path, const int32_t 
     if (srt_model_load(path, &md, &dev) != SRT_OK || srt_session_create(dev, &sdesc, &d) != SRT_OK ||
         srt_session_feed(d, prompt, 5) != SRT_OK) { CHECK(0, "%s: kernels per step: %s", tag, srt_last_error()); srt_session_destroy(d); srt_model_free(dev); return; }
     k[0] = srt_cuda_last_step_kernels(gpu);
+    gr[0] = srt_cuda_last_step_graph(gpu);
     if (srt_session_next(d, &tok) != SRT_OK) k[0] = -1;   /* samples; the token is evaluated by the next call */
-    for (int i = 1; i < 3; i++) k[i] = srt_session_next(d, &tok) == SRT_OK ? srt_cuda_last_step_kernels(gpu) : -1;
+    for (int i = 1; i < 3; i++) {
+        k[i] = srt_session_next(d, &tok) == SRT_OK ? srt_cuda_last_step_kernels(gpu) : -1;
+        gr[i] = srt_cuda_last_step_graph(gpu);
+    }
     CHECK(k[1] == per_layer * n_layer + tail && k[2] == k[1] && k[0] > 0,
           "%s: a decode step launches %d kernels per layer + %d (%d, then %d; the 5-token prompt %d)", tag, per_layer, tail, k[1], k[2], k[0]);
+    CHECK(gr[0] == 0 && gr[1] == graph && gr[2] == graph, "%s: the decode steps %s (graph replayed: prompt %d, steps %d %d)", tag,
+          graph ? "replay their CUDA graph" : "launch plainly", gr[0], gr[1], gr[2]);
     srt_session_destroy(d);
     srt_model_free(dev);
 }
@@ -435,9 +444,9 @@ static void check_models(void) {
             compare_sessions(tag, path, prompt, 9, 1, SRT_KV_Q8, 6);
         }
         if (c == 0) { check_turns(path, prompt); check_state(cfg[c].tag, path, prompt, SRT_KV_F16); check_state(cfg[c].tag, path, prompt, SRT_KV_Q8); }
-        if (c == 1 || c == 7) check_step_kernels(cfg[c].tag, path, prompt, cfg[c].L, 12, 4, SRT_KV_F16);
-        if (c == 1) check_step_kernels("llama q4, q8 KV", path, prompt, cfg[c].L, 12, 4, SRT_KV_Q8);
-        if (c == 12) check_step_kernels(cfg[c].tag, path, prompt, cfg[c].L, 14, 4, SRT_KV_F16);   /* + the q and k norms */
+        if (c == 1 || c == 7) check_step_kernels(cfg[c].tag, path, prompt, cfg[c].L, 12, 4, SRT_KV_F16, 1);
+        if (c == 1) check_step_kernels("llama q4, q8 KV", path, prompt, cfg[c].L, 12, 4, SRT_KV_Q8, 1);
+        if (c == 12) check_step_kernels(cfg[c].tag, path, prompt, cfg[c].L, 14, 4, SRT_KV_F16, 1);   /* + the q and k norms */
         if (c == 5 || c == 8) {   /* float weights: prompt batches through cuBLAS */
             srt_cuda_set_cublas_min_tokens(gpu, 2);
             snprintf(tag, sizeof tag, "%s, cuBLAS for batches", cfg[c].tag);
@@ -454,7 +463,7 @@ static void check_models(void) {
         if (gpu) {
             srt_cuda_set_cublas_min_tokens(gpu, 0);
             compare_sessions("llama q8 gqa, f16 KV, without CUDA graphs", CU_TMP "model_0.srt", prompt, 40, 16, SRT_KV_F16, 12);
-            check_step_kernels("llama q8 gqa, without CUDA graphs", CU_TMP "model_0.srt", prompt, 2, 12, 4, SRT_KV_F16);
+            check_step_kernels("llama q8 gqa, without CUDA graphs", CU_TMP "model_0.srt", prompt, 2, 12, 4, SRT_KV_F16, 0);
             compare_sessions("llama q8 gqa, q8 KV, without CUDA graphs", CU_TMP "model_0.srt", prompt, 40, 16, SRT_KV_Q8, 12);
             srt_backend_free(gpu);
         }
@@ -468,7 +477,7 @@ static void check_models(void) {
             compare_sessions_tol("qwen2 tcsl 70% biases neox, without split-K, batch 1", CU_TMP "model_11.srt", prompt, 9, 1, SRT_KV_F16, 6, 5e-3);
             /* a TCSL layer: 2 norms, RoPE + KV store, attention, SwiGLU; x to f16 once for q/k/v,
                once for gate/up and once each for wo and down; 7 SpMMs */
-            check_step_kernels("llama tcsl 70% gqa, without split-K", CU_TMP "model_10.srt", prompt, 2, 16, 3, SRT_KV_F16);
+            check_step_kernels("llama tcsl 70% gqa, without split-K", CU_TMP "model_10.srt", prompt, 2, 16, 3, SRT_KV_F16, 1);
             srt_backend_free(gpu);
         }
         gpu = saved;

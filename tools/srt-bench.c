@@ -61,7 +61,8 @@
      srt-bench e2e|decode MODEL.srt --backend cuda ...
          the model on the GPU (srt_model_desc.backend = srt_cuda_backend); bandwidth_gbs and
          roofline_fraction from gpu-membw (or --bw); isa "cuda", backend = the backend's name,
-         kernels_per_token = the launches of a decode step (srt_cuda_last_step_kernels).
+         kernels_per_token = the launches of a decode step (srt_cuda_last_step_kernels), cuda_graph = 1 if
+         it replayed its CUDA graph (srt_cuda_last_step_graph).
    Every mode takes --cores POLICY and --no-pin. --json prints one JSON object per result line
    (keys: mode, format, threads, isa, ... see README.md); without it, aligned tables. */
 #define SPARSERT_IMPLEMENTATION
@@ -1238,7 +1239,7 @@ typedef struct e2e_result {
     double prefill_tok_s, decode_tok_s, decode_tok_s_median, ttft_ms, rss_mb;
     double state_save_ms, state_load_ms;   /* --state */
     size_t state_bytes;
-    int threads, kernels;
+    int threads, kernels, graph;
     srt_isa isa;
     srt_load load;
 } e2e_result;
@@ -1338,9 +1339,12 @@ static int e2e_run(const opts *o, const char *path, srt_pool *pool, srt_isa isa,
     res->threads = srt_pool_threads(pool);
     res->isa = srt_isa_resolve(isa);
     res->load = info->load;
-    res->kernels = 0;
+    res->kernels = res->graph = 0;
 #ifdef SRT_BENCH_CUDA
-    if (o->gpu) res->kernels = srt_cuda_last_step_kernels(o->gpu);   /* of the last decode step */
+    if (o->gpu) {   /* of the last decode step */
+        res->kernels = srt_cuda_last_step_kernels(o->gpu);
+        res->graph = srt_cuda_last_step_graph(o->gpu);
+    }
 #endif
     return 1;
 }
@@ -1387,7 +1391,7 @@ static int bench_e2e(const opts *o, const char *path) {
             rec_str(&r, "mode", "e2e"); rec_str(&r, "format", srt_format_name(format >= 0 ? (srt_format)format : info.format));
             rec_int(&r, "threads", e->threads); rec_str(&r, "isa", o->gpu ? "cuda" : srt_isa_name(e->isa));
             if (o->gpu) rec_str(&r, "backend", o->gpu->name);
-            if (o->gpu) rec_int(&r, "kernels_per_token", e->kernels);
+            if (o->gpu) { rec_int(&r, "kernels_per_token", e->kernels); rec_int(&r, "cuda_graph", e->graph); }
             rec_str(&r, "model", base ? base + 1 : path);
             rec_str(&r, "load", e->load == SRT_LOAD_COPY ? "copy" : "mmap");
             rec_int(&r, "prompt_tokens", o->prompt_tokens); rec_int(&r, "tokens", o->tokens); rec_int(&r, "runs", o->runs);
