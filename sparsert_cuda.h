@@ -29,7 +29,8 @@
      Matrix products read the weights in the layouts of formats/LAYOUTS.md, unchanged:
      - GEMV (one token): a quantization pass (int8 codes + one scale per token and group, the
        CPU's), then one block of 256 threads per 16-row tile and token, the codes brought into
-       shared memory a window at a time. A thread reads 16 bytes of a 64-byte chunk (4 rows) and
+       shared memory a window at a time, the weights staged there by cp.async a window ahead. A
+       thread reads 16 bytes of a 64-byte chunk (4 rows) and
        sums codes x int8 activations with __dp4a: Q8 words go to dp4a as they are, 4/2/1-bit codes
        are masked out of the word one step at a time (value = mul * code - off, so sum(value * q) =
        mul * sum(code * q) - off * sum(q), exact). The int32 sums of the threads that share a group
@@ -54,7 +55,11 @@
      kernel reads it there, so one graph serves every step. If capture fails the plain launches
      run. Prompt batches use plain launches. SRT_CUDA_GRAPHS=0 turns graphs off; SRT_CUDA_SYNC=1
      synchronizes after every kernel and names the one that failed (debugging); SRT_CUDA_SPLIT_K=N
-     sets srt_cuda_set_split_k (0 keeps the TCSL SpMM to one pass: each block writes its outputs).
+     sets srt_cuda_set_split_k (0 keeps the TCSL SpMM to one pass: each block writes its outputs);
+     SRT_CUDA_PDL=0 launches the GEMV and the SpMM plainly, not as programmatic dependents
+     (compute capability 9.0 on: they read their first weights while the kernel before finishes);
+     SRT_CUDA_GEMV_BLOCKS=N gives a GEMV launch at most N blocks per token block, each taking
+     tiles in turn (tests; a tuning experiment: see the GEMV).
      Fusions, because a decode step of a large model is hundreds of small launches and each costs
      a gap on the GPU: every matrix product adds into the residual itself (x += W x: no add
      kernel); RoPE and the KV-cache store are one kernel; and where the GEMV serves (one token,
@@ -271,6 +276,7 @@ struct srt__cuda {
     bool ok = false;         /* device opened */
     bool graphs = true, sync_each = false;
     bool pdl = false;        /* programmatic dependent launch (compute capability 9.0 on, unless SRT_CUDA_PDL=0) */
+    int gemv_blocks = 0;     /* > 0: at most this many blocks per token block of a GEMV / GEMM launch (SRT_CUDA_GEMV_BLOCKS) */
     int cublas_min = 32;
     int split_k = 8;         /* TCSL: blocks per SM that split-K aims for (0: no split) */
     cudaStream_t stream = nullptr;
@@ -407,26 +413,27 @@ static __device__ __forceinline__ void srt__cu_dep_launch(void) {
     asm volatile("griddepcontrol.launch_dependents;\n" ::: "memory");
 #endif
 }
-/* The first statement of the other kernels, all launched as dependents: the kernel after may
-   start (it only reads weights until its own wait), then this one waits for the one before. */
-static __device__ __forceinline__ void srt__cu_dep_begin(void) {
-    srt__cu_dep_launch();
-    srt__cu_dep_wait();
-}
-/* GEMV: one block = one tile (16 rows) x one token (the GEMM: x SRT__CU_GEMM_TB tokens), 256
-   threads = 64 slots x 4 row quads (thread tid: quad q = tid % 4 = rows 4q..4q+3, slot j =
-   tid / 4), over activations quantized beforehand
-   (srt__cu_quantize: codes and dx per group, once per launch, not again in every block: each block
-   redoing the abs-max and the codes of the whole x read as many bytes as its share of a q4 matrix
-   and serialized on shared atomics). Groups are taken GB at a time; slot j works on group j / S of
-   the batch, chunks (j % S) + S i of it. Per batch: (1) the batch's weight scales and dx into
-   shared memory; (2) the codes, a window of SRT__CU_GEMV_WIN columns at a time, copied into shared
-   memory, and each thread reads 16 bytes of its chunks in the window (rows 4q..4q+3) and sums with
-   dp4a into int32; (3) the threads of a group add their sums into shared memory (atomicAdd on int:
-   exact); (4) 16 threads (one per row) apply the epilogue in group order.
-   The first weight loads of a window (and the scales of a batch) are issued one step ahead: the
-   next window's while this one's sums are added up and applied, the first window's before
-   srt__cu_dep_wait, so that a block's memory reads do not stop at each of those steps. */
+/* GEMV: a block takes items (a tile of 16 rows of one matrix; SWIGLU: a tile of gate and the same
+   tile of up) x one token (the GEMM: x SRT__CU_GEMM_TB tokens), items blockIdx.x + i gridDim.x:
+   one item each, or with SRT_CUDA_GEMV_BLOCKS=N at most N blocks (srt__cu_int_matmul). On the
+   H100 N = 3 per SM (396) made the Llama-3-8B layer's GEMVs 0.51 of the bandwidth instead of 0.48
+   when timed alone, but the 8B q4 decode slower (226 against 255 tok/s in one run, together with
+   every other kernel launched as a dependent): a block that starts late, SMs still busy with the
+   kernel before, still has its whole share to do. Hence one item per block by default. 256 threads = 64 slots x 4 row
+   quads (thread tid: quad q = tid % 4 = rows 4q..4q+3, slot j = tid / 4), over activations
+   quantized beforehand (srt__cu_quantize: codes and dx per group, once per launch, not again in
+   every block: each block redoing the abs-max and the codes of the whole x read as many bytes as
+   its share of a q4 matrix and serialized on shared atomics). Groups are taken GB at a time; slot
+   j works on group j / S of the batch, chunks (j % S) + S i of it. Per batch: (1) the batch's
+   weight scales and dx into shared memory; (2) the codes, a window of SRT__CU_GEMV_WIN columns at
+   a time, copied into shared memory (once per block when a tile is one batch of one window: every
+   tile reads the same), and each thread reads 16 bytes of its chunks in the window (rows 4q..4q+3)
+   and sums with dp4a into int32; (3) the threads of a group add their sums into shared memory
+   (atomicAdd on int: exact); (4) 16 threads (one per row) apply the epilogue in group order.
+   The first weight loads of a window (and the scales of a batch) are issued one step ahead, into
+   shared memory: the next window's (of this tile or the block's next one) while this one's sums
+   are added up and applied, the first window's before srt__cu_dep_wait. A block's reads then do
+   not stop at each of those steps, nor between its tiles. */
 /* Loads a thread issues before it uses them, where a loop would otherwise wait for each load in
    turn (in-order issue: a use stalls the thread until its load arrives, and the next load issues
    only after the use). A kernel whose every phase has a chain of such round trips takes
@@ -436,30 +443,65 @@ static __device__ __forceinline__ void srt__cu_dep_begin(void) {
 #define SRT__CU_GEMV_SLOTS 64
 #define SRT__CU_GEMV_WIN 8192   /* columns of codes in shared memory at a time (8 KB) */
 #define SRT__CU_GEMV_LOADS 4    /* weight loads a thread issues before it sums them */
-/* One block's sums for one tile of W against the codes of nt <= TB tokens (qa: kp per token, from
-   token t0's) and their scales (da: ng per token): thread tid < 16 TB holds token tid / 16's sum for
-   row tile * 16 + tid % 16, without bias. Each weight load serves the TB tokens. */
+/* What one GEMV launch computes. STORE / ACCUM: y_m = W_m x (+ bias_m), or y_m += that (the
+   residual add fused), for up to 3 matrices over the same activations (q, k and v): matrix m has
+   items end[m-1] <= item < end[m]. SWIGLU: y_0 = silu(W_0 x + b_0) * (W_1 x + b_1) (gate and up
+   of equal shape), an item one tile of both. The matrices share format, group and cols. */
+enum { SRT__CU_STORE = 0, SRT__CU_ACCUM = 1, SRT__CU_SWIGLU = 2 };
+struct srt__cu_gemv_out { float *y; const float *bias; uint64_t ldy; };
+struct srt__cu_gemv_args {
+    srt__cuda_mat w0, w1, w2;
+    srt__cu_gemv_out o0, o1, o2;
+    unsigned end0, end1, items;
+    int mode;
+};
+/* Blocks per SM: one token, 3 (at most 80 registers; 45 KB of shared memory each): while a block
+   sums up a batch and waits at its barriers, the others' reads keep the memory busy (on the H100,
+   timed as a graph, 3 gave the Llama-3-8B layer 0.48 of the bandwidth and 4, which spills, 0.47).
+   The GEMM's TB tokens need up to 128 registers for their sums: 2. */
+#define SRT__CU_GEMV_PER_SM(TB) ((TB) == 1 ? 3 : 2)
 template <int F, int TB>
-static __device__ float srt__cu_gemv_tile(const srt__cuda_mat &W, const int8_t *qa, const float *da, int nt, uint64_t tile, int S, int GB) {
+__global__ void __launch_bounds__(SRT__CU_GEMV_THREADS, SRT__CU_GEMV_PER_SM(TB)) srt__cu_gemv_int(srt__cu_gemv_args A, const int8_t *qa, const float *da, int n, int S, int GB) {
     typedef srt__cu_fmt<F> fm;
     /* codes in shared memory at a time (one token: a 4096-column window, a q4 batch, to leave room for s_w),
        window columns per token, code loads per thread */
     enum { WIN = TB == 1 ? SRT__CU_GEMV_WIN / 2 : SRT__CU_GEMV_WIN, WT = WIN / TB, VPT = WIN / 16 / SRT__CU_GEMV_THREADS };
     /* weight loads in flight: one token and 4-bit or fewer codes take twice as many (a q4 group of
-       64 in one round; q8 would spill, and more tokens need the registers for their sums) */
+       64 in one round; more tokens need the registers for their sums) */
     enum { LOADS = TB == 1 && F != SRT_Q8 ? 2 * SRT__CU_GEMV_LOADS : SRT__CU_GEMV_LOADS };
     __shared__ float s_d[TB][SRT__CU_GEMV_SLOTS];
     __shared__ int s_acc[TB][SRT__CU_GEMV_SLOTS][16];
     __shared__ uint4 s_sc4[2][SRT__CU_GEMV_SLOTS * 2];   /* the weight scales of batch b in [b % 2] (16 per group) */
     __shared__ uint4 s_q4[WIN / 16];                     /* token tt's codes from uint4 tt * WT / 16 */
+    __shared__ uint4 s_w[LOADS][SRT__CU_GEMV_THREADS];   /* the first weights of the next window, each thread's own */
     const uint32_t *s_q = (const uint32_t *)s_q4;
     const int tid = (int)threadIdx.x, q = tid & 3, j = tid >> 2, gl = j / S, sp = j % S;
-    int sb = 0;   /* the batch's s_sc4 */
-    /* in-tile indices in 32 bits (registers: the loads in flight need them; srt__cu_upload_mat keeps kp and ng below 2^31) */
-    const uint32_t G = W.group, cpg = G / (uint32_t)fm::kstep, ks = (uint32_t)fm::kstep, kp = (uint32_t)W.kp, ng = (uint32_t)W.ng, chunks = (uint32_t)W.chunks;
-    const uint4 *wt = (const uint4 *)(W.v + tile * W.chunks * 64) + q;   /* chunk cu's 16 bytes of this quad: wt[4 cu] */
-    __shared__ uint4 s_w[LOADS][SRT__CU_GEMV_THREADS];   /* the first weights of the next window, each thread's own */
-    float yv = 0.0f;
+    const bool swiglu = A.mode == SRT__CU_SWIGLU;
+    /* in-tile indices in 32 bits (registers; srt__cu_upload_mat keeps kp and ng below 2^31); the
+       matrices share these */
+    const uint32_t G = A.w0.group, cpg = G / (uint32_t)fm::kstep, ks = (uint32_t)fm::kstep, kp = (uint32_t)A.w0.kp, ng = (uint32_t)A.w0.ng,
+                   chunks = (uint32_t)A.w0.chunks;
+    const uint64_t t0 = (uint64_t)blockIdx.y * TB;
+    const int nt = (int)srt__cu_min((uint64_t)n - t0, (uint64_t)TB);
+    const int8_t *qa_t = qa + t0 * kp;   /* token t0's codes and scales */
+    const float *da_t = da + t0 * ng;
+    /* The block's units in turn: unit u is item blockIdx.x + (u / per) gridDim.x (per = 2 for
+       SWIGLU: gate, then up); its matrix m and tile. false past the last. */
+    const int per = swiglu ? 2 : 1;
+    const auto unit_at = [&](unsigned u, int *m, uint64_t *tile) {
+        const unsigned item = blockIdx.x + u / (unsigned)per * gridDim.x;
+        if (item >= A.items) return false;
+        if (swiglu) { *m = (int)(u % 2u); *tile = item; }
+        else { *m = item < A.end0 ? 0 : item < A.end1 ? 1 : 2; *tile = item - (*m == 0 ? 0u : *m == 1 ? A.end0 : A.end1); }
+        return true;
+    };
+    /* a unit's weights (this quad's 16 bytes of chunk cu: wt[4 cu]) and scales (selects, not a
+       dynamic index into the parameters) */
+    const auto weights_of = [&](int m, uint64_t tile) {
+        const uint8_t *v = m == 0 ? A.w0.v : m == 1 ? A.w1.v : A.w2.v;
+        return (const uint4 *)(v + tile * chunks * 64) + q;
+    };
+    const auto scales_of = [&](int m, uint64_t tile) { return (m == 0 ? A.w0.sc : m == 1 ? A.w1.sc : A.w2.sc) + tile * ng * 16; };
     /* The span of this thread's chunks in the window from column w0 of the batch from group g0:
        c, c + S, ... < hi (none when its group is past the batch); the batch's groups (gn) and the
        end of its chunks in columns (kc1 <= kp). */
@@ -476,7 +518,7 @@ static __device__ float srt__cu_gemv_tile(const srt__cuda_mat &W, const int8_t *
     };
     /* chunks c, c + S, ... (LOADS of them, those below hi) into this thread's slots of s_w,
        asynchronously (cp.async: no registers held while they are in flight) */
-    const auto stage_weights = [&](uint32_t c, uint32_t hi) {
+    const auto stage_weights = [&](const uint4 *wt, uint32_t c, uint32_t hi) {
 #pragma unroll
         for (int u = 0; u < LOADS; u++) {
             const uint32_t cu = c + (uint32_t)u * (uint32_t)S;
@@ -485,163 +527,168 @@ static __device__ float srt__cu_gemv_tile(const srt__cuda_mat &W, const int8_t *
         srt__cu_cp_async_commit();
     };
     /* the scales of the batch from group g0 into s_sc4[b] (groups past gn are not read) */
-    const auto stage_scales = [&](uint32_t g0, int gn, int b) {
-        if (tid < 2 * gn) srt__cu_cp_async16(&s_sc4[b][tid], (const uint4 *)(W.sc + (tile * ng + g0) * 16) + tid);
+    const auto stage_scales = [&](const uint16_t *scb, uint32_t g0, int gn, int b) {
+        if (tid < 2 * gn) srt__cu_cp_async16(&s_sc4[b][tid], (const uint4 *)(scb + (uint64_t)g0 * 16) + tid);
     };
+    int m = 0, sb = 0;   /* the unit's matrix; the batch's s_sc4 */
+    uint64_t tile = 0;
+    unsigned u = 0;
+    if (!unit_at(0, &m, &tile)) return;   /* (the launch has no block without an item) */
+    const uint4 *wt = weights_of(m, tile);
+    const uint16_t *scb = scales_of(m, tile);
     span sw = span_of(0, 0);   /* the first window: weights and scales before the wait */
-    stage_scales(0, sw.gn, 0);
-    stage_weights(sw.c, sw.hi);
+    /* a tile of one batch of one window: every unit reads the same codes and dx, loaded once */
+    const bool one_window = (int)ng <= GB && sw.kc1 <= (uint32_t)WT;
+    bool have_codes = false;
+    stage_scales(scb, 0, sw.gn, 0);
+    stage_weights(wt, sw.c, sw.hi);
     srt__cu_dep_wait();
-    for (uint32_t g0 = 0; g0 < ng; g0 += (uint32_t)GB) {
-        const int gn = sw.gn;
-        const uint32_t kc1 = sw.kc1;
-        int acc[TB][4];
+    float gate = 0.0f;   /* SWIGLU: the gate tile's sum, until the up tile's */
+    for (;;) {
+        float yv = 0.0f;
+        for (uint32_t g0 = 0; g0 < ng; g0 += (uint32_t)GB) {
+            const int gn = sw.gn;
+            const uint32_t kc1 = sw.kc1;
+            int acc[TB][4];
 #pragma unroll
-        for (int tt = 0; tt < TB; tt++) acc[tt][0] = acc[tt][1] = acc[tt][2] = acc[tt][3] = 0;
-        for (uint32_t w0 = g0 * G; w0 < kc1; w0 += WT) {   /* window starts are multiples of 32 columns */
-            /* sw: this window's span, its first weights in flight (issued a step ahead) */
-            const uint32_t hi = sw.hi;
-            uint32_t c = sw.c;
-            float dv[TB] = {};
-            if (w0 == g0 * G)
+            for (int tt = 0; tt < TB; tt++) acc[tt][0] = acc[tt][1] = acc[tt][2] = acc[tt][3] = 0;
+            for (uint32_t w0 = g0 * G; w0 < kc1; w0 += WT) {   /* window starts are multiples of 32 columns */
+                /* sw: this window's span, its first weights staged (a step ahead) */
+                const uint32_t hi = sw.hi;
+                uint32_t c = sw.c;
+                if (!have_codes) {
+                    float dv[TB] = {};
+                    if (w0 == g0 * G)
 #pragma unroll
-                for (int tt = 0; tt < TB; tt++) dv[tt] = tid < gn && tt < nt ? da[(uint64_t)tt * ng + g0 + (uint32_t)tid] : 0.0f;
-            uint4 v[VPT];
-            {   /* the window's codes, 16 bytes per load, all of a thread's loads in flight (rows of codes
-                   are kp = a multiple of 32 long, so rounding the window up to 16 stays inside them);
-                   tokens past nt get zeros */
-                const int nv = (int)((srt__cu_min32(kc1, w0 + WT) - w0 + 15) / 16);
+                        for (int tt = 0; tt < TB; tt++) dv[tt] = tid < gn && tt < nt ? da_t[(uint64_t)tt * ng + g0 + (uint32_t)tid] : 0.0f;
+                    uint4 v[VPT];
+                    {   /* the window's codes, 16 bytes per load, all of a thread's loads in flight (rows of codes
+                           are kp = a multiple of 32 long, so rounding the window up to 16 stays inside them);
+                           tokens past nt get zeros */
+                        const int nv = (int)((srt__cu_min32(kc1, w0 + WT) - w0 + 15) / 16);
 #pragma unroll
-                for (int u = 0; u < VPT; u++) {
-                    const int e = tid + u * SRT__CU_GEMV_THREADS, tt = e / (WT / 16), i = e % (WT / 16);
-                    v[u] = make_uint4(0u, 0u, 0u, 0u);
-                    if (tt < nt && i < nv) v[u] = __ldg((const uint4 *)(qa + (uint64_t)tt * kp + w0) + i);
+                        for (int e0 = 0; e0 < VPT; e0++) {
+                            const int e = tid + e0 * SRT__CU_GEMV_THREADS, tt = e / (WT / 16), i = e % (WT / 16);
+                            v[e0] = make_uint4(0u, 0u, 0u, 0u);
+                            if (tt < nt && i < nv) v[e0] = __ldg((const uint4 *)(qa_t + (uint64_t)tt * kp + w0) + i);
+                        }
+                    }
+                    if (w0 == g0 * G && tid < gn)
+#pragma unroll
+                        for (int tt = 0; tt < TB; tt++) s_d[tt][tid] = dv[tt];
+#pragma unroll
+                    for (int e0 = 0; e0 < VPT; e0++) s_q4[tid + e0 * SRT__CU_GEMV_THREADS] = v[e0];
+                    have_codes = one_window;
                 }
-            }
-            if (w0 == g0 * G) {   /* a batch's first window: its dx and zeroed sums */
-                if (tid < gn)
+                if (w0 == g0 * G)   /* a batch's first window: its zeroed sums */
+                    for (int e = tid; e < TB * SRT__CU_GEMV_SLOTS * 16; e += SRT__CU_GEMV_THREADS) (&s_acc[0][0][0])[e] = 0;
+                srt__cu_cp_async_wait_all();   /* this thread's staged weights and scales */
+                __syncthreads();   /* the codes, scales, dx and zeroed sums in place */
+                while (c < hi) {
+                    /* a round: LOADS chunks staged in s_w together (that many 16-byte reads in flight
+                       per thread, not one: memory-level parallelism is what a GEMV at HBM speed
+                       needs), then their sums; the first round's were staged a step ahead */
+                    srt__cu_cp_async_wait_all();
 #pragma unroll
-                    for (int tt = 0; tt < TB; tt++) s_d[tt][tid] = dv[tt];
-                for (int e = tid; e < TB * SRT__CU_GEMV_SLOTS * 16; e += SRT__CU_GEMV_THREADS) (&s_acc[0][0][0])[e] = 0;
-            }
+                    for (int e0 = 0; e0 < LOADS; e0++) {
+                        const uint32_t cu = c + (uint32_t)e0 * (uint32_t)S;
+                        if (cu >= hi) break;
+                        const uint4 wu = s_w[e0][tid];
+                        const uint32_t ww[4] = {wu.x, wu.y, wu.z, wu.w};
+                        const uint32_t *xw = s_q + (cu * ks - w0) / 4;   /* token tt's words from xw + tt * WT / 4 */
+                        if (F == SRT_Q8) {
 #pragma unroll
-            for (int u = 0; u < VPT; u++) s_q4[tid + u * SRT__CU_GEMV_THREADS] = v[u];
-            srt__cu_cp_async_wait_all();   /* this thread's staged weights and scales */
-            __syncthreads();   /* the codes, scales, dx and zeroed sums in place */
-            while (c < hi) {
-                /* a round: LOADS chunks staged in s_w together (that many 16-byte reads in flight
-                   per thread, not one: memory-level parallelism is what a GEMV at HBM speed
-                   needs), then their sums; the first round's were staged a step ahead */
-                srt__cu_cp_async_wait_all();
+                            for (int tt = 0; tt < TB; tt++) {
+                                const int xq = (int)xw[tt * (WT / 4)];
 #pragma unroll
-                for (int u = 0; u < LOADS; u++) {
-                    const uint32_t cu = c + (uint32_t)u * (uint32_t)S;
-                    if (cu >= hi) break;
-                    const uint4 wu = s_w[u][tid];
-                    const uint32_t ww[4] = {wu.x, wu.y, wu.z, wu.w};
-                    const uint32_t *xw = s_q + (cu * ks - w0) / 4;   /* token tt's words from xw + tt * WT / 4 */
-                    if (F == SRT_Q8) {
-#pragma unroll
-                        for (int tt = 0; tt < TB; tt++) {
-                            const int xq = (int)xw[tt * (WT / 4)];
-#pragma unroll
-                            for (int r = 0; r < 4; r++) acc[tt][r] = __dp4a((int)ww[r], xq, acc[tt][r]);
-                        }
-                    } else {   /* the codes of a word decoded once for the TB tokens */
-                        int a[TB][4], qs[TB];
-#pragma unroll
-                        for (int tt = 0; tt < TB; tt++) { qs[tt] = 0; a[tt][0] = a[tt][1] = a[tt][2] = a[tt][3] = 0; }
-#pragma unroll
-                        for (int st = 0; st < fm::per_byte; st++) {
-                            int xq[TB];
-#pragma unroll
-                            for (int tt = 0; tt < TB; tt++) { xq[tt] = (int)xw[tt * (WT / 4) + st]; qs[tt] = __dp4a(xq[tt], 0x01010101, qs[tt]); }
-#pragma unroll
-                            for (int r = 0; r < 4; r++) {
-                                const int cw = srt__cu_codes<F>(ww[r], st);
-#pragma unroll
-                                for (int tt = 0; tt < TB; tt++) a[tt][r] = __dp4a(cw, xq[tt], a[tt][r]);
+                                for (int r = 0; r < 4; r++) acc[tt][r] = __dp4a((int)ww[r], xq, acc[tt][r]);
                             }
+                        } else {   /* the codes of a word decoded once for the TB tokens */
+                            int a[TB][4], qs[TB];
+#pragma unroll
+                            for (int tt = 0; tt < TB; tt++) { qs[tt] = 0; a[tt][0] = a[tt][1] = a[tt][2] = a[tt][3] = 0; }
+#pragma unroll
+                            for (int st = 0; st < fm::per_byte; st++) {
+                                int xq[TB];
+#pragma unroll
+                                for (int tt = 0; tt < TB; tt++) { xq[tt] = (int)xw[tt * (WT / 4) + st]; qs[tt] = __dp4a(xq[tt], 0x01010101, qs[tt]); }
+#pragma unroll
+                                for (int r = 0; r < 4; r++) {
+                                    const int cw = srt__cu_codes<F>(ww[r], st);
+#pragma unroll
+                                    for (int tt = 0; tt < TB; tt++) a[tt][r] = __dp4a(cw, xq[tt], a[tt][r]);
+                                }
+                            }
+#pragma unroll
+                            for (int tt = 0; tt < TB; tt++)
+#pragma unroll
+                                for (int r = 0; r < 4; r++) acc[tt][r] += fm::mul * a[tt][r] - fm::off * qs[tt];
                         }
-#pragma unroll
-                        for (int tt = 0; tt < TB; tt++)
-#pragma unroll
-                            for (int r = 0; r < 4; r++) acc[tt][r] += fm::mul * a[tt][r] - fm::off * qs[tt];
+                    }
+                    c += LOADS * (uint32_t)S;
+                    if (c < hi) stage_weights(wt, c, hi);   /* the slots are this thread's own: no barrier */
+                }
+                /* one step ahead: the next window's first weights (the next batch's scales too, and
+                   the block's next unit's after its last) */
+                if (w0 + WT < kc1) {
+                    sw = span_of(g0, w0 + WT);
+                    stage_weights(wt, sw.c, sw.hi);
+                } else if (g0 + (uint32_t)GB < ng) {
+                    sw = span_of(g0 + (uint32_t)GB, (g0 + (uint32_t)GB) * G);
+                    stage_scales(scb, g0 + (uint32_t)GB, sw.gn, sb ^ 1);
+                    stage_weights(wt, sw.c, sw.hi);
+                } else {
+                    int m2;
+                    uint64_t tile2;
+                    if (unit_at(u + 1, &m2, &tile2)) {
+                        sw = span_of(0, 0);
+                        stage_scales(scales_of(m2, tile2), 0, sw.gn, sb ^ 1);
+                        stage_weights(weights_of(m2, tile2), sw.c, sw.hi);
                     }
                 }
-                c += LOADS * (uint32_t)S;
-                if (c < hi) stage_weights(c, hi);   /* the slots are this thread's own: no barrier */
+                if (!have_codes) __syncthreads();   /* the window's codes are read before the next window overwrites them */
             }
-            /* one step ahead: the next window's first weights (and the next batch's scales) */
-            if (w0 + WT < kc1) sw = span_of(g0, w0 + WT);
-            else if (g0 + (uint32_t)GB < ng) { sw = span_of(g0 + (uint32_t)GB, (g0 + (uint32_t)GB) * G); stage_scales(g0 + (uint32_t)GB, sw.gn, sb ^ 1); }
-            else sw.hi = 0;
-            stage_weights(sw.c, sw.hi);
-            __syncthreads();   /* the window's codes are read before the next window overwrites them */
+#pragma unroll
+            for (int tt = 0; tt < TB; tt++)
+#pragma unroll
+                for (int r = 0; r < 4; r++) if (acc[tt][r]) atomicAdd(&s_acc[tt][gl][4 * q + r], acc[tt][r]);
+            __syncthreads();
+            if (tid < 16 * TB) {   /* the reference epilogue, in group order, from shared memory (8 groups' operands read at a time) */
+                const int tt = tid >> 4, row = tid & 15;
+                const uint16_t *s_sc = (const uint16_t *)s_sc4[sb];
+                for (int g8 = 0; g8 < gn; g8 += 8) {
+                    float a[8], mm[8];
+#pragma unroll
+                    for (int e0 = 0; e0 < 8; e0++)
+                        if (g8 + e0 < gn) { a[e0] = (float)s_acc[tt][g8 + e0][row]; mm[e0] = srt__cu_f16(s_sc[(g8 + e0) * 16 + row]) * s_d[tt][g8 + e0]; }
+#pragma unroll
+                    for (int e0 = 0; e0 < 8; e0++)
+                        if (g8 + e0 < gn) yv = fmaf(a[e0], mm[e0], yv);
+                }
+            }
+            __syncthreads();   /* s_acc and s_d are read before the next batch (or unit) resets them */
+            sb ^= 1;
         }
-#pragma unroll
-        for (int tt = 0; tt < TB; tt++)
-#pragma unroll
-            for (int r = 0; r < 4; r++) if (acc[tt][r]) atomicAdd(&s_acc[tt][gl][4 * q + r], acc[tt][r]);
-        __syncthreads();
-        if (tid < 16 * TB) {   /* the reference epilogue, in group order, from shared memory (8 groups' operands read at a time) */
-            const int tt = tid >> 4, row = tid & 15;
-            const uint16_t *s_sc = (const uint16_t *)s_sc4[sb];
-            for (int g8 = 0; g8 < gn; g8 += 8) {
-                float a[8], m[8];
-#pragma unroll
-                for (int u = 0; u < 8; u++)
-                    if (g8 + u < gn) { a[u] = (float)s_acc[tt][g8 + u][row]; m[u] = srt__cu_f16(s_sc[(g8 + u) * 16 + row]) * s_d[tt][g8 + u]; }
-#pragma unroll
-                for (int u = 0; u < 8; u++)
-                    if (g8 + u < gn) yv = fmaf(a[u], m[u], yv);
+        {   /* the unit's outputs: thread tid < 16 TB has token t0 + tid / 16's sum for row tile * 16 + tid % 16 */
+            const uint64_t t = t0 + (uint64_t)(tid >> 4), r = tile * 16 + (uint64_t)(tid & 15);
+            const uint64_t rows = m == 0 ? A.w0.rows : m == 1 ? A.w1.rows : A.w2.rows;
+            const bool out = tid < 16 * TB && t < (uint64_t)n && r < rows;
+            if (swiglu) {
+                if (m == 0) gate = yv;
+                else if (out) {   /* the SwiGLU kernel's operations, in its order */
+                    const float g = gate + (A.o0.bias ? A.o0.bias[r] : 0.0f), up = yv + (A.o1.bias ? A.o1.bias[r] : 0.0f);
+                    A.o0.y[t * A.o0.ldy + r] = g * (1.0f / (1.0f + srt__cu_expf(-g))) * up;
+                }
+            } else if (out) {
+                const srt__cu_gemv_out o = m == 0 ? A.o0 : m == 1 ? A.o1 : A.o2;
+                const float v = yv + (o.bias ? o.bias[r] : 0.0f);
+                float *yr = o.y + t * o.ldy + r;
+                *yr = A.mode == SRT__CU_ACCUM ? *yr + v : v;
             }
         }
-        __syncthreads();   /* s_acc and s_d are read before the next batch (or call) resets them */
-        sb ^= 1;
-    }
-    return yv;
-}
-/* What one GEMV launch computes. STORE / ACCUM: y_m = W_m x (+ bias_m), or y_m += that (the
-   residual add fused), for up to 3 matrices over the same activations (q, k and v): matrix m takes
-   blocks end[m-1] <= blockIdx.x < end[m]. SWIGLU: y_0 = silu(W_0 x + b_0) * (W_1 x + b_1) (gate
-   and up of equal shape), each block one tile of both. The matrices share format, group and cols. */
-enum { SRT__CU_STORE = 0, SRT__CU_ACCUM = 1, SRT__CU_SWIGLU = 2 };
-struct srt__cu_gemv_out { float *y; const float *bias; uint64_t ldy; };
-struct srt__cu_gemv_args {
-    srt__cuda_mat w0, w1, w2;
-    srt__cu_gemv_out o0, o1, o2;
-    unsigned end0, end1;
-    int mode;
-};
-/* Blocks per SM: one token, 3 (at most 80 registers; 45 KB of shared memory each): while a block
-   sums up a batch and waits at its barriers, the others' reads keep the memory busy (on the H100,
-   timed as a graph, 3 gave the Llama-3-8B layer 0.48 of the bandwidth and 4, which spills, 0.47).
-   The GEMM's TB tokens need up to 128 registers for their sums: 2. */
-template <int F, int TB>
-__global__ void __launch_bounds__(SRT__CU_GEMV_THREADS, TB == 1 ? 3 : 2) srt__cu_gemv_int(srt__cu_gemv_args A, const int8_t *qa, const float *da, int n, int S, int GB) {
-    srt__cu_dep_launch();   /* (its own wait is in srt__cu_gemv_tile, after the first weights) */
-    const unsigned bx = blockIdx.x;
-    const int m = bx < A.end0 ? 0 : bx < A.end1 ? 1 : 2, tid = (int)threadIdx.x;
-    const srt__cuda_mat W = m == 0 ? A.w0 : m == 1 ? A.w1 : A.w2;   /* selects, not a dynamic index into the parameters */
-    const srt__cu_gemv_out o = m == 0 ? A.o0 : m == 1 ? A.o1 : A.o2;
-    const uint64_t tile = bx - (m == 0 ? 0u : m == 1 ? A.end0 : A.end1), t0 = (uint64_t)blockIdx.y * TB;
-    const uint64_t t = t0 + (uint64_t)(tid >> 4), r = tile * 16 + (uint64_t)(tid & 15);   /* this thread's output, if tid < 16 TB */
-    const int nt = (int)srt__cu_min((uint64_t)n - t0, (uint64_t)TB);
-    const bool out = tid < 16 * TB && t < (uint64_t)n && r < W.rows;
-    const int8_t *qt = qa + t0 * W.kp;
-    const float *dt = da + t0 * W.ng;
-    const float yv = srt__cu_gemv_tile<F, TB>(W, qt, dt, nt, tile, S, GB);
-    if (A.mode == SRT__CU_SWIGLU) {
-        const float u = srt__cu_gemv_tile<F, TB>(A.w1, qt, dt, nt, tile, S, GB);
-        if (out) {   /* the SwiGLU kernel's operations, in its order */
-            const float g = yv + (o.bias ? o.bias[r] : 0.0f), up = u + (A.o1.bias ? A.o1.bias[r] : 0.0f);
-            o.y[t * o.ldy + r] = g * (1.0f / (1.0f + srt__cu_expf(-g))) * up;
-        }
-    } else if (out) {
-        const float v = yv + (o.bias ? o.bias[r] : 0.0f);
-        float *yr = o.y + t * o.ldy + r;
-        *yr = A.mode == SRT__CU_ACCUM ? *yr + v : v;
+        if (!unit_at(++u, &m, &tile)) break;   /* the next unit: its first window is staged */
+        wt = weights_of(m, tile);
+        scb = scales_of(m, tile);
     }
 }
 /* Splits per group S and groups per batch GB of the GEMV: S x GB <= 64 slots. */
@@ -659,7 +706,7 @@ static void srt__cu_gemv_split(const srt__cuda_mat &w, int kstep, int *S, int *G
    qa[t * kp + k] (zeros from cols to kp), dx into da[t * ng + g]. */
 __global__ void __launch_bounds__(128) srt__cu_quantize(const float *x, uint64_t K, uint64_t G, uint64_t ng, uint64_t kp, int8_t *qa, float *da) {
     __shared__ unsigned int s_max;
-    srt__cu_dep_begin();   /* (the GEMV after it then streams its first weights meanwhile) */
+    srt__cu_dep_launch();   /* the GEMV after it may start streaming its weights */
     const uint64_t g = blockIdx.x, t = blockIdx.y, k0 = g * G, len = srt__cu_min(K - k0, G);
     const float *xt = x + t * K + k0;
     if (threadIdx.x == 0) s_max = 0u;
@@ -682,7 +729,6 @@ __global__ void __launch_bounds__(128) srt__cu_quantize(const float *x, uint64_t
 #define SRT__CU_FTB 4
 template <int FM>
 __global__ void __launch_bounds__(256) srt__cu_mv_float(srt__cuda_mat W, const float *x, int n, float *y, uint64_t ldy, const float *bias, int accum) {
-    srt__cu_dep_begin();
     const int lane = (int)(threadIdx.x & 15);
     const uint64_t r = (uint64_t)blockIdx.x * 16 + (threadIdx.x >> 4), K = W.cols, t0 = (uint64_t)blockIdx.y * SRT__CU_FTB;
     const int nt = (int)srt__cu_min((uint64_t)n - t0, SRT__CU_FTB);
@@ -726,7 +772,6 @@ __global__ void __launch_bounds__(256) srt__cu_mv_float(srt__cuda_mat W, const f
 /* cuBLAS helpers: x split into hi + lo of the weights' 16-bit type; bias added afterwards. */
 template <int BF>
 __global__ void srt__cu_split16(const float *x, uint64_t count, uint16_t *hi, uint16_t *lo) {
-    srt__cu_dep_begin();
     const uint64_t i = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x;
     if (i >= count) return;
     const float v = x[i];
@@ -736,7 +781,6 @@ __global__ void srt__cu_split16(const float *x, uint64_t count, uint16_t *hi, ui
     lo[i] = BF ? srt__cu_to_bf16(v - hv) : srt__cu_to_f16(v - hv);
 }
 __global__ void srt__cu_add_bias(float *y, uint64_t ldy, uint64_t rows, int n, const float *bias) {
-    srt__cu_dep_begin();
     const uint64_t i = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x;
     if (i >= rows * (uint64_t)n) return;
     const uint64_t t = i / rows, r = i % rows;
@@ -781,7 +825,7 @@ static __host__ __device__ __forceinline__ int srt__cu_tcsl_acc_tok(int j, int l
 
 /* x (n x K f32) -> x16 (n_pad x Kp f16, zeros past n and K) */
 __global__ void srt__cu_tcsl_x16(const float *x, int n, uint64_t K, int n_pad, uint64_t Kp, __half *x16) {
-    srt__cu_dep_begin();   /* (the SpMM after it then loads its first words meanwhile) */
+    srt__cu_dep_launch();   /* the SpMM after it may start loading its first words */
     const uint64_t i = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x;
     if (i >= (uint64_t)n_pad * Kp) return;
     const uint64_t t = i / Kp, k = i % Kp;
@@ -800,7 +844,6 @@ __global__ void __launch_bounds__(128) srt__cu_tcsl_spmm(const uint32_t *__restr
                                                          const __half *__restrict__ x16, uint64_t Kp, uint32_t rows, int n, int n_pad,
                                                          uint32_t kt_per, int splits, float *__restrict__ y, uint64_t ldy,
                                                          const float *__restrict__ bias, float *__restrict__ part, int accum) {
-    srt__cu_dep_launch();
     __shared__ __align__(128) uint8_t sa[2][SRT__CU_TT * 128];
     __shared__ __align__(128) uint8_t sb[2][BN * 128];
     const int tid = (int)threadIdx.x, lane = tid & 31, warp = tid >> 5;
@@ -900,7 +943,7 @@ __global__ void __launch_bounds__(128) srt__cu_tcsl_spmm(const uint32_t *__restr
 }
 /* y[t * ldy + r] = the splits' partial sums in split order (+ bias), or (accum) y += that */
 __global__ void srt__cu_tcsl_reduce(const float *part, int splits, int n, int n_pad, uint32_t rows, const float *bias, float *y, uint64_t ldy, int accum) {
-    srt__cu_dep_begin();   /* (a next SpMM over the same x16 then loads its first words meanwhile) */
+    srt__cu_dep_launch();   /* a next SpMM over the same x16 may start loading its first words */
     const uint64_t i = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x;
     if (i >= (uint64_t)n * rows) return;
     const uint64_t t = i / rows, r = i % rows;
@@ -947,7 +990,8 @@ static srt_status srt__cu_tcsl_matmul(srt__cuda *S, const srt__cuda_mat &w, cons
     float *part = (float *)((uint8_t *)ws + ((size_t)p.n_pad * (size_t)Kp * 2 + 255) / 256 * 256);
     if (ws_cap < srt__cu_tcsl_ws_bytes(w.tk, w.rows, n)) return SRT_ERR_OUT_OF_MEMORY;
     if (!x16_ready) {
-        srt__cu_launch_pdl(S, srt__cu_tcsl_x16, dim3(srt__cu_blocks((uint64_t)p.n_pad * Kp, 256)), dim3(256), "TCSL activations to f16", x, n, w.cols, p.n_pad, Kp, x16);
+        srt__cu_tcsl_x16<<<srt__cu_blocks((uint64_t)p.n_pad * Kp, 256), 256, 0, S->stream>>>(x, n, w.cols, p.n_pad, Kp, x16);
+        srt__cu_launched(S, "TCSL activations to f16");
     }
     const dim3 grid((unsigned)w.tm, (unsigned)(p.n_pad / p.bn), (unsigned)p.splits);
     const uint32_t *words = (const uint32_t *)w.v;
@@ -961,7 +1005,8 @@ static srt_status srt__cu_tcsl_matmul(srt__cuda *S, const srt__cuda_mat &w, cons
     }
 #undef SRT__CU_SPMM
     if (p.splits > 1) {
-        srt__cu_launch_pdl(S, srt__cu_tcsl_reduce, dim3(srt__cu_blocks((uint64_t)n * w.rows, 256)), dim3(256), "TCSL split-K sum", part, p.splits, n, p.n_pad, (uint32_t)w.rows, bias, y, ldy, accum);
+        srt__cu_tcsl_reduce<<<srt__cu_blocks((uint64_t)n * w.rows, 256), 256, 0, S->stream>>>(part, p.splits, n, p.n_pad, (uint32_t)w.rows, bias, y, ldy, accum);
+        srt__cu_launched(S, "TCSL split-K sum");
     }
     return SRT_OK;
 }
@@ -980,7 +1025,8 @@ static srt_status srt__cu_quantize_x(srt__cuda *S, const srt__cuda_mat &w, const
     if (ws_cap < srt__cu_ws_bytes(w.kp, w.ng, n)) return SRT_ERR_OUT_OF_MEMORY;
     *qa = (int8_t *)ws;
     *da = (float *)((uint8_t *)ws + ((size_t)n * (size_t)w.kp + 255) / 256 * 256);
-    srt__cu_launch_pdl(S, srt__cu_quantize, dim3((unsigned)w.ng, (unsigned)n), dim3(128), "activation quantization", x, w.cols, w.group, w.ng, w.kp, *qa, *da);
+    srt__cu_quantize<<<dim3((unsigned)w.ng, (unsigned)n), 128, 0, S->stream>>>(x, w.cols, w.group, w.ng, w.kp, *qa, *da);
+    srt__cu_launched(S, "activation quantization");
     return SRT_OK;
 }
 /* Launches the integer kernel for n tokens over count <= 3 matrices of x (mode:
@@ -1009,8 +1055,13 @@ static srt_status srt__cu_int_matmul(srt__cuda *S, int mode, int count, const sr
     }
     a.end0 = ends[0];
     a.end1 = count > 1 ? ends[1] : ends[0];
+    a.items = tiles;
     a.mode = mode;
-    const dim3 grid(tiles, gemm ? srt__cu_blocks((uint64_t)n, SRT__CU_GEMM_TB) : (unsigned)n);
+    /* a block per item (tile), or with S->gemv_blocks at most that many, each given about as many
+       items: a block then moves on to its next tile without a gap in its reads */
+    const unsigned slots = S->gemv_blocks > 0 && (unsigned)S->gemv_blocks < tiles ? (unsigned)S->gemv_blocks : tiles;
+    const unsigned per_block = (tiles + slots - 1) / slots;
+    const dim3 grid((tiles + per_block - 1) / per_block, gemm ? srt__cu_blocks((uint64_t)n, SRT__CU_GEMM_TB) : (unsigned)n);
 #define SRT__CU_GEMV(FMT) \
     srt__cu_gemv_split(*w[0], srt__cu_fmt<FMT>::kstep, &sp, &gb); \
     srt__cu_launch_pdl(S, gemm ? srt__cu_gemv_int<FMT, SRT__CU_GEMM_TB> : srt__cu_gemv_int<FMT, 1>, grid, dim3(SRT__CU_GEMV_THREADS), \
@@ -1032,7 +1083,8 @@ static srt_status srt__cu_blas_done(srt__cuda *S, int calls, cublasStatus_t bs, 
     S->kernels += calls;
     if (bs != CUBLAS_STATUS_SUCCESS) { srt__cu_note(S, cudaErrorUnknown, cublasGetStatusString(bs)); return SRT_OK; }
     if (bias) {
-        srt__cu_launch_pdl(S, srt__cu_add_bias, dim3(srt__cu_blocks(rows * (uint64_t)n, 256)), dim3(256), "bias", y, ldy, rows, n, bias);
+        srt__cu_add_bias<<<srt__cu_blocks(rows * (uint64_t)n, 256), 256, 0, S->stream>>>(y, ldy, rows, n, bias);
+        srt__cu_launched(S, "bias");
     }
     return SRT_OK;
 }
@@ -1048,7 +1100,8 @@ static srt_status srt__cu_matmul_dev(srt__cuda *S, const srt__cuda_mat &w, const
         const float one = 1.0f, beta = accum ? 1.0f : 0.0f;
         if (w.format != SRT_F16 || !S->blas) return SRT_ERR_UNSUPPORTED;
         if (ws_cap < srt__cu_ws_bytes(w.kp, w.ng, n)) return SRT_ERR_OUT_OF_MEMORY;
-        srt__cu_launch_pdl(S, srt__cu_tcsl_x16, dim3(srt__cu_blocks((uint64_t)n * w.cols, 256)), dim3(256), "activations to f16", x, n, w.cols, n, w.cols, (__half *)ws);
+        srt__cu_tcsl_x16<<<srt__cu_blocks((uint64_t)n * w.cols, 256), 256, 0, S->stream>>>(x, n, w.cols, n, w.cols, (__half *)ws);
+        srt__cu_launched(S, "activations to f16");
         const cublasStatus_t bs = cublasGemmEx(S->blas, CUBLAS_OP_T, CUBLAS_OP_N, (int)w.rows, n, (int)w.cols, &one, w.v, CUDA_R_16F, (int)w.cols,
                                                ws, CUDA_R_16F, (int)w.cols, &beta, y, CUDA_R_32F, (int)ldy, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT);
         return srt__cu_blas_done(S, 1, bs, w.rows, n, y, ldy, bias);
@@ -1059,9 +1112,10 @@ static srt_status srt__cu_matmul_dev(srt__cuda *S, const srt__cuda_mat &w, const
     }
     if (is_float && path != SRT_CUDA_PATH_CUBLAS) {
         const dim3 grid(srt__cu_blocks(w.rows, 16), srt__cu_blocks((uint64_t)n, SRT__CU_FTB));
-        if (w.format == SRT_F32) srt__cu_launch_pdl(S, srt__cu_mv_float<0>, dim3(grid), dim3(256), "float matrix kernel", w, x, n, y, ldy, bias, accum);
-        else if (w.format == SRT_F16) srt__cu_launch_pdl(S, srt__cu_mv_float<1>, dim3(grid), dim3(256), "float matrix kernel", w, x, n, y, ldy, bias, accum);
-        else srt__cu_launch_pdl(S, srt__cu_mv_float<2>, dim3(grid), dim3(256), "float matrix kernel", w, x, n, y, ldy, bias, accum);
+        if (w.format == SRT_F32) srt__cu_mv_float<0><<<grid, 256, 0, S->stream>>>(w, x, n, y, ldy, bias, accum);
+        else if (w.format == SRT_F16) srt__cu_mv_float<1><<<grid, 256, 0, S->stream>>>(w, x, n, y, ldy, bias, accum);
+        else srt__cu_mv_float<2><<<grid, 256, 0, S->stream>>>(w, x, n, y, ldy, bias, accum);
+        srt__cu_launched(S, "float matrix kernel");
         return SRT_OK;
     }
     if (path == SRT_CUDA_PATH_CUBLAS) {
@@ -1076,8 +1130,9 @@ static srt_status srt__cu_matmul_dev(srt__cuda *S, const srt__cuda_mat &w, const
             const uint64_t count = (uint64_t)n * w.cols;
             const cudaDataType_t ty = w.format == SRT_F16 ? CUDA_R_16F : CUDA_R_16BF;
             uint16_t *hi = (uint16_t *)ws, *lo = (uint16_t *)((uint8_t *)ws + (count * 2 + 255) / 256 * 256);
-            if (w.format == SRT_F16) srt__cu_launch_pdl(S, srt__cu_split16<0>, dim3(srt__cu_blocks(count, 256)), dim3(256), "cuBLAS input split", x, count, hi, lo);
-            else srt__cu_launch_pdl(S, srt__cu_split16<1>, dim3(srt__cu_blocks(count, 256)), dim3(256), "cuBLAS input split", x, count, hi, lo);
+            if (w.format == SRT_F16) srt__cu_split16<0><<<srt__cu_blocks(count, 256), 256, 0, S->stream>>>(x, count, hi, lo);
+            else srt__cu_split16<1><<<srt__cu_blocks(count, 256), 256, 0, S->stream>>>(x, count, hi, lo);
+            srt__cu_launched(S, "cuBLAS input split");
             bs = cublasGemmEx(S->blas, CUBLAS_OP_T, CUBLAS_OP_N, (int)w.rows, n, (int)w.cols, &one, w.v, ty, (int)w.cols,
                               hi, ty, (int)w.cols, &beta, y, CUDA_R_32F, (int)ldy, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT);
             if (bs == CUBLAS_STATUS_SUCCESS)
@@ -1102,7 +1157,6 @@ static srt_status srt__cu_matmul_dev(srt__cuda *S, const srt__cuda_mat &w, const
 #endif
 static_assert(SRT__CU_NORM_WIN % (16 * SRT__CU_LOADS) == 0, "RMSNorm's window: whole batches of the 16 chains");
 __global__ void __launch_bounds__(SRT__CU_NORM_THREADS) srt__cu_rmsnorm(float *o, const float *x, const float *w, int len, float eps) {
-    srt__cu_dep_begin();
     __shared__ float s_x[SRT__CU_NORM_WIN];
     __shared__ float s_inv;
     const int tid = (int)threadIdx.x;
@@ -1167,7 +1221,6 @@ __global__ void __launch_bounds__(SRT__CU_NORM_THREADS) srt__cu_rmsnorm(float *o
 
 /* x[t] = row toks[t] of the embedding matrix, dequantized as the core does. */
 __global__ void srt__cu_embed(srt__cuda_mat W, const int32_t *toks, int n, float *x) {
-    srt__cu_dep_begin();   /* (launched plainly after the copy of the step data: the wait returns at once) */
     const uint64_t i = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x, K = W.cols;
     if (i >= (uint64_t)n * K) return;
     const uint64_t t = i / K, k = i % K, r = (uint64_t)toks[t];
@@ -1238,7 +1291,6 @@ static inline uint64_t srt__cu_rope_kv_threads(int n, int nh, int rope_dim, int 
 __global__ void srt__cu_rope_kv(const srt__cu_step *st, int layer, int n_ctx, int n, int nh, int KVH, int hd, int rope_dim, int neox,
                                 const float *cs, float *q, const float *k, const float *v, srt_kv_type type, size_t row,
                                 unsigned char *kc, unsigned char *vc) {
-    srt__cu_dep_begin();
     const int half = rope_dim / 2;
     const uint64_t id = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x, nq = (uint64_t)n * (uint64_t)nh * (uint64_t)half;
     const uint64_t nq_pad = (nq + 31) / 32 * 32, KV = (uint64_t)KVH * (uint64_t)hd;
@@ -1330,7 +1382,6 @@ static __device__ __forceinline__ float srt__cu_q8_score(const unsigned char *ro
 __global__ void __launch_bounds__(SRT__CU_ATTN) srt__cu_attention(const srt__cu_step *st, const float *q, const unsigned char *kc, const unsigned char *vc,
                                                                  float *att, float *scores, int nh, int grp, int hd, int KVH, size_t row, int n_ctx,
                                                                  int layer, srt_kv_type type, float scale) {
-    srt__cu_dep_begin();
     __shared__ float s_red[SRT__CU_ATTN];
     __shared__ signed char s_qc[SRT__CU_MAX_HD];
     __shared__ float s_qd[SRT__CU_MAX_HD / 32];
@@ -1414,7 +1465,6 @@ __global__ void __launch_bounds__(SRT__CU_ATTN) srt__cu_attention(const srt__cu_
 }
 
 __global__ void srt__cu_swiglu(float *g, const float *up, uint64_t n) {
-    srt__cu_dep_begin();
     const uint64_t i = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x;
     if (i < n) g[i] = g[i] * (1.0f / (1.0f + srt__cu_expf(-g[i]))) * up[i];
 }
@@ -1671,7 +1721,8 @@ static srt_status srt__cu_enqueue(srt__cuda *S, srt__cuda_session *ss, int n, in
     srt__cu_launched(S, "embedding");
     for (int l = 0; l < M->n_layer; l++) {
         const srt__cuda_layer &L = M->layers[(size_t)l];
-        srt__cu_launch_pdl(S, srt__cu_rmsnorm, dim3((unsigned)n), dim3(SRT__CU_NORM_THREADS), "rmsnorm", ss->xb, ss->x, L.attn_norm, E, M->norm_eps);
+        srt__cu_rmsnorm<<<(unsigned)n, SRT__CU_NORM_THREADS, 0, sm>>>(ss->xb, ss->x, L.attn_norm, E, M->norm_eps);
+        srt__cu_launched(S, "rmsnorm");
         {
             const srt__cuda_mat *w[3] = {&L.wq, &L.wk, &L.wv};
             float *y[3] = {ss->q, ss->k, ss->v};
@@ -1679,17 +1730,22 @@ static srt_status srt__cu_enqueue(srt__cuda *S, srt__cuda_session *ss, int n, in
             if ((r = srt__cu_mm_same_x(S, ss, 3, w, y, b, ss->xb, n)) != SRT_OK) return r;
         }
         if (L.q_norm) {   /* qwen3: every q and k head normalized (rows of head_dim, in place) before the rotation */
-            srt__cu_launch_pdl(S, srt__cu_rmsnorm, dim3((unsigned)(n * M->n_head)), dim3(SRT__CU_NORM_THREADS), "q norm", ss->q, ss->q, L.q_norm, M->head_dim, M->norm_eps);
-            srt__cu_launch_pdl(S, srt__cu_rmsnorm, dim3((unsigned)(n * M->n_head_kv)), dim3(SRT__CU_NORM_THREADS), "k norm", ss->k, ss->k, L.k_norm, M->head_dim, M->norm_eps);
+            srt__cu_rmsnorm<<<(unsigned)(n * M->n_head), SRT__CU_NORM_THREADS, 0, sm>>>(ss->q, ss->q, L.q_norm, M->head_dim, M->norm_eps);
+            srt__cu_launched(S, "q norm");
+            srt__cu_rmsnorm<<<(unsigned)(n * M->n_head_kv), SRT__CU_NORM_THREADS, 0, sm>>>(ss->k, ss->k, L.k_norm, M->head_dim, M->norm_eps);
+            srt__cu_launched(S, "k norm");
         }
         {
             const uint64_t threads = srt__cu_rope_kv_threads(n, M->n_head, M->rope_dim, M->n_head_kv, M->head_dim, ss->kv_type);
-            srt__cu_launch_pdl(S, srt__cu_rope_kv, dim3(srt__cu_blocks(threads, 256)), dim3(256), "RoPE and KV cache store", st, l, ss->n_ctx, n, M->n_head, M->n_head_kv, M->head_dim, M->rope_dim, M->rope_neox, cs, ss->q, ss->k, ss->v, ss->kv_type, ss->kv_row, ss->k_cache, ss->v_cache);
+            srt__cu_rope_kv<<<srt__cu_blocks(threads, 256), 256, 0, sm>>>(st, l, ss->n_ctx, n, M->n_head, M->n_head_kv, M->head_dim, M->rope_dim, M->rope_neox, cs, ss->q, ss->k, ss->v, ss->kv_type, ss->kv_row, ss->k_cache, ss->v_cache);
+            srt__cu_launched(S, "RoPE and KV cache store");
         }
-        srt__cu_launch_pdl(S, srt__cu_attention, dim3((unsigned)(n * M->n_head)), dim3(SRT__CU_ATTN), "attention", st, ss->q, ss->k_cache, ss->v_cache, ss->att, ss->scores, M->n_head,
+        srt__cu_attention<<<(unsigned)(n * M->n_head), SRT__CU_ATTN, 0, sm>>>(st, ss->q, ss->k_cache, ss->v_cache, ss->att, ss->scores, M->n_head,
                                                                             M->n_head / M->n_head_kv, M->head_dim, M->n_head_kv, ss->kv_row, ss->n_ctx, l, ss->kv_type, scale);
+        srt__cu_launched(S, "attention");
         SRT__CU_MM(L.wo, ss->att, n, ss->x, nullptr, 1)   /* x += wo att */
-        srt__cu_launch_pdl(S, srt__cu_rmsnorm, dim3((unsigned)n), dim3(SRT__CU_NORM_THREADS), "rmsnorm", ss->xb, ss->x, L.ffn_norm, E, M->norm_eps);
+        srt__cu_rmsnorm<<<(unsigned)n, SRT__CU_NORM_THREADS, 0, sm>>>(ss->xb, ss->x, L.ffn_norm, E, M->norm_eps);
+        srt__cu_launched(S, "rmsnorm");
         const srt__cuda_mat *gu[2] = {&L.gate, &L.up};
         float *hbs[2] = {ss->hb, ss->hb2};
         const float *no_bias[2] = {nullptr, nullptr};
@@ -1697,12 +1753,14 @@ static srt_status srt__cu_enqueue(srt__cuda *S, srt__cuda_session *ss, int n, in
             if ((r = srt__cu_int_matmul(S, SRT__CU_SWIGLU, 2, gu, hbs, no_bias, L.gate.rows, n, ss->xb, ss->ws, ss->ws_cap, false)) != SRT_OK) return r;
         } else {
             if ((r = srt__cu_mm_same_x(S, ss, 2, gu, hbs, no_bias, ss->xb, n)) != SRT_OK) return r;
-            srt__cu_launch_pdl(S, srt__cu_swiglu, dim3(srt__cu_blocks((uint64_t)n * (uint64_t)F, 256)), dim3(256), "swiglu", ss->hb, ss->hb2, (uint64_t)n * (uint64_t)F);
+            srt__cu_swiglu<<<srt__cu_blocks((uint64_t)n * (uint64_t)F, 256), 256, 0, sm>>>(ss->hb, ss->hb2, (uint64_t)n * (uint64_t)F);
+            srt__cu_launched(S, "swiglu");
         }
         SRT__CU_MM(L.down, ss->hb, n, ss->x, nullptr, 1)   /* x += down hb */
     }
     if (want_logits) {
-        srt__cu_launch_pdl(S, srt__cu_rmsnorm, dim3(1), dim3(SRT__CU_NORM_THREADS), "rmsnorm", ss->xb, ss->x + (size_t)(n - 1) * (size_t)E, M->output_norm, E, M->norm_eps);
+        srt__cu_rmsnorm<<<1, SRT__CU_NORM_THREADS, 0, sm>>>(ss->xb, ss->x + (size_t)(n - 1) * (size_t)E, M->output_norm, E, M->norm_eps);
+        srt__cu_launched(S, "rmsnorm");
         SRT__CU_MM(M->output, ss->xb, 1, ss->logits, nullptr, 0)
     }
 #undef SRT__CU_MM
@@ -1823,6 +1881,7 @@ SRT_API srt_backend *srt_cuda_backend(int device) {
     {
         const char *g = getenv("SRT_CUDA_GRAPHS"), *sy = getenv("SRT_CUDA_SYNC"), *sk = getenv("SRT_CUDA_SPLIT_K"), *pd = getenv("SRT_CUDA_PDL");
         S->pdl = !(pd && pd[0] == '0');
+        if (getenv("SRT_CUDA_GEMV_BLOCKS")) S->gemv_blocks = atoi(getenv("SRT_CUDA_GEMV_BLOCKS"));
         S->graphs = !(g && g[0] == '0');
         if (sk && sk[0]) S->split_k = atoi(sk) > 0 ? atoi(sk) : 0;
         S->sync_each = sy && sy[0] && sy[0] != '0';

@@ -480,6 +480,21 @@ static void check_models(void) {
             check_step_kernels("llama tcsl 70% gqa, without split-K", CU_TMP "model_10.srt", prompt, 2, 16, 3, SRT_KV_F16, 1);
             srt_backend_free(gpu);
         }
+        /* GEMV and GEMM launches of 3 blocks per token block, each taking tiles in turn (across q, k
+           and v; in the SwiGLU launch a gate tile, then its up tile), the next one's first weights
+           and scales staged while the last is summed up: one batch, two batches, two windows */
+        setenv("SRT_CUDA_GEMV_BLOCKS", "3", 1);
+        gpu = srt_cuda_backend(dev ? atoi(dev) : 0);
+        unsetenv("SRT_CUDA_GEMV_BLOCKS");
+        if (gpu) {
+            srt_cuda_set_cublas_min_tokens(gpu, 0);
+            check_kernels(SRT_Q4, 130, 1100, 32);
+            check_kernels(SRT_Q8, 130, 4100, 64);
+            check_kernels(SRT_Q2, 50, 20000, 16384);
+            compare_sessions("llama q4, 3 GEMV blocks", CU_TMP "model_1.srt", prompt, 40, 16, SRT_KV_F16, 12);
+            compare_sessions("llama q8 gqa, 3 GEMV blocks", CU_TMP "model_0.srt", prompt, 40, 16, SRT_KV_F16, 12);
+            srt_backend_free(gpu);
+        }
         gpu = saved;
     }
 }
