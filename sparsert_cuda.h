@@ -415,25 +415,26 @@ static __device__ __forceinline__ void srt__cu_dep_launch(void) {
 }
 /* GEMV: a block takes items (a tile of 16 rows of one matrix; SWIGLU: a tile of gate and the same
    tile of up) x one token (the GEMM: x SRT__CU_GEMM_TB tokens), items blockIdx.x + i gridDim.x:
-   one item each, or with SRT_CUDA_GEMV_BLOCKS=N at most N blocks (srt__cu_int_matmul). On the
-   H100 N = 3 per SM (396) made the Llama-3-8B layer's GEMVs 0.51 of the bandwidth instead of 0.48
-   when timed alone, but the 8B q4 decode slower (226 against 255 tok/s in one run, together with
-   every other kernel launched as a dependent): a block that starts late, SMs still busy with the
-   kernel before, still has its whole share to do. Hence one item per block by default. 256 threads = 64 slots x 4 row
-   quads (thread tid: quad q = tid % 4 = rows 4q..4q+3, slot j = tid / 4), over activations
-   quantized beforehand (srt__cu_quantize: codes and dx per group, once per launch, not again in
-   every block: each block redoing the abs-max and the codes of the whole x read as many bytes as
-   its share of a q4 matrix and serialized on shared atomics). Groups are taken GB at a time; slot
-   j works on group j / S of the batch, chunks (j % S) + S i of it. Per batch: (1) the batch's
-   weight scales and dx into shared memory; (2) the codes, a window of SRT__CU_GEMV_WIN columns at
-   a time, copied into shared memory (once per block when a tile is one batch of one window: every
-   tile reads the same), and each thread reads 16 bytes of its chunks in the window (rows 4q..4q+3)
-   and sums with dp4a into int32; (3) the threads of a group add their sums into shared memory
-   (atomicAdd on int: exact); (4) 16 threads (one per row) apply the epilogue in group order.
+   one item each, or with SRT_CUDA_GEMV_BLOCKS=N at most N blocks (srt__cu_int_matmul). 256
+   threads = 64 slots x 4 row quads (thread tid: quad q = tid % 4 = rows 4q..4q+3, slot j =
+   tid / 4), over activations quantized beforehand (srt__cu_quantize: codes and dx per group, once
+   per launch, not again in every block: each block redoing the abs-max and the codes of the whole
+   x read as many bytes as its share of a q4 matrix and serialized on shared atomics). Groups are
+   taken GB at a time; slot j works on group j / S of the batch, chunks (j % S) + S i of it. Per
+   batch: (1) the batch's weight scales and dx into shared memory; (2) the codes, a window at a
+   time (4096 columns for one token, 8192 for the GEMM's tokens together), copied into shared
+   memory (once per block when a tile is one batch of one window: every tile reads the same), and
+   each thread reads 16 bytes of its chunks in the window (rows 4q..4q+3) and sums with dp4a into
+   int32; (3) the threads of a group add their sums into shared memory (atomicAdd on int: exact);
+   (4) 16 threads (one per row) apply the epilogue in group order.
    The first weight loads of a window (and the scales of a batch) are issued one step ahead, into
    shared memory: the next window's (of this tile or the block's next one) while this one's sums
    are added up and applied, the first window's before srt__cu_dep_wait. A block's reads then do
-   not stop at each of those steps, nor between its tiles. */
+   not stop at each of those steps, nor between its tiles.
+   On the H100, N = 3 blocks per SM (396) made the Llama-3-8B layer's GEMVs 0.51 of the bandwidth
+   instead of 0.48 when timed alone, but the 8B q4 decode slower (226 against 255 tok/s in one run,
+   with every other kernel launched as a dependent too): a block that starts late, its SM still
+   busy with the kernel before, still has its whole share to do. Hence one item per block. */
 /* Loads a thread issues before it uses them, where a loop would otherwise wait for each load in
    turn (in-order issue: a use stalls the thread until its load arrives, and the next load issues
    only after the use). A kernel whose every phase has a chain of such round trips takes
