@@ -1770,25 +1770,29 @@ static srt_status srt__cu_enqueue(srt__cuda *S, srt__cuda_session *ss, int n, in
 
 /* Captures the one-token forward into a graph (want_logits: with the output matrix); false if
    capture or instantiation fails (the caller then launches plainly). */
-static bool srt__cu_capture(srt__cuda *S, srt__cuda_session *ss, int want_logits) {
+/* What `launch` (a callable returning srt_status) enqueues on S->stream, captured and instantiated
+   as a graph; nullptr if the capture, the launches (*st then says why) or the instantiation fail,
+   with the failure cleared: the caller then launches plainly. */
+template <class F> static cudaGraphExec_t srt__cu_capture_graph(srt__cuda *S, F launch, srt_status *st) {
     cudaGraph_t graph = nullptr;
     cudaGraphExec_t exec = nullptr;
-    srt_status st;
-    if (cudaStreamBeginCapture(S->stream, cudaStreamCaptureModeThreadLocal) != cudaSuccess) { cudaGetLastError(); return false; }
+    *st = SRT_OK;
+    if (cudaStreamBeginCapture(S->stream, cudaStreamCaptureModeThreadLocal) != cudaSuccess) { cudaGetLastError(); return nullptr; }
     S->capturing = true;
-    S->kernels = 0;
-    st = srt__cu_enqueue(S, ss, 1, want_logits);
+    *st = launch();
     S->capturing = false;
-    cudaError_t e = cudaStreamEndCapture(S->stream, &graph);
-    if (e != cudaSuccess || st != SRT_OK || S->fail_code != cudaSuccess || !graph) {
-        if (graph) cudaGraphDestroy(graph);
-        cudaGetLastError();
-        srt__cu_reset_fail(S);
-        return false;
-    }
-    e = cudaGraphInstantiate(&exec, graph, 0);
-    cudaGraphDestroy(graph);
-    if (e != cudaSuccess) { cudaGetLastError(); return false; }
+    const cudaError_t e = cudaStreamEndCapture(S->stream, &graph);
+    if (e == cudaSuccess && *st == SRT_OK && S->fail_code == cudaSuccess && graph && cudaGraphInstantiate(&exec, graph, 0) != cudaSuccess) exec = nullptr;
+    if (graph) cudaGraphDestroy(graph);
+    cudaGetLastError();
+    if (!exec) srt__cu_reset_fail(S);
+    return exec;
+}
+static bool srt__cu_capture(srt__cuda *S, srt__cuda_session *ss, int want_logits) {
+    srt_status st;
+    S->kernels = 0;
+    const cudaGraphExec_t exec = srt__cu_capture_graph(S, [&]() { return srt__cu_enqueue(S, ss, 1, want_logits); }, &st);
+    if (!exec) return false;
     ss->graph[want_logits ? 1 : 0] = exec;
     ss->graph_kernels[want_logits ? 1 : 0] = S->kernels;
     return true;
@@ -2084,21 +2088,14 @@ SRT_API srt_status srt_cuda_bench_matmul(srt_backend *b, srt_format format, uint
         /* one call per copy captured as a graph, replayed: the kernels follow each other as in a
            decode step's graph, without the host's launch cost between them (which, for a small
            matrix, is longer than the kernels: a plain loop would time the host) */
-        cudaGraphExec_t exec = nullptr;
+        cudaGraphExec_t exec = nullptr;   /* none: the plain loop below */
         const int reps = (int)w.size(), launches = (iters + reps - 1) / reps;
-        if (st == SRT_OK && S->fail_code == cudaSuccess && S->graphs &&
-            cudaStreamBeginCapture(S->stream, cudaStreamCaptureModeThreadLocal) == cudaSuccess) {
-            cudaGraph_t graph = nullptr;
-            S->capturing = true;
-            for (int i = 0; i < reps && st == SRT_OK; i++) st = srt__cu_matmul_dev(S, w[(size_t)i], j.dx, n, j.dy, rows, nullptr, 0, j.ws, j.ws_cap, path);
-            S->capturing = false;
-            const cudaError_t e = cudaStreamEndCapture(S->stream, &graph);
-            if (e == cudaSuccess && st == SRT_OK && S->fail_code == cudaSuccess && graph && cudaGraphInstantiate(&exec, graph, 0) != cudaSuccess) exec = nullptr;
-            if (graph) cudaGraphDestroy(graph);
-            cudaGetLastError();
-            if (!exec) srt__cu_reset_fail(S);   /* no graph: the plain loop below */
-            if (st != SRT_OK) exec = nullptr;
-        }
+        if (st == SRT_OK && S->fail_code == cudaSuccess && S->graphs)
+            exec = srt__cu_capture_graph(S, [&]() {
+                srt_status r = SRT_OK;
+                for (int i = 0; i < reps && r == SRT_OK; i++) r = srt__cu_matmul_dev(S, w[(size_t)i], j.dx, n, j.dy, rows, nullptr, 0, j.ws, j.ws_cap, path);
+                return r;
+            }, &st);
         if (exec) {
             srt__cu_note(S, cudaGraphLaunch(exec, S->stream), "bench graph launch");   /* warm-up */
             srt__cu_note(S, cudaEventRecord(e0, S->stream), "cudaEventRecord");
