@@ -1768,8 +1768,6 @@ static srt_status srt__cu_enqueue(srt__cuda *S, srt__cuda_session *ss, int n, in
     return SRT_OK;
 }
 
-/* Captures the one-token forward into a graph (want_logits: with the output matrix); false if
-   capture or instantiation fails (the caller then launches plainly). */
 /* What `launch` (a callable returning srt_status) enqueues on S->stream, captured and instantiated
    as a graph; nullptr if the capture, the launches (*st then says why) or the instantiation fail,
    with the failure cleared: the caller then launches plainly. */
@@ -1788,6 +1786,8 @@ template <class F> static cudaGraphExec_t srt__cu_capture_graph(srt__cuda *S, F 
     if (!exec) srt__cu_reset_fail(S);
     return exec;
 }
+/* Captures the one-token forward into a graph (want_logits: with the output matrix); false if
+   capture or instantiation fails (the caller then launches plainly). */
 static bool srt__cu_capture(srt__cuda *S, srt__cuda_session *ss, int want_logits) {
     srt_status st;
     S->kernels = 0;
