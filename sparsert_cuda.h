@@ -37,7 +37,10 @@
        are combined with shared-memory atomics (integer addition: exact in any order), then the
        reference epilogue y = fma(acc_g, scale_g * dx_g, y) in group order, + bias.
      - GEMM (a prompt batch): the same kernel with 4 tokens per block: each weight word is read
-       and decoded once for the 4 tokens.
+       and decoded once for the 4 tokens; or, from 16 tokens where tokens x rows >= 196608 (below
+       that it was slower on the H200), srt__cu_gemm_mma: 4 tiles x 16/32/64 tokens a block, the
+       codes as s8 values (mul * code - off) summed exactly by mma.sync m16n8k32 s8 on the tensor
+       cores, the same epilogue in group order (bit for bit the same result).
      - F32/F16/BF16 weights: 16 lanes per row, lane j summing elements k = j mod 16 with fma, the
        lanes reduced by halves (shuffles): the CPU reference dot product, for up to 4 tokens per
        weight read.
@@ -59,7 +62,8 @@
      SRT_CUDA_PDL=0 launches the GEMV and the SpMM plainly, not as programmatic dependents
      (compute capability 9.0 on: they read their first weights while the kernel before finishes);
      SRT_CUDA_GEMV_BLOCKS=N gives a GEMV launch at most N blocks per token block, each taking
-     tiles in turn (tests; a tuning experiment: see the GEMV).
+     tiles in turn (tests; a tuning experiment: see the GEMV); SRT_CUDA_MMA_MIN=N runs integer
+     GEMMs of N tokens and more on the tensor cores whatever their shape (0: never; tests).
      Fusions, because a decode step of a large model is hundreds of small launches and each costs
      a gap on the GPU: every matrix product adds into the residual itself (x += W x: no add
      kernel); RoPE and the KV-cache store are one kernel; and where the GEMV serves (one token,
@@ -278,6 +282,11 @@ struct srt__cuda {
     bool pdl = false;        /* programmatic dependent launch (compute capability 9.0 on, unless SRT_CUDA_PDL=0) */
     int gemv_blocks = 0;     /* > 0: at most this many blocks per token block of a GEMV / GEMM launch (SRT_CUDA_GEMV_BLOCKS) */
     int cublas_min = 32;
+    /* integer GEMMs on the tensor cores (srt__cu_gemm_mma) from mma_min tokens where tokens x rows
+       >= mma_work (below that the tiled kernel was faster on the H200); SRT_CUDA_MMA_MIN=N: from N
+       tokens whatever the shape (0: never) */
+    int mma_min = 16;
+    uint64_t mma_work = 196608;
     int split_k = 8;         /* TCSL: blocks per SM that split-K aims for (0: no split) */
     cudaStream_t stream = nullptr;
     cublasHandle_t blas = nullptr;
@@ -382,6 +391,12 @@ static __device__ __forceinline__ void srt__cu_cp_async16(void *smem, const void
 }
 static __device__ __forceinline__ void srt__cu_cp_async_commit(void) { asm volatile("cp.async.commit_group;\n" ::); }
 static __device__ __forceinline__ void srt__cu_cp_async_wait_all(void) { asm volatile("cp.async.wait_all;\n" ::: "memory"); }
+/* 4 bytes global -> shared (cached in L1: small operands that many blocks read) */
+static __device__ __forceinline__ void srt__cu_cp_async4(void *smem, const void *gmem) {
+    asm volatile("cp.async.ca.shared.global [%0], [%1], 4;\n" :: "r"(srt__cu_smem_addr(smem)), "l"(gmem));
+}
+/* waits for this thread's copies of every committed group but the newest N */
+template <int N> static __device__ __forceinline__ void srt__cu_cp_async_wait_group(void) { asm volatile("cp.async.wait_group %0;\n" :: "n"(N) : "memory"); }
 /* ldmatrix: 4 (2) 8 x 8 b16 matrices whose rows lanes 0-31 (0-15) point to */
 static __device__ __forceinline__ void srt__cu_ldmatrix_x4(uint32_t *r, const void *smem) {
     asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0,%1,%2,%3}, [%4];\n"
@@ -394,6 +409,12 @@ static __device__ __forceinline__ void srt__cu_ldmatrix_x2(uint32_t *r, const vo
 static __device__ __forceinline__ void srt__cu_mma(float *d, const uint32_t *a, uint32_t b0, uint32_t b1) {
     asm volatile("mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, {%0,%1,%2,%3};\n"
                  : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
+                 : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
+}
+/* d += A (16 x 32 s8, row) x B (32 x 8 s8, col), s32 sums (exact) */
+static __device__ __forceinline__ void srt__cu_mma_s8(int *d, const uint32_t *a, uint32_t b0, uint32_t b1) {
+    asm volatile("mma.sync.aligned.m16n8k32.row.col.s32.s8.s8.s32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, {%0,%1,%2,%3};\n"
+                 : "+r"(d[0]), "+r"(d[1]), "+r"(d[2]), "+r"(d[3])
                  : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
 }
 #endif
@@ -701,6 +722,131 @@ static void srt__cu_gemv_split(const srt__cuda_mat &w, int kstep, int *S, int *G
     *S = (int)s;
     *GB = (int)(SRT__CU_GEMV_SLOTS / s);   /* >= gb */
     if ((uint64_t)*GB > w.ng) *GB = (int)w.ng;
+}
+
+/* The integer GEMM of prompts on the tensor cores: bit for bit the tiled kernel's result, which
+   sums with dp4a, SRT__CU_GEMM_TB tokens a block, so that a prompt decodes and reads each weight
+   n / SRT__CU_GEMM_TB times. Here a block takes 4 tiles (64 rows, a warp each) x BN tokens of one
+   matrix (STORE or ACCUM). The weights' codes become s8 values mul * code - off (the tiled
+   kernel's int sums are the same sums) and mma.sync m16n8k32 s8 x s8 -> s32 adds them up exactly,
+   a group at a time; at each group's end the reference epilogue y = fma(sum, f16(scale) * dx, y)
+   runs on the accumulator fragments, in group order. A stage of 64 columns comes in by cp.async,
+   SRT__CU_MMA_NS - 1 stages ahead: the 4 tiles' chunks (their tiled layout), the BN tokens' codes
+   (rows padded to 80 bytes: conflict-free B reads) and the scales and dx of the (at most 2) groups
+   that end in it. On the H200 a block takes about 1 us per stage whatever BN (a first version
+   that loaded the scales and dx at each group's end measured within 5-7%): 4 warps walking all of
+   K, each warp's chain of shared loads, mma and epilogue exposed; hence the size rule of
+   srt__cu_int_matmul, and more warps per tile (K split inside groups: int sums, exact) next. */
+#define SRT__CU_MMA_KC 64
+#define SRT__CU_MMA_NS 3
+/* the 4 codes of set st of a weight word as s8 values mul * code - off (bytewise: no carries) */
+template <int F> static __device__ __forceinline__ uint32_t srt__cu_vals_s8(uint32_t word, int st) {
+    typedef srt__cu_fmt<F> fm;
+    if (F == SRT_Q8) return word;
+    const uint32_t c = (word >> (st * fm::bits)) & fm::lane_mask;
+    return ((c << (fm::mul - 1)) + 0x01010101u * (uint32_t)(0x80 - fm::off)) ^ 0x80808080u;
+}
+template <int F, int BN>
+__global__ void __launch_bounds__(128) srt__cu_gemm_mma(srt__cu_gemv_args A, const int8_t *qa, const float *da, int n) {
+    typedef srt__cu_fmt<F> fm;
+    enum { KC = SRT__CU_MMA_KC, NS = SRT__CU_MMA_NS, NB = BN / 8, CPS = KC / fm::kstep, XS = KC + 16 };
+    __shared__ __align__(16) uint8_t s_a[NS][4 * CPS * 64];   /* a stage's chunks of the 4 tiles */
+    __shared__ __align__(16) uint8_t s_b[NS][BN * XS];        /* a stage's codes of the BN tokens */
+    __shared__ __align__(16) uint16_t s_sc[NS][2][4][16];     /* the scales of its groups ga, ga + 1: [group][tile][row] */
+    __shared__ float s_dx[NS][2][BN];                         /* their dx: [group][token] */
+    const int tid = (int)threadIdx.x, lane = tid & 31, warp = tid >> 5, g = lane >> 2, t = lane & 3;
+    const uint32_t kp = (uint32_t)A.w0.kp, ng = (uint32_t)A.w0.ng, G = A.w0.group, chunks = (uint32_t)A.w0.chunks;
+    const uint64_t tiles = A.w0.tiles, tile0 = (uint64_t)blockIdx.x * 4, my_tile = tile0 + (uint64_t)warp, tok0 = (uint64_t)blockIdx.y * BN;
+    const uint32_t stages = (kp + KC - 1) / KC;
+    srt__cu_dep_wait();
+    /* stage s: chunks [s CPS, s CPS + CPS) of each tile (those below chunks), columns [s KC, s KC + KC)
+       of each token's codes (below kp), the scales and dx of groups ga = s KC / G and ga + 1 (below ng) */
+    const auto issue = [&](uint32_t s) {
+        if (s < stages) {
+            const int b = (int)(s % NS);
+            const uint32_t ga = s * KC / G;
+            for (int i = tid; i < 4 * CPS * 4; i += 128) {
+                const int ti = i / (CPS * 4), pc = i % (CPS * 4);
+                if (tile0 + (uint64_t)ti < tiles && s * CPS + (uint32_t)(pc / 4) < chunks)
+                    srt__cu_cp_async16(s_a[b] + ti * CPS * 64 + pc * 16, A.w0.v + ((tile0 + (uint64_t)ti) * chunks + (uint64_t)s * CPS) * 64 + (uint64_t)pc * 16);
+            }
+            for (int i = tid; i < BN * (KC / 16); i += 128) {
+                const int r = i / (KC / 16), pc = i % (KC / 16);
+                const uint32_t k = s * KC + (uint32_t)pc * 16;
+                if (tok0 + (uint64_t)r < (uint64_t)n && k < kp) srt__cu_cp_async16(s_b[b] + r * XS + pc * 16, qa + (tok0 + (uint64_t)r) * kp + k);
+            }
+            if (tid < 16) {   /* a half (8 rows) of a tile's scales of a group */
+                const int j = tid >> 3, ti = (tid >> 1) & 3, h = tid & 1;
+                if (tile0 + (uint64_t)ti < tiles && ga + (uint32_t)j < ng)
+                    srt__cu_cp_async16(&s_sc[b][j][ti][8 * h], A.w0.sc + ((tile0 + (uint64_t)ti) * ng + ga + (uint32_t)j) * 16 + (uint64_t)(8 * h));
+            }
+            for (int i = tid; i < 2 * BN; i += 128) {
+                const int j = i / BN, r = i % BN;
+                if (tok0 + (uint64_t)r < (uint64_t)n && ga + (uint32_t)j < ng) srt__cu_cp_async4(&s_dx[b][j][r], da + (tok0 + (uint64_t)r) * ng + ga + (uint32_t)j);
+            }
+        }
+        srt__cu_cp_async_commit();
+    };
+    int acc[NB][4];
+    float y[NB][4];
+#pragma unroll
+    for (int j = 0; j < NB; j++)
+#pragma unroll
+        for (int e = 0; e < 4; e++) { acc[j][e] = 0; y[j][e] = 0.0f; }
+    for (int s = 0; s < NS - 1; s++) issue((uint32_t)s);
+    uint32_t gi = 0;   /* the group being summed */
+    for (uint32_t s = 0; s < stages; s++) {
+        srt__cu_cp_async_wait_group<NS - 2>();
+        __syncthreads();   /* stage s in place; stage s - 1's buffers read by every warp */
+        issue(s + NS - 1);
+        const int b = (int)(s % NS);
+        const uint32_t ga = s * KC / G;
+        const uint8_t *a = s_a[b] + warp * CPS * 64, *bx = s_b[b];
+#pragma unroll
+        for (int kk = 0; kk < KC / 32; kk++) {
+            const uint32_t k0 = s * KC + (uint32_t)kk * 32;
+            if (k0 >= kp) break;
+            uint32_t af[4];   /* rows g, g + 8 x columns 4t.., then 16 + 4t.. of this k-step */
+#pragma unroll
+            for (int h = 0; h < 2; h++) {
+                const int kl = kk * 32 + 4 * t + 16 * h, c = kl / fm::kstep, st = (kl % fm::kstep) / 4;
+#pragma unroll
+                for (int rh = 0; rh < 2; rh++) {
+                    const int r = g + 8 * rh;
+                    af[2 * h + rh] = srt__cu_vals_s8<F>(*(const uint32_t *)(a + c * 64 + (r >> 2) * 16 + (r & 3) * 4), st);
+                }
+            }
+#pragma unroll
+            for (int j = 0; j < NB; j++) {
+                const uint8_t *bp = bx + (8 * j + g) * XS + kk * 32 + 4 * t;
+                srt__cu_mma_s8(acc[j], af, *(const uint32_t *)bp, *(const uint32_t *)(bp + 16));
+            }
+            if ((k0 + 32) % G == 0 || k0 + 32 >= kp) {   /* group gi ends (gi - ga is 0 or 1): the reference epilogue */
+                const int jg = (int)(gi - ga);
+                const float s0 = srt__cu_f16(s_sc[b][jg][warp][g]), s1 = srt__cu_f16(s_sc[b][jg][warp][g + 8]);
+#pragma unroll
+                for (int j = 0; j < NB; j++)
+#pragma unroll
+                    for (int e = 0; e < 4; e++) {
+                        y[j][e] = fmaf((float)acc[j][e], (e < 2 ? s0 : s1) * s_dx[b][jg][8 * j + 2 * t + (e & 1)], y[j][e]);
+                        acc[j][e] = 0;
+                    }
+                gi++;
+            }
+        }
+    }
+    srt__cu_cp_async_wait_all();
+    if (my_tile >= tiles) return;
+#pragma unroll
+    for (int j = 0; j < NB; j++)
+#pragma unroll
+        for (int e = 0; e < 4; e++) {
+            const uint64_t row = my_tile * 16 + (uint64_t)(g + 8 * (e >> 1)), tok = tok0 + (uint64_t)(8 * j + 2 * t + (e & 1));
+            if (row >= A.w0.rows || tok >= (uint64_t)n) continue;
+            const float v = y[j][e] + (A.o0.bias ? A.o0.bias[row] : 0.0f);
+            float *yr = A.o0.y + tok * A.o0.ldy + row;
+            *yr = A.mode == SRT__CU_ACCUM ? *yr + v : v;
+        }
 }
 
 /* Quantization pass of the GEMM: one block per (group, token): q = code(x * (1 / dx)) into
@@ -1037,13 +1183,26 @@ static srt_status srt__cu_quantize_x(srt__cuda *S, const srt__cuda_mat &w, const
    prompt batches), else one (the GEMV: twice the blocks per token block, for one token as many
    as there are tiles). */
 #define SRT__CU_GEMM_TB 4
+/* The integer kernel of format F: the tensor-core GEMM when bn (its tokens per block) is not 0,
+   else the tiled GEMV (gemm: GEMM) on grid. */
+template <int F>
+static void srt__cu_int_launch(srt__cuda *S, const srt__cu_gemv_args &a, const int8_t *qa, const float *da, int n, unsigned tiles, dim3 grid, bool gemm, int bn) {
+    if (bn) {
+        void (*k)(srt__cu_gemv_args, const int8_t *, const float *, int) = bn == 16 ? srt__cu_gemm_mma<F, 16> : bn == 32 ? srt__cu_gemm_mma<F, 32> : srt__cu_gemm_mma<F, 64>;
+        srt__cu_launch_pdl(S, k, dim3((tiles + 3) / 4, srt__cu_blocks((uint64_t)n, (unsigned)bn)), dim3(128), "GEMM kernel (tensor cores)", a, qa, da, n);
+        return;
+    }
+    int sp, gb;
+    srt__cu_gemv_split(a.w0, srt__cu_fmt<F>::kstep, &sp, &gb);
+    srt__cu_launch_pdl(S, gemm ? srt__cu_gemv_int<F, SRT__CU_GEMM_TB> : srt__cu_gemv_int<F, 1>, grid, dim3(SRT__CU_GEMV_THREADS),
+                       gemm ? "GEMM kernel" : "GEMV kernel", a, qa, da, n, sp, gb);
+}
 static srt_status srt__cu_int_matmul(srt__cuda *S, int mode, int count, const srt__cuda_mat *const *w, float *const *y, const float *const *bias,
                                      uint64_t ldy0, int n, const float *x, void *ws, size_t ws_cap, bool gemm) {
     srt__cu_gemv_args a;
     srt__cuda_mat *wa[3] = {&a.w0, &a.w1, &a.w2};
     srt__cu_gemv_out *oa[3] = {&a.o0, &a.o1, &a.o2};
     unsigned tiles = 0, ends[3] = {0, 0, 0};
-    int sp = 1, gb = 1;
     int8_t *qa;
     float *da;
     const srt_status r = srt__cu_quantize_x(S, *w[0], x, n, ws, ws_cap, &qa, &da);
@@ -1063,18 +1222,16 @@ static srt_status srt__cu_int_matmul(srt__cuda *S, int mode, int count, const sr
     const unsigned slots = S->gemv_blocks > 0 && (unsigned)S->gemv_blocks < tiles ? (unsigned)S->gemv_blocks : tiles;
     const unsigned per_block = (tiles + slots - 1) / slots;
     const dim3 grid((tiles + per_block - 1) / per_block, gemm ? srt__cu_blocks((uint64_t)n, SRT__CU_GEMM_TB) : (unsigned)n);
-#define SRT__CU_GEMV(FMT) \
-    srt__cu_gemv_split(*w[0], srt__cu_fmt<FMT>::kstep, &sp, &gb); \
-    srt__cu_launch_pdl(S, gemm ? srt__cu_gemv_int<FMT, SRT__CU_GEMM_TB> : srt__cu_gemv_int<FMT, 1>, grid, dim3(SRT__CU_GEMV_THREADS), \
-                       gemm ? "GEMM kernel" : "GEMV kernel", a, (const int8_t *)qa, (const float *)da, n, sp, gb);
+    /* prompts from mma_min tokens where the work is large enough: the tensor cores, bn tokens a block */
+    const bool mma = gemm && count == 1 && mode != SRT__CU_SWIGLU && S->mma_min > 0 && n >= S->mma_min && (uint64_t)n * w[0]->rows >= S->mma_work;
+    const int bn = !mma ? 0 : n <= 16 ? 16 : n <= 32 ? 32 : 64;
     switch (w[0]->format) {
-        case SRT_Q8: SRT__CU_GEMV(SRT_Q8) break;
-        case SRT_Q4: SRT__CU_GEMV(SRT_Q4) break;
-        case SRT_Q2: SRT__CU_GEMV(SRT_Q2) break;
-        case SRT_TQ: SRT__CU_GEMV(SRT_TQ) break;
-        default: SRT__CU_GEMV(SRT_Q1) break;
+        case SRT_Q8: srt__cu_int_launch<SRT_Q8>(S, a, qa, da, n, tiles, grid, gemm, bn); break;
+        case SRT_Q4: srt__cu_int_launch<SRT_Q4>(S, a, qa, da, n, tiles, grid, gemm, bn); break;
+        case SRT_Q2: srt__cu_int_launch<SRT_Q2>(S, a, qa, da, n, tiles, grid, gemm, bn); break;
+        case SRT_TQ: srt__cu_int_launch<SRT_TQ>(S, a, qa, da, n, tiles, grid, gemm, bn); break;
+        default: srt__cu_int_launch<SRT_Q1>(S, a, qa, da, n, tiles, grid, gemm, bn); break;
     }
-#undef SRT__CU_GEMV
     return SRT_OK;
 }
 
@@ -1887,6 +2044,7 @@ SRT_API srt_backend *srt_cuda_backend(int device) {
         const char *g = getenv("SRT_CUDA_GRAPHS"), *sy = getenv("SRT_CUDA_SYNC"), *sk = getenv("SRT_CUDA_SPLIT_K"), *pd = getenv("SRT_CUDA_PDL");
         S->pdl = !(pd && pd[0] == '0');
         if (getenv("SRT_CUDA_GEMV_BLOCKS")) S->gemv_blocks = atoi(getenv("SRT_CUDA_GEMV_BLOCKS"));
+        if (getenv("SRT_CUDA_MMA_MIN")) { S->mma_min = atoi(getenv("SRT_CUDA_MMA_MIN")); S->mma_work = 0; }
         S->graphs = !(g && g[0] == '0');
         if (sk && sk[0]) S->split_k = atoi(sk) > 0 ? atoi(sk) : 0;
         S->sync_each = sy && sy[0] && sy[0] != '0';

@@ -15,6 +15,10 @@
      equal the CPU's bit for bit and so do the greedy tokens; with cuBLAS for float prompt batches,
      within a tolerance;
    - stories260K packed from ../shared (f32, q8, q4): the golden greedy ids of ../shared/golden.
+   The shapes here are below the size from which integer GEMMs run on the tensor cores by default
+   (16 tokens, tokens x rows >= 196608), so the checks are repeated with the tensor cores from 2
+   tokens whatever the shape (SRT_CUDA_MMA_MIN=2: blocks of 16, 32 and 64 tokens, groups ending
+   inside and across 64-column stages) and, with 3 GEMV blocks, never.
    Built by `./build.sh cuda` (C core by cc + this file by nvcc -fmad=false), and by ./build.sh
    against the CPU emulator of tests/cuda_emu as build/test-cuda-emu, where the GPU checks run
    without a GPU. */
@@ -36,7 +40,8 @@
 
 
 /* ---------------------------------------------------------------- kernels */
-static void check_kernels(srt_format f, uint64_t rows, uint64_t cols, uint32_t group) {
+static const int default_ns[4] = {1, 3, 9, 33};
+static void check_kernels(srt_format f, uint64_t rows, uint64_t cols, uint32_t group, const int *ns = default_ns) {
     srt_tensor_parts lay;
     std::vector<float> w(rows * cols), wq(rows * cols), bias(rows);
     int ok_exact = 1, ok_blas = 1;
@@ -50,7 +55,6 @@ static void check_kernels(srt_format f, uint64_t rows, uint64_t cols, uint32_t g
     for (size_t i = 0; i < bias.size(); i++) bias[i] = srt_test_frand();
     if (srt_quantize(f, group, w.data(), rows, cols, pp) != SRT_OK) { CHECK(0, "quantize %s: %s", srt_format_name(f), srt_last_error()); return; }
     srt_dequantize(f, group, (const void *const *)pp, rows, cols, wq.data());
-    const int ns[4] = {1, 3, 9, 33};
     const int is_int = f >= SRT_Q8;
     for (int ni = 0; ni < 4; ni++) {
         const int n = ns[ni];
@@ -111,9 +115,9 @@ static void check_kernels(srt_format f, uint64_t rows, uint64_t cols, uint32_t g
             }
     }
     if (ok_exact)
-        CHECK(1, "%s %llu x %llu group %u: %s equal the CPU reference bit for bit (1/3/9/33 tokens, bias)",
+        CHECK(1, "%s %llu x %llu group %u: %s equal the CPU reference bit for bit (%d/%d/%d/%d tokens, bias)",
               srt_format_name(f), (unsigned long long)rows, (unsigned long long)cols, group,
-              is_int ? "fused GEMV and GEMM (and AUTO)" : "the float kernel (GEMV, GEMM and AUTO below 32 tokens)");
+              is_int ? "fused GEMV and GEMM (and AUTO)" : "the float kernel (GEMV, GEMM and AUTO below 32 tokens)", ns[0], ns[1], ns[2], ns[3]);
     if (!is_int && ok_blas)
         CHECK(1, "%s %llu x %llu: cuBLAS within 2e-3 of sum |w x| (worst %.3g)", srt_format_name(f), (unsigned long long)rows,
               (unsigned long long)cols, worst_blas);
@@ -484,8 +488,10 @@ static void check_models(void) {
            and v; in the SwiGLU launch a gate tile, then its up tile), the next one's first weights
            and scales staged while the last is summed up: one batch, two batches, two windows */
         setenv("SRT_CUDA_GEMV_BLOCKS", "3", 1);
+        setenv("SRT_CUDA_MMA_MIN", "0", 1);   /* (and every GEMM the tiled kernel's) */
         gpu = srt_cuda_backend(dev ? atoi(dev) : 0);
         unsetenv("SRT_CUDA_GEMV_BLOCKS");
+        unsetenv("SRT_CUDA_MMA_MIN");
         if (gpu) {
             srt_cuda_set_cublas_min_tokens(gpu, 0);
             check_kernels(SRT_Q4, 130, 1100, 32);
@@ -493,6 +499,29 @@ static void check_models(void) {
             check_kernels(SRT_Q2, 50, 20000, 16384);
             compare_sessions("llama q4, 3 GEMV blocks", CU_TMP "model_1.srt", prompt, 40, 16, SRT_KV_F16, 12);
             compare_sessions("llama q8 gqa, 3 GEMV blocks", CU_TMP "model_0.srt", prompt, 40, 16, SRT_KV_F16, 12);
+            srt_backend_free(gpu);
+        }
+        /* the tensor-core GEMM from 2 tokens (by default from 16): 3 and 9 tokens in blocks of 16,
+           groups ending mid-stage (96), spanning stages (1024, 16384), K not a multiple of 64 */
+        setenv("SRT_CUDA_MMA_MIN", "2", 1);
+        gpu = srt_cuda_backend(dev ? atoi(dev) : 0);
+        unsetenv("SRT_CUDA_MMA_MIN");
+        if (gpu) {
+            const srt_format fs[] = {SRT_Q8, SRT_Q4, SRT_Q2, SRT_TQ, SRT_Q1};
+            srt_cuda_set_cublas_min_tokens(gpu, 0);
+            for (size_t i = 0; i < sizeof fs / sizeof fs[0]; i++) {
+                check_kernels(fs[i], 37, 100, 32);
+                check_kernels(fs[i], 50, 300, 96);
+                check_kernels(fs[i], 33, 1000, 1024);
+            }
+            check_kernels(SRT_Q4, 20, 20000, 16384);
+            {   /* blocks of 32 and 64 tokens, 3 token blocks (the last one partial) */
+                const int ns[4] = {2, 20, 64, 130};
+                check_kernels(SRT_Q4, 37, 100, 32, ns);
+                check_kernels(SRT_Q8, 70, 300, 96, ns);
+            }
+            compare_sessions("llama q4, tensor-core GEMM from 2 tokens, batch 9", CU_TMP "model_1.srt", prompt, 9, 9, SRT_KV_F16, 6);
+            compare_sessions("qwen2 q8 biases neox, tensor-core GEMM from 2 tokens", CU_TMP "model_7.srt", prompt, 40, 16, SRT_KV_F16, 6);
             srt_backend_free(gpu);
         }
         gpu = saved;
@@ -611,6 +640,9 @@ int main(void) {
                 check_kernels(fs[i], 20, 20000, 16384);           /* the GEMV's 8192-column windows: a group across two */
             }
         }
+        /* tall enough for the default size rule: 16 and 33 tokens on the tensor cores, 15 not */
+        const int ns[4] = {1, 15, 16, 33};
+        check_kernels(SRT_Q4, 12300, 64, 32, ns);
     }
     check_models();
     check_stories();

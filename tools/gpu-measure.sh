@@ -5,10 +5,12 @@
 #            runs test-cuda (its stories260K checks read ../shared)
 #   chat     build/srt-chat-cuda on stories260K writes what build/srt-chat writes (greedy and sampled, F16
 #            and Q8 KV caches); build/srt-ppl-cuda gives srt-ppl's NLL over tests/data/eval.txt
-#   kernels  gpu-membw; gpu-gemm: TCSL SpMM vs cuBLAS f16 at 60-90% sparsity (and per split-K target), q4/q8/f16; gpu-gemv: all
+#   kernels  gpu-membw; gpu-gemm: TCSL SpMM vs cuBLAS f16 at 60-90% sparsity (and per split-K target), q4/q8/f16
+#            (q4/q8 again with the tiled GEMM alone, SRT_CUDA_MMA_MIN=0); gpu-gemv: all
 #            formats on the Llama-3.2-1B shapes, q4 and tcsl on the Llama-3-8B ones
 #   models   the random Llama-3-8B-shaped models, q4 and 70%-sparse tcsl (srt-pack --random, every physical core)
-#   e2e      their decode on the GPU; the q4 one's at 8192 tokens of context with F16 and Q8 KV caches
+#   e2e      their decode on the GPU; the q4 one's prompt in one batch of 128 (with and without the tensor-core
+#            GEMM) and at 8192 tokens of context with F16 and Q8 KV caches
 # No STAGE: all five in that order. Each stage's output goes to DIR/STAGE.log and the result lines to
 # DIR/gpu.jsonl, DIR = $GPU_OUT, else $OUT (a device run's folder that comes back), else build/gpu;
 # the models go to $GPU_MODELS (default build/tmp). Stops at the first stage that fails (exit 1).
@@ -68,7 +70,9 @@ do_kernels() {
     bench gpu-membw --mb 4096 --iters 50 &&
     bench gpu-gemm --format tcsl --sparsity 0.6,0.7,0.8,0.9 --n 8,16,32,64 &&
     bench gpu-gemm --format tcsl --sparsity 0.7,0.9 --n 8,64 --split-k 2,4,8,16 --iters 300 &&
-    bench gpu-gemm --format q4,q8,f16 --n 8,16,32,64 &&
+    bench gpu-gemm --format q4,q8,f16 --n 8,16,32,64,128 &&
+    # the same integer GEMMs with the tiled kernel alone (no tensor cores): these lines follow the ones above
+    SRT_CUDA_MMA_MIN=0 bench gpu-gemm --format q4,q8 --n 8,16,32,64,128 &&
     bench gpu-gemv --format q8,q4,q2,tq,f16,tcsl --sparsity 0.7 &&
     bench gpu-gemv --format q4,tcsl --sparsity 0.7 --shape 4096x4096*2,1024x4096*2,14336x4096*2,4096x14336 &&
     grep -- '-summary"' "$DIR/gpu.jsonl"
@@ -86,6 +90,9 @@ do_e2e() {
         [ -s "$MODELS/$m.srt" ] || { echo "$MODELS/$m.srt is missing: run the models stage first"; return 1; }
         bench e2e "$MODELS/$m.srt" --backend cuda --prompt-tokens 128 --tokens 128 --runs 3 || return 1
     done
+    # the q4 prompt in one batch of 128 (tensor-core GEMMs for every matrix), then with the tiled GEMM alone
+    bench e2e "$MODELS/llama3-8b-q4.srt" --backend cuda --prompt-tokens 128 --tokens 16 --runs 2 --batch 128 &&
+        SRT_CUDA_MMA_MIN=0 bench e2e "$MODELS/llama3-8b-q4.srt" --backend cuda --prompt-tokens 128 --tokens 16 --runs 2 --batch 128 || return 1
     # a long context: the F16 KV cache against the Q8 one (attention reads 0.53 of the bytes); one
     # run each, as the prompt of 8192 tokens goes through the reference-order attention kernel
     for kv in f16 q8; do

@@ -14,10 +14,11 @@
      barrier between warps shows up as wrong results. A barrier nobody can pass (a deadlock) and
      a warp collective with exited lanes stop the program with a message, as do misaligned
      cp.async / ldmatrix addresses; an invalid launch configuration is cudaErrorInvalidConfiguration.
-   - ldmatrix and mma.sync m16n8k16 follow the PTX fragment layouts (ISA manual, "Matrix fragments
-     for mma.m16n8k16"); the products are summed in float in k order, not the tensor cores' way.
-     A cp.async lands when its thread waits (cp.async.wait_all), the latest moment PTX allows; a
-     thread that ends with copies it never waited for is an error.
+   - ldmatrix, mma.sync m16n8k16 (f16) and m16n8k32 (s8) follow the PTX fragment layouts (ISA
+     manual, "Matrix fragments for mma.m16n8k16 / m16n8k32"); f16 products are summed in float in k
+     order, not the tensor cores' way; s8 sums are exact, as on the GPU.
+     A cp.async lands when its thread waits (wait_all, or wait_group for the groups it covers), the
+     latest moment PTX allows; a thread that ends with copies it never waited for is an error.
    - Streams execute at once (in order). Capture records the work into a graph that
      cudaGraphLaunch replays; cudaStreamSynchronize during capture fails and invalidates it, as on
      a GPU. Device memory is host memory (256-byte aligned, filled with 0xff bytes so that nothing
@@ -140,7 +141,9 @@ struct fiber {
     unsigned coll;         /* warp collectives done: the parity picks the exchange slots */
     uint3 tid;
     char *stack;
-    std::vector<std::pair<void *, const void *> > copies;   /* cp.async not yet waited for */
+    struct copy { void *to; const void *from; unsigned bytes, group; };
+    std::vector<copy> copies;   /* cp.async not yet waited for; group = the commits before it */
+    unsigned commits;           /* cp.async.commit_group count */
 };
 struct slot { unsigned char b[64]; };
 static const size_t stack_bytes = (size_t)256 << 10;
@@ -236,7 +239,7 @@ static void run_block(int threads) {
     M.slots.resize((size_t)warps * 64);
     for (int i = 0; i < threads; i++) {
         fiber &f = M.f[(size_t)i];
-        f.state = RUNNABLE; f.lane = i % 32; f.warp = i / 32; f.coll = 0; f.copies.clear();
+        f.state = RUNNABLE; f.lane = i % 32; f.warp = i / 32; f.coll = 0; f.copies.clear(); f.commits = 0;
         f.tid.x = (unsigned)i % M.block_dim.x; f.tid.y = (unsigned)i / M.block_dim.x % M.block_dim.y; f.tid.z = (unsigned)i / (M.block_dim.x * M.block_dim.y);
         f.stack = M.stacks + (size_t)i * stack_bytes;
         M.warp_live[(size_t)f.warp]++; M.warp_size[(size_t)f.warp]++;
@@ -332,16 +335,27 @@ template <class T> static inline T __shfl_xor_sync(unsigned, T v, int lane_mask,
 /* ---------------------------------------------------------------- the SpMM's PTX (see sparsert_cuda.h) */
 /* cp.async: the copy lands when its thread waits (the latest moment the PTX allows), so shared
    memory read before the wait is stale */
-static inline void srt__cu_cp_async16(void *smem, const void *gmem) {
-    if (((uintptr_t)smem | (uintptr_t)gmem) & 15) srt_emu::die("cp.async of 16 bytes from or to an address that is not 16-byte aligned");
-    srt_emu::m().cur->copies.push_back(std::make_pair(smem, gmem));
+static inline void srt_emu_cp_async(void *smem, const void *gmem, unsigned bytes) {
+    if (((uintptr_t)smem | (uintptr_t)gmem) & (bytes - 1)) srt_emu::die("cp.async from or to an address not aligned to its size");
+    srt_emu::fiber *f = srt_emu::m().cur;
+    f->copies.push_back(srt_emu::fiber::copy{smem, gmem, bytes, f->commits});
 }
-static inline void srt__cu_cp_async_commit(void) {}
-static inline void srt__cu_cp_async_wait_all(void) {
-    std::vector<std::pair<void *, const void *> > &c = srt_emu::m().cur->copies;
-    for (size_t i = 0; i < c.size(); i++) memcpy(c[i].first, c[i].second, 16);
-    c.clear();
+static inline void srt__cu_cp_async16(void *smem, const void *gmem) { srt_emu_cp_async(smem, gmem, 16); }
+static inline void srt__cu_cp_async4(void *smem, const void *gmem) { srt_emu_cp_async(smem, gmem, 4); }
+static inline void srt__cu_cp_async_commit(void) { srt_emu::m().cur->commits++; }
+/* lands this thread's copies of every committed group but the newest `pending` (all: wait_all) */
+static inline void srt_emu_cp_async_land(unsigned pending, bool all) {
+    srt_emu::fiber *f = srt_emu::m().cur;
+    std::vector<srt_emu::fiber::copy> keep;
+    for (size_t i = 0; i < f->copies.size(); i++) {
+        const srt_emu::fiber::copy &c = f->copies[i];
+        if (all || c.group + pending < f->commits) memcpy(c.to, c.from, c.bytes);
+        else keep.push_back(c);
+    }
+    f->copies.swap(keep);
 }
+static inline void srt__cu_cp_async_wait_all(void) { srt_emu_cp_async_land(0, true); }
+template <int N> static inline void srt__cu_cp_async_wait_group(void) { srt_emu_cp_async_land((unsigned)N, false); }
 /* lane l gets, of matrix i, row l / 4, columns 2 (l % 4) and + 1; the rows' addresses come from
    lanes 8i..8i+7 */
 static inline void srt_emu_ldmatrix(uint32_t *r, const void *smem, int count) {
@@ -356,35 +370,44 @@ static inline void srt_emu_ldmatrix(uint32_t *r, const void *smem, int count) {
 }
 static inline void srt__cu_ldmatrix_x4(uint32_t *r, const void *smem) { srt_emu_ldmatrix(r, smem, 4); }
 static inline void srt__cu_ldmatrix_x2(uint32_t *r, const void *smem) { srt_emu_ldmatrix(r, smem, 2); }
-/* mma.sync.m16n8k16.row.col f32.f16.f16.f32, lane l = 4 g + t:
-   A: a0 (g, 2t..2t+1), a1 (g + 8, 2t..), a2 (g, 2t + 8..), a3 (g + 8, 2t + 8..);
-   B: b0 (k 2t..2t+1, n g), b1 (k 2t + 8.., n g); C/D: (g, 2t), (g, 2t + 1), (g + 8, 2t), (g + 8, 2t + 1). */
-static inline void srt__cu_mma(float *d, const uint32_t *a, uint32_t b0, uint32_t b1) {
+/* mma.sync.m16n8kK.row.col, P values a register (K = 8 P: f16 P = 2, s8 P = 4; value(r, h) is
+   value h of register r), lane l = 4 g + t:
+   A: a0 (g, P t..), a1 (g + 8, P t..), a2 (g, P t + K / 2..), a3 (g + 8, P t + K / 2..);
+   B: b0 (k P t.., n g), b1 (k P t + K / 2.., n g); C/D: (g, 2t), (g, 2t + 1), (g + 8, 2t), (g + 8, 2t + 1).
+   Sums in k order (f16: in float, not the tensor cores' way; s8: exact, as on the GPU). */
+template <class T, int P, class V> static inline void srt_emu_mma(T *d, const uint32_t *a, uint32_t b0, uint32_t b1, V value) {
+    enum { K = 8 * P };
     const uint32_t mine[6] = {a[0], a[1], a[2], a[3], b0, b1};
     const srt_emu::slot *s = srt_emu::exchange(mine, sizeof mine);
     const int lane = srt_emu::m().cur->lane, g = lane / 4, t = lane % 4;
-    float A[2][16], B[2][16];   /* this lane's rows g, g + 8 of A and columns 2t, 2t + 1 of B */
+    T A[2][K], B[2][K];   /* this lane's rows g, g + 8 of A and columns 2t, 2t + 1 of B */
     for (int q = 0; q < 4; q++) {
         uint32_t va[6], vb0[6], vb1[6];
         memcpy(va, s[4 * g + q].b, sizeof va);
         memcpy(vb0, s[4 * (2 * t) + q].b, sizeof vb0);
         memcpy(vb1, s[4 * (2 * t + 1) + q].b, sizeof vb1);
-        for (int h = 0; h < 2; h++) {
-            A[0][2 * q + h] = __half2float(__ushort_as_half((unsigned short)(va[0] >> (16 * h))));
-            A[1][2 * q + h] = __half2float(__ushort_as_half((unsigned short)(va[1] >> (16 * h))));
-            A[0][2 * q + 8 + h] = __half2float(__ushort_as_half((unsigned short)(va[2] >> (16 * h))));
-            A[1][2 * q + 8 + h] = __half2float(__ushort_as_half((unsigned short)(va[3] >> (16 * h))));
-            B[0][2 * q + h] = __half2float(__ushort_as_half((unsigned short)(vb0[4] >> (16 * h))));
-            B[0][2 * q + 8 + h] = __half2float(__ushort_as_half((unsigned short)(vb0[5] >> (16 * h))));
-            B[1][2 * q + h] = __half2float(__ushort_as_half((unsigned short)(vb1[4] >> (16 * h))));
-            B[1][2 * q + 8 + h] = __half2float(__ushort_as_half((unsigned short)(vb1[5] >> (16 * h))));
+        for (int h = 0; h < P; h++) {
+            A[0][P * q + h] = value(va[0], h);
+            A[1][P * q + h] = value(va[1], h);
+            A[0][P * q + K / 2 + h] = value(va[2], h);
+            A[1][P * q + K / 2 + h] = value(va[3], h);
+            B[0][P * q + h] = value(vb0[4], h);
+            B[0][P * q + K / 2 + h] = value(vb0[5], h);
+            B[1][P * q + h] = value(vb1[4], h);
+            B[1][P * q + K / 2 + h] = value(vb1[5], h);
         }
     }
     for (int e = 0; e < 4; e++) {
-        float sum = d[e];
-        for (int k = 0; k < 16; k++) sum += A[e >> 1][k] * B[e & 1][k];
+        T sum = d[e];
+        for (int k = 0; k < K; k++) sum += A[e >> 1][k] * B[e & 1][k];
         d[e] = sum;
     }
+}
+static inline void srt__cu_mma(float *d, const uint32_t *a, uint32_t b0, uint32_t b1) {
+    srt_emu_mma<float, 2>(d, a, b0, b1, [](uint32_t r, int h) { return __half2float(__ushort_as_half((unsigned short)(r >> (16 * h)))); });
+}
+static inline void srt__cu_mma_s8(int *d, const uint32_t *a, uint32_t b0, uint32_t b1) {
+    srt_emu_mma<int, 4>(d, a, b0, b1, [](uint32_t r, int h) { return (int)(int8_t)(uint8_t)(r >> (8 * h)); });
 }
 
 /* ---------------------------------------------------------------- the runtime */
