@@ -11,7 +11,13 @@
 static int srt_test_failed_count;
 static int srt_test_passed_count;
 
-/* CHECK(cond, "name fmt", ...): one test item. */
+/* CHECK(cond, "name fmt", ...): one test item (its format checked like printf's where the
+   compiler can: arguments in the wrong order crash the test instead of failing it). */
+#if defined(__MINGW32__)
+__attribute__((format(gnu_printf, 4, 5)))
+#elif defined(__GNUC__)
+__attribute__((format(printf, 4, 5)))
+#endif
 static void srt_test_check(int ok, const char *file, int line, const char *fmt, ...) {
     va_list ap;
     va_start(ap, fmt);
