@@ -734,16 +734,18 @@ static void srt__cu_gemv_split(const srt__cuda_mat &w, int kstep, int *S, int *G
    SRT__CU_MMA_NS - 1 stages ahead: the 4 tiles' chunks (their tiled layout), the BN tokens' codes
    (rows padded to 80 bytes: conflict-free B reads) and the scales and dx of the (at most 2) groups
    that end in it. On the H200 a block takes about 1 us per stage whatever BN (a first version
-   that loaded the scales and dx at each group's end measured within 5-7%): 4 warps walking all of
-   K, each warp's chain of shared loads, mma and epilogue exposed; hence the size rule of
-   srt__cu_int_matmul, and more warps per tile (K split inside groups: int sums, exact) next. */
+   that loaded the scales and dx at each group's end was 5-7% faster, in another call): 4 warps
+   walking all of K, each warp's chain of shared loads, mma and epilogue exposed; hence the size
+   rule of srt__cu_int_matmul, and more warps per tile (K split inside groups: int sums, exact)
+   next. */
 #define SRT__CU_MMA_KC 64
 #define SRT__CU_MMA_NS 3
-/* the 4 codes of set st of a weight word as s8 values mul * code - off (bytewise: no carries) */
+/* the 4 codes of set st of a weight word (srt__cu_codes) as s8 values mul * code - off (bytewise:
+   small codes, no carries; Q8 codes are the values) */
 template <int F> static __device__ __forceinline__ uint32_t srt__cu_vals_s8(uint32_t word, int st) {
     typedef srt__cu_fmt<F> fm;
-    if (F == SRT_Q8) return word;
-    const uint32_t c = (word >> (st * fm::bits)) & fm::lane_mask;
+    const uint32_t c = (uint32_t)srt__cu_codes<F>(word, st);
+    if (F == SRT_Q8) return c;
     return ((c << (fm::mul - 1)) + 0x01010101u * (uint32_t)(0x80 - fm::off)) ^ 0x80808080u;
 }
 template <int F, int BN>
