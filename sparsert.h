@@ -4,7 +4,8 @@
      A model loader (the .srt container, memory-mapped, zero-copy), a thread pool, weight kernels
      (F32, F16, BF16, Q8..Q1 with per-group scales, and sparse SB-BF16 / SB-Q8 / SB-Q4 / S4X1 that
      store only the non-zero weights), a Llama-family transformer (architectures llama: Llama 2/3
-     and Mistral; qwen2: QKV biases; qwen3: q/k norms), SentencePiece and
+     and Mistral; qwen2: QKV biases; qwen3: q/k norms; phi3: Phi-3/3.5/4-mini with LongRoPE),
+     SentencePiece and
      byte-level BPE tokenizers, a sampler and a steppable generation loop. Portable C99 that is
      also valid C++.
 
@@ -355,7 +356,7 @@ typedef struct srt_model_desc {
 } srt_model_desc;
 
 typedef struct srt_model_info {
-    const char *architecture;    /* "llama", "qwen2" or "qwen3" */
+    const char *architecture;    /* "llama", "qwen2", "qwen3" or "phi3" */
     const char *name;            /* general.name or "" */
     int n_vocab, n_embd, n_ff, n_layer, n_head, n_head_kv, head_dim, n_ctx_train;
     srt_format format;           /* format of the largest weight matrices */
@@ -3864,9 +3865,12 @@ struct srt_model {
     int n_vocab, n_embd, n_ff, n_layer, n_head, n_head_kv, head_dim, rope_dim, n_ctx_train;
     float rope_theta, norm_eps;
     int rope_neox;
-    int rope_scaling;          /* 0 none, 1 linear, 2 llama3 */
+    int rope_scaling;          /* 0 none, 1 linear, 2 llama3, 3 longrope (Phi-3: per-dimension factors) */
     float rope_factor, rope_low_freq, rope_high_freq;
     float rope_orig_ctx;
+    float rope_attn_factor;    /* cos and sin are multiplied by it (LongRoPE's attention scale; 1 otherwise) */
+    const float *rope_long, *rope_short;   /* longrope: rope_dim / 2 divisors of the frequencies, for a
+                                              session context above / up to rope_orig_ctx */
     /* weights */
     srt__weights tok_embd, output;
     const float *output_norm;
@@ -4042,8 +4046,8 @@ static srt_status srt__load_hparams(srt_model *m) {
     const char *s;
 #define SRT__KEY(suffix) (snprintf(key, sizeof key, "%s." suffix, m->arch), key)
     if (!srt_model_meta_str(m, "general.architecture", &s)) return srt__fail(SRT_ERR_FORMAT, "metadata general.architecture is missing");
-    if (strcmp(s, "llama") != 0 && strcmp(s, "qwen2") != 0 && strcmp(s, "qwen3") != 0)
-        return srt__fail(SRT_ERR_UNSUPPORTED, "architecture '%s' is not supported (llama, qwen2, qwen3)", s);
+    if (strcmp(s, "llama") != 0 && strcmp(s, "qwen2") != 0 && strcmp(s, "qwen3") != 0 && strcmp(s, "phi3") != 0)
+        return srt__fail(SRT_ERR_UNSUPPORTED, "architecture '%s' is not supported (llama, qwen2, qwen3, phi3)", s);
     snprintf(m->arch, sizeof m->arch, "%s", s);
     m->n_embd = srt__meta_u32_or(m, SRT__KEY("embedding_length"), 0);
     m->n_ff = srt__meta_u32_or(m, SRT__KEY("feed_forward_length"), 0);
@@ -4061,17 +4065,23 @@ static srt_status srt__load_hparams(srt_model *m) {
         return srt__fail(SRT_ERR_FORMAT, "bad head dimensions: head %d rope %d", m->head_dim, m->rope_dim);
     m->rope_theta = srt__meta_f32_or(m, SRT__KEY("rope.freq_base"), 10000.0f);
     m->norm_eps = srt__meta_f32_or(m, SRT__KEY("attention.layer_norm_rms_epsilon"), 1e-5f);
-    m->rope_neox = srt__meta_u32_or(m, SRT__KEY("rope.neox"), strcmp(m->arch, "llama") != 0) != 0;   /* qwen2/3: NeoX */
+    m->rope_neox = srt__meta_u32_or(m, SRT__KEY("rope.neox"), strcmp(m->arch, "llama") != 0) != 0;   /* qwen2/3, phi3: NeoX */
     if (!(m->rope_theta > 0.0f) || !(m->norm_eps > 0.0f) || m->norm_eps > 1.0f) return srt__fail(SRT_ERR_FORMAT, "bad rope base %g or norm epsilon %g", m->rope_theta, m->norm_eps);
     m->rope_scaling = 0;
+    /* LongRoPE (Phi-3): GGUF names no scaling type, it has the factor tensors (bound with the weights) */
+    m->rope_attn_factor = srt__meta_f32_or(m, SRT__KEY("rope.scaling.attn_factor"), 1.0f);
+    m->rope_orig_ctx = (float)srt__meta_u32_or(m, SRT__KEY("rope.scaling.original_context_length"), (uint32_t)m->n_ctx_train);
+    if (!(m->rope_attn_factor > 0.0f) || m->rope_attn_factor > 16.0f || !(m->rope_orig_ctx > 0.0f))
+        return srt__fail(SRT_ERR_FORMAT, "bad rope attention factor %g or original context %g", m->rope_attn_factor, m->rope_orig_ctx);
     if (srt_model_meta_str(m, SRT__KEY("rope.scaling.type"), &s) && strcmp(s, "none") != 0) {
         if (strcmp(s, "linear") == 0) m->rope_scaling = 1;
         else if (strcmp(s, "llama3") == 0) m->rope_scaling = 2;
-        else return srt__fail(SRT_ERR_UNSUPPORTED, "rope scaling '%s' is not supported (linear, llama3)", s);
+        else if (strcmp(s, "longrope") == 0) m->rope_scaling = 3;
+        else return srt__fail(SRT_ERR_UNSUPPORTED, "rope scaling '%s' is not supported (linear, llama3, longrope)", s);
         m->rope_factor = srt__meta_f32_or(m, SRT__KEY("rope.scaling.factor"), 1.0f);
         m->rope_low_freq = srt__meta_f32_or(m, SRT__KEY("rope.scaling.low_freq_factor"), 1.0f);
         m->rope_high_freq = srt__meta_f32_or(m, SRT__KEY("rope.scaling.high_freq_factor"), 4.0f);
-        m->rope_orig_ctx = (float)srt__meta_u32_or(m, SRT__KEY("rope.scaling.original_context_length"), 8192);
+        if (m->rope_scaling == 2) m->rope_orig_ctx = (float)srt__meta_u32_or(m, SRT__KEY("rope.scaling.original_context_length"), 8192);
         if (!(m->rope_factor >= 1.0f) || !(m->rope_high_freq > m->rope_low_freq) || !(m->rope_orig_ctx > 0.0f))
             return srt__fail(SRT_ERR_FORMAT, "bad rope scaling parameters");
     }
@@ -4089,6 +4099,18 @@ static srt_status srt__bind_weights(srt_model *m) {
     if ((st = srt__bind(m, "output.weight", (uint64_t)m->n_vocab, E, 1, &m->output)) != SRT_OK) return st;
     if (!m->output.part[0]) m->output = m->tok_embd;          /* tied embeddings */
     if ((st = srt__bind_vec(m, "output_norm.weight", E, 0, &m->output_norm)) != SRT_OK) return st;
+    /* LongRoPE's frequency divisors (Phi-3 128k): both or neither, and only with that scaling */
+    if ((st = srt__bind_vec(m, "rope_factors_long.weight", (uint64_t)m->rope_dim / 2, 1, &m->rope_long)) != SRT_OK ||
+        (st = srt__bind_vec(m, "rope_factors_short.weight", (uint64_t)m->rope_dim / 2, 1, &m->rope_short)) != SRT_OK)
+        return st;
+    if ((m->rope_scaling == 3) != (m->rope_long && m->rope_short) || (!m->rope_long != !m->rope_short))
+        return srt__fail(SRT_ERR_FORMAT, "rope scaling 'longrope' needs both rope_factors_long.weight and rope_factors_short.weight (%s)",
+                         m->rope_scaling == 3 ? "one is missing" : "the file has factors but another scaling type");
+    if (m->rope_long) {
+        for (i = 0; i < (uint32_t)m->rope_dim / 2; i++)
+            if (!(m->rope_long[i] > 0.0f) || !(m->rope_short[i] > 0.0f) || m->rope_long[i] > 1e6f || m->rope_short[i] > 1e6f)
+                return srt__fail(SRT_ERR_FORMAT, "rope factor %u is %g (long) / %g (short); positive finite values expected", (unsigned)i, m->rope_long[i], m->rope_short[i]);
+    }
     m->layers = (srt__layer *)srt__alloc(&m->alloc, (size_t)m->n_layer * sizeof *m->layers);
     if (!m->layers) return srt__fail(SRT_ERR_OUT_OF_MEMORY, "out of memory");
     for (l = 0; l < m->n_layer; l++) {
@@ -5847,9 +5869,11 @@ static void srt__rmsnorm(const srt__vec_ops *ops, float *o, const float *x, cons
 
 static void srt__rope_angles(const srt_session *s, float *cs, int pos) {
     int i, half = s->m->rope_dim / 2;
+    const float a = s->m->rope_attn_factor;
     for (i = 0; i < half; i++) {
         float val = (float)pos * s->rope_freq[i];
         cs[2 * i] = cosf(val); cs[2 * i + 1] = sinf(val);
+        if (a != 1.0f) { cs[2 * i] *= a; cs[2 * i + 1] *= a; }
     }
 }
 static void srt__rope(const srt_session *s, float *vec, int n_heads, const float *cs) {
@@ -5867,6 +5891,9 @@ static void srt__rope(const srt_session *s, float *vec, int n_heads, const float
     }
 }
 
+/* Whether a session of n_ctx positions rotates by LongRoPE's long factors (llama.cpp's rule: the
+   context, not the position, picks them, so a KV cache never mixes the two). */
+static int srt__rope_long(const srt_model *m, int n_ctx) { return m->rope_scaling == 3 && (float)n_ctx > m->rope_orig_ctx; }
 static void srt__rope_init(srt_session *s) {
     const srt_model *m = s->m;
     int i, half = m->rope_dim / 2;
@@ -5881,7 +5908,8 @@ static void srt__rope_init(srt_session *s) {
                 float smooth = (m->rope_orig_ctx / wavelen - m->rope_low_freq) / (m->rope_high_freq - m->rope_low_freq);
                 freq = (1.0f - smooth) * freq / m->rope_factor + smooth * freq;
             }
-        }
+        } else if (m->rope_scaling == 3)   /* LongRoPE: per-dimension divisors, the long set past the original context */
+            freq /= srt__rope_long(m, s->n_ctx) ? m->rope_long[i] : m->rope_short[i];
         s->rope_freq[i] = freq;
     }
 }
@@ -6362,6 +6390,7 @@ enum { SRT__STATE_LOGITS = 1, SRT__STATE_COMPACT = 2 };
 /* Identifies the model a KV cache belongs to: the hyperparameters that shape or rotate K and V,
    and every tensor's name, format, shape and part checksums (the .srt file's CRC-32s cover every
    weight byte, so another fine-tune of the same shape differs here too). */
+static int srt__rope_long(const srt_model *m, int n_ctx);
 static uint32_t srt__model_fingerprint(const srt_model *m) {
     srt__crc32 c;
     unsigned char b[64];
@@ -6378,6 +6407,7 @@ static uint32_t srt__model_fingerprint(const srt_model *m) {
     memcpy(&f[3], &m->rope_low_freq, 4); memcpy(&f[4], &m->rope_high_freq, 4); memcpy(&f[5], &m->rope_orig_ctx, 4);
     for (j = 0; j < 6; j++) srt__put_le(b + 40 + 4 * j, f[j], 4);
     crc = srt__crc32_update(&c, crc, b, 64);
+    if (m->rope_attn_factor != 1.0f) crc = srt__crc32_update(&c, crc, &m->rope_attn_factor, 4);   /* (files before it hash as they did) */
     for (i = 0; i < m->n_tensors; i++) {
         const srt__tensor *t = &m->tensors[i];
         crc = srt__crc32_update(&c, crc, t->name, strlen(t->name) + 1);
@@ -6387,6 +6417,11 @@ static uint32_t srt__model_fingerprint(const srt_model *m) {
         crc = srt__crc32_update(&c, crc, b, 24 + 8 * (uint64_t)j);
     }
     return crc;
+}
+
+/* ... and of a session's cache: LongRoPE's long and short factors rotate K differently. */
+static uint32_t srt__state_fingerprint(const srt_session *s) {
+    return srt__model_fingerprint(s->m) ^ (srt__rope_long(s->m, s->n_ctx) ? 0x4c4f4e47u : 0u);
 }
 
 /* Bytes one (layer, KV head) region of cache `which` holds for n evaluated positions with the
@@ -6478,7 +6513,7 @@ static void srt__state_write(srt_session *s, srt__state_out *o, const srt_chat_m
     memset(h, 0, sizeof h);
     memcpy(h, SRT__STATE_MAGIC, 4);
     srt__put_le(h + 4, SRT__STATE_VERSION, 4);
-    srt__put_le(h + 8, srt__model_fingerprint(s->m), 4);
+    srt__put_le(h + 8, srt__state_fingerprint(s), 4);
     srt__put_le(h + 12, (uint32_t)s->kv_elem + 1, 4);   /* srt_kv_type */
     srt__put_le(h + 16, (uint32_t)s->m->n_layer, 4);
     srt__put_le(h + 20, (uint32_t)s->m->n_head_kv, 4);
@@ -6636,7 +6671,7 @@ static srt_status srt__state_load(srt_session *s, const void *data, size_t size,
     if (n_layer != (uint32_t)m->n_layer || n_head_kv != (uint32_t)m->n_head_kv || head_dim != (uint32_t)m->head_dim || n_vocab != (uint32_t)m->n_vocab)
         return srt__fail(SRT_ERR_INVALID_ARG, "session state: saved with another model (%u layers, %u KV heads of %u, vocabulary %u; this one has %d, %d of %d, %d)",
                          n_layer, n_head_kv, head_dim, n_vocab, m->n_layer, m->n_head_kv, m->head_dim, m->n_vocab);
-    if ((uint32_t)srt__get_le(h + 8, 4) != srt__model_fingerprint(m))
+    if ((uint32_t)srt__get_le(h + 8, 4) != srt__state_fingerprint(s))
         return srt__fail(SRT_ERR_INVALID_ARG, "session state: saved with another model of the same shape (the weights or RoPE settings differ)");
     if (kv < 1 || kv > 3) return srt__fail(SRT_ERR_FORMAT, "session state: unknown KV cache type %u", kv);
     if (kv != (uint32_t)s->kv_elem + 1)

@@ -2,9 +2,14 @@
    models' published definitions (double precision, one token at a time), on tiny random f32
    models: llama (adjacent-pair RoPE, also partial RoPE and head_dim != n_embd / n_head), qwen2
    (q/k/v biases, NeoX RoPE by default) and qwen3 (an RMSNorm of every q and k head, weights of
-   head_dim, after the projections and their biases and before RoPE). Logits are compared after
-   every token fed one at a time and after a prompt fed as one batch. Also: a qwen3 file without
-   its q/k norms, or with norms of the wrong size, is refused with the tensor named. */
+   head_dim, after the projections and their biases and before RoPE) and phi3 (NeoX RoPE; with
+   LongRoPE: each frequency divided by its factor, the long set when the session's context exceeds
+   the original one, cos and sin scaled by the attention factor; partial RoPE as Phi-4-mini).
+   Logits are compared after every token fed one at a time and after a prompt fed as one batch.
+   Also: a qwen3 file without its q/k norms, or with norms of the wrong size, is refused with the
+   tensor named; LongRoPE files without their factors, with bad ones or with factors but another
+   scaling are refused; a session state saved under the short factors does not load under the
+   long ones. */
 #define SPARSERT_IMPLEMENTATION
 #include "sparsert.h"
 #include "testing.h"
@@ -20,7 +25,12 @@ typedef struct {
     int E, F, L, H, KVH, hd, rope_dim;
     float theta, eps;
     int bias, qk_norm, tied, write_neox;   /* write_neox: -1 = leave rope.neox to the architecture */
+    int longrope_orig;     /* > 0: LongRoPE with this original context (sessions have 64: above = long factors) */
+    float attn_factor;     /* LongRoPE's scale of cos and sin */
 } cfg_t;
+
+/* LongRoPE factors of dimension pair i: distinct sets, so that taking the wrong one shows */
+static float rope_factor(int long_set, int i) { return long_set ? 1.0f + 0.75f * (float)i : 1.0f + 0.2f * (float)(i % 3); }
 
 typedef struct {
     float *emb, *out, *onorm;
@@ -61,8 +71,9 @@ static void free_weights(const cfg_t *c, weights_t *w) {
 }
 
 /* The model as a .srt: f32 weights, a byte vocabulary. skip: a tensor left out; qn_extra: the q
-   norms written that many values longer. */
-static int write_srt(const char *path, const cfg_t *c, const weights_t *w, const char *skip, int qn_extra) {
+   norms written that many values longer; lr_type: write rope.scaling.type longrope; factor0: the
+   first long factor's value (1 for the valid ones). */
+static int write_srt_ex(const char *path, const cfg_t *c, const weights_t *w, const char *skip, int qn_extra, int lr_type, float factor0) {
     srt_writer *wr;
     static char names[256][8];
     const char *tokens[V];
@@ -84,6 +95,11 @@ static int write_srt(const char *path, const cfg_t *c, const weights_t *w, const
     srt_writer_meta_f32(wr, KEY("rope.freq_base"), c->theta);
     srt_writer_meta_f32(wr, KEY("attention.layer_norm_rms_epsilon"), c->eps);
     if (c->write_neox >= 0) srt_writer_meta_u32(wr, KEY("rope.neox"), (uint32_t)c->write_neox);
+    if (lr_type) srt_writer_meta_str(wr, KEY("rope.scaling.type"), "longrope");
+    if (c->longrope_orig > 0) {
+        srt_writer_meta_u32(wr, KEY("rope.scaling.original_context_length"), (uint32_t)c->longrope_orig);
+        srt_writer_meta_f32(wr, KEY("rope.scaling.attn_factor"), c->attn_factor);
+    }
 #undef KEY
     tokens[0] = "<unk>"; types[0] = 2; scores[0] = 0;
     tokens[1] = "<s>"; types[1] = 3; scores[1] = 0;
@@ -101,6 +117,12 @@ static int write_srt(const char *path, const cfg_t *c, const weights_t *w, const
     ADD("token_embd.weight", V, c->E, w->emb);
     if (!c->tied) ADD("output.weight", V, c->E, w->out);
     ADD("output_norm.weight", 1, c->E, w->onorm);
+    if (c->longrope_orig > 0) {
+        float fl[32], fs[32];
+        for (i = 0; i < c->rope_dim / 2; i++) { fl[i] = i ? rope_factor(1, i) : factor0 * rope_factor(1, 0); fs[i] = rope_factor(0, i); }
+        ADD("rope_factors_long.weight", 1, c->rope_dim / 2, fl);
+        ADD("rope_factors_short.weight", 1, c->rope_dim / 2, fs);
+    }
     for (l = 0; l < c->L; l++) {
 #define LADD(s, rows, cols, data) do { snprintf(nm, sizeof nm, "blk.%d." s, l); ADD(nm, rows, cols, data); } while (0)
         LADD("attn_norm.weight", 1, c->E, w->l[l].an);
@@ -127,6 +149,10 @@ static int write_srt(const char *path, const cfg_t *c, const weights_t *w, const
     return srt_writer_finish(wr) == SRT_OK;
 }
 
+static int write_srt(const char *path, const cfg_t *c, const weights_t *w, const char *skip, int qn_extra) {
+    return write_srt_ex(path, c, w, skip, qn_extra, c->longrope_orig > 0, 1.0f);
+}
+
 /* ---------------------------------------------------------------- the reference */
 static void ref_rmsnorm(double *o, const double *x, const float *w, int n, double eps) {
     double ss = 0;
@@ -144,12 +170,17 @@ static void ref_matvec(double *y, const float *W, const double *x, int rows, int
     }
 }
 /* Rotates the first rope_dim dimensions of each of n heads by position pos: pairs (2i, 2i+1), or
-   with neox (i, i + rope_dim / 2), angle pos * theta^(-2i / rope_dim). */
+   with neox (i, i + rope_dim / 2), angle pos * theta^(-2i / rope_dim); LongRoPE: the angle divided
+   by factor i of the long set if the context (64) exceeds the original one, else of the short set,
+   and both rotated values times the attention factor. */
 static void ref_rope(double *v, int n, const cfg_t *c, int neox, int pos) {
     int h, i, half = c->rope_dim / 2;
     for (h = 0; h < n; h++)
         for (i = 0; i < half; i++) {
-            double a = pos * pow((double)c->theta, -2.0 * i / c->rope_dim), cs = cos(a), sn = sin(a);
+            double a = pos * pow((double)c->theta, -2.0 * i / c->rope_dim), cs, sn;
+            if (c->longrope_orig > 0) a /= rope_factor(64 > c->longrope_orig, i);
+            cs = cos(a); sn = sin(a);
+            if (c->longrope_orig > 0) { cs *= c->attn_factor; sn *= c->attn_factor; }
             int p = neox ? i : 2 * i, q = neox ? i + half : 2 * i + 1;
             double x0 = v[h * c->hd + p], x1 = v[h * c->hd + q];
             v[h * c->hd + p] = x0 * cs - x1 * sn;
@@ -288,6 +319,18 @@ static void check_arch(const cfg_t *c, uint64_t seed) {
             off = rel_err(srt_session_logits(s1), ref + (size_t)(T_TOK - 1) * V);
             CHECK(off > 1000 * TOL, "%s: the reference without the q/k norms differs (%.2e): the norms are applied", c->tag, off);
         }
+        if (c->longrope_orig > 0 && t == T_TOK) {   /* the other factor set, or no attention factor, is far off */
+            cfg_t other = *c, plain = *c;
+            double off1, off2;
+            other.longrope_orig = 64 > c->longrope_orig ? 64 : 32;
+            plain.attn_factor = 1.0f;
+            ref_forward(&other, &w, toks, T_TOK, neox, 1, ref);
+            off1 = rel_err(srt_session_logits(s1), ref + (size_t)(T_TOK - 1) * V);
+            ref_forward(&plain, &w, toks, T_TOK, neox, 1, ref);
+            off2 = rel_err(srt_session_logits(s1), ref + (size_t)(T_TOK - 1) * V);
+            CHECK(off1 > 100 * TOL && off2 > 100 * TOL, "%s: the reference with the %s factors differs (%.2e), without the attention factor too (%.2e)",
+                  c->tag, 64 > c->longrope_orig ? "short" : "long", off1, off2);
+        }
     }
     srt_session_destroy(s1);
     srt_session_destroy(sb);
@@ -299,7 +342,7 @@ static void check_arch(const cfg_t *c, uint64_t seed) {
 
 /* A qwen3 file missing a norm, or with one of the wrong size, is refused naming the tensor. */
 static void check_qwen3_errors(void) {
-    cfg_t c = {"qwen3", "qwen3", 32, 48, 2, 4, 2, 16, 16, 1e6f, 1e-6f, 0, 1, 1, -1};
+    cfg_t c = {"qwen3", "qwen3", 32, 48, 2, 4, 2, 16, 16, 1e6f, 1e-6f, 0, 1, 1, -1, 0, 1.0f};
     weights_t w;
     srt_model *m = NULL;
     srt_model_desc md;
@@ -323,19 +366,74 @@ static void check_qwen3_errors(void) {
     free_weights(&c, &w);
 }
 
+/* LongRoPE files that are refused: a factor set missing, factors without the scaling type, a
+   factor of 0 or NaN; and a session state saved with the short factors (context 32) is refused by
+   a session of context 64 (long factors), while one of the same context takes it. */
+static void check_longrope_errors(void) {
+    cfg_t c = {"phi3", "phi3", 32, 48, 2, 4, 2, 16, 16, 10000.0f, 1e-5f, 0, 0, 1, -1, 48, 1.2f};
+    static const struct { const char *skip; int lr_type; float factor0; const char *want, *what; } bad[] = {
+        {"rope_factors_short.weight", 1, 1.0f, "rope_factors_short.weight", "without rope_factors_short.weight"},
+        {NULL, 0, 1.0f, "another scaling type", "with factors but no longrope scaling type"},
+        {NULL, 1, 0.0f, "rope factor 0", "with a factor of 0"},
+        {NULL, 1, 2e6f, "rope factor 0", "with a factor of 2e6"},
+    };
+    weights_t w;
+    srt_model *m = NULL;
+    srt_model_desc md;
+    srt_status st;
+    size_t i;
+    const char *path = "build/tmp/arch_bad.srt";
+    srt_test_rng = 6;
+    make_weights(&c, &w);
+    memset(&md, 0, sizeof md);
+    md.n_threads = 1;
+    for (i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        CHECK(write_srt_ex(path, &c, &w, bad[i].skip, 0, bad[i].lr_type, bad[i].factor0), "a phi3 file %s written", bad[i].what);
+        st = srt_model_load(path, &md, &m);
+        CHECK(st != SRT_OK && m == NULL && strstr(srt_last_error(), bad[i].want) != NULL, "it is refused: %s (%s)", srt_status_str(st), srt_last_error());
+        srt_model_free(m); m = NULL;
+    }
+    if (write_srt(path, &c, &w, NULL, 0) && srt_model_load(path, &md, &m) == SRT_OK) {
+        srt_session_desc sd;
+        srt_session *s32 = NULL, *s64 = NULL, *s32b = NULL;
+        int32_t toks[4] = {1, 40, 50, 60};
+        memset(&sd, 0, sizeof sd);
+        sd.n_ctx = 32;
+        srt_session_create(m, &sd, &s32);
+        srt_session_create(m, &sd, &s32b);
+        sd.n_ctx = 64;
+        srt_session_create(m, &sd, &s64);
+        CHECK(s32 && s64 && s32b && srt_session_feed(s32, toks, 4) == SRT_OK && srt_session_save(s32, "build/tmp/arch_state.bin") == SRT_OK,
+              "a phi3 session of context 32 (short factors) saved");
+        st = s64 ? srt_session_load(s64, "build/tmp/arch_state.bin") : SRT_ERR_INVALID_ARG;
+        CHECK(st != SRT_OK && strstr(srt_last_error(), "another model") != NULL, "a session of context 64 (long factors) refuses it: %s", srt_last_error());
+        st = s32b ? srt_session_load(s32b, "build/tmp/arch_state.bin") : SRT_ERR_INVALID_ARG;
+        CHECK(st == SRT_OK, "a session of context 32 takes it (%s)", st == SRT_OK ? "ok" : srt_last_error());
+        srt_session_destroy(s32); srt_session_destroy(s32b); srt_session_destroy(s64);
+        remove("build/tmp/arch_state.bin");
+    } else CHECK(0, "a valid phi3 LongRoPE model loads: %s", srt_last_error());
+    srt_model_free(m);
+    remove(path);
+    free_weights(&c, &w);
+}
+
 int main(void) {
     static const cfg_t cfgs[] = {
-        /* tag, arch, E, F, L, H, KVH, hd, rope_dim, theta, eps, bias, qk_norm, tied, write_neox */
-        {"llama gqa", "llama", 48, 80, 2, 4, 2, 12, 12, 10000.0f, 1e-5f, 0, 0, 1, -1},
-        {"llama head_dim 16 != 48/4, partial rope 8, untied", "llama", 48, 64, 2, 4, 1, 16, 8, 10000.0f, 1e-5f, 0, 0, 0, -1},
-        {"qwen2 biases, neox by architecture", "qwen2", 48, 80, 2, 4, 2, 12, 12, 1e6f, 1e-6f, 1, 0, 0, -1},
-        {"qwen3 q/k norms, head_dim 16 != 48/4", "qwen3", 48, 80, 2, 4, 2, 16, 16, 1e6f, 1e-6f, 0, 1, 1, -1},
-        {"qwen3 with biases (norms after them), gqa 4:1", "qwen3", 32, 48, 2, 4, 1, 16, 16, 1e6f, 1e-6f, 1, 1, 0, -1},
+        /* tag, arch, E, F, L, H, KVH, hd, rope_dim, theta, eps, bias, qk_norm, tied, write_neox, longrope_orig, attn_factor */
+        {"llama gqa", "llama", 48, 80, 2, 4, 2, 12, 12, 10000.0f, 1e-5f, 0, 0, 1, -1, 0, 1.0f},
+        {"llama head_dim 16 != 48/4, partial rope 8, untied", "llama", 48, 64, 2, 4, 1, 16, 8, 10000.0f, 1e-5f, 0, 0, 0, -1, 0, 1.0f},
+        {"qwen2 biases, neox by architecture", "qwen2", 48, 80, 2, 4, 2, 12, 12, 1e6f, 1e-6f, 1, 0, 0, -1, 0, 1.0f},
+        {"qwen3 q/k norms, head_dim 16 != 48/4", "qwen3", 48, 80, 2, 4, 2, 16, 16, 1e6f, 1e-6f, 0, 1, 1, -1, 0, 1.0f},
+        {"qwen3 with biases (norms after them), gqa 4:1", "qwen3", 32, 48, 2, 4, 1, 16, 16, 1e6f, 1e-6f, 1, 1, 0, -1, 0, 1.0f},
+        {"phi3 neox by architecture, no scaling (Phi-3-mini-4k)", "phi3", 48, 80, 2, 4, 4, 12, 12, 10000.0f, 1e-5f, 0, 0, 0, -1, 0, 1.0f},
+        {"phi3 LongRoPE, long factors (context 64 > 32), attention factor 1.19", "phi3", 48, 80, 2, 4, 2, 16, 16, 10000.0f, 1e-5f, 0, 0, 1, -1, 32, 1.19f},
+        {"phi3 LongRoPE, short factors (context 64 <= 64), partial rope 12 of 16 (Phi-4-mini)", "phi3", 48, 80, 2, 4, 2, 16, 12, 10000.0f, 1e-5f, 0, 0, 1, -1, 64, 1.19f},
     };
     size_t i;
     srt_set_log(NULL, NULL);
     if (system("mkdir -p build/tmp") != 0) return 1;
     for (i = 0; i < sizeof cfgs / sizeof cfgs[0]; i++) check_arch(&cfgs[i], 40 + i);
     check_qwen3_errors();
+    check_longrope_errors();
     return srt_test_finish();
 }
