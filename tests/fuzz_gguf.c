@@ -4,7 +4,8 @@
    fz_use_srti (tests/fuzz_common.h): vocabulary, metadata lookups, srti_check_llama, and every
    tensor of a supported type read and dequantized. Build and run: tests/fuzz_common.h, ./build.sh fuzz.
    Seeds (--seeds DIR): a tiny valid llama GGUF (SentencePiece vocabulary, several tensor types),
-   the same with a byte-level BPE vocabulary and merges, a "type zoo" of one random tensor per
+   the same with a byte-level BPE vocabulary and merges, the same as a Phi-3 (fused attn_qkv and
+   ffn_up, split when opened; LongRoPE factors and attention factor), a "type zoo" of one random tensor per
    ggml type this reader knows, and ../shared/models/stories260K/stories260K.gguf. */
 #define FZ_NAME "fuzz_gguf"
 #define FZ_PER_SEED 300
@@ -72,7 +73,7 @@ static int g_write(const char *dir, const char *name, const fz_buf *kv, uint64_t
     return rc;
 }
 
-static int g_llama(const char *dir, const char *name, int bpe) {
+static int g_llama(const char *dir, const char *name, int bpe, int phi3) {
     static const uint32_t types[] = {SRTI_TYPE_F16, SRTI_TYPE_Q4_0, SRTI_TYPE_Q4_1, SRTI_TYPE_Q5_0, SRTI_TYPE_Q5_1, SRTI_TYPE_BF16, SRTI_TYPE_Q8_0};
     static const char *const blk[] = {"attn_q", "attn_k", "attn_v", "attn_output", "ffn_gate", "ffn_up", "ffn_down"};
     const uint64_t E = 32, F = 64, KV = 16, V = 64;
@@ -82,17 +83,26 @@ static int g_llama(const char *dir, const char *name, int bpe) {
     g_tensor t[16];
     int nt = 0, i, rc, n_kv = 0;
     float scores[64];
-    g_kv_str(&kv, "general.architecture", "llama"); n_kv++;
+    const char *a = phi3 ? "phi3" : "llama";
+    char key[64];
+#define K(sfx) (snprintf(key, sizeof key, "%s.%s", a, sfx), key)
+    g_kv_str(&kv, "general.architecture", a); n_kv++;
     g_kv_str(&kv, "general.name", "fuzz-tiny"); n_kv++;
     g_kv_u32(&kv, "general.alignment", 32); n_kv++;
-    g_kv_u32(&kv, "llama.context_length", 128); n_kv++;
-    g_kv_u32(&kv, "llama.embedding_length", (uint32_t)E); n_kv++;
-    g_kv_u32(&kv, "llama.feed_forward_length", (uint32_t)F); n_kv++;
-    g_kv_u32(&kv, "llama.block_count", 1); n_kv++;
-    g_kv_u32(&kv, "llama.attention.head_count", 4); n_kv++;
-    g_kv_u32(&kv, "llama.attention.head_count_kv", 2); n_kv++;
-    g_kv_f32(&kv, "llama.attention.layer_norm_rms_epsilon", 1e-5f); n_kv++;
-    g_kv_f32(&kv, "llama.rope.freq_base", 10000.0f); n_kv++;
+    g_kv_u32(&kv, K("context_length"), 128); n_kv++;
+    g_kv_u32(&kv, K("embedding_length"), (uint32_t)E); n_kv++;
+    g_kv_u32(&kv, K("feed_forward_length"), (uint32_t)F); n_kv++;
+    g_kv_u32(&kv, K("block_count"), 1); n_kv++;
+    g_kv_u32(&kv, K("attention.head_count"), 4); n_kv++;
+    g_kv_u32(&kv, K("attention.head_count_kv"), 2); n_kv++;
+    g_kv_f32(&kv, K("attention.layer_norm_rms_epsilon"), 1e-5f); n_kv++;
+    g_kv_f32(&kv, K("rope.freq_base"), 10000.0f); n_kv++;
+    if (phi3) {
+        g_kv_u32(&kv, K("rope.scaling.original_context_length"), 64); n_kv++;
+        g_kv_f32(&kv, K("rope.scaling.attn_factor"), 1.19f); n_kv++;
+        g_kv_u32(&kv, K("attention.sliding_window"), 47); n_kv++;
+    }
+#undef K
     tokens[0] = "<unk>"; tokens[1] = "<s>"; tokens[2] = "</s>";
     for (i = 3; i < 64; i++) {
         if (bpe) snprintf(names[i], sizeof names[i], "%c%c", 'a' + i % 26, i < 29 ? 0 : 'a' + (i * 7) % 26);
@@ -124,9 +134,12 @@ static int g_llama(const char *dir, const char *name, int bpe) {
     T("blk.0.ffn_norm.weight", E, 1, SRTI_TYPE_F32);
     for (i = 0; i < 7; i++) {
         char nm[48];
-        snprintf(nm, sizeof nm, "blk.0.%s.weight", blk[i]);
-        T(nm, i == 6 ? F : E, i == 1 || i == 2 ? KV : i == 4 || i == 5 ? F : E, types[(i + bpe) % 7]);
+        if (phi3 && (i == 1 || i == 2 || i == 4)) continue;   /* in attn_qkv, ffn_up */
+        snprintf(nm, sizeof nm, "blk.0.%s.weight", phi3 && i == 0 ? "attn_qkv" : blk[i]);
+        T(nm, i == 6 ? F : E, (i == 1 || i == 2 ? KV : i == 4 || i == 5 ? F : E) + (phi3 && i == 0 ? 2 * KV : phi3 && i == 5 ? F : 0),
+          types[(i + bpe) % 7]);
     }
+    if (phi3) { T("rope_factors_long.weight", 4, 1, SRTI_TYPE_F32); T("rope_factors_short.weight", 4, 1, SRTI_TYPE_F32); }
 #undef T
     rc = g_write(dir, name, &kv, (uint64_t)n_kv, t, nt, 1);
     free(kv.p);
@@ -153,7 +166,7 @@ static int g_zoo(const char *dir) {
 static int fz_make_seeds(const char *dir) {
     size_t n;
     unsigned char *p;
-    if (g_llama(dir, "tiny-spm.gguf", 0) || g_llama(dir, "tiny-bpe.gguf", 1) || g_zoo(dir)) return 1;
+    if (g_llama(dir, "tiny-spm.gguf", 0, 0) || g_llama(dir, "tiny-bpe.gguf", 1, 0) || g_llama(dir, "tiny-phi3.gguf", 0, 1) || g_zoo(dir)) return 1;
     p = fz_read_file("../shared/models/stories260K/stories260K.gguf", &n);
     if (p) { int rc = fz_seed(dir, "stories260K.gguf", p, n); free(p); if (rc) return 1; }
     return 0;

@@ -8,8 +8,9 @@
    and a folder that opens is used through fz_use_srti; srti_open_random(config.json) is opened too
    (its vocabulary checked, no tensors generated).
    Seeds (--seeds DIR): a tiny Llama (byte-level BPE, tied embeddings, F32/F16/BF16 tensors, chat
-   template), the same in two shards with an index, a tiny Qwen2 (QKV biases) and a tiny Qwen3 (q/k
-   norms) with a SentencePiece-style tokenizer and a separate lm_head, and
+   template), the same in two shards with an index, a tiny Qwen2 (QKV biases), a tiny Qwen3 (q/k
+   norms) and a tiny Phi-3 (fused qkv_proj and gate_up_proj, LongRoPE factor lists, partial RoPE)
+   with a SentencePiece-style tokenizer and a separate lm_head, and
    ../shared/models/smollm2-135m-instruct's config.json with the tiny tokenizer (no weights). */
 #define FZ_NAME "fuzz_hf"
 #define FZ_PER_SEED 300
@@ -18,6 +19,7 @@
                  "\"dtype\"", "\"weight_map\"", "\"vocab_size\"", "\"hidden_size\"", "\"num_key_value_heads\"", \
                  "\"merges\"", "\"vocab\"", "\"added_tokens\"", "\"byte_fallback\"", "\"Metaspace\"", "\"ByteLevel\"", \
                  "\"chat_template\"", "\"rope_scaling\"", "\"llama3\"", "\"Qwen3ForCausalLM\"", "self_attn.q_norm.weight", \
+                 "\"Phi3ForCausalLM\"", "\"longrope\"", "\"long_factor\"", "self_attn.qkv_proj.weight", \
                  "[", "]", "{", "}", ",", ":", "-1", "1e400", \
                  "4294967296", "\"\\u0120\"", "\"<0x0A>\"", NULL}
 #define FZ_SRTI
@@ -123,34 +125,43 @@ static void h_safetensors(fz_buf *b, const h_tensor *t, int nt) {
         }
 }
 
-static int h_tiny(const char *dir, const char *name, int qwen, int sharded) {   /* qwen: 0 no, 2 or 3 */
+static int h_tiny(const char *dir, const char *name, int qwen, int sharded) {   /* qwen: 0 no, 2 or 3; 4: Phi-3 */
     h_tensor t[20];
     int nt = 0, rc;
     fz_buf b = {NULL, 0, 0};
-    char cfg[700];
+    char cfg[900];
     snprintf(cfg, sizeof cfg, "{\"architectures\":[\"%s\"],\"hidden_size\":8,\"intermediate_size\":16,\"num_hidden_layers\":1,"
              "\"num_attention_heads\":2,\"num_key_value_heads\":1,\"rms_norm_eps\":1e-06,\"rope_theta\":10000.0,"
              "\"max_position_embeddings\":64,\"vocab_size\":16,\"tie_word_embeddings\":%s,\"hidden_act\":\"silu\","
-             "\"bos_token_id\":1,\"eos_token_id\":2%s}", qwen == 3 ? "Qwen3ForCausalLM" : qwen ? "Qwen2ForCausalLM" : "LlamaForCausalLM", qwen ? "false" : "true",
-             qwen ? "" : ",\"rope_scaling\":{\"rope_type\":\"llama3\",\"factor\":8.0,\"low_freq_factor\":1.0,\"high_freq_factor\":4.0,\"original_max_position_embeddings\":32}");
+             "\"bos_token_id\":1,\"eos_token_id\":2%s}", qwen == 4 ? "Phi3ForCausalLM" : qwen == 3 ? "Qwen3ForCausalLM" : qwen ? "Qwen2ForCausalLM" : "LlamaForCausalLM",
+             qwen ? "false" : "true",
+             qwen == 4 ? ",\"original_max_position_embeddings\":16,\"partial_rotary_factor\":0.5,\"sliding_window\":47,"
+                         "\"rope_scaling\":{\"type\":\"longrope\",\"long_factor\":[4.0],\"short_factor\":[1.25]}"
+             : qwen ? "" : ",\"rope_scaling\":{\"rope_type\":\"llama3\",\"factor\":8.0,\"low_freq_factor\":1.0,\"high_freq_factor\":4.0,\"original_max_position_embeddings\":32}");
 #define T(n, d, r, c) do { t[nt].name = n; t[nt].dtype = d; t[nt].rows = r; t[nt].cols = c; nt++; } while (0)
     T("model.embed_tokens.weight", "F16", 16, 8);
     T("model.layers.0.input_layernorm.weight", "F32", 1, 8);
-    T("model.layers.0.self_attn.q_proj.weight", "BF16", 8, 8);
-    T("model.layers.0.self_attn.k_proj.weight", "F16", 4, 8);
-    T("model.layers.0.self_attn.v_proj.weight", "F32", 4, 8);
+    if (qwen == 4) T("model.layers.0.self_attn.qkv_proj.weight", "BF16", 16, 8);
+    else {
+        T("model.layers.0.self_attn.q_proj.weight", "BF16", 8, 8);
+        T("model.layers.0.self_attn.k_proj.weight", "F16", 4, 8);
+        T("model.layers.0.self_attn.v_proj.weight", "F32", 4, 8);
+    }
     T("model.layers.0.self_attn.o_proj.weight", "BF16", 8, 8);
     if (qwen == 3) {
         T("model.layers.0.self_attn.q_norm.weight", "F32", 1, 4);
         T("model.layers.0.self_attn.k_norm.weight", "BF16", 1, 4);
-    } else if (qwen) {
+    } else if (qwen == 2) {
         T("model.layers.0.self_attn.q_proj.bias", "F32", 1, 8);
         T("model.layers.0.self_attn.k_proj.bias", "F32", 1, 4);
         T("model.layers.0.self_attn.v_proj.bias", "BF16", 1, 4);
     }
     T("model.layers.0.post_attention_layernorm.weight", "F32", 1, 8);
-    T("model.layers.0.mlp.gate_proj.weight", "F16", 16, 8);
-    T("model.layers.0.mlp.up_proj.weight", "BF16", 16, 8);
+    if (qwen == 4) T("model.layers.0.mlp.gate_up_proj.weight", "F16", 32, 8);
+    else {
+        T("model.layers.0.mlp.gate_proj.weight", "F16", 16, 8);
+        T("model.layers.0.mlp.up_proj.weight", "BF16", 16, 8);
+    }
     T("model.layers.0.mlp.down_proj.weight", "F32", 8, 16);
     T("model.norm.weight", "F32", 1, 8);
     if (qwen) T("lm_head.weight", "F16", 16, 8);
@@ -187,7 +198,8 @@ static int h_tiny(const char *dir, const char *name, int qwen, int sharded) {   
 static int fz_make_seeds(const char *dir) {
     size_t n;
     unsigned char *p;
-    if (h_tiny(dir, "tiny-llama", 0, 0) || h_tiny(dir, "tiny-llama-sharded", 0, 1) || h_tiny(dir, "tiny-qwen2", 2, 0) || h_tiny(dir, "tiny-qwen3", 3, 0)) return 1;
+    if (h_tiny(dir, "tiny-llama", 0, 0) || h_tiny(dir, "tiny-llama-sharded", 0, 1) || h_tiny(dir, "tiny-qwen2", 2, 0) || h_tiny(dir, "tiny-qwen3", 3, 0) ||
+        h_tiny(dir, "tiny-phi3", 4, 0)) return 1;
     p = fz_read_file("../shared/models/smollm2-135m-instruct/config.json", &n);
     if (p) {
         fz_buf b = {NULL, 0, 0};

@@ -4,10 +4,14 @@
    the first 32 generated, q4: the first 2), srt-chat prints the golden texts byte for byte; q8 and
    q4 stay close to f32 (mean KL divergence over the golden stories: q8 < 0.01, q4 < 0.1 nats; the
    f32 model with a Q8 KV cache < 0.01) and
-   continue the prompts sensibly (f32 finds their continuations about as likely as its own). Needs
-   build/srt-pack and build/srt-chat (build.sh builds them first). */
+   continue the prompts sensibly (f32 finds their continuations about as likely as its own). The
+   GGUF rewritten as llama.cpp writes a Phi-3 (phi3: q, k, v fused into attn_qkv in NeoX order,
+   gate and up fused into ffn_up, LongRoPE factors) gives the golden ids too. Needs build/srt-pack
+   and build/srt-chat (build.sh builds them first). */
 #define SPARSERT_IMPLEMENTATION
 #include "sparsert.h"
+#define SRT_IMPORT_IMPLEMENTATION
+#include "tools/srt_import.h"
 #include "tests/testing.h"
 
 #include <math.h>
@@ -234,6 +238,158 @@ static void check_sensible(const char *fmt) {
     srt_model_free(ref); srt_model_free(q);
 }
 
+/* ---------------------------------------------------------------- stories260K as a Phi-3 GGUF */
+typedef struct gbuf { unsigned char *p; size_t n, cap; } gbuf;
+static void g_put(gbuf *b, const void *d, size_t n) {
+    if (b->n + n > b->cap) {
+        size_t cap = b->cap ? b->cap * 2 : 1 << 16;
+        while (cap < b->n + n) cap *= 2;
+        b->p = (unsigned char *)realloc(b->p, cap);
+        b->cap = cap;
+    }
+    memcpy(b->p + b->n, d, n);
+    b->n += n;
+}
+static void g_u32(gbuf *b, uint32_t v) { g_put(b, &v, 4); }   /* (little-endian hosts) */
+static void g_u64(gbuf *b, uint64_t v) { g_put(b, &v, 8); }
+static void g_str(gbuf *b, const char *s) { g_u64(b, strlen(s)); g_put(b, s, strlen(s)); }
+static void g_kv_u32(gbuf *b, int *n, const char *k, uint32_t v) { g_str(b, k); g_u32(b, 4); g_u32(b, v); (*n)++; }
+static void g_kv_f32(gbuf *b, int *n, const char *k, float v) { g_str(b, k); g_u32(b, 6); g_put(b, &v, 4); (*n)++; }
+static void g_kv_bool(gbuf *b, int *n, const char *k, int v) { unsigned char c = (unsigned char)(v != 0); g_str(b, k); g_u32(b, 7); g_put(b, &c, 1); (*n)++; }
+static void g_kv_str(gbuf *b, int *n, const char *k, const char *v) { g_str(b, k); g_u32(b, 8); g_str(b, v); (*n)++; }
+
+/* Writes stories260K.gguf (llama) as the phi3 GGUF llama.cpp's converter would make of the same
+   weights: q and k rows back in NeoX order (the converter's permutation undone), [q; k; v] as
+   attn_qkv, [gate; up] as ffn_up, and LongRoPE factors for an original context of 256: long 1,
+   short 3, so that only the long set (a context of 512) keeps the model as it was. */
+static int write_phi3_gguf(const char *src, const char *dst) {
+    srti_model *m = NULL;
+    char err[512], key[96];
+    gbuf kv = {NULL, 0, 0}, ti = {NULL, 0, 0}, data = {NULL, 0, 0};
+    int n_kv = 0, n_t = 0, ok = 1;
+    uint32_t l, i;
+    float *v = NULL;
+    if (srti_open(src, NULL, &m, err, sizeof err) != 0) { printf("# %s\n", err); return 0; }
+    {
+        const srti_hparams *hp = &m->hp;
+        const srti_vocab *vo = &m->vocab;
+        const uint64_t E = hp->n_embd, F = hp->n_ff, hd = hp->head_dim, Q = hp->n_head * hd, KV = hp->n_head_kv * hd;
+        float *w = (float *)malloc(sizeof(float) * (size_t)(E * (Q + 2 * KV > 2 * F ? Q + 2 * KV : 2 * F) + E * hp->n_vocab));
+        v = (float *)malloc(sizeof(float) * (size_t)(E * (2 * F > E ? 2 * F : E) + E * hp->n_vocab));
+#define K(s) (snprintf(key, sizeof key, "phi3." s), key)
+        g_kv_str(&kv, &n_kv, "general.architecture", "phi3");
+        g_kv_u32(&kv, &n_kv, K("context_length"), hp->n_ctx);
+        g_kv_u32(&kv, &n_kv, K("embedding_length"), hp->n_embd);
+        g_kv_u32(&kv, &n_kv, K("feed_forward_length"), hp->n_ff);
+        g_kv_u32(&kv, &n_kv, K("block_count"), hp->n_layer);
+        g_kv_u32(&kv, &n_kv, K("attention.head_count"), hp->n_head);
+        g_kv_u32(&kv, &n_kv, K("attention.head_count_kv"), hp->n_head_kv);
+        g_kv_u32(&kv, &n_kv, K("rope.dimension_count"), hp->rope_dim);
+        g_kv_f32(&kv, &n_kv, K("rope.freq_base"), hp->rope_theta);
+        g_kv_f32(&kv, &n_kv, K("attention.layer_norm_rms_epsilon"), hp->norm_eps);
+        g_kv_u32(&kv, &n_kv, K("rope.scaling.original_context_length"), 256);
+        g_kv_f32(&kv, &n_kv, K("rope.scaling.attn_factor"), 1.0f);
+        g_kv_u32(&kv, &n_kv, K("attention.sliding_window"), 2047);
+#undef K
+        g_kv_str(&kv, &n_kv, "tokenizer.ggml.model", vo->model);
+        g_str(&kv, "tokenizer.ggml.tokens"); g_u32(&kv, 9); g_u32(&kv, 8); g_u64(&kv, vo->n_tokens);
+        for (i = 0; i < vo->n_tokens; i++) g_str(&kv, vo->tokens[i]);
+        g_str(&kv, "tokenizer.ggml.scores"); g_u32(&kv, 9); g_u32(&kv, 6); g_u64(&kv, vo->n_tokens);
+        g_put(&kv, vo->scores, (size_t)vo->n_tokens * 4);
+        g_str(&kv, "tokenizer.ggml.token_type"); g_u32(&kv, 9); g_u32(&kv, 5); g_u64(&kv, vo->n_tokens);
+        g_put(&kv, vo->types, (size_t)vo->n_tokens * 4);
+        n_kv += 3;
+        if (vo->bos >= 0) g_kv_u32(&kv, &n_kv, "tokenizer.ggml.bos_token_id", (uint32_t)vo->bos);
+        if (vo->eos >= 0) g_kv_u32(&kv, &n_kv, "tokenizer.ggml.eos_token_id", (uint32_t)vo->eos);
+        if (vo->unk >= 0) g_kv_u32(&kv, &n_kv, "tokenizer.ggml.unknown_token_id", (uint32_t)vo->unk);
+        if (vo->add_bos >= 0) g_kv_bool(&kv, &n_kv, "tokenizer.ggml.add_bos_token", vo->add_bos);
+        if (vo->add_space_prefix >= 0) g_kv_bool(&kv, &n_kv, "tokenizer.ggml.add_space_prefix", vo->add_space_prefix);
+        /* tensors: name, dims, F32, offset (32-aligned) */
+#define TENSOR(nm, ne0, ne1, vals) do { \
+            uint64_t n_ = (uint64_t)(ne0) * (uint64_t)(ne1); \
+            g_str(&ti, nm); g_u32(&ti, (ne1) > 1 ? 2 : 1); g_u64(&ti, ne0); if ((ne1) > 1) g_u64(&ti, ne1); \
+            g_u32(&ti, 0); g_u64(&ti, data.n); g_put(&data, vals, (size_t)n_ * 4); \
+            while (data.n % 32) { unsigned char z_ = 0; g_put(&data, &z_, 1); } \
+            n_t++; \
+        } while (0)
+#define READ(nm, dst) (ok = ok && srti_find(m, nm) >= 0 && srti_read_f32(m, (uint32_t)srti_find(m, nm), dst, err, sizeof err) == 0)
+        if (!w || !v) ok = 0;
+        if (READ("token_embd.weight", v)) TENSOR("token_embd.weight", E, hp->n_vocab, v);
+        if (READ("output_norm.weight", v)) TENSOR("output_norm.weight", E, 1, v);
+        if (srti_find(m, "output.weight") >= 0 && READ("output.weight", v)) TENSOR("output.weight", E, hp->n_vocab, v);
+        for (i = 0; i < hp->rope_dim / 2; i++) { v[i] = 1.0f; v[hp->rope_dim / 2 + i] = 3.0f; }
+        if (ok) { TENSOR("rope_factors_long.weight", hp->rope_dim / 2, 1, v); TENSOR("rope_factors_short.weight", hp->rope_dim / 2, 1, v + hp->rope_dim / 2); }
+        for (l = 0; ok && l < hp->n_layer; l++) {
+            char nm[64], out[64];
+            uint64_t r, h, j, s;
+            static const char *vecs[2] = {"attn_norm", "ffn_norm"}, *mats[2] = {"attn_output", "ffn_down"};
+            for (i = 0; i < 2; i++) {
+                snprintf(nm, sizeof nm, "blk.%u.%s.weight", l, vecs[i]);
+                if (READ(nm, v)) TENSOR(nm, E, 1, v);
+                snprintf(nm, sizeof nm, "blk.%u.%s.weight", l, mats[i]);
+                if (READ(nm, v)) TENSOR(nm, i ? F : Q, E, v);
+            }
+            for (i = 0; i < 3; i++) {   /* q, k (rows to NeoX order), v */
+                const uint64_t rows = i ? KV : Q, at = i == 0 ? 0 : i == 1 ? Q : Q + KV;
+                snprintf(nm, sizeof nm, "blk.%u.attn_%c.weight", l, "qkv"[i]);
+                if (!READ(nm, v)) break;
+                for (r = 0; r < rows; r++) {
+                    h = r / hd; j = r % hd;                  /* GGUF row h*hd + 2j' + s' holds NeoX row s' hd/2 + j' */
+                    s = i < 2 ? h * hd + (j < hd / 2 ? 2 * j : 2 * (j - hd / 2) + 1) : r;
+                    memcpy(w + (at + r) * E, v + s * E, (size_t)E * 4);
+                }
+            }
+            snprintf(out, sizeof out, "blk.%u.attn_qkv.weight", l);
+            if (ok) TENSOR(out, E, Q + 2 * KV, w);
+            snprintf(nm, sizeof nm, "blk.%u.ffn_gate.weight", l);
+            if (READ(nm, w)) {
+                snprintf(nm, sizeof nm, "blk.%u.ffn_up.weight", l);
+                if (READ(nm, w + F * E)) TENSOR(nm, E, 2 * F, w);
+            }
+        }
+#undef READ
+#undef TENSOR
+        free(w);
+    }
+    if (ok) {
+        FILE *f = fopen(dst, "wb");
+        gbuf h = {NULL, 0, 0};
+        g_put(&h, "GGUF", 4); g_u32(&h, 3); g_u64(&h, (uint64_t)n_t); g_u64(&h, (uint64_t)n_kv);
+        g_put(&h, kv.p, kv.n); g_put(&h, ti.p, ti.n);
+        while (h.n % 32) { unsigned char z = 0; g_put(&h, &z, 1); }
+        ok = f && fwrite(h.p, 1, h.n, f) == h.n && fwrite(data.p, 1, data.n, f) == data.n;
+        if (f && fclose(f) != 0) ok = 0;
+        free(h.p);
+    } else printf("# %s\n", err);
+    free(v); free(kv.p); free(ti.p); free(data.p);
+    srti_close(m);
+    return ok;
+}
+static void check_phi3(int max_threads) {
+    int threads;
+    const char *gguf = "build/tmp/stories260K_phi3.gguf", *out = "build/tmp/golden_phi3_f32.srt";
+    CHECK(write_phi3_gguf(M "stories260K.gguf", gguf), "stories260K.gguf rewritten as a phi3 GGUF (fused attn_qkv in NeoX order and ffn_up, LongRoPE factors)");
+    if (system("build/srt-pack -q --weights f32 build/tmp/stories260K_phi3.gguf build/tmp/golden_phi3_f32.srt > build/tmp/pack.log 2>&1") != 0) {
+        CHECK(0, "srt-pack phi3 GGUF (see build/tmp/pack.log)");
+        return;
+    }
+    for (threads = 1; threads <= max_threads; threads++) {
+        srt_model *model;
+        srt_model_desc md;
+        srt_model_info info;
+        char tag[64];
+        memset(&md, 0, sizeof md);
+        md.n_threads = threads;
+        snprintf(tag, sizeof tag, "phi3-gguf/f32/t%d", threads);
+        if (srt_model_load(out, &md, &model) != SRT_OK) { CHECK(0, "%s: load: %s", tag, srt_last_error()); continue; }
+        srt_model_get_info(model, &info);
+        CHECK(info.architecture && !strcmp(info.architecture, "phi3"), "%s: loads as phi3", tag);
+        check_generation(model, tag, 0);
+        srt_model_free(model);
+    }
+    remove(gguf);
+}
+
 int main(void) {
     size_t si, fi;
     char cmd[1024], out[256];
@@ -262,6 +418,7 @@ int main(void) {
                 srt_model_free(model);
             }
         }
+    check_phi3(max_threads);
     check_chat_text("build/tmp/golden_v0_f32.srt");
     check_kl("q8", SRT_KV_DEFAULT, 0.01);
     check_kl("q4", SRT_KV_DEFAULT, 0.1);

@@ -271,6 +271,101 @@ static void test_tiny_llama(void) {
     srti_close(m);
 }
 
+/* ---------------------------------------------------------------- Phi-3 */
+/* A Phi3ForCausalLM folder holds q, k, v as one qkv_proj and gate, up as one gate_up_proj; with
+   LongRoPE its config carries the factor lists. The import splits them into the usual tensors
+   (values unchanged, NeoX order kept), makes the factor lists rope_factors_long/short.weight and
+   the attention factor sqrt(1 + ln(max / original) / ln(original)); srt-pack packs it and the
+   runtime loads it as phi3. Bad splits and factor lists are refused. */
+static void make_phi3(const char *dir, const char *extra, int qkv_rows) {
+    static float qkv[(TE + 8) * TE], gu[2 * TF * TE];
+    char p[512], cfg[2048], cmd[600];
+    st_tensor t[20];
+    int n = tiny_tensors(t, 0, 0), i, k = 0;
+    memcpy(qkv, tq, sizeof tq); memcpy(qkv + TE * TE, tk, sizeof tk); memcpy(qkv + TE * TE + 4 * TE, tv, sizeof tv);
+    memcpy(gu, tg, sizeof tg); memcpy(gu + TF * TE, tu, sizeof tu);
+    for (i = 0; i < n; i++) {   /* q/k/v and gate/up replaced by the fused pair */
+        if (strstr(t[i].name, "q_proj")) { t[k] = t[i]; t[k].name = "model.layers.0.self_attn.qkv_proj.weight"; t[k].shape[0] = (uint64_t)qkv_rows; t[k++].data = qkv; }
+        else if (strstr(t[i].name, "gate_proj")) { t[k] = t[i]; t[k].name = "model.layers.0.mlp.gate_up_proj.weight"; t[k].shape[0] = 2 * TF; t[k++].data = gu; }
+        else if (!strstr(t[i].name, "k_proj") && !strstr(t[i].name, "v_proj") && !strstr(t[i].name, "up_proj")) t[k++] = t[i];
+    }
+    snprintf(cmd, sizeof cmd, "rm -rf %s && mkdir -p %s", dir, dir);
+    if (system(cmd) != 0) return;
+    tiny_config(cfg, sizeof cfg, "Phi3ForCausalLM", extra);
+    path_in(p, sizeof p, dir, "config.json"); write_text(p, cfg);
+    path_in(p, sizeof p, dir, "tokenizer.json"); write_text(p, tiny_tokenizer);
+    path_in(p, sizeof p, dir, "model.safetensors"); write_safetensors(p, t, k);
+}
+static void test_tiny_phi3(void) {
+    char err[1024], dir[] = TMP "/phi3";
+    static const char *longrope = ",\"original_max_position_embeddings\":16,\"sliding_window\":47,\"partial_rotary_factor\":0.5,"
+        "\"rope_scaling\":{\"type\":\"longrope\",\"long_factor\":[4.0],\"short_factor\":[1.25]}";
+    srti_model *m;
+    float v[TF * TE];
+    int ok;
+    make_phi3(dir, "", TE + 8);
+    m = open_dir(dir, err, sizeof err);
+    CHECK(m && !strcmp(m->hp.arch, "phi3") && m->hp.rope_neox == 1 && m->hp.rope_dim == 4 && !strcmp(m->hp.rope_scaling, "none") &&
+          m->n_tensors == 11 && srti_check_llama(m, err, sizeof err) == 0, "tiny Phi-3 folder: phi3, NeoX rope, 11 tensors once split (%s)", m ? err : err);
+    if (m) {
+        static const struct { const char *name; const float *want; size_t n; } parts[] = {
+            {"blk.0.attn_q.weight", tq, TE * TE}, {"blk.0.attn_k.weight", tk, 4 * TE}, {"blk.0.attn_v.weight", tv, 4 * TE},
+            {"blk.0.ffn_gate.weight", tg, TF * TE}, {"blk.0.ffn_up.weight", tu, TF * TE}};
+        size_t j;
+        for (j = 0, ok = 1; j < sizeof parts / sizeof parts[0] && ok; j++) {
+            int ti = srti_find(m, parts[j].name);
+            ok = ti >= 0 && srti_tensor_nvalues(&m->tensors[ti]) == parts[j].n && m->tensors[ti].permute_heads == 0 &&
+                 srti_read_f32(m, (uint32_t)ti, v, err, sizeof err) == 0 && memcmp(v, parts[j].want, parts[j].n * sizeof(float)) == 0;
+        }
+        CHECK(ok && srti_find(m, "blk.0.attn_qkv.weight") < 0, "qkv_proj splits into attn_q/k/v and gate_up_proj into ffn_gate, ffn_up (gate first), values unchanged, not permuted");
+    }
+    srti_close(m);
+
+    make_phi3(dir, longrope, TE + 8);
+    m = open_dir(dir, err, sizeof err);
+    CHECK(m != NULL, "tiny Phi-3 folder with LongRoPE opens (%s)", m ? "ok" : err);
+    if (m) {
+        int lo = srti_find(m, "rope_factors_long.weight"), sh = srti_find(m, "rope_factors_short.weight");
+        const float want_af = (float)sqrt(1.0 + log(64.0 / 16.0) / log(16.0));
+        ok = lo >= 0 && sh >= 0 && m->tensors[lo].ne[0] == 1 && m->tensors[sh].ne[0] == 1 && srti_read_f32(m, (uint32_t)lo, v, err, sizeof err) == 0 &&
+             v[0] == 4.0f && srti_read_f32(m, (uint32_t)sh, v, err, sizeof err) == 0 && v[0] == 1.25f;
+        CHECK(ok && !strcmp(m->hp.rope_scaling, "longrope") && m->hp.rope_orig_ctx == 16 && m->hp.rope_dim == 2 && m->hp.sliding_window == 47 &&
+              fabsf(m->hp.rope_attn_factor - want_af) < 1e-6f && srti_check_llama(m, err, sizeof err) == 0,
+              "LongRoPE: factor tensors [1] from the lists, original context 16, rope_dim 2 (partial 0.5), attention factor %.6f = %.6f (%s)",
+              (double)m->hp.rope_attn_factor, (double)want_af, err);
+    }
+    srti_close(m);
+    {   /* packed: phi3 with its factors and attention factor; it loads and evaluates a prompt */
+        srt_model *sm = NULL;
+        srt_session *ss = NULL;
+        srt_model_desc md;
+        float af = 0;
+        const char *st = NULL;
+        uint32_t sw = 0;
+        int32_t prompt[3] = {1, 2, 3};
+        memset(&md, 0, sizeof md);
+        md.n_threads = 1;
+        ok = system("build/srt-pack -q " TMP "/phi3 " TMP "/tiny_phi3.srt") == 0 && srt_model_load(TMP "/tiny_phi3.srt", &md, &sm) == SRT_OK;
+        ok = ok && srt_model_meta_f32(sm, "phi3.rope.scaling.attn_factor", &af) && af > 1.0f && srt_model_meta_str(sm, "phi3.rope.scaling.type", &st) &&
+             !strcmp(st, "longrope") && srt_model_meta_u32(sm, "phi3.attention.sliding_window", &sw) && sw == 47 &&
+             srt_session_create(sm, NULL, &ss) == SRT_OK && srt_session_feed(ss, prompt, 3) == SRT_OK && srt_session_logits(ss);
+        CHECK(ok, "srt-pack packs the Phi-3 folder (longrope, attn_factor %.4f, sliding_window %u recorded); it loads and evaluates a prompt (%s)",
+              (double)af, (unsigned)sw, ok ? "ok" : srt_last_error());
+        srt_session_destroy(ss);
+        srt_model_free(sm);
+    }
+    make_phi3(dir, "", TE + 4);
+    refuse(dir, "cannot be split into q, k and v", "a qkv_proj of 12 rows (q 8 + k 4 + v 4 = 16 expected)");
+    make_phi3(dir, ",\"original_max_position_embeddings\":16,\"rope_scaling\":{\"type\":\"longrope\",\"long_factor\":[1.5],\"short_factor\":[1.0,1.25]}", TE + 8);
+    refuse(dir, "long_factor must be an array of 2", "a long_factor list of 1 number for 2 pairs");
+    make_phi3(dir, ",\"original_max_position_embeddings\":16,\"rope_scaling\":{\"type\":\"su\",\"long_factor\":[1.5,2],\"short_factor\":[1.0,-1]}", TE + 8);
+    refuse(dir, "short_factor[1] must be a positive number", "a negative factor (type su, LongRoPE's first name)");
+    make_phi3(dir, ",\"rope_scaling\":{\"type\":\"longrope\",\"long_factor\":[1.5,2,3,4],\"short_factor\":[1,1,1,1]}", TE + 8);
+    refuse(dir, "needs original_max_position_embeddings", "LongRoPE without original_max_position_embeddings");
+    make_phi3(dir, ",\"partial_rotary_factor\":0.1", TE + 8);
+    refuse(dir, "partial_rotary_factor", "a partial_rotary_factor leaving no whole pair");
+}
+
 /* ---------------------------------------------------------------- malformed folders */
 static void test_malformed(void) {
     char dir[] = TMP "/bad", p[512], cfg[1024], cmd[600];
@@ -997,6 +1092,7 @@ done:
 int main(void) {
     if (system("mkdir -p " TMP) != 0) { printf("FAIL - cannot make " TMP "\n"); return 1; }
     test_tiny_llama();
+    test_tiny_phi3();
     test_malformed();
     test_tokenizers();
     test_smollm2_tokenizer();

@@ -710,6 +710,63 @@ static void test_llama3_rope(void) {
     free(b.p);
 }
 
+/* A phi3 GGUF with a Q8_0 attn_qkv (2 q heads and 1 kv head of 8: q 16 rows, k and v 8, of 32 columns) and a Q4_0 ffn_up of
+   2 x 8 rows: the parts are row ranges of the fused bytes. Q8_0 row r holds the code r + 1 (scale
+   1), Q4_0 row r the nibble r % 8 + 8 (scale 1: value r % 8), so each split row shows where it
+   came from. Also refused: an attn_qkv whose rows are not q + k + v. */
+static void test_phi3_split(void) {
+    buf b = {NULL, 0, 0};
+    srti_model *m = NULL;
+    char err[512];
+    float v[16 * 32];
+    int r, c, ok, qi, ki, vi, gi, ui;
+    const uint64_t q8_row = 34;   /* a Q8_0 row of 32: f16 scale + 32 codes */
+    put_hdr(&b, 3, 2, 9);
+    kv_str(&b, "general.architecture", "phi3");
+    kv_u32(&b, "phi3.embedding_length", 32); kv_u32(&b, "phi3.feed_forward_length", 8); kv_u32(&b, "phi3.block_count", 1);
+    kv_u32(&b, "phi3.attention.head_count", 2); kv_u32(&b, "phi3.attention.head_count_kv", 1); kv_u32(&b, "phi3.context_length", 64);
+    kv_u32(&b, "phi3.attention.sliding_window", 2047); kv_u32(&b, "phi3.attention.key_length", 8);
+    tinfo(&b, "blk.0.attn_qkv.weight", 2, 32, 32, SRTI_TYPE_Q8_0, 0);
+    tinfo(&b, "blk.0.ffn_up.weight", 2, 32, 16, SRTI_TYPE_Q4_0, 32 * q8_row);   /* 1088: 32-aligned */
+    pad_to(&b, 32);
+    for (r = 0; r < 32; r++) { put_u16(&b, 0x3C00); for (c = 0; c < 32; c++) put_u8(&b, (unsigned)(r + 1)); }
+    pad_to(&b, 32);
+    for (r = 0; r < 16; r++) { put_u16(&b, 0x3C00); for (c = 0; c < 16; c++) put_u8(&b, (unsigned)((r % 8 + 8) * 17)); }
+    spit(TMP "phi3.gguf", b.p, b.n);
+    ok = srti_open(TMP "phi3.gguf", NULL, &m, err, sizeof err) == 0;
+    CHECK(ok, "a phi3 GGUF with Q8_0 attn_qkv and Q4_0 ffn_up opens (%s)", ok ? "ok" : err);
+    if (ok) {
+        qi = srti_find(m, "blk.0.attn_q.weight"); ki = srti_find(m, "blk.0.attn_k.weight"); vi = srti_find(m, "blk.0.attn_v.weight");
+        gi = srti_find(m, "blk.0.ffn_gate.weight"); ui = srti_find(m, "blk.0.ffn_up.weight");
+        CHECK(m->n_tensors == 5 && qi >= 0 && ki >= 0 && vi >= 0 && gi >= 0 && ui >= 0 && m->tensors[qi].ne[1] == 16 && m->tensors[ki].ne[1] == 8 &&
+              m->tensors[vi].ne[1] == 8 && m->tensors[gi].ne[1] == 8 && m->tensors[ui].ne[1] == 8 && m->hp.rope_neox == 1 && m->hp.sliding_window == 2047,
+              "split into attn_q [32, 16], attn_k and attn_v [32, 8], ffn_gate and ffn_up [32, 8]; NeoX rope, sliding window 2047 recorded");
+        if (m->n_tensors == 5 && qi >= 0 && ki >= 0 && vi >= 0 && gi >= 0 && ui >= 0) {
+            static const struct { int first; } rows[5] = {{1}, {17}, {25}, {0}, {8}};
+            int idx[5], t;
+            idx[0] = qi; idx[1] = ki; idx[2] = vi; idx[3] = gi; idx[4] = ui;
+            for (t = 0, ok = 1; t < 5 && ok; t++) {
+                ok = srti_read_f32(m, (uint32_t)idx[t], v, err, sizeof err) == 0;
+                for (r = 0; ok && r < (int)m->tensors[idx[t]].ne[1]; r++)
+                    for (c = 0; ok && c < 32; c++) ok = v[r * 32 + c] == (float)(t < 3 ? rows[t].first + r : (rows[t].first + r) % 8);
+            }
+            CHECK(ok, "each part reads the fused tensor's rows: q rows 0-15, k 16-23, v 24-31; gate rows 0-7, up 8-15 (%s)", ok ? "ok" : err);
+        }
+    }
+    srti_close(m);
+    free(b.p);
+    b.p = NULL; b.n = b.cap = 0;
+    put_hdr(&b, 3, 1, 5);
+    kv_str(&b, "general.architecture", "phi3");
+    kv_u32(&b, "phi3.embedding_length", 32); kv_u32(&b, "phi3.feed_forward_length", 8); kv_u32(&b, "phi3.block_count", 1);
+    kv_u32(&b, "phi3.attention.head_count", 2);
+    tinfo(&b, "blk.0.attn_qkv.weight", 2, 32, 40, SRTI_TYPE_Q8_0, 0);
+    pad_to(&b, 32);
+    for (r = 0; r < 40; r++) { put_u16(&b, 0x3C00); for (c = 0; c < 32; c++) put_u8(&b, 1); }
+    expect_fail(&b, "phi3 attn_qkv of 40 rows for q 32 + k 32 + v 32", "cannot be split into q, k and v");
+    free(b.p);
+}
+
 int main(void) {
     MKDIR("build");
     MKDIR("build/tmp");
@@ -718,6 +775,7 @@ int main(void) {
     test_vocabs();
     test_malformed();
     test_llama3_rope();
+    test_phi3_split();
     CHECK(g_live == 0, "no allocation left behind (%ld live)", g_live);
     return srt_test_finish();
 }

@@ -180,6 +180,8 @@ static void write_hparams(packer *p, const srti_hparams *hp) {
     m_f32(p, a, "rope.scaling.low_freq_factor", hp->rope_low_freq_factor);
     m_f32(p, a, "rope.scaling.high_freq_factor", hp->rope_high_freq_factor);
     if (hp->rope_orig_ctx > 0) m_u32(p, a, "rope.scaling.original_context_length", hp->rope_orig_ctx);
+    if (hp->rope_attn_factor != 1.0f) m_f32(p, a, "rope.scaling.attn_factor", hp->rope_attn_factor);
+    if (hp->sliding_window) m_u32(p, a, "attention.sliding_window", hp->sliding_window);   /* recorded, not applied */
 }
 
 /* Writing order: token_embd first, then each layer's tensors together, then the rest
@@ -512,8 +514,9 @@ int main(int argc, char **argv) {
     }
     if (!vocab_only) {
         if (srti_check_llama(m, err, sizeof err) != 0) { fprintf(stderr, "srt-pack: %s\n", err); goto done; }
-        if (strcmp(m->hp.rope_scaling, "none") && strcmp(m->hp.rope_scaling, "linear") && strcmp(m->hp.rope_scaling, "llama3")) {
-            fprintf(stderr, "srt-pack: %s: rope scaling '%s' is not supported (none, linear, llama3)\n", in, m->hp.rope_scaling);
+        if (strcmp(m->hp.rope_scaling, "none") && strcmp(m->hp.rope_scaling, "linear") && strcmp(m->hp.rope_scaling, "llama3") &&
+            strcmp(m->hp.rope_scaling, "longrope")) {
+            fprintf(stderr, "srt-pack: %s: rope scaling '%s' is not supported (none, linear, llama3, longrope)\n", in, m->hp.rope_scaling);
             goto done;
         }
         if (srti_find(m, "rope_freqs.weight") >= 0 && strcmp(m->hp.rope_scaling, "llama3") != 0) {

@@ -6,7 +6,11 @@
    WHAT A FOLDER MAY HOLD
      config.json               LlamaForCausalLM, MistralForCausalLM (-> "llama"), Qwen2ForCausalLM
                                (-> "qwen2", QKV biases), Qwen3ForCausalLM (-> "qwen3", q_norm and
-                               k_norm: per-head RMSNorm of q and k): hidden_size, intermediate_size,
+                               k_norm: per-head RMSNorm of q and k), Phi3ForCausalLM (-> "phi3":
+                               qkv_proj and gate_up_proj split as they are read; partial_rotary_factor;
+                               rope_scaling longrope / su: long_factor and short_factor become the
+                               rope_factors_long/short.weight tensors; sliding_window recorded):
+                               hidden_size, intermediate_size,
                                num_hidden_layers, num_attention_heads, num_key_value_heads, head_dim,
                                rms_norm_eps, rope_theta, rope_scaling (linear, llama3; other types
                                are kept by name and refused by srt-pack), max_position_embeddings,
@@ -46,7 +50,7 @@
      runtime's "llama" architecture rotate adjacent pairs, because llama.cpp's converter permutes
      the rows of q_proj and k_proj (per head: row 2j+s comes from row s*d/2+j). We do the same,
      while reading (srti_tensor.permute_heads), so a packed folder equals the GGUF llama.cpp would
-     make of it. Qwen2 and Qwen3 are left in NeoX order; their architectures imply NeoX rope
+     make of it. Qwen2, Qwen3 and Phi-3 are left in NeoX order; their architectures imply NeoX rope
      (rope.neox = 1).
 
    PRE-TOKENIZER NAMES (the pre_tokenizer steps, flattened; Split regexes compared exactly)
@@ -254,7 +258,7 @@ static int srti__jtoken_id(const char *file, const srtj_value *obj, const char *
 }
 
 /* ---------------------------------------------------------------- config.json */
-enum { SRTI__HF_LLAMA = 1, SRTI__HF_MISTRAL = 2, SRTI__HF_QWEN2 = 3, SRTI__HF_QWEN3 = 4 };
+enum { SRTI__HF_LLAMA = 1, SRTI__HF_MISTRAL = 2, SRTI__HF_QWEN2 = 3, SRTI__HF_QWEN3 = 4, SRTI__HF_PHI3 = 5 };
 typedef struct srti__hf_cfg {
     char arch_class[64];       /* "LlamaForCausalLM" (or the model_type) */
     int kind;                  /* SRTI__HF_*; 0 = not a supported architecture */
@@ -263,6 +267,72 @@ typedef struct srti__hf_cfg {
     int64_t bos, eos, pad;     /* token ids from config.json, -1 absent */
     uint32_t vocab_size;       /* 0 absent */
 } srti__hf_cfg;
+
+/* rope_scaling of type longrope (or su, its first name): Phi-3's per-dimension frequency divisors
+   long_factor and short_factor (rope_dim / 2 each), kept for srti__hf_add_rope_factors, and the
+   scale of cos and sin: attention_factor, or as transformers computes it from the lengthening
+   max_position_embeddings / original_max_position_embeddings. */
+static int srti__hf_longrope(srti_model *m, const char *file, const srtj_value *c, const srtj_value *rs, char *err, size_t errlen) {
+    srti_hparams *hp = &m->hp;
+    const uint32_t half = hp->rope_dim / 2;
+    static const char *key[2] = {"long_factor", "short_factor"};
+    uint32_t orig = 0, j;
+    int which;
+    strcpy(hp->rope_scaling, "longrope");
+    if (srti__ju32(file, c, "original_max_position_embeddings", 1, 1u << 26, 0, &orig, err, errlen) ||
+        srti__ju32(file, rs, "original_max_position_embeddings", 1, 1u << 26, 0, &orig, err, errlen))
+        return 1;
+    if (!orig) { srti__seterr(err, errlen, "%s: longrope scaling needs original_max_position_embeddings", file); return 1; }
+    hp->rope_orig_ctx = orig;
+    hp->rope_attn_factor = 0.0f;
+    if (srti__jf32(file, rs, "attention_factor", &hp->rope_attn_factor, err, errlen)) return 1;
+    if (hp->rope_attn_factor == 0.0f) {
+        const double scale = (double)hp->n_ctx / (double)orig;
+        hp->rope_attn_factor = scale > 1.0 && orig > 1 ? (float)sqrt(1.0 + log(scale) / log((double)orig)) : 1.0f;
+    }
+    SRTI_FREE(m->priv->inline_vals);
+    m->priv->n_inline = 0;
+    if (!(m->priv->inline_vals = (float *)SRTI_MALLOC((size_t)half * 2 * sizeof(float) + 1))) { srti__seterr(err, errlen, "out of memory"); return 1; }
+    for (which = 0; which < 2; which++) {
+        const srtj_value *a = srtj_get(rs, key[which]), *e;
+        if (!srtj_is(a, SRTJ_ARRAY) || a->n != half) {
+            srti__seterr(err, errlen, "%s: rope_scaling.%s must be an array of %u numbers (rotated dimensions / 2)", file, key[which], (unsigned)half);
+            return 1;
+        }
+        for (e = a->first, j = 0; e; e = e->next, j++) {
+            double d;
+            if (!srtj_number(e, &d) || !(d > 0.0) || d > 1e6) {
+                srti__seterr(err, errlen, "%s: rope_scaling.%s[%u] must be a positive number", file, key[which], (unsigned)j);
+                return 1;
+            }
+            m->priv->inline_vals[(uint32_t)which * half + j] = (float)d;
+        }
+    }
+    m->priv->n_inline = 2 * half;
+    return 0;
+}
+/* The factors as tensors (rope_factors_long.weight, rope_factors_short.weight), as llama.cpp's
+   converter writes them. */
+static int srti__hf_add_rope_factors(srti_model *m, char *err, size_t errlen) {
+    srti_tensor *nt;
+    const uint32_t half = m->priv->n_inline / 2;
+    int j;
+    if (!m->priv->n_inline) return 0;
+    if (!(nt = (srti_tensor *)SRTI_CALLOC((size_t)m->n_tensors + 2, sizeof(srti_tensor)))) { srti__seterr(err, errlen, "out of memory"); return 1; }
+    if (m->n_tensors) memcpy(nt, m->tensors, (size_t)m->n_tensors * sizeof(srti_tensor));
+    SRTI_FREE(m->tensors);
+    m->tensors = nt;
+    for (j = 0; j < 2; j++) {
+        srti_tensor *t = &m->tensors[m->n_tensors++];
+        strcpy(t->name, j ? "rope_factors_short.weight" : "rope_factors_long.weight");
+        t->n_dims = 1;
+        t->ne[0] = half; t->ne[1] = t->ne[2] = t->ne[3] = 1;
+        t->src_type = SRTI_TYPE_F32;
+        t->nbytes = (uint64_t)half * 4;
+        t->values = m->priv->inline_vals + (uint32_t)j * half;
+    }
+    return 0;
+}
 
 static int srti__hf_config(srti_model *m, const char *file, const srtj_value *c, srti__hf_cfg *cfg, char *err, size_t errlen) {
     srti_hparams *hp = &m->hp;
@@ -280,7 +350,9 @@ static int srti__hf_config(srti_model *m, const char *file, const srtj_value *c,
     else if (!strcmp(cfg->arch_class, "MistralForCausalLM") || !strcmp(cfg->arch_class, "mistral")) cfg->kind = SRTI__HF_MISTRAL;
     else if (!strcmp(cfg->arch_class, "Qwen2ForCausalLM") || !strcmp(cfg->arch_class, "qwen2")) cfg->kind = SRTI__HF_QWEN2;
     else if (!strcmp(cfg->arch_class, "Qwen3ForCausalLM") || !strcmp(cfg->arch_class, "qwen3")) cfg->kind = SRTI__HF_QWEN3;
-    strcpy(hp->arch, cfg->kind == SRTI__HF_QWEN2 ? "qwen2" : cfg->kind == SRTI__HF_QWEN3 ? "qwen3" : cfg->kind ? "llama" : "");
+    else if (!strcmp(cfg->arch_class, "Phi3ForCausalLM") || !strcmp(cfg->arch_class, "phi3")) cfg->kind = SRTI__HF_PHI3;
+    strcpy(hp->arch, cfg->kind == SRTI__HF_QWEN2 ? "qwen2" : cfg->kind == SRTI__HF_QWEN3 ? "qwen3" : cfg->kind == SRTI__HF_PHI3 ? "phi3" :
+                     cfg->kind ? "llama" : "");
     if ((s = srtj_string(srtj_get(c, "_name_or_path"))) != NULL && s[0]) {
         const char *b = s, *q;
         for (q = s; *q; q++) if (*q == '/' || *q == '\\') b = q + 1;
@@ -315,6 +387,17 @@ static int srti__hf_config(srti_model *m, const char *file, const srtj_value *c,
     }
     if (hp->head_dim == 0 || hp->head_dim % 2) { srti__seterr(err, errlen, "%s: head dimension %u is not even", file, hp->head_dim); return 1; }
     hp->rope_dim = hp->head_dim;
+    {   /* Phi-4-mini rotates 3/4 of each head (transformers: int(head_dim x factor)) */
+        float prf = 1.0f;
+        if (srti__jf32(file, c, "partial_rotary_factor", &prf, err, errlen)) return 1;
+        if (prf < 1.0f) hp->rope_dim = (uint32_t)((float)hp->head_dim * prf);
+        if (prf > 1.0f || hp->rope_dim == 0 || hp->rope_dim % 2) {
+            srti__seterr(err, errlen, "%s: partial_rotary_factor %g gives %u rotated dimensions of %u; an even number from 2 to head_dim is needed",
+                         file, (double)prf, (unsigned)hp->rope_dim, (unsigned)hp->head_dim);
+            return 1;
+        }
+    }
+    if (cfg->kind == SRTI__HF_PHI3 && srti__ju32(file, c, "sliding_window", 0, 1u << 30, 0, &hp->sliding_window, err, errlen)) return 1;
     hp->n_vocab = cfg->vocab_size;
     if ((s = srtj_string(srtj_get(c, "hidden_act"))) != NULL && strcmp(s, "silu") != 0) {
         srti__seterr(err, errlen, "%s: hidden_act \"%s\" is not supported (silu)", file, s);
@@ -325,13 +408,14 @@ static int srti__hf_config(srti_model *m, const char *file, const srtj_value *c,
     flag = 0;
     if (srti__jbool(file, c, "attention_bias", &flag, err, errlen)) return 1;
     cfg->qkv_bias = cfg->kind == SRTI__HF_QWEN2 || flag;
-    hp->rope_neox = cfg->kind == SRTI__HF_QWEN2 || cfg->kind == SRTI__HF_QWEN3;
+    hp->rope_neox = cfg->kind == SRTI__HF_QWEN2 || cfg->kind == SRTI__HF_QWEN3 || cfg->kind == SRTI__HF_PHI3;
     v = srtj_get(c, "rope_scaling");
     if (v && v->type != SRTJ_NULL) {
         const char *type = srtj_string(srtj_get(v, "rope_type"));
         int64_t orig = 0;
         if (!type) type = srtj_string(srtj_get(v, "type"));
         if (!srtj_is(v, SRTJ_OBJECT) || !type) { srti__seterr(err, errlen, "%s: rope_scaling must be null or an object with a rope_type", file); return 1; }
+        if (!strcmp(type, "longrope") || !strcmp(type, "su")) return srti__hf_longrope(m, file, c, v, err, errlen);
         if (strcmp(type, "default") != 0) {
             srti__copy_trunc(hp->rope_scaling, sizeof hp->rope_scaling, type);
             if (srti__jf32(file, v, "factor", &hp->rope_scale_factor, err, errlen) ||
@@ -780,6 +864,7 @@ static int srti__hf_name(const char *hf, const srti_hparams *hp, int permute_qk,
         {"self_attn.q_norm.weight", "attn_q_norm.weight", 0}, {"self_attn.k_norm.weight", "attn_k_norm.weight", 0},
         {"self_attn.o_proj.weight", "attn_output.weight", 0}, {"mlp.gate_proj.weight", "ffn_gate.weight", 0},
         {"mlp.up_proj.weight", "ffn_up.weight", 0}, {"mlp.down_proj.weight", "ffn_down.weight", 0},
+        {"self_attn.qkv_proj.weight", "attn_qkv.weight", 0}, {"mlp.gate_up_proj.weight", "ffn_up.weight", 0},   /* Phi-3 */
     };
     *permute = 0;
     if (!strcmp(hf, "model.embed_tokens.weight")) { snprintf(out, cap, "token_embd.weight"); return 1; }
@@ -1149,7 +1234,7 @@ static int srti__open_hf(srti_model *m, const char *dir, char *err, size_t errle
         int has_weights = (st && srti__file_exists(st)) || (ix && srti__file_exists(ix));
         SRTI_FREE(st); SRTI_FREE(ix);
         if (has_weights) {
-            srti__seterr(err, errlen, "%s: architecture \"%s\" is not supported (LlamaForCausalLM, MistralForCausalLM, Qwen2ForCausalLM, Qwen3ForCausalLM)", cpath, cfg.arch_class);
+            srti__seterr(err, errlen, "%s: architecture \"%s\" is not supported (LlamaForCausalLM, MistralForCausalLM, Qwen2ForCausalLM, Qwen3ForCausalLM, Phi3ForCausalLM)", cpath, cfg.arch_class);
             goto done;
         }
         srti__copy_trunc(m->hp.arch, sizeof m->hp.arch, cfg.arch_class);
@@ -1157,6 +1242,7 @@ static int srti__open_hf(srti_model *m, const char *dir, char *err, size_t errle
         goto done;
     }
     if (srti__hf_weights(m, dir, &cfg, err, errlen)) goto done;
+    if (m->n_tensors && (srti__split_fused(m, err, errlen) || srti__hf_add_rope_factors(m, err, errlen))) goto done;
     m->hp.tied_output = srti_find(m, "output.weight") < 0;
     {
         int ti = srti_find(m, "token_embd.weight");
@@ -1271,7 +1357,7 @@ SRTI_API int srti_open_random(const char *config_path, uint64_t seed, srti_model
     r = srti__hf_read_config(m, config_path, &cfg, err, errlen);
     if (r == 2) { srti__seterr(err, errlen, "%s: cannot open the file", config_path); goto fail; }
     if (r) goto fail;
-    if (!cfg.kind) { srti__seterr(err, errlen, "%s: architecture \"%s\" is not supported (LlamaForCausalLM, MistralForCausalLM, Qwen2ForCausalLM, Qwen3ForCausalLM)", config_path, cfg.arch_class); goto fail; }
+    if (!cfg.kind) { srti__seterr(err, errlen, "%s: architecture \"%s\" is not supported (LlamaForCausalLM, MistralForCausalLM, Qwen2ForCausalLM, Qwen3ForCausalLM, Phi3ForCausalLM)", config_path, cfg.arch_class); goto fail; }
     if (!cfg.vocab_size) { srti__seterr(err, errlen, "%s: \"vocab_size\" is missing", config_path); goto fail; }
     if (cfg.vocab_size < 3) { srti__seterr(err, errlen, "%s: vocab_size %u is too small", config_path, (unsigned)cfg.vocab_size); goto fail; }
     if (!m->hp.name[0]) snprintf(m->hp.name, sizeof m->hp.name, "random");
@@ -1322,6 +1408,7 @@ SRTI_API int srti_open_random(const char *config_path, uint64_t seed, srti_model
         srti__add_tensor(m, "output_norm.weight", E, 0, &off);
         if (!m->hp.tied_output) srti__add_tensor(m, "output.weight", E, V, &off);
     }
+    if (srti__hf_add_rope_factors(m, err, errlen)) goto fail;
     SRTI_FREE(dir);
     *out = m;
     return 0;

@@ -23,10 +23,12 @@
      when the embedding is tied), blk.N.{attn_norm,attn_q,attn_k,attn_v,attn_output,ffn_norm,
      ffn_gate,ffn_down,ffn_up}.weight (+ biases etc. as the GGUF has them). ne[0] is the innermost
      dimension (columns = input features), ne[1] the rows (output features), as in GGUF.
+     Phi-3's fused matrices (attn_qkv: q, k and v rows; ffn_up of 2 x n_ff rows: gate, then up)
+     are presented as those separate tensors, each a range of the fused one's rows.
 
    HUGGING FACE FOLDERS (tools/srt_hf.h, part of this header's implementation)
      srti_open(DIR) reads DIR/config.json (LlamaForCausalLM, MistralForCausalLM, Qwen2ForCausalLM,
-     Qwen3ForCausalLM),
+     Qwen3ForCausalLM, Phi3ForCausalLM),
      DIR/tokenizer.json (+ tokenizer_config.json: chat template, special tokens) and
      DIR/model.safetensors or the shards listed by DIR/model.safetensors.index.json (F32, F16,
      BF16). Tensors get GGUF names, and the result is what llama.cpp's convert_hf_to_gguf.py would
@@ -89,16 +91,20 @@ enum { SRTI_TOKEN_NORMAL = 1, SRTI_TOKEN_UNKNOWN = 2, SRTI_TOKEN_CONTROL = 3,
 enum { SRTI_SRC_GGUF = 1, SRTI_SRC_LLAMA2C_V0 = 2, SRTI_SRC_LLAMA2C_V1 = 3, SRTI_SRC_HF = 4, SRTI_SRC_RANDOM = 5 };
 
 typedef struct srti_hparams {
-    char arch[32];            /* general.architecture ("llama", "qwen2", "qwen3"); "llama" for llama2.c */
+    char arch[32];            /* general.architecture ("llama", "qwen2", "qwen3", "phi3"); "llama" for llama2.c */
     char name[128];           /* general.name or "" */
     uint32_t n_vocab, n_embd, n_ff, n_layer, n_head, n_head_kv, head_dim, rope_dim, n_ctx;
     float rope_theta;         /* default 10000 */
     float norm_eps;           /* default 1e-5 */
-    int rope_neox;            /* 0 = adjacent pairs (llama), 1 = NeoX halves (qwen2, qwen3) */
-    char rope_scaling[16];    /* "none", "linear", "llama3" (or what the file says, e.g. "yarn"); "llama3"
-                                 is also recovered from a llama.cpp rope_freqs.weight tensor */
+    int rope_neox;            /* 0 = adjacent pairs (llama), 1 = NeoX halves (qwen2, qwen3, phi3) */
+    char rope_scaling[16];    /* "none", "linear", "llama3", "longrope" (or what the file says, e.g. "yarn");
+                                 "llama3" is also recovered from a llama.cpp rope_freqs.weight tensor,
+                                 "longrope" (Phi-3) from the rope_factors_long/short.weight tensors */
     float rope_scale_factor, rope_low_freq_factor, rope_high_freq_factor; /* defaults 1, 1, 4 */
     uint32_t rope_orig_ctx;   /* 0 if absent */
+    float rope_attn_factor;   /* LongRoPE: cos and sin are scaled by it; default 1 */
+    uint32_t sliding_window;  /* phi3: the checkpoint's sliding window (0 = none); recorded, not applied
+                                 (llama.cpp does not apply it to Phi-3 either) */
     int tied_output;          /* 1 if there is no separate output.weight */
 } srti_hparams;
 
@@ -124,6 +130,8 @@ typedef struct srti_tensor {
     uint32_t file;            /* Hugging Face: which safetensors shard holds it (0 otherwise) */
     uint32_t permute_heads;   /* >0: rows are reordered from NeoX halves to GGUF pairs over this many
                                  heads when read (HF Llama q_proj/k_proj); 0 = read as stored */
+    const float *values;      /* non-NULL: the values themselves, held by the model (Phi-3's LongRoPE
+                                 factors from a Hugging Face config.json) */
 } srti_tensor;
 
 struct srti__priv;
@@ -258,6 +266,8 @@ struct srti__priv {
     srti__kv *kv; uint64_t n_kv;
     /* Hugging Face: safetensors shards (srti_tensor.file indexes them) */
     FILE **shard_fp; char **shard_path; uint64_t *shard_size; uint32_t n_shards;
+    float *inline_vals;       /* what srti_tensor.values point into (Phi-3 LongRoPE factors: long, short) */
+    uint32_t n_inline;
     uint64_t seed;            /* SRTI_SRC_RANDOM */
     srti_parallel_fn par; void *par_ctx;   /* srti_set_parallel */
 };
@@ -723,6 +733,7 @@ SRTI_API void srti_close(srti_model *m) {
         SRTI_FREE(m->priv->shard_fp); SRTI_FREE(m->priv->shard_path); SRTI_FREE(m->priv->shard_size);
         for (i = 0; i < m->priv->n_kv; i++) { SRTI_FREE(m->priv->kv[i].key); SRTI_FREE(m->priv->kv[i].s); }
         SRTI_FREE(m->priv->kv);
+        SRTI_FREE(m->priv->inline_vals);
         SRTI_FREE(m->priv);
     }
     SRTI_FREE(m);
@@ -741,6 +752,7 @@ static void srti__hparams_init(srti_hparams *hp) {
     hp->rope_scale_factor = 1.0f;
     hp->rope_low_freq_factor = 1.0f;
     hp->rope_high_freq_factor = 4.0f;
+    hp->rope_attn_factor = 1.0f;
 }
 
 SRTI_API int srti_find(const srti_model *m, const char *name) {
@@ -1018,6 +1030,8 @@ static int srti__gguf_hparams(srti_model *m, const char *path, char *err, size_t
     e = e || srti__kv_f32(m, path, SRTI__K("rope.scaling.low_freq_factor"), &hp->rope_low_freq_factor, err, errlen);
     e = e || srti__kv_f32(m, path, SRTI__K("rope.scaling.high_freq_factor"), &hp->rope_high_freq_factor, err, errlen);
     e = e || srti__kv_u32(m, path, SRTI__K("rope.scaling.original_context_length"), &hp->rope_orig_ctx, err, errlen);
+    e = e || srti__kv_f32(m, path, SRTI__K("rope.scaling.attn_factor"), &hp->rope_attn_factor, err, errlen);
+    if (!strcmp(a, "phi3")) e = e || srti__kv_u32(m, path, SRTI__K("attention.sliding_window"), &hp->sliding_window, err, errlen);
     scratch = 0;
     e = e || srti__kv_u32(m, path, SRTI__K("vocab_size"), &scratch, err, errlen);
 #undef SRTI__K
@@ -1025,7 +1039,7 @@ static int srti__gguf_hparams(srti_model *m, const char *path, char *err, size_t
     if (!got_head_kv) hp->n_head_kv = hp->n_head;
     if (hp->head_dim == 0 && hp->n_head > 0) hp->head_dim = hp->n_embd / hp->n_head;
     if (hp->rope_dim == 0) hp->rope_dim = hp->head_dim;
-    hp->rope_neox = strcmp(hp->arch, "qwen2") == 0 || strcmp(hp->arch, "qwen3") == 0;
+    hp->rope_neox = strcmp(hp->arch, "qwen2") == 0 || strcmp(hp->arch, "qwen3") == 0 || strcmp(hp->arch, "phi3") == 0;
     hp->tied_output = srti_find(m, "output.weight") < 0;
     ti = srti_find(m, "token_embd.weight");
     if (ti >= 0 && m->tensors[ti].n_dims == 2 && m->tensors[ti].ne[1] <= 0xffffffffu) hp->n_vocab = (uint32_t)m->tensors[ti].ne[1];
@@ -1099,6 +1113,75 @@ static void srti__infer_llama3(srti_model *m) {
             return;
         }
     }
+}
+
+/* Phi-3 keeps q, k and v in one matrix (attn_qkv: n_head + 2 n_head_kv heads of rows) and gate
+   and up in one (ffn_up: 2 n_ff rows, gate first). Each part becomes the tensor other
+   architectures have: the same bytes, a range of the fused rows (rows are whole quantization
+   blocks, so any type splits). A model that already stores them apart is left as it is. */
+static int srti__split_fused(srti_model *m, char *err, size_t errlen) {
+    const srti_hparams *hp = &m->hp;
+    const uint64_t Q = (uint64_t)hp->n_head * hp->head_dim, KV = (uint64_t)hp->n_head_kv * hp->head_dim, F = hp->n_ff;
+    uint32_t i, n_new = 0, k;
+    srti_tensor *nt;
+    if (strcmp(hp->arch, "phi3") != 0) return 0;
+    for (i = 0; i < m->n_tensors; i++) {
+        const char *nm = m->tensors[i].name, *dot = strchr(nm + (strncmp(nm, "blk.", 4) ? 0 : 4), '.');
+        if (strncmp(nm, "blk.", 4) != 0 || !dot) continue;
+        if (!strcmp(dot, ".attn_qkv.weight")) n_new += 2;
+        else if (!strcmp(dot, ".ffn_up.weight") && m->tensors[i].ne[1] == 2 * F && F > 0) n_new += 1;
+    }
+    if (n_new == 0) return 0;
+    nt = (srti_tensor *)SRTI_CALLOC((size_t)m->n_tensors + n_new, sizeof(srti_tensor));
+    if (!nt) { srti__seterr(err, errlen, "out of memory"); return 1; }
+    for (i = 0, k = 0; i < m->n_tensors; i++) {
+        const srti_tensor *t = &m->tensors[i];
+        const char *dot = strncmp(t->name, "blk.", 4) ? NULL : strchr(t->name + 4, '.');
+        static const char *qkv[3] = {"attn_q", "attn_k", "attn_v"}, *gu[2] = {"ffn_gate", "ffn_up"};
+        uint64_t rows[3];
+        const char **part = NULL;
+        int n_parts = 0, j;
+        if (dot && !strcmp(dot, ".attn_qkv.weight")) { part = qkv; n_parts = 3; rows[0] = Q; rows[1] = rows[2] = KV; }
+        else if (dot && !strcmp(dot, ".ffn_up.weight") && t->ne[1] == 2 * F) { part = gu; n_parts = 2; rows[0] = rows[1] = F; }
+        if (!n_parts) { nt[k++] = *t; continue; }
+        if (t->n_dims != 2 || t->ne[1] != rows[0] + rows[1] + (n_parts == 3 ? rows[2] : 0) || t->nbytes == 0 ||
+            t->nbytes % t->ne[1] != 0 || t->permute_heads || t->values) {
+            srti__seterr(err, errlen, "%s: tensor '%s' [%llu, %llu] cannot be split into %s (%llu rows expected)", m->priv->path, t->name,
+                         (srti__ull)t->ne[0], (srti__ull)t->ne[1], n_parts == 3 ? "q, k and v" : "gate and up",
+                         (srti__ull)(rows[0] + rows[1] + (n_parts == 3 ? rows[2] : 0)));
+            SRTI_FREE(nt);
+            return 1;
+        }
+        {
+            const uint64_t row_bytes = t->nbytes / t->ne[1];
+            uint64_t at = t->offset;
+            for (j = 0; j < n_parts; j++) {
+                srti_tensor *o = &nt[k++];
+                *o = *t;
+                snprintf(o->name, sizeof o->name, "%.*s.%s.weight", (int)(dot - t->name), t->name, part[j]);
+                o->ne[1] = rows[j];
+                o->offset = at;
+                o->nbytes = rows[j] * row_bytes;
+                at += o->nbytes;
+            }
+        }
+    }
+    SRTI_FREE(m->tensors);
+    m->tensors = nt;
+    m->n_tensors = k;
+    for (i = 0; i < m->n_tensors; i++)   /* a file with both the fused and the separate tensors */
+        for (k = i + 1; k < m->n_tensors; k++)
+            if (!strcmp(m->tensors[i].name, m->tensors[k].name)) {
+                srti__seterr(err, errlen, "%s: tensor '%s' is both stored and part of a fused tensor", m->priv->path, m->tensors[i].name);
+                return 1;
+            }
+    return 0;
+}
+/* LongRoPE (Phi-3 128k, Phi-3.5, Phi-4-mini): llama.cpp's GGUF has no scaling type for it, only
+   the factor tensors. */
+static void srti__infer_longrope(srti_model *m) {
+    if (!strcmp(m->hp.rope_scaling, "none") && srti_find(m, "rope_factors_long.weight") >= 0 && srti_find(m, "rope_factors_short.weight") >= 0)
+        strcpy(m->hp.rope_scaling, "longrope");
 }
 
 static int srti__open_gguf(srti_model *m, srti__rd *r, char *err, size_t errlen) {
@@ -1302,7 +1385,9 @@ static int srti__open_gguf(srti_model *m, srti__rd *r, char *err, size_t errlen)
         t->offset += data_start;
     }
     if (srti__gguf_hparams(m, path, err, errlen)) return 1;
+    if (srti__split_fused(m, err, errlen)) return 1;
     srti__infer_llama3(m);
+    srti__infer_longrope(m);
     return 0;
 dup:
     srti__seterr(err, errlen, "%s: metadata key '%s' appears twice", path, m->priv->kv[m->priv->n_kv - 1].key);
@@ -1642,6 +1727,7 @@ SRTI_API int srti_read_f32(srti_model *m, uint32_t i, float *out, char *err, siz
     if (err && errlen) err[0] = 0;
     if (!m || !m->priv || !out || i >= m->n_tensors) { srti__seterr(err, errlen, "srti_read_f32: invalid argument"); return 1; }
     t = &m->tensors[i];
+    if (t->values) { memcpy(out, t->values, (size_t)srti_tensor_nvalues(t) * sizeof(float)); return 0; }
     if (m->source == SRTI_SRC_RANDOM) return srti__random_read(m, i, out, err, errlen);
     path = m->priv->path;
     fp = m->priv->fp;
@@ -1724,8 +1810,8 @@ SRTI_API int srti_check_llama(const srti_model *m, char *err, size_t errlen) {
     if (err && errlen) err[0] = 0;
     if (!m || !m->priv) { srti__seterr(err, errlen, "srti_check_llama: invalid argument"); return 1; }
     hp = &m->hp;
-    if (strcmp(hp->arch, "llama") != 0 && strcmp(hp->arch, "qwen2") != 0 && strcmp(hp->arch, "qwen3") != 0) {
-        srti__seterr(err, errlen, "%s: architecture '%s' is not supported (llama, qwen2, qwen3)", m->priv->path, hp->arch);
+    if (strcmp(hp->arch, "llama") != 0 && strcmp(hp->arch, "qwen2") != 0 && strcmp(hp->arch, "qwen3") != 0 && strcmp(hp->arch, "phi3") != 0) {
+        srti__seterr(err, errlen, "%s: architecture '%s' is not supported (llama, qwen2, qwen3, phi3)", m->priv->path, hp->arch);
         return 1;
     }
     if (hp->n_embd == 0 || hp->n_embd > (1u << 20) || hp->n_layer == 0 || hp->n_layer > 4096 || hp->n_head == 0 ||
@@ -1744,6 +1830,13 @@ SRTI_API int srti_check_llama(const srti_model *m, char *err, size_t errlen) {
     if (srti__expect(m, "token_embd.weight", E, V, 1, err, errlen)) return 1;
     if (srti__expect(m, "output_norm.weight", E, 1, 1, err, errlen)) return 1;
     if (srti__expect(m, "output.weight", E, V, 0, err, errlen)) return 1;
+    if (srti__expect(m, "rope_factors_long.weight", hp->rope_dim / 2, 1, !strcmp(hp->rope_scaling, "longrope"), err, errlen) ||
+        srti__expect(m, "rope_factors_short.weight", hp->rope_dim / 2, 1, !strcmp(hp->rope_scaling, "longrope"), err, errlen))
+        return 1;
+    if (!(hp->rope_attn_factor > 0 && hp->rope_attn_factor <= 16)) {
+        srti__seterr(err, errlen, "%s: implausible rope attention factor %g", m->priv->path, (double)hp->rope_attn_factor);
+        return 1;
+    }
     for (l = 0; l < hp->n_layer; l++) {
 #define SRTI__X(suffix, a, b, req) \
         snprintf(nm, sizeof nm, "blk.%u.%s", (unsigned)l, suffix); \
