@@ -4070,9 +4070,8 @@ static srt_status srt__load_hparams(srt_model *m) {
     m->rope_scaling = 0;
     /* LongRoPE (Phi-3): GGUF names no scaling type, it has the factor tensors (bound with the weights) */
     m->rope_attn_factor = srt__meta_f32_or(m, SRT__KEY("rope.scaling.attn_factor"), 1.0f);
-    m->rope_orig_ctx = (float)srt__meta_u32_or(m, SRT__KEY("rope.scaling.original_context_length"), (uint32_t)m->n_ctx_train);
-    if (!(m->rope_attn_factor > 0.0f) || m->rope_attn_factor > 16.0f || !(m->rope_orig_ctx > 0.0f))
-        return srt__fail(SRT_ERR_FORMAT, "bad rope attention factor %g or original context %g", m->rope_attn_factor, m->rope_orig_ctx);
+    if (!(m->rope_attn_factor > 0.0f) || m->rope_attn_factor > 16.0f) return srt__fail(SRT_ERR_FORMAT, "bad rope attention factor %g", m->rope_attn_factor);
+    m->rope_orig_ctx = 0.0f;   /* (0 without scaling: session states hash it) */
     if (srt_model_meta_str(m, SRT__KEY("rope.scaling.type"), &s) && strcmp(s, "none") != 0) {
         if (strcmp(s, "linear") == 0) m->rope_scaling = 1;
         else if (strcmp(s, "llama3") == 0) m->rope_scaling = 2;
@@ -4081,7 +4080,7 @@ static srt_status srt__load_hparams(srt_model *m) {
         m->rope_factor = srt__meta_f32_or(m, SRT__KEY("rope.scaling.factor"), 1.0f);
         m->rope_low_freq = srt__meta_f32_or(m, SRT__KEY("rope.scaling.low_freq_factor"), 1.0f);
         m->rope_high_freq = srt__meta_f32_or(m, SRT__KEY("rope.scaling.high_freq_factor"), 4.0f);
-        if (m->rope_scaling == 2) m->rope_orig_ctx = (float)srt__meta_u32_or(m, SRT__KEY("rope.scaling.original_context_length"), 8192);
+        m->rope_orig_ctx = (float)srt__meta_u32_or(m, SRT__KEY("rope.scaling.original_context_length"), m->rope_scaling == 3 ? (uint32_t)m->n_ctx_train : 8192);
         if (!(m->rope_factor >= 1.0f) || !(m->rope_high_freq > m->rope_low_freq) || !(m->rope_orig_ctx > 0.0f))
             return srt__fail(SRT_ERR_FORMAT, "bad rope scaling parameters");
     }
