@@ -12,8 +12,9 @@ static srt_backend *gpu;         /* the backend under test, set by the test's ma
 static const char *gpu_name;     /* "cuda", "cuda-emu", "sycl": in messages and file names */
 static int gpu_kv_q8;            /* the backend has a Q8 KV cache (set by the test's main) */
 
-/* A random llama/qwen2/qwen3 model with a byte vocabulary. opts: biases (qwen2), rope_scaling
-   llama3, rope_dim < head_dim; qwen3 has its q/k norms (head_dim each). */
+/* A random llama/qwen2/qwen3/phi3 model with a byte vocabulary. opts: biases (qwen2), rope_scaling
+   llama3, rope_dim < head_dim; qwen3 has its q/k norms (head_dim each), phi3 LongRoPE (original
+   context 64: sessions above it take the long factors; attention factor 1.19). */
 static int write_model(const char *path, const char *arch, srt_format fmt, int E, int F, int L, int H, int KVH, int head_dim,
                        int rope_dim, int llama3, int biases, uint64_t seed) {
     srt_writer *w;
@@ -43,6 +44,12 @@ static int write_model(const char *path, const char *arch, srt_format fmt, int E
         srt_writer_meta_u32(w, KEY("rope.scaling.original_context_length"), 64);
         srt_writer_meta_f32(w, KEY("rope.freq_base"), 500000.0f);
     }
+    const int phi3 = !strcmp(arch, "phi3");
+    if (phi3) {
+        srt_writer_meta_str(w, KEY("rope.scaling.type"), "longrope");
+        srt_writer_meta_u32(w, KEY("rope.scaling.original_context_length"), 64);
+        srt_writer_meta_f32(w, KEY("rope.scaling.attn_factor"), 1.19f);
+    }
 #undef KEY
     tokens[0] = "<unk>"; types[0] = 2; scores[0] = 0;
     tokens[1] = "<s>"; types[1] = 3; scores[1] = 0;
@@ -65,6 +72,7 @@ static int write_model(const char *path, const char *arch, srt_format fmt, int E
     ADD("token_embd.weight", V, E, efmt, 0);
     ADD("output_norm.weight", 1, E, SRT_F32, 1);
     if (biases) ADD("output.weight", V, E, efmt, 0);   /* untied */
+    if (phi3) { ADD("rope_factors_long.weight", 1, rope_dim / 2, SRT_F32, 1); ADD("rope_factors_short.weight", 1, rope_dim / 2, SRT_F32, 1); }
     for (int l = 0; l < L; l++) {
 #define LADD(s, rows, cols, f, vec) do { snprintf(nm, sizeof nm, "blk.%d." s, l); ADD(nm, rows, cols, f, vec); } while (0)
         LADD("attn_norm.weight", 1, E, SRT_F32, 1);

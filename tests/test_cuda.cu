@@ -420,6 +420,7 @@ static void check_models(void) {
         {"qwen2 tcsl 70% biases neox", "qwen2", SRT_TCSL, 96, 200, 2, 3, 1, 32, 32, 0, 1},
         {"qwen3 q8 q/k norms, head_dim 32 (Q != E)", "qwen3", SRT_Q8, 64, 96, 2, 4, 2, 32, 32, 0, 0},
         {"qwen3 q4 q/k norms, biases", "qwen3", SRT_Q4, 64, 128, 2, 4, 1, 16, 16, 0, 1},
+        {"phi3 q4 LongRoPE, partial rope 12 of 16", "phi3", SRT_Q4, 64, 96, 2, 4, 2, 16, 12, 0, 0},
     };
     srt_cuda_set_cublas_min_tokens(gpu, 0);   /* every path in the reference order */
     for (size_t c = 0; c < sizeof cfg / sizeof cfg[0]; c++) {
