@@ -1612,21 +1612,19 @@ static SRT__AVX512SP void srt__s4x1_gemm_avx512(const srt__mm *mm, uint64_t tile
         uint64_t start[4], pos;
         pos = srt__rd64(offs + tile * 8);
         /* block starts and sum w per block, group and row */
-        for (bi = 0; bi < 4; bi++) {
-            __m512i ws = _mm512_setzero_si512();
+        for (bi = 0; bi < 4; bi++) {   /* no branch on the counts (0..8) and no division: two masked halves of 4 micro-tiles */
+            uint64_t g;
             start[bi] = pos;
-            for (s = 0; s < nseg; s++) {
-                uint64_t n = counts[bi * nseg + s];
-                for (m = 0; m < n; m += 4) {
-                    uint64_t k = n - m < 4 ? n - m : 4;
-                    __mmask64 mw = k == 4 ? ~(__mmask64)0 : (((__mmask64)1 << (16 * k)) - 1);
-                    ws = _mm512_dpbusd_epi32(ws, ones, _mm512_maskz_loadu_epi8(mw, vals + (pos + m) * 16));
+            for (g = 0, s = 0; g < tl.ng; g++) {
+                const uint64_t s1 = (g + 1) * spg < nseg ? (g + 1) * spg : nseg;
+                __m512i ws = _mm512_setzero_si512();
+                for (; s < s1; s++) {
+                    const uint64_t n = counts[bi * nseg + s], k0 = n < 4 ? n : 4, k1 = n - k0;
+                    ws = _mm512_dpbusd_epi32(ws, ones, _mm512_maskz_loadu_epi8(_cvtu64_mask64(k0 == 4 ? ~0ull : (1ull << (16 * k0)) - 1), vals + pos * 16));
+                    ws = _mm512_dpbusd_epi32(ws, ones, _mm512_maskz_loadu_epi8(_cvtu64_mask64(k1 == 4 ? ~0ull : (1ull << (16 * k1)) - 1), vals + pos * 16 + 64));
+                    pos += n;
                 }
-                pos += n;
-                if ((s + 1) % spg == 0 || s + 1 == nseg) {
-                    _mm_storeu_si128((__m128i *)(wsum + (bi * SRT__S4_MAXG + s / spg) * 4), _mm_slli_epi32(srt__lanes4(ws), 7));
-                    ws = _mm512_setzero_si512();
-                }
+                _mm_storeu_si128((__m128i *)(wsum + (bi * SRT__S4_MAXG + g) * 4), _mm_slli_epi32(srt__lanes4(ws), 7));
             }
         }
         for (t0 = 0; t0 < n4; t0 += 4) {
