@@ -24,7 +24,8 @@ static const char *extra_pieces[] = {
     "he", "ll", "llo", "hello", "\xe2\x96\x81" "hello", "\xc3\xa9", "\xe2\x82\xac", 0};
 
 /* Writes a random-weight model with a SentencePiece vocab: <unk> <s> </s>, <0x00>..<0xFF>, then
-   pieces. arch "llama", or "qwen3" (with its q/k norms); chat_template: tokenizer.chat_template
+   pieces. arch "llama", "qwen3" (with its q/k norms) or "phi3" (LongRoPE: original context 32,
+   attention factor 1.1, factors around 1); chat_template: tokenizer.chat_template
    (NULL = none). skip_tensor / bad_tensor tweak it for the error tests. */
 static int write_tiny_model_arch(const char *path, const char *arch, const char *chat_template, srt_format fmt, const char *skip_tensor,
                                  const char *bad_tensor, int with_vocab) {
@@ -47,6 +48,11 @@ static int write_tiny_model_arch(const char *path, const char *arch, const char 
     srt_writer_meta_u32(w, TKEY("attention.head_count"), T_H);
     srt_writer_meta_u32(w, TKEY("attention.head_count_kv"), T_KVH);
     srt_writer_meta_f32(w, TKEY("attention.layer_norm_rms_epsilon"), 1e-5f);
+    if (!strcmp(arch, "phi3")) {
+        srt_writer_meta_str(w, TKEY("rope.scaling.type"), "longrope");
+        srt_writer_meta_u32(w, TKEY("rope.scaling.original_context_length"), 32);
+        srt_writer_meta_f32(w, TKEY("rope.scaling.attn_factor"), 1.1f);
+    }
 #undef TKEY
     if (with_vocab) {
         tokens[n] = "<unk>"; types[n] = 2; scores[n++] = 0;
@@ -73,6 +79,7 @@ static int write_tiny_model_arch(const char *path, const char *arch, const char 
     } while (0)
     ADD("token_embd.weight", T_V, T_E, fmt);
     ADD("output_norm.weight", 1, T_E, SRT_F32);
+    if (!strcmp(arch, "phi3")) { ADD("rope_factors_long.weight", 1, T_E / T_H / 2, SRT_F32); ADD("rope_factors_short.weight", 1, T_E / T_H / 2, SRT_F32); }
     for (l = 0; l < T_L; l++) {
         char nm[64];
 #define LADD(s, rows, cols, f) do { sprintf(nm, "blk.%d." s, l); ADD(nm, rows, cols, f); } while (0)
