@@ -4102,7 +4102,7 @@ static srt_status srt__bind_weights(srt_model *m) {
     if ((st = srt__bind_vec(m, "rope_factors_long.weight", (uint64_t)m->rope_dim / 2, 1, &m->rope_long)) != SRT_OK ||
         (st = srt__bind_vec(m, "rope_factors_short.weight", (uint64_t)m->rope_dim / 2, 1, &m->rope_short)) != SRT_OK)
         return st;
-    if ((m->rope_scaling == 3) != (m->rope_long && m->rope_short) || (!m->rope_long != !m->rope_short))
+    if ((m->rope_scaling == 3) != (m->rope_long || m->rope_short) || !m->rope_long != !m->rope_short)
         return srt__fail(SRT_ERR_FORMAT, "rope scaling 'longrope' needs both rope_factors_long.weight and rope_factors_short.weight (%s)",
                          m->rope_scaling == 3 ? "one is missing" : "the file has factors but another scaling type");
     if (m->rope_long) {
@@ -6389,7 +6389,6 @@ enum { SRT__STATE_LOGITS = 1, SRT__STATE_COMPACT = 2 };
 /* Identifies the model a KV cache belongs to: the hyperparameters that shape or rotate K and V,
    and every tensor's name, format, shape and part checksums (the .srt file's CRC-32s cover every
    weight byte, so another fine-tune of the same shape differs here too). */
-static int srt__rope_long(const srt_model *m, int n_ctx);
 static uint32_t srt__model_fingerprint(const srt_model *m) {
     srt__crc32 c;
     unsigned char b[64];

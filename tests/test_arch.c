@@ -340,42 +340,43 @@ static void check_arch(const cfg_t *c, uint64_t seed) {
     free_weights(c, &w);
 }
 
+/* The file at path (written: `written`) fails to load with a message containing `want`. */
+static void expect_refused(const char *path, int written, const char *what, const char *want) {
+    srt_model *m = NULL;
+    srt_model_desc md;
+    srt_status st;
+    memset(&md, 0, sizeof md);
+    md.n_threads = 1;
+    CHECK(written, "%s written", what);
+    st = srt_model_load(path, &md, &m);
+    CHECK(st != SRT_OK && m == NULL && strstr(srt_last_error(), want) != NULL, "it is refused: %s (%s)", srt_status_str(st), srt_last_error());
+    srt_model_free(m);
+}
+
 /* A qwen3 file missing a norm, or with one of the wrong size, is refused naming the tensor. */
 static void check_qwen3_errors(void) {
     cfg_t c = {"qwen3", "qwen3", 32, 48, 2, 4, 2, 16, 16, 1e6f, 1e-6f, 0, 1, 1, -1, 0, 1.0f};
     weights_t w;
-    srt_model *m = NULL;
-    srt_model_desc md;
-    srt_status st;
     const char *path = "build/tmp/arch_bad.srt";
     srt_test_rng = 5;
     make_weights(&c, &w);
-    memset(&md, 0, sizeof md);
-    md.n_threads = 1;
-    CHECK(write_srt(path, &c, &w, "blk.1.attn_k_norm.weight", 0), "a qwen3 file without blk.1.attn_k_norm.weight written");
-    st = srt_model_load(path, &md, &m);
-    CHECK(st != SRT_OK && m == NULL && strstr(srt_last_error(), "blk.1.attn_k_norm.weight") != NULL,
-          "it is refused: %s (%s)", srt_status_str(st), srt_last_error());
-    srt_model_free(m); m = NULL;
-    CHECK(write_srt(path, &c, &w, NULL, 3), "a qwen3 file whose q norms hold head_dim + 3 values written");
-    st = srt_model_load(path, &md, &m);
-    CHECK(st != SRT_OK && m == NULL && strstr(srt_last_error(), "attn_q_norm.weight") != NULL,
-          "it is refused: %s (%s)", srt_status_str(st), srt_last_error());
-    srt_model_free(m);
+    expect_refused(path, write_srt(path, &c, &w, "blk.1.attn_k_norm.weight", 0), "a qwen3 file without blk.1.attn_k_norm.weight",
+                   "blk.1.attn_k_norm.weight");
+    expect_refused(path, write_srt(path, &c, &w, NULL, 3), "a qwen3 file whose q norms hold head_dim + 3 values", "attn_q_norm.weight");
     remove(path);
     free_weights(&c, &w);
 }
 
 /* LongRoPE files that are refused: a factor set missing, factors without the scaling type, a
-   factor of 0 or NaN; and a session state saved with the short factors (context 32) is refused by
+   factor of 0 or above 1e6; and a session state saved with the short factors (context 32) is refused by
    a session of context 64 (long factors), while one of the same context takes it. */
 static void check_longrope_errors(void) {
     cfg_t c = {"phi3", "phi3", 32, 48, 2, 4, 2, 16, 16, 10000.0f, 1e-5f, 0, 0, 1, -1, 48, 1.2f};
     static const struct { const char *skip; int lr_type; float factor0; const char *want, *what; } bad[] = {
-        {"rope_factors_short.weight", 1, 1.0f, "rope_factors_short.weight", "without rope_factors_short.weight"},
-        {NULL, 0, 1.0f, "another scaling type", "with factors but no longrope scaling type"},
-        {NULL, 1, 0.0f, "rope factor 0", "with a factor of 0"},
-        {NULL, 1, 2e6f, "rope factor 0", "with a factor of 2e6"},
+        {"rope_factors_short.weight", 1, 1.0f, "rope_factors_short.weight", "a phi3 file without rope_factors_short.weight"},
+        {NULL, 0, 1.0f, "another scaling type", "a phi3 file with factors but no longrope scaling type"},
+        {NULL, 1, 0.0f, "rope factor 0", "a phi3 file with a factor of 0"},
+        {NULL, 1, 2e6f, "rope factor 0", "a phi3 file with a factor of 2e6"},
     };
     weights_t w;
     srt_model *m = NULL;
@@ -387,12 +388,8 @@ static void check_longrope_errors(void) {
     make_weights(&c, &w);
     memset(&md, 0, sizeof md);
     md.n_threads = 1;
-    for (i = 0; i < sizeof bad / sizeof bad[0]; i++) {
-        CHECK(write_srt_ex(path, &c, &w, bad[i].skip, 0, bad[i].lr_type, bad[i].factor0), "a phi3 file %s written", bad[i].what);
-        st = srt_model_load(path, &md, &m);
-        CHECK(st != SRT_OK && m == NULL && strstr(srt_last_error(), bad[i].want) != NULL, "it is refused: %s (%s)", srt_status_str(st), srt_last_error());
-        srt_model_free(m); m = NULL;
-    }
+    for (i = 0; i < sizeof bad / sizeof bad[0]; i++)
+        expect_refused(path, write_srt_ex(path, &c, &w, bad[i].skip, 0, bad[i].lr_type, bad[i].factor0), bad[i].what, bad[i].want);
     if (write_srt(path, &c, &w, NULL, 0) && srt_model_load(path, &md, &m) == SRT_OK) {
         srt_session_desc sd;
         srt_session *s32 = NULL, *s64 = NULL, *s32b = NULL;

@@ -1119,30 +1119,39 @@ static void srti__infer_llama3(srti_model *m) {
    and up in one (ffn_up: 2 n_ff rows, gate first). Each part becomes the tensor other
    architectures have: the same bytes, a range of the fused rows (rows are whole quantization
    blocks, so any type splits). A model that already stores them apart is left as it is. */
+/* The parts a fused tensor splits into (0 = not fused): their names and rows; *dot = the name's
+   ".attn_qkv.weight" / ".ffn_up.weight" (after "blk.N"). */
+static int srti__fused_parts(const srti_tensor *t, const srti_hparams *hp, const char *const **part, uint64_t rows[3], const char **dot) {
+    static const char *const qkv[3] = {"attn_q", "attn_k", "attn_v"}, *const gu[2] = {"ffn_gate", "ffn_up"};
+    const uint64_t F = hp->n_ff;
+    *dot = strncmp(t->name, "blk.", 4) ? NULL : strchr(t->name + 4, '.');
+    if (!*dot) return 0;
+    if (!strcmp(*dot, ".attn_qkv.weight")) {
+        *part = qkv;
+        rows[0] = (uint64_t)hp->n_head * hp->head_dim; rows[1] = rows[2] = (uint64_t)hp->n_head_kv * hp->head_dim;
+        return 3;
+    }
+    if (!strcmp(*dot, ".ffn_up.weight") && F > 0 && t->ne[1] == 2 * F) { *part = gu; rows[0] = rows[1] = F; return 2; }
+    return 0;
+}
 static int srti__split_fused(srti_model *m, char *err, size_t errlen) {
-    const srti_hparams *hp = &m->hp;
-    const uint64_t Q = (uint64_t)hp->n_head * hp->head_dim, KV = (uint64_t)hp->n_head_kv * hp->head_dim, F = hp->n_ff;
     uint32_t i, n_new = 0, k;
     srti_tensor *nt;
-    if (strcmp(hp->arch, "phi3") != 0) return 0;
+    const char *const *part;
+    const char *dot;
+    uint64_t rows[3];
+    if (strcmp(m->hp.arch, "phi3") != 0) return 0;
     for (i = 0; i < m->n_tensors; i++) {
-        const char *nm = m->tensors[i].name, *dot = strchr(nm + (strncmp(nm, "blk.", 4) ? 0 : 4), '.');
-        if (strncmp(nm, "blk.", 4) != 0 || !dot) continue;
-        if (!strcmp(dot, ".attn_qkv.weight")) n_new += 2;
-        else if (!strcmp(dot, ".ffn_up.weight") && m->tensors[i].ne[1] == 2 * F && F > 0) n_new += 1;
+        const int n_parts = srti__fused_parts(&m->tensors[i], &m->hp, &part, rows, &dot);
+        if (n_parts) n_new += (uint32_t)n_parts - 1;
     }
     if (n_new == 0) return 0;
     nt = (srti_tensor *)SRTI_CALLOC((size_t)m->n_tensors + n_new, sizeof(srti_tensor));
     if (!nt) { srti__seterr(err, errlen, "out of memory"); return 1; }
     for (i = 0, k = 0; i < m->n_tensors; i++) {
         const srti_tensor *t = &m->tensors[i];
-        const char *dot = strncmp(t->name, "blk.", 4) ? NULL : strchr(t->name + 4, '.');
-        static const char *qkv[3] = {"attn_q", "attn_k", "attn_v"}, *gu[2] = {"ffn_gate", "ffn_up"};
-        uint64_t rows[3];
-        const char **part = NULL;
-        int n_parts = 0, j;
-        if (dot && !strcmp(dot, ".attn_qkv.weight")) { part = qkv; n_parts = 3; rows[0] = Q; rows[1] = rows[2] = KV; }
-        else if (dot && !strcmp(dot, ".ffn_up.weight") && t->ne[1] == 2 * F) { part = gu; n_parts = 2; rows[0] = rows[1] = F; }
+        const int n_parts = srti__fused_parts(t, &m->hp, &part, rows, &dot);
+        int j;
         if (!n_parts) { nt[k++] = *t; continue; }
         if (t->n_dims != 2 || t->ne[1] != rows[0] + rows[1] + (n_parts == 3 ? rows[2] : 0) || t->nbytes == 0 ||
             t->nbytes % t->ne[1] != 0 || t->permute_heads || t->values) {
