@@ -62,7 +62,9 @@
      SRT_CUDA_PDL=0 launches the GEMV and the SpMM plainly, not as programmatic dependents
      (compute capability 9.0 on: they read their first weights while the kernel before finishes);
      SRT_CUDA_GEMV_BLOCKS=N gives a GEMV launch at most N blocks per token block, each taking
-     tiles in turn (tests; a tuning experiment: see the GEMV); SRT_CUDA_MMA_MIN=N runs integer
+     tiles in turn (tests; a tuning experiment: see the GEMV); SRT_CUDA_GEMV_WARP=4/8/16 (1: by the
+     launch's size) runs the decode GEMV with K split across that many warps per tile
+     (srt__cu_gemv_warp: an experiment, off until measured on a GPU); SRT_CUDA_MMA_MIN=N runs integer
      GEMMs of N tokens and more on the tensor cores whatever their shape (0: never; tests).
      Fusions, because a decode step of a large model is hundreds of small launches and each costs
      a gap on the GPU: every matrix product adds into the residual itself (x += W x: no add
@@ -281,6 +283,10 @@ struct srt__cuda {
     bool graphs = true, sync_each = false;
     bool pdl = false;        /* programmatic dependent launch (compute capability 9.0 on, unless SRT_CUDA_PDL=0) */
     int gemv_blocks = 0;     /* > 0: at most this many blocks per token block of a GEMV / GEMM launch (SRT_CUDA_GEMV_BLOCKS) */
+    /* the decode GEMV with K split across warps (srt__cu_gemv_warp), SRT_CUDA_GEMV_WARP: 0 off, 4 / 8 / 16
+       warps per block, 1 chosen by the launch's size; gemv_warp_launches counts its launches (tests) */
+    int gemv_warp = 0;
+    uint64_t gemv_warp_launches = 0;
     int cublas_min = 32;
     /* integer GEMMs on the tensor cores (srt__cu_gemm_mma) from mma_min tokens where tokens x rows
        >= mma_work (below that the tiled kernel was faster on the H200); SRT_CUDA_MMA_MIN=N: from N
@@ -722,6 +728,171 @@ static void srt__cu_gemv_split(const srt__cuda_mat &w, int kstep, int *S, int *G
     *S = (int)s;
     *GB = (int)(SRT__CU_GEMV_SLOTS / s);   /* >= gb */
     if ((uint64_t)*GB > w.ng) *GB = (int)w.ng;
+}
+
+/* The decode GEMV with a tile's K split across a block's warps (SRT_CUDA_GEMV_WARP; not the default
+   until measured on a GPU against srt__cu_gemv_int). A block takes one item of one token (a tile;
+   SWIGLU: a gate tile and its up tile, half the warps each); the warps of a unit (tile) take
+   contiguous ranges of its groups. A warp step reads 512 contiguous bytes: lane l takes quad
+   l % 4 (rows 4q..4q+3) of chunk l / 4 of the next 8, SRT__CU_WARP_STEPS steps of weights and
+   codes in flight in registers (no barriers between the loads and their sums, so a warp's reads do
+   not stop while others add up; the first steps' weights are loaded before srt__cu_dep_wait).
+   A group's chunks lie on lanes l ^ 4, l ^ 8, l ^ 16: their int sums are added with shuffles, each
+   of the first two exchanges halving the rows a lane holds (4 rows over 4 lanes: 3 shuffles, not 8),
+   and written to shared memory, one (group, row) per lane. Then 16 lanes per unit apply the
+   reference epilogue in group order, as the tiled kernel does: bit for bit its result, and the
+   CPU's. Groups must be 1, 2 or 4 chunks or a multiple of 8 (steps then start on a group), and
+   units x groups <= NGM (the scales, dx and int sums of the tile in shared memory): anything else
+   takes the tiled kernel (srt__cu_gemv_warp_fits). */
+#define SRT__CU_WARP_STEPS 4
+#define SRT__CU_WARP_NGM 448   /* the larger NGM: Llama-3-8B's down projection, 14336 columns in groups of 32 */
+static bool srt__cu_gemv_warp_fits(const srt__cuda_mat &w, int kstep, int units) {
+    const uint64_t cpg = w.group / (uint64_t)kstep;
+    return w.group % (uint64_t)kstep == 0 && (cpg == 1 || cpg == 2 || cpg == 4 || cpg % 8 == 0) && (uint64_t)units * w.ng <= SRT__CU_WARP_NGM;
+}
+template <int F, int NGM>
+__global__ void __launch_bounds__(512) srt__cu_gemv_warp(srt__cu_gemv_args A, const int8_t *qa, const float *da) {
+    typedef srt__cu_fmt<F> fm;
+    /* steps in flight, code words per chunk (Q1: 8, so fewer steps to keep the registers) */
+    enum { D = F == SRT_Q1 ? SRT__CU_WARP_STEPS / 2 : SRT__CU_WARP_STEPS, XW = fm::per_byte };
+    __shared__ int s_acc[NGM * 16];      /* unit u's group g: row sums at (u ng + g) 16 */
+    __shared__ uint4 s_sc4[NGM * 2];     /* and its 16 f16 scales */
+    __shared__ float s_d[NGM];           /* dx of group g (the units share x) */
+    const uint16_t *s_sc = (const uint16_t *)s_sc4;
+    const int tid = (int)threadIdx.x, lane = tid & 31, warp = tid >> 5, warps = (int)(blockDim.x >> 5);
+    const bool swiglu = A.mode == SRT__CU_SWIGLU;
+    const int units = swiglu ? 2 : 1, wpu = warps / units, unit = warp / wpu, wi = warp % wpu;
+    const uint32_t ks = (uint32_t)fm::kstep, cpg = A.w0.group / ks, ng = (uint32_t)A.w0.ng, chunks = (uint32_t)A.w0.chunks;
+    const uint64_t t = blockIdx.y;
+    const int8_t *qa_t = qa + t * A.w0.kp;
+    /* the matrix and tile of unit u */
+    int m0;
+    uint64_t tile;
+    {
+        const unsigned item = blockIdx.x;
+        if (swiglu) { m0 = 0; tile = item; }
+        else { m0 = item < A.end0 ? 0 : item < A.end1 ? 1 : 2; tile = item - (m0 == 0 ? 0u : m0 == 1 ? A.end0 : A.end1); }
+    }
+    const auto mat_of = [&](int u) { return swiglu ? u : m0; };
+    const auto scales_of = [&](int u) { const int m = mat_of(u); return (m == 0 ? A.w0.sc : m == 1 ? A.w1.sc : A.w2.sc) + tile * ng * 16; };
+    /* this warp's groups and chunks, steps of 8 chunks; lane l's 16 bytes of step s at wt + 32 s */
+    const uint32_t g_lo = (uint32_t)((uint64_t)wi * ng / (uint64_t)wpu), g_hi = (uint32_t)((uint64_t)(wi + 1) * ng / (uint64_t)wpu);
+    const uint32_t c_lo = g_lo * cpg, c_hi = srt__cu_min32(g_hi * cpg, chunks), cl = (uint32_t)lane >> 2;
+    const int steps = c_hi > c_lo ? (int)((c_hi - c_lo + 7) / 8) : 0;
+    const uint8_t *v = mat_of(unit) == 0 ? A.w0.v : mat_of(unit) == 1 ? A.w1.v : A.w2.v;
+    const uint4 *wt = (const uint4 *)(v + tile * chunks * 64) + c_lo * 4 + (uint32_t)lane;
+    const auto in_range = [&](int s) { return c_lo + 8u * (uint32_t)s + cl < c_hi; };
+    uint4 wb[D];
+    uint32_t xb[D][XW];
+#pragma unroll
+    for (int i = 0; i < D; i++) wb[i] = in_range(i) ? __ldg(wt + 32 * i) : make_uint4(0u, 0u, 0u, 0u);
+    for (int e = tid; e < units * (int)ng * 2; e += (int)blockDim.x) {
+        const int u = e / (2 * (int)ng), r = e % (2 * (int)ng);
+        srt__cu_cp_async16(&s_sc4[(uint32_t)u * ng * 2 + (uint32_t)r], (const uint4 *)scales_of(u) + r);
+    }
+    srt__cu_cp_async_commit();
+    srt__cu_dep_wait();   /* the codes and dx (written by the quantization pass) from here */
+    for (uint32_t g = (uint32_t)tid; g < ng; g += blockDim.x) s_d[g] = da[t * ng + g];
+    /* the codes of chunk c (columns c ks ..) as XW words */
+    const auto load_codes = [&](int s, uint32_t *x) {
+        const uint32_t *p = (const uint32_t *)(qa_t + (uint64_t)(c_lo + 8u * (uint32_t)s + cl) * ks);
+        const bool ok = in_range(s);
+#pragma unroll
+        for (int e = 0; e < XW; e++) x[e] = ok ? __ldg(p + e) : 0u;
+    };
+#pragma unroll
+    for (int i = 0; i < D; i++) load_codes(i, xb[i]);
+    /* sums of the group(s) ending at step s, written to s_acc */
+    const int b2 = (lane >> 2) & 1, b3 = (lane >> 3) & 1, q = lane & 3;
+    int *acc_u = s_acc + (uint32_t)unit * ng * 16;
+    int acc[4] = {0, 0, 0, 0};
+    const uint32_t spg = cpg >= 8 ? cpg / 8 : 1;   /* steps per group (groups of 8 chunks or more) */
+    for (int s0 = 0; s0 < steps; s0 += D) {
+#pragma unroll
+        for (int i = 0; i < D; i++) {
+            const int s = s0 + i;
+            if (s >= steps) break;
+            const uint4 wu = wb[i];
+            uint32_t xw[XW];
+#pragma unroll
+            for (int e = 0; e < XW; e++) xw[e] = xb[i][e];
+            if (s + D < steps) {   /* step s + D's loads before this step's sums */
+                wb[i] = in_range(s + D) ? __ldg(wt + 32 * (s + D)) : make_uint4(0u, 0u, 0u, 0u);
+                load_codes(s + D, xb[i]);
+            }
+            const uint32_t ww[4] = {wu.x, wu.y, wu.z, wu.w};
+            if (F == SRT_Q8) {
+#pragma unroll
+                for (int r = 0; r < 4; r++) acc[r] = __dp4a((int)ww[r], (int)xw[0], acc[r]);
+            } else {
+                int a[4] = {0, 0, 0, 0}, qs = 0;
+#pragma unroll
+                for (int st = 0; st < fm::per_byte; st++) {
+                    qs = __dp4a((int)xw[st], 0x01010101, qs);
+#pragma unroll
+                    for (int r = 0; r < 4; r++) a[r] = __dp4a(srt__cu_codes<F>(ww[r], st), (int)xw[st], a[r]);
+                }
+#pragma unroll
+                for (int r = 0; r < 4; r++) acc[r] += fm::mul * a[r] - fm::off * qs;
+            }
+            if (cpg >= 8 && (uint32_t)(s + 1) % spg != 0 && s != steps - 1) continue;   /* the group goes on */
+            /* add the group's chunks: rows {0,1} or {2,3} kept by lane bit 2, then row 2 b2 + b3 by bit 3 */
+            if (cpg >= 2) {
+                const int k0 = b2 ? acc[2] : acc[0], k1 = b2 ? acc[3] : acc[1];
+                const int o0 = __shfl_xor_sync(0xffffffffu, b2 ? acc[0] : acc[2], 4), o1 = __shfl_xor_sync(0xffffffffu, b2 ? acc[1] : acc[3], 4);
+                acc[0] = k0 + o0; acc[1] = k1 + o1;
+            }
+            if (cpg >= 4) {
+                const int k = b3 ? acc[1] : acc[0], o = __shfl_xor_sync(0xffffffffu, b3 ? acc[0] : acc[1], 8);
+                acc[0] = k + o;
+            }
+            if (cpg >= 8) acc[0] += __shfl_xor_sync(0xffffffffu, acc[0], 16);
+            if (cpg >= 8) {
+                if (!(lane & 16)) acc_u[(g_lo + (uint32_t)s / spg) * 16 + (uint32_t)(4 * q + 2 * b2 + b3)] = acc[0];
+            } else {
+                /* the lane's group in the step: chunks cl / cpg; its rows 4q + (cpg 4: 2 b2 + b3; 2: 2 b2 + 0, 1; 1: 0..3) */
+                const uint32_t g = g_lo + (uint32_t)s * (8u / cpg) + cl / cpg;
+                if (g < g_hi) {
+                    int *o = acc_u + g * 16 + 4 * q;
+                    if (cpg == 4) o[2 * b2 + b3] = acc[0];
+                    else if (cpg == 2) { o[2 * b2] = acc[0]; o[2 * b2 + 1] = acc[1]; }
+                    else { o[0] = acc[0]; o[1] = acc[1]; o[2] = acc[2]; o[3] = acc[3]; }
+                }
+            }
+            acc[0] = acc[1] = acc[2] = acc[3] = 0;
+        }
+    }
+    srt__cu_cp_async_wait_all();   /* the scales */
+    __syncthreads();
+    if (warp != 0) return;
+    /* the reference epilogue: lane u 16 + row applies unit u's groups in order (8 groups' operands read at a time) */
+    float yv = 0.0f;
+    const int u = lane >> 4, row = lane & 15;
+    if (u < units) {
+        const int *au = s_acc + (uint32_t)u * ng * 16 + row;
+        const uint16_t *su = s_sc + (uint32_t)u * ng * 16 + row;
+        for (uint32_t g8 = 0; g8 < ng; g8 += 8) {
+            float a[8], mm[8];
+#pragma unroll
+            for (uint32_t e = 0; e < 8; e++)
+                if (g8 + e < ng) { a[e] = (float)au[(g8 + e) * 16]; mm[e] = srt__cu_f16(su[(g8 + e) * 16]) * s_d[g8 + e]; }
+#pragma unroll
+            for (uint32_t e = 0; e < 8; e++)
+                if (g8 + e < ng) yv = fmaf(a[e], mm[e], yv);
+        }
+    }
+    const float up = __shfl_down_sync(0xffffffffu, yv, 16);   /* SWIGLU: the up tile's sum beside the gate's */
+    const uint64_t r = tile * 16 + (uint64_t)row, rows = m0 == 0 ? A.w0.rows : m0 == 1 ? A.w1.rows : A.w2.rows;
+    if (lane >= 16 || r >= rows) return;
+    if (swiglu) {   /* the SwiGLU kernel's operations, in its order */
+        const float g = yv + (A.o0.bias ? A.o0.bias[r] : 0.0f), uv = up + (A.o1.bias ? A.o1.bias[r] : 0.0f);
+        A.o0.y[t * A.o0.ldy + r] = g * (1.0f / (1.0f + srt__cu_expf(-g))) * uv;
+    } else {
+        const srt__cu_gemv_out o = m0 == 0 ? A.o0 : m0 == 1 ? A.o1 : A.o2;
+        const float val = yv + (o.bias ? o.bias[r] : 0.0f);
+        float *yr = o.y + t * o.ldy + r;
+        *yr = A.mode == SRT__CU_ACCUM ? *yr + val : val;
+    }
 }
 
 /* The integer GEMM of prompts on the tensor cores: bit for bit the tiled kernel's result, which
@@ -1192,6 +1363,17 @@ static void srt__cu_int_launch(srt__cuda *S, const srt__cu_gemv_args &a, const i
     if (bn) {
         void (*k)(srt__cu_gemv_args, const int8_t *, const float *, int) = bn == 16 ? srt__cu_gemm_mma<F, 16> : bn == 32 ? srt__cu_gemm_mma<F, 32> : srt__cu_gemm_mma<F, 64>;
         srt__cu_launch_pdl(S, k, dim3((tiles + 3) / 4, srt__cu_blocks((uint64_t)n, (unsigned)bn)), dim3(128), "GEMM kernel (tensor cores)", a, qa, da, n);
+        return;
+    }
+    const int units = a.mode == SRT__CU_SWIGLU ? 2 : 1;
+    if (!gemm && S->gemv_warp && S->gemv_blocks == 0 && srt__cu_gemv_warp_fits(a.w0, srt__cu_fmt<F>::kstep, units)) {
+        /* SRT_CUDA_GEMV_WARP=1: the most warps per block (16, 8, 4) that still run in one wave of about 32 warps per SM */
+        int w = S->gemv_warp;
+        if (w == 1) for (w = 16; w > 4 && (uint64_t)tiles * (uint64_t)n * (uint64_t)w > 32u * (uint64_t)S->sms; w /= 2) {}
+        void (*k)(srt__cu_gemv_args, const int8_t *, const float *) =
+            (uint64_t)units * a.w0.ng <= 128 ? srt__cu_gemv_warp<F, 128> : srt__cu_gemv_warp<F, SRT__CU_WARP_NGM>;
+        srt__cu_launch_pdl(S, k, dim3(tiles, (unsigned)n), dim3(32u * (unsigned)w), "GEMV kernel (warps)", a, qa, da);
+        S->gemv_warp_launches++;
         return;
     }
     int sp, gb;
@@ -2046,6 +2228,10 @@ SRT_API srt_backend *srt_cuda_backend(int device) {
         const char *g = getenv("SRT_CUDA_GRAPHS"), *sy = getenv("SRT_CUDA_SYNC"), *sk = getenv("SRT_CUDA_SPLIT_K"), *pd = getenv("SRT_CUDA_PDL");
         S->pdl = !(pd && pd[0] == '0');
         if (getenv("SRT_CUDA_GEMV_BLOCKS")) S->gemv_blocks = atoi(getenv("SRT_CUDA_GEMV_BLOCKS"));
+        if (getenv("SRT_CUDA_GEMV_WARP")) {
+            const int w = atoi(getenv("SRT_CUDA_GEMV_WARP"));
+            S->gemv_warp = w == 1 || w == 4 || w == 8 || w == 16 ? w : 0;
+        }
         if (getenv("SRT_CUDA_MMA_MIN")) { S->mma_min = atoi(getenv("SRT_CUDA_MMA_MIN")); S->mma_work = 0; }
         S->graphs = !(g && g[0] == '0');
         if (sk && sk[0]) S->split_k = atoi(sk) > 0 ? atoi(sk) : 0;

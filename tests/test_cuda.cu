@@ -502,6 +502,49 @@ static void check_models(void) {
             compare_sessions("llama q8 gqa, 3 GEMV blocks", CU_TMP "model_0.srt", prompt, 40, 16, SRT_KV_F16, 12);
             srt_backend_free(gpu);
         }
+        /* the GEMV with K split across the warps of a block (srt__cu_gemv_warp; SRT_CUDA_GEMV_WARP: 4 and 16
+           warps, and 1: by the launch's size): groups of 1, 2, 4, 8 and more chunks (q1, q2/tq, q4, q8 in
+           groups of 32; 64, 96, 1024 and 16384 columns), a warp's last group or step partial, up to 448
+           groups (the larger shared-memory size), the q/k/v and SwiGLU launches of the models (biases,
+           ACCUM into the residual). Its launches are counted: the checks must not pass on the tiled
+           kernel; 96-column groups of 4-bit codes (12 chunks) must take the tiled kernel. */
+        const char *warp_counts[3] = {"4", "16", "1"};
+        for (int wc = 0; wc < 3; wc++) {
+            setenv("SRT_CUDA_GEMV_WARP", warp_counts[wc], 1);
+            gpu = srt_cuda_backend(dev ? atoi(dev) : 0);
+            unsetenv("SRT_CUDA_GEMV_WARP");
+            if (!gpu) continue;
+            srt_cuda_set_cublas_min_tokens(gpu, 0);
+            const uint64_t before = srt__cu_of(gpu)->gemv_warp_launches;
+            char tag[160];
+            if (wc < 2) {
+                const srt_format fs[] = {SRT_Q8, SRT_Q4, SRT_Q2, SRT_TQ, SRT_Q1};
+                for (size_t i = 0; i < sizeof fs / sizeof fs[0]; i++) {
+                    check_kernels(fs[i], 37, 100, 32);
+                    check_kernels(fs[i], 130, 4100, 64);
+                    check_kernels(fs[i], 33, 1000, 1024);
+                }
+                check_kernels(SRT_Q8, 50, 300, 96);
+                check_kernels(SRT_Q4, 20, 20000, 16384);
+                check_kernels(SRT_Q4, 20, 14336, 32);
+                const uint64_t mid = srt__cu_of(gpu)->gemv_warp_launches;
+                check_kernels(SRT_Q4, 50, 300, 96);
+                CHECK(mid > before && srt__cu_of(gpu)->gemv_warp_launches == mid,
+                      "%s warps: the matrix checks ran the warp GEMV (%llu launches), q4 in groups of 96 the tiled kernel",
+                      warp_counts[wc], (unsigned long long)(mid - before));
+            }
+            const int models[] = {0, 1, 2, 3, 4, 7, 9, 13};
+            const uint64_t start = srt__cu_of(gpu)->gemv_warp_launches;
+            for (size_t i = 0; i < sizeof models / sizeof models[0]; i++) {
+                char path[256];
+                snprintf(path, sizeof path, CU_TMP "model_%d.srt", models[i]);
+                snprintf(tag, sizeof tag, "model %d, GEMV on %s warps", models[i], warp_counts[wc]);
+                compare_sessions(tag, path, prompt, 9, 9, SRT_KV_F16, 6);
+            }
+            CHECK(srt__cu_of(gpu)->gemv_warp_launches > start, "%s warps: the models' decode ran the warp GEMV (%llu launches)",
+                  warp_counts[wc], (unsigned long long)(srt__cu_of(gpu)->gemv_warp_launches - start));
+            srt_backend_free(gpu);
+        }
         /* the tensor-core GEMM from 2 tokens (by default from 16): 3 and 9 tokens in blocks of 16,
            groups ending mid-stage (96), spanning stages (1024, 16384), K not a multiple of 64 */
         setenv("SRT_CUDA_MMA_MIN", "2", 1);
