@@ -64,7 +64,9 @@
      SRT_CUDA_GEMV_BLOCKS=N gives a GEMV launch at most N blocks per token block, each taking
      tiles in turn (tests; a tuning experiment: see the GEMV); SRT_CUDA_GEMV_WARP=4/8/16 (1: by the
      launch's size) runs the decode GEMV with K split across that many warps per tile
-     (srt__cu_gemv_warp: an experiment, off until measured on a GPU); SRT_CUDA_MMA_MIN=N runs integer
+     (srt__cu_gemv_warp: an experiment, off until measured on a GPU); SRT_CUDA_NORM_Q=1 has the
+     RMSNorm before an integer GEMV write its codes (srt__cu_rmsnorm_q: one launch fewer per norm;
+     the same kind of experiment); SRT_CUDA_MMA_MIN=N runs integer
      GEMMs of N tokens and more on the tensor cores whatever their shape (0: never; tests).
      Fusions, because a decode step of a large model is hundreds of small launches and each costs
      a gap on the GPU: every matrix product adds into the residual itself (x += W x: no add
@@ -287,6 +289,7 @@ struct srt__cuda {
        warps per block, 1 chosen by the launch's size; gemv_warp_launches counts its launches (tests) */
     int gemv_warp = 0;
     uint64_t gemv_warp_launches = 0;
+    bool norm_q = false;     /* RMSNorm writing the integer GEMV's codes (srt__cu_rmsnorm_q), SRT_CUDA_NORM_Q=1 */
     int cublas_min = 32;
     /* integer GEMMs on the tensor cores (srt__cu_gemm_mma) from mma_min tokens where tokens x rows
        >= mma_work (below that the tiled kernel was faster on the H200); SRT_CUDA_MMA_MIN=N: from N
@@ -751,10 +754,11 @@ static bool srt__cu_gemv_warp_fits(const srt__cuda_mat &w, int kstep, int units)
     return w.group % (uint64_t)kstep == 0 && (cpg == 1 || cpg == 2 || cpg == 4 || cpg % 8 == 0) && (uint64_t)units * w.ng <= SRT__CU_WARP_NGM;
 }
 template <int F, int NGM>
-__global__ void __launch_bounds__(512) srt__cu_gemv_warp(srt__cu_gemv_args A, const int8_t *qa, const float *da) {
+__global__ void __launch_bounds__(512, 2) srt__cu_gemv_warp(srt__cu_gemv_args A, const int8_t *qa, const float *da) {
     typedef srt__cu_fmt<F> fm;
-    /* steps in flight, code words per chunk (Q1: 8, so fewer steps to keep the registers) */
-    enum { D = F == SRT_Q1 ? SRT__CU_WARP_STEPS / 2 : SRT__CU_WARP_STEPS, XW = fm::per_byte };
+    /* steps in flight (Q1: fewer, to keep the registers); code words per chunk, and per lane: the 4
+       lanes of a chunk load them in turn (lane q words q, q + 4) and pass them round with shuffles */
+    enum { D = F == SRT_Q1 ? SRT__CU_WARP_STEPS / 2 : SRT__CU_WARP_STEPS, XW = fm::per_byte, XL = XW > 4 ? XW / 4 : 1 };
     __shared__ int s_acc[NGM * 16];      /* unit u's group g: row sums at (u ng + g) 16 */
     __shared__ uint4 s_sc4[NGM * 2];     /* and its 16 f16 scales */
     __shared__ float s_d[NGM];           /* dx of group g (the units share x) */
@@ -775,17 +779,29 @@ __global__ void __launch_bounds__(512) srt__cu_gemv_warp(srt__cu_gemv_args A, co
     }
     const auto mat_of = [&](int u) { return swiglu ? u : m0; };
     const auto scales_of = [&](int u) { const int m = mat_of(u); return (m == 0 ? A.w0.sc : m == 1 ? A.w1.sc : A.w2.sc) + tile * ng * 16; };
-    /* this warp's groups and chunks, steps of 8 chunks; lane l's 16 bytes of step s at wt + 32 s */
+    /* this warp's groups and chunks, in steps of 8 chunks */
     const uint32_t g_lo = (uint32_t)((uint64_t)wi * ng / (uint64_t)wpu), g_hi = (uint32_t)((uint64_t)(wi + 1) * ng / (uint64_t)wpu);
     const uint32_t c_lo = g_lo * cpg, c_hi = srt__cu_min32(g_hi * cpg, chunks), cl = (uint32_t)lane >> 2;
     const int steps = c_hi > c_lo ? (int)((c_hi - c_lo + 7) / 8) : 0;
     const uint8_t *v = mat_of(unit) == 0 ? A.w0.v : mat_of(unit) == 1 ? A.w1.v : A.w2.v;
-    const uint4 *wt = (const uint4 *)(v + tile * chunks * 64) + c_lo * 4 + (uint32_t)lane;
-    const auto in_range = [&](int s) { return c_lo + 8u * (uint32_t)s + cl < c_hi; };
-    uint4 wb[D];
-    uint32_t xb[D][XW];
+    /* the next step to load: its weights at wp and codes at xp (lane l's), the lane's chunk in it
+       (cw, cx: none at or past c_hi); a step's loads advance them */
+    const uint4 *wp = (const uint4 *)(v + tile * chunks * 64) + c_lo * 4 + (uint32_t)lane;
+    const uint32_t *xp = (const uint32_t *)(qa_t + (uint64_t)(c_lo + cl) * ks) + (XW == 1 ? 0 : (lane & 3) % XW);
+    uint32_t cw = c_lo + cl, cx = cw;
+    const auto load_weights = [&](uint4 *w) {
+        *w = cw < c_hi ? __ldg(wp) : make_uint4(0u, 0u, 0u, 0u);
+        wp += 32; cw += 8;
+    };
+    const auto load_codes = [&](uint32_t *x) {
 #pragma unroll
-    for (int i = 0; i < D; i++) wb[i] = in_range(i) ? __ldg(wt + 32 * i) : make_uint4(0u, 0u, 0u, 0u);
+        for (int e = 0; e < XL; e++) x[e] = cx < c_hi ? __ldg(xp + 4 * e) : 0u;
+        xp += 2 * ks; cx += 8;   /* 8 chunks of ks bytes */
+    };
+    uint4 wb[D];
+    uint32_t xb[D][XL];
+#pragma unroll
+    for (int i = 0; i < D; i++) load_weights(&wb[i]);
     for (int e = tid; e < units * (int)ng * 2; e += (int)blockDim.x) {
         const int u = e / (2 * (int)ng), r = e % (2 * (int)ng);
         srt__cu_cp_async16(&s_sc4[(uint32_t)u * ng * 2 + (uint32_t)r], (const uint4 *)scales_of(u) + r);
@@ -793,15 +809,8 @@ __global__ void __launch_bounds__(512) srt__cu_gemv_warp(srt__cu_gemv_args A, co
     srt__cu_cp_async_commit();
     srt__cu_dep_wait();   /* the codes and dx (written by the quantization pass) from here */
     for (uint32_t g = (uint32_t)tid; g < ng; g += blockDim.x) s_d[g] = da[t * ng + g];
-    /* the codes of chunk c (columns c ks ..) as XW words */
-    const auto load_codes = [&](int s, uint32_t *x) {
-        const uint32_t *p = (const uint32_t *)(qa_t + (uint64_t)(c_lo + 8u * (uint32_t)s + cl) * ks);
-        const bool ok = in_range(s);
 #pragma unroll
-        for (int e = 0; e < XW; e++) x[e] = ok ? __ldg(p + e) : 0u;
-    };
-#pragma unroll
-    for (int i = 0; i < D; i++) load_codes(i, xb[i]);
+    for (int i = 0; i < D; i++) load_codes(xb[i]);
     /* sums of the group(s) ending at step s, written to s_acc */
     const int b2 = (lane >> 2) & 1, b3 = (lane >> 3) & 1, q = lane & 3;
     int *acc_u = s_acc + (uint32_t)unit * ng * 16;
@@ -813,13 +822,10 @@ __global__ void __launch_bounds__(512) srt__cu_gemv_warp(srt__cu_gemv_args A, co
             const int s = s0 + i;
             if (s >= steps) break;
             const uint4 wu = wb[i];
-            uint32_t xw[XW];
+            uint32_t xw[XW];   /* the chunk's code words, from its 4 lanes */
 #pragma unroll
-            for (int e = 0; e < XW; e++) xw[e] = xb[i][e];
-            if (s + D < steps) {   /* step s + D's loads before this step's sums */
-                wb[i] = in_range(s + D) ? __ldg(wt + 32 * (s + D)) : make_uint4(0u, 0u, 0u, 0u);
-                load_codes(s + D, xb[i]);
-            }
+            for (int e = 0; e < XW; e++) xw[e] = XW == 1 ? xb[i][0] : __shfl_sync(0xffffffffu, xb[i][e / 4], (lane & ~3) | (e % 4));
+            if (s + D < steps) { load_weights(&wb[i]); load_codes(xb[i]); }   /* step s + D's loads before this step's sums */
             const uint32_t ww[4] = {wu.x, wu.y, wu.z, wu.w};
             if (F == SRT_Q8) {
 #pragma unroll
@@ -1339,12 +1345,18 @@ static size_t srt__cu_ws_bytes(uint64_t kp, uint64_t ng, int n) {
     return (gemm > blas ? gemm : blas) + 256;
 }
 
-/* Quantizes x (n tokens) into ws for w (codes qa: n x kp, then scales da: n x ng, as the GEMM
-   reads them); SRT_ERR_OUT_OF_MEMORY if ws_cap is less than srt__cu_ws_bytes. */
-static srt_status srt__cu_quantize_x(srt__cuda *S, const srt__cuda_mat &w, const float *x, int n, void *ws, size_t ws_cap, int8_t **qa, float **da) {
+/* Where the quantized x of n tokens for w lies in ws (codes qa: n x kp, then scales da: n x ng, as
+   the GEMM reads them); SRT_ERR_OUT_OF_MEMORY if ws_cap is less than srt__cu_ws_bytes. */
+static srt_status srt__cu_ws_codes(const srt__cuda_mat &w, int n, void *ws, size_t ws_cap, int8_t **qa, float **da) {
     if (ws_cap < srt__cu_ws_bytes(w.kp, w.ng, n)) return SRT_ERR_OUT_OF_MEMORY;
     *qa = (int8_t *)ws;
     *da = (float *)((uint8_t *)ws + ((size_t)n * (size_t)w.kp + 255) / 256 * 256);
+    return SRT_OK;
+}
+/* Quantizes x (n tokens) into ws for w (srt__cu_ws_codes). */
+static srt_status srt__cu_quantize_x(srt__cuda *S, const srt__cuda_mat &w, const float *x, int n, void *ws, size_t ws_cap, int8_t **qa, float **da) {
+    const srt_status r = srt__cu_ws_codes(w, n, ws, ws_cap, qa, da);
+    if (r != SRT_OK) return r;
     srt__cu_quantize<<<dim3((unsigned)w.ng, (unsigned)n), 128, 0, S->stream>>>(x, w.cols, w.group, w.ng, w.kp, *qa, *da);
     srt__cu_launched(S, "activation quantization");
     return SRT_OK;
@@ -1352,7 +1364,7 @@ static srt_status srt__cu_quantize_x(srt__cuda *S, const srt__cuda_mat &w, const
 /* Launches the integer kernel for n tokens over count <= 3 matrices of x (mode:
    srt__cu_gemv_args): output i is y[i] (+ bias[i]) with leading dimension ldy0 for the first, rows
    for the others (SWIGLU: y[0] only). w[0]'s format decides the kernel; x is quantized into ws
-   first. Blocks take SRT__CU_GEMM_TB tokens each when `gemm` (each weight load serving them all:
+   first (x_quantized: srt__cu_rmsnorm_q has written its codes there already). Blocks take SRT__CU_GEMM_TB tokens each when `gemm` (each weight load serving them all:
    prompt batches), else one (the GEMV: twice the blocks per token block, for one token as many
    as there are tiles). */
 #define SRT__CU_GEMM_TB 4
@@ -1382,14 +1394,14 @@ static void srt__cu_int_launch(srt__cuda *S, const srt__cu_gemv_args &a, const i
                        gemm ? "GEMM kernel" : "GEMV kernel", a, qa, da, n, sp, gb);
 }
 static srt_status srt__cu_int_matmul(srt__cuda *S, int mode, int count, const srt__cuda_mat *const *w, float *const *y, const float *const *bias,
-                                     uint64_t ldy0, int n, const float *x, void *ws, size_t ws_cap, bool gemm) {
+                                     uint64_t ldy0, int n, const float *x, void *ws, size_t ws_cap, bool gemm, bool x_quantized = false) {
     srt__cu_gemv_args a;
     srt__cuda_mat *wa[3] = {&a.w0, &a.w1, &a.w2};
     srt__cu_gemv_out *oa[3] = {&a.o0, &a.o1, &a.o2};
     unsigned tiles = 0, ends[3] = {0, 0, 0};
     int8_t *qa;
     float *da;
-    const srt_status r = srt__cu_quantize_x(S, *w[0], x, n, ws, ws_cap, &qa, &da);
+    const srt_status r = x_quantized ? srt__cu_ws_codes(*w[0], n, ws, ws_cap, &qa, &da) : srt__cu_quantize_x(S, *w[0], x, n, ws, ws_cap, &qa, &da);
     if (r != SRT_OK) return r;
     memset(&a, 0, sizeof a);
     for (int i = 0; i < count; i++) {
@@ -1498,12 +1510,13 @@ static srt_status srt__cu_matmul_dev(srt__cuda *S, const srt__cuda_mat &w, const
 #define SRT__CU_NORM_WIN 4096   /* floats of x in shared memory at a time */
 #endif
 static_assert(SRT__CU_NORM_WIN % (16 * SRT__CU_LOADS) == 0, "RMSNorm's window: whole batches of the 16 chains");
-__global__ void __launch_bounds__(SRT__CU_NORM_THREADS) srt__cu_rmsnorm(float *o, const float *x, const float *w, int len, float eps) {
+/* 1 / sqrt(mean(x^2) + eps) of the len values at xt, as the CPU computes it (16 chains, lane j
+   summing k = j mod 16 with fma, reduced by halves), for every thread of the block (all call it:
+   barriers). x is staged in shared memory a window at a time, so the chains wait on no global load. */
+static __device__ float srt__cu_norm_scale(const float *xt, int len, float eps) {
     __shared__ float s_x[SRT__CU_NORM_WIN];
     __shared__ float s_inv;
     const int tid = (int)threadIdx.x;
-    const uint64_t t = blockIdx.x;
-    const float *xt = x + t * (uint64_t)len;
     float s = 0.0f;
     for (int w0 = 0; w0 < len; w0 += SRT__CU_NORM_WIN) {
         const int n = len - w0 < SRT__CU_NORM_WIN ? len - w0 : SRT__CU_NORM_WIN;
@@ -1544,7 +1557,13 @@ __global__ void __launch_bounds__(SRT__CU_NORM_THREADS) srt__cu_rmsnorm(float *o
         }
     }
     __syncthreads();
-    const float ss = s_inv;
+    return s_inv;
+}
+__global__ void __launch_bounds__(SRT__CU_NORM_THREADS) srt__cu_rmsnorm(float *o, const float *x, const float *w, int len, float eps) {
+    const int tid = (int)threadIdx.x;
+    const uint64_t t = blockIdx.x;
+    const float *xt = x + t * (uint64_t)len;
+    const float ss = srt__cu_norm_scale(xt, len, eps);
     for (int k0 = 0; k0 < len; k0 += SRT__CU_LOADS * SRT__CU_NORM_THREADS) {
         float xv[SRT__CU_LOADS], wv[SRT__CU_LOADS];
 #pragma unroll
@@ -1558,6 +1577,38 @@ __global__ void __launch_bounds__(SRT__CU_NORM_THREADS) srt__cu_rmsnorm(float *o
             const int k = k0 + u * SRT__CU_NORM_THREADS + tid;
             if (k < len) o[t * (uint64_t)len + (uint64_t)k] = wv[u] * (ss * xv[u]);
         }
+    }
+}
+
+/* RMSNorm and the quantization of its output for the integer GEMV that reads it, in one launch
+   (SRT_CUDA_NORM_Q=1: an experiment, off until measured on a GPU; a first version, one block per
+   token, decoded slower on the H200: 246 against 263 tok/s). Block (b, t) computes token t's scale
+   as srt__cu_rmsnorm does (every block of the token the same chains, over x from L2) and, for
+   groups b, b + gridDim.x, ..., writes the codes and dx that srt__cu_quantize would write from the
+   normalized values (which it does not store: only the GEMV reads them): a launch fewer per norm,
+   with the quantization's parallelism kept. */
+__global__ void __launch_bounds__(SRT__CU_NORM_THREADS) srt__cu_rmsnorm_q(const float *x, const float *w, int len, float eps, uint64_t G, uint64_t ng,
+                                                                         uint64_t kp, int8_t *qa, float *da) {
+    __shared__ unsigned int s_max;
+    srt__cu_dep_launch();   /* the GEMV after it may start streaming its weights */
+    const uint64_t t = blockIdx.y, K = (uint64_t)len;
+    const float *xt = x + t * K;
+    const float ss = srt__cu_norm_scale(xt, len, eps);
+    for (uint64_t g = blockIdx.x; g < ng; g += gridDim.x) {
+        const uint64_t k0 = g * G, glen = srt__cu_min(K - k0, G);
+        if (threadIdx.x == 0) s_max = 0u;
+        __syncthreads();
+        for (uint64_t k = threadIdx.x; k < glen; k += blockDim.x) {
+            const float a = fabsf(w[k0 + k] * (ss * xt[k0 + k]));
+            if (a > 0.0f) atomicMax(&s_max, __float_as_uint(a));
+        }
+        __syncthreads();
+        const float d = __uint_as_float(s_max) / 127.0f, id = d > 0.0f ? 1.0f / d : 0.0f;
+        if (threadIdx.x == 0) da[t * ng + g] = d;
+        for (uint64_t k = threadIdx.x; k < glen; k += blockDim.x) qa[t * kp + k0 + k] = (int8_t)srt__cu_act_code(w[k0 + k] * (ss * xt[k0 + k]) * id);
+        if (g == ng - 1)
+            for (uint64_t k = K + threadIdx.x; k < kp; k += blockDim.x) qa[t * kp + k] = 0;
+        __syncthreads();   /* s_max is read before the next group resets it */
     }
 }
 
@@ -2026,19 +2077,44 @@ oom:
 static bool srt__cu_gemv_joins(const srt__cuda_mat &a, const srt__cuda_mat &b, int n) {
     return n == 1 && a.format >= SRT_Q8 && a.format <= SRT_Q1 && a.format == b.format && a.group == b.group && a.cols == b.cols;
 }
+/* the count matrices over the same x all join one GEMV launch */
+static bool srt__cu_gemv_all_join(int count, const srt__cuda_mat *const *w, int n) {
+    bool all = true;
+    for (int i = 0; i < count; i++) all = all && srt__cu_gemv_joins(*w[0], *w[i], n);
+    return all;
+}
+/* ss->xb = RMSNorm(x) (n tokens of len) with weight nw. With S->norm_q, when `gemv` (the integer GEMV
+   launch over w that reads xb next), one srt__cu_rmsnorm_q launch writes xb's codes and dx into the
+   GEMV's scratch instead, and not xb; *quantized then says so. */
+static srt_status srt__cu_norm(srt__cuda *S, srt__cuda_session *ss, const float *x, const float *nw, int len, int n, float eps, const srt__cuda_mat &w,
+                               bool gemv, bool *quantized) {
+    *quantized = false;
+    if (S->norm_q && gemv) {
+        int8_t *qa;
+        float *da;
+        const srt_status r = srt__cu_ws_codes(w, n, ss->ws, ss->ws_cap, &qa, &da);
+        if (r != SRT_OK) return r;
+        const dim3 grid((unsigned)srt__cu_min(w.ng, 256), (unsigned)n);
+        srt__cu_rmsnorm_q<<<grid, SRT__CU_NORM_THREADS, 0, S->stream>>>(x, nw, len, eps, w.group, w.ng, w.kp, qa, da);
+        srt__cu_launched(S, "rmsnorm and quantization");
+        *quantized = true;
+        return SRT_OK;
+    }
+    srt__cu_rmsnorm<<<(unsigned)n, SRT__CU_NORM_THREADS, 0, S->stream>>>(ss->xb, x, nw, len, eps);
+    srt__cu_launched(S, "rmsnorm");
+    return SRT_OK;
+}
 
 /* y_i = W_i x (+ bias_i) for count <= 3 matrices over the same x (q, k, v; gate, up): one GEMV
    launch when they all join; TCSL matrices of one width convert x to f16 once; else a product
    each. */
 static srt_status srt__cu_mm_same_x(srt__cuda *S, srt__cuda_session *ss, int count, const srt__cuda_mat *const *w, float *const *y,
-                                    const float *const *bias, const float *x, int n) {
-    bool gemv = true, tcsl = true;
+                                    const float *const *bias, const float *x, int n, bool x_quantized) {
+    bool tcsl = true;
     srt_status r;
-    for (int i = 0; i < count; i++) {
-        gemv = gemv && srt__cu_gemv_joins(*w[0], *w[i], n);
-        tcsl = tcsl && w[i]->format == SRT_TCSL && w[i]->cols == w[0]->cols;
-    }
-    if (gemv) return srt__cu_int_matmul(S, SRT__CU_STORE, count, w, y, bias, w[0]->rows, n, x, ss->ws, ss->ws_cap, false);
+    for (int i = 0; i < count; i++) tcsl = tcsl && w[i]->format == SRT_TCSL && w[i]->cols == w[0]->cols;
+    if (srt__cu_gemv_all_join(count, w, n))
+        return srt__cu_int_matmul(S, SRT__CU_STORE, count, w, y, bias, w[0]->rows, n, x, ss->ws, ss->ws_cap, false, x_quantized);
     for (int i = 0; i < count; i++) {
         r = tcsl ? srt__cu_tcsl_matmul(S, *w[i], x, n, y[i], w[i]->rows, bias[i], 0, ss->ws, ss->ws_cap, i > 0)
                  : srt__cu_matmul_dev(S, *w[i], x, n, y[i], w[i]->rows, bias[i], 0, ss->ws, ss->ws_cap, SRT_CUDA_PATH_AUTO);
@@ -2063,13 +2139,13 @@ static srt_status srt__cu_enqueue(srt__cuda *S, srt__cuda_session *ss, int n, in
     srt__cu_launched(S, "embedding");
     for (int l = 0; l < M->n_layer; l++) {
         const srt__cuda_layer &L = M->layers[(size_t)l];
-        srt__cu_rmsnorm<<<(unsigned)n, SRT__CU_NORM_THREADS, 0, sm>>>(ss->xb, ss->x, L.attn_norm, E, M->norm_eps);
-        srt__cu_launched(S, "rmsnorm");
         {
             const srt__cuda_mat *w[3] = {&L.wq, &L.wk, &L.wv};
             float *y[3] = {ss->q, ss->k, ss->v};
             const float *b[3] = {L.bq, L.bk, L.bv};
-            if ((r = srt__cu_mm_same_x(S, ss, 3, w, y, b, ss->xb, n)) != SRT_OK) return r;
+            bool quantized;
+            if ((r = srt__cu_norm(S, ss, ss->x, L.attn_norm, E, n, M->norm_eps, L.wq, srt__cu_gemv_all_join(3, w, n), &quantized)) != SRT_OK ||
+                (r = srt__cu_mm_same_x(S, ss, 3, w, y, b, ss->xb, n, quantized)) != SRT_OK) return r;
         }
         if (L.q_norm) {   /* qwen3: every q and k head normalized (rows of head_dim, in place) before the rotation */
             srt__cu_rmsnorm<<<(unsigned)(n * M->n_head), SRT__CU_NORM_THREADS, 0, sm>>>(ss->q, ss->q, L.q_norm, M->head_dim, M->norm_eps);
@@ -2086,15 +2162,16 @@ static srt_status srt__cu_enqueue(srt__cuda *S, srt__cuda_session *ss, int n, in
                                                                             M->n_head / M->n_head_kv, M->head_dim, M->n_head_kv, ss->kv_row, ss->n_ctx, l, ss->kv_type, scale);
         srt__cu_launched(S, "attention");
         SRT__CU_MM(L.wo, ss->att, n, ss->x, nullptr, 1)   /* x += wo att */
-        srt__cu_rmsnorm<<<(unsigned)n, SRT__CU_NORM_THREADS, 0, sm>>>(ss->xb, ss->x, L.ffn_norm, E, M->norm_eps);
-        srt__cu_launched(S, "rmsnorm");
         const srt__cuda_mat *gu[2] = {&L.gate, &L.up};
         float *hbs[2] = {ss->hb, ss->hb2};
         const float *no_bias[2] = {nullptr, nullptr};
-        if (srt__cu_gemv_joins(L.gate, L.up, n) && L.gate.rows == L.up.rows) {   /* gate, up and SwiGLU in one launch */
-            if ((r = srt__cu_int_matmul(S, SRT__CU_SWIGLU, 2, gu, hbs, no_bias, L.gate.rows, n, ss->xb, ss->ws, ss->ws_cap, false)) != SRT_OK) return r;
+        const bool swiglu = srt__cu_gemv_joins(L.gate, L.up, n) && L.gate.rows == L.up.rows;   /* gate, up and SwiGLU in one launch */
+        bool quantized;
+        if ((r = srt__cu_norm(S, ss, ss->x, L.ffn_norm, E, n, M->norm_eps, L.gate, srt__cu_gemv_all_join(2, gu, n), &quantized)) != SRT_OK) return r;
+        if (swiglu) {
+            if ((r = srt__cu_int_matmul(S, SRT__CU_SWIGLU, 2, gu, hbs, no_bias, L.gate.rows, n, ss->xb, ss->ws, ss->ws_cap, false, quantized)) != SRT_OK) return r;
         } else {
-            if ((r = srt__cu_mm_same_x(S, ss, 2, gu, hbs, no_bias, ss->xb, n)) != SRT_OK) return r;
+            if ((r = srt__cu_mm_same_x(S, ss, 2, gu, hbs, no_bias, ss->xb, n, quantized)) != SRT_OK) return r;
             srt__cu_swiglu<<<srt__cu_blocks((uint64_t)n * (uint64_t)F, 256), 256, 0, sm>>>(ss->hb, ss->hb2, (uint64_t)n * (uint64_t)F);
             srt__cu_launched(S, "swiglu");
         }
@@ -2228,6 +2305,7 @@ SRT_API srt_backend *srt_cuda_backend(int device) {
         const char *g = getenv("SRT_CUDA_GRAPHS"), *sy = getenv("SRT_CUDA_SYNC"), *sk = getenv("SRT_CUDA_SPLIT_K"), *pd = getenv("SRT_CUDA_PDL");
         S->pdl = !(pd && pd[0] == '0');
         if (getenv("SRT_CUDA_GEMV_BLOCKS")) S->gemv_blocks = atoi(getenv("SRT_CUDA_GEMV_BLOCKS"));
+        S->norm_q = getenv("SRT_CUDA_NORM_Q") && getenv("SRT_CUDA_NORM_Q")[0] == '1';
         if (getenv("SRT_CUDA_GEMV_WARP")) {
             const int w = atoi(getenv("SRT_CUDA_GEMV_WARP"));
             S->gemv_warp = w == 1 || w == 4 || w == 8 || w == 16 ? w : 0;

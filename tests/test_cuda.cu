@@ -545,6 +545,29 @@ static void check_models(void) {
                   warp_counts[wc], (unsigned long long)(srt__cu_of(gpu)->gemv_warp_launches - start));
             srt_backend_free(gpu);
         }
+        /* RMSNorm writing the integer GEMV's codes (srt__cu_rmsnorm_q, SRT_CUDA_NORM_Q=1), alone and with the
+           warp GEMV: the logits of every step, and a layer of 10 launches instead of 12 (qwen3: 12, not 14) */
+        for (int wc = 0; wc < 2; wc++) {
+            setenv("SRT_CUDA_NORM_Q", "1", 1);
+            if (wc) setenv("SRT_CUDA_GEMV_WARP", "1", 1);
+            gpu = srt_cuda_backend(dev ? atoi(dev) : 0);
+            unsetenv("SRT_CUDA_NORM_Q");
+            unsetenv("SRT_CUDA_GEMV_WARP");
+            if (!gpu) continue;
+            srt_cuda_set_cublas_min_tokens(gpu, 0);
+            const int models[] = {0, 1, 2, 3, 4, 7, 9, 12, 13, 14};
+            for (size_t i = 0; i < sizeof models / sizeof models[0]; i++) {
+                char path[256], tag[160];
+                snprintf(path, sizeof path, CU_TMP "model_%d.srt", models[i]);
+                snprintf(tag, sizeof tag, "model %d, RMSNorm writing the codes%s", models[i], wc ? ", warp GEMV" : "");
+                compare_sessions(tag, path, prompt, 9, 9, SRT_KV_F16, 6);
+            }
+            if (!wc) {
+                check_step_kernels("llama q4, RMSNorm writing the codes", CU_TMP "model_1.srt", prompt, 2, 10, 4, SRT_KV_F16, 1);
+                check_step_kernels("qwen3 q8, RMSNorm writing the codes", CU_TMP "model_12.srt", prompt, 2, 12, 4, SRT_KV_F16, 1);
+            }
+            srt_backend_free(gpu);
+        }
         /* the tensor-core GEMM from 2 tokens (by default from 16): 3 and 9 tokens in blocks of 16,
            groups ending mid-stage (96), spanning stages (1024, 16384), K not a multiple of 64 */
         setenv("SRT_CUDA_MMA_MIN", "2", 1);

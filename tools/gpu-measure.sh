@@ -9,7 +9,8 @@
 #            (q4/q8 again with the tiled GEMM alone, SRT_CUDA_MMA_MIN=0); gpu-gemv: all
 #            formats on the Llama-3.2-1B shapes, q4 and tcsl on the Llama-3-8B ones
 #   gemv     the decode GEMV's kernels against each other (SRT_CUDA_GEMV_WARP=0/4/8/16/1, twice in turn): gpu-gemv
-#            q4/q8 on the Llama-3-8B shapes, then the q4 8B model's decode (made first if missing; not in the default run)
+#            q4/q8 on the Llama-3-8B shapes, then the q4 8B model's decode (made first if missing; not in the default
+#            run), that also with SRT_CUDA_NORM_Q=1
 #   models   the random Llama-3-8B-shaped models, q4 and 70%-sparse tcsl (srt-pack --random, every physical core)
 #   e2e      their decode on the GPU; the q4 one's prompt in one batch of 128 (with and without the tensor-core
 #            GEMM) and at 8192 tokens of context with F16 and Q8 KV caches
@@ -81,7 +82,8 @@ do_kernels() {
 }
 # The decode GEMV kernels against each other in one run (SRT_CUDA_GEMV_WARP: 0 the tiled kernel, 4 / 8 / 16
 # warps per block, 1 chosen by the launch's size), twice in alternation: kernel times on the Llama-3-8B
-# shapes (GPU_GEMV_SHAPES), then the q4 8B decode (its model made first if missing: ~2.5 min on 16 cores).
+# shapes (GPU_GEMV_SHAPES), then the q4 8B decode (its model made first if missing: ~2.5 min on 16 cores),
+# also with SRT_CUDA_NORM_Q=1 (RMSNorm writing the GEMV's codes: 10 launches a layer instead of 12).
 # Lines per W in DIR/gemv-warpW.jsonl.
 do_gemv() {
     local w r bw shapes=${GPU_GEMV_SHAPES:-4096x4096*2,1024x4096*2,14336x4096*2,4096x14336}
@@ -96,9 +98,11 @@ do_gemv() {
         done
     done
     [ -s "$MODELS/llama3-8b-q4.srt" ] || build/srt-pack -q --no-verify --random "$CONFIG" --weights q4 "$MODELS/llama3-8b-q4.srt" || return 1
+    # W and, with the suffix q, RMSNorm writing the GEMV's codes (SRT_CUDA_NORM_Q=1): lines in gemv-warp0q.jsonl ...
     for r in 1 2; do
-        for w in 0 4 8 16 1; do
-            SRT_CUDA_GEMV_WARP=$w "$B" e2e "$MODELS/llama3-8b-q4.srt" --backend cuda --prompt-tokens 16 --tokens 128 --runs 2 --json |
+        for w in 0 4 8 16 1 0q 1q; do
+            SRT_CUDA_GEMV_WARP=${w%q} SRT_CUDA_NORM_Q=$([ "$w" = "${w%q}" ] && echo 0 || echo 1) \
+                "$B" e2e "$MODELS/llama3-8b-q4.srt" --backend cuda --prompt-tokens 16 --tokens 128 --runs 2 --json |
                 tee -a "$DIR/gemv-warp$w.jsonl" || return 1
         done
     done
