@@ -871,20 +871,29 @@ __global__ void __launch_bounds__(512, 2) srt__cu_gemv_warp(srt__cu_gemv_args A,
     srt__cu_cp_async_wait_all();   /* the scales */
     __syncthreads();
     if (warp != 0) return;
-    /* the reference epilogue: lane u 16 + row applies unit u's groups in order (8 groups' operands read at a time) */
+    /* the reference epilogue: lane u 16 + row applies unit u's groups in order, 8 at a time, the next
+       8 groups' operands read while it does (the fma chain is the wait: 448 groups of the 8B down
+       projection are 448 dependent fmas) */
     float yv = 0.0f;
     const int u = lane >> 4, row = lane & 15;
     if (u < units) {
         const int *au = s_acc + (uint32_t)u * ng * 16 + row;
         const uint16_t *su = s_sc + (uint32_t)u * ng * 16 + row;
-        for (uint32_t g8 = 0; g8 < ng; g8 += 8) {
-            float a[8], mm[8];
+        float a[8] = {}, mm[8] = {};
+        const auto operands = [&](uint32_t g8, float *av, float *mv) {
 #pragma unroll
             for (uint32_t e = 0; e < 8; e++)
-                if (g8 + e < ng) { a[e] = (float)au[(g8 + e) * 16]; mm[e] = srt__cu_f16(su[(g8 + e) * 16]) * s_d[g8 + e]; }
+                if (g8 + e < ng) { av[e] = (float)au[(g8 + e) * 16]; mv[e] = srt__cu_f16(su[(g8 + e) * 16]) * s_d[g8 + e]; }
+        };
+        operands(0, a, mm);
+        for (uint32_t g8 = 0; g8 < ng; g8 += 8) {
+            float na[8] = {}, nm[8] = {};
+            if (g8 + 8 < ng) operands(g8 + 8, na, nm);
 #pragma unroll
             for (uint32_t e = 0; e < 8; e++)
                 if (g8 + e < ng) yv = fmaf(a[e], mm[e], yv);
+#pragma unroll
+            for (uint32_t e = 0; e < 8; e++) { a[e] = na[e]; mm[e] = nm[e]; }
         }
     }
     const float up = __shfl_down_sync(0xffffffffu, yv, 16);   /* SWIGLU: the up tile's sum beside the gate's */
