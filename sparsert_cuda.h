@@ -1373,9 +1373,10 @@ static srt_status srt__cu_quantize_x(srt__cuda *S, const srt__cuda_mat &w, const
 /* Launches the integer kernel for n tokens over count <= 3 matrices of x (mode:
    srt__cu_gemv_args): output i is y[i] (+ bias[i]) with leading dimension ldy0 for the first, rows
    for the others (SWIGLU: y[0] only). w[0]'s format decides the kernel; x is quantized into ws
-   first (x_quantized: srt__cu_rmsnorm_q has written its codes there already). Blocks take SRT__CU_GEMM_TB tokens each when `gemm` (each weight load serving them all:
-   prompt batches), else one (the GEMV: twice the blocks per token block, for one token as many
-   as there are tiles). */
+   first (x_quantized: srt__cu_rmsnorm_q has written its codes there already). Blocks take
+   SRT__CU_GEMM_TB tokens each when `gemm` (each weight load serving them all: prompt batches),
+   else one (the GEMV: twice the blocks per token block, for one token as many as there are
+   tiles). */
 #define SRT__CU_GEMM_TB 4
 /* The integer kernel of format F: the tensor-core GEMM when bn (its tokens per block) is not 0,
    else the tiled GEMV (gemm: GEMM) on grid. */
@@ -2115,8 +2116,8 @@ static srt_status srt__cu_norm(srt__cuda *S, srt__cuda_session *ss, const float 
 }
 
 /* y_i = W_i x (+ bias_i) for count <= 3 matrices over the same x (q, k, v; gate, up): one GEMV
-   launch when they all join; TCSL matrices of one width convert x to f16 once; else a product
-   each. */
+   launch when they all join (x_quantized: over the codes srt__cu_norm wrote); TCSL matrices of one
+   width convert x to f16 once; else a product each. */
 static srt_status srt__cu_mm_same_x(srt__cuda *S, srt__cuda_session *ss, int count, const srt__cuda_mat *const *w, float *const *y,
                                     const float *const *bias, const float *x, int n, bool x_quantized) {
     bool tcsl = true;
