@@ -66,7 +66,8 @@
      launch's size) runs the decode GEMV with K split across that many warps per tile
      (srt__cu_gemv_warp: an experiment, off until measured on a GPU); SRT_CUDA_NORM_Q=1 has the
      RMSNorm before an integer GEMV write its codes (srt__cu_rmsnorm_q: one launch fewer per norm;
-     the same kind of experiment); SRT_CUDA_MMA_MIN=N runs integer
+     the same kind of experiment); SRT_CUDA_TCSL_UNSCATTER=1 has the TCSL SpMM zero only the places
+     the last tile wrote, not whole tiles (another); SRT_CUDA_MMA_MIN=N runs integer
      GEMMs of N tokens and more on the tensor cores whatever their shape (0: never; tests).
      Fusions, because a decode step of a large model is hundreds of small launches and each costs
      a gap on the GPU: every matrix product adds into the residual itself (x += W x: no add
@@ -290,6 +291,7 @@ struct srt__cuda {
     int gemv_warp = 0;
     uint64_t gemv_warp_launches = 0;
     bool norm_q = false;     /* RMSNorm writing the integer GEMV's codes (srt__cu_rmsnorm_q), SRT_CUDA_NORM_Q=1 */
+    bool tcsl_unscatter = false;   /* the SpMM zeroing only the places the tile before wrote, SRT_CUDA_TCSL_UNSCATTER=1 */
     int cublas_min = 32;
     /* integer GEMMs on the tensor cores (srt__cu_gemm_mma) from mma_min tokens where tokens x rows
        >= mma_work (below that the tiled kernel was faster on the H200); SRT_CUDA_MMA_MIN=N: from N
@@ -1173,8 +1175,13 @@ static __device__ __forceinline__ void srt__cu_extract(uint8_t *tile, uint32_t w
 }
 
 /* out: splits == 1: y[t * ldy + r] (+ bias), or (accum) y += that; else the partial sums
-   part[(split * n_pad + t) * rows + r]. */
-template <int BN>
+   part[(split * n_pad + t) * rows + r].
+   US (SRT_CUDA_TCSL_UNSCATTER=1; an experiment, off until measured on a GPU): rst_smem zeroes only
+   the places the tile before wrote (its locations kept in 16 registers, two a register), not the
+   whole 8 KB tile: the SpMM is bound by shared-memory traffic (Nsight Compute on the H100: L1 78%
+   busy, DRAM 39%), and at 90% sparsity a tile writes 410 values, 13 warp stores, against the 64
+   of zeroing it (both buffers are zeroed once at the start). */
+template <int BN, bool US>
 __global__ void __launch_bounds__(128) srt__cu_tcsl_spmm(const uint32_t *__restrict__ words, const uint32_t *__restrict__ toff, uint32_t tk,
                                                          const __half *__restrict__ x16, uint64_t Kp, uint32_t rows, int n, int n_pad,
                                                          uint32_t kt_per, int splits, float *__restrict__ y, uint64_t ldy,
@@ -1188,6 +1195,7 @@ __global__ void __launch_bounds__(128) srt__cu_tcsl_spmm(const uint32_t *__restr
     float acc[BN / 8][4];
     uint4 reg[8];
     uint32_t cnt = 0;
+    uint32_t ploc[US ? 16 : 1], pcnt = 0;   /* US: the locations (two a register) and count of the last extracted words */
     /* the tile offsets of K tiles kt, kt + 1 and kt + 2 of this row tile, one load ahead: a tile's
        words load is then one round trip, not two (the offset, then the words) */
     const uint32_t *to = toff + (uint64_t)ti * tk;
@@ -1205,10 +1213,10 @@ __global__ void __launch_bounds__(128) srt__cu_tcsl_spmm(const uint32_t *__restr
         o0 = o1; o1 = o2; \
         if ((kt) + 3 <= kt1) o2 = __ldg(to + (kt) + 3); \
     } while (0)
-    /* rst_smem + the activation tile (BN tokens x 64 columns) by cp.async */
+    /* rst_smem (US: the unscatter instead) + the activation tile (BN tokens x 64 columns) by cp.async */
 #define SRT__CU_PREPARE(buf, kt) do { \
         const uint4 z = make_uint4(0u, 0u, 0u, 0u); \
-        _Pragma("unroll") for (int u = 0; u < 4; u++) ((uint4 *)sa[buf])[u * 128 + tid] = z; \
+        if (!US) _Pragma("unroll") for (int u = 0; u < 4; u++) ((uint4 *)sa[buf])[u * 128 + tid] = z; \
         for (int c = tid; c < BN * 8; c += 128) { \
             const int tr = c >> 3, ch = c & 7; \
             const __half *src = x16 + (uint64_t)(n0 + tr) * Kp + (uint64_t)(kt) * SRT__CU_TT + (uint64_t)ch * 8; \
@@ -1222,12 +1230,29 @@ __global__ void __launch_bounds__(128) srt__cu_tcsl_spmm(const uint32_t *__restr
             if (at < cnt) { \
                 srt__cu_extract(sa[buf], reg[u].x); srt__cu_extract(sa[buf], reg[u].y); \
                 srt__cu_extract(sa[buf], reg[u].z); srt__cu_extract(sa[buf], reg[u].w); \
+                if (US) { ploc[(2 * u) % (US ? 16 : 1)] = (reg[u].x >> 16) | (reg[u].y & 0xffff0000u); \
+                          ploc[(2 * u + 1) % (US ? 16 : 1)] = (reg[u].z >> 16) | (reg[u].w & 0xffff0000u); } \
             } \
         } \
+        pcnt = cnt; \
+    } while (0)
+    /* US: zeroes the places in sa[buf] of the words extracted last (ploc, pcnt: sa[buf]'s tile) */
+#define SRT__CU_UNSCATTER(buf) do { \
+        _Pragma("unroll") for (int u = 0; u < 8; u++) \
+            if ((uint32_t)(u * 128 + tid) * 4u < pcnt) { \
+                const uint32_t lo = ploc[(2 * u) % (US ? 16 : 1)], hi = ploc[(2 * u + 1) % (US ? 16 : 1)]; \
+                const uint32_t l[4] = {lo & 0xffffu, lo >> 16, hi & 0xffffu, hi >> 16}; \
+                _Pragma("unroll") for (int e = 0; e < 4; e++) *(uint16_t *)(sa[buf] + srt__cu_tcsl_smem(l[e] >> 6, l[e] & 63u)) = 0; \
+            } \
     } while (0)
     if (kt0 < kt1) SRT__CU_LOAD_WORDS(kt0);
     srt__cu_dep_wait();   /* x16 (and part, y) from here: the kernels before have finished */
     if (kt0 < kt1) {
+        if (US) {   /* both buffers zeroed once */
+            const uint4 z = make_uint4(0u, 0u, 0u, 0u);
+#pragma unroll
+            for (int u = 0; u < 8; u++) ((uint4 *)sa[0])[u * 128 + tid] = z;
+        }
         SRT__CU_PREPARE(0, kt0);
         __syncthreads();                     /* the zeros before any extract */
         SRT__CU_EXTRACT(0);
@@ -1255,13 +1280,15 @@ __global__ void __launch_bounds__(128) srt__cu_tcsl_spmm(const uint32_t *__restr
                     }
                 }
             }
-            __syncthreads();                 /* the zeros of the other buffer before the extract */
+            __syncthreads();                 /* the zeros of the other buffer before the extract (US: sa[buf] read) */
+            if (US) SRT__CU_UNSCATTER(buf);  /* sa[buf] all zeros again for tile kt + 2 */
             if (more) SRT__CU_EXTRACT(buf ^ 1);
         }
     }
 #undef SRT__CU_LOAD_WORDS
 #undef SRT__CU_PREPARE
 #undef SRT__CU_EXTRACT
+#undef SRT__CU_UNSCATTER
 #pragma unroll
     for (int j = 0; j < BN / 8; j++)
 #pragma unroll
@@ -1330,8 +1357,9 @@ static srt_status srt__cu_tcsl_matmul(srt__cuda *S, const srt__cuda_mat &w, cons
     }
     const dim3 grid((unsigned)w.tm, (unsigned)(p.n_pad / p.bn), (unsigned)p.splits);
     const uint32_t *words = (const uint32_t *)w.v;
-#define SRT__CU_SPMM(BN) srt__cu_launch_pdl(S, srt__cu_tcsl_spmm<BN>, grid, dim3(128), "TCSL SpMM kernel", words, w.toff, (uint32_t)w.tk, \
-                                            (const __half *)x16, Kp, (uint32_t)w.rows, n, p.n_pad, p.kt_per, p.splits, y, ldy, bias, part, accum)
+#define SRT__CU_SPMM(BN) srt__cu_launch_pdl(S, S->tcsl_unscatter ? srt__cu_tcsl_spmm<BN, true> : srt__cu_tcsl_spmm<BN, false>, grid, dim3(128), \
+                                            "TCSL SpMM kernel", words, w.toff, (uint32_t)w.tk, (const __half *)x16, Kp, (uint32_t)w.rows, n, \
+                                            p.n_pad, p.kt_per, p.splits, y, ldy, bias, part, accum)
     switch (p.bn) {
         case 8: SRT__CU_SPMM(8); break;
         case 16: SRT__CU_SPMM(16); break;
@@ -2316,6 +2344,7 @@ SRT_API srt_backend *srt_cuda_backend(int device) {
         S->pdl = !(pd && pd[0] == '0');
         if (getenv("SRT_CUDA_GEMV_BLOCKS")) S->gemv_blocks = atoi(getenv("SRT_CUDA_GEMV_BLOCKS"));
         S->norm_q = getenv("SRT_CUDA_NORM_Q") && getenv("SRT_CUDA_NORM_Q")[0] == '1';
+        S->tcsl_unscatter = getenv("SRT_CUDA_TCSL_UNSCATTER") && getenv("SRT_CUDA_TCSL_UNSCATTER")[0] == '1';
         if (getenv("SRT_CUDA_GEMV_WARP")) {
             const int w = atoi(getenv("SRT_CUDA_GEMV_WARP"));
             S->gemv_warp = w == 1 || w == 4 || w == 8 || w == 16 ? w : 0;

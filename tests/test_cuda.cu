@@ -272,11 +272,12 @@ static void check_tcsl_plan(void) {
                 }
     CHECK(bad == 0 && split > 0, "TCSL launch plans: K covered by the splits, activations and partial sums inside the scratch (%d of %d plans wrong, %d split)", bad, cases, split);
 }
+static srt_backend *gpu_unscatter;   /* a second backend with SRT_CUDA_TCSL_UNSCATTER=1, or NULL */
 static void check_tcsl(uint64_t rows, uint64_t cols, double sparsity) {
     const int ns[] = {1, 3, 8, 9, 17, 33, 64, 65, 100};
     std::vector<float> w(rows * cols), bias(rows);
     srt_tensor_parts lay;
-    int worst_n = 0, bad = 0;
+    int worst_n = 0, bad = 0, unscatter_bad = 0;
     double worst = 0.0;
     for (size_t i = 0; i < w.size(); i++) w[i] = srt_test_frand() < 2.0 * sparsity - 1.0 ? 0.0f : srt_test_frand();
     for (size_t i = 0; i < bias.size(); i++) bias[i] = srt_test_frand();
@@ -292,6 +293,11 @@ static void check_tcsl(uint64_t rows, uint64_t cols, double sparsity) {
         for (int wb = 0; wb < 2; wb++) {
             if (srt_cuda_matmul(gpu, SRT_TCSL, 0, (const void *const *)pp, rows, cols, n, x.data(), wb ? bias.data() : NULL, got.data(),
                                 SRT_CUDA_PATH_AUTO) != SRT_OK) { CHECK(0, "tcsl %llux%llu n=%d: %s", (unsigned long long)rows, (unsigned long long)cols, n, srt_cuda_last_error(gpu)); return; }
+            if (gpu_unscatter) {   /* the same smem tiles at each mma: the same results */
+                std::vector<float> got2(got.size());
+                if (srt_cuda_matmul(gpu_unscatter, SRT_TCSL, 0, (const void *const *)pp, rows, cols, n, x.data(), wb ? bias.data() : NULL, got2.data(),
+                                    SRT_CUDA_PATH_AUTO) != SRT_OK || memcmp(got.data(), got2.data(), got.size() * sizeof(float)) != 0) unscatter_bad++;
+            }
             for (int t = 0; t < n; t++)
                 for (uint64_t r = 0; r < rows; r++) {
                     double mag = 0.0;
@@ -304,6 +310,9 @@ static void check_tcsl(uint64_t rows, uint64_t cols, double sparsity) {
     }
     CHECK(bad == 0, "tcsl %llu x %llu at %.0f%%: the SpMM equals the CPU reference within 2e-3 x sum |w x| (n 1..100, with and without bias; worst %.2g at n=%d; %d outside)",
           (unsigned long long)rows, (unsigned long long)cols, sparsity * 100, worst, worst_n, bad);
+    if (gpu_unscatter)
+        CHECK(unscatter_bad == 0, "tcsl %llu x %llu at %.0f%%: the SpMM zeroing only the last tile's places equals the one zeroing whole tiles bit for bit (%d calls differ)",
+              (unsigned long long)rows, (unsigned long long)cols, sparsity * 100, unscatter_bad);
 }
 
 /* ---------------------------------------------------------------- models */
@@ -568,6 +577,15 @@ static void check_models(void) {
             }
             srt_backend_free(gpu);
         }
+        /* the TCSL SpMM zeroing only the places the tile before wrote (SRT_CUDA_TCSL_UNSCATTER=1), in the models */
+        setenv("SRT_CUDA_TCSL_UNSCATTER", "1", 1);
+        gpu = srt_cuda_backend(dev ? atoi(dev) : 0);
+        unsetenv("SRT_CUDA_TCSL_UNSCATTER");
+        if (gpu) {
+            compare_sessions_tol("llama tcsl 70% gqa, SpMM unscattering", CU_TMP "model_10.srt", prompt, 40, 16, SRT_KV_F16, 6, 5e-3);
+            compare_sessions_tol("qwen2 tcsl 70% biases neox, SpMM unscattering, batch 1", CU_TMP "model_11.srt", prompt, 9, 1, SRT_KV_F16, 6, 5e-3);
+            srt_backend_free(gpu);
+        }
         /* the tensor-core GEMM from 2 tokens (by default from 16): 3 and 9 tokens in blocks of 16,
            groups ending mid-stage (96), spanning stages (1024, 16384), K not a multiple of 64 */
         setenv("SRT_CUDA_MMA_MIN", "2", 1);
@@ -688,11 +706,33 @@ int main(void) {
     check_api();
     check_tcsl_emulation();
     check_tcsl_plan();
+    setenv("SRT_CUDA_TCSL_UNSCATTER", "1", 1);
+    gpu_unscatter = srt_cuda_backend(env ? atoi(env) : 0);
+    unsetenv("SRT_CUDA_TCSL_UNSCATTER");
     check_tcsl(64, 64, 0.0);
     check_tcsl(130, 300, 0.5);
     check_tcsl(1000, 520, 0.7);
     check_tcsl(2048, 2048, 0.9);
     check_tcsl(333, 4100, 0.99);
+    if (gpu_unscatter) {   /* a split-K target of 0: each block walks every K tile (buffers reused many times) */
+        srt_backend *saved = gpu_unscatter;
+        setenv("SRT_CUDA_TCSL_UNSCATTER", "1", 1);
+        setenv("SRT_CUDA_SPLIT_K", "0", 1);
+        gpu_unscatter = srt_cuda_backend(env ? atoi(env) : 0);
+        unsetenv("SRT_CUDA_TCSL_UNSCATTER");
+        unsetenv("SRT_CUDA_SPLIT_K");
+        srt_backend *plain = gpu;
+        setenv("SRT_CUDA_SPLIT_K", "0", 1);
+        gpu = srt_cuda_backend(env ? atoi(env) : 0);
+        unsetenv("SRT_CUDA_SPLIT_K");
+        if (gpu && gpu_unscatter) { check_tcsl(200, 1100, 0.7); check_tcsl(64, 2048, 0.9); }
+        if (gpu) srt_backend_free(gpu);
+        if (gpu_unscatter) srt_backend_free(gpu_unscatter);
+        gpu = plain;
+        gpu_unscatter = saved;
+    }
+    if (gpu_unscatter) srt_backend_free(gpu_unscatter);
+    gpu_unscatter = NULL;
     {
         const srt_format fs[] = {SRT_F32, SRT_F16, SRT_BF16, SRT_Q8, SRT_Q4, SRT_Q2, SRT_TQ, SRT_Q1};
         for (size_t i = 0; i < sizeof fs / sizeof fs[0]; i++) {

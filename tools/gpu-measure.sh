@@ -8,9 +8,10 @@
 #   kernels  gpu-membw; gpu-gemm: TCSL SpMM vs cuBLAS f16 at 60-90% sparsity (and per split-K target), q4/q8/f16
 #            (q4/q8 again with the tiled GEMM alone, SRT_CUDA_MMA_MIN=0); gpu-gemv: all
 #            formats on the Llama-3.2-1B shapes, q4 and tcsl on the Llama-3-8B ones
-#   gemv     the decode GEMV's kernels against each other (SRT_CUDA_GEMV_WARP=0/4/8/16/1, twice in turn): gpu-gemv
-#            q4/q8 on the Llama-3-8B shapes, then the q4 8B model's decode (made first if missing; not in the default
-#            run), that also with SRT_CUDA_NORM_Q=1
+#   exp      the experiments that are off by default against the default, twice in turn: the warp GEMV
+#            (SRT_CUDA_GEMV_WARP=0/4/8/16/1) and the unscattering SpMM (SRT_CUDA_TCSL_UNSCATTER=0/1) on the
+#            Llama-3-8B shapes, the q4 8B model's decode with each GEMV and with SRT_CUDA_NORM_Q=1 (the model
+#            made first if missing); not in the default run
 #   models   the random Llama-3-8B-shaped models, q4 and 70%-sparse tcsl (srt-pack --random, every physical core)
 #   e2e      their decode on the GPU; the q4 one's prompt in one batch of 128 (with and without the tensor-core
 #            GEMM) and at 8192 tokens of context with F16 and Q8 KV caches
@@ -80,15 +81,17 @@ do_kernels() {
     bench gpu-gemv --format q4,tcsl --sparsity 0.7 --shape 4096x4096*2,1024x4096*2,14336x4096*2,4096x14336 &&
     grep -- '-summary"' "$DIR/gpu.jsonl"
 }
-# The decode GEMV kernels against each other in one run (SRT_CUDA_GEMV_WARP: 0 the tiled kernel, 4 / 8 / 16
-# warps per block, 1 chosen by the launch's size), twice in alternation: kernel times on the Llama-3-8B
-# shapes (GPU_GEMV_SHAPES), then the q4 8B decode (its model made first if missing: ~2.5 min on 16 cores),
-# also with SRT_CUDA_NORM_Q=1 (RMSNorm writing the GEMV's codes: 10 launches a layer instead of 12).
-# Lines per W in DIR/gemv-warpW.jsonl.
-do_gemv() {
-    local w r bw shapes=${GPU_GEMV_SHAPES:-4096x4096*2,1024x4096*2,14336x4096*2,4096x14336}
+# The experiments that are off by default, each against the default in one run, twice in turn, after one
+# read-bandwidth measurement (GPU_MEMBW_MB: a smaller buffer for a dry run):
+# - the decode GEMV: SRT_CUDA_GEMV_WARP = 0 (the tiled kernel), 4 / 8 / 16 warps per block, 1 (by the
+#   launch's size), kernel times on the Llama-3-8B shapes (GPU_GEMV_SHAPES): DIR/gemv-warpW.jsonl;
+# - the TCSL SpMM: SRT_CUDA_TCSL_UNSCATTER = 0 / 1 on the same shapes at 70% and 90%, N = 8, 16, 64
+#   (each line with its cuBLAS time): DIR/tcsl-unscatterU.jsonl;
+# - the q4 8B decode (the model made first if missing: ~2.5 min on 16 cores) for each W, and for W = 0
+#   and 1 with SRT_CUDA_NORM_Q=1 (RMSNorm writing the GEMV's codes), suffix q: DIR/gemv-warpWq.jsonl.
+do_exp() {
+    local w u r bw shapes=${GPU_GEMV_SHAPES:-4096x4096*2,1024x4096*2,14336x4096*2,4096x14336}
     [ -x "$B" ] || { echo "$B is missing: run the test stage first"; return 1; }
-    # one read-bandwidth measurement for all the runs (GPU_MEMBW_MB: a smaller buffer for a dry run)
     bw=$("$B" gpu-membw --mb "${GPU_MEMBW_MB:-4096}" --iters 50 --json | tee -a "$DIR/gpu.jsonl" | sed -n 's/.*"gbs":\([0-9.e+-]*\).*/\1/p')
     [ -n "$bw" ] || { echo "gpu-membw gave no gbs"; return 1; }
     for r in 1 2; do
@@ -96,9 +99,12 @@ do_gemv() {
             SRT_CUDA_GEMV_WARP=$w "$B" gpu-gemv --format q4,q8 --shape "$shapes" --bw "$bw" --json |
                 tee -a "$DIR/gemv-warp$w.jsonl" | grep -- '-summary"' || return 1
         done
+        for u in 0 1; do
+            SRT_CUDA_TCSL_UNSCATTER=$u "$B" gpu-gemm --format tcsl --sparsity 0.7,0.9 --n 8,16,64 --shape "$shapes" --bw "$bw" --json |
+                tee -a "$DIR/tcsl-unscatter$u.jsonl" | grep -- '-summary"' || return 1
+        done
     done
     [ -s "$MODELS/llama3-8b-q4.srt" ] || build/srt-pack -q --no-verify --random "$CONFIG" --weights q4 "$MODELS/llama3-8b-q4.srt" || return 1
-    # W and, with the suffix q, RMSNorm writing the GEMV's codes (SRT_CUDA_NORM_Q=1): lines in gemv-warp0q.jsonl ...
     for r in 1 2; do
         for w in 0 4 8 16 1 0q 1q; do
             SRT_CUDA_GEMV_WARP=${w%q} SRT_CUDA_NORM_Q=$([ "$w" = "${w%q}" ] && echo 0 || echo 1) \
@@ -133,7 +139,7 @@ do_e2e() {
 [ $# -gt 0 ] || set -- test chat kernels models e2e
 for s in "$@"; do
     case $s in
-        test|chat|kernels|gemv|models|e2e) stage "$s" "do_$s" || exit 1 ;;
-        *) echo "usage: tools/gpu-measure.sh [test|chat|kernels|gemv|models|e2e]..." >&2; exit 2 ;;
+        test|chat|kernels|exp|models|e2e) stage "$s" "do_$s" || exit 1 ;;
+        *) echo "usage: tools/gpu-measure.sh [test|chat|kernels|exp|models|e2e]..." >&2; exit 2 ;;
     esac
 done
