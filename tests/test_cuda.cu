@@ -410,6 +410,18 @@ static void check_step_kernels(const char *tag, const char *path, const int32_t 
     srt_model_free(dev);
 }
 
+/* A backend on device SRT_CUDA_DEVICE (else 0) created with environment variable name=value (and
+   name2=value2), which the backend reads when it is created; the variables are unset after. */
+static srt_backend *backend_with(const char *name, const char *value, const char *name2 = NULL, const char *value2 = NULL) {
+    const char *dev = getenv("SRT_CUDA_DEVICE");
+    setenv(name, value, 1);
+    if (name2) setenv(name2, value2, 1);
+    srt_backend *b = srt_cuda_backend(dev ? atoi(dev) : 0);
+    unsetenv(name);
+    if (name2) unsetenv(name2);
+    return b;
+}
+
 static void check_models(void) {
     int32_t prompt[40];
     for (int i = 0; i < 40; i++) prompt[i] = 3 + (i * 37 + 11) % 256;
@@ -470,10 +482,7 @@ static void check_models(void) {
     }
     {   /* decode without CUDA graphs (plain launches) gives the same, and so does TCSL without split-K */
         srt_backend *saved = gpu;
-        const char *dev = getenv("SRT_CUDA_DEVICE");
-        setenv("SRT_CUDA_GRAPHS", "0", 1);
-        gpu = srt_cuda_backend(dev ? atoi(dev) : 0);
-        unsetenv("SRT_CUDA_GRAPHS");
+        gpu = backend_with("SRT_CUDA_GRAPHS", "0");
         if (gpu) {
             srt_cuda_set_cublas_min_tokens(gpu, 0);
             compare_sessions("llama q8 gqa, f16 KV, without CUDA graphs", CU_TMP "model_0.srt", prompt, 40, 16, SRT_KV_F16, 12);
@@ -483,9 +492,7 @@ static void check_models(void) {
         }
         /* the TCSL SpMM in one pass (tiny matrices are otherwise always split along K): the
            epilogue that adds into the residual itself */
-        setenv("SRT_CUDA_SPLIT_K", "0", 1);
-        gpu = srt_cuda_backend(dev ? atoi(dev) : 0);
-        unsetenv("SRT_CUDA_SPLIT_K");
+        gpu = backend_with("SRT_CUDA_SPLIT_K", "0");
         if (gpu) {
             compare_sessions_tol("llama tcsl 70% gqa, without split-K", CU_TMP "model_10.srt", prompt, 40, 16, SRT_KV_F16, 6, 5e-3);
             compare_sessions_tol("qwen2 tcsl 70% biases neox, without split-K, batch 1", CU_TMP "model_11.srt", prompt, 9, 1, SRT_KV_F16, 6, 5e-3);
@@ -497,11 +504,7 @@ static void check_models(void) {
         /* GEMV and GEMM launches of 3 blocks per token block, each taking tiles in turn (across q, k
            and v; in the SwiGLU launch a gate tile, then its up tile), the next one's first weights
            and scales staged while the last is summed up: one batch, two batches, two windows */
-        setenv("SRT_CUDA_GEMV_BLOCKS", "3", 1);
-        setenv("SRT_CUDA_MMA_MIN", "0", 1);   /* (and every GEMM the tiled kernel's) */
-        gpu = srt_cuda_backend(dev ? atoi(dev) : 0);
-        unsetenv("SRT_CUDA_GEMV_BLOCKS");
-        unsetenv("SRT_CUDA_MMA_MIN");
+        gpu = backend_with("SRT_CUDA_GEMV_BLOCKS", "3", "SRT_CUDA_MMA_MIN", "0");   /* (and every GEMM the tiled kernel's) */
         if (gpu) {
             srt_cuda_set_cublas_min_tokens(gpu, 0);
             check_kernels(SRT_Q4, 130, 1100, 32);
@@ -519,9 +522,7 @@ static void check_models(void) {
            kernel; 96-column groups of 4-bit codes (12 chunks) must take the tiled kernel. */
         const char *warp_counts[3] = {"4", "16", "1"};
         for (int wc = 0; wc < 3; wc++) {
-            setenv("SRT_CUDA_GEMV_WARP", warp_counts[wc], 1);
-            gpu = srt_cuda_backend(dev ? atoi(dev) : 0);
-            unsetenv("SRT_CUDA_GEMV_WARP");
+            gpu = backend_with("SRT_CUDA_GEMV_WARP", warp_counts[wc]);
             if (!gpu) continue;
             srt_cuda_set_cublas_min_tokens(gpu, 0);
             const uint64_t before = srt__cu_of(gpu)->gemv_warp_launches;
@@ -557,11 +558,7 @@ static void check_models(void) {
         /* RMSNorm writing the integer GEMV's codes (srt__cu_rmsnorm_q, SRT_CUDA_NORM_Q=1), alone and with the
            warp GEMV: the logits of every step, and a layer of 10 launches instead of 12 (qwen3: 12, not 14) */
         for (int wc = 0; wc < 2; wc++) {
-            setenv("SRT_CUDA_NORM_Q", "1", 1);
-            if (wc) setenv("SRT_CUDA_GEMV_WARP", "1", 1);
-            gpu = srt_cuda_backend(dev ? atoi(dev) : 0);
-            unsetenv("SRT_CUDA_NORM_Q");
-            unsetenv("SRT_CUDA_GEMV_WARP");
+            gpu = backend_with("SRT_CUDA_NORM_Q", "1", "SRT_CUDA_GEMV_WARP", wc ? "1" : "0");
             if (!gpu) continue;
             srt_cuda_set_cublas_min_tokens(gpu, 0);
             const int models[] = {0, 1, 2, 3, 4, 7, 9, 12, 13, 14};
@@ -578,9 +575,7 @@ static void check_models(void) {
             srt_backend_free(gpu);
         }
         /* the TCSL SpMM zeroing only the places the tile before wrote (SRT_CUDA_TCSL_UNSCATTER=1), in the models */
-        setenv("SRT_CUDA_TCSL_UNSCATTER", "1", 1);
-        gpu = srt_cuda_backend(dev ? atoi(dev) : 0);
-        unsetenv("SRT_CUDA_TCSL_UNSCATTER");
+        gpu = backend_with("SRT_CUDA_TCSL_UNSCATTER", "1");
         if (gpu) {
             compare_sessions_tol("llama tcsl 70% gqa, SpMM unscattering", CU_TMP "model_10.srt", prompt, 40, 16, SRT_KV_F16, 6, 5e-3);
             compare_sessions_tol("qwen2 tcsl 70% biases neox, SpMM unscattering, batch 1", CU_TMP "model_11.srt", prompt, 9, 1, SRT_KV_F16, 6, 5e-3);
@@ -588,9 +583,7 @@ static void check_models(void) {
         }
         /* the tensor-core GEMM from 2 tokens (by default from 16): 3 and 9 tokens in blocks of 16,
            groups ending mid-stage (96), spanning stages (1024, 16384), K not a multiple of 64 */
-        setenv("SRT_CUDA_MMA_MIN", "2", 1);
-        gpu = srt_cuda_backend(dev ? atoi(dev) : 0);
-        unsetenv("SRT_CUDA_MMA_MIN");
+        gpu = backend_with("SRT_CUDA_MMA_MIN", "2");
         if (gpu) {
             const srt_format fs[] = {SRT_Q8, SRT_Q4, SRT_Q2, SRT_TQ, SRT_Q1};
             srt_cuda_set_cublas_min_tokens(gpu, 0);
@@ -706,9 +699,7 @@ int main(void) {
     check_api();
     check_tcsl_emulation();
     check_tcsl_plan();
-    setenv("SRT_CUDA_TCSL_UNSCATTER", "1", 1);
-    gpu_unscatter = srt_cuda_backend(env ? atoi(env) : 0);
-    unsetenv("SRT_CUDA_TCSL_UNSCATTER");
+    gpu_unscatter = backend_with("SRT_CUDA_TCSL_UNSCATTER", "1");
     check_tcsl(64, 64, 0.0);
     check_tcsl(130, 300, 0.5);
     check_tcsl(1000, 520, 0.7);
@@ -716,15 +707,9 @@ int main(void) {
     check_tcsl(333, 4100, 0.99);
     if (gpu_unscatter) {   /* a split-K target of 0: each block walks every K tile (buffers reused many times) */
         srt_backend *saved = gpu_unscatter;
-        setenv("SRT_CUDA_TCSL_UNSCATTER", "1", 1);
-        setenv("SRT_CUDA_SPLIT_K", "0", 1);
-        gpu_unscatter = srt_cuda_backend(env ? atoi(env) : 0);
-        unsetenv("SRT_CUDA_TCSL_UNSCATTER");
-        unsetenv("SRT_CUDA_SPLIT_K");
+        gpu_unscatter = backend_with("SRT_CUDA_TCSL_UNSCATTER", "1", "SRT_CUDA_SPLIT_K", "0");
         srt_backend *plain = gpu;
-        setenv("SRT_CUDA_SPLIT_K", "0", 1);
-        gpu = srt_cuda_backend(env ? atoi(env) : 0);
-        unsetenv("SRT_CUDA_SPLIT_K");
+        gpu = backend_with("SRT_CUDA_SPLIT_K", "0");
         if (gpu && gpu_unscatter) { check_tcsl(200, 1100, 0.7); check_tcsl(64, 2048, 0.9); }
         if (gpu) srt_backend_free(gpu);
         if (gpu_unscatter) srt_backend_free(gpu_unscatter);
