@@ -292,6 +292,7 @@ struct srt__cuda {
     uint64_t gemv_warp_launches = 0;
     bool norm_q = false;     /* RMSNorm writing the integer GEMV's codes (srt__cu_rmsnorm_q), SRT_CUDA_NORM_Q=1 */
     bool tcsl_unscatter = false;   /* the SpMM zeroing only the places the tile before wrote, SRT_CUDA_TCSL_UNSCATTER=1 */
+    uint64_t tcsl_unscatter_launches = 0;   /* its launches (tests) */
     int cublas_min = 32;
     /* integer GEMMs on the tensor cores (srt__cu_gemm_mma) from mma_min tokens where tokens x rows
        >= mma_work (below that the tiled kernel was faster on the H200); SRT_CUDA_MMA_MIN=N: from N
@@ -752,8 +753,8 @@ static void srt__cu_gemv_split(const srt__cuda_mat &w, int kstep, int *S, int *G
 #define SRT__CU_WARP_STEPS 4
 #define SRT__CU_WARP_NGM 448   /* the larger NGM: Llama-3-8B's down projection, 14336 columns in groups of 32 */
 static bool srt__cu_gemv_warp_fits(const srt__cuda_mat &w, int kstep, int units) {
-    const uint64_t cpg = w.group / (uint64_t)kstep;
-    return w.group % (uint64_t)kstep == 0 && (cpg == 1 || cpg == 2 || cpg == 4 || cpg % 8 == 0) && (uint64_t)units * w.ng <= SRT__CU_WARP_NGM;
+    const uint64_t cpg = w.group / (uint64_t)kstep;   /* whole: groups are multiples of 32 columns, kstep at most 32 */
+    return (cpg == 1 || cpg == 2 || cpg == 4 || cpg % 8 == 0) && (uint64_t)units * w.ng <= SRT__CU_WARP_NGM;
 }
 template <int F, int NGM>
 __global__ void __launch_bounds__(512, 2) srt__cu_gemv_warp(srt__cu_gemv_args A, const int8_t *qa, const float *da) {
@@ -854,8 +855,8 @@ __global__ void __launch_bounds__(512, 2) srt__cu_gemv_warp(srt__cu_gemv_args A,
                 const int k = b3 ? acc[1] : acc[0], o = __shfl_xor_sync(0xffffffffu, b3 ? acc[0] : acc[1], 8);
                 acc[0] = k + o;
             }
-            if (cpg >= 8) acc[0] += __shfl_xor_sync(0xffffffffu, acc[0], 16);
             if (cpg >= 8) {
+                acc[0] += __shfl_xor_sync(0xffffffffu, acc[0], 16);
                 if (!(lane & 16)) acc_u[(g_lo + (uint32_t)s / spg) * 16 + (uint32_t)(4 * q + 2 * b2 + b3)] = acc[0];
             } else {
                 /* the lane's group in the step: chunks cl / cpg; its rows 4q + (cpg 4: 2 b2 + b3; 2: 2 b2 + 0, 1; 1: 0..3) */
@@ -1179,8 +1180,9 @@ static __device__ __forceinline__ void srt__cu_extract(uint8_t *tile, uint32_t w
    US (SRT_CUDA_TCSL_UNSCATTER=1; an experiment, off until measured on a GPU): rst_smem zeroes only
    the places the tile before wrote (its locations kept in 16 registers, two a register), not the
    whole 8 KB tile: the SpMM is bound by shared-memory traffic (Nsight Compute on the H100: L1 78%
-   busy, DRAM 39%), and at 90% sparsity a tile writes 410 values, 13 warp stores, against the 64
-   of zeroing it (both buffers are zeroed once at the start). */
+   busy, DRAM 39%), and at 90% sparsity a tile writes 410 values: 16 warp stores of 2 bytes a
+   lane (the pack tool's order keeps a store to distinct banks, as for the extract), against the 64
+   wavefronts of zeroing 8 KB (both buffers are zeroed once at the start). */
 template <int BN, bool US>
 __global__ void __launch_bounds__(128) srt__cu_tcsl_spmm(const uint32_t *__restrict__ words, const uint32_t *__restrict__ toff, uint32_t tk,
                                                          const __half *__restrict__ x16, uint64_t Kp, uint32_t rows, int n, int n_pad,
@@ -1367,6 +1369,7 @@ static srt_status srt__cu_tcsl_matmul(srt__cuda *S, const srt__cuda_mat &w, cons
         default: SRT__CU_SPMM(64); break;
     }
 #undef SRT__CU_SPMM
+    if (S->tcsl_unscatter) S->tcsl_unscatter_launches++;
     if (p.splits > 1) {
         srt__cu_tcsl_reduce<<<srt__cu_blocks((uint64_t)n * w.rows, 256), 256, 0, S->stream>>>(part, p.splits, n, p.n_pad, (uint32_t)w.rows, bias, y, ldy, accum);
         srt__cu_launched(S, "TCSL split-K sum");
@@ -2203,9 +2206,9 @@ static srt_status srt__cu_enqueue(srt__cuda *S, srt__cuda_session *ss, int n, in
         const srt__cuda_mat *gu[2] = {&L.gate, &L.up};
         float *hbs[2] = {ss->hb, ss->hb2};
         const float *no_bias[2] = {nullptr, nullptr};
-        const bool swiglu = srt__cu_gemv_joins(L.gate, L.up, n) && L.gate.rows == L.up.rows;   /* gate, up and SwiGLU in one launch */
+        const bool gu_gemv = srt__cu_gemv_all_join(2, gu, n), swiglu = gu_gemv && L.gate.rows == L.up.rows;   /* gate, up and SwiGLU in one launch */
         bool quantized;
-        if ((r = srt__cu_norm(S, ss, ss->x, L.ffn_norm, E, n, M->norm_eps, L.gate, srt__cu_gemv_all_join(2, gu, n), &quantized)) != SRT_OK) return r;
+        if ((r = srt__cu_norm(S, ss, ss->x, L.ffn_norm, E, n, M->norm_eps, L.gate, gu_gemv, &quantized)) != SRT_OK) return r;
         if (swiglu) {
             if ((r = srt__cu_int_matmul(S, SRT__CU_SWIGLU, 2, gu, hbs, no_bias, L.gate.rows, n, ss->xb, ss->ws, ss->ws_cap, false, quantized)) != SRT_OK) return r;
         } else {

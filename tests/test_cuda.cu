@@ -278,6 +278,7 @@ static void check_tcsl(uint64_t rows, uint64_t cols, double sparsity) {
     std::vector<float> w(rows * cols), bias(rows);
     srt_tensor_parts lay;
     int worst_n = 0, bad = 0, unscatter_bad = 0;
+    const uint64_t unscatter_before = gpu_unscatter ? srt__cu_of(gpu_unscatter)->tcsl_unscatter_launches : 0;
     double worst = 0.0;
     for (size_t i = 0; i < w.size(); i++) w[i] = srt_test_frand() < 2.0 * sparsity - 1.0 ? 0.0f : srt_test_frand();
     for (size_t i = 0; i < bias.size(); i++) bias[i] = srt_test_frand();
@@ -311,8 +312,10 @@ static void check_tcsl(uint64_t rows, uint64_t cols, double sparsity) {
     CHECK(bad == 0, "tcsl %llu x %llu at %.0f%%: the SpMM equals the CPU reference within 2e-3 x sum |w x| (n 1..100, with and without bias; worst %.2g at n=%d; %d outside)",
           (unsigned long long)rows, (unsigned long long)cols, sparsity * 100, worst, worst_n, bad);
     if (gpu_unscatter)
-        CHECK(unscatter_bad == 0, "tcsl %llu x %llu at %.0f%%: the SpMM zeroing only the last tile's places equals the one zeroing whole tiles bit for bit (%d calls differ)",
-              (unsigned long long)rows, (unsigned long long)cols, sparsity * 100, unscatter_bad);
+        CHECK(unscatter_bad == 0 && srt__cu_of(gpu_unscatter)->tcsl_unscatter_launches > unscatter_before,
+              "tcsl %llu x %llu at %.0f%%: the SpMM zeroing only the last tile's places (%llu launches) equals the one zeroing whole tiles bit for bit (%d calls differ)",
+              (unsigned long long)rows, (unsigned long long)cols, sparsity * 100,
+              (unsigned long long)(srt__cu_of(gpu_unscatter)->tcsl_unscatter_launches - unscatter_before), unscatter_bad);
 }
 
 /* ---------------------------------------------------------------- models */
@@ -579,6 +582,8 @@ static void check_models(void) {
         if (gpu) {
             compare_sessions_tol("llama tcsl 70% gqa, SpMM unscattering", CU_TMP "model_10.srt", prompt, 40, 16, SRT_KV_F16, 6, 5e-3);
             compare_sessions_tol("qwen2 tcsl 70% biases neox, SpMM unscattering, batch 1", CU_TMP "model_11.srt", prompt, 9, 1, SRT_KV_F16, 6, 5e-3);
+            CHECK(srt__cu_of(gpu)->tcsl_unscatter_launches > 0, "the TCSL models ran the unscattering SpMM (%llu launches)",
+                  (unsigned long long)srt__cu_of(gpu)->tcsl_unscatter_launches);
             srt_backend_free(gpu);
         }
         /* the tensor-core GEMM from 2 tokens (by default from 16): 3 and 9 tokens in blocks of 16,
@@ -705,19 +710,17 @@ int main(void) {
     check_tcsl(1000, 520, 0.7);
     check_tcsl(2048, 2048, 0.9);
     check_tcsl(333, 4100, 0.99);
-    if (gpu_unscatter) {   /* a split-K target of 0: each block walks every K tile (buffers reused many times) */
-        srt_backend *saved = gpu_unscatter;
-        gpu_unscatter = backend_with("SRT_CUDA_TCSL_UNSCATTER", "1", "SRT_CUDA_SPLIT_K", "0");
+    if (gpu_unscatter) srt_backend_free(gpu_unscatter);
+    {   /* both without split-K: each block walks every K tile (its two buffers reused many times) */
         srt_backend *plain = gpu;
         gpu = backend_with("SRT_CUDA_SPLIT_K", "0");
+        gpu_unscatter = backend_with("SRT_CUDA_TCSL_UNSCATTER", "1", "SRT_CUDA_SPLIT_K", "0");
         if (gpu && gpu_unscatter) { check_tcsl(200, 1100, 0.7); check_tcsl(64, 2048, 0.9); }
         if (gpu) srt_backend_free(gpu);
         if (gpu_unscatter) srt_backend_free(gpu_unscatter);
         gpu = plain;
-        gpu_unscatter = saved;
+        gpu_unscatter = NULL;
     }
-    if (gpu_unscatter) srt_backend_free(gpu_unscatter);
-    gpu_unscatter = NULL;
     {
         const srt_format fs[] = {SRT_F32, SRT_F16, SRT_BF16, SRT_Q8, SRT_Q4, SRT_Q2, SRT_TQ, SRT_Q1};
         for (size_t i = 0; i < sizeof fs / sizeof fs[0]; i++) {
