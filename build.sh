@@ -62,7 +62,8 @@ elif [ "${1:-}" = test ] && { [ "${2:-}" = wine ] || [ "${2:-}" = arm ]; }; then
     CROSS=$2; SANITIZE=""; CROSS_DIR=build/${CROSS/wine/win}; B=$CROSS_DIR/bin; mkdir -p "$B"
     OPT="-O2 -g1"   # line tables only: no debugger runs under the emulators
     if [ "$CROSS" = wine ]; then
-        CC=${WINE_CC:-x86_64-w64-mingw32-gcc}; EMU=${WINE:-wine}; EXE=.exe; LIBS="-lm"
+        CC=${WINE_CC:-x86_64-w64-mingw32-gcc}; EMU=${WINE:-wine}; EXE=.exe
+        LIBS="tests/wine_started.c -lm"   # the witness of a start that the wrapper scripts look for
         pkgs="gcc-mingw-w64-x86-64 wine64"; export WINEDEBUG=${WINEDEBUG:--all}
         export WINEPREFIX=${WINEPREFIX:-$PWD/$CROSS_DIR/wineprefix}   # made on first use (seconds)
     else
@@ -443,7 +444,18 @@ run_cross_tests() {
     ln -sfn . "$root/build"; ln -sfn ../../tests "$root/tests"; ln -sfn ../../sparsert.h "$root/sparsert.h"
     for p in "$B"/*"$EXE"; do
         name=$(basename "$p" "$EXE")
-        printf '#!/bin/sh\nexec %s "$(dirname "$0")/bin/%s" "$@"\n' "$EMU" "$name$EXE" > "$root/$name"
+        if [ "$CROSS" = wine ]; then   # once more when wine did not start it (tests/wine_started.c)
+            cat > "$root/$name" <<EOF
+#!/bin/sh
+w=.srt-started-\$\$; rm -f "\$w"
+SRT_WINE_STARTED=\$w $EMU "\$(dirname "\$0")/bin/$name$EXE" "\$@"; rc=\$?
+if [ \$rc -ne 0 ] && [ ! -e "\$w" ]; then
+    echo "[\$0] wine did not start it (status \$rc): once more" >&2
+    SRT_WINE_STARTED=\$w $EMU "\$(dirname "\$0")/bin/$name$EXE" "\$@"; rc=\$?
+fi
+rm -f "\$w"; exit \$rc
+EOF
+        else printf '#!/bin/sh\nexec %s "$(dirname "$0")/bin/%s" "$@"\n' "$EMU" "$name$EXE" > "$root/$name"; fi
         chmod +x "$root/$name"
     done
     cd "$root" || return 1

@@ -111,7 +111,8 @@ static int srt_test_system(const char *cmd) {
     else fprintf(f, "%s\n", cmd);
     fclose(f);
     if (!wine) rc = (int)_spawnlp(_P_WAIT, "sh", "sh", script, (char *)NULL);
-    else if (_spawnl(_P_NOWAIT, "/bin/sh", "sh", script, (char *)NULL) != -1) {
+    else if (_spawnl(_P_NOWAIT, "/bin/sh", "sh", script, (char *)NULL) != -1 ||
+             _spawnl(_P_NOWAIT, "/bin/sh", "sh", script, (char *)NULL) != -1) {   /* a failed start: once more */
         for (i = 0; i < 100 * 3600 && !(f = fopen(status, "rb")); i++) Sleep(10);   /* at most an hour */
         if (f) { if (fscanf(f, "%d", &rc) != 1) rc = -1; fclose(f); }
         remove(status);
