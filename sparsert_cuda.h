@@ -67,7 +67,9 @@
      (srt__cu_gemv_warp: an experiment, off until measured on a GPU); SRT_CUDA_NORM_Q=1 has the
      RMSNorm before an integer GEMV write its codes (srt__cu_rmsnorm_q: one launch fewer per norm;
      the same kind of experiment); SRT_CUDA_TCSL_UNSCATTER=1 has the TCSL SpMM zero only the places
-     the last tile wrote, not whole tiles (another); SRT_CUDA_MMA_MIN=N runs integer
+     the last tile wrote, not whole tiles (another); SRT_CUDA_ATTN_SPLIT=1 runs attention in two
+     launches spread over the GPU (srt__cu_attn_scores / _values: for long contexts, bit for bit
+     srt__cu_attention's result; another); SRT_CUDA_MMA_MIN=N runs integer
      GEMMs of N tokens and more on the tensor cores whatever their shape (0: never; tests).
      Fusions, because a decode step of a large model is hundreds of small launches and each costs
      a gap on the GPU: every matrix product adds into the residual itself (x += W x: no add
@@ -293,6 +295,8 @@ struct srt__cuda {
     bool norm_q = false;     /* RMSNorm writing the integer GEMV's codes (srt__cu_rmsnorm_q), SRT_CUDA_NORM_Q=1 */
     bool tcsl_unscatter = false;   /* the SpMM zeroing only the places the tile before wrote, SRT_CUDA_TCSL_UNSCATTER=1 */
     uint64_t tcsl_unscatter_launches = 0;   /* its launches (tests) */
+    bool attn_split = false;       /* attention in two launches (srt__cu_attn_scores / _values), SRT_CUDA_ATTN_SPLIT=1 */
+    uint64_t attn_split_launches = 0;   /* its launch pairs (tests) */
     int cublas_min = 32;
     /* integer GEMMs on the tensor cores (srt__cu_gemm_mma) from mma_min tokens where tokens x rows
        >= mma_work (below that the tiled kernel was faster on the H200); SRT_CUDA_MMA_MIN=N: from N
@@ -1898,6 +1902,215 @@ __global__ void __launch_bounds__(SRT__CU_ATTN) srt__cu_attention(const srt__cu_
     }
 }
 
+/* Attention for long contexts in two launches (SRT_CUDA_ATTN_SPLIT=1, an experiment, off until
+   measured on a GPU): the same operations in the same order as srt__cu_attention, so the same
+   bits, with the work spread. srt__cu_attention is one block per (token, head); at 8192 positions
+   its sum and its value sums are chains of 8192 steps each waiting on global memory (the q4 8B
+   model decoded 19.7 tok/s on the H100 there, against about 250 at a short context).
+   - srt__cu_attn_scores: blocks (token x head, C) take 128 positions at a time, C blocks per head.
+     F32/F16 rows: 16 / (elements per 16 bytes) lanes per position, lane c holding the reference's
+     accumulators j = c E .. c E + E - 1 (dimensions d = j mod 16, in order) and the halving
+     reduction taken across lanes by shuffles where it crosses them. Q8 rows: a warp per position,
+     lane l one code word of a block of 8 lanes (dp4a, summed exactly by shuffles), then the fma
+     over blocks in order.
+   - srt__cu_attn_values: a warp per (token, head, 32 dimensions). The max (exact in any order),
+     then the sum of exp in position order (32 at a time from the lanes by shuffles), then each
+     lane's fma chain over positions in order, the rows' 32 dimensions and the scores staged in
+     shared memory by cp.async R - 1 chunks of 32 positions ahead.
+   Fits: head_dim a multiple of 16; Q8 also a multiple of 32 with rows of whole words. */
+#define SRT__CU_ATTS_THREADS 128   /* scores: 4 warps of 32 positions */
+template <int T> struct srt__cu_attv_cfg;   /* per KV type: bytes a position takes in a stage, copy size, stages */
+template <> struct srt__cu_attv_cfg<SRT_KV_F32> { enum { PB = 128, CB = 16, R = 3 }; };
+template <> struct srt__cu_attv_cfg<SRT_KV_F16> { enum { PB = 64, CB = 16, R = 6 }; };
+template <> struct srt__cu_attv_cfg<SRT_KV_Q8> { enum { PB = 36, CB = 4, R = 10 }; };   /* 32 codes, the word with the block's scale */
+static inline bool srt__cu_attn_split_fits(srt_kv_type type, int hd, size_t row) {
+    return hd % 16 == 0 && hd <= SRT__CU_MAX_HD && (type != SRT_KV_Q8 || (hd % 32 == 0 && row % 4 == 0));
+}
+
+template <int T>
+__global__ void __launch_bounds__(SRT__CU_ATTS_THREADS) srt__cu_attn_scores(const srt__cu_step *st, const float *q, const unsigned char *kc, float *scores,
+                                                                           int nh, int grp, int hd, int KVH, size_t row, int n_ctx, int layer, float scale) {
+    __shared__ __align__(16) float s_q[SRT__CU_MAX_HD];   /* F32/F16: q; Q8: its codes */
+    __shared__ float s_qd[SRT__CU_MAX_HD / 32];
+    const int l = (int)threadIdx.x, lane = l % 32, warp = l / 32, task = (int)blockIdx.x, t = task / nh, hh = task % nh, kvh = hh / grp, pos = st->pos + t;
+    if ((int)blockIdx.y * SRT__CU_ATTS_THREADS > pos) return;   /* (the whole block) no position of its */
+    const float *qh = q + ((size_t)t * (size_t)nh + (size_t)hh) * (size_t)hd;
+    float *sc = scores + (size_t)task * (size_t)n_ctx;
+    const size_t pstride = (size_t)KVH * row;
+    const unsigned char *kb = kc + (size_t)layer * (size_t)n_ctx * pstride + (size_t)kvh * row;
+    if (T == SRT_KV_Q8) srt__cu_q8_quantize_q(qh, hd, lane, warp, SRT__CU_ATTS_THREADS / 32, (signed char *)s_q, s_qd);
+    else for (int d = l; d < hd; d += SRT__CU_ATTS_THREADS) s_q[d] = qh[d];
+    __syncthreads();
+    for (int i0 = (int)blockIdx.y * SRT__CU_ATTS_THREADS + 32 * warp; i0 <= pos; i0 += (int)gridDim.y * SRT__CU_ATTS_THREADS) {   /* warp-uniform */
+        if (T == SRT_KV_Q8) {
+            /* items (position, k): lane l takes word 32 k + l of the position's row; 8 items' loads at a time */
+            const int W = hd / 4, KW = (W + 31) / 32, nb = hd / 32, items = 32 * KW;
+            float s = 0.0f;
+            for (int b0 = 0; b0 < items; b0 += 8) {
+                int wd[8];
+                uint16_t ks[8];
+#pragma unroll
+                for (int u = 0; u < 8; u++) {
+                    const int it = b0 + u, p = i0 + it / KW, w = 32 * (it % KW) + lane;
+                    const bool ok = it < items && p <= pos && w < W;
+                    const unsigned char *kr = kb + (size_t)p * pstride;
+                    wd[u] = ok ? *(const int *)(kr + 4 * w) : 0;
+                    ks[u] = ok ? *(const uint16_t *)(kr + hd + 2 * (w / 8)) : (uint16_t)0;
+                }
+#pragma unroll
+                for (int u = 0; u < 8; u++) {
+                    const int it = b0 + u, p = i0 + it / KW, k = it % KW, w = 32 * k + lane;
+                    if (it >= items || p > pos) break;   /* warp-uniform */
+                    int dot = w < W ? __dp4a(wd[u], ((const int *)s_q)[w], 0) : 0;
+                    dot += __shfl_xor_sync(0xffffffffu, dot, 1);   /* exact: the block's 8 lanes */
+                    dot += __shfl_xor_sync(0xffffffffu, dot, 2);
+                    dot += __shfl_xor_sync(0xffffffffu, dot, 4);
+                    const float m = w < W ? s_qd[w / 8] * srt__cu_f16(ks[u]) : 0.0f;
+#pragma unroll
+                    for (int bb = 0; bb < 4; bb++) {
+                        const float db = (float)__shfl_sync(0xffffffffu, dot, 8 * bb), mb = __shfl_sync(0xffffffffu, m, 8 * bb);
+                        if (4 * k + bb < nb) s = fmaf(db, mb, s);
+                    }
+                    if (k == KW - 1) {
+                        if (lane == 0) sc[p] = s * scale;
+                        s = 0.0f;
+                    }
+                }
+            }
+        } else {
+            /* E elements per 16-byte load, L = 16 / E lanes per position, 32 / L positions per step */
+            constexpr int E = T == SRT_KV_F16 ? 8 : 4, L = 16 / E, ES = T == SRT_KV_F16 ? 2 : 4;
+            const int c = lane % L;
+#pragma unroll
+            for (int step = 0; step < L; step++) {
+                const int p = i0 + step * (32 / L) + lane / L;
+                const unsigned char *kr = kb + (size_t)p * pstride;
+                float acc[E];
+#pragma unroll
+                for (int e = 0; e < E; e++) acc[e] = 0.0f;
+                if (p <= pos) {
+#pragma unroll 4
+                    for (int k = 0; k < hd / 16; k++) {
+                        const int d0 = 16 * k + c * E;
+                        const uint4 u = *(const uint4 *)(kr + (size_t)d0 * ES);
+                        const uint32_t wv[4] = {u.x, u.y, u.z, u.w};
+#pragma unroll
+                        for (int e = 0; e < E; e++) {
+                            const float kv = T == SRT_KV_F16 ? srt__cu_f16((uint16_t)(wv[e / 2] >> (16 * (e % 2)))) : __uint_as_float(wv[e]);
+                            acc[e] = fmaf(kv, s_q[d0 + e], acc[e]);
+                        }
+                    }
+                }
+#pragma unroll
+                for (int h = 8; h; h >>= 1) {   /* s16[j] += s16[j + h]: across lanes while h >= E */
+                    if (h >= E) {
+#pragma unroll
+                        for (int e = 0; e < E; e++) acc[e] += __shfl_down_sync(0xffffffffu, acc[e], h / E);
+                    } else {
+#pragma unroll
+                        for (int e = 0; e < E; e++) if (e < h) acc[e] += acc[e + h];
+                    }
+                }
+                if (p <= pos && c == 0) sc[p] = acc[0] * scale;
+            }
+        }
+    }
+}
+
+/* Chunk c (positions 32 c ..) into stage c % R: lane-strided copies of the rows' 32 dimensions of
+   slice sl (Q8: and the word with its scale), and the 32 scores; one commit group per chunk, empty
+   past the end. */
+template <int T>
+static __device__ __forceinline__ void srt__cu_attv_stage(unsigned char *ring, int c, int n, int lane, int sl, int hd, const unsigned char *vb,
+                                                         size_t pstride, const float *sc) {
+    typedef srt__cu_attv_cfg<T> C;
+    const int SB = 32 * C::PB + 128, i0 = 32 * c;
+    unsigned char *stg = ring + (c % C::R) * SB;
+    if (i0 < n) {
+        const int dims = hd - 32 * sl < 32 ? hd - 32 * sl : 32;
+        const int cpp = T == SRT_KV_Q8 ? 9 : dims * (T == SRT_KV_F16 ? 2 : 4) / 16;   /* copies per position */
+        for (int k = lane; k < 32 * cpp; k += 32) {
+            const int j = k / cpp, u = k % cpp;
+            if (i0 + j >= n) break;   /* (k grows with j) */
+            const unsigned char *vr = vb + (size_t)(i0 + j) * pstride;
+            if (T == SRT_KV_Q8) srt__cu_cp_async4(stg + j * C::PB + 4 * u, u < 8 ? vr + 32 * sl + 4 * u : vr + hd + 4 * (sl / 2));
+            else srt__cu_cp_async16(stg + j * C::PB + 16 * u, vr + (size_t)(32 * sl) * (T == SRT_KV_F16 ? 2 : 4) + 16 * u);
+        }
+        if (i0 + lane < n) srt__cu_cp_async4(stg + 32 * C::PB + 4 * lane, sc + i0 + lane);
+    }
+    srt__cu_cp_async_commit();
+}
+template <int T>
+__global__ void __launch_bounds__(32) srt__cu_attn_values(const srt__cu_step *st, const unsigned char *vc, const float *scores, float *att,
+                                                         int nh, int grp, int hd, int KVH, size_t row, int n_ctx, int layer) {
+    typedef srt__cu_attv_cfg<T> C;
+    enum { SB = 32 * C::PB + 128 };
+    __shared__ __align__(16) unsigned char ring[C::R * SB];
+    const int lane = (int)threadIdx.x, task = (int)blockIdx.x, sl = (int)blockIdx.y, t = task / nh, hh = task % nh, kvh = hh / grp, n = st->pos + t + 1;
+    const float *sc = scores + (size_t)task * (size_t)n_ctx;
+    const size_t pstride = (size_t)KVH * row;
+    const unsigned char *vb = vc + (size_t)layer * (size_t)n_ctx * pstride + (size_t)kvh * row;
+    for (int c = 0; c < C::R - 1; c++) srt__cu_attv_stage<T>(ring, c, n, lane, sl, hd, vb, pstride, sc);   /* the first values on their way */
+    float mx = -FLT_MAX;
+    for (int i = lane; i < n; i += 128) {   /* exact in any order; NaNs never win */
+        float v[4];
+#pragma unroll
+        for (int u = 0; u < 4; u++) v[u] = i + 32 * u < n ? sc[i + 32 * u] : -FLT_MAX;
+#pragma unroll
+        for (int u = 0; u < 4; u++) if (v[u] > mx) mx = v[u];
+    }
+#pragma unroll
+    for (int o = 16; o; o >>= 1) {
+        const float y = __shfl_xor_sync(0xffffffffu, mx, o);
+        if (y > mx) mx = y;
+    }
+    float sum = 0.0f, cur[4], nxt[4];   /* in position order: 128 scores loaded while the 128 before are added */
+#pragma unroll
+    for (int u = 0; u < 4; u++) cur[u] = 32 * u + lane < n ? sc[32 * u + lane] : 0.0f;
+    for (int g = 0; g < n; g += 128) {
+#pragma unroll
+        for (int u = 0; u < 4; u++) nxt[u] = g + 128 + 32 * u + lane < n ? sc[g + 128 + 32 * u + lane] : 0.0f;
+#pragma unroll
+        for (int u = 0; u < 4; u++) {
+            const int i0 = g + 32 * u, m = n - i0 < 32 ? n - i0 : 32;
+            if (m <= 0) break;
+            const float e = srt__cu_expf(cur[u] - mx);
+            if (m == 32) {
+#pragma unroll
+                for (int j = 0; j < 32; j++) sum += __shfl_sync(0xffffffffu, e, j);
+            } else
+                for (int j = 0; j < m; j++) sum += __shfl_sync(0xffffffffu, e, j);
+        }
+#pragma unroll
+        for (int u = 0; u < 4; u++) cur[u] = nxt[u];
+    }
+    float o = 0.0f;
+    for (int c = 0; 32 * c < n; c++) {
+        srt__cu_attv_stage<T>(ring, c + C::R - 1, n, lane, sl, hd, vb, pstride, sc);   /* into the stage chunk c - 1 used */
+        srt__cu_cp_async_wait_group<C::R - 1>();   /* this lane's copies of chunk c; the warp's after the barrier */
+        __syncwarp();
+        const unsigned char *stg = ring + (c % C::R) * SB;
+        const int m = n - 32 * c < 32 ? n - 32 * c : 32;
+        const float p = lane < m ? srt__cu_expf(((const float *)(stg + 32 * C::PB))[lane] - mx) / sum : 0.0f;
+        float sv = 0.0f;   /* Q8: the slice's block scale, per position */
+#define SRT__CU_ATTV_STEP(j) do { \
+            const unsigned char *vr = stg + (j) * C::PB; \
+            if (T == SRT_KV_Q8) sv = srt__cu_f16((uint16_t)(*(const uint32_t *)(vr + 32) >> (16 * (sl % 2)))); \
+            const float vv = T == SRT_KV_Q8 ? (float)(int8_t)vr[lane] * sv : T == SRT_KV_F16 ? srt__cu_f16(((const uint16_t *)vr)[lane]) : ((const float *)vr)[lane]; \
+            o = fmaf(__shfl_sync(0xffffffffu, p, (j)), vv, o); } while (0)
+        if (m == 32) {
+#pragma unroll
+            for (int j = 0; j < 32; j++) SRT__CU_ATTV_STEP(j);
+        } else
+            for (int j = 0; j < m; j++) SRT__CU_ATTV_STEP(j);
+#undef SRT__CU_ATTV_STEP
+        __syncwarp();   /* the stage is refilled next */
+    }
+    srt__cu_cp_async_wait_all();   /* (nothing is left: chunks past the end copy nothing) */
+    const int d = 32 * sl + lane;
+    if (d < hd) att[((size_t)t * (size_t)nh + (size_t)hh) * (size_t)hd + (size_t)d] = o;
+}
+
 __global__ void srt__cu_swiglu(float *g, const float *up, uint64_t n) {
     const uint64_t i = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x;
     if (i < n) g[i] = g[i] * (1.0f / (1.0f + srt__cu_expf(-g[i]))) * up[i];
@@ -2164,6 +2377,34 @@ static srt_status srt__cu_mm_same_x(srt__cuda *S, srt__cuda_session *ss, int cou
     return SRT_OK;
 }
 
+/* Attention of layer l for n tokens: srt__cu_attention, or with S->attn_split (where the shape
+   fits) the scores in C blocks per head (about 4 blocks per SM in all, at most one per 128
+   positions of the context) and the values in a warp per 32 dimensions. */
+static srt_status srt__cu_attend(srt__cuda *S, srt__cuda_session *ss, int n, int l, float scale) {
+    const srt__cuda_model *M = ss->M;
+    const srt__cu_step *st = (const srt__cu_step *)ss->stage;
+    const int nh = M->n_head, grp = M->n_head / M->n_head_kv, hd = M->head_dim, KVH = M->n_head_kv;
+    const size_t row = ss->kv_row;
+    cudaStream_t sm = S->stream;
+    if (!S->attn_split || !srt__cu_attn_split_fits(ss->kv_type, hd, row)) {
+        srt__cu_attention<<<(unsigned)(n * nh), SRT__CU_ATTN, 0, sm>>>(st, ss->q, ss->k_cache, ss->v_cache, ss->att, ss->scores, nh, grp, hd, KVH, row, ss->n_ctx, l, ss->kv_type, scale);
+        srt__cu_launched(S, "attention");
+        return SRT_OK;
+    }
+    const int chunks = (ss->n_ctx + SRT__CU_ATTS_THREADS - 1) / SRT__CU_ATTS_THREADS, per = std::max(1, 4 * S->sms / (n * nh));
+    const dim3 gs((unsigned)(n * nh), (unsigned)std::min(chunks, per)), gv((unsigned)(n * nh), (unsigned)((hd + 31) / 32));
+    if (ss->kv_type == SRT_KV_Q8) srt__cu_attn_scores<SRT_KV_Q8><<<gs, SRT__CU_ATTS_THREADS, 0, sm>>>(st, ss->q, ss->k_cache, ss->scores, nh, grp, hd, KVH, row, ss->n_ctx, l, scale);
+    else if (ss->kv_type == SRT_KV_F16) srt__cu_attn_scores<SRT_KV_F16><<<gs, SRT__CU_ATTS_THREADS, 0, sm>>>(st, ss->q, ss->k_cache, ss->scores, nh, grp, hd, KVH, row, ss->n_ctx, l, scale);
+    else srt__cu_attn_scores<SRT_KV_F32><<<gs, SRT__CU_ATTS_THREADS, 0, sm>>>(st, ss->q, ss->k_cache, ss->scores, nh, grp, hd, KVH, row, ss->n_ctx, l, scale);
+    srt__cu_launched(S, "attention scores");
+    if (ss->kv_type == SRT_KV_Q8) srt__cu_attn_values<SRT_KV_Q8><<<gv, 32, 0, sm>>>(st, ss->v_cache, ss->scores, ss->att, nh, grp, hd, KVH, row, ss->n_ctx, l);
+    else if (ss->kv_type == SRT_KV_F16) srt__cu_attn_values<SRT_KV_F16><<<gv, 32, 0, sm>>>(st, ss->v_cache, ss->scores, ss->att, nh, grp, hd, KVH, row, ss->n_ctx, l);
+    else srt__cu_attn_values<SRT_KV_F32><<<gv, 32, 0, sm>>>(st, ss->v_cache, ss->scores, ss->att, nh, grp, hd, KVH, row, ss->n_ctx, l);
+    srt__cu_launched(S, "attention values");
+    S->attn_split_launches++;
+    return SRT_OK;
+}
+
 /* The kernels of one forward batch of n tokens (step data already on the device). */
 static srt_status srt__cu_enqueue(srt__cuda *S, srt__cuda_session *ss, int n, int want_logits) {
     const srt__cuda_model *M = ss->M;
@@ -2199,9 +2440,7 @@ static srt_status srt__cu_enqueue(srt__cuda *S, srt__cuda_session *ss, int n, in
             srt__cu_rope_kv<<<srt__cu_blocks(threads, 256), 256, 0, sm>>>(st, l, ss->n_ctx, n, M->n_head, M->n_head_kv, M->head_dim, M->rope_dim, M->rope_neox, cs, ss->q, ss->k, ss->v, ss->kv_type, ss->kv_row, ss->k_cache, ss->v_cache);
             srt__cu_launched(S, "RoPE and KV cache store");
         }
-        srt__cu_attention<<<(unsigned)(n * M->n_head), SRT__CU_ATTN, 0, sm>>>(st, ss->q, ss->k_cache, ss->v_cache, ss->att, ss->scores, M->n_head,
-                                                                            M->n_head / M->n_head_kv, M->head_dim, M->n_head_kv, ss->kv_row, ss->n_ctx, l, ss->kv_type, scale);
-        srt__cu_launched(S, "attention");
+        if ((r = srt__cu_attend(S, ss, n, l, scale)) != SRT_OK) return r;
         SRT__CU_MM(L.wo, ss->att, n, ss->x, nullptr, 1)   /* x += wo att */
         const srt__cuda_mat *gu[2] = {&L.gate, &L.up};
         float *hbs[2] = {ss->hb, ss->hb2};
@@ -2348,6 +2587,7 @@ SRT_API srt_backend *srt_cuda_backend(int device) {
         if (getenv("SRT_CUDA_GEMV_BLOCKS")) S->gemv_blocks = atoi(getenv("SRT_CUDA_GEMV_BLOCKS"));
         S->norm_q = getenv("SRT_CUDA_NORM_Q") && getenv("SRT_CUDA_NORM_Q")[0] == '1';
         S->tcsl_unscatter = getenv("SRT_CUDA_TCSL_UNSCATTER") && getenv("SRT_CUDA_TCSL_UNSCATTER")[0] == '1';
+        S->attn_split = getenv("SRT_CUDA_ATTN_SPLIT") && getenv("SRT_CUDA_ATTN_SPLIT")[0] == '1';
         if (getenv("SRT_CUDA_GEMV_WARP")) {
             const int w = atoi(getenv("SRT_CUDA_GEMV_WARP"));
             S->gemv_warp = w == 1 || w == 4 || w == 8 || w == 16 ? w : 0;

@@ -110,15 +110,16 @@ static int load_pair(const char *tag, const char *path, srt_model **cpu, srt_mod
 
 /* Feeds the same tokens to a CPU and a backend session (batches of n_batch), then generates
    n_gen greedy tokens on both. tol = 0: every logits vector must be equal bit for bit, and the
-   tokens too; tol > 0: max |difference| <= tol x max |logit| (cuBLAS), tokens not compared. */
-static void compare_sessions_tol(const char *tag, const char *path, const int32_t *prompt, int n_prompt, int n_batch, srt_kv_type kv, int n_gen,
-                                 double tol) {
+   tokens too; tol > 0: max |difference| <= tol x max |logit| (cuBLAS), tokens not compared.
+   Sessions of n_ctx positions (compare_sessions, _tol: 128). */
+static void compare_sessions_ctx(const char *tag, const char *path, const int32_t *prompt, int n_prompt, int n_batch, srt_kv_type kv, int n_gen,
+                                 double tol, int n_ctx) {
     srt_model *cpu = NULL, *dev = NULL;
     srt_session *sc = NULL, *sd = NULL;
     srt_session_desc sdesc;
     if (!load_pair(tag, path, &cpu, &dev)) return;
     memset(&sdesc, 0, sizeof sdesc);
-    sdesc.n_ctx = 128; sdesc.n_batch = n_batch; sdesc.kv_type = kv;
+    sdesc.n_ctx = n_ctx; sdesc.n_batch = n_batch; sdesc.kv_type = kv;
     if (srt_session_create(cpu, &sdesc, &sc) != SRT_OK || srt_session_create(dev, &sdesc, &sd) != SRT_OK) {
         CHECK(0, "%s: sessions: %s", tag, srt_last_error());
     } else {
@@ -159,6 +160,10 @@ static void compare_sessions_tol(const char *tag, const char *path, const int32_
     }
     srt_session_destroy(sc); srt_session_destroy(sd);
     srt_model_free(cpu); srt_model_free(dev);
+}
+static void compare_sessions_tol(const char *tag, const char *path, const int32_t *prompt, int n_prompt, int n_batch, srt_kv_type kv, int n_gen,
+                                 double tol) {
+    compare_sessions_ctx(tag, path, prompt, n_prompt, n_batch, kv, n_gen, tol, 128);
 }
 static void compare_sessions(const char *tag, const char *path, const int32_t *prompt, int n_prompt, int n_batch, srt_kv_type kv, int n_gen) {
     compare_sessions_tol(tag, path, prompt, n_prompt, n_batch, kv, n_gen, 0.0);

@@ -445,6 +445,7 @@ static void check_models(void) {
         {"qwen3 q8 q/k norms, head_dim 32 (Q != E)", "qwen3", SRT_Q8, 64, 96, 2, 4, 2, 32, 32, 0, 0},
         {"qwen3 q4 q/k norms, biases", "qwen3", SRT_Q4, 64, 128, 2, 4, 1, 16, 16, 0, 1},
         {"phi3 q4 LongRoPE, partial rope 12 of 16", "phi3", SRT_Q4, 64, 96, 2, 4, 2, 16, 12, 0, 0},
+        {"llama q8 head_dim 64 gqa", "llama", SRT_Q8, 256, 320, 1, 4, 2, 64, 64, 0, 0},
     };
     srt_cuda_set_cublas_min_tokens(gpu, 0);   /* every path in the reference order */
     for (size_t c = 0; c < sizeof cfg / sizeof cfg[0]; c++) {
@@ -584,6 +585,34 @@ static void check_models(void) {
             compare_sessions_tol("qwen2 tcsl 70% biases neox, SpMM unscattering, batch 1", CU_TMP "model_11.srt", prompt, 9, 1, SRT_KV_F16, 6, 5e-3);
             CHECK(srt__cu_of(gpu)->tcsl_unscatter_launches > 0, "the TCSL models ran the unscattering SpMM (%llu launches)",
                   (unsigned long long)srt__cu_of(gpu)->tcsl_unscatter_launches);
+            srt_backend_free(gpu);
+        }
+        /* attention in two launches (srt__cu_attn_scores / _values, SRT_CUDA_ATTN_SPLIT=1): the logits of
+           every step bit for bit, in the short sessions and at 600 positions fed in batches of 64 (a
+           batch's scores in one block per head going over all positions, a decode step's in several
+           blocks per head; the values' stages wrapping around many times); F32, F16 and Q8 caches; heads
+           of 16 (half of a warp's 32 dimensions), 64 and 128 dimensions. A Q8 cache with heads of 16 takes
+           srt__cu_attention. Its launches are counted, so the checks cannot pass on srt__cu_attention. */
+        gpu = backend_with("SRT_CUDA_ATTN_SPLIT", "1");
+        if (gpu) {
+            static int32_t longp[600];
+            for (int i = 0; i < 600; i++) longp[i] = i ? 3 + (i * 37 + 11) % 256 : 1;
+            srt_cuda_set_cublas_min_tokens(gpu, 0);
+            const uint64_t before = srt__cu_of(gpu)->attn_split_launches;
+            compare_sessions("llama q8 gqa, f16 KV, split attention", CU_TMP "model_0.srt", prompt, 40, 16, SRT_KV_F16, 12);
+            compare_sessions("qwen2 f32 biases neox, f32 KV, split attention, batch 1", CU_TMP "model_8.srt", prompt, 9, 1, SRT_KV_F32, 6);
+            compare_sessions_ctx("llama q8 gqa, f16 KV, split attention, 600 positions", CU_TMP "model_0.srt", longp, 600, 64, SRT_KV_F16, 8, 0.0, 640);
+            compare_sessions_ctx("llama q8 gqa, f32 KV, split attention, 600 positions", CU_TMP "model_0.srt", longp, 600, 64, SRT_KV_F32, 8, 0.0, 640);
+            compare_sessions_ctx("llama q4 head_dim 128, q8 KV, split attention, 600 positions", CU_TMP "model_9.srt", longp, 600, 64, SRT_KV_Q8, 8, 0.0, 640);
+            compare_sessions_ctx("llama q4 head_dim 128, f16 KV, split attention, 600 positions", CU_TMP "model_9.srt", longp, 600, 64, SRT_KV_F16, 8, 0.0, 640);
+            compare_sessions_ctx("llama q8 head_dim 64 gqa, q8 KV, split attention, 600 positions", CU_TMP "model_15.srt", longp, 600, 64, SRT_KV_Q8, 8, 0.0, 640);
+            compare_sessions_ctx("llama q8 head_dim 64 gqa, f32 KV, split attention, 300 positions", CU_TMP "model_15.srt", longp, 300, 64, SRT_KV_F32, 8, 0.0, 640);
+            compare_sessions("bf16 rope_dim<head_dim (head_dim 32), f16 KV, split attention", CU_TMP "model_6.srt", prompt, 40, 16, SRT_KV_F16, 6);
+            const uint64_t mid = srt__cu_of(gpu)->attn_split_launches;
+            compare_sessions("llama q8 gqa, q8 KV (heads of 16: srt__cu_attention)", CU_TMP "model_0.srt", prompt, 40, 16, SRT_KV_Q8, 6);
+            CHECK(mid > before && srt__cu_of(gpu)->attn_split_launches == mid,
+                  "the checks ran the split attention (%llu launch pairs); the Q8 cache with heads of 16 srt__cu_attention", (unsigned long long)(mid - before));
+            check_step_kernels("llama q4, split attention", CU_TMP "model_1.srt", prompt, 2, 13, 4, SRT_KV_F16, 1);
             srt_backend_free(gpu);
         }
         /* the tensor-core GEMM from 2 tokens (by default from 16): 3 and 9 tokens in blocks of 16,

@@ -8,7 +8,7 @@
    -ffp-contract=off (no contraction, as nvcc -fmad=false) and this folder first on the include path.
    - A block runs as one fiber per CUDA thread on the calling OS thread, blocks one after the other.
      A fiber switches only at __syncthreads() (all live threads of the block) and at warp
-     collectives (__shfl_*_sync, ldmatrix, mma.sync: all 32 lanes of the warp), so __shared__
+     collectives (__shfl_*_sync, __syncwarp, ldmatrix, mma.sync: all 32 lanes of the warp), so __shared__
      variables can be plain statics. Each warp runs as far as it can (to __syncthreads) before the
      next one starts, first warp first in even blocks and last warp first in odd ones: a missing
      barrier between warps shows up as wrong results. A barrier nobody can pass (a deadlock) and
@@ -314,6 +314,8 @@ static const slot *exchange(const void *mine, size_t bytes) {
 #define gridDim (srt_emu::m().grid_dim)
 static inline void __syncthreads() { srt_emu::barrier(); }
 
+/* a warp barrier: a collective that exchanges nothing */
+static inline void __syncwarp(unsigned = 0xffffffffu) { const int none = 0; srt_emu::exchange(&none, sizeof none); }
 /* shuffles of 4-byte values within segments of `width` lanes */
 template <class T> static inline T srt_emu_shfl(T v, int src, int width) {
     const int lane = srt_emu::m().cur->lane, base = lane & ~(width - 1);
