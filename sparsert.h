@@ -3089,7 +3089,7 @@ typedef struct srt__vec_ops {
     void (*axpy_f32)(float *y, float a, const float *x, uint64_t n);     /* y = fma(a, x, y) */
     void (*axpy_f16)(float *y, float a, const uint16_t *x, uint64_t n);
     void (*exp)(float *x, uint64_t n);                                    /* x = srt__expf(x) */
-    void (*softmax)(float *x, uint64_t n);                                /* as srt__softmax */
+    void (*softmax)(float *x, uint64_t ld, int rows, uint64_t n);        /* srt__softmax on rows rows, ld apart */
     void (*swiglu)(float *g, const float *up, uint64_t n);               /* g = g * (1 / (1 + exp(-g))) * up */
     int32_t (*argmax)(const float *x, int n);                            /* first index of the largest */
     /* attention over n cached rows of hd values (`type` srt__kv_elem; rows `stride` elements apart,
@@ -3288,6 +3288,7 @@ static void srt__softmax(float *x, uint64_t n) {
     for (i = 0; i < n; i++) sum += x[i];
     for (i = 0; i < n; i++) x[i] /= sum;
 }
+static void srt__softmax_rows(float *x, uint64_t ld, int rows, uint64_t n) { int r; for (r = 0; r < rows; r++) srt__softmax(x + (uint64_t)r * ld, n); }
 static void srt__swiglu(float *g, const float *up, uint64_t n) {
     uint64_t i;
     for (i = 0; i < n; i++) g[i] = g[i] * (1.0f / (1.0f + srt__expf(-g[i]))) * up[i];
@@ -3362,7 +3363,7 @@ static srt__kernel_fn srt__kernel(srt_isa isa, srt_format f, int n_tok) {
 static void srt__vec_ops_for(srt_isa isa, srt__vec_ops *ops) {
     ops->dot_f32 = srt__dot_f32; ops->dot_f16 = srt__dot_f16;
     ops->axpy_f32 = srt__axpy_f32; ops->axpy_f16 = srt__axpy_f16;
-    ops->exp = srt__exp_vec; ops->softmax = srt__softmax; ops->swiglu = srt__swiglu; ops->argmax = srt__argmax;
+    ops->exp = srt__exp_vec; ops->softmax = srt__softmax_rows; ops->swiglu = srt__swiglu; ops->argmax = srt__argmax;
     ops->attn_scores = srt__attn_scores; ops->attn_values = srt__attn_values;
     ops->attn_scores_sb = srt__attn_scores_sb; ops->attn_values_sb = srt__attn_values_sb;
 #if SRT__HAVE_X86
@@ -5952,14 +5953,14 @@ static void srt__attn_tasks(void *user, int64_t begin, int64_t end, int thread) 
     float *sc = s->scores + (size_t)thread * (size_t)group * ld, scale = 1.0f / sqrtf((float)hd);
     int64_t task;
     for (task = begin; task < end; task++) {
-        int t = (int)(task / (m->n_head_kv * chunks)), kvh = (int)(task / chunks % m->n_head_kv), n = j->p0 + t + 1, g, p, e, seg;
+        int t = (int)(task / (m->n_head_kv * chunks)), kvh = (int)(task / chunks % m->n_head_kv), n = j->p0 + t + 1, p, e, seg;
         size_t h0 = (size_t)t * m->n_head * hd + ((size_t)kvh * group + (size_t)(task % chunks) * G) * hd;   /* the first head */
         const char *kreg = srt__kv_region(s, 0, j->layer, kvh), *vreg = srt__kv_region(s, 1, j->layer, kvh), *rows;
         for (p = 0, seg = 0; p < n; p = e)
             if (srt__kv_run(s, 0, kreg, n, &p, &seg, &e, &rows))
                 ops->attn_scores_sb((const unsigned char *)rows, s->kv_slot[0], s->q + h0, G, (uint64_t)hd, e - p, scale, sc + p, ld);
             else ops->attn_scores(rows, s->kv_elem, s->kv_stride, s->q + h0, G, (uint64_t)hd, e - p, scale, sc + p, ld);
-        for (g = 0; g < G; g++) ops->softmax(sc + g * ld, (uint64_t)n);
+        ops->softmax(sc, ld, G, (uint64_t)n);
         memset(s->att + h0, 0, (size_t)G * (size_t)hd * sizeof(float));
         for (p = 0, seg = 0; p < n; p = e)
             if (srt__kv_run(s, 1, vreg, n, &p, &seg, &e, &rows))

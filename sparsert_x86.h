@@ -741,18 +741,36 @@ static SRT__AVX2 float srt__max_avx2(const float *x, uint64_t n, float init) {
     for (; i < n; i++) if (x[i] > best) best = x[i];
     return best;
 }
-/* srt__softmax: the max, the subtraction, exp and the division 8 at a time; the sum in order, as
-   the reference. */
-static SRT__AVX2 void srt__softmax_avx2(float *x, uint64_t n) {
-    float maxs = srt__max_avx2(x, n, -FLT_MAX), sum = 0.0f;
-    __m256 m8 = _mm256_set1_ps(maxs), d;
+/* srt__softmax on rows rows, ld apart: the max, the subtraction, exp and the division 8 at a
+   time; each row's sum in order, as the reference, the sums of 4 rows side by side (4 chains of
+   adds, each waiting on its own last add only; a lone row's sum waits an add's latency per value:
+   at 4000 positions most of a head's softmax). */
+static SRT__AVX2 void srt__softmax_avx2(float *x, uint64_t ld, int rows, uint64_t n) {
+    int r0, r;
     uint64_t i;
-    for (i = 0; i + 8 <= n; i += 8) _mm256_storeu_ps(x + i, srt__exp256(_mm256_sub_ps(_mm256_loadu_ps(x + i), m8)));
-    for (; i < n; i++) x[i] = srt__expf(x[i] - maxs);
-    for (i = 0; i < n; i++) sum += x[i];
-    d = _mm256_set1_ps(sum);
-    for (i = 0; i + 8 <= n; i += 8) _mm256_storeu_ps(x + i, _mm256_div_ps(_mm256_loadu_ps(x + i), d));
-    for (; i < n; i++) x[i] /= sum;
+    for (r0 = 0; r0 < rows; r0 += 4) {
+        const int R = rows - r0 < 4 ? rows - r0 : 4;
+        float *xr[4], sum[4] = {0.0f, 0.0f, 0.0f, 0.0f};
+        for (r = 0; r < 4; r++) xr[r] = x + (uint64_t)(r0 + (r < R ? r : 0)) * ld;   /* rows past R: row r0 again, its sums unused */
+        for (r = 0; r < R; r++) {
+            float *y = xr[r], maxs = srt__max_avx2(y, n, -FLT_MAX);
+            __m256 m8 = _mm256_set1_ps(maxs);
+            for (i = 0; i + 8 <= n; i += 8) _mm256_storeu_ps(y + i, srt__exp256(_mm256_sub_ps(_mm256_loadu_ps(y + i), m8)));
+            for (; i < n; i++) y[i] = srt__expf(y[i] - maxs);
+        }
+        {
+            const float *x0 = xr[0], *x1 = xr[1], *x2 = xr[2], *x3 = xr[3];
+            float s0 = 0.0f, s1 = 0.0f, s2 = 0.0f, s3 = 0.0f;
+            for (i = 0; i < n; i++) { s0 += x0[i]; s1 += x1[i]; s2 += x2[i]; s3 += x3[i]; }
+            sum[0] = s0; sum[1] = s1; sum[2] = s2; sum[3] = s3;
+        }
+        for (r = 0; r < R; r++) {
+            float *y = xr[r];
+            __m256 d = _mm256_set1_ps(sum[r]);
+            for (i = 0; i + 8 <= n; i += 8) _mm256_storeu_ps(y + i, _mm256_div_ps(_mm256_loadu_ps(y + i), d));
+            for (; i < n; i++) y[i] /= sum[r];
+        }
+    }
 }
 static SRT__AVX2 void srt__swiglu_avx2(float *g, const float *up, uint64_t n) {
     const __m256 one = _mm256_set1_ps(1.0f);
@@ -2143,12 +2161,13 @@ static SRT__AVX512SP inline __attribute__((always_inline)) void srt__attn_values
 #undef SRT__KV_MASK
 #undef SRT__AV_LOAD
 #undef SRT__AV_STORE
-/* the heads in passes of 4, then 2, then 1 */
+/* the heads in passes of 4, then the 1-3 left in one pass (each pass reads the rows once) */
 #define SRT__ATTN512_GROUPS(CALL) \
     int g = 0; \
     for (; g + 4 <= G; g += 4) CALL(4); \
-    if (g + 2 <= G) { CALL(2); g += 2; } \
-    if (g < G) CALL(1);
+    if (G - g == 3) CALL(3); \
+    else if (G - g == 2) CALL(2); \
+    else if (G - g == 1) CALL(1);
 static SRT__AVX512SP void srt__attn_scores_avx512(const void *rows, int type, uint64_t stride, const float *q, int G, uint64_t hd, int n, float scale, float *out, uint64_t ldo) {
     if (type == SRT__KV_E_F32) { srt__attn_scores_avx2(rows, type, stride, q, G, hd, n, scale, out, ldo); return; }
     if (type == SRT__KV_E_Q8) { srt__attn_scores_q8_avx512((const unsigned char *)rows, stride, q, G, hd, n, scale, out, ldo); return; }
