@@ -2393,13 +2393,12 @@ static srt_status srt__cu_attend(srt__cuda *S, srt__cuda_session *ss, int n, int
     }
     const int chunks = (ss->n_ctx + SRT__CU_ATTS_THREADS - 1) / SRT__CU_ATTS_THREADS, per = std::max(1, 4 * S->sms / (n * nh));
     const dim3 gs((unsigned)(n * nh), (unsigned)std::min(chunks, per)), gv((unsigned)(n * nh), (unsigned)((hd + 31) / 32));
-    if (ss->kv_type == SRT_KV_Q8) srt__cu_attn_scores<SRT_KV_Q8><<<gs, SRT__CU_ATTS_THREADS, 0, sm>>>(st, ss->q, ss->k_cache, ss->scores, nh, grp, hd, KVH, row, ss->n_ctx, l, scale);
-    else if (ss->kv_type == SRT_KV_F16) srt__cu_attn_scores<SRT_KV_F16><<<gs, SRT__CU_ATTS_THREADS, 0, sm>>>(st, ss->q, ss->k_cache, ss->scores, nh, grp, hd, KVH, row, ss->n_ctx, l, scale);
-    else srt__cu_attn_scores<SRT_KV_F32><<<gs, SRT__CU_ATTS_THREADS, 0, sm>>>(st, ss->q, ss->k_cache, ss->scores, nh, grp, hd, KVH, row, ss->n_ctx, l, scale);
+    const srt_kv_type T = ss->kv_type;
+    auto *scores = T == SRT_KV_Q8 ? srt__cu_attn_scores<SRT_KV_Q8> : T == SRT_KV_F16 ? srt__cu_attn_scores<SRT_KV_F16> : srt__cu_attn_scores<SRT_KV_F32>;
+    auto *values = T == SRT_KV_Q8 ? srt__cu_attn_values<SRT_KV_Q8> : T == SRT_KV_F16 ? srt__cu_attn_values<SRT_KV_F16> : srt__cu_attn_values<SRT_KV_F32>;
+    scores<<<gs, SRT__CU_ATTS_THREADS, 0, sm>>>(st, ss->q, ss->k_cache, ss->scores, nh, grp, hd, KVH, row, ss->n_ctx, l, scale);
     srt__cu_launched(S, "attention scores");
-    if (ss->kv_type == SRT_KV_Q8) srt__cu_attn_values<SRT_KV_Q8><<<gv, 32, 0, sm>>>(st, ss->v_cache, ss->scores, ss->att, nh, grp, hd, KVH, row, ss->n_ctx, l);
-    else if (ss->kv_type == SRT_KV_F16) srt__cu_attn_values<SRT_KV_F16><<<gv, 32, 0, sm>>>(st, ss->v_cache, ss->scores, ss->att, nh, grp, hd, KVH, row, ss->n_ctx, l);
-    else srt__cu_attn_values<SRT_KV_F32><<<gv, 32, 0, sm>>>(st, ss->v_cache, ss->scores, ss->att, nh, grp, hd, KVH, row, ss->n_ctx, l);
+    values<<<gv, 32, 0, sm>>>(st, ss->v_cache, ss->scores, ss->att, nh, grp, hd, KVH, row, ss->n_ctx, l);
     srt__cu_launched(S, "attention values");
     S->attn_split_launches++;
     return SRT_OK;
