@@ -62,23 +62,17 @@
      SRT_CUDA_PDL=0 launches the GEMV and the SpMM plainly, not as programmatic dependents
      (compute capability 9.0 on: they read their first weights while the kernel before finishes);
      SRT_CUDA_GEMV_BLOCKS=N gives a GEMV launch at most N blocks per token block, each taking
-     tiles in turn (tests; a tuning experiment: see the GEMV); SRT_CUDA_GEMV_WARP=4/8/16 (1: by the
-     launch's size) runs the decode GEMV with K split across that many warps per tile
-     (srt__cu_gemv_warp: an experiment, off until measured on a GPU); SRT_CUDA_NORM_Q=1 has the
-     RMSNorm before an integer GEMV write its codes (srt__cu_rmsnorm_q: one launch fewer per norm;
-     the same kind of experiment); SRT_CUDA_TCSL_UNSCATTER=1 has the TCSL SpMM zero only the places
-     the last tile wrote, not whole tiles (another); SRT_CUDA_ATTN_SPLIT=1 runs attention in two
-     launches spread over the GPU (srt__cu_attn_scores / _values: for long contexts, bit for bit
-     srt__cu_attention's result; another); SRT_CUDA_MMA_MIN=N runs integer
+     tiles in turn (tests; a tuning experiment: see the GEMV); SRT_CUDA_MMA_MIN=N runs integer
      GEMMs of N tokens and more on the tensor cores whatever their shape (0: never; tests).
      Fusions, because a decode step of a large model is hundreds of small launches and each costs
      a gap on the GPU: every matrix product adds into the residual itself (x += W x: no add
      kernel); RoPE and the KV-cache store are one kernel; and where the GEMV serves (one token,
      integer weights of one format and group) q, k and v are one launch, and gate, up and SwiGLU
-     another (each after one quantization of its input); TCSL products over the same x convert it
-     to f16 once. An integer layer is then 12 launches instead of 16 (8 matrix products, 4
-     quantizations), a TCSL one 23 instead of 30 (with split-K; srt_cuda_last_step_kernels counts
-     them).
+     another, the RMSNorm before each writing the GEMV's quantized input itself; TCSL products over
+     the same x convert it to f16 once. Attention is two launches where the head size allows
+     (srt__cu_attend). An integer layer is then 11 launches (4 GEMVs for its 7 matrices, 2 norms,
+     2 quantizations, RoPE + KV store, 2 attention), a TCSL one 24 (with split-K;
+     srt_cuda_last_step_kernels counts them).
 
    EXACTNESS
      Integer sums are exact and every float operation is done in the CPU reference's order, so
@@ -288,15 +282,7 @@ struct srt__cuda {
     bool graphs = true, sync_each = false;
     bool pdl = false;        /* programmatic dependent launch (compute capability 9.0 on, unless SRT_CUDA_PDL=0) */
     int gemv_blocks = 0;     /* > 0: at most this many blocks per token block of a GEMV / GEMM launch (SRT_CUDA_GEMV_BLOCKS) */
-    /* the decode GEMV with K split across warps (srt__cu_gemv_warp), SRT_CUDA_GEMV_WARP: 0 off, 4 / 8 / 16
-       warps per block, 1 chosen by the launch's size; gemv_warp_launches counts its launches (tests) */
-    int gemv_warp = 0;
-    uint64_t gemv_warp_launches = 0;
-    bool norm_q = false;     /* RMSNorm writing the integer GEMV's codes (srt__cu_rmsnorm_q), SRT_CUDA_NORM_Q=1 */
-    bool tcsl_unscatter = false;   /* the SpMM zeroing only the places the tile before wrote, SRT_CUDA_TCSL_UNSCATTER=1 */
-    uint64_t tcsl_unscatter_launches = 0;   /* its launches (tests) */
-    bool attn_split = false;       /* attention in two launches (srt__cu_attn_scores / _values), SRT_CUDA_ATTN_SPLIT=1 */
-    uint64_t attn_split_launches = 0;   /* its launch pairs (tests) */
+    uint64_t attn_split_launches = 0;   /* launch pairs of the attention in two launches (tests) */
     int cublas_min = 32;
     /* integer GEMMs on the tensor cores (srt__cu_gemm_mma) from mma_min tokens where tokens x rows
        >= mma_work (below that the tiled kernel was faster on the H200); SRT_CUDA_MMA_MIN=N: from N
@@ -740,183 +726,6 @@ static void srt__cu_gemv_split(const srt__cuda_mat &w, int kstep, int *S, int *G
     if ((uint64_t)*GB > w.ng) *GB = (int)w.ng;
 }
 
-/* The decode GEMV with a tile's K split across a block's warps (SRT_CUDA_GEMV_WARP; not the default
-   until measured on a GPU against srt__cu_gemv_int). A block takes one item of one token (a tile;
-   SWIGLU: a gate tile and its up tile, half the warps each); the warps of a unit (tile) take
-   contiguous ranges of its groups. A warp step reads 512 contiguous bytes: lane l takes quad
-   l % 4 (rows 4q..4q+3) of chunk l / 4 of the next 8, SRT__CU_WARP_STEPS steps of weights and
-   codes in flight in registers (no barriers between the loads and their sums, so a warp's reads do
-   not stop while others add up; the first steps' weights are loaded before srt__cu_dep_wait).
-   A group's chunks lie on lanes l ^ 4, l ^ 8, l ^ 16: their int sums are added with shuffles, each
-   of the first two exchanges halving the rows a lane holds (4 rows over 4 lanes: 3 shuffles, not 8),
-   and written to shared memory, one (group, row) per lane. Then 16 lanes per unit apply the
-   reference epilogue in group order, as the tiled kernel does: bit for bit its result, and the
-   CPU's. Groups must be 1, 2 or 4 chunks or a multiple of 8 (steps then start on a group), and
-   units x groups <= NGM (the scales, dx and int sums of the tile in shared memory): anything else
-   takes the tiled kernel (srt__cu_gemv_warp_fits). */
-#define SRT__CU_WARP_STEPS 4
-#define SRT__CU_WARP_NGM 448   /* the larger NGM: Llama-3-8B's down projection, 14336 columns in groups of 32 */
-static bool srt__cu_gemv_warp_fits(const srt__cuda_mat &w, int kstep, int units) {
-    const uint64_t cpg = w.group / (uint64_t)kstep;   /* whole: groups are multiples of 32 columns, kstep at most 32 */
-    return (cpg == 1 || cpg == 2 || cpg == 4 || cpg % 8 == 0) && (uint64_t)units * w.ng <= SRT__CU_WARP_NGM;
-}
-template <int F, int NGM>
-__global__ void __launch_bounds__(512, 2) srt__cu_gemv_warp(srt__cu_gemv_args A, const int8_t *qa, const float *da) {
-    typedef srt__cu_fmt<F> fm;
-    /* steps in flight (Q1: fewer, to keep the registers); code words per chunk, and per lane: the 4
-       lanes of a chunk load them in turn (lane q words q, q + 4) and pass them round with shuffles */
-    enum { D = F == SRT_Q1 ? SRT__CU_WARP_STEPS / 2 : SRT__CU_WARP_STEPS, XW = fm::per_byte, XL = XW > 4 ? XW / 4 : 1 };
-    __shared__ int s_acc[NGM * 16];      /* unit u's group g: row sums at (u ng + g) 16 */
-    __shared__ uint4 s_sc4[NGM * 2];     /* and its 16 f16 scales */
-    __shared__ float s_d[NGM];           /* dx of group g (the units share x) */
-    const uint16_t *s_sc = (const uint16_t *)s_sc4;
-    const int tid = (int)threadIdx.x, lane = tid & 31, warp = tid >> 5, warps = (int)(blockDim.x >> 5);
-    const bool swiglu = A.mode == SRT__CU_SWIGLU;
-    const int units = swiglu ? 2 : 1, wpu = warps / units, unit = warp / wpu, wi = warp % wpu;
-    const uint32_t ks = (uint32_t)fm::kstep, cpg = A.w0.group / ks, ng = (uint32_t)A.w0.ng, chunks = (uint32_t)A.w0.chunks;
-    const uint64_t t = blockIdx.y;
-    const int8_t *qa_t = qa + t * A.w0.kp;
-    /* the matrix and tile of unit u */
-    int m0;
-    uint64_t tile;
-    {
-        const unsigned item = blockIdx.x;
-        if (swiglu) { m0 = 0; tile = item; }
-        else { m0 = item < A.end0 ? 0 : item < A.end1 ? 1 : 2; tile = item - (m0 == 0 ? 0u : m0 == 1 ? A.end0 : A.end1); }
-    }
-    const auto mat_of = [&](int u) { return swiglu ? u : m0; };
-    const auto scales_of = [&](int u) { const int m = mat_of(u); return (m == 0 ? A.w0.sc : m == 1 ? A.w1.sc : A.w2.sc) + tile * ng * 16; };
-    /* this warp's groups and chunks, in steps of 8 chunks */
-    const uint32_t g_lo = (uint32_t)((uint64_t)wi * ng / (uint64_t)wpu), g_hi = (uint32_t)((uint64_t)(wi + 1) * ng / (uint64_t)wpu);
-    const uint32_t c_lo = g_lo * cpg, c_hi = srt__cu_min32(g_hi * cpg, chunks), cl = (uint32_t)lane >> 2;
-    const int steps = c_hi > c_lo ? (int)((c_hi - c_lo + 7) / 8) : 0;
-    const uint8_t *v = mat_of(unit) == 0 ? A.w0.v : mat_of(unit) == 1 ? A.w1.v : A.w2.v;
-    /* the next step to load: its weights at wp and codes at xp (lane l's), the lane's chunk in it
-       (cw, cx: none at or past c_hi); a step's loads advance them */
-    const uint4 *wp = (const uint4 *)(v + tile * chunks * 64) + c_lo * 4 + (uint32_t)lane;
-    const uint32_t *xp = (const uint32_t *)(qa_t + (uint64_t)(c_lo + cl) * ks) + (XW == 1 ? 0 : (lane & 3) % XW);
-    uint32_t cw = c_lo + cl, cx = cw;
-    const auto load_weights = [&](uint4 *w) {
-        *w = cw < c_hi ? __ldg(wp) : make_uint4(0u, 0u, 0u, 0u);
-        wp += 32; cw += 8;
-    };
-    const auto load_codes = [&](uint32_t *x) {
-#pragma unroll
-        for (int e = 0; e < XL; e++) x[e] = cx < c_hi ? __ldg(xp + 4 * e) : 0u;
-        xp += 2 * ks; cx += 8;   /* 8 chunks of ks bytes */
-    };
-    uint4 wb[D];
-    uint32_t xb[D][XL];
-#pragma unroll
-    for (int i = 0; i < D; i++) load_weights(&wb[i]);
-    for (int e = tid; e < units * (int)ng * 2; e += (int)blockDim.x) {
-        const int u = e / (2 * (int)ng), r = e % (2 * (int)ng);
-        srt__cu_cp_async16(&s_sc4[(uint32_t)u * ng * 2 + (uint32_t)r], (const uint4 *)scales_of(u) + r);
-    }
-    srt__cu_cp_async_commit();
-    srt__cu_dep_wait();   /* the codes and dx (written by the quantization pass) from here */
-    for (uint32_t g = (uint32_t)tid; g < ng; g += blockDim.x) s_d[g] = da[t * ng + g];
-#pragma unroll
-    for (int i = 0; i < D; i++) load_codes(xb[i]);
-    /* sums of the group(s) ending at step s, written to s_acc */
-    const int b2 = (lane >> 2) & 1, b3 = (lane >> 3) & 1, q = lane & 3;
-    int *acc_u = s_acc + (uint32_t)unit * ng * 16;
-    int acc[4] = {0, 0, 0, 0};
-    const uint32_t spg = cpg >= 8 ? cpg / 8 : 1;   /* steps per group (groups of 8 chunks or more) */
-    for (int s0 = 0; s0 < steps; s0 += D) {
-#pragma unroll
-        for (int i = 0; i < D; i++) {
-            const int s = s0 + i;
-            if (s >= steps) break;
-            const uint4 wu = wb[i];
-            uint32_t xw[XW];   /* the chunk's code words, from its 4 lanes */
-#pragma unroll
-            for (int e = 0; e < XW; e++) xw[e] = XW == 1 ? xb[i][0] : __shfl_sync(0xffffffffu, xb[i][e / 4], (lane & ~3) | (e % 4));
-            if (s + D < steps) { load_weights(&wb[i]); load_codes(xb[i]); }   /* step s + D's loads before this step's sums */
-            const uint32_t ww[4] = {wu.x, wu.y, wu.z, wu.w};
-            if (F == SRT_Q8) {
-#pragma unroll
-                for (int r = 0; r < 4; r++) acc[r] = __dp4a((int)ww[r], (int)xw[0], acc[r]);
-            } else {
-                int a[4] = {0, 0, 0, 0}, qs = 0;
-#pragma unroll
-                for (int st = 0; st < fm::per_byte; st++) {
-                    qs = __dp4a((int)xw[st], 0x01010101, qs);
-#pragma unroll
-                    for (int r = 0; r < 4; r++) a[r] = __dp4a(srt__cu_codes<F>(ww[r], st), (int)xw[st], a[r]);
-                }
-#pragma unroll
-                for (int r = 0; r < 4; r++) acc[r] += fm::mul * a[r] - fm::off * qs;
-            }
-            if (cpg >= 8 && (uint32_t)(s + 1) % spg != 0 && s != steps - 1) continue;   /* the group goes on */
-            /* add the group's chunks: rows {0,1} or {2,3} kept by lane bit 2, then row 2 b2 + b3 by bit 3 */
-            if (cpg >= 2) {
-                const int k0 = b2 ? acc[2] : acc[0], k1 = b2 ? acc[3] : acc[1];
-                const int o0 = __shfl_xor_sync(0xffffffffu, b2 ? acc[0] : acc[2], 4), o1 = __shfl_xor_sync(0xffffffffu, b2 ? acc[1] : acc[3], 4);
-                acc[0] = k0 + o0; acc[1] = k1 + o1;
-            }
-            if (cpg >= 4) {
-                const int k = b3 ? acc[1] : acc[0], o = __shfl_xor_sync(0xffffffffu, b3 ? acc[0] : acc[1], 8);
-                acc[0] = k + o;
-            }
-            if (cpg >= 8) {
-                acc[0] += __shfl_xor_sync(0xffffffffu, acc[0], 16);
-                if (!(lane & 16)) acc_u[(g_lo + (uint32_t)s / spg) * 16 + (uint32_t)(4 * q + 2 * b2 + b3)] = acc[0];
-            } else {
-                /* the lane's group in the step: chunks cl / cpg; its rows 4q + (cpg 4: 2 b2 + b3; 2: 2 b2 + 0, 1; 1: 0..3) */
-                const uint32_t g = g_lo + (uint32_t)s * (8u / cpg) + cl / cpg;
-                if (g < g_hi) {
-                    int *o = acc_u + g * 16 + 4 * q;
-                    if (cpg == 4) o[2 * b2 + b3] = acc[0];
-                    else if (cpg == 2) { o[2 * b2] = acc[0]; o[2 * b2 + 1] = acc[1]; }
-                    else { o[0] = acc[0]; o[1] = acc[1]; o[2] = acc[2]; o[3] = acc[3]; }
-                }
-            }
-            acc[0] = acc[1] = acc[2] = acc[3] = 0;
-        }
-    }
-    srt__cu_cp_async_wait_all();   /* the scales */
-    __syncthreads();
-    if (warp != 0) return;
-    /* the reference epilogue: lane u 16 + row applies unit u's groups in order, 8 at a time, the next
-       8 groups' operands read while it does (the fma chain is the wait: 448 groups of the 8B down
-       projection are 448 dependent fmas) */
-    float yv = 0.0f;
-    const int u = lane >> 4, row = lane & 15;
-    if (u < units) {
-        const int *au = s_acc + (uint32_t)u * ng * 16 + row;
-        const uint16_t *su = s_sc + (uint32_t)u * ng * 16 + row;
-        float a[8] = {}, mm[8] = {};
-        const auto operands = [&](uint32_t g8, float *av, float *mv) {
-#pragma unroll
-            for (uint32_t e = 0; e < 8; e++)
-                if (g8 + e < ng) { av[e] = (float)au[(g8 + e) * 16]; mv[e] = srt__cu_f16(su[(g8 + e) * 16]) * s_d[g8 + e]; }
-        };
-        operands(0, a, mm);
-        for (uint32_t g8 = 0; g8 < ng; g8 += 8) {
-            float na[8] = {}, nm[8] = {};
-            if (g8 + 8 < ng) operands(g8 + 8, na, nm);
-#pragma unroll
-            for (uint32_t e = 0; e < 8; e++)
-                if (g8 + e < ng) yv = fmaf(a[e], mm[e], yv);
-#pragma unroll
-            for (uint32_t e = 0; e < 8; e++) { a[e] = na[e]; mm[e] = nm[e]; }
-        }
-    }
-    const float up = __shfl_down_sync(0xffffffffu, yv, 16);   /* SWIGLU: the up tile's sum beside the gate's */
-    const uint64_t r = tile * 16 + (uint64_t)row, rows = m0 == 0 ? A.w0.rows : m0 == 1 ? A.w1.rows : A.w2.rows;
-    if (lane >= 16 || r >= rows) return;
-    if (swiglu) {   /* the SwiGLU kernel's operations, in its order */
-        const float g = yv + (A.o0.bias ? A.o0.bias[r] : 0.0f), uv = up + (A.o1.bias ? A.o1.bias[r] : 0.0f);
-        A.o0.y[t * A.o0.ldy + r] = g * (1.0f / (1.0f + srt__cu_expf(-g))) * uv;
-    } else {
-        const srt__cu_gemv_out o = m0 == 0 ? A.o0 : m0 == 1 ? A.o1 : A.o2;
-        const float val = yv + (o.bias ? o.bias[r] : 0.0f);
-        float *yr = o.y + t * o.ldy + r;
-        *yr = A.mode == SRT__CU_ACCUM ? *yr + val : val;
-    }
-}
-
 /* The integer GEMM of prompts on the tensor cores: bit for bit the tiled kernel's result, which
    sums with dp4a, SRT__CU_GEMM_TB tokens a block, so that a prompt decodes and reads each weight
    n / SRT__CU_GEMM_TB times. Here a block takes 4 tiles (64 rows, a warp each) x BN tokens of one
@@ -1180,14 +989,8 @@ static __device__ __forceinline__ void srt__cu_extract(uint8_t *tile, uint32_t w
 }
 
 /* out: splits == 1: y[t * ldy + r] (+ bias), or (accum) y += that; else the partial sums
-   part[(split * n_pad + t) * rows + r].
-   US (SRT_CUDA_TCSL_UNSCATTER=1; an experiment, off until measured on a GPU): rst_smem zeroes only
-   the places the tile before wrote (its locations kept in 16 registers, two a register), not the
-   whole 8 KB tile: the SpMM is bound by shared-memory traffic (Nsight Compute on the H100: L1 78%
-   busy, DRAM 39%), and at 90% sparsity a tile writes 410 values: 16 warp stores of 2 bytes a
-   lane (the pack tool's order keeps a store to distinct banks, as for the extract), against the 64
-   wavefronts of zeroing 8 KB (both buffers are zeroed once at the start). */
-template <int BN, bool US>
+   part[(split * n_pad + t) * rows + r]. */
+template <int BN>
 __global__ void __launch_bounds__(128) srt__cu_tcsl_spmm(const uint32_t *__restrict__ words, const uint32_t *__restrict__ toff, uint32_t tk,
                                                          const __half *__restrict__ x16, uint64_t Kp, uint32_t rows, int n, int n_pad,
                                                          uint32_t kt_per, int splits, float *__restrict__ y, uint64_t ldy,
@@ -1201,7 +1004,6 @@ __global__ void __launch_bounds__(128) srt__cu_tcsl_spmm(const uint32_t *__restr
     float acc[BN / 8][4];
     uint4 reg[8];
     uint32_t cnt = 0;
-    uint32_t ploc[US ? 16 : 1], pcnt = 0;   /* US: the locations (two a register) and count of the last extracted words */
     /* the tile offsets of K tiles kt, kt + 1 and kt + 2 of this row tile, one load ahead: a tile's
        words load is then one round trip, not two (the offset, then the words) */
     const uint32_t *to = toff + (uint64_t)ti * tk;
@@ -1219,10 +1021,10 @@ __global__ void __launch_bounds__(128) srt__cu_tcsl_spmm(const uint32_t *__restr
         o0 = o1; o1 = o2; \
         if ((kt) + 3 <= kt1) o2 = __ldg(to + (kt) + 3); \
     } while (0)
-    /* rst_smem (US: the unscatter instead) + the activation tile (BN tokens x 64 columns) by cp.async */
+    /* rst_smem + the activation tile (BN tokens x 64 columns) by cp.async */
 #define SRT__CU_PREPARE(buf, kt) do { \
         const uint4 z = make_uint4(0u, 0u, 0u, 0u); \
-        if (!US) _Pragma("unroll") for (int u = 0; u < 4; u++) ((uint4 *)sa[buf])[u * 128 + tid] = z; \
+        _Pragma("unroll") for (int u = 0; u < 4; u++) ((uint4 *)sa[buf])[u * 128 + tid] = z; \
         for (int c = tid; c < BN * 8; c += 128) { \
             const int tr = c >> 3, ch = c & 7; \
             const __half *src = x16 + (uint64_t)(n0 + tr) * Kp + (uint64_t)(kt) * SRT__CU_TT + (uint64_t)ch * 8; \
@@ -1236,29 +1038,12 @@ __global__ void __launch_bounds__(128) srt__cu_tcsl_spmm(const uint32_t *__restr
             if (at < cnt) { \
                 srt__cu_extract(sa[buf], reg[u].x); srt__cu_extract(sa[buf], reg[u].y); \
                 srt__cu_extract(sa[buf], reg[u].z); srt__cu_extract(sa[buf], reg[u].w); \
-                if (US) { ploc[(2 * u) % (US ? 16 : 1)] = (reg[u].x >> 16) | (reg[u].y & 0xffff0000u); \
-                          ploc[(2 * u + 1) % (US ? 16 : 1)] = (reg[u].z >> 16) | (reg[u].w & 0xffff0000u); } \
             } \
         } \
-        pcnt = cnt; \
-    } while (0)
-    /* US: zeroes the places in sa[buf] of the words extracted last (ploc, pcnt: sa[buf]'s tile) */
-#define SRT__CU_UNSCATTER(buf) do { \
-        _Pragma("unroll") for (int u = 0; u < 8; u++) \
-            if ((uint32_t)(u * 128 + tid) * 4u < pcnt) { \
-                const uint32_t lo = ploc[(2 * u) % (US ? 16 : 1)], hi = ploc[(2 * u + 1) % (US ? 16 : 1)]; \
-                const uint32_t l[4] = {lo & 0xffffu, lo >> 16, hi & 0xffffu, hi >> 16}; \
-                _Pragma("unroll") for (int e = 0; e < 4; e++) *(uint16_t *)(sa[buf] + srt__cu_tcsl_smem(l[e] >> 6, l[e] & 63u)) = 0; \
-            } \
     } while (0)
     if (kt0 < kt1) SRT__CU_LOAD_WORDS(kt0);
     srt__cu_dep_wait();   /* x16 (and part, y) from here: the kernels before have finished */
     if (kt0 < kt1) {
-        if (US) {   /* both buffers zeroed once */
-            const uint4 z = make_uint4(0u, 0u, 0u, 0u);
-#pragma unroll
-            for (int u = 0; u < 8; u++) ((uint4 *)sa[0])[u * 128 + tid] = z;
-        }
         SRT__CU_PREPARE(0, kt0);
         __syncthreads();                     /* the zeros before any extract */
         SRT__CU_EXTRACT(0);
@@ -1286,15 +1071,13 @@ __global__ void __launch_bounds__(128) srt__cu_tcsl_spmm(const uint32_t *__restr
                     }
                 }
             }
-            __syncthreads();                 /* the zeros of the other buffer before the extract (US: sa[buf] read) */
-            if (US) SRT__CU_UNSCATTER(buf);  /* sa[buf] all zeros again for tile kt + 2 */
+            __syncthreads();                 /* the zeros of the other buffer before the extract */
             if (more) SRT__CU_EXTRACT(buf ^ 1);
         }
     }
 #undef SRT__CU_LOAD_WORDS
 #undef SRT__CU_PREPARE
 #undef SRT__CU_EXTRACT
-#undef SRT__CU_UNSCATTER
 #pragma unroll
     for (int j = 0; j < BN / 8; j++)
 #pragma unroll
@@ -1363,9 +1146,8 @@ static srt_status srt__cu_tcsl_matmul(srt__cuda *S, const srt__cuda_mat &w, cons
     }
     const dim3 grid((unsigned)w.tm, (unsigned)(p.n_pad / p.bn), (unsigned)p.splits);
     const uint32_t *words = (const uint32_t *)w.v;
-#define SRT__CU_SPMM(BN) srt__cu_launch_pdl(S, S->tcsl_unscatter ? srt__cu_tcsl_spmm<BN, true> : srt__cu_tcsl_spmm<BN, false>, grid, dim3(128), \
-                                            "TCSL SpMM kernel", words, w.toff, (uint32_t)w.tk, (const __half *)x16, Kp, (uint32_t)w.rows, n, \
-                                            p.n_pad, p.kt_per, p.splits, y, ldy, bias, part, accum)
+#define SRT__CU_SPMM(BN) srt__cu_launch_pdl(S, srt__cu_tcsl_spmm<BN>, grid, dim3(128), "TCSL SpMM kernel", words, w.toff, (uint32_t)w.tk, \
+                                            (const __half *)x16, Kp, (uint32_t)w.rows, n, p.n_pad, p.kt_per, p.splits, y, ldy, bias, part, accum)
     switch (p.bn) {
         case 8: SRT__CU_SPMM(8); break;
         case 16: SRT__CU_SPMM(16); break;
@@ -1373,7 +1155,6 @@ static srt_status srt__cu_tcsl_matmul(srt__cuda *S, const srt__cuda_mat &w, cons
         default: SRT__CU_SPMM(64); break;
     }
 #undef SRT__CU_SPMM
-    if (S->tcsl_unscatter) S->tcsl_unscatter_launches++;
     if (p.splits > 1) {
         srt__cu_tcsl_reduce<<<srt__cu_blocks((uint64_t)n * w.rows, 256), 256, 0, S->stream>>>(part, p.splits, n, p.n_pad, (uint32_t)w.rows, bias, y, ldy, accum);
         srt__cu_launched(S, "TCSL split-K sum");
@@ -1420,17 +1201,6 @@ static void srt__cu_int_launch(srt__cuda *S, const srt__cu_gemv_args &a, const i
     if (bn) {
         void (*k)(srt__cu_gemv_args, const int8_t *, const float *, int) = bn == 16 ? srt__cu_gemm_mma<F, 16> : bn == 32 ? srt__cu_gemm_mma<F, 32> : srt__cu_gemm_mma<F, 64>;
         srt__cu_launch_pdl(S, k, dim3((tiles + 3) / 4, srt__cu_blocks((uint64_t)n, (unsigned)bn)), dim3(128), "GEMM kernel (tensor cores)", a, qa, da, n);
-        return;
-    }
-    const int units = a.mode == SRT__CU_SWIGLU ? 2 : 1;
-    if (!gemm && S->gemv_warp && S->gemv_blocks == 0 && srt__cu_gemv_warp_fits(a.w0, srt__cu_fmt<F>::kstep, units)) {
-        /* SRT_CUDA_GEMV_WARP=1: the most warps per block (16, 8, 4) that still run in one wave of about 32 warps per SM */
-        int w = S->gemv_warp;
-        if (w == 1) for (w = 16; w > 4 && (uint64_t)tiles * (uint64_t)n * (uint64_t)w > 32u * (uint64_t)S->sms; w /= 2) {}
-        void (*k)(srt__cu_gemv_args, const int8_t *, const float *) =
-            (uint64_t)units * a.w0.ng <= 128 ? srt__cu_gemv_warp<F, 128> : srt__cu_gemv_warp<F, SRT__CU_WARP_NGM>;
-        srt__cu_launch_pdl(S, k, dim3(tiles, (unsigned)n), dim3(32u * (unsigned)w), "GEMV kernel (warps)", a, qa, da);
-        S->gemv_warp_launches++;
         return;
     }
     int sp, gb;
@@ -1626,8 +1396,8 @@ __global__ void __launch_bounds__(SRT__CU_NORM_THREADS) srt__cu_rmsnorm(float *o
 }
 
 /* RMSNorm and the quantization of its output for the integer GEMV that reads it, in one launch
-   (SRT_CUDA_NORM_Q=1: an experiment, off until measured on a GPU; a first version, one block per
-   token, decoded slower on the H200: 246 against 263 tok/s). Block (b, t) computes token t's scale
+   (on the H100 the q4 8B model decoded 311 tok/s with it against 298 without, 2026-11-28; a first
+   version, one block per token, decoded slower on the H200: 246 against 263 tok/s). Block (b, t) computes token t's scale
    as srt__cu_rmsnorm does (every block of the token the same chains, over x from L2) and, for
    groups b, b + gridDim.x, ..., writes the codes and dx that srt__cu_quantize would write from the
    normalized values (which it does not store: only the GEMV reads them): a launch fewer per norm,
@@ -1902,11 +1672,11 @@ __global__ void __launch_bounds__(SRT__CU_ATTN) srt__cu_attention(const srt__cu_
     }
 }
 
-/* Attention for long contexts in two launches (SRT_CUDA_ATTN_SPLIT=1, an experiment, off until
-   measured on a GPU): the same operations in the same order as srt__cu_attention, so the same
-   bits, with the work spread. srt__cu_attention is one block per (token, head); at 8192 positions
-   its sum and its value sums are chains of 8192 steps each waiting on global memory (the q4 8B
-   model decoded 19.7 tok/s on the H100 there, against about 250 at a short context).
+/* Attention in two launches: the same operations in the same order as srt__cu_attention, so the
+   same bits, with the work spread. srt__cu_attention is one block per (token, head); at 8192
+   positions its sum and its value sums are chains of 8192 steps each waiting on global memory.
+   On the H100 (2026-11-28, q4 8B model, Q8 cache) decode at 4096 positions went from 40.1 to 118.1
+   tok/s with these (8192: 71.0, against 19.7 before), and at 16 positions 300 -> 304.
    - srt__cu_attn_scores: blocks (token x head, C) take 128 positions at a time, C blocks per head.
      F32/F16 rows: 16 / (elements per 16 bytes) lanes per position, lane c holding the reference's
      accumulators j = c E .. c E + E - 1 (dimensions d = j mod 16, in order) and the halving
@@ -2337,13 +2107,13 @@ static bool srt__cu_gemv_all_join(int count, const srt__cuda_mat *const *w, int 
     for (int i = 0; i < count; i++) all = all && srt__cu_gemv_joins(*w[0], *w[i], n);
     return all;
 }
-/* ss->xb = RMSNorm(x) (n tokens of len) with weight nw. With S->norm_q, when `gemv` (the integer GEMV
-   launch over w that reads xb next), one srt__cu_rmsnorm_q launch writes xb's codes and dx into the
+/* ss->xb = RMSNorm(x) (n tokens of len) with weight nw. When `gemv` (the integer GEMV launch over w
+   reads xb next), one srt__cu_rmsnorm_q launch writes xb's codes and dx into the
    GEMV's scratch instead, and not xb; *quantized then says so. */
 static srt_status srt__cu_norm(srt__cuda *S, srt__cuda_session *ss, const float *x, const float *nw, int len, int n, float eps, const srt__cuda_mat &w,
                                bool gemv, bool *quantized) {
     *quantized = false;
-    if (S->norm_q && gemv) {
+    if (gemv) {
         int8_t *qa;
         float *da;
         const srt_status r = srt__cu_ws_codes(w, n, ss->ws, ss->ws_cap, &qa, &da);
@@ -2377,16 +2147,15 @@ static srt_status srt__cu_mm_same_x(srt__cuda *S, srt__cuda_session *ss, int cou
     return SRT_OK;
 }
 
-/* Attention of layer l for n tokens: srt__cu_attention, or with S->attn_split (where the shape
-   fits) the scores in C blocks per head (about 4 blocks per SM in all, at most one per 128
-   positions of the context) and the values in a warp per 32 dimensions. */
+/* Attention of layer l for n tokens: where the shape fits (srt__cu_attn_split_fits) the scores in C blocks per head (about 4 blocks per SM in all, at most one per 128
+   positions of the context) and the values in a warp per 32 dimensions; else srt__cu_attention. */
 static srt_status srt__cu_attend(srt__cuda *S, srt__cuda_session *ss, int n, int l, float scale) {
     const srt__cuda_model *M = ss->M;
     const srt__cu_step *st = (const srt__cu_step *)ss->stage;
     const int nh = M->n_head, grp = M->n_head / M->n_head_kv, hd = M->head_dim, KVH = M->n_head_kv;
     const size_t row = ss->kv_row;
     cudaStream_t sm = S->stream;
-    if (!S->attn_split || !srt__cu_attn_split_fits(ss->kv_type, hd, row)) {
+    if (!srt__cu_attn_split_fits(ss->kv_type, hd, row)) {
         srt__cu_attention<<<(unsigned)(n * nh), SRT__CU_ATTN, 0, sm>>>(st, ss->q, ss->k_cache, ss->v_cache, ss->att, ss->scores, nh, grp, hd, KVH, row, ss->n_ctx, l, ss->kv_type, scale);
         srt__cu_launched(S, "attention");
         return SRT_OK;
@@ -2584,13 +2353,6 @@ SRT_API srt_backend *srt_cuda_backend(int device) {
         const char *g = getenv("SRT_CUDA_GRAPHS"), *sy = getenv("SRT_CUDA_SYNC"), *sk = getenv("SRT_CUDA_SPLIT_K"), *pd = getenv("SRT_CUDA_PDL");
         S->pdl = !(pd && pd[0] == '0');
         if (getenv("SRT_CUDA_GEMV_BLOCKS")) S->gemv_blocks = atoi(getenv("SRT_CUDA_GEMV_BLOCKS"));
-        S->norm_q = getenv("SRT_CUDA_NORM_Q") && getenv("SRT_CUDA_NORM_Q")[0] == '1';
-        S->tcsl_unscatter = getenv("SRT_CUDA_TCSL_UNSCATTER") && getenv("SRT_CUDA_TCSL_UNSCATTER")[0] == '1';
-        S->attn_split = getenv("SRT_CUDA_ATTN_SPLIT") && getenv("SRT_CUDA_ATTN_SPLIT")[0] == '1';
-        if (getenv("SRT_CUDA_GEMV_WARP")) {
-            const int w = atoi(getenv("SRT_CUDA_GEMV_WARP"));
-            S->gemv_warp = w == 1 || w == 4 || w == 8 || w == 16 ? w : 0;
-        }
         if (getenv("SRT_CUDA_MMA_MIN")) { S->mma_min = atoi(getenv("SRT_CUDA_MMA_MIN")); S->mma_work = 0; }
         S->graphs = !(g && g[0] == '0');
         if (sk && sk[0]) S->split_k = atoi(sk) > 0 ? atoi(sk) : 0;

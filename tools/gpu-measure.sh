@@ -8,12 +8,6 @@
 #   kernels  gpu-membw; gpu-gemm: TCSL SpMM vs cuBLAS f16 at 60-90% sparsity (and per split-K target), q4/q8/f16
 #            (q4/q8 again with the tiled GEMM alone, SRT_CUDA_MMA_MIN=0); gpu-gemv: all
 #            formats on the Llama-3.2-1B shapes, q4 and tcsl on the Llama-3-8B ones
-#   exp      the experiments that are off by default against the default: twice in turn, the warp GEMV
-#            (SRT_CUDA_GEMV_WARP=0/4/8/16/1) and the unscattering SpMM (SRT_CUDA_TCSL_UNSCATTER=0/1) on the
-#            Llama-3-8B shapes; the q4 8B model's decode (the model made first if missing) with attention in
-#            two launches (SRT_CUDA_ATTN_SPLIT=1/0) at 16 and 4096 tokens of context, and 8192 with it; twice
-#            in turn, the decode with each GEMV and with SRT_CUDA_NORM_Q=1. GPU_EXP="gemv tcsl attn decode"
-#            (the default) picks which. Not in the default run
 #   models   the random Llama-3-8B-shaped models, q4 and 70%-sparse tcsl (srt-pack --random, every physical core)
 #   e2e      their decode on the GPU; the q4 one's prompt in one batch of 128 (with and without the tensor-core
 #            GEMM) and at 8192 tokens of context with F16 and Q8 KV caches
@@ -83,62 +77,6 @@ do_kernels() {
     bench gpu-gemv --format q4,tcsl --sparsity 0.7 --shape 4096x4096*2,1024x4096*2,14336x4096*2,4096x14336 &&
     grep -- '-summary"' "$DIR/gpu.jsonl"
 }
-# The experiments that are off by default, each against the default in one run, twice in turn, after one
-# read-bandwidth measurement (GPU_MEMBW_MB: a smaller buffer for a dry run):
-# - the decode GEMV: SRT_CUDA_GEMV_WARP = 0 (the tiled kernel), 4 / 8 / 16 warps per block, 1 (by the
-#   launch's size), kernel times on the Llama-3-8B shapes (GPU_GEMV_SHAPES): DIR/gemv-warpW.jsonl;
-# - the TCSL SpMM: SRT_CUDA_TCSL_UNSCATTER = 0 / 1 on the same shapes at 70% and 90%, N = 8, 16, 64
-#   (each line with its cuBLAS time): DIR/tcsl-unscatterU.jsonl;
-# - with the q4 8B model (made first if missing: ~2.5 min on 16 cores), its decode with attention in two
-#   launches, SRT_CUDA_ATTN_SPLIT = 1 / 0, once each (DIR/attn-splitA.jsonl);
-# - then, twice in turn, its decode for each W, and for W = 0 and 1 with SRT_CUDA_NORM_Q=1 (RMSNorm
-#   writing the GEMV's codes), suffix q: DIR/gemv-warpWq.jsonl.
-# GPU_EXP (default "gemv tcsl attn decode") names the parts to run, e.g. to split them across device calls.
-exp_wanted() { [[ " ${GPU_EXP:-gemv tcsl attn decode} " == *" $1 "* ]]; }
-do_exp() {
-    local w u r a bw shapes=${GPU_GEMV_SHAPES:-4096x4096*2,1024x4096*2,14336x4096*2,4096x14336}
-    [ -x "$B" ] || { echo "$B is missing: run the test stage first"; return 1; }
-    bw=$("$B" gpu-membw --mb "${GPU_MEMBW_MB:-4096}" --iters 50 --json | tee -a "$DIR/gpu.jsonl" | sed -n 's/.*"gbs":\([0-9.e+-]*\).*/\1/p')
-    [ -n "$bw" ] || { echo "gpu-membw gave no gbs"; return 1; }
-    for r in 1 2; do
-        if exp_wanted gemv; then
-            for w in 0 4 8 16 1; do
-                SRT_CUDA_GEMV_WARP=$w "$B" gpu-gemv --format q4,q8 --shape "$shapes" --bw "$bw" --json |
-                    tee -a "$DIR/gemv-warp$w.jsonl" | grep -- '-summary"' || return 1
-            done
-        fi
-        if exp_wanted tcsl; then
-            for u in 0 1; do
-                SRT_CUDA_TCSL_UNSCATTER=$u "$B" gpu-gemm --format tcsl --sparsity 0.7,0.9 --n 8,16,64 --shape "$shapes" --bw "$bw" --json |
-                    tee -a "$DIR/tcsl-unscatter$u.jsonl" | grep -- '-summary"' || return 1
-            done
-        fi
-    done
-    exp_wanted attn || exp_wanted decode || return 0
-    [ -s "$MODELS/llama3-8b-q4.srt" ] || build/srt-pack -q --no-verify --random "$CONFIG" --weights q4 "$MODELS/llama3-8b-q4.srt" || return 1
-    # attention in two launches against srt__cu_attention (Q8 KV cache): a short context, then 4096
-    # positions (one run each: the prompt through srt__cu_attention takes about 12 s), then 8192 with the
-    # split alone (srt__cu_attention: 19.7 tok/s on the H100)
-    if exp_wanted attn; then
-        for a in 1 0; do
-            for r in 16:128:2 4096:32:1; do
-                SRT_CUDA_ATTN_SPLIT=$a "$B" e2e "$MODELS/llama3-8b-q4.srt" --backend cuda --prompt-tokens "${r%%:*}" --tokens "$(echo "$r" | cut -d: -f2)" \
-                    --runs "${r##*:}" --kv q8 --json | tee -a "$DIR/attn-split$a.jsonl" || return 1
-            done
-        done
-        SRT_CUDA_ATTN_SPLIT=1 "$B" e2e "$MODELS/llama3-8b-q4.srt" --backend cuda --prompt-tokens 8192 --tokens 64 --runs 1 --kv q8 --json |
-            tee -a "$DIR/attn-split1.jsonl" || return 1
-    fi
-    if exp_wanted decode; then
-        for r in 1 2; do
-            for w in 0 4 8 16 1 0q 1q; do
-                SRT_CUDA_GEMV_WARP=${w%q} SRT_CUDA_NORM_Q=$([ "$w" = "${w%q}" ] && echo 0 || echo 1) \
-                    "$B" e2e "$MODELS/llama3-8b-q4.srt" --backend cuda --prompt-tokens 16 --tokens 128 --runs 2 --json |
-                    tee -a "$DIR/gemv-warp$w.jsonl" || return 1
-            done
-        done
-    fi
-}
 do_models() {
     [ -x build/srt-pack ] || { echo "build/srt-pack is missing: run the test stage first"; return 1; }
     build/srt-pack -q --no-verify --random "$CONFIG" --weights q4 "$MODELS/llama3-8b-q4.srt" &&
@@ -165,7 +103,7 @@ do_e2e() {
 [ $# -gt 0 ] || set -- test chat kernels models e2e
 for s in "$@"; do
     case $s in
-        test|chat|kernels|exp|models|e2e) stage "$s" "do_$s" || exit 1 ;;
-        *) echo "usage: tools/gpu-measure.sh [test|chat|kernels|exp|models|e2e]..." >&2; exit 2 ;;
+        test|chat|kernels|models|e2e) stage "$s" "do_$s" || exit 1 ;;
+        *) echo "usage: tools/gpu-measure.sh [test|chat|kernels|models|e2e]..." >&2; exit 2 ;;
     esac
 done
