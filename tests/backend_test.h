@@ -14,9 +14,10 @@ static int gpu_kv_q8;            /* the backend has a Q8 KV cache (set by the te
 
 /* A random llama/qwen2/qwen3/phi3 model with a byte vocabulary. opts: biases (qwen2), rope_scaling
    llama3, rope_dim < head_dim; qwen3 has its q/k norms (head_dim each), phi3 LongRoPE (original
-   context 64: sessions above it take the long factors; attention factor 1.19). */
+   context 64: sessions above it take the long factors; attention factor 1.19). Integer weights in
+   groups of `group` columns (0: 32). */
 static int write_model(const char *path, const char *arch, srt_format fmt, int E, int F, int L, int H, int KVH, int head_dim,
-                       int rope_dim, int llama3, int biases, uint64_t seed) {
+                       int rope_dim, int llama3, int biases, uint64_t seed, uint32_t group = 0) {
     srt_writer *w;
     static char names[256][8];
     const char *tokens[259];
@@ -66,7 +67,7 @@ static int write_model(const char *path, const char *arch, srt_format fmt, int E
 #define ADD(name, rows, cols, f, vec) do { \
         for (int i = 0; i < (rows) * (cols); i++) buf[(size_t)i] = (vec) ? 1.0f + 0.2f * srt_test_frand() : srt_test_frand() * 0.4f; \
         if ((f) == SRT_TCSL) for (int i = 0; i < (rows) * (cols); i++) if ((unsigned)i * 2654435761u % 10u < 7u) buf[(size_t)i] = 0.0f; \
-        if (ok && srt_writer_add_tensor(w, name, f, (f) >= SRT_Q8 && (f) != SRT_TCSL ? 32 : 0, (uint64_t)(rows), (uint64_t)(cols), buf.data()) != SRT_OK) ok = 0; \
+        if (ok && srt_writer_add_tensor(w, name, f, (f) >= SRT_Q8 && (f) != SRT_TCSL ? (group ? group : 32u) : 0, (uint64_t)(rows), (uint64_t)(cols), buf.data()) != SRT_OK) ok = 0; \
     } while (0)
     const srt_format efmt = fmt == SRT_TCSL ? SRT_F16 : fmt;
     ADD("token_embd.weight", V, E, efmt, 0);

@@ -419,30 +419,32 @@ static void check_models(void) {
     int32_t prompt[40];
     for (int i = 0; i < 40; i++) prompt[i] = 3 + (i * 37 + 11) % 256;
     prompt[0] = 1;
-    struct { const char *tag, *arch; srt_format f; int E, F, L, H, KVH, hd, rd, llama3, biases; } cfg[] = {
-        {"llama q8 gqa", "llama", SRT_Q8, 64, 96, 2, 4, 2, 16, 16, 0, 0},
-        {"llama q4", "llama", SRT_Q4, 64, 96, 2, 4, 2, 16, 16, 0, 0},
-        {"llama q2", "llama", SRT_Q2, 64, 96, 2, 4, 1, 16, 16, 0, 0},
-        {"llama tq", "llama", SRT_TQ, 64, 96, 2, 4, 4, 16, 16, 0, 0},
-        {"llama q1", "llama", SRT_Q1, 64, 96, 2, 4, 2, 16, 16, 0, 0},
-        {"llama f16 llama3-rope", "llama", SRT_F16, 64, 96, 2, 4, 2, 16, 16, 1, 0},
-        {"llama bf16 rope_dim<head_dim", "llama", SRT_BF16, 96, 160, 2, 3, 1, 32, 16, 0, 0},
-        {"qwen2 q8 biases neox", "qwen2", SRT_Q8, 64, 128, 2, 4, 2, 16, 16, 0, 1},
-        {"qwen2 f32 biases neox", "qwen2", SRT_F32, 64, 128, 2, 4, 2, 16, 16, 0, 1},
-        {"llama q4 head_dim 128", "llama", SRT_Q4, 256, 320, 1, 2, 1, 128, 128, 0, 0},
-        {"llama tcsl 70% gqa", "llama", SRT_TCSL, 128, 320, 2, 4, 2, 32, 32, 0, 0},
-        {"qwen2 tcsl 70% biases neox", "qwen2", SRT_TCSL, 96, 200, 2, 3, 1, 32, 32, 0, 1},
-        {"qwen3 q8 q/k norms, head_dim 32 (Q != E)", "qwen3", SRT_Q8, 64, 96, 2, 4, 2, 32, 32, 0, 0},
-        {"qwen3 q4 q/k norms, biases", "qwen3", SRT_Q4, 64, 128, 2, 4, 1, 16, 16, 0, 1},
-        {"phi3 q4 LongRoPE, partial rope 12 of 16", "phi3", SRT_Q4, 64, 96, 2, 4, 2, 16, 12, 0, 0},
-        {"llama q8 head_dim 64 gqa", "llama", SRT_Q8, 256, 320, 1, 4, 2, 64, 64, 0, 0},
+    struct { const char *tag, *arch; srt_format f; int E, F, L, H, KVH, hd, rd, llama3, biases; uint32_t group; } cfg[] = {
+        {"llama q8 gqa", "llama", SRT_Q8, 64, 96, 2, 4, 2, 16, 16, 0, 0, 0},
+        {"llama q4", "llama", SRT_Q4, 64, 96, 2, 4, 2, 16, 16, 0, 0, 0},
+        {"llama q2", "llama", SRT_Q2, 64, 96, 2, 4, 1, 16, 16, 0, 0, 0},
+        {"llama tq", "llama", SRT_TQ, 64, 96, 2, 4, 4, 16, 16, 0, 0, 0},
+        {"llama q1", "llama", SRT_Q1, 64, 96, 2, 4, 2, 16, 16, 0, 0, 0},
+        {"llama f16 llama3-rope", "llama", SRT_F16, 64, 96, 2, 4, 2, 16, 16, 1, 0, 0},
+        {"llama bf16 rope_dim<head_dim", "llama", SRT_BF16, 96, 160, 2, 3, 1, 32, 16, 0, 0, 0},
+        {"qwen2 q8 biases neox", "qwen2", SRT_Q8, 64, 128, 2, 4, 2, 16, 16, 0, 1, 0},
+        {"qwen2 f32 biases neox", "qwen2", SRT_F32, 64, 128, 2, 4, 2, 16, 16, 0, 1, 0},
+        {"llama q4 head_dim 128", "llama", SRT_Q4, 256, 320, 1, 2, 1, 128, 128, 0, 0, 0},
+        {"llama tcsl 70% gqa", "llama", SRT_TCSL, 128, 320, 2, 4, 2, 32, 32, 0, 0, 0},
+        {"qwen2 tcsl 70% biases neox", "qwen2", SRT_TCSL, 96, 200, 2, 3, 1, 32, 32, 0, 1, 0},
+        {"qwen3 q8 q/k norms, head_dim 32 (Q != E)", "qwen3", SRT_Q8, 64, 96, 2, 4, 2, 32, 32, 0, 0, 0},
+        {"qwen3 q4 q/k norms, biases", "qwen3", SRT_Q4, 64, 128, 2, 4, 1, 16, 16, 0, 1, 0},
+        {"phi3 q4 LongRoPE, partial rope 12 of 16", "phi3", SRT_Q4, 64, 96, 2, 4, 2, 16, 12, 0, 0, 0},
+        {"llama q8 head_dim 64 gqa", "llama", SRT_Q8, 256, 320, 1, 4, 2, 64, 64, 0, 0, 0},
+        {"llama q4 head_dim 64, groups of 64", "llama", SRT_Q4, 256, 320, 2, 4, 2, 64, 64, 0, 0, 64},
+        {"llama q8 head_dim 64, groups of 128, FFN 200", "llama", SRT_Q8, 256, 200, 1, 4, 2, 64, 64, 0, 0, 128},
     };
     srt_cuda_set_cublas_min_tokens(gpu, 0);   /* every path in the reference order */
     for (size_t c = 0; c < sizeof cfg / sizeof cfg[0]; c++) {
         char path[256], tag[160];
         snprintf(path, sizeof path, CU_TMP "model_%zu.srt", c);
         if (!write_model(path, cfg[c].arch, cfg[c].f, cfg[c].E, cfg[c].F, cfg[c].L, cfg[c].H, cfg[c].KVH, cfg[c].hd, cfg[c].rd,
-                         cfg[c].llama3, cfg[c].biases, 100 + c)) { CHECK(0, "%s: write model: %s", cfg[c].tag, srt_last_error()); continue; }
+                         cfg[c].llama3, cfg[c].biases, 100 + c, cfg[c].group)) { CHECK(0, "%s: write model: %s", cfg[c].tag, srt_last_error()); continue; }
         snprintf(tag, sizeof tag, "%s, f16 KV", cfg[c].tag);
         if (cfg[c].f == SRT_TCSL) {   /* tensor-core sums over f16 activations: within a tolerance */
             compare_sessions_tol(tag, path, prompt, 40, 16, SRT_KV_F16, 12, 5e-3);
@@ -532,6 +534,34 @@ static void check_models(void) {
             CHECK(mid > before && srt__cu_of(gpu)->attn_split_launches == mid,
                   "the checks ran the split attention (%llu launch pairs); the Q8 cache with heads of 16 srt__cu_attention", (unsigned long long)(mid - before));
         }
+        /* wo's and down's inputs quantized by the kernels that write them (SRT_CUDA_FUSE_Q=1; decode
+           steps only): the logits of every step bit for bit. Groups of 32 (a values warp a part, a
+           GEMV tile half a part), 64 (parts of two warps, of four tiles) and 128 (a group over two
+           heads; FFN 200: a last group of 72, a last tile of 8 rows, codes padded past 200), every
+           integer format, F16, F32 and Q8 caches. Heads of 16 leave wo's quantization to its own
+           launch. The fused launches are counted, and the launches of a step: a layer of 9 (10 with
+           heads of 16, qwen3 11). */
+        gpu = backend_with("SRT_CUDA_FUSE_Q", "1");
+        if (gpu) {
+            srt_cuda_set_cublas_min_tokens(gpu, 0);
+            const uint64_t before = srt__cu_of(gpu)->fuse_q_launches;
+            const int models[] = {0, 1, 2, 3, 4, 7, 9, 12, 13, 14, 15, 16, 17};
+            for (size_t i = 0; i < sizeof models / sizeof models[0]; i++) {
+                char path[256], tag[160];
+                snprintf(path, sizeof path, CU_TMP "model_%d.srt", models[i]);
+                snprintf(tag, sizeof tag, "model %d, fused quantization", models[i]);
+                compare_sessions(tag, path, prompt, 9, 3, SRT_KV_F16, 8);
+            }
+            compare_sessions("llama q8 head_dim 64, groups of 128, FFN 200, q8 KV, fused quantization", CU_TMP "model_17.srt", prompt, 40, 16, SRT_KV_Q8, 12);
+            compare_sessions("llama q4 head_dim 64, groups of 64, f32 KV, fused quantization", CU_TMP "model_16.srt", prompt, 9, 1, SRT_KV_F32, 8);
+            CHECK(srt__cu_of(gpu)->fuse_q_launches > before, "the fused quantization ran (%llu launches)",
+                  (unsigned long long)(srt__cu_of(gpu)->fuse_q_launches - before));
+            check_step_kernels("llama q4 head_dim 64, groups of 64, fused quantization", CU_TMP "model_16.srt", prompt, 2, 9, 4, SRT_KV_F16, 1);
+            check_step_kernels("llama q4 (heads of 16), fused quantization", CU_TMP "model_1.srt", prompt, 2, 10, 4, SRT_KV_F16, 1);
+            check_step_kernels("qwen3 q8 (head_dim 32), fused quantization", CU_TMP "model_12.srt", prompt, 2, 11, 4, SRT_KV_F16, 1);
+            srt_backend_free(gpu);
+        }
+        gpu = saved;
         /* the tensor-core GEMM from 2 tokens (by default from 16): 3 and 9 tokens in blocks of 16,
            groups ending mid-stage (96), spanning stages (1024, 16384), K not a multiple of 64 */
         gpu = backend_with("SRT_CUDA_MMA_MIN", "2");
