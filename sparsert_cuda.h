@@ -463,11 +463,14 @@ static __device__ void srt__cu_qz_part(const srt__cu_qz &Z, const float *x, uint
     const uint64_t k0 = (uint64_t)g * Z.G;
     const uint32_t len = (uint32_t)srt__cu_min(Z.K - k0, (uint64_t)Z.G), parts = (len + Z.part - 1) / Z.part;
     unsigned last = 0u, mb = 0u;
+    __threadfence();   /* each lane: its stores of x before the part is counted */
+    __syncwarp();
     if (lane == 0) {
         if (amax > 0.0f) atomicMax(Z.gmax + g, __float_as_uint(amax));
-        __threadfence();   /* the part's values and max before its count */
+        __threadfence();   /* the part's max before its count */
         last = atomicAdd(Z.cnt + g, 1u) == parts - 1u ? 1u : 0u;
         if (last) {   /* every part has counted itself: the max is final, and the counters are free again */
+            __threadfence();
             mb = atomicAdd(Z.gmax + g, 0u);
             Z.gmax[g] = 0u;
             Z.cnt[g] = 0u;
