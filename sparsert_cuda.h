@@ -2262,6 +2262,15 @@ static srt_status srt__cu_attend(srt__cuda *S, srt__cuda_session *ss, int n, int
     return SRT_OK;
 }
 
+/* x += w x_in for one token, over the codes the kernel before wrote to z (SRT_CUDA_FUSE_Q; x_in itself
+   is not read). */
+static srt_status srt__cu_residual_fused(srt__cuda *S, srt__cuda_session *ss, const srt__cuda_mat &w, const srt__cu_qz &z) {
+    const srt__cuda_mat *wp = &w;
+    float *y[1] = {ss->x};
+    const float *no_bias[1] = {nullptr};
+    return srt__cu_int_matmul(S, SRT__CU_ACCUM, 1, &wp, y, no_bias, w.rows, 1, nullptr, ss->ws, ss->ws_cap, false, false, &z);
+}
+
 /* The kernels of one forward batch of n tokens (step data already on the device). */
 static srt_status srt__cu_enqueue(srt__cuda *S, srt__cuda_session *ss, int n, int want_logits) {
     const srt__cuda_model *M = ss->M;
@@ -2304,12 +2313,8 @@ static srt_status srt__cu_enqueue(srt__cuda *S, srt__cuda_session *ss, int n, in
         if (fuse && srt__cu_gemv_joins(L.wo, L.wo, 1) && M->head_dim % 32 == 0 && srt__cu_attn_split_fits(ss->kv_type, M->head_dim, ss->kv_row))
             zo = srt__cu_qz_for(ss, L.wo, 32);
         if ((r = srt__cu_attend(S, ss, n, l, scale, zo)) != SRT_OK) return r;
-        if (zo.qa) {
-            float *xo[1] = {ss->x};
-            const float *nb[1] = {nullptr};
-            const srt__cuda_mat *wo = &L.wo;
-            if ((r = srt__cu_int_matmul(S, SRT__CU_ACCUM, 1, &wo, xo, nb, L.wo.rows, 1, ss->att, ss->ws, ss->ws_cap, false, false, &zo)) != SRT_OK) return r;
-        } else SRT__CU_MM(L.wo, ss->att, n, ss->x, nullptr, 1)   /* x += wo att */
+        if (zo.qa) { if ((r = srt__cu_residual_fused(S, ss, L.wo, zo)) != SRT_OK) return r; }
+        else SRT__CU_MM(L.wo, ss->att, n, ss->x, nullptr, 1)   /* x += wo att */
         const srt__cuda_mat *gu[2] = {&L.gate, &L.up};
         float *hbs[2] = {ss->hb, ss->hb2};
         const float *no_bias[2] = {nullptr, nullptr};
@@ -2327,12 +2332,8 @@ static srt_status srt__cu_enqueue(srt__cuda *S, srt__cuda_session *ss, int n, in
             srt__cu_swiglu<<<srt__cu_blocks((uint64_t)n * (uint64_t)F, 256), 256, 0, sm>>>(ss->hb, ss->hb2, (uint64_t)n * (uint64_t)F);
             srt__cu_launched(S, "swiglu");
         }
-        if (zd.qa) {
-            float *xo[1] = {ss->x};
-            const float *nb[1] = {nullptr};
-            const srt__cuda_mat *wd = &L.down;
-            if ((r = srt__cu_int_matmul(S, SRT__CU_ACCUM, 1, &wd, xo, nb, L.down.rows, 1, ss->hb, ss->ws, ss->ws_cap, false, false, &zd)) != SRT_OK) return r;
-        } else SRT__CU_MM(L.down, ss->hb, n, ss->x, nullptr, 1)   /* x += down hb */
+        if (zd.qa) { if ((r = srt__cu_residual_fused(S, ss, L.down, zd)) != SRT_OK) return r; }
+        else SRT__CU_MM(L.down, ss->hb, n, ss->x, nullptr, 1)   /* x += down hb */
     }
     if (want_logits) {
         srt__cu_rmsnorm<<<1, SRT__CU_NORM_THREADS, 0, sm>>>(ss->xb, ss->x + (size_t)(n - 1) * (size_t)E, M->output_norm, E, M->norm_eps);
