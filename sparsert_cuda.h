@@ -1282,9 +1282,10 @@ static srt_status srt__cu_int_matmul(srt__cuda *S, int mode, int count, const sr
     unsigned tiles = 0, ends[3] = {0, 0, 0};
     int8_t *qa;
     float *da;
-    const srt_status r = fused_in ? SRT_OK : x_quantized ? srt__cu_ws_codes(*w[0], n, ws, ws_cap, &qa, &da) : srt__cu_quantize_x(S, *w[0], x, n, ws, ws_cap, &qa, &da);
-    if (r != SRT_OK) return r;
+    srt_status r = SRT_OK;
     if (fused_in) { qa = fused_in->qa; da = fused_in->da; }
+    else r = x_quantized ? srt__cu_ws_codes(*w[0], n, ws, ws_cap, &qa, &da) : srt__cu_quantize_x(S, *w[0], x, n, ws, ws_cap, &qa, &da);
+    if (r != SRT_OK) return r;
     memset(&a, 0, sizeof a);
     if (fused_out) { a.qz = *fused_out; S->fuse_q_launches++; }
     for (int i = 0; i < count; i++) {
@@ -2262,8 +2263,8 @@ static srt_status srt__cu_attend(srt__cuda *S, srt__cuda_session *ss, int n, int
     return SRT_OK;
 }
 
-/* x += w x_in for one token, over the codes the kernel before wrote to z (SRT_CUDA_FUSE_Q; x_in itself
-   is not read). */
+/* x += w . (one token's input), over the codes of that input the kernel before wrote to z
+   (SRT_CUDA_FUSE_Q; the float input is not read). */
 static srt_status srt__cu_residual_fused(srt__cuda *S, srt__cuda_session *ss, const srt__cuda_mat &w, const srt__cu_qz &z) {
     const srt__cuda_mat *wp = &w;
     float *y[1] = {ss->x};
