@@ -62,9 +62,7 @@
      SRT_CUDA_PDL=0 launches the GEMV and the SpMM plainly, not as programmatic dependents
      (compute capability 9.0 on: they read their first weights while the kernel before finishes);
      SRT_CUDA_GEMV_BLOCKS=N gives a GEMV launch at most N blocks per token block, each taking
-     tiles in turn (tests; a tuning experiment: see the GEMV); SRT_CUDA_FUSE_Q=1 has the kernels
-     that write wo's and down's inputs quantize them for their GEMVs in decode (srt__cu_qz: two
-     launches fewer per layer; an experiment, off until measured on a GPU); SRT_CUDA_MMA_MIN=N runs integer
+     tiles in turn (tests; a tuning experiment: see the GEMV); SRT_CUDA_MMA_MIN=N runs integer
      GEMMs of N tokens and more on the tensor cores whatever their shape (0: never; tests).
      Fusions, because a decode step of a large model is hundreds of small launches and each costs
      a gap on the GPU: every matrix product adds into the residual itself (x += W x: no add
@@ -285,8 +283,6 @@ struct srt__cuda {
     bool pdl = false;        /* programmatic dependent launch (compute capability 9.0 on, unless SRT_CUDA_PDL=0) */
     int gemv_blocks = 0;     /* > 0: at most this many blocks per token block of a GEMV / GEMM launch (SRT_CUDA_GEMV_BLOCKS) */
     uint64_t attn_split_launches = 0;   /* launch pairs of the attention in two launches (tests) */
-    bool fuse_q = false;     /* SRT_CUDA_FUSE_Q=1: wo's and down's inputs quantized by the kernels writing them (srt__cu_qz) */
-    uint64_t fuse_q_launches = 0;       /* launches that did (tests) */
     int cublas_min = 32;
     /* integer GEMMs on the tensor cores (srt__cu_gemm_mma) from mma_min tokens where tokens x rows
        >= mma_work (below that the tiled kernel was faster on the H200); SRT_CUDA_MMA_MIN=N: from N
@@ -341,8 +337,6 @@ struct srt__cuda_session {
     size_t toks_off, cs_off, stage_bytes;
     void *ws;                /* GEMM / cuBLAS scratch for n_batch tokens */
     size_t ws_cap;
-    uint8_t *qz;             /* one token's fused quantization (srt__cu_qz_for): codes, scales, maxima, counts */
-    bool qz_dirty;           /* a forward failed: the maxima and counts are zeroed before the next */
     cudaGraphExec_t graph[2];  /* decode graphs: [0] without logits, [1] with */
     bool graph_failed[2];
     int graph_kernels[2];      /* the kernels each graph holds */
@@ -442,56 +436,6 @@ static __device__ __forceinline__ void srt__cu_dep_launch(void) {
     asm volatile("griddepcontrol.launch_dependents;\n" ::: "memory");
 #endif
 }
-/* The quantization of one token's activations by the kernels that write them (SRT_CUDA_FUSE_Q=1,
-   an experiment, off until measured on a GPU): the attention's values kernel for wo's GEMV, the
-   SwiGLU GEMV for down's; a launch fewer each (RMSNorm writing the codes, one launch fewer per
-   norm, made the q4 8B decode 4% faster on the H100). A group of G values is written by several
-   blocks (parts of `part` values: 32 for the values kernel, 16 for the GEMV's tile); each part
-   adds its abs-max into gmax, then counts itself in cnt, and the last part to arrive writes the
-   group's codes and dx exactly as srt__cu_quantize does (the same max over the same values, the
-   same operations), and leaves gmax and cnt at zero for the next launch. */
-struct srt__cu_qz {
-    int8_t *qa;             /* the codes (kp), nullptr: no fused quantization */
-    float *da;              /* and the scales (ng) */
-    unsigned *gmax, *cnt;   /* per group: the abs-max so far (float bits), the parts counted */
-    uint64_t K, kp;         /* the activations' width and padded width */
-    uint32_t G, ng, part;   /* group, groups, values per part */
-};
-/* One whole warp of a part, after the part's stores of x (the token's activations): amax is the
-   part's abs-max over its values > 0 (else 0), the same in every lane; g its group. */
-static __device__ void srt__cu_qz_part(const srt__cu_qz &Z, const float *x, uint32_t g, float amax, int lane) {
-    const uint64_t k0 = (uint64_t)g * Z.G;
-    const uint32_t len = (uint32_t)srt__cu_min(Z.K - k0, (uint64_t)Z.G), parts = (len + Z.part - 1) / Z.part;
-    unsigned last = 0u, mb = 0u;
-    __threadfence();   /* each lane: its stores of x before the part is counted */
-    __syncwarp();
-    if (lane == 0) {
-        if (amax > 0.0f) atomicMax(Z.gmax + g, __float_as_uint(amax));
-        __threadfence();   /* the part's max before its count */
-        last = atomicAdd(Z.cnt + g, 1u) == parts - 1u ? 1u : 0u;
-        if (last) {   /* every part has counted itself: the max is final, and the counters are free again */
-            __threadfence();
-            mb = atomicAdd(Z.gmax + g, 0u);
-            Z.gmax[g] = 0u;
-            Z.cnt[g] = 0u;
-        }
-    }
-    if (!__shfl_sync(0xffffffffu, last, 0)) return;
-    __threadfence();   /* the other parts' values, read from L2 */
-    const float d = __uint_as_float(__shfl_sync(0xffffffffu, mb, 0)) / 127.0f, id = d > 0.0f ? 1.0f / d : 0.0f;
-    for (uint32_t k = (uint32_t)lane; k < len; k += 32) Z.qa[k0 + k] = (int8_t)srt__cu_act_code(__ldcg(x + k0 + k) * id);
-    if (g == Z.ng - 1)
-        for (uint64_t k = Z.K + (uint64_t)lane; k < Z.kp; k += 32) Z.qa[k] = 0;
-    if (lane == 0) Z.da[g] = d;
-}
-/* the abs-max of the warp's values v (lanes with has), counting only values > 0 as srt__cu_quantize does */
-static __device__ __forceinline__ float srt__cu_qz_amax(float v, bool has) {
-    float a = has && fabsf(v) > 0.0f ? fabsf(v) : 0.0f;
-#pragma unroll
-    for (int o = 16; o; o >>= 1) a = fmaxf(a, __shfl_xor_sync(0xffffffffu, a, o));
-    return a;
-}
-
 /* GEMV: a block takes items (a tile of 16 rows of one matrix; SWIGLU: a tile of gate and the same
    tile of up) x one token (the GEMM: x SRT__CU_GEMM_TB tokens), items blockIdx.x + i gridDim.x:
    one item each, or with SRT_CUDA_GEMV_BLOCKS=N at most N blocks (srt__cu_int_matmul). 256
@@ -534,7 +478,6 @@ struct srt__cu_gemv_args {
     srt__cu_gemv_out o0, o1, o2;
     unsigned end0, end1, items;
     int mode;
-    srt__cu_qz qz;          /* SWIGLU, one token: the quantization of y_0 for the next GEMV (qz.qa nullptr: none) */
 };
 /* Blocks per SM: one token, 3 (at most 80 registers; 45 KB of shared memory each): while a block
    sums up a batch and waits at its barriers, the others' reads keep the memory busy (on the H100,
@@ -756,15 +699,9 @@ __global__ void __launch_bounds__(SRT__CU_GEMV_THREADS, SRT__CU_GEMV_PER_SM(TB))
             const bool out = tid < 16 * TB && t < (uint64_t)n && r < rows;
             if (swiglu) {
                 if (m == 0) gate = yv;
-                else {
-                    float h = 0.0f;
-                    if (out) {   /* the SwiGLU kernel's operations, in its order */
-                        const float g = gate + (A.o0.bias ? A.o0.bias[r] : 0.0f), up = yv + (A.o1.bias ? A.o1.bias[r] : 0.0f);
-                        A.o0.y[t * A.o0.ldy + r] = h = g * (1.0f / (1.0f + srt__cu_expf(-g))) * up;
-                    }
-                    /* the fused quantization: warp 0 (lanes 0-15 hold the tile's 16 values), a part of 16 */
-                    if (TB == 1 && A.qz.qa && tid < 32)
-                        srt__cu_qz_part(A.qz, A.o0.y, (uint32_t)(tile * 16 / A.qz.G), srt__cu_qz_amax(h, out), tid);
+                else if (out) {   /* the SwiGLU kernel's operations, in its order */
+                    const float g = gate + (A.o0.bias ? A.o0.bias[r] : 0.0f), up = yv + (A.o1.bias ? A.o1.bias[r] : 0.0f);
+                    A.o0.y[t * A.o0.ldy + r] = g * (1.0f / (1.0f + srt__cu_expf(-g))) * up;
                 }
             } else if (out) {
                 const srt__cu_gemv_out o = m == 0 ? A.o0 : m == 1 ? A.o1 : A.o2;
@@ -1252,9 +1189,7 @@ static srt_status srt__cu_quantize_x(srt__cuda *S, const srt__cuda_mat &w, const
 /* Launches the integer kernel for n tokens over count <= 3 matrices of x (mode:
    srt__cu_gemv_args): output i is y[i] (+ bias[i]) with leading dimension ldy0 for the first, rows
    for the others (SWIGLU: y[0] only). w[0]'s format decides the kernel; x is quantized into ws
-   first (x_quantized: srt__cu_rmsnorm_q has written its codes there already; fused_in: the kernel
-   before wrote them to fused_in's codes, SRT_CUDA_FUSE_Q). fused_out (SWIGLU, one token): the
-   launch quantizes y[0] for the next GEMV. Blocks take
+   first (x_quantized: srt__cu_rmsnorm_q has written its codes there already). Blocks take
    SRT__CU_GEMM_TB tokens each when `gemm` (each weight load serving them all: prompt batches),
    else one (the GEMV: twice the blocks per token block, for one token as many as there are
    tiles). */
@@ -1274,20 +1209,16 @@ static void srt__cu_int_launch(srt__cuda *S, const srt__cu_gemv_args &a, const i
                        gemm ? "GEMM kernel" : "GEMV kernel", a, qa, da, n, sp, gb);
 }
 static srt_status srt__cu_int_matmul(srt__cuda *S, int mode, int count, const srt__cuda_mat *const *w, float *const *y, const float *const *bias,
-                                     uint64_t ldy0, int n, const float *x, void *ws, size_t ws_cap, bool gemm, bool x_quantized = false,
-                                     const srt__cu_qz *fused_in = nullptr, const srt__cu_qz *fused_out = nullptr) {
+                                     uint64_t ldy0, int n, const float *x, void *ws, size_t ws_cap, bool gemm, bool x_quantized = false) {
     srt__cu_gemv_args a;
     srt__cuda_mat *wa[3] = {&a.w0, &a.w1, &a.w2};
     srt__cu_gemv_out *oa[3] = {&a.o0, &a.o1, &a.o2};
     unsigned tiles = 0, ends[3] = {0, 0, 0};
     int8_t *qa;
     float *da;
-    srt_status r = SRT_OK;
-    if (fused_in) { qa = fused_in->qa; da = fused_in->da; }
-    else r = x_quantized ? srt__cu_ws_codes(*w[0], n, ws, ws_cap, &qa, &da) : srt__cu_quantize_x(S, *w[0], x, n, ws, ws_cap, &qa, &da);
+    const srt_status r = x_quantized ? srt__cu_ws_codes(*w[0], n, ws, ws_cap, &qa, &da) : srt__cu_quantize_x(S, *w[0], x, n, ws, ws_cap, &qa, &da);
     if (r != SRT_OK) return r;
     memset(&a, 0, sizeof a);
-    if (fused_out) { a.qz = *fused_out; S->fuse_q_launches++; }
     for (int i = 0; i < count; i++) {
         *wa[i] = *w[i];
         oa[i]->y = y[i]; oa[i]->bias = bias[i]; oa[i]->ldy = i == 0 ? ldy0 : w[i]->rows;
@@ -1881,7 +1812,7 @@ static __device__ __forceinline__ void srt__cu_attv_stage(unsigned char *ring, i
 }
 template <int T>
 __global__ void __launch_bounds__(32) srt__cu_attn_values(const srt__cu_step *st, const unsigned char *vc, const float *scores, float *att,
-                                                         int nh, int grp, int hd, int KVH, size_t row, int n_ctx, int layer, srt__cu_qz Z) {
+                                                         int nh, int grp, int hd, int KVH, size_t row, int n_ctx, int layer) {
     typedef srt__cu_attv_cfg<T> C;
     enum { SB = 32 * C::PB + 128 };
     __shared__ __align__(16) unsigned char ring[C::R * SB];
@@ -1948,8 +1879,6 @@ __global__ void __launch_bounds__(32) srt__cu_attn_values(const srt__cu_step *st
     srt__cu_cp_async_wait_all();   /* (nothing is left: chunks past the end copy nothing) */
     const int d = 32 * sl + lane;
     if (d < hd) att[((size_t)t * (size_t)nh + (size_t)hh) * (size_t)hd + (size_t)d] = o;
-    /* Z (one token, head_dim a multiple of 32: a part is this warp's 32 values, in one group) */
-    if (Z.qa) srt__cu_qz_part(Z, att, (uint32_t)(((uint32_t)hh * (uint32_t)hd + 32u * (uint32_t)sl) / Z.G), srt__cu_qz_amax(o, true), lane);
 }
 
 __global__ void srt__cu_swiglu(float *g, const float *up, uint64_t n) {
@@ -2102,20 +2031,6 @@ fail:
     return st;
 }
 
-/* The session's fused-quantization buffer (srt__cu_qz): codes (max_kp), then scales, maxima and
-   counts (max_ng each). */
-static size_t srt__cu_qz_bytes(const srt__cuda_model *M) { return (size_t)(M->max_kp + 255) / 256 * 256 + (size_t)M->max_ng * 12; }
-static srt__cu_qz srt__cu_qz_for(const srt__cuda_session *ss, const srt__cuda_mat &w, uint32_t part) {
-    srt__cu_qz z;
-    uint8_t *p = ss->qz + (size_t)(ss->M->max_kp + 255) / 256 * 256;
-    z.qa = (int8_t *)ss->qz;
-    z.da = (float *)p;
-    z.gmax = (unsigned *)(p + (size_t)ss->M->max_ng * 4);
-    z.cnt = (unsigned *)(p + (size_t)ss->M->max_ng * 8);
-    z.K = w.cols; z.kp = w.kp; z.G = w.group; z.ng = (uint32_t)w.ng; z.part = part;
-    return z;
-}
-
 static void srt__cu_session_destroy(srt_backend *b, void *session) {
     srt__cuda *S = srt__cu_of(b);
     srt__cuda_session *ss = (srt__cuda_session *)session;
@@ -2124,7 +2039,7 @@ static void srt__cu_session_destroy(srt_backend *b, void *session) {
     cudaSetDevice(S->device);
     cudaStreamSynchronize(S->stream);
     for (int i = 0; i < 2; i++) if (ss->graph[i]) cudaGraphExecDestroy(ss->graph[i]);
-    void *ps[] = {ss->k_cache, ss->v_cache, ss->x, ss->xb, ss->q, ss->k, ss->v, ss->att, ss->hb, ss->hb2, ss->logits, ss->scores, ss->stage, ss->ws, ss->qz};
+    void *ps[] = {ss->k_cache, ss->v_cache, ss->x, ss->xb, ss->q, ss->k, ss->v, ss->att, ss->hb, ss->hb2, ss->logits, ss->scores, ss->stage, ss->ws};
     for (size_t i = 0; i < sizeof ps / sizeof ps[0]; i++) if (ps[i]) cudaFree(ps[i]);
     if (ss->hstage) cudaFreeHost(ss->hstage);
     cudaGetLastError();
@@ -2163,9 +2078,7 @@ static srt_status srt__cu_session_create(srt_backend *b, void *model, int n_ctx,
         SRT__CU_ALLOC(logits, (size_t)M->n_vocab * 4, "logits")
         SRT__CU_ALLOC(scores, B * (size_t)M->n_head * (size_t)n_ctx * 4, "attention scores")
         SRT__CU_ALLOC(stage, ss->stage_bytes, "step data") SRT__CU_ALLOC(ws, ss->ws_cap, "matrix product scratch")
-        SRT__CU_ALLOC(qz, srt__cu_qz_bytes(M), "the fused quantization")
 #undef SRT__CU_ALLOC
-        if (!failed && cudaMemsetAsync(ss->qz, 0, srt__cu_qz_bytes(M), S->stream) != cudaSuccess) failed = "the fused quantization (zeroing)";
         if (!failed && cudaMallocHost((void **)&ss->hstage, ss->stage_bytes) != cudaSuccess) { ss->hstage = nullptr; failed = "pinned host staging"; failed_bytes = ss->stage_bytes; }
         if (failed) {
             char mem[96];
@@ -2235,10 +2148,8 @@ static srt_status srt__cu_mm_same_x(srt__cuda *S, srt__cuda_session *ss, int cou
 }
 
 /* Attention of layer l for n tokens: where the shape fits (srt__cu_attn_split_fits) the scores in C blocks per head (about 4 blocks per SM in all, at most one per 128
-   positions of the context) and the values in a warp per 32 dimensions, which with Z.qa also
-   quantize att for wo's GEMV (the caller checks that it may: srt__cu_enqueue); else
-   srt__cu_attention. */
-static srt_status srt__cu_attend(srt__cuda *S, srt__cuda_session *ss, int n, int l, float scale, const srt__cu_qz &Z) {
+   positions of the context) and the values in a warp per 32 dimensions; else srt__cu_attention. */
+static srt_status srt__cu_attend(srt__cuda *S, srt__cuda_session *ss, int n, int l, float scale) {
     const srt__cuda_model *M = ss->M;
     const srt__cu_step *st = (const srt__cu_step *)ss->stage;
     const int nh = M->n_head, grp = M->n_head / M->n_head_kv, hd = M->head_dim, KVH = M->n_head_kv;
@@ -2256,20 +2167,10 @@ static srt_status srt__cu_attend(srt__cuda *S, srt__cuda_session *ss, int n, int
     auto *values = T == SRT_KV_Q8 ? srt__cu_attn_values<SRT_KV_Q8> : T == SRT_KV_F16 ? srt__cu_attn_values<SRT_KV_F16> : srt__cu_attn_values<SRT_KV_F32>;
     scores<<<gs, SRT__CU_ATTS_THREADS, 0, sm>>>(st, ss->q, ss->k_cache, ss->scores, nh, grp, hd, KVH, row, ss->n_ctx, l, scale);
     srt__cu_launched(S, "attention scores");
-    values<<<gv, 32, 0, sm>>>(st, ss->v_cache, ss->scores, ss->att, nh, grp, hd, KVH, row, ss->n_ctx, l, Z);
-    if (Z.qa) S->fuse_q_launches++;
+    values<<<gv, 32, 0, sm>>>(st, ss->v_cache, ss->scores, ss->att, nh, grp, hd, KVH, row, ss->n_ctx, l);
     srt__cu_launched(S, "attention values");
     S->attn_split_launches++;
     return SRT_OK;
-}
-
-/* x += w . (one token's input), over the codes of that input the kernel before wrote to z
-   (SRT_CUDA_FUSE_Q; the float input is not read). */
-static srt_status srt__cu_residual_fused(srt__cuda *S, srt__cuda_session *ss, const srt__cuda_mat &w, const srt__cu_qz &z) {
-    const srt__cuda_mat *wp = &w;
-    float *y[1] = {ss->x};
-    const float *no_bias[1] = {nullptr};
-    return srt__cu_int_matmul(S, SRT__CU_ACCUM, 1, &wp, y, no_bias, w.rows, 1, nullptr, ss->ws, ss->ws_cap, false, false, &z);
 }
 
 /* The kernels of one forward batch of n tokens (step data already on the device). */
@@ -2281,7 +2182,6 @@ static srt_status srt__cu_enqueue(srt__cuda *S, srt__cuda_session *ss, int n, in
     const float *cs = (const float *)(ss->stage + ss->cs_off);
     const float scale = 1.0f / sqrtf((float)M->head_dim);
     cudaStream_t sm = S->stream;
-    const bool fuse = S->fuse_q && n == 1;
     srt_status r;
 #define SRT__CU_MM(w, xin, nt, out, bias, accum) \
     if ((r = srt__cu_matmul_dev(S, w, xin, nt, out, (w).rows, bias, accum, ss->ws, ss->ws_cap, SRT_CUDA_PATH_AUTO)) != SRT_OK) return r;
@@ -2308,33 +2208,22 @@ static srt_status srt__cu_enqueue(srt__cuda *S, srt__cuda_session *ss, int n, in
             srt__cu_rope_kv<<<srt__cu_blocks(threads, 256), 256, 0, sm>>>(st, l, ss->n_ctx, n, M->n_head, M->n_head_kv, M->head_dim, M->rope_dim, M->rope_neox, cs, ss->q, ss->k, ss->v, ss->kv_type, ss->kv_row, ss->k_cache, ss->v_cache);
             srt__cu_launched(S, "RoPE and KV cache store");
         }
-        /* SRT_CUDA_FUSE_Q: att quantized by the values kernel (a part per warp of 32 values, so heads of
-           whole warps; the split attention's kernels), wo's codes read by its GEMV */
-        srt__cu_qz zo = {};
-        if (fuse && srt__cu_gemv_joins(L.wo, L.wo, 1) && M->head_dim % 32 == 0 && srt__cu_attn_split_fits(ss->kv_type, M->head_dim, ss->kv_row))
-            zo = srt__cu_qz_for(ss, L.wo, 32);
-        if ((r = srt__cu_attend(S, ss, n, l, scale, zo)) != SRT_OK) return r;
-        if (zo.qa) { if ((r = srt__cu_residual_fused(S, ss, L.wo, zo)) != SRT_OK) return r; }
-        else SRT__CU_MM(L.wo, ss->att, n, ss->x, nullptr, 1)   /* x += wo att */
+        if ((r = srt__cu_attend(S, ss, n, l, scale)) != SRT_OK) return r;
+        SRT__CU_MM(L.wo, ss->att, n, ss->x, nullptr, 1)   /* x += wo att */
         const srt__cuda_mat *gu[2] = {&L.gate, &L.up};
         float *hbs[2] = {ss->hb, ss->hb2};
         const float *no_bias[2] = {nullptr, nullptr};
         const bool gu_gemv = srt__cu_gemv_all_join(2, gu, n), swiglu = gu_gemv && L.gate.rows == L.up.rows;   /* gate, up and SwiGLU in one launch */
         bool quantized;
         if ((r = srt__cu_norm(S, ss, ss->x, L.ffn_norm, E, n, M->norm_eps, L.gate, gu_gemv, &quantized)) != SRT_OK) return r;
-        /* SRT_CUDA_FUSE_Q: hb quantized by the SwiGLU GEMV (a part per 16-row tile) for down's GEMV */
-        srt__cu_qz zd = {};
-        if (swiglu && fuse && srt__cu_gemv_joins(L.down, L.down, 1) && L.down.cols == L.gate.rows) zd = srt__cu_qz_for(ss, L.down, 16);
         if (swiglu) {
-            if ((r = srt__cu_int_matmul(S, SRT__CU_SWIGLU, 2, gu, hbs, no_bias, L.gate.rows, n, ss->xb, ss->ws, ss->ws_cap, false, quantized,
-                                        nullptr, zd.qa ? &zd : nullptr)) != SRT_OK) return r;
+            if ((r = srt__cu_int_matmul(S, SRT__CU_SWIGLU, 2, gu, hbs, no_bias, L.gate.rows, n, ss->xb, ss->ws, ss->ws_cap, false, quantized)) != SRT_OK) return r;
         } else {
             if ((r = srt__cu_mm_same_x(S, ss, 2, gu, hbs, no_bias, ss->xb, n, quantized)) != SRT_OK) return r;
             srt__cu_swiglu<<<srt__cu_blocks((uint64_t)n * (uint64_t)F, 256), 256, 0, sm>>>(ss->hb, ss->hb2, (uint64_t)n * (uint64_t)F);
             srt__cu_launched(S, "swiglu");
         }
-        if (zd.qa) { if ((r = srt__cu_residual_fused(S, ss, L.down, zd)) != SRT_OK) return r; }
-        else SRT__CU_MM(L.down, ss->hb, n, ss->x, nullptr, 1)   /* x += down hb */
+        SRT__CU_MM(L.down, ss->hb, n, ss->x, nullptr, 1)   /* x += down hb */
     }
     if (want_logits) {
         srt__cu_rmsnorm<<<1, SRT__CU_NORM_THREADS, 0, sm>>>(ss->xb, ss->x + (size_t)(n - 1) * (size_t)E, M->output_norm, E, M->norm_eps);
@@ -2386,10 +2275,6 @@ static srt_status srt__cu_forward(srt_backend *b, void *session, const int32_t *
     std::lock_guard<std::mutex> g(S->lock);
     cudaSetDevice(S->device);
     srt__cu_reset_fail(S);
-    if (ss->qz_dirty) {
-        srt__cu_note(S, cudaMemsetAsync(ss->qz, 0, srt__cu_qz_bytes(M), S->stream), "zeroing of the fused quantization");
-        ss->qz_dirty = false;
-    }
     {   /* step data: one copy from pinned memory (the previous forward has finished with it) */
         srt__cu_step *h = (srt__cu_step *)ss->hstage;
         h->pos = pos; h->n = n; h->pad0 = h->pad1 = 0;
@@ -2410,7 +2295,6 @@ static srt_status srt__cu_forward(srt_backend *b, void *session, const int32_t *
     if (st == SRT_OK && logits)
         srt__cu_note(S, cudaMemcpyAsync(logits, ss->logits, (size_t)M->n_vocab * sizeof(float), cudaMemcpyDeviceToHost, S->stream), "copy of the logits");
     srt__cu_note(S, cudaStreamSynchronize(S->stream), "forward (synchronize)");
-    if (st != SRT_OK || S->fail_code != cudaSuccess) ss->qz_dirty = true;   /* a fused quantization may have stopped half-way */
     if (st != SRT_OK) return srt__cu_err(err, cap, st, "out of device memory (matrix product scratch)");
     return srt__cu_fail_status(S, err, cap);
 }
@@ -2469,7 +2353,6 @@ SRT_API srt_backend *srt_cuda_backend(int device) {
         const char *g = getenv("SRT_CUDA_GRAPHS"), *sy = getenv("SRT_CUDA_SYNC"), *sk = getenv("SRT_CUDA_SPLIT_K"), *pd = getenv("SRT_CUDA_PDL");
         S->pdl = !(pd && pd[0] == '0');
         if (getenv("SRT_CUDA_GEMV_BLOCKS")) S->gemv_blocks = atoi(getenv("SRT_CUDA_GEMV_BLOCKS"));
-        S->fuse_q = getenv("SRT_CUDA_FUSE_Q") && getenv("SRT_CUDA_FUSE_Q")[0] == '1';
         if (getenv("SRT_CUDA_MMA_MIN")) { S->mma_min = atoi(getenv("SRT_CUDA_MMA_MIN")); S->mma_work = 0; }
         S->graphs = !(g && g[0] == '0');
         if (sk && sk[0]) S->split_k = atoi(sk) > 0 ? atoi(sk) : 0;

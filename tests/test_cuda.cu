@@ -534,34 +534,6 @@ static void check_models(void) {
             CHECK(mid > before && srt__cu_of(gpu)->attn_split_launches == mid,
                   "the checks ran the split attention (%llu launch pairs); the Q8 cache with heads of 16 srt__cu_attention", (unsigned long long)(mid - before));
         }
-        /* wo's and down's inputs quantized by the kernels that write them (SRT_CUDA_FUSE_Q=1; decode
-           steps only): the logits of every step bit for bit. Groups of 32 (a values warp a part, a
-           GEMV tile half a part), 64 (parts of two warps, of four tiles) and 128 (a group over two
-           heads; FFN 200: a last group of 72, a last tile of 8 rows, codes padded past 200), every
-           integer format, F16, F32 and Q8 caches. Heads of 16 leave wo's quantization to its own
-           launch. The fused launches are counted, and the launches of a step: a layer of 9 (10 with
-           heads of 16, qwen3 11). */
-        gpu = backend_with("SRT_CUDA_FUSE_Q", "1");
-        if (gpu) {
-            srt_cuda_set_cublas_min_tokens(gpu, 0);
-            const uint64_t before = srt__cu_of(gpu)->fuse_q_launches;
-            const int models[] = {0, 1, 2, 3, 4, 7, 9, 12, 13, 14, 15, 16, 17};
-            for (size_t i = 0; i < sizeof models / sizeof models[0]; i++) {
-                char path[256], tag[160];
-                snprintf(path, sizeof path, CU_TMP "model_%d.srt", models[i]);
-                snprintf(tag, sizeof tag, "model %d, fused quantization", models[i]);
-                compare_sessions(tag, path, prompt, 9, 3, SRT_KV_F16, 8);
-            }
-            compare_sessions("llama q8 head_dim 64, groups of 128, FFN 200, q8 KV, fused quantization", CU_TMP "model_17.srt", prompt, 40, 16, SRT_KV_Q8, 12);
-            compare_sessions("llama q4 head_dim 64, groups of 64, f32 KV, fused quantization", CU_TMP "model_16.srt", prompt, 9, 1, SRT_KV_F32, 8);
-            CHECK(srt__cu_of(gpu)->fuse_q_launches > before, "the fused quantization ran (%llu launches)",
-                  (unsigned long long)(srt__cu_of(gpu)->fuse_q_launches - before));
-            check_step_kernels("llama q4 head_dim 64, groups of 64, fused quantization", CU_TMP "model_16.srt", prompt, 2, 9, 4, SRT_KV_F16, 1);
-            check_step_kernels("llama q4 (heads of 16), fused quantization", CU_TMP "model_1.srt", prompt, 2, 10, 4, SRT_KV_F16, 1);
-            check_step_kernels("qwen3 q8 (head_dim 32), fused quantization", CU_TMP "model_12.srt", prompt, 2, 11, 4, SRT_KV_F16, 1);
-            srt_backend_free(gpu);
-        }
-        gpu = saved;
         /* the tensor-core GEMM from 2 tokens (by default from 16): 3 and 9 tokens in blocks of 16,
            groups ending mid-stage (96), spanning stages (1024, 16384), K not a multiple of 64 */
         gpu = backend_with("SRT_CUDA_MMA_MIN", "2");

@@ -115,13 +115,9 @@ static inline int __dp4a(int a, int b, int c) {
     return c;
 }
 template <class T> static inline T __ldg(const T *p) { return *p; }
-template <class T> static inline T __ldcg(const T *p) { return *p; }
-/* fibers never run at the same time: atomics are plain read-modify-writes, fences nothing (blocks
-   run one after another, so a kernel's last block to arrive somewhere is always its last in order) */
+/* fibers never run at the same time: atomics are plain read-modify-writes */
 static inline unsigned atomicMax(unsigned *p, unsigned v) { const unsigned o = *p; if (v > o) *p = v; return o; }
 static inline int atomicAdd(int *p, int v) { const int o = *p; *p = o + v; return o; }
-static inline unsigned atomicAdd(unsigned *p, unsigned v) { const unsigned o = *p; *p = o + v; return o; }
-static inline void __threadfence(void) {}
 
 /* ---------------------------------------------------------------- fibers */
 extern "C" void srt_emu_switch(void **save_sp, void *to_sp);
