@@ -274,19 +274,6 @@ struct srt__cuda_mat {
     const uint32_t *toff;    /* TCSL: tile offsets (v = the words); tm x tk tiles of 64 x 64 */
     uint64_t tm, tk;
 };
-/* The L2 prefetch of a decode step (SRT_CUDA_PREFETCH_KB=N, an experiment: off by default). Each
-   GEMV launch of a one-token forward prefetches into L2 the first N KB of the weights the GEMV
-   launches after it read, in their order (srt__cu_plan_prefetch), and reads its own weights with
-   the policy "evict first". The norms, RoPE, attention and quantization between the GEMVs read
-   little from memory and take microseconds each; so do a GEMV's first and last blocks. The
-   prefetch keeps the memory streaming through them, and the GEMV after finds its weights in L2. */
-#define SRT__CU_PF_RANGES 8
-struct srt__cu_pf {
-    const uint8_t *p[SRT__CU_PF_RANGES];
-    uint32_t len[SRT__CU_PF_RANGES];   /* bytes from p */
-    int n;                             /* ranges */
-    int read_once;                     /* the launch reads its weights with the policy "evict first" */
-};
 struct srt__cuda {
     srt_backend b;
     int device = 0;
@@ -296,9 +283,6 @@ struct srt__cuda {
     bool pdl = false;        /* programmatic dependent launch (compute capability 9.0 on, unless SRT_CUDA_PDL=0) */
     int gemv_blocks = 0;     /* > 0: at most this many blocks per token block of a GEMV / GEMM launch (SRT_CUDA_GEMV_BLOCKS) */
     uint64_t attn_split_launches = 0;   /* launch pairs of the attention in two launches (tests) */
-    uint64_t prefetch = 0;   /* SRT_CUDA_PREFETCH_KB x 1024: the L2 prefetch of a decode step's GEMVs (srt__cu_pf) */
-    bool prefetch_once = true;   /* and their weights read "evict first" (SRT_CUDA_PREFETCH_ONCE=0: not) */
-    srt__cu_pf pf = {};      /* the prefetch of the next GEMV launch (srt__cu_plan_prefetch), consumed by it */
     int cublas_min = 32;
     /* integer GEMMs on the tensor cores (srt__cu_gemm_mma) from mma_min tokens where tokens x rows
        >= mma_work (below that the tiled kernel was faster on the H200); SRT_CUDA_MMA_MIN=N: from N
@@ -415,18 +399,6 @@ static __device__ __forceinline__ void srt__cu_cp_async4(void *smem, const void 
 }
 /* waits for this thread's copies of every committed group but the newest N */
 template <int N> static __device__ __forceinline__ void srt__cu_cp_async_wait_group(void) { asm volatile("cp.async.wait_group %0;\n" :: "n"(N) : "memory"); }
-/* The L2 prefetch of a decode step's weights (srt__cu_pf): the 128-byte line at p into L2, with
-   nothing waiting for it; the policy "evict first" and a 16-byte copy under it, for the weights a
-   kernel reads once (they then go before the lines prefetched for the kernels after it) */
-static __device__ __forceinline__ void srt__cu_prefetch_l2(const void *p) { asm volatile("prefetch.global.L2 [%0];\n" :: "l"(p)); }
-static __device__ __forceinline__ uint64_t srt__cu_policy_evict_first(void) {
-    uint64_t p;
-    asm volatile("createpolicy.fractional.L2::evict_first.b64 %0, 1.0;\n" : "=l"(p));
-    return p;
-}
-static __device__ __forceinline__ void srt__cu_cp_async16_once(void *smem, const void *gmem, uint64_t policy) {
-    asm volatile("cp.async.cg.shared.global.L2::cache_hint [%0], [%1], 16, %2;\n" :: "r"(srt__cu_smem_addr(smem)), "l"(gmem), "l"(policy));
-}
 /* ldmatrix: 4 (2) 8 x 8 b16 matrices whose rows lanes 0-31 (0-15) point to */
 static __device__ __forceinline__ void srt__cu_ldmatrix_x4(uint32_t *r, const void *smem) {
     asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0,%1,%2,%3}, [%4];\n"
@@ -500,25 +472,12 @@ static __device__ __forceinline__ void srt__cu_dep_launch(void) {
    items end[m-1] <= item < end[m]. SWIGLU: y_0 = silu(W_0 x + b_0) * (W_1 x + b_1) (gate and up
    of equal shape), an item one tile of both. The matrices share format, group and cols. */
 enum { SRT__CU_STORE = 0, SRT__CU_ACCUM = 1, SRT__CU_SWIGLU = 2 };
-/* The launch's prefetch: range r's 128-byte lines over the threads of its first (at most 256) blocks, which
-   issue them before anything else (the blocks of the first wave: the prefetch starts with the launch) */
-static __device__ __forceinline__ void srt__cu_prefetch_part(const srt__cu_pf &pf, int tid, int threads) {
-    const uint32_t nb = gridDim.x < 256u ? gridDim.x : 256u;
-    if (blockIdx.x >= nb || blockIdx.y != 0) return;
-    for (int r = 0; r < pf.n; r++) {
-        const uintptr_t a0 = (uintptr_t)pf.p[r] & ~(uintptr_t)127;   /* the lines that hold bytes of the range */
-        const uint32_t lines = pf.len[r] ? (uint32_t)(((uintptr_t)pf.p[r] + pf.len[r] - a0 + 127) / 128) : 0u;
-        for (uint32_t i = blockIdx.x * (uint32_t)threads + (uint32_t)tid; i < lines; i += nb * (uint32_t)threads)
-            srt__cu_prefetch_l2((const void *)(a0 + (uintptr_t)i * 128));
-    }
-}
 struct srt__cu_gemv_out { float *y; const float *bias; uint64_t ldy; };
 struct srt__cu_gemv_args {
     srt__cuda_mat w0, w1, w2;
     srt__cu_gemv_out o0, o1, o2;
     unsigned end0, end1, items;
     int mode;
-    srt__cu_pf pf;          /* one token: the L2 prefetch of the launches after it (pf.n 0: none) */
 };
 /* Blocks per SM: one token, 3 (at most 80 registers; 45 KB of shared memory each): while a block
    sums up a batch and waits at its barriers, the others' reads keep the memory busy (on the H100,
@@ -583,26 +542,17 @@ __global__ void __launch_bounds__(SRT__CU_GEMV_THREADS, SRT__CU_GEMV_PER_SM(TB))
     };
     /* chunks c, c + S, ... (LOADS of them, those below hi) into this thread's slots of s_w,
        asynchronously (cp.async: no registers held while they are in flight) */
-    const bool once = TB == 1 && A.pf.read_once;   /* weights and scales read with the policy "evict first" */
-    const uint64_t policy = once ? srt__cu_policy_evict_first() : 0u;
     const auto stage_weights = [&](const uint4 *wt, uint32_t c, uint32_t hi) {
 #pragma unroll
         for (int u = 0; u < LOADS; u++) {
             const uint32_t cu = c + (uint32_t)u * (uint32_t)S;
-            if (cu < hi) {
-                if (once) srt__cu_cp_async16_once(&s_w[u][tid], wt + 4 * cu, policy);
-                else srt__cu_cp_async16(&s_w[u][tid], wt + 4 * cu);
-            }
+            if (cu < hi) srt__cu_cp_async16(&s_w[u][tid], wt + 4 * cu);
         }
         srt__cu_cp_async_commit();
     };
     /* the scales of the batch from group g0 into s_sc4[b] (groups past gn are not read) */
     const auto stage_scales = [&](const uint16_t *scb, uint32_t g0, int gn, int b) {
-        const uint4 *src = (const uint4 *)(scb + (uint64_t)g0 * 16) + tid;
-        if (tid < 2 * gn) {
-            if (once) srt__cu_cp_async16_once(&s_sc4[b][tid], src, policy);
-            else srt__cu_cp_async16(&s_sc4[b][tid], src);
-        }
+        if (tid < 2 * gn) srt__cu_cp_async16(&s_sc4[b][tid], (const uint4 *)(scb + (uint64_t)g0 * 16) + tid);
     };
     int m = 0, sb = 0;   /* the unit's matrix; the batch's s_sc4 */
     uint64_t tile = 0;
@@ -616,7 +566,6 @@ __global__ void __launch_bounds__(SRT__CU_GEMV_THREADS, SRT__CU_GEMV_PER_SM(TB))
     bool have_codes = false;
     stage_scales(scb, 0, sw.gn, 0);
     stage_weights(wt, sw.c, sw.hi);
-    if (TB == 1) srt__cu_prefetch_part(A.pf, tid, SRT__CU_GEMV_THREADS);   /* weights: before the wait */
     srt__cu_dep_wait();
     float gate = 0.0f;   /* SWIGLU: the gate tile's sum, until the up tile's */
     for (;;) {
@@ -1270,8 +1219,6 @@ static srt_status srt__cu_int_matmul(srt__cuda *S, int mode, int count, const sr
     const srt_status r = x_quantized ? srt__cu_ws_codes(*w[0], n, ws, ws_cap, &qa, &da) : srt__cu_quantize_x(S, *w[0], x, n, ws, ws_cap, &qa, &da);
     if (r != SRT_OK) return r;
     memset(&a, 0, sizeof a);
-    if (n == 1 && !gemm) a.pf = S->pf;
-    memset(&S->pf, 0, sizeof S->pf);
     for (int i = 0; i < count; i++) {
         *wa[i] = *w[i];
         oa[i]->y = y[i]; oa[i]->bias = bias[i]; oa[i]->ldy = i == 0 ? ldy0 : w[i]->rows;
@@ -2226,49 +2173,6 @@ static srt_status srt__cu_attend(srt__cuda *S, srt__cuda_session *ss, int n, int
     return SRT_OK;
 }
 
-/* The matrices of GEMV launch s of a one-token forward: 4 a layer (q k v; wo; gate up; down), then
-   the output matrix (s = 4 n_layer; none without logits). */
-static int srt__cu_launch_mats(const srt__cuda_model *M, int s, int want_logits, const srt__cuda_mat **m) {
-    if (s == 4 * M->n_layer) { m[0] = &M->output; return want_logits ? 1 : 0; }
-    const srt__cuda_layer &L = M->layers[(size_t)(s / 4)];
-    switch (s % 4) {
-        case 0: m[0] = &L.wq; m[1] = &L.wk; m[2] = &L.wv; return 3;
-        case 1: m[0] = &L.wo; return 1;
-        case 2: m[0] = &L.gate; m[1] = &L.up; return 2;
-        default: m[0] = &L.down; return 1;
-    }
-}
-/* S->pf for GEMV launch s of a one-token forward (SRT_CUDA_PREFETCH_KB): the first S->prefetch
-   bytes of the launches after it (wrapping around to the next token's), the values and scales of
-   a launch's matrices in proportion (its blocks go through them side by side), integer matrices
-   only (the others' launches are skipped), at most SRT__CU_PF_RANGES ranges. */
-static void srt__cu_plan_prefetch(srt__cuda *S, const srt__cuda_model *M, int s, int want_logits) {
-    srt__cu_pf &pf = S->pf;
-    memset(&pf, 0, sizeof pf);
-    if (!S->prefetch) return;
-    pf.read_once = S->prefetch_once ? 1 : 0;
-    const int launches = 4 * M->n_layer + 1;
-    uint64_t left = S->prefetch;
-    for (int i = 1; i < launches && left > 0; i++) {
-        const srt__cuda_mat *m[3];
-        const int c = srt__cu_launch_mats(M, (s + i) % launches, want_logits, m);
-        uint64_t bytes = 0;
-        bool integer = c > 0;
-        for (int j = 0; j < c; j++) {
-            integer = integer && m[j]->format >= SRT_Q8 && m[j]->format <= SRT_Q1;
-            bytes += m[j]->tiles * (m[j]->chunks * 64 + m[j]->ng * 32);   /* srt__cu_gemv_int's values and scales */
-        }
-        if (!integer) continue;
-        if (pf.n + 2 * c > SRT__CU_PF_RANGES) break;
-        const double f = bytes <= left ? 1.0 : (double)left / (double)bytes;
-        for (int j = 0; j < c; j++) {
-            pf.p[pf.n] = m[j]->v; pf.len[pf.n++] = (uint32_t)(f * (double)(m[j]->tiles * m[j]->chunks * 64));
-            pf.p[pf.n] = (const uint8_t *)m[j]->sc; pf.len[pf.n++] = (uint32_t)(f * (double)(m[j]->tiles * m[j]->ng * 32));
-        }
-        left -= std::min(left, bytes);
-    }
-}
-
 /* The kernels of one forward batch of n tokens (step data already on the device). */
 static srt_status srt__cu_enqueue(srt__cuda *S, srt__cuda_session *ss, int n, int want_logits) {
     const srt__cuda_model *M = ss->M;
@@ -2281,8 +2185,6 @@ static srt_status srt__cu_enqueue(srt__cuda *S, srt__cuda_session *ss, int n, in
     srt_status r;
 #define SRT__CU_MM(w, xin, nt, out, bias, accum) \
     if ((r = srt__cu_matmul_dev(S, w, xin, nt, out, (w).rows, bias, accum, ss->ws, ss->ws_cap, SRT_CUDA_PATH_AUTO)) != SRT_OK) return r;
-    /* one token: the L2 prefetch of GEMV launch s's successors (SRT_CUDA_PREFETCH_KB) */
-    const auto plan = [&](int s) { if (n == 1) srt__cu_plan_prefetch(S, M, s, want_logits); };
     srt__cu_embed<<<srt__cu_blocks((uint64_t)n * (uint64_t)E, 256), 256, 0, sm>>>(M->tok_embd, toks, n, ss->x);
     srt__cu_launched(S, "embedding");
     for (int l = 0; l < M->n_layer; l++) {
@@ -2292,7 +2194,6 @@ static srt_status srt__cu_enqueue(srt__cuda *S, srt__cuda_session *ss, int n, in
             float *y[3] = {ss->q, ss->k, ss->v};
             const float *b[3] = {L.bq, L.bk, L.bv};
             bool quantized;
-            plan(4 * l);
             if ((r = srt__cu_norm(S, ss, ss->x, L.attn_norm, E, n, M->norm_eps, L.wq, srt__cu_gemv_all_join(3, w, n), &quantized)) != SRT_OK ||
                 (r = srt__cu_mm_same_x(S, ss, 3, w, y, b, ss->xb, n, quantized)) != SRT_OK) return r;
         }
@@ -2308,7 +2209,6 @@ static srt_status srt__cu_enqueue(srt__cuda *S, srt__cuda_session *ss, int n, in
             srt__cu_launched(S, "RoPE and KV cache store");
         }
         if ((r = srt__cu_attend(S, ss, n, l, scale)) != SRT_OK) return r;
-        plan(4 * l + 1);
         SRT__CU_MM(L.wo, ss->att, n, ss->x, nullptr, 1)   /* x += wo att */
         const srt__cuda_mat *gu[2] = {&L.gate, &L.up};
         float *hbs[2] = {ss->hb, ss->hb2};
@@ -2316,7 +2216,6 @@ static srt_status srt__cu_enqueue(srt__cuda *S, srt__cuda_session *ss, int n, in
         const bool gu_gemv = srt__cu_gemv_all_join(2, gu, n), swiglu = gu_gemv && L.gate.rows == L.up.rows;   /* gate, up and SwiGLU in one launch */
         bool quantized;
         if ((r = srt__cu_norm(S, ss, ss->x, L.ffn_norm, E, n, M->norm_eps, L.gate, gu_gemv, &quantized)) != SRT_OK) return r;
-        plan(4 * l + 2);
         if (swiglu) {
             if ((r = srt__cu_int_matmul(S, SRT__CU_SWIGLU, 2, gu, hbs, no_bias, L.gate.rows, n, ss->xb, ss->ws, ss->ws_cap, false, quantized)) != SRT_OK) return r;
         } else {
@@ -2324,16 +2223,13 @@ static srt_status srt__cu_enqueue(srt__cuda *S, srt__cuda_session *ss, int n, in
             srt__cu_swiglu<<<srt__cu_blocks((uint64_t)n * (uint64_t)F, 256), 256, 0, sm>>>(ss->hb, ss->hb2, (uint64_t)n * (uint64_t)F);
             srt__cu_launched(S, "swiglu");
         }
-        plan(4 * l + 3);
         SRT__CU_MM(L.down, ss->hb, n, ss->x, nullptr, 1)   /* x += down hb */
     }
     if (want_logits) {
         srt__cu_rmsnorm<<<1, SRT__CU_NORM_THREADS, 0, sm>>>(ss->xb, ss->x + (size_t)(n - 1) * (size_t)E, M->output_norm, E, M->norm_eps);
         srt__cu_launched(S, "rmsnorm");
-        plan(4 * M->n_layer);
         SRT__CU_MM(M->output, ss->xb, 1, ss->logits, nullptr, 0)
     }
-    memset(&S->pf, 0, sizeof S->pf);
 #undef SRT__CU_MM
     return SRT_OK;
 }
@@ -2457,8 +2353,6 @@ SRT_API srt_backend *srt_cuda_backend(int device) {
         const char *g = getenv("SRT_CUDA_GRAPHS"), *sy = getenv("SRT_CUDA_SYNC"), *sk = getenv("SRT_CUDA_SPLIT_K"), *pd = getenv("SRT_CUDA_PDL");
         S->pdl = !(pd && pd[0] == '0');
         if (getenv("SRT_CUDA_GEMV_BLOCKS")) S->gemv_blocks = atoi(getenv("SRT_CUDA_GEMV_BLOCKS"));
-        if (getenv("SRT_CUDA_PREFETCH_KB")) S->prefetch = (uint64_t)std::min(std::max(atoi(getenv("SRT_CUDA_PREFETCH_KB")), 0), 1 << 20) * 1024u;
-        S->prefetch_once = !(getenv("SRT_CUDA_PREFETCH_ONCE") && getenv("SRT_CUDA_PREFETCH_ONCE")[0] == '0');
         if (getenv("SRT_CUDA_MMA_MIN")) { S->mma_min = atoi(getenv("SRT_CUDA_MMA_MIN")); S->mma_work = 0; }
         S->graphs = !(g && g[0] == '0');
         if (sk && sk[0]) S->split_k = atoi(sk) > 0 ? atoi(sk) : 0;

@@ -534,50 +534,6 @@ static void check_models(void) {
             CHECK(mid > before && srt__cu_of(gpu)->attn_split_launches == mid,
                   "the checks ran the split attention (%llu launch pairs); the Q8 cache with heads of 16 srt__cu_attention", (unsigned long long)(mid - before));
         }
-        /* The L2 prefetch of a decode step (SRT_CUDA_PREFETCH_KB): no result changes, the logits of
-           every step bit for bit (q8, q4, q2; q, k and v in one launch; groups of 32 to 128; the
-           weights read "evict first"). On the emulator, which records the lines: none outside an
-           allocation; with a budget above the models' size every line a GEMV read had been
-           prefetched, and with 1 KB at most 10 lines per range of a launch's prefetch. */
-        gpu = backend_with("SRT_CUDA_PREFETCH_KB", "1048576");
-        if (gpu) {
-            srt_cuda_set_cublas_min_tokens(gpu, 0);
-#ifdef SRT_CUDA_EMULATOR
-            srt_emu_l2() = srt_emu::l2_record();
-#endif
-            compare_sessions("llama q4 head_dim 128, L2 prefetch", CU_TMP "model_9.srt", prompt, 9, 3, SRT_KV_F16, 8);
-            compare_sessions("llama q8 gqa, L2 prefetch", CU_TMP "model_0.srt", prompt, 9, 3, SRT_KV_F16, 8);
-            compare_sessions("llama q2, L2 prefetch", CU_TMP "model_2.srt", prompt, 9, 3, SRT_KV_F16, 8);
-            compare_sessions("llama q4 head_dim 64, groups of 64, L2 prefetch", CU_TMP "model_16.srt", prompt, 9, 3, SRT_KV_F16, 8);
-            compare_sessions("llama q8 head_dim 64, groups of 128, FFN 200, L2 prefetch", CU_TMP "model_17.srt", prompt, 9, 3, SRT_KV_Q8, 8);
-#ifdef SRT_CUDA_EMULATOR
-            {
-                const srt_emu::l2_record &l2 = srt_emu_l2();
-                size_t missed = 0;
-                for (std::set<uintptr_t>::const_iterator it = l2.read_once.begin(); it != l2.read_once.end(); ++it) missed += !l2.prefetched.count(*it);
-                CHECK(l2.prefetches > 0 && l2.outside == 0 && !l2.read_once.empty() && missed == 0,
-                      "L2 prefetch of whole launches: %llu prefetches (%llu outside the allocations), %zu of the %zu lines read \"evict first\" not prefetched",
-                      (unsigned long long)l2.prefetches, (unsigned long long)l2.outside, missed, l2.read_once.size());
-            }
-#endif
-            srt_backend_free(gpu);
-        }
-        gpu = backend_with("SRT_CUDA_PREFETCH_KB", "1");
-        if (gpu) {
-            srt_cuda_set_cublas_min_tokens(gpu, 0);
-#ifdef SRT_CUDA_EMULATOR
-            srt_emu_l2() = srt_emu::l2_record();
-#endif
-            compare_sessions("llama q4 head_dim 128, L2 prefetch of 1 KB", CU_TMP "model_9.srt", prompt, 9, 3, SRT_KV_F16, 8);
-#ifdef SRT_CUDA_EMULATOR
-            /* model 9: one layer, 7 integer matrices and the output matrix: 16 ranges of 1 KB or less */
-            CHECK(srt_emu_l2().prefetches > 0 && srt_emu_l2().outside == 0 && srt_emu_l2().prefetched.size() <= 16 * 10,
-                  "L2 prefetch of 1 KB a launch: %zu lines (at most 160), %llu outside the allocations", srt_emu_l2().prefetched.size(),
-                  (unsigned long long)srt_emu_l2().outside);
-#endif
-            srt_backend_free(gpu);
-        }
-        gpu = saved;
         /* the tensor-core GEMM from 2 tokens (by default from 16): 3 and 9 tokens in blocks of 16,
            groups ending mid-stage (96), spanning stages (1024, 16384), K not a multiple of 64 */
         gpu = backend_with("SRT_CUDA_MMA_MIN", "2");

@@ -40,7 +40,6 @@
 #include <algorithm>
 #include <functional>
 #include <map>
-#include <set>
 #include <tuple>
 #include <utility>
 #include <vector>
@@ -594,31 +593,6 @@ static inline cudaError_t cudaFree(void *p) {
     R.allocs.erase(it);
     free(p);
     return cudaSuccess;
-}
-/* ---------------------------------------------------------------- the L2 prefetch's PTX (see sparsert_cuda.h) */
-/* No cache to fill: the lines prefetched and the lines copied with the policy "evict first" are
-   recorded for the tests (srt_emu_l2), and a prefetch of a line outside every allocation counted
-   (on a GPU an address a kernel may not read) */
-namespace srt_emu {
-struct l2_record {
-    std::set<uintptr_t> prefetched, read_once;   /* 128-byte lines */
-    uint64_t prefetches = 0, outside = 0;
-};
-static l2_record g_l2;
-}
-static inline srt_emu::l2_record &srt_emu_l2(void) { return srt_emu::g_l2; }
-static inline void srt__cu_prefetch_l2(const void *p) {
-    srt_emu::runtime &R = srt_emu::rt();
-    std::map<void *, size_t>::iterator it = R.allocs.upper_bound(const_cast<void *>(p));
-    const bool inside = it != R.allocs.begin() && (--it, (const char *)p < (const char *)it->first + it->second);
-    srt_emu::g_l2.prefetches++;
-    if (!inside) srt_emu::g_l2.outside++;
-    srt_emu::g_l2.prefetched.insert((uintptr_t)p / 128);
-}
-static inline uint64_t srt__cu_policy_evict_first(void) { return 1u; }
-static inline void srt__cu_cp_async16_once(void *smem, const void *gmem, uint64_t) {
-    srt_emu::g_l2.read_once.insert((uintptr_t)gmem / 128);
-    srt_emu_cp_async(smem, gmem, 16);
 }
 static inline cudaError_t cudaMallocHost(void **p, size_t bytes) {
     *p = malloc(bytes ? bytes : 1);
