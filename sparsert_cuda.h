@@ -282,13 +282,6 @@ struct srt__cuda {
     bool graphs = true, sync_each = false;
     bool pdl = false;        /* programmatic dependent launch (compute capability 9.0 on, unless SRT_CUDA_PDL=0) */
     int gemv_blocks = 0;     /* > 0: at most this many blocks per token block of a GEMV / GEMM launch (SRT_CUDA_GEMV_BLOCKS) */
-    /* the split GEMV of one token (SRT_CUDA_GEMV_SPLIT=1, an experiment: off by default; =N: at most
-       N blocks, tests): split_blocks blocks (every one resident at once) share a launch's batches
-       evenly, items split between blocks carried over in carry / carry_flag (split_blocks + 1 each) */
-    unsigned split_blocks = 0;
-    uint64_t split_launches = 0;   /* (tests) */
-    float *carry = nullptr;
-    unsigned *carry_flag = nullptr;
     uint64_t attn_split_launches = 0;   /* launch pairs of the attention in two launches (tests) */
     int cublas_min = 32;
     /* integer GEMMs on the tensor cores (srt__cu_gemm_mma) from mma_min tokens where tokens x rows
@@ -406,19 +399,6 @@ static __device__ __forceinline__ void srt__cu_cp_async4(void *smem, const void 
 }
 /* waits for this thread's copies of every committed group but the newest N */
 template <int N> static __device__ __forceinline__ void srt__cu_cp_async_wait_group(void) { asm volatile("cp.async.wait_group %0;\n" :: "n"(N) : "memory"); }
-/* The split GEMV's hand-over of an item between two blocks (srt__cu_gemv_int): the block before
-   posts once its threads have written the item's sums so far (each fences its own stores; then
-   the barrier, then one flag); the block after waits for the flag (the emulator's versions check
-   the protocol instead: a post over a flag not freed, a wait for a flag never posted). */
-static __device__ __forceinline__ void srt__cu_carry_post(unsigned *flag, int tid) {
-    __threadfence();
-    __syncthreads();
-    if (tid == 0) atomicExch(flag, 1u);
-}
-static __device__ __forceinline__ void srt__cu_carry_wait(unsigned *flag) {
-    while (*(volatile unsigned *)flag == 0u) {}
-    __threadfence();
-}
 /* ldmatrix: 4 (2) 8 x 8 b16 matrices whose rows lanes 0-31 (0-15) point to */
 static __device__ __forceinline__ void srt__cu_ldmatrix_x4(uint32_t *r, const void *smem) {
     asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0,%1,%2,%3}, [%4];\n"
@@ -498,8 +478,6 @@ struct srt__cu_gemv_args {
     srt__cu_gemv_out o0, o1, o2;
     unsigned end0, end1, items;
     int mode;
-    float *carry;           /* one token, the split GEMV: per block, the sums so far (16) and gate's (16) of an item the block before left */
-    unsigned *flag;         /* and whether they are there (nullptr: items whole, no split) */
 };
 /* Blocks per SM: one token, 3 (at most 80 registers; 45 KB of shared memory each): while a block
    sums up a batch and waits at its barriers, the others' reads keep the memory busy (on the H100,
@@ -531,44 +509,15 @@ __global__ void __launch_bounds__(SRT__CU_GEMV_THREADS, SRT__CU_GEMV_PER_SM(TB))
     const int nt = (int)srt__cu_min((uint64_t)n - t0, (uint64_t)TB);
     const int8_t *qa_t = qa + t0 * kp;   /* token t0's codes and scales */
     const float *da_t = da + t0 * ng;
-    /* The block's work in positions: a batch of GB groups of a unit (an item's tile of one matrix;
-       a SWIGLU item is two units, gate then up), numbered item by item (upi an item), in segments
-       [b, e) taken in turn. Without A.flag: segment k is item blockIdx.x + k gridDim.x, whole. With
-       it (the split GEMV, srt__cu_int_matmul): block i owns positions [i U / B, (i + 1) U / B) of
-       the U positions (B blocks), so that every block has as much to do; an item split between
-       blocks goes on where the block before left it (its sums so far: A.carry). The block takes
-       first the head of its last item (carry out), then its whole items, last the tail of its first
-       item (carry in), so that the block after waits for nothing that is not long done; a range
-       inside one item is one segment with both. */
+    /* The block's units in turn: unit u is item blockIdx.x + (u / per) gridDim.x (per = 2 for
+       SWIGLU: gate, then up); its matrix m and tile. false past the last. */
     const int per = swiglu ? 2 : 1;
-    const uint32_t nbat = (ng + (uint32_t)GB - 1) / (uint32_t)GB, upi = nbat * (uint32_t)per;
-    struct seg { uint64_t b, e; bool cin, cout; };
-    const auto seg_at = [&](unsigned k, seg *sg) {
-        sg->cin = sg->cout = false;
-        if (TB > 1 || !A.flag) {
-            const uint64_t item = blockIdx.x + (uint64_t)k * gridDim.x;
-            sg->b = item * upi; sg->e = sg->b + upi;
-            return item < A.items;
-        }
-        const uint64_t U = (uint64_t)A.items * upi, lo = U * blockIdx.x / gridDim.x, hi = U * (blockIdx.x + 1) / gridDim.x;
-        if (lo >= hi) return false;
-        const uint64_t il = lo / upi, ih = (hi - 1) / upi, f0 = lo % upi ? il + 1 : il, f1 = hi % upi ? ih : ih + 1;
-        if (il == ih) { sg->b = lo; sg->e = hi; sg->cin = lo % upi != 0; sg->cout = hi % upi != 0; return k == 0; }
-        if (hi % upi) {
-            if (k == 0) { sg->b = ih * upi; sg->e = hi; sg->cout = true; return true; }
-            k--;
-        }
-        if (k < f1 - f0) { sg->b = (f0 + k) * upi; sg->e = sg->b + upi; return true; }
-        sg->b = lo; sg->e = (il + 1) * upi; sg->cin = true;
-        return k == f1 - f0 && lo % upi != 0;
-    };
-    /* position p: its unit's matrix m and tile, its batch's first group g0 */
-    const auto pos_of = [&](uint64_t p, int *m, uint64_t *tile, uint32_t *g0) {
-        const uint64_t item = p / upi;
-        const uint32_t r = (uint32_t)(p % upi);
-        *g0 = r % nbat * (uint32_t)GB;
-        if (swiglu) { *m = (int)(r / nbat); *tile = item; }
+    const auto unit_at = [&](unsigned u, int *m, uint64_t *tile) {
+        const unsigned item = blockIdx.x + u / (unsigned)per * gridDim.x;
+        if (item >= A.items) return false;
+        if (swiglu) { *m = (int)(u % 2u); *tile = item; }
         else { *m = item < A.end0 ? 0 : item < A.end1 ? 1 : 2; *tile = item - (*m == 0 ? 0u : *m == 1 ? A.end0 : A.end1); }
+        return true;
     };
     /* a unit's weights (this quad's 16 bytes of chunk cu: wt[4 cu]) and scales (selects, not a
        dynamic index into the parameters) */
@@ -605,158 +554,146 @@ __global__ void __launch_bounds__(SRT__CU_GEMV_THREADS, SRT__CU_GEMV_PER_SM(TB))
     const auto stage_scales = [&](const uint16_t *scb, uint32_t g0, int gn, int b) {
         if (tid < 2 * gn) srt__cu_cp_async16(&s_sc4[b][tid], (const uint4 *)(scb + (uint64_t)g0 * 16) + tid);
     };
-    seg sg;
-    unsigned k = 0;
-    if (!seg_at(0, &sg)) return;   /* (the launch has no block without work) */
-    uint64_t p = sg.b, tile;
-    int m, sb = 0;   /* the unit's matrix; the batch's s_sc4 */
-    uint32_t g0;
-    pos_of(p, &m, &tile, &g0);
+    int m = 0, sb = 0;   /* the unit's matrix; the batch's s_sc4 */
+    uint64_t tile = 0;
+    unsigned u = 0;
+    if (!unit_at(0, &m, &tile)) return;   /* (the launch has no block without an item) */
     const uint4 *wt = weights_of(m, tile);
-    span sw = span_of(g0, g0 * G);   /* the first window: weights and scales before the wait */
+    const uint16_t *scb = scales_of(m, tile);
+    span sw = span_of(0, 0);   /* the first window: weights and scales before the wait */
     /* a tile of one batch of one window: every unit reads the same codes and dx, loaded once */
     const bool one_window = (int)ng <= GB && sw.kc1 <= (uint32_t)WT;
     bool have_codes = false;
-    stage_scales(scales_of(m, tile), g0, sw.gn, 0);
+    stage_scales(scb, 0, sw.gn, 0);
     stage_weights(wt, sw.c, sw.hi);
     srt__cu_dep_wait();
-    float gate = 0.0f, yv = 0.0f;   /* SWIGLU: the gate tile's sum, until the up tile's; the unit's sum */
+    float gate = 0.0f;   /* SWIGLU: the gate tile's sum, until the up tile's */
     for (;;) {
-        /* the next position: of this segment, else the first of the block's next one */
-        seg ns = sg;
-        unsigned nk = k;
-        uint64_t np = p + 1;
-        bool more = true;
-        if (np >= sg.e) { more = seg_at(++nk, &ns); np = ns.b; }
-        if (g0 == 0) yv = 0.0f;   /* a unit's first batch */
-        const int gn = sw.gn;
-        const uint32_t kc1 = sw.kc1;
-        int acc[TB][4];
+        float yv = 0.0f;
+        for (uint32_t g0 = 0; g0 < ng; g0 += (uint32_t)GB) {
+            const int gn = sw.gn;
+            const uint32_t kc1 = sw.kc1;
+            int acc[TB][4];
 #pragma unroll
-        for (int tt = 0; tt < TB; tt++) acc[tt][0] = acc[tt][1] = acc[tt][2] = acc[tt][3] = 0;
-        for (uint32_t w0 = g0 * G; w0 < kc1; w0 += WT) {   /* window starts are multiples of 32 columns */
-            /* sw: this window's span, its first weights staged (a step ahead) */
-            const uint32_t hi = sw.hi;
-            uint32_t c = sw.c;
-            if (!have_codes) {
-                float dv[TB] = {};
-                if (w0 == g0 * G)
+            for (int tt = 0; tt < TB; tt++) acc[tt][0] = acc[tt][1] = acc[tt][2] = acc[tt][3] = 0;
+            for (uint32_t w0 = g0 * G; w0 < kc1; w0 += WT) {   /* window starts are multiples of 32 columns */
+                /* sw: this window's span, its first weights staged (a step ahead) */
+                const uint32_t hi = sw.hi;
+                uint32_t c = sw.c;
+                if (!have_codes) {
+                    float dv[TB] = {};
+                    if (w0 == g0 * G)
 #pragma unroll
-                    for (int tt = 0; tt < TB; tt++) dv[tt] = tid < gn && tt < nt ? da_t[(uint64_t)tt * ng + g0 + (uint32_t)tid] : 0.0f;
-                uint4 v[VPT];
-                {   /* the window's codes, 16 bytes per load, all of a thread's loads in flight (rows of codes
-                       are kp = a multiple of 32 long, so rounding the window up to 16 stays inside them);
-                       tokens past nt get zeros */
-                    const int nv = (int)((srt__cu_min32(kc1, w0 + WT) - w0 + 15) / 16);
+                        for (int tt = 0; tt < TB; tt++) dv[tt] = tid < gn && tt < nt ? da_t[(uint64_t)tt * ng + g0 + (uint32_t)tid] : 0.0f;
+                    uint4 v[VPT];
+                    {   /* the window's codes, 16 bytes per load, all of a thread's loads in flight (rows of codes
+                           are kp = a multiple of 32 long, so rounding the window up to 16 stays inside them);
+                           tokens past nt get zeros */
+                        const int nv = (int)((srt__cu_min32(kc1, w0 + WT) - w0 + 15) / 16);
 #pragma unroll
-                    for (int e0 = 0; e0 < VPT; e0++) {
-                        const int e = tid + e0 * SRT__CU_GEMV_THREADS, tt = e / (WT / 16), i = e % (WT / 16);
-                        v[e0] = make_uint4(0u, 0u, 0u, 0u);
-                        if (tt < nt && i < nv) v[e0] = __ldg((const uint4 *)(qa_t + (uint64_t)tt * kp + w0) + i);
-                    }
-                }
-                if (w0 == g0 * G && tid < gn)
-#pragma unroll
-                    for (int tt = 0; tt < TB; tt++) s_d[tt][tid] = dv[tt];
-#pragma unroll
-                for (int e0 = 0; e0 < VPT; e0++) s_q4[tid + e0 * SRT__CU_GEMV_THREADS] = v[e0];
-                have_codes = one_window;
-            }
-            if (w0 == g0 * G)   /* a batch's first window: its zeroed sums */
-                for (int e = tid; e < TB * SRT__CU_GEMV_SLOTS * 16; e += SRT__CU_GEMV_THREADS) (&s_acc[0][0][0])[e] = 0;
-            srt__cu_cp_async_wait_all();   /* this thread's staged weights and scales */
-            __syncthreads();   /* the codes, scales, dx and zeroed sums in place */
-            while (c < hi) {
-                /* a round: LOADS chunks staged in s_w together (that many 16-byte reads in flight
-                   per thread, not one: memory-level parallelism is what a GEMV at HBM speed
-                   needs), then their sums; the first round's were staged a step ahead */
-                srt__cu_cp_async_wait_all();
-#pragma unroll
-                for (int e0 = 0; e0 < LOADS; e0++) {
-                    const uint32_t cu = c + (uint32_t)e0 * (uint32_t)S;
-                    if (cu >= hi) break;
-                    const uint4 wu = s_w[e0][tid];
-                    const uint32_t ww[4] = {wu.x, wu.y, wu.z, wu.w};
-                    const uint32_t *xw = s_q + (cu * ks - w0) / 4;   /* token tt's words from xw + tt * WT / 4 */
-                    if (F == SRT_Q8) {
-#pragma unroll
-                        for (int tt = 0; tt < TB; tt++) {
-                            const int xq = (int)xw[tt * (WT / 4)];
-#pragma unroll
-                            for (int r = 0; r < 4; r++) acc[tt][r] = __dp4a((int)ww[r], xq, acc[tt][r]);
+                        for (int e0 = 0; e0 < VPT; e0++) {
+                            const int e = tid + e0 * SRT__CU_GEMV_THREADS, tt = e / (WT / 16), i = e % (WT / 16);
+                            v[e0] = make_uint4(0u, 0u, 0u, 0u);
+                            if (tt < nt && i < nv) v[e0] = __ldg((const uint4 *)(qa_t + (uint64_t)tt * kp + w0) + i);
                         }
-                    } else {   /* the codes of a word decoded once for the TB tokens */
-                        int a[TB][4], qs[TB];
+                    }
+                    if (w0 == g0 * G && tid < gn)
 #pragma unroll
-                        for (int tt = 0; tt < TB; tt++) { qs[tt] = 0; a[tt][0] = a[tt][1] = a[tt][2] = a[tt][3] = 0; }
+                        for (int tt = 0; tt < TB; tt++) s_d[tt][tid] = dv[tt];
 #pragma unroll
-                        for (int st = 0; st < fm::per_byte; st++) {
-                            int xq[TB];
+                    for (int e0 = 0; e0 < VPT; e0++) s_q4[tid + e0 * SRT__CU_GEMV_THREADS] = v[e0];
+                    have_codes = one_window;
+                }
+                if (w0 == g0 * G)   /* a batch's first window: its zeroed sums */
+                    for (int e = tid; e < TB * SRT__CU_GEMV_SLOTS * 16; e += SRT__CU_GEMV_THREADS) (&s_acc[0][0][0])[e] = 0;
+                srt__cu_cp_async_wait_all();   /* this thread's staged weights and scales */
+                __syncthreads();   /* the codes, scales, dx and zeroed sums in place */
+                while (c < hi) {
+                    /* a round: LOADS chunks staged in s_w together (that many 16-byte reads in flight
+                       per thread, not one: memory-level parallelism is what a GEMV at HBM speed
+                       needs), then their sums; the first round's were staged a step ahead */
+                    srt__cu_cp_async_wait_all();
 #pragma unroll
-                            for (int tt = 0; tt < TB; tt++) { xq[tt] = (int)xw[tt * (WT / 4) + st]; qs[tt] = __dp4a(xq[tt], 0x01010101, qs[tt]); }
+                    for (int e0 = 0; e0 < LOADS; e0++) {
+                        const uint32_t cu = c + (uint32_t)e0 * (uint32_t)S;
+                        if (cu >= hi) break;
+                        const uint4 wu = s_w[e0][tid];
+                        const uint32_t ww[4] = {wu.x, wu.y, wu.z, wu.w};
+                        const uint32_t *xw = s_q + (cu * ks - w0) / 4;   /* token tt's words from xw + tt * WT / 4 */
+                        if (F == SRT_Q8) {
 #pragma unroll
-                            for (int r = 0; r < 4; r++) {
-                                const int cw = srt__cu_codes<F>(ww[r], st);
+                            for (int tt = 0; tt < TB; tt++) {
+                                const int xq = (int)xw[tt * (WT / 4)];
 #pragma unroll
-                                for (int tt = 0; tt < TB; tt++) a[tt][r] = __dp4a(cw, xq[tt], a[tt][r]);
+                                for (int r = 0; r < 4; r++) acc[tt][r] = __dp4a((int)ww[r], xq, acc[tt][r]);
                             }
+                        } else {   /* the codes of a word decoded once for the TB tokens */
+                            int a[TB][4], qs[TB];
+#pragma unroll
+                            for (int tt = 0; tt < TB; tt++) { qs[tt] = 0; a[tt][0] = a[tt][1] = a[tt][2] = a[tt][3] = 0; }
+#pragma unroll
+                            for (int st = 0; st < fm::per_byte; st++) {
+                                int xq[TB];
+#pragma unroll
+                                for (int tt = 0; tt < TB; tt++) { xq[tt] = (int)xw[tt * (WT / 4) + st]; qs[tt] = __dp4a(xq[tt], 0x01010101, qs[tt]); }
+#pragma unroll
+                                for (int r = 0; r < 4; r++) {
+                                    const int cw = srt__cu_codes<F>(ww[r], st);
+#pragma unroll
+                                    for (int tt = 0; tt < TB; tt++) a[tt][r] = __dp4a(cw, xq[tt], a[tt][r]);
+                                }
+                            }
+#pragma unroll
+                            for (int tt = 0; tt < TB; tt++)
+#pragma unroll
+                                for (int r = 0; r < 4; r++) acc[tt][r] += fm::mul * a[tt][r] - fm::off * qs[tt];
                         }
-#pragma unroll
-                        for (int tt = 0; tt < TB; tt++)
-#pragma unroll
-                            for (int r = 0; r < 4; r++) acc[tt][r] += fm::mul * a[tt][r] - fm::off * qs[tt];
+                    }
+                    c += LOADS * (uint32_t)S;
+                    if (c < hi) stage_weights(wt, c, hi);   /* the slots are this thread's own: no barrier */
+                }
+                /* one step ahead: the next window's first weights (the next batch's scales too, and
+                   the block's next unit's after its last) */
+                if (w0 + WT < kc1) {
+                    sw = span_of(g0, w0 + WT);
+                    stage_weights(wt, sw.c, sw.hi);
+                } else if (g0 + (uint32_t)GB < ng) {
+                    sw = span_of(g0 + (uint32_t)GB, (g0 + (uint32_t)GB) * G);
+                    stage_scales(scb, g0 + (uint32_t)GB, sw.gn, sb ^ 1);
+                    stage_weights(wt, sw.c, sw.hi);
+                } else {
+                    int m2;
+                    uint64_t tile2;
+                    if (unit_at(u + 1, &m2, &tile2)) {
+                        sw = span_of(0, 0);
+                        stage_scales(scales_of(m2, tile2), 0, sw.gn, sb ^ 1);
+                        stage_weights(weights_of(m2, tile2), sw.c, sw.hi);
                     }
                 }
-                c += LOADS * (uint32_t)S;
-                if (c < hi) stage_weights(wt, c, hi);   /* the slots are this thread's own: no barrier */
+                if (!have_codes) __syncthreads();   /* the window's codes are read before the next window overwrites them */
             }
-            /* one step ahead: the next window's first weights, else the next position's (and its
-               batch's scales) */
-            if (w0 + WT < kc1) {
-                sw = span_of(g0, w0 + WT);
-                stage_weights(wt, sw.c, sw.hi);
-            } else if (more) {
-                int m2;
-                uint64_t tile2;
-                uint32_t g2;
-                pos_of(np, &m2, &tile2, &g2);
-                sw = span_of(g2, g2 * G);
-                stage_scales(scales_of(m2, tile2), g2, sw.gn, sb ^ 1);
-                stage_weights(weights_of(m2, tile2), sw.c, sw.hi);
-            }
-            if (!have_codes) __syncthreads();   /* the window's codes are read before the next window overwrites them */
-        }
 #pragma unroll
-        for (int tt = 0; tt < TB; tt++)
+            for (int tt = 0; tt < TB; tt++)
 #pragma unroll
-            for (int r = 0; r < 4; r++) if (acc[tt][r]) atomicAdd(&s_acc[tt][gl][4 * q + r], acc[tt][r]);
-        const bool cin = TB == 1 && sg.cin && p == sg.b;
-        if (cin) {   /* the sums so far of the block before, which took the item's positions before p */
-            if (tid == 0) srt__cu_carry_wait(A.flag + blockIdx.x);
+                for (int r = 0; r < 4; r++) if (acc[tt][r]) atomicAdd(&s_acc[tt][gl][4 * q + r], acc[tt][r]);
             __syncthreads();
-            if (tid < 16) {   /* (up's first batch: gate's sum only) */
-                if (g0 > 0) yv = __ldcg(A.carry + (uint64_t)blockIdx.x * 32 + (uint64_t)tid);
-                gate = __ldcg(A.carry + (uint64_t)blockIdx.x * 32 + 16 + (uint64_t)tid);
-            }
-        }
-        __syncthreads();
-        if (tid < 16 * TB) {   /* the reference epilogue, in group order, from shared memory (8 groups' operands read at a time) */
-            const int tt = tid >> 4, row = tid & 15;
-            const uint16_t *s_sc = (const uint16_t *)s_sc4[sb];
-            for (int g8 = 0; g8 < gn; g8 += 8) {
-                float a[8], mm[8];
+            if (tid < 16 * TB) {   /* the reference epilogue, in group order, from shared memory (8 groups' operands read at a time) */
+                const int tt = tid >> 4, row = tid & 15;
+                const uint16_t *s_sc = (const uint16_t *)s_sc4[sb];
+                for (int g8 = 0; g8 < gn; g8 += 8) {
+                    float a[8], mm[8];
 #pragma unroll
-                for (int e0 = 0; e0 < 8; e0++)
-                    if (g8 + e0 < gn) { a[e0] = (float)s_acc[tt][g8 + e0][row]; mm[e0] = srt__cu_f16(s_sc[(g8 + e0) * 16 + row]) * s_d[tt][g8 + e0]; }
+                    for (int e0 = 0; e0 < 8; e0++)
+                        if (g8 + e0 < gn) { a[e0] = (float)s_acc[tt][g8 + e0][row]; mm[e0] = srt__cu_f16(s_sc[(g8 + e0) * 16 + row]) * s_d[tt][g8 + e0]; }
 #pragma unroll
-                for (int e0 = 0; e0 < 8; e0++)
-                    if (g8 + e0 < gn) yv = fmaf(a[e0], mm[e0], yv);
+                    for (int e0 = 0; e0 < 8; e0++)
+                        if (g8 + e0 < gn) yv = fmaf(a[e0], mm[e0], yv);
+                }
             }
+            __syncthreads();   /* s_acc and s_d are read before the next batch (or unit) resets them */
+            sb ^= 1;
         }
-        __syncthreads();   /* s_acc and s_d are read before the next batch (or unit) resets them */
-        if (cin && tid == 0) A.flag[blockIdx.x] = 0u;   /* read: free for the next launch */
-        sb ^= 1;
-        if (g0 + (uint32_t)GB >= ng) {   /* the unit's last batch; its outputs: thread tid < 16 TB has token t0 + tid / 16's sum for row tile * 16 + tid % 16 */
+        {   /* the unit's outputs: thread tid < 16 TB has token t0 + tid / 16's sum for row tile * 16 + tid % 16 */
             const uint64_t t = t0 + (uint64_t)(tid >> 4), r = tile * 16 + (uint64_t)(tid & 15);
             const uint64_t rows = m == 0 ? A.w0.rows : m == 1 ? A.w1.rows : A.w2.rows;
             const bool out = tid < 16 * TB && t < (uint64_t)n && r < rows;
@@ -773,19 +710,9 @@ __global__ void __launch_bounds__(SRT__CU_GEMV_THREADS, SRT__CU_GEMV_PER_SM(TB))
                 *yr = A.mode == SRT__CU_ACCUM ? *yr + v : v;
             }
         }
-        if (TB == 1 && sg.cout && p + 1 == sg.e) {   /* the item goes on in the next block: its sums so far */
-            if (tid < 16) {
-                A.carry[(uint64_t)(blockIdx.x + 1) * 32 + (uint64_t)tid] = yv;
-                A.carry[(uint64_t)(blockIdx.x + 1) * 32 + 16 + (uint64_t)tid] = gate;
-            }
-            srt__cu_carry_post(A.flag + blockIdx.x + 1, tid);
-        }
-        if (!more) break;   /* the next position: its first window is staged */
-        sg = ns;
-        k = nk;
-        p = np;
-        pos_of(p, &m, &tile, &g0);
+        if (!unit_at(++u, &m, &tile)) break;   /* the next unit: its first window is staged */
         wt = weights_of(m, tile);
+        scb = scales_of(m, tile);
     }
 }
 /* Splits per group S and groups per batch GB of the GEMV: S x GB <= 64 slots. */
@@ -1278,10 +1205,6 @@ static void srt__cu_int_launch(srt__cuda *S, const srt__cu_gemv_args &a, const i
     }
     int sp, gb;
     srt__cu_gemv_split(a.w0, srt__cu_fmt<F>::kstep, &sp, &gb);
-    if (a.flag) {   /* the split GEMV: up to split_blocks blocks over the launch's batches */
-        const uint64_t batches = (uint64_t)a.items * (a.mode == SRT__CU_SWIGLU ? 2u : 1u) * ((a.w0.ng + (uint64_t)gb - 1) / (uint64_t)gb);
-        grid = dim3((unsigned)std::min<uint64_t>(batches, S->split_blocks), 1);
-    }
     srt__cu_launch_pdl(S, gemm ? srt__cu_gemv_int<F, SRT__CU_GEMM_TB> : srt__cu_gemv_int<F, 1>, grid, dim3(SRT__CU_GEMV_THREADS),
                        gemm ? "GEMM kernel" : "GEMV kernel", a, qa, da, n, sp, gb);
 }
@@ -1305,7 +1228,6 @@ static srt_status srt__cu_int_matmul(srt__cuda *S, int mode, int count, const sr
     a.end1 = count > 1 ? ends[1] : ends[0];
     a.items = tiles;
     a.mode = mode;
-    if (!gemm && n == 1 && S->split_blocks) { a.carry = S->carry; a.flag = S->carry_flag; S->split_launches++; }
     /* a block per item (tile), or with S->gemv_blocks at most that many, each given about as many
        items: a block then moves on to its next tile without a gap in its reads */
     const unsigned slots = S->gemv_blocks > 0 && (unsigned)S->gemv_blocks < tiles ? (unsigned)S->gemv_blocks : tiles;
@@ -2401,8 +2323,6 @@ static void srt__cu_destroy(srt_backend *b) {
         cudaSetDevice(S->device);
         if (S->blas) cublasDestroy(S->blas);
         if (S->stream) cudaStreamDestroy(S->stream);
-        cudaFree(S->carry);
-        cudaFree(S->carry_flag);
         cudaGetLastError();
     }
     delete S;
@@ -2433,7 +2353,6 @@ SRT_API srt_backend *srt_cuda_backend(int device) {
         const char *g = getenv("SRT_CUDA_GRAPHS"), *sy = getenv("SRT_CUDA_SYNC"), *sk = getenv("SRT_CUDA_SPLIT_K"), *pd = getenv("SRT_CUDA_PDL");
         S->pdl = !(pd && pd[0] == '0');
         if (getenv("SRT_CUDA_GEMV_BLOCKS")) S->gemv_blocks = atoi(getenv("SRT_CUDA_GEMV_BLOCKS"));
-        if (getenv("SRT_CUDA_GEMV_SPLIT")) S->split_blocks = (unsigned)std::max(atoi(getenv("SRT_CUDA_GEMV_SPLIT")), 0);
         if (getenv("SRT_CUDA_MMA_MIN")) { S->mma_min = atoi(getenv("SRT_CUDA_MMA_MIN")); S->mma_work = 0; }
         S->graphs = !(g && g[0] == '0');
         if (sk && sk[0]) S->split_k = atoi(sk) > 0 ? atoi(sk) : 0;
@@ -2463,14 +2382,6 @@ SRT_API srt_backend *srt_cuda_backend(int device) {
             }
             S->ok = true;
             S->sms = p.multiProcessorCount;
-            if (S->split_blocks) {   /* as many blocks as fit at once (the launch bounds' 3 per SM: registers; 3 x 45 KB of shared memory) */
-                const unsigned fit = (unsigned)S->sms * SRT__CU_GEMV_PER_SM(1);
-                S->split_blocks = S->split_blocks == 1 || S->split_blocks > fit ? fit : S->split_blocks;
-                if (cudaMalloc((void **)&S->carry, (S->split_blocks + 1) * 32 * sizeof(float)) != cudaSuccess ||
-                    cudaMalloc((void **)&S->carry_flag, (S->split_blocks + 1) * sizeof(unsigned)) != cudaSuccess ||
-                    cudaMemsetAsync(S->carry_flag, 0, (S->split_blocks + 1) * sizeof(unsigned), S->stream) != cudaSuccess)
-                    S->split_blocks = 0;   /* (freed with the backend) */
-            }
             S->pdl = S->pdl && p.major >= 9;
             S->name = std::string("cuda: ") + p.name;
             snprintf(buf, sizeof buf, "%s; device %d: %s, compute capability %d.%d, %d SMs, %.1f GiB; %s", versions.c_str(), device, p.name,

@@ -534,39 +534,6 @@ static void check_models(void) {
             CHECK(mid > before && srt__cu_of(gpu)->attn_split_launches == mid,
                   "the checks ran the split attention (%llu launch pairs); the Q8 cache with heads of 16 srt__cu_attention", (unsigned long long)(mid - before));
         }
-        /* The split GEMV of one token (SRT_CUDA_GEMV_SPLIT; 3 and 7 blocks here, so that these small
-           matrices split): a launch's batches shared evenly among its blocks, an item split between
-           two blocks carried over from one to the next. Bit for bit: the kernels at one token (items
-           of several batches: Q4 of 5000 columns in groups of 32, Q8 of 4100 in groups of 64; Q2 in
-           groups of 16384), the models' logits (q, k and v in one launch, SwiGLU items split between
-           gate and up, wo and down adding into the residual; groups of 32, 64 and 128). Its launches
-           are counted; on the emulator so are the carries, and a wait for a carry not posted or a
-           post over one not taken stops the test. */
-        for (int bi = 0; bi < 2; bi++) {
-            gpu = backend_with("SRT_CUDA_GEMV_SPLIT", bi ? "7" : "3");
-            if (!gpu) continue;
-            srt_cuda_set_cublas_min_tokens(gpu, 0);
-#ifdef SRT_CUDA_EMULATOR
-            const uint64_t carries = srt_emu_carries;
-#endif
-            check_kernels(SRT_Q4, 100, 5000, 32);
-            check_kernels(SRT_Q8, 130, 4100, 64);
-            check_kernels(SRT_Q2, 50, 20000, 16384);
-            const int models[] = {0, 1, 3, 7, 13, 16, 17};
-            for (size_t i = 0; i < sizeof models / sizeof models[0]; i++) {
-                char path[256], tag[160];
-                snprintf(path, sizeof path, CU_TMP "model_%d.srt", models[i]);
-                snprintf(tag, sizeof tag, "model %d, split GEMV of %s blocks", models[i], bi ? "7" : "3");
-                compare_sessions(tag, path, prompt, 9, 3, bi ? SRT_KV_Q8 : SRT_KV_F16, 8);
-            }
-            CHECK(srt__cu_of(gpu)->split_launches > 0, "the split GEMV ran (%llu launches of %s blocks)",
-                  (unsigned long long)srt__cu_of(gpu)->split_launches, bi ? "7" : "3");
-#ifdef SRT_CUDA_EMULATOR
-            CHECK(srt_emu_carries > carries, "split GEMV: items carried over between blocks (%llu)", (unsigned long long)(srt_emu_carries - carries));
-#endif
-            srt_backend_free(gpu);
-        }
-        gpu = saved;
         /* the tensor-core GEMM from 2 tokens (by default from 16): 3 and 9 tokens in blocks of 16,
            groups ending mid-stage (96), spanning stages (1024, 16384), K not a multiple of 64 */
         gpu = backend_with("SRT_CUDA_MMA_MIN", "2");

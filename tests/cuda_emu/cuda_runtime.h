@@ -115,12 +115,9 @@ static inline int __dp4a(int a, int b, int c) {
     return c;
 }
 template <class T> static inline T __ldg(const T *p) { return *p; }
-template <class T> static inline T __ldcg(const T *p) { return *p; }
 /* fibers never run at the same time: atomics are plain read-modify-writes */
 static inline unsigned atomicMax(unsigned *p, unsigned v) { const unsigned o = *p; if (v > o) *p = v; return o; }
 static inline int atomicAdd(int *p, int v) { const int o = *p; *p = o + v; return o; }
-static inline unsigned atomicExch(unsigned *p, unsigned v) { const unsigned o = *p; *p = v; return o; }
-static inline void __threadfence(void) {}
 
 /* ---------------------------------------------------------------- fibers */
 extern "C" void srt_emu_switch(void **save_sp, void *to_sp);
@@ -361,21 +358,6 @@ static inline void srt_emu_cp_async_land(unsigned pending, bool all) {
 }
 static inline void srt__cu_cp_async_wait_all(void) { srt_emu_cp_async_land(0, true); }
 template <int N> static inline void srt__cu_cp_async_wait_group(void) { srt_emu_cp_async_land((unsigned)N, false); }
-/* the split GEMV's hand-over: blocks run in order here, so a block's wait finds the flag the block
-   before posted, or there is none to find (a wait that would never end on a GPU); a post finds the
-   flag freed by the last launch's wait */
-static uint64_t srt_emu_carries = 0;   /* posts (tests) */
-static inline void srt__cu_carry_post(unsigned *flag, int tid) {
-    __syncthreads();
-    if (tid == 0) {
-        if (*flag) srt_emu::die("split GEMV: a carry posted over one never taken");
-        *flag = 1u;
-        srt_emu_carries++;
-    }
-}
-static inline void srt__cu_carry_wait(unsigned *flag) {
-    if (!*flag) srt_emu::die("split GEMV: a wait for a carry no block before posted");
-}
 /* lane l gets, of matrix i, row l / 4, columns 2 (l % 4) and + 1; the rows' addresses come from
    lanes 8i..8i+7 */
 static inline void srt_emu_ldmatrix(uint32_t *r, const void *smem, int count) {
