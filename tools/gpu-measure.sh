@@ -8,9 +8,6 @@
 #   kernels  gpu-membw; gpu-gemm: TCSL SpMM vs cuBLAS f16 at 60-90% sparsity (and per split-K target), q4/q8/f16
 #            (q4/q8 again with the tiled GEMM alone, SRT_CUDA_MMA_MIN=0); gpu-gemv: all
 #            formats on the Llama-3.2-1B shapes, q4 and tcsl on the Llama-3-8B ones
-#   exp      the experiment that is off by default against the default: the q4 8B model's decode (the model
-#            made first if missing) with SRT_CUDA_FUSE_Q=0 and 1, twice in turn: DIR/fuse-qF.jsonl. Not in the
-#            default run
 #   models   the random Llama-3-8B-shaped models, q4 and 70%-sparse tcsl (srt-pack --random, every physical core)
 #   e2e      their decode on the GPU; the q4 one's prompt in one batch of 128 (with and without the tensor-core
 #            GEMM) and at 8192 tokens of context with F16 and Q8 KV caches
@@ -80,17 +77,6 @@ do_kernels() {
     bench gpu-gemv --format q4,tcsl --sparsity 0.7 --shape 4096x4096*2,1024x4096*2,14336x4096*2,4096x14336 &&
     grep -- '-summary"' "$DIR/gpu.jsonl"
 }
-do_exp() {
-    local r f
-    [ -x "$B" ] || { echo "$B is missing: run the test stage first"; return 1; }
-    [ -s "$MODELS/llama3-8b-q4.srt" ] || build/srt-pack -q --no-verify --random "$CONFIG" --weights q4 "$MODELS/llama3-8b-q4.srt" || return 1
-    for r in 1 2; do
-        for f in 0 1; do
-            SRT_CUDA_FUSE_Q=$f "$B" e2e "$MODELS/llama3-8b-q4.srt" --backend cuda --prompt-tokens 16 --tokens 128 --runs 2 --json |
-                tee -a "$DIR/fuse-q$f.jsonl" || return 1
-        done
-    done
-}
 do_models() {
     [ -x build/srt-pack ] || { echo "build/srt-pack is missing: run the test stage first"; return 1; }
     build/srt-pack -q --no-verify --random "$CONFIG" --weights q4 "$MODELS/llama3-8b-q4.srt" &&
@@ -117,7 +103,7 @@ do_e2e() {
 [ $# -gt 0 ] || set -- test chat kernels models e2e
 for s in "$@"; do
     case $s in
-        test|chat|kernels|exp|models|e2e) stage "$s" "do_$s" || exit 1 ;;
-        *) echo "usage: tools/gpu-measure.sh [test|chat|kernels|exp|models|e2e]..." >&2; exit 2 ;;
+        test|chat|kernels|models|e2e) stage "$s" "do_$s" || exit 1 ;;
+        *) echo "usage: tools/gpu-measure.sh [test|chat|kernels|models|e2e]..." >&2; exit 2 ;;
     esac
 done
