@@ -1327,9 +1327,9 @@ static srt_status srt__cu_matmul_dev(srt__cuda *S, const srt__cuda_mat &w, const
 static_assert(SRT__CU_NORM_WIN % (16 * SRT__CU_LOADS) == 0, "RMSNorm's window: whole batches of the 16 chains");
 /* 1 / sqrt(mean(x^2) + eps) of the len values at xt, as the CPU computes it (16 chains, lane j
    summing k = j mod 16 with fma, reduced by halves), for every thread of the block (all call it:
-   barriers). x is staged in shared memory a window at a time, so the chains wait on no global load. */
-static __device__ float srt__cu_norm_scale(const float *xt, int len, float eps) {
-    __shared__ float s_x[SRT__CU_NORM_WIN];
+   barriers). x is staged in s_x (SRT__CU_NORM_WIN floats of shared memory) a window at a time, so
+   the chains wait on no global load; with len <= SRT__CU_NORM_WIN all of x stays there after. */
+static __device__ float srt__cu_norm_scale(const float *xt, int len, float eps, float *s_x) {
     __shared__ float s_inv;
     const int tid = (int)threadIdx.x;
     float s = 0.0f;
@@ -1378,7 +1378,8 @@ __global__ void __launch_bounds__(SRT__CU_NORM_THREADS) srt__cu_rmsnorm(float *o
     const int tid = (int)threadIdx.x;
     const uint64_t t = blockIdx.x;
     const float *xt = x + t * (uint64_t)len;
-    const float ss = srt__cu_norm_scale(xt, len, eps);
+    __shared__ float s_x[SRT__CU_NORM_WIN];
+    const float ss = srt__cu_norm_scale(xt, len, eps, s_x);
     for (int k0 = 0; k0 < len; k0 += SRT__CU_LOADS * SRT__CU_NORM_THREADS) {
         float xv[SRT__CU_LOADS], wv[SRT__CU_LOADS];
 #pragma unroll
@@ -1404,23 +1405,31 @@ __global__ void __launch_bounds__(SRT__CU_NORM_THREADS) srt__cu_rmsnorm(float *o
    with the quantization's parallelism kept. */
 __global__ void __launch_bounds__(SRT__CU_NORM_THREADS) srt__cu_rmsnorm_q(const float *x, const float *w, int len, float eps, uint64_t G, uint64_t ng,
                                                                          uint64_t kp, int8_t *qa, float *da) {
+    __shared__ float s_x[SRT__CU_NORM_WIN];
     __shared__ unsigned int s_max;
     srt__cu_dep_launch();   /* the GEMV after it may start streaming its weights */
     const uint64_t t = blockIdx.y, K = (uint64_t)len;
     const float *xt = x + t * K;
-    const float ss = srt__cu_norm_scale(xt, len, eps);
+    /* the block's first weight, loaded before the scale's chains and not after them (the norm's
+       weights are evicted from L2 by the rest of a decode step: a trip to memory on the path); x
+       from shared memory when it stays there */
+    const uint64_t k_first = (uint64_t)blockIdx.x * G + threadIdx.x;
+    const float w_first = blockIdx.x < ng && threadIdx.x < G && k_first < K ? w[k_first] : 0.0f;
+    const float ss = srt__cu_norm_scale(xt, len, eps, s_x);
+    const bool staged = len <= SRT__CU_NORM_WIN;
+    const auto value = [&](uint64_t k) { return (k == k_first ? w_first : w[k]) * (ss * (staged ? s_x[k] : xt[k])); };
     for (uint64_t g = blockIdx.x; g < ng; g += gridDim.x) {
         const uint64_t k0 = g * G, glen = srt__cu_min(K - k0, G);
         if (threadIdx.x == 0) s_max = 0u;
         __syncthreads();
         for (uint64_t k = threadIdx.x; k < glen; k += blockDim.x) {
-            const float a = fabsf(w[k0 + k] * (ss * xt[k0 + k]));
+            const float a = fabsf(value(k0 + k));
             if (a > 0.0f) atomicMax(&s_max, __float_as_uint(a));
         }
         __syncthreads();
         const float d = __uint_as_float(s_max) / 127.0f, id = d > 0.0f ? 1.0f / d : 0.0f;
         if (threadIdx.x == 0) da[t * ng + g] = d;
-        for (uint64_t k = threadIdx.x; k < glen; k += blockDim.x) qa[t * kp + k0 + k] = (int8_t)srt__cu_act_code(w[k0 + k] * (ss * xt[k0 + k]) * id);
+        for (uint64_t k = threadIdx.x; k < glen; k += blockDim.x) qa[t * kp + k0 + k] = (int8_t)srt__cu_act_code(value(k0 + k) * id);
         if (g == ng - 1)
             for (uint64_t k = K + threadIdx.x; k < kp; k += blockDim.x) qa[t * kp + k] = 0;
         __syncthreads();   /* s_max is read before the next group resets it */
