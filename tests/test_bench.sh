@@ -198,6 +198,19 @@ if [ -x tools/gpu-measure.sh ]; then
     if [ $rc1 -eq 2 ] && [ $rc2 -eq 1 ] && [ $rc3 -eq 1 ] && grep -q "missing: run the test stage first" "$T/gm2.txt" && grep -q "none is missing: run the test stage first" "$T/gm3.txt"; then
         echo "ok - gpu-measure.sh: an unknown stage and a missing srt-bench-cuda or srt-chat-cuda are refused"
     else echo "FAIL - gpu-measure.sh refusals: exit $rc1, $rc2 and $rc3"; fi
+    # the ab stage: refused without the other build; on the emulator (both builds this one), three rounds in turn
+    GPU_OUT=$T/gm GPU_MODELS=$T/gm GPU_BENCH=$B/srt-bench tools/gpu-measure.sh ab >"$T/gm4.txt" 2>&1; rc4=$?
+    if [ $rc4 -eq 1 ] && grep -q "GPU_BENCH_B (the other build's srt-bench-cuda) is missing: unset" "$T/gm4.txt"; then
+        echo "ok - gpu-measure.sh ab: refused without GPU_BENCH_B"
+    else echo "FAIL - gpu-measure.sh ab without GPU_BENCH_B: exit $rc4"; fi
+    if [ -x "$B/srt-bench-cuda-emu" ] && [ -s "$T/gm/llama3-8b-q4.srt" ]; then
+        GPU_OUT=$T/gm GPU_MODELS=$T/gm GPU_BENCH=$B/srt-bench-cuda-emu GPU_BENCH_B=$B/srt-bench-cuda-emu GPU_AB_TOKENS=2 GPU_AB_ARGS="--bw 10" \
+            tools/gpu-measure.sh ab >"$T/gm5.txt" 2>&1; rc5=$?
+        if [ $rc5 -eq 0 ] && [ "$(grep -c '"decode_tok_s"' "$T/gm/ab-b.jsonl")" = 3 ] && [ "$(grep -c '"decode_tok_s"' "$T/gm/ab-this.jsonl")" = 3 ] &&
+           [ "$(grep -c '^round [123], \(b\|this\) .*"decode_tok_s":[0-9]' "$T/gm5.txt")" = 6 ]; then
+            echo "ok - gpu-measure.sh ab: three rounds of the two builds in turn (emulator)"
+        else echo "FAIL - gpu-measure.sh ab on the emulator: exit $rc5"; sed 's/^/    /' "$T/gm5.txt" | tail -5; fi
+    else echo "skipped: gpu-measure.sh ab on the emulator (srt-bench-cuda-emu not built)"; fi
 else echo "skipped: gpu-measure.sh checks (no tools/ here: a cross run)"; fi
 # the same modes on the CUDA emulator (tests/cuda_emu; the numbers mean nothing, the code paths run)
 if [ -x "$B/srt-bench-cuda-emu" ]; then gpu_checks "$B/srt-bench-cuda-emu" srt-bench-cuda-emu

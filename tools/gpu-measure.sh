@@ -11,7 +11,12 @@
 #   models   the random Llama-3-8B-shaped models, q4 and 70%-sparse tcsl (srt-pack --random, every physical core)
 #   e2e      their decode on the GPU; the q4 one's prompt in one batch of 128 (with and without the tensor-core
 #            GEMM) and at 8192 tokens of context with F16 and Q8 KV caches
-# No STAGE: all five in that order. Each stage's output goes to DIR/STAGE.log and the result lines to
+#   ab       this build against another: $GPU_BENCH_B (a build/srt-bench-cuda of the other commit, e.g. from
+#            git worktree add /tmp/b REV && (cd /tmp/b && ./build.sh cuda) && cp /tmp/b/build/srt-bench-cuda build/b/)
+#            and this one, the q4 8B model's decode (made first if missing) three times in turn:
+#            DIR/ab-b.jsonl, DIR/ab-this.jsonl and a line per run ($GPU_AB_TOKENS tokens, default 128; $GPU_AB_ARGS more options). Not in
+#            the default run
+# No STAGE: all five but ab in that order. Each stage's output goes to DIR/STAGE.log and the result lines to
 # DIR/gpu.jsonl, DIR = $GPU_OUT, else $OUT (a device run's folder that comes back), else build/gpu;
 # the models go to $GPU_MODELS (default build/tmp). Stops at the first stage that fails (exit 1).
 # A dry run without a GPU: GPU_BENCH=build/srt-bench-cuda-emu GPU_CHAT=build/srt-chat-cuda-emu GPU_PPL=build/srt-ppl-cuda-emu
@@ -77,6 +82,22 @@ do_kernels() {
     bench gpu-gemv --format q4,tcsl --sparsity 0.7 --shape 4096x4096*2,1024x4096*2,14336x4096*2,4096x14336 &&
     grep -- '-summary"' "$DIR/gpu.jsonl"
 }
+do_ab() {
+    local r b name
+    [ -x "$B" ] || { echo "$B is missing: run the test stage first"; return 1; }
+    [ -n "${GPU_BENCH_B:-}" ] && [ -x "$GPU_BENCH_B" ] || { echo "GPU_BENCH_B (the other build's srt-bench-cuda) is missing: ${GPU_BENCH_B:-unset}"; return 1; }
+    [ -s "$MODELS/llama3-8b-q4.srt" ] || build/srt-pack -q --no-verify --random "$CONFIG" --weights q4 "$MODELS/llama3-8b-q4.srt" || return 1
+    : >"$DIR/ab-b.jsonl" && : >"$DIR/ab-this.jsonl" || return 1
+    for r in 1 2 3; do
+        for name in b this; do
+            b=$B; [ $name = this ] || b=$GPU_BENCH_B
+            "$b" e2e "$MODELS/llama3-8b-q4.srt" --backend cuda --prompt-tokens 16 --tokens "${GPU_AB_TOKENS:-128}" --runs 2 ${GPU_AB_ARGS:-} --json >"$DIR/ab-run.json" || return 1
+            cat "$DIR/ab-run.json" >>"$DIR/ab-$name.jsonl"
+            echo "round $r, $name ($b): $(grep -o '"decode_tok_s":[0-9.]*' "$DIR/ab-run.json")"
+        done
+    done
+    rm -f "$DIR/ab-run.json"
+}
 do_models() {
     [ -x build/srt-pack ] || { echo "build/srt-pack is missing: run the test stage first"; return 1; }
     build/srt-pack -q --no-verify --random "$CONFIG" --weights q4 "$MODELS/llama3-8b-q4.srt" &&
@@ -103,7 +124,7 @@ do_e2e() {
 [ $# -gt 0 ] || set -- test chat kernels models e2e
 for s in "$@"; do
     case $s in
-        test|chat|kernels|models|e2e) stage "$s" "do_$s" || exit 1 ;;
-        *) echo "usage: tools/gpu-measure.sh [test|chat|kernels|models|e2e]..." >&2; exit 2 ;;
+        test|chat|kernels|models|e2e|ab) stage "$s" "do_$s" || exit 1 ;;
+        *) echo "usage: tools/gpu-measure.sh [test|chat|kernels|models|e2e|ab]..." >&2; exit 2 ;;
     esac
 done
