@@ -83,7 +83,7 @@ do_kernels() {
     grep -- '-summary"' "$DIR/gpu.jsonl"
 }
 do_ab() {
-    local r b name
+    local r b name out
     [ -x "$B" ] || { echo "$B is missing: run the test stage first"; return 1; }
     [ -n "${GPU_BENCH_B:-}" ] && [ -x "$GPU_BENCH_B" ] || { echo "GPU_BENCH_B (the other build's srt-bench-cuda) is missing: ${GPU_BENCH_B:-unset}"; return 1; }
     [ -s "$MODELS/llama3-8b-q4.srt" ] || build/srt-pack -q --no-verify --random "$CONFIG" --weights q4 "$MODELS/llama3-8b-q4.srt" || return 1
@@ -91,12 +91,11 @@ do_ab() {
     for r in 1 2 3; do
         for name in b this; do
             b=$B; [ $name = this ] || b=$GPU_BENCH_B
-            "$b" e2e "$MODELS/llama3-8b-q4.srt" --backend cuda --prompt-tokens 16 --tokens "${GPU_AB_TOKENS:-128}" --runs 2 ${GPU_AB_ARGS:-} --json >"$DIR/ab-run.json" || return 1
-            cat "$DIR/ab-run.json" >>"$DIR/ab-$name.jsonl"
-            echo "round $r, $name ($b): $(grep -o '"decode_tok_s":[0-9.]*' "$DIR/ab-run.json")"
+            out=$("$b" e2e "$MODELS/llama3-8b-q4.srt" --backend cuda --prompt-tokens 16 --tokens "${GPU_AB_TOKENS:-128}" --runs 2 ${GPU_AB_ARGS:-} --json) || return 1
+            echo "$out" >>"$DIR/ab-$name.jsonl"
+            echo "round $r, $name ($b): $(grep -o '"decode_tok_s":[0-9.]*' <<<"$out")"
         done
     done
-    rm -f "$DIR/ab-run.json"
 }
 do_models() {
     [ -x build/srt-pack ] || { echo "build/srt-pack is missing: run the test stage first"; return 1; }
