@@ -3293,6 +3293,14 @@ static void srt__swiglu(float *g, const float *up, uint64_t n) {
     uint64_t i;
     for (i = 0; i < n; i++) g[i] = g[i] * (1.0f / (1.0f + srt__expf(-g[i]))) * up[i];
 }
+/* Gemma's FFN: g = gelu(g) * up, GELU's tanh approximation (transformers' gelu_pytorch_tanh) */
+static void srt__geglu(float *g, const float *up, uint64_t n) {
+    uint64_t i;
+    for (i = 0; i < n; i++) {
+        const float x = g[i];
+        g[i] = 0.5f * x * (1.0f + tanhf(0.7978845608f * (x + 0.044715f * x * x * x))) * up[i];
+    }
+}
 
 /* ---- instruction sets: detection, choice, kernel table */
 static const char *const srt__isa_names[SRT_ISA_COUNT] = {"auto", "portable", "avx2", "avxvnni", "avx512", "amx"};
@@ -3814,7 +3822,9 @@ typedef struct srt__tensor {
 
 typedef struct srt__layer {
     const float *attn_norm, *ffn_norm, *bq, *bk, *bv;
-    const float *q_norm, *k_norm;   /* qwen3: per-head RMSNorm of q and k before RoPE (NULL otherwise) */
+    const float *q_norm, *k_norm;   /* qwen3, gemma3: per-head RMSNorm of q and k before RoPE (NULL otherwise) */
+    const float *post_attn_norm, *post_ffw_norm;   /* gemma: RMSNorm of the attention's and the FFN's outputs */
+    int swa;                        /* gemma: this layer attends to the last swa_window positions only */
     srt__weights wq, wk, wv, wo, gate, down, up;
 } srt__layer;
 
@@ -3872,6 +3882,12 @@ struct srt_model {
     float rope_attn_factor;    /* cos and sin are multiplied by it (LongRoPE's attention scale; 1 otherwise) */
     const float *rope_long, *rope_short;   /* longrope: rope_dim / 2 divisors of the frequencies, for a
                                               session context above / up to rope_orig_ctx */
+    /* Gemma 2 / 3 (arch "gemma2", "gemma3"; all neutral for the others) */
+    int gemma;                 /* embeddings scaled by sqrt(n_embd), GELU (tanh) for SiLU in the FFN */
+    float attn_scale;          /* q . k scale: attention.scale, else 1 / sqrt(head_dim) */
+    float attn_softcap, final_softcap;   /* s -> cap tanh(s / cap) on the attention scores / the logits; 0 = none */
+    int swa_window, swa_pattern;   /* sliding layers (l % pattern < pattern - 1) see the last swa_window positions */
+    float rope_theta_swa;      /* the sliding layers' rope base (unscaled); 0 = they rotate as the others */
     /* weights */
     srt__weights tok_embd, output;
     const float *output_norm;
@@ -4047,8 +4063,9 @@ static srt_status srt__load_hparams(srt_model *m) {
     const char *s;
 #define SRT__KEY(suffix) (snprintf(key, sizeof key, "%s." suffix, m->arch), key)
     if (!srt_model_meta_str(m, "general.architecture", &s)) return srt__fail(SRT_ERR_FORMAT, "metadata general.architecture is missing");
-    if (strcmp(s, "llama") != 0 && strcmp(s, "qwen2") != 0 && strcmp(s, "qwen3") != 0 && strcmp(s, "phi3") != 0)
-        return srt__fail(SRT_ERR_UNSUPPORTED, "architecture '%s' is not supported (llama, qwen2, qwen3, phi3)", s);
+    if (strcmp(s, "llama") != 0 && strcmp(s, "qwen2") != 0 && strcmp(s, "qwen3") != 0 && strcmp(s, "phi3") != 0 &&
+        strcmp(s, "gemma2") != 0 && strcmp(s, "gemma3") != 0)
+        return srt__fail(SRT_ERR_UNSUPPORTED, "architecture '%s' is not supported (llama, qwen2, qwen3, phi3, gemma2, gemma3)", s);
     snprintf(m->arch, sizeof m->arch, "%s", s);
     m->n_embd = srt__meta_u32_or(m, SRT__KEY("embedding_length"), 0);
     m->n_ff = srt__meta_u32_or(m, SRT__KEY("feed_forward_length"), 0);
@@ -4084,6 +4101,29 @@ static srt_status srt__load_hparams(srt_model *m) {
         m->rope_orig_ctx = (float)srt__meta_u32_or(m, SRT__KEY("rope.scaling.original_context_length"), m->rope_scaling == 3 ? (uint32_t)m->n_ctx_train : 8192);
         if (!(m->rope_factor >= 1.0f) || !(m->rope_high_freq > m->rope_low_freq) || !(m->rope_orig_ctx > 0.0f))
             return srt__fail(SRT_ERR_FORMAT, "bad rope scaling parameters");
+    }
+    /* Gemma: the attention scale (query_pre_attn_scalar), soft caps, sliding-window layers and their
+       own rope base (Gemma 3: 10000 against the global layers' 1e6 and scaling). Phi-3 records a
+       sliding window too, but llama.cpp does not apply it, so only Gemma reads these. */
+    m->gemma = strcmp(m->arch, "gemma2") == 0 || strcmp(m->arch, "gemma3") == 0;
+    m->attn_scale = 1.0f / sqrtf((float)m->head_dim);
+    m->attn_softcap = m->final_softcap = 0.0f;
+    m->swa_window = m->swa_pattern = 0;
+    m->rope_theta_swa = 0.0f;
+    if (m->gemma) {
+        const int g3 = strcmp(m->arch, "gemma3") == 0;
+        m->attn_scale = srt__meta_f32_or(m, SRT__KEY("attention.scale"), m->attn_scale);
+        m->attn_softcap = srt__meta_f32_or(m, SRT__KEY("attn_logit_softcapping"), 0.0f);
+        m->final_softcap = srt__meta_f32_or(m, SRT__KEY("final_logit_softcapping"), 0.0f);
+        m->swa_window = srt__meta_u32_or(m, SRT__KEY("attention.sliding_window"), 0);
+        m->swa_pattern = srt__meta_u32_or(m, SRT__KEY("attention.sliding_window_pattern"), g3 ? 6 : 2);
+        m->rope_theta_swa = srt__meta_f32_or(m, SRT__KEY("rope.freq_base_swa"), g3 ? 10000.0f : 0.0f);
+        if (!(m->attn_scale > 0.0f) || m->attn_scale > 16.0f || !(m->attn_softcap >= 0.0f) || m->attn_softcap > 1e6f ||
+            !(m->final_softcap >= 0.0f) || m->final_softcap > 1e6f || m->swa_window < 0 || m->swa_pattern < 1 || m->swa_pattern > 1024 ||
+            !(m->rope_theta_swa >= 0.0f) || m->rope_theta_swa > 1e12f)
+            return srt__fail(SRT_ERR_FORMAT, "bad gemma parameters: attention scale %g, soft caps %g / %g, sliding window %d (pattern %d), rope base %g",
+                             m->attn_scale, m->attn_softcap, m->final_softcap, m->swa_window, m->swa_pattern, m->rope_theta_swa);
+        if (m->rope_theta_swa == m->rope_theta && m->rope_scaling == 0) m->rope_theta_swa = 0.0f;   /* one set of angles serves all layers */
     }
 #undef SRT__KEY
     return SRT_OK;
@@ -4129,10 +4169,15 @@ static srt_status srt__bind_weights(srt_model *m) {
             (st = srt__bind_vec(m, SRT__NAME("attn_k.bias"), KV, 1, &L->bk)) != SRT_OK ||
             (st = srt__bind_vec(m, SRT__NAME("attn_v.bias"), KV, 1, &L->bv)) != SRT_OK)
             return st;
-        if (strcmp(m->arch, "qwen3") == 0 &&   /* its q and k norms; another architecture leaves them unused */
+        if ((strcmp(m->arch, "qwen3") == 0 || strcmp(m->arch, "gemma3") == 0) &&   /* their q and k norms; another architecture leaves them unused */
             ((st = srt__bind_vec(m, SRT__NAME("attn_q_norm.weight"), (uint64_t)m->head_dim, 0, &L->q_norm)) != SRT_OK ||
              (st = srt__bind_vec(m, SRT__NAME("attn_k_norm.weight"), (uint64_t)m->head_dim, 0, &L->k_norm)) != SRT_OK))
             return st;
+        if (m->gemma &&   /* the norms of the attention's and the FFN's outputs (the weights hold 1 + w, as llama.cpp's converter writes them) */
+            ((st = srt__bind_vec(m, SRT__NAME("post_attention_norm.weight"), E, 0, &L->post_attn_norm)) != SRT_OK ||
+             (st = srt__bind_vec(m, SRT__NAME("post_ffw_norm.weight"), E, 0, &L->post_ffw_norm)) != SRT_OK))
+            return st;
+        L->swa = m->swa_window > 0 && l % m->swa_pattern < m->swa_pattern - 1;
 #undef SRT__NAME
     }
     for (i = 0; i < m->n_tensors; i++)
@@ -4230,6 +4275,8 @@ static srt_status srt__backend_load(srt_model *m, srt_backend *b) {
     int l;
     if (!b->load || !b->unload || !b->session_create || !b->session_destroy || !b->forward)
         return srt__fail(SRT_ERR_INVALID_ARG, "srt_model_load: backend '%s' is incomplete", b->name ? b->name : "?");
+    if (m->gemma)   /* srt_backend_model has no post-norms, GELU, soft caps or sliding windows */
+        return srt__fail(SRT_ERR_UNSUPPORTED, "srt_model_load: architecture '%s' runs on the CPU only (backend %s)", m->arch, b->name ? b->name : "?");
     ls = (srt_backend_layer *)srt__malloc0((size_t)m->n_layer * sizeof *ls);
     if (!ls) return srt__fail(SRT_ERR_OUT_OF_MEMORY, "srt_model_load: out of memory");
     memset(&bm, 0, sizeof bm);
@@ -5811,8 +5858,9 @@ struct srt_session {
     int n_tokens, n_eval;
     float *logits;                    /* n_vocab */
     int has_logits;
-    float *rope_freq;                 /* rope_dim / 2 */
+    float *rope_freq;                 /* rope_dim / 2 (then as many for the sliding layers when they have their own base) */
     float *rope_cs;                   /* n_batch x rope_dim / 2 x (cos, sin): the batch's angles, shared by all layers */
+    float *rope_cs_swa;               /* the same for the sliding layers of a model with rope_theta_swa; else NULL */
     /* batch scratch, n_batch rows each */
     float *x, *xb, *q, *k, *v, *att, *hb, *hb2;
     void *acts;                       /* quantized activations for integer formats (srt__acts_bytes) */
@@ -5867,15 +5915,16 @@ static void srt__rmsnorm(const srt__vec_ops *ops, float *o, const float *x, cons
     for (i = 0; i < n; i++) o[i] = w[i] * (ss * x[i]);
 }
 
-static void srt__rope_angles(const srt_session *s, float *cs, int pos) {
+static void srt__rope_angles_of(const srt_session *s, const float *freq, float *cs, int pos) {
     int i, half = s->m->rope_dim / 2;
     const float a = s->m->rope_attn_factor;
     for (i = 0; i < half; i++) {
-        float val = (float)pos * s->rope_freq[i];
+        float val = (float)pos * freq[i];
         cs[2 * i] = cosf(val); cs[2 * i + 1] = sinf(val);
         if (a != 1.0f) { cs[2 * i] *= a; cs[2 * i + 1] *= a; }
     }
 }
+static void srt__rope_angles(const srt_session *s, float *cs, int pos) { srt__rope_angles_of(s, s->rope_freq, cs, pos); }
 static void srt__rope(const srt_session *s, float *vec, int n_heads, const float *cs) {
     const srt_model *m = s->m;
     int h, i, half = m->rope_dim / 2;
@@ -5911,10 +5960,11 @@ static void srt__rope_init(srt_session *s) {
         } else if (m->rope_scaling == 3)   /* LongRoPE: per-dimension divisors, the long set past the original context */
             freq /= srt__rope_long(m, s->n_ctx) ? m->rope_long[i] : m->rope_short[i];
         s->rope_freq[i] = freq;
+        if (s->rope_cs_swa) s->rope_freq[half + i] = 1.0f / powf(m->rope_theta_swa, (float)(2 * i) / (float)m->rope_dim);
     }
 }
 
-typedef struct srt__attn_job { srt_session *s; int layer, p0, n_tok, heads; } srt__attn_job;
+typedef struct srt__attn_job { srt_session *s; int layer, p0, n_tok, heads, window; } srt__attn_job;   /* window 0: all positions */
 
 /* The cache region of one layer and KV head: n_ctx rows of head_dim values. */
 static char *srt__kv_region(const srt_session *s, int which, int layer, int kvh) {
@@ -5941,8 +5991,9 @@ static int srt__kv_run(const srt_session *s, int which, const char *region, int 
 }
 
 /* One task = one (token, KV head, j->heads of the query heads that share it): for each of these
-   heads g, softmax(q_g . K / sqrt(d)) V over positions 0..pos; the K and V rows are read once for
-   all of them (the group is split only when there would be too few tasks for the threads). */
+   heads g, softmax(q_g . K / sqrt(d)) V over positions 0..pos (a sliding layer: the last j->window
+   of them; Gemma: its own scale and soft cap); the K and V rows are read once for all of them (the
+   group is split only when there would be too few tasks for the threads). */
 static void srt__attn_tasks(void *user, int64_t begin, int64_t end, int thread) {
     srt__attn_job *j = (srt__attn_job *)user;
     srt_session *s = j->s;
@@ -5950,19 +6001,24 @@ static void srt__attn_tasks(void *user, int64_t begin, int64_t end, int thread) 
     const srt__vec_ops *ops = &m->ops;
     int hd = m->head_dim, group = m->n_head / m->n_head_kv, G = j->heads, chunks = group / G;
     size_t ld = (size_t)s->n_ctx;
-    float *sc = s->scores + (size_t)thread * (size_t)group * ld, scale = 1.0f / sqrtf((float)hd);
+    float *sc = s->scores + (size_t)thread * (size_t)group * ld, scale = m->attn_scale, cap = m->attn_softcap;
     int64_t task;
     for (task = begin; task < end; task++) {
-        int t = (int)(task / (m->n_head_kv * chunks)), kvh = (int)(task / chunks % m->n_head_kv), n = j->p0 + t + 1, p, e, seg;
+        int t = (int)(task / (m->n_head_kv * chunks)), kvh = (int)(task / chunks % m->n_head_kv), n = j->p0 + t + 1, p, e, seg, seg0, g;
+        const int lo = j->window && n > j->window ? n - j->window : 0;   /* the first position seen */
         size_t h0 = (size_t)t * m->n_head * hd + ((size_t)kvh * group + (size_t)(task % chunks) * G) * hd;   /* the first head */
         const char *kreg = srt__kv_region(s, 0, j->layer, kvh), *vreg = srt__kv_region(s, 1, j->layer, kvh), *rows;
-        for (p = 0, seg = 0; p < n; p = e)
+        for (seg0 = 0; seg0 < s->n_seg && s->seg[seg0].p1 <= lo; seg0++) {}   /* pruned stretches wholly before the window */
+        for (p = lo, seg = seg0; p < n; p = e)
             if (srt__kv_run(s, 0, kreg, n, &p, &seg, &e, &rows))
                 ops->attn_scores_sb((const unsigned char *)rows, s->kv_slot[0], s->q + h0, G, (uint64_t)hd, e - p, scale, sc + p, ld);
             else ops->attn_scores(rows, s->kv_elem, s->kv_stride, s->q + h0, G, (uint64_t)hd, e - p, scale, sc + p, ld);
-        ops->softmax(sc, ld, G, (uint64_t)n);
+        if (cap > 0.0f)   /* Gemma 2: scores squashed into (-cap, cap) before the softmax */
+            for (g = 0; g < G; g++)
+                for (p = lo; p < n; p++) sc[(size_t)g * ld + (size_t)p] = cap * tanhf(sc[(size_t)g * ld + (size_t)p] / cap);
+        ops->softmax(sc + lo, ld, G, (uint64_t)(n - lo));
         memset(s->att + h0, 0, (size_t)G * (size_t)hd * sizeof(float));
-        for (p = 0, seg = 0; p < n; p = e)
+        for (p = lo, seg = seg0; p < n; p = e)
             if (srt__kv_run(s, 1, vreg, n, &p, &seg, &e, &rows))
                 ops->attn_values_sb((const unsigned char *)rows, s->kv_slot[1], sc + p, ld, G, e - p, (uint64_t)hd, s->att + h0);
             else ops->attn_values(rows, s->kv_elem, s->kv_stride, sc + p, ld, G, e - p, (uint64_t)hd, s->att + h0);
@@ -6005,10 +6061,13 @@ static void srt__forward_batch(srt_session *s, const int32_t *toks, int n, int w
     int E = m->n_embd, Q = m->n_head * m->head_dim, KV = s->kv_dim, F = m->n_ff, hd = m->head_dim, p0 = s->n_eval, l, t, i, h;
     for (t = 0; t < n; t++) {
         srt__weights_row(&m->tok_embd, (uint64_t)toks[t], s->x + (size_t)t * E);
+        if (m->gemma) for (i = 0; i < E; i++) s->x[(size_t)t * E + i] *= sqrtf((float)E);   /* Gemma scales its embeddings */
         srt__rope_angles(s, s->rope_cs + (size_t)t * m->rope_dim, p0 + t);
+        if (s->rope_cs_swa) srt__rope_angles_of(s, s->rope_freq + m->rope_dim / 2, s->rope_cs_swa + (size_t)t * m->rope_dim, p0 + t);
     }
     for (l = 0; l < m->n_layer; l++) {
         const srt__layer *L = &m->layers[l];
+        const float *rope_cs = L->swa && s->rope_cs_swa ? s->rope_cs_swa : s->rope_cs;
         srt__attn_job aj;
         for (t = 0; t < n; t++) srt__rmsnorm(&m->ops, s->xb + (size_t)t * E, s->x + (size_t)t * E, L->attn_norm, E, m->norm_eps);
         {
@@ -6019,9 +6078,9 @@ static void srt__forward_batch(srt_session *s, const int32_t *toks, int n, int w
             srt__matmul_same_input(s, 3, ws, s->xb, n, ys, bs);
         }
         for (t = 0; t < n; t++) {
-            const float *cs = s->rope_cs + (size_t)t * m->rope_dim;
+            const float *cs = rope_cs + (size_t)t * m->rope_dim;
             float *qt = s->q + (size_t)t * Q, *kt = s->k + (size_t)t * KV;
-            if (L->q_norm) {   /* qwen3: each head of q and k normalized before the rotation */
+            if (L->q_norm) {   /* qwen3, gemma3: each head of q and k normalized before the rotation */
                 for (h = 0; h < m->n_head; h++) srt__rmsnorm(&m->ops, qt + (size_t)h * hd, qt + (size_t)h * hd, L->q_norm, hd, m->norm_eps);
                 for (h = 0; h < m->n_head_kv; h++) srt__rmsnorm(&m->ops, kt + (size_t)h * hd, kt + (size_t)h * hd, L->k_norm, hd, m->norm_eps);
             }
@@ -6042,7 +6101,7 @@ static void srt__forward_batch(srt_session *s, const int32_t *toks, int n, int w
                 }
             }
         }
-        aj.s = s; aj.layer = l; aj.p0 = p0; aj.n_tok = n; aj.heads = m->n_head / m->n_head_kv;
+        aj.s = s; aj.layer = l; aj.p0 = p0; aj.n_tok = n; aj.heads = m->n_head / m->n_head_kv; aj.window = L->swa ? m->swa_window : 0;
         while (aj.heads % 2 == 0 && n * m->n_head / aj.heads < 2 * srt_pool_threads(m->pool)) aj.heads /= 2;
         srt_pool_parallel_for(m->pool, (int64_t)n * m->n_head / aj.heads, 1, srt__attn_tasks, &aj);
         if (s->kv_prune) {
@@ -6051,6 +6110,8 @@ static void srt__forward_batch(srt_session *s, const int32_t *toks, int n, int w
             srt_pool_parallel_for(m->pool, 2 * (int64_t)m->n_head_kv, 1, srt__kv_prune_tasks, &pj);
         }
         srt__matmul(s, &L->wo, s->att, n, s->xb, NULL);
+        if (L->post_attn_norm)
+            for (t = 0; t < n; t++) srt__rmsnorm(&m->ops, s->xb + (size_t)t * E, s->xb + (size_t)t * E, L->post_attn_norm, E, m->norm_eps);
         for (i = 0; i < n * E; i++) s->x[i] += s->xb[i];
         for (t = 0; t < n; t++) srt__rmsnorm(&m->ops, s->xb + (size_t)t * E, s->x + (size_t)t * E, L->ffn_norm, E, m->norm_eps);
         {
@@ -6059,8 +6120,11 @@ static void srt__forward_batch(srt_session *s, const int32_t *toks, int n, int w
             ws[0] = &L->gate; ws[1] = &L->up; ys[0] = s->hb; ys[1] = s->hb2;
             srt__matmul_same_input(s, 2, ws, s->xb, n, ys, NULL);
         }
-        m->ops.swiglu(s->hb, s->hb2, (uint64_t)n * F);
+        if (m->gemma) srt__geglu(s->hb, s->hb2, (uint64_t)n * F);
+        else m->ops.swiglu(s->hb, s->hb2, (uint64_t)n * F);
         srt__matmul(s, &L->down, s->hb, n, s->xb, NULL);
+        if (L->post_ffw_norm)
+            for (t = 0; t < n; t++) srt__rmsnorm(&m->ops, s->xb + (size_t)t * E, s->xb + (size_t)t * E, L->post_ffw_norm, E, m->norm_eps);
         for (i = 0; i < n * E; i++) s->x[i] += s->xb[i];
     }
     if (s->kv_prune) {   /* the batch's rows are pruned in every layer now */
@@ -6072,6 +6136,8 @@ static void srt__forward_batch(srt_session *s, const int32_t *toks, int n, int w
     if (want_logits) {
         srt__rmsnorm(&m->ops, s->xb, s->x + (size_t)(n - 1) * E, m->output_norm, E, m->norm_eps);
         srt__matmul(s, &m->output, s->xb, 1, s->logits, NULL);
+        if (m->final_softcap > 0.0f)   /* Gemma 2 */
+            for (i = 0; i < m->n_vocab; i++) s->logits[i] = m->final_softcap * tanhf(s->logits[i] / m->final_softcap);
         s->has_logits = 1;
     }
 }
@@ -6182,8 +6248,12 @@ SRT_API srt_status srt_session_create(srt_model *m, const srt_session_desc *desc
     s->logits = (float *)srt__alloc(a, (size_t)m->n_vocab * sizeof(float));
     s->slog = (float *)srt__alloc(a, (size_t)m->n_vocab * sizeof(float));
     s->cand = (srt__cand *)srt__alloc(a, (size_t)m->n_vocab * sizeof(srt__cand));
-    s->rope_freq = (float *)srt__alloc(a, (size_t)m->rope_dim / 2 * sizeof(float));
-    s->rope_cs = (float *)srt__alloc(a, B * (size_t)(m->rope_dim > 0 ? m->rope_dim : 1) * sizeof(float));
+    {   /* with a second set of angles for the sliding layers (Gemma 3) after the first */
+        const size_t sets = m->rope_theta_swa > 0.0f ? 2 : 1;
+        s->rope_freq = (float *)srt__alloc(a, sets * (size_t)m->rope_dim / 2 * sizeof(float));
+        s->rope_cs = (float *)srt__alloc(a, sets * B * (size_t)(m->rope_dim > 0 ? m->rope_dim : 1) * sizeof(float));
+        if (s->rope_cs && sets == 2) s->rope_cs_swa = s->rope_cs + B * (size_t)m->rope_dim;
+    }
     s->x = (float *)srt__alloc(a, B * E * sizeof(float));
     s->xb = (float *)srt__alloc(a, B * maxk * sizeof(float));
     s->q = (float *)srt__alloc(a, B * Q * sizeof(float));
@@ -6407,6 +6477,13 @@ static uint32_t srt__model_fingerprint(const srt_model *m) {
     for (j = 0; j < 6; j++) srt__put_le(b + 40 + 4 * j, f[j], 4);
     crc = srt__crc32_update(&c, crc, b, 64);
     if (m->rope_attn_factor != 1.0f) crc = srt__crc32_update(&c, crc, &m->rope_attn_factor, 4);   /* (files before it hash as they did) */
+    if (m->gemma) {   /* the sliding layers' rope base rotates their K */
+        float g[4];
+        g[0] = m->attn_scale; g[1] = m->attn_softcap; g[2] = m->final_softcap; g[3] = m->rope_theta_swa;
+        for (j = 0; j < 4; j++) { memcpy(&f[0], &g[j], 4); srt__put_le(b + 4 * j, f[0], 4); }
+        srt__put_le(b + 16, (uint32_t)m->swa_window, 4); srt__put_le(b + 20, (uint32_t)m->swa_pattern, 4);
+        crc = srt__crc32_update(&c, crc, b, 24);
+    }
     for (i = 0; i < m->n_tensors; i++) {
         const srt__tensor *t = &m->tensors[i];
         crc = srt__crc32_update(&c, crc, t->name, strlen(t->name) + 1);

@@ -5,6 +5,10 @@
    head_dim, after the projections and their biases and before RoPE) and phi3 (NeoX RoPE; with
    LongRoPE: each frequency divided by its factor, the long set when the session's context exceeds
    the original one, cos and sin scaled by the attention factor; partial RoPE as Phi-4-mini).
+   gemma2 / gemma3 (embeddings times sqrt(n_embd), norms of the attention's and the FFN's outputs,
+   GELU (tanh), the file's attention scale, sliding-window layers; gemma2: soft caps of the scores
+   and the logits; gemma3: q/k norms, the sliding layers' own rope base, linear rope scaling of the
+   global ones).
    Logits are compared after every token fed one at a time and after a prompt fed as one batch.
    Also: a qwen3 file without its q/k norms, or with norms of the wrong size, is refused with the
    tensor named; LongRoPE files without their factors, with bad ones or with factors but another
@@ -16,7 +20,7 @@
 #include <math.h>
 #include <stdlib.h>
 
-#define MAXL 2
+#define MAXL 3
 #define V 259   /* <unk> <s> </s> and 256 byte tokens */
 #define T_TOK 12
 
@@ -27,14 +31,22 @@ typedef struct {
     int bias, qk_norm, tied, write_neox;   /* write_neox: -1 = leave rope.neox to the architecture */
     int longrope_orig;     /* > 0: LongRoPE with this original context (sessions have 64: above = long factors) */
     float attn_factor;     /* LongRoPE's scale of cos and sin */
+    /* gemma (0 elsewhere): the q . k scale; soft caps of the scores and the logits; sliding window and
+       pattern (layer l slides iff l % pattern < pattern - 1); the sliding layers' rope base; the
+       global layers' linear rope factor */
+    float attn_scale, attn_cap, final_cap;
+    int window, pattern;
+    float theta_swa, rope_linear;
 } cfg_t;
+static int is_gemma(const cfg_t *c) { return !strncmp(c->arch, "gemma", 5); }
+static int slides(const cfg_t *c, int l) { return c->window > 0 && l % c->pattern < c->pattern - 1; }
 
 /* LongRoPE factors of dimension pair i: distinct sets, so that taking the wrong one shows */
 static float rope_factor(int long_set, int i) { return long_set ? 1.0f + 0.75f * (float)i : 1.0f + 0.2f * (float)(i % 3); }
 
 typedef struct {
     float *emb, *out, *onorm;
-    struct { float *an, *fn, *wq, *wk, *wv, *wo, *wg, *wu, *wd, *bq, *bk, *bv, *qn, *kn; } l[MAXL];
+    struct { float *an, *fn, *wq, *wk, *wv, *wo, *wg, *wu, *wd, *bq, *bk, *bv, *qn, *kn, *pan, *pfn; } l[MAXL];
 } weights_t;
 
 static float *rnd(int n, float base, float scale) {
@@ -57,6 +69,7 @@ static void make_weights(const cfg_t *c, weights_t *w) {
         w->l[l].wg = rnd(c->F * c->E, 0.0f, 0.3f); w->l[l].wu = rnd(c->F * c->E, 0.0f, 0.3f); w->l[l].wd = rnd(c->E * c->F, 0.0f, 0.3f);
         if (c->bias) { w->l[l].bq = rnd(Q, 0.0f, 0.5f); w->l[l].bk = rnd(KV, 0.0f, 0.5f); w->l[l].bv = rnd(KV, 0.0f, 0.5f); }
         if (c->qk_norm) { w->l[l].qn = rnd(c->hd, 1.0f, 0.5f); w->l[l].kn = rnd(c->hd, 1.0f, 0.5f); }
+        if (is_gemma(c)) { w->l[l].pan = rnd(c->E, 1.0f, 0.2f); w->l[l].pfn = rnd(c->E, 1.0f, 0.2f); }
     }
 }
 
@@ -66,7 +79,7 @@ static void free_weights(const cfg_t *c, weights_t *w) {
     for (l = 0; l < c->L; l++) {
         free(w->l[l].an); free(w->l[l].fn); free(w->l[l].wq); free(w->l[l].wk); free(w->l[l].wv); free(w->l[l].wo);
         free(w->l[l].wg); free(w->l[l].wu); free(w->l[l].wd); free(w->l[l].bq); free(w->l[l].bk); free(w->l[l].bv);
-        free(w->l[l].qn); free(w->l[l].kn);
+        free(w->l[l].qn); free(w->l[l].kn); free(w->l[l].pan); free(w->l[l].pfn);
     }
 }
 
@@ -99,6 +112,18 @@ static int write_srt_ex(const char *path, const cfg_t *c, const weights_t *w, co
     if (c->longrope_orig > 0) {
         srt_writer_meta_u32(wr, KEY("rope.scaling.original_context_length"), (uint32_t)c->longrope_orig);
         srt_writer_meta_f32(wr, KEY("rope.scaling.attn_factor"), c->attn_factor);
+    }
+    if (is_gemma(c)) {
+        srt_writer_meta_f32(wr, KEY("attention.scale"), c->attn_scale);
+        if (c->attn_cap > 0) srt_writer_meta_f32(wr, KEY("attn_logit_softcapping"), c->attn_cap);
+        if (c->final_cap > 0) srt_writer_meta_f32(wr, KEY("final_logit_softcapping"), c->final_cap);
+        if (c->window) srt_writer_meta_u32(wr, KEY("attention.sliding_window"), (uint32_t)c->window);
+        srt_writer_meta_u32(wr, KEY("attention.sliding_window_pattern"), (uint32_t)c->pattern);
+        if (c->theta_swa > 0) srt_writer_meta_f32(wr, KEY("rope.freq_base_swa"), c->theta_swa);
+        if (c->rope_linear > 0) {
+            srt_writer_meta_str(wr, KEY("rope.scaling.type"), "linear");
+            srt_writer_meta_f32(wr, KEY("rope.scaling.factor"), c->rope_linear);
+        }
     }
 #undef KEY
     tokens[0] = "<unk>"; types[0] = 2; scores[0] = 0;
@@ -142,6 +167,7 @@ static int write_srt_ex(const char *path, const cfg_t *c, const weights_t *w, co
             LADD("attn_q_norm.weight", 1, c->hd + qn_extra, qn);
             LADD("attn_k_norm.weight", 1, c->hd, w->l[l].kn);
         }
+        if (is_gemma(c)) { LADD("post_attention_norm.weight", 1, c->E, w->l[l].pan); LADD("post_ffw_norm.weight", 1, c->E, w->l[l].pfn); }
 #undef LADD
     }
 #undef ADD
@@ -173,11 +199,13 @@ static void ref_matvec(double *y, const float *W, const double *x, int rows, int
    with neox (i, i + rope_dim / 2), angle pos * theta^(-2i / rope_dim); LongRoPE: the angle divided
    by factor i of the long set if the context (64) exceeds the original one, else of the short set,
    and both rotated values times the attention factor. */
-static void ref_rope(double *v, int n, const cfg_t *c, int neox, int pos) {
+static void ref_rope(double *v, int n, const cfg_t *c, int neox, int pos, int layer) {
     int h, i, half = c->rope_dim / 2;
+    const int sl = slides(c, layer);   /* gemma: a sliding layer's own base, without the global layers' scaling */
+    const double theta = sl && c->theta_swa > 0 ? c->theta_swa : c->theta, lin = !sl && c->rope_linear > 0 ? c->rope_linear : 1.0;
     for (h = 0; h < n; h++)
         for (i = 0; i < half; i++) {
-            double a = pos * pow((double)c->theta, -2.0 * i / c->rope_dim), cs, sn;
+            double a = pos * pow(theta, -2.0 * i / c->rope_dim) / lin, cs, sn;
             if (c->longrope_orig > 0) a /= rope_factor(64 > c->longrope_orig, i);
             cs = cos(a); sn = sin(a);
             if (c->longrope_orig > 0) { cs *= c->attn_factor; sn *= c->attn_factor; }
@@ -198,8 +226,9 @@ static void ref_forward(const cfg_t *c, const weights_t *w, const int32_t *toks,
     double *kc = (double *)calloc((size_t)MAXL * T_TOK * KV, sizeof(double)), *vc = (double *)calloc((size_t)MAXL * T_TOK * KV, sizeof(double));
     double *sc = (double *)calloc(T_TOK, sizeof(double)), *o = (double *)calloc((size_t)E, sizeof(double));
     for (t = 0; t < n; t++) {
-        for (i = 0; i < E; i++) x[i] = w->emb[(size_t)toks[t] * E + i];
+        for (i = 0; i < E; i++) x[i] = w->emb[(size_t)toks[t] * E + i] * (is_gemma(c) ? sqrt((double)E) : 1.0);
         for (l = 0; l < c->L; l++) {
+            const int lo = slides(c, l) && t + 1 > c->window ? t + 1 - c->window : 0;   /* the first position a sliding layer sees */
             double *k = kc + ((size_t)l * T_TOK + t) * KV, *v = vc + ((size_t)l * T_TOK + t) * KV;
             ref_rmsnorm(xb, x, w->l[l].an, E, c->eps);
             ref_matvec(q, w->l[l].wq, xb, Q, E, w->l[l].bq);
@@ -209,32 +238,37 @@ static void ref_forward(const cfg_t *c, const weights_t *w, const int32_t *toks,
                 for (h = 0; h < c->H; h++) ref_rmsnorm(q + h * hd, q + h * hd, w->l[l].qn, hd, c->eps);
                 for (h = 0; h < c->KVH; h++) ref_rmsnorm(k + h * hd, k + h * hd, w->l[l].kn, hd, c->eps);
             }
-            ref_rope(q, c->H, c, neox, t);
-            ref_rope(k, c->KVH, c, neox, t);
+            ref_rope(q, c->H, c, neox, t, l);
+            ref_rope(k, c->KVH, c, neox, t, l);
             for (h = 0; h < c->H; h++) {
                 int kvh = h / (c->H / c->KVH);
                 double mx = -1e300, sum = 0;
-                for (p = 0; p <= t; p++) {
+                for (p = lo; p <= t; p++) {
                     const double *kp = kc + ((size_t)l * T_TOK + p) * KV + kvh * hd;
                     double s = 0;
                     for (i = 0; i < hd; i++) s += q[h * hd + i] * kp[i];
-                    sc[p] = s / sqrt((double)hd);
+                    sc[p] = is_gemma(c) ? s * c->attn_scale : s / sqrt((double)hd);
+                    if (c->attn_cap > 0) sc[p] = c->attn_cap * tanh(sc[p] / c->attn_cap);
                     if (sc[p] > mx) mx = sc[p];
                 }
-                for (p = 0; p <= t; p++) { sc[p] = exp(sc[p] - mx); sum += sc[p]; }
+                for (p = lo; p <= t; p++) { sc[p] = exp(sc[p] - mx); sum += sc[p]; }
                 for (i = 0; i < hd; i++) {
                     double s = 0;
-                    for (p = 0; p <= t; p++) s += sc[p] * vc[((size_t)l * T_TOK + p) * KV + kvh * hd + i];
+                    for (p = lo; p <= t; p++) s += sc[p] * vc[((size_t)l * T_TOK + p) * KV + kvh * hd + i];
                     att[h * hd + i] = s / sum;
                 }
             }
             ref_matvec(o, w->l[l].wo, att, E, Q, NULL);
+            if (w->l[l].pan) ref_rmsnorm(o, o, w->l[l].pan, E, c->eps);
             for (i = 0; i < E; i++) x[i] += o[i];
             ref_rmsnorm(xb, x, w->l[l].fn, E, c->eps);
             ref_matvec(g, w->l[l].wg, xb, F, E, NULL);
             ref_matvec(u, w->l[l].wu, xb, F, E, NULL);
-            for (i = 0; i < F; i++) g[i] = g[i] / (1.0 + exp(-g[i])) * u[i];
+            for (i = 0; i < F; i++)   /* gemma: GELU, tanh approximation (gelu_pytorch_tanh); else SiLU */
+                g[i] = is_gemma(c) ? 0.5 * g[i] * (1.0 + tanh(sqrt(2.0 / 3.14159265358979323846) * (g[i] + 0.044715 * g[i] * g[i] * g[i]))) * u[i]
+                                   : g[i] / (1.0 + exp(-g[i])) * u[i];
             ref_matvec(o, w->l[l].wd, g, E, F, NULL);
+            if (w->l[l].pfn) ref_rmsnorm(o, o, w->l[l].pfn, E, c->eps);
             for (i = 0; i < E; i++) x[i] += o[i];
         }
         ref_rmsnorm(xb, x, w->onorm, E, c->eps);
@@ -242,7 +276,7 @@ static void ref_forward(const cfg_t *c, const weights_t *w, const int32_t *toks,
             const float *row = (c->tied ? w->emb : w->out) + (size_t)i * E;
             double s = 0;
             for (p = 0; p < E; p++) s += (double)row[p] * xb[p];
-            logits[(size_t)t * V + i] = s;
+            logits[(size_t)t * V + i] = c->final_cap > 0 ? c->final_cap * tanh(s / c->final_cap) : s;
         }
     }
     free(x); free(xb); free(q); free(att); free(g); free(u); free(kc); free(vc); free(sc); free(o);
@@ -317,7 +351,7 @@ static void check_arch(const cfg_t *c, uint64_t seed) {
             double off;
             ref_forward(c, &w, toks, T_TOK, neox, 0, ref);
             off = rel_err(srt_session_logits(s1), ref + (size_t)(T_TOK - 1) * V);
-            CHECK(off > 1000 * TOL, "%s: the reference without the q/k norms differs (%.2e): the norms are applied", c->tag, off);
+            CHECK(off > 100 * TOL, "%s: the reference without the q/k norms differs (%.2e): the norms are applied", c->tag, off);
         }
         if (c->longrope_orig > 0 && t == T_TOK) {   /* the other factor set, or no attention factor, is far off */
             cfg_t other = *c, plain = *c;
@@ -330,6 +364,25 @@ static void check_arch(const cfg_t *c, uint64_t seed) {
             off2 = rel_err(srt_session_logits(s1), ref + (size_t)(T_TOK - 1) * V);
             CHECK(off1 > 100 * TOL && off2 > 100 * TOL, "%s: the reference with the %s factors differs (%.2e), without the attention factor too (%.2e)",
                   c->tag, 64 > c->longrope_orig ? "short" : "long", off1, off2);
+        }
+        if (is_gemma(c) && t == T_TOK) {   /* each gemma feature that this model has changes the logits: they are all applied */
+            static const char *const what[] = {"the sliding window", "the scores' soft cap", "the logits' soft cap", "the sliding layers' rope base",
+                                               "the global layers' rope scaling", "the attention scale"};
+            int f;
+            for (f = 0; f < 6; f++) {
+                cfg_t off = *c;
+                double e;
+                if (f == 0) off.window = 0;
+                else if (f == 1) off.attn_cap = 0;
+                else if (f == 2) off.final_cap = 0;
+                else if (f == 3) off.theta_swa = 0;
+                else if (f == 4) off.rope_linear = 0;
+                else off.attn_scale = 1.0f / sqrtf((float)c->hd);
+                if (!memcmp(&off, c, sizeof off)) continue;   /* a feature this model does not have */
+                ref_forward(&off, &w, toks, T_TOK, neox, 1, ref);
+                e = rel_err(srt_session_logits(s1), ref + (size_t)(T_TOK - 1) * V);
+                CHECK(e > 100 * TOL, "%s: the reference without %s differs (%.2e)", c->tag, what[f], e);
+            }
         }
     }
     srt_session_destroy(s1);
@@ -355,7 +408,7 @@ static void expect_refused(const char *path, int written, const char *what, cons
 
 /* A qwen3 file missing a norm, or with one of the wrong size, is refused naming the tensor. */
 static void check_qwen3_errors(void) {
-    cfg_t c = {"qwen3", "qwen3", 32, 48, 2, 4, 2, 16, 16, 1e6f, 1e-6f, 0, 1, 1, -1, 0, 1.0f};
+    cfg_t c = {"qwen3", "qwen3", 32, 48, 2, 4, 2, 16, 16, 1e6f, 1e-6f, 0, 1, 1, -1, 0, 1.0f, 0, 0, 0, 0, 0, 0, 0};
     weights_t w;
     const char *path = "build/tmp/arch_bad.srt";
     srt_test_rng = 5;
@@ -371,7 +424,7 @@ static void check_qwen3_errors(void) {
    factor of 0 or above 1e6; and a session state saved with the short factors (context 32) is refused by
    a session of context 64 (long factors), while one of the same context takes it. */
 static void check_longrope_errors(void) {
-    cfg_t c = {"phi3", "phi3", 32, 48, 2, 4, 2, 16, 16, 10000.0f, 1e-5f, 0, 0, 1, -1, 48, 1.2f};
+    cfg_t c = {"phi3", "phi3", 32, 48, 2, 4, 2, 16, 16, 10000.0f, 1e-5f, 0, 0, 1, -1, 48, 1.2f, 0, 0, 0, 0, 0, 0, 0};
     static const struct { const char *skip; int lr_type; float factor0; const char *want, *what; } bad[] = {
         {"rope_factors_short.weight", 1, 1.0f, "rope_factors_short.weight", "a phi3 file without rope_factors_short.weight"},
         {NULL, 0, 1.0f, "another scaling type", "a phi3 file with factors but no longrope scaling type"},
@@ -417,14 +470,19 @@ static void check_longrope_errors(void) {
 int main(void) {
     static const cfg_t cfgs[] = {
         /* tag, arch, E, F, L, H, KVH, hd, rope_dim, theta, eps, bias, qk_norm, tied, write_neox, longrope_orig, attn_factor */
-        {"llama gqa", "llama", 48, 80, 2, 4, 2, 12, 12, 10000.0f, 1e-5f, 0, 0, 1, -1, 0, 1.0f},
-        {"llama head_dim 16 != 48/4, partial rope 8, untied", "llama", 48, 64, 2, 4, 1, 16, 8, 10000.0f, 1e-5f, 0, 0, 0, -1, 0, 1.0f},
-        {"qwen2 biases, neox by architecture", "qwen2", 48, 80, 2, 4, 2, 12, 12, 1e6f, 1e-6f, 1, 0, 0, -1, 0, 1.0f},
-        {"qwen3 q/k norms, head_dim 16 != 48/4", "qwen3", 48, 80, 2, 4, 2, 16, 16, 1e6f, 1e-6f, 0, 1, 1, -1, 0, 1.0f},
-        {"qwen3 with biases (norms after them), gqa 4:1", "qwen3", 32, 48, 2, 4, 1, 16, 16, 1e6f, 1e-6f, 1, 1, 0, -1, 0, 1.0f},
-        {"phi3 neox by architecture, no scaling (Phi-3-mini-4k)", "phi3", 48, 80, 2, 4, 4, 12, 12, 10000.0f, 1e-5f, 0, 0, 0, -1, 0, 1.0f},
-        {"phi3 LongRoPE, long factors (context 64 > 32), attention factor 1.19", "phi3", 48, 80, 2, 4, 2, 16, 16, 10000.0f, 1e-5f, 0, 0, 1, -1, 32, 1.19f},
-        {"phi3 LongRoPE, short factors (context 64 <= 64), partial rope 12 of 16 (Phi-4-mini)", "phi3", 48, 80, 2, 4, 2, 16, 12, 10000.0f, 1e-5f, 0, 0, 1, -1, 64, 1.19f},
+        {"llama gqa", "llama", 48, 80, 2, 4, 2, 12, 12, 10000.0f, 1e-5f, 0, 0, 1, -1, 0, 1.0f, 0, 0, 0, 0, 0, 0, 0},
+        {"llama head_dim 16 != 48/4, partial rope 8, untied", "llama", 48, 64, 2, 4, 1, 16, 8, 10000.0f, 1e-5f, 0, 0, 0, -1, 0, 1.0f, 0, 0, 0, 0, 0, 0, 0},
+        {"qwen2 biases, neox by architecture", "qwen2", 48, 80, 2, 4, 2, 12, 12, 1e6f, 1e-6f, 1, 0, 0, -1, 0, 1.0f, 0, 0, 0, 0, 0, 0, 0},
+        {"qwen3 q/k norms, head_dim 16 != 48/4", "qwen3", 48, 80, 2, 4, 2, 16, 16, 1e6f, 1e-6f, 0, 1, 1, -1, 0, 1.0f, 0, 0, 0, 0, 0, 0, 0},
+        {"qwen3 with biases (norms after them), gqa 4:1", "qwen3", 32, 48, 2, 4, 1, 16, 16, 1e6f, 1e-6f, 1, 1, 0, -1, 0, 1.0f, 0, 0, 0, 0, 0, 0, 0},
+        {"phi3 neox by architecture, no scaling (Phi-3-mini-4k)", "phi3", 48, 80, 2, 4, 4, 12, 12, 10000.0f, 1e-5f, 0, 0, 0, -1, 0, 1.0f, 0, 0, 0, 0, 0, 0, 0},
+        {"phi3 LongRoPE, long factors (context 64 > 32), attention factor 1.19", "phi3", 48, 80, 2, 4, 2, 16, 16, 10000.0f, 1e-5f, 0, 0, 1, -1, 32, 1.19f, 0, 0, 0, 0, 0, 0, 0},
+        {"phi3 LongRoPE, short factors (context 64 <= 64), partial rope 12 of 16 (Phi-4-mini)", "phi3", 48, 80, 2, 4, 2, 16, 12, 10000.0f, 1e-5f, 0, 0, 1, -1, 64, 1.19f, 0, 0, 0, 0, 0, 0, 0},
+        /* ..., attn_scale, attn_cap, final_cap, window, pattern, theta_swa, rope_linear */
+        {"gemma2: soft caps, window 5 on even layers, scale 1/sqrt(24) with head_dim 16", "gemma2", 48, 80, 3, 4, 2, 16, 16, 10000.0f, 1e-6f, 0, 0, 1, -1, 0, 1.0f,
+         0.2041241f, 2.0f, 3.0f, 5, 2, 0.0f, 0.0f},
+        {"gemma3: q/k norms, window 4 (pattern 3), sliding rope base 100, global 1e4 scaled 8", "gemma3", 32, 64, 3, 4, 1, 16, 16, 10000.0f, 1e-6f, 0, 1, 1, -1, 0, 1.0f,
+         0.2f, 0.0f, 0.0f, 4, 3, 100.0f, 8.0f},
     };
     size_t i;
     srt_set_log(NULL, NULL);

@@ -4,20 +4,23 @@
    generated tokens (dense), later turns (new stretches), more turns than stretches (the rest stays
    dense), reset and 1 or 2 threads; pruning must change the result (it is not a no-op) and bad
    settings are refused with a clear error. Random models with head sizes 64 and 40 (the vector
-   kernels' tails), and stories260K (head size 8). Also the Q8 KV cache (test_q8_rows, _sessions). */
+   kernels' tails), stories260K (head size 8) and a gemma3 model whose even layers see the last 24
+   positions only (a window that starts inside a pruned stretch, or past whole ones). Also the Q8
+   KV cache (test_q8_rows, _sessions). */
 #define SPARSERT_IMPLEMENTATION
 #include "sparsert.h"
 #include "testing.h"
 #include <stdlib.h>
 
 /* A random llama model from srt-bench make-model (bf16, 300-token filler vocab): 4 heads of hd,
-   2 KV heads. */
-static int write_model(const char *path, int hd) {
-    char cmd[256];
-    snprintf(cmd, sizeof cmd, "build/srt-bench make-model %s --embd %d --heads 4 --kv-heads 2 --ff 96 --layers 2 --vocab 300 --format bf16 > build/tmp/kv_make.log 2>&1",
-             path, 4 * hd);
+   2 KV heads; extra: more make-model options. */
+static int write_model_ex(const char *path, int hd, const char *extra) {
+    char cmd[320];
+    snprintf(cmd, sizeof cmd, "build/srt-bench make-model %s --embd %d --heads 4 --kv-heads 2 --ff 96 --layers 2 --vocab 300 --format bf16 %s > build/tmp/kv_make.log 2>&1",
+             path, 4 * hd, extra);
     return system(cmd) == 0;
 }
+static int write_model(const char *path, int hd) { return write_model_ex(path, hd, ""); }
 
 static srt_session *make_session(srt_model *m, float sk, float sv, int compact) {
     srt_session_desc sd;
@@ -266,6 +269,9 @@ int main(void) {
     CHECK(system("build/srt-pack -q " SRT_SHARED "/models/stories260K/stories260K.gguf build/tmp/kv_stories.srt > build/tmp/kv_pack.log 2>&1") == 0,
           "stories260K packed (build/tmp/kv_pack.log)");
     test_model("build/tmp/kv_stories.srt", "stories260K", 2);
+    CHECK(write_model_ex("build/tmp/kv_gemma.srt", 64, "--arch gemma3 --window 24 --swa-pattern 2"), "a gemma3 model written (build/tmp/kv_make.log)");
+    test_model("build/tmp/kv_gemma.srt", "gemma3, window 24", 2);
+    remove("build/tmp/kv_gemma.srt");
     test_errors("build/tmp/kv_hd64.srt");
     test_q8_rows();
     test_q8_sessions("build/tmp/kv_hd64.srt", "head size 64", 1e-2);

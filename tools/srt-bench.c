@@ -37,7 +37,10 @@
          worker slowed to half speed, dynamic chunks vs a static split.
      srt-bench make-model OUT [--embd 1024] [--ff 2816] [--layers 8] [--heads 16] [--kv-heads 4]
                               [--vocab 8192] [--format q8] [--group N|row] [--untied] [--seed S]
-         writes a random-weight Llama model (filler vocab; tied embeddings unless --untied) for e2e.
+                              [--arch llama|gemma3] [--window 512] [--swa-pattern 6]
+         writes a random-weight Llama model (filler vocab; tied embeddings unless --untied) for e2e;
+         --arch gemma3: a Gemma 3 model instead (q/k norms, post-norms, layer l attends to the last
+         --window positions unless l % P = P - 1, P = --swa-pattern).
    GPU (build/srt-bench-cuda: this file with -DSRT_BENCH_CUDA + tools/cuda-backend.cu, built by
    ./build.sh when nvcc is found; the plain build refuses these with exit status 2). Without a usable
    device each prints the device error (srt_cuda_info) and exits 1. Lines: threads "-", isa "cuda",
@@ -224,6 +227,8 @@ typedef struct opts {
     srt_cores cores;
     const char *cpu_list;
     int embd, ff, layers, heads, kv_heads, vocab, untied;   /* make-model */
+    const char *arch;                               /* make-model: "llama" or "gemma3" */
+    int window, swa_pattern;                        /* make-model gemma3 */
     uint32_t seed;
     int thread_list[MAX_LIST], n_thread_list;
     int isa[MAX_LIST], n_isa;
@@ -1135,18 +1140,28 @@ static int add_tensor(srt_writer *w, const char *name, int rows, int cols, srt_f
 static int make_model(const char *path, const opts *o) {
     srt_writer *w;
     srt_format format = o->n_format ? (srt_format)o->format[0] : SRT_Q8;
-    int l, ok = 1, kv = o->embd / o->heads * o->kv_heads, group = o->n_group ? o->group[0] : 64;
-    char nm[64];
+    int l, ok = 1, kv = o->embd / o->heads * o->kv_heads, group = o->n_group ? o->group[0] : 64, hd = o->embd / o->heads;
+    const char *a = o->arch;
+    const int gemma = !strcmp(a, "gemma3");
+    char nm[64], key[96];
     if (srt_writer_open(path, &w) != SRT_OK) { fprintf(stderr, "srt-bench: %s\n", srt_last_error()); return 1; }
-    srt_writer_meta_str(w, "general.architecture", "llama");
+#define KEY(s) (snprintf(key, sizeof key, "%s." s, a), key)
+    srt_writer_meta_str(w, "general.architecture", a);
     srt_writer_meta_str(w, "general.name", "srt-bench random");
-    srt_writer_meta_u32(w, "llama.context_length", 2048);
-    srt_writer_meta_u32(w, "llama.embedding_length", (uint32_t)o->embd);
-    srt_writer_meta_u32(w, "llama.feed_forward_length", (uint32_t)o->ff);
-    srt_writer_meta_u32(w, "llama.block_count", (uint32_t)o->layers);
-    srt_writer_meta_u32(w, "llama.attention.head_count", (uint32_t)o->heads);
-    srt_writer_meta_u32(w, "llama.attention.head_count_kv", (uint32_t)o->kv_heads);
-    srt_writer_meta_f32(w, "llama.attention.layer_norm_rms_epsilon", 1e-5f);
+    srt_writer_meta_u32(w, KEY("context_length"), gemma ? 32768 : 2048);
+    srt_writer_meta_u32(w, KEY("embedding_length"), (uint32_t)o->embd);
+    srt_writer_meta_u32(w, KEY("feed_forward_length"), (uint32_t)o->ff);
+    srt_writer_meta_u32(w, KEY("block_count"), (uint32_t)o->layers);
+    srt_writer_meta_u32(w, KEY("attention.head_count"), (uint32_t)o->heads);
+    srt_writer_meta_u32(w, KEY("attention.head_count_kv"), (uint32_t)o->kv_heads);
+    srt_writer_meta_f32(w, KEY("attention.layer_norm_rms_epsilon"), gemma ? 1e-6f : 1e-5f);
+    if (gemma) {   /* Gemma 3's settings (rope bases 1e6 / 1e4, the scale of query_pre_attn_scalar = head_dim) */
+        srt_writer_meta_f32(w, KEY("rope.freq_base"), 1e6f);
+        srt_writer_meta_f32(w, KEY("attention.scale"), 1.0f / sqrtf((float)hd));
+        srt_writer_meta_u32(w, KEY("attention.sliding_window"), (uint32_t)o->window);
+        srt_writer_meta_u32(w, KEY("attention.sliding_window_pattern"), (uint32_t)o->swa_pattern);
+    }
+#undef KEY
     {   /* a SentencePiece-style vocab: <unk> <s> </s>, 256 byte tokens, then filler pieces */
         char **tokens = (char **)malloc(sizeof(char *) * (size_t)o->vocab);
         float *scores = (float *)malloc(sizeof(float) * (size_t)o->vocab);
@@ -1180,6 +1195,9 @@ static int make_model(const char *path, const opts *o) {
           && L("attn_q.weight", o->embd, o->embd, 0) && L("attn_k.weight", kv, o->embd, 0) && L("attn_v.weight", kv, o->embd, 0)
           && L("attn_output.weight", o->embd, o->embd, 0) && L("ffn_gate.weight", o->ff, o->embd, 0)
           && L("ffn_up.weight", o->ff, o->embd, 0) && L("ffn_down.weight", o->embd, o->ff, 0);
+        if (gemma)
+            ok = ok && L("attn_q_norm.weight", 1, hd, 1) && L("attn_k_norm.weight", 1, hd, 1) && L("post_attention_norm.weight", 1, o->embd, 1) &&
+                 L("post_ffw_norm.weight", 1, o->embd, 1);
 #undef L
     }
     if (!ok) { srt_writer_abort(w); return 1; }
@@ -1430,7 +1448,7 @@ static int usage(void) {
         "       srt-bench decode MODEL.srt [--tokens 64] ...   (e2e with --prompt-tokens 1 --runs 1)\n"
         "       srt-bench pool [--json] [--topology] [--threads N]\n"
         "       srt-bench make-model OUT [--embd N] [--ff N] [--layers N] [--heads N] [--kv-heads N] [--vocab N]\n"
-        "                 [--format q8] [--group N|row] [--untied] [--seed S]\n"
+        "                 [--format q8] [--group N|row] [--untied] [--seed S] [--arch llama|gemma3] [--window 512] [--swa-pattern 6]\n"
         "       srt-bench e2e|decode MODEL.srt --backend cuda [--device 0] ...   (srt-bench-cuda: decode on the GPU)\n"
         "       srt-bench gpu-membw [--mb 4096] [--iters 50] [--device 0] [--json]   (srt-bench-cuda)\n"
         "       srt-bench gpu-gemv|gpu-gemm [--format q8,q4,q2,tq,f16,tcsl] [--shape MxK[*COUNT],...] [--n 8,16,32,64]\n"
@@ -1446,6 +1464,7 @@ int main(int argc, char **argv) {
     int i, prompt_set = 0, runs_set = 0, backend_cuda = 0, gpu_mode, rc;
     memset(&o, 0, sizeof o);
     o.tokens = 64; o.embd = 1024; o.ff = 2816; o.layers = 8; o.heads = 16; o.kv_heads = 4; o.vocab = 8192;
+    o.arch = "llama"; o.window = 512; o.swa_pattern = 6;
     o.n_list[0] = 32; o.n_n = 0; o.passes = 10; o.runs = 3; o.prompt_tokens = 128;
     o.mb = 2048; o.set_mb = 1536; o.seconds = 1.0; o.sparsity[0] = 0.5; o.n_sparsity = 1;
     if (argc < 2) return usage();
@@ -1508,6 +1527,9 @@ int main(int argc, char **argv) {
         else if (!strcmp(a, "--heads")) ok = positive_int(v, &o.heads);
         else if (!strcmp(a, "--kv-heads")) ok = positive_int(v, &o.kv_heads);
         else if (!strcmp(a, "--vocab")) ok = positive_int(v, &o.vocab);
+        else if (!strcmp(a, "--arch")) { o.arch = v; ok = !strcmp(v, "llama") || !strcmp(v, "gemma3"); }
+        else if (!strcmp(a, "--window")) ok = positive_int(v, &o.window);
+        else if (!strcmp(a, "--swa-pattern")) ok = positive_int(v, &o.swa_pattern);
         else return usage();
         if (!ok) { fprintf(stderr, "srt-bench: bad value for %s: %s\n", a, v); return 2; }
         i++;

@@ -181,7 +181,12 @@ static void write_hparams(packer *p, const srti_hparams *hp) {
     m_f32(p, a, "rope.scaling.high_freq_factor", hp->rope_high_freq_factor);
     if (hp->rope_orig_ctx > 0) m_u32(p, a, "rope.scaling.original_context_length", hp->rope_orig_ctx);
     if (hp->rope_attn_factor != 1.0f) m_f32(p, a, "rope.scaling.attn_factor", hp->rope_attn_factor);
-    if (hp->sliding_window) m_u32(p, a, "attention.sliding_window", hp->sliding_window);   /* recorded, not applied */
+    if (hp->sliding_window) m_u32(p, a, "attention.sliding_window", hp->sliding_window);   /* phi3: recorded, not applied */
+    if (hp->attn_scale > 0.0f) m_f32(p, a, "attention.scale", hp->attn_scale);   /* gemma */
+    if (hp->attn_softcap > 0.0f) m_f32(p, a, "attn_logit_softcapping", hp->attn_softcap);
+    if (hp->final_softcap > 0.0f) m_f32(p, a, "final_logit_softcapping", hp->final_softcap);
+    if (hp->swa_pattern) m_u32(p, a, "attention.sliding_window_pattern", hp->swa_pattern);
+    if (hp->rope_theta_swa > 0.0f) m_f32(p, a, "rope.freq_base_swa", hp->rope_theta_swa);
 }
 
 /* Writing order: token_embd first, then each layer's tensors together, then the rest

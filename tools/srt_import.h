@@ -91,7 +91,7 @@ enum { SRTI_TOKEN_NORMAL = 1, SRTI_TOKEN_UNKNOWN = 2, SRTI_TOKEN_CONTROL = 3,
 enum { SRTI_SRC_GGUF = 1, SRTI_SRC_LLAMA2C_V0 = 2, SRTI_SRC_LLAMA2C_V1 = 3, SRTI_SRC_HF = 4, SRTI_SRC_RANDOM = 5 };
 
 typedef struct srti_hparams {
-    char arch[32];            /* general.architecture ("llama", "qwen2", "qwen3", "phi3"); "llama" for llama2.c */
+    char arch[32];            /* general.architecture ("llama", "qwen2", "qwen3", "phi3", "gemma2", "gemma3"); "llama" for llama2.c */
     char name[128];           /* general.name or "" */
     uint32_t n_vocab, n_embd, n_ff, n_layer, n_head, n_head_kv, head_dim, rope_dim, n_ctx;
     float rope_theta;         /* default 10000 */
@@ -104,7 +104,12 @@ typedef struct srti_hparams {
     uint32_t rope_orig_ctx;   /* 0 if absent */
     float rope_attn_factor;   /* LongRoPE: cos and sin are scaled by it; default 1 */
     uint32_t sliding_window;  /* phi3: the checkpoint's sliding window (0 = none); recorded, not applied
-                                 (llama.cpp does not apply it to Phi-3 either) */
+                                 (llama.cpp does not apply it to Phi-3 either); gemma2/3: applied */
+    /* gemma2 / gemma3 only (0 elsewhere and when absent): */
+    float attn_scale;         /* the q . k scale (query_pre_attn_scalar^-1/2) */
+    float attn_softcap, final_softcap;   /* Gemma 2's soft caps of the attention scores and the logits */
+    uint32_t swa_pattern;     /* layer l slides iff l % swa_pattern < swa_pattern - 1 (0: the runtime's default: 2 / 6) */
+    float rope_theta_swa;     /* Gemma 3: the sliding layers' rope base (0: the runtime's default, 10000) */
     int tied_output;          /* 1 if there is no separate output.weight */
 } srti_hparams;
 
@@ -1031,7 +1036,14 @@ static int srti__gguf_hparams(srti_model *m, const char *path, char *err, size_t
     e = e || srti__kv_f32(m, path, SRTI__K("rope.scaling.high_freq_factor"), &hp->rope_high_freq_factor, err, errlen);
     e = e || srti__kv_u32(m, path, SRTI__K("rope.scaling.original_context_length"), &hp->rope_orig_ctx, err, errlen);
     e = e || srti__kv_f32(m, path, SRTI__K("rope.scaling.attn_factor"), &hp->rope_attn_factor, err, errlen);
-    if (!strcmp(a, "phi3")) e = e || srti__kv_u32(m, path, SRTI__K("attention.sliding_window"), &hp->sliding_window, err, errlen);
+    if (!strcmp(a, "phi3") || !strncmp(a, "gemma", 5)) e = e || srti__kv_u32(m, path, SRTI__K("attention.sliding_window"), &hp->sliding_window, err, errlen);
+    if (!strcmp(a, "gemma2") || !strcmp(a, "gemma3")) {
+        e = e || srti__kv_f32(m, path, SRTI__K("attention.scale"), &hp->attn_scale, err, errlen);
+        e = e || srti__kv_f32(m, path, SRTI__K("attn_logit_softcapping"), &hp->attn_softcap, err, errlen);
+        e = e || srti__kv_f32(m, path, SRTI__K("final_logit_softcapping"), &hp->final_softcap, err, errlen);
+        e = e || srti__kv_u32(m, path, SRTI__K("attention.sliding_window_pattern"), &hp->swa_pattern, err, errlen);   /* (an array is ignored) */
+        e = e || srti__kv_f32(m, path, SRTI__K("rope.freq_base_swa"), &hp->rope_theta_swa, err, errlen);
+    }
     scratch = 0;
     e = e || srti__kv_u32(m, path, SRTI__K("vocab_size"), &scratch, err, errlen);
 #undef SRTI__K
@@ -1039,7 +1051,15 @@ static int srti__gguf_hparams(srti_model *m, const char *path, char *err, size_t
     if (!got_head_kv) hp->n_head_kv = hp->n_head;
     if (hp->head_dim == 0 && hp->n_head > 0) hp->head_dim = hp->n_embd / hp->n_head;
     if (hp->rope_dim == 0) hp->rope_dim = hp->head_dim;
-    hp->rope_neox = strcmp(hp->arch, "qwen2") == 0 || strcmp(hp->arch, "qwen3") == 0 || strcmp(hp->arch, "phi3") == 0;
+    hp->rope_neox = strcmp(hp->arch, "qwen2") == 0 || strcmp(hp->arch, "qwen3") == 0 || strcmp(hp->arch, "phi3") == 0 ||
+                    strcmp(hp->arch, "gemma2") == 0 || strcmp(hp->arch, "gemma3") == 0;
+    /* llama.cpp's GGUF has no attention.scale for Gemma: llama.cpp takes 1 / sqrt(n_embd / n_head) for
+       the 27B models (46 layers: Gemma 2, 62: Gemma 3; query_pre_attn_scalar 144 there) and
+       1 / sqrt(head_dim) otherwise. Recorded here, so the packed file says it. */
+    if ((!strcmp(hp->arch, "gemma2") || !strcmp(hp->arch, "gemma3")) && hp->attn_scale == 0.0f && hp->n_head > 0 && hp->head_dim > 0) {
+        const int big = (!strcmp(hp->arch, "gemma2") && hp->n_layer == 46) || (!strcmp(hp->arch, "gemma3") && hp->n_layer == 62);
+        hp->attn_scale = 1.0f / sqrtf((float)(big ? hp->n_embd / hp->n_head : hp->head_dim));
+    }
     hp->tied_output = srti_find(m, "output.weight") < 0;
     ti = srti_find(m, "token_embd.weight");
     if (ti >= 0 && m->tensors[ti].n_dims == 2 && m->tensors[ti].ne[1] <= 0xffffffffu) hp->n_vocab = (uint32_t)m->tensors[ti].ne[1];
@@ -1819,8 +1839,16 @@ SRTI_API int srti_check_llama(const srti_model *m, char *err, size_t errlen) {
     if (err && errlen) err[0] = 0;
     if (!m || !m->priv) { srti__seterr(err, errlen, "srti_check_llama: invalid argument"); return 1; }
     hp = &m->hp;
-    if (strcmp(hp->arch, "llama") != 0 && strcmp(hp->arch, "qwen2") != 0 && strcmp(hp->arch, "qwen3") != 0 && strcmp(hp->arch, "phi3") != 0) {
-        srti__seterr(err, errlen, "%s: architecture '%s' is not supported (llama, qwen2, qwen3, phi3)", m->priv->path, hp->arch);
+    const int gemma = !strcmp(hp->arch, "gemma2") || !strcmp(hp->arch, "gemma3");
+    if (strcmp(hp->arch, "llama") != 0 && strcmp(hp->arch, "qwen2") != 0 && strcmp(hp->arch, "qwen3") != 0 && strcmp(hp->arch, "phi3") != 0 && !gemma) {
+        srti__seterr(err, errlen, "%s: architecture '%s' is not supported (llama, qwen2, qwen3, phi3, gemma2, gemma3)", m->priv->path, hp->arch);
+        return 1;
+    }
+    if (gemma && (!(hp->attn_scale > 0 && hp->attn_scale <= 16) || !(hp->attn_softcap >= 0 && hp->attn_softcap <= 1e6) ||
+                  !(hp->final_softcap >= 0 && hp->final_softcap <= 1e6) || hp->swa_pattern > 1024 || !(hp->rope_theta_swa >= 0 && hp->rope_theta_swa <= 1e12))) {
+        srti__seterr(err, errlen, "%s: implausible gemma parameters: attention scale %g, soft caps %g / %g, sliding window pattern %u, rope base %g",
+                     m->priv->path, (double)hp->attn_scale, (double)hp->attn_softcap, (double)hp->final_softcap, (unsigned)hp->swa_pattern,
+                     (double)hp->rope_theta_swa);
         return 1;
     }
     if (hp->n_embd == 0 || hp->n_embd > (1u << 20) || hp->n_layer == 0 || hp->n_layer > 4096 || hp->n_head == 0 ||
@@ -1858,8 +1886,10 @@ SRTI_API int srti_check_llama(const srti_model *m, char *err, size_t errlen) {
         SRTI__X("attn_q.bias", Q, 1, 0)
         SRTI__X("attn_k.bias", KV, 1, 0)
         SRTI__X("attn_v.bias", KV, 1, 0)
-        SRTI__X("attn_q_norm.weight", hp->head_dim, 1, !strcmp(hp->arch, "qwen3"))   /* qwen3's per-head q/k RMSNorm */
-        SRTI__X("attn_k_norm.weight", hp->head_dim, 1, !strcmp(hp->arch, "qwen3"))
+        SRTI__X("attn_q_norm.weight", hp->head_dim, 1, !strcmp(hp->arch, "qwen3") || !strcmp(hp->arch, "gemma3"))   /* qwen3's, gemma3's per-head q/k RMSNorm */
+        SRTI__X("attn_k_norm.weight", hp->head_dim, 1, !strcmp(hp->arch, "qwen3") || !strcmp(hp->arch, "gemma3"))
+        SRTI__X("post_attention_norm.weight", E, 1, gemma)   /* gemma's norms of the attention's and the FFN's outputs */
+        SRTI__X("post_ffw_norm.weight", E, 1, gemma)
         SRTI__X("ffn_norm.weight", E, 1, 1)
         SRTI__X("ffn_gate.weight", E, F, 1)
         SRTI__X("ffn_down.weight", F, E, 1)
