@@ -3293,13 +3293,26 @@ static void srt__swiglu(float *g, const float *up, uint64_t n) {
     uint64_t i;
     for (i = 0; i < n; i++) g[i] = g[i] * (1.0f / (1.0f + srt__expf(-g[i]))) * up[i];
 }
-/* Gemma's FFN: g = gelu(g) * up, GELU's tanh approximation (transformers' gelu_pytorch_tanh) */
-static void srt__geglu(float *g, const float *up, uint64_t n) {
+/* Gemma's FFN: g = gelu(g) * up, GELU's tanh approximation (transformers' gelu_pytorch_tanh), as
+   x sigmoid(2 z) = x / (1 + exp(-2 z)), z = sqrt(2 / pi) (x + 0.044715 x^3), so that the vector
+   exp does the work (tanhf per value cost more than the FFN's matrices at 1B). up is scratch. */
+static void srt__geglu(const srt__vec_ops *ops, float *g, float *up, uint64_t n) {
     uint64_t i;
     for (i = 0; i < n; i++) {
         const float x = g[i];
-        g[i] = 0.5f * x * (1.0f + tanhf(0.7978845608f * (x + 0.044715f * x * x * x))) * up[i];
+        up[i] *= x;
+        g[i] = -1.59576912f * (x + 0.044715f * x * x * x);
     }
+    ops->exp(g, n);
+    for (i = 0; i < n; i++) g[i] = up[i] / (1.0f + g[i]);
+}
+/* Gemma 2's soft cap: x -> cap tanh(x / cap) = cap - 2 cap / (exp(2 x / cap) + 1) (the logits:
+   256000 of them a token) */
+static void srt__softcap(const srt__vec_ops *ops, float *x, uint64_t n, float cap) {
+    uint64_t i;
+    for (i = 0; i < n; i++) x[i] *= 2.0f / cap;
+    ops->exp(x, n);
+    for (i = 0; i < n; i++) x[i] = cap - 2.0f * cap / (x[i] + 1.0f);
 }
 
 /* ---- instruction sets: detection, choice, kernel table */
@@ -6014,8 +6027,7 @@ static void srt__attn_tasks(void *user, int64_t begin, int64_t end, int thread) 
                 ops->attn_scores_sb((const unsigned char *)rows, s->kv_slot[0], s->q + h0, G, (uint64_t)hd, e - p, scale, sc + p, ld);
             else ops->attn_scores(rows, s->kv_elem, s->kv_stride, s->q + h0, G, (uint64_t)hd, e - p, scale, sc + p, ld);
         if (cap > 0.0f)   /* Gemma 2: scores squashed into (-cap, cap) before the softmax */
-            for (g = 0; g < G; g++)
-                for (p = lo; p < n; p++) sc[(size_t)g * ld + (size_t)p] = cap * tanhf(sc[(size_t)g * ld + (size_t)p] / cap);
+            for (g = 0; g < G; g++) srt__softcap(ops, sc + (size_t)g * ld + (size_t)lo, (uint64_t)(n - lo), cap);
         ops->softmax(sc + lo, ld, G, (uint64_t)(n - lo));
         memset(s->att + h0, 0, (size_t)G * (size_t)hd * sizeof(float));
         for (p = lo, seg = seg0; p < n; p = e)
@@ -6120,7 +6132,7 @@ static void srt__forward_batch(srt_session *s, const int32_t *toks, int n, int w
             ws[0] = &L->gate; ws[1] = &L->up; ys[0] = s->hb; ys[1] = s->hb2;
             srt__matmul_same_input(s, 2, ws, s->xb, n, ys, NULL);
         }
-        if (m->gemma) srt__geglu(s->hb, s->hb2, (uint64_t)n * F);
+        if (m->gemma) srt__geglu(&m->ops, s->hb, s->hb2, (uint64_t)n * F);
         else m->ops.swiglu(s->hb, s->hb2, (uint64_t)n * F);
         srt__matmul(s, &L->down, s->hb, n, s->xb, NULL);
         if (L->post_ffw_norm)
@@ -6136,8 +6148,7 @@ static void srt__forward_batch(srt_session *s, const int32_t *toks, int n, int w
     if (want_logits) {
         srt__rmsnorm(&m->ops, s->xb, s->x + (size_t)(n - 1) * E, m->output_norm, E, m->norm_eps);
         srt__matmul(s, &m->output, s->xb, 1, s->logits, NULL);
-        if (m->final_softcap > 0.0f)   /* Gemma 2 */
-            for (i = 0; i < m->n_vocab; i++) s->logits[i] = m->final_softcap * tanhf(s->logits[i] / m->final_softcap);
+        if (m->final_softcap > 0.0f) srt__softcap(&m->ops, s->logits, (uint64_t)m->n_vocab, m->final_softcap);   /* Gemma 2 */
         s->has_logits = 1;
     }
 }

@@ -767,6 +767,96 @@ static void test_phi3_split(void) {
     free(b.p);
 }
 
+/* Gemma GGUFs as llama.cpp writes them: the keys read (soft caps, sliding window and pattern, the
+   sliding layers' rope base), NeoX rope, and attention.scale from llama.cpp's rule when the file
+   has none (1 / sqrt(n_embd / n_head) for the 27B models, 46 layers in Gemma 2 and 62 in Gemma 3;
+   else 1 / sqrt(head_dim)); a complete 1-layer gemma2 file passes srti_check_llama and the same
+   without its post-FFN norm, or a gemma3 one without its q/k norms, is refused naming the tensor. */
+static void kv_f32(buf *b, const char *k, float v) { put_str(b, k); put_u32(b, 6); put_f32(b, v); }
+static void test_gemma(void) {
+    static const struct { const char *arch; uint32_t layers; int scale_key; float want; const char *what; } hp[] = {
+        {"gemma2", 46, 0, 0.25f, "gemma2 of 46 layers (27B): 1 / sqrt(64 / 4)"},
+        {"gemma2", 26, 0, 0.1767767f, "gemma2 of 26 layers: 1 / sqrt(head_dim 32)"},
+        {"gemma3", 62, 0, 0.25f, "gemma3 of 62 layers (27B): 1 / sqrt(64 / 4)"},
+        {"gemma3", 26, 1, 0.125f, "gemma3 with attention.scale 0.125"},
+    };
+    char err[512], key[96];
+    size_t i;
+    buf b = {NULL, 0, 0};
+    for (i = 0; i < sizeof hp / sizeof hp[0]; i++) {
+        srti_model *m = NULL;
+        const char *a = hp[i].arch;
+        int ok;
+#define K(s) (snprintf(key, sizeof key, "%s." s, a), key)
+        b.n = 0;
+        put_hdr(&b, 3, 0, 11 + (uint64_t)hp[i].scale_key);
+        kv_str(&b, "general.architecture", a);
+        kv_u32(&b, K("embedding_length"), 64); kv_u32(&b, K("feed_forward_length"), 128); kv_u32(&b, K("block_count"), hp[i].layers);
+        kv_u32(&b, K("attention.head_count"), 4); kv_u32(&b, K("attention.head_count_kv"), 2); kv_u32(&b, K("attention.key_length"), 32);
+        kv_f32(&b, K("attn_logit_softcapping"), 50.0f); kv_f32(&b, K("final_logit_softcapping"), 30.0f);
+        kv_u32(&b, K("attention.sliding_window"), 4096); kv_f32(&b, K("rope.freq_base_swa"), 20000.0f);
+        if (hp[i].scale_key) kv_f32(&b, K("attention.scale"), 0.125f);
+#undef K
+        spit(TMP "gemma.gguf", b.p, b.n);
+        ok = srti_open(TMP "gemma.gguf", NULL, &m, err, sizeof err) == 0;
+        CHECK(ok && fabsf(m->hp.attn_scale - hp[i].want) < 1e-6f && m->hp.attn_softcap == 50.0f && m->hp.final_softcap == 30.0f &&
+                  m->hp.sliding_window == 4096 && m->hp.rope_theta_swa == 20000.0f && m->hp.rope_neox == 1 && m->hp.swa_pattern == 0,
+              "%s: attention scale %g, soft caps, window, rope base read (%s)", hp[i].what, ok ? (double)m->hp.attn_scale : 0.0, ok ? "ok" : err);
+        srti_close(m);
+    }
+    {   /* complete 1-layer files: E 8, F 8, 2 heads of 4, 1 KV head, 300 tokens, all F32 */
+        static const struct { const char *arch, *skip, *want; } f[] = {
+            {"gemma2", NULL, NULL}, {"gemma2", "blk.0.post_ffw_norm.weight", "blk.0.post_ffw_norm.weight"},
+            {"gemma3", NULL, NULL}, {"gemma3", "blk.0.attn_k_norm.weight", "blk.0.attn_k_norm.weight"},
+        };
+        static const struct { const char *name; uint64_t ne0, ne1; int g3; } t[] = {
+            {"token_embd.weight", 8, 300, 0}, {"output_norm.weight", 8, 1, 0}, {"blk.0.attn_norm.weight", 8, 1, 0},
+            {"blk.0.attn_q.weight", 8, 8, 0}, {"blk.0.attn_k.weight", 8, 4, 0}, {"blk.0.attn_v.weight", 8, 4, 0},
+            {"blk.0.attn_output.weight", 8, 8, 0}, {"blk.0.post_attention_norm.weight", 8, 1, 0}, {"blk.0.ffn_norm.weight", 8, 1, 0},
+            {"blk.0.ffn_gate.weight", 8, 8, 0}, {"blk.0.ffn_up.weight", 8, 8, 0}, {"blk.0.ffn_down.weight", 8, 8, 0},
+            {"blk.0.post_ffw_norm.weight", 8, 1, 0}, {"blk.0.attn_q_norm.weight", 4, 1, 1}, {"blk.0.attn_k_norm.weight", 4, 1, 1},
+        };
+        size_t fi, ti;
+        for (fi = 0; fi < sizeof f / sizeof f[0]; fi++) {
+            const char *a = f[fi].arch;
+            const int g3 = !strcmp(a, "gemma3");
+            uint64_t n_t = 0, off = 0, j;
+            srti_model *m = NULL;
+            int ok;
+            for (ti = 0; ti < sizeof t / sizeof t[0]; ti++) n_t += (!t[ti].g3 || g3) && !(f[fi].skip && !strcmp(f[fi].skip, t[ti].name));
+            b.n = 0;
+            put_hdr(&b, 3, n_t, 9);
+#define K(s) (snprintf(key, sizeof key, "%s." s, a), key)
+            kv_str(&b, "general.architecture", a);
+            kv_u32(&b, K("embedding_length"), 8); kv_u32(&b, K("feed_forward_length"), 8); kv_u32(&b, K("block_count"), 1);
+            kv_u32(&b, K("attention.head_count"), 2); kv_u32(&b, K("attention.head_count_kv"), 1); kv_u32(&b, K("context_length"), 64);
+#undef K
+            kv_str(&b, "tokenizer.ggml.model", "llama");
+            kv_tokens(&b, 300);
+            for (ti = 0; ti < sizeof t / sizeof t[0]; ti++) {
+                if ((t[ti].g3 && !g3) || (f[fi].skip && !strcmp(f[fi].skip, t[ti].name))) continue;
+                tinfo(&b, t[ti].name, t[ti].ne1 > 1 ? 2 : 1, t[ti].ne0, t[ti].ne1, SRTI_TYPE_F32, off);
+                off += (t[ti].ne0 * t[ti].ne1 * 4 + 31) / 32 * 32;
+            }
+            pad_to(&b, 32);
+            for (j = 0; j < off / 4; j++) put_f32(&b, 0.01f * (float)(j % 7));
+            spit(TMP "gemma.gguf", b.p, b.n);
+            ok = srti_open(TMP "gemma.gguf", NULL, &m, err, sizeof err) == 0 && srti_check_llama(m, err, sizeof err) == 0;
+            if (!f[fi].skip) {
+                CHECK(ok, "a complete 1-layer %s GGUF passes the check (%s)", a, ok ? "ok" : err);
+                /* srt-pack loads what it wrote (srt_model_load: the runtime takes the keys and tensors) */
+                CHECK(system("build/srt-pack -q " TMP "gemma.gguf " TMP "gemma.srt > " TMP "gemma_pack.log 2>&1") == 0,
+                      "srt-pack packs it and the runtime loads the result (" TMP "gemma_pack.log)");
+                remove(TMP "gemma.srt");
+            }
+            else CHECK(!ok && strstr(err, f[fi].want), "a %s GGUF without %s is refused (%s)", a, f[fi].skip, err);
+            srti_close(m);
+        }
+    }
+    free(b.p);
+    remove(TMP "gemma.gguf");
+}
+
 int main(void) {
     MKDIR("build");
     MKDIR("build/tmp");
@@ -776,6 +866,7 @@ int main(void) {
     test_malformed();
     test_llama3_rope();
     test_phi3_split();
+    test_gemma();
     CHECK(g_live == 0, "no allocation left behind (%ld live)", g_live);
     return srt_test_finish();
 }
