@@ -467,6 +467,49 @@ static void check_longrope_errors(void) {
     free_weights(&c, &w);
 }
 
+/* A backend that would take any model: srt_model_load must refuse gemma before handing it over, as
+   srt_backend_model cannot describe Gemma's graph. */
+static int fake_loads;
+static srt_status fake_load(srt_backend *b, const srt_backend_model *m, void **model, char *err, size_t cap) {
+    (void)b; (void)m; (void)err; (void)cap;
+    fake_loads++;
+    *model = &fake_loads;
+    return SRT_OK;
+}
+static void fake_unload(srt_backend *b, void *model) { (void)b; (void)model; }
+static srt_status fake_session_create(srt_backend *b, void *model, int n_ctx, int n_batch, srt_kv_type kv_type, void **session, char *err, size_t cap) {
+    (void)b; (void)model; (void)n_ctx; (void)n_batch; (void)kv_type; (void)session; (void)err; (void)cap;
+    return SRT_ERR_UNSUPPORTED;
+}
+static void fake_session_destroy(srt_backend *b, void *session) { (void)b; (void)session; }
+static srt_status fake_forward(srt_backend *b, void *session, const int32_t *tokens, int n, int pos, const float *rope_cs, float *logits, char *err, size_t cap) {
+    (void)b; (void)session; (void)tokens; (void)n; (void)pos; (void)rope_cs; (void)logits; (void)err; (void)cap;
+    return SRT_ERR_UNSUPPORTED;
+}
+static void check_gemma_backend(void) {
+    cfg_t c = {"gemma3", "gemma3", 32, 48, 2, 4, 2, 16, 16, 10000.0f, 1e-6f, 0, 1, 1, -1, 0, 1.0f, 0.25f, 0, 0, 8, 2, 0, 0};
+    weights_t w;
+    srt_backend b;
+    srt_model_desc md;
+    srt_model *m = NULL;
+    srt_status st;
+    const char *path = "build/tmp/arch_gemma_backend.srt";
+    srt_test_rng = 7;
+    make_weights(&c, &w);
+    memset(&b, 0, sizeof b);
+    b.name = "fake"; b.load = fake_load; b.unload = fake_unload; b.session_create = fake_session_create;
+    b.session_destroy = fake_session_destroy; b.forward = fake_forward;
+    memset(&md, 0, sizeof md);
+    md.backend = &b;
+    CHECK(write_srt(path, &c, &w, NULL, 0), "a gemma3 model written");
+    st = srt_model_load(path, &md, &m);
+    CHECK(st == SRT_ERR_UNSUPPORTED && !m && fake_loads == 0 && strstr(srt_last_error(), "CPU only"),
+          "a backend is refused for gemma3 before it sees the model: %s (%s)", srt_status_str(st), srt_last_error());
+    srt_model_free(m);
+    remove(path);
+    free_weights(&c, &w);
+}
+
 int main(void) {
     static const cfg_t cfgs[] = {
         /* tag, arch, E, F, L, H, KVH, hd, rope_dim, theta, eps, bias, qk_norm, tied, write_neox, longrope_orig, attn_factor */
@@ -490,5 +533,6 @@ int main(void) {
     for (i = 0; i < sizeof cfgs / sizeof cfgs[0]; i++) check_arch(&cfgs[i], 40 + i);
     check_qwen3_errors();
     check_longrope_errors();
+    check_gemma_backend();
     return srt_test_finish();
 }
