@@ -9,7 +9,9 @@
                                k_norm: per-head RMSNorm of q and k), Phi3ForCausalLM (-> "phi3":
                                qkv_proj and gate_up_proj split as they are read; partial_rotary_factor;
                                rope_scaling longrope / su: long_factor and short_factor become the
-                               rope_factors_long/short.weight tensors; sliding_window recorded):
+                               rope_factors_long/short.weight tensors; sliding_window recorded),
+                               Gemma2ForCausalLM (-> "gemma2"), Gemma3ForCausalLM (-> "gemma3"; see
+                               GEMMA below):
                                hidden_size, intermediate_size,
                                num_hidden_layers, num_attention_heads, num_key_value_heads, head_dim,
                                rms_norm_eps, rope_theta, rope_scaling (linear, llama3; other types
@@ -52,6 +54,17 @@
      while reading (srti_tensor.permute_heads), so a packed folder equals the GGUF llama.cpp would
      make of it. Qwen2, Qwen3 and Phi-3 are left in NeoX order; their architectures imply NeoX rope
      (rope.neox = 1).
+
+   GEMMA
+     As llama.cpp's converter: post_attention_layernorm is the norm of the attention's output
+     (blk.N.post_attention_norm), pre/post_feedforward_layernorm are ffn_norm / post_ffw_norm;
+     every norm is stored as w + 1 (Gemma's RMSNorm multiplies by 1 + w); NeoX rope, no q/k
+     permutation, tied embeddings unless the config says otherwise, head_dim default 256. The
+     keys srti_hparams has no field for are in the model's key store (srti_meta_int /
+     srti_meta_float): {arch}.attention.sliding_window_pattern, attn_logit_softcapping,
+     final_logit_softcapping, attention.scale, rope.freq_base_swa (Gemma 3). The tokenizer.json
+     (byte_fallback, a Replace " " -> U+2581 normalizer) is a "llama" vocabulary with
+     add_space_prefix 0. Gemma3ForConditionalGeneration (multimodal) is refused.
 
    PRE-TOKENIZER NAMES (the pre_tokenizer steps, flattened; Split regexes compared exactly)
      ByteLevel(use_regex)                          gpt-2 (gpt-neox / mpt for those architectures)
