@@ -366,6 +366,301 @@ static void test_tiny_phi3(void) {
     refuse(dir, "partial_rotary_factor", "a partial_rotary_factor leaving no whole pair");
 }
 
+/* ---------------------------------------------------------------- Gemma 2 / Gemma 3 */
+/* Tiny Gemma folders: hidden 8, 2 heads of head_dim 6 (not hidden / heads), 1 kv head, FFN 16,
+   vocabulary 268 (a Gemma-style SentencePiece tokenizer.json); Gemma 2 with 3 layers, Gemma 3
+   with 7 (q_norm / k_norm, a full-attention layer at 5). Norms of layer 1 are BF16 and of layer 2
+   F16 (the +1 of the F16 ones is rounded to F16, as llama.cpp's converter does), the rest F32.
+   The import maps every tensor, adds 1 to exactly the norms, and records the attention metadata;
+   malformed checkpoints are refused naming what is wrong. The packed model is not loaded here:
+   the runtime's gemma support is separate (srti_check_llama and srt-pack know the llama family). */
+#define GE 8
+#define GHD 6
+#define GF 16
+#define GV 268
+typedef struct gm_tensor {
+    char hf[80], gg[80];
+    const char *dtype;
+    uint64_t rows, cols;      /* cols 0: 1-D */
+    int norm;
+    float *f;                 /* the values as stored (F32, or the BF16 / F16 values as floats) */
+    uint16_t *h;              /* BF16 / F16 bits */
+} gm_tensor;
+static gm_tensor gm[128];
+static int gm_n;
+static float gm_pool[16384];
+static uint16_t gm_pool16[512];
+static size_t gm_used, gm_used16;
+/* F16 norm values chosen for the rounding of w + 1 to F16 (spacing 2^-10 above 1): 0.0001 -> 1,
+   0.5 -> 1.5, -0.25 -> 0.75, 1.5 x 2^-11 -> 1 + 2^-10, 2^-11 -> 1 (a tie, to even), 0 -> 1, 1 -> 2, -2 -> -1 */
+static const uint16_t gm_f16_bits[GE] = {0x068E, 0x3800, 0xB400, 0x1200, 0x1000, 0x0000, 0x3C00, 0xC000};
+static const float gm_f16_plus1[GE] = {1.0f, 1.5f, 0.75f, 1.0009765625f, 1.0f, 1.0f, 2.0f, -1.0f};
+static float gm_f16_value(uint16_t h) {   /* normal halves and zero only (all the table holds) */
+    int e = (h >> 10) & 31;
+    float v = e ? ldexpf(1.0f + (float)(h & 1023) / 1024.0f, e - 15) : 0.0f;
+    return h & 0x8000 ? -v : v;
+}
+static void gm_add(const char *hf, const char *gg, uint64_t rows, uint64_t cols, int norm, const char *dtype) {
+    gm_tensor *t = &gm[gm_n++];
+    uint64_t n = rows * (cols ? cols : 1), i;
+    snprintf(t->hf, sizeof t->hf, "%s", hf);
+    snprintf(t->gg, sizeof t->gg, "%s", gg);
+    t->dtype = dtype; t->rows = rows; t->cols = cols; t->norm = norm;
+    t->f = gm_pool + gm_used; gm_used += n;
+    t->h = NULL;
+    if (strcmp(dtype, "F32") != 0) { t->h = gm_pool16 + gm_used16; gm_used16 += n; }
+    for (i = 0; i < n; i++) {
+        float x = srt_test_frand() * (norm ? 0.5f : 0.1f);
+        if (!strcmp(dtype, "BF16")) {   /* x cut to BF16: its top 16 bits */
+            uint32_t u;
+            memcpy(&u, &x, 4);
+            t->h[i] = (uint16_t)(u >> 16);
+            u = (uint32_t)t->h[i] << 16;
+            memcpy(&t->f[i], &u, 4);
+        } else if (!strcmp(dtype, "F16")) {
+            t->h[i] = gm_f16_bits[i % GE];
+            t->f[i] = gm_f16_value(t->h[i]);
+        } else t->f[i] = x;
+    }
+}
+/* The tensor list of a Gemma folder with `layers` layers; gemma3: q_norm / k_norm. */
+static void gm_tensors(int layers, int gemma3) {
+    static const struct { const char *hf, *gg; int shape, norm; } per[] = {   /* shape: 0 [E], 1 q [12, E], 2 kv [6, E], 3 o [E, 12], 4 [F, E], 5 [E, F], 6 [head_dim] */
+        {"input_layernorm.weight", "attn_norm.weight", 0, 1}, {"self_attn.q_proj.weight", "attn_q.weight", 1, 0},
+        {"self_attn.k_proj.weight", "attn_k.weight", 2, 0}, {"self_attn.v_proj.weight", "attn_v.weight", 2, 0},
+        {"self_attn.o_proj.weight", "attn_output.weight", 3, 0}, {"post_attention_layernorm.weight", "post_attention_norm.weight", 0, 1},
+        {"pre_feedforward_layernorm.weight", "ffn_norm.weight", 0, 1}, {"mlp.gate_proj.weight", "ffn_gate.weight", 4, 0},
+        {"mlp.up_proj.weight", "ffn_up.weight", 4, 0}, {"mlp.down_proj.weight", "ffn_down.weight", 5, 0},
+        {"post_feedforward_layernorm.weight", "post_ffw_norm.weight", 0, 1},
+        {"self_attn.q_norm.weight", "attn_q_norm.weight", 6, 1}, {"self_attn.k_norm.weight", "attn_k_norm.weight", 6, 1},
+    };
+    static const uint64_t shape[7][2] = {{GE, 0}, {2 * GHD, GE}, {GHD, GE}, {GE, 2 * GHD}, {GF, GE}, {GE, GF}, {GHD, 0}};
+    char hf[80], gg[80];
+    int l, k;
+    gm_n = 0; gm_used = gm_used16 = 0;
+    srt_test_rng = 2026;
+    gm_add("model.embed_tokens.weight", "token_embd.weight", GV, GE, 0, "F32");
+    for (l = 0; l < layers; l++)
+        for (k = 0; k < (gemma3 ? 13 : 11); k++) {
+            const char *dt = !per[k].norm ? "F32" : l == 1 ? "BF16" : l == 2 && per[k].shape == 0 ? "F16" : "F32";
+            snprintf(hf, sizeof hf, "model.layers.%d.%s", l, per[k].hf);
+            snprintf(gg, sizeof gg, "blk.%d.%s", l, per[k].gg);
+            gm_add(hf, gg, shape[per[k].shape][0], shape[per[k].shape][1], per[k].norm, dt);
+        }
+    gm_add("model.norm.weight", "output_norm.weight", GE, 0, 1, "F32");
+}
+/* Writes the folder from gm[] less the tensor named `drop` (NULL: none). */
+static void gm_write(const char *dir, const char *config, const char *drop, int image_token) {
+    char p[512], cmd[600];
+    st_tensor t[128];
+    sbuf tok = {NULL, 0, 0};
+    int i, n = 0;
+    snprintf(cmd, sizeof cmd, "rm -rf %s && mkdir -p %s", dir, dir);
+    if (system(cmd) != 0) return;
+    for (i = 0; i < gm_n; i++) {
+        if (drop && !strcmp(gm[i].hf, drop)) continue;
+        t[n].name = gm[i].hf; t[n].dtype = gm[i].dtype; t[n].nd = gm[i].cols ? 2 : 1;
+        t[n].shape[0] = gm[i].rows; t[n].shape[1] = gm[i].cols;
+        t[n].data = gm[i].h ? (const void *)gm[i].h : (const void *)gm[i].f;
+        n++;
+    }
+    path_in(p, sizeof p, dir, "model.safetensors"); write_safetensors(p, t, n);
+    path_in(p, sizeof p, dir, "config.json"); write_text(p, config);
+    /* Gemma's tokenizer.json: BPE with byte fallback, spaces replaced by U+2581 (no dummy prefix) */
+    sb_add(&tok, "{\"version\":\"1.0\",\"added_tokens\":[{\"id\":0,\"content\":\"<pad>\",\"special\":true},{\"id\":1,\"content\":\"<eos>\",\"special\":true},"
+                 "{\"id\":2,\"content\":\"<bos>\",\"special\":true},{\"id\":3,\"content\":\"<unk>\",\"special\":true},"
+                 "{\"id\":4,\"content\":\"<start_of_turn>\",\"special\":true},{\"id\":5,\"content\":\"<end_of_turn>\",\"special\":true},"
+                 "{\"id\":6,\"content\":\"<unused0>\",\"special\":false}%s],"
+                 "\"normalizer\":{\"type\":\"Replace\",\"pattern\":{\"String\":\" \"},\"content\":\"\xe2\x96\x81\"},\"pre_tokenizer\":null,"
+                 "\"post_processor\":{\"type\":\"TemplateProcessing\",\"single\":[{\"SpecialToken\":{\"id\":\"<bos>\",\"type_id\":0}},{\"Sequence\":{\"id\":\"A\",\"type_id\":0}}]},"
+                 "\"decoder\":{\"type\":\"Sequence\",\"decoders\":[{\"type\":\"Replace\",\"pattern\":{\"String\":\"\xe2\x96\x81\"},\"content\":\" \"},"
+                 "{\"type\":\"ByteFallback\"},{\"type\":\"Fuse\"}]},"
+                 "\"model\":{\"type\":\"BPE\",\"dropout\":null,\"unk_token\":\"<unk>\",\"fuse_unk\":true,\"byte_fallback\":true,\"vocab\":{"
+                 "\"<pad>\":0,\"<eos>\":1,\"<bos>\":2,\"<unk>\":3,\"<start_of_turn>\":4,\"<end_of_turn>\":5,\"<unused0>\":6",
+           image_token ? ",{\"id\":268,\"content\":\"<image_soft_token>\",\"special\":true}" : "");
+    for (i = 0; i < 256; i++) sb_add(&tok, ",\"<0x%02X>\":%d", i, 7 + i);
+    sb_add(&tok, ",\"\xe2\x96\x81\":263,\"a\":264,\"b\":265,\"\xe2\x96\x81" "a\":266,\"ab\":267},\"merges\":[\"\xe2\x96\x81 a\",\"a b\"]}}");
+    path_in(p, sizeof p, dir, "tokenizer.json"); write_text(p, tok.p);
+    free(tok.p);
+    path_in(p, sizeof p, dir, "tokenizer_config.json");
+    write_text(p, "{\"bos_token\":\"<bos>\",\"eos_token\":\"<eos>\",\"pad_token\":\"<pad>\",\"unk_token\":\"<unk>\",\"add_bos_token\":true,\"add_eos_token\":false}");
+}
+/* config.json of a tiny Gemma; `extra` keys replace the defaults of the same name. */
+static void gm_config(char *buf, size_t cap, int gemma3, int layers, const char *extra) {
+    static const char *const g2[] = {"\"hidden_act\":\"gelu_pytorch_tanh\"", "\"hidden_activation\":\"gelu_pytorch_tanh\"", "\"rope_theta\":10000.0",
+        "\"sliding_window\":4096", "\"attn_logit_softcapping\":50.0", "\"final_logit_softcapping\":30.0", "\"query_pre_attn_scalar\":144",
+        "\"cache_implementation\":\"hybrid\"", NULL};
+    static const char *const g3[] = {"\"hidden_activation\":\"gelu_pytorch_tanh\"", "\"rope_theta\":1000000.0", "\"rope_local_base_freq\":10000.0",
+        "\"sliding_window\":512", "\"attn_logit_softcapping\":null", "\"final_logit_softcapping\":null", "\"query_pre_attn_scalar\":24", NULL};
+    const char *const *d;
+    sbuf defaults = {NULL, 0, 0};
+    sb_add(&defaults, "%s", "");
+    for (d = gemma3 ? g3 : g2; *d; d++) {
+        char key[64];
+        snprintf(key, sizeof key, "%.*s", (int)(strchr(*d + 1, '"') - *d + 1), *d);
+        if (!strstr(extra, key)) sb_add(&defaults, ",%s", *d);
+    }
+    snprintf(buf, cap, "{\"architectures\":[\"%s\"],\"model_type\":\"%s\",\"hidden_size\":8,\"intermediate_size\":16,\"num_hidden_layers\":%d,"
+             "\"num_attention_heads\":2,\"num_key_value_heads\":1,\"head_dim\":6,\"rms_norm_eps\":1e-06,\"max_position_embeddings\":8192,"
+             "\"vocab_size\":268,\"bos_token_id\":2,\"eos_token_id\":1,\"pad_token_id\":0,\"attention_bias\":false%s%s}",
+             gemma3 ? "Gemma3ForCausalLM" : "Gemma2ForCausalLM", gemma3 ? "gemma3_text" : "gemma2", layers,
+             defaults.p, extra);
+    free(defaults.p);
+}
+/* Every tensor of gm[] is in m under its GGUF name, in its shape, with its values, plus 1 on the norms. */
+static int gm_check_values(srti_model *m, char *why, size_t cap) {
+    static float v[GV * GE];
+    char err[256];
+    int i;
+    uint64_t j;
+    if (m->n_tensors != (uint32_t)gm_n) { snprintf(why, cap, "%u tensors, %d expected", (unsigned)m->n_tensors, gm_n); return 0; }
+    for (i = 0; i < gm_n; i++) {
+        int ti = srti_find(m, gm[i].gg);
+        uint64_t n = gm[i].rows * (gm[i].cols ? gm[i].cols : 1);
+        if (ti < 0) { snprintf(why, cap, "%s (from %s) missing", gm[i].gg, gm[i].hf); return 0; }
+        if (m->tensors[ti].ne[0] != (gm[i].cols ? gm[i].cols : gm[i].rows) || m->tensors[ti].ne[1] != (gm[i].cols ? gm[i].rows : 1)) {
+            snprintf(why, cap, "%s has shape [%llu, %llu]", gm[i].gg, (unsigned long long)m->tensors[ti].ne[0], (unsigned long long)m->tensors[ti].ne[1]);
+            return 0;
+        }
+        if (srti_read_f32(m, (uint32_t)ti, v, err, sizeof err) != 0) { snprintf(why, cap, "%s: %.200s", gm[i].gg, err); return 0; }
+        for (j = 0; j < n; j++) {
+            const float want = !gm[i].norm ? gm[i].f[j] : !strcmp(gm[i].dtype, "F16") ? gm_f16_plus1[j % GE] : gm[i].f[j] + 1.0f;
+            if (memcmp(&v[j], &want, 4) != 0) {
+                snprintf(why, cap, "%s[%llu] = %.9g, expected %.9g (%s %s)", gm[i].gg, (unsigned long long)j, (double)v[j], (double)want,
+                         gm[i].dtype, gm[i].norm ? "norm: w + 1" : "unchanged");
+                return 0;
+            }
+        }
+    }
+    return 1;
+}
+static int meta_f(const srti_model *m, const char *key, float want) {
+    double d = 0;
+    return srti_meta_float(m, key, &d) && (float)d == want;
+}
+static int meta_u(const srti_model *m, const char *key, int64_t want) {
+    int64_t x = -1;
+    return srti_meta_int(m, key, &x) && x == want;
+}
+
+static void test_gemma(void) {
+    char err[1024], dir[] = TMP "/gemma", cfg[4096], why[512];
+    srti_model *m;
+    int ok;
+    /* Gemma 2 */
+    gm_tensors(3, 0);
+    gm_config(cfg, sizeof cfg, 0, 3, "");
+    gm_write(dir, cfg, NULL, 0);
+    m = open_dir(dir, err, sizeof err);
+    CHECK(m != NULL, "tiny Gemma 2 folder opens (%s)", m ? "ok" : err);
+    if (m) {
+        CHECK(!strcmp(m->hp.arch, "gemma2") && m->hp.n_embd == 8 && m->hp.n_head == 2 && m->hp.n_head_kv == 1 && m->hp.head_dim == 6 &&
+              m->hp.rope_dim == 6 && m->hp.n_layer == 3 && m->hp.n_ff == 16 && m->hp.n_vocab == GV && m->hp.n_ctx == 8192 &&
+              m->hp.rope_neox == 1 && m->hp.tied_output == 1 && m->hp.rope_theta == 10000.0f && m->hp.norm_eps == 1e-6f &&
+              m->hp.sliding_window == 4096 && !strcmp(m->hp.rope_scaling, "none"),
+              "Gemma 2 hyper-parameters: gemma2, head_dim 6 (not 8 / 2), NeoX rope, tied (by default), eps 1e-6, sliding_window 4096");
+        CHECK(meta_u(m, "gemma2.attention.sliding_window_pattern", 2) && meta_f(m, "gemma2.attn_logit_softcapping", 50.0f) &&
+              meta_f(m, "gemma2.final_logit_softcapping", 30.0f) && meta_f(m, "gemma2.attention.scale", (float)(1.0 / 12.0)) &&
+              !srti_meta_float(m, "gemma2.rope.freq_base_swa", NULL),
+              "Gemma 2 metadata: sliding_window_pattern 2, soft-capping 50 / 30, attention.scale 144^-0.5, no rope.freq_base_swa");
+        ok = gm_check_values(m, why, sizeof why);
+        CHECK(ok, "Gemma 2: all 35 tensors mapped (post_attention_layernorm -> post_attention_norm, pre/post_feedforward_layernorm -> "
+              "ffn_norm / post_ffw_norm), not permuted; exactly the norms get +1 (F32, BF16 in F32, F16 rounded to F16) (%s)", ok ? "ok" : why);
+        CHECK(!strcmp(m->vocab.model, "llama") && m->vocab.pre[0] == 0 && m->vocab.add_space_prefix == 0 && m->vocab.n_tokens == GV &&
+              m->vocab.bos == 2 && m->vocab.eos == 1 && m->vocab.unk == 3 && m->vocab.pad == 0 && m->vocab.add_bos == 1 && m->vocab.add_eos == 0 &&
+              m->vocab.types[0] == SRTI_TOKEN_CONTROL && m->vocab.types[5] == SRTI_TOKEN_CONTROL && m->vocab.types[6] == SRTI_TOKEN_CONTROL &&
+              m->vocab.types[7] == SRTI_TOKEN_BYTE && m->vocab.types[263] == SRTI_TOKEN_NORMAL && m->vocab.scores && m->vocab.scores[267] == -1.0f,
+              "Gemma tokenizer: \"llama\" (SentencePiece style) with add_space_prefix 0 (Replace normalizer, no Prepend), <bos> 2 <eos> 1 <unk> 3 <pad> 0, "
+              "control <end_of_turn> and <unused0>, byte tokens");
+    }
+    srti_close(m);
+    gm_write(dir, cfg, "model.layers.1.post_feedforward_layernorm.weight", 0);
+    refuse(dir, "model.layers.1.post_feedforward_layernorm.weight", "a Gemma 2 folder without layer 1's post_feedforward_layernorm");
+    gm_add("model.layers.0.self_attn.q_norm.weight", "blk.0.attn_q_norm.weight", GHD, 0, 1, "F32");
+    gm_write(dir, cfg, NULL, 0);
+    refuse(dir, "has no place in a gemma2 model", "a q_norm in a Gemma 2 folder (Gemma 3 only)");
+    gm_tensors(3, 0);
+    gm_config(cfg, sizeof cfg, 0, 3, ",\"hidden_activation\":\"relu\"");
+    gm_write(dir, cfg, NULL, 0);
+    refuse(dir, "hidden_activation \"relu\" is not supported", "hidden_activation relu");
+    gm_config(cfg, sizeof cfg, 0, 3, ",\"tie_word_embeddings\":false");
+    gm_write(dir, cfg, NULL, 0);
+    refuse(dir, "lm_head.weight is missing", "tie_word_embeddings false without lm_head");
+    gm_add("lm_head.weight", "output.weight", GV, GE, 0, "F32");
+    gm_write(dir, cfg, NULL, 0);
+    m = open_dir(dir, err, sizeof err);
+    ok = m && m->hp.tied_output == 0 && gm_check_values(m, why, sizeof why);
+    CHECK(ok, "untied Gemma 2: lm_head.weight becomes output.weight (%s)", m ? (ok ? "ok" : why) : err);
+    srti_close(m);
+
+    /* Gemma 3: q/k norms, 5 sliding layers then a global one, local rope base, linear scaling */
+    gm_tensors(7, 1);
+    gm_config(cfg, sizeof cfg, 1, 7, ",\"sliding_window_pattern\":6,\"rope_scaling\":{\"factor\":8.0,\"rope_type\":\"linear\"},\"layer_types\":"
+              "[\"sliding_attention\",\"sliding_attention\",\"sliding_attention\",\"sliding_attention\",\"sliding_attention\",\"full_attention\",\"sliding_attention\"]");
+    gm_write(dir, cfg, NULL, 1);
+    m = open_dir(dir, err, sizeof err);
+    CHECK(m != NULL, "tiny Gemma 3 folder opens (%s)", m ? "ok" : err);
+    if (m) {
+        CHECK(!strcmp(m->hp.arch, "gemma3") && m->hp.head_dim == 6 && m->hp.n_layer == 7 && m->hp.rope_neox == 1 && m->hp.tied_output == 1 &&
+              m->hp.rope_theta == 1000000.0f && m->hp.sliding_window == 512 && !strcmp(m->hp.rope_scaling, "linear") && m->hp.rope_scale_factor == 8.0f,
+              "Gemma 3 hyper-parameters: gemma3, rope theta 1e6, sliding_window 512, linear rope scaling 8");
+        CHECK(meta_u(m, "gemma3.attention.sliding_window_pattern", 6) && meta_f(m, "gemma3.rope.freq_base_swa", 10000.0f) &&
+              meta_f(m, "gemma3.attention.scale", (float)(1.0 / sqrt(24.0))) && !srti_meta_float(m, "gemma3.attn_logit_softcapping", NULL) &&
+              !srti_meta_float(m, "gemma3.final_logit_softcapping", NULL),
+              "Gemma 3 metadata: sliding_window_pattern 6 (agrees with layer_types), rope.freq_base_swa 10000, attention.scale 24^-0.5, no soft-capping (null)");
+        ok = gm_check_values(m, why, sizeof why);
+        CHECK(ok, "Gemma 3: all 93 tensors mapped, q_norm / k_norm [head_dim] among the norms that get +1 (%s)", ok ? "ok" : why);
+        CHECK(m->vocab.n_tokens == GV && m->vocab.add_space_prefix == 0, "Gemma 3: an added token past vocab_size (<image_soft_token>) is left out, as llama.cpp does");
+    }
+    srti_close(m);
+    gm_config(cfg, sizeof cfg, 1, 7, ",\"query_pre_attn_scalar\":null,\"layer_types\":[\"sliding_attention\",\"sliding_attention\",\"full_attention\","
+              "\"sliding_attention\",\"sliding_attention\",\"full_attention\",\"sliding_attention\"]");
+    gm_write(dir, cfg, NULL, 0);
+    m = open_dir(dir, err, sizeof err);
+    CHECK(m && meta_u(m, "gemma3.attention.sliding_window_pattern", 3) && meta_f(m, "gemma3.attention.scale", (float)(1.0 / sqrt(6.0))) &&
+          !strcmp(m->hp.rope_scaling, "none"), "Gemma 3: the pattern comes from layer_types (3), query_pre_attn_scalar defaults to head_dim (%s)", m ? "ok" : err);
+    srti_close(m);
+    gm_config(cfg, sizeof cfg, 1, 7, ",\"layer_types\":[\"sliding_attention\",\"full_attention\",\"sliding_attention\","
+              "\"sliding_attention\",\"sliding_attention\",\"full_attention\",\"sliding_attention\"]");
+    gm_write(dir, cfg, NULL, 0);
+    refuse(dir, "layer_types is not a sliding-window pattern", "layer_types that repeat no pattern");
+    gm_config(cfg, sizeof cfg, 1, 7, ",\"sliding_window_pattern\":6,\"layer_types\":[\"sliding_attention\",\"full_attention\",\"sliding_attention\","
+              "\"full_attention\",\"sliding_attention\",\"full_attention\",\"sliding_attention\"]");
+    gm_write(dir, cfg, NULL, 0);
+    refuse(dir, "sliding_window_pattern says 6", "layer_types of pattern 2 beside sliding_window_pattern 6");
+    gm_config(cfg, sizeof cfg, 1, 7, ",\"rope_scaling\":{\"factor\":8.0,\"rope_type\":\"yarn\"}");
+    gm_write(dir, cfg, NULL, 0);
+    refuse(dir, "rope_scaling type \"yarn\" is not supported", "yarn rope scaling for Gemma");
+    gm_config(cfg, sizeof cfg, 1, 7, "");
+    gm[gm_n - 2].rows = 4;   /* layer 6's k_norm: 4 values for head_dim 6 */
+    gm_write(dir, cfg, NULL, 0);
+    refuse(dir, "model.layers.6.self_attn.k_norm.weight' (blk.6.attn_k_norm.weight) has shape [4, 1]", "a k_norm of the wrong size");
+    gm_tensors(7, 1);
+    gm_write(dir, "{\"architectures\":[\"Gemma3ForConditionalGeneration\"],\"model_type\":\"gemma3\",\"text_config\":{\"hidden_size\":8}}", NULL, 0);
+    refuse(dir, "the multimodal Gemma 3", "Gemma3ForConditionalGeneration (multimodal)");
+
+    /* random Gemma 3 */
+    gm_config(cfg, sizeof cfg, 1, 7, ",\"sliding_window_pattern\":6");
+    path_in(why, sizeof why, TMP, "gemma_random.json");
+    write_text(why, cfg);
+    ok = srti_open_random(why, 5, &m, err, sizeof err) == 0;
+    CHECK(ok, "random Gemma 3 from config.json (%s)", ok ? "ok" : err);
+    if (m) {
+        static float v[GE * GF];
+        int i;
+        ok = !strcmp(m->hp.arch, "gemma3") && m->hp.head_dim == 6 && m->hp.tied_output == 1 && m->n_tensors == 2 + 7 * 13 &&
+             meta_u(m, "gemma3.attention.sliding_window_pattern", 6) && meta_f(m, "gemma3.rope.freq_base_swa", 10000.0f);
+        for (i = 0; ok && i < gm_n; i++) {
+            int ti = srti_find(m, gm[i].gg);
+            ok = ti >= 0 && m->tensors[ti].ne[0] == (gm[i].cols ? gm[i].cols : gm[i].rows) && m->tensors[ti].ne[1] == (gm[i].cols ? gm[i].rows : 1) &&
+                 srti_read_f32(m, (uint32_t)ti, v, err, sizeof err) == 0 && (v[0] == 1.0f) == (gm[i].norm != 0);
+        }
+        CHECK(ok, "random Gemma 3: 93 tensors named and shaped as a checkpoint's import, norms 1 (w = 0), metadata");
+    }
+    srti_close(m);
+    if (system("rm -rf " TMP "/gemma") != 0) CHECK(0, "clean up");
+}
+
 /* ---------------------------------------------------------------- malformed folders */
 static void test_malformed(void) {
     char dir[] = TMP "/bad", p[512], cfg[1024], cmd[600];
@@ -1093,6 +1388,7 @@ int main(void) {
     if (system("mkdir -p " TMP) != 0) { printf("FAIL - cannot make " TMP "\n"); return 1; }
     test_tiny_llama();
     test_tiny_phi3();
+    test_gemma();
     test_malformed();
     test_tokenizers();
     test_smollm2_tokenizer();

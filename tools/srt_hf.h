@@ -9,7 +9,9 @@
                                k_norm: per-head RMSNorm of q and k), Phi3ForCausalLM (-> "phi3":
                                qkv_proj and gate_up_proj split as they are read; partial_rotary_factor;
                                rope_scaling longrope / su: long_factor and short_factor become the
-                               rope_factors_long/short.weight tensors; sliding_window recorded):
+                               rope_factors_long/short.weight tensors; sliding_window recorded),
+                               Gemma2ForCausalLM (-> "gemma2"), Gemma3ForCausalLM (-> "gemma3"; see
+                               GEMMA below):
                                hidden_size, intermediate_size,
                                num_hidden_layers, num_attention_heads, num_key_value_heads, head_dim,
                                rms_norm_eps, rope_theta, rope_scaling (linear, llama3; other types
@@ -52,6 +54,17 @@
      while reading (srti_tensor.permute_heads), so a packed folder equals the GGUF llama.cpp would
      make of it. Qwen2, Qwen3 and Phi-3 are left in NeoX order; their architectures imply NeoX rope
      (rope.neox = 1).
+
+   GEMMA
+     As llama.cpp's converter: post_attention_layernorm is the norm of the attention's output
+     (blk.N.post_attention_norm), pre/post_feedforward_layernorm are ffn_norm / post_ffw_norm;
+     every norm is stored as w + 1 (Gemma's RMSNorm multiplies by 1 + w); NeoX rope, no q/k
+     permutation, tied embeddings unless the config says otherwise, head_dim default 256. The
+     keys srti_hparams has no field for are in the model's key store (srti_meta_int /
+     srti_meta_float): {arch}.attention.sliding_window_pattern, attn_logit_softcapping,
+     final_logit_softcapping, attention.scale, rope.freq_base_swa (Gemma 3). The tokenizer.json
+     (byte_fallback, a Replace " " -> U+2581 normalizer) is a "llama" vocabulary with
+     add_space_prefix 0. Gemma3ForConditionalGeneration (multimodal) is refused.
 
    PRE-TOKENIZER NAMES (the pre_tokenizer steps, flattened; Split regexes compared exactly)
      ByteLevel(use_regex)                          gpt-2 (gpt-neox / mpt for those architectures)
@@ -258,7 +271,8 @@ static int srti__jtoken_id(const char *file, const srtj_value *obj, const char *
 }
 
 /* ---------------------------------------------------------------- config.json */
-enum { SRTI__HF_LLAMA = 1, SRTI__HF_MISTRAL = 2, SRTI__HF_QWEN2 = 3, SRTI__HF_QWEN3 = 4, SRTI__HF_PHI3 = 5 };
+enum { SRTI__HF_LLAMA = 1, SRTI__HF_MISTRAL = 2, SRTI__HF_QWEN2 = 3, SRTI__HF_QWEN3 = 4, SRTI__HF_PHI3 = 5, SRTI__HF_GEMMA2 = 6, SRTI__HF_GEMMA3 = 7 };
+#define SRTI__HF_IS_GEMMA(kind) ((kind) == SRTI__HF_GEMMA2 || (kind) == SRTI__HF_GEMMA3)
 typedef struct srti__hf_cfg {
     char arch_class[64];       /* "LlamaForCausalLM" (or the model_type) */
     int kind;                  /* SRTI__HF_*; 0 = not a supported architecture */
@@ -334,6 +348,98 @@ static int srti__hf_add_rope_factors(srti_model *m, char *err, size_t errlen) {
     return 0;
 }
 
+/* ---------------------------------------------------------------- Gemma 2 / Gemma 3 */
+/* A metadata key "{arch}.{key}" for what srti_hparams has no field for (Gemma's sliding-window
+   pattern, soft-capping, attention scale, local rope base): kept in the model's key store, where
+   srti_meta_int / srti_meta_float find it as for a GGUF file. type: SRTI__G_U32 or SRTI__G_F32. */
+static int srti__hf_kv_add(srti_model *m, const char *key, uint32_t type, double value, char *err, size_t errlen) {
+    srti__kv *nk = (srti__kv *)SRTI_MALLOC(((size_t)m->priv->n_kv + 1) * sizeof(srti__kv)), *kv;
+    char full[160];
+    if (!nk) { srti__seterr(err, errlen, "out of memory"); return 1; }
+    if (m->priv->n_kv) memcpy(nk, m->priv->kv, (size_t)m->priv->n_kv * sizeof(srti__kv));
+    SRTI_FREE(m->priv->kv);
+    m->priv->kv = nk;
+    kv = &nk[m->priv->n_kv];
+    memset(kv, 0, sizeof *kv);
+    snprintf(full, sizeof full, "%s.%s", m->hp.arch, key);
+    if (!(kv->key = srti__strdup(full))) { srti__seterr(err, errlen, "out of memory"); return 1; }
+    m->priv->n_kv++;
+    kv->type = type;
+    if (type == SRTI__G_U32) { kv->u = (uint64_t)value; kv->i = (int64_t)kv->u; kv->f = (double)kv->u; }
+    else kv->f = (double)(float)value;   /* stored as f32 */
+    qsort(m->priv->kv, (size_t)m->priv->n_kv, sizeof(srti__kv), srti__kv_cmp);   /* srti__kv_find searches it */
+    return 0;
+}
+
+/* The MLP activation: GELU with the tanh approximation is what the runtime has for Gemma.
+   transformers' Gemma 2/3 MLPs use hidden_activation (default gelu_pytorch_tanh) and ignore
+   hidden_act; a hidden_act of plain "gelu" without hidden_activation is Gemma 1's convention,
+   which transformers runs as the tanh approximation too. */
+static int srti__hf_gemma_act(const char *file, const srtj_value *c, char *err, size_t errlen) {
+    const char *act = srtj_string(srtj_get(c, "hidden_activation")), *key = "hidden_activation";
+    int plain_gelu_ok = 0;
+    if (!act) { act = srtj_string(srtj_get(c, "hidden_act")); key = "hidden_act"; plain_gelu_ok = 1; }
+    if (act && strcmp(act, "gelu_pytorch_tanh") != 0 && strcmp(act, "gelu_tanh") != 0 && !(plain_gelu_ok && !strcmp(act, "gelu"))) {
+        srti__seterr(err, errlen, "%s: %s \"%s\" is not supported for Gemma (gelu_pytorch_tanh)", file, key, act);
+        return 1;
+    }
+    return 0;
+}
+
+/* Gemma's attention: sliding-window layers in a fixed pattern (layer l slides iff l % P < P - 1;
+   Gemma 2: P = 2, Gemma 3: sliding_window_pattern, default 6), optional tanh soft-capping of the
+   attention scores and final logits (Gemma 2), scores scaled by query_pre_attn_scalar^-0.5, and
+   (Gemma 3) a rope base of its own for the sliding layers. A layer_types list must be such a
+   pattern. */
+static int srti__hf_gemma_config(srti_model *m, const char *file, const srtj_value *c, const srti__hf_cfg *cfg, char *err, size_t errlen) {
+    srti_hparams *hp = &m->hp;
+    static const char *caps[2] = {"attn_logit_softcapping", "final_logit_softcapping"};
+    const srtj_value *lt = srtj_get(c, "layer_types"), *e;
+    uint32_t pattern = cfg->kind == SRTI__HF_GEMMA2 ? 2 : 6, given = 0, l;
+    float qpas = (float)hp->head_dim, local_base = 10000.0f;
+    int k;
+    if (srti__ju32(file, c, "sliding_window", 0, 1u << 30, 0, &hp->sliding_window, err, errlen)) return 1;
+    if (cfg->kind == SRTI__HF_GEMMA3 && srti__ju32(file, c, "sliding_window_pattern", 1, 4096, 0, &given, err, errlen)) return 1;
+    if (given) pattern = given;
+    if (lt && lt->type != SRTJ_NULL) {
+        if (!srtj_is(lt, SRTJ_ARRAY) || lt->n != hp->n_layer) {
+            srti__seterr(err, errlen, "%s: layer_types must be a list of %u entries (num_hidden_layers)", file, (unsigned)hp->n_layer);
+            return 1;
+        }
+        for (e = lt->first, l = 0; e; e = e->next, l++) {   /* P = the first full-attention layer + 1 */
+            const char *s = srtj_string(e);
+            if (!s || (strcmp(s, "sliding_attention") != 0 && strcmp(s, "full_attention") != 0)) {
+                srti__seterr(err, errlen, "%s: layer_types[%u] must be \"sliding_attention\" or \"full_attention\"", file, (unsigned)l);
+                return 1;
+            }
+            if (!strcmp(s, "full_attention")) { pattern = l + 1; break; }
+        }
+        if (given && pattern != given) {
+            srti__seterr(err, errlen, "%s: layer_types repeats every %u layers, sliding_window_pattern says %u", file, (unsigned)pattern, (unsigned)given);
+            return 1;
+        }
+        for (e = lt->first, l = 0; e; e = e->next, l++)
+            if (!strcmp(srtj_string(e), "sliding_attention") != (l % pattern < pattern - 1)) {
+                srti__seterr(err, errlen, "%s: layer_types is not a sliding-window pattern (layer l slides iff l %% P < P - 1, here P = %u): layer %u is %s",
+                             file, (unsigned)pattern, (unsigned)l, srtj_string(e));
+                return 1;
+            }
+    }
+    if (srti__hf_kv_add(m, "attention.sliding_window_pattern", SRTI__G_U32, pattern, err, errlen)) return 1;
+    for (k = 0; k < 2; k++) {
+        float cap = 0.0f;
+        if (srti__jf32(file, c, caps[k], &cap, err, errlen)) return 1;
+        if (cap > 0.0f && srti__hf_kv_add(m, caps[k], SRTI__G_F32, cap, err, errlen)) return 1;
+    }
+    if (srti__jf32(file, c, "query_pre_attn_scalar", &qpas, err, errlen) ||
+        srti__hf_kv_add(m, "attention.scale", SRTI__G_F32, 1.0 / sqrt((double)qpas), err, errlen))
+        return 1;
+    if (cfg->kind == SRTI__HF_GEMMA3 && (srti__jf32(file, c, "rope_local_base_freq", &local_base, err, errlen) ||
+                                         srti__hf_kv_add(m, "rope.freq_base_swa", SRTI__G_F32, local_base, err, errlen)))
+        return 1;
+    return 0;
+}
+
 static int srti__hf_config(srti_model *m, const char *file, const srtj_value *c, srti__hf_cfg *cfg, char *err, size_t errlen) {
     srti_hparams *hp = &m->hp;
     const srtj_value *v;
@@ -351,8 +457,10 @@ static int srti__hf_config(srti_model *m, const char *file, const srtj_value *c,
     else if (!strcmp(cfg->arch_class, "Qwen2ForCausalLM") || !strcmp(cfg->arch_class, "qwen2")) cfg->kind = SRTI__HF_QWEN2;
     else if (!strcmp(cfg->arch_class, "Qwen3ForCausalLM") || !strcmp(cfg->arch_class, "qwen3")) cfg->kind = SRTI__HF_QWEN3;
     else if (!strcmp(cfg->arch_class, "Phi3ForCausalLM") || !strcmp(cfg->arch_class, "phi3")) cfg->kind = SRTI__HF_PHI3;
+    else if (!strcmp(cfg->arch_class, "Gemma2ForCausalLM") || !strcmp(cfg->arch_class, "gemma2")) cfg->kind = SRTI__HF_GEMMA2;
+    else if (!strcmp(cfg->arch_class, "Gemma3ForCausalLM") || !strcmp(cfg->arch_class, "gemma3_text")) cfg->kind = SRTI__HF_GEMMA3;
     strcpy(hp->arch, cfg->kind == SRTI__HF_QWEN2 ? "qwen2" : cfg->kind == SRTI__HF_QWEN3 ? "qwen3" : cfg->kind == SRTI__HF_PHI3 ? "phi3" :
-                     cfg->kind ? "llama" : "");
+                     cfg->kind == SRTI__HF_GEMMA2 ? "gemma2" : cfg->kind == SRTI__HF_GEMMA3 ? "gemma3" : cfg->kind ? "llama" : "");
     if ((s = srtj_string(srtj_get(c, "_name_or_path"))) != NULL && s[0]) {
         const char *b = s, *q;
         for (q = s; *q; q++) if (*q == '/' || *q == '\\') b = q + 1;
@@ -366,15 +474,16 @@ static int srti__hf_config(srti_model *m, const char *file, const srtj_value *c,
         return 1;
     if (!cfg->kind) return 0;   /* vocabulary only; srt-pack refuses the architecture */
     hp->norm_eps = 1e-6f;       /* transformers' defaults for these configs */
-    hp->rope_theta = 10000.0f;
+    hp->rope_theta = cfg->kind == SRTI__HF_GEMMA3 ? 1000000.0f : 10000.0f;
     hp->n_ctx = 2048;
+    if (SRTI__HF_IS_GEMMA(cfg->kind) && cfg->tie < 0) cfg->tie = 1;   /* Gemma's config classes tie by default */
     if (srti__ju32(file, c, "hidden_size", 1, 1u << 20, 1, &hp->n_embd, err, errlen) ||
         srti__ju32(file, c, "intermediate_size", 1, 1u << 24, 1, &hp->n_ff, err, errlen) ||
         srti__ju32(file, c, "num_hidden_layers", 1, 4096, 1, &hp->n_layer, err, errlen) ||
         srti__ju32(file, c, "num_attention_heads", 1, 4096, 1, &hp->n_head, err, errlen))
         return 1;
     hp->n_head_kv = hp->n_head;
-    hp->head_dim = hp->n_embd / hp->n_head;
+    hp->head_dim = SRTI__HF_IS_GEMMA(cfg->kind) ? 256 : hp->n_embd / hp->n_head;   /* Gemma's is not hidden / heads */
     if (srti__ju32(file, c, "num_key_value_heads", 1, 4096, 0, &hp->n_head_kv, err, errlen) ||
         srti__ju32(file, c, "head_dim", 1, 4096, 0, &hp->head_dim, err, errlen) ||
         srti__ju32(file, c, "max_position_embeddings", 1, 1u << 26, 0, &hp->n_ctx, err, errlen) ||
@@ -399,7 +508,9 @@ static int srti__hf_config(srti_model *m, const char *file, const srtj_value *c,
     }
     if (cfg->kind == SRTI__HF_PHI3 && srti__ju32(file, c, "sliding_window", 0, 1u << 30, 0, &hp->sliding_window, err, errlen)) return 1;
     hp->n_vocab = cfg->vocab_size;
-    if ((s = srtj_string(srtj_get(c, "hidden_act"))) != NULL && strcmp(s, "silu") != 0) {
+    if (SRTI__HF_IS_GEMMA(cfg->kind)) {
+        if (srti__hf_gemma_act(file, c, err, errlen)) return 1;
+    } else if ((s = srtj_string(srtj_get(c, "hidden_act"))) != NULL && strcmp(s, "silu") != 0) {
         srti__seterr(err, errlen, "%s: hidden_act \"%s\" is not supported (silu)", file, s);
         return 1;
     }
@@ -407,14 +518,19 @@ static int srti__hf_config(srti_model *m, const char *file, const srtj_value *c,
     if (flag) { srti__seterr(err, errlen, "%s: mlp_bias is not supported", file); return 1; }
     flag = 0;
     if (srti__jbool(file, c, "attention_bias", &flag, err, errlen)) return 1;
+    if (flag && SRTI__HF_IS_GEMMA(cfg->kind)) { srti__seterr(err, errlen, "%s: attention_bias is not supported for %s", file, cfg->arch_class); return 1; }
     cfg->qkv_bias = cfg->kind == SRTI__HF_QWEN2 || flag;
-    hp->rope_neox = cfg->kind == SRTI__HF_QWEN2 || cfg->kind == SRTI__HF_QWEN3 || cfg->kind == SRTI__HF_PHI3;
+    hp->rope_neox = cfg->kind == SRTI__HF_QWEN2 || cfg->kind == SRTI__HF_QWEN3 || cfg->kind == SRTI__HF_PHI3 || SRTI__HF_IS_GEMMA(cfg->kind);
     v = srtj_get(c, "rope_scaling");
     if (v && v->type != SRTJ_NULL) {
         const char *type = srtj_string(srtj_get(v, "rope_type"));
         int64_t orig = 0;
         if (!type) type = srtj_string(srtj_get(v, "type"));
         if (!srtj_is(v, SRTJ_OBJECT) || !type) { srti__seterr(err, errlen, "%s: rope_scaling must be null or an object with a rope_type", file); return 1; }
+        if (SRTI__HF_IS_GEMMA(cfg->kind) && strcmp(type, "default") != 0 && strcmp(type, "linear") != 0) {
+            srti__seterr(err, errlen, "%s: rope_scaling type \"%s\" is not supported for %s (linear)", file, type, cfg->arch_class);
+            return 1;
+        }
         if (!strcmp(type, "longrope") || !strcmp(type, "su")) return srti__hf_longrope(m, file, c, v, err, errlen);
         if (strcmp(type, "default") != 0) {
             srti__copy_trunc(hp->rope_scaling, sizeof hp->rope_scaling, type);
@@ -427,7 +543,7 @@ static int srti__hf_config(srti_model *m, const char *file, const srtj_value *c,
             else if (!strcmp(type, "llama3")) hp->rope_orig_ctx = 8192;
         }
     }
-    return 0;
+    return SRTI__HF_IS_GEMMA(cfg->kind) ? srti__hf_gemma_config(m, file, c, cfg, err, errlen) : 0;
 }
 
 /* ---------------------------------------------------------------- tokenizer.json */
@@ -609,6 +725,9 @@ static int srti__hf_tokenizer(srti_model *m, const char *dir, const srti__hf_cfg
     vocab = srtj_get(model, "vocab");
     merges = srtj_get(model, "merges");
     added = srtj_get(root, "added_tokens");
+    /* Gemma 3's tokenizer.json can hold added tokens past the text model's vocab_size
+       (<image_soft_token>): left out, as llama.cpp's converter leaves out-of-range ids out */
+#define SRTI__GEMMA_EXTRA(id) (SRTI__HF_IS_GEMMA(cfg->kind) && cfg->vocab_size && (id) >= (int64_t)cfg->vocab_size)
     if (!srtj_is(model, SRTJ_OBJECT)) { srti__seterr(err, errlen, "%s: \"model\" is missing", tpath); goto done; }
     if (type && strcmp(type, "BPE") != 0) { srti__seterr(err, errlen, "%s: tokenizer model \"%s\" is not supported (BPE)", tpath, type); goto done; }
     if (!srtj_is(vocab, SRTJ_OBJECT)) { srti__seterr(err, errlen, "%s: model.vocab must be an object of token: id", tpath); goto done; }
@@ -652,7 +771,7 @@ static int srti__hf_tokenizer(srti_model *m, const char *dir, const srti__hf_cfg
         int64_t id;
         if (srti__jint(tpath, e, "id", 0, (1 << 24) - 1, 1, &id, err, errlen)) goto done;
         if (!srtj_string(srtj_get(e, "content"))) { srti__seterr(err, errlen, "%s: added token %lld has no content", tpath, (long long)id); goto done; }
-        if (id > max_id) max_id = id;
+        if (id > max_id && !SRTI__GEMMA_EXTRA(id)) max_id = id;
     }
     if (max_id < 0) { srti__seterr(err, errlen, "%s: the vocabulary is empty", tpath); goto done; }
     n = (uint32_t)max_id + 1;
@@ -679,6 +798,7 @@ static int srti__hf_tokenizer(srti_model *m, const char *dir, const srti__hf_cfg
         int special = 0;
         const char *content = srtj_string(srtj_get(e, "content"));
         srtj_int(srtj_get(e, "id"), &id);
+        if (SRTI__GEMMA_EXTRA(id)) continue;
         if (srti__jbool(tpath, e, "special", &special, err, errlen)) goto done;
         SRTI_FREE(v->tokens[id]);
         if (!(v->tokens[id] = srti__strdup(content))) { srti__seterr(err, errlen, "out of memory"); goto done; }
@@ -850,6 +970,7 @@ done:
     SRTI_FREE(tpath);
     SRTI_FREE(cpath);
     return rc;
+#undef SRTI__GEMMA_EXTRA
 }
 
 /* ---------------------------------------------------------------- safetensors */
@@ -866,6 +987,17 @@ static int srti__hf_name(const char *hf, const srti_hparams *hp, int permute_qk,
         {"mlp.up_proj.weight", "ffn_up.weight", 0}, {"mlp.down_proj.weight", "ffn_down.weight", 0},
         {"self_attn.qkv_proj.weight", "attn_qkv.weight", 0}, {"mlp.gate_up_proj.weight", "ffn_up.weight", 0},   /* Phi-3 */
     };
+    /* Gemma: four norms a layer; post_attention_layernorm normalises the attention's output (in
+       Llama it is the FFN's input norm); q_norm / k_norm in Gemma 3 only */
+    static const struct { const char *hf, *gg; } gemma[] = {
+        {"input_layernorm.weight", "attn_norm.weight"}, {"post_attention_layernorm.weight", "post_attention_norm.weight"},
+        {"pre_feedforward_layernorm.weight", "ffn_norm.weight"}, {"post_feedforward_layernorm.weight", "post_ffw_norm.weight"},
+        {"self_attn.q_proj.weight", "attn_q.weight"}, {"self_attn.k_proj.weight", "attn_k.weight"},
+        {"self_attn.v_proj.weight", "attn_v.weight"}, {"self_attn.o_proj.weight", "attn_output.weight"},
+        {"mlp.gate_proj.weight", "ffn_gate.weight"}, {"mlp.up_proj.weight", "ffn_up.weight"}, {"mlp.down_proj.weight", "ffn_down.weight"},
+        {"self_attn.q_norm.weight", "attn_q_norm.weight"}, {"self_attn.k_norm.weight", "attn_k_norm.weight"},
+    };
+    const int is_gemma = !strncmp(hp->arch, "gemma", 5);
     *permute = 0;
     if (!strcmp(hf, "model.embed_tokens.weight")) { snprintf(out, cap, "token_embd.weight"); return 1; }
     if (!strcmp(hf, "model.norm.weight")) { snprintf(out, cap, "output_norm.weight"); return 1; }
@@ -877,6 +1009,12 @@ static int srti__hf_name(const char *hf, const srti_hparams *hp, int permute_qk,
         while (*p >= '0' && *p <= '9' && l < 100000) l = l * 10 + (unsigned long)(*p++ - '0');
         if (*p++ != '.' || l >= hp->n_layer) return -1;
         if (srti__ends_with(p, "rotary_emb.inv_freq")) return 0;
+        if (is_gemma) {
+            const size_t n = sizeof gemma / sizeof gemma[0] - (strcmp(hp->arch, "gemma3") ? 2 : 0);
+            for (i = 0; i < n; i++)
+                if (!strcmp(p, gemma[i].hf)) { snprintf(out, cap, "blk.%lu.%s", l, gemma[i].gg); return 1; }
+            return -1;
+        }
         for (i = 0; i < sizeof layer / sizeof layer[0]; i++)
             if (!strcmp(p, layer[i].hf)) {
                 snprintf(out, cap, "blk.%lu.%s", l, layer[i].gg);
@@ -1194,6 +1332,82 @@ static void srti__permute_rows(float *w, uint64_t rows, uint64_t cols, uint32_t 
     SRTI_FREE(tmp);
 }
 
+/* x rounded to the nearest IEEE half (ties to even), as a float: the converter adds Gemma's 1 to
+   an F16 norm in F16. */
+static float srti__round_f16(float x) {
+    int e;
+    double q;
+    if (x != x || x == 0.0f) return x;
+    frexp((double)x, &e);
+    q = ldexp(1.0, e - 11 < -24 ? -24 : e - 11);   /* 11 significant bits; subnormals: steps of 2^-24 */
+    x = (float)(nearbyint((double)x / q) * q);
+    return x > 65504.0f ? HUGE_VALF : x < -65504.0f ? -HUGE_VALF : x;
+}
+
+/* A Gemma folder's tensors: all there in their shapes (srti_check_llama knows the llama family
+   only), then the norms' 1 added. Gemma's RMSNorm multiplies by (1 + w); llama.cpp's converter
+   stores w + 1 (in F32 for BF16 and F32 sources, in F16 for F16 ones) so that a plain x * w
+   RMSNorm applies, and so do we: the norms are read now and held as F32 values (a few MB for
+   the largest Gemma). */
+static int srti__hf_gemma_tensors(srti_model *m, const char *dir, char *err, size_t errlen) {
+    static const struct { const char *gg, *hf; int shape; } need[] = {   /* shape 0: [E], 1: [E, Q], 2: [E, KV], 3: [Q, E], 4: [E, F], 5: [F, E], 6: [head_dim] */
+        {"attn_norm.weight", "input_layernorm.weight", 0}, {"attn_q.weight", "self_attn.q_proj.weight", 1},
+        {"attn_k.weight", "self_attn.k_proj.weight", 2}, {"attn_v.weight", "self_attn.v_proj.weight", 2},
+        {"attn_output.weight", "self_attn.o_proj.weight", 3}, {"post_attention_norm.weight", "post_attention_layernorm.weight", 0},
+        {"ffn_norm.weight", "pre_feedforward_layernorm.weight", 0}, {"ffn_gate.weight", "mlp.gate_proj.weight", 4},
+        {"ffn_up.weight", "mlp.up_proj.weight", 4}, {"ffn_down.weight", "mlp.down_proj.weight", 5},
+        {"post_ffw_norm.weight", "post_feedforward_layernorm.weight", 0},
+        {"attn_q_norm.weight", "self_attn.q_norm.weight", 6}, {"attn_k_norm.weight", "self_attn.k_norm.weight", 6},
+    };
+    const srti_hparams *hp = &m->hp;
+    const uint64_t E = hp->n_embd, Q = (uint64_t)hp->n_head * hp->head_dim, KV = (uint64_t)hp->n_head_kv * hp->head_dim, F = hp->n_ff;
+    const uint64_t ne[7][2] = {{E, 1}, {E, Q}, {E, KV}, {Q, E}, {E, F}, {F, E}, {hp->head_dim, 1}};
+    const size_t n_need = sizeof need / sizeof need[0] - (strcmp(hp->arch, "gemma3") ? 2 : 0);
+    uint64_t total = 0, at = 0;
+    uint32_t l, i;
+    size_t k;
+    char nm[96], hf[96];
+    for (l = 0; l <= hp->n_layer; l++)
+        for (k = 0; k < (l < hp->n_layer ? n_need : 2); k++) {   /* after the layers: the embedding and the final norm */
+            const char *gg = l < hp->n_layer ? need[k].gg : k ? "output_norm.weight" : "token_embd.weight";
+            const uint64_t a = l < hp->n_layer ? ne[need[k].shape][0] : E, b = l < hp->n_layer ? ne[need[k].shape][1] : k ? 1 : hp->n_vocab;
+            int ti;
+            if (l < hp->n_layer) {
+                snprintf(nm, sizeof nm, "blk.%u.%s", (unsigned)l, gg);
+                snprintf(hf, sizeof hf, "model.layers.%u.%s", (unsigned)l, need[k].hf);
+            } else {
+                snprintf(nm, sizeof nm, "%s", gg);
+                snprintf(hf, sizeof hf, "%s", k ? "model.norm.weight" : "model.embed_tokens.weight");
+            }
+            if ((ti = srti_find(m, nm)) < 0) { srti__seterr(err, errlen, "%s: tensor '%s' (%s) is missing", dir, hf, nm); return 1; }
+            if (m->tensors[ti].ne[0] != a || m->tensors[ti].ne[1] != b) {
+                srti__seterr(err, errlen, "%s: tensor '%s' (%s) has shape [%llu, %llu] (GGUF order), expected [%llu, %llu]", dir, hf, nm,
+                             (srti__ull)m->tensors[ti].ne[0], (srti__ull)m->tensors[ti].ne[1], (srti__ull)a, (srti__ull)b);
+                return 1;
+            }
+        }
+    for (i = 0; i < m->n_tensors; i++)
+        if (srti__ends_with(m->tensors[i].name, "norm.weight")) total += srti_tensor_nvalues(&m->tensors[i]);
+    SRTI_FREE(m->priv->inline_vals);   /* no LongRoPE factors in a Gemma model */
+    m->priv->n_inline = 0;
+    if (!(m->priv->inline_vals = (float *)SRTI_MALLOC((size_t)total * sizeof(float) + 1))) { srti__seterr(err, errlen, "out of memory"); return 1; }
+    for (i = 0; i < m->n_tensors; i++) {
+        srti_tensor *t = &m->tensors[i];
+        const uint64_t n = srti_tensor_nvalues(t);
+        float *v = m->priv->inline_vals + at;
+        uint64_t j;
+        if (!srti__ends_with(t->name, "norm.weight")) continue;
+        if (srti_read_f32(m, i, v, err, errlen)) return 1;
+        for (j = 0; j < n; j++) v[j] = t->src_type == SRTI_TYPE_F16 ? srti__round_f16(v[j] + 1.0f) : v[j] + 1.0f;
+        t->values = v;
+        t->src_type = SRTI_TYPE_F32;
+        t->nbytes = n * 4;
+        at += n;
+    }
+    m->priv->n_inline = (uint32_t)at;
+    return 0;
+}
+
 /* config.json of a folder (or the given file) into m->hp; sets cfg. 0 = ok, 2 = no config.json. */
 static int srti__hf_read_config(srti_model *m, const char *cfg_path, srti__hf_cfg *cfg, char *err, size_t errlen) {
     srtj_doc *doc = NULL;
@@ -1205,6 +1419,15 @@ static int srti__hf_read_config(srti_model *m, const char *cfg_path, srti__hf_cf
     r = srti__hf_config(m, cfg_path, srtj_root(doc), cfg, err, errlen);
     srtj_free(doc);
     return r;
+}
+
+#define SRTI__HF_ARCHS "LlamaForCausalLM, MistralForCausalLM, Qwen2ForCausalLM, Qwen3ForCausalLM, Phi3ForCausalLM, Gemma2ForCausalLM, Gemma3ForCausalLM"
+/* More on a refused architecture: Gemma 3's multimodal checkpoints (4B and up) nest the text
+   model's config in text_config and its tensors under language_model, beside a vision tower. */
+static const char *srti__hf_why_not(const srti__hf_cfg *cfg) {
+    if (!strcmp(cfg->arch_class, "Gemma3ForConditionalGeneration") || !strcmp(cfg->arch_class, "gemma3"))
+        return "; the multimodal Gemma 3 (text_config, language_model.* tensors, a vision tower) is not, only the text-only Gemma3ForCausalLM";
+    return "";
 }
 
 static int srti__open_hf(srti_model *m, const char *dir, char *err, size_t errlen) {
@@ -1234,7 +1457,7 @@ static int srti__open_hf(srti_model *m, const char *dir, char *err, size_t errle
         int has_weights = (st && srti__file_exists(st)) || (ix && srti__file_exists(ix));
         SRTI_FREE(st); SRTI_FREE(ix);
         if (has_weights) {
-            srti__seterr(err, errlen, "%s: architecture \"%s\" is not supported (LlamaForCausalLM, MistralForCausalLM, Qwen2ForCausalLM, Qwen3ForCausalLM, Phi3ForCausalLM)", cpath, cfg.arch_class);
+            srti__seterr(err, errlen, "%s: architecture \"%s\" is not supported (" SRTI__HF_ARCHS ")%s", cpath, cfg.arch_class, srti__hf_why_not(&cfg));
             goto done;
         }
         srti__copy_trunc(m->hp.arch, sizeof m->hp.arch, cfg.arch_class);
@@ -1256,6 +1479,7 @@ static int srti__open_hf(srti_model *m, const char *dir, char *err, size_t errle
         }
     }
     if (!m->hp.n_vocab) m->hp.n_vocab = m->vocab.n_tokens;
+    if (m->n_tensors && SRTI__HF_IS_GEMMA(cfg.kind) && srti__hf_gemma_tensors(m, dir, err, errlen)) goto done;
     rc = 0;
 done:
     SRTI_FREE(cpath);
@@ -1357,7 +1581,7 @@ SRTI_API int srti_open_random(const char *config_path, uint64_t seed, srti_model
     r = srti__hf_read_config(m, config_path, &cfg, err, errlen);
     if (r == 2) { srti__seterr(err, errlen, "%s: cannot open the file", config_path); goto fail; }
     if (r) goto fail;
-    if (!cfg.kind) { srti__seterr(err, errlen, "%s: architecture \"%s\" is not supported (LlamaForCausalLM, MistralForCausalLM, Qwen2ForCausalLM, Qwen3ForCausalLM, Phi3ForCausalLM)", config_path, cfg.arch_class); goto fail; }
+    if (!cfg.kind) { srti__seterr(err, errlen, "%s: architecture \"%s\" is not supported (" SRTI__HF_ARCHS ")%s", config_path, cfg.arch_class, srti__hf_why_not(&cfg)); goto fail; }
     if (!cfg.vocab_size) { srti__seterr(err, errlen, "%s: \"vocab_size\" is missing", config_path); goto fail; }
     if (cfg.vocab_size < 3) { srti__seterr(err, errlen, "%s: vocab_size %u is too small", config_path, (unsigned)cfg.vocab_size); goto fail; }
     if (!m->hp.name[0]) snprintf(m->hp.name, sizeof m->hp.name, "random");
@@ -1378,7 +1602,8 @@ SRTI_API int srti_open_random(const char *config_path, uint64_t seed, srti_model
     {
         uint64_t E = m->hp.n_embd, F = m->hp.n_ff, V = m->hp.n_vocab, Q = (uint64_t)m->hp.n_head * m->hp.head_dim,
                  KV = (uint64_t)m->hp.n_head_kv * m->hp.head_dim, off = 0, l;
-        uint32_t per = 9 + (cfg.qkv_bias ? 3 : 0) + (cfg.kind == SRTI__HF_QWEN3 ? 2 : 0);
+        const int gemma = SRTI__HF_IS_GEMMA(cfg.kind);
+        uint32_t per = 9 + (cfg.qkv_bias ? 3 : 0) + (cfg.kind == SRTI__HF_QWEN3 || cfg.kind == SRTI__HF_GEMMA3 ? 2 : 0) + (gemma ? 2 : 0);
         char nm[96];
         m->tensors = (srti_tensor *)SRTI_CALLOC((size_t)m->hp.n_layer * per + 3, sizeof(srti_tensor));
         if (!m->tensors) { srti__seterr(err, errlen, "out of memory"); goto fail; }
@@ -1394,15 +1619,17 @@ SRTI_API int srti_open_random(const char *config_path, uint64_t seed, srti_model
                 SRTI__T("attn_k.bias", KV, 0)
                 SRTI__T("attn_v.bias", KV, 0)
             }
-            if (cfg.kind == SRTI__HF_QWEN3) {
+            if (cfg.kind == SRTI__HF_QWEN3 || cfg.kind == SRTI__HF_GEMMA3) {
                 SRTI__T("attn_q_norm.weight", m->hp.head_dim, 0)
                 SRTI__T("attn_k_norm.weight", m->hp.head_dim, 0)
             }
             SRTI__T("attn_output.weight", Q, E)
+            if (gemma) { SRTI__T("post_attention_norm.weight", E, 0) }   /* the macro is two statements */
             SRTI__T("ffn_norm.weight", E, 0)
             SRTI__T("ffn_gate.weight", E, F)
             SRTI__T("ffn_down.weight", F, E)
             SRTI__T("ffn_up.weight", E, F)
+            if (gemma) { SRTI__T("post_ffw_norm.weight", E, 0) }
 #undef SRTI__T
         }
         srti__add_tensor(m, "output_norm.weight", E, 0, &off);
