@@ -534,14 +534,6 @@ static int gm_check_values(srti_model *m, char *why, size_t cap) {
     }
     return 1;
 }
-static int meta_f(const srti_model *m, const char *key, float want) {
-    double d = 0;
-    return srti_meta_float(m, key, &d) && (float)d == want;
-}
-static int meta_u(const srti_model *m, const char *key, int64_t want) {
-    int64_t x = -1;
-    return srti_meta_int(m, key, &x) && x == want;
-}
 
 static void test_gemma(void) {
     char err[1024], dir[] = TMP "/gemma", cfg[4096], why[512];
@@ -559,9 +551,8 @@ static void test_gemma(void) {
               m->hp.rope_neox == 1 && m->hp.tied_output == 1 && m->hp.rope_theta == 10000.0f && m->hp.norm_eps == 1e-6f &&
               m->hp.sliding_window == 4096 && !strcmp(m->hp.rope_scaling, "none"),
               "Gemma 2 hyper-parameters: gemma2, head_dim 6 (not 8 / 2), NeoX rope, tied (by default), eps 1e-6, sliding_window 4096");
-        CHECK(meta_u(m, "gemma2.attention.sliding_window_pattern", 2) && meta_f(m, "gemma2.attn_logit_softcapping", 50.0f) &&
-              meta_f(m, "gemma2.final_logit_softcapping", 30.0f) && meta_f(m, "gemma2.attention.scale", (float)(1.0 / 12.0)) &&
-              !srti_meta_float(m, "gemma2.rope.freq_base_swa", NULL),
+        CHECK(m->hp.swa_pattern == 2 && m->hp.attn_softcap == 50.0f && m->hp.final_softcap == 30.0f && m->hp.attn_scale == (float)(1.0 / 12.0) &&
+              m->hp.rope_theta_swa == 0.0f,
               "Gemma 2 metadata: sliding_window_pattern 2, soft-capping 50 / 30, attention.scale 144^-0.5, no rope.freq_base_swa");
         ok = gm_check_values(m, why, sizeof why);
         CHECK(ok, "Gemma 2: all 35 tensors mapped (post_attention_layernorm -> post_attention_norm, pre/post_feedforward_layernorm -> "
@@ -604,20 +595,57 @@ static void test_gemma(void) {
         CHECK(!strcmp(m->hp.arch, "gemma3") && m->hp.head_dim == 6 && m->hp.n_layer == 7 && m->hp.rope_neox == 1 && m->hp.tied_output == 1 &&
               m->hp.rope_theta == 1000000.0f && m->hp.sliding_window == 512 && !strcmp(m->hp.rope_scaling, "linear") && m->hp.rope_scale_factor == 8.0f,
               "Gemma 3 hyper-parameters: gemma3, rope theta 1e6, sliding_window 512, linear rope scaling 8");
-        CHECK(meta_u(m, "gemma3.attention.sliding_window_pattern", 6) && meta_f(m, "gemma3.rope.freq_base_swa", 10000.0f) &&
-              meta_f(m, "gemma3.attention.scale", (float)(1.0 / sqrt(24.0))) && !srti_meta_float(m, "gemma3.attn_logit_softcapping", NULL) &&
-              !srti_meta_float(m, "gemma3.final_logit_softcapping", NULL),
+        CHECK(m->hp.swa_pattern == 6 && m->hp.rope_theta_swa == 10000.0f && m->hp.attn_scale == (float)(1.0 / sqrt(24.0)) &&
+              m->hp.attn_softcap == 0.0f && m->hp.final_softcap == 0.0f,
               "Gemma 3 metadata: sliding_window_pattern 6 (agrees with layer_types), rope.freq_base_swa 10000, attention.scale 24^-0.5, no soft-capping (null)");
         ok = gm_check_values(m, why, sizeof why);
         CHECK(ok, "Gemma 3: all 93 tensors mapped, q_norm / k_norm [head_dim] among the norms that get +1 (%s)", ok ? "ok" : why);
         CHECK(m->vocab.n_tokens == GV && m->vocab.add_space_prefix == 0, "Gemma 3: an added token past vocab_size (<image_soft_token>) is left out, as llama.cpp does");
     }
     srti_close(m);
+    {   /* packed, it loads as gemma3 with the keys the runtime reads, and runs past its window */
+        srt_model *sm = NULL;
+        srt_session *ss = NULL;
+        srt_model_desc md;
+        srt_model_info info;
+        uint32_t pat = 0, win = 0, asp = 1;
+        float scale = 0, base = 0, factor = 0;
+        const char *type = "";
+        int32_t prompt[600];
+        int i;
+        for (i = 0; i < 600; i++) prompt[i] = 2 + i % (GV - 2);
+        memset(&md, 0, sizeof md);
+        memset(&info, 0, sizeof info);
+        md.n_threads = 1;
+        ok = system("build/srt-pack -q " TMP "/gemma " TMP "/gemma3.srt") == 0 && srt_model_load(TMP "/gemma3.srt", &md, &sm) == SRT_OK;
+        if (ok) srt_model_get_info(sm, &info);
+        ok = ok && info.architecture && !strcmp(info.architecture, "gemma3") && info.head_dim == 6 &&
+             srt_model_meta_u32(sm, "gemma3.attention.sliding_window", &win) && win == 512 &&
+             srt_model_meta_u32(sm, "gemma3.attention.sliding_window_pattern", &pat) && pat == 6 &&
+             srt_model_meta_f32(sm, "gemma3.attention.scale", &scale) && scale == (float)(1.0 / sqrt(24.0)) &&
+             srt_model_meta_f32(sm, "gemma3.rope.freq_base_swa", &base) && base == 10000.0f &&
+             srt_model_meta_str(sm, "gemma3.rope.scaling.type", &type) && !strcmp(type, "linear") &&
+             srt_model_meta_f32(sm, "gemma3.rope.scaling.factor", &factor) && factor == 8.0f &&
+             srt_model_meta_u32(sm, "tokenizer.ggml.add_space_prefix", &asp) && asp == 0 && !srt_model_meta_f32(sm, "gemma3.attn_logit_softcapping", &scale);
+        CHECK(ok, "srt-pack packs the Gemma 3 folder: gemma3, window 512, pattern 6, scale 24^-0.5, sliding rope base 1e4, linear 8, no soft caps, "
+              "add_space_prefix 0 (%s)", ok ? "ok" : srt_last_error());
+        if (ok) {
+            srt_session_desc sd;
+            memset(&sd, 0, sizeof sd);
+            sd.n_ctx = 700;
+            sd.n_batch = 64;
+            ok = srt_session_create(sm, &sd, &ss) == SRT_OK && srt_session_feed(ss, prompt, 600) == SRT_OK && srt_session_logits(ss);
+            CHECK(ok, "it evaluates 600 tokens (past the 512-position window) (%s)", ok ? "ok" : srt_last_error());
+        }
+        srt_session_destroy(ss);
+        srt_model_free(sm);
+        remove(TMP "/gemma3.srt");
+    }
     gm_config(cfg, sizeof cfg, 1, 7, ",\"query_pre_attn_scalar\":null,\"layer_types\":[\"sliding_attention\",\"sliding_attention\",\"full_attention\","
               "\"sliding_attention\",\"sliding_attention\",\"full_attention\",\"sliding_attention\"]");
     gm_write(dir, cfg, NULL, 0);
     m = open_dir(dir, err, sizeof err);
-    CHECK(m && meta_u(m, "gemma3.attention.sliding_window_pattern", 3) && meta_f(m, "gemma3.attention.scale", (float)(1.0 / sqrt(6.0))) &&
+    CHECK(m && m->hp.swa_pattern == 3 && m->hp.attn_scale == (float)(1.0 / sqrt(6.0)) &&
           !strcmp(m->hp.rope_scaling, "none"), "Gemma 3: the pattern comes from layer_types (3), query_pre_attn_scalar defaults to head_dim (%s)", m ? "ok" : err);
     srti_close(m);
     gm_config(cfg, sizeof cfg, 1, 7, ",\"layer_types\":[\"sliding_attention\",\"full_attention\",\"sliding_attention\","
@@ -649,7 +677,7 @@ static void test_gemma(void) {
         static float v[GE * GF];
         int i;
         ok = !strcmp(m->hp.arch, "gemma3") && m->hp.head_dim == 6 && m->hp.tied_output == 1 && m->n_tensors == 2 + 7 * 13 &&
-             meta_u(m, "gemma3.attention.sliding_window_pattern", 6) && meta_f(m, "gemma3.rope.freq_base_swa", 10000.0f);
+             m->hp.swa_pattern == 6 && m->hp.rope_theta_swa == 10000.0f;
         for (i = 0; ok && i < gm_n; i++) {
             int ti = srti_find(m, gm[i].gg);
             ok = ti >= 0 && m->tensors[ti].ne[0] == (gm[i].cols ? gm[i].cols : gm[i].rows) && m->tensors[ti].ne[1] == (gm[i].cols ? gm[i].rows : 1) &&

@@ -59,10 +59,10 @@
      As llama.cpp's converter: post_attention_layernorm is the norm of the attention's output
      (blk.N.post_attention_norm), pre/post_feedforward_layernorm are ffn_norm / post_ffw_norm;
      every norm is stored as w + 1 (Gemma's RMSNorm multiplies by 1 + w); NeoX rope, no q/k
-     permutation, tied embeddings unless the config says otherwise, head_dim default 256. The
-     keys srti_hparams has no field for are in the model's key store (srti_meta_int /
-     srti_meta_float): {arch}.attention.sliding_window_pattern, attn_logit_softcapping,
-     final_logit_softcapping, attention.scale, rope.freq_base_swa (Gemma 3). The tokenizer.json
+     permutation, tied embeddings unless the config says otherwise, head_dim default 256;
+     srti_hparams' sliding_window, swa_pattern (from layer_types or sliding_window_pattern),
+     attn_softcap / final_softcap (Gemma 2: 50 / 30 when absent, none when null), attn_scale
+     (query_pre_attn_scalar^-0.5) and rope_theta_swa (Gemma 3's rope_local_base_freq). The tokenizer.json
      (byte_fallback, a Replace " " -> U+2581 normalizer) is a "llama" vocabulary with
      add_space_prefix 0. Gemma3ForConditionalGeneration (multimodal) is refused.
 
@@ -349,28 +349,6 @@ static int srti__hf_add_rope_factors(srti_model *m, char *err, size_t errlen) {
 }
 
 /* ---------------------------------------------------------------- Gemma 2 / Gemma 3 */
-/* A metadata key "{arch}.{key}" for what srti_hparams has no field for (Gemma's sliding-window
-   pattern, soft-capping, attention scale, local rope base): kept in the model's key store, where
-   srti_meta_int / srti_meta_float find it as for a GGUF file. type: SRTI__G_U32 or SRTI__G_F32. */
-static int srti__hf_kv_add(srti_model *m, const char *key, uint32_t type, double value, char *err, size_t errlen) {
-    srti__kv *nk = (srti__kv *)SRTI_MALLOC(((size_t)m->priv->n_kv + 1) * sizeof(srti__kv)), *kv;
-    char full[160];
-    if (!nk) { srti__seterr(err, errlen, "out of memory"); return 1; }
-    if (m->priv->n_kv) memcpy(nk, m->priv->kv, (size_t)m->priv->n_kv * sizeof(srti__kv));
-    SRTI_FREE(m->priv->kv);
-    m->priv->kv = nk;
-    kv = &nk[m->priv->n_kv];
-    memset(kv, 0, sizeof *kv);
-    snprintf(full, sizeof full, "%s.%s", m->hp.arch, key);
-    if (!(kv->key = srti__strdup(full))) { srti__seterr(err, errlen, "out of memory"); return 1; }
-    m->priv->n_kv++;
-    kv->type = type;
-    if (type == SRTI__G_U32) { kv->u = (uint64_t)value; kv->i = (int64_t)kv->u; kv->f = (double)kv->u; }
-    else kv->f = (double)(float)value;   /* stored as f32 */
-    qsort(m->priv->kv, (size_t)m->priv->n_kv, sizeof(srti__kv), srti__kv_cmp);   /* srti__kv_find searches it */
-    return 0;
-}
-
 /* The MLP activation: GELU with the tanh approximation is what the runtime has for Gemma.
    transformers' Gemma 2/3 MLPs use hidden_activation (default gelu_pytorch_tanh) and ignore
    hidden_act; a hidden_act of plain "gelu" without hidden_activation is Gemma 1's convention,
@@ -425,18 +403,20 @@ static int srti__hf_gemma_config(srti_model *m, const char *file, const srtj_val
                 return 1;
             }
     }
-    if (srti__hf_kv_add(m, "attention.sliding_window_pattern", SRTI__G_U32, pattern, err, errlen)) return 1;
-    for (k = 0; k < 2; k++) {
-        float cap = 0.0f;
+    hp->swa_pattern = pattern;
+    for (k = 0; k < 2; k++) {   /* absent: transformers' Gemma 2 defaults (50, 30); null: none */
+        float cap = cfg->kind == SRTI__HF_GEMMA2 && !srtj_get(c, caps[k]) ? (k ? 30.0f : 50.0f) : 0.0f;
         if (srti__jf32(file, c, caps[k], &cap, err, errlen)) return 1;
-        if (cap > 0.0f && srti__hf_kv_add(m, caps[k], SRTI__G_F32, cap, err, errlen)) return 1;
+        if (!(cap >= 0.0f && cap <= 1e6f)) { srti__seterr(err, errlen, "%s: %s %g is out of range", file, caps[k], (double)cap); return 1; }
+        *(k ? &hp->final_softcap : &hp->attn_softcap) = cap;
     }
-    if (srti__jf32(file, c, "query_pre_attn_scalar", &qpas, err, errlen) ||
-        srti__hf_kv_add(m, "attention.scale", SRTI__G_F32, 1.0 / sqrt((double)qpas), err, errlen))
-        return 1;
-    if (cfg->kind == SRTI__HF_GEMMA3 && (srti__jf32(file, c, "rope_local_base_freq", &local_base, err, errlen) ||
-                                         srti__hf_kv_add(m, "rope.freq_base_swa", SRTI__G_F32, local_base, err, errlen)))
-        return 1;
+    if (srti__jf32(file, c, "query_pre_attn_scalar", &qpas, err, errlen)) return 1;
+    if (!(qpas > 0.0f)) { srti__seterr(err, errlen, "%s: query_pre_attn_scalar %g is not positive", file, (double)qpas); return 1; }
+    hp->attn_scale = (float)(1.0 / sqrt((double)qpas));
+    if (cfg->kind == SRTI__HF_GEMMA3) {
+        if (srti__jf32(file, c, "rope_local_base_freq", &local_base, err, errlen)) return 1;
+        hp->rope_theta_swa = local_base;
+    }
     return 0;
 }
 
