@@ -24,8 +24,9 @@ static const char *extra_pieces[] = {
     "he", "ll", "llo", "hello", "\xe2\x96\x81" "hello", "\xc3\xa9", "\xe2\x82\xac", 0};
 
 /* Writes a random-weight model with a SentencePiece vocab: <unk> <s> </s>, <0x00>..<0xFF>, then
-   pieces. arch "llama", "qwen3" (with its q/k norms) or "phi3" (LongRoPE: original context 32,
-   attention factor 1.1, factors around 1); chat_template: tokenizer.chat_template
+   pieces. arch "llama", "qwen3" (with its q/k norms), "phi3" (LongRoPE: original context 32,
+   attention factor 1.1, factors around 1), "gemma2" (soft caps 20 / 10, a window of 4 on even
+   layers) or "gemma3" (q/k norms, a window of 4 on layer 0 of every 2, sliding rope base 100); chat_template: tokenizer.chat_template
    (NULL = none). skip_tensor / bad_tensor tweak it for the error tests. */
 static int write_tiny_model_arch(const char *path, const char *arch, const char *chat_template, srt_format fmt, const char *skip_tensor,
                                  const char *bad_tensor, int with_vocab) {
@@ -52,6 +53,13 @@ static int write_tiny_model_arch(const char *path, const char *arch, const char 
         srt_writer_meta_str(w, TKEY("rope.scaling.type"), "longrope");
         srt_writer_meta_u32(w, TKEY("rope.scaling.original_context_length"), 32);
         srt_writer_meta_f32(w, TKEY("rope.scaling.attn_factor"), 1.1f);
+    }
+    if (!strncmp(arch, "gemma", 5)) {
+        srt_writer_meta_f32(w, TKEY("attention.scale"), 0.3f);
+        srt_writer_meta_u32(w, TKEY("attention.sliding_window"), 4);
+        srt_writer_meta_u32(w, TKEY("attention.sliding_window_pattern"), 2);
+        if (!strcmp(arch, "gemma2")) { srt_writer_meta_f32(w, TKEY("attn_logit_softcapping"), 20.0f); srt_writer_meta_f32(w, TKEY("final_logit_softcapping"), 10.0f); }
+        else srt_writer_meta_f32(w, TKEY("rope.freq_base_swa"), 100.0f);
     }
 #undef TKEY
     if (with_vocab) {
@@ -92,7 +100,8 @@ static int write_tiny_model_arch(const char *path, const char *arch, const char 
         LADD("ffn_gate.weight", T_F, T_E, fmt);
         LADD("ffn_up.weight", T_F, T_E, fmt);
         LADD("ffn_down.weight", T_E, T_F, fmt);
-        if (!strcmp(arch, "qwen3")) { LADD("attn_q_norm.weight", 1, T_E / T_H, SRT_F32); LADD("attn_k_norm.weight", 1, T_E / T_H, SRT_F32); }
+        if (!strcmp(arch, "qwen3") || !strcmp(arch, "gemma3")) { LADD("attn_q_norm.weight", 1, T_E / T_H, SRT_F32); LADD("attn_k_norm.weight", 1, T_E / T_H, SRT_F32); }
+        if (!strncmp(arch, "gemma", 5)) { LADD("post_attention_norm.weight", 1, T_E, SRT_F32); LADD("post_ffw_norm.weight", 1, T_E, SRT_F32); }
 #undef LADD
     }
 #undef ADD
