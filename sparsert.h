@@ -3091,6 +3091,7 @@ typedef struct srt__vec_ops {
     void (*exp)(float *x, uint64_t n);                                    /* x = srt__expf(x) */
     void (*softmax)(float *x, uint64_t ld, int rows, uint64_t n);        /* srt__softmax on rows rows, ld apart */
     void (*swiglu)(float *g, const float *up, uint64_t n);               /* g = g * (1 / (1 + exp(-g))) * up */
+    void (*geglu)(float *g, const float *up, uint64_t n);                /* g = gelu_tanh(g) * up, as srt__geglu */
     int32_t (*argmax)(const float *x, int n);                            /* first index of the largest */
     /* attention over n cached rows of hd values (`type` srt__kv_elem; rows `stride` elements apart,
        a Q8 row's element being a byte) for the G query heads that share them (q: G vectors of hd,
@@ -3294,17 +3295,14 @@ static void srt__swiglu(float *g, const float *up, uint64_t n) {
     for (i = 0; i < n; i++) g[i] = g[i] * (1.0f / (1.0f + srt__expf(-g[i]))) * up[i];
 }
 /* Gemma's FFN: g = gelu(g) * up, GELU's tanh approximation (transformers' gelu_pytorch_tanh), as
-   x sigmoid(2 z) = x / (1 + exp(-2 z)), z = sqrt(2 / pi) (x + 0.044715 x^3), so that the vector
-   exp does the work (tanhf per value cost more than the FFN's matrices at 1B). up is scratch. */
-static void srt__geglu(const srt__vec_ops *ops, float *g, float *up, uint64_t n) {
+   x sigmoid(2 z) = x up / (1 + exp(-2 z)), -2 z = (-2 sqrt(2 / pi) x) (1 + 0.044715 x^2): one exp,
+   as SwiGLU (tanhf per value cost more than the FFN's matrices at 1B) */
+static void srt__geglu(float *g, const float *up, uint64_t n) {
     uint64_t i;
     for (i = 0; i < n; i++) {
-        const float x = g[i];
-        up[i] *= x;
-        g[i] = -1.59576912f * (x + 0.044715f * x * x * x);
+        const float x = g[i], z = (x * -1.59576912f) * srt__fmaf(0.044715f, x * x, 1.0f);
+        g[i] = (x * up[i]) / (1.0f + srt__expf(z));
     }
-    ops->exp(g, n);
-    for (i = 0; i < n; i++) g[i] = up[i] / (1.0f + g[i]);
 }
 /* Gemma 2's soft cap: x -> cap tanh(x / cap) = cap - 2 cap / (exp(2 x / cap) + 1) (the logits:
    256000 of them a token) */
@@ -3384,7 +3382,7 @@ static srt__kernel_fn srt__kernel(srt_isa isa, srt_format f, int n_tok) {
 static void srt__vec_ops_for(srt_isa isa, srt__vec_ops *ops) {
     ops->dot_f32 = srt__dot_f32; ops->dot_f16 = srt__dot_f16;
     ops->axpy_f32 = srt__axpy_f32; ops->axpy_f16 = srt__axpy_f16;
-    ops->exp = srt__exp_vec; ops->softmax = srt__softmax_rows; ops->swiglu = srt__swiglu; ops->argmax = srt__argmax;
+    ops->exp = srt__exp_vec; ops->softmax = srt__softmax_rows; ops->swiglu = srt__swiglu; ops->geglu = srt__geglu; ops->argmax = srt__argmax;
     ops->attn_scores = srt__attn_scores; ops->attn_values = srt__attn_values;
     ops->attn_scores_sb = srt__attn_scores_sb; ops->attn_values_sb = srt__attn_values_sb;
 #if SRT__HAVE_X86
@@ -6132,7 +6130,7 @@ static void srt__forward_batch(srt_session *s, const int32_t *toks, int n, int w
             ws[0] = &L->gate; ws[1] = &L->up; ys[0] = s->hb; ys[1] = s->hb2;
             srt__matmul_same_input(s, 2, ws, s->xb, n, ys, NULL);
         }
-        if (m->gemma) srt__geglu(&m->ops, s->hb, s->hb2, (uint64_t)n * F);
+        if (m->gemma) m->ops.geglu(s->hb, s->hb2, (uint64_t)n * F);
         else m->ops.swiglu(s->hb, s->hb2, (uint64_t)n * F);
         srt__matmul(s, &L->down, s->hb, n, s->xb, NULL);
         if (L->post_ffw_norm)

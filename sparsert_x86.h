@@ -783,6 +783,16 @@ static SRT__AVX2 void srt__swiglu_avx2(float *g, const float *up, uint64_t n) {
     }
     for (; i < n; i++) g[i] = g[i] * (1.0f / (1.0f + srt__expf(-g[i]))) * up[i];
 }
+static SRT__AVX2 void srt__geglu_avx2(float *g, const float *up, uint64_t n) {
+    const __m256 one = _mm256_set1_ps(1.0f), c = _mm256_set1_ps(0.044715f), k = _mm256_set1_ps(-1.59576912f);
+    uint64_t i = 0;
+    for (; i + 8 <= n; i += 8) {
+        const __m256 x = _mm256_loadu_ps(g + i);
+        const __m256 z = _mm256_mul_ps(_mm256_mul_ps(x, k), _mm256_fmadd_ps(c, _mm256_mul_ps(x, x), one));
+        _mm256_storeu_ps(g + i, _mm256_div_ps(_mm256_mul_ps(x, _mm256_loadu_ps(up + i)), _mm256_add_ps(one, srt__exp256(z))));
+    }
+    srt__geglu(g + i, up + i, n - i);
+}
 /* srt__quantize_acts, 8 lanes: round half away from zero as trunc(v) + sign(v) when |v - trunc(v)|
    >= 0.5 (exact for |v| < 2^23); the int32 codes are packed to bytes. */
 static SRT__AVX2 void srt__quantize_acts_avx2(const float *x, uint64_t cols, uint32_t group, uint64_t kp, int8_t *q, float *d, int32_t *s) {
@@ -2224,7 +2234,7 @@ static void srt__x86_vec_ops(srt_isa isa, srt__vec_ops *ops) {
     ops->argmax = srt__argmax_avx2;
     ops->dot_f32 = srt__dot_f32_avx2; ops->dot_f16 = srt__dot_f16_avx2;
     ops->axpy_f32 = srt__axpy_f32_avx2; ops->axpy_f16 = srt__axpy_f16_avx2;
-    ops->exp = srt__exp_avx2; ops->softmax = srt__softmax_avx2; ops->swiglu = srt__swiglu_avx2;
+    ops->exp = srt__exp_avx2; ops->softmax = srt__softmax_avx2; ops->swiglu = srt__swiglu_avx2; ops->geglu = srt__geglu_avx2;
 }
 
 /* AVX2 sb-bf16: a whole group's rows in one pass, as the AVX-512 kernel (one stream of values: a

@@ -400,6 +400,9 @@ static void test_vec_ops(void) {
             ref.swiglu(y1, b, (uint64_t)len); ops.swiglu(y2, b, (uint64_t)len);
             ok = ok && memcmp(y1, y2, sizeof(float) * (size_t)len) == 0;
             memcpy(y1, a, sizeof(float) * (size_t)len); memcpy(y2, a, sizeof(float) * (size_t)len);
+            ref.geglu(y1, b, (uint64_t)len); ops.geglu(y2, b, (uint64_t)len);
+            ok = ok && memcmp(y1, y2, sizeof(float) * (size_t)len) == 0;
+            memcpy(y1, a, sizeof(float) * (size_t)len); memcpy(y2, a, sizeof(float) * (size_t)len);
             if (len > 3 && len % 2) { y1[len / 3] = y2[len / 3] = NAN; y1[len - 1] = y2[len - 1] = 40.0f; }   /* a NaN is never the max */
             ref.softmax(y1, 0, 1, (uint64_t)len); ops.softmax(y2, 0, 1, (uint64_t)len);
             ok = ok && memcmp(y1, y2, sizeof(float) * (size_t)len) == 0;
@@ -507,7 +510,7 @@ static void test_vec_ops(void) {
             CHECK(ok_dense, "portable sparse KV attention equals the dense one on the expanded rows (1..5 heads)");
             CHECK(ok_sb, "%s sparse KV attention scores and values equal the dense ones on the expanded rows, bit for bit", srt_isa_name((srt_isa)isa));
         }
-        CHECK(ok, "%s vector ops (dot f32/f16, axpy, exp, swiglu, softmax of 1..9 rows) equal the portable ones, lengths 1..128k", srt_isa_name((srt_isa)isa));
+        CHECK(ok, "%s vector ops (dot f32/f16, axpy, exp, swiglu, geglu, softmax of 1..9 rows) equal the portable ones, lengths 1..128k", srt_isa_name((srt_isa)isa));
         CHECK(ok_max, "%s argmax equals the portable one (ties, NaNs, signed zeros, tail)", srt_isa_name((srt_isa)isa));
     }
 }
