@@ -356,7 +356,7 @@ typedef struct srt_model_desc {
 } srt_model_desc;
 
 typedef struct srt_model_info {
-    const char *architecture;    /* "llama", "qwen2", "qwen3" or "phi3" */
+    const char *architecture;    /* "llama", "qwen2", "qwen3", "phi3", "gemma2" or "gemma3" */
     const char *name;            /* general.name or "" */
     int n_vocab, n_embd, n_ff, n_layer, n_head, n_head_kv, head_dim, n_ctx_train;
     srt_format format;           /* format of the largest weight matrices */
@@ -365,6 +365,7 @@ typedef struct srt_model_info {
     srt_load load;               /* SRT_LOAD_MMAP or SRT_LOAD_COPY: how the file was loaded */
     int bos, eos;                /* special token ids, -1 if none */
     const char *backend;         /* "cpu", or the name of srt_model_desc.backend */
+    int n_swa_layers, swa_window;   /* layers that attend to the last swa_window positions only (Gemma); 0, 0 for none */
 } srt_model_info;
 
 SRT_API srt_status srt_model_load(const char *path, const srt_model_desc *desc, srt_model **out);
@@ -451,6 +452,12 @@ typedef struct srt_session_desc {
        F16 KV cache on the CPU only (else SRT_ERR_UNSUPPORTED). A session keeps up to 64 separate
        pruned stretches (turns); input fed after that stays dense. */
     float kv_sparsity_k, kv_sparsity_v;
+    /* Sliding-window layers (Gemma 2 / 3) keep only their last 2 windows + n_batch positions, in a
+       ring (Gemma 3 at 32k: a fifth of the full cache), unless swa_full = 1 or the KV cache is
+       sparse. srt_session_truncate further back than a window re-evaluates the sequence from its
+       start (the rows the window needs are gone); a saved state holds a sliding layer's last
+       window only, so the same goes for a truncation before a loaded state's end. */
+    int swa_full;
 } srt_session_desc;
 
 SRT_API srt_status srt_session_create(srt_model *model, const srt_session_desc *desc, srt_session **out);
@@ -4352,6 +4359,8 @@ SRT_API srt_status srt_model_load(const char *path, const srt_model_desc *desc, 
     if (!srt_model_meta_str(m, "general.name", &m->info.name)) m->info.name = "";
     m->info.n_vocab = m->n_vocab; m->info.n_embd = m->n_embd; m->info.n_ff = m->n_ff; m->info.n_layer = m->n_layer;
     m->info.n_head = m->n_head; m->info.n_head_kv = m->n_head_kv; m->info.head_dim = m->head_dim; m->info.n_ctx_train = m->n_ctx_train;
+    for (i = 0, m->info.n_swa_layers = 0; m->layers && i < (uint32_t)m->n_layer; i++) m->info.n_swa_layers += m->layers[i].swa;
+    m->info.swa_window = m->info.n_swa_layers ? m->swa_window : 0;
     m->info.file_bytes = m->map.size;
     m->info.load = m->map.block ? SRT_LOAD_COPY : SRT_LOAD_MMAP;
     m->info.bos = m->vocab.bos; m->info.eos = m->vocab.eos;
@@ -5858,11 +5867,13 @@ struct srt_session {
     srt_session_desc d;
     int n_ctx, n_batch, kv_elem, kv_dim;   /* kv_elem: srt__kv_elem */
     uint64_t kv_stride, kv_row;       /* a cache row (one position of one KV head): elements, bytes */
-    void *k_cache, *v_cache;          /* [layer][KV head][n_ctx][row of head_dim values] */
+    void *k_cache, *v_cache;          /* [layer][KV head][srt__kv_cap: n_ctx, or swa_cap for a sliding layer][row of head_dim values] */
     int kv_nnz[2];                    /* K, V: values kept per head row of pruned positions (head_dim: dense) */
     uint64_t kv_slot[2];              /* K, V: bytes of a compact row */
     int kv_compact;                   /* 1: compact rows (always, outside tests); 0: dropped values zeroed in place */
     int kv_prune;                     /* the batch being evaluated is input to prune */
+    int swa_cap;                      /* rows a sliding layer's region holds: n_ctx, or a ring of fewer (position p in row p % swa_cap) */
+    int swa_lo;                       /* the first position whose rows the sliding layers still hold */
     int n_seg;
     srt__kv_seg seg[SRT__KV_SEGS];    /* the compact stretches, in position order */
     int32_t *tokens;                  /* n_ctx: the sequence (evaluated + pending) */
@@ -5977,16 +5988,34 @@ static void srt__rope_init(srt_session *s) {
 
 typedef struct srt__attn_job { srt_session *s; int layer, p0, n_tok, heads, window; } srt__attn_job;   /* window 0: all positions */
 
-/* The cache region of one layer and KV head: n_ctx rows of head_dim values. */
+/* Rows of layer l's cache regions: n_ctx, or swa_cap for a sliding layer. */
+static int srt__kv_cap(const srt_session *s, int layer) { return s->m->layers[layer].swa ? s->swa_cap : s->n_ctx; }
+/* The cache region of one layer and KV head: srt__kv_cap rows of head_dim values. */
 static char *srt__kv_region(const srt_session *s, int which, int layer, int kvh) {
-    size_t at = ((size_t)layer * (size_t)s->m->n_head_kv + (size_t)kvh) * (size_t)s->n_ctx;
+    size_t at = 0;
+    int l;
+    for (l = 0; l < layer; l++) at += (size_t)srt__kv_cap(s, l) * (size_t)s->m->n_head_kv;
+    at += (size_t)kvh * (size_t)srt__kv_cap(s, layer);
     return (char *)(which ? s->v_cache : s->k_cache) + at * (size_t)s->kv_row;
+}
+/* The first position whose rows a session state holds for layer l of n evaluated positions: of a
+   sliding layer the last window - 1 only (what the next token reads besides its own). */
+static int srt__state_lo(const srt_session *s, int layer, int n) {
+    const int w = s->m->swa_window - 1;
+    return s->m->layers[layer].swa && n > w ? n - w : 0;
 }
 /* The run of positions from *p (< n) stored one way in a region of cache `which`: returns 1 for
    compact rows, 0 for dense ones; *e = the run's end, *rows = the row of *p. *seg: the next stretch
-   not yet passed (start at 0). */
-static int srt__kv_run(const srt_session *s, int which, const char *region, int n, int *p, int *seg, int *e, const char **rows) {
+   not yet passed (start at the first that ends after *p). cap: the region's rows (srt__kv_cap);
+   in a ring (cap < n_ctx, never pruned) a run ends where the ring wraps. */
+static int srt__kv_run(const srt_session *s, int which, const char *region, int cap, int n, int *p, int *seg, int *e, const char **rows) {
     size_t row = (size_t)s->kv_row;
+    if (cap < s->n_ctx) {
+        const int wrap = (*p / cap + 1) * cap;
+        *e = wrap < n ? wrap : n;
+        *rows = region + (size_t)(*p % cap) * row;
+        return 0;
+    }
     if (s->kv_compact && s->kv_nnz[which] < s->m->head_dim && *seg < s->n_seg) {
         const srt__kv_seg *g = &s->seg[*seg];
         if (*p >= g->p0) {
@@ -6019,9 +6048,10 @@ static void srt__attn_tasks(void *user, int64_t begin, int64_t end, int thread) 
         const int lo = j->window && n > j->window ? n - j->window : 0;   /* the first position seen */
         size_t h0 = (size_t)t * m->n_head * hd + ((size_t)kvh * group + (size_t)(task % chunks) * G) * hd;   /* the first head */
         const char *kreg = srt__kv_region(s, 0, j->layer, kvh), *vreg = srt__kv_region(s, 1, j->layer, kvh), *rows;
+        const int ring = srt__kv_cap(s, j->layer);
         for (seg0 = 0; seg0 < s->n_seg && s->seg[seg0].p1 <= lo; seg0++) {}   /* pruned stretches wholly before the window */
         for (p = lo, seg = seg0; p < n; p = e)
-            if (srt__kv_run(s, 0, kreg, n, &p, &seg, &e, &rows))
+            if (srt__kv_run(s, 0, kreg, ring, n, &p, &seg, &e, &rows))
                 ops->attn_scores_sb((const unsigned char *)rows, s->kv_slot[0], s->q + h0, G, (uint64_t)hd, e - p, scale, sc + p, ld);
             else ops->attn_scores(rows, s->kv_elem, s->kv_stride, s->q + h0, G, (uint64_t)hd, e - p, scale, sc + p, ld);
         if (cap > 0.0f)   /* Gemma 2: scores squashed into (-cap, cap) before the softmax */
@@ -6029,7 +6059,7 @@ static void srt__attn_tasks(void *user, int64_t begin, int64_t end, int thread) 
         ops->softmax(sc + lo, ld, G, (uint64_t)(n - lo));
         memset(s->att + h0, 0, (size_t)G * (size_t)hd * sizeof(float));
         for (p = lo, seg = seg0; p < n; p = e)
-            if (srt__kv_run(s, 1, vreg, n, &p, &seg, &e, &rows))
+            if (srt__kv_run(s, 1, vreg, ring, n, &p, &seg, &e, &rows))
                 ops->attn_values_sb((const unsigned char *)rows, s->kv_slot[1], sc + p, ld, G, e - p, (uint64_t)hd, s->att + h0);
             else ops->attn_values(rows, s->kv_elem, s->kv_stride, sc + p, ld, G, e - p, (uint64_t)hd, s->att + h0);
     }
@@ -6069,6 +6099,7 @@ static void srt__kv_prune_tasks(void *user, int64_t begin, int64_t end, int thre
 static void srt__forward_batch(srt_session *s, const int32_t *toks, int n, int want_logits) {
     srt_model *m = s->m;
     int E = m->n_embd, Q = m->n_head * m->head_dim, KV = s->kv_dim, F = m->n_ff, hd = m->head_dim, p0 = s->n_eval, l, t, i, h;
+    if (p0 == 0) s->swa_lo = 0;   /* from the start: every row is written again */
     for (t = 0; t < n; t++) {
         srt__weights_row(&m->tok_embd, (uint64_t)toks[t], s->x + (size_t)t * E);
         if (m->gemma) for (i = 0; i < E; i++) s->x[(size_t)t * E + i] *= sqrtf((float)E);   /* Gemma scales its embeddings */
@@ -6097,7 +6128,7 @@ static void srt__forward_batch(srt_session *s, const int32_t *toks, int n, int w
             srt__rope(s, qt, m->n_head, cs);
             srt__rope(s, kt, m->n_head_kv, cs);
             for (h = 0; h < m->n_head_kv; h++) {
-                size_t at = (size_t)(p0 + t) * (size_t)s->kv_row;
+                size_t at = (size_t)((p0 + t) % srt__kv_cap(s, l)) * (size_t)s->kv_row;
                 const float *k = s->k + (size_t)t * KV + (size_t)h * hd, *v = s->v + (size_t)t * KV + (size_t)h * hd;
                 char *kc = srt__kv_region(s, 0, l, h) + at, *vc = srt__kv_region(s, 1, l, h) + at;
                 if (s->kv_elem == SRT__KV_E_F16) {
@@ -6142,6 +6173,7 @@ static void srt__forward_batch(srt_session *s, const int32_t *toks, int n, int w
         else { s->seg[s->n_seg].p0 = p0; s->seg[s->n_seg].p1 = p0 + n; s->n_seg++; }
     }
     s->n_eval += n;
+    if (s->n_eval - s->swa_cap > s->swa_lo) s->swa_lo = s->n_eval - s->swa_cap;   /* the ring wrapped over these */
     s->has_logits = 0;
     if (want_logits) {
         srt__rmsnorm(&m->ops, s->xb, s->x + (size_t)(n - 1) * E, m->output_norm, E, m->norm_eps);
@@ -6240,7 +6272,18 @@ SRT_API srt_status srt_session_create(srt_model *m, const srt_session_desc *desc
     srt_session_seed(s, s->d.sampler.seed);
     B = (size_t)s->n_batch; E = (size_t)m->n_embd; Q = (size_t)m->n_head * m->head_dim; KV = (size_t)s->kv_dim; F = (size_t)m->n_ff;
     maxk = E > Q ? E : Q; if (F > maxk) maxk = F;
-    kv_bytes = (uint64_t)m->n_layer * (uint64_t)m->n_head_kv * (uint64_t)s->n_ctx * s->kv_row;
+    /* a sliding layer's ring: the window a token reads, a batch's new rows, and a window more so that
+       taking back a reply (truncation) rarely reaches past what it holds */
+    s->swa_cap = s->n_ctx;
+    if (m->swa_window > 0 && !s->d.swa_full && s->kv_nnz[0] == m->head_dim && s->kv_nnz[1] == m->head_dim && !m->backend &&
+        (int64_t)2 * m->swa_window + s->n_batch - 1 < (int64_t)s->n_ctx)
+        s->swa_cap = 2 * m->swa_window + s->n_batch - 1;
+    {
+        uint64_t rows = 0;
+        int l;
+        for (l = 0; l < m->n_layer; l++) rows += (uint64_t)srt__kv_cap(s, l);
+        kv_bytes = rows * (uint64_t)m->n_head_kv * s->kv_row;
+    }
     if (m->backend) {   /* the KV cache lives on the device */
         char err[256];
         srt_status st;
@@ -6288,6 +6331,7 @@ SRT_API void srt_session_reset(srt_session *s) {
     if (!s) return;
     s->n_tokens = s->n_eval = 0;
     s->n_seg = 0;
+    s->swa_lo = 0;
     s->has_logits = 0;
     srt_session_seed(s, s->d.sampler.seed);
 }
@@ -6299,6 +6343,10 @@ SRT_API srt_status srt_session_truncate(srt_session *s, int n) {
     s->n_tokens = n;
     if (s->n_eval > n || (s->n_eval == n && !s->has_logits)) {   /* the last kept token is evaluated again for its logits */
         s->n_eval = n > 0 ? n - 1 : 0;
+        s->has_logits = 0;
+    }
+    if (s->n_eval - (s->m->swa_window - 1) > 0 && s->n_eval - (s->m->swa_window - 1) < s->swa_lo) {
+        s->n_eval = 0;   /* a sliding layer's window lost its oldest rows (ring, loaded state): the whole sequence again */
         s->has_logits = 0;
     }
     for (i = k = 0; i < s->n_seg; i++)   /* pruned stretches end where the evaluated rows end */
@@ -6509,19 +6557,23 @@ static uint32_t srt__state_fingerprint(const srt_session *s) {
     return srt__model_fingerprint(s->m) ^ (srt__rope_long(s->m, s->n_ctx) ? 0x4c4f4e47u : 0u);
 }
 
-/* Bytes one (layer, KV head) region of cache `which` holds for n evaluated positions with the
-   stretches seg[0..n_seg) (all within n). */
-static uint64_t srt__kv_region_used(const srt_session *s, int which, const srt__kv_seg *seg, int n_seg, int n) {
+/* Bytes of the rows of positions lo..n-1 of one (layer, KV head) region of cache `which`, with
+   the stretches seg[0..n_seg) (all within n). */
+static uint64_t srt__kv_region_used(const srt_session *s, int which, const srt__kv_seg *seg, int n_seg, int lo, int n) {
     uint64_t compact = 0;
     int i;
     if (s->kv_compact && s->kv_nnz[which] < s->m->head_dim)
-        for (i = 0; i < n_seg; i++) compact += (uint64_t)(seg[i].p1 - seg[i].p0);
-    return ((uint64_t)n - compact) * s->kv_row + compact * s->kv_slot[which];
+        for (i = 0; i < n_seg; i++) compact += (uint64_t)(seg[i].p1 - (seg[i].p0 > lo ? seg[i].p0 : lo < seg[i].p1 ? lo : seg[i].p1));
+    return ((uint64_t)(n - lo) - compact) * s->kv_row + compact * s->kv_slot[which];
 }
 static uint64_t srt__state_size(const srt_session *s, uint64_t msgs_bytes, int n_tokens, int n_eval, int n_seg, const srt__kv_seg *seg, int has_logits) {
-    uint64_t regions = (uint64_t)s->m->n_layer * (uint64_t)s->m->n_head_kv;
-    return SRT__STATE_HEADER + msgs_bytes + 4 * (uint64_t)n_tokens + 8 * (uint64_t)n_seg + (has_logits ? 4 * (uint64_t)s->m->n_vocab : 0) +
-           regions * (srt__kv_region_used(s, 0, seg, n_seg, n_eval) + srt__kv_region_used(s, 1, seg, n_seg, n_eval)) + 4;
+    uint64_t kv = 0;
+    int l;
+    for (l = 0; l < s->m->n_layer; l++) {
+        const int lo = srt__state_lo(s, l, n_eval);
+        kv += (uint64_t)s->m->n_head_kv * (srt__kv_region_used(s, 0, seg, n_seg, lo, n_eval) + srt__kv_region_used(s, 1, seg, n_seg, lo, n_eval));
+    }
+    return SRT__STATE_HEADER + msgs_bytes + 4 * (uint64_t)n_tokens + 8 * (uint64_t)n_seg + (has_logits ? 4 * (uint64_t)s->m->n_vocab : 0) + kv + 4;
 }
 
 /* Where the state's bytes go: buf, or file f, with their CRC-32 (blocks summed on the pool).
@@ -6534,8 +6586,9 @@ static void srt__state_put(srt__state_out *o, const void *p, uint64_t n) {
     else if (fwrite(p, 1, (size_t)n, o->f) != (size_t)n) o->failed = 1;
     o->at += n;
 }
-/* Each run of a region's first n rows, dense or compact, in position order: `put` copies them out
-   (save), else the state's bytes at *in are copied into the cache (load). */
+/* Each run of a region's rows of positions srt__state_lo..n-1, dense or compact, in position
+   order: `put` copies them out (save), else the state's bytes at *in are copied into the cache
+   (load). */
 static srt_status srt__state_kv_device(srt_session *s, int n, srt__state_out *put, const unsigned char **in);
 static srt_status srt__state_kv(srt_session *s, int n, srt__state_out *put, const unsigned char **in) {
     int which, l, kvh, p, seg, e;
@@ -6544,8 +6597,10 @@ static srt_status srt__state_kv(srt_session *s, int n, srt__state_out *put, cons
         for (l = 0; l < s->m->n_layer; l++)
             for (kvh = 0; kvh < s->m->n_head_kv; kvh++) {
                 const char *region = srt__kv_region(s, which, l, kvh), *rows;
-                for (p = 0, seg = 0; p < n; p = e) {
-                    uint64_t bytes = (uint64_t)(srt__kv_run(s, which, region, n, &p, &seg, &e, &rows) ? s->kv_slot[which] : s->kv_row) * (uint64_t)(e - p);
+                const int lo = srt__state_lo(s, l, n), cap = srt__kv_cap(s, l);
+                for (seg = 0; seg < s->n_seg && s->seg[seg].p1 <= lo; seg++) {}
+                for (p = lo; p < n; p = e) {
+                    uint64_t bytes = (uint64_t)(srt__kv_run(s, which, region, cap, n, &p, &seg, &e, &rows) ? s->kv_slot[which] : s->kv_row) * (uint64_t)(e - p);
                     if (put) srt__state_put(put, rows, bytes);
                     else { memcpy((char *)rows, *in, (size_t)bytes); *in += bytes; }
                 }
@@ -6818,6 +6873,7 @@ static srt_status srt__state_load(srt_session *s, const void *data, size_t size,
         if (msgs) { SRT_FREE(*msgs); *msgs = NULL; *n_msgs_out = 0; }
         return st;
     }
+    s->swa_lo = m->swa_window > 0 && (int)n_eval > m->swa_window - 1 ? (int)n_eval - (m->swa_window - 1) : 0;   /* the rows a state holds (srt__state_lo) */
     return SRT_OK;
 }
 SRT_API srt_status srt_session_state_load(srt_session *s, const void *data, size_t size) {

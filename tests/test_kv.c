@@ -6,7 +6,7 @@
    settings are refused with a clear error. Random models with head sizes 64 and 40 (the vector
    kernels' tails), stories260K (head size 8) and a gemma3 model whose even layers see the last 24
    positions only (a window that starts inside a pruned stretch, or past whole ones). Also the Q8
-   KV cache (test_q8_rows, _sessions). */
+   KV cache (test_q8_rows, _sessions) and the ring of sliding-window layers (test_swa_ring). */
 #define SPARSERT_IMPLEMENTATION
 #include "sparsert.h"
 #include "testing.h"
@@ -260,6 +260,80 @@ static void test_q8_sessions(const char *path, const char *name, double tol) {
     CHECK(ca.live == 0, "%s: everything allocated was freed", name);
 }
 
+/* Sliding-window layers in a ring (srt_session_desc.swa_full = 0): the logits of a session that
+   keeps every position, bit for bit, through batches that wrap the ring, generation, a truncation
+   within what the ring holds (no re-evaluation) and one past it (the sequence evaluated again from
+   its start), and session states moved between ring and full sessions (a state holds a sliding
+   layer's last window - 1 rows: a truncation before its end evaluates everything again). */
+static srt_session *swa_session(srt_model *m, int full, int n_ctx, int n_batch) {
+    srt_session_desc sd;
+    srt_session *s = NULL;
+    memset(&sd, 0, sizeof sd);
+    sd.n_ctx = n_ctx;
+    sd.n_batch = n_batch;
+    sd.swa_full = full;
+    if (srt_session_create(m, &sd, &s) != SRT_OK) return NULL;
+    return s;
+}
+static void test_swa_ring(const char *path) {
+    srt_model_desc md;
+    srt_model *m = NULL;
+    srt_session *r = NULL, *f = NULL, *r2 = NULL, *f2 = NULL, *sp = NULL;
+    int32_t toks[200];
+    int i, ok, n_vocab = 0;
+    size_t size_r = 0, size_f = 0;
+    void *state = NULL;
+    memset(&md, 0, sizeof md);
+    md.n_threads = 2;
+    if (srt_model_load(path, &md, &m) != SRT_OK) { CHECK(0, "swa model loads: %s", srt_last_error()); return; }
+    n_vocab = m->n_vocab;
+    for (i = 0; i < 200; i++) toks[i] = 3 + (int32_t)((uint32_t)(i * 2246822519u) % (uint32_t)(n_vocab - 3));
+    r = swa_session(m, 0, 256, 4); f = swa_session(m, 1, 256, 4);
+    {
+        srt_session_desc sd;
+        memset(&sd, 0, sizeof sd);
+        sd.n_ctx = 256; sd.n_batch = 4; sd.kv_sparsity_k = 0.5f;
+        if (srt_session_create(m, &sd, &sp) != SRT_OK) sp = NULL;
+    }
+    CHECK(r && f && sp && r->swa_cap == 2 * 8 + 4 - 1 && f->swa_cap == 256 && sp->swa_cap == 256,
+          "window 8, batches of 4: the ring holds 19 rows (swa_full and a sparse KV cache: all 256)");
+    if (!r || !f) goto done;
+    ok = feed2(r, f, toks, 100) && same_logits(r, f, n_vocab);
+    for (i = 0; i < 10 && ok; i++) ok = next2(r, f) && same_logits(r, f, n_vocab);
+    CHECK(ok && r->swa_lo == r->n_eval - 19, "a 100-token prompt in batches of 4 and 10 generated tokens: the ring session's logits are the full one's, bit for bit");
+    ok = ok && srt_session_truncate(r, 105) == SRT_OK && srt_session_truncate(f, 105) == SRT_OK && r->n_eval == 104;
+    ok = ok && feed2(r, f, toks + 120, 6) && same_logits(r, f, n_vocab);
+    for (i = 0; i < 3 && ok; i++) ok = next2(r, f) && same_logits(r, f, n_vocab);
+    CHECK(ok, "truncated back 5 positions (the ring still holds the window): not evaluated again, and still equal");
+    ok = ok && srt_session_truncate(r, 70) == SRT_OK && srt_session_truncate(f, 70) == SRT_OK && r->n_eval == 0 && f->n_eval == 69;
+    ok = ok && feed2(r, f, toks + 150, 7) && same_logits(r, f, n_vocab);
+    for (i = 0; i < 3 && ok; i++) ok = next2(r, f) && same_logits(r, f, n_vocab);
+    CHECK(ok, "truncated back 44 positions (past the ring): evaluated again from the start, and still equal");
+    /* states: ring -> full and ring, full -> ring; both hold the same rows */
+    ok = ok && srt_session_state_save(r, NULL, 0, &size_r) == SRT_OK && srt_session_state_save(f, NULL, 0, &size_f) == SRT_OK && size_r == size_f &&
+         (state = malloc(size_r)) != NULL && srt_session_state_save(r, state, size_r, &size_r) == SRT_OK;
+    r2 = swa_session(m, 0, 256, 4); f2 = swa_session(m, 1, 256, 4);
+    ok = ok && r2 && f2 && srt_session_state_load(r2, state, size_r) == SRT_OK && srt_session_state_load(f2, state, size_r) == SRT_OK &&
+         same_logits(r2, r, n_vocab) && same_logits(f2, r, n_vocab);
+    for (i = 0; i < 4 && ok; i++) ok = next2(r2, f2) && next2(r, f) && same_logits(r2, r, n_vocab) && same_logits(f2, r, n_vocab);
+    CHECK(ok, "a ring session's state (%zu bytes, as a full session's) loads into a ring and a full session: the same continuation", size_r);
+    ok = ok && srt_session_truncate(r2, srt_session_pos(r2) - 8) == SRT_OK && srt_session_truncate(f2, srt_session_pos(f2) - 8) == SRT_OK &&
+         srt_session_truncate(r, srt_session_pos(r) - 8) == SRT_OK && srt_session_truncate(f, srt_session_pos(f) - 8) == SRT_OK &&
+         r2->n_eval == 0 && f2->n_eval == 0 && r->n_eval > 0;
+    ok = ok && feed2(r2, f2, toks + 10, 3) && feed2(r, f, toks + 10, 3) && same_logits(r2, r, n_vocab) && same_logits(f2, r, n_vocab);
+    CHECK(ok, "after loading and 4 tokens more, a truncation of 8 reaches before the rows the state held: the sequence is evaluated again (the ring session that made the state keeps its rows), still equal");
+    free(state); state = NULL;
+    ok = srt_session_state_save(f, NULL, 0, &size_f) == SRT_OK && (state = malloc(size_f)) != NULL && srt_session_state_save(f, state, size_f, &size_f) == SRT_OK;
+    srt_session_reset(r2);
+    ok = ok && srt_session_state_load(r2, state, size_f) == SRT_OK && same_logits(r2, f, n_vocab);
+    for (i = 0; i < 4 && ok; i++) ok = next2(r2, f) && same_logits(r2, f, n_vocab);
+    CHECK(ok, "a full session's state loads into a ring session: the same continuation");
+done:
+    free(state);
+    srt_session_destroy(r); srt_session_destroy(f); srt_session_destroy(r2); srt_session_destroy(f2); srt_session_destroy(sp);
+    srt_model_free(m);
+}
+
 int main(void) {
     if (system("mkdir -p build/tmp") != 0) return 1;
     CHECK(write_model("build/tmp/kv_hd64.srt", 64) && write_model("build/tmp/kv_hd40.srt", 40), "random models written (build/tmp/kv_make.log)");
@@ -272,6 +346,9 @@ int main(void) {
     CHECK(write_model_ex("build/tmp/kv_gemma.srt", 64, "--arch gemma3 --window 24 --swa-pattern 2"), "a gemma3 model written (build/tmp/kv_make.log)");
     test_model("build/tmp/kv_gemma.srt", "gemma3, window 24", 2);
     remove("build/tmp/kv_gemma.srt");
+    CHECK(write_model_ex("build/tmp/kv_swa.srt", 16, "--arch gemma3 --window 8 --swa-pattern 2"), "a gemma3 model with a window of 8 written");
+    test_swa_ring("build/tmp/kv_swa.srt");
+    remove("build/tmp/kv_swa.srt");
     test_errors("build/tmp/kv_hd64.srt");
     test_q8_rows();
     test_q8_sessions("build/tmp/kv_hd64.srt", "head size 64", 1e-2);

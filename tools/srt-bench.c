@@ -20,7 +20,7 @@
          tensor really has.
      srt-bench e2e MODEL.srt [--threads N | --threads-list ..] [--isa L[,L..]] [--prompt-tokens 128]
                              [--tokens 64] [--runs 3] [--batch B] [--load auto,mmap,copy] [--bw GBS] [--mb 2048]
-                             [--kv f16|f32|q8] [--kv-sparsity K[,V]] [--state] [--json]
+                             [--kv f16|f32|q8] [--kv-sparsity K[,V]] [--state] [--swa-full] [--json]
          prefill tokens/s, decode tokens/s, time to first token, peak RSS (medians of --runs) on
          random token ids (no tokenizer needed); roofline_fraction = decode tokens/s x (weight bytes
          read per token + KV cache bytes read by the middle decode step) / the read bandwidth
@@ -30,7 +30,8 @@
          --kv: the KV cache type (srt_session_desc.kv_type; default f16). --state: after each
          prompt its session state is saved into memory and loaded into a second session (the
          logits must agree), outside the timed steps: state_bytes, state_save_ms, state_load_ms,
-         prefill_ms and state_load_speedup = prefill_ms / state_load_ms.
+         prefill_ms and state_load_speedup = prefill_ms / state_load_ms. --swa-full: sliding-window
+         layers keep every position (srt_session_desc.swa_full) instead of a ring.
      srt-bench decode MODEL [--tokens 64] ...      = e2e with --prompt-tokens 1 --runs 1
      srt-bench pool [--json] [--topology] [--threads N] [--cores auto|performance|all|LIST] [--no-pin]
          fork/join latency, parallel-for overhead on a tiny matrix, and GEMV throughput with one
@@ -224,6 +225,7 @@ static void rec_emit(const rec *r, int json) {
 typedef struct shape { int64_t m, k; int count; } shape;
 typedef struct opts {
     int json, topology, threads, no_pin, tokens;
+    int swa_full;                                   /* e2e: srt_session_desc.swa_full */
     srt_cores cores;
     const char *cpu_list;
     int embd, ff, layers, heads, kv_heads, vocab, untied;   /* make-model */
@@ -1303,6 +1305,7 @@ static int e2e_run(const opts *o, const char *path, srt_pool *pool, srt_isa isa,
     sd.kv_sparsity_k = o->kv_sparsity[0];
     sd.kv_sparsity_v = o->kv_sparsity[1];
     sd.kv_type = o->kv;
+    sd.swa_full = o->swa_full;
     if (srt_session_create(m, &sd, &s) != SRT_OK || (o->state && srt_session_create(m, &sd, &s2) != SRT_OK)) {
         fprintf(stderr, "srt-bench: %s\n", srt_last_error()); srt_session_destroy(s); srt_model_free(m); return 0;
     }
@@ -1400,6 +1403,10 @@ static int bench_e2e(const opts *o, const char *path) {
         }
         kv_per_token = (uint64_t)info.n_layer * (uint64_t)info.n_head_kv *
                        ((uint64_t)o->prompt_tokens * prompt_row + (uint64_t)(o->tokens / 2 + 1) * 2 * row);
+        {   /* sliding layers read their window only (counted as dense rows) */
+            const uint64_t all = (uint64_t)o->prompt_tokens * prompt_row + (uint64_t)(o->tokens / 2 + 1) * 2 * row, win = (uint64_t)info.swa_window * 2 * row;
+            if (info.n_swa_layers && win < all) kv_per_token -= (uint64_t)info.n_swa_layers * (uint64_t)info.n_head_kv * (all - win);
+        }
     }
     for (ti = 0; ok && ti < n_pools; ti++)
         for (ii = 0; ii < n_isa * n_load; ii++) {
@@ -1444,7 +1451,7 @@ static int usage(void) {
         "                 [--threads N | --threads-list 1,2] [--isa portable,avx2,avxvnni,avx512,amx] [--n 32]\n"
         "                 [--set-mb 1536] [--seconds 1] [--bw GBS[,GBS]] [--mb 2048] [--sparsity 0.5] [--json]\n"
         "       srt-bench e2e MODEL.srt [--threads N | --threads-list ..] [--isa L[,L]] [--prompt-tokens 128] [--tokens 64]\n"
-        "                 [--runs 3] [--batch B] [--load auto,mmap,copy] [--bw GBS] [--mb 2048] [--kv f16|f32|q8] [--kv-sparsity K[,V]] [--state] [--json]\n"
+        "                 [--runs 3] [--batch B] [--load auto,mmap,copy] [--bw GBS] [--mb 2048] [--kv f16|f32|q8] [--kv-sparsity K[,V]] [--state] [--swa-full] [--json]\n"
         "       srt-bench decode MODEL.srt [--tokens 64] ...   (e2e with --prompt-tokens 1 --runs 1)\n"
         "       srt-bench pool [--json] [--topology] [--threads N]\n"
         "       srt-bench make-model OUT [--embd N] [--ff N] [--layers N] [--heads N] [--kv-heads N] [--vocab N]\n"
@@ -1478,6 +1485,7 @@ int main(int argc, char **argv) {
         if (!strcmp(a, "--no-pin")) { o.no_pin = 1; continue; }
         if (!strcmp(a, "--untied")) { o.untied = 1; continue; }
         if (!strcmp(a, "--state")) { o.state = 1; continue; }
+        if (!strcmp(a, "--swa-full")) { o.swa_full = 1; continue; }
         if (!v || a[0] != '-' || a[1] != '-') {
             if (a[0] != '-' && !file) file = a; else return usage();
             continue;
