@@ -378,8 +378,9 @@ static void test_tiny_phi3(void) {
 #define GHD 6
 #define GF 16
 #define GV 268
+#define GVM 272   /* the multimodal folders' vocab_size: <image_soft_token> (268) inside it */
 typedef struct gm_tensor {
-    char hf[80], gg[80];
+    char hf[128], gg[80];
     const char *dtype;
     uint64_t rows, cols;      /* cols 0: 1-D */
     int norm;
@@ -388,6 +389,7 @@ typedef struct gm_tensor {
 } gm_tensor;
 static gm_tensor gm[128];
 static int gm_n;
+static int gm_vocab = GV;   /* rows of the embedding gm_tensors makes */
 static float gm_pool[16384];
 static uint16_t gm_pool16[512];
 static size_t gm_used, gm_used16;
@@ -439,7 +441,7 @@ static void gm_tensors(int layers, int gemma3) {
     int l, k;
     gm_n = 0; gm_used = gm_used16 = 0;
     srt_test_rng = 2026;
-    gm_add("model.embed_tokens.weight", "token_embd.weight", GV, GE, 0, "F32");
+    gm_add("model.embed_tokens.weight", "token_embd.weight", (uint64_t)gm_vocab, GE, 0, "F32");
     for (l = 0; l < layers; l++)
         for (k = 0; k < (gemma3 ? 13 : 11); k++) {
             const char *dt = !per[k].norm ? "F32" : l == 1 ? "BF16" : l == 2 && per[k].shape == 0 ? "F16" : "F32";
@@ -507,16 +509,20 @@ static void gm_config(char *buf, size_t cap, int gemma3, int layers, const char 
              defaults.p, extra);
     free(defaults.p);
 }
-/* Every tensor of gm[] is in m under its GGUF name, in its shape, with its values, plus 1 on the norms. */
+/* Every tensor of gm[] is in m under its GGUF name, in its shape, with its values, plus 1 on the
+   norms; those of no GGUF name ("": a vision tower's, a tied lm_head) are not there (m has exactly
+   the others). */
 static int gm_check_values(srti_model *m, char *why, size_t cap) {
-    static float v[GV * GE];
+    static float v[GVM * GE];
     char err[256];
-    int i;
+    int i, expect = 0;
     uint64_t j;
-    if (m->n_tensors != (uint32_t)gm_n) { snprintf(why, cap, "%u tensors, %d expected", (unsigned)m->n_tensors, gm_n); return 0; }
+    for (i = 0; i < gm_n; i++) expect += gm[i].gg[0] != 0;
+    if (m->n_tensors != (uint32_t)expect) { snprintf(why, cap, "%u tensors, %d expected", (unsigned)m->n_tensors, expect); return 0; }
     for (i = 0; i < gm_n; i++) {
-        int ti = srti_find(m, gm[i].gg);
+        int ti = gm[i].gg[0] ? srti_find(m, gm[i].gg) : 0;
         uint64_t n = gm[i].rows * (gm[i].cols ? gm[i].cols : 1);
+        if (!gm[i].gg[0]) continue;
         if (ti < 0) { snprintf(why, cap, "%s (from %s) missing", gm[i].gg, gm[i].hf); return 0; }
         if (m->tensors[ti].ne[0] != (gm[i].cols ? gm[i].cols : gm[i].rows) || m->tensors[ti].ne[1] != (gm[i].cols ? gm[i].rows : 1)) {
             snprintf(why, cap, "%s has shape [%llu, %llu]", gm[i].gg, (unsigned long long)m->tensors[ti].ne[0], (unsigned long long)m->tensors[ti].ne[1]);
@@ -664,8 +670,6 @@ static void test_gemma(void) {
     gm_write(dir, cfg, NULL, 0);
     refuse(dir, "model.layers.6.self_attn.k_norm.weight' (blk.6.attn_k_norm.weight) has shape [4, 1]", "a k_norm of the wrong size");
     gm_tensors(7, 1);
-    gm_write(dir, "{\"architectures\":[\"Gemma3ForConditionalGeneration\"],\"model_type\":\"gemma3\",\"text_config\":{\"hidden_size\":8}}", NULL, 0);
-    refuse(dir, "the multimodal Gemma 3", "Gemma3ForConditionalGeneration (multimodal)");
 
     /* random Gemma 3 */
     gm_config(cfg, sizeof cfg, 1, 7, ",\"sliding_window_pattern\":6");
@@ -687,6 +691,305 @@ static void test_gemma(void) {
     }
     srti_close(m);
     if (system("rm -rf " TMP "/gemma") != 0) CHECK(0, "clean up");
+}
+
+/* Gemma3ForConditionalGeneration: the tiny Gemma 3 of test_gemma as a multimodal checkpoint. Its
+   text_config states the shape (as the real ones state what differs from the defaults) and leaves
+   the rest out, so those come from transformers' Gemma3TextConfig defaults; the text tensors are
+   under language_model.model. or model.language_model., beside a few vision_tower /
+   multi_modal_projector tensors (which must be left out); vocab_size 272 holds <image_soft_token>
+   (268). Packed, the runtime loads and runs it. srti_open_random makes the text model of such
+   a config, also of gemma-3-4b-it's and gemma-3-27b-it's text_config (defaults at full size). */
+/* `text_extra` keys replace text_config's stated ones of the same name. */
+static void gm_mm_config(char *buf, size_t cap, const char *top_extra, const char *text_extra) {
+    static const char *const stated[] = {"\"model_type\":\"gemma3_text\"", "\"hidden_size\":8", "\"intermediate_size\":16", "\"num_hidden_layers\":7",
+        "\"num_attention_heads\":2", "\"num_key_value_heads\":1", "\"head_dim\":6", "\"vocab_size\":272", NULL};
+    const char *const *d;
+    sbuf text = {NULL, 0, 0};
+    for (d = stated; *d; d++) {
+        char key[64];
+        snprintf(key, sizeof key, "%.*s", (int)(strchr(*d + 1, '"') - *d + 1), *d);
+        if (!strstr(text_extra, key)) sb_add(&text, "%s%s", text.n ? "," : "", *d);
+    }
+    snprintf(buf, cap, "{\"architectures\":[\"Gemma3ForConditionalGeneration\"],\"boi_token_index\":255999,\"eoi_token_index\":256000,"
+             "\"image_token_index\":268,\"initializer_range\":0.02,\"mm_tokens_per_image\":256,\"model_type\":\"gemma3\",%s"
+             "\"text_config\":{%s%s},\"torch_dtype\":\"bfloat16\","
+             "\"vision_config\":{\"hidden_size\":4,\"image_size\":28,\"intermediate_size\":8,\"model_type\":\"siglip_vision_model\","
+             "\"num_attention_heads\":1,\"num_hidden_layers\":1,\"patch_size\":14,\"vision_use_head\":false}}",
+             top_extra, text.p, text_extra);
+    free(text.p);
+}
+/* gm[] as a multimodal checkpoint: "model.X" -> text_prefix + X, and vision tensors (no GGUF name)
+   under vision_prefix ("" or "model."). */
+static void gm_mm_tensors(const char *text_prefix, const char *vision_prefix) {
+    static const struct { const char *name, *dtype; uint64_t rows, cols; } vis[] = {
+        {"vision_tower.vision_model.embeddings.patch_embedding.weight", "F32", 4, 12},
+        {"vision_tower.vision_model.encoder.layers.0.self_attn.q_proj.weight", "BF16", 4, 4},   /* a text layer's name after the prefix */
+        {"vision_tower.vision_model.post_layernorm.weight", "F32", 4, 0},
+        {"multi_modal_projector.mm_input_projection_weight", "BF16", 4, GE},
+        {"multi_modal_projector.mm_soft_emb_norm.weight", "F32", 4, 0},
+    };
+    char name[128];
+    int i;
+    gm_vocab = GVM;
+    gm_tensors(7, 1);
+    gm_vocab = GV;
+    for (i = 0; i < gm_n; i++) {
+        snprintf(name, sizeof name, "%s%s", text_prefix, gm[i].hf + 6);   /* past "model." */
+        snprintf(gm[i].hf, sizeof gm[i].hf, "%s", name);
+    }
+    for (i = 0; i < (int)(sizeof vis / sizeof vis[0]); i++) {
+        snprintf(name, sizeof name, "%s%s", vision_prefix, vis[i].name);
+        gm_add(name, "", vis[i].rows, vis[i].cols, 0, vis[i].dtype);
+    }
+}
+/* srt-pack packs the folder, the runtime loads it (checked by the caller), and evaluates n tokens. */
+static srt_model *gm_pack_load(const char *dir, const char *out) {
+    char cmd[600];
+    srt_model_desc md;
+    srt_model *sm = NULL;
+    memset(&md, 0, sizeof md);
+    md.n_threads = 1;
+    snprintf(cmd, sizeof cmd, "build/srt-pack -q %s %s", dir, out);
+    if (system(cmd) != 0 || srt_model_load(out, &md, &sm) != SRT_OK) return NULL;
+    return sm;
+}
+static int gm_feed(srt_model *sm, int n) {
+    srt_session *ss = NULL;
+    srt_session_desc sd;
+    int32_t prompt[256];
+    int i, ok;
+    for (i = 0; i < n && i < 256; i++) prompt[i] = i % 9 == 4 ? 268 : 2 + i % (GVM - 2);   /* <image_soft_token> among them */
+    memset(&sd, 0, sizeof sd);
+    sd.n_ctx = 256;
+    sd.n_batch = 16;
+    ok = srt_session_create(sm, &sd, &ss) == SRT_OK && srt_session_feed(ss, prompt, n) == SRT_OK && srt_session_logits(ss);
+    srt_session_destroy(ss);
+    return ok;
+}
+
+static void test_gemma_mm(void) {
+    char err[1024], dir[] = TMP "/gemma_mm", cfg[4096], why[512], p[512];
+    srti_model *m;
+    srt_model *sm;
+    int ok;
+    /* transformers < 4.52 names; text_config leaves out everything but the shape and rope_scaling */
+    gm_mm_tensors("language_model.model.", "");
+    gm_mm_config(cfg, sizeof cfg, "\"eos_token_id\":[1,106],", ",\"rope_scaling\":{\"factor\":8.0,\"rope_type\":\"linear\"}");
+    gm_write(dir, cfg, NULL, 1);
+    m = open_dir(dir, err, sizeof err);
+    CHECK(m != NULL, "tiny Gemma3ForConditionalGeneration folder (language_model.model.*) opens (%s)", m ? "ok" : err);
+    if (m) {
+        CHECK(!strcmp(m->hp.arch, "gemma3") && m->hp.n_embd == GE && m->hp.n_ff == GF && m->hp.n_layer == 7 && m->hp.n_head == 2 &&
+              m->hp.n_head_kv == 1 && m->hp.head_dim == GHD && m->hp.rope_dim == GHD && m->hp.n_vocab == GVM && m->hp.rope_neox == 1 &&
+              m->hp.tied_output == 1 && !strcmp(m->hp.rope_scaling, "linear") && m->hp.rope_scale_factor == 8.0f,
+              "multimodal Gemma 3: gemma3 of text_config's shape (vocab_size 272, head_dim 6), tied, linear rope scaling 8");
+        CHECK(m->hp.rope_theta == 1000000.0f && m->hp.rope_theta_swa == 10000.0f && m->hp.attn_scale == 0.0625f && m->hp.norm_eps == 1e-6f &&
+              m->hp.swa_pattern == 6 && m->hp.sliding_window == 4096 && m->hp.n_ctx == 131072 && m->hp.attn_softcap == 0.0f && m->hp.final_softcap == 0.0f,
+              "text_config's absent fields take Gemma3TextConfig's defaults: rope_theta 1e6, rope_local_base_freq 1e4, query_pre_attn_scalar 256 "
+              "(scale 1/16, not head_dim's), rms_norm_eps 1e-6, sliding_window_pattern 6, sliding_window 4096, max_position_embeddings 131072, "
+              "no soft caps (%g %g %g %g %u %u %u)", (double)m->hp.rope_theta, (double)m->hp.rope_theta_swa, (double)m->hp.attn_scale,
+              (double)m->hp.norm_eps, (unsigned)m->hp.swa_pattern, (unsigned)m->hp.sliding_window, (unsigned)m->hp.n_ctx);
+        ok = gm_check_values(m, why, sizeof why);
+        CHECK(ok, "multimodal Gemma 3: the 93 text tensors under language_model.model. mapped as Gemma3ForCausalLM's (norms + 1), "
+              "the 5 vision_tower / multi_modal_projector ones left out (%s)", ok ? "ok" : why);
+        CHECK(m->vocab.n_tokens == GVM && !strcmp(m->vocab.tokens[268], "<image_soft_token>") && m->vocab.types[268] == SRTI_TOKEN_CONTROL &&
+              !strcmp(m->vocab.tokens[269], "[PAD269]") && m->vocab.types[269] == SRTI_TOKEN_UNUSED && m->vocab.types[GVM - 1] == SRTI_TOKEN_UNUSED &&
+              m->vocab.bos == 2 && m->vocab.eos == 1 && m->vocab.add_space_prefix == 0,
+              "multimodal Gemma 3 vocabulary: text_config's vocab_size 272 holds <image_soft_token> (268, kept, control), 269..271 unused padding");
+    }
+    srti_close(m);
+    sm = gm_pack_load(dir, TMP "/gemma_mm.srt");
+    CHECK(sm != NULL, "srt-pack packs the multimodal Gemma 3 folder and the runtime loads it (%s)", sm ? "ok" : srt_last_error());
+    if (sm) {
+        srt_model_info info;
+        uint32_t pat = 0, win = 0;
+        float scale = 0, base = 0, factor = 0;
+        const char *piece;
+        int32_t ids[4];
+        int n = 0;
+        memset(&info, 0, sizeof info);
+        srt_model_get_info(sm, &info);
+        piece = srt_token_piece(sm, 268);
+        ok = info.architecture && !strcmp(info.architecture, "gemma3") && info.n_vocab == GVM && info.n_layer == 7 && info.head_dim == GHD &&
+             info.n_ctx_train == 131072 && srt_model_meta_u32(sm, "gemma3.attention.sliding_window", &win) && win == 4096 &&
+             srt_model_meta_u32(sm, "gemma3.attention.sliding_window_pattern", &pat) && pat == 6 &&
+             srt_model_meta_f32(sm, "gemma3.attention.scale", &scale) && scale == 0.0625f &&
+             srt_model_meta_f32(sm, "gemma3.rope.freq_base_swa", &base) && base == 10000.0f &&
+             srt_model_meta_f32(sm, "gemma3.rope.scaling.factor", &factor) && factor == 8.0f;
+        CHECK(ok, "packed: gemma3, 272 tokens, 7 layers, context 131072, window 4096, pattern 6, scale 1/16, sliding rope base 1e4, linear 8");
+        ok = piece && !strcmp(piece, "<image_soft_token>") &&
+             srt_tokenize(sm, "<image_soft_token>", 18, SRT_TOKENIZE_PARSE_SPECIAL | SRT_TOKENIZE_NO_BOS, ids, 4, &n) == SRT_OK && n == 1 && ids[0] == 268;
+        CHECK(ok, "packed: <image_soft_token> is token 268, a control token the tokenizer parses as one (%d tokens)", n);
+        ok = gm_feed(sm, 24);
+        CHECK(ok, "the packed multimodal Gemma 3 evaluates 24 tokens (%s)", ok ? "ok" : srt_last_error());
+        srt_model_free(sm);
+    }
+    remove(TMP "/gemma_mm.srt");
+
+    /* transformers >= 4.52 names (model.language_model., model.vision_tower., a top-level lm_head
+       that tying drops); stated values win over the defaults; token ids from config.json when
+       tokenizer_config.json names none: the top level's eos [5, 1] over text_config's 1 */
+    gm_mm_tensors("model.language_model.", "model.");
+    gm_add("lm_head.weight", "", GVM, GE, 0, "F32");
+    gm_mm_config(cfg, sizeof cfg, "\"eos_token_id\":[5,1],", ",\"bos_token_id\":2,\"eos_token_id\":1,\"sliding_window\":16,\"query_pre_attn_scalar\":24,"
+                 "\"rope_theta\":500000.0,\"rope_local_base_freq\":20000.0,\"rms_norm_eps\":1e-05,\"max_position_embeddings\":4096,"
+                 "\"hidden_activation\":\"gelu_pytorch_tanh\",\"layer_types\":[\"sliding_attention\",\"sliding_attention\",\"full_attention\","
+                 "\"sliding_attention\",\"sliding_attention\",\"full_attention\",\"sliding_attention\"]");
+    gm_write(dir, cfg, NULL, 1);
+    path_in(p, sizeof p, dir, "tokenizer_config.json");
+    write_text(p, "{\"add_bos_token\":true,\"add_eos_token\":false}");
+    m = open_dir(dir, err, sizeof err);
+    CHECK(m != NULL, "tiny Gemma3ForConditionalGeneration folder (model.language_model.*) opens (%s)", m ? "ok" : err);
+    if (m) {
+        CHECK(m->hp.sliding_window == 16 && m->hp.swa_pattern == 3 && m->hp.attn_scale == (float)(1.0 / sqrt(24.0)) && m->hp.rope_theta == 500000.0f &&
+              m->hp.rope_theta_swa == 20000.0f && m->hp.norm_eps == 1e-5f && m->hp.n_ctx == 4096 && !strcmp(m->hp.rope_scaling, "none"),
+              "text_config's stated values win: window 16, pattern 3 from layer_types, scale 24^-0.5, rope 5e5 / 2e4, eps 1e-5, context 4096");
+        snprintf(why, sizeof why, "tied_output %d", (int)m->hp.tied_output);
+        ok = m->hp.tied_output == 1 && gm_check_values(m, why, sizeof why);
+        CHECK(ok, "model.language_model.* mapped, model.vision_tower.* / model.multi_modal_projector.* left out, the tied lm_head.weight dropped (%s)",
+              ok ? "ok" : why);
+        CHECK(m->vocab.bos == 2 && m->vocab.eos == 5, "token ids from config.json: bos 2 from text_config, eos 5 from the top level's [5, 1] (%d %d)",
+              (int)m->vocab.bos, (int)m->vocab.eos);
+    }
+    srti_close(m);
+    sm = gm_pack_load(dir, TMP "/gemma_mm.srt");
+    ok = sm && gm_feed(sm, 40);
+    CHECK(ok, "packed and loaded, it evaluates 40 tokens past its 16-position window (%s)", ok ? "ok" : srt_last_error());
+    srt_model_free(sm);
+    remove(TMP "/gemma_mm.srt");
+
+    /* untied by the top level: language_model.lm_head.weight is the output */
+    gm_mm_tensors("language_model.model.", "");
+    gm_mm_config(cfg, sizeof cfg, "\"tie_word_embeddings\":false,", "");
+    gm_write(dir, cfg, NULL, 1);
+    refuse(dir, "lm_head.weight is missing", "an untied multimodal Gemma 3 without its lm_head");
+    gm_add("language_model.lm_head.weight", "output.weight", GVM, GE, 0, "F32");
+    gm_write(dir, cfg, NULL, 1);
+    m = open_dir(dir, err, sizeof err);
+    snprintf(why, sizeof why, "tied_output %d", m ? (int)m->hp.tied_output : -1);
+    ok = m && m->hp.tied_output == 0 && gm_check_values(m, why, sizeof why);
+    CHECK(ok, "untied multimodal Gemma 3 (tie_word_embeddings false at the top level): language_model.lm_head.weight becomes output.weight (%s)",
+          m ? (ok ? "ok" : why) : err);
+    srti_close(m);
+
+    /* refused */
+    gm_mm_tensors("language_model.model.", "");
+    gm_write(dir, "{\"architectures\":[\"Gemma3ForConditionalGeneration\"],\"model_type\":\"gemma3\",\"vision_config\":{\"hidden_size\":4}}", NULL, 1);
+    refuse(dir, "Gemma3ForConditionalGeneration without a \"text_config\" object", "a multimodal Gemma 3 config without text_config");
+    gm_write(dir, "{\"model_type\":\"gemma3\",\"text_config\":null}", NULL, 1);
+    refuse(dir, "gemma3 without a \"text_config\" object", "model_type gemma3 with a null text_config");
+    gm_mm_config(cfg, sizeof cfg, "", ",\"model_type\":\"llama\"");
+    gm_write(dir, cfg, NULL, 1);
+    refuse(dir, "text_config.model_type \"llama\" is not gemma3_text", "a text_config of another model type");
+    gm_mm_config(cfg, sizeof cfg, "", ",\"num_key_value_heads\":null");
+    gm_write(dir, cfg, NULL, 1);
+    refuse(dir, "text_config: num_attention_heads 2 is not a multiple of num_key_value_heads 4",
+           "text_config without num_key_value_heads (default 4) for 2 heads");
+    gm_mm_config(cfg, sizeof cfg, "", ",\"hidden_size\":-8");
+    gm_write(dir, cfg, NULL, 1);
+    refuse(dir, "config.json: text_config: \"hidden_size\" = -8 is out of range", "a text_config field out of range, named as text_config's");
+    gm_mm_config(cfg, sizeof cfg, "", "");
+    gm_add("model.audio_tower.conv.weight", "", 4, 4, 0, "F32");
+    gm_write(dir, cfg, NULL, 1);
+    refuse(dir, "tensor 'model.audio_tower.conv.weight' has no place in a gemma3 model", "an unknown tensor beside the vision tower");
+    gm_mm_tensors("language_model.model.", "");
+    gm_add("model.layers.0.input_layernorm.weight", "", GE, 0, 1, "F32");
+    gm_write(dir, cfg, NULL, 1);
+    refuse(dir, "tensor 'model.layers.0.input_layernorm.weight' has no place", "a text-only tensor name in a multimodal checkpoint");
+    gm_mm_tensors("language_model.model.", "");
+    gm_write(dir, cfg, "language_model.model.layers.3.mlp.up_proj.weight", 1);
+    refuse(dir, "model.layers.3.mlp.up_proj.weight' (blk.3.ffn_up.weight) is missing", "a multimodal folder without a text tensor");
+    gm_mm_tensors("language_model.model.", "");
+    gm[0].hf[0] = 'L';   /* Language_model.model.embed_tokens.weight */
+    gm_write(dir, cfg, NULL, 1);
+    refuse(dir, "tensor 'Language_model.model.embed_tokens.weight' has no place", "a misspelt prefix");
+
+    /* Gemma3ForCausalLM takes the same defaults: its config without query_pre_attn_scalar,
+       sliding_window, max_position_embeddings and num_key_value_heads (2 heads of 4: the default 4 KV heads) */
+    gm_tensors(7, 1);
+    gm_config(cfg, sizeof cfg, 1, 7, ",\"num_attention_heads\":4");
+    {
+        static const char *const cut[] = {",\"query_pre_attn_scalar\":24", ",\"sliding_window\":512", ",\"max_position_embeddings\":8192",
+                                          ",\"num_key_value_heads\":1", ",\"num_attention_heads\":2", NULL};
+        const char *const *c;
+        for (c = cut; *c; c++) {
+            char *at = strstr(cfg, *c);
+            if (at) memmove(at, at + strlen(*c), strlen(at + strlen(*c)) + 1);
+            else CHECK(0, "gm_config writes %s", *c);
+        }
+    }
+    {   /* q [24, E], k / v [24, E], o [E, 24] for 4 heads and 4 KV heads of 6 (their values run on into
+           the next tensors' in gm_pool: only the shapes count here) */
+        int i;
+        for (i = 0; i < gm_n; i++)
+            if (strstr(gm[i].gg, "attn_q.weight") || strstr(gm[i].gg, "attn_k.weight") || strstr(gm[i].gg, "attn_v.weight")) gm[i].rows = 4 * GHD;
+            else if (strstr(gm[i].gg, "attn_output.weight")) gm[i].cols = 4 * GHD;
+    }
+    gm_write(dir, cfg, NULL, 0);
+    m = open_dir(dir, err, sizeof err);
+    CHECK(m && m->hp.attn_scale == 0.0625f && m->hp.sliding_window == 4096 && m->hp.n_ctx == 131072 && m->hp.n_head == 4 && m->hp.n_head_kv == 4,
+          "Gemma3ForCausalLM shares the defaults: query_pre_attn_scalar 256 (scale 1/16), sliding_window 4096, max_position_embeddings 131072, "
+          "4 KV heads (%s)", m ? "opened" : err);
+    srti_close(m);
+
+    /* random: the text model of a multimodal config */
+    gm_mm_tensors("language_model.model.", "");
+    gm_mm_config(cfg, sizeof cfg, "", "");
+    path_in(p, sizeof p, TMP, "gemma_mm_random.json");
+    write_text(p, cfg);
+    m = NULL;
+    ok = srti_open_random(p, 7, &m, err, sizeof err) == 0;
+    CHECK(ok, "random Gemma 3 from a Gemma3ForConditionalGeneration config.json (%s)", ok ? "ok" : err);
+    if (m) {
+        int i;
+        ok = !strcmp(m->hp.arch, "gemma3") && m->hp.head_dim == GHD && m->hp.n_vocab == GVM && m->hp.tied_output == 1 &&
+             m->n_tensors == 2 + 7 * 13 && m->hp.swa_pattern == 6 && m->hp.attn_scale == 0.0625f;
+        for (i = 0; ok && i < gm_n; i++) {
+            int ti = gm[i].gg[0] ? srti_find(m, gm[i].gg) : 0;
+            ok = !gm[i].gg[0] || (ti >= 0 && m->tensors[ti].ne[0] == (gm[i].cols ? gm[i].cols : gm[i].rows) &&
+                                  m->tensors[ti].ne[1] == (gm[i].cols ? gm[i].rows : 1));
+        }
+        CHECK(ok, "random multimodal Gemma 3: the 93 text tensors of text_config's shape, no vision tensor, defaults (scale 1/16)");
+    }
+    srti_close(m);
+    {   /* the published shapes: text_config as gemma-3-4b-it and gemma-3-27b-it state it, the rest defaults */
+        static const struct { const char *text; uint32_t embd, ff, layers, heads, kv, hd; double qpas; const char *what; } big[] = {
+            {"{\"hidden_size\":2560,\"intermediate_size\":10240,\"model_type\":\"gemma3_text\",\"num_hidden_layers\":34,"
+             "\"rope_scaling\":{\"factor\":8.0,\"rope_type\":\"linear\"},\"sliding_window\":1024}",
+             2560, 10240, 34, 8, 4, 256, 256.0, "gemma-3-4b-it: 8 heads, 4 KV heads, head_dim 256, vocab 262208, scale 1/16 from the defaults"},
+            {"{\"head_dim\":128,\"hidden_size\":5376,\"intermediate_size\":21504,\"model_type\":\"gemma3_text\",\"num_attention_heads\":32,"
+             "\"num_hidden_layers\":62,\"num_key_value_heads\":16,\"query_pre_attn_scalar\":168,\"rope_scaling\":{\"factor\":8.0,\"rope_type\":\"linear\"},"
+             "\"sliding_window\":1024}",
+             5376, 21504, 62, 32, 16, 128, 168.0, "gemma-3-27b-it: its heads, query_pre_attn_scalar 168, vocab 262208 from the default"},
+        };
+        int b;
+        for (b = 0; b < 2; b++) {
+            snprintf(cfg, sizeof cfg, "{\"architectures\":[\"Gemma3ForConditionalGeneration\"],\"boi_token_index\":255999,\"eoi_token_index\":256000,"
+                     "\"eos_token_id\":[1,106],\"image_token_index\":262144,\"initializer_range\":0.02,\"mm_tokens_per_image\":256,\"model_type\":\"gemma3\","
+                     "\"text_config\":%s,\"torch_dtype\":\"bfloat16\",\"transformers_version\":\"4.50.0.dev0\",\"vision_config\":{\"hidden_size\":1152,"
+                     "\"image_size\":896,\"intermediate_size\":4304,\"model_type\":\"siglip_vision_model\",\"num_attention_heads\":16,"
+                     "\"num_hidden_layers\":27,\"patch_size\":14,\"vision_use_head\":false}}", big[b].text);
+            write_text(p, cfg);
+            m = NULL;
+            ok = srti_open_random(p, 1, &m, err, sizeof err) == 0;
+            if (ok) {
+                int te = srti_find(m, "token_embd.weight"), tq = srti_find(m, "blk.0.attn_q.weight"), tk = srti_find(m, "blk.0.attn_k.weight");
+                ok = m->hp.n_embd == big[b].embd && m->hp.n_ff == big[b].ff && m->hp.n_layer == big[b].layers && m->hp.n_head == big[b].heads &&
+                     m->hp.n_head_kv == big[b].kv && m->hp.head_dim == big[b].hd && m->hp.n_vocab == 262208 && m->vocab.n_tokens == 262208 &&
+                     m->hp.attn_scale == (float)(1.0 / sqrt(big[b].qpas)) && m->hp.sliding_window == 1024 && m->hp.swa_pattern == 6 && m->hp.n_ctx == 131072 &&
+                     m->hp.rope_theta == 1000000.0f && m->hp.rope_theta_swa == 10000.0f && m->hp.rope_scale_factor == 8.0f && m->hp.tied_output == 1 &&
+                     m->n_tensors == 2 + big[b].layers * 13 && te >= 0 && m->tensors[te].ne[0] == big[b].embd && m->tensors[te].ne[1] == 262208 &&
+                     tq >= 0 && m->tensors[tq].ne[1] == (uint64_t)big[b].heads * big[b].hd && tk >= 0 && m->tensors[tk].ne[1] == (uint64_t)big[b].kv * big[b].hd;
+                if (!ok) snprintf(err, sizeof err, "%u x %u heads / %u kv, vocab %u, scale %g, %u tensors", (unsigned)m->hp.n_head, (unsigned)m->hp.head_dim,
+                                  (unsigned)m->hp.n_head_kv, (unsigned)m->hp.n_vocab, (double)m->hp.attn_scale, (unsigned)m->n_tensors);
+            }
+            CHECK(ok, "random %s (%s)", big[b].what, ok ? "ok" : err);
+            srti_close(m);
+        }
+    }
+    remove(p);
+    if (system("rm -rf " TMP "/gemma_mm") != 0) CHECK(0, "clean up");
 }
 
 /* ---------------------------------------------------------------- malformed folders */
@@ -1417,6 +1720,7 @@ int main(void) {
     test_tiny_llama();
     test_tiny_phi3();
     test_gemma();
+    test_gemma_mm();
     test_malformed();
     test_tokenizers();
     test_smollm2_tokenizer();

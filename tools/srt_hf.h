@@ -10,15 +10,16 @@
                                qkv_proj and gate_up_proj split as they are read; partial_rotary_factor;
                                rope_scaling longrope / su: long_factor and short_factor become the
                                rope_factors_long/short.weight tensors; sliding_window recorded),
-                               Gemma2ForCausalLM (-> "gemma2"), Gemma3ForCausalLM (-> "gemma3"; see
-                               GEMMA below):
+                               Gemma2ForCausalLM (-> "gemma2"), Gemma3ForCausalLM and the text model
+                               of Gemma3ForConditionalGeneration (-> "gemma3"; see GEMMA below):
                                hidden_size, intermediate_size,
                                num_hidden_layers, num_attention_heads, num_key_value_heads, head_dim,
                                rms_norm_eps, rope_theta, rope_scaling (linear, llama3; other types
                                are kept by name and refused by srt-pack), max_position_embeddings,
                                vocab_size, tie_word_embeddings, attention_bias, bos/eos_token_id.
                                Absent values take transformers' defaults (rms_norm_eps 1e-6,
-                               rope_theta 10000). mlp_bias and hidden_act other than silu are refused.
+                               rope_theta 10000; Gemma 3: all of Gemma3TextConfig's, see GEMMA).
+                               mlp_bias and hidden_act other than silu are refused.
      tokenizer.json            a BPE model. Byte-level (a ByteLevel pre-tokenizer or decoder) becomes
                                tokenizer.ggml.model "gpt2" with its merges ("a b" strings, or
                                ["a","b"] pairs whose spaces become U+0120 as llama.cpp's gguf-py
@@ -64,7 +65,20 @@
      attn_softcap / final_softcap (Gemma 2: 50 / 30 when absent, none when null), attn_scale
      (query_pre_attn_scalar^-0.5) and rope_theta_swa (Gemma 3's rope_local_base_freq). The tokenizer.json
      (byte_fallback, a Replace " " -> U+2581 normalizer) is a "llama" vocabulary with
-     add_space_prefix 0. Gemma3ForConditionalGeneration (multimodal) is refused.
+     add_space_prefix 0. A Gemma 3 config may leave any field out: it takes transformers'
+     Gemma3TextConfig default (srti__gemma3_text: vocab_size 262208, hidden_size 2304,
+     intermediate_size 9216, 26 layers, 8 heads, 4 KV heads, head_dim 256, max_position_embeddings
+     131072, rope_theta 1e6, rope_local_base_freq 1e4, query_pre_attn_scalar 256, sliding_window
+     4096, sliding_window_pattern 6).
+     Gemma3ForConditionalGeneration (model_type "gemma3": Gemma 3 4B, 12B, 27B as published) is
+     read as its text model, as llama.cpp's converter reads it: every setting from text_config
+     (which states little beyond the shape, the rest being those defaults; token ids and
+     tie_word_embeddings at the top level win over text_config's), the tensors under
+     language_model.model. or model.language_model. (transformers >= 4.52) as the model.* ones of
+     Gemma3ForCausalLM, lm_head under language_model. or not, and every vision_tower.* and
+     multi_modal_projector.* tensor (also under model.) left out. Its vocab_size (262208) is over
+     the tokenizer's 262145 ids, so <image_soft_token> (262144) stays, a control token, and the
+     ids past it are unused [PADn] ones. Without text_config it is refused.
 
    PRE-TOKENIZER NAMES (the pre_tokenizer steps, flattened; Split regexes compared exactly)
      ByteLevel(use_regex)                          gpt-2 (gpt-neox / mpt for those architectures)
@@ -280,6 +294,7 @@ typedef struct srti__hf_cfg {
     int tie;                   /* tie_word_embeddings: -1 absent */
     int64_t bos, eos, pad;     /* token ids from config.json, -1 absent */
     uint32_t vocab_size;       /* 0 absent */
+    int multimodal;            /* Gemma3ForConditionalGeneration: text_config, language_model.* tensors */
 } srti__hf_cfg;
 
 /* rope_scaling of type longrope (or su, its first name): Phi-3's per-dimension frequency divisors
@@ -349,6 +364,18 @@ static int srti__hf_add_rope_factors(srti_model *m, char *err, size_t errlen) {
 }
 
 /* ---------------------------------------------------------------- Gemma 2 / Gemma 3 */
+/* transformers' Gemma3TextConfig defaults, for what a Gemma 3 config leaves out: Gemma3ForCausalLM's
+   config.json, and the text_config of Gemma3ForConditionalGeneration, which states little more than
+   the shape (gemma-3-4b-it's has hidden and intermediate size, layers, rope_scaling and
+   sliding_window: its 8 heads of 256, 4 KV heads and vocab_size 262208 are these defaults). The
+   others: rms_norm_eps 1e-6, no soft-capping, no rope_scaling, gelu_pytorch_tanh, tied embeddings,
+   no attention bias. */
+typedef struct srti__gemma3_defaults {
+    uint32_t vocab_size, hidden_size, intermediate_size, layers, heads, kv_heads, head_dim, max_pos, sliding_window, pattern;
+    float rope_theta, rope_local_base_freq, query_pre_attn_scalar;
+} srti__gemma3_defaults;
+static const srti__gemma3_defaults srti__gemma3_text = {262208, 2304, 9216, 26, 8, 4, 256, 131072, 4096, 6, 1000000.0f, 10000.0f, 256.0f};
+
 /* The MLP activation: GELU with the tanh approximation is what the runtime has for Gemma.
    transformers' Gemma 2/3 MLPs use hidden_activation (default gelu_pytorch_tanh) and ignore
    hidden_act; a hidden_act of plain "gelu" without hidden_activation is Gemma 1's convention,
@@ -368,16 +395,21 @@ static int srti__hf_gemma_act(const char *file, const srtj_value *c, char *err, 
    Gemma 2: P = 2, Gemma 3: sliding_window_pattern, default 6), optional tanh soft-capping of the
    attention scores and final logits (Gemma 2), scores scaled by query_pre_attn_scalar^-0.5, and
    (Gemma 3) a rope base of its own for the sliding layers. A layer_types list must be such a
-   pattern. */
+   pattern. Gemma 3 values left out take srti__gemma3_text's defaults (sliding_window 4096,
+   query_pre_attn_scalar 256); a null sliding_window is no window, a null query_pre_attn_scalar
+   head_dim (llama.cpp's scale for a GGUF without one). */
 static int srti__hf_gemma_config(srti_model *m, const char *file, const srtj_value *c, const srti__hf_cfg *cfg, char *err, size_t errlen) {
     srti_hparams *hp = &m->hp;
     static const char *caps[2] = {"attn_logit_softcapping", "final_logit_softcapping"};
     const srtj_value *lt = srtj_get(c, "layer_types"), *e;
-    uint32_t pattern = cfg->kind == SRTI__HF_GEMMA2 ? 2 : 6, given = 0, l;
-    float qpas = (float)hp->head_dim, local_base = 10000.0f;
+    const int g3 = cfg->kind == SRTI__HF_GEMMA3;
+    uint32_t pattern = g3 ? srti__gemma3_text.pattern : 2, given = 0, l;
+    float qpas = g3 && !srtj_get(c, "query_pre_attn_scalar") ? srti__gemma3_text.query_pre_attn_scalar : (float)hp->head_dim;
+    float local_base = srti__gemma3_text.rope_local_base_freq;
     int k;
+    if (g3 && !srtj_get(c, "sliding_window")) hp->sliding_window = srti__gemma3_text.sliding_window;
     if (srti__ju32(file, c, "sliding_window", 0, 1u << 30, 0, &hp->sliding_window, err, errlen)) return 1;
-    if (cfg->kind == SRTI__HF_GEMMA3 && srti__ju32(file, c, "sliding_window_pattern", 1, 4096, 0, &given, err, errlen)) return 1;
+    if (g3 && srti__ju32(file, c, "sliding_window_pattern", 1, 4096, 0, &given, err, errlen)) return 1;
     if (given) pattern = given;
     if (lt && lt->type != SRTJ_NULL) {
         if (!srtj_is(lt, SRTJ_ARRAY) || lt->n != hp->n_layer) {
@@ -413,7 +445,7 @@ static int srti__hf_gemma_config(srti_model *m, const char *file, const srtj_val
     if (srti__jf32(file, c, "query_pre_attn_scalar", &qpas, err, errlen)) return 1;
     if (!(qpas > 0.0f)) { srti__seterr(err, errlen, "%s: query_pre_attn_scalar %g is not positive", file, (double)qpas); return 1; }
     hp->attn_scale = (float)(1.0 / sqrt((double)qpas));
-    if (cfg->kind == SRTI__HF_GEMMA3) {
+    if (g3) {
         if (srti__jf32(file, c, "rope_local_base_freq", &local_base, err, errlen)) return 1;
         hp->rope_theta_swa = local_base;
     }
@@ -422,9 +454,10 @@ static int srti__hf_gemma_config(srti_model *m, const char *file, const srtj_val
 
 static int srti__hf_config(srti_model *m, const char *file, const srtj_value *c, srti__hf_cfg *cfg, char *err, size_t errlen) {
     srti_hparams *hp = &m->hp;
-    const srtj_value *v;
-    const char *s;
-    int flag = 0;
+    const srtj_value *v, *top = c;
+    const char *s, *top_file = file;
+    char tc_file[1024];
+    int flag = 0, g3;
     memset(cfg, 0, sizeof *cfg);
     cfg->tie = -1;
     cfg->bos = cfg->eos = cfg->pad = -1;
@@ -439,6 +472,10 @@ static int srti__hf_config(srti_model *m, const char *file, const srtj_value *c,
     else if (!strcmp(cfg->arch_class, "Phi3ForCausalLM") || !strcmp(cfg->arch_class, "phi3")) cfg->kind = SRTI__HF_PHI3;
     else if (!strcmp(cfg->arch_class, "Gemma2ForCausalLM") || !strcmp(cfg->arch_class, "gemma2")) cfg->kind = SRTI__HF_GEMMA2;
     else if (!strcmp(cfg->arch_class, "Gemma3ForCausalLM") || !strcmp(cfg->arch_class, "gemma3_text")) cfg->kind = SRTI__HF_GEMMA3;
+    else if (!strcmp(cfg->arch_class, "Gemma3ForConditionalGeneration") || !strcmp(cfg->arch_class, "gemma3")) {
+        cfg->kind = SRTI__HF_GEMMA3;   /* the text model of the multimodal one */
+        cfg->multimodal = 1;
+    }
     strcpy(hp->arch, cfg->kind == SRTI__HF_QWEN2 ? "qwen2" : cfg->kind == SRTI__HF_QWEN3 ? "qwen3" : cfg->kind == SRTI__HF_PHI3 ? "phi3" :
                      cfg->kind == SRTI__HF_GEMMA2 ? "gemma2" : cfg->kind == SRTI__HF_GEMMA3 ? "gemma3" : cfg->kind ? "llama" : "");
     if ((s = srtj_string(srtj_get(c, "_name_or_path"))) != NULL && s[0]) {
@@ -446,24 +483,53 @@ static int srti__hf_config(srti_model *m, const char *file, const srtj_value *c,
         for (q = s; *q; q++) if (*q == '/' || *q == '\\') b = q + 1;
         if (*b) srti__copy_trunc(hp->name, sizeof hp->name, b);
     }
+    if (cfg->multimodal) {   /* every setting of the text model from text_config; the rest is the vision side's */
+        const srtj_value *tc = srtj_get(c, "text_config");
+        const char *tt = srtj_string(srtj_get(tc, "model_type"));
+        if (!srtj_is(tc, SRTJ_OBJECT)) {
+            srti__seterr(err, errlen, "%s: %s without a \"text_config\" object (the text model's settings)", file, cfg->arch_class);
+            return 1;
+        }
+        if (tt && strcmp(tt, "gemma3_text") != 0) {
+            srti__seterr(err, errlen, "%s: text_config.model_type \"%s\" is not gemma3_text", file, tt);
+            return 1;
+        }
+        snprintf(tc_file, sizeof tc_file, "%s: text_config", file);   /* where the messages point */
+        file = tc_file;
+        c = tc;
+    }
     if (srti__jtoken_id(file, c, "bos_token_id", &cfg->bos, err, errlen) ||
         srti__jtoken_id(file, c, "eos_token_id", &cfg->eos, err, errlen) ||
         srti__jtoken_id(file, c, "pad_token_id", &cfg->pad, err, errlen) ||
         srti__ju32(file, c, "vocab_size", 1, 1u << 24, 0, &cfg->vocab_size, err, errlen) ||
         srti__jbool(file, c, "tie_word_embeddings", &cfg->tie, err, errlen))
         return 1;
-    if (!cfg->kind) return 0;   /* vocabulary only; srt-pack refuses the architecture */
-    hp->norm_eps = 1e-6f;       /* transformers' defaults for these configs */
-    hp->rope_theta = cfg->kind == SRTI__HF_GEMMA3 ? 1000000.0f : 10000.0f;
-    hp->n_ctx = 2048;
-    if (SRTI__HF_IS_GEMMA(cfg->kind) && cfg->tie < 0) cfg->tie = 1;   /* Gemma's config classes tie by default */
-    if (srti__ju32(file, c, "hidden_size", 1, 1u << 20, 1, &hp->n_embd, err, errlen) ||
-        srti__ju32(file, c, "intermediate_size", 1, 1u << 24, 1, &hp->n_ff, err, errlen) ||
-        srti__ju32(file, c, "num_hidden_layers", 1, 4096, 1, &hp->n_layer, err, errlen) ||
-        srti__ju32(file, c, "num_attention_heads", 1, 4096, 1, &hp->n_head, err, errlen))
+    if (cfg->multimodal && (   /* stated at the top level (gemma-3-4b-it: eos_token_id [1, 106]), these win */
+        srti__jtoken_id(top_file, top, "bos_token_id", &cfg->bos, err, errlen) ||
+        srti__jtoken_id(top_file, top, "eos_token_id", &cfg->eos, err, errlen) ||
+        srti__jtoken_id(top_file, top, "pad_token_id", &cfg->pad, err, errlen) ||
+        srti__jbool(top_file, top, "tie_word_embeddings", &cfg->tie, err, errlen)))
         return 1;
-    hp->n_head_kv = hp->n_head;
-    hp->head_dim = SRTI__HF_IS_GEMMA(cfg->kind) ? 256 : hp->n_embd / hp->n_head;   /* Gemma's is not hidden / heads */
+    if (!cfg->kind) return 0;   /* vocabulary only; srt-pack refuses the architecture */
+    g3 = cfg->kind == SRTI__HF_GEMMA3;
+    hp->norm_eps = 1e-6f;       /* transformers' defaults for these configs */
+    hp->rope_theta = g3 ? srti__gemma3_text.rope_theta : 10000.0f;
+    hp->n_ctx = g3 ? srti__gemma3_text.max_pos : 2048;
+    if (SRTI__HF_IS_GEMMA(cfg->kind) && cfg->tie < 0) cfg->tie = 1;   /* Gemma's config classes tie by default */
+    if (g3) {   /* Gemma 3: every field has a default (Gemma3TextConfig's); elsewhere the shape is required */
+        if (!cfg->vocab_size) cfg->vocab_size = srti__gemma3_text.vocab_size;
+        hp->n_embd = srti__gemma3_text.hidden_size;
+        hp->n_ff = srti__gemma3_text.intermediate_size;
+        hp->n_layer = srti__gemma3_text.layers;
+        hp->n_head = srti__gemma3_text.heads;
+    }
+    if (srti__ju32(file, c, "hidden_size", 1, 1u << 20, !g3, &hp->n_embd, err, errlen) ||
+        srti__ju32(file, c, "intermediate_size", 1, 1u << 24, !g3, &hp->n_ff, err, errlen) ||
+        srti__ju32(file, c, "num_hidden_layers", 1, 4096, !g3, &hp->n_layer, err, errlen) ||
+        srti__ju32(file, c, "num_attention_heads", 1, 4096, !g3, &hp->n_head, err, errlen))
+        return 1;
+    hp->n_head_kv = g3 ? srti__gemma3_text.kv_heads : hp->n_head;
+    hp->head_dim = SRTI__HF_IS_GEMMA(cfg->kind) ? srti__gemma3_text.head_dim : hp->n_embd / hp->n_head;   /* Gemma's is not hidden / heads (256 in Gemma 2 too) */
     if (srti__ju32(file, c, "num_key_value_heads", 1, 4096, 0, &hp->n_head_kv, err, errlen) ||
         srti__ju32(file, c, "head_dim", 1, 4096, 0, &hp->head_dim, err, errlen) ||
         srti__ju32(file, c, "max_position_embeddings", 1, 1u << 26, 0, &hp->n_ctx, err, errlen) ||
@@ -706,7 +772,9 @@ static int srti__hf_tokenizer(srti_model *m, const char *dir, const srti__hf_cfg
     merges = srtj_get(model, "merges");
     added = srtj_get(root, "added_tokens");
     /* Gemma 3's tokenizer.json can hold added tokens past the text model's vocab_size
-       (<image_soft_token>): left out, as llama.cpp's converter leaves out-of-range ids out */
+       (<image_soft_token>, 262144, in gemma-3-1b of vocab_size 262144): left out, as llama.cpp's
+       converter leaves out-of-range ids out. The multimodal ones' vocab_size (text_config's, or
+       its default 262208) holds it: it stays, a control token (special), and 262145.. are [PADn]. */
 #define SRTI__GEMMA_EXTRA(id) (SRTI__HF_IS_GEMMA(cfg->kind) && cfg->vocab_size && (id) >= (int64_t)cfg->vocab_size)
     if (!srtj_is(model, SRTJ_OBJECT)) { srti__seterr(err, errlen, "%s: \"model\" is missing", tpath); goto done; }
     if (type && strcmp(type, "BPE") != 0) { srti__seterr(err, errlen, "%s: tokenizer model \"%s\" is not supported (BPE)", tpath, type); goto done; }
@@ -955,8 +1023,13 @@ done:
 
 /* ---------------------------------------------------------------- safetensors */
 /* GGUF name for a Hugging Face tensor name: 1 = mapped, 0 = skipped on purpose (rotary
-   inv_freq buffers), -1 = unknown. *permute: heads to permute over (0 = none). */
-static int srti__hf_name(const char *hf, const srti_hparams *hp, int permute_qk, char *out, size_t cap, uint32_t *permute) {
+   inv_freq buffers; a multimodal checkpoint's vision side), -1 = unknown. *permute: heads to permute
+   over (0 = none). multimodal (Gemma3ForConditionalGeneration): the text model's tensors are under
+   language_model.model. (language_model.lm_head.weight), or model.language_model. from transformers
+   4.52 on (lm_head.weight), and read as the model.* names of a text-only checkpoint; the vision
+   tower and the projector into the text model's embedding are skipped, as llama.cpp's converter
+   skips them (it writes them to a separate mmproj file). */
+static int srti__hf_name(const char *hf, const srti_hparams *hp, int permute_qk, int multimodal, char *out, size_t cap, uint32_t *permute) {
     static const struct { const char *hf, *gg; int qk; } layer[] = {
         {"input_layernorm.weight", "attn_norm.weight", 0}, {"post_attention_layernorm.weight", "ffn_norm.weight", 0},
         {"self_attn.q_proj.weight", "attn_q.weight", 1}, {"self_attn.q_proj.bias", "attn_q.bias", 1},
@@ -977,8 +1050,26 @@ static int srti__hf_name(const char *hf, const srti_hparams *hp, int permute_qk,
         {"mlp.gate_proj.weight", "ffn_gate.weight"}, {"mlp.up_proj.weight", "ffn_up.weight"}, {"mlp.down_proj.weight", "ffn_down.weight"},
         {"self_attn.q_norm.weight", "attn_q_norm.weight"}, {"self_attn.k_norm.weight", "attn_k_norm.weight"},
     };
+    static const char *const vision[] = {"vision_tower.", "model.vision_tower.", "multi_modal_projector.", "model.multi_modal_projector."};
+    static const char *const text[] = {"language_model.model.", "model.language_model."};
     const int is_gemma = !strncmp(hp->arch, "gemma", 5);
+    char text_name[256];
     *permute = 0;
+    if (multimodal) {
+        size_t i, n = 0;
+        for (i = 0; i < sizeof vision / sizeof vision[0]; i++)
+            if (!strncmp(hf, vision[i], strlen(vision[i]))) return 0;
+        if (!strcmp(hf, "language_model.lm_head.weight")) hf = "lm_head.weight";
+        else if (strcmp(hf, "lm_head.weight") != 0) {
+            for (i = 0; i < sizeof text / sizeof text[0]; i++) {
+                n = strlen(text[i]);
+                if (!strncmp(hf, text[i], n)) break;
+            }
+            if (i == sizeof text / sizeof text[0] || strlen(hf + n) + 7 > sizeof text_name) return -1;
+            snprintf(text_name, sizeof text_name, "model.%s", hf + n);
+            hf = text_name;
+        }
+    }
     if (!strcmp(hf, "model.embed_tokens.weight")) { snprintf(out, cap, "token_embd.weight"); return 1; }
     if (!strcmp(hf, "model.norm.weight")) { snprintf(out, cap, "output_norm.weight"); return 1; }
     if (!strcmp(hf, "lm_head.weight")) { snprintf(out, cap, "output.weight"); return 1; }
@@ -1064,7 +1155,7 @@ static int srti__st_check(const char *path, const srtj_value *e, uint64_t data_s
 
 /* Reads one shard's header: validates all of it, then appends the tensors it holds to m->tensors.
    With an index, the weight map's entry for each tensor must name this shard. */
-static int srti__st_shard(srti_model *m, uint32_t shard, const srtj_value *weight_map, int permute_qk, uint32_t *cap_tensors,
+static int srti__st_shard(srti_model *m, uint32_t shard, const srtj_value *weight_map, int permute_qk, int multimodal, uint32_t *cap_tensors,
                           uint32_t *n_found, char *err, size_t errlen) {
     const char *path = m->priv->shard_path[shard];
     FILE *fp = m->priv->shard_fp[shard];
@@ -1143,7 +1234,7 @@ static int srti__st_shard(srti_model *m, uint32_t shard, const srtj_value *weigh
             }
             (*n_found)++;
         }
-        mapped = srti__hf_name(e->key, &m->hp, permute_qk, gname, sizeof gname, &permute);
+        mapped = srti__hf_name(e->key, &m->hp, permute_qk, multimodal, gname, sizeof gname, &permute);
         if (mapped == 0) continue;
         if (mapped < 0) {
             srti__seterr(err, errlen, "%s: tensor '%.80s' has no place in a %s model (layers %u)", path, e->key, m->hp.arch, (unsigned)m->hp.n_layer);
@@ -1260,14 +1351,14 @@ static int srti__hf_weights(srti_model *m, const char *dir, const srti__hf_cfg *
         goto done;
     }
     for (k = 0; k < m->priv->n_shards; k++)
-        if (srti__st_shard(m, k, wm, permute_qk, &cap, &found, err, errlen)) goto done;
+        if (srti__st_shard(m, k, wm, permute_qk, cfg->multimodal, &cap, &found, err, errlen)) goto done;
     if (wm && found != wm->n) {
         for (e = wm->first; e; e = e->next) {
             uint32_t j;
             int there = 0;
             char gname[96];
             uint32_t perm;
-            int mp = srti__hf_name(e->key, &m->hp, permute_qk, gname, sizeof gname, &perm);
+            int mp = srti__hf_name(e->key, &m->hp, permute_qk, cfg->multimodal, gname, sizeof gname, &perm);
             for (j = 0; j < m->n_tensors && mp > 0 && !there; j++) there = !strcmp(m->tensors[j].name, gname);
             if (mp > 0 && !there) { srti__seterr(err, errlen, "%s: the index lists tensor '%.80s' in %s, which does not hold it", ipath, e->key, e->str); goto done; }
         }
@@ -1401,12 +1492,12 @@ static int srti__hf_read_config(srti_model *m, const char *cfg_path, srti__hf_cf
     return r;
 }
 
-#define SRTI__HF_ARCHS "LlamaForCausalLM, MistralForCausalLM, Qwen2ForCausalLM, Qwen3ForCausalLM, Phi3ForCausalLM, Gemma2ForCausalLM, Gemma3ForCausalLM"
-/* More on a refused architecture: Gemma 3's multimodal checkpoints (4B and up) nest the text
-   model's config in text_config and its tensors under language_model, beside a vision tower. */
+#define SRTI__HF_ARCHS "LlamaForCausalLM, MistralForCausalLM, Qwen2ForCausalLM, Qwen3ForCausalLM, Phi3ForCausalLM, Gemma2ForCausalLM, Gemma3ForCausalLM, " \
+                       "Gemma3ForConditionalGeneration"
+/* More on a refused architecture: of the multimodal ones only Gemma 3's is read (its text model). */
 static const char *srti__hf_why_not(const srti__hf_cfg *cfg) {
-    if (!strcmp(cfg->arch_class, "Gemma3ForConditionalGeneration") || !strcmp(cfg->arch_class, "gemma3"))
-        return "; the multimodal Gemma 3 (text_config, language_model.* tensors, a vision tower) is not, only the text-only Gemma3ForCausalLM";
+    if (strstr(cfg->arch_class, "ForConditionalGeneration"))
+        return "; of the multimodal checkpoints only Gemma3ForConditionalGeneration is read (its text model, the vision tower left out)";
     return "";
 }
 
