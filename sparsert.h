@@ -452,11 +452,12 @@ typedef struct srt_session_desc {
        F16 KV cache on the CPU only (else SRT_ERR_UNSUPPORTED). A session keeps up to 64 separate
        pruned stretches (turns); input fed after that stays dense. */
     float kv_sparsity_k, kv_sparsity_v;
-    /* Sliding-window layers (Gemma 2 / 3) keep only their last 2 windows + n_batch positions, in a
-       ring (Gemma 3 at 32k: a fifth of the full cache), unless swa_full = 1 or the KV cache is
-       sparse. srt_session_truncate further back than a window re-evaluates the sequence from its
-       start (the rows the window needs are gone); a saved state holds a sliding layer's last
-       window only, so the same goes for a truncation before a loaded state's end. */
+    /* Sliding-window layers (Gemma 2 / 3) keep only their last 2 windows + n_batch - 1 positions,
+       in a ring (Gemma 3 at 32k: a fifth of the full cache), unless swa_full = 1 or the KV cache is
+       sparse. srt_session_truncate further back than the ring's spare window evaluates the
+       sequence again from its start (the rows the window needs are gone); a saved state holds a
+       sliding layer's last window - 1 positions, so the same goes for a truncation before a loaded
+       state's end. */
     int swa_full;
 } srt_session_desc;
 
