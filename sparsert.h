@@ -3844,6 +3844,7 @@ typedef struct srt__layer {
     const float *q_norm, *k_norm;   /* qwen3, gemma3: per-head RMSNorm of q and k before RoPE (NULL otherwise) */
     const float *post_attn_norm, *post_ffw_norm;   /* gemma: RMSNorm of the attention's and the FFN's outputs */
     int swa;                        /* gemma: this layer attends to the last swa_window positions only */
+    int swa_before;                 /* sliding layers before this one (where its KV cache regions begin) */
     srt__weights wq, wk, wv, wo, gate, down, up;
 } srt__layer;
 
@@ -4197,6 +4198,7 @@ static srt_status srt__bind_weights(srt_model *m) {
              (st = srt__bind_vec(m, SRT__NAME("post_ffw_norm.weight"), E, 0, &L->post_ffw_norm)) != SRT_OK))
             return st;
         L->swa = m->swa_window > 0 && l % m->swa_pattern < m->swa_pattern - 1;
+        L->swa_before = l ? m->layers[l - 1].swa_before + m->layers[l - 1].swa : 0;
 #undef SRT__NAME
     }
     for (i = 0; i < m->n_tensors; i++)
@@ -5993,10 +5995,8 @@ typedef struct srt__attn_job { srt_session *s; int layer, p0, n_tok, heads, wind
 static int srt__kv_cap(const srt_session *s, int layer) { return s->m->layers[layer].swa ? s->swa_cap : s->n_ctx; }
 /* The cache region of one layer and KV head: srt__kv_cap rows of head_dim values. */
 static char *srt__kv_region(const srt_session *s, int which, int layer, int kvh) {
-    size_t at = 0;
-    int l;
-    for (l = 0; l < layer; l++) at += (size_t)srt__kv_cap(s, l) * (size_t)s->m->n_head_kv;
-    at += (size_t)kvh * (size_t)srt__kv_cap(s, layer);
+    const size_t sb = (size_t)s->m->layers[layer].swa_before;
+    const size_t at = (((size_t)layer - sb) * (size_t)s->n_ctx + sb * (size_t)s->swa_cap) * (size_t)s->m->n_head_kv + (size_t)kvh * (size_t)srt__kv_cap(s, layer);
     return (char *)(which ? s->v_cache : s->k_cache) + at * (size_t)s->kv_row;
 }
 /* The first position whose rows a session state holds for layer l of n evaluated positions: of a
@@ -6103,7 +6103,10 @@ static void srt__forward_batch(srt_session *s, const int32_t *toks, int n, int w
     if (p0 == 0) s->swa_lo = 0;   /* from the start: every row is written again */
     for (t = 0; t < n; t++) {
         srt__weights_row(&m->tok_embd, (uint64_t)toks[t], s->x + (size_t)t * E);
-        if (m->gemma) for (i = 0; i < E; i++) s->x[(size_t)t * E + i] *= sqrtf((float)E);   /* Gemma scales its embeddings */
+        if (m->gemma) {   /* Gemma scales its embeddings */
+            const float scale = sqrtf((float)E);
+            for (i = 0; i < E; i++) s->x[(size_t)t * E + i] *= scale;
+        }
         srt__rope_angles(s, s->rope_cs + (size_t)t * m->rope_dim, p0 + t);
         if (s->rope_cs_swa) srt__rope_angles_of(s, s->rope_freq + m->rope_dim / 2, s->rope_cs_swa + (size_t)t * m->rope_dim, p0 + t);
     }

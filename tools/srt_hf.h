@@ -1415,48 +1415,14 @@ static float srti__round_f16(float x) {
     return x > 65504.0f ? HUGE_VALF : x < -65504.0f ? -HUGE_VALF : x;
 }
 
-/* A Gemma folder's tensors: all there in their shapes (srti_check_llama knows the llama family
-   only), then the norms' 1 added. Gemma's RMSNorm multiplies by (1 + w); llama.cpp's converter
-   stores w + 1 (in F32 for BF16 and F32 sources, in F16 for F16 ones) so that a plain x * w
-   RMSNorm applies, and so do we: the norms are read now and held as F32 values (a few MB for
-   the largest Gemma). */
-static int srti__hf_gemma_tensors(srti_model *m, const char *dir, char *err, size_t errlen) {
-    static const struct { const char *gg, *hf; int shape; } need[] = {   /* shape 0: [E], 1: [E, Q], 2: [E, KV], 3: [Q, E], 4: [E, F], 5: [F, E], 6: [head_dim] */
-        {"attn_norm.weight", "input_layernorm.weight", 0}, {"attn_q.weight", "self_attn.q_proj.weight", 1},
-        {"attn_k.weight", "self_attn.k_proj.weight", 2}, {"attn_v.weight", "self_attn.v_proj.weight", 2},
-        {"attn_output.weight", "self_attn.o_proj.weight", 3}, {"post_attention_norm.weight", "post_attention_layernorm.weight", 0},
-        {"ffn_norm.weight", "pre_feedforward_layernorm.weight", 0}, {"ffn_gate.weight", "mlp.gate_proj.weight", 4},
-        {"ffn_up.weight", "mlp.up_proj.weight", 4}, {"ffn_down.weight", "mlp.down_proj.weight", 5},
-        {"post_ffw_norm.weight", "post_feedforward_layernorm.weight", 0},
-        {"attn_q_norm.weight", "self_attn.q_norm.weight", 6}, {"attn_k_norm.weight", "self_attn.k_norm.weight", 6},
-    };
-    const srti_hparams *hp = &m->hp;
-    const uint64_t E = hp->n_embd, Q = (uint64_t)hp->n_head * hp->head_dim, KV = (uint64_t)hp->n_head_kv * hp->head_dim, F = hp->n_ff;
-    const uint64_t ne[7][2] = {{E, 1}, {E, Q}, {E, KV}, {Q, E}, {E, F}, {F, E}, {hp->head_dim, 1}};
-    const size_t n_need = sizeof need / sizeof need[0] - (strcmp(hp->arch, "gemma3") ? 2 : 0);
+/* A Gemma folder's norms with their 1 added. Gemma's RMSNorm multiplies by (1 + w); llama.cpp's
+   converter stores w + 1 (in F32 for BF16 and F32 sources, in F16 for F16 ones) so that a plain
+   x * w RMSNorm applies, and so do we: the norms are read now and held as F32 values (a few MB for
+   the largest Gemma). Which tensors a gemma model needs, in which shapes, srti_check_llama says, as
+   for the other architectures. */
+static int srti__hf_gemma_norms(srti_model *m, char *err, size_t errlen) {
     uint64_t total = 0, at = 0;
-    uint32_t l, i;
-    size_t k;
-    char nm[96], hf[96];
-    for (l = 0; l <= hp->n_layer; l++)
-        for (k = 0; k < (l < hp->n_layer ? n_need : 2); k++) {   /* after the layers: the embedding and the final norm */
-            const char *gg = l < hp->n_layer ? need[k].gg : k ? "output_norm.weight" : "token_embd.weight";
-            const uint64_t a = l < hp->n_layer ? ne[need[k].shape][0] : E, b = l < hp->n_layer ? ne[need[k].shape][1] : k ? 1 : hp->n_vocab;
-            int ti;
-            if (l < hp->n_layer) {
-                snprintf(nm, sizeof nm, "blk.%u.%s", (unsigned)l, gg);
-                snprintf(hf, sizeof hf, "model.layers.%u.%s", (unsigned)l, need[k].hf);
-            } else {
-                snprintf(nm, sizeof nm, "%s", gg);
-                snprintf(hf, sizeof hf, "%s", k ? "model.norm.weight" : "model.embed_tokens.weight");
-            }
-            if ((ti = srti_find(m, nm)) < 0) { srti__seterr(err, errlen, "%s: tensor '%s' (%s) is missing", dir, hf, nm); return 1; }
-            if (m->tensors[ti].ne[0] != a || m->tensors[ti].ne[1] != b) {
-                srti__seterr(err, errlen, "%s: tensor '%s' (%s) has shape [%llu, %llu] (GGUF order), expected [%llu, %llu]", dir, hf, nm,
-                             (srti__ull)m->tensors[ti].ne[0], (srti__ull)m->tensors[ti].ne[1], (srti__ull)a, (srti__ull)b);
-                return 1;
-            }
-        }
+    uint32_t i;
     for (i = 0; i < m->n_tensors; i++)
         if (srti__ends_with(m->tensors[i].name, "norm.weight")) total += srti_tensor_nvalues(&m->tensors[i]);
     SRTI_FREE(m->priv->inline_vals);   /* no LongRoPE factors in a Gemma model */
@@ -1550,7 +1516,7 @@ static int srti__open_hf(srti_model *m, const char *dir, char *err, size_t errle
         }
     }
     if (!m->hp.n_vocab) m->hp.n_vocab = m->vocab.n_tokens;
-    if (m->n_tensors && SRTI__HF_IS_GEMMA(cfg.kind) && srti__hf_gemma_tensors(m, dir, err, errlen)) goto done;
+    if (m->n_tensors && SRTI__HF_IS_GEMMA(cfg.kind) && srti__hf_gemma_norms(m, err, errlen)) goto done;
     rc = 0;
 done:
     SRTI_FREE(cpath);

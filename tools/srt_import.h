@@ -993,6 +993,8 @@ static int srti__tensor_cmp(const void *a, const void *b) {
     return strcmp((*(const srti_tensor *const *)a)->name, (*(const srti_tensor *const *)b)->name);
 }
 
+/* Gemma 2 / 3: soft caps, sliding windows, an attention scale, post norms (formats/SRT.md) */
+static int srti__gemma(const char *arch) { return !strcmp(arch, "gemma2") || !strcmp(arch, "gemma3"); }
 /* Hyper-parameters and vocabulary fields from the metadata store (GGUF). */
 static int srti__gguf_hparams(srti_model *m, const char *path, char *err, size_t errlen) {
     srti_hparams *hp = &m->hp;
@@ -1036,8 +1038,8 @@ static int srti__gguf_hparams(srti_model *m, const char *path, char *err, size_t
     e = e || srti__kv_f32(m, path, SRTI__K("rope.scaling.high_freq_factor"), &hp->rope_high_freq_factor, err, errlen);
     e = e || srti__kv_u32(m, path, SRTI__K("rope.scaling.original_context_length"), &hp->rope_orig_ctx, err, errlen);
     e = e || srti__kv_f32(m, path, SRTI__K("rope.scaling.attn_factor"), &hp->rope_attn_factor, err, errlen);
-    if (!strcmp(a, "phi3") || !strncmp(a, "gemma", 5)) e = e || srti__kv_u32(m, path, SRTI__K("attention.sliding_window"), &hp->sliding_window, err, errlen);
-    if (!strcmp(a, "gemma2") || !strcmp(a, "gemma3")) {
+    if (!strcmp(a, "phi3") || srti__gemma(a)) e = e || srti__kv_u32(m, path, SRTI__K("attention.sliding_window"), &hp->sliding_window, err, errlen);
+    if (srti__gemma(a)) {
         e = e || srti__kv_f32(m, path, SRTI__K("attention.scale"), &hp->attn_scale, err, errlen);
         e = e || srti__kv_f32(m, path, SRTI__K("attn_logit_softcapping"), &hp->attn_softcap, err, errlen);
         e = e || srti__kv_f32(m, path, SRTI__K("final_logit_softcapping"), &hp->final_softcap, err, errlen);
@@ -1052,11 +1054,11 @@ static int srti__gguf_hparams(srti_model *m, const char *path, char *err, size_t
     if (hp->head_dim == 0 && hp->n_head > 0) hp->head_dim = hp->n_embd / hp->n_head;
     if (hp->rope_dim == 0) hp->rope_dim = hp->head_dim;
     hp->rope_neox = strcmp(hp->arch, "qwen2") == 0 || strcmp(hp->arch, "qwen3") == 0 || strcmp(hp->arch, "phi3") == 0 ||
-                    strcmp(hp->arch, "gemma2") == 0 || strcmp(hp->arch, "gemma3") == 0;
+                    srti__gemma(hp->arch);
     /* llama.cpp's GGUF has no attention.scale for Gemma: llama.cpp takes 1 / sqrt(n_embd / n_head) for
        the 27B models (46 layers: Gemma 2, 62: Gemma 3; query_pre_attn_scalar 144 there) and
        1 / sqrt(head_dim) otherwise. Recorded here, so the packed file says it. */
-    if ((!strcmp(hp->arch, "gemma2") || !strcmp(hp->arch, "gemma3")) && hp->attn_scale == 0.0f && hp->n_head > 0 && hp->head_dim > 0) {
+    if (srti__gemma(hp->arch) && hp->attn_scale == 0.0f && hp->n_head > 0 && hp->head_dim > 0) {
         const int big = (!strcmp(hp->arch, "gemma2") && hp->n_layer == 46) || (!strcmp(hp->arch, "gemma3") && hp->n_layer == 62);
         hp->attn_scale = 1.0f / sqrtf((float)(big ? hp->n_embd / hp->n_head : hp->head_dim));
     }
@@ -1839,7 +1841,7 @@ SRTI_API int srti_check_llama(const srti_model *m, char *err, size_t errlen) {
     if (err && errlen) err[0] = 0;
     if (!m || !m->priv) { srti__seterr(err, errlen, "srti_check_llama: invalid argument"); return 1; }
     hp = &m->hp;
-    const int gemma = !strcmp(hp->arch, "gemma2") || !strcmp(hp->arch, "gemma3");
+    const int gemma = srti__gemma(hp->arch);
     if (strcmp(hp->arch, "llama") != 0 && strcmp(hp->arch, "qwen2") != 0 && strcmp(hp->arch, "qwen3") != 0 && strcmp(hp->arch, "phi3") != 0 && !gemma) {
         srti__seterr(err, errlen, "%s: architecture '%s' is not supported (llama, qwen2, qwen3, phi3, gemma2, gemma3)", m->priv->path, hp->arch);
         return 1;
