@@ -666,6 +666,10 @@ static void test_gemma(void) {
               "\"sliding_attention\",\"sliding_attention\",\"full_attention\",\"sliding_attention\"]");
     gm_write(dir, cfg, NULL, 0);
     refuse(dir, "layer_types is not a sliding-window pattern", "layer_types that repeat no pattern");
+    gm_config(cfg, sizeof cfg, 1, 7, ",\"layer_types\":[\"sliding_attention\",\"full_attention\",7,\"sliding_attention\",\"sliding_attention\","
+              "\"full_attention\",\"sliding_attention\"]");
+    gm_write(dir, cfg, NULL, 0);
+    refuse(dir, "layer_types[2] must be", "layer_types with a number after the first full-attention layer");
     gm_config(cfg, sizeof cfg, 1, 7, ",\"sliding_window_pattern\":6,\"layer_types\":[\"sliding_attention\",\"full_attention\",\"sliding_attention\","
               "\"full_attention\",\"sliding_attention\",\"full_attention\",\"sliding_attention\"]");
     gm_write(dir, cfg, NULL, 0);

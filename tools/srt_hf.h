@@ -416,14 +416,16 @@ static int srti__hf_gemma_config(srti_model *m, const char *file, const srtj_val
             srti__seterr(err, errlen, "%s: layer_types must be a list of %u entries (num_hidden_layers)", file, (unsigned)hp->n_layer);
             return 1;
         }
-        for (e = lt->first, l = 0; e; e = e->next, l++) {   /* P = the first full-attention layer + 1 */
+        uint32_t first_full = 0;
+        for (e = lt->first, l = 0; e; e = e->next, l++) {   /* every entry one of the two; P = the first full-attention layer + 1 */
             const char *s = srtj_string(e);
             if (!s || (strcmp(s, "sliding_attention") != 0 && strcmp(s, "full_attention") != 0)) {
                 srti__seterr(err, errlen, "%s: layer_types[%u] must be \"sliding_attention\" or \"full_attention\"", file, (unsigned)l);
                 return 1;
             }
-            if (!strcmp(s, "full_attention")) { pattern = l + 1; break; }
+            if (!first_full && !strcmp(s, "full_attention")) first_full = l + 1;
         }
+        if (first_full) pattern = first_full;
         if (given && pattern != given) {
             srti__seterr(err, errlen, "%s: layer_types repeats every %u layers, sliding_window_pattern says %u", file, (unsigned)pattern, (unsigned)given);
             return 1;
