@@ -9,8 +9,9 @@
    (its vocabulary checked, no tensors generated).
    Seeds (--seeds DIR): a tiny Llama (byte-level BPE, tied embeddings, F32/F16/BF16 tensors, chat
    template), the same in two shards with an index, a tiny Qwen2 (QKV biases), a tiny Qwen3 (q/k
-   norms) and a tiny Phi-3 (fused qkv_proj and gate_up_proj, LongRoPE factor lists, partial RoPE)
-   with a SentencePiece-style tokenizer and a separate lm_head, and
+   norms), a tiny Phi-3 (fused qkv_proj and gate_up_proj, LongRoPE factor lists, partial RoPE) and
+   a tiny Gemma 3 (post norms, layer_types, local rope base, linear scaling) with a
+   SentencePiece-style tokenizer and a separate lm_head, and
    ../shared/models/smollm2-135m-instruct's config.json with the tiny tokenizer (no weights). */
 #define FZ_NAME "fuzz_hf"
 #define FZ_PER_SEED 300
@@ -20,6 +21,8 @@
                  "\"merges\"", "\"vocab\"", "\"added_tokens\"", "\"byte_fallback\"", "\"Metaspace\"", "\"ByteLevel\"", \
                  "\"chat_template\"", "\"rope_scaling\"", "\"llama3\"", "\"Qwen3ForCausalLM\"", "self_attn.q_norm.weight", \
                  "\"Phi3ForCausalLM\"", "\"longrope\"", "\"long_factor\"", "self_attn.qkv_proj.weight", \
+                 "\"Gemma2ForCausalLM\"", "\"Gemma3ForConditionalGeneration\"", "\"text_config\"", "\"layer_types\"", \
+                 "\"full_attention\"", "\"sliding_attention\"", "language_model.model.", "vision_tower.", \
                  "[", "]", "{", "}", ",", ":", "-1", "1e400", \
                  "4294967296", "\"\\u0120\"", "\"<0x0A>\"", NULL}
 #define FZ_SRTI
@@ -125,7 +128,7 @@ static void h_safetensors(fz_buf *b, const h_tensor *t, int nt) {
         }
 }
 
-static int h_tiny(const char *dir, const char *name, int qwen, int sharded) {   /* qwen: 0 no, 2 or 3; 4: Phi-3 */
+static int h_tiny(const char *dir, const char *name, int qwen, int sharded) {   /* qwen: 0 no, 2 or 3; 4: Phi-3; 5: Gemma 3 */
     h_tensor t[20];
     int nt = 0, rc;
     fz_buf b = {NULL, 0, 0};
@@ -133,9 +136,12 @@ static int h_tiny(const char *dir, const char *name, int qwen, int sharded) {   
     snprintf(cfg, sizeof cfg, "{\"architectures\":[\"%s\"],\"hidden_size\":8,\"intermediate_size\":16,\"num_hidden_layers\":1,"
              "\"num_attention_heads\":2,\"num_key_value_heads\":1,\"rms_norm_eps\":1e-06,\"rope_theta\":10000.0,"
              "\"max_position_embeddings\":64,\"vocab_size\":16,\"tie_word_embeddings\":%s,\"hidden_act\":\"silu\","
-             "\"bos_token_id\":1,\"eos_token_id\":2%s}", qwen == 4 ? "Phi3ForCausalLM" : qwen == 3 ? "Qwen3ForCausalLM" : qwen ? "Qwen2ForCausalLM" : "LlamaForCausalLM",
+             "\"bos_token_id\":1,\"eos_token_id\":2%s}",
+             qwen == 5 ? "Gemma3ForCausalLM" : qwen == 4 ? "Phi3ForCausalLM" : qwen == 3 ? "Qwen3ForCausalLM" : qwen ? "Qwen2ForCausalLM" : "LlamaForCausalLM",
              qwen ? "false" : "true",
-             qwen == 4 ? ",\"original_max_position_embeddings\":16,\"partial_rotary_factor\":0.5,\"sliding_window\":47,"
+             qwen == 5 ? ",\"head_dim\":4,\"hidden_activation\":\"gelu_pytorch_tanh\",\"sliding_window\":4,\"layer_types\":[\"full_attention\"],"
+                         "\"query_pre_attn_scalar\":4,\"rope_local_base_freq\":100.0,\"rope_scaling\":{\"rope_type\":\"linear\",\"factor\":2.0}"
+             : qwen == 4 ? ",\"original_max_position_embeddings\":16,\"partial_rotary_factor\":0.5,\"sliding_window\":47,"
                          "\"rope_scaling\":{\"type\":\"longrope\",\"long_factor\":[4.0],\"short_factor\":[1.25]}"
              : qwen ? "" : ",\"rope_scaling\":{\"rope_type\":\"llama3\",\"factor\":8.0,\"low_freq_factor\":1.0,\"high_freq_factor\":4.0,\"original_max_position_embeddings\":32}");
 #define T(n, d, r, c) do { t[nt].name = n; t[nt].dtype = d; t[nt].rows = r; t[nt].cols = c; nt++; } while (0)
@@ -148,7 +154,7 @@ static int h_tiny(const char *dir, const char *name, int qwen, int sharded) {   
         T("model.layers.0.self_attn.v_proj.weight", "F32", 4, 8);
     }
     T("model.layers.0.self_attn.o_proj.weight", "BF16", 8, 8);
-    if (qwen == 3) {
+    if (qwen == 3 || qwen == 5) {
         T("model.layers.0.self_attn.q_norm.weight", "F32", 1, 4);
         T("model.layers.0.self_attn.k_norm.weight", "BF16", 1, 4);
     } else if (qwen == 2) {
@@ -157,6 +163,10 @@ static int h_tiny(const char *dir, const char *name, int qwen, int sharded) {   
         T("model.layers.0.self_attn.v_proj.bias", "BF16", 1, 4);
     }
     T("model.layers.0.post_attention_layernorm.weight", "F32", 1, 8);
+    if (qwen == 5) {   /* Gemma: the FFN's norms before and after it */
+        T("model.layers.0.pre_feedforward_layernorm.weight", "BF16", 1, 8);
+        T("model.layers.0.post_feedforward_layernorm.weight", "F16", 1, 8);
+    }
     if (qwen == 4) T("model.layers.0.mlp.gate_up_proj.weight", "F16", 32, 8);
     else {
         T("model.layers.0.mlp.gate_proj.weight", "F16", 16, 8);
@@ -199,7 +209,7 @@ static int fz_make_seeds(const char *dir) {
     size_t n;
     unsigned char *p;
     if (h_tiny(dir, "tiny-llama", 0, 0) || h_tiny(dir, "tiny-llama-sharded", 0, 1) || h_tiny(dir, "tiny-qwen2", 2, 0) || h_tiny(dir, "tiny-qwen3", 3, 0) ||
-        h_tiny(dir, "tiny-phi3", 4, 0)) return 1;
+        h_tiny(dir, "tiny-phi3", 4, 0) || h_tiny(dir, "tiny-gemma3", 5, 0)) return 1;
     p = fz_read_file("../shared/models/smollm2-135m-instruct/config.json", &n);
     if (p) {
         fz_buf b = {NULL, 0, 0};
