@@ -31,7 +31,7 @@
      --calib FILE.txt   calibration text for wanda: the unpruned model is packed F32 to
                         OUT.calib.srt (removed after), run over the text, and its inputs measured
      --keep-dense PATS  comma-separated globs of tensors never pruned, added to the defaults
-                        token_embd.*, output.*, *norm* (tools/srt_prune.h)
+                        token_embd.*, output.*, *norm*, *ffn_gate_inp* (tools/srt_prune.h)
      --sparse-format F  how pruned tensors are stored: sb (bitmap + values: bf16/f16/f32 -> sb-bf16,
                         q8 -> sb-q8, q4 -> sb-q4; q2/tq/q1 stay dense), s4x1 (4x1 block-sparse q8;
                         pruning then removes whole blocks of 4 output rows at one input column) or
@@ -86,7 +86,7 @@ static void usage(FILE *f) {
         "  --prune METHOD     magnitude (default: smallest |w| per tensor) or wanda (|w| x input\n"
         "                     channel norm on --calib text, per output row)\n"
         "  --calib FILE.txt   calibration text for --prune wanda\n"
-        "  --keep-dense PATS  comma-separated globs never pruned (besides token_embd.*, output.*, *norm*)\n"
+        "  --keep-dense PATS  comma-separated globs never pruned (besides token_embd.*, output.*, *norm*, *ffn_gate_inp*)\n"
         "  --vocab-only       pack only the tokenizer\n"
         "  --no-verify        skip loading the result with srt_model_load()\n"
         "  -t, --threads N    threads (default: one per physical core); the output is the same\n"
@@ -187,6 +187,12 @@ static void write_hparams(packer *p, const srti_hparams *hp) {
     if (hp->final_softcap > 0.0f) m_f32(p, a, "final_logit_softcapping", hp->final_softcap);
     if (hp->swa_pattern) m_u32(p, a, "attention.sliding_window_pattern", hp->swa_pattern);
     if (hp->rope_theta_swa > 0.0f) m_f32(p, a, "rope.freq_base_swa", hp->rope_theta_swa);
+    if (hp->n_expert) {   /* mixture of experts */
+        m_u32(p, a, "expert_count", hp->n_expert);
+        m_u32(p, a, "expert_used_count", hp->n_expert_used);
+        m_u32(p, a, "expert_feed_forward_length", hp->n_ff_exp ? hp->n_ff_exp : hp->n_ff);
+        m_u32(p, a, "expert_weights_norm", (uint32_t)(hp->expert_weights_norm != 0));
+    }
 }
 
 /* Writing order: token_embd first, then each layer's tensors together, then the rest
@@ -341,7 +347,9 @@ static int write_srt(srti_model *m, const char *out, const char *source, const f
             }
             if (t->n_dims == 1 || t->ne[1] == 1) { rows = 1; cols = t->ne[0]; f = SRT_F32; g = 0; }
             else {
-                const fmt_choice *c = &choices[0];
+                static const fmt_choice router = {"", SRT_F32, 0};   /* MoE routers stay f32 (as llama.cpp's quantizer keeps them) */
+                const char *dot = strrchr(t->name, '.');
+                const fmt_choice *c = dot && dot - t->name >= 12 && !strncmp(dot - 12, "ffn_gate_inp", 12) ? &router : &choices[0];
                 int ci;
                 for (ci = 1; ci < n_choices; ci++) {
                     size_t plen = strcspn(choices[ci].pattern, "=");

@@ -110,6 +110,11 @@ typedef struct srti_hparams {
     float attn_softcap, final_softcap;   /* Gemma 2's soft caps of the attention scores and the logits */
     uint32_t swa_pattern;     /* layer l slides iff l % swa_pattern < swa_pattern - 1 (0: the runtime's default: 2 / 6) */
     float rope_theta_swa;     /* Gemma 3: the sliding layers' rope base (0: the runtime's default, 10000) */
+    /* mixture of experts (0 elsewhere): Mixtral ("llama"), Qwen3-MoE ("qwen3moe") */
+    uint32_t n_expert;        /* experts per layer (0 = a dense FFN) */
+    uint32_t n_expert_used;   /* experts a token goes through */
+    uint32_t n_ff_exp;        /* an expert's FFN width (0 = n_ff) */
+    int expert_weights_norm;  /* 1: the chosen experts' probabilities divided by their sum; 0: as they are; -1 absent (= 1) */
     int tied_output;          /* 1 if there is no separate output.weight */
 } srti_hparams;
 
@@ -758,6 +763,7 @@ static void srti__hparams_init(srti_hparams *hp) {
     hp->rope_low_freq_factor = 1.0f;
     hp->rope_high_freq_factor = 4.0f;
     hp->rope_attn_factor = 1.0f;
+    hp->expert_weights_norm = -1;
 }
 
 SRTI_API int srti_find(const srti_model *m, const char *name) {
@@ -1842,8 +1848,17 @@ SRTI_API int srti_check_llama(const srti_model *m, char *err, size_t errlen) {
     if (!m || !m->priv) { srti__seterr(err, errlen, "srti_check_llama: invalid argument"); return 1; }
     hp = &m->hp;
     const int gemma = srti__gemma(hp->arch);
-    if (strcmp(hp->arch, "llama") != 0 && strcmp(hp->arch, "qwen2") != 0 && strcmp(hp->arch, "qwen3") != 0 && strcmp(hp->arch, "phi3") != 0 && !gemma) {
-        srti__seterr(err, errlen, "%s: architecture '%s' is not supported (llama, qwen2, qwen3, phi3, gemma2, gemma3)", m->priv->path, hp->arch);
+    const int qk_norm = !strcmp(hp->arch, "qwen3") || !strcmp(hp->arch, "qwen3moe") || !strcmp(hp->arch, "gemma3");   /* per-head q/k RMSNorm */
+    if (strcmp(hp->arch, "llama") != 0 && strcmp(hp->arch, "qwen2") != 0 && strcmp(hp->arch, "qwen3") != 0 && strcmp(hp->arch, "qwen3moe") != 0 &&
+        strcmp(hp->arch, "phi3") != 0 && !gemma) {
+        srti__seterr(err, errlen, "%s: architecture '%s' is not supported (llama, qwen2, qwen3, qwen3moe, phi3, gemma2, gemma3)", m->priv->path, hp->arch);
+        return 1;
+    }
+    /* experts: llama (Mixtral) and qwen3moe only, which must have them */
+    if ((hp->n_expert > 0) != (!strcmp(hp->arch, "qwen3moe") || (!strcmp(hp->arch, "llama") && hp->n_expert > 0)) ||
+        (hp->n_expert > 0 && (hp->n_expert > 4096 || hp->n_expert_used == 0 || hp->n_expert_used > hp->n_expert || hp->n_ff_exp > (1u << 24)))) {
+        srti__seterr(err, errlen, "%s: %s with %u experts (%u used, width %u): experts need architecture llama or qwen3moe, 1 <= used <= experts <= 4096",
+                     m->priv->path, hp->arch, (unsigned)hp->n_expert, (unsigned)hp->n_expert_used, (unsigned)hp->n_ff_exp);
         return 1;
     }
     if (gemma && (!(hp->attn_scale > 0 && hp->attn_scale <= 16) || !(hp->attn_softcap >= 0 && hp->attn_softcap <= 1e6) ||
@@ -1888,14 +1903,28 @@ SRTI_API int srti_check_llama(const srti_model *m, char *err, size_t errlen) {
         SRTI__X("attn_q.bias", Q, 1, 0)
         SRTI__X("attn_k.bias", KV, 1, 0)
         SRTI__X("attn_v.bias", KV, 1, 0)
-        SRTI__X("attn_q_norm.weight", hp->head_dim, 1, !strcmp(hp->arch, "qwen3") || !strcmp(hp->arch, "gemma3"))   /* qwen3's, gemma3's per-head q/k RMSNorm */
-        SRTI__X("attn_k_norm.weight", hp->head_dim, 1, !strcmp(hp->arch, "qwen3") || !strcmp(hp->arch, "gemma3"))
+        SRTI__X("attn_q_norm.weight", hp->head_dim, 1, qk_norm)
+        SRTI__X("attn_k_norm.weight", hp->head_dim, 1, qk_norm)
         SRTI__X("post_attention_norm.weight", E, 1, gemma)   /* gemma's norms of the attention's and the FFN's outputs */
         SRTI__X("post_ffw_norm.weight", E, 1, gemma)
         SRTI__X("ffn_norm.weight", E, 1, 1)
-        SRTI__X("ffn_gate.weight", E, F, 1)
-        SRTI__X("ffn_down.weight", F, E, 1)
-        SRTI__X("ffn_up.weight", E, F, 1)
+        if (hp->n_expert) {   /* the router and every expert's matrices; no dense FFN */
+            const uint64_t FE = hp->n_ff_exp ? hp->n_ff_exp : F;
+            uint32_t x;
+            SRTI__X("ffn_gate_inp.weight", E, hp->n_expert, 1)
+            for (x = 0; x < hp->n_expert; x++) {
+                char ex[48];
+#define SRTI__EX(kind, a, b) snprintf(ex, sizeof ex, "ffn_" kind ".%u.weight", (unsigned)x); SRTI__X(ex, a, b, 1)
+                SRTI__EX("gate", E, FE)
+                SRTI__EX("down", FE, E)
+                SRTI__EX("up", E, FE)
+#undef SRTI__EX
+            }
+        } else {
+            SRTI__X("ffn_gate.weight", E, F, 1)
+            SRTI__X("ffn_down.weight", F, E, 1)
+            SRTI__X("ffn_up.weight", E, F, 1)
+        }
 #undef SRTI__X
     }
     if (m->vocab.n_tokens > hp->n_vocab) {

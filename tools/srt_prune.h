@@ -6,7 +6,7 @@
      The 2-D linear weights of attention and FFN: blk.N.attn_q, attn_k, attn_v, attn_output,
      ffn_gate, ffn_up, ffn_down (.weight), unless their name matches a keep-dense glob. Token
      embeddings, the output matrix and norms are never pruned (the default keep-dense list names
-     them: token_embd.*, output.*, *norm*); --keep-dense 'GLOB,GLOB' adds to it.
+     them: token_embd.*, output.*, *norm*, *ffn_gate_inp* (MoE routers)); --keep-dense 'GLOB,GLOB' adds to it.
    HOW MUCH
      --sparsity S (every such tensor) and --sparsity 'PAT=S' (those whose name matches the glob PAT,
      * and ?), S in [0, 1). Repeatable; the last rule that matches wins, as for --tensor. 0 = dense.
@@ -81,11 +81,11 @@ typedef struct srtp_state {
 } srtp_state;
 
 static void srtp_init(srtp_state *st) {
-    static const char *const defaults[3] = {"token_embd.*", "output.*", "*norm*"};
+    static const char *const defaults[4] = {"token_embd.*", "output.*", "*norm*", "*ffn_gate_inp*"};
     int i;
     memset(st, 0, sizeof *st);
     st->method = -1;
-    for (i = 0; i < 3; i++) snprintf(st->keep[st->n_keep++], sizeof st->keep[0], "%s", defaults[i]);
+    for (i = 0; i < 4; i++) snprintf(st->keep[st->n_keep++], sizeof st->keep[0], "%s", defaults[i]);
 }
 
 static void srtp_free(srtp_state *st) {
