@@ -356,7 +356,7 @@ typedef struct srt_model_desc {
 } srt_model_desc;
 
 typedef struct srt_model_info {
-    const char *architecture;    /* "llama", "qwen2", "qwen3", "phi3", "gemma2" or "gemma3" */
+    const char *architecture;    /* "llama", "qwen2", "qwen3", "qwen3moe", "phi3", "gemma2" or "gemma3" */
     const char *name;            /* general.name or "" */
     int n_vocab, n_embd, n_ff, n_layer, n_head, n_head_kv, head_dim, n_ctx_train;
     srt_format format;           /* format of the largest weight matrices */
@@ -366,6 +366,10 @@ typedef struct srt_model_info {
     int bos, eos;                /* special token ids, -1 if none */
     const char *backend;         /* "cpu", or the name of srt_model_desc.backend */
     int n_swa_layers, swa_window;   /* layers that attend to the last swa_window positions only (Gemma); 0, 0 for none */
+    int n_expert, n_expert_used;    /* mixture of experts: experts per layer, experts a token goes through (n_ff is an
+                                       expert's width then); 0, 0 for a dense FFN */
+    uint64_t token_bytes;           /* weight bytes one decoded token reads: all but the embedding matrix (one row of
+                                       it), of the experts only the used share (n_expert_used / n_expert) */
 } srt_model_info;
 
 SRT_API srt_status srt_model_load(const char *path, const srt_model_desc *desc, srt_model **out);
@@ -3845,7 +3849,9 @@ typedef struct srt__layer {
     const float *post_attn_norm, *post_ffw_norm;   /* gemma: RMSNorm of the attention's and the FFN's outputs */
     int swa;                        /* gemma: this layer attends to the last swa_window positions only */
     int swa_before;                 /* sliding layers before this one (where its KV cache regions begin) */
-    srt__weights wq, wk, wv, wo, gate, down, up;
+    srt__weights wq, wk, wv, wo, gate, down, up;   /* gate, down, up: the dense FFN (unused with experts) */
+    srt__weights router;            /* mixture of experts: n_expert x n_embd, a token's expert logits */
+    srt__weights *experts;          /* n_expert x (gate, up, down), in the model's array; NULL for a dense FFN */
 } srt__layer;
 
 /* Tokenizer data (section 10 fills and uses it). */
@@ -3891,6 +3897,8 @@ struct srt_model {
     srt__tensor *tensors;
     uint32_t n_tensors;
     char *tensor_names;
+    uint32_t *tensor_hash;     /* open addressing over the names: index + 1, 0 = empty (MoE files hold 10^4+ tensors) */
+    uint32_t tensor_hash_mask;
     /* hyperparameters */
     char arch[32];
     int n_vocab, n_embd, n_ff, n_layer, n_head, n_head_kv, head_dim, rope_dim, n_ctx_train;
@@ -3908,6 +3916,11 @@ struct srt_model {
     float attn_softcap, final_softcap;   /* s -> cap tanh(s / cap) on the attention scores / the logits; 0 = none */
     int swa_window, swa_pattern;   /* sliding layers (l % pattern < pattern - 1) see the last swa_window positions */
     float rope_theta_swa;      /* the sliding layers' rope base (unscaled); 0 = they rotate as the others */
+    /* mixture of experts (Mixtral: "llama"; "qwen3moe"): every layer's FFN is n_expert_used of n_expert
+       experts of width n_ff, picked per token by the router */
+    int n_expert, n_expert_used;
+    int expert_norm;           /* the picked experts' probabilities divided by their sum */
+    srt__weights *experts;     /* n_layer x n_expert x (gate, up, down) */
     /* weights */
     srt__weights tok_embd, output;
     const float *output_norm;
@@ -4046,9 +4059,29 @@ static srt_status srt__parse_dir(srt_model *m, const char *path, const unsigned 
     return SRT_OK;
 }
 
+static uint32_t srt__name_hash(const char *s) { uint32_t h = 2166136261u; while (*s) h = (h ^ (unsigned char)*s++) * 16777619u; return h; }
+/* The name index (after srt__parse_dir); refuses a name stored twice, which a lookup could not tell apart. */
+static srt_status srt__index_tensors(srt_model *m, const char *path) {
+    uint32_t cap = 16, i;
+    while (cap < 2 * m->n_tensors) cap *= 2;
+    m->tensor_hash = (uint32_t *)srt__alloc(&m->alloc, (size_t)cap * sizeof(uint32_t));
+    if (!m->tensor_hash) return srt__fail(SRT_ERR_OUT_OF_MEMORY, "%s: out of memory for the tensor index", path);
+    memset(m->tensor_hash, 0, (size_t)cap * sizeof(uint32_t));
+    m->tensor_hash_mask = cap - 1;
+    for (i = 0; i < m->n_tensors; i++) {
+        uint32_t h = srt__name_hash(m->tensors[i].name) & m->tensor_hash_mask;
+        for (; m->tensor_hash[h]; h = (h + 1) & m->tensor_hash_mask)
+            if (strcmp(m->tensors[m->tensor_hash[h] - 1].name, m->tensors[i].name) == 0)
+                return srt__fail(SRT_ERR_FORMAT, "%s: tensor '%s' is stored twice", path, m->tensors[i].name);
+        m->tensor_hash[h] = i + 1;
+    }
+    return SRT_OK;
+}
 static srt__tensor *srt__find_tensor(srt_model *m, const char *name) {
-    uint32_t i;
-    for (i = 0; i < m->n_tensors; i++) if (strcmp(m->tensors[i].name, name) == 0) return &m->tensors[i];
+    uint32_t h;
+    if (!m->tensor_hash) return NULL;
+    for (h = srt__name_hash(name) & m->tensor_hash_mask; m->tensor_hash[h]; h = (h + 1) & m->tensor_hash_mask)
+        if (strcmp(m->tensors[m->tensor_hash[h] - 1].name, name) == 0) return &m->tensors[m->tensor_hash[h] - 1];
     return NULL;
 }
 
@@ -4083,9 +4116,9 @@ static srt_status srt__load_hparams(srt_model *m) {
     const char *s;
 #define SRT__KEY(suffix) (snprintf(key, sizeof key, "%s." suffix, m->arch), key)
     if (!srt_model_meta_str(m, "general.architecture", &s)) return srt__fail(SRT_ERR_FORMAT, "metadata general.architecture is missing");
-    if (strcmp(s, "llama") != 0 && strcmp(s, "qwen2") != 0 && strcmp(s, "qwen3") != 0 && strcmp(s, "phi3") != 0 &&
+    if (strcmp(s, "llama") != 0 && strcmp(s, "qwen2") != 0 && strcmp(s, "qwen3") != 0 && strcmp(s, "qwen3moe") != 0 && strcmp(s, "phi3") != 0 &&
         strcmp(s, "gemma2") != 0 && strcmp(s, "gemma3") != 0)
-        return srt__fail(SRT_ERR_UNSUPPORTED, "architecture '%s' is not supported (llama, qwen2, qwen3, phi3, gemma2, gemma3)", s);
+        return srt__fail(SRT_ERR_UNSUPPORTED, "architecture '%s' is not supported (llama, qwen2, qwen3, qwen3moe, phi3, gemma2, gemma3)", s);
     snprintf(m->arch, sizeof m->arch, "%s", s);
     m->n_embd = srt__meta_u32_or(m, SRT__KEY("embedding_length"), 0);
     m->n_ff = srt__meta_u32_or(m, SRT__KEY("feed_forward_length"), 0);
@@ -4145,6 +4178,20 @@ static srt_status srt__load_hparams(srt_model *m) {
                              m->attn_scale, m->attn_softcap, m->final_softcap, m->swa_window, m->swa_pattern, m->rope_theta_swa);
         if (m->rope_theta_swa == m->rope_theta && m->rope_scaling == 0) m->rope_theta_swa = 0.0f;   /* one set of angles serves all layers */
     }
+    /* Mixture of experts: Mixtral is "llama" with experts, Qwen3-MoE "qwen3moe" (which must have them).
+       The graph's FFN width is then an expert's. */
+    m->n_expert = srt__meta_u32_or(m, SRT__KEY("expert_count"), 0);
+    m->n_expert_used = srt__meta_u32_or(m, SRT__KEY("expert_used_count"), 0);
+    m->expert_norm = srt__meta_u32_or(m, SRT__KEY("expert_weights_norm"), 1) != 0;
+    if (m->n_expert != 0 || strcmp(m->arch, "qwen3moe") == 0) {
+        const int ff = srt__meta_u32_or(m, SRT__KEY("expert_feed_forward_length"), (uint32_t)m->n_ff);
+        if (strcmp(m->arch, "llama") != 0 && strcmp(m->arch, "qwen3moe") != 0)
+            return srt__fail(SRT_ERR_UNSUPPORTED, "architecture '%s' with experts is not supported (llama, qwen3moe)", m->arch);
+        if (m->n_expert <= 0 || m->n_expert > 4096 || m->n_expert_used <= 0 || m->n_expert_used > m->n_expert || ff <= 0 || ff > 1 << 20)
+            return srt__fail(SRT_ERR_FORMAT, "bad mixture of experts: %d experts, %d used, width %d (1 <= used <= experts <= 4096)",
+                             m->n_expert, m->n_expert_used, ff);
+        m->n_ff = ff;
+    }
 #undef SRT__KEY
     return SRT_OK;
 }
@@ -4173,6 +4220,10 @@ static srt_status srt__bind_weights(srt_model *m) {
     }
     m->layers = (srt__layer *)srt__alloc(&m->alloc, (size_t)m->n_layer * sizeof *m->layers);
     if (!m->layers) return srt__fail(SRT_ERR_OUT_OF_MEMORY, "out of memory");
+    if (m->n_expert) {
+        m->experts = (srt__weights *)srt__alloc(&m->alloc, (size_t)m->n_layer * (size_t)m->n_expert * 3 * sizeof *m->experts);
+        if (!m->experts) return srt__fail(SRT_ERR_OUT_OF_MEMORY, "out of memory");
+    }
     for (l = 0; l < m->n_layer; l++) {
         srt__layer *L = &m->layers[l];
 #define SRT__NAME(s) (snprintf(name, sizeof name, "blk.%d." s, l), name)
@@ -4182,14 +4233,27 @@ static srt_status srt__bind_weights(srt_model *m) {
             (st = srt__bind(m, SRT__NAME("attn_k.weight"), KV, E, 0, &L->wk)) != SRT_OK ||
             (st = srt__bind(m, SRT__NAME("attn_v.weight"), KV, E, 0, &L->wv)) != SRT_OK ||
             (st = srt__bind(m, SRT__NAME("attn_output.weight"), E, Q, 0, &L->wo)) != SRT_OK ||
-            (st = srt__bind(m, SRT__NAME("ffn_gate.weight"), F, E, 0, &L->gate)) != SRT_OK ||
-            (st = srt__bind(m, SRT__NAME("ffn_down.weight"), E, F, 0, &L->down)) != SRT_OK ||
-            (st = srt__bind(m, SRT__NAME("ffn_up.weight"), F, E, 0, &L->up)) != SRT_OK ||
             (st = srt__bind_vec(m, SRT__NAME("attn_q.bias"), Q, 1, &L->bq)) != SRT_OK ||
             (st = srt__bind_vec(m, SRT__NAME("attn_k.bias"), KV, 1, &L->bk)) != SRT_OK ||
             (st = srt__bind_vec(m, SRT__NAME("attn_v.bias"), KV, 1, &L->bv)) != SRT_OK)
             return st;
-        if ((strcmp(m->arch, "qwen3") == 0 || strcmp(m->arch, "gemma3") == 0) &&   /* their q and k norms; another architecture leaves them unused */
+        if (m->n_expert) {   /* the router and each expert's gate, up and down */
+            int x;
+            L->experts = m->experts + (size_t)l * (size_t)m->n_expert * 3;
+            if ((st = srt__bind(m, SRT__NAME("ffn_gate_inp.weight"), (uint64_t)m->n_expert, E, 0, &L->router)) != SRT_OK) return st;
+            for (x = 0; x < m->n_expert; x++) {
+#define SRT__XNAME(kind) (snprintf(name, sizeof name, "blk.%d.ffn_" kind ".%d.weight", l, x), name)
+                if ((st = srt__bind(m, SRT__XNAME("gate"), F, E, 0, &L->experts[3 * x])) != SRT_OK ||
+                    (st = srt__bind(m, SRT__XNAME("up"), F, E, 0, &L->experts[3 * x + 1])) != SRT_OK ||
+                    (st = srt__bind(m, SRT__XNAME("down"), E, F, 0, &L->experts[3 * x + 2])) != SRT_OK)
+                    return st;
+#undef SRT__XNAME
+            }
+        } else if ((st = srt__bind(m, SRT__NAME("ffn_gate.weight"), F, E, 0, &L->gate)) != SRT_OK ||
+                   (st = srt__bind(m, SRT__NAME("ffn_down.weight"), E, F, 0, &L->down)) != SRT_OK ||
+                   (st = srt__bind(m, SRT__NAME("ffn_up.weight"), F, E, 0, &L->up)) != SRT_OK)
+            return st;
+        if ((strcmp(m->arch, "qwen3") == 0 || strcmp(m->arch, "qwen3moe") == 0 || strcmp(m->arch, "gemma3") == 0) &&   /* their q and k norms; another architecture leaves them unused */
             ((st = srt__bind_vec(m, SRT__NAME("attn_q_norm.weight"), (uint64_t)m->head_dim, 0, &L->q_norm)) != SRT_OK ||
              (st = srt__bind_vec(m, SRT__NAME("attn_k_norm.weight"), (uint64_t)m->head_dim, 0, &L->k_norm)) != SRT_OK))
             return st;
@@ -4206,6 +4270,26 @@ static srt_status srt__bind_weights(srt_model *m) {
     return SRT_OK;
 }
 
+/* Weight bytes one decode step reads (srt_model_info.token_bytes): every tensor, but of the embedding
+   one row when a separate output matrix exists (tied, the logits read all of it), and of the experts
+   (blk.N.ffn_{gate,up,down}.X.weight) the share a token uses. */
+static uint64_t srt__token_bytes(const srt_model *m) {
+    uint64_t total = 0, experts = 0;
+    uint32_t i;
+    for (i = 0; i < m->n_tensors; i++) {
+        const srt__tensor *t = &m->tensors[i];
+        const char *x = strrchr(t->name, '.');   /* ".weight" */
+        uint64_t b = 0;
+        int j;
+        for (j = 0; j < t->n_parts; j++) b += t->part_size[j];
+        if (strcmp(t->name, "token_embd.weight") == 0 && m->output.part[0] != m->tok_embd.part[0]) b /= t->w.rows ? t->w.rows : 1;
+        while (x && x > t->name && x[-1] >= '0' && x[-1] <= '9') x--;   /* back over an expert number */
+        if (m->n_expert && x && x[-1] == '.' && x[0] >= '0' && x[0] <= '9' && strncmp(t->name, "blk.", 4) == 0) experts += b;
+        else total += b;
+    }
+    return total + (m->n_expert ? experts / (uint64_t)m->n_expert * (uint64_t)m->n_expert_used : 0);
+}
+
 static srt_status srt__vocab_load(srt_model *m);   /* section 10 */
 static void srt__vocab_free(srt_model *m);
 
@@ -4218,6 +4302,8 @@ SRT_API void srt_model_free(srt_model *m) {
     if (m->own_pool) srt_pool_destroy(m->pool);
     srt__map_close(&m->map);
     srt__free(&a, m->tensor_names);
+    srt__free(&a, m->tensor_hash);
+    srt__free(&a, m->experts);
     srt__free(&a, m->tensors);
     srt__free(&a, m->meta);
     srt__free(&a, m->arena);
@@ -4255,6 +4341,7 @@ static srt_status srt__model_open(srt_model *m, const char *path, const srt_mode
     data_end = meta_off;
     if ((st = srt__parse_meta(m, path, h + meta_off, meta_size, n_meta)) != SRT_OK) return st;
     if ((st = srt__parse_dir(m, path, h + dir_off, dir_size, n_tensors, data_end, version)) != SRT_OK) return st;
+    if ((st = srt__index_tensors(m, path)) != SRT_OK) return st;
     if (d->verify_checksums)
         for (i = 0; i < m->n_tensors; i++) {
             int j;
@@ -4296,7 +4383,7 @@ static srt_status srt__backend_load(srt_model *m, srt_backend *b) {
     int l;
     if (!b->load || !b->unload || !b->session_create || !b->session_destroy || !b->forward)
         return srt__fail(SRT_ERR_INVALID_ARG, "srt_model_load: backend '%s' is incomplete", b->name ? b->name : "?");
-    if (m->gemma)   /* srt_backend_model has no post-norms, GELU, soft caps or sliding windows */
+    if (m->gemma || m->n_expert)   /* srt_backend_model has no post-norms, GELU, soft caps, sliding windows or experts */
         return srt__fail(SRT_ERR_UNSUPPORTED, "srt_model_load: architecture '%s' runs on the CPU only (backend %s)", m->arch, b->name ? b->name : "?");
     ls = (srt_backend_layer *)srt__malloc0((size_t)m->n_layer * sizeof *ls);
     if (!ls) return srt__fail(SRT_ERR_OUT_OF_MEMORY, "srt_model_load: out of memory");
@@ -4364,6 +4451,7 @@ SRT_API srt_status srt_model_load(const char *path, const srt_model_desc *desc, 
     m->info.n_head = m->n_head; m->info.n_head_kv = m->n_head_kv; m->info.head_dim = m->head_dim; m->info.n_ctx_train = m->n_ctx_train;
     for (i = 0, m->info.n_swa_layers = 0; m->layers && i < (uint32_t)m->n_layer; i++) m->info.n_swa_layers += m->layers[i].swa;
     m->info.swa_window = m->info.n_swa_layers ? m->swa_window : 0;
+    m->info.n_expert = m->n_expert; m->info.n_expert_used = m->n_expert_used;
     m->info.file_bytes = m->map.size;
     m->info.load = m->map.block ? SRT_LOAD_COPY : SRT_LOAD_MMAP;
     m->info.bos = m->vocab.bos; m->info.eos = m->vocab.eos;
@@ -4376,6 +4464,7 @@ SRT_API srt_status srt_model_load(const char *path, const srt_model_desc *desc, 
             m->info.weight_bytes += b;
             if (b > biggest) { biggest = b; m->info.format = m->tensors[i].w.format; }
         }
+        m->info.token_bytes = srt__token_bytes(m);
     }
     m->info.backend = "cpu";
     if (d.backend && m->n_tensors > 0 && (st = srt__backend_load(m, d.backend)) != SRT_OK) { srt_model_free(m); return st; }
@@ -5888,6 +5977,8 @@ struct srt_session {
     float *rope_cs_swa;               /* the same for the sliding layers of a model with rope_theta_swa; else NULL */
     /* batch scratch, n_batch rows each */
     float *x, *xb, *q, *k, *v, *att, *hb, *hb2;
+    float *moe;                       /* mixture of experts: n_batch x (n_expert logits, n_expert_used weights, 2 n_embd),
+                                         then n_batch x (n_expert_used picks, the token list of one expert) as int32 */
     void *acts;                       /* quantized activations for integer formats (srt__acts_bytes) */
     float *scores;                    /* n_threads x heads per KV head x n_ctx */
     void *bk;                         /* the backend's session (device KV cache), NULL on the CPU */
@@ -5908,6 +5999,13 @@ static void srt__observe(srt_session *s, const srt__weights *w, const float *x, 
         ws[0] = &L->wq; ws[1] = &L->wk; ws[2] = &L->wv; ws[3] = &L->wo; ws[4] = &L->gate; ws[5] = &L->up; ws[6] = &L->down;
         for (i = 0; i < 7; i++)
             if (w == ws[i]) { s->d.observer(s->d.observer_user, l, names[i], x, n_tok, (int)w->cols); return; }
+        if (w == &L->router) { s->d.observer(s->d.observer_user, l, "ffn_gate_inp", x, n_tok, (int)w->cols); return; }
+        if (L->experts && w >= L->experts && w < L->experts + 3 * m->n_expert) {   /* "ffn_gate.X": expert X's, with its tokens only */
+            char name[32];
+            snprintf(name, sizeof name, "%s.%d", names[4 + (w - L->experts) % 3], (int)((w - L->experts) / 3));
+            s->d.observer(s->d.observer_user, l, name, x, n_tok, (int)w->cols);
+            return;
+        }
     }
     if (w == &m->output) s->d.observer(s->d.observer_user, -1, "output", x, n_tok, (int)w->cols);
 }
@@ -6096,6 +6194,62 @@ static void srt__kv_prune_tasks(void *user, int64_t begin, int64_t end, int thre
     }
 }
 
+/* The mixture-of-experts FFN of layer L for the n tokens in s->xb, its output in s->xb: each token's
+   router logits, softmax over all experts, the n_expert_used most probable (ties: the lower index)
+   weighted by their probability (divided by the picked ones' sum with expert_norm); then expert by
+   expert, the tokens routed to it are gathered into one batch through gate, up, SiLU and down, and
+   their weighted outputs added in expert order (so a token's sum does not depend on the batch). */
+static void srt__moe_ffn(srt_session *s, const srt__layer *L, int n) {
+    const srt_model *m = s->m;
+    const int E = m->n_embd, F = m->n_ff, X = m->n_expert, K = m->n_expert_used;
+    float *logits = s->moe, *wts = logits + (size_t)s->n_batch * X, *xg = wts + (size_t)s->n_batch * K, *yg = xg + (size_t)s->n_batch * E;
+    float *out = s->att;   /* free until the next layer's attention (n_batch x max(Q, E) floats) */
+    int32_t *pick = (int32_t *)(yg + (size_t)s->n_batch * E), *tok = pick + (size_t)s->n_batch * K;
+    float *tw = (float *)(tok + s->n_batch);
+    int t, i, j, x;
+    srt__matmul(s, &L->router, s->xb, n, logits, NULL);
+    for (t = 0; t < n; t++) {
+        float *p = logits + (size_t)t * X, mx = p[0], sum = 0.0f, wsum = 0.0f;
+        for (i = 1; i < X; i++) if (p[i] > mx) mx = p[i];
+        for (i = 0; i < X; i++) { p[i] = expf(p[i] - mx); sum += p[i]; }
+        for (i = 0; i < X; i++) p[i] /= sum;
+        for (j = 0; j < K; j++) {   /* insertion into the sorted picks: K is small (2 .. 8) */
+            int best = -1;
+            for (i = 0; i < X; i++) {
+                int taken = 0, q;
+                for (q = 0; q < j; q++) taken |= pick[(size_t)t * K + q] == i;
+                if (!taken && (best < 0 || p[i] > p[best])) best = i;
+            }
+            pick[(size_t)t * K + j] = best;
+            wts[(size_t)t * K + j] = p[best];
+            wsum += p[best];
+        }
+        if (m->expert_norm) for (j = 0; j < K; j++) wts[(size_t)t * K + j] /= wsum;
+    }
+    memset(out, 0, (size_t)n * E * sizeof(float));
+    for (x = 0; x < X; x++) {
+        int nt = 0;
+        for (t = 0; t < n; t++)
+            for (j = 0; j < K; j++)
+                if (pick[(size_t)t * K + j] == x) { tok[nt] = t; tw[nt] = wts[(size_t)t * K + j]; memcpy(xg + (size_t)nt * E, s->xb + (size_t)t * E, (size_t)E * sizeof(float)); nt++; }
+        if (!nt) continue;
+        {
+            const srt__weights *ws[2];
+            float *ys[2];
+            ws[0] = &L->experts[3 * x]; ws[1] = &L->experts[3 * x + 1]; ys[0] = s->hb; ys[1] = s->hb2;
+            srt__matmul_same_input(s, 2, ws, xg, nt, ys, NULL);
+        }
+        m->ops.swiglu(s->hb, s->hb2, (uint64_t)nt * F);
+        srt__matmul(s, &L->experts[3 * x + 2], s->hb, nt, yg, NULL);
+        for (i = 0; i < nt; i++) {
+            float *o = out + (size_t)tok[i] * E;
+            const float *y = yg + (size_t)i * E, w = tw[i];
+            for (j = 0; j < E; j++) o[j] += w * y[j];
+        }
+    }
+    memcpy(s->xb, out, (size_t)n * E * sizeof(float));
+}
+
 /* Evaluates n (<= n_batch) tokens at positions n_eval.. and, if want_logits, the logits of the last. */
 static void srt__forward_batch(srt_session *s, const int32_t *toks, int n, int want_logits) {
     srt_model *m = s->m;
@@ -6159,15 +6313,16 @@ static void srt__forward_batch(srt_session *s, const int32_t *toks, int n, int w
             for (t = 0; t < n; t++) srt__rmsnorm(&m->ops, s->xb + (size_t)t * E, s->xb + (size_t)t * E, L->post_attn_norm, E, m->norm_eps);
         for (i = 0; i < n * E; i++) s->x[i] += s->xb[i];
         for (t = 0; t < n; t++) srt__rmsnorm(&m->ops, s->xb + (size_t)t * E, s->x + (size_t)t * E, L->ffn_norm, E, m->norm_eps);
-        {
+        if (L->experts) srt__moe_ffn(s, L, n);
+        else {
             const srt__weights *ws[2];
             float *ys[2];
             ws[0] = &L->gate; ws[1] = &L->up; ys[0] = s->hb; ys[1] = s->hb2;
             srt__matmul_same_input(s, 2, ws, s->xb, n, ys, NULL);
+            if (m->gemma) m->ops.geglu(s->hb, s->hb2, (uint64_t)n * F);
+            else m->ops.swiglu(s->hb, s->hb2, (uint64_t)n * F);
+            srt__matmul(s, &L->down, s->hb, n, s->xb, NULL);
         }
-        if (m->gemma) m->ops.geglu(s->hb, s->hb2, (uint64_t)n * F);
-        else m->ops.swiglu(s->hb, s->hb2, (uint64_t)n * F);
-        srt__matmul(s, &L->down, s->hb, n, s->xb, NULL);
         if (L->post_ffw_norm)
             for (t = 0; t < n; t++) srt__rmsnorm(&m->ops, s->xb + (size_t)t * E, s->xb + (size_t)t * E, L->post_ffw_norm, E, m->norm_eps);
         for (i = 0; i < n * E; i++) s->x[i] += s->xb[i];
@@ -6211,7 +6366,7 @@ SRT_API void srt_session_destroy(srt_session *s) {
     if (s->bk) s->m->backend->session_destroy(s->m->backend, s->bk);
     srt__free(a, s->k_cache); srt__free(a, s->v_cache); srt__free(a, s->tokens); srt__free(a, s->logits);
     srt__free(a, s->rope_freq); srt__free(a, s->rope_cs); srt__free(a, s->x); srt__free(a, s->xb); srt__free(a, s->q); srt__free(a, s->k);
-    srt__free(a, s->v); srt__free(a, s->att); srt__free(a, s->hb); srt__free(a, s->hb2); srt__free(a, s->acts);
+    srt__free(a, s->v); srt__free(a, s->att); srt__free(a, s->hb); srt__free(a, s->hb2); srt__free(a, s->acts); srt__free(a, s->moe);
     srt__free(a, s->scores); srt__free(a, s->cand); srt__free(a, s->slog);
     srt__free(a, s);
 }
@@ -6315,13 +6470,15 @@ SRT_API srt_status srt_session_create(srt_model *m, const srt_session_desc *desc
     s->q = (float *)srt__alloc(a, B * Q * sizeof(float));
     s->k = (float *)srt__alloc(a, B * KV * sizeof(float));
     s->v = (float *)srt__alloc(a, B * KV * sizeof(float));
-    s->att = (float *)srt__alloc(a, B * Q * sizeof(float));
+    s->att = (float *)srt__alloc(a, B * maxk * sizeof(float));   /* maxk >= E: the MoE FFN sums into it */
+    if (m->n_expert)
+        s->moe = (float *)srt__alloc(a, B * ((size_t)m->n_expert + 2 * (size_t)m->n_expert_used + 2 * E + 2) * sizeof(float));
     s->hb = (float *)srt__alloc(a, B * F * sizeof(float));
     s->hb2 = (float *)srt__alloc(a, B * F * sizeof(float));
     s->acts = srt__alloc(a, (size_t)srt__acts_bytes(B, maxk, SRT__KPAD));
     s->scores = (float *)srt__alloc(a, (size_t)srt_pool_threads(m->pool) * (size_t)(m->n_head / m->n_head_kv) * (size_t)s->n_ctx * sizeof(float));
     if (!s->k_cache || !s->v_cache || !s->tokens || !s->logits || !s->slog || !s->cand || !s->rope_freq || !s->rope_cs || !s->x || !s->xb ||
-        !s->q || !s->k || !s->v || !s->att || !s->hb || !s->hb2 || !s->acts || !s->scores) {
+        !s->q || !s->k || !s->v || !s->att || !s->hb || !s->hb2 || !s->acts || !s->scores || (m->n_expert && !s->moe)) {
         srt_session_destroy(s);
         return srt__fail(SRT_ERR_OUT_OF_MEMORY, "srt_session_create: out of memory (KV cache %llu MB for %d tokens)", (unsigned long long)(2 * kv_bytes >> 20), s->n_ctx);
     }

@@ -37,6 +37,9 @@ typedef struct {
     float attn_scale, attn_cap, final_cap;
     int window, pattern;
     float theta_swa, rope_linear;
+    /* mixture of experts (0 elsewhere): experts, experts used per token, whether their weights are
+       renormalized; F is then an expert's width (feed_forward_length is written as 3 F, unused) */
+    int NX, K, enorm;
 } cfg_t;
 static int is_gemma(const cfg_t *c) { return !strncmp(c->arch, "gemma", 5); }
 static int slides(const cfg_t *c, int l) { return c->window > 0 && l % c->pattern < c->pattern - 1; }
@@ -46,7 +49,8 @@ static float rope_factor(int long_set, int i) { return long_set ? 1.0f + 0.75f *
 
 typedef struct {
     float *emb, *out, *onorm;
-    struct { float *an, *fn, *wq, *wk, *wv, *wo, *wg, *wu, *wd, *bq, *bk, *bv, *qn, *kn, *pan, *pfn; } l[MAXL];
+    struct { float *an, *fn, *wq, *wk, *wv, *wo, *wg, *wu, *wd, *bq, *bk, *bv, *qn, *kn, *pan, *pfn, *wr; } l[MAXL];
+    /* with experts: wg, wu, wd hold NX matrices one after the other, wr the router (NX x E) */
 } weights_t;
 
 static float *rnd(int n, float base, float scale) {
@@ -66,7 +70,11 @@ static void make_weights(const cfg_t *c, weights_t *w) {
         w->l[l].an = rnd(c->E, 1.0f, 0.2f); w->l[l].fn = rnd(c->E, 1.0f, 0.2f);
         w->l[l].wq = rnd(Q * c->E, 0.0f, 0.3f); w->l[l].wk = rnd(KV * c->E, 0.0f, 0.3f); w->l[l].wv = rnd(KV * c->E, 0.0f, 0.3f);
         w->l[l].wo = rnd(c->E * Q, 0.0f, 0.3f);
-        w->l[l].wg = rnd(c->F * c->E, 0.0f, 0.3f); w->l[l].wu = rnd(c->F * c->E, 0.0f, 0.3f); w->l[l].wd = rnd(c->E * c->F, 0.0f, 0.3f);
+        {
+            const int nx = c->NX ? c->NX : 1;
+            w->l[l].wg = rnd(nx * c->F * c->E, 0.0f, 0.3f); w->l[l].wu = rnd(nx * c->F * c->E, 0.0f, 0.3f); w->l[l].wd = rnd(nx * c->E * c->F, 0.0f, 0.3f);
+            if (c->NX) w->l[l].wr = rnd(c->NX * c->E, 0.0f, 0.5f);
+        }
         if (c->bias) { w->l[l].bq = rnd(Q, 0.0f, 0.5f); w->l[l].bk = rnd(KV, 0.0f, 0.5f); w->l[l].bv = rnd(KV, 0.0f, 0.5f); }
         if (c->qk_norm) { w->l[l].qn = rnd(c->hd, 1.0f, 0.5f); w->l[l].kn = rnd(c->hd, 1.0f, 0.5f); }
         if (is_gemma(c)) { w->l[l].pan = rnd(c->E, 1.0f, 0.2f); w->l[l].pfn = rnd(c->E, 1.0f, 0.2f); }
@@ -79,7 +87,7 @@ static void free_weights(const cfg_t *c, weights_t *w) {
     for (l = 0; l < c->L; l++) {
         free(w->l[l].an); free(w->l[l].fn); free(w->l[l].wq); free(w->l[l].wk); free(w->l[l].wv); free(w->l[l].wo);
         free(w->l[l].wg); free(w->l[l].wu); free(w->l[l].wd); free(w->l[l].bq); free(w->l[l].bk); free(w->l[l].bv);
-        free(w->l[l].qn); free(w->l[l].kn); free(w->l[l].pan); free(w->l[l].pfn);
+        free(w->l[l].qn); free(w->l[l].kn); free(w->l[l].pan); free(w->l[l].pfn); free(w->l[l].wr);
     }
 }
 
@@ -99,7 +107,13 @@ static int write_srt_ex(const char *path, const cfg_t *c, const weights_t *w, co
 #define KEY(s) (snprintf(key, sizeof key, "%s." s, c->arch), key)
     srt_writer_meta_u32(wr, KEY("context_length"), 64);
     srt_writer_meta_u32(wr, KEY("embedding_length"), (uint32_t)c->E);
-    srt_writer_meta_u32(wr, KEY("feed_forward_length"), (uint32_t)c->F);
+    srt_writer_meta_u32(wr, KEY("feed_forward_length"), (uint32_t)(c->NX ? 3 * c->F : c->F));
+    if (c->NX) {
+        srt_writer_meta_u32(wr, KEY("expert_count"), (uint32_t)c->NX);
+        srt_writer_meta_u32(wr, KEY("expert_used_count"), (uint32_t)c->K);
+        srt_writer_meta_u32(wr, KEY("expert_feed_forward_length"), (uint32_t)c->F);
+        srt_writer_meta_u32(wr, KEY("expert_weights_norm"), (uint32_t)c->enorm);
+    }
     srt_writer_meta_u32(wr, KEY("block_count"), (uint32_t)c->L);
     srt_writer_meta_u32(wr, KEY("attention.head_count"), (uint32_t)c->H);
     srt_writer_meta_u32(wr, KEY("attention.head_count_kv"), (uint32_t)c->KVH);
@@ -156,9 +170,22 @@ static int write_srt_ex(const char *path, const cfg_t *c, const weights_t *w, co
         LADD("attn_k.weight", KV, c->E, w->l[l].wk);
         LADD("attn_v.weight", KV, c->E, w->l[l].wv);
         LADD("attn_output.weight", c->E, Q, w->l[l].wo);
-        LADD("ffn_gate.weight", c->F, c->E, w->l[l].wg);
-        LADD("ffn_up.weight", c->F, c->E, w->l[l].wu);
-        LADD("ffn_down.weight", c->E, c->F, w->l[l].wd);
+        if (c->NX) {
+            int x;
+            LADD("ffn_gate_inp.weight", c->NX, c->E, w->l[l].wr);
+            for (x = 0; x < c->NX; x++) {
+                const size_t at = (size_t)x * (size_t)c->F * (size_t)c->E;
+#define XADD(kind, rows, cols, data) do { snprintf(nm, sizeof nm, "blk.%d.ffn_" kind ".%d.weight", l, x); ADD(nm, rows, cols, data); } while (0)
+                XADD("gate", c->F, c->E, w->l[l].wg + at);
+                XADD("up", c->F, c->E, w->l[l].wu + at);
+                XADD("down", c->E, c->F, w->l[l].wd + at);
+#undef XADD
+            }
+        } else {
+            LADD("ffn_gate.weight", c->F, c->E, w->l[l].wg);
+            LADD("ffn_up.weight", c->F, c->E, w->l[l].wu);
+            LADD("ffn_down.weight", c->E, c->F, w->l[l].wd);
+        }
         if (c->bias) { LADD("attn_q.bias", 1, Q, w->l[l].bq); LADD("attn_k.bias", 1, KV, w->l[l].bk); LADD("attn_v.bias", 1, KV, w->l[l].bv); }
         if (c->qk_norm) {
             float qn[64];
@@ -216,13 +243,49 @@ static void ref_rope(double *v, int n, const cfg_t *c, int neox, int pos, int la
         }
 }
 
+/* The FFN of layer l on xb into o: SwiGLU (gemma: GELU); with experts, the sum over the K most
+   probable experts (softmax of the router's logits over all NX) of their outputs, weighted by
+   their probabilities, divided by the K probabilities' sum when enorm. */
+static void ref_ffn(const cfg_t *c, const weights_t *w, int l, const double *xb, double *o) {
+    const int E = c->E, F = c->F, nx = c->NX ? c->NX : 1;
+    double *g = (double *)calloc((size_t)F, sizeof(double)), *u = (double *)calloc((size_t)F, sizeof(double));
+    double *y = (double *)calloc((size_t)E, sizeof(double)), p[64], wsum = 0;
+    int picked[64] = {0}, x, j, i;
+    if (c->NX) {
+        double mx = -1e300, sum = 0;
+        ref_matvec(p, w->l[l].wr, xb, c->NX, E, NULL);
+        for (x = 0; x < c->NX; x++) if (p[x] > mx) mx = p[x];
+        for (x = 0; x < c->NX; x++) { p[x] = exp(p[x] - mx); sum += p[x]; }
+        for (x = 0; x < c->NX; x++) p[x] /= sum;
+        for (j = 0; j < c->K; j++) {
+            int best = -1;
+            for (x = 0; x < c->NX; x++) if (!picked[x] && (best < 0 || p[x] > p[best])) best = x;
+            picked[best] = 1;
+            wsum += p[best];
+        }
+    } else { picked[0] = 1; p[0] = 1; wsum = 1; }
+    for (i = 0; i < E; i++) o[i] = 0;
+    for (x = 0; x < nx; x++) {
+        const size_t at = (size_t)x * (size_t)F * (size_t)E;
+        const double wt = c->NX ? (c->enorm ? p[x] / wsum : p[x]) : 1.0;
+        if (!picked[x]) continue;
+        ref_matvec(g, w->l[l].wg + at, xb, F, E, NULL);
+        ref_matvec(u, w->l[l].wu + at, xb, F, E, NULL);
+        for (i = 0; i < F; i++)   /* gemma: GELU, tanh approximation (gelu_pytorch_tanh); else SiLU */
+            g[i] = is_gemma(c) ? 0.5 * g[i] * (1.0 + tanh(sqrt(2.0 / 3.14159265358979323846) * (g[i] + 0.044715 * g[i] * g[i] * g[i]))) * u[i]
+                               : g[i] / (1.0 + exp(-g[i])) * u[i];
+        ref_matvec(y, w->l[l].wd + at, g, E, F, NULL);
+        for (i = 0; i < E; i++) o[i] += wt * y[i];
+    }
+    free(g); free(u); free(y);
+}
+
 /* Logits after each of the n tokens (n x V doubles). use_qk_norm 0 leaves a qwen3 model's norms
    out: what the runtime would compute without them (the check that the comparison can fail). */
 static void ref_forward(const cfg_t *c, const weights_t *w, const int32_t *toks, int n, int neox, int use_qk_norm, double *logits) {
-    int E = c->E, Q = c->H * c->hd, KV = c->KVH * c->hd, F = c->F, hd = c->hd, t, l, h, i, p;
+    int E = c->E, Q = c->H * c->hd, KV = c->KVH * c->hd, hd = c->hd, t, l, h, i, p;
     double *x = (double *)calloc((size_t)E, sizeof(double)), *xb = (double *)calloc((size_t)E, sizeof(double));
     double *q = (double *)calloc((size_t)Q, sizeof(double)), *att = (double *)calloc((size_t)Q, sizeof(double));
-    double *g = (double *)calloc((size_t)F, sizeof(double)), *u = (double *)calloc((size_t)F, sizeof(double));
     double *kc = (double *)calloc((size_t)MAXL * T_TOK * KV, sizeof(double)), *vc = (double *)calloc((size_t)MAXL * T_TOK * KV, sizeof(double));
     double *sc = (double *)calloc(T_TOK, sizeof(double)), *o = (double *)calloc((size_t)E, sizeof(double));
     for (t = 0; t < n; t++) {
@@ -262,12 +325,7 @@ static void ref_forward(const cfg_t *c, const weights_t *w, const int32_t *toks,
             if (w->l[l].pan) ref_rmsnorm(o, o, w->l[l].pan, E, c->eps);
             for (i = 0; i < E; i++) x[i] += o[i];
             ref_rmsnorm(xb, x, w->l[l].fn, E, c->eps);
-            ref_matvec(g, w->l[l].wg, xb, F, E, NULL);
-            ref_matvec(u, w->l[l].wu, xb, F, E, NULL);
-            for (i = 0; i < F; i++)   /* gemma: GELU, tanh approximation (gelu_pytorch_tanh); else SiLU */
-                g[i] = is_gemma(c) ? 0.5 * g[i] * (1.0 + tanh(sqrt(2.0 / 3.14159265358979323846) * (g[i] + 0.044715 * g[i] * g[i] * g[i]))) * u[i]
-                                   : g[i] / (1.0 + exp(-g[i])) * u[i];
-            ref_matvec(o, w->l[l].wd, g, E, F, NULL);
+            ref_ffn(c, w, l, xb, o);
             if (w->l[l].pfn) ref_rmsnorm(o, o, w->l[l].pfn, E, c->eps);
             for (i = 0; i < E; i++) x[i] += o[i];
         }
@@ -279,7 +337,7 @@ static void ref_forward(const cfg_t *c, const weights_t *w, const int32_t *toks,
             logits[(size_t)t * V + i] = c->final_cap > 0 ? c->final_cap * tanh(s / c->final_cap) : s;
         }
     }
-    free(x); free(xb); free(q); free(att); free(g); free(u); free(kc); free(vc); free(sc); free(o);
+    free(x); free(xb); free(q); free(att); free(kc); free(vc); free(sc); free(o);
 }
 
 /* max |a - b| / max(1, max |b|) over V logits */
@@ -329,6 +387,15 @@ static void check_arch(const cfg_t *c, uint64_t seed) {
         memset(&info, 0, sizeof info);
         srt_model_get_info(m, &info);
         CHECK(info.architecture && !strcmp(info.architecture, c->arch) && info.head_dim == c->hd, "%s: loads as %s, head_dim %d", c->tag, info.architecture ? info.architecture : "?", info.head_dim);
+        if (c->NX) {
+            /* per token: all f32 weights but the embedding's other rows, of the experts K of NX */
+            const uint64_t Q = (uint64_t)c->H * c->hd, KV = (uint64_t)c->KVH * c->hd, E = (uint64_t)c->E, F = (uint64_t)c->F;
+            const uint64_t layer = 2 * E + E * Q * 2 + 2 * E * KV + (uint64_t)c->NX * E + (c->qk_norm ? 2 * (uint64_t)c->hd : 0) + (uint64_t)c->K * 3 * E * F;
+            const uint64_t want = 4 * (E + (c->tied ? V * E : V * E + E) + (uint64_t)c->L * layer);
+            CHECK(info.n_expert == c->NX && info.n_expert_used == c->K && info.n_ff == c->F && info.token_bytes == want,
+                  "%s: info: %d experts, %d used, n_ff %d (an expert's), %llu bytes a token (%llu expected)", c->tag, info.n_expert, info.n_expert_used, info.n_ff,
+                  (unsigned long long)info.token_bytes, (unsigned long long)want);
+        }
     }
     neox = c->write_neox >= 0 ? c->write_neox : strcmp(c->arch, "llama") != 0;
     ref_forward(c, &w, toks, T_TOK, neox, 1, ref);
@@ -364,6 +431,18 @@ static void check_arch(const cfg_t *c, uint64_t seed) {
             off2 = rel_err(srt_session_logits(s1), ref + (size_t)(T_TOK - 1) * V);
             CHECK(off1 > 100 * TOL && off2 > 100 * TOL, "%s: the reference with the %s factors differs (%.2e), without the attention factor too (%.2e)",
                   c->tag, 64 > c->longrope_orig ? "short" : "long", off1, off2);
+        }
+        if (c->NX && t == T_TOK) {   /* the other weighting, or one expert fewer, is far off: the routing is the checkpoint's */
+            cfg_t flip = *c, fewer = *c;
+            double e1, e2;
+            flip.enorm = !c->enorm;
+            fewer.K = c->K - 1;
+            ref_forward(&flip, &w, toks, T_TOK, neox, 1, ref);
+            e1 = rel_err(srt_session_logits(s1), ref + (size_t)(T_TOK - 1) * V);
+            ref_forward(&fewer, &w, toks, T_TOK, neox, 1, ref);
+            e2 = rel_err(srt_session_logits(s1), ref + (size_t)(T_TOK - 1) * V);
+            CHECK(e1 > 100 * TOL && e2 > 100 * TOL, "%s: the reference %s renormalized weights differs (%.2e), with %d experts a token (%.2e)",
+                  c->tag, c->enorm ? "without" : "with", e1, c->K - 1, e2);
         }
         if (is_gemma(c) && t == T_TOK) {   /* each gemma feature that this model has changes the logits: they are all applied */
             static const char *const what[] = {"the sliding window", "the scores' soft cap", "the logits' soft cap", "the sliding layers' rope base",
@@ -408,7 +487,7 @@ static void expect_refused(const char *path, int written, const char *what, cons
 
 /* A qwen3 file missing a norm, or with one of the wrong size, is refused naming the tensor. */
 static void check_qwen3_errors(void) {
-    cfg_t c = {"qwen3", "qwen3", 32, 48, 2, 4, 2, 16, 16, 1e6f, 1e-6f, 0, 1, 1, -1, 0, 1.0f, 0, 0, 0, 0, 0, 0, 0};
+    cfg_t c = {"qwen3", "qwen3", 32, 48, 2, 4, 2, 16, 16, 1e6f, 1e-6f, 0, 1, 1, -1, 0, 1.0f, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0};
     weights_t w;
     const char *path = "build/tmp/arch_bad.srt";
     srt_test_rng = 5;
@@ -420,11 +499,35 @@ static void check_qwen3_errors(void) {
     free_weights(&c, &w);
 }
 
+/* Mixtures of experts that are refused: an expert's matrix or the router missing, more experts
+   used than there are, experts for an architecture without them, qwen3moe without experts. */
+static void check_moe_errors(void) {
+    cfg_t c = {"qwen3moe", "qwen3moe", 32, 24, 2, 4, 2, 16, 16, 1e6f, 1e-6f, 0, 1, 1, -1, 0, 1.0f, 0, 0, 0, 0, 0, 0, 0, 4, 2, 1};
+    weights_t w;
+    const char *path = "build/tmp/arch_bad.srt";
+    srt_test_rng = 8;
+    make_weights(&c, &w);
+    expect_refused(path, write_srt(path, &c, &w, "blk.1.ffn_down.3.weight", 0), "a qwen3moe file without blk.1.ffn_down.3.weight", "blk.1.ffn_down.3.weight");
+    expect_refused(path, write_srt(path, &c, &w, "blk.0.ffn_gate_inp.weight", 0), "a qwen3moe file without its first router", "blk.0.ffn_gate_inp.weight");
+    c.K = 5;
+    expect_refused(path, write_srt(path, &c, &w, NULL, 0), "a qwen3moe file that uses 5 of 4 experts", "5 used");
+    c.K = 2;
+    c.arch = "qwen2";
+    expect_refused(path, write_srt(path, &c, &w, NULL, 0), "a qwen2 file with experts", "'qwen2' with experts");
+    free_weights(&c, &w);
+    c.arch = "qwen3moe"; c.NX = 0; c.K = 0;
+    srt_test_rng = 8;
+    make_weights(&c, &w);
+    expect_refused(path, write_srt(path, &c, &w, NULL, 0), "a qwen3moe file without experts", "0 experts");
+    remove(path);
+    free_weights(&c, &w);
+}
+
 /* LongRoPE files that are refused: a factor set missing, factors without the scaling type, a
    factor of 0 or above 1e6; and a session state saved with the short factors (context 32) is refused by
    a session of context 64 (long factors), while one of the same context takes it. */
 static void check_longrope_errors(void) {
-    cfg_t c = {"phi3", "phi3", 32, 48, 2, 4, 2, 16, 16, 10000.0f, 1e-5f, 0, 0, 1, -1, 48, 1.2f, 0, 0, 0, 0, 0, 0, 0};
+    cfg_t c = {"phi3", "phi3", 32, 48, 2, 4, 2, 16, 16, 10000.0f, 1e-5f, 0, 0, 1, -1, 48, 1.2f, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0};
     static const struct { const char *skip; int lr_type; float factor0; const char *want, *what; } bad[] = {
         {"rope_factors_short.weight", 1, 1.0f, "rope_factors_short.weight", "a phi3 file without rope_factors_short.weight"},
         {NULL, 0, 1.0f, "another scaling type", "a phi3 file with factors but no longrope scaling type"},
@@ -467,8 +570,8 @@ static void check_longrope_errors(void) {
     free_weights(&c, &w);
 }
 
-/* A backend that would take any model: srt_model_load must refuse gemma before handing it over, as
-   srt_backend_model cannot describe Gemma's graph. */
+/* A backend that would take any model: srt_model_load must refuse gemma and mixtures of experts
+   before handing them over, as srt_backend_model cannot describe their graphs. */
 static int fake_loads;
 static srt_status fake_load(srt_backend *b, const srt_backend_model *m, void **model, char *err, size_t cap) {
     (void)b; (void)m; (void)err; (void)cap;
@@ -486,8 +589,8 @@ static srt_status fake_forward(srt_backend *b, void *session, const int32_t *tok
     (void)b; (void)session; (void)tokens; (void)n; (void)pos; (void)rope_cs; (void)logits; (void)err; (void)cap;
     return SRT_ERR_UNSUPPORTED;
 }
-static void check_gemma_backend(void) {
-    cfg_t c = {"gemma3", "gemma3", 32, 48, 2, 4, 2, 16, 16, 10000.0f, 1e-6f, 0, 1, 1, -1, 0, 1.0f, 0.25f, 0, 0, 8, 2, 0, 0};
+static void check_cpu_only(const cfg_t *cp) {
+    cfg_t c = *cp;
     weights_t w;
     srt_backend b;
     srt_model_desc md;
@@ -501,10 +604,10 @@ static void check_gemma_backend(void) {
     b.session_destroy = fake_session_destroy; b.forward = fake_forward;
     memset(&md, 0, sizeof md);
     md.backend = &b;
-    CHECK(write_srt(path, &c, &w, NULL, 0), "a gemma3 model written");
+    CHECK(write_srt(path, &c, &w, NULL, 0), "a %s model written", c.tag);
     st = srt_model_load(path, &md, &m);
     CHECK(st == SRT_ERR_UNSUPPORTED && !m && fake_loads == 0 && strstr(srt_last_error(), "CPU only"),
-          "a backend is refused for gemma3 before it sees the model: %s (%s)", srt_status_str(st), srt_last_error());
+          "a backend is refused for %s before it sees the model: %s (%s)", c.tag, srt_status_str(st), srt_last_error());
     srt_model_free(m);
     remove(path);
     free_weights(&c, &w);
@@ -513,19 +616,23 @@ static void check_gemma_backend(void) {
 int main(void) {
     static const cfg_t cfgs[] = {
         /* tag, arch, E, F, L, H, KVH, hd, rope_dim, theta, eps, bias, qk_norm, tied, write_neox, longrope_orig, attn_factor */
-        {"llama gqa", "llama", 48, 80, 2, 4, 2, 12, 12, 10000.0f, 1e-5f, 0, 0, 1, -1, 0, 1.0f, 0, 0, 0, 0, 0, 0, 0},
-        {"llama head_dim 16 != 48/4, partial rope 8, untied", "llama", 48, 64, 2, 4, 1, 16, 8, 10000.0f, 1e-5f, 0, 0, 0, -1, 0, 1.0f, 0, 0, 0, 0, 0, 0, 0},
-        {"qwen2 biases, neox by architecture", "qwen2", 48, 80, 2, 4, 2, 12, 12, 1e6f, 1e-6f, 1, 0, 0, -1, 0, 1.0f, 0, 0, 0, 0, 0, 0, 0},
-        {"qwen3 q/k norms, head_dim 16 != 48/4", "qwen3", 48, 80, 2, 4, 2, 16, 16, 1e6f, 1e-6f, 0, 1, 1, -1, 0, 1.0f, 0, 0, 0, 0, 0, 0, 0},
-        {"qwen3 with biases (norms after them), gqa 4:1", "qwen3", 32, 48, 2, 4, 1, 16, 16, 1e6f, 1e-6f, 1, 1, 0, -1, 0, 1.0f, 0, 0, 0, 0, 0, 0, 0},
-        {"phi3 neox by architecture, no scaling (Phi-3-mini-4k)", "phi3", 48, 80, 2, 4, 4, 12, 12, 10000.0f, 1e-5f, 0, 0, 0, -1, 0, 1.0f, 0, 0, 0, 0, 0, 0, 0},
-        {"phi3 LongRoPE, long factors (context 64 > 32), attention factor 1.19", "phi3", 48, 80, 2, 4, 2, 16, 16, 10000.0f, 1e-5f, 0, 0, 1, -1, 32, 1.19f, 0, 0, 0, 0, 0, 0, 0},
-        {"phi3 LongRoPE, short factors (context 64 <= 64), partial rope 12 of 16 (Phi-4-mini)", "phi3", 48, 80, 2, 4, 2, 16, 12, 10000.0f, 1e-5f, 0, 0, 1, -1, 64, 1.19f, 0, 0, 0, 0, 0, 0, 0},
+        {"llama gqa", "llama", 48, 80, 2, 4, 2, 12, 12, 10000.0f, 1e-5f, 0, 0, 1, -1, 0, 1.0f, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0},
+        {"llama head_dim 16 != 48/4, partial rope 8, untied", "llama", 48, 64, 2, 4, 1, 16, 8, 10000.0f, 1e-5f, 0, 0, 0, -1, 0, 1.0f, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0},
+        {"qwen2 biases, neox by architecture", "qwen2", 48, 80, 2, 4, 2, 12, 12, 1e6f, 1e-6f, 1, 0, 0, -1, 0, 1.0f, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0},
+        {"qwen3 q/k norms, head_dim 16 != 48/4", "qwen3", 48, 80, 2, 4, 2, 16, 16, 1e6f, 1e-6f, 0, 1, 1, -1, 0, 1.0f, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0},
+        {"qwen3 with biases (norms after them), gqa 4:1", "qwen3", 32, 48, 2, 4, 1, 16, 16, 1e6f, 1e-6f, 1, 1, 0, -1, 0, 1.0f, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0},
+        {"phi3 neox by architecture, no scaling (Phi-3-mini-4k)", "phi3", 48, 80, 2, 4, 4, 12, 12, 10000.0f, 1e-5f, 0, 0, 0, -1, 0, 1.0f, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0},
+        {"phi3 LongRoPE, long factors (context 64 > 32), attention factor 1.19", "phi3", 48, 80, 2, 4, 2, 16, 16, 10000.0f, 1e-5f, 0, 0, 1, -1, 32, 1.19f, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0},
+        {"phi3 LongRoPE, short factors (context 64 <= 64), partial rope 12 of 16 (Phi-4-mini)", "phi3", 48, 80, 2, 4, 2, 16, 12, 10000.0f, 1e-5f, 0, 0, 1, -1, 64, 1.19f, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0},
         /* ..., attn_scale, attn_cap, final_cap, window, pattern, theta_swa, rope_linear */
         {"gemma2: soft caps, window 5 on even layers, scale 1/sqrt(24) with head_dim 16", "gemma2", 48, 80, 3, 4, 2, 16, 16, 10000.0f, 1e-6f, 0, 0, 1, -1, 0, 1.0f,
-         0.2041241f, 2.0f, 3.0f, 5, 2, 0.0f, 0.0f},
+         0.2041241f, 2.0f, 3.0f, 5, 2, 0.0f, 0.0f, 0, 0, 0},
         {"gemma3: q/k norms, window 4 (pattern 3), sliding rope base 100, global 1e4 scaled 8", "gemma3", 32, 64, 3, 4, 1, 16, 16, 10000.0f, 1e-6f, 0, 1, 1, -1, 0, 1.0f,
-         0.2f, 0.0f, 0.0f, 4, 3, 100.0f, 8.0f},
+         0.2f, 0.0f, 0.0f, 4, 3, 100.0f, 8.0f, 0, 0, 0},
+        /* ..., experts, used, renormalized */
+        {"mixtral (llama, 4 experts, 2 used, renormalized)", "llama", 48, 40, 2, 4, 2, 12, 12, 1e6f, 1e-5f, 0, 0, 0, -1, 0, 1.0f, 0, 0, 0, 0, 0, 0, 0, 4, 2, 1},
+        {"qwen3moe (8 experts, 3 used, renormalized, q/k norms)", "qwen3moe", 32, 24, 3, 4, 2, 16, 16, 1e6f, 1e-6f, 0, 1, 1, -1, 0, 1.0f, 0, 0, 0, 0, 0, 0, 0, 8, 3, 1},
+        {"qwen3moe (6 experts, 2 used, probabilities as they are)", "qwen3moe", 32, 24, 2, 4, 1, 16, 16, 1e6f, 1e-6f, 0, 1, 0, -1, 0, 1.0f, 0, 0, 0, 0, 0, 0, 0, 6, 2, 0},
     };
     size_t i;
     srt_set_log(NULL, NULL);
@@ -533,6 +640,12 @@ int main(void) {
     for (i = 0; i < sizeof cfgs / sizeof cfgs[0]; i++) check_arch(&cfgs[i], 40 + i);
     check_qwen3_errors();
     check_longrope_errors();
-    check_gemma_backend();
+    {
+        static const cfg_t gemma = {"gemma3", "gemma3", 32, 48, 2, 4, 2, 16, 16, 10000.0f, 1e-6f, 0, 1, 1, -1, 0, 1.0f, 0.25f, 0, 0, 8, 2, 0, 0, 0, 0, 0};
+        static const cfg_t moe = {"qwen3moe", "qwen3moe", 32, 24, 2, 4, 2, 16, 16, 1e6f, 1e-6f, 0, 1, 1, -1, 0, 1.0f, 0, 0, 0, 0, 0, 0, 0, 4, 2, 1};
+        check_cpu_only(&gemma);
+        check_cpu_only(&moe);
+    }
+    check_moe_errors();
     return srt_test_finish();
 }
