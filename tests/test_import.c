@@ -1,7 +1,10 @@
 /* test_import.c - tools/srt_import.h: the stories260K checkpoints in three formats agree, every
    vocab GGUF opens, dequantization matches the documented formulas, and malformed input
    (truncated, flipped, hand-crafted absurd files) is refused with a message, without a crash,
-   a leak or a huge allocation. */
+   a leak or a huge allocation. Mixtures of experts: llama.cpp's 3-D expert tensors are split into
+   one tensor per expert (values = the 3-D tensor's slices; the same as an older per-expert file),
+   bad expert metadata and shapes are refused naming the problem, and srt-pack's .srt of a tiny
+   qwen3moe / Mixtral GGUF loads and runs (build/sparsert.o). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -44,6 +47,7 @@ static void t_free(void *p) {
 #define SRTI_FREE(p) t_free(p)
 #define SRT_IMPORT_IMPLEMENTATION
 #include "tools/srt_import.h"
+#include "sparsert.h"   /* the packed MoE models run (linked with build/sparsert.o) */
 #include "tests/testing.h"
 
 #define MODELS SRT_SHARED "/models/stories260K/"
@@ -857,6 +861,347 @@ static void test_gemma(void) {
     remove(TMP "gemma.gguf");
 }
 
+/* ---- mixture of experts (Mixtral as "llama" with expert_count, "qwen3moe") */
+/* A 2-layer MoE GGUF of n_embd 32, expert width 64, 2 heads of 16 (1 KV head), 300 tokens. The
+   experts are llama.cpp's 3-D blk.N.ffn_{gate,up,down}_exps.weight, or with per_expert the older
+   2-D blk.N.ffn_{gate,up,down}.X.weight; expert X of layer l, kind k (gate, up, down) holds the bytes
+   moe_bytes(moe_seed(l, k, X), ...) in either form, so both files hold the same experts. */
+#define ME 32
+#define MF 64
+#define MV 300
+typedef struct moe_cfg {
+    const char *arch;
+    uint32_t n_expert;        /* expert_count (0: the key is absent) */
+    int n_used;               /* expert_used_count (-1: absent) */
+    uint32_t exps_type;       /* the experts' ggml type */
+    int per_expert;           /* 1: 2-D tensors per expert */
+    int no_router;            /* 1: blk.1.ffn_gate_inp.weight left out */
+    uint32_t ne2;             /* the 3-D tensors' third dimension (0: n_expert) */
+    int both;                 /* 1: blk.0.ffn_gate.0.weight stored besides the 3-D tensors */
+    int norm, norm_type;      /* expert_weights_norm (-1: absent) and its GGUF type (7 bool, 4 uint32) */
+} moe_cfg;
+static uint32_t moe_seed(uint32_t l, uint32_t k, uint32_t x) { return 10000u + (l * 3u + k) * 64u + x; }
+/* nvalues of ggml type `type` from a generator seeded by `seed`: small floats, or quantized blocks of
+   random codes with a positive f16 scale of 2^-7 .. 2^-6 */
+static void moe_bytes(buf *b, uint32_t seed, uint32_t type, uint64_t nvalues) {
+    uint32_t s = seed * 2654435761u + 1u, bv = 1, bb = 4;
+    uint64_t i, j;
+#define MOE_R() (s = s * 1664525u + 1013904223u, s >> 8)
+    srti_type_block(type, &bv, &bb);
+    for (i = 0; i < nvalues / bv; i++) {
+        if (type == SRTI_TYPE_F32) { put_f32(b, (float)((int)(MOE_R() % 2001u) - 1000) / 4000.0f); continue; }
+        put_u16(b, 0x2000u + MOE_R() % 0x400u);
+        for (j = 2; j < bb; j++) put_u8(b, MOE_R() & 255u);
+    }
+#undef MOE_R
+}
+static uint64_t moe_nbytes(uint32_t type, uint64_t nvalues) { uint32_t bv = 1, bb = 4; srti_type_block(type, &bv, &bb); return nvalues / bv * bb; }
+static void moe_write(const moe_cfg *c, const char *path) {
+    static const char *const kinds[3] = {"gate", "up", "down"};
+    buf kv = {NULL, 0, 0}, ti = {NULL, 0, 0}, data = {NULL, 0, 0}, f = {NULL, 0, 0};
+    const uint32_t X = c->n_expert ? c->n_expert : 4, X3 = c->ne2 ? c->ne2 : X;
+    uint64_t n_kv = 0, n_t = 0;
+    uint32_t l, k, x;
+    char key[96], nm[96];
+    const char *a = c->arch;
+#define K(s) (snprintf(key, sizeof key, "%s." s, a), key)
+    kv_str(&kv, "general.architecture", a); n_kv++;
+    kv_u32(&kv, K("embedding_length"), ME); kv_u32(&kv, K("feed_forward_length"), 96); kv_u32(&kv, K("block_count"), 2);
+    kv_u32(&kv, K("attention.head_count"), 2); kv_u32(&kv, K("attention.head_count_kv"), 1); kv_u32(&kv, K("context_length"), 64);
+    kv_u32(&kv, K("expert_feed_forward_length"), MF); n_kv += 7;
+    put_str(&kv, K("attention.layer_norm_rms_epsilon")); put_u32(&kv, 6); put_f32(&kv, 1e-6f); n_kv++;
+    if (c->n_expert) { kv_u32(&kv, K("expert_count"), c->n_expert); n_kv++; }
+    if (c->n_used >= 0) { kv_u32(&kv, K("expert_used_count"), (uint32_t)c->n_used); n_kv++; }
+    if (c->norm >= 0) {
+        put_str(&kv, K("expert_weights_norm")); put_u32(&kv, (uint32_t)c->norm_type);
+        if (c->norm_type == 7) put_u8(&kv, (unsigned)c->norm); else put_u32(&kv, (uint32_t)c->norm);
+        n_kv++;
+    }
+#undef K
+    kv_str(&kv, "tokenizer.ggml.model", "llama"); kv_tokens(&kv, MV); n_kv += 2;
+#define T(name, nd, a0, a1, a2, type, seed, nseeds) do { \
+        uint64_t s_; \
+        put_str(&ti, name); put_u32(&ti, nd); put_u64(&ti, a0); if ((nd) > 1) put_u64(&ti, a1); if ((nd) > 2) put_u64(&ti, a2); \
+        put_u32(&ti, type); put_u64(&ti, (uint64_t)data.n); n_t++; \
+        for (s_ = 0; s_ < (nseeds); s_++) moe_bytes(&data, (seed) + (uint32_t)s_, type, (uint64_t)(a0) * (a1)); \
+        pad_to(&data, 32); \
+    } while (0)
+    T("token_embd.weight", 2, ME, MV, 1, SRTI_TYPE_F32, 1, 1);
+    T("output_norm.weight", 1, ME, 1, 1, SRTI_TYPE_F32, 2, 1);
+    T("output.weight", 2, ME, MV, 1, SRTI_TYPE_F32, 3, 1);
+    for (l = 0; l < 2; l++) {
+        static const struct { const char *n; uint32_t nd, a0, a1; int qk; } d[] = {
+            {"attn_norm", 1, ME, 1, 0}, {"attn_q", 2, ME, 32, 0}, {"attn_k", 2, ME, 16, 0}, {"attn_v", 2, ME, 16, 0},
+            {"attn_output", 2, 32, ME, 0}, {"attn_q_norm", 1, 16, 1, 1}, {"attn_k_norm", 1, 16, 1, 1}, {"ffn_norm", 1, ME, 1, 0},
+        };
+        size_t i;
+        for (i = 0; i < sizeof d / sizeof d[0]; i++) {
+            if (d[i].qk && strcmp(a, "qwen3moe") != 0) continue;
+            snprintf(nm, sizeof nm, "blk.%u.%s.weight", (unsigned)l, d[i].n);
+            T(nm, d[i].nd, d[i].a0, d[i].a1, 1, SRTI_TYPE_F32, 100 + 16 * l + (uint32_t)i, 1);
+        }
+        if (!(c->no_router && l == 1)) {
+            snprintf(nm, sizeof nm, "blk.%u.ffn_gate_inp.weight", (unsigned)l);
+            T(nm, 2, ME, X, 1, SRTI_TYPE_F32, 200 + l, 1);
+        }
+        for (k = 0; k < 3; k++) {
+            const uint64_t a0 = k == 2 ? MF : ME, a1 = k == 2 ? ME : MF;
+            if (c->per_expert)
+                for (x = 0; x < X; x++) {
+                    snprintf(nm, sizeof nm, "blk.%u.ffn_%s.%u.weight", (unsigned)l, kinds[k], (unsigned)x);
+                    T(nm, 2, a0, a1, 1, c->exps_type, moe_seed(l, k, x), 1);
+                }
+            else {
+                snprintf(nm, sizeof nm, "blk.%u.ffn_%s_exps.weight", (unsigned)l, kinds[k]);
+                T(nm, 3, a0, a1, X3, c->exps_type, moe_seed(l, k, 0), X3);
+            }
+        }
+    }
+    if (c->both) T("blk.0.ffn_gate.0.weight", 2, ME, MF, 1, c->exps_type, moe_seed(0, 0, 0), 1);
+#undef T
+    put_hdr(&f, 3, n_t, n_kv);
+    put(&f, kv.p, kv.n); put(&f, ti.p, ti.n);
+    pad_to(&f, 32);
+    put(&f, data.p, data.n);
+    spit(path, f.p, f.n);
+    free(kv.p); free(ti.p); free(data.p); free(f.p);
+}
+static moe_cfg moe_default(const char *arch, uint32_t type) {
+    moe_cfg c;
+    memset(&c, 0, sizeof c);
+    c.arch = arch; c.n_expert = 4; c.n_used = 2; c.exps_type = type; c.norm = -1; c.norm_type = 7;
+    return c;
+}
+/* Opens path and expects srti_open (check = 0) or srti_check_llama (check = 1) to refuse it with
+   a message holding needle. */
+static void moe_refused(const moe_cfg *c, int check, const char *needle, const char *what) {
+    srti_model *m = NULL;
+    char err[512];
+    int bad = 0, opened;
+    err[0] = 0;
+    moe_write(c, TMP "moe_bad.gguf");
+    opened = try_open(TMP "moe_bad.gguf", NULL, err, sizeof err, 1, &bad);
+    if (check && opened && srti_open(TMP "moe_bad.gguf", NULL, &m, err, sizeof err) == 0) {
+        opened = srti_check_llama(m, err, sizeof err) == 0;
+        srti_close(m);
+    }
+    CHECK(!opened && bad == 0 && strstr(err, needle) != NULL, "MoE GGUF, %s: refused (\"%s\")", what, err);
+}
+
+/* The .srt's directory entry of one tensor (formats/SRT.md): format, rows, cols; 0 if absent. */
+static int srt_dir_entry(const char *path, const char *name, uint32_t *format, uint64_t *rows, uint64_t *cols, uint32_t *n_tensors) {
+    size_t n, p;
+    unsigned char *d = slurp(path, &n);
+    uint32_t i, nt;
+    int found = 0;
+#define LE32(q) ((uint32_t)(q)[0] | (uint32_t)(q)[1] << 8 | (uint32_t)(q)[2] << 16 | (uint32_t)(q)[3] << 24)
+#define LE64(q) ((uint64_t)LE32(q) | (uint64_t)LE32((q) + 4) << 32)
+    if (!d || n < 128 || memcmp(d, "SRTM", 4)) { free(d); return 0; }
+    p = (size_t)LE64(d + 32);
+    nt = LE32(d + 52);
+    if (n_tensors) *n_tensors = nt;
+    for (i = 0; i < nt && p + 4 <= n; i++) {
+        uint32_t len = LE32(d + p), parts;
+        const unsigned char *e = d + p + 4 + len;
+        if (p + 4 + len + 32 > n) break;
+        parts = LE32(e + 24);
+        if (len == strlen(name) && !memcmp(d + p + 4, name, len)) {
+            *format = LE32(e); *rows = LE64(e + 8); *cols = LE64(e + 16);
+            found = 1;
+            break;
+        }
+        p += 4 + len + 28 + (size_t)parts * 24;
+    }
+#undef LE32
+#undef LE64
+    free(d);
+    return found;
+}
+
+static void test_moe(void) {
+    static const uint32_t types[3] = {SRTI_TYPE_F32, SRTI_TYPE_Q8_0, SRTI_TYPE_Q4_0};
+    static const char *const kinds[3] = {"gate", "up", "down"};
+    char err[512], nm[96];
+    int ti;
+    for (ti = 0; ti < 3; ti++) {   /* qwen3moe: the 3-D experts split; expert X's values = slice X of the 3-D tensor */
+        moe_cfg c = moe_default("qwen3moe", types[ti]);
+        srti_model *m = NULL;
+        int ok, shapes = 1, values = 1, left = 0;
+        uint32_t l, k, x, i;
+        moe_write(&c, TMP "moe.gguf");
+        ok = srti_open(TMP "moe.gguf", NULL, &m, err, sizeof err) == 0;
+        CHECK(ok, "a qwen3moe GGUF with 3-D %s experts opens (%s)", srti_type_name(types[ti]), ok ? "ok" : err);
+        if (!ok) continue;
+        CHECK(m->hp.n_expert == 4 && m->hp.n_expert_used == 2 && m->hp.n_ff_exp == MF && m->hp.n_ff == 96 && m->hp.expert_weights_norm == -1 &&
+              m->hp.rope_neox == 1 && m->n_tensors == 3 + 2 * (8 + 1 + 3 * 4),
+              "qwen3moe: 4 experts, 2 used, width 64, expert_weights_norm absent (-1), NeoX rope, %u tensors after the split", (unsigned)m->n_tensors);
+        for (i = 0; i < m->n_tensors; i++) left += strstr(m->tensors[i].name, "_exps") != NULL;
+        for (l = 0; l < 2; l++)
+            for (k = 0; k < 3; k++) {
+                const uint64_t a0 = k == 2 ? MF : ME, a1 = k == 2 ? ME : MF, nv = a0 * a1;
+                buf src = {NULL, 0, 0};
+                float *all = (float *)malloc((size_t)(4 * nv) * sizeof(float)), *v = (float *)malloc((size_t)nv * sizeof(float));
+                for (x = 0; x < 4; x++) moe_bytes(&src, moe_seed(l, k, 0) + x, types[ti], nv);   /* the 3-D tensor's bytes */
+                if (srti_dequantize(types[ti], src.p, 4 * nv, all) != 0) values = 0;
+                for (x = 0; x < 4; x++) {
+                    int idx;
+                    const srti_tensor *t;
+                    snprintf(nm, sizeof nm, "blk.%u.ffn_%s.%u.weight", (unsigned)l, kinds[k], (unsigned)x);
+                    idx = srti_find(m, nm);
+                    if (idx < 0) { shapes = values = 0; continue; }
+                    t = &m->tensors[idx];
+                    if (t->n_dims != 2 || t->ne[0] != a0 || t->ne[1] != a1 || t->ne[2] != 1 || t->ne[3] != 1 || t->src_type != types[ti] ||
+                        srti_tensor_nvalues(t) != nv || t->nbytes != moe_nbytes(types[ti], nv))
+                        shapes = 0;
+                    if (srti_read_f32(m, (uint32_t)idx, v, err, sizeof err) != 0 || memcmp(v, all + x * nv, (size_t)nv * sizeof(float)) != 0) values = 0;
+                }
+                free(src.p); free(all); free(v);
+            }
+        CHECK(shapes && left == 0, "%s: every blk.N.ffn_{gate,up,down}.X.weight is 2-D ([32, 64], down [64, 32]), of the source type; no _exps tensor is left",
+              srti_type_name(types[ti]));
+        CHECK(values, "%s: srti_read_f32 of expert X = slice X of the 3-D tensor dequantized, for every layer, kind and expert", srti_type_name(types[ti]));
+        CHECK(srti_check_llama(m, err, sizeof err) == 0, "srti_check_llama accepts the split %s qwen3moe model (%s)", srti_type_name(types[ti]), err[0] ? err : "ok");
+        srti_close(m);
+    }
+    {   /* Mixtral ("llama" with experts): the 3-D form and the older per-expert 2-D form give the same tensors */
+        moe_cfg c3 = moe_default("llama", SRTI_TYPE_Q8_0), c2 = c3;
+        srti_model *m3 = NULL, *m2 = NULL;
+        int ok, same = 1;
+        uint32_t i;
+        c3.norm = 0; c3.norm_type = 4;   /* expert_weights_norm as an integer */
+        c2.per_expert = 1; c2.norm = 1; c2.norm_type = 7;   /* and as a bool */
+        moe_write(&c3, TMP "moe3.gguf");
+        moe_write(&c2, TMP "moe2.gguf");
+        ok = srti_open(TMP "moe3.gguf", NULL, &m3, err, sizeof err) == 0 && srti_open(TMP "moe2.gguf", NULL, &m2, err, sizeof err) == 0;
+        CHECK(ok, "Mixtral-style llama GGUFs with 3-D and with per-expert experts open (%s)", ok ? "ok" : err);
+        if (ok) {
+            same = m3->n_tensors == m2->n_tensors;
+            for (i = 0; same && i < m2->n_tensors; i++) same = same_tensor(m2, (int)i, m3, srti_find(m3, m2->tensors[i].name));
+            CHECK(same && m3->n_tensors == 3 + 2 * (6 + 1 + 3 * 4), "llama: the 3-D experts split into exactly the per-expert file's tensors (names, shapes, values; %u tensors)",
+                  (unsigned)m3->n_tensors);
+            CHECK(m3->hp.n_expert == 4 && m3->hp.n_expert_used == 2 && m3->hp.rope_neox == 0 && m3->hp.expert_weights_norm == 0 && m2->hp.expert_weights_norm == 1,
+                  "llama: 4 experts, 2 used, adjacent-pair rope; expert_weights_norm read as an integer (0) and as a bool (1)");
+            CHECK(srti_check_llama(m3, err, sizeof err) == 0 && srti_check_llama(m2, err, sizeof err) == 0, "srti_check_llama accepts both (%s)", err[0] ? err : "ok");
+        }
+        srti_close(m3); srti_close(m2);
+    }
+    {   /* refusals, each naming the problem */
+        moe_cfg c = moe_default("qwen3moe", SRTI_TYPE_Q8_0);
+        c.no_router = 1; moe_refused(&c, 1, "blk.1.ffn_gate_inp.weight' is missing", "no router in layer 1");
+        c = moe_default("qwen3moe", SRTI_TYPE_Q8_0); c.ne2 = 3;
+        moe_refused(&c, 0, "tensor 'blk.0.ffn_gate_exps.weight' [32, 64, 3, 1] cannot be split into 4 experts", "3-D tensors of 3 experts, expert_count 4");
+        c = moe_default("qwen3moe", SRTI_TYPE_Q8_0); c.ne2 = 5;
+        moe_refused(&c, 0, "tensor 'blk.0.ffn_gate_exps.weight' [32, 64, 5, 1] cannot be split into 4 experts", "3-D tensors of 5 experts, expert_count 4");
+        c = moe_default("qwen3moe", 99);
+        moe_refused(&c, 0, "'blk.0.ffn_gate_exps.weight' of type 99 (0 bytes) cannot be split", "3-D tensors of an unknown type");
+        c = moe_default("qwen3moe", SRTI_TYPE_Q8_0); c.n_used = 0;
+        moe_refused(&c, 0, "'qwen3moe.expert_used_count' = 0: a token goes through 1 .. expert_count = 4 experts", "expert_used_count 0");
+        c = moe_default("qwen3moe", SRTI_TYPE_Q8_0); c.n_used = 5;
+        moe_refused(&c, 0, "'qwen3moe.expert_used_count' = 5: a token goes through 1 .. expert_count = 4 experts", "expert_used_count 5 of 4");
+        c = moe_default("llama", SRTI_TYPE_Q8_0); c.n_used = -1;
+        moe_refused(&c, 0, "'llama.expert_used_count' = 0 (missing)", "llama with expert_count and no expert_used_count");
+        c = moe_default("qwen3moe", SRTI_TYPE_Q8_0); c.n_expert = 5000; c.ne2 = 2;
+        moe_refused(&c, 0, "'qwen3moe.expert_count' = 5000: at most 4096 experts", "expert_count 5000");
+        c = moe_default("qwen3moe", SRTI_TYPE_Q8_0); c.n_expert = 0;
+        moe_refused(&c, 1, "qwen3moe with 0 experts", "qwen3moe without expert_count");
+        c = moe_default("qwen3moe", SRTI_TYPE_Q8_0); c.both = 1;
+        moe_refused(&c, 0, "tensor 'blk.0.ffn_gate.0.weight' is both stored and part of a fused or per-expert tensor", "expert 0 stored in both forms");
+        c = moe_default("qwen2moe", SRTI_TYPE_Q8_0);
+        moe_refused(&c, 1, "architecture 'qwen2moe' is not supported", "qwen2moe (shared experts)");
+    }
+}
+
+/* Loads an .srt and evaluates tokens 5, 17, 42, 299 and 1: 0 with the last logits in `logits` (MV
+   floats), all finite; info gets the model's description. */
+static int moe_run(const char *path, srt_model_info *info, float *logits, char *err, size_t errlen) {
+    static const int32_t toks[5] = {5, 17, 42, 299, 1};
+    srt_model *m = NULL;
+    srt_session *s = NULL;
+    srt_model_desc md;
+    srt_session_desc sd;
+    const float *lg;
+    int rc = 1, i;
+    memset(&md, 0, sizeof md); memset(&sd, 0, sizeof sd);
+    md.n_threads = 2;
+    sd.n_ctx = 16; sd.n_batch = 3;   /* two batches: 3 tokens, then 2 */
+    if (srt_model_load(path, &md, &m) != SRT_OK || srt_session_create(m, &sd, &s) != SRT_OK || srt_session_feed(s, toks, 5) != SRT_OK ||
+        !(lg = srt_session_logits(s))) {
+        snprintf(err, errlen, "%s: %s", path, srt_last_error());
+        goto done;
+    }
+    srt_model_get_info(m, info);
+    for (i = 0; i < MV; i++) if (!isfinite(lg[i])) { snprintf(err, errlen, "%s: logit %d is %g", path, i, (double)lg[i]); goto done; }
+    memcpy(logits, lg, MV * sizeof(float));
+    rc = 0;
+done:
+    srt_session_destroy(s);
+    srt_model_free(m);
+    return rc;
+}
+
+/* srt-pack on the MoE GGUFs: the .srt has the expert keys and one tensor per expert, the routers stay
+   f32 under --weights q4, and the runtime loads it and evaluates tokens to finite logits; the Mixtral
+   files of 3-D and of per-expert tensors pack to models of identical logits. */
+static void test_moe_pack(void) {
+    static const char *const packs[2] = {"", "--weights q4 "}, *const label[2] = {"(default f16)", "--weights q4"};
+    char cmd[512], err[512];
+    int p;
+    moe_cfg c = moe_default("qwen3moe", SRTI_TYPE_Q8_0);
+    moe_write(&c, TMP "moe.gguf");
+    for (p = 0; p < 2; p++) {
+        uint32_t fr = 99, fg = 99, fd = 99, nt = 0;
+        uint64_t rr = 0, cr = 0, rg = 0, cg = 0, rd = 0, cd = 0;
+        srt_model_info info;
+        float lg[MV];
+        int ok, has_exps = 0;
+        uint32_t v4 = 0, v2 = 0, vf = 0, vn = 9;
+        srt_model *m = NULL;
+        srt_model_desc md;
+        snprintf(cmd, sizeof cmd, "build/srt-pack -q %s" TMP "moe.gguf " TMP "moe.srt > " TMP "moe_pack.log 2>&1", packs[p]);
+        ok = system(cmd) == 0;
+        CHECK(ok, "srt-pack %s packs the tiny qwen3moe GGUF (3-D Q8_0 experts; " TMP "moe_pack.log)", label[p]);
+        if (!ok) continue;
+        ok = srt_dir_entry(TMP "moe.srt", "blk.1.ffn_gate_inp.weight", &fr, &rr, &cr, &nt) &&
+             srt_dir_entry(TMP "moe.srt", "blk.1.ffn_gate.3.weight", &fg, &rg, &cg, NULL) &&
+             srt_dir_entry(TMP "moe.srt", "blk.0.ffn_down.2.weight", &fd, &rd, &cd, NULL);
+        has_exps = srt_dir_entry(TMP "moe.srt", "blk.0.ffn_gate_exps.weight", &fg, &rg, &cg, NULL);
+        CHECK(ok && !has_exps && nt == 45 && fr == 0 && rr == 4 && cr == ME && rg == MF && cg == ME && rd == ME && cd == MF &&
+                  fg == (p ? 4u : 1u) && fd == fg,
+              "srt-pack %s: %u tensors, the router f32 [4 x 32], experts per tensor (gate.3 [64 x 32], down.2 [32 x 64]) in %s; no _exps tensor",
+              label[p], (unsigned)nt, p ? "q4" : "f16");
+        memset(&md, 0, sizeof md);
+        ok = srt_model_load(TMP "moe.srt", &md, &m) == SRT_OK;
+        if (ok) {
+            ok = srt_model_meta_u32(m, "qwen3moe.expert_count", &v4) && srt_model_meta_u32(m, "qwen3moe.expert_used_count", &v2) &&
+                 srt_model_meta_u32(m, "qwen3moe.expert_feed_forward_length", &vf) && srt_model_meta_u32(m, "qwen3moe.expert_weights_norm", &vn);
+            srt_model_free(m);
+        }
+        CHECK(ok && v4 == 4 && v2 == 2 && vf == MF && vn == 1, "srt-pack %s: the keys expert_count 4, expert_used_count 2, expert_feed_forward_length 64, expert_weights_norm 1 (absent: 1)",
+              label[p]);
+        ok = moe_run(TMP "moe.srt", &info, lg, err, sizeof err) == 0;
+        CHECK(ok && info.n_expert == 4 && info.n_expert_used == 2 && info.n_ff == MF && !strcmp(info.architecture, "qwen3moe"),
+              "srt-pack %s: srt_model_load loads it (qwen3moe, 4 experts, 2 used, width 64) and a session evaluates 5 tokens to finite logits (%s)",
+              label[p], ok ? "ok" : err);
+        remove(TMP "moe.srt");
+    }
+    {
+        moe_cfg c3 = moe_default("llama", SRTI_TYPE_Q4_0), c2 = c3;
+        float l3[MV], l2[MV];
+        srt_model_info info;
+        int ok;
+        c2.per_expert = 1;
+        moe_write(&c3, TMP "moe3.gguf");
+        moe_write(&c2, TMP "moe2.gguf");
+        ok = system("build/srt-pack -q --weights f32 " TMP "moe3.gguf " TMP "moe3.srt > " TMP "moe_pack.log 2>&1") == 0 &&
+             system("build/srt-pack -q --weights f32 " TMP "moe2.gguf " TMP "moe2.srt >> " TMP "moe_pack.log 2>&1") == 0;
+        CHECK(ok, "srt-pack packs the Mixtral-style llama GGUFs (3-D and per-expert Q4_0 experts)");
+        ok = ok && moe_run(TMP "moe3.srt", &info, l3, err, sizeof err) == 0 && info.n_expert == 4 && moe_run(TMP "moe2.srt", &info, l2, err, sizeof err) == 0;
+        CHECK(ok && !memcmp(l3, l2, sizeof l3), "Mixtral: both load and give bit-identical logits after 5 tokens (%s)", ok ? "ok" : err);
+        remove(TMP "moe3.srt"); remove(TMP "moe2.srt");
+    }
+    remove(TMP "moe.gguf"); remove(TMP "moe2.gguf"); remove(TMP "moe3.gguf"); remove(TMP "moe_bad.gguf");
+}
+
 int main(void) {
     MKDIR("build");
     MKDIR("build/tmp");
@@ -867,6 +1212,8 @@ int main(void) {
     test_llama3_rope();
     test_phi3_split();
     test_gemma();
+    test_moe();
+    test_moe_pack();
     CHECK(g_live == 0, "no allocation left behind (%ld live)", g_live);
     return srt_test_finish();
 }

@@ -24,7 +24,11 @@
      ffn_gate,ffn_down,ffn_up}.weight (+ biases etc. as the GGUF has them). ne[0] is the innermost
      dimension (columns = input features), ne[1] the rows (output features), as in GGUF.
      Phi-3's fused matrices (attn_qkv: q, k and v rows; ffn_up of 2 x n_ff rows: gate, then up)
-     are presented as those separate tensors, each a range of the fused one's rows.
+     are presented as those separate tensors, each a range of the fused one's rows. Likewise a
+     mixture of experts (Mixtral as "llama" with expert_count, "qwen3moe"): llama.cpp's 3-D
+     blk.N.ffn_{gate,up,down}_exps.weight ([cols, rows, n_expert]) are presented as one 2-D
+     tensor per expert X, blk.N.ffn_{gate,up,down}.X.weight (the names of older Mixtral GGUFs,
+     which pass as they are); the router is blk.N.ffn_gate_inp.weight.
 
    HUGGING FACE FOLDERS (tools/srt_hf.h, part of this header's implementation)
      srti_open(DIR) reads DIR/config.json (LlamaForCausalLM, MistralForCausalLM, Qwen2ForCausalLM,
@@ -91,12 +95,12 @@ enum { SRTI_TOKEN_NORMAL = 1, SRTI_TOKEN_UNKNOWN = 2, SRTI_TOKEN_CONTROL = 3,
 enum { SRTI_SRC_GGUF = 1, SRTI_SRC_LLAMA2C_V0 = 2, SRTI_SRC_LLAMA2C_V1 = 3, SRTI_SRC_HF = 4, SRTI_SRC_RANDOM = 5 };
 
 typedef struct srti_hparams {
-    char arch[32];            /* general.architecture ("llama", "qwen2", "qwen3", "phi3", "gemma2", "gemma3"); "llama" for llama2.c */
+    char arch[32];            /* general.architecture ("llama", "qwen2", "qwen3", "qwen3moe", "phi3", "gemma2", "gemma3"); "llama" for llama2.c */
     char name[128];           /* general.name or "" */
     uint32_t n_vocab, n_embd, n_ff, n_layer, n_head, n_head_kv, head_dim, rope_dim, n_ctx;
     float rope_theta;         /* default 10000 */
     float norm_eps;           /* default 1e-5 */
-    int rope_neox;            /* 0 = adjacent pairs (llama), 1 = NeoX halves (qwen2, qwen3, phi3) */
+    int rope_neox;            /* 0 = adjacent pairs (llama), 1 = NeoX halves (qwen2, qwen3, qwen3moe, phi3, gemma) */
     char rope_scaling[16];    /* "none", "linear", "llama3", "longrope" (or what the file says, e.g. "yarn");
                                  "llama3" is also recovered from a llama.cpp rope_freqs.weight tensor,
                                  "longrope" (Phi-3) from the rope_factors_long/short.weight tensors */
@@ -1052,6 +1056,23 @@ static int srti__gguf_hparams(srti_model *m, const char *path, char *err, size_t
         e = e || srti__kv_u32(m, path, SRTI__K("attention.sliding_window_pattern"), &hp->swa_pattern, err, errlen);   /* (an array is ignored) */
         e = e || srti__kv_f32(m, path, SRTI__K("rope.freq_base_swa"), &hp->rope_theta_swa, err, errlen);
     }
+    if (!strcmp(a, "llama") || !strcmp(a, "qwen3moe")) {   /* mixture of experts: Mixtral, Qwen3-MoE */
+        e = e || srti__kv_u32(m, path, SRTI__K("expert_count"), &hp->n_expert, err, errlen);
+        e = e || srti__kv_u32(m, path, SRTI__K("expert_used_count"), &hp->n_expert_used, err, errlen);
+        e = e || srti__kv_u32(m, path, SRTI__K("expert_feed_forward_length"), &hp->n_ff_exp, err, errlen);
+        e = e || srti__kv_bool(m, path, SRTI__K("expert_weights_norm"), &hp->expert_weights_norm, err, errlen);   /* bool or integer */
+        /* srti__split_fused cuts the 3-D expert tensors by expert_count: a wrong count is refused here, before that */
+        if (!e && hp->n_expert > 4096) {
+            srti__seterr(err, errlen, "%s: metadata '%s' = %u: at most 4096 experts are supported", path, SRTI__K("expert_count"), (unsigned)hp->n_expert);
+            e = 1;
+        }
+        if (!e && hp->n_expert > 0 && (hp->n_expert_used == 0 || hp->n_expert_used > hp->n_expert)) {
+            const int absent = !srti__kv_find(m, SRTI__K("expert_used_count"));
+            srti__seterr(err, errlen, "%s: metadata '%s' = %u%s: a token goes through 1 .. expert_count = %u experts", path,
+                         key, (unsigned)hp->n_expert_used, absent ? " (missing)" : "", (unsigned)hp->n_expert);
+            e = 1;
+        }
+    }
     scratch = 0;
     e = e || srti__kv_u32(m, path, SRTI__K("vocab_size"), &scratch, err, errlen);
 #undef SRTI__K
@@ -1059,7 +1080,7 @@ static int srti__gguf_hparams(srti_model *m, const char *path, char *err, size_t
     if (!got_head_kv) hp->n_head_kv = hp->n_head;
     if (hp->head_dim == 0 && hp->n_head > 0) hp->head_dim = hp->n_embd / hp->n_head;
     if (hp->rope_dim == 0) hp->rope_dim = hp->head_dim;
-    hp->rope_neox = strcmp(hp->arch, "qwen2") == 0 || strcmp(hp->arch, "qwen3") == 0 || strcmp(hp->arch, "phi3") == 0 ||
+    hp->rope_neox = strcmp(hp->arch, "qwen2") == 0 || strcmp(hp->arch, "qwen3") == 0 || strcmp(hp->arch, "qwen3moe") == 0 || strcmp(hp->arch, "phi3") == 0 ||
                     srti__gemma(hp->arch);
     /* llama.cpp's GGUF has no attention.scale for Gemma: llama.cpp takes 1 / sqrt(n_embd / n_head) for
        the 27B models (46 layers: Gemma 2, 62: Gemma 3; query_pre_attn_scalar 144 there) and
@@ -1143,62 +1164,97 @@ static void srti__infer_llama3(srti_model *m) {
     }
 }
 
-/* Phi-3 keeps q, k and v in one matrix (attn_qkv: n_head + 2 n_head_kv heads of rows) and gate
-   and up in one (ffn_up: 2 n_ff rows, gate first). Each part becomes the tensor other
-   architectures have: the same bytes, a range of the fused rows (rows are whole quantization
-   blocks, so any type splits). A model that already stores them apart is left as it is. */
-/* The parts a fused tensor splits into (0 = not fused): their names and rows; *dot = the name's
-   ".attn_qkv.weight" / ".ffn_up.weight" (after "blk.N"). */
-static int srti__fused_parts(const srti_tensor *t, const srti_hparams *hp, const char *const **part, uint64_t rows[3], const char **dot) {
+/* Tensors stored together that the runtime reads apart. Phi-3 keeps q, k and v in one matrix
+   (attn_qkv: n_head + 2 n_head_kv heads of rows) and gate and up in one (ffn_up: 2 n_ff rows, gate
+   first); llama.cpp keeps a layer's experts in one 3-D tensor per kind (ffn_gate_exps and
+   ffn_up_exps [n_embd, n_ff_exp, n_expert], ffn_down_exps [n_ff_exp, n_embd, n_expert]). Each part
+   becomes the 2-D tensor the other architectures (attn_q, ffn_gate) or older Mixtral files
+   (blk.N.ffn_gate.X.weight) have: the same bytes, a range of the stored rows counted over
+   ne[1] x ne[2] (rows are whole quantization blocks, so any type splits; expert X is rows
+   X ne[1] .. (X + 1) ne[1] - 1). A model that already stores them apart is left as it is. */
+typedef struct srti__parts {
+    uint32_t n;                 /* parts (0: the tensor is not split) */
+    const char *const *kinds;   /* Phi-3: part j is blk.N.kinds[j].weight; NULL: experts, blk.N.kind.j.weight */
+    const char *kind;           /* experts: "ffn_gate", "ffn_up" or "ffn_down" */
+    uint64_t rows[3];           /* Phi-3: part j's rows (an expert has ne[1]) */
+    uint64_t total;             /* Phi-3: the rows the fused tensor must have */
+    const char *dot;            /* the name after "blk.N" */
+} srti__parts;
+static uint32_t srti__split_parts(const srti_tensor *t, const srti_hparams *hp, srti__parts *p) {
     static const char *const qkv[3] = {"attn_q", "attn_k", "attn_v"}, *const gu[2] = {"ffn_gate", "ffn_up"};
+    static const char *const exps[3] = {"ffn_gate", "ffn_up", "ffn_down"};
     const uint64_t F = hp->n_ff;
-    *dot = strncmp(t->name, "blk.", 4) ? NULL : strchr(t->name + 4, '.');
-    if (!*dot) return 0;
-    if (!strcmp(*dot, ".attn_qkv.weight")) {
-        *part = qkv;
-        rows[0] = (uint64_t)hp->n_head * hp->head_dim; rows[1] = rows[2] = (uint64_t)hp->n_head_kv * hp->head_dim;
-        return 3;
+    int k;
+    memset(p, 0, sizeof *p);
+    p->dot = strncmp(t->name, "blk.", 4) ? NULL : strchr(t->name + 4, '.');
+    if (!p->dot) return 0;
+    if (!strcmp(hp->arch, "phi3") && !strcmp(p->dot, ".attn_qkv.weight")) {
+        p->n = 3; p->kinds = qkv;
+        p->rows[0] = (uint64_t)hp->n_head * hp->head_dim; p->rows[1] = p->rows[2] = (uint64_t)hp->n_head_kv * hp->head_dim;
+    } else if (!strcmp(hp->arch, "phi3") && !strcmp(p->dot, ".ffn_up.weight") && F > 0 && t->ne[1] == 2 * F) {
+        p->n = 2; p->kinds = gu; p->rows[0] = p->rows[1] = F;
+    } else if (hp->n_expert > 0) {   /* llama (Mixtral) and qwen3moe, whose expert_count was read */
+        for (k = 0; k < 3; k++) {
+            const size_t n = strlen(exps[k]);
+            if (!strncmp(p->dot + 1, exps[k], n) && !strcmp(p->dot + 1 + n, "_exps.weight")) { p->n = hp->n_expert; p->kind = exps[k]; break; }
+        }
     }
-    if (!strcmp(*dot, ".ffn_up.weight") && F > 0 && t->ne[1] == 2 * F) { *part = gu; rows[0] = rows[1] = F; return 2; }
-    return 0;
+    p->total = p->rows[0] + p->rows[1] + p->rows[2];
+    return p->n;
 }
+/* At most this many tensors after splitting (a real MoE file has some 10^4: 94 layers x 128 experts x 3). */
+#define SRTI__MAX_SPLIT_TENSORS (1u << 20)
 static int srti__split_fused(srti_model *m, char *err, size_t errlen) {
-    uint32_t i, n_new = 0, k;
-    srti_tensor *nt;
-    const char *const *part;
-    const char *dot;
-    uint64_t rows[3];
-    if (strcmp(m->hp.arch, "phi3") != 0) return 0;
-    for (i = 0; i < m->n_tensors; i++) {
-        const int n_parts = srti__fused_parts(&m->tensors[i], &m->hp, &part, rows, &dot);
-        if (n_parts) n_new += (uint32_t)n_parts - 1;
-    }
+    uint32_t i, k;
+    uint64_t n_new = 0;
+    srti_tensor *nt, **sorted;
+    srti__parts p;
+    for (i = 0; i < m->n_tensors; i++)
+        if (srti__split_parts(&m->tensors[i], &m->hp, &p)) n_new += p.n - 1;
     if (n_new == 0) return 0;
-    nt = (srti_tensor *)SRTI_CALLOC((size_t)m->n_tensors + n_new, sizeof(srti_tensor));
-    if (!nt) { srti__seterr(err, errlen, "out of memory"); return 1; }
+    if (m->n_tensors + n_new > SRTI__MAX_SPLIT_TENSORS) {
+        srti__seterr(err, errlen, "%s: splitting the fused and per-expert tensors would make %llu tensors (at most %u)", m->priv->path,
+                     (srti__ull)(m->n_tensors + n_new), SRTI__MAX_SPLIT_TENSORS);
+        return 1;
+    }
+    nt = (srti_tensor *)SRTI_CALLOC((size_t)(m->n_tensors + n_new), sizeof(srti_tensor));
+    if (!nt) { srti__seterr(err, errlen, "%s: out of memory", m->priv->path); return 1; }
     for (i = 0, k = 0; i < m->n_tensors; i++) {
         const srti_tensor *t = &m->tensors[i];
-        const int n_parts = srti__fused_parts(t, &m->hp, &part, rows, &dot);
-        int j;
-        if (!n_parts) { nt[k++] = *t; continue; }
-        if (t->n_dims != 2 || t->ne[1] != rows[0] + rows[1] + (n_parts == 3 ? rows[2] : 0) || t->nbytes == 0 ||
-            t->nbytes % t->ne[1] != 0 || t->permute_heads || t->values) {
-            srti__seterr(err, errlen, "%s: tensor '%s' [%llu, %llu] cannot be split into %s (%llu rows expected)", m->priv->path, t->name,
-                         (srti__ull)t->ne[0], (srti__ull)t->ne[1], n_parts == 3 ? "q, k and v" : "gate and up",
-                         (srti__ull)(rows[0] + rows[1] + (n_parts == 3 ? rows[2] : 0)));
+        const int experts = srti__split_parts(t, &m->hp, &p) && !p.kinds;
+        const uint64_t rows = t->ne[1] * t->ne[2];
+        uint32_t j;
+        if (!p.n) { nt[k++] = *t; continue; }
+        if (experts ? t->ne[2] != m->hp.n_expert || t->ne[3] != 1 : t->n_dims != 2 || t->ne[1] != p.total) {
+            if (experts)
+                srti__seterr(err, errlen, "%s: tensor '%s' [%llu, %llu, %llu, %llu] cannot be split into %u experts (expert_count): its third dimension must be %u",
+                             m->priv->path, t->name, (srti__ull)t->ne[0], (srti__ull)t->ne[1], (srti__ull)t->ne[2], (srti__ull)t->ne[3],
+                             (unsigned)m->hp.n_expert, (unsigned)m->hp.n_expert);
+            else
+                srti__seterr(err, errlen, "%s: tensor '%s' [%llu, %llu] cannot be split into %s (%llu rows expected)", m->priv->path, t->name,
+                             (srti__ull)t->ne[0], (srti__ull)t->ne[1], p.n == 3 ? "q, k and v" : "gate and up", (srti__ull)p.total);
+            SRTI_FREE(nt);
+            return 1;
+        }
+        if (t->nbytes == 0 || t->nbytes % rows != 0 || t->permute_heads || t->values) {
+            srti__seterr(err, errlen, "%s: tensor '%s' of type %u (%llu bytes) cannot be split into %u parts of whole rows", m->priv->path, t->name,
+                         (unsigned)t->src_type, (srti__ull)t->nbytes, (unsigned)p.n);
             SRTI_FREE(nt);
             return 1;
         }
         {
-            const uint64_t row_bytes = t->nbytes / t->ne[1];
+            const uint64_t row_bytes = t->nbytes / rows;
             uint64_t at = t->offset;
-            for (j = 0; j < n_parts; j++) {
+            for (j = 0; j < p.n; j++) {
                 srti_tensor *o = &nt[k++];
                 *o = *t;
-                snprintf(o->name, sizeof o->name, "%.*s.%s.weight", (int)(dot - t->name), t->name, part[j]);
-                o->ne[1] = rows[j];
+                if (experts) snprintf(o->name, sizeof o->name, "%.*s.%s.%u.weight", (int)(p.dot - t->name), t->name, p.kind, (unsigned)j);
+                else snprintf(o->name, sizeof o->name, "%.*s.%s.weight", (int)(p.dot - t->name), t->name, p.kinds[j]);
+                o->n_dims = 2;
+                o->ne[1] = experts ? t->ne[1] : p.rows[j];
+                o->ne[2] = o->ne[3] = 1;
                 o->offset = at;
-                o->nbytes = rows[j] * row_bytes;
+                o->nbytes = o->ne[1] * row_bytes;
                 at += o->nbytes;
             }
         }
@@ -1206,12 +1262,18 @@ static int srti__split_fused(srti_model *m, char *err, size_t errlen) {
     SRTI_FREE(m->tensors);
     m->tensors = nt;
     m->n_tensors = k;
-    for (i = 0; i < m->n_tensors; i++)   /* a file with both the fused and the separate tensors */
-        for (k = i + 1; k < m->n_tensors; k++)
-            if (!strcmp(m->tensors[i].name, m->tensors[k].name)) {
-                srti__seterr(err, errlen, "%s: tensor '%s' is both stored and part of a fused tensor", m->priv->path, m->tensors[i].name);
-                return 1;
-            }
+    /* a file with both the stored and the split form of a tensor */
+    sorted = (srti_tensor **)SRTI_MALLOC((size_t)m->n_tensors * sizeof(srti_tensor *));
+    if (!sorted) { srti__seterr(err, errlen, "%s: out of memory", m->priv->path); return 1; }
+    for (i = 0; i < m->n_tensors; i++) sorted[i] = &m->tensors[i];
+    qsort(sorted, (size_t)m->n_tensors, sizeof(srti_tensor *), srti__tensor_cmp);
+    for (i = 1; i < m->n_tensors; i++)
+        if (!strcmp(sorted[i - 1]->name, sorted[i]->name)) {
+            srti__seterr(err, errlen, "%s: tensor '%s' is both stored and part of a fused or per-expert tensor", m->priv->path, sorted[i]->name);
+            SRTI_FREE(sorted);
+            return 1;
+        }
+    SRTI_FREE(sorted);
     return 0;
 }
 /* LongRoPE (Phi-3 128k, Phi-3.5, Phi-4-mini): llama.cpp's GGUF has no scaling type for it, only
