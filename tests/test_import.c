@@ -918,7 +918,22 @@ static void moe_write(const moe_cfg *c, const char *path) {
         n_kv++;
     }
 #undef K
-    kv_str(&kv, "tokenizer.ggml.model", "llama"); kv_tokens(&kv, MV); n_kv += 2;
+    {   /* <unk>, <s>, </s>, the 256 byte tokens, then t259 ..: any text tokenizes (byte fallback) */
+        uint32_t i;
+        char tok[16];
+        kv_str(&kv, "tokenizer.ggml.model", "llama");
+        put_str(&kv, "tokenizer.ggml.tokens"); put_u32(&kv, 9); put_u32(&kv, 8); put_u64(&kv, MV);
+        for (i = 0; i < MV; i++) {
+            if (i < 3) snprintf(tok, sizeof tok, "%s", i == 0 ? "<unk>" : i == 1 ? "<s>" : "</s>");
+            else if (i < 259) snprintf(tok, sizeof tok, "<0x%02X>", (unsigned)(i - 3));
+            else snprintf(tok, sizeof tok, "t%u", (unsigned)i);
+            put_str(&kv, tok);
+        }
+        put_str(&kv, "tokenizer.ggml.token_type"); put_u32(&kv, 9); put_u32(&kv, 5); put_u64(&kv, MV);
+        for (i = 0; i < MV; i++) put_u32(&kv, i == 0 ? 2u : i < 3 ? 3u : i < 259 ? 6u : 1u);
+        kv_u32(&kv, "tokenizer.ggml.bos_token_id", 1); kv_u32(&kv, "tokenizer.ggml.unknown_token_id", 0);
+        n_kv += 5;
+    }
 #define T(name, nd, a0, a1, a2, type, seed, nseeds) do { \
         uint64_t s_; \
         put_str(&ti, name); put_u32(&ti, nd); put_u64(&ti, a0); if ((nd) > 1) put_u64(&ti, a1); if ((nd) > 2) put_u64(&ti, a2); \
@@ -1060,7 +1075,8 @@ static void test_moe(void) {
         CHECK(shapes && left == 0, "%s: every blk.N.ffn_{gate,up,down}.X.weight is 2-D ([32, 64], down [64, 32]), of the source type; no _exps tensor is left",
               srti_type_name(types[ti]));
         CHECK(values, "%s: srti_read_f32 of expert X = slice X of the 3-D tensor dequantized, for every layer, kind and expert", srti_type_name(types[ti]));
-        CHECK(srti_check_llama(m, err, sizeof err) == 0, "srti_check_llama accepts the split %s qwen3moe model (%s)", srti_type_name(types[ti]), err[0] ? err : "ok");
+        ok = srti_check_llama(m, err, sizeof err) == 0;
+        CHECK(ok, "srti_check_llama accepts the split %s qwen3moe model (%s)", srti_type_name(types[ti]), ok ? "ok" : err);
         srti_close(m);
     }
     {   /* Mixtral ("llama" with experts): the 3-D form and the older per-expert 2-D form give the same tensors */
@@ -1081,7 +1097,8 @@ static void test_moe(void) {
                   (unsigned)m3->n_tensors);
             CHECK(m3->hp.n_expert == 4 && m3->hp.n_expert_used == 2 && m3->hp.rope_neox == 0 && m3->hp.expert_weights_norm == 0 && m2->hp.expert_weights_norm == 1,
                   "llama: 4 experts, 2 used, adjacent-pair rope; expert_weights_norm read as an integer (0) and as a bool (1)");
-            CHECK(srti_check_llama(m3, err, sizeof err) == 0 && srti_check_llama(m2, err, sizeof err) == 0, "srti_check_llama accepts both (%s)", err[0] ? err : "ok");
+            ok = srti_check_llama(m3, err, sizeof err) == 0 && srti_check_llama(m2, err, sizeof err) == 0;
+            CHECK(ok, "srti_check_llama accepts both (%s)", ok ? "ok" : err);
         }
         srti_close(m3); srti_close(m2);
     }
@@ -1198,6 +1215,29 @@ static void test_moe_pack(void) {
         ok = ok && moe_run(TMP "moe3.srt", &info, l3, err, sizeof err) == 0 && info.n_expert == 4 && moe_run(TMP "moe2.srt", &info, l2, err, sizeof err) == 0;
         CHECK(ok && !memcmp(l3, l2, sizeof l3), "Mixtral: both load and give bit-identical logits after 5 tokens (%s)", ok ? "ok" : err);
         remove(TMP "moe3.srt"); remove(TMP "moe2.srt");
+    }
+    {   /* wanda: the experts are calibrated on the tokens routed to them and pruned row by row */
+        int ok = system("build/srt-pack -q --weights f32 --sparsity 0.5 --prune wanda --calib tests/data/calib.txt " TMP "moe.gguf " TMP "moe.srt > "
+                        TMP "moe_wanda.txt 2> " TMP "moe_pack.log") == 0;
+        char *rep = ok ? srt_test_read_file(TMP "moe_wanda.txt", NULL) : NULL;
+        int experts = 0, exact = 1, router = 0;
+        const char *p = rep;
+        while (p && (p = strstr(p, "\nblk.")) != NULL) {
+            char name[96]; double target = 0, sp = -1;
+            unsigned long long rows = 0, cols = 0;
+            char fmt[16];
+            p++;
+            if (sscanf(p, "%95s %llu x %llu %15s %lf %lf", name, &rows, &cols, fmt, &target, &sp) != 6) continue;
+            if (strstr(name, "ffn_gate_inp")) router += target == 0 && sp < 0.05;
+            else if (strstr(name, "ffn_gate.") || strstr(name, "ffn_up.") || strstr(name, "ffn_down.")) {
+                experts++;
+                exact &= target == 0.5 && fabs(sp - 0.5) < 1e-9;
+            }
+        }
+        CHECK(ok && experts == 24 && exact && router == 2 && rep && !strstr(rep, "no calibration token"),
+              "srt-pack --prune wanda --sparsity 0.5 on the qwen3moe GGUF: all 24 experts calibrated (each saw routed tokens) and pruned to 0.5, the routers dense (" TMP "moe_wanda.txt)");
+        free(rep);
+        remove(TMP "moe.srt");
     }
     remove(TMP "moe.gguf"); remove(TMP "moe2.gguf"); remove(TMP "moe3.gguf"); remove(TMP "moe_bad.gguf");
 }

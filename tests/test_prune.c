@@ -7,6 +7,8 @@
    surviving weights bit-identical to the dense pack, per-pattern sparsity and --keep-dense, q8 keeps
    the pruned zeros, bad options refused; Wanda beats magnitude at 50% (PPL and KL vs f32 on
    tests/data/eval.txt, calibrated on tests/data/calib.txt).
+   Mixtures of experts: the observer keeps each expert's sums apart ("ffn_up.X"), Wanda prunes an
+   expert with its own norms, one that no token reached by |w| per row (marked in the report).
    Whole-tensor selection on a pool (tools/srt_prune.h: radix select in chunks) zeroes exactly the
    weights the one-thread quickselect does, ties included, on 1, 2 and 3 threads.
    srt-ppl: NLL equals a direct computation of the same windows, KL of a model against itself is 0,
@@ -637,9 +639,87 @@ static void test_select_pool(void) {
     free(w); free(a); free(b); free(score); free(tmp);
 }
 
+/* Wanda on a mixture of experts (tools/srt_prune.h): the observer keeps per-expert sums for the
+   runtime's "ffn_gate.X" / "ffn_up.X" / "ffn_down.X" calls (X decimal; "ffn_gate_inp", the router,
+   is ignored), blk.N.ffn_up.X.weight is pruned with expert X's norms, an expert no token reached
+   falls back to |w| per row (noted in the report), and a width mismatch is still an error. Rows of
+   8: |w| 0.1 in columns 0-3 and 1 in 4-7, the inputs seen 10 in columns 0-3 and 0.01 in 4-7: Wanda
+   prunes columns 4-7 (scores 0.01 against 1), |w| alone columns 0-3. */
+static void test_prune_experts(void) {
+    srtp_state st;
+    float x[3 * 8], w[4 * 8], w2[4 * 8], wide[4 * 16];
+    int i, r, rc, layer = -1, expert = -7, ok_wanda = 1, ok_mag = 1, unc = -1, unc2 = -1;
+    char err[256];
+    FILE *f;
+    srtp_init(&st);
+    st.method = SRTP_WANDA;
+    st.n_layer = 2;   /* what srtp_calibrate allocates */
+    st.sumsq = (double **)calloc(2 * SRTP_KINDS, sizeof(double *));
+    st.sumsq_cols = (int *)calloc(2 * SRTP_KINDS, sizeof(int));
+    st.xsums = (srtp_xsums *)calloc(2 * 3, sizeof(srtp_xsums));
+    CHECK(srtp_linear_kind("blk.1.ffn_up.12.weight", &layer, &expert) == 5 && layer == 1 && expert == 12 &&
+          srtp_linear_kind("blk.0.ffn_down.weight", &layer, &expert) == 6 && expert == -1 &&
+          srtp_linear_kind("blk.0.ffn_gate_inp.weight", &layer, &expert) < 0 && srtp_linear_kind("blk.0.attn_q.1.weight", &layer, &expert) < 0,
+          "experts: blk.1.ffn_up.12.weight is layer 1's ffn_up of expert 12; ffn_gate_inp and attn_q.1 are no expert matrices");
+    srtp_parse_sparsity(&st, "0.5", err, sizeof err);
+    CHECK(srtp_sparsity_for(&st, "blk.0.ffn_gate.3.weight") == 0.5f && srtp_sparsity_for(&st, "blk.0.ffn_gate_inp.weight") == 0.0f,
+          "experts: --sparsity 0.5 applies to blk.0.ffn_gate.3.weight, never to the router");
+    for (i = 0; i < 3 * 8; i++) x[i] = i % 8 < 4 ? 10.0f : 0.01f;
+    srtp_observer(&st, 1, "ffn_up.2", x, 3, 8);
+    srtp_observer(&st, 1, "ffn_gate_inp", x, 3, 8);
+    srtp_observer(&st, 1, "ffn_up.40", x, 1, 8);   /* grows layer 1's ffn_up slots past 8 */
+    CHECK(!st.calib_bad && st.xsums[1 * 3 + 1].n > 40 && st.xsums[1 * 3 + 1].sumsq[2] && st.xsums[1 * 3 + 1].sumsq[2][0] == 300.0 &&
+          !st.xsums[1 * 3 + 1].sumsq[1] && !st.sumsq[1 * SRTP_KINDS + 5],
+          "experts: the observer sums \"ffn_up.2\" inputs in expert 2's slot (3 tokens x 10^2), not the dense ffn_up's; the router's call is ignored");
+    for (r = 0; r < 4; r++) for (i = 0; i < 8; i++) w[r * 8 + i] = (i < 4 ? 0.1f : 1.0f) * (r & 1 ? -1.0f : 1.0f) * (1.0f + 0.01f * (float)i);
+    memcpy(w2, w, sizeof w);
+    rc = srtp_prune(&st, "blk.1.ffn_up.2.weight", 4, 8, w, 0.5f, &unc, err, sizeof err);
+    CHECK(rc == 0 && unc == 0, "experts: wanda prunes expert 2 with its norms (%s)", rc ? err : "ok");
+    rc = srtp_prune(&st, "blk.1.ffn_up.1.weight", 4, 8, w2, 0.5f, &unc2, err, sizeof err);
+    CHECK(rc == 0 && unc2 == 1, "experts: expert 1 saw no token: pruned anyway, marked uncalibrated (%s)", rc ? err : "ok");
+    for (r = 0; r < 4; r++)
+        for (i = 0; i < 8; i++) {
+            ok_wanda &= (w[r * 8 + i] == 0.0f) == (i >= 4);
+            ok_mag &= (w2[r * 8 + i] == 0.0f) == (i < 4);
+        }
+    CHECK(ok_wanda, "experts: with expert 2's norms wanda zeroes columns 4-7 of every row (|w| 1 x norm 0.017 < |w| 0.1 x norm 17)");
+    CHECK(ok_mag, "experts: without norms each row loses its smallest |w| (columns 0-3)");
+    memset(wide, 0, sizeof wide);
+    CHECK(srtp_prune(&st, "blk.1.ffn_up.2.weight", 4, 16, wide, 0.5f, NULL, err, sizeof err) != 0 && strstr(err, "width 16"),
+          "experts: an expert observed at another width is refused (%s)", err);
+    CHECK(srtp_prune(&st, "blk.0.ffn_up.weight", 4, 8, w2, 0.5f, NULL, err, sizeof err) != 0 && strstr(err, "no calibration activations"),
+          "a dense matrix never observed is still an error (%s)", err);
+    srtp_observer(&st, 1, "ffn_up.2", x, 1, 4);
+    CHECK(st.calib_bad, "experts: the observer flags an expert input of another width");
+    {   /* the report marks the uncalibrated expert */
+        float *v = (float *)malloc(32 * sizeof(float));
+        srt_format fmt = SRT_F32;
+        uint32_t group = 0;
+        for (i = 0; i < 32; i++) v[i] = w[i] + 1.0f;
+        char *rep;
+        st.calib_bad = 0;
+        f = fopen(D "xreport.txt", "wb");
+        rc = !f || srtp_process(&st, "blk.1.ffn_down.5.weight", 4, 8, v, &fmt, &group, err, sizeof err) != 0 ||
+             srtp_process(&st, "blk.1.ffn_up.2.weight", 4, 8, v, &fmt, &group, err, sizeof err) != 0;
+        CHECK(!rc && st.n_stats == 2 && st.stats[0].uncalibrated == 1 && st.stats[1].uncalibrated == 0,
+              "experts: srtp_process records which expert had no norms (%s)", rc ? err : "ok");
+        if (f) { srtp_report(&st, f); fclose(f); }
+        rep = srt_test_read_file(D "xreport.txt", NULL);
+        {
+            const char *l5 = rep ? strstr(rep, "blk.1.ffn_down.5.weight") : NULL, *l2 = rep ? strstr(rep, "blk.1.ffn_up.2.weight") : NULL;
+            CHECK(l5 && l2 && strstr(l5, " *\n") && strstr(l5, " *\n") < l2 && !strstr(l2, " *\n") && strstr(rep, "* 1 experts that no calibration token was routed to"),
+                  "experts: the report marks its line (and not the calibrated one's) and says how many");
+        }
+        free(rep);
+        free(v);
+    }
+    srtp_free(&st);
+}
+
 int main(void) {
     if (system("mkdir -p " D) != 0) return 1;
     test_select_pool();
+    test_prune_experts();
     remove(D "bad.srt");
     test_observer();
     test_pruning();

@@ -4,7 +4,8 @@
 
    WHICH TENSORS
      The 2-D linear weights of attention and FFN: blk.N.attn_q, attn_k, attn_v, attn_output,
-     ffn_gate, ffn_up, ffn_down (.weight), unless their name matches a keep-dense glob. Token
+     ffn_gate, ffn_up, ffn_down (.weight), and a mixture of experts' blk.N.ffn_gate.X, ffn_up.X,
+     ffn_down.X (.weight, expert X), unless their name matches a keep-dense glob. Token
      embeddings, the output matrix and norms are never pruned (the default keep-dense list names
      them: token_embd.*, output.*, *norm*, *ffn_gate_inp* (MoE routers)); --keep-dense 'GLOB,GLOB' adds to it.
    HOW MUCH
@@ -17,7 +18,9 @@
                 Large Language Models"); in each output row the round(S x cols) lowest scores become 0.
                 The activations come from the unpruned model itself: srtp_calibrate() runs an .srt
                 (srt-pack writes a temporary F32 one) over the calibration text and collects them
-                through srt_session_desc.observer.
+                through srt_session_desc.observer. An expert's x_j are those of the tokens the router
+                sent to it; an expert no calibration token reached has no norms, so its rows are
+                pruned by |w_ij| alone (Wanda with every norm 1), and the report says which.
    FORMAT
      srtp_choose_format() is the one place that picks the stored format of a pruned tensor: with
      --sparse-format sb the SB format of the dense choice (bf16/f16/f32 -> sb-bf16, q8 -> sb-q8,
@@ -52,7 +55,10 @@ typedef struct srtp_stat {
     srt_format fmt;
     float target;            /* requested sparsity, 0 = not pruned */
     double err2, norm2;      /* ||W - W'||^2, ||W||^2 */
+    int uncalibrated;        /* wanda: an expert no calibration token reached, pruned by |w| per row */
 } srtp_stat;
+/* wanda: the sums of squares of one layer's experts of one FFN kind, grown as the observer meets them */
+typedef struct srtp_xsums { int n; double **sumsq; int *cols; } srtp_xsums;
 
 typedef struct srtp_state {
     srtp_rule rules[SRTP_MAX_RULES];
@@ -66,6 +72,7 @@ typedef struct srtp_state {
     int n_layer;
     double **sumsq;          /* [layer * SRTP_KINDS + kind] */
     int *sumsq_cols;
+    srtp_xsums *xsums;       /* experts: [layer * 3 + kind - 4] (ffn_gate, ffn_up, ffn_down) */
     uint64_t calib_tokens;
     int calib_bad;           /* an observed input had an unexpected width */
     /* scratch and results */
@@ -92,6 +99,12 @@ static void srtp_free(srtp_state *st) {
     int i;
     for (i = 0; st->sumsq && i < st->n_layer * SRTP_KINDS; i++) free(st->sumsq[i]);
     free(st->sumsq); free(st->sumsq_cols);
+    for (i = 0; st->xsums && i < st->n_layer * 3; i++) {
+        int x;
+        for (x = 0; x < st->xsums[i].n; x++) free(st->xsums[i].sumsq[x]);
+        free(st->xsums[i].sumsq); free(st->xsums[i].cols);
+    }
+    free(st->xsums);
     free(st->orig); free(st->score); free(st->tmp); free(st->stats);
     free(st->counts); free(st->hist); free(st->sums);
     for (i = 0; i < 4; i++) free(st->rt_parts[i]);
@@ -163,27 +176,42 @@ static int srtp_check_options(srtp_state *st, int vocab_only, char *err, size_t 
     return 0;
 }
 
-/* "blk.N.KIND.weight" -> kind index (SRTP_KINDS order) and N; -1 for any other name. */
-static int srtp_linear_kind(const char *name, int *layer) {
+/* "KIND" (a dense matrix: *expert = -1) or, for the FFN kinds, "KIND.X" (expert X) at the start of
+   s, followed by `tail` -> kind index (SRTP_KINDS order); -1 for anything else ("ffn_gate_inp"). */
+static int srtp__kind(const char *s, const char *tail, int *expert) {
+    int k;
+    for (k = 0; k < SRTP_KINDS; k++) {
+        size_t n = strlen(srtp_kind_names[k]);
+        const char *p = s + n;
+        long x = 0;
+        if (strncmp(s, srtp_kind_names[k], n) != 0) continue;
+        if (strcmp(p, tail) == 0) { *expert = -1; return k; }
+        if (k < 4 || p[0] != '.' || p[1] < '0' || p[1] > '9') continue;
+        for (p++; *p >= '0' && *p <= '9' && x <= 1000000; p++) x = 10 * x + (*p - '0');
+        if (x <= 1000000 && strcmp(p, tail) == 0) { *expert = (int)x; return k; }
+    }
+    return -1;
+}
+/* "blk.N.KIND.weight" or "blk.N.KIND.X.weight" (expert X of an FFN kind) -> kind index (SRTP_KINDS
+   order), N and X (-1: not an expert); -1 for any other name. */
+static int srtp_linear_kind(const char *name, int *layer, int *expert) {
     long l;
     char *end;
     int k;
     if (strncmp(name, "blk.", 4) != 0 || name[4] < '0' || name[4] > '9') return -1;
     l = strtol(name + 4, &end, 10);
     if (*end != '.' || l < 0 || l > 100000) return -1;
-    for (k = 0; k < SRTP_KINDS; k++) {
-        size_t n = strlen(srtp_kind_names[k]);
-        if (strncmp(end + 1, srtp_kind_names[k], n) == 0 && strcmp(end + 1 + n, ".weight") == 0) { *layer = (int)l; return k; }
-    }
-    return -1;
+    k = srtp__kind(end + 1, ".weight", expert);
+    if (k >= 0) *layer = (int)l;
+    return k;
 }
 
 /* The sparsity asked for this tensor: 0 unless it is an attention/FFN weight that no keep-dense
    glob names and a --sparsity rule matches (the last one). */
 static float srtp_sparsity_for(const srtp_state *st, const char *name) {
-    int i, layer;
+    int i, layer, expert;
     float s = 0.0f;
-    if (srtp_linear_kind(name, &layer) < 0) return 0.0f;
+    if (srtp_linear_kind(name, &layer, &expert) < 0) return 0.0f;
     for (i = 0; i < st->n_keep; i++) if (srtp_glob(st->keep[i], name)) return 0.0f;
     for (i = 0; i < st->n_rules; i++) if (srtp_glob(st->rules[i].pattern, name)) s = st->rules[i].sparsity;
     return s;
@@ -215,22 +243,49 @@ static void srtp_choose_format(const srtp_state *st, const char *name, float spa
 
 
 /* ---------------------------------------------------------------- calibration (wanda) */
+/* Where the sums of squares of (layer, kind, expert; -1 = the dense matrix) live: *sums (NULL until
+   the observer met that matrix) and its width *cols. With grow, an expert's slot is made (0 when out
+   of memory). */
+static int srtp__slot(srtp_state *st, int layer, int kind, int expert, int grow, double ***sums, int **cols) {
+    srtp_xsums *xs;
+    if (!st->sumsq || layer < 0 || layer >= st->n_layer || kind < 0) return 0;
+    if (expert < 0) { *sums = &st->sumsq[layer * SRTP_KINDS + kind]; *cols = &st->sumsq_cols[layer * SRTP_KINDS + kind]; return 1; }
+    if (kind < 4 || !st->xsums) return 0;
+    xs = &st->xsums[layer * 3 + kind - 4];
+    if (expert >= xs->n) {
+        int n = xs->n ? xs->n : 8, i;
+        double **ns;
+        int *nc;
+        if (!grow || expert > 1000000) return 0;
+        while (n <= expert) n *= 2;
+        if (!(ns = (double **)realloc(xs->sumsq, (size_t)n * sizeof *ns))) return 0;
+        xs->sumsq = ns;
+        if (!(nc = (int *)realloc(xs->cols, (size_t)n * sizeof *nc))) return 0;
+        xs->cols = nc;
+        for (i = xs->n; i < n; i++) { ns[i] = NULL; nc[i] = 0; }
+        xs->n = n;
+    }
+    *sums = &xs->sumsq[expert]; *cols = &xs->cols[expert];
+    return 1;
+}
 static void srtp_observer(void *user, int layer, const char *weight, const float *x, int n_tokens, int cols) {
     srtp_state *st = (srtp_state *)user;
-    int k, t, j;
-    double *acc;
+    int k, t, j, expert;
+    double *acc, **sums;
+    int *sums_cols;
     if (layer < 0 || layer >= st->n_layer || cols <= 0) return;   /* the output matrix is never pruned */
-    for (k = 0; k < SRTP_KINDS && strcmp(weight, srtp_kind_names[k]) != 0; k++) {}
-    if (k == SRTP_KINDS) return;
-    if (!st->sumsq[layer * SRTP_KINDS + k]) {
-        if (!(st->sumsq[layer * SRTP_KINDS + k] = (double *)calloc((size_t)cols, sizeof(double)))) { st->calib_bad = 1; return; }
-        st->sumsq_cols[layer * SRTP_KINDS + k] = cols;
+    k = srtp__kind(weight, "", &expert);   /* "ffn_gate.3": expert 3's, with the tokens routed to it */
+    if (k < 0) return;                     /* the router (ffn_gate_inp) is never pruned */
+    if (!srtp__slot(st, layer, k, expert, 1, &sums, &sums_cols)) { st->calib_bad = 1; return; }
+    if (!*sums) {
+        if (!(*sums = (double *)calloc((size_t)cols, sizeof(double)))) { st->calib_bad = 1; return; }
+        *sums_cols = cols;
     }
-    if (st->sumsq_cols[layer * SRTP_KINDS + k] != cols) { st->calib_bad = 1; return; }
-    acc = st->sumsq[layer * SRTP_KINDS + k];
+    if (*sums_cols != cols) { st->calib_bad = 1; return; }
+    acc = *sums;
     for (t = 0; t < n_tokens; t++)
         for (j = 0; j < cols; j++) { double v = x[(size_t)t * (size_t)cols + (size_t)j]; acc[j] += v * v; }
-    if (layer == 0 && k == 0) st->calib_tokens += (uint64_t)n_tokens;
+    if (layer == 0 && k == 0 && expert < 0) st->calib_tokens += (uint64_t)n_tokens;
 }
 
 /* Runs the (unpruned, float) model at model_path over the calibration text st->calib in windows of
@@ -267,7 +322,8 @@ static int srtp_calibrate(srtp_state *st, const char *model_path, int quiet, cha
     st->n_layer = info.n_layer;
     st->sumsq = (double **)calloc((size_t)info.n_layer * SRTP_KINDS, sizeof(double *));
     st->sumsq_cols = (int *)calloc((size_t)info.n_layer * SRTP_KINDS, sizeof(int));
-    if (!st->sumsq || !st->sumsq_cols) { snprintf(err, errlen, "calibration: out of memory"); goto done; }
+    st->xsums = (srtp_xsums *)calloc((size_t)info.n_layer * 3, sizeof(srtp_xsums));
+    if (!st->sumsq || !st->sumsq_cols || !st->xsums) { snprintf(err, errlen, "calibration: out of memory"); goto done; }
     window = info.n_ctx_train > 0 && info.n_ctx_train < 2048 ? info.n_ctx_train : 2048;
     memset(&sd, 0, sizeof sd);
     sd.n_ctx = window;
@@ -533,26 +589,30 @@ static int srtp__job_init(srtp_state *st, srtp__job *j, float *w, uint64_t n, in
 }
 
 /* Prunes w (rows x cols, row-major) in place to `sparsity` with st->method; st->orig gets the
-   weights before pruning. */
-static int srtp_prune(srtp_state *st, const char *name, uint64_t rows, uint64_t cols, float *w, float sparsity, char *err, size_t errlen) {
+   weights before pruning. *uncalibrated (may be NULL) = 1 for an expert wanda pruned without norms. */
+static int srtp_prune(srtp_state *st, const char *name, uint64_t rows, uint64_t cols, float *w, float sparsity, int *uncalibrated, char *err, size_t errlen) {
     uint64_t n = rows * cols, i;
     srtp__job j;
     if (srtp__job_init(st, &j, w, n, 1, err, errlen) != 0) return -1;
     srtp__run(st, &j, srtp__copy_abs);
     for (i = 0; i < srtp__chunks(n); i++)
         if (j.c1[i]) { snprintf(err, errlen, "tensor '%s' has a non-finite value at %llu; it cannot be pruned", name, (unsigned long long)(j.c1[i] - 1)); return -1; }
+    if (uncalibrated) *uncalibrated = 0;
     if (st->method == SRTP_WANDA) {
-        int layer = -1, kind = srtp_linear_kind(name, &layer);
-        const double *ss = kind >= 0 && layer < st->n_layer && st->sumsq ? st->sumsq[layer * SRTP_KINDS + kind] : NULL;
+        int layer = -1, expert = -1, kind = srtp_linear_kind(name, &layer, &expert);
+        double **ss = NULL;
+        int *ss_cols = NULL;
         srtp__wanda a;
         float *norm;
-        if (!ss || (uint64_t)st->sumsq_cols[layer * SRTP_KINDS + kind] != cols) {
+        const int have = kind >= 0 && srtp__slot(st, layer, kind, expert, 0, &ss, &ss_cols) && *ss;
+        if (have ? (uint64_t)*ss_cols != cols : expert < 0) {   /* a dense matrix is always observed: a mismatch is an error */
             snprintf(err, errlen, "tensor '%s': no calibration activations of width %llu were observed for it", name, (unsigned long long)cols);
             return -1;
         }
         if (srtp__reserve(&st->tmp, &st->cap_tmp, cols * (1 + 3 * (uint64_t)srt_pool_threads(st->pool)), err, errlen) != 0) return -1;
         norm = st->tmp;
-        for (i = 0; i < cols; i++) norm[i] = (float)sqrt(ss[i]);
+        for (i = 0; i < cols; i++) norm[i] = have ? (float)sqrt((*ss)[i]) : 1.0f;   /* an expert no token reached: |w| per row */
+        if (!have && uncalibrated) *uncalibrated = 1;
         a.w = w; a.norm = norm; a.rows = rows; a.cols = cols; a.scratch = st->tmp + cols;
         a.k = (uint64_t)floor((double)sparsity * (double)cols + 0.5);
         a.step = st->sparse_format == SRTP_S4X1 ? 4 : 1;   /* s4x1: per 4-row block, its k weakest columns */
@@ -624,10 +684,11 @@ static int srtp_process(srtp_state *st, const char *name, uint64_t rows, uint64_
                         char *err, size_t errlen) {
     uint64_t n = rows * cols, i;
     float s = srtp_sparsity_for(st, name);
+    int uncalibrated = 0;
     srtp_stat *rec;
     srtp__job j;
     if (s > 0.0f) {
-        if (srtp_prune(st, name, rows, cols, w, s, err, errlen) != 0) return -1;
+        if (srtp_prune(st, name, rows, cols, w, s, &uncalibrated, err, errlen) != 0) return -1;
         srtp_choose_format(st, name, s, *fmt, *group, fmt, group);
     }
     if (srtp__job_init(st, &j, w, n, s > 0.0f, err, errlen) != 0) return -1;
@@ -640,7 +701,7 @@ static int srtp_process(srtp_state *st, const char *name, uint64_t rows, uint64_
     rec = &st->stats[st->n_stats++];
     memset(rec, 0, sizeof *rec);
     snprintf(rec->name, sizeof rec->name, "%s", name);
-    rec->rows = rows; rec->cols = cols; rec->fmt = *fmt; rec->target = s;
+    rec->rows = rows; rec->cols = cols; rec->fmt = *fmt; rec->target = s; rec->uncalibrated = uncalibrated;
     if (srtp__roundtrip(st, *fmt, *group, w, rows, cols, st->score, err, errlen) != 0) {   /* score: n floats of scratch */
         st->n_stats--;
         return -1;
@@ -655,7 +716,7 @@ static int srtp_process(srtp_state *st, const char *name, uint64_t rows, uint64_
 static void srtp_report(const srtp_state *st, FILE *f) {
     double e2[2] = {0, 0}, n2[2] = {0, 0};
     uint64_t z[2] = {0, 0}, n[2] = {0, 0};
-    int i, np = 0;
+    int i, np = 0, nu = 0;
     fprintf(f, "%-30s %15s %-5s %7s %9s %10s\n", "tensor", "rows x cols", "fmt", "target", "sparsity", "rel.error");
     for (i = 0; i < st->n_stats; i++) {
         const srtp_stat *r = &st->stats[i];
@@ -663,11 +724,13 @@ static void srtp_report(const srtp_state *st, FILE *f) {
         int j = r->target > 0.0f;
         uint64_t nv = r->rows * r->cols;
         snprintf(shape, sizeof shape, "%llu x %llu", (unsigned long long)r->rows, (unsigned long long)r->cols);
-        fprintf(f, "%-30s %15s %-5s %7.3f %9.4f %10.5f\n", r->name, shape, srt_format_name(r->fmt), r->target,
-                nv ? (double)r->zeros / (double)nv : 0.0, r->norm2 > 0 ? sqrt(r->err2 / r->norm2) : 0.0);
+        fprintf(f, "%-30s %15s %-5s %7.3f %9.4f %10.5f%s\n", r->name, shape, srt_format_name(r->fmt), r->target,
+                nv ? (double)r->zeros / (double)nv : 0.0, r->norm2 > 0 ? sqrt(r->err2 / r->norm2) : 0.0, r->uncalibrated ? " *" : "");
         np += j;
+        nu += r->uncalibrated;
         e2[j] += r->err2; n2[j] += r->norm2; z[j] += r->zeros; n[j] += nv;
     }
+    if (nu) fprintf(f, "* %d experts that no calibration token was routed to: pruned by |w| per row (no input norms)\n", nu);
     fprintf(f, "total pruned (%d tensors, %llu weights): sparsity %.4f, rel.error %.5f\n", np, (unsigned long long)n[1],
             n[1] ? (double)z[1] / (double)n[1] : 0.0, n2[1] > 0 ? sqrt(e2[1] / n2[1]) : 0.0);
     fprintf(f, "total 2-D (%d tensors, %llu weights): sparsity %.4f, rel.error %.5f\n", st->n_stats, (unsigned long long)(n[0] + n[1]),
