@@ -5,13 +5,15 @@
    tensor of a supported type read and dequantized. Build and run: tests/fuzz_common.h, ./build.sh fuzz.
    Seeds (--seeds DIR): a tiny valid llama GGUF (SentencePiece vocabulary, several tensor types),
    the same with a byte-level BPE vocabulary and merges, the same as a Phi-3 (fused attn_qkv and
-   ffn_up, split when opened; LongRoPE factors and attention factor), a "type zoo" of one random tensor per
-   ggml type this reader knows, and ../shared/models/stories260K/stories260K.gguf. */
+   ffn_up, split when opened; LongRoPE factors and attention factor), a qwen3moe of 4 experts in llama.cpp's
+   3-D ffn_{gate,up,down}_exps tensors (split per expert when opened), a "type zoo" of one random tensor
+   per ggml type this reader knows, and ../shared/models/stories260K/stories260K.gguf. */
 #define FZ_NAME "fuzz_gguf"
 #define FZ_PER_SEED 300
 #define FZ_DICT {"GGUF", "general.alignment", "general.architecture", "llama.block_count", "llama.embedding_length", \
                  "tokenizer.ggml.tokens", "tokenizer.ggml.merges", "tokenizer.ggml.model", "token_embd.weight", \
-                 "blk.0.attn_q.weight", "\xff\xff\xff\xff", "\0\0\0\0\0\0\0\0", "\x09\0\0\0", "\x08\0\0\0", NULL}
+                 "blk.0.attn_q.weight", "\xff\xff\xff\xff", "\0\0\0\0\0\0\0\0", "\x09\0\0\0", "\x08\0\0\0", \
+                 "qwen3moe.expert_count", "llama.expert_count", "expert_used_count", "_exps.weight", "\x03\0\0\0", NULL}
 #define FZ_SRTI
 #include "fuzz_common.h"
 
@@ -38,7 +40,7 @@ static void g_kv_strs(fz_buf *b, const char *k, const char *const *v, uint32_t n
     g_str(b, k); fz_u32(b, 9); fz_u32(b, 8); fz_u64(b, n);
     for (i = 0; i < n; i++) g_str(b, v[i]);
 }
-typedef struct g_tensor { char name[48]; uint64_t ne0, ne1; uint32_t type; } g_tensor;
+typedef struct g_tensor { char name[48]; uint64_t ne0, ne1, ne2; uint32_t type; } g_tensor;   /* ne2 0 or 1: 1-D or 2-D */
 static uint32_t g_rng = 99;
 static unsigned g_byte(void) { g_rng = g_rng * 1664525u + 1013904223u; return g_rng >> 24; }
 
@@ -52,17 +54,19 @@ static int g_write(const char *dir, const char *name, const fz_buf *kv, uint64_t
     for (i = 0; i < nt; i++) {
         uint32_t bv, bb;
         if (!srti_type_block(t[i].type, &bv, &bb)) return 1;
+        const uint64_t ne2 = t[i].ne2 > 1 ? t[i].ne2 : 1;
         g_str(&b, t[i].name);
-        fz_u32(&b, t[i].ne1 > 1 ? 2 : 1); fz_u64(&b, t[i].ne0); if (t[i].ne1 > 1) fz_u64(&b, t[i].ne1);
+        fz_u32(&b, ne2 > 1 ? 3 : t[i].ne1 > 1 ? 2 : 1); fz_u64(&b, t[i].ne0); if (t[i].ne1 > 1 || ne2 > 1) fz_u64(&b, t[i].ne1);
+        if (ne2 > 1) fz_u64(&b, ne2);
         fz_u32(&b, t[i].type); fz_u64(&b, off);
-        off += (t[i].ne0 * t[i].ne1 / bv * bb + 31) / 32 * 32;
+        off += (t[i].ne0 * t[i].ne1 * ne2 / bv * bb + 31) / 32 * 32;
     }
     while (b.n % 32) fz_u8(&b, 0);
     for (i = 0; i < nt; i++) {
         uint32_t bv = 1, bb = 0;
         uint64_t k, n;
         srti_type_block(t[i].type, &bv, &bb);
-        n = t[i].ne0 * t[i].ne1 / bv * bb;
+        n = t[i].ne0 * t[i].ne1 * (t[i].ne2 > 1 ? t[i].ne2 : 1) / bv * bb;
         if (real_floats && t[i].type == SRTI_TYPE_F32) for (k = 0; k < n / 4; k++) fz_f32(&b, (float)(g_byte() % 64) / 32.0f - 1.0f);
         else if (real_floats && t[i].type == SRTI_TYPE_F16) for (k = 0; k < n / 2; k++) { fz_u8(&b, g_byte()); fz_u8(&b, 0x30 + g_byte() % 8 + (g_byte() & 0x80)); }
         else for (k = 0; k < n; k++) fz_u8(&b, (g_byte() & 0x3f) | ((k & 1) ? 0 : 0x80));   /* f16 scales stay finite */
@@ -126,7 +130,7 @@ static int g_llama(const char *dir, const char *name, int bpe, int phi3) {
     g_kv_u32(&kv, "tokenizer.ggml.bos_token_id", 1); n_kv++;
     g_kv_u32(&kv, "tokenizer.ggml.eos_token_id", 2); n_kv++;
     g_kv_str(&kv, "tokenizer.chat_template", "{% for m in messages %}<|im_start|>{{ m.role }}\n{{ m.content }}<|im_end|>\n{% endfor %}"); n_kv++;
-#define T(nm, a, b, ty) do { snprintf(t[nt].name, sizeof t[nt].name, "%s", nm); t[nt].ne0 = a; t[nt].ne1 = b; t[nt].type = ty; nt++; } while (0)
+#define T(nm, a, b, ty) do { snprintf(t[nt].name, sizeof t[nt].name, "%s", nm); t[nt].ne0 = a; t[nt].ne1 = b; t[nt].ne2 = 1; t[nt].type = ty; nt++; } while (0)
     T("token_embd.weight", E, V, SRTI_TYPE_Q8_0);
     T("output_norm.weight", E, 1, SRTI_TYPE_F32);
     T("output.weight", E, V, bpe ? SRTI_TYPE_F16 : SRTI_TYPE_Q4_0);
@@ -146,6 +150,61 @@ static int g_llama(const char *dir, const char *name, int bpe, int phi3) {
     return rc;
 }
 
+/* qwen3moe: 1 layer, 4 experts (2 used) of width 32 in 3-D ffn_gate_exps / ffn_up_exps (Q8_0, Q4_0:
+   [32, 32, 4]) and ffn_down_exps (F16: [32, 32, 4]), the router, per-head q/k norms; byte-level BPE
+   (srt-pack packs it) */
+static int g_moe(const char *dir) {
+    static const char *const kinds[3] = {"gate", "up", "down"};
+    static const uint32_t types[3] = {SRTI_TYPE_Q8_0, SRTI_TYPE_Q4_0, SRTI_TYPE_F16};
+    const uint64_t E = 32, FE = 32, V = 64;
+    const char *tokens[64];
+    char names[64][8], nm[48];
+    fz_buf kv = {NULL, 0, 0};
+    g_tensor t[16];
+    int nt = 0, i, rc, n_kv = 0;
+    g_kv_str(&kv, "general.architecture", "qwen3moe"); n_kv++;
+    g_kv_u32(&kv, "qwen3moe.context_length", 128); n_kv++;
+    g_kv_u32(&kv, "qwen3moe.embedding_length", (uint32_t)E); n_kv++;
+    g_kv_u32(&kv, "qwen3moe.feed_forward_length", 96); n_kv++;
+    g_kv_u32(&kv, "qwen3moe.expert_feed_forward_length", (uint32_t)FE); n_kv++;
+    g_kv_u32(&kv, "qwen3moe.expert_count", 4); n_kv++;
+    g_kv_u32(&kv, "qwen3moe.expert_used_count", 2); n_kv++;
+    g_str(&kv, "qwen3moe.expert_weights_norm"); fz_u32(&kv, 7); fz_u8(&kv, 1); n_kv++;
+    g_kv_u32(&kv, "qwen3moe.block_count", 1); n_kv++;
+    g_kv_u32(&kv, "qwen3moe.attention.head_count", 2); n_kv++;
+    g_kv_u32(&kv, "qwen3moe.attention.head_count_kv", 1); n_kv++;
+    g_kv_u32(&kv, "qwen3moe.attention.key_length", 16); n_kv++;
+    g_kv_f32(&kv, "qwen3moe.attention.layer_norm_rms_epsilon", 1e-6f); n_kv++;
+    for (i = 0; i < 64; i++) { snprintf(names[i], sizeof names[i], "%c%c", 'a' + i % 26, i < 26 ? 0 : 'a' + i / 26); tokens[i] = names[i]; }
+    g_kv_str(&kv, "tokenizer.ggml.model", "gpt2"); n_kv++;
+    g_kv_str(&kv, "tokenizer.ggml.pre", "qwen2"); n_kv++;
+    g_kv_strs(&kv, "tokenizer.ggml.tokens", tokens, 64); n_kv++;
+    {
+        static const char *const merges[] = {"a b", "a c"};   /* "ab" and "ac" are tokens 26 and 52 */
+        g_kv_strs(&kv, "tokenizer.ggml.merges", merges, 2); n_kv++;
+    }
+#define T(nm_, a, b, c, ty) do { snprintf(t[nt].name, sizeof t[nt].name, "%s", nm_); t[nt].ne0 = a; t[nt].ne1 = b; t[nt].ne2 = c; t[nt].type = ty; nt++; } while (0)
+    T("token_embd.weight", E, V, 1, SRTI_TYPE_Q8_0);
+    T("output_norm.weight", E, 1, 1, SRTI_TYPE_F32);
+    T("blk.0.attn_norm.weight", E, 1, 1, SRTI_TYPE_F32);
+    T("blk.0.attn_q.weight", E, 32, 1, SRTI_TYPE_F16);
+    T("blk.0.attn_k.weight", E, 16, 1, SRTI_TYPE_F16);
+    T("blk.0.attn_v.weight", E, 16, 1, SRTI_TYPE_Q8_0);
+    T("blk.0.attn_output.weight", 32, E, 1, SRTI_TYPE_Q4_0);
+    T("blk.0.attn_q_norm.weight", 16, 1, 1, SRTI_TYPE_F32);
+    T("blk.0.attn_k_norm.weight", 16, 1, 1, SRTI_TYPE_F32);
+    T("blk.0.ffn_norm.weight", E, 1, 1, SRTI_TYPE_F32);
+    T("blk.0.ffn_gate_inp.weight", E, 4, 1, SRTI_TYPE_F32);
+    for (i = 0; i < 3; i++) {
+        snprintf(nm, sizeof nm, "blk.0.ffn_%s_exps.weight", kinds[i]);
+        T(nm, i == 2 ? FE : E, i == 2 ? E : FE, 4, types[i]);
+    }
+#undef T
+    rc = g_write(dir, "tiny-qwen3moe.gguf", &kv, (uint64_t)n_kv, t, nt, 1);
+    free(kv.p);
+    return rc;
+}
+
 static int g_zoo(const char *dir) {
     fz_buf kv = {NULL, 0, 0};
     g_tensor t[48];
@@ -155,7 +214,7 @@ static int g_zoo(const char *dir) {
     for (ty = 0; ty < 48; ty++) {
         if (!srti_type_block(ty, &bv, &bb)) continue;
         snprintf(t[nt].name, sizeof t[nt].name, "type.%s", srti_type_name(ty));
-        t[nt].ne0 = 256; t[nt].ne1 = 2; t[nt].type = ty;
+        t[nt].ne0 = 256; t[nt].ne1 = 2; t[nt].ne2 = 1; t[nt].type = ty;
         nt++;
     }
     rc = g_write(dir, "zoo.gguf", &kv, 1, t, nt, 0);
@@ -166,7 +225,7 @@ static int g_zoo(const char *dir) {
 static int fz_make_seeds(const char *dir) {
     size_t n;
     unsigned char *p;
-    if (g_llama(dir, "tiny-spm.gguf", 0, 0) || g_llama(dir, "tiny-bpe.gguf", 1, 0) || g_llama(dir, "tiny-phi3.gguf", 0, 1) || g_zoo(dir)) return 1;
+    if (g_llama(dir, "tiny-spm.gguf", 0, 0) || g_llama(dir, "tiny-bpe.gguf", 1, 0) || g_llama(dir, "tiny-phi3.gguf", 0, 1) || g_moe(dir) || g_zoo(dir)) return 1;
     p = fz_read_file("../shared/models/stories260K/stories260K.gguf", &n);
     if (p) { int rc = fz_seed(dir, "stories260K.gguf", p, n); free(p); if (rc) return 1; }
     return 0;

@@ -1242,6 +1242,47 @@ static void test_moe_pack(void) {
     remove(TMP "moe.gguf"); remove(TMP "moe2.gguf"); remove(TMP "moe3.gguf"); remove(TMP "moe_bad.gguf");
 }
 
+/* Many experts: 64 I8 tensors blk.N.ffn_gate_exps.weight [1, 1, 4096] (their data shared) split into
+   262144 tensors, the limit, and srti_find finds each through srti_open's name index (a scan would
+   take minutes); one tensor more is refused before anything is allocated for it. */
+static void test_moe_many(void) {
+    buf b = {NULL, 0, 0};
+    srti_model *m = NULL;
+    char err[512], nm[96];
+    int n, ok;
+    for (n = 64; n <= 65; n++) {
+        int i;
+        b.n = 0;
+        put_hdr(&b, 3, (uint64_t)n, 3);
+        kv_str(&b, "general.architecture", "llama"); kv_u32(&b, "llama.expert_count", 4096); kv_u32(&b, "llama.expert_used_count", 1);
+        for (i = 0; i < n; i++) {
+            snprintf(nm, sizeof nm, "blk.%d.ffn_gate_exps.weight", i);
+            put_str(&b, nm); put_u32(&b, 3); put_u64(&b, 1); put_u64(&b, 1); put_u64(&b, 4096); put_u32(&b, SRTI_TYPE_I8); put_u64(&b, 0);
+        }
+        pad_to(&b, 32);
+        for (i = 0; i < 4096; i++) put_u8(&b, (unsigned)(i & 127));
+        if (n == 65) { expect_fail(&b, "65 x 4096 experts", "would make 266240 tensors (at most 262144)"); break; }
+        spit(TMP "many.gguf", b.p, b.n);
+        ok = srti_open(TMP "many.gguf", NULL, &m, err, sizeof err) == 0;
+        CHECK(ok && m->n_tensors == 262144, "64 tensors of 4096 experts split into %u tensors (%s)", ok ? (unsigned)m->n_tensors : 0u, ok ? "ok" : err);
+        if (ok) {
+            uint32_t t, found = 0;
+            float v = -1.0f;
+            int k;
+            for (t = 0; t < m->n_tensors; t++) found += srti_find(m, m->tensors[t].name) == (int)t;
+            k = srti_find(m, "blk.63.ffn_gate.4095.weight");
+            CHECK(found == m->n_tensors && k >= 0 && m->priv->by_name && m->priv->n_by_name == m->n_tensors && srti_find(m, "blk.64.ffn_gate.0.weight") < 0 && srti_find(m, "blk.0.ffn_gate.4096.weight") < 0 &&
+                  srti_read_f32(m, (uint32_t)k, &v, err, sizeof err) == 0 && v == 127.0f,
+                  "srti_find finds all 262144 through the index by name (blk.63.ffn_gate.4095.weight = byte 4095 of the shared data), and no blk.64 or expert 4096");
+            snprintf(m->tensors[k].name, sizeof m->tensors[k].name, "renamed");   /* a caller's change after srti_open */
+            CHECK(srti_find(m, "renamed") == k && srti_find(m, "blk.63.ffn_gate.4095.weight") < 0, "srti_find still answers after a tensor is renamed in place");
+        }
+        srti_close(m); m = NULL;
+    }
+    free(b.p);
+    remove(TMP "many.gguf");
+}
+
 int main(void) {
     MKDIR("build");
     MKDIR("build/tmp");
@@ -1254,6 +1295,7 @@ int main(void) {
     test_gemma();
     test_moe();
     test_moe_pack();
+    test_moe_many();
     CHECK(g_live == 0, "no allocation left behind (%ld live)", g_live);
     return srt_test_finish();
 }

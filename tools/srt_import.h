@@ -284,6 +284,9 @@ struct srti__priv {
     uint32_t n_inline;
     uint64_t seed;            /* SRTI_SRC_RANDOM */
     srti_parallel_fn par; void *par_ctx;   /* srti_set_parallel */
+    /* srti_find's index (made by srti_open): tensor numbers in name order, valid while
+       m->tensors and m->n_tensors are still by_name_of and n_by_name (a MoE file has 10^4+ tensors) */
+    uint32_t *by_name; uint32_t n_by_name; const srti_tensor *by_name_of;
 };
 
 /* ---------------------------------------------------------------- small helpers */
@@ -748,6 +751,7 @@ SRTI_API void srti_close(srti_model *m) {
         for (i = 0; i < m->priv->n_kv; i++) { SRTI_FREE(m->priv->kv[i].key); SRTI_FREE(m->priv->kv[i].s); }
         SRTI_FREE(m->priv->kv);
         SRTI_FREE(m->priv->inline_vals);
+        SRTI_FREE(m->priv->by_name);
         SRTI_FREE(m->priv);
     }
     SRTI_FREE(m);
@@ -773,6 +777,16 @@ static void srti__hparams_init(srti_hparams *hp) {
 SRTI_API int srti_find(const srti_model *m, const char *name) {
     uint32_t i;
     if (!m || !name) return -1;
+    if (m->priv && m->priv->by_name && m->priv->by_name_of == m->tensors && m->priv->n_by_name == m->n_tensors) {
+        uint32_t lo = 0, hi = m->n_tensors;
+        while (lo < hi) {
+            const uint32_t mid = lo + (hi - lo) / 2, k = m->priv->by_name[mid];
+            const int c = strcmp(m->tensors[k].name, name);
+            if (c == 0) return (int)k;
+            if (c < 0) lo = mid + 1; else hi = mid;
+        }
+        /* not there: the scan below decides (a caller may have renamed tensors since) */
+    }
     for (i = 0; i < m->n_tensors; i++)
         if (strcmp(m->tensors[i].name, name) == 0) return (int)i;
     return -1;
@@ -1002,6 +1016,23 @@ static int srti__kv_token_id(srti_model *m, const char *path, const char *key, i
 static int srti__tensor_cmp(const void *a, const void *b) {
     return strcmp((*(const srti_tensor *const *)a)->name, (*(const srti_tensor *const *)b)->name);
 }
+/* srti_find's index of the finished model (without memory for it, srti_find scans) */
+static void srti__index_names(srti_model *m) {
+    srti_tensor **sorted;
+    uint32_t i;
+    SRTI_FREE(m->priv->by_name);
+    m->priv->by_name = NULL;
+    if (m->n_tensors < 16) return;   /* a scan is as fast */
+    sorted = (srti_tensor **)SRTI_MALLOC((size_t)m->n_tensors * sizeof(srti_tensor *));
+    m->priv->by_name = (uint32_t *)SRTI_MALLOC((size_t)m->n_tensors * sizeof(uint32_t));
+    if (!sorted || !m->priv->by_name) { SRTI_FREE(sorted); SRTI_FREE(m->priv->by_name); m->priv->by_name = NULL; return; }
+    for (i = 0; i < m->n_tensors; i++) sorted[i] = &m->tensors[i];
+    qsort(sorted, (size_t)m->n_tensors, sizeof(srti_tensor *), srti__tensor_cmp);
+    for (i = 0; i < m->n_tensors; i++) m->priv->by_name[i] = (uint32_t)(sorted[i] - m->tensors);
+    SRTI_FREE(sorted);
+    m->priv->n_by_name = m->n_tensors;
+    m->priv->by_name_of = m->tensors;
+}
 
 /* Gemma 2 / 3: soft caps, sliding windows, an attention scale, post norms (formats/SRT.md) */
 static int srti__gemma(const char *arch) { return !strcmp(arch, "gemma2") || !strcmp(arch, "gemma3"); }
@@ -1202,8 +1233,9 @@ static uint32_t srti__split_parts(const srti_tensor *t, const srti_hparams *hp, 
     p->total = p->rows[0] + p->rows[1] + p->rows[2];
     return p->n;
 }
-/* At most this many tensors after splitting (a real MoE file has some 10^4: 94 layers x 128 experts x 3). */
-#define SRTI__MAX_SPLIT_TENSORS (1u << 20)
+/* At most this many tensors after splitting: a real MoE file has some 10^4 (Qwen3-235B: 94 layers x
+   128 experts x 3), and a small crafted file must not become millions. */
+#define SRTI__MAX_SPLIT_TENSORS (1u << 18)
 static int srti__split_fused(srti_model *m, char *err, size_t errlen) {
     uint32_t i, k;
     uint64_t n_new = 0;
@@ -1748,6 +1780,7 @@ SRTI_API int srti_open(const char *path, const char *tokenizer_path, srti_model 
             rc = srti__open_hf(m, dir, err, errlen);
             SRTI_FREE(dir);
             if (rc) goto fail;
+            srti__index_names(m);
             *out = m;
             return 0;
         }
@@ -1790,6 +1823,7 @@ SRTI_API int srti_open(const char *path, const char *tokenizer_path, srti_model 
     }
     if (rc) goto fail;
     SRTI_FREE(r.buf);
+    srti__index_names(m);
     *out = m;
     return 0;
 fail:
