@@ -444,8 +444,10 @@ typedef struct srt_session_desc {
        set, it is called on the evaluating thread just before each weight matmul with that matmul's
        input: x = n_tokens rows of cols floats, valid during the call only. layer 0..n_layer-1 with
        weight = the block tensor's name ("attn_q", "attn_k", "attn_v", "attn_output", "ffn_gate",
-       "ffn_up", "ffn_down"), or layer -1 with "output" for the logits (the last token of a batch
-       only). q, k, v (and gate, up) share one input: each gets its own call. NULL = none. */
+       "ffn_up", "ffn_down"; a mixture of experts: "ffn_gate_inp" for the router and "ffn_gate.X",
+       "ffn_up.X", "ffn_down.X" for expert X, with the rows of the tokens routed to it only), or
+       layer -1 with "output" for the logits (the last token of a batch only). q, k, v (and gate, up)
+       share one input: each gets its own call. NULL = none. */
     void (*observer)(void *user, int layer, const char *weight, const float *x, int n_tokens, int cols);
     void *observer_user;
     /* Sparse KV cache (SparAMX style): the K and V rows of the positions fed as input (prompts,

@@ -360,6 +360,25 @@ static double rel_err(const float *a, const double *b) {
     return md / mb;
 }
 
+/* The observer's view of a mixture of experts: rows seen per layer by the router and by experts'
+   gate / up / down, and calls with an expert name that is not "ffn_KIND.X", X < experts. */
+typedef struct { int nx, router[MAXL], expert[MAXL][3], bad; } moe_seen;
+static void moe_observer(void *user, int layer, const char *weight, const float *x, int n_tok, int cols) {
+    moe_seen *o = (moe_seen *)user;
+    static const char *const kinds[3] = {"ffn_gate.", "ffn_up.", "ffn_down."};
+    int k;
+    (void)x; (void)cols;
+    if (layer < 0 || layer >= MAXL) return;
+    if (!strcmp(weight, "ffn_gate_inp")) { o->router[layer] += n_tok; return; }
+    for (k = 0; k < 3; k++)
+        if (!strncmp(weight, kinds[k], strlen(kinds[k]))) {
+            char *end;
+            long e = strtol(weight + strlen(kinds[k]), &end, 10);
+            if (*end || e < 0 || e >= o->nx) o->bad++;
+            o->expert[layer][k] += n_tok;
+        }
+}
+
 static srt_session *session(srt_model *m, int n_batch) {
     srt_session_desc sd;
     srt_session *s = NULL;
@@ -439,6 +458,22 @@ static void check_arch(const cfg_t *c, uint64_t seed) {
             off2 = rel_err(srt_session_logits(s1), ref + (size_t)(T_TOK - 1) * V);
             CHECK(off1 > 100 * TOL && off2 > 100 * TOL, "%s: the reference with the %s factors differs (%.2e), without the attention factor too (%.2e)",
                   c->tag, 64 > c->longrope_orig ? "short" : "long", off1, off2);
+        }
+        if (c->NX) {   /* the observer sees the router's input once per token, each expert's with its tokens only */
+            srt_session_desc sd;
+            srt_session *so = NULL;
+            moe_seen seen;
+            int l, ok = 1;
+            memset(&seen, 0, sizeof seen);
+            seen.nx = c->NX;
+            memset(&sd, 0, sizeof sd);
+            sd.n_ctx = 64; sd.n_batch = 16; sd.observer = moe_observer; sd.observer_user = &seen;
+            ok = srt_session_create(m, &sd, &so) == SRT_OK && srt_session_feed(so, toks, T_TOK) == SRT_OK;
+            for (l = 0; l < c->L; l++)
+                ok = ok && seen.router[l] == T_TOK && seen.expert[l][0] == T_TOK * c->K && seen.expert[l][1] == T_TOK * c->K && seen.expert[l][2] == T_TOK * c->K;
+            CHECK(ok && !seen.bad, "%s: observer: the router sees %d rows a layer, each kind of expert matrix %d (%d, %d, %d in layer 0), names ffn_KIND.X",
+                  c->tag, T_TOK, T_TOK * c->K, seen.expert[0][0], seen.expert[0][1], seen.expert[0][2]);
+            srt_session_destroy(so);
         }
         if (c->NX && t == T_TOK) {   /* the other weighting, or one expert fewer, is far off: the routing is the checkpoint's */
             cfg_t flip = *c, fewer = *c;
