@@ -26,7 +26,8 @@ static const char *extra_pieces[] = {
 /* Writes a random-weight model with a SentencePiece vocab: <unk> <s> </s>, <0x00>..<0xFF>, then
    pieces. arch "llama", "qwen3" (with its q/k norms), "phi3" (LongRoPE: original context 32,
    attention factor 1.1, factors around 1), "gemma2" (soft caps 20 / 10, a window of 4 on even
-   layers) or "gemma3" (q/k norms, a window of 4 on layer 0 of every 2, sliding rope base 100); chat_template: tokenizer.chat_template
+   layers), "gemma3" (q/k norms, a window of 4 on layer 0 of every 2, sliding rope base 100) or
+   "qwen3moe" (q/k norms, 4 experts of width T_F / 2, 2 used, an f32 router); chat_template: tokenizer.chat_template
    (NULL = none). skip_tensor / bad_tensor tweak it for the error tests. */
 static int write_tiny_model_arch(const char *path, const char *arch, const char *chat_template, srt_format fmt, const char *skip_tensor,
                                  const char *bad_tensor, int with_vocab) {
@@ -60,6 +61,11 @@ static int write_tiny_model_arch(const char *path, const char *arch, const char 
         srt_writer_meta_u32(w, TKEY("attention.sliding_window_pattern"), 2);
         if (!strcmp(arch, "gemma2")) { srt_writer_meta_f32(w, TKEY("attn_logit_softcapping"), 20.0f); srt_writer_meta_f32(w, TKEY("final_logit_softcapping"), 10.0f); }
         else srt_writer_meta_f32(w, TKEY("rope.freq_base_swa"), 100.0f);
+    }
+    if (!strcmp(arch, "qwen3moe")) {
+        srt_writer_meta_u32(w, TKEY("expert_count"), 4);
+        srt_writer_meta_u32(w, TKEY("expert_used_count"), 2);
+        srt_writer_meta_u32(w, TKEY("expert_feed_forward_length"), T_F / 2);
     }
 #undef TKEY
     if (with_vocab) {
@@ -97,10 +103,20 @@ static int write_tiny_model_arch(const char *path, const char *arch, const char 
         LADD("attn_k.weight", T_E / T_H * T_KVH, T_E, fmt);
         LADD("attn_v.weight", T_E / T_H * T_KVH, T_E, fmt);
         LADD("attn_output.weight", T_E, T_E, fmt);
-        LADD("ffn_gate.weight", T_F, T_E, fmt);
-        LADD("ffn_up.weight", T_F, T_E, fmt);
-        LADD("ffn_down.weight", T_E, T_F, fmt);
-        if (!strcmp(arch, "qwen3") || !strcmp(arch, "gemma3")) { LADD("attn_q_norm.weight", 1, T_E / T_H, SRT_F32); LADD("attn_k_norm.weight", 1, T_E / T_H, SRT_F32); }
+        if (!strcmp(arch, "qwen3moe")) {
+            int x;
+            LADD("ffn_gate_inp.weight", 4, T_E, SRT_F32);
+            for (x = 0; x < 4; x++) {
+#define XADD(kind, rows, cols) do { sprintf(nm, "blk.%d.ffn_" kind ".%d.weight", l, x); ADD(nm, rows, cols, fmt); } while (0)
+                XADD("gate", T_F / 2, T_E); XADD("up", T_F / 2, T_E); XADD("down", T_E, T_F / 2);
+#undef XADD
+            }
+        } else {
+            LADD("ffn_gate.weight", T_F, T_E, fmt);
+            LADD("ffn_up.weight", T_F, T_E, fmt);
+            LADD("ffn_down.weight", T_E, T_F, fmt);
+        }
+        if (!strcmp(arch, "qwen3") || !strcmp(arch, "qwen3moe") || !strcmp(arch, "gemma3")) { LADD("attn_q_norm.weight", 1, T_E / T_H, SRT_F32); LADD("attn_k_norm.weight", 1, T_E / T_H, SRT_F32); }
         if (!strncmp(arch, "gemma", 5)) { LADD("post_attention_norm.weight", 1, T_E, SRT_F32); LADD("post_ffw_norm.weight", 1, T_E, SRT_F32); }
 #undef LADD
     }
