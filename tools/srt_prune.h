@@ -181,12 +181,13 @@ static int srtp_check_options(srtp_state *st, int vocab_only, char *err, size_t 
 static int srtp__kind(const char *s, const char *tail, int *expert) {
     int k;
     for (k = 0; k < SRTP_KINDS; k++) {
-        size_t n = strlen(srtp_kind_names[k]);
-        const char *p = s + n;
+        const size_t n = strlen(srtp_kind_names[k]);
+        const char *p;
         long x = 0;
         if (strncmp(s, srtp_kind_names[k], n) != 0) continue;
+        p = s + n;
         if (strcmp(p, tail) == 0) { *expert = -1; return k; }
-        if (k < 4 || p[0] != '.' || p[1] < '0' || p[1] > '9') continue;
+        if (k < 4 || p[0] != '.' || p[1] < '0' || p[1] > '9') continue;   /* experts: ffn_gate, ffn_up, ffn_down only */
         for (p++; *p >= '0' && *p <= '9' && x <= 1000000; p++) x = 10 * x + (*p - '0');
         if (x <= 1000000 && strcmp(p, tail) == 0) { *expert = (int)x; return k; }
     }
