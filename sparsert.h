@@ -444,8 +444,10 @@ typedef struct srt_session_desc {
        set, it is called on the evaluating thread just before each weight matmul with that matmul's
        input: x = n_tokens rows of cols floats, valid during the call only. layer 0..n_layer-1 with
        weight = the block tensor's name ("attn_q", "attn_k", "attn_v", "attn_output", "ffn_gate",
-       "ffn_up", "ffn_down"), or layer -1 with "output" for the logits (the last token of a batch
-       only). q, k, v (and gate, up) share one input: each gets its own call. NULL = none. */
+       "ffn_up", "ffn_down"; a mixture of experts: "ffn_gate_inp" for the router and "ffn_gate.X",
+       "ffn_up.X", "ffn_down.X" for expert X, with the rows of the tokens routed to it only), or
+       layer -1 with "output" for the logits (the last token of a batch only). q, k, v (and gate, up)
+       share one input: each gets its own call. NULL = none. */
     void (*observer)(void *user, int layer, const char *weight, const float *x, int n_tokens, int cols);
     void *observer_user;
     /* Sparse KV cache (SparAMX style): the K and V rows of the positions fed as input (prompts,
@@ -3440,10 +3442,10 @@ static void srt__acts_prepare(srt__acts *a, const srt__weights *w, const float *
 }
 
 typedef struct srt__mm_job { srt__mm mm; srt__kernel_fn fn; } srt__mm_job;
-/* Several matrices of one input in one parallel region (q, k, v; gate, up): the tiles of all are
-   numbered one after the other, so there is one fork/join and one tail for all of them. */
+/* Several products in one parallel region (q, k, v; gate, up; the experts a token picked): the
+   tiles of all are numbered one after the other, so there is one fork/join and one tail for all. */
 #define SRT__MAX_FUSED 3
-typedef struct srt__mm_multi { int n; srt__mm_job job[SRT__MAX_FUSED]; int64_t start[SRT__MAX_FUSED + 1]; } srt__mm_multi;
+typedef struct srt__mm_multi { int n; const srt__mm_job *job; const int64_t *start; } srt__mm_multi;
 static void srt__mm_multi_tiles(void *user, int64_t begin, int64_t end, int thread) {
     srt__mm_multi *j = (srt__mm_multi *)user;
     int i;
@@ -3465,39 +3467,56 @@ static int srt__same_acts(const srt__weights *a, const srt__weights *b) {
     return !srt__format_is_int(a->format) || (a->group == b->group && a->cols == b->cols);
 }
 
+/* The job y (n_tok x w->rows) = w x (+ bias) on the activations *a prepared from x (srt__acts_prepare):
+   the kernel, and the split forms of x that some float kernels read, made in scratch once per *a. */
+static void srt__mm_job_init(srt__mm_job *jb, const srt__weights *w, srt__acts *a, const float *x, int n_tok, float *y, const float *bias,
+                             void *scratch, srt_isa isa) {
+    srt__mm *mm = &jb->mm;
+    mm->w = w; mm->a = a; mm->n_tok = n_tok; mm->y = y; mm->ldy = w->rows; mm->bias = bias;
+    jb->fn = srt__kernel(isa, w->format, n_tok);
+#if SRT__HAVE_X86
+    if (jb->fn == srt__sb_bf16_avx512 && !a->xs) {   /* float formats: the scratch is free for it */
+        a->xs = (float *)scratch;
+        srt__sb_bf16_split_x(x, w->cols, n_tok, a->xs);
+    }
+#if SRT__HAVE_AMX
+    if ((jb->fn == srt__bf16_amx || jb->fn == srt__sb_bf16_amx) && !a->xb) {   /* 4 bytes per column and token, as xs */
+        a->xb = (uint16_t *)scratch;
+        srt__bf16_split_tiles(x, w->cols, n_tok, a->xb);
+    }
+#endif
+#else
+    (void)x; (void)scratch;
+#endif
+}
+/* Runs n jobs in one parallel region over the pool (NULL = this thread); start: n + 1 entries, filled here. */
+static void srt__mm_run(srt_pool *pool, int n, const srt__mm_job *job, int64_t *start) {
+    srt__mm_multi j;
+    int64_t bytes = 0;
+    int i;
+    j.n = n; j.job = job; j.start = start;
+    start[0] = 0;
+    for (i = 0; i < n; i++) {
+        const srt__weights *w = job[i].mm.w;
+        int64_t tiles = (int64_t)((w->rows + SRT__TILE - 1) / SRT__TILE);
+        start[i + 1] = start[i] + tiles;
+        bytes += srt__tile_bytes(w) * tiles;
+    }
+    if (start[n] == 0) return;
+    if (!pool) srt__mm_multi_tiles(&j, 0, start[n], 0);
+    else srt_pool_parallel_for(pool, start[n], srt_pool_chunk(pool, start[n], bytes / start[n]), srt__mm_multi_tiles, &j);
+}
 /* ys[i] (n_tok x ws[i]->rows) = ws[i] x (+ biases[i]; NULL = none) for 1..SRT__MAX_FUSED matrices
    that satisfy srt__same_acts, over the pool (NULL = this thread). */
 static void srt__matmul_run(srt_pool *pool, srt_isa isa, int n, const srt__weights *const *ws, const float *x, int n_tok,
                             float *const *ys, const float *const *biases, void *scratch) {
-    srt__mm_multi j;
+    srt__mm_job job[SRT__MAX_FUSED];
+    int64_t start[SRT__MAX_FUSED + 1];
     srt__acts a;
-    int64_t bytes = 0;
     int i;
     srt__acts_prepare(&a, ws[0], x, n_tok, scratch, isa);
-    j.n = n; j.start[0] = 0;
-    for (i = 0; i < n; i++) {
-        const srt__weights *w = ws[i];
-        int64_t tiles = (int64_t)((w->rows + SRT__TILE - 1) / SRT__TILE);
-        srt__mm *mm = &j.job[i].mm;
-        mm->w = w; mm->a = &a; mm->n_tok = n_tok; mm->y = ys[i]; mm->ldy = w->rows; mm->bias = biases ? biases[i] : NULL;
-        j.job[i].fn = srt__kernel(isa, w->format, n_tok);
-#if SRT__HAVE_X86
-        if (j.job[i].fn == srt__sb_bf16_avx512 && !a.xs) {   /* float formats: the scratch is free for it */
-            a.xs = (float *)scratch;
-            srt__sb_bf16_split_x(x, w->cols, n_tok, a.xs);
-        }
-#if SRT__HAVE_AMX
-        if ((j.job[i].fn == srt__bf16_amx || j.job[i].fn == srt__sb_bf16_amx) && !a.xb) {   /* 4 bytes per column and token, as xs */
-            a.xb = (uint16_t *)scratch;
-            srt__bf16_split_tiles(x, w->cols, n_tok, a.xb);
-        }
-#endif
-#endif
-        j.start[i + 1] = j.start[i] + tiles;
-        bytes += srt__tile_bytes(w) * tiles;
-    }
-    if (!pool) srt__mm_multi_tiles(&j, 0, j.start[n], 0);
-    else srt_pool_parallel_for(pool, j.start[n], srt_pool_chunk(pool, j.start[n], bytes / j.start[n]), srt__mm_multi_tiles, &j);
+    for (i = 0; i < n; i++) srt__mm_job_init(&job[i], ws[i], &a, x, n_tok, ys[i], biases ? biases[i] : NULL, scratch, isa);
+    srt__mm_run(pool, n, job, start);
 }
 SRT_API srt_status srt_matmul(srt_pool *pool, srt_isa isa, srt_format format, uint32_t group, const void *const *parts,
                               uint64_t rows, uint64_t cols, int n, const float *x, float *y) {
@@ -5954,6 +5973,52 @@ static int32_t srt__sample(const srt_sampler_desc *sd, const srt__vec_ops *ops, 
 #define SRT__KV_SEGS 64
 typedef struct srt__kv_seg { int p0, p1; } srt__kv_seg;
 
+/* A session's buffers for the mixture-of-experts FFN, carved from one block. S = n_batch x
+   n_expert_used slots: a token's row once for each expert it picked, grouped by expert. */
+typedef struct srt__moe_buf {
+    void *block;
+    float *logits;                    /* n_batch x n_expert: router logits, then probabilities */
+    float *wts;                       /* n_batch x n_expert_used: the picked experts' weights */
+    int32_t *pick;                    /* n_batch x n_expert_used: the picked experts */
+    int32_t *off, *fill;              /* n_expert + 1: expert x's slots are off[x] .. off[x + 1] - 1; fill: the next unused */
+    int32_t *tok;                     /* S: a slot's token */
+    float *tw;                        /* S: its weight */
+    float *xg, *yg;                   /* S x n_embd: the gathered inputs, the experts' outputs */
+    float *hg, *hg2;                  /* S x n_ff: gate and up */
+    srt__acts *acts;                  /* 2 n_expert: the prepared inputs of one region's jobs */
+    srt__mm_job *jobs;                /* 2 n_expert */
+    int64_t *start;                   /* 2 n_expert + 1 */
+    void *acts_scratch;               /* their quantized activations */
+} srt__moe_buf;
+/* Allocates b for n_batch rows of model m (no experts: nothing); 0 when out of memory. */
+static int srt__moe_alloc(const srt_allocator *a, const srt_model *m, int n_batch, srt__moe_buf *b) {
+    const size_t B = (size_t)n_batch, X = (size_t)m->n_expert, K = (size_t)m->n_expert_used, S = B * K, E = (size_t)m->n_embd, F = (size_t)m->n_ff;
+    const size_t maxc = E > F ? E : F;
+    size_t sz[14], at = 0, i;
+    char *p;
+    memset(b, 0, sizeof *b);
+    if (!X) return 1;
+    sz[0] = B * X * 4; sz[1] = S * 4; sz[2] = S * 4; sz[3] = (X + 1) * 4; sz[4] = (X + 1) * 4; sz[5] = S * 4; sz[6] = S * 4;
+    sz[7] = S * E * 4; sz[8] = S * E * 4; sz[9] = S * F * 4; sz[10] = S * F * 4;
+    sz[11] = 2 * X * sizeof(srt__acts) + 2 * X * sizeof(srt__mm_job) + (2 * X + 1) * sizeof(int64_t);
+    sz[12] = 2 * ((size_t)srt__acts_bytes(S, maxc, SRT__KPAD) + 128 * X);   /* each expert's piece rounded up to 64 bytes; gate and up may differ */
+    sz[13] = 0;
+    for (i = 0; i < 13; i++) at += (sz[i] + 63) / 64 * 64;
+    if (!(p = (char *)srt__alloc(a, at))) return 0;
+    b->block = p;
+#define SRT__CARVE(field, type, k) (b->field = (type *)p, p += (sz[k] + 63) / 64 * 64)
+    SRT__CARVE(logits, float, 0); SRT__CARVE(wts, float, 1); SRT__CARVE(pick, int32_t, 2); SRT__CARVE(off, int32_t, 3);
+    SRT__CARVE(fill, int32_t, 4); SRT__CARVE(tok, int32_t, 5); SRT__CARVE(tw, float, 6); SRT__CARVE(xg, float, 7);
+    SRT__CARVE(yg, float, 8); SRT__CARVE(hg, float, 9); SRT__CARVE(hg2, float, 10);
+    b->jobs = (srt__mm_job *)p;
+    b->acts = (srt__acts *)(b->jobs + 2 * X);
+    b->start = (int64_t *)(b->acts + 2 * X);
+    p += (sz[11] + 63) / 64 * 64;
+    b->acts_scratch = p;
+#undef SRT__CARVE
+    return 1;
+}
+
 struct srt_session {
     srt_model *m;
     srt_session_desc d;
@@ -5977,8 +6042,7 @@ struct srt_session {
     float *rope_cs_swa;               /* the same for the sliding layers of a model with rope_theta_swa; else NULL */
     /* batch scratch, n_batch rows each */
     float *x, *xb, *q, *k, *v, *att, *hb, *hb2;
-    float *moe;                       /* mixture of experts: n_batch x (n_expert logits, n_expert_used weights, 2 n_embd),
-                                         then n_batch x (n_expert_used picks, the token list of one expert) as int32 */
+    srt__moe_buf moe;                 /* mixture of experts (NULL pointers for a dense FFN) */
     void *acts;                       /* quantized activations for integer formats (srt__acts_bytes) */
     float *scores;                    /* n_threads x heads per KV head x n_ctx */
     void *bk;                         /* the backend's session (device KV cache), NULL on the CPU */
@@ -6194,58 +6258,90 @@ static void srt__kv_prune_tasks(void *user, int64_t begin, int64_t end, int thre
     }
 }
 
+/* The activations of w on x (nt rows) prepared in the next free piece of the MoE scratch; returns the piece. */
+static void *srt__moe_acts(srt__moe_buf *b, int *na, char **scratch, const srt__weights *w, const float *x, int nt, srt_isa isa) {
+    void *sc = *scratch;
+    *scratch += (srt__acts_bytes((uint64_t)nt, w->cols, SRT__KPAD) + 63) / 64 * 64;
+    srt__acts_prepare(&b->acts[(*na)++], w, x, nt, sc, isa);
+    return sc;
+}
+
 /* The mixture-of-experts FFN of layer L for the n tokens in s->xb, its output in s->xb: each token's
    router logits, softmax over all experts, the n_expert_used most probable (ties: the lower index)
-   weighted by their probability (divided by the picked ones' sum with expert_norm); then expert by
-   expert, the tokens routed to it are gathered into one batch through gate, up, SiLU and down, and
-   their weighted outputs added in expert order (so a token's sum does not depend on the batch). */
+   weighted by their probability (divided by the picked ones' sum with expert_norm). The rows routed
+   to each expert are gathered into one batch per expert; all experts' gate and up products run in
+   one parallel region, their down products in a second (a decoded token: 2 regions for its 8
+   experts, not 16); the weighted outputs are added expert by expert, in index order. */
 static void srt__moe_ffn(srt_session *s, const srt__layer *L, int n) {
     const srt_model *m = s->m;
     const int E = m->n_embd, F = m->n_ff, X = m->n_expert, K = m->n_expert_used;
-    float *logits = s->moe, *wts = logits + (size_t)s->n_batch * X, *xg = wts + (size_t)s->n_batch * K, *yg = xg + (size_t)s->n_batch * E;
+    srt__moe_buf *b = &s->moe;
     float *out = s->att;   /* free until the next layer's attention (n_batch x max(Q, E) floats) */
-    int32_t *pick = (int32_t *)(yg + (size_t)s->n_batch * E), *tok = pick + (size_t)s->n_batch * K;
-    float *tw = (float *)(tok + s->n_batch);
-    int t, i, j, x;
-    srt__matmul(s, &L->router, s->xb, n, logits, NULL);
+    char *scratch = (char *)b->acts_scratch;
+    int t, i, j, x, nj = 0, na = 0;
+    srt__matmul(s, &L->router, s->xb, n, b->logits, NULL);
+    memset(b->off, 0, (size_t)(X + 1) * sizeof(int32_t));
     for (t = 0; t < n; t++) {
-        float *p = logits + (size_t)t * X, mx = p[0], sum = 0.0f, wsum = 0.0f;
+        float *p = b->logits + (size_t)t * X, mx = p[0], sum = 0.0f, wsum = 0.0f;
+        int32_t *pick = b->pick + (size_t)t * K;
+        float *wt = b->wts + (size_t)t * K;
         for (i = 1; i < X; i++) if (p[i] > mx) mx = p[i];
         for (i = 0; i < X; i++) { p[i] = expf(p[i] - mx); sum += p[i]; }
         for (i = 0; i < X; i++) p[i] /= sum;
-        for (j = 0; j < K; j++) {   /* insertion into the sorted picks: K is small (2 .. 8) */
+        for (j = 0; j < K; j++) {   /* K passes: K is small (2 .. 8) */
             int best = -1;
             for (i = 0; i < X; i++) {
                 int taken = 0, q;
-                for (q = 0; q < j; q++) taken |= pick[(size_t)t * K + q] == i;
+                for (q = 0; q < j; q++) taken |= pick[q] == i;
                 if (!taken && (best < 0 || p[i] > p[best])) best = i;
             }
-            pick[(size_t)t * K + j] = best;
-            wts[(size_t)t * K + j] = p[best];
+            pick[j] = best;
+            wt[j] = p[best];
             wsum += p[best];
+            b->off[best + 1]++;
         }
-        if (m->expert_norm) for (j = 0; j < K; j++) wts[(size_t)t * K + j] /= wsum;
+        if (m->expert_norm) for (j = 0; j < K; j++) wt[j] /= wsum;
     }
-    memset(out, 0, (size_t)n * E * sizeof(float));
-    for (x = 0; x < X; x++) {
-        int nt = 0;
-        for (t = 0; t < n; t++)
-            for (j = 0; j < K; j++)
-                if (pick[(size_t)t * K + j] == x) { tok[nt] = t; tw[nt] = wts[(size_t)t * K + j]; memcpy(xg + (size_t)nt * E, s->xb + (size_t)t * E, (size_t)E * sizeof(float)); nt++; }
+    for (x = 0; x < X; x++) { b->fill[x] = b->off[x]; b->off[x + 1] += b->off[x]; }
+    for (t = 0; t < n; t++)   /* slot r of expert x: a token routed to it, in token order */
+        for (j = 0; j < K; j++) {
+            const int r = b->fill[b->pick[(size_t)t * K + j]]++;
+            b->tok[r] = t;
+            b->tw[r] = b->wts[(size_t)t * K + j];
+            memcpy(b->xg + (size_t)r * E, s->xb + (size_t)t * E, (size_t)E * sizeof(float));
+        }
+    for (x = 0; x < X; x++) {   /* gate and up: one job each per expert with tokens */
+        const int r0 = b->off[x], nt = b->off[x + 1] - r0;
+        const srt__weights *g = &L->experts[3 * x], *u = &L->experts[3 * x + 1];
+        const float *xs = b->xg + (size_t)r0 * E;
+        void *sc;
         if (!nt) continue;
-        {
-            const srt__weights *ws[2];
-            float *ys[2];
-            ws[0] = &L->experts[3 * x]; ws[1] = &L->experts[3 * x + 1]; ys[0] = s->hb; ys[1] = s->hb2;
-            srt__matmul_same_input(s, 2, ws, xg, nt, ys, NULL);
-        }
-        m->ops.swiglu(s->hb, s->hb2, (uint64_t)nt * F);
-        srt__matmul(s, &L->experts[3 * x + 2], s->hb, nt, yg, NULL);
-        for (i = 0; i < nt; i++) {
-            float *o = out + (size_t)tok[i] * E;
-            const float *y = yg + (size_t)i * E, w = tw[i];
-            for (j = 0; j < E; j++) o[j] += w * y[j];
-        }
+        if (s->d.observer) { srt__observe(s, g, xs, nt); srt__observe(s, u, xs, nt); }
+        sc = srt__moe_acts(b, &na, &scratch, g, xs, nt, m->isa);
+        srt__mm_job_init(&b->jobs[nj++], g, &b->acts[na - 1], xs, nt, b->hg + (size_t)r0 * F, NULL, sc, m->isa);
+        if (!srt__same_acts(g, u)) sc = srt__moe_acts(b, &na, &scratch, u, xs, nt, m->isa);
+        srt__mm_job_init(&b->jobs[nj++], u, &b->acts[na - 1], xs, nt, b->hg2 + (size_t)r0 * F, NULL, sc, m->isa);
+    }
+    srt__mm_run(m->pool, nj, b->jobs, b->start);
+    m->ops.swiglu(b->hg, b->hg2, (uint64_t)n * K * F);
+    scratch = (char *)b->acts_scratch;
+    nj = na = 0;
+    for (x = 0; x < X; x++) {   /* down */
+        const int r0 = b->off[x], nt = b->off[x + 1] - r0;
+        const srt__weights *d = &L->experts[3 * x + 2];
+        const float *hs = b->hg + (size_t)r0 * F;
+        void *sc;
+        if (!nt) continue;
+        if (s->d.observer) srt__observe(s, d, hs, nt);
+        sc = srt__moe_acts(b, &na, &scratch, d, hs, nt, m->isa);
+        srt__mm_job_init(&b->jobs[nj++], d, &b->acts[na - 1], hs, nt, b->yg + (size_t)r0 * E, NULL, sc, m->isa);
+    }
+    srt__mm_run(m->pool, nj, b->jobs, b->start);
+    memset(out, 0, (size_t)n * E * sizeof(float));
+    for (i = 0; i < n * K; i++) {   /* slots are in expert order */
+        float *o = out + (size_t)b->tok[i] * E;
+        const float *y = b->yg + (size_t)i * E, w = b->tw[i];
+        for (j = 0; j < E; j++) o[j] += w * y[j];
     }
     memcpy(s->xb, out, (size_t)n * E * sizeof(float));
 }
@@ -6366,7 +6462,7 @@ SRT_API void srt_session_destroy(srt_session *s) {
     if (s->bk) s->m->backend->session_destroy(s->m->backend, s->bk);
     srt__free(a, s->k_cache); srt__free(a, s->v_cache); srt__free(a, s->tokens); srt__free(a, s->logits);
     srt__free(a, s->rope_freq); srt__free(a, s->rope_cs); srt__free(a, s->x); srt__free(a, s->xb); srt__free(a, s->q); srt__free(a, s->k);
-    srt__free(a, s->v); srt__free(a, s->att); srt__free(a, s->hb); srt__free(a, s->hb2); srt__free(a, s->acts); srt__free(a, s->moe);
+    srt__free(a, s->v); srt__free(a, s->att); srt__free(a, s->hb); srt__free(a, s->hb2); srt__free(a, s->acts); srt__free(a, s->moe.block);
     srt__free(a, s->scores); srt__free(a, s->cand); srt__free(a, s->slog);
     srt__free(a, s);
 }
@@ -6471,14 +6567,13 @@ SRT_API srt_status srt_session_create(srt_model *m, const srt_session_desc *desc
     s->k = (float *)srt__alloc(a, B * KV * sizeof(float));
     s->v = (float *)srt__alloc(a, B * KV * sizeof(float));
     s->att = (float *)srt__alloc(a, B * maxk * sizeof(float));   /* maxk >= E: the MoE FFN sums into it */
-    if (m->n_expert)
-        s->moe = (float *)srt__alloc(a, B * ((size_t)m->n_expert + 2 * (size_t)m->n_expert_used + 2 * E + 2) * sizeof(float));
+
     s->hb = (float *)srt__alloc(a, B * F * sizeof(float));
     s->hb2 = (float *)srt__alloc(a, B * F * sizeof(float));
     s->acts = srt__alloc(a, (size_t)srt__acts_bytes(B, maxk, SRT__KPAD));
     s->scores = (float *)srt__alloc(a, (size_t)srt_pool_threads(m->pool) * (size_t)(m->n_head / m->n_head_kv) * (size_t)s->n_ctx * sizeof(float));
     if (!s->k_cache || !s->v_cache || !s->tokens || !s->logits || !s->slog || !s->cand || !s->rope_freq || !s->rope_cs || !s->x || !s->xb ||
-        !s->q || !s->k || !s->v || !s->att || !s->hb || !s->hb2 || !s->acts || !s->scores || (m->n_expert && !s->moe)) {
+        !s->q || !s->k || !s->v || !s->att || !s->hb || !s->hb2 || !s->acts || !s->scores || !srt__moe_alloc(a, m, s->n_batch, &s->moe)) {
         srt_session_destroy(s);
         return srt__fail(SRT_ERR_OUT_OF_MEMORY, "srt_session_create: out of memory (KV cache %llu MB for %d tokens)", (unsigned long long)(2 * kv_bytes >> 20), s->n_ctx);
     }

@@ -91,7 +91,11 @@ static void free_weights(const cfg_t *c, weights_t *w) {
     }
 }
 
-/* The model as a .srt: f32 weights, a byte vocabulary. skip: a tensor left out; qn_extra: the q
+/* The formats and groups of the experts' gate, up and down (check_moe_formats; f32 elsewhere) */
+static srt_format expert_fmt[3] = {SRT_F32, SRT_F32, SRT_F32};
+static uint32_t expert_group[3] = {0, 0, 0};
+
+/* The model as a .srt: f32 weights (experts: expert_fmt), a byte vocabulary. skip: a tensor left out; qn_extra: the q
    norms written that many values longer; lr_type: write rope.scaling.type longrope; factor0: the
    first long factor's value (1 for the valid ones). */
 static int write_srt_ex(const char *path, const cfg_t *c, const weights_t *w, const char *skip, int qn_extra, int lr_type, float factor0) {
@@ -175,10 +179,14 @@ static int write_srt_ex(const char *path, const cfg_t *c, const weights_t *w, co
             LADD("ffn_gate_inp.weight", c->NX, c->E, w->l[l].wr);
             for (x = 0; x < c->NX; x++) {
                 const size_t at = (size_t)x * (size_t)c->F * (size_t)c->E;
-#define XADD(kind, rows, cols, data) do { snprintf(nm, sizeof nm, "blk.%d.ffn_" kind ".%d.weight", l, x); ADD(nm, rows, cols, data); } while (0)
-                XADD("gate", c->F, c->E, w->l[l].wg + at);
-                XADD("up", c->F, c->E, w->l[l].wu + at);
-                XADD("down", c->E, c->F, w->l[l].wd + at);
+#define XADD(kind, k, rows, cols, data) do { \
+                    snprintf(nm, sizeof nm, "blk.%d.ffn_" kind ".%d.weight", l, x); \
+                    if (ok && !(skip && !strcmp(skip, nm)) && \
+                        srt_writer_add_tensor(wr, nm, expert_fmt[k], expert_group[k], (uint64_t)(rows), (uint64_t)(cols), data) != SRT_OK) ok = 0; \
+                } while (0)
+                XADD("gate", 0, c->F, c->E, w->l[l].wg + at);
+                XADD("up", 1, c->F, c->E, w->l[l].wu + at);
+                XADD("down", 2, c->E, c->F, w->l[l].wd + at);
 #undef XADD
             }
         } else {
@@ -352,6 +360,25 @@ static double rel_err(const float *a, const double *b) {
     return md / mb;
 }
 
+/* The observer's view of a mixture of experts: rows seen per layer by the router and by experts'
+   gate / up / down, and calls with an expert name that is not "ffn_KIND.X", X < experts. */
+typedef struct { int nx, router[MAXL], expert[MAXL][3], bad; } moe_seen;
+static void moe_observer(void *user, int layer, const char *weight, const float *x, int n_tok, int cols) {
+    moe_seen *o = (moe_seen *)user;
+    static const char *const kinds[3] = {"ffn_gate.", "ffn_up.", "ffn_down."};
+    int k;
+    (void)x; (void)cols;
+    if (layer < 0 || layer >= MAXL) return;
+    if (!strcmp(weight, "ffn_gate_inp")) { o->router[layer] += n_tok; return; }
+    for (k = 0; k < 3; k++)
+        if (!strncmp(weight, kinds[k], strlen(kinds[k]))) {
+            char *end;
+            long e = strtol(weight + strlen(kinds[k]), &end, 10);
+            if (*end || e < 0 || e >= o->nx) o->bad++;
+            o->expert[layer][k] += n_tok;
+        }
+}
+
 static srt_session *session(srt_model *m, int n_batch) {
     srt_session_desc sd;
     srt_session *s = NULL;
@@ -432,6 +459,22 @@ static void check_arch(const cfg_t *c, uint64_t seed) {
             CHECK(off1 > 100 * TOL && off2 > 100 * TOL, "%s: the reference with the %s factors differs (%.2e), without the attention factor too (%.2e)",
                   c->tag, 64 > c->longrope_orig ? "short" : "long", off1, off2);
         }
+        if (c->NX) {   /* the observer sees the router's input once per token, each expert's with its tokens only */
+            srt_session_desc sd;
+            srt_session *so = NULL;
+            moe_seen seen;
+            int l, ok = 1;
+            memset(&seen, 0, sizeof seen);
+            seen.nx = c->NX;
+            memset(&sd, 0, sizeof sd);
+            sd.n_ctx = 64; sd.n_batch = 16; sd.observer = moe_observer; sd.observer_user = &seen;
+            ok = srt_session_create(m, &sd, &so) == SRT_OK && srt_session_feed(so, toks, T_TOK) == SRT_OK;
+            for (l = 0; l < c->L; l++)
+                ok = ok && seen.router[l] == T_TOK && seen.expert[l][0] == T_TOK * c->K && seen.expert[l][1] == T_TOK * c->K && seen.expert[l][2] == T_TOK * c->K;
+            CHECK(ok && !seen.bad, "%s: observer: the router sees %d rows a layer, each kind of expert matrix %d (%d, %d, %d in layer 0), names ffn_KIND.X",
+                  c->tag, T_TOK, T_TOK * c->K, seen.expert[0][0], seen.expert[0][1], seen.expert[0][2]);
+            srt_session_destroy(so);
+        }
         if (c->NX && t == T_TOK) {   /* the other weighting, or one expert fewer, is far off: the routing is the checkpoint's */
             cfg_t flip = *c, fewer = *c;
             double e1, e2;
@@ -496,6 +539,55 @@ static void check_qwen3_errors(void) {
                    "blk.1.attn_k_norm.weight");
     expect_refused(path, write_srt(path, &c, &w, NULL, 3), "a qwen3 file whose q norms hold head_dim + 3 values", "attn_q_norm.weight");
     remove(path);
+    free_weights(&c, &w);
+}
+
+/* Quantized experts, gate and up of different formats (each expert's input prepared twice), down
+   sb-bf16 (its own split of the input): a prompt fed as one batch gives the logits of the tokens
+   fed one at a time, 2 threads the logits of 1 bit for bit, and both stay near the f32 reference
+   (the quantization error only: a mixed-up expert input would be off by O(1)). */
+static void check_moe_formats(void) {
+    cfg_t c = {"qwen3moe q4/q8/sb-bf16 experts", "qwen3moe", 64, 32, 2, 4, 2, 16, 16, 1e6f, 1e-6f, 0, 1, 1, -1, 0, 1.0f, 0, 0, 0, 0, 0, 0, 0, 8, 3, 1};
+    weights_t w;
+    const char *path = "build/tmp/arch_moe_q.srt";
+    srt_model *m1 = NULL, *m2 = NULL;
+    srt_model_desc md;
+    int32_t toks[T_TOK];
+    double *ref = (double *)malloc(sizeof(double) * T_TOK * V), e_one = 1, e_ref = 1;
+    float one[V];
+    int t, same = 0;
+    srt_test_rng = 9;
+    make_weights(&c, &w);
+    for (t = 0; t < T_TOK; t++) toks[t] = t == 0 ? 1 : 3 + (int32_t)((t * 37 + 11) % 256);
+    expert_fmt[0] = SRT_Q4; expert_group[0] = 64; expert_fmt[1] = SRT_Q8; expert_group[1] = 32; expert_fmt[2] = SRT_SB_BF16;
+    CHECK(ref && write_srt(path, &c, &w, NULL, 0), "%s: written", c.tag);
+    expert_fmt[0] = expert_fmt[1] = expert_fmt[2] = SRT_F32; expert_group[0] = expert_group[1] = expert_group[2] = 0;
+    memset(&md, 0, sizeof md);
+    md.n_threads = 1;
+    srt_model_load(path, &md, &m1);
+    md.n_threads = 2;
+    srt_model_load(path, &md, &m2);
+    if (m1 && m2 && ref) {
+        srt_session *s1 = session(m1, 1), *sb1 = session(m1, 16), *sb2 = session(m2, 16);
+        ref_forward(&c, &w, toks, T_TOK, 1, 1, ref);
+        for (t = 0; s1 && t < T_TOK && srt_session_feed(s1, &toks[t], 1) == SRT_OK; t++) {}
+        if (t == T_TOK && srt_session_logits(s1)) memcpy(one, srt_session_logits(s1), sizeof one);
+        if (t == T_TOK && sb1 && sb2 && srt_session_feed(sb1, toks, T_TOK) == SRT_OK && srt_session_feed(sb2, toks, T_TOK) == SRT_OK) {
+            double d[V];
+            int i;
+            for (i = 0; i < V; i++) d[i] = one[i];
+            e_one = rel_err(srt_session_logits(sb1), d);
+            e_ref = rel_err(srt_session_logits(sb1), ref + (size_t)(T_TOK - 1) * V);
+            same = !memcmp(srt_session_logits(sb1), srt_session_logits(sb2), sizeof one);
+        }
+        srt_session_destroy(s1); srt_session_destroy(sb1); srt_session_destroy(sb2);
+    }
+    CHECK(e_one <= 1e-4, "%s: a batch of %d equals the tokens fed one at a time (%.2e)", c.tag, T_TOK, e_one);
+    CHECK(same, "%s: 2 threads give 1 thread's logits bit for bit", c.tag);
+    CHECK(e_ref <= 0.1, "%s: near the f32 reference (%.2e: the quantization error)", c.tag, e_ref);
+    srt_model_free(m1); srt_model_free(m2);
+    remove(path);
+    free(ref);
     free_weights(&c, &w);
 }
 
@@ -647,5 +739,6 @@ int main(void) {
         check_cpu_only(&moe);
     }
     check_moe_errors();
+    check_moe_formats();
     return srt_test_finish();
 }

@@ -76,6 +76,19 @@ read -r all per <<<"$(wbytes "$T/e2e2.json")"
 # q8 group 64, 320 x 64 embedding: 20 tiles x 64 x 16 bytes of codes + 20 tiles x 16 x 2 bytes of scales
 expect=$(( ${all:-0} - (20 * 64 * 16 + 20 * 16 * 2) + (20 * 64 * 16 + 20 * 16 * 2) / 320 ))
 if [ -n "$all" ] && [ "$per" = "$expect" ]; then echo "ok - untied: weight_bytes_per_token leaves out the embedding but one row"; else echo "FAIL - untied: $per, expected $expect (all $all)"; fi
+# a mixture of experts: a token reads K of the 4 experts (the same seed: the same weights, K aside)
+for k in 4 2 1; do
+    run "make-model qwen3moe K=$k" "$T/make-moe$k.txt" make-model "$T/moe$k.srt" --arch qwen3moe --embd 64 --ff 32 --layers 2 --heads 4 --kv-heads 2 --vocab 320 --experts 4 --experts-used $k --format q8
+    run "e2e qwen3moe K=$k" "$T/e2e-moe$k.json" e2e "$T/moe$k.srt" --prompt-tokens 5 --tokens 3 --runs 1 --bw 10 --threads 1 --json
+done
+read -r all4 per4 <<<"$(wbytes "$T/e2e-moe4.json")"; read -r all2 per2 <<<"$(wbytes "$T/e2e-moe2.json")"; read -r all1 per1 <<<"$(wbytes "$T/e2e-moe1.json")"
+if [ -n "$all4" ] && [ "$per4" = "$all4" ] && [ "$all2" = "$all4" ] && [ "$all1" = "$all4" ] && [ "$per1" -lt "$per2" ] && \
+   [ $(( (all4 - per2) )) = $(( 2 * (per2 - per1) )) ]; then
+    echo "ok - qwen3moe: weight_bytes_per_token counts K of the experts ($per4, $per2, $per1 for K = 4, 2, 1)"
+else echo "FAIL - qwen3moe: weight_bytes_per_token $per4, $per2, $per1 for K = 4, 2, 1 (all $all4 $all2 $all1)"; fi
+if "$BENCH" make-model "$T/moe5.srt" --arch qwen3moe --experts 4 --experts-used 5 >/dev/null 2>&1 || [ -e "$T/moe5.srt" ]; then
+    echo "FAIL - make-model: --experts-used 5 of 4 accepted"
+else echo "ok - make-model refuses --experts-used 5 of 4"; fi
 # KV bytes read by the middle decode step (2 layers x 2 KV heads, head size 16: rows of 32 bytes):
 # dense, 5 prompt + 3 positions x K and V; pruned 0.3 / 0.5: the prompt's rows are 2 bitmap bytes +
 # 11 (K) and 8 (V) values

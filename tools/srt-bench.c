@@ -38,10 +38,13 @@
          worker slowed to half speed, dynamic chunks vs a static split.
      srt-bench make-model OUT [--embd 1024] [--ff 2816] [--layers 8] [--heads 16] [--kv-heads 4]
                               [--vocab 8192] [--format q8] [--group N|row] [--untied] [--seed S]
-                              [--arch llama|gemma3] [--window 512] [--swa-pattern 6]
+                              [--arch llama|gemma3|qwen3moe] [--window 512] [--swa-pattern 6]
+                              [--experts 64] [--experts-used 8]
          writes a random-weight Llama model (filler vocab; tied embeddings unless --untied) for e2e;
          --arch gemma3: a Gemma 3 model instead (q/k norms, post-norms, layer l attends to the last
-         --window positions unless l % P = P - 1, P = --swa-pattern).
+         --window positions unless l % P = P - 1, P = --swa-pattern); --arch qwen3moe: a Qwen3-MoE
+         model (q/k norms, each layer's FFN --experts-used of --experts experts of width --ff, an
+         f32 router).
    GPU (build/srt-bench-cuda: this file with -DSRT_BENCH_CUDA + tools/cuda-backend.cu, built by
    ./build.sh when nvcc is found; the plain build refuses these with exit status 2). Without a usable
    device each prints the device error (srt_cuda_info) and exits 1. Lines: threads "-", isa "cuda",
@@ -229,8 +232,9 @@ typedef struct opts {
     srt_cores cores;
     const char *cpu_list;
     int embd, ff, layers, heads, kv_heads, vocab, untied;   /* make-model */
-    const char *arch;                               /* make-model: "llama" or "gemma3" */
+    const char *arch;                               /* make-model: "llama", "gemma3" or "qwen3moe" */
     int window, swa_pattern;                        /* make-model gemma3 */
+    int experts, experts_used;                      /* make-model qwen3moe (--ff: an expert's width) */
     uint32_t seed;
     int thread_list[MAX_LIST], n_thread_list;
     int isa[MAX_LIST], n_isa;
@@ -1144,8 +1148,9 @@ static int make_model(const char *path, const opts *o) {
     srt_format format = o->n_format ? (srt_format)o->format[0] : SRT_Q8;
     int l, ok = 1, kv = o->embd / o->heads * o->kv_heads, group = o->n_group ? o->group[0] : 64, hd = o->embd / o->heads;
     const char *a = o->arch;
-    const int gemma = !strcmp(a, "gemma3");
+    const int gemma = !strcmp(a, "gemma3"), moe = !strcmp(a, "qwen3moe");
     char nm[64], key[96];
+    if (moe && o->experts_used > o->experts) { fprintf(stderr, "srt-bench: --experts-used %d exceeds --experts %d\n", o->experts_used, o->experts); return 2; }
     if (srt_writer_open(path, &w) != SRT_OK) { fprintf(stderr, "srt-bench: %s\n", srt_last_error()); return 1; }
 #define KEY(s) (snprintf(key, sizeof key, "%s." s, a), key)
     srt_writer_meta_str(w, "general.architecture", a);
@@ -1162,6 +1167,12 @@ static int make_model(const char *path, const opts *o) {
         srt_writer_meta_f32(w, KEY("attention.scale"), 1.0f / sqrtf((float)hd));
         srt_writer_meta_u32(w, KEY("attention.sliding_window"), (uint32_t)o->window);
         srt_writer_meta_u32(w, KEY("attention.sliding_window_pattern"), (uint32_t)o->swa_pattern);
+    }
+    if (moe) {   /* Qwen3-MoE: rope base 1e6, every layer's FFN o->experts_used of o->experts experts of width --ff */
+        srt_writer_meta_f32(w, KEY("rope.freq_base"), 1e6f);
+        srt_writer_meta_u32(w, KEY("expert_count"), (uint32_t)o->experts);
+        srt_writer_meta_u32(w, KEY("expert_used_count"), (uint32_t)o->experts_used);
+        srt_writer_meta_u32(w, KEY("expert_feed_forward_length"), (uint32_t)o->ff);
     }
 #undef KEY
     {   /* a SentencePiece-style vocab: <unk> <s> </s>, 256 byte tokens, then filler pieces */
@@ -1195,11 +1206,17 @@ static int make_model(const char *path, const opts *o) {
 #define L(s, r, c, n) (snprintf(nm, sizeof nm, "blk.%d." s, l), add_tensor(w, nm, r, c, format, group, n))
         ok = L("attn_norm.weight", 1, o->embd, 1) && L("ffn_norm.weight", 1, o->embd, 1)
           && L("attn_q.weight", o->embd, o->embd, 0) && L("attn_k.weight", kv, o->embd, 0) && L("attn_v.weight", kv, o->embd, 0)
-          && L("attn_output.weight", o->embd, o->embd, 0) && L("ffn_gate.weight", o->ff, o->embd, 0)
-          && L("ffn_up.weight", o->ff, o->embd, 0) && L("ffn_down.weight", o->embd, o->ff, 0);
-        if (gemma)
-            ok = ok && L("attn_q_norm.weight", 1, hd, 1) && L("attn_k_norm.weight", 1, hd, 1) && L("post_attention_norm.weight", 1, o->embd, 1) &&
-                 L("post_ffw_norm.weight", 1, o->embd, 1);
+          && L("attn_output.weight", o->embd, o->embd, 0);
+        if (moe) {   /* the router (f32, as srt-pack keeps it) and each expert */
+            int x;
+            ok = ok && (snprintf(nm, sizeof nm, "blk.%d.ffn_gate_inp.weight", l), add_tensor(w, nm, o->experts, o->embd, SRT_F32, 0, 0));
+            for (x = 0; ok && x < o->experts; x++)
+#define X(kind, r, c) (snprintf(nm, sizeof nm, "blk.%d.ffn_" kind ".%d.weight", l, x), add_tensor(w, nm, r, c, format, group, 0))
+                ok = X("gate", o->ff, o->embd) && X("up", o->ff, o->embd) && X("down", o->embd, o->ff);
+#undef X
+        } else ok = ok && L("ffn_gate.weight", o->ff, o->embd, 0) && L("ffn_up.weight", o->ff, o->embd, 0) && L("ffn_down.weight", o->embd, o->ff, 0);
+        if (gemma || moe) ok = ok && L("attn_q_norm.weight", 1, hd, 1) && L("attn_k_norm.weight", 1, hd, 1);
+        if (gemma) ok = ok && L("post_attention_norm.weight", 1, o->embd, 1) && L("post_ffw_norm.weight", 1, o->embd, 1);
 #undef L
     }
     if (!ok) { srt_writer_abort(w); return 1; }
@@ -1211,18 +1228,15 @@ static int make_model(const char *path, const opts *o) {
 /* ---------------------------------------------------------------- end to end */
 static uint64_t rd_le(const unsigned char *p, int n) { uint64_t v = 0; while (n-- > 0) v = v << 8 | p[n]; return v; }
 
-/* Weight bytes one decode step reads, from the .srt tensor directory (formats/SRT.md): every
-   tensor's parts, except that with a separate output.weight only one row of token_embd.weight is
-   read (with tied embeddings the output GEMV reads the whole matrix). 0 if the file is unreadable.
-   *format: the format holding most of the bytes of the layers' matrices (blk.*), -1 if unknown. */
-static uint64_t weight_bytes_per_token(const char *path, int *format) {
+/* The format holding most of the bytes of the layers' matrices (blk.*), from the .srt tensor
+   directory (formats/SRT.md); -1 if unknown. (The bytes a token reads: srt_model_info.token_bytes.) */
+static int matrix_format(const char *path) {
     FILE *fp = fopen(path, "rb");
     unsigned char h[128], *d = NULL;
-    uint64_t dir_size, total = 0, embd = 0, embd_rows = 1, at = 0, i, by_format[SRT_FORMAT_COUNT] = {0}, best = 0;
+    uint64_t dir_size, at = 0, i, by_format[SRT_FORMAT_COUNT] = {0}, best = 0;
     uint32_t n_tensors;
-    int has_output = 0, ok = 0, f;
-    *format = -1;
-    if (!fp) return 0;
+    int f, format = -1;
+    if (!fp) return -1;
     if (fread(h, 1, sizeof h, fp) != sizeof h || memcmp(h, "SRTM", 4) != 0) goto done;
     dir_size = rd_le(h + 40, 8);
     n_tensors = (uint32_t)rd_le(h + 52, 4);
@@ -1241,18 +1255,13 @@ static uint64_t weight_bytes_per_token(const char *path, int *format) {
         if (n_parts > 4 || at + n_parts * 24 > dir_size) goto done;
         for (p = 0; p < n_parts; p++) bytes += rd_le(d + at + p * 24 + 12, 8);
         at += n_parts * 24;
-        total += bytes;
-        if (name_len == 17 && !memcmp(name, "token_embd.weight", 17)) { embd = bytes; embd_rows = rows ? rows : 1; }
-        if (name_len == 13 && !memcmp(name, "output.weight", 13)) has_output = 1;
         if (name_len > 4 && !memcmp(name, "blk.", 4) && rows > 1 && f >= 0 && f < SRT_FORMAT_COUNT) by_format[f] += bytes;
     }
-    for (f = 0; f < SRT_FORMAT_COUNT; f++) if (by_format[f] > best) { best = by_format[f]; *format = f; }
-    ok = 1;
+    for (f = 0; f < SRT_FORMAT_COUNT; f++) if (by_format[f] > best) { best = by_format[f]; format = f; }
 done:
     free(d);
     fclose(fp);
-    if (!ok) return 0;
-    return has_output ? total - embd + embd / embd_rows : total;
+    return format;
 }
 
 typedef struct e2e_result {
@@ -1376,9 +1385,10 @@ static int bench_e2e(const opts *o, const char *path) {
     e2e_result res[MAX_LIST][SRT_ISA_COUNT][3];
     double bw[MAX_LIST];
     srt_model_info info;
-    int n_pools, n_isa, ti, ii, li, ok = 1, format, n_load = o->n_load ? o->n_load : 1;
+    int n_pools, n_isa, ti, ii, li, ok = 1, n_load = o->n_load ? o->n_load : 1;
     srt_load loads[3] = { SRT_LOAD_AUTO, SRT_LOAD_AUTO, SRT_LOAD_AUTO };
-    uint64_t per_token = weight_bytes_per_token(path, &format), kv_per_token = 0;
+    uint64_t per_token = 0, kv_per_token = 0;
+    const int format = matrix_format(path);
     const char *base = strrchr(path, '/'), *base2 = strrchr(path, '\\');
     if (base2 && (!base || base2 > base)) base = base2;
     if (o->prompt_tokens < 1 || o->tokens < 1) { fprintf(stderr, "srt-bench: --prompt-tokens and --tokens must be >= 1\n"); return 2; }
@@ -1393,7 +1403,7 @@ static int bench_e2e(const opts *o, const char *path) {
             for (li = 0; ok && li < n_load; li++) ok = e2e_run(o, path, pools[ti], isas[ii], loads[li], &info, &res[ti][ii][li]);
     if (ok && o->gpu) { bw[0] = gpu_bandwidth(o, o->gpu); ok = bw[0] > 0.0; for (ti = 1; ti < n_pools; ti++) bw[ti] = bw[0]; }
     else if (ok) ok = bandwidths(o, pools, n_pools, bw_level(SRT_ISA_AUTO), bw);
-    if (ok && !per_token) { per_token = info.weight_bytes; fprintf(stderr, "srt-bench: could not read the tensor directory; weight bytes per token = all weights\n"); }
+    per_token = info.token_bytes;
     if (ok) {   /* the KV cache read by the middle decode step: the prompt's rows (compact if pruned), then dense ones */
         uint64_t hd = (uint64_t)info.head_dim, bm = (hd + 15) / 16 * 2, c, prompt_row = 0;
         uint64_t row = o->kv == SRT_KV_F32 ? 4 * hd : o->kv == SRT_KV_Q8 ? hd + (hd + 31) / 32 * 2 : 2 * hd;
@@ -1455,7 +1465,8 @@ static int usage(void) {
         "       srt-bench decode MODEL.srt [--tokens 64] ...   (e2e with --prompt-tokens 1 --runs 1)\n"
         "       srt-bench pool [--json] [--topology] [--threads N]\n"
         "       srt-bench make-model OUT [--embd N] [--ff N] [--layers N] [--heads N] [--kv-heads N] [--vocab N]\n"
-        "                 [--format q8] [--group N|row] [--untied] [--seed S] [--arch llama|gemma3] [--window 512] [--swa-pattern 6]\n"
+        "                 [--format q8] [--group N|row] [--untied] [--seed S] [--arch llama|gemma3|qwen3moe] [--window 512] [--swa-pattern 6]\n"
+        "                 [--experts 64] [--experts-used 8]\n"
         "       srt-bench e2e|decode MODEL.srt --backend cuda [--device 0] ...   (srt-bench-cuda: decode on the GPU)\n"
         "       srt-bench gpu-membw [--mb 4096] [--iters 50] [--device 0] [--json]   (srt-bench-cuda)\n"
         "       srt-bench gpu-gemv|gpu-gemm [--format q8,q4,q2,tq,f16,tcsl] [--shape MxK[*COUNT],...] [--n 8,16,32,64]\n"
@@ -1471,7 +1482,7 @@ int main(int argc, char **argv) {
     int i, prompt_set = 0, runs_set = 0, backend_cuda = 0, gpu_mode, rc;
     memset(&o, 0, sizeof o);
     o.tokens = 64; o.embd = 1024; o.ff = 2816; o.layers = 8; o.heads = 16; o.kv_heads = 4; o.vocab = 8192;
-    o.arch = "llama"; o.window = 512; o.swa_pattern = 6;
+    o.arch = "llama"; o.window = 512; o.swa_pattern = 6; o.experts = 64; o.experts_used = 8;
     o.n_list[0] = 32; o.n_n = 0; o.passes = 10; o.runs = 3; o.prompt_tokens = 128;
     o.mb = 2048; o.set_mb = 1536; o.seconds = 1.0; o.sparsity[0] = 0.5; o.n_sparsity = 1;
     if (argc < 2) return usage();
@@ -1535,7 +1546,9 @@ int main(int argc, char **argv) {
         else if (!strcmp(a, "--heads")) ok = positive_int(v, &o.heads);
         else if (!strcmp(a, "--kv-heads")) ok = positive_int(v, &o.kv_heads);
         else if (!strcmp(a, "--vocab")) ok = positive_int(v, &o.vocab);
-        else if (!strcmp(a, "--arch")) { o.arch = v; ok = !strcmp(v, "llama") || !strcmp(v, "gemma3"); }
+        else if (!strcmp(a, "--arch")) { o.arch = v; ok = !strcmp(v, "llama") || !strcmp(v, "gemma3") || !strcmp(v, "qwen3moe"); }
+        else if (!strcmp(a, "--experts")) ok = positive_int(v, &o.experts);
+        else if (!strcmp(a, "--experts-used")) ok = positive_int(v, &o.experts_used);
         else if (!strcmp(a, "--window")) ok = positive_int(v, &o.window);
         else if (!strcmp(a, "--swa-pattern")) ok = positive_int(v, &o.swa_pattern);
         else return usage();
