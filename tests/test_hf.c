@@ -30,6 +30,18 @@ static int write_file(const char *path, const void *data, size_t n) {
 static int write_text(const char *path, const char *s) { return write_file(path, s, strlen(s)); }
 static void path_in(char *buf, size_t cap, const char *dir, const char *name) { snprintf(buf, cap, "%s/%s", dir, name); }
 
+/* max |a - b| over max |b| */
+static double max_rel_diff(const float *a, const float *b, int n) {
+    double md = 0, mx = 1e-30;
+    int i;
+    for (i = 0; i < n; i++) {
+        double d = fabs((double)a[i] - b[i]);
+        if (d > md) md = d;
+        if (fabs(b[i]) > mx) mx = fabs(b[i]);
+    }
+    return md / mx;
+}
+
 typedef struct sbuf { char *p; size_t n, cap; } sbuf;
 static void sb_add(sbuf *b, const char *fmt, ...) {
     va_list ap;
@@ -1004,6 +1016,430 @@ static void test_gemma_mm(void) {
     if (system("rm -rf " TMP "/gemma_mm") != 0) CHECK(0, "clean up");
 }
 
+/* ---------------------------------------------------------------- mixtures of experts */
+/* Tiny Qwen3MoeForCausalLM and MixtralForCausalLM folders: hidden 8, 2 heads of 4, 1 kv head,
+   2 layers of 4 experts of width 6 (2 used), a separate lm_head, the tiny byte-level tokenizer;
+   the experts' down_proj BF16, the rest F32. Every tensor is in the import under its GGUF name
+   with its values (Mixtral's q/k rows permuted as Llama's, Qwen3-MoE's in NeoX order), the expert
+   settings in srti_hparams; broken folders and configs are refused naming what is wrong;
+   srt-pack packs both (f16, q4: the router stays f32) and srt-pack --random makes a qwen3moe.
+   Packed, they load and evaluate to finite logits; with 4 identical experts and renormalized
+   weights each equals the dense model of that one FFN (Qwen3ForCausalLM, LlamaForCausalLM),
+   which shows the router, the experts' roles and the weighting arrive where the runtime reads
+   them; without renormalization (norm_topk_prob false) it does not. */
+#define MXE 8    /* hidden */
+#define MXF 6    /* an expert's width */
+#define MXN 4    /* experts */
+#define MXL 2    /* layers */
+typedef struct mx_tensor {
+    char hf[96], gg[64];
+    const char *dtype;
+    uint64_t rows, cols;      /* cols 0: 1-D */
+    uint32_t permute;         /* heads the GGUF rows are permuted over (Mixtral's q, k) */
+    int layer, expert, part;  /* expert X's part 0 gate, 1 up, 2 down; expert -2: the router; -1: neither */
+    float *f;                 /* the values (BF16 ones as floats) */
+    uint16_t *h;              /* BF16 bits */
+} mx_tensor;
+static mx_tensor mx[128];
+static int mx_n;
+static float mx_pool[8192];
+static uint16_t mx_pool16[2048];
+static size_t mx_used, mx_used16;
+static void mx_add(const char *hf, const char *gg, uint64_t rows, uint64_t cols, int norm, uint32_t permute, int layer, int expert, int part, const mx_tensor *same) {
+    mx_tensor *t = &mx[mx_n++];
+    uint64_t n = rows * (cols ? cols : 1), i;
+    snprintf(t->hf, sizeof t->hf, "%s", hf);
+    snprintf(t->gg, sizeof t->gg, "%s", gg);
+    t->dtype = part == 2 ? "BF16" : "F32";
+    t->rows = rows; t->cols = cols; t->permute = permute;
+    t->layer = layer; t->expert = expert; t->part = part;
+    t->f = mx_pool + mx_used; mx_used += n;
+    t->h = NULL;
+    if (part == 2) { t->h = mx_pool16 + mx_used16; mx_used16 += n; }
+    for (i = 0; i < n; i++) {
+        float x = same ? same->f[i] : norm ? 1.0f + 0.25f * srt_test_frand() : 0.4f * srt_test_frand();
+        if (t->h) {   /* cut to BF16 */
+            uint32_t u;
+            memcpy(&u, &x, 4);
+            t->h[i] = (uint16_t)(u >> 16);
+            u = (uint32_t)t->h[i] << 16;
+            memcpy(&x, &u, 4);
+        }
+        t->f[i] = x;
+    }
+}
+/* mx[] for a Mixtral (1) or Qwen3-MoE (0) checkpoint; same_experts: experts 1..3 copies of expert 0 */
+static void mx_tensors(int mixtral, int same_experts) {
+    static const char *const qwen_part[3] = {"gate_proj", "up_proj", "down_proj"}, *const mix_part[3] = {"w1", "w3", "w2"}, *const gg_part[3] = {"gate", "up", "down"};
+    char hf[96], gg[64];
+    int l, x, k, first = 0;
+    mx_n = 0; mx_used = mx_used16 = 0;
+    srt_test_rng = 4242;
+    mx_add("model.embed_tokens.weight", "token_embd.weight", TV, MXE, 0, 0, -1, -1, -1, NULL);
+    for (l = 0; l < MXL; l++) {
+#define MXT(h, g, r, c, norm, perm, ex) snprintf(hf, sizeof hf, "model.layers.%d.%s", l, h); snprintf(gg, sizeof gg, "blk.%d.%s", l, g); \
+                                   mx_add(hf, gg, r, c, norm, perm, l, ex, -1, NULL);
+        MXT("input_layernorm.weight", "attn_norm.weight", MXE, 0, 1, 0, -1)
+        MXT("self_attn.q_proj.weight", "attn_q.weight", MXE, MXE, 0, mixtral ? 2u : 0u, -1)
+        MXT("self_attn.k_proj.weight", "attn_k.weight", 4, MXE, 0, mixtral ? 1u : 0u, -1)
+        MXT("self_attn.v_proj.weight", "attn_v.weight", 4, MXE, 0, 0, -1)
+        MXT("self_attn.o_proj.weight", "attn_output.weight", MXE, MXE, 0, 0, -1)
+        if (!mixtral) {
+            MXT("self_attn.q_norm.weight", "attn_q_norm.weight", 4, 0, 1, 0, -1)
+            MXT("self_attn.k_norm.weight", "attn_k_norm.weight", 4, 0, 1, 0, -1)
+        }
+        MXT("post_attention_layernorm.weight", "ffn_norm.weight", MXE, 0, 1, 0, -1)
+        MXT(mixtral ? "block_sparse_moe.gate.weight" : "mlp.gate.weight", "ffn_gate_inp.weight", MXN, MXE, 0, 0, -2)
+#undef MXT
+        for (x = 0; x < MXN; x++)
+            for (k = 0; k < 3; k++) {
+                if (x == 0 && k == 0) first = mx_n;
+                snprintf(hf, sizeof hf, mixtral ? "model.layers.%d.block_sparse_moe.experts.%d.%s.weight" : "model.layers.%d.mlp.experts.%d.%s.weight",
+                         l, x, mixtral ? mix_part[k] : qwen_part[k]);
+                snprintf(gg, sizeof gg, "blk.%d.ffn_%s.%d.weight", l, gg_part[k], x);
+                mx_add(hf, gg, k == 2 ? MXE : MXF, k == 2 ? MXF : MXE, 0, 0, l, x, k, same_experts && x ? &mx[first + k] : NULL);
+            }
+    }
+    mx_add("model.norm.weight", "output_norm.weight", MXE, 0, 1, 0, -1, -1, -1, NULL);
+    mx_add("lm_head.weight", "output.weight", TV, MXE, 0, 0, -1, -1, -1, NULL);
+}
+/* Writes the folder from mx[] less the tensor named `drop` (NULL: none); dense: the dense twin
+   (no router, expert 0 as mlp.gate_proj / up_proj / down_proj). */
+static void mx_write(const char *dir, const char *config, const char *drop, int dense) {
+    static const char *const dense_part[3] = {"gate_proj", "up_proj", "down_proj"};
+    static char names[128][96];
+    char p[512], cmd[600];
+    st_tensor t[128];
+    int i, n = 0;
+    snprintf(cmd, sizeof cmd, "rm -rf %s && mkdir -p %s", dir, dir);
+    if (system(cmd) != 0) return;
+    for (i = 0; i < mx_n; i++) {
+        if (drop && !strcmp(mx[i].hf, drop)) continue;
+        if (dense && (mx[i].expert == -2 || mx[i].expert > 0)) continue;
+        snprintf(names[n], sizeof names[n], "%.95s", mx[i].hf);
+        if (dense && mx[i].expert == 0) snprintf(names[n], sizeof names[n], "model.layers.%d.mlp.%s.weight", mx[i].layer, dense_part[mx[i].part]);
+        t[n].name = names[n]; t[n].dtype = mx[i].dtype; t[n].nd = mx[i].cols ? 2 : 1;
+        t[n].shape[0] = mx[i].rows; t[n].shape[1] = mx[i].cols;
+        t[n].data = mx[i].h ? (const void *)mx[i].h : (const void *)mx[i].f;
+        n++;
+    }
+    path_in(p, sizeof p, dir, "model.safetensors"); write_safetensors(p, t, n);
+    path_in(p, sizeof p, dir, "config.json"); write_text(p, config);
+    path_in(p, sizeof p, dir, "tokenizer.json"); write_text(p, tiny_tokenizer);
+}
+/* config.json of the tiny folders; `extra` keys replace the stated ones of the same name. dense:
+   the twin's class (LlamaForCausalLM / Qwen3ForCausalLM), without the expert keys. */
+static void mx_config(char *buf, size_t cap, int mixtral, int dense, const char *extra) {
+    static const char *const qwen[] = {"\"num_experts\":4", "\"num_experts_per_tok\":2", "\"moe_intermediate_size\":6", "\"norm_topk_prob\":true",
+                                       "\"decoder_sparse_step\":1", "\"mlp_only_layers\":[]", "\"use_sliding_window\":false", "\"sliding_window\":null", NULL};
+    static const char *const mix[] = {"\"num_local_experts\":4", "\"num_experts_per_tok\":2", "\"sliding_window\":null", "\"router_jitter_noise\":0.0",
+                                      "\"rope_theta\":10000.0", NULL};
+    const char *const *d;
+    char width[48];
+    sbuf stated = {NULL, 0, 0};
+    snprintf(width, sizeof width, "\"intermediate_size\":%d", mixtral || dense ? MXF : 16);   /* Qwen3-MoE's: the (absent) dense layers' */
+    sb_add(&stated, "%s", "");
+    for (d = mixtral ? mix : qwen; *d; d++) {
+        char key[64];
+        snprintf(key, sizeof key, "%.*s", (int)(strchr(*d + 1, '"') - *d + 2), *d);   /* "name": */
+        if (!strstr(extra, key) && (!dense || !strcmp(key, "\"rope_theta\":"))) sb_add(&stated, ",%s", *d);
+    }
+    snprintf(buf, cap, "{\"architectures\":[\"%s\"],\"hidden_size\":8%s%s,\"num_hidden_layers\":2,\"num_attention_heads\":2,"
+             "\"num_key_value_heads\":1,\"head_dim\":4,\"rms_norm_eps\":1e-06,\"max_position_embeddings\":64,\"vocab_size\":16,"
+             "\"tie_word_embeddings\":false,\"hidden_act\":\"silu\"%s%s}",
+             dense ? (mixtral ? "LlamaForCausalLM" : "Qwen3ForCausalLM") : mixtral ? "MixtralForCausalLM" : "Qwen3MoeForCausalLM",
+             strstr(extra, "\"intermediate_size\":") ? "" : ",", strstr(extra, "\"intermediate_size\":") ? "" : width, stated.p, extra);
+    free(stated.p);
+}
+/* Every tensor of mx[] is in m under its GGUF name, shape and values (rows permuted where marked),
+   and m has no others. */
+static int mx_check_values(srti_model *m, char *why, size_t cap) {
+    float v[TV * MXE];
+    char err[256];
+    int i;
+    uint64_t r, c;
+    if (m->n_tensors != (uint32_t)mx_n) { snprintf(why, cap, "%u tensors, %d expected", (unsigned)m->n_tensors, mx_n); return 0; }
+    for (i = 0; i < mx_n; i++) {
+        const int ti = srti_find(m, mx[i].gg);
+        const uint64_t cols = mx[i].cols ? mx[i].cols : mx[i].rows, rows = mx[i].cols ? mx[i].rows : 1;
+        if (ti < 0) { snprintf(why, cap, "%s (from %s) missing", mx[i].gg, mx[i].hf); return 0; }
+        if (m->tensors[ti].ne[0] != cols || m->tensors[ti].ne[1] != rows || m->tensors[ti].permute_heads != mx[i].permute) {
+            snprintf(why, cap, "%s has shape [%llu, %llu], permuted over %u heads", mx[i].gg, (unsigned long long)m->tensors[ti].ne[0],
+                     (unsigned long long)m->tensors[ti].ne[1], (unsigned)m->tensors[ti].permute_heads);
+            return 0;
+        }
+        if (srti_read_f32(m, (uint32_t)ti, v, err, sizeof err) != 0) { snprintf(why, cap, "%s: %.200s", mx[i].gg, err); return 0; }
+        for (r = 0; r < rows; r++) {
+            uint64_t src = r;
+            if (mx[i].permute) {   /* GGUF row 2j+s of a head of d rows = HF row s*d/2 + j */
+                const uint64_t d = rows / mx[i].permute, h = r / d, j = (r % d) / 2, s = r % 2;
+                src = h * d + s * (d / 2) + j;
+            }
+            for (c = 0; c < cols; c++)
+                if (memcmp(&v[r * cols + c], &mx[i].f[src * cols + c], 4) != 0) {
+                    snprintf(why, cap, "%s[%llu][%llu] = %.9g, expected %.9g (HF row %llu)", mx[i].gg, (unsigned long long)r, (unsigned long long)c,
+                             (double)v[r * cols + c], (double)mx[i].f[src * cols + c], (unsigned long long)src);
+                    return 0;
+                }
+        }
+    }
+    return 1;
+}
+/* The stored format of tensor `name` in an .srt file (formats/SRT.md's directory); -1 if absent. */
+static int srt_file_format(const char *path, const char *name) {
+    size_t n = 0;
+    unsigned char *b = (unsigned char *)srt_test_read_file(path, &n);
+    uint64_t at, nt, i;
+    int fmt = -1;
+    uint32_t nl, np;
+    if (!b || n < 128) { free(b); return -1; }
+    memcpy(&at, b + 32, 8);
+    memcpy(&nl, b + 52, 4);
+    nt = nl;
+    for (i = 0; i < nt && at + 4 <= n; i++) {
+        memcpy(&nl, b + at, 4);
+        if (at + 4 + nl + 28 > n) break;
+        memcpy(&np, b + at + 4 + nl + 24, 4);
+        if (nl == strlen(name) && memcmp(b + at + 4, name, nl) == 0) { uint32_t f; memcpy(&f, b + at + 4 + nl, 4); fmt = (int)f; break; }
+        at += 4 + nl + 28 + 24ull * np;
+    }
+    free(b);
+    return fmt;
+}
+/* Packs dir with srt-pack (`opts`), loads it and evaluates 5 tokens; the last logits into `logits`
+   (TV), the model's info into *info (its architecture copied to arch[16]: the model is freed); 1 if
+   all went well and they are finite. */
+static int mx_pack_eval(const char *dir, const char *opts, const char *out, float *logits, srt_model_info *info, char *arch, char *why, size_t cap) {
+    char cmd[1024];
+    srt_model_desc md;
+    srt_model *sm = NULL;
+    srt_session *ss = NULL;
+    const float *lg = NULL;
+    int32_t prompt[5] = {1, 5, 9, 3, 12};
+    int ok, i;
+    memset(&md, 0, sizeof md);
+    md.n_threads = 1;
+    snprintf(cmd, sizeof cmd, "build/srt-pack -q %s %s %s", opts, dir, out);
+    if (system(cmd) != 0) { snprintf(why, cap, "%.300s failed", cmd); return 0; }
+    ok = srt_model_load(out, &md, &sm) == SRT_OK;
+    if (ok) srt_model_get_info(sm, info);
+    ok = ok && srt_session_create(sm, NULL, &ss) == SRT_OK && srt_session_feed(ss, prompt, 5) == SRT_OK && (lg = srt_session_logits(ss)) != NULL;
+    if (!ok) snprintf(why, cap, "%s", srt_last_error());
+    for (i = 0; ok && i < TV; i++) {
+        logits[i] = lg[i];
+        if (!isfinite(lg[i])) { ok = 0; snprintf(why, cap, "logit %d is %g", i, (double)lg[i]); }
+    }
+    snprintf(arch, 16, "%s", ok && info->architecture ? info->architecture : "");
+    info->architecture = info->name = info->backend = NULL;   /* the model's strings */
+    srt_session_destroy(ss);
+    srt_model_free(sm);
+    return ok;
+}
+
+static void test_moe(void) {
+    char err[1024], dir[] = TMP "/moe", cfg[2048], why[512], p[512], arch[16];
+    srti_model *m;
+    int ok, mixtral;
+    for (mixtral = 0; mixtral < 2; mixtral++) {
+        const char *what = mixtral ? "Mixtral" : "Qwen3-MoE";
+        mx_tensors(mixtral, 0);
+        mx_config(cfg, sizeof cfg, mixtral, 0, "");
+        mx_write(dir, cfg, NULL, 0);
+        m = open_dir(dir, err, sizeof err);
+        CHECK(m != NULL, "tiny %s folder opens (%s)", what, m ? "ok" : err);
+        if (!m) continue;
+        CHECK(!strcmp(m->hp.arch, mixtral ? "llama" : "qwen3moe") && m->hp.n_embd == MXE && m->hp.n_layer == MXL && m->hp.n_head == 2 &&
+              m->hp.n_head_kv == 1 && m->hp.head_dim == 4 && m->hp.n_ff == (mixtral ? MXF : 16) && m->hp.n_expert == MXN && m->hp.n_expert_used == 2 &&
+              m->hp.n_ff_exp == MXF && m->hp.expert_weights_norm == 1 && m->hp.rope_neox == !mixtral && m->hp.tied_output == 0 && m->hp.n_vocab == TV &&
+              m->hp.rope_theta == 10000.0f && m->hp.sliding_window == 0,
+              "%s hyper-parameters: %s, 4 experts, 2 used, expert width 6 (%s), weights renormalized, %s rope", what, mixtral ? "llama" : "qwen3moe",
+              mixtral ? "intermediate_size" : "moe_intermediate_size; intermediate_size 16 kept as n_ff", mixtral ? "Llama" : "NeoX");
+        ok = mx_check_values(m, why, sizeof why) && srti_check_llama(m, why, sizeof why) == 0;
+        CHECK(ok, "%s: all %d tensors mapped (router -> ffn_gate_inp, expert X's %s -> ffn_gate.X / ffn_up.X / ffn_down.X), values equal%s; "
+              "srti_check_llama passes (%s)", what, mx_n, mixtral ? "w1 / w3 / w2" : "gate_proj / up_proj / down_proj",
+              mixtral ? ", q/k rows permuted as Llama's" : ", q/k in NeoX order", ok ? "ok" : why);
+        srti_close(m);
+
+        {   /* srt-pack: default f16, and q4 with the routers f32; both load and evaluate */
+            float lg[TV];
+            srt_model_info info;
+            uint32_t ec = 0, eu = 0, ef = 0, en = 9;
+            char key[64];
+            srt_model *sm = NULL;
+            srt_model_desc md;
+            memset(&info, 0, sizeof info);
+            ok = mx_pack_eval(dir, "", TMP "/moe.srt", lg, &info, arch, why, sizeof why);
+            CHECK(ok && !strcmp(arch, mixtral ? "llama" : "qwen3moe") && info.n_expert == MXN && info.n_expert_used == 2 && info.n_ff == MXF,
+                  "srt-pack packs the %s folder (f16); it loads with 4 experts, 2 used, width 6, and evaluates 5 tokens to finite logits (%s)", what, ok ? "ok" : why);
+            memset(&md, 0, sizeof md);
+            md.n_threads = 1;
+            if (ok && srt_model_load(TMP "/moe.srt", &md, &sm) == SRT_OK) {
+                const char *a = mixtral ? "llama" : "qwen3moe";
+                snprintf(key, sizeof key, "%s.expert_count", a); srt_model_meta_u32(sm, key, &ec);
+                snprintf(key, sizeof key, "%s.expert_used_count", a); srt_model_meta_u32(sm, key, &eu);
+                snprintf(key, sizeof key, "%s.expert_feed_forward_length", a); srt_model_meta_u32(sm, key, &ef);
+                snprintf(key, sizeof key, "%s.expert_weights_norm", a); srt_model_meta_u32(sm, key, &en);
+            }
+            srt_model_free(sm);
+            CHECK(ec == MXN && eu == 2 && ef == MXF && en == 1, "%s metadata: expert_count 4, expert_used_count 2, expert_feed_forward_length 6, "
+                  "expert_weights_norm 1", what);
+            CHECK(srt_file_format(TMP "/moe.srt", "blk.1.ffn_gate_inp.weight") == SRT_F32 && srt_file_format(TMP "/moe.srt", "blk.1.ffn_up.3.weight") == SRT_F16,
+                  "%s f16: routers f32, experts f16", what);
+            ok = mx_pack_eval(dir, "--weights q4", TMP "/moe_q4.srt", lg, &info, arch, why, sizeof why);
+            CHECK(ok && srt_file_format(TMP "/moe_q4.srt", "blk.0.ffn_gate_inp.weight") == SRT_F32 &&
+                  srt_file_format(TMP "/moe_q4.srt", "blk.1.ffn_gate_inp.weight") == SRT_F32 && srt_file_format(TMP "/moe_q4.srt", "blk.0.ffn_down.2.weight") == SRT_Q4,
+                  "srt-pack --weights q4 packs the %s folder: routers stay f32, experts q4; it evaluates to finite logits (%s)", what, ok ? "ok" : why);
+            remove(TMP "/moe.srt");
+            remove(TMP "/moe_q4.srt");
+        }
+        {   /* identical experts, weights renormalized: the dense model of that FFN */
+            float lm[TV], ld[TV];
+            srt_model_info info;
+            double d = 1;
+            int ok2;
+            mx_tensors(mixtral, 1);
+            mx_config(cfg, sizeof cfg, mixtral, 0, "");
+            mx_write(dir, cfg, NULL, 0);
+            ok = mx_pack_eval(dir, "--weights f32", TMP "/moe.srt", lm, &info, arch, why, sizeof why);
+            mx_config(cfg, sizeof cfg, mixtral, 1, "");
+            mx_write(dir, cfg, NULL, 1);
+            ok = ok && mx_pack_eval(dir, "--weights f32", TMP "/dense.srt", ld, &info, arch, why, sizeof why) && info.n_expert == 0;
+            if (ok) d = max_rel_diff(lm, ld, TV);
+            CHECK(ok && d < 1e-5, "%s with 4 identical experts equals its dense twin (%s of one FFN): logits within %.2g (%s)", what,
+                  mixtral ? "LlamaForCausalLM" : "Qwen3ForCausalLM", d, ok ? "ok" : why);
+            if (!mixtral) {   /* norm_topk_prob false: the 2 picked probabilities (summing to < 1) as they are */
+                mx_config(cfg, sizeof cfg, 0, 0, ",\"norm_topk_prob\":false");
+                mx_write(dir, cfg, NULL, 0);
+                m = open_dir(dir, err, sizeof err);
+                ok2 = m && m->hp.expert_weights_norm == 0;
+                srti_close(m);
+                ok = ok2 && mx_pack_eval(dir, "--weights f32", TMP "/moe.srt", lm, &info, arch, why, sizeof why);
+                if (ok) d = max_rel_diff(lm, ld, TV);
+                CHECK(ok && d > 1e-3, "Qwen3-MoE with norm_topk_prob false: expert_weights_norm 0, and the identical experts no longer add up to the dense "
+                      "model (logits differ by %.2g) (%s)", d, ok ? "ok" : why);
+            }
+            remove(TMP "/moe.srt");
+            remove(TMP "/dense.srt");
+        }
+
+        /* refusals, each naming what is wrong */
+        mx_tensors(mixtral, 0);
+        mx_config(cfg, sizeof cfg, mixtral, 0, "");
+        snprintf(p, sizeof p, mixtral ? "model.layers.1.block_sparse_moe.experts.3.w3.weight" : "model.layers.1.mlp.experts.3.up_proj.weight");
+        mx_write(dir, cfg, p, 0);
+        refuse_check(dir, "tensor 'blk.1.ffn_up.3.weight' is missing", mixtral ? "a Mixtral folder without layer 1's expert 3 w3" :
+                     "a Qwen3-MoE folder without layer 1's expert 3 up_proj");
+        snprintf(p, sizeof p, mixtral ? "model.layers.0.block_sparse_moe.gate.weight" : "model.layers.0.mlp.gate.weight");
+        mx_write(dir, cfg, p, 0);
+        refuse_check(dir, "tensor 'blk.0.ffn_gate_inp.weight' is missing", mixtral ? "a Mixtral folder without layer 0's router" :
+                     "a Qwen3-MoE folder without layer 0's router");
+        mx_config(cfg, sizeof cfg, mixtral, 0, ",\"num_experts_per_tok\":5");
+        mx_write(dir, cfg, NULL, 0);
+        refuse(dir, "\"num_experts_per_tok\" = 5 is out of range (1..4)", "5 experts per token of 4");
+        mx_config(cfg, sizeof cfg, mixtral, 0, ",\"num_experts_per_tok\":0");
+        mx_write(dir, cfg, NULL, 0);
+        refuse(dir, "\"num_experts_per_tok\" = 0 is out of range (1..4)", "0 experts per token");
+        mx_config(cfg, sizeof cfg, mixtral, 0, mixtral ? ",\"num_local_experts\":4097" : ",\"num_experts\":4097");
+        mx_write(dir, cfg, NULL, 0);
+        refuse(dir, mixtral ? "\"num_local_experts\" = 4097 is out of range (1..4096)" : "\"num_experts\" = 4097 is out of range (1..4096)", "4097 experts");
+        mx_config(cfg, sizeof cfg, mixtral, 0, mixtral ? ",\"num_experts\":8" : ",\"num_local_experts\":8");
+        mx_write(dir, cfg, NULL, 0);
+        refuse(dir, "disagree", "num_experts and num_local_experts that differ");
+        mx_config(cfg, sizeof cfg, mixtral, 0, mixtral ? ",\"intermediate_size\":7" : ",\"moe_intermediate_size\":7");
+        mx_write(dir, cfg, NULL, 0);
+        refuse_check(dir, "tensor 'blk.0.ffn_gate.0.weight' has shape [8, 6, 1, 1], expected [8, 7]", "experts narrower than the config's width");
+        mx_add(mixtral ? "model.layers.1.block_sparse_moe.experts.4.w1.weight" : "model.layers.1.mlp.experts.4.gate_proj.weight", "", MXF, MXE, 0, 0, 1, 4, 0, NULL);
+        mx_config(cfg, sizeof cfg, mixtral, 0, "");
+        mx_write(dir, cfg, NULL, 0);
+        refuse(dir, mixtral ? "'model.layers.1.block_sparse_moe.experts.4.w1.weight' has no place in a llama model" :
+               "'model.layers.1.mlp.experts.4.gate_proj.weight' has no place in a qwen3moe model", "a fifth expert of 4");
+        mx_n--;
+        mx_add("model.layers.0.mlp.gate_proj.weight", "", MXF, MXE, 0, 0, 0, -1, -1, NULL);
+        mx_write(dir, cfg, NULL, 0);
+        refuse(dir, mixtral ? "'model.layers.0.mlp.gate_proj.weight' has no place in a llama model" :
+               "'model.layers.0.mlp.gate_proj.weight' has no place in a qwen3moe model", "a dense FFN's gate_proj beside the experts");
+        mx_n--;
+    }
+    /* Qwen3-MoE only: layers with a dense FFN */
+    mx_tensors(0, 0);
+    mx_config(cfg, sizeof cfg, 0, 0, ",\"decoder_sparse_step\":2");
+    mx_write(dir, cfg, NULL, 0);
+    refuse(dir, "decoder_sparse_step 2 leaves layers with a dense FFN", "decoder_sparse_step 2");
+    mx_config(cfg, sizeof cfg, 0, 0, ",\"mlp_only_layers\":[0]");
+    mx_write(dir, cfg, NULL, 0);
+    refuse(dir, "mlp_only_layers is not empty", "mlp_only_layers [0]");
+    mx_config(cfg, sizeof cfg, 0, 0, ",\"mlp_only_layers\":1");
+    mx_write(dir, cfg, NULL, 0);
+    refuse(dir, "mlp_only_layers must be a list", "mlp_only_layers 1 (not a list)");
+    mx_config(cfg, sizeof cfg, 0, 0, ",\"moe_intermediate_size\":0");
+    mx_write(dir, cfg, NULL, 0);
+    refuse(dir, "\"moe_intermediate_size\" = 0 is out of range", "moe_intermediate_size 0");
+    mx_config(cfg, sizeof cfg, 0, 0, ",\"norm_topk_prob\":1");
+    mx_write(dir, cfg, NULL, 0);
+    refuse(dir, "\"norm_topk_prob\" must be true or false", "norm_topk_prob 1 (not a bool)");
+    /* Mixtral only: a sliding_window is ignored as Mistral's (neither recorded nor applied) */
+    mx_tensors(1, 0);
+    mx_config(cfg, sizeof cfg, 1, 0, ",\"sliding_window\":4096");
+    mx_write(dir, cfg, NULL, 0);
+    m = open_dir(dir, err, sizeof err);
+    CHECK(m && m->hp.sliding_window == 0 && srti_check_llama(m, err, sizeof err) == 0, "Mixtral's sliding_window 4096 is ignored as Mistral's (%s)", m ? "ok" : err);
+    srti_close(m);
+
+    /* random models: transformers' defaults for what the config leaves out; srt-pack --random */
+    {
+        static const struct { const char *cfg, *what; uint32_t experts, used, width, ctx; int norm; float theta, eps; } rnd[] = {
+            {"{\"architectures\":[\"Qwen3MoeForCausalLM\"],\"hidden_size\":8,\"intermediate_size\":16,\"num_hidden_layers\":1,"
+             "\"num_attention_heads\":2,\"num_key_value_heads\":1,\"head_dim\":4,\"vocab_size\":300}",
+             "Qwen3MoeConfig's: 128 experts, 8 used, width 768, norm_topk_prob false, 32768 positions", 128, 8, 768, 32768, 0, 10000.0f, 1e-6f},
+            {"{\"architectures\":[\"MixtralForCausalLM\"],\"hidden_size\":8,\"intermediate_size\":16,\"num_hidden_layers\":1,"
+             "\"num_attention_heads\":2,\"num_key_value_heads\":1,\"vocab_size\":300}",
+             "MixtralConfig's: 8 experts, 2 used, width intermediate_size, rope theta 1e6, eps 1e-5, 131072 positions", 8, 2, 16, 131072, 1, 1e6f, 1e-5f},
+        };
+        int r;
+        path_in(p, sizeof p, TMP, "moe_random.json");
+        for (r = 0; r < 2; r++) {
+            write_text(p, rnd[r].cfg);
+            m = NULL;
+            ok = srti_open_random(p, 3, &m, err, sizeof err) == 0;
+            ok = ok && m->hp.n_expert == rnd[r].experts && m->hp.n_expert_used == rnd[r].used && (m->hp.n_ff_exp ? m->hp.n_ff_exp : m->hp.n_ff) == rnd[r].width &&
+                 m->hp.expert_weights_norm == rnd[r].norm && m->hp.n_ctx == rnd[r].ctx && m->hp.rope_theta == rnd[r].theta && m->hp.norm_eps == rnd[r].eps &&
+                 m->n_tensors == 3 + 6 + (r ? 0 : 2) + 1 + 3 * rnd[r].experts && srti_check_llama(m, err, sizeof err) == 0;
+            CHECK(ok, "random %s: defaults %s; the router and every expert, checked (%s)", r ? "Mixtral" : "Qwen3-MoE", rnd[r].what, ok ? "ok" : err);
+            srti_close(m);
+        }
+        for (r = 0; r < 2; r++) {   /* the other class's spelling of the expert count (transformers' attribute_map) */
+            write_text(p, r ? "{\"architectures\":[\"MixtralForCausalLM\"],\"hidden_size\":8,\"intermediate_size\":16,\"num_hidden_layers\":1,"
+                              "\"num_attention_heads\":2,\"vocab_size\":300,\"num_experts\":16,\"num_experts_per_tok\":3}"
+                            : "{\"architectures\":[\"Qwen3MoeForCausalLM\"],\"hidden_size\":8,\"intermediate_size\":16,\"num_hidden_layers\":1,"
+                              "\"num_attention_heads\":2,\"vocab_size\":300,\"num_local_experts\":16,\"num_experts_per_tok\":3}");
+            m = NULL;
+            ok = srti_open_random(p, 3, &m, err, sizeof err) == 0 && m->hp.n_expert == 16 && m->hp.n_expert_used == 3;
+            CHECK(ok, "%s: %s 16 gives 16 experts (%s)", r ? "Mixtral" : "Qwen3-MoE", r ? "num_experts" : "num_local_experts", ok ? "ok" : err);
+            srti_close(m);
+        }
+        write_text(p, "{\"architectures\":[\"Qwen3MoeForCausalLM\"],\"hidden_size\":8,\"intermediate_size\":16,\"num_hidden_layers\":300,"
+                   "\"num_attention_heads\":2,\"num_key_value_heads\":1,\"head_dim\":4,\"vocab_size\":300,\"num_experts\":4096,\"num_experts_per_tok\":8}");
+        m = NULL;
+        ok = srti_open_random(p, 3, &m, err, sizeof err) != 0 && strstr(err, "more than the 262144 tensors a random model may have") != NULL;
+        CHECK(ok, "a random model of 300 layers of 4096 experts is refused: %s", m ? "(opened)" : err);
+        srti_close(m);
+        mx_config(cfg, sizeof cfg, 0, 0, "");
+        write_text(p, cfg);
+        {
+            float lg[TV];
+            srt_model_info info;
+            memset(&info, 0, sizeof info);
+            ok = mx_pack_eval(p, "--random", TMP "/moe_random.srt", lg, &info, arch, why, sizeof why);
+            CHECK(ok && !strcmp(arch, "qwen3moe") && info.n_expert == MXN && info.n_expert_used == 2 && info.n_ff == MXF &&
+                  srt_file_format(TMP "/moe_random.srt", "blk.1.ffn_gate_inp.weight") == SRT_F32,
+                  "srt-pack --random on a tiny Qwen3-MoE config: qwen3moe, 4 experts, 2 used, f32 routers; it evaluates to finite logits (%s)", ok ? "ok" : why);
+        }
+        remove(TMP "/moe_random.srt");
+        remove(p);
+    }
+    if (system("rm -rf " TMP "/moe") != 0) CHECK(0, "clean up");
+}
+
 /* ---------------------------------------------------------------- malformed folders */
 static void test_malformed(void) {
     char dir[] = TMP "/bad", p[512], cfg[1024], cmd[600];
@@ -1463,17 +1899,6 @@ static void big_values(const big_tensor *t, int index, float *v) {
     }
 }
 
-static double max_rel_diff(const float *a, const float *b, int n) {
-    double md = 0, mx = 1e-30;
-    int i;
-    for (i = 0; i < n; i++) {
-        double d = fabs((double)a[i] - b[i]);
-        if (d > md) md = d;
-        if (fabs(b[i]) > mx) mx = fabs(b[i]);
-    }
-    return md / mx;
-}
-
 static void test_smollm2_shape(void) {
     const char *dir = TMP "/smol";
     char p[512], err[1024], cmd[1024];
@@ -1733,6 +2158,7 @@ int main(void) {
     test_tiny_phi3();
     test_gemma();
     test_gemma_mm();
+    test_moe();
     test_malformed();
     test_tokenizers();
     test_smollm2_tokenizer();

@@ -11,7 +11,9 @@
                                rope_scaling longrope / su: long_factor and short_factor become the
                                rope_factors_long/short.weight tensors; sliding_window recorded),
                                Gemma2ForCausalLM (-> "gemma2"), Gemma3ForCausalLM and the text model
-                               of Gemma3ForConditionalGeneration (-> "gemma3"; see GEMMA below):
+                               of Gemma3ForConditionalGeneration (-> "gemma3"; see GEMMA below),
+                               MixtralForCausalLM (-> "llama" with experts) and Qwen3MoeForCausalLM
+                               (-> "qwen3moe": Qwen3 with experts; see EXPERTS below):
                                hidden_size, intermediate_size,
                                num_hidden_layers, num_attention_heads, num_key_value_heads, head_dim,
                                rms_norm_eps, rope_theta, rope_scaling (linear, llama3; other types
@@ -79,6 +81,18 @@
      multi_modal_projector.* tensor (also under model.) left out. Its vocab_size (262208) is over
      the tokenizer's 262145 ids, so <image_soft_token> (262144) stays, a control token, and the
      ids past it are unused [PADn] ones. Without text_config it is refused.
+
+   EXPERTS
+     Mixtral's block_sparse_moe.gate and Qwen3-MoE's mlp.gate (the router) become
+     blk.N.ffn_gate_inp.weight; expert X's block_sparse_moe.experts.X.w1 / w3 / w2 (Mixtral) and
+     mlp.experts.X.gate_proj / up_proj / down_proj (Qwen3-MoE) become blk.N.ffn_gate.X /
+     ffn_up.X / ffn_down.X.weight, one 2-D tensor per expert (formats/SRT.md). Mixtral is Llama
+     with experts: q/k permuted as for Llama, experts intermediate_size wide, the picked experts'
+     weights renormalized; its sliding_window is ignored as Mistral's is (not recorded, not
+     applied; null in the released configs). Qwen3-MoE is Qwen3 with experts (q_norm / k_norm,
+     NeoX rope): num_experts, num_experts_per_tok, moe_intermediate_size, and norm_topk_prob as
+     expert_weights_norm. Dense FFN layers in a MoE model (decoder_sparse_step > 1, mlp_only_layers)
+     are refused; absent fields take transformers' defaults (srti__hf_moe_config).
 
    PRE-TOKENIZER NAMES (the pre_tokenizer steps, flattened; Split regexes compared exactly)
      ByteLevel(use_regex)                          gpt-2 (gpt-neox / mpt for those architectures)
@@ -285,8 +299,10 @@ static int srti__jtoken_id(const char *file, const srtj_value *obj, const char *
 }
 
 /* ---------------------------------------------------------------- config.json */
-enum { SRTI__HF_LLAMA = 1, SRTI__HF_MISTRAL = 2, SRTI__HF_QWEN2 = 3, SRTI__HF_QWEN3 = 4, SRTI__HF_PHI3 = 5, SRTI__HF_GEMMA2 = 6, SRTI__HF_GEMMA3 = 7 };
+enum { SRTI__HF_LLAMA = 1, SRTI__HF_MISTRAL = 2, SRTI__HF_QWEN2 = 3, SRTI__HF_QWEN3 = 4, SRTI__HF_PHI3 = 5, SRTI__HF_GEMMA2 = 6, SRTI__HF_GEMMA3 = 7,
+       SRTI__HF_MIXTRAL = 8, SRTI__HF_QWEN3MOE = 9 };
 #define SRTI__HF_IS_GEMMA(kind) ((kind) == SRTI__HF_GEMMA2 || (kind) == SRTI__HF_GEMMA3)
+#define SRTI__HF_QK_NORM(kind) ((kind) == SRTI__HF_QWEN3 || (kind) == SRTI__HF_QWEN3MOE || (kind) == SRTI__HF_GEMMA3)   /* per-head q/k RMSNorm */
 typedef struct srti__hf_cfg {
     char arch_class[64];       /* "LlamaForCausalLM" (or the model_type) */
     int kind;                  /* SRTI__HF_*; 0 = not a supported architecture */
@@ -454,6 +470,60 @@ static int srti__hf_gemma_config(srti_model *m, const char *file, const srtj_val
     return 0;
 }
 
+/* ---------------------------------------------------------------- mixtures of experts */
+/* Mixtral (-> "llama" with experts) and Qwen3-MoE (-> "qwen3moe"): every layer's FFN is a router
+   and n_expert experts, of which each token goes through n_expert_used. Absent fields take the
+   config classes' defaults: MixtralConfig's num_local_experts 8 and num_experts_per_tok 2 (an
+   expert is intermediate_size wide); Qwen3MoeConfig's num_experts 128, num_experts_per_tok 8,
+   moe_intermediate_size 768, norm_topk_prob false, decoder_sparse_step 1 and mlp_only_layers [].
+   transformers reads num_experts and num_local_experts as one setting (attribute_map) in both
+   classes, so either spelling counts; both given must agree. A Qwen3-MoE layer with a dense FFN
+   (decoder_sparse_step > 1, a layer in mlp_only_layers) is refused: the runtime has experts in
+   every layer or in none. */
+static int srti__hf_moe_config(srti_model *m, const char *file, const srtj_value *c, const srti__hf_cfg *cfg, char *err, size_t errlen) {
+    srti_hparams *hp = &m->hp;
+    const int mixtral = cfg->kind == SRTI__HF_MIXTRAL;
+    const char *own = mixtral ? "num_local_experts" : "num_experts", *other = mixtral ? "num_experts" : "num_local_experts";
+    uint32_t n_own = 0, n_other = 0, step = 1;
+    const srtj_value *mlp_only;
+    int norm = 0;
+    if (srti__ju32(file, c, own, 1, 4096, 0, &n_own, err, errlen) || srti__ju32(file, c, other, 1, 4096, 0, &n_other, err, errlen)) return 1;
+    if (n_own && n_other && n_own != n_other) {
+        srti__seterr(err, errlen, "%s: %s %u and %s %u disagree (transformers reads them as one setting)", file, own, (unsigned)n_own, other, (unsigned)n_other);
+        return 1;
+    }
+    hp->n_expert = n_own ? n_own : n_other ? n_other : mixtral ? 8 : 128;
+    hp->n_expert_used = mixtral ? 2 : 8;
+    if (hp->n_expert_used > hp->n_expert) hp->n_expert_used = hp->n_expert;   /* a default never over the experts there are */
+    if (srti__ju32(file, c, "num_experts_per_tok", 1, hp->n_expert, 0, &hp->n_expert_used, err, errlen)) return 1;
+    if (mixtral) {   /* Mixtral: an expert is intermediate_size wide, and the picked experts' weights always sum to 1 */
+        hp->n_ff_exp = hp->n_ff;
+        hp->expert_weights_norm = 1;
+        return 0;
+    }
+    hp->n_ff_exp = 768;
+    if (srti__ju32(file, c, "moe_intermediate_size", 1, 1u << 24, 0, &hp->n_ff_exp, err, errlen) ||
+        srti__jbool(file, c, "norm_topk_prob", &norm, err, errlen) ||
+        srti__ju32(file, c, "decoder_sparse_step", 1, 1u << 20, 0, &step, err, errlen))
+        return 1;
+    /* norm_topk_prob as the checkpoint says (transformers' default false: the picked experts'
+       softmax probabilities used as they are). llama.cpp's qwen3moe graph always renormalizes;
+       every released Qwen3-MoE checkpoint sets it true, so the two agree on those. */
+    hp->expert_weights_norm = norm;
+    if (step != 1) {
+        srti__seterr(err, errlen, "%s: decoder_sparse_step %u leaves layers with a dense FFN (experts only where (layer + 1) %% %u == 0): not supported",
+                     file, (unsigned)step, (unsigned)step);
+        return 1;
+    }
+    mlp_only = srtj_get(c, "mlp_only_layers");
+    if (mlp_only && mlp_only->type != SRTJ_NULL && (!srtj_is(mlp_only, SRTJ_ARRAY) || mlp_only->n > 0)) {
+        srti__seterr(err, errlen, "%s: mlp_only_layers %s: layers with a dense FFN are not supported", file,
+                     srtj_is(mlp_only, SRTJ_ARRAY) ? "is not empty" : "must be a list (of layer indices)");
+        return 1;
+    }
+    return 0;
+}
+
 static int srti__hf_config(srti_model *m, const char *file, const srtj_value *c, srti__hf_cfg *cfg, char *err, size_t errlen) {
     srti_hparams *hp = &m->hp;
     const srtj_value *v, *top = c;
@@ -471,6 +541,8 @@ static int srti__hf_config(srti_model *m, const char *file, const srtj_value *c,
     else if (!strcmp(cfg->arch_class, "MistralForCausalLM") || !strcmp(cfg->arch_class, "mistral")) cfg->kind = SRTI__HF_MISTRAL;
     else if (!strcmp(cfg->arch_class, "Qwen2ForCausalLM") || !strcmp(cfg->arch_class, "qwen2")) cfg->kind = SRTI__HF_QWEN2;
     else if (!strcmp(cfg->arch_class, "Qwen3ForCausalLM") || !strcmp(cfg->arch_class, "qwen3")) cfg->kind = SRTI__HF_QWEN3;
+    else if (!strcmp(cfg->arch_class, "Qwen3MoeForCausalLM") || !strcmp(cfg->arch_class, "qwen3_moe")) cfg->kind = SRTI__HF_QWEN3MOE;
+    else if (!strcmp(cfg->arch_class, "MixtralForCausalLM") || !strcmp(cfg->arch_class, "mixtral")) cfg->kind = SRTI__HF_MIXTRAL;
     else if (!strcmp(cfg->arch_class, "Phi3ForCausalLM") || !strcmp(cfg->arch_class, "phi3")) cfg->kind = SRTI__HF_PHI3;
     else if (!strcmp(cfg->arch_class, "Gemma2ForCausalLM") || !strcmp(cfg->arch_class, "gemma2")) cfg->kind = SRTI__HF_GEMMA2;
     else if (!strcmp(cfg->arch_class, "Gemma3ForCausalLM") || !strcmp(cfg->arch_class, "gemma3_text")) cfg->kind = SRTI__HF_GEMMA3;
@@ -478,7 +550,8 @@ static int srti__hf_config(srti_model *m, const char *file, const srtj_value *c,
         cfg->kind = SRTI__HF_GEMMA3;   /* the text model of the multimodal one */
         cfg->multimodal = 1;
     }
-    strcpy(hp->arch, cfg->kind == SRTI__HF_QWEN2 ? "qwen2" : cfg->kind == SRTI__HF_QWEN3 ? "qwen3" : cfg->kind == SRTI__HF_PHI3 ? "phi3" :
+    strcpy(hp->arch, cfg->kind == SRTI__HF_QWEN2 ? "qwen2" : cfg->kind == SRTI__HF_QWEN3 ? "qwen3" : cfg->kind == SRTI__HF_QWEN3MOE ? "qwen3moe" :
+                     cfg->kind == SRTI__HF_PHI3 ? "phi3" :
                      cfg->kind == SRTI__HF_GEMMA2 ? "gemma2" : cfg->kind == SRTI__HF_GEMMA3 ? "gemma3" : cfg->kind ? "llama" : "");
     if ((s = srtj_string(srtj_get(c, "_name_or_path"))) != NULL && s[0]) {
         const char *b = s, *q;
@@ -514,9 +587,9 @@ static int srti__hf_config(srti_model *m, const char *file, const srtj_value *c,
         return 1;
     if (!cfg->kind) return 0;   /* vocabulary only; srt-pack refuses the architecture */
     g3 = cfg->kind == SRTI__HF_GEMMA3;
-    hp->norm_eps = 1e-6f;       /* transformers' defaults for these configs */
-    hp->rope_theta = g3 ? srti__gemma3_text.rope_theta : 10000.0f;
-    hp->n_ctx = g3 ? srti__gemma3_text.max_pos : 2048;
+    hp->norm_eps = cfg->kind == SRTI__HF_MIXTRAL ? 1e-5f : 1e-6f;   /* transformers' defaults for these configs */
+    hp->rope_theta = g3 ? srti__gemma3_text.rope_theta : cfg->kind == SRTI__HF_MIXTRAL ? 1000000.0f : 10000.0f;
+    hp->n_ctx = g3 ? srti__gemma3_text.max_pos : cfg->kind == SRTI__HF_MIXTRAL ? 131072 : cfg->kind == SRTI__HF_QWEN3MOE ? 32768 : 2048;
     if (SRTI__HF_IS_GEMMA(cfg->kind) && cfg->tie < 0) cfg->tie = 1;   /* Gemma's config classes tie by default */
     if (g3) {   /* Gemma 3: every field has a default (Gemma3TextConfig's); elsewhere the shape is required */
         if (!cfg->vocab_size) cfg->vocab_size = srti__gemma3_text.vocab_size;
@@ -568,7 +641,9 @@ static int srti__hf_config(srti_model *m, const char *file, const srtj_value *c,
     if (srti__jbool(file, c, "attention_bias", &flag, err, errlen)) return 1;
     if (flag && SRTI__HF_IS_GEMMA(cfg->kind)) { srti__seterr(err, errlen, "%s: attention_bias is not supported for %s", file, cfg->arch_class); return 1; }
     cfg->qkv_bias = cfg->kind == SRTI__HF_QWEN2 || flag;
-    hp->rope_neox = cfg->kind == SRTI__HF_QWEN2 || cfg->kind == SRTI__HF_QWEN3 || cfg->kind == SRTI__HF_PHI3 || SRTI__HF_IS_GEMMA(cfg->kind);
+    hp->rope_neox = cfg->kind == SRTI__HF_QWEN2 || cfg->kind == SRTI__HF_QWEN3 || cfg->kind == SRTI__HF_QWEN3MOE || cfg->kind == SRTI__HF_PHI3 ||
+                    SRTI__HF_IS_GEMMA(cfg->kind);
+    if ((cfg->kind == SRTI__HF_MIXTRAL || cfg->kind == SRTI__HF_QWEN3MOE) && srti__hf_moe_config(m, file, c, cfg, err, errlen)) return 1;
     v = srtj_get(c, "rope_scaling");
     if (v && v->type != SRTJ_NULL) {
         const char *type = srtj_string(srtj_get(v, "rope_type"));
@@ -1088,8 +1163,27 @@ static int srti__hf_name(const char *hf, const srti_hparams *hp, int permute_qk,
                 if (!strcmp(p, gemma[i].hf)) { snprintf(out, cap, "blk.%lu.%s", l, gemma[i].gg); return 1; }
             return -1;
         }
+        if (hp->n_expert) {   /* the router and expert X's matrices, in place of the dense FFN (whose names then have no place) */
+            static const char *const hf_part[2][3] = {{"gate_proj.weight", "up_proj.weight", "down_proj.weight"}, {"w1.weight", "w3.weight", "w2.weight"}};
+            static const char *const gg_part[3] = {"gate", "up", "down"};
+            const int mixtral = !strcmp(hp->arch, "llama");   /* block_sparse_moe.experts.X.w1/w3/w2; Qwen3-MoE: mlp.experts.X.*_proj */
+            const char *block = mixtral ? "block_sparse_moe." : "mlp.";
+            const size_t bl = strlen(block);
+            unsigned long x = 0;
+            if (!strncmp(p, block, bl)) {
+                const char *q = p + bl;
+                if (!strcmp(q, "gate.weight")) { snprintf(out, cap, "blk.%lu.ffn_gate_inp.weight", l); return 1; }
+                if (strncmp(q, "experts.", 8) != 0 || q[8] < '0' || q[8] > '9') return -1;
+                q += 8;
+                while (*q >= '0' && *q <= '9' && x < 100000) x = x * 10 + (unsigned long)(*q++ - '0');
+                if (*q++ != '.' || x >= hp->n_expert) return -1;
+                for (i = 0; i < 3; i++)
+                    if (!strcmp(q, hf_part[mixtral][i])) { snprintf(out, cap, "blk.%lu.ffn_%s.%lu.weight", l, gg_part[i], x); return 1; }
+                return -1;
+            }
+        }
         for (i = 0; i < sizeof layer / sizeof layer[0]; i++)
-            if (!strcmp(p, layer[i].hf)) {
+            if (!strcmp(p, layer[i].hf) && !(hp->n_expert && !strncmp(p, "mlp.", 4))) {
                 snprintf(out, cap, "blk.%lu.%s", l, layer[i].gg);
                 if (permute_qk && layer[i].qk) *permute = layer[i].qk == 1 ? hp->n_head : hp->n_head_kv;
                 return 1;
@@ -1319,7 +1413,7 @@ static int srti__hf_weights(srti_model *m, const char *dir, const srti__hf_cfg *
     const srtj_value *wm = NULL, *e;
     uint32_t cap = 0, found = 0, k;
     int rc = 1, r;
-    int permute_qk = cfg->kind == SRTI__HF_LLAMA || cfg->kind == SRTI__HF_MISTRAL;
+    int permute_qk = cfg->kind == SRTI__HF_LLAMA || cfg->kind == SRTI__HF_MISTRAL || cfg->kind == SRTI__HF_MIXTRAL;
     if (!ipath || !spath) { srti__seterr(err, errlen, "out of memory"); goto done; }
     r = srti__json_file(ipath, (uint64_t)1 << 28, &idx, err, errlen);
     if (r == 1) goto done;
@@ -1460,8 +1554,8 @@ static int srti__hf_read_config(srti_model *m, const char *cfg_path, srti__hf_cf
     return r;
 }
 
-#define SRTI__HF_ARCHS "LlamaForCausalLM, MistralForCausalLM, Qwen2ForCausalLM, Qwen3ForCausalLM, Phi3ForCausalLM, Gemma2ForCausalLM, Gemma3ForCausalLM, " \
-                       "Gemma3ForConditionalGeneration"
+#define SRTI__HF_ARCHS "LlamaForCausalLM, MistralForCausalLM, MixtralForCausalLM, Qwen2ForCausalLM, Qwen3ForCausalLM, Qwen3MoeForCausalLM, " \
+                       "Phi3ForCausalLM, Gemma2ForCausalLM, Gemma3ForCausalLM, Gemma3ForConditionalGeneration"
 /* More on a refused architecture: of the multimodal ones only Gemma 3's is read (its text model). */
 static const char *srti__hf_why_not(const srti__hf_cfg *cfg) {
     if (strstr(cfg->arch_class, "ForConditionalGeneration"))
@@ -1536,6 +1630,7 @@ static uint64_t srti__splitmix(uint64_t *s) {
 /* Values are drawn in streams of SRTI__RANDOM_STREAM, each seeded from (seed, tensor name, stream
    index), so that threads can draw them in any order and the file stays the same. */
 #define SRTI__RANDOM_STREAM 65536u
+#define SRTI__RANDOM_MAX_TENSORS (1u << 18)   /* a random model's tensors at most (7 x Qwen3-235B-A22B's 36945; descriptors: 46 MB) */
 typedef struct srti__random_job { uint64_t state; uint64_t n; float *out; } srti__random_job;
 static void srti__random_streams(void *user, int64_t s0, int64_t s1, int thread_index) {
     const srti__random_job *j = (const srti__random_job *)user;
@@ -1640,11 +1735,19 @@ SRTI_API int srti_open_random(const char *config_path, uint64_t seed, srti_model
     m->hp.tied_output = cfg.tie == 1;
     {
         uint64_t E = m->hp.n_embd, F = m->hp.n_ff, V = m->hp.n_vocab, Q = (uint64_t)m->hp.n_head * m->hp.head_dim,
-                 KV = (uint64_t)m->hp.n_head_kv * m->hp.head_dim, off = 0, l;
+                 KV = (uint64_t)m->hp.n_head_kv * m->hp.head_dim, off = 0, l, x;
+        const uint64_t FE = m->hp.n_ff_exp ? m->hp.n_ff_exp : F;
         const int gemma = SRTI__HF_IS_GEMMA(cfg.kind);
-        uint32_t per = 9 + (cfg.qkv_bias ? 3 : 0) + (cfg.kind == SRTI__HF_QWEN3 || cfg.kind == SRTI__HF_GEMMA3 ? 2 : 0) + (gemma ? 2 : 0);
+        /* per layer: 2 norms, q, k, v, o and the FFN: dense (3), or the router and 3 an expert */
+        const uint64_t per = 6 + (m->hp.n_expert ? 1 + 3 * (uint64_t)m->hp.n_expert : 3) + (cfg.qkv_bias ? 3 : 0) + (SRTI__HF_QK_NORM(cfg.kind) ? 2 : 0) +
+                             (gemma ? 2 : 0);
         char nm[96];
-        m->tensors = (srti_tensor *)SRTI_CALLOC((size_t)m->hp.n_layer * per + 3, sizeof(srti_tensor));
+        if (m->hp.n_layer * per > SRTI__RANDOM_MAX_TENSORS) {   /* (Qwen3-235B-A22B: 94 x 393) */
+            srti__seterr(err, errlen, "%s: %u layers of %llu tensors (%u experts) are more than the %u tensors a random model may have", config_path,
+                         (unsigned)m->hp.n_layer, (srti__ull)per, (unsigned)m->hp.n_expert, (unsigned)SRTI__RANDOM_MAX_TENSORS);
+            goto fail;
+        }
+        m->tensors = (srti_tensor *)SRTI_CALLOC((size_t)(m->hp.n_layer * per) + 3, sizeof(srti_tensor));
         if (!m->tensors) { srti__seterr(err, errlen, "out of memory"); goto fail; }
         srti__add_tensor(m, "token_embd.weight", E, V, &off);
         for (l = 0; l < m->hp.n_layer; l++) {
@@ -1658,16 +1761,25 @@ SRTI_API int srti_open_random(const char *config_path, uint64_t seed, srti_model
                 SRTI__T("attn_k.bias", KV, 0)
                 SRTI__T("attn_v.bias", KV, 0)
             }
-            if (cfg.kind == SRTI__HF_QWEN3 || cfg.kind == SRTI__HF_GEMMA3) {
+            if (SRTI__HF_QK_NORM(cfg.kind)) {
                 SRTI__T("attn_q_norm.weight", m->hp.head_dim, 0)
                 SRTI__T("attn_k_norm.weight", m->hp.head_dim, 0)
             }
             SRTI__T("attn_output.weight", Q, E)
             if (gemma) { SRTI__T("post_attention_norm.weight", E, 0) }   /* the macro is two statements */
             SRTI__T("ffn_norm.weight", E, 0)
-            SRTI__T("ffn_gate.weight", E, F)
-            SRTI__T("ffn_down.weight", F, E)
-            SRTI__T("ffn_up.weight", E, F)
+            if (m->hp.n_expert) {   /* the router, then each expert's gate, down and up (the order srti_check_llama lists them in) */
+                SRTI__T("ffn_gate_inp.weight", E, m->hp.n_expert)
+                for (x = 0; x < m->hp.n_expert; x++) {
+                    snprintf(nm, sizeof nm, "blk.%u.ffn_gate.%u.weight", (unsigned)l, (unsigned)x); srti__add_tensor(m, nm, E, FE, &off);
+                    snprintf(nm, sizeof nm, "blk.%u.ffn_down.%u.weight", (unsigned)l, (unsigned)x); srti__add_tensor(m, nm, FE, E, &off);
+                    snprintf(nm, sizeof nm, "blk.%u.ffn_up.%u.weight", (unsigned)l, (unsigned)x); srti__add_tensor(m, nm, E, FE, &off);
+                }
+            } else {
+                SRTI__T("ffn_gate.weight", E, F)
+                SRTI__T("ffn_down.weight", F, E)
+                SRTI__T("ffn_up.weight", E, F)
+            }
             if (gemma) { SRTI__T("post_ffw_norm.weight", E, 0) }
 #undef SRTI__T
         }
