@@ -1788,6 +1788,7 @@ SRTI_API int srti_open_random(const char *config_path, uint64_t seed, srti_model
     }
     if (srti__hf_add_rope_factors(m, err, errlen)) goto fail;
     SRTI_FREE(dir);
+    srti__index_names(m);   /* srti_find by binary search: a MoE config makes 10^4+ tensors */
     *out = m;
     return 0;
 fail:
