@@ -66,7 +66,13 @@ static int fz_make_seeds(const char *dir) {
     static const struct { const char *name; int v1, vocab, shared, tok; } seeds[] = {
         {"v0-shared.bin", 0, 32, 1, 1}, {"v0-separate.bin", 0, 32, 0, 1}, {"v1.bin", 1, 32, 1, 1},
         {"v1-separate-notok.bin", 1, 32, 0, 0}, {"v0-no-tokenizer.bin", 0, 32, 1, 0}, {"v0-tok512.bin", 0, 512, 1, 2}};
+    /* a header of a negative vocabulary size (-32: v0's mark of a separate output matrix) with a
+       tokenizer cut off after its max_token_length */
+    static const unsigned char bad[54] = {8, 0, 0, 0, 16, 0, 0, 0, 1, 0, 0, 0, 2, 0, 0, 0, 1, 0, 0, 0, 0xe0, 0xff, 0xff, 0xff, 16, 0, 0, 0,
+                                          '\n', '@', '@', 'f', 'i', 'l', 'e', ' ', 't', 'o', 'k', 'e', 'n', 'i', 'z', 'e', 'r', '.', 'b', 'i', 'n', '\n',
+                                          8, 0, 0, 0};
     size_t i;
+    if (fz_seed(dir, "bad-header.bin", bad, sizeof bad)) return 1;
     for (i = 0; i < sizeof seeds / sizeof seeds[0]; i++) {
         fz_buf b = {NULL, 0, 0};
         int rc;

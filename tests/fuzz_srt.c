@@ -114,6 +114,43 @@ int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size) {
     return 0;
 }
 
+/* Two malformed files, made here rather than kept in the repository: the header of a tiny model
+   alone (the rest cut off), and a tiny q8 model a third of whose norm weights are NaN (srt_writer refuses to
+   write NaN, so they are written as a sentinel and patched; the harness fixes the checksums). The
+   NaN model is 0 mod 4 bytes long, so the harness runs it at the best ISA level: NaN activations
+   once made the AVX2 quantizer's code sums overflow (test_kernels checks the quantizer itself). */
+static int fz_malformed_seeds(const char *dir) {
+    static const float sentinel = 1234.5f;
+    char path[1024];
+    unsigned char *p;
+    size_t n = 0, i;
+    int k, rc;
+    snprintf(path, sizeof path, "%s/tiny-q8.srt", dir);   /* written by fz_make_seeds before */
+    if (!(p = fz_read_file(path, &n)) || n < SRT__HEADER_SIZE) { free(p); fprintf(stderr, "fuzz_srt: cannot read %s\n", path); return 1; }
+    rc = fz_seed(dir, "header-only.srt", p, SRT__HEADER_SIZE);
+    free(p);
+    p = NULL;
+    if (rc) return 1;
+    snprintf(path, sizeof path, "%s/nan-norm-weights.srt", dir);
+    tiny_norm_value = sentinel;
+    for (k = 0, n = 2; k < 4 && (n & 3) != 0; k++) {   /* a name one byte longer moves the size by 1 .. 4 (padding) */
+        static const char *const names[4] = {"tiny-nan", "tiny-nan1", "tiny-nan12", "tiny-nan123"};
+        tiny_name = names[k];
+        free(p); p = NULL;
+        if (!write_tiny_model_arch(path, "llama", NULL, SRT_Q8, NULL, NULL, 1) || !(p = fz_read_file(path, &n))) n = 2;
+    }
+    tiny_norm_value = 0.0f; tiny_name = "tiny-test";
+    if (!p || (n & 3) != 0) { free(p); fprintf(stderr, "fuzz_srt: cannot write the NaN seed\n"); return 1; }
+    for (i = 0, k = 0; i + 4 <= n; i += 4)
+        if (!memcmp(p + i, &sentinel, 4)) {   /* every third NaN, the others 1: groups with some NaN activations */
+            const float v = k++ % 3 ? 1.0f : NAN;
+            memcpy(p + i, &v, 4);
+        }
+    rc = k < 3 * T_E ? 1 : fz_seed(dir, "nan-norm-weights.srt", p, n);   /* the output norm and 2 per layer */
+    free(p);
+    return rc;
+}
+
 static int fz_make_seeds(const char *dir) {
     static const srt_format fmts[] = {SRT_F16, SRT_BF16, SRT_Q8, SRT_Q4, SRT_Q2, SRT_TQ, SRT_Q1, SRT_SB_BF16, SRT_SB_Q8, SRT_SB_Q4, SRT_S4X1, SRT_TCSL};
     size_t i;
@@ -135,5 +172,5 @@ static int fz_make_seeds(const char *dir) {
         snprintf(path, sizeof path, "%s/tiny-qwen3moe-q8.srt", dir);   /* qwen3moe: the router, experts and their keys */
         if (!write_tiny_model_arch(path, "qwen3moe", NULL, SRT_Q8, NULL, NULL, 1)) { fprintf(stderr, "fuzz_srt: cannot write %s\n", path); return 1; }
     }
-    return 0;
+    return fz_malformed_seeds(dir);
 }

@@ -515,6 +515,45 @@ static void test_vec_ops(void) {
     }
 }
 
+/* The activation quantizer on non-finite and extreme inputs (a model with NaN or infinite weights
+   feeds them): every code is defined (NaN -> 0, others clamped to +-127), each group's sum is the
+   sum of its codes, and the AVX2 version gives the same codes, sums and scales bit for bit (its
+   code sum once overflowed: undefined behaviour, found by fuzz_srt on NaN norm weights). */
+static void test_act_quant_nonfinite(void) {
+    enum { COLS = 200, GROUP = 32, KP = 224, NG = (COLS + GROUP - 1) / GROUP };
+    static const float odd[] = {NAN, INFINITY, -INFINITY, 3e38f, -3e38f, 1e-40f, 0.0f, -0.0f};
+    float x[COLS], d[2][NG];
+    int8_t q[2][KP];
+    int32_t sums[2][NG];
+    int round, k, g, ok_def = 1, ok_same = 1, levels = 1;
+    for (round = 0; round < 16; round++) {
+        for (k = 0; k < COLS; k++) x[k] = srt_test_frand() * 4.0f;
+        for (k = round % 7; k < COLS; k += 5 + round) x[k] = odd[(k + round) % 8];   /* groups with each kind, and some without */
+        memset(q, 0x55, sizeof q);
+        srt__quantize_acts(x, COLS, GROUP, KP, q[0], d[0], sums[0]);
+        for (g = 0; g < NG; g++) {
+            int32_t sum = 0;
+            for (k = g * GROUP; k < COLS && k < (g + 1) * GROUP; k++) {
+                sum += q[0][k];
+                if (q[0][k] < -127 || (x[k] != x[k] && q[0][k] != 0)) ok_def = 0;
+            }
+            if (sum != sums[0][g]) ok_def = 0;
+        }
+        for (k = COLS; k < KP; k++) if (q[0][k] != 0) ok_def = 0;
+#if SRT__HAVE_X86
+        if (srt_isa_best() >= SRT_ISA_AVX2) {
+            levels = 2;
+            memset(q[1], 0x55, sizeof q[1]);
+            srt__quantize_acts_avx2(x, COLS, GROUP, KP, q[1], d[1], sums[1]);
+            if (memcmp(q[0], q[1], KP) || memcmp(sums[0], sums[1], sizeof sums[0]) || memcmp(d[0], d[1], sizeof d[0])) ok_same = 0;
+        }
+#endif
+    }
+    CHECK(ok_def, "activation quantizer: NaN, +-inf, +-3e38, subnormal inputs give defined codes (NaN -> 0, within +-127) and sums of the codes");
+    CHECK(ok_same, "activation quantizer: %s", levels == 2 ? "the AVX2 version equals the portable one bit for bit on them (codes, sums, scales)"
+                                                             : "no AVX2 here: the portable version only");
+}
+
 int main(void) {
     srt_test_rng = 777;
     if (system("mkdir -p build/tmp") != 0) return 1;
@@ -523,6 +562,7 @@ int main(void) {
     test_bias();
     test_vec_ops();
     test_q8_scores();
+    test_act_quant_nonfinite();
     test_model_levels();
     return srt_test_finish();
 }

@@ -29,6 +29,10 @@ static const char *extra_pieces[] = {
    layers), "gemma3" (q/k norms, a window of 4 on layer 0 of every 2, sliding rope base 100) or
    "qwen3moe" (q/k norms, 4 experts of width T_F / 2, 2 used, an f32 router); chat_template: tokenizer.chat_template
    (NULL = none). skip_tensor / bad_tensor tweak it for the error tests. */
+/* Set by a caller: every norm weight this value instead of random ones near 1 (0 = random), and the
+   model's general.name (fuzz_srt's NaN seed patches the value and picks the file size by the name). */
+static float tiny_norm_value = 0.0f;
+static const char *tiny_name = "tiny-test";
 static int write_tiny_model_arch(const char *path, const char *arch, const char *chat_template, srt_format fmt, const char *skip_tensor,
                                  const char *bad_tensor, int with_vocab) {
     srt_writer *w;
@@ -42,7 +46,7 @@ static int write_tiny_model_arch(const char *path, const char *arch, const char 
     if (!buf || srt_writer_open(path, &w) != SRT_OK) { free(buf); return 0; }
 #define TKEY(s) (snprintf(key, sizeof key, "%s." s, arch), key)
     srt_writer_meta_str(w, "general.architecture", arch);
-    srt_writer_meta_str(w, "general.name", "tiny-test");
+    srt_writer_meta_str(w, "general.name", tiny_name);
     srt_writer_meta_u32(w, TKEY("context_length"), 64);
     srt_writer_meta_u32(w, TKEY("embedding_length"), T_E);
     srt_writer_meta_u32(w, TKEY("feed_forward_length"), T_F);
@@ -88,7 +92,7 @@ static int write_tiny_model_arch(const char *path, const char *arch, const char 
         int rr = (rows); \
         if (skip_tensor && !strcmp(skip_tensor, name)) break; \
         if (bad_tensor && !strcmp(bad_tensor, name)) rr++; \
-        for (i = 0; i < rr * (cols); i++) buf[i] = (f) == SRT_F32 && rr == 1 ? 1.0f + 0.1f * tiny_rand() : tiny_rand() * 0.3f; \
+        for (i = 0; i < rr * (cols); i++) buf[i] = (f) == SRT_F32 && rr == 1 ? (tiny_norm_value != 0.0f ? tiny_norm_value : 1.0f + 0.1f * tiny_rand()) : tiny_rand() * 0.3f; \
         if (srt_writer_add_tensor(w, name, f, (f) >= SRT_Q8 && (f) != SRT_SB_BF16 && (f) != SRT_TCSL ? 32 : 0, (uint64_t)rr, (uint64_t)(cols), buf) != SRT_OK) { srt_writer_abort(w); free(buf); return 0; } \
     } while (0)
     ADD("token_embd.weight", T_V, T_E, fmt);
