@@ -1123,6 +1123,8 @@ static void test_moe(void) {
         moe_refused(&c, 1, "qwen3moe with 0 experts", "qwen3moe without expert_count");
         c = moe_default("qwen3moe", SRTI_TYPE_Q8_0); c.both = 1;
         moe_refused(&c, 0, "tensor 'blk.0.ffn_gate.0.weight' is both stored and part of a fused or per-expert tensor", "expert 0 stored in both forms");
+        c = moe_default("llama", SRTI_TYPE_Q8_0); c.n_expert = 0; c.n_used = -1;
+        moe_refused(&c, 1, "tensor 'blk.0.ffn_gate_exps.weight' holds 4 experts, but the file has no llama.expert_count", "llama with 3-D experts and no expert_count");
         c = moe_default("qwen2moe", SRTI_TYPE_Q8_0);
         moe_refused(&c, 1, "architecture 'qwen2moe' is not supported", "qwen2moe (shared experts)");
     }

@@ -1987,6 +1987,17 @@ SRTI_API int srti_check_llama(const srti_model *m, char *err, size_t errlen) {
         srti__seterr(err, errlen, "%s: implausible rope attention factor %g", m->priv->path, (double)hp->rope_attn_factor);
         return 1;
     }
+    if (!hp->n_expert) {   /* llama.cpp's 3-D expert tensors are split only by a file that counts its experts */
+        uint32_t i;
+        for (i = 0; i < m->n_tensors; i++) {
+            const size_t n = strlen(m->tensors[i].name);
+            if (n > 12 && !strcmp(m->tensors[i].name + n - 12, "_exps.weight")) {
+                srti__seterr(err, errlen, "%s: tensor '%s' holds %llu experts, but the file has no %s.expert_count", m->priv->path,
+                             m->tensors[i].name, (srti__ull)m->tensors[i].ne[2], hp->arch);
+                return 1;
+            }
+        }
+    }
     for (l = 0; l < hp->n_layer; l++) {
 #define SRTI__X(suffix, a, b, req) \
         snprintf(nm, sizeof nm, "blk.%u.%s", (unsigned)l, suffix); \
