@@ -4081,12 +4081,13 @@ static srt_status srt__parse_dir(srt_model *m, const char *path, const unsigned 
 static uint32_t srt__name_hash(const char *s) { uint32_t h = 2166136261u; while (*s) h = (h ^ (unsigned char)*s++) * 16777619u; return h; }
 /* The name index (after srt__parse_dir); refuses a name stored twice, which a lookup could not tell apart. */
 static srt_status srt__index_tensors(srt_model *m, const char *path) {
-    uint32_t cap = 16, i;
-    while (cap < 2 * m->n_tensors) cap *= 2;
-    m->tensor_hash = (uint32_t *)srt__alloc(&m->alloc, (size_t)cap * sizeof(uint32_t));
+    uint64_t cap = 16;
+    uint32_t i;
+    while (cap < 2 * (uint64_t)m->n_tensors) cap *= 2;
+    m->tensor_hash = cap >> 32 ? NULL : (uint32_t *)srt__alloc(&m->alloc, (size_t)cap * sizeof(uint32_t));
     if (!m->tensor_hash) return srt__fail(SRT_ERR_OUT_OF_MEMORY, "%s: out of memory for the tensor index", path);
     memset(m->tensor_hash, 0, (size_t)cap * sizeof(uint32_t));
-    m->tensor_hash_mask = cap - 1;
+    m->tensor_hash_mask = (uint32_t)cap - 1;
     for (i = 0; i < m->n_tensors; i++) {
         uint32_t h = srt__name_hash(m->tensors[i].name) & m->tensor_hash_mask;
         for (; m->tensor_hash[h]; h = (h + 1) & m->tensor_hash_mask)
@@ -4239,7 +4240,11 @@ static srt_status srt__bind_weights(srt_model *m) {
     }
     m->layers = (srt__layer *)srt__alloc(&m->alloc, (size_t)m->n_layer * sizeof *m->layers);
     if (!m->layers) return srt__fail(SRT_ERR_OUT_OF_MEMORY, "out of memory");
-    if (m->n_expert) {
+    if (m->n_expert) {   /* (a file too small for them is refused before their table is made) */
+        const uint64_t need = (uint64_t)m->n_layer * (1 + 3 * (uint64_t)m->n_expert);
+        if (m->n_tensors < need)
+            return srt__fail(SRT_ERR_FORMAT, "%d layers of %d experts need %llu router and expert tensors; the file has %u tensors in all", m->n_layer,
+                             m->n_expert, (unsigned long long)need, m->n_tensors);
         m->experts = (srt__weights *)srt__alloc(&m->alloc, (size_t)m->n_layer * (size_t)m->n_expert * 3 * sizeof *m->experts);
         if (!m->experts) return srt__fail(SRT_ERR_OUT_OF_MEMORY, "out of memory");
     }

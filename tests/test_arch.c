@@ -94,6 +94,7 @@ static void free_weights(const cfg_t *c, weights_t *w) {
 /* The formats and groups of the experts' gate, up and down (check_moe_formats; f32 elsewhere) */
 static srt_format expert_fmt[3] = {SRT_F32, SRT_F32, SRT_F32};
 static uint32_t expert_group[3] = {0, 0, 0};
+static int expert_count_key = 0;   /* > 0: the expert_count written instead of the model's (check_moe_errors) */
 
 /* The model as a .srt: f32 weights (experts: expert_fmt), a byte vocabulary. skip: a tensor left out; qn_extra: the q
    norms written that many values longer; lr_type: write rope.scaling.type longrope; factor0: the
@@ -113,7 +114,7 @@ static int write_srt_ex(const char *path, const cfg_t *c, const weights_t *w, co
     srt_writer_meta_u32(wr, KEY("embedding_length"), (uint32_t)c->E);
     srt_writer_meta_u32(wr, KEY("feed_forward_length"), (uint32_t)(c->NX ? 3 * c->F : c->F));
     if (c->NX) {
-        srt_writer_meta_u32(wr, KEY("expert_count"), (uint32_t)c->NX);
+        srt_writer_meta_u32(wr, KEY("expert_count"), (uint32_t)(expert_count_key ? expert_count_key : c->NX));
         srt_writer_meta_u32(wr, KEY("expert_used_count"), (uint32_t)c->K);
         srt_writer_meta_u32(wr, KEY("expert_feed_forward_length"), (uint32_t)c->F);
         srt_writer_meta_u32(wr, KEY("expert_weights_norm"), (uint32_t)c->enorm);
@@ -603,6 +604,10 @@ static void check_moe_errors(void) {
     expect_refused(path, write_srt(path, &c, &w, "blk.0.ffn_gate_inp.weight", 0), "a qwen3moe file without its first router", "blk.0.ffn_gate_inp.weight");
     c.K = 5;
     expect_refused(path, write_srt(path, &c, &w, NULL, 0), "a qwen3moe file that uses 5 of 4 experts", "5 used");
+    c.K = 2;
+    expert_count_key = 4000;   /* refused before a table of 2 x 4000 x 3 experts is made */
+    expect_refused(path, write_srt(path, &c, &w, NULL, 0), "a qwen3moe file of 4 experts that claims 4000", "2 layers of 4000 experts need 24002");
+    expert_count_key = 0;
     c.K = 2;
     c.arch = "qwen2";
     expect_refused(path, write_srt(path, &c, &w, NULL, 0), "a qwen2 file with experts", "'qwen2' with experts");
