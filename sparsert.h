@@ -5999,7 +5999,7 @@ typedef struct srt__moe_buf {
 static int srt__moe_alloc(const srt_allocator *a, const srt_model *m, int n_batch, srt__moe_buf *b) {
     const size_t B = (size_t)n_batch, X = (size_t)m->n_expert, K = (size_t)m->n_expert_used, S = B * K, E = (size_t)m->n_embd, F = (size_t)m->n_ff;
     const size_t maxc = E > F ? E : F;
-    size_t sz[14], at = 0, i;
+    size_t sz[13], at = 0, i;
     char *p;
     memset(b, 0, sizeof *b);
     if (!X) return 1;
@@ -6007,7 +6007,6 @@ static int srt__moe_alloc(const srt_allocator *a, const srt_model *m, int n_batc
     sz[7] = S * E * 4; sz[8] = S * E * 4; sz[9] = S * F * 4; sz[10] = S * F * 4;
     sz[11] = 2 * X * sizeof(srt__acts) + 2 * X * sizeof(srt__mm_job) + (2 * X + 1) * sizeof(int64_t);
     sz[12] = 2 * ((size_t)srt__acts_bytes(S, maxc, SRT__KPAD) + 128 * X);   /* each expert's piece rounded up to 64 bytes; gate and up may differ */
-    sz[13] = 0;
     for (i = 0; i < 13; i++) at += (sz[i] + 63) / 64 * 64;
     if (!(p = (char *)srt__alloc(a, at))) return 0;
     b->block = p;
