@@ -593,7 +593,8 @@ static void check_moe_formats(void) {
 }
 
 /* Mixtures of experts that are refused: an expert's matrix or the router missing, more experts
-   used than there are, experts for an architecture without them, qwen3moe without experts. */
+   used than there are, more experts claimed than the file has tensors for, experts for an
+   architecture without them, qwen3moe without experts. */
 static void check_moe_errors(void) {
     cfg_t c = {"qwen3moe", "qwen3moe", 32, 24, 2, 4, 2, 16, 16, 1e6f, 1e-6f, 0, 1, 1, -1, 0, 1.0f, 0, 0, 0, 0, 0, 0, 0, 4, 2, 1};
     weights_t w;
