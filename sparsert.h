@@ -3860,6 +3860,7 @@ typedef struct srt__tensor {
     uint32_t part_crc[4];
     int n_parts;
     int used;
+    int expert;                /* bound as a mixture of experts' expert matrix (srt__token_bytes) */
 } srt__tensor;
 
 typedef struct srt__layer {
@@ -4265,13 +4266,11 @@ static srt_status srt__bind_weights(srt_model *m) {
             int x;
             L->experts = m->experts + (size_t)l * (size_t)m->n_expert * 3;
             if ((st = srt__bind(m, SRT__NAME("ffn_gate_inp.weight"), (uint64_t)m->n_expert, E, 0, &L->router)) != SRT_OK) return st;
-            for (x = 0; x < m->n_expert; x++) {
-#define SRT__XNAME(kind) (snprintf(name, sizeof name, "blk.%d.ffn_" kind ".%d.weight", l, x), name)
-                if ((st = srt__bind(m, SRT__XNAME("gate"), F, E, 0, &L->experts[3 * x])) != SRT_OK ||
-                    (st = srt__bind(m, SRT__XNAME("up"), F, E, 0, &L->experts[3 * x + 1])) != SRT_OK ||
-                    (st = srt__bind(m, SRT__XNAME("down"), E, F, 0, &L->experts[3 * x + 2])) != SRT_OK)
-                    return st;
-#undef SRT__XNAME
+            for (x = 0; x < 3 * m->n_expert; x++) {   /* expert x / 3's gate, up, down */
+                static const char *const kinds[3] = {"gate", "up", "down"};
+                snprintf(name, sizeof name, "blk.%d.ffn_%s.%d.weight", l, kinds[x % 3], x / 3);
+                if ((st = srt__bind(m, name, x % 3 == 2 ? E : F, x % 3 == 2 ? F : E, 0, &L->experts[x])) != SRT_OK) return st;
+                srt__find_tensor(m, name)->expert = 1;
             }
         } else if ((st = srt__bind(m, SRT__NAME("ffn_gate.weight"), F, E, 0, &L->gate)) != SRT_OK ||
                    (st = srt__bind(m, SRT__NAME("ffn_down.weight"), E, F, 0, &L->down)) != SRT_OK ||
@@ -4295,21 +4294,18 @@ static srt_status srt__bind_weights(srt_model *m) {
 }
 
 /* Weight bytes one decode step reads (srt_model_info.token_bytes): every tensor, but of the embedding
-   one row when a separate output matrix exists (tied, the logits read all of it), and of the experts
-   (blk.N.ffn_{gate,up,down}.X.weight) the share a token uses. */
+   one row when a separate output matrix exists (tied, the logits read all of it), and of the expert
+   matrices the share a token uses. */
 static uint64_t srt__token_bytes(const srt_model *m) {
     uint64_t total = 0, experts = 0;
     uint32_t i;
     for (i = 0; i < m->n_tensors; i++) {
         const srt__tensor *t = &m->tensors[i];
-        const char *x = strrchr(t->name, '.');   /* ".weight" */
         uint64_t b = 0;
         int j;
         for (j = 0; j < t->n_parts; j++) b += t->part_size[j];
         if (strcmp(t->name, "token_embd.weight") == 0 && m->output.part[0] != m->tok_embd.part[0]) b /= t->w.rows ? t->w.rows : 1;
-        while (x && x > t->name && x[-1] >= '0' && x[-1] <= '9') x--;   /* back over an expert number */
-        if (m->n_expert && x && x[-1] == '.' && x[0] >= '0' && x[0] <= '9' && strncmp(t->name, "blk.", 4) == 0) experts += b;
-        else total += b;
+        *(t->expert ? &experts : &total) += b;
     }
     return total + (m->n_expert ? experts / (uint64_t)m->n_expert * (uint64_t)m->n_expert_used : 0);
 }
@@ -6165,15 +6161,20 @@ static char *srt__kv_region(const srt_session *s, int which, int layer, int kvh)
     const size_t at = (((size_t)layer - sb) * (size_t)s->n_ctx + sb * (size_t)s->swa_cap) * (size_t)s->m->n_head_kv + (size_t)kvh * (size_t)srt__kv_cap(s, layer);
     return (char *)(which ? s->v_cache : s->k_cache) + at * (size_t)s->kv_row;
 }
-/* The first position whose rows a session state holds for layer l of n evaluated positions: of a
-   sliding layer the last window - 1 only (what the next token reads besides its own). */
-static int srt__state_lo(const srt_session *s, int layer, int n) {
-    const int w = s->m->swa_window - 1;
-    return s->m->layers[layer].swa && n > w ? n - w : 0;
+/* The first of n evaluated positions a sliding layer still needs: the last window - 1 (what the
+   next token reads besides its own); 0 for a model without sliding layers. */
+static int srt__swa_keep(const srt_model *m, int n) { return m->swa_window > 0 && n > m->swa_window - 1 ? n - (m->swa_window - 1) : 0; }
+/* The first position whose rows a session state holds for layer l of n evaluated positions. */
+static int srt__state_lo(const srt_session *s, int layer, int n) { return s->m->layers[layer].swa ? srt__swa_keep(s->m, n) : 0; }
+/* The first pruned stretch that ends after position p (where srt__kv_run starts from p). */
+static int srt__kv_seg_from(const srt_session *s, int p) {
+    int g;
+    for (g = 0; g < s->n_seg && s->seg[g].p1 <= p; g++) {}
+    return g;
 }
 /* The run of positions from *p (< n) stored one way in a region of cache `which`: returns 1 for
    compact rows, 0 for dense ones; *e = the run's end, *rows = the row of *p. *seg: the next stretch
-   not yet passed (start at the first that ends after *p). cap: the region's rows (srt__kv_cap);
+   not yet passed (start at srt__kv_seg_from(*p)). cap: the region's rows (srt__kv_cap);
    in a ring (cap < n_ctx, never pruned) a run ends where the ring wraps. */
 static int srt__kv_run(const srt_session *s, int which, const char *region, int cap, int n, int *p, int *seg, int *e, const char **rows) {
     size_t row = (size_t)s->kv_row;
@@ -6216,7 +6217,7 @@ static void srt__attn_tasks(void *user, int64_t begin, int64_t end, int thread) 
         size_t h0 = (size_t)t * m->n_head * hd + ((size_t)kvh * group + (size_t)(task % chunks) * G) * hd;   /* the first head */
         const char *kreg = srt__kv_region(s, 0, j->layer, kvh), *vreg = srt__kv_region(s, 1, j->layer, kvh), *rows;
         const int ring = srt__kv_cap(s, j->layer);
-        for (seg0 = 0; seg0 < s->n_seg && s->seg[seg0].p1 <= lo; seg0++) {}   /* pruned stretches wholly before the window */
+        seg0 = srt__kv_seg_from(s, lo);   /* past the pruned stretches wholly before the window */
         for (p = lo, seg = seg0; p < n; p = e)
             if (srt__kv_run(s, 0, kreg, ring, n, &p, &seg, &e, &rows))
                 ops->attn_scores_sb((const unsigned char *)rows, s->kv_slot[0], s->q + h0, G, (uint64_t)hd, e - p, scale, sc + p, ld);
@@ -6273,15 +6274,17 @@ static void *srt__moe_acts(srt__moe_buf *b, int *na, char **scratch, const srt__
 /* The mixture-of-experts FFN of layer L for the n tokens in s->xb, its output in s->xb: each token's
    router logits, softmax over all experts, the n_expert_used most probable (ties: the lower index)
    weighted by their probability (divided by the picked ones' sum with expert_norm). The rows routed
-   to each expert are gathered into one batch per expert; all experts' gate and up products run in
-   one parallel region, their down products in a second (a decoded token: 2 regions for its 8
-   experts, not 16); the weighted outputs are added expert by expert, in index order. */
+   to each expert are gathered into one batch per expert (one token: every expert reads its row, so
+   it is neither copied nor quantized again); all experts' gate and up products run in one
+   parallel region, their down products in a second (a decoded token: 2 regions for its 8 experts,
+   not 16); the weighted outputs are added expert by expert, in index order. */
 static void srt__moe_ffn(srt_session *s, const srt__layer *L, int n) {
     const srt_model *m = s->m;
     const int E = m->n_embd, F = m->n_ff, X = m->n_expert, K = m->n_expert_used;
     srt__moe_buf *b = &s->moe;
-    float *out = s->att;   /* free until the next layer's attention (n_batch x max(Q, E) floats) */
     char *scratch = (char *)b->acts_scratch;
+    const srt__weights *aw = NULL;   /* the weights the last prepared input was made for */
+    void *sc = NULL;
     int t, i, j, x, nj = 0, na = 0;
     srt__matmul(s, &L->router, s->xb, n, b->logits, NULL);
     memset(b->off, 0, (size_t)(X + 1) * sizeof(int32_t));
@@ -6292,16 +6295,13 @@ static void srt__moe_ffn(srt_session *s, const srt__layer *L, int n) {
         for (i = 1; i < X; i++) if (p[i] > mx) mx = p[i];
         for (i = 0; i < X; i++) { p[i] = expf(p[i] - mx); sum += p[i]; }
         for (i = 0; i < X; i++) p[i] /= sum;
-        for (j = 0; j < K; j++) {   /* K passes: K is small (2 .. 8) */
-            int best = -1;
-            for (i = 0; i < X; i++) {
-                int taken = 0, q;
-                for (q = 0; q < j; q++) taken |= pick[q] == i;
-                if (!taken && (best < 0 || p[i] > p[best])) best = i;
-            }
+        for (j = 0; j < K; j++) {   /* the most probable left; a picked one's probability becomes -1 */
+            int best = 0;
+            for (i = 1; i < X; i++) if (p[i] > p[best]) best = i;
             pick[j] = best;
             wt[j] = p[best];
             wsum += p[best];
+            p[best] = -1.0f;
             b->off[best + 1]++;
         }
         if (m->expert_norm) for (j = 0; j < K; j++) wt[j] /= wsum;
@@ -6312,18 +6312,17 @@ static void srt__moe_ffn(srt_session *s, const srt__layer *L, int n) {
             const int r = b->fill[b->pick[(size_t)t * K + j]]++;
             b->tok[r] = t;
             b->tw[r] = b->wts[(size_t)t * K + j];
-            memcpy(b->xg + (size_t)r * E, s->xb + (size_t)t * E, (size_t)E * sizeof(float));
+            if (n > 1) memcpy(b->xg + (size_t)r * E, s->xb + (size_t)t * E, (size_t)E * sizeof(float));
         }
     for (x = 0; x < X; x++) {   /* gate and up: one job each per expert with tokens */
         const int r0 = b->off[x], nt = b->off[x + 1] - r0;
         const srt__weights *g = &L->experts[3 * x], *u = &L->experts[3 * x + 1];
-        const float *xs = b->xg + (size_t)r0 * E;
-        void *sc;
+        const float *xs = n > 1 ? b->xg + (size_t)r0 * E : s->xb;
         if (!nt) continue;
         if (s->d.observer) { srt__observe(s, g, xs, nt); srt__observe(s, u, xs, nt); }
-        sc = srt__moe_acts(b, &na, &scratch, g, xs, nt, m->isa);
+        if (n > 1 || !aw || !srt__same_acts(aw, g)) { sc = srt__moe_acts(b, &na, &scratch, g, xs, nt, m->isa); aw = g; }
         srt__mm_job_init(&b->jobs[nj++], g, &b->acts[na - 1], xs, nt, b->hg + (size_t)r0 * F, NULL, sc, m->isa);
-        if (!srt__same_acts(g, u)) sc = srt__moe_acts(b, &na, &scratch, u, xs, nt, m->isa);
+        if (!srt__same_acts(aw, u)) { sc = srt__moe_acts(b, &na, &scratch, u, xs, nt, m->isa); aw = u; }
         srt__mm_job_init(&b->jobs[nj++], u, &b->acts[na - 1], xs, nt, b->hg2 + (size_t)r0 * F, NULL, sc, m->isa);
     }
     srt__mm_run(m->pool, nj, b->jobs, b->start);
@@ -6334,20 +6333,18 @@ static void srt__moe_ffn(srt_session *s, const srt__layer *L, int n) {
         const int r0 = b->off[x], nt = b->off[x + 1] - r0;
         const srt__weights *d = &L->experts[3 * x + 2];
         const float *hs = b->hg + (size_t)r0 * F;
-        void *sc;
         if (!nt) continue;
         if (s->d.observer) srt__observe(s, d, hs, nt);
         sc = srt__moe_acts(b, &na, &scratch, d, hs, nt, m->isa);
         srt__mm_job_init(&b->jobs[nj++], d, &b->acts[na - 1], hs, nt, b->yg + (size_t)r0 * E, NULL, sc, m->isa);
     }
     srt__mm_run(m->pool, nj, b->jobs, b->start);
-    memset(out, 0, (size_t)n * E * sizeof(float));
+    memset(s->xb, 0, (size_t)n * E * sizeof(float));   /* the inputs are read: xb takes the sum */
     for (i = 0; i < n * K; i++) {   /* slots are in expert order */
-        float *o = out + (size_t)b->tok[i] * E;
+        float *o = s->xb + (size_t)b->tok[i] * E;
         const float *y = b->yg + (size_t)i * E, w = b->tw[i];
         for (j = 0; j < E; j++) o[j] += w * y[j];
     }
-    memcpy(s->xb, out, (size_t)n * E * sizeof(float));
 }
 
 /* Evaluates n (<= n_batch) tokens at positions n_eval.. and, if want_logits, the logits of the last. */
@@ -6570,8 +6567,7 @@ SRT_API srt_status srt_session_create(srt_model *m, const srt_session_desc *desc
     s->q = (float *)srt__alloc(a, B * Q * sizeof(float));
     s->k = (float *)srt__alloc(a, B * KV * sizeof(float));
     s->v = (float *)srt__alloc(a, B * KV * sizeof(float));
-    s->att = (float *)srt__alloc(a, B * maxk * sizeof(float));   /* maxk >= E: the MoE FFN sums into it */
-
+    s->att = (float *)srt__alloc(a, B * Q * sizeof(float));
     s->hb = (float *)srt__alloc(a, B * F * sizeof(float));
     s->hb2 = (float *)srt__alloc(a, B * F * sizeof(float));
     s->acts = srt__alloc(a, (size_t)srt__acts_bytes(B, maxk, SRT__KPAD));
@@ -6605,7 +6601,7 @@ SRT_API srt_status srt_session_truncate(srt_session *s, int n) {
         s->n_eval = n > 0 ? n - 1 : 0;
         s->has_logits = 0;
     }
-    if (s->n_eval - (s->m->swa_window - 1) > 0 && s->n_eval - (s->m->swa_window - 1) < s->swa_lo) {
+    if (srt__swa_keep(s->m, s->n_eval) > 0 && srt__swa_keep(s->m, s->n_eval) < s->swa_lo) {
         s->n_eval = 0;   /* a sliding layer's window lost its oldest rows (ring, loaded state): the whole sequence again */
         s->has_logits = 0;
     }
@@ -6858,8 +6854,7 @@ static srt_status srt__state_kv(srt_session *s, int n, srt__state_out *put, cons
             for (kvh = 0; kvh < s->m->n_head_kv; kvh++) {
                 const char *region = srt__kv_region(s, which, l, kvh), *rows;
                 const int lo = srt__state_lo(s, l, n), cap = srt__kv_cap(s, l);
-                for (seg = 0; seg < s->n_seg && s->seg[seg].p1 <= lo; seg++) {}
-                for (p = lo; p < n; p = e) {
+                for (p = lo, seg = srt__kv_seg_from(s, lo); p < n; p = e) {
                     uint64_t bytes = (uint64_t)(srt__kv_run(s, which, region, cap, n, &p, &seg, &e, &rows) ? s->kv_slot[which] : s->kv_row) * (uint64_t)(e - p);
                     if (put) srt__state_put(put, rows, bytes);
                     else { memcpy((char *)rows, *in, (size_t)bytes); *in += bytes; }
@@ -7133,7 +7128,7 @@ static srt_status srt__state_load(srt_session *s, const void *data, size_t size,
         if (msgs) { SRT_FREE(*msgs); *msgs = NULL; *n_msgs_out = 0; }
         return st;
     }
-    s->swa_lo = m->swa_window > 0 && (int)n_eval > m->swa_window - 1 ? (int)n_eval - (m->swa_window - 1) : 0;   /* the rows a state holds (srt__state_lo) */
+    s->swa_lo = srt__swa_keep(m, (int)n_eval);   /* the rows a state holds (srt__state_lo) */
     return SRT_OK;
 }
 SRT_API srt_status srt_session_state_load(srt_session *s, const void *data, size_t size) {

@@ -543,12 +543,14 @@ static void check_qwen3_errors(void) {
     free_weights(&c, &w);
 }
 
-/* Quantized experts, gate and up of different formats (each expert's input prepared twice), down
-   sb-bf16 (its own split of the input): a prompt fed as one batch gives the logits of the tokens
-   fed one at a time, 2 threads the logits of 1 bit for bit, and both stay near the f32 reference
-   (the quantization error only: a mixed-up expert input would be off by O(1)). */
-static void check_moe_formats(void) {
-    cfg_t c = {"qwen3moe q4/q8/sb-bf16 experts", "qwen3moe", 64, 32, 2, 4, 2, 16, 16, 1e6f, 1e-6f, 0, 1, 1, -1, 0, 1.0f, 0, 0, 0, 0, 0, 0, 0, 8, 3, 1};
+/* Quantized experts: gate, up and down of formats f (groups g). Gate and up of different formats
+   (each expert's input prepared twice; down sb-bf16: its own split of the input), or all alike
+   (a decoded token's one prepared input serves every expert's gate and up): a prompt fed as one
+   batch gives the logits of the tokens fed one at a time, 2 threads the logits of 1 bit for bit,
+   and both stay near the f32 reference (the quantization error only: a mixed-up expert input
+   would be off by O(1)). */
+static void check_moe_formats(const char *tag, const srt_format f[3], const uint32_t g[3]) {
+    cfg_t c = {"", "qwen3moe", 64, 32, 2, 4, 2, 16, 16, 1e6f, 1e-6f, 0, 1, 1, -1, 0, 1.0f, 0, 0, 0, 0, 0, 0, 0, 8, 3, 1};
     weights_t w;
     const char *path = "build/tmp/arch_moe_q.srt";
     srt_model *m1 = NULL, *m2 = NULL;
@@ -557,10 +559,11 @@ static void check_moe_formats(void) {
     double *ref = (double *)malloc(sizeof(double) * T_TOK * V), e_one = 1, e_ref = 1;
     float one[V];
     int t, same = 0;
+    c.tag = tag;
     srt_test_rng = 9;
     make_weights(&c, &w);
     for (t = 0; t < T_TOK; t++) toks[t] = t == 0 ? 1 : 3 + (int32_t)((t * 37 + 11) % 256);
-    expert_fmt[0] = SRT_Q4; expert_group[0] = 64; expert_fmt[1] = SRT_Q8; expert_group[1] = 32; expert_fmt[2] = SRT_SB_BF16;
+    for (t = 0; t < 3; t++) { expert_fmt[t] = f[t]; expert_group[t] = g[t]; }
     CHECK(ref && write_srt(path, &c, &w, NULL, 0), "%s: written", c.tag);
     expert_fmt[0] = expert_fmt[1] = expert_fmt[2] = SRT_F32; expert_group[0] = expert_group[1] = expert_group[2] = 0;
     memset(&md, 0, sizeof md);
@@ -745,6 +748,11 @@ int main(void) {
         check_cpu_only(&moe);
     }
     check_moe_errors();
-    check_moe_formats();
+    {
+        static const srt_format mixed[3] = {SRT_Q4, SRT_Q8, SRT_SB_BF16}, alike[3] = {SRT_Q8, SRT_Q8, SRT_Q4};
+        static const uint32_t mixed_g[3] = {64, 32, 0}, alike_g[3] = {32, 32, 32};
+        check_moe_formats("qwen3moe q4/q8/sb-bf16 experts", mixed, mixed_g);
+        check_moe_formats("qwen3moe q8/q8/q4 experts (one prepared input)", alike, alike_g);
+    }
     return srt_test_finish();
 }
