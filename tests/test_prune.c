@@ -653,10 +653,7 @@ static void test_prune_experts(void) {
     FILE *f;
     srtp_init(&st);
     st.method = SRTP_WANDA;
-    st.n_layer = 2;   /* what srtp_calibrate allocates */
-    st.sumsq = (double **)calloc(2 * SRTP_KINDS, sizeof(double *));
-    st.sumsq_cols = (int *)calloc(2 * SRTP_KINDS, sizeof(int));
-    st.xsums = (srtp_xsums *)calloc(2 * 3, sizeof(srtp_xsums));
+    CHECK(srtp_sums_init(&st, 2, 48), "experts: sums for 2 layers of 48 experts");   /* what srtp_calibrate does */
     CHECK(srtp_linear_kind("blk.1.ffn_up.12.weight", &layer, &expert) == 5 && layer == 1 && expert == 12 &&
           srtp_linear_kind("blk.0.ffn_down.weight", &layer, &expert) == 6 && expert == -1 &&
           srtp_linear_kind("blk.0.ffn_gate_inp.weight", &layer, &expert) < 0 && srtp_linear_kind("blk.0.attn_q.1.weight", &layer, &expert) < 0,
@@ -667,10 +664,14 @@ static void test_prune_experts(void) {
     for (i = 0; i < 3 * 8; i++) x[i] = i % 8 < 4 ? 10.0f : 0.01f;
     srtp_observer(&st, 1, "ffn_up.2", x, 3, 8);
     srtp_observer(&st, 1, "ffn_gate_inp", x, 3, 8);
-    srtp_observer(&st, 1, "ffn_up.40", x, 1, 8);   /* grows layer 1's ffn_up slots past 8 */
-    CHECK(!st.calib_bad && st.xsums[1 * 3 + 1].n > 40 && st.xsums[1 * 3 + 1].sumsq[2] && st.xsums[1 * 3 + 1].sumsq[2][0] == 300.0 &&
-          !st.xsums[1 * 3 + 1].sumsq[1] && !st.sumsq[1 * SRTP_KINDS + 5],
+    srtp_observer(&st, 1, "ffn_up.40", x, 1, 8);
+    CHECK(!st.calib_bad && st.sumsq[srtp__slot(&st, 1, 5, 2)] && st.sumsq[srtp__slot(&st, 1, 5, 2)][0] == 300.0 && st.sumsq[srtp__slot(&st, 1, 5, 40)] &&
+          !st.sumsq[srtp__slot(&st, 1, 5, 1)] && !st.sumsq[srtp__slot(&st, 1, 5, -1)] && srtp__slot(&st, 1, 5, 2) != srtp__slot(&st, 0, 5, 2) &&
+          srtp__slot(&st, 1, 4, 2) != srtp__slot(&st, 1, 5, 2),
           "experts: the observer sums \"ffn_up.2\" inputs in expert 2's slot (3 tokens x 10^2), not the dense ffn_up's; the router's call is ignored");
+    srtp_observer(&st, 1, "ffn_up.48", x, 1, 8);
+    CHECK(st.calib_bad && srtp__slot(&st, 1, 5, 48) < 0 && srtp__slot(&st, 1, 0, 2) < 0, "experts: expert 48 of 48 has no slot (flagged), nor has an attention kind an expert");
+    st.calib_bad = 0;
     for (r = 0; r < 4; r++) for (i = 0; i < 8; i++) w[r * 8 + i] = (i < 4 ? 0.1f : 1.0f) * (r & 1 ? -1.0f : 1.0f) * (1.0f + 0.01f * (float)i);
     memcpy(w2, w, sizeof w);
     rc = srtp_prune(&st, "blk.1.ffn_up.2.weight", 4, 8, w, 0.5f, &unc, err, sizeof err);

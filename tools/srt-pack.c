@@ -348,8 +348,7 @@ static int write_srt(srti_model *m, const char *out, const char *source, const f
             if (t->n_dims == 1 || t->ne[1] == 1) { rows = 1; cols = t->ne[0]; f = SRT_F32; g = 0; }
             else {
                 static const fmt_choice router = {"", SRT_F32, 0};   /* MoE routers stay f32 (as llama.cpp's quantizer keeps them) */
-                const char *dot = strrchr(t->name, '.');
-                const fmt_choice *c = dot && dot - t->name >= 12 && !strncmp(dot - 12, "ffn_gate_inp", 12) ? &router : &choices[0];
+                const fmt_choice *c = glob_match("*.ffn_gate_inp.weight", t->name) ? &router : &choices[0];
                 int ci;
                 for (ci = 1; ci < n_choices; ci++) {
                     size_t plen = strcspn(choices[ci].pattern, "=");

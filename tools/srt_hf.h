@@ -1630,7 +1630,6 @@ static uint64_t srti__splitmix(uint64_t *s) {
 /* Values are drawn in streams of SRTI__RANDOM_STREAM, each seeded from (seed, tensor name, stream
    index), so that threads can draw them in any order and the file stays the same. */
 #define SRTI__RANDOM_STREAM 65536u
-#define SRTI__RANDOM_MAX_TENSORS (1u << 18)   /* a random model's tensors at most (7 x Qwen3-235B-A22B's 36945; descriptors: 46 MB) */
 typedef struct srti__random_job { uint64_t state; uint64_t n; float *out; } srti__random_job;
 static void srti__random_streams(void *user, int64_t s0, int64_t s1, int thread_index) {
     const srti__random_job *j = (const srti__random_job *)user;
@@ -1742,9 +1741,9 @@ SRTI_API int srti_open_random(const char *config_path, uint64_t seed, srti_model
         const uint64_t per = 6 + (m->hp.n_expert ? 1 + 3 * (uint64_t)m->hp.n_expert : 3) + (cfg.qkv_bias ? 3 : 0) + (SRTI__HF_QK_NORM(cfg.kind) ? 2 : 0) +
                              (gemma ? 2 : 0);
         char nm[96];
-        if (m->hp.n_layer * per > SRTI__RANDOM_MAX_TENSORS) {   /* (Qwen3-235B-A22B: 94 x 393) */
+        if (m->hp.n_layer * per > SRTI__MAX_TENSORS) {   /* (Qwen3-235B-A22B: 94 x 393) */
             srti__seterr(err, errlen, "%s: %u layers of %llu tensors (%u experts) are more than the %u tensors a random model may have", config_path,
-                         (unsigned)m->hp.n_layer, (srti__ull)per, (unsigned)m->hp.n_expert, (unsigned)SRTI__RANDOM_MAX_TENSORS);
+                         (unsigned)m->hp.n_layer, (srti__ull)per, (unsigned)m->hp.n_expert, (unsigned)SRTI__MAX_TENSORS);
             goto fail;
         }
         m->tensors = (srti_tensor *)SRTI_CALLOC((size_t)(m->hp.n_layer * per) + 3, sizeof(srti_tensor));

@@ -1233,9 +1233,10 @@ static uint32_t srti__split_parts(const srti_tensor *t, const srti_hparams *hp, 
     p->total = p->rows[0] + p->rows[1] + p->rows[2];
     return p->n;
 }
-/* At most this many tensors after splitting: a real MoE file has some 10^4 (Qwen3-235B: 94 layers x
-   128 experts x 3), and a small crafted file must not become millions. */
-#define SRTI__MAX_SPLIT_TENSORS (1u << 18)
+/* At most this many tensors in a model, after splitting or made at random: a real MoE file has some
+   10^4 (Qwen3-235B-A22B: 94 layers x 393, 36945), and a small crafted file or config must not make
+   millions (their descriptors alone: 46 MB at the limit). */
+#define SRTI__MAX_TENSORS (1u << 18)
 static int srti__split_fused(srti_model *m, char *err, size_t errlen) {
     uint32_t i, k;
     uint64_t n_new = 0;
@@ -1244,9 +1245,9 @@ static int srti__split_fused(srti_model *m, char *err, size_t errlen) {
     for (i = 0; i < m->n_tensors; i++)
         if (srti__split_parts(&m->tensors[i], &m->hp, &p)) n_new += p.n - 1;
     if (n_new == 0) return 0;
-    if (m->n_tensors + n_new > SRTI__MAX_SPLIT_TENSORS) {
+    if (m->n_tensors + n_new > SRTI__MAX_TENSORS) {
         srti__seterr(err, errlen, "%s: splitting the fused and per-expert tensors would make %llu tensors (at most %u)", m->priv->path,
-                     (srti__ull)(m->n_tensors + n_new), SRTI__MAX_SPLIT_TENSORS);
+                     (srti__ull)(m->n_tensors + n_new), SRTI__MAX_TENSORS);
         return 1;
     }
     nt = (srti_tensor *)SRTI_CALLOC((size_t)(m->n_tensors + n_new), sizeof(srti_tensor));

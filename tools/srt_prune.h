@@ -57,8 +57,6 @@ typedef struct srtp_stat {
     double err2, norm2;      /* ||W - W'||^2, ||W||^2 */
     int uncalibrated;        /* wanda: an expert no calibration token reached, pruned by |w| per row */
 } srtp_stat;
-/* wanda: the sums of squares of one layer's experts of one FFN kind, grown as the observer meets them */
-typedef struct srtp_xsums { int n; double **sumsq; int *cols; } srtp_xsums;
 
 typedef struct srtp_state {
     srtp_rule rules[SRTP_MAX_RULES];
@@ -69,10 +67,9 @@ typedef struct srtp_state {
     const char *calib;       /* calibration text (wanda) */
     int sparse_format;       /* SRTP_DENSE, SRTP_SB, SRTP_S4X1, SRTP_TCSL */
     /* wanda: per layer and kind, the sum over calibration tokens of x_j^2 (cols values) */
-    int n_layer;
-    double **sumsq;          /* [layer * SRTP_KINDS + kind] */
+    int n_layer, n_expert;
+    double **sumsq;          /* per layer SRTP_KINDS dense matrices, then each expert's ffn_gate, ffn_up, ffn_down (srtp__slot) */
     int *sumsq_cols;
-    srtp_xsums *xsums;       /* experts: [layer * 3 + kind - 4] (ffn_gate, ffn_up, ffn_down) */
     uint64_t calib_tokens;
     int calib_bad;           /* an observed input had an unexpected width */
     /* scratch and results */
@@ -97,14 +94,8 @@ static void srtp_init(srtp_state *st) {
 
 static void srtp_free(srtp_state *st) {
     int i;
-    for (i = 0; st->sumsq && i < st->n_layer * SRTP_KINDS; i++) free(st->sumsq[i]);
+    for (i = 0; st->sumsq && i < st->n_layer * (SRTP_KINDS + 3 * st->n_expert); i++) free(st->sumsq[i]);
     free(st->sumsq); free(st->sumsq_cols);
-    for (i = 0; st->xsums && i < st->n_layer * 3; i++) {
-        int x;
-        for (x = 0; x < st->xsums[i].n; x++) free(st->xsums[i].sumsq[x]);
-        free(st->xsums[i].sumsq); free(st->xsums[i].cols);
-    }
-    free(st->xsums);
     free(st->orig); free(st->score); free(st->tmp); free(st->stats);
     free(st->counts); free(st->hist); free(st->sums);
     for (i = 0; i < 4; i++) free(st->rt_parts[i]);
@@ -244,46 +235,34 @@ static void srtp_choose_format(const srtp_state *st, const char *name, float spa
 
 
 /* ---------------------------------------------------------------- calibration (wanda) */
-/* Where the sums of squares of (layer, kind, expert; -1 = the dense matrix) live: *sums (NULL until
-   the observer met that matrix) and its width *cols. With grow, an expert's slot is made (0 when out
-   of memory). */
-static int srtp__slot(srtp_state *st, int layer, int kind, int expert, int grow, double ***sums, int **cols) {
-    srtp_xsums *xs;
-    if (!st->sumsq || layer < 0 || layer >= st->n_layer || kind < 0) return 0;
-    if (expert < 0) { *sums = &st->sumsq[layer * SRTP_KINDS + kind]; *cols = &st->sumsq_cols[layer * SRTP_KINDS + kind]; return 1; }
-    if (kind < 4 || !st->xsums) return 0;
-    xs = &st->xsums[layer * 3 + kind - 4];
-    if (expert >= xs->n) {
-        int n = xs->n ? xs->n : 8, i;
-        double **ns;
-        int *nc;
-        if (!grow || expert > 1000000) return 0;
-        while (n <= expert) n *= 2;
-        if (!(ns = (double **)realloc(xs->sumsq, (size_t)n * sizeof *ns))) return 0;
-        xs->sumsq = ns;
-        if (!(nc = (int *)realloc(xs->cols, (size_t)n * sizeof *nc))) return 0;
-        xs->cols = nc;
-        for (i = xs->n; i < n; i++) { ns[i] = NULL; nc[i] = 0; }
-        xs->n = n;
-    }
-    *sums = &xs->sumsq[expert]; *cols = &xs->cols[expert];
-    return 1;
+/* The sums of squares of every matrix of n_layer layers of n_expert experts (0: dense), each made
+   when the observer first meets it; 0 when out of memory. */
+static int srtp_sums_init(srtp_state *st, int n_layer, int n_expert) {
+    const size_t n = (size_t)n_layer * (size_t)(SRTP_KINDS + 3 * n_expert);
+    st->n_layer = n_layer; st->n_expert = n_expert;
+    st->sumsq = (double **)calloc(n, sizeof(double *));
+    st->sumsq_cols = (int *)calloc(n, sizeof(int));
+    return st->sumsq && st->sumsq_cols;
+}
+/* The index of (layer, kind, expert; -1 = the dense matrix) in st->sumsq; -1 if there is none. */
+static int srtp__slot(const srtp_state *st, int layer, int kind, int expert) {
+    if (!st->sumsq || layer < 0 || layer >= st->n_layer || kind < 0 || expert >= st->n_expert || (expert >= 0 && kind < 4)) return -1;
+    return layer * (SRTP_KINDS + 3 * st->n_expert) + (expert < 0 ? kind : SRTP_KINDS + 3 * expert + kind - 4);
 }
 static void srtp_observer(void *user, int layer, const char *weight, const float *x, int n_tokens, int cols) {
     srtp_state *st = (srtp_state *)user;
-    int k, t, j, expert;
-    double *acc, **sums;
-    int *sums_cols;
+    int k, t, j, expert, slot;
+    double *acc;
     if (layer < 0 || layer >= st->n_layer || cols <= 0) return;   /* the output matrix is never pruned */
     k = srtp__kind(weight, "", &expert);   /* "ffn_gate.3": expert 3's, with the tokens routed to it */
     if (k < 0) return;                     /* the router (ffn_gate_inp) is never pruned */
-    if (!srtp__slot(st, layer, k, expert, 1, &sums, &sums_cols)) { st->calib_bad = 1; return; }
-    if (!*sums) {
-        if (!(*sums = (double *)calloc((size_t)cols, sizeof(double)))) { st->calib_bad = 1; return; }
-        *sums_cols = cols;
+    if ((slot = srtp__slot(st, layer, k, expert)) < 0) { st->calib_bad = 1; return; }
+    if (!st->sumsq[slot]) {
+        if (!(st->sumsq[slot] = (double *)calloc((size_t)cols, sizeof(double)))) { st->calib_bad = 1; return; }
+        st->sumsq_cols[slot] = cols;
     }
-    if (*sums_cols != cols) { st->calib_bad = 1; return; }
-    acc = *sums;
+    if (st->sumsq_cols[slot] != cols) { st->calib_bad = 1; return; }
+    acc = st->sumsq[slot];
     for (t = 0; t < n_tokens; t++)
         for (j = 0; j < cols; j++) { double v = x[(size_t)t * (size_t)cols + (size_t)j]; acc[j] += v * v; }
     if (layer == 0 && k == 0 && expert < 0) st->calib_tokens += (uint64_t)n_tokens;
@@ -320,11 +299,7 @@ static int srtp_calibrate(srtp_state *st, const char *model_path, int quiet, cha
         srt_tokenize(m, text, (size_t)len, 0, ids, n_ids, &n_ids) != SRT_OK) {
         snprintf(err, errlen, "--calib %s: %d tokens; calibration needs at least 2", st->calib, n_ids); goto done;
     }
-    st->n_layer = info.n_layer;
-    st->sumsq = (double **)calloc((size_t)info.n_layer * SRTP_KINDS, sizeof(double *));
-    st->sumsq_cols = (int *)calloc((size_t)info.n_layer * SRTP_KINDS, sizeof(int));
-    st->xsums = (srtp_xsums *)calloc((size_t)info.n_layer * 3, sizeof(srtp_xsums));
-    if (!st->sumsq || !st->sumsq_cols || !st->xsums) { snprintf(err, errlen, "calibration: out of memory"); goto done; }
+    if (!srtp_sums_init(st, info.n_layer, info.n_expert)) { snprintf(err, errlen, "calibration: out of memory"); goto done; }
     window = info.n_ctx_train > 0 && info.n_ctx_train < 2048 ? info.n_ctx_train : 2048;
     memset(&sd, 0, sizeof sd);
     sd.n_ctx = window;
@@ -600,20 +575,18 @@ static int srtp_prune(srtp_state *st, const char *name, uint64_t rows, uint64_t 
         if (j.c1[i]) { snprintf(err, errlen, "tensor '%s' has a non-finite value at %llu; it cannot be pruned", name, (unsigned long long)(j.c1[i] - 1)); return -1; }
     if (uncalibrated) *uncalibrated = 0;
     if (st->method == SRTP_WANDA) {
-        int layer = -1, expert = -1, kind = srtp_linear_kind(name, &layer, &expert);
-        double **ss = NULL;
-        int *ss_cols = NULL;
+        int layer = -1, expert = -1, kind = srtp_linear_kind(name, &layer, &expert), slot = srtp__slot(st, layer, kind, expert);
+        const double *ss = slot >= 0 ? st->sumsq[slot] : NULL;
         srtp__wanda a;
         float *norm;
-        const int have = kind >= 0 && srtp__slot(st, layer, kind, expert, 0, &ss, &ss_cols) && *ss;
-        if (have ? (uint64_t)*ss_cols != cols : expert < 0) {   /* a dense matrix is always observed: a mismatch is an error */
+        if (ss ? (uint64_t)st->sumsq_cols[slot] != cols : expert < 0) {   /* a dense matrix is always observed: a mismatch is an error */
             snprintf(err, errlen, "tensor '%s': no calibration activations of width %llu were observed for it", name, (unsigned long long)cols);
             return -1;
         }
         if (srtp__reserve(&st->tmp, &st->cap_tmp, cols * (1 + 3 * (uint64_t)srt_pool_threads(st->pool)), err, errlen) != 0) return -1;
         norm = st->tmp;
-        for (i = 0; i < cols; i++) norm[i] = have ? (float)sqrt((*ss)[i]) : 1.0f;   /* an expert no token reached: |w| per row */
-        if (!have && uncalibrated) *uncalibrated = 1;
+        for (i = 0; i < cols; i++) norm[i] = ss ? (float)sqrt(ss[i]) : 1.0f;   /* an expert no token reached: |w| per row */
+        if (!ss && uncalibrated) *uncalibrated = 1;
         a.w = w; a.norm = norm; a.rows = rows; a.cols = cols; a.scratch = st->tmp + cols;
         a.k = (uint64_t)floor((double)sparsity * (double)cols + 0.5);
         a.step = st->sparse_format == SRTP_S4X1 ? 4 : 1;   /* s4x1: per 4-row block, its k weakest columns */
