@@ -487,6 +487,26 @@ SRT_API srt_status srt_session_prompt(srt_session *s, const char *text, int flag
 /* Samples the next token from the current distribution and makes it part of the sequence (it is
    evaluated lazily, on the next call that needs its logits). */
 SRT_API srt_status srt_session_next(srt_session *s, int32_t *token);
+/* Speculative decoding (CPU): draws what srt_session_next draws, several tokens per evaluation.
+   draft = n_draft tokens proposed to follow the sequence (srt_draft_lookup, a smaller model's
+   greedy guesses, ...). They are evaluated in one batch with the pending token, so the weights are
+   read once for all of them, and taken while the sampler agrees. Greedy (temperature 0) keeps a
+   proposal that is the argmax: the tokens are those srt_session_next would give (batch and
+   single-token evaluation agree on the CPU; tests check it bit for bit). With a temperature a
+   proposal x is kept with the probability p(x) the sampler gives it, else a token is drawn from p
+   without x: every token is drawn from exactly p, whatever was proposed (the draws differ from
+   srt_session_next's). The first token that is not a kept proposal (the correction, or one more
+   after all were kept) ends the call: the tokens go into the sequence and into out (room for
+   n_draft + 1), *n_out of them (1 .. n_draft + 1). At most SRT_DRAFT_MAX, n_batch - 1 and the room
+   in the context less one proposals are checked (none: as srt_session_next). Errors as
+   srt_session_next, and SRT_ERR_UNSUPPORTED when the model runs on a backend. */
+#define SRT_DRAFT_MAX 16
+SRT_API srt_status srt_session_next_draft(srt_session *s, const int32_t *draft, int n_draft, int32_t *out, int *n_out);
+/* Prompt lookup (a draft without a second model): finds the latest earlier occurrence of the last
+   g tokens of tokens[0..n), g from ngram_max down to ngram_min (>= 1), and copies up to cap of the
+   tokens that followed it into draft. Returns how many (0: no match). Output that repeats the
+   prompt or itself (code edits, quotes, summaries, lists) is drafted well. */
+SRT_API int srt_draft_lookup(const int32_t *tokens, int n, int ngram_min, int ngram_max, int32_t *draft, int cap);
 /* Logits (n_vocab floats) of the current distribution; NULL if there is none yet. */
 SRT_API const float *srt_session_logits(srt_session *s);
 SRT_API int srt_session_pos(const srt_session *s);       /* tokens in the sequence */
@@ -534,12 +554,22 @@ typedef struct srt_generate_desc {
        token), but not change it otherwise: reset or destroy it after srt_generate has returned. */
     int (*on_text)(const char *text, int len, int32_t token, void *user);
     void *user;
+    /* Speculative decoding (srt_session_next_draft; CPU only): up to draft_max tokens (<=
+       SRT_DRAFT_MAX) are proposed and checked per evaluation; 0 = off. The proposals come from
+       draft, a session of a smaller model with the same vocabulary (it follows the sequence and
+       guesses with its own sampler: make it greedy), or, with draft NULL, from prompt lookup
+       (srt_draft_lookup, n-grams of draft_ngram (0 = 3) down to 1 tokens). */
+    int draft_max;
+    int draft_ngram;
+    srt_session *draft;
 } srt_generate_desc;
 typedef struct srt_generate_result {
     int n_prompt, n_generated;
     double prompt_ms, decode_ms;
     int stopped_by;          /* 0 max_tokens, 1 eos, 2 callback, 3 cancelled, 4 context full (3 and 4
                                 also when it happens to the prompt; 0 for other errors) */
+    int n_passes;            /* evaluations of the model while decoding (speculative decoding: fewer than tokens) */
+    int n_proposed, n_accepted;   /* speculative decoding: tokens proposed, and kept */
 } srt_generate_result;
 SRT_API srt_status srt_generate(srt_session *s, const srt_generate_desc *desc, srt_generate_result *result);
 
@@ -5920,21 +5950,22 @@ static void srt__select_top(srt__cand *c, int n, int k) {
 }
 
 
-/* logits is scratch (modified). history: the tokens so far, for the repetition penalty. */
-static int32_t srt__sample(const srt_sampler_desc *sd, const srt__vec_ops *ops, float *logits, int n, const int32_t *history, int n_hist,
-                           srt__cand *cand, uint64_t *rng) {
-    int i, nc = n;
-    float maxl, sum = 0.0f, r, acc;
-    if (sd->repeat_penalty > 0.0f && sd->repeat_penalty != 1.0f) {
-        int last = sd->repeat_last_n > 0 ? sd->repeat_last_n : 64, start = n_hist > last ? n_hist - last : 0, j;
-        for (i = start; i < n_hist; i++) {
-            int32_t t = history[i];
-            for (j = start; j < i && history[j] != t; j++) {}
-            if (j < i || t < 0 || t >= n) continue;              /* penalise each token once */
-            logits[t] = logits[t] > 0.0f ? logits[t] / sd->repeat_penalty : logits[t] * sd->repeat_penalty;
-        }
+/* The repetition penalty on logits (modified) for the tokens of history (the tokens so far). */
+static void srt__penalize(const srt_sampler_desc *sd, float *logits, int n, const int32_t *history, int n_hist) {
+    int last = sd->repeat_last_n > 0 ? sd->repeat_last_n : 64, start = n_hist > last ? n_hist - last : 0, i, j;
+    if (!(sd->repeat_penalty > 0.0f && sd->repeat_penalty != 1.0f)) return;
+    for (i = start; i < n_hist; i++) {
+        int32_t t = history[i];
+        for (j = start; j < i && history[j] != t; j++) {}
+        if (j < i || t < 0 || t >= n) continue;              /* penalise each token once */
+        logits[t] = logits[t] > 0.0f ? logits[t] / sd->repeat_penalty : logits[t] * sd->repeat_penalty;
     }
-    if (!(sd->temperature > 0.0f)) return ops->argmax(logits, n);
+}
+/* The tokens a sampler with temperature > 0 draws from: cand[0..return) with probabilities that
+   sum to *total (after temperature, top-k, min-p and top-p). */
+static int srt__candidates(const srt_sampler_desc *sd, const float *logits, int n, srt__cand *cand, float *total) {
+    int i, nc = n;
+    float maxl, sum = 0.0f, acc;
     for (i = 0; i < n; i++) { cand[i].p = logits[i] / sd->temperature; cand[i].id = i; }
     if (sd->top_k > 0 && sd->top_k < n) { srt__select_top(cand, n, sd->top_k); nc = sd->top_k; }
     maxl = cand[0].p;
@@ -5960,10 +5991,38 @@ static int32_t srt__sample(const srt_sampler_desc *sd, const srt__vec_ops *ops, 
     }
     sum = 0.0f;
     for (i = 0; i < nc; i++) sum += cand[i].p;
-    r = srt__rng_uniform(rng) * sum;
-    acc = 0.0f;
+    *total = sum;
+    return nc;
+}
+static int32_t srt__draw(const srt__cand *cand, int nc, float total, uint64_t *rng) {
+    float r = srt__rng_uniform(rng) * total, acc = 0.0f;
+    int i;
     for (i = 0; i < nc; i++) { acc += cand[i].p; if (r < acc) return cand[i].id; }
     return cand[nc - 1].id;
+}
+
+/* logits is scratch (modified). history: the tokens so far, for the repetition penalty.
+   proposed >= 0 (speculative decoding): with temperature > 0 that token is returned with the
+   probability p(proposed) the sampler gives it, else a token drawn from p without it, so that the
+   result is drawn from p whatever was proposed; greedy returns the argmax either way. */
+static int32_t srt__sample(const srt_sampler_desc *sd, const srt__vec_ops *ops, float *logits, int n, const int32_t *history, int n_hist,
+                           srt__cand *cand, uint64_t *rng, int32_t proposed) {
+    int nc, i;
+    float total;
+    srt__penalize(sd, logits, n, history, n_hist);
+    if (!(sd->temperature > 0.0f)) return ops->argmax(logits, n);
+    nc = srt__candidates(sd, logits, n, cand, &total);
+    if (proposed >= 0) {
+        for (i = 0; i < nc && cand[i].id != proposed; i++) {}
+        if (i < nc) {
+            const float pp = cand[i].p;
+            if (srt__rng_uniform(rng) * total < pp) return proposed;
+            if (nc == 1) return proposed;   /* (rounding) nothing else to draw */
+            cand[i] = cand[--nc];           /* the rest, in the order a draw reads it but for the one moved */
+            total -= pp;
+        }
+    }
+    return srt__draw(cand, nc, total, rng);
 }
 
 /* ---------------------------------------------------------------- 12 transformer forward */
@@ -6048,6 +6107,7 @@ struct srt_session {
     void *bk;                         /* the backend's session (device KV cache), NULL on the CPU */
     srt__cand *cand;                  /* sampler */
     float *slog;                      /* sampler logits copy */
+    float *spec_logits;               /* speculative decoding: SRT_DRAFT_MAX + 1 rows of n_vocab (allocated when first used) */
     uint64_t rng;
     int64_t cancel;                   /* atomic */
 };
@@ -6347,8 +6407,9 @@ static void srt__moe_ffn(srt_session *s, const srt__layer *L, int n) {
     }
 }
 
-/* Evaluates n (<= n_batch) tokens at positions n_eval.. and, if want_logits, the logits of the last. */
-static void srt__forward_batch(srt_session *s, const int32_t *toks, int n, int want_logits) {
+/* Evaluates n (<= n_batch) tokens at positions n_eval.. and the logits of the last n_logits of them
+   (0 .. n) into out, n_vocab floats each. */
+static void srt__forward_batch(srt_session *s, const int32_t *toks, int n, int n_logits, float *out) {
     srt_model *m = s->m;
     int E = m->n_embd, Q = m->n_head * m->head_dim, KV = s->kv_dim, F = m->n_ff, hd = m->head_dim, p0 = s->n_eval, l, t, i, h;
     if (p0 == 0) s->swa_lo = 0;   /* from the start: every row is written again */
@@ -6431,11 +6492,10 @@ static void srt__forward_batch(srt_session *s, const int32_t *toks, int n, int w
     s->n_eval += n;
     if (s->n_eval - s->swa_cap > s->swa_lo) s->swa_lo = s->n_eval - s->swa_cap;   /* the ring wrapped over these */
     s->has_logits = 0;
-    if (want_logits) {
-        srt__rmsnorm(&m->ops, s->xb, s->x + (size_t)(n - 1) * E, m->output_norm, E, m->norm_eps);
-        srt__matmul(s, &m->output, s->xb, 1, s->logits, NULL);
-        if (m->final_softcap > 0.0f) srt__softcap(&m->ops, s->logits, (uint64_t)m->n_vocab, m->final_softcap);   /* Gemma 2 */
-        s->has_logits = 1;
+    if (n_logits > 0) {
+        for (t = 0; t < n_logits; t++) srt__rmsnorm(&m->ops, s->xb + (size_t)t * E, s->x + (size_t)(n - n_logits + t) * E, m->output_norm, E, m->norm_eps);
+        srt__matmul(s, &m->output, s->xb, n_logits, out, NULL);
+        if (m->final_softcap > 0.0f) srt__softcap(&m->ops, out, (uint64_t)n_logits * m->n_vocab, m->final_softcap);   /* Gemma 2 */
     }
 }
 
@@ -6464,7 +6524,7 @@ SRT_API void srt_session_destroy(srt_session *s) {
     srt__free(a, s->k_cache); srt__free(a, s->v_cache); srt__free(a, s->tokens); srt__free(a, s->logits);
     srt__free(a, s->rope_freq); srt__free(a, s->rope_cs); srt__free(a, s->x); srt__free(a, s->xb); srt__free(a, s->q); srt__free(a, s->k);
     srt__free(a, s->v); srt__free(a, s->att); srt__free(a, s->hb); srt__free(a, s->hb2); srt__free(a, s->acts); srt__free(a, s->moe.block);
-    srt__free(a, s->scores); srt__free(a, s->cand); srt__free(a, s->slog);
+    srt__free(a, s->scores); srt__free(a, s->cand); srt__free(a, s->slog); srt__free(a, s->spec_logits);
     srt__free(a, s);
 }
 
@@ -6591,17 +6651,11 @@ SRT_API void srt_session_reset(srt_session *s) {
     s->has_logits = 0;
     srt_session_seed(s, s->d.sampler.seed);
 }
-SRT_API srt_status srt_session_truncate(srt_session *s, int n) {
+/* Keeps the evaluated rows of positions before n (<= n_eval) and forgets the rest. */
+static void srt__kv_forget(srt_session *s, int n) {
     int i, k;
-    if (!s) return srt__fail(SRT_ERR_INVALID_ARG, "srt_session_truncate: NULL session");
-    if (n < 0 || n > s->n_tokens) return srt__fail(SRT_ERR_INVALID_ARG, "srt_session_truncate: %d is outside 0..%d (the tokens in the sequence)", n, s->n_tokens);
-    if (n == s->n_tokens) return SRT_OK;
-    s->n_tokens = n;
-    if (s->n_eval > n || (s->n_eval == n && !s->has_logits)) {   /* the last kept token is evaluated again for its logits */
-        s->n_eval = n > 0 ? n - 1 : 0;
-        s->has_logits = 0;
-    }
-    if (srt__swa_keep(s->m, s->n_eval) > 0 && srt__swa_keep(s->m, s->n_eval) < s->swa_lo) {
+    s->n_eval = n;
+    if (srt__swa_keep(s->m, n) > 0 && srt__swa_keep(s->m, n) < s->swa_lo) {
         s->n_eval = 0;   /* a sliding layer's window lost its oldest rows (ring, loaded state): the whole sequence again */
         s->has_logits = 0;
     }
@@ -6612,6 +6666,16 @@ SRT_API srt_status srt_session_truncate(srt_session *s, int n) {
             k++;
         }
     s->n_seg = k;
+}
+SRT_API srt_status srt_session_truncate(srt_session *s, int n) {
+    if (!s) return srt__fail(SRT_ERR_INVALID_ARG, "srt_session_truncate: NULL session");
+    if (n < 0 || n > s->n_tokens) return srt__fail(SRT_ERR_INVALID_ARG, "srt_session_truncate: %d is outside 0..%d (the tokens in the sequence)", n, s->n_tokens);
+    if (n == s->n_tokens) return SRT_OK;
+    s->n_tokens = n;
+    if (s->n_eval > n || (s->n_eval == n && !s->has_logits)) {   /* the last kept token is evaluated again for its logits */
+        srt__kv_forget(s, n > 0 ? n - 1 : 0);
+        s->has_logits = 0;
+    }
     return SRT_OK;
 }
 SRT_API int srt_session_pos(const srt_session *s) { return s ? s->n_tokens : 0; }
@@ -6638,7 +6702,8 @@ static srt_status srt__eval_pending(srt_session *s, int cancellable) {
             /* input is pruned (sparse KV) while a stretch can take it: the last one continues, or one is free */
             s->kv_prune = cancellable && (s->kv_nnz[0] < s->m->head_dim || s->kv_nnz[1] < s->m->head_dim) &&
                           (s->n_seg < SRT__KV_SEGS || s->seg[s->n_seg - 1].p1 == s->n_eval);
-            srt__forward_batch(s, s->tokens + s->n_eval, n, s->n_eval + n == s->n_tokens);
+            srt__forward_batch(s, s->tokens + s->n_eval, n, s->n_eval + n == s->n_tokens, s->logits);
+            s->has_logits = s->n_eval == s->n_tokens;
             s->kv_prune = 0;
         }
     }
@@ -6700,9 +6765,106 @@ SRT_API srt_status srt_session_next(srt_session *s, int32_t *token) {
     if (!s->has_logits) return srt__fail(SRT_ERR_INVALID_ARG, "srt_session_next: nothing to continue (feed a prompt first)");
     if (s->n_tokens >= s->n_ctx) return srt__fail(SRT_ERR_CONTEXT_FULL, "the context window (%d tokens) is full", s->n_ctx);
     memcpy(s->slog, s->logits, (size_t)s->m->n_vocab * sizeof(float));
-    t = srt__sample(&s->d.sampler, &s->m->ops, s->slog, s->m->vocab.n, s->tokens, s->n_tokens, s->cand, &s->rng);   /* padding rows never sampled */
+    t = srt__sample(&s->d.sampler, &s->m->ops, s->slog, s->m->vocab.n, s->tokens, s->n_tokens, s->cand, &s->rng, -1);   /* padding rows never sampled */
     s->tokens[s->n_tokens++] = t;
     *token = t;
+    return SRT_OK;
+}
+
+SRT_API srt_status srt_session_next_draft(srt_session *s, const int32_t *draft, int n_draft, int32_t *out, int *n_out) {
+    const srt_model *m = s ? s->m : NULL;
+    const int V = m ? m->n_vocab : 0;
+    srt_status st;
+    int k, i, P, n0;
+    float *dl;
+    int32_t t = -1;
+    if (n_out) *n_out = 0;
+    if (!s || !out || !n_out || n_draft < 0 || (n_draft > 0 && !draft)) return srt__fail(SRT_ERR_INVALID_ARG, "srt_session_next_draft: bad arguments");
+    for (i = 0; i < n_draft; i++)
+        if (draft[i] < 0 || draft[i] >= m->vocab.n) return srt__fail(SRT_ERR_INVALID_ARG, "srt_session_next_draft: proposed token %d (id %d) is outside the vocabulary (%d)", i, draft[i], m->vocab.n);
+    if (s->bk) return srt__fail(SRT_ERR_UNSUPPORTED, "srt_session_next_draft: speculative decoding runs on the CPU (the model runs on backend %s)", m->backend->name);
+    /* proposals checked: one batch with the pending token, and room for one more token after them */
+    k = n_draft < SRT_DRAFT_MAX ? n_draft : SRT_DRAFT_MAX;
+    if (k > s->n_batch - 1) k = s->n_batch - 1;
+    if (k > s->n_ctx - s->n_tokens - 1) k = s->n_ctx - s->n_tokens - 1;
+    if (k <= 0) {
+        st = srt_session_next(s, out);
+        if (st == SRT_OK) *n_out = 1;
+        return st;
+    }
+    if (srt__take_cancel(s)) return srt__fail(SRT_ERR_CANCELLED, "cancelled");
+    if (s->n_tokens - s->n_eval > 1) {   /* all but the last pending token first (after a truncation or load) */
+        const int keep = s->n_tokens;
+        s->n_tokens--;
+        st = srt__eval_pending(s, 0);
+        s->n_tokens = keep;
+        if (st != SRT_OK) return st;
+    }
+    P = s->n_tokens - s->n_eval;
+    if (!P && !s->has_logits) return srt__fail(SRT_ERR_INVALID_ARG, "srt_session_next_draft: nothing to continue (feed a prompt first)");
+    if (!s->spec_logits && !(s->spec_logits = (float *)srt__alloc(&m->alloc, (size_t)(SRT_DRAFT_MAX + 1) * (size_t)V * sizeof(float))))
+        return srt__fail(SRT_ERR_OUT_OF_MEMORY, "srt_session_next_draft: out of memory");
+    /* row i of dl: the distribution after the sequence and the first i proposals */
+    dl = s->spec_logits;
+    n0 = s->n_tokens;
+    memcpy(s->tokens + n0, draft, (size_t)k * sizeof(int32_t));
+    if (!P) memcpy(dl, s->logits, (size_t)V * sizeof(float));
+    srt__forward_batch(s, s->tokens + s->n_eval, P + k, P + k, dl + (size_t)(1 - P) * V);
+    for (i = 0; i <= k; i++) {   /* the proposals as long as the sampler takes them, then one drawn token */
+        memcpy(s->slog, dl + (size_t)i * V, (size_t)V * sizeof(float));
+        t = srt__sample(&s->d.sampler, &m->ops, s->slog, m->vocab.n, s->tokens, n0 + i, s->cand, &s->rng, i < k ? draft[i] : -1);
+        if (i == k || t != draft[i]) break;
+    }
+    memcpy(out, draft, (size_t)i * sizeof(int32_t));
+    out[i] = t;
+    *n_out = i + 1;
+    s->tokens[n0 + i] = t;
+    s->n_tokens = n0 + i + 1;
+    memcpy(s->logits, dl + (size_t)i * V, (size_t)V * sizeof(float));   /* the distribution t was drawn from, as after srt_session_next */
+    s->has_logits = 1;
+    srt__kv_forget(s, n0 + i);   /* the rows of the proposals not taken */
+    return SRT_OK;
+}
+
+SRT_API int srt_draft_lookup(const int32_t *tokens, int n, int ngram_min, int ngram_max, int32_t *draft, int cap) {
+    int g, j, i;
+    if (!tokens || !draft || cap <= 0 || ngram_min < 1 || ngram_max < ngram_min) return 0;
+    for (g = ngram_max < n - 1 ? ngram_max : n - 1; g >= ngram_min; g--) {
+        const int32_t *suffix = tokens + n - g;
+        for (j = n - g - 1; j >= 0; j--) {   /* the latest earlier occurrence; at least one token follows it */
+            for (i = 0; i < g && tokens[j + i] == suffix[i]; i++) {}
+            if (i == g) {
+                int c = n - (j + g) < cap ? n - (j + g) : cap;
+                memcpy(draft, tokens + j + g, (size_t)c * sizeof(int32_t));
+                return c;
+            }
+        }
+    }
+    return 0;
+}
+
+/* Whether models a and b share a vocabulary (a draft model's guesses are token ids of the other). */
+static int srt__same_vocab(const srt_model *a, const srt_model *b) {
+    int i;
+    if (a->vocab.n != b->vocab.n || a->vocab.eos != b->vocab.eos) return 0;
+    for (i = 0; i < a->vocab.n; i++)
+        if (strcmp(a->vocab.piece[i], b->vocab.piece[i]) != 0) return 0;
+    return 1;
+}
+/* A draft model's guesses: session d takes up the sequence of s (it keeps what the two have in
+   common and evaluates the rest) and draws up to k tokens after it; *n = how many. */
+static srt_status srt__draft_guess(srt_session *d, const srt_session *s, int k, int32_t *out, int *n) {
+    int common = 0, lim = d->n_tokens < s->n_tokens ? d->n_tokens : s->n_tokens;
+    srt_status st;
+    *n = 0;
+    while (common < lim && d->tokens[common] == s->tokens[common]) common++;
+    if ((st = srt_session_truncate(d, common)) != SRT_OK) return st;
+    if (s->n_tokens > d->n_ctx) return SRT_OK;   /* the draft's context is too small: no guesses */
+    if ((st = srt__session_feed(d, s->tokens + common, s->n_tokens - common)) != SRT_OK) return st;
+    while (*n < k && d->n_tokens < d->n_ctx) {
+        if ((st = srt_session_next(d, out + *n)) != SRT_OK) return st;
+        ++*n;
+    }
     return SRT_OK;
 }
 
@@ -6712,11 +6874,16 @@ SRT_API srt_status srt_generate(srt_session *s, const srt_generate_desc *g, srt_
     srt_status st = SRT_OK;
     double t0;
     char *buf;
-    int cap, start, stream_flags = 0;
+    int cap, start, stream_flags = 0, stop = 0;
     memset(&r, 0, sizeof r);
     memset(&us, 0, sizeof us);
     if (result) *result = r;
     if (!s || !g) return srt__fail(SRT_ERR_INVALID_ARG, "srt_generate: NULL argument");
+    if (g->draft_max < 0 || g->draft_max > SRT_DRAFT_MAX || g->draft_ngram < 0 || g->draft == s)
+        return srt__fail(SRT_ERR_INVALID_ARG, "srt_generate: draft_max %d (0 .. %d), draft_ngram %d or the draft session is not valid", g->draft_max, SRT_DRAFT_MAX, g->draft_ngram);
+    if (g->draft_max > 0 && s->bk) return srt__fail(SRT_ERR_UNSUPPORTED, "srt_generate: speculative decoding runs on the CPU (the model runs on backend %s)", s->m->backend->name);
+    if (g->draft_max > 0 && g->draft && !srt__same_vocab(s->m, g->draft->m))
+        return srt__fail(SRT_ERR_INVALID_ARG, "srt_generate: the draft model's vocabulary differs from the model's");
     srt__atomic_store(&s->cancel, 0);
     t0 = srt__now_ms();
     start = s->n_tokens;
@@ -6733,23 +6900,38 @@ SRT_API srt_status srt_generate(srt_session *s, const srt_generate_desc *g, srt_
     buf = (char *)SRT_MALLOC((size_t)cap);
     if (!buf) st = srt__fail(SRT_ERR_OUT_OF_MEMORY, "srt_generate: out of memory");
     t0 = srt__now_ms();
-    while (st == SRT_OK && (g->max_tokens <= 0 || r.n_generated < g->max_tokens)) {
-        int32_t tok;
-        int n;
+    while (st == SRT_OK && !stop && (g->max_tokens <= 0 || r.n_generated < g->max_tokens)) {
+        int32_t toks[SRT_DRAFT_MAX + 1], guess[SRT_DRAFT_MAX];
+        int n = 1, ng = 0, j, k = g->draft_max;
         if (srt__take_cancel(s)) { r.stopped_by = 3; st = srt__fail(SRT_ERR_CANCELLED, "generation cancelled"); break; }
-        st = srt_session_next(s, &tok);
+        if (g->max_tokens > 0 && k > g->max_tokens - r.n_generated - 1) k = g->max_tokens - r.n_generated - 1;   /* none past the end */
+        if (k > 0 && g->draft) st = srt__draft_guess(g->draft, s, k, guess, &ng);
+        else if (k > 0) ng = srt_draft_lookup(s->tokens, s->n_tokens, 1, g->draft_ngram ? g->draft_ngram : 3, guess, k);
+        if (st == SRT_OK) st = ng > 0 ? srt_session_next_draft(s, guess, ng, toks, &n) : srt_session_next(s, toks);
         if (st == SRT_ERR_CONTEXT_FULL) { r.stopped_by = 4; break; }
         if (st == SRT_ERR_CANCELLED) { r.stopped_by = 3; break; }
         if (st != SRT_OK) break;
-        if (tok == s->m->vocab.eos && g->stop_at_eos >= 0) { r.stopped_by = 1; break; }
-        r.n_generated++;
-        if ((int)(6 * (uint64_t)s->m->vocab.text_len[tok] + 16) > cap) {
-            char *nb = (char *)SRT_REALLOC(buf, 6 * (size_t)s->m->vocab.text_len[tok] + 16);
-            if (!nb) { st = srt__fail(SRT_ERR_OUT_OF_MEMORY, "srt_generate: out of memory"); break; }
-            buf = nb; cap = (int)(6 * s->m->vocab.text_len[tok] + 16);
+        r.n_passes++;
+        r.n_proposed += ng;
+        r.n_accepted += n - 1;
+        for (j = 0; j < n && !stop; j++) {
+            const int32_t tok = toks[j];
+            int nb;
+            if (tok == s->m->vocab.eos && g->stop_at_eos >= 0) { r.stopped_by = 1; stop = 1; }
+            else {
+                r.n_generated++;
+                if ((int)(6 * (uint64_t)s->m->vocab.text_len[tok] + 16) > cap) {
+                    char *nbuf = (char *)SRT_REALLOC(buf, 6 * (size_t)s->m->vocab.text_len[tok] + 16);
+                    if (nbuf) { buf = nbuf; cap = (int)(6 * s->m->vocab.text_len[tok] + 16); }
+                    else { st = srt__fail(SRT_ERR_OUT_OF_MEMORY, "srt_generate: out of memory"); stop = 1; }
+                }
+                if (stop) {}
+                else if ((nb = srt_utf8_stream_token(&us, s->m, tok, stream_flags, buf, cap)) > 0 && g->on_text && g->on_text(buf, nb, tok, g->user)) { r.stopped_by = 2; stop = 1; }
+                else if (g->max_tokens > 0 && r.n_generated >= g->max_tokens) stop = 1;
+            }
+            /* the tokens after a stop leave the sequence: it ends with what the app saw */
+            if (stop && j + 1 < n) srt_session_truncate(s, s->n_tokens - (n - j - 1));
         }
-        n = srt_utf8_stream_token(&us, s->m, tok, stream_flags, buf, cap);
-        if (n > 0 && g->on_text && g->on_text(buf, n, tok, g->user)) { r.stopped_by = 2; break; }
     }
     if (buf) {
         int n = srt_utf8_stream_flush(&us, buf, cap);
