@@ -446,7 +446,8 @@ typedef struct srt_session_desc {
        weight = the block tensor's name ("attn_q", "attn_k", "attn_v", "attn_output", "ffn_gate",
        "ffn_up", "ffn_down"; a mixture of experts: "ffn_gate_inp" for the router and "ffn_gate.X",
        "ffn_up.X", "ffn_down.X" for expert X, with the rows of the tokens routed to it only), or
-       layer -1 with "output" for the logits (the last token of a batch only). q, k, v (and gate, up)
+       layer -1 with "output" for the logits (the last token of a batch; speculative decoding: the
+       pending token and the proposals). q, k, v (and gate, up)
        share one input: each gets its own call. NULL = none. */
     void (*observer)(void *user, int layer, const char *weight, const float *x, int n_tokens, int cols);
     void *observer_user;
@@ -491,8 +492,9 @@ SRT_API srt_status srt_session_next(srt_session *s, int32_t *token);
    draft = n_draft tokens proposed to follow the sequence (srt_draft_lookup, a smaller model's
    greedy guesses, ...). They are evaluated in one batch with the pending token, so the weights are
    read once for all of them, and taken while the sampler agrees. Greedy (temperature 0) keeps a
-   proposal that is the argmax: the tokens are those srt_session_next would give (batch and
-   single-token evaluation agree on the CPU; tests check it bit for bit). With a temperature a
+   proposal that is the argmax: the tokens are those srt_session_next would give (a batch's logits
+   are a single token's bit for bit on the CPU, but for bf16 / sb-bf16 weights on AMX, whose batch
+   products differ in the last bits: a near tie may then go the other way). With a temperature a
    proposal x is kept with the probability p(x) the sampler gives it, else a token is drawn from p
    without x: every token is drawn from exactly p, whatever was proposed (the draws differ from
    srt_session_next's). The first token that is not a kept proposal (the correction, or one more
@@ -733,6 +735,12 @@ typedef struct srt_chat_desc {
     int no_think;              /* 1 = replies without reasoning where the template has the switch
                                   (srt_chat_template.think: Qwen3); earlier replies' reasoning is never
                                   fed again where the template drops it */
+    /* Speculative decoding, as srt_generate_desc's (CPU only; 0 = off): srt_chat_next hands out
+       the tokens one evaluation drew one by one; the session may hold those not handed out yet,
+       and any other call on the chat (and srt_chat_destroy) drops them from it again. */
+    int draft_max;
+    int draft_ngram;
+    srt_session *draft;
 } srt_chat_desc;
 typedef struct srt_chat_turn {   /* what srt_chat_send did */
     int n_dropped;             /* exchanges dropped from the start (after the system message) to make room */
@@ -6868,6 +6876,23 @@ static srt_status srt__draft_guess(srt_session *d, const srt_session *s, int k, 
     return SRT_OK;
 }
 
+/* The settings of speculative decoding for session s (srt_generate_desc, srt_chat_desc), checked. */
+static srt_status srt__draft_check(const srt_session *s, int draft_max, int draft_ngram, const srt_session *draft, const char *who) {
+    if (draft_max < 0 || draft_max > SRT_DRAFT_MAX || draft_ngram < 0 || draft == s)
+        return srt__fail(SRT_ERR_INVALID_ARG, "%s: draft_max %d (0 .. %d), draft_ngram %d or the draft session is not valid", who, draft_max, SRT_DRAFT_MAX, draft_ngram);
+    if (draft_max > 0 && s->bk) return srt__fail(SRT_ERR_UNSUPPORTED, "%s: speculative decoding runs on the CPU (the model runs on backend %s)", who, s->m->backend->name);
+    if (draft_max > 0 && draft && !srt__same_vocab(s->m, draft->m)) return srt__fail(SRT_ERR_INVALID_ARG, "%s: the draft model's vocabulary differs from the model's", who);
+    return SRT_OK;
+}
+/* Up to k proposals to follow the sequence of s: the draft session's guesses, else prompt lookup. */
+static srt_status srt__propose(srt_session *s, srt_session *draft, int draft_ngram, int k, int32_t *out, int *n) {
+    *n = 0;
+    if (k <= 0) return SRT_OK;
+    if (draft) return srt__draft_guess(draft, s, k, out, n);
+    *n = srt_draft_lookup(s->tokens, s->n_tokens, 1, draft_ngram ? draft_ngram : 3, out, k);
+    return SRT_OK;
+}
+
 SRT_API srt_status srt_generate(srt_session *s, const srt_generate_desc *g, srt_generate_result *result) {
     srt_generate_result r;
     srt_utf8_stream us;
@@ -6879,11 +6904,7 @@ SRT_API srt_status srt_generate(srt_session *s, const srt_generate_desc *g, srt_
     memset(&us, 0, sizeof us);
     if (result) *result = r;
     if (!s || !g) return srt__fail(SRT_ERR_INVALID_ARG, "srt_generate: NULL argument");
-    if (g->draft_max < 0 || g->draft_max > SRT_DRAFT_MAX || g->draft_ngram < 0 || g->draft == s)
-        return srt__fail(SRT_ERR_INVALID_ARG, "srt_generate: draft_max %d (0 .. %d), draft_ngram %d or the draft session is not valid", g->draft_max, SRT_DRAFT_MAX, g->draft_ngram);
-    if (g->draft_max > 0 && s->bk) return srt__fail(SRT_ERR_UNSUPPORTED, "srt_generate: speculative decoding runs on the CPU (the model runs on backend %s)", s->m->backend->name);
-    if (g->draft_max > 0 && g->draft && !srt__same_vocab(s->m, g->draft->m))
-        return srt__fail(SRT_ERR_INVALID_ARG, "srt_generate: the draft model's vocabulary differs from the model's");
+    if ((st = srt__draft_check(s, g->draft_max, g->draft_ngram, g->draft, "srt_generate")) != SRT_OK) return st;
     srt__atomic_store(&s->cancel, 0);
     t0 = srt__now_ms();
     start = s->n_tokens;
@@ -6905,8 +6926,7 @@ SRT_API srt_status srt_generate(srt_session *s, const srt_generate_desc *g, srt_
         int n = 1, ng = 0, j, k = g->draft_max;
         if (srt__take_cancel(s)) { r.stopped_by = 3; st = srt__fail(SRT_ERR_CANCELLED, "generation cancelled"); break; }
         if (g->max_tokens > 0 && k > g->max_tokens - r.n_generated - 1) k = g->max_tokens - r.n_generated - 1;   /* none past the end */
-        if (k > 0 && g->draft) st = srt__draft_guess(g->draft, s, k, guess, &ng);
-        else if (k > 0) ng = srt_draft_lookup(s->tokens, s->n_tokens, 1, g->draft_ngram ? g->draft_ngram : 3, guess, k);
+        st = srt__propose(s, g->draft, g->draft_ngram, k, guess, &ng);
         if (st == SRT_OK) st = ng > 0 ? srt_session_next_draft(s, guess, ng, toks, &n) : srt_session_next(s, toks);
         if (st == SRT_ERR_CONTEXT_FULL) { r.stopped_by = 4; break; }
         if (st == SRT_ERR_CANCELLED) { r.stopped_by = 3; break; }
@@ -7702,7 +7722,17 @@ struct srt_chat {
     /* where the last exchange began (before its user message was fed), for srt_chat_undo */
     int has_turn, turn_pos, turn_msg, turn_prev_special;
     size_t turn_fed;
+    /* speculative decoding: the tokens the last evaluation drew (in the session), queue[q_at..q_n) not handed out yet */
+    int draft_max, draft_ngram;
+    srt_session *draft;
+    int32_t queue[SRT_DRAFT_MAX + 1];
+    int q_at, q_n;
 };
+/* Drops the drawn tokens not handed out from the session: it ends with what the app saw. */
+static void srt__chat_settle(srt_chat *c) {
+    if (c->q_at < c->q_n) srt_session_truncate(c->s, c->s->n_tokens - (c->q_n - c->q_at));
+    c->q_at = c->q_n = 0;
+}
 #define SRT__CHAT_FED_ROLE "srt-chat:fed"
 
 static char *srt__chat_strdup(const char *s, size_t n) {
@@ -7801,7 +7831,9 @@ SRT_API srt_status srt_chat_create(srt_session *s, const srt_chat_desc *desc, sr
     c->s = s;
     c->m = s->m;
     c->max_tokens = d.max_tokens;
-    if ((st = srt_chat_template_from_model(s->m, d.template_name, &c->t)) != SRT_OK) { SRT_FREE(c); return st; }
+    c->draft_max = d.draft_max; c->draft_ngram = d.draft_ngram; c->draft = d.draft;
+    if ((st = srt__draft_check(s, d.draft_max, d.draft_ngram, d.draft, "srt_chat_create")) != SRT_OK ||
+        (st = srt_chat_template_from_model(s->m, d.template_name, &c->t)) != SRT_OK) { SRT_FREE(c); return st; }
     memset(&info, 0, sizeof info);
     srt_model_get_info(s->m, &info);
     c->eos = d.ignore_eos ? -2 : info.eos;
@@ -7813,6 +7845,7 @@ SRT_API srt_status srt_chat_create(srt_session *s, const srt_chat_desc *desc, sr
 }
 SRT_API void srt_chat_destroy(srt_chat *c) {
     if (!c) return;
+    srt__chat_settle(c);
     while (c->n_msgs > 0) srt__chat_drop(c, c->n_msgs - 1);
     SRT_FREE(c->msgs);
     SRT_FREE(c->fed.p);
@@ -7834,6 +7867,7 @@ SRT_API srt_status srt_chat_send(srt_chat *c, const char *text, srt_chat_turn *t
     memset(&tr, 0, sizeof tr);
     if (turn) *turn = tr;
     if (!c || !text) return srt__fail(SRT_ERR_INVALID_ARG, "srt_chat_send: NULL chat or text");
+    srt__chat_settle(c);
     s = c->s;
     n_ctx = s->n_ctx;
     room = c->max_tokens > 0 && c->max_tokens < n_ctx / 2 ? c->max_tokens : n_ctx / 4;
@@ -7898,17 +7932,28 @@ SRT_API srt_status srt_chat_next(srt_chat *c, int32_t *token, int *end) {
     if (end) *end = SRT_CHAT_GOING;
     if (!c || !token || !end) return srt__fail(SRT_ERR_INVALID_ARG, "srt_chat_next: NULL argument");
     if (!c->reply_open) return srt__fail(SRT_ERR_INVALID_ARG, "srt_chat_next: no reply is open (srt_chat_send first)");
-    if (c->max_tokens > 0 && c->n_drawn >= c->max_tokens) { c->reply_open = 0; *end = SRT_CHAT_END_LIMIT; return SRT_OK; }
-    if ((st = srt_session_next(c->s, &t)) != SRT_OK) {
-        if (st != SRT_ERR_CANCELLED) c->reply_open = 0;
-        return st;
+    if (c->max_tokens > 0 && c->n_drawn >= c->max_tokens) { srt__chat_settle(c); c->reply_open = 0; *end = SRT_CHAT_END_LIMIT; return SRT_OK; }
+    if (c->q_at == c->q_n) {   /* draw: one token, or several with proposals */
+        int32_t guess[SRT_DRAFT_MAX];
+        int ng = 0, kd = c->draft_max;
+        if (c->max_tokens > 0 && kd > c->max_tokens - c->n_drawn - 1) kd = c->max_tokens - c->n_drawn - 1;   /* none past the limit */
+        c->q_at = c->q_n = 0;
+        st = srt__propose(c->s, c->draft, c->draft_ngram, kd, guess, &ng);
+        if (st == SRT_OK && ng > 0) st = srt_session_next_draft(c->s, guess, ng, c->queue, &c->q_n);
+        else if (st == SRT_OK && (st = srt_session_next(c->s, c->queue)) == SRT_OK) c->q_n = 1;
+        if (st != SRT_OK) {
+            if (st != SRT_ERR_CANCELLED) c->reply_open = 0;
+            return st;
+        }
     }
+    t = c->queue[c->q_at++];
     c->n_drawn++;
     *token = t;
     piece = srt_token_piece(c->m, t);
     if (t == c->eos) stop = 1;
     for (k = 0; k < 4 && !stop; k++) stop = c->t.stop[k][0] && piece && !strcmp(piece, c->t.stop[k]);
     if (stop) {   /* its text ends the turn in fed ("" for a BOS-like EOS without one) */
+        srt__chat_settle(c);
         c->reply_open = 0;
         *end = SRT_CHAT_END_TURN;
         c->prev_special = 1;
@@ -7929,6 +7974,7 @@ SRT_API srt_status srt_chat_next(srt_chat *c, int32_t *token, int *end) {
 
 SRT_API srt_status srt_chat_regenerate(srt_chat *c) {
     char *e;
+    if (c) srt__chat_settle(c);
     if (!c || !c->has_reply || c->n_msgs == 0 || strcmp(c->msgs[c->n_msgs - 1].role, "assistant") != 0 || srt_session_truncate(c->s, c->reply_pos) != SRT_OK)
         return srt__fail(SRT_ERR_INVALID_ARG, "srt_chat_regenerate: there is no reply to generate again");
     if (!(e = srt__chat_strdup("", 0))) return srt__fail(SRT_ERR_OUT_OF_MEMORY, "srt_chat_regenerate");
@@ -7941,6 +7987,7 @@ SRT_API srt_status srt_chat_regenerate(srt_chat *c) {
 }
 
 SRT_API srt_status srt_chat_undo(srt_chat *c) {
+    if (c) srt__chat_settle(c);
     if (!c || !c->has_turn || c->turn_msg >= c->n_msgs || srt_session_truncate(c->s, c->turn_pos) != SRT_OK)
         return srt__fail(SRT_ERR_INVALID_ARG, "srt_chat_undo: there is nothing to take back");
     while (c->n_msgs > c->turn_msg) srt__chat_drop(c, c->n_msgs - 1);
@@ -7952,6 +7999,7 @@ SRT_API srt_status srt_chat_undo(srt_chat *c) {
 
 SRT_API void srt_chat_reset(srt_chat *c) {
     if (!c) return;
+    srt__chat_settle(c);
     while (c->n_msgs > (srt__chat_has_system(c) ? 1 : 0)) srt__chat_drop(c, c->n_msgs - 1);
     c->has_turn = c->has_reply = c->reply_open = 0;
     srt__chat_forget(c);
@@ -7977,6 +8025,7 @@ SRT_API srt_status srt_chat_save(srt_chat *c, const char *path) {
     char *fed;
     srt_status st;
     if (!c || !path) return srt__fail(SRT_ERR_INVALID_ARG, "srt_chat_save: NULL chat or path");
+    srt__chat_settle(c);
     all = (srt_chat_message *)SRT_MALLOC((size_t)(c->n_msgs + 1) * sizeof *all);
     fed = srt__chat_strdup(c->fed.p ? c->fed.p : "", c->fed.n);   /* fed.p may go on past fed.n (after an undo) */
     if (!all || !fed) { SRT_FREE(all); SRT_FREE(fed); return srt__fail(SRT_ERR_OUT_OF_MEMORY, "srt_chat_save"); }
@@ -7994,6 +8043,7 @@ SRT_API srt_status srt_chat_load(srt_chat *c, const char *path) {
     int n = 0, i, ok = 1;
     srt_status st;
     if (!c || !path) return srt__fail(SRT_ERR_INVALID_ARG, "srt_chat_load: NULL chat or path");
+    srt__chat_settle(c);
     if ((st = srt_session_load_chat(c->s, path, &msgs, &n)) != SRT_OK) {
         srt__chat_forget(c);   /* a backend's cache may be gone: the next turn checks what the session holds */
         return st;

@@ -363,11 +363,112 @@ static void test_stories(void) {
     srt_model_free(m); srt_model_free(q8);
 }
 
+/* Chats over two sessions of one model, plain and with proposals (draft: a draft session, else
+   lookup), through the same calls: the same tokens handed out, the same messages, and the same
+   sequence in the session after each call (tokens drawn but not handed out are dropped). */
+static void check_chat(srt_model *m, srt_session *draft, int max_tokens, int want_turn_end, const char *tag) {
+    srt_session *sa = new_session(m, 256, 32, 0.0f, 0.0f), *sb = new_session(m, 256, 32, 0.0f, 0.0f);
+    srt_chat *ca = NULL, *cb = NULL;
+    srt_chat_desc d;
+    int step, ok = 1, i, drawn = 0, ends = 0, held = 0, turns = 0;
+    memset(&d, 0, sizeof d);
+    d.template_name = "chatml"; d.max_tokens = max_tokens;
+    if (!sa || !sb || srt_chat_create(sa, &d, &ca) != SRT_OK) { CHECK(0, "%s: chat", tag); srt_session_destroy(sa); srt_session_destroy(sb); return; }
+    d.draft_max = 6; d.draft = draft;
+    if (srt_chat_create(sb, &d, &cb) != SRT_OK) { CHECK(0, "%s: chat with proposals (%s)", tag, srt_last_error()); srt_chat_destroy(ca); srt_session_destroy(sa); srt_session_destroy(sb); return; }
+    /* send, draw 7, send again (the reply left open), draw to the end, regenerate, draw 3, undo, send, draw to the end,
+       send, draw 3 (then srt_chat_destroy) */
+    for (step = 0; step < 11 && ok; step++) {
+        const int draw = step == 1 ? 7 : step == 3 || step == 8 ? 1000 : step == 5 || step == 10 ? 3 : 0;
+        srt_status a = SRT_OK, b = SRT_OK;
+        if (step == 0 || step == 2 || step == 7 || step == 9) { a = srt_chat_send(ca, step == 2 ? "abc abc" : "hello abc", NULL); b = srt_chat_send(cb, step == 2 ? "abc abc" : "hello abc", NULL); }
+        if (step == 4) { a = srt_chat_regenerate(ca); b = srt_chat_regenerate(cb); }
+        if (step == 6) { a = srt_chat_undo(ca); b = srt_chat_undo(cb); }
+        ok = a == b && a == SRT_OK;
+        for (i = 0; i < draw && ok; i++) {
+            int32_t ta, tb;
+            int ea, eb;
+            a = srt_chat_next(ca, &ta, &ea);
+            b = srt_chat_next(cb, &tb, &eb);
+            ok = a == b && ta == tb && ea == eb;
+            drawn++;
+            if (a != SRT_OK || ea != SRT_CHAT_GOING) { ends++; turns += ea == SRT_CHAT_END_TURN; break; }
+        }
+        /* less the tokens drawn and not handed out yet (a reply left open) */
+        ok = ok && sa->n_tokens == sb->n_tokens - (cb->q_n - cb->q_at) && !memcmp(sa->tokens, sb->tokens, sizeof(int32_t) * (size_t)sa->n_tokens);
+        if (cb->q_n > cb->q_at) held++;
+        ok = ok && (cb->reply_open || cb->q_n == cb->q_at);   /* a closed reply holds nothing more */
+        if (!ok) printf("# %s: step %d differs (%d, %d tokens)\n", tag, step, sa->n_tokens, sb->n_tokens);
+        {
+            int na, nb, k;
+            const srt_chat_message *ma = srt_chat_messages(ca, &na), *mb = srt_chat_messages(cb, &nb);
+            ok = ok && na == nb;
+            for (k = 0; ok && k < na; k++) ok = !strcmp(ma[k].role, mb[k].role) && !strcmp(ma[k].content, mb[k].content);
+        }
+    }
+    CHECK(ok && ends == 2 && turns >= want_turn_end, "%s: the tokens, ends, messages and session of a plain chat after every call (%d draws, %d replies ended, %d by the turn's end; "
+          "%d times tokens not handed out yet)", tag, drawn, ends, turns, held);
+    srt_chat_destroy(ca);
+    srt_chat_destroy(cb);
+    CHECK(ok && sb->n_tokens == sa->n_tokens, "%s: the session holds what the app saw after srt_chat_destroy (%d tokens)", tag, sb->n_tokens);
+    srt_session_destroy(sa); srt_session_destroy(sb);
+}
+
+static void test_chat(void) {
+    srt_model *m = NULL, *same = NULL;
+    srt_model_desc md;
+    srt_session *ds;
+    srt_chat *c = NULL;
+    srt_chat_desc d;
+    memset(&md, 0, sizeof md);
+    tiny_rng_state = 777;
+    if (!write_tiny_model("build/tmp/spec_chat.srt", SRT_F32, NULL, NULL, 1) || srt_model_load("build/tmp/spec_chat.srt", &md, &m) != SRT_OK ||
+        srt_model_load("build/tmp/spec_chat.srt", &md, &same) != SRT_OK) { CHECK(0, "chat: model"); return; }
+    ds = new_session(same, 256, 32, 0.0f, 0.0f);
+    check_chat(m, NULL, 0, 0, "chat, lookup");
+    check_chat(m, ds, 0, 0, "chat, the same model drafting");
+    check_chat(m, ds, 9, 0, "chat, the same model drafting, replies of at most 9 tokens");
+    {   /* replies that end their turn: the same model with a token of check_chat's second reply as EOS */
+        srt_session *s = new_session(m, 256, 32, 0.0f, 0.0f);
+        srt_model *me = NULL, *me2 = NULL;
+        srt_session *de = NULL;
+        int32_t t = -1, seen[40];
+        int i, j, end = 0, at = -1;
+        memset(&d, 0, sizeof d);
+        d.template_name = "chatml";
+        if (s && srt_chat_create(s, &d, &c) == SRT_OK && srt_chat_send(c, "hello abc", NULL) == SRT_OK) {   /* as check_chat's steps 0 .. 3 */
+            for (i = 0; i < 7; i++) srt_chat_next(c, &t, &end);
+            srt_chat_send(c, "abc abc", NULL);
+        }
+        if (c)
+            for (i = 0; i < 40 && at < 0 && srt_chat_next(c, &seen[i], &end) == SRT_OK; i++) {   /* a token from the 9th on not drawn before */
+                for (j = 0; j < i && seen[j] != seen[i]; j++) {}
+                if (i >= 8 && j == i) { at = i; t = seen[i]; }
+            }
+        srt_chat_destroy(c); c = NULL;
+        srt_session_destroy(s);
+        tiny_rng_state = 777; tiny_eos_id = t;
+        if (write_tiny_model("build/tmp/spec_chat_eos.srt", SRT_F32, NULL, NULL, 1)) { srt_model_load("build/tmp/spec_chat_eos.srt", &md, &me); srt_model_load("build/tmp/spec_chat_eos.srt", &md, &me2); }
+        tiny_eos_id = 2;
+        de = me2 ? new_session(me2, 256, 32, 0.0f, 0.0f) : NULL;
+        CHECK(de && at >= 8, "chat: a model whose EOS is the token %d of its second reply (%d)", at, t);
+        if (de) { check_chat(me, de, 0, 1, "chat to the end of the turn, the same model drafting"); check_chat(me, NULL, 0, 1, "chat to the end of the turn, lookup"); }
+        srt_session_destroy(de);
+        srt_model_free(me); srt_model_free(me2);
+    }
+    memset(&d, 0, sizeof d);
+    d.draft_max = SRT_DRAFT_MAX + 1;
+    CHECK(srt_chat_create(ds, &d, &c) == SRT_ERR_INVALID_ARG && !c, "chat: draft_max past SRT_DRAFT_MAX is refused");
+    srt_session_destroy(ds);
+    srt_model_free(m); srt_model_free(same);
+}
+
 int main(void) {
     test_lookup();
     test_sample_rule();
     test_greedy();
     test_generate();
+    test_chat();
     test_stories();
     return srt_test_finish();
 }
