@@ -557,7 +557,9 @@ typedef struct srt_generate_desc {
     int (*on_text)(const char *text, int len, int32_t token, void *user);
     void *user;
     /* Speculative decoding (srt_session_next_draft; CPU only): up to draft_max tokens (<=
-       SRT_DRAFT_MAX) are proposed and checked per evaluation; 0 = off. The proposals come from
+       SRT_DRAFT_MAX) are proposed and checked per evaluation; 0 = off. The count adapts: after an
+       evaluation that kept all its proposals the next checks twice as many, else one more than it
+       kept (a proposal not kept costs a row of evaluation). The proposals come from
        draft, a session of a smaller model with the same vocabulary (it follows the sequence and
        guesses with its own sampler: make it greedy), or, with draft NULL, from prompt lookup
        (srt_draft_lookup, n-grams of draft_ngram (0 = 3) down to 1 tokens). */
@@ -6884,6 +6886,15 @@ static srt_status srt__draft_check(const srt_session *s, int draft_max, int draf
     if (draft_max > 0 && draft && !srt__same_vocab(s->m, draft->m)) return srt__fail(SRT_ERR_INVALID_ARG, "%s: the draft model's vocabulary differs from the model's", who);
     return SRT_OK;
 }
+/* How many proposals the next evaluation checks, after one that kept `kept` of `proposed` (k: the
+   count it was allowed): twice as many after all were kept, one more than were kept otherwise. A
+   proposal that is not kept costs a row of evaluation (on 2 cores, 4 rows cost about 1.5 of one):
+   guesses that keep failing get few rows, a run of right ones (copied text) soon gets draft_max. */
+static int srt__draft_adapt(int k, int proposed, int kept, int draft_max) {
+    if (proposed <= 0) return k;
+    k = kept == proposed ? 2 * k : kept + 1;
+    return k < 1 ? 1 : k > draft_max ? draft_max : k;
+}
 /* Up to k proposals to follow the sequence of s: the draft session's guesses, else prompt lookup. */
 static srt_status srt__propose(srt_session *s, srt_session *draft, int draft_ngram, int k, int32_t *out, int *n) {
     *n = 0;
@@ -6899,12 +6910,13 @@ SRT_API srt_status srt_generate(srt_session *s, const srt_generate_desc *g, srt_
     srt_status st = SRT_OK;
     double t0;
     char *buf;
-    int cap, start, stream_flags = 0, stop = 0;
+    int cap, start, stream_flags = 0, stop = 0, kdraft;
     memset(&r, 0, sizeof r);
     memset(&us, 0, sizeof us);
     if (result) *result = r;
     if (!s || !g) return srt__fail(SRT_ERR_INVALID_ARG, "srt_generate: NULL argument");
     if ((st = srt__draft_check(s, g->draft_max, g->draft_ngram, g->draft, "srt_generate")) != SRT_OK) return st;
+    kdraft = g->draft_max;
     srt__atomic_store(&s->cancel, 0);
     t0 = srt__now_ms();
     start = s->n_tokens;
@@ -6923,7 +6935,7 @@ SRT_API srt_status srt_generate(srt_session *s, const srt_generate_desc *g, srt_
     t0 = srt__now_ms();
     while (st == SRT_OK && !stop && (g->max_tokens <= 0 || r.n_generated < g->max_tokens)) {
         int32_t toks[SRT_DRAFT_MAX + 1], guess[SRT_DRAFT_MAX];
-        int n = 1, ng = 0, j, k = g->draft_max;
+        int n = 1, ng = 0, j, k = kdraft;
         if (srt__take_cancel(s)) { r.stopped_by = 3; st = srt__fail(SRT_ERR_CANCELLED, "generation cancelled"); break; }
         if (g->max_tokens > 0 && k > g->max_tokens - r.n_generated - 1) k = g->max_tokens - r.n_generated - 1;   /* none past the end */
         st = srt__propose(s, g->draft, g->draft_ngram, k, guess, &ng);
@@ -6934,6 +6946,7 @@ SRT_API srt_status srt_generate(srt_session *s, const srt_generate_desc *g, srt_
         r.n_passes++;
         r.n_proposed += ng;
         r.n_accepted += n - 1;
+        kdraft = srt__draft_adapt(kdraft, ng, n - 1, g->draft_max);
         for (j = 0; j < n && !stop; j++) {
             const int32_t tok = toks[j];
             int nb;
@@ -7723,7 +7736,7 @@ struct srt_chat {
     int has_turn, turn_pos, turn_msg, turn_prev_special;
     size_t turn_fed;
     /* speculative decoding: the tokens the last evaluation drew (in the session), queue[q_at..q_n) not handed out yet */
-    int draft_max, draft_ngram;
+    int draft_max, draft_ngram, draft_k;   /* draft_k: the proposals the next evaluation checks (srt__draft_adapt) */
     srt_session *draft;
     int32_t queue[SRT_DRAFT_MAX + 1];
     int q_at, q_n;
@@ -7831,7 +7844,7 @@ SRT_API srt_status srt_chat_create(srt_session *s, const srt_chat_desc *desc, sr
     c->s = s;
     c->m = s->m;
     c->max_tokens = d.max_tokens;
-    c->draft_max = d.draft_max; c->draft_ngram = d.draft_ngram; c->draft = d.draft;
+    c->draft_max = c->draft_k = d.draft_max; c->draft_ngram = d.draft_ngram; c->draft = d.draft;
     if ((st = srt__draft_check(s, d.draft_max, d.draft_ngram, d.draft, "srt_chat_create")) != SRT_OK ||
         (st = srt_chat_template_from_model(s->m, d.template_name, &c->t)) != SRT_OK) { SRT_FREE(c); return st; }
     memset(&info, 0, sizeof info);
@@ -7935,11 +7948,12 @@ SRT_API srt_status srt_chat_next(srt_chat *c, int32_t *token, int *end) {
     if (c->max_tokens > 0 && c->n_drawn >= c->max_tokens) { srt__chat_settle(c); c->reply_open = 0; *end = SRT_CHAT_END_LIMIT; return SRT_OK; }
     if (c->q_at == c->q_n) {   /* draw: one token, or several with proposals */
         int32_t guess[SRT_DRAFT_MAX];
-        int ng = 0, kd = c->draft_max;
+        int ng = 0, kd = c->draft_k;
         if (c->max_tokens > 0 && kd > c->max_tokens - c->n_drawn - 1) kd = c->max_tokens - c->n_drawn - 1;   /* none past the limit */
         c->q_at = c->q_n = 0;
         st = srt__propose(c->s, c->draft, c->draft_ngram, kd, guess, &ng);
-        if (st == SRT_OK && ng > 0) st = srt_session_next_draft(c->s, guess, ng, c->queue, &c->q_n);
+        if (st == SRT_OK && ng > 0 && (st = srt_session_next_draft(c->s, guess, ng, c->queue, &c->q_n)) == SRT_OK)
+            c->draft_k = srt__draft_adapt(c->draft_k, ng, c->q_n - 1, c->draft_max);
         else if (st == SRT_OK && (st = srt_session_next(c->s, c->queue)) == SRT_OK) c->q_n = 1;
         if (st != SRT_OK) {
             if (st != SRT_ERR_CANCELLED) c->reply_open = 0;

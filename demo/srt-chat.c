@@ -20,6 +20,9 @@
        keeps the session state after the prompt (-p text; in a chat, the first turn's) in FILE
        (srt_session_save); a later run whose prompt begins with the same tokens loads it and
        evaluates only the rest, e.g. a long system prompt is read once.
+   --draft N, --draft-model PATH
+       speculative decoding (srt_session_next_draft): proposed tokens, from prompt lookup or a
+       smaller model, are checked N at a time in one evaluation; greedy output is unchanged.
    --backend cuda [--device N]
        runs the model on an NVIDIA GPU (build/srt-chat-cuda: this file with -DSRT_CHAT_CUDA +
        tools/cuda-backend.cu, built by ./build.sh when nvcc is found); tokenizing and sampling
@@ -69,6 +72,10 @@ static void usage(FILE *f) {
         "      --show-prompt       print each text fed to the model on stderr (chat mode)\n"
         "      --no-think          replies without reasoning where the template has the switch (Qwen3)\n"
         "      --ignore-eos        keep generating after end-of-sequence\n"
+        "      --draft N           speculative decoding: check up to N proposed tokens per evaluation (1..16;\n"
+        "                          proposals by prompt lookup unless --draft-model; greedy output unchanged)\n"
+        "      --draft-ngram N     prompt lookup: match the last N tokens first (default 3)\n"
+        "      --draft-model PATH  a smaller model with the same vocabulary proposes (greedy; --draft default 8)\n"
         "      --cores POLICY      auto (default: one thread per physical core, P-cores first),\n"
         "                          performance (P-cores only), all (every logical CPU), or a CPU list \"0-3,8\"\n"
         "      --pin / --no-pin    pin threads to their CPUs (default: only for performance and lists)\n"
@@ -112,9 +119,11 @@ static srt_status tokenize_all(const srt_model *m, const char *text, int flags, 
 }
 
 static void print_stats(const srt_generate_result *r) {
-    fprintf(stderr, "\n[prompt: %d tokens in %.1f ms (%.1f tok/s) | generated: %d tokens in %.1f ms (%.1f tok/s)]\n",
+    fprintf(stderr, "\n[prompt: %d tokens in %.1f ms (%.1f tok/s) | generated: %d tokens in %.1f ms (%.1f tok/s)",
             r->n_prompt, r->prompt_ms, r->prompt_ms > 0 ? r->n_prompt * 1000.0 / r->prompt_ms : 0.0,
             r->n_generated, r->decode_ms, r->decode_ms > 0 ? r->n_generated * 1000.0 / r->decode_ms : 0.0);
+    if (r->n_proposed > 0) fprintf(stderr, " | speculative: %d evaluations, %d of %d proposals kept", r->n_passes, r->n_accepted, r->n_proposed);
+    fprintf(stderr, "]\n");
 }
 
 
@@ -214,7 +223,10 @@ static srt_backend *g_backend;   /* --backend cuda; freed by main after the mode
 static int chat_main(int argc, char **argv) {
     const char *model_path = NULL, *prompt = NULL, *prompt_file = NULL;
     int n_predict = 256, threads = 0, n_ctx = 0, n_batch = 0, temp_given = 0, no_bos = 0, ignore_eos = 0, verify = 0, pin = 0, no_think = 0, i;
-    int use_cuda = 0, device = 0;
+    int use_cuda = 0, device = 0, draft_max = -1, draft_ngram = 0;
+    const char *draft_path = NULL;
+    srt_model *draft_model = NULL;
+    srt_session *draft = NULL;
     int force_chat = 0, no_chat = 0, show_prompt = 0, use_chat;
     const char *template_name = NULL, *system_text = NULL, *cache_path = NULL;
     double cache_ms = 0.0;   /* loading the prompt cache */
@@ -277,6 +289,9 @@ static int chat_main(int argc, char **argv) {
             if (srt_chat_format_from_name(template_name) < 0) { fprintf(stderr, "srt-chat: unknown template '%s' (--template list shows them)\n", template_name); return 2; }
         }
         else if (!strcmp(a, "--ignore-eos")) ignore_eos = 1;
+        else if (!strcmp(a, "--draft")) draft_max = atoi(NEXT());
+        else if (!strcmp(a, "--draft-ngram")) draft_ngram = atoi(NEXT());
+        else if (!strcmp(a, "--draft-model")) draft_path = NEXT();
         else if (!strcmp(a, "--verify")) verify = 1;
         else if (!strcmp(a, "--load")) {
             const char *c = NEXT();
@@ -307,6 +322,8 @@ static int chat_main(int argc, char **argv) {
     if (!model_path) { fprintf(stderr, "srt-chat: no model given (-m MODEL.srt)\n"); usage(stderr); return 2; }
     if (force_chat && no_chat) { fprintf(stderr, "srt-chat: --chat and --no-chat exclude each other\n"); return 2; }
     if (n_predict < 0 || threads < 0 || n_ctx < 0 || n_batch < 0) { fprintf(stderr, "srt-chat: negative count\n"); return 2; }
+    if (draft_max < 0) draft_max = draft_path ? 8 : 0;
+    if (draft_max > SRT_DRAFT_MAX || draft_ngram < 0) { fprintf(stderr, "srt-chat: --draft takes 0..%d, --draft-ngram a count\n", SRT_DRAFT_MAX); return 2; }
     if (prompt_file) {
         if (!(file_text = read_file(prompt_file))) { fprintf(stderr, "srt-chat: cannot read %s\n", prompt_file); return 1; }
         prompt = file_text;
@@ -348,6 +365,19 @@ static int chat_main(int argc, char **argv) {
             return 1;
         }
     }
+    if (draft_path && draft_max > 0) {   /* the draft model: on the CPU, its session as long as the model's, greedy */
+        srt_model_desc md;
+        srt_session_desc sd;
+        memset(&md, 0, sizeof md);
+        memset(&sd, 0, sizeof sd);
+        md.n_threads = threads; md.load = load; md.cores = cores; md.cpu_list = cpu_list; md.pin = pin;
+        sd.n_ctx = srt_session_n_ctx(session); sd.n_batch = n_batch;
+        if ((st = srt_model_load(draft_path, &md, &draft_model)) != SRT_OK || (st = srt_session_create(draft_model, &sd, &draft)) != SRT_OK) {
+            fprintf(stderr, "srt-chat: the draft model: %s: %s\n", srt_status_str(st), srt_last_error());
+            srt_model_free(draft_model); srt_session_destroy(session); srt_model_free(model); free(file_text);
+            return 1;
+        }
+    }
     g_session = session;
     signal(SIGINT, on_sigint);
     {
@@ -360,7 +390,7 @@ static int chat_main(int argc, char **argv) {
         if (!use_chat && !prompt) {
             fprintf(stderr, "srt-chat: --prompt-cache needs a prompt (-p, -f) or a chat\n");
             if (f) fclose(f);
-            srt_session_destroy(session); srt_model_free(model); free(file_text);
+            srt_session_destroy(session); srt_model_free(model); srt_session_destroy(draft); srt_model_free(draft_model); free(file_text);
             return 2;
         }
         if (f) {
@@ -384,9 +414,10 @@ static int chat_main(int argc, char **argv) {
         c.cache_ms = cache_ms;
         cd.template_name = template_name; cd.system_prompt = system_text; cd.max_tokens = n_predict; cd.ignore_eos = ignore_eos;
         cd.no_think = no_think;
+        cd.draft_max = draft_max; cd.draft_ngram = draft_ngram; cd.draft = draft;
         if ((st = srt_chat_create(session, &cd, &c.chat)) != SRT_OK) {
             fprintf(stderr, "srt-chat: %s\n", srt_last_error());
-            srt_session_destroy(session); srt_model_free(model); free(file_text);
+            srt_session_destroy(session); srt_model_free(model); srt_session_destroy(draft); srt_model_free(draft_model); free(file_text);
             return 2;
         }
         srt_model_get_info(model, &info);
@@ -434,6 +465,7 @@ static int chat_main(int argc, char **argv) {
         memset(&r, 0, sizeof r);
         g.max_tokens = n_predict; g.on_text = print_text; g.user = &o;
         g.stop_at_eos = ignore_eos ? -1 : 0;
+        g.draft_max = draft_max; g.draft_ngram = draft_ngram; g.draft = draft;
         if (prompt[0] == 0 && no_bos) { fprintf(stderr, "srt-chat: an empty prompt needs BOS\n"); return 2; }
         fputs(prompt, stdout);
         /* the prompt's tokens: those the session holds already (the prompt cache) are kept */
@@ -452,6 +484,7 @@ static int chat_main(int argc, char **argv) {
             srt_generate_result gr;
             st = srt_generate(session, &g, &gr);
             r.n_generated = gr.n_generated; r.decode_ms = gr.decode_ms;
+            r.n_passes = gr.n_passes; r.n_proposed = gr.n_proposed; r.n_accepted = gr.n_accepted;
         }
         fputs("\n", stdout);
         print_stats(&r);
@@ -488,6 +521,7 @@ static int chat_main(int argc, char **argv) {
             memset(&g, 0, sizeof g);
             g.prompt = line; g.max_tokens = n_predict; g.on_text = print_text; g.user = &o;
             g.stop_at_eos = ignore_eos ? -1 : 0;
+            g.draft_max = draft_max; g.draft_ngram = draft_ngram; g.draft = draft;
             fputs(line, stdout);
             st = srt_generate(session, &g, &r);
             fputs("\n", stdout);
@@ -500,6 +534,8 @@ static int chat_main(int argc, char **argv) {
     g_session = NULL;
     srt_session_destroy(session);
     srt_model_free(model);
+    srt_session_destroy(draft);
+    srt_model_free(draft_model);
     free(file_text);
     return st == SRT_OK || st == SRT_ERR_CONTEXT_FULL ? 0 : 1;
 }

@@ -6,7 +6,9 @@
    from exactly the sampler's distribution (200,000 draws of srt__sample, and 20,000 session draws
    against the logits); srt_generate with prompt lookup and with a draft model ends where plain
    decoding ends (max_tokens, a callback's stop, EOS on stories260K) with the same text and the
-   sequence the app saw, in fewer evaluations; bad arguments are refused. */
+   sequence the app saw, in fewer evaluations; chats with proposals hand out plain chats' tokens
+   and keep the session at what the app saw after every call; the proposal count adapts;
+   srt-chat --draft / --draft-model print plain decoding's text; bad arguments are refused. */
 #define SPARSERT_IMPLEMENTATION
 #include "sparsert.h"
 #include "testing.h"
@@ -46,6 +48,16 @@ static void test_lookup(void) {
     CHECK(srt_draft_lookup(b, 11, 0, 3, d, 8) == 0 && srt_draft_lookup(b, 11, 3, 2, d, 8) == 0 && srt_draft_lookup(b, 11, 1, 3, d, 0) == 0 &&
           srt_draft_lookup(b, 1, 1, 3, d, 8) == 0 && srt_draft_lookup(b, 0, 1, 3, d, 8) == 0 && srt_draft_lookup(NULL, 5, 1, 3, d, 8) == 0,
           "lookup: bad arguments and too short a sequence give no draft");
+}
+
+/* The proposal count after an evaluation: doubled after all were kept, one more than the kept
+   ones otherwise, within 1 .. draft_max; unchanged without proposals. */
+static void test_adapt(void) {
+    CHECK(srt__draft_adapt(2, 2, 2, 8) == 4 && srt__draft_adapt(4, 4, 4, 8) == 8 && srt__draft_adapt(8, 8, 8, 8) == 8 && srt__draft_adapt(6, 6, 6, 8) == 8,
+          "adapt: all kept: twice as many, at most draft_max");
+    CHECK(srt__draft_adapt(8, 8, 2, 8) == 3 && srt__draft_adapt(8, 8, 0, 8) == 1 && srt__draft_adapt(4, 3, 2, 8) == 3,
+          "adapt: some not kept: one more than were kept");
+    CHECK(srt__draft_adapt(5, 0, 0, 8) == 5, "adapt: no proposals (no lookup match): unchanged");
 }
 
 /* srt__sample with a proposal draws from the sampler's distribution: the frequencies of 200,000
@@ -361,6 +373,20 @@ static void test_stories(void) {
     }
     srt_session_destroy(dq);
     srt_model_free(m); srt_model_free(q8);
+    {   /* srt-chat --draft N and --draft-model: the text of plain decoding */
+        static const char *const opts[3] = {"", "--draft 8", "--draft-model build/tmp/spec_stories_q8.srt"};
+        char cmd[512], *txt[3], *err;
+        int i;
+        for (i = 0; i < 3; i++) {
+            snprintf(cmd, sizeof cmd, "build/srt-chat -m build/tmp/spec_stories.srt -p \"Once upon a time\" -n 200 -t 1 %s > build/tmp/spec_chat%d.txt 2>build/tmp/spec_chat%d.err", opts[i], i, i);
+            txt[i] = system(cmd) == 0 ? (snprintf(cmd, sizeof cmd, "build/tmp/spec_chat%d.txt", i), srt_test_read_file(cmd, NULL)) : NULL;
+        }
+        err = srt_test_read_file("build/tmp/spec_chat2.err", NULL);
+        CHECK(txt[0] && txt[1] && txt[2] && strlen(txt[0]) > 400 && !strcmp(txt[0], txt[1]) && !strcmp(txt[0], txt[2]) && err && strstr(err, "speculative:"),
+              "srt-chat --draft 8 and --draft-model print plain decoding's text (%d bytes) and the proposals kept", txt[0] ? (int)strlen(txt[0]) : -1);
+        for (i = 0; i < 3; i++) free(txt[i]);
+        free(err);
+    }
 }
 
 /* Chats over two sessions of one model, plain and with proposals (draft: a draft session, else
@@ -465,6 +491,7 @@ static void test_chat(void) {
 
 int main(void) {
     test_lookup();
+    test_adapt();
     test_sample_rule();
     test_greedy();
     test_generate();

@@ -33,6 +33,13 @@
          prefill_ms and state_load_speedup = prefill_ms / state_load_ms. --swa-full: sliding-window
          layers keep every position (srt_session_desc.swa_full) instead of a ring.
      srt-bench decode MODEL [--tokens 64] ...      = e2e with --prompt-tokens 1 --runs 1
+     srt-bench spec MODEL.srt [--threads N | --threads-list ..] [--n 1,2,4,8] [--prompt-tokens 128]
+                              [--tokens 64] [--runs 3] [--batch B] [--json]
+         speculative decoding (srt_session_next_draft) per proposal count k (--n): greedy decoding
+         of --tokens tokens after a random prompt, plain and with proposals that are all right (the
+         plain tokens ahead: the ceiling), all wrong (the floor) and from prompt lookup; decode
+         tokens/s, evaluations, kept_fraction, speedup over plain (medians of --runs, the kinds in
+         turn) and same_tokens (1: the tokens of plain decoding; else exit status 1).
      srt-bench pool [--json] [--topology] [--threads N] [--cores auto|performance|all|LIST] [--no-pin]
          fork/join latency, parallel-for overhead on a tiny matrix, and GEMV throughput with one
          worker slowed to half speed, dynamic chunks vs a static split.
@@ -1453,6 +1460,117 @@ static int bench_e2e(const opts *o, const char *path) {
     return ok ? 0 : 1;
 }
 
+/* ---------------------------------------------------------------- speculative decoding */
+/* What speculative decoding's proposals cost and gain, per proposal count k: plain greedy decoding
+   of T tokens (srt_generate) against srt_session_next_draft with k proposals that are all right
+   (the plain tokens ahead: the ceiling at full acceptance) or all wrong (the floor: one token per
+   evaluation, k more rows evaluated each time), and srt_generate with prompt lookup (draft_max k;
+   on a random model's output, not a text's). */
+enum { SPEC_PLAIN, SPEC_RIGHT, SPEC_WRONG, SPEC_LOOKUP, SPEC_KINDS };
+static const char *const spec_kind_names[SPEC_KINDS] = {"plain", "right", "wrong", "lookup"};
+/* One decode of T tokens after the prompt; ref: plain's tokens (written by SPEC_PLAIN); *same = out equals ref. */
+static double spec_decode(srt_session *s, const int32_t *prompt, int P, int T, int kind, int k, int n_vocab, int32_t *ref, int32_t *out,
+                          int *evals, int *kept, int *same) {
+    double t0;
+    int n = 0, i;
+    *evals = *kept = 0;
+    srt_session_reset(s);
+    if (srt_session_feed(s, prompt, P) != SRT_OK) return -1;
+    t0 = now_us();
+    if (kind == SPEC_PLAIN || kind == SPEC_LOOKUP) {   /* as an app decodes: srt_generate (lookup: its adaptive proposal count) */
+        srt_generate_desc g;
+        srt_generate_result gr;
+        memset(&g, 0, sizeof g);
+        g.max_tokens = T; g.stop_at_eos = -1; g.draft_max = kind == SPEC_LOOKUP ? k : 0;
+        if (srt_generate(s, &g, &gr) != SRT_OK || gr.n_generated != T) return -1;
+        *evals = gr.n_passes; *kept = gr.n_accepted;
+        n = T;
+        memcpy(out, srt_session_tokens(s) + P, sizeof(int32_t) * (size_t)T);
+    }
+    while (n < T) {
+        int32_t d[SRT_DRAFT_MAX], got[SRT_DRAFT_MAX + 1];
+        int nd = 0, ng = 0;
+        if (kind == SPEC_RIGHT || kind == SPEC_WRONG)
+            for (nd = 0; nd < k && n + nd < T - 1; nd++) d[nd] = kind == SPEC_RIGHT ? ref[n + nd] : (ref[n + nd] + 1 + nd) % n_vocab;
+        if (nd > 0 ? srt_session_next_draft(s, d, nd, got, &ng) != SRT_OK : srt_session_next(s, got) != SRT_OK) return -1;
+        if (nd == 0) ng = 1;
+        (*evals)++;
+        *kept += ng - 1;
+        for (i = 0; i < ng && n < T; i++) out[n++] = got[i];
+    }
+    t0 = now_us() - t0;
+    if (kind == SPEC_PLAIN) memcpy(ref, out, sizeof(int32_t) * (size_t)T);
+    *same = !memcmp(ref, out, sizeof(int32_t) * (size_t)T);
+    return t0;
+}
+static int bench_spec(const opts *o, const char *path) {
+    srt_pool *pools[MAX_LIST];
+    srt_model *m = NULL;
+    srt_session *s = NULL;
+    srt_model_desc md;
+    srt_session_desc sd;
+    srt_model_info info;
+    const int P = o->prompt_tokens, T = o->tokens, n_k = o->n_n ? o->n_n : 4;
+    const int ks_default[4] = {1, 2, 4, 8};
+    const char *base = strrchr(path, '/');
+    int32_t *prompt = NULL, *ref = NULL, *out = NULL;
+    int n_pools, ti, ki, kind, r, i, ok = 1;
+    if (P < 1 || T < 2 || o->runs > 64) { fprintf(stderr, "srt-bench: spec needs --prompt-tokens >= 1, --tokens >= 2\n"); return 2; }
+    for (ki = 0; ki < n_k; ki++)
+        if ((o->n_n ? o->n_list[ki] : ks_default[ki]) > SRT_DRAFT_MAX) { fprintf(stderr, "srt-bench: spec: --n at most %d\n", SRT_DRAFT_MAX); return 2; }
+    if (!create_pools(o, 0, pools, &n_pools)) return 1;
+    memset(&info, 0, sizeof info);
+    prompt = (int32_t *)malloc(sizeof(int32_t) * (size_t)P);
+    ref = (int32_t *)malloc(sizeof(int32_t) * (size_t)T);
+    out = (int32_t *)malloc(sizeof(int32_t) * (size_t)T);
+    for (ti = 0; ok && ti < n_pools; ti++) {
+        memset(&md, 0, sizeof md);
+        md.pool = pools[ti];
+        if (!prompt || !ref || !out || srt_model_load(path, &md, &m) != SRT_OK) { fprintf(stderr, "srt-bench: %s\n", srt_last_error()); ok = 0; break; }
+        srt_model_get_info(m, &info);
+        memset(&sd, 0, sizeof sd);
+        sd.n_ctx = P + T + SRT_DRAFT_MAX + 8;
+        sd.n_batch = o->batch;
+        if (srt_session_create(m, &sd, &s) != SRT_OK) { fprintf(stderr, "srt-bench: %s\n", srt_last_error()); ok = 0; break; }
+        for (i = 0; i < P; i++) prompt[i] = (int32_t)(rand_u32() % (uint32_t)info.n_vocab);
+        for (ki = 0; ok && ki < n_k; ki++) {
+            const int k = o->n_n ? o->n_list[ki] : ks_default[ki];
+            double us[SPEC_KINDS][64];
+            int evals[SPEC_KINDS], kept[SPEC_KINDS], same[SPEC_KINDS], all_same[SPEC_KINDS];
+            for (kind = 0; kind < SPEC_KINDS; kind++) all_same[kind] = 1;
+            if (spec_decode(s, prompt, P, T, SPEC_PLAIN, k, info.n_vocab, ref, out, &evals[0], &kept[0], &same[0]) < 0) { ok = 0; break; }   /* warm-up, ref */
+            for (r = 0; ok && r < o->runs; r++)   /* the kinds in turn, each run: drift hits them alike */
+                for (kind = 0; ok && kind < SPEC_KINDS; kind++) {
+                    us[kind][r] = spec_decode(s, prompt, P, T, kind, k, info.n_vocab, ref, out, &evals[kind], &kept[kind], &same[kind]);
+                    ok = us[kind][r] > 0;
+                    all_same[kind] &= same[kind];
+                }
+            if (!ok) { fprintf(stderr, "srt-bench: spec: %s\n", srt_last_error()); break; }
+            for (kind = 0; kind < SPEC_KINDS; kind++) {
+                const double tok_s = T / (median(us[kind], o->runs) / 1e6), plain = T / (median(us[SPEC_PLAIN], o->runs) / 1e6);
+                rec rr;
+                memset(&rr, 0, sizeof rr);
+                rec_str(&rr, "mode", "spec"); rec_str(&rr, "format", srt_format_name(info.format));
+                rec_int(&rr, "threads", srt_pool_threads(pools[ti])); rec_str(&rr, "model", base ? base + 1 : path);
+                rec_int(&rr, "k", kind == SPEC_PLAIN ? 0 : k); rec_str(&rr, "proposals", spec_kind_names[kind]);
+                rec_int(&rr, "tokens", T); rec_int(&rr, "evaluations", evals[kind]);
+                rec_sig(&rr, "kept_fraction", kind == SPEC_PLAIN ? 0.0 : (double)kept[kind] / (double)(T > 1 ? T - 1 : 1));
+                rec_sig(&rr, "decode_tok_s", tok_s); rec_sig(&rr, "speedup", tok_s / plain);
+                rec_int(&rr, "same_tokens", all_same[kind]);
+                rec_emit(&rr, o->json);
+                if (!all_same[kind]) { fprintf(stderr, "srt-bench: spec: the %s proposals gave other tokens than plain decoding\n", spec_kind_names[kind]); ok = 0; }
+            }
+        }
+        srt_session_destroy(s); s = NULL;
+        srt_model_free(m); m = NULL;
+    }
+    free(prompt); free(ref); free(out);
+    srt_session_destroy(s);
+    srt_model_free(m);
+    destroy_pools(pools, n_pools);
+    return ok ? 0 : 1;
+}
+
 /* ---------------------------------------------------------------- main */
 static int usage(void) {
     fprintf(stderr,
@@ -1463,6 +1581,7 @@ static int usage(void) {
         "       srt-bench e2e MODEL.srt [--threads N | --threads-list ..] [--isa L[,L]] [--prompt-tokens 128] [--tokens 64]\n"
         "                 [--runs 3] [--batch B] [--load auto,mmap,copy] [--bw GBS] [--mb 2048] [--kv f16|f32|q8] [--kv-sparsity K[,V]] [--state] [--swa-full] [--json]\n"
         "       srt-bench decode MODEL.srt [--tokens 64] ...   (e2e with --prompt-tokens 1 --runs 1)\n"
+        "       srt-bench spec MODEL.srt [--threads N | --threads-list ..] [--n 1,2,4,8] [--prompt-tokens 128] [--tokens 64] [--runs 3] [--json]\n"
         "       srt-bench pool [--json] [--topology] [--threads N]\n"
         "       srt-bench make-model OUT [--embd N] [--ff N] [--layers N] [--heads N] [--kv-heads N] [--vocab N]\n"
         "                 [--format q8] [--group N|row] [--untied] [--seed S] [--arch llama|gemma3|qwen3moe] [--window 512] [--swa-pattern 6]\n"
@@ -1556,7 +1675,7 @@ int main(int argc, char **argv) {
         i++;
     }
     gpu_mode = !strcmp(cmd, "gpu-membw") || !strcmp(cmd, "gpu-gemv") || !strcmp(cmd, "gpu-gemm");
-    if (file && strcmp(cmd, "e2e") && strcmp(cmd, "decode") && strcmp(cmd, "make-model")) {
+    if (file && strcmp(cmd, "e2e") && strcmp(cmd, "decode") && strcmp(cmd, "make-model") && strcmp(cmd, "spec")) {
         fprintf(stderr, "srt-bench: %s takes no file argument (got '%s')\n", cmd, file);
         return 2;
     }
@@ -1584,6 +1703,7 @@ int main(int argc, char **argv) {
         return rc;
     }
     if (!strcmp(cmd, "pool")) return bench_pool(&o);
+    if (!strcmp(cmd, "spec") && file) return bench_spec(&o, file);
     if (!strcmp(cmd, "make-model") && file) return make_model(file, &o);
     return usage();
 }
