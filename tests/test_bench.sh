@@ -93,6 +93,11 @@ else echo "ok - make-model refuses --experts-used 5 of 4"; fi
 # dense, 5 prompt + 3 positions x K and V; pruned 0.3 / 0.5: the prompt's rows are 2 bitmap bytes +
 # 11 (K) and 8 (V) values
 kvbytes() { sed -n 's/.*"kv_bytes_per_token":\([0-9]*\),.*/\1/p' "$1" | head -1; }
+# speculative decoding: every kind per k, the tokens of plain decoding; all-right proposals take fewer evaluations
+run spec "$T/spec.json" spec "$T/tiny.srt" --prompt-tokens 5 --tokens 12 --runs 1 --n 1,3 --threads 1 --json
+check "spec fields" "$T/spec.json" spec 8 mode format threads isa model k proposals evaluations kept_fraction same_tokens + tokens decode_tok_s speedup same_tokens
+if grep -q '"k":3,"proposals":"right","tokens":12,"evaluations":3,' "$T/spec.json"; then echo "ok - spec: 3 right proposals a time, 12 tokens in 3 evaluations"
+else echo "FAIL - spec: right proposals, k 3"; grep right "$T/spec.json"; fi
 run "e2e sparse KV" "$T/e2e3.json" e2e "$T/tiny.srt" --prompt-tokens 5 --tokens 4 --runs 1 --bw 10 --threads 1 --kv-sparsity 0.3,0.5 --json
 check "e2e sparse KV fields" "$T/e2e3.json" e2e 1 mode kv_sparsity_k kv_sparsity_v kv_bytes_per_token + decode_tok_s
 if [ "$(kvbytes "$T/e2e.json")" = 2048 ] && [ "$(kvbytes "$T/e2e3.json")" = 1608 ]; then echo "ok - kv_bytes_per_token: 2048 dense, 1608 at 0.3/0.5"

@@ -33,7 +33,7 @@
          prefill_ms and state_load_speedup = prefill_ms / state_load_ms. --swa-full: sliding-window
          layers keep every position (srt_session_desc.swa_full) instead of a ring.
      srt-bench decode MODEL [--tokens 64] ...      = e2e with --prompt-tokens 1 --runs 1
-     srt-bench spec MODEL.srt [--threads N | --threads-list ..] [--n 1,2,4,8] [--prompt-tokens 128]
+     srt-bench spec MODEL.srt [--threads N | --threads-list ..] [--isa L] [--n 1,2,4,8] [--prompt-tokens 128]
                               [--tokens 64] [--runs 3] [--batch B] [--json]
          speculative decoding (srt_session_next_draft) per proposal count k (--n): greedy decoding
          of --tokens tokens after a random prompt, plain and with proposals that are all right (the
@@ -1526,6 +1526,7 @@ static int bench_spec(const opts *o, const char *path) {
     for (ti = 0; ok && ti < n_pools; ti++) {
         memset(&md, 0, sizeof md);
         md.pool = pools[ti];
+        md.isa = o->n_isa ? (srt_isa)o->isa[0] : SRT_ISA_AUTO;
         if (!prompt || !ref || !out || srt_model_load(path, &md, &m) != SRT_OK) { fprintf(stderr, "srt-bench: %s\n", srt_last_error()); ok = 0; break; }
         srt_model_get_info(m, &info);
         memset(&sd, 0, sizeof sd);
@@ -1551,7 +1552,8 @@ static int bench_spec(const opts *o, const char *path) {
                 rec rr;
                 memset(&rr, 0, sizeof rr);
                 rec_str(&rr, "mode", "spec"); rec_str(&rr, "format", srt_format_name(info.format));
-                rec_int(&rr, "threads", srt_pool_threads(pools[ti])); rec_str(&rr, "model", base ? base + 1 : path);
+                rec_int(&rr, "threads", srt_pool_threads(pools[ti])); rec_str(&rr, "isa", srt_isa_name(srt_isa_resolve(md.isa)));
+                rec_str(&rr, "model", base ? base + 1 : path);
                 rec_int(&rr, "k", kind == SPEC_PLAIN ? 0 : k); rec_str(&rr, "proposals", spec_kind_names[kind]);
                 rec_int(&rr, "tokens", T); rec_int(&rr, "evaluations", evals[kind]);
                 rec_sig(&rr, "kept_fraction", kind == SPEC_PLAIN ? 0.0 : (double)kept[kind] / (double)(T > 1 ? T - 1 : 1));
@@ -1581,7 +1583,7 @@ static int usage(void) {
         "       srt-bench e2e MODEL.srt [--threads N | --threads-list ..] [--isa L[,L]] [--prompt-tokens 128] [--tokens 64]\n"
         "                 [--runs 3] [--batch B] [--load auto,mmap,copy] [--bw GBS] [--mb 2048] [--kv f16|f32|q8] [--kv-sparsity K[,V]] [--state] [--swa-full] [--json]\n"
         "       srt-bench decode MODEL.srt [--tokens 64] ...   (e2e with --prompt-tokens 1 --runs 1)\n"
-        "       srt-bench spec MODEL.srt [--threads N | --threads-list ..] [--n 1,2,4,8] [--prompt-tokens 128] [--tokens 64] [--runs 3] [--json]\n"
+        "       srt-bench spec MODEL.srt [--threads N | --threads-list ..] [--isa L] [--n 1,2,4,8] [--prompt-tokens 128] [--tokens 64] [--runs 3] [--json]\n"
         "       srt-bench pool [--json] [--topology] [--threads N]\n"
         "       srt-bench make-model OUT [--embd N] [--ff N] [--layers N] [--heads N] [--kv-heads N] [--vocab N]\n"
         "                 [--format q8] [--group N|row] [--untied] [--seed S] [--arch llama|gemma3|qwen3moe] [--window 512] [--swa-pattern 6]\n"
