@@ -410,6 +410,11 @@ SRT_API const char *srt_token_piece(const srt_model *model, int32_t token);
 /* Bytes this token contributes to text (spaces restored, byte tokens decoded, control tokens empty).
    Writes at most cap bytes, returns the full length. */
 SRT_API int srt_token_bytes(const srt_model *model, int32_t token, char *buf, int cap);
+/* 1 for a token that ends generation: EOS, tokenizer.ggml.eot_token_id / eom_token_id, and the
+   control tokens that end a turn in the common chat formats ("<|eot_id|>", "<|eom_id|>",
+   "<|im_end|>", "<|end|>", "<end_of_turn>", "<|endoftext|>", "<|end_of_text|>", "<EOT>"), so an
+   instruct model stops at the end of its turn also outside a chat. 0 otherwise. */
+SRT_API int srt_token_is_eog(const srt_model *model, int32_t token);
 
 /* Streaming detokenizer: feeds token bytes, emits only whole UTF-8 characters; invalid sequences
    come out as U+FFFD. Plain struct: zero-initialise, no cleanup. */
@@ -550,7 +555,7 @@ typedef struct srt_generate_desc {
     const char *prompt;      /* text to feed first (may be NULL or "") */
     int prompt_flags;        /* as srt_tokenize */
     int max_tokens;          /* new tokens to produce; 0 = until EOS or the context is full */
-    int stop_at_eos;         /* 0 = default (yes); -1 = no */
+    int stop_at_eos;         /* 0 = default (yes: EOS and the end-of-turn tokens, srt_token_is_eog); -1 = no */
     /* Called with whole UTF-8 characters as they are produced; return nonzero to stop. It may read the
        session (srt_session_pos, _tokens) and call srt_session_cancel (generation stops after this
        token), but not change it otherwise: reset or destroy it after srt_generate has returned. */
@@ -774,7 +779,8 @@ SRT_API const srt_chat_message *srt_chat_messages(const srt_chat *c, int *n);
 SRT_API srt_status srt_chat_send(srt_chat *c, const char *text, srt_chat_turn *turn);
 /* Draws the reply's next token. *end = SRT_CHAT_GOING: *token is part of the reply (a control
    token's text goes into it too; srt_utf8_stream_token shows nothing for it); SRT_CHAT_END_TURN:
-   the model ended its turn with *token (EOS or a template stop token, not part of the reply);
+   the model ended its turn with *token (EOS, a template stop token or another end-of-turn token,
+   srt_token_is_eog; not part of the reply);
    SRT_CHAT_END_LIMIT: max_tokens were drawn (*token = -1). SRT_ERR_CONTEXT_FULL: the reply is cut
    there. SRT_ERR_CANCELLED: nothing was drawn; calling again goes on. SRT_ERR_INVALID_ARG when no
    reply is open (before the first send, after its end). */
@@ -3931,6 +3937,8 @@ typedef struct srt__vocab {
     uint32_t hash_mask;
     int32_t byte_token[256];   /* SPM: the <0xNN> tokens; BPE: the token of each byte's character; -1 = none */
     int bos, eos, unk;
+    int32_t eog[8];            /* the tokens that end generation (srt_token_is_eog), eos first */
+    int n_eog;
     int add_bos, add_space_prefix;
     char *arena;
     /* byte-level BPE */
@@ -5208,6 +5216,34 @@ static srt_status srt__specials_load(srt_model *m) {
     return SRT_OK;
 }
 
+/* The tokens that end generation: EOS, the eot / eom ids a GGUF names, and the control tokens
+   whose text ends a turn in the common chat formats (llama.cpp's rule); at most 8. */
+static void srt__eog_add(srt__vocab *v, int32_t t) {
+    int i;
+    for (i = 0; i < v->n_eog && v->eog[i] != t; i++) {}
+    if (t >= 0 && t < v->n && i == v->n_eog && v->n_eog < 8) v->eog[v->n_eog++] = t;
+}
+static void srt__eog_load(srt_model *m) {
+    static const char *const turn_ends[8] = {"<|eot_id|>", "<|eom_id|>", "<|im_end|>", "<|end|>", "<end_of_turn>", "<|endoftext|>", "<|end_of_text|>", "<EOT>"};
+    srt__vocab *v = &m->vocab;
+    uint32_t id;
+    int i;
+    v->n_eog = 0;
+    srt__eog_add(v, v->eos);
+    if (srt_model_meta_u32(m, "tokenizer.ggml.eot_token_id", &id) && id < (uint32_t)v->n) srt__eog_add(v, (int32_t)id);
+    if (srt_model_meta_u32(m, "tokenizer.ggml.eom_token_id", &id) && id < (uint32_t)v->n) srt__eog_add(v, (int32_t)id);
+    for (i = 0; i < 8; i++) {
+        const int32_t t = srt__vocab_find(v, turn_ends[i], (uint32_t)strlen(turn_ends[i]));
+        if (t >= 0 && v->type[t] == SRT__TT_CONTROL) srt__eog_add(v, t);
+    }
+}
+static int srt__is_eog(const srt__vocab *v, int32_t t) {
+    int i;
+    for (i = 0; i < v->n_eog; i++) if (v->eog[i] == t) return 1;
+    return 0;
+}
+SRT_API int srt_token_is_eog(const srt_model *m, int32_t token) { return m ? srt__is_eog(&m->vocab, token) : 0; }
+
 static srt_status srt__vocab_load(srt_model *m) {
     srt__vocab *v = &m->vocab;
     const srt__meta *tokens = srt__find_meta(m, "tokenizer.ggml.tokens"), *scores, *types;
@@ -5320,6 +5356,7 @@ static srt_status srt__vocab_load(srt_model *m) {
         if ((st = srt__merges_load(m)) != SRT_OK) return st;
     }
     if ((st = srt__specials_load(m)) != SRT_OK) return st;
+    srt__eog_load(m);
     v->add_bos = srt__meta_u32_or(m, "tokenizer.ggml.add_bos_token",
                                   v->bos >= 0 && (v->kind == SRT__TOK_SPM || (v->kind == SRT__TOK_BPE && srt__pre_defs[v->pre].add_bos))) != 0;
     v->add_space_prefix = srt__meta_u32_or(m, "tokenizer.ggml.add_space_prefix", v->kind == SRT__TOK_SPM) != 0;
@@ -6951,7 +6988,7 @@ SRT_API srt_status srt_generate(srt_session *s, const srt_generate_desc *g, srt_
         for (j = 0; j < n && !stop; j++) {
             const int32_t tok = toks[j];
             int nb;
-            if (tok == s->m->vocab.eos && g->stop_at_eos >= 0) { r.stopped_by = 1; stop = 1; }
+            if (g->stop_at_eos >= 0 && srt__is_eog(&s->m->vocab, tok)) { r.stopped_by = 1; stop = 1; }
             else {
                 r.n_generated++;
                 if ((int)(6 * (uint64_t)s->m->vocab.text_len[tok] + 16) > cap) {
@@ -7965,7 +8002,7 @@ SRT_API srt_status srt_chat_next(srt_chat *c, int32_t *token, int *end) {
     c->n_drawn++;
     *token = t;
     piece = srt_token_piece(c->m, t);
-    if (t == c->eos) stop = 1;
+    if (t == c->eos || (c->eos != -2 && srt__is_eog(&c->m->vocab, t))) stop = 1;
     for (k = 0; k < 4 && !stop; k++) stop = c->t.stop[k][0] && piece && !strcmp(piece, c->t.stop[k]);
     if (stop) {   /* its text ends the turn in fed ("" for a BOS-like EOS without one) */
         srt__chat_settle(c);

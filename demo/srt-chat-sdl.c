@@ -601,7 +601,7 @@ static srt_status turn_next(worker *w, int n_gen, int32_t *tok, int *end) {
     if (w->chat) return srt_chat_next(w->chat, tok, end);
     *end = SRT_CHAT_GOING;
     if (w->max_tokens > 0 && n_gen >= w->max_tokens) { *end = SRT_CHAT_END_LIMIT; return SRT_OK; }
-    if ((st = srt_session_next(w->session, tok)) == SRT_OK && *tok == w->eos) *end = SRT_CHAT_END_TURN;
+    if ((st = srt_session_next(w->session, tok)) == SRT_OK && w->eos != -2 && srt_token_is_eog(w->model, *tok)) *end = SRT_CHAT_END_TURN;
     return st;
 }
 

@@ -271,9 +271,9 @@ static void test_generate(void) {
         srt_model_load("build/tmp/spec_f32.srt", &md, &same) != SRT_OK) { CHECK(0, "generate: model (%s)", srt_last_error()); return; }
     tiny_rng_state = 777;
     if (write_tiny_model("build/tmp/spec_q4.srt", SRT_Q4, NULL, NULL, 1)) srt_model_load("build/tmp/spec_q4.srt", &md, &q4);
-    tiny_last_piece = "zz";
+    tiny_piece_id = T_V - 1; tiny_piece_text = "zz";
     if (write_tiny_model("build/tmp/spec_other.srt", SRT_F32, NULL, NULL, 1)) srt_model_load("build/tmp/spec_other.srt", &md, &other);
-    tiny_last_piece = NULL;
+    tiny_piece_id = -1;
     ds = same ? new_session(same, 64, 32, 0.0f, 0.0f) : NULL;
     dq = q4 ? new_session(q4, 64, 32, 0.0f, 0.0f) : NULL;
     dother = other ? new_session(other, 64, 32, 0.0f, 0.0f) : NULL;
@@ -309,6 +309,31 @@ static void test_generate(void) {
         }
         srt_session_destroy(de);
         srt_model_free(me); srt_model_free(me2);
+        me = NULL;
+        /* the same token as the control token "<|im_end|>" (EOS stays 2): generation ends there too */
+        tiny_rng_state = 777; tiny_piece_id = t; tiny_piece_text = "<|im_end|>";
+        if (write_tiny_model("build/tmp/spec_eot.srt", SRT_F32, NULL, NULL, 1)) srt_model_load("build/tmp/spec_eot.srt", &md, &me);
+        tiny_piece_id = -1;
+        if (me) {
+            srt_generate_desc ge;
+            srt_generate_result rg;
+            srt_status st;
+            memset(&ge, 0, sizeof ge);
+            memset(&rg, 0, sizeof rg);
+            s = new_session(me, 64, 32, 0.0f, 0.0f);
+            ge.prompt = "hello abc";
+            st = s ? srt_generate(s, &ge, &rg) : SRT_ERR_INVALID_ARG;
+            CHECK(srt_token_is_eog(me, t) && srt_token_is_eog(me, 2) && !srt_token_is_eog(me, 5) && st == SRT_OK &&
+                  rg.stopped_by == 1 && rg.n_generated == at && s->tokens[s->n_tokens - 1] == t,
+                  "generate stops at an end-of-turn control token that is not EOS (<|im_end|>, after %d tokens)", rg.n_generated);
+            srt_session_reset(s);
+            ge.stop_at_eos = -1; ge.max_tokens = at + 5;
+            st = srt_generate(s, &ge, &rg);
+            CHECK(st == SRT_OK && rg.n_generated == at + 5, "with stop_at_eos -1 it goes on past it (%d tokens)", rg.n_generated);
+            srt_session_destroy(s);
+            check_generate(me, NULL, "hello abc", 0, 0, 64, "generate to <|im_end|>, lookup", 0);
+        } else CHECK(0, "a model with <|im_end|>");
+        srt_model_free(me);
     }
     s = new_session(m, 64, 32, 0.0f, 0.0f);
     memset(&g, 0, sizeof g);

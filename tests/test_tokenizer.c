@@ -383,6 +383,33 @@ static void check_unicode(void) {
     } else printf("# skipped: no /usr/share/unicode/UnicodeData.txt (apt-get install unicode-data) to regenerate the Unicode table from\n");
 }
 
+/* The tokens that end generation (srt_token_is_eog): EOS in every vocabulary that has one; Llama 3's
+   <|eot_id|> and Phi-3's <|end|> besides; nothing else of SentencePiece Llama's; never a normal token. */
+static void check_eog(void) {
+    int i;
+    for (i = 0; i < N_VOCABS; i++) {
+        const srt_model *m = models[i];
+        int t, n = 0, ok = 1;
+        if (!m) continue;
+        for (t = 0; t < srt_vocab_size(m); t++)
+            if (srt_token_is_eog(m, t)) { n++; ok = ok && (t == m->vocab.eos || m->vocab.type[t] == SRT__TT_CONTROL); }
+        ok = ok && (m->vocab.eos < 0 || srt_token_is_eog(m, m->vocab.eos)) && !srt_token_is_eog(m, -1) && !srt_token_is_eog(m, srt_vocab_size(m));
+        if (!strcmp(all_vocabs[i], "llama-bpe")) {
+            int32_t eot = -1, eot_text = -1;
+            srt_tokenize(m, "<|eot_id|>", 10, SRT_TOKENIZE_NO_BOS | SRT_TOKENIZE_PARSE_SPECIAL, &eot, 1, &t);
+            srt_tokenize(m, "<|end_of_text|>", 15, SRT_TOKENIZE_NO_BOS | SRT_TOKENIZE_PARSE_SPECIAL, &eot_text, 1, &t);
+            ok = ok && srt_token_is_eog(m, eot) && srt_token_is_eog(m, eot_text) && n >= 2;
+        }
+        if (!strcmp(all_vocabs[i], "phi-3")) {
+            int32_t end = -1;
+            srt_tokenize(m, "<|end|>", 7, SRT_TOKENIZE_NO_BOS | SRT_TOKENIZE_PARSE_SPECIAL, &end, 1, &t);
+            ok = ok && srt_token_is_eog(m, end) && n >= 2;
+        }
+        if (!strcmp(all_vocabs[i], "llama-spm")) ok = ok && n == 1;
+        CHECK(ok, "%s: %d token(s) end generation: EOS and end-of-turn control tokens only", all_vocabs[i], n);
+    }
+}
+
 int main(void) {
     texts sets[16];
     int i, n_sets = 0;
@@ -395,6 +422,7 @@ int main(void) {
     }
     for (i = 0; i < N_VOCABS; i++) if (models[i]) check_round_trips(all_vocabs[i], models[i], sets, n_sets);
     check_special();
+    check_eog();
     check_pre_tokenizers();
     check_unknown_pre();
     check_unicode();

@@ -33,8 +33,10 @@ static const char *extra_pieces[] = {
    model's general.name (fuzz_srt's NaN seed patches the value and picks the file size by the name). */
 static float tiny_norm_value = 0.0f;
 static const char *tiny_name = "tiny-test";
-/* Set by a caller: the text of the last (unused) vocabulary slot, for a model whose vocabulary differs (NULL = ""). */
-static const char *tiny_last_piece = NULL;
+/* Set by a caller: vocabulary slot tiny_piece_id becomes the control token tiny_piece_text (a
+   vocabulary that differs; an end-of-turn token the model generates). -1 = none. */
+static int tiny_piece_id = -1;
+static const char *tiny_piece_text = NULL;
 /* Set by a caller: the EOS token's id (a generated token, to test where generation stops). */
 static int tiny_eos_id = 2;
 static int write_tiny_model_arch(const char *path, const char *arch, const char *chat_template, srt_format fmt, const char *skip_tensor,
@@ -83,7 +85,7 @@ static int write_tiny_model_arch(const char *path, const char *arch, const char 
         for (i = 0; i < 256; i++) { sprintf(names[i], "<0x%02X>", i); tokens[n] = names[i]; types[n] = 6; scores[n++] = 0; }
         for (i = 0; extra_pieces[i]; i++) { tokens[n] = extra_pieces[i]; types[n] = 1; scores[n] = (float)-i; n++; }
         while (n < T_V) { tokens[n] = ""; types[n] = 5; scores[n++] = -1000; }   /* unused slots */
-        if (tiny_last_piece) tokens[T_V - 1] = tiny_last_piece;
+        if (tiny_piece_id >= 0 && tiny_piece_id < T_V) { tokens[tiny_piece_id] = tiny_piece_text; types[tiny_piece_id] = 3; }
         srt_writer_meta_str(w, "tokenizer.ggml.model", "llama");
         srt_writer_meta_arr(w, "tokenizer.ggml.tokens", SRT_META_ARR_STR, tokens, T_V);
         srt_writer_meta_arr(w, "tokenizer.ggml.scores", SRT_META_ARR_F32, scores, T_V);
