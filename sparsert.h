@@ -6942,6 +6942,24 @@ static srt_status srt__propose(srt_session *s, srt_session *draft, int draft_ngr
     return SRT_OK;
 }
 
+/* One evaluation's tokens for srt_generate and srt_chat_next: up to *k proposals (no more than
+   room - 1, room < 0: no limit) checked by srt_session_next_draft, or one token drawn; *k adapts.
+   out: room for SRT_DRAFT_MAX + 1; *n tokens drawn, *proposed proposals made. */
+static srt_status srt__draw_step(srt_session *s, srt_session *draft, int draft_ngram, int draft_max, int *k, int room, int32_t *out, int *n, int *proposed) {
+    int32_t guess[SRT_DRAFT_MAX];
+    int kk = *k;
+    srt_status st;
+    *n = *proposed = 0;
+    if (room >= 0 && kk > room - 1) kk = room - 1;   /* none past the end */
+    if ((st = srt__propose(s, draft, draft_ngram, kk, guess, proposed)) != SRT_OK) return st;
+    if (!*proposed) {
+        if ((st = srt_session_next(s, out)) == SRT_OK) *n = 1;
+        return st;
+    }
+    if ((st = srt_session_next_draft(s, guess, *proposed, out, n)) == SRT_OK) *k = srt__draft_adapt(*k, *proposed, *n - 1, draft_max);
+    return st;
+}
+
 SRT_API srt_status srt_generate(srt_session *s, const srt_generate_desc *g, srt_generate_result *result) {
     srt_generate_result r;
     srt_utf8_stream us;
@@ -6972,20 +6990,17 @@ SRT_API srt_status srt_generate(srt_session *s, const srt_generate_desc *g, srt_
     if (!buf) st = srt__fail(SRT_ERR_OUT_OF_MEMORY, "srt_generate: out of memory");
     t0 = srt__now_ms();
     while (st == SRT_OK && !stop && (g->max_tokens <= 0 || r.n_generated < g->max_tokens)) {
-        int32_t toks[SRT_DRAFT_MAX + 1], guess[SRT_DRAFT_MAX];
-        int n = 1, ng = 0, j, k = kdraft;
+        int32_t toks[SRT_DRAFT_MAX + 1];
+        int n, ng, j;
         if (srt__take_cancel(s)) { r.stopped_by = 3; st = srt__fail(SRT_ERR_CANCELLED, "generation cancelled"); break; }
-        if (g->max_tokens > 0 && k > g->max_tokens - r.n_generated - 1) k = g->max_tokens - r.n_generated - 1;   /* none past the end */
-        st = srt__propose(s, g->draft, g->draft_ngram, k, guess, &ng);
-        if (st == SRT_OK) st = ng > 0 ? srt_session_next_draft(s, guess, ng, toks, &n) : srt_session_next(s, toks);
+        st = srt__draw_step(s, g->draft, g->draft_ngram, g->draft_max, &kdraft, g->max_tokens > 0 ? g->max_tokens - r.n_generated : -1, toks, &n, &ng);
         if (st == SRT_ERR_CONTEXT_FULL) { r.stopped_by = 4; break; }
         if (st == SRT_ERR_CANCELLED) { r.stopped_by = 3; break; }
         if (st != SRT_OK) break;
         r.n_passes++;
         r.n_proposed += ng;
         r.n_accepted += n - 1;
-        kdraft = srt__draft_adapt(kdraft, ng, n - 1, g->draft_max);
-        for (j = 0; j < n && !stop; j++) {
+        for (j = 0; j < n; j++) {
             const int32_t tok = toks[j];
             int nb;
             if (g->stop_at_eos >= 0 && srt__is_eog(&s->m->vocab, tok)) { r.stopped_by = 1; stop = 1; }
@@ -6993,16 +7008,17 @@ SRT_API srt_status srt_generate(srt_session *s, const srt_generate_desc *g, srt_
                 r.n_generated++;
                 if ((int)(6 * (uint64_t)s->m->vocab.text_len[tok] + 16) > cap) {
                     char *nbuf = (char *)SRT_REALLOC(buf, 6 * (size_t)s->m->vocab.text_len[tok] + 16);
-                    if (nbuf) { buf = nbuf; cap = (int)(6 * s->m->vocab.text_len[tok] + 16); }
-                    else { st = srt__fail(SRT_ERR_OUT_OF_MEMORY, "srt_generate: out of memory"); stop = 1; }
+                    if (!nbuf) { st = srt__fail(SRT_ERR_OUT_OF_MEMORY, "srt_generate: out of memory"); stop = 1; break; }
+                    buf = nbuf; cap = (int)(6 * s->m->vocab.text_len[tok] + 16);
                 }
-                if (stop) {}
-                else if ((nb = srt_utf8_stream_token(&us, s->m, tok, stream_flags, buf, cap)) > 0 && g->on_text && g->on_text(buf, nb, tok, g->user)) { r.stopped_by = 2; stop = 1; }
+                nb = srt_utf8_stream_token(&us, s->m, tok, stream_flags, buf, cap);
+                if (nb > 0 && g->on_text && g->on_text(buf, nb, tok, g->user)) { r.stopped_by = 2; stop = 1; }
                 else if (g->max_tokens > 0 && r.n_generated >= g->max_tokens) stop = 1;
             }
-            /* the tokens after a stop leave the sequence: it ends with what the app saw */
-            if (stop && j + 1 < n) srt_session_truncate(s, s->n_tokens - (n - j - 1));
+            if (stop) break;
         }
+        /* the tokens after a stop leave the sequence: it ends with what the app saw */
+        if (stop && j + 1 < n) srt_session_truncate(s, s->n_tokens - (n - j - 1));
     }
     if (buf) {
         int n = srt_utf8_stream_flush(&us, buf, cap);
@@ -7765,7 +7781,7 @@ struct srt_chat {
     int n_msgs, cap_msgs;
     srt__text fed;
     int prev_special;                  /* the session's last token is a control token */
-    int32_t eos;                       /* -2 with ignore_eos */
+    int ignore_eos;                    /* neither EOS nor the other end-of-turn tokens end a reply */
     int max_tokens;
     /* the reply: open while srt_chat_next may draw; where it began, for srt_chat_regenerate */
     int reply_open, has_reply, reply_pos, reply_prev_special, n_drawn;
@@ -7869,7 +7885,6 @@ static int srt__chat_reply_add(srt_chat *c, const char *text, size_t n) {
 SRT_API srt_status srt_chat_create(srt_session *s, const srt_chat_desc *desc, srt_chat **out) {
     srt_chat_desc d;
     srt_chat *c;
-    srt_model_info info;
     srt_status st;
     if (out) *out = NULL;
     if (!s || !out) return srt__fail(SRT_ERR_INVALID_ARG, "srt_chat_create: NULL session or out");
@@ -7885,9 +7900,7 @@ SRT_API srt_status srt_chat_create(srt_session *s, const srt_chat_desc *desc, sr
     c->draft_max = c->draft_k = d.draft_max; c->draft_ngram = d.draft_ngram; c->draft = d.draft;
     if ((st = srt__draft_check(s, d.draft_max, d.draft_ngram, d.draft, "srt_chat_create")) != SRT_OK ||
         (st = srt_chat_template_from_model(s->m, d.template_name, &c->t)) != SRT_OK) { SRT_FREE(c); return st; }
-    memset(&info, 0, sizeof info);
-    srt_model_get_info(s->m, &info);
-    c->eos = d.ignore_eos ? -2 : info.eos;
+    c->ignore_eos = d.ignore_eos != 0;
     if (d.ignore_eos) memset(c->t.stop, 0, sizeof c->t.stop);
     c->t.no_think = d.no_think != 0;
     if (d.system_prompt && !srt__chat_add(c, "system", d.system_prompt, strlen(d.system_prompt))) { srt_chat_destroy(c); return srt__fail(SRT_ERR_OUT_OF_MEMORY, "srt_chat_create"); }
@@ -7985,14 +7998,9 @@ SRT_API srt_status srt_chat_next(srt_chat *c, int32_t *token, int *end) {
     if (!c->reply_open) return srt__fail(SRT_ERR_INVALID_ARG, "srt_chat_next: no reply is open (srt_chat_send first)");
     if (c->max_tokens > 0 && c->n_drawn >= c->max_tokens) { srt__chat_settle(c); c->reply_open = 0; *end = SRT_CHAT_END_LIMIT; return SRT_OK; }
     if (c->q_at == c->q_n) {   /* draw: one token, or several with proposals */
-        int32_t guess[SRT_DRAFT_MAX];
-        int ng = 0, kd = c->draft_k;
-        if (c->max_tokens > 0 && kd > c->max_tokens - c->n_drawn - 1) kd = c->max_tokens - c->n_drawn - 1;   /* none past the limit */
-        c->q_at = c->q_n = 0;
-        st = srt__propose(c->s, c->draft, c->draft_ngram, kd, guess, &ng);
-        if (st == SRT_OK && ng > 0 && (st = srt_session_next_draft(c->s, guess, ng, c->queue, &c->q_n)) == SRT_OK)
-            c->draft_k = srt__draft_adapt(c->draft_k, ng, c->q_n - 1, c->draft_max);
-        else if (st == SRT_OK && (st = srt_session_next(c->s, c->queue)) == SRT_OK) c->q_n = 1;
+        int ng;
+        c->q_at = 0;
+        st = srt__draw_step(c->s, c->draft, c->draft_ngram, c->draft_max, &c->draft_k, c->max_tokens > 0 ? c->max_tokens - c->n_drawn : -1, c->queue, &c->q_n, &ng);
         if (st != SRT_OK) {
             if (st != SRT_ERR_CANCELLED) c->reply_open = 0;
             return st;
@@ -8002,7 +8010,7 @@ SRT_API srt_status srt_chat_next(srt_chat *c, int32_t *token, int *end) {
     c->n_drawn++;
     *token = t;
     piece = srt_token_piece(c->m, t);
-    if (t == c->eos || (c->eos != -2 && srt__is_eog(&c->m->vocab, t))) stop = 1;
+    stop = !c->ignore_eos && srt__is_eog(&c->m->vocab, t);   /* EOS is one of them */
     for (k = 0; k < 4 && !stop; k++) stop = c->t.stop[k][0] && piece && !strcmp(piece, c->t.stop[k]);
     if (stop) {   /* its text ends the turn in fed ("" for a BOS-like EOS without one) */
         srt__chat_settle(c);

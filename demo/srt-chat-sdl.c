@@ -384,7 +384,6 @@ typedef struct worker {
     srt_model *model;
     srt_session *session;
     srt_chat *chat;           /* the conversation when the model has a chat template; NULL = text continuation */
-    int32_t eos;
     int has_reply, reply_pos; /* continuation: where the last reply began, for Regenerate */
 } worker;
 
@@ -526,7 +525,6 @@ static void worker_load(worker *w, const char *path) {
         memset(&info, 0, sizeof info);
         srt_model_get_info(w->model, &info);
         srt_model_meta_str(w->model, "tokenizer.chat_template", &stored);
-        w->eos = w->ignore_eos ? -2 : info.eos;
         snprintf(w->facts.file, sizeof w->facts.file, "%s", base_name(path));
         snprintf(w->facts.arch, sizeof w->facts.arch, "%s", info.architecture ? info.architecture : "?");
         snprintf(w->facts.format, sizeof w->facts.format, "%s", srt_format_name(info.format));
@@ -601,7 +599,7 @@ static srt_status turn_next(worker *w, int n_gen, int32_t *tok, int *end) {
     if (w->chat) return srt_chat_next(w->chat, tok, end);
     *end = SRT_CHAT_GOING;
     if (w->max_tokens > 0 && n_gen >= w->max_tokens) { *end = SRT_CHAT_END_LIMIT; return SRT_OK; }
-    if ((st = srt_session_next(w->session, tok)) == SRT_OK && w->eos != -2 && srt_token_is_eog(w->model, *tok)) *end = SRT_CHAT_END_TURN;
+    if ((st = srt_session_next(w->session, tok)) == SRT_OK && !w->ignore_eos && srt_token_is_eog(w->model, *tok)) *end = SRT_CHAT_END_TURN;
     return st;
 }
 

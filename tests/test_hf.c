@@ -1151,6 +1151,13 @@ static void mx_config(char *buf, size_t cap, int mixtral, int dense, const char 
              strstr(extra, "\"intermediate_size\":") ? "" : ",", strstr(extra, "\"intermediate_size\":") ? "" : width, stated.p, extra);
     free(stated.p);
 }
+/* The MoE folder of mx[] with config `extra` (as mx_config's) is refused when opened, with `want`. */
+static void mx_refuse_config(const char *dir, int mixtral, const char *extra, const char *want, const char *what) {
+    char cfg[2048];
+    mx_config(cfg, sizeof cfg, mixtral, 0, extra);
+    mx_write(dir, cfg, NULL, 0);
+    refuse(dir, want, what);
+}
 /* Every tensor of mx[] is in m under its GGUF name, shape and values (rows permuted where marked),
    and m has no others. */
 static int mx_check_values(srti_model *m, char *why, size_t cap) {
@@ -1333,18 +1340,10 @@ static void test_moe(void) {
         mx_write(dir, cfg, p, 0);
         refuse_check(dir, "tensor 'blk.0.ffn_gate_inp.weight' is missing", mixtral ? "a Mixtral folder without layer 0's router" :
                      "a Qwen3-MoE folder without layer 0's router");
-        mx_config(cfg, sizeof cfg, mixtral, 0, ",\"num_experts_per_tok\":5");
-        mx_write(dir, cfg, NULL, 0);
-        refuse(dir, "\"num_experts_per_tok\" = 5 is out of range (1..4)", "5 experts per token of 4");
-        mx_config(cfg, sizeof cfg, mixtral, 0, ",\"num_experts_per_tok\":0");
-        mx_write(dir, cfg, NULL, 0);
-        refuse(dir, "\"num_experts_per_tok\" = 0 is out of range (1..4)", "0 experts per token");
-        mx_config(cfg, sizeof cfg, mixtral, 0, mixtral ? ",\"num_local_experts\":4097" : ",\"num_experts\":4097");
-        mx_write(dir, cfg, NULL, 0);
-        refuse(dir, mixtral ? "\"num_local_experts\" = 4097 is out of range (1..4096)" : "\"num_experts\" = 4097 is out of range (1..4096)", "4097 experts");
-        mx_config(cfg, sizeof cfg, mixtral, 0, mixtral ? ",\"num_experts\":8" : ",\"num_local_experts\":8");
-        mx_write(dir, cfg, NULL, 0);
-        refuse(dir, "disagree", "num_experts and num_local_experts that differ");
+        mx_refuse_config(dir, mixtral, ",\"num_experts_per_tok\":5", "\"num_experts_per_tok\" = 5 is out of range (1..4)", "5 experts per token of 4");
+        mx_refuse_config(dir, mixtral, ",\"num_experts_per_tok\":0", "\"num_experts_per_tok\" = 0 is out of range (1..4)", "0 experts per token");
+        mx_refuse_config(dir, mixtral, mixtral ? ",\"num_local_experts\":4097" : ",\"num_experts\":4097", mixtral ? "\"num_local_experts\" = 4097 is out of range (1..4096)" : "\"num_experts\" = 4097 is out of range (1..4096)", "4097 experts");
+        mx_refuse_config(dir, mixtral, mixtral ? ",\"num_experts\":8" : ",\"num_local_experts\":8", "disagree", "num_experts and num_local_experts that differ");
         mx_config(cfg, sizeof cfg, mixtral, 0, mixtral ? ",\"intermediate_size\":7" : ",\"moe_intermediate_size\":7");
         mx_write(dir, cfg, NULL, 0);
         refuse_check(dir, "tensor 'blk.0.ffn_gate.0.weight' has shape [8, 6, 1, 1], expected [8, 7]", "experts narrower than the config's width");
@@ -1362,21 +1361,11 @@ static void test_moe(void) {
     }
     /* Qwen3-MoE only: layers with a dense FFN */
     mx_tensors(0, 0);
-    mx_config(cfg, sizeof cfg, 0, 0, ",\"decoder_sparse_step\":2");
-    mx_write(dir, cfg, NULL, 0);
-    refuse(dir, "decoder_sparse_step 2 leaves layers with a dense FFN", "decoder_sparse_step 2");
-    mx_config(cfg, sizeof cfg, 0, 0, ",\"mlp_only_layers\":[0]");
-    mx_write(dir, cfg, NULL, 0);
-    refuse(dir, "mlp_only_layers is not empty", "mlp_only_layers [0]");
-    mx_config(cfg, sizeof cfg, 0, 0, ",\"mlp_only_layers\":1");
-    mx_write(dir, cfg, NULL, 0);
-    refuse(dir, "mlp_only_layers must be a list", "mlp_only_layers 1 (not a list)");
-    mx_config(cfg, sizeof cfg, 0, 0, ",\"moe_intermediate_size\":0");
-    mx_write(dir, cfg, NULL, 0);
-    refuse(dir, "\"moe_intermediate_size\" = 0 is out of range", "moe_intermediate_size 0");
-    mx_config(cfg, sizeof cfg, 0, 0, ",\"norm_topk_prob\":1");
-    mx_write(dir, cfg, NULL, 0);
-    refuse(dir, "\"norm_topk_prob\" must be true or false", "norm_topk_prob 1 (not a bool)");
+    mx_refuse_config(dir, 0, ",\"decoder_sparse_step\":2", "decoder_sparse_step 2 leaves layers with a dense FFN", "decoder_sparse_step 2");
+    mx_refuse_config(dir, 0, ",\"mlp_only_layers\":[0]", "mlp_only_layers is not empty", "mlp_only_layers [0]");
+    mx_refuse_config(dir, 0, ",\"mlp_only_layers\":1", "mlp_only_layers must be a list", "mlp_only_layers 1 (not a list)");
+    mx_refuse_config(dir, 0, ",\"moe_intermediate_size\":0", "\"moe_intermediate_size\" = 0 is out of range", "moe_intermediate_size 0");
+    mx_refuse_config(dir, 0, ",\"norm_topk_prob\":1", "\"norm_topk_prob\" must be true or false", "norm_topk_prob 1 (not a bool)");
     /* Mixtral only: a sliding_window is ignored as Mistral's (neither recorded nor applied) */
     mx_tensors(1, 0);
     mx_config(cfg, sizeof cfg, 1, 0, ",\"sliding_window\":4096");
