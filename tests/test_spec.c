@@ -525,6 +525,7 @@ static void test_chat(void) {
 }
 
 int main(void) {
+    if (system("mkdir -p build/tmp") != 0) return 1;
     test_lookup();
     test_adapt();
     test_sample_rule();
