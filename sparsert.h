@@ -246,6 +246,7 @@ typedef enum srt_isa {
     SRT_ISA_COUNT
 } srt_isa;
 SRT_API srt_isa srt_isa_best(void);                  /* the best level this CPU and OS support */
+SRT_API int srt_isa_supported(srt_isa isa);          /* 1: this CPU and OS run the level (AUTO: 0) */
 /* AUTO -> the environment variable SRT_ISA (a name below) if set, else the best; a level the CPU
    lacks is lowered (with a warning) to the highest one below it that it has. */
 SRT_API srt_isa srt_isa_resolve(srt_isa isa);
@@ -3398,6 +3399,7 @@ static int srt__isa_supported(srt_isa isa) {
     return isa == SRT_ISA_PORTABLE;
 #endif
 }
+SRT_API int srt_isa_supported(srt_isa isa) { return srt__isa_supported(isa); }
 SRT_API srt_isa srt_isa_best(void) {
     srt_isa isa = (srt_isa)(SRT_ISA_COUNT - 1);
     while (isa > SRT_ISA_PORTABLE && !srt__isa_supported(isa)) isa = (srt_isa)(isa - 1);

@@ -56,6 +56,14 @@ check "gemv summary fields" "$T/gemv.json" gemv-summary 12 mode format threads i
 check "gemv measures bandwidth first" "$T/gemv.json" membw 2 mode threads + gbs
 if grep -q '"mode":"gemv","format":"q1","group":128,"per_row":1,.*"m":40,"k":100,' "$T/gemv.json"; then echo "ok - gemv: the per-row group of K = 100 is 128"; else echo "FAIL - gemv: no per-row q1 line with group 128"; fi
 
+# a level the CPU lacks is skipped, not lowered under its own name (AVX-VNNI on Zen 4 ran as avx2 rows labelled avxvnni)
+run "gemv every level" "$T/gemv-levels.json" gemv --format q4 --shape 32x64 --set-mb 0.1 --seconds 0 --bw 10 --threads 1 \
+    --isa portable,avx2,avxvnni,avx512,amx --json
+if grep -q "not available on this CPU; using" "$T/gemv-levels.json.err"; then echo "FAIL - gemv --isa: a level was lowered"; sed 's/^/    /' "$T/gemv-levels.json.err" | head -3
+elif [ "$(grep -c '"mode":"gemv",' "$T/gemv-levels.json")" -ne $((5 - $(grep -c "is not available on this CPU (best: [a-z0-9]*); skipped" "$T/gemv-levels.json.err"))) ]; then
+    echo "FAIL - gemv --isa: rows and skipped levels do not add up to 5"; sed 's/^/    /' "$T/gemv-levels.json.err" | head -3
+else echo "ok - gemv --isa: every level ran or was skipped, none lowered ($(grep -c 'skipped' "$T/gemv-levels.json.err") skipped)"; fi
+
 run gemm "$T/gemm.json" gemm --format q8,q4 --shape 33x64 --n 3 --set-mb 0.1 --seconds 0 --bw 10 --threads-list 1,2 --isa portable --json
 check "gemm fields" "$T/gemm.json" gemm 4 mode format threads isa m k n gbs gflops roofline_fraction + n gflops
 if grep -q '"mode":"membw"' "$T/gemm.json"; then echo "FAIL - gemm measured bandwidth despite --bw"; else echo "ok - gemm: --bw skips the measurement"; fi

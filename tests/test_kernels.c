@@ -11,6 +11,13 @@
 #include <math.h>
 #include <stdlib.h>
 
+/* The levels checked: those this CPU has; under test_*_vnni.c the portable reference and AVX-VNNI. */
+static int level_checked(int isa) {
+#ifdef SRT_TEST_AVXVNNI_EVEX
+    if (isa != SRT_ISA_PORTABLE && isa != SRT_ISA_AVXVNNI) return 0;
+#endif
+    return srt__isa_supported((srt_isa)isa);
+}
 static void test_levels(void) {
     srt_isa best = srt_isa_best(), isa;
     CHECK(best >= SRT_ISA_PORTABLE && best < SRT_ISA_COUNT, "best level: %s", srt_isa_name(best));
@@ -19,12 +26,22 @@ static void test_levels(void) {
     CHECK(srt_isa_resolve(SRT_ISA_PORTABLE) == SRT_ISA_PORTABLE && srt_isa_resolve(best) == best, "portable and the best level can be forced");
     isa = srt_isa_resolve(SRT_ISA_AMX);
     CHECK(isa == best, "forcing amx (the top level) lowers it to the best this CPU has (%s)", srt_isa_name(isa));
+    {   /* srt_isa_supported: exactly the levels srt_isa_resolve keeps */
+        int i, agree = 1, resolved;
+        for (i = SRT_ISA_PORTABLE; i < SRT_ISA_COUNT; i++) {
+            resolved = srt_isa_resolve((srt_isa)i) == (srt_isa)i;
+            agree &= srt_isa_supported((srt_isa)i) == resolved;
+        }
+        CHECK(agree && srt_isa_supported(SRT_ISA_PORTABLE) && srt_isa_supported(best) && !srt_isa_supported(SRT_ISA_AUTO) &&
+              !srt_isa_supported((srt_isa)SRT_ISA_COUNT), "srt_isa_supported: the levels srt_isa_resolve keeps (avxvnni here: %d)",
+              srt_isa_supported(SRT_ISA_AVXVNNI));
+    }
 }
 
 /* y at `isa` with `pool` equals the portable reference bit for bit. */
 static void test_format(srt_pool *pool, srt_format f, uint32_t group) {
     static const int shapes[][2] = {{1, 32}, {17, 100}, {45, 300}, {16, 64}, {130, 520}, {3, 2048}};
-    static const int toks[] = {1, 2, 5, 13, 70};   /* 70: the AMX bf16 GEMM's second pass of 64 */
+    static const int toks[] = {1, 2, 3, 5, 7, 13, 70};   /* 4k + 1, 2, 3 (a GEMM block's leftovers); 70: the AMX bf16 GEMM's second pass of 64 */
     size_t si, ti;
     srt_isa best = srt_isa_best();
     for (si = 0; si < sizeof shapes / sizeof shapes[0]; si++) {
@@ -42,7 +59,7 @@ static void test_format(srt_pool *pool, srt_format f, uint32_t group) {
             int n = toks[ti];
             srt_matmul(NULL, SRT_ISA_PORTABLE, f, group, (const void *const *)parts, (uint64_t)M, (uint64_t)K, n, x, ref);
             for (isa = SRT_ISA_AVX2; isa <= (int)best; isa++) {
-                if (!srt__isa_supported((srt_isa)isa)) continue;   /* a level this CPU lacks (AVX-VNNI on AMD Zen 4) */
+                if (!level_checked(isa)) continue;   /* a level this CPU lacks (AVX-VNNI on AMD Zen 4) */
                 int bad = 0, first = -1, amx_bf16 = isa == SRT_ISA_AMX && f == SRT_BF16 && n >= 2;
                 for (i = 0; i < n * M; i++) y[i] = -12345.0f;
                 srt_matmul(pool, (srt_isa)isa, f, group, (const void *const *)parts, (uint64_t)M, (uint64_t)K, n, x, y);
@@ -111,7 +128,7 @@ static void test_bias(void) {
             ys[0] = ref;
             srt__matmul_run(NULL, SRT_ISA_PORTABLE, 1, ws, x, n, ys, bs, scratch);
             for (isa = SRT_ISA_AVX2; isa <= (int)srt_isa_best(); isa++) {
-                if (!srt__isa_supported((srt_isa)isa)) continue;   /* a level this CPU lacks (AVX-VNNI on AMD Zen 4) */
+                if (!level_checked(isa)) continue;   /* a level this CPU lacks (AVX-VNNI on AMD Zen 4) */
                 int bad = 0, tol = isa == SRT_ISA_AMX && n >= 2 && (wt.format == SRT_BF16 || wt.format == SRT_SB_BF16);
                 ys[0] = y;
                 srt__matmul_run(NULL, (srt_isa)isa, 1, ws, x, n, ys, bs, scratch);
@@ -135,7 +152,7 @@ static void test_model_levels(void) {
         int isa;
         if (!write_tiny_model("build/tmp/tiny_levels.srt", fmts[fi], NULL, NULL, 1)) { CHECK(0, "tiny model: %s", srt_last_error()); free(ref); return; }
         for (isa = SRT_ISA_PORTABLE; isa <= (int)srt_isa_best(); isa++) {
-            if (!srt__isa_supported((srt_isa)isa)) continue;   /* a level this CPU lacks (AVX-VNNI on AMD Zen 4) */
+            if (!level_checked(isa)) continue;   /* a level this CPU lacks (AVX-VNNI on AMD Zen 4) */
             srt_model *m = NULL;
             srt_session *s = NULL;
             srt_model_desc d;
@@ -323,7 +340,7 @@ static void test_q8_scores(void) {
         int isa;
         srt__vec_ops_for(SRT_ISA_PORTABLE, &refops);
         for (isa = SRT_ISA_AVX2; isa <= (int)srt_isa_best(); isa++) {
-            if (!srt__isa_supported((srt_isa)isa)) continue;   /* a level this CPU lacks (AVX-VNNI on AMD Zen 4) */
+            if (!level_checked(isa)) continue;   /* a level this CPU lacks (AVX-VNNI on AMD Zen 4) */
             int ok = 1, ok_past = 1, calls = 0, si;
             srt__vec_ops_for((srt_isa)isa, &ops);
             for (hi = 0; hi < Q8S_HDS; hi++) {
@@ -385,7 +402,7 @@ static void test_vec_ops(void) {
     srt__vec_ops_for(SRT_ISA_PORTABLE, &ref);
     for (i = 0; i < N; i++) { a[i] = srt_test_frand() * 8.0f; b[i] = srt_test_frand(); h[i] = srt_f32_to_f16(srt_test_frand()); }
     for (isa = SRT_ISA_AVX2; isa <= (int)srt_isa_best(); isa++) {
-        if (!srt__isa_supported((srt_isa)isa)) continue;   /* a level this CPU lacks (AVX-VNNI on AMD Zen 4) */
+        if (!level_checked(isa)) continue;   /* a level this CPU lacks (AVX-VNNI on AMD Zen 4) */
         int ok = 1, ok_max = 1;
         srt__vec_ops_for((srt_isa)isa, &ops);
         for (len = 1; len < N; len = len < 100 ? len + 1 : len * 3 + 1) {
@@ -557,6 +574,9 @@ static void test_act_quant_nonfinite(void) {
 int main(void) {
     srt_test_rng = 777;
     if (system("mkdir -p build/tmp") != 0) return 1;
+#ifdef SRT_TEST_AVXVNNI_EVEX   /* test_kernels_vnni.c */
+    if (!srt__isa_supported(SRT_ISA_AVXVNNI)) { printf("# skipped: no AVX-512 VNNI to run the AVX-VNNI kernels with\n"); return srt_test_finish(); }
+#endif
     test_levels();
     test_kernels();
     test_bias();

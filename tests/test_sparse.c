@@ -53,6 +53,13 @@ static uint32_t group_of_dense(srt_format f, uint32_t group) { return f == SRT_S
 
 static const double sparsities[] = {0.0, 0.3, 0.5, 0.7, 0.9, 0.99};
 static const int shapes[][2] = {{1, 32}, {17, 100}, {45, 300}, {16, 64}, {130, 520}, {3, 2048}, {64, 96}};
+/* The levels checked: those this CPU has; under test_*_vnni.c the portable reference and AVX-VNNI. */
+static int level_checked(int isa) {
+#ifdef SRT_TEST_AVXVNNI_EVEX
+    if (isa != SRT_ISA_PORTABLE && isa != SRT_ISA_AVXVNNI) return 0;
+#endif
+    return srt__isa_supported((srt_isa)isa);
+}
 static const int toks[] = {1, 2, 5, 13, 35};
 
 /* The sparse reference equals the dense reference of the same weights bit for bit (integer formats;
@@ -124,7 +131,7 @@ static void test_kernels(srt_pool *pool, srt_format f, uint32_t group) {
                 int same_seen = 0;
                 srt_matmul(NULL, SRT_ISA_PORTABLE, f, group, (const void *const *)ts.parts, (uint64_t)M, (uint64_t)K, n, x, ref);
                 for (isa = SRT_ISA_AVX2; isa <= (int)best; isa++) {
-                    if (!srt__isa_supported((srt_isa)isa)) continue;   /* a level this CPU lacks (AVX-VNNI on AMD Zen 4) */
+                    if (!level_checked(isa)) continue;   /* a level this CPU lacks (AVX-VNNI on AMD Zen 4) */
                     int bad = 0, fi = -1, amx_bf16 = isa == SRT_ISA_AMX && f == SRT_SB_BF16 && n >= 2;   /* bf16 tiles: a tolerance */
                     /* levels that run the portable kernel on float activations (tcsl: no SIMD kernel on
                        the CPU) compute what the reference did: one of them is checked (the pool's tiling) */
@@ -351,7 +358,7 @@ static void test_stories(void) {
             srt_model_free(m);
         }
         for (isa = SRT_ISA_PORTABLE; isa <= (int)srt_isa_best(); isa++) {
-            if (!srt__isa_supported((srt_isa)isa)) continue;   /* a level this CPU lacks (AVX-VNNI on AMD Zen 4) */
+            if (!level_checked(isa)) continue;   /* a level this CPU lacks (AVX-VNNI on AMD Zen 4) */
             int nv = 0, nv2 = 0, i, same = 1, am = 0, am2 = 0;
             float *a = logits_of(sp, (srt_isa)isa, &nv), *b = logits_of(de, (srt_isa)isa, &nv2);
             double maxd = 0, range = 0;
@@ -495,6 +502,11 @@ int main(void) {
     size_t fi;
     srt_test_rng = 4242;
     if (system("mkdir -p " TMP) != 0) return 1;
+#ifdef SRT_TEST_AVXVNNI_EVEX   /* test_sparse_vnni.c: the kernels only, at the AVX-VNNI level */
+    if (!srt__isa_supported(SRT_ISA_AVXVNNI)) { printf("# skipped: no AVX-512 VNNI to run the AVX-VNNI kernels with\n"); return srt_test_finish(); }
+    for (fi = 0; fi < sizeof fmts / sizeof fmts[0]; fi++) test_kernels(NULL, fmts[fi].f, fmts[fi].group);
+    return srt_test_finish();
+#endif
     test_names();
     memset(&pd, 0, sizeof pd);
     pd.n_threads = 2;

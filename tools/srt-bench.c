@@ -841,15 +841,18 @@ static double time_matmul(srt_pool *pool, srt_isa isa, int format, uint32_t grou
 
 typedef struct acc { double bytes, us, flops; int matrices, shapes; } acc;
 
-/* The ISA levels to run: --isa (levels above the CPU's best are skipped), else portable..best. */
+/* The ISA levels to run: --isa (levels the CPU lacks are skipped), else those of portable..best it has. */
 static int isa_levels(const opts *o, srt_isa *out) {
     srt_isa best = srt_isa_best();
     int i, j, n = 0;
-    if (!o->n_isa) { for (i = SRT_ISA_PORTABLE; i <= (int)best; i++) out[n++] = (srt_isa)i; return n; }
+    if (!o->n_isa) { for (i = SRT_ISA_PORTABLE; i <= (int)best; i++) if (srt_isa_supported((srt_isa)i)) out[n++] = (srt_isa)i; return n; }
     for (i = 0; i < o->n_isa; i++) {
         srt_isa l = o->isa[i] == SRT_ISA_AUTO ? srt_isa_resolve(SRT_ISA_AUTO) : (srt_isa)o->isa[i];
         int dup = 0;
-        if (l > best) { fprintf(stderr, "srt-bench: %s is not available on this CPU (best: %s); skipped\n", srt_isa_name(l), srt_isa_name(best)); continue; }
+        if (!srt_isa_supported(l)) {   /* not lowered: a row labelled avxvnni must have run the AVX-VNNI kernels */
+            fprintf(stderr, "srt-bench: %s is not available on this CPU (best: %s); skipped\n", srt_isa_name(l), srt_isa_name(best));
+            continue;
+        }
         for (j = 0; j < n; j++) dup |= out[j] == l;
         if (!dup) out[n++] = l;
     }
