@@ -313,6 +313,11 @@ struct srt_backend {
        Q8: head_dim int8 codes, then one F16 scale per 32 of them): to_device 0 reads them into
        host, 1 writes host into the cache. */
     srt_status (*kv_copy)(srt_backend *b, void *session, int which, int layer, int n, void *host, int to_device, char *err, size_t cap);
+    /* As forward, with the logits of the last n_logits (2..n) tokens: n_logits x n_vocab floats,
+       in token order (speculative decoding checks every proposal). NULL: speculative decoding on
+       this backend is refused with SRT_ERR_UNSUPPORTED. */
+    srt_status (*forward_rows)(srt_backend *b, void *session, const int32_t *tokens, int n, int pos, const float *rope_cs,
+                               int n_logits, float *logits, char *err, size_t cap);
 };
 /* Frees a backend made by its constructor (srt_sycl_backend). Models loaded with it must be freed first. */
 SRT_API void srt_backend_free(srt_backend *b);
@@ -494,7 +499,7 @@ SRT_API srt_status srt_session_prompt(srt_session *s, const char *text, int flag
 /* Samples the next token from the current distribution and makes it part of the sequence (it is
    evaluated lazily, on the next call that needs its logits). */
 SRT_API srt_status srt_session_next(srt_session *s, int32_t *token);
-/* Speculative decoding (CPU): draws what srt_session_next draws, several tokens per evaluation.
+/* Speculative decoding: draws what srt_session_next draws, several tokens per evaluation.
    draft = n_draft tokens proposed to follow the sequence (srt_draft_lookup, a smaller model's
    greedy guesses, ...). They are evaluated in one batch with the pending token, so the weights are
    read once for all of them, and taken while the sampler agrees. Greedy (temperature 0) keeps a
@@ -506,8 +511,10 @@ SRT_API srt_status srt_session_next(srt_session *s, int32_t *token);
    srt_session_next's). The first token that is not a kept proposal (the correction, or one more
    after all were kept) ends the call: the tokens go into the sequence and into out (room for
    n_draft + 1), *n_out of them (1 .. n_draft + 1). At most SRT_DRAFT_MAX, n_batch - 1 and the room
-   in the context less one proposals are checked (none: as srt_session_next). Errors as
-   srt_session_next, and SRT_ERR_UNSUPPORTED when the model runs on a backend. */
+   in the context less one proposals are checked (none: as srt_session_next). On a backend the
+   batch and single-token logits may differ in the last bits (CUDA's tensor-core and cuBLAS paths),
+   so may greedy near ties. Errors as srt_session_next, and SRT_ERR_UNSUPPORTED on a backend without
+   srt_backend.forward_rows (SYCL). */
 #define SRT_DRAFT_MAX 16
 SRT_API srt_status srt_session_next_draft(srt_session *s, const int32_t *draft, int n_draft, int32_t *out, int *n_out);
 /* Prompt lookup (a draft without a second model): finds the latest earlier occurrence of the last
@@ -562,7 +569,7 @@ typedef struct srt_generate_desc {
        token), but not change it otherwise: reset or destroy it after srt_generate has returned. */
     int (*on_text)(const char *text, int len, int32_t token, void *user);
     void *user;
-    /* Speculative decoding (srt_session_next_draft; CPU only): up to draft_max tokens (<=
+    /* Speculative decoding (srt_session_next_draft; not on SYCL): up to draft_max tokens (<=
        SRT_DRAFT_MAX) are proposed and checked per evaluation; 0 = off. The count adapts: after an
        evaluation that kept all its proposals the next checks twice as many, else one more than it
        kept (a proposal not kept costs a row of evaluation). The proposals come from
@@ -743,7 +750,7 @@ typedef struct srt_chat_desc {
     int no_think;              /* 1 = replies without reasoning where the template has the switch
                                   (srt_chat_template.think: Qwen3); earlier replies' reasoning is never
                                   fed again where the template drops it */
-    /* Speculative decoding, as srt_generate_desc's (CPU only; 0 = off): srt_chat_next hands out
+    /* Speculative decoding, as srt_generate_desc's (not on SYCL; 0 = off): srt_chat_next hands out
        the tokens one evaluation drew one by one; the session may hold those not handed out yet,
        and any other call on the chat (and srt_chat_destroy) drops them from it again. */
     int draft_max;
@@ -6548,8 +6555,9 @@ static void srt__forward_batch(srt_session *s, const int32_t *toks, int n, int n
     }
 }
 
-/* The same on the model's backend: the core computes the rotation angles, the device does the rest. */
-static srt_status srt__backend_forward(srt_session *s, const int32_t *toks, int n, int want_logits) {
+/* The same on the model's backend: the core computes the rotation angles, the device does the rest.
+   n_logits 0 or 1 (forward) or more (forward_rows, which the caller checked is there). */
+static srt_status srt__backend_forward(srt_session *s, const int32_t *toks, int n, int n_logits, float *out) {
     srt_backend *b = s->m->backend;
     char err[256];
     srt_status st;
@@ -6557,10 +6565,11 @@ static srt_status srt__backend_forward(srt_session *s, const int32_t *toks, int 
     for (t = 0; t < n; t++) srt__rope_angles(s, s->rope_cs + (size_t)t * s->m->rope_dim, s->n_eval + t);
     err[0] = 0;
     s->has_logits = 0;
-    st = b->forward(b, s->bk, toks, n, s->n_eval, s->rope_cs, want_logits ? s->logits : NULL, err, sizeof err);
+    st = n_logits > 1 ? b->forward_rows(b, s->bk, toks, n, s->n_eval, s->rope_cs, n_logits, out, err, sizeof err)
+                      : b->forward(b, s->bk, toks, n, s->n_eval, s->rope_cs, n_logits ? out : NULL, err, sizeof err);
     if (st != SRT_OK) return srt__fail(st, "backend %s: %s", b->name, err);
     s->n_eval += n;
-    s->has_logits = want_logits;
+    s->has_logits = n_logits == 1 && out == s->logits;
     return SRT_OK;
 }
 
@@ -6745,7 +6754,7 @@ static srt_status srt__eval_pending(srt_session *s, int cancellable) {
             return srt__fail(SRT_ERR_CANCELLED, "cancelled after %d tokens", s->n_eval);
         }
         if (s->bk) {
-            srt_status st = srt__backend_forward(s, s->tokens + s->n_eval, n, s->n_eval + n == s->n_tokens);
+            srt_status st = srt__backend_forward(s, s->tokens + s->n_eval, n, s->n_eval + n == s->n_tokens, s->logits);
             if (st != SRT_OK) return st;
         } else {
             /* input is pruned (sparse KV) while a stretch can take it: the last one continues, or one is free */
@@ -6831,7 +6840,8 @@ SRT_API srt_status srt_session_next_draft(srt_session *s, const int32_t *draft, 
     if (!s || !out || !n_out || n_draft < 0 || (n_draft > 0 && !draft)) return srt__fail(SRT_ERR_INVALID_ARG, "srt_session_next_draft: bad arguments");
     for (i = 0; i < n_draft; i++)
         if (draft[i] < 0 || draft[i] >= m->vocab.n) return srt__fail(SRT_ERR_INVALID_ARG, "srt_session_next_draft: proposed token %d (id %d) is outside the vocabulary (%d)", i, draft[i], m->vocab.n);
-    if (s->bk) return srt__fail(SRT_ERR_UNSUPPORTED, "srt_session_next_draft: speculative decoding runs on the CPU (the model runs on backend %s)", m->backend->name);
+    if (s->bk && !m->backend->forward_rows)
+        return srt__fail(SRT_ERR_UNSUPPORTED, "srt_session_next_draft: backend %s returns the last token's logits only (no forward_rows)", m->backend->name);
     /* proposals checked: one batch with the pending token, and room for one more token after them */
     k = n_draft < SRT_DRAFT_MAX ? n_draft : SRT_DRAFT_MAX;
     if (k > s->n_batch - 1) k = s->n_batch - 1;
@@ -6858,7 +6868,9 @@ SRT_API srt_status srt_session_next_draft(srt_session *s, const int32_t *draft, 
     n0 = s->n_tokens;
     memcpy(s->tokens + n0, draft, (size_t)k * sizeof(int32_t));
     if (!P) memcpy(dl, s->logits, (size_t)V * sizeof(float));
-    srt__forward_batch(s, s->tokens + s->n_eval, P + k, P + k, dl + (size_t)(1 - P) * V);
+    if (s->bk) {
+        if ((st = srt__backend_forward(s, s->tokens + s->n_eval, P + k, P + k, dl + (size_t)(1 - P) * V)) != SRT_OK) return st;
+    } else srt__forward_batch(s, s->tokens + s->n_eval, P + k, P + k, dl + (size_t)(1 - P) * V);
     for (i = 0; i <= k; i++) {   /* the proposals as long as the sampler takes them, then one drawn token */
         memcpy(s->slog, dl + (size_t)i * V, (size_t)V * sizeof(float));
         t = srt__sample(&s->d.sampler, &m->ops, s->slog, m->vocab.n, s->tokens, n0 + i, s->cand, &s->rng, i < k ? draft[i] : -1);
@@ -6921,7 +6933,8 @@ static srt_status srt__draft_guess(srt_session *d, const srt_session *s, int k, 
 static srt_status srt__draft_check(const srt_session *s, int draft_max, int draft_ngram, const srt_session *draft, const char *who) {
     if (draft_max < 0 || draft_max > SRT_DRAFT_MAX || draft_ngram < 0 || draft == s)
         return srt__fail(SRT_ERR_INVALID_ARG, "%s: draft_max %d (0 .. %d), draft_ngram %d or the draft session is not valid", who, draft_max, SRT_DRAFT_MAX, draft_ngram);
-    if (draft_max > 0 && s->bk) return srt__fail(SRT_ERR_UNSUPPORTED, "%s: speculative decoding runs on the CPU (the model runs on backend %s)", who, s->m->backend->name);
+    if (draft_max > 0 && s->bk && !s->m->backend->forward_rows)
+        return srt__fail(SRT_ERR_UNSUPPORTED, "%s: backend %s returns the last token's logits only (no forward_rows): no speculative decoding", who, s->m->backend->name);
     if (draft_max > 0 && draft && !srt__same_vocab(s->m, draft->m)) return srt__fail(SRT_ERR_INVALID_ARG, "%s: the draft model's vocabulary differs from the model's", who);
     return SRT_OK;
 }

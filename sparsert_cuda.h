@@ -23,8 +23,9 @@
      angles come from the core, so llama3/linear scaling are exactly the CPU's), the KV cache
      (f32, f16 or q8; q8 scores are integer dot products with q quantized once per token and
      head, as the CPU's) and attention with grouped-query heads, the output projection, SwiGLU FFN,
-     residuals, the final norm and the output matrix. Only the last token's logits are copied back;
-     sampling stays on the CPU. Weights live in plain device memory (cudaMalloc), uploaded once;
+     residuals, the final norm and the output matrix. Only the last token's logits are copied back
+     (the last n_logits tokens' for forward_rows: speculative decoding's checks); sampling stays on
+     the CPU. Weights live in plain device memory (cudaMalloc), uploaded once;
      parts shared by two tensors (tied embeddings) once.
      Matrix products read the weights in the layouts of formats/LAYOUTS.md, unchanged:
      - GEMV (one token): a quantization pass (int8 codes + one scale per token and group, the
@@ -328,6 +329,7 @@ struct srt__cu_step {
 struct srt__cuda_session {
     srt__cuda_model *M;
     int n_ctx, n_batch;
+    int logit_rows;          /* rows of logits a forward returns at most: min(n_batch, SRT_DRAFT_MAX + 1) */
     srt_kv_type kv_type;
     size_t kv_row;           /* bytes of one head's row: the cache is [layer][position][KV head][row] */
     unsigned char *k_cache, *v_cache;
@@ -2065,6 +2067,7 @@ static srt_status srt__cu_session_create(srt_backend *b, void *model, int n_ctx,
     if (kv_type != SRT_KV_F32 && kv_type != SRT_KV_F16 && kv_type != SRT_KV_Q8) { delete ss; return srt__cu_err(err, cap, SRT_ERR_UNSUPPORTED, "KV cache type %d", (int)kv_type); }
     const size_t hd = (size_t)M->head_dim;
     ss->M = M; ss->n_ctx = n_ctx; ss->n_batch = n_batch; ss->kv_type = kv_type;
+    ss->logit_rows = std::min(n_batch, SRT_DRAFT_MAX + 1);
     ss->kv_row = kv_type == SRT_KV_Q8 ? hd + (hd + 31) / 32 * 2 : hd * (kv_type == SRT_KV_F16 ? 2 : 4);
     const size_t B = (size_t)n_batch, E = (size_t)M->n_embd, Q = (size_t)M->n_head * M->head_dim, KV = (size_t)M->n_head_kv * hd, F = (size_t)M->n_ff;
     const size_t maxk = std::max(E, std::max(Q, F)), kv_bytes = (size_t)M->n_layer * (size_t)n_ctx * (size_t)M->n_head_kv * ss->kv_row;
@@ -2084,7 +2087,7 @@ static srt_status srt__cu_session_create(srt_backend *b, void *model, int n_ctx,
         SRT__CU_ALLOC(x, B * E * 4, "activations") SRT__CU_ALLOC(xb, B * maxk * 4, "activations") SRT__CU_ALLOC(q, B * Q * 4, "activations")
         SRT__CU_ALLOC(k, B * KV * 4, "activations") SRT__CU_ALLOC(v, B * KV * 4, "activations") SRT__CU_ALLOC(att, B * Q * 4, "activations")
         SRT__CU_ALLOC(hb, B * F * 4, "activations") SRT__CU_ALLOC(hb2, B * F * 4, "activations")
-        SRT__CU_ALLOC(logits, (size_t)M->n_vocab * 4, "logits")
+        SRT__CU_ALLOC(logits, (size_t)ss->logit_rows * (size_t)M->n_vocab * 4, "logits")
         SRT__CU_ALLOC(scores, B * (size_t)M->n_head * (size_t)n_ctx * 4, "attention scores")
         SRT__CU_ALLOC(stage, ss->stage_bytes, "step data") SRT__CU_ALLOC(ws, ss->ws_cap, "matrix product scratch")
 #undef SRT__CU_ALLOC
@@ -2182,8 +2185,9 @@ static srt_status srt__cu_attend(srt__cuda *S, srt__cuda_session *ss, int n, int
     return SRT_OK;
 }
 
-/* The kernels of one forward batch of n tokens (step data already on the device). */
-static srt_status srt__cu_enqueue(srt__cuda *S, srt__cuda_session *ss, int n, int want_logits) {
+/* The kernels of one forward batch of n tokens (step data already on the device), with the logits
+   of the last n_logits (0..logit_rows) of them. */
+static srt_status srt__cu_enqueue(srt__cuda *S, srt__cuda_session *ss, int n, int n_logits) {
     const srt__cuda_model *M = ss->M;
     const int E = M->n_embd, F = M->n_ff;
     const srt__cu_step *st = (const srt__cu_step *)ss->stage;
@@ -2234,10 +2238,10 @@ static srt_status srt__cu_enqueue(srt__cuda *S, srt__cuda_session *ss, int n, in
         }
         SRT__CU_MM(L.down, ss->hb, n, ss->x, nullptr, 1)   /* x += down hb */
     }
-    if (want_logits) {
-        srt__cu_rmsnorm<<<1, SRT__CU_NORM_THREADS, 0, sm>>>(ss->xb, ss->x + (size_t)(n - 1) * (size_t)E, M->output_norm, E, M->norm_eps);
+    if (n_logits > 0) {
+        srt__cu_rmsnorm<<<(unsigned)n_logits, SRT__CU_NORM_THREADS, 0, sm>>>(ss->xb, ss->x + (size_t)(n - n_logits) * (size_t)E, M->output_norm, E, M->norm_eps);
         srt__cu_launched(S, "rmsnorm");
-        SRT__CU_MM(M->output, ss->xb, 1, ss->logits, nullptr, 0)
+        SRT__CU_MM(M->output, ss->xb, n_logits, ss->logits, nullptr, 0)
     }
 #undef SRT__CU_MM
     return SRT_OK;
@@ -2273,14 +2277,17 @@ static bool srt__cu_capture(srt__cuda *S, srt__cuda_session *ss, int want_logits
     return true;
 }
 
-static srt_status srt__cu_forward(srt_backend *b, void *session, const int32_t *tokens, int n, int pos, const float *rope_cs,
-                                  float *logits, char *err, size_t cap) {
+/* forward (n_logits 0 or 1) and forward_rows (2..n, at most logit_rows) */
+static srt_status srt__cu_forward_n(srt_backend *b, void *session, const int32_t *tokens, int n, int pos, const float *rope_cs,
+                                    int n_logits, float *logits, char *err, size_t cap) {
     srt__cuda *S = srt__cu_of(b);
     srt__cuda_session *ss = (srt__cuda_session *)session;
     const srt__cuda_model *M = ss->M;
     srt_status st = SRT_OK;
-    const int gi = logits ? 1 : 0;
+    const int gi = n_logits ? 1 : 0;
     if (n < 1 || n > ss->n_batch || pos < 0 || pos + n > ss->n_ctx) return srt__cu_err(err, cap, SRT_ERR_INVALID_ARG, "forward: %d tokens at %d", n, pos);
+    if (n_logits < 0 || n_logits > n || n_logits > ss->logit_rows || (n_logits && !logits))
+        return srt__cu_err(err, cap, SRT_ERR_INVALID_ARG, "forward: the logits of %d of %d tokens (at most %d)", n_logits, n, ss->logit_rows);
     std::lock_guard<std::mutex> g(S->lock);
     cudaSetDevice(S->device);
     srt__cu_reset_fail(S);
@@ -2299,13 +2306,22 @@ static srt_status srt__cu_forward(srt_backend *b, void *session, const int32_t *
     if (S->step_graph) {
         srt__cu_note(S, cudaGraphLaunch(ss->graph[gi], S->stream), "decode graph launch");
         S->kernels = ss->graph_kernels[gi];
-    } else st = srt__cu_enqueue(S, ss, n, gi);
+    } else st = srt__cu_enqueue(S, ss, n, n_logits);
     S->step_kernels = S->kernels;
-    if (st == SRT_OK && logits)
-        srt__cu_note(S, cudaMemcpyAsync(logits, ss->logits, (size_t)M->n_vocab * sizeof(float), cudaMemcpyDeviceToHost, S->stream), "copy of the logits");
+    if (st == SRT_OK && n_logits)
+        srt__cu_note(S, cudaMemcpyAsync(logits, ss->logits, (size_t)n_logits * (size_t)M->n_vocab * sizeof(float), cudaMemcpyDeviceToHost, S->stream),
+                     "copy of the logits");
     srt__cu_note(S, cudaStreamSynchronize(S->stream), "forward (synchronize)");
     if (st != SRT_OK) return srt__cu_err(err, cap, st, "out of device memory (matrix product scratch)");
     return srt__cu_fail_status(S, err, cap);
+}
+static srt_status srt__cu_forward(srt_backend *b, void *session, const int32_t *tokens, int n, int pos, const float *rope_cs,
+                                  float *logits, char *err, size_t cap) {
+    return srt__cu_forward_n(b, session, tokens, n, pos, rope_cs, logits ? 1 : 0, logits, err, cap);
+}
+static srt_status srt__cu_forward_rows(srt_backend *b, void *session, const int32_t *tokens, int n, int pos, const float *rope_cs,
+                                       int n_logits, float *logits, char *err, size_t cap) {
+    return srt__cu_forward_n(b, session, tokens, n, pos, rope_cs, n_logits, logits, err, cap);
 }
 
 /* Session state: one layer of the K or V cache, positions 0..n-1 (contiguous on the device, rows as the CPU's). */
@@ -2357,7 +2373,7 @@ SRT_API srt_backend *srt_cuda_backend(int device) {
     S->b.impl = S;
     S->b.load = srt__cu_load; S->b.unload = srt__cu_unload;
     S->b.session_create = srt__cu_session_create; S->b.session_destroy = srt__cu_session_destroy;
-    S->b.forward = srt__cu_forward; S->b.destroy = srt__cu_destroy; S->b.kv_copy = srt__cu_kv_copy;
+    S->b.forward = srt__cu_forward; S->b.forward_rows = srt__cu_forward_rows; S->b.destroy = srt__cu_destroy; S->b.kv_copy = srt__cu_kv_copy;
     {
         const char *g = getenv("SRT_CUDA_GRAPHS"), *sy = getenv("SRT_CUDA_SYNC"), *sk = getenv("SRT_CUDA_SPLIT_K"), *pd = getenv("SRT_CUDA_PDL");
         S->pdl = !(pd && pd[0] == '0');

@@ -258,6 +258,67 @@ static void check_state(const char *tag0, const char *path, const int32_t *promp
 #define SM SRT_SHARED "/models/stories260K/"
 #define SG SRT_SHARED "/golden/"
 /* stories260K packed f32, q8 and q4 through the backend: the golden greedy ids of ../shared/golden. */
+/* Speculative decoding on the device (srt_backend.forward_rows): greedy tokens drawn through
+   srt_session_next_draft with proposals right, wrong and mixed (1 to 6 a call) are the CPU's plain
+   greedy tokens; the logits after them, and after one more token (the device rows of the proposals
+   not kept are forgotten), equal the CPU's bit for bit (a model whose device logits equal the
+   CPU's). A backend without forward_rows refuses with SRT_ERR_UNSUPPORTED. */
+static void check_spec(const char *tag, const char *path, const int32_t *prompt, int n_prompt, srt_kv_type kv) {
+    enum { N = 40, AHEAD = 8 };
+    srt_model *cpu = NULL, *dev = NULL;
+    srt_session *sc = NULL, *sd = NULL, *sc2 = NULL;
+    srt_session_desc sdesc;
+    srt_model_info info;
+    int32_t ref[N + AHEAD], got[N + AHEAD], draft[AHEAD], out[AHEAD + 1];
+    int n_got = 0, evals = 0, kept = 0, proposed = 0, ok = 1;
+    if (!load_pair(tag, path, &cpu, &dev)) return;
+    srt_model_get_info(dev, &info);
+    memset(&sdesc, 0, sizeof sdesc);
+    sdesc.n_ctx = 128; sdesc.n_batch = 16; sdesc.kv_type = kv;
+    if (srt_session_create(cpu, &sdesc, &sc) != SRT_OK || srt_session_create(dev, &sdesc, &sd) != SRT_OK ||
+        srt_session_create(cpu, &sdesc, &sc2) != SRT_OK || srt_session_feed(sc, prompt, n_prompt) != SRT_OK ||
+        srt_session_feed(sd, prompt, n_prompt) != SRT_OK) {
+        CHECK(0, "%s: sessions: %s", tag, srt_last_error());
+        ok = 0;
+    }
+    for (int i = 0; ok && i < N + AHEAD; i++) if (srt_session_next(sc, &ref[i]) != SRT_OK) { CHECK(0, "%s: cpu next: %s", tag, srt_last_error()); ok = 0; }
+    if (ok && !gpu->forward_rows) {
+        int n_out = 0;
+        srt_status st = srt_session_next_draft(sd, ref, 2, out, &n_out);
+        CHECK(st == SRT_ERR_UNSUPPORTED && strstr(srt_last_error(), "forward_rows"), "%s: %s has no forward_rows: speculative decoding refused (%s)",
+              tag, gpu_name, srt_last_error());
+        ok = 0;
+    }
+    while (ok && n_got < N) {
+        const int k = 1 + evals % 6, pattern = evals % 3;   /* all right, all wrong, the middle one wrong */
+        int n_out = 0;
+        for (int j = 0; j < k; j++) {
+            draft[j] = ref[n_got + j];
+            if (pattern == 1 || (pattern == 2 && j == k / 2)) draft[j] = (draft[j] + 1) % info.n_vocab;
+        }
+        if (srt_session_next_draft(sd, draft, k, out, &n_out) != SRT_OK) { CHECK(0, "%s: next_draft: %s", tag, srt_last_error()); ok = 0; break; }
+        memcpy(got + n_got, out, (size_t)n_out * sizeof(int32_t));
+        n_got += n_out; evals++; proposed += k; kept += n_out - 1;
+    }
+    if (ok) {
+        const int same = memcmp(got, ref, (size_t)n_got * sizeof(int32_t)) == 0;
+        const float *lc, *ld;
+        int32_t tc = -1, td = -2;
+        CHECK(same, "%s: %d greedy tokens through srt_session_next_draft on the %s device (%d evaluations, %d of %d proposals kept) are the CPU's plain ones",
+              tag, n_got, gpu_name, evals, kept, proposed);
+        srt_session_feed(sc2, prompt, n_prompt);
+        srt_session_feed(sc2, got, n_got);
+        lc = srt_session_logits(sc2); ld = srt_session_logits(sd);   /* the device evaluates the last drawn token here */
+        CHECK(lc && ld && memcmp(lc, ld, (size_t)info.n_vocab * sizeof(float)) == 0, "%s: the logits after them equal the CPU's bit for bit", tag);
+        srt_session_next(sc2, &tc); srt_session_next(sd, &td);
+        lc = srt_session_logits(sc2); ld = srt_session_logits(sd);
+        CHECK(tc == td && lc && ld && memcmp(lc, ld, (size_t)info.n_vocab * sizeof(float)) == 0,
+              "%s: and one token later (the KV rows of the proposals not kept are forgotten)", tag);
+    }
+    srt_session_destroy(sc); srt_session_destroy(sd); srt_session_destroy(sc2);
+    srt_model_free(cpu); srt_model_free(dev);
+}
+
 static void check_stories(void) {
     static const struct { const char *name, *opts; int n_exact; } fmts[] = {
         {"f32", "--weights f32", 0}, {"q8", "--weights q8", 32}, {"q4", "--weights q4 --group 32", 2}};

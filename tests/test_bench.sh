@@ -187,6 +187,11 @@ gpu_checks() {
     "$bench" e2e "$T/tiny.srt" --backend cuda --kv q8 --prompt-tokens 5 --tokens 4 --runs 1 --mb 64 --json >"$T/gpu-e2e-q8.json" 2>&1 || echo "FAIL - $label e2e --backend cuda --kv q8"
     if grep -q '"kv":"q8",' "$T/gpu-e2e-q8.json" && grep -q '"kernels_per_token":24,' "$T/gpu-e2e-q8.json"; then echo "ok - $label e2e --kv q8: 24 kernels per decode token"
     else echo "FAIL - $label e2e --kv q8"; sed 's/^/    /' "$T/gpu-e2e-q8.json" | head -3; fi
+    # speculative decoding on the GPU (forward_rows): plain decoding's tokens, right proposals in fewer evaluations
+    "$bench" spec "$T/tiny.srt" --backend cuda --prompt-tokens 5 --tokens 12 --runs 1 --n 3 --json >"$T/gpu-spec.json" 2>&1 || echo "FAIL - $label spec --backend cuda"
+    check "$label spec --backend cuda fields" "$T/gpu-spec.json" spec 4 mode backend k proposals same_tokens + decode_tok_s speedup same_tokens
+    if grep -q '"isa":"cuda",.*"k":3,"proposals":"right","tokens":12,"evaluations":3,' "$T/gpu-spec.json"; then echo "ok - $label spec: 12 tokens in 3 evaluations with right proposals"
+    else echo "FAIL - $label spec --backend cuda: right proposals, k 3"; sed 's/^/    /' "$T/gpu-spec.json" | head -3; fi
 }
 # a flag (--json, --untied, ...) does not take the next option as its value; a stray argument is refused
 run "gemv --json before --shape" "$T/gemv-order.json" gemv --json --shape 24x64 --format q8 --set-mb 0.1 --seconds 0 --bw 10 --threads 1 --isa portable

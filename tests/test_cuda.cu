@@ -14,6 +14,8 @@
      through CUDA graphs and without them; two sessions taking turns): the logits of every step
      equal the CPU's bit for bit and so do the greedy tokens; with cuBLAS for float prompt batches,
      within a tolerance;
+   - speculative decoding (srt_session_next_draft through forward_rows), proposals right, wrong and
+     mixed: the CPU's plain greedy tokens, and its logits after them bit for bit;
    - stories260K packed from ../shared (f32, q8, q4): the golden greedy ids of ../shared/golden.
    The shapes here are below the size from which integer GEMMs run on the tensor cores by default
    (16 tokens, tokens x rows >= 196608), so the checks are repeated with the tensor cores from 2
@@ -469,6 +471,11 @@ static void check_models(void) {
         if (c == 1 || c == 7) check_step_kernels(cfg[c].tag, path, prompt, cfg[c].L, 11, 4, SRT_KV_F16, 1);
         if (c == 1) check_step_kernels("llama q4, q8 KV", path, prompt, cfg[c].L, 10, 4, SRT_KV_Q8, 1);
         if (c == 12) check_step_kernels(cfg[c].tag, path, prompt, cfg[c].L, 13, 4, SRT_KV_F16, 1);   /* + the q and k norms */
+        if (c == 0 || c == 1 || c == 6 || c == 12) {   /* speculative decoding: q8 GQA, q4, bf16 rope_dim < head_dim, qwen3 */
+            snprintf(tag, sizeof tag, "%s, speculative", cfg[c].tag);
+            check_spec(tag, path, prompt, 9, SRT_KV_F16);
+            if (c == 0) { snprintf(tag, sizeof tag, "%s, speculative, q8 KV", cfg[c].tag); check_spec(tag, path, prompt, 9, SRT_KV_Q8); }
+        }
         if (c == 5 || c == 8) {   /* float weights: prompt batches through cuBLAS */
             srt_cuda_set_cublas_min_tokens(gpu, 2);
             snprintf(tag, sizeof tag, "%s, cuBLAS for batches", cfg[c].tag);

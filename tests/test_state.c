@@ -365,6 +365,20 @@ static srt_status mock_forward(srt_backend *b, void *session, const int32_t *tok
     if (logits) memcpy(logits, srt_session_logits(s), sizeof(float) * (size_t)s->m->n_vocab);
     return SRT_OK;
 }
+/* forward_rows: the last n_logits tokens one at a time, each one's logits copied */
+static srt_status mock_forward_rows(srt_backend *b, void *session, const int32_t *tokens, int n, int pos, const float *rope_cs, int n_logits,
+                                   float *logits, char *err, size_t cap) {
+    srt_session *s = (srt_session *)session;
+    const int V = s->m->n_vocab;
+    int i;
+    (void)b; (void)rope_cs;
+    if (srt_session_truncate(s, pos) != SRT_OK || (n > n_logits && srt_session_feed(s, tokens, n - n_logits) != SRT_OK)) { snprintf(err, cap, "%s", srt_last_error()); return SRT_ERR_INVALID_ARG; }
+    for (i = 0; i < n_logits; i++) {
+        if (srt_session_feed(s, tokens + n - n_logits + i, 1) != SRT_OK) { snprintf(err, cap, "%s", srt_last_error()); return SRT_ERR_INVALID_ARG; }
+        memcpy(logits + (size_t)i * (size_t)V, srt_session_logits(s), sizeof(float) * (size_t)V);
+    }
+    return SRT_OK;
+}
 static srt_status mock_kv_copy(srt_backend *b, void *session, int which, int layer, int n, void *host, int to_device, char *err, size_t cap) {
     mock *mk = (mock *)b->impl;
     srt_session *s = (srt_session *)session;
@@ -444,6 +458,71 @@ static void test_backend(const char *path, srt_kv_type kv) {
     srt_model_free(dev); srt_model_free(cpu); srt_model_free(mk.cpu);
 }
 
+/* Speculative decoding through a backend: refused without srt_backend.forward_rows; with it (the
+   mock's), greedy tokens with proposals right, wrong and mixed are the CPU's plain ones, and so is
+   srt_generate with prompt lookup. (The real backends: check_spec in tests/backend_test.h.) */
+static void test_backend_spec(const char *path) {
+    srt_backend be;
+    mock mk;
+    srt_model *cpu = NULL, *dev = NULL;
+    srt_model_desc md;
+    srt_session_desc sd;
+    srt_session *c = NULL, *d = NULL;
+    srt_generate_desc g;
+    srt_generate_result rc, rd;
+    int32_t toks[12], ref[48], got[48], draft[6], out[7];
+    int i, n_got = 0, evals = 0, n_out = 0, kept = 0;
+    srt_status st;
+    memset(&be, 0, sizeof be);
+    memset(&mk, 0, sizeof mk);
+    be.name = "mock"; be.impl = &mk;
+    be.load = mock_load; be.unload = mock_unload; be.session_create = mock_session_create; be.session_destroy = mock_session_destroy;
+    be.forward = mock_forward;
+    memset(&md, 0, sizeof md);
+    md.n_threads = 1;
+    memset(&sd, 0, sizeof sd);
+    sd.n_ctx = 128; sd.n_batch = 16;   /* greedy */
+    if (srt_model_load(path, &md, &cpu) != SRT_OK || srt_model_load(path, &md, &mk.cpu) != SRT_OK || (md.backend = &be, srt_model_load(path, &md, &dev)) != SRT_OK ||
+        srt_session_create(cpu, &sd, &c) != SRT_OK || srt_session_create(dev, &sd, &d) != SRT_OK) {
+        CHECK(0, "models and sessions for the backend's speculative decoding: %s", srt_last_error());
+        srt_session_destroy(c); srt_session_destroy(d); srt_model_free(cpu); srt_model_free(mk.cpu); srt_model_free(dev);
+        return;
+    }
+    for (i = 0; i < 12; i++) toks[i] = 3 + (i * 37 + 11) % 290;
+    srt_session_feed(c, toks, 12); srt_session_feed(d, toks, 12);
+    for (i = 0; i < 48; i++) srt_session_next(c, &ref[i]);
+    st = srt_session_next_draft(d, ref, 3, out, &n_out);
+    CHECK(st == SRT_ERR_UNSUPPORTED && strstr(srt_last_error(), "forward_rows"), "a backend without forward_rows: srt_session_next_draft refused (%s)", srt_last_error());
+    memset(&g, 0, sizeof g);
+    g.max_tokens = 8; g.draft_max = 4;
+    st = srt_generate(d, &g, &rd);
+    CHECK(st == SRT_ERR_UNSUPPORTED && strstr(srt_last_error(), "forward_rows"), "and srt_generate with draft_max (%s)", srt_last_error());
+    be.forward_rows = mock_forward_rows;
+    while (n_got < 40) {
+        const int k = 1 + evals % 6, pattern = evals % 3;   /* all right, all wrong, the middle one wrong */
+        for (i = 0; i < k; i++) draft[i] = pattern == 1 || (pattern == 2 && i == k / 2) ? (ref[n_got + i] + 1) % 290 : ref[n_got + i];
+        if (srt_session_next_draft(d, draft, k, out, &n_out) != SRT_OK) { CHECK(0, "next_draft on the backend: %s", srt_last_error()); break; }
+        memcpy(got + n_got, out, sizeof(int32_t) * (size_t)n_out);
+        n_got += n_out; evals++; kept += n_out - 1;
+    }
+    CHECK(n_got >= 40 && memcmp(got, ref, sizeof(int32_t) * (size_t)n_got) == 0,
+          "with forward_rows: %d greedy tokens in %d evaluations (%d proposals kept) are the CPU's plain ones", n_got, evals, kept);
+    {   /* srt_generate with prompt lookup on a repetitive prompt, against plain on the CPU */
+        memset(&g, 0, sizeof g);
+        g.prompt = "Once upon a time, Lily had a red ball. Once upon a time, Lily had"; g.max_tokens = 24;
+        srt_session_reset(c); srt_session_reset(d);
+        st = srt_generate(c, &g, &rc);
+        g.draft_max = 4;
+        if (st == SRT_OK) st = srt_generate(d, &g, &rd);
+        CHECK(st == SRT_OK && rd.n_generated == rc.n_generated && srt_session_pos(c) == srt_session_pos(d) &&
+              memcmp(srt_session_tokens(c), srt_session_tokens(d), sizeof(int32_t) * (size_t)srt_session_pos(c)) == 0 && rd.n_passes < rd.n_generated,
+              "srt_generate with prompt lookup on the backend: plain decoding's %d tokens (%d evaluations, %d of %d proposals kept)", rd.n_generated,
+              rd.n_passes, rd.n_accepted, rd.n_proposed);
+    }
+    srt_session_destroy(c); srt_session_destroy(d);
+    srt_model_free(dev); srt_model_free(cpu); srt_model_free(mk.cpu);
+}
+
 int main(void) {
     if (system("mkdir -p build/tmp") != 0) return 1;
     CHECK(make_model("build/tmp/state_a.srt", 16, 1) && make_model("build/tmp/state_b.srt", 16, 2) && make_model("build/tmp/state_c.srt", 8, 1),
@@ -455,6 +534,7 @@ int main(void) {
     test_seed("build/tmp/state_a.srt");
     test_backend("build/tmp/state_a.srt", SRT_KV_F16);
     test_backend("build/tmp/state_a.srt", SRT_KV_Q8);
+    test_backend_spec("build/tmp/state_stories.srt");
     test_chat_files("build/tmp/state_a.srt");
     test_refusals("build/tmp/state_a.srt", "build/tmp/state_b.srt", "build/tmp/state_c.srt");
     remove("build/tmp/state_a.srt"); remove("build/tmp/state_b.srt"); remove("build/tmp/state_c.srt");

@@ -115,6 +115,7 @@ static void check_models(void) {
         if (c == 0) {
             srt_model *cpu = NULL, *dev = NULL;
             check_state(cfg[c].tag, path, prompt, SRT_KV_F16);
+            check_spec(cfg[c].tag, path, prompt, 9, SRT_KV_F16);   /* refused: no forward_rows */
             if (load_pair(cfg[c].tag, path, &cpu, &dev)) {   /* this backend has no Q8 KV cache */
                 srt_session_desc sd;
                 srt_session *q = NULL;

@@ -10,7 +10,7 @@
 #            formats on the Llama-3.2-1B shapes, q4 and tcsl on the Llama-3-8B ones
 #   models   the random Llama-3-8B-shaped models, q4 and 70%-sparse tcsl (srt-pack --random, every physical core)
 #   e2e      their decode on the GPU; the q4 one's prompt in one batch of 128 (with and without the tensor-core
-#            GEMM) and at 8192 tokens of context with F16 and Q8 KV caches
+#            GEMM) and at 8192 tokens of context with F16 and Q8 KV caches; the q4 one's speculative decoding (spec)
 #   ab       this build against another: $GPU_BENCH_B (a build/srt-bench-cuda of the other commit, e.g. from
 #            git worktree add /tmp/b REV && (cd /tmp/b && ./build.sh cuda) && cp /tmp/b/build/srt-bench-cuda build/b/)
 #            and this one, the q4 8B model's decode (made first if missing) three times in turn:
@@ -118,6 +118,8 @@ do_e2e() {
     for kv in f16 q8; do
         bench e2e "$MODELS/llama3-8b-q4.srt" --backend cuda --prompt-tokens 8192 --tokens 64 --runs 1 --kv $kv || return 1
     done
+    # speculative decoding on the GPU (forward_rows): proposals all right (the ceiling) and all wrong (the floor)
+    bench spec "$MODELS/llama3-8b-q4.srt" --backend cuda --n 1,2,4,8,16 --prompt-tokens 64 --tokens 64 --runs 3 || return 1
 }
 
 [ $# -gt 0 ] || set -- test chat kernels models e2e

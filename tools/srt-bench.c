@@ -72,7 +72,7 @@
          1024x4096*2, 14336x4096*2, 4096x14336: q o, k v, gate up, down per layer) at n = 8,16,32,64.
          A "-summary" line per format, sparsity and n weighs the shapes by count. --split-k: each
          tcsl measurement once per value of srt_cuda_set_split_k (lines and summaries say split_k).
-     srt-bench e2e|decode MODEL.srt --backend cuda ...
+     srt-bench e2e|decode|spec MODEL.srt --backend cuda ...
          the model on the GPU (srt_model_desc.backend = srt_cuda_backend); bandwidth_gbs and
          roofline_fraction from gpu-membw (or --bw); isa "cuda", backend = the backend's name,
          kernels_per_token = the launches of a decode step (srt_cuda_last_step_kernels), cuda_graph = 1 if
@@ -1530,6 +1530,7 @@ static int bench_spec(const opts *o, const char *path) {
         memset(&md, 0, sizeof md);
         md.pool = pools[ti];
         md.isa = o->n_isa ? (srt_isa)o->isa[0] : SRT_ISA_AUTO;
+        md.backend = o->gpu;   /* srt-bench-cuda --backend cuda: the checks run on the GPU (srt_backend.forward_rows) */
         if (!prompt || !ref || !out || srt_model_load(path, &md, &m) != SRT_OK) { fprintf(stderr, "srt-bench: %s\n", srt_last_error()); ok = 0; break; }
         srt_model_get_info(m, &info);
         memset(&sd, 0, sizeof sd);
@@ -1555,7 +1556,8 @@ static int bench_spec(const opts *o, const char *path) {
                 rec rr;
                 memset(&rr, 0, sizeof rr);
                 rec_str(&rr, "mode", "spec"); rec_str(&rr, "format", srt_format_name(info.format));
-                rec_int(&rr, "threads", srt_pool_threads(pools[ti])); rec_str(&rr, "isa", srt_isa_name(srt_isa_resolve(md.isa)));
+                rec_int(&rr, "threads", srt_pool_threads(pools[ti])); rec_str(&rr, "isa", o->gpu ? "cuda" : srt_isa_name(srt_isa_resolve(md.isa)));
+                if (o->gpu) rec_str(&rr, "backend", o->gpu->name);
                 rec_str(&rr, "model", base ? base + 1 : path);
                 rec_int(&rr, "k", kind == SPEC_PLAIN ? 0 : k); rec_str(&rr, "proposals", spec_kind_names[kind]);
                 rec_int(&rr, "tokens", T); rec_int(&rr, "evaluations", evals[kind]);
@@ -1591,7 +1593,7 @@ static int usage(void) {
         "       srt-bench make-model OUT [--embd N] [--ff N] [--layers N] [--heads N] [--kv-heads N] [--vocab N]\n"
         "                 [--format q8] [--group N|row] [--untied] [--seed S] [--arch llama|gemma3|qwen3moe] [--window 512] [--swa-pattern 6]\n"
         "                 [--experts 64] [--experts-used 8]\n"
-        "       srt-bench e2e|decode MODEL.srt --backend cuda [--device 0] ...   (srt-bench-cuda: decode on the GPU)\n"
+        "       srt-bench e2e|decode|spec MODEL.srt --backend cuda [--device 0] ...   (srt-bench-cuda: decode on the GPU)\n"
         "       srt-bench gpu-membw [--mb 4096] [--iters 50] [--device 0] [--json]   (srt-bench-cuda)\n"
         "       srt-bench gpu-gemv|gpu-gemm [--format q8,q4,q2,tq,f16,tcsl] [--shape MxK[*COUNT],...] [--n 8,16,32,64]\n"
         "                 [--sparsity 0.6,0.7,0.8,0.9] [--group 64] [--path auto|gemv|gemm|cublas|cublas-f16]\n"
@@ -1684,7 +1686,7 @@ int main(int argc, char **argv) {
         fprintf(stderr, "srt-bench: %s takes no file argument (got '%s')\n", cmd, file);
         return 2;
     }
-    if (backend_cuda && strcmp(cmd, "e2e") && strcmp(cmd, "decode")) { fprintf(stderr, "srt-bench: --backend applies to e2e and decode\n"); return 2; }
+    if (backend_cuda && strcmp(cmd, "e2e") && strcmp(cmd, "decode") && strcmp(cmd, "spec")) { fprintf(stderr, "srt-bench: --backend applies to e2e, decode and spec\n"); return 2; }
     if (gpu_mode || backend_cuda) {
 #ifndef SRT_BENCH_CUDA
         fprintf(stderr, "srt-bench: this srt-bench was built without CUDA: use build/srt-bench-cuda (./build.sh cuda)\n");
@@ -1708,7 +1710,11 @@ int main(int argc, char **argv) {
         return rc;
     }
     if (!strcmp(cmd, "pool")) return bench_pool(&o);
-    if (!strcmp(cmd, "spec") && file) return bench_spec(&o, file);
+    if (!strcmp(cmd, "spec") && file) {
+        rc = bench_spec(&o, file);
+        if (o.gpu) srt_backend_free(o.gpu);
+        return rc;
+    }
     if (!strcmp(cmd, "make-model") && file) return make_model(file, &o);
     return usage();
 }
