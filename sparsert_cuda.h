@@ -2277,7 +2277,7 @@ static bool srt__cu_capture(srt__cuda *S, srt__cuda_session *ss, int want_logits
     return true;
 }
 
-/* forward (n_logits 0 or 1) and forward_rows (2..n, at most logit_rows) */
+/* forward_rows (2..n logits rows, at most logit_rows), and forward (0 or 1) */
 static srt_status srt__cu_forward_n(srt_backend *b, void *session, const int32_t *tokens, int n, int pos, const float *rope_cs,
                                     int n_logits, float *logits, char *err, size_t cap) {
     srt__cuda *S = srt__cu_of(b);
@@ -2318,10 +2318,6 @@ static srt_status srt__cu_forward_n(srt_backend *b, void *session, const int32_t
 static srt_status srt__cu_forward(srt_backend *b, void *session, const int32_t *tokens, int n, int pos, const float *rope_cs,
                                   float *logits, char *err, size_t cap) {
     return srt__cu_forward_n(b, session, tokens, n, pos, rope_cs, logits ? 1 : 0, logits, err, cap);
-}
-static srt_status srt__cu_forward_rows(srt_backend *b, void *session, const int32_t *tokens, int n, int pos, const float *rope_cs,
-                                       int n_logits, float *logits, char *err, size_t cap) {
-    return srt__cu_forward_n(b, session, tokens, n, pos, rope_cs, n_logits, logits, err, cap);
 }
 
 /* Session state: one layer of the K or V cache, positions 0..n-1 (contiguous on the device, rows as the CPU's). */
@@ -2373,7 +2369,7 @@ SRT_API srt_backend *srt_cuda_backend(int device) {
     S->b.impl = S;
     S->b.load = srt__cu_load; S->b.unload = srt__cu_unload;
     S->b.session_create = srt__cu_session_create; S->b.session_destroy = srt__cu_session_destroy;
-    S->b.forward = srt__cu_forward; S->b.forward_rows = srt__cu_forward_rows; S->b.destroy = srt__cu_destroy; S->b.kv_copy = srt__cu_kv_copy;
+    S->b.forward = srt__cu_forward; S->b.forward_rows = srt__cu_forward_n; S->b.destroy = srt__cu_destroy; S->b.kv_copy = srt__cu_kv_copy;
     {
         const char *g = getenv("SRT_CUDA_GRAPHS"), *sy = getenv("SRT_CUDA_SYNC"), *sk = getenv("SRT_CUDA_SPLIT_K"), *pd = getenv("SRT_CUDA_PDL");
         S->pdl = !(pd && pd[0] == '0');
