@@ -11,13 +11,6 @@
 #include <math.h>
 #include <stdlib.h>
 
-/* The levels checked: those this CPU has; under test_*_vnni.c the portable reference and AVX-VNNI. */
-static int level_checked(int isa) {
-#ifdef SRT_TEST_AVXVNNI_EVEX
-    if (isa != SRT_ISA_PORTABLE && isa != SRT_ISA_AVXVNNI) return 0;
-#endif
-    return srt__isa_supported((srt_isa)isa);
-}
 static void test_levels(void) {
     srt_isa best = srt_isa_best(), isa;
     CHECK(best >= SRT_ISA_PORTABLE && best < SRT_ISA_COUNT, "best level: %s", srt_isa_name(best));
@@ -59,7 +52,7 @@ static void test_format(srt_pool *pool, srt_format f, uint32_t group) {
             int n = toks[ti];
             srt_matmul(NULL, SRT_ISA_PORTABLE, f, group, (const void *const *)parts, (uint64_t)M, (uint64_t)K, n, x, ref);
             for (isa = SRT_ISA_AVX2; isa <= (int)best; isa++) {
-                if (!level_checked(isa)) continue;   /* a level this CPU lacks (AVX-VNNI on AMD Zen 4) */
+                if (!srt_test_level_checked(isa)) continue;   /* a level this CPU lacks (AVX-VNNI on AMD Zen 4) */
                 int bad = 0, first = -1, amx_bf16 = isa == SRT_ISA_AMX && f == SRT_BF16 && n >= 2;
                 for (i = 0; i < n * M; i++) y[i] = -12345.0f;
                 srt_matmul(pool, (srt_isa)isa, f, group, (const void *const *)parts, (uint64_t)M, (uint64_t)K, n, x, y);
@@ -128,7 +121,7 @@ static void test_bias(void) {
             ys[0] = ref;
             srt__matmul_run(NULL, SRT_ISA_PORTABLE, 1, ws, x, n, ys, bs, scratch);
             for (isa = SRT_ISA_AVX2; isa <= (int)srt_isa_best(); isa++) {
-                if (!level_checked(isa)) continue;   /* a level this CPU lacks (AVX-VNNI on AMD Zen 4) */
+                if (!srt_test_level_checked(isa)) continue;   /* a level this CPU lacks (AVX-VNNI on AMD Zen 4) */
                 int bad = 0, tol = isa == SRT_ISA_AMX && n >= 2 && (wt.format == SRT_BF16 || wt.format == SRT_SB_BF16);
                 ys[0] = y;
                 srt__matmul_run(NULL, (srt_isa)isa, 1, ws, x, n, ys, bs, scratch);
@@ -152,7 +145,7 @@ static void test_model_levels(void) {
         int isa;
         if (!write_tiny_model("build/tmp/tiny_levels.srt", fmts[fi], NULL, NULL, 1)) { CHECK(0, "tiny model: %s", srt_last_error()); free(ref); return; }
         for (isa = SRT_ISA_PORTABLE; isa <= (int)srt_isa_best(); isa++) {
-            if (!level_checked(isa)) continue;   /* a level this CPU lacks (AVX-VNNI on AMD Zen 4) */
+            if (!srt_test_level_checked(isa)) continue;   /* a level this CPU lacks (AVX-VNNI on AMD Zen 4) */
             srt_model *m = NULL;
             srt_session *s = NULL;
             srt_model_desc d;
@@ -340,7 +333,7 @@ static void test_q8_scores(void) {
         int isa;
         srt__vec_ops_for(SRT_ISA_PORTABLE, &refops);
         for (isa = SRT_ISA_AVX2; isa <= (int)srt_isa_best(); isa++) {
-            if (!level_checked(isa)) continue;   /* a level this CPU lacks (AVX-VNNI on AMD Zen 4) */
+            if (!srt_test_level_checked(isa)) continue;   /* a level this CPU lacks (AVX-VNNI on AMD Zen 4) */
             int ok = 1, ok_past = 1, calls = 0, si;
             srt__vec_ops_for((srt_isa)isa, &ops);
             for (hi = 0; hi < Q8S_HDS; hi++) {
@@ -402,7 +395,7 @@ static void test_vec_ops(void) {
     srt__vec_ops_for(SRT_ISA_PORTABLE, &ref);
     for (i = 0; i < N; i++) { a[i] = srt_test_frand() * 8.0f; b[i] = srt_test_frand(); h[i] = srt_f32_to_f16(srt_test_frand()); }
     for (isa = SRT_ISA_AVX2; isa <= (int)srt_isa_best(); isa++) {
-        if (!level_checked(isa)) continue;   /* a level this CPU lacks (AVX-VNNI on AMD Zen 4) */
+        if (!srt_test_level_checked(isa)) continue;   /* a level this CPU lacks (AVX-VNNI on AMD Zen 4) */
         int ok = 1, ok_max = 1;
         srt__vec_ops_for((srt_isa)isa, &ops);
         for (len = 1; len < N; len = len < 100 ? len + 1 : len * 3 + 1) {

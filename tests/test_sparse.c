@@ -53,13 +53,6 @@ static uint32_t group_of_dense(srt_format f, uint32_t group) { return f == SRT_S
 
 static const double sparsities[] = {0.0, 0.3, 0.5, 0.7, 0.9, 0.99};
 static const int shapes[][2] = {{1, 32}, {17, 100}, {45, 300}, {16, 64}, {130, 520}, {3, 2048}, {64, 96}};
-/* The levels checked: those this CPU has; under test_*_vnni.c the portable reference and AVX-VNNI. */
-static int level_checked(int isa) {
-#ifdef SRT_TEST_AVXVNNI_EVEX
-    if (isa != SRT_ISA_PORTABLE && isa != SRT_ISA_AVXVNNI) return 0;
-#endif
-    return srt__isa_supported((srt_isa)isa);
-}
 static const int toks[] = {1, 2, 5, 13, 35};
 
 /* The sparse reference equals the dense reference of the same weights bit for bit (integer formats;
@@ -131,7 +124,7 @@ static void test_kernels(srt_pool *pool, srt_format f, uint32_t group) {
                 int same_seen = 0;
                 srt_matmul(NULL, SRT_ISA_PORTABLE, f, group, (const void *const *)ts.parts, (uint64_t)M, (uint64_t)K, n, x, ref);
                 for (isa = SRT_ISA_AVX2; isa <= (int)best; isa++) {
-                    if (!level_checked(isa)) continue;   /* a level this CPU lacks (AVX-VNNI on AMD Zen 4) */
+                    if (!srt_test_level_checked(isa)) continue;   /* a level this CPU lacks (AVX-VNNI on AMD Zen 4) */
                     int bad = 0, fi = -1, amx_bf16 = isa == SRT_ISA_AMX && f == SRT_SB_BF16 && n >= 2;   /* bf16 tiles: a tolerance */
                     /* levels that run the portable kernel on float activations (tcsl: no SIMD kernel on
                        the CPU) compute what the reference did: one of them is checked (the pool's tiling) */
@@ -358,7 +351,7 @@ static void test_stories(void) {
             srt_model_free(m);
         }
         for (isa = SRT_ISA_PORTABLE; isa <= (int)srt_isa_best(); isa++) {
-            if (!level_checked(isa)) continue;   /* a level this CPU lacks (AVX-VNNI on AMD Zen 4) */
+            if (!srt_test_level_checked(isa)) continue;   /* a level this CPU lacks (AVX-VNNI on AMD Zen 4) */
             int nv = 0, nv2 = 0, i, same = 1, am = 0, am2 = 0;
             float *a = logits_of(sp, (srt_isa)isa, &nv), *b = logits_of(de, (srt_isa)isa, &nv2);
             double maxd = 0, range = 0;

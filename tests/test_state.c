@@ -358,14 +358,7 @@ static srt_status mock_session_create(srt_backend *b, void *model, int n_ctx, in
     return SRT_OK;
 }
 static void mock_session_destroy(srt_backend *b, void *session) { (void)b; srt_session_destroy((srt_session *)session); }
-static srt_status mock_forward(srt_backend *b, void *session, const int32_t *tokens, int n, int pos, const float *rope_cs, float *logits, char *err, size_t cap) {
-    srt_session *s = (srt_session *)session;
-    (void)b; (void)rope_cs;
-    if (srt_session_truncate(s, pos) != SRT_OK || srt_session_feed(s, tokens, n) != SRT_OK) { snprintf(err, cap, "%s", srt_last_error()); return SRT_ERR_INVALID_ARG; }
-    if (logits) memcpy(logits, srt_session_logits(s), sizeof(float) * (size_t)s->m->n_vocab);
-    return SRT_OK;
-}
-/* forward_rows: the last n_logits tokens one at a time, each one's logits copied */
+/* forward_rows: the last n_logits tokens one at a time, each one's logits copied (forward: 0 or 1) */
 static srt_status mock_forward_rows(srt_backend *b, void *session, const int32_t *tokens, int n, int pos, const float *rope_cs, int n_logits,
                                    float *logits, char *err, size_t cap) {
     srt_session *s = (srt_session *)session;
@@ -378,6 +371,9 @@ static srt_status mock_forward_rows(srt_backend *b, void *session, const int32_t
         memcpy(logits + (size_t)i * (size_t)V, srt_session_logits(s), sizeof(float) * (size_t)V);
     }
     return SRT_OK;
+}
+static srt_status mock_forward(srt_backend *b, void *session, const int32_t *tokens, int n, int pos, const float *rope_cs, float *logits, char *err, size_t cap) {
+    return mock_forward_rows(b, session, tokens, n, pos, rope_cs, logits ? 1 : 0, logits, err, cap);
 }
 static srt_status mock_kv_copy(srt_backend *b, void *session, int which, int layer, int n, void *host, int to_device, char *err, size_t cap) {
     mock *mk = (mock *)b->impl;

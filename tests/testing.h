@@ -71,6 +71,16 @@ static char *srt_test_read_file(const char *path, size_t *n) {
     if (n) *n = len;
     return b;
 }
+#ifdef SPARSERT_H   /* (test_json has no sparsert.h) */
+/* The kernel levels a test checks: those this CPU has; under test_*_vnni.c (SRT_TEST_AVXVNNI_EVEX)
+   the portable reference and AVX-VNNI alone. */
+static int srt_test_level_checked(int isa) {
+#ifdef SRT_TEST_AVXVNNI_EVEX
+    if (isa != SRT_ISA_PORTABLE && isa != SRT_ISA_AVXVNNI) return 0;
+#endif
+    return srt_isa_supported((srt_isa)isa);
+}
+#endif
 /* The integers of a text file (token ids separated by anything else), at most cap; -1 if unreadable. */
 static int srt_test_read_ids(const char *path, int32_t *ids, int cap) {
     char *t = srt_test_read_file(path, NULL), *p;
