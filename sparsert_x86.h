@@ -1365,6 +1365,17 @@ static int srt__x86_vbmi2(void) {
     }
     return v;
 }
+static int srt__x86_amd(void) {   /* CPUID vendor "AuthenticAMD": kernels tuned per vendor */
+    static int32_t cached = -1;
+    int32_t v = srt__atomic_load32(&cached);
+    if (v < 0) {
+        uint32_t r[4];
+        srt__cpuid(0, 0, r);
+        v = r[1] == 0x68747541u && r[3] == 0x69746e65u && r[2] == 0x444d4163u;   /* "Auth" "enti" "cAMD" */
+        srt__atomic_store32(&cached, v);
+    }
+    return v;
+}
 
 #define SRT__SBQ4_BATCH 16   /* sb-q4 chunks unpacked before any is expanded (AVX-512 GEMV, AVX2) */
 /* A packed sb-q4 chunk (32 bytes at p) with its nibbles spread to one byte each: zero-extended to
@@ -1373,11 +1384,14 @@ static SRT__AVX512SP inline __attribute__((always_inline)) __m512i srt__sbq4_spr
     __m512i w = _mm512_cvtepu8_epi16(_mm256_loadu_si256((const __m256i *)p));
     return _mm512_ternarylogic_epi32(w, _mm512_slli_epi16(w, 4), _mm512_set1_epi16(0x0f0f), 0xa8);   /* (a | b) & c */
 }
-/* The GEMV expands sb-q4 chunks from nibbles spread a batch at a time into nib (the memory form of
-   vpexpandb): on Zen 4 the in-register spread and the register vpexpandb of each chunk took 1.2x as
-   long. The GEMM, whose four tokens share each expansion, measured faster in registers. */
-/* sb-q8 / sb-q4, NT tokens at once (GEMV: 1, GEMM: 4 and the rest through GEMV). Two chunks per
-   step into two accumulators (groups have a multiple of 8 chunks). */
+/* On AMD the GEMV expands sb-q4 chunks from nibbles spread a batch at a time into nib (the memory
+   form of vpexpandb): on Zen 4 the in-register spread and the register vpexpandb of each chunk took
+   1.2x as long. On a Sapphire Rapids-class Xeon the buffer took 1.15-1.3x as long as registers
+   (2026-11-28), so other vendors spread in registers, as the GEMM, whose tokens share each expansion,
+   does everywhere. */
+/* sb-q8 / sb-q4: NT tokens share each expanded chunk (GEMV: one token at a time; GEMM: blocks of 4,
+   then a block of the 3 or 2 left, tile by tile; a single token left goes through the GEMV). Two
+   chunks per step into two accumulators (groups have a multiple of 8 chunks). */
 #define SRT__SB_EXPAND(U, C) { \
         uint64_t m_ = srt__rd64(bm + (C) * 8); \
         if (BUF_) U = _mm512_xor_si512(_mm512_maskz_expandloadu_epi8(m_, (const void *)(nib + 64 * ((C) - cb))), flip); \
@@ -1388,9 +1402,48 @@ static SRT__AVX512SP inline __attribute__((always_inline)) __m512i srt__sbq4_spr
             U = _mm512_xor_si512(_mm512_maskz_expandloadu_epi8(m_, (const void *)p), flip); \
             p += (uint64_t)_mm_popcnt_u64(m_); \
         } }
-#define SRT__SB512(NAME, Q4, NT, REST) \
+#define SRT__SB512_BLOCK(NT) { \
+        enum { NT_ = NT, BUF_ = SPREAD_BUF_ && (NT) == 1 }; \
+        const uint8_t *p = (const uint8_t *)w->part[0] + srt__rd64(offs + tile * 8); \
+        __attribute__((aligned(64))) uint8_t nib[BUF_ ? 64 * SRT__SBQ4_BATCH : 1]; \
+        uint64_t cb = 0; \
+        __m512 y[NT]; \
+        (void)nib; (void)cb; \
+        SRT__UNROLL for (j = 0; j < NT_; j++) y[j] = _mm512_setzero_ps(); \
+        for (g = 0; g < tl.ng; g++) { \
+            __m512i acc[NT], acc2[NT]; \
+            uint64_t c1 = (g + 1) * cpg < tl.chunks ? (g + 1) * cpg : tl.chunks; \
+            SRT__UNROLL for (j = 0; j < NT_; j++) { acc[j] = _mm512_setzero_si512(); acc2[j] = acc[j]; } \
+            for (c = g * cpg; c < c1; c += 2) { \
+                __m512i u0, u1; \
+                if (BUF_ && (c - g * cpg) % SRT__SBQ4_BATCH == 0) { \
+                    uint64_t i_, n_ = c1 - c < SRT__SBQ4_BATCH ? c1 - c : SRT__SBQ4_BATCH; \
+                    for (i_ = 0, cb = c; i_ < n_; i_++) { \
+                        _mm512_store_si512((void *)(nib + 64 * i_), srt__sbq4_spread512(p)); \
+                        _mm_prefetch((const char *)p + SRT__PREFETCH, _MM_HINT_T0); \
+                        p += ((uint64_t)_mm_popcnt_u64(srt__rd64(bm + (c + i_) * 8)) + 1) >> 1; \
+                    } \
+                } \
+                if (!BUF_) _mm_prefetch((const char *)p + SRT__PREFETCH, _MM_HINT_T0); \
+                if (c % 8 == 0) _mm_prefetch((const char *)(bm + c * 8) + SRT__PREFETCH / 4, _MM_HINT_T0); \
+                SRT__SB_EXPAND(u0, c) \
+                SRT__SB_EXPAND(u1, c + 1) \
+                SRT__UNROLL for (j = 0; j < NT_; j++) { \
+                    const int8_t *qc = a->q + (uint64_t)(t0 + j) * a->kp + 4 * c; \
+                    acc[j] = _mm512_dpbusd_epi32(acc[j], u0, _mm512_set1_epi32(srt__ld32(qc))); \
+                    acc2[j] = _mm512_dpbusd_epi32(acc2[j], u1, _mm512_set1_epi32(srt__ld32(qc + 4))); \
+                } \
+            } \
+            SRT__UNROLL for (j = 0; j < NT_; j++) { \
+                uint64_t gi = (uint64_t)(t0 + j) * a->ng + g; \
+                y[j] = srt__epilogue512(_mm512_add_epi32(acc[j], acc2[j]), 1, off, a->s[gi], sc + g * SRT__TILE, a->d[gi], y[j]); \
+            } \
+        } \
+        SRT__UNROLL for (j = 0; j < NT_; j++) srt__store512(mm, t0 + j, tile, y[j]); }
+/* SPREAD_BUF: the GEMV's sb-q4 chunks spread a batch at a time into a buffer (see above) */
+#define SRT__SB512(NAME, Q4, GEMM, SPREAD_BUF, REST) \
 static SRT__AVX512SP void NAME(const srt__mm *mm, uint64_t tile0, uint64_t tile1) { \
-    enum { Q4_ = Q4, BUF_ = (Q4) && (NT) == 1 }; \
+    enum { Q4_ = Q4, SPREAD_BUF_ = SPREAD_BUF }; \
     const srt__weights *w = mm->w; \
     const srt__acts *a = mm->a; \
     srt__tiling tl = srt__tiling_of(SRT_Q8, w->rows, w->cols, w->group); \
@@ -1398,56 +1451,31 @@ static SRT__AVX512SP void NAME(const srt__mm *mm, uint64_t tile0, uint64_t tile1
     const __m512i flip = _mm512_set1_epi8((char)(Q4 ? 0x08 : 0x80)); \
     const unsigned char *offs = (const unsigned char *)w->part[3]; \
     uint64_t cpg = w->group / 4, tile, g, c; \
-    int t0, j, nfull = mm->n_tok / NT * NT; \
-    __attribute__((aligned(64))) uint8_t nib[BUF_ ? 64 * SRT__SBQ4_BATCH : 1]; \
-    uint64_t cb = 0; \
-    (void)nib; (void)cb; \
+    int t0, j, n4 = (GEMM) ? mm->n_tok & ~3 : 0, rest = (GEMM) ? mm->n_tok - n4 : 0; \
     for (tile = tile0; tile < tile1; tile++) { \
         const unsigned char *bm = (const unsigned char *)w->part[2] + tile * tl.chunks * 8; \
         const uint16_t *sc = (const uint16_t *)w->part[1] + tile * tl.ng * SRT__TILE; \
-        for (t0 = 0; t0 < nfull; t0 += NT) { \
-            const uint8_t *p = (const uint8_t *)w->part[0] + srt__rd64(offs + tile * 8); \
-            __m512 y[NT]; \
-            SRT__UNROLL for (j = 0; j < NT; j++) y[j] = _mm512_setzero_ps(); \
-            for (g = 0; g < tl.ng; g++) { \
-                __m512i acc[NT], acc2[NT]; \
-                uint64_t c1 = (g + 1) * cpg < tl.chunks ? (g + 1) * cpg : tl.chunks; \
-                SRT__UNROLL for (j = 0; j < NT; j++) { acc[j] = _mm512_setzero_si512(); acc2[j] = acc[j]; } \
-                for (c = g * cpg; c < c1; c += 2) { \
-                    __m512i u0, u1; \
-                    if (BUF_ && (c - g * cpg) % SRT__SBQ4_BATCH == 0) { \
-                        uint64_t i_, n_ = c1 - c < SRT__SBQ4_BATCH ? c1 - c : SRT__SBQ4_BATCH; \
-                        for (i_ = 0, cb = c; i_ < n_; i_++) { \
-                            _mm512_store_si512((void *)(nib + 64 * i_), srt__sbq4_spread512(p)); \
-                            _mm_prefetch((const char *)p + SRT__PREFETCH, _MM_HINT_T0); \
-                            p += ((uint64_t)_mm_popcnt_u64(srt__rd64(bm + (c + i_) * 8)) + 1) >> 1; \
-                        } \
-                    } \
-                    if (!BUF_) _mm_prefetch((const char *)p + SRT__PREFETCH, _MM_HINT_T0); \
-                    if (c % 8 == 0) _mm_prefetch((const char *)(bm + c * 8) + SRT__PREFETCH / 4, _MM_HINT_T0); \
-                    SRT__SB_EXPAND(u0, c) \
-                    SRT__SB_EXPAND(u1, c + 1) \
-                    SRT__UNROLL for (j = 0; j < NT; j++) { \
-                        const int8_t *qc = a->q + (uint64_t)(t0 + j) * a->kp + 4 * c; \
-                        acc[j] = _mm512_dpbusd_epi32(acc[j], u0, _mm512_set1_epi32(srt__ld32(qc))); \
-                        acc2[j] = _mm512_dpbusd_epi32(acc2[j], u1, _mm512_set1_epi32(srt__ld32(qc + 4))); \
-                    } \
-                } \
-                SRT__UNROLL for (j = 0; j < NT; j++) { \
-                    uint64_t gi = (uint64_t)(t0 + j) * a->ng + g; \
-                    y[j] = srt__epilogue512(_mm512_add_epi32(acc[j], acc2[j]), 1, off, a->s[gi], sc + g * SRT__TILE, a->d[gi], y[j]); \
-                } \
-            } \
-            SRT__UNROLL for (j = 0; j < NT; j++) srt__store512(mm, t0 + j, tile, y[j]); \
+        if (!(GEMM)) for (t0 = 0; t0 < mm->n_tok; t0++) SRT__SB512_BLOCK(1) \
+        else { \
+            for (t0 = 0; t0 < n4; t0 += 4) SRT__SB512_BLOCK(4) \
+            if (rest == 3) SRT__SB512_BLOCK(3) \
+            else if (rest == 2) SRT__SB512_BLOCK(2) \
         } \
     } \
-    if (nfull < mm->n_tok) srt__mm_tail(mm, nfull, tile0, tile1, REST); \
+    if (rest == 1) srt__mm_tail(mm, n4, tile0, tile1, REST); \
 }
 static void srt__sb_none(const srt__mm *mm, uint64_t tile0, uint64_t tile1) { (void)mm; (void)tile0; (void)tile1; }
-SRT__SB512(srt__sbq8_gemv_avx512, 0, 1, srt__sb_none)
-SRT__SB512(srt__sbq4_gemv_avx512, 1, 1, srt__sb_none)
-SRT__SB512(srt__sbq8_gemm_avx512, 0, 4, srt__sbq8_gemv_avx512)
-SRT__SB512(srt__sbq4_gemm_avx512, 1, 4, srt__sbq4_gemv_avx512)
+SRT__SB512(srt__sbq8_gemv_avx512, 0, 0, 0, srt__sb_none)
+SRT__SB512(srt__sbq4_gemv_reg_avx512, 1, 0, 0, srt__sb_none)
+SRT__SB512(srt__sbq4_gemv_buf_avx512, 1, 0, 1, srt__sb_none)
+/* The sb-q4 GEMV: the buffered spread on AMD, in registers elsewhere (above). srt__sbq4_spread_buf:
+   -1 by vendor, 0 / 1 forced (tests). */
+static int srt__sbq4_spread_buf = -1;
+static void srt__sbq4_gemv_avx512(const srt__mm *mm, uint64_t tile0, uint64_t tile1) {
+    (srt__sbq4_spread_buf < 0 ? srt__x86_amd() : srt__sbq4_spread_buf) ? srt__sbq4_gemv_buf_avx512(mm, tile0, tile1) : srt__sbq4_gemv_reg_avx512(mm, tile0, tile1);
+}
+SRT__SB512(srt__sbq8_gemm_avx512, 0, 1, 0, srt__sbq8_gemv_avx512)
+SRT__SB512(srt__sbq4_gemm_avx512, 1, 1, 0, srt__sbq4_gemv_avx512)
 
 /* sb-bf16: one vpexpandw per 32 columns (mask loaded straight into k, no pdep): the 32 bf16 of a
    bitmap word land in the 32 words of a zmm; the even columns are the low halves of its 32-bit
@@ -1930,9 +1958,59 @@ static SRT__AVX2P inline __attribute__((always_inline)) void srt__sbq4_unpack(co
     }
     *pp = p;
 }
-/* NT tokens share each expanded chunk (GEMV: 1; GEMM: 4, the rest through the GEMV) */
-#define SRT__SB256(NAME, ATTR, Q4, VNNI, NT, REST) \
+/* NT tokens share each expanded chunk (GEMV: one token at a time; GEMM: blocks of 4, then a block of
+   the 3 or 2 left, tile by tile; a single token left goes through the GEMV) */
+#define SRT__SB256_BLOCK(NT) { \
+        enum { NT_ = NT }; \
+        const uint8_t *p = (const uint8_t *)w->part[0] + srt__rd64(offs + tile * 8); \
+        const int8_t *q0 = a->q + (uint64_t)t0 * kp; \
+        __m256 y0[NT], y1[NT]; \
+        SRT__UNROLL for (j = 0; j < NT_; j++) y0[j] = y1[j] = _mm256_setzero_ps(); \
+        for (g = 0; g < tl.ng; g++) { \
+            __m256i a0[NT], a1[NT]; \
+            uint64_t c1 = (g + 1) * cpg < tl.chunks ? (g + 1) * cpg : tl.chunks; \
+            SRT__UNROLL for (j = 0; j < NT_; j++) a0[j] = a1[j] = _mm256_setzero_si256(); \
+            for (c = g * cpg; c < c1; ) { \
+                const uint64_t cb = c, ce = (Q4_) && c1 - c > SRT__SBQ4_BATCH ? c + SRT__SBQ4_BATCH : c1; \
+                if (Q4_) srt__sbq4_unpack(&p, bm + cb * 8, ce - cb, nib);   /* the batch's nibbles, then its chunks */ \
+                for (; c < ce; c++) { \
+                    __m256i e0, e1, u0, u1; \
+                    if (Q4_) srt__sb_expand_chunk(nib + 64 * (c - cb), bm + c * 8, &e0, &e1); \
+                    else { \
+                        _mm_prefetch((const char *)p + SRT__PREFETCH, _MM_HINT_T0); \
+                        srt__sb_expand_chunk(p, bm + c * 8, &e0, &e1); \
+                        p += (uint64_t)_mm_popcnt_u64(srt__rd64(bm + c * 8)); \
+                    } \
+                    u0 = (VNNI_ || Q4_) ? _mm256_xor_si256(e0, flip) : _mm256_abs_epi8(e0); \
+                    u1 = (VNNI_ || Q4_) ? _mm256_xor_si256(e1, flip) : _mm256_abs_epi8(e1); \
+                    SRT__UNROLL for (j = 0; j < NT_; j++) { \
+                        const __m256i qb = _mm256_set1_epi32(srt__ld32(q0 + (uint64_t)j * kp + 4 * c)); \
+                        if (VNNI_) { \
+                            a0[j] = SRT__SB_DPBUSD(a0[j], u0, qb); \
+                            a1[j] = SRT__SB_DPBUSD(a1[j], u1, qb); \
+                        } else if (Q4_) { \
+                            a0[j] = _mm256_add_epi32(a0[j], _mm256_madd_epi16(_mm256_maddubs_epi16(u0, qb), ones16)); \
+                            a1[j] = _mm256_add_epi32(a1[j], _mm256_madd_epi16(_mm256_maddubs_epi16(u1, qb), ones16)); \
+                        } else { \
+                            a0[j] = _mm256_add_epi32(a0[j], _mm256_madd_epi16(_mm256_maddubs_epi16(u0, _mm256_sign_epi8(qb, e0)), ones16)); \
+                            a1[j] = _mm256_add_epi32(a1[j], _mm256_madd_epi16(_mm256_maddubs_epi16(u1, _mm256_sign_epi8(qb, e1)), ones16)); \
+                        } \
+                    } \
+                } \
+            } \
+            SRT__UNROLL for (j = 0; j < NT_; j++) { \
+                uint64_t gi = (uint64_t)(t0 + j) * a->ng + g; \
+                y0[j] = srt__epilogue256(a0[j], 1, off, a->s[gi], sc + g * SRT__TILE, a->d[gi], y0[j]); \
+                y1[j] = srt__epilogue256(a1[j], 1, off, a->s[gi], sc + g * SRT__TILE + 8, a->d[gi], y1[j]); \
+            } \
+        } \
+        SRT__UNROLL for (j = 0; j < NT_; j++) { \
+            srt__store256(mm, t0 + j, tile * SRT__TILE, y0[j]); \
+            srt__store256(mm, t0 + j, tile * SRT__TILE + 8, y1[j]); \
+        } }
+#define SRT__SB256(NAME, ATTR, Q4, VNNI, GEMM, REST) \
 static ATTR void NAME(const srt__mm *mm, uint64_t tile0, uint64_t tile1) { \
+    enum { Q4_ = Q4, VNNI_ = VNNI }; \
     const srt__weights *w = mm->w; \
     const srt__acts *a = mm->a; \
     srt__tiling tl = srt__tiling_of(SRT_Q8, w->rows, w->cols, w->group); \
@@ -1941,62 +2019,20 @@ static ATTR void NAME(const srt__mm *mm, uint64_t tile0, uint64_t tile1) { \
     const unsigned char *offs = (const unsigned char *)w->part[3]; \
     const uint64_t kp = a->kp; \
     uint64_t cpg = w->group / 4, tile, g, c; \
-    int t0, j, nfull = mm->n_tok / NT * NT; \
+    int t0, j, n4 = (GEMM) ? mm->n_tok & ~3 : 0, rest = (GEMM) ? mm->n_tok - n4 : 0; \
     __attribute__((aligned(64))) uint8_t nib[(Q4) ? 64 * SRT__SBQ4_BATCH : 1]; \
     (void)flip; (void)ones16; (void)nib; \
     for (tile = tile0; tile < tile1; tile++) { \
         const unsigned char *bm = (const unsigned char *)w->part[2] + tile * tl.chunks * 8; \
         const uint16_t *sc = (const uint16_t *)w->part[1] + tile * tl.ng * SRT__TILE; \
-        for (t0 = 0; t0 < nfull; t0 += NT) { \
-            const uint8_t *p = (const uint8_t *)w->part[0] + srt__rd64(offs + tile * 8); \
-            const int8_t *q0 = a->q + (uint64_t)t0 * kp; \
-            __m256 y0[NT], y1[NT]; \
-            SRT__UNROLL for (j = 0; j < NT; j++) y0[j] = y1[j] = _mm256_setzero_ps(); \
-            for (g = 0; g < tl.ng; g++) { \
-                __m256i a0[NT], a1[NT]; \
-                uint64_t c1 = (g + 1) * cpg < tl.chunks ? (g + 1) * cpg : tl.chunks; \
-                SRT__UNROLL for (j = 0; j < NT; j++) a0[j] = a1[j] = _mm256_setzero_si256(); \
-                for (c = g * cpg; c < c1; ) { \
-                    const uint64_t cb = c, ce = (Q4) && c1 - c > SRT__SBQ4_BATCH ? c + SRT__SBQ4_BATCH : c1; \
-                    if (Q4) srt__sbq4_unpack(&p, bm + cb * 8, ce - cb, nib);   /* the batch's nibbles, then its chunks */ \
-                    for (; c < ce; c++) { \
-                        __m256i e0, e1, u0, u1; \
-                        if (Q4) srt__sb_expand_chunk(nib + 64 * (c - cb), bm + c * 8, &e0, &e1); \
-                        else { \
-                            _mm_prefetch((const char *)p + SRT__PREFETCH, _MM_HINT_T0); \
-                            srt__sb_expand_chunk(p, bm + c * 8, &e0, &e1); \
-                            p += (uint64_t)_mm_popcnt_u64(srt__rd64(bm + c * 8)); \
-                        } \
-                        u0 = (VNNI || Q4) ? _mm256_xor_si256(e0, flip) : _mm256_abs_epi8(e0); \
-                        u1 = (VNNI || Q4) ? _mm256_xor_si256(e1, flip) : _mm256_abs_epi8(e1); \
-                        SRT__UNROLL for (j = 0; j < NT; j++) { \
-                            const __m256i qb = _mm256_set1_epi32(srt__ld32(q0 + (uint64_t)j * kp + 4 * c)); \
-                            if (VNNI) { \
-                                a0[j] = SRT__SB_DPBUSD(a0[j], u0, qb); \
-                                a1[j] = SRT__SB_DPBUSD(a1[j], u1, qb); \
-                            } else if (Q4) { \
-                                a0[j] = _mm256_add_epi32(a0[j], _mm256_madd_epi16(_mm256_maddubs_epi16(u0, qb), ones16)); \
-                                a1[j] = _mm256_add_epi32(a1[j], _mm256_madd_epi16(_mm256_maddubs_epi16(u1, qb), ones16)); \
-                            } else { \
-                                a0[j] = _mm256_add_epi32(a0[j], _mm256_madd_epi16(_mm256_maddubs_epi16(u0, _mm256_sign_epi8(qb, e0)), ones16)); \
-                                a1[j] = _mm256_add_epi32(a1[j], _mm256_madd_epi16(_mm256_maddubs_epi16(u1, _mm256_sign_epi8(qb, e1)), ones16)); \
-                            } \
-                        } \
-                    } \
-                } \
-                SRT__UNROLL for (j = 0; j < NT; j++) { \
-                    uint64_t gi = (uint64_t)(t0 + j) * a->ng + g; \
-                    y0[j] = srt__epilogue256(a0[j], 1, off, a->s[gi], sc + g * SRT__TILE, a->d[gi], y0[j]); \
-                    y1[j] = srt__epilogue256(a1[j], 1, off, a->s[gi], sc + g * SRT__TILE + 8, a->d[gi], y1[j]); \
-                } \
-            } \
-            SRT__UNROLL for (j = 0; j < NT; j++) { \
-                srt__store256(mm, t0 + j, tile * SRT__TILE, y0[j]); \
-                srt__store256(mm, t0 + j, tile * SRT__TILE + 8, y1[j]); \
-            } \
+        if (!(GEMM)) for (t0 = 0; t0 < mm->n_tok; t0++) SRT__SB256_BLOCK(1) \
+        else { \
+            for (t0 = 0; t0 < n4; t0 += 4) SRT__SB256_BLOCK(4) \
+            if (rest == 3) SRT__SB256_BLOCK(3) \
+            else if (rest == 2) SRT__SB256_BLOCK(2) \
         } \
     } \
-    if (nfull < mm->n_tok) srt__mm_tail(mm, nfull, tile0, tile1, REST); \
+    if (rest == 1) srt__mm_tail(mm, n4, tile0, tile1, REST); \
 }
 #define SRT__SB_DPBUSD(acc, u, q) srt__dpbusd256(acc, u, q)
 #ifdef SRT_TEST_AVXVNNI_EVEX
@@ -2004,14 +2040,14 @@ static ATTR void NAME(const srt__mm *mm, uint64_t tile0, uint64_t tile1) { \
 #else
 #  define SRT__AVXVNNIP __attribute__((target("avx2,fma,f16c,popcnt,avxvnni")))
 #endif
-SRT__SB256(srt__sbq8_avx2, SRT__AVX2P, 0, 0, 1, srt__sb_none)
-SRT__SB256(srt__sbq4_avx2, SRT__AVX2P, 1, 0, 1, srt__sb_none)
-SRT__SB256(srt__sbq8_avxvnni, SRT__AVXVNNIP, 0, 1, 1, srt__sb_none)
-SRT__SB256(srt__sbq4_avxvnni, SRT__AVXVNNIP, 1, 1, 1, srt__sb_none)
-SRT__SB256(srt__sbq8_gemm_avx2, SRT__AVX2P, 0, 0, 4, srt__sbq8_avx2)
-SRT__SB256(srt__sbq4_gemm_avx2, SRT__AVX2P, 1, 0, 4, srt__sbq4_avx2)
-SRT__SB256(srt__sbq8_gemm_avxvnni, SRT__AVXVNNIP, 0, 1, 4, srt__sbq8_avxvnni)
-SRT__SB256(srt__sbq4_gemm_avxvnni, SRT__AVXVNNIP, 1, 1, 4, srt__sbq4_avxvnni)
+SRT__SB256(srt__sbq8_avx2, SRT__AVX2P, 0, 0, 0, srt__sb_none)
+SRT__SB256(srt__sbq4_avx2, SRT__AVX2P, 1, 0, 0, srt__sb_none)
+SRT__SB256(srt__sbq8_avxvnni, SRT__AVXVNNIP, 0, 1, 0, srt__sb_none)
+SRT__SB256(srt__sbq4_avxvnni, SRT__AVXVNNIP, 1, 1, 0, srt__sb_none)
+SRT__SB256(srt__sbq8_gemm_avx2, SRT__AVX2P, 0, 0, 1, srt__sbq8_avx2)
+SRT__SB256(srt__sbq4_gemm_avx2, SRT__AVX2P, 1, 0, 1, srt__sbq4_avx2)
+SRT__SB256(srt__sbq8_gemm_avxvnni, SRT__AVXVNNIP, 0, 1, 1, srt__sbq8_avxvnni)
+SRT__SB256(srt__sbq4_gemm_avxvnni, SRT__AVXVNNIP, 1, 1, 1, srt__sbq4_avxvnni)
 
 /* AVX2 sb-bf16: 8 bf16 at a time expanded by a pshufb control per 8-bit mask (two bytes per
    element), widened to f32; lanes 0-7 and 8-15 of the dense float reference are two accumulators;
@@ -2799,8 +2835,8 @@ static srt__kernel_fn srt__x86_sparse_kernel(srt_isa isa, srt_format f, int n_to
     if (isa < SRT_ISA_AVX512 || !srt__x86_vbmi2()) {   /* AVX2 / AVX-VNNI, and AVX-512 without VBMI2 */
         int vnni = isa >= SRT_ISA_AVXVNNI && (srt__x86_levels() >> SRT_ISA_AVXVNNI & 1);
         if (isa < SRT_ISA_AVX2) return NULL;
-        if (f == SRT_SB_Q8) return n_tok >= 4 ? (vnni ? srt__sbq8_gemm_avxvnni : srt__sbq8_gemm_avx2) : vnni ? srt__sbq8_avxvnni : srt__sbq8_avx2;
-        if (f == SRT_SB_Q4) return n_tok >= 4 ? (vnni ? srt__sbq4_gemm_avxvnni : srt__sbq4_gemm_avx2) : vnni ? srt__sbq4_avxvnni : srt__sbq4_avx2;
+        if (f == SRT_SB_Q8) return n_tok >= 2 ? (vnni ? srt__sbq8_gemm_avxvnni : srt__sbq8_gemm_avx2) : vnni ? srt__sbq8_avxvnni : srt__sbq8_avx2;
+        if (f == SRT_SB_Q4) return n_tok >= 2 ? (vnni ? srt__sbq4_gemm_avxvnni : srt__sbq4_gemm_avx2) : vnni ? srt__sbq4_avxvnni : srt__sbq4_avx2;
         if (f == SRT_SB_BF16) return srt__sb_bf16_avx2;
         if (f == SRT_S4X1) return n_tok >= 16 ? (vnni ? srt__s4x1_gemm16_avxvnni : srt__s4x1_gemm16_avx2) : vnni ? srt__s4x1_avxvnni : srt__s4x1_avx2;
         return NULL;
@@ -2811,8 +2847,8 @@ static srt__kernel_fn srt__x86_sparse_kernel(srt_isa isa, srt_format f, int n_to
 #endif
     switch (f) {
         case SRT_SB_BF16: return srt__sb_bf16_avx512;
-        case SRT_SB_Q8: return n_tok >= 4 ? srt__sbq8_gemm_avx512 : srt__sbq8_gemv_avx512;
-        case SRT_SB_Q4: return n_tok >= 4 ? srt__sbq4_gemm_avx512 : srt__sbq4_gemv_avx512;
+        case SRT_SB_Q8: return n_tok >= 2 ? srt__sbq8_gemm_avx512 : srt__sbq8_gemv_avx512;
+        case SRT_SB_Q4: return n_tok >= 2 ? srt__sbq4_gemm_avx512 : srt__sbq4_gemv_avx512;
         case SRT_S4X1: return n_tok >= 16 ? srt__s4x1_gemm16_avx512 : n_tok >= 4 ? srt__s4x1_gemm_avx512 : srt__s4x1_gemv_avx512;
         default: return NULL;
     }

@@ -53,7 +53,7 @@ static uint32_t group_of_dense(srt_format f, uint32_t group) { return f == SRT_S
 
 static const double sparsities[] = {0.0, 0.3, 0.5, 0.7, 0.9, 0.99};
 static const int shapes[][2] = {{1, 32}, {17, 100}, {45, 300}, {16, 64}, {130, 520}, {3, 2048}, {64, 96}};
-static const int toks[] = {1, 2, 5, 13, 35};
+static const int toks[] = {1, 2, 3, 6, 13, 35};
 
 /* The sparse reference equals the dense reference of the same weights bit for bit (integer formats;
    sb-bf16 sums in another order, so to rounding: within 1e-6 of sum |w x|), and dequantizes to the
@@ -146,7 +146,7 @@ static void test_kernels(srt_pool *pool, srt_format f, uint32_t group) {
             drop(&ts);
             free(w); free(x); free(ref); free(y);
         }
-    CHECK(bad_total == 0, "%s/g%u%s: every level equals the reference bit for bit (sb-bf16 at amx: to a tolerance) (%d cases: 7 shapes x 6 sparsities x n 1,2,5,13,35 x levels, one for those that share the portable kernel)%s%s",
+    CHECK(bad_total == 0, "%s/g%u%s: every level equals the reference bit for bit (sb-bf16 at amx: to a tolerance) (%d cases: 7 shapes x 6 sparsities x n 1,2,3,6,13,35 x levels, one for those that share the portable kernel)%s%s",
           srt_format_name(f), group, pool ? " 2 threads" : "", cases, first[0] ? "; " : "", first);
 }
 
@@ -509,6 +509,13 @@ int main(void) {
         test_kernels(NULL, fmts[fi].f, fmts[fi].group);
         test_kernels(pool, fmts[fi].f, fmts[fi].group);
     }
+#if SRT__HAVE_X86
+    if (srt__isa_supported(SRT_ISA_AVX512)) {   /* the AVX-512 sb-q4 GEMV's other spread (chosen by CPU vendor) */
+        srt__sbq4_spread_buf = !srt__x86_amd();
+        test_kernels(NULL, SRT_SB_Q4, 64);
+        srt__sbq4_spread_buf = -1;
+    }
+#endif
     srt_pool_destroy(pool);
     test_threads();
     test_tcsl_order();
