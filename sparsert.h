@@ -365,7 +365,7 @@ typedef struct srt_model_info {
     const char *architecture;    /* "llama", "qwen2", "qwen3", "qwen3moe", "phi3", "gemma2" or "gemma3" */
     const char *name;            /* general.name or "" */
     int n_vocab, n_embd, n_ff, n_layer, n_head, n_head_kv, head_dim, n_ctx_train;
-    srt_format format;           /* format of the largest weight matrices */
+    srt_format format;           /* the format holding the most bytes of weight matrices */
     uint64_t weight_bytes;       /* bytes of all weight tensors */
     uint64_t file_bytes;
     srt_load load;               /* SRT_LOAD_MMAP or SRT_LOAD_COPY: how the file was loaded */
@@ -4532,15 +4532,18 @@ SRT_API srt_status srt_model_load(const char *path, const srt_model_desc *desc, 
     m->info.file_bytes = m->map.size;
     m->info.load = m->map.block ? SRT_LOAD_COPY : SRT_LOAD_MMAP;
     m->info.bos = m->vocab.bos; m->info.eos = m->vocab.eos;
-    {
-        uint64_t biggest = 0;
+    {   /* info.format: the format holding the most bytes of matrices (not the largest one, which
+           is often an embedding kept in another format than the layers) */
+        uint64_t by_format[SRT_FORMAT_COUNT] = {0};
+        int f;
         for (i = 0; i < m->n_tensors; i++) {
             uint64_t b = 0;
             int j;
             for (j = 0; j < m->tensors[i].n_parts; j++) b += m->tensors[i].part_size[j];
             m->info.weight_bytes += b;
-            if (b > biggest) { biggest = b; m->info.format = m->tensors[i].w.format; }
+            if (m->tensors[i].w.rows > 1) by_format[m->tensors[i].w.format] += b;
         }
+        for (f = 1; f < SRT_FORMAT_COUNT; f++) if (by_format[f] > by_format[m->info.format]) m->info.format = (srt_format)f;
         m->info.token_bytes = srt__token_bytes(m);
     }
     m->info.backend = "cpu";

@@ -94,6 +94,15 @@ if [ -n "$all4" ] && [ "$per4" = "$all4" ] && [ "$all2" = "$all4" ] && [ "$all1"
    [ $(( (all4 - per2) )) = $(( 2 * (per2 - per1) )) ]; then
     echo "ok - qwen3moe: weight_bytes_per_token counts K of the experts ($per4, $per2, $per1 for K = 4, 2, 1)"
 else echo "FAIL - qwen3moe: weight_bytes_per_token $per4, $per2, $per1 for K = 4, 2, 1 (all $all4 $all2 $all1)"; fi
+# a sparse model: the layers pruned to --sparsity, the embedding q4; format = the one with the most bytes
+for sp in 0.3 0.7; do
+    run "make-model sb-q4 $sp" "$T/make-sb$sp.txt" make-model "$T/sb$sp.srt" --embd 64 --ff 96 --layers 2 --heads 4 --kv-heads 2 --vocab 320 --format sb-q4 --group 32 --sparsity $sp
+    run "e2e sb-q4 $sp" "$T/e2e-sb$sp.json" e2e "$T/sb$sp.srt" --prompt-tokens 3 --tokens 2 --runs 1 --bw 10 --threads 1 --json
+done
+read -r all3 _ <<<"$(wbytes "$T/e2e-sb0.3.json")"; read -r all7 _ <<<"$(wbytes "$T/e2e-sb0.7.json")"
+if grep -q '"format":"sb-q4"' "$T/e2e-sb0.7.json" && [ -n "$all3" ] && [ -n "$all7" ] && [ "$all7" -lt "$all3" ]; then
+    echo "ok - make-model sb-q4 --sparsity: format sb-q4 (the embedding q4 is the largest tensor), $all7 bytes at 0.7 < $all3 at 0.3"
+else echo "FAIL - make-model sb-q4 --sparsity: $(grep -o '"format":"[^"]*"' "$T/e2e-sb0.7.json"), $all7 bytes at 0.7, $all3 at 0.3"; fi
 if "$BENCH" make-model "$T/moe5.srt" --arch qwen3moe --experts 4 --experts-used 5 >/dev/null 2>&1 || [ -e "$T/moe5.srt" ]; then
     echo "FAIL - make-model: --experts-used 5 of 4 accepted"
 else echo "ok - make-model refuses --experts-used 5 of 4"; fi

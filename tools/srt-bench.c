@@ -46,8 +46,10 @@
      srt-bench make-model OUT [--embd 1024] [--ff 2816] [--layers 8] [--heads 16] [--kv-heads 4]
                               [--vocab 8192] [--format q8] [--group N|row] [--untied] [--seed S]
                               [--arch llama|gemma3|qwen3moe] [--window 512] [--swa-pattern 6]
-                              [--experts 64] [--experts-used 8]
+                              [--experts 64] [--experts-used 8] [--sparsity 0.5]
          writes a random-weight Llama model (filler vocab; tied embeddings unless --untied) for e2e;
+         a sparse --format (sb-q8, sb-q4, s4x1, ...): the layers' matrices pruned by magnitude to
+         --sparsity, the embedding in the dense twin (q8, q4, bf16, f16) as srt-pack keeps it;
          --arch gemma3: a Gemma 3 model instead (q/k norms, post-norms, layer l attends to the last
          --window positions unless l % P = P - 1, P = --swa-pattern); --arch qwen3moe: a Qwen3-MoE
          model (q/k norms, each layer's FFN --experts-used of --experts experts of width --ff, an
@@ -1140,12 +1142,14 @@ static double gpu_bandwidth(const opts *o, srt_backend *b) { (void)o; (void)b; r
 #endif
 
 /* ---------------------------------------------------------------- random model */
-static int add_tensor(srt_writer *w, const char *name, int rows, int cols, srt_format f, int group, int norm) {
+/* sparsity: the fraction pruned by magnitude (sparse formats; s4x1 in 4x1 blocks) */
+static int add_tensor(srt_writer *w, const char *name, int rows, int cols, srt_format f, int group, int norm, double sparsity) {
     float *buf = (float *)malloc(sizeof(float) * (size_t)rows * (size_t)cols);
     size_t i;
     srt_status st;
     if (!buf) return 0;
     for (i = 0; i < (size_t)rows * (size_t)cols; i++) buf[i] = norm ? 1.0f + 0.1f * frand() : frand() * 0.1f;
+    if (sparsity > 0 && !norm) prune_magnitude(buf, rows, cols, sparsity, f == SRT_S4X1);
     st = norm ? srt_writer_add_tensor(w, name, SRT_F32, 0, 1, (uint64_t)cols, buf)
               : srt_writer_add_tensor(w, name, f, group_for(f, group, cols), (uint64_t)rows, (uint64_t)cols, buf);
     free(buf);
@@ -1158,7 +1162,10 @@ static int make_model(const char *path, const opts *o) {
     srt_format format = o->n_format ? (srt_format)o->format[0] : SRT_Q8;
     int l, ok = 1, kv = o->embd / o->heads * o->kv_heads, group = o->n_group ? o->group[0] : 64, hd = o->embd / o->heads;
     const char *a = o->arch;
-    const int gemma = !strcmp(a, "gemma3"), moe = !strcmp(a, "qwen3moe");
+    const int gemma = !strcmp(a, "gemma3"), moe = !strcmp(a, "qwen3moe"), sparse = srt_format_is_sparse(format);
+    /* a sparse format: the layers' matrices pruned (--sparsity), the embedding in the dense twin, as srt-pack keeps it */
+    const srt_format emb = !sparse ? format : format == SRT_SB_BF16 ? SRT_BF16 : format == SRT_TCSL ? SRT_F16 : format == SRT_SB_Q4 ? SRT_Q4 : SRT_Q8;
+    const double sp = sparse ? o->sparsity[0] : 0.0;
     char nm[64], key[96];
     if (moe && o->experts_used > o->experts) { fprintf(stderr, "srt-bench: --experts-used %d exceeds --experts %d\n", o->experts_used, o->experts); return 2; }
     if (srt_writer_open(path, &w) != SRT_OK) { fprintf(stderr, "srt-bench: %s\n", srt_last_error()); return 1; }
@@ -1209,19 +1216,19 @@ static int make_model(const char *path, const opts *o) {
         for (i = 0; i < o->vocab; i++) free(tokens[i]);
         free(tokens); free(scores); free(types);
     }
-    ok = ok && add_tensor(w, "token_embd.weight", o->vocab, o->embd, format, group, 0);
-    ok = ok && add_tensor(w, "output_norm.weight", 1, o->embd, format, group, 1);
-    if (o->untied) ok = ok && add_tensor(w, "output.weight", o->vocab, o->embd, format, group, 0);
+    ok = ok && add_tensor(w, "token_embd.weight", o->vocab, o->embd, emb, group, 0, 0.0);
+    ok = ok && add_tensor(w, "output_norm.weight", 1, o->embd, format, group, 1, 0.0);
+    if (o->untied) ok = ok && add_tensor(w, "output.weight", o->vocab, o->embd, emb, group, 0, 0.0);
     for (l = 0; ok && l < o->layers; l++) {
-#define L(s, r, c, n) (snprintf(nm, sizeof nm, "blk.%d." s, l), add_tensor(w, nm, r, c, format, group, n))
+#define L(s, r, c, n) (snprintf(nm, sizeof nm, "blk.%d." s, l), add_tensor(w, nm, r, c, format, group, n, sp))
         ok = L("attn_norm.weight", 1, o->embd, 1) && L("ffn_norm.weight", 1, o->embd, 1)
           && L("attn_q.weight", o->embd, o->embd, 0) && L("attn_k.weight", kv, o->embd, 0) && L("attn_v.weight", kv, o->embd, 0)
           && L("attn_output.weight", o->embd, o->embd, 0);
         if (moe) {   /* the router (f32, as srt-pack keeps it) and each expert */
             int x;
-            ok = ok && (snprintf(nm, sizeof nm, "blk.%d.ffn_gate_inp.weight", l), add_tensor(w, nm, o->experts, o->embd, SRT_F32, 0, 0));
+            ok = ok && (snprintf(nm, sizeof nm, "blk.%d.ffn_gate_inp.weight", l), add_tensor(w, nm, o->experts, o->embd, SRT_F32, 0, 0, 0.0));
             for (x = 0; ok && x < o->experts; x++)
-#define X(kind, r, c) (snprintf(nm, sizeof nm, "blk.%d.ffn_" kind ".%d.weight", l, x), add_tensor(w, nm, r, c, format, group, 0))
+#define X(kind, r, c) (snprintf(nm, sizeof nm, "blk.%d.ffn_" kind ".%d.weight", l, x), add_tensor(w, nm, r, c, format, group, 0, sp))
                 ok = X("gate", o->ff, o->embd) && X("up", o->ff, o->embd) && X("down", o->embd, o->ff);
 #undef X
         } else ok = ok && L("ffn_gate.weight", o->ff, o->embd, 0) && L("ffn_up.weight", o->ff, o->embd, 0) && L("ffn_down.weight", o->embd, o->ff, 0);
@@ -1592,7 +1599,7 @@ static int usage(void) {
         "       srt-bench pool [--json] [--topology] [--threads N]\n"
         "       srt-bench make-model OUT [--embd N] [--ff N] [--layers N] [--heads N] [--kv-heads N] [--vocab N]\n"
         "                 [--format q8] [--group N|row] [--untied] [--seed S] [--arch llama|gemma3|qwen3moe] [--window 512] [--swa-pattern 6]\n"
-        "                 [--experts 64] [--experts-used 8]\n"
+        "                 [--experts 64] [--experts-used 8] [--sparsity 0.5 (sparse formats)]\n"
         "       srt-bench e2e|decode|spec MODEL.srt --backend cuda [--device 0] ...   (srt-bench-cuda: decode on the GPU)\n"
         "       srt-bench gpu-membw [--mb 4096] [--iters 50] [--device 0] [--json]   (srt-bench-cuda)\n"
         "       srt-bench gpu-gemv|gpu-gemm [--format q8,q4,q2,tq,f16,tcsl] [--shape MxK[*COUNT],...] [--n 8,16,32,64]\n"
