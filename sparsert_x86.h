@@ -1676,6 +1676,10 @@ static SRT__AVX512SP void srt__s4x1_gemv_avx512(const srt__mm *mm, uint64_t tile
    weight bytes are broadcast to the four tokens: one vpermt2b and one vpdpbusd per micro-tile and
    4 tokens. 128 sum w per row and group is computed once per tile (wsum). */
 #define SRT__S4_MAXG 256
+/* From 8 tokens: its per-tile pass (wsum) costs more than the GEMV's passes below that (Sapphire
+   Rapids-class Xeon, 2 threads, 8192 x 2048: 4 tokens 1.2x / 1.7x / 1.15x the GEMV's time at 50 /
+   70 / 90% sparsity, 6 tokens 1.3x / 1.25x / 1.1x; 8 tokens 0.8x / 0.9x / 0.65x) */
+#define SRT__S4X1_GEMM4_MIN 8
 static SRT__AVX512SP void srt__s4x1_gemm_avx512(const srt__mm *mm, uint64_t tile0, uint64_t tile1) {
     SRT__S4_PARTS
     uint64_t tile, bi, s, m;
@@ -2849,7 +2853,7 @@ static srt__kernel_fn srt__x86_sparse_kernel(srt_isa isa, srt_format f, int n_to
         case SRT_SB_BF16: return srt__sb_bf16_avx512;
         case SRT_SB_Q8: return n_tok >= 2 ? srt__sbq8_gemm_avx512 : srt__sbq8_gemv_avx512;
         case SRT_SB_Q4: return n_tok >= 2 ? srt__sbq4_gemm_avx512 : srt__sbq4_gemv_avx512;
-        case SRT_S4X1: return n_tok >= 16 ? srt__s4x1_gemm16_avx512 : n_tok >= 4 ? srt__s4x1_gemm_avx512 : srt__s4x1_gemv_avx512;
+        case SRT_S4X1: return n_tok >= 16 ? srt__s4x1_gemm16_avx512 : n_tok >= SRT__S4X1_GEMM4_MIN ? srt__s4x1_gemm_avx512 : srt__s4x1_gemv_avx512;
         default: return NULL;
     }
 }
