@@ -23,6 +23,11 @@
        happened (replies, statistics, scroll positions); the PNG is written when the script ends.
        Under Xvfb this is the UI test (tests/test_ui.sh).
 
+   srt-chat-sdl --model M.srt --draft N [options]
+       Speculative decoding: up to N tokens found by prompt lookup are checked per evaluation
+       (srt_chat_desc / srt_generate_desc draft_max); greedy replies are the same, in fewer
+       evaluations where the text repeats itself (the log's stats say how many).
+
    srt-chat-sdl --model M.srt --backend cuda [--device N] [options]
        The model on an NVIDIA GPU (build/srt-chat-sdl-cuda: this file with -DSRT_CHAT_CUDA +
        tools/cuda-backend.cu, built by ./build.sh when nvcc is found); the status line names the
@@ -355,6 +360,7 @@ typedef struct event {
     double decode_ms;         /* time since the first token was asked for */
     double progress;          /* EV_PROGRESS: 0..1 */
     int stop, pos, n_ctx, n_prompt;
+    int n_passes;             /* EV_DONE, continued text: evaluations of the model while decoding (0 in a chat) */
     double prompt_ms;
 } event;
 typedef struct model_facts {  /* EV_LOADED: what the status line shows */
@@ -374,6 +380,7 @@ typedef struct worker {
     model_facts facts;        /* written by the worker before EV_LOADED, read by the UI after it */
     /* options (set before the thread starts) */
     int n_threads, n_ctx, max_tokens, ignore_eos, no_think;
+    int draft_max, draft_ngram;   /* --draft, --draft-ngram (speculative decoding; 0 = off) */
     srt_cores cores;
     const char *cpu_list, *cores_name, *template_name, *system_text;
     srt_kv_type kv;           /* --kv */
@@ -538,7 +545,7 @@ static void worker_load(worker *w, const char *path) {
             const srt_chat_template *t;
             memset(&cd, 0, sizeof cd);
             cd.template_name = w->template_name; cd.system_prompt = w->system_text; cd.max_tokens = w->max_tokens; cd.ignore_eos = w->ignore_eos;
-            cd.no_think = w->no_think;
+            cd.no_think = w->no_think; cd.draft_max = w->draft_max; cd.draft_ngram = w->draft_ngram;
             if (srt_chat_create(w->session, &cd, &w->chat) != SRT_OK) {
                 snprintf(err, sizeof err, "Chat template: %s", srt_last_error());
                 worker_free_model(w);
@@ -593,14 +600,31 @@ static srt_status turn_regenerate(worker *w) {
     if (w->chat) return srt_chat_regenerate(w->chat);
     return w->has_reply ? srt_session_truncate(w->session, w->reply_pos) : SRT_ERR_INVALID_ARG;
 }
-/* The next token of the reply; *end as srt_chat_next's (continued text ends at EOS). */
-static srt_status turn_next(worker *w, int n_gen, int32_t *tok, int *end) {
-    srt_status st;
-    if (w->chat) return srt_chat_next(w->chat, tok, end);
-    *end = SRT_CHAT_GOING;
-    if (w->max_tokens > 0 && n_gen >= w->max_tokens) { *end = SRT_CHAT_END_LIMIT; return SRT_OK; }
-    if ((st = srt_session_next(w->session, tok)) == SRT_OK && !w->ignore_eos && srt_token_is_eog(w->model, *tok)) *end = SRT_CHAT_END_TURN;
-    return st;
+static int cancel_requested(worker *w) {   /* Stop was pressed during this turn */
+    int c;
+    SDL_LockMutex(w->mu);
+    c = w->cancel_sent;
+    SDL_UnlockMutex(w->mu);
+    return c;
+}
+/* A reply's new characters go to the window as EV_TEXT (then the --token-delay test hook). */
+typedef struct reply_sink { worker *w; event *e; int turn, n_gen; double t1; } reply_sink;
+static void reply_text(reply_sink *k, const char *text, int n) {
+    worker *w = k->w;
+    event *e = k->e;
+    int delay;
+    e->kind = EV_TEXT; e->turn = k->turn; e->n_tokens = k->n_gen; e->decode_ms = now_ms() - k->t1;
+    e->pos = srt_session_pos(w->session); e->n_ctx = srt_session_n_ctx(w->session);
+    e->text = n > 0 ? dup_n(text, (size_t)n) : NULL; e->len = n > 0 ? (size_t)n : 0;
+    post(w, e);
+    if ((delay = SDL_AtomicGet(&w->token_delay_ms)) > 0) SDL_Delay((Uint32)delay);
+}
+/* continued text: srt_generate draws it (with proposals under --draft) and calls this per character run */
+static int reply_on_text(const char *text, int len, int32_t token, void *user) {
+    reply_sink *k = (reply_sink *)user;
+    if (token >= 0) k->n_gen++;
+    reply_text(k, text, len);
+    return 0;
 }
 
 static void worker_turn(worker *w, int turn, const char *text) {
@@ -609,6 +633,7 @@ static void worker_turn(worker *w, int turn, const char *text) {
     int n_prompt = 0, n_gen = 0, stop = STOP_LIMIT;
     double t0 = now_ms(), t1;
     srt_utf8_stream us;
+    reply_sink sink;
     static char txt[6 * 1024 + 16];
     memset(&e, 0, sizeof e);
     memset(&us, 0, sizeof us);
@@ -630,10 +655,27 @@ static void worker_turn(worker *w, int turn, const char *text) {
         post_msg(w, EV_NOTE, turn, err);
         stop = STOP_ERROR;
     }
-    while (st == SRT_OK) {
+    sink.w = w; sink.e = &e; sink.turn = turn; sink.n_gen = 0; sink.t1 = t1;
+    if (st == SRT_OK && !w->chat && cancel_requested(w)) stop = STOP_CANCEL;   /* srt_generate would clear the request */
+    else if (st == SRT_OK && !w->chat) {   /* continued text, until EOS or the limit */
+        srt_generate_desc g;
+        srt_generate_result r;
+        memset(&g, 0, sizeof g);
+        g.max_tokens = w->max_tokens; g.stop_at_eos = w->ignore_eos ? -1 : 0;
+        g.on_text = reply_on_text; g.user = &sink;
+        g.draft_max = w->draft_max; g.draft_ngram = w->draft_ngram;
+        st = srt_generate(w->session, &g, &r);
+        n_gen = r.n_generated;
+        e.n_passes = r.n_passes;
+        if (r.stopped_by == 1) stop = STOP_EOS;
+        else if (r.stopped_by == 3) stop = STOP_CANCEL;   /* the sequence is kept */
+        else if (r.stopped_by == 4) { stop = STOP_CONTEXT; st = SRT_OK; }
+        else if (st != SRT_OK) stop = STOP_ERROR;
+    }
+    while (st == SRT_OK && w->chat) {   /* a chat's reply, token by token */
         int32_t tok;
-        int n, delay, end;
-        st = turn_next(w, n_gen, &tok, &end);
+        int n, end;
+        st = srt_chat_next(w->chat, &tok, &end);
         if (st == SRT_ERR_CONTEXT_FULL) { stop = STOP_CONTEXT; st = SRT_OK; break; }
         if (st == SRT_ERR_CANCELLED) { stop = STOP_CANCEL; break; }   /* the sequence is kept */
         if (st != SRT_OK) { stop = STOP_ERROR; break; }
@@ -641,15 +683,12 @@ static void worker_turn(worker *w, int turn, const char *text) {
         n_gen++;
         if (end == SRT_CHAT_END_TURN) { stop = STOP_EOS; break; }
         n = srt_utf8_stream_token(&us, w->model, tok, 0, txt, (int)sizeof txt);
-        e.kind = EV_TEXT; e.turn = turn; e.n_tokens = n_gen; e.decode_ms = now_ms() - t1;
-        e.pos = srt_session_pos(w->session); e.n_ctx = srt_session_n_ctx(w->session);
-        e.text = n > 0 ? dup_n(txt, (size_t)n) : NULL; e.len = n > 0 ? (size_t)n : 0;
-        post(w, &e);
-        if ((delay = SDL_AtomicGet(&w->token_delay_ms)) > 0) SDL_Delay((Uint32)delay);
+        sink.n_gen = n_gen;
+        reply_text(&sink, txt, n);
     }
-    {
+    if (w->chat) {
         int n = srt_utf8_stream_flush(&us, txt, (int)sizeof txt);
-        if (n > 0) { e.kind = EV_TEXT; e.turn = turn; e.text = dup_n(txt, (size_t)n); e.len = (size_t)n; post(w, &e); }
+        if (n > 0) reply_text(&sink, txt, n);
     }
     /* a request that came after the last check stays set in the session; the next feed clears it */
     SDL_LockMutex(w->mu);
@@ -1568,8 +1607,8 @@ static void script_on_done(ui *u, const message *m, const event *e) {
     S.replies++;
     snprintf(pre, sizeof pre, "reply %d: ", S.replies);
     log_escaped(S.log, pre, m && m->text.p ? m->text.p : "", m ? m->text.n : 0);
-    fprintf(S.log, "stats: reply=%d tokens=%d tok/s=%.1f stop=%s prompt_tokens=%d context=%d/%d\n", S.replies, e->n_tokens,
-            e->decode_ms > 0 ? e->n_tokens * 1000.0 / e->decode_ms : 0.0, why[e->stop], e->n_prompt, e->pos, e->n_ctx);
+    fprintf(S.log, "stats: reply=%d tokens=%d tok/s=%.1f stop=%s prompt_tokens=%d context=%d/%d passes=%d\n", S.replies, e->n_tokens,
+            e->decode_ms > 0 ? e->n_tokens * 1000.0 / e->decode_ms : 0.0, why[e->stop], e->n_prompt, e->pos, e->n_ctx, e->n_passes);
     fflush(S.log);
 }
 static int script_load(const char *path) {
@@ -1773,6 +1812,9 @@ static void usage(FILE *f) {
         "      --top-p P  --top-k K  --min-p P  --repeat-penalty R  --seed S\n"
         "      --ignore-eos        keep generating after end-of-sequence\n"
         "      --no-think          replies without reasoning where the template has the switch (Qwen3)\n"
+        "      --draft N           speculative decoding: check up to N tokens found by prompt lookup per\n"
+        "                          evaluation (1..16; greedy replies unchanged; not on SYCL)\n"
+        "      --draft-ngram N     prompt lookup: match the last N tokens first (default 3)\n"
         "      --font PATH         TTF/TTC font (default: DejaVu Sans, Segoe UI, Arial, ... where found)\n"
         "      --scale F           UI scale (default: from the display's pixel density)\n"
         "      --size WxH          initial window size (default 980x720)\n"
@@ -1881,6 +1923,8 @@ int main(int argc, char **argv) {
         else if (!strcmp(a, "--seed")) w->sampler.seed = strtoull(NEXT(), NULL, 10);
         else if (!strcmp(a, "--ignore-eos")) w->ignore_eos = 1;
         else if (!strcmp(a, "--no-think")) w->no_think = 1;
+        else if (!strcmp(a, "--draft")) w->draft_max = atoi(NEXT());
+        else if (!strcmp(a, "--draft-ngram")) w->draft_ngram = atoi(NEXT());
         else if (!strcmp(a, "--font")) font_path = NEXT();
         else if (!strcmp(a, "--scale")) u->user_scale = (float)atof(NEXT());
         else if (!strcmp(a, "--size")) {
@@ -1896,6 +1940,7 @@ int main(int argc, char **argv) {
 #undef NEXT
     }
     if (w->n_threads < 0 || w->n_ctx < 0 || w->max_tokens < 0) { fprintf(stderr, "srt-chat-sdl: negative count\n"); return 2; }
+    if (w->draft_max < 0 || w->draft_max > SRT_DRAFT_MAX || w->draft_ngram < 0) { fprintf(stderr, "srt-chat-sdl: --draft takes 0..%d, --draft-ngram a count\n", SRT_DRAFT_MAX); return 2; }
     if (use_cuda) {   /* a backend without a device fails the model load, with the reason, in the window */
 #ifdef SRT_CHAT_CUDA
         if (!(w->backend = srt_cuda_backend(device))) { fprintf(stderr, "srt-chat-sdl: out of memory\n"); return 1; }

@@ -7,7 +7,8 @@
 # FILE saved after each reply, opened again (bubbles, context, the next reply reads only its message
 # and equals srt-chat's after /load of the same file), /save and /load (refused while generating),
 # srt-chat's /save opened in the window, and files that cannot be opened (damaged, another model's,
-# no conversation file): a note, and FILE's bytes unchanged.
+# no conversation file): a note, and FILE's bytes unchanged. --draft 4 (tests/ui/draft.script and the
+# chat's script): the replies of plain decoding, continued text in fewer evaluations.
 # Prints one ok/FAIL line per check.
 cd "$(dirname "$0")/.."
 B=build
@@ -50,7 +51,7 @@ check "window ran the script (exit status $rc)" $([ $rc -eq 0 ] && ! grep -q '^e
     "$(grep '^error:' "$L" | head -1; tail -3 "$T/app.log" | tr '\n' ' ')"
 check "model loaded (continuation, status facts)" $(grep -q '^model: loaded stories.srt llama .* context=512 threads=[0-9]* (auto) continuation$' "$L"; echo $?) "$(grep '^model:' "$L")"
 check "reply 1 is srt-chat's greedy output" $(grep -qxF "reply 1: $expected" "$L"; echo $?) "$(grep '^reply 1:' "$L" | cut -c1-100)"
-check "reply 1 stats: $N tokens, tokens/s > 0" $(grep -q "^stats: reply=1 tokens=$N tok/s=[0-9]*[1-9][0-9]*\.[0-9] stop=limit" "$L"; echo $?) "$(grep '^stats: reply=1 ' "$L")"
+check "reply 1 stats: $N tokens, tokens/s > 0, one evaluation a token" $(grep -q "^stats: reply=1 tokens=$N tok/s=[0-9]*[1-9][0-9]*\.[0-9] stop=limit .* passes=$N$" "$L"; echo $?) "$(grep '^stats: reply=1 ' "$L")"
 check "copy (Ctrl+C) and paste (Ctrl+V) the reply" $(grep -qxF "input: $expected" "$L"; echo $?) "$(grep '^input:' "$L" | cut -c1-100)"
 check "resize to 760x560" $(grep -qx 'window: 760x560 pixels=760x560' "$L" && "$INK" "$T/resized.png" | grep -qx 'size 760 560'; echo $?) "$(grep '^window:' "$L")"
 # scroll lines: after PageUp (not at the bottom), wheel down (bottom), wheel up (not), PageDown x4 (bottom)
@@ -82,6 +83,32 @@ check "chat: Retry (Ctrl+R, the button) gives the greedy reply again from the sa
     $([ -n "$r3" ] && [ "$r3" = "$r2" ] && [ "$r4" = "$r2" ] && [ -n "$ctx2" ] && [ "$ctx2" = "$ctx4" ] && \
       grep -q '^stats: reply=3 .* prompt_tokens=0 ' "$C" && grep -q '^stats: reply=4 .* prompt_tokens=0 ' "$C"; echo $?) \
     "$(grep '^stats: reply=[34]' "$C" | tr '\n' ' ')"
+
+# --draft: speculative decoding by prompt lookup gives the plain replies, continued text in fewer
+# evaluations (stories260K repeats itself), and in a chat the replies of the chat above
+ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0 \
+timeout 600 xvfb-run -a -s "-screen 0 1280x1024x24" \
+    "$APP" --model "$T/stories.srt" --temp 0 -n $N --draft 4 --scale 1 --size 700x500 \
+    --script tests/ui/draft.script --script-log "$T/draft.log" >"$T/draft-app.log" 2>&1
+D=$T/draft.log
+touch "$D"
+passes=$(sed -n 's/^stats: reply=1 .* passes=\([0-9]*\)$/\1/p' "$D")
+check "--draft 4: the reply and its Retry are srt-chat's greedy output, in fewer evaluations (${passes:-?} for $N tokens)" \
+    $(grep -qxF "reply 1: $expected" "$D" && grep -qxF "reply 2: $expected" "$D" && grep -q "^stats: reply=1 tokens=$N .* stop=limit " "$D" && \
+      [ -n "$passes" ] && [ "$passes" -lt $N ]; echo $?) "$(grep '^reply\|^stats' "$D" | cut -c1-100 | tr '\n' ' '; tail -2 "$T/draft-app.log")"
+ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0 \
+timeout 600 xvfb-run -a -s "-screen 0 1280x1024x24" \
+    "$APP" --model "$T/stories.srt" --template chatml --system "Tell stories." --temp 0 -n 20 --draft 4 --scale 1 --size 700x500 \
+    --script tests/ui/chat-template.script --script-log "$T/chat-draft.log" >"$T/chat-draft-app.log" 2>&1
+same=1
+for r in 1 2 3 4; do
+    a=$(sed -n "s/^reply $r: //p" "$C"); d=$(sed -n "s/^reply $r: //p" "$T/chat-draft.log")
+    [ -n "$a" ] && [ "$a" = "$d" ] || same=0
+done
+check "--draft 4 in a chat: the four replies of the chat without it" $([ $same = 1 ]; echo $?) \
+    "$(grep '^reply' "$T/chat-draft.log" | cut -c1-80 | tr '\n' ' '; tail -2 "$T/chat-draft-app.log")"
+"$APP" --draft 17 >"$T/draft-bad.txt" 2>&1; rc=$?
+check "--draft 17 is refused (exit status $rc)" $([ $rc = 2 ] && grep -q -- '--draft takes 0..16' "$T/draft-bad.txt"; echo $?) "$(cat "$T/draft-bad.txt")"
 
 # the final screenshot: size, status line with tokens/s, text in the bubbles
 shot=$B/ui-test.png
