@@ -2879,8 +2879,11 @@ static srt__kernel_fn srt__x86_kernel(srt_isa isa, srt_format f, int n_tok) {
        8192 x 2048, 2026-11-28), GEMM / GEMV time at 2 / 4 / 8 / 16 tokens was, AVX-512: q8 0.92 /
        0.88 / 0.80 / 0.76, q4 1.03 / 0.96 / 0.74 / 0.72 (0.78 at 2 on Zen 4), q2 1.36 / 1.03 / 0.85 /
        0.77, q1 1.43 / 1.72 / 1.25 / 0.77; AVX-VNNI: q8 1.10 / 0.99 / 0.87 / 0.82, q4 1.22 / 1.06 / 0.80
-       / 0.75, q2 1.53 / 1.74 / 1.30 / 0.84 (0.95 at 12), q1 2.16 / 1.64 / 1.15 / 0.72. */
-    static const int gemm512_min[4] = {2, 2, 6, 16}, gemm_vnni_min[4] = {4, 6, 12, 16};
+       / 0.75, q2 1.53 / 1.74 / 1.30 / 0.84 (0.95 at 12), q1 2.16 / 1.64 / 1.15 / 0.72; AVX2 (no VNNI,
+       2-token blocks), at 2 / 4 / 8 / 16 / 32: q8 1.29 / 1.10 / 0.99 / 0.91 / 0.84, q4 1.35 / 1.17 /
+       1.01 / 0.92 / 0.89, q2 2.17 / 1.94 / 1.23 / 1.05 / 1.02, q1 2.20 / 1.66 / 1.24 / 1.19 / 1.10 (at
+       32 tokens on one thread of Zen 4 the q2 / q1 GEMM measured 1.08x / 1.09x faster). */
+    static const int gemm512_min[4] = {2, 2, 6, 16}, gemm_vnni_min[4] = {4, 6, 12, 16}, gemm_avx2_min[4] = {8, 8, 32, 32};
     if (isa >= SRT_ISA_AVX512) {
         if (i >= 0) return n_tok >= gemm512_min[i] ? gemm512[i] : gemv512[i];
         if (f == SRT_F32) return srt__f32_avx512;   /* 16-bit: two rows a pass for 1-3 tokens, four (x loads shared) for more */
@@ -2888,7 +2891,7 @@ static srt__kernel_fn srt__x86_kernel(srt_isa isa, srt_format f, int n_tok) {
     }
     if (isa >= SRT_ISA_AVX2) {
         if (i >= 0 && isa == SRT_ISA_AVXVNNI) return n_tok >= gemm_vnni_min[i] ? gemm_vnni[i] : vnni[i];
-        if (i >= 0) return n_tok >= 2 ? gemm_avx2[i] : avx2[i];
+        if (i >= 0) return n_tok >= gemm_avx2_min[i] ? gemm_avx2[i] : avx2[i];
         return f == SRT_F32 ? srt__f32_avx2 : f == SRT_F16 ? srt__f16_avx2 : srt__bf16_avx2;
     }
     return NULL;
