@@ -6832,6 +6832,12 @@ SRT_API srt_status srt_session_next(srt_session *s, int32_t *token) {
     return SRT_OK;
 }
 
+/* Speculative decoding needs every checked row's logits: a backend without forward_rows refuses it. */
+static srt_status srt__draft_on_backend(const srt_session *s, const char *who) {
+    if (s->bk && !s->m->backend->forward_rows)
+        return srt__fail(SRT_ERR_UNSUPPORTED, "%s: backend %s returns the last token's logits only (no forward_rows): no speculative decoding", who, s->m->backend->name);
+    return SRT_OK;
+}
 SRT_API srt_status srt_session_next_draft(srt_session *s, const int32_t *draft, int n_draft, int32_t *out, int *n_out) {
     const srt_model *m = s ? s->m : NULL;
     const int V = m ? m->n_vocab : 0;
@@ -6843,8 +6849,7 @@ SRT_API srt_status srt_session_next_draft(srt_session *s, const int32_t *draft, 
     if (!s || !out || !n_out || n_draft < 0 || (n_draft > 0 && !draft)) return srt__fail(SRT_ERR_INVALID_ARG, "srt_session_next_draft: bad arguments");
     for (i = 0; i < n_draft; i++)
         if (draft[i] < 0 || draft[i] >= m->vocab.n) return srt__fail(SRT_ERR_INVALID_ARG, "srt_session_next_draft: proposed token %d (id %d) is outside the vocabulary (%d)", i, draft[i], m->vocab.n);
-    if (s->bk && !m->backend->forward_rows)
-        return srt__fail(SRT_ERR_UNSUPPORTED, "srt_session_next_draft: backend %s returns the last token's logits only (no forward_rows)", m->backend->name);
+    if ((st = srt__draft_on_backend(s, "srt_session_next_draft")) != SRT_OK) return st;
     /* proposals checked: one batch with the pending token, and room for one more token after them */
     k = n_draft < SRT_DRAFT_MAX ? n_draft : SRT_DRAFT_MAX;
     if (k > s->n_batch - 1) k = s->n_batch - 1;
@@ -6936,8 +6941,7 @@ static srt_status srt__draft_guess(srt_session *d, const srt_session *s, int k, 
 static srt_status srt__draft_check(const srt_session *s, int draft_max, int draft_ngram, const srt_session *draft, const char *who) {
     if (draft_max < 0 || draft_max > SRT_DRAFT_MAX || draft_ngram < 0 || draft == s)
         return srt__fail(SRT_ERR_INVALID_ARG, "%s: draft_max %d (0 .. %d), draft_ngram %d or the draft session is not valid", who, draft_max, SRT_DRAFT_MAX, draft_ngram);
-    if (draft_max > 0 && s->bk && !s->m->backend->forward_rows)
-        return srt__fail(SRT_ERR_UNSUPPORTED, "%s: backend %s returns the last token's logits only (no forward_rows): no speculative decoding", who, s->m->backend->name);
+    if (draft_max > 0 && srt__draft_on_backend(s, who) != SRT_OK) return SRT_ERR_UNSUPPORTED;
     if (draft_max > 0 && draft && !srt__same_vocab(s->m, draft->m)) return srt__fail(SRT_ERR_INVALID_ARG, "%s: the draft model's vocabulary differs from the model's", who);
     return SRT_OK;
 }

@@ -102,9 +102,11 @@ static void srt__mm_tail(const srt__mm *mm, int first, uint64_t tile0, uint64_t 
    is, so that they run where AVX-VNNI does not: AMD Zen 4, qemu 7.2, valgrind. */
 #ifdef SRT_TEST_AVXVNNI_EVEX
 #  define SRT__AVXVNNI __attribute__((target("avx2,fma,f16c,avx512f,avx512vl,avx512vnni")))
+#  define SRT__AVXVNNIP __attribute__((target("avx2,fma,f16c,popcnt,avx512f,avx512vl,avx512vnni")))   /* + popcnt: sparse */
 #  define srt__dpbusd256 _mm256_dpbusd_epi32
 #else
 #  define SRT__AVXVNNI __attribute__((target("avx2,fma,f16c,avxvnni")))
+#  define SRT__AVXVNNIP __attribute__((target("avx2,fma,f16c,popcnt,avxvnni")))
 #  define srt__dpbusd256 _mm256_dpbusd_avx_epi32
 #endif
 #define SRT__AVX512 __attribute__((target("avx512f,avx512bw,avx512dq,avx512vl,avx512vnni,fma,f16c")))
@@ -334,7 +336,7 @@ static SRT__AVX512 void NAME(const srt__mm *mm, uint64_t tile0, uint64_t tile1) 
 
 /* GEMM: NT (2-4) tokens share each unpacked chunk: blocks of four per tile, then the 2 or 3 left
    over on the same tile, while it is in cache. So 2-3 tokens (speculative decoding's checks) read
-   the weights once: q4 128256 x 2048, 2 threads, 2 / 3 tokens took 3.6 / 4.1 ms, against 4.6 / 5.9
+   the weights once: on Zen 4, q4 128256 x 2048, 2 threads, 2 / 3 tokens took 3.6 / 4.1 ms, against 4.6 / 5.9
    through the GEMV kernel (a pass over the weights a token; one token 3.0). A single token left
    over goes through the GEMV kernel after all tiles: tile by tile, 5 tokens took 8.3 ms, not 7.3. */
 #define SRT__GEMM512_STEP(s) { \
@@ -1353,29 +1355,24 @@ static SRT__AVX2 void srt__attn_values_avx2(const void *rows, int type, uint64_t
    the activations of a micro-tile's 4 columns with vpermb. They need AVX512-VBMI and -VBMI2 (Ice
    Lake and later); without them the sparse formats use the portable kernels. */
 #define SRT__AVX512SP __attribute__((target("avx512f,avx512bw,avx512dq,avx512vl,avx512vnni,avx512vbmi,avx512vbmi2,fma,f16c,popcnt")))
-static int srt__x86_vbmi2(void) {
-    static int32_t cached = -1;   /* atomic, as in srt__x86_levels */
-    int32_t v = srt__atomic_load32(&cached);
-    if (v < 0) {
-        uint32_t r[4];
-        srt__cpuid(0, 0, r);
-        if (r[0] < 7) v = 0;
-        else { srt__cpuid(7, 0, r); v = ((r[2] >> 1) & 1) && ((r[2] >> 6) & 1); }   /* VBMI, VBMI2 */
-        srt__atomic_store32(&cached, v);
-    }
-    return v;
-}
-static int srt__x86_amd(void) {   /* CPUID vendor "AuthenticAMD": kernels tuned per vendor */
+/* What kernels choose by besides the level: bit 0 VBMI + VBMI2, bit 1 the vendor is AMD (kernels
+   tuned per vendor). Cached atomically, as srt__x86_levels. */
+static int srt__x86_traits(void) {
     static int32_t cached = -1;
     int32_t v = srt__atomic_load32(&cached);
     if (v < 0) {
         uint32_t r[4];
+        int amd;
         srt__cpuid(0, 0, r);
-        v = r[1] == 0x68747541u && r[3] == 0x69746e65u && r[2] == 0x444d4163u;   /* "Auth" "enti" "cAMD" */
+        amd = r[1] == 0x68747541u && r[3] == 0x69746e65u && r[2] == 0x444d4163u;   /* "Auth" "enti" "cAMD" */
+        v = amd << 1;
+        if (r[0] >= 7) { srt__cpuid(7, 0, r); v |= ((r[2] >> 1) & 1) && ((r[2] >> 6) & 1); }   /* VBMI, VBMI2 */
         srt__atomic_store32(&cached, v);
     }
     return v;
 }
+static int srt__x86_vbmi2(void) { return srt__x86_traits() & 1; }
+static int srt__x86_amd(void) { return srt__x86_traits() >> 1 & 1; }
 
 #define SRT__SBQ4_BATCH 16   /* sb-q4 chunks unpacked before any is expanded (AVX-512 GEMV, AVX2) */
 /* A packed sb-q4 chunk (32 bytes at p) with its nibbles spread to one byte each: zero-extended to
@@ -1386,7 +1383,7 @@ static SRT__AVX512SP inline __attribute__((always_inline)) __m512i srt__sbq4_spr
 }
 /* On AMD the GEMV expands sb-q4 chunks from nibbles spread a batch at a time into nib (the memory
    form of vpexpandb): on Zen 4 the in-register spread and the register vpexpandb of each chunk took
-   1.2x as long. On a Sapphire Rapids-class Xeon the buffer took 1.15-1.3x as long as registers
+   1.2x as long. On a Sapphire Rapids-class Xeon the buffer took 1.1-1.35x as long as registers
    (2026-11-28), so other vendors spread in registers, as the GEMM, whose tokens share each expansion,
    does everywhere. */
 /* sb-q8 / sb-q4: NT tokens share each expanded chunk (GEMV: one token at a time; GEMM: blocks of 4,
@@ -1990,8 +1987,8 @@ static SRT__AVX2P inline __attribute__((always_inline)) void srt__sbq4_unpack(co
                     SRT__UNROLL for (j = 0; j < NT_; j++) { \
                         const __m256i qb = _mm256_set1_epi32(srt__ld32(q0 + (uint64_t)j * kp + 4 * c)); \
                         if (VNNI_) { \
-                            a0[j] = SRT__SB_DPBUSD(a0[j], u0, qb); \
-                            a1[j] = SRT__SB_DPBUSD(a1[j], u1, qb); \
+                            a0[j] = srt__dpbusd256(a0[j], u0, qb); \
+                            a1[j] = srt__dpbusd256(a1[j], u1, qb); \
                         } else if (Q4_) { \
                             a0[j] = _mm256_add_epi32(a0[j], _mm256_madd_epi16(_mm256_maddubs_epi16(u0, qb), ones16)); \
                             a1[j] = _mm256_add_epi32(a1[j], _mm256_madd_epi16(_mm256_maddubs_epi16(u1, qb), ones16)); \
@@ -2038,12 +2035,6 @@ static ATTR void NAME(const srt__mm *mm, uint64_t tile0, uint64_t tile1) { \
     } \
     if (rest == 1) srt__mm_tail(mm, n4, tile0, tile1, REST); \
 }
-#define SRT__SB_DPBUSD(acc, u, q) srt__dpbusd256(acc, u, q)
-#ifdef SRT_TEST_AVXVNNI_EVEX
-#  define SRT__AVXVNNIP __attribute__((target("avx2,fma,f16c,popcnt,avx512f,avx512vl,avx512vnni")))
-#else
-#  define SRT__AVXVNNIP __attribute__((target("avx2,fma,f16c,popcnt,avxvnni")))
-#endif
 SRT__SB256(srt__sbq8_avx2, SRT__AVX2P, 0, 0, 0, srt__sb_none)
 SRT__SB256(srt__sbq4_avx2, SRT__AVX2P, 1, 0, 0, srt__sb_none)
 SRT__SB256(srt__sbq8_avxvnni, SRT__AVXVNNIP, 0, 1, 0, srt__sb_none)
