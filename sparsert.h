@@ -362,7 +362,7 @@ typedef struct srt_model_desc {
 } srt_model_desc;
 
 typedef struct srt_model_info {
-    const char *architecture;    /* "llama", "qwen2", "qwen3", "qwen3moe", "phi3", "gemma2" or "gemma3" */
+    const char *architecture;    /* "llama", "qwen2", "qwen3", "qwen3moe", "phi3", "gemma", "gemma2" or "gemma3" */
     const char *name;            /* general.name or "" */
     int n_vocab, n_embd, n_ff, n_layer, n_head, n_head_kv, head_dim, n_ctx_train;
     srt_format format;           /* the format holding the most bytes of weight matrices */
@@ -3987,7 +3987,8 @@ struct srt_model {
     float rope_attn_factor;    /* cos and sin are multiplied by it (LongRoPE's attention scale; 1 otherwise) */
     const float *rope_long, *rope_short;   /* longrope: rope_dim / 2 divisors of the frequencies, for a
                                               session context above / up to rope_orig_ctx */
-    /* Gemma 2 / 3 (arch "gemma2", "gemma3"; all neutral for the others) */
+    /* Gemma 1 / 2 / 3 (arch "gemma", "gemma2", "gemma3"; all neutral for the others; Gemma 1 has
+       only the attention scale of these, and no post norms) */
     int gemma;                 /* embeddings scaled by sqrt(n_embd), GELU (tanh) for SiLU in the FFN */
     float attn_scale;          /* q . k scale: attention.scale, else 1 / sqrt(head_dim) */
     float attn_softcap, final_softcap;   /* s -> cap tanh(s / cap) on the attention scores / the logits; 0 = none */
@@ -4195,8 +4196,8 @@ static srt_status srt__load_hparams(srt_model *m) {
 #define SRT__KEY(suffix) (snprintf(key, sizeof key, "%s." suffix, m->arch), key)
     if (!srt_model_meta_str(m, "general.architecture", &s)) return srt__fail(SRT_ERR_FORMAT, "metadata general.architecture is missing");
     if (strcmp(s, "llama") != 0 && strcmp(s, "qwen2") != 0 && strcmp(s, "qwen3") != 0 && strcmp(s, "qwen3moe") != 0 && strcmp(s, "phi3") != 0 &&
-        strcmp(s, "gemma2") != 0 && strcmp(s, "gemma3") != 0)
-        return srt__fail(SRT_ERR_UNSUPPORTED, "architecture '%s' is not supported (llama, qwen2, qwen3, qwen3moe, phi3, gemma2, gemma3)", s);
+        strcmp(s, "gemma") != 0 && strcmp(s, "gemma2") != 0 && strcmp(s, "gemma3") != 0)
+        return srt__fail(SRT_ERR_UNSUPPORTED, "architecture '%s' is not supported (llama, qwen2, qwen3, qwen3moe, phi3, gemma, gemma2, gemma3)", s);
     snprintf(m->arch, sizeof m->arch, "%s", s);
     m->n_embd = srt__meta_u32_or(m, SRT__KEY("embedding_length"), 0);
     m->n_ff = srt__meta_u32_or(m, SRT__KEY("feed_forward_length"), 0);
@@ -4235,20 +4236,24 @@ static srt_status srt__load_hparams(srt_model *m) {
     }
     /* Gemma: the attention scale (query_pre_attn_scalar), soft caps, sliding-window layers and their
        own rope base (Gemma 3: 10000 against the global layers' 1e6 and scaling). Phi-3 records a
-       sliding window too, but llama.cpp does not apply it, so only Gemma reads these. */
-    m->gemma = strcmp(m->arch, "gemma2") == 0 || strcmp(m->arch, "gemma3") == 0;
+       sliding window too, but llama.cpp does not apply it, so only Gemma 2 / 3 read these; Gemma 1
+       has none of them (llama.cpp reads none), only the scale. */
+    m->gemma = strcmp(m->arch, "gemma") == 0 || strcmp(m->arch, "gemma2") == 0 || strcmp(m->arch, "gemma3") == 0;
     m->attn_scale = 1.0f / sqrtf((float)m->head_dim);
     m->attn_softcap = m->final_softcap = 0.0f;
     m->swa_window = m->swa_pattern = 0;
     m->rope_theta_swa = 0.0f;
     if (m->gemma) {
-        const int g3 = strcmp(m->arch, "gemma3") == 0;
+        const int g3 = strcmp(m->arch, "gemma3") == 0, g1 = strcmp(m->arch, "gemma") == 0;
         m->attn_scale = srt__meta_f32_or(m, SRT__KEY("attention.scale"), m->attn_scale);
-        m->attn_softcap = srt__meta_f32_or(m, SRT__KEY("attn_logit_softcapping"), 0.0f);
-        m->final_softcap = srt__meta_f32_or(m, SRT__KEY("final_logit_softcapping"), 0.0f);
-        m->swa_window = srt__meta_u32_or(m, SRT__KEY("attention.sliding_window"), 0);
-        m->swa_pattern = srt__meta_u32_or(m, SRT__KEY("attention.sliding_window_pattern"), g3 ? 6 : 2);
-        m->rope_theta_swa = srt__meta_f32_or(m, SRT__KEY("rope.freq_base_swa"), g3 ? 10000.0f : 0.0f);
+        m->swa_pattern = 1;   /* (no layer slides: l % 1 < 0 never holds) */
+        if (!g1) {
+            m->attn_softcap = srt__meta_f32_or(m, SRT__KEY("attn_logit_softcapping"), 0.0f);
+            m->final_softcap = srt__meta_f32_or(m, SRT__KEY("final_logit_softcapping"), 0.0f);
+            m->swa_window = srt__meta_u32_or(m, SRT__KEY("attention.sliding_window"), 0);
+            m->swa_pattern = srt__meta_u32_or(m, SRT__KEY("attention.sliding_window_pattern"), g3 ? 6 : 2);
+            m->rope_theta_swa = srt__meta_f32_or(m, SRT__KEY("rope.freq_base_swa"), g3 ? 10000.0f : 0.0f);
+        }
         if (!(m->attn_scale > 0.0f) || m->attn_scale > 16.0f || !(m->attn_softcap >= 0.0f) || m->attn_softcap > 1e6f ||
             !(m->final_softcap >= 0.0f) || m->final_softcap > 1e6f || m->swa_window < 0 || m->swa_pattern < 1 || m->swa_pattern > 1024 ||
             !(m->rope_theta_swa >= 0.0f) || m->rope_theta_swa > 1e12f)
@@ -4337,7 +4342,8 @@ static srt_status srt__bind_weights(srt_model *m) {
             ((st = srt__bind_vec(m, SRT__NAME("attn_q_norm.weight"), (uint64_t)m->head_dim, 0, &L->q_norm)) != SRT_OK ||
              (st = srt__bind_vec(m, SRT__NAME("attn_k_norm.weight"), (uint64_t)m->head_dim, 0, &L->k_norm)) != SRT_OK))
             return st;
-        if (m->gemma &&   /* the norms of the attention's and the FFN's outputs (the weights hold 1 + w, as llama.cpp's converter writes them) */
+        if (m->gemma && strcmp(m->arch, "gemma") != 0 &&   /* Gemma 2 / 3: the norms of the attention's and the FFN's outputs (the weights
+                                                               hold 1 + w, as llama.cpp's converter writes them) */
             ((st = srt__bind_vec(m, SRT__NAME("post_attention_norm.weight"), E, 0, &L->post_attn_norm)) != SRT_OK ||
              (st = srt__bind_vec(m, SRT__NAME("post_ffw_norm.weight"), E, 0, &L->post_ffw_norm)) != SRT_OK))
             return st;

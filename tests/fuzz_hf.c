@@ -23,7 +23,7 @@
                  "\"merges\"", "\"vocab\"", "\"added_tokens\"", "\"byte_fallback\"", "\"Metaspace\"", "\"ByteLevel\"", \
                  "\"chat_template\"", "\"rope_scaling\"", "\"llama3\"", "\"Qwen3ForCausalLM\"", "self_attn.q_norm.weight", \
                  "\"Phi3ForCausalLM\"", "\"longrope\"", "\"long_factor\"", "self_attn.qkv_proj.weight", \
-                 "\"Gemma2ForCausalLM\"", "\"Gemma3ForConditionalGeneration\"", "\"text_config\"", "\"layer_types\"", \
+                 "\"GemmaForCausalLM\"", "\"Gemma2ForCausalLM\"", "\"Gemma3ForConditionalGeneration\"", "\"text_config\"", "\"layer_types\"", \
                  "\"full_attention\"", "\"sliding_attention\"", "language_model.model.", "vision_tower.", \
                  "\"Qwen3MoeForCausalLM\"", "\"MixtralForCausalLM\"", "\"num_experts\"", "\"num_local_experts\"", \
                  "\"num_experts_per_tok\"", "\"moe_intermediate_size\"", "\"norm_topk_prob\"", "\"decoder_sparse_step\"", \

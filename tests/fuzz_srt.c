@@ -6,8 +6,8 @@
    template; so that a header the loader should have refused shows up as a crash in the forward
    pass. Build and run: see tests/fuzz_common.h and `./build.sh fuzz`.
    Seeds (--seeds DIR): tests/tiny_model.h's random-weight model in every weight format, a qwen3
-   one (q/k norms) in q8, a phi3 one (LongRoPE factors) in q4, gemma2 (soft caps, sliding window)
-   in q4, gemma3 (q/k norms, sliding rope base) in q8 and qwen3moe (router, 4 experts) in q8. */
+   one (q/k norms) in q8, a phi3 one (LongRoPE factors) in q4, gemma (Gemma 1) in q8, gemma2 (soft
+   caps, sliding window) in q4, gemma3 (q/k norms, sliding rope base) in q8 and qwen3moe (router, 4 experts) in q8. */
 #define FZ_NAME "fuzz_srt"
 #define FZ_PER_SEED 250
 #define FZ_DICT {"SRT", "llama.", "tokenizer.ggml.", "general.architecture", "blk.0.attn_q.weight", "token_embd.weight", \
@@ -165,6 +165,8 @@ static int fz_make_seeds(const char *dir) {
         if (!write_tiny_model_arch(path, "qwen3", NULL, SRT_Q8, NULL, NULL, 1)) { fprintf(stderr, "fuzz_srt: cannot write %s\n", path); return 1; }
         snprintf(path, sizeof path, "%s/tiny-phi3-q4.srt", dir);   /* phi3: the LongRoPE factors bound and used */
         if (!write_tiny_model_arch(path, "phi3", NULL, SRT_Q4, NULL, NULL, 1)) { fprintf(stderr, "fuzz_srt: cannot write %s\n", path); return 1; }
+        snprintf(path, sizeof path, "%s/tiny-gemma-q8.srt", dir);   /* gemma: scaled embeddings, GELU, no post norms */
+        if (!write_tiny_model_arch(path, "gemma", NULL, SRT_Q8, NULL, NULL, 1)) { fprintf(stderr, "fuzz_srt: cannot write %s\n", path); return 1; }
         snprintf(path, sizeof path, "%s/tiny-gemma2-q4.srt", dir);   /* gemma2: soft caps, sliding layers */
         if (!write_tiny_model_arch(path, "gemma2", NULL, SRT_Q4, NULL, NULL, 1)) { fprintf(stderr, "fuzz_srt: cannot write %s\n", path); return 1; }
         snprintf(path, sizeof path, "%s/tiny-gemma3-q8.srt", dir);   /* gemma3: q/k and post norms, the sliding layers' rope */

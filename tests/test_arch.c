@@ -5,8 +5,9 @@
    head_dim, after the projections and their biases and before RoPE) and phi3 (NeoX RoPE; with
    LongRoPE: each frequency divided by its factor, the long set when the session's context exceeds
    the original one, cos and sin scaled by the attention factor; partial RoPE as Phi-4-mini).
-   gemma2 / gemma3 (embeddings times sqrt(n_embd), norms of the attention's and the FFN's outputs,
-   GELU (tanh), the file's attention scale, sliding-window layers; gemma2: soft caps of the scores
+   gemma (Gemma 1: embeddings times sqrt(n_embd), GELU (tanh), 1/sqrt(head_dim)), gemma2 / gemma3
+   (those, norms of the attention's and the FFN's outputs,
+   the file's attention scale, sliding-window layers; gemma2: soft caps of the scores
    and the logits; gemma3: q/k norms, the sliding layers' own rope base, linear rope scaling of the
    global ones).
    Logits are compared after every token fed one at a time and after a prompt fed as one batch.
@@ -42,6 +43,7 @@ typedef struct {
     int NX, K, enorm;
 } cfg_t;
 static int is_gemma(const cfg_t *c) { return !strncmp(c->arch, "gemma", 5); }
+static int has_post_norms(const cfg_t *c) { return is_gemma(c) && strcmp(c->arch, "gemma") != 0; }   /* Gemma 2 / 3 */
 static int slides(const cfg_t *c, int l) { return c->window > 0 && l % c->pattern < c->pattern - 1; }
 
 /* LongRoPE factors of dimension pair i: distinct sets, so that taking the wrong one shows */
@@ -77,7 +79,7 @@ static void make_weights(const cfg_t *c, weights_t *w) {
         }
         if (c->bias) { w->l[l].bq = rnd(Q, 0.0f, 0.5f); w->l[l].bk = rnd(KV, 0.0f, 0.5f); w->l[l].bv = rnd(KV, 0.0f, 0.5f); }
         if (c->qk_norm) { w->l[l].qn = rnd(c->hd, 1.0f, 0.5f); w->l[l].kn = rnd(c->hd, 1.0f, 0.5f); }
-        if (is_gemma(c)) { w->l[l].pan = rnd(c->E, 1.0f, 0.2f); w->l[l].pfn = rnd(c->E, 1.0f, 0.2f); }
+        if (has_post_norms(c)) { w->l[l].pan = rnd(c->E, 1.0f, 0.2f); w->l[l].pfn = rnd(c->E, 1.0f, 0.2f); }
     }
 }
 
@@ -132,8 +134,8 @@ static int write_srt_ex(const char *path, const cfg_t *c, const weights_t *w, co
         srt_writer_meta_u32(wr, KEY("rope.scaling.original_context_length"), (uint32_t)c->longrope_orig);
         srt_writer_meta_f32(wr, KEY("rope.scaling.attn_factor"), c->attn_factor);
     }
-    if (is_gemma(c)) {
-        srt_writer_meta_f32(wr, KEY("attention.scale"), c->attn_scale);
+    if (is_gemma(c) && c->attn_scale > 0) srt_writer_meta_f32(wr, KEY("attention.scale"), c->attn_scale);   /* (Gemma 1 from llama.cpp: none) */
+    if (has_post_norms(c)) {
         if (c->attn_cap > 0) srt_writer_meta_f32(wr, KEY("attn_logit_softcapping"), c->attn_cap);
         if (c->final_cap > 0) srt_writer_meta_f32(wr, KEY("final_logit_softcapping"), c->final_cap);
         if (c->window) srt_writer_meta_u32(wr, KEY("attention.sliding_window"), (uint32_t)c->window);
@@ -203,7 +205,7 @@ static int write_srt_ex(const char *path, const cfg_t *c, const weights_t *w, co
             LADD("attn_q_norm.weight", 1, c->hd + qn_extra, qn);
             LADD("attn_k_norm.weight", 1, c->hd, w->l[l].kn);
         }
-        if (is_gemma(c)) { LADD("post_attention_norm.weight", 1, c->E, w->l[l].pan); LADD("post_ffw_norm.weight", 1, c->E, w->l[l].pfn); }
+        if (has_post_norms(c)) { LADD("post_attention_norm.weight", 1, c->E, w->l[l].pan); LADD("post_ffw_norm.weight", 1, c->E, w->l[l].pfn); }
 #undef LADD
     }
 #undef ADD
@@ -319,7 +321,7 @@ static void ref_forward(const cfg_t *c, const weights_t *w, const int32_t *toks,
                     const double *kp = kc + ((size_t)l * T_TOK + p) * KV + kvh * hd;
                     double s = 0;
                     for (i = 0; i < hd; i++) s += q[h * hd + i] * kp[i];
-                    sc[p] = is_gemma(c) ? s * c->attn_scale : s / sqrt((double)hd);
+                    sc[p] = c->attn_scale > 0 ? s * c->attn_scale : s / sqrt((double)hd);
                     if (c->attn_cap > 0) sc[p] = c->attn_cap * tanh(sc[p] / c->attn_cap);
                     if (sc[p] > mx) mx = sc[p];
                 }
@@ -500,7 +502,7 @@ static void check_arch(const cfg_t *c, uint64_t seed) {
                 else if (f == 2) off.final_cap = 0;
                 else if (f == 3) off.theta_swa = 0;
                 else if (f == 4) off.rope_linear = 0;
-                else off.attn_scale = 1.0f / sqrtf((float)c->hd);
+                else off.attn_scale = c->attn_scale > 0 ? 1.0f / sqrtf((float)c->hd) : 0.0f;
                 if (!memcmp(&off, c, sizeof off)) continue;   /* a feature this model does not have */
                 ref_forward(&off, &w, toks, T_TOK, neox, 1, ref);
                 e = rel_err(srt_session_logits(s1), ref + (size_t)(T_TOK - 1) * V);
@@ -726,6 +728,8 @@ int main(void) {
         {"phi3 LongRoPE, long factors (context 64 > 32), attention factor 1.19", "phi3", 48, 80, 2, 4, 2, 16, 16, 10000.0f, 1e-5f, 0, 0, 1, -1, 32, 1.19f, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0},
         {"phi3 LongRoPE, short factors (context 64 <= 64), partial rope 12 of 16 (Phi-4-mini)", "phi3", 48, 80, 2, 4, 2, 16, 12, 10000.0f, 1e-5f, 0, 0, 1, -1, 64, 1.19f, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0},
         /* ..., attn_scale, attn_cap, final_cap, window, pattern, theta_swa, rope_linear */
+        {"gemma (Gemma 1): MQA, head_dim 16 != 48/4, no attention.scale (1/sqrt(16))", "gemma", 48, 80, 2, 4, 1, 16, 16, 10000.0f, 1e-6f, 0, 0, 1, -1, 0, 1.0f,
+         0.0f, 0.0f, 0.0f, 0, 0, 0.0f, 0.0f, 0, 0, 0},
         {"gemma2: soft caps, window 5 on even layers, scale 1/sqrt(24) with head_dim 16", "gemma2", 48, 80, 3, 4, 2, 16, 16, 10000.0f, 1e-6f, 0, 0, 1, -1, 0, 1.0f,
          0.2041241f, 2.0f, 3.0f, 5, 2, 0.0f, 0.0f, 0, 0, 0},
         {"gemma3: q/k norms, window 4 (pattern 3), sliding rope base 100, global 1e4 scaled 8", "gemma3", 32, 64, 3, 4, 1, 16, 16, 10000.0f, 1e-6f, 0, 1, 1, -1, 0, 1.0f,
@@ -744,7 +748,9 @@ int main(void) {
     {
         static const cfg_t gemma = {"gemma3", "gemma3", 32, 48, 2, 4, 2, 16, 16, 10000.0f, 1e-6f, 0, 1, 1, -1, 0, 1.0f, 0.25f, 0, 0, 8, 2, 0, 0, 0, 0, 0};
         static const cfg_t moe = {"qwen3moe", "qwen3moe", 32, 24, 2, 4, 2, 16, 16, 1e6f, 1e-6f, 0, 1, 1, -1, 0, 1.0f, 0, 0, 0, 0, 0, 0, 0, 4, 2, 1};
+        static const cfg_t gemma1 = {"gemma", "gemma", 32, 48, 2, 4, 1, 16, 16, 10000.0f, 1e-6f, 0, 0, 1, -1, 0, 1.0f, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0};
         check_cpu_only(&gemma);
+        check_cpu_only(&gemma1);
         check_cpu_only(&moe);
     }
     check_moe_errors();

@@ -717,6 +717,84 @@ static void test_gemma(void) {
     if (system("rm -rf " TMP "/gemma") != 0) CHECK(0, "clean up");
 }
 
+/* Gemma 1 (GemmaForCausalLM, model_type "gemma"): the tiny Gemma's shape with 2 layers and Llama's
+   two norms a layer, where post_attention_layernorm is the FFN's input norm (ffn_norm, not Gemma
+   2's post_attention_norm); layer 1's norms BF16. Every tensor mapped with the norms +1, the
+   attention scale head_dim^-1/2 and none of Gemma 2's keys; a Gemma 2 norm in a Gemma 1 folder is
+   refused; packed, it loads as "gemma" and runs. */
+static void test_gemma1(void) {
+    static const struct { const char *hf, *gg; uint64_t rows, cols; int norm; } per[] = {
+        {"input_layernorm.weight", "attn_norm.weight", GE, 0, 1}, {"self_attn.q_proj.weight", "attn_q.weight", 2 * GHD, GE, 0},
+        {"self_attn.k_proj.weight", "attn_k.weight", GHD, GE, 0}, {"self_attn.v_proj.weight", "attn_v.weight", GHD, GE, 0},
+        {"self_attn.o_proj.weight", "attn_output.weight", GE, 2 * GHD, 0}, {"post_attention_layernorm.weight", "ffn_norm.weight", GE, 0, 1},
+        {"mlp.gate_proj.weight", "ffn_gate.weight", GF, GE, 0}, {"mlp.up_proj.weight", "ffn_up.weight", GF, GE, 0},
+        {"mlp.down_proj.weight", "ffn_down.weight", GE, GF, 0},
+    };
+    static const char *cfg = "{\"architectures\":[\"GemmaForCausalLM\"],\"model_type\":\"gemma\",\"hidden_size\":8,\"intermediate_size\":16,"
+        "\"num_hidden_layers\":2,\"num_attention_heads\":2,\"num_key_value_heads\":1,\"head_dim\":6,\"hidden_act\":\"gelu\",\"rms_norm_eps\":1e-06,"
+        "\"max_position_embeddings\":8192,\"rope_theta\":10000.0,\"rope_scaling\":null,\"vocab_size\":268,\"bos_token_id\":2,\"eos_token_id\":1,"
+        "\"pad_token_id\":0,\"attention_bias\":false}";
+    char err[1024], dir[] = TMP "/gemma1", hf[80], gg[80], why[512];
+    srti_model *m;
+    size_t k;
+    int l, ok;
+    gm_n = 0; gm_used = gm_used16 = 0;
+    srt_test_rng = 2027;
+    gm_add("model.embed_tokens.weight", "token_embd.weight", GV, GE, 0, "F32");
+    for (l = 0; l < 2; l++)
+        for (k = 0; k < sizeof per / sizeof per[0]; k++) {
+            snprintf(hf, sizeof hf, "model.layers.%d.%s", l, per[k].hf);
+            snprintf(gg, sizeof gg, "blk.%d.%s", l, per[k].gg);
+            gm_add(hf, gg, per[k].rows, per[k].cols, per[k].norm, per[k].norm && l == 1 ? "BF16" : "F32");
+        }
+    gm_add("model.norm.weight", "output_norm.weight", GE, 0, 1, "F32");
+    gm_write(dir, cfg, NULL, 0);
+    m = open_dir(dir, err, sizeof err);
+    CHECK(m != NULL, "tiny Gemma 1 folder opens (%s)", m ? "ok" : err);
+    if (m) {
+        CHECK(!strcmp(m->hp.arch, "gemma") && m->hp.head_dim == 6 && m->hp.n_layer == 2 && m->hp.rope_neox == 1 && m->hp.tied_output == 1 &&
+              m->hp.attn_scale == (float)(1.0 / sqrt(6.0)) && m->hp.attn_softcap == 0.0f && m->hp.final_softcap == 0.0f &&
+              m->hp.sliding_window == 0 && m->hp.swa_pattern == 0 && m->hp.rope_theta_swa == 0.0f,
+              "Gemma 1 hyper-parameters: gemma, head_dim 6, NeoX rope, tied, attention scale 6^-0.5, no soft caps or window (hidden_act gelu taken)");
+        ok = gm_check_values(m, why, sizeof why);
+        CHECK(ok, "Gemma 1: all 21 tensors mapped, post_attention_layernorm -> ffn_norm (Llama's place), norms +1 (%s)", ok ? "ok" : why);
+    }
+    srti_close(m);
+    {   /* packed: loads as gemma with its scale, runs */
+        srt_model *sm = NULL;
+        srt_session *ss = NULL;
+        srt_model_desc md;
+        srt_model_info info;
+        float scale = 0;
+        uint32_t win = 0;
+        int32_t prompt[20];
+        int i;
+        for (i = 0; i < 20; i++) prompt[i] = 7 + i * 13 % (GV - 7);
+        memset(&md, 0, sizeof md);
+        memset(&info, 0, sizeof info);
+        md.n_threads = 1;
+        ok = system("build/srt-pack -q " TMP "/gemma1 " TMP "/gemma1.srt") == 0 && srt_model_load(TMP "/gemma1.srt", &md, &sm) == SRT_OK;
+        if (ok) srt_model_get_info(sm, &info);
+        ok = ok && info.architecture && !strcmp(info.architecture, "gemma") && info.n_swa_layers == 0 &&
+             srt_model_meta_f32(sm, "gemma.attention.scale", &scale) && scale == (float)(1.0 / sqrt(6.0)) &&
+             !srt_model_meta_u32(sm, "gemma.attention.sliding_window", &win);
+        if (ok) {
+            srt_session_desc sd;
+            memset(&sd, 0, sizeof sd);
+            sd.n_ctx = 32;
+            ok = srt_session_create(sm, &sd, &ss) == SRT_OK && srt_session_feed(ss, prompt, 20) == SRT_OK && srt_session_logits(ss);
+        }
+        CHECK(ok, "srt-pack packs the Gemma 1 folder: it loads as gemma (scale 6^-0.5, no window) and evaluates 20 tokens (%s)", ok ? "ok" : srt_last_error());
+        srt_session_destroy(ss);
+        srt_model_free(sm);
+        remove(TMP "/gemma1.srt");
+    }
+    gm_add("model.layers.1.pre_feedforward_layernorm.weight", "", GE, 0, 1, "F32");
+    gm_write(dir, cfg, NULL, 0);
+    refuse(dir, "has no place in a gemma model", "a pre_feedforward_layernorm (Gemma 2's) in a Gemma 1 folder");
+    if (system("rm -rf " TMP "/gemma1") != 0) CHECK(0, "clean up");
+}
+
 /* Gemma3ForConditionalGeneration: the tiny Gemma 3 of test_gemma as a multimodal checkpoint. Its
    text_config states the shape (as the real ones state what differs from the defaults) and leaves
    the rest out, so those come from transformers' Gemma3TextConfig defaults; the text tensors are
@@ -2146,6 +2224,7 @@ int main(void) {
     test_tiny_llama();
     test_tiny_phi3();
     test_gemma();
+    test_gemma1();
     test_gemma_mm();
     test_moe();
     test_malformed();

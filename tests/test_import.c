@@ -774,8 +774,10 @@ static void test_phi3_split(void) {
 /* Gemma GGUFs as llama.cpp writes them: the keys read (soft caps, sliding window and pattern, the
    sliding layers' rope base), NeoX rope, and attention.scale from llama.cpp's rule when the file
    has none (1 / sqrt(n_embd / n_head) for the 27B models, 46 layers in Gemma 2 and 62 in Gemma 3;
-   else 1 / sqrt(head_dim)); a complete 1-layer gemma2 file passes srti_check_llama and the same
-   without its post-FFN norm, or a gemma3 one without its q/k norms, is refused naming the tensor. */
+   else 1 / sqrt(head_dim)); a Gemma 1 file ("gemma") has only the scale (those keys are not read,
+   as llama.cpp reads none of them for it); a complete 1-layer gemma2 file passes srti_check_llama
+   and the same without its post-FFN norm, or a gemma3 one without its q/k norms, is refused naming
+   the tensor; a 1-layer gemma file without post norms passes. */
 static void kv_f32(buf *b, const char *k, float v) { put_str(b, k); put_u32(b, 6); put_f32(b, v); }
 static void test_gemma(void) {
     static const struct { const char *arch; uint32_t layers; int scale_key; float want; const char *what; } hp[] = {
@@ -783,6 +785,7 @@ static void test_gemma(void) {
         {"gemma2", 26, 0, 0.1767767f, "gemma2 of 26 layers: 1 / sqrt(head_dim 32)"},
         {"gemma3", 62, 0, 0.25f, "gemma3 of 62 layers (27B): 1 / sqrt(64 / 4)"},
         {"gemma3", 26, 1, 0.125f, "gemma3 with attention.scale 0.125"},
+        {"gemma", 28, 0, 0.1767767f, "gemma (Gemma 1) of 28 layers: 1 / sqrt(head_dim 32)"},
     };
     char err[512], key[96];
     size_t i;
@@ -803,31 +806,39 @@ static void test_gemma(void) {
 #undef K
         spit(TMP "gemma.gguf", b.p, b.n);
         ok = srti_open(TMP "gemma.gguf", NULL, &m, err, sizeof err) == 0;
-        CHECK(ok && fabsf(m->hp.attn_scale - hp[i].want) < 1e-6f && m->hp.attn_softcap == 50.0f && m->hp.final_softcap == 30.0f &&
-                  m->hp.sliding_window == 4096 && m->hp.rope_theta_swa == 20000.0f && m->hp.rope_neox == 1 && m->hp.swa_pattern == 0,
-              "%s: attention scale %g, soft caps, window, rope base read (%s)", hp[i].what, ok ? (double)m->hp.attn_scale : 0.0, ok ? "ok" : err);
+        if (strcmp(a, "gemma") != 0)
+            CHECK(ok && fabsf(m->hp.attn_scale - hp[i].want) < 1e-6f && m->hp.attn_softcap == 50.0f && m->hp.final_softcap == 30.0f &&
+                      m->hp.sliding_window == 4096 && m->hp.rope_theta_swa == 20000.0f && m->hp.rope_neox == 1 && m->hp.swa_pattern == 0,
+                  "%s: attention scale %g, soft caps, window, rope base read (%s)", hp[i].what, ok ? (double)m->hp.attn_scale : 0.0, ok ? "ok" : err);
+        else
+            CHECK(ok && fabsf(m->hp.attn_scale - hp[i].want) < 1e-6f && m->hp.attn_softcap == 0.0f && m->hp.final_softcap == 0.0f &&
+                      m->hp.sliding_window == 0 && m->hp.rope_theta_swa == 0.0f && m->hp.rope_neox == 1,
+                  "%s: attention scale %g; soft caps, window and rope base not read (%s)", hp[i].what, ok ? (double)m->hp.attn_scale : 0.0, ok ? "ok" : err);
         srti_close(m);
     }
     {   /* complete 1-layer files: E 8, F 8, 2 heads of 4, 1 KV head, 300 tokens, all F32 */
         static const struct { const char *arch, *skip, *want; } f[] = {
             {"gemma2", NULL, NULL}, {"gemma2", "blk.0.post_ffw_norm.weight", "blk.0.post_ffw_norm.weight"},
             {"gemma3", NULL, NULL}, {"gemma3", "blk.0.attn_k_norm.weight", "blk.0.attn_k_norm.weight"},
+            {"gemma", NULL, NULL},
         };
-        static const struct { const char *name; uint64_t ne0, ne1; int g3; } t[] = {
+        /* only: 0 every gemma, 1 gemma3, 2 gemma2 and gemma3 */
+        static const struct { const char *name; uint64_t ne0, ne1; int only; } t[] = {
             {"token_embd.weight", 8, 300, 0}, {"output_norm.weight", 8, 1, 0}, {"blk.0.attn_norm.weight", 8, 1, 0},
             {"blk.0.attn_q.weight", 8, 8, 0}, {"blk.0.attn_k.weight", 8, 4, 0}, {"blk.0.attn_v.weight", 8, 4, 0},
-            {"blk.0.attn_output.weight", 8, 8, 0}, {"blk.0.post_attention_norm.weight", 8, 1, 0}, {"blk.0.ffn_norm.weight", 8, 1, 0},
+            {"blk.0.attn_output.weight", 8, 8, 0}, {"blk.0.post_attention_norm.weight", 8, 1, 2}, {"blk.0.ffn_norm.weight", 8, 1, 0},
             {"blk.0.ffn_gate.weight", 8, 8, 0}, {"blk.0.ffn_up.weight", 8, 8, 0}, {"blk.0.ffn_down.weight", 8, 8, 0},
-            {"blk.0.post_ffw_norm.weight", 8, 1, 0}, {"blk.0.attn_q_norm.weight", 4, 1, 1}, {"blk.0.attn_k_norm.weight", 4, 1, 1},
+            {"blk.0.post_ffw_norm.weight", 8, 1, 2}, {"blk.0.attn_q_norm.weight", 4, 1, 1}, {"blk.0.attn_k_norm.weight", 4, 1, 1},
         };
         size_t fi, ti;
         for (fi = 0; fi < sizeof f / sizeof f[0]; fi++) {
             const char *a = f[fi].arch;
-            const int g3 = !strcmp(a, "gemma3");
+            const int g3 = !strcmp(a, "gemma3"), g1 = !strcmp(a, "gemma");
             uint64_t n_t = 0, off = 0, j;
             srti_model *m = NULL;
             int ok;
-            for (ti = 0; ti < sizeof t / sizeof t[0]; ti++) n_t += (!t[ti].g3 || g3) && !(f[fi].skip && !strcmp(f[fi].skip, t[ti].name));
+#define SKIP(ti) ((t[ti].only == 1 && !g3) || (t[ti].only == 2 && g1) || (f[fi].skip && !strcmp(f[fi].skip, t[ti].name)))
+            for (ti = 0; ti < sizeof t / sizeof t[0]; ti++) n_t += !SKIP(ti);
             b.n = 0;
             put_hdr(&b, 3, n_t, 9);
 #define K(s) (snprintf(key, sizeof key, "%s." s, a), key)
@@ -838,7 +849,7 @@ static void test_gemma(void) {
             kv_str(&b, "tokenizer.ggml.model", "llama");
             kv_tokens(&b, 300);
             for (ti = 0; ti < sizeof t / sizeof t[0]; ti++) {
-                if ((t[ti].g3 && !g3) || (f[fi].skip && !strcmp(f[fi].skip, t[ti].name))) continue;
+                if (SKIP(ti)) continue;
                 tinfo(&b, t[ti].name, t[ti].ne1 > 1 ? 2 : 1, t[ti].ne0, t[ti].ne1, SRTI_TYPE_F32, off);
                 off += (t[ti].ne0 * t[ti].ne1 * 4 + 31) / 32 * 32;
             }
@@ -855,6 +866,7 @@ static void test_gemma(void) {
             }
             else CHECK(!ok && strstr(err, f[fi].want), "a %s GGUF without %s is refused (%s)", a, f[fi].skip, err);
             srti_close(m);
+#undef SKIP
         }
     }
     free(b.p);

@@ -25,7 +25,8 @@ static const char *extra_pieces[] = {
 
 /* Writes a random-weight model with a SentencePiece vocab: <unk> <s> </s>, <0x00>..<0xFF>, then
    pieces. arch "llama", "qwen3" (with its q/k norms), "phi3" (LongRoPE: original context 32,
-   attention factor 1.1, factors around 1), "gemma2" (soft caps 20 / 10, a window of 4 on even
+   attention factor 1.1, factors around 1), "gemma" (attention scale 0.3, the scale all Gemmas here
+   have), "gemma2" (soft caps 20 / 10, a window of 4 on even
    layers), "gemma3" (q/k norms, a window of 4 on layer 0 of every 2, sliding rope base 100) or
    "qwen3moe" (q/k norms, 4 experts of width T_F / 2, 2 used, an f32 router); chat_template: tokenizer.chat_template
    (NULL = none). skip_tensor / bad_tensor tweak it for the error tests. */
@@ -65,7 +66,8 @@ static int write_tiny_model_arch(const char *path, const char *arch, const char 
         srt_writer_meta_u32(w, TKEY("rope.scaling.original_context_length"), 32);
         srt_writer_meta_f32(w, TKEY("rope.scaling.attn_factor"), 1.1f);
     }
-    if (!strncmp(arch, "gemma", 5)) {
+    if (!strcmp(arch, "gemma")) srt_writer_meta_f32(w, TKEY("attention.scale"), 0.3f);   /* Gemma 1: no more */
+    if (!strcmp(arch, "gemma2") || !strcmp(arch, "gemma3")) {
         srt_writer_meta_f32(w, TKEY("attention.scale"), 0.3f);
         srt_writer_meta_u32(w, TKEY("attention.sliding_window"), 4);
         srt_writer_meta_u32(w, TKEY("attention.sliding_window_pattern"), 2);
@@ -128,7 +130,7 @@ static int write_tiny_model_arch(const char *path, const char *arch, const char 
             LADD("ffn_down.weight", T_E, T_F, fmt);
         }
         if (!strcmp(arch, "qwen3") || !strcmp(arch, "qwen3moe") || !strcmp(arch, "gemma3")) { LADD("attn_q_norm.weight", 1, T_E / T_H, SRT_F32); LADD("attn_k_norm.weight", 1, T_E / T_H, SRT_F32); }
-        if (!strncmp(arch, "gemma", 5)) { LADD("post_attention_norm.weight", 1, T_E, SRT_F32); LADD("post_ffw_norm.weight", 1, T_E, SRT_F32); }
+        if (!strcmp(arch, "gemma2") || !strcmp(arch, "gemma3")) { LADD("post_attention_norm.weight", 1, T_E, SRT_F32); LADD("post_ffw_norm.weight", 1, T_E, SRT_F32); }
 #undef LADD
     }
 #undef ADD

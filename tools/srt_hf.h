@@ -10,7 +10,8 @@
                                qkv_proj and gate_up_proj split as they are read; partial_rotary_factor;
                                rope_scaling longrope / su: long_factor and short_factor become the
                                rope_factors_long/short.weight tensors; sliding_window recorded),
-                               Gemma2ForCausalLM (-> "gemma2"), Gemma3ForCausalLM and the text model
+                               GemmaForCausalLM (-> "gemma"), Gemma2ForCausalLM (-> "gemma2"),
+                               Gemma3ForCausalLM and the text model
                                of Gemma3ForConditionalGeneration (-> "gemma3"; see GEMMA below),
                                MixtralForCausalLM (-> "llama" with experts) and Qwen3MoeForCausalLM
                                (-> "qwen3moe": Qwen3 with experts; see EXPERTS below):
@@ -300,8 +301,8 @@ static int srti__jtoken_id(const char *file, const srtj_value *obj, const char *
 
 /* ---------------------------------------------------------------- config.json */
 enum { SRTI__HF_LLAMA = 1, SRTI__HF_MISTRAL = 2, SRTI__HF_QWEN2 = 3, SRTI__HF_QWEN3 = 4, SRTI__HF_PHI3 = 5, SRTI__HF_GEMMA2 = 6, SRTI__HF_GEMMA3 = 7,
-       SRTI__HF_MIXTRAL = 8, SRTI__HF_QWEN3MOE = 9 };
-#define SRTI__HF_IS_GEMMA(kind) ((kind) == SRTI__HF_GEMMA2 || (kind) == SRTI__HF_GEMMA3)
+       SRTI__HF_MIXTRAL = 8, SRTI__HF_QWEN3MOE = 9, SRTI__HF_GEMMA = 10 };
+#define SRTI__HF_IS_GEMMA(kind) ((kind) == SRTI__HF_GEMMA || (kind) == SRTI__HF_GEMMA2 || (kind) == SRTI__HF_GEMMA3)
 #define SRTI__HF_QK_NORM(kind) ((kind) == SRTI__HF_QWEN3 || (kind) == SRTI__HF_QWEN3MOE || (kind) == SRTI__HF_GEMMA3)   /* per-head q/k RMSNorm */
 typedef struct srti__hf_cfg {
     char arch_class[64];       /* "LlamaForCausalLM" (or the model_type) */
@@ -413,9 +414,14 @@ static int srti__hf_gemma_act(const char *file, const srtj_value *c, char *err, 
    (Gemma 3) a rope base of its own for the sliding layers. A layer_types list must be such a
    pattern. Gemma 3 values left out take srti__gemma3_text's defaults (sliding_window 4096,
    query_pre_attn_scalar 256); a null sliding_window is no window, a null query_pre_attn_scalar
-   head_dim (llama.cpp's scale for a GGUF without one). */
+   head_dim (llama.cpp's scale for a GGUF without one). Gemma 1 has none of this: its scale is
+   head_dim^-1/2 (GemmaAttention's), and transformers' GemmaConfig has no other of these keys. */
 static int srti__hf_gemma_config(srti_model *m, const char *file, const srtj_value *c, const srti__hf_cfg *cfg, char *err, size_t errlen) {
     srti_hparams *hp = &m->hp;
+    if (cfg->kind == SRTI__HF_GEMMA) {
+        hp->attn_scale = (float)(1.0 / sqrt((double)hp->head_dim));
+        return 0;
+    }
     static const char *caps[2] = {"attn_logit_softcapping", "final_logit_softcapping"};
     const srtj_value *lt = srtj_get(c, "layer_types"), *e;
     const int g3 = cfg->kind == SRTI__HF_GEMMA3;
@@ -544,6 +550,7 @@ static int srti__hf_config(srti_model *m, const char *file, const srtj_value *c,
     else if (!strcmp(cfg->arch_class, "Qwen3MoeForCausalLM") || !strcmp(cfg->arch_class, "qwen3_moe")) cfg->kind = SRTI__HF_QWEN3MOE;
     else if (!strcmp(cfg->arch_class, "MixtralForCausalLM") || !strcmp(cfg->arch_class, "mixtral")) cfg->kind = SRTI__HF_MIXTRAL;
     else if (!strcmp(cfg->arch_class, "Phi3ForCausalLM") || !strcmp(cfg->arch_class, "phi3")) cfg->kind = SRTI__HF_PHI3;
+    else if (!strcmp(cfg->arch_class, "GemmaForCausalLM") || !strcmp(cfg->arch_class, "gemma")) cfg->kind = SRTI__HF_GEMMA;
     else if (!strcmp(cfg->arch_class, "Gemma2ForCausalLM") || !strcmp(cfg->arch_class, "gemma2")) cfg->kind = SRTI__HF_GEMMA2;
     else if (!strcmp(cfg->arch_class, "Gemma3ForCausalLM") || !strcmp(cfg->arch_class, "gemma3_text")) cfg->kind = SRTI__HF_GEMMA3;
     else if (!strcmp(cfg->arch_class, "Gemma3ForConditionalGeneration") || !strcmp(cfg->arch_class, "gemma3")) {
@@ -552,7 +559,7 @@ static int srti__hf_config(srti_model *m, const char *file, const srtj_value *c,
     }
     strcpy(hp->arch, cfg->kind == SRTI__HF_QWEN2 ? "qwen2" : cfg->kind == SRTI__HF_QWEN3 ? "qwen3" : cfg->kind == SRTI__HF_QWEN3MOE ? "qwen3moe" :
                      cfg->kind == SRTI__HF_PHI3 ? "phi3" :
-                     cfg->kind == SRTI__HF_GEMMA2 ? "gemma2" : cfg->kind == SRTI__HF_GEMMA3 ? "gemma3" : cfg->kind ? "llama" : "");
+                     cfg->kind == SRTI__HF_GEMMA ? "gemma" : cfg->kind == SRTI__HF_GEMMA2 ? "gemma2" : cfg->kind == SRTI__HF_GEMMA3 ? "gemma3" : cfg->kind ? "llama" : "");
     if ((s = srtj_string(srtj_get(c, "_name_or_path"))) != NULL && s[0]) {
         const char *b = s, *q;
         for (q = s; *q; q++) if (*q == '/' || *q == '\\') b = q + 1;
@@ -1117,10 +1124,12 @@ static int srti__hf_name(const char *hf, const srti_hparams *hp, int permute_qk,
         {"mlp.up_proj.weight", "ffn_up.weight", 0}, {"mlp.down_proj.weight", "ffn_down.weight", 0},
         {"self_attn.qkv_proj.weight", "attn_qkv.weight", 0}, {"mlp.gate_up_proj.weight", "ffn_up.weight", 0},   /* Phi-3 */
     };
-    /* Gemma: four norms a layer; post_attention_layernorm normalises the attention's output (in
-       Llama it is the FFN's input norm); q_norm / k_norm in Gemma 3 only */
+    /* Gemma: Gemma 1 has Llama's two norms a layer (the first two entries, then the matrices);
+       Gemma 2 / 3 four, where post_attention_layernorm normalises the attention's output (entries
+       2-4 in place of 1); q_norm / k_norm (the last two) in Gemma 3 only */
     static const struct { const char *hf, *gg; } gemma[] = {
-        {"input_layernorm.weight", "attn_norm.weight"}, {"post_attention_layernorm.weight", "post_attention_norm.weight"},
+        {"input_layernorm.weight", "attn_norm.weight"}, {"post_attention_layernorm.weight", "ffn_norm.weight"},
+        {"post_attention_layernorm.weight", "post_attention_norm.weight"},
         {"pre_feedforward_layernorm.weight", "ffn_norm.weight"}, {"post_feedforward_layernorm.weight", "post_ffw_norm.weight"},
         {"self_attn.q_proj.weight", "attn_q.weight"}, {"self_attn.k_proj.weight", "attn_k.weight"},
         {"self_attn.v_proj.weight", "attn_v.weight"}, {"self_attn.o_proj.weight", "attn_output.weight"},
@@ -1158,9 +1167,10 @@ static int srti__hf_name(const char *hf, const srti_hparams *hp, int permute_qk,
         if (*p++ != '.' || l >= hp->n_layer) return -1;
         if (srti__ends_with(p, "rotary_emb.inv_freq")) return 0;
         if (is_gemma) {
+            const int g1 = !strcmp(hp->arch, "gemma");
             const size_t n = sizeof gemma / sizeof gemma[0] - (strcmp(hp->arch, "gemma3") ? 2 : 0);
             for (i = 0; i < n; i++)
-                if (!strcmp(p, gemma[i].hf)) { snprintf(out, cap, "blk.%lu.%s", l, gemma[i].gg); return 1; }
+                if ((g1 ? i < 2 || i > 4 : i != 1) && !strcmp(p, gemma[i].hf)) { snprintf(out, cap, "blk.%lu.%s", l, gemma[i].gg); return 1; }
             return -1;
         }
         if (hp->n_expert) {   /* the router and expert X's matrices, in place of the dense FFN (whose names then have no place) */

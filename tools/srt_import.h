@@ -32,7 +32,7 @@
 
    HUGGING FACE FOLDERS (tools/srt_hf.h, part of this header's implementation)
      srti_open(DIR) reads DIR/config.json (LlamaForCausalLM, MistralForCausalLM, Qwen2ForCausalLM,
-     Qwen3ForCausalLM, Phi3ForCausalLM),
+     Qwen3ForCausalLM, Phi3ForCausalLM, the Gemma and MoE classes: tools/srt_hf.h),
      DIR/tokenizer.json (+ tokenizer_config.json: chat template, special tokens) and
      DIR/model.safetensors or the shards listed by DIR/model.safetensors.index.json (F32, F16,
      BF16). Tensors get GGUF names, and the result is what llama.cpp's convert_hf_to_gguf.py would
@@ -95,7 +95,7 @@ enum { SRTI_TOKEN_NORMAL = 1, SRTI_TOKEN_UNKNOWN = 2, SRTI_TOKEN_CONTROL = 3,
 enum { SRTI_SRC_GGUF = 1, SRTI_SRC_LLAMA2C_V0 = 2, SRTI_SRC_LLAMA2C_V1 = 3, SRTI_SRC_HF = 4, SRTI_SRC_RANDOM = 5 };
 
 typedef struct srti_hparams {
-    char arch[32];            /* general.architecture ("llama", "qwen2", "qwen3", "qwen3moe", "phi3", "gemma2", "gemma3"); "llama" for llama2.c */
+    char arch[32];            /* general.architecture ("llama", "qwen2", "qwen3", "qwen3moe", "phi3", "gemma", "gemma2", "gemma3"); "llama" for llama2.c */
     char name[128];           /* general.name or "" */
     uint32_t n_vocab, n_embd, n_ff, n_layer, n_head, n_head_kv, head_dim, rope_dim, n_ctx;
     float rope_theta;         /* default 10000 */
@@ -109,8 +109,8 @@ typedef struct srti_hparams {
     float rope_attn_factor;   /* LongRoPE: cos and sin are scaled by it; default 1 */
     uint32_t sliding_window;  /* phi3: the checkpoint's sliding window (0 = none); recorded, not applied
                                  (llama.cpp does not apply it to Phi-3 either); gemma2/3: applied */
-    /* gemma2 / gemma3 only (0 elsewhere and when absent): */
-    float attn_scale;         /* the q . k scale (query_pre_attn_scalar^-1/2) */
+    /* gemma2 / gemma3 only (0 elsewhere and when absent; attn_scale also gemma): */
+    float attn_scale;         /* the q . k scale (query_pre_attn_scalar^-1/2; Gemma 1: head_dim^-1/2) */
     float attn_softcap, final_softcap;   /* Gemma 2's soft caps of the attention scores and the logits */
     uint32_t swa_pattern;     /* layer l slides iff l % swa_pattern < swa_pattern - 1 (0: the runtime's default: 2 / 6) */
     float rope_theta_swa;     /* Gemma 3: the sliding layers' rope base (0: the runtime's default, 10000) */
@@ -1034,8 +1034,10 @@ static void srti__index_names(srti_model *m) {
     m->priv->by_name_of = m->tensors;
 }
 
-/* Gemma 2 / 3: soft caps, sliding windows, an attention scale, post norms (formats/SRT.md) */
-static int srti__gemma(const char *arch) { return !strcmp(arch, "gemma2") || !strcmp(arch, "gemma3"); }
+/* Gemma 1 / 2 / 3: scaled embeddings, GELU, an attention scale; Gemma 2 / 3 also soft caps,
+   sliding windows and post norms (formats/SRT.md) */
+static int srti__gemma(const char *arch) { return !strcmp(arch, "gemma") || !strcmp(arch, "gemma2") || !strcmp(arch, "gemma3"); }
+static int srti__gemma_post(const char *arch) { return !strcmp(arch, "gemma2") || !strcmp(arch, "gemma3"); }
 /* Hyper-parameters and vocabulary fields from the metadata store (GGUF). */
 static int srti__gguf_hparams(srti_model *m, const char *path, char *err, size_t errlen) {
     srti_hparams *hp = &m->hp;
@@ -1079,9 +1081,9 @@ static int srti__gguf_hparams(srti_model *m, const char *path, char *err, size_t
     e = e || srti__kv_f32(m, path, SRTI__K("rope.scaling.high_freq_factor"), &hp->rope_high_freq_factor, err, errlen);
     e = e || srti__kv_u32(m, path, SRTI__K("rope.scaling.original_context_length"), &hp->rope_orig_ctx, err, errlen);
     e = e || srti__kv_f32(m, path, SRTI__K("rope.scaling.attn_factor"), &hp->rope_attn_factor, err, errlen);
-    if (!strcmp(a, "phi3") || srti__gemma(a)) e = e || srti__kv_u32(m, path, SRTI__K("attention.sliding_window"), &hp->sliding_window, err, errlen);
-    if (srti__gemma(a)) {
-        e = e || srti__kv_f32(m, path, SRTI__K("attention.scale"), &hp->attn_scale, err, errlen);
+    if (!strcmp(a, "phi3") || srti__gemma_post(a)) e = e || srti__kv_u32(m, path, SRTI__K("attention.sliding_window"), &hp->sliding_window, err, errlen);
+    if (srti__gemma(a)) e = e || srti__kv_f32(m, path, SRTI__K("attention.scale"), &hp->attn_scale, err, errlen);
+    if (srti__gemma_post(a)) {   /* (llama.cpp reads none of these for Gemma 1) */
         e = e || srti__kv_f32(m, path, SRTI__K("attn_logit_softcapping"), &hp->attn_softcap, err, errlen);
         e = e || srti__kv_f32(m, path, SRTI__K("final_logit_softcapping"), &hp->final_softcap, err, errlen);
         e = e || srti__kv_u32(m, path, SRTI__K("attention.sliding_window_pattern"), &hp->swa_pattern, err, errlen);   /* (an array is ignored) */
@@ -1115,7 +1117,7 @@ static int srti__gguf_hparams(srti_model *m, const char *path, char *err, size_t
                     srti__gemma(hp->arch);
     /* llama.cpp's GGUF has no attention.scale for Gemma: llama.cpp takes 1 / sqrt(n_embd / n_head) for
        the 27B models (46 layers: Gemma 2, 62: Gemma 3; query_pre_attn_scalar 144 there) and
-       1 / sqrt(head_dim) otherwise. Recorded here, so the packed file says it. */
+       1 / sqrt(head_dim) otherwise (all of Gemma 1). Recorded here, so the packed file says it. */
     if (srti__gemma(hp->arch) && hp->attn_scale == 0.0f && hp->n_head > 0 && hp->head_dim > 0) {
         const int big = (!strcmp(hp->arch, "gemma2") && hp->n_layer == 46) || (!strcmp(hp->arch, "gemma3") && hp->n_layer == 62);
         hp->attn_scale = 1.0f / sqrtf((float)(big ? hp->n_embd / hp->n_head : hp->head_dim));
@@ -1948,7 +1950,7 @@ SRTI_API int srti_check_llama(const srti_model *m, char *err, size_t errlen) {
     const int qk_norm = !strcmp(hp->arch, "qwen3") || !strcmp(hp->arch, "qwen3moe") || !strcmp(hp->arch, "gemma3");   /* per-head q/k RMSNorm */
     if (strcmp(hp->arch, "llama") != 0 && strcmp(hp->arch, "qwen2") != 0 && strcmp(hp->arch, "qwen3") != 0 && strcmp(hp->arch, "qwen3moe") != 0 &&
         strcmp(hp->arch, "phi3") != 0 && !gemma) {
-        srti__seterr(err, errlen, "%s: architecture '%s' is not supported (llama, qwen2, qwen3, qwen3moe, phi3, gemma2, gemma3)", m->priv->path, hp->arch);
+        srti__seterr(err, errlen, "%s: architecture '%s' is not supported (llama, qwen2, qwen3, qwen3moe, phi3, gemma, gemma2, gemma3)", m->priv->path, hp->arch);
         return 1;
     }
     /* experts: llama (Mixtral) and qwen3moe only, which must have them */
@@ -2013,8 +2015,8 @@ SRTI_API int srti_check_llama(const srti_model *m, char *err, size_t errlen) {
         SRTI__X("attn_v.bias", KV, 1, 0)
         SRTI__X("attn_q_norm.weight", hp->head_dim, 1, qk_norm)
         SRTI__X("attn_k_norm.weight", hp->head_dim, 1, qk_norm)
-        SRTI__X("post_attention_norm.weight", E, 1, gemma)   /* gemma's norms of the attention's and the FFN's outputs */
-        SRTI__X("post_ffw_norm.weight", E, 1, gemma)
+        SRTI__X("post_attention_norm.weight", E, 1, srti__gemma_post(hp->arch))   /* Gemma 2 / 3's norms of the attention's and the FFN's outputs */
+        SRTI__X("post_ffw_norm.weight", E, 1, srti__gemma_post(hp->arch))
         SRTI__X("ffn_norm.weight", E, 1, 1)
         if (hp->n_expert) {   /* the router and every expert's matrices; no dense FFN */
             const uint64_t FE = hp->n_ff_exp ? hp->n_ff_exp : F;
