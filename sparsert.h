@@ -362,7 +362,7 @@ typedef struct srt_model_desc {
 } srt_model_desc;
 
 typedef struct srt_model_info {
-    const char *architecture;    /* "llama", "qwen2", "qwen3", "qwen3moe", "phi3", "gemma", "gemma2" or "gemma3" */
+    const char *architecture;    /* "llama", "qwen2", "qwen2moe", "qwen3", "qwen3moe", "phi3", "gemma", "gemma2" or "gemma3" */
     const char *name;            /* general.name or "" */
     int n_vocab, n_embd, n_ff, n_layer, n_head, n_head_kv, head_dim, n_ctx_train;
     srt_format format;           /* the format holding the most bytes of weight matrices */
@@ -456,7 +456,8 @@ typedef struct srt_session_desc {
        input: x = n_tokens rows of cols floats, valid during the call only. layer 0..n_layer-1 with
        weight = the block tensor's name ("attn_q", "attn_k", "attn_v", "attn_output", "ffn_gate",
        "ffn_up", "ffn_down"; a mixture of experts: "ffn_gate_inp" for the router and "ffn_gate.X",
-       "ffn_up.X", "ffn_down.X" for expert X, with the rows of the tokens routed to it only), or
+       "ffn_up.X", "ffn_down.X" for expert X, with the rows of the tokens routed to it only;
+       "ffn_gate_shexp", "ffn_up_shexp", "ffn_down_shexp" for a shared expert), or
        layer -1 with "output" for the logits (the last token of a batch; speculative decoding: the
        pending token and the proposals). q, k, v (and gate, up)
        share one input: each gets its own call. NULL = none. */
@@ -3927,6 +3928,10 @@ typedef struct srt__layer {
     srt__weights wq, wk, wv, wo, gate, down, up;   /* gate, down, up: the dense FFN (unused with experts) */
     srt__weights router;            /* mixture of experts: n_expert x n_embd, a token's expert logits */
     srt__weights *experts;          /* n_expert x (gate, up, down), in the model's array; NULL for a dense FFN */
+    /* qwen2moe's shared expert: a SwiGLU FFN of width n_ff_shexp that every token goes through,
+       its output scaled by sigmoid(shexp_gate . x) (unbound otherwise) */
+    srt__weights shexp_gate, shexp_up, shexp_down;
+    const float *shexp_gate_inp;    /* n_embd */
 } srt__layer;
 
 /* Tokenizer data (section 10 fills and uses it). */
@@ -3994,9 +3999,11 @@ struct srt_model {
     float attn_softcap, final_softcap;   /* s -> cap tanh(s / cap) on the attention scores / the logits; 0 = none */
     int swa_window, swa_pattern;   /* sliding layers (l % pattern < pattern - 1) see the last swa_window positions */
     float rope_theta_swa;      /* the sliding layers' rope base (unscaled); 0 = they rotate as the others */
-    /* mixture of experts (Mixtral: "llama"; "qwen3moe"): every layer's FFN is n_expert_used of n_expert
-       experts of width n_ff, picked per token by the router */
+    /* mixture of experts (Mixtral: "llama"; "qwen3moe", "qwen2moe"): every layer's FFN is n_expert_used
+       of n_expert experts of width n_ff, picked per token by the router; qwen2moe adds a shared
+       expert of width n_ff_shexp */
     int n_expert, n_expert_used;
+    int n_ff_shexp;            /* 0: no shared expert */
     int expert_norm;           /* the picked experts' probabilities divided by their sum */
     srt__weights *experts;     /* n_layer x n_expert x (gate, up, down) */
     /* weights */
@@ -4195,9 +4202,9 @@ static srt_status srt__load_hparams(srt_model *m) {
     const char *s;
 #define SRT__KEY(suffix) (snprintf(key, sizeof key, "%s." suffix, m->arch), key)
     if (!srt_model_meta_str(m, "general.architecture", &s)) return srt__fail(SRT_ERR_FORMAT, "metadata general.architecture is missing");
-    if (strcmp(s, "llama") != 0 && strcmp(s, "qwen2") != 0 && strcmp(s, "qwen3") != 0 && strcmp(s, "qwen3moe") != 0 && strcmp(s, "phi3") != 0 &&
-        strcmp(s, "gemma") != 0 && strcmp(s, "gemma2") != 0 && strcmp(s, "gemma3") != 0)
-        return srt__fail(SRT_ERR_UNSUPPORTED, "architecture '%s' is not supported (llama, qwen2, qwen3, qwen3moe, phi3, gemma, gemma2, gemma3)", s);
+    if (strcmp(s, "llama") != 0 && strcmp(s, "qwen2") != 0 && strcmp(s, "qwen2moe") != 0 && strcmp(s, "qwen3") != 0 && strcmp(s, "qwen3moe") != 0 &&
+        strcmp(s, "phi3") != 0 && strcmp(s, "gemma") != 0 && strcmp(s, "gemma2") != 0 && strcmp(s, "gemma3") != 0)
+        return srt__fail(SRT_ERR_UNSUPPORTED, "architecture '%s' is not supported (llama, qwen2, qwen2moe, qwen3, qwen3moe, phi3, gemma, gemma2, gemma3)", s);
     snprintf(m->arch, sizeof m->arch, "%s", s);
     m->n_embd = srt__meta_u32_or(m, SRT__KEY("embedding_length"), 0);
     m->n_ff = srt__meta_u32_or(m, SRT__KEY("feed_forward_length"), 0);
@@ -4261,19 +4268,28 @@ static srt_status srt__load_hparams(srt_model *m) {
                              m->attn_scale, m->attn_softcap, m->final_softcap, m->swa_window, m->swa_pattern, m->rope_theta_swa);
         if (m->rope_theta_swa == m->rope_theta && m->rope_scaling == 0) m->rope_theta_swa = 0.0f;   /* one set of angles serves all layers */
     }
-    /* Mixture of experts: Mixtral is "llama" with experts, Qwen3-MoE "qwen3moe" (which must have them).
+    /* Mixture of experts: Mixtral is "llama" with experts, Qwen3-MoE "qwen3moe" and Qwen2-MoE
+       "qwen2moe" (which must have them; qwen2moe also a shared expert, of width
+       expert_shared_feed_forward_length, default feed_forward_length as llama.cpp's, and its picked
+       experts' weights are not renormalized unless the file says so: llama.cpp's graph never does).
        The graph's FFN width is then an expert's. */
-    m->n_expert = srt__meta_u32_or(m, SRT__KEY("expert_count"), 0);
-    m->n_expert_used = srt__meta_u32_or(m, SRT__KEY("expert_used_count"), 0);
-    m->expert_norm = srt__meta_u32_or(m, SRT__KEY("expert_weights_norm"), 1) != 0;
-    if (m->n_expert != 0 || strcmp(m->arch, "qwen3moe") == 0) {
-        const int ff = srt__meta_u32_or(m, SRT__KEY("expert_feed_forward_length"), (uint32_t)m->n_ff);
-        if (strcmp(m->arch, "llama") != 0 && strcmp(m->arch, "qwen3moe") != 0)
-            return srt__fail(SRT_ERR_UNSUPPORTED, "architecture '%s' with experts is not supported (llama, qwen3moe)", m->arch);
-        if (m->n_expert <= 0 || m->n_expert > 4096 || m->n_expert_used <= 0 || m->n_expert_used > m->n_expert || ff <= 0 || ff > 1 << 20)
-            return srt__fail(SRT_ERR_FORMAT, "bad mixture of experts: %d experts, %d used, width %d (1 <= used <= experts <= 4096)",
-                             m->n_expert, m->n_expert_used, ff);
-        m->n_ff = ff;
+    {
+        const int q2 = strcmp(m->arch, "qwen2moe") == 0;
+        m->n_expert = srt__meta_u32_or(m, SRT__KEY("expert_count"), 0);
+        m->n_expert_used = srt__meta_u32_or(m, SRT__KEY("expert_used_count"), 0);
+        m->expert_norm = srt__meta_u32_or(m, SRT__KEY("expert_weights_norm"), q2 ? 0 : 1) != 0;
+        m->n_ff_shexp = 0;
+        if (m->n_expert != 0 || q2 || strcmp(m->arch, "qwen3moe") == 0) {
+            const int ff = srt__meta_u32_or(m, SRT__KEY("expert_feed_forward_length"), (uint32_t)m->n_ff);
+            if (strcmp(m->arch, "llama") != 0 && strcmp(m->arch, "qwen3moe") != 0 && !q2)
+                return srt__fail(SRT_ERR_UNSUPPORTED, "architecture '%s' with experts is not supported (llama, qwen2moe, qwen3moe)", m->arch);
+            if (q2) m->n_ff_shexp = srt__meta_u32_or(m, SRT__KEY("expert_shared_feed_forward_length"), (uint32_t)m->n_ff);
+            if (m->n_expert <= 0 || m->n_expert > 4096 || m->n_expert_used <= 0 || m->n_expert_used > m->n_expert || ff <= 0 || ff > 1 << 20 ||
+                m->n_ff_shexp < 0 || m->n_ff_shexp > 1 << 20 || (q2 && m->n_ff_shexp == 0))
+                return srt__fail(SRT_ERR_FORMAT, "bad mixture of experts: %d experts, %d used, width %d, shared width %d (1 <= used <= experts <= 4096)",
+                                 m->n_expert, m->n_expert_used, ff, m->n_ff_shexp);
+            m->n_ff = ff;
+        }
     }
 #undef SRT__KEY
     return SRT_OK;
@@ -4333,6 +4349,14 @@ static srt_status srt__bind_weights(srt_model *m) {
                 snprintf(name, sizeof name, "blk.%d.ffn_%s.%d.weight", l, kinds[x % 3], x / 3);
                 if ((st = srt__bind(m, name, x % 3 == 2 ? E : F, x % 3 == 2 ? F : E, 0, &L->experts[x])) != SRT_OK) return st;
                 srt__find_tensor(m, name)->expert = 1;
+            }
+            if (m->n_ff_shexp) {   /* qwen2moe's shared expert and its gate (a vector: one row) */
+                const uint64_t FS = (uint64_t)m->n_ff_shexp;
+                if ((st = srt__bind(m, SRT__NAME("ffn_gate_shexp.weight"), FS, E, 0, &L->shexp_gate)) != SRT_OK ||
+                    (st = srt__bind(m, SRT__NAME("ffn_up_shexp.weight"), FS, E, 0, &L->shexp_up)) != SRT_OK ||
+                    (st = srt__bind(m, SRT__NAME("ffn_down_shexp.weight"), E, FS, 0, &L->shexp_down)) != SRT_OK ||
+                    (st = srt__bind_vec(m, SRT__NAME("ffn_gate_inp_shexp.weight"), E, 0, &L->shexp_gate_inp)) != SRT_OK)
+                    return st;
             }
         } else if ((st = srt__bind(m, SRT__NAME("ffn_gate.weight"), F, E, 0, &L->gate)) != SRT_OK ||
                    (st = srt__bind(m, SRT__NAME("ffn_down.weight"), E, F, 0, &L->down)) != SRT_OK ||
@@ -6110,6 +6134,7 @@ typedef struct srt__moe_buf {
     float *tw;                        /* S: its weight */
     float *xg, *yg;                   /* S x n_embd: the gathered inputs, the experts' outputs */
     float *hg, *hg2;                  /* S x n_ff: gate and up */
+    float *shexp;                     /* n_batch x n_embd: the shared expert's output (qwen2moe; else NULL) */
     srt__acts *acts;                  /* 2 n_expert: the prepared inputs of one region's jobs */
     srt__mm_job *jobs;                /* 2 n_expert */
     int64_t *start;                   /* 2 n_expert + 1 */
@@ -6119,7 +6144,7 @@ typedef struct srt__moe_buf {
 static int srt__moe_alloc(const srt_allocator *a, const srt_model *m, int n_batch, srt__moe_buf *b) {
     const size_t B = (size_t)n_batch, X = (size_t)m->n_expert, K = (size_t)m->n_expert_used, S = B * K, E = (size_t)m->n_embd, F = (size_t)m->n_ff;
     const size_t maxc = E > F ? E : F;
-    size_t sz[13], at = 0, i;
+    size_t sz[14], at = 0, i;
     char *p;
     memset(b, 0, sizeof *b);
     if (!X) return 1;
@@ -6127,13 +6152,15 @@ static int srt__moe_alloc(const srt_allocator *a, const srt_model *m, int n_batc
     sz[7] = S * E * 4; sz[8] = S * E * 4; sz[9] = S * F * 4; sz[10] = S * F * 4;
     sz[11] = 2 * X * sizeof(srt__acts) + 2 * X * sizeof(srt__mm_job) + (2 * X + 1) * sizeof(int64_t);
     sz[12] = 2 * ((size_t)srt__acts_bytes(S, maxc, SRT__KPAD) + 128 * X);   /* each expert's piece rounded up to 64 bytes; gate and up may differ */
-    for (i = 0; i < 13; i++) at += (sz[i] + 63) / 64 * 64;
+    sz[13] = m->n_ff_shexp ? B * E * 4 : 0;
+    for (i = 0; i < 14; i++) at += (sz[i] + 63) / 64 * 64;
     if (!(p = (char *)srt__alloc(a, at))) return 0;
     b->block = p;
 #define SRT__CARVE(field, type, k) (b->field = (type *)p, p += (sz[k] + 63) / 64 * 64)
     SRT__CARVE(logits, float, 0); SRT__CARVE(wts, float, 1); SRT__CARVE(pick, int32_t, 2); SRT__CARVE(off, int32_t, 3);
     SRT__CARVE(fill, int32_t, 4); SRT__CARVE(tok, int32_t, 5); SRT__CARVE(tw, float, 6); SRT__CARVE(xg, float, 7);
     SRT__CARVE(yg, float, 8); SRT__CARVE(hg, float, 9); SRT__CARVE(hg2, float, 10);
+    if (sz[13]) SRT__CARVE(shexp, float, 13);
     b->jobs = (srt__mm_job *)p;
     b->acts = (srt__acts *)(b->jobs + 2 * X);
     b->start = (int64_t *)(b->acts + 2 * X);
@@ -6179,14 +6206,16 @@ struct srt_session {
 
 /* Hands the input of the matmul of w to the session's observer, named by where w lives. */
 static void srt__observe(srt_session *s, const srt__weights *w, const float *x, int n_tok) {
-    static const char *const names[7] = {"attn_q", "attn_k", "attn_v", "attn_output", "ffn_gate", "ffn_up", "ffn_down"};
+    static const char *const names[10] = {"attn_q", "attn_k", "attn_v", "attn_output", "ffn_gate", "ffn_up", "ffn_down",
+                                          "ffn_gate_shexp", "ffn_up_shexp", "ffn_down_shexp"};
     const srt_model *m = s->m;
     int l, i;
     for (l = 0; l < m->n_layer; l++) {
         const srt__layer *L = &m->layers[l];
-        const srt__weights *ws[7];
+        const srt__weights *ws[10];
         ws[0] = &L->wq; ws[1] = &L->wk; ws[2] = &L->wv; ws[3] = &L->wo; ws[4] = &L->gate; ws[5] = &L->up; ws[6] = &L->down;
-        for (i = 0; i < 7; i++)
+        ws[7] = &L->shexp_gate; ws[8] = &L->shexp_up; ws[9] = &L->shexp_down;
+        for (i = 0; i < 10; i++)
             if (w == ws[i]) { s->d.observer(s->d.observer_user, l, names[i], x, n_tok, (int)w->cols); return; }
         if (w == &L->router) { s->d.observer(s->d.observer_user, l, "ffn_gate_inp", x, n_tok, (int)w->cols); return; }
         if (L->experts && w >= L->experts && w < L->experts + 3 * m->n_expert) {   /* "ffn_gate.X": expert X's, with its tokens only */
@@ -6402,7 +6431,9 @@ static void *srt__moe_acts(srt__moe_buf *b, int *na, char **scratch, const srt__
    to each expert are gathered into one batch per expert (one token: every expert reads its row, so
    it is neither copied nor quantized again); all experts' gate and up products run in one
    parallel region, their down products in a second (a decoded token: 2 regions for its 8 experts,
-   not 16); the weighted outputs are added expert by expert, in index order. */
+   not 16); the weighted outputs are added expert by expert, in index order. A shared expert
+   (qwen2moe) goes first, as a dense FFN on s->hb / s->hb2, and its output, scaled by its gate,
+   comes last. */
 static void srt__moe_ffn(srt_session *s, const srt__layer *L, int n) {
     const srt_model *m = s->m;
     const int E = m->n_embd, F = m->n_ff, X = m->n_expert, K = m->n_expert_used;
@@ -6411,6 +6442,21 @@ static void srt__moe_ffn(srt_session *s, const srt__layer *L, int n) {
     const srt__weights *aw = NULL;   /* the weights the last prepared input was made for */
     void *sc = NULL;
     int t, i, j, x, nj = 0, na = 0;
+    if (m->n_ff_shexp) {   /* shexp_t = sigmoid(gate_inp . x_t) down(silu(gate x_t) * up x_t) */
+        const srt__weights *ws[2];
+        float *ys[2];
+        ws[0] = &L->shexp_gate; ws[1] = &L->shexp_up; ys[0] = s->hb; ys[1] = s->hb2;
+        srt__matmul_same_input(s, 2, ws, s->xb, n, ys, NULL);
+        m->ops.swiglu(s->hb, s->hb2, (uint64_t)n * (uint64_t)m->n_ff_shexp);
+        srt__matmul(s, &L->shexp_down, s->hb, n, b->shexp, NULL);
+        for (t = 0; t < n; t++) {
+            const float *xt = s->xb + (size_t)t * E;
+            float *o = b->shexp + (size_t)t * E, g = 0.0f;
+            for (j = 0; j < E; j++) g += L->shexp_gate_inp[j] * xt[j];
+            g = 1.0f / (1.0f + expf(-g));
+            for (j = 0; j < E; j++) o[j] *= g;
+        }
+    }
     srt__matmul(s, &L->router, s->xb, n, b->logits, NULL);
     memset(b->off, 0, (size_t)(X + 1) * sizeof(int32_t));
     for (t = 0; t < n; t++) {
@@ -6470,6 +6516,8 @@ static void srt__moe_ffn(srt_session *s, const srt__layer *L, int n) {
         const float *y = b->yg + (size_t)i * E, w = b->tw[i];
         for (j = 0; j < E; j++) o[j] += w * y[j];
     }
+    if (m->n_ff_shexp)
+        for (i = 0; i < n * E; i++) s->xb[i] += b->shexp[i];
 }
 
 /* Evaluates n (<= n_batch) tokens at positions n_eval.. and the logits of the last n_logits of them
@@ -6653,7 +6701,8 @@ SRT_API srt_status srt_session_create(srt_model *m, const srt_session_desc *desc
         }
     }
     srt_session_seed(s, s->d.sampler.seed);
-    B = (size_t)s->n_batch; E = (size_t)m->n_embd; Q = (size_t)m->n_head * m->head_dim; KV = (size_t)s->kv_dim; F = (size_t)m->n_ff;
+    B = (size_t)s->n_batch; E = (size_t)m->n_embd; Q = (size_t)m->n_head * m->head_dim; KV = (size_t)s->kv_dim;
+    F = (size_t)(m->n_ff > m->n_ff_shexp ? m->n_ff : m->n_ff_shexp);   /* hb, hb2: the FFN's or the shared expert's width */
     maxk = E > Q ? E : Q; if (F > maxk) maxk = F;
     /* a sliding layer's ring: the window a token reads, a batch's new rows, and a window more so that
        taking back a reply (truncation) rarely reaches past what it holds */

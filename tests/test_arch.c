@@ -44,6 +44,9 @@ typedef struct {
 } cfg_t;
 static int is_gemma(const cfg_t *c) { return !strncmp(c->arch, "gemma", 5); }
 static int has_post_norms(const cfg_t *c) { return is_gemma(c) && strcmp(c->arch, "gemma") != 0; }   /* Gemma 2 / 3 */
+/* qwen2moe's shared expert: 1.5 times as wide as an expert (wider, as in Qwen2-MoE: the FFN scratch
+   must hold it); 0 elsewhere */
+static int shexp_width(const cfg_t *c) { return !strcmp(c->arch, "qwen2moe") ? 3 * c->F / 2 : 0; }
 static int slides(const cfg_t *c, int l) { return c->window > 0 && l % c->pattern < c->pattern - 1; }
 
 /* LongRoPE factors of dimension pair i: distinct sets, so that taking the wrong one shows */
@@ -51,8 +54,9 @@ static float rope_factor(int long_set, int i) { return long_set ? 1.0f + 0.75f *
 
 typedef struct {
     float *emb, *out, *onorm;
-    struct { float *an, *fn, *wq, *wk, *wv, *wo, *wg, *wu, *wd, *bq, *bk, *bv, *qn, *kn, *pan, *pfn, *wr; } l[MAXL];
-    /* with experts: wg, wu, wd hold NX matrices one after the other, wr the router (NX x E) */
+    struct { float *an, *fn, *wq, *wk, *wv, *wo, *wg, *wu, *wd, *bq, *bk, *bv, *qn, *kn, *pan, *pfn, *wr, *sg, *su, *sd, *sgi; } l[MAXL];
+    /* with experts: wg, wu, wd hold NX matrices one after the other, wr the router (NX x E); sg, su,
+       sd the shared expert's gate, up and down, sgi its gate vector (E) */
 } weights_t;
 
 static float *rnd(int n, float base, float scale) {
@@ -76,6 +80,11 @@ static void make_weights(const cfg_t *c, weights_t *w) {
             const int nx = c->NX ? c->NX : 1;
             w->l[l].wg = rnd(nx * c->F * c->E, 0.0f, 0.3f); w->l[l].wu = rnd(nx * c->F * c->E, 0.0f, 0.3f); w->l[l].wd = rnd(nx * c->E * c->F, 0.0f, 0.3f);
             if (c->NX) w->l[l].wr = rnd(c->NX * c->E, 0.0f, 0.5f);
+            if (shexp_width(c)) {
+                const int fs = shexp_width(c);
+                w->l[l].sg = rnd(fs * c->E, 0.0f, 0.3f); w->l[l].su = rnd(fs * c->E, 0.0f, 0.3f); w->l[l].sd = rnd(c->E * fs, 0.0f, 0.3f);
+                w->l[l].sgi = rnd(c->E, 0.0f, 0.5f);
+            }
         }
         if (c->bias) { w->l[l].bq = rnd(Q, 0.0f, 0.5f); w->l[l].bk = rnd(KV, 0.0f, 0.5f); w->l[l].bv = rnd(KV, 0.0f, 0.5f); }
         if (c->qk_norm) { w->l[l].qn = rnd(c->hd, 1.0f, 0.5f); w->l[l].kn = rnd(c->hd, 1.0f, 0.5f); }
@@ -90,6 +99,7 @@ static void free_weights(const cfg_t *c, weights_t *w) {
         free(w->l[l].an); free(w->l[l].fn); free(w->l[l].wq); free(w->l[l].wk); free(w->l[l].wv); free(w->l[l].wo);
         free(w->l[l].wg); free(w->l[l].wu); free(w->l[l].wd); free(w->l[l].bq); free(w->l[l].bk); free(w->l[l].bv);
         free(w->l[l].qn); free(w->l[l].kn); free(w->l[l].pan); free(w->l[l].pfn); free(w->l[l].wr);
+        free(w->l[l].sg); free(w->l[l].su); free(w->l[l].sd); free(w->l[l].sgi);
     }
 }
 
@@ -119,7 +129,8 @@ static int write_srt_ex(const char *path, const cfg_t *c, const weights_t *w, co
         srt_writer_meta_u32(wr, KEY("expert_count"), (uint32_t)(expert_count_key ? expert_count_key : c->NX));
         srt_writer_meta_u32(wr, KEY("expert_used_count"), (uint32_t)c->K);
         srt_writer_meta_u32(wr, KEY("expert_feed_forward_length"), (uint32_t)c->F);
-        srt_writer_meta_u32(wr, KEY("expert_weights_norm"), (uint32_t)c->enorm);
+        if (c->enorm || strcmp(c->arch, "qwen2moe") != 0) srt_writer_meta_u32(wr, KEY("expert_weights_norm"), (uint32_t)c->enorm);   /* (qwen2moe: 0 when absent) */
+        if (shexp_width(c)) srt_writer_meta_u32(wr, KEY("expert_shared_feed_forward_length"), (uint32_t)shexp_width(c));
     }
     srt_writer_meta_u32(wr, KEY("block_count"), (uint32_t)c->L);
     srt_writer_meta_u32(wr, KEY("attention.head_count"), (uint32_t)c->H);
@@ -192,6 +203,12 @@ static int write_srt_ex(const char *path, const cfg_t *c, const weights_t *w, co
                 XADD("down", 2, c->E, c->F, w->l[l].wd + at);
 #undef XADD
             }
+            if (shexp_width(c)) {
+                LADD("ffn_gate_inp_shexp.weight", 1, c->E, w->l[l].sgi);
+                LADD("ffn_gate_shexp.weight", shexp_width(c), c->E, w->l[l].sg);
+                LADD("ffn_up_shexp.weight", shexp_width(c), c->E, w->l[l].su);
+                LADD("ffn_down_shexp.weight", c->E, shexp_width(c), w->l[l].sd);
+            }
         } else {
             LADD("ffn_gate.weight", c->F, c->E, w->l[l].wg);
             LADD("ffn_up.weight", c->F, c->E, w->l[l].wu);
@@ -256,7 +273,9 @@ static void ref_rope(double *v, int n, const cfg_t *c, int neox, int pos, int la
 
 /* The FFN of layer l on xb into o: SwiGLU (gemma: GELU); with experts, the sum over the K most
    probable experts (softmax of the router's logits over all NX) of their outputs, weighted by
-   their probabilities, divided by the K probabilities' sum when enorm. */
+   their probabilities, divided by the K probabilities' sum when enorm; plus qwen2moe's shared
+   expert unless use_shexp is 0 (the check that leaving it out shows). */
+static int use_shexp = 1;
 static void ref_ffn(const cfg_t *c, const weights_t *w, int l, const double *xb, double *o) {
     const int E = c->E, F = c->F, nx = c->NX ? c->NX : 1;
     double *g = (double *)calloc((size_t)F, sizeof(double)), *u = (double *)calloc((size_t)F, sizeof(double));
@@ -287,6 +306,18 @@ static void ref_ffn(const cfg_t *c, const weights_t *w, int l, const double *xb,
                                : g[i] / (1.0 + exp(-g[i])) * u[i];
         ref_matvec(y, w->l[l].wd + at, g, E, F, NULL);
         for (i = 0; i < E; i++) o[i] += wt * y[i];
+    }
+    if (shexp_width(c) && use_shexp) {   /* + sigmoid(sgi . x) down(silu(gate x) * up x) */
+        const int FS = shexp_width(c);
+        double *sg = (double *)calloc((size_t)FS, sizeof(double)), *su = (double *)calloc((size_t)FS, sizeof(double)), gate = 0;
+        for (i = 0; i < E; i++) gate += (double)w->l[l].sgi[i] * xb[i];
+        gate = 1.0 / (1.0 + exp(-gate));
+        ref_matvec(sg, w->l[l].sg, xb, FS, E, NULL);
+        ref_matvec(su, w->l[l].su, xb, FS, E, NULL);
+        for (i = 0; i < FS; i++) sg[i] = sg[i] / (1.0 + exp(-sg[i])) * su[i];
+        ref_matvec(y, w->l[l].sd, sg, E, FS, NULL);
+        for (i = 0; i < E; i++) o[i] += gate * y[i];
+        free(sg); free(su);
     }
     free(g); free(u); free(y);
 }
@@ -365,7 +396,7 @@ static double rel_err(const float *a, const double *b) {
 
 /* The observer's view of a mixture of experts: rows seen per layer by the router and by experts'
    gate / up / down, and calls with an expert name that is not "ffn_KIND.X", X < experts. */
-typedef struct { int nx, router[MAXL], expert[MAXL][3], bad; } moe_seen;
+typedef struct { int nx, router[MAXL], expert[MAXL][3], shexp[MAXL][3], bad; } moe_seen;
 static void moe_observer(void *user, int layer, const char *weight, const float *x, int n_tok, int cols) {
     moe_seen *o = (moe_seen *)user;
     static const char *const kinds[3] = {"ffn_gate.", "ffn_up.", "ffn_down."};
@@ -373,6 +404,10 @@ static void moe_observer(void *user, int layer, const char *weight, const float 
     (void)x; (void)cols;
     if (layer < 0 || layer >= MAXL) return;
     if (!strcmp(weight, "ffn_gate_inp")) { o->router[layer] += n_tok; return; }
+    if (!strcmp(weight, "ffn_gate_shexp") || !strcmp(weight, "ffn_up_shexp") || !strcmp(weight, "ffn_down_shexp")) {
+        o->shexp[layer][weight[4] == 'g' ? 0 : weight[4] == 'u' ? 1 : 2] += n_tok;
+        return;
+    }
     for (k = 0; k < 3; k++)
         if (!strncmp(weight, kinds[k], strlen(kinds[k]))) {
             char *end;
@@ -420,7 +455,8 @@ static void check_arch(const cfg_t *c, uint64_t seed) {
         if (c->NX) {
             /* per token: all f32 weights but the embedding's other rows, of the experts K of NX */
             const uint64_t Q = (uint64_t)c->H * c->hd, KV = (uint64_t)c->KVH * c->hd, E = (uint64_t)c->E, F = (uint64_t)c->F;
-            const uint64_t layer = 2 * E + E * Q * 2 + 2 * E * KV + (uint64_t)c->NX * E + (c->qk_norm ? 2 * (uint64_t)c->hd : 0) + (uint64_t)c->K * 3 * E * F;
+            const uint64_t layer = 2 * E + E * Q * 2 + 2 * E * KV + (uint64_t)c->NX * E + (c->qk_norm ? 2 * (uint64_t)c->hd : 0) + (uint64_t)c->K * 3 * E * F +
+                                   (c->bias ? Q + 2 * KV : 0) + (shexp_width(c) ? E + 3 * E * (uint64_t)shexp_width(c) : 0);   /* + the shared expert, all of it */
             const uint64_t want = 4 * (E + (c->tied ? V * E : V * E + E) + (uint64_t)c->L * layer);
             CHECK(info.n_expert == c->NX && info.n_expert_used == c->K && info.n_ff == c->F && info.token_bytes == want,
                   "%s: info: %d experts, %d used, n_ff %d (an expert's), %llu bytes a token (%llu expected)", c->tag, info.n_expert, info.n_expert_used, info.n_ff,
@@ -473,7 +509,8 @@ static void check_arch(const cfg_t *c, uint64_t seed) {
             sd.n_ctx = 64; sd.n_batch = 16; sd.observer = moe_observer; sd.observer_user = &seen;
             ok = srt_session_create(m, &sd, &so) == SRT_OK && srt_session_feed(so, toks, T_TOK) == SRT_OK;
             for (l = 0; l < c->L; l++)
-                ok = ok && seen.router[l] == T_TOK && seen.expert[l][0] == T_TOK * c->K && seen.expert[l][1] == T_TOK * c->K && seen.expert[l][2] == T_TOK * c->K;
+                ok = ok && seen.router[l] == T_TOK && seen.expert[l][0] == T_TOK * c->K && seen.expert[l][1] == T_TOK * c->K && seen.expert[l][2] == T_TOK * c->K &&
+                     seen.shexp[l][0] == (shexp_width(c) ? T_TOK : 0) && seen.shexp[l][1] == seen.shexp[l][0] && seen.shexp[l][2] == seen.shexp[l][0];
             CHECK(ok && !seen.bad, "%s: observer: the router sees %d rows a layer, each kind of expert matrix %d (%d, %d, %d in layer 0), names ffn_KIND.X",
                   c->tag, T_TOK, T_TOK * c->K, seen.expert[0][0], seen.expert[0][1], seen.expert[0][2]);
             srt_session_destroy(so);
@@ -489,6 +526,13 @@ static void check_arch(const cfg_t *c, uint64_t seed) {
             e2 = rel_err(srt_session_logits(s1), ref + (size_t)(T_TOK - 1) * V);
             CHECK(e1 > 100 * TOL && e2 > 100 * TOL, "%s: the reference %s renormalized weights differs (%.2e), with %d experts a token (%.2e)",
                   c->tag, c->enorm ? "without" : "with", e1, c->K - 1, e2);
+            if (shexp_width(c)) {
+                use_shexp = 0;
+                ref_forward(c, &w, toks, T_TOK, neox, 1, ref);
+                use_shexp = 1;
+                e1 = rel_err(srt_session_logits(s1), ref + (size_t)(T_TOK - 1) * V);
+                CHECK(e1 > 100 * TOL, "%s: the reference without the shared expert differs (%.2e)", c->tag, e1);
+            }
         }
         if (is_gemma(c) && t == T_TOK) {   /* each gemma feature that this model has changes the logits: they are all applied */
             static const char *const what[] = {"the sliding window", "the scores' soft cap", "the logits' soft cap", "the sliding layers' rope base",
@@ -622,6 +666,13 @@ static void check_moe_errors(void) {
     srt_test_rng = 8;
     make_weights(&c, &w);
     expect_refused(path, write_srt(path, &c, &w, NULL, 0), "a qwen3moe file without experts", "0 experts");
+    free_weights(&c, &w);
+    c.arch = "qwen2moe"; c.NX = 4; c.K = 2; c.qk_norm = 0;   /* qwen2moe: the shared expert and its gate are required */
+    srt_test_rng = 8;
+    make_weights(&c, &w);
+    expect_refused(path, write_srt(path, &c, &w, "blk.1.ffn_up_shexp.weight", 0), "a qwen2moe file without blk.1.ffn_up_shexp.weight", "blk.1.ffn_up_shexp.weight");
+    expect_refused(path, write_srt(path, &c, &w, "blk.0.ffn_gate_inp_shexp.weight", 0), "a qwen2moe file without its first shared-expert gate",
+                   "blk.0.ffn_gate_inp_shexp.weight");
     remove(path);
     free_weights(&c, &w);
 }
@@ -738,6 +789,9 @@ int main(void) {
         {"mixtral (llama, 4 experts, 2 used, renormalized)", "llama", 48, 40, 2, 4, 2, 12, 12, 1e6f, 1e-5f, 0, 0, 0, -1, 0, 1.0f, 0, 0, 0, 0, 0, 0, 0, 4, 2, 1},
         {"qwen3moe (8 experts, 3 used, renormalized, q/k norms)", "qwen3moe", 32, 24, 3, 4, 2, 16, 16, 1e6f, 1e-6f, 0, 1, 1, -1, 0, 1.0f, 0, 0, 0, 0, 0, 0, 0, 8, 3, 1},
         {"qwen3moe (6 experts, 2 used, probabilities as they are)", "qwen3moe", 32, 24, 2, 4, 1, 16, 16, 1e6f, 1e-6f, 0, 1, 0, -1, 0, 1.0f, 0, 0, 0, 0, 0, 0, 0, 6, 2, 0},
+        {"qwen2moe (biases, 6 experts, 2 used, no expert_weights_norm key: as they are, shared expert of 36)", "qwen2moe", 32, 24, 2, 4, 2, 8, 8, 1e6f, 1e-6f, 1, 0,
+         1, -1, 0, 1.0f, 0, 0, 0, 0, 0, 0, 0, 6, 2, 0},
+        {"qwen2moe (8 experts, 3 used, renormalized, untied)", "qwen2moe", 32, 24, 3, 4, 1, 8, 8, 1e6f, 1e-6f, 1, 0, 0, -1, 0, 1.0f, 0, 0, 0, 0, 0, 0, 0, 8, 3, 1},
     };
     size_t i;
     srt_set_log(NULL, NULL);

@@ -1321,6 +1321,103 @@ static int mx_pack_eval(const char *dir, const char *opts, const char *out, floa
     return ok;
 }
 
+/* Qwen2MoeForCausalLM: the tiny MoE folder as Qwen2 (QKV biases, no q/k norms) with a shared expert
+   of width 10 (mlp.shared_expert.*_proj, its down BF16) and its gate mlp.shared_expert_gate [1, 8]:
+   every tensor mapped with its values (the gate to the vector ffn_gate_inp_shexp), the settings
+   read (norm_topk_prob false kept: no renormalization); packed (the gate f32) it runs; a folder
+   without a shared expert matrix, or whose shared expert is narrower than the config says, is
+   refused naming the tensor; a random one takes Qwen2MoeConfig's defaults. */
+#define MXS 10   /* the shared expert's width */
+static void qm_tensors(void) {
+    static const char *const part[3] = {"gate_proj", "up_proj", "down_proj"}, *const gg_part[3] = {"gate", "up", "down"};
+    char hf[96], gg[64];
+    int l, x, k;
+    mx_n = 0; mx_used = mx_used16 = 0;
+    srt_test_rng = 4343;
+    mx_add("model.embed_tokens.weight", "token_embd.weight", TV, MXE, 0, 0, -1, -1, -1, NULL);
+    for (l = 0; l < MXL; l++) {
+#define QMT(h, g, r, c, norm, ex, pt) snprintf(hf, sizeof hf, "model.layers.%d.%s", l, h); snprintf(gg, sizeof gg, "blk.%d.%s", l, g); \
+                                       mx_add(hf, gg, r, c, norm, 0, l, ex, pt, NULL);
+        QMT("input_layernorm.weight", "attn_norm.weight", MXE, 0, 1, -1, -1)
+        QMT("self_attn.q_proj.weight", "attn_q.weight", MXE, MXE, 0, -1, -1)
+        QMT("self_attn.q_proj.bias", "attn_q.bias", MXE, 0, 0, -1, -1)
+        QMT("self_attn.k_proj.weight", "attn_k.weight", 4, MXE, 0, -1, -1)
+        QMT("self_attn.k_proj.bias", "attn_k.bias", 4, 0, 0, -1, -1)
+        QMT("self_attn.v_proj.weight", "attn_v.weight", 4, MXE, 0, -1, -1)
+        QMT("self_attn.v_proj.bias", "attn_v.bias", 4, 0, 0, -1, -1)
+        QMT("self_attn.o_proj.weight", "attn_output.weight", MXE, MXE, 0, -1, -1)
+        QMT("post_attention_layernorm.weight", "ffn_norm.weight", MXE, 0, 1, -1, -1)
+        QMT("mlp.gate.weight", "ffn_gate_inp.weight", MXN, MXE, 0, -2, -1)
+        QMT("mlp.shared_expert_gate.weight", "ffn_gate_inp_shexp.weight", 1, MXE, 0, -1, -1)
+        QMT("mlp.shared_expert.gate_proj.weight", "ffn_gate_shexp.weight", MXS, MXE, 0, -1, -1)
+        QMT("mlp.shared_expert.up_proj.weight", "ffn_up_shexp.weight", MXS, MXE, 0, -1, -1)
+        QMT("mlp.shared_expert.down_proj.weight", "ffn_down_shexp.weight", MXE, MXS, 0, -1, 2)
+#undef QMT
+        for (x = 0; x < MXN; x++)
+            for (k = 0; k < 3; k++) {
+                snprintf(hf, sizeof hf, "model.layers.%d.mlp.experts.%d.%s.weight", l, x, part[k]);
+                snprintf(gg, sizeof gg, "blk.%d.ffn_%s.%d.weight", l, gg_part[k], x);
+                mx_add(hf, gg, k == 2 ? MXE : MXF, k == 2 ? MXF : MXE, 0, 0, l, x, k, NULL);
+            }
+    }
+    mx_add("model.norm.weight", "output_norm.weight", MXE, 0, 1, 0, -1, -1, -1, NULL);
+    mx_add("lm_head.weight", "output.weight", TV, MXE, 0, 0, -1, -1, -1, NULL);
+}
+static void qm_config(char *buf, size_t cap, int shared_width) {
+    snprintf(buf, cap, "{\"architectures\":[\"Qwen2MoeForCausalLM\"],\"model_type\":\"qwen2_moe\",\"hidden_size\":8,\"intermediate_size\":16,"
+             "\"num_hidden_layers\":2,\"num_attention_heads\":2,\"num_key_value_heads\":1,\"rms_norm_eps\":1e-06,\"max_position_embeddings\":64,"
+             "\"vocab_size\":16,\"tie_word_embeddings\":false,\"hidden_act\":\"silu\",\"num_experts\":4,\"num_experts_per_tok\":2,"
+             "\"moe_intermediate_size\":6,\"shared_expert_intermediate_size\":%d,\"norm_topk_prob\":false,\"decoder_sparse_step\":1,"
+             "\"mlp_only_layers\":[],\"use_sliding_window\":false,\"rope_theta\":1000000.0}", shared_width);
+}
+static void test_qwen2moe(void) {
+    char err[1024], dir[] = TMP "/qwen2moe", cfg[2048], why[512], p[512], arch[16];
+    srti_model *m;
+    int ok;
+    qm_tensors();
+    qm_config(cfg, sizeof cfg, MXS);
+    mx_write(dir, cfg, NULL, 0);
+    m = open_dir(dir, err, sizeof err);
+    CHECK(m != NULL, "tiny Qwen2-MoE folder opens (%s)", m ? "ok" : err);
+    if (m) {
+        CHECK(!strcmp(m->hp.arch, "qwen2moe") && m->hp.n_expert == MXN && m->hp.n_expert_used == 2 && m->hp.n_ff_exp == MXF && m->hp.n_ff_shexp == MXS &&
+              m->hp.expert_weights_norm == 0 && m->hp.rope_neox == 1 && m->hp.rope_theta == 1e6f && m->hp.tied_output == 0,
+              "Qwen2-MoE hyper-parameters: qwen2moe, 4 experts of width 6, 2 used, shared expert of width 10, not renormalized, NeoX rope");
+        ok = mx_check_values(m, why, sizeof why) && srti_check_llama(m, why, sizeof why) == 0;
+        CHECK(ok, "Qwen2-MoE: all %d tensors mapped (shared_expert.*_proj -> ffn_*_shexp, shared_expert_gate [1, 8] -> ffn_gate_inp_shexp), "
+              "values equal, QKV biases; srti_check_llama passes (%s)", mx_n, ok ? "ok" : why);
+    }
+    srti_close(m);
+    {
+        float lg[TV];
+        srt_model_info info;
+        memset(&info, 0, sizeof info);
+        ok = mx_pack_eval(dir, "", TMP "/qwen2moe.srt", lg, &info, arch, why, sizeof why);
+        CHECK(ok && !strcmp(arch, "qwen2moe") && info.n_expert == MXN && info.n_ff == MXF &&
+              srt_file_format(TMP "/qwen2moe.srt", "blk.1.ffn_gate_inp_shexp.weight") == SRT_F32 &&
+              srt_file_format(TMP "/qwen2moe.srt", "blk.1.ffn_down_shexp.weight") == SRT_F16,
+              "srt-pack packs the Qwen2-MoE folder (the shared gate f32, the shared expert f16); it loads and evaluates 5 tokens to finite logits (%s)", ok ? "ok" : why);
+        remove(TMP "/qwen2moe.srt");
+    }
+    mx_write(dir, cfg, "model.layers.1.mlp.shared_expert.up_proj.weight", 0);
+    refuse_check(dir, "tensor 'blk.1.ffn_up_shexp.weight' is missing", "a Qwen2-MoE folder without layer 1's shared expert up_proj");
+    qm_config(cfg, sizeof cfg, 12);
+    mx_write(dir, cfg, NULL, 0);
+    refuse_check(dir, "tensor 'blk.0.ffn_gate_shexp.weight' has shape [8, 10, 1, 1], expected [8, 12]", "a shared expert narrower than shared_expert_intermediate_size");
+    path_in(p, sizeof p, TMP, "qwen2moe_random.json");
+    write_text(p, "{\"architectures\":[\"Qwen2MoeForCausalLM\"],\"hidden_size\":8,\"intermediate_size\":16,\"num_hidden_layers\":1,"
+                  "\"num_attention_heads\":2,\"num_key_value_heads\":1,\"vocab_size\":300}");
+    m = NULL;
+    ok = srti_open_random(p, 3, &m, err, sizeof err) == 0 && m->hp.n_expert == 60 && m->hp.n_expert_used == 4 && m->hp.n_ff_exp == 1408 &&
+         m->hp.n_ff_shexp == 5632 && m->hp.expert_weights_norm == 0 && m->hp.n_ctx == 32768 && m->n_tensors == 3 + 6 + 3 + 1 + 3 * 60 + 4 &&
+         srti_check_llama(m, err, sizeof err) == 0;
+    CHECK(ok, "random Qwen2-MoE: Qwen2MoeConfig's defaults (60 experts, 4 used, width 1408, shared 5632, not renormalized, 32768 positions); "
+          "biases, router, experts and the shared expert, checked (%s)", ok ? "ok" : err);
+    srti_close(m);
+    remove(p);
+    if (system("rm -rf " TMP "/qwen2moe") != 0) CHECK(0, "clean up");
+}
+
 static void test_moe(void) {
     char err[1024], dir[] = TMP "/moe", cfg[2048], why[512], p[512], arch[16];
     srti_model *m;
@@ -2227,6 +2324,7 @@ int main(void) {
     test_gemma1();
     test_gemma_mm();
     test_moe();
+    test_qwen2moe();
     test_malformed();
     test_tokenizers();
     test_smollm2_tokenizer();

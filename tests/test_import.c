@@ -873,7 +873,7 @@ static void test_gemma(void) {
     remove(TMP "gemma.gguf");
 }
 
-/* ---- mixture of experts (Mixtral as "llama" with expert_count, "qwen3moe") */
+/* ---- mixture of experts (Mixtral as "llama" with expert_count, "qwen3moe", "qwen2moe") */
 /* A 2-layer MoE GGUF of n_embd 32, expert width 64, 2 heads of 16 (1 KV head), 300 tokens. The
    experts are llama.cpp's 3-D blk.N.ffn_{gate,up,down}_exps.weight, or with per_expert the older
    2-D blk.N.ffn_{gate,up,down}.X.weight; expert X of layer l, kind k (gate, up, down) holds the bytes
@@ -891,7 +891,9 @@ typedef struct moe_cfg {
     uint32_t ne2;             /* the 3-D tensors' third dimension (0: n_expert) */
     int both;                 /* 1: blk.0.ffn_gate.0.weight stored besides the 3-D tensors */
     int norm, norm_type;      /* expert_weights_norm (-1: absent) and its GGUF type (7 bool, 4 uint32) */
+    int shexp;                /* qwen2moe: 1 = the shared expert (width MS, expert_shared_feed_forward_length) and its gate vector */
 } moe_cfg;
+#define MS 96
 static uint32_t moe_seed(uint32_t l, uint32_t k, uint32_t x) { return 10000u + (l * 3u + k) * 64u + x; }
 /* nvalues of ggml type `type` from a generator seeded by `seed`: small floats, or quantized blocks of
    random codes with a positive f16 scale of 2^-7 .. 2^-6 */
@@ -924,6 +926,7 @@ static void moe_write(const moe_cfg *c, const char *path) {
     put_str(&kv, K("attention.layer_norm_rms_epsilon")); put_u32(&kv, 6); put_f32(&kv, 1e-6f); n_kv++;
     if (c->n_expert) { kv_u32(&kv, K("expert_count"), c->n_expert); n_kv++; }
     if (c->n_used >= 0) { kv_u32(&kv, K("expert_used_count"), (uint32_t)c->n_used); n_kv++; }
+    if (c->shexp) { kv_u32(&kv, K("expert_shared_feed_forward_length"), MS); n_kv++; }
     if (c->norm >= 0) {
         put_str(&kv, K("expert_weights_norm")); put_u32(&kv, (uint32_t)c->norm_type);
         if (c->norm_type == 7) put_u8(&kv, (unsigned)c->norm); else put_u32(&kv, (uint32_t)c->norm);
@@ -963,7 +966,7 @@ static void moe_write(const moe_cfg *c, const char *path) {
         };
         size_t i;
         for (i = 0; i < sizeof d / sizeof d[0]; i++) {
-            if (d[i].qk && strcmp(a, "qwen3moe") != 0) continue;
+            if (d[i].qk && strcmp(a, "qwen3moe") != 0) continue;   /* (qwen2moe's biases are optional: none here) */
             snprintf(nm, sizeof nm, "blk.%u.%s.weight", (unsigned)l, d[i].n);
             T(nm, d[i].nd, d[i].a0, d[i].a1, 1, SRTI_TYPE_F32, 100 + 16 * l + (uint32_t)i, 1);
         }
@@ -982,6 +985,12 @@ static void moe_write(const moe_cfg *c, const char *path) {
                 snprintf(nm, sizeof nm, "blk.%u.ffn_%s_exps.weight", (unsigned)l, kinds[k]);
                 T(nm, 3, a0, a1, X3, c->exps_type, moe_seed(l, k, 0), X3);
             }
+        }
+        if (c->shexp) {   /* as llama.cpp writes them: the gate a vector [n_embd], the expert's matrices 2-D */
+            snprintf(nm, sizeof nm, "blk.%u.ffn_gate_inp_shexp.weight", (unsigned)l); T(nm, 1, ME, 1, 1, SRTI_TYPE_F32, 300 + l, 1);
+            snprintf(nm, sizeof nm, "blk.%u.ffn_gate_shexp.weight", (unsigned)l); T(nm, 2, ME, MS, 1, c->exps_type, 310 + l, 1);
+            snprintf(nm, sizeof nm, "blk.%u.ffn_up_shexp.weight", (unsigned)l); T(nm, 2, ME, MS, 1, c->exps_type, 320 + l, 1);
+            snprintf(nm, sizeof nm, "blk.%u.ffn_down_shexp.weight", (unsigned)l); T(nm, 2, MS, ME, 1, c->exps_type, 330 + l, 1);
         }
     }
     if (c->both) T("blk.0.ffn_gate.0.weight", 2, ME, MF, 1, c->exps_type, moe_seed(0, 0, 0), 1);
@@ -1138,7 +1147,9 @@ static void test_moe(void) {
         c = moe_default("llama", SRTI_TYPE_Q8_0); c.n_expert = 0; c.n_used = -1;
         moe_refused(&c, 1, "tensor 'blk.0.ffn_gate_exps.weight' holds 4 experts, but the file has no llama.expert_count", "llama with 3-D experts and no expert_count");
         c = moe_default("qwen2moe", SRTI_TYPE_Q8_0);
-        moe_refused(&c, 1, "architecture 'qwen2moe' is not supported", "qwen2moe (shared experts)");
+        moe_refused(&c, 1, "tensor 'blk.0.ffn_gate_inp_shexp.weight' is missing", "qwen2moe without its shared expert");
+        c = moe_default("qwen2", SRTI_TYPE_Q8_0);
+        moe_refused(&c, 1, "holds 4 experts, but the file has no qwen2.expert_count", "qwen2 with experts");
     }
 }
 
@@ -1255,6 +1266,40 @@ static void test_moe_pack(void) {
               "srt-pack --prune wanda --sparsity 0.5 on the qwen3moe GGUF: all 24 experts calibrated (each saw routed tokens) and pruned to 0.5, the routers dense (" TMP "moe_wanda.txt)");
         free(rep);
         remove(TMP "moe.srt");
+    }
+    {   /* qwen2moe: the shared expert's width read, weights not renormalized when the key is absent (llama.cpp's
+           graph never does); packed with the key and the shared expert (its gate f32), it runs */
+        moe_cfg q2 = moe_default("qwen2moe", SRTI_TYPE_Q8_0);
+        srti_model *m = NULL;
+        srt_model_info info;
+        float lg[MV];
+        uint32_t fs = 0, vn = 9, fgi = 99, fsg = 99, nt = 0;
+        uint64_t r = 0, cl = 0, rs = 0, cs = 0;
+        int ok;
+        q2.shexp = 1;
+        moe_write(&q2, TMP "moe2.gguf");
+        ok = srti_open(TMP "moe2.gguf", NULL, &m, err, sizeof err) == 0 && srti_check_llama(m, err, sizeof err) == 0;
+        CHECK(ok && m->hp.n_ff_shexp == MS && m->hp.expert_weights_norm == 0 && m->hp.rope_neox == 1 && m->hp.n_ff_exp == MF,
+              "a qwen2moe GGUF with a shared expert opens and passes the check: shared width 96, expert_weights_norm absent -> 0, NeoX rope (%s)",
+              ok ? "ok" : err);
+        srti_close(m);
+        ok = system("build/srt-pack -q --weights q8 " TMP "moe2.gguf " TMP "moe2.srt > " TMP "moe_pack.log 2>&1") == 0;
+        ok = ok && srt_dir_entry(TMP "moe2.srt", "blk.1.ffn_gate_inp_shexp.weight", &fgi, &r, &cl, &nt) &&
+             srt_dir_entry(TMP "moe2.srt", "blk.1.ffn_down_shexp.weight", &fsg, &rs, &cs, NULL);
+        CHECK(ok && fgi == (uint32_t)SRT_F32 && r == 1 && cl == ME && fsg == (uint32_t)SRT_Q8 && rs == ME && cs == MS && nt == 3 + 2 * (6 + 1 + 3 * 4 + 4),
+              "srt-pack --weights q8: the shared expert's gate an f32 vector [1 x 32], its down q8 [32 x 96], %u tensors", (unsigned)nt);
+        ok = moe_run(TMP "moe2.srt", &info, arch, lg, err, sizeof err) == 0;
+        if (ok) {
+            srt_model *sm = NULL;
+            srt_model_desc md;
+            memset(&md, 0, sizeof md);
+            ok = srt_model_load(TMP "moe2.srt", &md, &sm) == SRT_OK && srt_model_meta_u32(sm, "qwen2moe.expert_shared_feed_forward_length", &fs) &&
+                 srt_model_meta_u32(sm, "qwen2moe.expert_weights_norm", &vn);
+            srt_model_free(sm);
+        }
+        CHECK(ok && !strcmp(arch, "qwen2moe") && info.n_expert == 4 && info.n_ff == MF && fs == MS && vn == 0,
+              "the packed qwen2moe loads (expert_shared_feed_forward_length 96, expert_weights_norm 0) and evaluates 5 tokens to finite logits (%s)", ok ? "ok" : err);
+        remove(TMP "moe2.srt");
     }
     remove(TMP "moe.gguf"); remove(TMP "moe2.gguf"); remove(TMP "moe3.gguf"); remove(TMP "moe_bad.gguf");
 }

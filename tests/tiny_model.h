@@ -28,7 +28,8 @@ static const char *extra_pieces[] = {
    attention factor 1.1, factors around 1), "gemma" (attention scale 0.3, the scale all Gemmas here
    have), "gemma2" (soft caps 20 / 10, a window of 4 on even
    layers), "gemma3" (q/k norms, a window of 4 on layer 0 of every 2, sliding rope base 100) or
-   "qwen3moe" (q/k norms, 4 experts of width T_F / 2, 2 used, an f32 router); chat_template: tokenizer.chat_template
+   "qwen3moe" (q/k norms, 4 experts of width T_F / 2, 2 used, an f32 router), "qwen2moe" (those
+   experts without the norms, a shared expert of width T_F); chat_template: tokenizer.chat_template
    (NULL = none). skip_tensor / bad_tensor tweak it for the error tests. */
 /* Set by a caller: every norm weight this value instead of random ones near 1 (0 = random), and the
    model's general.name (fuzz_srt's NaN seed patches the value and picks the file size by the name). */
@@ -74,10 +75,11 @@ static int write_tiny_model_arch(const char *path, const char *arch, const char 
         if (!strcmp(arch, "gemma2")) { srt_writer_meta_f32(w, TKEY("attn_logit_softcapping"), 20.0f); srt_writer_meta_f32(w, TKEY("final_logit_softcapping"), 10.0f); }
         else srt_writer_meta_f32(w, TKEY("rope.freq_base_swa"), 100.0f);
     }
-    if (!strcmp(arch, "qwen3moe")) {
+    if (!strcmp(arch, "qwen3moe") || !strcmp(arch, "qwen2moe")) {
         srt_writer_meta_u32(w, TKEY("expert_count"), 4);
         srt_writer_meta_u32(w, TKEY("expert_used_count"), 2);
         srt_writer_meta_u32(w, TKEY("expert_feed_forward_length"), T_F / 2);
+        if (!strcmp(arch, "qwen2moe")) srt_writer_meta_u32(w, TKEY("expert_shared_feed_forward_length"), T_F);
     }
 #undef TKEY
     if (with_vocab) {
@@ -116,8 +118,12 @@ static int write_tiny_model_arch(const char *path, const char *arch, const char 
         LADD("attn_k.weight", T_E / T_H * T_KVH, T_E, fmt);
         LADD("attn_v.weight", T_E / T_H * T_KVH, T_E, fmt);
         LADD("attn_output.weight", T_E, T_E, fmt);
-        if (!strcmp(arch, "qwen3moe")) {
+        if (!strcmp(arch, "qwen3moe") || !strcmp(arch, "qwen2moe")) {
             int x;
+            if (!strcmp(arch, "qwen2moe")) {   /* the shared expert and its gate */
+                LADD("ffn_gate_inp_shexp.weight", 1, T_E, SRT_F32);
+                LADD("ffn_gate_shexp.weight", T_F, T_E, fmt); LADD("ffn_up_shexp.weight", T_F, T_E, fmt); LADD("ffn_down_shexp.weight", T_E, T_F, fmt);
+            }
             LADD("ffn_gate_inp.weight", 4, T_E, SRT_F32);
             for (x = 0; x < 4; x++) {
 #define XADD(kind, rows, cols) do { sprintf(nm, "blk.%d.ffn_" kind ".%d.weight", l, x); ADD(nm, rows, cols, fmt); } while (0)

@@ -13,8 +13,9 @@
                                GemmaForCausalLM (-> "gemma"), Gemma2ForCausalLM (-> "gemma2"),
                                Gemma3ForCausalLM and the text model
                                of Gemma3ForConditionalGeneration (-> "gemma3"; see GEMMA below),
-                               MixtralForCausalLM (-> "llama" with experts) and Qwen3MoeForCausalLM
-                               (-> "qwen3moe": Qwen3 with experts; see EXPERTS below):
+                               MixtralForCausalLM (-> "llama" with experts), Qwen3MoeForCausalLM
+                               (-> "qwen3moe": Qwen3 with experts) and Qwen2MoeForCausalLM (->
+                               "qwen2moe": Qwen2 with experts and a shared expert; see EXPERTS below):
                                hidden_size, intermediate_size,
                                num_hidden_layers, num_attention_heads, num_key_value_heads, head_dim,
                                rms_norm_eps, rope_theta, rope_scaling (linear, llama3; other types
@@ -92,8 +93,12 @@
      weights renormalized; its sliding_window is ignored as Mistral's is (not recorded, not
      applied; null in the released configs). Qwen3-MoE is Qwen3 with experts (q_norm / k_norm,
      NeoX rope): num_experts, num_experts_per_tok, moe_intermediate_size, and norm_topk_prob as
-     expert_weights_norm. Dense FFN layers in a MoE model (decoder_sparse_step > 1, mlp_only_layers)
-     are refused; absent fields take transformers' defaults (srti__hf_moe_config).
+     expert_weights_norm. Qwen2-MoE is Qwen2 (QKV biases, NeoX rope) with Qwen3-MoE's experts and a
+     shared expert: mlp.shared_expert.gate_proj / up_proj / down_proj become blk.N.ffn_gate_shexp /
+     ffn_up_shexp / ffn_down_shexp.weight (shared_expert_intermediate_size wide), and
+     mlp.shared_expert_gate ([1, hidden]) the vector blk.N.ffn_gate_inp_shexp.weight. Dense FFN
+     layers in a MoE model (decoder_sparse_step > 1, mlp_only_layers) are refused; absent fields take
+     transformers' defaults (srti__hf_moe_config).
 
    PRE-TOKENIZER NAMES (the pre_tokenizer steps, flattened; Split regexes compared exactly)
      ByteLevel(use_regex)                          gpt-2 (gpt-neox / mpt for those architectures)
@@ -301,7 +306,7 @@ static int srti__jtoken_id(const char *file, const srtj_value *obj, const char *
 
 /* ---------------------------------------------------------------- config.json */
 enum { SRTI__HF_LLAMA = 1, SRTI__HF_MISTRAL = 2, SRTI__HF_QWEN2 = 3, SRTI__HF_QWEN3 = 4, SRTI__HF_PHI3 = 5, SRTI__HF_GEMMA2 = 6, SRTI__HF_GEMMA3 = 7,
-       SRTI__HF_MIXTRAL = 8, SRTI__HF_QWEN3MOE = 9, SRTI__HF_GEMMA = 10 };
+       SRTI__HF_MIXTRAL = 8, SRTI__HF_QWEN3MOE = 9, SRTI__HF_GEMMA = 10, SRTI__HF_QWEN2MOE = 11 };
 #define SRTI__HF_IS_GEMMA(kind) ((kind) == SRTI__HF_GEMMA || (kind) == SRTI__HF_GEMMA2 || (kind) == SRTI__HF_GEMMA3)
 #define SRTI__HF_QK_NORM(kind) ((kind) == SRTI__HF_QWEN3 || (kind) == SRTI__HF_QWEN3MOE || (kind) == SRTI__HF_GEMMA3)   /* per-head q/k RMSNorm */
 typedef struct srti__hf_cfg {
@@ -477,11 +482,14 @@ static int srti__hf_gemma_config(srti_model *m, const char *file, const srtj_val
 }
 
 /* ---------------------------------------------------------------- mixtures of experts */
-/* Mixtral (-> "llama" with experts) and Qwen3-MoE (-> "qwen3moe"): every layer's FFN is a router
-   and n_expert experts, of which each token goes through n_expert_used. Absent fields take the
-   config classes' defaults: MixtralConfig's num_local_experts 8 and num_experts_per_tok 2 (an
-   expert is intermediate_size wide); Qwen3MoeConfig's num_experts 128, num_experts_per_tok 8,
-   moe_intermediate_size 768, norm_topk_prob false, decoder_sparse_step 1 and mlp_only_layers [].
+/* Mixtral (-> "llama" with experts), Qwen3-MoE (-> "qwen3moe") and Qwen2-MoE (-> "qwen2moe"):
+   every layer's FFN is a router and n_expert experts, of which each token goes through
+   n_expert_used; Qwen2-MoE adds a shared expert of shared_expert_intermediate_size that every token
+   goes through. Absent fields take the config classes' defaults: MixtralConfig's num_local_experts
+   8 and num_experts_per_tok 2 (an expert is intermediate_size wide); Qwen3MoeConfig's num_experts
+   128, num_experts_per_tok 8, moe_intermediate_size 768, norm_topk_prob false, decoder_sparse_step 1
+   and mlp_only_layers []; Qwen2MoeConfig's the same but num_experts 60, num_experts_per_tok 4,
+   moe_intermediate_size 1408 and shared_expert_intermediate_size 5632.
    transformers reads num_experts and num_local_experts as one setting (attribute_map) in both
    classes, so either spelling counts; both given must agree. A Qwen3-MoE layer with a dense FFN
    (decoder_sparse_step > 1, a layer in mlp_only_layers) is refused: the runtime has experts in
@@ -498,8 +506,9 @@ static int srti__hf_moe_config(srti_model *m, const char *file, const srtj_value
         srti__seterr(err, errlen, "%s: %s %u and %s %u disagree (transformers reads them as one setting)", file, own, (unsigned)n_own, other, (unsigned)n_other);
         return 1;
     }
-    hp->n_expert = n_own ? n_own : n_other ? n_other : mixtral ? 8 : 128;
-    hp->n_expert_used = mixtral ? 2 : 8;
+    const int q2 = cfg->kind == SRTI__HF_QWEN2MOE;
+    hp->n_expert = n_own ? n_own : n_other ? n_other : mixtral ? 8 : q2 ? 60 : 128;
+    hp->n_expert_used = mixtral ? 2 : q2 ? 4 : 8;
     if (hp->n_expert_used > hp->n_expert) hp->n_expert_used = hp->n_expert;   /* a default never over the experts there are */
     if (srti__ju32(file, c, "num_experts_per_tok", 1, hp->n_expert, 0, &hp->n_expert_used, err, errlen)) return 1;
     if (mixtral) {   /* Mixtral: an expert is intermediate_size wide, and the picked experts' weights always sum to 1 */
@@ -507,14 +516,17 @@ static int srti__hf_moe_config(srti_model *m, const char *file, const srtj_value
         hp->expert_weights_norm = 1;
         return 0;
     }
-    hp->n_ff_exp = 768;
+    hp->n_ff_exp = q2 ? 1408 : 768;
+    hp->n_ff_shexp = q2 ? 5632 : 0;
+    if (q2 && srti__ju32(file, c, "shared_expert_intermediate_size", 1, 1u << 24, 0, &hp->n_ff_shexp, err, errlen)) return 1;
     if (srti__ju32(file, c, "moe_intermediate_size", 1, 1u << 24, 0, &hp->n_ff_exp, err, errlen) ||
         srti__jbool(file, c, "norm_topk_prob", &norm, err, errlen) ||
         srti__ju32(file, c, "decoder_sparse_step", 1, 1u << 20, 0, &step, err, errlen))
         return 1;
     /* norm_topk_prob as the checkpoint says (transformers' default false: the picked experts'
        softmax probabilities used as they are). llama.cpp's qwen3moe graph always renormalizes;
-       every released Qwen3-MoE checkpoint sets it true, so the two agree on those. */
+       every released Qwen3-MoE checkpoint sets it true, so the two agree on those. Its qwen2moe
+       graph never does; the released Qwen2-MoE checkpoints set it false. */
     hp->expert_weights_norm = norm;
     if (step != 1) {
         srti__seterr(err, errlen, "%s: decoder_sparse_step %u leaves layers with a dense FFN (experts only where (layer + 1) %% %u == 0): not supported",
@@ -548,6 +560,7 @@ static int srti__hf_config(srti_model *m, const char *file, const srtj_value *c,
     else if (!strcmp(cfg->arch_class, "Qwen2ForCausalLM") || !strcmp(cfg->arch_class, "qwen2")) cfg->kind = SRTI__HF_QWEN2;
     else if (!strcmp(cfg->arch_class, "Qwen3ForCausalLM") || !strcmp(cfg->arch_class, "qwen3")) cfg->kind = SRTI__HF_QWEN3;
     else if (!strcmp(cfg->arch_class, "Qwen3MoeForCausalLM") || !strcmp(cfg->arch_class, "qwen3_moe")) cfg->kind = SRTI__HF_QWEN3MOE;
+    else if (!strcmp(cfg->arch_class, "Qwen2MoeForCausalLM") || !strcmp(cfg->arch_class, "qwen2_moe")) cfg->kind = SRTI__HF_QWEN2MOE;
     else if (!strcmp(cfg->arch_class, "MixtralForCausalLM") || !strcmp(cfg->arch_class, "mixtral")) cfg->kind = SRTI__HF_MIXTRAL;
     else if (!strcmp(cfg->arch_class, "Phi3ForCausalLM") || !strcmp(cfg->arch_class, "phi3")) cfg->kind = SRTI__HF_PHI3;
     else if (!strcmp(cfg->arch_class, "GemmaForCausalLM") || !strcmp(cfg->arch_class, "gemma")) cfg->kind = SRTI__HF_GEMMA;
@@ -558,6 +571,7 @@ static int srti__hf_config(srti_model *m, const char *file, const srtj_value *c,
         cfg->multimodal = 1;
     }
     strcpy(hp->arch, cfg->kind == SRTI__HF_QWEN2 ? "qwen2" : cfg->kind == SRTI__HF_QWEN3 ? "qwen3" : cfg->kind == SRTI__HF_QWEN3MOE ? "qwen3moe" :
+                     cfg->kind == SRTI__HF_QWEN2MOE ? "qwen2moe" :
                      cfg->kind == SRTI__HF_PHI3 ? "phi3" :
                      cfg->kind == SRTI__HF_GEMMA ? "gemma" : cfg->kind == SRTI__HF_GEMMA2 ? "gemma2" : cfg->kind == SRTI__HF_GEMMA3 ? "gemma3" : cfg->kind ? "llama" : "");
     if ((s = srtj_string(srtj_get(c, "_name_or_path"))) != NULL && s[0]) {
@@ -596,7 +610,7 @@ static int srti__hf_config(srti_model *m, const char *file, const srtj_value *c,
     g3 = cfg->kind == SRTI__HF_GEMMA3;
     hp->norm_eps = cfg->kind == SRTI__HF_MIXTRAL ? 1e-5f : 1e-6f;   /* transformers' defaults for these configs */
     hp->rope_theta = g3 ? srti__gemma3_text.rope_theta : cfg->kind == SRTI__HF_MIXTRAL ? 1000000.0f : 10000.0f;
-    hp->n_ctx = g3 ? srti__gemma3_text.max_pos : cfg->kind == SRTI__HF_MIXTRAL ? 131072 : cfg->kind == SRTI__HF_QWEN3MOE ? 32768 : 2048;
+    hp->n_ctx = g3 ? srti__gemma3_text.max_pos : cfg->kind == SRTI__HF_MIXTRAL ? 131072 : cfg->kind == SRTI__HF_QWEN3MOE || cfg->kind == SRTI__HF_QWEN2MOE ? 32768 : 2048;
     if (SRTI__HF_IS_GEMMA(cfg->kind) && cfg->tie < 0) cfg->tie = 1;   /* Gemma's config classes tie by default */
     if (g3) {   /* Gemma 3: every field has a default (Gemma3TextConfig's); elsewhere the shape is required */
         if (!cfg->vocab_size) cfg->vocab_size = srti__gemma3_text.vocab_size;
@@ -647,10 +661,12 @@ static int srti__hf_config(srti_model *m, const char *file, const srtj_value *c,
     flag = 0;
     if (srti__jbool(file, c, "attention_bias", &flag, err, errlen)) return 1;
     if (flag && SRTI__HF_IS_GEMMA(cfg->kind)) { srti__seterr(err, errlen, "%s: attention_bias is not supported for %s", file, cfg->arch_class); return 1; }
-    cfg->qkv_bias = cfg->kind == SRTI__HF_QWEN2 || flag;
-    hp->rope_neox = cfg->kind == SRTI__HF_QWEN2 || cfg->kind == SRTI__HF_QWEN3 || cfg->kind == SRTI__HF_QWEN3MOE || cfg->kind == SRTI__HF_PHI3 ||
+    cfg->qkv_bias = cfg->kind == SRTI__HF_QWEN2 || cfg->kind == SRTI__HF_QWEN2MOE || flag;
+    hp->rope_neox = cfg->kind == SRTI__HF_QWEN2 || cfg->kind == SRTI__HF_QWEN2MOE || cfg->kind == SRTI__HF_QWEN3 || cfg->kind == SRTI__HF_QWEN3MOE ||
+                    cfg->kind == SRTI__HF_PHI3 ||
                     SRTI__HF_IS_GEMMA(cfg->kind);
-    if ((cfg->kind == SRTI__HF_MIXTRAL || cfg->kind == SRTI__HF_QWEN3MOE) && srti__hf_moe_config(m, file, c, cfg, err, errlen)) return 1;
+    if ((cfg->kind == SRTI__HF_MIXTRAL || cfg->kind == SRTI__HF_QWEN3MOE || cfg->kind == SRTI__HF_QWEN2MOE) && srti__hf_moe_config(m, file, c, cfg, err, errlen))
+        return 1;
     v = srtj_get(c, "rope_scaling");
     if (v && v->type != SRTJ_NULL) {
         const char *type = srtj_string(srtj_get(v, "rope_type"));
@@ -1183,6 +1199,14 @@ static int srti__hf_name(const char *hf, const srti_hparams *hp, int permute_qk,
             if (!strncmp(p, block, bl)) {
                 const char *q = p + bl;
                 if (!strcmp(q, "gate.weight")) { snprintf(out, cap, "blk.%lu.ffn_gate_inp.weight", l); return 1; }
+                if (!strcmp(hp->arch, "qwen2moe")) {   /* the shared expert ([1, n_embd] gate: a vector, as llama.cpp's) */
+                    if (!strcmp(q, "shared_expert_gate.weight")) { snprintf(out, cap, "blk.%lu.ffn_gate_inp_shexp.weight", l); return 1; }
+                    for (i = 0; i < 3; i++)
+                        if (!strncmp(q, "shared_expert.", 14) && !strcmp(q + 14, hf_part[0][i])) {
+                            snprintf(out, cap, "blk.%lu.ffn_%s_shexp.weight", l, gg_part[i]);
+                            return 1;
+                        }
+                }
                 if (strncmp(q, "experts.", 8) != 0 || q[8] < '0' || q[8] > '9') return -1;
                 q += 8;
                 while (*q >= '0' && *q <= '9' && x < 100000) x = x * 10 + (unsigned long)(*q++ - '0');
@@ -1745,11 +1769,11 @@ SRTI_API int srti_open_random(const char *config_path, uint64_t seed, srti_model
     {
         uint64_t E = m->hp.n_embd, F = m->hp.n_ff, V = m->hp.n_vocab, Q = (uint64_t)m->hp.n_head * m->hp.head_dim,
                  KV = (uint64_t)m->hp.n_head_kv * m->hp.head_dim, off = 0, l, x;
-        const uint64_t FE = m->hp.n_ff_exp ? m->hp.n_ff_exp : F;
-        const int gemma = SRTI__HF_IS_GEMMA(cfg.kind);
-        /* per layer: 2 norms, q, k, v, o and the FFN: dense (3), or the router and 3 an expert */
+        const uint64_t FE = m->hp.n_ff_exp ? m->hp.n_ff_exp : F, FS = m->hp.n_ff_shexp;
+        const int post = cfg.kind == SRTI__HF_GEMMA2 || cfg.kind == SRTI__HF_GEMMA3;   /* Gemma 2 / 3's norms after attention and FFN */
+        /* per layer: 2 norms, q, k, v, o and the FFN: dense (3), or the router and 3 an expert (+ 4: a shared expert) */
         const uint64_t per = 6 + (m->hp.n_expert ? 1 + 3 * (uint64_t)m->hp.n_expert : 3) + (cfg.qkv_bias ? 3 : 0) + (SRTI__HF_QK_NORM(cfg.kind) ? 2 : 0) +
-                             (gemma ? 2 : 0);
+                             (post ? 2 : 0) + (FS ? 4 : 0);
         char nm[96];
         if (m->hp.n_layer * per > SRTI__MAX_TENSORS) {   /* (Qwen3-235B-A22B: 94 x 393) */
             srti__seterr(err, errlen, "%s: %u layers of %llu tensors (%u experts) are more than the %u tensors a random model may have", config_path,
@@ -1775,7 +1799,7 @@ SRTI_API int srti_open_random(const char *config_path, uint64_t seed, srti_model
                 SRTI__T("attn_k_norm.weight", m->hp.head_dim, 0)
             }
             SRTI__T("attn_output.weight", Q, E)
-            if (gemma) { SRTI__T("post_attention_norm.weight", E, 0) }   /* the macro is two statements */
+            if (post) { SRTI__T("post_attention_norm.weight", E, 0) }   /* the macro is two statements */
             SRTI__T("ffn_norm.weight", E, 0)
             if (m->hp.n_expert) {   /* the router, then each expert's gate, down and up (the order srti_check_llama lists them in) */
                 SRTI__T("ffn_gate_inp.weight", E, m->hp.n_expert)
@@ -1784,12 +1808,18 @@ SRTI_API int srti_open_random(const char *config_path, uint64_t seed, srti_model
                     snprintf(nm, sizeof nm, "blk.%u.ffn_down.%u.weight", (unsigned)l, (unsigned)x); srti__add_tensor(m, nm, FE, E, &off);
                     snprintf(nm, sizeof nm, "blk.%u.ffn_up.%u.weight", (unsigned)l, (unsigned)x); srti__add_tensor(m, nm, E, FE, &off);
                 }
+                if (FS) {
+                    SRTI__T("ffn_gate_inp_shexp.weight", E, 0)
+                    SRTI__T("ffn_gate_shexp.weight", E, FS)
+                    SRTI__T("ffn_down_shexp.weight", FS, E)
+                    SRTI__T("ffn_up_shexp.weight", E, FS)
+                }
             } else {
                 SRTI__T("ffn_gate.weight", E, F)
                 SRTI__T("ffn_down.weight", F, E)
                 SRTI__T("ffn_up.weight", E, F)
             }
-            if (gemma) { SRTI__T("post_ffw_norm.weight", E, 0) }
+            if (post) { SRTI__T("post_ffw_norm.weight", E, 0) }
 #undef SRTI__T
         }
         srti__add_tensor(m, "output_norm.weight", E, 0, &off);

@@ -95,7 +95,8 @@ enum { SRTI_TOKEN_NORMAL = 1, SRTI_TOKEN_UNKNOWN = 2, SRTI_TOKEN_CONTROL = 3,
 enum { SRTI_SRC_GGUF = 1, SRTI_SRC_LLAMA2C_V0 = 2, SRTI_SRC_LLAMA2C_V1 = 3, SRTI_SRC_HF = 4, SRTI_SRC_RANDOM = 5 };
 
 typedef struct srti_hparams {
-    char arch[32];            /* general.architecture ("llama", "qwen2", "qwen3", "qwen3moe", "phi3", "gemma", "gemma2", "gemma3"); "llama" for llama2.c */
+    char arch[32];            /* general.architecture ("llama", "qwen2", "qwen2moe", "qwen3", "qwen3moe", "phi3", "gemma", "gemma2",
+                                 "gemma3"); "llama" for llama2.c */
     char name[128];           /* general.name or "" */
     uint32_t n_vocab, n_embd, n_ff, n_layer, n_head, n_head_kv, head_dim, rope_dim, n_ctx;
     float rope_theta;         /* default 10000 */
@@ -114,10 +115,11 @@ typedef struct srti_hparams {
     float attn_softcap, final_softcap;   /* Gemma 2's soft caps of the attention scores and the logits */
     uint32_t swa_pattern;     /* layer l slides iff l % swa_pattern < swa_pattern - 1 (0: the runtime's default: 2 / 6) */
     float rope_theta_swa;     /* Gemma 3: the sliding layers' rope base (0: the runtime's default, 10000) */
-    /* mixture of experts (0 elsewhere): Mixtral ("llama"), Qwen3-MoE ("qwen3moe") */
+    /* mixture of experts (0 elsewhere): Mixtral ("llama"), Qwen3-MoE ("qwen3moe"), Qwen2-MoE ("qwen2moe") */
     uint32_t n_expert;        /* experts per layer (0 = a dense FFN) */
     uint32_t n_expert_used;   /* experts a token goes through */
     uint32_t n_ff_exp;        /* an expert's FFN width (0 = n_ff) */
+    uint32_t n_ff_shexp;      /* qwen2moe: the shared expert's width (0 = n_ff) */
     int expert_weights_norm;  /* 1: the chosen experts' probabilities divided by their sum; 0: as they are; -1 absent (= 1) */
     int tied_output;          /* 1 if there is no separate output.weight */
 } srti_hparams;
@@ -1089,11 +1091,15 @@ static int srti__gguf_hparams(srti_model *m, const char *path, char *err, size_t
         e = e || srti__kv_u32(m, path, SRTI__K("attention.sliding_window_pattern"), &hp->swa_pattern, err, errlen);   /* (an array is ignored) */
         e = e || srti__kv_f32(m, path, SRTI__K("rope.freq_base_swa"), &hp->rope_theta_swa, err, errlen);
     }
-    if (!strcmp(a, "llama") || !strcmp(a, "qwen3moe")) {   /* mixture of experts: Mixtral, Qwen3-MoE */
+    if (!strcmp(a, "llama") || !strcmp(a, "qwen3moe") || !strcmp(a, "qwen2moe")) {   /* mixture of experts: Mixtral, Qwen3-MoE, Qwen2-MoE */
         e = e || srti__kv_u32(m, path, SRTI__K("expert_count"), &hp->n_expert, err, errlen);
         e = e || srti__kv_u32(m, path, SRTI__K("expert_used_count"), &hp->n_expert_used, err, errlen);
         e = e || srti__kv_u32(m, path, SRTI__K("expert_feed_forward_length"), &hp->n_ff_exp, err, errlen);
         e = e || srti__kv_bool(m, path, SRTI__K("expert_weights_norm"), &hp->expert_weights_norm, err, errlen);   /* bool or integer */
+        if (!strcmp(a, "qwen2moe")) {   /* its shared expert; llama.cpp's graph never renormalizes its picked experts' weights */
+            e = e || srti__kv_u32(m, path, SRTI__K("expert_shared_feed_forward_length"), &hp->n_ff_shexp, err, errlen);
+            if (hp->expert_weights_norm < 0) hp->expert_weights_norm = 0;
+        }
         /* srti__split_fused cuts the 3-D expert tensors by expert_count: a wrong count is refused here, before that */
         if (!e && hp->n_expert > 4096) {
             srti__seterr(err, errlen, "%s: metadata '%s' = %u: at most 4096 experts are supported", path, SRTI__K("expert_count"), (unsigned)hp->n_expert);
@@ -1113,8 +1119,8 @@ static int srti__gguf_hparams(srti_model *m, const char *path, char *err, size_t
     if (!got_head_kv) hp->n_head_kv = hp->n_head;
     if (hp->head_dim == 0 && hp->n_head > 0) hp->head_dim = hp->n_embd / hp->n_head;
     if (hp->rope_dim == 0) hp->rope_dim = hp->head_dim;
-    hp->rope_neox = strcmp(hp->arch, "qwen2") == 0 || strcmp(hp->arch, "qwen3") == 0 || strcmp(hp->arch, "qwen3moe") == 0 || strcmp(hp->arch, "phi3") == 0 ||
-                    srti__gemma(hp->arch);
+    hp->rope_neox = strcmp(hp->arch, "qwen2") == 0 || strcmp(hp->arch, "qwen2moe") == 0 || strcmp(hp->arch, "qwen3") == 0 || strcmp(hp->arch, "qwen3moe") == 0 ||
+                    strcmp(hp->arch, "phi3") == 0 || srti__gemma(hp->arch);
     /* llama.cpp's GGUF has no attention.scale for Gemma: llama.cpp takes 1 / sqrt(n_embd / n_head) for
        the 27B models (46 layers: Gemma 2, 62: Gemma 3; query_pre_attn_scalar 144 there) and
        1 / sqrt(head_dim) otherwise (all of Gemma 1). Recorded here, so the packed file says it. */
@@ -1948,15 +1954,17 @@ SRTI_API int srti_check_llama(const srti_model *m, char *err, size_t errlen) {
     hp = &m->hp;
     const int gemma = srti__gemma(hp->arch);
     const int qk_norm = !strcmp(hp->arch, "qwen3") || !strcmp(hp->arch, "qwen3moe") || !strcmp(hp->arch, "gemma3");   /* per-head q/k RMSNorm */
-    if (strcmp(hp->arch, "llama") != 0 && strcmp(hp->arch, "qwen2") != 0 && strcmp(hp->arch, "qwen3") != 0 && strcmp(hp->arch, "qwen3moe") != 0 &&
+    const int moe_arch = !strcmp(hp->arch, "qwen3moe") || !strcmp(hp->arch, "qwen2moe");   /* must have experts */
+    if (strcmp(hp->arch, "llama") != 0 && strcmp(hp->arch, "qwen2") != 0 && strcmp(hp->arch, "qwen3") != 0 && !moe_arch &&
         strcmp(hp->arch, "phi3") != 0 && !gemma) {
-        srti__seterr(err, errlen, "%s: architecture '%s' is not supported (llama, qwen2, qwen3, qwen3moe, phi3, gemma, gemma2, gemma3)", m->priv->path, hp->arch);
+        srti__seterr(err, errlen, "%s: architecture '%s' is not supported (llama, qwen2, qwen2moe, qwen3, qwen3moe, phi3, gemma, gemma2, gemma3)", m->priv->path, hp->arch);
         return 1;
     }
-    /* experts: llama (Mixtral) and qwen3moe only, which must have them */
-    if ((hp->n_expert > 0) != (!strcmp(hp->arch, "qwen3moe") || (!strcmp(hp->arch, "llama") && hp->n_expert > 0)) ||
-        (hp->n_expert > 0 && (hp->n_expert > 4096 || hp->n_expert_used == 0 || hp->n_expert_used > hp->n_expert || hp->n_ff_exp > (1u << 24)))) {
-        srti__seterr(err, errlen, "%s: %s with %u experts (%u used, width %u): experts need architecture llama or qwen3moe, 1 <= used <= experts <= 4096",
+    /* experts: llama (Mixtral), qwen2moe and qwen3moe only, which must have them */
+    if ((hp->n_expert > 0) != (moe_arch || (!strcmp(hp->arch, "llama") && hp->n_expert > 0)) ||
+        (hp->n_expert > 0 && (hp->n_expert > 4096 || hp->n_expert_used == 0 || hp->n_expert_used > hp->n_expert || hp->n_ff_exp > (1u << 24) ||
+                              hp->n_ff_shexp > (1u << 24)))) {
+        srti__seterr(err, errlen, "%s: %s with %u experts (%u used, width %u): experts need architecture llama, qwen2moe or qwen3moe, 1 <= used <= experts <= 4096",
                      m->priv->path, hp->arch, (unsigned)hp->n_expert, (unsigned)hp->n_expert_used, (unsigned)hp->n_ff_exp);
         return 1;
     }
@@ -2029,6 +2037,13 @@ SRTI_API int srti_check_llama(const srti_model *m, char *err, size_t errlen) {
                 SRTI__EX("down", FE, E)
                 SRTI__EX("up", E, FE)
 #undef SRTI__EX
+            }
+            if (!strcmp(hp->arch, "qwen2moe")) {   /* the shared expert and its gate */
+                const uint64_t FS = hp->n_ff_shexp ? hp->n_ff_shexp : F;
+                SRTI__X("ffn_gate_inp_shexp.weight", E, 1, 1)
+                SRTI__X("ffn_gate_shexp.weight", E, FS, 1)
+                SRTI__X("ffn_down_shexp.weight", FS, E, 1)
+                SRTI__X("ffn_up_shexp.weight", E, FS, 1)
             }
         } else {
             SRTI__X("ffn_gate.weight", E, F, 1)
