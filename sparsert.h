@@ -362,7 +362,7 @@ typedef struct srt_model_desc {
 } srt_model_desc;
 
 typedef struct srt_model_info {
-    const char *architecture;    /* "llama", "qwen2", "qwen2moe", "qwen3", "qwen3moe", "phi3", "gemma", "gemma2" or "gemma3" */
+    const char *architecture;    /* "llama", "qwen2", "qwen2moe", "qwen3", "qwen3moe", "phi3", "gemma", "gemma2", "gemma3" or "smollm3" */
     const char *name;            /* general.name or "" */
     int n_vocab, n_embd, n_ff, n_layer, n_head, n_head_kv, head_dim, n_ctx_train;
     srt_format format;           /* the format holding the most bytes of weight matrices */
@@ -3924,6 +3924,7 @@ typedef struct srt__layer {
     const float *q_norm, *k_norm;   /* qwen3, gemma3: per-head RMSNorm of q and k before RoPE (NULL otherwise) */
     const float *post_attn_norm, *post_ffw_norm;   /* gemma: RMSNorm of the attention's and the FFN's outputs */
     int swa;                        /* gemma: this layer attends to the last swa_window positions only */
+    int nope;                       /* smollm3: no RoPE in this layer (q and k attend by content alone) */
     int swa_before;                 /* sliding layers before this one (where its KV cache regions begin) */
     srt__weights wq, wk, wv, wo, gate, down, up;   /* gate, down, up: the dense FFN (unused with experts) */
     srt__weights router;            /* mixture of experts: n_expert x n_embd, a token's expert logits */
@@ -4004,6 +4005,8 @@ struct srt_model {
        expert of width n_ff_shexp */
     int n_expert, n_expert_used;
     int n_ff_shexp;            /* 0: no shared expert */
+    /* smollm3: layer l rotates no q or k when (l + 1) % nope_step == 0 (0: every layer rotates) */
+    int nope_step;
     int expert_norm;           /* the picked experts' probabilities divided by their sum */
     srt__weights *experts;     /* n_layer x n_expert x (gate, up, down) */
     /* weights */
@@ -4203,8 +4206,8 @@ static srt_status srt__load_hparams(srt_model *m) {
 #define SRT__KEY(suffix) (snprintf(key, sizeof key, "%s." suffix, m->arch), key)
     if (!srt_model_meta_str(m, "general.architecture", &s)) return srt__fail(SRT_ERR_FORMAT, "metadata general.architecture is missing");
     if (strcmp(s, "llama") != 0 && strcmp(s, "qwen2") != 0 && strcmp(s, "qwen2moe") != 0 && strcmp(s, "qwen3") != 0 && strcmp(s, "qwen3moe") != 0 &&
-        strcmp(s, "phi3") != 0 && strcmp(s, "gemma") != 0 && strcmp(s, "gemma2") != 0 && strcmp(s, "gemma3") != 0)
-        return srt__fail(SRT_ERR_UNSUPPORTED, "architecture '%s' is not supported (llama, qwen2, qwen2moe, qwen3, qwen3moe, phi3, gemma, gemma2, gemma3)", s);
+        strcmp(s, "phi3") != 0 && strcmp(s, "gemma") != 0 && strcmp(s, "gemma2") != 0 && strcmp(s, "gemma3") != 0 && strcmp(s, "smollm3") != 0)
+        return srt__fail(SRT_ERR_UNSUPPORTED, "architecture '%s' is not supported (llama, qwen2, qwen2moe, qwen3, qwen3moe, phi3, gemma, gemma2, gemma3, smollm3)", s);
     snprintf(m->arch, sizeof m->arch, "%s", s);
     m->n_embd = srt__meta_u32_or(m, SRT__KEY("embedding_length"), 0);
     m->n_ff = srt__meta_u32_or(m, SRT__KEY("feed_forward_length"), 0);
@@ -4222,7 +4225,10 @@ static srt_status srt__load_hparams(srt_model *m) {
         return srt__fail(SRT_ERR_FORMAT, "bad head dimensions: head %d rope %d", m->head_dim, m->rope_dim);
     m->rope_theta = srt__meta_f32_or(m, SRT__KEY("rope.freq_base"), 10000.0f);
     m->norm_eps = srt__meta_f32_or(m, SRT__KEY("attention.layer_norm_rms_epsilon"), 1e-5f);
-    m->rope_neox = srt__meta_u32_or(m, SRT__KEY("rope.neox"), strcmp(m->arch, "llama") != 0) != 0;   /* qwen2/3, phi3: NeoX */
+    m->rope_neox = srt__meta_u32_or(m, SRT__KEY("rope.neox"), strcmp(m->arch, "llama") != 0 && strcmp(m->arch, "smollm3") != 0) != 0;   /* qwen2/3, phi3, gemma: NeoX */
+    /* SmolLM3's NoPE layers: every 4th (llama.cpp's fixed step; its GGUF has no key for it) */
+    m->nope_step = strcmp(m->arch, "smollm3") == 0 ? srt__meta_u32_or(m, SRT__KEY("no_rope_layer_step"), 4) : 0;
+    if (m->nope_step < 0 || m->nope_step > 4096) return srt__fail(SRT_ERR_FORMAT, "bad no_rope_layer_step %d (0 .. 4096)", m->nope_step);
     if (!(m->rope_theta > 0.0f) || !(m->norm_eps > 0.0f) || m->norm_eps > 1.0f) return srt__fail(SRT_ERR_FORMAT, "bad rope base %g or norm epsilon %g", m->rope_theta, m->norm_eps);
     m->rope_scaling = 0;
     /* LongRoPE (Phi-3): GGUF names no scaling type, it has the factor tensors (bound with the weights) */
@@ -4372,6 +4378,7 @@ static srt_status srt__bind_weights(srt_model *m) {
              (st = srt__bind_vec(m, SRT__NAME("post_ffw_norm.weight"), E, 0, &L->post_ffw_norm)) != SRT_OK))
             return st;
         L->swa = m->swa_window > 0 && l % m->swa_pattern < m->swa_pattern - 1;
+        L->nope = m->nope_step > 0 && (l + 1) % m->nope_step == 0;
         L->swa_before = l ? m->layers[l - 1].swa_before + m->layers[l - 1].swa : 0;
 #undef SRT__NAME
     }
@@ -4490,7 +4497,7 @@ static srt_status srt__backend_load(srt_model *m, srt_backend *b) {
     int l;
     if (!b->load || !b->unload || !b->session_create || !b->session_destroy || !b->forward)
         return srt__fail(SRT_ERR_INVALID_ARG, "srt_model_load: backend '%s' is incomplete", b->name ? b->name : "?");
-    if (m->gemma || m->n_expert)   /* srt_backend_model has no post-norms, GELU, soft caps, sliding windows or experts */
+    if (m->gemma || m->n_expert || m->nope_step)   /* srt_backend_model has no post-norms, GELU, soft caps, sliding windows, experts or NoPE layers */
         return srt__fail(SRT_ERR_UNSUPPORTED, "srt_model_load: architecture '%s' runs on the CPU only (backend %s)", m->arch, b->name ? b->name : "?");
     ls = (srt_backend_layer *)srt__malloc0((size_t)m->n_layer * sizeof *ls);
     if (!ls) return srt__fail(SRT_ERR_OUT_OF_MEMORY, "srt_model_load: out of memory");
@@ -6554,8 +6561,10 @@ static void srt__forward_batch(srt_session *s, const int32_t *toks, int n, int n
                 for (h = 0; h < m->n_head; h++) srt__rmsnorm(&m->ops, qt + (size_t)h * hd, qt + (size_t)h * hd, L->q_norm, hd, m->norm_eps);
                 for (h = 0; h < m->n_head_kv; h++) srt__rmsnorm(&m->ops, kt + (size_t)h * hd, kt + (size_t)h * hd, L->k_norm, hd, m->norm_eps);
             }
-            srt__rope(s, qt, m->n_head, cs);
-            srt__rope(s, kt, m->n_head_kv, cs);
+            if (!L->nope) {
+                srt__rope(s, qt, m->n_head, cs);
+                srt__rope(s, kt, m->n_head_kv, cs);
+            }
             for (h = 0; h < m->n_head_kv; h++) {
                 size_t at = (size_t)((p0 + t) % srt__kv_cap(s, l)) * (size_t)s->kv_row;
                 const float *k = s->k + (size_t)t * KV + (size_t)h * hd, *v = s->v + (size_t)t * KV + (size_t)h * hd;
@@ -7136,6 +7145,7 @@ static uint32_t srt__model_fingerprint(const srt_model *m) {
     for (j = 0; j < 6; j++) srt__put_le(b + 40 + 4 * j, f[j], 4);
     crc = srt__crc32_update(&c, crc, b, 64);
     if (m->rope_attn_factor != 1.0f) crc = srt__crc32_update(&c, crc, &m->rope_attn_factor, 4);   /* (files before it hash as they did) */
+    if (m->nope_step) { srt__put_le(b, (uint32_t)m->nope_step, 4); crc = srt__crc32_update(&c, crc, b, 4); }   /* which layers' K rotate */
     if (m->gemma) {   /* the sliding layers' rope base rotates their K */
         float g[4];
         g[0] = m->attn_scale; g[1] = m->attn_softcap; g[2] = m->final_softcap; g[3] = m->rope_theta_swa;

@@ -21,7 +21,7 @@
 #include <math.h>
 #include <stdlib.h>
 
-#define MAXL 3
+#define MAXL 4
 #define V 259   /* <unk> <s> </s> and 256 byte tokens */
 #define T_TOK 12
 
@@ -33,8 +33,9 @@ typedef struct {
     int longrope_orig;     /* > 0: LongRoPE with this original context (sessions have 64: above = long factors) */
     float attn_factor;     /* LongRoPE's scale of cos and sin */
     /* gemma (0 elsewhere): the q . k scale; soft caps of the scores and the logits; sliding window and
-       pattern (layer l slides iff l % pattern < pattern - 1); the sliding layers' rope base; the
-       global layers' linear rope factor */
+       pattern (layer l slides iff l % pattern < pattern - 1; smollm3: the NoPE step written to the
+       file, 0 = none written, the default 4); the sliding layers' rope base; the global layers'
+       linear rope factor */
     float attn_scale, attn_cap, final_cap;
     int window, pattern;
     float theta_swa, rope_linear;
@@ -47,6 +48,13 @@ static int has_post_norms(const cfg_t *c) { return is_gemma(c) && strcmp(c->arch
 /* qwen2moe's shared expert: 1.5 times as wide as an expert (wider, as in Qwen2-MoE: the FFN scratch
    must hold it); 0 elsewhere */
 static int shexp_width(const cfg_t *c) { return !strcmp(c->arch, "qwen2moe") ? 3 * c->F / 2 : 0; }
+/* smollm3: layer l rotates neither q nor k when (l + 1) % step == 0 (use_nope 0: the reference
+   rotates every layer, the check that leaving the NoPE layers out shows) */
+static int use_nope = 1;
+static int nope(const cfg_t *c, int l) {
+    const int step = c->pattern ? c->pattern : 4;
+    return use_nope && !strcmp(c->arch, "smollm3") && (l + 1) % step == 0;
+}
 static int slides(const cfg_t *c, int l) { return c->window > 0 && l % c->pattern < c->pattern - 1; }
 
 /* LongRoPE factors of dimension pair i: distinct sets, so that taking the wrong one shows */
@@ -157,6 +165,7 @@ static int write_srt_ex(const char *path, const cfg_t *c, const weights_t *w, co
             srt_writer_meta_f32(wr, KEY("rope.scaling.factor"), c->rope_linear);
         }
     }
+    if (!strcmp(c->arch, "smollm3") && c->pattern) srt_writer_meta_u32(wr, KEY("no_rope_layer_step"), (uint32_t)c->pattern);
 #undef KEY
     tokens[0] = "<unk>"; types[0] = 2; scores[0] = 0;
     tokens[1] = "<s>"; types[1] = 3; scores[1] = 0;
@@ -343,8 +352,10 @@ static void ref_forward(const cfg_t *c, const weights_t *w, const int32_t *toks,
                 for (h = 0; h < c->H; h++) ref_rmsnorm(q + h * hd, q + h * hd, w->l[l].qn, hd, c->eps);
                 for (h = 0; h < c->KVH; h++) ref_rmsnorm(k + h * hd, k + h * hd, w->l[l].kn, hd, c->eps);
             }
-            ref_rope(q, c->H, c, neox, t, l);
-            ref_rope(k, c->KVH, c, neox, t, l);
+            if (!nope(c, l)) {
+                ref_rope(q, c->H, c, neox, t, l);
+                ref_rope(k, c->KVH, c, neox, t, l);
+            }
             for (h = 0; h < c->H; h++) {
                 int kvh = h / (c->H / c->KVH);
                 double mx = -1e300, sum = 0;
@@ -463,7 +474,7 @@ static void check_arch(const cfg_t *c, uint64_t seed) {
                   (unsigned long long)info.token_bytes, (unsigned long long)want);
         }
     }
-    neox = c->write_neox >= 0 ? c->write_neox : strcmp(c->arch, "llama") != 0;
+    neox = c->write_neox >= 0 ? c->write_neox : strcmp(c->arch, "llama") != 0 && strcmp(c->arch, "smollm3") != 0;
     ref_forward(c, &w, toks, T_TOK, neox, 1, ref);
     s1 = session(m, 1);
     sb = session(m, 16);
@@ -485,6 +496,14 @@ static void check_arch(const cfg_t *c, uint64_t seed) {
             ref_forward(c, &w, toks, T_TOK, neox, 0, ref);
             off = rel_err(srt_session_logits(s1), ref + (size_t)(T_TOK - 1) * V);
             CHECK(off > 100 * TOL, "%s: the reference without the q/k norms differs (%.2e): the norms are applied", c->tag, off);
+        }
+        if (!strcmp(c->arch, "smollm3") && t == T_TOK) {   /* the comparison can fail: with RoPE in every layer the reference is far off */
+            double off;
+            use_nope = 0;
+            ref_forward(c, &w, toks, T_TOK, neox, 1, ref);
+            use_nope = 1;
+            off = rel_err(srt_session_logits(s1), ref + (size_t)(T_TOK - 1) * V);
+            CHECK(off > 100 * TOL, "%s: the reference with RoPE in every layer differs (%.2e): the NoPE layers rotate nothing", c->tag, off);
         }
         if (c->longrope_orig > 0 && t == T_TOK) {   /* the other factor set, or no attention factor, is far off */
             cfg_t other = *c, plain = *c;
@@ -785,6 +804,11 @@ int main(void) {
          0.2041241f, 2.0f, 3.0f, 5, 2, 0.0f, 0.0f, 0, 0, 0},
         {"gemma3: q/k norms, window 4 (pattern 3), sliding rope base 100, global 1e4 scaled 8", "gemma3", 32, 64, 3, 4, 1, 16, 16, 10000.0f, 1e-6f, 0, 1, 1, -1, 0, 1.0f,
          0.2f, 0.0f, 0.0f, 4, 3, 100.0f, 8.0f, 0, 0, 0},
+        /* smollm3: NoPE in layer 3 (step 4, no key: llama.cpp's), and in layers 1 and 3 (step 2 in the file) */
+        {"smollm3: layer 3 without RoPE (the default step 4), gqa, adjacent pairs", "smollm3", 48, 80, 4, 4, 2, 12, 12, 1e6f, 1e-6f, 0, 0, 1, -1, 0, 1.0f,
+         0, 0, 0, 0, 0, 0, 0, 0, 0, 0},
+        {"smollm3: no_rope_layer_step 2 (layers 1 and 3), untied", "smollm3", 32, 48, 4, 4, 1, 8, 8, 1e4f, 1e-6f, 0, 0, 0, -1, 0, 1.0f,
+         0, 0, 0, 0, 2, 0, 0, 0, 0, 0},
         /* ..., experts, used, renormalized */
         {"mixtral (llama, 4 experts, 2 used, renormalized)", "llama", 48, 40, 2, 4, 2, 12, 12, 1e6f, 1e-5f, 0, 0, 0, -1, 0, 1.0f, 0, 0, 0, 0, 0, 0, 0, 4, 2, 1},
         {"qwen3moe (8 experts, 3 used, renormalized, q/k norms)", "qwen3moe", 32, 24, 3, 4, 2, 16, 16, 1e6f, 1e-6f, 0, 1, 1, -1, 0, 1.0f, 0, 0, 0, 0, 0, 0, 0, 8, 3, 1},
@@ -805,6 +829,10 @@ int main(void) {
         static const cfg_t gemma1 = {"gemma", "gemma", 32, 48, 2, 4, 1, 16, 16, 10000.0f, 1e-6f, 0, 0, 1, -1, 0, 1.0f, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0};
         check_cpu_only(&gemma);
         check_cpu_only(&gemma1);
+        {
+            static const cfg_t smol = {"smollm3", "smollm3", 32, 48, 4, 4, 1, 8, 8, 1e4f, 1e-6f, 0, 0, 1, -1, 0, 1.0f, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0};
+            check_cpu_only(&smol);
+        }
         check_cpu_only(&moe);
     }
     check_moe_errors();

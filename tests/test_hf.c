@@ -1321,6 +1321,84 @@ static int mx_pack_eval(const char *dir, const char *opts, const char *out, floa
     return ok;
 }
 
+/* SmolLM3ForCausalLM: a tiny Llama-shaped folder of 4 layers (hidden 8, 2 heads of 4, 1 kv head,
+   FFN 6): q/k rows permuted as Llama's, the NoPE step from no_rope_layer_interval with
+   no_rope_layers as its pattern; other patterns and sliding windows refused; packed, it loads as
+   smollm3 with the step and runs. */
+static void sm_tensors(void) {
+    char hf[96], gg[64];
+    int l;
+    mx_n = 0; mx_used = mx_used16 = 0;
+    srt_test_rng = 4444;
+    mx_add("model.embed_tokens.weight", "token_embd.weight", TV, MXE, 0, 0, -1, -1, -1, NULL);
+    for (l = 0; l < 4; l++) {
+#define SMT(h, g, r, c, norm, perm) snprintf(hf, sizeof hf, "model.layers.%d.%s", l, h); snprintf(gg, sizeof gg, "blk.%d.%s", l, g); \
+                                    mx_add(hf, gg, r, c, norm, perm, l, -1, -1, NULL);
+        SMT("input_layernorm.weight", "attn_norm.weight", MXE, 0, 1, 0)
+        SMT("self_attn.q_proj.weight", "attn_q.weight", MXE, MXE, 0, 2u)
+        SMT("self_attn.k_proj.weight", "attn_k.weight", 4, MXE, 0, 1u)
+        SMT("self_attn.v_proj.weight", "attn_v.weight", 4, MXE, 0, 0)
+        SMT("self_attn.o_proj.weight", "attn_output.weight", MXE, MXE, 0, 0)
+        SMT("post_attention_layernorm.weight", "ffn_norm.weight", MXE, 0, 1, 0)
+        SMT("mlp.gate_proj.weight", "ffn_gate.weight", MXF, MXE, 0, 0)
+        SMT("mlp.up_proj.weight", "ffn_up.weight", MXF, MXE, 0, 0)
+        SMT("mlp.down_proj.weight", "ffn_down.weight", MXE, MXF, 0, 0)
+#undef SMT
+    }
+    mx_add("model.norm.weight", "output_norm.weight", MXE, 0, 1, 0, -1, -1, -1, NULL);
+}
+static void sm_config(char *buf, size_t cap, const char *extra) {
+    snprintf(buf, cap, "{\"architectures\":[\"SmolLM3ForCausalLM\"],\"model_type\":\"smollm3\",\"hidden_size\":8,\"intermediate_size\":6,"
+             "\"num_hidden_layers\":4,\"num_attention_heads\":2,\"num_key_value_heads\":1,\"rms_norm_eps\":1e-06,\"max_position_embeddings\":64,"
+             "\"vocab_size\":16,\"tie_word_embeddings\":true,\"hidden_act\":\"silu\",\"sliding_window\":null%s}", extra);
+}
+static void test_smollm3(void) {
+    char err[1024], dir[] = TMP "/smollm3", cfg[2048], why[512], arch[16];
+    srti_model *m;
+    int ok;
+    sm_tensors();
+    sm_config(cfg, sizeof cfg, ",\"no_rope_layer_interval\":4,\"no_rope_layers\":[1,1,1,0],\"use_sliding_window\":false");
+    mx_write(dir, cfg, NULL, 0);
+    m = open_dir(dir, err, sizeof err);
+    CHECK(m != NULL, "tiny SmolLM3 folder opens (%s)", m ? "ok" : err);
+    if (m) {
+        CHECK(!strcmp(m->hp.arch, "smollm3") && m->hp.nope_step == 4 && m->hp.rope_neox == 0 && m->hp.rope_theta == 2e6f && m->hp.tied_output == 1,
+              "SmolLM3 hyper-parameters: smollm3, NoPE step 4, adjacent-pair RoPE (q/k permuted), SmolLM3Config's rope_theta 2e6 when absent, tied");
+        ok = mx_check_values(m, why, sizeof why) && srti_check_llama(m, why, sizeof why) == 0;
+        CHECK(ok, "SmolLM3: all %d tensors mapped, q/k rows permuted as Llama's; srti_check_llama passes (%s)", mx_n, ok ? "ok" : why);
+    }
+    srti_close(m);
+    {
+        float lg[TV];
+        srt_model_info info;
+        srt_model *sm = NULL;
+        srt_model_desc md;
+        uint32_t step = 0;
+        memset(&info, 0, sizeof info);
+        ok = mx_pack_eval(dir, "", TMP "/smollm3.srt", lg, &info, arch, why, sizeof why) && !strcmp(arch, "smollm3");
+        memset(&md, 0, sizeof md);
+        ok = ok && srt_model_load(TMP "/smollm3.srt", &md, &sm) == SRT_OK && srt_model_meta_u32(sm, "smollm3.no_rope_layer_step", &step) && step == 4;
+        srt_model_free(sm);
+        CHECK(ok, "srt-pack packs the SmolLM3 folder: it loads as smollm3 with no_rope_layer_step 4 and evaluates 5 tokens to finite logits (%s)", ok ? "ok" : why);
+        remove(TMP "/smollm3.srt");
+    }
+    sm_config(cfg, sizeof cfg, ",\"no_rope_layer_interval\":2,\"no_rope_layers\":[1,0,1,0]");
+    mx_write(dir, cfg, NULL, 0);
+    m = open_dir(dir, err, sizeof err);
+    CHECK(m && m->hp.nope_step == 2, "SmolLM3 with no_rope_layer_interval 2: NoPE step 2 (%s)", m ? "ok" : err);
+    srti_close(m);
+    sm_config(cfg, sizeof cfg, ",\"no_rope_layers\":[1,1,0,1]");
+    mx_write(dir, cfg, NULL, 0);
+    refuse(dir, "no_rope_layers[2] must be 1: only the pattern of no_rope_layer_interval 4", "no_rope_layers that are not the interval's pattern");
+    sm_config(cfg, sizeof cfg, ",\"no_rope_layers\":[1,1,1]");
+    mx_write(dir, cfg, NULL, 0);
+    refuse(dir, "no_rope_layers must be a list of 4 entries", "no_rope_layers of 3 entries for 4 layers");
+    sm_config(cfg, sizeof cfg, ",\"use_sliding_window\":true");
+    mx_write(dir, cfg, NULL, 0);
+    refuse(dir, "use_sliding_window true is not supported", "a SmolLM3 with sliding windows");
+    if (system("rm -rf " TMP "/smollm3") != 0) CHECK(0, "clean up");
+}
+
 /* Qwen2MoeForCausalLM: the tiny MoE folder as Qwen2 (QKV biases, no q/k norms) with a shared expert
    of width 10 (mlp.shared_expert.*_proj, its down BF16) and its gate mlp.shared_expert_gate [1, 8]:
    every tensor mapped with its values (the gate to the vector ffn_gate_inp_shexp), the settings
@@ -2325,6 +2403,7 @@ int main(void) {
     test_gemma_mm();
     test_moe();
     test_qwen2moe();
+    test_smollm3();
     test_malformed();
     test_tokenizers();
     test_smollm2_tokenizer();

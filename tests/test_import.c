@@ -820,7 +820,7 @@ static void test_gemma(void) {
         static const struct { const char *arch, *skip, *want; } f[] = {
             {"gemma2", NULL, NULL}, {"gemma2", "blk.0.post_ffw_norm.weight", "blk.0.post_ffw_norm.weight"},
             {"gemma3", NULL, NULL}, {"gemma3", "blk.0.attn_k_norm.weight", "blk.0.attn_k_norm.weight"},
-            {"gemma", NULL, NULL},
+            {"gemma", NULL, NULL}, {"smollm3", NULL, NULL},   /* (smollm3: Llama's tensors, as gemma's without post norms) */
         };
         /* only: 0 every gemma, 1 gemma3, 2 gemma2 and gemma3 */
         static const struct { const char *name; uint64_t ne0, ne1; int only; } t[] = {
@@ -833,7 +833,7 @@ static void test_gemma(void) {
         size_t fi, ti;
         for (fi = 0; fi < sizeof f / sizeof f[0]; fi++) {
             const char *a = f[fi].arch;
-            const int g3 = !strcmp(a, "gemma3"), g1 = !strcmp(a, "gemma");
+            const int g3 = !strcmp(a, "gemma3"), g1 = !strcmp(a, "gemma") || !strcmp(a, "smollm3");   /* g1: no post norms */
             uint64_t n_t = 0, off = 0, j;
             srti_model *m = NULL;
             int ok;
@@ -862,6 +862,16 @@ static void test_gemma(void) {
                 /* srt-pack loads what it wrote (srt_model_load: the runtime takes the keys and tensors) */
                 CHECK(system("build/srt-pack -q " TMP "gemma.gguf " TMP "gemma.srt > " TMP "gemma_pack.log 2>&1") == 0,
                       "srt-pack packs it and the runtime loads the result (" TMP "gemma_pack.log)");
+                if (!strcmp(a, "smollm3")) {   /* llama.cpp's GGUF has no NoPE key: its fixed step 4 is written; adjacent-pair RoPE */
+                    srt_model *sm = NULL;
+                    srt_model_desc md;
+                    uint32_t step = 0, neox = 9;
+                    memset(&md, 0, sizeof md);
+                    ok = m && m->hp.nope_step == 4 && m->hp.rope_neox == 0 && srt_model_load(TMP "gemma.srt", &md, &sm) == SRT_OK &&
+                         srt_model_meta_u32(sm, "smollm3.no_rope_layer_step", &step) && step == 4 && srt_model_meta_u32(sm, "smollm3.rope.neox", &neox) && neox == 0;
+                    CHECK(ok, "smollm3: no_rope_layer_step 4 (absent from the GGUF) and rope.neox 0 in the packed file (%s)", ok ? "ok" : srt_last_error());
+                    srt_model_free(sm);
+                }
                 remove(TMP "gemma.srt");
             }
             else CHECK(!ok && strstr(err, f[fi].want), "a %s GGUF without %s is refused (%s)", a, f[fi].skip, err);

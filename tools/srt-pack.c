@@ -183,6 +183,7 @@ static void write_hparams(packer *p, const srti_hparams *hp) {
     if (hp->rope_attn_factor != 1.0f) m_f32(p, a, "rope.scaling.attn_factor", hp->rope_attn_factor);
     if (hp->sliding_window) m_u32(p, a, "attention.sliding_window", hp->sliding_window);   /* phi3: recorded, not applied */
     if (hp->attn_scale > 0.0f) m_f32(p, a, "attention.scale", hp->attn_scale);   /* gemma */
+    if (!strcmp(hp->arch, "smollm3")) m_u32(p, a, "no_rope_layer_step", hp->nope_step);
     if (hp->attn_softcap > 0.0f) m_f32(p, a, "attn_logit_softcapping", hp->attn_softcap);
     if (hp->final_softcap > 0.0f) m_f32(p, a, "final_logit_softcapping", hp->final_softcap);
     if (hp->swa_pattern) m_u32(p, a, "attention.sliding_window_pattern", hp->swa_pattern);

@@ -15,7 +15,9 @@
                                of Gemma3ForConditionalGeneration (-> "gemma3"; see GEMMA below),
                                MixtralForCausalLM (-> "llama" with experts), Qwen3MoeForCausalLM
                                (-> "qwen3moe": Qwen3 with experts) and Qwen2MoeForCausalLM (->
-                               "qwen2moe": Qwen2 with experts and a shared expert; see EXPERTS below):
+                               "qwen2moe": Qwen2 with experts and a shared expert; see EXPERTS below),
+                               SmolLM3ForCausalLM (-> "smollm3": Llama, q/k permuted, with NoPE layers:
+                               no_rope_layer_interval, no_rope_layers as that pattern):
                                hidden_size, intermediate_size,
                                num_hidden_layers, num_attention_heads, num_key_value_heads, head_dim,
                                rms_norm_eps, rope_theta, rope_scaling (linear, llama3; other types
@@ -306,7 +308,8 @@ static int srti__jtoken_id(const char *file, const srtj_value *obj, const char *
 
 /* ---------------------------------------------------------------- config.json */
 enum { SRTI__HF_LLAMA = 1, SRTI__HF_MISTRAL = 2, SRTI__HF_QWEN2 = 3, SRTI__HF_QWEN3 = 4, SRTI__HF_PHI3 = 5, SRTI__HF_GEMMA2 = 6, SRTI__HF_GEMMA3 = 7,
-       SRTI__HF_MIXTRAL = 8, SRTI__HF_QWEN3MOE = 9, SRTI__HF_GEMMA = 10, SRTI__HF_QWEN2MOE = 11 };
+       SRTI__HF_MIXTRAL = 8, SRTI__HF_QWEN3MOE = 9, SRTI__HF_GEMMA = 10, SRTI__HF_QWEN2MOE = 11,
+       SRTI__HF_SMOLLM3 = 12 };
 #define SRTI__HF_IS_GEMMA(kind) ((kind) == SRTI__HF_GEMMA || (kind) == SRTI__HF_GEMMA2 || (kind) == SRTI__HF_GEMMA3)
 #define SRTI__HF_QK_NORM(kind) ((kind) == SRTI__HF_QWEN3 || (kind) == SRTI__HF_QWEN3MOE || (kind) == SRTI__HF_GEMMA3)   /* per-head q/k RMSNorm */
 typedef struct srti__hf_cfg {
@@ -481,6 +484,37 @@ static int srti__hf_gemma_config(srti_model *m, const char *file, const srtj_val
     return 0;
 }
 
+/* ---------------------------------------------------------------- SmolLM3 */
+/* SmolLM3: Llama with NoPE layers. no_rope_layers (1: the layer rotates, 0: it does not) must be
+   the pattern of no_rope_layer_interval N (default 4): layer l without RoPE iff (l + 1) % N == 0,
+   the one pattern llama.cpp runs (N fixed at 4 there); recorded as no_rope_layer_step. Sliding
+   windows (use_sliding_window true) are refused; a sliding_window value alone is ignored. */
+static int srti__hf_smollm3_config(srti_model *m, const char *file, const srtj_value *c, char *err, size_t errlen) {
+    srti_hparams *hp = &m->hp;
+    const srtj_value *list = srtj_get(c, "no_rope_layers"), *e;
+    uint32_t step = 4, l;
+    int swa = 0;
+    if (srti__ju32(file, c, "no_rope_layer_interval", 1, 4096, 0, &step, err, errlen) || srti__jbool(file, c, "use_sliding_window", &swa, err, errlen))
+        return 1;
+    if (swa == 1) { srti__seterr(err, errlen, "%s: use_sliding_window true is not supported for SmolLM3", file); return 1; }
+    if (list && list->type != SRTJ_NULL) {
+        if (!srtj_is(list, SRTJ_ARRAY) || list->n != hp->n_layer) {
+            srti__seterr(err, errlen, "%s: no_rope_layers must be a list of %u entries (num_hidden_layers)", file, (unsigned)hp->n_layer);
+            return 1;
+        }
+        for (e = list->first, l = 0; e; e = e->next, l++) {
+            int64_t v = -1;
+            if (!srtj_int(e, &v) || (v != 0 && v != 1) || (v == 1) != ((l + 1) % step != 0)) {
+                srti__seterr(err, errlen, "%s: no_rope_layers[%u] must be %d: only the pattern of no_rope_layer_interval %u (no RoPE in layer l iff "
+                             "(l + 1) %% %u == 0) is supported", file, (unsigned)l, (l + 1) % step != 0, (unsigned)step, (unsigned)step);
+                return 1;
+            }
+        }
+    }
+    hp->nope_step = step;
+    return 0;
+}
+
 /* ---------------------------------------------------------------- mixtures of experts */
 /* Mixtral (-> "llama" with experts), Qwen3-MoE (-> "qwen3moe") and Qwen2-MoE (-> "qwen2moe"):
    every layer's FFN is a router and n_expert experts, of which each token goes through
@@ -561,6 +595,7 @@ static int srti__hf_config(srti_model *m, const char *file, const srtj_value *c,
     else if (!strcmp(cfg->arch_class, "Qwen3ForCausalLM") || !strcmp(cfg->arch_class, "qwen3")) cfg->kind = SRTI__HF_QWEN3;
     else if (!strcmp(cfg->arch_class, "Qwen3MoeForCausalLM") || !strcmp(cfg->arch_class, "qwen3_moe")) cfg->kind = SRTI__HF_QWEN3MOE;
     else if (!strcmp(cfg->arch_class, "Qwen2MoeForCausalLM") || !strcmp(cfg->arch_class, "qwen2_moe")) cfg->kind = SRTI__HF_QWEN2MOE;
+    else if (!strcmp(cfg->arch_class, "SmolLM3ForCausalLM") || !strcmp(cfg->arch_class, "smollm3")) cfg->kind = SRTI__HF_SMOLLM3;
     else if (!strcmp(cfg->arch_class, "MixtralForCausalLM") || !strcmp(cfg->arch_class, "mixtral")) cfg->kind = SRTI__HF_MIXTRAL;
     else if (!strcmp(cfg->arch_class, "Phi3ForCausalLM") || !strcmp(cfg->arch_class, "phi3")) cfg->kind = SRTI__HF_PHI3;
     else if (!strcmp(cfg->arch_class, "GemmaForCausalLM") || !strcmp(cfg->arch_class, "gemma")) cfg->kind = SRTI__HF_GEMMA;
@@ -571,7 +606,7 @@ static int srti__hf_config(srti_model *m, const char *file, const srtj_value *c,
         cfg->multimodal = 1;
     }
     strcpy(hp->arch, cfg->kind == SRTI__HF_QWEN2 ? "qwen2" : cfg->kind == SRTI__HF_QWEN3 ? "qwen3" : cfg->kind == SRTI__HF_QWEN3MOE ? "qwen3moe" :
-                     cfg->kind == SRTI__HF_QWEN2MOE ? "qwen2moe" :
+                     cfg->kind == SRTI__HF_QWEN2MOE ? "qwen2moe" : cfg->kind == SRTI__HF_SMOLLM3 ? "smollm3" :
                      cfg->kind == SRTI__HF_PHI3 ? "phi3" :
                      cfg->kind == SRTI__HF_GEMMA ? "gemma" : cfg->kind == SRTI__HF_GEMMA2 ? "gemma2" : cfg->kind == SRTI__HF_GEMMA3 ? "gemma3" : cfg->kind ? "llama" : "");
     if ((s = srtj_string(srtj_get(c, "_name_or_path"))) != NULL && s[0]) {
@@ -609,7 +644,7 @@ static int srti__hf_config(srti_model *m, const char *file, const srtj_value *c,
     if (!cfg->kind) return 0;   /* vocabulary only; srt-pack refuses the architecture */
     g3 = cfg->kind == SRTI__HF_GEMMA3;
     hp->norm_eps = cfg->kind == SRTI__HF_MIXTRAL ? 1e-5f : 1e-6f;   /* transformers' defaults for these configs */
-    hp->rope_theta = g3 ? srti__gemma3_text.rope_theta : cfg->kind == SRTI__HF_MIXTRAL ? 1000000.0f : 10000.0f;
+    hp->rope_theta = g3 ? srti__gemma3_text.rope_theta : cfg->kind == SRTI__HF_MIXTRAL ? 1000000.0f : cfg->kind == SRTI__HF_SMOLLM3 ? 2000000.0f : 10000.0f;
     hp->n_ctx = g3 ? srti__gemma3_text.max_pos : cfg->kind == SRTI__HF_MIXTRAL ? 131072 : cfg->kind == SRTI__HF_QWEN3MOE || cfg->kind == SRTI__HF_QWEN2MOE ? 32768 : 2048;
     if (SRTI__HF_IS_GEMMA(cfg->kind) && cfg->tie < 0) cfg->tie = 1;   /* Gemma's config classes tie by default */
     if (g3) {   /* Gemma 3: every field has a default (Gemma3TextConfig's); elsewhere the shape is required */
@@ -689,6 +724,7 @@ static int srti__hf_config(srti_model *m, const char *file, const srtj_value *c,
             else if (!strcmp(type, "llama3")) hp->rope_orig_ctx = 8192;
         }
     }
+    if (cfg->kind == SRTI__HF_SMOLLM3) return srti__hf_smollm3_config(m, file, c, err, errlen);
     return SRTI__HF_IS_GEMMA(cfg->kind) ? srti__hf_gemma_config(m, file, c, cfg, err, errlen) : 0;
 }
 
@@ -1447,7 +1483,7 @@ static int srti__hf_weights(srti_model *m, const char *dir, const srti__hf_cfg *
     const srtj_value *wm = NULL, *e;
     uint32_t cap = 0, found = 0, k;
     int rc = 1, r;
-    int permute_qk = cfg->kind == SRTI__HF_LLAMA || cfg->kind == SRTI__HF_MISTRAL || cfg->kind == SRTI__HF_MIXTRAL;
+    int permute_qk = cfg->kind == SRTI__HF_LLAMA || cfg->kind == SRTI__HF_MISTRAL || cfg->kind == SRTI__HF_MIXTRAL || cfg->kind == SRTI__HF_SMOLLM3;
     if (!ipath || !spath) { srti__seterr(err, errlen, "out of memory"); goto done; }
     r = srti__json_file(ipath, (uint64_t)1 << 28, &idx, err, errlen);
     if (r == 1) goto done;
