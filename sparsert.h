@@ -362,7 +362,7 @@ typedef struct srt_model_desc {
 } srt_model_desc;
 
 typedef struct srt_model_info {
-    const char *architecture;    /* "llama", "qwen2", "qwen2moe", "qwen3", "qwen3moe", "phi3", "gemma", "gemma2", "gemma3" or "smollm3" */
+    const char *architecture;    /* "llama", "qwen2", "qwen2moe", "qwen3", "qwen3moe", "phi3", "gemma", "gemma2", "gemma3", "smollm3" or "granite" */
     const char *name;            /* general.name or "" */
     int n_vocab, n_embd, n_ff, n_layer, n_head, n_head_kv, head_dim, n_ctx_train;
     srt_format format;           /* the format holding the most bytes of weight matrices */
@@ -4007,6 +4007,11 @@ struct srt_model {
     int n_ff_shexp;            /* 0: no shared expert */
     /* smollm3: layer l rotates no q or k when (l + 1) % nope_step == 0 (0: every layer rotates) */
     int nope_step;
+    /* granite: the embeddings times embd_scale, the attention's and the FFN's outputs times
+       residual_scale before their residual adds, the logits divided by logit_scale (1, 1, 1 elsewhere;
+       gemma's embd_scale is sqrt(n_embd)) */
+    int granite;
+    float embd_scale, residual_scale, logit_scale;
     int expert_norm;           /* the picked experts' probabilities divided by their sum */
     srt__weights *experts;     /* n_layer x n_expert x (gate, up, down) */
     /* weights */
@@ -4206,8 +4211,10 @@ static srt_status srt__load_hparams(srt_model *m) {
 #define SRT__KEY(suffix) (snprintf(key, sizeof key, "%s." suffix, m->arch), key)
     if (!srt_model_meta_str(m, "general.architecture", &s)) return srt__fail(SRT_ERR_FORMAT, "metadata general.architecture is missing");
     if (strcmp(s, "llama") != 0 && strcmp(s, "qwen2") != 0 && strcmp(s, "qwen2moe") != 0 && strcmp(s, "qwen3") != 0 && strcmp(s, "qwen3moe") != 0 &&
-        strcmp(s, "phi3") != 0 && strcmp(s, "gemma") != 0 && strcmp(s, "gemma2") != 0 && strcmp(s, "gemma3") != 0 && strcmp(s, "smollm3") != 0)
-        return srt__fail(SRT_ERR_UNSUPPORTED, "architecture '%s' is not supported (llama, qwen2, qwen2moe, qwen3, qwen3moe, phi3, gemma, gemma2, gemma3, smollm3)", s);
+        strcmp(s, "phi3") != 0 && strcmp(s, "gemma") != 0 && strcmp(s, "gemma2") != 0 && strcmp(s, "gemma3") != 0 && strcmp(s, "smollm3") != 0 &&
+        strcmp(s, "granite") != 0)
+        return srt__fail(SRT_ERR_UNSUPPORTED, "architecture '%s' is not supported (llama, qwen2, qwen2moe, qwen3, qwen3moe, phi3, gemma, gemma2, gemma3, smollm3, "
+                         "granite)", s);
     snprintf(m->arch, sizeof m->arch, "%s", s);
     m->n_embd = srt__meta_u32_or(m, SRT__KEY("embedding_length"), 0);
     m->n_ff = srt__meta_u32_or(m, SRT__KEY("feed_forward_length"), 0);
@@ -4225,7 +4232,8 @@ static srt_status srt__load_hparams(srt_model *m) {
         return srt__fail(SRT_ERR_FORMAT, "bad head dimensions: head %d rope %d", m->head_dim, m->rope_dim);
     m->rope_theta = srt__meta_f32_or(m, SRT__KEY("rope.freq_base"), 10000.0f);
     m->norm_eps = srt__meta_f32_or(m, SRT__KEY("attention.layer_norm_rms_epsilon"), 1e-5f);
-    m->rope_neox = srt__meta_u32_or(m, SRT__KEY("rope.neox"), strcmp(m->arch, "llama") != 0 && strcmp(m->arch, "smollm3") != 0) != 0;   /* qwen2/3, phi3, gemma: NeoX */
+    m->rope_neox = srt__meta_u32_or(m, SRT__KEY("rope.neox"), strcmp(m->arch, "llama") != 0 && strcmp(m->arch, "smollm3") != 0 &&
+                                                              strcmp(m->arch, "granite") != 0) != 0;   /* qwen2/3, phi3, gemma: NeoX */
     /* SmolLM3's NoPE layers: every 4th (llama.cpp's fixed step; its GGUF has no key for it) */
     m->nope_step = strcmp(m->arch, "smollm3") == 0 ? srt__meta_u32_or(m, SRT__KEY("no_rope_layer_step"), 4) : 0;
     if (m->nope_step < 0 || m->nope_step > 4096) return srt__fail(SRT_ERR_FORMAT, "bad no_rope_layer_step %d (0 .. 4096)", m->nope_step);
@@ -4273,6 +4281,24 @@ static srt_status srt__load_hparams(srt_model *m) {
             return srt__fail(SRT_ERR_FORMAT, "bad gemma parameters: attention scale %g, soft caps %g / %g, sliding window %d (pattern %d), rope base %g",
                              m->attn_scale, m->attn_softcap, m->final_softcap, m->swa_window, m->swa_pattern, m->rope_theta_swa);
         if (m->rope_theta_swa == m->rope_theta && m->rope_scaling == 0) m->rope_theta_swa = 0.0f;   /* one set of angles serves all layers */
+    }
+    /* Granite's multipliers (llama.cpp's keys; logit_scale required, the others default to none) */
+    m->granite = strcmp(m->arch, "granite") == 0;
+    m->embd_scale = m->gemma ? sqrtf((float)m->n_embd) : 1.0f;
+    m->residual_scale = m->logit_scale = 1.0f;
+    if (m->granite) {
+        float v;
+        m->attn_scale = srt__meta_f32_or(m, SRT__KEY("attention.scale"), m->attn_scale);
+        m->embd_scale = srt__meta_f32_or(m, SRT__KEY("embedding_scale"), 1.0f);
+        m->residual_scale = srt__meta_f32_or(m, SRT__KEY("residual_scale"), 1.0f);
+        if (!srt_model_meta_f32(m, SRT__KEY("logit_scale"), &v)) return srt__fail(SRT_ERR_FORMAT, "granite: metadata %s is missing", key);
+        m->logit_scale = v;
+        if (srt__meta_u32_or(m, SRT__KEY("rope.scaling.finetuned"), 1) == 0)
+            return srt__fail(SRT_ERR_UNSUPPORTED, "granite without RoPE (rope.scaling.finetuned 0) is not supported");
+        if (!(m->attn_scale > 0.0f) || m->attn_scale > 16.0f || !(m->embd_scale > 0.0f) || m->embd_scale > 1e4f || !(m->residual_scale > 0.0f) ||
+            m->residual_scale > 1e4f || !(m->logit_scale > 0.0f) || m->logit_scale > 1e6f)
+            return srt__fail(SRT_ERR_FORMAT, "bad granite multipliers: attention %g, embedding %g, residual %g, logit scale %g", m->attn_scale, m->embd_scale,
+                             m->residual_scale, m->logit_scale);
     }
     /* Mixture of experts: Mixtral is "llama" with experts, Qwen3-MoE "qwen3moe" and Qwen2-MoE
        "qwen2moe" (which must have them; qwen2moe also a shared expert, of width
@@ -4497,7 +4523,8 @@ static srt_status srt__backend_load(srt_model *m, srt_backend *b) {
     int l;
     if (!b->load || !b->unload || !b->session_create || !b->session_destroy || !b->forward)
         return srt__fail(SRT_ERR_INVALID_ARG, "srt_model_load: backend '%s' is incomplete", b->name ? b->name : "?");
-    if (m->gemma || m->n_expert || m->nope_step)   /* srt_backend_model has no post-norms, GELU, soft caps, sliding windows, experts or NoPE layers */
+    if (m->gemma || m->n_expert || m->nope_step || m->granite)   /* srt_backend_model has no post-norms, GELU, soft caps, sliding windows, experts,
+                                                                     NoPE layers or multipliers */
         return srt__fail(SRT_ERR_UNSUPPORTED, "srt_model_load: architecture '%s' runs on the CPU only (backend %s)", m->arch, b->name ? b->name : "?");
     ls = (srt_backend_layer *)srt__malloc0((size_t)m->n_layer * sizeof *ls);
     if (!ls) return srt__fail(SRT_ERR_OUT_OF_MEMORY, "srt_model_load: out of memory");
@@ -6535,10 +6562,8 @@ static void srt__forward_batch(srt_session *s, const int32_t *toks, int n, int n
     if (p0 == 0) s->swa_lo = 0;   /* from the start: every row is written again */
     for (t = 0; t < n; t++) {
         srt__weights_row(&m->tok_embd, (uint64_t)toks[t], s->x + (size_t)t * E);
-        if (m->gemma) {   /* Gemma scales its embeddings */
-            const float scale = sqrtf((float)E);
-            for (i = 0; i < E; i++) s->x[(size_t)t * E + i] *= scale;
-        }
+        if (m->embd_scale != 1.0f)   /* Gemma (sqrt(n_embd)) and Granite scale their embeddings */
+            for (i = 0; i < E; i++) s->x[(size_t)t * E + i] *= m->embd_scale;
         srt__rope_angles(s, s->rope_cs + (size_t)t * m->rope_dim, p0 + t);
         if (s->rope_cs_swa) srt__rope_angles_of(s, s->rope_freq + m->rope_dim / 2, s->rope_cs_swa + (size_t)t * m->rope_dim, p0 + t);
     }
@@ -6591,6 +6616,7 @@ static void srt__forward_batch(srt_session *s, const int32_t *toks, int n, int n
         srt__matmul(s, &L->wo, s->att, n, s->xb, NULL);
         if (L->post_attn_norm)
             for (t = 0; t < n; t++) srt__rmsnorm(&m->ops, s->xb + (size_t)t * E, s->xb + (size_t)t * E, L->post_attn_norm, E, m->norm_eps);
+        if (m->residual_scale != 1.0f) for (i = 0; i < n * E; i++) s->xb[i] *= m->residual_scale;   /* Granite */
         for (i = 0; i < n * E; i++) s->x[i] += s->xb[i];
         for (t = 0; t < n; t++) srt__rmsnorm(&m->ops, s->xb + (size_t)t * E, s->x + (size_t)t * E, L->ffn_norm, E, m->norm_eps);
         if (L->experts) srt__moe_ffn(s, L, n);
@@ -6605,6 +6631,7 @@ static void srt__forward_batch(srt_session *s, const int32_t *toks, int n, int n
         }
         if (L->post_ffw_norm)
             for (t = 0; t < n; t++) srt__rmsnorm(&m->ops, s->xb + (size_t)t * E, s->xb + (size_t)t * E, L->post_ffw_norm, E, m->norm_eps);
+        if (m->residual_scale != 1.0f) for (i = 0; i < n * E; i++) s->xb[i] *= m->residual_scale;
         for (i = 0; i < n * E; i++) s->x[i] += s->xb[i];
     }
     if (s->kv_prune) {   /* the batch's rows are pruned in every layer now */
@@ -6618,6 +6645,10 @@ static void srt__forward_batch(srt_session *s, const int32_t *toks, int n, int n
         for (t = 0; t < n_logits; t++) srt__rmsnorm(&m->ops, s->xb + (size_t)t * E, s->x + (size_t)(n - n_logits + t) * E, m->output_norm, E, m->norm_eps);
         srt__matmul(s, &m->output, s->xb, n_logits, out, NULL);
         if (m->final_softcap > 0.0f) srt__softcap(&m->ops, out, (uint64_t)n_logits * m->n_vocab, m->final_softcap);   /* Gemma 2 */
+        if (m->logit_scale != 1.0f) {   /* Granite */
+            const float inv = 1.0f / m->logit_scale;
+            for (i = 0; i < n_logits * m->n_vocab; i++) out[i] *= inv;
+        }
     }
 }
 
@@ -7146,6 +7177,12 @@ static uint32_t srt__model_fingerprint(const srt_model *m) {
     crc = srt__crc32_update(&c, crc, b, 64);
     if (m->rope_attn_factor != 1.0f) crc = srt__crc32_update(&c, crc, &m->rope_attn_factor, 4);   /* (files before it hash as they did) */
     if (m->nope_step) { srt__put_le(b, (uint32_t)m->nope_step, 4); crc = srt__crc32_update(&c, crc, b, 4); }   /* which layers' K rotate */
+    if (m->granite) {   /* the multipliers shape the cached K and V */
+        float g[4];
+        g[0] = m->attn_scale; g[1] = m->embd_scale; g[2] = m->residual_scale; g[3] = m->logit_scale;
+        for (j = 0; j < 4; j++) { memcpy(&f[0], &g[j], 4); srt__put_le(b + 4 * j, f[0], 4); }
+        crc = srt__crc32_update(&c, crc, b, 16);
+    }
     if (m->gemma) {   /* the sliding layers' rope base rotates their K */
         float g[4];
         g[0] = m->attn_scale; g[1] = m->attn_softcap; g[2] = m->final_softcap; g[3] = m->rope_theta_swa;

@@ -7,8 +7,9 @@
    pass. Build and run: see tests/fuzz_common.h and `./build.sh fuzz`.
    Seeds (--seeds DIR): tests/tiny_model.h's random-weight model in every weight format, a qwen3
    one (q/k norms) in q8, a phi3 one (LongRoPE factors) in q4, smollm3 (a NoPE layer) and gemma
-   (Gemma 1) in q8, gemma2 (soft caps, sliding window) in q4, gemma3 (q/k norms, sliding rope base)
-   in q8, qwen3moe (router, 4 experts) in q8 and qwen2moe (with a shared expert) in q4. */
+   (Gemma 1) in q8, granite (multipliers) in q4, gemma2 (soft caps, sliding window) in q4, gemma3
+   (q/k norms, sliding rope base) in q8, qwen3moe (router, 4 experts) in q8 and qwen2moe (with a
+   shared expert) in q4. */
 #define FZ_NAME "fuzz_srt"
 #define FZ_PER_SEED 250
 #define FZ_DICT {"SRT", "llama.", "tokenizer.ggml.", "general.architecture", "blk.0.attn_q.weight", "token_embd.weight", \
@@ -16,7 +17,7 @@
                  "phi3", "longrope", "rope_factors_long.weight", "phi3.rope.scaling.attn_factor", \
                  "gemma2", "gemma3", "attention.sliding_window", "attn_logit_softcapping", "post_ffw_norm.weight", \
                  "qwen3moe", "qwen3moe.expert_count", "qwen2moe", "ffn_gate_inp_shexp.weight", "expert_shared_feed_forward_length", \
-                 "smollm3", "smollm3.no_rope_layer_step", "qwen3moe.expert_used_count", "blk.0.ffn_gate_inp.weight", "blk.1.ffn_down.3.weight", \
+                 "smollm3", "smollm3.no_rope_layer_step", "granite", "granite.logit_scale", "qwen3moe.expert_used_count", "blk.0.ffn_gate_inp.weight", "blk.1.ffn_down.3.weight", \
                  "\xff\xff\xff\xff", "\0\0\0\0", NULL}
 #include "fuzz_common.h"
 #define SPARSERT_IMPLEMENTATION
@@ -171,6 +172,8 @@ static int fz_make_seeds(const char *dir) {
         if (!write_tiny_model_arch(path, "gemma", NULL, SRT_Q8, NULL, NULL, 1)) { fprintf(stderr, "fuzz_srt: cannot write %s\n", path); return 1; }
         snprintf(path, sizeof path, "%s/tiny-smollm3-q8.srt", dir);   /* smollm3: a layer without RoPE, its step key */
         if (!write_tiny_model_arch(path, "smollm3", NULL, SRT_Q8, NULL, NULL, 1)) { fprintf(stderr, "fuzz_srt: cannot write %s\n", path); return 1; }
+        snprintf(path, sizeof path, "%s/tiny-granite-q4.srt", dir);   /* granite: the four multipliers */
+        if (!write_tiny_model_arch(path, "granite", NULL, SRT_Q4, NULL, NULL, 1)) { fprintf(stderr, "fuzz_srt: cannot write %s\n", path); return 1; }
         snprintf(path, sizeof path, "%s/tiny-gemma2-q4.srt", dir);   /* gemma2: soft caps, sliding layers */
         if (!write_tiny_model_arch(path, "gemma2", NULL, SRT_Q4, NULL, NULL, 1)) { fprintf(stderr, "fuzz_srt: cannot write %s\n", path); return 1; }
         snprintf(path, sizeof path, "%s/tiny-gemma3-q8.srt", dir);   /* gemma3: q/k and post norms, the sliding layers' rope */

@@ -55,6 +55,14 @@ static int nope(const cfg_t *c, int l) {
     const int step = c->pattern ? c->pattern : 4;
     return use_nope && !strcmp(c->arch, "smollm3") && (l + 1) % step == 0;
 }
+/* granite's multipliers k = 0 embedding, 1 residual, 2 logit scale (Granite-3.3-2B's values; its
+   attention multiplier is attn_scale); 1 elsewhere, and for k = granite_off (the check that each
+   one shows) */
+static int granite_off = -1, granite_no_logit = 0;   /* granite_no_logit: the file leaves logit_scale out */
+static double granite_mul(const cfg_t *c, int k) {
+    static const double v[3] = {12.0, 0.22, 8.0};
+    return strcmp(c->arch, "granite") != 0 || k == granite_off ? 1.0 : v[k];
+}
 static int slides(const cfg_t *c, int l) { return c->window > 0 && l % c->pattern < c->pattern - 1; }
 
 /* LongRoPE factors of dimension pair i: distinct sets, so that taking the wrong one shows */
@@ -166,6 +174,12 @@ static int write_srt_ex(const char *path, const cfg_t *c, const weights_t *w, co
         }
     }
     if (!strcmp(c->arch, "smollm3") && c->pattern) srt_writer_meta_u32(wr, KEY("no_rope_layer_step"), (uint32_t)c->pattern);
+    if (!strcmp(c->arch, "granite")) {
+        if (c->attn_scale > 0) srt_writer_meta_f32(wr, KEY("attention.scale"), c->attn_scale);
+        srt_writer_meta_f32(wr, KEY("embedding_scale"), (float)granite_mul(c, 0));
+        srt_writer_meta_f32(wr, KEY("residual_scale"), (float)granite_mul(c, 1));
+        if (!granite_no_logit) srt_writer_meta_f32(wr, KEY("logit_scale"), (float)granite_mul(c, 2));
+    }
 #undef KEY
     tokens[0] = "<unk>"; types[0] = 2; scores[0] = 0;
     tokens[1] = "<s>"; types[1] = 3; scores[1] = 0;
@@ -340,7 +354,7 @@ static void ref_forward(const cfg_t *c, const weights_t *w, const int32_t *toks,
     double *kc = (double *)calloc((size_t)MAXL * T_TOK * KV, sizeof(double)), *vc = (double *)calloc((size_t)MAXL * T_TOK * KV, sizeof(double));
     double *sc = (double *)calloc(T_TOK, sizeof(double)), *o = (double *)calloc((size_t)E, sizeof(double));
     for (t = 0; t < n; t++) {
-        for (i = 0; i < E; i++) x[i] = w->emb[(size_t)toks[t] * E + i] * (is_gemma(c) ? sqrt((double)E) : 1.0);
+        for (i = 0; i < E; i++) x[i] = w->emb[(size_t)toks[t] * E + i] * (is_gemma(c) ? sqrt((double)E) : granite_mul(c, 0));
         for (l = 0; l < c->L; l++) {
             const int lo = slides(c, l) && t + 1 > c->window ? t + 1 - c->window : 0;   /* the first position a sliding layer sees */
             double *k = kc + ((size_t)l * T_TOK + t) * KV, *v = vc + ((size_t)l * T_TOK + t) * KV;
@@ -376,18 +390,18 @@ static void ref_forward(const cfg_t *c, const weights_t *w, const int32_t *toks,
             }
             ref_matvec(o, w->l[l].wo, att, E, Q, NULL);
             if (w->l[l].pan) ref_rmsnorm(o, o, w->l[l].pan, E, c->eps);
-            for (i = 0; i < E; i++) x[i] += o[i];
+            for (i = 0; i < E; i++) x[i] += granite_mul(c, 1) * o[i];
             ref_rmsnorm(xb, x, w->l[l].fn, E, c->eps);
             ref_ffn(c, w, l, xb, o);
             if (w->l[l].pfn) ref_rmsnorm(o, o, w->l[l].pfn, E, c->eps);
-            for (i = 0; i < E; i++) x[i] += o[i];
+            for (i = 0; i < E; i++) x[i] += granite_mul(c, 1) * o[i];
         }
         ref_rmsnorm(xb, x, w->onorm, E, c->eps);
         for (i = 0; i < V; i++) {
             const float *row = (c->tied ? w->emb : w->out) + (size_t)i * E;
             double s = 0;
             for (p = 0; p < E; p++) s += (double)row[p] * xb[p];
-            logits[(size_t)t * V + i] = c->final_cap > 0 ? c->final_cap * tanh(s / c->final_cap) : s;
+            logits[(size_t)t * V + i] = (c->final_cap > 0 ? c->final_cap * tanh(s / c->final_cap) : s) / granite_mul(c, 2);
         }
     }
     free(x); free(xb); free(q); free(att); free(kc); free(vc); free(sc); free(o);
@@ -474,7 +488,7 @@ static void check_arch(const cfg_t *c, uint64_t seed) {
                   (unsigned long long)info.token_bytes, (unsigned long long)want);
         }
     }
-    neox = c->write_neox >= 0 ? c->write_neox : strcmp(c->arch, "llama") != 0 && strcmp(c->arch, "smollm3") != 0;
+    neox = c->write_neox >= 0 ? c->write_neox : strcmp(c->arch, "llama") != 0 && strcmp(c->arch, "smollm3") != 0 && strcmp(c->arch, "granite") != 0;
     ref_forward(c, &w, toks, T_TOK, neox, 1, ref);
     s1 = session(m, 1);
     sb = session(m, 16);
@@ -496,6 +510,23 @@ static void check_arch(const cfg_t *c, uint64_t seed) {
             ref_forward(c, &w, toks, T_TOK, neox, 0, ref);
             off = rel_err(srt_session_logits(s1), ref + (size_t)(T_TOK - 1) * V);
             CHECK(off > 100 * TOL, "%s: the reference without the q/k norms differs (%.2e): the norms are applied", c->tag, off);
+        }
+        if (!strcmp(c->arch, "granite") && t == T_TOK) {   /* each multiplier is applied: the reference without it is far off */
+            static const char *const what[3] = {"embedding", "residual", "logit"};
+            cfg_t plain = *c;
+            double off[4];
+            int k;
+            for (k = 0; k < 3; k++) {
+                granite_off = k;
+                ref_forward(c, &w, toks, T_TOK, neox, 1, ref);
+                granite_off = -1;
+                off[k] = rel_err(srt_session_logits(s1), ref + (size_t)(T_TOK - 1) * V);
+            }
+            plain.attn_scale = 0;
+            ref_forward(&plain, &w, toks, T_TOK, neox, 1, ref);
+            off[3] = rel_err(srt_session_logits(s1), ref + (size_t)(T_TOK - 1) * V);
+            for (k = 0; k < 4; k++)
+                CHECK(off[k] > 100 * TOL, "%s: the reference without the %s multiplier differs (%.2e)", c->tag, k < 3 ? what[k] : "attention", off[k]);
         }
         if (!strcmp(c->arch, "smollm3") && t == T_TOK) {   /* the comparison can fail: with RoPE in every layer the reference is far off */
             double off;
@@ -809,6 +840,9 @@ int main(void) {
          0, 0, 0, 0, 0, 0, 0, 0, 0, 0},
         {"smollm3: no_rope_layer_step 2 (layers 1 and 3), untied", "smollm3", 32, 48, 4, 4, 1, 8, 8, 1e4f, 1e-6f, 0, 0, 0, -1, 0, 1.0f,
          0, 0, 0, 0, 2, 0, 0, 0, 0, 0},
+        /* granite: Granite-3.3-2B's multipliers (embedding 12, residual 0.22, logits / 8, attention 1/64) */
+        {"granite: embedding 12, residual 0.22, logits / 8, attention scale 1/64", "granite", 48, 80, 2, 4, 2, 12, 12, 1e4f, 1e-5f, 0, 0, 1, -1, 0, 1.0f,
+         0.015625f, 0, 0, 0, 0, 0, 0, 0, 0, 0},
         /* ..., experts, used, renormalized */
         {"mixtral (llama, 4 experts, 2 used, renormalized)", "llama", 48, 40, 2, 4, 2, 12, 12, 1e6f, 1e-5f, 0, 0, 0, -1, 0, 1.0f, 0, 0, 0, 0, 0, 0, 0, 4, 2, 1},
         {"qwen3moe (8 experts, 3 used, renormalized, q/k norms)", "qwen3moe", 32, 24, 3, 4, 2, 16, 16, 1e6f, 1e-6f, 0, 1, 1, -1, 0, 1.0f, 0, 0, 0, 0, 0, 0, 0, 8, 3, 1},
@@ -831,7 +865,20 @@ int main(void) {
         check_cpu_only(&gemma1);
         {
             static const cfg_t smol = {"smollm3", "smollm3", 32, 48, 4, 4, 1, 8, 8, 1e4f, 1e-6f, 0, 0, 1, -1, 0, 1.0f, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0};
+            static const cfg_t gran = {"granite", "granite", 32, 48, 2, 4, 1, 8, 8, 1e4f, 1e-6f, 0, 0, 1, -1, 0, 1.0f, 0.125f, 0, 0, 0, 0, 0, 0, 0, 0, 0};
             check_cpu_only(&smol);
+            check_cpu_only(&gran);
+            {   /* llama.cpp requires granite's logit scale: a file without it is refused */
+                weights_t w;
+                granite_no_logit = 1;
+                srt_test_rng = 9;
+                make_weights(&gran, &w);
+                expect_refused("build/tmp/arch_bad.srt", write_srt("build/tmp/arch_bad.srt", &gran, &w, NULL, 0), "a granite file without logit_scale",
+                               "granite.logit_scale is missing");
+                granite_no_logit = 0;
+                remove("build/tmp/arch_bad.srt");
+                free_weights(&gran, &w);
+            }
         }
         check_cpu_only(&moe);
     }

@@ -1399,6 +1399,50 @@ static void test_smollm3(void) {
     if (system("rm -rf " TMP "/smollm3") != 0) CHECK(0, "clean up");
 }
 
+/* GraniteForCausalLM: the SmolLM3 folder's tensors (Llama's, q/k permuted) with Granite's four
+   multipliers read into the hyper-parameters (and transformers' 1.0 when absent); packed, the
+   keys are there and it runs; a multiplier of 0 is refused. */
+static void test_granite(void) {
+    char err[1024], dir[] = TMP "/granite", cfg[2048], why[512], arch[16];
+    const char *base = "{\"architectures\":[\"GraniteForCausalLM\"],\"model_type\":\"granite\",\"hidden_size\":8,\"intermediate_size\":6,"
+                       "\"num_hidden_layers\":4,\"num_attention_heads\":2,\"num_key_value_heads\":1,\"rms_norm_eps\":1e-05,\"max_position_embeddings\":64,"
+                       "\"vocab_size\":16,\"tie_word_embeddings\":true,\"hidden_act\":\"silu\",\"rope_theta\":10000.0%s}";
+    srti_model *m;
+    int ok;
+    sm_tensors();
+    snprintf(cfg, sizeof cfg, base, ",\"embedding_multiplier\":12.0,\"attention_multiplier\":0.015625,\"residual_multiplier\":0.22,\"logits_scaling\":8.0");
+    mx_write(dir, cfg, NULL, 0);
+    m = open_dir(dir, err, sizeof err);
+    ok = m && !strcmp(m->hp.arch, "granite") && m->hp.embd_scale == 12.0f && m->hp.attn_scale == 0.015625f && m->hp.residual_scale == 0.22f &&
+         m->hp.logit_scale == 8.0f && m->hp.rope_neox == 0 && mx_check_values(m, why, sizeof why) && srti_check_llama(m, why, sizeof why) == 0;
+    CHECK(ok, "tiny Granite folder: granite, the multipliers (12, 1/64, 0.22, 8), q/k permuted as Llama's, every tensor in place (%s)", m ? (ok ? "ok" : why) : err);
+    srti_close(m);
+    {
+        float lg[TV], ls = 0, rs = 0;
+        srt_model_info info;
+        srt_model *sm = NULL;
+        srt_model_desc md;
+        memset(&info, 0, sizeof info);
+        ok = mx_pack_eval(dir, "", TMP "/granite.srt", lg, &info, arch, why, sizeof why) && !strcmp(arch, "granite");
+        memset(&md, 0, sizeof md);
+        ok = ok && srt_model_load(TMP "/granite.srt", &md, &sm) == SRT_OK && srt_model_meta_f32(sm, "granite.logit_scale", &ls) && ls == 8.0f &&
+             srt_model_meta_f32(sm, "granite.residual_scale", &rs) && rs == 0.22f;
+        srt_model_free(sm);
+        CHECK(ok, "srt-pack packs the Granite folder: it loads as granite with its multipliers and evaluates 5 tokens to finite logits (%s)", ok ? "ok" : why);
+        remove(TMP "/granite.srt");
+    }
+    snprintf(cfg, sizeof cfg, base, "");
+    mx_write(dir, cfg, NULL, 0);
+    m = open_dir(dir, err, sizeof err);
+    CHECK(m && m->hp.embd_scale == 1.0f && m->hp.attn_scale == 1.0f && m->hp.residual_scale == 1.0f && m->hp.logit_scale == 1.0f,
+          "Granite without multipliers: transformers' GraniteConfig defaults, 1.0 each (the attention scale too, not 1/sqrt(head_dim)) (%s)", m ? "ok" : err);
+    srti_close(m);
+    snprintf(cfg, sizeof cfg, base, ",\"logits_scaling\":0");
+    mx_write(dir, cfg, NULL, 0);
+    refuse(dir, "\"logits_scaling\" must be a positive number", "a Granite logits_scaling of 0");
+    if (system("rm -rf " TMP "/granite") != 0) CHECK(0, "clean up");
+}
+
 /* Qwen2MoeForCausalLM: the tiny MoE folder as Qwen2 (QKV biases, no q/k norms) with a shared expert
    of width 10 (mlp.shared_expert.*_proj, its down BF16) and its gate mlp.shared_expert_gate [1, 8]:
    every tensor mapped with its values (the gate to the vector ffn_gate_inp_shexp), the settings
@@ -2404,6 +2448,7 @@ int main(void) {
     test_moe();
     test_qwen2moe();
     test_smollm3();
+    test_granite();
     test_malformed();
     test_tokenizers();
     test_smollm2_tokenizer();

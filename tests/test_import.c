@@ -820,7 +820,8 @@ static void test_gemma(void) {
         static const struct { const char *arch, *skip, *want; } f[] = {
             {"gemma2", NULL, NULL}, {"gemma2", "blk.0.post_ffw_norm.weight", "blk.0.post_ffw_norm.weight"},
             {"gemma3", NULL, NULL}, {"gemma3", "blk.0.attn_k_norm.weight", "blk.0.attn_k_norm.weight"},
-            {"gemma", NULL, NULL}, {"smollm3", NULL, NULL},   /* (smollm3: Llama's tensors, as gemma's without post norms) */
+            {"gemma", NULL, NULL}, {"smollm3", NULL, NULL},   /* (smollm3, granite: Llama's tensors, as gemma's without post norms) */
+            {"granite", NULL, NULL}, {"granite", "granite.logit_scale", "granite needs a logit scale"},   /* (skip: a key here) */
         };
         /* only: 0 every gemma, 1 gemma3, 2 gemma2 and gemma3 */
         static const struct { const char *name; uint64_t ne0, ne1; int only; } t[] = {
@@ -833,18 +834,22 @@ static void test_gemma(void) {
         size_t fi, ti;
         for (fi = 0; fi < sizeof f / sizeof f[0]; fi++) {
             const char *a = f[fi].arch;
-            const int g3 = !strcmp(a, "gemma3"), g1 = !strcmp(a, "gemma") || !strcmp(a, "smollm3");   /* g1: no post norms */
+            const int g3 = !strcmp(a, "gemma3"), granite = !strcmp(a, "granite"), g1 = !strcmp(a, "gemma") || !strcmp(a, "smollm3") || granite;   /* g1: no post norms */
             uint64_t n_t = 0, off = 0, j;
             srti_model *m = NULL;
             int ok;
 #define SKIP(ti) ((t[ti].only == 1 && !g3) || (t[ti].only == 2 && g1) || (f[fi].skip && !strcmp(f[fi].skip, t[ti].name)))
             for (ti = 0; ti < sizeof t / sizeof t[0]; ti++) n_t += !SKIP(ti);
             b.n = 0;
-            put_hdr(&b, 3, n_t, 9);
+            put_hdr(&b, 3, n_t, 9 + (granite ? (f[fi].skip ? 3 : 4) : 0));
 #define K(s) (snprintf(key, sizeof key, "%s." s, a), key)
             kv_str(&b, "general.architecture", a);
             kv_u32(&b, K("embedding_length"), 8); kv_u32(&b, K("feed_forward_length"), 8); kv_u32(&b, K("block_count"), 1);
             kv_u32(&b, K("attention.head_count"), 2); kv_u32(&b, K("attention.head_count_kv"), 1); kv_u32(&b, K("context_length"), 64);
+            if (granite) {   /* llama.cpp's keys for Granite-3.3-2B's multipliers; logit_scale is required */
+                kv_f32(&b, K("embedding_scale"), 12.0f); kv_f32(&b, K("residual_scale"), 0.22f); kv_f32(&b, K("attention.scale"), 0.015625f);
+                if (!f[fi].skip) kv_f32(&b, K("logit_scale"), 8.0f);
+            }
 #undef K
             kv_str(&b, "tokenizer.ggml.model", "llama");
             kv_tokens(&b, 300);
@@ -870,6 +875,19 @@ static void test_gemma(void) {
                     ok = m && m->hp.nope_step == 4 && m->hp.rope_neox == 0 && srt_model_load(TMP "gemma.srt", &md, &sm) == SRT_OK &&
                          srt_model_meta_u32(sm, "smollm3.no_rope_layer_step", &step) && step == 4 && srt_model_meta_u32(sm, "smollm3.rope.neox", &neox) && neox == 0;
                     CHECK(ok, "smollm3: no_rope_layer_step 4 (absent from the GGUF) and rope.neox 0 in the packed file (%s)", ok ? "ok" : srt_last_error());
+                    srt_model_free(sm);
+                }
+                if (granite) {   /* the multipliers reach the packed file; adjacent-pair RoPE */
+                    srt_model *sm = NULL;
+                    srt_model_desc md;
+                    float es = 0, rs = 0, ls = 0, as = 0;
+                    uint32_t neox = 9;
+                    memset(&md, 0, sizeof md);
+                    ok = m && m->hp.rope_neox == 0 && srt_model_load(TMP "gemma.srt", &md, &sm) == SRT_OK &&
+                         srt_model_meta_f32(sm, "granite.embedding_scale", &es) && es == 12.0f && srt_model_meta_f32(sm, "granite.residual_scale", &rs) &&
+                         rs == 0.22f && srt_model_meta_f32(sm, "granite.logit_scale", &ls) && ls == 8.0f &&
+                         srt_model_meta_f32(sm, "granite.attention.scale", &as) && as == 0.015625f && srt_model_meta_u32(sm, "granite.rope.neox", &neox) && neox == 0;
+                    CHECK(ok, "granite: embedding 12, residual 0.22, logit 8, attention 1/64 and rope.neox 0 in the packed file (%s)", ok ? "ok" : srt_last_error());
                     srt_model_free(sm);
                 }
                 remove(TMP "gemma.srt");

@@ -26,7 +26,7 @@ static const char *extra_pieces[] = {
 /* Writes a random-weight model with a SentencePiece vocab: <unk> <s> </s>, <0x00>..<0xFF>, then
    pieces. arch "llama", "qwen3" (with its q/k norms), "phi3" (LongRoPE: original context 32,
    attention factor 1.1, factors around 1), "gemma" (attention scale 0.3, the scale all Gemmas here
-   have), "smollm3" (no RoPE in layer 1: step 2), "gemma2" (soft caps 20 / 10, a window of 4 on even
+   have), "smollm3" (no RoPE in layer 1: step 2), "granite" (multipliers 12, 0.22, 8, 1/64), "gemma2" (soft caps 20 / 10, a window of 4 on even
    layers), "gemma3" (q/k norms, a window of 4 on layer 0 of every 2, sliding rope base 100) or
    "qwen3moe" (q/k norms, 4 experts of width T_F / 2, 2 used, an f32 router), "qwen2moe" (those
    experts without the norms, a shared expert of width T_F); chat_template: tokenizer.chat_template
@@ -69,6 +69,10 @@ static int write_tiny_model_arch(const char *path, const char *arch, const char 
     }
     if (!strcmp(arch, "gemma")) srt_writer_meta_f32(w, TKEY("attention.scale"), 0.3f);   /* Gemma 1: no more */
     if (!strcmp(arch, "smollm3")) srt_writer_meta_u32(w, TKEY("no_rope_layer_step"), 2);   /* layer 1 of T_L = 2 without RoPE */
+    if (!strcmp(arch, "granite")) {   /* Granite-3.3-2B's multipliers */
+        srt_writer_meta_f32(w, TKEY("embedding_scale"), 12.0f); srt_writer_meta_f32(w, TKEY("residual_scale"), 0.22f);
+        srt_writer_meta_f32(w, TKEY("logit_scale"), 8.0f); srt_writer_meta_f32(w, TKEY("attention.scale"), 0.015625f);
+    }
     if (!strcmp(arch, "gemma2") || !strcmp(arch, "gemma3")) {
         srt_writer_meta_f32(w, TKEY("attention.scale"), 0.3f);
         srt_writer_meta_u32(w, TKEY("attention.sliding_window"), 4);

@@ -182,8 +182,11 @@ static void write_hparams(packer *p, const srti_hparams *hp) {
     if (hp->rope_orig_ctx > 0) m_u32(p, a, "rope.scaling.original_context_length", hp->rope_orig_ctx);
     if (hp->rope_attn_factor != 1.0f) m_f32(p, a, "rope.scaling.attn_factor", hp->rope_attn_factor);
     if (hp->sliding_window) m_u32(p, a, "attention.sliding_window", hp->sliding_window);   /* phi3: recorded, not applied */
-    if (hp->attn_scale > 0.0f) m_f32(p, a, "attention.scale", hp->attn_scale);   /* gemma */
+    if (hp->attn_scale > 0.0f) m_f32(p, a, "attention.scale", hp->attn_scale);   /* gemma, granite */
     if (!strcmp(hp->arch, "smollm3")) m_u32(p, a, "no_rope_layer_step", hp->nope_step);
+    if (hp->embd_scale > 0.0f) m_f32(p, a, "embedding_scale", hp->embd_scale);   /* granite */
+    if (hp->residual_scale > 0.0f) m_f32(p, a, "residual_scale", hp->residual_scale);
+    if (hp->logit_scale > 0.0f) m_f32(p, a, "logit_scale", hp->logit_scale);
     if (hp->attn_softcap > 0.0f) m_f32(p, a, "attn_logit_softcapping", hp->attn_softcap);
     if (hp->final_softcap > 0.0f) m_f32(p, a, "final_logit_softcapping", hp->final_softcap);
     if (hp->swa_pattern) m_u32(p, a, "attention.sliding_window_pattern", hp->swa_pattern);

@@ -17,7 +17,9 @@
                                (-> "qwen3moe": Qwen3 with experts) and Qwen2MoeForCausalLM (->
                                "qwen2moe": Qwen2 with experts and a shared expert; see EXPERTS below),
                                SmolLM3ForCausalLM (-> "smollm3": Llama, q/k permuted, with NoPE layers:
-                               no_rope_layer_interval, no_rope_layers as that pattern):
+                               no_rope_layer_interval, no_rope_layers as that pattern),
+                               GraniteForCausalLM (-> "granite": Llama, q/k permuted, with the
+                               embedding / attention / residual multipliers and logits_scaling):
                                hidden_size, intermediate_size,
                                num_hidden_layers, num_attention_heads, num_key_value_heads, head_dim,
                                rms_norm_eps, rope_theta, rope_scaling (linear, llama3; other types
@@ -309,7 +311,7 @@ static int srti__jtoken_id(const char *file, const srtj_value *obj, const char *
 /* ---------------------------------------------------------------- config.json */
 enum { SRTI__HF_LLAMA = 1, SRTI__HF_MISTRAL = 2, SRTI__HF_QWEN2 = 3, SRTI__HF_QWEN3 = 4, SRTI__HF_PHI3 = 5, SRTI__HF_GEMMA2 = 6, SRTI__HF_GEMMA3 = 7,
        SRTI__HF_MIXTRAL = 8, SRTI__HF_QWEN3MOE = 9, SRTI__HF_GEMMA = 10, SRTI__HF_QWEN2MOE = 11,
-       SRTI__HF_SMOLLM3 = 12 };
+       SRTI__HF_SMOLLM3 = 12, SRTI__HF_GRANITE = 13 };
 #define SRTI__HF_IS_GEMMA(kind) ((kind) == SRTI__HF_GEMMA || (kind) == SRTI__HF_GEMMA2 || (kind) == SRTI__HF_GEMMA3)
 #define SRTI__HF_QK_NORM(kind) ((kind) == SRTI__HF_QWEN3 || (kind) == SRTI__HF_QWEN3MOE || (kind) == SRTI__HF_GEMMA3)   /* per-head q/k RMSNorm */
 typedef struct srti__hf_cfg {
@@ -515,6 +517,28 @@ static int srti__hf_smollm3_config(srti_model *m, const char *file, const srtj_v
     return 0;
 }
 
+/* ---------------------------------------------------------------- Granite */
+/* Granite (3.x dense): Llama with four multipliers, transformers' GraniteConfig defaults 1.0 each:
+   embedding_multiplier (the embeddings), attention_multiplier (the q . k scale itself, not
+   1/sqrt(head_dim)), residual_multiplier (the attention's and the FFN's outputs before their
+   residual adds) and logits_scaling (the logits are divided by it). */
+static int srti__hf_granite_config(srti_model *m, const char *file, const srtj_value *c, char *err, size_t errlen) {
+    srti_hparams *hp = &m->hp;
+    static const char *const keys[4] = {"embedding_multiplier", "attention_multiplier", "residual_multiplier", "logits_scaling"};
+    float *const dst[4] = {&hp->embd_scale, &hp->attn_scale, &hp->residual_scale, &hp->logit_scale};
+    int k;
+    for (k = 0; k < 4; k++) {
+        float v = 1.0f;
+        if (srti__jf32(file, c, keys[k], &v, err, errlen)) return 1;
+        if (!(v > 0.0f) || v > (k == 3 ? 1e6f : k == 1 ? 16.0f : 1e4f)) {
+            srti__seterr(err, errlen, "%s: %s %g is out of range", file, keys[k], (double)v);
+            return 1;
+        }
+        *dst[k] = v;
+    }
+    return 0;
+}
+
 /* ---------------------------------------------------------------- mixtures of experts */
 /* Mixtral (-> "llama" with experts), Qwen3-MoE (-> "qwen3moe") and Qwen2-MoE (-> "qwen2moe"):
    every layer's FFN is a router and n_expert experts, of which each token goes through
@@ -596,6 +620,7 @@ static int srti__hf_config(srti_model *m, const char *file, const srtj_value *c,
     else if (!strcmp(cfg->arch_class, "Qwen3MoeForCausalLM") || !strcmp(cfg->arch_class, "qwen3_moe")) cfg->kind = SRTI__HF_QWEN3MOE;
     else if (!strcmp(cfg->arch_class, "Qwen2MoeForCausalLM") || !strcmp(cfg->arch_class, "qwen2_moe")) cfg->kind = SRTI__HF_QWEN2MOE;
     else if (!strcmp(cfg->arch_class, "SmolLM3ForCausalLM") || !strcmp(cfg->arch_class, "smollm3")) cfg->kind = SRTI__HF_SMOLLM3;
+    else if (!strcmp(cfg->arch_class, "GraniteForCausalLM") || !strcmp(cfg->arch_class, "granite")) cfg->kind = SRTI__HF_GRANITE;
     else if (!strcmp(cfg->arch_class, "MixtralForCausalLM") || !strcmp(cfg->arch_class, "mixtral")) cfg->kind = SRTI__HF_MIXTRAL;
     else if (!strcmp(cfg->arch_class, "Phi3ForCausalLM") || !strcmp(cfg->arch_class, "phi3")) cfg->kind = SRTI__HF_PHI3;
     else if (!strcmp(cfg->arch_class, "GemmaForCausalLM") || !strcmp(cfg->arch_class, "gemma")) cfg->kind = SRTI__HF_GEMMA;
@@ -607,6 +632,7 @@ static int srti__hf_config(srti_model *m, const char *file, const srtj_value *c,
     }
     strcpy(hp->arch, cfg->kind == SRTI__HF_QWEN2 ? "qwen2" : cfg->kind == SRTI__HF_QWEN3 ? "qwen3" : cfg->kind == SRTI__HF_QWEN3MOE ? "qwen3moe" :
                      cfg->kind == SRTI__HF_QWEN2MOE ? "qwen2moe" : cfg->kind == SRTI__HF_SMOLLM3 ? "smollm3" :
+                     cfg->kind == SRTI__HF_GRANITE ? "granite" :
                      cfg->kind == SRTI__HF_PHI3 ? "phi3" :
                      cfg->kind == SRTI__HF_GEMMA ? "gemma" : cfg->kind == SRTI__HF_GEMMA2 ? "gemma2" : cfg->kind == SRTI__HF_GEMMA3 ? "gemma3" : cfg->kind ? "llama" : "");
     if ((s = srtj_string(srtj_get(c, "_name_or_path"))) != NULL && s[0]) {
@@ -725,6 +751,7 @@ static int srti__hf_config(srti_model *m, const char *file, const srtj_value *c,
         }
     }
     if (cfg->kind == SRTI__HF_SMOLLM3) return srti__hf_smollm3_config(m, file, c, err, errlen);
+    if (cfg->kind == SRTI__HF_GRANITE) return srti__hf_granite_config(m, file, c, err, errlen);
     return SRTI__HF_IS_GEMMA(cfg->kind) ? srti__hf_gemma_config(m, file, c, cfg, err, errlen) : 0;
 }
 
@@ -1483,7 +1510,8 @@ static int srti__hf_weights(srti_model *m, const char *dir, const srti__hf_cfg *
     const srtj_value *wm = NULL, *e;
     uint32_t cap = 0, found = 0, k;
     int rc = 1, r;
-    int permute_qk = cfg->kind == SRTI__HF_LLAMA || cfg->kind == SRTI__HF_MISTRAL || cfg->kind == SRTI__HF_MIXTRAL || cfg->kind == SRTI__HF_SMOLLM3;
+    int permute_qk = cfg->kind == SRTI__HF_LLAMA || cfg->kind == SRTI__HF_MISTRAL || cfg->kind == SRTI__HF_MIXTRAL || cfg->kind == SRTI__HF_SMOLLM3 ||
+                     cfg->kind == SRTI__HF_GRANITE;
     if (!ipath || !spath) { srti__seterr(err, errlen, "out of memory"); goto done; }
     r = srti__json_file(ipath, (uint64_t)1 << 28, &idx, err, errlen);
     if (r == 1) goto done;

@@ -96,7 +96,7 @@ enum { SRTI_SRC_GGUF = 1, SRTI_SRC_LLAMA2C_V0 = 2, SRTI_SRC_LLAMA2C_V1 = 3, SRTI
 
 typedef struct srti_hparams {
     char arch[32];            /* general.architecture ("llama", "qwen2", "qwen2moe", "qwen3", "qwen3moe", "phi3", "gemma", "gemma2",
-                                 "gemma3", "smollm3"); "llama" for llama2.c */
+                                 "gemma3", "smollm3", "granite"); "llama" for llama2.c */
     char name[128];           /* general.name or "" */
     uint32_t n_vocab, n_embd, n_ff, n_layer, n_head, n_head_kv, head_dim, rope_dim, n_ctx;
     float rope_theta;         /* default 10000 */
@@ -120,6 +120,8 @@ typedef struct srti_hparams {
     uint32_t n_expert_used;   /* experts a token goes through */
     uint32_t n_ff_exp;        /* an expert's FFN width (0 = n_ff) */
     uint32_t n_ff_shexp;      /* qwen2moe: the shared expert's width (0 = n_ff) */
+    float embd_scale, residual_scale, logit_scale;   /* granite's multipliers (0: absent; logit_scale required) */
+    int rope_finetuned;       /* granite: rope.scaling.finetuned (-1 absent; 0 = no RoPE, refused) */
     uint32_t nope_step;       /* smollm3: layer l has no RoPE when (l + 1) % nope_step == 0 (4: llama.cpp's value, no GGUF key) */
     int expert_weights_norm;  /* 1: the chosen experts' probabilities divided by their sum; 0: as they are; -1 absent (= 1) */
     int tied_output;          /* 1 if there is no separate output.weight */
@@ -775,6 +777,7 @@ static void srti__hparams_init(srti_hparams *hp) {
     hp->rope_high_freq_factor = 4.0f;
     hp->rope_attn_factor = 1.0f;
     hp->expert_weights_norm = -1;
+    hp->rope_finetuned = -1;
 }
 
 SRTI_API int srti_find(const srti_model *m, const char *name) {
@@ -1086,6 +1089,13 @@ static int srti__gguf_hparams(srti_model *m, const char *path, char *err, size_t
     e = e || srti__kv_f32(m, path, SRTI__K("rope.scaling.attn_factor"), &hp->rope_attn_factor, err, errlen);
     if (!strcmp(a, "phi3") || srti__gemma_post(a)) e = e || srti__kv_u32(m, path, SRTI__K("attention.sliding_window"), &hp->sliding_window, err, errlen);
     if (srti__gemma(a)) e = e || srti__kv_f32(m, path, SRTI__K("attention.scale"), &hp->attn_scale, err, errlen);
+    if (!strcmp(a, "granite")) {
+        e = e || srti__kv_f32(m, path, SRTI__K("attention.scale"), &hp->attn_scale, err, errlen);
+        e = e || srti__kv_f32(m, path, SRTI__K("embedding_scale"), &hp->embd_scale, err, errlen);
+        e = e || srti__kv_f32(m, path, SRTI__K("residual_scale"), &hp->residual_scale, err, errlen);
+        e = e || srti__kv_f32(m, path, SRTI__K("logit_scale"), &hp->logit_scale, err, errlen);
+        e = e || srti__kv_bool(m, path, SRTI__K("rope.scaling.finetuned"), &hp->rope_finetuned, err, errlen);
+    }
     if (!strcmp(a, "smollm3")) {   /* (our key; llama.cpp's GGUF has none and fixes 4) */
         hp->nope_step = 4;
         e = e || srti__kv_u32(m, path, SRTI__K("no_rope_layer_step"), &hp->nope_step, err, errlen);
@@ -1961,9 +1971,17 @@ SRTI_API int srti_check_llama(const srti_model *m, char *err, size_t errlen) {
     const int qk_norm = !strcmp(hp->arch, "qwen3") || !strcmp(hp->arch, "qwen3moe") || !strcmp(hp->arch, "gemma3");   /* per-head q/k RMSNorm */
     const int moe_arch = !strcmp(hp->arch, "qwen3moe") || !strcmp(hp->arch, "qwen2moe");   /* must have experts */
     if (strcmp(hp->arch, "llama") != 0 && strcmp(hp->arch, "qwen2") != 0 && strcmp(hp->arch, "qwen3") != 0 && !moe_arch &&
-        strcmp(hp->arch, "phi3") != 0 && !gemma && strcmp(hp->arch, "smollm3") != 0) {
-        srti__seterr(err, errlen, "%s: architecture '%s' is not supported (llama, qwen2, qwen2moe, qwen3, qwen3moe, phi3, gemma, gemma2, gemma3, smollm3)",
+        strcmp(hp->arch, "phi3") != 0 && !gemma && strcmp(hp->arch, "smollm3") != 0 && strcmp(hp->arch, "granite") != 0) {
+        srti__seterr(err, errlen, "%s: architecture '%s' is not supported (llama, qwen2, qwen2moe, qwen3, qwen3moe, phi3, gemma, gemma2, gemma3, smollm3, granite)",
                      m->priv->path, hp->arch);
+        return 1;
+    }
+    if (!strcmp(hp->arch, "granite") &&
+        (!(hp->logit_scale > 0 && hp->logit_scale <= 1e6) || !(hp->embd_scale >= 0 && hp->embd_scale <= 1e4) || !(hp->residual_scale >= 0 && hp->residual_scale <= 1e4) ||
+         !(hp->attn_scale >= 0 && hp->attn_scale <= 16) || hp->rope_finetuned == 0)) {
+        srti__seterr(err, errlen, "%s: granite needs a logit scale and plausible multipliers, with RoPE: logit %g, embedding %g, residual %g, attention %g%s",
+                     m->priv->path, (double)hp->logit_scale, (double)hp->embd_scale, (double)hp->residual_scale, (double)hp->attn_scale,
+                     hp->rope_finetuned == 0 ? ", rope.scaling.finetuned false (no RoPE) is not supported" : "");
         return 1;
     }
     if (hp->nope_step > 4096) {
