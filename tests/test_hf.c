@@ -15,11 +15,52 @@
 #define SRT_IMPORT_IMPLEMENTATION
 #include "tools/srt_import.h"
 #include "tests/testing.h"
+#include <dirent.h>
+#include <sys/stat.h>
+#ifdef _WIN32
+#include <direct.h>
+#include <io.h>
+#define HF_MKDIR(p) _mkdir(p)
+#define HF_WRITABLE(p) _chmod((p), _S_IREAD | _S_IWRITE)
+#else
+#include <unistd.h>
+#define HF_MKDIR(p) mkdir((p), 0755)
+#define HF_WRITABLE(p) chmod((p), 0644)
+#endif
 
 #define TMP "build/tmp/hf"
 #define SMOL SRT_SHARED "/models/smollm2-135m-instruct"
 
 /* ---------------------------------------------------------------- helpers */
+/* A file removed even where it is read-only (copied from ../shared: Windows refuses to delete a
+   read-only file, as rm -f does not); 1 if done. */
+static int remove_file(const char *path) {
+    HF_WRITABLE(path);
+    return remove(path) == 0;
+}
+/* rm -rf path, in C: the tests' folders were made with "rm -rf D && mkdir -p D" through system(),
+   and under wine a test that started dozens of those lost its stdout part way (its later checks
+   neither printed nor counted, its exit status 0). 1 when path is gone. */
+static int remove_tree(const char *path) {
+    struct stat st;
+    if (stat(path, &st) != 0) return 1;
+    if (S_ISDIR(st.st_mode)) {
+        DIR *d = opendir(path);
+        struct dirent *e;
+        char sub[1024];
+        if (!d) return 0;
+        while ((e = readdir(d)) != NULL) {
+            if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, "..")) continue;
+            snprintf(sub, sizeof sub, "%s/%s", path, e->d_name);
+            if (!remove_tree(sub)) { closedir(d); return 0; }
+        }
+        closedir(d);
+        return rmdir(path) == 0;
+    }
+    return remove_file(path);
+}
+/* An empty folder at path (its parent exists); 1 if made. */
+static int fresh_dir(const char *path) { return remove_tree(path) && HF_MKDIR(path) == 0; }
 static int write_file(const char *path, const void *data, size_t n) {
     FILE *f = fopen(path, "wb");
     int ok;
@@ -187,11 +228,10 @@ static int tiny_tensors(st_tensor *t, int bias, int qk_norm) {
 
 /* A folder: config (arch), tokenizer.json, model.safetensors from tiny_tensors(). */
 static void make_tiny(const char *dir, const char *arch, const char *extra_config) {
-    char p[512], cfg[1024], cmd[600];
+    char p[512], cfg[1024];
     st_tensor t[20];
     int n = tiny_tensors(t, !strcmp(arch, "Qwen2ForCausalLM"), !strcmp(arch, "Qwen3ForCausalLM"));
-    snprintf(cmd, sizeof cmd, "rm -rf %s && mkdir -p %s", dir, dir);
-    if (system(cmd) != 0) return;
+    if (!fresh_dir(dir)) return;
     tiny_config(cfg, sizeof cfg, arch, extra_config ? extra_config : "");
     path_in(p, sizeof p, dir, "config.json"); write_text(p, cfg);
     path_in(p, sizeof p, dir, "tokenizer.json"); write_text(p, tiny_tokenizer);
@@ -299,7 +339,7 @@ static void test_tiny_llama(void) {
    runtime loads it as phi3. Bad splits and factor lists are refused. */
 static void make_phi3(const char *dir, const char *extra, int qkv_rows) {
     static float qkv[(TE + 8) * TE], gu[2 * TF * TE];
-    char p[512], cfg[2048], cmd[600];
+    char p[512], cfg[2048];
     st_tensor t[20];
     int n = tiny_tensors(t, 0, 0), i, k = 0;
     memcpy(qkv, tq, sizeof tq); memcpy(qkv + TE * TE, tk, sizeof tk); memcpy(qkv + TE * TE + 4 * TE, tv, sizeof tv);
@@ -309,8 +349,7 @@ static void make_phi3(const char *dir, const char *extra, int qkv_rows) {
         else if (strstr(t[i].name, "gate_proj")) { t[k] = t[i]; t[k].name = "model.layers.0.mlp.gate_up_proj.weight"; t[k].shape[0] = 2 * TF; t[k++].data = gu; }
         else if (!strstr(t[i].name, "k_proj") && !strstr(t[i].name, "v_proj") && !strstr(t[i].name, "up_proj")) t[k++] = t[i];
     }
-    snprintf(cmd, sizeof cmd, "rm -rf %s && mkdir -p %s", dir, dir);
-    if (system(cmd) != 0) return;
+    if (!fresh_dir(dir)) return;
     tiny_config(cfg, sizeof cfg, "Phi3ForCausalLM", extra);
     path_in(p, sizeof p, dir, "config.json"); write_text(p, cfg);
     path_in(p, sizeof p, dir, "tokenizer.json"); write_text(p, tiny_tokenizer);
@@ -473,12 +512,11 @@ static void gm_tensors(int layers, int gemma3) {
 }
 /* Writes the folder from gm[] less the tensor named `drop` (NULL: none). */
 static void gm_write(const char *dir, const char *config, const char *drop, int image_token) {
-    char p[512], cmd[600];
+    char p[512];
     st_tensor t[128];
     sbuf tok = {NULL, 0, 0};
     int i, n = 0;
-    snprintf(cmd, sizeof cmd, "rm -rf %s && mkdir -p %s", dir, dir);
-    if (system(cmd) != 0) return;
+    if (!fresh_dir(dir)) return;
     for (i = 0; i < gm_n; i++) {
         if (drop && !strcmp(gm[i].hf, drop)) continue;
         t[n].name = gm[i].hf; t[n].dtype = gm[i].dtype; t[n].nd = gm[i].cols ? 2 : 1;
@@ -714,7 +752,7 @@ static void test_gemma(void) {
         CHECK(ok, "random Gemma 3: 93 tensors named and shaped as a checkpoint's import, norms 1 (w = 0), metadata");
     }
     srti_close(m);
-    if (system("rm -rf " TMP "/gemma") != 0) CHECK(0, "clean up");
+    if (!remove_tree(TMP "/gemma")) CHECK(0, "clean up");
 }
 
 /* Gemma 1 (GemmaForCausalLM, model_type "gemma"): the tiny Gemma's shape with 2 layers and Llama's
@@ -780,7 +818,7 @@ static void test_gemma1(void) {
     gm_add("model.layers.1.pre_feedforward_layernorm.weight", "", GE, 0, 1, "F32");
     gm_write(dir, cfg, NULL, 0);
     refuse(dir, "has no place in a gemma model", "a pre_feedforward_layernorm (Gemma 2's) in a Gemma 1 folder");
-    if (system("rm -rf " TMP "/gemma1") != 0) CHECK(0, "clean up");
+    if (!remove_tree(TMP "/gemma1")) CHECK(0, "clean up");
 }
 
 /* Gemma3ForConditionalGeneration: the tiny Gemma 3 of test_gemma as a multimodal checkpoint. Its
@@ -1079,7 +1117,7 @@ static void test_gemma_mm(void) {
         }
     }
     remove(p);
-    if (system("rm -rf " TMP "/gemma_mm") != 0) CHECK(0, "clean up");
+    if (!remove_tree(TMP "/gemma_mm")) CHECK(0, "clean up");
 }
 
 /* ---------------------------------------------------------------- mixtures of experts */
@@ -1174,11 +1212,10 @@ static void mx_tensors(int mixtral, int same_experts) {
 static void mx_write(const char *dir, const char *config, const char *drop, int dense) {
     static const char *const dense_part[3] = {"gate_proj", "up_proj", "down_proj"};
     static char names[128][96];
-    char p[512], cmd[600];
+    char p[512];
     st_tensor t[128];
     int i, n = 0;
-    snprintf(cmd, sizeof cmd, "rm -rf %s && mkdir -p %s", dir, dir);
-    if (system(cmd) != 0) return;
+    if (!fresh_dir(dir)) return;
     for (i = 0; i < mx_n; i++) {
         if (drop && !strcmp(mx[i].hf, drop)) continue;
         if (dense && (mx[i].expert == -2 || mx[i].expert > 0)) continue;
@@ -1384,7 +1421,7 @@ static void test_smollm3(void) {
     sm_config(cfg, sizeof cfg, ",\"use_sliding_window\":true");
     mx_write(dir, cfg, NULL, 0);
     refuse(dir, "use_sliding_window true is not supported", "a SmolLM3 with sliding windows");
-    if (system("rm -rf " TMP "/smollm3") != 0) CHECK(0, "clean up");
+    if (!remove_tree(TMP "/smollm3")) CHECK(0, "clean up");
 }
 
 /* GraniteForCausalLM: the SmolLM3 folder's tensors (Llama's, q/k permuted) with Granite's four
@@ -1428,7 +1465,7 @@ static void test_granite(void) {
     snprintf(cfg, sizeof cfg, base, ",\"logits_scaling\":0");
     mx_write(dir, cfg, NULL, 0);
     refuse(dir, "\"logits_scaling\" must be a positive number", "a Granite logits_scaling of 0");
-    if (system("rm -rf " TMP "/granite") != 0) CHECK(0, "clean up");
+    if (!remove_tree(TMP "/granite")) CHECK(0, "clean up");
 }
 
 /* Qwen2MoeForCausalLM: the tiny MoE folder as Qwen2 (QKV biases, no q/k norms) with a shared expert
@@ -1525,7 +1562,7 @@ static void test_qwen2moe(void) {
           "biases, router, experts and the shared expert, checked (%s)", ok ? "ok" : err);
     srti_close(m);
     remove(p);
-    if (system("rm -rf " TMP "/qwen2moe") != 0) CHECK(0, "clean up");
+    if (!remove_tree(TMP "/qwen2moe")) CHECK(0, "clean up");
 }
 
 static void test_moe(void) {
@@ -1711,12 +1748,12 @@ static void test_moe(void) {
         remove(TMP "/moe_random.srt");
         remove(p);
     }
-    if (system("rm -rf " TMP "/moe") != 0) CHECK(0, "clean up");
+    if (!remove_tree(TMP "/moe")) CHECK(0, "clean up");
 }
 
 /* ---------------------------------------------------------------- malformed folders */
 static void test_malformed(void) {
-    char dir[] = TMP "/bad", p[512], cfg[1024], cmd[600];
+    char dir[] = TMP "/bad", p[512], cfg[1024];
     st_tensor t[20];
     int n;
     unsigned char junk[64];
@@ -1776,8 +1813,8 @@ static void test_malformed(void) {
     t[2].shape[0] = 8;
 
     /* sharded: bad index entries */
-    snprintf(cmd, sizeof cmd, "rm -f %s/model.safetensors", dir);
-    if (system(cmd) != 0) return;
+    path_in(p, sizeof p, dir, "model.safetensors");
+    if (remove(p) != 0) return;
     {
         char err[1024];
         srti_model *m = open_dir(dir, err, sizeof err);
@@ -1802,8 +1839,13 @@ static void test_malformed(void) {
         write_safetensors(s1, t + 10, 1);
         refuse(dir, "tensor 'model.norm.weight' is here, but the index puts it in model-00002-of-00002.safetensors", "a tensor in the wrong shard");
     }
-    snprintf(cmd, sizeof cmd, "rm -f %s/model*.safetensors* && touch %s/pytorch_model.bin", dir, dir);
-    if (system(cmd) != 0) return;
+    {
+        static const char *const gone[3] = {"model.safetensors.index.json", "model-00001-of-00002.safetensors", "model-00002-of-00002.safetensors"};
+        int k;
+        for (k = 0; k < 3; k++) { path_in(p, sizeof p, dir, gone[k]); if (remove(p) != 0) return; }
+        path_in(p, sizeof p, dir, "pytorch_model.bin");
+        if (!write_text(p, "")) return;
+    }
     refuse(dir, "only safetensors are read", "PyTorch pickle weights");
 
     /* config.json problems */
@@ -1838,15 +1880,13 @@ static void test_malformed(void) {
     refuse(dir, "merge 0 \"ab\" is not \"a b\"", "a merge without a space");
     write_text(p, "{\"pre_tokenizer\":{\"type\":\"ByteLevel\"},\"model\":{\"type\":\"BPE\",\"vocab\":{\"a\":0,\"z\":99},\"merges\":[]}}");
     refuse(dir, "token id 99 is outside config.json's vocab_size 16", "a token id beyond vocab_size");
-    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
-    if (system(cmd) != 0) return;
+    remove_tree(dir);
 }
 
 /* ---------------------------------------------------------------- tokenizer.json variants */
 static srti_model *tok_folder(const char *tokenizer, const char *tok_config, const char *jinja, int vocab_size, char *err, size_t errlen) {
-    char dir[] = TMP "/tok", p[512], cmd[300], cfg[300];
-    snprintf(cmd, sizeof cmd, "rm -rf %s && mkdir -p %s", dir, dir);
-    if (system(cmd) != 0) return NULL;
+    char dir[] = TMP "/tok", p[512], cfg[300];
+    if (!fresh_dir(dir)) return NULL;
     path_in(p, sizeof p, dir, "tokenizer.json"); write_text(p, tokenizer);
     if (tok_config) { path_in(p, sizeof p, dir, "tokenizer_config.json"); write_text(p, tok_config); }
     if (jinja) { path_in(p, sizeof p, dir, "chat_template.jinja"); write_text(p, jinja); }
@@ -1942,7 +1982,7 @@ static void test_tokenizers(void) {
     m = tok_folder("{\"pre_tokenizer\":{\"type\":\"Whitespace\"},\"model\":{\"type\":\"BPE\",\"vocab\":{\"a\":0},\"merges\":[]}}", NULL, NULL, 0, err, sizeof err);
     CHECK(!m && strstr(err, "cannot tell the tokenizer family"), "refuses a BPE that is neither byte-level nor SentencePiece style: %s", err);
     srti_close(m);
-    if (system("rm -rf " TMP "/tok") != 0) CHECK(0, "clean up");
+    if (!remove_tree(TMP "/tok")) CHECK(0, "clean up");
 }
 
 /* Tokenizing with SmolLM2's own tokenizer.json (packed --vocab-only): its declared rules are GPT-2
@@ -2026,7 +2066,7 @@ static void test_random(void) {
     float *a, *b;
     int i, ki;
     double sum = 0, sq = 0;
-    if (system("rm -rf " TMP "/rnd " TMP "/rnd2 && mkdir -p " TMP "/rnd " TMP "/rnd2") != 0) return;
+    if (!fresh_dir(TMP "/rnd") || !fresh_dir(TMP "/rnd2")) return;
     write_text(TMP "/rnd/llama32.json", l32);
     CHECK(srti_open_random(TMP "/rnd/llama32.json", 42, &m, err, sizeof err) == 0, "random Llama-3.2-1B shape opens (%s)", err);
     if (!m) return;
@@ -2102,7 +2142,7 @@ static void test_random(void) {
               srt_model_load(TMP "/rnd/t.srt", &md, &sm) == SRT_OK && srt_vocab_size(sm) == 49152 && srt_model_meta_str(sm, "tokenizer.ggml.pre", &pre) &&
               !strcmp(pre, "smollm") && !strcmp(srt_token_piece(sm, 2), "<|im_end|>"), "srt-pack --random takes the tokenizer.json beside the config");
         srt_model_free(sm);
-        if (system("rm -f " TMP "/rnd/tokenizer.json") != 0) CHECK(0, "clean up");
+        if (!remove_file(TMP "/rnd/tokenizer.json")) CHECK(0, "clean up");
     }
     {   /* llama3 rope scaling from config.json reaches the packed file */
         srt_model *sm = NULL;
@@ -2123,7 +2163,7 @@ static void test_random(void) {
               "config.json's llama3 rope scaling and rope theta reach the packed model");
         srt_model_free(sm);
     }
-    if (system("rm -rf " TMP "/rnd") != 0) CHECK(0, "clean up");
+    if (!remove_tree(TMP "/rnd")) CHECK(0, "clean up");
 }
 
 /* ---------------------------------------------------------------- SmolLM2 shape: HF folder vs GGUF */
@@ -2195,8 +2235,7 @@ static void test_smollm2_shape(void) {
         "assistant named SmolLM, trained by Hugging Face<|im_end|>\\n' }}{% endif %}{{'<|im_start|>' + message['role'] + '\\n' + "
         "message['content'] + '<|im_end|>' + '\\n'}}{% endfor %}{% if add_generation_prompt %}{{ '<|im_start|>assistant\\n' }}{% endif %}";
 
-    snprintf(cmd, sizeof cmd, "rm -rf %s && mkdir -p %s", dir, dir);
-    if (system(cmd) != 0) { CHECK(0, "make %s", dir); return; }
+    if (!fresh_dir(dir)) { CHECK(0, "make %s", dir); return; }
     cfg_text = srt_test_read_file(SMOL "/config.json", &cfg_n);
     tok_text = srt_test_read_file(SMOL "/tokenizer.json", &tok_n);
     if (!cfg_text || !tok_text) { CHECK(0, "read SmolLM2 config.json and tokenizer.json"); goto done; }
@@ -2421,13 +2460,14 @@ done:
     free(buf); free(half); free(t); free(tokens); free(types); free(merges);
     srtj_free(tdoc);
     free(cfg_text); free(tok_text);
-    snprintf(cmd, sizeof cmd, "rm -rf %s %s.gguf", dir, dir);
-    if (system(cmd) != 0) CHECK(0, "clean up %s", dir);
+    snprintf(cmd, sizeof cmd, "%s.gguf", dir);
+    if (!remove_tree(dir) || !remove_tree(cmd)) CHECK(0, "clean up %s", dir);
     printf("# SmolLM2-shape check: %.1f s of CPU\n", (double)clock() / CLOCKS_PER_SEC - t0);
 }
 
 int main(void) {
-    if (system("mkdir -p " TMP) != 0) { printf("FAIL - cannot make " TMP "\n"); return 1; }
+    HF_MKDIR("build"); HF_MKDIR("build/tmp");   /* (they may exist) */
+    if (!fresh_dir(TMP)) { printf("FAIL - cannot make " TMP "\n"); return 1; }
     test_tiny_llama();
     test_tiny_phi3();
     test_gemma();
@@ -2442,6 +2482,6 @@ int main(void) {
     test_smollm2_tokenizer();
     test_random();
     test_smollm2_shape();
-    if (system("rm -rf " TMP) != 0) CHECK(0, "remove " TMP);
+    if (!remove_tree(TMP)) CHECK(0, "remove " TMP);
     return srt_test_finish();
 }
