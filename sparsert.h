@@ -4260,13 +4260,15 @@ static srt_status srt__load_hparams(srt_model *m) {
        sliding window too, but llama.cpp does not apply it, so only Gemma 2 / 3 read these; Gemma 1
        has none of them (llama.cpp reads none), only the scale. */
     m->gemma = strcmp(m->arch, "gemma") == 0 || strcmp(m->arch, "gemma2") == 0 || strcmp(m->arch, "gemma3") == 0;
-    m->attn_scale = 1.0f / sqrtf((float)m->head_dim);
+    m->granite = strcmp(m->arch, "granite") == 0;
+    m->attn_scale = 1.0f / sqrtf((float)m->head_dim);   /* the file's attention.scale for Gemma and Granite */
+    if (m->gemma || m->granite) m->attn_scale = srt__meta_f32_or(m, SRT__KEY("attention.scale"), m->attn_scale);
+    if (!(m->attn_scale > 0.0f) || m->attn_scale > 16.0f) return srt__fail(SRT_ERR_FORMAT, "bad attention scale %g (0 .. 16)", m->attn_scale);
     m->attn_softcap = m->final_softcap = 0.0f;
     m->swa_window = m->swa_pattern = 0;
     m->rope_theta_swa = 0.0f;
     if (m->gemma) {
         const int g3 = strcmp(m->arch, "gemma3") == 0, g1 = strcmp(m->arch, "gemma") == 0;
-        m->attn_scale = srt__meta_f32_or(m, SRT__KEY("attention.scale"), m->attn_scale);
         m->swa_pattern = 1;   /* (no layer slides: l % 1 < 0 never holds) */
         if (!g1) {
             m->attn_softcap = srt__meta_f32_or(m, SRT__KEY("attn_logit_softcapping"), 0.0f);
@@ -4275,29 +4277,27 @@ static srt_status srt__load_hparams(srt_model *m) {
             m->swa_pattern = srt__meta_u32_or(m, SRT__KEY("attention.sliding_window_pattern"), g3 ? 6 : 2);
             m->rope_theta_swa = srt__meta_f32_or(m, SRT__KEY("rope.freq_base_swa"), g3 ? 10000.0f : 0.0f);
         }
-        if (!(m->attn_scale > 0.0f) || m->attn_scale > 16.0f || !(m->attn_softcap >= 0.0f) || m->attn_softcap > 1e6f ||
+        if (!(m->attn_softcap >= 0.0f) || m->attn_softcap > 1e6f ||
             !(m->final_softcap >= 0.0f) || m->final_softcap > 1e6f || m->swa_window < 0 || m->swa_pattern < 1 || m->swa_pattern > 1024 ||
             !(m->rope_theta_swa >= 0.0f) || m->rope_theta_swa > 1e12f)
-            return srt__fail(SRT_ERR_FORMAT, "bad gemma parameters: attention scale %g, soft caps %g / %g, sliding window %d (pattern %d), rope base %g",
-                             m->attn_scale, m->attn_softcap, m->final_softcap, m->swa_window, m->swa_pattern, m->rope_theta_swa);
+            return srt__fail(SRT_ERR_FORMAT, "bad gemma parameters: soft caps %g / %g, sliding window %d (pattern %d), rope base %g",
+                             m->attn_softcap, m->final_softcap, m->swa_window, m->swa_pattern, m->rope_theta_swa);
         if (m->rope_theta_swa == m->rope_theta && m->rope_scaling == 0) m->rope_theta_swa = 0.0f;   /* one set of angles serves all layers */
     }
     /* Granite's multipliers (llama.cpp's keys; logit_scale required, the others default to none) */
-    m->granite = strcmp(m->arch, "granite") == 0;
     m->embd_scale = m->gemma ? sqrtf((float)m->n_embd) : 1.0f;
     m->residual_scale = m->logit_scale = 1.0f;
     if (m->granite) {
         float v;
-        m->attn_scale = srt__meta_f32_or(m, SRT__KEY("attention.scale"), m->attn_scale);
         m->embd_scale = srt__meta_f32_or(m, SRT__KEY("embedding_scale"), 1.0f);
         m->residual_scale = srt__meta_f32_or(m, SRT__KEY("residual_scale"), 1.0f);
         if (!srt_model_meta_f32(m, SRT__KEY("logit_scale"), &v)) return srt__fail(SRT_ERR_FORMAT, "granite: metadata %s is missing", key);
         m->logit_scale = v;
         if (srt__meta_u32_or(m, SRT__KEY("rope.scaling.finetuned"), 1) == 0)
             return srt__fail(SRT_ERR_UNSUPPORTED, "granite without RoPE (rope.scaling.finetuned 0) is not supported");
-        if (!(m->attn_scale > 0.0f) || m->attn_scale > 16.0f || !(m->embd_scale > 0.0f) || m->embd_scale > 1e4f || !(m->residual_scale > 0.0f) ||
-            m->residual_scale > 1e4f || !(m->logit_scale > 0.0f) || m->logit_scale > 1e6f)
-            return srt__fail(SRT_ERR_FORMAT, "bad granite multipliers: attention %g, embedding %g, residual %g, logit scale %g", m->attn_scale, m->embd_scale,
+        if (!(m->embd_scale > 0.0f) || m->embd_scale > 1e4f || !(m->residual_scale > 0.0f) || m->residual_scale > 1e4f || !(m->logit_scale > 0.0f) ||
+            m->logit_scale > 1e6f)
+            return srt__fail(SRT_ERR_FORMAT, "bad granite multipliers: embedding %g, residual %g, logit scale %g", m->embd_scale,
                              m->residual_scale, m->logit_scale);
     }
     /* Mixture of experts: Mixtral is "llama" with experts, Qwen3-MoE "qwen3moe" and Qwen2-MoE

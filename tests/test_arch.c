@@ -55,7 +55,7 @@ static int nope(const cfg_t *c, int l) {
     const int step = c->pattern ? c->pattern : 4;
     return use_nope && !strcmp(c->arch, "smollm3") && (l + 1) % step == 0;
 }
-/* granite's multipliers k = 0 embedding, 1 residual, 2 logit scale (Granite-3.3-2B's values; its
+/* granite's multipliers k = 0 embedding, 1 residual, 2 logit scale (a published Granite 3 2B-style set; its
    attention multiplier is attn_scale); 1 elsewhere, and for k = granite_off (the check that each
    one shows) */
 static int granite_off = -1, granite_no_logit = 0;   /* granite_no_logit: the file leaves logit_scale out */
@@ -840,7 +840,7 @@ int main(void) {
          0, 0, 0, 0, 0, 0, 0, 0, 0, 0},
         {"smollm3: no_rope_layer_step 2 (layers 1 and 3), untied", "smollm3", 32, 48, 4, 4, 1, 8, 8, 1e4f, 1e-6f, 0, 0, 0, -1, 0, 1.0f,
          0, 0, 0, 0, 2, 0, 0, 0, 0, 0},
-        /* granite: Granite-3.3-2B's multipliers (embedding 12, residual 0.22, logits / 8, attention 1/64) */
+        /* granite: Granite 3 2B-style multipliers (embedding 12, residual 0.22, logits / 8, attention 1/64) */
         {"granite: embedding 12, residual 0.22, logits / 8, attention scale 1/64", "granite", 48, 80, 2, 4, 2, 12, 12, 1e4f, 1e-5f, 0, 0, 1, -1, 0, 1.0f,
          0.015625f, 0, 0, 0, 0, 0, 0, 0, 0, 0},
         /* ..., experts, used, renormalized */

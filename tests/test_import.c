@@ -846,7 +846,7 @@ static void test_gemma(void) {
             kv_str(&b, "general.architecture", a);
             kv_u32(&b, K("embedding_length"), 8); kv_u32(&b, K("feed_forward_length"), 8); kv_u32(&b, K("block_count"), 1);
             kv_u32(&b, K("attention.head_count"), 2); kv_u32(&b, K("attention.head_count_kv"), 1); kv_u32(&b, K("context_length"), 64);
-            if (granite) {   /* llama.cpp's keys for Granite-3.3-2B's multipliers; logit_scale is required */
+            if (granite) {   /* llama.cpp's keys, Granite 3 2B-style multipliers; logit_scale is required */
                 kv_f32(&b, K("embedding_scale"), 12.0f); kv_f32(&b, K("residual_scale"), 0.22f); kv_f32(&b, K("attention.scale"), 0.015625f);
                 if (!f[fi].skip) kv_f32(&b, K("logit_scale"), 8.0f);
             }

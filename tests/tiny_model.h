@@ -69,7 +69,7 @@ static int write_tiny_model_arch(const char *path, const char *arch, const char 
     }
     if (!strcmp(arch, "gemma")) srt_writer_meta_f32(w, TKEY("attention.scale"), 0.3f);   /* Gemma 1: no more */
     if (!strcmp(arch, "smollm3")) srt_writer_meta_u32(w, TKEY("no_rope_layer_step"), 2);   /* layer 1 of T_L = 2 without RoPE */
-    if (!strcmp(arch, "granite")) {   /* Granite-3.3-2B's multipliers */
+    if (!strcmp(arch, "granite")) {   /* Granite 3 2B-style multipliers */
         srt_writer_meta_f32(w, TKEY("embedding_scale"), 12.0f); srt_writer_meta_f32(w, TKEY("residual_scale"), 0.22f);
         srt_writer_meta_f32(w, TKEY("logit_scale"), 8.0f); srt_writer_meta_f32(w, TKEY("attention.scale"), 0.015625f);
     }
