@@ -362,7 +362,8 @@ typedef struct srt_model_desc {
 } srt_model_desc;
 
 typedef struct srt_model_info {
-    const char *architecture;    /* "llama", "qwen2", "qwen2moe", "qwen3", "qwen3moe", "phi3", "gemma", "gemma2", "gemma3", "smollm3" or "granite" */
+    const char *architecture;    /* "llama", "qwen2", "qwen2moe", "qwen3", "qwen3moe", "phi3", "gemma", "gemma2", "gemma3", "smollm3",
+                                    "granite" or "granitemoe" */
     const char *name;            /* general.name or "" */
     int n_vocab, n_embd, n_ff, n_layer, n_head, n_head_kv, head_dim, n_ctx_train;
     srt_format format;           /* the format holding the most bytes of weight matrices */
@@ -3929,10 +3930,11 @@ typedef struct srt__layer {
     srt__weights wq, wk, wv, wo, gate, down, up;   /* gate, down, up: the dense FFN (unused with experts) */
     srt__weights router;            /* mixture of experts: n_expert x n_embd, a token's expert logits */
     srt__weights *experts;          /* n_expert x (gate, up, down), in the model's array; NULL for a dense FFN */
-    /* qwen2moe's shared expert: a SwiGLU FFN of width n_ff_shexp that every token goes through,
-       its output scaled by sigmoid(shexp_gate . x) (unbound otherwise) */
+    /* the shared expert (qwen2moe, granitemoe): a SwiGLU FFN of width n_ff_shexp that every
+       token goes through, its output scaled by sigmoid(shexp_gate_inp . x) where that is bound
+       (qwen2moe) */
     srt__weights shexp_gate, shexp_up, shexp_down;
-    const float *shexp_gate_inp;    /* n_embd */
+    const float *shexp_gate_inp;    /* n_embd, or NULL: not gated */
 } srt__layer;
 
 /* Tokenizer data (section 10 fills and uses it). */
@@ -4000,11 +4002,12 @@ struct srt_model {
     float attn_softcap, final_softcap;   /* s -> cap tanh(s / cap) on the attention scores / the logits; 0 = none */
     int swa_window, swa_pattern;   /* sliding layers (l % pattern < pattern - 1) see the last swa_window positions */
     float rope_theta_swa;      /* the sliding layers' rope base (unscaled); 0 = they rotate as the others */
-    /* mixture of experts (Mixtral: "llama"; "qwen3moe", "qwen2moe"): every layer's FFN is n_expert_used
-       of n_expert experts of width n_ff, picked per token by the router; qwen2moe adds a shared
-       expert of width n_ff_shexp */
+    /* mixture of experts (Mixtral: "llama"; "qwen3moe", "qwen2moe", "granitemoe"): every layer's FFN
+       is n_expert_used of n_expert experts of width n_ff, picked per token by the router; qwen2moe
+       and (optionally) granitemoe add a shared expert of width n_ff_shexp */
     int n_expert, n_expert_used;
     int n_ff_shexp;            /* 0: no shared expert */
+    int shexp_gated;           /* qwen2moe: the shared expert's output times sigmoid(ffn_gate_inp_shexp . x); granitemoe: not */
     /* smollm3: layer l rotates no q or k when (l + 1) % nope_step == 0 (0: every layer rotates) */
     int nope_step;
     /* granite: the embeddings times embd_scale, the attention's and the FFN's outputs times
@@ -4212,9 +4215,9 @@ static srt_status srt__load_hparams(srt_model *m) {
     if (!srt_model_meta_str(m, "general.architecture", &s)) return srt__fail(SRT_ERR_FORMAT, "metadata general.architecture is missing");
     if (strcmp(s, "llama") != 0 && strcmp(s, "qwen2") != 0 && strcmp(s, "qwen2moe") != 0 && strcmp(s, "qwen3") != 0 && strcmp(s, "qwen3moe") != 0 &&
         strcmp(s, "phi3") != 0 && strcmp(s, "gemma") != 0 && strcmp(s, "gemma2") != 0 && strcmp(s, "gemma3") != 0 && strcmp(s, "smollm3") != 0 &&
-        strcmp(s, "granite") != 0)
+        strcmp(s, "granite") != 0 && strcmp(s, "granitemoe") != 0)
         return srt__fail(SRT_ERR_UNSUPPORTED, "architecture '%s' is not supported (llama, qwen2, qwen2moe, qwen3, qwen3moe, phi3, gemma, gemma2, gemma3, smollm3, "
-                         "granite)", s);
+                         "granite, granitemoe)", s);
     snprintf(m->arch, sizeof m->arch, "%s", s);
     m->n_embd = srt__meta_u32_or(m, SRT__KEY("embedding_length"), 0);
     m->n_ff = srt__meta_u32_or(m, SRT__KEY("feed_forward_length"), 0);
@@ -4232,8 +4235,8 @@ static srt_status srt__load_hparams(srt_model *m) {
         return srt__fail(SRT_ERR_FORMAT, "bad head dimensions: head %d rope %d", m->head_dim, m->rope_dim);
     m->rope_theta = srt__meta_f32_or(m, SRT__KEY("rope.freq_base"), 10000.0f);
     m->norm_eps = srt__meta_f32_or(m, SRT__KEY("attention.layer_norm_rms_epsilon"), 1e-5f);
-    m->rope_neox = srt__meta_u32_or(m, SRT__KEY("rope.neox"), strcmp(m->arch, "llama") != 0 && strcmp(m->arch, "smollm3") != 0 &&
-                                                              strcmp(m->arch, "granite") != 0) != 0;   /* qwen2/3, phi3, gemma: NeoX */
+    m->granite = strcmp(m->arch, "granite") == 0 || strcmp(m->arch, "granitemoe") == 0;
+    m->rope_neox = srt__meta_u32_or(m, SRT__KEY("rope.neox"), strcmp(m->arch, "llama") != 0 && strcmp(m->arch, "smollm3") != 0 && !m->granite) != 0;   /* qwen2/3, phi3, gemma: NeoX */
     /* SmolLM3's NoPE layers: every 4th (llama.cpp's fixed step; its GGUF has no key for it) */
     m->nope_step = strcmp(m->arch, "smollm3") == 0 ? srt__meta_u32_or(m, SRT__KEY("no_rope_layer_step"), 4) : 0;
     if (m->nope_step < 0 || m->nope_step > 4096) return srt__fail(SRT_ERR_FORMAT, "bad no_rope_layer_step %d (0 .. 4096)", m->nope_step);
@@ -4260,7 +4263,6 @@ static srt_status srt__load_hparams(srt_model *m) {
        sliding window too, but llama.cpp does not apply it, so only Gemma 2 / 3 read these; Gemma 1
        has none of them (llama.cpp reads none), only the scale. */
     m->gemma = strcmp(m->arch, "gemma") == 0 || strcmp(m->arch, "gemma2") == 0 || strcmp(m->arch, "gemma3") == 0;
-    m->granite = strcmp(m->arch, "granite") == 0;
     m->attn_scale = 1.0f / sqrtf((float)m->head_dim);   /* the file's attention.scale for Gemma and Granite */
     if (m->gemma || m->granite) m->attn_scale = srt__meta_f32_or(m, SRT__KEY("attention.scale"), m->attn_scale);
     if (!(m->attn_scale > 0.0f) || m->attn_scale > 16.0f) return srt__fail(SRT_ERR_FORMAT, "bad attention scale %g (0 .. 16)", m->attn_scale);
@@ -4300,22 +4302,26 @@ static srt_status srt__load_hparams(srt_model *m) {
             return srt__fail(SRT_ERR_FORMAT, "bad granite multipliers: embedding %g, residual %g, logit scale %g", m->embd_scale,
                              m->residual_scale, m->logit_scale);
     }
-    /* Mixture of experts: Mixtral is "llama" with experts, Qwen3-MoE "qwen3moe" and Qwen2-MoE
-       "qwen2moe" (which must have them; qwen2moe also a shared expert, of width
-       expert_shared_feed_forward_length, default feed_forward_length as llama.cpp's, and its picked
-       experts' weights are not renormalized unless the file says so: llama.cpp's graph never does).
-       The graph's FFN width is then an expert's. */
+    /* Mixture of experts: Mixtral is "llama" with experts, Qwen3-MoE "qwen3moe", Qwen2-MoE "qwen2moe"
+       and Granite MoE "granitemoe" (which must have them). qwen2moe has a shared expert of width
+       expert_shared_feed_forward_length (default feed_forward_length, as llama.cpp's), scaled by a
+       sigmoid gate (ffn_gate_inp_shexp); granitemoe has one, not gated, where that key is there
+       (GraniteMoeShared; llama.cpp's converter writes both as granitemoe). qwen2moe's picked
+       experts' weights are not renormalized unless the file says so (llama.cpp's graph never
+       does). The graph's FFN width is then an expert's. */
     {
-        const int q2 = strcmp(m->arch, "qwen2moe") == 0;
+        const int q2 = strcmp(m->arch, "qwen2moe") == 0, gs = strcmp(m->arch, "granitemoe") == 0;
+        const int needs = q2 || gs || strcmp(m->arch, "qwen3moe") == 0;
         m->n_expert = srt__meta_u32_or(m, SRT__KEY("expert_count"), 0);
         m->n_expert_used = srt__meta_u32_or(m, SRT__KEY("expert_used_count"), 0);
         m->expert_norm = srt__meta_u32_or(m, SRT__KEY("expert_weights_norm"), q2 ? 0 : 1) != 0;
         m->n_ff_shexp = 0;
-        if (m->n_expert != 0 || q2 || strcmp(m->arch, "qwen3moe") == 0) {
+        m->shexp_gated = q2;
+        if (m->n_expert != 0 || needs) {
             const int ff = srt__meta_u32_or(m, SRT__KEY("expert_feed_forward_length"), (uint32_t)m->n_ff);
-            if (strcmp(m->arch, "llama") != 0 && strcmp(m->arch, "qwen3moe") != 0 && !q2)
-                return srt__fail(SRT_ERR_UNSUPPORTED, "architecture '%s' with experts is not supported (llama, qwen2moe, qwen3moe)", m->arch);
-            if (q2) m->n_ff_shexp = srt__meta_u32_or(m, SRT__KEY("expert_shared_feed_forward_length"), (uint32_t)m->n_ff);
+            if (strcmp(m->arch, "llama") != 0 && !needs)
+                return srt__fail(SRT_ERR_UNSUPPORTED, "architecture '%s' with experts is not supported (llama, qwen2moe, qwen3moe, granitemoe)", m->arch);
+            if (q2 || gs) m->n_ff_shexp = srt__meta_u32_or(m, SRT__KEY("expert_shared_feed_forward_length"), q2 ? (uint32_t)m->n_ff : 0);
             if (m->n_expert <= 0 || m->n_expert > 4096 || m->n_expert_used <= 0 || m->n_expert_used > m->n_expert || ff <= 0 || ff > 1 << 20 ||
                 m->n_ff_shexp < 0 || m->n_ff_shexp > 1 << 20 || (q2 && m->n_ff_shexp == 0))
                 return srt__fail(SRT_ERR_FORMAT, "bad mixture of experts: %d experts, %d used, width %d, shared width %d (1 <= used <= experts <= 4096)",
@@ -4382,12 +4388,12 @@ static srt_status srt__bind_weights(srt_model *m) {
                 if ((st = srt__bind(m, name, x % 3 == 2 ? E : F, x % 3 == 2 ? F : E, 0, &L->experts[x])) != SRT_OK) return st;
                 srt__find_tensor(m, name)->expert = 1;
             }
-            if (m->n_ff_shexp) {   /* qwen2moe's shared expert and its gate (a vector: one row) */
+            if (m->n_ff_shexp) {   /* the shared expert and (qwen2moe) its gate, a vector: one row */
                 const uint64_t FS = (uint64_t)m->n_ff_shexp;
                 if ((st = srt__bind(m, SRT__NAME("ffn_gate_shexp.weight"), FS, E, 0, &L->shexp_gate)) != SRT_OK ||
                     (st = srt__bind(m, SRT__NAME("ffn_up_shexp.weight"), FS, E, 0, &L->shexp_up)) != SRT_OK ||
                     (st = srt__bind(m, SRT__NAME("ffn_down_shexp.weight"), E, FS, 0, &L->shexp_down)) != SRT_OK ||
-                    (st = srt__bind_vec(m, SRT__NAME("ffn_gate_inp_shexp.weight"), E, 0, &L->shexp_gate_inp)) != SRT_OK)
+                    (m->shexp_gated && (st = srt__bind_vec(m, SRT__NAME("ffn_gate_inp_shexp.weight"), E, 0, &L->shexp_gate_inp)) != SRT_OK))
                     return st;
             }
         } else if ((st = srt__bind(m, SRT__NAME("ffn_gate.weight"), F, E, 0, &L->gate)) != SRT_OK ||
@@ -6168,7 +6174,7 @@ typedef struct srt__moe_buf {
     float *tw;                        /* S: its weight */
     float *xg, *yg;                   /* S x n_embd: the gathered inputs, the experts' outputs */
     float *hg, *hg2;                  /* S x n_ff: gate and up */
-    float *shexp;                     /* n_batch x n_embd: the shared expert's output (qwen2moe; else NULL) */
+    float *shexp;                     /* n_batch x n_embd: the shared expert's output (else NULL) */
     srt__acts *acts;                  /* 2 n_expert: the prepared inputs of one region's jobs */
     srt__mm_job *jobs;                /* 2 n_expert */
     int64_t *start;                   /* 2 n_expert + 1 */
@@ -6466,8 +6472,8 @@ static void *srt__moe_acts(srt__moe_buf *b, int *na, char **scratch, const srt__
    it is neither copied nor quantized again); all experts' gate and up products run in one
    parallel region, their down products in a second (a decoded token: 2 regions for its 8 experts,
    not 16); the weighted outputs are added expert by expert, in index order. A shared expert
-   (qwen2moe) goes first, as a dense FFN on s->hb / s->hb2, and its output, scaled by its gate,
-   comes last. */
+   (qwen2moe, granitemoe) goes first, as a dense FFN on s->hb / s->hb2, and its output
+   (qwen2moe's scaled by its gate) comes last. */
 static void srt__moe_ffn(srt_session *s, const srt__layer *L, int n) {
     const srt_model *m = s->m;
     const int E = m->n_embd, F = m->n_ff, X = m->n_expert, K = m->n_expert_used;
@@ -6476,14 +6482,14 @@ static void srt__moe_ffn(srt_session *s, const srt__layer *L, int n) {
     const srt__weights *aw = NULL;   /* the weights the last prepared input was made for */
     void *sc = NULL;
     int t, i, j, x, nj = 0, na = 0;
-    if (m->n_ff_shexp) {   /* shexp_t = sigmoid(gate_inp . x_t) down(silu(gate x_t) * up x_t) */
+    if (m->n_ff_shexp) {   /* shexp_t = [sigmoid(gate_inp . x_t)] down(silu(gate x_t) * up x_t) */
         const srt__weights *ws[2];
         float *ys[2];
         ws[0] = &L->shexp_gate; ws[1] = &L->shexp_up; ys[0] = s->hb; ys[1] = s->hb2;
         srt__matmul_same_input(s, 2, ws, s->xb, n, ys, NULL);
         m->ops.swiglu(s->hb, s->hb2, (uint64_t)n * (uint64_t)m->n_ff_shexp);
         srt__matmul(s, &L->shexp_down, s->hb, n, b->shexp, NULL);
-        for (t = 0; t < n; t++) {
+        for (t = 0; t < n && L->shexp_gate_inp; t++) {
             const float *xt = s->xb + (size_t)t * E;
             float *o = b->shexp + (size_t)t * E, g = 0.0f;
             for (j = 0; j < E; j++) g += L->shexp_gate_inp[j] * xt[j];

@@ -12,7 +12,8 @@
    norms), a tiny Phi-3 (fused qkv_proj and gate_up_proj, LongRoPE factor lists, partial RoPE),
    a tiny Gemma 3 (post norms, layer_types, local rope base, linear scaling), a tiny Qwen3-MoE
    (q/k norms, a router and 2 experts, norm_topk_prob) and a tiny Mixtral (block_sparse_moe: a
-   router and 2 experts of w1 / w3 / w2) with a SentencePiece-style tokenizer and a separate
+   router and 2 experts of w1 / w3 / w2), a tiny GraniteMoeShared (multipliers, 3-D experts with
+   fused gate / up, a fused shared expert) with a SentencePiece-style tokenizer and a separate
    lm_head, and
    ../shared/models/smollm2-135m-instruct's config.json with the tiny tokenizer (no weights). */
 #define FZ_NAME "fuzz_hf"
@@ -28,6 +29,7 @@
                  "\"Qwen3MoeForCausalLM\"", "\"MixtralForCausalLM\"", "\"num_experts\"", "\"num_local_experts\"", \
                  "\"num_experts_per_tok\"", "\"moe_intermediate_size\"", "\"norm_topk_prob\"", "\"decoder_sparse_step\"", \
                  "\"mlp_only_layers\"", "mlp.experts.", "block_sparse_moe.experts.", "mlp.gate.weight", \
+                 "\"GraniteMoeSharedForCausalLM\"", "\"shared_intermediate_size\"", "block_sparse_moe.input_linear.weight", "shared_mlp.", \
                  "[", "]", "{", "}", ",", ":", "-1", "1e400", \
                  "4294967296", "\"\\u0120\"", "\"<0x0A>\"", NULL}
 #define FZ_SRTI
@@ -98,7 +100,7 @@ static const char *const h_tok_config =
     "\"chat_template\":\"{% for message in messages %}{{'<|im_start|>' + message['role'] + '\\n' + message['content'] + "
     "'<|im_end|>' + '\\n'}}{% endfor %}{% if add_generation_prompt %}{{ '<|im_start|>assistant\\n' }}{% endif %}\"}";
 
-typedef struct h_tensor { const char *name; const char *dtype; int rows, cols; } h_tensor;
+typedef struct h_tensor { const char *name; const char *dtype; int rows, cols, depth; } h_tensor;   /* depth > 0: 3-D [depth, rows, cols] */
 static uint32_t h_rng = 5;
 static float h_rand(void) { h_rng = h_rng * 1664525u + 1013904223u; return (float)(h_rng >> 8) / 8388608.0f - 1.0f; }
 static void h_safetensors(fz_buf *b, const h_tensor *t, int nt) {
@@ -108,8 +110,11 @@ static void h_safetensors(fz_buf *b, const h_tensor *t, int nt) {
     fz_puts(&hdr, "{\"__metadata__\":{\"format\":\"pt\"}");
     for (i = 0; i < nt; i++) {
         char s[256];
-        uint64_t bytes = (uint64_t)t[i].rows * (uint64_t)t[i].cols * (strcmp(t[i].dtype, "F32") ? 2 : 4);
-        if (t[i].rows > 1) snprintf(s, sizeof s, ",\"%s\":{\"dtype\":\"%s\",\"shape\":[%d,%d],\"data_offsets\":[%llu,%llu]}", t[i].name, t[i].dtype,
+        const int depth = t[i].depth ? t[i].depth : 1;
+        uint64_t bytes = (uint64_t)depth * (uint64_t)t[i].rows * (uint64_t)t[i].cols * (strcmp(t[i].dtype, "F32") ? 2 : 4);
+        if (t[i].depth) snprintf(s, sizeof s, ",\"%s\":{\"dtype\":\"%s\",\"shape\":[%d,%d,%d],\"data_offsets\":[%llu,%llu]}", t[i].name, t[i].dtype,
+                                 t[i].depth, t[i].rows, t[i].cols, (unsigned long long)off, (unsigned long long)(off + bytes));
+        else if (t[i].rows > 1) snprintf(s, sizeof s, ",\"%s\":{\"dtype\":\"%s\",\"shape\":[%d,%d],\"data_offsets\":[%llu,%llu]}", t[i].name, t[i].dtype,
                                     t[i].rows, t[i].cols, (unsigned long long)off, (unsigned long long)(off + bytes));
         else snprintf(s, sizeof s, ",\"%s\":{\"dtype\":\"%s\",\"shape\":[%d],\"data_offsets\":[%llu,%llu]}", t[i].name, t[i].dtype,
                       t[i].cols, (unsigned long long)off, (unsigned long long)(off + bytes));
@@ -122,7 +127,7 @@ static void h_safetensors(fz_buf *b, const h_tensor *t, int nt) {
     fz_put(b, hdr.p, hdr.n);
     free(hdr.p);
     for (i = 0; i < nt; i++)
-        for (k = 0; k < t[i].rows * t[i].cols; k++) {
+        for (k = 0; k < (t[i].depth ? t[i].depth : 1) * t[i].rows * t[i].cols; k++) {
             float f = h_rand() * 0.5f;
             uint32_t u;
             memcpy(&u, &f, 4);
@@ -133,7 +138,8 @@ static void h_safetensors(fz_buf *b, const h_tensor *t, int nt) {
         }
 }
 
-static int h_tiny(const char *dir, const char *name, int qwen, int sharded) {   /* qwen: 0 no, 2 or 3; 4: Phi-3; 5: Gemma 3; 6: Qwen3-MoE; 7: Mixtral */
+static int h_tiny(const char *dir, const char *name, int qwen, int sharded) {   /* qwen: 0 no, 2 or 3; 4: Phi-3; 5: Gemma 3; 6: Qwen3-MoE; 7: Mixtral;
+                                                                                    8: GraniteMoeShared */
     h_tensor t[24];
     int nt = 0, rc;
     fz_buf b = {NULL, 0, 0};
@@ -142,10 +148,12 @@ static int h_tiny(const char *dir, const char *name, int qwen, int sharded) {   
              "\"num_attention_heads\":2,\"num_key_value_heads\":1,\"rms_norm_eps\":1e-06,\"rope_theta\":10000.0,"
              "\"max_position_embeddings\":64,\"vocab_size\":16,\"tie_word_embeddings\":%s,\"hidden_act\":\"silu\","
              "\"bos_token_id\":1,\"eos_token_id\":2%s}",
-             qwen == 7 ? "MixtralForCausalLM" : qwen == 6 ? "Qwen3MoeForCausalLM" : qwen == 5 ? "Gemma3ForCausalLM" : qwen == 4 ? "Phi3ForCausalLM" :
+             qwen == 8 ? "GraniteMoeSharedForCausalLM" : qwen == 7 ? "MixtralForCausalLM" : qwen == 6 ? "Qwen3MoeForCausalLM" : qwen == 5 ? "Gemma3ForCausalLM" : qwen == 4 ? "Phi3ForCausalLM" :
              qwen == 3 ? "Qwen3ForCausalLM" : qwen ? "Qwen2ForCausalLM" : "LlamaForCausalLM",
              qwen ? "false" : "true",
-             qwen == 7 ? ",\"num_local_experts\":2,\"num_experts_per_tok\":1,\"sliding_window\":null"
+             qwen == 8 ? ",\"num_local_experts\":2,\"num_experts_per_tok\":1,\"shared_intermediate_size\":4,\"embedding_multiplier\":12.0,"
+                         "\"attention_multiplier\":0.25,\"residual_multiplier\":0.22,\"logits_scaling\":8.0,\"position_embedding_type\":\"rope\""
+             : qwen == 7 ? ",\"num_local_experts\":2,\"num_experts_per_tok\":1,\"sliding_window\":null"
              : qwen == 6 ? ",\"num_experts\":2,\"num_experts_per_tok\":2,\"moe_intermediate_size\":4,\"norm_topk_prob\":true,"
                          "\"decoder_sparse_step\":1,\"mlp_only_layers\":[]"
              : qwen == 5 ? ",\"head_dim\":4,\"hidden_activation\":\"gelu_pytorch_tanh\",\"sliding_window\":4,\"layer_types\":[\"full_attention\"],"
@@ -153,7 +161,7 @@ static int h_tiny(const char *dir, const char *name, int qwen, int sharded) {   
              : qwen == 4 ? ",\"original_max_position_embeddings\":16,\"partial_rotary_factor\":0.5,\"sliding_window\":47,"
                          "\"rope_scaling\":{\"type\":\"longrope\",\"long_factor\":[4.0],\"short_factor\":[1.25]}"
              : qwen ? "" : ",\"rope_scaling\":{\"rope_type\":\"llama3\",\"factor\":8.0,\"low_freq_factor\":1.0,\"high_freq_factor\":4.0,\"original_max_position_embeddings\":32}");
-#define T(n, d, r, c) do { t[nt].name = n; t[nt].dtype = d; t[nt].rows = r; t[nt].cols = c; nt++; } while (0)
+#define T(n, d, r, c) do { t[nt].name = n; t[nt].dtype = d; t[nt].rows = r; t[nt].cols = c; t[nt].depth = 0; nt++; } while (0)
     T("model.embed_tokens.weight", "F16", 16, 8);
     T("model.layers.0.input_layernorm.weight", "F32", 1, 8);
     if (qwen == 4) T("model.layers.0.self_attn.qkv_proj.weight", "BF16", 16, 8);
@@ -193,6 +201,12 @@ static int h_tiny(const char *dir, const char *name, int qwen, int sharded) {   
         T("model.layers.0.block_sparse_moe.experts.1.w1.weight", "BF16", 16, 8);
         T("model.layers.0.block_sparse_moe.experts.1.w2.weight", "F16", 8, 16);
         T("model.layers.0.block_sparse_moe.experts.1.w3.weight", "BF16", 16, 8);
+    } else if (qwen == 8) {   /* a router, 2 experts of width 16 (3-D, gate and up fused) and a shared expert of 4 */
+        T("model.layers.0.block_sparse_moe.router.layer.weight", "BF16", 2, 8);
+        T("model.layers.0.block_sparse_moe.input_linear.weight", "F16", 32, 8); t[nt - 1].depth = 2;
+        T("model.layers.0.block_sparse_moe.output_linear.weight", "BF16", 8, 16); t[nt - 1].depth = 2;
+        T("model.layers.0.shared_mlp.input_linear.weight", "F32", 8, 8);
+        T("model.layers.0.shared_mlp.output_linear.weight", "BF16", 8, 4);
     } else {
         T("model.layers.0.mlp.gate_proj.weight", "F16", 16, 8);
         T("model.layers.0.mlp.up_proj.weight", "BF16", 16, 8);
@@ -234,7 +248,8 @@ static int fz_make_seeds(const char *dir) {
     size_t n;
     unsigned char *p;
     if (h_tiny(dir, "tiny-llama", 0, 0) || h_tiny(dir, "tiny-llama-sharded", 0, 1) || h_tiny(dir, "tiny-qwen2", 2, 0) || h_tiny(dir, "tiny-qwen3", 3, 0) ||
-        h_tiny(dir, "tiny-phi3", 4, 0) || h_tiny(dir, "tiny-gemma3", 5, 0) || h_tiny(dir, "tiny-qwen3moe", 6, 0) || h_tiny(dir, "tiny-mixtral", 7, 0))
+        h_tiny(dir, "tiny-phi3", 4, 0) || h_tiny(dir, "tiny-gemma3", 5, 0) || h_tiny(dir, "tiny-qwen3moe", 6, 0) || h_tiny(dir, "tiny-mixtral", 7, 0) ||
+        h_tiny(dir, "tiny-granitemoe", 8, 0))
         return 1;
     p = fz_read_file("../shared/models/smollm2-135m-instruct/config.json", &n);
     if (p) {

@@ -8,8 +8,8 @@
    Seeds (--seeds DIR): tests/tiny_model.h's random-weight model in every weight format, a qwen3
    one (q/k norms) in q8, a phi3 one (LongRoPE factors) in q4, smollm3 (a NoPE layer) and gemma
    (Gemma 1) in q8, granite (multipliers) in q4, gemma2 (soft caps, sliding window) in q4, gemma3
-   (q/k norms, sliding rope base) in q8, qwen3moe (router, 4 experts) in q8 and qwen2moe (with a
-   shared expert) in q4. */
+   (q/k norms, sliding rope base) in q8, qwen3moe (router, 4 experts) in q8, qwen2moe (with a
+   shared expert) in q4 and granitemoe (multipliers, an ungated shared expert) in q8. */
 #define FZ_NAME "fuzz_srt"
 #define FZ_PER_SEED 250
 #define FZ_DICT {"SRT", "llama.", "tokenizer.ggml.", "general.architecture", "blk.0.attn_q.weight", "token_embd.weight", \
@@ -17,7 +17,7 @@
                  "phi3", "longrope", "rope_factors_long.weight", "phi3.rope.scaling.attn_factor", \
                  "gemma2", "gemma3", "attention.sliding_window", "attn_logit_softcapping", "post_ffw_norm.weight", \
                  "qwen3moe", "qwen3moe.expert_count", "qwen2moe", "ffn_gate_inp_shexp.weight", "expert_shared_feed_forward_length", \
-                 "smollm3", "smollm3.no_rope_layer_step", "granite", "granite.logit_scale", "qwen3moe.expert_used_count", "blk.0.ffn_gate_inp.weight", "blk.1.ffn_down.3.weight", \
+                 "smollm3", "smollm3.no_rope_layer_step", "granite", "granite.logit_scale", "granitemoe", "qwen3moe.expert_used_count", "blk.0.ffn_gate_inp.weight", "blk.1.ffn_down.3.weight", \
                  "\xff\xff\xff\xff", "\0\0\0\0", NULL}
 #include "fuzz_common.h"
 #define SPARSERT_IMPLEMENTATION
@@ -180,6 +180,8 @@ static int fz_make_seeds(const char *dir) {
         if (!write_tiny_model_arch(path, "gemma3", NULL, SRT_Q8, NULL, NULL, 1)) { fprintf(stderr, "fuzz_srt: cannot write %s\n", path); return 1; }
         snprintf(path, sizeof path, "%s/tiny-qwen2moe-q4.srt", dir);   /* qwen2moe: the shared expert, its gate and width */
         if (!write_tiny_model_arch(path, "qwen2moe", NULL, SRT_Q4, NULL, NULL, 1)) { fprintf(stderr, "fuzz_srt: cannot write %s\n", path); return 1; }
+        snprintf(path, sizeof path, "%s/tiny-granitemoe-q8.srt", dir);   /* granitemoe: multipliers, experts, a shared expert without a gate */
+        if (!write_tiny_model_arch(path, "granitemoe", NULL, SRT_Q8, NULL, NULL, 1)) { fprintf(stderr, "fuzz_srt: cannot write %s\n", path); return 1; }
         snprintf(path, sizeof path, "%s/tiny-qwen3moe-q8.srt", dir);   /* qwen3moe: the router, experts and their keys */
         if (!write_tiny_model_arch(path, "qwen3moe", NULL, SRT_Q8, NULL, NULL, 1)) { fprintf(stderr, "fuzz_srt: cannot write %s\n", path); return 1; }
     }

@@ -9,7 +9,8 @@
    (those, norms of the attention's and the FFN's outputs,
    the file's attention scale, sliding-window layers; gemma2: soft caps of the scores
    and the logits; gemma3: q/k norms, the sliding layers' own rope base, linear rope scaling of the
-   global ones).
+   global ones), smollm3 (NoPE layers), granite (the four multipliers) and the mixtures of experts
+   (Mixtral, qwen3moe, qwen2moe with a gated shared expert, granitemoe with an ungated one).
    Logits are compared after every token fed one at a time and after a prompt fed as one batch.
    Also: a qwen3 file without its q/k norms, or with norms of the wrong size, is refused with the
    tensor named; LongRoPE files without their factors, with bad ones or with factors but another
@@ -40,14 +41,17 @@ typedef struct {
     int window, pattern;
     float theta_swa, rope_linear;
     /* mixture of experts (0 elsewhere): experts, experts used per token, whether their weights are
-       renormalized; F is then an expert's width (feed_forward_length is written as 3 F, unused) */
-    int NX, K, enorm;
+       renormalized; F is then an expert's width (feed_forward_length is written as 3 F, unused);
+       granitemoe: its (ungated) shared expert's width, 0 = none */
+    int NX, K, enorm, FS;
 } cfg_t;
 static int is_gemma(const cfg_t *c) { return !strncmp(c->arch, "gemma", 5); }
 static int has_post_norms(const cfg_t *c) { return is_gemma(c) && strcmp(c->arch, "gemma") != 0; }   /* Gemma 2 / 3 */
-/* qwen2moe's shared expert: 1.5 times as wide as an expert (wider, as in Qwen2-MoE: the FFN scratch
-   must hold it); 0 elsewhere */
-static int shexp_width(const cfg_t *c) { return !strcmp(c->arch, "qwen2moe") ? 3 * c->F / 2 : 0; }
+/* the shared expert: qwen2moe's 1.5 times as wide as an expert (wider, as in Qwen2-MoE: the FFN
+   scratch must hold it) and gated; granitemoe's FS wide (0: none), not gated; none elsewhere */
+static int shexp_width(const cfg_t *c) { return !strcmp(c->arch, "qwen2moe") ? 3 * c->F / 2 : !strcmp(c->arch, "granitemoe") ? c->FS : 0; }
+static int shexp_gated(const cfg_t *c) { return !strcmp(c->arch, "qwen2moe"); }
+static int is_granite(const cfg_t *c) { return !strcmp(c->arch, "granite") || !strcmp(c->arch, "granitemoe"); }
 /* smollm3: layer l rotates neither q nor k when (l + 1) % step == 0 (use_nope 0: the reference
    rotates every layer, the check that leaving the NoPE layers out shows) */
 static int use_nope = 1;
@@ -55,13 +59,14 @@ static int nope(const cfg_t *c, int l) {
     const int step = c->pattern ? c->pattern : 4;
     return use_nope && !strcmp(c->arch, "smollm3") && (l + 1) % step == 0;
 }
-/* granite's multipliers k = 0 embedding, 1 residual, 2 logit scale (a published Granite 3 2B-style set; its
-   attention multiplier is attn_scale); 1 elsewhere, and for k = granite_off (the check that each
-   one shows) */
+/* granite's multipliers k = 0 embedding, 1 residual, 2 logit scale (granite: a published Granite 3
+   2B-style set; its attention multiplier is attn_scale); 1 elsewhere, and for k = granite_off (the
+   check that each one shows). granitemoe's are milder, so that a tiny model's routing still shows
+   in its logits (with 12 and 0.22 the layers' outputs are small next to the embeddings). */
 static int granite_off = -1, granite_no_logit = 0;   /* granite_no_logit: the file leaves logit_scale out */
 static double granite_mul(const cfg_t *c, int k) {
-    static const double v[3] = {12.0, 0.22, 8.0};
-    return strcmp(c->arch, "granite") != 0 || k == granite_off ? 1.0 : v[k];
+    static const double v[2][3] = {{12.0, 0.22, 8.0}, {2.0, 0.7, 2.0}};
+    return !is_granite(c) || k == granite_off ? 1.0 : v[!strcmp(c->arch, "granitemoe")][k];
 }
 static int slides(const cfg_t *c, int l) { return c->window > 0 && l % c->pattern < c->pattern - 1; }
 
@@ -99,7 +104,7 @@ static void make_weights(const cfg_t *c, weights_t *w) {
             if (shexp_width(c)) {
                 const int fs = shexp_width(c);
                 w->l[l].sg = rnd(fs * c->E, 0.0f, 0.3f); w->l[l].su = rnd(fs * c->E, 0.0f, 0.3f); w->l[l].sd = rnd(c->E * fs, 0.0f, 0.3f);
-                w->l[l].sgi = rnd(c->E, 0.0f, 0.5f);
+                if (shexp_gated(c)) w->l[l].sgi = rnd(c->E, 0.0f, 0.5f);
             }
         }
         if (c->bias) { w->l[l].bq = rnd(Q, 0.0f, 0.5f); w->l[l].bk = rnd(KV, 0.0f, 0.5f); w->l[l].bv = rnd(KV, 0.0f, 0.5f); }
@@ -174,7 +179,7 @@ static int write_srt_ex(const char *path, const cfg_t *c, const weights_t *w, co
         }
     }
     if (!strcmp(c->arch, "smollm3") && c->pattern) srt_writer_meta_u32(wr, KEY("no_rope_layer_step"), (uint32_t)c->pattern);
-    if (!strcmp(c->arch, "granite")) {
+    if (is_granite(c)) {
         if (c->attn_scale > 0) srt_writer_meta_f32(wr, KEY("attention.scale"), c->attn_scale);
         srt_writer_meta_f32(wr, KEY("embedding_scale"), (float)granite_mul(c, 0));
         srt_writer_meta_f32(wr, KEY("residual_scale"), (float)granite_mul(c, 1));
@@ -227,7 +232,7 @@ static int write_srt_ex(const char *path, const cfg_t *c, const weights_t *w, co
 #undef XADD
             }
             if (shexp_width(c)) {
-                LADD("ffn_gate_inp_shexp.weight", 1, c->E, w->l[l].sgi);
+                if (shexp_gated(c)) LADD("ffn_gate_inp_shexp.weight", 1, c->E, w->l[l].sgi);
                 LADD("ffn_gate_shexp.weight", shexp_width(c), c->E, w->l[l].sg);
                 LADD("ffn_up_shexp.weight", shexp_width(c), c->E, w->l[l].su);
                 LADD("ffn_down_shexp.weight", c->E, shexp_width(c), w->l[l].sd);
@@ -330,11 +335,11 @@ static void ref_ffn(const cfg_t *c, const weights_t *w, int l, const double *xb,
         ref_matvec(y, w->l[l].wd + at, g, E, F, NULL);
         for (i = 0; i < E; i++) o[i] += wt * y[i];
     }
-    if (shexp_width(c) && use_shexp) {   /* + sigmoid(sgi . x) down(silu(gate x) * up x) */
+    if (shexp_width(c) && use_shexp) {   /* + [sigmoid(sgi . x)] down(silu(gate x) * up x) */
         const int FS = shexp_width(c);
         double *sg = (double *)calloc((size_t)FS, sizeof(double)), *su = (double *)calloc((size_t)FS, sizeof(double)), gate = 0;
-        for (i = 0; i < E; i++) gate += (double)w->l[l].sgi[i] * xb[i];
-        gate = 1.0 / (1.0 + exp(-gate));
+        for (i = 0; i < E && shexp_gated(c); i++) gate += (double)w->l[l].sgi[i] * xb[i];
+        gate = shexp_gated(c) ? 1.0 / (1.0 + exp(-gate)) : 1.0;
         ref_matvec(sg, w->l[l].sg, xb, FS, E, NULL);
         ref_matvec(su, w->l[l].su, xb, FS, E, NULL);
         for (i = 0; i < FS; i++) sg[i] = sg[i] / (1.0 + exp(-sg[i])) * su[i];
@@ -481,14 +486,14 @@ static void check_arch(const cfg_t *c, uint64_t seed) {
             /* per token: all f32 weights but the embedding's other rows, of the experts K of NX */
             const uint64_t Q = (uint64_t)c->H * c->hd, KV = (uint64_t)c->KVH * c->hd, E = (uint64_t)c->E, F = (uint64_t)c->F;
             const uint64_t layer = 2 * E + E * Q * 2 + 2 * E * KV + (uint64_t)c->NX * E + (c->qk_norm ? 2 * (uint64_t)c->hd : 0) + (uint64_t)c->K * 3 * E * F +
-                                   (c->bias ? Q + 2 * KV : 0) + (shexp_width(c) ? E + 3 * E * (uint64_t)shexp_width(c) : 0);   /* + the shared expert, all of it */
+                                   (c->bias ? Q + 2 * KV : 0) + (shexp_width(c) ? (shexp_gated(c) ? E : 0) + 3 * E * (uint64_t)shexp_width(c) : 0);   /* + the shared expert, all of it */
             const uint64_t want = 4 * (E + (c->tied ? V * E : V * E + E) + (uint64_t)c->L * layer);
             CHECK(info.n_expert == c->NX && info.n_expert_used == c->K && info.n_ff == c->F && info.token_bytes == want,
                   "%s: info: %d experts, %d used, n_ff %d (an expert's), %llu bytes a token (%llu expected)", c->tag, info.n_expert, info.n_expert_used, info.n_ff,
                   (unsigned long long)info.token_bytes, (unsigned long long)want);
         }
     }
-    neox = c->write_neox >= 0 ? c->write_neox : strcmp(c->arch, "llama") != 0 && strcmp(c->arch, "smollm3") != 0 && strcmp(c->arch, "granite") != 0;
+    neox = c->write_neox >= 0 ? c->write_neox : strcmp(c->arch, "llama") != 0 && strcmp(c->arch, "smollm3") != 0 && !is_granite(c);
     ref_forward(c, &w, toks, T_TOK, neox, 1, ref);
     s1 = session(m, 1);
     sb = session(m, 16);
@@ -511,7 +516,7 @@ static void check_arch(const cfg_t *c, uint64_t seed) {
             off = rel_err(srt_session_logits(s1), ref + (size_t)(T_TOK - 1) * V);
             CHECK(off > 100 * TOL, "%s: the reference without the q/k norms differs (%.2e): the norms are applied", c->tag, off);
         }
-        if (!strcmp(c->arch, "granite") && t == T_TOK) {   /* each multiplier is applied: the reference without it is far off */
+        if (is_granite(c) && t == T_TOK) {   /* each multiplier is applied: the reference without it is far off */
             static const char *const what[3] = {"embedding", "residual", "logit"};
             cfg_t plain = *c;
             double off[4];
@@ -627,7 +632,7 @@ static void expect_refused(const char *path, int written, const char *what, cons
 
 /* A qwen3 file missing a norm, or with one of the wrong size, is refused naming the tensor. */
 static void check_qwen3_errors(void) {
-    cfg_t c = {"qwen3", "qwen3", 32, 48, 2, 4, 2, 16, 16, 1e6f, 1e-6f, 0, 1, 1, -1, 0, 1.0f, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0};
+    cfg_t c = {"qwen3", "qwen3", 32, 48, 2, 4, 2, 16, 16, 1e6f, 1e-6f, 0, 1, 1, -1, 0, 1.0f, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0};
     weights_t w;
     const char *path = "build/tmp/arch_bad.srt";
     srt_test_rng = 5;
@@ -646,7 +651,7 @@ static void check_qwen3_errors(void) {
    and both stay near the f32 reference (the quantization error only: a mixed-up expert input
    would be off by O(1)). */
 static void check_moe_formats(const char *tag, const srt_format f[3], const uint32_t g[3]) {
-    cfg_t c = {"", "qwen3moe", 64, 32, 2, 4, 2, 16, 16, 1e6f, 1e-6f, 0, 1, 1, -1, 0, 1.0f, 0, 0, 0, 0, 0, 0, 0, 8, 3, 1};
+    cfg_t c = {"", "qwen3moe", 64, 32, 2, 4, 2, 16, 16, 1e6f, 1e-6f, 0, 1, 1, -1, 0, 1.0f, 0, 0, 0, 0, 0, 0, 0, 8, 3, 1, 0};
     weights_t w;
     const char *path = "build/tmp/arch_moe_q.srt";
     srt_model *m1 = NULL, *m2 = NULL;
@@ -695,7 +700,7 @@ static void check_moe_formats(const char *tag, const srt_format f[3], const uint
    used than there are, more experts claimed than the file has tensors for, experts for an
    architecture without them, qwen3moe without experts. */
 static void check_moe_errors(void) {
-    cfg_t c = {"qwen3moe", "qwen3moe", 32, 24, 2, 4, 2, 16, 16, 1e6f, 1e-6f, 0, 1, 1, -1, 0, 1.0f, 0, 0, 0, 0, 0, 0, 0, 4, 2, 1};
+    cfg_t c = {"qwen3moe", "qwen3moe", 32, 24, 2, 4, 2, 16, 16, 1e6f, 1e-6f, 0, 1, 1, -1, 0, 1.0f, 0, 0, 0, 0, 0, 0, 0, 4, 2, 1, 0};
     weights_t w;
     const char *path = "build/tmp/arch_bad.srt";
     srt_test_rng = 8;
@@ -723,6 +728,17 @@ static void check_moe_errors(void) {
     expect_refused(path, write_srt(path, &c, &w, "blk.1.ffn_up_shexp.weight", 0), "a qwen2moe file without blk.1.ffn_up_shexp.weight", "blk.1.ffn_up_shexp.weight");
     expect_refused(path, write_srt(path, &c, &w, "blk.0.ffn_gate_inp_shexp.weight", 0), "a qwen2moe file without its first shared-expert gate",
                    "blk.0.ffn_gate_inp_shexp.weight");
+    free_weights(&c, &w);
+    c.arch = "granitemoe"; c.FS = 16;   /* granitemoe: a shared expert where the file gives its width; experts required */
+    srt_test_rng = 8;
+    make_weights(&c, &w);
+    expect_refused(path, write_srt(path, &c, &w, "blk.1.ffn_down_shexp.weight", 0), "a granitemoe file of shared width 16 without blk.1.ffn_down_shexp.weight",
+                   "blk.1.ffn_down_shexp.weight");
+    free_weights(&c, &w);
+    c.NX = 0; c.K = 0; c.FS = 0;
+    srt_test_rng = 8;
+    make_weights(&c, &w);
+    expect_refused(path, write_srt(path, &c, &w, NULL, 0), "a granitemoe file without experts", "0 experts");
     remove(path);
     free_weights(&c, &w);
 }
@@ -731,7 +747,7 @@ static void check_moe_errors(void) {
    factor of 0 or above 1e6; and a session state saved with the short factors (context 32) is refused by
    a session of context 64 (long factors), while one of the same context takes it. */
 static void check_longrope_errors(void) {
-    cfg_t c = {"phi3", "phi3", 32, 48, 2, 4, 2, 16, 16, 10000.0f, 1e-5f, 0, 0, 1, -1, 48, 1.2f, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0};
+    cfg_t c = {"phi3", "phi3", 32, 48, 2, 4, 2, 16, 16, 10000.0f, 1e-5f, 0, 0, 1, -1, 48, 1.2f, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0};
     static const struct { const char *skip; int lr_type; float factor0; const char *want, *what; } bad[] = {
         {"rope_factors_short.weight", 1, 1.0f, "rope_factors_short.weight", "a phi3 file without rope_factors_short.weight"},
         {NULL, 0, 1.0f, "another scaling type", "a phi3 file with factors but no longrope scaling type"},
@@ -820,36 +836,42 @@ static void check_cpu_only(const cfg_t *cp) {
 int main(void) {
     static const cfg_t cfgs[] = {
         /* tag, arch, E, F, L, H, KVH, hd, rope_dim, theta, eps, bias, qk_norm, tied, write_neox, longrope_orig, attn_factor */
-        {"llama gqa", "llama", 48, 80, 2, 4, 2, 12, 12, 10000.0f, 1e-5f, 0, 0, 1, -1, 0, 1.0f, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0},
-        {"llama head_dim 16 != 48/4, partial rope 8, untied", "llama", 48, 64, 2, 4, 1, 16, 8, 10000.0f, 1e-5f, 0, 0, 0, -1, 0, 1.0f, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0},
-        {"qwen2 biases, neox by architecture", "qwen2", 48, 80, 2, 4, 2, 12, 12, 1e6f, 1e-6f, 1, 0, 0, -1, 0, 1.0f, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0},
-        {"qwen3 q/k norms, head_dim 16 != 48/4", "qwen3", 48, 80, 2, 4, 2, 16, 16, 1e6f, 1e-6f, 0, 1, 1, -1, 0, 1.0f, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0},
-        {"qwen3 with biases (norms after them), gqa 4:1", "qwen3", 32, 48, 2, 4, 1, 16, 16, 1e6f, 1e-6f, 1, 1, 0, -1, 0, 1.0f, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0},
-        {"phi3 neox by architecture, no scaling (Phi-3-mini-4k)", "phi3", 48, 80, 2, 4, 4, 12, 12, 10000.0f, 1e-5f, 0, 0, 0, -1, 0, 1.0f, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0},
-        {"phi3 LongRoPE, long factors (context 64 > 32), attention factor 1.19", "phi3", 48, 80, 2, 4, 2, 16, 16, 10000.0f, 1e-5f, 0, 0, 1, -1, 32, 1.19f, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0},
-        {"phi3 LongRoPE, short factors (context 64 <= 64), partial rope 12 of 16 (Phi-4-mini)", "phi3", 48, 80, 2, 4, 2, 16, 12, 10000.0f, 1e-5f, 0, 0, 1, -1, 64, 1.19f, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0},
+        {"llama gqa", "llama", 48, 80, 2, 4, 2, 12, 12, 10000.0f, 1e-5f, 0, 0, 1, -1, 0, 1.0f, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0},
+        {"llama head_dim 16 != 48/4, partial rope 8, untied", "llama", 48, 64, 2, 4, 1, 16, 8, 10000.0f, 1e-5f, 0, 0, 0, -1, 0, 1.0f, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0},
+        {"qwen2 biases, neox by architecture", "qwen2", 48, 80, 2, 4, 2, 12, 12, 1e6f, 1e-6f, 1, 0, 0, -1, 0, 1.0f, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0},
+        {"qwen3 q/k norms, head_dim 16 != 48/4", "qwen3", 48, 80, 2, 4, 2, 16, 16, 1e6f, 1e-6f, 0, 1, 1, -1, 0, 1.0f, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0},
+        {"qwen3 with biases (norms after them), gqa 4:1", "qwen3", 32, 48, 2, 4, 1, 16, 16, 1e6f, 1e-6f, 1, 1, 0, -1, 0, 1.0f, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0},
+        {"phi3 neox by architecture, no scaling (Phi-3-mini-4k)", "phi3", 48, 80, 2, 4, 4, 12, 12, 10000.0f, 1e-5f, 0, 0, 0, -1, 0, 1.0f, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0},
+        {"phi3 LongRoPE, long factors (context 64 > 32), attention factor 1.19", "phi3", 48, 80, 2, 4, 2, 16, 16, 10000.0f, 1e-5f, 0, 0, 1, -1, 32, 1.19f, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0},
+        {"phi3 LongRoPE, short factors (context 64 <= 64), partial rope 12 of 16 (Phi-4-mini)", "phi3", 48, 80, 2, 4, 2, 16, 12, 10000.0f, 1e-5f, 0, 0, 1, -1, 64, 1.19f, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0},
         /* ..., attn_scale, attn_cap, final_cap, window, pattern, theta_swa, rope_linear */
         {"gemma (Gemma 1): MQA, head_dim 16 != 48/4, no attention.scale (1/sqrt(16))", "gemma", 48, 80, 2, 4, 1, 16, 16, 10000.0f, 1e-6f, 0, 0, 1, -1, 0, 1.0f,
-         0.0f, 0.0f, 0.0f, 0, 0, 0.0f, 0.0f, 0, 0, 0},
+         0.0f, 0.0f, 0.0f, 0, 0, 0.0f, 0.0f, 0, 0, 0, 0},
         {"gemma2: soft caps, window 5 on even layers, scale 1/sqrt(24) with head_dim 16", "gemma2", 48, 80, 3, 4, 2, 16, 16, 10000.0f, 1e-6f, 0, 0, 1, -1, 0, 1.0f,
-         0.2041241f, 2.0f, 3.0f, 5, 2, 0.0f, 0.0f, 0, 0, 0},
+         0.2041241f, 2.0f, 3.0f, 5, 2, 0.0f, 0.0f, 0, 0, 0, 0},
         {"gemma3: q/k norms, window 4 (pattern 3), sliding rope base 100, global 1e4 scaled 8", "gemma3", 32, 64, 3, 4, 1, 16, 16, 10000.0f, 1e-6f, 0, 1, 1, -1, 0, 1.0f,
-         0.2f, 0.0f, 0.0f, 4, 3, 100.0f, 8.0f, 0, 0, 0},
+         0.2f, 0.0f, 0.0f, 4, 3, 100.0f, 8.0f, 0, 0, 0, 0},
         /* smollm3: NoPE in layer 3 (step 4, no key: llama.cpp's), and in layers 1 and 3 (step 2 in the file) */
         {"smollm3: layer 3 without RoPE (the default step 4), gqa, adjacent pairs", "smollm3", 48, 80, 4, 4, 2, 12, 12, 1e6f, 1e-6f, 0, 0, 1, -1, 0, 1.0f,
-         0, 0, 0, 0, 0, 0, 0, 0, 0, 0},
+         0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0},
         {"smollm3: no_rope_layer_step 2 (layers 1 and 3), untied", "smollm3", 32, 48, 4, 4, 1, 8, 8, 1e4f, 1e-6f, 0, 0, 0, -1, 0, 1.0f,
-         0, 0, 0, 0, 2, 0, 0, 0, 0, 0},
+         0, 0, 0, 0, 2, 0, 0, 0, 0, 0, 0},
         /* granite: Granite 3 2B-style multipliers (embedding 12, residual 0.22, logits / 8, attention 1/64) */
         {"granite: embedding 12, residual 0.22, logits / 8, attention scale 1/64", "granite", 48, 80, 2, 4, 2, 12, 12, 1e4f, 1e-5f, 0, 0, 1, -1, 0, 1.0f,
-         0.015625f, 0, 0, 0, 0, 0, 0, 0, 0, 0},
+         0.015625f, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0},
         /* ..., experts, used, renormalized */
-        {"mixtral (llama, 4 experts, 2 used, renormalized)", "llama", 48, 40, 2, 4, 2, 12, 12, 1e6f, 1e-5f, 0, 0, 0, -1, 0, 1.0f, 0, 0, 0, 0, 0, 0, 0, 4, 2, 1},
-        {"qwen3moe (8 experts, 3 used, renormalized, q/k norms)", "qwen3moe", 32, 24, 3, 4, 2, 16, 16, 1e6f, 1e-6f, 0, 1, 1, -1, 0, 1.0f, 0, 0, 0, 0, 0, 0, 0, 8, 3, 1},
-        {"qwen3moe (6 experts, 2 used, probabilities as they are)", "qwen3moe", 32, 24, 2, 4, 1, 16, 16, 1e6f, 1e-6f, 0, 1, 0, -1, 0, 1.0f, 0, 0, 0, 0, 0, 0, 0, 6, 2, 0},
+        {"mixtral (llama, 4 experts, 2 used, renormalized)", "llama", 48, 40, 2, 4, 2, 12, 12, 1e6f, 1e-5f, 0, 0, 0, -1, 0, 1.0f, 0, 0, 0, 0, 0, 0, 0, 4, 2, 1, 0},
+        {"qwen3moe (8 experts, 3 used, renormalized, q/k norms)", "qwen3moe", 32, 24, 3, 4, 2, 16, 16, 1e6f, 1e-6f, 0, 1, 1, -1, 0, 1.0f, 0, 0, 0, 0, 0, 0, 0, 8, 3, 1, 0},
+        {"qwen3moe (6 experts, 2 used, probabilities as they are)", "qwen3moe", 32, 24, 2, 4, 1, 16, 16, 1e6f, 1e-6f, 0, 1, 0, -1, 0, 1.0f, 0, 0, 0, 0, 0, 0, 0, 6, 2, 0, 0},
         {"qwen2moe (biases, 6 experts, 2 used, no expert_weights_norm key: as they are, shared expert of 36)", "qwen2moe", 32, 24, 2, 4, 2, 8, 8, 1e6f, 1e-6f, 1, 0,
-         1, -1, 0, 1.0f, 0, 0, 0, 0, 0, 0, 0, 6, 2, 0},
-        {"qwen2moe (8 experts, 3 used, renormalized, untied)", "qwen2moe", 32, 24, 3, 4, 1, 8, 8, 1e6f, 1e-6f, 1, 0, 0, -1, 0, 1.0f, 0, 0, 0, 0, 0, 0, 0, 8, 3, 1},
+         1, -1, 0, 1.0f, 0, 0, 0, 0, 0, 0, 0, 6, 2, 0, 0},
+        {"qwen2moe (8 experts, 3 used, renormalized, untied)", "qwen2moe", 32, 24, 3, 4, 1, 8, 8, 1e6f, 1e-6f, 1, 0, 0, -1, 0, 1.0f, 0, 0, 0, 0, 0, 0, 0, 8, 3, 1, 0},
+        /* granitemoe: Granite's multipliers with experts (renormalized: its softmax is over the top-k
+           logits), and GraniteMoeShared's ungated shared expert, wider than an expert */
+        {"granitemoe (multipliers, 6 experts, 2 used, renormalized)", "granitemoe", 48, 24, 2, 4, 2, 12, 12, 1e4f, 1e-6f, 0, 0, 1, -1, 0, 1.0f,
+         0.015625f, 0, 0, 0, 0, 0, 0, 6, 2, 1, 0},
+        {"granitemoe with a shared expert of 40 (GraniteMoeShared), 6 experts, 2 used, untied", "granitemoe", 32, 24, 3, 4, 1, 8, 8, 1e4f, 1e-6f, 0, 0, 0, -1, 0,
+         1.0f, 0.125f, 0, 0, 0, 0, 0, 0, 6, 2, 1, 40},
     };
     size_t i;
     srt_set_log(NULL, NULL);
@@ -858,16 +880,18 @@ int main(void) {
     check_qwen3_errors();
     check_longrope_errors();
     {
-        static const cfg_t gemma = {"gemma3", "gemma3", 32, 48, 2, 4, 2, 16, 16, 10000.0f, 1e-6f, 0, 1, 1, -1, 0, 1.0f, 0.25f, 0, 0, 8, 2, 0, 0, 0, 0, 0};
-        static const cfg_t moe = {"qwen3moe", "qwen3moe", 32, 24, 2, 4, 2, 16, 16, 1e6f, 1e-6f, 0, 1, 1, -1, 0, 1.0f, 0, 0, 0, 0, 0, 0, 0, 4, 2, 1};
-        static const cfg_t gemma1 = {"gemma", "gemma", 32, 48, 2, 4, 1, 16, 16, 10000.0f, 1e-6f, 0, 0, 1, -1, 0, 1.0f, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0};
+        static const cfg_t gemma = {"gemma3", "gemma3", 32, 48, 2, 4, 2, 16, 16, 10000.0f, 1e-6f, 0, 1, 1, -1, 0, 1.0f, 0.25f, 0, 0, 8, 2, 0, 0, 0, 0, 0, 0};
+        static const cfg_t moe = {"qwen3moe", "qwen3moe", 32, 24, 2, 4, 2, 16, 16, 1e6f, 1e-6f, 0, 1, 1, -1, 0, 1.0f, 0, 0, 0, 0, 0, 0, 0, 4, 2, 1, 0};
+        static const cfg_t gemma1 = {"gemma", "gemma", 32, 48, 2, 4, 1, 16, 16, 10000.0f, 1e-6f, 0, 0, 1, -1, 0, 1.0f, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0};
         check_cpu_only(&gemma);
         check_cpu_only(&gemma1);
         {
-            static const cfg_t smol = {"smollm3", "smollm3", 32, 48, 4, 4, 1, 8, 8, 1e4f, 1e-6f, 0, 0, 1, -1, 0, 1.0f, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0};
-            static const cfg_t gran = {"granite", "granite", 32, 48, 2, 4, 1, 8, 8, 1e4f, 1e-6f, 0, 0, 1, -1, 0, 1.0f, 0.125f, 0, 0, 0, 0, 0, 0, 0, 0, 0};
+            static const cfg_t smol = {"smollm3", "smollm3", 32, 48, 4, 4, 1, 8, 8, 1e4f, 1e-6f, 0, 0, 1, -1, 0, 1.0f, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0};
+            static const cfg_t gran = {"granite", "granite", 32, 48, 2, 4, 1, 8, 8, 1e4f, 1e-6f, 0, 0, 1, -1, 0, 1.0f, 0.125f, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0};
+            static const cfg_t granmoe = {"granitemoe", "granitemoe", 32, 24, 2, 4, 1, 8, 8, 1e4f, 1e-6f, 0, 0, 1, -1, 0, 1.0f, 0.125f, 0, 0, 0, 0, 0, 0, 4, 2, 1, 16};
             check_cpu_only(&smol);
             check_cpu_only(&gran);
+            check_cpu_only(&granmoe);
             {   /* llama.cpp requires granite's logit scale: a file without it is refused */
                 weights_t w;
                 granite_no_logit = 1;

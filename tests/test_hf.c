@@ -126,12 +126,17 @@ static void refuse_check(const char *dir, const char *want, const char *what) {
 /* ---------------------------------------------------------------- safetensors writer */
 typedef struct st_tensor {
     const char *name, *dtype;
-    int nd;
-    uint64_t shape[2];
+    int nd;             /* 1 .. 3 */
+    uint64_t shape[3];
     const void *data;   /* bytes */
 } st_tensor;
 static uint64_t st_dsize(const char *dt) { return !strcmp(dt, "F32") || !strcmp(dt, "I32") ? 4 : !strcmp(dt, "I8") ? 1 : 2; }
-static uint64_t st_bytes(const st_tensor *t) { return st_dsize(t->dtype) * t->shape[0] * (t->nd == 2 ? t->shape[1] : 1); }
+static uint64_t st_bytes(const st_tensor *t) {
+    uint64_t n = st_dsize(t->dtype);
+    int d;
+    for (d = 0; d < t->nd; d++) n *= t->shape[d];
+    return n;
+}
 /* Header JSON (offsets in list order), padded with spaces to a multiple of 8 as the Python library does. */
 static void st_header(sbuf *h, const st_tensor *t, int n) {
     uint64_t off = 0;
@@ -139,8 +144,9 @@ static void st_header(sbuf *h, const st_tensor *t, int n) {
     sb_add(h, "{\"__metadata__\":{\"format\":\"pt\"}");
     for (i = 0; i < n; i++) {
         uint64_t b = st_bytes(&t[i]);
+        int d;
         sb_add(h, ",\"%s\":{\"dtype\":\"%s\",\"shape\":[%llu", t[i].name, t[i].dtype, (unsigned long long)t[i].shape[0]);
-        if (t[i].nd == 2) sb_add(h, ",%llu", (unsigned long long)t[i].shape[1]);
+        for (d = 1; d < t[i].nd; d++) sb_add(h, ",%llu", (unsigned long long)t[i].shape[d]);
         sb_add(h, "],\"data_offsets\":[%llu,%llu]}", (unsigned long long)off, (unsigned long long)(off + b));
         off += b;
     }
@@ -1468,6 +1474,220 @@ static void test_granite(void) {
     if (!remove_tree(TMP "/granite")) CHECK(0, "clean up");
 }
 
+/* GraniteMoeSharedForCausalLM (and GraniteMoeForCausalLM): a tiny folder of hidden 8, 2 heads of 4,
+   1 kv head, 2 layers of 4 experts of width 6 (2 used) stored as transformers does, 3-D:
+   block_sparse_moe.input_linear [4, 12, 8] (each expert's gate rows, then its up rows),
+   output_linear [4, 8, 6], router.layer [4, 8], and a shared expert of width 10 whose
+   shared_mlp.input_linear [20, 8] holds its gate rows, then its up rows; tied embeddings, Granite's
+   multipliers. Every split tensor holds its slice's values; packed, it runs; with identical
+   experts it equals its dense twin: a GraniteForCausalLM whose FFN of width 16 is expert 0's
+   gate / up rows followed by the shared expert's, and whose down is both side by side (the sum of
+   two SwiGLU FFNs is one of their concatenated width), which shows gate and up arrive in their
+   roles and the shared expert is added ungated; broken folders and configs are refused. */
+#define GRX 4    /* experts */
+#define GRF 6    /* an expert's width */
+#define GRS 10   /* the shared expert's width */
+typedef struct grm_model {
+    float emb[TV * MXE], fnorm[MXE];
+    float an[MXL][MXE], fn[MXL][MXE], q[MXL][MXE * MXE], k[MXL][4 * MXE], v[MXL][4 * MXE], o[MXL][MXE * MXE];
+    float router[MXL][GRX * MXE], in[MXL][GRX * 2 * GRF * MXE], out[MXL][GRX * MXE * GRF];
+    float sin[MXL][2 * GRS * MXE], sout[MXL][MXE * GRS];
+    /* the dense twin's FFN (GRF + GRS wide): gate, up [16 x 8], down [8 x 16] */
+    float dg[MXL][(GRF + GRS) * MXE], du[MXL][(GRF + GRS) * MXE], dd[MXL][MXE * (GRF + GRS)];
+} grm_model;
+static grm_model grm;
+static void grm_fill(int same_experts) {
+    int l, i, x, r;
+#define GRMR(a, norm) for (i = 0; i < (int)(sizeof(a) / sizeof(float)); i++) (a)[i] = (norm) ? 1.0f + 0.25f * srt_test_frand() : 0.4f * srt_test_frand();
+    srt_test_rng = 4545;
+    GRMR(grm.emb, 0) GRMR(grm.fnorm, 1)
+    for (l = 0; l < MXL; l++) {
+        GRMR(grm.an[l], 1) GRMR(grm.fn[l], 1) GRMR(grm.q[l], 0) GRMR(grm.k[l], 0) GRMR(grm.v[l], 0) GRMR(grm.o[l], 0)
+        GRMR(grm.router[l], 0) GRMR(grm.in[l], 0) GRMR(grm.out[l], 0) GRMR(grm.sin[l], 0) GRMR(grm.sout[l], 0)
+        for (x = 1; same_experts && x < GRX; x++) {
+            memcpy(grm.in[l] + x * 2 * GRF * MXE, grm.in[l], sizeof(float) * 2 * GRF * MXE);
+            memcpy(grm.out[l] + x * MXE * GRF, grm.out[l], sizeof(float) * MXE * GRF);
+        }
+        for (r = 0; r < GRF + GRS; r++)   /* the twin: expert 0's rows, then the shared expert's */
+            for (i = 0; i < MXE; i++) {
+                grm.dg[l][r * MXE + i] = r < GRF ? grm.in[l][r * MXE + i] : grm.sin[l][(r - GRF) * MXE + i];
+                grm.du[l][r * MXE + i] = r < GRF ? grm.in[l][(GRF + r) * MXE + i] : grm.sin[l][(GRS + r - GRF) * MXE + i];
+            }
+        for (r = 0; r < MXE; r++)
+            for (i = 0; i < GRF + GRS; i++) grm.dd[l][r * (GRF + GRS) + i] = i < GRF ? grm.out[l][r * GRF + i] : grm.sout[l][r * GRS + i - GRF];
+    }
+#undef GRMR
+}
+/* Writes the folder of grm less the tensor named `drop`; shared: with the shared expert; dense: the twin. */
+static void grm_write(const char *dir, const char *config, int shared, const char *drop, int dense) {
+    static char names[64][96];
+    st_tensor t[64];
+    char p[512];
+    int n = 0, l;
+#define GRMT(nm, d, a, b, c, values) do { \
+        snprintf(names[n], sizeof names[n], "%s", nm); \
+        if (!drop || strcmp(names[n], drop) != 0) { \
+            t[n].name = names[n]; t[n].dtype = "F32"; t[n].nd = d; t[n].shape[0] = a; t[n].shape[1] = b; t[n].shape[2] = c; t[n].data = values; n++; \
+        } \
+    } while (0)
+#define GRML(s, d, a, b, c, values) do { char nm_[96]; snprintf(nm_, sizeof nm_, "model.layers.%d.%s", l, s); GRMT(nm_, d, a, b, c, values); } while (0)
+    if (!fresh_dir(dir)) return;
+    GRMT("model.embed_tokens.weight", 2, TV, MXE, 0, grm.emb);
+    GRMT("model.norm.weight", 1, MXE, 0, 0, grm.fnorm);
+    for (l = 0; l < MXL; l++) {
+        GRML("input_layernorm.weight", 1, MXE, 0, 0, grm.an[l]);
+        GRML("post_attention_layernorm.weight", 1, MXE, 0, 0, grm.fn[l]);
+        GRML("self_attn.q_proj.weight", 2, MXE, MXE, 0, grm.q[l]);
+        GRML("self_attn.k_proj.weight", 2, 4, MXE, 0, grm.k[l]);
+        GRML("self_attn.v_proj.weight", 2, 4, MXE, 0, grm.v[l]);
+        GRML("self_attn.o_proj.weight", 2, MXE, MXE, 0, grm.o[l]);
+        if (dense) {
+            GRML("mlp.gate_proj.weight", 2, GRF + GRS, MXE, 0, grm.dg[l]);
+            GRML("mlp.up_proj.weight", 2, GRF + GRS, MXE, 0, grm.du[l]);
+            GRML("mlp.down_proj.weight", 2, MXE, GRF + GRS, 0, grm.dd[l]);
+            continue;
+        }
+        GRML("block_sparse_moe.router.layer.weight", 2, GRX, MXE, 0, grm.router[l]);
+        GRML("block_sparse_moe.input_linear.weight", 3, GRX, 2 * GRF, MXE, grm.in[l]);
+        GRML("block_sparse_moe.output_linear.weight", 3, GRX, MXE, GRF, grm.out[l]);
+        if (shared) {
+            GRML("shared_mlp.input_linear.weight", 2, 2 * GRS, MXE, 0, grm.sin[l]);
+            GRML("shared_mlp.output_linear.weight", 2, MXE, GRS, 0, grm.sout[l]);
+        }
+    }
+#undef GRML
+#undef GRMT
+    path_in(p, sizeof p, dir, "model.safetensors"); write_safetensors(p, t, n);
+    path_in(p, sizeof p, dir, "config.json"); write_text(p, config);
+    path_in(p, sizeof p, dir, "tokenizer.json"); write_text(p, tiny_tokenizer);
+}
+/* config.json: the class, the FFN width and `extra` keys after Granite's multipliers */
+static void grm_config(char *buf, size_t cap, const char *cls, int ff, const char *extra) {
+    snprintf(buf, cap, "{\"architectures\":[\"%s\"],\"hidden_size\":8,\"intermediate_size\":%d,\"num_hidden_layers\":2,\"num_attention_heads\":2,"
+             "\"num_key_value_heads\":1,\"rms_norm_eps\":1e-06,\"max_position_embeddings\":64,\"vocab_size\":16,\"tie_word_embeddings\":true,"
+             "\"hidden_act\":\"silu\",\"rope_theta\":10000.0,\"embedding_multiplier\":2.0,\"attention_multiplier\":0.125,\"residual_multiplier\":0.5,"
+             "\"logits_scaling\":4.0%s}", cls, ff, extra);
+}
+#define GRM_EXPERTS ",\"num_local_experts\":4,\"num_experts_per_tok\":2,\"position_embedding_type\":\"rope\""
+/* m's tensor `name` holds rows .. rows + n of the row-major [?, cols] array `src`, starting at row `from` */
+static int grm_slice(srti_model *m, const char *name, const float *src, int from, int rows, int cols, char *why, size_t cap) {
+    float v[(GRF + GRS) * 2 * MXE];
+    char err[256];
+    const int ti = srti_find(m, name);
+    if (ti < 0) { snprintf(why, cap, "%s missing", name); return 0; }
+    if (m->tensors[ti].ne[0] != (uint64_t)cols || m->tensors[ti].ne[1] != (uint64_t)rows || m->tensors[ti].ne[2] != 1) {
+        snprintf(why, cap, "%s is [%llu, %llu, %llu]", name, (unsigned long long)m->tensors[ti].ne[0], (unsigned long long)m->tensors[ti].ne[1],
+                 (unsigned long long)m->tensors[ti].ne[2]);
+        return 0;
+    }
+    if (srti_read_f32(m, (uint32_t)ti, v, err, sizeof err) != 0) { snprintf(why, cap, "%s: %.200s", name, err); return 0; }
+    if (memcmp(v, src + (size_t)from * (size_t)cols, sizeof(float) * (size_t)rows * (size_t)cols) != 0) { snprintf(why, cap, "%s: values differ", name); return 0; }
+    return 1;
+}
+static void test_granitemoe(void) {
+    char err[1024], dir[] = TMP "/granitemoe", cfg[2048], why[512] = "", p[512], arch[16], nm[64];
+    srti_model *m;
+    int ok, l, x;
+    grm_fill(0);
+    grm_config(cfg, sizeof cfg, "GraniteMoeSharedForCausalLM", GRF, GRM_EXPERTS ",\"shared_intermediate_size\":10");
+    grm_write(dir, cfg, 1, NULL, 0);
+    m = open_dir(dir, err, sizeof err);
+    CHECK(m && !strcmp(m->hp.arch, "granitemoe") && m->hp.n_expert == GRX && m->hp.n_expert_used == 2 && m->hp.n_ff_exp == GRF && m->hp.n_ff_shexp == GRS &&
+              m->hp.expert_weights_norm == 1 && m->hp.rope_neox == 0 && m->hp.embd_scale == 2.0f && m->hp.attn_scale == 0.125f &&
+              m->hp.residual_scale == 0.5f && m->hp.logit_scale == 4.0f && m->hp.tied_output == 1,
+          "tiny GraniteMoeShared folder: granitemoe, 4 experts of width 6, 2 used, renormalized, shared expert of width 10, the multipliers, "
+          "adjacent-pair rope (%s)", m ? "ok" : err);
+    if (m) {
+        ok = m->n_tensors == 2 + MXL * (6 + 1 + 3 * GRX + 3);
+        for (l = 0; ok && l < MXL; l++) {
+            for (x = 0; ok && x < GRX; x++) {
+                snprintf(nm, sizeof nm, "blk.%d.ffn_gate.%d.weight", l, x); ok = grm_slice(m, nm, grm.in[l], x * 2 * GRF, GRF, MXE, why, sizeof why);
+                snprintf(nm, sizeof nm, "blk.%d.ffn_up.%d.weight", l, x); ok = ok && grm_slice(m, nm, grm.in[l], x * 2 * GRF + GRF, GRF, MXE, why, sizeof why);
+                snprintf(nm, sizeof nm, "blk.%d.ffn_down.%d.weight", l, x); ok = ok && grm_slice(m, nm, grm.out[l], x * MXE, MXE, GRF, why, sizeof why);
+            }
+            snprintf(nm, sizeof nm, "blk.%d.ffn_gate_inp.weight", l); ok = ok && grm_slice(m, nm, grm.router[l], 0, GRX, MXE, why, sizeof why);
+            snprintf(nm, sizeof nm, "blk.%d.ffn_gate_shexp.weight", l); ok = ok && grm_slice(m, nm, grm.sin[l], 0, GRS, MXE, why, sizeof why);
+            snprintf(nm, sizeof nm, "blk.%d.ffn_up_shexp.weight", l); ok = ok && grm_slice(m, nm, grm.sin[l], GRS, GRS, MXE, why, sizeof why);
+            snprintf(nm, sizeof nm, "blk.%d.ffn_down_shexp.weight", l); ok = ok && grm_slice(m, nm, grm.sout[l], 0, MXE, GRS, why, sizeof why);
+            snprintf(nm, sizeof nm, "blk.%d.attn_q.weight", l);
+            ok = ok && m->tensors[srti_find(m, nm)].permute_heads == 2;
+        }
+        ok = ok && srti_check_llama(m, why, sizeof why) == 0;
+        CHECK(ok, "GraniteMoeShared: input_linear split into ffn_gate.X / ffn_up.X (each expert's first 6 rows, then its next 6), output_linear into ffn_down.X, "
+              "router.layer -> ffn_gate_inp, shared_mlp into ffn_gate_shexp / ffn_up_shexp / ffn_down_shexp, values equal, q/k permuted; %u tensors; "
+              "srti_check_llama passes (%s)", (unsigned)m->n_tensors, ok ? "ok" : why);
+    }
+    srti_close(m);
+    {
+        float lg[TV];
+        srt_model_info info;
+        memset(&info, 0, sizeof info);
+        ok = mx_pack_eval(dir, "", TMP "/granitemoe.srt", lg, &info, arch, why, sizeof why);
+        CHECK(ok && !strcmp(arch, "granitemoe") && info.n_expert == GRX && info.n_ff == GRF &&
+              srt_file_format(TMP "/granitemoe.srt", "blk.1.ffn_down_shexp.weight") == SRT_F16 &&
+              srt_file_format(TMP "/granitemoe.srt", "blk.1.ffn_gate_inp_shexp.weight") == -1,
+              "srt-pack packs the GraniteMoeShared folder (the shared expert f16, no gate for it); it loads and evaluates 5 tokens to finite logits (%s)",
+              ok ? "ok" : why);
+        remove(TMP "/granitemoe.srt");
+    }
+    {   /* identical experts, weights renormalized, plus the shared expert: the dense Granite of both FFNs side by side */
+        float lm[TV], ld[TV];
+        srt_model_info info;
+        double d = 1;
+        grm_fill(1);
+        grm_write(dir, cfg, 1, NULL, 0);
+        ok = mx_pack_eval(dir, "--weights f32", TMP "/granitemoe.srt", lm, &info, arch, why, sizeof why);
+        grm_config(cfg, sizeof cfg, "GraniteForCausalLM", GRF + GRS, "");
+        grm_write(dir, cfg, 0, NULL, 1);
+        ok = ok && mx_pack_eval(dir, "--weights f32", TMP "/dense.srt", ld, &info, arch, why, sizeof why) && info.n_expert == 0 && !strcmp(arch, "granite");
+        if (ok) d = max_rel_diff(lm, ld, TV);
+        CHECK(ok && d < 1e-5, "GraniteMoeShared with 4 identical experts equals its dense twin (GraniteForCausalLM of width 16: expert 0 and the shared "
+              "expert side by side): logits within %.2g (%s)", d, ok ? "ok" : why);
+        grm_config(cfg, sizeof cfg, "GraniteMoeForCausalLM", GRF, GRM_EXPERTS);   /* without the shared expert: another model */
+        grm_write(dir, cfg, 0, NULL, 0);
+        ok = mx_pack_eval(dir, "--weights f32", TMP "/granitemoe.srt", lm, &info, arch, why, sizeof why);
+        if (ok) d = max_rel_diff(lm, ld, TV);
+        CHECK(ok && d > 1e-3, "GraniteMoeForCausalLM (no shared_intermediate_size): no shared expert, and the logits differ from the twin's by %.2g (%s)",
+              d, ok ? "ok" : why);
+        remove(TMP "/granitemoe.srt");
+        remove(TMP "/dense.srt");
+        grm_fill(0);
+    }
+    /* refusals, each naming what is wrong */
+    grm_config(cfg, sizeof cfg, "GraniteMoeSharedForCausalLM", GRF, GRM_EXPERTS ",\"shared_intermediate_size\":10");
+    grm_write(dir, cfg, 1, "model.layers.1.block_sparse_moe.input_linear.weight", 0);
+    refuse_check(dir, "tensor 'blk.1.ffn_gate.0.weight' is missing", "a Granite MoE folder without layer 1's input_linear");
+    grm_write(dir, cfg, 1, "model.layers.0.shared_mlp.output_linear.weight", 0);
+    refuse_check(dir, "tensor 'blk.0.ffn_down_shexp.weight' is missing", "a GraniteMoeShared folder without layer 0's shared output_linear");
+    grm_config(cfg, sizeof cfg, "GraniteMoeSharedForCausalLM", GRF, ",\"num_local_experts\":3,\"num_experts_per_tok\":2,\"shared_intermediate_size\":10");
+    grm_write(dir, cfg, 1, NULL, 0);
+    refuse(dir, "cannot be split into 3 experts", "4 experts' tensors under num_local_experts 3");
+    grm_config(cfg, sizeof cfg, "GraniteMoeSharedForCausalLM", GRF, GRM_EXPERTS ",\"shared_intermediate_size\":12");
+    grm_write(dir, cfg, 1, NULL, 0);
+    refuse(dir, "cannot be split into gate and up (2-D, 24 rows expected)", "a shared input_linear of 20 rows under shared_intermediate_size 12");
+    grm_config(cfg, sizeof cfg, "GraniteMoeForCausalLM", GRF, GRM_EXPERTS);
+    grm_write(dir, cfg, 1, NULL, 0);
+    refuse(dir, "'model.layers.0.shared_mlp.input_linear.weight' has no place in a granitemoe model", "shared_mlp tensors without shared_intermediate_size");
+    grm_config(cfg, sizeof cfg, "GraniteMoeForCausalLM", GRF, ",\"num_local_experts\":4,\"position_embedding_type\":\"nope\"");
+    grm_write(dir, cfg, 0, NULL, 0);
+    refuse(dir, "position_embedding_type \"nope\" is not supported", "a Granite MoE without RoPE");
+    grm_config(cfg, sizeof cfg, "GraniteForCausalLM", GRF, "");
+    grm_write(dir, cfg, 0, NULL, 0);
+    refuse(dir, "'model.layers.0.block_sparse_moe.router.layer.weight' has no place in a granite model", "Granite MoE tensors under a dense Granite config");
+    path_in(p, sizeof p, TMP, "granitemoe_random.json");
+    write_text(p, "{\"architectures\":[\"GraniteMoeSharedForCausalLM\"],\"hidden_size\":8,\"intermediate_size\":16,\"num_hidden_layers\":1,"
+                  "\"num_attention_heads\":2,\"vocab_size\":300,\"shared_intermediate_size\":24}");
+    m = NULL;
+    ok = srti_open_random(p, 3, &m, err, sizeof err) == 0 && !strcmp(m->hp.arch, "granitemoe") && m->hp.n_expert == 8 && m->hp.n_expert_used == 2 &&
+         m->hp.n_ff_exp == 16 && m->hp.n_ff_shexp == 24 && m->hp.expert_weights_norm == 1 && m->hp.logit_scale == 1.0f &&
+         m->n_tensors == 3 + 6 + 1 + 3 * 8 + 3 && srti_find(m, "blk.0.ffn_gate_inp_shexp.weight") < 0 && srti_check_llama(m, err, sizeof err) == 0;
+    CHECK(ok, "random GraniteMoeShared: GraniteMoeConfig's defaults (8 experts, 2 used, width intermediate_size, renormalized, multipliers 1), "
+          "the shared expert of 24 without a gate, checked (%s)", ok ? "ok" : err);
+    srti_close(m);
+    remove(p);
+    if (!remove_tree(TMP "/granitemoe")) CHECK(0, "clean up");
+}
+
 /* Qwen2MoeForCausalLM: the tiny MoE folder as Qwen2 (QKV biases, no q/k norms) with a shared expert
    of width 10 (mlp.shared_expert.*_proj, its down BF16) and its gate mlp.shared_expert_gate [1, 8]:
    every tensor mapped with its values (the gate to the vector ffn_gate_inp_shexp), the settings
@@ -2477,6 +2697,7 @@ int main(void) {
     test_qwen2moe();
     test_smollm3();
     test_granite();
+    test_granitemoe();
     test_malformed();
     test_tokenizers();
     test_smollm2_tokenizer();

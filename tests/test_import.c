@@ -901,7 +901,7 @@ static void test_gemma(void) {
     remove(TMP "gemma.gguf");
 }
 
-/* ---- mixture of experts (Mixtral as "llama" with expert_count, "qwen3moe", "qwen2moe") */
+/* ---- mixture of experts (Mixtral as "llama" with expert_count, "qwen3moe", "qwen2moe", "granitemoe") */
 /* A 2-layer MoE GGUF of n_embd 32, expert width 64, 2 heads of 16 (1 KV head), 300 tokens. The
    experts are llama.cpp's 3-D blk.N.ffn_{gate,up,down}_exps.weight, or with per_expert the older
    2-D blk.N.ffn_{gate,up,down}.X.weight; expert X of layer l, kind k (gate, up, down) holds the bytes
@@ -919,7 +919,7 @@ typedef struct moe_cfg {
     uint32_t ne2;             /* the 3-D tensors' third dimension (0: n_expert) */
     int both;                 /* 1: blk.0.ffn_gate.0.weight stored besides the 3-D tensors */
     int norm, norm_type;      /* expert_weights_norm (-1: absent) and its GGUF type (7 bool, 4 uint32) */
-    int shexp;                /* qwen2moe: 1 = the shared expert (width MS, expert_shared_feed_forward_length) and its gate vector */
+    int shexp;                /* 1 = the shared expert (width MS, expert_shared_feed_forward_length); qwen2moe: and its gate vector */
 } moe_cfg;
 #define MS 96
 static uint32_t moe_seed(uint32_t l, uint32_t k, uint32_t x) { return 10000u + (l * 3u + k) * 64u + x; }
@@ -955,6 +955,12 @@ static void moe_write(const moe_cfg *c, const char *path) {
     if (c->n_expert) { kv_u32(&kv, K("expert_count"), c->n_expert); n_kv++; }
     if (c->n_used >= 0) { kv_u32(&kv, K("expert_used_count"), (uint32_t)c->n_used); n_kv++; }
     if (c->shexp) { kv_u32(&kv, K("expert_shared_feed_forward_length"), MS); n_kv++; }
+    if (!strcmp(a, "granitemoe")) {   /* Granite's multipliers (logit_scale required) */
+        static const char *const gk[4] = {"embedding_scale", "residual_scale", "logit_scale", "attention.scale"};
+        static const float gv[4] = {2.0f, 0.5f, 4.0f, 0.125f};
+        int i;
+        for (i = 0; i < 4; i++) { snprintf(key, sizeof key, "%s.%s", a, gk[i]); put_str(&kv, key); put_u32(&kv, 6); put_f32(&kv, gv[i]); n_kv++; }
+    }
     if (c->norm >= 0) {
         put_str(&kv, K("expert_weights_norm")); put_u32(&kv, (uint32_t)c->norm_type);
         if (c->norm_type == 7) put_u8(&kv, (unsigned)c->norm); else put_u32(&kv, (uint32_t)c->norm);
@@ -1014,8 +1020,8 @@ static void moe_write(const moe_cfg *c, const char *path) {
                 T(nm, 3, a0, a1, X3, c->exps_type, moe_seed(l, k, 0), X3);
             }
         }
-        if (c->shexp) {   /* as llama.cpp writes them: the gate a vector [n_embd], the expert's matrices 2-D */
-            snprintf(nm, sizeof nm, "blk.%u.ffn_gate_inp_shexp.weight", (unsigned)l); T(nm, 1, ME, 1, 1, SRTI_TYPE_F32, 300 + l, 1);
+        if (c->shexp) {   /* as llama.cpp writes them: qwen2moe's gate a vector [n_embd], the expert's matrices 2-D */
+            if (!strcmp(a, "qwen2moe")) { snprintf(nm, sizeof nm, "blk.%u.ffn_gate_inp_shexp.weight", (unsigned)l); T(nm, 1, ME, 1, 1, SRTI_TYPE_F32, 300 + l, 1); }
             snprintf(nm, sizeof nm, "blk.%u.ffn_gate_shexp.weight", (unsigned)l); T(nm, 2, ME, MS, 1, c->exps_type, 310 + l, 1);
             snprintf(nm, sizeof nm, "blk.%u.ffn_up_shexp.weight", (unsigned)l); T(nm, 2, ME, MS, 1, c->exps_type, 320 + l, 1);
             snprintf(nm, sizeof nm, "blk.%u.ffn_down_shexp.weight", (unsigned)l); T(nm, 2, MS, ME, 1, c->exps_type, 330 + l, 1);
@@ -1327,6 +1333,41 @@ static void test_moe_pack(void) {
         }
         CHECK(ok && !strcmp(arch, "qwen2moe") && info.n_expert == 4 && info.n_ff == MF && fs == MS && vn == 0,
               "the packed qwen2moe loads (expert_shared_feed_forward_length 96, expert_weights_norm 0) and evaluates 5 tokens to finite logits (%s)", ok ? "ok" : err);
+        remove(TMP "moe2.srt");
+    }
+    {   /* granitemoe (GraniteMoeShared as llama.cpp writes it): Granite's multipliers, the 3-D experts split,
+           a shared expert without a gate; renormalized by default, adjacent-pair rope; packed, it runs */
+        moe_cfg gm = moe_default("granitemoe", SRTI_TYPE_Q8_0);
+        srti_model *m = NULL;
+        srt_model_info info;
+        float lg[MV], ls = 0;
+        uint32_t fs = 0, vn = 9, fsg = 99, nt = 0;
+        uint64_t rs = 0, cs = 0;
+        int ok;
+        gm.shexp = 1;
+        moe_write(&gm, TMP "moe2.gguf");
+        ok = srti_open(TMP "moe2.gguf", NULL, &m, err, sizeof err) == 0 && srti_check_llama(m, err, sizeof err) == 0;
+        CHECK(ok && m->hp.n_ff_shexp == MS && m->hp.expert_weights_norm == -1 && m->hp.rope_neox == 0 && m->hp.n_ff_exp == MF && m->hp.logit_scale == 4.0f &&
+                  m->hp.residual_scale == 0.5f && m->hp.embd_scale == 2.0f && m->hp.attn_scale == 0.125f && srti_find(m, "blk.1.ffn_up.3.weight") >= 0,
+              "a granitemoe GGUF with a shared expert opens and passes the check: shared width 96, multipliers 2 / 0.5 / 4 / 0.125, adjacent-pair rope, "
+              "experts split (%s)", ok ? "ok" : err);
+        srti_close(m);
+        ok = system("build/srt-pack -q --weights q8 " TMP "moe2.gguf " TMP "moe2.srt > " TMP "moe_pack.log 2>&1") == 0;
+        ok = ok && srt_dir_entry(TMP "moe2.srt", "blk.1.ffn_down_shexp.weight", &fsg, &rs, &cs, &nt);
+        CHECK(ok && fsg == (uint32_t)SRT_Q8 && rs == ME && cs == MS && nt == 3 + 2 * (6 + 1 + 3 * 4 + 3),
+              "srt-pack --weights q8: the shared expert's down q8 [32 x 96], no gate, %u tensors", (unsigned)nt);
+        ok = moe_run(TMP "moe2.srt", &info, arch, lg, err, sizeof err) == 0;
+        if (ok) {
+            srt_model *sm = NULL;
+            srt_model_desc md;
+            memset(&md, 0, sizeof md);
+            ok = srt_model_load(TMP "moe2.srt", &md, &sm) == SRT_OK && srt_model_meta_u32(sm, "granitemoe.expert_shared_feed_forward_length", &fs) &&
+                 srt_model_meta_u32(sm, "granitemoe.expert_weights_norm", &vn) && srt_model_meta_f32(sm, "granitemoe.logit_scale", &ls);
+            srt_model_free(sm);
+        }
+        CHECK(ok && !strcmp(arch, "granitemoe") && info.n_expert == 4 && info.n_ff == MF && fs == MS && vn == 1 && ls == 4.0f,
+              "the packed granitemoe loads (expert_shared_feed_forward_length 96, expert_weights_norm 1, logit_scale 4) and evaluates 5 tokens to finite logits (%s)",
+              ok ? "ok" : err);
         remove(TMP "moe2.srt");
     }
     remove(TMP "moe.gguf"); remove(TMP "moe2.gguf"); remove(TMP "moe3.gguf"); remove(TMP "moe_bad.gguf");

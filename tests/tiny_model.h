@@ -29,7 +29,8 @@ static const char *extra_pieces[] = {
    have), "smollm3" (no RoPE in layer 1: step 2), "granite" (multipliers 12, 0.22, 8, 1/64), "gemma2" (soft caps 20 / 10, a window of 4 on even
    layers), "gemma3" (q/k norms, a window of 4 on layer 0 of every 2, sliding rope base 100) or
    "qwen3moe" (q/k norms, 4 experts of width T_F / 2, 2 used, an f32 router), "qwen2moe" (those
-   experts without the norms, a shared expert of width T_F); chat_template: tokenizer.chat_template
+   experts without the norms, a shared expert of width T_F), "granitemoe" (granite's multipliers with
+   qwen2moe's experts and an ungated shared expert); chat_template: tokenizer.chat_template
    (NULL = none). skip_tensor / bad_tensor tweak it for the error tests. */
 /* Set by a caller: every norm weight this value instead of random ones near 1 (0 = random), and the
    model's general.name (fuzz_srt's NaN seed patches the value and picks the file size by the name). */
@@ -69,7 +70,7 @@ static int write_tiny_model_arch(const char *path, const char *arch, const char 
     }
     if (!strcmp(arch, "gemma")) srt_writer_meta_f32(w, TKEY("attention.scale"), 0.3f);   /* Gemma 1: no more */
     if (!strcmp(arch, "smollm3")) srt_writer_meta_u32(w, TKEY("no_rope_layer_step"), 2);   /* layer 1 of T_L = 2 without RoPE */
-    if (!strcmp(arch, "granite")) {   /* Granite 3 2B-style multipliers */
+    if (!strcmp(arch, "granite") || !strcmp(arch, "granitemoe")) {   /* Granite 3 2B-style multipliers */
         srt_writer_meta_f32(w, TKEY("embedding_scale"), 12.0f); srt_writer_meta_f32(w, TKEY("residual_scale"), 0.22f);
         srt_writer_meta_f32(w, TKEY("logit_scale"), 8.0f); srt_writer_meta_f32(w, TKEY("attention.scale"), 0.015625f);
     }
@@ -80,11 +81,11 @@ static int write_tiny_model_arch(const char *path, const char *arch, const char 
         if (!strcmp(arch, "gemma2")) { srt_writer_meta_f32(w, TKEY("attn_logit_softcapping"), 20.0f); srt_writer_meta_f32(w, TKEY("final_logit_softcapping"), 10.0f); }
         else srt_writer_meta_f32(w, TKEY("rope.freq_base_swa"), 100.0f);
     }
-    if (!strcmp(arch, "qwen3moe") || !strcmp(arch, "qwen2moe")) {
+    if (!strcmp(arch, "qwen3moe") || !strcmp(arch, "qwen2moe") || !strcmp(arch, "granitemoe")) {
         srt_writer_meta_u32(w, TKEY("expert_count"), 4);
         srt_writer_meta_u32(w, TKEY("expert_used_count"), 2);
         srt_writer_meta_u32(w, TKEY("expert_feed_forward_length"), T_F / 2);
-        if (!strcmp(arch, "qwen2moe")) srt_writer_meta_u32(w, TKEY("expert_shared_feed_forward_length"), T_F);
+        if (strcmp(arch, "qwen3moe") != 0) srt_writer_meta_u32(w, TKEY("expert_shared_feed_forward_length"), T_F);
     }
 #undef TKEY
     if (with_vocab) {
@@ -123,10 +124,10 @@ static int write_tiny_model_arch(const char *path, const char *arch, const char 
         LADD("attn_k.weight", T_E / T_H * T_KVH, T_E, fmt);
         LADD("attn_v.weight", T_E / T_H * T_KVH, T_E, fmt);
         LADD("attn_output.weight", T_E, T_E, fmt);
-        if (!strcmp(arch, "qwen3moe") || !strcmp(arch, "qwen2moe")) {
+        if (!strcmp(arch, "qwen3moe") || !strcmp(arch, "qwen2moe") || !strcmp(arch, "granitemoe")) {
             int x;
-            if (!strcmp(arch, "qwen2moe")) {   /* the shared expert and its gate */
-                LADD("ffn_gate_inp_shexp.weight", 1, T_E, SRT_F32);
+            if (strcmp(arch, "qwen3moe") != 0) {   /* the shared expert and (qwen2moe) its gate */
+                if (!strcmp(arch, "qwen2moe")) LADD("ffn_gate_inp_shexp.weight", 1, T_E, SRT_F32);
                 LADD("ffn_gate_shexp.weight", T_F, T_E, fmt); LADD("ffn_up_shexp.weight", T_F, T_E, fmt); LADD("ffn_down_shexp.weight", T_E, T_F, fmt);
             }
             LADD("ffn_gate_inp.weight", 4, T_E, SRT_F32);

@@ -196,7 +196,7 @@ static void write_hparams(packer *p, const srti_hparams *hp) {
         m_u32(p, a, "expert_used_count", hp->n_expert_used);
         m_u32(p, a, "expert_feed_forward_length", hp->n_ff_exp ? hp->n_ff_exp : hp->n_ff);
         m_u32(p, a, "expert_weights_norm", (uint32_t)(hp->expert_weights_norm != 0));
-        if (!strcmp(hp->arch, "qwen2moe")) m_u32(p, a, "expert_shared_feed_forward_length", hp->n_ff_shexp ? hp->n_ff_shexp : hp->n_ff);
+        if (!strcmp(hp->arch, "qwen2moe") || hp->n_ff_shexp) m_u32(p, a, "expert_shared_feed_forward_length", hp->n_ff_shexp ? hp->n_ff_shexp : hp->n_ff);
     }
 }
 

@@ -19,7 +19,9 @@
                                SmolLM3ForCausalLM (-> "smollm3": Llama, q/k permuted, with NoPE layers:
                                no_rope_layer_interval, no_rope_layers as that pattern),
                                GraniteForCausalLM (-> "granite": Llama, q/k permuted, with the
-                               embedding / attention / residual multipliers and logits_scaling):
+                               embedding / attention / residual multipliers and logits_scaling),
+                               GraniteMoeForCausalLM and GraniteMoeSharedForCausalLM (-> "granitemoe":
+                               Granite with experts; see EXPERTS below):
                                hidden_size, intermediate_size,
                                num_hidden_layers, num_attention_heads, num_key_value_heads, head_dim,
                                rms_norm_eps, rope_theta, rope_scaling (linear, llama3; other types
@@ -102,7 +104,13 @@
      ffn_up_shexp / ffn_down_shexp.weight (shared_expert_intermediate_size wide), and
      mlp.shared_expert_gate ([1, hidden]) the vector blk.N.ffn_gate_inp_shexp.weight. Dense FFN
      layers in a MoE model (decoder_sparse_step > 1, mlp_only_layers) are refused; absent fields take
-     transformers' defaults (srti__hf_moe_config).
+     transformers' defaults (srti__hf_moe_config). Granite MoE is Granite with experts stored 3-D:
+     block_sparse_moe.router.layer becomes ffn_gate_inp, input_linear ([experts, 2 x
+     intermediate_size, hidden]: each expert's gate rows, then its up rows) is split into
+     ffn_gate.X and ffn_up.X, output_linear into ffn_down.X; the picked experts' weights are
+     renormalized (its softmax is over the top-k logits). GraniteMoeShared adds shared_mlp, whose
+     input_linear ([2 x shared_intermediate_size, hidden]) is split into ffn_gate_shexp and
+     ffn_up_shexp and whose output_linear is ffn_down_shexp; it is not gated.
 
    PRE-TOKENIZER NAMES (the pre_tokenizer steps, flattened; Split regexes compared exactly)
      ByteLevel(use_regex)                          gpt-2 (gpt-neox / mpt for those architectures)
@@ -311,7 +319,7 @@ static int srti__jtoken_id(const char *file, const srtj_value *obj, const char *
 /* ---------------------------------------------------------------- config.json */
 enum { SRTI__HF_LLAMA = 1, SRTI__HF_MISTRAL = 2, SRTI__HF_QWEN2 = 3, SRTI__HF_QWEN3 = 4, SRTI__HF_PHI3 = 5, SRTI__HF_GEMMA2 = 6, SRTI__HF_GEMMA3 = 7,
        SRTI__HF_MIXTRAL = 8, SRTI__HF_QWEN3MOE = 9, SRTI__HF_GEMMA = 10, SRTI__HF_QWEN2MOE = 11,
-       SRTI__HF_SMOLLM3 = 12, SRTI__HF_GRANITE = 13 };
+       SRTI__HF_SMOLLM3 = 12, SRTI__HF_GRANITE = 13, SRTI__HF_GRANITEMOE = 14 };
 #define SRTI__HF_IS_GEMMA(kind) ((kind) == SRTI__HF_GEMMA || (kind) == SRTI__HF_GEMMA2 || (kind) == SRTI__HF_GEMMA3)
 #define SRTI__HF_QK_NORM(kind) ((kind) == SRTI__HF_QWEN3 || (kind) == SRTI__HF_QWEN3MOE || (kind) == SRTI__HF_GEMMA3)   /* per-head q/k RMSNorm */
 typedef struct srti__hf_cfg {
@@ -518,15 +526,21 @@ static int srti__hf_smollm3_config(srti_model *m, const char *file, const srtj_v
 }
 
 /* ---------------------------------------------------------------- Granite */
-/* Granite (3.x dense): Llama with four multipliers, transformers' GraniteConfig defaults 1.0 each:
-   embedding_multiplier (the embeddings), attention_multiplier (the q . k scale itself, not
-   1/sqrt(head_dim)), residual_multiplier (the attention's and the FFN's outputs before their
-   residual adds) and logits_scaling (the logits are divided by it). */
+/* Granite (3.x dense, and Granite MoE): Llama with four multipliers, transformers' GraniteConfig
+   defaults 1.0 each: embedding_multiplier (the embeddings), attention_multiplier (the q . k scale
+   itself, not 1/sqrt(head_dim)), residual_multiplier (the attention's and the FFN's outputs before
+   their residual adds) and logits_scaling (the logits are divided by it). GraniteMoeConfig's
+   position_embedding_type other than "rope" (no positions) is refused. */
 static int srti__hf_granite_config(srti_model *m, const char *file, const srtj_value *c, char *err, size_t errlen) {
     srti_hparams *hp = &m->hp;
     static const char *const keys[4] = {"embedding_multiplier", "attention_multiplier", "residual_multiplier", "logits_scaling"};
     float *const dst[4] = {&hp->embd_scale, &hp->attn_scale, &hp->residual_scale, &hp->logit_scale};
+    const char *pe = srtj_string(srtj_get(c, "position_embedding_type"));
     int k;
+    if (pe && strcmp(pe, "rope") != 0) {
+        srti__seterr(err, errlen, "%s: position_embedding_type \"%.40s\" is not supported (rope)", file, pe);
+        return 1;
+    }
     for (k = 0; k < 4; k++) {
         float v = 1.0f;
         if (srti__jf32(file, c, keys[k], &v, err, errlen)) return 1;
@@ -551,11 +565,13 @@ static int srti__hf_granite_config(srti_model *m, const char *file, const srtj_v
    transformers reads num_experts and num_local_experts as one setting (attribute_map) in both
    classes, so either spelling counts; both given must agree. A Qwen3-MoE layer with a dense FFN
    (decoder_sparse_step > 1, a layer in mlp_only_layers) is refused: the runtime has experts in
-   every layer or in none. */
+   every layer or in none. Granite MoE (GraniteMoeConfig): num_local_experts 8, num_experts_per_tok
+   2, experts intermediate_size wide and renormalized (softmax over the top-k logits), and
+   GraniteMoeSharedConfig's shared_intermediate_size (0: no shared expert). */
 static int srti__hf_moe_config(srti_model *m, const char *file, const srtj_value *c, const srti__hf_cfg *cfg, char *err, size_t errlen) {
     srti_hparams *hp = &m->hp;
-    const int mixtral = cfg->kind == SRTI__HF_MIXTRAL;
-    const char *own = mixtral ? "num_local_experts" : "num_experts", *other = mixtral ? "num_experts" : "num_local_experts";
+    const int mixtral = cfg->kind == SRTI__HF_MIXTRAL, granite = cfg->kind == SRTI__HF_GRANITEMOE;
+    const char *own = mixtral || granite ? "num_local_experts" : "num_experts", *other = mixtral || granite ? "num_experts" : "num_local_experts";
     uint32_t n_own = 0, n_other = 0, step = 1;
     const srtj_value *mlp_only;
     int norm = 0;
@@ -565,14 +581,14 @@ static int srti__hf_moe_config(srti_model *m, const char *file, const srtj_value
         return 1;
     }
     const int q2 = cfg->kind == SRTI__HF_QWEN2MOE;
-    hp->n_expert = n_own ? n_own : n_other ? n_other : mixtral ? 8 : q2 ? 60 : 128;
-    hp->n_expert_used = mixtral ? 2 : q2 ? 4 : 8;
+    hp->n_expert = n_own ? n_own : n_other ? n_other : mixtral || granite ? 8 : q2 ? 60 : 128;
+    hp->n_expert_used = mixtral || granite ? 2 : q2 ? 4 : 8;
     if (hp->n_expert_used > hp->n_expert) hp->n_expert_used = hp->n_expert;   /* a default never over the experts there are */
     if (srti__ju32(file, c, "num_experts_per_tok", 1, hp->n_expert, 0, &hp->n_expert_used, err, errlen)) return 1;
-    if (mixtral) {   /* Mixtral: an expert is intermediate_size wide, and the picked experts' weights always sum to 1 */
+    if (mixtral || granite) {   /* an expert is intermediate_size wide, and the picked experts' weights always sum to 1 */
         hp->n_ff_exp = hp->n_ff;
         hp->expert_weights_norm = 1;
-        return 0;
+        return granite ? srti__ju32(file, c, "shared_intermediate_size", 0, 1u << 24, 0, &hp->n_ff_shexp, err, errlen) : 0;
     }
     hp->n_ff_exp = q2 ? 1408 : 768;
     hp->n_ff_shexp = q2 ? 5632 : 0;
@@ -621,6 +637,8 @@ static int srti__hf_config(srti_model *m, const char *file, const srtj_value *c,
     else if (!strcmp(cfg->arch_class, "Qwen2MoeForCausalLM") || !strcmp(cfg->arch_class, "qwen2_moe")) cfg->kind = SRTI__HF_QWEN2MOE;
     else if (!strcmp(cfg->arch_class, "SmolLM3ForCausalLM") || !strcmp(cfg->arch_class, "smollm3")) cfg->kind = SRTI__HF_SMOLLM3;
     else if (!strcmp(cfg->arch_class, "GraniteForCausalLM") || !strcmp(cfg->arch_class, "granite")) cfg->kind = SRTI__HF_GRANITE;
+    else if (!strcmp(cfg->arch_class, "GraniteMoeForCausalLM") || !strcmp(cfg->arch_class, "granitemoe") ||
+             !strcmp(cfg->arch_class, "GraniteMoeSharedForCausalLM") || !strcmp(cfg->arch_class, "granitemoeshared")) cfg->kind = SRTI__HF_GRANITEMOE;
     else if (!strcmp(cfg->arch_class, "MixtralForCausalLM") || !strcmp(cfg->arch_class, "mixtral")) cfg->kind = SRTI__HF_MIXTRAL;
     else if (!strcmp(cfg->arch_class, "Phi3ForCausalLM") || !strcmp(cfg->arch_class, "phi3")) cfg->kind = SRTI__HF_PHI3;
     else if (!strcmp(cfg->arch_class, "GemmaForCausalLM") || !strcmp(cfg->arch_class, "gemma")) cfg->kind = SRTI__HF_GEMMA;
@@ -632,7 +650,7 @@ static int srti__hf_config(srti_model *m, const char *file, const srtj_value *c,
     }
     strcpy(hp->arch, cfg->kind == SRTI__HF_QWEN2 ? "qwen2" : cfg->kind == SRTI__HF_QWEN3 ? "qwen3" : cfg->kind == SRTI__HF_QWEN3MOE ? "qwen3moe" :
                      cfg->kind == SRTI__HF_QWEN2MOE ? "qwen2moe" : cfg->kind == SRTI__HF_SMOLLM3 ? "smollm3" :
-                     cfg->kind == SRTI__HF_GRANITE ? "granite" :
+                     cfg->kind == SRTI__HF_GRANITE ? "granite" : cfg->kind == SRTI__HF_GRANITEMOE ? "granitemoe" :
                      cfg->kind == SRTI__HF_PHI3 ? "phi3" :
                      cfg->kind == SRTI__HF_GEMMA ? "gemma" : cfg->kind == SRTI__HF_GEMMA2 ? "gemma2" : cfg->kind == SRTI__HF_GEMMA3 ? "gemma3" : cfg->kind ? "llama" : "");
     if ((s = srtj_string(srtj_get(c, "_name_or_path"))) != NULL && s[0]) {
@@ -726,7 +744,8 @@ static int srti__hf_config(srti_model *m, const char *file, const srtj_value *c,
     hp->rope_neox = cfg->kind == SRTI__HF_QWEN2 || cfg->kind == SRTI__HF_QWEN2MOE || cfg->kind == SRTI__HF_QWEN3 || cfg->kind == SRTI__HF_QWEN3MOE ||
                     cfg->kind == SRTI__HF_PHI3 ||
                     SRTI__HF_IS_GEMMA(cfg->kind);
-    if ((cfg->kind == SRTI__HF_MIXTRAL || cfg->kind == SRTI__HF_QWEN3MOE || cfg->kind == SRTI__HF_QWEN2MOE) && srti__hf_moe_config(m, file, c, cfg, err, errlen))
+    if ((cfg->kind == SRTI__HF_MIXTRAL || cfg->kind == SRTI__HF_QWEN3MOE || cfg->kind == SRTI__HF_QWEN2MOE || cfg->kind == SRTI__HF_GRANITEMOE) &&
+        srti__hf_moe_config(m, file, c, cfg, err, errlen))
         return 1;
     v = srtj_get(c, "rope_scaling");
     if (v && v->type != SRTJ_NULL) {
@@ -751,7 +770,7 @@ static int srti__hf_config(srti_model *m, const char *file, const srtj_value *c,
         }
     }
     if (cfg->kind == SRTI__HF_SMOLLM3) return srti__hf_smollm3_config(m, file, c, err, errlen);
-    if (cfg->kind == SRTI__HF_GRANITE) return srti__hf_granite_config(m, file, c, err, errlen);
+    if (cfg->kind == SRTI__HF_GRANITE || cfg->kind == SRTI__HF_GRANITEMOE) return srti__hf_granite_config(m, file, c, err, errlen);
     return SRTI__HF_IS_GEMMA(cfg->kind) ? srti__hf_gemma_config(m, file, c, cfg, err, errlen) : 0;
 }
 
@@ -1252,7 +1271,13 @@ static int srti__hf_name(const char *hf, const srti_hparams *hp, int permute_qk,
                 if ((g1 ? i < 2 || i > 4 : i != 1) && !strcmp(p, gemma[i].hf)) { snprintf(out, cap, "blk.%lu.%s", l, gemma[i].gg); return 1; }
             return -1;
         }
-        if (hp->n_expert) {   /* the router and expert X's matrices, in place of the dense FFN (whose names then have no place) */
+        if (!strcmp(hp->arch, "granitemoe")) {   /* 3-D experts and fused gate / up, split by srti__split_fused */
+            static const char *const hf_g[5] = {"block_sparse_moe.router.layer.weight", "block_sparse_moe.input_linear.weight",
+                                                "block_sparse_moe.output_linear.weight", "shared_mlp.input_linear.weight", "shared_mlp.output_linear.weight"};
+            static const char *const gg_g[5] = {"ffn_gate_inp", "ffn_gate_up_exps", "ffn_down_exps", "ffn_gate_up_shexp", "ffn_down_shexp"};
+            for (i = 0; i < (hp->n_ff_shexp ? 5u : 3u); i++)
+                if (!strcmp(p, hf_g[i])) { snprintf(out, cap, "blk.%lu.%s.weight", l, gg_g[i]); return 1; }
+        } else if (hp->n_expert) {   /* the router and expert X's matrices, in place of the dense FFN (whose names then have no place) */
             static const char *const hf_part[2][3] = {{"gate_proj.weight", "up_proj.weight", "down_proj.weight"}, {"w1.weight", "w3.weight", "w2.weight"}};
             static const char *const gg_part[3] = {"gate", "up", "down"};
             const int mixtral = !strcmp(hp->arch, "llama");   /* block_sparse_moe.experts.X.w1/w3/w2; Qwen3-MoE: mlp.experts.X.*_proj */
@@ -1437,8 +1462,9 @@ static int srti__st_shard(srti_model *m, uint32_t shard, const srtj_value *weigh
             srti__seterr(err, errlen, "%s: tensor '%.80s' has dtype %s; only F32, F16 and BF16 are supported", path, e->key, srtj_string(srtj_get(e, "dtype")));
             goto done;
         }
-        if (x.nd < 1 || x.nd > 2 || x.nv == 0) {
-            srti__seterr(err, errlen, "%s: tensor '%.80s' has %u dimensions and %llu values; 1-D or 2-D expected", path, e->key, (unsigned)x.nd, (srti__ull)x.nv);
+        if (x.nd < 1 || x.nd > (srti__ends_with(gname, "_exps.weight") ? 3u : 2u) || x.nv == 0) {   /* (Granite MoE's experts are 3-D) */
+            srti__seterr(err, errlen, "%s: tensor '%.80s' has %u dimensions and %llu values; %s expected", path, e->key, (unsigned)x.nd, (srti__ull)x.nv,
+                         srti__ends_with(gname, "_exps.weight") ? "3-D (experts, rows, columns)" : "1-D or 2-D");
             goto done;
         }
         if (srti_find(m, gname) >= 0) { srti__seterr(err, errlen, "%s: tensor '%.80s' (%s) appears twice", path, e->key, gname); goto done; }
@@ -1454,9 +1480,10 @@ static int srti__st_shard(srti_model *m, uint32_t shard, const srtj_value *weigh
         memset(t, 0, sizeof *t);
         strcpy(t->name, gname);
         t->n_dims = x.nd;
-        t->ne[0] = x.ne[x.nd - 1];   /* safetensors [rows, cols] -> GGUF ne[0] = cols */
-        t->ne[1] = x.nd == 2 ? x.ne[0] : 1;
-        t->ne[2] = t->ne[3] = 1;
+        t->ne[0] = x.ne[x.nd - 1];   /* safetensors [(experts,) rows, cols] -> GGUF ne[0] = cols, ne[2] = experts */
+        t->ne[1] = x.nd >= 2 ? x.ne[x.nd - 2] : 1;
+        t->ne[2] = x.nd == 3 ? x.ne[0] : 1;
+        t->ne[3] = 1;
         t->src_type = x.ggml;
         t->offset = data_start + (uint64_t)x.begin;
         t->nbytes = (uint64_t)(x.end - x.begin);
@@ -1511,7 +1538,7 @@ static int srti__hf_weights(srti_model *m, const char *dir, const srti__hf_cfg *
     uint32_t cap = 0, found = 0, k;
     int rc = 1, r;
     int permute_qk = cfg->kind == SRTI__HF_LLAMA || cfg->kind == SRTI__HF_MISTRAL || cfg->kind == SRTI__HF_MIXTRAL || cfg->kind == SRTI__HF_SMOLLM3 ||
-                     cfg->kind == SRTI__HF_GRANITE;
+                     cfg->kind == SRTI__HF_GRANITE || cfg->kind == SRTI__HF_GRANITEMOE;
     if (!ipath || !spath) { srti__seterr(err, errlen, "out of memory"); goto done; }
     r = srti__json_file(ipath, (uint64_t)1 << 28, &idx, err, errlen);
     if (r == 1) goto done;
@@ -1872,8 +1899,8 @@ SRTI_API int srti_open_random(const char *config_path, uint64_t seed, srti_model
                     snprintf(nm, sizeof nm, "blk.%u.ffn_down.%u.weight", (unsigned)l, (unsigned)x); srti__add_tensor(m, nm, FE, E, &off);
                     snprintf(nm, sizeof nm, "blk.%u.ffn_up.%u.weight", (unsigned)l, (unsigned)x); srti__add_tensor(m, nm, E, FE, &off);
                 }
-                if (FS) {
-                    SRTI__T("ffn_gate_inp_shexp.weight", E, 0)
+                if (FS) {   /* (gated in qwen2moe only) */
+                    if (cfg.kind == SRTI__HF_QWEN2MOE) { SRTI__T("ffn_gate_inp_shexp.weight", E, 0) }
                     SRTI__T("ffn_gate_shexp.weight", E, FS)
                     SRTI__T("ffn_down_shexp.weight", FS, E)
                     SRTI__T("ffn_up_shexp.weight", E, FS)

@@ -96,7 +96,7 @@ enum { SRTI_SRC_GGUF = 1, SRTI_SRC_LLAMA2C_V0 = 2, SRTI_SRC_LLAMA2C_V1 = 3, SRTI
 
 typedef struct srti_hparams {
     char arch[32];            /* general.architecture ("llama", "qwen2", "qwen2moe", "qwen3", "qwen3moe", "phi3", "gemma", "gemma2",
-                                 "gemma3", "smollm3", "granite"); "llama" for llama2.c */
+                                 "gemma3", "smollm3", "granite", "granitemoe"); "llama" for llama2.c */
     char name[128];           /* general.name or "" */
     uint32_t n_vocab, n_embd, n_ff, n_layer, n_head, n_head_kv, head_dim, rope_dim, n_ctx;
     float rope_theta;         /* default 10000 */
@@ -115,11 +115,11 @@ typedef struct srti_hparams {
     float attn_softcap, final_softcap;   /* Gemma 2's soft caps of the attention scores and the logits */
     uint32_t swa_pattern;     /* layer l slides iff l % swa_pattern < swa_pattern - 1 (0: the runtime's default: 2 / 6) */
     float rope_theta_swa;     /* Gemma 3: the sliding layers' rope base (0: the runtime's default, 10000) */
-    /* mixture of experts (0 elsewhere): Mixtral ("llama"), Qwen3-MoE ("qwen3moe"), Qwen2-MoE ("qwen2moe") */
+    /* mixture of experts (0 elsewhere): Mixtral ("llama"), Qwen3-MoE ("qwen3moe"), Qwen2-MoE ("qwen2moe"), Granite MoE ("granitemoe") */
     uint32_t n_expert;        /* experts per layer (0 = a dense FFN) */
     uint32_t n_expert_used;   /* experts a token goes through */
     uint32_t n_ff_exp;        /* an expert's FFN width (0 = n_ff) */
-    uint32_t n_ff_shexp;      /* qwen2moe: the shared expert's width (0 = n_ff) */
+    uint32_t n_ff_shexp;      /* the shared expert's width: qwen2moe (0 = n_ff), granitemoe (0 = none; GraniteMoeShared's, not gated) */
     float embd_scale, residual_scale, logit_scale;   /* granite's multipliers (0: absent; logit_scale required) */
     int rope_finetuned;       /* granite: rope.scaling.finetuned (-1 absent; 0 = no RoPE, refused) */
     uint32_t nope_step;       /* smollm3: layer l has no RoPE when (l + 1) % nope_step == 0 (4: llama.cpp's value, no GGUF key) */
@@ -1089,7 +1089,7 @@ static int srti__gguf_hparams(srti_model *m, const char *path, char *err, size_t
     e = e || srti__kv_f32(m, path, SRTI__K("rope.scaling.attn_factor"), &hp->rope_attn_factor, err, errlen);
     if (!strcmp(a, "phi3") || srti__gemma_post(a)) e = e || srti__kv_u32(m, path, SRTI__K("attention.sliding_window"), &hp->sliding_window, err, errlen);
     if (srti__gemma(a)) e = e || srti__kv_f32(m, path, SRTI__K("attention.scale"), &hp->attn_scale, err, errlen);
-    if (!strcmp(a, "granite")) {
+    if (!strcmp(a, "granite") || !strcmp(a, "granitemoe")) {
         e = e || srti__kv_f32(m, path, SRTI__K("attention.scale"), &hp->attn_scale, err, errlen);
         e = e || srti__kv_f32(m, path, SRTI__K("embedding_scale"), &hp->embd_scale, err, errlen);
         e = e || srti__kv_f32(m, path, SRTI__K("residual_scale"), &hp->residual_scale, err, errlen);
@@ -1106,15 +1106,14 @@ static int srti__gguf_hparams(srti_model *m, const char *path, char *err, size_t
         e = e || srti__kv_u32(m, path, SRTI__K("attention.sliding_window_pattern"), &hp->swa_pattern, err, errlen);   /* (an array is ignored) */
         e = e || srti__kv_f32(m, path, SRTI__K("rope.freq_base_swa"), &hp->rope_theta_swa, err, errlen);
     }
-    if (!strcmp(a, "llama") || !strcmp(a, "qwen3moe") || !strcmp(a, "qwen2moe")) {   /* mixture of experts: Mixtral, Qwen3-MoE, Qwen2-MoE */
+    if (!strcmp(a, "llama") || !strcmp(a, "qwen3moe") || !strcmp(a, "qwen2moe") || !strcmp(a, "granitemoe")) {   /* mixture of experts: Mixtral, Qwen3-MoE, Qwen2-MoE, Granite MoE */
         e = e || srti__kv_u32(m, path, SRTI__K("expert_count"), &hp->n_expert, err, errlen);
         e = e || srti__kv_u32(m, path, SRTI__K("expert_used_count"), &hp->n_expert_used, err, errlen);
         e = e || srti__kv_u32(m, path, SRTI__K("expert_feed_forward_length"), &hp->n_ff_exp, err, errlen);
         e = e || srti__kv_bool(m, path, SRTI__K("expert_weights_norm"), &hp->expert_weights_norm, err, errlen);   /* bool or integer */
-        if (!strcmp(a, "qwen2moe")) {   /* its shared expert; llama.cpp's graph never renormalizes its picked experts' weights */
-            e = e || srti__kv_u32(m, path, SRTI__K("expert_shared_feed_forward_length"), &hp->n_ff_shexp, err, errlen);
-            if (hp->expert_weights_norm < 0) hp->expert_weights_norm = 0;
-        }
+        /* the shared expert (granitemoe: GraniteMoeShared's, where the key is); llama.cpp's qwen2moe graph never renormalizes its picked experts' weights */
+        if (!strcmp(a, "qwen2moe") || !strcmp(a, "granitemoe")) e = e || srti__kv_u32(m, path, SRTI__K("expert_shared_feed_forward_length"), &hp->n_ff_shexp, err, errlen);
+        if (!strcmp(a, "qwen2moe") && hp->expert_weights_norm < 0) hp->expert_weights_norm = 0;
         /* srti__split_fused cuts the 3-D expert tensors by expert_count: a wrong count is refused here, before that */
         if (!e && hp->n_expert > 4096) {
             srti__seterr(err, errlen, "%s: metadata '%s' = %u: at most 4096 experts are supported", path, SRTI__K("expert_count"), (unsigned)hp->n_expert);
@@ -1228,14 +1227,17 @@ static void srti__infer_llama3(srti_model *m) {
    X ne[1] .. (X + 1) ne[1] - 1). A model that already stores them apart is left as it is. */
 typedef struct srti__parts {
     uint32_t n;                 /* parts (0: the tensor is not split) */
-    const char *const *kinds;   /* Phi-3: part j is blk.N.kinds[j].weight; NULL: experts, blk.N.kind.j.weight */
-    const char *kind;           /* experts: "ffn_gate", "ffn_up" or "ffn_down" */
-    uint64_t rows[3];           /* Phi-3: part j's rows (an expert has ne[1]) */
-    uint64_t total;             /* Phi-3: the rows the fused tensor must have */
+    int experts;                /* 1: a 3-D tensor of n_expert experts, whose parts are blk.N.KIND.X.weight */
+    const char *const *kinds;   /* fused 2-D: part j is blk.N.kinds[j].weight; fused experts (Granite MoE's gate and up):
+                                   part j is kinds[j % 2] of expert j / 2 */
+    const char *kind;           /* experts, one kind each: "ffn_gate", "ffn_up" or "ffn_down" */
+    uint64_t rows[3];           /* fused 2-D: part j's rows (an expert's part has ne[1] / (kinds ? 2 : 1)) */
+    uint64_t total;             /* fused 2-D: the rows the fused tensor must have */
     const char *dot;            /* the name after "blk.N" */
 } srti__parts;
 static uint32_t srti__split_parts(const srti_tensor *t, const srti_hparams *hp, srti__parts *p) {
     static const char *const qkv[3] = {"attn_q", "attn_k", "attn_v"}, *const gu[2] = {"ffn_gate", "ffn_up"};
+    static const char *const gu_shexp[2] = {"ffn_gate_shexp", "ffn_up_shexp"};
     static const char *const exps[3] = {"ffn_gate", "ffn_up", "ffn_down"};
     const uint64_t F = hp->n_ff;
     int k;
@@ -1247,10 +1249,14 @@ static uint32_t srti__split_parts(const srti_tensor *t, const srti_hparams *hp, 
         p->rows[0] = (uint64_t)hp->n_head * hp->head_dim; p->rows[1] = p->rows[2] = (uint64_t)hp->n_head_kv * hp->head_dim;
     } else if (!strcmp(hp->arch, "phi3") && !strcmp(p->dot, ".ffn_up.weight") && F > 0 && t->ne[1] == 2 * F) {
         p->n = 2; p->kinds = gu; p->rows[0] = p->rows[1] = F;
-    } else if (hp->n_expert > 0) {   /* llama (Mixtral) and qwen3moe, whose expert_count was read */
+    } else if (!strcmp(hp->arch, "granitemoe") && hp->n_ff_shexp > 0 && !strcmp(p->dot, ".ffn_gate_up_shexp.weight")) {   /* (a Hugging Face name) */
+        p->n = 2; p->kinds = gu_shexp; p->rows[0] = p->rows[1] = hp->n_ff_shexp;
+    } else if (!strcmp(hp->arch, "granitemoe") && hp->n_expert > 0 && !strcmp(p->dot, ".ffn_gate_up_exps.weight")) {
+        p->n = 2 * hp->n_expert; p->experts = 1; p->kinds = gu;
+    } else if (hp->n_expert > 0) {   /* llama (Mixtral), qwen2moe, qwen3moe and granitemoe, whose expert_count was read */
         for (k = 0; k < 3; k++) {
             const size_t n = strlen(exps[k]);
-            if (!strncmp(p->dot + 1, exps[k], n) && !strcmp(p->dot + 1 + n, "_exps.weight")) { p->n = hp->n_expert; p->kind = exps[k]; break; }
+            if (!strncmp(p->dot + 1, exps[k], n) && !strcmp(p->dot + 1 + n, "_exps.weight")) { p->n = hp->n_expert; p->experts = 1; p->kind = exps[k]; break; }
         }
     }
     p->total = p->rows[0] + p->rows[1] + p->rows[2];
@@ -1277,18 +1283,18 @@ static int srti__split_fused(srti_model *m, char *err, size_t errlen) {
     if (!nt) { srti__seterr(err, errlen, "%s: out of memory", m->priv->path); return 1; }
     for (i = 0, k = 0; i < m->n_tensors; i++) {
         const srti_tensor *t = &m->tensors[i];
-        const int experts = srti__split_parts(t, &m->hp, &p) && !p.kinds;
+        const int experts = srti__split_parts(t, &m->hp, &p) && p.experts;
         const uint64_t rows = t->ne[1] * t->ne[2];
         uint32_t j;
         if (!p.n) { nt[k++] = *t; continue; }
-        if (experts ? t->ne[2] != m->hp.n_expert || t->ne[3] != 1 : t->n_dims != 2 || t->ne[1] != p.total) {
+        if (experts ? t->ne[2] != m->hp.n_expert || t->ne[3] != 1 || (p.kinds && t->ne[1] % 2) : t->n_dims != 2 || t->ne[1] != p.total) {
             if (experts)
-                srti__seterr(err, errlen, "%s: tensor '%s' [%llu, %llu, %llu, %llu] cannot be split into %u experts (expert_count): its third dimension must be %u",
+                srti__seterr(err, errlen, "%s: tensor '%s' [%llu, %llu, %llu, %llu] cannot be split into %u experts (expert_count): its third dimension must be %u%s",
                              m->priv->path, t->name, (srti__ull)t->ne[0], (srti__ull)t->ne[1], (srti__ull)t->ne[2], (srti__ull)t->ne[3],
-                             (unsigned)m->hp.n_expert, (unsigned)m->hp.n_expert);
+                             (unsigned)m->hp.n_expert, (unsigned)m->hp.n_expert, p.kinds ? ", its rows an even number (gate, then up)" : "");
             else
-                srti__seterr(err, errlen, "%s: tensor '%s' [%llu, %llu] cannot be split into %s (%llu rows expected)", m->priv->path, t->name,
-                             (srti__ull)t->ne[0], (srti__ull)t->ne[1], p.n == 3 ? "q, k and v" : "gate and up", (srti__ull)p.total);
+                srti__seterr(err, errlen, "%s: tensor '%s' [%llu, %llu, %llu] cannot be split into %s (2-D, %llu rows expected)", m->priv->path, t->name,
+                             (srti__ull)t->ne[0], (srti__ull)t->ne[1], (srti__ull)t->ne[2], p.n == 3 ? "q, k and v" : "gate and up", (srti__ull)p.total);
             SRTI_FREE(nt);
             return 1;
         }
@@ -1304,10 +1310,11 @@ static int srti__split_fused(srti_model *m, char *err, size_t errlen) {
             for (j = 0; j < p.n; j++) {
                 srti_tensor *o = &nt[k++];
                 *o = *t;
-                if (experts) snprintf(o->name, sizeof o->name, "%.*s.%s.%u.weight", (int)(p.dot - t->name), t->name, p.kind, (unsigned)j);
+                if (experts && p.kinds) snprintf(o->name, sizeof o->name, "%.*s.%s.%u.weight", (int)(p.dot - t->name), t->name, p.kinds[j % 2], (unsigned)(j / 2));
+                else if (experts) snprintf(o->name, sizeof o->name, "%.*s.%s.%u.weight", (int)(p.dot - t->name), t->name, p.kind, (unsigned)j);
                 else snprintf(o->name, sizeof o->name, "%.*s.%s.weight", (int)(p.dot - t->name), t->name, p.kinds[j]);
                 o->n_dims = 2;
-                o->ne[1] = experts ? t->ne[1] : p.rows[j];
+                o->ne[1] = experts ? t->ne[1] / (p.kinds ? 2 : 1) : p.rows[j];
                 o->ne[2] = o->ne[3] = 1;
                 o->offset = at;
                 o->nbytes = o->ne[1] * row_bytes;
@@ -1969,18 +1976,19 @@ SRTI_API int srti_check_llama(const srti_model *m, char *err, size_t errlen) {
     hp = &m->hp;
     const int gemma = srti__gemma(hp->arch);
     const int qk_norm = !strcmp(hp->arch, "qwen3") || !strcmp(hp->arch, "qwen3moe") || !strcmp(hp->arch, "gemma3");   /* per-head q/k RMSNorm */
-    const int moe_arch = !strcmp(hp->arch, "qwen3moe") || !strcmp(hp->arch, "qwen2moe");   /* must have experts */
+    const int granite = !strcmp(hp->arch, "granite") || !strcmp(hp->arch, "granitemoe");
+    const int moe_arch = !strcmp(hp->arch, "qwen3moe") || !strcmp(hp->arch, "qwen2moe") || !strcmp(hp->arch, "granitemoe");   /* must have experts */
     if (strcmp(hp->arch, "llama") != 0 && strcmp(hp->arch, "qwen2") != 0 && strcmp(hp->arch, "qwen3") != 0 && !moe_arch &&
-        strcmp(hp->arch, "phi3") != 0 && !gemma && strcmp(hp->arch, "smollm3") != 0 && strcmp(hp->arch, "granite") != 0) {
-        srti__seterr(err, errlen, "%s: architecture '%s' is not supported (llama, qwen2, qwen2moe, qwen3, qwen3moe, phi3, gemma, gemma2, gemma3, smollm3, granite)",
-                     m->priv->path, hp->arch);
+        strcmp(hp->arch, "phi3") != 0 && !gemma && strcmp(hp->arch, "smollm3") != 0 && !granite) {
+        srti__seterr(err, errlen, "%s: architecture '%s' is not supported (llama, qwen2, qwen2moe, qwen3, qwen3moe, phi3, gemma, gemma2, gemma3, smollm3, granite, "
+                     "granitemoe)", m->priv->path, hp->arch);
         return 1;
     }
-    if (!strcmp(hp->arch, "granite") &&
+    if (granite &&
         (!(hp->logit_scale > 0 && hp->logit_scale <= 1e6) || !(hp->embd_scale >= 0 && hp->embd_scale <= 1e4) || !(hp->residual_scale >= 0 && hp->residual_scale <= 1e4) ||
          !(hp->attn_scale >= 0 && hp->attn_scale <= 16) || hp->rope_finetuned == 0)) {
-        srti__seterr(err, errlen, "%s: granite needs a logit scale and plausible multipliers, with RoPE: logit %g, embedding %g, residual %g, attention %g%s",
-                     m->priv->path, (double)hp->logit_scale, (double)hp->embd_scale, (double)hp->residual_scale, (double)hp->attn_scale,
+        srti__seterr(err, errlen, "%s: %s needs a logit scale and plausible multipliers, with RoPE: logit %g, embedding %g, residual %g, attention %g%s",
+                     m->priv->path, hp->arch, (double)hp->logit_scale, (double)hp->embd_scale, (double)hp->residual_scale, (double)hp->attn_scale,
                      hp->rope_finetuned == 0 ? ", rope.scaling.finetuned false (no RoPE) is not supported" : "");
         return 1;
     }
@@ -1988,11 +1996,11 @@ SRTI_API int srti_check_llama(const srti_model *m, char *err, size_t errlen) {
         srti__seterr(err, errlen, "%s: implausible no_rope_layer_step %u", m->priv->path, (unsigned)hp->nope_step);
         return 1;
     }
-    /* experts: llama (Mixtral), qwen2moe and qwen3moe only, which must have them */
+    /* experts: llama (Mixtral), qwen2moe, qwen3moe and granitemoe only, which must have them */
     if ((hp->n_expert > 0) != (moe_arch || (!strcmp(hp->arch, "llama") && hp->n_expert > 0)) ||
         (hp->n_expert > 0 && (hp->n_expert > 4096 || hp->n_expert_used == 0 || hp->n_expert_used > hp->n_expert || hp->n_ff_exp > (1u << 24) ||
                               hp->n_ff_shexp > (1u << 24)))) {
-        srti__seterr(err, errlen, "%s: %s with %u experts (%u used, width %u): experts need architecture llama, qwen2moe or qwen3moe, 1 <= used <= experts <= 4096",
+        srti__seterr(err, errlen, "%s: %s with %u experts (%u used, width %u): experts need architecture llama, qwen2moe, qwen3moe or granitemoe, 1 <= used <= experts <= 4096",
                      m->priv->path, hp->arch, (unsigned)hp->n_expert, (unsigned)hp->n_expert_used, (unsigned)hp->n_ff_exp);
         return 1;
     }
@@ -2066,9 +2074,9 @@ SRTI_API int srti_check_llama(const srti_model *m, char *err, size_t errlen) {
                 SRTI__EX("up", E, FE)
 #undef SRTI__EX
             }
-            if (!strcmp(hp->arch, "qwen2moe")) {   /* the shared expert and its gate */
+            if (!strcmp(hp->arch, "qwen2moe") || hp->n_ff_shexp) {   /* the shared expert and (qwen2moe) its gate */
                 const uint64_t FS = hp->n_ff_shexp ? hp->n_ff_shexp : F;
-                SRTI__X("ffn_gate_inp_shexp.weight", E, 1, 1)
+                SRTI__X("ffn_gate_inp_shexp.weight", E, 1, !strcmp(hp->arch, "qwen2moe"))
                 SRTI__X("ffn_gate_shexp.weight", E, FS, 1)
                 SRTI__X("ffn_down_shexp.weight", FS, E, 1)
                 SRTI__X("ffn_up_shexp.weight", E, FS, 1)
