@@ -363,7 +363,7 @@ typedef struct srt_model_desc {
 
 typedef struct srt_model_info {
     const char *architecture;    /* "llama", "qwen2", "qwen2moe", "qwen3", "qwen3moe", "phi3", "gemma", "gemma2", "gemma3", "smollm3",
-                                    "granite" or "granitemoe" */
+                                    "granite", "granitemoe", "olmo2" or "olmoe" */
     const char *name;            /* general.name or "" */
     int n_vocab, n_embd, n_ff, n_layer, n_head, n_head_kv, head_dim, n_ctx_train;
     srt_format format;           /* the format holding the most bytes of weight matrices */
@@ -3921,9 +3921,10 @@ typedef struct srt__tensor {
 } srt__tensor;
 
 typedef struct srt__layer {
-    const float *attn_norm, *ffn_norm, *bq, *bk, *bv;
-    const float *q_norm, *k_norm;   /* qwen3, gemma3: per-head RMSNorm of q and k before RoPE (NULL otherwise) */
-    const float *post_attn_norm, *post_ffw_norm;   /* gemma: RMSNorm of the attention's and the FFN's outputs */
+    const float *attn_norm, *ffn_norm, *bq, *bk, *bv;   /* the norms NULL in olmo2: its inputs go in as they are */
+    const float *q_norm, *k_norm;   /* RMSNorm of q and k before RoPE: per head (qwen3, gemma3), or of all heads together (olmo2,
+                                       olmoe: m->qk_norm_full); NULL otherwise */
+    const float *post_attn_norm, *post_ffw_norm;   /* gemma2/3, olmo2: RMSNorm of the attention's and the FFN's outputs */
     int swa;                        /* gemma: this layer attends to the last swa_window positions only */
     int nope;                       /* smollm3: no RoPE in this layer (q and k attend by content alone) */
     int swa_before;                 /* sliding layers before this one (where its KV cache regions begin) */
@@ -4010,6 +4011,9 @@ struct srt_model {
     int shexp_gated;           /* qwen2moe: the shared expert's output times sigmoid(ffn_gate_inp_shexp . x); granitemoe: not */
     /* smollm3: layer l rotates no q or k when (l + 1) % nope_step == 0 (0: every layer rotates) */
     int nope_step;
+    /* olmo2: no norms before the attention and the FFN, norms of their outputs (post_attn_norm,
+       post_ffw_norm); olmo2, olmoe: q and k normalized over all their heads at once */
+    int post_norms_only, qk_norm_full;
     /* granite: the embeddings times embd_scale, the attention's and the FFN's outputs times
        residual_scale before their residual adds, the logits divided by logit_scale (1, 1, 1 elsewhere;
        gemma's embd_scale is sqrt(n_embd)) */
@@ -4215,9 +4219,9 @@ static srt_status srt__load_hparams(srt_model *m) {
     if (!srt_model_meta_str(m, "general.architecture", &s)) return srt__fail(SRT_ERR_FORMAT, "metadata general.architecture is missing");
     if (strcmp(s, "llama") != 0 && strcmp(s, "qwen2") != 0 && strcmp(s, "qwen2moe") != 0 && strcmp(s, "qwen3") != 0 && strcmp(s, "qwen3moe") != 0 &&
         strcmp(s, "phi3") != 0 && strcmp(s, "gemma") != 0 && strcmp(s, "gemma2") != 0 && strcmp(s, "gemma3") != 0 && strcmp(s, "smollm3") != 0 &&
-        strcmp(s, "granite") != 0 && strcmp(s, "granitemoe") != 0)
+        strcmp(s, "granite") != 0 && strcmp(s, "granitemoe") != 0 && strcmp(s, "olmo2") != 0 && strcmp(s, "olmoe") != 0)
         return srt__fail(SRT_ERR_UNSUPPORTED, "architecture '%s' is not supported (llama, qwen2, qwen2moe, qwen3, qwen3moe, phi3, gemma, gemma2, gemma3, smollm3, "
-                         "granite, granitemoe)", s);
+                         "granite, granitemoe, olmo2, olmoe)", s);
     snprintf(m->arch, sizeof m->arch, "%s", s);
     m->n_embd = srt__meta_u32_or(m, SRT__KEY("embedding_length"), 0);
     m->n_ff = srt__meta_u32_or(m, SRT__KEY("feed_forward_length"), 0);
@@ -4236,6 +4240,10 @@ static srt_status srt__load_hparams(srt_model *m) {
     m->rope_theta = srt__meta_f32_or(m, SRT__KEY("rope.freq_base"), 10000.0f);
     m->norm_eps = srt__meta_f32_or(m, SRT__KEY("attention.layer_norm_rms_epsilon"), 1e-5f);
     m->granite = strcmp(m->arch, "granite") == 0 || strcmp(m->arch, "granitemoe") == 0;
+    m->post_norms_only = strcmp(m->arch, "olmo2") == 0;
+    m->qk_norm_full = m->post_norms_only || strcmp(m->arch, "olmoe") == 0;
+    if (m->post_norms_only && srt__meta_u32_or(m, SRT__KEY("attention.sliding_window"), 0) > 0)
+        return srt__fail(SRT_ERR_UNSUPPORTED, "olmo2 with sliding-window layers (OLMo 3) is not supported");
     m->rope_neox = srt__meta_u32_or(m, SRT__KEY("rope.neox"), strcmp(m->arch, "llama") != 0 && strcmp(m->arch, "smollm3") != 0 && !m->granite) != 0;   /* qwen2/3, phi3, gemma: NeoX */
     /* SmolLM3's NoPE layers: every 4th (llama.cpp's fixed step; its GGUF has no key for it) */
     m->nope_step = strcmp(m->arch, "smollm3") == 0 ? srt__meta_u32_or(m, SRT__KEY("no_rope_layer_step"), 4) : 0;
@@ -4306,21 +4314,21 @@ static srt_status srt__load_hparams(srt_model *m) {
        and Granite MoE "granitemoe" (which must have them). qwen2moe has a shared expert of width
        expert_shared_feed_forward_length (default feed_forward_length, as llama.cpp's), scaled by a
        sigmoid gate (ffn_gate_inp_shexp); granitemoe has one, not gated, where that key is there
-       (GraniteMoeShared; llama.cpp's converter writes both as granitemoe). qwen2moe's picked
-       experts' weights are not renormalized unless the file says so (llama.cpp's graph never
-       does). The graph's FFN width is then an expert's. */
+       (GraniteMoeShared; llama.cpp's converter writes both as granitemoe). OLMoE "olmoe" has them
+       too. qwen2moe's and olmoe's picked experts' weights are not renormalized unless the file says
+       so (llama.cpp's graphs never do). The graph's FFN width is then an expert's. */
     {
-        const int q2 = strcmp(m->arch, "qwen2moe") == 0, gs = strcmp(m->arch, "granitemoe") == 0;
-        const int needs = q2 || gs || strcmp(m->arch, "qwen3moe") == 0;
+        const int q2 = strcmp(m->arch, "qwen2moe") == 0, gs = strcmp(m->arch, "granitemoe") == 0, oe = strcmp(m->arch, "olmoe") == 0;
+        const int needs = q2 || gs || oe || strcmp(m->arch, "qwen3moe") == 0;
         m->n_expert = srt__meta_u32_or(m, SRT__KEY("expert_count"), 0);
         m->n_expert_used = srt__meta_u32_or(m, SRT__KEY("expert_used_count"), 0);
-        m->expert_norm = srt__meta_u32_or(m, SRT__KEY("expert_weights_norm"), q2 ? 0 : 1) != 0;
+        m->expert_norm = srt__meta_u32_or(m, SRT__KEY("expert_weights_norm"), q2 || oe ? 0 : 1) != 0;
         m->n_ff_shexp = 0;
         m->shexp_gated = q2;
         if (m->n_expert != 0 || needs) {
             const int ff = srt__meta_u32_or(m, SRT__KEY("expert_feed_forward_length"), (uint32_t)m->n_ff);
             if (strcmp(m->arch, "llama") != 0 && !needs)
-                return srt__fail(SRT_ERR_UNSUPPORTED, "architecture '%s' with experts is not supported (llama, qwen2moe, qwen3moe, granitemoe)", m->arch);
+                return srt__fail(SRT_ERR_UNSUPPORTED, "architecture '%s' with experts is not supported (llama, qwen2moe, qwen3moe, granitemoe, olmoe)", m->arch);
             if (q2 || gs) m->n_ff_shexp = srt__meta_u32_or(m, SRT__KEY("expert_shared_feed_forward_length"), q2 ? (uint32_t)m->n_ff : 0);
             if (m->n_expert <= 0 || m->n_expert > 4096 || m->n_expert_used <= 0 || m->n_expert_used > m->n_expert || ff <= 0 || ff > 1 << 20 ||
                 m->n_ff_shexp < 0 || m->n_ff_shexp > 1 << 20 || (q2 && m->n_ff_shexp == 0))
@@ -4368,8 +4376,8 @@ static srt_status srt__bind_weights(srt_model *m) {
     for (l = 0; l < m->n_layer; l++) {
         srt__layer *L = &m->layers[l];
 #define SRT__NAME(s) (snprintf(name, sizeof name, "blk.%d." s, l), name)
-        if ((st = srt__bind_vec(m, SRT__NAME("attn_norm.weight"), E, 0, &L->attn_norm)) != SRT_OK ||
-            (st = srt__bind_vec(m, SRT__NAME("ffn_norm.weight"), E, 0, &L->ffn_norm)) != SRT_OK ||
+        if ((!m->post_norms_only && ((st = srt__bind_vec(m, SRT__NAME("attn_norm.weight"), E, 0, &L->attn_norm)) != SRT_OK ||
+                                     (st = srt__bind_vec(m, SRT__NAME("ffn_norm.weight"), E, 0, &L->ffn_norm)) != SRT_OK)) ||
             (st = srt__bind(m, SRT__NAME("attn_q.weight"), Q, E, 0, &L->wq)) != SRT_OK ||
             (st = srt__bind(m, SRT__NAME("attn_k.weight"), KV, E, 0, &L->wk)) != SRT_OK ||
             (st = srt__bind(m, SRT__NAME("attn_v.weight"), KV, E, 0, &L->wv)) != SRT_OK ||
@@ -4400,12 +4408,13 @@ static srt_status srt__bind_weights(srt_model *m) {
                    (st = srt__bind(m, SRT__NAME("ffn_down.weight"), E, F, 0, &L->down)) != SRT_OK ||
                    (st = srt__bind(m, SRT__NAME("ffn_up.weight"), F, E, 0, &L->up)) != SRT_OK)
             return st;
-        if ((strcmp(m->arch, "qwen3") == 0 || strcmp(m->arch, "qwen3moe") == 0 || strcmp(m->arch, "gemma3") == 0) &&   /* their q and k norms; another architecture leaves them unused */
-            ((st = srt__bind_vec(m, SRT__NAME("attn_q_norm.weight"), (uint64_t)m->head_dim, 0, &L->q_norm)) != SRT_OK ||
-             (st = srt__bind_vec(m, SRT__NAME("attn_k_norm.weight"), (uint64_t)m->head_dim, 0, &L->k_norm)) != SRT_OK))
+        if ((strcmp(m->arch, "qwen3") == 0 || strcmp(m->arch, "qwen3moe") == 0 || strcmp(m->arch, "gemma3") == 0 || m->qk_norm_full) &&   /* their q and k
+                                                                                           norms; another architecture leaves them unused */
+            ((st = srt__bind_vec(m, SRT__NAME("attn_q_norm.weight"), m->qk_norm_full ? Q : (uint64_t)m->head_dim, 0, &L->q_norm)) != SRT_OK ||
+             (st = srt__bind_vec(m, SRT__NAME("attn_k_norm.weight"), m->qk_norm_full ? KV : (uint64_t)m->head_dim, 0, &L->k_norm)) != SRT_OK))
             return st;
-        if (m->gemma && strcmp(m->arch, "gemma") != 0 &&   /* Gemma 2 / 3: the norms of the attention's and the FFN's outputs (the weights
-                                                               hold 1 + w, as llama.cpp's converter writes them) */
+        if (((m->gemma && strcmp(m->arch, "gemma") != 0) || m->post_norms_only) &&   /* Gemma 2 / 3 (the weights hold 1 + w, as llama.cpp's converter
+                                                                                        writes them), OLMo 2: the norms of the attention's and the FFN's outputs */
             ((st = srt__bind_vec(m, SRT__NAME("post_attention_norm.weight"), E, 0, &L->post_attn_norm)) != SRT_OK ||
              (st = srt__bind_vec(m, SRT__NAME("post_ffw_norm.weight"), E, 0, &L->post_ffw_norm)) != SRT_OK))
             return st;
@@ -4529,8 +4538,8 @@ static srt_status srt__backend_load(srt_model *m, srt_backend *b) {
     int l;
     if (!b->load || !b->unload || !b->session_create || !b->session_destroy || !b->forward)
         return srt__fail(SRT_ERR_INVALID_ARG, "srt_model_load: backend '%s' is incomplete", b->name ? b->name : "?");
-    if (m->gemma || m->n_expert || m->nope_step || m->granite)   /* srt_backend_model has no post-norms, GELU, soft caps, sliding windows, experts,
-                                                                     NoPE layers or multipliers */
+    if (m->gemma || m->n_expert || m->nope_step || m->granite || m->qk_norm_full)   /* srt_backend_model has no post-norms, GELU, soft caps, sliding
+                                                                                      windows, experts, NoPE layers, multipliers or full q/k norms */
         return srt__fail(SRT_ERR_UNSUPPORTED, "srt_model_load: architecture '%s' runs on the CPU only (backend %s)", m->arch, b->name ? b->name : "?");
     ls = (srt_backend_layer *)srt__malloc0((size_t)m->n_layer * sizeof *ls);
     if (!ls) return srt__fail(SRT_ERR_OUT_OF_MEMORY, "srt_model_load: out of memory");
@@ -6577,7 +6586,9 @@ static void srt__forward_batch(srt_session *s, const int32_t *toks, int n, int n
         const srt__layer *L = &m->layers[l];
         const float *rope_cs = L->swa && s->rope_cs_swa ? s->rope_cs_swa : s->rope_cs;
         srt__attn_job aj;
-        for (t = 0; t < n; t++) srt__rmsnorm(&m->ops, s->xb + (size_t)t * E, s->x + (size_t)t * E, L->attn_norm, E, m->norm_eps);
+        if (L->attn_norm)
+            for (t = 0; t < n; t++) srt__rmsnorm(&m->ops, s->xb + (size_t)t * E, s->x + (size_t)t * E, L->attn_norm, E, m->norm_eps);
+        else memcpy(s->xb, s->x, (size_t)n * (size_t)E * sizeof(float));   /* OLMo 2 */
         {
             const srt__weights *ws[3];
             float *ys[3];
@@ -6588,7 +6599,10 @@ static void srt__forward_batch(srt_session *s, const int32_t *toks, int n, int n
         for (t = 0; t < n; t++) {
             const float *cs = rope_cs + (size_t)t * m->rope_dim;
             float *qt = s->q + (size_t)t * Q, *kt = s->k + (size_t)t * KV;
-            if (L->q_norm) {   /* qwen3, gemma3: each head of q and k normalized before the rotation */
+            if (L->q_norm && m->qk_norm_full) {   /* olmo2, olmoe: all of q, all of k */
+                srt__rmsnorm(&m->ops, qt, qt, L->q_norm, Q, m->norm_eps);
+                srt__rmsnorm(&m->ops, kt, kt, L->k_norm, KV, m->norm_eps);
+            } else if (L->q_norm) {   /* qwen3, gemma3: each head of q and k normalized before the rotation */
                 for (h = 0; h < m->n_head; h++) srt__rmsnorm(&m->ops, qt + (size_t)h * hd, qt + (size_t)h * hd, L->q_norm, hd, m->norm_eps);
                 for (h = 0; h < m->n_head_kv; h++) srt__rmsnorm(&m->ops, kt + (size_t)h * hd, kt + (size_t)h * hd, L->k_norm, hd, m->norm_eps);
             }
@@ -6624,7 +6638,9 @@ static void srt__forward_batch(srt_session *s, const int32_t *toks, int n, int n
             for (t = 0; t < n; t++) srt__rmsnorm(&m->ops, s->xb + (size_t)t * E, s->xb + (size_t)t * E, L->post_attn_norm, E, m->norm_eps);
         if (m->residual_scale != 1.0f) for (i = 0; i < n * E; i++) s->xb[i] *= m->residual_scale;   /* Granite */
         for (i = 0; i < n * E; i++) s->x[i] += s->xb[i];
-        for (t = 0; t < n; t++) srt__rmsnorm(&m->ops, s->xb + (size_t)t * E, s->x + (size_t)t * E, L->ffn_norm, E, m->norm_eps);
+        if (L->ffn_norm)
+            for (t = 0; t < n; t++) srt__rmsnorm(&m->ops, s->xb + (size_t)t * E, s->x + (size_t)t * E, L->ffn_norm, E, m->norm_eps);
+        else memcpy(s->xb, s->x, (size_t)n * (size_t)E * sizeof(float));
         if (L->experts) srt__moe_ffn(s, L, n);
         else {
             const srt__weights *ws[2];

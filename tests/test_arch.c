@@ -9,8 +9,10 @@
    (those, norms of the attention's and the FFN's outputs,
    the file's attention scale, sliding-window layers; gemma2: soft caps of the scores
    and the logits; gemma3: q/k norms, the sliding layers' own rope base, linear rope scaling of the
-   global ones), smollm3 (NoPE layers), granite (the four multipliers) and the mixtures of experts
-   (Mixtral, qwen3moe, qwen2moe with a gated shared expert, granitemoe with an ungated one).
+   global ones), smollm3 (NoPE layers), granite (the four multipliers), olmo2 (norms of the
+   attention's and the FFN's outputs only; q and k each normalized over all heads) and the mixtures
+   of experts (Mixtral, qwen3moe, qwen2moe with a gated shared expert, granitemoe with an ungated
+   one, olmoe with olmo2's q/k norms).
    Logits are compared after every token fed one at a time and after a prompt fed as one batch.
    Also: a qwen3 file without its q/k norms, or with norms of the wrong size, is refused with the
    tensor named; LongRoPE files without their factors, with bad ones or with factors but another
@@ -46,7 +48,12 @@ typedef struct {
     int NX, K, enorm, FS;
 } cfg_t;
 static int is_gemma(const cfg_t *c) { return !strncmp(c->arch, "gemma", 5); }
-static int has_post_norms(const cfg_t *c) { return is_gemma(c) && strcmp(c->arch, "gemma") != 0; }   /* Gemma 2 / 3 */
+static int has_post_norms(const cfg_t *c) { return (is_gemma(c) && strcmp(c->arch, "gemma") != 0) || !strcmp(c->arch, "olmo2"); }   /* Gemma 2 / 3, OLMo 2 */
+static int has_pre_norms(const cfg_t *c) { return strcmp(c->arch, "olmo2") != 0; }   /* OLMo 2 normalizes the outputs only */
+/* with qk_norm: the q and k norms' lengths, one head's (qwen3, gemma3) or all heads' (olmo2, olmoe) */
+static int qk_full(const cfg_t *c) { return !strcmp(c->arch, "olmo2") || !strcmp(c->arch, "olmoe"); }
+static int qn_len(const cfg_t *c) { return qk_full(c) ? c->H * c->hd : c->hd; }
+static int kn_len(const cfg_t *c) { return qk_full(c) ? c->KVH * c->hd : c->hd; }
 /* the shared expert: qwen2moe's 1.5 times as wide as an expert (wider, as in Qwen2-MoE: the FFN
    scratch must hold it) and gated; granitemoe's FS wide (0: none), not gated; none elsewhere */
 static int shexp_width(const cfg_t *c) { return !strcmp(c->arch, "qwen2moe") ? 3 * c->F / 2 : !strcmp(c->arch, "granitemoe") ? c->FS : 0; }
@@ -108,7 +115,7 @@ static void make_weights(const cfg_t *c, weights_t *w) {
             }
         }
         if (c->bias) { w->l[l].bq = rnd(Q, 0.0f, 0.5f); w->l[l].bk = rnd(KV, 0.0f, 0.5f); w->l[l].bv = rnd(KV, 0.0f, 0.5f); }
-        if (c->qk_norm) { w->l[l].qn = rnd(c->hd, 1.0f, 0.5f); w->l[l].kn = rnd(c->hd, 1.0f, 0.5f); }
+        if (c->qk_norm) { w->l[l].qn = rnd(qn_len(c), 1.0f, 0.5f); w->l[l].kn = rnd(kn_len(c), 1.0f, 0.5f); }
         if (has_post_norms(c)) { w->l[l].pan = rnd(c->E, 1.0f, 0.2f); w->l[l].pfn = rnd(c->E, 1.0f, 0.2f); }
     }
 }
@@ -128,6 +135,7 @@ static void free_weights(const cfg_t *c, weights_t *w) {
 static srt_format expert_fmt[3] = {SRT_F32, SRT_F32, SRT_F32};
 static uint32_t expert_group[3] = {0, 0, 0};
 static int expert_count_key = 0;   /* > 0: the expert_count written instead of the model's (check_moe_errors) */
+static int olmo_window = 0;        /* > 0: an attention.sliding_window written (OLMo 3's, refused for olmo2) */
 
 /* The model as a .srt: f32 weights (experts: expert_fmt), a byte vocabulary. skip: a tensor left out; qn_extra: the q
    norms written that many values longer; lr_type: write rope.scaling.type longrope; factor0: the
@@ -150,9 +158,11 @@ static int write_srt_ex(const char *path, const cfg_t *c, const weights_t *w, co
         srt_writer_meta_u32(wr, KEY("expert_count"), (uint32_t)(expert_count_key ? expert_count_key : c->NX));
         srt_writer_meta_u32(wr, KEY("expert_used_count"), (uint32_t)c->K);
         srt_writer_meta_u32(wr, KEY("expert_feed_forward_length"), (uint32_t)c->F);
-        if (c->enorm || strcmp(c->arch, "qwen2moe") != 0) srt_writer_meta_u32(wr, KEY("expert_weights_norm"), (uint32_t)c->enorm);   /* (qwen2moe: 0 when absent) */
+        if (c->enorm || (strcmp(c->arch, "qwen2moe") != 0 && strcmp(c->arch, "olmoe") != 0))   /* (qwen2moe, olmoe: 0 when absent) */
+            srt_writer_meta_u32(wr, KEY("expert_weights_norm"), (uint32_t)c->enorm);
         if (shexp_width(c)) srt_writer_meta_u32(wr, KEY("expert_shared_feed_forward_length"), (uint32_t)shexp_width(c));
     }
+    if (olmo_window) srt_writer_meta_u32(wr, KEY("attention.sliding_window"), (uint32_t)olmo_window);
     srt_writer_meta_u32(wr, KEY("block_count"), (uint32_t)c->L);
     srt_writer_meta_u32(wr, KEY("attention.head_count"), (uint32_t)c->H);
     srt_writer_meta_u32(wr, KEY("attention.head_count_kv"), (uint32_t)c->KVH);
@@ -167,7 +177,7 @@ static int write_srt_ex(const char *path, const cfg_t *c, const weights_t *w, co
         srt_writer_meta_f32(wr, KEY("rope.scaling.attn_factor"), c->attn_factor);
     }
     if (is_gemma(c) && c->attn_scale > 0) srt_writer_meta_f32(wr, KEY("attention.scale"), c->attn_scale);   /* (Gemma 1 from llama.cpp: none) */
-    if (has_post_norms(c)) {
+    if (is_gemma(c) && has_post_norms(c)) {
         if (c->attn_cap > 0) srt_writer_meta_f32(wr, KEY("attn_logit_softcapping"), c->attn_cap);
         if (c->final_cap > 0) srt_writer_meta_f32(wr, KEY("final_logit_softcapping"), c->final_cap);
         if (c->window) srt_writer_meta_u32(wr, KEY("attention.sliding_window"), (uint32_t)c->window);
@@ -210,8 +220,10 @@ static int write_srt_ex(const char *path, const cfg_t *c, const weights_t *w, co
     }
     for (l = 0; l < c->L; l++) {
 #define LADD(s, rows, cols, data) do { snprintf(nm, sizeof nm, "blk.%d." s, l); ADD(nm, rows, cols, data); } while (0)
-        LADD("attn_norm.weight", 1, c->E, w->l[l].an);
-        LADD("ffn_norm.weight", 1, c->E, w->l[l].fn);
+        if (has_pre_norms(c)) {
+            LADD("attn_norm.weight", 1, c->E, w->l[l].an);
+            LADD("ffn_norm.weight", 1, c->E, w->l[l].fn);
+        }
         LADD("attn_q.weight", Q, c->E, w->l[l].wq);
         LADD("attn_k.weight", KV, c->E, w->l[l].wk);
         LADD("attn_v.weight", KV, c->E, w->l[l].wv);
@@ -244,11 +256,11 @@ static int write_srt_ex(const char *path, const cfg_t *c, const weights_t *w, co
         }
         if (c->bias) { LADD("attn_q.bias", 1, Q, w->l[l].bq); LADD("attn_k.bias", 1, KV, w->l[l].bk); LADD("attn_v.bias", 1, KV, w->l[l].bv); }
         if (c->qk_norm) {
-            float qn[64];
-            memcpy(qn, w->l[l].qn, sizeof(float) * (size_t)c->hd);
-            for (i = 0; i < qn_extra; i++) qn[c->hd + i] = 1.0f;
-            LADD("attn_q_norm.weight", 1, c->hd + qn_extra, qn);
-            LADD("attn_k_norm.weight", 1, c->hd, w->l[l].kn);
+            float qn[128];
+            memcpy(qn, w->l[l].qn, sizeof(float) * (size_t)qn_len(c));
+            for (i = 0; i < qn_extra; i++) qn[qn_len(c) + i] = 1.0f;
+            LADD("attn_q_norm.weight", 1, qn_len(c) + qn_extra, qn);
+            LADD("attn_k_norm.weight", 1, kn_len(c), w->l[l].kn);
         }
         if (has_post_norms(c)) { LADD("post_attention_norm.weight", 1, c->E, w->l[l].pan); LADD("post_ffw_norm.weight", 1, c->E, w->l[l].pfn); }
 #undef LADD
@@ -363,11 +375,15 @@ static void ref_forward(const cfg_t *c, const weights_t *w, const int32_t *toks,
         for (l = 0; l < c->L; l++) {
             const int lo = slides(c, l) && t + 1 > c->window ? t + 1 - c->window : 0;   /* the first position a sliding layer sees */
             double *k = kc + ((size_t)l * T_TOK + t) * KV, *v = vc + ((size_t)l * T_TOK + t) * KV;
-            ref_rmsnorm(xb, x, w->l[l].an, E, c->eps);
+            if (has_pre_norms(c)) ref_rmsnorm(xb, x, w->l[l].an, E, c->eps);
+            else memcpy(xb, x, sizeof(double) * (size_t)E);
             ref_matvec(q, w->l[l].wq, xb, Q, E, w->l[l].bq);
             ref_matvec(k, w->l[l].wk, xb, KV, E, w->l[l].bk);
             ref_matvec(v, w->l[l].wv, xb, KV, E, w->l[l].bv);
-            if (c->qk_norm && use_qk_norm) {
+            if (c->qk_norm && use_qk_norm && qk_full(c)) {   /* olmo2, olmoe: all of q, all of k */
+                ref_rmsnorm(q, q, w->l[l].qn, Q, c->eps);
+                ref_rmsnorm(k, k, w->l[l].kn, KV, c->eps);
+            } else if (c->qk_norm && use_qk_norm) {
                 for (h = 0; h < c->H; h++) ref_rmsnorm(q + h * hd, q + h * hd, w->l[l].qn, hd, c->eps);
                 for (h = 0; h < c->KVH; h++) ref_rmsnorm(k + h * hd, k + h * hd, w->l[l].kn, hd, c->eps);
             }
@@ -396,7 +412,8 @@ static void ref_forward(const cfg_t *c, const weights_t *w, const int32_t *toks,
             ref_matvec(o, w->l[l].wo, att, E, Q, NULL);
             if (w->l[l].pan) ref_rmsnorm(o, o, w->l[l].pan, E, c->eps);
             for (i = 0; i < E; i++) x[i] += granite_mul(c, 1) * o[i];
-            ref_rmsnorm(xb, x, w->l[l].fn, E, c->eps);
+            if (has_pre_norms(c)) ref_rmsnorm(xb, x, w->l[l].fn, E, c->eps);
+            else memcpy(xb, x, sizeof(double) * (size_t)E);
             ref_ffn(c, w, l, xb, o);
             if (w->l[l].pfn) ref_rmsnorm(o, o, w->l[l].pfn, E, c->eps);
             for (i = 0; i < E; i++) x[i] += granite_mul(c, 1) * o[i];
@@ -485,7 +502,7 @@ static void check_arch(const cfg_t *c, uint64_t seed) {
         if (c->NX) {
             /* per token: all f32 weights but the embedding's other rows, of the experts K of NX */
             const uint64_t Q = (uint64_t)c->H * c->hd, KV = (uint64_t)c->KVH * c->hd, E = (uint64_t)c->E, F = (uint64_t)c->F;
-            const uint64_t layer = 2 * E + E * Q * 2 + 2 * E * KV + (uint64_t)c->NX * E + (c->qk_norm ? 2 * (uint64_t)c->hd : 0) + (uint64_t)c->K * 3 * E * F +
+            const uint64_t layer = 2 * E + E * Q * 2 + 2 * E * KV + (uint64_t)c->NX * E + (c->qk_norm ? (uint64_t)qn_len(c) + (uint64_t)kn_len(c) : 0) + (uint64_t)c->K * 3 * E * F +
                                    (c->bias ? Q + 2 * KV : 0) + (shexp_width(c) ? (shexp_gated(c) ? E : 0) + 3 * E * (uint64_t)shexp_width(c) : 0);   /* + the shared expert, all of it */
             const uint64_t want = 4 * (E + (c->tied ? V * E : V * E + E) + (uint64_t)c->L * layer);
             CHECK(info.n_expert == c->NX && info.n_expert_used == c->K && info.n_ff == c->F && info.token_bytes == want,
@@ -872,6 +889,13 @@ int main(void) {
          0.015625f, 0, 0, 0, 0, 0, 0, 6, 2, 1, 0},
         {"granitemoe with a shared expert of 40 (GraniteMoeShared), 6 experts, 2 used, untied", "granitemoe", 32, 24, 3, 4, 1, 8, 8, 1e4f, 1e-6f, 0, 0, 0, -1, 0,
          1.0f, 0.125f, 0, 0, 0, 0, 0, 0, 6, 2, 1, 40},
+        /* olmo2: no input norms, norms of the attention's and the FFN's outputs, q/k norms over all heads; olmoe: those q/k norms with
+           Llama's norms and experts, not renormalized */
+        {"olmo2 (output norms only, q/k norms of all heads, gqa, neox)", "olmo2", 48, 80, 2, 4, 2, 12, 12, 5e5f, 1e-6f, 0, 1, 0, -1, 0, 1.0f,
+         0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0},
+        {"olmo2 (mha, tied, 3 layers)", "olmo2", 32, 48, 3, 4, 4, 8, 8, 1e4f, 1e-5f, 0, 1, 1, -1, 0, 1.0f, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0},
+        {"olmoe (q/k norms of all heads, 8 experts, 3 used, probabilities as they are)", "olmoe", 32, 24, 2, 4, 4, 8, 8, 1e4f, 1e-5f, 0, 1, 0, -1, 0, 1.0f,
+         0, 0, 0, 0, 0, 0, 0, 8, 3, 0, 0},
     };
     size_t i;
     srt_set_log(NULL, NULL);
@@ -892,6 +916,21 @@ int main(void) {
             check_cpu_only(&smol);
             check_cpu_only(&gran);
             check_cpu_only(&granmoe);
+            {   /* olmo2: backends refused (its norms); OLMo 3's sliding layers and a missing output norm refused */
+                static const cfg_t olmo2 = {"olmo2", "olmo2", 32, 48, 2, 4, 2, 8, 8, 1e4f, 1e-6f, 0, 1, 1, -1, 0, 1.0f, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0};
+                weights_t w;
+                check_cpu_only(&olmo2);
+                srt_test_rng = 9;
+                make_weights(&olmo2, &w);
+                olmo_window = 4096;
+                expect_refused("build/tmp/arch_bad.srt", write_srt("build/tmp/arch_bad.srt", &olmo2, &w, NULL, 0), "an olmo2 file with a sliding window (OLMo 3)",
+                               "sliding-window layers");
+                olmo_window = 0;
+                expect_refused("build/tmp/arch_bad.srt", write_srt("build/tmp/arch_bad.srt", &olmo2, &w, "blk.1.post_ffw_norm.weight", 0),
+                               "an olmo2 file without blk.1.post_ffw_norm.weight", "blk.1.post_ffw_norm.weight");
+                remove("build/tmp/arch_bad.srt");
+                free_weights(&olmo2, &w);
+            }
             {   /* llama.cpp requires granite's logit scale: a file without it is refused */
                 weights_t w;
                 granite_no_logit = 1;

@@ -1688,6 +1688,121 @@ static void test_granitemoe(void) {
     if (!remove_tree(TMP "/granitemoe")) CHECK(0, "clean up");
 }
 
+/* Olmo2ForCausalLM and OlmoeForCausalLM: tiny folders of hidden 8, 2 heads of 4, 1 kv head, 2
+   layers. OLMo 2: no input norms, post_attention_layernorm and post_feedforward_layernorm (the
+   outputs' norms), q_norm over both heads (8 values) and k_norm over the kv head (4), an FFN of 6.
+   OLMoE: Llama's norms, those q/k norms and 4 experts of intermediate_size 6 (2 used), router
+   mlp.gate. Every tensor in place with its values, q/k in NeoX order (not permuted); packed, they
+   run; broken folders and configs are refused; random ones take the config classes' defaults. */
+static void ol_tensors(int moe) {
+    static const char *const part[3] = {"gate_proj", "up_proj", "down_proj"}, *const gg_part[3] = {"gate", "up", "down"};
+    char hf[96], gg[64];
+    int l, x, k;
+    mx_n = 0; mx_used = mx_used16 = 0;
+    srt_test_rng = moe ? 4747 : 4646;
+    mx_add("model.embed_tokens.weight", "token_embd.weight", TV, MXE, 0, 0, -1, -1, -1, NULL);
+    for (l = 0; l < MXL; l++) {
+#define OLT(h, g, r, c, norm, ex, pt) snprintf(hf, sizeof hf, "model.layers.%d.%s", l, h); snprintf(gg, sizeof gg, "blk.%d.%s", l, g); \
+                                       mx_add(hf, gg, r, c, norm, 0, l, ex, pt, NULL);
+        if (moe) { OLT("input_layernorm.weight", "attn_norm.weight", MXE, 0, 1, -1, -1) }
+        OLT("self_attn.q_proj.weight", "attn_q.weight", MXE, MXE, 0, -1, -1)
+        OLT("self_attn.k_proj.weight", "attn_k.weight", 4, MXE, 0, -1, -1)
+        OLT("self_attn.v_proj.weight", "attn_v.weight", 4, MXE, 0, -1, -1)
+        OLT("self_attn.o_proj.weight", "attn_output.weight", MXE, MXE, 0, -1, -1)
+        OLT("self_attn.q_norm.weight", "attn_q_norm.weight", MXE, 0, 1, -1, -1)
+        OLT("self_attn.k_norm.weight", "attn_k_norm.weight", 4, 0, 1, -1, -1)
+        if (moe) {
+            OLT("post_attention_layernorm.weight", "ffn_norm.weight", MXE, 0, 1, -1, -1)
+            OLT("mlp.gate.weight", "ffn_gate_inp.weight", MXN, MXE, 0, -2, -1)
+            for (x = 0; x < MXN; x++)
+                for (k = 0; k < 3; k++) {
+                    snprintf(hf, sizeof hf, "model.layers.%d.mlp.experts.%d.%s.weight", l, x, part[k]);
+                    snprintf(gg, sizeof gg, "blk.%d.ffn_%s.%d.weight", l, gg_part[k], x);
+                    mx_add(hf, gg, k == 2 ? MXE : MXF, k == 2 ? MXF : MXE, 0, 0, l, x, k, NULL);
+                }
+        } else {
+            OLT("post_attention_layernorm.weight", "post_attention_norm.weight", MXE, 0, 1, -1, -1)
+            OLT("mlp.gate_proj.weight", "ffn_gate.weight", MXF, MXE, 0, -1, -1)
+            OLT("mlp.up_proj.weight", "ffn_up.weight", MXF, MXE, 0, -1, -1)
+            OLT("mlp.down_proj.weight", "ffn_down.weight", MXE, MXF, 0, -1, 2)
+            OLT("post_feedforward_layernorm.weight", "post_ffw_norm.weight", MXE, 0, 1, -1, -1)
+        }
+#undef OLT
+    }
+    mx_add("model.norm.weight", "output_norm.weight", MXE, 0, 1, 0, -1, -1, -1, NULL);
+    mx_add("lm_head.weight", "output.weight", TV, MXE, 0, 0, -1, -1, -1, NULL);
+}
+static void ol_config(char *buf, size_t cap, int moe, const char *extra) {
+    snprintf(buf, cap, "{\"architectures\":[\"%s\"],\"hidden_size\":8,\"intermediate_size\":6,\"num_hidden_layers\":2,\"num_attention_heads\":2,"
+             "\"num_key_value_heads\":1,\"max_position_embeddings\":64,\"vocab_size\":16,\"tie_word_embeddings\":false,\"hidden_act\":\"silu\","
+             "\"rope_theta\":500000.0,\"attention_bias\":false%s%s}", moe ? "OlmoeForCausalLM" : "Olmo2ForCausalLM",
+             moe ? ",\"num_experts\":4,\"num_experts_per_tok\":2" : "", extra);
+}
+static void test_olmo(void) {
+    char err[1024], dir[] = TMP "/olmo", cfg[2048], why[512], p[512], arch[16];
+    srti_model *m;
+    int ok, moe;
+    for (moe = 0; moe < 2; moe++) {
+        const char *what = moe ? "OLMoE" : "OLMo 2", *a = moe ? "olmoe" : "olmo2";
+        ol_tensors(moe);
+        ol_config(cfg, sizeof cfg, moe, "");
+        mx_write(dir, cfg, NULL, 0);
+        m = open_dir(dir, err, sizeof err);
+        CHECK(m && !strcmp(m->hp.arch, a) && m->hp.rope_neox == 1 && m->hp.norm_eps == 1e-5f && m->hp.rope_theta == 5e5f &&
+                  m->hp.n_expert == (moe ? MXN : 0) && (!moe || (m->hp.n_expert_used == 2 && m->hp.n_ff_exp == MXF && m->hp.expert_weights_norm == 0)),
+              "tiny %s folder: %s, NeoX rope, rms_norm_eps 1e-5 by default%s (%s)", what, a,
+              moe ? ", 4 experts of intermediate_size 6, 2 used, not renormalized (norm_topk_prob's default)" : "", m ? "ok" : err);
+        if (m) {
+            ok = mx_check_values(m, why, sizeof why) && srti_check_llama(m, why, sizeof why) == 0;
+            CHECK(ok, "%s: all %d tensors mapped with their values (%s), q/k not permuted; srti_check_llama passes (%s)", what, mx_n,
+                  moe ? "q_norm of 8 values, router and experts" : "post_attention_layernorm -> post_attention_norm, post_feedforward_layernorm -> "
+                  "post_ffw_norm, q_norm of 8 values, no input norms", ok ? "ok" : why);
+        }
+        srti_close(m);
+        {
+            float lg[TV];
+            srt_model_info info;
+            memset(&info, 0, sizeof info);
+            ok = mx_pack_eval(dir, "--weights q8", TMP "/olmo.srt", lg, &info, arch, why, sizeof why);
+            CHECK(ok && !strcmp(arch, a) && info.n_expert == (moe ? MXN : 0), "srt-pack --weights q8 packs the %s folder; it loads and evaluates 5 tokens "
+                  "to finite logits (%s)", what, ok ? "ok" : why);
+            remove(TMP "/olmo.srt");
+        }
+    }
+    ol_tensors(0);
+    ol_config(cfg, sizeof cfg, 0, "");
+    mx_write(dir, cfg, "model.layers.1.self_attn.k_norm.weight", 0);
+    refuse_check(dir, "tensor 'blk.1.attn_k_norm.weight' is missing", "an OLMo 2 folder without layer 1's k_norm");
+    mx_n--;   /* (lm_head.weight last: write it as layer 0's input norm, which OLMo 2 has no place for) */
+    snprintf(mx[mx_n].hf, sizeof mx[mx_n].hf, "model.layers.0.input_layernorm.weight");
+    mx[mx_n].rows = MXE; mx[mx_n].cols = 0;
+    mx_n++;
+    mx_write(dir, cfg, NULL, 0);
+    refuse(dir, "'model.layers.0.input_layernorm.weight' has no place in a olmo2 model", "an OLMo 2 folder with an input norm");
+    ol_tensors(1);
+    ol_config(cfg, sizeof cfg, 1, ",\"clip_qkv\":8.0");
+    mx_write(dir, cfg, NULL, 0);
+    refuse(dir, "clip_qkv is not supported", "an OLMoE with clip_qkv");
+    path_in(p, sizeof p, TMP, "olmo_random.json");
+    write_text(p, "{\"architectures\":[\"OlmoeForCausalLM\"],\"hidden_size\":8,\"intermediate_size\":16,\"num_hidden_layers\":1,"
+                  "\"num_attention_heads\":2,\"vocab_size\":300}");
+    m = NULL;
+    ok = srti_open_random(p, 3, &m, err, sizeof err) == 0 && m->hp.n_expert == 64 && m->hp.n_expert_used == 8 && m->hp.n_ff_exp == 16 &&
+         m->hp.expert_weights_norm == 0 && m->n_tensors == 3 + 6 + 2 + 1 + 3 * 64 && srti_check_llama(m, err, sizeof err) == 0;
+    CHECK(ok, "random OLMoE: OlmoeConfig's defaults (64 experts, 8 used, intermediate_size wide, not renormalized), q/k norms of all heads; checked (%s)",
+          ok ? "ok" : err);
+    srti_close(m);
+    write_text(p, "{\"architectures\":[\"Olmo2ForCausalLM\"],\"hidden_size\":8,\"intermediate_size\":16,\"num_hidden_layers\":1,"
+                  "\"num_attention_heads\":2,\"vocab_size\":300}");
+    m = NULL;
+    ok = srti_open_random(p, 3, &m, err, sizeof err) == 0 && m->n_tensors == 3 + 4 + 2 + 2 + 3 && srti_find(m, "blk.0.attn_norm.weight") < 0 &&
+         srti_find(m, "blk.0.post_ffw_norm.weight") >= 0 && srti_check_llama(m, err, sizeof err) == 0;
+    CHECK(ok, "random OLMo 2: output norms, no input norms, q/k norms of all heads; checked (%s)", ok ? "ok" : err);
+    srti_close(m);
+    remove(p);
+    if (!remove_tree(TMP "/olmo")) CHECK(0, "clean up");
+}
+
 /* Qwen2MoeForCausalLM: the tiny MoE folder as Qwen2 (QKV biases, no q/k norms) with a shared expert
    of width 10 (mlp.shared_expert.*_proj, its down BF16) and its gate mlp.shared_expert_gate [1, 8]:
    every tensor mapped with its values (the gate to the vector ffn_gate_inp_shexp), the settings
@@ -2698,6 +2813,7 @@ int main(void) {
     test_smollm3();
     test_granite();
     test_granitemoe();
+    test_olmo();
     test_malformed();
     test_tokenizers();
     test_smollm2_tokenizer();

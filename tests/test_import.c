@@ -817,31 +817,37 @@ static void test_gemma(void) {
         srti_close(m);
     }
     {   /* complete 1-layer files: E 8, F 8, 2 heads of 4, 1 KV head, 300 tokens, all F32 */
-        static const struct { const char *arch, *skip, *want; } f[] = {
-            {"gemma2", NULL, NULL}, {"gemma2", "blk.0.post_ffw_norm.weight", "blk.0.post_ffw_norm.weight"},
-            {"gemma3", NULL, NULL}, {"gemma3", "blk.0.attn_k_norm.weight", "blk.0.attn_k_norm.weight"},
-            {"gemma", NULL, NULL}, {"smollm3", NULL, NULL},   /* (smollm3, granite: Llama's tensors, as gemma's without post norms) */
-            {"granite", NULL, NULL}, {"granite", "granite.logit_scale", "granite needs a logit scale"},   /* (skip: a key here) */
+        /* swa: an attention.sliding_window of 4096 is written (OLMo 3's, refused for olmo2) */
+        static const struct { const char *arch, *skip, *want; int swa; } f[] = {
+            {"gemma2", NULL, NULL, 0}, {"gemma2", "blk.0.post_ffw_norm.weight", "blk.0.post_ffw_norm.weight", 0},
+            {"gemma3", NULL, NULL, 0}, {"gemma3", "blk.0.attn_k_norm.weight", "blk.0.attn_k_norm.weight", 0},
+            {"gemma", NULL, NULL, 0}, {"smollm3", NULL, NULL, 0},   /* (smollm3, granite: Llama's tensors, as gemma's without post norms) */
+            {"granite", NULL, NULL, 0}, {"granite", "granite.logit_scale", "granite needs a logit scale", 0},   /* (skip: a key here) */
+            {"olmo2", NULL, NULL, 0}, {"olmo2", "blk.0.attn_q_norm.weight", "blk.0.attn_q_norm.weight", 0}, {"olmo2", NULL, "sliding-window layers", 1},
         };
-        /* only: 0 every gemma, 1 gemma3, 2 gemma2 and gemma3 */
+        /* only: 0 every architecture, 1 gemma3 (per-head q/k norms), 2 gemma2, gemma3 and olmo2 (output norms), 3 all but olmo2 (input norms),
+           4 olmo2 (q/k norms of all heads: q's 8 values, not a head's 4) */
         static const struct { const char *name; uint64_t ne0, ne1; int only; } t[] = {
-            {"token_embd.weight", 8, 300, 0}, {"output_norm.weight", 8, 1, 0}, {"blk.0.attn_norm.weight", 8, 1, 0},
+            {"token_embd.weight", 8, 300, 0}, {"output_norm.weight", 8, 1, 0}, {"blk.0.attn_norm.weight", 8, 1, 3},
             {"blk.0.attn_q.weight", 8, 8, 0}, {"blk.0.attn_k.weight", 8, 4, 0}, {"blk.0.attn_v.weight", 8, 4, 0},
-            {"blk.0.attn_output.weight", 8, 8, 0}, {"blk.0.post_attention_norm.weight", 8, 1, 2}, {"blk.0.ffn_norm.weight", 8, 1, 0},
+            {"blk.0.attn_output.weight", 8, 8, 0}, {"blk.0.post_attention_norm.weight", 8, 1, 2}, {"blk.0.ffn_norm.weight", 8, 1, 3},
             {"blk.0.ffn_gate.weight", 8, 8, 0}, {"blk.0.ffn_up.weight", 8, 8, 0}, {"blk.0.ffn_down.weight", 8, 8, 0},
             {"blk.0.post_ffw_norm.weight", 8, 1, 2}, {"blk.0.attn_q_norm.weight", 4, 1, 1}, {"blk.0.attn_k_norm.weight", 4, 1, 1},
+            {"blk.0.attn_q_norm.weight", 8, 1, 4}, {"blk.0.attn_k_norm.weight", 4, 1, 4},
         };
         size_t fi, ti;
         for (fi = 0; fi < sizeof f / sizeof f[0]; fi++) {
             const char *a = f[fi].arch;
-            const int g3 = !strcmp(a, "gemma3"), granite = !strcmp(a, "granite"), g1 = !strcmp(a, "gemma") || !strcmp(a, "smollm3") || granite;   /* g1: no post norms */
+            const int g3 = !strcmp(a, "gemma3"), granite = !strcmp(a, "granite"), olmo2 = !strcmp(a, "olmo2");
+            const int post = !strcmp(a, "gemma2") || g3 || olmo2;   /* norms of the attention's and the FFN's outputs */
             uint64_t n_t = 0, off = 0, j;
             srti_model *m = NULL;
             int ok;
-#define SKIP(ti) ((t[ti].only == 1 && !g3) || (t[ti].only == 2 && g1) || (f[fi].skip && !strcmp(f[fi].skip, t[ti].name)))
+#define SKIP(ti) ((t[ti].only == 1 && !g3) || (t[ti].only == 2 && !post) || (t[ti].only == 3 && olmo2) || (t[ti].only == 4 && !olmo2) || \
+                  (f[fi].skip && !strcmp(f[fi].skip, t[ti].name)))
             for (ti = 0; ti < sizeof t / sizeof t[0]; ti++) n_t += !SKIP(ti);
             b.n = 0;
-            put_hdr(&b, 3, n_t, 9 + (granite ? (f[fi].skip ? 3 : 4) : 0));
+            put_hdr(&b, 3, n_t, 9 + (granite ? (f[fi].skip ? 3 : 4) : 0) + f[fi].swa);
 #define K(s) (snprintf(key, sizeof key, "%s." s, a), key)
             kv_str(&b, "general.architecture", a);
             kv_u32(&b, K("embedding_length"), 8); kv_u32(&b, K("feed_forward_length"), 8); kv_u32(&b, K("block_count"), 1);
@@ -850,6 +856,7 @@ static void test_gemma(void) {
                 kv_f32(&b, K("embedding_scale"), 12.0f); kv_f32(&b, K("residual_scale"), 0.22f); kv_f32(&b, K("attention.scale"), 0.015625f);
                 if (!f[fi].skip) kv_f32(&b, K("logit_scale"), 8.0f);
             }
+            if (f[fi].swa) kv_u32(&b, K("attention.sliding_window"), 4096);
 #undef K
             kv_str(&b, "tokenizer.ggml.model", "llama");
             kv_tokens(&b, 300);
@@ -862,7 +869,7 @@ static void test_gemma(void) {
             for (j = 0; j < off / 4; j++) put_f32(&b, 0.01f * (float)(j % 7));
             spit(TMP "gemma.gguf", b.p, b.n);
             ok = srti_open(TMP "gemma.gguf", NULL, &m, err, sizeof err) == 0 && srti_check_llama(m, err, sizeof err) == 0;
-            if (!f[fi].skip) {
+            if (!f[fi].want) {
                 CHECK(ok, "a complete 1-layer %s GGUF passes the check (%s)", a, ok ? "ok" : err);
                 /* srt-pack loads what it wrote (srt_model_load: the runtime takes the keys and tensors) */
                 CHECK(system("build/srt-pack -q " TMP "gemma.gguf " TMP "gemma.srt > " TMP "gemma_pack.log 2>&1") == 0,
@@ -890,9 +897,18 @@ static void test_gemma(void) {
                     CHECK(ok, "granite: embedding 12, residual 0.22, logit 8, attention 1/64 and rope.neox 0 in the packed file (%s)", ok ? "ok" : srt_last_error());
                     srt_model_free(sm);
                 }
+                if (olmo2) {   /* NeoX rope by architecture; the packed file has no input norms and q's norm over both heads */
+                    srt_model *sm = NULL;
+                    srt_model_desc md;
+                    memset(&md, 0, sizeof md);
+                    ok = m && m->hp.rope_neox == 1 && srt_model_load(TMP "gemma.srt", &md, &sm) == SRT_OK;
+                    CHECK(ok, "olmo2: NeoX rope; the packed file (post norms only, q/k norms of 8 and 4 values) loads (%s)", ok ? "ok" : srt_last_error());
+                    srt_model_free(sm);
+                }
                 remove(TMP "gemma.srt");
             }
-            else CHECK(!ok && strstr(err, f[fi].want), "a %s GGUF without %s is refused (%s)", a, f[fi].skip, err);
+            else CHECK(!ok && strstr(err, f[fi].want), "a %s GGUF %s%s is refused (%s)", a, f[fi].swa ? "with a sliding window (OLMo 3)" : "without ",
+                       f[fi].skip ? f[fi].skip : "", err);
             srti_close(m);
 #undef SKIP
         }
@@ -901,7 +917,7 @@ static void test_gemma(void) {
     remove(TMP "gemma.gguf");
 }
 
-/* ---- mixture of experts (Mixtral as "llama" with expert_count, "qwen3moe", "qwen2moe", "granitemoe") */
+/* ---- mixture of experts (Mixtral as "llama" with expert_count, "qwen3moe", "qwen2moe", "granitemoe", "olmoe") */
 /* A 2-layer MoE GGUF of n_embd 32, expert width 64, 2 heads of 16 (1 KV head), 300 tokens. The
    experts are llama.cpp's 3-D blk.N.ffn_{gate,up,down}_exps.weight, or with per_expert the older
    2-D blk.N.ffn_{gate,up,down}.X.weight; expert X of layer l, kind k (gate, up, down) holds the bytes
@@ -1000,9 +1016,10 @@ static void moe_write(const moe_cfg *c, const char *path) {
         };
         size_t i;
         for (i = 0; i < sizeof d / sizeof d[0]; i++) {
-            if (d[i].qk && strcmp(a, "qwen3moe") != 0) continue;   /* (qwen2moe's biases are optional: none here) */
+            const int olmoe = !strcmp(a, "olmoe");   /* its q norm covers both heads: 32 values */
+            if (d[i].qk && strcmp(a, "qwen3moe") != 0 && !olmoe) continue;   /* (qwen2moe's biases are optional: none here) */
             snprintf(nm, sizeof nm, "blk.%u.%s.weight", (unsigned)l, d[i].n);
-            T(nm, d[i].nd, d[i].a0, d[i].a1, 1, SRTI_TYPE_F32, 100 + 16 * l + (uint32_t)i, 1);
+            T(nm, d[i].nd, olmoe && !strcmp(d[i].n, "attn_q_norm") ? 32 : d[i].a0, d[i].a1, 1, SRTI_TYPE_F32, 100 + 16 * l + (uint32_t)i, 1);
         }
         if (!(c->no_router && l == 1)) {
             snprintf(nm, sizeof nm, "blk.%u.ffn_gate_inp.weight", (unsigned)l);
@@ -1333,6 +1350,32 @@ static void test_moe_pack(void) {
         }
         CHECK(ok && !strcmp(arch, "qwen2moe") && info.n_expert == 4 && info.n_ff == MF && fs == MS && vn == 0,
               "the packed qwen2moe loads (expert_shared_feed_forward_length 96, expert_weights_norm 0) and evaluates 5 tokens to finite logits (%s)", ok ? "ok" : err);
+        remove(TMP "moe2.srt");
+    }
+    {   /* olmoe: llama.cpp's 3-D experts, q/k norms of all heads (q: 32 values), not renormalized when the key is absent, NeoX rope;
+           packed, it runs */
+        moe_cfg oe = moe_default("olmoe", SRTI_TYPE_Q4_0);
+        srti_model *m = NULL;
+        srt_model_info info;
+        float lg[MV];
+        uint32_t vn = 9;
+        int ok;
+        moe_write(&oe, TMP "moe2.gguf");
+        ok = srti_open(TMP "moe2.gguf", NULL, &m, err, sizeof err) == 0 && srti_check_llama(m, err, sizeof err) == 0;
+        CHECK(ok && m->hp.expert_weights_norm == 0 && m->hp.rope_neox == 1 && m->hp.n_ff_exp == MF && m->hp.n_ff_shexp == 0,
+              "an olmoe GGUF opens and passes the check: q norm of 32 values, expert_weights_norm absent -> 0, NeoX rope (%s)", ok ? "ok" : err);
+        srti_close(m);
+        ok = system("build/srt-pack -q --weights q4 " TMP "moe2.gguf " TMP "moe2.srt > " TMP "moe_pack.log 2>&1") == 0 &&
+             moe_run(TMP "moe2.srt", &info, arch, lg, err, sizeof err) == 0;
+        if (ok) {
+            srt_model *sm = NULL;
+            srt_model_desc md;
+            memset(&md, 0, sizeof md);
+            ok = srt_model_load(TMP "moe2.srt", &md, &sm) == SRT_OK && srt_model_meta_u32(sm, "olmoe.expert_weights_norm", &vn);
+            srt_model_free(sm);
+        }
+        CHECK(ok && !strcmp(arch, "olmoe") && info.n_expert == 4 && info.n_ff == MF && vn == 0,
+              "the packed olmoe loads (expert_weights_norm 0) and evaluates 5 tokens to finite logits (%s)", ok ? "ok" : err);
         remove(TMP "moe2.srt");
     }
     {   /* granitemoe (GraniteMoeShared as llama.cpp writes it): Granite's multipliers, the 3-D experts split,

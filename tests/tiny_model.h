@@ -30,7 +30,8 @@ static const char *extra_pieces[] = {
    layers), "gemma3" (q/k norms, a window of 4 on layer 0 of every 2, sliding rope base 100) or
    "qwen3moe" (q/k norms, 4 experts of width T_F / 2, 2 used, an f32 router), "qwen2moe" (those
    experts without the norms, a shared expert of width T_F), "granitemoe" (granite's multipliers with
-   qwen2moe's experts and an ungated shared expert); chat_template: tokenizer.chat_template
+   qwen2moe's experts and an ungated shared expert), "olmo2" (no input norms, output norms, q/k norms
+   over all heads) or "olmoe" (those q/k norms with qwen2moe's experts, no shared one); chat_template: tokenizer.chat_template
    (NULL = none). skip_tensor / bad_tensor tweak it for the error tests. */
 /* Set by a caller: every norm weight this value instead of random ones near 1 (0 = random), and the
    model's general.name (fuzz_srt's NaN seed patches the value and picks the file size by the name). */
@@ -81,11 +82,11 @@ static int write_tiny_model_arch(const char *path, const char *arch, const char 
         if (!strcmp(arch, "gemma2")) { srt_writer_meta_f32(w, TKEY("attn_logit_softcapping"), 20.0f); srt_writer_meta_f32(w, TKEY("final_logit_softcapping"), 10.0f); }
         else srt_writer_meta_f32(w, TKEY("rope.freq_base_swa"), 100.0f);
     }
-    if (!strcmp(arch, "qwen3moe") || !strcmp(arch, "qwen2moe") || !strcmp(arch, "granitemoe")) {
+    if (!strcmp(arch, "qwen3moe") || !strcmp(arch, "qwen2moe") || !strcmp(arch, "granitemoe") || !strcmp(arch, "olmoe")) {
         srt_writer_meta_u32(w, TKEY("expert_count"), 4);
         srt_writer_meta_u32(w, TKEY("expert_used_count"), 2);
         srt_writer_meta_u32(w, TKEY("expert_feed_forward_length"), T_F / 2);
-        if (strcmp(arch, "qwen3moe") != 0) srt_writer_meta_u32(w, TKEY("expert_shared_feed_forward_length"), T_F);
+        if (!strcmp(arch, "qwen2moe") || !strcmp(arch, "granitemoe")) srt_writer_meta_u32(w, TKEY("expert_shared_feed_forward_length"), T_F);
     }
 #undef TKEY
     if (with_vocab) {
@@ -118,15 +119,14 @@ static int write_tiny_model_arch(const char *path, const char *arch, const char 
     for (l = 0; l < T_L; l++) {
         char nm[64];
 #define LADD(s, rows, cols, f) do { sprintf(nm, "blk.%d." s, l); ADD(nm, rows, cols, f); } while (0)
-        LADD("attn_norm.weight", 1, T_E, SRT_F32);
-        LADD("ffn_norm.weight", 1, T_E, SRT_F32);
+        if (strcmp(arch, "olmo2") != 0) { LADD("attn_norm.weight", 1, T_E, SRT_F32); LADD("ffn_norm.weight", 1, T_E, SRT_F32); }
         LADD("attn_q.weight", T_E, T_E, fmt);
         LADD("attn_k.weight", T_E / T_H * T_KVH, T_E, fmt);
         LADD("attn_v.weight", T_E / T_H * T_KVH, T_E, fmt);
         LADD("attn_output.weight", T_E, T_E, fmt);
-        if (!strcmp(arch, "qwen3moe") || !strcmp(arch, "qwen2moe") || !strcmp(arch, "granitemoe")) {
+        if (!strcmp(arch, "qwen3moe") || !strcmp(arch, "qwen2moe") || !strcmp(arch, "granitemoe") || !strcmp(arch, "olmoe")) {
             int x;
-            if (strcmp(arch, "qwen3moe") != 0) {   /* the shared expert and (qwen2moe) its gate */
+            if (!strcmp(arch, "qwen2moe") || !strcmp(arch, "granitemoe")) {   /* the shared expert and (qwen2moe) its gate */
                 if (!strcmp(arch, "qwen2moe")) LADD("ffn_gate_inp_shexp.weight", 1, T_E, SRT_F32);
                 LADD("ffn_gate_shexp.weight", T_F, T_E, fmt); LADD("ffn_up_shexp.weight", T_F, T_E, fmt); LADD("ffn_down_shexp.weight", T_E, T_F, fmt);
             }
@@ -142,7 +142,10 @@ static int write_tiny_model_arch(const char *path, const char *arch, const char 
             LADD("ffn_down.weight", T_E, T_F, fmt);
         }
         if (!strcmp(arch, "qwen3") || !strcmp(arch, "qwen3moe") || !strcmp(arch, "gemma3")) { LADD("attn_q_norm.weight", 1, T_E / T_H, SRT_F32); LADD("attn_k_norm.weight", 1, T_E / T_H, SRT_F32); }
-        if (!strcmp(arch, "gemma2") || !strcmp(arch, "gemma3")) { LADD("post_attention_norm.weight", 1, T_E, SRT_F32); LADD("post_ffw_norm.weight", 1, T_E, SRT_F32); }
+        if (!strcmp(arch, "olmo2") || !strcmp(arch, "olmoe")) { LADD("attn_q_norm.weight", 1, T_E, SRT_F32); LADD("attn_k_norm.weight", 1, T_E / T_H * T_KVH, SRT_F32); }
+        if (!strcmp(arch, "gemma2") || !strcmp(arch, "gemma3") || !strcmp(arch, "olmo2")) {
+            LADD("post_attention_norm.weight", 1, T_E, SRT_F32); LADD("post_ffw_norm.weight", 1, T_E, SRT_F32);
+        }
 #undef LADD
     }
 #undef ADD

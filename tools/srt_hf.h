@@ -21,7 +21,11 @@
                                GraniteForCausalLM (-> "granite": Llama, q/k permuted, with the
                                embedding / attention / residual multipliers and logits_scaling),
                                GraniteMoeForCausalLM and GraniteMoeSharedForCausalLM (-> "granitemoe":
-                               Granite with experts; see EXPERTS below):
+                               Granite with experts; see EXPERTS below), Olmo2ForCausalLM (-> "olmo2":
+                               no norms before attention and FFN, post_attention_layernorm and
+                               post_feedforward_layernorm of their outputs, q_norm / k_norm over
+                               all heads, NeoX rope) and OlmoeForCausalLM (-> "olmoe": Llama's norms,
+                               those q/k norms and experts; see EXPERTS):
                                hidden_size, intermediate_size,
                                num_hidden_layers, num_attention_heads, num_key_value_heads, head_dim,
                                rms_norm_eps, rope_theta, rope_scaling (linear, llama3; other types
@@ -110,7 +114,9 @@
      ffn_gate.X and ffn_up.X, output_linear into ffn_down.X; the picked experts' weights are
      renormalized (its softmax is over the top-k logits). GraniteMoeShared adds shared_mlp, whose
      input_linear ([2 x shared_intermediate_size, hidden]) is split into ffn_gate_shexp and
-     ffn_up_shexp and whose output_linear is ffn_down_shexp; it is not gated.
+     ffn_up_shexp and whose output_linear is ffn_down_shexp; it is not gated. OLMoE names its experts
+     as Qwen3-MoE does (mlp.gate, mlp.experts.X.*_proj), intermediate_size wide: num_experts (64),
+     num_experts_per_tok (8), norm_topk_prob (false); clip_qkv is refused.
 
    PRE-TOKENIZER NAMES (the pre_tokenizer steps, flattened; Split regexes compared exactly)
      ByteLevel(use_regex)                          gpt-2 (gpt-neox / mpt for those architectures)
@@ -319,9 +325,10 @@ static int srti__jtoken_id(const char *file, const srtj_value *obj, const char *
 /* ---------------------------------------------------------------- config.json */
 enum { SRTI__HF_LLAMA = 1, SRTI__HF_MISTRAL = 2, SRTI__HF_QWEN2 = 3, SRTI__HF_QWEN3 = 4, SRTI__HF_PHI3 = 5, SRTI__HF_GEMMA2 = 6, SRTI__HF_GEMMA3 = 7,
        SRTI__HF_MIXTRAL = 8, SRTI__HF_QWEN3MOE = 9, SRTI__HF_GEMMA = 10, SRTI__HF_QWEN2MOE = 11,
-       SRTI__HF_SMOLLM3 = 12, SRTI__HF_GRANITE = 13, SRTI__HF_GRANITEMOE = 14 };
+       SRTI__HF_SMOLLM3 = 12, SRTI__HF_GRANITE = 13, SRTI__HF_GRANITEMOE = 14, SRTI__HF_OLMO2 = 15, SRTI__HF_OLMOE = 16 };
 #define SRTI__HF_IS_GEMMA(kind) ((kind) == SRTI__HF_GEMMA || (kind) == SRTI__HF_GEMMA2 || (kind) == SRTI__HF_GEMMA3)
 #define SRTI__HF_QK_NORM(kind) ((kind) == SRTI__HF_QWEN3 || (kind) == SRTI__HF_QWEN3MOE || (kind) == SRTI__HF_GEMMA3)   /* per-head q/k RMSNorm */
+#define SRTI__HF_QK_NORM_FULL(kind) ((kind) == SRTI__HF_OLMO2 || (kind) == SRTI__HF_OLMOE)   /* q/k RMSNorm over all heads */
 typedef struct srti__hf_cfg {
     char arch_class[64];       /* "LlamaForCausalLM" (or the model_type) */
     int kind;                  /* SRTI__HF_*; 0 = not a supported architecture */
@@ -567,10 +574,11 @@ static int srti__hf_granite_config(srti_model *m, const char *file, const srtj_v
    (decoder_sparse_step > 1, a layer in mlp_only_layers) is refused: the runtime has experts in
    every layer or in none. Granite MoE (GraniteMoeConfig): num_local_experts 8, num_experts_per_tok
    2, experts intermediate_size wide and renormalized (softmax over the top-k logits), and
-   GraniteMoeSharedConfig's shared_intermediate_size (0: no shared expert). */
+   GraniteMoeSharedConfig's shared_intermediate_size (0: no shared expert). OLMoE (OlmoeConfig):
+   num_experts 64, num_experts_per_tok 8, experts intermediate_size wide, norm_topk_prob false. */
 static int srti__hf_moe_config(srti_model *m, const char *file, const srtj_value *c, const srti__hf_cfg *cfg, char *err, size_t errlen) {
     srti_hparams *hp = &m->hp;
-    const int mixtral = cfg->kind == SRTI__HF_MIXTRAL, granite = cfg->kind == SRTI__HF_GRANITEMOE;
+    const int mixtral = cfg->kind == SRTI__HF_MIXTRAL, granite = cfg->kind == SRTI__HF_GRANITEMOE, olmoe = cfg->kind == SRTI__HF_OLMOE;
     const char *own = mixtral || granite ? "num_local_experts" : "num_experts", *other = mixtral || granite ? "num_experts" : "num_local_experts";
     uint32_t n_own = 0, n_other = 0, step = 1;
     const srtj_value *mlp_only;
@@ -581,7 +589,7 @@ static int srti__hf_moe_config(srti_model *m, const char *file, const srtj_value
         return 1;
     }
     const int q2 = cfg->kind == SRTI__HF_QWEN2MOE;
-    hp->n_expert = n_own ? n_own : n_other ? n_other : mixtral || granite ? 8 : q2 ? 60 : 128;
+    hp->n_expert = n_own ? n_own : n_other ? n_other : mixtral || granite ? 8 : q2 ? 60 : olmoe ? 64 : 128;
     hp->n_expert_used = mixtral || granite ? 2 : q2 ? 4 : 8;
     if (hp->n_expert_used > hp->n_expert) hp->n_expert_used = hp->n_expert;   /* a default never over the experts there are */
     if (srti__ju32(file, c, "num_experts_per_tok", 1, hp->n_expert, 0, &hp->n_expert_used, err, errlen)) return 1;
@@ -590,9 +598,14 @@ static int srti__hf_moe_config(srti_model *m, const char *file, const srtj_value
         hp->expert_weights_norm = 1;
         return granite ? srti__ju32(file, c, "shared_intermediate_size", 0, 1u << 24, 0, &hp->n_ff_shexp, err, errlen) : 0;
     }
-    hp->n_ff_exp = q2 ? 1408 : 768;
+    hp->n_ff_exp = q2 ? 1408 : olmoe ? hp->n_ff : 768;
     hp->n_ff_shexp = q2 ? 5632 : 0;
     if (q2 && srti__ju32(file, c, "shared_expert_intermediate_size", 1, 1u << 24, 0, &hp->n_ff_shexp, err, errlen)) return 1;
+    if (olmoe) {   /* an expert is intermediate_size wide; every layer has experts */
+        if (srti__jbool(file, c, "norm_topk_prob", &norm, err, errlen)) return 1;
+        hp->expert_weights_norm = norm;
+        return 0;
+    }
     if (srti__ju32(file, c, "moe_intermediate_size", 1, 1u << 24, 0, &hp->n_ff_exp, err, errlen) ||
         srti__jbool(file, c, "norm_topk_prob", &norm, err, errlen) ||
         srti__ju32(file, c, "decoder_sparse_step", 1, 1u << 20, 0, &step, err, errlen))
@@ -639,6 +652,8 @@ static int srti__hf_config(srti_model *m, const char *file, const srtj_value *c,
     else if (!strcmp(cfg->arch_class, "GraniteForCausalLM") || !strcmp(cfg->arch_class, "granite")) cfg->kind = SRTI__HF_GRANITE;
     else if (!strcmp(cfg->arch_class, "GraniteMoeForCausalLM") || !strcmp(cfg->arch_class, "granitemoe") ||
              !strcmp(cfg->arch_class, "GraniteMoeSharedForCausalLM") || !strcmp(cfg->arch_class, "granitemoeshared")) cfg->kind = SRTI__HF_GRANITEMOE;
+    else if (!strcmp(cfg->arch_class, "Olmo2ForCausalLM") || !strcmp(cfg->arch_class, "olmo2")) cfg->kind = SRTI__HF_OLMO2;
+    else if (!strcmp(cfg->arch_class, "OlmoeForCausalLM") || !strcmp(cfg->arch_class, "olmoe")) cfg->kind = SRTI__HF_OLMOE;
     else if (!strcmp(cfg->arch_class, "MixtralForCausalLM") || !strcmp(cfg->arch_class, "mixtral")) cfg->kind = SRTI__HF_MIXTRAL;
     else if (!strcmp(cfg->arch_class, "Phi3ForCausalLM") || !strcmp(cfg->arch_class, "phi3")) cfg->kind = SRTI__HF_PHI3;
     else if (!strcmp(cfg->arch_class, "GemmaForCausalLM") || !strcmp(cfg->arch_class, "gemma")) cfg->kind = SRTI__HF_GEMMA;
@@ -651,6 +666,7 @@ static int srti__hf_config(srti_model *m, const char *file, const srtj_value *c,
     strcpy(hp->arch, cfg->kind == SRTI__HF_QWEN2 ? "qwen2" : cfg->kind == SRTI__HF_QWEN3 ? "qwen3" : cfg->kind == SRTI__HF_QWEN3MOE ? "qwen3moe" :
                      cfg->kind == SRTI__HF_QWEN2MOE ? "qwen2moe" : cfg->kind == SRTI__HF_SMOLLM3 ? "smollm3" :
                      cfg->kind == SRTI__HF_GRANITE ? "granite" : cfg->kind == SRTI__HF_GRANITEMOE ? "granitemoe" :
+                     cfg->kind == SRTI__HF_OLMO2 ? "olmo2" : cfg->kind == SRTI__HF_OLMOE ? "olmoe" :
                      cfg->kind == SRTI__HF_PHI3 ? "phi3" :
                      cfg->kind == SRTI__HF_GEMMA ? "gemma" : cfg->kind == SRTI__HF_GEMMA2 ? "gemma2" : cfg->kind == SRTI__HF_GEMMA3 ? "gemma3" : cfg->kind ? "llama" : "");
     if ((s = srtj_string(srtj_get(c, "_name_or_path"))) != NULL && s[0]) {
@@ -687,7 +703,7 @@ static int srti__hf_config(srti_model *m, const char *file, const srtj_value *c,
         return 1;
     if (!cfg->kind) return 0;   /* vocabulary only; srt-pack refuses the architecture */
     g3 = cfg->kind == SRTI__HF_GEMMA3;
-    hp->norm_eps = cfg->kind == SRTI__HF_MIXTRAL ? 1e-5f : 1e-6f;   /* transformers' defaults for these configs */
+    hp->norm_eps = cfg->kind == SRTI__HF_MIXTRAL || SRTI__HF_QK_NORM_FULL(cfg->kind) ? 1e-5f : 1e-6f;   /* transformers' defaults for these configs */
     hp->rope_theta = g3 ? srti__gemma3_text.rope_theta : cfg->kind == SRTI__HF_MIXTRAL ? 1000000.0f : cfg->kind == SRTI__HF_SMOLLM3 ? 2000000.0f : 10000.0f;
     hp->n_ctx = g3 ? srti__gemma3_text.max_pos : cfg->kind == SRTI__HF_MIXTRAL ? 131072 : cfg->kind == SRTI__HF_QWEN3MOE || cfg->kind == SRTI__HF_QWEN2MOE ? 32768 : 2048;
     if (SRTI__HF_IS_GEMMA(cfg->kind) && cfg->tie < 0) cfg->tie = 1;   /* Gemma's config classes tie by default */
@@ -742,11 +758,14 @@ static int srti__hf_config(srti_model *m, const char *file, const srtj_value *c,
     if (flag && SRTI__HF_IS_GEMMA(cfg->kind)) { srti__seterr(err, errlen, "%s: attention_bias is not supported for %s", file, cfg->arch_class); return 1; }
     cfg->qkv_bias = cfg->kind == SRTI__HF_QWEN2 || cfg->kind == SRTI__HF_QWEN2MOE || flag;
     hp->rope_neox = cfg->kind == SRTI__HF_QWEN2 || cfg->kind == SRTI__HF_QWEN2MOE || cfg->kind == SRTI__HF_QWEN3 || cfg->kind == SRTI__HF_QWEN3MOE ||
-                    cfg->kind == SRTI__HF_PHI3 ||
+                    cfg->kind == SRTI__HF_PHI3 || SRTI__HF_QK_NORM_FULL(cfg->kind) ||
                     SRTI__HF_IS_GEMMA(cfg->kind);
-    if ((cfg->kind == SRTI__HF_MIXTRAL || cfg->kind == SRTI__HF_QWEN3MOE || cfg->kind == SRTI__HF_QWEN2MOE || cfg->kind == SRTI__HF_GRANITEMOE) &&
+    if ((cfg->kind == SRTI__HF_MIXTRAL || cfg->kind == SRTI__HF_QWEN3MOE || cfg->kind == SRTI__HF_QWEN2MOE || cfg->kind == SRTI__HF_GRANITEMOE ||
+         cfg->kind == SRTI__HF_OLMOE) &&
         srti__hf_moe_config(m, file, c, cfg, err, errlen))
         return 1;
+    v = srtj_get(c, "clip_qkv");   /* OLMoE's optional clamp of q, k and v */
+    if (v && v->type != SRTJ_NULL) { srti__seterr(err, errlen, "%s: clip_qkv is not supported", file); return 1; }
     v = srtj_get(c, "rope_scaling");
     if (v && v->type != SRTJ_NULL) {
         const char *type = srtj_string(srtj_get(v, "rope_type"));
@@ -1303,6 +1322,11 @@ static int srti__hf_name(const char *hf, const srti_hparams *hp, int permute_qk,
                     if (!strcmp(q, hf_part[mixtral][i])) { snprintf(out, cap, "blk.%lu.ffn_%s.%lu.weight", l, gg_part[i], x); return 1; }
                 return -1;
             }
+        }
+        if (!strcmp(hp->arch, "olmo2")) {   /* the norms of the attention's and the FFN's outputs; no input norms */
+            if (!strcmp(p, "post_attention_layernorm.weight")) { snprintf(out, cap, "blk.%lu.post_attention_norm.weight", l); return 1; }
+            if (!strcmp(p, "post_feedforward_layernorm.weight")) { snprintf(out, cap, "blk.%lu.post_ffw_norm.weight", l); return 1; }
+            if (!strcmp(p, "input_layernorm.weight")) return -1;
         }
         for (i = 0; i < sizeof layer / sizeof layer[0]; i++)
             if (!strcmp(p, layer[i].hf) && !(hp->n_expert && !strncmp(p, "mlp.", 4))) {
@@ -1861,9 +1885,11 @@ SRTI_API int srti_open_random(const char *config_path, uint64_t seed, srti_model
         uint64_t E = m->hp.n_embd, F = m->hp.n_ff, V = m->hp.n_vocab, Q = (uint64_t)m->hp.n_head * m->hp.head_dim,
                  KV = (uint64_t)m->hp.n_head_kv * m->hp.head_dim, off = 0, l, x;
         const uint64_t FE = m->hp.n_ff_exp ? m->hp.n_ff_exp : F, FS = m->hp.n_ff_shexp;
-        const int post = cfg.kind == SRTI__HF_GEMMA2 || cfg.kind == SRTI__HF_GEMMA3;   /* Gemma 2 / 3's norms after attention and FFN */
+        const int post = cfg.kind == SRTI__HF_GEMMA2 || cfg.kind == SRTI__HF_GEMMA3 || cfg.kind == SRTI__HF_OLMO2;   /* Gemma 2 / 3's and OLMo 2's norms after
+                                                                                                                     attention and FFN */
+        const int pre = cfg.kind != SRTI__HF_OLMO2;   /* the norms before them */
         /* per layer: 2 norms, q, k, v, o and the FFN: dense (3), or the router and 3 an expert (+ 4: a shared expert) */
-        const uint64_t per = 6 + (m->hp.n_expert ? 1 + 3 * (uint64_t)m->hp.n_expert : 3) + (cfg.qkv_bias ? 3 : 0) + (SRTI__HF_QK_NORM(cfg.kind) ? 2 : 0) +
+        const uint64_t per = 6 + (m->hp.n_expert ? 1 + 3 * (uint64_t)m->hp.n_expert : 3) + (cfg.qkv_bias ? 3 : 0) + (SRTI__HF_QK_NORM(cfg.kind) || SRTI__HF_QK_NORM_FULL(cfg.kind) ? 2 : 0) +
                              (post ? 2 : 0) + (FS ? 4 : 0);
         char nm[96];
         if (m->hp.n_layer * per > SRTI__MAX_TENSORS) {   /* (Qwen3-235B-A22B: 94 x 393) */
@@ -1876,7 +1902,7 @@ SRTI_API int srti_open_random(const char *config_path, uint64_t seed, srti_model
         srti__add_tensor(m, "token_embd.weight", E, V, &off);
         for (l = 0; l < m->hp.n_layer; l++) {
 #define SRTI__T(s, a, b) snprintf(nm, sizeof nm, "blk.%u." s, (unsigned)l); srti__add_tensor(m, nm, a, b, &off);
-            SRTI__T("attn_norm.weight", E, 0)
+            if (pre) { SRTI__T("attn_norm.weight", E, 0) }
             SRTI__T("attn_q.weight", E, Q)
             SRTI__T("attn_k.weight", E, KV)
             SRTI__T("attn_v.weight", E, KV)
@@ -1885,13 +1911,13 @@ SRTI_API int srti_open_random(const char *config_path, uint64_t seed, srti_model
                 SRTI__T("attn_k.bias", KV, 0)
                 SRTI__T("attn_v.bias", KV, 0)
             }
-            if (SRTI__HF_QK_NORM(cfg.kind)) {
-                SRTI__T("attn_q_norm.weight", m->hp.head_dim, 0)
-                SRTI__T("attn_k_norm.weight", m->hp.head_dim, 0)
+            if (SRTI__HF_QK_NORM(cfg.kind) || SRTI__HF_QK_NORM_FULL(cfg.kind)) {
+                SRTI__T("attn_q_norm.weight", SRTI__HF_QK_NORM_FULL(cfg.kind) ? Q : m->hp.head_dim, 0)
+                SRTI__T("attn_k_norm.weight", SRTI__HF_QK_NORM_FULL(cfg.kind) ? KV : m->hp.head_dim, 0)
             }
             SRTI__T("attn_output.weight", Q, E)
             if (post) { SRTI__T("post_attention_norm.weight", E, 0) }   /* the macro is two statements */
-            SRTI__T("ffn_norm.weight", E, 0)
+            if (pre) { SRTI__T("ffn_norm.weight", E, 0) }
             if (m->hp.n_expert) {   /* the router, then each expert's gate, down and up (the order srti_check_llama lists them in) */
                 SRTI__T("ffn_gate_inp.weight", E, m->hp.n_expert)
                 for (x = 0; x < m->hp.n_expert; x++) {

@@ -96,7 +96,7 @@ enum { SRTI_SRC_GGUF = 1, SRTI_SRC_LLAMA2C_V0 = 2, SRTI_SRC_LLAMA2C_V1 = 3, SRTI
 
 typedef struct srti_hparams {
     char arch[32];            /* general.architecture ("llama", "qwen2", "qwen2moe", "qwen3", "qwen3moe", "phi3", "gemma", "gemma2",
-                                 "gemma3", "smollm3", "granite", "granitemoe"); "llama" for llama2.c */
+                                 "gemma3", "smollm3", "granite", "granitemoe", "olmo2", "olmoe"); "llama" for llama2.c */
     char name[128];           /* general.name or "" */
     uint32_t n_vocab, n_embd, n_ff, n_layer, n_head, n_head_kv, head_dim, rope_dim, n_ctx;
     float rope_theta;         /* default 10000 */
@@ -115,7 +115,8 @@ typedef struct srti_hparams {
     float attn_softcap, final_softcap;   /* Gemma 2's soft caps of the attention scores and the logits */
     uint32_t swa_pattern;     /* layer l slides iff l % swa_pattern < swa_pattern - 1 (0: the runtime's default: 2 / 6) */
     float rope_theta_swa;     /* Gemma 3: the sliding layers' rope base (0: the runtime's default, 10000) */
-    /* mixture of experts (0 elsewhere): Mixtral ("llama"), Qwen3-MoE ("qwen3moe"), Qwen2-MoE ("qwen2moe"), Granite MoE ("granitemoe") */
+    /* mixture of experts (0 elsewhere): Mixtral ("llama"), Qwen3-MoE ("qwen3moe"), Qwen2-MoE ("qwen2moe"), Granite MoE ("granitemoe"),
+       OLMoE ("olmoe") */
     uint32_t n_expert;        /* experts per layer (0 = a dense FFN) */
     uint32_t n_expert_used;   /* experts a token goes through */
     uint32_t n_ff_exp;        /* an expert's FFN width (0 = n_ff) */
@@ -1087,7 +1088,8 @@ static int srti__gguf_hparams(srti_model *m, const char *path, char *err, size_t
     e = e || srti__kv_f32(m, path, SRTI__K("rope.scaling.high_freq_factor"), &hp->rope_high_freq_factor, err, errlen);
     e = e || srti__kv_u32(m, path, SRTI__K("rope.scaling.original_context_length"), &hp->rope_orig_ctx, err, errlen);
     e = e || srti__kv_f32(m, path, SRTI__K("rope.scaling.attn_factor"), &hp->rope_attn_factor, err, errlen);
-    if (!strcmp(a, "phi3") || srti__gemma_post(a)) e = e || srti__kv_u32(m, path, SRTI__K("attention.sliding_window"), &hp->sliding_window, err, errlen);
+    /* (olmo2: OLMo 3's sliding layers, refused by srti_check_llama) */
+    if (!strcmp(a, "phi3") || srti__gemma_post(a) || !strcmp(a, "olmo2")) e = e || srti__kv_u32(m, path, SRTI__K("attention.sliding_window"), &hp->sliding_window, err, errlen);
     if (srti__gemma(a)) e = e || srti__kv_f32(m, path, SRTI__K("attention.scale"), &hp->attn_scale, err, errlen);
     if (!strcmp(a, "granite") || !strcmp(a, "granitemoe")) {
         e = e || srti__kv_f32(m, path, SRTI__K("attention.scale"), &hp->attn_scale, err, errlen);
@@ -1106,14 +1108,16 @@ static int srti__gguf_hparams(srti_model *m, const char *path, char *err, size_t
         e = e || srti__kv_u32(m, path, SRTI__K("attention.sliding_window_pattern"), &hp->swa_pattern, err, errlen);   /* (an array is ignored) */
         e = e || srti__kv_f32(m, path, SRTI__K("rope.freq_base_swa"), &hp->rope_theta_swa, err, errlen);
     }
-    if (!strcmp(a, "llama") || !strcmp(a, "qwen3moe") || !strcmp(a, "qwen2moe") || !strcmp(a, "granitemoe")) {   /* mixture of experts: Mixtral, Qwen3-MoE, Qwen2-MoE, Granite MoE */
+    if (!strcmp(a, "llama") || !strcmp(a, "qwen3moe") || !strcmp(a, "qwen2moe") || !strcmp(a, "granitemoe") || !strcmp(a, "olmoe")) {   /* mixture of experts:
+                                                                                    Mixtral, Qwen3-MoE, Qwen2-MoE, Granite MoE, OLMoE */
         e = e || srti__kv_u32(m, path, SRTI__K("expert_count"), &hp->n_expert, err, errlen);
         e = e || srti__kv_u32(m, path, SRTI__K("expert_used_count"), &hp->n_expert_used, err, errlen);
         e = e || srti__kv_u32(m, path, SRTI__K("expert_feed_forward_length"), &hp->n_ff_exp, err, errlen);
         e = e || srti__kv_bool(m, path, SRTI__K("expert_weights_norm"), &hp->expert_weights_norm, err, errlen);   /* bool or integer */
-        /* the shared expert (granitemoe: GraniteMoeShared's, where the key is); llama.cpp's qwen2moe graph never renormalizes its picked experts' weights */
+        /* the shared expert (granitemoe: GraniteMoeShared's, where the key is); llama.cpp's qwen2moe and olmoe graphs never renormalize their
+           picked experts' weights */
         if (!strcmp(a, "qwen2moe") || !strcmp(a, "granitemoe")) e = e || srti__kv_u32(m, path, SRTI__K("expert_shared_feed_forward_length"), &hp->n_ff_shexp, err, errlen);
-        if (!strcmp(a, "qwen2moe") && hp->expert_weights_norm < 0) hp->expert_weights_norm = 0;
+        if ((!strcmp(a, "qwen2moe") || !strcmp(a, "olmoe")) && hp->expert_weights_norm < 0) hp->expert_weights_norm = 0;
         /* srti__split_fused cuts the 3-D expert tensors by expert_count: a wrong count is refused here, before that */
         if (!e && hp->n_expert > 4096) {
             srti__seterr(err, errlen, "%s: metadata '%s' = %u: at most 4096 experts are supported", path, SRTI__K("expert_count"), (unsigned)hp->n_expert);
@@ -1134,7 +1138,7 @@ static int srti__gguf_hparams(srti_model *m, const char *path, char *err, size_t
     if (hp->head_dim == 0 && hp->n_head > 0) hp->head_dim = hp->n_embd / hp->n_head;
     if (hp->rope_dim == 0) hp->rope_dim = hp->head_dim;
     hp->rope_neox = strcmp(hp->arch, "qwen2") == 0 || strcmp(hp->arch, "qwen2moe") == 0 || strcmp(hp->arch, "qwen3") == 0 || strcmp(hp->arch, "qwen3moe") == 0 ||
-                    strcmp(hp->arch, "phi3") == 0 || srti__gemma(hp->arch);
+                    strcmp(hp->arch, "phi3") == 0 || srti__gemma(hp->arch) || strcmp(hp->arch, "olmo2") == 0 || strcmp(hp->arch, "olmoe") == 0;
     /* llama.cpp's GGUF has no attention.scale for Gemma: llama.cpp takes 1 / sqrt(n_embd / n_head) for
        the 27B models (46 layers: Gemma 2, 62: Gemma 3; query_pre_attn_scalar 144 there) and
        1 / sqrt(head_dim) otherwise (all of Gemma 1). Recorded here, so the packed file says it. */
@@ -1976,12 +1980,19 @@ SRTI_API int srti_check_llama(const srti_model *m, char *err, size_t errlen) {
     hp = &m->hp;
     const int gemma = srti__gemma(hp->arch);
     const int qk_norm = !strcmp(hp->arch, "qwen3") || !strcmp(hp->arch, "qwen3moe") || !strcmp(hp->arch, "gemma3");   /* per-head q/k RMSNorm */
+    const int olmo2 = !strcmp(hp->arch, "olmo2"), qk_norm_full = olmo2 || !strcmp(hp->arch, "olmoe");   /* q/k RMSNorm over all heads */
     const int granite = !strcmp(hp->arch, "granite") || !strcmp(hp->arch, "granitemoe");
-    const int moe_arch = !strcmp(hp->arch, "qwen3moe") || !strcmp(hp->arch, "qwen2moe") || !strcmp(hp->arch, "granitemoe");   /* must have experts */
+    const int moe_arch = !strcmp(hp->arch, "qwen3moe") || !strcmp(hp->arch, "qwen2moe") || !strcmp(hp->arch, "granitemoe") || !strcmp(hp->arch, "olmoe");   /* must have
+                                                                                                                                                experts */
     if (strcmp(hp->arch, "llama") != 0 && strcmp(hp->arch, "qwen2") != 0 && strcmp(hp->arch, "qwen3") != 0 && !moe_arch &&
-        strcmp(hp->arch, "phi3") != 0 && !gemma && strcmp(hp->arch, "smollm3") != 0 && !granite) {
+        strcmp(hp->arch, "phi3") != 0 && !gemma && strcmp(hp->arch, "smollm3") != 0 && !granite && !olmo2) {
         srti__seterr(err, errlen, "%s: architecture '%s' is not supported (llama, qwen2, qwen2moe, qwen3, qwen3moe, phi3, gemma, gemma2, gemma3, smollm3, granite, "
-                     "granitemoe)", m->priv->path, hp->arch);
+                     "granitemoe, olmo2, olmoe)", m->priv->path, hp->arch);
+        return 1;
+    }
+    if (olmo2 && hp->sliding_window > 0) {
+        srti__seterr(err, errlen, "%s: olmo2 with sliding-window layers (attention.sliding_window %u: OLMo 3) is not supported", m->priv->path,
+                     (unsigned)hp->sliding_window);
         return 1;
     }
     if (granite &&
@@ -1996,11 +2007,11 @@ SRTI_API int srti_check_llama(const srti_model *m, char *err, size_t errlen) {
         srti__seterr(err, errlen, "%s: implausible no_rope_layer_step %u", m->priv->path, (unsigned)hp->nope_step);
         return 1;
     }
-    /* experts: llama (Mixtral), qwen2moe, qwen3moe and granitemoe only, which must have them */
+    /* experts: llama (Mixtral), qwen2moe, qwen3moe, granitemoe and olmoe only, which must have them */
     if ((hp->n_expert > 0) != (moe_arch || (!strcmp(hp->arch, "llama") && hp->n_expert > 0)) ||
         (hp->n_expert > 0 && (hp->n_expert > 4096 || hp->n_expert_used == 0 || hp->n_expert_used > hp->n_expert || hp->n_ff_exp > (1u << 24) ||
                               hp->n_ff_shexp > (1u << 24)))) {
-        srti__seterr(err, errlen, "%s: %s with %u experts (%u used, width %u): experts need architecture llama, qwen2moe, qwen3moe or granitemoe, 1 <= used <= experts <= 4096",
+        srti__seterr(err, errlen, "%s: %s with %u experts (%u used, width %u): experts need architecture llama, qwen2moe, qwen3moe, granitemoe or olmoe, 1 <= used <= experts <= 4096",
                      m->priv->path, hp->arch, (unsigned)hp->n_expert, (unsigned)hp->n_expert_used, (unsigned)hp->n_ff_exp);
         return 1;
     }
@@ -2049,7 +2060,7 @@ SRTI_API int srti_check_llama(const srti_model *m, char *err, size_t errlen) {
 #define SRTI__X(suffix, a, b, req) \
         snprintf(nm, sizeof nm, "blk.%u.%s", (unsigned)l, suffix); \
         if (srti__expect(m, nm, a, b, req, err, errlen)) return 1;
-        SRTI__X("attn_norm.weight", E, 1, 1)
+        SRTI__X("attn_norm.weight", E, 1, !olmo2)   /* (OLMo 2 normalizes the outputs instead: the post norms below) */
         SRTI__X("attn_q.weight", E, Q, 1)
         SRTI__X("attn_k.weight", E, KV, 1)
         SRTI__X("attn_v.weight", E, KV, 1)
@@ -2057,11 +2068,11 @@ SRTI_API int srti_check_llama(const srti_model *m, char *err, size_t errlen) {
         SRTI__X("attn_q.bias", Q, 1, 0)
         SRTI__X("attn_k.bias", KV, 1, 0)
         SRTI__X("attn_v.bias", KV, 1, 0)
-        SRTI__X("attn_q_norm.weight", hp->head_dim, 1, qk_norm)
-        SRTI__X("attn_k_norm.weight", hp->head_dim, 1, qk_norm)
-        SRTI__X("post_attention_norm.weight", E, 1, srti__gemma_post(hp->arch))   /* Gemma 2 / 3's norms of the attention's and the FFN's outputs */
-        SRTI__X("post_ffw_norm.weight", E, 1, srti__gemma_post(hp->arch))
-        SRTI__X("ffn_norm.weight", E, 1, 1)
+        SRTI__X("attn_q_norm.weight", qk_norm_full ? Q : hp->head_dim, 1, qk_norm || qk_norm_full)
+        SRTI__X("attn_k_norm.weight", qk_norm_full ? KV : hp->head_dim, 1, qk_norm || qk_norm_full)
+        SRTI__X("post_attention_norm.weight", E, 1, srti__gemma_post(hp->arch) || olmo2)   /* Gemma 2 / 3's and OLMo 2's norms of the attention's and the FFN's outputs */
+        SRTI__X("post_ffw_norm.weight", E, 1, srti__gemma_post(hp->arch) || olmo2)
+        SRTI__X("ffn_norm.weight", E, 1, !olmo2)
         if (hp->n_expert) {   /* the router and every expert's matrices; no dense FFN */
             const uint64_t FE = hp->n_ff_exp ? hp->n_ff_exp : F;
             uint32_t x;
