@@ -1350,6 +1350,27 @@ static void test_moe_pack(void) {
         }
         CHECK(ok && !strcmp(arch, "qwen2moe") && info.n_expert == 4 && info.n_ff == MF && fs == MS && vn == 0,
               "the packed qwen2moe loads (expert_shared_feed_forward_length 96, expert_weights_norm 0) and evaluates 5 tokens to finite logits (%s)", ok ? "ok" : err);
+        {   /* wanda prunes the shared expert too, calibrated on every token; its gate vector stays as it is */
+            char *rep;
+            const char *p;
+            int shared = 0, exact = 1, gate = 0;
+            ok = system("build/srt-pack -q --weights f32 --sparsity 0.5 --prune wanda --calib tests/data/calib.txt " TMP "moe2.gguf " TMP "moe2.srt > "
+                        TMP "moe_wanda.txt 2> " TMP "moe_pack.log") == 0;
+            rep = ok ? srt_test_read_file(TMP "moe_wanda.txt", NULL) : NULL;
+            for (p = rep; p && (p = strstr(p, "\nblk.")) != NULL;) {
+                char name[96], fmt[16];
+                double target = 0, sp = -1;
+                unsigned long long rows = 0, cols = 0;
+                p++;
+                if (sscanf(p, "%95s %llu x %llu %15s %lf %lf", name, &rows, &cols, fmt, &target, &sp) != 6) continue;
+                if (strstr(name, "ffn_gate_inp_shexp")) gate++;
+                else if (strstr(name, "_shexp.")) { shared++; exact &= target == 0.5 && fabs(sp - 0.5) < 1e-9; }
+            }
+            CHECK(ok && shared == 6 && exact && gate == 0 && rep && !strstr(rep, "no calibration"),
+                  "srt-pack --prune wanda --sparsity 0.5 on the qwen2moe GGUF: the 6 shared-expert matrices calibrated and pruned to 0.5, "
+                  "the shared gate vector not (%d of them; " TMP "moe_wanda.txt)", shared);
+            free(rep);
+        }
         remove(TMP "moe2.srt");
     }
     {   /* olmoe: llama.cpp's 3-D experts, q/k norms of all heads (q: 32 values), not renormalized when the key is absent, NeoX rope;

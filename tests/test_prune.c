@@ -658,9 +658,15 @@ static void test_prune_experts(void) {
           srtp_linear_kind("blk.0.ffn_down.weight", &layer, &expert) == 6 && expert == -1 &&
           srtp_linear_kind("blk.0.ffn_gate_inp.weight", &layer, &expert) < 0 && srtp_linear_kind("blk.0.attn_q.1.weight", &layer, &expert) < 0,
           "experts: blk.1.ffn_up.12.weight is layer 1's ffn_up of expert 12; ffn_gate_inp and attn_q.1 are no expert matrices");
+    CHECK(srtp_linear_kind("blk.3.ffn_down_shexp.weight", &layer, &expert) == 9 && layer == 3 && expert == -1 &&
+          srtp_linear_kind("blk.0.ffn_gate_shexp.weight", &layer, &expert) == 7 && srtp_linear_kind("blk.0.ffn_gate_inp_shexp.weight", &layer, &expert) < 0 &&
+          srtp_linear_kind("blk.0.ffn_up_shexp.2.weight", &layer, &expert) < 0,
+          "shared expert: blk.3.ffn_down_shexp.weight is layer 3's shared down (kind 9); its gate vector ffn_gate_inp_shexp and an "
+          "ffn_up_shexp.2 are no matrices to prune");
     srtp_parse_sparsity(&st, "0.5", err, sizeof err);
-    CHECK(srtp_sparsity_for(&st, "blk.0.ffn_gate.3.weight") == 0.5f && srtp_sparsity_for(&st, "blk.0.ffn_gate_inp.weight") == 0.0f,
-          "experts: --sparsity 0.5 applies to blk.0.ffn_gate.3.weight, never to the router");
+    CHECK(srtp_sparsity_for(&st, "blk.0.ffn_gate.3.weight") == 0.5f && srtp_sparsity_for(&st, "blk.0.ffn_gate_inp.weight") == 0.0f &&
+          srtp_sparsity_for(&st, "blk.0.ffn_up_shexp.weight") == 0.5f && srtp_sparsity_for(&st, "blk.0.ffn_gate_inp_shexp.weight") == 0.0f,
+          "experts: --sparsity 0.5 applies to blk.0.ffn_gate.3.weight and the shared expert's ffn_up_shexp, never to the router or the shared gate");
     for (i = 0; i < 3 * 8; i++) x[i] = i % 8 < 4 ? 10.0f : 0.01f;
     srtp_observer(&st, 1, "ffn_up.2", x, 3, 8);
     srtp_observer(&st, 1, "ffn_gate_inp", x, 3, 8);
@@ -669,6 +675,10 @@ static void test_prune_experts(void) {
           !st.sumsq[srtp__slot(&st, 1, 5, 1)] && !st.sumsq[srtp__slot(&st, 1, 5, -1)] && srtp__slot(&st, 1, 5, 2) != srtp__slot(&st, 0, 5, 2) &&
           srtp__slot(&st, 1, 4, 2) != srtp__slot(&st, 1, 5, 2),
           "experts: the observer sums \"ffn_up.2\" inputs in expert 2's slot (3 tokens x 10^2), not the dense ffn_up's; the router's call is ignored");
+    srtp_observer(&st, 1, "ffn_down_shexp", x, 2, 8);
+    CHECK(!st.calib_bad && st.sumsq[srtp__slot(&st, 1, 9, -1)] && st.sumsq[srtp__slot(&st, 1, 9, -1)][0] == 200.0 && !st.sumsq[srtp__slot(&st, 1, 6, -1)] &&
+          srtp__slot(&st, 1, 9, 0) < 0,
+          "shared expert: the observer sums \"ffn_down_shexp\" inputs in its own slot (2 tokens x 10^2), not the dense ffn_down's; it has no experts");
     srtp_observer(&st, 1, "ffn_up.48", x, 1, 8);
     CHECK(st.calib_bad && srtp__slot(&st, 1, 5, 48) < 0 && srtp__slot(&st, 1, 0, 2) < 0, "experts: expert 48 of 48 has no slot (flagged), nor has an attention kind an expert");
     st.calib_bad = 0;

@@ -4,8 +4,9 @@
 
    WHICH TENSORS
      The 2-D linear weights of attention and FFN: blk.N.attn_q, attn_k, attn_v, attn_output,
-     ffn_gate, ffn_up, ffn_down (.weight), and a mixture of experts' blk.N.ffn_gate.X, ffn_up.X,
-     ffn_down.X (.weight, expert X), unless their name matches a keep-dense glob. Token
+     ffn_gate, ffn_up, ffn_down (.weight), a mixture of experts' blk.N.ffn_gate.X, ffn_up.X,
+     ffn_down.X (.weight, expert X) and its shared expert's ffn_gate_shexp, ffn_up_shexp,
+     ffn_down_shexp (.weight), unless their name matches a keep-dense glob. Token
      embeddings, the output matrix and norms are never pruned (the default keep-dense list names
      them: token_embd.*, output.*, *norm*, *ffn_gate_inp* (MoE routers)); --keep-dense 'GLOB,GLOB' adds to it.
    HOW MUCH
@@ -43,10 +44,12 @@
 
 #define SRTP_MAX_RULES 64
 #define SRTP_MAX_KEEP 64
-#define SRTP_KINDS 7
+#define SRTP_KINDS 10
 enum { SRTP_MAGNITUDE = 0, SRTP_WANDA = 1 };
 enum { SRTP_DENSE = 0, SRTP_SB = 1, SRTP_S4X1 = 2, SRTP_TCSL = 3 };   /* --sparse-format */
-static const char *const srtp_kind_names[SRTP_KINDS] = {"attn_q", "attn_k", "attn_v", "attn_output", "ffn_gate", "ffn_up", "ffn_down"};
+/* kinds 4-6 also name the experts' matrices ("ffn_gate.X"), 7-9 are the shared expert's (qwen2moe, granitemoe) */
+static const char *const srtp_kind_names[SRTP_KINDS] = {"attn_q", "attn_k", "attn_v", "attn_output", "ffn_gate", "ffn_up", "ffn_down",
+                                                         "ffn_gate_shexp", "ffn_up_shexp", "ffn_down_shexp"};
 
 typedef struct srtp_rule { char pattern[200]; float sparsity; } srtp_rule;   /* pattern "*" = every tensor */
 typedef struct srtp_stat {
@@ -178,7 +181,7 @@ static int srtp__kind(const char *s, const char *tail, int *expert) {
         if (strncmp(s, srtp_kind_names[k], n) != 0) continue;
         p = s + n;
         if (strcmp(p, tail) == 0) { *expert = -1; return k; }
-        if (k < 4 || p[0] != '.' || p[1] < '0' || p[1] > '9') continue;   /* experts: ffn_gate, ffn_up, ffn_down only */
+        if (k < 4 || k > 6 || p[0] != '.' || p[1] < '0' || p[1] > '9') continue;   /* experts: ffn_gate, ffn_up, ffn_down only */
         for (p++; *p >= '0' && *p <= '9' && x <= 1000000; p++) x = 10 * x + (*p - '0');
         if (x <= 1000000 && strcmp(p, tail) == 0) { *expert = (int)x; return k; }
     }
@@ -246,7 +249,7 @@ static int srtp_sums_init(srtp_state *st, int n_layer, int n_expert) {
 }
 /* The index of (layer, kind, expert; -1 = the dense matrix) in st->sumsq; -1 if there is none. */
 static int srtp__slot(const srtp_state *st, int layer, int kind, int expert) {
-    if (!st->sumsq || layer < 0 || layer >= st->n_layer || kind < 0 || expert >= st->n_expert || (expert >= 0 && kind < 4)) return -1;
+    if (!st->sumsq || layer < 0 || layer >= st->n_layer || kind < 0 || expert >= st->n_expert || (expert >= 0 && (kind < 4 || kind > 6))) return -1;
     return layer * (SRTP_KINDS + 3 * st->n_expert) + (expert < 0 ? kind : SRTP_KINDS + 3 * expert + kind - 4);
 }
 static void srtp_observer(void *user, int layer, const char *weight, const float *x, int n_tokens, int cols) {
