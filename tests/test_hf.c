@@ -4,6 +4,9 @@
    SmolLM2-135M's exact shape (sharded safetensors, BF16/F16/F32) and the same weights written as
    a llama.cpp-style GGUF (F16, q/k permuted) pack to models with equal logits.
    Temporary files live in build/tmp/hf and are removed at the end. */
+#if !defined(_WIN32) && !defined(_POSIX_C_SOURCE)
+#define _POSIX_C_SOURCE 200112L   /* lstat */
+#endif
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,10 +25,14 @@
 #include <io.h>
 #define HF_MKDIR(p) _mkdir(p)
 #define HF_WRITABLE(p) _chmod((p), _S_IREAD | _S_IWRITE)
+#define HF_LSTAT(p, st) stat((p), (st))   /* (no symbolic links to tell apart) */
+#define HF_IS_LINK(st) 0
 #else
 #include <unistd.h>
 #define HF_MKDIR(p) mkdir((p), 0755)
 #define HF_WRITABLE(p) chmod((p), 0644)
+#define HF_LSTAT(p, st) lstat((p), (st))
+#define HF_IS_LINK(st) S_ISLNK((st)->st_mode)
 #endif
 
 #define TMP "build/tmp/hf"
@@ -40,10 +47,12 @@ static int remove_file(const char *path) {
 }
 /* rm -rf path, in C: the tests' folders were made with "rm -rf D && mkdir -p D" through system(),
    and under wine a test that started dozens of those lost its stdout part way (its later checks
-   neither printed nor counted, its exit status 0). 1 when path is gone. */
+   neither printed nor counted, its exit status 0). A symbolic link is removed itself, as rm -rf
+   does: neither followed nor its target made writable. 1 when path is gone. */
 static int remove_tree(const char *path) {
     struct stat st;
-    if (stat(path, &st) != 0) return 1;
+    if (HF_LSTAT(path, &st) != 0) return 1;
+    if (HF_IS_LINK(&st)) return remove(path) == 0;
     if (S_ISDIR(st.st_mode)) {
         DIR *d = opendir(path);
         struct dirent *e;
@@ -2800,9 +2809,23 @@ done:
     printf("# SmolLM2-shape check: %.1f s of CPU\n", (double)clock() / CLOCKS_PER_SEC - t0);
 }
 
+/* remove_tree removes a symbolic link, not what it points to: a folder holding links to a folder
+   and to a read-only file goes, and both targets stay as they were (the file read-only). */
+static void test_remove_tree(void) {
+#ifndef _WIN32
+    struct stat st;
+    int ok = fresh_dir(TMP "/keep") && write_text(TMP "/keep/f.txt", "x") && chmod(TMP "/keep/f.txt", 0444) == 0 && fresh_dir(TMP "/links") &&
+             symlink("../keep", TMP "/links/dir") == 0 && symlink("../keep/f.txt", TMP "/links/file") == 0;
+    ok = ok && remove_tree(TMP "/links") && stat(TMP "/links", &st) != 0 && stat(TMP "/keep/f.txt", &st) == 0 && (st.st_mode & 0777) == 0444;
+    CHECK(ok, "remove_tree removes symbolic links to a folder and to a read-only file, not their targets (the file still read-only)");
+    if (!remove_tree(TMP "/keep")) CHECK(0, "clean up");
+#endif
+}
+
 int main(void) {
     HF_MKDIR("build"); HF_MKDIR("build/tmp");   /* (they may exist) */
     if (!fresh_dir(TMP)) { printf("FAIL - cannot make " TMP "\n"); return 1; }
+    test_remove_tree();
     test_tiny_llama();
     test_tiny_phi3();
     test_gemma();
