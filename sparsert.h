@@ -674,6 +674,8 @@ typedef enum srt_chat_format {
     SRT_CHAT_ZEPHYR = 6,      /* "zephyr": <|user|>\ncontent</s>\n<|assistant|>\n */
     SRT_CHAT_GEMMA = 7,       /* "gemma": <bos><start_of_turn>user\ncontent<end_of_turn>\n<start_of_turn>model\n
                                  (a system message prefixes the first user turn, as in Gemma 3) */
+    SRT_CHAT_TULU = 8,        /* "tulu": <bos><|user|>\ncontent\n<|assistant|>\nanswer<eos>\n (Tulu 3, OLMo 2 and OLMoE
+                                 Instruct: EOS after replies only) */
     SRT_CHAT_FORMAT_COUNT
 } srt_chat_format;
 
@@ -7574,7 +7576,8 @@ SRT_API void srt_chat_messages_free(srt_chat_message *msgs) { SRT_FREE(msgs); }
 /* Each format is written from its reference Jinja template (the one named in the public enum);
    where a template trims content (Jinja's trim / strip) so do we, with ASCII whitespace. */
 #include <time.h>
-static const char *const srt__chat_names[SRT_CHAT_FORMAT_COUNT] = {"chatml", "llama3", "llama2", "mistral", "mistral-v3", "phi3", "zephyr", "gemma"};
+static const char *const srt__chat_names[SRT_CHAT_FORMAT_COUNT] = {"chatml", "llama3", "llama2", "mistral", "mistral-v3", "phi3", "zephyr", "gemma",
+                                                                   "tulu"};
 
 SRT_API const char *srt_chat_format_name(srt_chat_format f) { return (unsigned)f < SRT_CHAT_FORMAT_COUNT ? srt__chat_names[f] : NULL; }
 SRT_API int srt_chat_format_from_name(const char *name) {
@@ -7593,11 +7596,12 @@ static void srt__chat_copy(char *dst, size_t cap, const char *src) {
 
 /* The family's usual BOS/EOS/stop texts. */
 static void srt__chat_defaults(srt_chat_template *t) {
-    static const char *const bos[SRT_CHAT_FORMAT_COUNT] = {"", "<|begin_of_text|>", "<s>", "<s>", "<s>", "<s>", "<s>", "<bos>"};
-    static const char *const eos[SRT_CHAT_FORMAT_COUNT] = {"<|im_end|>", "<|eot_id|>", "</s>", "</s>", "</s>", "<|endoftext|>", "</s>", "<eos>"};
+    static const char *const bos[SRT_CHAT_FORMAT_COUNT] = {"", "<|begin_of_text|>", "<s>", "<s>", "<s>", "<s>", "<s>", "<bos>", "<|endoftext|>"};
+    static const char *const eos[SRT_CHAT_FORMAT_COUNT] = {"<|im_end|>", "<|eot_id|>", "</s>", "</s>", "</s>", "<|endoftext|>", "</s>", "<eos>",
+                                                           "<|endoftext|>"};
     static const char *const stop[SRT_CHAT_FORMAT_COUNT][2] = {
         {"<|im_end|>", ""}, {"<|eot_id|>", "<|eom_id|>"}, {"</s>", ""}, {"</s>", ""}, {"</s>", ""},
-        {"<|end|>", "<|endoftext|>"}, {"</s>", ""}, {"<end_of_turn>", "<eos>"}};
+        {"<|end|>", "<|endoftext|>"}, {"</s>", ""}, {"<end_of_turn>", "<eos>"}, {"<|endoftext|>", ""}};
     srt__chat_copy(t->bos, sizeof t->bos, bos[t->format]);
     srt__chat_copy(t->eos, sizeof t->eos, eos[t->format]);
     memset(t->stop, 0, sizeof t->stop);
@@ -7669,7 +7673,10 @@ static int srt__chat_detect(const char *j, srt_chat_format *f) {
         return 2;
     }
     if (strstr(j, "<|assistant|>") && strstr(j, "<|end|>")) { *f = SRT_CHAT_PHI3; return 1; }
-    if (strstr(j, "<|user|>") && strstr(j, "<|assistant|>")) { *f = SRT_CHAT_ZEPHYR; return 1; }
+    if (strstr(j, "<|user|>") && strstr(j, "<|assistant|>")) {   /* Tulu ends a user turn with a newline, Zephyr with EOS */
+        *f = strstr(j, "message['content'] + '\\n'") || strstr(j, "message['content'] + '\n'") ? SRT_CHAT_TULU : SRT_CHAT_ZEPHYR;
+        return 1;
+    }
     if (strstr(j, "<start_of_turn>")) { *f = SRT_CHAT_GEMMA; return 1; }
     return 0;
 }
@@ -7891,6 +7898,16 @@ SRT_API srt_status srt_chat_render(const srt_chat_template *t, const srt_chat_me
                 srt__puts(&o, "<end_of_turn>\n");
             }
             if (add_generation_prompt) srt__puts(&o, "<start_of_turn>model\n");
+            break;
+        case SRT_CHAT_TULU:
+            srt__puts(&o, t->bos);
+            for (i = 0; i < n; i++) {   /* system and user turns end with a newline, replies with EOS (and a newline unless last) */
+                snprintf(tmp, sizeof tmp, "<|%s|>\n", msgs[i].role);
+                srt__puts(&o, tmp); srt__puts(&o, msgs[i].content);
+                if (strcmp(msgs[i].role, "assistant") != 0) srt__puts(&o, "\n");
+                else { srt__puts(&o, t->eos); if (i < n - 1) srt__puts(&o, "\n"); }
+            }
+            if (n > 0 && add_generation_prompt) srt__puts(&o, "<|assistant|>\n");
             break;
         default: break;
     }

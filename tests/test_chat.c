@@ -140,6 +140,12 @@ static const char *tmpl_zephyr =
     "token }}\n{% elif message['role'] == 'system' %}\n{{ '<|system|>\n' + message['content'] + eos_token }}\n{% el"
     "if message['role'] == 'assistant' %}\n{{ '<|assistant|>\n'  + message['content'] + eos_token }}\n{% endif %}\n"
     "{% if loop.last and add_generation_prompt %}\n{{ '<|assistant|>' }}\n{% endif %}\n{% endfor %}";
+/* OLMo-2-1124-13B-Instruct's (Tulu 3's), as its tokenizer_config.json decodes: \n two characters */
+static const char *tmpl_tulu =
+    "{{ bos_token }}{% for message in messages %}{% if message['role'] == 'system' %}{{ '<|system|>\\n' + message['content'] + '\\n' }}{"
+    "% elif message['role'] == 'user' %}{{ '<|user|>\\n' + message['content'] + '\\n' }}{% elif message['role'] == 'assistant' %}{% if "
+    "not loop.last %}{{ '<|assistant|>\\n'  + message['content'] + eos_token + '\\n' }}{% else %}{{ '<|assistant|>\\n'  + message['con"
+    "tent'] + eos_token }}{% endif %}{% endif %}{% if loop.last and add_generation_prompt %}{{ '<|assistant|>\\n' }}{% endif %}{% endfor %}";
 static const char *tmpl_gemma2 =
     "{{ bos_token }}{% if messages[0]['role'] == 'system' %}{{ raise_exception('System role not supported') }}{% en"
     "dif %}{% for message in messages %}{% if (message['role'] == 'user') != (loop.index0 % 2 == 0) %}{{ raise_exce"
@@ -216,7 +222,7 @@ static srt_chat_template from_text(const char *jinja, const char *bos, const cha
 static void test_names(void) {
     int f, ok = 1;
     for (f = 0; f < SRT_CHAT_FORMAT_COUNT; f++) ok = ok && srt_chat_format_from_name(srt_chat_format_name((srt_chat_format)f)) == f;
-    CHECK(ok && SRT_CHAT_FORMAT_COUNT == 8 && !strcmp(srt_chat_format_name(SRT_CHAT_MISTRAL_V3), "mistral-v3"), "8 named formats, names round-trip");
+    CHECK(ok && SRT_CHAT_FORMAT_COUNT == 9 && !strcmp(srt_chat_format_name(SRT_CHAT_MISTRAL_V3), "mistral-v3"), "9 named formats, names round-trip");
     CHECK(srt_chat_format_from_name("jinja") == -1 && srt_chat_format_from_name(NULL) == -1 && !srt_chat_format_name(SRT_CHAT_FORMAT_COUNT),
           "unknown names are -1 / NULL");
 }
@@ -233,6 +239,7 @@ static void test_detect(void) {
         {&tmpl_mistral3, SRT_CHAT_MISTRAL_V3, "", 0, "Mistral 7B v0.3"},
         {&tmpl_phi3, SRT_CHAT_PHI3, "", 0, "Phi-3"},
         {&tmpl_zephyr, SRT_CHAT_ZEPHYR, "", 0, "Zephyr"},
+        {&tmpl_tulu, SRT_CHAT_TULU, "", 0, "OLMo 2 Instruct (Tulu 3)"},
         {&tmpl_gemma2, SRT_CHAT_GEMMA, "", 0, "Gemma 2"},
         {&tmpl_gemma3, SRT_CHAT_GEMMA, "", 0, "Gemma 3"},
     };
@@ -327,6 +334,11 @@ static void test_render(void) {
     expect(&t, conv_sua, 4, 1, "<|system|>\nYou are terse.</s>\n<|user|>\nHi there</s>\n<|assistant|>\nHello!</s>\n<|user|>\nWhat is 2+2?</s>\n<|assistant|>\n", "Zephyr with system");
     expect(&t, conv_ua, 3, 0, "<|user|>\nHi there</s>\n<|assistant|>\nHello!</s>\n<|user|>\nWhat is 2+2?</s>\n", "Zephyr without generation prompt");
     expect(&t, conv_u, 1, 1, "<|user|>\n Hi there \n</s>\n<|assistant|>\n", "Zephyr untrimmed content");
+    t = from_text(tmpl_tulu, "<|endoftext|>", "<|endoftext|>");
+    expect(&t, conv_sua, 4, 1, "<|endoftext|><|system|>\nYou are terse.\n<|user|>\nHi there\n<|assistant|>\nHello!<|endoftext|>\n<|user|>\nWhat is 2+2?\n<|assistant|>\n", "OLMo 2 (Tulu) with system");
+    expect(&t, conv_ua, 2, 0, "<|endoftext|><|user|>\nHi there\n<|assistant|>\nHello!<|endoftext|>", "OLMo 2 (Tulu): a last reply has EOS, no newline");
+    expect(&t, conv_u, 1, 1, "<|endoftext|><|user|>\n Hi there \n\n<|assistant|>\n", "OLMo 2 (Tulu) untrimmed content");
+    CHECK(!strcmp(t.stop[0], "<|endoftext|>"), "OLMo 2 (Tulu): a reply ends at <|endoftext|>");
     t = from_text(tmpl_gemma2, "<bos>", "<eos>");
     expect(&t, conv_ua, 3, 1, "<bos><start_of_turn>user\nHi there<end_of_turn>\n<start_of_turn>model\nHello!<end_of_turn>\n<start_of_turn>user\nWhat is 2+2?<end_of_turn>\n<start_of_turn>model\n", "Gemma 2");
     expect(&t, conv_u, 1, 0, "<bos><start_of_turn>user\nHi there<end_of_turn>\n", "Gemma trimmed, no generation prompt");
@@ -594,7 +606,7 @@ static void test_srt_chat(void) {
     CHECK(err_text && strstr(err_text, "[feed 17 tokens: \"<s>[INST] Lily [/INST]\"]"), "the Llama 2 prompt: <s> is one token (BOS), then 16 text tokens");
     free(err_text);
     CHECK(run("build/srt-chat --template list -m x > " TMP "/out.txt") == 0 && (out_text = srt_test_read_file(TMP "/out.txt", &n)) != NULL &&
-          !strcmp(out_text, "chatml\nllama3\nllama2\nmistral\nmistral-v3\nphi3\nzephyr\ngemma\n"), "srt-chat --template list");
+          !strcmp(out_text, "chatml\nllama3\nllama2\nmistral\nmistral-v3\nphi3\nzephyr\ngemma\ntulu\n"), "srt-chat --template list");
     free(out_text);
     CHECK(run("build/srt-chat -m " TMP "/stories.srt --template nope -p x 2>/dev/null") != 0, "srt-chat --template with an unknown name fails");
     CHECK(run("build/srt-chat -m " TMP "/stories.srt -p 'Once upon a time' -n 4 --temp 0 -t 1 >" TMP "/out.txt 2>/dev/null") == 0 &&
