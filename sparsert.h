@@ -676,6 +676,8 @@ typedef enum srt_chat_format {
                                  (a system message prefixes the first user turn, as in Gemma 3) */
     SRT_CHAT_TULU = 8,        /* "tulu": <bos><|user|>\ncontent\n<|assistant|>\nanswer<eos>\n (Tulu 3, OLMo 2 and OLMoE
                                  Instruct: EOS after replies only) */
+    SRT_CHAT_GRANITE = 9,     /* "granite": <|start_of_role|>role<|end_of_role|>content<|end_of_text|>\n, always a
+                                 system turn first (Granite 3.1 and later: a dated default_system) */
     SRT_CHAT_FORMAT_COUNT
 } srt_chat_format;
 
@@ -689,7 +691,8 @@ typedef struct srt_chat_template {
     srt_chat_format format;
     int guessed;              /* 1 = the stored template was not recognised (or absent): ChatML is used */
     char bos[48], eos[48];    /* text of the model's BOS / EOS tokens, where the template writes them */
-    char default_system[1024];/* system prompt the template inserts when a conversation has none ("" = none) */
+    char default_system[1024];/* system prompt the template inserts when a conversation has none ("" = none; granite:
+                                 its system turn is then empty) */
     int dated_system;         /* llama3 (3.1 and later): every conversation starts with a system block
                                  "Cutting Knowledge Date: December 2023\nToday Date: <date>\n\n<system>" */
     char date[16];            /* that date, "26 Jul 2024" (the templates' fallback), or today's date (UTC)
@@ -7577,7 +7580,7 @@ SRT_API void srt_chat_messages_free(srt_chat_message *msgs) { SRT_FREE(msgs); }
    where a template trims content (Jinja's trim / strip) so do we, with ASCII whitespace. */
 #include <time.h>
 static const char *const srt__chat_names[SRT_CHAT_FORMAT_COUNT] = {"chatml", "llama3", "llama2", "mistral", "mistral-v3", "phi3", "zephyr", "gemma",
-                                                                   "tulu"};
+                                                                   "tulu", "granite"};
 
 SRT_API const char *srt_chat_format_name(srt_chat_format f) { return (unsigned)f < SRT_CHAT_FORMAT_COUNT ? srt__chat_names[f] : NULL; }
 SRT_API int srt_chat_format_from_name(const char *name) {
@@ -7596,12 +7599,13 @@ static void srt__chat_copy(char *dst, size_t cap, const char *src) {
 
 /* The family's usual BOS/EOS/stop texts. */
 static void srt__chat_defaults(srt_chat_template *t) {
-    static const char *const bos[SRT_CHAT_FORMAT_COUNT] = {"", "<|begin_of_text|>", "<s>", "<s>", "<s>", "<s>", "<s>", "<bos>", "<|endoftext|>"};
+    static const char *const bos[SRT_CHAT_FORMAT_COUNT] = {"", "<|begin_of_text|>", "<s>", "<s>", "<s>", "<s>", "<s>", "<bos>", "<|endoftext|>",
+                                                           "<|end_of_text|>"};
     static const char *const eos[SRT_CHAT_FORMAT_COUNT] = {"<|im_end|>", "<|eot_id|>", "</s>", "</s>", "</s>", "<|endoftext|>", "</s>", "<eos>",
-                                                           "<|endoftext|>"};
+                                                           "<|endoftext|>", "<|end_of_text|>"};
     static const char *const stop[SRT_CHAT_FORMAT_COUNT][2] = {
         {"<|im_end|>", ""}, {"<|eot_id|>", "<|eom_id|>"}, {"</s>", ""}, {"</s>", ""}, {"</s>", ""},
-        {"<|end|>", "<|endoftext|>"}, {"</s>", ""}, {"<end_of_turn>", "<eos>"}, {"<|endoftext|>", ""}};
+        {"<|end|>", "<|endoftext|>"}, {"</s>", ""}, {"<end_of_turn>", "<eos>"}, {"<|endoftext|>", ""}, {"<|end_of_text|>", ""}};
     srt__chat_copy(t->bos, sizeof t->bos, bos[t->format]);
     srt__chat_copy(t->eos, sizeof t->eos, eos[t->format]);
     memset(t->stop, 0, sizeof t->stop);
@@ -7609,9 +7613,12 @@ static void srt__chat_defaults(srt_chat_template *t) {
     srt__chat_copy(t->stop[1], sizeof t->stop[1], stop[t->format][1]);
 }
 
-/* "DD Mon YYYY" for today (UTC), from time() without the non-reentrant localtime(). */
-static void srt__chat_today(char *out, size_t cap) {
+/* Today (UTC) as "DD Mon YYYY" (strftime's "%d %b %Y"), or with long_form "Month DD, YYYY" ("%B %d,
+   %Y"), from time() without the non-reentrant localtime(). */
+static void srt__chat_today(char *out, size_t cap, int long_form) {
     static const char *const mon[12] = {"Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"};
+    static const char *const month[12] = {"January", "February", "March", "April", "May", "June", "July", "August", "September", "October",
+                                          "November", "December"};
     long long days = (long long)time(NULL) / 86400, y, doe, yoe, doy, mp, d, m;
     days += 719468;                                   /* civil-from-days (H. Hinnant) */
     y = (days >= 0 ? days : days - 146096) / 146097;
@@ -7623,7 +7630,8 @@ static void srt__chat_today(char *out, size_t cap) {
     d = doy - (153 * mp + 2) / 5 + 1;
     m = mp < 10 ? mp + 3 : mp - 9;
     if (m <= 2) y++;
-    snprintf(out, cap, "%02d %s %04d", (int)d, mon[m - 1], (int)y);
+    if (long_form) snprintf(out, cap, "%s %02d, %04d", month[m - 1], (int)d, (int)y);
+    else snprintf(out, cap, "%02d %s %04d", (int)d, mon[m - 1], (int)y);
 }
 
 /* ChatML templates that insert a system prompt of their own when the conversation has none
@@ -7678,18 +7686,29 @@ static int srt__chat_detect(const char *j, srt_chat_format *f) {
         return 1;
     }
     if (strstr(j, "<start_of_turn>")) { *f = SRT_CHAT_GEMMA; return 1; }
+    if (strstr(j, "<|start_of_role|>")) { *f = SRT_CHAT_GRANITE; return 1; }
     return 0;
 }
 
 /* What a recognised template adds beyond its format: ChatML's own default system prompt and
-   Qwen3's reasoning rules, Llama 3.1's dated system block. */
+   Qwen3's reasoning rules, Llama 3.1's dated system block, Granite's default system turn (3.1 and
+   later: the knowledge cutoff and today's date, "%B %d, %Y", before the identity; 3.0: the
+   identity alone). */
 static void srt__chat_extras(const char *j, srt_chat_template *t) {
     if (t->format == SRT_CHAT_CHATML) srt__chat_default_system(j, t->default_system, sizeof t->default_system);
     if (t->format == SRT_CHAT_CHATML && strstr(j, "</think>") && strstr(j, "last_query_index")) t->think = 1;
     if (t->format == SRT_CHAT_LLAMA3 && strstr(j, "Cutting Knowledge Date")) {
         t->dated_system = 1;
-        if (strstr(j, "strftime_now")) srt__chat_today(t->date, sizeof t->date);
+        if (strstr(j, "strftime_now")) srt__chat_today(t->date, sizeof t->date, 0);
         else srt__chat_copy(t->date, sizeof t->date, "26 Jul 2024");
+    }
+    if (t->format == SRT_CHAT_GRANITE && strstr(j, "You are Granite, developed by IBM.")) {
+        static const char *const who = "You are Granite, developed by IBM. You are a helpful AI assistant.";
+        if (strstr(j, "Knowledge Cutoff Date: April 2024.") && strstr(j, "strftime_now")) {
+            char day[32];
+            srt__chat_today(day, sizeof day, 1);
+            snprintf(t->default_system, sizeof t->default_system, "Knowledge Cutoff Date: April 2024.\nToday's Date: %s.\n%s", day, who);
+        } else srt__chat_copy(t->default_system, sizeof t->default_system, who);
     }
 }
 
@@ -7908,6 +7927,14 @@ SRT_API srt_status srt_chat_render(const srt_chat_template *t, const srt_chat_me
                 else { srt__puts(&o, t->eos); if (i < n - 1) srt__puts(&o, "\n"); }
             }
             if (n > 0 && add_generation_prompt) srt__puts(&o, "<|assistant|>\n");
+            break;
+        case SRT_CHAT_GRANITE:   /* a system turn always, the conversation's or the template's default */
+            srt__puts(&o, "<|start_of_role|>system<|end_of_role|>"); srt__puts(&o, sys ? sys : t->default_system); srt__puts(&o, "<|end_of_text|>\n");
+            for (i = first; i < n; i++) {
+                srt__puts(&o, "<|start_of_role|>"); srt__puts(&o, msgs[i].role); srt__puts(&o, "<|end_of_role|>");
+                srt__puts(&o, msgs[i].content); srt__puts(&o, "<|end_of_text|>\n");
+            }
+            if (n > first && add_generation_prompt) srt__puts(&o, "<|start_of_role|>assistant<|end_of_role|>");
             break;
         default: break;
     }

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #define SPARSERT_IMPLEMENTATION
 #include "sparsert.h"
@@ -146,6 +147,18 @@ static const char *tmpl_tulu =
     "% elif message['role'] == 'user' %}{{ '<|user|>\\n' + message['content'] + '\\n' }}{% elif message['role'] == 'assistant' %}{% if "
     "not loop.last %}{{ '<|assistant|>\\n'  + message['content'] + eos_token + '\\n' }}{% else %}{{ '<|assistant|>\\n'  + message['con"
     "tent'] + eos_token }}{% endif %}{% endif %}{% if loop.last and add_generation_prompt %}{{ '<|assistant|>\\n' }}{% endif %}{% endfor %}";
+/* granite-3.1-2b-instruct's (also 3.1-1b-a400m's and 3b-a800m's) */
+static const char *tmpl_granite31 =
+    "{%- if messages[0]['role'] == 'system' %}\n    {%- set system_message = messages[0]['content'] %}\n    {%- set loop_messages = messages[1:] %}\n"
+    "{%- else %}\n    {%- set system_message = \"Knowledge Cutoff Date: April 2024.\nToday's Date: \" + strftime_now('%B %d, %Y') + \".\nYou are Granite, "
+    "developed by IBM.\" %}\n    {%- if tools and documents %}\n        {%- set system_message = system_message + \" You are a helpful AI assistant with "
+    "access to the following tools.\" %}\n    {%- elif tools %}\n        {%- set system_message = system_message + \" You are a helpful AI assistant with "
+    "access to the following tools.\" %}\n     {%- else %}\n        {%- set system_message = system_message + \" You are a helpful AI assistant.\" %}    \n"
+    "    {%- endif %}\n    {%- set loop_messages = messages %}\n{%- endif %}\n{{- '<|start_of_role|>system<|end_of_role|>' + system_message + "
+    "'<|end_of_text|>\n' }}\n{%- if tools %}\n    {{- '<|start_of_role|>tools<|end_of_role|>' }}\n    {{- functions | tojson(indent=4) }}\n    {{- "
+    "'<|end_of_text|>\n' }}\n{%- endif %}\n{%- for message in loop_messages %}\n    {{- '<|start_of_role|>' + message['role'] + '<|end_of_role|>' + "
+    "message['content'] + '<|end_of_text|>\n' }}\n    {%- if loop.last and add_generation_prompt %}\n        {{- '<|start_of_role|>assistant' }}\n     "
+    "      {{- '<|end_of_role|>' }}\n    {%- endif %}\n{%- endfor %}";
 static const char *tmpl_gemma2 =
     "{{ bos_token }}{% if messages[0]['role'] == 'system' %}{{ raise_exception('System role not supported') }}{% en"
     "dif %}{% for message in messages %}{% if (message['role'] == 'user') != (loop.index0 % 2 == 0) %}{{ raise_exce"
@@ -222,7 +235,7 @@ static srt_chat_template from_text(const char *jinja, const char *bos, const cha
 static void test_names(void) {
     int f, ok = 1;
     for (f = 0; f < SRT_CHAT_FORMAT_COUNT; f++) ok = ok && srt_chat_format_from_name(srt_chat_format_name((srt_chat_format)f)) == f;
-    CHECK(ok && SRT_CHAT_FORMAT_COUNT == 9 && !strcmp(srt_chat_format_name(SRT_CHAT_MISTRAL_V3), "mistral-v3"), "9 named formats, names round-trip");
+    CHECK(ok && SRT_CHAT_FORMAT_COUNT == 10 && !strcmp(srt_chat_format_name(SRT_CHAT_MISTRAL_V3), "mistral-v3"), "10 named formats, names round-trip");
     CHECK(srt_chat_format_from_name("jinja") == -1 && srt_chat_format_from_name(NULL) == -1 && !srt_chat_format_name(SRT_CHAT_FORMAT_COUNT),
           "unknown names are -1 / NULL");
 }
@@ -240,6 +253,7 @@ static void test_detect(void) {
         {&tmpl_phi3, SRT_CHAT_PHI3, "", 0, "Phi-3"},
         {&tmpl_zephyr, SRT_CHAT_ZEPHYR, "", 0, "Zephyr"},
         {&tmpl_tulu, SRT_CHAT_TULU, "", 0, "OLMo 2 Instruct (Tulu 3)"},
+        {&tmpl_granite31, SRT_CHAT_GRANITE, NULL, 0, "Granite 3.1"},
         {&tmpl_gemma2, SRT_CHAT_GEMMA, "", 0, "Gemma 2"},
         {&tmpl_gemma3, SRT_CHAT_GEMMA, "", 0, "Gemma 3"},
     };
@@ -249,8 +263,8 @@ static void test_detect(void) {
     for (i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         g_log[0] = 0;
         t = from_text(*cases[i].text, NULL, NULL);
-        CHECK(t.format == cases[i].f && !t.guessed && !strcmp(t.default_system, cases[i].sys) && t.dated_system == cases[i].dated && !g_log[0],
-              "%s template recognised as %s%s%s", cases[i].name, srt_chat_format_name(cases[i].f), cases[i].sys[0] ? " with its default system prompt" : "",
+        CHECK(t.format == cases[i].f && !t.guessed && (!cases[i].sys || !strcmp(t.default_system, cases[i].sys)) && t.dated_system == cases[i].dated && !g_log[0],
+              "%s template recognised as %s%s%s", cases[i].name, srt_chat_format_name(cases[i].f), !cases[i].sys || cases[i].sys[0] ? " with its default system prompt" : "",
               cases[i].dated ? " with the dated system block" : "");
     }
     CHECK(from_text(tmpl_qwen3, NULL, NULL).think == 1 && from_text(tmpl_qwen25, NULL, NULL).think == 0 && from_text(tmpl_smollm2, NULL, NULL).think == 0,
@@ -339,6 +353,22 @@ static void test_render(void) {
     expect(&t, conv_ua, 2, 0, "<|endoftext|><|user|>\nHi there\n<|assistant|>\nHello!<|endoftext|>", "OLMo 2 (Tulu): a last reply has EOS, no newline");
     expect(&t, conv_u, 1, 1, "<|endoftext|><|user|>\n Hi there \n\n<|assistant|>\n", "OLMo 2 (Tulu) untrimmed content");
     CHECK(!strcmp(t.stop[0], "<|endoftext|>"), "OLMo 2 (Tulu): a reply ends at <|endoftext|>");
+    {   /* Granite 3.1: a system turn always; without the conversation's, the cutoff, today's date ("%B %d, %Y", UTC) and the identity */
+        char today[64], want[2048];
+        time_t now = time(NULL);
+        strftime(today, sizeof today, "%B %d, %Y", gmtime(&now));
+        t = from_text(tmpl_granite31, "<|end_of_text|>", "<|end_of_text|>");
+        snprintf(want, sizeof want, "Knowledge Cutoff Date: April 2024.\nToday's Date: %s.\nYou are Granite, developed by IBM. You are a helpful AI assistant.", today);
+        CHECK(!strcmp(t.default_system, want) && !strcmp(t.stop[0], "<|end_of_text|>"), "Granite 3.1: the default system turn with today's date (%s); "
+              "replies end at <|end_of_text|>", today);
+        expect(&t, conv_sua, 4, 1, "<|start_of_role|>system<|end_of_role|>You are terse.<|end_of_text|>\n<|start_of_role|>user<|end_of_role|>Hi there<|end_of_text|>\n<|start_of_role|>assistant<|end_of_role|>Hello!<|end_of_text|>\n<|start_of_role|>user<|end_of_role|>What is 2+2?<|end_of_text|>\n<|start_of_role|>assistant<|end_of_role|>", "Granite with system");
+        strcpy(t.default_system, "D");
+        expect(&t, conv_ua, 3, 0, "<|start_of_role|>system<|end_of_role|>D<|end_of_text|>\n<|start_of_role|>user<|end_of_role|>Hi there<|end_of_text|>\n<|start_of_role|>assistant<|end_of_role|>Hello!<|end_of_text|>\n<|start_of_role|>user<|end_of_role|>What is 2+2?<|end_of_text|>\n", "Granite without system (its default), no generation prompt");
+        expect(&t, conv_u, 1, 1, "<|start_of_role|>system<|end_of_role|>D<|end_of_text|>\n<|start_of_role|>user<|end_of_role|> Hi there \n<|end_of_text|>\n<|start_of_role|>assistant<|end_of_role|>", "Granite untrimmed content");
+        t = from_text("{{- '<|start_of_role|>system<|end_of_role|>' + 'You are Granite, developed by IBM. You are a helpful AI assistant.' }}", NULL, NULL);
+        CHECK(t.format == SRT_CHAT_GRANITE && !strcmp(t.default_system, "You are Granite, developed by IBM. You are a helpful AI assistant."),
+              "a Granite template without the dated lines: the identity alone as the default system turn");
+    }
     t = from_text(tmpl_gemma2, "<bos>", "<eos>");
     expect(&t, conv_ua, 3, 1, "<bos><start_of_turn>user\nHi there<end_of_turn>\n<start_of_turn>model\nHello!<end_of_turn>\n<start_of_turn>user\nWhat is 2+2?<end_of_turn>\n<start_of_turn>model\n", "Gemma 2");
     expect(&t, conv_u, 1, 0, "<bos><start_of_turn>user\nHi there<end_of_turn>\n", "Gemma trimmed, no generation prompt");
@@ -606,7 +636,7 @@ static void test_srt_chat(void) {
     CHECK(err_text && strstr(err_text, "[feed 17 tokens: \"<s>[INST] Lily [/INST]\"]"), "the Llama 2 prompt: <s> is one token (BOS), then 16 text tokens");
     free(err_text);
     CHECK(run("build/srt-chat --template list -m x > " TMP "/out.txt") == 0 && (out_text = srt_test_read_file(TMP "/out.txt", &n)) != NULL &&
-          !strcmp(out_text, "chatml\nllama3\nllama2\nmistral\nmistral-v3\nphi3\nzephyr\ngemma\ntulu\n"), "srt-chat --template list");
+          !strcmp(out_text, "chatml\nllama3\nllama2\nmistral\nmistral-v3\nphi3\nzephyr\ngemma\ntulu\ngranite\n"), "srt-chat --template list");
     free(out_text);
     CHECK(run("build/srt-chat -m " TMP "/stories.srt --template nope -p x 2>/dev/null") != 0, "srt-chat --template with an unknown name fails");
     CHECK(run("build/srt-chat -m " TMP "/stories.srt -p 'Once upon a time' -n 4 --temp 0 -t 1 >" TMP "/out.txt 2>/dev/null") == 0 &&
