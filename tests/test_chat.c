@@ -159,6 +159,21 @@ static const char *tmpl_granite31 =
     "'<|end_of_text|>\n' }}\n{%- endif %}\n{%- for message in loop_messages %}\n    {{- '<|start_of_role|>' + message['role'] + '<|end_of_role|>' + "
     "message['content'] + '<|end_of_text|>\n' }}\n    {%- if loop.last and add_generation_prompt %}\n        {{- '<|start_of_role|>assistant' }}\n     "
     "      {{- '<|end_of_role|>' }}\n    {%- endif %}\n{%- endfor %}";
+/* a later Granite template (available_tools, thinking and controls; each message's content
+   a string or a list of parts), abridged: its documents turns and the long tool and thinking texts left out */
+static const char *tmpl_granite_thinking =
+    "{%- if tools and not available_tools -%}\n    {%- set available_tools = tools -%}\n{%- endif -%}\n{%- if messages[0]['role'] == 'system' %}\n"
+    "    {%- set system_message = messages[0]['content'] %}\n    {%- set loop_messages = messages[1:] %}\n{%- else %}\n    {%- set system_message = "
+    "\"Knowledge Cutoff Date: April 2024.\\nToday's Date: \" + strftime_now('%B %d, %Y') + \".\\nYou are Granite, developed by IBM.\" %}\n    {%- if "
+    "available_tools %}\n        {%- set system_message = system_message + \" You are a helpful assistant with access to the following tools.\" %}\n    {%- elif "
+    "thinking %}\n        {%- set system_message = system_message + \" You are a helpful AI assistant.\\nRespond to every user query in a comprehensive and "
+    "detailed way.\" %}\n    {%- else %}\n        {%- set system_message = system_message + \" You are a helpful AI assistant.\" %}\n    {%- endif %}\n    "
+    "{%- set loop_messages = messages %}\n{%- endif %}\n{{- '<|start_of_role|>system<|end_of_role|>' + system_message + '<|end_of_text|>\\n' }}\n"
+    "{%- for message in loop_messages %}\n    {{- '<|start_of_role|>' + message['role'] + '<|end_of_role|>' }}\n    {%- if message['content'] is string %}\n"
+    "        {{- message['content'] }}\n    {%- else %}\n        {%- for entry in message['content'] %}\n            {%- if entry['type'] == 'text' %}\n"
+    "                {{- entry['text'] }}\n            {%- endif %}\n        {%- endfor %}\n    {%- endif %}\n    {%- if loop.last and add_generation_prompt %}\n"
+    "        {{- '<|end_of_text|>\\n' + '<|start_of_role|>assistant' }}\n        {%- if controls %}\n            {{- ' ' + controls | tojson()}}\n"
+    "        {%- endif %}\n        {{- '<|end_of_role|>' }}\n    {%- else %}\n        {{- '<|end_of_text|>\\n' }}\n    {%- endif %}\n{%- endfor %}\n";
 static const char *tmpl_gemma2 =
     "{{ bos_token }}{% if messages[0]['role'] == 'system' %}{{ raise_exception('System role not supported') }}{% en"
     "dif %}{% for message in messages %}{% if (message['role'] == 'user') != (loop.index0 % 2 == 0) %}{{ raise_exce"
@@ -365,6 +380,11 @@ static void test_render(void) {
         strcpy(t.default_system, "D");
         expect(&t, conv_ua, 3, 0, "<|start_of_role|>system<|end_of_role|>D<|end_of_text|>\n<|start_of_role|>user<|end_of_role|>Hi there<|end_of_text|>\n<|start_of_role|>assistant<|end_of_role|>Hello!<|end_of_text|>\n<|start_of_role|>user<|end_of_role|>What is 2+2?<|end_of_text|>\n", "Granite without system (its default), no generation prompt");
         expect(&t, conv_u, 1, 1, "<|start_of_role|>system<|end_of_role|>D<|end_of_text|>\n<|start_of_role|>user<|end_of_role|> Hi there \n<|end_of_text|>\n<|start_of_role|>assistant<|end_of_role|>", "Granite untrimmed content");
+        t = from_text(tmpl_granite_thinking, NULL, NULL);   /* its default path: the same text */
+        CHECK(t.format == SRT_CHAT_GRANITE && !strcmp(t.default_system, want), "a later Granite template (thinking and tools controls): "
+              "the same default system turn");
+        strcpy(t.default_system, "D");
+        expect(&t, conv_ua, 3, 1, "<|start_of_role|>system<|end_of_role|>D<|end_of_text|>\n<|start_of_role|>user<|end_of_role|>Hi there<|end_of_text|>\n<|start_of_role|>assistant<|end_of_role|>Hello!<|end_of_text|>\n<|start_of_role|>user<|end_of_role|>What is 2+2?<|end_of_text|>\n<|start_of_role|>assistant<|end_of_role|>", "a later Granite template (the generation prompt after the last turn's end)");
         t = from_text("{{- '<|start_of_role|>system<|end_of_role|>' + 'You are Granite, developed by IBM. You are a helpful AI assistant.' }}", NULL, NULL);
         CHECK(t.format == SRT_CHAT_GRANITE && !strcmp(t.default_system, "You are Granite, developed by IBM. You are a helpful AI assistant."),
               "a Granite template without the dated lines: the identity alone as the default system turn");
