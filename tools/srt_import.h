@@ -1310,15 +1310,16 @@ static int srti__split_fused(srti_model *m, char *err, size_t errlen) {
         }
         {
             const uint64_t row_bytes = t->nbytes / rows;
+            const uint32_t per = experts && p.kinds ? 2 : 1;   /* parts an expert has (Granite MoE: gate, then up) */
             uint64_t at = t->offset;
             for (j = 0; j < p.n; j++) {
                 srti_tensor *o = &nt[k++];
                 *o = *t;
-                if (experts && p.kinds) snprintf(o->name, sizeof o->name, "%.*s.%s.%u.weight", (int)(p.dot - t->name), t->name, p.kinds[j % 2], (unsigned)(j / 2));
-                else if (experts) snprintf(o->name, sizeof o->name, "%.*s.%s.%u.weight", (int)(p.dot - t->name), t->name, p.kind, (unsigned)j);
+                if (experts) snprintf(o->name, sizeof o->name, "%.*s.%s.%u.weight", (int)(p.dot - t->name), t->name, p.kinds ? p.kinds[j % per] : p.kind,
+                                      (unsigned)(j / per));
                 else snprintf(o->name, sizeof o->name, "%.*s.%s.weight", (int)(p.dot - t->name), t->name, p.kinds[j]);
                 o->n_dims = 2;
-                o->ne[1] = experts ? t->ne[1] / (p.kinds ? 2 : 1) : p.rows[j];
+                o->ne[1] = experts ? t->ne[1] / per : p.rows[j];
                 o->ne[2] = o->ne[3] = 1;
                 o->offset = at;
                 o->nbytes = o->ne[1] * row_bytes;
