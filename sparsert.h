@@ -363,7 +363,7 @@ typedef struct srt_model_desc {
 
 typedef struct srt_model_info {
     const char *architecture;    /* "llama", "qwen2", "qwen2moe", "qwen3", "qwen3moe", "phi3", "gemma", "gemma2", "gemma3", "smollm3",
-                                    "granite", "granitemoe", "olmo2" or "olmoe" */
+                                    "granite", "granitemoe", "olmo2", "olmoe" or "exaone4" */
     const char *name;            /* general.name or "" */
     int n_vocab, n_embd, n_ff, n_layer, n_head, n_head_kv, head_dim, n_ctx_train;
     srt_format format;           /* the format holding the most bytes of weight matrices */
@@ -372,7 +372,8 @@ typedef struct srt_model_info {
     srt_load load;               /* SRT_LOAD_MMAP or SRT_LOAD_COPY: how the file was loaded */
     int bos, eos;                /* special token ids, -1 if none */
     const char *backend;         /* "cpu", or the name of srt_model_desc.backend */
-    int n_swa_layers, swa_window;   /* layers that attend to the last swa_window positions only (Gemma); 0, 0 for none */
+    int n_swa_layers, swa_window;   /* layers that attend to the last swa_window positions only (Gemma 2 / 3, EXAONE 4 32B); 0, 0
+                                       for none */
     int n_expert, n_expert_used;    /* mixture of experts: experts per layer, experts a token goes through (n_ff is an
                                        expert's width then); 0, 0 for a dense FFN */
     uint64_t token_bytes;           /* weight bytes one decoded token reads: all but the embedding matrix (one row of
@@ -678,6 +679,8 @@ typedef enum srt_chat_format {
                                  Instruct: EOS after replies only) */
     SRT_CHAT_GRANITE = 9,     /* "granite": <|start_of_role|>role<|end_of_role|>content<|end_of_text|>\n, always a
                                  system turn first (Granite 3.1 and later: a dated default_system) */
+    SRT_CHAT_EXAONE4 = 10,    /* "exaone4": [|role|]\ncontent[|endofturn|]\n, a reply opened by an empty reasoning block
+                                 "<think>\n\n</think>\n\n" (EXAONE 4.0 in its default, non-reasoning mode) */
     SRT_CHAT_FORMAT_COUNT
 } srt_chat_format;
 
@@ -3926,12 +3929,13 @@ typedef struct srt__tensor {
 } srt__tensor;
 
 typedef struct srt__layer {
-    const float *attn_norm, *ffn_norm, *bq, *bk, *bv;   /* the norms NULL in olmo2: its inputs go in as they are */
-    const float *q_norm, *k_norm;   /* RMSNorm of q and k before RoPE: per head (qwen3, gemma3), or of all heads together (olmo2,
-                                       olmoe: m->qk_norm_full); NULL otherwise */
-    const float *post_attn_norm, *post_ffw_norm;   /* gemma2/3, olmo2: RMSNorm of the attention's and the FFN's outputs */
-    int swa;                        /* gemma: this layer attends to the last swa_window positions only */
-    int nope;                       /* smollm3: no RoPE in this layer (q and k attend by content alone) */
+    const float *attn_norm, *ffn_norm, *bq, *bk, *bv;   /* the norms NULL in olmo2, exaone4: their inputs go in as they are */
+    const float *q_norm, *k_norm;   /* RMSNorm of q and k before RoPE: per head (qwen3, gemma3, exaone4), or of all heads together
+                                       (olmo2, olmoe: m->qk_norm_full); NULL otherwise */
+    const float *post_attn_norm, *post_ffw_norm;   /* gemma2/3, olmo2, exaone4: RMSNorm of the attention's and the FFN's outputs */
+    int swa;                        /* gemma, exaone4: this layer attends to the last swa_window positions only */
+    int nope;                       /* smollm3, exaone4's full-attention layers: no RoPE in this layer (q and k attend by content
+                                       alone) */
     int swa_before;                 /* sliding layers before this one (where its KV cache regions begin) */
     srt__weights wq, wk, wv, wo, gate, down, up;   /* gate, down, up: the dense FFN (unused with experts) */
     srt__weights router;            /* mixture of experts: n_expert x n_embd, a token's expert logits */
@@ -4006,7 +4010,8 @@ struct srt_model {
     int gemma;                 /* embeddings scaled by sqrt(n_embd), GELU (tanh) for SiLU in the FFN */
     float attn_scale;          /* q . k scale: attention.scale, else 1 / sqrt(head_dim) */
     float attn_softcap, final_softcap;   /* s -> cap tanh(s / cap) on the attention scores / the logits; 0 = none */
-    int swa_window, swa_pattern;   /* sliding layers (l % pattern < pattern - 1) see the last swa_window positions */
+    int swa_window, swa_pattern;   /* sliding layers (l % pattern < pattern - 1) see the last swa_window positions (gemma2/3,
+                                      exaone4) */
     float rope_theta_swa;      /* the sliding layers' rope base (unscaled); 0 = they rotate as the others */
     /* mixture of experts (Mixtral: "llama"; "qwen3moe", "qwen2moe", "granitemoe"): every layer's FFN
        is n_expert_used of n_expert experts of width n_ff, picked per token by the router; qwen2moe
@@ -4016,9 +4021,11 @@ struct srt_model {
     int shexp_gated;           /* qwen2moe: the shared expert's output times sigmoid(ffn_gate_inp_shexp . x); granitemoe: not */
     /* smollm3: layer l rotates no q or k when (l + 1) % nope_step == 0 (0: every layer rotates) */
     int nope_step;
-    /* olmo2: no norms before the attention and the FFN, norms of their outputs (post_attn_norm,
-       post_ffw_norm); olmo2, olmoe: q and k normalized over all their heads at once */
+    /* olmo2, exaone4: no norms before the attention and the FFN, norms of their outputs
+       (post_attn_norm, post_ffw_norm); olmo2, olmoe: q and k normalized over all their heads at once */
     int post_norms_only, qk_norm_full;
+    /* exaone4 with sliding layers (the 32B): the full-attention layers rotate nothing (NoPE) */
+    int swa_nope;
     /* granite: the embeddings times embd_scale, the attention's and the FFN's outputs times
        residual_scale before their residual adds, the logits divided by logit_scale (1, 1, 1 elsewhere;
        gemma's embd_scale is sqrt(n_embd)) */
@@ -4224,9 +4231,9 @@ static srt_status srt__load_hparams(srt_model *m) {
     if (!srt_model_meta_str(m, "general.architecture", &s)) return srt__fail(SRT_ERR_FORMAT, "metadata general.architecture is missing");
     if (strcmp(s, "llama") != 0 && strcmp(s, "qwen2") != 0 && strcmp(s, "qwen2moe") != 0 && strcmp(s, "qwen3") != 0 && strcmp(s, "qwen3moe") != 0 &&
         strcmp(s, "phi3") != 0 && strcmp(s, "gemma") != 0 && strcmp(s, "gemma2") != 0 && strcmp(s, "gemma3") != 0 && strcmp(s, "smollm3") != 0 &&
-        strcmp(s, "granite") != 0 && strcmp(s, "granitemoe") != 0 && strcmp(s, "olmo2") != 0 && strcmp(s, "olmoe") != 0)
+        strcmp(s, "granite") != 0 && strcmp(s, "granitemoe") != 0 && strcmp(s, "olmo2") != 0 && strcmp(s, "olmoe") != 0 && strcmp(s, "exaone4") != 0)
         return srt__fail(SRT_ERR_UNSUPPORTED, "architecture '%s' is not supported (llama, qwen2, qwen2moe, qwen3, qwen3moe, phi3, gemma, gemma2, gemma3, smollm3, "
-                         "granite, granitemoe, olmo2, olmoe)", s);
+                         "granite, granitemoe, olmo2, olmoe, exaone4)", s);
     snprintf(m->arch, sizeof m->arch, "%s", s);
     m->n_embd = srt__meta_u32_or(m, SRT__KEY("embedding_length"), 0);
     m->n_ff = srt__meta_u32_or(m, SRT__KEY("feed_forward_length"), 0);
@@ -4245,9 +4252,9 @@ static srt_status srt__load_hparams(srt_model *m) {
     m->rope_theta = srt__meta_f32_or(m, SRT__KEY("rope.freq_base"), 10000.0f);
     m->norm_eps = srt__meta_f32_or(m, SRT__KEY("attention.layer_norm_rms_epsilon"), 1e-5f);
     m->granite = strcmp(m->arch, "granite") == 0 || strcmp(m->arch, "granitemoe") == 0;
-    m->post_norms_only = strcmp(m->arch, "olmo2") == 0;
-    m->qk_norm_full = m->post_norms_only || strcmp(m->arch, "olmoe") == 0;
-    if (m->post_norms_only && srt__meta_u32_or(m, SRT__KEY("attention.sliding_window"), 0) > 0)
+    m->post_norms_only = strcmp(m->arch, "olmo2") == 0 || strcmp(m->arch, "exaone4") == 0;
+    m->qk_norm_full = strcmp(m->arch, "olmo2") == 0 || strcmp(m->arch, "olmoe") == 0;
+    if (m->qk_norm_full && srt__meta_u32_or(m, SRT__KEY("attention.sliding_window"), 0) > 0)
         return srt__fail(SRT_ERR_UNSUPPORTED, "olmo2 with sliding-window layers (OLMo 3) is not supported");
     m->rope_neox = srt__meta_u32_or(m, SRT__KEY("rope.neox"), strcmp(m->arch, "llama") != 0 && strcmp(m->arch, "smollm3") != 0 && !m->granite) != 0;   /* qwen2/3, phi3, gemma: NeoX */
     /* SmolLM3's NoPE layers: every 4th (llama.cpp's fixed step; its GGUF has no key for it) */
@@ -4282,6 +4289,17 @@ static srt_status srt__load_hparams(srt_model *m) {
     m->attn_softcap = m->final_softcap = 0.0f;
     m->swa_window = m->swa_pattern = 0;
     m->rope_theta_swa = 0.0f;
+    m->swa_nope = 0;
+    /* EXAONE 4: where the file gives a window (the 32B), layers slide in the pattern (3 of every 4 by
+       default) and the others, full attention, have no RoPE; the sliding layers rotate as a model
+       without windows does (llama.cpp's graph uses the global rope base and factors there) */
+    if (strcmp(m->arch, "exaone4") == 0) {
+        m->swa_window = srt__meta_u32_or(m, SRT__KEY("attention.sliding_window"), 0);
+        m->swa_pattern = srt__meta_u32_or(m, SRT__KEY("attention.sliding_window_pattern"), 4);
+        m->swa_nope = m->swa_window > 0;
+        if (m->swa_window < 0 || m->swa_pattern < 1 || m->swa_pattern > 1024)
+            return srt__fail(SRT_ERR_FORMAT, "bad exaone4 sliding window %d (pattern %d)", m->swa_window, m->swa_pattern);
+    }
     if (m->gemma) {
         const int g3 = strcmp(m->arch, "gemma3") == 0, g1 = strcmp(m->arch, "gemma") == 0;
         m->swa_pattern = 1;   /* (no layer slides: l % 1 < 0 never holds) */
@@ -4413,18 +4431,20 @@ static srt_status srt__bind_weights(srt_model *m) {
                    (st = srt__bind(m, SRT__NAME("ffn_down.weight"), E, F, 0, &L->down)) != SRT_OK ||
                    (st = srt__bind(m, SRT__NAME("ffn_up.weight"), F, E, 0, &L->up)) != SRT_OK)
             return st;
-        if ((strcmp(m->arch, "qwen3") == 0 || strcmp(m->arch, "qwen3moe") == 0 || strcmp(m->arch, "gemma3") == 0 || m->qk_norm_full) &&   /* their q and k
+        if ((strcmp(m->arch, "qwen3") == 0 || strcmp(m->arch, "qwen3moe") == 0 || strcmp(m->arch, "gemma3") == 0 || strcmp(m->arch, "exaone4") == 0 ||
+             m->qk_norm_full) &&   /* their q and k
                                                                                            norms; another architecture leaves them unused */
             ((st = srt__bind_vec(m, SRT__NAME("attn_q_norm.weight"), m->qk_norm_full ? Q : (uint64_t)m->head_dim, 0, &L->q_norm)) != SRT_OK ||
              (st = srt__bind_vec(m, SRT__NAME("attn_k_norm.weight"), m->qk_norm_full ? KV : (uint64_t)m->head_dim, 0, &L->k_norm)) != SRT_OK))
             return st;
         if (((m->gemma && strcmp(m->arch, "gemma") != 0) || m->post_norms_only) &&   /* Gemma 2 / 3 (the weights hold 1 + w, as llama.cpp's converter
-                                                                                        writes them), OLMo 2: the norms of the attention's and the FFN's outputs */
+                                                                                        writes them), OLMo 2, EXAONE 4: the norms of the attention's and the FFN's
+                                                                                        outputs */
             ((st = srt__bind_vec(m, SRT__NAME("post_attention_norm.weight"), E, 0, &L->post_attn_norm)) != SRT_OK ||
              (st = srt__bind_vec(m, SRT__NAME("post_ffw_norm.weight"), E, 0, &L->post_ffw_norm)) != SRT_OK))
             return st;
         L->swa = m->swa_window > 0 && l % m->swa_pattern < m->swa_pattern - 1;
-        L->nope = m->nope_step > 0 && (l + 1) % m->nope_step == 0;
+        L->nope = (m->nope_step > 0 && (l + 1) % m->nope_step == 0) || (m->swa_nope && !L->swa);
         L->swa_before = l ? m->layers[l - 1].swa_before + m->layers[l - 1].swa : 0;
 #undef SRT__NAME
     }
@@ -4543,8 +4563,8 @@ static srt_status srt__backend_load(srt_model *m, srt_backend *b) {
     int l;
     if (!b->load || !b->unload || !b->session_create || !b->session_destroy || !b->forward)
         return srt__fail(SRT_ERR_INVALID_ARG, "srt_model_load: backend '%s' is incomplete", b->name ? b->name : "?");
-    if (m->gemma || m->n_expert || m->nope_step || m->granite || m->qk_norm_full)   /* srt_backend_model has no post-norms, GELU, soft caps, sliding
-                                                                                      windows, experts, NoPE layers, multipliers or full q/k norms */
+    if (m->gemma || m->n_expert || m->nope_step || m->granite || m->post_norms_only || m->qk_norm_full)   /* srt_backend_model has no post-norms,
+                                                         GELU, soft caps, sliding windows, experts, NoPE layers, multipliers or full q/k norms */
         return srt__fail(SRT_ERR_UNSUPPORTED, "srt_model_load: architecture '%s' runs on the CPU only (backend %s)", m->arch, b->name ? b->name : "?");
     ls = (srt_backend_layer *)srt__malloc0((size_t)m->n_layer * sizeof *ls);
     if (!ls) return srt__fail(SRT_ERR_OUT_OF_MEMORY, "srt_model_load: out of memory");
@@ -7210,7 +7230,7 @@ static uint32_t srt__model_fingerprint(const srt_model *m) {
         for (j = 0; j < 4; j++) { memcpy(&f[0], &g[j], 4); srt__put_le(b + 4 * j, f[0], 4); }
         crc = srt__crc32_update(&c, crc, b, 16);
     }
-    if (m->gemma) {   /* the sliding layers' rope base rotates their K */
+    if (m->gemma || m->swa_window > 0) {   /* the sliding layers and their rope base rotate K; exaone4: which layers rotate */
         float g[4];
         g[0] = m->attn_scale; g[1] = m->attn_softcap; g[2] = m->final_softcap; g[3] = m->rope_theta_swa;
         for (j = 0; j < 4; j++) { memcpy(&f[0], &g[j], 4); srt__put_le(b + 4 * j, f[0], 4); }
@@ -7580,7 +7600,7 @@ SRT_API void srt_chat_messages_free(srt_chat_message *msgs) { SRT_FREE(msgs); }
    where a template trims content (Jinja's trim / strip) so do we, with ASCII whitespace. */
 #include <time.h>
 static const char *const srt__chat_names[SRT_CHAT_FORMAT_COUNT] = {"chatml", "llama3", "llama2", "mistral", "mistral-v3", "phi3", "zephyr", "gemma",
-                                                                   "tulu", "granite"};
+                                                                   "tulu", "granite", "exaone4"};
 
 SRT_API const char *srt_chat_format_name(srt_chat_format f) { return (unsigned)f < SRT_CHAT_FORMAT_COUNT ? srt__chat_names[f] : NULL; }
 SRT_API int srt_chat_format_from_name(const char *name) {
@@ -7600,12 +7620,13 @@ static void srt__chat_copy(char *dst, size_t cap, const char *src) {
 /* The family's usual BOS/EOS/stop texts. */
 static void srt__chat_defaults(srt_chat_template *t) {
     static const char *const bos[SRT_CHAT_FORMAT_COUNT] = {"", "<|begin_of_text|>", "<s>", "<s>", "<s>", "<s>", "<s>", "<bos>", "<|endoftext|>",
-                                                           "<|end_of_text|>"};
+                                                           "<|end_of_text|>", "[BOS]"};
     static const char *const eos[SRT_CHAT_FORMAT_COUNT] = {"<|im_end|>", "<|eot_id|>", "</s>", "</s>", "</s>", "<|endoftext|>", "</s>", "<eos>",
-                                                           "<|endoftext|>", "<|end_of_text|>"};
+                                                           "<|endoftext|>", "<|end_of_text|>", "[|endofturn|]"};
     static const char *const stop[SRT_CHAT_FORMAT_COUNT][2] = {
         {"<|im_end|>", ""}, {"<|eot_id|>", "<|eom_id|>"}, {"</s>", ""}, {"</s>", ""}, {"</s>", ""},
-        {"<|end|>", "<|endoftext|>"}, {"</s>", ""}, {"<end_of_turn>", "<eos>"}, {"<|endoftext|>", ""}, {"<|end_of_text|>", ""}};
+        {"<|end|>", "<|endoftext|>"}, {"</s>", ""}, {"<end_of_turn>", "<eos>"}, {"<|endoftext|>", ""}, {"<|end_of_text|>", ""},
+        {"[|endofturn|]", ""}};
     srt__chat_copy(t->bos, sizeof t->bos, bos[t->format]);
     srt__chat_copy(t->eos, sizeof t->eos, eos[t->format]);
     memset(t->stop, 0, sizeof t->stop);
@@ -7687,6 +7708,7 @@ static int srt__chat_detect(const char *j, srt_chat_format *f) {
     }
     if (strstr(j, "<start_of_turn>")) { *f = SRT_CHAT_GEMMA; return 1; }
     if (strstr(j, "<|start_of_role|>")) { *f = SRT_CHAT_GRANITE; return 1; }
+    if (strstr(j, "[|endofturn|]") && strstr(j, "<think>")) { *f = SRT_CHAT_EXAONE4; return 1; }   /* (EXAONE 3.5's has no reasoning block) */
     return 0;
 }
 
@@ -7935,6 +7957,20 @@ SRT_API srt_status srt_chat_render(const srt_chat_template *t, const srt_chat_me
                 srt__puts(&o, msgs[i].content); srt__puts(&o, "<|end_of_text|>\n");
             }
             if (n > first && add_generation_prompt) srt__puts(&o, "<|start_of_role|>assistant<|end_of_role|>");
+            break;
+        case SRT_CHAT_EXAONE4:   /* a reply (when not empty) after an empty reasoning block, its own reasoning left out: the text
+                                    after its last "</think>", stripped (the template's skip_think, on by default) */
+            for (i = 0; i < n; i++) {
+                snprintf(tmp, sizeof tmp, "[|%s|]\n", msgs[i].role);
+                srt__puts(&o, tmp);
+                if (!strcmp(msgs[i].role, "assistant") && msgs[i].content[0]) {
+                    const char *end = srt__strrstr(msgs[i].content, "</think>");
+                    srt__puts(&o, "<think>\n\n</think>\n\n");
+                    if (end) srt__put_trim(&o, end + 8); else srt__puts(&o, msgs[i].content);
+                } else if (strcmp(msgs[i].role, "assistant") != 0) srt__puts(&o, msgs[i].content);
+                srt__puts(&o, "[|endofturn|]\n");
+            }
+            if (add_generation_prompt) srt__puts(&o, "[|assistant|]\n<think>\n\n</think>\n\n");
             break;
         default: break;
     }

@@ -7,13 +7,15 @@
    the same with a byte-level BPE vocabulary and merges, the same as a Phi-3 (fused attn_qkv and
    ffn_up, split when opened; LongRoPE factors and attention factor), a qwen3moe of 4 experts in llama.cpp's
    3-D ffn_{gate,up,down}_exps tensors (split per expert when opened), a "type zoo" of one random tensor
-   per ggml type this reader knows, and ../shared/models/stories260K/stories260K.gguf. */
+   per ggml type this reader knows, the keys of a 64-layer exaone4 with its sliding-window pattern as
+   one bool per layer (no tensors), and ../shared/models/stories260K/stories260K.gguf. */
 #define FZ_NAME "fuzz_gguf"
 #define FZ_PER_SEED 300
 #define FZ_DICT {"GGUF", "general.alignment", "general.architecture", "llama.block_count", "llama.embedding_length", \
                  "tokenizer.ggml.tokens", "tokenizer.ggml.merges", "tokenizer.ggml.model", "token_embd.weight", \
                  "blk.0.attn_q.weight", "\xff\xff\xff\xff", "\0\0\0\0\0\0\0\0", "\x09\0\0\0", "\x08\0\0\0", \
-                 "qwen3moe.expert_count", "llama.expert_count", "expert_used_count", "_exps.weight", "\x03\0\0\0", NULL}
+                 "qwen3moe.expert_count", "llama.expert_count", "expert_used_count", "_exps.weight", "\x03\0\0\0", \
+                 "exaone4.attention.sliding_window_pattern", "\x07\0\0\0", NULL}
 #define FZ_SRTI
 #include "fuzz_common.h"
 
@@ -222,6 +224,19 @@ static int g_zoo(const char *dir) {
     return rc;
 }
 
+static int g_exaone4(const char *dir) {   /* the keys only: srti_check_llama then wants tensors */
+    fz_buf kv = {NULL, 0, 0};
+    int l, rc;
+    g_kv_str(&kv, "general.architecture", "exaone4");
+    g_kv_u32(&kv, "exaone4.block_count", 64);
+    g_kv_u32(&kv, "exaone4.attention.sliding_window", 4096);
+    g_str(&kv, "exaone4.attention.sliding_window_pattern"); fz_u32(&kv, 9); fz_u32(&kv, 7); fz_u64(&kv, 64);   /* an array of 64 bools */
+    for (l = 0; l < 64; l++) fz_u8(&kv, l % 4 < 3);
+    rc = g_write(dir, "exaone4-keys.gguf", &kv, 4, NULL, 0, 0);
+    free(kv.p);
+    return rc;
+}
+
 static int fz_make_seeds(const char *dir) {
     /* two headers alone: version 3 with no tensors and no keys, and with counts far past the file */
     static const unsigned char empty[24] = {'G', 'G', 'U', 'F', 3};
@@ -230,7 +245,7 @@ static int fz_make_seeds(const char *dir) {
     size_t n;
     unsigned char *p;
     if (fz_seed(dir, "empty.gguf", empty, sizeof empty) || fz_seed(dir, "huge-counts.gguf", huge, sizeof huge)) return 1;
-    if (g_llama(dir, "tiny-spm.gguf", 0, 0) || g_llama(dir, "tiny-bpe.gguf", 1, 0) || g_llama(dir, "tiny-phi3.gguf", 0, 1) || g_moe(dir) || g_zoo(dir)) return 1;
+    if (g_llama(dir, "tiny-spm.gguf", 0, 0) || g_llama(dir, "tiny-bpe.gguf", 1, 0) || g_llama(dir, "tiny-phi3.gguf", 0, 1) || g_moe(dir) || g_zoo(dir) || g_exaone4(dir)) return 1;
     p = fz_read_file("../shared/models/stories260K/stories260K.gguf", &n);
     if (p) { int rc = fz_seed(dir, "stories260K.gguf", p, n); free(p); if (rc) return 1; }
     return 0;

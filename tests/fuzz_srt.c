@@ -10,7 +10,8 @@
    (Gemma 1) in q8, granite (multipliers) in q4, gemma2 (soft caps, sliding window) in q4, gemma3
    (q/k norms, sliding rope base) in q8, qwen3moe (router, 4 experts) in q8, qwen2moe (with a
    shared expert) in q4, granitemoe (multipliers, an ungated shared expert) in q8, olmo2 (output norms
-   only, q/k norms of all heads) in q4 and olmoe in q8. */
+   only, q/k norms of all heads) in q4, olmoe in q8 and exaone4 (output norms only, a sliding layer, a
+   NoPE one) in q4. */
 #define FZ_NAME "fuzz_srt"
 #define FZ_PER_SEED 250
 #define FZ_DICT {"SRT", "llama.", "tokenizer.ggml.", "general.architecture", "blk.0.attn_q.weight", "token_embd.weight", \
@@ -18,7 +19,7 @@
                  "phi3", "longrope", "rope_factors_long.weight", "phi3.rope.scaling.attn_factor", \
                  "gemma2", "gemma3", "attention.sliding_window", "attn_logit_softcapping", "post_ffw_norm.weight", \
                  "qwen3moe", "qwen3moe.expert_count", "qwen2moe", "ffn_gate_inp_shexp.weight", "expert_shared_feed_forward_length", \
-                 "smollm3", "smollm3.no_rope_layer_step", "granite", "granite.logit_scale", "granitemoe", "olmo2", "olmoe", "post_attention_norm.weight", "qwen3moe.expert_used_count", "blk.0.ffn_gate_inp.weight", "blk.1.ffn_down.3.weight", \
+                 "smollm3", "smollm3.no_rope_layer_step", "granite", "granite.logit_scale", "granitemoe", "olmo2", "olmoe", "exaone4", "post_attention_norm.weight", "qwen3moe.expert_used_count", "blk.0.ffn_gate_inp.weight", "blk.1.ffn_down.3.weight", \
                  "\xff\xff\xff\xff", "\0\0\0\0", NULL}
 #include "fuzz_common.h"
 #define SPARSERT_IMPLEMENTATION
@@ -187,6 +188,8 @@ static int fz_make_seeds(const char *dir) {
         if (!write_tiny_model_arch(path, "olmo2", NULL, SRT_Q4, NULL, NULL, 1)) { fprintf(stderr, "fuzz_srt: cannot write %s\n", path); return 1; }
         snprintf(path, sizeof path, "%s/tiny-olmoe-q8.srt", dir);   /* olmoe: those q/k norms with experts */
         if (!write_tiny_model_arch(path, "olmoe", NULL, SRT_Q8, NULL, NULL, 1)) { fprintf(stderr, "fuzz_srt: cannot write %s\n", path); return 1; }
+        snprintf(path, sizeof path, "%s/tiny-exaone4-q4.srt", dir);   /* exaone4: output norms only, per-head q/k norms, a sliding layer, a NoPE one */
+        if (!write_tiny_model_arch(path, "exaone4", NULL, SRT_Q4, NULL, NULL, 1)) { fprintf(stderr, "fuzz_srt: cannot write %s\n", path); return 1; }
         snprintf(path, sizeof path, "%s/tiny-qwen3moe-q8.srt", dir);   /* qwen3moe: the router, experts and their keys */
         if (!write_tiny_model_arch(path, "qwen3moe", NULL, SRT_Q8, NULL, NULL, 1)) { fprintf(stderr, "fuzz_srt: cannot write %s\n", path); return 1; }
     }

@@ -10,7 +10,9 @@
    the file's attention scale, sliding-window layers; gemma2: soft caps of the scores
    and the logits; gemma3: q/k norms, the sliding layers' own rope base, linear rope scaling of the
    global ones), smollm3 (NoPE layers), granite (the four multipliers), olmo2 (norms of the
-   attention's and the FFN's outputs only; q and k each normalized over all heads) and the mixtures
+   attention's and the FFN's outputs only; q and k each normalized over all heads), exaone4 (those
+   output norms with per-head q/k norms; with a window, sliding layers in a pattern and no RoPE in
+   the full-attention ones) and the mixtures
    of experts (Mixtral, qwen3moe, qwen2moe with a gated shared expert, granitemoe with an ungated
    one, olmoe with olmo2's q/k norms).
    Logits are compared after every token fed one at a time and after a prompt fed as one batch.
@@ -48,8 +50,10 @@ typedef struct {
     int NX, K, enorm, FS;
 } cfg_t;
 static int is_gemma(const cfg_t *c) { return !strncmp(c->arch, "gemma", 5); }
-static int has_post_norms(const cfg_t *c) { return (is_gemma(c) && strcmp(c->arch, "gemma") != 0) || !strcmp(c->arch, "olmo2"); }   /* Gemma 2 / 3, OLMo 2 */
-static int has_pre_norms(const cfg_t *c) { return strcmp(c->arch, "olmo2") != 0; }   /* OLMo 2 normalizes the outputs only */
+static int is_exaone4(const cfg_t *c) { return !strcmp(c->arch, "exaone4"); }
+static int has_post_norms(const cfg_t *c) { return (is_gemma(c) && strcmp(c->arch, "gemma") != 0) || !strcmp(c->arch, "olmo2") || is_exaone4(c); }   /* Gemma 2 / 3,
+                                                                                                                                        OLMo 2, EXAONE 4 */
+static int has_pre_norms(const cfg_t *c) { return strcmp(c->arch, "olmo2") != 0 && !is_exaone4(c); }   /* OLMo 2, EXAONE 4: the outputs only */
 /* with qk_norm: the q and k norms' lengths, one head's (qwen3, gemma3) or all heads' (olmo2, olmoe) */
 static int qk_full(const cfg_t *c) { return !strcmp(c->arch, "olmo2") || !strcmp(c->arch, "olmoe"); }
 static int qn_len(const cfg_t *c) { return qk_full(c) ? c->H * c->hd : c->hd; }
@@ -59,11 +63,14 @@ static int kn_len(const cfg_t *c) { return qk_full(c) ? c->KVH * c->hd : c->hd; 
 static int shexp_width(const cfg_t *c) { return !strcmp(c->arch, "qwen2moe") ? 3 * c->F / 2 : !strcmp(c->arch, "granitemoe") ? c->FS : 0; }
 static int shexp_gated(const cfg_t *c) { return !strcmp(c->arch, "qwen2moe"); }
 static int is_granite(const cfg_t *c) { return !strcmp(c->arch, "granite") || !strcmp(c->arch, "granitemoe"); }
-/* smollm3: layer l rotates neither q nor k when (l + 1) % step == 0 (use_nope 0: the reference
-   rotates every layer, the check that leaving the NoPE layers out shows) */
+/* smollm3: layer l rotates neither q nor k when (l + 1) % step == 0; exaone4 with a window: the
+   layers that do not slide rotate neither (use_nope 0: the reference rotates every layer, the
+   check that leaving the NoPE layers out shows) */
 static int use_nope = 1;
+static int slides(const cfg_t *c, int l) { return c->window > 0 && l % c->pattern < c->pattern - 1; }
 static int nope(const cfg_t *c, int l) {
     const int step = c->pattern ? c->pattern : 4;
+    if (is_exaone4(c)) return use_nope && c->window > 0 && !slides(c, l);
     return use_nope && !strcmp(c->arch, "smollm3") && (l + 1) % step == 0;
 }
 /* granite's multipliers k = 0 embedding, 1 residual, 2 logit scale (granite: a published Granite 3
@@ -75,8 +82,6 @@ static double granite_mul(const cfg_t *c, int k) {
     static const double v[2][3] = {{12.0, 0.22, 8.0}, {2.0, 0.7, 2.0}};
     return !is_granite(c) || k == granite_off ? 1.0 : v[!strcmp(c->arch, "granitemoe")][k];
 }
-static int slides(const cfg_t *c, int l) { return c->window > 0 && l % c->pattern < c->pattern - 1; }
-
 /* LongRoPE factors of dimension pair i: distinct sets, so that taking the wrong one shows */
 static float rope_factor(int long_set, int i) { return long_set ? 1.0f + 0.75f * (float)i : 1.0f + 0.2f * (float)(i % 3); }
 
@@ -189,6 +194,10 @@ static int write_srt_ex(const char *path, const cfg_t *c, const weights_t *w, co
         }
     }
     if (!strcmp(c->arch, "smollm3") && c->pattern) srt_writer_meta_u32(wr, KEY("no_rope_layer_step"), (uint32_t)c->pattern);
+    if (is_exaone4(c) && c->window) {   /* (pattern 0: none written, the default 4) */
+        srt_writer_meta_u32(wr, KEY("attention.sliding_window"), (uint32_t)c->window);
+        if (c->pattern != 4) srt_writer_meta_u32(wr, KEY("attention.sliding_window_pattern"), (uint32_t)c->pattern);
+    }
     if (is_granite(c)) {
         if (c->attn_scale > 0) srt_writer_meta_f32(wr, KEY("attention.scale"), c->attn_scale);
         srt_writer_meta_f32(wr, KEY("embedding_scale"), (float)granite_mul(c, 0));
@@ -550,6 +559,19 @@ static void check_arch(const cfg_t *c, uint64_t seed) {
             for (k = 0; k < 4; k++)
                 CHECK(off[k] > 100 * TOL, "%s: the reference without the %s multiplier differs (%.2e)", c->tag, k < 3 ? what[k] : "attention", off[k]);
         }
+        if (is_exaone4(c) && c->window && t == T_TOK) {   /* without the window, or with RoPE in the full-attention layers, the reference is far off */
+            cfg_t off = *c;
+            double e1, e2;
+            off.window = 0;
+            ref_forward(&off, &w, toks, T_TOK, neox, 1, ref);
+            e1 = rel_err(srt_session_logits(s1), ref + (size_t)(T_TOK - 1) * V);
+            use_nope = 0;
+            ref_forward(c, &w, toks, T_TOK, neox, 1, ref);
+            use_nope = 1;
+            e2 = rel_err(srt_session_logits(s1), ref + (size_t)(T_TOK - 1) * V);
+            CHECK(e1 > 100 * TOL && e2 > 100 * TOL, "%s: the reference without windows differs (%.2e), with RoPE in the full-attention layers too (%.2e)",
+                  c->tag, e1, e2);
+        }
         if (!strcmp(c->arch, "smollm3") && t == T_TOK) {   /* the comparison can fail: with RoPE in every layer the reference is far off */
             double off;
             use_nope = 0;
@@ -896,6 +918,14 @@ int main(void) {
         {"olmo2 (mha, tied, 3 layers)", "olmo2", 32, 48, 3, 4, 4, 8, 8, 1e4f, 1e-5f, 0, 1, 1, -1, 0, 1.0f, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0},
         {"olmoe (q/k norms of all heads, 8 experts, 3 used, probabilities as they are)", "olmoe", 32, 24, 2, 4, 4, 8, 8, 1e4f, 1e-5f, 0, 1, 0, -1, 0, 1.0f,
          0, 0, 0, 0, 0, 0, 0, 8, 3, 0, 0},
+        /* exaone4: output norms only, per-head q/k norms, NeoX; the 32B's hybrid attention: window 4, 3 sliding layers then a
+           full-attention one without RoPE (the default pattern, no key), and pattern 2 in the file (layers 1 and 3 full) */
+        {"exaone4 (the 1.2B: no windows, every layer rotates; gqa, tied)", "exaone4", 48, 80, 2, 4, 2, 12, 12, 1e6f, 1e-5f, 0, 1, 1, -1, 0, 1.0f,
+         0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0},
+        {"exaone4 (the 32B: window 4, layers 0-2 slide, layer 3 full without RoPE; untied)", "exaone4", 32, 48, 4, 4, 1, 8, 8, 1e6f, 1e-5f, 0, 1, 0, -1, 0, 1.0f,
+         0, 0, 0, 4, 4, 0, 0, 0, 0, 0, 0},
+        {"exaone4 (window 5, sliding_window_pattern 2: layers 1 and 3 full without RoPE)", "exaone4", 32, 48, 4, 4, 2, 8, 8, 1e4f, 1e-5f, 0, 1, 1, -1, 0, 1.0f,
+         0, 0, 0, 5, 2, 0, 0, 0, 0, 0, 0},
     };
     size_t i;
     srt_set_log(NULL, NULL);
@@ -930,6 +960,19 @@ int main(void) {
                                "an olmo2 file without blk.1.post_ffw_norm.weight", "blk.1.post_ffw_norm.weight");
                 remove("build/tmp/arch_bad.srt");
                 free_weights(&olmo2, &w);
+            }
+            {   /* exaone4: backends refused; a file without an output norm or a per-head k norm refused */
+                static const cfg_t ex = {"exaone4", "exaone4", 32, 48, 4, 4, 2, 8, 8, 1e4f, 1e-6f, 0, 1, 1, -1, 0, 1.0f, 0, 0, 0, 4, 4, 0, 0, 0, 0, 0, 0};
+                weights_t w;
+                check_cpu_only(&ex);
+                srt_test_rng = 9;
+                make_weights(&ex, &w);
+                expect_refused("build/tmp/arch_bad.srt", write_srt("build/tmp/arch_bad.srt", &ex, &w, "blk.2.post_attention_norm.weight", 0),
+                               "an exaone4 file without blk.2.post_attention_norm.weight", "blk.2.post_attention_norm.weight");
+                expect_refused("build/tmp/arch_bad.srt", write_srt("build/tmp/arch_bad.srt", &ex, &w, "blk.0.attn_k_norm.weight", 0),
+                               "an exaone4 file without blk.0.attn_k_norm.weight", "blk.0.attn_k_norm.weight");
+                remove("build/tmp/arch_bad.srt");
+                free_weights(&ex, &w);
             }
             {   /* llama.cpp requires granite's logit scale: a file without it is refused */
                 weights_t w;

@@ -174,6 +174,32 @@ static const char *tmpl_granite_thinking =
     "                {{- entry['text'] }}\n            {%- endif %}\n        {%- endfor %}\n    {%- endif %}\n    {%- if loop.last and add_generation_prompt %}\n"
     "        {{- '<|end_of_text|>\\n' + '<|start_of_role|>assistant' }}\n        {%- if controls %}\n            {{- ' ' + controls | tojson()}}\n"
     "        {%- endif %}\n        {{- '<|end_of_role|>' }}\n    {%- else %}\n        {{- '<|end_of_text|>\\n' }}\n    {%- endif %}\n{%- endfor %}\n";
+/* EXAONE 4.0's (the 32B's and 1.2B's chat_template.jinja), abridged: the tools text and tool calls left out */
+static const char *tmpl_exaone4 =
+    "{%- if not skip_think is defined %}\n    {%- set skip_think = true %}\n{%- endif %}\n{%- set role_indicators = {\n    'user': '[|user|]\\n',\n"
+    "    'assistant': '[|assistant|]\\n',\n    'system': '[|system|]\\n',\n    'tool': '[|tool|]\\n'\n} %}\n{%- set end_of_turn = '[|endofturn|]\\n' %}\n"
+    "{%- set ns = namespace(last_query_index = messages|length - 1) %}\n{%- for message in messages %}\n"
+    "    {%- if message.role == \"user\" and message.content is string %}\n        {%- set ns.last_query_index = loop.index0 -%}\n    {%- endif %}\n"
+    "{%- endfor %}\n{%- for i in range(messages | length) %}\n    {%- set msg = messages[i] %}\n    {%- set role = msg.role %}\n"
+    "    {%- if role not in role_indicators %}\n        {{- raise_exception('Unknown role: ' ~ role) }}\n    {%- endif %}\n"
+    "    {%- if i == 0 %}\n        {%- if role == 'system' %}\n            {{- role_indicators['system'] }}\n            {{- msg.content }}\n"
+    "            {{- end_of_turn -}}\n            {%- continue %}\n        {%- endif %}\n    {%- endif %}\n    {%- if role == 'assistant' %}\n"
+    "        {{- role_indicators['assistant'] }}\n        {%- if msg.content %}\n            {%- if \"</think>\" in msg.content %}\n"
+    "                {%- set content = msg.content.split('</think>')[-1].strip() %}\n                {%- set reasoning_content = msg.content.split('</think>')[0].strip() %}\n"
+    "                {%- if reasoning_content.startswith(\"<think>\") %}\n                    {%- set reasoning_content = reasoning_content[9:].strip() %}\n"
+    "                {%- endif %}\n            {%- else %}\n                {%- set content = msg.content %}\n            {%- endif %}\n"
+    "            {%- if (not skip_think and loop.last) and reasoning_content is defined %}\n                {{- \"<think>\\n\" }}\n"
+    "                {{- reasoning_content}}\n                {{- \"\\n</think>\\n\\n\" }}\n            {%- else %}\n"
+    "                {{- \"<think>\\n\\n</think>\\n\\n\" }}\n            {%- endif %}\n            {{- content }}\n        {%- endif %}\n"
+    "        {{- end_of_turn -}}\n    {%- else %}\n        {{- role_indicators[role] }}\n        {{- msg.content }}\n        {{- end_of_turn -}}\n"
+    "    {%- endif %}\n{% endfor %}\n{%- if add_generation_prompt %}\n    {{- role_indicators['assistant'] }}\n"
+    "    {%- if enable_thinking is defined and enable_thinking is true %}\n        {{- \"<think>\\n\" }}\n    {%- else %}\n"
+    "        {{- \"<think>\\n\\n</think>\\n\\n\" }}\n    {%- endif %}\n{%- endif %}";
+/* EXAONE 3.5's: the same markers, no reasoning block, another layout (not exaone4's) */
+static const char *tmpl_exaone35 =
+    "{% for message in messages %}{% if loop.first and message['role'] != 'system' %}{{ '[|system|][|endofturn|]\\n' }}{% endif %}{{ '[|' + "
+    "message['role'] + '|]' + message['content'] }}{% if message['role'] == 'user' %}{{ '\\n' }}{% else %}{{ '[|endofturn|]\\n' }}{% endif %}"
+    "{% endfor %}{% if add_generation_prompt %}{{ '[|assistant|]' }}{% endif %}";
 static const char *tmpl_gemma2 =
     "{{ bos_token }}{% if messages[0]['role'] == 'system' %}{{ raise_exception('System role not supported') }}{% en"
     "dif %}{% for message in messages %}{% if (message['role'] == 'user') != (loop.index0 % 2 == 0) %}{{ raise_exce"
@@ -250,7 +276,7 @@ static srt_chat_template from_text(const char *jinja, const char *bos, const cha
 static void test_names(void) {
     int f, ok = 1;
     for (f = 0; f < SRT_CHAT_FORMAT_COUNT; f++) ok = ok && srt_chat_format_from_name(srt_chat_format_name((srt_chat_format)f)) == f;
-    CHECK(ok && SRT_CHAT_FORMAT_COUNT == 10 && !strcmp(srt_chat_format_name(SRT_CHAT_MISTRAL_V3), "mistral-v3"), "10 named formats, names round-trip");
+    CHECK(ok && SRT_CHAT_FORMAT_COUNT == 11 && !strcmp(srt_chat_format_name(SRT_CHAT_MISTRAL_V3), "mistral-v3"), "11 named formats, names round-trip");
     CHECK(srt_chat_format_from_name("jinja") == -1 && srt_chat_format_from_name(NULL) == -1 && !srt_chat_format_name(SRT_CHAT_FORMAT_COUNT),
           "unknown names are -1 / NULL");
 }
@@ -269,6 +295,7 @@ static void test_detect(void) {
         {&tmpl_zephyr, SRT_CHAT_ZEPHYR, "", 0, "Zephyr"},
         {&tmpl_tulu, SRT_CHAT_TULU, "", 0, "OLMo 2 Instruct (Tulu 3)"},
         {&tmpl_granite31, SRT_CHAT_GRANITE, NULL, 0, "Granite 3.1"},
+        {&tmpl_exaone4, SRT_CHAT_EXAONE4, "", 0, "EXAONE 4.0"},
         {&tmpl_gemma2, SRT_CHAT_GEMMA, "", 0, "Gemma 2"},
         {&tmpl_gemma3, SRT_CHAT_GEMMA, "", 0, "Gemma 3"},
     };
@@ -388,6 +415,17 @@ static void test_render(void) {
         t = from_text("{{- '<|start_of_role|>system<|end_of_role|>' + 'You are Granite, developed by IBM. You are a helpful AI assistant.' }}", NULL, NULL);
         CHECK(t.format == SRT_CHAT_GRANITE && !strcmp(t.default_system, "You are Granite, developed by IBM. You are a helpful AI assistant."),
               "a Granite template without the dated lines: the identity alone as the default system turn");
+    }
+    {   /* EXAONE 4.0: "[|role|]\n" lines, "[|endofturn|]\n" after every turn; a reply after an empty reasoning block, its own reasoning dropped */
+        static const srt_chat_message think[3] = {{"user", "Q"}, {"assistant", "<think>\nR\n</think>\n\n A \n"}, {"assistant", ""}};
+        t = from_text(tmpl_exaone4, "[BOS]", "[|endofturn|]");
+        CHECK(!strcmp(t.stop[0], "[|endofturn|]") && !t.default_system[0], "EXAONE 4.0: replies end at [|endofturn|]; no default system turn");
+        expect(&t, conv_sua, 4, 1, "[|system|]\nYou are terse.[|endofturn|]\n[|user|]\nHi there[|endofturn|]\n[|assistant|]\n<think>\n\n</think>\n\nHello![|endofturn|]\n[|user|]\nWhat is 2+2?[|endofturn|]\n[|assistant|]\n<think>\n\n</think>\n\n", "EXAONE 4.0 with system");
+        expect(&t, conv_u, 1, 0, "[|user|]\n Hi there \n[|endofturn|]\n", "EXAONE 4.0 untrimmed content, no generation prompt");
+        expect(&t, think, 3, 0, "[|user|]\nQ[|endofturn|]\n[|assistant|]\n<think>\n\n</think>\n\nA[|endofturn|]\n[|assistant|]\n[|endofturn|]\n", "EXAONE 4.0: a reply's reasoning dropped (the answer stripped), an empty reply without a block");
+        g_log[0] = 0;
+        t = from_text(tmpl_exaone35, NULL, NULL);
+        CHECK(t.format == SRT_CHAT_CHATML && t.guessed, "EXAONE 3.5's template (no reasoning block) is not taken for EXAONE 4.0's");
     }
     t = from_text(tmpl_gemma2, "<bos>", "<eos>");
     expect(&t, conv_ua, 3, 1, "<bos><start_of_turn>user\nHi there<end_of_turn>\n<start_of_turn>model\nHello!<end_of_turn>\n<start_of_turn>user\nWhat is 2+2?<end_of_turn>\n<start_of_turn>model\n", "Gemma 2");
@@ -656,7 +694,7 @@ static void test_srt_chat(void) {
     CHECK(err_text && strstr(err_text, "[feed 17 tokens: \"<s>[INST] Lily [/INST]\"]"), "the Llama 2 prompt: <s> is one token (BOS), then 16 text tokens");
     free(err_text);
     CHECK(run("build/srt-chat --template list -m x > " TMP "/out.txt") == 0 && (out_text = srt_test_read_file(TMP "/out.txt", &n)) != NULL &&
-          !strcmp(out_text, "chatml\nllama3\nllama2\nmistral\nmistral-v3\nphi3\nzephyr\ngemma\ntulu\ngranite\n"), "srt-chat --template list");
+          !strcmp(out_text, "chatml\nllama3\nllama2\nmistral\nmistral-v3\nphi3\nzephyr\ngemma\ntulu\ngranite\nexaone4\n"), "srt-chat --template list");
     free(out_text);
     CHECK(run("build/srt-chat -m " TMP "/stories.srt --template nope -p x 2>/dev/null") != 0, "srt-chat --template with an unknown name fails");
     CHECK(run("build/srt-chat -m " TMP "/stories.srt -p 'Once upon a time' -n 4 --temp 0 -t 1 >" TMP "/out.txt 2>/dev/null") == 0 &&

@@ -1703,12 +1703,12 @@ static void test_granitemoe(void) {
    OLMoE: Llama's norms, those q/k norms and 4 experts of intermediate_size 6 (2 used), router
    mlp.gate. Every tensor in place with its values, q/k in NeoX order (not permuted); packed, they
    run; broken folders and configs are refused; random ones take the config classes' defaults. */
-static void ol_tensors(int moe) {
+static void ol_tensors(int moe, int exaone4) {
     static const char *const part[3] = {"gate_proj", "up_proj", "down_proj"}, *const gg_part[3] = {"gate", "up", "down"};
     char hf[96], gg[64];
     int l, x, k;
     mx_n = 0; mx_used = mx_used16 = 0;
-    srt_test_rng = moe ? 4747 : 4646;
+    srt_test_rng = moe ? 4747 : exaone4 ? 4848 : 4646;
     mx_add("model.embed_tokens.weight", "token_embd.weight", TV, MXE, 0, 0, -1, -1, -1, NULL);
     for (l = 0; l < MXL; l++) {
 #define OLT(h, g, r, c, norm, ex, pt) snprintf(hf, sizeof hf, "model.layers.%d.%s", l, h); snprintf(gg, sizeof gg, "blk.%d.%s", l, g); \
@@ -1718,7 +1718,7 @@ static void ol_tensors(int moe) {
         OLT("self_attn.k_proj.weight", "attn_k.weight", 4, MXE, 0, -1, -1)
         OLT("self_attn.v_proj.weight", "attn_v.weight", 4, MXE, 0, -1, -1)
         OLT("self_attn.o_proj.weight", "attn_output.weight", MXE, MXE, 0, -1, -1)
-        OLT("self_attn.q_norm.weight", "attn_q_norm.weight", MXE, 0, 1, -1, -1)
+        OLT("self_attn.q_norm.weight", "attn_q_norm.weight", exaone4 ? 4 : MXE, 0, 1, -1, -1)   /* (EXAONE 4: per head) */
         OLT("self_attn.k_norm.weight", "attn_k_norm.weight", 4, 0, 1, -1, -1)
         if (moe) {
             OLT("post_attention_layernorm.weight", "ffn_norm.weight", MXE, 0, 1, -1, -1)
@@ -1744,8 +1744,8 @@ static void ol_tensors(int moe) {
 static void ol_config(char *buf, size_t cap, int moe, const char *extra) {
     snprintf(buf, cap, "{\"architectures\":[\"%s\"],\"hidden_size\":8,\"intermediate_size\":6,\"num_hidden_layers\":2,\"num_attention_heads\":2,"
              "\"num_key_value_heads\":1,\"max_position_embeddings\":64,\"vocab_size\":16,\"tie_word_embeddings\":false,\"hidden_act\":\"silu\","
-             "\"rope_theta\":500000.0,\"attention_bias\":false%s%s}", moe ? "OlmoeForCausalLM" : "Olmo2ForCausalLM",
-             moe ? ",\"num_experts\":4,\"num_experts_per_tok\":2" : "", extra);
+             "\"rope_theta\":500000.0,\"attention_bias\":false%s%s}", moe == 2 ? "Exaone4ForCausalLM" : moe ? "OlmoeForCausalLM" : "Olmo2ForCausalLM",
+             moe == 1 ? ",\"num_experts\":4,\"num_experts_per_tok\":2" : "", extra);
 }
 static void test_olmo(void) {
     char err[1024], dir[] = TMP "/olmo", cfg[2048], why[512], p[512], arch[16];
@@ -1753,7 +1753,7 @@ static void test_olmo(void) {
     int ok, moe;
     for (moe = 0; moe < 2; moe++) {
         const char *what = moe ? "OLMoE" : "OLMo 2", *a = moe ? "olmoe" : "olmo2";
-        ol_tensors(moe);
+        ol_tensors(moe, 0);
         ol_config(cfg, sizeof cfg, moe, "");
         mx_write(dir, cfg, NULL, 0);
         m = open_dir(dir, err, sizeof err);
@@ -1778,7 +1778,7 @@ static void test_olmo(void) {
             remove(TMP "/olmo.srt");
         }
     }
-    ol_tensors(0);
+    ol_tensors(0, 0);
     ol_config(cfg, sizeof cfg, 0, "");
     mx_write(dir, cfg, "model.layers.1.self_attn.k_norm.weight", 0);
     refuse_check(dir, "tensor 'blk.1.attn_k_norm.weight' is missing", "an OLMo 2 folder without layer 1's k_norm");
@@ -1788,7 +1788,7 @@ static void test_olmo(void) {
     mx_n++;
     mx_write(dir, cfg, NULL, 0);
     refuse(dir, "'model.layers.0.input_layernorm.weight' has no place in a olmo2 model", "an OLMo 2 folder with an input norm");
-    ol_tensors(1);
+    ol_tensors(1, 0);
     ol_config(cfg, sizeof cfg, 1, ",\"clip_qkv\":8.0");
     mx_write(dir, cfg, NULL, 0);
     refuse(dir, "clip_qkv is not supported", "an OLMoE with clip_qkv");
@@ -1810,6 +1810,72 @@ static void test_olmo(void) {
     srti_close(m);
     remove(p);
     if (!remove_tree(TMP "/olmo")) CHECK(0, "clean up");
+}
+
+/* Exaone4ForCausalLM: OLMo 2's tiny folder with per-head q_norm / k_norm (4 values). The hybrid
+   attention's settings as transformers' Exaone4Config takes them: sliding_window (absent: 4096;
+   null: none), sliding_window_pattern as a number or "LLLG", layer_types; the full-attention
+   layers then have no RoPE. Every tensor in place; packed, the runtime reports the sliding layers
+   and evaluates; settings that follow no pattern, or a window with no sliding layer, are refused;
+   a random folder takes Exaone4Config's defaults. */
+static void test_exaone4(void) {
+    static const struct { const char *extra; uint32_t window, pattern; int swa_layers; const char *want, *what; } c[] = {
+        {",\"sliding_window\":4,\"layer_types\":[\"sliding_attention\",\"full_attention\"]", 4, 2, 1, NULL, "window 4, layer_types sliding, full"},
+        {",\"sliding_window\":4,\"sliding_window_pattern\":\"LG\"", 4, 2, 1, NULL, "window 4, sliding_window_pattern \"LG\""},
+        {",\"sliding_window\":6,\"sliding_window_pattern\":2,\"layer_types\":[\"sliding_attention\",\"full_attention\"]", 6, 2, 1, NULL,
+         "window 6, sliding_window_pattern 2 and layer_types agreeing"},
+        {",\"sliding_window\":null,\"layer_types\":[\"full_attention\",\"full_attention\"]", 0, 0, 0, NULL,
+         "sliding_window null (the 1.2B): no windows, every layer rotates"},
+        {"", 4096, 4, 2, NULL, "no sliding_window: Exaone4Config's 4096, pattern 4 (both layers slide)"},
+        {",\"sliding_window\":4,\"layer_types\":[\"full_attention\",\"full_attention\"]", 0, 0, 0, "but no layer slides",
+         "a window with only full-attention layers"},
+        {",\"sliding_window\":4,\"sliding_window_pattern\":\"LGL\"", 0, 0, 0, "is not P - 1 'L's and a 'G'", "sliding_window_pattern \"LGL\""},
+        {",\"sliding_window\":4,\"sliding_window_pattern\":3,\"layer_types\":[\"sliding_attention\",\"full_attention\"]", 0, 0, 0,
+         "sliding_window_pattern says 3", "layer_types repeating every 2 layers with sliding_window_pattern 3"},
+    };
+    char err[1024], dir[] = TMP "/exaone4", cfg[2048], why[512], p[512], arch[16];
+    srti_model *m;
+    size_t i;
+    int ok;
+    ol_tensors(0, 1);
+    for (i = 0; i < sizeof c / sizeof c[0]; i++) {
+        ol_config(cfg, sizeof cfg, 2, c[i].extra);
+        mx_write(dir, cfg, NULL, 0);
+        if (c[i].want) { refuse(dir, c[i].want, c[i].what); continue; }
+        m = open_dir(dir, err, sizeof err);
+        ok = m && !strcmp(m->hp.arch, "exaone4") && m->hp.rope_neox == 1 && m->hp.norm_eps == 1e-5f && m->hp.sliding_window == c[i].window &&
+             m->hp.swa_pattern == c[i].pattern;
+        CHECK(ok, "EXAONE 4 folder, %s: exaone4, NeoX rope, rms_norm_eps 1e-5 by default, window %u, pattern %u (%s)", c[i].what,
+              m ? m->hp.sliding_window : 0, m ? m->hp.swa_pattern : 0, m ? "ok" : err);
+        if (m && i == 0) {
+            ok = mx_check_values(m, why, sizeof why) && srti_check_llama(m, why, sizeof why) == 0;
+            CHECK(ok, "EXAONE 4: all %d tensors mapped with their values (post_attention_layernorm -> post_attention_norm, post_feedforward_layernorm -> "
+                  "post_ffw_norm, per-head q_norm / k_norm of 4 values, no input norms), q/k not permuted; srti_check_llama passes (%s)", mx_n, ok ? "ok" : why);
+        }
+        srti_close(m);
+        {
+            float lg[TV];
+            srt_model_info info;
+            memset(&info, 0, sizeof info);
+            ok = mx_pack_eval(dir, "", TMP "/exaone4.srt", lg, &info, arch, why, sizeof why);
+            CHECK(ok && !strcmp(arch, "exaone4") && info.n_swa_layers == c[i].swa_layers && info.swa_window == (int)c[i].window,
+                  "EXAONE 4, %s: packed, it loads with %d sliding layers of window %d and evaluates 5 tokens to finite logits (%s)", c[i].what,
+                  info.n_swa_layers, info.swa_window, ok ? "ok" : why);
+            remove(TMP "/exaone4.srt");
+        }
+    }
+    path_in(p, sizeof p, TMP, "exaone4_random.json");
+    write_text(p, "{\"architectures\":[\"Exaone4ForCausalLM\"],\"hidden_size\":8,\"intermediate_size\":16,\"num_hidden_layers\":8,"
+                  "\"num_attention_heads\":2,\"vocab_size\":300}");
+    m = NULL;
+    ok = srti_open_random(p, 3, &m, err, sizeof err) == 0 && m->hp.sliding_window == 4096 && m->hp.swa_pattern == 4 && m->hp.rope_theta == 10000.0f &&
+         m->hp.norm_eps == 1e-5f && srti_find(m, "blk.0.attn_norm.weight") < 0 && srti_find(m, "blk.7.post_ffw_norm.weight") >= 0 &&
+         srti_find(m, "blk.0.attn_q_norm.weight") >= 0 && m->tensors[srti_find(m, "blk.0.attn_q_norm.weight")].ne[0] == 4 && srti_check_llama(m, err, sizeof err) == 0;
+    CHECK(ok, "random EXAONE 4: Exaone4Config's defaults (window 4096, pattern 4, rope_theta 1e4, eps 1e-5), output norms only, per-head q/k norms; "
+          "checked (%s)", ok ? "ok" : err);
+    srti_close(m);
+    remove(p);
+    if (!remove_tree(dir)) CHECK(0, "clean up");
 }
 
 /* Qwen2MoeForCausalLM: the tiny MoE folder as Qwen2 (QKV biases, no q/k norms) with a shared expert
@@ -2837,6 +2903,7 @@ int main(void) {
     test_granite();
     test_granitemoe();
     test_olmo();
+    test_exaone4();
     test_malformed();
     test_tokenizers();
     test_smollm2_tokenizer();

@@ -917,6 +917,100 @@ static void test_gemma(void) {
     remove(TMP "gemma.gguf");
 }
 
+/* ---- EXAONE 4 GGUFs as llama.cpp reads them: only the 64-layer model (the 32B) has sliding layers,
+   window 4096 and 3 sliding layers of every 4 unless the file says otherwise; the pattern as a
+   number or as one bool per layer (newer converters), which must follow a period P (layer l slides
+   iff l % P < P - 1); other sizes have none whatever the file records. Complete tiny files (E 8,
+   2 heads of 4, 1 KV head) are packed and loaded: the runtime reports the sliding layers. */
+static void test_exaone4(void) {
+    static const struct { uint32_t layers, window; int pattern; const char *flags; uint32_t want_window, want_pattern; int swa_layers; const char *want_err, *what; } c[] = {
+        {64, 0, -1, NULL, 4096, 4, 48, NULL, "64 layers, no keys: llama.cpp's window 4096, 3 sliding layers of 4"},
+        {64, 512, -1, "LLLG", 512, 4, 48, NULL, "64 layers, window 512, the pattern as LLLG flags"},
+        {64, 512, 2, NULL, 512, 2, 32, NULL, "64 layers, window 512, sliding_window_pattern 2"},
+        {64, 0, -1, "LG", 4096, 2, 32, NULL, "64 layers, the pattern as LG flags"},
+        {64, 0, -1, "LLGL", 0, 0, 0, "is not a pattern", "64 layers, flags LLGL repeated (no period)"},
+        {64, 0, -1, "short", 0, 0, 0, "a bool for each of the 64 layers", "64 layers, 63 flags"},
+        {6, 4096, -1, "LLLG", 0, 0, 0, NULL, "6 layers with a window and flags: none (llama.cpp applies them to the 64-layer model only)"},
+    };
+    static const struct { const char *name; uint64_t ne0, ne1; } lt[] = {
+        {"attn_q.weight", 8, 8}, {"attn_k.weight", 8, 4}, {"attn_v.weight", 8, 4}, {"attn_output.weight", 8, 8},
+        {"attn_q_norm.weight", 4, 1}, {"attn_k_norm.weight", 4, 1}, {"post_attention_norm.weight", 8, 1},
+        {"ffn_gate.weight", 8, 8}, {"ffn_up.weight", 8, 8}, {"ffn_down.weight", 8, 8}, {"post_ffw_norm.weight", 8, 1},
+    };
+    const size_t NLT = sizeof lt / sizeof lt[0];
+    char err[512], nm[96];
+    size_t i, k;
+    buf b = {NULL, 0, 0};
+    for (i = 0; i < sizeof c / sizeof c[0]; i++) {
+        srti_model *m = NULL;
+        uint64_t off = 0, j, l;
+        int ok;
+        b.n = 0;
+        put_hdr(&b, 3, 2 + (uint64_t)c[i].layers * NLT, 10 + (c[i].window > 0) + (c[i].pattern >= 0) + (c[i].flags != NULL));
+        kv_str(&b, "general.architecture", "exaone4");
+        kv_u32(&b, "exaone4.embedding_length", 8); kv_u32(&b, "exaone4.feed_forward_length", 8); kv_u32(&b, "exaone4.block_count", c[i].layers);
+        kv_u32(&b, "exaone4.attention.head_count", 2); kv_u32(&b, "exaone4.attention.head_count_kv", 1); kv_u32(&b, "exaone4.context_length", 64);
+        if (c[i].window) kv_u32(&b, "exaone4.attention.sliding_window", c[i].window);
+        if (c[i].pattern >= 0) kv_u32(&b, "exaone4.attention.sliding_window_pattern", (uint32_t)c[i].pattern);
+        if (c[i].flags) {   /* a GGUF array (9) of bools (7): 'L' = true; "short": one layer's flag missing */
+            const int shrt = !strcmp(c[i].flags, "short");
+            const uint64_t n = c[i].layers - (uint64_t)shrt;
+            put_str(&b, "exaone4.attention.sliding_window_pattern"); put_u32(&b, 9); put_u32(&b, 7); put_u64(&b, n);
+            for (l = 0; l < n; l++) put_u8(&b, shrt ? l % 4 < 3 : c[i].flags[l % strlen(c[i].flags)] == 'L');
+        }
+        kv_str(&b, "tokenizer.ggml.model", "llama");
+        kv_tokens(&b, 300);
+        kv_f32(&b, "exaone4.rope.freq_base", 1e6f);
+        tinfo(&b, "token_embd.weight", 2, 8, 300, SRTI_TYPE_F32, off); off += 8 * 300 * 4;
+        tinfo(&b, "output_norm.weight", 1, 8, 1, SRTI_TYPE_F32, off); off += 32;
+        for (l = 0; l < c[i].layers; l++)
+            for (k = 0; k < NLT; k++) {
+                snprintf(nm, sizeof nm, "blk.%u.%s", (unsigned)l, lt[k].name);
+                tinfo(&b, nm, lt[k].ne1 > 1 ? 2 : 1, lt[k].ne0, lt[k].ne1, SRTI_TYPE_F32, off);
+                off += (lt[k].ne0 * lt[k].ne1 * 4 + 31) / 32 * 32;
+            }
+        pad_to(&b, 32);
+        for (j = 0; j < off / 4; j++) put_f32(&b, 0.05f * (float)((j * 7) % 11) - 0.2f);
+        spit(TMP "exaone4.gguf", b.p, b.n);
+        ok = srti_open(TMP "exaone4.gguf", NULL, &m, err, sizeof err) == 0 && srti_check_llama(m, err, sizeof err) == 0;
+        if (c[i].want_err) CHECK(!ok && strstr(err, c[i].want_err), "exaone4: %s is refused (%s)", c[i].what, err);
+        else {
+            srt_model *sm = NULL;
+            srt_model_desc md;
+            srt_model_info info;
+            int finite = 0;
+            memset(&info, 0, sizeof info);
+            ok = ok && m->hp.sliding_window == c[i].want_window && m->hp.swa_pattern == c[i].want_pattern && m->hp.rope_neox == 1;
+            CHECK(ok, "exaone4: %s: window %u, pattern %u read, NeoX rope (%s)", c[i].what, ok ? m->hp.sliding_window : 0, ok ? m->hp.swa_pattern : 0,
+                  ok ? "ok" : err);
+            ok = ok && system("build/srt-pack -q " TMP "exaone4.gguf " TMP "exaone4.srt > " TMP "exaone4_pack.log 2>&1") == 0;
+            memset(&md, 0, sizeof md);
+            ok = ok && srt_model_load(TMP "exaone4.srt", &md, &sm) == SRT_OK;
+            if (ok) {
+                srt_session *s = NULL;
+                srt_session_desc sd;
+                int32_t toks[5] = {1, 20, 30, 40, 50};
+                memset(&sd, 0, sizeof sd);
+                sd.n_ctx = 32;
+                srt_model_get_info(sm, &info);
+                if (srt_session_create(sm, &sd, &s) == SRT_OK && srt_session_feed(s, toks, 5) == SRT_OK && srt_session_logits(s)) {
+                    const float *lg = srt_session_logits(s);
+                    for (finite = 1, j = 0; j < 300; j++) finite = finite && lg[j] == lg[j] && fabsf(lg[j]) < 1e30f;
+                }
+                srt_session_destroy(s);
+            }
+            CHECK(ok && info.n_swa_layers == c[i].swa_layers && info.swa_window == (int)c[i].want_window && finite,
+                  "exaone4: %s: packed, the runtime has %d sliding layers of window %d (%d expected) and evaluates 5 tokens (%s)", c[i].what,
+                  info.n_swa_layers, info.swa_window, c[i].swa_layers, ok ? "ok" : srt_last_error());
+            srt_model_free(sm);
+            remove(TMP "exaone4.srt");
+        }
+        srti_close(m);
+    }
+    free(b.p);
+    remove(TMP "exaone4.gguf");
+}
+
 /* ---- mixture of experts (Mixtral as "llama" with expert_count, "qwen3moe", "qwen2moe", "granitemoe", "olmoe") */
 /* A 2-layer MoE GGUF of n_embd 32, expert width 64, 2 heads of 16 (1 KV head), 300 tokens. The
    experts are llama.cpp's 3-D blk.N.ffn_{gate,up,down}_exps.weight, or with per_expert the older
@@ -1488,6 +1582,7 @@ int main(void) {
     test_llama3_rope();
     test_phi3_split();
     test_gemma();
+    test_exaone4();
     test_moe();
     test_moe_pack();
     test_moe_many();

@@ -179,7 +179,7 @@ static void check_greedy(srt_model *m, const char *tag, int n_ctx, int n_batch, 
 static void test_greedy(void) {
     static const struct { const char *arch; srt_format f; } models[] = {
         {"llama", SRT_F32}, {"llama", SRT_Q8}, {"llama", SRT_Q4}, {"qwen3moe", SRT_Q8}, {"qwen2moe", SRT_Q4}, {"gemma2", SRT_F16}, {"gemma", SRT_Q4}, {"smollm3", SRT_Q8},
-        {"granite", SRT_Q4}, {"granitemoe", SRT_Q8}, {"olmo2", SRT_Q4}, {"olmoe", SRT_Q8}, {"phi3", SRT_BF16}};
+        {"granite", SRT_Q4}, {"granitemoe", SRT_Q8}, {"olmo2", SRT_Q4}, {"olmoe", SRT_Q8}, {"exaone4", SRT_Q8}, {"phi3", SRT_BF16}};
     int i;
     for (i = 0; i < (int)(sizeof models / sizeof models[0]); i++) {
         srt_model *m = NULL;

@@ -31,7 +31,8 @@ static const char *extra_pieces[] = {
    "qwen3moe" (q/k norms, 4 experts of width T_F / 2, 2 used, an f32 router), "qwen2moe" (those
    experts without the norms, a shared expert of width T_F), "granitemoe" (granite's multipliers with
    qwen2moe's experts and an ungated shared expert), "olmo2" (no input norms, output norms, q/k norms
-   over all heads) or "olmoe" (those q/k norms with qwen2moe's experts, no shared one); chat_template: tokenizer.chat_template
+   over all heads), "olmoe" (those q/k norms with qwen2moe's experts, no shared one) or "exaone4" (olmo2's norms with
+   per-head q/k norms, a window of 4 on layer 0 of every 2, layer 1 without RoPE); chat_template: tokenizer.chat_template
    (NULL = none). skip_tensor / bad_tensor tweak it for the error tests. */
 /* Set by a caller: every norm weight this value instead of random ones near 1 (0 = random), and the
    model's general.name (fuzz_srt's NaN seed patches the value and picks the file size by the name). */
@@ -82,6 +83,7 @@ static int write_tiny_model_arch(const char *path, const char *arch, const char 
         if (!strcmp(arch, "gemma2")) { srt_writer_meta_f32(w, TKEY("attn_logit_softcapping"), 20.0f); srt_writer_meta_f32(w, TKEY("final_logit_softcapping"), 10.0f); }
         else srt_writer_meta_f32(w, TKEY("rope.freq_base_swa"), 100.0f);
     }
+    if (!strcmp(arch, "exaone4")) { srt_writer_meta_u32(w, TKEY("attention.sliding_window"), 4); srt_writer_meta_u32(w, TKEY("attention.sliding_window_pattern"), 2); }
     if (!strcmp(arch, "qwen3moe") || !strcmp(arch, "qwen2moe") || !strcmp(arch, "granitemoe") || !strcmp(arch, "olmoe")) {
         srt_writer_meta_u32(w, TKEY("expert_count"), 4);
         srt_writer_meta_u32(w, TKEY("expert_used_count"), 2);
@@ -119,7 +121,7 @@ static int write_tiny_model_arch(const char *path, const char *arch, const char 
     for (l = 0; l < T_L; l++) {
         char nm[64];
 #define LADD(s, rows, cols, f) do { sprintf(nm, "blk.%d." s, l); ADD(nm, rows, cols, f); } while (0)
-        if (strcmp(arch, "olmo2") != 0) { LADD("attn_norm.weight", 1, T_E, SRT_F32); LADD("ffn_norm.weight", 1, T_E, SRT_F32); }
+        if (strcmp(arch, "olmo2") != 0 && strcmp(arch, "exaone4") != 0) { LADD("attn_norm.weight", 1, T_E, SRT_F32); LADD("ffn_norm.weight", 1, T_E, SRT_F32); }
         LADD("attn_q.weight", T_E, T_E, fmt);
         LADD("attn_k.weight", T_E / T_H * T_KVH, T_E, fmt);
         LADD("attn_v.weight", T_E / T_H * T_KVH, T_E, fmt);
@@ -141,9 +143,11 @@ static int write_tiny_model_arch(const char *path, const char *arch, const char 
             LADD("ffn_up.weight", T_F, T_E, fmt);
             LADD("ffn_down.weight", T_E, T_F, fmt);
         }
-        if (!strcmp(arch, "qwen3") || !strcmp(arch, "qwen3moe") || !strcmp(arch, "gemma3")) { LADD("attn_q_norm.weight", 1, T_E / T_H, SRT_F32); LADD("attn_k_norm.weight", 1, T_E / T_H, SRT_F32); }
+        if (!strcmp(arch, "qwen3") || !strcmp(arch, "qwen3moe") || !strcmp(arch, "gemma3") || !strcmp(arch, "exaone4")) {
+            LADD("attn_q_norm.weight", 1, T_E / T_H, SRT_F32); LADD("attn_k_norm.weight", 1, T_E / T_H, SRT_F32);
+        }
         if (!strcmp(arch, "olmo2") || !strcmp(arch, "olmoe")) { LADD("attn_q_norm.weight", 1, T_E, SRT_F32); LADD("attn_k_norm.weight", 1, T_E / T_H * T_KVH, SRT_F32); }
-        if (!strcmp(arch, "gemma2") || !strcmp(arch, "gemma3") || !strcmp(arch, "olmo2")) {
+        if (!strcmp(arch, "gemma2") || !strcmp(arch, "gemma3") || !strcmp(arch, "olmo2") || !strcmp(arch, "exaone4")) {
             LADD("post_attention_norm.weight", 1, T_E, SRT_F32); LADD("post_ffw_norm.weight", 1, T_E, SRT_F32);
         }
 #undef LADD

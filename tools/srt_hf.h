@@ -24,8 +24,10 @@
                                Granite with experts; see EXPERTS below), Olmo2ForCausalLM (-> "olmo2":
                                no norms before attention and FFN, post_attention_layernorm and
                                post_feedforward_layernorm of their outputs, q_norm / k_norm over
-                               all heads, NeoX rope) and OlmoeForCausalLM (-> "olmoe": Llama's norms,
-                               those q/k norms and experts; see EXPERTS):
+                               all heads, NeoX rope), OlmoeForCausalLM (-> "olmoe": Llama's norms,
+                               those q/k norms and experts; see EXPERTS) and Exaone4ForCausalLM (->
+                               "exaone4": OLMo 2's norms with per-head q_norm / k_norm; sliding_window,
+                               sliding_window_pattern, layer_types as srti__hf_exaone4_config reads them):
                                hidden_size, intermediate_size,
                                num_hidden_layers, num_attention_heads, num_key_value_heads, head_dim,
                                rms_norm_eps, rope_theta, rope_scaling (linear, llama3; other types
@@ -224,11 +226,6 @@ static int srti__file_exists(const char *path) {
     return 1;
 }
 
-static int srti__ends_with(const char *s, const char *suffix) {
-    size_t a = strlen(s), b = strlen(suffix);
-    return a >= b && strcmp(s + a - b, suffix) == 0;
-}
-
 /* The folder of a Hugging Face model named by `path` (the folder itself, or its config.json or
    tokenizer.json), or NULL if `path` is not one. */
 static char *srti__hf_folder(const char *path) {
@@ -325,9 +322,11 @@ static int srti__jtoken_id(const char *file, const srtj_value *obj, const char *
 /* ---------------------------------------------------------------- config.json */
 enum { SRTI__HF_LLAMA = 1, SRTI__HF_MISTRAL = 2, SRTI__HF_QWEN2 = 3, SRTI__HF_QWEN3 = 4, SRTI__HF_PHI3 = 5, SRTI__HF_GEMMA2 = 6, SRTI__HF_GEMMA3 = 7,
        SRTI__HF_MIXTRAL = 8, SRTI__HF_QWEN3MOE = 9, SRTI__HF_GEMMA = 10, SRTI__HF_QWEN2MOE = 11,
-       SRTI__HF_SMOLLM3 = 12, SRTI__HF_GRANITE = 13, SRTI__HF_GRANITEMOE = 14, SRTI__HF_OLMO2 = 15, SRTI__HF_OLMOE = 16 };
+       SRTI__HF_SMOLLM3 = 12, SRTI__HF_GRANITE = 13, SRTI__HF_GRANITEMOE = 14, SRTI__HF_OLMO2 = 15, SRTI__HF_OLMOE = 16, SRTI__HF_EXAONE4 = 17 };
 #define SRTI__HF_IS_GEMMA(kind) ((kind) == SRTI__HF_GEMMA || (kind) == SRTI__HF_GEMMA2 || (kind) == SRTI__HF_GEMMA3)
-#define SRTI__HF_QK_NORM(kind) ((kind) == SRTI__HF_QWEN3 || (kind) == SRTI__HF_QWEN3MOE || (kind) == SRTI__HF_GEMMA3)   /* per-head q/k RMSNorm */
+#define SRTI__HF_QK_NORM(kind) ((kind) == SRTI__HF_QWEN3 || (kind) == SRTI__HF_QWEN3MOE || (kind) == SRTI__HF_GEMMA3 || (kind) == SRTI__HF_EXAONE4)   /* per-head
+                                                                                                                                     q/k RMSNorm */
+#define SRTI__HF_POST_ONLY(kind) ((kind) == SRTI__HF_OLMO2 || (kind) == SRTI__HF_EXAONE4)   /* norms of the attention's and the FFN's outputs only */
 #define SRTI__HF_QK_NORM_FULL(kind) ((kind) == SRTI__HF_OLMO2 || (kind) == SRTI__HF_OLMOE)   /* q/k RMSNorm over all heads */
 typedef struct srti__hf_cfg {
     char arch_class[64];       /* "LlamaForCausalLM" (or the model_type) */
@@ -433,6 +432,40 @@ static int srti__hf_gemma_act(const char *file, const srtj_value *c, char *err, 
     return 0;
 }
 
+/* layer_types, where the config has one (a list of "sliding_attention" / "full_attention", one per
+   layer), as the period P of a sliding-window pattern, layer l sliding iff l % P < P - 1: P is its
+   first full-attention layer + 1 (none: *pattern stays). Refused if the list follows no such
+   pattern, or another P than `given` (0: none given). */
+static int srti__hf_layer_types(const char *file, const srtj_value *c, uint32_t n_layer, uint32_t given, uint32_t *pattern, char *err, size_t errlen) {
+    const srtj_value *lt = srtj_get(c, "layer_types"), *e;
+    uint32_t first_full = 0, l;
+    if (!lt || lt->type == SRTJ_NULL) return 0;
+    if (!srtj_is(lt, SRTJ_ARRAY) || lt->n != n_layer) {
+        srti__seterr(err, errlen, "%s: layer_types must be a list of %u entries (num_hidden_layers)", file, (unsigned)n_layer);
+        return 1;
+    }
+    for (e = lt->first, l = 0; e; e = e->next, l++) {   /* every entry one of the two */
+        const char *s = srtj_string(e);
+        if (!s || (strcmp(s, "sliding_attention") != 0 && strcmp(s, "full_attention") != 0)) {
+            srti__seterr(err, errlen, "%s: layer_types[%u] must be \"sliding_attention\" or \"full_attention\"", file, (unsigned)l);
+            return 1;
+        }
+        if (!first_full && !strcmp(s, "full_attention")) first_full = l + 1;
+    }
+    if (first_full) *pattern = first_full;
+    if (given && *pattern != given) {
+        srti__seterr(err, errlen, "%s: layer_types repeats every %u layers, sliding_window_pattern says %u", file, (unsigned)*pattern, (unsigned)given);
+        return 1;
+    }
+    for (e = lt->first, l = 0; e; e = e->next, l++)
+        if (!strcmp(srtj_string(e), "sliding_attention") != (l % *pattern < *pattern - 1)) {
+            srti__seterr(err, errlen, "%s: layer_types is not a sliding-window pattern (layer l slides iff l %% P < P - 1, here P = %u): layer %u is %s",
+                         file, (unsigned)*pattern, (unsigned)l, srtj_string(e));
+            return 1;
+        }
+    return 0;
+}
+
 /* Gemma's attention: sliding-window layers in a fixed pattern (layer l slides iff l % P < P - 1;
    Gemma 2: P = 2, Gemma 3: sliding_window_pattern, default 6), optional tanh soft-capping of the
    attention scores and final logits (Gemma 2), scores scaled by query_pre_attn_scalar^-0.5, and
@@ -448,9 +481,8 @@ static int srti__hf_gemma_config(srti_model *m, const char *file, const srtj_val
         return 0;
     }
     static const char *caps[2] = {"attn_logit_softcapping", "final_logit_softcapping"};
-    const srtj_value *lt = srtj_get(c, "layer_types"), *e;
     const int g3 = cfg->kind == SRTI__HF_GEMMA3;
-    uint32_t pattern = g3 ? srti__gemma3_text.pattern : 2, given = 0, l;
+    uint32_t pattern = g3 ? srti__gemma3_text.pattern : 2, given = 0;
     float qpas = g3 && !srtj_get(c, "query_pre_attn_scalar") ? srti__gemma3_text.query_pre_attn_scalar : (float)hp->head_dim;
     float local_base = srti__gemma3_text.rope_local_base_freq;
     int k;
@@ -458,32 +490,7 @@ static int srti__hf_gemma_config(srti_model *m, const char *file, const srtj_val
     if (srti__ju32(file, c, "sliding_window", 0, 1u << 30, 0, &hp->sliding_window, err, errlen)) return 1;
     if (g3 && srti__ju32(file, c, "sliding_window_pattern", 1, 4096, 0, &given, err, errlen)) return 1;
     if (given) pattern = given;
-    if (lt && lt->type != SRTJ_NULL) {
-        if (!srtj_is(lt, SRTJ_ARRAY) || lt->n != hp->n_layer) {
-            srti__seterr(err, errlen, "%s: layer_types must be a list of %u entries (num_hidden_layers)", file, (unsigned)hp->n_layer);
-            return 1;
-        }
-        uint32_t first_full = 0;
-        for (e = lt->first, l = 0; e; e = e->next, l++) {   /* every entry one of the two; P = the first full-attention layer + 1 */
-            const char *s = srtj_string(e);
-            if (!s || (strcmp(s, "sliding_attention") != 0 && strcmp(s, "full_attention") != 0)) {
-                srti__seterr(err, errlen, "%s: layer_types[%u] must be \"sliding_attention\" or \"full_attention\"", file, (unsigned)l);
-                return 1;
-            }
-            if (!first_full && !strcmp(s, "full_attention")) first_full = l + 1;
-        }
-        if (first_full) pattern = first_full;
-        if (given && pattern != given) {
-            srti__seterr(err, errlen, "%s: layer_types repeats every %u layers, sliding_window_pattern says %u", file, (unsigned)pattern, (unsigned)given);
-            return 1;
-        }
-        for (e = lt->first, l = 0; e; e = e->next, l++)
-            if (!strcmp(srtj_string(e), "sliding_attention") != (l % pattern < pattern - 1)) {
-                srti__seterr(err, errlen, "%s: layer_types is not a sliding-window pattern (layer l slides iff l %% P < P - 1, here P = %u): layer %u is %s",
-                             file, (unsigned)pattern, (unsigned)l, srtj_string(e));
-                return 1;
-            }
-    }
+    if (srti__hf_layer_types(file, c, hp->n_layer, given, &pattern, err, errlen)) return 1;
     hp->swa_pattern = pattern;
     for (k = 0; k < 2; k++) {   /* absent: transformers' Gemma 2 defaults (50, 30); null: none */
         float cap = cfg->kind == SRTI__HF_GEMMA2 && !srtj_get(c, caps[k]) ? (k ? 30.0f : 50.0f) : 0.0f;
@@ -498,6 +505,41 @@ static int srti__hf_gemma_config(srti_model *m, const char *file, const srtj_val
         if (srti__jf32(file, c, "rope_local_base_freq", &local_base, err, errlen)) return 1;
         hp->rope_theta_swa = local_base;
     }
+    return 0;
+}
+
+/* ---------------------------------------------------------------- EXAONE 4 */
+/* EXAONE 4's hybrid attention (the 32B): where sliding_window is set (transformers' default 4096
+   when absent; null: none), layer l slides iff l % P < P - 1, P from sliding_window_pattern (a
+   number, default 4, or "LLLG": P - 1 local layers and a global one) or layer_types, and the
+   full-attention layers have no RoPE. A window with no sliding layer is refused: transformers
+   would rotate no layer then, llama.cpp every one. Without a window every layer rotates. */
+static int srti__hf_exaone4_config(srti_model *m, const char *file, const srtj_value *c, char *err, size_t errlen) {
+    srti_hparams *hp = &m->hp;
+    const srtj_value *sw = srtj_get(c, "sliding_window"), *sp = srtj_get(c, "sliding_window_pattern");
+    uint32_t window = 4096, given = 0, pattern = 4, l;
+    if (sw && sw->type == SRTJ_NULL) return 0;
+    if (srti__ju32(file, c, "sliding_window", 1, 1u << 30, 0, &window, err, errlen)) return 1;
+    if (srtj_string(sp)) {
+        const char *p = srtj_string(sp);
+        size_t n = strlen(p), i;
+        for (i = 0; i + 1 < n && p[i] == 'L'; i++) {}
+        if (n == 0 || n > 1024 || i != n - 1 || p[i] != 'G') {
+            srti__seterr(err, errlen, "%s: sliding_window_pattern \"%.40s\" is not P - 1 'L's and a 'G' (local layers, then a global one)", file, p);
+            return 1;
+        }
+        given = (uint32_t)n;
+    } else if (srti__ju32(file, c, "sliding_window_pattern", 1, 1024, 0, &given, err, errlen)) return 1;
+    if (given) pattern = given;
+    if (srti__hf_layer_types(file, c, hp->n_layer, given, &pattern, err, errlen)) return 1;
+    for (l = 0; l < hp->n_layer && !(l % pattern < pattern - 1); l++) {}
+    if (l == hp->n_layer) {
+        srti__seterr(err, errlen, "%s: sliding_window %u but no layer slides (pattern %u): transformers would rotate no layer, llama.cpp every one "
+                     "(a sliding_window of null means no windows)", file, (unsigned)window, (unsigned)pattern);
+        return 1;
+    }
+    hp->sliding_window = window;
+    hp->swa_pattern = pattern;
     return 0;
 }
 
@@ -654,6 +696,7 @@ static int srti__hf_config(srti_model *m, const char *file, const srtj_value *c,
              !strcmp(cfg->arch_class, "GraniteMoeSharedForCausalLM") || !strcmp(cfg->arch_class, "granitemoeshared")) cfg->kind = SRTI__HF_GRANITEMOE;
     else if (!strcmp(cfg->arch_class, "Olmo2ForCausalLM") || !strcmp(cfg->arch_class, "olmo2")) cfg->kind = SRTI__HF_OLMO2;
     else if (!strcmp(cfg->arch_class, "OlmoeForCausalLM") || !strcmp(cfg->arch_class, "olmoe")) cfg->kind = SRTI__HF_OLMOE;
+    else if (!strcmp(cfg->arch_class, "Exaone4ForCausalLM") || !strcmp(cfg->arch_class, "exaone4")) cfg->kind = SRTI__HF_EXAONE4;
     else if (!strcmp(cfg->arch_class, "MixtralForCausalLM") || !strcmp(cfg->arch_class, "mixtral")) cfg->kind = SRTI__HF_MIXTRAL;
     else if (!strcmp(cfg->arch_class, "Phi3ForCausalLM") || !strcmp(cfg->arch_class, "phi3")) cfg->kind = SRTI__HF_PHI3;
     else if (!strcmp(cfg->arch_class, "GemmaForCausalLM") || !strcmp(cfg->arch_class, "gemma")) cfg->kind = SRTI__HF_GEMMA;
@@ -666,7 +709,7 @@ static int srti__hf_config(srti_model *m, const char *file, const srtj_value *c,
     strcpy(hp->arch, cfg->kind == SRTI__HF_QWEN2 ? "qwen2" : cfg->kind == SRTI__HF_QWEN3 ? "qwen3" : cfg->kind == SRTI__HF_QWEN3MOE ? "qwen3moe" :
                      cfg->kind == SRTI__HF_QWEN2MOE ? "qwen2moe" : cfg->kind == SRTI__HF_SMOLLM3 ? "smollm3" :
                      cfg->kind == SRTI__HF_GRANITE ? "granite" : cfg->kind == SRTI__HF_GRANITEMOE ? "granitemoe" :
-                     cfg->kind == SRTI__HF_OLMO2 ? "olmo2" : cfg->kind == SRTI__HF_OLMOE ? "olmoe" :
+                     cfg->kind == SRTI__HF_OLMO2 ? "olmo2" : cfg->kind == SRTI__HF_OLMOE ? "olmoe" : cfg->kind == SRTI__HF_EXAONE4 ? "exaone4" :
                      cfg->kind == SRTI__HF_PHI3 ? "phi3" :
                      cfg->kind == SRTI__HF_GEMMA ? "gemma" : cfg->kind == SRTI__HF_GEMMA2 ? "gemma2" : cfg->kind == SRTI__HF_GEMMA3 ? "gemma3" : cfg->kind ? "llama" : "");
     if ((s = srtj_string(srtj_get(c, "_name_or_path"))) != NULL && s[0]) {
@@ -703,7 +746,8 @@ static int srti__hf_config(srti_model *m, const char *file, const srtj_value *c,
         return 1;
     if (!cfg->kind) return 0;   /* vocabulary only; srt-pack refuses the architecture */
     g3 = cfg->kind == SRTI__HF_GEMMA3;
-    hp->norm_eps = cfg->kind == SRTI__HF_MIXTRAL || SRTI__HF_QK_NORM_FULL(cfg->kind) ? 1e-5f : 1e-6f;   /* transformers' defaults for these configs */
+    hp->norm_eps = cfg->kind == SRTI__HF_MIXTRAL || SRTI__HF_QK_NORM_FULL(cfg->kind) || cfg->kind == SRTI__HF_EXAONE4 ? 1e-5f : 1e-6f;   /* transformers'
+                                                                                                                                  defaults for these configs */
     hp->rope_theta = g3 ? srti__gemma3_text.rope_theta : cfg->kind == SRTI__HF_MIXTRAL ? 1000000.0f : cfg->kind == SRTI__HF_SMOLLM3 ? 2000000.0f : 10000.0f;
     hp->n_ctx = g3 ? srti__gemma3_text.max_pos : cfg->kind == SRTI__HF_MIXTRAL ? 131072 : cfg->kind == SRTI__HF_QWEN3MOE || cfg->kind == SRTI__HF_QWEN2MOE ? 32768 : 2048;
     if (SRTI__HF_IS_GEMMA(cfg->kind) && cfg->tie < 0) cfg->tie = 1;   /* Gemma's config classes tie by default */
@@ -758,7 +802,7 @@ static int srti__hf_config(srti_model *m, const char *file, const srtj_value *c,
     if (flag && SRTI__HF_IS_GEMMA(cfg->kind)) { srti__seterr(err, errlen, "%s: attention_bias is not supported for %s", file, cfg->arch_class); return 1; }
     cfg->qkv_bias = cfg->kind == SRTI__HF_QWEN2 || cfg->kind == SRTI__HF_QWEN2MOE || flag;
     hp->rope_neox = cfg->kind == SRTI__HF_QWEN2 || cfg->kind == SRTI__HF_QWEN2MOE || cfg->kind == SRTI__HF_QWEN3 || cfg->kind == SRTI__HF_QWEN3MOE ||
-                    cfg->kind == SRTI__HF_PHI3 || SRTI__HF_QK_NORM_FULL(cfg->kind) ||
+                    cfg->kind == SRTI__HF_PHI3 || SRTI__HF_QK_NORM_FULL(cfg->kind) || cfg->kind == SRTI__HF_EXAONE4 ||
                     SRTI__HF_IS_GEMMA(cfg->kind);
     if ((cfg->kind == SRTI__HF_MIXTRAL || cfg->kind == SRTI__HF_QWEN3MOE || cfg->kind == SRTI__HF_QWEN2MOE || cfg->kind == SRTI__HF_GRANITEMOE ||
          cfg->kind == SRTI__HF_OLMOE) &&
@@ -790,6 +834,7 @@ static int srti__hf_config(srti_model *m, const char *file, const srtj_value *c,
     }
     if (cfg->kind == SRTI__HF_SMOLLM3) return srti__hf_smollm3_config(m, file, c, err, errlen);
     if (cfg->kind == SRTI__HF_GRANITE || cfg->kind == SRTI__HF_GRANITEMOE) return srti__hf_granite_config(m, file, c, err, errlen);
+    if (cfg->kind == SRTI__HF_EXAONE4) return srti__hf_exaone4_config(m, file, c, err, errlen);
     return SRTI__HF_IS_GEMMA(cfg->kind) ? srti__hf_gemma_config(m, file, c, cfg, err, errlen) : 0;
 }
 
@@ -1323,7 +1368,7 @@ static int srti__hf_name(const char *hf, const srti_hparams *hp, int permute_qk,
                 return -1;
             }
         }
-        if (!strcmp(hp->arch, "olmo2")) {   /* the norms of the attention's and the FFN's outputs; no input norms */
+        if (!strcmp(hp->arch, "olmo2") || !strcmp(hp->arch, "exaone4")) {   /* the norms of the attention's and the FFN's outputs; no input norms */
             if (!strcmp(p, "post_attention_layernorm.weight")) { snprintf(out, cap, "blk.%lu.post_attention_norm.weight", l); return 1; }
             if (!strcmp(p, "post_feedforward_layernorm.weight")) { snprintf(out, cap, "blk.%lu.post_ffw_norm.weight", l); return 1; }
             if (!strcmp(p, "input_layernorm.weight")) return -1;
@@ -1885,9 +1930,9 @@ SRTI_API int srti_open_random(const char *config_path, uint64_t seed, srti_model
         uint64_t E = m->hp.n_embd, F = m->hp.n_ff, V = m->hp.n_vocab, Q = (uint64_t)m->hp.n_head * m->hp.head_dim,
                  KV = (uint64_t)m->hp.n_head_kv * m->hp.head_dim, off = 0, l, x;
         const uint64_t FE = m->hp.n_ff_exp ? m->hp.n_ff_exp : F, FS = m->hp.n_ff_shexp;
-        const int post = cfg.kind == SRTI__HF_GEMMA2 || cfg.kind == SRTI__HF_GEMMA3 || cfg.kind == SRTI__HF_OLMO2;   /* Gemma 2 / 3's and OLMo 2's norms after
-                                                                                                                     attention and FFN */
-        const int pre = cfg.kind != SRTI__HF_OLMO2;   /* the norms before them */
+        const int post = cfg.kind == SRTI__HF_GEMMA2 || cfg.kind == SRTI__HF_GEMMA3 || SRTI__HF_POST_ONLY(cfg.kind);   /* Gemma 2 / 3's, OLMo 2's and EXAONE 4's
+                                                                                                                           norms after attention and FFN */
+        const int pre = !SRTI__HF_POST_ONLY(cfg.kind);   /* the norms before them */
         /* per layer: 2 norms, q, k, v, o and the FFN: dense (3), or the router and 3 an expert (+ 4: a shared expert) */
         const uint64_t per = 6 + (m->hp.n_expert ? 1 + 3 * (uint64_t)m->hp.n_expert : 3) + (cfg.qkv_bias ? 3 : 0) + (SRTI__HF_QK_NORM(cfg.kind) || SRTI__HF_QK_NORM_FULL(cfg.kind) ? 2 : 0) +
                              (post ? 2 : 0) + (FS ? 4 : 0);

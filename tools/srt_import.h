@@ -96,7 +96,7 @@ enum { SRTI_SRC_GGUF = 1, SRTI_SRC_LLAMA2C_V0 = 2, SRTI_SRC_LLAMA2C_V1 = 3, SRTI
 
 typedef struct srti_hparams {
     char arch[32];            /* general.architecture ("llama", "qwen2", "qwen2moe", "qwen3", "qwen3moe", "phi3", "gemma", "gemma2",
-                                 "gemma3", "smollm3", "granite", "granitemoe", "olmo2", "olmoe"); "llama" for llama2.c */
+                                 "gemma3", "smollm3", "granite", "granitemoe", "olmo2", "olmoe", "exaone4"); "llama" for llama2.c */
     char name[128];           /* general.name or "" */
     uint32_t n_vocab, n_embd, n_ff, n_layer, n_head, n_head_kv, head_dim, rope_dim, n_ctx;
     float rope_theta;         /* default 10000 */
@@ -109,11 +109,12 @@ typedef struct srti_hparams {
     uint32_t rope_orig_ctx;   /* 0 if absent */
     float rope_attn_factor;   /* LongRoPE: cos and sin are scaled by it; default 1 */
     uint32_t sliding_window;  /* phi3: the checkpoint's sliding window (0 = none); recorded, not applied
-                                 (llama.cpp does not apply it to Phi-3 either); gemma2/3: applied */
+                                 (llama.cpp does not apply it to Phi-3 either); gemma2/3, exaone4: applied (exaone4:
+                                 its full-attention layers then have no RoPE) */
     /* gemma2 / gemma3 only (0 elsewhere and when absent; attn_scale also gemma): */
     float attn_scale;         /* the q . k scale (query_pre_attn_scalar^-1/2; Gemma 1: head_dim^-1/2) */
     float attn_softcap, final_softcap;   /* Gemma 2's soft caps of the attention scores and the logits */
-    uint32_t swa_pattern;     /* layer l slides iff l % swa_pattern < swa_pattern - 1 (0: the runtime's default: 2 / 6) */
+    uint32_t swa_pattern;     /* layer l slides iff l % swa_pattern < swa_pattern - 1 (0: the runtime's default: 2 / 6; exaone4 4) */
     float rope_theta_swa;     /* Gemma 3: the sliding layers' rope base (0: the runtime's default, 10000) */
     /* mixture of experts (0 elsewhere): Mixtral ("llama"), Qwen3-MoE ("qwen3moe"), Qwen2-MoE ("qwen2moe"), Granite MoE ("granitemoe"),
        OLMoE ("olmoe") */
@@ -945,6 +946,28 @@ static int srti__gguf_str_array(srti__rd *r, const char *key, char ***out, uint3
     return 0;
 }
 
+static int srti__ends_with(const char *s, const char *suffix) {
+    const size_t n = strlen(s), k = strlen(suffix);
+    return n >= k && !strcmp(s + n - k, suffix);
+}
+
+/* An array of one bool per layer (llama.cpp's newer attention.sliding_window_pattern: true = the
+   layer slides) kept as a string of '0' and '1'. */
+static int srti__gguf_flag_array(srti__rd *r, const char *key, char **out) {
+    uint64_t n, i;
+    unsigned char b;
+    if (srti__gguf_arr_head(r, key, SRTI__G_BOOL, SRTI__G_BOOL, &n)) return 1;
+    if (n > 4096) { srti__seterr(r->err, r->errlen, "%s: metadata '%s': %llu flags, more than 4096 layers", r->path, key, (srti__ull)n); return 1; }
+    *out = (char *)SRTI_MALLOC((size_t)n + 1);
+    if (!*out) { srti__seterr(r->err, r->errlen, "%s: out of memory", r->path); return 1; }
+    for (i = 0; i < n; i++) {
+        if (srti__rd_read(r, &b, 1, key)) return 1;
+        (*out)[i] = b ? '1' : '0';
+    }
+    (*out)[n] = 0;
+    return 0;
+}
+
 /* Reads an unsigned metadata value into *out (if the key exists). */
 static int srti__kv_u32(srti_model *m, const char *path, const char *key, uint32_t *out, char *err, size_t errlen) {
     const srti__kv *kv = srti__kv_find(m, key);
@@ -988,6 +1011,24 @@ static int srti__kv_str(srti_model *m, const char *path, const char *key, char *
     }
     strcpy(out, kv->s);
     return 0;
+}
+/* attention.sliding_window_pattern as the period P of the sliding layers (layer l slides iff
+   l % P < P - 1): the number itself, or the smallest P that a file's per-layer flags follow
+   (refused if they follow none). */
+static int srti__kv_swa_period(srti_model *m, const char *path, const char *key, uint32_t n_layer, uint32_t *out, char *err, size_t errlen) {
+    const srti__kv *kv = srti__kv_find(m, key);
+    uint32_t p, l;
+    if (!kv || kv->type != SRTI__G_ARR) return srti__kv_u32(m, path, key, out, err, errlen);
+    if (!kv->s || strlen(kv->s) != n_layer) {
+        srti__seterr(err, errlen, "%s: metadata '%s' must hold a bool for each of the %u layers", path, key, (unsigned)n_layer);
+        return 1;
+    }
+    for (p = 1; p <= n_layer + 1 && p <= 1024; p++) {
+        for (l = 0; l < n_layer && (kv->s[l] == '1') == (l % p < p - 1); l++) {}
+        if (l == n_layer) { *out = p; return 0; }
+    }
+    srti__seterr(err, errlen, "%s: metadata '%s' (%.64s: 1 = sliding) is not a pattern where layer l slides iff l %% P < P - 1", path, key, kv->s);
+    return 1;
 }
 static int srti__kv_bool(srti_model *m, const char *path, const char *key, int *out, char *err, size_t errlen) {
     const srti__kv *kv = srti__kv_find(m, key);
@@ -1098,6 +1139,13 @@ static int srti__gguf_hparams(srti_model *m, const char *path, char *err, size_t
         e = e || srti__kv_f32(m, path, SRTI__K("logit_scale"), &hp->logit_scale, err, errlen);
         e = e || srti__kv_bool(m, path, SRTI__K("rope.scaling.finetuned"), &hp->rope_finetuned, err, errlen);
     }
+    if (!strcmp(a, "exaone4") && hp->n_layer == 64) {   /* llama.cpp: only the 32B (64 layers) has sliding layers: window 4096, 3 of every 4
+                                                            layers, unless the file says otherwise; other sizes have none, whatever it says */
+        hp->sliding_window = 4096;
+        hp->swa_pattern = 4;
+        e = e || srti__kv_u32(m, path, SRTI__K("attention.sliding_window"), &hp->sliding_window, err, errlen);
+        e = e || srti__kv_swa_period(m, path, SRTI__K("attention.sliding_window_pattern"), hp->n_layer, &hp->swa_pattern, err, errlen);
+    }
     if (!strcmp(a, "smollm3")) {   /* (our key; llama.cpp's GGUF has none and fixes 4) */
         hp->nope_step = 4;
         e = e || srti__kv_u32(m, path, SRTI__K("no_rope_layer_step"), &hp->nope_step, err, errlen);
@@ -1138,7 +1186,8 @@ static int srti__gguf_hparams(srti_model *m, const char *path, char *err, size_t
     if (hp->head_dim == 0 && hp->n_head > 0) hp->head_dim = hp->n_embd / hp->n_head;
     if (hp->rope_dim == 0) hp->rope_dim = hp->head_dim;
     hp->rope_neox = strcmp(hp->arch, "qwen2") == 0 || strcmp(hp->arch, "qwen2moe") == 0 || strcmp(hp->arch, "qwen3") == 0 || strcmp(hp->arch, "qwen3moe") == 0 ||
-                    strcmp(hp->arch, "phi3") == 0 || srti__gemma(hp->arch) || strcmp(hp->arch, "olmo2") == 0 || strcmp(hp->arch, "olmoe") == 0;
+                    strcmp(hp->arch, "phi3") == 0 || srti__gemma(hp->arch) || strcmp(hp->arch, "olmo2") == 0 || strcmp(hp->arch, "olmoe") == 0 ||
+                    strcmp(hp->arch, "exaone4") == 0;
     /* llama.cpp's GGUF has no attention.scale for Gemma: llama.cpp takes 1 / sqrt(n_embd / n_head) for
        the 27B models (46 layers: Gemma 2, 62: Gemma 3; query_pre_attn_scalar 144 there) and
        1 / sqrt(head_dim) otherwise (all of Gemma 1). Recorded here, so the packed file says it. */
@@ -1418,6 +1467,8 @@ static int srti__open_gguf(srti_model *m, srti__rd *r, char *err, size_t errlen)
                 if (srti__rd_read(r, b, 4, kv->key)) return 1;
                 m->vocab.scores[j] = srti__lef32(b);
             }
+        } else if (srti__ends_with(kv->key, ".attention.sliding_window_pattern")) {   /* per-layer flags (srti__kv_swa_period) */
+            if (srti__gguf_flag_array(r, kv->key, &kv->s)) return 1;
         } else if (strcmp(kv->key, "tokenizer.ggml.token_type") == 0) {
             uint64_t j; unsigned char b[4];
             if (has_types) goto dup;
@@ -1980,15 +2031,17 @@ SRTI_API int srti_check_llama(const srti_model *m, char *err, size_t errlen) {
     if (!m || !m->priv) { srti__seterr(err, errlen, "srti_check_llama: invalid argument"); return 1; }
     hp = &m->hp;
     const int gemma = srti__gemma(hp->arch);
-    const int qk_norm = !strcmp(hp->arch, "qwen3") || !strcmp(hp->arch, "qwen3moe") || !strcmp(hp->arch, "gemma3");   /* per-head q/k RMSNorm */
+    const int exaone4 = !strcmp(hp->arch, "exaone4");
+    const int qk_norm = !strcmp(hp->arch, "qwen3") || !strcmp(hp->arch, "qwen3moe") || !strcmp(hp->arch, "gemma3") || exaone4;   /* per-head q/k RMSNorm */
     const int olmo2 = !strcmp(hp->arch, "olmo2"), qk_norm_full = olmo2 || !strcmp(hp->arch, "olmoe");   /* q/k RMSNorm over all heads */
+    const int post_only = olmo2 || exaone4;   /* norms of the attention's and the FFN's outputs, none of their inputs */
     const int granite = !strcmp(hp->arch, "granite") || !strcmp(hp->arch, "granitemoe");
     const int moe_arch = !strcmp(hp->arch, "qwen3moe") || !strcmp(hp->arch, "qwen2moe") || !strcmp(hp->arch, "granitemoe") || !strcmp(hp->arch, "olmoe");   /* must have
                                                                                                                                                 experts */
     if (strcmp(hp->arch, "llama") != 0 && strcmp(hp->arch, "qwen2") != 0 && strcmp(hp->arch, "qwen3") != 0 && !moe_arch &&
-        strcmp(hp->arch, "phi3") != 0 && !gemma && strcmp(hp->arch, "smollm3") != 0 && !granite && !olmo2) {
+        strcmp(hp->arch, "phi3") != 0 && !gemma && strcmp(hp->arch, "smollm3") != 0 && !granite && !post_only) {
         srti__seterr(err, errlen, "%s: architecture '%s' is not supported (llama, qwen2, qwen2moe, qwen3, qwen3moe, phi3, gemma, gemma2, gemma3, smollm3, granite, "
-                     "granitemoe, olmo2, olmoe)", m->priv->path, hp->arch);
+                     "granitemoe, olmo2, olmoe, exaone4)", m->priv->path, hp->arch);
         return 1;
     }
     if (olmo2 && hp->sliding_window > 0) {
@@ -2014,6 +2067,10 @@ SRTI_API int srti_check_llama(const srti_model *m, char *err, size_t errlen) {
                               hp->n_ff_shexp > (1u << 24)))) {
         srti__seterr(err, errlen, "%s: %s with %u experts (%u used, width %u): experts need architecture llama, qwen2moe, qwen3moe, granitemoe or olmoe, 1 <= used <= experts <= 4096",
                      m->priv->path, hp->arch, (unsigned)hp->n_expert, (unsigned)hp->n_expert_used, (unsigned)hp->n_ff_exp);
+        return 1;
+    }
+    if (exaone4 && (hp->swa_pattern > 1024 || hp->sliding_window > (1u << 30))) {
+        srti__seterr(err, errlen, "%s: implausible exaone4 sliding window %u (pattern %u)", m->priv->path, (unsigned)hp->sliding_window, (unsigned)hp->swa_pattern);
         return 1;
     }
     if (gemma && (!(hp->attn_scale > 0 && hp->attn_scale <= 16) || !(hp->attn_softcap >= 0 && hp->attn_softcap <= 1e6) ||
@@ -2061,7 +2118,7 @@ SRTI_API int srti_check_llama(const srti_model *m, char *err, size_t errlen) {
 #define SRTI__X(suffix, a, b, req) \
         snprintf(nm, sizeof nm, "blk.%u.%s", (unsigned)l, suffix); \
         if (srti__expect(m, nm, a, b, req, err, errlen)) return 1;
-        SRTI__X("attn_norm.weight", E, 1, !olmo2)   /* (OLMo 2 normalizes the outputs instead: the post norms below) */
+        SRTI__X("attn_norm.weight", E, 1, !post_only)   /* (OLMo 2 and EXAONE 4 normalize the outputs instead: the post norms below) */
         SRTI__X("attn_q.weight", E, Q, 1)
         SRTI__X("attn_k.weight", E, KV, 1)
         SRTI__X("attn_v.weight", E, KV, 1)
@@ -2071,9 +2128,10 @@ SRTI_API int srti_check_llama(const srti_model *m, char *err, size_t errlen) {
         SRTI__X("attn_v.bias", KV, 1, 0)
         SRTI__X("attn_q_norm.weight", qk_norm_full ? Q : hp->head_dim, 1, qk_norm || qk_norm_full)
         SRTI__X("attn_k_norm.weight", qk_norm_full ? KV : hp->head_dim, 1, qk_norm || qk_norm_full)
-        SRTI__X("post_attention_norm.weight", E, 1, srti__gemma_post(hp->arch) || olmo2)   /* Gemma 2 / 3's and OLMo 2's norms of the attention's and the FFN's outputs */
-        SRTI__X("post_ffw_norm.weight", E, 1, srti__gemma_post(hp->arch) || olmo2)
-        SRTI__X("ffn_norm.weight", E, 1, !olmo2)
+        SRTI__X("post_attention_norm.weight", E, 1, srti__gemma_post(hp->arch) || post_only)   /* Gemma 2 / 3's, OLMo 2's and EXAONE 4's norms of the attention's
+                                                                                                   and the FFN's outputs */
+        SRTI__X("post_ffw_norm.weight", E, 1, srti__gemma_post(hp->arch) || post_only)
+        SRTI__X("ffn_norm.weight", E, 1, !post_only)
         if (hp->n_expert) {   /* the router and every expert's matrices; no dense FFN */
             const uint64_t FE = hp->n_ff_exp ? hp->n_ff_exp : F;
             uint32_t x;
