@@ -372,8 +372,8 @@ typedef struct srt_model_info {
     srt_load load;               /* SRT_LOAD_MMAP or SRT_LOAD_COPY: how the file was loaded */
     int bos, eos;                /* special token ids, -1 if none */
     const char *backend;         /* "cpu", or the name of srt_model_desc.backend */
-    int n_swa_layers, swa_window;   /* layers that attend to the last swa_window positions only (Gemma 2 / 3, EXAONE 4 32B); 0, 0
-                                       for none */
+    int n_swa_layers, swa_window;   /* layers that attend to the last swa_window positions only (Gemma 2 / 3, OLMo 3, EXAONE 4
+                                       32B); 0, 0 for none */
     int n_expert, n_expert_used;    /* mixture of experts: experts per layer, experts a token goes through (n_ff is an
                                        expert's width then); 0, 0 for a dense FFN */
     uint64_t token_bytes;           /* weight bytes one decoded token reads: all but the embedding matrix (one row of
@@ -3933,7 +3933,7 @@ typedef struct srt__layer {
     const float *q_norm, *k_norm;   /* RMSNorm of q and k before RoPE: per head (qwen3, gemma3, exaone4), or of all heads together
                                        (olmo2, olmoe: m->qk_norm_full); NULL otherwise */
     const float *post_attn_norm, *post_ffw_norm;   /* gemma2/3, olmo2, exaone4: RMSNorm of the attention's and the FFN's outputs */
-    int swa;                        /* gemma, exaone4: this layer attends to the last swa_window positions only */
+    int swa;                        /* gemma, olmo2 (OLMo 3), exaone4: this layer attends to the last swa_window positions only */
     int nope;                       /* smollm3, exaone4's full-attention layers: no RoPE in this layer (q and k attend by content
                                        alone) */
     int swa_before;                 /* sliding layers before this one (where its KV cache regions begin) */
@@ -3999,10 +3999,12 @@ struct srt_model {
     int n_vocab, n_embd, n_ff, n_layer, n_head, n_head_kv, head_dim, rope_dim, n_ctx_train;
     float rope_theta, norm_eps;
     int rope_neox;
-    int rope_scaling;          /* 0 none, 1 linear, 2 llama3, 3 longrope (Phi-3: per-dimension factors) */
+    int rope_scaling;          /* 0 none, 1 linear, 2 llama3, 3 longrope (Phi-3: per-dimension factors), 4 yarn */
     float rope_factor, rope_low_freq, rope_high_freq;
+    float yarn_ext, yarn_low, yarn_high;   /* yarn: the extrapolation share (1) and the dimension pairs where the ramp
+                                              from extrapolation to interpolation begins and ends */
     float rope_orig_ctx;
-    float rope_attn_factor;    /* cos and sin are multiplied by it (LongRoPE's attention scale; 1 otherwise) */
+    float rope_attn_factor;    /* cos and sin are multiplied by it (LongRoPE's attention scale, YaRN's; 1 otherwise) */
     const float *rope_long, *rope_short;   /* longrope: rope_dim / 2 divisors of the frequencies, for a
                                               session context above / up to rope_orig_ctx */
     /* Gemma 1 / 2 / 3 (arch "gemma", "gemma2", "gemma3"; all neutral for the others; Gemma 1 has
@@ -4011,7 +4013,7 @@ struct srt_model {
     float attn_scale;          /* q . k scale: attention.scale, else 1 / sqrt(head_dim) */
     float attn_softcap, final_softcap;   /* s -> cap tanh(s / cap) on the attention scores / the logits; 0 = none */
     int swa_window, swa_pattern;   /* sliding layers (l % pattern < pattern - 1) see the last swa_window positions (gemma2/3,
-                                      exaone4) */
+                                      olmo2 (OLMo 3), exaone4) */
     float rope_theta_swa;      /* the sliding layers' rope base (unscaled); 0 = they rotate as the others */
     /* mixture of experts (Mixtral: "llama"; "qwen3moe", "qwen2moe", "granitemoe"): every layer's FFN
        is n_expert_used of n_expert experts of width n_ff, picked per token by the router; qwen2moe
@@ -4254,8 +4256,6 @@ static srt_status srt__load_hparams(srt_model *m) {
     m->granite = strcmp(m->arch, "granite") == 0 || strcmp(m->arch, "granitemoe") == 0;
     m->post_norms_only = strcmp(m->arch, "olmo2") == 0 || strcmp(m->arch, "exaone4") == 0;
     m->qk_norm_full = strcmp(m->arch, "olmo2") == 0 || strcmp(m->arch, "olmoe") == 0;
-    if (m->qk_norm_full && srt__meta_u32_or(m, SRT__KEY("attention.sliding_window"), 0) > 0)
-        return srt__fail(SRT_ERR_UNSUPPORTED, "olmo2 with sliding-window layers (OLMo 3) is not supported");
     m->rope_neox = srt__meta_u32_or(m, SRT__KEY("rope.neox"), strcmp(m->arch, "llama") != 0 && strcmp(m->arch, "smollm3") != 0 && !m->granite) != 0;   /* qwen2/3, phi3, gemma: NeoX */
     /* SmolLM3's NoPE layers: every 4th (llama.cpp's fixed step; its GGUF has no key for it) */
     m->nope_step = strcmp(m->arch, "smollm3") == 0 ? srt__meta_u32_or(m, SRT__KEY("no_rope_layer_step"), 4) : 0;
@@ -4270,13 +4270,36 @@ static srt_status srt__load_hparams(srt_model *m) {
         if (strcmp(s, "linear") == 0) m->rope_scaling = 1;
         else if (strcmp(s, "llama3") == 0) m->rope_scaling = 2;
         else if (strcmp(s, "longrope") == 0) m->rope_scaling = 3;
-        else return srt__fail(SRT_ERR_UNSUPPORTED, "rope scaling '%s' is not supported (linear, llama3, longrope)", s);
+        else if (strcmp(s, "yarn") == 0) m->rope_scaling = 4;
+        else return srt__fail(SRT_ERR_UNSUPPORTED, "rope scaling '%s' is not supported (linear, llama3, longrope, yarn)", s);
         m->rope_factor = srt__meta_f32_or(m, SRT__KEY("rope.scaling.factor"), 1.0f);
         m->rope_low_freq = srt__meta_f32_or(m, SRT__KEY("rope.scaling.low_freq_factor"), 1.0f);
         m->rope_high_freq = srt__meta_f32_or(m, SRT__KEY("rope.scaling.high_freq_factor"), 4.0f);
-        m->rope_orig_ctx = (float)srt__meta_u32_or(m, SRT__KEY("rope.scaling.original_context_length"), m->rope_scaling == 3 ? (uint32_t)m->n_ctx_train : 8192);
+        m->rope_orig_ctx = (float)srt__meta_u32_or(m, SRT__KEY("rope.scaling.original_context_length"), m->rope_scaling >= 3 ? (uint32_t)m->n_ctx_train : 8192);
         if (!(m->rope_factor >= 1.0f) || !(m->rope_high_freq > m->rope_low_freq) || !(m->rope_orig_ctx > 0.0f))
             return srt__fail(SRT_ERR_FORMAT, "bad rope scaling parameters");
+    }
+    /* YaRN (llama.cpp's keys and defaults, transformers' definition): frequency pair i is blended from
+       its interpolated (divided by the factor) and its own (extrapolated) value, all extrapolated
+       below the pair that turns beta_fast times in the original context, all interpolated above the
+       one that turns beta_slow times, a linear ramp between; cos and sin are scaled by
+       yarn_attn_factor (transformers' attention_factor; default 1 + 0.1 ln factor, with which
+       llama.cpp scales them whatever the file says) */
+    m->yarn_ext = m->yarn_low = m->yarn_high = 0.0f;
+    if (m->rope_scaling == 4) {
+        const float fast = srt__meta_f32_or(m, SRT__KEY("rope.scaling.yarn_beta_fast"), 32.0f), slow = srt__meta_f32_or(m, SRT__KEY("rope.scaling.yarn_beta_slow"), 1.0f);
+        const float d = (float)m->rope_dim, two_ln_base = 2.0f * logf(m->rope_theta);
+        float mscale;
+        m->yarn_ext = srt__meta_f32_or(m, SRT__KEY("rope.scaling.yarn_ext_factor"), 1.0f);
+        mscale = srt__meta_f32_or(m, SRT__KEY("rope.scaling.yarn_attn_factor"), m->yarn_ext != 0.0f ? 1.0f + 0.1f * logf(m->rope_factor) : 1.0f);
+        if (!(fast > 0.0f) || !(slow > 0.0f) || fast > 1e6f || slow > 1e6f || !(m->yarn_ext >= 0.0f && m->yarn_ext <= 1.0f) || !(mscale > 0.0f) || mscale > 16.0f ||
+            !(m->rope_theta > 1.0f))
+            return srt__fail(SRT_ERR_FORMAT, "bad yarn parameters: beta_fast %g, beta_slow %g, ext_factor %g, attn_factor %g", fast, slow, m->yarn_ext, mscale);
+        m->yarn_low = floorf(d * logf(m->rope_orig_ctx / (fast * 6.28318530718f)) / two_ln_base);
+        m->yarn_high = ceilf(d * logf(m->rope_orig_ctx / (slow * 6.28318530718f)) / two_ln_base);
+        if (m->yarn_low < 0.0f) m->yarn_low = 0.0f;
+        if (m->yarn_high > d - 1.0f) m->yarn_high = d - 1.0f;
+        m->rope_attn_factor *= mscale;
     }
     /* Gemma: the attention scale (query_pre_attn_scalar), soft caps, sliding-window layers and their
        own rope base (Gemma 3: 10000 against the global layers' 1e6 and scaling). Phi-3 records a
@@ -4290,15 +4313,23 @@ static srt_status srt__load_hparams(srt_model *m) {
     m->swa_window = m->swa_pattern = 0;
     m->rope_theta_swa = 0.0f;
     m->swa_nope = 0;
-    /* EXAONE 4: where the file gives a window (the 32B), layers slide in the pattern (3 of every 4 by
-       default) and the others, full attention, have no RoPE; the sliding layers rotate as a model
-       without windows does (llama.cpp's graph uses the global rope base and factors there) */
-    if (strcmp(m->arch, "exaone4") == 0) {
+    /* OLMo 3 (olmo2 with a window) and EXAONE 4's 32B: where the file gives a window, layers slide in
+       the pattern (3 of every 4 by default). OLMo 3's sliding layers rotate by rope.freq_base_swa
+       (default the model's base) without the rope scaling, which only its full-attention layers
+       have (llama.cpp's graph, OLMo-core's). EXAONE 4's full-attention layers have no RoPE and its
+       sliding layers rotate as a model without windows does (llama.cpp: the global base and factors). */
+    if (m->post_norms_only) {
+        const int ex = strcmp(m->arch, "exaone4") == 0;
         m->swa_window = srt__meta_u32_or(m, SRT__KEY("attention.sliding_window"), 0);
         m->swa_pattern = srt__meta_u32_or(m, SRT__KEY("attention.sliding_window_pattern"), 4);
-        m->swa_nope = m->swa_window > 0;
-        if (m->swa_window < 0 || m->swa_pattern < 1 || m->swa_pattern > 1024)
-            return srt__fail(SRT_ERR_FORMAT, "bad exaone4 sliding window %d (pattern %d)", m->swa_window, m->swa_pattern);
+        m->swa_nope = ex && m->swa_window > 0;
+        if (!ex && m->swa_window > 0) {
+            m->rope_theta_swa = srt__meta_f32_or(m, SRT__KEY("rope.freq_base_swa"), m->rope_theta);
+            if (m->rope_theta_swa == m->rope_theta && m->rope_scaling == 0 && m->rope_attn_factor == 1.0f) m->rope_theta_swa = 0.0f;   /* one set
+                                                                                                                  of angles serves all layers */
+        }
+        if (m->swa_window < 0 || m->swa_pattern < 1 || m->swa_pattern > 1024 || !(m->rope_theta_swa >= 0.0f) || m->rope_theta_swa > 1e12f)
+            return srt__fail(SRT_ERR_FORMAT, "bad %s sliding window %d (pattern %d, rope base %g)", m->arch, m->swa_window, m->swa_pattern, m->rope_theta_swa);
     }
     if (m->gemma) {
         const int g3 = strcmp(m->arch, "gemma3") == 0, g1 = strcmp(m->arch, "gemma") == 0;
@@ -6330,16 +6361,16 @@ static void srt__rmsnorm(const srt__vec_ops *ops, float *o, const float *x, cons
     for (i = 0; i < n; i++) o[i] = w[i] * (ss * x[i]);
 }
 
-static void srt__rope_angles_of(const srt_session *s, const float *freq, float *cs, int pos) {
+/* cos and sin of position pos at each frequency, times a */
+static void srt__rope_angles_of(const srt_session *s, const float *freq, float a, float *cs, int pos) {
     int i, half = s->m->rope_dim / 2;
-    const float a = s->m->rope_attn_factor;
     for (i = 0; i < half; i++) {
         float val = (float)pos * freq[i];
         cs[2 * i] = cosf(val); cs[2 * i + 1] = sinf(val);
         if (a != 1.0f) { cs[2 * i] *= a; cs[2 * i + 1] *= a; }
     }
 }
-static void srt__rope_angles(const srt_session *s, float *cs, int pos) { srt__rope_angles_of(s, s->rope_freq, cs, pos); }
+static void srt__rope_angles(const srt_session *s, float *cs, int pos) { srt__rope_angles_of(s, s->rope_freq, s->m->rope_attn_factor, cs, pos); }
 static void srt__rope(const srt_session *s, float *vec, int n_heads, const float *cs) {
     const srt_model *m = s->m;
     int h, i, half = m->rope_dim / 2;
@@ -6374,6 +6405,11 @@ static void srt__rope_init(srt_session *s) {
             }
         } else if (m->rope_scaling == 3)   /* LongRoPE: per-dimension divisors, the long set past the original context */
             freq /= srt__rope_long(m, s->n_ctx) ? m->rope_long[i] : m->rope_short[i];
+        else if (m->rope_scaling == 4) {   /* YaRN: extrapolated below yarn_low, interpolated above yarn_high */
+            float ramp = ((float)i - m->yarn_low) / (m->yarn_high - m->yarn_low > 0.001f ? m->yarn_high - m->yarn_low : 0.001f);
+            const float mix = (1.0f - (ramp < 0.0f ? 0.0f : ramp > 1.0f ? 1.0f : ramp)) * m->yarn_ext;
+            freq = freq / m->rope_factor * (1.0f - mix) + freq * mix;
+        }
         s->rope_freq[i] = freq;
         if (s->rope_cs_swa) s->rope_freq[half + i] = 1.0f / powf(m->rope_theta_swa, (float)(2 * i) / (float)m->rope_dim);
     }
@@ -6605,7 +6641,7 @@ static void srt__forward_batch(srt_session *s, const int32_t *toks, int n, int n
         if (m->embd_scale != 1.0f)   /* Gemma (sqrt(n_embd)) and Granite scale their embeddings */
             for (i = 0; i < E; i++) s->x[(size_t)t * E + i] *= m->embd_scale;
         srt__rope_angles(s, s->rope_cs + (size_t)t * m->rope_dim, p0 + t);
-        if (s->rope_cs_swa) srt__rope_angles_of(s, s->rope_freq + m->rope_dim / 2, s->rope_cs_swa + (size_t)t * m->rope_dim, p0 + t);
+        if (s->rope_cs_swa) srt__rope_angles_of(s, s->rope_freq + m->rope_dim / 2, 1.0f, s->rope_cs_swa + (size_t)t * m->rope_dim, p0 + t);   /* unscaled */
     }
     for (l = 0; l < m->n_layer; l++) {
         const srt__layer *L = &m->layers[l];
@@ -7223,6 +7259,11 @@ static uint32_t srt__model_fingerprint(const srt_model *m) {
     for (j = 0; j < 6; j++) srt__put_le(b + 40 + 4 * j, f[j], 4);
     crc = srt__crc32_update(&c, crc, b, 64);
     if (m->rope_attn_factor != 1.0f) crc = srt__crc32_update(&c, crc, &m->rope_attn_factor, 4);   /* (files before it hash as they did) */
+    if (m->rope_scaling == 4) {   /* yarn's blend */
+        memcpy(&f[0], &m->yarn_ext, 4); memcpy(&f[1], &m->yarn_low, 4); memcpy(&f[2], &m->yarn_high, 4);
+        for (j = 0; j < 3; j++) srt__put_le(b + 4 * j, f[j], 4);
+        crc = srt__crc32_update(&c, crc, b, 12);
+    }
     if (m->nope_step) { srt__put_le(b, (uint32_t)m->nope_step, 4); crc = srt__crc32_update(&c, crc, b, 4); }   /* which layers' K rotate */
     if (m->granite) {   /* the multipliers shape the cached K and V */
         float g[4];

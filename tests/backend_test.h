@@ -13,7 +13,7 @@ static const char *gpu_name;     /* "cuda", "cuda-emu", "sycl": in messages and 
 static int gpu_kv_q8;            /* the backend has a Q8 KV cache (set by the test's main) */
 
 /* A random llama/qwen2/qwen3/phi3 model with a byte vocabulary. opts: biases (qwen2), rope_scaling
-   llama3, rope_dim < head_dim; qwen3 has its q/k norms (head_dim each), phi3 LongRoPE (original
+   llama3 (llama3 = 1) or yarn (2: factor 8 from 64 positions, base 1e4), rope_dim < head_dim; qwen3 has its q/k norms (head_dim each), phi3 LongRoPE (original
    context 64: sessions above it take the long factors; attention factor 1.19). Integer weights in
    groups of `group` columns (0: 32). */
 static int write_model(const char *path, const char *arch, srt_format fmt, int E, int F, int L, int H, int KVH, int head_dim,
@@ -39,7 +39,12 @@ static int write_model(const char *path, const char *arch, srt_format fmt, int E
     srt_writer_meta_u32(w, KEY("attention.key_length"), (uint32_t)head_dim);
     srt_writer_meta_u32(w, KEY("rope.dimension_count"), (uint32_t)rope_dim);
     srt_writer_meta_f32(w, KEY("attention.layer_norm_rms_epsilon"), 1e-5f);
-    if (llama3) {
+    if (llama3 == 2) {   /* the rope tables the backend receives carry yarn's frequencies and cos / sin scale */
+        srt_writer_meta_str(w, KEY("rope.scaling.type"), "yarn");
+        srt_writer_meta_f32(w, KEY("rope.scaling.factor"), 8.0f);
+        srt_writer_meta_u32(w, KEY("rope.scaling.original_context_length"), 64);
+        srt_writer_meta_f32(w, KEY("rope.freq_base"), 10000.0f);
+    } else if (llama3) {
         srt_writer_meta_str(w, KEY("rope.scaling.type"), "llama3");
         srt_writer_meta_f32(w, KEY("rope.scaling.factor"), 8.0f);
         srt_writer_meta_u32(w, KEY("rope.scaling.original_context_length"), 64);

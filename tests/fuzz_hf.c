@@ -15,7 +15,8 @@
    router and 2 experts of w1 / w3 / w2), a tiny GraniteMoeShared (multipliers, 3-D experts with
    fused gate / up, a fused shared expert), a tiny OLMo 2 (output norms only, q/k norms of all
    heads), a tiny EXAONE 4 (those norms, per-head q/k norms, "LLLG" sliding_window_pattern, llama3
-   rope scaling) with a SentencePiece-style tokenizer and a separate lm_head, and
+   rope scaling), a tiny OLMo 3 (OLMo 2 with a sliding layer and YaRN) with a SentencePiece-style
+   tokenizer and a separate lm_head, and
    ../shared/models/smollm2-135m-instruct's config.json with the tiny tokenizer (no weights). */
 #define FZ_NAME "fuzz_hf"
 #define FZ_PER_SEED 300
@@ -30,7 +31,7 @@
                  "\"Qwen3MoeForCausalLM\"", "\"MixtralForCausalLM\"", "\"num_experts\"", "\"num_local_experts\"", \
                  "\"num_experts_per_tok\"", "\"moe_intermediate_size\"", "\"norm_topk_prob\"", "\"decoder_sparse_step\"", \
                  "\"mlp_only_layers\"", "mlp.experts.", "block_sparse_moe.experts.", "mlp.gate.weight", \
-                 "\"GraniteMoeSharedForCausalLM\"", "\"shared_intermediate_size\"", "\"Olmo2ForCausalLM\"", "\"Exaone4ForCausalLM\"", "\"sliding_window_pattern\"", "post_feedforward_layernorm", "block_sparse_moe.input_linear.weight", "shared_mlp.", \
+                 "\"GraniteMoeSharedForCausalLM\"", "\"shared_intermediate_size\"", "\"Olmo2ForCausalLM\"", "\"Exaone4ForCausalLM\"", "\"sliding_window_pattern\"", "\"Olmo3ForCausalLM\"", "\"yarn\"", "\"attention_factor\"", "\"truncate\"", "post_feedforward_layernorm", "block_sparse_moe.input_linear.weight", "shared_mlp.", \
                  "[", "]", "{", "}", ",", ":", "-1", "1e400", \
                  "4294967296", "\"\\u0120\"", "\"<0x0A>\"", NULL}
 #define FZ_SRTI
@@ -140,7 +141,7 @@ static void h_safetensors(fz_buf *b, const h_tensor *t, int nt) {
 }
 
 static int h_tiny(const char *dir, const char *name, int qwen, int sharded) {   /* qwen: 0 no, 2 or 3; 4: Phi-3; 5: Gemma 3; 6: Qwen3-MoE; 7: Mixtral;
-                                                                                    8: GraniteMoeShared; 9: OLMo 2; 10: EXAONE 4 */
+                                                                                    8: GraniteMoeShared; 9: OLMo 2; 10: EXAONE 4; 11: OLMo 3 */
     h_tensor t[24];
     int nt = 0, rc;
     fz_buf b = {NULL, 0, 0};
@@ -149,10 +150,12 @@ static int h_tiny(const char *dir, const char *name, int qwen, int sharded) {   
              "\"num_attention_heads\":2,\"num_key_value_heads\":1,\"rms_norm_eps\":1e-06,\"rope_theta\":10000.0,"
              "\"max_position_embeddings\":64,\"vocab_size\":16,\"tie_word_embeddings\":%s,\"hidden_act\":\"silu\","
              "\"bos_token_id\":1,\"eos_token_id\":2%s}",
-             qwen == 10 ? "Exaone4ForCausalLM" : qwen == 9 ? "Olmo2ForCausalLM" : qwen == 8 ? "GraniteMoeSharedForCausalLM" : qwen == 7 ? "MixtralForCausalLM" : qwen == 6 ? "Qwen3MoeForCausalLM" : qwen == 5 ? "Gemma3ForCausalLM" : qwen == 4 ? "Phi3ForCausalLM" :
+             qwen == 11 ? "Olmo3ForCausalLM" : qwen == 10 ? "Exaone4ForCausalLM" : qwen == 9 ? "Olmo2ForCausalLM" : qwen == 8 ? "GraniteMoeSharedForCausalLM" : qwen == 7 ? "MixtralForCausalLM" : qwen == 6 ? "Qwen3MoeForCausalLM" : qwen == 5 ? "Gemma3ForCausalLM" : qwen == 4 ? "Phi3ForCausalLM" :
              qwen == 3 ? "Qwen3ForCausalLM" : qwen ? "Qwen2ForCausalLM" : "LlamaForCausalLM",
              qwen ? "false" : "true",
-             qwen == 10 ? ",\"sliding_window\":4,\"sliding_window_pattern\":\"LLLG\",\"layer_types\":[\"sliding_attention\"],"
+             qwen == 11 ? ",\"sliding_window\":4,\"layer_types\":[\"sliding_attention\"],\"rope_scaling\":{\"rope_type\":\"yarn\",\"factor\":8.0,"
+                          "\"original_max_position_embeddings\":16,\"attention_factor\":1.2079441541679836,\"beta_fast\":32,\"beta_slow\":1}"
+             : qwen == 10 ? ",\"sliding_window\":4,\"sliding_window_pattern\":\"LLLG\",\"layer_types\":[\"sliding_attention\"],"
                           "\"rope_scaling\":{\"rope_type\":\"llama3\",\"factor\":16.0,\"low_freq_factor\":1.0,\"high_freq_factor\":4.0,\"original_max_position_embeddings\":32}"
              : qwen == 8 ? ",\"num_local_experts\":2,\"num_experts_per_tok\":1,\"shared_intermediate_size\":4,\"embedding_multiplier\":12.0,"
                          "\"attention_multiplier\":0.25,\"residual_multiplier\":0.22,\"logits_scaling\":8.0,\"position_embedding_type\":\"rope\""
@@ -166,7 +169,7 @@ static int h_tiny(const char *dir, const char *name, int qwen, int sharded) {   
              : qwen ? "" : ",\"rope_scaling\":{\"rope_type\":\"llama3\",\"factor\":8.0,\"low_freq_factor\":1.0,\"high_freq_factor\":4.0,\"original_max_position_embeddings\":32}");
 #define T(n, d, r, c) do { t[nt].name = n; t[nt].dtype = d; t[nt].rows = r; t[nt].cols = c; t[nt].depth = 0; nt++; } while (0)
     T("model.embed_tokens.weight", "F16", 16, 8);
-    if (qwen != 9 && qwen != 10) T("model.layers.0.input_layernorm.weight", "F32", 1, 8);
+    if (qwen < 9) T("model.layers.0.input_layernorm.weight", "F32", 1, 8);
     if (qwen == 4) T("model.layers.0.self_attn.qkv_proj.weight", "BF16", 16, 8);
     else {
         T("model.layers.0.self_attn.q_proj.weight", "BF16", 8, 8);
@@ -175,7 +178,7 @@ static int h_tiny(const char *dir, const char *name, int qwen, int sharded) {   
     }
     T("model.layers.0.self_attn.o_proj.weight", "BF16", 8, 8);
     if (qwen == 3 || qwen == 5 || qwen == 6 || qwen >= 9) {   /* (OLMo 2's q norm covers both heads) */
-        T("model.layers.0.self_attn.q_norm.weight", "F32", 1, qwen == 9 ? 8 : 4);
+        T("model.layers.0.self_attn.q_norm.weight", "F32", 1, qwen == 9 || qwen == 11 ? 8 : 4);
         T("model.layers.0.self_attn.k_norm.weight", "BF16", 1, 4);
     } else if (qwen == 2) {
         T("model.layers.0.self_attn.q_proj.bias", "F32", 1, 8);
@@ -253,7 +256,7 @@ static int fz_make_seeds(const char *dir) {
     unsigned char *p;
     if (h_tiny(dir, "tiny-llama", 0, 0) || h_tiny(dir, "tiny-llama-sharded", 0, 1) || h_tiny(dir, "tiny-qwen2", 2, 0) || h_tiny(dir, "tiny-qwen3", 3, 0) ||
         h_tiny(dir, "tiny-phi3", 4, 0) || h_tiny(dir, "tiny-gemma3", 5, 0) || h_tiny(dir, "tiny-qwen3moe", 6, 0) || h_tiny(dir, "tiny-mixtral", 7, 0) ||
-        h_tiny(dir, "tiny-granitemoe", 8, 0) || h_tiny(dir, "tiny-olmo2", 9, 0) || h_tiny(dir, "tiny-exaone4", 10, 0))
+        h_tiny(dir, "tiny-granitemoe", 8, 0) || h_tiny(dir, "tiny-olmo2", 9, 0) || h_tiny(dir, "tiny-exaone4", 10, 0) || h_tiny(dir, "tiny-olmo3", 11, 0))
         return 1;
     p = fz_read_file("../shared/models/smollm2-135m-instruct/config.json", &n);
     if (p) {

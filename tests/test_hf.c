@@ -1744,7 +1744,7 @@ static void ol_tensors(int moe, int exaone4) {
 static void ol_config(char *buf, size_t cap, int moe, const char *extra) {
     snprintf(buf, cap, "{\"architectures\":[\"%s\"],\"hidden_size\":8,\"intermediate_size\":6,\"num_hidden_layers\":2,\"num_attention_heads\":2,"
              "\"num_key_value_heads\":1,\"max_position_embeddings\":64,\"vocab_size\":16,\"tie_word_embeddings\":false,\"hidden_act\":\"silu\","
-             "\"rope_theta\":500000.0,\"attention_bias\":false%s%s}", moe == 2 ? "Exaone4ForCausalLM" : moe ? "OlmoeForCausalLM" : "Olmo2ForCausalLM",
+             "\"rope_theta\":500000.0,\"attention_bias\":false%s%s}", moe == 3 ? "Olmo3ForCausalLM" : moe == 2 ? "Exaone4ForCausalLM" : moe ? "OlmoeForCausalLM" : "Olmo2ForCausalLM",
              moe == 1 ? ",\"num_experts\":4,\"num_experts_per_tok\":2" : "", extra);
 }
 static void test_olmo(void) {
@@ -1788,6 +1788,44 @@ static void test_olmo(void) {
     mx_n++;
     mx_write(dir, cfg, NULL, 0);
     refuse(dir, "'model.layers.0.input_layernorm.weight' has no place in a olmo2 model", "an OLMo 2 folder with an input norm");
+    {   /* OLMo 3: OLMo 2's tensors, layer 0 sliding over 4 positions, YaRN (factor 8) as OLMo-3-7B's config has it */
+        static const char *yarn = ",\"rope_scaling\":{\"rope_type\":\"yarn\",\"factor\":8.0,\"original_max_position_embeddings\":16,"
+                                  "\"attention_factor\":1.2079441541679836,\"beta_fast\":32,\"beta_slow\":1%s}";
+        char extra[512], rs[256];
+        float lg[TV];
+        srt_model_info info;
+        ol_tensors(0, 0);
+        snprintf(rs, sizeof rs, yarn, "");
+        snprintf(extra, sizeof extra, ",\"sliding_window\":4,\"layer_types\":[\"sliding_attention\",\"full_attention\"]%s", rs);
+        ol_config(cfg, sizeof cfg, 3, extra);
+        mx_write(dir, cfg, NULL, 0);
+        m = open_dir(dir, err, sizeof err);
+        ok = m && !strcmp(m->hp.arch, "olmo2") && m->hp.sliding_window == 4 && m->hp.swa_pattern == 2 && !strcmp(m->hp.rope_scaling, "yarn") &&
+             m->hp.rope_scale_factor == 8.0f && m->hp.rope_orig_ctx == 16 && m->hp.yarn_attn_factor == 1.2079441541679836f && m->hp.yarn_beta_fast == 32.0f &&
+             m->hp.yarn_beta_slow == 1.0f && mx_check_values(m, why, sizeof why);
+        CHECK(ok, "tiny OLMo 3 folder: olmo2 with window 4 over layer 0 (layer_types), yarn factor 8 from 16 positions, attention factor 1.2079, "
+              "betas 32 / 1; every tensor in place (%s)", ok ? "ok" : m ? why : err);
+        srti_close(m);
+        memset(&info, 0, sizeof info);
+        ok = mx_pack_eval(dir, "", TMP "/olmo.srt", lg, &info, arch, why, sizeof why);
+        CHECK(ok && !strcmp(arch, "olmo2") && info.n_swa_layers == 1 && info.swa_window == 4, "the OLMo 3 folder packs; it loads with 1 sliding layer and "
+              "evaluates 5 tokens to finite logits (%s)", ok ? "ok" : why);
+        remove(TMP "/olmo.srt");
+        snprintf(extra, sizeof extra, ",\"sliding_window\":null%s", rs);
+        ol_config(cfg, sizeof cfg, 3, extra);
+        mx_write(dir, cfg, NULL, 0);
+        m = open_dir(dir, err, sizeof err);
+        CHECK(m && m->hp.sliding_window == 0 && m->hp.swa_pattern == 0, "an OLMo 3 folder with sliding_window null: no windows (%s)", m ? "ok" : err);
+        srti_close(m);
+        snprintf(rs, sizeof rs, yarn, ",\"truncate\":false");
+        ol_config(cfg, sizeof cfg, 3, rs);
+        mx_write(dir, cfg, NULL, 0);
+        refuse(dir, "rope_scaling.truncate false is not supported", "yarn with truncate false (gpt-oss's)");
+        snprintf(rs, sizeof rs, yarn, ",\"mscale\":0.707,\"mscale_all_dim\":0.707");
+        ol_config(cfg, sizeof cfg, 3, rs);
+        mx_write(dir, cfg, NULL, 0);
+        refuse(dir, "rope_scaling.mscale is not supported", "yarn with DeepSeek's mscale");
+    }
     ol_tensors(1, 0);
     ol_config(cfg, sizeof cfg, 1, ",\"clip_qkv\":8.0");
     mx_write(dir, cfg, NULL, 0);

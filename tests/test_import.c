@@ -817,13 +817,13 @@ static void test_gemma(void) {
         srti_close(m);
     }
     {   /* complete 1-layer files: E 8, F 8, 2 heads of 4, 1 KV head, 300 tokens, all F32 */
-        /* swa: an attention.sliding_window of 4096 is written (OLMo 3's, refused for olmo2) */
+        /* swa: an attention.sliding_window of 4096 is written (OLMo 3's: its one layer slides) */
         static const struct { const char *arch, *skip, *want; int swa; } f[] = {
             {"gemma2", NULL, NULL, 0}, {"gemma2", "blk.0.post_ffw_norm.weight", "blk.0.post_ffw_norm.weight", 0},
             {"gemma3", NULL, NULL, 0}, {"gemma3", "blk.0.attn_k_norm.weight", "blk.0.attn_k_norm.weight", 0},
             {"gemma", NULL, NULL, 0}, {"smollm3", NULL, NULL, 0},   /* (smollm3, granite: Llama's tensors, as gemma's without post norms) */
             {"granite", NULL, NULL, 0}, {"granite", "granite.logit_scale", "granite needs a logit scale", 0},   /* (skip: a key here) */
-            {"olmo2", NULL, NULL, 0}, {"olmo2", "blk.0.attn_q_norm.weight", "blk.0.attn_q_norm.weight", 0}, {"olmo2", NULL, "sliding-window layers", 1},
+            {"olmo2", NULL, NULL, 0}, {"olmo2", "blk.0.attn_q_norm.weight", "blk.0.attn_q_norm.weight", 0}, {"olmo2", NULL, NULL, 1},
         };
         /* only: 0 every architecture, 1 gemma3 (per-head q/k norms), 2 gemma2, gemma3 and olmo2 (output norms), 3 all but olmo2 (input norms),
            4 olmo2 (q/k norms of all heads: q's 8 values, not a head's 4) */
@@ -901,14 +901,18 @@ static void test_gemma(void) {
                     srt_model *sm = NULL;
                     srt_model_desc md;
                     memset(&md, 0, sizeof md);
+                    srt_model_info info;
+                    memset(&info, 0, sizeof info);
                     ok = m && m->hp.rope_neox == 1 && srt_model_load(TMP "gemma.srt", &md, &sm) == SRT_OK;
-                    CHECK(ok, "olmo2: NeoX rope; the packed file (post norms only, q/k norms of 8 and 4 values) loads (%s)", ok ? "ok" : srt_last_error());
+                    if (ok) srt_model_get_info(sm, &info);
+                    ok = ok && info.n_swa_layers == f[fi].swa && info.swa_window == (f[fi].swa ? 4096 : 0);
+                    CHECK(ok, "olmo2%s: NeoX rope; the packed file (post norms only, q/k norms of 8 and 4 values) loads%s (%s)", f[fi].swa ? " (OLMo 3)" : "",
+                          f[fi].swa ? " with its layer sliding over 4096 positions" : "", ok ? "ok" : srt_last_error());
                     srt_model_free(sm);
                 }
                 remove(TMP "gemma.srt");
             }
-            else CHECK(!ok && strstr(err, f[fi].want), "a %s GGUF %s%s is refused (%s)", a, f[fi].swa ? "with a sliding window (OLMo 3)" : "without ",
-                       f[fi].skip ? f[fi].skip : "", err);
+            else CHECK(!ok && strstr(err, f[fi].want), "a %s GGUF without %s is refused (%s)", a, f[fi].skip ? f[fi].skip : "", err);
             srti_close(m);
 #undef SKIP
         }
@@ -917,63 +921,77 @@ static void test_gemma(void) {
     remove(TMP "gemma.gguf");
 }
 
-/* ---- EXAONE 4 GGUFs as llama.cpp reads them: only the 64-layer model (the 32B) has sliding layers,
-   window 4096 and 3 sliding layers of every 4 unless the file says otherwise; the pattern as a
-   number or as one bool per layer (newer converters), which must follow a period P (layer l slides
-   iff l % P < P - 1); other sizes have none whatever the file records. Complete tiny files (E 8,
-   2 heads of 4, 1 KV head) are packed and loaded: the runtime reports the sliding layers. */
-static void test_exaone4(void) {
-    static const struct { uint32_t layers, window; int pattern; const char *flags; uint32_t want_window, want_pattern; int swa_layers; const char *want_err, *what; } c[] = {
-        {64, 0, -1, NULL, 4096, 4, 48, NULL, "64 layers, no keys: llama.cpp's window 4096, 3 sliding layers of 4"},
-        {64, 512, -1, "LLLG", 512, 4, 48, NULL, "64 layers, window 512, the pattern as LLLG flags"},
-        {64, 512, 2, NULL, 512, 2, 32, NULL, "64 layers, window 512, sliding_window_pattern 2"},
-        {64, 0, -1, "LG", 4096, 2, 32, NULL, "64 layers, the pattern as LG flags"},
-        {64, 0, -1, "LLGL", 0, 0, 0, "is not a pattern", "64 layers, flags LLGL repeated (no period)"},
-        {64, 0, -1, "short", 0, 0, 0, "a bool for each of the 64 layers", "64 layers, 63 flags"},
-        {6, 4096, -1, "LLLG", 0, 0, 0, NULL, "6 layers with a window and flags: none (llama.cpp applies them to the 64-layer model only)"},
+/* ---- sliding layers as llama.cpp reads them. EXAONE 4: only the 64-layer model (the 32B) has
+   them, window 4096 and 3 sliding layers of every 4 unless the file says otherwise; other sizes
+   have none whatever the file records. OLMo 3 ("olmo2" with attention.sliding_window): 3 of every 4
+   unless the file says otherwise, and its YaRN keys (as llama.cpp's converter writes OLMo 3's)
+   reach the packed file. The pattern as a number or as one bool per layer (newer converters),
+   which must follow a period P (layer l slides iff l % P < P - 1). Complete tiny files (E 8, 2
+   heads of 4, 1 KV head) are packed and loaded: the runtime reports the sliding layers. */
+static void test_swa_layers(void) {
+    static const struct { const char *arch; uint32_t layers, window; int pattern; const char *flags; uint32_t want_window, want_pattern; int swa_layers;
+                          const char *want_err, *what; } c[] = {
+        {"exaone4", 64, 0, -1, NULL, 4096, 4, 48, NULL, "64 layers, no keys: llama.cpp's window 4096, 3 sliding layers of 4"},
+        {"exaone4", 64, 512, -1, "LLLG", 512, 4, 48, NULL, "64 layers, window 512, the pattern as LLLG flags"},
+        {"exaone4", 64, 512, 2, NULL, 512, 2, 32, NULL, "64 layers, window 512, sliding_window_pattern 2"},
+        {"exaone4", 64, 0, -1, "LG", 4096, 2, 32, NULL, "64 layers, the pattern as LG flags"},
+        {"exaone4", 64, 0, -1, "LLGL", 0, 0, 0, "is not a pattern", "64 layers, flags LLGL repeated (no period)"},
+        {"exaone4", 64, 0, -1, "short", 0, 0, 0, "a bool for each of the 64 layers", "64 layers, 63 flags"},
+        {"exaone4", 6, 4096, -1, "LLLG", 0, 0, 0, NULL, "6 layers with a window and flags: none (llama.cpp applies them to the 64-layer model only)"},
+        {"olmo2", 8, 4096, -1, "LLLG", 4096, 4, 6, NULL, "OLMo 3: 8 layers, window 4096, LLLG flags, YaRN 8"},
+        {"olmo2", 6, 64, -1, NULL, 64, 4, 5, NULL, "OLMo 3: 6 layers, window 64, no pattern key (3 of every 4), YaRN 8"},
+        {"olmo2", 6, 0, -1, NULL, 0, 0, 0, NULL, "OLMo 2: 6 layers without a window"},
     };
-    static const struct { const char *name; uint64_t ne0, ne1; } lt[] = {
+    static const struct { const char *name; uint64_t ne0, ne1; } lt[] = {   /* (olmo2's q norm: both heads, 8 values) */
         {"attn_q.weight", 8, 8}, {"attn_k.weight", 8, 4}, {"attn_v.weight", 8, 4}, {"attn_output.weight", 8, 8},
         {"attn_q_norm.weight", 4, 1}, {"attn_k_norm.weight", 4, 1}, {"post_attention_norm.weight", 8, 1},
         {"ffn_gate.weight", 8, 8}, {"ffn_up.weight", 8, 8}, {"ffn_down.weight", 8, 8}, {"post_ffw_norm.weight", 8, 1},
     };
     const size_t NLT = sizeof lt / sizeof lt[0];
-    char err[512], nm[96];
+    char err[512], nm[96], key[96];
     size_t i, k;
     buf b = {NULL, 0, 0};
     for (i = 0; i < sizeof c / sizeof c[0]; i++) {
+        const char *a = c[i].arch;
+        const int olmo3 = !strcmp(a, "olmo2") && c[i].window > 0;   /* with YaRN, as OLMo-3-7B's config has it */
         srti_model *m = NULL;
         uint64_t off = 0, j, l;
         int ok;
+#define K(s) (snprintf(key, sizeof key, "%s." s, a), key)
         b.n = 0;
-        put_hdr(&b, 3, 2 + (uint64_t)c[i].layers * NLT, 10 + (c[i].window > 0) + (c[i].pattern >= 0) + (c[i].flags != NULL));
-        kv_str(&b, "general.architecture", "exaone4");
-        kv_u32(&b, "exaone4.embedding_length", 8); kv_u32(&b, "exaone4.feed_forward_length", 8); kv_u32(&b, "exaone4.block_count", c[i].layers);
-        kv_u32(&b, "exaone4.attention.head_count", 2); kv_u32(&b, "exaone4.attention.head_count_kv", 1); kv_u32(&b, "exaone4.context_length", 64);
-        if (c[i].window) kv_u32(&b, "exaone4.attention.sliding_window", c[i].window);
-        if (c[i].pattern >= 0) kv_u32(&b, "exaone4.attention.sliding_window_pattern", (uint32_t)c[i].pattern);
+        put_hdr(&b, 3, 2 + (uint64_t)c[i].layers * NLT, 10 + (c[i].window > 0) + (c[i].pattern >= 0) + (c[i].flags != NULL) + 4 * olmo3);
+        kv_str(&b, "general.architecture", a);
+        kv_u32(&b, K("embedding_length"), 8); kv_u32(&b, K("feed_forward_length"), 8); kv_u32(&b, K("block_count"), c[i].layers);
+        kv_u32(&b, K("attention.head_count"), 2); kv_u32(&b, K("attention.head_count_kv"), 1); kv_u32(&b, K("context_length"), 64);
+        if (c[i].window) kv_u32(&b, K("attention.sliding_window"), c[i].window);
+        if (c[i].pattern >= 0) kv_u32(&b, K("attention.sliding_window_pattern"), (uint32_t)c[i].pattern);
         if (c[i].flags) {   /* a GGUF array (9) of bools (7): 'L' = true; "short": one layer's flag missing */
             const int shrt = !strcmp(c[i].flags, "short");
             const uint64_t n = c[i].layers - (uint64_t)shrt;
-            put_str(&b, "exaone4.attention.sliding_window_pattern"); put_u32(&b, 9); put_u32(&b, 7); put_u64(&b, n);
+            put_str(&b, K("attention.sliding_window_pattern")); put_u32(&b, 9); put_u32(&b, 7); put_u64(&b, n);
             for (l = 0; l < n; l++) put_u8(&b, shrt ? l % 4 < 3 : c[i].flags[l % strlen(c[i].flags)] == 'L');
+        }
+        if (olmo3) {
+            kv_str(&b, K("rope.scaling.type"), "yarn"); kv_f32(&b, K("rope.scaling.factor"), 8.0f);
+            kv_u32(&b, K("rope.scaling.original_context_length"), 8192); kv_f32(&b, K("rope.scaling.yarn_attn_factor"), 1.2079441f);
         }
         kv_str(&b, "tokenizer.ggml.model", "llama");
         kv_tokens(&b, 300);
-        kv_f32(&b, "exaone4.rope.freq_base", 1e6f);
+        kv_f32(&b, K("rope.freq_base"), olmo3 ? 5e5f : 1e6f);
+#undef K
         tinfo(&b, "token_embd.weight", 2, 8, 300, SRTI_TYPE_F32, off); off += 8 * 300 * 4;
         tinfo(&b, "output_norm.weight", 1, 8, 1, SRTI_TYPE_F32, off); off += 32;
         for (l = 0; l < c[i].layers; l++)
             for (k = 0; k < NLT; k++) {
                 snprintf(nm, sizeof nm, "blk.%u.%s", (unsigned)l, lt[k].name);
-                tinfo(&b, nm, lt[k].ne1 > 1 ? 2 : 1, lt[k].ne0, lt[k].ne1, SRTI_TYPE_F32, off);
+                tinfo(&b, nm, lt[k].ne1 > 1 ? 2 : 1, k == 4 && !strcmp(a, "olmo2") ? 8 : lt[k].ne0, lt[k].ne1, SRTI_TYPE_F32, off);
                 off += (lt[k].ne0 * lt[k].ne1 * 4 + 31) / 32 * 32;
             }
         pad_to(&b, 32);
         for (j = 0; j < off / 4; j++) put_f32(&b, 0.05f * (float)((j * 7) % 11) - 0.2f);
         spit(TMP "exaone4.gguf", b.p, b.n);
         ok = srti_open(TMP "exaone4.gguf", NULL, &m, err, sizeof err) == 0 && srti_check_llama(m, err, sizeof err) == 0;
-        if (c[i].want_err) CHECK(!ok && strstr(err, c[i].want_err), "exaone4: %s is refused (%s)", c[i].what, err);
+        if (c[i].want_err) CHECK(!ok && strstr(err, c[i].want_err), "%s: %s is refused (%s)", a, c[i].what, err);
         else {
             srt_model *sm = NULL;
             srt_model_desc md;
@@ -981,11 +999,20 @@ static void test_exaone4(void) {
             int finite = 0;
             memset(&info, 0, sizeof info);
             ok = ok && m->hp.sliding_window == c[i].want_window && m->hp.swa_pattern == c[i].want_pattern && m->hp.rope_neox == 1;
-            CHECK(ok, "exaone4: %s: window %u, pattern %u read, NeoX rope (%s)", c[i].what, ok ? m->hp.sliding_window : 0, ok ? m->hp.swa_pattern : 0,
+            CHECK(ok, "%s: %s: window %u, pattern %u read, NeoX rope (%s)", a, c[i].what, ok ? m->hp.sliding_window : 0, ok ? m->hp.swa_pattern : 0,
                   ok ? "ok" : err);
             ok = ok && system("build/srt-pack -q " TMP "exaone4.gguf " TMP "exaone4.srt > " TMP "exaone4_pack.log 2>&1") == 0;
             memset(&md, 0, sizeof md);
             ok = ok && srt_model_load(TMP "exaone4.srt", &md, &sm) == SRT_OK;
+            if (ok && olmo3) {   /* the YaRN keys reach the packed file */
+                const char *type = "";
+                float f = 0, af = 0;
+                uint32_t orig = 0;
+                ok = srt_model_meta_str(sm, "olmo2.rope.scaling.type", &type) && !strcmp(type, "yarn") && srt_model_meta_f32(sm, "olmo2.rope.scaling.factor", &f) &&
+                     f == 8.0f && srt_model_meta_u32(sm, "olmo2.rope.scaling.original_context_length", &orig) && orig == 8192 &&
+                     srt_model_meta_f32(sm, "olmo2.rope.scaling.yarn_attn_factor", &af) && af == 1.2079441f;
+                CHECK(ok, "olmo2: %s: yarn, factor 8, original context 8192, attention factor 1.2079 in the packed file", c[i].what);
+            }
             if (ok) {
                 srt_session *s = NULL;
                 srt_session_desc sd;
@@ -1000,7 +1027,7 @@ static void test_exaone4(void) {
                 srt_session_destroy(s);
             }
             CHECK(ok && info.n_swa_layers == c[i].swa_layers && info.swa_window == (int)c[i].want_window && finite,
-                  "exaone4: %s: packed, the runtime has %d sliding layers of window %d (%d expected) and evaluates 5 tokens (%s)", c[i].what,
+                  "%s: %s: packed, the runtime has %d sliding layers of window %d (%d expected) and evaluates 5 tokens (%s)", a, c[i].what,
                   info.n_swa_layers, info.swa_window, c[i].swa_layers, ok ? "ok" : srt_last_error());
             srt_model_free(sm);
             remove(TMP "exaone4.srt");
@@ -1582,7 +1609,7 @@ int main(void) {
     test_llama3_rope();
     test_phi3_split();
     test_gemma();
-    test_exaone4();
+    test_swa_layers();
     test_moe();
     test_moe_pack();
     test_moe_many();

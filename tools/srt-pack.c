@@ -181,6 +181,10 @@ static void write_hparams(packer *p, const srti_hparams *hp) {
     m_f32(p, a, "rope.scaling.high_freq_factor", hp->rope_high_freq_factor);
     if (hp->rope_orig_ctx > 0) m_u32(p, a, "rope.scaling.original_context_length", hp->rope_orig_ctx);
     if (hp->rope_attn_factor != 1.0f) m_f32(p, a, "rope.scaling.attn_factor", hp->rope_attn_factor);
+    if (hp->yarn_ext_factor >= 0.0f) m_f32(p, a, "rope.scaling.yarn_ext_factor", hp->yarn_ext_factor);   /* yarn */
+    if (hp->yarn_attn_factor > 0.0f) m_f32(p, a, "rope.scaling.yarn_attn_factor", hp->yarn_attn_factor);
+    if (hp->yarn_beta_fast > 0.0f) m_f32(p, a, "rope.scaling.yarn_beta_fast", hp->yarn_beta_fast);
+    if (hp->yarn_beta_slow > 0.0f) m_f32(p, a, "rope.scaling.yarn_beta_slow", hp->yarn_beta_slow);
     if (hp->sliding_window) m_u32(p, a, "attention.sliding_window", hp->sliding_window);   /* phi3: recorded, not applied */
     if (hp->attn_scale > 0.0f) m_f32(p, a, "attention.scale", hp->attn_scale);   /* gemma, granite */
     if (!strcmp(hp->arch, "smollm3")) m_u32(p, a, "no_rope_layer_step", hp->nope_step);
@@ -532,8 +536,8 @@ int main(int argc, char **argv) {
     if (!vocab_only) {
         if (srti_check_llama(m, err, sizeof err) != 0) { fprintf(stderr, "srt-pack: %s\n", err); goto done; }
         if (strcmp(m->hp.rope_scaling, "none") && strcmp(m->hp.rope_scaling, "linear") && strcmp(m->hp.rope_scaling, "llama3") &&
-            strcmp(m->hp.rope_scaling, "longrope")) {
-            fprintf(stderr, "srt-pack: %s: rope scaling '%s' is not supported (none, linear, llama3, longrope)\n", in, m->hp.rope_scaling);
+            strcmp(m->hp.rope_scaling, "longrope") && strcmp(m->hp.rope_scaling, "yarn")) {
+            fprintf(stderr, "srt-pack: %s: rope scaling '%s' is not supported (none, linear, llama3, longrope, yarn)\n", in, m->hp.rope_scaling);
             goto done;
         }
         if (srti_find(m, "rope_freqs.weight") >= 0 && strcmp(m->hp.rope_scaling, "llama3") != 0) {

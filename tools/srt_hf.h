@@ -24,14 +24,16 @@
                                Granite with experts; see EXPERTS below), Olmo2ForCausalLM (-> "olmo2":
                                no norms before attention and FFN, post_attention_layernorm and
                                post_feedforward_layernorm of their outputs, q_norm / k_norm over
-                               all heads, NeoX rope), OlmoeForCausalLM (-> "olmoe": Llama's norms,
+                               all heads, NeoX rope; Olmo3ForCausalLM too, with sliding_window and
+                               layer_types, srti__hf_olmo3_config), OlmoeForCausalLM (-> "olmoe": Llama's norms,
                                those q/k norms and experts; see EXPERTS) and Exaone4ForCausalLM (->
                                "exaone4": OLMo 2's norms with per-head q_norm / k_norm; sliding_window,
                                sliding_window_pattern, layer_types as srti__hf_exaone4_config reads them):
                                hidden_size, intermediate_size,
                                num_hidden_layers, num_attention_heads, num_key_value_heads, head_dim,
-                               rms_norm_eps, rope_theta, rope_scaling (linear, llama3; other types
-                               are kept by name and refused by srt-pack), max_position_embeddings,
+                               rms_norm_eps, rope_theta, rope_scaling (linear, llama3, yarn as
+                               srti__hf_yarn reads it; other types are kept by name and refused by
+                               srt-pack), max_position_embeddings,
                                vocab_size, tie_word_embeddings, attention_bias, bos/eos_token_id.
                                Absent values take transformers' defaults (rms_norm_eps 1e-6,
                                rope_theta 10000; Gemma 3: all of Gemma3TextConfig's, see GEMMA).
@@ -336,6 +338,7 @@ typedef struct srti__hf_cfg {
     int64_t bos, eos, pad;     /* token ids from config.json, -1 absent */
     uint32_t vocab_size;       /* 0 absent */
     int multimodal;            /* Gemma3ForConditionalGeneration: text_config, language_model.* tensors */
+    int olmo3;                 /* Olmo3ForCausalLM: OLMo 2 with sliding-window layers */
 } srti__hf_cfg;
 
 /* rope_scaling of type longrope (or su, its first name): Phi-3's per-dimension frequency divisors
@@ -505,6 +508,43 @@ static int srti__hf_gemma_config(srti_model *m, const char *file, const srtj_val
         if (srti__jf32(file, c, "rope_local_base_freq", &local_base, err, errlen)) return 1;
         hp->rope_theta_swa = local_base;
     }
+    return 0;
+}
+
+/* ---------------------------------------------------------------- YaRN, OLMo 3 */
+/* rope_scaling of type yarn, as llama.cpp's converter takes it: factor and
+   original_max_position_embeddings as given (transformers' default for the latter:
+   max_position_embeddings), attention_factor, beta_fast, beta_slow, extrapolation_factor. DeepSeek's
+   mscale / mscale_all_dim and truncate false (gpt-oss) are refused. */
+static int srti__hf_yarn(const char *file, const srtj_value *v, srti_hparams *hp, char *err, size_t errlen) {
+    static const char *const refused[3] = {"mscale", "mscale_all_dim", "truncate"};
+    int i, truncate = 1;
+    for (i = 0; i < 3; i++) {
+        const srtj_value *x = srtj_get(v, refused[i]);
+        if (i == 2 && srti__jbool(file, v, "truncate", &truncate, err, errlen)) return 1;
+        if (x && x->type != SRTJ_NULL && (i < 2 || truncate == 0)) {
+            srti__seterr(err, errlen, "%s: rope_scaling.%s%s is not supported for yarn", file, refused[i], i == 2 ? " false" : "");
+            return 1;
+        }
+    }
+    return srti__jf32(file, v, "attention_factor", &hp->yarn_attn_factor, err, errlen) || srti__jf32(file, v, "beta_fast", &hp->yarn_beta_fast, err, errlen) ||
+           srti__jf32(file, v, "beta_slow", &hp->yarn_beta_slow, err, errlen) || srti__jf32(file, v, "extrapolation_factor", &hp->yarn_ext_factor, err, errlen);
+}
+
+/* OLMo 3 (Olmo3ForCausalLM, packed as "olmo2"): sliding_window (Olmo3Config's default 4096; null:
+   none) over the layers layer_types names (default: 3 sliding of every 4), which must be such a
+   pattern. Only the other layers have the rope scaling (rope_theta_swa left to the runtime's
+   default: the model's base). */
+static int srti__hf_olmo3_config(srti_model *m, const char *file, const srtj_value *c, char *err, size_t errlen) {
+    srti_hparams *hp = &m->hp;
+    const srtj_value *sw = srtj_get(c, "sliding_window");
+    uint32_t window = 4096, pattern = 4;
+    if (sw && sw->type == SRTJ_NULL) return 0;
+    if (srti__ju32(file, c, "sliding_window", 1, 1u << 30, 0, &window, err, errlen) || srti__hf_layer_types(file, c, hp->n_layer, 0, &pattern, err, errlen))
+        return 1;
+    if (pattern < 2 || hp->n_layer < 1) return 0;   /* no layer slides */
+    hp->sliding_window = window;
+    hp->swa_pattern = pattern;
     return 0;
 }
 
@@ -695,6 +735,10 @@ static int srti__hf_config(srti_model *m, const char *file, const srtj_value *c,
     else if (!strcmp(cfg->arch_class, "GraniteMoeForCausalLM") || !strcmp(cfg->arch_class, "granitemoe") ||
              !strcmp(cfg->arch_class, "GraniteMoeSharedForCausalLM") || !strcmp(cfg->arch_class, "granitemoeshared")) cfg->kind = SRTI__HF_GRANITEMOE;
     else if (!strcmp(cfg->arch_class, "Olmo2ForCausalLM") || !strcmp(cfg->arch_class, "olmo2")) cfg->kind = SRTI__HF_OLMO2;
+    else if (!strcmp(cfg->arch_class, "Olmo3ForCausalLM") || !strcmp(cfg->arch_class, "olmo3")) {
+        cfg->kind = SRTI__HF_OLMO2;   /* as llama.cpp's converter writes it */
+        cfg->olmo3 = 1;
+    }
     else if (!strcmp(cfg->arch_class, "OlmoeForCausalLM") || !strcmp(cfg->arch_class, "olmoe")) cfg->kind = SRTI__HF_OLMOE;
     else if (!strcmp(cfg->arch_class, "Exaone4ForCausalLM") || !strcmp(cfg->arch_class, "exaone4")) cfg->kind = SRTI__HF_EXAONE4;
     else if (!strcmp(cfg->arch_class, "MixtralForCausalLM") || !strcmp(cfg->arch_class, "mixtral")) cfg->kind = SRTI__HF_MIXTRAL;
@@ -830,11 +874,14 @@ static int srti__hf_config(srti_model *m, const char *file, const srtj_value *c,
                 return 1;
             if (orig > 0) hp->rope_orig_ctx = (uint32_t)orig;
             else if (!strcmp(type, "llama3")) hp->rope_orig_ctx = 8192;
+            else if (!strcmp(type, "yarn")) hp->rope_orig_ctx = hp->n_ctx;   /* (transformers: max_position_embeddings) */
+            if (!strcmp(type, "yarn") && srti__hf_yarn(file, v, hp, err, errlen)) return 1;
         }
     }
     if (cfg->kind == SRTI__HF_SMOLLM3) return srti__hf_smollm3_config(m, file, c, err, errlen);
     if (cfg->kind == SRTI__HF_GRANITE || cfg->kind == SRTI__HF_GRANITEMOE) return srti__hf_granite_config(m, file, c, err, errlen);
     if (cfg->kind == SRTI__HF_EXAONE4) return srti__hf_exaone4_config(m, file, c, err, errlen);
+    if (cfg->olmo3) return srti__hf_olmo3_config(m, file, c, err, errlen);
     return SRTI__HF_IS_GEMMA(cfg->kind) ? srti__hf_gemma_config(m, file, c, cfg, err, errlen) : 0;
 }
 

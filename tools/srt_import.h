@@ -108,6 +108,9 @@ typedef struct srti_hparams {
     float rope_scale_factor, rope_low_freq_factor, rope_high_freq_factor; /* defaults 1, 1, 4 */
     uint32_t rope_orig_ctx;   /* 0 if absent */
     float rope_attn_factor;   /* LongRoPE: cos and sin are scaled by it; default 1 */
+    /* YaRN (rope_scaling "yarn", llama.cpp's rope.scaling.yarn_* keys): the extrapolation share (-1 absent: 1), cos and sin's
+       scale (transformers' attention_factor; 0 absent: 1 + 0.1 ln factor), the rotation counts bounding the ramp (0 absent: 32, 1) */
+    float yarn_ext_factor, yarn_attn_factor, yarn_beta_fast, yarn_beta_slow;
     uint32_t sliding_window;  /* phi3: the checkpoint's sliding window (0 = none); recorded, not applied
                                  (llama.cpp does not apply it to Phi-3 either); gemma2/3, exaone4: applied (exaone4:
                                  its full-attention layers then have no RoPE) */
@@ -778,6 +781,7 @@ static void srti__hparams_init(srti_hparams *hp) {
     hp->rope_low_freq_factor = 1.0f;
     hp->rope_high_freq_factor = 4.0f;
     hp->rope_attn_factor = 1.0f;
+    hp->yarn_ext_factor = -1.0f;
     hp->expert_weights_norm = -1;
     hp->rope_finetuned = -1;
 }
@@ -1129,8 +1133,16 @@ static int srti__gguf_hparams(srti_model *m, const char *path, char *err, size_t
     e = e || srti__kv_f32(m, path, SRTI__K("rope.scaling.high_freq_factor"), &hp->rope_high_freq_factor, err, errlen);
     e = e || srti__kv_u32(m, path, SRTI__K("rope.scaling.original_context_length"), &hp->rope_orig_ctx, err, errlen);
     e = e || srti__kv_f32(m, path, SRTI__K("rope.scaling.attn_factor"), &hp->rope_attn_factor, err, errlen);
-    /* (olmo2: OLMo 3's sliding layers, refused by srti_check_llama) */
+    e = e || srti__kv_f32(m, path, SRTI__K("rope.scaling.yarn_ext_factor"), &hp->yarn_ext_factor, err, errlen);
+    e = e || srti__kv_f32(m, path, SRTI__K("rope.scaling.yarn_attn_factor"), &hp->yarn_attn_factor, err, errlen);
+    e = e || srti__kv_f32(m, path, SRTI__K("rope.scaling.yarn_beta_fast"), &hp->yarn_beta_fast, err, errlen);
+    e = e || srti__kv_f32(m, path, SRTI__K("rope.scaling.yarn_beta_slow"), &hp->yarn_beta_slow, err, errlen);
     if (!strcmp(a, "phi3") || srti__gemma_post(a) || !strcmp(a, "olmo2")) e = e || srti__kv_u32(m, path, SRTI__K("attention.sliding_window"), &hp->sliding_window, err, errlen);
+    if (!strcmp(a, "olmo2") && hp->sliding_window > 0) {   /* OLMo 3: 3 sliding layers of every 4 unless the file says otherwise; their own rope base */
+        hp->swa_pattern = 4;
+        e = e || srti__kv_swa_period(m, path, SRTI__K("attention.sliding_window_pattern"), hp->n_layer, &hp->swa_pattern, err, errlen);
+        e = e || srti__kv_f32(m, path, SRTI__K("rope.freq_base_swa"), &hp->rope_theta_swa, err, errlen);
+    }
     if (srti__gemma(a)) e = e || srti__kv_f32(m, path, SRTI__K("attention.scale"), &hp->attn_scale, err, errlen);
     if (!strcmp(a, "granite") || !strcmp(a, "granitemoe")) {
         e = e || srti__kv_f32(m, path, SRTI__K("attention.scale"), &hp->attn_scale, err, errlen);
@@ -2044,9 +2056,12 @@ SRTI_API int srti_check_llama(const srti_model *m, char *err, size_t errlen) {
                      "granitemoe, olmo2, olmoe, exaone4)", m->priv->path, hp->arch);
         return 1;
     }
-    if (olmo2 && hp->sliding_window > 0) {
-        srti__seterr(err, errlen, "%s: olmo2 with sliding-window layers (attention.sliding_window %u: OLMo 3) is not supported", m->priv->path,
-                     (unsigned)hp->sliding_window);
+    if (!strcmp(hp->rope_scaling, "yarn") &&
+        (!(hp->rope_scale_factor >= 1 && hp->rope_scale_factor <= 1e6) || !(hp->yarn_ext_factor <= 1) || !(hp->yarn_attn_factor >= 0 && hp->yarn_attn_factor <= 16) ||
+         !(hp->yarn_beta_fast >= 0 && hp->yarn_beta_fast <= 1e6) || !(hp->yarn_beta_slow >= 0 && hp->yarn_beta_slow <= 1e6))) {
+        srti__seterr(err, errlen, "%s: implausible yarn parameters: factor %g, ext_factor %g, attn_factor %g, beta_fast %g, beta_slow %g", m->priv->path,
+                     (double)hp->rope_scale_factor, (double)hp->yarn_ext_factor, (double)hp->yarn_attn_factor, (double)hp->yarn_beta_fast,
+                     (double)hp->yarn_beta_slow);
         return 1;
     }
     if (granite &&
@@ -2069,8 +2084,9 @@ SRTI_API int srti_check_llama(const srti_model *m, char *err, size_t errlen) {
                      m->priv->path, hp->arch, (unsigned)hp->n_expert, (unsigned)hp->n_expert_used, (unsigned)hp->n_ff_exp);
         return 1;
     }
-    if (exaone4 && (hp->swa_pattern > 1024 || hp->sliding_window > (1u << 30))) {
-        srti__seterr(err, errlen, "%s: implausible exaone4 sliding window %u (pattern %u)", m->priv->path, (unsigned)hp->sliding_window, (unsigned)hp->swa_pattern);
+    if (post_only && (hp->swa_pattern > 1024 || hp->sliding_window > (1u << 30) || !(hp->rope_theta_swa >= 0 && hp->rope_theta_swa <= 1e12))) {
+        srti__seterr(err, errlen, "%s: implausible %s sliding window %u (pattern %u, rope base %g)", m->priv->path, hp->arch, (unsigned)hp->sliding_window,
+                     (unsigned)hp->swa_pattern, (double)hp->rope_theta_swa);
         return 1;
     }
     if (gemma && (!(hp->attn_scale > 0 && hp->attn_scale <= 16) || !(hp->attn_softcap >= 0 && hp->attn_softcap <= 1e6) ||
