@@ -363,7 +363,7 @@ typedef struct srt_model_desc {
 
 typedef struct srt_model_info {
     const char *architecture;    /* "llama", "qwen2", "qwen2moe", "qwen3", "qwen3moe", "phi3", "gemma", "gemma2", "gemma3", "smollm3",
-                                    "granite", "granitemoe", "olmo2", "olmoe" or "exaone4" */
+                                    "granite", "granitemoe", "minicpm", "olmo2", "olmoe" or "exaone4" */
     const char *name;            /* general.name or "" */
     int n_vocab, n_embd, n_ff, n_layer, n_head, n_head_kv, head_dim, n_ctx_train;
     srt_format format;           /* the format holding the most bytes of weight matrices */
@@ -681,6 +681,7 @@ typedef enum srt_chat_format {
                                  system turn first (Granite 3.1 and later: a dated default_system) */
     SRT_CHAT_EXAONE4 = 10,    /* "exaone4": [|role|]\ncontent[|endofturn|]\n, a reply opened by an empty reasoning block
                                  "<think>\n\n</think>\n\n" (EXAONE 4.0 in its default, non-reasoning mode) */
+    SRT_CHAT_MINICPM = 11,    /* "minicpm": <\u7528\u6237>user<AI>answer, other roles' content as it is (MiniCPM 1 / 2; trimmed) */
     SRT_CHAT_FORMAT_COUNT
 } srt_chat_format;
 
@@ -4028,7 +4029,7 @@ struct srt_model {
     int post_norms_only, qk_norm_full;
     /* exaone4 with sliding layers (the 32B): the full-attention layers rotate nothing (NoPE) */
     int swa_nope;
-    /* granite: the embeddings times embd_scale, the attention's and the FFN's outputs times
+    /* granite, minicpm: the embeddings times embd_scale, the attention's and the FFN's outputs times
        residual_scale before their residual adds, the logits divided by logit_scale (1, 1, 1 elsewhere;
        gemma's embd_scale is sqrt(n_embd)) */
     int granite;
@@ -4233,9 +4234,10 @@ static srt_status srt__load_hparams(srt_model *m) {
     if (!srt_model_meta_str(m, "general.architecture", &s)) return srt__fail(SRT_ERR_FORMAT, "metadata general.architecture is missing");
     if (strcmp(s, "llama") != 0 && strcmp(s, "qwen2") != 0 && strcmp(s, "qwen2moe") != 0 && strcmp(s, "qwen3") != 0 && strcmp(s, "qwen3moe") != 0 &&
         strcmp(s, "phi3") != 0 && strcmp(s, "gemma") != 0 && strcmp(s, "gemma2") != 0 && strcmp(s, "gemma3") != 0 && strcmp(s, "smollm3") != 0 &&
-        strcmp(s, "granite") != 0 && strcmp(s, "granitemoe") != 0 && strcmp(s, "olmo2") != 0 && strcmp(s, "olmoe") != 0 && strcmp(s, "exaone4") != 0)
+        strcmp(s, "granite") != 0 && strcmp(s, "granitemoe") != 0 && strcmp(s, "minicpm") != 0 && strcmp(s, "olmo2") != 0 && strcmp(s, "olmoe") != 0 &&
+        strcmp(s, "exaone4") != 0)
         return srt__fail(SRT_ERR_UNSUPPORTED, "architecture '%s' is not supported (llama, qwen2, qwen2moe, qwen3, qwen3moe, phi3, gemma, gemma2, gemma3, smollm3, "
-                         "granite, granitemoe, olmo2, olmoe, exaone4)", s);
+                         "granite, granitemoe, minicpm, olmo2, olmoe, exaone4)", s);
     snprintf(m->arch, sizeof m->arch, "%s", s);
     m->n_embd = srt__meta_u32_or(m, SRT__KEY("embedding_length"), 0);
     m->n_ff = srt__meta_u32_or(m, SRT__KEY("feed_forward_length"), 0);
@@ -4253,7 +4255,9 @@ static srt_status srt__load_hparams(srt_model *m) {
         return srt__fail(SRT_ERR_FORMAT, "bad head dimensions: head %d rope %d", m->head_dim, m->rope_dim);
     m->rope_theta = srt__meta_f32_or(m, SRT__KEY("rope.freq_base"), 10000.0f);
     m->norm_eps = srt__meta_f32_or(m, SRT__KEY("attention.layer_norm_rms_epsilon"), 1e-5f);
-    m->granite = strcmp(m->arch, "granite") == 0 || strcmp(m->arch, "granitemoe") == 0;
+    /* MiniCPM (1, 2, 4) is Granite's graph: llama.cpp's converter writes scale_emb, scale_depth /
+       sqrt(layers) and hidden_size / dim_model_base as the same three multipliers */
+    m->granite = strcmp(m->arch, "granite") == 0 || strcmp(m->arch, "granitemoe") == 0 || strcmp(m->arch, "minicpm") == 0;
     m->post_norms_only = strcmp(m->arch, "olmo2") == 0 || strcmp(m->arch, "exaone4") == 0;
     m->qk_norm_full = strcmp(m->arch, "olmo2") == 0 || strcmp(m->arch, "olmoe") == 0;
     m->rope_neox = srt__meta_u32_or(m, SRT__KEY("rope.neox"), strcmp(m->arch, "llama") != 0 && strcmp(m->arch, "smollm3") != 0 && !m->granite) != 0;   /* qwen2/3, phi3, gemma: NeoX */
@@ -4348,20 +4352,20 @@ static srt_status srt__load_hparams(srt_model *m) {
                              m->attn_softcap, m->final_softcap, m->swa_window, m->swa_pattern, m->rope_theta_swa);
         if (m->rope_theta_swa == m->rope_theta && m->rope_scaling == 0) m->rope_theta_swa = 0.0f;   /* one set of angles serves all layers */
     }
-    /* Granite's multipliers (llama.cpp's keys; logit_scale required, the others default to none) */
+    /* Granite's and MiniCPM's multipliers (llama.cpp's keys; logit_scale required, the others default to none) */
     m->embd_scale = m->gemma ? sqrtf((float)m->n_embd) : 1.0f;
     m->residual_scale = m->logit_scale = 1.0f;
     if (m->granite) {
         float v;
         m->embd_scale = srt__meta_f32_or(m, SRT__KEY("embedding_scale"), 1.0f);
         m->residual_scale = srt__meta_f32_or(m, SRT__KEY("residual_scale"), 1.0f);
-        if (!srt_model_meta_f32(m, SRT__KEY("logit_scale"), &v)) return srt__fail(SRT_ERR_FORMAT, "granite: metadata %s is missing", key);
+        if (!srt_model_meta_f32(m, SRT__KEY("logit_scale"), &v)) return srt__fail(SRT_ERR_FORMAT, "%s: metadata %s is missing", m->arch, key);
         m->logit_scale = v;
         if (srt__meta_u32_or(m, SRT__KEY("rope.scaling.finetuned"), 1) == 0)
             return srt__fail(SRT_ERR_UNSUPPORTED, "granite without RoPE (rope.scaling.finetuned 0) is not supported");
         if (!(m->embd_scale > 0.0f) || m->embd_scale > 1e4f || !(m->residual_scale > 0.0f) || m->residual_scale > 1e4f || !(m->logit_scale > 0.0f) ||
             m->logit_scale > 1e6f)
-            return srt__fail(SRT_ERR_FORMAT, "bad granite multipliers: embedding %g, residual %g, logit scale %g", m->embd_scale,
+            return srt__fail(SRT_ERR_FORMAT, "bad %s multipliers: embedding %g, residual %g, logit scale %g", m->arch, m->embd_scale,
                              m->residual_scale, m->logit_scale);
     }
     /* Mixture of experts: Mixtral is "llama" with experts, Qwen3-MoE "qwen3moe", Qwen2-MoE "qwen2moe"
@@ -5364,14 +5368,16 @@ static srt_status srt__specials_load(srt_model *m) {
 }
 
 /* The tokens that end generation: EOS, the eot / eom ids a GGUF names, and the control tokens
-   whose text ends a turn in the common chat formats (llama.cpp's rule); at most 8. */
+   whose text ends a turn in the common chat formats (llama.cpp's rule; EXAONE's [|endofturn|] too); at
+   most 8. */
 static void srt__eog_add(srt__vocab *v, int32_t t) {
     int i;
     for (i = 0; i < v->n_eog && v->eog[i] != t; i++) {}
     if (t >= 0 && t < v->n && i == v->n_eog && v->n_eog < 8) v->eog[v->n_eog++] = t;
 }
 static void srt__eog_load(srt_model *m) {
-    static const char *const turn_ends[8] = {"<|eot_id|>", "<|eom_id|>", "<|im_end|>", "<|end|>", "<end_of_turn>", "<|endoftext|>", "<|end_of_text|>", "<EOT>"};
+    static const char *const turn_ends[9] = {"<|eot_id|>", "<|eom_id|>", "<|im_end|>", "<|end|>", "<end_of_turn>", "<|endoftext|>", "<|end_of_text|>", "<EOT>",
+                                             "[|endofturn|]"};
     srt__vocab *v = &m->vocab;
     uint32_t id;
     int i;
@@ -5379,7 +5385,7 @@ static void srt__eog_load(srt_model *m) {
     srt__eog_add(v, v->eos);
     if (srt_model_meta_u32(m, "tokenizer.ggml.eot_token_id", &id) && id < (uint32_t)v->n) srt__eog_add(v, (int32_t)id);
     if (srt_model_meta_u32(m, "tokenizer.ggml.eom_token_id", &id) && id < (uint32_t)v->n) srt__eog_add(v, (int32_t)id);
-    for (i = 0; i < 8; i++) {
+    for (i = 0; i < 9; i++) {
         const int32_t t = srt__vocab_find(v, turn_ends[i], (uint32_t)strlen(turn_ends[i]));
         if (t >= 0 && v->type[t] == SRT__TT_CONTROL) srt__eog_add(v, t);
     }
@@ -7641,7 +7647,7 @@ SRT_API void srt_chat_messages_free(srt_chat_message *msgs) { SRT_FREE(msgs); }
    where a template trims content (Jinja's trim / strip) so do we, with ASCII whitespace. */
 #include <time.h>
 static const char *const srt__chat_names[SRT_CHAT_FORMAT_COUNT] = {"chatml", "llama3", "llama2", "mistral", "mistral-v3", "phi3", "zephyr", "gemma",
-                                                                   "tulu", "granite", "exaone4"};
+                                                                   "tulu", "granite", "exaone4", "minicpm"};
 
 SRT_API const char *srt_chat_format_name(srt_chat_format f) { return (unsigned)f < SRT_CHAT_FORMAT_COUNT ? srt__chat_names[f] : NULL; }
 SRT_API int srt_chat_format_from_name(const char *name) {
@@ -7661,13 +7667,13 @@ static void srt__chat_copy(char *dst, size_t cap, const char *src) {
 /* The family's usual BOS/EOS/stop texts. */
 static void srt__chat_defaults(srt_chat_template *t) {
     static const char *const bos[SRT_CHAT_FORMAT_COUNT] = {"", "<|begin_of_text|>", "<s>", "<s>", "<s>", "<s>", "<s>", "<bos>", "<|endoftext|>",
-                                                           "<|end_of_text|>", "[BOS]"};
+                                                           "<|end_of_text|>", "[BOS]", "<s>"};
     static const char *const eos[SRT_CHAT_FORMAT_COUNT] = {"<|im_end|>", "<|eot_id|>", "</s>", "</s>", "</s>", "<|endoftext|>", "</s>", "<eos>",
-                                                           "<|endoftext|>", "<|end_of_text|>", "[|endofturn|]"};
+                                                           "<|endoftext|>", "<|end_of_text|>", "[|endofturn|]", "</s>"};
     static const char *const stop[SRT_CHAT_FORMAT_COUNT][2] = {
         {"<|im_end|>", ""}, {"<|eot_id|>", "<|eom_id|>"}, {"</s>", ""}, {"</s>", ""}, {"</s>", ""},
         {"<|end|>", "<|endoftext|>"}, {"</s>", ""}, {"<end_of_turn>", "<eos>"}, {"<|endoftext|>", ""}, {"<|end_of_text|>", ""},
-        {"[|endofturn|]", ""}};
+        {"[|endofturn|]", ""}, {"</s>", ""}};
     srt__chat_copy(t->bos, sizeof t->bos, bos[t->format]);
     srt__chat_copy(t->eos, sizeof t->eos, eos[t->format]);
     memset(t->stop, 0, sizeof t->stop);
@@ -7729,6 +7735,7 @@ static void srt__chat_default_system(const char *jinja, char *out, size_t cap) {
     }
 }
 
+#define SRT__MINICPM_USER "<\xe7\x94\xa8\xe6\x88\xb7>"   /* MiniCPM's user tag (U+7528 U+6237, "user") in UTF-8 */
 /* The format a Jinja template text belongs to, by distinctive markers (most specific first).
    Returns 1 if recognised, 0 if not (ChatML then), 2 for an [INST] template of no known variant. */
 static int srt__chat_detect(const char *j, srt_chat_format *f) {
@@ -7750,6 +7757,7 @@ static int srt__chat_detect(const char *j, srt_chat_format *f) {
     if (strstr(j, "<start_of_turn>")) { *f = SRT_CHAT_GEMMA; return 1; }
     if (strstr(j, "<|start_of_role|>")) { *f = SRT_CHAT_GRANITE; return 1; }
     if (strstr(j, "[|endofturn|]") && strstr(j, "<think>")) { *f = SRT_CHAT_EXAONE4; return 1; }   /* (EXAONE 3.5's has no reasoning block) */
+    if (strstr(j, SRT__MINICPM_USER)) { *f = SRT_CHAT_MINICPM; return 1; }
     return 0;
 }
 
@@ -8012,6 +8020,14 @@ SRT_API srt_status srt_chat_render(const srt_chat_template *t, const srt_chat_me
                 srt__puts(&o, "[|endofturn|]\n");
             }
             if (add_generation_prompt) srt__puts(&o, "[|assistant|]\n<think>\n\n</think>\n\n");
+            break;
+        case SRT_CHAT_MINICPM:   /* the reply follows the user turn's <AI>: no generation prompt of its own */
+            for (i = 0; i < n; i++) {
+                const int user = !strcmp(msgs[i].role, "user");
+                if (user) srt__puts(&o, SRT__MINICPM_USER);
+                srt__put_trim(&o, msgs[i].content);
+                if (user) srt__puts(&o, "<AI>");
+            }
             break;
         default: break;
     }

@@ -15,7 +15,8 @@
 #define FZ_DICT {"<|im_start|>", "<|im_end|>", "<|start_header_id|>", "<|end_header_id|>", "<|eot_id|>", "[INST]", "<<SYS>>", \
                  "' [INST] '", "'[INST] '", "<|assistant|>", "<|end|>", "<|user|>", "<start_of_turn>", "Cutting Knowledge Date", \
                  "strftime_now", "<|im_start|>system\\n", "\\n", "\\", "'", "\"", "{{", "}}", "{%", "%}", "system", "user", \
-                 "assistant", "tool", "<think>", "</think>", "last_query_index", "<tool_response>", "</tool_response>", "\0", NULL}
+                 "assistant", "tool", "<think>", "</think>", "last_query_index", "<tool_response>", "</tool_response>", "\0", \
+                 "[|endofturn|]", "[|assistant|]", "<\xe7\x94\xa8\xe6\x88\xb7>", "<AI>", "<|start_of_role|>", NULL}
 #include "fuzz_common.h"
 #define SPARSERT_IMPLEMENTATION
 #include "sparsert.h"

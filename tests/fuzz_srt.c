@@ -19,7 +19,7 @@
                  "phi3", "longrope", "rope_factors_long.weight", "phi3.rope.scaling.attn_factor", \
                  "gemma2", "gemma3", "attention.sliding_window", "attn_logit_softcapping", "post_ffw_norm.weight", \
                  "qwen3moe", "qwen3moe.expert_count", "qwen2moe", "ffn_gate_inp_shexp.weight", "expert_shared_feed_forward_length", \
-                 "smollm3", "smollm3.no_rope_layer_step", "granite", "granite.logit_scale", "granitemoe", "olmo2", "olmoe", "exaone4", "yarn", "rope.scaling.yarn_ext_factor", "rope.scaling.yarn_attn_factor", "post_attention_norm.weight", "qwen3moe.expert_used_count", "blk.0.ffn_gate_inp.weight", "blk.1.ffn_down.3.weight", \
+                 "smollm3", "smollm3.no_rope_layer_step", "granite", "granite.logit_scale", "granitemoe", "olmo2", "olmoe", "exaone4", "minicpm", "yarn", "rope.scaling.yarn_ext_factor", "rope.scaling.yarn_attn_factor", "post_attention_norm.weight", "qwen3moe.expert_used_count", "blk.0.ffn_gate_inp.weight", "blk.1.ffn_down.3.weight", \
                  "\xff\xff\xff\xff", "\0\0\0\0", NULL}
 #include "fuzz_common.h"
 #define SPARSERT_IMPLEMENTATION

@@ -66,7 +66,8 @@ static int kn_len(const cfg_t *c) { return qk_full(c) ? c->KVH * c->hd : c->hd; 
    scratch must hold it) and gated; granitemoe's FS wide (0: none), not gated; none elsewhere */
 static int shexp_width(const cfg_t *c) { return !strcmp(c->arch, "qwen2moe") ? 3 * c->F / 2 : !strcmp(c->arch, "granitemoe") ? c->FS : 0; }
 static int shexp_gated(const cfg_t *c) { return !strcmp(c->arch, "qwen2moe"); }
-static int is_granite(const cfg_t *c) { return !strcmp(c->arch, "granite") || !strcmp(c->arch, "granitemoe"); }
+static int is_granite(const cfg_t *c) { return !strcmp(c->arch, "granite") || !strcmp(c->arch, "granitemoe") || !strcmp(c->arch, "minicpm"); }   /* the
+                                                                                                                           multipliers */
 /* smollm3: layer l rotates neither q nor k when (l + 1) % step == 0; exaone4 with a window: the
    layers that do not slide rotate neither (use_nope 0: the reference rotates every layer, the
    check that leaving the NoPE layers out shows) */
@@ -82,9 +83,9 @@ static int nope(const cfg_t *c, int l) {
    check that each one shows). granitemoe's are milder, so that a tiny model's routing still shows
    in its logits (with 12 and 0.22 the layers' outputs are small next to the embeddings). */
 static int granite_off = -1, granite_no_logit = 0;   /* granite_no_logit: the file leaves logit_scale out */
-static double granite_mul(const cfg_t *c, int k) {
-    static const double v[2][3] = {{12.0, 0.22, 8.0}, {2.0, 0.7, 2.0}};
-    return !is_granite(c) || k == granite_off ? 1.0 : v[!strcmp(c->arch, "granitemoe")][k];
+static double granite_mul(const cfg_t *c, int k) {   /* (minicpm: MiniCPM-2B's scale_emb 12, scale_depth 1.4 over its 40 layers, 2304 / dim_model_base 256) */
+    static const double v[3][3] = {{12.0, 0.22, 8.0}, {2.0, 0.7, 2.0}, {12.0, 0.22135943621, 9.0}};
+    return !is_granite(c) || k == granite_off ? 1.0 : v[!strcmp(c->arch, "granitemoe") ? 1 : !strcmp(c->arch, "minicpm") ? 2 : 0][k];
 }
 /* LongRoPE factors of dimension pair i: distinct sets, so that taking the wrong one shows */
 static float rope_factor(int long_set, int i) { return long_set ? 1.0f + 0.75f * (float)i : 1.0f + 0.2f * (float)(i % 3); }
@@ -594,7 +595,7 @@ static void check_arch(const cfg_t *c, uint64_t seed) {
             plain.attn_scale = 0;
             ref_forward(&plain, &w, toks, T_TOK, neox, 1, ref);
             off[3] = rel_err(srt_session_logits(s1), ref + (size_t)(T_TOK - 1) * V);
-            for (k = 0; k < 4; k++)
+            for (k = 0; k < (c->attn_scale > 0 ? 4 : 3); k++)   /* (minicpm has no attention multiplier) */
                 CHECK(off[k] > 100 * TOL, "%s: the reference without the %s multiplier differs (%.2e)", c->tag, k < 3 ? what[k] : "attention", off[k]);
         }
         if (c->yarn > 0 && t == T_TOK) {   /* without YaRN the reference is far off; OLMo 3's sliding layers rotate without it */
@@ -979,6 +980,9 @@ int main(void) {
         /* granite: Granite 3 2B-style multipliers (embedding 12, residual 0.22, logits / 8, attention 1/64) */
         {"granite: embedding 12, residual 0.22, logits / 8, attention scale 1/64", "granite", 48, 80, 2, 4, 2, 12, 12, 1e4f, 1e-5f, 0, 0, 1, -1, 0, 1.0f,
          0.015625f, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0},
+        /* minicpm: MiniCPM-2B's multipliers (no attention one), adjacent pairs */
+        {"minicpm (MiniCPM-2B's embedding 12, residual 1.4 / sqrt(40), logits / 9, adjacent pairs)", "minicpm", 48, 80, 2, 4, 2, 12, 12, 1e4f, 1e-5f, 0, 0, 1, -1, 0, 1.0f,
+         0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0},
         /* ..., experts, used, renormalized */
         {"mixtral (llama, 4 experts, 2 used, renormalized)", "llama", 48, 40, 2, 4, 2, 12, 12, 1e6f, 1e-5f, 0, 0, 0, -1, 0, 1.0f, 0, 0, 0, 0, 0, 0, 0, 4, 2, 1, 0, 0},
         {"qwen3moe (8 experts, 3 used, renormalized, q/k norms)", "qwen3moe", 32, 24, 3, 4, 2, 16, 16, 1e6f, 1e-6f, 0, 1, 1, -1, 0, 1.0f, 0, 0, 0, 0, 0, 0, 0, 8, 3, 1, 0, 0},
@@ -1035,6 +1039,10 @@ int main(void) {
             static const cfg_t granmoe = {"granitemoe", "granitemoe", 32, 24, 2, 4, 1, 8, 8, 1e4f, 1e-6f, 0, 0, 1, -1, 0, 1.0f, 0.125f, 0, 0, 0, 0, 0, 0, 4, 2, 1, 16, 0};
             check_cpu_only(&smol);
             check_cpu_only(&gran);
+            {
+                static const cfg_t mcpm = {"minicpm", "minicpm", 32, 48, 2, 4, 1, 8, 8, 1e4f, 1e-6f, 0, 0, 1, -1, 0, 1.0f, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0};
+                check_cpu_only(&mcpm);
+            }
             check_cpu_only(&granmoe);
             {   /* olmo2: backends refused (its norms); a missing output norm refused */
                 static const cfg_t olmo2 = {"olmo2", "olmo2", 32, 48, 2, 4, 2, 8, 8, 1e4f, 1e-6f, 0, 1, 1, -1, 0, 1.0f, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0};

@@ -200,6 +200,10 @@ static const char *tmpl_exaone35 =
     "{% for message in messages %}{% if loop.first and message['role'] != 'system' %}{{ '[|system|][|endofturn|]\\n' }}{% endif %}{{ '[|' + "
     "message['role'] + '|]' + message['content'] }}{% if message['role'] == 'user' %}{{ '\\n' }}{% else %}{{ '[|endofturn|]\\n' }}{% endif %}"
     "{% endfor %}{% if add_generation_prompt %}{{ '[|assistant|]' }}{% endif %}";
+/* MiniCPM-2B-sft's (also MiniCPM-1B's) */
+static const char *tmpl_minicpm =
+    "{% for message in messages %}{% if message['role'] == 'user' %}{{'<\xe7\x94\xa8\xe6\x88\xb7>' + message['content'].strip() + '<AI>'}}{% else %}"
+    "{{message['content'].strip()}}{% endif %}{% endfor %}";
 static const char *tmpl_gemma2 =
     "{{ bos_token }}{% if messages[0]['role'] == 'system' %}{{ raise_exception('System role not supported') }}{% en"
     "dif %}{% for message in messages %}{% if (message['role'] == 'user') != (loop.index0 % 2 == 0) %}{{ raise_exce"
@@ -276,7 +280,7 @@ static srt_chat_template from_text(const char *jinja, const char *bos, const cha
 static void test_names(void) {
     int f, ok = 1;
     for (f = 0; f < SRT_CHAT_FORMAT_COUNT; f++) ok = ok && srt_chat_format_from_name(srt_chat_format_name((srt_chat_format)f)) == f;
-    CHECK(ok && SRT_CHAT_FORMAT_COUNT == 11 && !strcmp(srt_chat_format_name(SRT_CHAT_MISTRAL_V3), "mistral-v3"), "11 named formats, names round-trip");
+    CHECK(ok && SRT_CHAT_FORMAT_COUNT == 12 && !strcmp(srt_chat_format_name(SRT_CHAT_MISTRAL_V3), "mistral-v3"), "12 named formats, names round-trip");
     CHECK(srt_chat_format_from_name("jinja") == -1 && srt_chat_format_from_name(NULL) == -1 && !srt_chat_format_name(SRT_CHAT_FORMAT_COUNT),
           "unknown names are -1 / NULL");
 }
@@ -296,6 +300,7 @@ static void test_detect(void) {
         {&tmpl_tulu, SRT_CHAT_TULU, "", 0, "OLMo 2 Instruct (Tulu 3)"},
         {&tmpl_granite31, SRT_CHAT_GRANITE, NULL, 0, "Granite 3.1"},
         {&tmpl_exaone4, SRT_CHAT_EXAONE4, "", 0, "EXAONE 4.0"},
+        {&tmpl_minicpm, SRT_CHAT_MINICPM, "", 0, "MiniCPM-2B"},
         {&tmpl_gemma2, SRT_CHAT_GEMMA, "", 0, "Gemma 2"},
         {&tmpl_gemma3, SRT_CHAT_GEMMA, "", 0, "Gemma 3"},
     };
@@ -427,6 +432,10 @@ static void test_render(void) {
         t = from_text(tmpl_exaone35, NULL, NULL);
         CHECK(t.format == SRT_CHAT_CHATML && t.guessed, "EXAONE 3.5's template (no reasoning block) is not taken for EXAONE 4.0's");
     }
+    t = from_text(tmpl_minicpm, "<s>", "</s>");   /* the reply follows <AI>; contents stripped (llama.cpp's test case renders the same) */
+    CHECK(!strcmp(t.stop[0], "</s>"), "MiniCPM: replies end at </s>");
+    expect(&t, conv_sua, 4, 1, "You are terse.<\xe7\x94\xa8\xe6\x88\xb7>Hi there<AI>Hello!<\xe7\x94\xa8\xe6\x88\xb7>What is 2+2?<AI>", "MiniCPM with system");
+    expect(&t, conv_u, 1, 0, "<\xe7\x94\xa8\xe6\x88\xb7>Hi there<AI>", "MiniCPM stripped content");
     t = from_text(tmpl_gemma2, "<bos>", "<eos>");
     expect(&t, conv_ua, 3, 1, "<bos><start_of_turn>user\nHi there<end_of_turn>\n<start_of_turn>model\nHello!<end_of_turn>\n<start_of_turn>user\nWhat is 2+2?<end_of_turn>\n<start_of_turn>model\n", "Gemma 2");
     expect(&t, conv_u, 1, 0, "<bos><start_of_turn>user\nHi there<end_of_turn>\n", "Gemma trimmed, no generation prompt");
@@ -694,7 +703,7 @@ static void test_srt_chat(void) {
     CHECK(err_text && strstr(err_text, "[feed 17 tokens: \"<s>[INST] Lily [/INST]\"]"), "the Llama 2 prompt: <s> is one token (BOS), then 16 text tokens");
     free(err_text);
     CHECK(run("build/srt-chat --template list -m x > " TMP "/out.txt") == 0 && (out_text = srt_test_read_file(TMP "/out.txt", &n)) != NULL &&
-          !strcmp(out_text, "chatml\nllama3\nllama2\nmistral\nmistral-v3\nphi3\nzephyr\ngemma\ntulu\ngranite\nexaone4\n"), "srt-chat --template list");
+          !strcmp(out_text, "chatml\nllama3\nllama2\nmistral\nmistral-v3\nphi3\nzephyr\ngemma\ntulu\ngranite\nexaone4\nminicpm\n"), "srt-chat --template list");
     free(out_text);
     CHECK(run("build/srt-chat -m " TMP "/stories.srt --template nope -p x 2>/dev/null") != 0, "srt-chat --template with an unknown name fails");
     CHECK(run("build/srt-chat -m " TMP "/stories.srt -p 'Once upon a time' -n 4 --temp 0 -t 1 >" TMP "/out.txt 2>/dev/null") == 0 &&

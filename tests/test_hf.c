@@ -1483,6 +1483,45 @@ static void test_granite(void) {
     if (!remove_tree(TMP "/granite")) CHECK(0, "clean up");
 }
 
+/* MiniCPMForCausalLM: SmolLM3's tiny Llama folder with MiniCPM-2B's scale_emb 12, scale_depth 1.4
+   and dim_model_base 2 (hidden 8: logits / 4) over its 4 layers: Granite's multipliers 12, 1.4 / 2,
+   4 as llama.cpp's converter derives them, no attention multiplier; q/k permuted; packed, it runs;
+   a config without one of the three keys is refused. */
+static void test_minicpm(void) {
+    char err[1024], dir[] = TMP "/minicpm", cfg[2048], why[512], arch[16];
+    const char *base = "{\"architectures\":[\"MiniCPMForCausalLM\"],\"hidden_size\":8,\"intermediate_size\":6,\"num_hidden_layers\":4,"
+                       "\"num_attention_heads\":2,\"num_key_value_heads\":1,\"rms_norm_eps\":1e-05,\"max_position_embeddings\":64,\"vocab_size\":16,"
+                       "\"tie_word_embeddings\":true,\"hidden_act\":\"silu\",\"rope_theta\":10000.0,\"scale_emb\":12,\"dim_model_base\":2%s}";
+    srti_model *m;
+    int ok;
+    sm_tensors();
+    snprintf(cfg, sizeof cfg, base, ",\"scale_depth\":1.4");
+    mx_write(dir, cfg, NULL, 0);
+    m = open_dir(dir, err, sizeof err);
+    ok = m && !strcmp(m->hp.arch, "minicpm") && m->hp.embd_scale == 12.0f && m->hp.attn_scale == 0.0f && fabsf(m->hp.residual_scale - 0.7f) < 1e-6f &&
+         m->hp.logit_scale == 4.0f && m->hp.rope_neox == 0 && mx_check_values(m, why, sizeof why) && srti_check_llama(m, why, sizeof why) == 0;
+    CHECK(ok, "tiny MiniCPM folder: minicpm, embedding 12, residual 1.4 / sqrt(4), logits / (8 / 2), no attention multiplier, q/k permuted, every "
+          "tensor in place (%s)", m ? (ok ? "ok" : why) : err);
+    srti_close(m);
+    {
+        float lg[TV], ls = 0;
+        srt_model_info info;
+        srt_model *sm = NULL;
+        srt_model_desc md;
+        memset(&info, 0, sizeof info);
+        ok = mx_pack_eval(dir, "", TMP "/minicpm.srt", lg, &info, arch, why, sizeof why) && !strcmp(arch, "minicpm");
+        memset(&md, 0, sizeof md);
+        ok = ok && srt_model_load(TMP "/minicpm.srt", &md, &sm) == SRT_OK && srt_model_meta_f32(sm, "minicpm.logit_scale", &ls) && ls == 4.0f;
+        srt_model_free(sm);
+        CHECK(ok, "srt-pack packs the MiniCPM folder: it loads as minicpm with its multipliers and evaluates 5 tokens to finite logits (%s)", ok ? "ok" : why);
+        remove(TMP "/minicpm.srt");
+    }
+    snprintf(cfg, sizeof cfg, base, "");
+    mx_write(dir, cfg, NULL, 0);
+    refuse(dir, "MiniCPM needs \"scale_depth\"", "a MiniCPM config without scale_depth");
+    if (!remove_tree(TMP "/minicpm")) CHECK(0, "clean up");
+}
+
 /* GraniteMoeSharedForCausalLM (and GraniteMoeForCausalLM): a tiny folder of hidden 8, 2 heads of 4,
    1 kv head, 2 layers of 4 experts of width 6 (2 used) stored as transformers does, 3-D:
    block_sparse_moe.input_linear [4, 12, 8] (each expert's gate rows, then its up rows),
@@ -2942,6 +2981,7 @@ int main(void) {
     test_granitemoe();
     test_olmo();
     test_exaone4();
+    test_minicpm();
     test_malformed();
     test_tokenizers();
     test_smollm2_tokenizer();

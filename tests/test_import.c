@@ -823,6 +823,7 @@ static void test_gemma(void) {
             {"gemma3", NULL, NULL, 0}, {"gemma3", "blk.0.attn_k_norm.weight", "blk.0.attn_k_norm.weight", 0},
             {"gemma", NULL, NULL, 0}, {"smollm3", NULL, NULL, 0},   /* (smollm3, granite: Llama's tensors, as gemma's without post norms) */
             {"granite", NULL, NULL, 0}, {"granite", "granite.logit_scale", "granite needs a logit scale", 0},   /* (skip: a key here) */
+            {"minicpm", NULL, NULL, 0}, {"minicpm", "minicpm.logit_scale", "minicpm needs a logit scale", 0},   /* (MiniCPM: Granite's keys) */
             {"olmo2", NULL, NULL, 0}, {"olmo2", "blk.0.attn_q_norm.weight", "blk.0.attn_q_norm.weight", 0}, {"olmo2", NULL, NULL, 1},
         };
         /* only: 0 every architecture, 1 gemma3 (per-head q/k norms), 2 gemma2, gemma3 and olmo2 (output norms), 3 all but olmo2 (input norms),
@@ -838,7 +839,7 @@ static void test_gemma(void) {
         size_t fi, ti;
         for (fi = 0; fi < sizeof f / sizeof f[0]; fi++) {
             const char *a = f[fi].arch;
-            const int g3 = !strcmp(a, "gemma3"), granite = !strcmp(a, "granite"), olmo2 = !strcmp(a, "olmo2");
+            const int g3 = !strcmp(a, "gemma3"), granite = !strcmp(a, "granite") || !strcmp(a, "minicpm"), olmo2 = !strcmp(a, "olmo2");
             const int post = !strcmp(a, "gemma2") || g3 || olmo2;   /* norms of the attention's and the FFN's outputs */
             uint64_t n_t = 0, off = 0, j;
             srti_model *m = NULL;
@@ -890,11 +891,13 @@ static void test_gemma(void) {
                     float es = 0, rs = 0, ls = 0, as = 0;
                     uint32_t neox = 9;
                     memset(&md, 0, sizeof md);
+#define K(s) (snprintf(key, sizeof key, "%s." s, a), key)
                     ok = m && m->hp.rope_neox == 0 && srt_model_load(TMP "gemma.srt", &md, &sm) == SRT_OK &&
-                         srt_model_meta_f32(sm, "granite.embedding_scale", &es) && es == 12.0f && srt_model_meta_f32(sm, "granite.residual_scale", &rs) &&
-                         rs == 0.22f && srt_model_meta_f32(sm, "granite.logit_scale", &ls) && ls == 8.0f &&
-                         srt_model_meta_f32(sm, "granite.attention.scale", &as) && as == 0.015625f && srt_model_meta_u32(sm, "granite.rope.neox", &neox) && neox == 0;
-                    CHECK(ok, "granite: embedding 12, residual 0.22, logit 8, attention 1/64 and rope.neox 0 in the packed file (%s)", ok ? "ok" : srt_last_error());
+                         srt_model_meta_f32(sm, K("embedding_scale"), &es) && es == 12.0f && srt_model_meta_f32(sm, K("residual_scale"), &rs) &&
+                         rs == 0.22f && srt_model_meta_f32(sm, K("logit_scale"), &ls) && ls == 8.0f &&
+                         srt_model_meta_f32(sm, K("attention.scale"), &as) && as == 0.015625f && srt_model_meta_u32(sm, K("rope.neox"), &neox) && neox == 0;
+#undef K
+                    CHECK(ok, "%s: embedding 12, residual 0.22, logit 8, attention 1/64 and rope.neox 0 in the packed file (%s)", a, ok ? "ok" : srt_last_error());
                     srt_model_free(sm);
                 }
                 if (olmo2) {   /* NeoX rope by architecture; the packed file has no input norms and q's norm over both heads */

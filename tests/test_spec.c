@@ -179,7 +179,7 @@ static void check_greedy(srt_model *m, const char *tag, int n_ctx, int n_batch, 
 static void test_greedy(void) {
     static const struct { const char *arch; srt_format f; } models[] = {
         {"llama", SRT_F32}, {"llama", SRT_Q8}, {"llama", SRT_Q4}, {"qwen3moe", SRT_Q8}, {"qwen2moe", SRT_Q4}, {"gemma2", SRT_F16}, {"gemma", SRT_Q4}, {"smollm3", SRT_Q8},
-        {"granite", SRT_Q4}, {"granitemoe", SRT_Q8}, {"olmo2", SRT_Q4}, {"olmoe", SRT_Q8}, {"exaone4", SRT_Q8}, {"phi3", SRT_BF16}};
+        {"granite", SRT_Q4}, {"granitemoe", SRT_Q8}, {"olmo2", SRT_Q4}, {"olmoe", SRT_Q8}, {"exaone4", SRT_Q8}, {"minicpm", SRT_Q4}, {"phi3", SRT_BF16}};
     int i;
     for (i = 0; i < (int)(sizeof models / sizeof models[0]); i++) {
         srt_model *m = NULL;
@@ -339,6 +339,12 @@ static void test_generate(void) {
             srt_session_destroy(s);
             check_generate(me, NULL, "hello abc", 0, 0, 64, "generate to <|im_end|>, lookup", 0);
         } else CHECK(0, "a model with <|im_end|>");
+        srt_model_free(me);
+        me = NULL;   /* EXAONE's end of turn, "[|endofturn|]", is one too */
+        tiny_rng_state = 777; tiny_piece_id = t; tiny_piece_text = "[|endofturn|]";
+        if (write_tiny_model("build/tmp/spec_eot.srt", SRT_F32, NULL, NULL, 1)) srt_model_load("build/tmp/spec_eot.srt", &md, &me);
+        tiny_piece_id = -1;
+        CHECK(me && srt_token_is_eog(me, t) && !srt_token_is_eog(me, 5), "the control token [|endofturn|] ends generation");
         srt_model_free(me);
     }
     s = new_session(m, 64, 32, 0.0f, 0.0f);

@@ -32,7 +32,8 @@ static const char *extra_pieces[] = {
    experts without the norms, a shared expert of width T_F), "granitemoe" (granite's multipliers with
    qwen2moe's experts and an ungated shared expert), "olmo2" (no input norms, output norms, q/k norms
    over all heads), "olmoe" (those q/k norms with qwen2moe's experts, no shared one) or "exaone4" (olmo2's norms with
-   per-head q/k norms, a window of 4 on layer 0 of every 2, layer 1 without RoPE); chat_template: tokenizer.chat_template
+   per-head q/k norms, a window of 4 on layer 0 of every 2, layer 1 without RoPE) or "minicpm" (granite's multipliers);
+   chat_template: tokenizer.chat_template
    (NULL = none). skip_tensor / bad_tensor tweak it for the error tests. */
 /* Set by a caller: every norm weight this value instead of random ones near 1 (0 = random), and the
    model's general.name (fuzz_srt's NaN seed patches the value and picks the file size by the name). */
@@ -72,7 +73,7 @@ static int write_tiny_model_arch(const char *path, const char *arch, const char 
     }
     if (!strcmp(arch, "gemma")) srt_writer_meta_f32(w, TKEY("attention.scale"), 0.3f);   /* Gemma 1: no more */
     if (!strcmp(arch, "smollm3")) srt_writer_meta_u32(w, TKEY("no_rope_layer_step"), 2);   /* layer 1 of T_L = 2 without RoPE */
-    if (!strcmp(arch, "granite") || !strcmp(arch, "granitemoe")) {   /* Granite 3 2B-style multipliers */
+    if (!strcmp(arch, "granite") || !strcmp(arch, "granitemoe") || !strcmp(arch, "minicpm")) {   /* Granite 3 2B-style multipliers (minicpm: the same keys) */
         srt_writer_meta_f32(w, TKEY("embedding_scale"), 12.0f); srt_writer_meta_f32(w, TKEY("residual_scale"), 0.22f);
         srt_writer_meta_f32(w, TKEY("logit_scale"), 8.0f); srt_writer_meta_f32(w, TKEY("attention.scale"), 0.015625f);
     }

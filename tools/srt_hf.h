@@ -20,6 +20,8 @@
                                no_rope_layer_interval, no_rope_layers as that pattern),
                                GraniteForCausalLM (-> "granite": Llama, q/k permuted, with the
                                embedding / attention / residual multipliers and logits_scaling),
+                               MiniCPMForCausalLM (-> "minicpm": Granite's multipliers from scale_emb,
+                               scale_depth and dim_model_base, srti__hf_minicpm_config),
                                GraniteMoeForCausalLM and GraniteMoeSharedForCausalLM (-> "granitemoe":
                                Granite with experts; see EXPERTS below), Olmo2ForCausalLM (-> "olmo2":
                                no norms before attention and FFN, post_attention_layernorm and
@@ -324,7 +326,8 @@ static int srti__jtoken_id(const char *file, const srtj_value *obj, const char *
 /* ---------------------------------------------------------------- config.json */
 enum { SRTI__HF_LLAMA = 1, SRTI__HF_MISTRAL = 2, SRTI__HF_QWEN2 = 3, SRTI__HF_QWEN3 = 4, SRTI__HF_PHI3 = 5, SRTI__HF_GEMMA2 = 6, SRTI__HF_GEMMA3 = 7,
        SRTI__HF_MIXTRAL = 8, SRTI__HF_QWEN3MOE = 9, SRTI__HF_GEMMA = 10, SRTI__HF_QWEN2MOE = 11,
-       SRTI__HF_SMOLLM3 = 12, SRTI__HF_GRANITE = 13, SRTI__HF_GRANITEMOE = 14, SRTI__HF_OLMO2 = 15, SRTI__HF_OLMOE = 16, SRTI__HF_EXAONE4 = 17 };
+       SRTI__HF_SMOLLM3 = 12, SRTI__HF_GRANITE = 13, SRTI__HF_GRANITEMOE = 14, SRTI__HF_OLMO2 = 15, SRTI__HF_OLMOE = 16, SRTI__HF_EXAONE4 = 17,
+       SRTI__HF_MINICPM = 18 };
 #define SRTI__HF_IS_GEMMA(kind) ((kind) == SRTI__HF_GEMMA || (kind) == SRTI__HF_GEMMA2 || (kind) == SRTI__HF_GEMMA3)
 #define SRTI__HF_QK_NORM(kind) ((kind) == SRTI__HF_QWEN3 || (kind) == SRTI__HF_QWEN3MOE || (kind) == SRTI__HF_GEMMA3 || (kind) == SRTI__HF_EXAONE4)   /* per-head
                                                                                                                                      q/k RMSNorm */
@@ -507,6 +510,31 @@ static int srti__hf_gemma_config(srti_model *m, const char *file, const srtj_val
     if (g3) {
         if (srti__jf32(file, c, "rope_local_base_freq", &local_base, err, errlen)) return 1;
         hp->rope_theta_swa = local_base;
+    }
+    return 0;
+}
+
+/* ---------------------------------------------------------------- MiniCPM */
+/* MiniCPMForCausalLM (MiniCPM 1 / 2, MiniCPM4; packed as "minicpm"): Llama (q/k permuted) with
+   Granite's three multipliers as llama.cpp's converter derives them: embeddings times scale_emb,
+   the attention's and the FFN's outputs times scale_depth / sqrt(num_hidden_layers), the logits
+   divided by hidden_size / dim_model_base. All three are required (the converter's KeyError). */
+static int srti__hf_minicpm_config(srti_model *m, const char *file, const srtj_value *c, char *err, size_t errlen) {
+    srti_hparams *hp = &m->hp;
+    static const char *const keys[3] = {"scale_emb", "scale_depth", "dim_model_base"};
+    float v[3] = {0, 0, 0};
+    int k;
+    for (k = 0; k < 3; k++) {
+        if (srti__jf32(file, c, keys[k], &v[k], err, errlen)) return 1;
+        if (v[k] == 0.0f) { srti__seterr(err, errlen, "%s: MiniCPM needs \"%s\"", file, keys[k]); return 1; }
+    }
+    hp->embd_scale = v[0];
+    hp->residual_scale = (float)((double)v[1] / sqrt((double)hp->n_layer));
+    hp->logit_scale = (float)((double)hp->n_embd / (double)v[2]);
+    if (hp->embd_scale > 1e4f || hp->residual_scale > 1e4f || !(hp->logit_scale > 0.0f) || hp->logit_scale > 1e6f) {
+        srti__seterr(err, errlen, "%s: MiniCPM multipliers out of range: scale_emb %g, scale_depth %g, dim_model_base %g", file, (double)v[0], (double)v[1],
+                     (double)v[2]);
+        return 1;
     }
     return 0;
 }
@@ -732,6 +760,7 @@ static int srti__hf_config(srti_model *m, const char *file, const srtj_value *c,
     else if (!strcmp(cfg->arch_class, "Qwen2MoeForCausalLM") || !strcmp(cfg->arch_class, "qwen2_moe")) cfg->kind = SRTI__HF_QWEN2MOE;
     else if (!strcmp(cfg->arch_class, "SmolLM3ForCausalLM") || !strcmp(cfg->arch_class, "smollm3")) cfg->kind = SRTI__HF_SMOLLM3;
     else if (!strcmp(cfg->arch_class, "GraniteForCausalLM") || !strcmp(cfg->arch_class, "granite")) cfg->kind = SRTI__HF_GRANITE;
+    else if (!strcmp(cfg->arch_class, "MiniCPMForCausalLM") || !strcmp(cfg->arch_class, "minicpm")) cfg->kind = SRTI__HF_MINICPM;
     else if (!strcmp(cfg->arch_class, "GraniteMoeForCausalLM") || !strcmp(cfg->arch_class, "granitemoe") ||
              !strcmp(cfg->arch_class, "GraniteMoeSharedForCausalLM") || !strcmp(cfg->arch_class, "granitemoeshared")) cfg->kind = SRTI__HF_GRANITEMOE;
     else if (!strcmp(cfg->arch_class, "Olmo2ForCausalLM") || !strcmp(cfg->arch_class, "olmo2")) cfg->kind = SRTI__HF_OLMO2;
@@ -752,7 +781,7 @@ static int srti__hf_config(srti_model *m, const char *file, const srtj_value *c,
     }
     strcpy(hp->arch, cfg->kind == SRTI__HF_QWEN2 ? "qwen2" : cfg->kind == SRTI__HF_QWEN3 ? "qwen3" : cfg->kind == SRTI__HF_QWEN3MOE ? "qwen3moe" :
                      cfg->kind == SRTI__HF_QWEN2MOE ? "qwen2moe" : cfg->kind == SRTI__HF_SMOLLM3 ? "smollm3" :
-                     cfg->kind == SRTI__HF_GRANITE ? "granite" : cfg->kind == SRTI__HF_GRANITEMOE ? "granitemoe" :
+                     cfg->kind == SRTI__HF_GRANITE ? "granite" : cfg->kind == SRTI__HF_GRANITEMOE ? "granitemoe" : cfg->kind == SRTI__HF_MINICPM ? "minicpm" :
                      cfg->kind == SRTI__HF_OLMO2 ? "olmo2" : cfg->kind == SRTI__HF_OLMOE ? "olmoe" : cfg->kind == SRTI__HF_EXAONE4 ? "exaone4" :
                      cfg->kind == SRTI__HF_PHI3 ? "phi3" :
                      cfg->kind == SRTI__HF_GEMMA ? "gemma" : cfg->kind == SRTI__HF_GEMMA2 ? "gemma2" : cfg->kind == SRTI__HF_GEMMA3 ? "gemma3" : cfg->kind ? "llama" : "");
@@ -880,6 +909,7 @@ static int srti__hf_config(srti_model *m, const char *file, const srtj_value *c,
     }
     if (cfg->kind == SRTI__HF_SMOLLM3) return srti__hf_smollm3_config(m, file, c, err, errlen);
     if (cfg->kind == SRTI__HF_GRANITE || cfg->kind == SRTI__HF_GRANITEMOE) return srti__hf_granite_config(m, file, c, err, errlen);
+    if (cfg->kind == SRTI__HF_MINICPM) return srti__hf_minicpm_config(m, file, c, err, errlen);
     if (cfg->kind == SRTI__HF_EXAONE4) return srti__hf_exaone4_config(m, file, c, err, errlen);
     if (cfg->olmo3) return srti__hf_olmo3_config(m, file, c, err, errlen);
     return SRTI__HF_IS_GEMMA(cfg->kind) ? srti__hf_gemma_config(m, file, c, cfg, err, errlen) : 0;
@@ -1654,7 +1684,7 @@ static int srti__hf_weights(srti_model *m, const char *dir, const srti__hf_cfg *
     uint32_t cap = 0, found = 0, k;
     int rc = 1, r;
     int permute_qk = cfg->kind == SRTI__HF_LLAMA || cfg->kind == SRTI__HF_MISTRAL || cfg->kind == SRTI__HF_MIXTRAL || cfg->kind == SRTI__HF_SMOLLM3 ||
-                     cfg->kind == SRTI__HF_GRANITE || cfg->kind == SRTI__HF_GRANITEMOE;
+                     cfg->kind == SRTI__HF_GRANITE || cfg->kind == SRTI__HF_GRANITEMOE || cfg->kind == SRTI__HF_MINICPM;
     if (!ipath || !spath) { srti__seterr(err, errlen, "out of memory"); goto done; }
     r = srti__json_file(ipath, (uint64_t)1 << 28, &idx, err, errlen);
     if (r == 1) goto done;

@@ -96,7 +96,7 @@ enum { SRTI_SRC_GGUF = 1, SRTI_SRC_LLAMA2C_V0 = 2, SRTI_SRC_LLAMA2C_V1 = 3, SRTI
 
 typedef struct srti_hparams {
     char arch[32];            /* general.architecture ("llama", "qwen2", "qwen2moe", "qwen3", "qwen3moe", "phi3", "gemma", "gemma2",
-                                 "gemma3", "smollm3", "granite", "granitemoe", "olmo2", "olmoe", "exaone4"); "llama" for llama2.c */
+                                 "gemma3", "smollm3", "granite", "granitemoe", "minicpm", "olmo2", "olmoe", "exaone4"); "llama" for llama2.c */
     char name[128];           /* general.name or "" */
     uint32_t n_vocab, n_embd, n_ff, n_layer, n_head, n_head_kv, head_dim, rope_dim, n_ctx;
     float rope_theta;         /* default 10000 */
@@ -125,7 +125,7 @@ typedef struct srti_hparams {
     uint32_t n_expert_used;   /* experts a token goes through */
     uint32_t n_ff_exp;        /* an expert's FFN width (0 = n_ff) */
     uint32_t n_ff_shexp;      /* the shared expert's width: qwen2moe (0 = n_ff), granitemoe (0 = none; GraniteMoeShared's, not gated) */
-    float embd_scale, residual_scale, logit_scale;   /* granite's multipliers (0: absent; logit_scale required) */
+    float embd_scale, residual_scale, logit_scale;   /* granite's and minicpm's multipliers (0: absent; logit_scale required) */
     int rope_finetuned;       /* granite: rope.scaling.finetuned (-1 absent; 0 = no RoPE, refused) */
     uint32_t nope_step;       /* smollm3: layer l has no RoPE when (l + 1) % nope_step == 0 (4: llama.cpp's value, no GGUF key) */
     int expert_weights_norm;  /* 1: the chosen experts' probabilities divided by their sum; 0: as they are; -1 absent (= 1) */
@@ -1144,7 +1144,7 @@ static int srti__gguf_hparams(srti_model *m, const char *path, char *err, size_t
         e = e || srti__kv_f32(m, path, SRTI__K("rope.freq_base_swa"), &hp->rope_theta_swa, err, errlen);
     }
     if (srti__gemma(a)) e = e || srti__kv_f32(m, path, SRTI__K("attention.scale"), &hp->attn_scale, err, errlen);
-    if (!strcmp(a, "granite") || !strcmp(a, "granitemoe")) {
+    if (!strcmp(a, "granite") || !strcmp(a, "granitemoe") || !strcmp(a, "minicpm")) {
         e = e || srti__kv_f32(m, path, SRTI__K("attention.scale"), &hp->attn_scale, err, errlen);
         e = e || srti__kv_f32(m, path, SRTI__K("embedding_scale"), &hp->embd_scale, err, errlen);
         e = e || srti__kv_f32(m, path, SRTI__K("residual_scale"), &hp->residual_scale, err, errlen);
@@ -2047,13 +2047,13 @@ SRTI_API int srti_check_llama(const srti_model *m, char *err, size_t errlen) {
     const int qk_norm = !strcmp(hp->arch, "qwen3") || !strcmp(hp->arch, "qwen3moe") || !strcmp(hp->arch, "gemma3") || exaone4;   /* per-head q/k RMSNorm */
     const int olmo2 = !strcmp(hp->arch, "olmo2"), qk_norm_full = olmo2 || !strcmp(hp->arch, "olmoe");   /* q/k RMSNorm over all heads */
     const int post_only = olmo2 || exaone4;   /* norms of the attention's and the FFN's outputs, none of their inputs */
-    const int granite = !strcmp(hp->arch, "granite") || !strcmp(hp->arch, "granitemoe");
+    const int granite = !strcmp(hp->arch, "granite") || !strcmp(hp->arch, "granitemoe") || !strcmp(hp->arch, "minicpm");   /* the multipliers */
     const int moe_arch = !strcmp(hp->arch, "qwen3moe") || !strcmp(hp->arch, "qwen2moe") || !strcmp(hp->arch, "granitemoe") || !strcmp(hp->arch, "olmoe");   /* must have
                                                                                                                                                 experts */
     if (strcmp(hp->arch, "llama") != 0 && strcmp(hp->arch, "qwen2") != 0 && strcmp(hp->arch, "qwen3") != 0 && !moe_arch &&
         strcmp(hp->arch, "phi3") != 0 && !gemma && strcmp(hp->arch, "smollm3") != 0 && !granite && !post_only) {
         srti__seterr(err, errlen, "%s: architecture '%s' is not supported (llama, qwen2, qwen2moe, qwen3, qwen3moe, phi3, gemma, gemma2, gemma3, smollm3, granite, "
-                     "granitemoe, olmo2, olmoe, exaone4)", m->priv->path, hp->arch);
+                     "granitemoe, minicpm, olmo2, olmoe, exaone4)", m->priv->path, hp->arch);
         return 1;
     }
     if (!strcmp(hp->rope_scaling, "yarn") &&
