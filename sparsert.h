@@ -682,6 +682,9 @@ typedef enum srt_chat_format {
     SRT_CHAT_EXAONE4 = 10,    /* "exaone4": [|role|]\ncontent[|endofturn|]\n, a reply opened by an empty reasoning block
                                  "<think>\n\n</think>\n\n" (EXAONE 4.0 in its default, non-reasoning mode) */
     SRT_CHAT_MINICPM = 11,    /* "minicpm": <\u7528\u6237>user<AI>answer, other roles' content as it is (MiniCPM 1 / 2; trimmed) */
+    SRT_CHAT_OLMO3 = 12,      /* "olmo3": ChatML with OLMo 3 Think's rules: system messages end with " You do not currently
+                                 have access to any functions. <functions></functions>", a last reply with EOS, and the
+                                 reply opens with "<think>" (a default_system when the conversation has none) */
     SRT_CHAT_FORMAT_COUNT
 } srt_chat_format;
 
@@ -7647,7 +7650,7 @@ SRT_API void srt_chat_messages_free(srt_chat_message *msgs) { SRT_FREE(msgs); }
    where a template trims content (Jinja's trim / strip) so do we, with ASCII whitespace. */
 #include <time.h>
 static const char *const srt__chat_names[SRT_CHAT_FORMAT_COUNT] = {"chatml", "llama3", "llama2", "mistral", "mistral-v3", "phi3", "zephyr", "gemma",
-                                                                   "tulu", "granite", "exaone4", "minicpm"};
+                                                                   "tulu", "granite", "exaone4", "minicpm", "olmo3"};
 
 SRT_API const char *srt_chat_format_name(srt_chat_format f) { return (unsigned)f < SRT_CHAT_FORMAT_COUNT ? srt__chat_names[f] : NULL; }
 SRT_API int srt_chat_format_from_name(const char *name) {
@@ -7667,13 +7670,13 @@ static void srt__chat_copy(char *dst, size_t cap, const char *src) {
 /* The family's usual BOS/EOS/stop texts. */
 static void srt__chat_defaults(srt_chat_template *t) {
     static const char *const bos[SRT_CHAT_FORMAT_COUNT] = {"", "<|begin_of_text|>", "<s>", "<s>", "<s>", "<s>", "<s>", "<bos>", "<|endoftext|>",
-                                                           "<|end_of_text|>", "[BOS]", "<s>"};
+                                                           "<|end_of_text|>", "[BOS]", "<s>", ""};
     static const char *const eos[SRT_CHAT_FORMAT_COUNT] = {"<|im_end|>", "<|eot_id|>", "</s>", "</s>", "</s>", "<|endoftext|>", "</s>", "<eos>",
-                                                           "<|endoftext|>", "<|end_of_text|>", "[|endofturn|]", "</s>"};
+                                                           "<|endoftext|>", "<|end_of_text|>", "[|endofturn|]", "</s>", "<|endoftext|>"};
     static const char *const stop[SRT_CHAT_FORMAT_COUNT][2] = {
         {"<|im_end|>", ""}, {"<|eot_id|>", "<|eom_id|>"}, {"</s>", ""}, {"</s>", ""}, {"</s>", ""},
         {"<|end|>", "<|endoftext|>"}, {"</s>", ""}, {"<end_of_turn>", "<eos>"}, {"<|endoftext|>", ""}, {"<|end_of_text|>", ""},
-        {"[|endofturn|]", ""}, {"</s>", ""}};
+        {"[|endofturn|]", ""}, {"</s>", ""}, {"<|im_end|>", "<|endoftext|>"}};
     srt__chat_copy(t->bos, sizeof t->bos, bos[t->format]);
     srt__chat_copy(t->eos, sizeof t->eos, eos[t->format]);
     memset(t->stop, 0, sizeof t->stop);
@@ -7740,7 +7743,10 @@ static void srt__chat_default_system(const char *jinja, char *out, size_t cap) {
    Returns 1 if recognised, 0 if not (ChatML then), 2 for an [INST] template of no known variant. */
 static int srt__chat_detect(const char *j, srt_chat_format *f) {
     *f = SRT_CHAT_CHATML;
-    if (strstr(j, "<|im_start|>")) return 1;
+    if (strstr(j, "<|im_start|>")) {   /* OLMo 3 Think's (open-instruct's olmo_thinker) appends this to a system message */
+        if (strstr(j, "' You do not currently have access to any functions.")) *f = SRT_CHAT_OLMO3;
+        return 1;
+    }
     if (strstr(j, "<|start_header_id|>") && strstr(j, "<|end_header_id|>")) { *f = SRT_CHAT_LLAMA3; return 1; }
     if (strstr(j, "[INST]")) {
         if (strstr(j, "<<SYS>>")) { *f = SRT_CHAT_LLAMA2; return 1; }
@@ -7766,7 +7772,7 @@ static int srt__chat_detect(const char *j, srt_chat_format *f) {
    later: the knowledge cutoff and today's date, "%B %d, %Y", before the identity; 3.0: the
    identity alone). */
 static void srt__chat_extras(const char *j, srt_chat_template *t) {
-    if (t->format == SRT_CHAT_CHATML) srt__chat_default_system(j, t->default_system, sizeof t->default_system);
+    if (t->format == SRT_CHAT_CHATML || t->format == SRT_CHAT_OLMO3) srt__chat_default_system(j, t->default_system, sizeof t->default_system);
     if (t->format == SRT_CHAT_CHATML && strstr(j, "</think>") && strstr(j, "last_query_index")) t->think = 1;
     if (t->format == SRT_CHAT_LLAMA3 && strstr(j, "Cutting Knowledge Date")) {
         t->dated_system = 1;
@@ -7807,7 +7813,7 @@ SRT_API srt_status srt_chat_template_from_model(const srt_model *m, const char *
     srt_chat_format stored;
     if (!m || !t) return srt__fail(SRT_ERR_INVALID_ARG, "srt_chat_template_from_model: NULL argument");
     if (name && (f = srt_chat_format_from_name(name)) < 0) {
-        char names[160] = "";
+        char names[256] = "";
         int i;
         for (i = 0; i < SRT_CHAT_FORMAT_COUNT; i++) { strcat(names, i ? ", " : ""); strcat(names, srt__chat_names[i]); }
         return srt__fail(SRT_ERR_INVALID_ARG, "unknown chat template '%s' (%s)", name, names);
@@ -8021,6 +8027,21 @@ SRT_API srt_status srt_chat_render(const srt_chat_template *t, const srt_chat_me
             }
             if (add_generation_prompt) srt__puts(&o, "[|assistant|]\n<think>\n\n</think>\n\n");
             break;
+        case SRT_CHAT_OLMO3: {   /* the default system turn unless some message is a system one */
+            int has_system = 0;
+            for (i = 0; i < n; i++) has_system |= !strcmp(msgs[i].role, "system");
+            if (!has_system && t->default_system[0]) {
+                srt__puts(&o, "<|im_start|>system\n"); srt__puts(&o, t->default_system); srt__puts(&o, "<|im_end|>\n");
+            }
+            for (i = 0; i < n; i++) {
+                const int sys_msg = !strcmp(msgs[i].role, "system"), last_reply = i == n - 1 && !strcmp(msgs[i].role, "assistant");
+                srt__puts(&o, "<|im_start|>"); srt__puts(&o, msgs[i].role); srt__puts(&o, "\n"); srt__puts(&o, msgs[i].content);
+                if (sys_msg) srt__puts(&o, " You do not currently have access to any functions. <functions></functions>");
+                srt__puts(&o, last_reply ? t->eos : "<|im_end|>\n");
+            }
+            if (n > 0 && add_generation_prompt) srt__puts(&o, "<|im_start|>assistant\n<think>");
+            break;
+        }
         case SRT_CHAT_MINICPM:   /* the reply follows the user turn's <AI>: no generation prompt of its own */
             for (i = 0; i < n; i++) {
                 const int user = !strcmp(msgs[i].role, "user");

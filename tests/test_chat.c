@@ -200,6 +200,20 @@ static const char *tmpl_exaone35 =
     "{% for message in messages %}{% if loop.first and message['role'] != 'system' %}{{ '[|system|][|endofturn|]\\n' }}{% endif %}{{ '[|' + "
     "message['role'] + '|]' + message['content'] }}{% if message['role'] == 'user' %}{{ '\\n' }}{% else %}{{ '[|endofturn|]\\n' }}{% endif %}"
     "{% endfor %}{% if add_generation_prompt %}{{ '[|assistant|]' }}{% endif %}";
+/* Olmo-3-7B-Think-SFT's chat_template.jinja (open-instruct's olmo_thinker; sha256 6d549883...) */
+static const char *tmpl_olmo3_think =
+    "{% set has_system = messages|selectattr('role', 'equalto', 'system')|list|length > 0 %}{% if not has_system %}{{ '<|im_start|>system\nYou ar"
+    "e OLMo, a helpful function-calling AI assistant built by Ai2. Your date cutoff is November 2024, and your model weights are available at htt"
+    "ps://huggingface.co/allenai. You do not currently have access to any functions. <functions></functions><|im_end|>\n' }}{% endif %}{% for mes"
+    "sage in messages %}{% if message['role'] == 'system' %}{{ '<|im_start|>system\n' + message['content'] }}{% if message.get('functions', none)"
+    " is not none %}{{ ' <functions>' + message['functions'] + '</functions><|im_end|>\n' }}{% else %}{{ ' You do not currently have access to an"
+    "y functions. <functions></functions><|im_end|>\n' }}{% endif %}{% elif message['role'] == 'user' %}{% if message.get('functions', none) is n"
+    "ot none %}{{ '<|im_start|>user\n' + message['content'] + '\n' + '<functions>' + message['functions'] + '</functions><|im_end|>\n' }}{% else "
+    "%}{{ '<|im_start|>user\n' + message['content'] + '<|im_end|>\n' }}{% endif %}{% elif message['role'] == 'assistant' %}{{ '<|im_start|>assist"
+    "ant\n' }}{% if message.get('content', none) is not none %}{{ message['content'] }}{% endif %}{% if message.get('function_calls', none) is no"
+    "t none %}{{ '<function_calls>' + message['function_calls'] + '</function_calls>' }}{% endif %}{% if not loop.last %}{{ '<|im_end|>' + '\n' }"
+    "}{% else %}{{ eos_token }}{% endif %}{% elif message['role'] == 'environment' %}{{ '<|im_start|>environment\n' + message['content'] + '<|im_"
+    "end|>\n' }}{% endif %}{% if loop.last and add_generation_prompt %}{{ '<|im_start|>assistant\n<think>' }}{% endif %}{% endfor %}";
 /* MiniCPM-2B-sft's (also MiniCPM-1B's) */
 static const char *tmpl_minicpm =
     "{% for message in messages %}{% if message['role'] == 'user' %}{{'<\xe7\x94\xa8\xe6\x88\xb7>' + message['content'].strip() + '<AI>'}}{% else %}"
@@ -280,7 +294,7 @@ static srt_chat_template from_text(const char *jinja, const char *bos, const cha
 static void test_names(void) {
     int f, ok = 1;
     for (f = 0; f < SRT_CHAT_FORMAT_COUNT; f++) ok = ok && srt_chat_format_from_name(srt_chat_format_name((srt_chat_format)f)) == f;
-    CHECK(ok && SRT_CHAT_FORMAT_COUNT == 12 && !strcmp(srt_chat_format_name(SRT_CHAT_MISTRAL_V3), "mistral-v3"), "12 named formats, names round-trip");
+    CHECK(ok && SRT_CHAT_FORMAT_COUNT == 13 && !strcmp(srt_chat_format_name(SRT_CHAT_MISTRAL_V3), "mistral-v3"), "13 named formats, names round-trip");
     CHECK(srt_chat_format_from_name("jinja") == -1 && srt_chat_format_from_name(NULL) == -1 && !srt_chat_format_name(SRT_CHAT_FORMAT_COUNT),
           "unknown names are -1 / NULL");
 }
@@ -301,6 +315,8 @@ static void test_detect(void) {
         {&tmpl_granite31, SRT_CHAT_GRANITE, NULL, 0, "Granite 3.1"},
         {&tmpl_exaone4, SRT_CHAT_EXAONE4, "", 0, "EXAONE 4.0"},
         {&tmpl_minicpm, SRT_CHAT_MINICPM, "", 0, "MiniCPM-2B"},
+        {&tmpl_olmo3_think, SRT_CHAT_OLMO3, "You are OLMo, a helpful function-calling AI assistant built by Ai2. Your date cutoff is November 2024, and your model "
+         "weights are available at https://huggingface.co/allenai. You do not currently have access to any functions. <functions></functions>", 0, "OLMo 3 Think"},
         {&tmpl_gemma2, SRT_CHAT_GEMMA, "", 0, "Gemma 2"},
         {&tmpl_gemma3, SRT_CHAT_GEMMA, "", 0, "Gemma 3"},
     };
@@ -431,6 +447,17 @@ static void test_render(void) {
         g_log[0] = 0;
         t = from_text(tmpl_exaone35, NULL, NULL);
         CHECK(t.format == SRT_CHAT_CHATML && t.guessed, "EXAONE 3.5's template (no reasoning block) is not taken for EXAONE 4.0's");
+    }
+    {   /* OLMo 3 Think: the default system turn, a system message's functions sentence, a last reply's EOS, "<think>" opening the reply */
+        static const srt_chat_message ua_last[2] = {{"user", "Hi there"}, {"assistant", "Hello!"}};
+        char want[2048];
+        t = from_text(tmpl_olmo3_think, NULL, "<|endoftext|>");
+        CHECK(!strcmp(t.stop[0], "<|im_end|>") && !strcmp(t.stop[1], "<|endoftext|>"), "OLMo 3 Think: replies end at <|im_end|> or <|endoftext|>");
+        expect(&t, conv_sua, 4, 1, "<|im_start|>system\nYou are terse. You do not currently have access to any functions. <functions></functions><|im_end|>\n<|im_start|>user\nHi there<|im_end|>\n<|im_start|>assistant\nHello!<|im_end|>\n<|im_start|>user\nWhat is 2+2?<|im_end|>\n<|im_start|>assistant\n<think>", "OLMo 3 Think with system");
+        snprintf(want, sizeof want, "<|im_start|>system\n%s<|im_end|>\n<|im_start|>user\nHi there<|im_end|>\n<|im_start|>assistant\nHello!<|endoftext|>", t.default_system);
+        expect(&t, ua_last, 2, 0, want, "OLMo 3 Think without system (its default turn), a last reply (EOS)");
+        t.default_system[0] = 0;
+        expect(&t, conv_u, 1, 1, "<|im_start|>user\n Hi there \n<|im_end|>\n<|im_start|>assistant\n<think>", "OLMo 3 Think untrimmed content");
     }
     t = from_text(tmpl_minicpm, "<s>", "</s>");   /* the reply follows <AI>; contents stripped (llama.cpp's test case renders the same) */
     CHECK(!strcmp(t.stop[0], "</s>"), "MiniCPM: replies end at </s>");
@@ -703,7 +730,7 @@ static void test_srt_chat(void) {
     CHECK(err_text && strstr(err_text, "[feed 17 tokens: \"<s>[INST] Lily [/INST]\"]"), "the Llama 2 prompt: <s> is one token (BOS), then 16 text tokens");
     free(err_text);
     CHECK(run("build/srt-chat --template list -m x > " TMP "/out.txt") == 0 && (out_text = srt_test_read_file(TMP "/out.txt", &n)) != NULL &&
-          !strcmp(out_text, "chatml\nllama3\nllama2\nmistral\nmistral-v3\nphi3\nzephyr\ngemma\ntulu\ngranite\nexaone4\nminicpm\n"), "srt-chat --template list");
+          !strcmp(out_text, "chatml\nllama3\nllama2\nmistral\nmistral-v3\nphi3\nzephyr\ngemma\ntulu\ngranite\nexaone4\nminicpm\nolmo3\n"), "srt-chat --template list");
     free(out_text);
     CHECK(run("build/srt-chat -m " TMP "/stories.srt --template nope -p x 2>/dev/null") != 0, "srt-chat --template with an unknown name fails");
     CHECK(run("build/srt-chat -m " TMP "/stories.srt -p 'Once upon a time' -n 4 --temp 0 -t 1 >" TMP "/out.txt 2>/dev/null") == 0 &&
