@@ -681,7 +681,8 @@ typedef enum srt_chat_format {
                                  system turn first (Granite 3.1 and later: a dated default_system) */
     SRT_CHAT_EXAONE4 = 10,    /* "exaone4": [|role|]\ncontent[|endofturn|]\n, a reply opened by an empty reasoning block
                                  "<think>\n\n</think>\n\n" (EXAONE 4.0 in its default, non-reasoning mode) */
-    SRT_CHAT_MINICPM = 11,    /* "minicpm": <\u7528\u6237>user<AI>answer, other roles' content as it is (MiniCPM 1 / 2; trimmed) */
+    SRT_CHAT_MINICPM = 11,    /* "minicpm": <USER>question<AI>answer, other roles' content as it is (MiniCPM 1 / 2; trimmed;
+                                 USER is the two characters U+7528 U+6237) */
     SRT_CHAT_OLMO3 = 12,      /* "olmo3": ChatML with OLMo 3 Think's rules: system messages end with " You do not currently
                                  have access to any functions. <functions></functions>", a last reply with EOS, and the
                                  reply opens with "<think>" (a default_system when the conversation has none) */
@@ -4365,7 +4366,7 @@ static srt_status srt__load_hparams(srt_model *m) {
         if (!srt_model_meta_f32(m, SRT__KEY("logit_scale"), &v)) return srt__fail(SRT_ERR_FORMAT, "%s: metadata %s is missing", m->arch, key);
         m->logit_scale = v;
         if (srt__meta_u32_or(m, SRT__KEY("rope.scaling.finetuned"), 1) == 0)
-            return srt__fail(SRT_ERR_UNSUPPORTED, "granite without RoPE (rope.scaling.finetuned 0) is not supported");
+            return srt__fail(SRT_ERR_UNSUPPORTED, "%s without RoPE (rope.scaling.finetuned 0) is not supported", m->arch);
         if (!(m->embd_scale > 0.0f) || m->embd_scale > 1e4f || !(m->residual_scale > 0.0f) || m->residual_scale > 1e4f || !(m->logit_scale > 0.0f) ||
             m->logit_scale > 1e6f)
             return srt__fail(SRT_ERR_FORMAT, "bad %s multipliers: embedding %g, residual %g, logit scale %g", m->arch, m->embd_scale,

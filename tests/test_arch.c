@@ -731,6 +731,22 @@ static void expect_refused(const char *path, int written, const char *what, cons
     srt_model_free(m);
 }
 
+/* c's model written without each of the n named tensors is refused naming it. */
+static void check_required(const cfg_t *c, const char *const *names, int n) {
+    const char *path = "build/tmp/arch_bad.srt";
+    char what[160];
+    weights_t w;
+    int i;
+    srt_test_rng = 9;
+    make_weights(c, &w);
+    for (i = 0; i < n; i++) {
+        snprintf(what, sizeof what, "a%s %s file without %s", c->arch[0] == 'o' || c->arch[0] == 'e' ? "n" : "", c->arch, names[i]);
+        expect_refused(path, write_srt(path, c, &w, names[i], 0), what, names[i]);
+    }
+    remove(path);
+    free_weights(c, &w);
+}
+
 /* A qwen3 file missing a norm, or with one of the wrong size, is refused naming the tensor. */
 static void check_qwen3_errors(void) {
     cfg_t c = {"qwen3", "qwen3", 32, 48, 2, 4, 2, 16, 16, 1e6f, 1e-6f, 0, 1, 1, -1, 0, 1.0f, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0};
@@ -1044,29 +1060,15 @@ int main(void) {
                 check_cpu_only(&mcpm);
             }
             check_cpu_only(&granmoe);
-            {   /* olmo2: backends refused (its norms); a missing output norm refused */
+            {   /* olmo2 and exaone4: backends refused (their norms); a missing output norm, a missing per-head k norm refused */
                 static const cfg_t olmo2 = {"olmo2", "olmo2", 32, 48, 2, 4, 2, 8, 8, 1e4f, 1e-6f, 0, 1, 1, -1, 0, 1.0f, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0};
-                weights_t w;
-                check_cpu_only(&olmo2);
-                srt_test_rng = 9;
-                make_weights(&olmo2, &w);
-                expect_refused("build/tmp/arch_bad.srt", write_srt("build/tmp/arch_bad.srt", &olmo2, &w, "blk.1.post_ffw_norm.weight", 0),
-                               "an olmo2 file without blk.1.post_ffw_norm.weight", "blk.1.post_ffw_norm.weight");
-                remove("build/tmp/arch_bad.srt");
-                free_weights(&olmo2, &w);
-            }
-            {   /* exaone4: backends refused; a file without an output norm or a per-head k norm refused */
                 static const cfg_t ex = {"exaone4", "exaone4", 32, 48, 4, 4, 2, 8, 8, 1e4f, 1e-6f, 0, 1, 1, -1, 0, 1.0f, 0, 0, 0, 4, 4, 0, 0, 0, 0, 0, 0, 0};
-                weights_t w;
+                static const char *const olmo2_need[1] = {"blk.1.post_ffw_norm.weight"};
+                static const char *const ex_need[2] = {"blk.2.post_attention_norm.weight", "blk.0.attn_k_norm.weight"};
+                check_cpu_only(&olmo2);
+                check_required(&olmo2, olmo2_need, 1);
                 check_cpu_only(&ex);
-                srt_test_rng = 9;
-                make_weights(&ex, &w);
-                expect_refused("build/tmp/arch_bad.srt", write_srt("build/tmp/arch_bad.srt", &ex, &w, "blk.2.post_attention_norm.weight", 0),
-                               "an exaone4 file without blk.2.post_attention_norm.weight", "blk.2.post_attention_norm.weight");
-                expect_refused("build/tmp/arch_bad.srt", write_srt("build/tmp/arch_bad.srt", &ex, &w, "blk.0.attn_k_norm.weight", 0),
-                               "an exaone4 file without blk.0.attn_k_norm.weight", "blk.0.attn_k_norm.weight");
-                remove("build/tmp/arch_bad.srt");
-                free_weights(&ex, &w);
+                check_required(&ex, ex_need, 2);
             }
             {   /* llama.cpp requires granite's logit scale: a file without it is refused */
                 weights_t w;

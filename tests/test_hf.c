@@ -1439,11 +1439,30 @@ static void test_smollm3(void) {
     if (!remove_tree(TMP "/smollm3")) CHECK(0, "clean up");
 }
 
+/* srt-pack packs the folder dir into out; the result loads as `arch` with minicpm.logit_scale's
+   (or granite's) value `want` and evaluates 5 tokens to finite logits. */
+static int pack_with_logit_scale(const char *dir, const char *out, const char *arch, float want, char *why, size_t cap) {
+    float lg[TV], ls = 0;
+    char key[64], got[16];
+    srt_model_info info;
+    srt_model *sm = NULL;
+    srt_model_desc md;
+    int ok;
+    memset(&info, 0, sizeof info);
+    memset(&md, 0, sizeof md);
+    snprintf(key, sizeof key, "%s.logit_scale", arch);
+    ok = mx_pack_eval(dir, "", out, lg, &info, got, why, cap) && !strcmp(got, arch) && srt_model_load(out, &md, &sm) == SRT_OK &&
+         srt_model_meta_f32(sm, key, &ls) && ls == want;
+    srt_model_free(sm);
+    remove(out);
+    return ok;
+}
+
 /* GraniteForCausalLM: the SmolLM3 folder's tensors (Llama's, q/k permuted) with Granite's four
    multipliers read into the hyper-parameters (and transformers' 1.0 when absent); packed, the
    keys are there and it runs; a multiplier of 0 is refused. */
 static void test_granite(void) {
-    char err[1024], dir[] = TMP "/granite", cfg[2048], why[512], arch[16];
+    char err[1024], dir[] = TMP "/granite", cfg[2048], why[512];
     const char *base = "{\"architectures\":[\"GraniteForCausalLM\"],\"model_type\":\"granite\",\"hidden_size\":8,\"intermediate_size\":6,"
                        "\"num_hidden_layers\":4,\"num_attention_heads\":2,\"num_key_value_heads\":1,\"rms_norm_eps\":1e-05,\"max_position_embeddings\":64,"
                        "\"vocab_size\":16,\"tie_word_embeddings\":true,\"hidden_act\":\"silu\",\"rope_theta\":10000.0%s}";
@@ -1457,20 +1476,8 @@ static void test_granite(void) {
          m->hp.logit_scale == 8.0f && m->hp.rope_neox == 0 && mx_check_values(m, why, sizeof why) && srti_check_llama(m, why, sizeof why) == 0;
     CHECK(ok, "tiny Granite folder: granite, the multipliers (12, 1/64, 0.22, 8), q/k permuted as Llama's, every tensor in place (%s)", m ? (ok ? "ok" : why) : err);
     srti_close(m);
-    {
-        float lg[TV], ls = 0, rs = 0;
-        srt_model_info info;
-        srt_model *sm = NULL;
-        srt_model_desc md;
-        memset(&info, 0, sizeof info);
-        ok = mx_pack_eval(dir, "", TMP "/granite.srt", lg, &info, arch, why, sizeof why) && !strcmp(arch, "granite");
-        memset(&md, 0, sizeof md);
-        ok = ok && srt_model_load(TMP "/granite.srt", &md, &sm) == SRT_OK && srt_model_meta_f32(sm, "granite.logit_scale", &ls) && ls == 8.0f &&
-             srt_model_meta_f32(sm, "granite.residual_scale", &rs) && rs == 0.22f;
-        srt_model_free(sm);
-        CHECK(ok, "srt-pack packs the Granite folder: it loads as granite with its multipliers and evaluates 5 tokens to finite logits (%s)", ok ? "ok" : why);
-        remove(TMP "/granite.srt");
-    }
+    ok = pack_with_logit_scale(dir, TMP "/granite.srt", "granite", 8.0f, why, sizeof why);
+    CHECK(ok, "srt-pack packs the Granite folder: it loads as granite with logit_scale 8 and evaluates 5 tokens to finite logits (%s)", ok ? "ok" : why);
     snprintf(cfg, sizeof cfg, base, "");
     mx_write(dir, cfg, NULL, 0);
     m = open_dir(dir, err, sizeof err);
@@ -1488,7 +1495,7 @@ static void test_granite(void) {
    4 as llama.cpp's converter derives them, no attention multiplier; q/k permuted; packed, it runs;
    a config without one of the three keys is refused. */
 static void test_minicpm(void) {
-    char err[1024], dir[] = TMP "/minicpm", cfg[2048], why[512], arch[16];
+    char err[1024], dir[] = TMP "/minicpm", cfg[2048], why[512];
     const char *base = "{\"architectures\":[\"MiniCPMForCausalLM\"],\"hidden_size\":8,\"intermediate_size\":6,\"num_hidden_layers\":4,"
                        "\"num_attention_heads\":2,\"num_key_value_heads\":1,\"rms_norm_eps\":1e-05,\"max_position_embeddings\":64,\"vocab_size\":16,"
                        "\"tie_word_embeddings\":true,\"hidden_act\":\"silu\",\"rope_theta\":10000.0,\"scale_emb\":12,\"dim_model_base\":2%s}";
@@ -1503,19 +1510,8 @@ static void test_minicpm(void) {
     CHECK(ok, "tiny MiniCPM folder: minicpm, embedding 12, residual 1.4 / sqrt(4), logits / (8 / 2), no attention multiplier, q/k permuted, every "
           "tensor in place (%s)", m ? (ok ? "ok" : why) : err);
     srti_close(m);
-    {
-        float lg[TV], ls = 0;
-        srt_model_info info;
-        srt_model *sm = NULL;
-        srt_model_desc md;
-        memset(&info, 0, sizeof info);
-        ok = mx_pack_eval(dir, "", TMP "/minicpm.srt", lg, &info, arch, why, sizeof why) && !strcmp(arch, "minicpm");
-        memset(&md, 0, sizeof md);
-        ok = ok && srt_model_load(TMP "/minicpm.srt", &md, &sm) == SRT_OK && srt_model_meta_f32(sm, "minicpm.logit_scale", &ls) && ls == 4.0f;
-        srt_model_free(sm);
-        CHECK(ok, "srt-pack packs the MiniCPM folder: it loads as minicpm with its multipliers and evaluates 5 tokens to finite logits (%s)", ok ? "ok" : why);
-        remove(TMP "/minicpm.srt");
-    }
+    ok = pack_with_logit_scale(dir, TMP "/minicpm.srt", "minicpm", 4.0f, why, sizeof why);
+    CHECK(ok, "srt-pack packs the MiniCPM folder: it loads as minicpm with logit_scale 4 and evaluates 5 tokens to finite logits (%s)", ok ? "ok" : why);
     snprintf(cfg, sizeof cfg, base, "");
     mx_write(dir, cfg, NULL, 0);
     refuse(dir, "MiniCPM needs \"scale_depth\"", "a MiniCPM config without scale_depth");

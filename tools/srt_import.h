@@ -112,13 +112,13 @@ typedef struct srti_hparams {
        scale (transformers' attention_factor; 0 absent: 1 + 0.1 ln factor), the rotation counts bounding the ramp (0 absent: 32, 1) */
     float yarn_ext_factor, yarn_attn_factor, yarn_beta_fast, yarn_beta_slow;
     uint32_t sliding_window;  /* phi3: the checkpoint's sliding window (0 = none); recorded, not applied
-                                 (llama.cpp does not apply it to Phi-3 either); gemma2/3, exaone4: applied (exaone4:
-                                 its full-attention layers then have no RoPE) */
+                                 (llama.cpp does not apply it to Phi-3 either); gemma2/3, olmo2 (OLMo 3), exaone4:
+                                 applied (exaone4: its full-attention layers then have no RoPE) */
     /* gemma2 / gemma3 only (0 elsewhere and when absent; attn_scale also gemma): */
     float attn_scale;         /* the q . k scale (query_pre_attn_scalar^-1/2; Gemma 1: head_dim^-1/2) */
     float attn_softcap, final_softcap;   /* Gemma 2's soft caps of the attention scores and the logits */
-    uint32_t swa_pattern;     /* layer l slides iff l % swa_pattern < swa_pattern - 1 (0: the runtime's default: 2 / 6; exaone4 4) */
-    float rope_theta_swa;     /* Gemma 3: the sliding layers' rope base (0: the runtime's default, 10000) */
+    uint32_t swa_pattern;     /* layer l slides iff l % swa_pattern < swa_pattern - 1 (0: the runtime's default: 2 / 6; olmo2, exaone4 4) */
+    float rope_theta_swa;     /* Gemma 3, OLMo 3: the sliding layers' rope base (0: the runtime's default, 10000 / the model's) */
     /* mixture of experts (0 elsewhere): Mixtral ("llama"), Qwen3-MoE ("qwen3moe"), Qwen2-MoE ("qwen2moe"), Granite MoE ("granitemoe"),
        OLMoE ("olmoe") */
     uint32_t n_expert;        /* experts per layer (0 = a dense FFN) */
