@@ -4331,11 +4331,7 @@ static srt_status srt__load_hparams(srt_model *m) {
         m->swa_window = srt__meta_u32_or(m, SRT__KEY("attention.sliding_window"), 0);
         m->swa_pattern = srt__meta_u32_or(m, SRT__KEY("attention.sliding_window_pattern"), 4);
         m->swa_nope = ex && m->swa_window > 0;
-        if (!ex && m->swa_window > 0) {
-            m->rope_theta_swa = srt__meta_f32_or(m, SRT__KEY("rope.freq_base_swa"), m->rope_theta);
-            if (m->rope_theta_swa == m->rope_theta && m->rope_scaling == 0 && m->rope_attn_factor == 1.0f) m->rope_theta_swa = 0.0f;   /* one set
-                                                                                                                  of angles serves all layers */
-        }
+        if (!ex && m->swa_window > 0) m->rope_theta_swa = srt__meta_f32_or(m, SRT__KEY("rope.freq_base_swa"), m->rope_theta);
         if (m->swa_window < 0 || m->swa_pattern < 1 || m->swa_pattern > 1024 || !(m->rope_theta_swa >= 0.0f) || m->rope_theta_swa > 1e12f)
             return srt__fail(SRT_ERR_FORMAT, "bad %s sliding window %d (pattern %d, rope base %g)", m->arch, m->swa_window, m->swa_pattern, m->rope_theta_swa);
     }
@@ -4354,8 +4350,9 @@ static srt_status srt__load_hparams(srt_model *m) {
             !(m->rope_theta_swa >= 0.0f) || m->rope_theta_swa > 1e12f)
             return srt__fail(SRT_ERR_FORMAT, "bad gemma parameters: soft caps %g / %g, sliding window %d (pattern %d), rope base %g",
                              m->attn_softcap, m->final_softcap, m->swa_window, m->swa_pattern, m->rope_theta_swa);
-        if (m->rope_theta_swa == m->rope_theta && m->rope_scaling == 0) m->rope_theta_swa = 0.0f;   /* one set of angles serves all layers */
     }
+    /* the sliding layers' unscaled angles are the others' when the base is the same and nothing scales */
+    if (m->rope_theta_swa == m->rope_theta && m->rope_scaling == 0 && m->rope_attn_factor == 1.0f) m->rope_theta_swa = 0.0f;
     /* Granite's and MiniCPM's multipliers (llama.cpp's keys; logit_scale required, the others default to none) */
     m->embd_scale = m->gemma ? sqrtf((float)m->n_embd) : 1.0f;
     m->residual_scale = m->logit_scale = 1.0f;
@@ -5380,8 +5377,8 @@ static void srt__eog_add(srt__vocab *v, int32_t t) {
     if (t >= 0 && t < v->n && i == v->n_eog && v->n_eog < 8) v->eog[v->n_eog++] = t;
 }
 static void srt__eog_load(srt_model *m) {
-    static const char *const turn_ends[9] = {"<|eot_id|>", "<|eom_id|>", "<|im_end|>", "<|end|>", "<end_of_turn>", "<|endoftext|>", "<|end_of_text|>", "<EOT>",
-                                             "[|endofturn|]"};
+    static const char *const turn_ends[] = {"<|eot_id|>", "<|eom_id|>", "<|im_end|>", "<|end|>", "<end_of_turn>", "<|endoftext|>", "<|end_of_text|>", "<EOT>",
+                                            "[|endofturn|]"};
     srt__vocab *v = &m->vocab;
     uint32_t id;
     int i;
@@ -5389,7 +5386,7 @@ static void srt__eog_load(srt_model *m) {
     srt__eog_add(v, v->eos);
     if (srt_model_meta_u32(m, "tokenizer.ggml.eot_token_id", &id) && id < (uint32_t)v->n) srt__eog_add(v, (int32_t)id);
     if (srt_model_meta_u32(m, "tokenizer.ggml.eom_token_id", &id) && id < (uint32_t)v->n) srt__eog_add(v, (int32_t)id);
-    for (i = 0; i < 9; i++) {
+    for (i = 0; i < (int)(sizeof turn_ends / sizeof turn_ends[0]); i++) {
         const int32_t t = srt__vocab_find(v, turn_ends[i], (uint32_t)strlen(turn_ends[i]));
         if (t >= 0 && v->type[t] == SRT__TT_CONTROL) srt__eog_add(v, t);
     }

@@ -545,16 +545,14 @@ static int srti__hf_minicpm_config(srti_model *m, const char *file, const srtj_v
    max_position_embeddings), attention_factor, beta_fast, beta_slow, extrapolation_factor. DeepSeek's
    mscale / mscale_all_dim and truncate false (gpt-oss) are refused. */
 static int srti__hf_yarn(const char *file, const srtj_value *v, srti_hparams *hp, char *err, size_t errlen) {
-    static const char *const refused[3] = {"mscale", "mscale_all_dim", "truncate"};
+    static const char *const mscales[2] = {"mscale", "mscale_all_dim"};
     int i, truncate = 1;
-    for (i = 0; i < 3; i++) {
-        const srtj_value *x = srtj_get(v, refused[i]);
-        if (i == 2 && srti__jbool(file, v, "truncate", &truncate, err, errlen)) return 1;
-        if (x && x->type != SRTJ_NULL && (i < 2 || truncate == 0)) {
-            srti__seterr(err, errlen, "%s: rope_scaling.%s%s is not supported for yarn", file, refused[i], i == 2 ? " false" : "");
-            return 1;
-        }
+    for (i = 0; i < 2; i++) {
+        const srtj_value *x = srtj_get(v, mscales[i]);
+        if (x && x->type != SRTJ_NULL) { srti__seterr(err, errlen, "%s: rope_scaling.%s is not supported for yarn", file, mscales[i]); return 1; }
     }
+    if (srti__jbool(file, v, "truncate", &truncate, err, errlen)) return 1;
+    if (!truncate) { srti__seterr(err, errlen, "%s: rope_scaling.truncate false is not supported for yarn", file); return 1; }
     return srti__jf32(file, v, "attention_factor", &hp->yarn_attn_factor, err, errlen) || srti__jf32(file, v, "beta_fast", &hp->yarn_beta_fast, err, errlen) ||
            srti__jf32(file, v, "beta_slow", &hp->yarn_beta_slow, err, errlen) || srti__jf32(file, v, "extrapolation_factor", &hp->yarn_ext_factor, err, errlen);
 }
@@ -570,7 +568,7 @@ static int srti__hf_olmo3_config(srti_model *m, const char *file, const srtj_val
     if (sw && sw->type == SRTJ_NULL) return 0;
     if (srti__ju32(file, c, "sliding_window", 1, 1u << 30, 0, &window, err, errlen) || srti__hf_layer_types(file, c, hp->n_layer, 0, &pattern, err, errlen))
         return 1;
-    if (pattern < 2 || hp->n_layer < 1) return 0;   /* no layer slides */
+    if (pattern < 2) return 0;   /* no layer slides */
     hp->sliding_window = window;
     hp->swa_pattern = pattern;
     return 0;
