@@ -2048,6 +2048,7 @@ static void srt__map_close(srt__map *m) {
 #define SRT__DEFAULT_GROUP 64u
 #define SRT__TILE 16u                 /* rows per tile of an integer format */
 #define SRT__KPAD 32u                 /* integer formats pad K to a multiple of this; groups are multiples of it */
+#define SRT__MAX_HEADS 1024           /* attention heads of a model (a task's sink state is on the stack) */
 #define SRT__MAX_GROUP 65536u         /* a group's int32 sum stays exact: 255 * 127 * 65536 < 2^31 */
 
 SRT_API const char *srt_format_name(srt_format f) {
@@ -3387,6 +3388,15 @@ static void srt__geglu(float *g, const float *up, uint64_t n) {
         g[i] = (x * up[i]) / (1.0f + srt__expf(z));
     }
 }
+/* gpt-oss's experts (llama.cpp's swiglu_oai, the checkpoint's): the gate clamped above at 7, up to
+   [-7, 7], g = gate sigmoid(1.702 gate) (up + 1) */
+static void srt__swiglu_oai(float *g, const float *up, uint64_t n) {
+    uint64_t i;
+    for (i = 0; i < n; i++) {
+        const float x = g[i] < 7.0f ? g[i] : 7.0f, y = up[i] < -7.0f ? -7.0f : up[i] > 7.0f ? 7.0f : up[i];
+        g[i] = x / (1.0f + srt__expf(-1.702f * x)) * (y + 1.0f);
+    }
+}
 /* Gemma 2's soft cap: x -> cap tanh(x / cap) = cap - 2 cap / (exp(2 x / cap) + 1) (the logits:
    256000 of them a token) */
 static void srt__softcap(const srt__vec_ops *ops, float *x, uint64_t n, float cap) {
@@ -3950,6 +3960,11 @@ typedef struct srt__layer {
        (qwen2moe) */
     srt__weights shexp_gate, shexp_up, shexp_down;
     const float *shexp_gate_inp;    /* n_embd, or NULL: not gated */
+    /* gpt-oss (NULL elsewhere): the attention output's bias (n_embd), each head's sink logit
+       (n_head: one more term exp(sink) in its softmax's denominator, a position nothing is read
+       from), the router's bias (n_expert), and each expert's gate, up, down biases (the model's array) */
+    const float *bo, *sinks, *router_b;
+    const float **expert_bias;
 } srt__layer;
 
 /* Tokenizer data (section 10 fills and uses it). */
@@ -4040,6 +4055,10 @@ struct srt_model {
     float embd_scale, residual_scale, logit_scale;
     int expert_norm;           /* the picked experts' probabilities divided by their sum */
     srt__weights *experts;     /* n_layer x n_expert x (gate, up, down) */
+    /* gpt-oss: biases of the attention's output, the router and every expert's matrices, a sink
+       logit per head in each attention softmax, the experts' clamped SwiGLU (swiglu_oai) */
+    int gptoss;
+    const float **expert_bias; /* gpt-oss: n_layer x n_expert x (gate, up, down) biases */
     /* weights */
     srt__weights tok_embd, output;
     const float *output_norm;
@@ -4239,9 +4258,9 @@ static srt_status srt__load_hparams(srt_model *m) {
     if (strcmp(s, "llama") != 0 && strcmp(s, "qwen2") != 0 && strcmp(s, "qwen2moe") != 0 && strcmp(s, "qwen3") != 0 && strcmp(s, "qwen3moe") != 0 &&
         strcmp(s, "phi3") != 0 && strcmp(s, "gemma") != 0 && strcmp(s, "gemma2") != 0 && strcmp(s, "gemma3") != 0 && strcmp(s, "smollm3") != 0 &&
         strcmp(s, "granite") != 0 && strcmp(s, "granitemoe") != 0 && strcmp(s, "minicpm") != 0 && strcmp(s, "olmo2") != 0 && strcmp(s, "olmoe") != 0 &&
-        strcmp(s, "exaone4") != 0)
+        strcmp(s, "exaone4") != 0 && strcmp(s, "gpt-oss") != 0)
         return srt__fail(SRT_ERR_UNSUPPORTED, "architecture '%s' is not supported (llama, qwen2, qwen2moe, qwen3, qwen3moe, phi3, gemma, gemma2, gemma3, smollm3, "
-                         "granite, granitemoe, minicpm, olmo2, olmoe, exaone4)", s);
+                         "granite, granitemoe, minicpm, olmo2, olmoe, exaone4, gpt-oss)", s);
     snprintf(m->arch, sizeof m->arch, "%s", s);
     m->n_embd = srt__meta_u32_or(m, SRT__KEY("embedding_length"), 0);
     m->n_ff = srt__meta_u32_or(m, SRT__KEY("feed_forward_length"), 0);
@@ -4250,7 +4269,7 @@ static srt_status srt__load_hparams(srt_model *m) {
     m->n_head_kv = srt__meta_u32_or(m, SRT__KEY("attention.head_count_kv"), (uint32_t)m->n_head);
     m->n_ctx_train = srt__meta_u32_or(m, SRT__KEY("context_length"), 2048);
     if (m->n_embd <= 0 || m->n_embd > 65536 || m->n_ff <= 0 || m->n_ff > 1 << 20 || m->n_layer <= 0 || m->n_layer > 1024 ||
-        m->n_head <= 0 || m->n_head > 1024 || m->n_head_kv <= 0 || m->n_head % m->n_head_kv != 0 || m->n_ctx_train <= 0)
+        m->n_head <= 0 || m->n_head > SRT__MAX_HEADS || m->n_head_kv <= 0 || m->n_head % m->n_head_kv != 0 || m->n_ctx_train <= 0)
         return srt__fail(SRT_ERR_FORMAT, "bad hyperparameters: embd %d ff %d layers %d heads %d kv heads %d ctx %d",
                          m->n_embd, m->n_ff, m->n_layer, m->n_head, m->n_head_kv, m->n_ctx_train);
     m->head_dim = srt__meta_u32_or(m, SRT__KEY("attention.key_length"), (uint32_t)(m->n_embd / m->n_head));
@@ -4264,6 +4283,7 @@ static srt_status srt__load_hparams(srt_model *m) {
     m->granite = strcmp(m->arch, "granite") == 0 || strcmp(m->arch, "granitemoe") == 0 || strcmp(m->arch, "minicpm") == 0;
     m->post_norms_only = strcmp(m->arch, "olmo2") == 0 || strcmp(m->arch, "exaone4") == 0;
     m->qk_norm_full = strcmp(m->arch, "olmo2") == 0 || strcmp(m->arch, "olmoe") == 0;
+    m->gptoss = strcmp(m->arch, "gpt-oss") == 0;
     m->rope_neox = srt__meta_u32_or(m, SRT__KEY("rope.neox"), strcmp(m->arch, "llama") != 0 && strcmp(m->arch, "smollm3") != 0 && !m->granite) != 0;   /* qwen2/3, phi3, gemma: NeoX */
     /* SmolLM3's NoPE layers: every 4th (llama.cpp's fixed step; its GGUF has no key for it) */
     m->nope_step = strcmp(m->arch, "smollm3") == 0 ? srt__meta_u32_or(m, SRT__KEY("no_rope_layer_step"), 4) : 0;
@@ -4335,6 +4355,12 @@ static srt_status srt__load_hparams(srt_model *m) {
         if (m->swa_window < 0 || m->swa_pattern < 1 || m->swa_pattern > 1024 || !(m->rope_theta_swa >= 0.0f) || m->rope_theta_swa > 1e12f)
             return srt__fail(SRT_ERR_FORMAT, "bad %s sliding window %d (pattern %d, rope base %g)", m->arch, m->swa_window, m->swa_pattern, m->rope_theta_swa);
     }
+    if (m->gptoss) {   /* gpt-oss: every other layer slides (the even ones: llama.cpp's pattern 2), over 128 positions in the released models */
+        m->swa_window = srt__meta_u32_or(m, SRT__KEY("attention.sliding_window"), 0);
+        m->swa_pattern = srt__meta_u32_or(m, SRT__KEY("attention.sliding_window_pattern"), 2);
+        if (m->swa_window < 0 || m->swa_pattern < 1 || m->swa_pattern > 1024)
+            return srt__fail(SRT_ERR_FORMAT, "bad gpt-oss sliding window %d (pattern %d)", m->swa_window, m->swa_pattern);
+    }
     if (m->gemma) {
         const int g3 = strcmp(m->arch, "gemma3") == 0, g1 = strcmp(m->arch, "gemma") == 0;
         m->swa_pattern = 1;   /* (no layer slides: l % 1 < 0 never holds) */
@@ -4378,16 +4404,17 @@ static srt_status srt__load_hparams(srt_model *m) {
        so (llama.cpp's graphs never do). The graph's FFN width is then an expert's. */
     {
         const int q2 = strcmp(m->arch, "qwen2moe") == 0, gs = strcmp(m->arch, "granitemoe") == 0, oe = strcmp(m->arch, "olmoe") == 0;
-        const int needs = q2 || gs || oe || strcmp(m->arch, "qwen3moe") == 0;
+        const int needs = q2 || gs || oe || m->gptoss || strcmp(m->arch, "qwen3moe") == 0;
         m->n_expert = srt__meta_u32_or(m, SRT__KEY("expert_count"), 0);
         m->n_expert_used = srt__meta_u32_or(m, SRT__KEY("expert_used_count"), 0);
-        m->expert_norm = srt__meta_u32_or(m, SRT__KEY("expert_weights_norm"), q2 || oe ? 0 : 1) != 0;
+        /* (gpt-oss: a softmax over the picked experts' logits, which is the same) */
+        m->expert_norm = m->gptoss || srt__meta_u32_or(m, SRT__KEY("expert_weights_norm"), q2 || oe ? 0 : 1) != 0;
         m->n_ff_shexp = 0;
         m->shexp_gated = q2;
         if (m->n_expert != 0 || needs) {
             const int ff = srt__meta_u32_or(m, SRT__KEY("expert_feed_forward_length"), (uint32_t)m->n_ff);
             if (strcmp(m->arch, "llama") != 0 && !needs)
-                return srt__fail(SRT_ERR_UNSUPPORTED, "architecture '%s' with experts is not supported (llama, qwen2moe, qwen3moe, granitemoe, olmoe)", m->arch);
+                return srt__fail(SRT_ERR_UNSUPPORTED, "architecture '%s' with experts is not supported (llama, qwen2moe, qwen3moe, granitemoe, olmoe, gpt-oss)", m->arch);
             if (q2 || gs) m->n_ff_shexp = srt__meta_u32_or(m, SRT__KEY("expert_shared_feed_forward_length"), q2 ? (uint32_t)m->n_ff : 0);
             if (m->n_expert <= 0 || m->n_expert > 4096 || m->n_expert_used <= 0 || m->n_expert_used > m->n_expert || ff <= 0 || ff > 1 << 20 ||
                 m->n_ff_shexp < 0 || m->n_ff_shexp > 1 << 20 || (q2 && m->n_ff_shexp == 0))
@@ -4430,7 +4457,8 @@ static srt_status srt__bind_weights(srt_model *m) {
             return srt__fail(SRT_ERR_FORMAT, "%d layers of %d experts need %llu router and expert tensors; the file has %u tensors in all", m->n_layer,
                              m->n_expert, (unsigned long long)need, m->n_tensors);
         m->experts = (srt__weights *)srt__alloc(&m->alloc, (size_t)m->n_layer * (size_t)m->n_expert * 3 * sizeof *m->experts);
-        if (!m->experts) return srt__fail(SRT_ERR_OUT_OF_MEMORY, "out of memory");
+        if (m->gptoss) m->expert_bias = (const float **)srt__alloc(&m->alloc, (size_t)m->n_layer * (size_t)m->n_expert * 3 * sizeof *m->expert_bias);
+        if (!m->experts || (m->gptoss && !m->expert_bias)) return srt__fail(SRT_ERR_OUT_OF_MEMORY, "out of memory");
     }
     for (l = 0; l < m->n_layer; l++) {
         srt__layer *L = &m->layers[l];
@@ -4454,7 +4482,17 @@ static srt_status srt__bind_weights(srt_model *m) {
                 snprintf(name, sizeof name, "blk.%d.ffn_%s.%d.weight", l, kinds[x % 3], x / 3);
                 if ((st = srt__bind(m, name, x % 3 == 2 ? E : F, x % 3 == 2 ? F : E, 0, &L->experts[x])) != SRT_OK) return st;
                 srt__find_tensor(m, name)->expert = 1;
+                if (m->gptoss) {   /* its bias */
+                    L->expert_bias = m->expert_bias + (size_t)l * (size_t)m->n_expert * 3;
+                    snprintf(name, sizeof name, "blk.%d.ffn_%s.%d.bias", l, kinds[x % 3], x / 3);
+                    if ((st = srt__bind_vec(m, name, x % 3 == 2 ? E : F, 0, &L->expert_bias[x])) != SRT_OK) return st;
+                    srt__find_tensor(m, name)->expert = 1;
+                }
             }
+            if (m->gptoss && ((st = srt__bind_vec(m, SRT__NAME("ffn_gate_inp.bias"), (uint64_t)m->n_expert, 0, &L->router_b)) != SRT_OK ||
+                              (st = srt__bind_vec(m, SRT__NAME("attn_output.bias"), E, 0, &L->bo)) != SRT_OK ||
+                              (st = srt__bind_vec(m, SRT__NAME("attn_sinks.weight"), (uint64_t)m->n_head, 0, &L->sinks)) != SRT_OK))
+                return st;
             if (m->n_ff_shexp) {   /* the shared expert and (qwen2moe) its gate, a vector: one row */
                 const uint64_t FS = (uint64_t)m->n_ff_shexp;
                 if ((st = srt__bind(m, SRT__NAME("ffn_gate_shexp.weight"), FS, E, 0, &L->shexp_gate)) != SRT_OK ||
@@ -4520,6 +4558,7 @@ SRT_API void srt_model_free(srt_model *m) {
     srt__free(&a, m->tensor_names);
     srt__free(&a, m->tensor_hash);
     srt__free(&a, m->experts);
+    srt__free(&a, (void *)m->expert_bias);
     srt__free(&a, m->tensors);
     srt__free(&a, m->meta);
     srt__free(&a, m->arena);
@@ -4599,8 +4638,9 @@ static srt_status srt__backend_load(srt_model *m, srt_backend *b) {
     int l;
     if (!b->load || !b->unload || !b->session_create || !b->session_destroy || !b->forward)
         return srt__fail(SRT_ERR_INVALID_ARG, "srt_model_load: backend '%s' is incomplete", b->name ? b->name : "?");
-    if (m->gemma || m->n_expert || m->nope_step || m->granite || m->post_norms_only || m->qk_norm_full)   /* srt_backend_model has no post-norms,
-                                                         GELU, soft caps, sliding windows, experts, NoPE layers, multipliers or full q/k norms */
+    if (m->gemma || m->n_expert || m->nope_step || m->granite || m->post_norms_only || m->qk_norm_full || m->gptoss)   /* srt_backend_model has no
+                                                         post-norms, GELU, soft caps, sliding windows, experts, NoPE layers, multipliers, full q/k
+                                                         norms or sinks */
         return srt__fail(SRT_ERR_UNSUPPORTED, "srt_model_load: architecture '%s' runs on the CPU only (backend %s)", m->arch, b->name ? b->name : "?");
     ls = (srt_backend_layer *)srt__malloc0((size_t)m->n_layer * sizeof *ls);
     if (!ls) return srt__fail(SRT_ERR_OUT_OF_MEMORY, "srt_model_load: out of memory");
@@ -6480,7 +6520,9 @@ static void srt__attn_tasks(void *user, int64_t begin, int64_t end, int thread) 
     const srt__vec_ops *ops = &m->ops;
     int hd = m->head_dim, group = m->n_head / m->n_head_kv, G = j->heads, chunks = group / G;
     size_t ld = (size_t)s->n_ctx;
-    float *sc = s->scores + (size_t)thread * (size_t)group * ld, scale = m->attn_scale, cap = m->attn_softcap;
+    float *sc = s->scores + (size_t)thread * (size_t)group * ld, scale = m->attn_scale, cap = m->attn_softcap, mx[SRT__MAX_HEADS];
+    const float *sinks = m->layers[j->layer].sinks;
+    int top[SRT__MAX_HEADS];
     int64_t task;
     for (task = begin; task < end; task++) {
         int t = (int)(task / (m->n_head_kv * chunks)), kvh = (int)(task / chunks % m->n_head_kv), n = j->p0 + t + 1, p, e, seg, seg0, g;
@@ -6495,7 +6537,18 @@ static void srt__attn_tasks(void *user, int64_t begin, int64_t end, int thread) 
             else ops->attn_scores(rows, s->kv_elem, s->kv_stride, s->q + h0, G, (uint64_t)hd, e - p, scale, sc + p, ld);
         if (cap > 0.0f)   /* Gemma 2: scores squashed into (-cap, cap) before the softmax */
             for (g = 0; g < G; g++) srt__softcap(ops, sc + (size_t)g * ld + (size_t)lo, (uint64_t)(n - lo), cap);
+        for (g = 0; g < G && sinks; g++) {   /* gpt-oss: each row's largest score, for its sink below */
+            const float *r = sc + (size_t)g * ld;
+            for (top[g] = lo, p = lo + 1; p < n; p++) if (r[p] > r[top[g]]) top[g] = p;
+            mx[g] = r[top[g]];
+        }
         ops->softmax(sc + lo, ld, G, (uint64_t)(n - lo));
+        for (g = 0; g < G && sinks; g++) {   /* the sink's exp(sink - max) joins the denominator, sum = 1 / p(top): the
+                                               probabilities times sum / (sum + exp(sink - max)) */
+            float *r = sc + (size_t)g * ld;
+            const float f = 1.0f / (1.0f + r[top[g]] * expf(sinks[h0 / (size_t)hd % (size_t)m->n_head + (size_t)g] - mx[g]));
+            for (p = lo; p < n; p++) r[p] *= f;
+        }
         memset(s->att + h0, 0, (size_t)G * (size_t)hd * sizeof(float));
         for (p = lo, seg = seg0; p < n; p = e)
             if (srt__kv_run(s, 1, vreg, ring, n, &p, &seg, &e, &rows))
@@ -6574,7 +6627,7 @@ static void srt__moe_ffn(srt_session *s, const srt__layer *L, int n) {
             for (j = 0; j < E; j++) o[j] *= g;
         }
     }
-    srt__matmul(s, &L->router, s->xb, n, b->logits, NULL);
+    srt__matmul(s, &L->router, s->xb, n, b->logits, L->router_b);
     memset(b->off, 0, (size_t)(X + 1) * sizeof(int32_t));
     for (t = 0; t < n; t++) {
         float *p = b->logits + (size_t)t * X, mx = p[0], sum = 0.0f, wsum = 0.0f;
@@ -6609,12 +6662,13 @@ static void srt__moe_ffn(srt_session *s, const srt__layer *L, int n) {
         if (!nt) continue;
         if (s->d.observer) { srt__observe(s, g, xs, nt); srt__observe(s, u, xs, nt); }
         if (n > 1 || !aw || !srt__same_acts(aw, g)) { sc = srt__moe_acts(b, &na, &scratch, g, xs, nt, m->isa); aw = g; }
-        srt__mm_job_init(&b->jobs[nj++], g, &b->acts[na - 1], xs, nt, b->hg + (size_t)r0 * F, NULL, sc, m->isa);
+        srt__mm_job_init(&b->jobs[nj++], g, &b->acts[na - 1], xs, nt, b->hg + (size_t)r0 * F, L->expert_bias ? L->expert_bias[3 * x] : NULL, sc, m->isa);
         if (!srt__same_acts(aw, u)) { sc = srt__moe_acts(b, &na, &scratch, u, xs, nt, m->isa); aw = u; }
-        srt__mm_job_init(&b->jobs[nj++], u, &b->acts[na - 1], xs, nt, b->hg2 + (size_t)r0 * F, NULL, sc, m->isa);
+        srt__mm_job_init(&b->jobs[nj++], u, &b->acts[na - 1], xs, nt, b->hg2 + (size_t)r0 * F, L->expert_bias ? L->expert_bias[3 * x + 1] : NULL, sc, m->isa);
     }
     srt__mm_run(m->pool, nj, b->jobs, b->start);
-    m->ops.swiglu(b->hg, b->hg2, (uint64_t)n * K * F);
+    if (m->gptoss) srt__swiglu_oai(b->hg, b->hg2, (uint64_t)n * K * F);
+    else m->ops.swiglu(b->hg, b->hg2, (uint64_t)n * K * F);
     scratch = (char *)b->acts_scratch;
     nj = na = 0;
     for (x = 0; x < X; x++) {   /* down */
@@ -6624,7 +6678,7 @@ static void srt__moe_ffn(srt_session *s, const srt__layer *L, int n) {
         if (!nt) continue;
         if (s->d.observer) srt__observe(s, d, hs, nt);
         sc = srt__moe_acts(b, &na, &scratch, d, hs, nt, m->isa);
-        srt__mm_job_init(&b->jobs[nj++], d, &b->acts[na - 1], hs, nt, b->yg + (size_t)r0 * E, NULL, sc, m->isa);
+        srt__mm_job_init(&b->jobs[nj++], d, &b->acts[na - 1], hs, nt, b->yg + (size_t)r0 * E, L->expert_bias ? L->expert_bias[3 * x + 2] : NULL, sc, m->isa);
     }
     srt__mm_run(m->pool, nj, b->jobs, b->start);
     memset(s->xb, 0, (size_t)n * E * sizeof(float));   /* the inputs are read: xb takes the sum */
@@ -6701,7 +6755,7 @@ static void srt__forward_batch(srt_session *s, const int32_t *toks, int n, int n
             pj.s = s; pj.layer = l; pj.b0 = p0; pj.n = n;
             srt_pool_parallel_for(m->pool, 2 * (int64_t)m->n_head_kv, 1, srt__kv_prune_tasks, &pj);
         }
-        srt__matmul(s, &L->wo, s->att, n, s->xb, NULL);
+        srt__matmul(s, &L->wo, s->att, n, s->xb, L->bo);
         if (L->post_attn_norm)
             for (t = 0; t < n; t++) srt__rmsnorm(&m->ops, s->xb + (size_t)t * E, s->xb + (size_t)t * E, L->post_attn_norm, E, m->norm_eps);
         if (m->residual_scale != 1.0f) for (i = 0; i < n * E; i++) s->xb[i] *= m->residual_scale;   /* Granite */

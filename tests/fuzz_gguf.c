@@ -8,14 +8,15 @@
    ffn_up, split when opened; LongRoPE factors and attention factor), a qwen3moe of 4 experts in llama.cpp's
    3-D ffn_{gate,up,down}_exps tensors (split per expert when opened), a "type zoo" of one random tensor
    per ggml type this reader knows, the keys of a 64-layer exaone4 with its sliding-window pattern as
-   one bool per layer (no tensors), and ../shared/models/stories260K/stories260K.gguf. */
+   one bool per layer (no tensors), a gpt-oss as llama.cpp writes it (MXFP4 3-D experts, their 2-D
+   biases, sinks, post_attention_norm) and ../shared/models/stories260K/stories260K.gguf. */
 #define FZ_NAME "fuzz_gguf"
 #define FZ_PER_SEED 300
 #define FZ_DICT {"GGUF", "general.alignment", "general.architecture", "llama.block_count", "llama.embedding_length", \
                  "tokenizer.ggml.tokens", "tokenizer.ggml.merges", "tokenizer.ggml.model", "token_embd.weight", \
                  "blk.0.attn_q.weight", "\xff\xff\xff\xff", "\0\0\0\0\0\0\0\0", "\x09\0\0\0", "\x08\0\0\0", \
                  "qwen3moe.expert_count", "llama.expert_count", "expert_used_count", "_exps.weight", "\x03\0\0\0", \
-                 "exaone4.attention.sliding_window_pattern", "\x07\0\0\0", NULL}
+                 "exaone4.attention.sliding_window_pattern", "\x07\0\0\0", "_exps.bias", "\x27\0\0\0", NULL}
 #define FZ_SRTI
 #include "fuzz_common.h"
 
@@ -207,6 +208,66 @@ static int g_moe(const char *dir) {
     return rc;
 }
 
+/* gpt-oss: 1 layer, 4 experts (2 used) of width 32, MXFP4 in 3-D tensors with 2-D biases [width, 4],
+   the router's bias, the attention output's bias, sinks, the FFN norm as post_attention_norm, a window */
+static int g_gptoss(const char *dir) {
+    static const char *const kinds[3] = {"gate", "up", "down"};
+    const uint64_t E = 32, FE = 32, V = 64;
+    const char *tokens[64];
+    char names[64][8], nm[48];
+    fz_buf kv = {NULL, 0, 0};
+    g_tensor t[20];
+    int nt = 0, i, rc, n_kv = 0;
+    g_kv_str(&kv, "general.architecture", "gpt-oss"); n_kv++;
+    g_kv_u32(&kv, "gpt-oss.context_length", 128); n_kv++;
+    g_kv_u32(&kv, "gpt-oss.embedding_length", (uint32_t)E); n_kv++;
+    g_kv_u32(&kv, "gpt-oss.feed_forward_length", 96); n_kv++;
+    g_kv_u32(&kv, "gpt-oss.expert_feed_forward_length", (uint32_t)FE); n_kv++;
+    g_kv_u32(&kv, "gpt-oss.expert_count", 4); n_kv++;
+    g_kv_u32(&kv, "gpt-oss.expert_used_count", 2); n_kv++;
+    g_kv_u32(&kv, "gpt-oss.block_count", 1); n_kv++;
+    g_kv_u32(&kv, "gpt-oss.attention.head_count", 2); n_kv++;
+    g_kv_u32(&kv, "gpt-oss.attention.head_count_kv", 1); n_kv++;
+    g_kv_u32(&kv, "gpt-oss.attention.key_length", 16); n_kv++;
+    g_kv_u32(&kv, "gpt-oss.attention.sliding_window", 8); n_kv++;
+    g_kv_str(&kv, "gpt-oss.rope.scaling.type", "yarn"); n_kv++;
+    g_kv_f32(&kv, "gpt-oss.rope.scaling.factor", 32.0f); n_kv++;
+    g_kv_u32(&kv, "gpt-oss.rope.scaling.original_context_length", 64); n_kv++;
+    for (i = 0; i < 64; i++) { snprintf(names[i], sizeof names[i], "%c%c", 'a' + i % 26, i < 26 ? 0 : 'a' + i / 26); tokens[i] = names[i]; }
+    g_kv_str(&kv, "tokenizer.ggml.model", "gpt2"); n_kv++;
+    g_kv_str(&kv, "tokenizer.ggml.pre", "gpt-4o"); n_kv++;
+    g_kv_strs(&kv, "tokenizer.ggml.tokens", tokens, 64); n_kv++;
+    {
+        static const char *const merges[] = {"a b", "a c"};
+        g_kv_strs(&kv, "tokenizer.ggml.merges", merges, 2); n_kv++;
+    }
+#define T(nm_, a, b, c, ty) do { snprintf(t[nt].name, sizeof t[nt].name, "%s", nm_); t[nt].ne0 = a; t[nt].ne1 = b; t[nt].ne2 = c; t[nt].type = ty; nt++; } while (0)
+    T("token_embd.weight", E, V, 1, SRTI_TYPE_Q8_0);
+    T("output.weight", E, V, 1, SRTI_TYPE_Q8_0);
+    T("output_norm.weight", E, 1, 1, SRTI_TYPE_F32);
+    T("blk.0.attn_norm.weight", E, 1, 1, SRTI_TYPE_F32);
+    T("blk.0.attn_q.weight", E, 32, 1, SRTI_TYPE_F16);
+    T("blk.0.attn_q.bias", 32, 1, 1, SRTI_TYPE_F32);
+    T("blk.0.attn_k.weight", E, 16, 1, SRTI_TYPE_F16);
+    T("blk.0.attn_v.weight", E, 16, 1, SRTI_TYPE_Q8_0);
+    T("blk.0.attn_output.weight", 32, E, 1, SRTI_TYPE_Q8_0);
+    T("blk.0.attn_output.bias", E, 1, 1, SRTI_TYPE_F32);
+    T("blk.0.attn_sinks.weight", 2, 1, 1, SRTI_TYPE_F32);
+    T("blk.0.post_attention_norm.weight", E, 1, 1, SRTI_TYPE_F32);
+    T("blk.0.ffn_gate_inp.weight", E, 4, 1, SRTI_TYPE_F32);
+    T("blk.0.ffn_gate_inp.bias", 4, 1, 1, SRTI_TYPE_F32);
+    for (i = 0; i < 3; i++) {
+        snprintf(nm, sizeof nm, "blk.0.ffn_%s_exps.weight", kinds[i]);
+        T(nm, i == 2 ? FE : E, i == 2 ? E : FE, 4, SRTI_TYPE_MXFP4);
+        snprintf(nm, sizeof nm, "blk.0.ffn_%s_exps.bias", kinds[i]);
+        T(nm, i == 2 ? E : FE, 4, 1, SRTI_TYPE_F32);
+    }
+#undef T
+    rc = g_write(dir, "tiny-gpt-oss.gguf", &kv, (uint64_t)n_kv, t, nt, 1);
+    free(kv.p);
+    return rc;
+}
+
 static int g_zoo(const char *dir) {
     fz_buf kv = {NULL, 0, 0};
     g_tensor t[48];
@@ -245,7 +306,7 @@ static int fz_make_seeds(const char *dir) {
     size_t n;
     unsigned char *p;
     if (fz_seed(dir, "empty.gguf", empty, sizeof empty) || fz_seed(dir, "huge-counts.gguf", huge, sizeof huge)) return 1;
-    if (g_llama(dir, "tiny-spm.gguf", 0, 0) || g_llama(dir, "tiny-bpe.gguf", 1, 0) || g_llama(dir, "tiny-phi3.gguf", 0, 1) || g_moe(dir) || g_zoo(dir) || g_exaone4(dir)) return 1;
+    if (g_llama(dir, "tiny-spm.gguf", 0, 0) || g_llama(dir, "tiny-bpe.gguf", 1, 0) || g_llama(dir, "tiny-phi3.gguf", 0, 1) || g_moe(dir) || g_zoo(dir) || g_exaone4(dir) || g_gptoss(dir)) return 1;
     p = fz_read_file("../shared/models/stories260K/stories260K.gguf", &n);
     if (p) { int rc = fz_seed(dir, "stories260K.gguf", p, n); free(p); if (rc) return 1; }
     return 0;

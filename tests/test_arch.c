@@ -66,6 +66,10 @@ static int kn_len(const cfg_t *c) { return qk_full(c) ? c->KVH * c->hd : c->hd; 
    scratch must hold it) and gated; granitemoe's FS wide (0: none), not gated; none elsewhere */
 static int shexp_width(const cfg_t *c) { return !strcmp(c->arch, "qwen2moe") ? 3 * c->F / 2 : !strcmp(c->arch, "granitemoe") ? c->FS : 0; }
 static int shexp_gated(const cfg_t *c) { return !strcmp(c->arch, "qwen2moe"); }
+/* gpt-oss: biases of the attention's output, the router and every expert matrix, a sink logit per
+   head, the clamped SwiGLU, top-k of the router's logits then a softmax over those k */
+static int is_gptoss(const cfg_t *c) { return !strcmp(c->arch, "gpt-oss"); }
+static int gptoss_off = -1;   /* the reference without: 0 the sinks, 1 the SwiGLU's clamps, 2 the experts' biases (the checks that each shows) */
 static int is_granite(const cfg_t *c) { return !strcmp(c->arch, "granite") || !strcmp(c->arch, "granitemoe") || !strcmp(c->arch, "minicpm"); }   /* the
                                                                                                                            multipliers */
 /* smollm3: layer l rotates neither q nor k when (l + 1) % step == 0; exaone4 with a window: the
@@ -92,9 +96,12 @@ static float rope_factor(int long_set, int i) { return long_set ? 1.0f + 0.75f *
 
 typedef struct {
     float *emb, *out, *onorm;
-    struct { float *an, *fn, *wq, *wk, *wv, *wo, *wg, *wu, *wd, *bq, *bk, *bv, *qn, *kn, *pan, *pfn, *wr, *sg, *su, *sd, *sgi; } l[MAXL];
+    struct { float *an, *fn, *wq, *wk, *wv, *wo, *wg, *wu, *wd, *bq, *bk, *bv, *qn, *kn, *pan, *pfn, *wr, *sg, *su, *sd, *sgi;
+             float *bo, *sk, *rb, *xbg, *xbu, *xbd; } l[MAXL];
     /* with experts: wg, wu, wd hold NX matrices one after the other, wr the router (NX x E); sg, su,
-       sd the shared expert's gate, up and down, sgi its gate vector (E) */
+       sd the shared expert's gate, up and down, sgi its gate vector (E); gpt-oss: bo the attention
+       output's bias, sk the sinks (H), rb the router's bias, xbg, xbu, xbd the experts' biases (NX x
+       F, NX x F, NX x E) */
 } weights_t;
 
 static float *rnd(int n, float base, float scale) {
@@ -127,6 +134,12 @@ static void make_weights(const cfg_t *c, weights_t *w) {
         if (c->bias) { w->l[l].bq = rnd(Q, 0.0f, 0.5f); w->l[l].bk = rnd(KV, 0.0f, 0.5f); w->l[l].bv = rnd(KV, 0.0f, 0.5f); }
         if (c->qk_norm) { w->l[l].qn = rnd(qn_len(c), 1.0f, 0.5f); w->l[l].kn = rnd(kn_len(c), 1.0f, 0.5f); }
         if (has_post_norms(c)) { w->l[l].pan = rnd(c->E, 1.0f, 0.2f); w->l[l].pfn = rnd(c->E, 1.0f, 0.2f); }
+        if (is_gptoss(c)) {   /* some gate and up biases far enough out that the clamps at 7 bite */
+            int i;
+            w->l[l].bo = rnd(c->E, 0.0f, 0.5f); w->l[l].sk = rnd(c->H, 0.5f, 1.0f); w->l[l].rb = rnd(c->NX, 0.0f, 1.0f);
+            w->l[l].xbg = rnd(c->NX * c->F, 0.0f, 0.5f); w->l[l].xbu = rnd(c->NX * c->F, 0.0f, 0.5f); w->l[l].xbd = rnd(c->NX * c->E, 0.0f, 0.5f);
+            for (i = 0; i < c->NX * c->F; i += 5) { w->l[l].xbg[i] += 9.0f; w->l[l].xbu[i + 1 < c->NX * c->F ? i + 1 : i] -= 9.0f; }
+        }
     }
 }
 
@@ -138,6 +151,7 @@ static void free_weights(const cfg_t *c, weights_t *w) {
         free(w->l[l].wg); free(w->l[l].wu); free(w->l[l].wd); free(w->l[l].bq); free(w->l[l].bk); free(w->l[l].bv);
         free(w->l[l].qn); free(w->l[l].kn); free(w->l[l].pan); free(w->l[l].pfn); free(w->l[l].wr);
         free(w->l[l].sg); free(w->l[l].su); free(w->l[l].sd); free(w->l[l].sgi);
+        free(w->l[l].bo); free(w->l[l].sk); free(w->l[l].rb); free(w->l[l].xbg); free(w->l[l].xbu); free(w->l[l].xbd);
     }
 }
 
@@ -209,9 +223,9 @@ static int write_srt_ex(const char *path, const cfg_t *c, const weights_t *w, co
         }
     }
     if (!strcmp(c->arch, "smollm3") && c->pattern) srt_writer_meta_u32(wr, KEY("no_rope_layer_step"), (uint32_t)c->pattern);
-    if ((is_exaone4(c) || !strcmp(c->arch, "olmo2")) && c->window) {   /* (pattern 4: none written, the default) */
+    if ((is_exaone4(c) || !strcmp(c->arch, "olmo2") || is_gptoss(c)) && c->window) {   /* (the default pattern, 4 / gpt-oss 2: none written) */
         srt_writer_meta_u32(wr, KEY("attention.sliding_window"), (uint32_t)c->window);
-        if (c->pattern != 4) srt_writer_meta_u32(wr, KEY("attention.sliding_window_pattern"), (uint32_t)c->pattern);
+        if (c->pattern != (is_gptoss(c) ? 2 : 4)) srt_writer_meta_u32(wr, KEY("attention.sliding_window_pattern"), (uint32_t)c->pattern);
     }
     if (is_granite(c)) {
         if (c->attn_scale > 0) srt_writer_meta_f32(wr, KEY("attention.scale"), c->attn_scale);
@@ -266,6 +280,18 @@ static int write_srt_ex(const char *path, const cfg_t *c, const weights_t *w, co
                 XADD("up", 1, c->F, c->E, w->l[l].wu + at);
                 XADD("down", 2, c->E, c->F, w->l[l].wd + at);
 #undef XADD
+                if (is_gptoss(c)) {
+#define BADD(kind, n, data) do { snprintf(nm, sizeof nm, "blk.%d.ffn_" kind ".%d.bias", l, x); ADD(nm, 1, n, data); } while (0)
+                    BADD("gate", c->F, w->l[l].xbg + (size_t)x * c->F);
+                    BADD("up", c->F, w->l[l].xbu + (size_t)x * c->F);
+                    BADD("down", c->E, w->l[l].xbd + (size_t)x * c->E);
+#undef BADD
+                }
+            }
+            if (is_gptoss(c)) {
+                LADD("ffn_gate_inp.bias", 1, c->NX, w->l[l].rb);
+                LADD("attn_output.bias", 1, c->E, w->l[l].bo);
+                LADD("attn_sinks.weight", 1, c->H, w->l[l].sk);
             }
             if (shexp_width(c)) {
                 if (shexp_gated(c)) LADD("ffn_gate_inp_shexp.weight", 1, c->E, w->l[l].sgi);
@@ -369,7 +395,20 @@ static void ref_ffn(const cfg_t *c, const weights_t *w, int l, const double *xb,
     double *g = (double *)calloc((size_t)F, sizeof(double)), *u = (double *)calloc((size_t)F, sizeof(double));
     double *y = (double *)calloc((size_t)E, sizeof(double)), p[64], wsum = 0;
     int picked[64] = {0}, x, j, i;
-    if (c->NX) {
+    const int gb = is_gptoss(c) && gptoss_off != 2;   /* the experts' biases */
+    if (c->NX && is_gptoss(c)) {   /* the K largest logits (with the router's bias), a softmax over them (written apart from the other path) */
+        double mx = -1e300, sum = 0;
+        ref_matvec(p, w->l[l].wr, xb, c->NX, E, w->l[l].rb);
+        for (j = 0; j < c->K; j++) {
+            int best = -1;
+            for (x = 0; x < c->NX; x++) if (!picked[x] && (best < 0 || p[x] > p[best])) best = x;
+            picked[best] = 1;
+            if (p[best] > mx) mx = p[best];
+        }
+        for (x = 0; x < c->NX; x++) if (picked[x]) sum += exp(p[x] - mx);
+        for (x = 0; x < c->NX; x++) p[x] = picked[x] ? exp(p[x] - mx) / (c->enorm ? sum : 1.0) : 0.0;
+        wsum = 1.0;
+    } else if (c->NX) {
         double mx = -1e300, sum = 0;
         ref_matvec(p, w->l[l].wr, xb, c->NX, E, NULL);
         for (x = 0; x < c->NX; x++) if (p[x] > mx) mx = p[x];
@@ -387,12 +426,17 @@ static void ref_ffn(const cfg_t *c, const weights_t *w, int l, const double *xb,
         const size_t at = (size_t)x * (size_t)F * (size_t)E;
         const double wt = c->NX ? (c->enorm ? p[x] / wsum : p[x]) : 1.0;
         if (!picked[x]) continue;
-        ref_matvec(g, w->l[l].wg + at, xb, F, E, NULL);
-        ref_matvec(u, w->l[l].wu + at, xb, F, E, NULL);
-        for (i = 0; i < F; i++)   /* gemma: GELU, tanh approximation (gelu_pytorch_tanh); else SiLU */
-            g[i] = is_gemma(c) ? 0.5 * g[i] * (1.0 + tanh(sqrt(2.0 / 3.14159265358979323846) * (g[i] + 0.044715 * g[i] * g[i] * g[i]))) * u[i]
-                               : g[i] / (1.0 + exp(-g[i])) * u[i];
-        ref_matvec(y, w->l[l].wd + at, g, E, F, NULL);
+        ref_matvec(g, w->l[l].wg + at, xb, F, E, gb ? w->l[l].xbg + (size_t)x * F : NULL);
+        ref_matvec(u, w->l[l].wu + at, xb, F, E, gb ? w->l[l].xbu + (size_t)x * F : NULL);
+        for (i = 0; i < F; i++) {   /* gemma: GELU, tanh approximation (gelu_pytorch_tanh); gpt-oss: min(g, 7) sigmoid(1.702 min(g, 7)) (clamp(u, -7, 7) + 1); else SiLU */
+            if (is_gptoss(c)) {
+                const double a = gptoss_off == 1 || g[i] < 7 ? g[i] : 7, b = gptoss_off == 1 ? u[i] : u[i] < -7 ? -7 : u[i] > 7 ? 7 : u[i];
+                g[i] = a / (1.0 + exp(-1.702 * a)) * (b + 1.0);
+            } else
+                g[i] = is_gemma(c) ? 0.5 * g[i] * (1.0 + tanh(sqrt(2.0 / 3.14159265358979323846) * (g[i] + 0.044715 * g[i] * g[i] * g[i]))) * u[i]
+                                   : g[i] / (1.0 + exp(-g[i])) * u[i];
+        }
+        ref_matvec(y, w->l[l].wd + at, g, E, F, gb ? w->l[l].xbd + (size_t)x * E : NULL);
         for (i = 0; i < E; i++) o[i] += wt * y[i];
     }
     if (shexp_width(c) && use_shexp) {   /* + [sigmoid(sgi . x)] down(silu(gate x) * up x) */
@@ -450,6 +494,10 @@ static void ref_forward(const cfg_t *c, const weights_t *w, const int32_t *toks,
                     if (c->attn_cap > 0) sc[p] = c->attn_cap * tanh(sc[p] / c->attn_cap);
                     if (sc[p] > mx) mx = sc[p];
                 }
+                if (w->l[l].sk && gptoss_off != 0) {   /* gpt-oss: the sink joins the softmax, nothing is read from it */
+                    if (w->l[l].sk[h] > mx) mx = w->l[l].sk[h];
+                    sum = exp(w->l[l].sk[h] - mx);
+                }
                 for (p = lo; p <= t; p++) { sc[p] = exp(sc[p] - mx); sum += sc[p]; }
                 for (i = 0; i < hd; i++) {
                     double s = 0;
@@ -457,7 +505,7 @@ static void ref_forward(const cfg_t *c, const weights_t *w, const int32_t *toks,
                     att[h * hd + i] = s / sum;
                 }
             }
-            ref_matvec(o, w->l[l].wo, att, E, Q, NULL);
+            ref_matvec(o, w->l[l].wo, att, E, Q, w->l[l].bo);
             if (w->l[l].pan) ref_rmsnorm(o, o, w->l[l].pan, E, c->eps);
             for (i = 0; i < E; i++) x[i] += granite_mul(c, 1) * o[i];
             if (has_pre_norms(c)) ref_rmsnorm(xb, x, w->l[l].fn, E, c->eps);
@@ -551,7 +599,8 @@ static void check_arch(const cfg_t *c, uint64_t seed) {
             /* per token: all f32 weights but the embedding's other rows, of the experts K of NX */
             const uint64_t Q = (uint64_t)c->H * c->hd, KV = (uint64_t)c->KVH * c->hd, E = (uint64_t)c->E, F = (uint64_t)c->F;
             const uint64_t layer = 2 * E + E * Q * 2 + 2 * E * KV + (uint64_t)c->NX * E + (c->qk_norm ? (uint64_t)qn_len(c) + (uint64_t)kn_len(c) : 0) + (uint64_t)c->K * 3 * E * F +
-                                   (c->bias ? Q + 2 * KV : 0) + (shexp_width(c) ? (shexp_gated(c) ? E : 0) + 3 * E * (uint64_t)shexp_width(c) : 0);   /* + the shared expert, all of it */
+                                   (c->bias ? Q + 2 * KV : 0) + (shexp_width(c) ? (shexp_gated(c) ? E : 0) + 3 * E * (uint64_t)shexp_width(c) : 0) +   /* + the shared expert, all of it */
+                                   (is_gptoss(c) ? E + (uint64_t)c->H + (uint64_t)c->NX + (uint64_t)c->K * (2 * F + E) : 0);   /* gpt-oss's biases and sinks */
             const uint64_t want = 4 * (E + (c->tied ? V * E : V * E + E) + (uint64_t)c->L * layer);
             CHECK(info.n_expert == c->NX && info.n_expert_used == c->K && info.n_ff == c->F && info.token_bytes == want,
                   "%s: info: %d experts, %d used, n_ff %d (an expert's), %llu bytes a token (%llu expected)", c->tag, info.n_expert, info.n_expert_used, info.n_ff,
@@ -604,16 +653,16 @@ static void check_arch(const cfg_t *c, uint64_t seed) {
             off.yarn = 0;
             ref_forward(&off, &w, toks, T_TOK, neox, 1, ref);
             e1 = rel_err(srt_session_logits(s1), ref + (size_t)(T_TOK - 1) * V);
-            if (c->window) {
+            if (c->window && !strcmp(c->arch, "olmo2")) {
                 yarn_everywhere = 1;
                 ref_forward(c, &w, toks, T_TOK, neox, 1, ref);
                 yarn_everywhere = 0;
                 e2 = rel_err(srt_session_logits(s1), ref + (size_t)(T_TOK - 1) * V);
             }
             CHECK(e1 > 100 * TOL, "%s: the reference without YaRN differs (%.2e)", c->tag, e1);
-            if (c->window) CHECK(e2 > 100 * TOL, "%s: the reference with YaRN in the sliding layers too differs (%.2e)", c->tag, e2);
+            if (c->window && !strcmp(c->arch, "olmo2")) CHECK(e2 > 100 * TOL, "%s: the reference with YaRN in the sliding layers too differs (%.2e)", c->tag, e2);
         }
-        if (c->window && !strcmp(c->arch, "olmo2") && t == T_TOK) {   /* OLMo 3 without its windows is far off */
+        if (c->window && (!strcmp(c->arch, "olmo2") || is_gptoss(c)) && t == T_TOK) {   /* OLMo 3, gpt-oss without their windows are far off */
             cfg_t off = *c;
             double e;
             off.window = 0;
@@ -688,6 +737,18 @@ static void check_arch(const cfg_t *c, uint64_t seed) {
                 use_shexp = 1;
                 e1 = rel_err(srt_session_logits(s1), ref + (size_t)(T_TOK - 1) * V);
                 CHECK(e1 > 100 * TOL, "%s: the reference without the shared expert differs (%.2e)", c->tag, e1);
+            }
+        }
+        if (is_gptoss(c) && t == T_TOK) {   /* the sinks, the clamps and the experts' biases each show */
+            static const char *const what[3] = {"the attention sinks", "the SwiGLU's clamps", "the experts' biases"};
+            int f;
+            for (f = 0; f < 3; f++) {
+                double e;
+                gptoss_off = f;
+                ref_forward(c, &w, toks, T_TOK, neox, 1, ref);
+                gptoss_off = -1;
+                e = rel_err(srt_session_logits(s1), ref + (size_t)(T_TOK - 1) * V);
+                CHECK(e > 100 * TOL, "%s: the reference without %s differs (%.2e)", c->tag, what[f], e);
             }
         }
         if (is_gemma(c) && t == T_TOK) {   /* each gemma feature that this model has changes the logits: they are all applied */
@@ -1035,6 +1096,10 @@ int main(void) {
          0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 4.0f},
         {"exaone4 (window 5, sliding_window_pattern 2: layers 1 and 3 full without RoPE)", "exaone4", 32, 48, 4, 4, 2, 8, 8, 1e4f, 1e-5f, 0, 1, 1, -1, 0, 1.0f,
          0, 0, 0, 5, 2, 0, 0, 0, 0, 0, 0, 0},
+        /* gpt-oss: q/k/v and output biases, sinks, window 4 on the even layers (no pattern key), yarn 8 in every layer, 6 experts
+           with biases, 2 used (softmax over the picked) */
+        {"gpt-oss (sinks, biases, window 4 on layers 0 and 2, yarn 8, 6 experts, 2 used)", "gpt-oss", 32, 24, 4, 4, 2, 8, 8, 1.5e5f, 1e-5f, 1, 0, 0, -1, 0,
+         1.0f, 0, 0, 0, 4, 2, 0, 0, 6, 2, 1, 0, 8.0f},
     };
     size_t i;
     srt_set_log(NULL, NULL);
@@ -1069,6 +1134,12 @@ int main(void) {
                 check_required(&olmo2, olmo2_need, 1);
                 check_cpu_only(&ex);
                 check_required(&ex, ex_need, 2);
+            }
+            {   /* gpt-oss: backends refused (sinks, experts); a missing sink, router bias, output bias or expert bias refused */
+                static const cfg_t oss = {"gpt-oss", "gpt-oss", 32, 24, 2, 4, 2, 8, 8, 1e4f, 1e-5f, 1, 0, 1, -1, 0, 1.0f, 0, 0, 0, 4, 2, 0, 0, 4, 2, 1, 0, 0};
+                static const char *const oss_need[4] = {"blk.1.attn_sinks.weight", "blk.0.ffn_gate_inp.bias", "blk.1.attn_output.bias", "blk.0.ffn_up.3.bias"};
+                check_cpu_only(&oss);
+                check_required(&oss, oss_need, 4);
             }
             {   /* llama.cpp requires granite's logit scale: a file without it is refused */
                 weights_t w;

@@ -294,6 +294,23 @@ static void test_dequant(void) {
         }
         CHECK(fin, "Q4_1/Q5_0/Q5_1/Q8_0/Q8_1/Q2_K..Q8_K/TQ1_0/TQ2_0 all dequantize");
     }
+    /* MXFP4: { e, qs[16] }: byte j = value j (low nibble), value j + 16 (high); FP4 E2M1 doubled
+       {0, 1, 2, 3, 4, 6, 8, 12, -0, -1, .., -12} times 2^(e - 128) (ggml's E8M0 "half") */
+    memset(blk, 0, 64);
+    blk[0] = 128; blk[1 + 7] = 0xD7;              /* value 7: code 7 (12), value 23: code 13 (-6); scale 1 */
+    blk[17] = 130; blk[18 + 0] = 0xF9;            /* value 32: code 9 (-1), value 48: code 15 (-12); scale 4 */
+    blk[34] = 0; blk[35 + 15] = 0x21;             /* value 79: code 1 (1 * 2^-128, a subnormal), value 95: code 2 */
+    ok = srti_dequantize(SRTI_TYPE_MXFP4, blk, 96, out) == 0;
+    CHECK(ok && out[7] == 12.0f && out[23] == -6.0f && out[32] == -4.0f && out[48] == -48.0f && out[79] == ldexpf(1.0f, -128) &&
+              out[95] == ldexpf(2.0f, -128) && out[0] == 0.0f && out[40] == 0.0f,
+          "MXFP4 dequantization: the FP4 values times 2^(e - 128), low nibbles first (12, -6, -4, -48, 2^-128, 2^-127)");
+    /* IQ4_NL: { f16 d, qs[16] }: d * the non-linear code book {-127, -104, -83, -65, -49, -35, -22, -10, 1, 13, 25, 38, 53, 69, 89, 113} */
+    memset(blk, 0, 64);
+    blk[0] = 0x00; blk[1] = 0x3C; blk[2] = 0x80;   /* d 1: value 0 code 0 (-127), value 16 code 8 (1) */
+    blk[18] = 0x00; blk[19] = 0x38; blk[20 + 5] = 0xF3;   /* d 0.5: value 37 code 3 (-32.5), value 53 code 15 (56.5) */
+    ok = srti_dequantize(SRTI_TYPE_IQ4_NL, blk, 64, out) == 0;
+    CHECK(ok && out[0] == -127.0f && out[16] == 1.0f && out[37] == -32.5f && out[53] == 56.5f && out[33] == -63.5f,
+          "IQ4_NL dequantization: d times the non-linear code book, low nibbles first");
     CHECK(srti_dequantize(SRTI_TYPE_IQ2_XXS, blk, 256, out) != 0, "unsupported type IQ2_XXS is refused by srti_dequantize");
     CHECK(srti_dequantize(99, blk, 256, out) != 0, "unknown type 99 is refused by srti_dequantize");
     CHECK(srti_dequantize(SRTI_TYPE_Q8_0, blk, 33, out) != 0, "Q8_0 with a partial block is refused");
@@ -1060,6 +1077,7 @@ typedef struct moe_cfg {
     int both;                 /* 1: blk.0.ffn_gate.0.weight stored besides the 3-D tensors */
     int norm, norm_type;      /* expert_weights_norm (-1: absent) and its GGUF type (7 bool, 4 uint32) */
     int shexp;                /* 1 = the shared expert (width MS, expert_shared_feed_forward_length); qwen2moe: and its gate vector */
+    int no_sinks;             /* gpt-oss: 1 = blk.1.attn_sinks.weight left out */
 } moe_cfg;
 #define MS 96
 static uint32_t moe_seed(uint32_t l, uint32_t k, uint32_t x) { return 10000u + (l * 3u + k) * 64u + x; }
@@ -1072,6 +1090,7 @@ static void moe_bytes(buf *b, uint32_t seed, uint32_t type, uint64_t nvalues) {
     srti_type_block(type, &bv, &bb);
     for (i = 0; i < nvalues / bv; i++) {
         if (type == SRTI_TYPE_F32) { put_f32(b, (float)((int)(MOE_R() % 2001u) - 1000) / 4000.0f); continue; }
+        if (type == SRTI_TYPE_MXFP4) { put_u8(b, 120u + MOE_R() % 6u); for (j = 1; j < bb; j++) put_u8(b, MOE_R() & 255u); continue; }   /* 2^-8 .. 2^-3 */
         put_u16(b, 0x2000u + MOE_R() % 0x400u);
         for (j = 2; j < bb; j++) put_u8(b, MOE_R() & 255u);
     }
@@ -1086,11 +1105,13 @@ static void moe_write(const moe_cfg *c, const char *path) {
     uint32_t l, k, x;
     char key[96], nm[96];
     const char *a = c->arch;
+    const int gptoss = !strcmp(a, "gpt-oss");
 #define K(s) (snprintf(key, sizeof key, "%s." s, a), key)
     kv_str(&kv, "general.architecture", a); n_kv++;
     kv_u32(&kv, K("embedding_length"), ME); kv_u32(&kv, K("feed_forward_length"), 96); kv_u32(&kv, K("block_count"), 2);
     kv_u32(&kv, K("attention.head_count"), 2); kv_u32(&kv, K("attention.head_count_kv"), 1); kv_u32(&kv, K("context_length"), 64);
     kv_u32(&kv, K("expert_feed_forward_length"), MF); n_kv += 7;
+    if (!strcmp(a, "gpt-oss")) { kv_u32(&kv, K("attention.sliding_window"), 3); n_kv++; }   /* (llama.cpp's: no pattern key, layer 0 of 2 slides) */
     put_str(&kv, K("attention.layer_norm_rms_epsilon")); put_u32(&kv, 6); put_f32(&kv, 1e-6f); n_kv++;
     if (c->n_expert) { kv_u32(&kv, K("expert_count"), c->n_expert); n_kv++; }
     if (c->n_used >= 0) { kv_u32(&kv, K("expert_used_count"), (uint32_t)c->n_used); n_kv++; }
@@ -1142,12 +1163,23 @@ static void moe_write(const moe_cfg *c, const char *path) {
         for (i = 0; i < sizeof d / sizeof d[0]; i++) {
             const int olmoe = !strcmp(a, "olmoe");   /* its q norm covers both heads: 32 values */
             if (d[i].qk && strcmp(a, "qwen3moe") != 0 && !olmoe) continue;   /* (qwen2moe's biases are optional: none here) */
-            snprintf(nm, sizeof nm, "blk.%u.%s.weight", (unsigned)l, d[i].n);
+            if (gptoss && !strcmp(d[i].n, "ffn_norm")) snprintf(nm, sizeof nm, "blk.%u.post_attention_norm.weight", (unsigned)l);   /* (llama.cpp's name) */
+            else snprintf(nm, sizeof nm, "blk.%u.%s.weight", (unsigned)l, d[i].n);
             T(nm, d[i].nd, olmoe && !strcmp(d[i].n, "attn_q_norm") ? 32 : d[i].a0, d[i].a1, 1, SRTI_TYPE_F32, 100 + 16 * l + (uint32_t)i, 1);
         }
         if (!(c->no_router && l == 1)) {
             snprintf(nm, sizeof nm, "blk.%u.ffn_gate_inp.weight", (unsigned)l);
             T(nm, 2, ME, X, 1, SRTI_TYPE_F32, 200 + l, 1);
+        }
+        if (gptoss) {   /* the biases (the experts' 2-D: [width, n_expert]) and the sinks, as llama.cpp names them */
+            snprintf(nm, sizeof nm, "blk.%u.ffn_gate_inp.bias", (unsigned)l); T(nm, 1, X, 1, 1, SRTI_TYPE_F32, 210 + l, 1);
+            snprintf(nm, sizeof nm, "blk.%u.attn_output.bias", (unsigned)l); T(nm, 1, ME, 1, 1, SRTI_TYPE_F32, 220 + l, 1);
+            snprintf(nm, sizeof nm, "blk.%u.attn_sinks.weight", (unsigned)l);
+            if (!(c->no_sinks && l == 1)) T(nm, 1, 2, 1, 1, SRTI_TYPE_F32, 230 + l, 1);
+            for (k = 0; k < 3; k++) {
+                snprintf(nm, sizeof nm, "blk.%u.ffn_%s_exps.bias", (unsigned)l, kinds[k]);
+                T(nm, 2, k == 2 ? ME : MF, X, 1, SRTI_TYPE_F32, 240 + 4 * l + k, 1);
+            }
         }
         for (k = 0; k < 3; k++) {
             const uint64_t a0 = k == 2 ? MF : ME, a1 = k == 2 ? ME : MF;
@@ -1602,6 +1634,58 @@ static void test_moe_many(void) {
     remove(TMP "many.gguf");
 }
 
+/* gpt-oss as llama.cpp writes it: MXFP4 experts in 3-D tensors, their biases 2-D [width, n_expert],
+   the FFN's input norm named post_attention_norm, sinks and a window without a pattern key. Opened,
+   the biases are one vector per expert, the norm is ffn_norm, every even layer slides; packed, the
+   runtime evaluates it. */
+static void test_gptoss(void) {
+    static const signed char fp4[16] = {0, 1, 2, 3, 4, 6, 8, 12, 0, -1, -2, -3, -4, -6, -8, -12};
+    moe_cfg c = moe_default("gpt-oss", SRTI_TYPE_MXFP4);
+    srti_model *m = NULL;
+    char err[512], arch[32] = "";
+    float *v = (float *)malloc(MF * ME * sizeof(float));
+    buf want = {NULL, 0, 0};
+    int ok, i, vals = 1;
+    moe_write(&c, TMP "oss.gguf");
+    ok = v && srti_open(TMP "oss.gguf", NULL, &m, err, sizeof err) == 0 && srti_check_llama(m, err, sizeof err) == 0;
+    CHECK(ok && m->hp.n_expert == 4 && m->hp.sliding_window == 3 && m->hp.swa_pattern == 2 && m->hp.expert_weights_norm == 1 && m->hp.rope_neox,
+          "gpt-oss GGUF: opens and checks (4 experts, window 3, pattern 2, weights renormalized, NeoX) %s", ok ? "" : err);
+    if (ok) {
+        const int fn = srti_find(m, "blk.1.ffn_norm.weight"), up = srti_find(m, "blk.1.ffn_up.2.weight"), db = srti_find(m, "blk.0.ffn_down.3.bias");
+        CHECK(fn >= 0 && srti_find(m, "blk.1.post_attention_norm.weight") < 0 && db >= 0 && m->tensors[db].n_dims == 1 && m->tensors[db].ne[0] == ME &&
+                  srti_find(m, "blk.0.ffn_down_exps.bias") < 0 && srti_find(m, "blk.0.ffn_gate_exps.weight") < 0,
+              "gpt-oss GGUF: post_attention_norm is the FFN's norm (ffn_norm); the 2-D expert biases are one vector each (blk.0.ffn_down.3.bias [32])");
+        /* expert 2's up matrix: the third slice of the 3-D tensor, decoded by hand */
+        moe_bytes(&want, moe_seed(1, 1, 0) + 2, SRTI_TYPE_MXFP4, (uint64_t)ME * MF);
+        ok = up >= 0 && srti_read_f32(m, (uint32_t)up, v, err, sizeof err) == 0;
+        for (i = 0; ok && i < ME * MF; i++) {
+            const unsigned char *blk = want.p + (size_t)(i / 32) * 17, q = blk[1 + i % 16];
+            if (v[i] != ldexpf((float)fp4[i % 32 < 16 ? q & 15 : q >> 4], (int)blk[0] - 128)) vals = 0;
+        }
+        CHECK(ok && vals, "gpt-oss GGUF: blk.1.ffn_up.2.weight is expert 2's MXFP4 slice, decoded");
+        want.n = 0;
+        moe_bytes(&want, 240 + 4 * 0 + 2, SRTI_TYPE_F32, (uint64_t)ME * 4);   /* layer 0's down biases [32, 4] */
+        ok = srti_read_f32(m, (uint32_t)db, v, err, sizeof err) == 0 && memcmp(v, want.p + 3 * ME * 4, ME * sizeof(float)) == 0;
+        CHECK(ok, "gpt-oss GGUF: blk.0.ffn_down.3.bias is column 3 of ffn_down_exps.bias");
+    }
+    srti_close(m);
+    m = NULL;
+    {   /* packed (q8), the runtime loads and runs it: its even layer slides */
+        srt_model_info info;
+        float lg[MV];
+        ok = system("build/srt-pack -q --weights q8 " TMP "oss.gguf " TMP "oss.srt > " TMP "oss_pack.log 2>&1") == 0 &&
+             moe_run(TMP "oss.srt", &info, arch, lg, err, sizeof err) == 0;
+        CHECK(ok && !strcmp(arch, "gpt-oss") && info.n_expert == 4 && info.n_expert_used == 2 && info.n_swa_layers == 1 && info.swa_window == 3,
+              "gpt-oss GGUF: srt-pack packs it, the runtime evaluates 5 tokens to finite logits (1 of 2 layers slides over 3) %s", ok ? "" : err);
+        remove(TMP "oss.srt");
+    }
+    c.no_sinks = 1;
+    moe_refused(&c, 1, "blk.1.attn_sinks.weight' is missing", "gpt-oss without layer 1's sinks");
+    free(want.p);
+    free(v);
+    remove(TMP "oss.gguf");
+}
+
 int main(void) {
     MKDIR("build");
     MKDIR("build/tmp");
@@ -1616,6 +1700,7 @@ int main(void) {
     test_moe();
     test_moe_pack();
     test_moe_many();
+    test_gptoss();
     CHECK(g_live == 0, "no allocation left behind (%ld live)", g_live);
     return srt_test_finish();
 }

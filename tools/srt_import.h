@@ -28,7 +28,9 @@
      mixture of experts (Mixtral as "llama" with expert_count, "qwen3moe"): llama.cpp's 3-D
      blk.N.ffn_{gate,up,down}_exps.weight ([cols, rows, n_expert]) are presented as one 2-D
      tensor per expert X, blk.N.ffn_{gate,up,down}.X.weight (the names of older Mixtral GGUFs,
-     which pass as they are); the router is blk.N.ffn_gate_inp.weight.
+     which pass as they are); the router is blk.N.ffn_gate_inp.weight. gpt-oss's 2-D expert biases
+     blk.N.ffn_{gate,up,down}_exps.bias ([n, n_expert]) become blk.N.ffn_{gate,up,down}.X.bias, and
+     its blk.N.post_attention_norm.weight (the FFN's input norm) blk.N.ffn_norm.weight.
 
    HUGGING FACE FOLDERS (tools/srt_hf.h, part of this header's implementation)
      srti_open(DIR) reads DIR/config.json (LlamaForCausalLM, MistralForCausalLM, Qwen2ForCausalLM,
@@ -96,7 +98,8 @@ enum { SRTI_SRC_GGUF = 1, SRTI_SRC_LLAMA2C_V0 = 2, SRTI_SRC_LLAMA2C_V1 = 3, SRTI
 
 typedef struct srti_hparams {
     char arch[32];            /* general.architecture ("llama", "qwen2", "qwen2moe", "qwen3", "qwen3moe", "phi3", "gemma", "gemma2",
-                                 "gemma3", "smollm3", "granite", "granitemoe", "minicpm", "olmo2", "olmoe", "exaone4"); "llama" for llama2.c */
+                                 "gemma3", "smollm3", "granite", "granitemoe", "minicpm", "olmo2", "olmoe", "exaone4", "gpt-oss"); "llama" for
+                                 llama2.c */
     char name[128];           /* general.name or "" */
     uint32_t n_vocab, n_embd, n_ff, n_layer, n_head, n_head_kv, head_dim, rope_dim, n_ctx;
     float rope_theta;         /* default 10000 */
@@ -112,7 +115,7 @@ typedef struct srti_hparams {
        scale (transformers' attention_factor; 0 absent: 1 + 0.1 ln factor), the rotation counts bounding the ramp (0 absent: 32, 1) */
     float yarn_ext_factor, yarn_attn_factor, yarn_beta_fast, yarn_beta_slow;
     uint32_t sliding_window;  /* phi3: the checkpoint's sliding window (0 = none); recorded, not applied
-                                 (llama.cpp does not apply it to Phi-3 either); gemma2/3, olmo2 (OLMo 3), exaone4:
+                                 (llama.cpp does not apply it to Phi-3 either); gemma2/3, olmo2 (OLMo 3), exaone4, gpt-oss:
                                  applied (exaone4: its full-attention layers then have no RoPE) */
     /* gemma2 / gemma3 only (0 elsewhere and when absent; attn_scale also gemma): */
     float attn_scale;         /* the q . k scale (query_pre_attn_scalar^-1/2; Gemma 1: head_dim^-1/2) */
@@ -354,11 +357,11 @@ static const srti__type_info srti__types[] = {
     { 11, "Q3_K", 256, 110, 1 },{ 12, "Q4_K", 256, 144, 1 },{ 13, "Q5_K", 256, 176, 1 },
     { 14, "Q6_K", 256, 210, 1 },{ 15, "Q8_K", 256, 292, 1 },{ 16, "IQ2_XXS", 256, 66, 0 },
     { 17, "IQ2_XS", 256, 74, 0 },{ 18, "IQ3_XXS", 256, 98, 0 },{ 19, "IQ1_S", 256, 50, 0 },
-    { 20, "IQ4_NL", 32, 18, 0 },{ 21, "IQ3_S", 256, 110, 0 },{ 22, "IQ2_S", 256, 82, 0 },
+    { 20, "IQ4_NL", 32, 18, 1 },{ 21, "IQ3_S", 256, 110, 0 },{ 22, "IQ2_S", 256, 82, 0 },
     { 23, "IQ4_XS", 256, 136, 0 },{ 24, "I8", 1, 1, 1 },     { 25, "I16", 1, 2, 1 },
     { 26, "I32", 1, 4, 1 },     { 27, "I64", 1, 8, 0 },     { 28, "F64", 1, 8, 1 },
     { 29, "IQ1_M", 256, 56, 0 },{ 30, "BF16", 1, 2, 1 },    { 34, "TQ1_0", 256, 54, 1 },
-    { 35, "TQ2_0", 256, 66, 1 },{ 39, "MXFP4", 32, 17, 0 }
+    { 35, "TQ2_0", 256, 66, 1 },{ 39, "MXFP4", 32, 17, 1 }
 };
 static const srti__type_info *srti__type(uint32_t id) {
     size_t i;
@@ -615,6 +618,25 @@ static void srti__dq_tq2_0(const unsigned char *b, uint64_t nb, float *y) {
     }
 }
 
+/* The 4-bit codebooks: byte j of a block holds value j (low nibble) and value j + 16 (high). IQ4_NL:
+   { f16 d, qs[16] }, d * kvalues[code]; MXFP4 (gpt-oss's experts): { e (E8M0), qs[16] }, the FP4
+   (E2M1) values doubled as integers times 2^(e - 128) (exponents above 252 overflow; the writer
+   refuses what is not finite). */
+static void srti__dq_nibbles(const unsigned char *qs, const signed char *kv, float d, float *y) {
+    int j;
+    for (j = 0; j < 16; j++) { y[j] = d * (float)kv[qs[j] & 15]; y[j + 16] = d * (float)kv[qs[j] >> 4]; }
+}
+static void srti__dq_iq4_nl(const unsigned char *b, uint64_t nb, float *y) {
+    static const signed char kv[16] = {-127, -104, -83, -65, -49, -35, -22, -10, 1, 13, 25, 38, 53, 69, 89, 113};
+    uint64_t i;
+    for (i = 0; i < nb; i++, b += 18, y += 32) srti__dq_nibbles(b + 2, kv, srti__h(b), y);
+}
+static void srti__dq_mxfp4(const unsigned char *b, uint64_t nb, float *y) {
+    static const signed char kv[16] = {0, 1, 2, 3, 4, 6, 8, 12, 0, -1, -2, -3, -4, -6, -8, -12};
+    uint64_t i;
+    for (i = 0; i < nb; i++, b += 17, y += 32) srti__dq_nibbles(b + 1, kv, ldexpf(1.0f, (int)b[0] - 128), y);
+}
+
 SRTI_API int srti_dequantize(uint32_t type, const void *src, uint64_t n, float *y) {
     const unsigned char *b = (const unsigned char *)src;
     const srti__type_info *ti = srti__type(type);
@@ -645,6 +667,8 @@ SRTI_API int srti_dequantize(uint32_t type, const void *src, uint64_t n, float *
     case SRTI_TYPE_Q8_K: srti__dq_q8_k(b, nb, y); break;
     case SRTI_TYPE_TQ1_0: srti__dq_tq1_0(b, nb, y); break;
     case SRTI_TYPE_TQ2_0: srti__dq_tq2_0(b, nb, y); break;
+    case SRTI_TYPE_IQ4_NL: srti__dq_iq4_nl(b, nb, y); break;
+    case SRTI_TYPE_MXFP4: srti__dq_mxfp4(b, nb, y); break;
     default: return 1;
     }
     return 0;
@@ -1137,7 +1161,12 @@ static int srti__gguf_hparams(srti_model *m, const char *path, char *err, size_t
     e = e || srti__kv_f32(m, path, SRTI__K("rope.scaling.yarn_attn_factor"), &hp->yarn_attn_factor, err, errlen);
     e = e || srti__kv_f32(m, path, SRTI__K("rope.scaling.yarn_beta_fast"), &hp->yarn_beta_fast, err, errlen);
     e = e || srti__kv_f32(m, path, SRTI__K("rope.scaling.yarn_beta_slow"), &hp->yarn_beta_slow, err, errlen);
-    if (!strcmp(a, "phi3") || srti__gemma_post(a) || !strcmp(a, "olmo2")) e = e || srti__kv_u32(m, path, SRTI__K("attention.sliding_window"), &hp->sliding_window, err, errlen);
+    if (!strcmp(a, "phi3") || srti__gemma_post(a) || !strcmp(a, "olmo2") || !strcmp(a, "gpt-oss"))
+        e = e || srti__kv_u32(m, path, SRTI__K("attention.sliding_window"), &hp->sliding_window, err, errlen);
+    if (!strcmp(a, "gpt-oss") && hp->sliding_window > 0) {   /* llama.cpp: the even layers slide (pattern 2) */
+        hp->swa_pattern = 2;
+        e = e || srti__kv_swa_period(m, path, SRTI__K("attention.sliding_window_pattern"), hp->n_layer, &hp->swa_pattern, err, errlen);
+    }
     if (!strcmp(a, "olmo2") && hp->sliding_window > 0) {   /* OLMo 3: 3 sliding layers of every 4 unless the file says otherwise; their own rope base */
         hp->swa_pattern = 4;
         e = e || srti__kv_swa_period(m, path, SRTI__K("attention.sliding_window_pattern"), hp->n_layer, &hp->swa_pattern, err, errlen);
@@ -1168,8 +1197,8 @@ static int srti__gguf_hparams(srti_model *m, const char *path, char *err, size_t
         e = e || srti__kv_u32(m, path, SRTI__K("attention.sliding_window_pattern"), &hp->swa_pattern, err, errlen);   /* (an array is ignored) */
         e = e || srti__kv_f32(m, path, SRTI__K("rope.freq_base_swa"), &hp->rope_theta_swa, err, errlen);
     }
-    if (!strcmp(a, "llama") || !strcmp(a, "qwen3moe") || !strcmp(a, "qwen2moe") || !strcmp(a, "granitemoe") || !strcmp(a, "olmoe")) {   /* mixture of experts:
-                                                                                    Mixtral, Qwen3-MoE, Qwen2-MoE, Granite MoE, OLMoE */
+    if (!strcmp(a, "llama") || !strcmp(a, "qwen3moe") || !strcmp(a, "qwen2moe") || !strcmp(a, "granitemoe") || !strcmp(a, "olmoe") ||
+        !strcmp(a, "gpt-oss")) {   /* mixture of experts: Mixtral, Qwen3-MoE, Qwen2-MoE, Granite MoE, OLMoE, gpt-oss */
         e = e || srti__kv_u32(m, path, SRTI__K("expert_count"), &hp->n_expert, err, errlen);
         e = e || srti__kv_u32(m, path, SRTI__K("expert_used_count"), &hp->n_expert_used, err, errlen);
         e = e || srti__kv_u32(m, path, SRTI__K("expert_feed_forward_length"), &hp->n_ff_exp, err, errlen);
@@ -1178,6 +1207,7 @@ static int srti__gguf_hparams(srti_model *m, const char *path, char *err, size_t
            picked experts' weights */
         if (!strcmp(a, "qwen2moe") || !strcmp(a, "granitemoe")) e = e || srti__kv_u32(m, path, SRTI__K("expert_shared_feed_forward_length"), &hp->n_ff_shexp, err, errlen);
         if ((!strcmp(a, "qwen2moe") || !strcmp(a, "olmoe")) && hp->expert_weights_norm < 0) hp->expert_weights_norm = 0;
+        if (!strcmp(a, "gpt-oss")) hp->expert_weights_norm = 1;   /* (its softmax over the picked experts' logits) */
         /* srti__split_fused cuts the 3-D expert tensors by expert_count: a wrong count is refused here, before that */
         if (!e && hp->n_expert > 4096) {
             srti__seterr(err, errlen, "%s: metadata '%s' = %u: at most 4096 experts are supported", path, SRTI__K("expert_count"), (unsigned)hp->n_expert);
@@ -1199,7 +1229,7 @@ static int srti__gguf_hparams(srti_model *m, const char *path, char *err, size_t
     if (hp->rope_dim == 0) hp->rope_dim = hp->head_dim;
     hp->rope_neox = strcmp(hp->arch, "qwen2") == 0 || strcmp(hp->arch, "qwen2moe") == 0 || strcmp(hp->arch, "qwen3") == 0 || strcmp(hp->arch, "qwen3moe") == 0 ||
                     strcmp(hp->arch, "phi3") == 0 || srti__gemma(hp->arch) || strcmp(hp->arch, "olmo2") == 0 || strcmp(hp->arch, "olmoe") == 0 ||
-                    strcmp(hp->arch, "exaone4") == 0;
+                    strcmp(hp->arch, "exaone4") == 0 || strcmp(hp->arch, "gpt-oss") == 0;
     /* llama.cpp's GGUF has no attention.scale for Gemma: llama.cpp takes 1 / sqrt(n_embd / n_head) for
        the 27B models (46 layers: Gemma 2, 62: Gemma 3; query_pre_attn_scalar 144 there) and
        1 / sqrt(head_dim) otherwise (all of Gemma 1). Recorded here, so the packed file says it. */
@@ -1292,7 +1322,8 @@ static void srti__infer_llama3(srti_model *m) {
    X ne[1] .. (X + 1) ne[1] - 1). A model that already stores them apart is left as it is. */
 typedef struct srti__parts {
     uint32_t n;                 /* parts (0: the tensor is not split) */
-    int experts;                /* 1: a 3-D tensor of n_expert experts, whose parts are blk.N.KIND.X.weight */
+    int experts;                /* 1: a 3-D tensor of n_expert experts, whose parts are blk.N.KIND.X.weight; 2: gpt-oss's
+                                   2-D expert biases [n, n_expert], whose parts are blk.N.KIND.X.bias */
     const char *const *kinds;   /* fused 2-D: part j is blk.N.kinds[j].weight; fused experts (Granite MoE's gate and up):
                                    part j is kinds[j % 2] of expert j / 2 */
     const char *kind;           /* experts, one kind each: "ffn_gate", "ffn_up" or "ffn_down" */
@@ -1322,6 +1353,7 @@ static uint32_t srti__split_parts(const srti_tensor *t, const srti_hparams *hp, 
         for (k = 0; k < 3; k++) {
             const size_t n = strlen(exps[k]);
             if (!strncmp(p->dot + 1, exps[k], n) && !strcmp(p->dot + 1 + n, "_exps.weight")) { p->n = hp->n_expert; p->experts = 1; p->kind = exps[k]; break; }
+            if (!strncmp(p->dot + 1, exps[k], n) && !strcmp(p->dot + 1 + n, "_exps.bias")) { p->n = hp->n_expert; p->experts = 2; p->kind = exps[k]; break; }
         }
     }
     p->total = p->rows[0] + p->rows[1] + p->rows[2];
@@ -1348,15 +1380,17 @@ static int srti__split_fused(srti_model *m, char *err, size_t errlen) {
     if (!nt) { srti__seterr(err, errlen, "%s: out of memory", m->priv->path); return 1; }
     for (i = 0, k = 0; i < m->n_tensors; i++) {
         const srti_tensor *t = &m->tensors[i];
-        const int experts = srti__split_parts(t, &m->hp, &p) && p.experts;
+        const int experts = srti__split_parts(t, &m->hp, &p) ? p.experts : 0, bias = experts == 2;
         const uint64_t rows = t->ne[1] * t->ne[2];
         uint32_t j;
         if (!p.n) { nt[k++] = *t; continue; }
-        if (experts ? t->ne[2] != m->hp.n_expert || t->ne[3] != 1 || (p.kinds && t->ne[1] % 2) : t->n_dims != 2 || t->ne[1] != p.total) {
+        if (experts ? t->ne[bias ? 1 : 2] != m->hp.n_expert || t->ne[3] != 1 || (bias && t->ne[2] != 1) || (p.kinds && t->ne[1] % 2)
+                    : t->n_dims != 2 || t->ne[1] != p.total) {
             if (experts)
-                srti__seterr(err, errlen, "%s: tensor '%s' [%llu, %llu, %llu, %llu] cannot be split into %u experts (expert_count): its third dimension must be %u%s",
+                srti__seterr(err, errlen, "%s: tensor '%s' [%llu, %llu, %llu, %llu] cannot be split into %u experts (expert_count): its %s dimension must be %u%s",
                              m->priv->path, t->name, (srti__ull)t->ne[0], (srti__ull)t->ne[1], (srti__ull)t->ne[2], (srti__ull)t->ne[3],
-                             (unsigned)m->hp.n_expert, (unsigned)m->hp.n_expert, p.kinds ? ", its rows an even number (gate, then up)" : "");
+                             (unsigned)m->hp.n_expert, bias ? "second and last" : "third", (unsigned)m->hp.n_expert,
+                             p.kinds ? ", its rows an even number (gate, then up)" : "");
             else
                 srti__seterr(err, errlen, "%s: tensor '%s' [%llu, %llu, %llu] cannot be split into %s (2-D, %llu rows expected)", m->priv->path, t->name,
                              (srti__ull)t->ne[0], (srti__ull)t->ne[1], (srti__ull)t->ne[2], p.n == 3 ? "q, k and v" : "gate and up", (srti__ull)p.total);
@@ -1376,11 +1410,11 @@ static int srti__split_fused(srti_model *m, char *err, size_t errlen) {
             for (j = 0; j < p.n; j++) {
                 srti_tensor *o = &nt[k++];
                 *o = *t;
-                if (experts) snprintf(o->name, sizeof o->name, "%.*s.%s.%u.weight", (int)(p.dot - t->name), t->name, p.kinds ? p.kinds[j % per] : p.kind,
-                                      (unsigned)(j / per));
+                if (experts) snprintf(o->name, sizeof o->name, "%.*s.%s.%u.%s", (int)(p.dot - t->name), t->name, p.kinds ? p.kinds[j % per] : p.kind,
+                                      (unsigned)(j / per), bias ? "bias" : "weight");
                 else snprintf(o->name, sizeof o->name, "%.*s.%s.weight", (int)(p.dot - t->name), t->name, p.kinds[j]);
-                o->n_dims = 2;
-                o->ne[1] = experts ? t->ne[1] / per : p.rows[j];
+                o->n_dims = bias ? 1 : 2;
+                o->ne[1] = bias ? 1 : experts ? t->ne[1] / per : p.rows[j];
                 o->ne[2] = o->ne[3] = 1;
                 o->offset = at;
                 o->nbytes = o->ne[1] * row_bytes;
@@ -1404,6 +1438,16 @@ static int srti__split_fused(srti_model *m, char *err, size_t errlen) {
         }
     SRTI_FREE(sorted);
     return 0;
+}
+/* Renames the tensors blk.N<from> to blk.N<to> (a name too long for the field stays as it is and
+   is then missing by the other name). */
+static void srti__rename_suffix(srti_model *m, const char *from, const char *to) {
+    uint32_t i;
+    for (i = 0; i < m->n_tensors; i++) {
+        char *name = m->tensors[i].name;
+        const char *dot = strncmp(name, "blk.", 4) ? NULL : strchr(name + 4, '.');
+        if (dot && !strcmp(dot, from) && (size_t)(dot - name) + strlen(to) < sizeof m->tensors[i].name) strcpy(name + (dot - name), to);
+    }
 }
 /* LongRoPE (Phi-3 128k, Phi-3.5, Phi-4-mini): llama.cpp's GGUF has no scaling type for it, only
    the factor tensors. */
@@ -1615,6 +1659,7 @@ static int srti__open_gguf(srti_model *m, srti__rd *r, char *err, size_t errlen)
         t->offset += data_start;
     }
     if (srti__gguf_hparams(m, path, err, errlen)) return 1;
+    if (!strcmp(m->hp.arch, "gpt-oss")) srti__rename_suffix(m, ".post_attention_norm.weight", ".ffn_norm.weight");   /* (the FFN's input norm) */
     if (srti__split_fused(m, err, errlen)) return 1;
     srti__infer_llama3(m);
     srti__infer_longrope(m);
@@ -2048,12 +2093,13 @@ SRTI_API int srti_check_llama(const srti_model *m, char *err, size_t errlen) {
     const int olmo2 = !strcmp(hp->arch, "olmo2"), qk_norm_full = olmo2 || !strcmp(hp->arch, "olmoe");   /* q/k RMSNorm over all heads */
     const int post_only = olmo2 || exaone4;   /* norms of the attention's and the FFN's outputs, none of their inputs */
     const int granite = !strcmp(hp->arch, "granite") || !strcmp(hp->arch, "granitemoe") || !strcmp(hp->arch, "minicpm");   /* the multipliers */
-    const int moe_arch = !strcmp(hp->arch, "qwen3moe") || !strcmp(hp->arch, "qwen2moe") || !strcmp(hp->arch, "granitemoe") || !strcmp(hp->arch, "olmoe");   /* must have
-                                                                                                                                                experts */
+    const int gptoss = !strcmp(hp->arch, "gpt-oss");   /* biases of the attention's output, the router and the experts; attention sinks */
+    const int moe_arch = !strcmp(hp->arch, "qwen3moe") || !strcmp(hp->arch, "qwen2moe") || !strcmp(hp->arch, "granitemoe") || !strcmp(hp->arch, "olmoe") ||
+                         gptoss;   /* must have experts */
     if (strcmp(hp->arch, "llama") != 0 && strcmp(hp->arch, "qwen2") != 0 && strcmp(hp->arch, "qwen3") != 0 && !moe_arch &&
         strcmp(hp->arch, "phi3") != 0 && !gemma && strcmp(hp->arch, "smollm3") != 0 && !granite && !post_only) {
         srti__seterr(err, errlen, "%s: architecture '%s' is not supported (llama, qwen2, qwen2moe, qwen3, qwen3moe, phi3, gemma, gemma2, gemma3, smollm3, granite, "
-                     "granitemoe, minicpm, olmo2, olmoe, exaone4)", m->priv->path, hp->arch);
+                     "granitemoe, minicpm, olmo2, olmoe, exaone4, gpt-oss)", m->priv->path, hp->arch);
         return 1;
     }
     if (!strcmp(hp->rope_scaling, "yarn") &&
@@ -2080,11 +2126,12 @@ SRTI_API int srti_check_llama(const srti_model *m, char *err, size_t errlen) {
     if ((hp->n_expert > 0) != (moe_arch || (!strcmp(hp->arch, "llama") && hp->n_expert > 0)) ||
         (hp->n_expert > 0 && (hp->n_expert > 4096 || hp->n_expert_used == 0 || hp->n_expert_used > hp->n_expert || hp->n_ff_exp > (1u << 24) ||
                               hp->n_ff_shexp > (1u << 24)))) {
-        srti__seterr(err, errlen, "%s: %s with %u experts (%u used, width %u): experts need architecture llama, qwen2moe, qwen3moe, granitemoe or olmoe, 1 <= used <= experts <= 4096",
+        srti__seterr(err, errlen, "%s: %s with %u experts (%u used, width %u): experts need architecture llama, qwen2moe, qwen3moe, granitemoe, olmoe or gpt-oss, "
+                     "1 <= used <= experts <= 4096",
                      m->priv->path, hp->arch, (unsigned)hp->n_expert, (unsigned)hp->n_expert_used, (unsigned)hp->n_ff_exp);
         return 1;
     }
-    if (post_only && (hp->swa_pattern > 1024 || hp->sliding_window > (1u << 30) || !(hp->rope_theta_swa >= 0 && hp->rope_theta_swa <= 1e12))) {
+    if ((post_only || gptoss) && (hp->swa_pattern > 1024 || hp->sliding_window > (1u << 30) || !(hp->rope_theta_swa >= 0 && hp->rope_theta_swa <= 1e12))) {
         srti__seterr(err, errlen, "%s: implausible %s sliding window %u (pattern %u, rope base %g)", m->priv->path, hp->arch, (unsigned)hp->sliding_window,
                      (unsigned)hp->swa_pattern, (double)hp->rope_theta_swa);
         return 1;
@@ -2139,6 +2186,8 @@ SRTI_API int srti_check_llama(const srti_model *m, char *err, size_t errlen) {
         SRTI__X("attn_k.weight", E, KV, 1)
         SRTI__X("attn_v.weight", E, KV, 1)
         SRTI__X("attn_output.weight", Q, E, 1)
+        SRTI__X("attn_output.bias", E, 1, gptoss)
+        SRTI__X("attn_sinks.weight", hp->n_head, 1, gptoss)
         SRTI__X("attn_q.bias", Q, 1, 0)
         SRTI__X("attn_k.bias", KV, 1, 0)
         SRTI__X("attn_v.bias", KV, 1, 0)
@@ -2152,13 +2201,19 @@ SRTI_API int srti_check_llama(const srti_model *m, char *err, size_t errlen) {
             const uint64_t FE = hp->n_ff_exp ? hp->n_ff_exp : F;
             uint32_t x;
             SRTI__X("ffn_gate_inp.weight", E, hp->n_expert, 1)
+            SRTI__X("ffn_gate_inp.bias", hp->n_expert, 1, gptoss)
             for (x = 0; x < hp->n_expert; x++) {
                 char ex[48];
 #define SRTI__EX(kind, a, b) snprintf(ex, sizeof ex, "ffn_" kind ".%u.weight", (unsigned)x); SRTI__X(ex, a, b, 1)
+#define SRTI__EXB(kind, a) snprintf(ex, sizeof ex, "ffn_" kind ".%u.bias", (unsigned)x); SRTI__X(ex, a, 1, gptoss)
                 SRTI__EX("gate", E, FE)
                 SRTI__EX("down", FE, E)
                 SRTI__EX("up", E, FE)
+                SRTI__EXB("gate", FE)
+                SRTI__EXB("down", E)
+                SRTI__EXB("up", FE)
 #undef SRTI__EX
+#undef SRTI__EXB
             }
             if (!strcmp(hp->arch, "qwen2moe") || hp->n_ff_shexp) {   /* the shared expert and (qwen2moe) its gate */
                 const uint64_t FS = hp->n_ff_shexp ? hp->n_ff_shexp : F;
