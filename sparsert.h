@@ -420,8 +420,9 @@ SRT_API const char *srt_token_piece(const srt_model *model, int32_t token);
 SRT_API int srt_token_bytes(const srt_model *model, int32_t token, char *buf, int cap);
 /* 1 for a token that ends generation: EOS, tokenizer.ggml.eot_token_id / eom_token_id, and the
    control tokens that end a turn in the common chat formats ("<|eot_id|>", "<|eom_id|>",
-   "<|im_end|>", "<|end|>", "<end_of_turn>", "<|endoftext|>", "<|end_of_text|>", "<EOT>"), so an
-   instruct model stops at the end of its turn also outside a chat. 0 otherwise. */
+   "<|im_end|>", "<|end|>", "<end_of_turn>", "<|endoftext|>", "<|end_of_text|>", "<EOT>",
+   "[|endofturn|]", "<|return|>", "<|call|>"; with the last two, as in gpt-oss's harmony, "<|end|>"
+   is not one), so an instruct model stops at the end of its turn also outside a chat. 0 otherwise. */
 SRT_API int srt_token_is_eog(const srt_model *model, int32_t token);
 
 /* Streaming detokenizer: feeds token bytes, emits only whole UTF-8 characters; invalid sequences
@@ -686,6 +687,10 @@ typedef enum srt_chat_format {
     SRT_CHAT_OLMO3 = 12,      /* "olmo3": ChatML with OLMo 3 Think's rules: system messages end with " You do not currently
                                  have access to any functions. <functions></functions>", a last reply with EOS, and the
                                  reply opens with "<think>" (a default_system when the conversation has none) */
+    SRT_CHAT_HARMONY = 13,    /* "harmony": gpt-oss's <|start|>role<|message|>content<|end|>, after a fixed system message
+                                 (identity, knowledge cutoff, date, "Reasoning: medium"); the conversation's system message
+                                 becomes the developer message "# Instructions\n\n...\n\n"; replies are written as their final
+                                 channel "<|start|>assistant<|channel|>final<|message|>A<|end|>" (the reasoning dropped) */
     SRT_CHAT_FORMAT_COUNT
 } srt_chat_format;
 
@@ -704,7 +709,7 @@ typedef struct srt_chat_template {
     int dated_system;         /* llama3 (3.1 and later): every conversation starts with a system block
                                  "Cutting Knowledge Date: December 2023\nToday Date: <date>\n\n<system>" */
     char date[16];            /* that date, "26 Jul 2024" (the templates' fallback), or today's date (UTC)
-                                 when the template asks for strftime_now */
+                                 when the template asks for strftime_now; harmony: today as "2026-11-29" */
     char stop[4][32];         /* texts of the tokens that end an assistant turn ("<|im_end|>"); generation
                                  should stop at them (as well as at EOS) */
     int think;                /* 1 = Qwen3's reasoning rules (a ChatML template that splits replies at
@@ -5418,10 +5423,11 @@ static void srt__eog_add(srt__vocab *v, int32_t t) {
 }
 static void srt__eog_load(srt_model *m) {
     static const char *const turn_ends[] = {"<|eot_id|>", "<|eom_id|>", "<|im_end|>", "<|end|>", "<end_of_turn>", "<|endoftext|>", "<|end_of_text|>", "<EOT>",
-                                            "[|endofturn|]"};
+                                            "[|endofturn|]", "<|return|>", "<|call|>"};
     srt__vocab *v = &m->vocab;
     uint32_t id;
-    int i;
+    int32_t r, c, e;
+    int i, k;
     v->n_eog = 0;
     srt__eog_add(v, v->eos);
     if (srt_model_meta_u32(m, "tokenizer.ggml.eot_token_id", &id) && id < (uint32_t)v->n) srt__eog_add(v, (int32_t)id);
@@ -5429,6 +5435,13 @@ static void srt__eog_load(srt_model *m) {
     for (i = 0; i < (int)(sizeof turn_ends / sizeof turn_ends[0]); i++) {
         const int32_t t = srt__vocab_find(v, turn_ends[i], (uint32_t)strlen(turn_ends[i]));
         if (t >= 0 && v->type[t] == SRT__TT_CONTROL) srt__eog_add(v, t);
+    }
+    /* gpt-oss's harmony (llama.cpp's rule): with <|return|> and <|call|>, <|end|> closes a message (the reasoning) inside a
+       reply, which ends at one of those two */
+    r = srt__vocab_find(v, "<|return|>", 10); c = srt__vocab_find(v, "<|call|>", 8); e = srt__vocab_find(v, "<|end|>", 7);
+    if (r >= 0 && c >= 0 && v->type[r] == SRT__TT_CONTROL && v->type[c] == SRT__TT_CONTROL && e != v->eos) {
+        for (i = k = 0; i < v->n_eog; i++) if (v->eog[i] != e) v->eog[k++] = v->eog[i];
+        v->n_eog = k;
     }
 }
 static int srt__is_eog(const srt__vocab *v, int32_t t) {
@@ -7702,7 +7715,7 @@ SRT_API void srt_chat_messages_free(srt_chat_message *msgs) { SRT_FREE(msgs); }
    where a template trims content (Jinja's trim / strip) so do we, with ASCII whitespace. */
 #include <time.h>
 static const char *const srt__chat_names[SRT_CHAT_FORMAT_COUNT] = {"chatml", "llama3", "llama2", "mistral", "mistral-v3", "phi3", "zephyr", "gemma",
-                                                                   "tulu", "granite", "exaone4", "minicpm", "olmo3"};
+                                                                   "tulu", "granite", "exaone4", "minicpm", "olmo3", "harmony"};
 
 SRT_API const char *srt_chat_format_name(srt_chat_format f) { return (unsigned)f < SRT_CHAT_FORMAT_COUNT ? srt__chat_names[f] : NULL; }
 SRT_API int srt_chat_format_from_name(const char *name) {
@@ -7719,26 +7732,9 @@ static void srt__chat_copy(char *dst, size_t cap, const char *src) {
     dst[n] = 0;
 }
 
-/* The family's usual BOS/EOS/stop texts. */
-static void srt__chat_defaults(srt_chat_template *t) {
-    static const char *const bos[SRT_CHAT_FORMAT_COUNT] = {"", "<|begin_of_text|>", "<s>", "<s>", "<s>", "<s>", "<s>", "<bos>", "<|endoftext|>",
-                                                           "<|end_of_text|>", "[BOS]", "<s>", ""};
-    static const char *const eos[SRT_CHAT_FORMAT_COUNT] = {"<|im_end|>", "<|eot_id|>", "</s>", "</s>", "</s>", "<|endoftext|>", "</s>", "<eos>",
-                                                           "<|endoftext|>", "<|end_of_text|>", "[|endofturn|]", "</s>", "<|endoftext|>"};
-    static const char *const stop[SRT_CHAT_FORMAT_COUNT][2] = {
-        {"<|im_end|>", ""}, {"<|eot_id|>", "<|eom_id|>"}, {"</s>", ""}, {"</s>", ""}, {"</s>", ""},
-        {"<|end|>", "<|endoftext|>"}, {"</s>", ""}, {"<end_of_turn>", "<eos>"}, {"<|endoftext|>", ""}, {"<|end_of_text|>", ""},
-        {"[|endofturn|]", ""}, {"</s>", ""}, {"<|im_end|>", "<|endoftext|>"}};
-    srt__chat_copy(t->bos, sizeof t->bos, bos[t->format]);
-    srt__chat_copy(t->eos, sizeof t->eos, eos[t->format]);
-    memset(t->stop, 0, sizeof t->stop);
-    srt__chat_copy(t->stop[0], sizeof t->stop[0], stop[t->format][0]);
-    srt__chat_copy(t->stop[1], sizeof t->stop[1], stop[t->format][1]);
-}
-
-/* Today (UTC) as "DD Mon YYYY" (strftime's "%d %b %Y"), or with long_form "Month DD, YYYY" ("%B %d,
-   %Y"), from time() without the non-reentrant localtime(). */
-static void srt__chat_today(char *out, size_t cap, int long_form) {
+/* Today (UTC) as "DD Mon YYYY" (strftime's "%d %b %Y"), with form 1 "Month DD, YYYY" ("%B %d, %Y"),
+   with form 2 "YYYY-MM-DD" ("%Y-%m-%d"), from time() without the non-reentrant localtime(). */
+static void srt__chat_today(char *out, size_t cap, int form) {
     static const char *const mon[12] = {"Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"};
     static const char *const month[12] = {"January", "February", "March", "April", "May", "June", "July", "August", "September", "October",
                                           "November", "December"};
@@ -7753,8 +7749,27 @@ static void srt__chat_today(char *out, size_t cap, int long_form) {
     d = doy - (153 * mp + 2) / 5 + 1;
     m = mp < 10 ? mp + 3 : mp - 9;
     if (m <= 2) y++;
-    if (long_form) snprintf(out, cap, "%s %02d, %04d", month[m - 1], (int)d, (int)y);
+    if (form == 1) snprintf(out, cap, "%s %02d, %04d", month[m - 1], (int)d, (int)y);
+    else if (form == 2) snprintf(out, cap, "%04d-%02d-%02d", (int)y, (int)m, (int)d);
     else snprintf(out, cap, "%02d %s %04d", (int)d, mon[m - 1], (int)y);
+}
+
+/* The family's usual BOS/EOS/stop texts (harmony: and today's date, which its template always writes). */
+static void srt__chat_defaults(srt_chat_template *t) {
+    static const char *const bos[SRT_CHAT_FORMAT_COUNT] = {"", "<|begin_of_text|>", "<s>", "<s>", "<s>", "<s>", "<s>", "<bos>", "<|endoftext|>",
+                                                           "<|end_of_text|>", "[BOS]", "<s>", "", "<|startoftext|>"};
+    static const char *const eos[SRT_CHAT_FORMAT_COUNT] = {"<|im_end|>", "<|eot_id|>", "</s>", "</s>", "</s>", "<|endoftext|>", "</s>", "<eos>",
+                                                           "<|endoftext|>", "<|end_of_text|>", "[|endofturn|]", "</s>", "<|endoftext|>", "<|return|>"};
+    static const char *const stop[SRT_CHAT_FORMAT_COUNT][2] = {
+        {"<|im_end|>", ""}, {"<|eot_id|>", "<|eom_id|>"}, {"</s>", ""}, {"</s>", ""}, {"</s>", ""},
+        {"<|end|>", "<|endoftext|>"}, {"</s>", ""}, {"<end_of_turn>", "<eos>"}, {"<|endoftext|>", ""}, {"<|end_of_text|>", ""},
+        {"[|endofturn|]", ""}, {"</s>", ""}, {"<|im_end|>", "<|endoftext|>"}, {"<|return|>", "<|call|>"}};
+    srt__chat_copy(t->bos, sizeof t->bos, bos[t->format]);
+    srt__chat_copy(t->eos, sizeof t->eos, eos[t->format]);
+    memset(t->stop, 0, sizeof t->stop);
+    srt__chat_copy(t->stop[0], sizeof t->stop[0], stop[t->format][0]);
+    srt__chat_copy(t->stop[1], sizeof t->stop[1], stop[t->format][1]);
+    if (t->format == SRT_CHAT_HARMONY) srt__chat_today(t->date, sizeof t->date, 2);
 }
 
 /* ChatML templates that insert a system prompt of their own when the conversation has none
@@ -7795,6 +7810,7 @@ static void srt__chat_default_system(const char *jinja, char *out, size_t cap) {
    Returns 1 if recognised, 0 if not (ChatML then), 2 for an [INST] template of no known variant. */
 static int srt__chat_detect(const char *j, srt_chat_format *f) {
     *f = SRT_CHAT_CHATML;
+    if (strstr(j, "<|channel|>final<|message|>")) { *f = SRT_CHAT_HARMONY; return 1; }   /* gpt-oss */
     if (strstr(j, "<|im_start|>")) {   /* OLMo 3 Think's (open-instruct's olmo_thinker) appends this to a system message */
         if (strstr(j, "' You do not currently have access to any functions.")) *f = SRT_CHAT_OLMO3;
         return 1;
@@ -8094,6 +8110,25 @@ SRT_API srt_status srt_chat_render(const srt_chat_template *t, const srt_chat_me
             if (n > 0 && add_generation_prompt) srt__puts(&o, "<|im_start|>assistant\n<think>");
             break;
         }
+        case SRT_CHAT_HARMONY:   /* the system message always; the conversation's system message as the developer's */
+            srt__puts(&o, "<|start|>system<|message|>You are ChatGPT, a large language model trained by OpenAI.\nKnowledge cutoff: 2024-06\nCurrent date: ");
+            srt__puts(&o, t->date);
+            srt__puts(&o, "\n\nReasoning: medium\n\n# Valid channels: analysis, commentary, final. Channel must be included for every message.<|end|>");
+            if (sys && sys[0]) { srt__puts(&o, "<|start|>developer<|message|># Instructions\n\n"); srt__puts(&o, sys); srt__puts(&o, "\n\n<|end|>"); }
+            for (i = first; i < n; i++) {
+                if (!strcmp(msgs[i].role, "user")) { srt__puts(&o, "<|start|>user<|message|>"); srt__puts(&o, msgs[i].content); srt__puts(&o, "<|end|>"); }
+                else if (!strcmp(msgs[i].role, "assistant")) {   /* the final channel's text; the whole content if it has no channels */
+                    const char *a = msgs[i].content, *f = srt__strrstr(a, "<|channel|>final<|message|>"), *e;
+                    if (f) a = f + 27;
+                    else if (strstr(a, "<|channel|>")) a = "";
+                    e = strstr(a, "<|end|>");
+                    srt__puts(&o, "<|start|>assistant<|channel|>final<|message|>");
+                    srt__put(&o, a, e ? (size_t)(e - a) : strlen(a));
+                    srt__puts(&o, i == n - 1 && !add_generation_prompt ? "<|return|>" : "<|end|>");
+                }   /* (a later system message renders nothing) */
+            }
+            if (add_generation_prompt) srt__puts(&o, "<|start|>assistant");
+            break;
         case SRT_CHAT_MINICPM:   /* the reply follows the user turn's <AI>: no generation prompt of its own */
             for (i = 0; i < n; i++) {
                 const int user = !strcmp(msgs[i].role, "user");

@@ -1797,7 +1797,7 @@ static void usage(FILE *f) {
         "usage: srt-chat-sdl [--model MODEL.srt] [options]\n"
         "  -m, --model PATH        packed model (.srt); without it, drop one onto the window\n"
         "      --template NAME     chat template (chatml, llama3, llama2, mistral, mistral-v3, phi3, zephyr,\n"
-        "                          gemma, tulu, granite, exaone4, minicpm, olmo3); default: the model's, else the text is continued\n"
+        "                          gemma, tulu, granite, exaone4, minicpm, olmo3, harmony); default: the model's, else the text is continued\n"
         "      --system TEXT       system message (chat)\n"
         "      --chat FILE         keep the conversation in FILE: opened after the model loads, saved after each\n"
         "                          reply (srt-chat's /save format); a FILE that cannot be opened is not overwritten\n"

@@ -67,7 +67,7 @@ static void usage(FILE *f) {
         "      --chat              chat even with -p (the prompt is one user message)\n"
         "      --no-chat           interactive text continuation even when the model has a chat template\n"
         "      --template NAME     chat template: chatml, llama3, llama2, mistral, mistral-v3, phi3, zephyr,\n"
-        "                          gemma, tulu, granite, exaone4, minicpm, olmo3 (default: recognised from the model; 'list' prints them)\n"
+        "                          gemma, tulu, granite, exaone4, minicpm, olmo3, harmony (default: recognised from the model; 'list' prints them)\n"
         "      --system TEXT       system message for the chat\n"
         "      --show-prompt       print each text fed to the model on stderr (chat mode)\n"
         "      --no-think          replies without reasoning where the template has the switch (Qwen3)\n"

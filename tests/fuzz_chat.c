@@ -16,7 +16,8 @@
                  "' [INST] '", "'[INST] '", "<|assistant|>", "<|end|>", "<|user|>", "<start_of_turn>", "Cutting Knowledge Date", \
                  "strftime_now", "<|im_start|>system\\n", "\\n", "\\", "'", "\"", "{{", "}}", "{%", "%}", "system", "user", \
                  "assistant", "tool", "<think>", "</think>", "last_query_index", "<tool_response>", "</tool_response>", "\0", \
-                 "[|endofturn|]", "[|assistant|]", "<\xe7\x94\xa8\xe6\x88\xb7>", "<AI>", "<|start_of_role|>", NULL}
+                 "[|endofturn|]", "[|assistant|]", "<\xe7\x94\xa8\xe6\x88\xb7>", "<AI>", "<|start_of_role|>", "<|channel|>final<|message|>", \
+                 "<|start|>", "<|return|>", NULL}
 #include "fuzz_common.h"
 #define SPARSERT_IMPLEMENTATION
 #include "sparsert.h"

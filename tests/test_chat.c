@@ -214,6 +214,80 @@ static const char *tmpl_olmo3_think =
     "t none %}{{ '<function_calls>' + message['function_calls'] + '</function_calls>' }}{% endif %}{% if not loop.last %}{{ '<|im_end|>' + '\n' }"
     "}{% else %}{{ eos_token }}{% endif %}{% elif message['role'] == 'environment' %}{{ '<|im_start|>environment\n' + message['content'] + '<|im_"
     "end|>\n' }}{% endif %}{% if loop.last and add_generation_prompt %}{{ '<|im_start|>assistant\n<think>' }}{% endif %}{% endfor %}";
+/* gpt-oss-20b / -120b's chat_template.jinja (harmony), its system-message macro and main logic as they are (the
+   tool-rendering macros render_typescript_type, render_tool_namespace and render_builtin_tools left out: 11 KB of text
+   used only with tools); three literals (each under C99's 4095 characters), joined in main */
+static const char *const tmpl_gpt_oss_parts[3] = {
+    "{#- System Message Construction ============================================ #}\n{%- macro build_system_message() -%}\n"
+    "    {%- if model_identity is not defined %}\n        {%- set model_identity = \"You are ChatGPT, a large language model trained by OpenAI.\" %}\n"
+    "    {%- endif %}\n    {{- model_identity + \"\\n\" }}\n    {{- \"Knowledge cutoff: 2024-06\\n\" }}\n"
+    "    {{- \"Current date: \" + strftime_now(\"%Y-%m-%d\") + \"\\n\\n\" }}\n    {%- if reasoning_effort is not defined %}\n"
+    "        {%- set reasoning_effort = \"medium\" %}\n    {%- endif %}\n    {{- \"Reasoning: \" + reasoning_effort + \"\\n\\n\" }}\n"
+    "    {%- if builtin_tools %}\n        {{- \"# Tools\\n\\n\" }}\n        {%- set available_builtin_tools = namespace(browser=false, python=false) %}\n"
+    "        {%- for tool in builtin_tools %}\n            {%- if tool == \"browser\" %}\n                {%- set available_builtin_tools.browser = true %}\n"
+    "            {%- elif tool == \"python\" %}\n                {%- set available_builtin_tools.python = true %}\n            {%- endif %}\n"
+    "        {%- endfor %}\n        {{- render_builtin_tools(available_builtin_tools.browser, available_builtin_tools.python) }}\n    {%- endif -%}\n"
+    "    {{- \"# Valid channels: analysis, commentary, final. Channel must be included for every message.\" }}\n    {%- if tools -%}\n"
+    "        {{- \"\\nCalls to these tools must go to the commentary channel: 'functions'.\" }}\n    {%- endif -%}\n{%- endmacro -%}\n\n"
+    "{#- Main Template Logic ================================================= #}\n{#- Set defaults #}\n\n{#- Render system message #}\n"
+    "{{- \"<|start|>system<|message|>\" }}\n{{- build_system_message() }}\n{{- \"<|end|>\" }}\n\n{#- Extract developer message #}\n"
+    "{%- if messages[0].role == \"developer\" or messages[0].role == \"system\" %}\n    {%- set developer_message = messages[0].content %}\n"
+    "    {%- set loop_messages = messages[1:] %}\n{%- else %}\n    {%- set developer_message = \"\" %}\n    {%- set loop_messages = messages %}\n"
+    "{%- endif %}\n\n{#- Render developer message #}\n{%- if developer_message or tools %}\n    {{- \"<|start|>developer<|message|>\" }}\n"
+    "    {%- if developer_message %}\n        {{- \"# Instructions\\n\\n\" }}\n        {{- developer_message }}\n        {{- \"\\n\\n\" }}\n"
+    "    {%- endif %}\n    {%- if tools -%}\n        {{- \"# Tools\\n\\n\" }}\n        {{- render_tool_namespace(\"functions\", tools) }}\n"
+    "    {%- endif -%}\n    {{- \"<|end|>\" }}\n{%- endif %}\n\n",
+    "{#- Render messages #}\n{%- set last_tool_call = namespace(name=none) %}\n"
+    "{%- for message in loop_messages -%}\n    {#- At this point only assistant/user/tool messages should remain #}\n"
+    "    {%- if message.role == 'assistant' -%}\n        {#- Checks to ensure the messages are being passed in the format we expect #}\n"
+    "        {%- if \"content\" in message %}\n"
+    "            {%- if \"<|channel|>analysis<|message|>\" in message.content or \"<|channel|>final<|message|>\" in message.content %}\n"
+    "                {{- raise_exception(\"You have passed a message containing <|channel|> tags in the content field. Instead of doing this, you "
+    "should pass analysis messages (the string between '<|message|>' and '<|end|>') in the 'thinking' field, and final messages (the string between "
+    "'<|message|>' and '<|end|>') in the 'content' field.\") }}\n            {%- endif %}\n        {%- endif %}\n"
+    "        {%- if \"thinking\" in message %}\n"
+    "            {%- if \"<|channel|>analysis<|message|>\" in message.thinking or \"<|channel|>final<|message|>\" in message.thinking %}\n"
+    "                {{- raise_exception(\"You have passed a message containing <|channel|> tags in the thinking field. Instead of doing this, you "
+    "should pass analysis messages (the string between '<|message|>' and '<|end|>') in the 'thinking' field, and final messages (the string between "
+    "'<|message|>' and '<|end|>') in the 'content' field.\") }}\n            {%- endif %}\n        {%- endif %}\n"
+    "        {%- if \"tool_calls\" in message %}\n"
+    "            {#- We need very careful handling here - we want to drop the tool call analysis message if the model #}\n"
+    "            {#- has output a later <|final|> message, but otherwise we want to retain it. This is the only case #}\n"
+    "            {#- when we render CoT/analysis messages in inference. #}\n            {%- set future_final_message = namespace(found=false) %}\n"
+    "            {%- for future_message in loop_messages[loop.index:] %}\n"
+    "                {%- if future_message.role == 'assistant' and \"tool_calls\" not in future_message %}\n"
+    "                    {%- set future_final_message.found = true %}\n                {%- endif %}\n            {%- endfor %}\n"
+    "            {#- We assume max 1 tool call per message, and so we infer the tool call name #}\n"
+    "            {#- in \"tool\" messages from the most recent assistant tool call name #}\n            {%- set tool_call = message.tool_calls[0] %}\n"
+    "            {%- if tool_call.function %}\n                {%- set tool_call = tool_call.function %}\n            {%- endif %}\n"
+    "            {%- if message.content and message.thinking %}\n"
+    "                {{- raise_exception(\"Cannot pass both content and thinking in an assistant message with tool calls! Put the analysis message in "
+    "one or the other, but not both.\") }}\n            {%- elif message.content and not future_final_message.found %}\n"
+    "                {{- \"<|start|>assistant<|channel|>analysis<|message|>\" + message.content + \"<|end|>\" }}\n"
+    "            {%- elif message.thinking and not future_final_message.found %}\n"
+    "                {{- \"<|start|>assistant<|channel|>analysis<|message|>\" + message.thinking + \"<|end|>\" }}\n            {%- endif %}\n"
+    "            {{- \"<|start|>assistant to=\" }}\n            {{- \"functions.\" + tool_call.name + \"<|channel|>commentary \" }}\n"
+    "            {{- (tool_call.content_type if tool_call.content_type is defined else \"json\") + \"<|message|>\" }}\n"
+    "            {{- tool_call.arguments|tojson }}\n            {{- \"<|call|>\" }}\n            {%- set last_tool_call.name = tool_call.name %}\n",
+    "        {%- elif loop.last and not add_generation_prompt %}\n"
+    "            {#- Only render the CoT if the final turn is an assistant turn and add_generation_prompt is false #}\n"
+    "            {#- This is a situation that should only occur in training, never in inference. #}\n            {%- if \"thinking\" in message %}\n"
+    "                {{- \"<|start|>assistant<|channel|>analysis<|message|>\" + message.thinking + \"<|end|>\" }}\n            {%- endif %}\n"
+    "            {#- <|return|> indicates the end of generation, but <|end|> does not #}\n"
+    "            {#- <|return|> should never be an input to the model, but we include it as the final token #}\n"
+    "            {#- when training, so the model learns to emit it. #}\n"
+    "            {{- \"<|start|>assistant<|channel|>final<|message|>\" + message.content + \"<|return|>\" }}\n        {%- else %}\n"
+    "            {#- CoT is dropped during all previous turns, so we never render it for inference #}\n"
+    "            {{- \"<|start|>assistant<|channel|>final<|message|>\" + message.content + \"<|end|>\" }}\n"
+    "            {%- set last_tool_call.name = none %}\n        {%- endif %}\n    {%- elif message.role == 'tool' -%}\n"
+    "        {%- if last_tool_call.name is none %}\n"
+    "            {{- raise_exception(\"Message has tool role, but there was no previous assistant message with a tool call!\") }}\n        {%- endif %}\n"
+    "        {{- \"<|start|>functions.\" + last_tool_call.name }}\n"
+    "        {{- \" to=assistant<|channel|>commentary<|message|>\" + message.content|tojson + \"<|end|>\" }}\n"
+    "    {%- elif message.role == 'user' -%}\n        {{- \"<|start|>user<|message|>\" + message.content + \"<|end|>\" }}\n    {%- endif -%}\n"
+    "{%- endfor -%}\n\n{#- Generation prompt #}\n{%- if add_generation_prompt -%}\n<|start|>assistant\n{%- endif -%}\n"};
+static char tmpl_gpt_oss_text[8192];
+static const char *tmpl_gpt_oss = tmpl_gpt_oss_text;
 /* MiniCPM-2B-sft's (also MiniCPM-1B's) */
 static const char *tmpl_minicpm =
     "{% for message in messages %}{% if message['role'] == 'user' %}{{'<\xe7\x94\xa8\xe6\x88\xb7>' + message['content'].strip() + '<AI>'}}{% else %}"
@@ -294,7 +368,7 @@ static srt_chat_template from_text(const char *jinja, const char *bos, const cha
 static void test_names(void) {
     int f, ok = 1;
     for (f = 0; f < SRT_CHAT_FORMAT_COUNT; f++) ok = ok && srt_chat_format_from_name(srt_chat_format_name((srt_chat_format)f)) == f;
-    CHECK(ok && SRT_CHAT_FORMAT_COUNT == 13 && !strcmp(srt_chat_format_name(SRT_CHAT_MISTRAL_V3), "mistral-v3"), "13 named formats, names round-trip");
+    CHECK(ok && SRT_CHAT_FORMAT_COUNT == 14 && !strcmp(srt_chat_format_name(SRT_CHAT_MISTRAL_V3), "mistral-v3"), "14 named formats, names round-trip");
     CHECK(srt_chat_format_from_name("jinja") == -1 && srt_chat_format_from_name(NULL) == -1 && !srt_chat_format_name(SRT_CHAT_FORMAT_COUNT),
           "unknown names are -1 / NULL");
 }
@@ -317,6 +391,7 @@ static void test_detect(void) {
         {&tmpl_minicpm, SRT_CHAT_MINICPM, "", 0, "MiniCPM-2B"},
         {&tmpl_olmo3_think, SRT_CHAT_OLMO3, "You are OLMo, a helpful function-calling AI assistant built by Ai2. Your date cutoff is November 2024, and your model "
          "weights are available at https://huggingface.co/allenai. You do not currently have access to any functions. <functions></functions>", 0, "OLMo 3 Think"},
+        {&tmpl_gpt_oss, SRT_CHAT_HARMONY, "", 0, "gpt-oss (harmony)"},
         {&tmpl_gemma2, SRT_CHAT_GEMMA, "", 0, "Gemma 2"},
         {&tmpl_gemma3, SRT_CHAT_GEMMA, "", 0, "Gemma 3"},
     };
@@ -458,6 +533,30 @@ static void test_render(void) {
         expect(&t, ua_last, 2, 0, want, "OLMo 3 Think without system (its default turn), a last reply (EOS)");
         t.default_system[0] = 0;
         expect(&t, conv_u, 1, 1, "<|im_start|>user\n Hi there \n<|im_end|>\n<|im_start|>assistant\n<think>", "OLMo 3 Think untrimmed content");
+    }
+    {   /* gpt-oss (harmony): the fixed system message with today's date, the conversation's system message as the developer's, replies as their
+           final channel (the reasoning dropped), a last reply with <|return|> */
+        static const srt_chat_message channels[4] = {{"system", ""}, {"user", "Q"}, {"assistant", "<|channel|>analysis<|message|>R<|end|><|start|>assistant<|channel|>final<|message|>A"},
+                                                     {"assistant", "<|channel|>analysis<|message|>cut short"}};
+        static const char *const head = "<|start|>system<|message|>You are ChatGPT, a large language model trained by OpenAI.\nKnowledge cutoff: 2024-06\n"
+                                        "Current date: 2025-08-05\n\nReasoning: medium\n\n# Valid channels: analysis, commentary, final. Channel must be included for "
+                                        "every message.<|end|>";
+        char today[32], want[2048];
+        time_t now = time(NULL);
+        strftime(today, sizeof today, "%Y-%m-%d", gmtime(&now));
+        t = from_text(tmpl_gpt_oss, NULL, NULL);
+        CHECK(!strcmp(t.date, today) && !strcmp(t.stop[0], "<|return|>") && !strcmp(t.stop[1], "<|call|>"), "gpt-oss: today's date (%s); replies end at "
+              "<|return|> or <|call|>", t.date);
+        strcpy(t.date, "2025-08-05");
+        snprintf(want, sizeof want, "%s<|start|>developer<|message|># Instructions\n\nYou are terse.\n\n<|end|><|start|>user<|message|>Hi there<|end|>"
+                 "<|start|>assistant<|channel|>final<|message|>Hello!<|end|><|start|>user<|message|>What is 2+2?<|end|><|start|>assistant", head);
+        expect(&t, conv_sua, 4, 1, want, "gpt-oss with system (the developer message)");
+        snprintf(want, sizeof want, "%s<|start|>user<|message|>Hi there<|end|><|start|>assistant<|channel|>final<|message|>Hello!<|return|>", head);
+        expect(&t, conv_ua, 2, 0, want, "gpt-oss without system, a last reply (<|return|>)");
+        snprintf(want, sizeof want, "%s<|start|>user<|message|>Q<|end|><|start|>assistant<|channel|>final<|message|>A<|end|>"
+                 "<|start|>assistant<|channel|>final<|message|><|end|><|start|>assistant", head);
+        expect(&t, channels, 4, 1, want, "gpt-oss: an empty system message writes no developer message; a reply's final channel kept, a reply cut short in "
+               "its reasoning empty");
     }
     t = from_text(tmpl_minicpm, "<s>", "</s>");   /* the reply follows <AI>; contents stripped (llama.cpp's test case renders the same) */
     CHECK(!strcmp(t.stop[0], "</s>"), "MiniCPM: replies end at </s>");
@@ -730,7 +829,7 @@ static void test_srt_chat(void) {
     CHECK(err_text && strstr(err_text, "[feed 17 tokens: \"<s>[INST] Lily [/INST]\"]"), "the Llama 2 prompt: <s> is one token (BOS), then 16 text tokens");
     free(err_text);
     CHECK(run("build/srt-chat --template list -m x > " TMP "/out.txt") == 0 && (out_text = srt_test_read_file(TMP "/out.txt", &n)) != NULL &&
-          !strcmp(out_text, "chatml\nllama3\nllama2\nmistral\nmistral-v3\nphi3\nzephyr\ngemma\ntulu\ngranite\nexaone4\nminicpm\nolmo3\n"), "srt-chat --template list");
+          !strcmp(out_text, "chatml\nllama3\nllama2\nmistral\nmistral-v3\nphi3\nzephyr\ngemma\ntulu\ngranite\nexaone4\nminicpm\nolmo3\nharmony\n"), "srt-chat --template list");
     free(out_text);
     CHECK(run("build/srt-chat -m " TMP "/stories.srt --template nope -p x 2>/dev/null") != 0, "srt-chat --template with an unknown name fails");
     CHECK(run("build/srt-chat -m " TMP "/stories.srt -p 'Once upon a time' -n 4 --temp 0 -t 1 >" TMP "/out.txt 2>/dev/null") == 0 &&
@@ -1231,8 +1330,51 @@ static void test_think_chat(void) {
     srt_model_free(m);
 }
 
+/* gpt-oss's harmony on a tiny model with its control tokens: <|end|> (which closes the reasoning inside a reply) does not end
+   generation when <|return|> and <|call|> exist, they do; without them <|end|> does (Phi-3). A chat: the first turn ends with
+   the reply's opening, the next renders the reply as its final channel and keeps the tokens before it. */
+static void test_harmony_chat(void) {
+    static const char *const controls[] = {"<|end|>", "<|return|>", "<|call|>", "<|start|>", "<|channel|>", "<|message|>", NULL};
+    static const char *const end_only[] = {"<|end|>", NULL};
+    srt_model *m = NULL, *phi = NULL;
+    srt_session_desc sd;
+    srt_chat_desc cd;
+    srt_session *s = NULL;
+    srt_chat *c = NULL;
+    srt_chat_turn t1, t2;
+    int32_t tok;
+    int end = SRT_CHAT_GOING, ok;
+    tiny_controls = end_only;
+    ok = write_tiny_model_arch(TMP "/phi.srt", "llama", NULL, SRT_Q8, NULL, NULL, 1) && load_1t(TMP "/phi.srt", &phi) == SRT_OK;
+    tiny_controls = controls;
+    ok = ok && write_tiny_model_arch(TMP "/harmony.srt", "llama", tmpl_gpt_oss, SRT_Q8, NULL, NULL, 1) && load_1t(TMP "/harmony.srt", &m) == SRT_OK;
+    tiny_controls = NULL;
+    CHECK(ok && !srt_token_is_eog(m, T_V - 1) && srt_token_is_eog(m, T_V - 2) && srt_token_is_eog(m, T_V - 3) && srt_token_is_eog(m, 2) &&
+              srt_token_is_eog(phi, T_V - 1),
+          "harmony's <|return|> and <|call|> end generation, <|end|> then does not (it does without them, as Phi-3's)");
+    memset(&sd, 0, sizeof sd); memset(&cd, 0, sizeof cd); memset(&t1, 0, sizeof t1); memset(&t2, 0, sizeof t2);
+    sd.n_ctx = 512;
+    cd.max_tokens = 6;
+    cd.system_prompt = "Be brief.";
+    if (!ok || srt_session_create(m, &sd, &s) != SRT_OK || srt_chat_create(s, &cd, &c) != SRT_OK) { CHECK(0, "harmony chat: %s", srt_last_error()); goto done; }
+    ok = srt_chat_get_template(c)->format == SRT_CHAT_HARMONY && srt_chat_send(c, "hello", &t1) == SRT_OK && t1.text_len > 18 &&
+         !strcmp(t1.text + t1.text_len - 18, "<|start|>assistant") && strstr(t1.text, "# Instructions\n\nBe brief.\n\n<|end|>");
+    CHECK(ok, "harmony chat: the first turn holds the developer message and ends with the reply's opening");
+    while (ok && end == SRT_CHAT_GOING && srt_chat_next(c, &tok, &end) == SRT_OK) {}
+    ok = ok && srt_chat_send(c, "again", &t2) == SRT_OK;
+    CHECK(ok && t2.rerendered && t2.n_kept >= t1.n_kept + t1.n_prompt && strstr(t2.text, "<|channel|>final<|message|>") &&
+              strstr(t2.text, "<|start|>user<|message|>again<|end|><|start|>assistant"),
+          "harmony chat: the next turn writes the reply as its final channel, the %d tokens before it kept (%d)", t1.n_kept + t1.n_prompt, t2.n_kept);
+done:
+    srt_chat_destroy(c);
+    srt_session_destroy(s);
+    srt_model_free(m);
+    srt_model_free(phi);
+}
+
 int main(void) {
     if (system("mkdir -p " TMP) != 0) { printf("FAIL - cannot make " TMP "\n"); return 1; }
+    snprintf(tmpl_gpt_oss_text, sizeof tmpl_gpt_oss_text, "%s%s%s", tmpl_gpt_oss_parts[0], tmpl_gpt_oss_parts[1], tmpl_gpt_oss_parts[2]);
     test_names();
     test_detect();
     test_render();
@@ -1241,6 +1383,7 @@ int main(void) {
     test_chat_api();
     test_chat_random();
     test_think_chat();
+    test_harmony_chat();
     test_cuda_chat();
     if (system("rm -rf " TMP) != 0) CHECK(0, "remove " TMP);
     return srt_test_finish();

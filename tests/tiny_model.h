@@ -43,6 +43,8 @@ static const char *tiny_name = "tiny-test";
    vocabulary that differs; an end-of-turn token the model generates). -1 = none. */
 static int tiny_piece_id = -1;
 static const char *tiny_piece_text = NULL;
+/* Set by a caller: control tokens in the last unused slots, tiny_controls[i] at T_V - 1 - i (NULL-terminated; NULL = none). */
+static const char *const *tiny_controls = NULL;
 /* Set by a caller: the EOS token's id (a generated token, to test where generation stops). */
 static int tiny_eos_id = 2;
 static int write_tiny_model_arch(const char *path, const char *arch, const char *chat_template, srt_format fmt, const char *skip_tensor,
@@ -52,7 +54,7 @@ static int write_tiny_model_arch(const char *path, const char *arch, const char 
     const char *tokens[T_V];
     float scores[T_V];
     int32_t types[T_V];
-    int i, n = 0, l;
+    int i, n = 0, n_used, l;
     char key[64];
     float *buf = (float *)malloc(sizeof(float) * 4096 * 4);
     if (!buf || srt_writer_open(path, &w) != SRT_OK) { free(buf); return 0; }
@@ -98,8 +100,10 @@ static int write_tiny_model_arch(const char *path, const char *arch, const char 
         tokens[n] = "</s>"; types[n] = 3; scores[n++] = 0;
         for (i = 0; i < 256; i++) { sprintf(names[i], "<0x%02X>", i); tokens[n] = names[i]; types[n] = 6; scores[n++] = 0; }
         for (i = 0; extra_pieces[i]; i++) { tokens[n] = extra_pieces[i]; types[n] = 1; scores[n] = (float)-i; n++; }
+        n_used = n;
         while (n < T_V) { tokens[n] = ""; types[n] = 5; scores[n++] = -1000; }   /* unused slots */
         if (tiny_piece_id >= 0 && tiny_piece_id < T_V) { tokens[tiny_piece_id] = tiny_piece_text; types[tiny_piece_id] = 3; }
+        for (i = 0; tiny_controls && tiny_controls[i] && T_V - 1 - i >= n_used; i++) { tokens[T_V - 1 - i] = tiny_controls[i]; types[T_V - 1 - i] = 3; }
         srt_writer_meta_str(w, "tokenizer.ggml.model", "llama");
         srt_writer_meta_arr(w, "tokenizer.ggml.tokens", SRT_META_ARR_STR, tokens, T_V);
         srt_writer_meta_arr(w, "tokenizer.ggml.scores", SRT_META_ARR_F32, scores, T_V);
