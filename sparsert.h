@@ -147,6 +147,8 @@ typedef enum srt_format {
     SRT_SB_Q4 = 10,  /* the same with 4-bit codes (-8..7), two per byte */
     SRT_S4X1 = 11,   /* 4x1 block-sparse Q8: 4 rows x 1 column blocks, grouped 4 columns at a time */
     SRT_TCSL = 12,   /* Tiled-CSL (Flash-LLM): 64 x 64 tiles of (f16 value, in-tile location) words, for GPUs */
+    SRT_FP4 = 13,    /* 4-bit codes of the FP4 (E2M1) values {0, 0.5, 1, 1.5, 2, 3, 4, 6} and their negatives, doubled
+                        (integers up to 12), per-group scales: q4's layout; MXFP4 (gpt-oss) is stored in it exactly (CPU only) */
     SRT_FORMAT_COUNT
 } srt_format;
 
@@ -2071,6 +2073,7 @@ SRT_API const char *srt_format_name(srt_format f) {
         case SRT_SB_Q4: return "sb-q4";
         case SRT_S4X1: return "s4x1";
         case SRT_TCSL: return "tcsl";
+        case SRT_FP4: return "fp4";
         default: return "?";
     }
 }
@@ -2083,21 +2086,24 @@ SRT_API int srt_format_from_name(const char *name) {
 }
 
 /* Formats whose kernels take int8-quantized activations: the dense tiled ones and sb-q8, sb-q4, s4x1. */
-static int srt__format_is_tiled(srt_format f) { return f >= SRT_Q8 && f <= SRT_Q1; }
+static int srt__format_is_tiled(srt_format f) { return (f >= SRT_Q8 && f <= SRT_Q1) || f == SRT_FP4; }
 static int srt__format_is_int(srt_format f) { return srt__format_is_tiled(f) || f == SRT_SB_Q8 || f == SRT_SB_Q4 || f == SRT_S4X1; }
 SRT_API int srt_format_is_sparse(srt_format f) { return f >= SRT_SB_BF16 && f <= SRT_TCSL; }
-static uint32_t srt__code_bits(srt_format f) { return f == SRT_Q8 ? 8 : f == SRT_Q4 ? 4 : f == SRT_Q1 ? 1 : 2; }
+static uint32_t srt__code_bits(srt_format f) { return f == SRT_Q8 ? 8 : f == SRT_Q4 || f == SRT_FP4 ? 4 : f == SRT_Q1 ? 1 : 2; }
 /* K values one 64-byte chunk covers per row: 4 bytes x (8 / bits) codes per byte. */
 static uint32_t srt__kstep(srt_format f) { return 4 * (8 / srt__code_bits(f)); }
 
-/* Integer weight value of a code: Q8 the int8 itself; the others mul * code - off: Q4 code - 8,
-   Q2 2 * code - 3 (levels -3 -1 1 3), TQ code - 1 (code 3 = +2 is never written), Q1 2 * code - 1.
-   The kernels compute sum(w * x) = mul * sum(code * x) - off * sum(x), so that vpdpbusd (u8 x s8)
-   applies to the codes directly (Q8: u = code ^ 0x80 = w + 128, off = 128). */
-static int srt__code_off(srt_format f) { return f == SRT_Q8 ? 128 : f == SRT_Q4 ? 8 : f == SRT_Q2 ? 3 : 1; }
+/* Integer weight value of a code: Q8 the int8 itself; FP4 its table entry; the others mul * code -
+   off: Q4 code - 8, Q2 2 * code - 3 (levels -3 -1 1 3), TQ code - 1 (code 3 = +2 is never written),
+   Q1 2 * code - 1. The kernels compute sum(w * x) = mul * sum(u * x) - off * sum(x), so that vpdpbusd
+   (u8 x s8) applies to u = the code itself (Q8: u = code ^ 0x80 = w + 128, off = 128; FP4: u = the
+   table entry + 12 = srt__fp4_u[code], off = 12, looked up 64 bytes at a time with vpshufb). */
+static const int8_t srt__fp4_value[16] = {0, 1, 2, 3, 4, 6, 8, 12, 0, -1, -2, -3, -4, -6, -8, -12};   /* MXFP4's (ggml's kvalues_mxfp4) */
+static const uint8_t srt__fp4_u[16] = {12, 13, 14, 15, 16, 18, 20, 24, 12, 11, 10, 9, 8, 6, 4, 0};
+static int srt__code_off(srt_format f) { return f == SRT_Q8 ? 128 : f == SRT_Q4 ? 8 : f == SRT_FP4 ? 12 : f == SRT_Q2 ? 3 : 1; }
 static int srt__code_mul(srt_format f) { return f == SRT_Q2 || f == SRT_Q1 ? 2 : 1; }
 static int srt__code_value(srt_format f, uint32_t code) {
-    return f == SRT_Q8 ? (int)(int8_t)(uint8_t)code : srt__code_mul(f) * (int)code - srt__code_off(f);
+    return f == SRT_Q8 ? (int)(int8_t)(uint8_t)code : f == SRT_FP4 ? srt__fp4_value[code & 15] : srt__code_mul(f) * (int)code - srt__code_off(f);
 }
 
 /* Shape of a tiled tensor. */
@@ -2125,7 +2131,7 @@ SRT_API srt_status srt_tensor_layout(srt_format format, uint64_t rows, uint64_t 
             parts->kind[0] = SRT_PART_VALUES;
             parts->size[0] = n * (format == SRT_F32 ? 4 : 2);
             return SRT_OK;
-        case SRT_Q8: case SRT_Q4: case SRT_Q2: case SRT_TQ: case SRT_Q1: {
+        case SRT_Q8: case SRT_Q4: case SRT_Q2: case SRT_TQ: case SRT_Q1: case SRT_FP4: {
             srt__tiling t;
             if (group < SRT__KPAD || group > SRT__MAX_GROUP || group % SRT__KPAD)
                 return srt__fail(SRT_ERR_FORMAT, "%s group size %u: must be a multiple of %u in %u..%u", srt_format_name(format), group, SRT__KPAD, SRT__KPAD, SRT__MAX_GROUP);
@@ -2167,10 +2173,19 @@ static uint64_t srt__scale_at(const srt__tiling *t, uint64_t r, uint64_t g) {
 /* Quantization of one group of n weights to codes + an f16 scale (round half away from zero).
    Q8: d = max|w| / 127. Q4, Q2, TQ: the d with the least squared error on a small grid that starts
    at m / -8 (m the weight of largest magnitude, which then maps to -8 exactly), max|w| / 3 and
-   max|w| (exact for already-ternary weights). Q1: d = mean|w|, the least-squares scale for signs. */
+   max|w| (exact for already-ternary weights). Q1: d = mean|w|, the least-squares scale for signs.
+   FP4: the best of max|w| / v for each table value v and of Q4's grid below max|w| / 12, each
+   rounded to f16 first: a group that holds MXFP4 values (a power-of-two scale s times table
+   values, max|w| = s v for one v) comes back exactly, with d = s. */
 static float srt__round_code(srt_format f, float v) {   /* v = w / d on the value grid -> code */
     float c;
     switch (f) {
+        case SRT_FP4: {   /* the nearest table value (ties: the smaller magnitude); negatives in codes 9..15 */
+            const float a = fabsf(v);
+            int i = 0;
+            while (i < 7 && a > 0.5f * (float)(srt__fp4_value[i] + srt__fp4_value[i + 1])) i++;
+            return (float)(i && v < 0.0f ? i + 8 : i);
+        }
         case SRT_Q8: c = roundf(v); return c > 127.0f ? 127.0f : c < -127.0f ? -127.0f : c;
         case SRT_Q4: c = roundf(v) + 8.0f; return c > 15.0f ? 15.0f : c < 0.0f ? 0.0f : c;
         case SRT_Q2: c = roundf((v + 3.0f) * 0.5f); return c > 3.0f ? 3.0f : c < 0.0f ? 0.0f : c;
@@ -2208,6 +2223,18 @@ static void srt__quantize_group(srt_format f, const float *x, uint64_t n, uint8_
     switch (f) {
         case SRT_Q8: d = amax / 127.0f; break;
         case SRT_Q4: d = srt__search_scale(f, x, n, m / -8.0f, 8, 0.025f); break;   /* m / -8 maps m exactly */
+        case SRT_FP4: {   /* each candidate with its scale as stored (f16), so that an exact one stays exact */
+            float e = -1.0f, c, ce;
+            int v;
+            d = 0.0f;
+            for (v = 1; v <= 8; v++) {   /* amax onto table value v, then (v = 8) Q4's grid below amax / 12 */
+                c = v < 8 ? amax / (float)srt__fp4_value[v] : srt__search_scale(f, x, n, amax / 12.0f, 8, 0.025f);
+                c = srt_f16_to_f32(srt_f32_to_f16(c));
+                ce = srt__group_error(f, x, n, c);
+                if (e < 0.0f || ce < e) { e = ce; d = c; }
+            }
+            break;
+        }
         case SRT_Q2: d = srt__search_scale(f, x, n, amax / 3.0f, 16, 0.045f); break;
         case SRT_TQ: d = srt__search_scale(f, x, n, amax, 16, 0.045f); break;      /* amax: exact for ternary weights */
         default: d = sum / (float)n; break;                                            /* Q1: least squares for signs */
@@ -3838,7 +3865,7 @@ SRT_API srt_status srt_writer_add_tensor(srt_writer *w, const char *name, srt_fo
     uint32_t crcs[4];
     srt_status st;
     int i;
-    if (srt__format_is_int(format) && group == 0) group = SRT__DEFAULT_GROUP;
+    if (srt__format_is_int(format) && group == 0) group = format == SRT_FP4 ? 32 : SRT__DEFAULT_GROUP;   /* (fp4: MXFP4's blocks) */
     if (!data) return srt__fail(SRT_ERR_INVALID_ARG, "srt_writer_add_tensor: NULL data for '%s'", name ? name : "");
     st = srt__layout_data(w ? w->pool : NULL, format, rows, cols, group, data, &lay);
     if (st != SRT_OK) return srt__fail(st, "tensor '%s': %s", name ? name : "", srt_last_error());
@@ -4643,6 +4670,10 @@ static srt_status srt__backend_load(srt_model *m, srt_backend *b) {
     int l;
     if (!b->load || !b->unload || !b->session_create || !b->session_destroy || !b->forward)
         return srt__fail(SRT_ERR_INVALID_ARG, "srt_model_load: backend '%s' is incomplete", b->name ? b->name : "?");
+    for (l = 0; l < (int)m->n_tensors; l++)   /* the backends have no fp4 kernels */
+        if (m->tensors[l].w.format == SRT_FP4)
+            return srt__fail(SRT_ERR_UNSUPPORTED, "srt_model_load: tensor '%s' is fp4, which runs on the CPU only (backend %s)", m->tensors[l].name,
+                             b->name ? b->name : "?");
     if (m->gemma || m->n_expert || m->nope_step || m->granite || m->post_norms_only || m->qk_norm_full || m->gptoss)   /* srt_backend_model has no
                                                          post-norms, GELU, soft caps, sliding windows, experts, NoPE layers, multipliers, full q/k
                                                          norms or sinks */

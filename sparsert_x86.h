@@ -291,17 +291,19 @@ static SRT__AVX512 __m512 srt__epilogue512(__m512i acc, int mul, int off, int32_
     const int off = srt__code_off(w->format), mul = srt__code_mul(w->format), bits = (int)tl.bits; \
     const __m512i c80 = _mm512_set1_epi8((char)0x80), low = _mm512_set1_epi8((char)((1 << bits) - 1)); \
     uint64_t cpg = w->group / tl.kstep, tile, g, c; \
+    const __m512i lut = _mm512_broadcast_i32x4(_mm_loadu_si128((const __m128i *)srt__fp4_u)); \
     __m512i mk[8]; \
     int t, s_; \
     for (s_ = 0; s_ < 8; s_++) mk[s_] = _mm512_set1_epi8((char)(((1 << bits) - 1) << (bits * s_ & 7))); \
-    (void)c80; (void)low; (void)mk;
+    (void)c80; (void)low; (void)mk; (void)lut;
 
-#define SRT__COMBINE512(s) if ((s) && (s) < NA_) sum = _mm512_add_epi32(sum, _mm512_srai_epi32(acc[(s) % NA_], (s) * bits_));
+#define SRT__COMBINE512(s) if ((s) && (s) < NA_) sum = _mm512_add_epi32(sum, _mm512_srai_epi32(acc[(s) % NA_], (s) * shift_));
 /* NA accumulators: steps NA.. read the codes shifted down NA * BITS bits (wh) into those of steps
-   0.. (S <= 2 NA) */
+   0.. (S <= 2 NA). Q8: 0 codes in place, 1 q8 (u = code ^ 0x80), 2 fp4 (u = the table's entry of
+   the code shifted down: no shift of the step sums) */
 #define SRT__GEMV512(NAME, S, BITS, Q8, NA) \
 static SRT__AVX512 void NAME(const srt__mm *mm, uint64_t tile0, uint64_t tile1) { \
-    enum { bits_ = BITS, NA_ = NA }; \
+    enum { bits_ = BITS, NA_ = NA, shift_ = (Q8) == 2 ? 0 : BITS }; \
     SRT__INT512_SETUP \
     for (t = 0; t < mm->n_tok; t++) { \
         const int8_t *q = a->q + (uint64_t)t * a->kp; \
@@ -333,6 +335,8 @@ static SRT__AVX512 void NAME(const srt__mm *mm, uint64_t tile0, uint64_t tile1) 
 #define SRT__GEMV512_STEP_0(s) acc[(s) % NA_] = _mm512_dpbusd_epi32(acc[(s) % NA_], _mm512_and_si512((s) < NA_ ? wv : wh, mk[(s) % NA_]), \
                                                                    _mm512_set1_epi32(srt__ld32(qc + 4 * (s))));
 #define SRT__GEMV512_STEP_1(s) acc[s] = _mm512_dpbusd_epi32(acc[s], _mm512_xor_si512(wv, c80), _mm512_set1_epi32(srt__ld32(qc + 4 * (s))));
+#define SRT__GEMV512_STEP_2(s) acc[s] = _mm512_dpbusd_epi32(acc[s], _mm512_shuffle_epi8(lut, _mm512_and_si512((s) ? _mm512_srli_epi16(wv, (s) * bits_) : wv, low)), \
+                                                     _mm512_set1_epi32(srt__ld32(qc + 4 * (s))));
 
 /* GEMM: NT (2-4) tokens share each unpacked chunk: blocks of four per tile, then the 2 or 3 left
    over on the same tile, while it is in cache. So 2-3 tokens (speculative decoding's checks) read
@@ -340,7 +344,8 @@ static SRT__AVX512 void NAME(const srt__mm *mm, uint64_t tile0, uint64_t tile1) 
    through the GEMV kernel (a pass over the weights a token; one token 3.0). A single token left
    over goes through the GEMV kernel after all tiles: tile by tile, 5 tokens took 8.3 ms, not 7.3. */
 #define SRT__GEMM512_STEP(s) { \
-        __m512i u = Q8_ ? _mm512_xor_si512(wv, c80) : _mm512_and_si512((s) ? _mm512_srli_epi16(wv, (s) * bits_) : wv, low); \
+        __m512i u = Q8_ == 1 ? _mm512_xor_si512(wv, c80) : _mm512_and_si512((s) ? _mm512_srli_epi16(wv, (s) * bits_) : wv, low); \
+        if (Q8_ == 2) u = _mm512_shuffle_epi8(lut, u); \
         b0 = _mm512_dpbusd_epi32(b0, u, _mm512_set1_epi32(srt__ld32(q0 + o + 4 * (s)))); \
         b1 = _mm512_dpbusd_epi32(b1, u, _mm512_set1_epi32(srt__ld32(q1 + o + 4 * (s)))); \
         if (NT_ > 2) b2 = _mm512_dpbusd_epi32(b2, u, _mm512_set1_epi32(srt__ld32(q2 + o + 4 * (s)))); \
@@ -386,6 +391,8 @@ SRT__GEMM512(srt__q8_gemm_avx512, srt__q8_gemv_avx512, 1, 8, 1)
 SRT__GEMM512(srt__q4_gemm_avx512, srt__q4_gemv_avx512, 2, 4, 0)
 SRT__GEMM512(srt__q2_gemm_avx512, srt__q2_gemv_avx512, 4, 2, 0)
 SRT__GEMM512(srt__q1_gemm_avx512, srt__q1_gemv_avx512, 8, 1, 0)
+SRT__GEMV512(srt__fp4_gemv_avx512, 2, 4, 2, 2)
+SRT__GEMM512(srt__fp4_gemm_avx512, srt__fp4_gemv_avx512, 2, 4, 2)
 
 /* AMX (GEMM, 8+ tokens): per group, C[tokens x 16 rows] += A[tokens x K] . B[K x 16 rows] in int32
    tiles. B is the weights' own layout: a chunk of Q8 is one B row (4 K values of 16 rows), so Q8
@@ -405,10 +412,11 @@ static void srt__tile_config(const srt__tilecfg *cfg) { __asm__ volatile("ldtile
 
 #define SRT__AMX_UNPACK(s) if ((s) < S_) { \
         __m512i u_ = _mm512_and_si512((s) ? _mm512_srli_epi16(wv, (s) * bits_) : wv, low); \
+        if (Q8_ == 2) u_ = _mm512_shuffle_epi8(lut, u_); \
         _mm512_storeu_si512((void *)(bbuf + ((c * tl.kstep + 4 * (s) - k) / 4) * 64), u_); }
 #define SRT__AMX_KERNEL(NAME, S, BITS, Q8) \
 static SRT__AMX void NAME(const srt__mm *mm, uint64_t tile0, uint64_t tile1) { \
-    enum { bits_ = BITS, S_ = S }; \
+    enum { bits_ = BITS, S_ = S, Q8_ = Q8 }; \
     SRT__INT512_SETUP \
     int32_t cbuf[16 * 16]; \
     uint8_t bbuf[16 * 64]; \
@@ -434,7 +442,7 @@ static SRT__AMX void NAME(const srt__mm *mm, uint64_t tile0, uint64_t tile1) { \
                 _tile_zero(0); \
                 for (k = g * w->group; k < k1; k += kg) { \
                     _tile_loadd(1, a->q + (uint64_t)t0 * a->kp + k, (long)a->kp); \
-                    if (Q8) { \
+                    if (Q8_ == 1) { \
                         _tile_loadd(2, v + (k / 4) * 64, 64); \
                         _tile_dpbssd(0, 1, 2); \
                     } else { \
@@ -449,7 +457,7 @@ static SRT__AMX void NAME(const srt__mm *mm, uint64_t tile0, uint64_t tile1) { \
                 _tile_stored(0, cbuf, 64); \
                 for (t = 0; t < nt; t++) { \
                     uint64_t gi = (uint64_t)(t0 + t) * a->ng + g; \
-                    y[t] = srt__epilogue512(_mm512_loadu_si512((const void *)(cbuf + 16 * t)), Q8 ? 1 : mul, Q8 ? 0 : off, \
+                    y[t] = srt__epilogue512(_mm512_loadu_si512((const void *)(cbuf + 16 * t)), Q8_ == 1 ? 1 : mul, Q8_ == 1 ? 0 : off, \
                                             a->s[gi], sc + g * SRT__TILE, a->d[gi], y[t]); \
                 } \
             } \
@@ -462,6 +470,7 @@ SRT__AMX_KERNEL(srt__q8_amx, 1, 8, 1)
 SRT__AMX_KERNEL(srt__q4_amx, 2, 4, 0)
 SRT__AMX_KERNEL(srt__q2_amx, 4, 2, 0)
 SRT__AMX_KERNEL(srt__q1_amx, 8, 1, 0)
+SRT__AMX_KERNEL(srt__fp4_amx, 2, 4, 2)
 #else
 #  define SRT__HAVE_AMX 0
 #endif
@@ -479,6 +488,15 @@ SRT__AMX_KERNEL(srt__q1_amx, 8, 1, 0)
 #define SRT__STEP256_VNNI(s) { const __m256i qb_ = SRT__QB256(s); \
         acc0[(s) % NA_] = srt__dpbusd256(acc0[(s) % NA_], _mm256_and_si256((s) < NA_ ? w0 : w0h, mk[(s) % NA_]), qb_); \
         acc1[(s) % NA_] = srt__dpbusd256(acc1[(s) % NA_], _mm256_and_si256((s) < NA_ ? w1 : w1h, mk[(s) % NA_]), qb_); }
+#define SRT__STEP256_VNNI_FP4(s) { const __m256i qb_ = SRT__QB256(s); \
+        acc0[s] = srt__dpbusd256(acc0[s], _mm256_shuffle_epi8(lut, _mm256_and_si256((s) ? _mm256_srli_epi16(w0, 4) : w0, low)), qb_); \
+        acc1[s] = srt__dpbusd256(acc1[s], _mm256_shuffle_epi8(lut, _mm256_and_si256((s) ? _mm256_srli_epi16(w1, 4) : w1, low)), qb_); }
+#define SRT__STEP256_AVX2_FP4(s) { const __m256i qb_ = SRT__QB256(s); \
+        const __m256i d0_ = _mm256_maddubs_epi16(_mm256_shuffle_epi8(lut, _mm256_and_si256((s) ? _mm256_srli_epi16(w0, 4) : w0, low)), qb_); \
+        const __m256i d1_ = _mm256_maddubs_epi16(_mm256_shuffle_epi8(lut, _mm256_and_si256((s) ? _mm256_srli_epi16(w1, 4) : w1, low)), qb_); \
+        p0 = (s) ? _mm256_add_epi16(p0, d0_) : d0_; p1 = (s) ? _mm256_add_epi16(p1, d1_) : d1_; }
+#define SRT__STEP256_AVX2_FP4_END SRT__STEP256_AVX2_END
+#define SRT__STEP256_VNNI_FP4_END
 #define SRT__STEP256_VNNI_Q8(s) { const __m256i qb_ = SRT__QB256(s); \
         acc0[s] = srt__dpbusd256(acc0[s], _mm256_xor_si256(w0, c80), qb_); \
         acc1[s] = srt__dpbusd256(acc1[s], _mm256_xor_si256(w1, c80), qb_); }
@@ -524,11 +542,12 @@ static ATTR void NAME(const srt__mm *mm, uint64_t tile0, uint64_t tile1) { \
     srt__tiling tl = srt__tiling_of(w->format, w->rows, w->cols, w->group); \
     const int off = OFF, mul = srt__code_mul(w->format); \
     const __m256i c80 = _mm256_set1_epi8((char)0x80), low = _mm256_set1_epi8((char)((1 << bits_) - 1)), ones16 = _mm256_set1_epi16(1); \
+    const __m256i lut = _mm256_broadcastsi128_si256(_mm_loadu_si128((const __m128i *)srt__fp4_u)); \
     uint64_t cpg = w->group / tl.kstep, tile, g, c; \
     __m256i mk[8]; \
     int t, s_; \
     for (s_ = 0; s_ < 8; s_++) mk[s_] = _mm256_set1_epi8((char)(((1 << bits_) - 1) << (bits_ * s_ & 7))); \
-    (void)c80; (void)low; (void)ones16; (void)mk; \
+    (void)c80; (void)low; (void)ones16; (void)mk; (void)lut; \
     for (tile = tile0; tile < tile1; tile++) \
         for (t = 0; t < mm->n_tok; t++) { \
             const int8_t *q = a->q + (uint64_t)t * a->kp; \
@@ -568,15 +587,18 @@ SRT__INT256(srt__q8_avxvnni, SRT__AVXVNNI, 1, 8, SRT__STEP256_VNNI_Q8, srt__code
 SRT__INT256(srt__q4_avxvnni, SRT__AVXVNNI, 2, 4, SRT__STEP256_VNNI, srt__code_off(w->format), 1, 2)
 SRT__INT256(srt__q2_avxvnni, SRT__AVXVNNI, 4, 2, SRT__STEP256_VNNI, srt__code_off(w->format), 1, 2)
 SRT__INT256(srt__q1_avxvnni, SRT__AVXVNNI, 8, 1, SRT__STEP256_VNNI, srt__code_off(w->format), 1, 4)
+SRT__INT256(srt__fp4_avx2, SRT__AVX2, 2, 4, SRT__STEP256_AVX2_FP4, srt__code_off(w->format), 0, 1)
+SRT__INT256(srt__fp4_avxvnni, SRT__AVXVNNI, 2, 4, SRT__STEP256_VNNI_FP4, srt__code_off(w->format), 0, 2)
 
 /* AVX-VNNI GEMM: as the AVX-512 one, NT (2-4) tokens share each unpacked chunk (codes shifted down,
    one accumulator a token and half: 8), the halves in the same pass; blocks of four per tile, then
    the 2 or 3 left over on the same tile; a single one through the GEMV kernel after all tiles. */
 #define SRT__GEMM256_TOK(B0, B1, Q, s) { const __m256i qb_ = _mm256_set1_epi32(srt__ld32((Q) + o + 4 * (s))); \
         B0 = srt__dpbusd256(B0, u0, qb_); B1 = srt__dpbusd256(B1, u1, qb_); }
+#define SRT__GEMM256_UNPACK(W, s) (Q8_ == 1 ? _mm256_xor_si256(W, c80) : Q8_ == 2 ? _mm256_shuffle_epi8(lut, _mm256_and_si256((s) ? _mm256_srli_epi16(W, (s) * bits_) : W, low)) \
+                                                                : _mm256_and_si256((s) ? _mm256_srli_epi16(W, (s) * bits_) : W, low))
 #define SRT__GEMM256_STEP(s) { \
-        const __m256i u0 = Q8_ ? _mm256_xor_si256(w0, c80) : _mm256_and_si256((s) ? _mm256_srli_epi16(w0, (s) * bits_) : w0, low); \
-        const __m256i u1 = Q8_ ? _mm256_xor_si256(w1, c80) : _mm256_and_si256((s) ? _mm256_srli_epi16(w1, (s) * bits_) : w1, low); \
+        const __m256i u0 = SRT__GEMM256_UNPACK(w0, s), u1 = SRT__GEMM256_UNPACK(w1, s); \
         SRT__GEMM256_TOK(b00, b01, q0, s) SRT__GEMM256_TOK(b10, b11, q1, s) \
         if (NT_ > 2) SRT__GEMM256_TOK(b20, b21, q2, s) \
         if (NT_ > 3) SRT__GEMM256_TOK(b30, b31, q3, s) }
@@ -612,9 +634,10 @@ static SRT__AVXVNNI void NAME(const srt__mm *mm, uint64_t tile0, uint64_t tile1)
     srt__tiling tl = srt__tiling_of(w->format, w->rows, w->cols, w->group); \
     const int off = srt__code_off(w->format), mul = srt__code_mul(w->format); \
     const __m256i c80 = _mm256_set1_epi8((char)0x80), low = _mm256_set1_epi8((char)((1 << bits_) - 1)); \
+    const __m256i lut = _mm256_broadcastsi128_si256(_mm_loadu_si128((const __m128i *)srt__fp4_u)); \
     uint64_t cpg = w->group / tl.kstep, tile, g, c; \
     int t, t0, n4 = mm->n_tok & ~3, rest = mm->n_tok - n4; \
-    (void)c80; (void)low; \
+    (void)c80; (void)low; (void)lut; \
     for (tile = tile0; tile < tile1; tile++) { \
         const uint8_t *v = (const uint8_t *)w->part[0] + tile * tl.chunks * 64; \
         const uint16_t *sc = (const uint16_t *)w->part[1] + tile * tl.ng * SRT__TILE; \
@@ -628,6 +651,7 @@ SRT__GEMM256(srt__q8_gemm_avxvnni, srt__q8_avxvnni, 1, 8, 1)
 SRT__GEMM256(srt__q4_gemm_avxvnni, srt__q4_avxvnni, 2, 4, 0)
 SRT__GEMM256(srt__q2_gemm_avxvnni, srt__q2_avxvnni, 4, 2, 0)
 SRT__GEMM256(srt__q1_gemm_avxvnni, srt__q1_avxvnni, 8, 1, 0)
+SRT__GEMM256(srt__fp4_gemm_avxvnni, srt__fp4_avxvnni, 2, 4, 2)
 
 /* AVX2 GEMM (no VNNI): two tokens share each loaded and unpacked chunk, the halves in the same
    pass; each token keeps the GEMV's int16 step sums (p) and int32 accumulators (b) a half. Q8: |w|
@@ -636,15 +660,16 @@ SRT__GEMM256(srt__q1_gemm_avxvnni, srt__q1_avxvnni, 8, 1, 0)
    vpmaddubsw a token and step stay, and they bound it (1.06-1.14x faster than a GEMV a token on Zen 4). */
 #define SRT__GEMM256_AVX2(NAME, GEMV, S, BITS, Q8, NT) \
 static SRT__AVX2 void NAME(const srt__mm *mm, uint64_t tile0, uint64_t tile1) { \
-    enum { bits_ = BITS, NT_ = NT }; \
+    enum { bits_ = BITS, NT_ = NT, Q8_ = Q8 }; \
     const srt__weights *w = mm->w; \
     const srt__acts *a = mm->a; \
     srt__tiling tl = srt__tiling_of(w->format, w->rows, w->cols, w->group); \
-    const int off = (Q8) ? 0 : srt__code_off(w->format), mul = srt__code_mul(w->format); \
+    const int off = Q8_ == 1 ? 0 : srt__code_off(w->format), mul = srt__code_mul(w->format); \
     const __m256i low = _mm256_set1_epi8((char)((1 << bits_) - 1)), ones16 = _mm256_set1_epi16(1); \
+    const __m256i lut = _mm256_broadcastsi128_si256(_mm_loadu_si128((const __m128i *)srt__fp4_u)); \
     uint64_t cpg = w->group / tl.kstep, tile, g, c; \
     int t, t0, nfull = mm->n_tok / NT_ * NT_; \
-    (void)low; \
+    (void)low; (void)lut; \
     for (tile = tile0; tile < tile1; tile++) { \
         const uint8_t *v = (const uint8_t *)w->part[0] + tile * tl.chunks * 64; \
         const uint16_t *sc = (const uint16_t *)w->part[1] + tile * tl.ng * SRT__TILE; \
@@ -659,7 +684,7 @@ static SRT__AVX2 void NAME(const srt__mm *mm, uint64_t tile0, uint64_t tile1) { 
                 for (c = g * cpg; c < c1; c++) { \
                     const __m256i w0 = _mm256_loadu_si256((const __m256i *)(v + c * 64)), w1 = _mm256_loadu_si256((const __m256i *)(v + c * 64 + 32)); \
                     uint64_t o = c * tl.kstep; \
-                    if (Q8) { \
+                    if (Q8_ == 1) { \
                         const __m256i a0 = _mm256_abs_epi8(w0), a1 = _mm256_abs_epi8(w1); \
                         SRT__UNROLL for (t = 0; t < NT_; t++) { \
                             const __m256i qb = _mm256_set1_epi32(srt__ld32(qt[t] + o)); \
@@ -690,8 +715,9 @@ static SRT__AVX2 void NAME(const srt__mm *mm, uint64_t tile0, uint64_t tile1) { 
     if (nfull < mm->n_tok) srt__mm_tail(mm, nfull, tile0, tile1, GEMV); \
 }
 #define SRT__GEMM256_AVX2_STEP(s) { \
-        const __m256i u0 = _mm256_and_si256((s) ? _mm256_srli_epi16(w0, (s) * bits_) : w0, low); \
-        const __m256i u1 = _mm256_and_si256((s) ? _mm256_srli_epi16(w1, (s) * bits_) : w1, low); \
+        __m256i u0 = _mm256_and_si256((s) ? _mm256_srli_epi16(w0, (s) * bits_) : w0, low); \
+        __m256i u1 = _mm256_and_si256((s) ? _mm256_srli_epi16(w1, (s) * bits_) : w1, low); \
+        if (Q8_ == 2) { u0 = _mm256_shuffle_epi8(lut, u0); u1 = _mm256_shuffle_epi8(lut, u1); } \
         SRT__UNROLL for (t = 0; t < NT_; t++) { \
             const __m256i qb = _mm256_set1_epi32(srt__ld32(qt[t] + o + 4 * (s))); \
             const __m256i d0 = _mm256_maddubs_epi16(u0, qb), d1 = _mm256_maddubs_epi16(u1, qb); \
@@ -701,6 +727,7 @@ SRT__GEMM256_AVX2(srt__q8_gemm_avx2, srt__q8_avx2, 1, 8, 1, 2)
 SRT__GEMM256_AVX2(srt__q4_gemm_avx2, srt__q4_avx2, 2, 4, 0, 2)
 SRT__GEMM256_AVX2(srt__q2_gemm_avx2, srt__q2_avx2, 4, 2, 0, 2)
 SRT__GEMM256_AVX2(srt__q1_gemm_avx2, srt__q1_avx2, 8, 1, 0, 2)
+SRT__GEMM256_AVX2(srt__fp4_gemm_avx2, srt__fp4_avx2, 2, 4, 2, 2)
 
 /* ---------------------------------------------------------------- vector ops (AVX2 + FMA + F16C) */
 /* The same operations as the references in sparsert.h, lane by lane, so results are identical. */
@@ -2851,16 +2878,16 @@ static srt__kernel_fn srt__x86_sparse_kernel(srt_isa isa, srt_format f, int n_to
 
 /* ---------------------------------------------------------------- dispatch */
 static srt__kernel_fn srt__x86_kernel(srt_isa isa, srt_format f, int n_tok) {
-    int i = f == SRT_Q8 ? 0 : f == SRT_Q4 ? 1 : (f == SRT_Q2 || f == SRT_TQ) ? 2 : f == SRT_Q1 ? 3 : -1;
-    static const srt__kernel_fn gemv512[4] = {srt__q8_gemv_avx512, srt__q4_gemv_avx512, srt__q2_gemv_avx512, srt__q1_gemv_avx512};
-    static const srt__kernel_fn gemm512[4] = {srt__q8_gemm_avx512, srt__q4_gemm_avx512, srt__q2_gemm_avx512, srt__q1_gemm_avx512};
-    static const srt__kernel_fn vnni[4] = {srt__q8_avxvnni, srt__q4_avxvnni, srt__q2_avxvnni, srt__q1_avxvnni};
-    static const srt__kernel_fn gemm_vnni[4] = {srt__q8_gemm_avxvnni, srt__q4_gemm_avxvnni, srt__q2_gemm_avxvnni, srt__q1_gemm_avxvnni};
-    static const srt__kernel_fn avx2[4] = {srt__q8_avx2, srt__q4_avx2, srt__q2_avx2, srt__q1_avx2};
-    static const srt__kernel_fn gemm_avx2[4] = {srt__q8_gemm_avx2, srt__q4_gemm_avx2, srt__q2_gemm_avx2, srt__q1_gemm_avx2};
+    int i = f == SRT_Q8 ? 0 : f == SRT_Q4 ? 1 : (f == SRT_Q2 || f == SRT_TQ) ? 2 : f == SRT_Q1 ? 3 : f == SRT_FP4 ? 4 : -1;
+    static const srt__kernel_fn gemv512[5] = {srt__q8_gemv_avx512, srt__q4_gemv_avx512, srt__q2_gemv_avx512, srt__q1_gemv_avx512, srt__fp4_gemv_avx512};
+    static const srt__kernel_fn gemm512[5] = {srt__q8_gemm_avx512, srt__q4_gemm_avx512, srt__q2_gemm_avx512, srt__q1_gemm_avx512, srt__fp4_gemm_avx512};
+    static const srt__kernel_fn vnni[5] = {srt__q8_avxvnni, srt__q4_avxvnni, srt__q2_avxvnni, srt__q1_avxvnni, srt__fp4_avxvnni};
+    static const srt__kernel_fn gemm_vnni[5] = {srt__q8_gemm_avxvnni, srt__q4_gemm_avxvnni, srt__q2_gemm_avxvnni, srt__q1_gemm_avxvnni, srt__fp4_gemm_avxvnni};
+    static const srt__kernel_fn avx2[5] = {srt__q8_avx2, srt__q4_avx2, srt__q2_avx2, srt__q1_avx2, srt__fp4_avx2};
+    static const srt__kernel_fn gemm_avx2[5] = {srt__q8_gemm_avx2, srt__q4_gemm_avx2, srt__q2_gemm_avx2, srt__q1_gemm_avx2, srt__fp4_gemm_avx2};
     if (srt_format_is_sparse(f)) return srt__x86_sparse_kernel(isa, f, n_tok);
 #if SRT__HAVE_AMX
-    static const srt__kernel_fn amx[4] = {srt__q8_amx, srt__q4_amx, srt__q2_amx, srt__q1_amx};
+    static const srt__kernel_fn amx[5] = {srt__q8_amx, srt__q4_amx, srt__q2_amx, srt__q1_amx, srt__fp4_amx};
     if (isa >= SRT_ISA_AMX && i >= 0 && n_tok >= 8) return amx[i];
     if (isa >= SRT_ISA_AMX && f == SRT_BF16 && n_tok >= SRT__BF16_AMX_MIN) return srt__bf16_amx;
 #endif
@@ -2874,7 +2901,7 @@ static srt__kernel_fn srt__x86_kernel(srt_isa isa, srt_format f, int n_tok) {
        2-token blocks), at 2 / 4 / 8 / 16 / 32: q8 1.29 / 1.10 / 0.99 / 0.91 / 0.84, q4 1.35 / 1.17 /
        1.01 / 0.92 / 0.89, q2 2.17 / 1.94 / 1.23 / 1.05 / 1.02, q1 2.20 / 1.66 / 1.24 / 1.19 / 1.10 (at
        32 tokens on one thread of Zen 4 the q2 / q1 GEMM measured 1.08x / 1.09x faster). */
-    static const int gemm512_min[4] = {2, 2, 6, 16}, gemm_vnni_min[4] = {4, 6, 12, 16}, gemm_avx2_min[4] = {8, 8, 32, 32};
+    static const int gemm512_min[5] = {2, 2, 6, 16, 2}, gemm_vnni_min[5] = {4, 6, 12, 16, 6}, gemm_avx2_min[5] = {8, 8, 32, 32, 8};   /* (fp4: q4's) */
     if (isa >= SRT_ISA_AVX512) {
         if (i >= 0) return n_tok >= gemm512_min[i] ? gemm512[i] : gemv512[i];
         if (f == SRT_F32) return srt__f32_avx512;   /* 16-bit: two rows a pass for 1-3 tokens, four (x loads shared) for more */

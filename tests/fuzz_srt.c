@@ -157,7 +157,7 @@ static int fz_malformed_seeds(const char *dir) {
 }
 
 static int fz_make_seeds(const char *dir) {
-    static const srt_format fmts[] = {SRT_F16, SRT_BF16, SRT_Q8, SRT_Q4, SRT_Q2, SRT_TQ, SRT_Q1, SRT_SB_BF16, SRT_SB_Q8, SRT_SB_Q4, SRT_S4X1, SRT_TCSL};
+    static const srt_format fmts[] = {SRT_F16, SRT_BF16, SRT_Q8, SRT_Q4, SRT_Q2, SRT_TQ, SRT_Q1, SRT_SB_BF16, SRT_SB_Q8, SRT_SB_Q4, SRT_S4X1, SRT_TCSL, SRT_FP4};
     size_t i;
     for (i = 0; i < sizeof fmts / sizeof fmts[0]; i++) {
         char path[1024];

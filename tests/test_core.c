@@ -42,13 +42,14 @@ static void test_half_floats(void) {
    the dequantized weights with the activations the kernel sees (quantized ones for the integer
    formats), and the quantization error (RMS relative to the weights' RMS) is what the format
    promises. */
-static int is_int(srt_format f) { return f >= SRT_Q8 && f <= SRT_Q1; }
+static int is_int(srt_format f) { return (f >= SRT_Q8 && f <= SRT_Q1) || f == SRT_FP4; }
 static void test_kernels(void) {
     static const int shapes[][2] = {{1, 1}, {13, 37}, {64, 256}, {7, 1000}, {33, 31}};
     static const struct { srt_format f; uint32_t group; double rms; } fmts[] = {
         {SRT_F32, 0, 0.0}, {SRT_F16, 0, 4e-4}, {SRT_BF16, 0, 3e-3},
         {SRT_Q8, 32, 0.012}, {SRT_Q8, 64, 0.012}, {SRT_Q8, 1024, 0.02}, {SRT_Q4, 32, 0.17}, {SRT_Q4, 128, 0.2},
-        {SRT_Q2, 32, 0.6}, {SRT_Q2, 64, 0.62}, {SRT_TQ, 32, 0.62}, {SRT_TQ, 64, 0.65}, {SRT_Q1, 32, 0.85}, {SRT_Q1, 64, 0.85}};
+        {SRT_Q2, 32, 0.6}, {SRT_Q2, 64, 0.62}, {SRT_TQ, 32, 0.62}, {SRT_TQ, 64, 0.65}, {SRT_Q1, 32, 0.85}, {SRT_Q1, 64, 0.85},
+        {SRT_FP4, 32, 0.12}, {SRT_FP4, 128, 0.15}};   /* (fp4 below q4 on these weights) */
     size_t si, fi;
     for (fi = 0; fi < sizeof fmts / sizeof fmts[0]; fi++)
         for (si = 0; si < sizeof shapes / sizeof shapes[0]; si++) {
@@ -143,6 +144,39 @@ static void greedy(srt_model *m, const char *prompt, int n, int32_t *out, srt_kv
     srt_session_prompt(s, prompt, 0);
     for (i = 0; i < n; i++) if (srt_session_next(s, &out[i]) != SRT_OK) out[i] = -1;
     srt_session_destroy(s);
+}
+
+/* fp4 holds MXFP4 exactly: groups of 32 values v * 2^e (v of the FP4 table doubled, e any exponent
+   whose scale an f16 holds), the largest |v| 12, 8, 6, 4, 3, 2 or 1, come back bit for bit; and
+   values off that grid do not. */
+static void test_fp4_mxfp4(void) {
+    static const float table[16] = {0, 1, 2, 3, 4, 6, 8, 12, 0, -1, -2, -3, -4, -6, -8, -12};
+    enum { M = 7, K = 32 * 12 };
+    float *w = (float *)malloc(sizeof(float) * M * K), *deq = (float *)malloc(sizeof(float) * M * K);
+    srt_tensor_parts lay;
+    void *parts[4] = {0, 0, 0, 0};
+    int i, g, same = 1, off_grid = 0;
+    for (g = 0; g < M * K / 32; g++) {
+        const int top = 1 + g % 7, e = -14 + g % 16;   /* codes 0..top and their negatives: the largest |v| is table[top] (mostly) */
+        for (i = 0; i < 32; i++) {
+            const int code = (int)(srt_test_frand() * 100.0f + 100.0f) % (top + 1) + (i % 2 ? 8 : 0);
+            w[g * 32 + i] = ldexpf(table[code], e);
+        }
+        w[g * 32 + 5] = ldexpf(table[top], e);   /* the largest present */
+    }
+    if (srt_tensor_layout(SRT_FP4, M, K, 32, &lay) != SRT_OK) { CHECK(0, "fp4 layout: %s", srt_last_error()); free(w); free(deq); return; }
+    for (i = 0; i < lay.n_parts; i++) parts[i] = malloc((size_t)lay.size[i]);
+    CHECK(srt_quantize(SRT_FP4, 32, w, M, K, parts) == SRT_OK && srt_dequantize(SRT_FP4, 32, (const void *const *)parts, M, K, deq) == SRT_OK,
+          "fp4/g32: MXFP4 values quantize and dequantize");
+    for (i = 0; i < M * K; i++) same &= deq[i] == w[i];
+    CHECK(same, "fp4/g32: %d groups of MXFP4 values (largest |v| 1 .. 12, exponents -14 .. 1) come back exactly", M * K / 32);
+    w[3] = ldexpf(5.0f, -3);   /* 5 is not in the table: that group is no longer exact */
+    srt_quantize(SRT_FP4, 32, w, M, K, parts);
+    srt_dequantize(SRT_FP4, 32, (const void *const *)parts, M, K, deq);
+    for (i = 0; i < 32; i++) off_grid += deq[i] != w[i];
+    CHECK(off_grid > 0, "fp4/g32: a value off the grid is rounded (%d values of its group differ)", off_grid);
+    for (i = 0; i < 4; i++) free(parts[i]);
+    free(w); free(deq);
 }
 
 static void test_model_roundtrip(void) {
@@ -626,6 +660,7 @@ int main(void) {
     test_crc();
     test_half_floats();
     test_kernels();
+    test_fp4_mxfp4();
     test_model_roundtrip();
     test_damaged_files();
     test_tokenizer_and_stream();

@@ -1,8 +1,8 @@
 /* test_golden.c - stories260K end to end against ../shared/golden (llama2.c and llama.cpp agree):
    packed from the llama2.c v0 and v1 checkpoints and from the GGUF, in f32/f16/bf16/q8/q4 (group
-   32), with 1 and 2 threads: prompt tokens equal llama.cpp's, greedy ids equal the golden ids (q8:
-   the first 32 generated, q4: the first 2), srt-chat prints the golden texts byte for byte; q8 and
-   q4 stay close to f32 (mean KL divergence over the golden stories: q8 < 0.01, q4 < 0.1 nats; the
+   32)/fp4 (group 32), with 1 and 2 threads: prompt tokens equal llama.cpp's, greedy ids equal the golden ids (q8:
+   the first 32 generated, q4 and fp4: the first 2), srt-chat prints the golden texts byte for byte; q8,
+   q4 and fp4 stay close to f32 (mean KL divergence over the golden stories: q8 < 0.01, q4 and fp4 < 0.1 nats; the
    f32 model with a Q8 KV cache < 0.01) and
    continue the prompts sensibly (f32 finds their continuations about as likely as its own). The
    GGUF rewritten as llama.cpp writes a Phi-3 (phi3: q, k, v fused into attn_qkv in NeoX order,
@@ -30,7 +30,7 @@ static const struct { const char *name, *args; } sources[] = {
 /* pack options, and how many generated ids must equal the golden ones (0 = all) */
 static const struct { const char *name, *opts; int n_exact; } formats[] = {
     {"f32", "--weights f32", 0}, {"f16", "--weights f16", 0}, {"bf16", "--weights bf16", 0},
-    {"q8", "--weights q8", 32}, {"q4", "--weights q4 --group 32", 2}};
+    {"q8", "--weights q8", 32}, {"q4", "--weights q4 --group 32", 2}, {"fp4", "--weights fp4", 2}};
 static const struct { const char *file, *text; } prompts[] = {
     {"once_upon_a_time", "Once upon a time"},
     {"lily_red_ball", "Lily had a red ball"},
@@ -422,6 +422,7 @@ int main(void) {
     check_chat_text("build/tmp/golden_v0_f32.srt");
     check_kl("q8", SRT_KV_DEFAULT, 0.01);
     check_kl("q4", SRT_KV_DEFAULT, 0.1);
+    check_kl("fp4", SRT_KV_DEFAULT, 0.1);
     check_kl("f32", SRT_KV_Q8, 0.01);
     check_sensible("q8");
     check_sensible("q4");

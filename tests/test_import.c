@@ -1261,6 +1261,42 @@ static int srt_dir_entry(const char *path, const char *name, uint32_t *format, u
     return found;
 }
 
+/* Tensor `name` of the .srt at path dequantized into out (rows x cols floats) through its parts as
+   the directory gives them (formats/SRT.md); 0 if absent or unreadable. */
+static int srt_read_tensor(const char *path, const char *name, float *out, uint32_t *format) {
+    size_t n, p;
+    unsigned char *d = slurp(path, &n);
+    uint32_t i, nt;
+    int ok = 0;
+#define LE32(q) ((uint32_t)(q)[0] | (uint32_t)(q)[1] << 8 | (uint32_t)(q)[2] << 16 | (uint32_t)(q)[3] << 24)
+#define LE64(q) ((uint64_t)LE32(q) | (uint64_t)LE32((q) + 4) << 32)
+    if (!d || n < 128 || memcmp(d, "SRTM", 4)) { free(d); return 0; }
+    p = (size_t)LE64(d + 32);
+    nt = LE32(d + 52);
+    for (i = 0; i < nt && p + 4 <= n; i++) {
+        uint32_t len = LE32(d + p), parts, j;
+        const unsigned char *e = d + p + 4 + len;
+        if (p + 4 + len + 32 > n) break;
+        parts = LE32(e + 24);
+        if (len == strlen(name) && !memcmp(d + p + 4, name, len) && parts <= 4) {
+            const void *pp[4] = {NULL, NULL, NULL, NULL};
+            for (j = 0; j < parts; j++) {
+                uint64_t off = LE64(e + 28 + 24 * j + 4), size = LE64(e + 28 + 24 * j + 12);
+                if (off > n || size > n - off) break;
+                pp[j] = d + off;
+            }
+            *format = LE32(e);
+            ok = j == parts && srt_dequantize((srt_format)*format, LE32(e + 4), pp, LE64(e + 8), LE64(e + 16), out) == SRT_OK;
+            break;
+        }
+        p += 4 + len + 28 + (size_t)parts * 24;
+    }
+#undef LE32
+#undef LE64
+    free(d);
+    return ok;
+}
+
 static void test_moe(void) {
     static const uint32_t types[3] = {SRTI_TYPE_F32, SRTI_TYPE_Q8_0, SRTI_TYPE_Q4_0};
     static const char *const kinds[3] = {"gate", "up", "down"};
@@ -1677,6 +1713,24 @@ static void test_gptoss(void) {
              moe_run(TMP "oss.srt", &info, arch, lg, err, sizeof err) == 0;
         CHECK(ok && !strcmp(arch, "gpt-oss") && info.n_expert == 4 && info.n_expert_used == 2 && info.n_swa_layers == 1 && info.swa_window == 3,
               "gpt-oss GGUF: srt-pack packs it, the runtime evaluates 5 tokens to finite logits (1 of 2 layers slides over 3) %s", ok ? "" : err);
+        remove(TMP "oss.srt");
+    }
+    {   /* the experts as fp4 keep the MXFP4 values exactly (the rest q8); the runtime evaluates it */
+        srt_model_info info;
+        float lg[MV];
+        uint32_t fmt = 99;
+        int i2, exact = 1;
+        ok = system("build/srt-pack -q --weights q8 --tensor blk.*.ffn_*.*.weight=fp4 " TMP "oss.gguf " TMP "oss.srt > " TMP "oss_pack.log 2>&1") == 0 &&
+             srt_read_tensor(TMP "oss.srt", "blk.1.ffn_up.2.weight", v, &fmt) && fmt == SRT_FP4;
+        want.n = 0;
+        moe_bytes(&want, moe_seed(1, 1, 0) + 2, SRTI_TYPE_MXFP4, (uint64_t)ME * MF);
+        for (i2 = 0; ok && i2 < ME * MF; i2++) {
+            const unsigned char *blk = want.p + (size_t)(i2 / 32) * 17, q = blk[1 + i2 % 16];
+            if (v[i2] != ldexpf((float)fp4[i2 % 32 < 16 ? q & 15 : q >> 4], (int)blk[0] - 128)) exact = 0;
+        }
+        CHECK(ok && exact, "gpt-oss GGUF packed with fp4 experts: blk.1.ffn_up.2.weight is fp4 and holds the MXFP4 values exactly");
+        ok = ok && moe_run(TMP "oss.srt", &info, arch, lg, err, sizeof err) == 0;
+        CHECK(ok, "gpt-oss GGUF with fp4 experts: the runtime evaluates 5 tokens to finite logits %s", ok ? "" : err);
         remove(TMP "oss.srt");
     }
     c.no_sinks = 1;

@@ -81,7 +81,7 @@ static void test_format(srt_pool *pool, srt_format f, uint32_t group) {
 static void test_kernels(void) {
     static const struct { srt_format f; uint32_t group; } fmts[] = {
         {SRT_F32, 0}, {SRT_F16, 0}, {SRT_BF16, 0}, {SRT_Q8, 32}, {SRT_Q8, 64}, {SRT_Q4, 32}, {SRT_Q4, 128},
-        {SRT_Q2, 64}, {SRT_TQ, 32}, {SRT_TQ, 256}, {SRT_Q1, 32}, {SRT_Q1, 64}, {SRT_Q8, 4096}};
+        {SRT_Q2, 64}, {SRT_TQ, 32}, {SRT_TQ, 256}, {SRT_Q1, 32}, {SRT_Q1, 64}, {SRT_Q8, 4096}, {SRT_FP4, 32}, {SRT_FP4, 96}};
     srt_pool *pool = NULL;
     srt_pool_desc pd;
     size_t fi;
@@ -142,7 +142,7 @@ static void test_bias(void) {
 
 /* A model's logits after a prompt are the same at every level (the last: q4 with a Q8 KV cache). */
 static void test_model_levels(void) {
-    static const srt_format fmts[] = {SRT_F32, SRT_BF16, SRT_Q8, SRT_Q4, SRT_TQ, SRT_Q4};
+    static const srt_format fmts[] = {SRT_F32, SRT_BF16, SRT_Q8, SRT_Q4, SRT_TQ, SRT_Q4, SRT_FP4};
     size_t fi;
     for (fi = 0; fi < sizeof fmts / sizeof fmts[0]; fi++) {
         float *ref = (float *)malloc(sizeof(float) * T_V);

@@ -664,7 +664,7 @@ static int bench_membw(const opts *o) {
    16 layers; the tied 128256x2048 output matrix once per token. */
 static const shape llama_1b_shapes[] = {{2048, 2048, 32}, {512, 2048, 32}, {8192, 2048, 32}, {2048, 8192, 16}, {128256, 2048, 1}};
 
-static int is_int_format(int f) { return (f >= SRT_Q8 && f <= SRT_Q1) || f == SRT_SB_Q8 || f == SRT_SB_Q4 || f == SRT_S4X1; }
+static int is_int_format(int f) { return (f >= SRT_Q8 && f <= SRT_Q1) || f == SRT_FP4 || f == SRT_SB_Q8 || f == SRT_SB_Q4 || f == SRT_S4X1; }
 
 /* Magnitude pruning for the sparse formats: per row the fraction `s` of smallest |w| becomes 0
    (s4x1: per block of 4 rows, whole columns by the block's sum |w|, the pattern it stores). */

@@ -15,10 +15,11 @@
      --seed S           seed of --random (default 1); the same seed gives the same file
      --tokenizer PATH   llama2.c tokenizer.bin (required for llama2.c checkpoints)
      --weights FMT      format of the 2-D weight matrices: f32, f16 (default), bf16, q8, q4, q2,
-                        tq (ternary), q1 (binary), and the sparse sb-bf16, sb-q8, sb-q4, s4x1,
-                        tcsl (zeros of the weights skipped; see --sparsity); formats/LAYOUTS.md
-     --group N|row      group size along the input dimension for q8..q1: a multiple of 32
-                        (default: the runtime's, 64), or "row" for one scale per row
+                        tq (ternary), q1 (binary), fp4 (FP4 values with per-group scales: MXFP4
+                        sources, gpt-oss's experts, kept exactly), and the sparse sb-bf16, sb-q8,
+                        sb-q4, s4x1, tcsl (zeros of the weights skipped; see --sparsity); formats/LAYOUTS.md
+     --group N|row      group size along the input dimension for q8..q1 and fp4: a multiple of 32
+                        (default: the runtime's, 64; fp4 32), or "row" for one scale per row
      --tensor PAT=FMT[:G]  format (and group) for the 2-D tensors whose names match the glob PAT
                         (* and ?), e.g. --tensor 'token_embd*=q8' --tensor 'output.weight=q8:32';
                         repeatable, the last match wins
@@ -77,9 +78,9 @@ static void usage(FILE *f) {
         "                     (tokenizer.json beside it is used if present)\n"
         "  --seed S           seed for --random (default 1)\n"
         "  --tokenizer PATH   llama2.c tokenizer.bin (required for llama2.c checkpoints)\n"
-        "  --weights FMT      2-D weight format: f32, f16 (default), bf16, q8, q4, q2, tq, q1,\n"
+        "  --weights FMT      2-D weight format: f32, f16 (default), bf16, q8, q4, q2, tq, q1, fp4,\n"
         "                     sb-bf16, sb-q8, sb-q4, s4x1, tcsl (sparse)\n"
-        "  --group N|row      group size for q8..q1: a multiple of 32 (default 64) or row\n"
+        "  --group N|row      group size for q8..q1 and fp4: a multiple of 32 (default 64; fp4 32) or row\n"
         "  --tensor PAT=FMT[:G]  format for 2-D tensors matching the glob PAT (repeatable)\n"
         "  --sparsity S|PAT=S prune attention/FFN weights to sparsity S in [0, 1), all or those\n"
         "                     matching the glob PAT (repeatable, the last match wins)\n"
@@ -289,7 +290,7 @@ static int parse_choice(const char *what, const char *fmt_s, const char *group_s
     memcpy(name, fmt_s, n); name[n] = 0;
     if (fmt_s[n] == ':') group_s = fmt_s + n + 1;
     c->fmt = srt_format_from_name(name);
-    if (c->fmt < 0) { fprintf(stderr, "srt-pack: %s: unknown weight format '%s' (f32, f16, bf16, q8, q4, q2, tq, q1, sb-bf16, sb-q8, sb-q4, s4x1, tcsl)\n", what, name); return 1; }
+    if (c->fmt < 0) { fprintf(stderr, "srt-pack: %s: unknown weight format '%s' (f32, f16, bf16, q8, q4, q2, tq, q1, fp4, sb-bf16, sb-q8, sb-q4, s4x1, tcsl)\n", what, name); return 1; }
     c->group = 0;
     if (group_s) {
         char *end;
@@ -298,7 +299,7 @@ static int parse_choice(const char *what, const char *fmt_s, const char *group_s
         else if (*group_s == 0 || *end != 0 || g < 32 || g > 65536 || g % 32) {
             fprintf(stderr, "srt-pack: %s: bad group '%s' (a multiple of 32 up to 65536, or row)\n", what, group_s); return 1;
         } else c->group = (uint32_t)g;
-        if (c->fmt < SRT_Q8 || c->fmt == SRT_SB_BF16 || c->fmt == SRT_TCSL) { fprintf(stderr, "srt-pack: %s: a group size applies only to q8, q4, q2, tq, q1, sb-q8, sb-q4, s4x1\n", what); return 1; }
+        if (c->fmt < SRT_Q8 || c->fmt == SRT_SB_BF16 || c->fmt == SRT_TCSL) { fprintf(stderr, "srt-pack: %s: a group size applies only to q8, q4, q2, tq, q1, fp4, sb-q8, sb-q4, s4x1\n", what); return 1; }
     }
     return 0;
 }
@@ -449,7 +450,7 @@ int main(int argc, char **argv) {
             if (!v) { fprintf(stderr, "srt-pack: --tokenizer needs a path\n"); return 1; }
             tok = v;
         } else if (opt_value(argc, argv, &i, "--weights", &v)) {
-            if (!v) { fprintf(stderr, "srt-pack: --weights needs a format (f32, f16, bf16, q8, q4, q2, tq, q1, sb-bf16, sb-q8, sb-q4, s4x1, tcsl)\n"); return 1; }
+            if (!v) { fprintf(stderr, "srt-pack: --weights needs a format (f32, f16, bf16, q8, q4, q2, tq, q1, fp4, sb-bf16, sb-q8, sb-q4, s4x1, tcsl)\n"); return 1; }
             weights = v;
         } else if (opt_value(argc, argv, &i, "--random", &v)) {
             if (!v) { fprintf(stderr, "srt-pack: --random needs a config.json\n"); return 1; }

@@ -615,7 +615,8 @@ static int srtp__roundtrip(srtp_state *st, srt_format fmt, uint32_t group, const
     srt_tensor_parts lay;
     int i;
     if (fmt == SRT_F32) { memcpy(out, w, (size_t)(rows * cols) * sizeof(float)); return 0; }
-    if (fmt >= SRT_Q8 && fmt != SRT_SB_BF16 && fmt != SRT_TCSL && group == 0) group = 64;   /* what the writer does with 0 (sparsert.h: SRT__DEFAULT_GROUP) */
+    if (fmt >= SRT_Q8 && fmt != SRT_SB_BF16 && fmt != SRT_TCSL && group == 0) group = fmt == SRT_FP4 ? 32 : 64;   /* what the writer does with 0
+                                                                                                                  (sparsert.h: SRT__DEFAULT_GROUP; fp4 32) */
     if (srt_tensor_layout(fmt, rows, cols, group, &lay) != SRT_OK) {
         snprintf(err, errlen, "%s", srt_last_error());
         return -1;
