@@ -721,6 +721,8 @@ typedef struct srt_chat_template {
                                  "<think>\nR\n</think>\n\nA" (an empty block for the last message) */
     int no_think;             /* set by the app, with think: the reply opens with an empty reasoning
                                  block "<think>\n\n</think>\n\n" (Qwen3's enable_thinking=false) */
+    char reasoning[8];        /* harmony: the reasoning effort its system message names, "low", "medium" or
+                                 "high" (the template's reasoning_effort; "" = medium, its default) */
 } srt_chat_template;
 
 SRT_API const char *srt_chat_format_name(srt_chat_format f);  /* "chatml", ...; NULL if out of range */
@@ -772,6 +774,8 @@ typedef struct srt_chat_desc {
     int no_think;              /* 1 = replies without reasoning where the template has the switch
                                   (srt_chat_template.think: Qwen3); earlier replies' reasoning is never
                                   fed again where the template drops it */
+    const char *reasoning;     /* harmony (gpt-oss): the reasoning effort, "low", "medium" or "high"; NULL = the
+                                  template's (medium); another value: SRT_ERR_INVALID_ARG */
     /* Speculative decoding, as srt_generate_desc's (not on SYCL; 0 = off): srt_chat_next hands out
        the tokens one evaluation drew one by one; the session may hold those not handed out yet,
        and any other call on the chat (and srt_chat_destroy) drops them from it again. */
@@ -8144,7 +8148,9 @@ SRT_API srt_status srt_chat_render(const srt_chat_template *t, const srt_chat_me
         case SRT_CHAT_HARMONY:   /* the system message always; the conversation's system message as the developer's */
             srt__puts(&o, "<|start|>system<|message|>You are ChatGPT, a large language model trained by OpenAI.\nKnowledge cutoff: 2024-06\nCurrent date: ");
             srt__puts(&o, t->date);
-            srt__puts(&o, "\n\nReasoning: medium\n\n# Valid channels: analysis, commentary, final. Channel must be included for every message.<|end|>");
+            srt__puts(&o, "\n\nReasoning: ");
+            srt__puts(&o, t->reasoning[0] ? t->reasoning : "medium");
+            srt__puts(&o, "\n\n# Valid channels: analysis, commentary, final. Channel must be included for every message.<|end|>");
             if (sys && sys[0]) { srt__puts(&o, "<|start|>developer<|message|># Instructions\n\n"); srt__puts(&o, sys); srt__puts(&o, "\n\n<|end|>"); }
             for (i = first; i < n; i++) {
                 if (!strcmp(msgs[i].role, "user")) { srt__puts(&o, "<|start|>user<|message|>"); srt__puts(&o, msgs[i].content); srt__puts(&o, "<|end|>"); }
@@ -8325,6 +8331,13 @@ SRT_API srt_status srt_chat_create(srt_session *s, const srt_chat_desc *desc, sr
     c->ignore_eos = d.ignore_eos != 0;
     if (d.ignore_eos) memset(c->t.stop, 0, sizeof c->t.stop);
     c->t.no_think = d.no_think != 0;
+    if (d.reasoning) {
+        if (strcmp(d.reasoning, "low") != 0 && strcmp(d.reasoning, "medium") != 0 && strcmp(d.reasoning, "high") != 0) {
+            srt_chat_destroy(c);
+            return srt__fail(SRT_ERR_INVALID_ARG, "srt_chat_create: reasoning '%s' is not low, medium or high", d.reasoning);
+        }
+        srt__chat_copy(c->t.reasoning, sizeof c->t.reasoning, d.reasoning);
+    }
     if (d.system_prompt && !srt__chat_add(c, "system", d.system_prompt, strlen(d.system_prompt))) { srt_chat_destroy(c); return srt__fail(SRT_ERR_OUT_OF_MEMORY, "srt_chat_create"); }
     *out = c;
     return SRT_OK;

@@ -71,6 +71,7 @@ static void usage(FILE *f) {
         "      --system TEXT       system message for the chat\n"
         "      --show-prompt       print each text fed to the model on stderr (chat mode)\n"
         "      --no-think          replies without reasoning where the template has the switch (Qwen3)\n"
+        "      --reasoning LEVEL   gpt-oss (harmony): low, medium (the template's default) or high reasoning effort\n"
         "      --ignore-eos        keep generating after end-of-sequence\n"
         "      --draft N           speculative decoding: check up to N proposed tokens per evaluation (1..16;\n"
         "                          proposals by prompt lookup unless --draft-model; greedy output unchanged)\n"
@@ -228,7 +229,7 @@ static int chat_main(int argc, char **argv) {
     srt_model *draft_model = NULL;
     srt_session *draft = NULL;
     int force_chat = 0, no_chat = 0, show_prompt = 0, use_chat;
-    const char *template_name = NULL, *system_text = NULL, *cache_path = NULL;
+    const char *template_name = NULL, *system_text = NULL, *cache_path = NULL, *reasoning = NULL;
     double cache_ms = 0.0;   /* loading the prompt cache */
     srt_cores cores = SRT_CORES_AUTO;
     srt_load load = SRT_LOAD_AUTO;
@@ -278,6 +279,7 @@ static int chat_main(int argc, char **argv) {
         else if (!strcmp(a, "--no-chat")) no_chat = 1;
         else if (!strcmp(a, "--show-prompt")) show_prompt = 1;
         else if (!strcmp(a, "--no-think")) no_think = 1;
+        else if (!strcmp(a, "--reasoning")) reasoning = NEXT();
         else if (!strcmp(a, "--system")) system_text = NEXT();
         else if (!strcmp(a, "--template")) {
             template_name = NEXT();
@@ -414,6 +416,7 @@ static int chat_main(int argc, char **argv) {
         c.cache_ms = cache_ms;
         cd.template_name = template_name; cd.system_prompt = system_text; cd.max_tokens = n_predict; cd.ignore_eos = ignore_eos;
         cd.no_think = no_think;
+        cd.reasoning = reasoning;
         cd.draft_max = draft_max; cd.draft_ngram = draft_ngram; cd.draft = draft;
         if ((st = srt_chat_create(session, &cd, &c.chat)) != SRT_OK) {
             fprintf(stderr, "srt-chat: %s\n", srt_last_error());

@@ -557,6 +557,10 @@ static void test_render(void) {
                  "<|start|>assistant<|channel|>final<|message|><|end|><|start|>assistant", head);
         expect(&t, channels, 4, 1, want, "gpt-oss: an empty system message writes no developer message; a reply's final channel kept, a reply cut short in "
                "its reasoning empty");
+        strcpy(t.reasoning, "high");
+        snprintf(want, sizeof want, "%.*shigh%s<|start|>user<|message|> Hi there \n<|end|><|start|>assistant", (int)(strstr(head, "medium") - head), head,
+                 strstr(head, "medium") + 6);
+        expect(&t, conv_u, 1, 1, want, "gpt-oss with reasoning \"high\" (the template's reasoning_effort)");
     }
     t = from_text(tmpl_minicpm, "<s>", "</s>");   /* the reply follows <AI>; contents stripped (llama.cpp's test case renders the same) */
     CHECK(!strcmp(t.stop[0], "</s>"), "MiniCPM: replies end at </s>");
@@ -1365,6 +1369,27 @@ static void test_harmony_chat(void) {
     CHECK(ok && t2.rerendered && t2.n_kept >= t1.n_kept + t1.n_prompt && strstr(t2.text, "<|channel|>final<|message|>") &&
               strstr(t2.text, "<|start|>user<|message|>again<|end|><|start|>assistant"),
           "harmony chat: the next turn writes the reply as its final channel, the %d tokens before it kept (%d)", t1.n_kept + t1.n_prompt, t2.n_kept);
+    {   /* the reasoning effort: low / medium / high into the system message, anything else refused; srt-chat --reasoning */
+        srt_chat *c2 = NULL;
+        srt_chat_turn t3;
+        char *out, *err = NULL;
+        size_t n;
+        srt_chat_destroy(c);
+        c = NULL;
+        srt_session_reset(s);
+        cd.reasoning = "extreme";
+        CHECK(srt_chat_create(s, &cd, &c2) == SRT_ERR_INVALID_ARG && !c2 && strstr(srt_last_error(), "low, medium or high"), "harmony chat: reasoning \"extreme\" "
+              "refused (%s)", srt_last_error());
+        cd.reasoning = "low";
+        ok = srt_chat_create(s, &cd, &c2) == SRT_OK && srt_chat_send(c2, "hi", &t3) == SRT_OK && strstr(t3.text, "\n\nReasoning: low\n\n");
+        CHECK(ok, "harmony chat: reasoning \"low\" is written into the system message");
+        srt_chat_destroy(c2);
+        out = system("build/srt-chat -m " TMP "/harmony.srt -t 1 -c 512 -n 2 --temp 0 --chat --show-prompt --reasoning high -p hi >" TMP "/out.txt 2>" TMP "/err.txt") == 0 ?
+              srt_test_read_file(TMP "/out.txt", &n) : NULL;
+        err = srt_test_read_file(TMP "/err.txt", &n);
+        CHECK(out && err && strstr(err, "Reasoning: high"), "srt-chat --reasoning high: the prompt names it (%s)", err ? err : "no stderr");
+        free(out); free(err);
+    }
 done:
     srt_chat_destroy(c);
     srt_session_destroy(s);

@@ -1715,23 +1715,31 @@ static void test_gptoss(void) {
               "gpt-oss GGUF: srt-pack packs it, the runtime evaluates 5 tokens to finite logits (1 of 2 layers slides over 3) %s", ok ? "" : err);
         remove(TMP "oss.srt");
     }
-    {   /* the experts as fp4 keep the MXFP4 values exactly (the rest q8); the runtime evaluates it */
-        srt_model_info info;
-        float lg[MV];
-        uint32_t fmt = 99;
-        int i2, exact = 1;
-        ok = system("build/srt-pack -q --weights q8 --tensor blk.*.ffn_*.*.weight=fp4 " TMP "oss.gguf " TMP "oss.srt > " TMP "oss_pack.log 2>&1") == 0 &&
-             srt_read_tensor(TMP "oss.srt", "blk.1.ffn_up.2.weight", v, &fmt) && fmt == SRT_FP4;
-        want.n = 0;
-        moe_bytes(&want, moe_seed(1, 1, 0) + 2, SRTI_TYPE_MXFP4, (uint64_t)ME * MF);
-        for (i2 = 0; ok && i2 < ME * MF; i2++) {
-            const unsigned char *blk = want.p + (size_t)(i2 / 32) * 17, q = blk[1 + i2 % 16];
-            if (v[i2] != ldexpf((float)fp4[i2 % 32 < 16 ? q & 15 : q >> 4], (int)blk[0] - 128)) exact = 0;
+    {   /* the experts as fp4 keep the MXFP4 values exactly: asked for (the rest q8), and without --weights (the rest f16); the runtime
+           evaluates it */
+        static const char *const packs[2] = {"--weights q8 --tensor blk.*.ffn_*.*.weight=fp4 ", ""};
+        int pk;
+        for (pk = 0; pk < 2; pk++) {
+            srt_model_info info;
+            float lg[MV];
+            uint32_t fmt = 99, qfmt = 99;
+            int i2, exact = 1;
+            char cmd[512];
+            snprintf(cmd, sizeof cmd, "build/srt-pack -q %s" TMP "oss.gguf " TMP "oss.srt > " TMP "oss_pack.log 2>&1", packs[pk]);
+            ok = system(cmd) == 0 && srt_read_tensor(TMP "oss.srt", "blk.1.ffn_up.2.weight", v, &fmt) && fmt == SRT_FP4;
+            want.n = 0;
+            moe_bytes(&want, moe_seed(1, 1, 0) + 2, SRTI_TYPE_MXFP4, (uint64_t)ME * MF);
+            for (i2 = 0; ok && i2 < ME * MF; i2++) {
+                const unsigned char *blk = want.p + (size_t)(i2 / 32) * 17, q = blk[1 + i2 % 16];
+                if (v[i2] != ldexpf((float)fp4[i2 % 32 < 16 ? q & 15 : q >> 4], (int)blk[0] - 128)) exact = 0;
+            }
+            ok = ok && srt_read_tensor(TMP "oss.srt", "blk.0.attn_q.weight", v, &qfmt) && qfmt == (pk ? SRT_F16 : SRT_Q8);
+            CHECK(ok && exact, "gpt-oss GGUF packed %s: blk.1.ffn_up.2.weight is fp4 and holds the MXFP4 values exactly, attn_q %s",
+                  pk ? "without --weights" : "with fp4 experts asked for", pk ? "f16" : "q8");
+            ok = ok && moe_run(TMP "oss.srt", &info, arch, lg, err, sizeof err) == 0;
+            CHECK(ok, "gpt-oss GGUF with fp4 experts (%s): the runtime evaluates 5 tokens to finite logits %s", pk ? "default" : "asked for", ok ? "" : err);
+            remove(TMP "oss.srt");
         }
-        CHECK(ok && exact, "gpt-oss GGUF packed with fp4 experts: blk.1.ffn_up.2.weight is fp4 and holds the MXFP4 values exactly");
-        ok = ok && moe_run(TMP "oss.srt", &info, arch, lg, err, sizeof err) == 0;
-        CHECK(ok, "gpt-oss GGUF with fp4 experts: the runtime evaluates 5 tokens to finite logits %s", ok ? "" : err);
-        remove(TMP "oss.srt");
     }
     c.no_sinks = 1;
     moe_refused(&c, 1, "blk.1.attn_sinks.weight' is missing", "gpt-oss without layer 1's sinks");

@@ -14,10 +14,11 @@
                         tokenizer.json if there is one, else a placeholder of vocab_size tokens
      --seed S           seed of --random (default 1); the same seed gives the same file
      --tokenizer PATH   llama2.c tokenizer.bin (required for llama2.c checkpoints)
-     --weights FMT      format of the 2-D weight matrices: f32, f16 (default), bf16, q8, q4, q2,
-                        tq (ternary), q1 (binary), fp4 (FP4 values with per-group scales: MXFP4
-                        sources, gpt-oss's experts, kept exactly), and the sparse sb-bf16, sb-q8,
-                        sb-q4, s4x1, tcsl (zeros of the weights skipped; see --sparsity); formats/LAYOUTS.md
+     --weights FMT      format of the 2-D weight matrices: f32, f16 (default; MXFP4 tensors of a
+                        GGUF, gpt-oss's experts, then fp4), bf16, q8, q4, q2, tq (ternary), q1
+                        (binary), fp4 (FP4 values with per-group scales: MXFP4 kept exactly), and
+                        the sparse sb-bf16, sb-q8, sb-q4, s4x1, tcsl (zeros of the weights skipped;
+                        see --sparsity); formats/LAYOUTS.md
      --group N|row      group size along the input dimension for q8..q1 and fp4: a multiple of 32
                         (default: the runtime's, 64; fp4 32), or "row" for one scale per row
      --tensor PAT=FMT[:G]  format (and group) for the 2-D tensors whose names match the glob PAT
@@ -78,7 +79,7 @@ static void usage(FILE *f) {
         "                     (tokenizer.json beside it is used if present)\n"
         "  --seed S           seed for --random (default 1)\n"
         "  --tokenizer PATH   llama2.c tokenizer.bin (required for llama2.c checkpoints)\n"
-        "  --weights FMT      2-D weight format: f32, f16 (default), bf16, q8, q4, q2, tq, q1, fp4,\n"
+        "  --weights FMT      2-D weight format: f32, f16 (default; MXFP4 tensors fp4), bf16, q8, q4, q2, tq, q1, fp4,\n"
         "                     sb-bf16, sb-q8, sb-q4, s4x1, tcsl (sparse)\n"
         "  --group N|row      group size for q8..q1 and fp4: a multiple of 32 (default 64; fp4 32) or row\n"
         "  --tensor PAT=FMT[:G]  format for 2-D tensors matching the glob PAT (repeatable)\n"
@@ -305,8 +306,10 @@ static int parse_choice(const char *what, const char *fmt_s, const char *group_s
 }
 
 /* Writes m to `out`: metadata, then every tensor in the format `choices` picks, pruned by `prune`
-   (NULL = none), quantized on `pool`. Returns 0, or 1 after printing why (nothing is then left under `out`). */
-static int write_srt(srti_model *m, const char *out, const char *source, const fmt_choice *choices, int n_choices,
+   (NULL = none), quantized on `pool`; keep_mxfp4: MXFP4 tensors that no --tensor names go to fp4,
+   which holds them exactly (no --weights given). Returns 0, or 1 after printing why (nothing is then
+   left under `out`). */
+static int write_srt(srti_model *m, const char *out, const char *source, const fmt_choice *choices, int n_choices, int keep_mxfp4,
                      int vocab_only, int quiet, srtp_state *prune, srt_pool *pool, uint64_t *n_written) {
     int tty = srtp_isatty(2), rc = 1;
     packer p;
@@ -370,6 +373,7 @@ static int write_srt(srti_model *m, const char *out, const char *source, const f
                 rows = t->ne[1]; cols = t->ne[0]; f = (srt_format)c->fmt;
                 g = c->group == GROUP_ROW ? (uint32_t)((cols + 31) / 32 * 32) : c->group;
                 if (c->group == GROUP_ROW && cols > 65536) g = 65536;
+                if (keep_mxfp4 && c == &choices[0] && t->src_type == SRTI_TYPE_MXFP4) { f = SRT_FP4; g = 0; }
             }
             if (nv > buf_cap) {
                 float *nb;
@@ -428,7 +432,7 @@ done:
 }
 
 int main(int argc, char **argv) {
-    const char *in = NULL, *out = NULL, *tok = NULL, *weights = "f16", *group_s = NULL, *random_cfg = NULL;
+    const char *in = NULL, *out = NULL, *tok = NULL, *weights = NULL, *group_s = NULL, *random_cfg = NULL;
     unsigned long long seed = 1;
     int vocab_only = 0, quiet = 0, verify = 1, i, rc = 1, n_choices = 1, n_threads = 0;
     fmt_choice choices[64];   /* [0] = --weights/--group, then --tensor overrides */
@@ -499,8 +503,8 @@ int main(int argc, char **argv) {
         if (tok) { fprintf(stderr, "srt-pack: --tokenizer does not apply to --random\n"); return 1; }
     }
     if (!in || !out) { usage(stderr); return 1; }
-    if (strchr(weights, ':') || parse_choice("--weights", weights, group_s, &choices[0]) != 0) {
-        if (strchr(weights, ':')) fprintf(stderr, "srt-pack: give the group with --group\n");
+    if (parse_choice("--weights", weights ? weights : "f16", group_s, &choices[0]) != 0 || (weights && strchr(weights, ':'))) {
+        if (weights && strchr(weights, ':')) fprintf(stderr, "srt-pack: give the group with --group\n");
         return 1;
     }
     choices[0].pattern = "*";
@@ -562,12 +566,12 @@ int main(int argc, char **argv) {
         int r;
         if (snprintf(calib_path, sizeof calib_path, "%s.calib.srt", out) >= (int)sizeof calib_path) { fprintf(stderr, "srt-pack: output path too long\n"); goto done; }
         if (!quiet) fprintf(stderr, "srt-pack: writing the unpruned model (f32) to %s for the wanda calibration\n", calib_path);
-        if (write_srt(m, calib_path, source, &f32, 1, 0, 1, NULL, pool, &n_written) != 0) goto done;
+        if (write_srt(m, calib_path, source, &f32, 1, 0, 0, 1, NULL, pool, &n_written) != 0) goto done;
         r = srtp_calibrate(&prune, calib_path, quiet, err, sizeof err);
         remove(calib_path);
         if (r != 0) { fprintf(stderr, "srt-pack: %s\n", err); goto done; }
     }
-    if (write_srt(m, out, source, choices, n_choices, vocab_only, quiet, srtp_active(&prune) ? &prune : NULL, pool, &n_written) != 0) goto done;
+    if (write_srt(m, out, source, choices, n_choices, !weights, vocab_only, quiet, srtp_active(&prune) ? &prune : NULL, pool, &n_written) != 0) goto done;
     if (srtp_active(&prune)) srtp_report(&prune, stdout);
     if (verify) {
         srt_model *sm = NULL;
