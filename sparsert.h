@@ -740,6 +740,18 @@ SRT_API srt_status srt_chat_template_from_model(const srt_model *model, const ch
    set) when cap is too small, or for a role the format cannot express. */
 SRT_API srt_status srt_chat_render(const srt_chat_template *t, const srt_chat_message *msgs, int n, int add_generation_prompt,
                                    char *buf, size_t cap, size_t *len);
+/* A reply's reasoning and answer, as spans of its text (also of one still being generated: either
+   may end early). harmony: the first analysis message's text and the last final message's (up to
+   its <|end|> / <|return|>); a reply without channels is all answer. Reasoning formats (Qwen3's
+   think, exaone4, olmo3): the text between <think> and </think> (olmo3: from the start, its
+   generation prompt opens the block; the others: from the start when only </think> is there) and
+   what follows </think>, newlines before it skipped; a reply without them is all answer. Other
+   formats: no reasoning, the whole reply. reply NULL counts as "". */
+typedef struct srt_chat_reply_parts {
+    const char *reasoning; size_t reasoning_len;
+    const char *answer; size_t answer_len;
+} srt_chat_reply_parts;
+SRT_API void srt_chat_reply_split(const srt_chat_template *t, const char *reply, srt_chat_reply_parts *out);
 /* Conversation files: srt_session_save with n messages kept beside the state (role and content:
    any bytes but NUL; roles not empty), so that an app takes a chat up again with its messages and
    its KV cache. srt_session_load_chat loads the state as srt_session_load does and hands the
@@ -8180,6 +8192,45 @@ SRT_API srt_status srt_chat_render(const srt_chat_template *t, const srt_chat_me
     if (cap) buf[o.n < cap ? o.n : cap - 1] = 0;
     if (o.n >= cap) return srt__fail(SRT_ERR_INVALID_ARG, "srt_chat_render: %llu bytes do not fit in %llu", (unsigned long long)o.n + 1, (unsigned long long)cap);
     return SRT_OK;
+}
+
+/* The text from s up to the first of the ends (NULL-terminated list) or the end of s. */
+static size_t srt__span_to(const char *s, const char *const *ends) {
+    size_t n = strlen(s);
+    int i;
+    for (i = 0; ends[i]; i++) {
+        const char *e = strstr(s, ends[i]);
+        if (e && (size_t)(e - s) < n) n = (size_t)(e - s);
+    }
+    return n;
+}
+SRT_API void srt_chat_reply_split(const srt_chat_template *t, const char *reply, srt_chat_reply_parts *out) {
+    static const char *const msg_end[] = {"<|end|>", "<|return|>", "<|call|>", NULL}, *const think_end[] = {"</think>", NULL};
+    const char *r = reply ? reply : "", *a, *f;
+    if (!out) return;
+    out->reasoning = out->answer = r + strlen(r);
+    out->reasoning_len = out->answer_len = 0;
+    if (t && t->format == SRT_CHAT_HARMONY && strstr(r, "<|channel|>")) {
+        if ((a = strstr(r, "<|channel|>analysis<|message|>")) != NULL) { out->reasoning = a + 30; out->reasoning_len = srt__span_to(a + 30, msg_end); }
+        if ((f = srt__strrstr(r, "<|channel|>final<|message|>")) != NULL) { out->answer = f + 27; out->answer_len = srt__span_to(f + 27, msg_end); }
+        return;
+    }
+    if (t && (t->think || t->format == SRT_CHAT_EXAONE4 || t->format == SRT_CHAT_OLMO3)) {
+        const char *open = strstr(r, "<think>"), *close = strstr(r, "</think>");
+        if (open || close || t->format == SRT_CHAT_OLMO3) {
+            const char *r0 = open ? open + 7 : r;
+            out->reasoning = r0;
+            out->reasoning_len = srt__span_to(r0, think_end);
+            if ((close = strstr(r0, "</think>")) != NULL) {
+                for (a = close + 8; *a == '\n'; a++) {}
+                out->answer = a;
+                out->answer_len = strlen(a);
+            }
+            return;
+        }
+    }
+    out->answer = r;
+    out->answer_len = strlen(r);
 }
 
 /* ---------------------------------------------------------------- 15 chats */

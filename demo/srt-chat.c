@@ -169,11 +169,35 @@ static void report_turn(chat_app *a, const srt_chat_turn *t) {
     }
 }
 
-/* One user turn (user NULL: the last reply again): feeds what is new and prints the reply. */
+/* Prints what the reply's reasoning and answer (srt_chat_reply_split) grew by since *r_done / *a_done
+   bytes: the reasoning on stderr, "(reasoning) " before it, the answer on out. */
+static void print_reply_parts(chat_app *a, FILE *out, size_t *r_done, size_t *a_done) {
+    int n = 0;
+    const srt_chat_message *ms = srt_chat_messages(a->chat, &n);
+    srt_chat_reply_parts rp;
+    srt_chat_reply_split(srt_chat_get_template(a->chat), n > 0 ? ms[n - 1].content : "", &rp);
+    if (rp.reasoning_len > *r_done) {
+        if (!*r_done) fputs("(reasoning) ", stderr);
+        fwrite(rp.reasoning + *r_done, 1, rp.reasoning_len - *r_done, stderr);
+        *r_done = rp.reasoning_len;
+    }
+    if (rp.answer_len > *a_done) {
+        if (!*a_done && *r_done) fputs("\n", stderr);
+        fwrite(rp.answer + *a_done, 1, rp.answer_len - *a_done, out);
+        fflush(out);
+        *a_done = rp.answer_len;
+    }
+}
+
+/* One user turn (user NULL: the last reply again): feeds what is new and prints the reply (a
+   reasoning model's reasoning on stderr, its answer on out). */
 static srt_status chat_turn(chat_app *a, const char *user, FILE *out) {
     srt_chat_turn t;
     srt_utf8_stream us;
     srt_status st;
+    const srt_chat_template *tp = srt_chat_get_template(a->chat);
+    const int split = tp->format == SRT_CHAT_HARMONY || tp->think || tp->format == SRT_CHAT_OLMO3 || tp->format == SRT_CHAT_EXAONE4;
+    size_t r_done = 0, a_done = 0;
     int n_ctx = srt_session_n_ctx(a->session), generated = 0, end = SRT_CHAT_GOING;
     memset(&t, 0, sizeof t);
     if (!user) st = srt_chat_regenerate(a->chat);
@@ -190,7 +214,8 @@ static srt_status chat_turn(chat_app *a, const char *user, FILE *out) {
         if (st != SRT_OK || end == SRT_CHAT_END_LIMIT) break;
         generated++;
         if (end == SRT_CHAT_END_TURN) break;
-        if ((w = srt_utf8_stream_token(&us, a->model, tok, 0, txt, (int)sizeof txt)) > 0) { fwrite(txt, 1, (size_t)w, out); fflush(out); }
+        if (split) print_reply_parts(a, out, &r_done, &a_done);
+        else if ((w = srt_utf8_stream_token(&us, a->model, tok, 0, txt, (int)sizeof txt)) > 0) { fwrite(txt, 1, (size_t)w, out); fflush(out); }
     }
     {
         char txt[16];

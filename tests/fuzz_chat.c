@@ -6,8 +6,8 @@
    system prompt, bit 7 no_think); the rest is split at NUL bytes: the template text, the BOS
    text, the EOS text (absent = NULL), then role / content pairs. Checks: the template is always accepted, its strings
    are terminated, rendering succeeds or says a role cannot be expressed, the length it reports
-   is the length it writes (also after a first call with a buffer that is too small), and the
-   same call gives the same text.
+   is the length it writes (also after a first call with a buffer that is too small), the
+   same call gives the same text, and srt_chat_reply_split of each content gives spans inside it.
    Seeds (--seeds DIR): tests/fuzz/chat (one small template per format, committed) and the chat
    template of ../shared/tokenizer/ggml-vocab-phi-3.gguf, with a short conversation. */
 #define FZ_NAME "fuzz_chat"
@@ -74,6 +74,14 @@ int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size) {
         } else if (st != SRT_ERR_INVALID_ARG) { fprintf(stderr, "render: %s\n", srt_status_str(st)); abort(); }
         free(buf); free(buf2);
     } else { fprintf(stderr, "render: %s\n", srt_status_str(st)); abort(); }
+    for (i = 0; i < n_msgs; i++) {   /* every content split as a reply: spans inside it */
+        srt_chat_reply_parts rp;
+        const char *c = msgs[i].content, *e = c + strlen(c);
+        srt_chat_reply_split(&t, c, &rp);
+        if (rp.reasoning < c || rp.reasoning + rp.reasoning_len > e || rp.answer < c || rp.answer + rp.answer_len > e) {
+            fprintf(stderr, "reply split outside the reply\n"); abort();
+        }
+    }
     free(copy);
     return 0;
 }

@@ -619,6 +619,39 @@ static int write_vocab_model(const char *path, const char *chat_template) {
     return srt_writer_finish(w) == SRT_OK;
 }
 
+/* srt_chat_reply_split: a reply's reasoning and answer in each kind of format, also part-way through. */
+static void split_is(srt_chat_format f, int think, const char *reply, const char *reasoning, const char *answer, const char *what) {
+    srt_chat_template t;
+    srt_chat_reply_parts p;
+    memset(&t, 0, sizeof t);
+    t.format = f; t.think = think;
+    srt_chat_reply_split(&t, reply, &p);
+    CHECK(p.reasoning_len == strlen(reasoning) && !strncmp(p.reasoning, reasoning, p.reasoning_len) && p.answer_len == strlen(answer) &&
+              !strncmp(p.answer, answer, p.answer_len),
+          "reply split, %s: reasoning \"%.*s\", answer \"%.*s\"", what, (int)p.reasoning_len, p.reasoning, (int)p.answer_len, p.answer);
+}
+static void test_reply_split(void) {
+    srt_chat_reply_parts p;
+    split_is(SRT_CHAT_HARMONY, 0, "<|channel|>analysis<|message|>R1<|end|><|start|>assistant<|channel|>final<|message|>A1", "R1", "A1", "harmony");
+    split_is(SRT_CHAT_HARMONY, 0, "<|channel|>analysis<|message|>thin", "thin", "", "harmony while reasoning");
+    split_is(SRT_CHAT_HARMONY, 0, "<|channel|>analysis<|message|>R<|end|><|start|>assistant<|channel|>fin", "R", "", "harmony, the final header arriving");
+    split_is(SRT_CHAT_HARMONY, 0, "<|channel|>final<|message|>A<|return|>", "", "A", "harmony without reasoning");
+    split_is(SRT_CHAT_HARMONY, 0, "<|channel|>analysis<|message|>R<|end|><|start|>assistant to=functions.f<|channel|>commentary json<|message|>{}<|call|>", "R", "",
+             "harmony, a tool call");
+    split_is(SRT_CHAT_HARMONY, 0, "no channels", "", "no channels", "harmony without channels");
+    split_is(SRT_CHAT_CHATML, 1, "<think>\nR\n</think>\n\nA", "\nR\n", "A", "Qwen3 think");
+    split_is(SRT_CHAT_CHATML, 1, "<think>\nR so fa", "\nR so fa", "", "Qwen3 think while reasoning");
+    split_is(SRT_CHAT_CHATML, 1, "plain", "", "plain", "Qwen3 think, a reply without reasoning");
+    split_is(SRT_CHAT_OLMO3, 0, "R</think>A", "R", "A", "OLMo 3 Think (its prompt opens the block)");
+    split_is(SRT_CHAT_OLMO3, 0, "R so far", "R so far", "", "OLMo 3 Think while reasoning");
+    split_is(SRT_CHAT_EXAONE4, 0, "A plain", "", "A plain", "EXAONE 4.0 (its prompt closes the block)");
+    split_is(SRT_CHAT_CHATML, 0, "<think>x</think>y", "", "<think>x</think>y", "ChatML without reasoning rules: all answer");
+    split_is(SRT_CHAT_LLAMA3, 0, "", "", "", "an empty reply");
+    srt_chat_reply_split(NULL, NULL, &p);
+    srt_chat_reply_split(NULL, "x", NULL);
+    CHECK(p.reasoning_len == 0 && p.answer_len == 0 && p.answer && !p.answer[0], "reply split: a NULL template and reply give empty spans; a NULL out is ignored");
+}
+
 static void test_from_model(void) {
     srt_model *m = NULL;
     srt_chat_template t;
@@ -1403,6 +1436,7 @@ int main(void) {
     test_names();
     test_detect();
     test_render();
+    test_reply_split();
     test_from_model();
     test_srt_chat();
     test_chat_api();
