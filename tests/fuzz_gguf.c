@@ -153,34 +153,45 @@ static int g_llama(const char *dir, const char *name, int bpe, int phi3) {
     return rc;
 }
 
-/* qwen3moe: 1 layer, 4 experts (2 used) of width 32 in 3-D ffn_gate_exps / ffn_up_exps (Q8_0, Q4_0:
-   [32, 32, 4]) and ffn_down_exps (F16: [32, 32, 4]), the router, per-head q/k norms; byte-level BPE
-   (srt-pack packs it) */
-static int g_moe(const char *dir) {
+/* A mixture of experts of 1 layer, 4 experts (2 used) of width 32 in llama.cpp's 3-D
+   ffn_{gate,up,down}_exps tensors, the router, a byte-level BPE vocabulary (srt-pack packs it).
+   qwen3moe: experts Q8_0, Q4_0 ([32, 32, 4]) and F16, per-head q/k norms. gpt-oss (oss): experts
+   MXFP4 with their 2-D biases [width, 4], the router's bias, q and output biases, sinks, the FFN norm
+   as post_attention_norm, a window and YaRN. */
+static int g_moe(const char *dir, int oss) {
     static const char *const kinds[3] = {"gate", "up", "down"};
     static const uint32_t types[3] = {SRTI_TYPE_Q8_0, SRTI_TYPE_Q4_0, SRTI_TYPE_F16};
     const uint64_t E = 32, FE = 32, V = 64;
-    const char *tokens[64];
-    char names[64][8], nm[48];
+    const char *arch = oss ? "gpt-oss" : "qwen3moe", *tokens[64];
+    char names[64][8], nm[48], key[96];
     fz_buf kv = {NULL, 0, 0};
-    g_tensor t[16];
+    g_tensor t[24];
     int nt = 0, i, rc, n_kv = 0;
-    g_kv_str(&kv, "general.architecture", "qwen3moe"); n_kv++;
-    g_kv_u32(&kv, "qwen3moe.context_length", 128); n_kv++;
-    g_kv_u32(&kv, "qwen3moe.embedding_length", (uint32_t)E); n_kv++;
-    g_kv_u32(&kv, "qwen3moe.feed_forward_length", 96); n_kv++;
-    g_kv_u32(&kv, "qwen3moe.expert_feed_forward_length", (uint32_t)FE); n_kv++;
-    g_kv_u32(&kv, "qwen3moe.expert_count", 4); n_kv++;
-    g_kv_u32(&kv, "qwen3moe.expert_used_count", 2); n_kv++;
-    g_str(&kv, "qwen3moe.expert_weights_norm"); fz_u32(&kv, 7); fz_u8(&kv, 1); n_kv++;
-    g_kv_u32(&kv, "qwen3moe.block_count", 1); n_kv++;
-    g_kv_u32(&kv, "qwen3moe.attention.head_count", 2); n_kv++;
-    g_kv_u32(&kv, "qwen3moe.attention.head_count_kv", 1); n_kv++;
-    g_kv_u32(&kv, "qwen3moe.attention.key_length", 16); n_kv++;
-    g_kv_f32(&kv, "qwen3moe.attention.layer_norm_rms_epsilon", 1e-6f); n_kv++;
+#define K(s) (snprintf(key, sizeof key, "%s." s, arch), key)
+    g_kv_str(&kv, "general.architecture", arch); n_kv++;
+    g_kv_u32(&kv, K("context_length"), 128); n_kv++;
+    g_kv_u32(&kv, K("embedding_length"), (uint32_t)E); n_kv++;
+    g_kv_u32(&kv, K("feed_forward_length"), 96); n_kv++;
+    g_kv_u32(&kv, K("expert_feed_forward_length"), (uint32_t)FE); n_kv++;
+    g_kv_u32(&kv, K("expert_count"), 4); n_kv++;
+    g_kv_u32(&kv, K("expert_used_count"), 2); n_kv++;
+    g_kv_u32(&kv, K("block_count"), 1); n_kv++;
+    g_kv_u32(&kv, K("attention.head_count"), 2); n_kv++;
+    g_kv_u32(&kv, K("attention.head_count_kv"), 1); n_kv++;
+    g_kv_u32(&kv, K("attention.key_length"), 16); n_kv++;
+    if (oss) {
+        g_kv_u32(&kv, K("attention.sliding_window"), 8); n_kv++;
+        g_kv_str(&kv, K("rope.scaling.type"), "yarn"); n_kv++;
+        g_kv_f32(&kv, K("rope.scaling.factor"), 32.0f); n_kv++;
+        g_kv_u32(&kv, K("rope.scaling.original_context_length"), 64); n_kv++;
+    } else {
+        g_str(&kv, K("expert_weights_norm")); fz_u32(&kv, 7); fz_u8(&kv, 1); n_kv++;
+        g_kv_f32(&kv, K("attention.layer_norm_rms_epsilon"), 1e-6f); n_kv++;
+    }
+#undef K
     for (i = 0; i < 64; i++) { snprintf(names[i], sizeof names[i], "%c%c", 'a' + i % 26, i < 26 ? 0 : 'a' + i / 26); tokens[i] = names[i]; }
     g_kv_str(&kv, "tokenizer.ggml.model", "gpt2"); n_kv++;
-    g_kv_str(&kv, "tokenizer.ggml.pre", "qwen2"); n_kv++;
+    g_kv_str(&kv, "tokenizer.ggml.pre", oss ? "gpt-4o" : "qwen2"); n_kv++;
     g_kv_strs(&kv, "tokenizer.ggml.tokens", tokens, 64); n_kv++;
     {
         static const char *const merges[] = {"a b", "a c"};   /* "ab" and "ac" are tokens 26 and 52 */
@@ -188,82 +199,34 @@ static int g_moe(const char *dir) {
     }
 #define T(nm_, a, b, c, ty) do { snprintf(t[nt].name, sizeof t[nt].name, "%s", nm_); t[nt].ne0 = a; t[nt].ne1 = b; t[nt].ne2 = c; t[nt].type = ty; nt++; } while (0)
     T("token_embd.weight", E, V, 1, SRTI_TYPE_Q8_0);
+    if (oss) T("output.weight", E, V, 1, SRTI_TYPE_Q8_0);
     T("output_norm.weight", E, 1, 1, SRTI_TYPE_F32);
     T("blk.0.attn_norm.weight", E, 1, 1, SRTI_TYPE_F32);
     T("blk.0.attn_q.weight", E, 32, 1, SRTI_TYPE_F16);
     T("blk.0.attn_k.weight", E, 16, 1, SRTI_TYPE_F16);
     T("blk.0.attn_v.weight", E, 16, 1, SRTI_TYPE_Q8_0);
-    T("blk.0.attn_output.weight", 32, E, 1, SRTI_TYPE_Q4_0);
-    T("blk.0.attn_q_norm.weight", 16, 1, 1, SRTI_TYPE_F32);
-    T("blk.0.attn_k_norm.weight", 16, 1, 1, SRTI_TYPE_F32);
-    T("blk.0.ffn_norm.weight", E, 1, 1, SRTI_TYPE_F32);
+    T("blk.0.attn_output.weight", 32, E, 1, oss ? SRTI_TYPE_Q8_0 : SRTI_TYPE_Q4_0);
     T("blk.0.ffn_gate_inp.weight", E, 4, 1, SRTI_TYPE_F32);
+    if (oss) {
+        T("blk.0.attn_q.bias", 32, 1, 1, SRTI_TYPE_F32);
+        T("blk.0.attn_output.bias", E, 1, 1, SRTI_TYPE_F32);
+        T("blk.0.attn_sinks.weight", 2, 1, 1, SRTI_TYPE_F32);
+        T("blk.0.post_attention_norm.weight", E, 1, 1, SRTI_TYPE_F32);
+        T("blk.0.ffn_gate_inp.bias", 4, 1, 1, SRTI_TYPE_F32);
+    } else {
+        T("blk.0.attn_q_norm.weight", 16, 1, 1, SRTI_TYPE_F32);
+        T("blk.0.attn_k_norm.weight", 16, 1, 1, SRTI_TYPE_F32);
+        T("blk.0.ffn_norm.weight", E, 1, 1, SRTI_TYPE_F32);
+    }
     for (i = 0; i < 3; i++) {
         snprintf(nm, sizeof nm, "blk.0.ffn_%s_exps.weight", kinds[i]);
-        T(nm, i == 2 ? FE : E, i == 2 ? E : FE, 4, types[i]);
-    }
-#undef T
-    rc = g_write(dir, "tiny-qwen3moe.gguf", &kv, (uint64_t)n_kv, t, nt, 1);
-    free(kv.p);
-    return rc;
-}
-
-/* gpt-oss: 1 layer, 4 experts (2 used) of width 32, MXFP4 in 3-D tensors with 2-D biases [width, 4],
-   the router's bias, the attention output's bias, sinks, the FFN norm as post_attention_norm, a window */
-static int g_gptoss(const char *dir) {
-    static const char *const kinds[3] = {"gate", "up", "down"};
-    const uint64_t E = 32, FE = 32, V = 64;
-    const char *tokens[64];
-    char names[64][8], nm[48];
-    fz_buf kv = {NULL, 0, 0};
-    g_tensor t[20];
-    int nt = 0, i, rc, n_kv = 0;
-    g_kv_str(&kv, "general.architecture", "gpt-oss"); n_kv++;
-    g_kv_u32(&kv, "gpt-oss.context_length", 128); n_kv++;
-    g_kv_u32(&kv, "gpt-oss.embedding_length", (uint32_t)E); n_kv++;
-    g_kv_u32(&kv, "gpt-oss.feed_forward_length", 96); n_kv++;
-    g_kv_u32(&kv, "gpt-oss.expert_feed_forward_length", (uint32_t)FE); n_kv++;
-    g_kv_u32(&kv, "gpt-oss.expert_count", 4); n_kv++;
-    g_kv_u32(&kv, "gpt-oss.expert_used_count", 2); n_kv++;
-    g_kv_u32(&kv, "gpt-oss.block_count", 1); n_kv++;
-    g_kv_u32(&kv, "gpt-oss.attention.head_count", 2); n_kv++;
-    g_kv_u32(&kv, "gpt-oss.attention.head_count_kv", 1); n_kv++;
-    g_kv_u32(&kv, "gpt-oss.attention.key_length", 16); n_kv++;
-    g_kv_u32(&kv, "gpt-oss.attention.sliding_window", 8); n_kv++;
-    g_kv_str(&kv, "gpt-oss.rope.scaling.type", "yarn"); n_kv++;
-    g_kv_f32(&kv, "gpt-oss.rope.scaling.factor", 32.0f); n_kv++;
-    g_kv_u32(&kv, "gpt-oss.rope.scaling.original_context_length", 64); n_kv++;
-    for (i = 0; i < 64; i++) { snprintf(names[i], sizeof names[i], "%c%c", 'a' + i % 26, i < 26 ? 0 : 'a' + i / 26); tokens[i] = names[i]; }
-    g_kv_str(&kv, "tokenizer.ggml.model", "gpt2"); n_kv++;
-    g_kv_str(&kv, "tokenizer.ggml.pre", "gpt-4o"); n_kv++;
-    g_kv_strs(&kv, "tokenizer.ggml.tokens", tokens, 64); n_kv++;
-    {
-        static const char *const merges[] = {"a b", "a c"};
-        g_kv_strs(&kv, "tokenizer.ggml.merges", merges, 2); n_kv++;
-    }
-#define T(nm_, a, b, c, ty) do { snprintf(t[nt].name, sizeof t[nt].name, "%s", nm_); t[nt].ne0 = a; t[nt].ne1 = b; t[nt].ne2 = c; t[nt].type = ty; nt++; } while (0)
-    T("token_embd.weight", E, V, 1, SRTI_TYPE_Q8_0);
-    T("output.weight", E, V, 1, SRTI_TYPE_Q8_0);
-    T("output_norm.weight", E, 1, 1, SRTI_TYPE_F32);
-    T("blk.0.attn_norm.weight", E, 1, 1, SRTI_TYPE_F32);
-    T("blk.0.attn_q.weight", E, 32, 1, SRTI_TYPE_F16);
-    T("blk.0.attn_q.bias", 32, 1, 1, SRTI_TYPE_F32);
-    T("blk.0.attn_k.weight", E, 16, 1, SRTI_TYPE_F16);
-    T("blk.0.attn_v.weight", E, 16, 1, SRTI_TYPE_Q8_0);
-    T("blk.0.attn_output.weight", 32, E, 1, SRTI_TYPE_Q8_0);
-    T("blk.0.attn_output.bias", E, 1, 1, SRTI_TYPE_F32);
-    T("blk.0.attn_sinks.weight", 2, 1, 1, SRTI_TYPE_F32);
-    T("blk.0.post_attention_norm.weight", E, 1, 1, SRTI_TYPE_F32);
-    T("blk.0.ffn_gate_inp.weight", E, 4, 1, SRTI_TYPE_F32);
-    T("blk.0.ffn_gate_inp.bias", 4, 1, 1, SRTI_TYPE_F32);
-    for (i = 0; i < 3; i++) {
-        snprintf(nm, sizeof nm, "blk.0.ffn_%s_exps.weight", kinds[i]);
-        T(nm, i == 2 ? FE : E, i == 2 ? E : FE, 4, SRTI_TYPE_MXFP4);
+        T(nm, i == 2 ? FE : E, i == 2 ? E : FE, 4, oss ? SRTI_TYPE_MXFP4 : types[i]);
+        if (!oss) continue;
         snprintf(nm, sizeof nm, "blk.0.ffn_%s_exps.bias", kinds[i]);
         T(nm, i == 2 ? E : FE, 4, 1, SRTI_TYPE_F32);
     }
 #undef T
-    rc = g_write(dir, "tiny-gpt-oss.gguf", &kv, (uint64_t)n_kv, t, nt, 1);
+    rc = g_write(dir, oss ? "tiny-gpt-oss.gguf" : "tiny-qwen3moe.gguf", &kv, (uint64_t)n_kv, t, nt, 1);
     free(kv.p);
     return rc;
 }
@@ -306,7 +269,7 @@ static int fz_make_seeds(const char *dir) {
     size_t n;
     unsigned char *p;
     if (fz_seed(dir, "empty.gguf", empty, sizeof empty) || fz_seed(dir, "huge-counts.gguf", huge, sizeof huge)) return 1;
-    if (g_llama(dir, "tiny-spm.gguf", 0, 0) || g_llama(dir, "tiny-bpe.gguf", 1, 0) || g_llama(dir, "tiny-phi3.gguf", 0, 1) || g_moe(dir) || g_zoo(dir) || g_exaone4(dir) || g_gptoss(dir)) return 1;
+    if (g_llama(dir, "tiny-spm.gguf", 0, 0) || g_llama(dir, "tiny-bpe.gguf", 1, 0) || g_llama(dir, "tiny-phi3.gguf", 0, 1) || g_moe(dir, 0) || g_zoo(dir) || g_exaone4(dir) || g_moe(dir, 1)) return 1;
     p = fz_read_file("../shared/models/stories260K/stories260K.gguf", &n);
     if (p) { int rc = fz_seed(dir, "stories260K.gguf", p, n); free(p); if (rc) return 1; }
     return 0;

@@ -45,7 +45,7 @@
          worker slowed to half speed, dynamic chunks vs a static split.
      srt-bench make-model OUT [--embd 1024] [--ff 2816] [--layers 8] [--heads 16] [--kv-heads 4]
                               [--vocab 8192] [--format q8] [--group N|row] [--untied] [--seed S]
-                              [--arch llama|gemma3|qwen3moe] [--window 512] [--swa-pattern 6]
+                              [--arch llama|gemma3|qwen3moe|gpt-oss] [--window 512] [--swa-pattern 6]
                               [--experts 64] [--experts-used 8] [--sparsity 0.5]
          writes a random-weight Llama model (filler vocab; tied embeddings unless --untied) for e2e;
          a sparse --format (sb-q8, sb-q4, s4x1, ...): the layers' matrices pruned by magnitude to
@@ -53,7 +53,8 @@
          --arch gemma3: a Gemma 3 model instead (q/k norms, post-norms, layer l attends to the last
          --window positions unless l % P = P - 1, P = --swa-pattern); --arch qwen3moe: a Qwen3-MoE
          model (q/k norms, each layer's FFN --experts-used of --experts experts of width --ff, an
-         f32 router).
+         f32 router); --arch gpt-oss: gpt-oss's graph (those experts with biases, a router bias,
+         q/k/v and output biases, attention sinks, YaRN, the even layers sliding over --window).
    GPU (build/srt-bench-cuda: this file with -DSRT_BENCH_CUDA + tools/cuda-backend.cu, built by
    ./build.sh when nvcc is found; the plain build refuses these with exit status 2). Without a usable
    device each prints the device error (srt_cuda_info) and exits 1. Lines: threads "-", isa "cuda",
@@ -1162,7 +1163,7 @@ static int make_model(const char *path, const opts *o) {
     srt_format format = o->n_format ? (srt_format)o->format[0] : SRT_Q8;
     int l, ok = 1, kv = o->embd / o->heads * o->kv_heads, group = o->n_group ? o->group[0] : 64, hd = o->embd / o->heads;
     const char *a = o->arch;
-    const int gemma = !strcmp(a, "gemma3"), moe = !strcmp(a, "qwen3moe"), sparse = srt_format_is_sparse(format);
+    const int gemma = !strcmp(a, "gemma3"), oss = !strcmp(a, "gpt-oss"), moe = !strcmp(a, "qwen3moe") || oss, sparse = srt_format_is_sparse(format);
     /* a sparse format: the layers' matrices pruned (--sparsity), the embedding in the dense twin, as srt-pack keeps it */
     const srt_format emb = !sparse ? format : format == SRT_SB_BF16 ? SRT_BF16 : format == SRT_TCSL ? SRT_F16 : format == SRT_SB_Q4 ? SRT_Q4 : SRT_Q8;
     const double sp = sparse ? o->sparsity[0] : 0.0;
@@ -1185,8 +1186,15 @@ static int make_model(const char *path, const opts *o) {
         srt_writer_meta_u32(w, KEY("attention.sliding_window"), (uint32_t)o->window);
         srt_writer_meta_u32(w, KEY("attention.sliding_window_pattern"), (uint32_t)o->swa_pattern);
     }
-    if (moe) {   /* Qwen3-MoE: rope base 1e6, every layer's FFN o->experts_used of o->experts experts of width --ff */
-        srt_writer_meta_f32(w, KEY("rope.freq_base"), 1e6f);
+    if (oss) {   /* gpt-oss: YaRN (factor 32 over 4096, base 150000), every even layer sliding over --window */
+        srt_writer_meta_f32(w, KEY("rope.freq_base"), 150000.0f);
+        srt_writer_meta_str(w, KEY("rope.scaling.type"), "yarn");
+        srt_writer_meta_f32(w, KEY("rope.scaling.factor"), 32.0f);
+        srt_writer_meta_u32(w, KEY("rope.scaling.original_context_length"), 4096);
+        srt_writer_meta_u32(w, KEY("attention.sliding_window"), (uint32_t)o->window);
+    }
+    if (moe) {   /* Qwen3-MoE, gpt-oss: every layer's FFN o->experts_used of o->experts experts of width --ff */
+        if (!oss) srt_writer_meta_f32(w, KEY("rope.freq_base"), 1e6f);
         srt_writer_meta_u32(w, KEY("expert_count"), (uint32_t)o->experts);
         srt_writer_meta_u32(w, KEY("expert_used_count"), (uint32_t)o->experts_used);
         srt_writer_meta_u32(w, KEY("expert_feed_forward_length"), (uint32_t)o->ff);
@@ -1227,12 +1235,19 @@ static int make_model(const char *path, const opts *o) {
         if (moe) {   /* the router (f32, as srt-pack keeps it) and each expert */
             int x;
             ok = ok && (snprintf(nm, sizeof nm, "blk.%d.ffn_gate_inp.weight", l), add_tensor(w, nm, o->experts, o->embd, SRT_F32, 0, 0, 0.0));
-            for (x = 0; ok && x < o->experts; x++)
+            for (x = 0; ok && x < o->experts; x++) {
 #define X(kind, r, c) (snprintf(nm, sizeof nm, "blk.%d.ffn_" kind ".%d.weight", l, x), add_tensor(w, nm, r, c, format, group, 0, sp))
+#define XB(kind, c) (snprintf(nm, sizeof nm, "blk.%d.ffn_" kind ".%d.bias", l, x), add_tensor(w, nm, 1, c, format, group, 1, 0.0))
                 ok = X("gate", o->ff, o->embd) && X("up", o->ff, o->embd) && X("down", o->embd, o->ff);
+                if (oss) ok = ok && XB("gate", o->ff) && XB("up", o->ff) && XB("down", o->embd);
 #undef X
+#undef XB
+            }
+            if (oss)   /* the router's and the attention output's biases, the sinks, q/k/v biases */
+                ok = ok && L("ffn_gate_inp.bias", 1, o->experts, 1) && L("attn_output.bias", 1, o->embd, 1) && L("attn_sinks.weight", 1, o->heads, 1) &&
+                     L("attn_q.bias", 1, o->embd, 1) && L("attn_k.bias", 1, kv, 1) && L("attn_v.bias", 1, kv, 1);
         } else ok = ok && L("ffn_gate.weight", o->ff, o->embd, 0) && L("ffn_up.weight", o->ff, o->embd, 0) && L("ffn_down.weight", o->embd, o->ff, 0);
-        if (gemma || moe) ok = ok && L("attn_q_norm.weight", 1, hd, 1) && L("attn_k_norm.weight", 1, hd, 1);
+        if (gemma || (moe && !oss)) ok = ok && L("attn_q_norm.weight", 1, hd, 1) && L("attn_k_norm.weight", 1, hd, 1);
         if (gemma) ok = ok && L("post_attention_norm.weight", 1, o->embd, 1) && L("post_ffw_norm.weight", 1, o->embd, 1);
 #undef L
     }
@@ -1598,7 +1613,7 @@ static int usage(void) {
         "       srt-bench spec MODEL.srt [--threads N | --threads-list ..] [--isa L] [--n 1,2,4,8] [--prompt-tokens 128] [--tokens 64] [--runs 3] [--json]\n"
         "       srt-bench pool [--json] [--topology] [--threads N]\n"
         "       srt-bench make-model OUT [--embd N] [--ff N] [--layers N] [--heads N] [--kv-heads N] [--vocab N]\n"
-        "                 [--format q8] [--group N|row] [--untied] [--seed S] [--arch llama|gemma3|qwen3moe] [--window 512] [--swa-pattern 6]\n"
+        "                 [--format q8] [--group N|row] [--untied] [--seed S] [--arch llama|gemma3|qwen3moe|gpt-oss] [--window 512] [--swa-pattern 6]\n"
         "                 [--experts 64] [--experts-used 8] [--sparsity 0.5 (sparse formats)]\n"
         "       srt-bench e2e|decode|spec MODEL.srt --backend cuda [--device 0] ...   (srt-bench-cuda: decode on the GPU)\n"
         "       srt-bench gpu-membw [--mb 4096] [--iters 50] [--device 0] [--json]   (srt-bench-cuda)\n"
@@ -1679,7 +1694,7 @@ int main(int argc, char **argv) {
         else if (!strcmp(a, "--heads")) ok = positive_int(v, &o.heads);
         else if (!strcmp(a, "--kv-heads")) ok = positive_int(v, &o.kv_heads);
         else if (!strcmp(a, "--vocab")) ok = positive_int(v, &o.vocab);
-        else if (!strcmp(a, "--arch")) { o.arch = v; ok = !strcmp(v, "llama") || !strcmp(v, "gemma3") || !strcmp(v, "qwen3moe"); }
+        else if (!strcmp(a, "--arch")) { o.arch = v; ok = !strcmp(v, "llama") || !strcmp(v, "gemma3") || !strcmp(v, "qwen3moe") || !strcmp(v, "gpt-oss"); }
         else if (!strcmp(a, "--experts")) ok = positive_int(v, &o.experts);
         else if (!strcmp(a, "--experts-used")) ok = positive_int(v, &o.experts_used);
         else if (!strcmp(a, "--window")) ok = positive_int(v, &o.window);
