@@ -215,7 +215,7 @@ static const char *tmpl_olmo3_think =
     "}{% else %}{{ eos_token }}{% endif %}{% elif message['role'] == 'environment' %}{{ '<|im_start|>environment\n' + message['content'] + '<|im_"
     "end|>\n' }}{% endif %}{% if loop.last and add_generation_prompt %}{{ '<|im_start|>assistant\n<think>' }}{% endif %}{% endfor %}";
 /* gpt-oss-20b / -120b's chat_template.jinja (harmony), its system-message macro and main logic as they are (the
-   tool-rendering macros render_typescript_type, render_tool_namespace and render_builtin_tools left out: 11 KB of text
+   tool-rendering macros render_typescript_type, render_tool_namespace and render_builtin_tools left out: 9 KB of text
    used only with tools); three literals (each under C99's 4095 characters), joined in main */
 static const char *const tmpl_gpt_oss_parts[3] = {
     "{#- System Message Construction ============================================ #}\n{%- macro build_system_message() -%}\n"
