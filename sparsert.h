@@ -4524,6 +4524,7 @@ static srt_status srt__bind_weights(srt_model *m) {
         if (m->n_expert) {   /* the router and each expert's gate, up and down */
             int x;
             L->experts = m->experts + (size_t)l * (size_t)m->n_expert * 3;
+            if (m->gptoss) L->expert_bias = m->expert_bias + (size_t)l * (size_t)m->n_expert * 3;
             if ((st = srt__bind(m, SRT__NAME("ffn_gate_inp.weight"), (uint64_t)m->n_expert, E, 0, &L->router)) != SRT_OK) return st;
             for (x = 0; x < 3 * m->n_expert; x++) {   /* expert x / 3's gate, up, down */
                 static const char *const kinds[3] = {"gate", "up", "down"};
@@ -4531,7 +4532,6 @@ static srt_status srt__bind_weights(srt_model *m) {
                 if ((st = srt__bind(m, name, x % 3 == 2 ? E : F, x % 3 == 2 ? F : E, 0, &L->experts[x])) != SRT_OK) return st;
                 srt__find_tensor(m, name)->expert = 1;
                 if (m->gptoss) {   /* its bias */
-                    L->expert_bias = m->expert_bias + (size_t)l * (size_t)m->n_expert * 3;
                     snprintf(name, sizeof name, "blk.%d.ffn_%s.%d.bias", l, kinds[x % 3], x / 3);
                     if ((st = srt__bind_vec(m, name, x % 3 == 2 ? E : F, 0, &L->expert_bias[x])) != SRT_OK) return st;
                     srt__find_tensor(m, name)->expert = 1;
@@ -4683,12 +4683,13 @@ static srt_status srt__backend_load(srt_model *m, srt_backend *b) {
     srt_backend_layer *ls;
     char err[256];
     srt_status st;
+    uint32_t i;
     int l;
     if (!b->load || !b->unload || !b->session_create || !b->session_destroy || !b->forward)
         return srt__fail(SRT_ERR_INVALID_ARG, "srt_model_load: backend '%s' is incomplete", b->name ? b->name : "?");
-    for (l = 0; l < (int)m->n_tensors; l++)   /* the backends have no fp4 kernels */
-        if (m->tensors[l].w.format == SRT_FP4)
-            return srt__fail(SRT_ERR_UNSUPPORTED, "srt_model_load: tensor '%s' is fp4, which runs on the CPU only (backend %s)", m->tensors[l].name,
+    for (i = 0; i < m->n_tensors; i++)   /* the backends have no fp4 kernels */
+        if (m->tensors[i].w.format == SRT_FP4)
+            return srt__fail(SRT_ERR_UNSUPPORTED, "srt_model_load: tensor '%s' is fp4, which runs on the CPU only (backend %s)", m->tensors[i].name,
                              b->name ? b->name : "?");
     if (m->gemma || m->n_expert || m->nope_step || m->granite || m->post_norms_only || m->qk_norm_full || m->gptoss)   /* srt_backend_model has no
                                                          post-norms, GELU, soft caps, sliding windows, experts, NoPE layers, multipliers, full q/k
@@ -6587,7 +6588,8 @@ static void srt__attn_tasks(void *user, int64_t begin, int64_t end, int thread) 
     for (task = begin; task < end; task++) {
         int t = (int)(task / (m->n_head_kv * chunks)), kvh = (int)(task / chunks % m->n_head_kv), n = j->p0 + t + 1, p, e, seg, seg0, g;
         const int lo = j->window && n > j->window ? n - j->window : 0;   /* the first position seen */
-        size_t h0 = (size_t)t * m->n_head * hd + ((size_t)kvh * group + (size_t)(task % chunks) * G) * hd;   /* the first head */
+        const int head0 = kvh * group + (int)(task % chunks) * G;   /* the first head */
+        size_t h0 = (size_t)t * m->n_head * hd + (size_t)head0 * hd;
         const char *kreg = srt__kv_region(s, 0, j->layer, kvh), *vreg = srt__kv_region(s, 1, j->layer, kvh), *rows;
         const int ring = srt__kv_cap(s, j->layer);
         seg0 = srt__kv_seg_from(s, lo);   /* past the pruned stretches wholly before the window */
@@ -6606,7 +6608,7 @@ static void srt__attn_tasks(void *user, int64_t begin, int64_t end, int thread) 
         for (g = 0; g < G && sinks; g++) {   /* the sink's exp(sink - max) joins the denominator, sum = 1 / p(top): the
                                                probabilities times sum / (sum + exp(sink - max)) */
             float *r = sc + (size_t)g * ld;
-            const float f = 1.0f / (1.0f + r[top[g]] * expf(sinks[h0 / (size_t)hd % (size_t)m->n_head + (size_t)g] - mx[g]));
+            const float f = 1.0f / (1.0f + r[top[g]] * expf(sinks[head0 + g] - mx[g]));
             for (p = lo; p < n; p++) r[p] *= f;
         }
         memset(s->att + h0, 0, (size_t)G * (size_t)hd * sizeof(float));

@@ -1458,19 +1458,25 @@ static int pack_with_logit_scale(const char *dir, const char *out, const char *a
     return ok;
 }
 
+/* Writes the folder's config.json: base (a printf format with one %s) with extra in its place. */
+static void write_config(const char *dir, const char *base, const char *extra) {
+    char cfg[2048];
+    snprintf(cfg, sizeof cfg, base, extra);
+    mx_write(dir, cfg, NULL, 0);
+}
+
 /* GraniteForCausalLM: the SmolLM3 folder's tensors (Llama's, q/k permuted) with Granite's four
    multipliers read into the hyper-parameters (and transformers' 1.0 when absent); packed, the
    keys are there and it runs; a multiplier of 0 is refused. */
 static void test_granite(void) {
-    char err[1024], dir[] = TMP "/granite", cfg[2048], why[512];
+    char err[1024], dir[] = TMP "/granite", why[512];
     const char *base = "{\"architectures\":[\"GraniteForCausalLM\"],\"model_type\":\"granite\",\"hidden_size\":8,\"intermediate_size\":6,"
                        "\"num_hidden_layers\":4,\"num_attention_heads\":2,\"num_key_value_heads\":1,\"rms_norm_eps\":1e-05,\"max_position_embeddings\":64,"
                        "\"vocab_size\":16,\"tie_word_embeddings\":true,\"hidden_act\":\"silu\",\"rope_theta\":10000.0%s}";
     srti_model *m;
     int ok;
     sm_tensors();
-    snprintf(cfg, sizeof cfg, base, ",\"embedding_multiplier\":12.0,\"attention_multiplier\":0.015625,\"residual_multiplier\":0.22,\"logits_scaling\":8.0");
-    mx_write(dir, cfg, NULL, 0);
+    write_config(dir, base, ",\"embedding_multiplier\":12.0,\"attention_multiplier\":0.015625,\"residual_multiplier\":0.22,\"logits_scaling\":8.0");
     m = open_dir(dir, err, sizeof err);
     ok = m && !strcmp(m->hp.arch, "granite") && m->hp.embd_scale == 12.0f && m->hp.attn_scale == 0.015625f && m->hp.residual_scale == 0.22f &&
          m->hp.logit_scale == 8.0f && m->hp.rope_neox == 0 && mx_check_values(m, why, sizeof why) && srti_check_llama(m, why, sizeof why) == 0;
@@ -1478,14 +1484,12 @@ static void test_granite(void) {
     srti_close(m);
     ok = pack_with_logit_scale(dir, TMP "/granite.srt", "granite", 8.0f, why, sizeof why);
     CHECK(ok, "srt-pack packs the Granite folder: it loads as granite with logit_scale 8 and evaluates 5 tokens to finite logits (%s)", ok ? "ok" : why);
-    snprintf(cfg, sizeof cfg, base, "");
-    mx_write(dir, cfg, NULL, 0);
+    write_config(dir, base, "");
     m = open_dir(dir, err, sizeof err);
     CHECK(m && m->hp.embd_scale == 1.0f && m->hp.attn_scale == 1.0f && m->hp.residual_scale == 1.0f && m->hp.logit_scale == 1.0f,
           "Granite without multipliers: transformers' GraniteConfig defaults, 1.0 each (the attention scale too, not 1/sqrt(head_dim)) (%s)", m ? "ok" : err);
     srti_close(m);
-    snprintf(cfg, sizeof cfg, base, ",\"logits_scaling\":0");
-    mx_write(dir, cfg, NULL, 0);
+    write_config(dir, base, ",\"logits_scaling\":0");
     refuse(dir, "\"logits_scaling\" must be a positive number", "a Granite logits_scaling of 0");
     if (!remove_tree(TMP "/granite")) CHECK(0, "clean up");
 }
@@ -1495,15 +1499,14 @@ static void test_granite(void) {
    4 as llama.cpp's converter derives them, no attention multiplier; q/k permuted; packed, it runs;
    a config without one of the three keys is refused. */
 static void test_minicpm(void) {
-    char err[1024], dir[] = TMP "/minicpm", cfg[2048], why[512];
+    char err[1024], dir[] = TMP "/minicpm", why[512];
     const char *base = "{\"architectures\":[\"MiniCPMForCausalLM\"],\"hidden_size\":8,\"intermediate_size\":6,\"num_hidden_layers\":4,"
                        "\"num_attention_heads\":2,\"num_key_value_heads\":1,\"rms_norm_eps\":1e-05,\"max_position_embeddings\":64,\"vocab_size\":16,"
                        "\"tie_word_embeddings\":true,\"hidden_act\":\"silu\",\"rope_theta\":10000.0,\"scale_emb\":12,\"dim_model_base\":2%s}";
     srti_model *m;
     int ok;
     sm_tensors();
-    snprintf(cfg, sizeof cfg, base, ",\"scale_depth\":1.4");
-    mx_write(dir, cfg, NULL, 0);
+    write_config(dir, base, ",\"scale_depth\":1.4");
     m = open_dir(dir, err, sizeof err);
     ok = m && !strcmp(m->hp.arch, "minicpm") && m->hp.embd_scale == 12.0f && m->hp.attn_scale == 0.0f && fabsf(m->hp.residual_scale - 0.7f) < 1e-6f &&
          m->hp.logit_scale == 4.0f && m->hp.rope_neox == 0 && mx_check_values(m, why, sizeof why) && srti_check_llama(m, why, sizeof why) == 0;
@@ -1512,8 +1515,7 @@ static void test_minicpm(void) {
     srti_close(m);
     ok = pack_with_logit_scale(dir, TMP "/minicpm.srt", "minicpm", 4.0f, why, sizeof why);
     CHECK(ok, "srt-pack packs the MiniCPM folder: it loads as minicpm with logit_scale 4 and evaluates 5 tokens to finite logits (%s)", ok ? "ok" : why);
-    snprintf(cfg, sizeof cfg, base, "");
-    mx_write(dir, cfg, NULL, 0);
+    write_config(dir, base, "");
     refuse(dir, "MiniCPM needs \"scale_depth\"", "a MiniCPM config without scale_depth");
     if (!remove_tree(TMP "/minicpm")) CHECK(0, "clean up");
 }
