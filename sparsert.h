@@ -4371,8 +4371,12 @@ static srt_status srt__load_hparams(srt_model *m) {
         if (!(fast > 0.0f) || !(slow > 0.0f) || fast > 1e6f || slow > 1e6f || !(m->yarn_ext >= 0.0f && m->yarn_ext <= 1.0f) || !(mscale > 0.0f) || mscale > 16.0f ||
             !(m->rope_theta > 1.0f))
             return srt__fail(SRT_ERR_FORMAT, "bad yarn parameters: beta_fast %g, beta_slow %g, ext_factor %g, attn_factor %g", fast, slow, m->yarn_ext, mscale);
-        m->yarn_low = floorf(d * logf(m->rope_orig_ctx / (fast * 6.28318530718f)) / two_ln_base);
-        m->yarn_high = ceilf(d * logf(m->rope_orig_ctx / (slow * 6.28318530718f)) / two_ln_base);
+        m->yarn_low = d * logf(m->rope_orig_ctx / (fast * 6.28318530718f)) / two_ln_base;
+        m->yarn_high = d * logf(m->rope_orig_ctx / (slow * 6.28318530718f)) / two_ln_base;
+        if (srt__meta_u32_or(m, SRT__KEY("rope.scaling.yarn_truncate"), 1)) {   /* llama.cpp, and transformers unless truncate is false (gpt-oss) */
+            m->yarn_low = floorf(m->yarn_low);
+            m->yarn_high = ceilf(m->yarn_high);
+        }
         if (m->yarn_low < 0.0f) m->yarn_low = 0.0f;
         if (m->yarn_high > d - 1.0f) m->yarn_high = d - 1.0f;
         m->rope_attn_factor *= mscale;

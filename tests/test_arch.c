@@ -50,8 +50,10 @@ typedef struct {
     int NX, K, enorm, FS;
     /* YaRN (0 elsewhere): the factor; the original context is 32, beta 32 / 1 (the defaults), cos and
        sin times attn_factor when it is not 1, else 1 + 0.1 ln factor (written as rope.scaling.yarn_attn_factor
-       then); with sliding layers (OLMo 3) only the others have it */
+       then); with sliding layers (OLMo 3) only the others have it; yarn_exact: the ramp's bounds not
+       rounded (rope.scaling.yarn_truncate 0: gpt-oss's checkpoints) */
     float yarn;
+    int yarn_exact;
 } cfg_t;
 static int is_gemma(const cfg_t *c) { return !strncmp(c->arch, "gemma", 5); }
 static int is_exaone4(const cfg_t *c) { return !strcmp(c->arch, "exaone4"); }
@@ -205,6 +207,7 @@ static int write_srt_ex(const char *path, const cfg_t *c, const weights_t *w, co
         srt_writer_meta_f32(wr, KEY("rope.scaling.yarn_beta_slow"), 1.0f);
         if (c->attn_factor != 1.0f) srt_writer_meta_f32(wr, KEY("rope.scaling.yarn_attn_factor"), c->attn_factor);
         if (yarn_ext_key >= 0.0f) srt_writer_meta_f32(wr, KEY("rope.scaling.yarn_ext_factor"), yarn_ext_key);
+        if (c->yarn_exact) srt_writer_meta_u32(wr, KEY("rope.scaling.yarn_truncate"), 0);
     }
     if (rope_type_key) srt_writer_meta_str(wr, KEY("rope.scaling.type"), rope_type_key);
     if (c->longrope_orig > 0) {
@@ -345,13 +348,14 @@ static void ref_matvec(double *y, const float *W, const double *x, int rows, int
 /* YaRN as transformers defines it (_compute_yarn_parameters): the frequency of pair i is
    interpolated (divided by the factor) times ramp(i) plus extrapolated (kept) times 1 - ramp(i),
    ramp rising linearly from 0 at the correction dimension of beta_fast = 32 rotations in the
-   original context (32 positions), floored, to 1 at that of beta_slow = 1, ceiled; cos and sin
-   times the attention factor. yarn_everywhere 1: the sliding layers of an olmo2 model too (the
+   original context (32 positions), floored, to 1 at that of beta_slow = 1, ceiled (neither with
+   yarn_exact); cos and sin times the attention factor. yarn_everywhere 1: the sliding layers of an olmo2 model too (the
    check that their plain rotation shows). */
 static int yarn_everywhere = 0;
 static double ref_yarn_freq(const cfg_t *c, double theta, int i, double freq) {
     const double d = c->rope_dim, pi2 = 2.0 * 3.14159265358979323846;
-    double lo = floor(d * log(32.0 / (32.0 * pi2)) / (2.0 * log(theta))), hi = ceil(d * log(32.0 / (1.0 * pi2)) / (2.0 * log(theta))), r;
+    double lo = d * log(32.0 / (32.0 * pi2)) / (2.0 * log(theta)), hi = d * log(32.0 / (1.0 * pi2)) / (2.0 * log(theta)), r;
+    if (!c->yarn_exact) { lo = floor(lo); hi = ceil(hi); }
     if (lo < 0) lo = 0;
     if (hi > d - 1) hi = d - 1;
     if (hi == lo) hi += 0.001;
@@ -662,6 +666,12 @@ static void check_arch(const cfg_t *c, uint64_t seed) {
                 e2 = rel_err(srt_session_logits(s1), ref + (size_t)(T_TOK - 1) * V);
             }
             CHECK(e1 > 100 * TOL, "%s: the reference without YaRN differs (%.2e)", c->tag, e1);
+            off = *c;
+            off.yarn_exact = !c->yarn_exact;
+            ref_forward(&off, &w, toks, T_TOK, neox, 1, ref);
+            e1 = rel_err(srt_session_logits(s1), ref + (size_t)(T_TOK - 1) * V);
+            if (c->rope_dim >= 16)   /* (at 8 dimensions the rounding moves no pair's blend) */
+                CHECK(e1 > 100 * TOL, "%s: the reference with the ramp's bounds %s differs (%.2e)", c->tag, c->yarn_exact ? "rounded" : "not rounded", e1);
             if (c->window && !strcmp(c->arch, "olmo2")) CHECK(e2 > 100 * TOL, "%s: the reference with YaRN in the sliding layers too differs (%.2e)", c->tag, e2);
         }
         if (c->window && (!strcmp(c->arch, "olmo2") || is_gptoss(c)) && t == T_TOK) {   /* OLMo 3, gpt-oss without their windows are far off */
@@ -813,7 +823,7 @@ static void check_required(const cfg_t *c, const char *const *names, int n) {
 /* A qwen3 file missing a norm, or with one of the wrong size, is refused naming the tensor. */
 static void check_qwen3_errors(void) {
     static const char *const need[1] = {"blk.1.attn_k_norm.weight"};
-    cfg_t c = {"qwen3", "qwen3", 32, 48, 2, 4, 2, 16, 16, 1e6f, 1e-6f, 0, 1, 1, -1, 0, 1.0f, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0};
+    cfg_t c = {"qwen3", "qwen3", 32, 48, 2, 4, 2, 16, 16, 1e6f, 1e-6f, 0, 1, 1, -1, 0, 1.0f, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0};
     weights_t w;
     const char *path = "build/tmp/arch_bad.srt";
     check_required(&c, need, 1);
@@ -831,7 +841,7 @@ static void check_qwen3_errors(void) {
    and both stay near the f32 reference (the quantization error only: a mixed-up expert input
    would be off by O(1)). */
 static void check_moe_formats(const char *tag, const srt_format f[3], const uint32_t g[3]) {
-    cfg_t c = {"", "qwen3moe", 64, 32, 2, 4, 2, 16, 16, 1e6f, 1e-6f, 0, 1, 1, -1, 0, 1.0f, 0, 0, 0, 0, 0, 0, 0, 8, 3, 1, 0, 0};
+    cfg_t c = {"", "qwen3moe", 64, 32, 2, 4, 2, 16, 16, 1e6f, 1e-6f, 0, 1, 1, -1, 0, 1.0f, 0, 0, 0, 0, 0, 0, 0, 8, 3, 1, 0, 0, 0};
     weights_t w;
     const char *path = "build/tmp/arch_moe_q.srt";
     srt_model *m1 = NULL, *m2 = NULL;
@@ -880,7 +890,7 @@ static void check_moe_formats(const char *tag, const srt_format f[3], const uint
    used than there are, more experts claimed than the file has tensors for, experts for an
    architecture without them, qwen3moe without experts. */
 static void check_moe_errors(void) {
-    cfg_t c = {"qwen3moe", "qwen3moe", 32, 24, 2, 4, 2, 16, 16, 1e6f, 1e-6f, 0, 1, 1, -1, 0, 1.0f, 0, 0, 0, 0, 0, 0, 0, 4, 2, 1, 0, 0};
+    cfg_t c = {"qwen3moe", "qwen3moe", 32, 24, 2, 4, 2, 16, 16, 1e6f, 1e-6f, 0, 1, 1, -1, 0, 1.0f, 0, 0, 0, 0, 0, 0, 0, 4, 2, 1, 0, 0, 0};
     weights_t w;
     const char *path = "build/tmp/arch_bad.srt";
     srt_test_rng = 8;
@@ -927,7 +937,7 @@ static void check_moe_errors(void) {
    factor of 0 or above 1e6; and a session state saved with the short factors (context 32) is refused by
    a session of context 64 (long factors), while one of the same context takes it. */
 static void check_longrope_errors(void) {
-    cfg_t c = {"phi3", "phi3", 32, 48, 2, 4, 2, 16, 16, 10000.0f, 1e-5f, 0, 0, 1, -1, 48, 1.2f, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0};
+    cfg_t c = {"phi3", "phi3", 32, 48, 2, 4, 2, 16, 16, 10000.0f, 1e-5f, 0, 0, 1, -1, 48, 1.2f, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0};
     static const struct { const char *skip; int lr_type; float factor0; const char *want, *what; } bad[] = {
         {"rope_factors_short.weight", 1, 1.0f, "rope_factors_short.weight", "a phi3 file without rope_factors_short.weight"},
         {NULL, 0, 1.0f, "another scaling type", "a phi3 file with factors but no longrope scaling type"},
@@ -973,7 +983,7 @@ static void check_longrope_errors(void) {
 /* Rope scalings that are refused: an unknown type (transformers' "dynamic"), YaRN with an
    extrapolation share above 1. */
 static void check_rope_scaling_errors(void) {
-    cfg_t c = {"llama", "llama", 32, 48, 2, 4, 2, 8, 8, 1e4f, 1e-5f, 0, 0, 1, -1, 0, 1.0f, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 4.0f};
+    cfg_t c = {"llama", "llama", 32, 48, 2, 4, 2, 8, 8, 1e4f, 1e-5f, 0, 0, 1, -1, 0, 1.0f, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 4.0f, 0};
     weights_t w;
     const char *path = "build/tmp/arch_bad.srt";
     srt_test_rng = 10;
@@ -1036,72 +1046,75 @@ static void check_cpu_only(const cfg_t *cp) {
 int main(void) {
     static const cfg_t cfgs[] = {
         /* tag, arch, E, F, L, H, KVH, hd, rope_dim, theta, eps, bias, qk_norm, tied, write_neox, longrope_orig, attn_factor */
-        {"llama gqa", "llama", 48, 80, 2, 4, 2, 12, 12, 10000.0f, 1e-5f, 0, 0, 1, -1, 0, 1.0f, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0},
-        {"llama head_dim 16 != 48/4, partial rope 8, untied", "llama", 48, 64, 2, 4, 1, 16, 8, 10000.0f, 1e-5f, 0, 0, 0, -1, 0, 1.0f, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0},
-        {"qwen2 biases, neox by architecture", "qwen2", 48, 80, 2, 4, 2, 12, 12, 1e6f, 1e-6f, 1, 0, 0, -1, 0, 1.0f, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0},
-        {"qwen3 q/k norms, head_dim 16 != 48/4", "qwen3", 48, 80, 2, 4, 2, 16, 16, 1e6f, 1e-6f, 0, 1, 1, -1, 0, 1.0f, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0},
-        {"qwen3 with biases (norms after them), gqa 4:1", "qwen3", 32, 48, 2, 4, 1, 16, 16, 1e6f, 1e-6f, 1, 1, 0, -1, 0, 1.0f, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0},
-        {"phi3 neox by architecture, no scaling (Phi-3-mini-4k)", "phi3", 48, 80, 2, 4, 4, 12, 12, 10000.0f, 1e-5f, 0, 0, 0, -1, 0, 1.0f, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0},
-        {"phi3 LongRoPE, long factors (context 64 > 32), attention factor 1.19", "phi3", 48, 80, 2, 4, 2, 16, 16, 10000.0f, 1e-5f, 0, 0, 1, -1, 32, 1.19f, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0},
-        {"phi3 LongRoPE, short factors (context 64 <= 64), partial rope 12 of 16 (Phi-4-mini)", "phi3", 48, 80, 2, 4, 2, 16, 12, 10000.0f, 1e-5f, 0, 0, 1, -1, 64, 1.19f, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0},
+        {"llama gqa", "llama", 48, 80, 2, 4, 2, 12, 12, 10000.0f, 1e-5f, 0, 0, 1, -1, 0, 1.0f, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0},
+        {"llama head_dim 16 != 48/4, partial rope 8, untied", "llama", 48, 64, 2, 4, 1, 16, 8, 10000.0f, 1e-5f, 0, 0, 0, -1, 0, 1.0f, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0},
+        {"qwen2 biases, neox by architecture", "qwen2", 48, 80, 2, 4, 2, 12, 12, 1e6f, 1e-6f, 1, 0, 0, -1, 0, 1.0f, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0},
+        {"qwen3 q/k norms, head_dim 16 != 48/4", "qwen3", 48, 80, 2, 4, 2, 16, 16, 1e6f, 1e-6f, 0, 1, 1, -1, 0, 1.0f, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0},
+        {"qwen3 with biases (norms after them), gqa 4:1", "qwen3", 32, 48, 2, 4, 1, 16, 16, 1e6f, 1e-6f, 1, 1, 0, -1, 0, 1.0f, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0},
+        {"phi3 neox by architecture, no scaling (Phi-3-mini-4k)", "phi3", 48, 80, 2, 4, 4, 12, 12, 10000.0f, 1e-5f, 0, 0, 0, -1, 0, 1.0f, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0},
+        {"phi3 LongRoPE, long factors (context 64 > 32), attention factor 1.19", "phi3", 48, 80, 2, 4, 2, 16, 16, 10000.0f, 1e-5f, 0, 0, 1, -1, 32, 1.19f, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0},
+        {"phi3 LongRoPE, short factors (context 64 <= 64), partial rope 12 of 16 (Phi-4-mini)", "phi3", 48, 80, 2, 4, 2, 16, 12, 10000.0f, 1e-5f, 0, 0, 1, -1, 64, 1.19f, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0},
         /* ..., attn_scale, attn_cap, final_cap, window, pattern, theta_swa, rope_linear */
         {"gemma (Gemma 1): MQA, head_dim 16 != 48/4, no attention.scale (1/sqrt(16))", "gemma", 48, 80, 2, 4, 1, 16, 16, 10000.0f, 1e-6f, 0, 0, 1, -1, 0, 1.0f,
-         0.0f, 0.0f, 0.0f, 0, 0, 0.0f, 0.0f, 0, 0, 0, 0, 0},
+         0.0f, 0.0f, 0.0f, 0, 0, 0.0f, 0.0f, 0, 0, 0, 0, 0, 0},
         {"gemma2: soft caps, window 5 on even layers, scale 1/sqrt(24) with head_dim 16", "gemma2", 48, 80, 3, 4, 2, 16, 16, 10000.0f, 1e-6f, 0, 0, 1, -1, 0, 1.0f,
-         0.2041241f, 2.0f, 3.0f, 5, 2, 0.0f, 0.0f, 0, 0, 0, 0, 0},
+         0.2041241f, 2.0f, 3.0f, 5, 2, 0.0f, 0.0f, 0, 0, 0, 0, 0, 0},
         {"gemma3: q/k norms, window 4 (pattern 3), sliding rope base 100, global 1e4 scaled 8", "gemma3", 32, 64, 3, 4, 1, 16, 16, 10000.0f, 1e-6f, 0, 1, 1, -1, 0, 1.0f,
-         0.2f, 0.0f, 0.0f, 4, 3, 100.0f, 8.0f, 0, 0, 0, 0, 0},
+         0.2f, 0.0f, 0.0f, 4, 3, 100.0f, 8.0f, 0, 0, 0, 0, 0, 0},
         /* smollm3: NoPE in layer 3 (step 4, no key: llama.cpp's), and in layers 1 and 3 (step 2 in the file) */
         {"smollm3: layer 3 without RoPE (the default step 4), gqa, adjacent pairs", "smollm3", 48, 80, 4, 4, 2, 12, 12, 1e6f, 1e-6f, 0, 0, 1, -1, 0, 1.0f,
-         0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0},
+         0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0},
         {"smollm3: no_rope_layer_step 2 (layers 1 and 3), untied", "smollm3", 32, 48, 4, 4, 1, 8, 8, 1e4f, 1e-6f, 0, 0, 0, -1, 0, 1.0f,
-         0, 0, 0, 0, 2, 0, 0, 0, 0, 0, 0, 0},
+         0, 0, 0, 0, 2, 0, 0, 0, 0, 0, 0, 0, 0},
         /* granite: Granite 3 2B-style multipliers (embedding 12, residual 0.22, logits / 8, attention 1/64) */
         {"granite: embedding 12, residual 0.22, logits / 8, attention scale 1/64", "granite", 48, 80, 2, 4, 2, 12, 12, 1e4f, 1e-5f, 0, 0, 1, -1, 0, 1.0f,
-         0.015625f, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0},
+         0.015625f, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0},
         /* minicpm: MiniCPM-2B's multipliers (no attention one), adjacent pairs */
         {"minicpm (MiniCPM-2B's embedding 12, residual 1.4 / sqrt(40), logits / 9, adjacent pairs)", "minicpm", 48, 80, 2, 4, 2, 12, 12, 1e4f, 1e-5f, 0, 0, 1, -1, 0, 1.0f,
-         0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0},
+         0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0},
         /* ..., experts, used, renormalized */
-        {"mixtral (llama, 4 experts, 2 used, renormalized)", "llama", 48, 40, 2, 4, 2, 12, 12, 1e6f, 1e-5f, 0, 0, 0, -1, 0, 1.0f, 0, 0, 0, 0, 0, 0, 0, 4, 2, 1, 0, 0},
-        {"qwen3moe (8 experts, 3 used, renormalized, q/k norms)", "qwen3moe", 32, 24, 3, 4, 2, 16, 16, 1e6f, 1e-6f, 0, 1, 1, -1, 0, 1.0f, 0, 0, 0, 0, 0, 0, 0, 8, 3, 1, 0, 0},
-        {"qwen3moe (6 experts, 2 used, probabilities as they are)", "qwen3moe", 32, 24, 2, 4, 1, 16, 16, 1e6f, 1e-6f, 0, 1, 0, -1, 0, 1.0f, 0, 0, 0, 0, 0, 0, 0, 6, 2, 0, 0, 0},
+        {"mixtral (llama, 4 experts, 2 used, renormalized)", "llama", 48, 40, 2, 4, 2, 12, 12, 1e6f, 1e-5f, 0, 0, 0, -1, 0, 1.0f, 0, 0, 0, 0, 0, 0, 0, 4, 2, 1, 0, 0, 0},
+        {"qwen3moe (8 experts, 3 used, renormalized, q/k norms)", "qwen3moe", 32, 24, 3, 4, 2, 16, 16, 1e6f, 1e-6f, 0, 1, 1, -1, 0, 1.0f, 0, 0, 0, 0, 0, 0, 0, 8, 3, 1, 0, 0, 0},
+        {"qwen3moe (6 experts, 2 used, probabilities as they are)", "qwen3moe", 32, 24, 2, 4, 1, 16, 16, 1e6f, 1e-6f, 0, 1, 0, -1, 0, 1.0f, 0, 0, 0, 0, 0, 0, 0, 6, 2, 0, 0, 0, 0},
         {"qwen2moe (biases, 6 experts, 2 used, no expert_weights_norm key: as they are, shared expert of 36)", "qwen2moe", 32, 24, 2, 4, 2, 8, 8, 1e6f, 1e-6f, 1, 0,
-         1, -1, 0, 1.0f, 0, 0, 0, 0, 0, 0, 0, 6, 2, 0, 0, 0},
-        {"qwen2moe (8 experts, 3 used, renormalized, untied)", "qwen2moe", 32, 24, 3, 4, 1, 8, 8, 1e6f, 1e-6f, 1, 0, 0, -1, 0, 1.0f, 0, 0, 0, 0, 0, 0, 0, 8, 3, 1, 0, 0},
+         1, -1, 0, 1.0f, 0, 0, 0, 0, 0, 0, 0, 6, 2, 0, 0, 0, 0},
+        {"qwen2moe (8 experts, 3 used, renormalized, untied)", "qwen2moe", 32, 24, 3, 4, 1, 8, 8, 1e6f, 1e-6f, 1, 0, 0, -1, 0, 1.0f, 0, 0, 0, 0, 0, 0, 0, 8, 3, 1, 0, 0, 0},
         /* granitemoe: Granite's multipliers with experts (renormalized: its softmax is over the top-k
            logits), and GraniteMoeShared's ungated shared expert, wider than an expert */
         {"granitemoe (multipliers, 6 experts, 2 used, renormalized)", "granitemoe", 48, 24, 2, 4, 2, 12, 12, 1e4f, 1e-6f, 0, 0, 1, -1, 0, 1.0f,
-         0.015625f, 0, 0, 0, 0, 0, 0, 6, 2, 1, 0, 0},
+         0.015625f, 0, 0, 0, 0, 0, 0, 6, 2, 1, 0, 0, 0},
         {"granitemoe with a shared expert of 40 (GraniteMoeShared), 6 experts, 2 used, untied", "granitemoe", 32, 24, 3, 4, 1, 8, 8, 1e4f, 1e-6f, 0, 0, 0, -1, 0,
-         1.0f, 0.125f, 0, 0, 0, 0, 0, 0, 6, 2, 1, 40, 0},
+         1.0f, 0.125f, 0, 0, 0, 0, 0, 0, 6, 2, 1, 40, 0, 0},
         /* olmo2: no input norms, norms of the attention's and the FFN's outputs, q/k norms over all heads; olmoe: those q/k norms with
            Llama's norms and experts, not renormalized */
         {"olmo2 (output norms only, q/k norms of all heads, gqa, neox)", "olmo2", 48, 80, 2, 4, 2, 12, 12, 5e5f, 1e-6f, 0, 1, 0, -1, 0, 1.0f,
-         0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0},
-        {"olmo2 (mha, tied, 3 layers)", "olmo2", 32, 48, 3, 4, 4, 8, 8, 1e4f, 1e-5f, 0, 1, 1, -1, 0, 1.0f, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0},
+         0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0},
+        {"olmo2 (mha, tied, 3 layers)", "olmo2", 32, 48, 3, 4, 4, 8, 8, 1e4f, 1e-5f, 0, 1, 1, -1, 0, 1.0f, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0},
         {"olmoe (q/k norms of all heads, 8 experts, 3 used, probabilities as they are)", "olmoe", 32, 24, 2, 4, 4, 8, 8, 1e4f, 1e-5f, 0, 1, 0, -1, 0, 1.0f,
-         0, 0, 0, 0, 0, 0, 0, 8, 3, 0, 0, 0},
+         0, 0, 0, 0, 0, 0, 0, 8, 3, 0, 0, 0, 0},
         /* exaone4: output norms only, per-head q/k norms, NeoX; the 32B's hybrid attention: window 4, 3 sliding layers then a
            full-attention one without RoPE (the default pattern, no key), and pattern 2 in the file (layers 1 and 3 full) */
         {"exaone4 (the 1.2B: no windows, every layer rotates; gqa, tied)", "exaone4", 48, 80, 2, 4, 2, 12, 12, 1e6f, 1e-5f, 0, 1, 1, -1, 0, 1.0f,
-         0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0},
+         0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0},
         {"exaone4 (the 32B: window 4, layers 0-2 slide, layer 3 full without RoPE; untied)", "exaone4", 32, 48, 4, 4, 1, 8, 8, 1e6f, 1e-5f, 0, 1, 0, -1, 0, 1.0f,
-         0, 0, 0, 4, 4, 0, 0, 0, 0, 0, 0, 0},
+         0, 0, 0, 4, 4, 0, 0, 0, 0, 0, 0, 0, 0},
         /* olmo2 with windows (OLMo 3): layers 0-2 slide over 4 positions with plain rope, layer 3 has YaRN (factor 8); YaRN on llama
            (adjacent pairs, the default attention factor) and qwen3 (NeoX, an attention factor of 1.1 in the file) */
         {"olmo2 (OLMo 3: window 4, layers 0-2 slide with plain rope, layer 3 full with yarn 8)", "olmo2", 32, 48, 4, 4, 2, 8, 8, 1e4f, 1e-6f, 0, 1, 0, -1, 0,
-         1.0f, 0, 0, 0, 4, 4, 0, 0, 0, 0, 0, 0, 8.0f},
+         1.0f, 0, 0, 0, 4, 4, 0, 0, 0, 0, 0, 0, 8.0f, 0},
         {"llama + yarn 8 (adjacent pairs, attention factor 1 + 0.1 ln 8)", "llama", 48, 80, 2, 4, 2, 16, 16, 1e4f, 1e-5f, 0, 0, 1, -1, 0, 1.0f,
-         0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 8.0f},
+         0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 8.0f, 0},
         {"qwen3 + yarn 4 (neox, yarn_attn_factor 1.1 in the file)", "qwen3", 48, 80, 2, 4, 2, 16, 16, 1e4f, 1e-6f, 0, 1, 1, -1, 0, 1.1f,
-         0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 4.0f},
+         0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 4.0f, 0},
         {"exaone4 (window 5, sliding_window_pattern 2: layers 1 and 3 full without RoPE)", "exaone4", 32, 48, 4, 4, 2, 8, 8, 1e4f, 1e-5f, 0, 1, 1, -1, 0, 1.0f,
-         0, 0, 0, 5, 2, 0, 0, 0, 0, 0, 0, 0},
+         0, 0, 0, 5, 2, 0, 0, 0, 0, 0, 0, 0, 0},
         /* gpt-oss: q/k/v and output biases, sinks, window 4 on the even layers (no pattern key), yarn 8 in every layer, 6 experts
            with biases, 2 used (softmax over the picked) */
         {"gpt-oss (sinks, biases, window 4 on layers 0 and 2, yarn 8, 6 experts, 2 used)", "gpt-oss", 32, 24, 4, 4, 2, 8, 8, 1.5e5f, 1e-5f, 1, 0, 0, -1, 0,
-         1.0f, 0, 0, 0, 4, 2, 0, 0, 6, 2, 1, 0, 8.0f},
+         1.0f, 0, 0, 0, 4, 2, 0, 0, 6, 2, 1, 0, 8.0f, 0},
+        /* gpt-oss as its checkpoint states YaRN (truncate false: the ramp's bounds 0 .. 1.09, not 0 .. 2), head 16 */
+        {"gpt-oss (yarn 8 unrounded, head 16)", "gpt-oss", 32, 24, 2, 4, 2, 16, 16, 1.5e5f, 1e-5f, 1, 0, 0, -1, 0,
+         1.0f, 0, 0, 0, 4, 2, 0, 0, 6, 2, 1, 0, 8.0f, 1},
     };
     size_t i;
     srt_set_log(NULL, NULL);
@@ -1111,25 +1124,25 @@ int main(void) {
     check_longrope_errors();
     check_rope_scaling_errors();
     {
-        static const cfg_t gemma = {"gemma3", "gemma3", 32, 48, 2, 4, 2, 16, 16, 10000.0f, 1e-6f, 0, 1, 1, -1, 0, 1.0f, 0.25f, 0, 0, 8, 2, 0, 0, 0, 0, 0, 0, 0};
-        static const cfg_t moe = {"qwen3moe", "qwen3moe", 32, 24, 2, 4, 2, 16, 16, 1e6f, 1e-6f, 0, 1, 1, -1, 0, 1.0f, 0, 0, 0, 0, 0, 0, 0, 4, 2, 1, 0, 0};
-        static const cfg_t gemma1 = {"gemma", "gemma", 32, 48, 2, 4, 1, 16, 16, 10000.0f, 1e-6f, 0, 0, 1, -1, 0, 1.0f, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0};
+        static const cfg_t gemma = {"gemma3", "gemma3", 32, 48, 2, 4, 2, 16, 16, 10000.0f, 1e-6f, 0, 1, 1, -1, 0, 1.0f, 0.25f, 0, 0, 8, 2, 0, 0, 0, 0, 0, 0, 0, 0};
+        static const cfg_t moe = {"qwen3moe", "qwen3moe", 32, 24, 2, 4, 2, 16, 16, 1e6f, 1e-6f, 0, 1, 1, -1, 0, 1.0f, 0, 0, 0, 0, 0, 0, 0, 4, 2, 1, 0, 0, 0};
+        static const cfg_t gemma1 = {"gemma", "gemma", 32, 48, 2, 4, 1, 16, 16, 10000.0f, 1e-6f, 0, 0, 1, -1, 0, 1.0f, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0};
         check_cpu_only(&gemma);
         check_cpu_only(&gemma1);
         {
-            static const cfg_t smol = {"smollm3", "smollm3", 32, 48, 4, 4, 1, 8, 8, 1e4f, 1e-6f, 0, 0, 1, -1, 0, 1.0f, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0};
-            static const cfg_t gran = {"granite", "granite", 32, 48, 2, 4, 1, 8, 8, 1e4f, 1e-6f, 0, 0, 1, -1, 0, 1.0f, 0.125f, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0};
-            static const cfg_t granmoe = {"granitemoe", "granitemoe", 32, 24, 2, 4, 1, 8, 8, 1e4f, 1e-6f, 0, 0, 1, -1, 0, 1.0f, 0.125f, 0, 0, 0, 0, 0, 0, 4, 2, 1, 16, 0};
+            static const cfg_t smol = {"smollm3", "smollm3", 32, 48, 4, 4, 1, 8, 8, 1e4f, 1e-6f, 0, 0, 1, -1, 0, 1.0f, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0};
+            static const cfg_t gran = {"granite", "granite", 32, 48, 2, 4, 1, 8, 8, 1e4f, 1e-6f, 0, 0, 1, -1, 0, 1.0f, 0.125f, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0};
+            static const cfg_t granmoe = {"granitemoe", "granitemoe", 32, 24, 2, 4, 1, 8, 8, 1e4f, 1e-6f, 0, 0, 1, -1, 0, 1.0f, 0.125f, 0, 0, 0, 0, 0, 0, 4, 2, 1, 16, 0, 0};
             check_cpu_only(&smol);
             check_cpu_only(&gran);
             {
-                static const cfg_t mcpm = {"minicpm", "minicpm", 32, 48, 2, 4, 1, 8, 8, 1e4f, 1e-6f, 0, 0, 1, -1, 0, 1.0f, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0};
+                static const cfg_t mcpm = {"minicpm", "minicpm", 32, 48, 2, 4, 1, 8, 8, 1e4f, 1e-6f, 0, 0, 1, -1, 0, 1.0f, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0};
                 check_cpu_only(&mcpm);
             }
             check_cpu_only(&granmoe);
             {   /* olmo2 and exaone4: backends refused (their norms); a missing output norm, a missing per-head k norm refused */
-                static const cfg_t olmo2 = {"olmo2", "olmo2", 32, 48, 2, 4, 2, 8, 8, 1e4f, 1e-6f, 0, 1, 1, -1, 0, 1.0f, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0};
-                static const cfg_t ex = {"exaone4", "exaone4", 32, 48, 4, 4, 2, 8, 8, 1e4f, 1e-6f, 0, 1, 1, -1, 0, 1.0f, 0, 0, 0, 4, 4, 0, 0, 0, 0, 0, 0, 0};
+                static const cfg_t olmo2 = {"olmo2", "olmo2", 32, 48, 2, 4, 2, 8, 8, 1e4f, 1e-6f, 0, 1, 1, -1, 0, 1.0f, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0};
+                static const cfg_t ex = {"exaone4", "exaone4", 32, 48, 4, 4, 2, 8, 8, 1e4f, 1e-6f, 0, 1, 1, -1, 0, 1.0f, 0, 0, 0, 4, 4, 0, 0, 0, 0, 0, 0, 0, 0};
                 static const char *const olmo2_need[1] = {"blk.1.post_ffw_norm.weight"};
                 static const char *const ex_need[2] = {"blk.2.post_attention_norm.weight", "blk.0.attn_k_norm.weight"};
                 check_cpu_only(&olmo2);
@@ -1138,7 +1151,7 @@ int main(void) {
                 check_required(&ex, ex_need, 2);
             }
             {   /* gpt-oss: backends refused (sinks, experts); a missing sink, router bias, output bias or expert bias refused */
-                static const cfg_t oss = {"gpt-oss", "gpt-oss", 32, 24, 2, 4, 2, 8, 8, 1e4f, 1e-5f, 1, 0, 1, -1, 0, 1.0f, 0, 0, 0, 4, 2, 0, 0, 4, 2, 1, 0, 0};
+                static const cfg_t oss = {"gpt-oss", "gpt-oss", 32, 24, 2, 4, 2, 8, 8, 1e4f, 1e-5f, 1, 0, 1, -1, 0, 1.0f, 0, 0, 0, 4, 2, 0, 0, 4, 2, 1, 0, 0, 0};
                 static const char *const oss_need[4] = {"blk.1.attn_sinks.weight", "blk.0.ffn_gate_inp.bias", "blk.1.attn_output.bias", "blk.0.ffn_up.3.bias"};
                 check_cpu_only(&oss);
                 check_required(&oss, oss_need, 4);
@@ -1157,7 +1170,7 @@ int main(void) {
         }
         check_cpu_only(&moe);
         {   /* a llama whose matrices are fp4: the backends have no fp4 kernels */
-            static const cfg_t fp4 = {"llama with fp4 matrices", "llama", 64, 96, 2, 4, 2, 16, 16, 1e4f, 1e-5f, 0, 0, 1, -1, 0, 1.0f, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0};
+            static const cfg_t fp4 = {"llama with fp4 matrices", "llama", 64, 96, 2, 4, 2, 16, 16, 1e4f, 1e-5f, 0, 0, 1, -1, 0, 1.0f, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0};
             matrix_fmt = SRT_FP4;
             check_cpu_only(&fp4);
             matrix_fmt = SRT_F32;

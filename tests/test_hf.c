@@ -1857,7 +1857,18 @@ static void test_olmo(void) {
         snprintf(rs, sizeof rs, yarn, ",\"truncate\":false");
         ol_config(cfg, sizeof cfg, 3, rs);
         mx_write(dir, cfg, NULL, 0);
-        refuse(dir, "rope_scaling.truncate false is not supported", "yarn with truncate false (gpt-oss's)");
+        m = open_dir(dir, err, sizeof err);
+        ok = m && m->hp.yarn_exact == 1;
+        srti_close(m);
+        if (ok) {   /* packed: the file says so (the tiny heads' rounding moves no pair: test_arch checks the rotation) */
+            srt_model *sm = NULL;
+            uint32_t v = 1;
+            ok = mx_pack_eval(dir, "", TMP "/olmo.srt", lg, &info, arch, why, sizeof why) && srt_model_load(TMP "/olmo.srt", NULL, &sm) == SRT_OK &&
+                 srt_model_meta_u32(sm, "olmo2.rope.scaling.yarn_truncate", &v) && v == 0;
+            srt_model_free(sm);
+            remove(TMP "/olmo.srt");
+        }
+        CHECK(ok, "yarn with truncate false (gpt-oss's) is read as the unrounded ramp and packed as rope.scaling.yarn_truncate 0 (%s)", ok ? "ok" : err);
         snprintf(rs, sizeof rs, yarn, ",\"mscale\":0.707,\"mscale_all_dim\":0.707");
         ol_config(cfg, sizeof cfg, 3, rs);
         mx_write(dir, cfg, NULL, 0);

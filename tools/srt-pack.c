@@ -187,6 +187,7 @@ static void write_hparams(packer *p, const srti_hparams *hp) {
     if (hp->yarn_attn_factor > 0.0f) m_f32(p, a, "rope.scaling.yarn_attn_factor", hp->yarn_attn_factor);
     if (hp->yarn_beta_fast > 0.0f) m_f32(p, a, "rope.scaling.yarn_beta_fast", hp->yarn_beta_fast);
     if (hp->yarn_beta_slow > 0.0f) m_f32(p, a, "rope.scaling.yarn_beta_slow", hp->yarn_beta_slow);
+    if (hp->yarn_exact) m_u32(p, a, "rope.scaling.yarn_truncate", 0);
     if (hp->sliding_window) m_u32(p, a, "attention.sliding_window", hp->sliding_window);   /* phi3: recorded, not applied */
     if (hp->attn_scale > 0.0f) m_f32(p, a, "attention.scale", hp->attn_scale);   /* gemma, granite */
     if (!strcmp(hp->arch, "smollm3")) m_u32(p, a, "no_rope_layer_step", hp->nope_step);

@@ -542,8 +542,9 @@ static int srti__hf_minicpm_config(srti_model *m, const char *file, const srtj_v
 /* ---------------------------------------------------------------- YaRN, OLMo 3 */
 /* rope_scaling of type yarn, as llama.cpp's converter takes it: factor and
    original_max_position_embeddings as given (transformers' default for the latter:
-   max_position_embeddings), attention_factor, beta_fast, beta_slow, extrapolation_factor. DeepSeek's
-   mscale / mscale_all_dim and truncate false (gpt-oss) are refused. */
+   max_position_embeddings), attention_factor, beta_fast, beta_slow, extrapolation_factor, and
+   truncate (false in gpt-oss: the ramp's bounds unrounded, yarn_exact; llama.cpp's converter drops
+   it). DeepSeek's mscale / mscale_all_dim are refused. */
 static int srti__hf_yarn(const char *file, const srtj_value *v, srti_hparams *hp, char *err, size_t errlen) {
     static const char *const mscales[2] = {"mscale", "mscale_all_dim"};
     int i, truncate = 1;
@@ -552,7 +553,7 @@ static int srti__hf_yarn(const char *file, const srtj_value *v, srti_hparams *hp
         if (x && x->type != SRTJ_NULL) { srti__seterr(err, errlen, "%s: rope_scaling.%s is not supported for yarn", file, mscales[i]); return 1; }
     }
     if (srti__jbool(file, v, "truncate", &truncate, err, errlen)) return 1;
-    if (!truncate) { srti__seterr(err, errlen, "%s: rope_scaling.truncate false is not supported for yarn", file); return 1; }
+    hp->yarn_exact = !truncate;
     return srti__jf32(file, v, "attention_factor", &hp->yarn_attn_factor, err, errlen) || srti__jf32(file, v, "beta_fast", &hp->yarn_beta_fast, err, errlen) ||
            srti__jf32(file, v, "beta_slow", &hp->yarn_beta_slow, err, errlen) || srti__jf32(file, v, "extrapolation_factor", &hp->yarn_ext_factor, err, errlen);
 }

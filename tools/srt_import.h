@@ -114,6 +114,7 @@ typedef struct srti_hparams {
     /* YaRN (rope_scaling "yarn", llama.cpp's rope.scaling.yarn_* keys): the extrapolation share (-1 absent: 1), cos and sin's
        scale (transformers' attention_factor; 0 absent: 1 + 0.1 ln factor), the rotation counts bounding the ramp (0 absent: 32, 1) */
     float yarn_ext_factor, yarn_attn_factor, yarn_beta_fast, yarn_beta_slow;
+    int yarn_exact;           /* 1: those bounds not rounded (transformers' truncate false: gpt-oss); 0: llama.cpp's floor / ceil */
     uint32_t sliding_window;  /* phi3: the checkpoint's sliding window (0 = none); recorded, not applied
                                  (llama.cpp does not apply it to Phi-3 either); gemma2/3, olmo2 (OLMo 3), exaone4, gpt-oss:
                                  applied (exaone4: its full-attention layers then have no RoPE) */
