@@ -16,7 +16,8 @@
    fused gate / up, a fused shared expert), a tiny OLMo 2 (output norms only, q/k norms of all
    heads), a tiny EXAONE 4 (those norms, per-head q/k norms, "LLLG" sliding_window_pattern, llama3
    rope scaling), a tiny OLMo 3 (OLMo 2 with a sliding layer and YaRN) with a SentencePiece-style
-   tokenizer and a separate lm_head, and
+   tokenizer and a separate lm_head, a tiny gpt-oss (sinks, biases, MXFP4 expert pairs with gate and
+   up interleaved, in one file and split over two shards; and the dequantized, transposed form), and
    ../shared/models/smollm2-135m-instruct's config.json with the tiny tokenizer (no weights). */
 #define FZ_NAME "fuzz_hf"
 #define FZ_PER_SEED 300
@@ -32,6 +33,7 @@
                  "\"num_experts_per_tok\"", "\"moe_intermediate_size\"", "\"norm_topk_prob\"", "\"decoder_sparse_step\"", \
                  "\"mlp_only_layers\"", "mlp.experts.", "block_sparse_moe.experts.", "mlp.gate.weight", \
                  "\"GraniteMoeSharedForCausalLM\"", "\"shared_intermediate_size\"", "\"Olmo2ForCausalLM\"", "\"Exaone4ForCausalLM\"", "\"sliding_window_pattern\"", "\"Olmo3ForCausalLM\"", "\"MiniCPMForCausalLM\"", "\"scale_emb\"", "\"dim_model_base\"", "\"yarn\"", "\"attention_factor\"", "\"truncate\"", "post_feedforward_layernorm", "block_sparse_moe.input_linear.weight", "shared_mlp.", \
+                 "\"GptOssForCausalLM\"", "\"U8\"", "_blocks", "_scales", "mlp.experts.gate_up_proj", "self_attn.sinks", "\"swiglu_limit\"", \
                  "[", "]", "{", "}", ",", ":", "-1", "1e400", \
                  "4294967296", "\"\\u0120\"", "\"<0x0A>\"", NULL}
 #define FZ_SRTI
@@ -102,7 +104,8 @@ static const char *const h_tok_config =
     "\"chat_template\":\"{% for message in messages %}{{'<|im_start|>' + message['role'] + '\\n' + message['content'] + "
     "'<|im_end|>' + '\\n'}}{% endfor %}{% if add_generation_prompt %}{{ '<|im_start|>assistant\\n' }}{% endif %}\"}";
 
-typedef struct h_tensor { const char *name; const char *dtype; int rows, cols, depth; } h_tensor;   /* depth > 0: 3-D [depth, rows, cols] */
+typedef struct h_tensor { const char *name; const char *dtype; int rows, cols, depth, inner; } h_tensor;   /* depth > 0: 3-D [depth, rows, cols];
+                                                                                                            inner > 0 too: 4-D [depth, rows, cols, inner] */
 static uint32_t h_rng = 5;
 static float h_rand(void) { h_rng = h_rng * 1664525u + 1013904223u; return (float)(h_rng >> 8) / 8388608.0f - 1.0f; }
 static void h_safetensors(fz_buf *b, const h_tensor *t, int nt) {
@@ -112,9 +115,12 @@ static void h_safetensors(fz_buf *b, const h_tensor *t, int nt) {
     fz_puts(&hdr, "{\"__metadata__\":{\"format\":\"pt\"}");
     for (i = 0; i < nt; i++) {
         char s[256];
-        const int depth = t[i].depth ? t[i].depth : 1;
-        uint64_t bytes = (uint64_t)depth * (uint64_t)t[i].rows * (uint64_t)t[i].cols * (strcmp(t[i].dtype, "F32") ? 2 : 4);
-        if (t[i].depth) snprintf(s, sizeof s, ",\"%s\":{\"dtype\":\"%s\",\"shape\":[%d,%d,%d],\"data_offsets\":[%llu,%llu]}", t[i].name, t[i].dtype,
+        const int depth = t[i].depth ? t[i].depth : 1, inner = t[i].inner ? t[i].inner : 1;
+        uint64_t bytes = (uint64_t)depth * (uint64_t)t[i].rows * (uint64_t)t[i].cols * (uint64_t)inner *
+                         (!strcmp(t[i].dtype, "U8") ? 1 : strcmp(t[i].dtype, "F32") ? 2 : 4);
+        if (t[i].inner) snprintf(s, sizeof s, ",\"%s\":{\"dtype\":\"%s\",\"shape\":[%d,%d,%d,%d],\"data_offsets\":[%llu,%llu]}", t[i].name, t[i].dtype,
+                                 t[i].depth, t[i].rows, t[i].cols, t[i].inner, (unsigned long long)off, (unsigned long long)(off + bytes));
+        else if (t[i].depth) snprintf(s, sizeof s, ",\"%s\":{\"dtype\":\"%s\",\"shape\":[%d,%d,%d],\"data_offsets\":[%llu,%llu]}", t[i].name, t[i].dtype,
                                  t[i].depth, t[i].rows, t[i].cols, (unsigned long long)off, (unsigned long long)(off + bytes));
         else if (t[i].rows > 1) snprintf(s, sizeof s, ",\"%s\":{\"dtype\":\"%s\",\"shape\":[%d,%d],\"data_offsets\":[%llu,%llu]}", t[i].name, t[i].dtype,
                                     t[i].rows, t[i].cols, (unsigned long long)off, (unsigned long long)(off + bytes));
@@ -129,11 +135,12 @@ static void h_safetensors(fz_buf *b, const h_tensor *t, int nt) {
     fz_put(b, hdr.p, hdr.n);
     free(hdr.p);
     for (i = 0; i < nt; i++)
-        for (k = 0; k < (t[i].depth ? t[i].depth : 1) * t[i].rows * t[i].cols; k++) {
+        for (k = 0; k < (t[i].depth ? t[i].depth : 1) * t[i].rows * t[i].cols * (t[i].inner ? t[i].inner : 1); k++) {
             float f = h_rand() * 0.5f;
             uint32_t u;
             memcpy(&u, &f, 4);
-            if (!strcmp(t[i].dtype, "F32")) fz_u32(b, u);
+            if (!strcmp(t[i].dtype, "U8")) fz_u8(b, strstr(t[i].name, "_scales") ? 118 + (u & 7) : u >> 24);   /* (scales near 2^-6) */
+            else if (!strcmp(t[i].dtype, "F32")) fz_u32(b, u);
             else if (!strcmp(t[i].dtype, "BF16")) { fz_u8(b, (u >> 16) & 255); fz_u8(b, u >> 24); }
             else { uint16_t h = (uint16_t)(((u >> 16) & 0x8000) | (((u >> 23) & 255) < 103 ? 0 : ((((u >> 23) & 255) - 112) << 10) | ((u >> 13) & 0x3ff)));
                    fz_u8(b, h & 255); fz_u8(b, h >> 8); }
@@ -167,7 +174,7 @@ static int h_tiny(const char *dir, const char *name, int qwen, int sharded) {   
              : qwen == 4 ? ",\"original_max_position_embeddings\":16,\"partial_rotary_factor\":0.5,\"sliding_window\":47,"
                          "\"rope_scaling\":{\"type\":\"longrope\",\"long_factor\":[4.0],\"short_factor\":[1.25]}"
              : qwen ? "" : ",\"rope_scaling\":{\"rope_type\":\"llama3\",\"factor\":8.0,\"low_freq_factor\":1.0,\"high_freq_factor\":4.0,\"original_max_position_embeddings\":32}");
-#define T(n, d, r, c) do { t[nt].name = n; t[nt].dtype = d; t[nt].rows = r; t[nt].cols = c; t[nt].depth = 0; nt++; } while (0)
+#define T(n, d, r, c) do { t[nt].name = n; t[nt].dtype = d; t[nt].rows = r; t[nt].cols = c; t[nt].depth = t[nt].inner = 0; nt++; } while (0)
     T("model.embed_tokens.weight", "F16", 16, 8);
     if (qwen < 9) T("model.layers.0.input_layernorm.weight", "F32", 1, 8);
     if (qwen == 4) T("model.layers.0.self_attn.qkv_proj.weight", "BF16", 16, 8);
@@ -251,12 +258,74 @@ static int h_tiny(const char *dir, const char *name, int qwen, int sharded) {   
     return rc;
 }
 
+/* gpt-oss: hidden 32, 4 heads of 8, 2 kv heads, 1 sliding layer, 2 experts of 32 (1 used); mxfp4:
+   the experts as MXFP4 pairs (sharded: the blocks in one shard, the scales in the other), else
+   dequantized and transposed [experts, in, out] */
+static int h_gptoss(const char *dir, const char *name, int mxfp4, int sharded) {
+    static const char *const cfg = "{\"architectures\":[\"GptOssForCausalLM\"],\"hidden_size\":32,\"intermediate_size\":32,\"num_hidden_layers\":1,"
+                                   "\"num_attention_heads\":4,\"num_key_value_heads\":2,\"head_dim\":8,\"num_local_experts\":2,\"num_experts_per_tok\":1,"
+                                   "\"sliding_window\":4,\"layer_types\":[\"sliding_attention\"],\"vocab_size\":16,\"tie_word_embeddings\":false,"
+                                   "\"swiglu_limit\":7.0,\"rope_theta\":150000,\"rope_scaling\":{\"rope_type\":\"yarn\",\"factor\":32.0,\"beta_fast\":32.0,"
+                                   "\"beta_slow\":1.0,\"truncate\":false,\"original_max_position_embeddings\":16}}";
+    static const h_tensor common[] = {
+        {"model.embed_tokens.weight", "BF16", 16, 32, 0, 0}, {"model.layers.0.input_layernorm.weight", "BF16", 1, 32, 0, 0},
+        {"model.layers.0.self_attn.q_proj.weight", "BF16", 32, 32, 0, 0}, {"model.layers.0.self_attn.q_proj.bias", "BF16", 1, 32, 0, 0},
+        {"model.layers.0.self_attn.k_proj.weight", "BF16", 16, 32, 0, 0}, {"model.layers.0.self_attn.k_proj.bias", "BF16", 1, 16, 0, 0},
+        {"model.layers.0.self_attn.v_proj.weight", "BF16", 16, 32, 0, 0}, {"model.layers.0.self_attn.v_proj.bias", "BF16", 1, 16, 0, 0},
+        {"model.layers.0.self_attn.o_proj.weight", "BF16", 32, 32, 0, 0}, {"model.layers.0.self_attn.o_proj.bias", "BF16", 1, 32, 0, 0},
+        {"model.layers.0.self_attn.sinks", "BF16", 1, 4, 0, 0}, {"model.layers.0.post_attention_layernorm.weight", "BF16", 1, 32, 0, 0},
+        {"model.layers.0.mlp.router.weight", "BF16", 2, 32, 0, 0}, {"model.layers.0.mlp.router.bias", "BF16", 1, 2, 0, 0},
+        {"model.layers.0.mlp.experts.gate_up_proj_bias", "BF16", 2, 64, 0, 0}, {"model.layers.0.mlp.experts.down_proj_bias", "BF16", 2, 32, 0, 0},
+        {"model.norm.weight", "BF16", 1, 32, 0, 0}, {"lm_head.weight", "BF16", 16, 32, 0, 0},
+    };
+    static const h_tensor pairs[] = {
+        {"model.layers.0.mlp.experts.gate_up_proj_blocks", "U8", 64, 1, 2, 16}, {"model.layers.0.mlp.experts.down_proj_blocks", "U8", 32, 1, 2, 16},
+        {"model.layers.0.mlp.experts.gate_up_proj_scales", "U8", 64, 1, 2, 0}, {"model.layers.0.mlp.experts.down_proj_scales", "U8", 32, 1, 2, 0},
+    };
+    static const h_tensor dense[] = {
+        {"model.layers.0.mlp.experts.gate_up_proj", "BF16", 32, 64, 2, 0}, {"model.layers.0.mlp.experts.down_proj", "BF16", 32, 32, 2, 0},
+    };
+    h_tensor t[24];
+    fz_buf b = {NULL, 0, 0};
+    const int nc = (int)(sizeof common / sizeof common[0]);
+    int nt = nc, rc;
+    memcpy(t, common, sizeof common);
+    if (mxfp4) { memcpy(t + nt, pairs, sizeof pairs); nt += 4; }
+    else { memcpy(t + nt, dense, sizeof dense); nt += 2; }
+    fz_puts(&b, cfg);
+    fz_put_file(&b, "tokenizer.json", h_bpe_tokenizer, strlen(h_bpe_tokenizer));
+    if (!sharded) {
+        fz_put_file(&b, "model.safetensors", NULL, 0);
+        h_safetensors(&b, t, nt);
+    } else {   /* shard 1: the common tensors and the blocks; shard 2: the scales */
+        fz_buf idx = {NULL, 0, 0};
+        int i;
+        fz_puts(&idx, "{\"metadata\":{\"total_size\":0},\"weight_map\":{");
+        for (i = 0; i < nt; i++) {
+            char s[200];
+            snprintf(s, sizeof s, "%s\"%s\":\"model-0000%d-of-00002.safetensors\"", i ? "," : "", t[i].name, i < nt - 2 ? 1 : 2);
+            fz_puts(&idx, s);
+        }
+        fz_puts(&idx, "}}");
+        fz_put_file(&b, "model.safetensors.index.json", idx.p, idx.n);
+        free(idx.p);
+        fz_put_file(&b, "model-00001-of-00002.safetensors", NULL, 0);
+        h_safetensors(&b, t, nt - 2);
+        fz_put_file(&b, "model-00002-of-00002.safetensors", NULL, 0);
+        h_safetensors(&b, t + nt - 2, 2);
+    }
+    rc = fz_seed(dir, name, b.p, b.n);
+    free(b.p);
+    return rc;
+}
+
 static int fz_make_seeds(const char *dir) {
     size_t n;
     unsigned char *p;
     if (h_tiny(dir, "tiny-llama", 0, 0) || h_tiny(dir, "tiny-llama-sharded", 0, 1) || h_tiny(dir, "tiny-qwen2", 2, 0) || h_tiny(dir, "tiny-qwen3", 3, 0) ||
         h_tiny(dir, "tiny-phi3", 4, 0) || h_tiny(dir, "tiny-gemma3", 5, 0) || h_tiny(dir, "tiny-qwen3moe", 6, 0) || h_tiny(dir, "tiny-mixtral", 7, 0) ||
-        h_tiny(dir, "tiny-granitemoe", 8, 0) || h_tiny(dir, "tiny-olmo2", 9, 0) || h_tiny(dir, "tiny-exaone4", 10, 0) || h_tiny(dir, "tiny-olmo3", 11, 0))
+        h_tiny(dir, "tiny-granitemoe", 8, 0) || h_tiny(dir, "tiny-olmo2", 9, 0) || h_tiny(dir, "tiny-exaone4", 10, 0) || h_tiny(dir, "tiny-olmo3", 11, 0) ||
+        h_gptoss(dir, "tiny-gptoss", 1, 0) || h_gptoss(dir, "tiny-gptoss-sharded", 1, 1) || h_gptoss(dir, "tiny-gptoss-dense", 0, 0))
         return 1;
     p = fz_read_file("../shared/models/smollm2-135m-instruct/config.json", &n);
     if (p) {

@@ -135,11 +135,11 @@ static void refuse_check(const char *dir, const char *want, const char *what) {
 /* ---------------------------------------------------------------- safetensors writer */
 typedef struct st_tensor {
     const char *name, *dtype;
-    int nd;             /* 1 .. 3 */
-    uint64_t shape[3];
+    int nd;             /* 1 .. 4 */
+    uint64_t shape[4];
     const void *data;   /* bytes */
 } st_tensor;
-static uint64_t st_dsize(const char *dt) { return !strcmp(dt, "F32") || !strcmp(dt, "I32") ? 4 : !strcmp(dt, "I8") ? 1 : 2; }
+static uint64_t st_dsize(const char *dt) { return !strcmp(dt, "F32") || !strcmp(dt, "I32") ? 4 : !strcmp(dt, "I8") || !strcmp(dt, "U8") ? 1 : 2; }
 static uint64_t st_bytes(const st_tensor *t) {
     uint64_t n = st_dsize(t->dtype);
     int d;
@@ -1310,26 +1310,11 @@ static int mx_check_values(srti_model *m, char *why, size_t cap) {
     }
     return 1;
 }
-/* The stored format of tensor `name` in an .srt file (formats/SRT.md's directory); -1 if absent. */
+/* The stored format of tensor `name` in an .srt file; -1 if absent. */
 static int srt_file_format(const char *path, const char *name) {
-    size_t n = 0;
-    unsigned char *b = (unsigned char *)srt_test_read_file(path, &n);
-    uint64_t at, nt, i;
-    int fmt = -1;
-    uint32_t nl, np;
-    if (!b || n < 128) { free(b); return -1; }
-    memcpy(&at, b + 32, 8);
-    memcpy(&nl, b + 52, 4);
-    nt = nl;
-    for (i = 0; i < nt && at + 4 <= n; i++) {
-        memcpy(&nl, b + at, 4);
-        if (at + 4 + nl + 28 > n) break;
-        memcpy(&np, b + at + 4 + nl + 24, 4);
-        if (nl == strlen(name) && memcmp(b + at + 4, name, nl) == 0) { uint32_t f; memcpy(&f, b + at + 4 + nl, 4); fmt = (int)f; break; }
-        at += 4 + nl + 28 + 24ull * np;
-    }
-    free(b);
-    return fmt;
+    uint32_t format;
+    uint64_t rows, cols;
+    return srt_dir_entry(path, name, &format, &rows, &cols, NULL) ? (int)format : -1;
 }
 /* Packs dir with srt-pack (`opts`), loads it and evaluates 5 tokens; the last logits into `logits`
    (TV), the model's info into *info (its architecture copied to arch[16]: the model is freed); 1 if
@@ -2974,6 +2959,270 @@ static void test_remove_tree(void) {
 #endif
 }
 
+/* GptOssForCausalLM: a tiny folder of hidden 32, 4 heads of 8, 2 kv heads, 2 layers (layer 0
+   sliding over 4 positions), 4 experts of width 32 (2 used), as openai/gpt-oss-20b stores them:
+   each layer's experts as MXFP4 pairs (gate_up_proj_blocks / _scales: U8 [4, 64, 1, 16] and
+   [4, 64, 1], gate and up interleaved by rows; down_proj's [4, 32, 1, 16] / [4, 32, 1]), their
+   biases ([4, 64] BF16, interleaved too; [4, 32]), the router with its bias, the sinks and every
+   attention bias; and the same weights as a fine-tune saves them, the experts dequantized and
+   transposed (gate_up_proj [4, 32 in, 64 out], down_proj [4, 32, 32]). Every expert matrix and bias
+   equals the hand decode; both forms pack to the same logits; fp4 keeps the MXFP4 values; broken
+   pairs and unsupported settings are refused; a random one has gpt-oss's tensors. */
+#define OSE 32
+#define OSF 32
+#define OSX 4
+#define OSL 2
+#define OSKV 16   /* 2 kv heads of 8 */
+typedef struct {
+    float emb[TV * OSE], out[TV * OSE], fnorm[OSE];
+    float an[OSL][OSE], fn[OSL][OSE], q[OSL][OSE * OSE], k[OSL][OSKV * OSE], v[OSL][OSKV * OSE], o[OSL][OSE * OSE];
+    float qb[OSL][OSE], kb[OSL][OSKV], vb[OSL][OSKV], ob[OSL][OSE], sinks[OSL][4], router[OSL][OSX * OSE], rb[OSL][OSX], db[OSL][OSX * OSE];
+    uint16_t gub16[OSL][OSX * 2 * OSF];                                  /* gate_up_proj_bias, BF16 */
+    float gub[OSL][OSX * 2 * OSF];                                       /* its values */
+    unsigned char gu_blk[OSL][OSX * 2 * OSF * OSE / 2], gu_sc[OSL][OSX * 2 * OSF * OSE / 32];
+    unsigned char d_blk[OSL][OSX * OSE * OSF / 2], d_sc[OSL][OSX * OSE * OSF / 32];
+    float gu[OSL][OSX * 2 * OSF * OSE], d[OSL][OSX * OSE * OSF];        /* decoded: [expert][out row][in] */
+    float gu_t[OSL][OSX * OSE * 2 * OSF], d_t[OSL][OSX * OSF * OSE];    /* dense and transposed: [expert][in][out] */
+} os_model;
+static os_model os;
+/* MXFP4 as transformers decodes it: FP4 (E2M1) value of the nibble times 2^(scale - 127); value 2j
+   of a block in byte j's low nibble, 2j + 1 in its high one */
+static float os_fp4(unsigned nib, unsigned scale) {
+    static const float v[16] = {0, 0.5f, 1, 1.5f, 2, 3, 4, 6, -0.0f, -0.5f, -1, -1.5f, -2, -3, -4, -6};
+    return ldexpf(v[nib & 15], (int)scale - 127);
+}
+static void os_mxfp4(unsigned char *blk, unsigned char *sc, float *val, float *val_t, int rows, int cols) {
+    int x, r, c;
+    for (x = 0; x < OSX; x++)
+        for (r = 0; r < rows; r++) {
+            const int row = x * rows + r;
+            for (c = 0; c < cols / 32; c++) sc[row * (cols / 32) + c] = (unsigned char)(120 + (srt_test_rng = srt_test_rng * 6364136223846793005ull + 1, srt_test_rng >> 61));
+            for (c = 0; c < cols / 2; c++) blk[row * (cols / 2) + c] = (unsigned char)((srt_test_rng = srt_test_rng * 6364136223846793005ull + 1442695040888963407ull) >> 56);
+            for (c = 0; c < cols; c++) {
+                const unsigned char b = blk[row * (cols / 2) + c / 2];
+                val[row * cols + c] = os_fp4(c % 2 ? b >> 4 : b & 15u, sc[row * (cols / 32) + c / 32]);
+                val_t[(x * cols + c) * rows + r] = val[row * cols + c];
+            }
+        }
+}
+static void os_fill(void) {
+    int l, i;
+#define OSR(a, norm) for (i = 0; i < (int)(sizeof(a) / sizeof(float)); i++) (a)[i] = (norm) ? 1.0f + 0.25f * srt_test_frand() : 0.3f * srt_test_frand();
+    srt_test_rng = 5151;
+    OSR(os.emb, 0) OSR(os.out, 0) OSR(os.fnorm, 1)
+    for (l = 0; l < OSL; l++) {
+        OSR(os.an[l], 1) OSR(os.fn[l], 1) OSR(os.q[l], 0) OSR(os.k[l], 0) OSR(os.v[l], 0) OSR(os.o[l], 0)
+        OSR(os.qb[l], 0) OSR(os.kb[l], 0) OSR(os.vb[l], 0) OSR(os.ob[l], 0) OSR(os.sinks[l], 0) OSR(os.router[l], 0) OSR(os.rb[l], 0) OSR(os.db[l], 0)
+        for (i = 0; i < OSX * 2 * OSF; i++) {   /* a BF16 bias: the float's top half */
+            float f = 0.3f * srt_test_frand();
+            uint32_t bits;
+            memcpy(&bits, &f, 4);
+            os.gub16[l][i] = (uint16_t)(bits >> 16);
+            bits &= 0xffff0000u;
+            memcpy(&os.gub[l][i], &bits, 4);
+        }
+        os_mxfp4(os.gu_blk[l], os.gu_sc[l], os.gu[l], os.gu_t[l], 2 * OSF, OSE);
+        os_mxfp4(os.d_blk[l], os.d_sc[l], os.d[l], os.d_t[l], OSE, OSF);
+    }
+#undef OSR
+}
+/* The folder less the tensor `drop` (any name containing it); dense: the experts dequantized and transposed */
+static void os_write(const char *dir, const char *config, const char *drop, int dense) {
+    static char names[64][96];
+    st_tensor t[64];
+    char p[512];
+    int n = 0, l;
+#define OST(nm, dt, d0, a, b, c, e, values) do { \
+        snprintf(names[n], sizeof names[n], "%s", nm); \
+        if (!drop || !strstr(names[n], drop)) { \
+            t[n].name = names[n]; t[n].dtype = dt; t[n].nd = d0; t[n].shape[0] = a; t[n].shape[1] = b; t[n].shape[2] = c; t[n].shape[3] = e; \
+            t[n].data = values; n++; \
+        } \
+    } while (0)
+#define OSLT(s, dt, d0, a, b, c, e, values) do { char nm_[96]; snprintf(nm_, sizeof nm_, "model.layers.%d.%s", l, s); OST(nm_, dt, d0, a, b, c, e, values); } while (0)
+    if (!fresh_dir(dir)) return;
+    OST("model.embed_tokens.weight", "F32", 2, TV, OSE, 0, 0, os.emb);
+    OST("model.norm.weight", "F32", 1, OSE, 0, 0, 0, os.fnorm);
+    OST("lm_head.weight", "F32", 2, TV, OSE, 0, 0, os.out);
+    for (l = 0; l < OSL; l++) {
+        OSLT("input_layernorm.weight", "F32", 1, OSE, 0, 0, 0, os.an[l]);
+        OSLT("post_attention_layernorm.weight", "F32", 1, OSE, 0, 0, 0, os.fn[l]);
+        OSLT("self_attn.q_proj.weight", "F32", 2, OSE, OSE, 0, 0, os.q[l]);
+        OSLT("self_attn.k_proj.weight", "F32", 2, OSKV, OSE, 0, 0, os.k[l]);
+        OSLT("self_attn.v_proj.weight", "F32", 2, OSKV, OSE, 0, 0, os.v[l]);
+        OSLT("self_attn.o_proj.weight", "F32", 2, OSE, OSE, 0, 0, os.o[l]);
+        OSLT("self_attn.q_proj.bias", "F32", 1, OSE, 0, 0, 0, os.qb[l]);
+        OSLT("self_attn.k_proj.bias", "F32", 1, OSKV, 0, 0, 0, os.kb[l]);
+        OSLT("self_attn.v_proj.bias", "F32", 1, OSKV, 0, 0, 0, os.vb[l]);
+        OSLT("self_attn.o_proj.bias", "F32", 1, OSE, 0, 0, 0, os.ob[l]);
+        OSLT("self_attn.sinks", "F32", 1, 4, 0, 0, 0, os.sinks[l]);
+        OSLT("mlp.router.weight", "F32", 2, OSX, OSE, 0, 0, os.router[l]);
+        OSLT("mlp.router.bias", "F32", 1, OSX, 0, 0, 0, os.rb[l]);
+        OSLT("mlp.experts.gate_up_proj_bias", "BF16", 2, OSX, 2 * OSF, 0, 0, os.gub16[l]);
+        OSLT("mlp.experts.down_proj_bias", "F32", 2, OSX, OSE, 0, 0, os.db[l]);
+        if (dense) {
+            OSLT("mlp.experts.gate_up_proj", "F32", 3, OSX, OSE, 2 * OSF, 0, os.gu_t[l]);
+            OSLT("mlp.experts.down_proj", "F32", 3, OSX, OSF, OSE, 0, os.d_t[l]);
+        } else {
+            OSLT("mlp.experts.gate_up_proj_blocks", "U8", 4, OSX, 2 * OSF, OSE / 32, 16, os.gu_blk[l]);
+            OSLT("mlp.experts.gate_up_proj_scales", "U8", 3, OSX, 2 * OSF, OSE / 32, 0, os.gu_sc[l]);
+            OSLT("mlp.experts.down_proj_blocks", "U8", 4, OSX, OSE, OSF / 32, 16, os.d_blk[l]);
+            OSLT("mlp.experts.down_proj_scales", "U8", 3, OSX, OSE, OSF / 32, 0, os.d_sc[l]);
+        }
+    }
+#undef OSLT
+#undef OST
+    path_in(p, sizeof p, dir, "model.safetensors"); write_safetensors(p, t, n);
+    path_in(p, sizeof p, dir, "config.json"); write_text(p, config);
+    path_in(p, sizeof p, dir, "tokenizer.json"); write_text(p, tiny_tokenizer);
+}
+/* config.json as openai/gpt-oss-20b's (its shape cut down), with num_local_experts `experts` and swiglu_limit `limit` */
+static void os_config(char *buf, size_t cap, int experts, const char *limit, const char *extra) {
+    snprintf(buf, cap, "{\"architectures\":[\"GptOssForCausalLM\"],\"model_type\":\"gpt_oss\",\"hidden_size\":32,\"intermediate_size\":32,"
+             "\"num_hidden_layers\":2,\"num_attention_heads\":4,\"num_key_value_heads\":2,\"head_dim\":8,\"num_local_experts\":%d,\"num_experts_per_tok\":2,"
+             "\"experts_per_token\":2,\"sliding_window\":4,\"layer_types\":[\"sliding_attention\",\"full_attention\"],\"vocab_size\":16,"
+             "\"tie_word_embeddings\":false,\"hidden_act\":\"silu\",\"rms_norm_eps\":1e-05,\"rope_theta\":150000,\"max_position_embeddings\":64,"
+             "\"swiglu_limit\":%s,\"attention_bias\":true,\"quantization_config\":{\"quant_method\":\"mxfp4\",\"modules_to_not_convert\":"
+             "[\"model.layers.*.self_attn\",\"model.layers.*.mlp.router\",\"model.embed_tokens\",\"lm_head\"]}%s}", experts, limit, extra);
+}
+/* tensor `name` of m: [cols, rows] (a vector: rows 0) holding `n` rows of src (rows `step` apart from row `from`; a vector's values) */
+static int os_rows(srti_model *m, const char *name, const float *src, int from, int step, int rows, int cols, char *why, size_t cap) {
+    float v[2 * OSF * OSE];
+    char err[256];
+    const int ti = srti_find(m, name), n = rows ? rows : cols;
+    int r;
+    if (ti < 0) { snprintf(why, cap, "%s missing", name); return 0; }
+    if (m->tensors[ti].ne[0] != (uint64_t)cols || m->tensors[ti].ne[1] != (uint64_t)(rows ? rows : 1) || m->tensors[ti].n_dims != (rows ? 2u : 1u)) {
+        snprintf(why, cap, "%s is [%llu, %llu]", name, (unsigned long long)m->tensors[ti].ne[0], (unsigned long long)m->tensors[ti].ne[1]);
+        return 0;
+    }
+    if (srti_read_f32(m, (uint32_t)ti, v, err, sizeof err) != 0) { snprintf(why, cap, "%s: %.200s", name, err); return 0; }
+    for (r = 0; r < n; r++) {
+        const int w = rows ? cols : 1;
+        int c;
+        for (c = 0; c < w; c++)
+            if (v[r * w + c] != src[(from + r * step) * w + c]) {   /* (the sign of a zero aside: MXFP4's -0 reads as 0) */
+                snprintf(why, cap, "%s[%d][%d] = %g, expected %g", name, r, c, (double)v[r * w + c], (double)src[(from + r * step) * w + c]);
+                return 0;
+            }
+    }
+    return 1;
+}
+static int os_check_values(srti_model *m, char *why, size_t cap) {
+    char nm[64];
+    int l, x, ok = 1;
+    for (l = 0; ok && l < OSL; l++) {
+        for (x = 0; ok && x < OSX; x++) {
+            snprintf(nm, sizeof nm, "blk.%d.ffn_gate.%d.weight", l, x); ok = os_rows(m, nm, os.gu[l], x * 2 * OSF, 2, OSF, OSE, why, cap);
+            snprintf(nm, sizeof nm, "blk.%d.ffn_up.%d.weight", l, x); ok = ok && os_rows(m, nm, os.gu[l], x * 2 * OSF + 1, 2, OSF, OSE, why, cap);
+            snprintf(nm, sizeof nm, "blk.%d.ffn_down.%d.weight", l, x); ok = ok && os_rows(m, nm, os.d[l], x * OSE, 1, OSE, OSF, why, cap);
+            snprintf(nm, sizeof nm, "blk.%d.ffn_gate.%d.bias", l, x); ok = ok && os_rows(m, nm, os.gub[l], x * 2 * OSF, 2, 0, OSF, why, cap);
+            snprintf(nm, sizeof nm, "blk.%d.ffn_up.%d.bias", l, x); ok = ok && os_rows(m, nm, os.gub[l], x * 2 * OSF + 1, 2, 0, OSF, why, cap);
+            snprintf(nm, sizeof nm, "blk.%d.ffn_down.%d.bias", l, x); ok = ok && os_rows(m, nm, os.db[l], x * OSE, 1, 0, OSE, why, cap);
+        }
+        snprintf(nm, sizeof nm, "blk.%d.attn_sinks.weight", l); ok = ok && os_rows(m, nm, os.sinks[l], 0, 1, 0, 4, why, cap);
+        snprintf(nm, sizeof nm, "blk.%d.attn_output.bias", l); ok = ok && os_rows(m, nm, os.ob[l], 0, 1, 0, OSE, why, cap);
+        snprintf(nm, sizeof nm, "blk.%d.ffn_gate_inp.bias", l); ok = ok && os_rows(m, nm, os.rb[l], 0, 1, 0, OSX, why, cap);
+        snprintf(nm, sizeof nm, "blk.%d.ffn_gate_inp.weight", l); ok = ok && os_rows(m, nm, os.router[l], 0, 1, OSX, OSE, why, cap);
+        snprintf(nm, sizeof nm, "blk.%d.attn_q.weight", l); ok = ok && os_rows(m, nm, os.q[l], 0, 1, OSE, OSE, why, cap);   /* (not permuted: NeoX) */
+        snprintf(nm, sizeof nm, "blk.%d.ffn_norm.weight", l); ok = ok && os_rows(m, nm, os.fn[l], 0, 1, 0, OSE, why, cap);
+    }
+    return ok && srti_check_llama(m, why, cap) == 0;
+}
+static void test_gptoss(void) {
+    char err[1024], dir[] = TMP "/gptoss", cfg[2048], why[512] = "", arch[16], p[512];
+    float lq[TV], ld[TV], l4[TV];
+    srt_model_info info;
+    srti_model *m;
+    int ok;
+    double d = 1;
+    os_fill();
+    os_config(cfg, sizeof cfg, OSX, "7.0", "");
+    os_write(dir, cfg, NULL, 0);
+    m = open_dir(dir, err, sizeof err);
+    ok = m && !strcmp(m->hp.arch, "gpt-oss") && m->hp.n_expert == OSX && m->hp.n_expert_used == 2 && m->hp.n_ff_exp == OSF && m->hp.expert_weights_norm == 1 &&
+         m->hp.sliding_window == 4 && m->hp.swa_pattern == 2 && m->hp.rope_neox == 1 && m->hp.head_dim == 8 && m->hp.rope_theta == 150000.0f &&
+         !strcmp(m->hp.rope_scaling, "yarn") && m->hp.rope_scale_factor == 32.0f && m->hp.rope_orig_ctx == 4096 && m->hp.yarn_exact == 1 && m->hp.norm_eps == 1e-5f;
+    CHECK(ok, "tiny GptOssForCausalLM folder (MXFP4 experts): gpt-oss, 4 experts of 32, 2 used, softmax over the picked, window 4 on the even layers, NeoX, "
+          "GptOssConfig's YaRN when rope_scaling is absent (32 over 4096, unrounded) (%s)", m ? "ok" : err);
+    ok = m && os_check_values(m, why, sizeof why);
+    CHECK(ok, "MXFP4 pairs decoded as transformers does (low nibble first, 2^(scale - 127)); gate_up_proj's rows and its BF16 bias's values split "
+          "even (gate) / odd (up) per expert; down_proj, the sinks, the router and output biases in place; srti_check_llama passes (%s)", ok ? "ok" : m ? why : err);
+    srti_close(m);
+    memset(&info, 0, sizeof info);
+    ok = mx_pack_eval(dir, "--weights f32", TMP "/oss_q.srt", lq, &info, arch, why, sizeof why);
+    CHECK(ok && !strcmp(arch, "gpt-oss") && info.n_expert == OSX && info.n_swa_layers == 1 && info.swa_window == 4,
+          "the MXFP4 folder packs (f32); it loads as gpt-oss with 1 sliding layer and evaluates 5 tokens to finite logits (%s)", ok ? "ok" : why);
+    ok = mx_pack_eval(dir, "", TMP "/oss_4.srt", l4, &info, arch, why, sizeof why);
+    ok = ok && srt_file_format(TMP "/oss_4.srt", "blk.1.ffn_up.3.weight") == SRT_FP4 && srt_file_format(TMP "/oss_4.srt", "blk.0.attn_q.weight") == SRT_F16;
+    CHECK(ok, "srt-pack's defaults keep the MXFP4 experts as fp4, the other matrices f16 (%s)", ok ? "ok" : why);
+    {   /* the packed fp4 matrices hold the MXFP4 values */
+        static float v[OSE * OSF];
+        uint32_t fmt = 99;
+        int i, exact = 1;
+        ok = ok && srt_read_tensor(TMP "/oss_4.srt", "blk.1.ffn_up.3.weight", v, &fmt) && fmt == SRT_FP4;
+        for (i = 0; ok && i < OSF * OSE; i++) exact &= v[i] == os.gu[1][(3 * 2 * OSF + 1 + 2 * (i / OSE)) * OSE + i % OSE];
+        ok = ok && srt_read_tensor(TMP "/oss_4.srt", "blk.0.ffn_down.1.weight", v, &fmt) && fmt == SRT_FP4;
+        for (i = 0; ok && i < OSF * OSE; i++) exact &= v[i] == os.d[0][OSE * OSF + i];
+        CHECK(ok && exact, "the packed fp4 experts (layer 1's up of expert 3, layer 0's down of expert 1) hold the MXFP4 values exactly");
+    }
+    d = max_rel_diff(l4, lq, TV);
+    CHECK(d < 0.05, "the default pack's logits are near the f32 pack's (%.2g: f16 matrices, 8-bit activations in the fp4 kernels)", d);
+    os_write(dir, cfg, NULL, 1);
+    m = open_dir(dir, err, sizeof err);
+    ok = m && os_check_values(m, why, sizeof why);
+    CHECK(ok, "the dequantized folder (gate_up_proj [4, 32, 64] and down_proj [4, 32, 32], [expert, in, out]): each expert's matrices read "
+          "transposed, gate and up the even and odd columns, equal to the MXFP4 folder's (%s)", ok ? "ok" : m ? why : err);
+    srti_close(m);
+    ok = mx_pack_eval(dir, "--weights f32", TMP "/oss_d.srt", ld, &info, arch, why, sizeof why);
+    if (ok) d = max_rel_diff(ld, lq, TV);
+    CHECK(ok && d == 0, "both folders pack (f32) to the same logits (max relative difference %.2g) (%s)", d, ok ? "ok" : why);
+    remove(TMP "/oss_q.srt"); remove(TMP "/oss_4.srt"); remove(TMP "/oss_d.srt");
+    /* refusals */
+    os_write(dir, cfg, "layers.1.mlp.experts.down_proj_scales", 0);
+    refuse(dir, "tensor 'blk.1.ffn_down_exps.weight' has MXFP4 blocks but no scales", "an MXFP4 pair without its scales");
+    os_write(dir, cfg, "layers.0.mlp.experts.gate_up_proj_blocks", 0);
+    refuse(dir, "tensor 'blk.0.ffn_gate_up_exps.weight' has MXFP4 scales but no blocks", "an MXFP4 pair without its blocks");
+    os_write(dir, cfg, "layers.0.self_attn.sinks", 0);
+    refuse_check(dir, "tensor 'blk.0.attn_sinks.weight' is missing", "a gpt-oss folder without layer 0's sinks");
+    os_write(dir, cfg, "layers.1.mlp.experts.gate_up_proj_bias", 0);
+    refuse_check(dir, "tensor 'blk.1.ffn_gate.0.bias' is missing", "a gpt-oss folder without layer 1's expert biases");
+    os_config(cfg, sizeof cfg, OSX, "6.0", "");
+    os_write(dir, cfg, NULL, 0);
+    refuse(dir, "swiglu_limit 6 is not supported", "another swiglu_limit");
+    os_config(cfg, sizeof cfg, 3, "7.0", "");
+    os_write(dir, cfg, NULL, 0);
+    refuse(dir, "cannot be split into 3 experts", "4 experts' tensors under num_local_experts 3");
+    {   /* a pair whose halves disagree: scales of another row count */
+        static unsigned char sc[OSX * 2 * OSF];
+        st_tensor t[2] = {{"model.layers.0.mlp.experts.down_proj_blocks", "U8", 4, {OSX, OSE, 1, 16}, NULL},
+                          {"model.layers.0.mlp.experts.down_proj_scales", "U8", 3, {OSX, 2 * OSE, 1, 0}, sc}};
+        t[0].data = os.d_blk[0];
+        os_config(cfg, sizeof cfg, OSX, "7.0", "");
+        os_write(dir, cfg, NULL, 0);
+        path_in(p, sizeof p, dir, "model.safetensors");
+        write_safetensors(p, t, 2);
+        refuse(dir, "does not match its MXFP4 blocks: 4 experts of 32 rows of 1 blocks", "scales of 64 rows for blocks of 32");
+        t[1].nd = 4; t[1].shape[1] = OSE; t[1].shape[3] = 2;
+        write_safetensors(p, t, 2);
+        refuse(dir, "must be U8 [experts, rows, blocks] (MXFP4 scales)", "4-D scales");
+        t[0].dtype = "I8"; t[1].nd = 3;
+        write_safetensors(p, t, 2);
+        refuse(dir, "must be U8 [experts, rows, blocks, 16] (MXFP4 blocks)", "I8 blocks");
+    }
+    path_in(p, sizeof p, TMP, "gptoss_random.json");
+    write_text(p, "{\"architectures\":[\"GptOssForCausalLM\"],\"hidden_size\":64,\"intermediate_size\":64,\"num_hidden_layers\":2,"
+                  "\"num_attention_heads\":4,\"num_key_value_heads\":2,\"head_dim\":16,\"vocab_size\":300}");
+    m = NULL;
+    ok = srti_open_random(p, 3, &m, err, sizeof err) == 0 && !strcmp(m->hp.arch, "gpt-oss") && m->hp.n_expert == 128 && m->hp.n_expert_used == 4 &&
+         m->hp.sliding_window == 128 && m->hp.swa_pattern == 2 && m->n_tensors == 3 + 2 * (6 + 3 + 2 + 2 + 6 * 128) && srti_check_llama(m, err, sizeof err) == 0;
+    CHECK(ok, "random GptOssForCausalLM: GptOssConfig's defaults (128 experts, 4 used, window 128 on the even layers), every gpt-oss tensor, checked (%s)",
+          ok ? "ok" : err);
+    srti_close(m);
+    remove(p);
+    if (!remove_tree(dir)) CHECK(0, "clean up");
+}
+
 int main(void) {
     HF_MKDIR("build"); HF_MKDIR("build/tmp");   /* (they may exist) */
     if (!fresh_dir(TMP)) { printf("FAIL - cannot make " TMP "\n"); return 1; }
@@ -2991,6 +3240,7 @@ int main(void) {
     test_olmo();
     test_exaone4();
     test_minicpm();
+    test_gptoss();
     test_malformed();
     test_tokenizers();
     test_smollm2_tokenizer();

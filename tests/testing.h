@@ -84,6 +84,57 @@ static int srt_test_level_checked(int isa) {
 #endif
     return srt_isa_supported((srt_isa)isa);
 }
+/* The .srt file's directory (formats/SRT.md) in d[0..n): the entry of tensor `name` from its format
+   field on (format, group, rows, cols, n_parts, the parts), NULL if absent or not an .srt;
+   *n_tensors (optional) the tensor count. */
+#define SRT_TEST_LE32(q) ((uint32_t)(q)[0] | (uint32_t)(q)[1] << 8 | (uint32_t)(q)[2] << 16 | (uint32_t)(q)[3] << 24)
+#define SRT_TEST_LE64(q) ((uint64_t)SRT_TEST_LE32(q) | (uint64_t)SRT_TEST_LE32((q) + 4) << 32)
+static const unsigned char *srt_dir_find(const unsigned char *d, size_t n, const char *name, uint32_t *n_tensors) {
+    size_t p;
+    uint32_t i, nt;
+    if (!d || n < 128 || memcmp(d, "SRTM", 4)) return NULL;
+    p = (size_t)SRT_TEST_LE64(d + 32);
+    nt = SRT_TEST_LE32(d + 52);
+    if (n_tensors) *n_tensors = nt;
+    for (i = 0; i < nt && p + 4 <= n; i++) {
+        uint32_t len = SRT_TEST_LE32(d + p);
+        const unsigned char *e = d + p + 4 + len;
+        if (p + 4 + len + 32 > n) break;
+        if (len == strlen(name) && !memcmp(d + p + 4, name, len)) return e;
+        p += 4 + len + 28 + (size_t)SRT_TEST_LE32(e + 24) * 24;
+    }
+    return NULL;
+}
+/* The directory entry of one tensor: format, rows, cols; 0 if absent. */
+static int srt_dir_entry(const char *path, const char *name, uint32_t *format, uint64_t *rows, uint64_t *cols, uint32_t *n_tensors) {
+    size_t n;
+    unsigned char *d = (unsigned char *)srt_test_read_file(path, &n);
+    const unsigned char *e = srt_dir_find(d, n, name, n_tensors);
+    if (e) { *format = SRT_TEST_LE32(e); *rows = SRT_TEST_LE64(e + 8); *cols = SRT_TEST_LE64(e + 16); }
+    free(d);
+    return e != NULL;
+}
+/* Tensor `name` dequantized into out (rows x cols floats) through its parts as the directory gives
+   them; 0 if absent or unreadable. */
+static int srt_read_tensor(const char *path, const char *name, float *out, uint32_t *format) {
+    size_t n;
+    unsigned char *d = (unsigned char *)srt_test_read_file(path, &n);
+    const unsigned char *e = srt_dir_find(d, n, name, NULL);
+    const void *pp[4] = {NULL, NULL, NULL, NULL};
+    uint32_t j, parts = e ? SRT_TEST_LE32(e + 24) : 0;
+    int ok = e && parts <= 4;
+    for (j = 0; ok && j < parts; j++) {
+        uint64_t off = SRT_TEST_LE64(e + 28 + 24 * j + 4), size = SRT_TEST_LE64(e + 28 + 24 * j + 12);
+        if (off > n || size > n - off) ok = 0;
+        else pp[j] = d + off;
+    }
+    if (ok) {
+        *format = SRT_TEST_LE32(e);
+        ok = srt_dequantize((srt_format)*format, SRT_TEST_LE32(e + 4), pp, SRT_TEST_LE64(e + 8), SRT_TEST_LE64(e + 16), out) == SRT_OK;
+    }
+    free(d);
+    return ok;
+}
 #endif
 /* The integers of a text file (token ids separated by anything else), at most cap; -1 if unreadable. */
 static int srt_test_read_ids(const char *path, int32_t *ids, int cap) {

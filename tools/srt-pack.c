@@ -374,7 +374,7 @@ static int write_srt(srti_model *m, const char *out, const char *source, const f
                 rows = t->ne[1]; cols = t->ne[0]; f = (srt_format)c->fmt;
                 g = c->group == GROUP_ROW ? (uint32_t)((cols + 31) / 32 * 32) : c->group;
                 if (c->group == GROUP_ROW && cols > 65536) g = 65536;
-                if (keep_mxfp4 && c == &choices[0] && t->src_type == SRTI_TYPE_MXFP4) { f = SRT_FP4; g = 0; }
+                if (keep_mxfp4 && c == &choices[0] && (t->src_type == SRTI_TYPE_MXFP4 || t->src_type == SRTI_TYPE_HF_MXFP4)) { f = SRT_FP4; g = 0; }
             }
             if (nv > buf_cap) {
                 float *nb;

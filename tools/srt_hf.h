@@ -30,7 +30,8 @@
                                layer_types, srti__hf_olmo3_config), OlmoeForCausalLM (-> "olmoe": Llama's norms,
                                those q/k norms and experts; see EXPERTS) and Exaone4ForCausalLM (->
                                "exaone4": OLMo 2's norms with per-head q_norm / k_norm; sliding_window,
-                               sliding_window_pattern, layer_types as srti__hf_exaone4_config reads them):
+                               sliding_window_pattern, layer_types as srti__hf_exaone4_config reads them),
+                               GptOssForCausalLM (-> "gpt-oss"; see GPT-OSS below):
                                hidden_size, intermediate_size,
                                num_hidden_layers, num_attention_heads, num_key_value_heads, head_dim,
                                rms_norm_eps, rope_theta, rope_scaling (linear, llama3, yarn as
@@ -61,7 +62,7 @@
                                Without add_bos_token, a TemplateProcessing post-processor that starts
                                with the BOS token means add_bos = 1.
      model.safetensors, or the shards named by model.safetensors.index.json
-                               F32, F16, BF16 tensors. Every header is validated before use: its
+                               F32, F16, BF16 tensors (and gpt-oss's U8 MXFP4 pairs). Every header is validated before use: its
                                length against the file, the JSON, each dtype, shape and
                                data_offsets (end - begin = elements x dtype size, the tensors tile
                                the data area exactly, as the safetensors format requires), and the
@@ -123,6 +124,23 @@
      ffn_up_shexp and whose output_linear is ffn_down_shexp; it is not gated. OLMoE names its experts
      as Qwen3-MoE does (mlp.gate, mlp.experts.X.*_proj), intermediate_size wide: num_experts (64),
      num_experts_per_tok (8), norm_topk_prob (false); clip_qkv is refused.
+
+   GPT-OSS
+     openai/gpt-oss-20b / -120b as published: attention with biases (q/k/v and o_proj.bias ->
+     attn_output.bias) and self_attn.sinks (-> attn_sinks.weight), NeoX rope (not permuted),
+     post_attention_layernorm as the FFN's input norm (ffn_norm), mlp.router.weight / .bias ->
+     ffn_gate_inp.weight / .bias, and each layer's experts stored 3-D and quantized: the MXFP4
+     pairs mlp.experts.gate_up_proj_blocks (U8 [experts, 2 x intermediate_size, hidden / 32, 16]:
+     32 FP4 values a block, value 2j in byte j's low nibble, 2j + 1 in its high one) with
+     gate_up_proj_scales (U8 [experts, rows, hidden / 32]: E8M0, 2^(s - 127)), and down_proj's
+     likewise, joined into one tensor of type SRTI_TYPE_HF_MXFP4 whichever shards hold them.
+     Gate and up are interleaved by rows (row 2i is gate row i, 2i + 1 up row i), and so are the
+     values of gate_up_proj_bias [experts, 2 x intermediate_size]; srti__split_fused makes
+     blk.N.ffn_gate.X / ffn_up.X / ffn_down.X .weight and .bias of them (srti_tensor.row_step).
+     A fine-tune saved dequantized has mlp.experts.gate_up_proj [experts, hidden, 2 x
+     intermediate_size] and down_proj [experts, intermediate_size, hidden] (F32 / F16 / BF16,
+     [in, out]: transposed against the others), read transposed (srti_tensor.tcols). Settings as
+     srti__hf_gptoss_config reads them; srt-pack keeps MXFP4 experts as fp4 by default.
 
    PRE-TOKENIZER NAMES (the pre_tokenizer steps, flattened; Split regexes compared exactly)
      ByteLevel(use_regex)                          gpt-2 (gpt-neox / mpt for those architectures)
@@ -327,7 +345,7 @@ static int srti__jtoken_id(const char *file, const srtj_value *obj, const char *
 enum { SRTI__HF_LLAMA = 1, SRTI__HF_MISTRAL = 2, SRTI__HF_QWEN2 = 3, SRTI__HF_QWEN3 = 4, SRTI__HF_PHI3 = 5, SRTI__HF_GEMMA2 = 6, SRTI__HF_GEMMA3 = 7,
        SRTI__HF_MIXTRAL = 8, SRTI__HF_QWEN3MOE = 9, SRTI__HF_GEMMA = 10, SRTI__HF_QWEN2MOE = 11,
        SRTI__HF_SMOLLM3 = 12, SRTI__HF_GRANITE = 13, SRTI__HF_GRANITEMOE = 14, SRTI__HF_OLMO2 = 15, SRTI__HF_OLMOE = 16, SRTI__HF_EXAONE4 = 17,
-       SRTI__HF_MINICPM = 18 };
+       SRTI__HF_MINICPM = 18, SRTI__HF_GPTOSS = 19 };
 #define SRTI__HF_IS_GEMMA(kind) ((kind) == SRTI__HF_GEMMA || (kind) == SRTI__HF_GEMMA2 || (kind) == SRTI__HF_GEMMA3)
 #define SRTI__HF_QK_NORM(kind) ((kind) == SRTI__HF_QWEN3 || (kind) == SRTI__HF_QWEN3MOE || (kind) == SRTI__HF_GEMMA3 || (kind) == SRTI__HF_EXAONE4)   /* per-head
                                                                                                                                      q/k RMSNorm */
@@ -669,6 +687,45 @@ static int srti__hf_granite_config(srti_model *m, const char *file, const srtj_v
     return 0;
 }
 
+/* ---------------------------------------------------------------- gpt-oss */
+/* gpt-oss (GptOssForCausalLM, as GptOssConfig reads it): num_local_experts (default 128) experts
+   of intermediate_size, num_experts_per_tok (4) of them picked, their weights a softmax over the
+   picked logits (expert_weights_norm); sliding_window (128; null: none) over the layers
+   layer_types names (default: the even ones, pattern 2); without rope_scaling the config class's
+   YaRN (factor 32 over 4096 positions, betas 32 / 1, truncate false); swiglu_limit must be the
+   runtime's 7. The q/k/v and output projections always have biases (attention_bias is forced). */
+static int srti__hf_gptoss_config(srti_model *m, const char *file, const srtj_value *c, char *err, size_t errlen) {
+    srti_hparams *hp = &m->hp;
+    const srtj_value *sw = srtj_get(c, "sliding_window");
+    uint32_t window = 128, pattern = 2;
+    float limit = 7.0f;
+    hp->n_expert = 128;
+    hp->n_expert_used = 4;
+    if (srti__ju32(file, c, "num_local_experts", 1, 4096, 0, &hp->n_expert, err, errlen) ||
+        srti__ju32(file, c, "num_experts_per_tok", 1, hp->n_expert, 0, &hp->n_expert_used, err, errlen) || srti__jf32(file, c, "swiglu_limit", &limit, err, errlen))
+        return 1;
+    if (hp->n_expert_used > hp->n_expert) {
+        srti__seterr(err, errlen, "%s: num_experts_per_tok %u is over num_local_experts %u", file, (unsigned)hp->n_expert_used, (unsigned)hp->n_expert);
+        return 1;
+    }
+    if (limit != 7.0f) { srti__seterr(err, errlen, "%s: swiglu_limit %g is not supported (7, the released models')", file, (double)limit); return 1; }
+    hp->n_ff_exp = hp->n_ff;
+    hp->expert_weights_norm = 1;
+    if (!srtj_get(c, "rope_scaling")) {
+        strcpy(hp->rope_scaling, "yarn");
+        hp->rope_scale_factor = 32.0f;
+        hp->rope_orig_ctx = 4096;
+        hp->yarn_exact = 1;
+    }
+    if (sw && sw->type == SRTJ_NULL) return 0;
+    if (srti__ju32(file, c, "sliding_window", 1, 1u << 30, 0, &window, err, errlen) || srti__hf_layer_types(file, c, hp->n_layer, 0, &pattern, err, errlen))
+        return 1;
+    if (pattern < 2) return 0;   /* no layer slides */
+    hp->sliding_window = window;
+    hp->swa_pattern = pattern;
+    return 0;
+}
+
 /* ---------------------------------------------------------------- mixtures of experts */
 /* Mixtral (-> "llama" with experts), Qwen3-MoE (-> "qwen3moe") and Qwen2-MoE (-> "qwen2moe"):
    every layer's FFN is a router and n_expert experts, of which each token goes through
@@ -770,6 +827,7 @@ static int srti__hf_config(srti_model *m, const char *file, const srtj_value *c,
     else if (!strcmp(cfg->arch_class, "OlmoeForCausalLM") || !strcmp(cfg->arch_class, "olmoe")) cfg->kind = SRTI__HF_OLMOE;
     else if (!strcmp(cfg->arch_class, "Exaone4ForCausalLM") || !strcmp(cfg->arch_class, "exaone4")) cfg->kind = SRTI__HF_EXAONE4;
     else if (!strcmp(cfg->arch_class, "MixtralForCausalLM") || !strcmp(cfg->arch_class, "mixtral")) cfg->kind = SRTI__HF_MIXTRAL;
+    else if (!strcmp(cfg->arch_class, "GptOssForCausalLM") || !strcmp(cfg->arch_class, "gpt_oss")) cfg->kind = SRTI__HF_GPTOSS;
     else if (!strcmp(cfg->arch_class, "Phi3ForCausalLM") || !strcmp(cfg->arch_class, "phi3")) cfg->kind = SRTI__HF_PHI3;
     else if (!strcmp(cfg->arch_class, "GemmaForCausalLM") || !strcmp(cfg->arch_class, "gemma")) cfg->kind = SRTI__HF_GEMMA;
     else if (!strcmp(cfg->arch_class, "Gemma2ForCausalLM") || !strcmp(cfg->arch_class, "gemma2")) cfg->kind = SRTI__HF_GEMMA2;
@@ -782,7 +840,7 @@ static int srti__hf_config(srti_model *m, const char *file, const srtj_value *c,
                      cfg->kind == SRTI__HF_QWEN2MOE ? "qwen2moe" : cfg->kind == SRTI__HF_SMOLLM3 ? "smollm3" :
                      cfg->kind == SRTI__HF_GRANITE ? "granite" : cfg->kind == SRTI__HF_GRANITEMOE ? "granitemoe" : cfg->kind == SRTI__HF_MINICPM ? "minicpm" :
                      cfg->kind == SRTI__HF_OLMO2 ? "olmo2" : cfg->kind == SRTI__HF_OLMOE ? "olmoe" : cfg->kind == SRTI__HF_EXAONE4 ? "exaone4" :
-                     cfg->kind == SRTI__HF_PHI3 ? "phi3" :
+                     cfg->kind == SRTI__HF_PHI3 ? "phi3" : cfg->kind == SRTI__HF_GPTOSS ? "gpt-oss" :
                      cfg->kind == SRTI__HF_GEMMA ? "gemma" : cfg->kind == SRTI__HF_GEMMA2 ? "gemma2" : cfg->kind == SRTI__HF_GEMMA3 ? "gemma3" : cfg->kind ? "llama" : "");
     if ((s = srtj_string(srtj_get(c, "_name_or_path"))) != NULL && s[0]) {
         const char *b = s, *q;
@@ -818,10 +876,12 @@ static int srti__hf_config(srti_model *m, const char *file, const srtj_value *c,
         return 1;
     if (!cfg->kind) return 0;   /* vocabulary only; srt-pack refuses the architecture */
     g3 = cfg->kind == SRTI__HF_GEMMA3;
-    hp->norm_eps = cfg->kind == SRTI__HF_MIXTRAL || SRTI__HF_QK_NORM_FULL(cfg->kind) || cfg->kind == SRTI__HF_EXAONE4 ? 1e-5f : 1e-6f;   /* transformers'
+    hp->norm_eps = cfg->kind == SRTI__HF_MIXTRAL || SRTI__HF_QK_NORM_FULL(cfg->kind) || cfg->kind == SRTI__HF_EXAONE4 || cfg->kind == SRTI__HF_GPTOSS ? 1e-5f : 1e-6f;   /* transformers'
                                                                                                                                   defaults for these configs */
-    hp->rope_theta = g3 ? srti__gemma3_text.rope_theta : cfg->kind == SRTI__HF_MIXTRAL ? 1000000.0f : cfg->kind == SRTI__HF_SMOLLM3 ? 2000000.0f : 10000.0f;
-    hp->n_ctx = g3 ? srti__gemma3_text.max_pos : cfg->kind == SRTI__HF_MIXTRAL ? 131072 : cfg->kind == SRTI__HF_QWEN3MOE || cfg->kind == SRTI__HF_QWEN2MOE ? 32768 : 2048;
+    hp->rope_theta = g3 ? srti__gemma3_text.rope_theta : cfg->kind == SRTI__HF_MIXTRAL ? 1000000.0f : cfg->kind == SRTI__HF_SMOLLM3 ? 2000000.0f :
+                     cfg->kind == SRTI__HF_GPTOSS ? 150000.0f : 10000.0f;
+    hp->n_ctx = g3 ? srti__gemma3_text.max_pos : cfg->kind == SRTI__HF_MIXTRAL || cfg->kind == SRTI__HF_GPTOSS ? 131072 :
+                cfg->kind == SRTI__HF_QWEN3MOE || cfg->kind == SRTI__HF_QWEN2MOE ? 32768 : 2048;
     if (SRTI__HF_IS_GEMMA(cfg->kind) && cfg->tie < 0) cfg->tie = 1;   /* Gemma's config classes tie by default */
     if (g3) {   /* Gemma 3: every field has a default (Gemma3TextConfig's); elsewhere the shape is required */
         if (!cfg->vocab_size) cfg->vocab_size = srti__gemma3_text.vocab_size;
@@ -872,10 +932,10 @@ static int srti__hf_config(srti_model *m, const char *file, const srtj_value *c,
     flag = 0;
     if (srti__jbool(file, c, "attention_bias", &flag, err, errlen)) return 1;
     if (flag && SRTI__HF_IS_GEMMA(cfg->kind)) { srti__seterr(err, errlen, "%s: attention_bias is not supported for %s", file, cfg->arch_class); return 1; }
-    cfg->qkv_bias = cfg->kind == SRTI__HF_QWEN2 || cfg->kind == SRTI__HF_QWEN2MOE || flag;
+    cfg->qkv_bias = cfg->kind == SRTI__HF_QWEN2 || cfg->kind == SRTI__HF_QWEN2MOE || cfg->kind == SRTI__HF_GPTOSS || flag;   /* (GptOssConfig: always) */
     hp->rope_neox = cfg->kind == SRTI__HF_QWEN2 || cfg->kind == SRTI__HF_QWEN2MOE || cfg->kind == SRTI__HF_QWEN3 || cfg->kind == SRTI__HF_QWEN3MOE ||
                     cfg->kind == SRTI__HF_PHI3 || SRTI__HF_QK_NORM_FULL(cfg->kind) || cfg->kind == SRTI__HF_EXAONE4 ||
-                    SRTI__HF_IS_GEMMA(cfg->kind);
+                    SRTI__HF_IS_GEMMA(cfg->kind) || cfg->kind == SRTI__HF_GPTOSS;
     if ((cfg->kind == SRTI__HF_MIXTRAL || cfg->kind == SRTI__HF_QWEN3MOE || cfg->kind == SRTI__HF_QWEN2MOE || cfg->kind == SRTI__HF_GRANITEMOE ||
          cfg->kind == SRTI__HF_OLMOE) &&
         srti__hf_moe_config(m, file, c, cfg, err, errlen))
@@ -910,6 +970,7 @@ static int srti__hf_config(srti_model *m, const char *file, const srtj_value *c,
     if (cfg->kind == SRTI__HF_GRANITE || cfg->kind == SRTI__HF_GRANITEMOE) return srti__hf_granite_config(m, file, c, err, errlen);
     if (cfg->kind == SRTI__HF_MINICPM) return srti__hf_minicpm_config(m, file, c, err, errlen);
     if (cfg->kind == SRTI__HF_EXAONE4) return srti__hf_exaone4_config(m, file, c, err, errlen);
+    if (cfg->kind == SRTI__HF_GPTOSS) return srti__hf_gptoss_config(m, file, c, err, errlen);
     if (cfg->olmo3) return srti__hf_olmo3_config(m, file, c, err, errlen);
     return SRTI__HF_IS_GEMMA(cfg->kind) ? srti__hf_gemma_config(m, file, c, cfg, err, errlen) : 0;
 }
@@ -1350,8 +1411,10 @@ done:
    language_model.model. (language_model.lm_head.weight), or model.language_model. from transformers
    4.52 on (lm_head.weight), and read as the model.* names of a text-only checkpoint; the vision
    tower and the projector into the text model's embedding are skipped, as llama.cpp's converter
-   skips them (it writes them to a separate mmproj file). */
-static int srti__hf_name(const char *hf, const srti_hparams *hp, int permute_qk, int multimodal, char *out, size_t cap, uint32_t *permute) {
+   skips them (it writes them to a separate mmproj file). *role: what of the named tensor this one
+   is (gpt-oss's experts: SRTI__ROLE_*). */
+enum { SRTI__ROLE_WHOLE = 0, SRTI__ROLE_BLOCKS = 1, SRTI__ROLE_SCALES = 2, SRTI__ROLE_TRANSPOSED = 3 };
+static int srti__hf_name(const char *hf, const srti_hparams *hp, int permute_qk, int multimodal, char *out, size_t cap, uint32_t *permute, int *role) {
     static const struct { const char *hf, *gg; int qk; } layer[] = {
         {"input_layernorm.weight", "attn_norm.weight", 0}, {"post_attention_layernorm.weight", "ffn_norm.weight", 0},
         {"self_attn.q_proj.weight", "attn_q.weight", 1}, {"self_attn.q_proj.bias", "attn_q.bias", 1},
@@ -1379,6 +1442,7 @@ static int srti__hf_name(const char *hf, const srti_hparams *hp, int permute_qk,
     const int is_gemma = !strncmp(hp->arch, "gemma", 5);
     char text_name[256];
     *permute = 0;
+    *role = SRTI__ROLE_WHOLE;
     if (multimodal) {
         size_t i, n = 0;
         for (i = 0; i < sizeof vision / sizeof vision[0]; i++)
@@ -1411,7 +1475,22 @@ static int srti__hf_name(const char *hf, const srti_hparams *hp, int permute_qk,
                 if ((g1 ? i < 2 || i > 4 : i != 1) && !strcmp(p, gemma[i].hf)) { snprintf(out, cap, "blk.%lu.%s", l, gemma[i].gg); return 1; }
             return -1;
         }
-        if (!strcmp(hp->arch, "granitemoe")) {   /* 3-D experts and fused gate / up, split by srti__split_fused */
+        if (!strcmp(hp->arch, "gpt-oss")) {   /* sinks, biases; 3-D experts, gate and up interleaved: split by srti__split_fused */
+            static const struct { const char *hf, *gg; int role; } oss[] = {
+                {"self_attn.sinks", "attn_sinks.weight", 0}, {"self_attn.o_proj.bias", "attn_output.bias", 0},
+                {"mlp.router.weight", "ffn_gate_inp.weight", 0}, {"mlp.router.bias", "ffn_gate_inp.bias", 0},
+                {"mlp.experts.gate_up_proj_blocks", "ffn_gate_up_exps.weight", SRTI__ROLE_BLOCKS},
+                {"mlp.experts.gate_up_proj_scales", "ffn_gate_up_exps.weight", SRTI__ROLE_SCALES},
+                {"mlp.experts.gate_up_proj", "ffn_gate_up_exps.weight", SRTI__ROLE_TRANSPOSED},
+                {"mlp.experts.gate_up_proj_bias", "ffn_gate_up_exps.bias", 0},
+                {"mlp.experts.down_proj_blocks", "ffn_down_exps.weight", SRTI__ROLE_BLOCKS},
+                {"mlp.experts.down_proj_scales", "ffn_down_exps.weight", SRTI__ROLE_SCALES},
+                {"mlp.experts.down_proj", "ffn_down_exps.weight", SRTI__ROLE_TRANSPOSED},
+                {"mlp.experts.down_proj_bias", "ffn_down_exps.bias", 0},
+            };
+            for (i = 0; i < sizeof oss / sizeof oss[0]; i++)
+                if (!strcmp(p, oss[i].hf)) { snprintf(out, cap, "blk.%lu.%s", l, oss[i].gg); *role = oss[i].role; return 1; }
+        } else if (!strcmp(hp->arch, "granitemoe")) {   /* 3-D experts and fused gate / up, split by srti__split_fused */
             static const char *const hf_g[5] = {"block_sparse_moe.router.layer.weight", "block_sparse_moe.input_linear.weight",
                                                 "block_sparse_moe.output_linear.weight", "shared_mlp.input_linear.weight", "shared_mlp.output_linear.weight"};
             static const char *const gg_g[5] = {"ffn_gate_inp", "ffn_gate_up_exps", "ffn_down_exps", "ffn_gate_up_shexp", "ffn_down_shexp"};
@@ -1516,6 +1595,82 @@ static int srti__st_check(const char *path, const srtj_value *e, uint64_t data_s
     return 0;
 }
 
+/* A new, zeroed tensor named gname at the end of m->tensors: its index, or -1 (out of memory). */
+static int srti__st_new_tensor(srti_model *m, const char *gname, uint32_t *cap_tensors, char *err, size_t errlen) {
+    srti_tensor *t;
+    if (m->n_tensors == *cap_tensors) {
+        uint32_t cap = *cap_tensors ? *cap_tensors * 2 : 64;
+        srti_tensor *nt = (srti_tensor *)SRTI_CALLOC(cap, sizeof(srti_tensor));
+        if (!nt) { srti__seterr(err, errlen, "out of memory"); return -1; }
+        if (m->tensors) { memcpy(nt, m->tensors, m->n_tensors * sizeof(srti_tensor)); SRTI_FREE(m->tensors); }
+        m->tensors = nt;
+        *cap_tensors = cap;
+    }
+    t = &m->tensors[m->n_tensors];
+    memset(t, 0, sizeof *t);
+    strcpy(t->name, gname);
+    return (int)m->n_tensors++;
+}
+/* One half of a Hugging Face MXFP4 pair (gpt-oss): _blocks, U8 [experts, rows, K / 32, 16], or
+   _scales, U8 [experts, rows, K / 32]; the tensor gname [K, rows, experts] of type
+   SRTI_TYPE_HF_MXFP4 takes its data from both (srti__hf_check_pairs: both there). */
+static int srti__st_mxfp4(srti_model *m, const char *key, const char *dtype, const char *path, uint32_t shard, uint64_t data_start, const srti__st_entry *x,
+                          const char *gname, int role, uint32_t *cap_tensors, char *err, size_t errlen) {
+    const int blocks = role == SRTI__ROLE_BLOCKS;
+    const uint64_t *ne = x->ne;
+    srti_tensor *t;
+    int at = srti_find(m, gname);
+    if (strcmp(dtype, "U8") != 0 || x->nd != (blocks ? 4u : 3u) || (blocks && ne[3] != 16) || ne[0] == 0 || ne[1] == 0 || ne[2] == 0) {
+        srti__seterr(err, errlen, "%s: tensor '%.80s' must be U8 [experts, rows, blocks%s] (MXFP4 %s)", path, key, blocks ? ", 16" : "", blocks ? "blocks" : "scales");
+        return 1;
+    }
+    if (at >= 0) {
+        t = &m->tensors[at];
+        if (t->src_type != SRTI_TYPE_HF_MXFP4 || (blocks ? t->nbytes : t->aux_nbytes) != 0) {
+            srti__seterr(err, errlen, "%s: tensor '%.80s' (%s) appears twice", path, key, gname);
+            return 1;
+        }
+        if (t->ne[0] != ne[2] * 32 || t->ne[1] != ne[1] || t->ne[2] != ne[0]) {
+            srti__seterr(err, errlen, "%s: tensor '%.80s' [%llu, %llu, %llu%s] does not match its MXFP4 %s: %llu experts of %llu rows of %llu blocks", path, key,
+                         (srti__ull)ne[0], (srti__ull)ne[1], (srti__ull)ne[2], blocks ? ", 16" : "", blocks ? "scales" : "blocks", (srti__ull)t->ne[2],
+                         (srti__ull)t->ne[1], (srti__ull)(t->ne[0] / 32));
+            return 1;
+        }
+    } else {
+        if ((at = srti__st_new_tensor(m, gname, cap_tensors, err, errlen)) < 0) return 1;
+        t = &m->tensors[at];
+        t->n_dims = 3;
+        t->ne[0] = ne[2] * 32;
+        t->ne[1] = ne[1];
+        t->ne[2] = ne[0];
+        t->ne[3] = 1;
+        t->src_type = SRTI_TYPE_HF_MXFP4;
+    }
+    if (blocks) {
+        t->offset = data_start + (uint64_t)x->begin;
+        t->nbytes = (uint64_t)(x->end - x->begin);
+        t->file = shard;
+    } else {
+        t->aux_offset = data_start + (uint64_t)x->begin;
+        t->aux_nbytes = (uint64_t)(x->end - x->begin);
+        t->aux_file = shard;
+    }
+    return 0;
+}
+/* Every MXFP4 pair has both halves. */
+static int srti__hf_check_pairs(const srti_model *m, char *err, size_t errlen) {
+    uint32_t i;
+    for (i = 0; i < m->n_tensors; i++) {
+        const srti_tensor *t = &m->tensors[i];
+        if (t->src_type == SRTI_TYPE_HF_MXFP4 && (t->nbytes == 0 || t->aux_nbytes == 0)) {
+            srti__seterr(err, errlen, "%s: tensor '%s' has MXFP4 %s but no %s", m->priv->path, t->name, t->nbytes ? "blocks" : "scales",
+                         t->nbytes ? "scales (_scales)" : "blocks (_blocks)");
+            return 1;
+        }
+    }
+    return 0;
+}
+
 /* Reads one shard's header: validates all of it, then appends the tensors it holds to m->tensors.
    With an index, the weight map's entry for each tensor must name this shard. */
 static int srti__st_shard(srti_model *m, uint32_t shard, const srtj_value *weight_map, int permute_qk, int multimodal, uint32_t *cap_tensors,
@@ -1584,7 +1739,7 @@ static int srti__st_shard(srti_model *m, uint32_t shard, const srtj_value *weigh
     for (e = srtj_root(doc)->first; e; e = e->next) {
         uint32_t permute = 0;
         char gname[96];
-        int mapped;
+        int mapped, role, at;
         srti_tensor *t;
         if (!strcmp(e->key, "__metadata__")) continue;
         srti__st_check(path, e, data_size, &x, err, errlen);
@@ -1597,11 +1752,15 @@ static int srti__st_shard(srti_model *m, uint32_t shard, const srtj_value *weigh
             }
             (*n_found)++;
         }
-        mapped = srti__hf_name(e->key, &m->hp, permute_qk, multimodal, gname, sizeof gname, &permute);
+        mapped = srti__hf_name(e->key, &m->hp, permute_qk, multimodal, gname, sizeof gname, &permute, &role);
         if (mapped == 0) continue;
         if (mapped < 0) {
             srti__seterr(err, errlen, "%s: tensor '%.80s' has no place in a %s model (layers %u)", path, e->key, m->hp.arch, (unsigned)m->hp.n_layer);
             goto done;
+        }
+        if (role == SRTI__ROLE_BLOCKS || role == SRTI__ROLE_SCALES) {   /* an MXFP4 pair, joined in one tensor by whichever comes second */
+            if (srti__st_mxfp4(m, e->key, srtj_string(srtj_get(e, "dtype")), path, shard, data_start, &x, gname, role, cap_tensors, err, errlen)) goto done;
+            continue;
         }
         if (x.ggml == 0xffffffffu) {
             srti__seterr(err, errlen, "%s: tensor '%.80s' has dtype %s; only F32, F16 and BF16 are supported", path, e->key, srtj_string(srtj_get(e, "dtype")));
@@ -1612,23 +1771,23 @@ static int srti__st_shard(srti_model *m, uint32_t shard, const srtj_value *weigh
                          srti__ends_with(gname, "_exps.weight") ? "3-D (experts, rows, columns)" : "1-D or 2-D");
             goto done;
         }
-        if (srti_find(m, gname) >= 0) { srti__seterr(err, errlen, "%s: tensor '%.80s' (%s) appears twice", path, e->key, gname); goto done; }
-        if (m->n_tensors == *cap_tensors) {
-            uint32_t cap = *cap_tensors ? *cap_tensors * 2 : 64;
-            srti_tensor *nt = (srti_tensor *)SRTI_CALLOC(cap, sizeof(srti_tensor));
-            if (!nt) { srti__seterr(err, errlen, "out of memory"); goto done; }
-            if (m->tensors) { memcpy(nt, m->tensors, m->n_tensors * sizeof(srti_tensor)); SRTI_FREE(m->tensors); }
-            m->tensors = nt;
-            *cap_tensors = cap;
+        if (role == SRTI__ROLE_TRANSPOSED && x.nd != 3) {
+            srti__seterr(err, errlen, "%s: tensor '%.80s' has %u dimensions; 3-D (experts, in, out) expected", path, e->key, (unsigned)x.nd);
+            goto done;
         }
-        t = &m->tensors[m->n_tensors];
-        memset(t, 0, sizeof *t);
-        strcpy(t->name, gname);
+        if (srti_find(m, gname) >= 0) { srti__seterr(err, errlen, "%s: tensor '%.80s' (%s) appears twice", path, e->key, gname); goto done; }
+        if ((at = srti__st_new_tensor(m, gname, cap_tensors, err, errlen)) < 0) goto done;
+        t = &m->tensors[at];
         t->n_dims = x.nd;
         t->ne[0] = x.ne[x.nd - 1];   /* safetensors [(experts,) rows, cols] -> GGUF ne[0] = cols, ne[2] = experts */
         t->ne[1] = x.nd >= 2 ? x.ne[x.nd - 2] : 1;
         t->ne[2] = x.nd == 3 ? x.ne[0] : 1;
         t->ne[3] = 1;
+        if (role == SRTI__ROLE_TRANSPOSED) {   /* gpt-oss's dense experts [experts, in, out]: rows are its columns */
+            t->tcols = t->ne[0];
+            t->ne[0] = t->ne[1];
+            t->ne[1] = t->tcols;
+        }
         t->src_type = x.ggml;
         t->offset = data_start + (uint64_t)x.begin;
         t->nbytes = (uint64_t)(x.end - x.begin);
@@ -1639,7 +1798,6 @@ static int srti__st_shard(srti_model *m, uint32_t shard, const srtj_value *weigh
                          (srti__ull)(x.nd == 2 ? t->ne[1] : t->ne[0]), permute);
             goto done;
         }
-        m->n_tensors++;
     }
     rc = 0;
 done:
@@ -1724,7 +1882,8 @@ static int srti__hf_weights(srti_model *m, const char *dir, const srti__hf_cfg *
             int there = 0;
             char gname[96];
             uint32_t perm;
-            int mp = srti__hf_name(e->key, &m->hp, permute_qk, cfg->multimodal, gname, sizeof gname, &perm);
+            int role;
+            int mp = srti__hf_name(e->key, &m->hp, permute_qk, cfg->multimodal, gname, sizeof gname, &perm, &role);
             for (j = 0; j < m->n_tensors && mp > 0 && !there; j++) there = !strcmp(m->tensors[j].name, gname);
             if (mp > 0 && !there) { srti__seterr(err, errlen, "%s: the index lists tensor '%.80s' in %s, which does not hold it", ipath, e->key, e->str); goto done; }
         }
@@ -1824,8 +1983,10 @@ static int srti__hf_read_config(srti_model *m, const char *cfg_path, srti__hf_cf
     return r;
 }
 
-#define SRTI__HF_ARCHS "LlamaForCausalLM, MistralForCausalLM, MixtralForCausalLM, Qwen2ForCausalLM, Qwen3ForCausalLM, Qwen3MoeForCausalLM, " \
-                       "Phi3ForCausalLM, Gemma2ForCausalLM, Gemma3ForCausalLM, Gemma3ForConditionalGeneration"
+#define SRTI__HF_ARCHS "LlamaForCausalLM, MistralForCausalLM, MixtralForCausalLM, Qwen2ForCausalLM, Qwen2MoeForCausalLM, Qwen3ForCausalLM, " \
+                       "Qwen3MoeForCausalLM, Phi3ForCausalLM, GemmaForCausalLM, Gemma2ForCausalLM, Gemma3ForCausalLM, Gemma3ForConditionalGeneration, " \
+                       "SmolLM3ForCausalLM, GraniteForCausalLM, GraniteMoeForCausalLM, GraniteMoeSharedForCausalLM, MiniCPMForCausalLM, Olmo2ForCausalLM, " \
+                       "Olmo3ForCausalLM, OlmoeForCausalLM, Exaone4ForCausalLM, GptOssForCausalLM"
 /* More on a refused architecture: of the multimodal ones only Gemma 3's is read (its text model). */
 static const char *srti__hf_why_not(const srti__hf_cfg *cfg) {
     if (strstr(cfg->arch_class, "ForConditionalGeneration"))
@@ -1868,7 +2029,7 @@ static int srti__open_hf(srti_model *m, const char *dir, char *err, size_t errle
         goto done;
     }
     if (srti__hf_weights(m, dir, &cfg, err, errlen)) goto done;
-    if (m->n_tensors && (srti__split_fused(m, err, errlen) || srti__hf_add_rope_factors(m, err, errlen))) goto done;
+    if (m->n_tensors && (srti__hf_check_pairs(m, err, errlen) || srti__split_fused(m, err, errlen) || srti__hf_add_rope_factors(m, err, errlen))) goto done;
     m->hp.tied_output = srti_find(m, "output.weight") < 0;
     {
         int ti = srti_find(m, "token_embd.weight");
@@ -2009,9 +2170,10 @@ SRTI_API int srti_open_random(const char *config_path, uint64_t seed, srti_model
         const int post = cfg.kind == SRTI__HF_GEMMA2 || cfg.kind == SRTI__HF_GEMMA3 || SRTI__HF_POST_ONLY(cfg.kind);   /* Gemma 2 / 3's, OLMo 2's and EXAONE 4's
                                                                                                                            norms after attention and FFN */
         const int pre = !SRTI__HF_POST_ONLY(cfg.kind);   /* the norms before them */
+        const int oss = cfg.kind == SRTI__HF_GPTOSS;   /* the output bias and sinks, the router bias, the experts' biases */
         /* per layer: 2 norms, q, k, v, o and the FFN: dense (3), or the router and 3 an expert (+ 4: a shared expert) */
         const uint64_t per = 6 + (m->hp.n_expert ? 1 + 3 * (uint64_t)m->hp.n_expert : 3) + (cfg.qkv_bias ? 3 : 0) + (SRTI__HF_QK_NORM(cfg.kind) || SRTI__HF_QK_NORM_FULL(cfg.kind) ? 2 : 0) +
-                             (post ? 2 : 0) + (FS ? 4 : 0);
+                             (post ? 2 : 0) + (FS ? 4 : 0) + (oss ? 3 + 3 * (uint64_t)m->hp.n_expert : 0);
         char nm[96];
         if (m->hp.n_layer * per > SRTI__MAX_TENSORS) {   /* (Qwen3-235B-A22B: 94 x 393) */
             srti__seterr(err, errlen, "%s: %u layers of %llu tensors (%u experts) are more than the %u tensors a random model may have", config_path,
@@ -2037,14 +2199,24 @@ SRTI_API int srti_open_random(const char *config_path, uint64_t seed, srti_model
                 SRTI__T("attn_k_norm.weight", SRTI__HF_QK_NORM_FULL(cfg.kind) ? KV : m->hp.head_dim, 0)
             }
             SRTI__T("attn_output.weight", Q, E)
+            if (oss) {
+                SRTI__T("attn_output.bias", E, 0)
+                SRTI__T("attn_sinks.weight", m->hp.n_head, 0)
+            }
             if (post) { SRTI__T("post_attention_norm.weight", E, 0) }   /* the macro is two statements */
             if (pre) { SRTI__T("ffn_norm.weight", E, 0) }
             if (m->hp.n_expert) {   /* the router, then each expert's gate, down and up (the order srti_check_llama lists them in) */
                 SRTI__T("ffn_gate_inp.weight", E, m->hp.n_expert)
+                if (oss) { SRTI__T("ffn_gate_inp.bias", m->hp.n_expert, 0) }
                 for (x = 0; x < m->hp.n_expert; x++) {
                     snprintf(nm, sizeof nm, "blk.%u.ffn_gate.%u.weight", (unsigned)l, (unsigned)x); srti__add_tensor(m, nm, E, FE, &off);
                     snprintf(nm, sizeof nm, "blk.%u.ffn_down.%u.weight", (unsigned)l, (unsigned)x); srti__add_tensor(m, nm, FE, E, &off);
                     snprintf(nm, sizeof nm, "blk.%u.ffn_up.%u.weight", (unsigned)l, (unsigned)x); srti__add_tensor(m, nm, E, FE, &off);
+                    if (oss) {
+                        snprintf(nm, sizeof nm, "blk.%u.ffn_gate.%u.bias", (unsigned)l, (unsigned)x); srti__add_tensor(m, nm, FE, 0, &off);
+                        snprintf(nm, sizeof nm, "blk.%u.ffn_down.%u.bias", (unsigned)l, (unsigned)x); srti__add_tensor(m, nm, E, 0, &off);
+                        snprintf(nm, sizeof nm, "blk.%u.ffn_up.%u.bias", (unsigned)l, (unsigned)x); srti__add_tensor(m, nm, FE, 0, &off);
+                    }
                 }
                 if (FS) {   /* (gated in qwen2moe only) */
                     if (cfg.kind == SRTI__HF_QWEN2MOE) { SRTI__T("ffn_gate_inp_shexp.weight", E, 0) }

@@ -37,7 +37,7 @@
      Qwen3ForCausalLM, Phi3ForCausalLM, the Gemma and MoE classes: tools/srt_hf.h),
      DIR/tokenizer.json (+ tokenizer_config.json: chat template, special tokens) and
      DIR/model.safetensors or the shards listed by DIR/model.safetensors.index.json (F32, F16,
-     BF16). Tensors get GGUF names, and the result is what llama.cpp's convert_hf_to_gguf.py would
+     BF16; gpt-oss's MXFP4 pairs). Tensors get GGUF names, and the result is what llama.cpp's convert_hf_to_gguf.py would
      make: Llama/Mistral q_proj/k_proj rows are permuted from Hugging Face's rotate-half (NeoX)
      pairing to GGUF's adjacent pairs as they are read (srti_tensor.permute_heads); Qwen2 and Qwen3
      keep NeoX order and are marked so (hp.rope_neox). The vocabulary is stored as GGUF's tokenizer.ggml.*
@@ -86,7 +86,9 @@ enum {
     SRTI_TYPE_IQ4_NL = 20, SRTI_TYPE_IQ3_S = 21, SRTI_TYPE_IQ2_S = 22, SRTI_TYPE_IQ4_XS = 23,
     SRTI_TYPE_I8 = 24, SRTI_TYPE_I16 = 25, SRTI_TYPE_I32 = 26, SRTI_TYPE_I64 = 27, SRTI_TYPE_F64 = 28,
     SRTI_TYPE_IQ1_M = 29, SRTI_TYPE_BF16 = 30, SRTI_TYPE_TQ1_0 = 34, SRTI_TYPE_TQ2_0 = 35,
-    SRTI_TYPE_MXFP4 = 39
+    SRTI_TYPE_MXFP4 = 39,
+    SRTI_TYPE_HF_MXFP4 = 1039   /* not a ggml type: a Hugging Face MXFP4 pair (gpt-oss's experts), the U8 _blocks tensor
+                                   (16 bytes of 32 nibbles, low nibble first) and its _scales (E8M0) at aux_offset */
 };
 
 /* GGUF token types */
@@ -160,6 +162,12 @@ typedef struct srti_tensor {
                                  heads when read (HF Llama q_proj/k_proj); 0 = read as stored */
     const float *values;      /* non-NULL: the values themselves, held by the model (Phi-3's LongRoPE
                                  factors from a Hugging Face config.json) */
+    /* Hugging Face gpt-oss: parts of stored tensors that are not a range of whole rows */
+    uint32_t row_step, first; /* row_step > 1: row r (a vector's value r) is stored unit first + r x row_step from offset
+                                 (gate and up interleaved); nbytes counts the tensor's own rows */
+    uint64_t tcols;           /* > 0: stored transposed, ne[0] rows of tcols values from offset (a dense gpt-oss expert
+                                 [in, out]); row r is stored column first + r x max(row_step, 1) */
+    uint64_t aux_offset, aux_nbytes; uint32_t aux_file;   /* SRTI_TYPE_HF_MXFP4: where the scales are (aux_nbytes 0: missing) */
 } srti_tensor;
 
 struct srti__priv;
@@ -362,7 +370,8 @@ static const srti__type_info srti__types[] = {
     { 23, "IQ4_XS", 256, 136, 0 },{ 24, "I8", 1, 1, 1 },     { 25, "I16", 1, 2, 1 },
     { 26, "I32", 1, 4, 1 },     { 27, "I64", 1, 8, 0 },     { 28, "F64", 1, 8, 1 },
     { 29, "IQ1_M", 256, 56, 0 },{ 30, "BF16", 1, 2, 1 },    { 34, "TQ1_0", 256, 54, 1 },
-    { 35, "TQ2_0", 256, 66, 1 },{ 39, "MXFP4", 32, 17, 1 }
+    { 35, "TQ2_0", 256, 66, 1 },{ 39, "MXFP4", 32, 17, 1 },
+    { 1039, "MXFP4", 32, 16, 0 }   /* (its blocks; read by srti__read_hf_mxfp4, not srti_dequantize) */
 };
 static const srti__type_info *srti__type(uint32_t id) {
     size_t i;
@@ -1327,6 +1336,8 @@ typedef struct srti__parts {
                                    2-D expert biases [n, n_expert], whose parts are blk.N.KIND.X.bias */
     const char *const *kinds;   /* fused 2-D: part j is blk.N.kinds[j].weight; fused experts (Granite MoE's gate and up):
                                    part j is kinds[j % 2] of expert j / 2 */
+    int interleaved;            /* fused experts: gate and up alternate by rows (a bias: by values), gpt-oss's Hugging Face
+                                   ffn_gate_up_exps; else an expert's gate rows come first, then its up rows */
     const char *kind;           /* experts, one kind each: "ffn_gate", "ffn_up" or "ffn_down" */
     uint64_t rows[3];           /* fused 2-D: part j's rows (an expert's part has ne[1] / (kinds ? 2 : 1)) */
     uint64_t total;             /* fused 2-D: the rows the fused tensor must have */
@@ -1350,6 +1361,8 @@ static uint32_t srti__split_parts(const srti_tensor *t, const srti_hparams *hp, 
         p->n = 2; p->kinds = gu_shexp; p->rows[0] = p->rows[1] = hp->n_ff_shexp;
     } else if (!strcmp(hp->arch, "granitemoe") && hp->n_expert > 0 && !strcmp(p->dot, ".ffn_gate_up_exps.weight")) {
         p->n = 2 * hp->n_expert; p->experts = 1; p->kinds = gu;
+    } else if (!strcmp(hp->arch, "gpt-oss") && hp->n_expert > 0 && (!strcmp(p->dot, ".ffn_gate_up_exps.weight") || !strcmp(p->dot, ".ffn_gate_up_exps.bias"))) {
+        p->n = 2 * hp->n_expert; p->experts = srti__ends_with(p->dot, ".bias") ? 2 : 1; p->kinds = gu; p->interleaved = 1;   /* (Hugging Face names) */
     } else if (hp->n_expert > 0) {   /* llama (Mixtral), qwen2moe, qwen3moe and granitemoe, whose expert_count was read */
         for (k = 0; k < 3; k++) {
             const size_t n = strlen(exps[k]);
@@ -1385,13 +1398,13 @@ static int srti__split_fused(srti_model *m, char *err, size_t errlen) {
         const uint64_t rows = t->ne[1] * t->ne[2];
         uint32_t j;
         if (!p.n) { nt[k++] = *t; continue; }
-        if (experts ? t->ne[bias ? 1 : 2] != m->hp.n_expert || t->ne[3] != 1 || (bias && t->ne[2] != 1) || (p.kinds && t->ne[1] % 2)
+        if (experts ? t->ne[bias ? 1 : 2] != m->hp.n_expert || t->ne[3] != 1 || (bias && t->ne[2] != 1) || (p.kinds && t->ne[bias ? 0 : 1] % 2)
                     : t->n_dims != 2 || t->ne[1] != p.total) {
             if (experts)
                 srti__seterr(err, errlen, "%s: tensor '%s' [%llu, %llu, %llu, %llu] cannot be split into %u experts (expert_count): its %s dimension must be %u%s",
                              m->priv->path, t->name, (srti__ull)t->ne[0], (srti__ull)t->ne[1], (srti__ull)t->ne[2], (srti__ull)t->ne[3],
                              (unsigned)m->hp.n_expert, bias ? "second and last" : "third", (unsigned)m->hp.n_expert,
-                             p.kinds ? ", its rows an even number (gate, then up)" : "");
+                             p.kinds ? ", its rows (a bias: values) an even number (gate and up)" : "");
             else
                 srti__seterr(err, errlen, "%s: tensor '%s' [%llu, %llu, %llu] cannot be split into %s (2-D, %llu rows expected)", m->priv->path, t->name,
                              (srti__ull)t->ne[0], (srti__ull)t->ne[1], (srti__ull)t->ne[2], p.n == 3 ? "q, k and v" : "gate and up", (srti__ull)p.total);
@@ -1404,19 +1417,44 @@ static int srti__split_fused(srti_model *m, char *err, size_t errlen) {
             SRTI_FREE(nt);
             return 1;
         }
-        {
+        if (t->row_step > 1 || t->first || (t->tcols && !experts)) {
+            srti__seterr(err, errlen, "%s: tensor '%s' is itself a part of a stored tensor", m->priv->path, t->name);
+            SRTI_FREE(nt);
+            return 1;
+        }
+        if (experts) {   /* expert x's bytes (and an MXFP4 pair's scales) are the x-th of n_expert equal ranges */
+            const uint32_t per = p.kinds ? 2 : 1;   /* parts an expert has (gate and up) */
+            const uint64_t xb = t->nbytes / m->hp.n_expert, xa = t->aux_nbytes / m->hp.n_expert;
+            for (j = 0; j < p.n; j++) {
+                srti_tensor *o = &nt[k++];
+                const uint32_t x = j / per, q = j % per;
+                *o = *t;
+                snprintf(o->name, sizeof o->name, "%.*s.%s.%u.%s", (int)(p.dot - t->name), t->name, p.kinds ? p.kinds[q] : p.kind, (unsigned)x,
+                         bias ? "bias" : "weight");
+                o->n_dims = bias ? 1 : 2;
+                if (bias) { o->ne[0] = t->ne[0] / per; o->ne[1] = 1; }
+                else o->ne[1] = t->ne[1] / per;
+                o->ne[2] = o->ne[3] = 1;
+                o->offset = t->offset + x * xb;
+                o->aux_offset = t->aux_offset + x * xa;
+                o->nbytes = t->tcols ? xb : xb / per;   /* (a transposed part is read from its expert's whole matrix) */
+                o->aux_nbytes = xa / per;
+                if (p.interleaved || t->tcols) {
+                    o->first = p.interleaved ? q : 0;
+                    o->row_step = per;
+                } else {   /* gate rows, then up rows */
+                    o->offset += q * o->nbytes;
+                    o->aux_offset += q * o->aux_nbytes;
+                }
+            }
+        } else {
             const uint64_t row_bytes = t->nbytes / rows;
-            const uint32_t per = experts && p.kinds ? 2 : 1;   /* parts an expert has (Granite MoE: gate, then up) */
             uint64_t at = t->offset;
             for (j = 0; j < p.n; j++) {
                 srti_tensor *o = &nt[k++];
                 *o = *t;
-                if (experts) snprintf(o->name, sizeof o->name, "%.*s.%s.%u.%s", (int)(p.dot - t->name), t->name, p.kinds ? p.kinds[j % per] : p.kind,
-                                      (unsigned)(j / per), bias ? "bias" : "weight");
-                else snprintf(o->name, sizeof o->name, "%.*s.%s.weight", (int)(p.dot - t->name), t->name, p.kinds[j]);
-                o->n_dims = bias ? 1 : 2;
-                o->ne[1] = bias ? 1 : experts ? t->ne[1] / per : p.rows[j];
-                o->ne[2] = o->ne[3] = 1;
+                snprintf(o->name, sizeof o->name, "%.*s.%s.weight", (int)(p.dot - t->name), t->name, p.kinds[j]);
+                o->ne[1] = p.rows[j];
                 o->offset = at;
                 o->nbytes = o->ne[1] * row_bytes;
                 at += o->nbytes;
@@ -1994,28 +2032,144 @@ static void srti__dequantize_blocks(void *user, int64_t b0, int64_t b1, int thre
     srti_dequantize(j->type, j->src + (uint64_t)b0 * j->ti->size, (uint64_t)(b1 - b0) * j->ti->blck, j->out + (uint64_t)b0 * j->ti->blck);
 }
 
+/* The file holding a tensor's data: the model's, or a Hugging Face shard */
+static int srti__data_file(srti_model *m, const srti_tensor *t, uint32_t file, const char **path, FILE **fp, uint64_t *size, char *err, size_t errlen) {
+    *path = m->priv->path;
+    *fp = m->priv->fp;
+    *size = m->file_size;
+    if (m->priv->n_shards) {
+        if (file >= m->priv->n_shards) { srti__seterr(err, errlen, "srti_read_f32: tensor '%s': bad shard index", t->name); return 1; }
+        *path = m->priv->shard_path[file];
+        *fp = m->priv->shard_fp[file];
+        *size = m->priv->shard_size[file];
+    }
+    return 0;
+}
+static int srti__read_range(const char *path, FILE *fp, uint64_t size, const srti_tensor *t, uint64_t offset, uint64_t n, unsigned char *buf, char *err,
+                            size_t errlen) {
+    if (offset > size || n > size - offset) {
+        srti__seterr(err, errlen, "%s: tensor '%s': data at offset %llu + %llu bytes exceeds file size %llu", path, t->name, (srti__ull)offset, (srti__ull)n,
+                     (srti__ull)size);
+        return 1;
+    }
+    if (srti__fseek64(fp, offset) != 0 || fread(buf, 1, (size_t)n, fp) != (size_t)n) {
+        srti__seterr(err, errlen, "%s: tensor '%s': short read at offset %llu", path, t->name, (srti__ull)offset);
+        return 1;
+    }
+    return 0;
+}
+
+static int srti__read_stored(srti_model *m, const srti_tensor *t, float *out, char *err, size_t errlen);
+/* A Hugging Face MXFP4 pair: each row's K / 32 blocks of 16 bytes (value 2j in byte j's low nibble,
+   2j + 1 in its high one) and K / 32 scale bytes, rewritten as ggml's block_mxfp4 (the scale byte,
+   then value j in byte j's low nibble and j + 16 in its high one: the same E8M0 scale, since
+   ggml's table is the FP4 values doubled and its exponent bias 128) and decoded by srti_dequantize. */
+static int srti__read_hf_mxfp4(srti_model *m, const srti_tensor *t, float *out, char *err, size_t errlen) {
+    const uint64_t nb = srti_tensor_nvalues(t) / 32, chunk = 65536;   /* blocks */
+    const char *path, *spath;
+    FILE *fp, *sfp;
+    uint64_t size, ssize, b0;
+    unsigned char *raw, *sc, *gg;
+    srti__dequantize_job dq;
+    int rc = 0;
+    if (t->ne[0] % 32 || t->nbytes != nb * 16 || t->aux_nbytes != nb) {
+        srti__seterr(err, errlen, "%s: tensor '%s': MXFP4 blocks (%llu bytes) and scales (%llu bytes) do not fit %llu values of rows of %llu", m->priv->path,
+                     t->name, (srti__ull)t->nbytes, (srti__ull)t->aux_nbytes, (srti__ull)srti_tensor_nvalues(t), (srti__ull)t->ne[0]);
+        return 1;
+    }
+    if (srti__data_file(m, t, t->file, &path, &fp, &size, err, errlen) || srti__data_file(m, t, t->aux_file, &spath, &sfp, &ssize, err, errlen)) return 1;
+    raw = (unsigned char *)SRTI_MALLOC((size_t)chunk * 16);
+    sc = (unsigned char *)SRTI_MALLOC((size_t)chunk);
+    gg = (unsigned char *)SRTI_MALLOC((size_t)chunk * 17);
+    if (!raw || !sc || !gg) { srti__seterr(err, errlen, "%s: out of memory", path); rc = 1; }
+    dq.type = SRTI_TYPE_MXFP4;
+    dq.ti = srti__type(SRTI_TYPE_MXFP4);
+    for (b0 = 0; !rc && b0 < nb; b0 += chunk) {
+        const uint64_t k = nb - b0 < chunk ? nb - b0 : chunk;
+        uint64_t b;
+        int j;
+        if (srti__read_range(path, fp, size, t, t->offset + b0 * 16, k * 16, raw, err, errlen) ||
+            srti__read_range(spath, sfp, ssize, t, t->aux_offset + b0, k, sc, err, errlen)) { rc = 1; break; }
+        for (b = 0; b < k; b++) {
+            const unsigned char *q = raw + b * 16;
+            unsigned char *g = gg + b * 17;
+            g[0] = sc[b];
+            for (j = 0; j < 16; j++) {   /* values j and j + 16: nibbles 2j's and (2j + 32)'s of the Hugging Face block */
+                const unsigned lo = j % 2 ? q[j / 2] >> 4 : q[j / 2] & 15u, hi = j % 2 ? q[8 + j / 2] >> 4 : q[8 + j / 2] & 15u;
+                g[1 + j] = (unsigned char)(lo | hi << 4);
+            }
+        }
+        dq.src = gg;
+        dq.out = out + b0 * 32;
+        srti__parallel(m, (int64_t)k, 512, srti__dequantize_blocks, &dq);
+    }
+    SRTI_FREE(raw); SRTI_FREE(sc); SRTI_FREE(gg);
+    return rc;
+}
+/* A part of a stored tensor that is not a range of rows (srti_tensor.row_step / tcols): the stored
+   span it lies in is read whole, then its rows picked (a transposed matrix: its columns). */
+static int srti__read_gather(srti_model *m, const srti_tensor *t, float *out, char *err, size_t errlen) {
+    const int vec = t->n_dims == 1;
+    const uint64_t step = t->row_step > 1 ? t->row_step : 1, n = vec ? t->ne[0] : t->ne[1], K = vec ? 1 : t->ne[0];
+    srti_tensor v = *t;
+    uint64_t span, r, k;
+    float *tmp;
+    int rc;
+    if (n == 0 || (!vec && (t->n_dims != 2 || t->ne[2] != 1)) || t->nbytes % n || (t->aux_nbytes && t->aux_nbytes % n) || (t->tcols && vec) ||
+        (t->tcols && t->first + (n - 1) * step >= t->tcols)) {
+        srti__seterr(err, errlen, "%s: tensor '%s': a part of a stored tensor that does not fit it", m->priv->path, t->name);
+        return 1;
+    }
+    v.row_step = v.first = 0;
+    v.tcols = 0;
+    if (t->tcols) {   /* the stored [K rows, tcols columns] */
+        const srti__type_info *ti = srti__type(t->src_type);
+        if (!ti || ti->blck != 1 || t->nbytes != K * t->tcols * ti->size) {
+            srti__seterr(err, errlen, "%s: tensor '%s': a transposed tensor of type %u and %llu bytes", m->priv->path, t->name, (unsigned)t->src_type,
+                         (srti__ull)t->nbytes);
+            return 1;
+        }
+        span = K;
+        v.ne[0] = t->tcols;
+        v.ne[1] = K;
+    } else {   /* units first .. first + (n - 1) step */
+        span = t->first + (n - 1) * step + 1;
+        v.nbytes = span * (t->nbytes / n);
+        v.aux_nbytes = span * (t->aux_nbytes / n);
+        if (vec) v.ne[0] = span;
+        else v.ne[1] = span;
+    }
+    tmp = (float *)SRTI_MALLOC((size_t)(srti_tensor_nvalues(&v) * sizeof(float)));
+    if (!tmp) { srti__seterr(err, errlen, "%s: tensor '%s': out of memory", m->priv->path, t->name); return 1; }
+    rc = srti__read_stored(m, &v, tmp, err, errlen);
+    if (!rc && t->tcols)
+        for (r = 0; r < n; r++)
+            for (k = 0; k < K; k++) out[r * K + k] = tmp[k * t->tcols + t->first + r * step];
+    else if (!rc)
+        for (r = 0; r < n; r++) memcpy(out + r * K, tmp + (t->first + r * step) * K, (size_t)K * sizeof(float));
+    SRTI_FREE(tmp);
+    return rc;
+}
+
 SRTI_API int srti_read_f32(srti_model *m, uint32_t i, float *out, char *err, size_t errlen) {
     const srti_tensor *t;
+    if (err && errlen) err[0] = 0;
+    if (!m || !m->priv || !out || i >= m->n_tensors) { srti__seterr(err, errlen, "srti_read_f32: invalid argument"); return 1; }
+    t = &m->tensors[i];
+    if (t->values) { memcpy(out, t->values, (size_t)srti_tensor_nvalues(t) * sizeof(float)); return 0; }
+    if (m->source == SRTI_SRC_RANDOM) return srti__random_read(m, i, out, err, errlen);
+    return srti__read_stored(m, t, out, err, errlen);
+}
+static int srti__read_stored(srti_model *m, const srti_tensor *t, float *out, char *err, size_t errlen) {
     const srti__type_info *ti;
     srti__dequantize_job dq;
     uint64_t nblocks, done = 0, chunk, file_size;
     unsigned char *buf = NULL;
     const char *path;
     FILE *fp;
-    if (err && errlen) err[0] = 0;
-    if (!m || !m->priv || !out || i >= m->n_tensors) { srti__seterr(err, errlen, "srti_read_f32: invalid argument"); return 1; }
-    t = &m->tensors[i];
-    if (t->values) { memcpy(out, t->values, (size_t)srti_tensor_nvalues(t) * sizeof(float)); return 0; }
-    if (m->source == SRTI_SRC_RANDOM) return srti__random_read(m, i, out, err, errlen);
-    path = m->priv->path;
-    fp = m->priv->fp;
-    file_size = m->file_size;
-    if (m->priv->n_shards) {
-        if (t->file >= m->priv->n_shards) { srti__seterr(err, errlen, "srti_read_f32: tensor '%s': bad shard index", t->name); return 1; }
-        path = m->priv->shard_path[t->file];
-        fp = m->priv->shard_fp[t->file];
-        file_size = m->priv->shard_size[t->file];
-    }
+    if (t->row_step > 1 || t->first || t->tcols) return srti__read_gather(m, t, out, err, errlen);
+    if (t->src_type == SRTI_TYPE_HF_MXFP4) return srti__read_hf_mxfp4(m, t, out, err, errlen);
+    if (srti__data_file(m, t, t->file, &path, &fp, &file_size, err, errlen)) return 1;
     ti = srti__type(t->src_type);
     if (!ti || !ti->supported) {
         srti__seterr(err, errlen, "%s: tensor '%s' has type %s (%u), which cannot be converted yet", path, t->name,
