@@ -2535,6 +2535,57 @@ static void test_smollm2_tokenizer(void) {
     test_smollm2_tokenize();
 }
 
+/* transformers 5's rope_parameters (random models of those configs: only the settings matter) */
+static srti_model *rope_open(const char *cls, const char *keys, char *err, size_t cap) {
+    char cfg[1024];
+    srti_model *m = NULL;
+    snprintf(cfg, sizeof cfg, "{\"architectures\":[\"%s\"],\"hidden_size\":64,\"intermediate_size\":64,\"num_hidden_layers\":2,\"num_attention_heads\":4,"
+             "\"num_key_value_heads\":2,\"head_dim\":16,\"vocab_size\":300%s}", cls, keys);
+    write_text(TMP "/rope/config.json", cfg);
+    if (srti_open_random(TMP "/rope/config.json", 1, &m, err, cap) != 0) return NULL;
+    return m;
+}
+static void test_rope_parameters(void) {
+    char err[1024];
+    srti_model *m;
+    if (!fresh_dir(TMP "/rope")) return;
+    m = rope_open("LlamaForCausalLM", ",\"rope_parameters\":{\"rope_theta\":500000.0,\"rope_type\":\"llama3\",\"factor\":32.0,\"low_freq_factor\":1.0,"
+                  "\"high_freq_factor\":4.0,\"original_max_position_embeddings\":8192}", err, sizeof err);
+    CHECK(m && m->hp.rope_theta == 500000.0f && !strcmp(m->hp.rope_scaling, "llama3") && m->hp.rope_scale_factor == 32.0f && m->hp.rope_orig_ctx == 8192 &&
+          m->hp.rope_high_freq_factor == 4.0f, "rope_parameters (transformers 5): a Llama 3.2's base 5e5 and llama3 scaling (32 over 8192) read from it (%s)",
+          m ? "ok" : err);
+    srti_close(m);
+    m = rope_open("Qwen3ForCausalLM", ",\"rope_theta\":null,\"rope_parameters\":{\"rope_theta\":1000000,\"rope_type\":\"default\"}", err, sizeof err);
+    CHECK(m && m->hp.rope_theta == 1e6f && !strcmp(m->hp.rope_scaling, "none"), "rope_parameters' base 1e6 with rope_theta null and rope_type default: "
+          "no scaling (%s)", m ? "ok" : err);
+    srti_close(m);
+    m = rope_open("Phi3ForCausalLM", ",\"rope_parameters\":{\"rope_theta\":10000.0,\"rope_type\":\"default\",\"partial_rotary_factor\":0.5}", err, sizeof err);
+    CHECK(m && m->hp.rope_dim == 8, "rope_parameters' partial_rotary_factor 0.5: 8 of 16 dimensions rotate (%s)", m ? "ok" : err);
+    srti_close(m);
+    m = rope_open("Gemma3ForCausalLM", ",\"rope_parameters\":{\"full_attention\":{\"rope_type\":\"linear\",\"factor\":8.0,\"rope_theta\":1000000.0},"
+                  "\"sliding_attention\":{\"rope_type\":\"default\",\"rope_theta\":20000.0}}", err, sizeof err);
+    CHECK(m && m->hp.rope_theta == 1e6f && m->hp.rope_theta_swa == 20000.0f && !strcmp(m->hp.rope_scaling, "linear") && m->hp.rope_scale_factor == 8.0f,
+          "Gemma 3's rope_parameters per layer type: the full layers' base 1e6 and linear 8, the sliding layers' base 2e4 (%s)", m ? "ok" : err);
+    srti_close(m);
+    m = rope_open("GptOssForCausalLM", ",\"rope_parameters\":{\"rope_theta\":150000,\"rope_type\":\"yarn\",\"factor\":16.0,\"beta_fast\":32.0,\"beta_slow\":1.0,"
+                  "\"truncate\":false,\"original_max_position_embeddings\":4096}", err, sizeof err);
+    CHECK(m && m->hp.rope_theta == 150000.0f && !strcmp(m->hp.rope_scaling, "yarn") && m->hp.rope_scale_factor == 16.0f && m->hp.yarn_exact == 1,
+          "gpt-oss's rope_parameters: yarn 16 unrounded, not the config class's default 32 (%s)", m ? "ok" : err);
+    srti_close(m);
+    m = rope_open("LlamaForCausalLM", ",\"rope_parameters\":{\"full_attention\":{\"rope_theta\":10000.0},\"sliding_attention\":{\"rope_theta\":100.0}}",
+                  err, sizeof err);
+    CHECK(!m && strstr(err, "rope_parameters per layer type is supported for Gemma 3 only"), "refuses rope_parameters per layer type for a Llama: %s", err);
+    srti_close(m);
+    m = rope_open("Gemma3ForCausalLM", ",\"rope_parameters\":{\"sliding_attention\":{\"rope_type\":\"linear\",\"factor\":2.0,\"rope_theta\":100.0}}",
+                  err, sizeof err);
+    CHECK(!m && strstr(err, "sliding_attention.rope_type must be \"default\""), "refuses scaled sliding layers: %s", err);
+    srti_close(m);
+    m = rope_open("LlamaForCausalLM", ",\"rope_parameters\":[10000]", err, sizeof err);
+    CHECK(!m && strstr(err, "rope_parameters must be an object"), "refuses rope_parameters that is no object: %s", err);
+    srti_close(m);
+    if (!remove_tree(TMP "/rope")) CHECK(0, "clean up");
+}
+
 /* ---------------------------------------------------------------- random models */
 static void test_random(void) {
     char err[1024], p[512], cmd[1024];
@@ -3245,6 +3296,7 @@ int main(void) {
     test_tokenizers();
     test_smollm2_tokenizer();
     test_random();
+    test_rope_parameters();
     test_smollm2_shape();
     if (!remove_tree(TMP)) CHECK(0, "remove " TMP);
     return srt_test_finish();

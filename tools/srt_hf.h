@@ -36,7 +36,8 @@
                                num_hidden_layers, num_attention_heads, num_key_value_heads, head_dim,
                                rms_norm_eps, rope_theta, rope_scaling (linear, llama3, yarn as
                                srti__hf_yarn reads it; other types are kept by name and refused by
-                               srt-pack), max_position_embeddings,
+                               srt-pack), or transformers 5's rope_parameters in their place
+                               (srti__hf_rope_parameters), max_position_embeddings,
                                vocab_size, tie_word_embeddings, attention_bias, bos/eos_token_id.
                                Absent values take transformers' defaults (rms_norm_eps 1e-6,
                                rope_theta 10000; Gemma 3: all of Gemma3TextConfig's, see GEMMA).
@@ -498,7 +499,7 @@ static int srti__hf_layer_types(const char *file, const srtj_value *c, uint32_t 
    query_pre_attn_scalar 256); a null sliding_window is no window, a null query_pre_attn_scalar
    head_dim (llama.cpp's scale for a GGUF without one). Gemma 1 has none of this: its scale is
    head_dim^-1/2 (GemmaAttention's), and transformers' GemmaConfig has no other of these keys. */
-static int srti__hf_gemma_config(srti_model *m, const char *file, const srtj_value *c, const srti__hf_cfg *cfg, char *err, size_t errlen) {
+static int srti__hf_gemma_config(srti_model *m, const char *file, const srtj_value *c, const srti__hf_cfg *cfg, float local_theta, char *err, size_t errlen) {
     srti_hparams *hp = &m->hp;
     if (cfg->kind == SRTI__HF_GEMMA) {
         hp->attn_scale = (float)(1.0 / sqrt((double)hp->head_dim));
@@ -508,7 +509,7 @@ static int srti__hf_gemma_config(srti_model *m, const char *file, const srtj_val
     const int g3 = cfg->kind == SRTI__HF_GEMMA3;
     uint32_t pattern = g3 ? srti__gemma3_text.pattern : 2, given = 0;
     float qpas = g3 && !srtj_get(c, "query_pre_attn_scalar") ? srti__gemma3_text.query_pre_attn_scalar : (float)hp->head_dim;
-    float local_base = srti__gemma3_text.rope_local_base_freq;
+    float local_base = local_theta > 0.0f ? local_theta : srti__gemma3_text.rope_local_base_freq;   /* (rope_parameters' sliding_attention) */
     int k;
     if (g3 && !srtj_get(c, "sliding_window")) hp->sliding_window = srti__gemma3_text.sliding_window;
     if (srti__ju32(file, c, "sliding_window", 0, 1u << 30, 0, &hp->sliding_window, err, errlen)) return 1;
@@ -692,7 +693,7 @@ static int srti__hf_granite_config(srti_model *m, const char *file, const srtj_v
    of intermediate_size, num_experts_per_tok (4) of them picked, their weights a softmax over the
    picked logits (expert_weights_norm); sliding_window (128; null: none) over the layers
    layer_types names (default: the even ones, pattern 2); without rope_scaling the config class's
-   YaRN (factor 32 over 4096 positions, betas 32 / 1, truncate false); swiglu_limit must be the
+   YaRN (factor 32 over 4096 positions, betas 32 / 1, truncate false: without rope_parameters too); swiglu_limit must be the
    runtime's 7. The q/k/v and output projections always have biases (attention_bias is forced). */
 static int srti__hf_gptoss_config(srti_model *m, const char *file, const srtj_value *c, char *err, size_t errlen) {
     srti_hparams *hp = &m->hp;
@@ -711,7 +712,7 @@ static int srti__hf_gptoss_config(srti_model *m, const char *file, const srtj_va
     if (limit != 7.0f) { srti__seterr(err, errlen, "%s: swiglu_limit %g is not supported (7, the released models')", file, (double)limit); return 1; }
     hp->n_ff_exp = hp->n_ff;
     hp->expert_weights_norm = 1;
-    if (!srtj_get(c, "rope_scaling")) {
+    if (!srtj_get(c, "rope_scaling") && !srtj_get(c, "rope_parameters")) {   /* (the class's default rope_parameters) */
         strcpy(hp->rope_scaling, "yarn");
         hp->rope_scale_factor = 32.0f;
         hp->rope_orig_ctx = 4096;
@@ -795,8 +796,48 @@ static int srti__hf_moe_config(srti_model *m, const char *file, const srtj_value
     return 0;
 }
 
+/* The rotation's settings as transformers 5 writes them: rope_parameters, an object holding
+   rope_theta, rope_type and the scaling's keys (rope_scaling's), partial_rotary_factor; or, for
+   models whose layers rotate differently, one such object per layer type (Gemma 3's
+   full_attention and sliding_attention: the latter's rope_theta is the sliding layers' base,
+   rope_local_base_freq before). Read over the older top-level keys; without rope_parameters those
+   are read as before. A per-layer-type object elsewhere is refused rather than half read. */
+typedef struct srti__hf_rope {
+    const srtj_value *main;      /* the object of the (full-attention) layers' settings, or NULL */
+    const srtj_value *scaling;   /* rope_scaling, or the rope_parameters object when it names a rope_type; NULL: none */
+    float local_theta;           /* sliding_attention's rope_theta; 0: not given */
+} srti__hf_rope;
+static int srti__hf_rope_parameters(const char *file, const srtj_value *c, const srti__hf_cfg *cfg, srti__hf_rope *r, char *err, size_t errlen) {
+    const srtj_value *rp = srtj_get(c, "rope_parameters"), *rs = srtj_get(c, "rope_scaling");
+    memset(r, 0, sizeof *r);
+    r->scaling = rs && rs->type != SRTJ_NULL ? rs : NULL;
+    if (!rp || rp->type == SRTJ_NULL) return 0;
+    if (!srtj_is(rp, SRTJ_OBJECT)) { srti__seterr(err, errlen, "%s: rope_parameters must be an object", file); return 1; }
+    if (srtj_get(rp, "full_attention") || srtj_get(rp, "sliding_attention")) {
+        const srtj_value *full = srtj_get(rp, "full_attention"), *slide = srtj_get(rp, "sliding_attention");
+        if (cfg->kind != SRTI__HF_GEMMA3) {
+            srti__seterr(err, errlen, "%s: rope_parameters per layer type is supported for Gemma 3 only", file);
+            return 1;
+        }
+        if ((full && !srtj_is(full, SRTJ_OBJECT)) || (slide && !srtj_is(slide, SRTJ_OBJECT))) {
+            srti__seterr(err, errlen, "%s: rope_parameters.full_attention / .sliding_attention must be objects", file);
+            return 1;
+        }
+        if (slide && srti__jf32(file, slide, "rope_theta", &r->local_theta, err, errlen)) return 1;
+        if (slide && srtj_get(slide, "rope_type") && strcmp(srtj_string(srtj_get(slide, "rope_type")) ? srtj_string(srtj_get(slide, "rope_type")) : "", "default")) {
+            srti__seterr(err, errlen, "%s: rope_parameters.sliding_attention.rope_type must be \"default\" (the sliding layers are not scaled)", file);
+            return 1;
+        }
+        rp = full;
+    }
+    r->main = rp;
+    if (rp && (srtj_get(rp, "rope_type") || srtj_get(rp, "type"))) r->scaling = rp;
+    return 0;
+}
+
 static int srti__hf_config(srti_model *m, const char *file, const srtj_value *c, srti__hf_cfg *cfg, char *err, size_t errlen) {
     srti_hparams *hp = &m->hp;
+    srti__hf_rope rope;
     const srtj_value *v, *top = c;
     const char *s, *top_file = file;
     char tc_file[1024];
@@ -909,9 +950,10 @@ static int srti__hf_config(srti_model *m, const char *file, const srtj_value *c,
     }
     if (hp->head_dim == 0 || hp->head_dim % 2) { srti__seterr(err, errlen, "%s: head dimension %u is not even", file, hp->head_dim); return 1; }
     hp->rope_dim = hp->head_dim;
+    if (srti__hf_rope_parameters(file, c, cfg, &rope, err, errlen) || srti__jf32(file, rope.main, "rope_theta", &hp->rope_theta, err, errlen)) return 1;
     {   /* Phi-4-mini rotates 3/4 of each head (transformers: int(head_dim x factor)) */
         float prf = 1.0f;
-        if (srti__jf32(file, c, "partial_rotary_factor", &prf, err, errlen)) return 1;
+        if (srti__jf32(file, c, "partial_rotary_factor", &prf, err, errlen) || srti__jf32(file, rope.main, "partial_rotary_factor", &prf, err, errlen)) return 1;
         if (prf < 1.0f) hp->rope_dim = (uint32_t)((float)hp->head_dim * prf);
         if (prf > 1.0f || hp->rope_dim == 0 || hp->rope_dim % 2) {
             srti__seterr(err, errlen, "%s: partial_rotary_factor %g gives %u rotated dimensions of %u; an even number from 2 to head_dim is needed",
@@ -942,7 +984,7 @@ static int srti__hf_config(srti_model *m, const char *file, const srtj_value *c,
         return 1;
     v = srtj_get(c, "clip_qkv");   /* OLMoE's optional clamp of q, k and v */
     if (v && v->type != SRTJ_NULL) { srti__seterr(err, errlen, "%s: clip_qkv is not supported", file); return 1; }
-    v = srtj_get(c, "rope_scaling");
+    v = rope.scaling;
     if (v && v->type != SRTJ_NULL) {
         const char *type = srtj_string(srtj_get(v, "rope_type"));
         int64_t orig = 0;
@@ -972,7 +1014,7 @@ static int srti__hf_config(srti_model *m, const char *file, const srtj_value *c,
     if (cfg->kind == SRTI__HF_EXAONE4) return srti__hf_exaone4_config(m, file, c, err, errlen);
     if (cfg->kind == SRTI__HF_GPTOSS) return srti__hf_gptoss_config(m, file, c, err, errlen);
     if (cfg->olmo3) return srti__hf_olmo3_config(m, file, c, err, errlen);
-    return SRTI__HF_IS_GEMMA(cfg->kind) ? srti__hf_gemma_config(m, file, c, cfg, err, errlen) : 0;
+    return SRTI__HF_IS_GEMMA(cfg->kind) ? srti__hf_gemma_config(m, file, c, cfg, rope.local_theta, err, errlen) : 0;
 }
 
 /* ---------------------------------------------------------------- tokenizer.json */
