@@ -746,10 +746,12 @@ SRT_API srt_status srt_chat_render(const srt_chat_template *t, const srt_chat_me
    think, exaone4, olmo3): the text between <think> and </think> (olmo3: from the start, its
    generation prompt opens the block; the others: from the start when only </think> is there) and
    what follows </think>, newlines before it skipped; a reply without them is all answer. Other
-   formats: no reasoning, the whole reply. reply NULL counts as "". */
+   formats: no reasoning, the whole reply. reply NULL counts as "". reasons: 1 for the formats
+   that carry reasoning (an app shows their replies through this split), 0 for the others. */
 typedef struct srt_chat_reply_parts {
     const char *reasoning; size_t reasoning_len;
     const char *answer; size_t answer_len;
+    int reasons;
 } srt_chat_reply_parts;
 SRT_API void srt_chat_reply_split(const srt_chat_template *t, const char *reply, srt_chat_reply_parts *out);
 /* Conversation files: srt_session_save with n messages kept beside the state (role and content:
@@ -8216,6 +8218,7 @@ SRT_API void srt_chat_reply_split(const srt_chat_template *t, const char *reply,
     if (!out) return;
     out->reasoning = out->answer = r + strlen(r);
     out->reasoning_len = out->answer_len = 0;
+    out->reasons = t && (t->format == SRT_CHAT_HARMONY || t->think || t->format == SRT_CHAT_EXAONE4 || t->format == SRT_CHAT_OLMO3);
     if (t && t->format == SRT_CHAT_HARMONY && strstr(r, "<|channel|>")) {
         if ((a = strstr(r, "<|channel|>analysis<|message|>")) != NULL) { out->reasoning = a + 30; out->reasoning_len = srt__span_to(a + 30, msg_end); }
         if ((f = srt__strrstr(r, "<|channel|>final<|message|>")) != NULL) { out->answer = f + 27; out->answer_len = srt__span_to(f + 27, msg_end); }

@@ -351,6 +351,7 @@ typedef struct event {
     char *text;               /* EV_TEXT: the new characters; EV_LOAD_FAILED / EV_NOTE: a message;
                                  EV_FILE: the path, or the error when it failed */
     size_t len;
+    int think;                /* EV_TEXT: 1 = they belong to the reply's reasoning (a reasoning model's), 0 = its answer */
     int op, result;           /* EV_FILE: the command (CMD_CHAT_*), FILE_FAILED / FILE_DONE / FILE_NEW;
                                  EV_UNDONE: result 1 = taken back, 0 = nothing to take back */
     srt_chat_message *msgs;   /* EV_FILE after a load in a chat: the conversation (copy_messages; free) */
@@ -365,6 +366,7 @@ typedef struct event {
 } event;
 typedef struct model_facts {  /* EV_LOADED: what the status line shows */
     char file[256], arch[32], format[16], chat[32], device[160];   /* device: the backend's name, "" on the CPU */
+    srt_chat_template tmpl;   /* the chat's format (format and think: what srt_chat_reply_split reads), zeroed without a chat */
     int n_ctx, threads, n_layer;
     uint64_t bytes;
 } model_facts;
@@ -540,6 +542,7 @@ static void worker_load(worker *w, const char *path) {
         snprintf(w->facts.device, sizeof w->facts.device, "%s", w->backend ? w->backend->name : "");
         w->facts.n_layer = info.n_layer;
         snprintf(w->facts.chat, sizeof w->facts.chat, "continuation");
+        memset(&w->facts.tmpl, 0, sizeof w->facts.tmpl);
         if (w->template_name != NULL || (stored && stored[0])) {
             srt_chat_desc cd;
             const srt_chat_template *t;
@@ -554,6 +557,8 @@ static void worker_load(worker *w, const char *path) {
             }
             t = srt_chat_get_template(w->chat);
             snprintf(w->facts.chat, sizeof w->facts.chat, "%s%s", srt_chat_format_name(t->format), t->guessed ? " (guessed)" : "");
+            memset(&w->facts.tmpl, 0, sizeof w->facts.tmpl);
+            w->facts.tmpl.format = t->format; w->facts.tmpl.think = t->think;
         }
     }
     e.kind = EV_LOADED; e.progress = 1;
@@ -608,12 +613,12 @@ static int cancel_requested(worker *w) {   /* Stop was pressed during this turn 
     return c;
 }
 /* A reply's new characters go to the window as EV_TEXT (then the --token-delay test hook). */
-typedef struct reply_sink { worker *w; event *e; int turn, n_gen; double t1; } reply_sink;
+typedef struct reply_sink { worker *w; event *e; int turn, n_gen, think; double t1; } reply_sink;
 static void reply_text(reply_sink *k, const char *text, int n) {
     worker *w = k->w;
     event *e = k->e;
     int delay;
-    e->kind = EV_TEXT; e->turn = k->turn; e->n_tokens = k->n_gen; e->decode_ms = now_ms() - k->t1;
+    e->kind = EV_TEXT; e->turn = k->turn; e->n_tokens = k->n_gen; e->decode_ms = now_ms() - k->t1; e->think = k->think;
     e->pos = srt_session_pos(w->session); e->n_ctx = srt_session_n_ctx(w->session);
     e->text = n > 0 ? dup_n(text, (size_t)n) : NULL; e->len = n > 0 ? (size_t)n : 0;
     post(w, e);
@@ -627,6 +632,30 @@ static int reply_on_text(const char *text, int len, int32_t token, void *user) {
     return 0;
 }
 
+/* Bytes of s[0..n) up to its last whole UTF-8 character (a reply read part-way may end inside one). */
+static size_t utf8_whole(const char *s, size_t n) {
+    size_t k = n, lead;
+    while (k > 0 && n - k < 4 && ((unsigned char)s[k - 1] & 0xC0) == 0x80) k--;
+    if (k == 0) return n;
+    lead = (unsigned char)s[k - 1];
+    if (lead < 0x80) return n;
+    return n - (k - 1) >= (lead >= 0xF0 ? 4u : lead >= 0xE0 ? 3u : 2u) ? n : k - 1;
+}
+/* A reasoning model's reply (srt_chat_reply_split): what its reasoning and its answer grew by since
+   *r_done / *a_done bytes goes to the window, each as its own EV_TEXT. */
+static void reply_parts(reply_sink *k, size_t *r_done, size_t *a_done) {
+    int n = 0;
+    const srt_chat_message *ms = srt_chat_messages(k->w->chat, &n);
+    srt_chat_reply_parts rp;
+    size_t r, a;
+    srt_chat_reply_split(srt_chat_get_template(k->w->chat), n > 0 ? ms[n - 1].content : "", &rp);
+    r = utf8_whole(rp.reasoning, rp.reasoning_len);
+    a = utf8_whole(rp.answer, rp.answer_len);
+    if (r > *r_done) { k->think = 1; reply_text(k, rp.reasoning + *r_done, (int)(r - *r_done)); *r_done = r; }
+    if (a > *a_done) { k->think = 0; reply_text(k, rp.answer + *a_done, (int)(a - *a_done)); *a_done = a; }
+    k->think = 0;
+}
+
 static void worker_turn(worker *w, int turn, const char *text) {
     event e;
     srt_status st;
@@ -634,6 +663,8 @@ static void worker_turn(worker *w, int turn, const char *text) {
     double t0 = now_ms(), t1;
     srt_utf8_stream us;
     reply_sink sink;
+    srt_chat_reply_parts kind;
+    size_t r_done = 0, a_done = 0;
     static char txt[6 * 1024 + 16];
     memset(&e, 0, sizeof e);
     memset(&us, 0, sizeof us);
@@ -655,7 +686,8 @@ static void worker_turn(worker *w, int turn, const char *text) {
         post_msg(w, EV_NOTE, turn, err);
         stop = STOP_ERROR;
     }
-    sink.w = w; sink.e = &e; sink.turn = turn; sink.n_gen = 0; sink.t1 = t1;
+    sink.w = w; sink.e = &e; sink.turn = turn; sink.n_gen = 0; sink.think = 0; sink.t1 = t1;
+    srt_chat_reply_split(w->chat ? srt_chat_get_template(w->chat) : NULL, NULL, &kind);   /* (kind.reasons: a reasoning model's chat) */
     if (st == SRT_OK && !w->chat && cancel_requested(w)) stop = STOP_CANCEL;   /* srt_generate would clear the request */
     else if (st == SRT_OK && !w->chat) {   /* continued text, until EOS or the limit */
         srt_generate_desc g;
@@ -682,11 +714,13 @@ static void worker_turn(worker *w, int turn, const char *text) {
         if (end == SRT_CHAT_END_LIMIT) break;
         n_gen++;
         if (end == SRT_CHAT_END_TURN) { stop = STOP_EOS; break; }
-        n = srt_utf8_stream_token(&us, w->model, tok, 0, txt, (int)sizeof txt);
         sink.n_gen = n_gen;
+        if (kind.reasons) { reply_parts(&sink, &r_done, &a_done); continue; }
+        n = srt_utf8_stream_token(&us, w->model, tok, 0, txt, (int)sizeof txt);
         reply_text(&sink, txt, n);
     }
-    if (w->chat) {
+    if (w->chat && kind.reasons) reply_parts(&sink, &r_done, &a_done);
+    else if (w->chat) {
         int n = srt_utf8_stream_flush(&us, txt, (int)sizeof txt);
         if (n > 0) reply_text(&sink, txt, n);
     }
@@ -815,11 +849,13 @@ enum { ROLE_USER, ROLE_MODEL, ROLE_NOTE };
 typedef struct message {
     int role, turn;
     text_buf text;
+    text_buf think;           /* a reasoning model's reasoning, shown dim above its answer */
     int streaming, n_tokens, stop;
     int restored;             /* it came from a conversation file */
     double decode_ms;
-    int cache_w, cache_h, cache_maxw;  /* layout of `text` at width cache_w and length cache_n */
-    size_t cache_n;
+    int cache_w, cache_h, cache_maxw;  /* layout of `text` (and `think`) at width cache_w and lengths cache_n, cache_tn */
+    int think_h;              /* the reasoning's height within cache_h (0: none) */
+    size_t cache_n, cache_tn;
     SDL_Rect bubble;          /* this frame, in window pixels */
 } message;
 
@@ -948,9 +984,10 @@ static message *add_message(ui *u, int role, int turn, const char *text) {
     if (text) tb_add(&m->text, text, strlen(text));
     return m;
 }
+static void free_message(message *m) { tb_free(&m->text); tb_free(&m->think); }
 static void clear_messages(ui *u) {
     int i;
-    for (i = 0; i < u->n_msgs; i++) tb_free(&u->msgs[i].text);
+    for (i = 0; i < u->n_msgs; i++) free_message(&u->msgs[i]);
     u->n_msgs = 0;
     u->scroll = 0; u->stick = 1;
 }
@@ -1004,16 +1041,24 @@ static const char *shown_text(const message *m, size_t *n) {
 /* Height of one message in the transcript (label, bubble, meta line) at the current width. */
 static void message_measure(ui *u, message *m) {
     int cw = column_w(u), maxw = m->role == ROLE_NOTE ? cw : (int)(cw * (m->role == ROLE_USER ? 0.75f : 0.9f)) - 2 * px(u, 12);
-    if (m->cache_w != maxw || m->cache_n != m->text.n || m->cache_h == 0) {
+    if (m->cache_w != maxw || m->cache_n != m->text.n || m->cache_tn != m->think.n || m->cache_h == 0) {
         layout L;
         memset(&L, 0, sizeof L);
         const char *t;
         size_t n;
+        int tw = 0;
+        m->think_h = 0;
+        if (m->think.n) {   /* the reasoning above the answer, small and dim */
+            L.size = FONT_SMALL; L.w = maxw; L.caret = (size_t)-1;
+            m->think_h = layout_text(u, &L, m->think.p, m->think.n) + px(u, 8);
+            tw = L.max_w;
+            memset(&L, 0, sizeof L);
+        }
         L.size = FONT_BODY; L.w = maxw; L.caret = (size_t)-1;
         t = shown_text(m, &n);
-        m->cache_h = layout_text(u, &L, t, n);
-        m->cache_maxw = L.max_w;
-        m->cache_w = maxw; m->cache_n = m->text.n;
+        m->cache_h = m->think_h + layout_text(u, &L, t, n);
+        m->cache_maxw = L.max_w > tw ? L.max_w : tw;
+        m->cache_w = maxw; m->cache_n = m->text.n; m->cache_tn = m->think.n;
     }
 }
 
@@ -1056,8 +1101,14 @@ static void draw_transcript(ui *u) {
             text_at(u, FONT_SMALL, cx + px(u, 4), b.y - slh - px(u, 3), 0, who, TH.dim);
         }
         fill_round(u, b, px(u, 10), m->role == ROLE_USER ? TH.user : m->role == ROLE_MODEL ? TH.model : TH.note);
+        if (m->think_h) {
+            memset(&L, 0, sizeof L);
+            L.size = FONT_SMALL; L.x = b.x + pad; L.y = b.y + vpad; L.w = m->cache_w; L.draw = 1; L.color = TH.dim; L.caret = (size_t)-1;
+            L.clip_y0 = u->r_view.y; L.clip_y1 = u->r_view.y + u->r_view.h;
+            layout_text(u, &L, m->think.p, m->think.n);
+        }
         memset(&L, 0, sizeof L);
-        L.size = FONT_BODY; L.x = b.x + pad; L.y = b.y + vpad; L.w = m->cache_w; L.draw = 1;
+        L.size = FONT_BODY; L.x = b.x + pad; L.y = b.y + vpad + m->think_h; L.w = m->cache_w; L.draw = 1;
         L.color = m->role == ROLE_NOTE ? TH.note_text : TH.text;
         t = shown_text(m, &tn);
         L.clip_y0 = u->r_view.y; L.clip_y1 = u->r_view.y + u->r_view.h; L.caret = m->streaming ? tn : (size_t)-1;
@@ -1264,6 +1315,7 @@ static void ui_retry(ui *u) {
         if (u->msgs[k].role == ROLE_MODEL && u->msgs[k].turn == u->turn) { m = &u->msgs[k]; break; }
     if (!m) { flash(u, "There is no reply to regenerate"); return; }
     m->text.n = 0; if (m->text.p) m->text.p[0] = 0;
+    m->think.n = 0; if (m->think.p) m->think.p[0] = 0;
     m->streaming = 1; m->n_tokens = 0; m->decode_ms = 0;
     send_cmd(u->w, CMD_RETRY, u->turn, NULL);
     u->generating = 1; u->stick = 1;
@@ -1438,7 +1490,14 @@ static void ui_on_file(ui *u, const event *e) {
         message *m = NULL;
         n++;
         if (!strcmp(role, "user")) m = add_message(u, ROLE_USER, ++u->turn, e->msgs[i].content);
-        else if (!strcmp(role, "assistant")) m = add_message(u, ROLE_MODEL, u->turn, e->msgs[i].content);
+        else if (!strcmp(role, "assistant")) {   /* a reasoning model's reply: its reasoning and answer apart, as while it was generated */
+            srt_chat_reply_parts rp;
+            srt_chat_reply_split(&u->facts.tmpl, e->msgs[i].content, &rp);
+            if ((m = add_message(u, ROLE_MODEL, u->turn, NULL)) != NULL) {
+                tb_add(&m->text, rp.answer, rp.answer_len);
+                if (rp.reasoning_len) tb_add(&m->think, rp.reasoning, rp.reasoning_len);
+            }
+        }
         if (m) m->restored = 1;
     }
     u->conv_start = u->turn;                     /* Retry waits for a new reply (the worker has none to redo) */
@@ -1457,7 +1516,7 @@ static void ui_on_undone(ui *u, const event *e) {
     u->all_cmds--;
     if (!e->result) { flash(u, "Nothing to take back"); return; }
     for (k = u->n_msgs - 1; k >= 0 && u->msgs[k].role != ROLE_USER; k--) {}
-    while (k >= 0 && u->n_msgs > k) tb_free(&u->msgs[--u->n_msgs].text);
+    while (k >= 0 && u->n_msgs > k) free_message(&u->msgs[--u->n_msgs]);
     u->conv_start = u->turn;
     u->ctx_pos = e->pos; u->ctx_n = e->n_ctx;
     flash(u, "Last exchange taken back");
@@ -1501,7 +1560,7 @@ static void ui_drain(ui *u) {
             break;
         case EV_TEXT:
             if (m) {
-                if (e->len) tb_add(&m->text, e->text, e->len);
+                if (e->len) tb_add(e->think ? &m->think : &m->text, e->text, e->len);
                 if (e->n_tokens) { m->n_tokens = e->n_tokens; m->decode_ms = e->decode_ms; }
                 if (m->decode_ms > 0) u->tok_s = m->n_tokens * 1000.0 / m->decode_ms;
                 if (e->pos > 0) { u->ctx_pos = e->pos; u->ctx_n = e->n_ctx; }
@@ -1552,7 +1611,8 @@ static void ui_drain(ui *u) {
      key [Ctrl+][Shift+]KEY  Enter, Escape, PageUp, PageDown, Home, End, Backspace, Delete, Left,
                              Right or a letter (Ctrl+V pastes, Ctrl+C copies the last reply, ...)
      wait-reply [SEC]        until the reply has finished; each finished reply logs "reply N: TEXT"
-                             (newlines as \n) and "stats: ..."
+                             (newlines as \n; before it "reasoning N: TEXT" when it has any)
+                             and "stats: ..."
      wait-tokens N [SEC]     until the reply being generated has N tokens (or has finished)
      wheel N                 N mouse-wheel notches (positive: up, towards older messages)
      click new|retry|stop|send  presses that button
@@ -1561,7 +1621,8 @@ static void ui_drain(ui *u) {
      slow MS                 waits MS milliseconds after each generated token (0 = off)
      log-scroll              logs "scroll: top=T max=M at_bottom=0|1"
      log-input               logs "input: TEXT"
-     log-messages            logs "message N user|model|note: TEXT" for each bubble (as shown)
+     log-messages            logs "message N user|model|note: TEXT" for each bubble (as shown;
+                             a reply's reasoning first as "message N reasoning: TEXT")
      log-status              logs "status: TEXT" (the status line)
      clear-input             empties the input box
      screenshot PATH         writes a PNG of the window now
@@ -1605,6 +1666,10 @@ static void script_on_done(ui *u, const message *m, const event *e) {
     (void)u;
     if (!S.log) return;
     S.replies++;
+    if (m && m->think.n) {
+        snprintf(pre, sizeof pre, "reasoning %d: ", S.replies);
+        log_escaped(S.log, pre, m->think.p, m->think.n);
+    }
     snprintf(pre, sizeof pre, "reply %d: ", S.replies);
     log_escaped(S.log, pre, m && m->text.p ? m->text.p : "", m ? m->text.n : 0);
     fprintf(S.log, "stats: reply=%d tokens=%d tok/s=%.1f stop=%s prompt_tokens=%d context=%d/%d passes=%d\n", S.replies, e->n_tokens,
@@ -1776,6 +1841,10 @@ static int script_step(ui *u) {
                 char pre[48];
                 const char *t;
                 size_t n;
+                if (u->msgs[i].think.n) {
+                    snprintf(pre, sizeof pre, "message %d reasoning: ", i + 1);
+                    log_escaped(S.log, pre, u->msgs[i].think.p, u->msgs[i].think.n);
+                }
                 snprintf(pre, sizeof pre, "message %d %s: ", i + 1, u->msgs[i].role == ROLE_USER ? "user" : u->msgs[i].role == ROLE_MODEL ? "model" : "note");
                 t = shown_text(&u->msgs[i], &n);
                 log_escaped(S.log, pre, t, n);

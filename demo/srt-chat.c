@@ -195,11 +195,11 @@ static srt_status chat_turn(chat_app *a, const char *user, FILE *out) {
     srt_chat_turn t;
     srt_utf8_stream us;
     srt_status st;
-    const srt_chat_template *tp = srt_chat_get_template(a->chat);
-    const int split = tp->format == SRT_CHAT_HARMONY || tp->think || tp->format == SRT_CHAT_OLMO3 || tp->format == SRT_CHAT_EXAONE4;
+    srt_chat_reply_parts kind;
     size_t r_done = 0, a_done = 0;
     int n_ctx = srt_session_n_ctx(a->session), generated = 0, end = SRT_CHAT_GOING;
     memset(&t, 0, sizeof t);
+    srt_chat_reply_split(srt_chat_get_template(a->chat), NULL, &kind);   /* (kind.reasons: a format with reasoning) */
     if (!user) st = srt_chat_regenerate(a->chat);
     else if ((st = srt_chat_send(a->chat, user, &t)) == SRT_OK) report_turn(a, &t);
     if (st == SRT_ERR_CONTEXT_FULL) { fprintf(stderr, "(the message is too long for the context window of %d tokens)\n", n_ctx); return SRT_OK; }
@@ -214,9 +214,10 @@ static srt_status chat_turn(chat_app *a, const char *user, FILE *out) {
         if (st != SRT_OK || end == SRT_CHAT_END_LIMIT) break;
         generated++;
         if (end == SRT_CHAT_END_TURN) break;
-        if (split) print_reply_parts(a, out, &r_done, &a_done);
+        if (kind.reasons) print_reply_parts(a, out, &r_done, &a_done);
         else if ((w = srt_utf8_stream_token(&us, a->model, tok, 0, txt, (int)sizeof txt)) > 0) { fwrite(txt, 1, (size_t)w, out); fflush(out); }
     }
+    if (r_done && !a_done) fputs("\n", stderr);   /* (reasoning and nothing after it) */
     {
         char txt[16];
         int w = srt_utf8_stream_flush(&us, txt, (int)sizeof txt);

@@ -626,9 +626,11 @@ static void split_is(srt_chat_format f, int think, const char *reply, const char
     memset(&t, 0, sizeof t);
     t.format = f; t.think = think;
     srt_chat_reply_split(&t, reply, &p);
+    const int reasons = f == SRT_CHAT_HARMONY || think || f == SRT_CHAT_OLMO3 || f == SRT_CHAT_EXAONE4;
     CHECK(p.reasoning_len == strlen(reasoning) && !strncmp(p.reasoning, reasoning, p.reasoning_len) && p.answer_len == strlen(answer) &&
-              !strncmp(p.answer, answer, p.answer_len),
-          "reply split, %s: reasoning \"%.*s\", answer \"%.*s\"", what, (int)p.reasoning_len, p.reasoning, (int)p.answer_len, p.answer);
+              !strncmp(p.answer, answer, p.answer_len) && p.reasons == reasons,
+          "reply split, %s: reasoning \"%.*s\", answer \"%.*s\", %s", what, (int)p.reasoning_len, p.reasoning, (int)p.answer_len, p.answer,
+          reasons ? "a format with reasoning" : "no reasoning format");
 }
 static void test_reply_split(void) {
     srt_chat_reply_parts p;
@@ -649,7 +651,8 @@ static void test_reply_split(void) {
     split_is(SRT_CHAT_LLAMA3, 0, "", "", "", "an empty reply");
     srt_chat_reply_split(NULL, NULL, &p);
     srt_chat_reply_split(NULL, "x", NULL);
-    CHECK(p.reasoning_len == 0 && p.answer_len == 0 && p.answer && !p.answer[0], "reply split: a NULL template and reply give empty spans; a NULL out is ignored");
+    CHECK(p.reasoning_len == 0 && p.answer_len == 0 && p.answer && !p.answer[0] && !p.reasons,
+          "reply split: a NULL template and reply give empty spans and no reasoning format; a NULL out is ignored");
 }
 
 static void test_from_model(void) {

@@ -149,6 +149,21 @@ context() { sed -n "s/^stats: reply=$2 .* context=\([0-9]*\)\/.*/\1/p" "$1"; }
 CHATML=(--template chatml --system "Tell stories." -n 20)
 rm -f "$T"/*.chat "$T"/*.chat.tmp "$T"/*.txt.err
 
+# a reasoning model's chat (--template olmo3: its prompt opens the <think> block, so all of
+# stories260K's reply is reasoning): shown dim above an empty answer, as srt-chat prints it on stderr
+# after "(reasoning) "; the conversation file opened again shows them apart the same way
+"$B/srt-chat" -m "$T/stories.srt" --template olmo3 --chat -p "$PROMPT" -n 20 --temp 0 >/dev/null 2>"$T/think-srt.txt.err"
+want=$(perl -0777 -ne 'print $1 if /\(reasoning\) (.*?)\n\[prompt:/s' "$T/think-srt.txt.err" | esc)
+app "$T/think.log" tests/ui/reasoning.script --model "$T/stories.srt" --template olmo3 -n 20 --chat "$T/think.chat"
+check "reasoning: the reply's reasoning shown apart, as srt-chat's (its answer empty)" \
+    $([ -n "$want" ] && grep -qxF "reasoning 1: $want" "$T/think.log" && grep -qx 'reply 1: ' "$T/think.log" && \
+      grep -qxF "message 2 reasoning: $want" "$T/think.log" && grep -qx 'message 2 model: ' "$T/think.log"; echo $?) \
+    "want '$(printf '%s' "$want" | cut -c1-60)'; $(grep -e '^reasoning' -e '^reply' "$T/think.log" | cut -c1-80 | tr '\n' ' ')"
+app "$T/think2.log" tests/ui/reasoning-resume.script --model "$T/stories.srt" --template olmo3 -n 20 --chat "$T/think.chat"
+check "reasoning: the conversation opened again keeps the reasoning apart from the answer" \
+    $([ -n "$want" ] && grep -qxF "message 2 reasoning: $want" "$T/think2.log" && grep -qx 'message 2 model: ' "$T/think2.log"; echo $?) \
+    "$(grep '^message' "$T/think2.log" | cut -c1-80 | tr '\n' ' ')"
+
 # continued text (no template): the file is the session state alone, as srt-chat's /save writes it there
 app "$T/text1.log" tests/ui/chatfile-new.script --model "$T/stories.srt" -n $N --chat "$T/text.chat"
 A=$T/text1.log
