@@ -2643,6 +2643,18 @@ static void test_random(void) {
              " build/srt-pack -q -t 3 --random %s/rnd2/config.json --weights $f %s/rnd2/b.srt > /dev/null && cmp -s %s/rnd2/a.srt %s/rnd2/b.srt || exit 1; done",
              TMP, TMP, TMP, TMP, TMP, TMP);
     CHECK(system(cmd) == 0, "srt-pack --random -t 1 and -t 3 write the same file (q4, tcsl 70%%, s4x1 60%%)");
+    {   /* --weights FMT:G (--tensor's form): one message saying where the group goes, nothing written */
+        char *log;
+        int ok;
+        snprintf(cmd, sizeof cmd, "build/srt-pack -q --random %s/rnd2/config.json --weights q4:abc %s/rnd2/c.srt 2> %s/rnd2/err.txt", TMP, TMP, TMP);
+        ok = system(cmd) != 0;
+        path_in(p, sizeof p, TMP, "rnd2/err.txt");
+        log = srt_test_read_file(p, NULL);
+        path_in(p, sizeof p, TMP, "rnd2/c.srt");
+        CHECK(ok && log && !strcmp(log, "srt-pack: --weights q4:abc: give the group with --group (FMT:G is --tensor's form)\n") && !fopen(p, "rb"),
+              "srt-pack --weights q4:abc: refused in one line, nothing written (%s)", log ? log : "no log");
+        free(log);
+    }
     {
         srt_model *sm = NULL;
         srt_session *s = NULL;

@@ -504,10 +504,8 @@ int main(int argc, char **argv) {
         if (tok) { fprintf(stderr, "srt-pack: --tokenizer does not apply to --random\n"); return 1; }
     }
     if (!in || !out) { usage(stderr); return 1; }
-    if (parse_choice("--weights", weights ? weights : "f16", group_s, &choices[0]) != 0 || (weights && strchr(weights, ':'))) {
-        if (weights && strchr(weights, ':')) fprintf(stderr, "srt-pack: give the group with --group\n");
-        return 1;
-    }
+    if (weights && strchr(weights, ':')) { fprintf(stderr, "srt-pack: --weights %s: give the group with --group (FMT:G is --tensor's form)\n", weights); return 1; }
+    if (parse_choice("--weights", weights ? weights : "f16", group_s, &choices[0]) != 0) return 1;
     choices[0].pattern = "*";
     if (strcmp(in, out) == 0) { fprintf(stderr, "srt-pack: input and output are the same file\n"); return 1; }
     if (srtp_check_options(&prune, vocab_only, err, sizeof err) != 0) { fprintf(stderr, "srt-pack: %s\n", err); return 1; }
