@@ -2214,6 +2214,15 @@ static float srt__round_code(srt_format f, float v) {   /* v = w / d on the valu
 static float srt__group_error(srt_format f, const float *x, uint64_t n, float d) {
     float id = d != 0.0f ? 1.0f / d : 0.0f, e = 0.0f;
     uint64_t i;
+    if (f == SRT_FP4) {   /* srt__round_code's nearest table value, counted without its loop (the same errors; 4x faster) */
+        for (i = 0; i < n; i++) {
+            const float a = fabsf(x[i] * id);
+            const int k = (a > 0.5f) + (a > 1.5f) + (a > 2.5f) + (a > 3.5f) + (a > 5.0f) + (a > 7.0f) + (a > 10.0f);
+            const float q = (float)srt__fp4_value[k] * d - fabsf(x[i]);
+            e += q * q;
+        }
+        return e;
+    }
     for (i = 0; i < n; i++) {
         float q = (float)srt__code_value(f, (uint32_t)srt__round_code(f, x[i] * id)) * d - x[i];
         e += q * q;
@@ -2242,13 +2251,22 @@ static void srt__quantize_group(srt_format f, const float *x, uint64_t n, uint8_
         case SRT_Q8: d = amax / 127.0f; break;
         case SRT_Q4: d = srt__search_scale(f, x, n, m / -8.0f, 8, 0.025f); break;   /* m / -8 maps m exactly */
         case SRT_FP4: {   /* each candidate with its scale as stored (f16), so that an exact one stays exact */
-            float e = -1.0f, c, ce;
-            int v;
+            float e = -1.0f, c, ce, cs[8], es[8];
+            int v, exact = 0;
             d = 0.0f;
-            for (v = 1; v <= 8; v++) {   /* amax onto table value v, then (v = 8) Q4's grid below amax / 12 */
-                c = v < 8 ? amax / (float)srt__fp4_value[v] : srt__search_scale(f, x, n, amax / 12.0f, 8, 0.025f);
-                c = srt_f16_to_f32(srt_f32_to_f16(c));
-                ce = srt__group_error(f, x, n, c);
+            for (v = 7; v >= 6 && !exact; v--) {   /* an MXFP4 block's amax is 6 or 4 times its scale (table values 12, 8): exact
+                                                      there, the search ends (another exact scale would give the same values) */
+                cs[v] = srt_f16_to_f32(srt_f32_to_f16(amax / (float)srt__fp4_value[v]));
+                es[v] = srt__group_error(f, x, n, cs[v]);
+                if (es[v] == 0.0f) { d = cs[v]; exact = 1; }
+            }
+            for (v = 1; v <= 8 && !exact; v++) {   /* amax onto table value v, then (v = 8) Q4's grid below amax / 12 */
+                if (v == 6 || v == 7) { c = cs[v]; ce = es[v]; }
+                else {
+                    c = v < 8 ? amax / (float)srt__fp4_value[v] : srt__search_scale(f, x, n, amax / 12.0f, 8, 0.025f);
+                    c = srt_f16_to_f32(srt_f32_to_f16(c));
+                    ce = srt__group_error(f, x, n, c);
+                }
                 if (e < 0.0f || ce < e) { e = ce; d = c; }
             }
             break;

@@ -69,6 +69,15 @@ check "gemm fields" "$T/gemm.json" gemm 4 mode format threads isa m k n gbs gflo
 if grep -q '"mode":"membw"' "$T/gemm.json"; then echo "FAIL - gemm measured bandwidth despite --bw"; else echo "ok - gemm: --bw skips the measurement"; fi
 if grep -q '"n":3,' "$T/gemm.json" && grep -q '"bw_gbs":10,' "$T/gemm.json"; then echo "ok - gemm: --n and --bw used"; else echo "FAIL - gemm: --n or --bw ignored"; fi
 
+# quantization speed (what srt-pack spends): fp4 keeps MXFP4 blocks exactly, q4 does not; a float source is exact in neither
+run quantize "$T/quant.json" quantize --format fp4,q4 --shape 64x256 --source mxfp4,float --runs 2 --threads-list 1,2 --json
+check "quantize fields" "$T/quant.json" quantize 8 mode format group m k source threads rms_rel_error exact_fraction + mvalues_per_s group m k threads
+if grep -q '"format":"fp4",.*"source":"mxfp4",.*"rms_rel_error":0,"exact_fraction":1.0000}' "$T/quant.json" && \
+   ! grep -q '"format":"q4",.*"source":"mxfp4",.*"exact_fraction":1.0000}' "$T/quant.json" && ! grep -q '"source":"float",.*"rms_rel_error":0,' "$T/quant.json"; then
+    echo "ok - quantize: fp4 keeps the MXFP4 source exactly, q4 and the float source are not exact"
+else echo "FAIL - quantize: exactness"; sed 's/^/    /' "$T/quant.json" | head -8; fi
+"$BENCH" quantize --source int8 >/dev/null 2>&1; rc=$?
+if [ $rc -eq 2 ]; then echo "ok - quantize: an unknown --source refused"; else echo "FAIL - quantize --source int8: exit status $rc"; fi
 run make-model "$T/make.txt" make-model "$T/tiny.srt" --embd 64 --ff 96 --layers 2 --heads 4 --kv-heads 2 --vocab 320 --format q4 --group 32
 run e2e "$T/e2e.json" e2e "$T/tiny.srt" --prompt-tokens 5 --tokens 4 --runs 2 $COMMON --json
 check "e2e fields" "$T/e2e.json" e2e 2 mode format threads isa model + weight_bytes_per_token prefill_tok_s decode_tok_s ttft_ms peak_rss_mb bandwidth_gbs roofline_fraction

@@ -40,6 +40,13 @@
          plain tokens ahead: the ceiling), all wrong (the floor) and from prompt lookup; decode
          tokens/s, evaluations, kept_fraction, speedup over plain (medians of --runs, the kinds in
          turn) and same_tokens (1: the tokens of plain decoding; else exit status 1).
+     srt-bench quantize [--format fp4,q4,q8] [--group 32] [--shape 2880x2880] [--threads N | --threads-list 1,2]
+                        [--source float,mxfp4] [--runs 3] [--json]
+         srt_quantize_pool speed (what srt-pack spends per tensor) per format x group x shape x
+         source x threads: Mvalues/s (median of --runs) and the RMS relative error of the values
+         back. --source float: uniform random weights; mxfp4: MXFP4 blocks as gpt-oss's experts hold
+         them (32 FP4 values times a power of two whose block maximum is 4 or 6 times it), which fp4
+         keeps exactly (exact_fraction 1).
      srt-bench pool [--json] [--topology] [--threads N] [--cores auto|performance|all|LIST] [--no-pin]
          fork/join latency, parallel-for overhead on a tiny matrix, and GEMV throughput with one
          worker slowed to half speed, dynamic chunks vs a static split.
@@ -266,6 +273,7 @@ typedef struct opts {
     float kv_sparsity[2];                           /* e2e: srt_session_desc.kv_sparsity_k / _v */
     srt_kv_type kv;                                 /* e2e: srt_session_desc.kv_type */
     int state;                                      /* e2e --state: time saving and loading the prompt's state */
+    int source[2], n_source;                        /* quantize: 0 float, 1 mxfp4 */
 } opts;
 
 /* Splits "a,b,c" and calls item() on each piece; 0 on any bad piece or too many. */
@@ -1600,6 +1608,75 @@ static int bench_spec(const opts *o, const char *path) {
     return ok ? 0 : 1;
 }
 
+/* ---------------------------------------------------------------- quantize */
+/* M x K weights: uniform in [-0.5, 0.5), or MXFP4 blocks of 32 (FP4 values times 2^e, the block's
+   largest magnitude 4 or 6 times 2^e, e from -10 to -3). */
+static void quant_source(float *w, uint64_t n, int mxfp4) {
+    static const float fp4[8] = {0.0f, 0.5f, 1.0f, 1.5f, 2.0f, 3.0f, 4.0f, 6.0f};
+    uint64_t i, b;
+    if (!mxfp4) { for (i = 0; i < n; i++) w[i] = frand(); return; }
+    for (b = 0; b < n; b += 32) {
+        const float s = ldexpf(1.0f, -3 - (int)(rand_u32() % 8));
+        const uint64_t end = b + 32 < n ? b + 32 : n;
+        for (i = b; i < end; i++) w[i] = fp4[rand_u32() % 8] * s * (rand_u32() & 1 ? -1.0f : 1.0f);
+        w[b] = (rand_u32() & 1 ? 6.0f : 4.0f) * s;   /* the block's maximum */
+    }
+}
+static int bench_quantize(const opts *o) {
+    static const int def_formats[3] = {SRT_FP4, SRT_Q4, SRT_Q8};
+    static const char *const source_names[2] = {"float", "mxfp4"};
+    int counts[MAX_LIST], nc = thread_counts(o, 0, counts), fi, gi, si, ti, ci, r;
+    const int nf = o->n_format ? o->n_format : 3, ng = o->n_group ? o->n_group : 1, ns = o->n_source ? o->n_source : 2;
+    const int nsh = o->n_shapes ? o->n_shapes : 1;
+    for (ci = 0; ci < nsh; ci++)
+        for (si = 0; si < ns; si++) {
+            const uint64_t M = o->n_shapes ? (uint64_t)o->shapes[ci].m : 2880, K = o->n_shapes ? (uint64_t)o->shapes[ci].k : 2880;
+            const int src = o->n_source ? o->source[si] : si;
+            float *w = (float *)malloc((size_t)(M * K) * sizeof(float)), *back = (float *)malloc((size_t)(M * K) * sizeof(float));
+            if (!w || !back) { free(w); free(back); fprintf(stderr, "srt-bench: out of memory\n"); return 1; }
+            quant_source(w, M * K, src);
+            for (fi = 0; fi < nf; fi++)
+                for (gi = 0; gi < ng; gi++)
+                    for (ti = 0; ti < nc; ti++) {
+                        const srt_format f = (srt_format)(o->n_format ? o->format[fi] : def_formats[fi]);
+                        const uint32_t group = o->n_group ? (uint32_t)o->group[gi] : 32;
+                        srt_tensor_parts tp;
+                        void *parts[4] = {NULL, NULL, NULL, NULL};
+                        double t[16], e2 = 0.0, w2 = 0.0;
+                        uint64_t i, same = 0;
+                        srt_pool *pool = NULL;
+                        rec rc;
+                        int ok = srt_tensor_layout(f, M, K, group, &tp) == SRT_OK && make_pool(o, counts[ti], NULL, &pool) == SRT_OK;
+                        for (i = 0; ok && i < (uint64_t)tp.n_parts; i++) ok = (parts[i] = malloc((size_t)tp.size[i])) != NULL;
+                        for (r = 0; ok && r < o->runs && r < 16; r++) {
+                            const double t0 = now_us();
+                            ok = srt_quantize_pool(pool, f, group, w, M, K, parts) == SRT_OK;
+                            t[r] = now_us() - t0;
+                        }
+                        ok = ok && srt_dequantize(f, group, (const void *const *)parts, M, K, back) == SRT_OK;
+                        if (!ok) fprintf(stderr, "srt-bench: quantize %s: %s\n", srt_format_name(f), srt_last_error());
+                        for (i = 0; ok && i < M * K; i++) {
+                            const double d = (double)back[i] - (double)w[i];
+                            e2 += d * d; w2 += (double)w[i] * w[i]; same += back[i] == w[i];
+                        }
+                        for (i = 0; i < 4; i++) free(parts[i]);
+                        srt_pool_destroy(pool);
+                        if (!ok) { free(w); free(back); return 1; }
+                        qsort(t, (size_t)(o->runs < 16 ? o->runs : 16), sizeof(double), cmp_double);
+                        memset(&rc, 0, sizeof rc);
+                        rec_str(&rc, "mode", "quantize"); rec_str(&rc, "format", srt_format_name(f)); rec_int(&rc, "group", group);
+                        rec_int(&rc, "m", (long long)M); rec_int(&rc, "k", (long long)K); rec_str(&rc, "source", source_names[src]);
+                        rec_int(&rc, "threads", counts[ti]);
+                        rec_num(&rc, "mvalues_per_s", (double)(M * K) / t[(o->runs < 16 ? o->runs : 16) / 2], 1);
+                        rec_sig(&rc, "rms_rel_error", w2 > 0 ? sqrt(e2 / w2) : 0.0);
+                        rec_num(&rc, "exact_fraction", (double)same / (double)(M * K), 4);
+                        rec_emit(&rc, o->json);
+                    }
+            free(w); free(back);
+        }
+    return 0;
+}
+
 /* ---------------------------------------------------------------- main */
 static int usage(void) {
     fprintf(stderr,
@@ -1611,6 +1688,8 @@ static int usage(void) {
         "                 [--runs 3] [--batch B] [--load auto,mmap,copy] [--bw GBS] [--mb 2048] [--kv f16|f32|q8] [--kv-sparsity K[,V]] [--state] [--swa-full] [--json]\n"
         "       srt-bench decode MODEL.srt [--tokens 64] ...   (e2e with --prompt-tokens 1 --runs 1)\n"
         "       srt-bench spec MODEL.srt [--threads N | --threads-list ..] [--isa L] [--n 1,2,4,8] [--prompt-tokens 128] [--tokens 64] [--runs 3] [--json]\n"
+        "       srt-bench quantize [--format fp4,q4,q8] [--group 32] [--shape 2880x2880] [--threads N | --threads-list 1,2]\n"
+        "                 [--source float,mxfp4] [--runs 3] [--json]\n"
         "       srt-bench pool [--json] [--topology] [--threads N]\n"
         "       srt-bench make-model OUT [--embd N] [--ff N] [--layers N] [--heads N] [--kv-heads N] [--vocab N]\n"
         "                 [--format q8] [--group N|row] [--untied] [--seed S] [--arch llama|gemma3|qwen3moe|gpt-oss] [--window 512] [--swa-pattern 6]\n"
@@ -1699,6 +1778,16 @@ int main(int argc, char **argv) {
         else if (!strcmp(a, "--experts-used")) ok = positive_int(v, &o.experts_used);
         else if (!strcmp(a, "--window")) ok = positive_int(v, &o.window);
         else if (!strcmp(a, "--swa-pattern")) ok = positive_int(v, &o.swa_pattern);
+        else if (!strcmp(a, "--source")) {   /* quantize: float,mxfp4 */
+            char list[64];
+            char *tok;
+            snprintf(list, sizeof list, "%s", v);
+            o.n_source = 0;
+            for (tok = strtok(list, ","); tok && ok; tok = strtok(NULL, ","))
+                if (o.n_source < 2 && (!strcmp(tok, "float") || !strcmp(tok, "mxfp4"))) o.source[o.n_source++] = !strcmp(tok, "mxfp4");
+                else ok = 0;
+            ok = ok && o.n_source > 0;
+        }
         else return usage();
         if (!ok) { fprintf(stderr, "srt-bench: bad value for %s: %s\n", a, v); return 2; }
         i++;
@@ -1732,6 +1821,7 @@ int main(int argc, char **argv) {
         return rc;
     }
     if (!strcmp(cmd, "pool")) return bench_pool(&o);
+    if (!strcmp(cmd, "quantize")) return bench_quantize(&o);
     if (!strcmp(cmd, "spec") && file) {
         rc = bench_spec(&o, file);
         if (o.gpu) srt_backend_free(o.gpu);
