@@ -2535,55 +2535,56 @@ static void test_smollm2_tokenizer(void) {
     test_smollm2_tokenize();
 }
 
-/* transformers 5's rope_parameters (random models of those configs: only the settings matter) */
-static srti_model *rope_open(const char *cls, const char *keys, char *err, size_t cap) {
+/* A random model of class cls (hidden 64, FFN 64, 2 layers, 4 heads of 16, 2 kv heads, vocab 300) and the config keys `keys`;
+   NULL with the error in err. */
+static srti_model *random_open(const char *cls, const char *keys, char *err, size_t cap) {
     char cfg[1024];
     srti_model *m = NULL;
     snprintf(cfg, sizeof cfg, "{\"architectures\":[\"%s\"],\"hidden_size\":64,\"intermediate_size\":64,\"num_hidden_layers\":2,\"num_attention_heads\":4,"
              "\"num_key_value_heads\":2,\"head_dim\":16,\"vocab_size\":300%s}", cls, keys);
-    write_text(TMP "/rope/config.json", cfg);
-    if (srti_open_random(TMP "/rope/config.json", 1, &m, err, cap) != 0) return NULL;
+    write_text(TMP "/random.json", cfg);
+    if (srti_open_random(TMP "/random.json", 1, &m, err, cap) != 0) m = NULL;
+    remove(TMP "/random.json");
     return m;
 }
+/* transformers 5's rope_parameters (random models of those configs: only the settings matter) */
 static void test_rope_parameters(void) {
     char err[1024];
     srti_model *m;
-    if (!fresh_dir(TMP "/rope")) return;
-    m = rope_open("LlamaForCausalLM", ",\"rope_parameters\":{\"rope_theta\":500000.0,\"rope_type\":\"llama3\",\"factor\":32.0,\"low_freq_factor\":1.0,"
+    m = random_open("LlamaForCausalLM", ",\"rope_parameters\":{\"rope_theta\":500000.0,\"rope_type\":\"llama3\",\"factor\":32.0,\"low_freq_factor\":1.0,"
                   "\"high_freq_factor\":4.0,\"original_max_position_embeddings\":8192}", err, sizeof err);
     CHECK(m && m->hp.rope_theta == 500000.0f && !strcmp(m->hp.rope_scaling, "llama3") && m->hp.rope_scale_factor == 32.0f && m->hp.rope_orig_ctx == 8192 &&
           m->hp.rope_high_freq_factor == 4.0f, "rope_parameters (transformers 5): a Llama 3.2's base 5e5 and llama3 scaling (32 over 8192) read from it (%s)",
           m ? "ok" : err);
     srti_close(m);
-    m = rope_open("Qwen3ForCausalLM", ",\"rope_theta\":null,\"rope_parameters\":{\"rope_theta\":1000000,\"rope_type\":\"default\"}", err, sizeof err);
+    m = random_open("Qwen3ForCausalLM", ",\"rope_theta\":null,\"rope_parameters\":{\"rope_theta\":1000000,\"rope_type\":\"default\"}", err, sizeof err);
     CHECK(m && m->hp.rope_theta == 1e6f && !strcmp(m->hp.rope_scaling, "none"), "rope_parameters' base 1e6 with rope_theta null and rope_type default: "
           "no scaling (%s)", m ? "ok" : err);
     srti_close(m);
-    m = rope_open("Phi3ForCausalLM", ",\"rope_parameters\":{\"rope_theta\":10000.0,\"rope_type\":\"default\",\"partial_rotary_factor\":0.5}", err, sizeof err);
+    m = random_open("Phi3ForCausalLM", ",\"rope_parameters\":{\"rope_theta\":10000.0,\"rope_type\":\"default\",\"partial_rotary_factor\":0.5}", err, sizeof err);
     CHECK(m && m->hp.rope_dim == 8, "rope_parameters' partial_rotary_factor 0.5: 8 of 16 dimensions rotate (%s)", m ? "ok" : err);
     srti_close(m);
-    m = rope_open("Gemma3ForCausalLM", ",\"rope_parameters\":{\"full_attention\":{\"rope_type\":\"linear\",\"factor\":8.0,\"rope_theta\":1000000.0},"
+    m = random_open("Gemma3ForCausalLM", ",\"rope_parameters\":{\"full_attention\":{\"rope_type\":\"linear\",\"factor\":8.0,\"rope_theta\":1000000.0},"
                   "\"sliding_attention\":{\"rope_type\":\"default\",\"rope_theta\":20000.0}}", err, sizeof err);
     CHECK(m && m->hp.rope_theta == 1e6f && m->hp.rope_theta_swa == 20000.0f && !strcmp(m->hp.rope_scaling, "linear") && m->hp.rope_scale_factor == 8.0f,
           "Gemma 3's rope_parameters per layer type: the full layers' base 1e6 and linear 8, the sliding layers' base 2e4 (%s)", m ? "ok" : err);
     srti_close(m);
-    m = rope_open("GptOssForCausalLM", ",\"rope_parameters\":{\"rope_theta\":150000,\"rope_type\":\"yarn\",\"factor\":16.0,\"beta_fast\":32.0,\"beta_slow\":1.0,"
+    m = random_open("GptOssForCausalLM", ",\"rope_parameters\":{\"rope_theta\":150000,\"rope_type\":\"yarn\",\"factor\":16.0,\"beta_fast\":32.0,\"beta_slow\":1.0,"
                   "\"truncate\":false,\"original_max_position_embeddings\":4096}", err, sizeof err);
     CHECK(m && m->hp.rope_theta == 150000.0f && !strcmp(m->hp.rope_scaling, "yarn") && m->hp.rope_scale_factor == 16.0f && m->hp.yarn_exact == 1,
           "gpt-oss's rope_parameters: yarn 16 unrounded, not the config class's default 32 (%s)", m ? "ok" : err);
     srti_close(m);
-    m = rope_open("LlamaForCausalLM", ",\"rope_parameters\":{\"full_attention\":{\"rope_theta\":10000.0},\"sliding_attention\":{\"rope_theta\":100.0}}",
+    m = random_open("LlamaForCausalLM", ",\"rope_parameters\":{\"full_attention\":{\"rope_theta\":10000.0},\"sliding_attention\":{\"rope_theta\":100.0}}",
                   err, sizeof err);
     CHECK(!m && strstr(err, "rope_parameters per layer type is supported for Gemma 3 only"), "refuses rope_parameters per layer type for a Llama: %s", err);
     srti_close(m);
-    m = rope_open("Gemma3ForCausalLM", ",\"rope_parameters\":{\"sliding_attention\":{\"rope_type\":\"linear\",\"factor\":2.0,\"rope_theta\":100.0}}",
+    m = random_open("Gemma3ForCausalLM", ",\"rope_parameters\":{\"sliding_attention\":{\"rope_type\":\"linear\",\"factor\":2.0,\"rope_theta\":100.0}}",
                   err, sizeof err);
     CHECK(!m && strstr(err, "sliding_attention.rope_type must be \"default\""), "refuses scaled sliding layers: %s", err);
     srti_close(m);
-    m = rope_open("LlamaForCausalLM", ",\"rope_parameters\":[10000]", err, sizeof err);
+    m = random_open("LlamaForCausalLM", ",\"rope_parameters\":[10000]", err, sizeof err);
     CHECK(!m && strstr(err, "rope_parameters must be an object"), "refuses rope_parameters that is no object: %s", err);
     srti_close(m);
-    if (!remove_tree(TMP "/rope")) CHECK(0, "clean up");
 }
 
 /* ---------------------------------------------------------------- random models */
@@ -3273,16 +3274,12 @@ static void test_gptoss(void) {
         write_safetensors(p, t, 2);
         refuse(dir, "must be U8 [experts, rows, blocks, 16] (MXFP4 blocks)", "I8 blocks");
     }
-    path_in(p, sizeof p, TMP, "gptoss_random.json");
-    write_text(p, "{\"architectures\":[\"GptOssForCausalLM\"],\"hidden_size\":64,\"intermediate_size\":64,\"num_hidden_layers\":2,"
-                  "\"num_attention_heads\":4,\"num_key_value_heads\":2,\"head_dim\":16,\"vocab_size\":300}");
-    m = NULL;
-    ok = srti_open_random(p, 3, &m, err, sizeof err) == 0 && !strcmp(m->hp.arch, "gpt-oss") && m->hp.n_expert == 128 && m->hp.n_expert_used == 4 &&
+    m = random_open("GptOssForCausalLM", "", err, sizeof err);
+    ok = m && !strcmp(m->hp.arch, "gpt-oss") && m->hp.n_expert == 128 && m->hp.n_expert_used == 4 &&
          m->hp.sliding_window == 128 && m->hp.swa_pattern == 2 && m->n_tensors == 3 + 2 * (6 + 3 + 2 + 2 + 6 * 128) && srti_check_llama(m, err, sizeof err) == 0;
     CHECK(ok, "random GptOssForCausalLM: GptOssConfig's defaults (128 experts, 4 used, window 128 on the even layers), every gpt-oss tensor, checked (%s)",
           ok ? "ok" : err);
     srti_close(m);
-    remove(p);
     if (!remove_tree(dir)) CHECK(0, "clean up");
 }
 

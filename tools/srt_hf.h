@@ -577,14 +577,11 @@ static int srti__hf_yarn(const char *file, const srtj_value *v, srti_hparams *hp
            srti__jf32(file, v, "beta_slow", &hp->yarn_beta_slow, err, errlen) || srti__jf32(file, v, "extrapolation_factor", &hp->yarn_ext_factor, err, errlen);
 }
 
-/* OLMo 3 (Olmo3ForCausalLM, packed as "olmo2"): sliding_window (Olmo3Config's default 4096; null:
-   none) over the layers layer_types names (default: 3 sliding of every 4), which must be such a
-   pattern. Only the other layers have the rope scaling (rope_theta_swa left to the runtime's
-   default: the model's base). */
-static int srti__hf_olmo3_config(srti_model *m, const char *file, const srtj_value *c, char *err, size_t errlen) {
+/* sliding_window (null: none) over the layers layer_types names (which must be such a pattern),
+   with the config class's defaults for both. */
+static int srti__hf_windows(srti_model *m, const char *file, const srtj_value *c, uint32_t window, uint32_t pattern, char *err, size_t errlen) {
     srti_hparams *hp = &m->hp;
     const srtj_value *sw = srtj_get(c, "sliding_window");
-    uint32_t window = 4096, pattern = 4;
     if (sw && sw->type == SRTJ_NULL) return 0;
     if (srti__ju32(file, c, "sliding_window", 1, 1u << 30, 0, &window, err, errlen) || srti__hf_layer_types(file, c, hp->n_layer, 0, &pattern, err, errlen))
         return 1;
@@ -592,6 +589,12 @@ static int srti__hf_olmo3_config(srti_model *m, const char *file, const srtj_val
     hp->sliding_window = window;
     hp->swa_pattern = pattern;
     return 0;
+}
+/* OLMo 3 (Olmo3ForCausalLM, packed as "olmo2"): sliding_window (Olmo3Config's default 4096; null:
+   none) over the layers layer_types names (default: 3 sliding of every 4). Only the other layers
+   have the rope scaling (rope_theta_swa left to the runtime's default: the model's base). */
+static int srti__hf_olmo3_config(srti_model *m, const char *file, const srtj_value *c, char *err, size_t errlen) {
+    return srti__hf_windows(m, file, c, 4096, 4, err, errlen);
 }
 
 /* ---------------------------------------------------------------- EXAONE 4 */
@@ -697,8 +700,6 @@ static int srti__hf_granite_config(srti_model *m, const char *file, const srtj_v
    runtime's 7. The q/k/v and output projections always have biases (attention_bias is forced). */
 static int srti__hf_gptoss_config(srti_model *m, const char *file, const srtj_value *c, char *err, size_t errlen) {
     srti_hparams *hp = &m->hp;
-    const srtj_value *sw = srtj_get(c, "sliding_window");
-    uint32_t window = 128, pattern = 2;
     float limit = 7.0f;
     hp->n_expert = 128;
     hp->n_expert_used = 4;
@@ -718,13 +719,7 @@ static int srti__hf_gptoss_config(srti_model *m, const char *file, const srtj_va
         hp->rope_orig_ctx = 4096;
         hp->yarn_exact = 1;
     }
-    if (sw && sw->type == SRTJ_NULL) return 0;
-    if (srti__ju32(file, c, "sliding_window", 1, 1u << 30, 0, &window, err, errlen) || srti__hf_layer_types(file, c, hp->n_layer, 0, &pattern, err, errlen))
-        return 1;
-    if (pattern < 2) return 0;   /* no layer slides */
-    hp->sliding_window = window;
-    hp->swa_pattern = pattern;
-    return 0;
+    return srti__hf_windows(m, file, c, 128, 2, err, errlen);
 }
 
 /* ---------------------------------------------------------------- mixtures of experts */
