@@ -23,10 +23,11 @@
        happened (replies, statistics, scroll positions); the PNG is written when the script ends.
        Under Xvfb this is the UI test (tests/test_ui.sh).
 
-   srt-chat-sdl --model M.srt --draft N [options]
-       Speculative decoding: up to N tokens found by prompt lookup are checked per evaluation
-       (srt_chat_desc / srt_generate_desc draft_max); greedy replies are the same, in fewer
-       evaluations where the text repeats itself (the log's stats say how many).
+   srt-chat-sdl --model M.srt --draft N [--draft-model SMALL.srt] [options]
+       Speculative decoding: up to N tokens found by prompt lookup (or proposed by a smaller model
+       of the same vocabulary, on the CPU and greedy) are checked per evaluation (srt_chat_desc /
+       srt_generate_desc draft_max, draft); greedy replies are the same, in fewer evaluations where
+       the text repeats itself or the small model guesses right (the log's stats say how many).
 
    srt-chat-sdl --model M.srt --backend cuda [--device N] [options]
        The model on an NVIDIA GPU (build/srt-chat-sdl-cuda: this file with -DSRT_CHAT_CUDA +
@@ -383,6 +384,7 @@ typedef struct worker {
     /* options (set before the thread starts) */
     int n_threads, n_ctx, max_tokens, ignore_eos, no_think;
     int draft_max, draft_ngram;   /* --draft, --draft-ngram (speculative decoding; 0 = off) */
+    const char *draft_path;   /* --draft-model: a smaller model proposes (loaded with each model) */
     srt_cores cores;
     const char *cpu_list, *cores_name, *template_name, *system_text;
     srt_kv_type kv;           /* --kv */
@@ -393,6 +395,8 @@ typedef struct worker {
     srt_model *model;
     srt_session *session;
     srt_chat *chat;           /* the conversation when the model has a chat template; NULL = text continuation */
+    srt_model *draft_model;   /* --draft-model and its session (greedy, as long as the model's), else NULL */
+    srt_session *draft;
     int has_reply, reply_pos; /* continuation: where the last reply began, for Regenerate */
 } worker;
 
@@ -462,10 +466,12 @@ static void worker_free_model(worker *w) {
     w->has_reply = 0;
     srt_chat_destroy(w->chat);
     w->chat = NULL;
+    if (w->draft) srt_session_destroy(w->draft);
+    if (w->draft_model) srt_model_free(w->draft_model);
     if (w->session) srt_session_destroy(w->session);
     if (w->model) srt_model_free(w->model);
     if (w->pool) srt_pool_destroy(w->pool);
-    w->session = NULL; w->model = NULL; w->pool = NULL;
+    w->session = NULL; w->model = NULL; w->pool = NULL; w->draft = NULL; w->draft_model = NULL;
 }
 
 static void worker_load(worker *w, const char *path) {
@@ -528,6 +534,20 @@ static void worker_load(worker *w, const char *path) {
             return;
         }
     }
+    if (w->draft_path) {   /* the draft model: on the CPU (the model's threads), its session as long as the model's, greedy */
+        srt_model_desc md;
+        srt_session_desc sd;
+        memset(&md, 0, sizeof md);
+        memset(&sd, 0, sizeof sd);
+        md.pool = w->pool;
+        sd.n_ctx = srt_session_n_ctx(w->session);
+        if ((st = srt_model_load(w->draft_path, &md, &w->draft_model)) != SRT_OK || (st = srt_session_create(w->draft_model, &sd, &w->draft)) != SRT_OK) {
+            snprintf(err, sizeof err, "Cannot load the draft model %s: %s (%s)", base_name(w->draft_path), srt_status_str(st), srt_last_error());
+            worker_free_model(w);
+            post_msg(w, EV_LOAD_FAILED, 0, err);
+            return;
+        }
+    }
     {
         srt_model_info info;
         const char *stored = NULL;
@@ -548,7 +568,7 @@ static void worker_load(worker *w, const char *path) {
             const srt_chat_template *t;
             memset(&cd, 0, sizeof cd);
             cd.template_name = w->template_name; cd.system_prompt = w->system_text; cd.max_tokens = w->max_tokens; cd.ignore_eos = w->ignore_eos;
-            cd.no_think = w->no_think; cd.draft_max = w->draft_max; cd.draft_ngram = w->draft_ngram;
+            cd.no_think = w->no_think; cd.draft_max = w->draft_max; cd.draft_ngram = w->draft_ngram; cd.draft = w->draft;
             if (srt_chat_create(w->session, &cd, &w->chat) != SRT_OK) {
                 snprintf(err, sizeof err, "Chat template: %s", srt_last_error());
                 worker_free_model(w);
@@ -695,7 +715,7 @@ static void worker_turn(worker *w, int turn, const char *text) {
         memset(&g, 0, sizeof g);
         g.max_tokens = w->max_tokens; g.stop_at_eos = w->ignore_eos ? -1 : 0;
         g.on_text = reply_on_text; g.user = &sink;
-        g.draft_max = w->draft_max; g.draft_ngram = w->draft_ngram;
+        g.draft_max = w->draft_max; g.draft_ngram = w->draft_ngram; g.draft = w->draft;
         st = srt_generate(w->session, &g, &r);
         n_gen = r.n_generated;
         e.n_passes = r.n_passes;
@@ -1884,6 +1904,7 @@ static void usage(FILE *f) {
         "      --draft N           speculative decoding: check up to N tokens found by prompt lookup per\n"
         "                          evaluation (1..16; greedy replies unchanged; not on SYCL)\n"
         "      --draft-ngram N     prompt lookup: match the last N tokens first (default 3)\n"
+        "      --draft-model PATH  a smaller model with the same vocabulary proposes (greedy; --draft default 8)\n"
         "      --font PATH         TTF/TTC font (default: DejaVu Sans, Segoe UI, Arial, ... where found)\n"
         "      --scale F           UI scale (default: from the display's pixel density)\n"
         "      --size WxH          initial window size (default 980x720)\n"
@@ -1943,7 +1964,7 @@ int main(int argc, char **argv) {
     worker *w = &W;
     const char *model_path = NULL, *font_path = NULL, *script_path = NULL, *log_path = NULL;
     char font_buf[512], err[600];
-    int win_w = 980, win_h = 720, i, token_delay = 0, rc = 0, use_cuda = 0, device = 0;
+    int win_w = 980, win_h = 720, i, token_delay = 0, rc = 0, use_cuda = 0, device = 0, draft_given = 0;
     memset(w, 0, sizeof *w);
     w->max_tokens = 512;
     w->cores_name = "auto";
@@ -1992,8 +2013,9 @@ int main(int argc, char **argv) {
         else if (!strcmp(a, "--seed")) w->sampler.seed = strtoull(NEXT(), NULL, 10);
         else if (!strcmp(a, "--ignore-eos")) w->ignore_eos = 1;
         else if (!strcmp(a, "--no-think")) w->no_think = 1;
-        else if (!strcmp(a, "--draft")) w->draft_max = atoi(NEXT());
+        else if (!strcmp(a, "--draft")) { w->draft_max = atoi(NEXT()); draft_given = 1; }
         else if (!strcmp(a, "--draft-ngram")) w->draft_ngram = atoi(NEXT());
+        else if (!strcmp(a, "--draft-model")) w->draft_path = NEXT();
         else if (!strcmp(a, "--font")) font_path = NEXT();
         else if (!strcmp(a, "--scale")) u->user_scale = (float)atof(NEXT());
         else if (!strcmp(a, "--size")) {
@@ -2010,6 +2032,8 @@ int main(int argc, char **argv) {
     }
     if (w->n_threads < 0 || w->n_ctx < 0 || w->max_tokens < 0) { fprintf(stderr, "srt-chat-sdl: negative count\n"); return 2; }
     if (w->draft_max < 0 || w->draft_max > SRT_DRAFT_MAX || w->draft_ngram < 0) { fprintf(stderr, "srt-chat-sdl: --draft takes 0..%d, --draft-ngram a count\n", SRT_DRAFT_MAX); return 2; }
+    if (w->draft_path && !draft_given) w->draft_max = 8;   /* srt-chat's default with a draft model; --draft 0: none loaded */
+    if (!w->draft_max) w->draft_path = NULL;
     if (use_cuda) {   /* a backend without a device fails the model load, with the reason, in the window */
 #ifdef SRT_CHAT_CUDA
         if (!(w->backend = srt_cuda_backend(device))) { fprintf(stderr, "srt-chat-sdl: out of memory\n"); return 1; }

@@ -107,6 +107,22 @@ for r in 1 2 3 4; do
 done
 check "--draft 4 in a chat: the four replies of the chat without it" $([ $same = 1 ]; echo $?) \
     "$(grep '^reply' "$T/chat-draft.log" | cut -c1-80 | tr '\n' ' '; tail -2 "$T/chat-draft-app.log")"
+# --draft-model: the model itself proposes (the same vocabulary; every greedy proposal is right), so the
+# replies are the plain ones in far fewer evaluations; a draft model that cannot be loaded is said so in the window
+ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0 \
+timeout 600 xvfb-run -a -s "-screen 0 1280x1024x24" \
+    "$APP" --model "$T/stories.srt" --temp 0 -n $N --draft-model "$T/stories.srt" --scale 1 --size 700x500 \
+    --script tests/ui/draft.script --script-log "$T/draft-model.log" >"$T/draft-model-app.log" 2>&1
+passes=$(sed -n 's/^stats: reply=1 .* passes=\([0-9]*\)$/\1/p' "$T/draft-model.log")
+check "--draft-model: the reply and its Retry are srt-chat's greedy output, in far fewer evaluations (${passes:-?} for $N tokens)" \
+    $(grep -qxF "reply 1: $expected" "$T/draft-model.log" && grep -qxF "reply 2: $expected" "$T/draft-model.log" && \
+      [ -n "$passes" ] && [ "$passes" -lt $((N / 3)) ]; echo $?) "$(grep '^reply\|^stats' "$T/draft-model.log" | cut -c1-100 | tr '\n' ' '; tail -2 "$T/draft-model-app.log")"
+ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0 \
+timeout 600 xvfb-run -a -s "-screen 0 1280x1024x24" \
+    "$APP" --model "$T/stories.srt" --temp 0 -n 20 --draft-model "$T/missing.srt" --scale 1 --size 700x500 \
+    --script tests/ui/draft.script --script-log "$T/draft-missing.log" >"$T/draft-missing-app.log" 2>&1
+check "--draft-model that cannot be loaded: the window says so" $(grep -q "Cannot load the draft model missing.srt" "$T/draft-missing.log" "$T/draft-missing-app.log"; echo $?) \
+    "$(grep -h 'model:\|Cannot' "$T/draft-missing.log" "$T/draft-missing-app.log" | head -3 | tr '\n' ' ')"
 "$APP" --draft 17 >"$T/draft-bad.txt" 2>&1; rc=$?
 check "--draft 17 is refused (exit status $rc)" $([ $rc = 2 ] && grep -q -- '--draft takes 0..16' "$T/draft-bad.txt"; echo $?) "$(cat "$T/draft-bad.txt")"
 
