@@ -4052,7 +4052,7 @@ typedef struct srt__vocab {
     uint32_t hash_mask;
     int32_t byte_token[256];   /* SPM: the <0xNN> tokens; BPE: the token of each byte's character; -1 = none */
     int bos, eos, unk;
-    int32_t eog[8];            /* the tokens that end generation (srt_token_is_eog), eos first */
+    int32_t eog[24];           /* the tokens that end generation (srt_token_is_eog), eos first */
     int n_eog;
     int add_bos, add_space_prefix;
     char *arena;
@@ -5491,19 +5491,32 @@ static srt_status srt__specials_load(srt_model *m) {
 static void srt__eog_add(srt__vocab *v, int32_t t) {
     int i;
     for (i = 0; i < v->n_eog && v->eog[i] != t; i++) {}
-    if (t >= 0 && t < v->n && i == v->n_eog && v->n_eog < 8) v->eog[v->n_eog++] = t;
+    if (t >= 0 && t < v->n && i == v->n_eog && v->n_eog < 24) v->eog[v->n_eog++] = t;
 }
-static void srt__eog_load(srt_model *m) {
+/* The tokens that end generation: eos, the file's eot / eom ids and its tokenizer.ggml.eog_token_ids
+   (a Hugging Face folder's lists: at most 16), and the control tokens of the usual end-of-turn texts. */
+static srt_status srt__eog_load(srt_model *m) {
     static const char *const turn_ends[] = {"<|eot_id|>", "<|eom_id|>", "<|im_end|>", "<|end|>", "<end_of_turn>", "<|endoftext|>", "<|end_of_text|>", "<EOT>",
                                             "[|endofturn|]", "<|return|>", "<|call|>"};
     srt__vocab *v = &m->vocab;
     uint32_t id;
     int32_t r, c, e;
     int i, k;
+    const srt__meta *list = srt__find_meta(m, "tokenizer.ggml.eog_token_ids");
     v->n_eog = 0;
     srt__eog_add(v, v->eos);
     if (srt_model_meta_u32(m, "tokenizer.ggml.eot_token_id", &id) && id < (uint32_t)v->n) srt__eog_add(v, (int32_t)id);
     if (srt_model_meta_u32(m, "tokenizer.ggml.eom_token_id", &id) && id < (uint32_t)v->n) srt__eog_add(v, (int32_t)id);
+    if (list) {
+        uint32_t j;
+        if (list->type != SRT_META_ARR_U32 || list->count > 16)
+            return srt__fail(SRT_ERR_FORMAT, "tokenizer.ggml.eog_token_ids must be an array of at most 16 u32 token ids");
+        for (j = 0; j < list->count; j++) {
+            id = (uint32_t)srt__get_le(list->val + 4 * (size_t)j, 4);
+            if (id >= (uint32_t)v->n) return srt__fail(SRT_ERR_FORMAT, "tokenizer.ggml.eog_token_ids[%u] = %u is outside the vocabulary (%d)", j, id, v->n);
+            srt__eog_add(v, (int32_t)id);
+        }
+    }
     for (i = 0; i < (int)(sizeof turn_ends / sizeof turn_ends[0]); i++) {
         const int32_t t = srt__vocab_find(v, turn_ends[i], (uint32_t)strlen(turn_ends[i]));
         if (t >= 0 && v->type[t] == SRT__TT_CONTROL) srt__eog_add(v, t);
@@ -5515,6 +5528,7 @@ static void srt__eog_load(srt_model *m) {
         for (i = k = 0; i < v->n_eog; i++) if (v->eog[i] != e) v->eog[k++] = v->eog[i];
         v->n_eog = k;
     }
+    return SRT_OK;
 }
 static int srt__is_eog(const srt__vocab *v, int32_t t) {
     int i;
@@ -5634,8 +5648,7 @@ static srt_status srt__vocab_load(srt_model *m) {
         }
         if ((st = srt__merges_load(m)) != SRT_OK) return st;
     }
-    if ((st = srt__specials_load(m)) != SRT_OK) return st;
-    srt__eog_load(m);
+    if ((st = srt__specials_load(m)) != SRT_OK || (st = srt__eog_load(m)) != SRT_OK) return st;
     v->add_bos = srt__meta_u32_or(m, "tokenizer.ggml.add_bos_token",
                                   v->bos >= 0 && (v->kind == SRT__TOK_SPM || (v->kind == SRT__TOK_BPE && srt__pre_defs[v->pre].add_bos))) != 0;
     v->add_space_prefix = srt__meta_u32_or(m, "tokenizer.ggml.add_space_prefix", v->kind == SRT__TOK_SPM) != 0;

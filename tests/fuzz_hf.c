@@ -1,5 +1,5 @@
 /* fuzz_hf.c - fuzz target for the Hugging Face folder reader (tools/srt_hf.h through srti_open:
-   config.json, tokenizer.json, tokenizer_config.json, chat_template.jinja, model.safetensors or
+   config.json, tokenizer.json, tokenizer_config.json, chat_template.jinja, generation_config.json, model.safetensors or
    model.safetensors.index.json + shards) and srti_open_random on the same config.json.
 
    Input: a folder as several files (tests/fuzz_common.h): the text before the first
@@ -16,8 +16,9 @@
    fused gate / up, a fused shared expert), a tiny OLMo 2 (output norms only, q/k norms of all
    heads), a tiny EXAONE 4 (those norms, per-head q/k norms, "LLLG" sliding_window_pattern, llama3
    rope scaling), a tiny OLMo 3 (OLMo 2 with a sliding layer and YaRN) with a SentencePiece-style
-   tokenizer and a separate lm_head, a tiny gpt-oss (sinks, biases, MXFP4 expert pairs with gate and
-   up interleaved, in one file and split over two shards; and the dequantized, transposed form), and
+   tokenizer and a separate lm_head, a tiny gpt-oss (sinks, biases, a generation_config.json eos
+   list, MXFP4 expert pairs with gate and up interleaved, in one file and split over two shards;
+   and the dequantized, transposed form), and
    ../shared/models/smollm2-135m-instruct's config.json with the tiny tokenizer (no weights). */
 #define FZ_NAME "fuzz_hf"
 #define FZ_PER_SEED 300
@@ -33,13 +34,13 @@
                  "\"num_experts_per_tok\"", "\"moe_intermediate_size\"", "\"norm_topk_prob\"", "\"decoder_sparse_step\"", \
                  "\"mlp_only_layers\"", "mlp.experts.", "block_sparse_moe.experts.", "mlp.gate.weight", \
                  "\"GraniteMoeSharedForCausalLM\"", "\"shared_intermediate_size\"", "\"Olmo2ForCausalLM\"", "\"Exaone4ForCausalLM\"", "\"sliding_window_pattern\"", "\"Olmo3ForCausalLM\"", "\"MiniCPMForCausalLM\"", "\"scale_emb\"", "\"dim_model_base\"", "\"yarn\"", "\"attention_factor\"", "\"truncate\"", "post_feedforward_layernorm", "block_sparse_moe.input_linear.weight", "shared_mlp.", \
-                 "\"GptOssForCausalLM\"", "\"U8\"", "_blocks", "_scales", "mlp.experts.gate_up_proj", "self_attn.sinks", "\"swiglu_limit\"", \
+                 "\n@@file generation_config.json\n", "\"eos_token_id\"", "\"GptOssForCausalLM\"", "\"U8\"", "_blocks", "_scales", "mlp.experts.gate_up_proj", "self_attn.sinks", "\"swiglu_limit\"", \
                  "[", "]", "{", "}", ",", ":", "-1", "1e400", \
                  "4294967296", "\"\\u0120\"", "\"<0x0A>\"", NULL}
 #define FZ_SRTI
 #include "fuzz_common.h"
 
-static const char *const fz_hf_names[] = {"config.json", "tokenizer.json", "tokenizer_config.json", "chat_template.jinja",
+static const char *const fz_hf_names[] = {"config.json", "tokenizer.json", "tokenizer_config.json", "chat_template.jinja", "generation_config.json",
                                           "model.safetensors", "model.safetensors.index.json",
                                           "model-00001-of-00002.safetensors", "model-00002-of-00002.safetensors", NULL};
 
@@ -294,6 +295,7 @@ static int h_gptoss(const char *dir, const char *name, int mxfp4, int sharded) {
     else { memcpy(t + nt, dense, sizeof dense); nt += 2; }
     fz_puts(&b, cfg);
     fz_put_file(&b, "tokenizer.json", h_bpe_tokenizer, strlen(h_bpe_tokenizer));
+    fz_put_file(&b, "generation_config.json", "{\"eos_token_id\":[2,0,1]}", 24);   /* (gpt-oss's: three tokens end generation) */
     if (!sharded) {
         fz_put_file(&b, "model.safetensors", NULL, 0);
         h_safetensors(&b, t, nt);

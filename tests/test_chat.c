@@ -1370,6 +1370,33 @@ static void test_think_chat(void) {
     srt_model_free(m);
 }
 
+/* tokenizer.ggml.eog_token_ids (a Hugging Face folder's eos_token_id lists): its ids end generation, any
+   piece; ids outside the vocabulary, another type or more than 16 are refused. */
+static void test_eog_list(void) {
+    static const uint32_t ids[2] = {290, 291}, bad[1] = {T_V + 3}, many[17] = {0};
+    srt_model *m = NULL;
+    int ok;
+    tiny_eog = ids; tiny_n_eog = 2;
+    ok = write_tiny_model_arch(TMP "/eog.srt", "llama", NULL, SRT_Q8, NULL, NULL, 1) && load_1t(TMP "/eog.srt", &m) == SRT_OK;
+    CHECK(ok && srt_token_is_eog(m, 290) && srt_token_is_eog(m, 291) && srt_token_is_eog(m, 2) && !srt_token_is_eog(m, 289) && !srt_token_is_eog(m, 292),
+          "tokenizer.ggml.eog_token_ids: tokens 290 and 291 end generation (and eos), their neighbours do not");
+    srt_model_free(m); m = NULL;
+    tiny_eog = bad; tiny_n_eog = 1;
+    ok = write_tiny_model_arch(TMP "/eog.srt", "llama", NULL, SRT_Q8, NULL, NULL, 1) && load_1t(TMP "/eog.srt", &m) == SRT_ERR_FORMAT;
+    CHECK(ok && strstr(srt_last_error(), "eog_token_ids[0]") && strstr(srt_last_error(), "outside the vocabulary"), "an id outside the vocabulary refused: %s",
+          srt_last_error());
+    srt_model_free(m); m = NULL;
+    tiny_eog = many; tiny_n_eog = 17;
+    ok = write_tiny_model_arch(TMP "/eog.srt", "llama", NULL, SRT_Q8, NULL, NULL, 1) && load_1t(TMP "/eog.srt", &m) == SRT_ERR_FORMAT;
+    CHECK(ok && strstr(srt_last_error(), "at most 16"), "17 ids refused: %s", srt_last_error());
+    srt_model_free(m); m = NULL;
+    tiny_eog = ids; tiny_n_eog = 2; tiny_eog_type = SRT_META_ARR_F32;
+    ok = write_tiny_model_arch(TMP "/eog.srt", "llama", NULL, SRT_Q8, NULL, NULL, 1) && load_1t(TMP "/eog.srt", &m) == SRT_ERR_FORMAT;
+    CHECK(ok && strstr(srt_last_error(), "u32 token ids"), "an f32 array refused: %s", srt_last_error());
+    srt_model_free(m);
+    tiny_eog = NULL; tiny_n_eog = 0; tiny_eog_type = SRT_META_ARR_U32;
+}
+
 /* gpt-oss's harmony on a tiny model with its control tokens: <|end|> (which closes the reasoning inside a reply) does not end
    generation when <|return|> and <|call|> exist, they do; without them <|end|> does (Phi-3). A chat: the first turn ends with
    the reply's opening, the next renders the reply as its final channel and keeps the tokens before it. */
@@ -1440,6 +1467,7 @@ int main(void) {
     test_detect();
     test_render();
     test_reply_split();
+    test_eog_list();
     test_from_model();
     test_srt_chat();
     test_chat_api();

@@ -253,6 +253,32 @@ static void make_tiny(const char *dir, const char *arch, const char *extra_confi
     path_in(p, sizeof p, dir, "model.safetensors"); write_safetensors(p, t, n);
 }
 
+/* The tokens that end generation: config.json's eos_token_id list and generation_config.json's join
+   the vocabulary's eog ids (eos itself and ids it lacks left out), reach the packed file and end
+   generation there; a malformed list is refused. */
+static void test_eog_lists(void) {
+    char err[1024], dir[] = TMP "/eog", p[512];
+    srti_model *m;
+    srt_model *sm = NULL;
+    int ok;
+    make_tiny(dir, "LlamaForCausalLM", ",\"eos_token_id\":[0,14]");
+    path_in(p, sizeof p, dir, "generation_config.json");
+    write_text(p, "{\"bos_token_id\":0,\"eos_token_id\":[0,12,99],\"do_sample\":true}");
+    m = open_dir(dir, err, sizeof err);
+    ok = m && m->vocab.eos == 0 && m->vocab.n_eog == 2 && m->vocab.eog[0] == 14 && m->vocab.eog[1] == 12;
+    CHECK(ok, "eos_token_id lists: config.json's [0, 14] and generation_config.json's [0, 12, 99] give eos 0 and the other tokens 14, 12 "
+          "(99: not in the vocabulary) (%s)", m ? "ok" : err);
+    srti_close(m);
+    ok = system("build/srt-pack -q " TMP "/eog " TMP "/eog.srt") == 0 && srt_model_load(TMP "/eog.srt", NULL, &sm) == SRT_OK;
+    CHECK(ok && srt_token_is_eog(sm, 0) && srt_token_is_eog(sm, 12) && srt_token_is_eog(sm, 14) && !srt_token_is_eog(sm, 13),
+          "packed, tokens 0, 12 and 14 end generation, 13 does not (%s)", ok ? "ok" : srt_last_error());
+    srt_model_free(sm);
+    remove(TMP "/eog.srt");
+    write_text(p, "{\"eos_token_id\":[0,\"</s>\"]}");
+    refuse(dir, "generation_config.json: \"eos_token_id\" must hold token ids", "a generation_config.json eos_token_id that is not ids");
+    if (!remove_tree(dir)) CHECK(0, "clean up");
+}
+
 static void test_tiny_llama(void) {
     char err[1024], dir[] = TMP "/tiny";
     srti_model *m;
@@ -3288,6 +3314,7 @@ int main(void) {
     if (!fresh_dir(TMP)) { printf("FAIL - cannot make " TMP "\n"); return 1; }
     test_remove_tree();
     test_tiny_llama();
+    test_eog_lists();
     test_tiny_phi3();
     test_gemma();
     test_gemma1();

@@ -599,6 +599,17 @@ static void test_malformed(void) {
     put_hdr(&b, 3, 0, 2); kv_u32(&b, "a", 1); kv_u32(&b, "a", 2); expect_fail(&b, "duplicate key", "twice");
     put_hdr(&b, 3, 0, 3); kv_str(&b, "tokenizer.ggml.model", "llama"); kv_tokens(&b, 4); kv_u32(&b, "tokenizer.ggml.bos_token_id", 4);
     expect_fail(&b, "bos id outside the vocabulary", "outside");
+    {   /* llama.cpp's end-of-turn ids join the tokens that end generation (eos itself and ids outside the vocabulary left out) */
+        srti_model *m = NULL;
+        char err[512];
+        put_hdr(&b, 3, 0, 5); kv_str(&b, "tokenizer.ggml.model", "llama"); kv_tokens(&b, 4); kv_u32(&b, "tokenizer.ggml.eos_token_id", 1);
+        kv_u32(&b, "tokenizer.ggml.eot_token_id", 3); kv_u32(&b, "tokenizer.ggml.eom_token_id", 1);
+        spit(TMP "crafted.gguf", b.p, b.n);
+        b.n = 0;
+        CHECK(srti_open(TMP "crafted.gguf", NULL, &m, err, sizeof err) == 0 && m->vocab.eos == 1 && m->vocab.n_eog == 1 && m->vocab.eog[0] == 3,
+              "GGUF eot_token_id 3 (and eom 1, the eos) give one more token that ends generation: %s", err);
+        srti_close(m);
+    }
     put_hdr(&b, 3, 0, 3); kv_str(&b, "tokenizer.ggml.model", "llama"); kv_tokens(&b, 4);
     put_str(&b, "tokenizer.ggml.scores"); put_u32(&b, 9); put_u32(&b, 6); put_u64(&b, 3); put_f32(&b, 0); put_f32(&b, 0); put_f32(&b, 0);
     expect_fail(&b, "3 scores for 4 tokens", "scores");

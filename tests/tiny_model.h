@@ -47,6 +47,10 @@ static const char *tiny_piece_text = NULL;
 static const char *const *tiny_controls = NULL;
 /* Set by a caller: the EOS token's id (a generated token, to test where generation stops). */
 static int tiny_eos_id = 2;
+/* Set by a caller: tokenizer.ggml.eog_token_ids written (tiny_n_eog of them, as an array of tiny_eog_type) */
+static const uint32_t *tiny_eog = NULL;
+static int tiny_n_eog = 0;
+static srt_meta_type tiny_eog_type = SRT_META_ARR_U32;
 static int write_tiny_model_arch(const char *path, const char *arch, const char *chat_template, srt_format fmt, const char *skip_tensor,
                                  const char *bad_tensor, int with_vocab) {
     srt_writer *w;
@@ -112,6 +116,7 @@ static int write_tiny_model_arch(const char *path, const char *arch, const char 
         srt_writer_meta_u32(w, "tokenizer.ggml.eos_token_id", (uint32_t)tiny_eos_id);
         srt_writer_meta_u32(w, "tokenizer.ggml.unknown_token_id", 0);
         if (chat_template) srt_writer_meta_str(w, "tokenizer.chat_template", chat_template);
+        if (tiny_eog) srt_writer_meta_arr(w, "tokenizer.ggml.eog_token_ids", tiny_eog_type, tiny_eog, (uint32_t)tiny_n_eog);
     }
 #define ADD(name, rows, cols, f) do { \
         int rr = (rows); \

@@ -151,6 +151,11 @@ static void write_vocab(packer *p, const srti_vocab *v, int is_llama2c) {
     if (v->n_merges) m_arr(p, "tokenizer.ggml.merges", SRT_META_ARR_STR, (const void *)v->merges, v->n_merges);
     if (v->bos >= 0) m_u32(p, NULL, "tokenizer.ggml.bos_token_id", (uint32_t)v->bos);
     if (v->eos >= 0) m_u32(p, NULL, "tokenizer.ggml.eos_token_id", (uint32_t)v->eos);
+    if (v->n_eog) {   /* the other tokens that end generation (formats/SRT.md) */
+        uint32_t ids[16], i;
+        for (i = 0; i < v->n_eog; i++) ids[i] = (uint32_t)v->eog[i];
+        m_arr(p, "tokenizer.ggml.eog_token_ids", SRT_META_ARR_U32, ids, v->n_eog);
+    }
     if (v->unk >= 0) m_u32(p, NULL, "tokenizer.ggml.unknown_token_id", (uint32_t)v->unk);
     if (v->pad >= 0) m_u32(p, NULL, "tokenizer.ggml.padding_token_id", (uint32_t)v->pad);
     /* llama2.c: run.c always adds BOS and the dummy-prefix space, never EOS */

@@ -62,6 +62,9 @@
                                file beside it is used when tokenizer_config.json has no template.
                                Without add_bos_token, a TemplateProcessing post-processor that starts
                                with the BOS token means add_bos = 1.
+     generation_config.json    eos_token_id (an id or a list): with config.json's list, the tokens
+                               besides eos that end generation (srti_vocab.eog; ids the vocabulary
+                               lacks are left out).
      model.safetensors, or the shards named by model.safetensors.index.json
                                F32, F16, BF16 tensors (and gpt-oss's U8 MXFP4 pairs). Every header is validated before use: its
                                length against the file, the JSON, each dtype, shape and
@@ -329,6 +332,18 @@ static int srti__jbool(const char *file, const srtj_value *obj, const char *key,
     return 0;
 }
 /* A token id given as an integer or a list of integers (the first one counts); -1 if absent. */
+/* Every id of obj's key (a token id or a list of them) appended to ids[*n..cap): the tokens that end
+   generation, as transformers reads eos_token_id. */
+static int srti__jtoken_ids(const char *file, const srtj_value *obj, const char *key, int64_t *ids, int *n, int cap, char *err, size_t errlen) {
+    const srtj_value *v = srtj_get(obj, key), *e;
+    if (!v || v->type == SRTJ_NULL) return 0;
+    for (e = srtj_is(v, SRTJ_ARRAY) ? v->first : v; e; e = srtj_is(v, SRTJ_ARRAY) ? e->next : NULL) {
+        int64_t id;
+        if (!srtj_int(e, &id) || id < 0 || id > 0x7fffffff) { srti__seterr(err, errlen, "%s: \"%s\" must hold token ids", file, key); return 1; }
+        if (*n < cap) ids[(*n)++] = id;
+    }
+    return 0;
+}
 static int srti__jtoken_id(const char *file, const srtj_value *obj, const char *key, int64_t *out, char *err, size_t errlen) {
     const srtj_value *v = srtj_get(obj, key);
     if (v && v->type == SRTJ_ARRAY) {
@@ -360,6 +375,7 @@ typedef struct srti__hf_cfg {
     int64_t bos, eos, pad;     /* token ids from config.json, -1 absent */
     uint32_t vocab_size;       /* 0 absent */
     int multimodal;            /* Gemma3ForConditionalGeneration: text_config, language_model.* tensors */
+    int64_t eos_ids[16]; int n_eos_ids;   /* every eos_token_id of config.json (a list: the tokens that end generation) */
     int olmo3;                 /* Olmo3ForCausalLM: OLMo 2 with sliding-window layers */
 } srti__hf_cfg;
 
@@ -900,6 +916,7 @@ static int srti__hf_config(srti_model *m, const char *file, const srtj_value *c,
     }
     if (srti__jtoken_id(file, c, "bos_token_id", &cfg->bos, err, errlen) ||
         srti__jtoken_id(file, c, "eos_token_id", &cfg->eos, err, errlen) ||
+        srti__jtoken_ids(file, c, "eos_token_id", cfg->eos_ids, &cfg->n_eos_ids, 16, err, errlen) ||
         srti__jtoken_id(file, c, "pad_token_id", &cfg->pad, err, errlen) ||
         srti__ju32(file, c, "vocab_size", 1, 1u << 24, 0, &cfg->vocab_size, err, errlen) ||
         srti__jbool(file, c, "tie_word_embeddings", &cfg->tie, err, errlen))
@@ -907,6 +924,7 @@ static int srti__hf_config(srti_model *m, const char *file, const srtj_value *c,
     if (cfg->multimodal && (   /* stated at the top level (gemma-3-4b-it: eos_token_id [1, 106]), these win */
         srti__jtoken_id(top_file, top, "bos_token_id", &cfg->bos, err, errlen) ||
         srti__jtoken_id(top_file, top, "eos_token_id", &cfg->eos, err, errlen) ||
+        srti__jtoken_ids(top_file, top, "eos_token_id", cfg->eos_ids, &cfg->n_eos_ids, 16, err, errlen) ||
         srti__jtoken_id(top_file, top, "pad_token_id", &cfg->pad, err, errlen) ||
         srti__jbool(top_file, top, "tie_word_embeddings", &cfg->tie, err, errlen)))
         return 1;
@@ -1422,6 +1440,19 @@ static int srti__hf_tokenizer(srti_model *m, const char *dir, const srti__hf_cfg
             if (r2 == 1) goto done;
             v->chat_template = jt;
         }
+    }
+    {   /* the tokens that end generation: config.json's eos_token_id list and generation_config.json's
+           (transformers' generate() stops at any of them; ids the vocabulary lacks are left out) */
+        char *gpath = srti__join(dir, "generation_config.json");
+        srtj_doc *gdoc = NULL;
+        int64_t ids[32];
+        int n_ids = 0, r2 = gpath ? srti__json_file(gpath, (uint64_t)1 << 20, &gdoc, err, errlen) : 1;
+        for (k = 0; k < cfg->n_eos_ids; k++) ids[n_ids++] = cfg->eos_ids[k];
+        if (r2 == 0 && srti__jtoken_ids(gpath, srtj_root(gdoc), "eos_token_id", ids, &n_ids, 32, err, errlen)) r2 = 1;
+        srtj_free(gdoc);
+        SRTI_FREE(gpath);
+        if (r2 == 1) goto done;
+        for (k = 0; k < n_ids; k++) srti_vocab_add_eog(v, ids[k]);
     }
     rc = 0;
 done:

@@ -148,6 +148,8 @@ typedef struct srti_vocab {
     uint32_t n_merges;
     char **merges;            /* "a b" pairs; NULL if none */
     int32_t bos, eos, unk, pad; /* -1 if absent */
+    int32_t eog[16]; uint32_t n_eog;   /* other tokens that end generation: GGUF's eot / eom ids, a Hugging Face
+                                          folder's eos_token_id lists (config.json, generation_config.json) */
     int add_bos, add_eos, add_space_prefix; /* -1 if absent in the file */
     char *chat_template;      /* NULL if none */
 } srti_vocab;
@@ -231,6 +233,8 @@ SRTI_API int srti_meta_float(const srti_model *m, const char *key, double *out);
 /* Checks that the model is a Llama-family transformer this project can run: hyper-parameters are
    sane and every required tensor is present with the expected shape. 0 = ok. */
 SRTI_API int srti_check_llama(const srti_model *m, char *err, size_t errlen);
+/* Adds token id to v->eog unless it is eos, already there, outside the vocabulary or the list is full. */
+SRTI_API void srti_vocab_add_eog(srti_vocab *v, int64_t id);
 /* Converts an IEEE half / bfloat16 to float. */
 SRTI_API float srti_f16_to_f32(uint16_t h);
 SRTI_API float srti_bf16_to_f32(uint16_t h);
@@ -806,6 +810,12 @@ static void srti__vocab_init(srti_vocab *v) {
     v->bos = v->eos = v->unk = v->pad = -1;
     v->add_bos = v->add_eos = v->add_space_prefix = -1;
 }
+SRTI_API void srti_vocab_add_eog(srti_vocab *v, int64_t id) {
+    uint32_t i;
+    if (!v || id < 0 || id >= (int64_t)v->n_tokens || id == v->eos || v->n_eog >= 16) return;
+    for (i = 0; i < v->n_eog; i++) if (v->eog[i] == id) return;
+    v->eog[v->n_eog++] = (int32_t)id;
+}
 static void srti__hparams_init(srti_hparams *hp) {
     memset(hp, 0, sizeof(*hp));
     hp->rope_theta = 10000.0f;
@@ -1258,6 +1268,15 @@ static int srti__gguf_hparams(srti_model *m, const char *path, char *err, size_t
     if (srti__kv_str(m, path, "tokenizer.ggml.pre", v->pre, sizeof(v->pre), err, errlen)) return 1;
     if (srti__kv_token_id(m, path, "tokenizer.ggml.bos_token_id", &v->bos, err, errlen)) return 1;
     if (srti__kv_token_id(m, path, "tokenizer.ggml.eos_token_id", &v->eos, err, errlen)) return 1;
+    {   /* end-of-turn ids llama.cpp's converter records */
+        static const char *const ends[2] = {"tokenizer.ggml.eot_token_id", "tokenizer.ggml.eom_token_id"};
+        int k;
+        for (k = 0; k < 2; k++) {
+            int32_t id = -1;
+            if (srti__kv_token_id(m, path, ends[k], &id, err, errlen)) return 1;
+            srti_vocab_add_eog(v, id);
+        }
+    }
     if (srti__kv_token_id(m, path, "tokenizer.ggml.unknown_token_id", &v->unk, err, errlen)) return 1;
     if (srti__kv_token_id(m, path, "tokenizer.ggml.padding_token_id", &v->pad, err, errlen)) return 1;
     if (srti__kv_bool(m, path, "tokenizer.ggml.add_bos_token", &v->add_bos, err, errlen)) return 1;
