@@ -16,7 +16,7 @@
    fused gate / up, a fused shared expert), a tiny OLMo 2 (output norms only, q/k norms of all
    heads), a tiny EXAONE 4 (those norms, per-head q/k norms, "LLLG" sliding_window_pattern, llama3
    rope scaling), a tiny OLMo 3 (OLMo 2 with a sliding layer and YaRN) with a SentencePiece-style
-   tokenizer and a separate lm_head, a tiny gpt-oss (sinks, biases, a generation_config.json eos
+   tokenizer and a separate lm_head, a tiny Qwen3 in FP8 (block scales), a tiny gpt-oss (sinks, biases, a generation_config.json eos
    list, MXFP4 expert pairs with gate and up interleaved, in one file and split over two shards;
    and the dequantized, transposed form), and
    ../shared/models/smollm2-135m-instruct's config.json with the tiny tokenizer (no weights). */
@@ -118,12 +118,12 @@ static void h_safetensors(fz_buf *b, const h_tensor *t, int nt) {
         char s[256];
         const int depth = t[i].depth ? t[i].depth : 1, inner = t[i].inner ? t[i].inner : 1;
         uint64_t bytes = (uint64_t)depth * (uint64_t)t[i].rows * (uint64_t)t[i].cols * (uint64_t)inner *
-                         (!strcmp(t[i].dtype, "U8") ? 1 : strcmp(t[i].dtype, "F32") ? 2 : 4);
+                         (!strcmp(t[i].dtype, "U8") || !strcmp(t[i].dtype, "F8_E4M3") ? 1 : strcmp(t[i].dtype, "F32") ? 2 : 4);
         if (t[i].inner) snprintf(s, sizeof s, ",\"%s\":{\"dtype\":\"%s\",\"shape\":[%d,%d,%d,%d],\"data_offsets\":[%llu,%llu]}", t[i].name, t[i].dtype,
                                  t[i].depth, t[i].rows, t[i].cols, t[i].inner, (unsigned long long)off, (unsigned long long)(off + bytes));
         else if (t[i].depth) snprintf(s, sizeof s, ",\"%s\":{\"dtype\":\"%s\",\"shape\":[%d,%d,%d],\"data_offsets\":[%llu,%llu]}", t[i].name, t[i].dtype,
                                  t[i].depth, t[i].rows, t[i].cols, (unsigned long long)off, (unsigned long long)(off + bytes));
-        else if (t[i].rows > 1) snprintf(s, sizeof s, ",\"%s\":{\"dtype\":\"%s\",\"shape\":[%d,%d],\"data_offsets\":[%llu,%llu]}", t[i].name, t[i].dtype,
+        else if (t[i].rows > 1 || strstr(t[i].name, "_scale_inv")) snprintf(s, sizeof s, ",\"%s\":{\"dtype\":\"%s\",\"shape\":[%d,%d],\"data_offsets\":[%llu,%llu]}", t[i].name, t[i].dtype,
                                     t[i].rows, t[i].cols, (unsigned long long)off, (unsigned long long)(off + bytes));
         else snprintf(s, sizeof s, ",\"%s\":{\"dtype\":\"%s\",\"shape\":[%d],\"data_offsets\":[%llu,%llu]}", t[i].name, t[i].dtype,
                       t[i].cols, (unsigned long long)off, (unsigned long long)(off + bytes));
@@ -139,8 +139,10 @@ static void h_safetensors(fz_buf *b, const h_tensor *t, int nt) {
         for (k = 0; k < (t[i].depth ? t[i].depth : 1) * t[i].rows * t[i].cols * (t[i].inner ? t[i].inner : 1); k++) {
             float f = h_rand() * 0.5f;
             uint32_t u;
+            if (strstr(t[i].name, "_scale_inv")) f = f < 0 ? 0.01f - f : 0.01f + f;   /* (FP8 block scales: positive) */
             memcpy(&u, &f, 4);
             if (!strcmp(t[i].dtype, "U8")) fz_u8(b, strstr(t[i].name, "_scales") ? 118 + (u & 7) : u >> 24);   /* (scales near 2^-6) */
+            else if (!strcmp(t[i].dtype, "F8_E4M3")) fz_u8(b, (u >> 24) & 0x77);   /* (no NaN) */
             else if (!strcmp(t[i].dtype, "F32")) fz_u32(b, u);
             else if (!strcmp(t[i].dtype, "BF16")) { fz_u8(b, (u >> 16) & 255); fz_u8(b, u >> 24); }
             else { uint16_t h = (uint16_t)(((u >> 16) & 0x8000) | (((u >> 23) & 255) < 103 ? 0 : ((((u >> 23) & 255) - 112) << 10) | ((u >> 13) & 0x3ff)));
@@ -149,8 +151,11 @@ static void h_safetensors(fz_buf *b, const h_tensor *t, int nt) {
 }
 
 static int h_tiny(const char *dir, const char *name, int qwen, int sharded) {   /* qwen: 0 no, 2 or 3; 4: Phi-3; 5: Gemma 3; 6: Qwen3-MoE; 7: Mixtral;
-                                                                                    8: GraniteMoeShared; 9: OLMo 2; 10: EXAONE 4; 11: OLMo 3 */
-    h_tensor t[24];
+                                                                                    8: GraniteMoeShared; 9: OLMo 2; 10: EXAONE 4; 11: OLMo 3;
+                                                                                    12: Qwen3 FP8 (q/k/v/o F8_E4M3, 4 x 4 block scales) */
+    static char scale_names[4][80];
+    const int fp8 = qwen == 12, post_only = qwen >= 9 && qwen <= 11;   /* post_only: OLMo 2 / 3, EXAONE 4 */
+    h_tensor t[28];
     int nt = 0, rc;
     fz_buf b = {NULL, 0, 0};
     char cfg[900];
@@ -158,10 +163,11 @@ static int h_tiny(const char *dir, const char *name, int qwen, int sharded) {   
              "\"num_attention_heads\":2,\"num_key_value_heads\":1,\"rms_norm_eps\":1e-06,\"rope_theta\":10000.0,"
              "\"max_position_embeddings\":64,\"vocab_size\":16,\"tie_word_embeddings\":%s,\"hidden_act\":\"silu\","
              "\"bos_token_id\":1,\"eos_token_id\":2%s}",
-             qwen == 11 ? "Olmo3ForCausalLM" : qwen == 10 ? "Exaone4ForCausalLM" : qwen == 9 ? "Olmo2ForCausalLM" : qwen == 8 ? "GraniteMoeSharedForCausalLM" : qwen == 7 ? "MixtralForCausalLM" : qwen == 6 ? "Qwen3MoeForCausalLM" : qwen == 5 ? "Gemma3ForCausalLM" : qwen == 4 ? "Phi3ForCausalLM" :
+             fp8 ? "Qwen3ForCausalLM" : qwen == 11 ? "Olmo3ForCausalLM" : qwen == 10 ? "Exaone4ForCausalLM" : qwen == 9 ? "Olmo2ForCausalLM" : qwen == 8 ? "GraniteMoeSharedForCausalLM" : qwen == 7 ? "MixtralForCausalLM" : qwen == 6 ? "Qwen3MoeForCausalLM" : qwen == 5 ? "Gemma3ForCausalLM" : qwen == 4 ? "Phi3ForCausalLM" :
              qwen == 3 ? "Qwen3ForCausalLM" : qwen ? "Qwen2ForCausalLM" : "LlamaForCausalLM",
              qwen ? "false" : "true",
-             qwen == 11 ? ",\"sliding_window\":4,\"layer_types\":[\"sliding_attention\"],\"rope_scaling\":{\"rope_type\":\"yarn\",\"factor\":8.0,"
+             fp8 ? ",\"quantization_config\":{\"quant_method\":\"fp8\",\"fmt\":\"e4m3\",\"weight_block_size\":[4,4]}"
+             : qwen == 11 ? ",\"sliding_window\":4,\"layer_types\":[\"sliding_attention\"],\"rope_scaling\":{\"rope_type\":\"yarn\",\"factor\":8.0,"
                           "\"original_max_position_embeddings\":16,\"attention_factor\":1.2079441541679836,\"beta_fast\":32,\"beta_slow\":1}"
              : qwen == 10 ? ",\"sliding_window\":4,\"sliding_window_pattern\":\"LLLG\",\"layer_types\":[\"sliding_attention\"],"
                           "\"rope_scaling\":{\"rope_type\":\"llama3\",\"factor\":16.0,\"low_freq_factor\":1.0,\"high_freq_factor\":4.0,\"original_max_position_embeddings\":32}"
@@ -177,7 +183,7 @@ static int h_tiny(const char *dir, const char *name, int qwen, int sharded) {   
              : qwen ? "" : ",\"rope_scaling\":{\"rope_type\":\"llama3\",\"factor\":8.0,\"low_freq_factor\":1.0,\"high_freq_factor\":4.0,\"original_max_position_embeddings\":32}");
 #define T(n, d, r, c) do { t[nt].name = n; t[nt].dtype = d; t[nt].rows = r; t[nt].cols = c; t[nt].depth = t[nt].inner = 0; nt++; } while (0)
     T("model.embed_tokens.weight", "F16", 16, 8);
-    if (qwen < 9) T("model.layers.0.input_layernorm.weight", "F32", 1, 8);
+    if (!post_only) T("model.layers.0.input_layernorm.weight", "F32", 1, 8);
     if (qwen == 4) T("model.layers.0.self_attn.qkv_proj.weight", "BF16", 16, 8);
     else {
         T("model.layers.0.self_attn.q_proj.weight", "BF16", 8, 8);
@@ -194,7 +200,7 @@ static int h_tiny(const char *dir, const char *name, int qwen, int sharded) {   
         T("model.layers.0.self_attn.v_proj.bias", "BF16", 1, 4);
     }
     T("model.layers.0.post_attention_layernorm.weight", "F32", 1, 8);
-    if (qwen >= 9) T("model.layers.0.post_feedforward_layernorm.weight", "F16", 1, 8);   /* OLMo 2, EXAONE 4: the FFN's output norm */
+    if (post_only) T("model.layers.0.post_feedforward_layernorm.weight", "F16", 1, 8);   /* OLMo 2, EXAONE 4: the FFN's output norm */
     if (qwen == 5) {   /* Gemma: the FFN's norms before and after it */
         T("model.layers.0.pre_feedforward_layernorm.weight", "BF16", 1, 8);
         T("model.layers.0.post_feedforward_layernorm.weight", "F16", 1, 8);
@@ -229,6 +235,16 @@ static int h_tiny(const char *dir, const char *name, int qwen, int sharded) {   
     if (qwen < 6 || qwen >= 9) T("model.layers.0.mlp.down_proj.weight", "F32", 8, 16);
     T("model.norm.weight", "F32", 1, 8);
     if (qwen) T("lm_head.weight", "F16", 16, 8);
+    if (fp8) {   /* the attention's matrices in FP8, each with its scales */
+        int i, k = 0, n0 = nt;
+        for (i = 0; i < n0; i++)
+            if (strstr(t[i].name, "_proj.weight") && k < 4) {
+                t[i].dtype = "F8_E4M3";
+                snprintf(scale_names[k], sizeof scale_names[k], "%s_scale_inv", t[i].name);
+                T(scale_names[k], "F32", (t[i].rows + 3) / 4, (t[i].cols + 3) / 4);
+                k++;
+            }
+    }
 #undef T
     fz_puts(&b, cfg);
     fz_put_file(&b, "tokenizer.json", qwen ? h_spm_tokenizer : h_bpe_tokenizer, strlen(qwen ? h_spm_tokenizer : h_bpe_tokenizer));
@@ -327,7 +343,7 @@ static int fz_make_seeds(const char *dir) {
     if (h_tiny(dir, "tiny-llama", 0, 0) || h_tiny(dir, "tiny-llama-sharded", 0, 1) || h_tiny(dir, "tiny-qwen2", 2, 0) || h_tiny(dir, "tiny-qwen3", 3, 0) ||
         h_tiny(dir, "tiny-phi3", 4, 0) || h_tiny(dir, "tiny-gemma3", 5, 0) || h_tiny(dir, "tiny-qwen3moe", 6, 0) || h_tiny(dir, "tiny-mixtral", 7, 0) ||
         h_tiny(dir, "tiny-granitemoe", 8, 0) || h_tiny(dir, "tiny-olmo2", 9, 0) || h_tiny(dir, "tiny-exaone4", 10, 0) || h_tiny(dir, "tiny-olmo3", 11, 0) ||
-        h_gptoss(dir, "tiny-gptoss", 1, 0) || h_gptoss(dir, "tiny-gptoss-sharded", 1, 1) || h_gptoss(dir, "tiny-gptoss-dense", 0, 0))
+        h_tiny(dir, "tiny-qwen3-fp8", 12, 0) || h_gptoss(dir, "tiny-gptoss", 1, 0) || h_gptoss(dir, "tiny-gptoss-sharded", 1, 1) || h_gptoss(dir, "tiny-gptoss-dense", 0, 0))
         return 1;
     p = fz_read_file("../shared/models/smollm2-135m-instruct/config.json", &n);
     if (p) {

@@ -139,7 +139,7 @@ typedef struct st_tensor {
     uint64_t shape[4];
     const void *data;   /* bytes */
 } st_tensor;
-static uint64_t st_dsize(const char *dt) { return !strcmp(dt, "F32") || !strcmp(dt, "I32") ? 4 : !strcmp(dt, "I8") || !strcmp(dt, "U8") ? 1 : 2; }
+static uint64_t st_dsize(const char *dt) { return !strcmp(dt, "F32") || !strcmp(dt, "I32") ? 4 : !strcmp(dt, "I8") || !strcmp(dt, "U8") || !strcmp(dt, "F8_E4M3") ? 1 : 2; }
 static uint64_t st_bytes(const st_tensor *t) {
     uint64_t n = st_dsize(t->dtype);
     int d;
@@ -277,6 +277,136 @@ static void test_eog_lists(void) {
     write_text(p, "{\"eos_token_id\":[0,\"</s>\"]}");
     refuse(dir, "generation_config.json: \"eos_token_id\" must hold token ids", "a generation_config.json eos_token_id that is not ids");
     if (!remove_tree(dir)) CHECK(0, "clean up");
+}
+
+static int mx_pack_eval(const char *dir, const char *opts, const char *out, float *logits, srt_model_info *info, char *arch, char *why, size_t cap);
+/* FP8 checkpoints (quant_method fp8, block-wise scales: Qwen's and DeepSeek's *-FP8 releases): the
+   tiny Llama's matrices as F8_E4M3 with weight_scale_inv per 4 x 4 block (weight_block_size [4, 4];
+   F32 scales, BF16 for v_proj), the norms and embedding F32, against the same folder holding the
+   decoded values in F32: every tensor reads the same (q / k permuted after decoding), both pack to the
+   same logits; a missing or misshapen scale, a NaN, no quantization_config, another quant_method refused. */
+static float e4m3_value(unsigned code) {   /* float8_e4m3fn, written here from its definition */
+    const int e = (int)(code >> 3) & 15, m = (int)code & 7;
+    const float v = e ? ldexpf(1.0f + (float)m / 8.0f, e - 7) : ldexpf((float)m / 8.0f, -6);
+    return code & 0x80 ? -v : v;
+}
+static unsigned char e4m3_code(float v) {   /* the nearest (NaN, 0x7f, left out) */
+    unsigned c, best = 0;
+    for (c = 1; c < 0x7f; c++)
+        if (fabsf(e4m3_value(c) - fabsf(v)) < fabsf(e4m3_value(best) - fabsf(v))) best = c;
+    return (unsigned char)(v < 0 ? best | 0x80 : best);
+}
+/* w [rows x cols] to FP8 codes and per-4x4-block scales (amax / 448), w replaced by the decoded values */
+static void fp8_quantize(float *w, int rows, int cols, unsigned char *codes, float *scales) {
+    int br, bc, r, c;
+    for (br = 0; br < (rows + 3) / 4; br++)
+        for (bc = 0; bc < (cols + 3) / 4; bc++) {
+            float amax = 0, sc;
+            for (r = br * 4; r < rows && r < br * 4 + 4; r++)
+                for (c = bc * 4; c < cols && c < bc * 4 + 4; c++) amax = fabsf(w[r * cols + c]) > amax ? fabsf(w[r * cols + c]) : amax;
+            sc = amax > 0 ? amax / 448.0f : 1.0f;
+            scales[br * ((cols + 3) / 4) + bc] = sc;
+            for (r = br * 4; r < rows && r < br * 4 + 4; r++)
+                for (c = bc * 4; c < cols && c < bc * 4 + 4; c++) {
+                    codes[r * cols + c] = e4m3_code(w[r * cols + c] / sc);
+                    w[r * cols + c] = e4m3_value(codes[r * cols + c]) * sc;
+                }
+        }
+}
+static void test_fp8(void) {
+    static const char *const mats[7] = {"model.layers.0.self_attn.q_proj.weight", "model.layers.0.self_attn.k_proj.weight", "model.layers.0.self_attn.v_proj.weight",
+                                        "model.layers.0.self_attn.o_proj.weight", "model.layers.0.mlp.gate_proj.weight", "model.layers.0.mlp.up_proj.weight",
+                                        "model.layers.0.mlp.down_proj.weight"};
+    static unsigned char codes[7][TF * TE];
+    static float scales[7][64];
+    static uint16_t scales16[64];
+    static char names[7][96];
+    char err[1024], cfg[1024], p[512], dira[] = TMP "/fp8", dirb[] = TMP "/fp8ref", why[256] = "", arch[16];
+    const char *qc = ",\"quantization_config\":{\"quant_method\":\"fp8\",\"fmt\":\"e4m3\",\"activation_scheme\":\"dynamic\",\"weight_block_size\":[4,4]}";
+    st_tensor t[40], f[40];
+    int n = tiny_tensors(t, 0, 0), nf = 0, i, k, ok, same = 1;
+    float la[TV], lb[TV], va[TF * TE], vb[TF * TE];
+    srt_model_info info;
+    srti_model *ma, *mb;
+    double d = 1;
+    for (i = 0; i < n; i++) {   /* the matrices quantized (their floats now the decoded values), each with its scales */
+        f[nf++] = t[i];
+        for (k = 0; k < 7 && strcmp(t[i].name, mats[k]) != 0; k++) {}
+        if (k == 7) continue;
+        fp8_quantize((float *)t[i].data, (int)t[i].shape[0], (int)t[i].shape[1], codes[k], scales[k]);
+        f[nf - 1].dtype = "F8_E4M3"; f[nf - 1].data = codes[k];
+        snprintf(names[k], sizeof names[k], "%s_scale_inv", mats[k]);
+        f[nf].name = names[k]; f[nf].dtype = k == 2 ? "BF16" : "F32"; f[nf].nd = 2;
+        f[nf].shape[0] = (t[i].shape[0] + 3) / 4; f[nf].shape[1] = (t[i].shape[1] + 3) / 4; f[nf].data = scales[k];
+        if (k == 2) {   /* v_proj's scales as BF16 (the floats' top halves, and the decoded values with them) */
+            uint64_t j, nn = f[nf].shape[0] * f[nf].shape[1];
+            for (j = 0; j < nn; j++) { uint32_t u; memcpy(&u, &scales[k][j], 4); scales16[j] = (uint16_t)(u >> 16); u &= 0xffff0000u; memcpy(&scales[k][j], &u, 4); }
+            for (j = 0; j < t[i].shape[0] * t[i].shape[1]; j++)
+                ((float *)t[i].data)[j] = e4m3_value(codes[k][j]) * scales[k][(j / t[i].shape[1] / 4) * f[nf].shape[1] + j % t[i].shape[1] / 4];
+            f[nf].data = scales16;
+        }
+        nf++;
+    }
+    if (!fresh_dir(dira) || !fresh_dir(dirb)) return;
+    tiny_config(cfg, sizeof cfg, "LlamaForCausalLM", qc);
+    path_in(p, sizeof p, dira, "config.json"); write_text(p, cfg);
+    path_in(p, sizeof p, dira, "tokenizer.json"); write_text(p, tiny_tokenizer);
+    path_in(p, sizeof p, dira, "model.safetensors"); write_safetensors(p, f, nf);
+    tiny_config(cfg, sizeof cfg, "LlamaForCausalLM", "");
+    path_in(p, sizeof p, dirb, "config.json"); write_text(p, cfg);
+    path_in(p, sizeof p, dirb, "tokenizer.json"); write_text(p, tiny_tokenizer);
+    path_in(p, sizeof p, dirb, "model.safetensors"); write_safetensors(p, t, n);
+    ma = open_dir(dira, err, sizeof err);
+    mb = open_dir(dirb, why, sizeof why);
+    ok = ma && mb && ma->n_tensors == mb->n_tensors;
+    for (i = 0; ok && i < (int)ma->n_tensors; i++) {
+        const int j = srti_find(mb, ma->tensors[i].name);
+        const uint64_t nv = srti_tensor_nvalues(&ma->tensors[i]);
+        uint64_t q;
+        ok = j >= 0 && nv == srti_tensor_nvalues(&mb->tensors[j]) && srti_read_f32(ma, (uint32_t)i, va, err, sizeof err) == 0 &&
+             srti_read_f32(mb, (uint32_t)j, vb, err, sizeof err) == 0;
+        for (q = 0; ok && q < nv; q++) if (va[q] != vb[q]) { same = 0; snprintf(err, sizeof err, "%s[%llu]: %g != %g", ma->tensors[i].name, (unsigned long long)q, (double)va[q], (double)vb[q]); }
+    }
+    CHECK(ok && same && srti_check_llama(ma, why, sizeof why) == 0, "FP8 folder (block scales 4 x 4, F32 and BF16): every tensor reads as the F32 folder of the decoded "
+          "values, q / k permuted after decoding (%s)", ok && same ? "ok" : err);
+    srti_close(ma); srti_close(mb);
+    ok = mx_pack_eval(dira, "--weights f32", TMP "/fp8.srt", la, &info, arch, why, sizeof why) &&
+         mx_pack_eval(dirb, "--weights f32", TMP "/fp8ref.srt", lb, &info, arch, why, sizeof why);
+    if (ok) d = max_rel_diff(la, lb, TV);
+    CHECK(ok && d == 0, "both pack (f32) to the same logits (%.2g) (%s)", d, ok ? "ok" : why);
+    remove(TMP "/fp8.srt"); remove(TMP "/fp8ref.srt");
+    /* refusals */
+    tiny_config(cfg, sizeof cfg, "LlamaForCausalLM", qc);
+    path_in(p, sizeof p, dira, "model.safetensors");
+    for (i = 0; i < nf && strcmp(f[i].name, names[4]) != 0; i++) {}
+    { st_tensor g[40]; int ng = 0, j; for (j = 0; j < nf; j++) if (j != i) g[ng++] = f[j]; write_safetensors(p, g, ng); }
+    refuse(dira, "tensor 'blk.0.ffn_gate.weight' has FP8 values but no scales (weight_scale_inv)", "an FP8 weight without its scales");
+    f[i].shape[0] += 1;
+    write_safetensors(p, f, nf);
+    refuse(dira, "FP8 scales of 5 rows (40 bytes) do not match [16, 8] in blocks of 4 x 4", "scales of the wrong shape");
+    f[i].shape[0] -= 1;
+    codes[4][5] = 0x7f;
+    write_safetensors(p, f, nf);
+    ma = open_dir(dira, err, sizeof err);
+    k = ma ? srti_find(ma, "blk.0.ffn_gate.weight") : -1;
+    ok = k >= 0 && srti_read_f32(ma, (uint32_t)k, va, err, sizeof err) != 0 && strstr(err, "FP8 NaN at [0, 5]");
+    CHECK(ok, "an FP8 NaN is refused when read: %s", err);
+    srti_close(ma);
+    codes[4][5] = 0;
+    path_in(p, sizeof p, dira, "config.json");
+    tiny_config(cfg, sizeof cfg, "LlamaForCausalLM", "");
+    write_text(p, cfg);
+    refuse(dira, "is FP8, but config.json has no quantization_config of quant_method fp8", "FP8 tensors without the quantization_config");
+    tiny_config(cfg, sizeof cfg, "LlamaForCausalLM", ",\"quantization_config\":{\"quant_method\":\"gptq\",\"bits\":4}");
+    write_text(p, cfg);
+    refuse(dira, "quantization_config.quant_method \"gptq\" is not supported", "a GPTQ checkpoint");
+    tiny_config(cfg, sizeof cfg, "LlamaForCausalLM", ",\"quantization_config\":{\"quant_method\":\"fp8\",\"fmt\":\"e5m2\"}");
+    write_text(p, cfg);
+    refuse(dira, "quantization_config.fmt \"e5m2\" is not supported", "FP8 E5M2");
+    tiny_config(cfg, sizeof cfg, "LlamaForCausalLM", ",\"quantization_config\":{\"quant_method\":\"fp8\",\"weight_block_size\":[0,128]}");
+    write_text(p, cfg);
+    refuse(dira, "weight_block_size must be [rows, columns]", "a block size of 0");
+    if (!remove_tree(dira) || !remove_tree(dirb)) CHECK(0, "clean up");
 }
 
 static void test_tiny_llama(void) {
@@ -801,7 +931,6 @@ static void test_gemma(void) {
    2's post_attention_norm); layer 1's norms BF16. Every tensor mapped with the norms +1, the
    attention scale head_dim^-1/2 and none of Gemma 2's keys; a Gemma 2 norm in a Gemma 1 folder is
    refused; packed, it loads as "gemma" and runs. */
-static int mx_pack_eval(const char *dir, const char *opts, const char *out, float *logits, srt_model_info *info, char *arch, char *why, size_t cap);
 static void test_gemma1(void) {
     static const struct { const char *hf, *gg; uint64_t rows, cols; int norm; } per[] = {
         {"input_layernorm.weight", "attn_norm.weight", GE, 0, 1}, {"self_attn.q_proj.weight", "attn_q.weight", 2 * GHD, GE, 0},
@@ -3316,6 +3445,7 @@ int main(void) {
     test_remove_tree();
     test_tiny_llama();
     test_eog_lists();
+    test_fp8();
     test_tiny_phi3();
     test_gemma();
     test_gemma1();

@@ -66,7 +66,10 @@
                                besides eos that end generation (srti_vocab.eog; ids the vocabulary
                                lacks are left out).
      model.safetensors, or the shards named by model.safetensors.index.json
-                               F32, F16, BF16 tensors (and gpt-oss's U8 MXFP4 pairs). Every header is validated before use: its
+                               F32, F16, BF16 tensors (and gpt-oss's U8 MXFP4 pairs; with a
+                               quantization_config of quant_method fp8, F8_E4M3 weights with their
+                               weight_scale_inv block scales, srti__st_fp8; another quant_method is
+                               refused). Every header is validated before use: its
                                length against the file, the JSON, each dtype, shape and
                                data_offsets (end - begin = elements x dtype size, the tensors tile
                                the data area exactly, as the safetensors format requires), and the
@@ -376,6 +379,8 @@ typedef struct srti__hf_cfg {
     uint32_t vocab_size;       /* 0 absent */
     int multimodal;            /* Gemma3ForConditionalGeneration: text_config, language_model.* tensors */
     int64_t eos_ids[16]; int n_eos_ids;   /* every eos_token_id of config.json (a list: the tokens that end generation) */
+    char quant[32];            /* quantization_config.quant_method ("" none); fp8: fp8_block, rows x columns a scale covers */
+    uint32_t fp8_block[2];
     int olmo3;                 /* Olmo3ForCausalLM: OLMo 2 with sliding-window layers */
 } srti__hf_cfg;
 
@@ -807,6 +812,32 @@ static int srti__hf_moe_config(srti_model *m, const char *file, const srtj_value
     return 0;
 }
 
+/* quantization_config: quant_method fp8 (DeepSeek's and Qwen's block-wise FP8: fmt e4m3,
+   weight_block_size [rows, columns] of a scale, default 128 x 128) and mxfp4 (gpt-oss's) are read;
+   any other method is refused when the weights are (a vocabulary still packs). */
+static int srti__hf_quant_config(const char *file, const srtj_value *c, srti__hf_cfg *cfg, char *err, size_t errlen) {
+    const srtj_value *q = srtj_get(c, "quantization_config"), *bs;
+    const char *method, *fmt;
+    if (!q || q->type == SRTJ_NULL) return 0;
+    method = srtj_string(srtj_get(q, "quant_method"));
+    if (!srtj_is(q, SRTJ_OBJECT) || !method || !method[0]) { srti__seterr(err, errlen, "%s: quantization_config needs a quant_method", file); return 1; }
+    srti__copy_trunc(cfg->quant, sizeof cfg->quant, method);
+    if (strcmp(method, "fp8") != 0) return 0;
+    fmt = srtj_string(srtj_get(q, "fmt"));
+    if (fmt && strcmp(fmt, "e4m3") != 0) { srti__seterr(err, errlen, "%s: quantization_config.fmt \"%.20s\" is not supported (e4m3)", file, fmt); return 1; }
+    cfg->fp8_block[0] = cfg->fp8_block[1] = 128;
+    bs = srtj_get(q, "weight_block_size");
+    if (bs && bs->type != SRTJ_NULL) {
+        int64_t a = 0, b = 0;
+        if (!srtj_is(bs, SRTJ_ARRAY) || bs->n != 2 || !srtj_int(bs->first, &a) || !srtj_int(bs->first->next, &b) || a < 1 || b < 1 || a > 65536 || b > 65536) {
+            srti__seterr(err, errlen, "%s: quantization_config.weight_block_size must be [rows, columns], 1 .. 65536 each", file);
+            return 1;
+        }
+        cfg->fp8_block[0] = (uint32_t)a; cfg->fp8_block[1] = (uint32_t)b;
+    }
+    return 0;
+}
+
 /* The rotation's settings as transformers 5 writes them: rope_parameters, an object holding
    rope_theta, rope_type and the scaling's keys (rope_scaling's), partial_rotary_factor; or, for
    models whose layers rotate differently, one such object per layer type (Gemma 3's
@@ -928,6 +959,7 @@ static int srti__hf_config(srti_model *m, const char *file, const srtj_value *c,
         srti__jtoken_id(top_file, top, "pad_token_id", &cfg->pad, err, errlen) ||
         srti__jbool(top_file, top, "tie_word_embeddings", &cfg->tie, err, errlen)))
         return 1;
+    if (srti__hf_quant_config(file, top, cfg, err, errlen)) return 1;
     if (!cfg->kind) return 0;   /* vocabulary only; srt-pack refuses the architecture */
     g3 = cfg->kind == SRTI__HF_GEMMA3;
     hp->norm_eps = cfg->kind == SRTI__HF_MIXTRAL || SRTI__HF_QK_NORM_FULL(cfg->kind) || cfg->kind == SRTI__HF_EXAONE4 || cfg->kind == SRTI__HF_GPTOSS ? 1e-5f : 1e-6f;   /* transformers'
@@ -1725,7 +1757,60 @@ static int srti__st_mxfp4(srti_model *m, const char *key, const char *dtype, con
     }
     return 0;
 }
-/* Every MXFP4 pair has both halves. */
+/* One half of a Hugging Face FP8 pair (quant_method fp8): X.weight, F8_E4M3 [rows, columns], or
+   X.weight_scale_inv, F32 / BF16 [ceil(rows / b0), ceil(columns / b1)] (b: weight_block_size); the
+   tensor gname of type SRTI_TYPE_HF_FP8 takes its data from both (srti__hf_check_pairs). */
+static int srti__st_fp8(srti_model *m, const char *key, const char *dtype, const char *path, uint32_t shard, uint64_t data_start, const srti__st_entry *x,
+                        const char *gname, uint32_t permute, int scales, uint32_t *cap_tensors, char *err, size_t errlen) {
+    const uint64_t b0 = m->priv->fp8_block[0], b1 = m->priv->fp8_block[1];
+    srti_tensor *t;
+    int at = srti_find(m, gname);
+    if (!b0) { srti__seterr(err, errlen, "%s: tensor '%.80s' is FP8, but config.json has no quantization_config of quant_method fp8", path, key); return 1; }
+    if (x->nd != 2 || (scales ? x->ggml != SRTI_TYPE_F32 && x->ggml != SRTI_TYPE_BF16 : strcmp(dtype, "F8_E4M3") != 0) || x->nv == 0) {
+        srti__seterr(err, errlen, "%s: tensor '%.80s' must be %s, 2-D", path, key, scales ? "F32 or BF16 (FP8 block scales)" : "F8_E4M3");
+        return 1;
+    }
+    if (at < 0) {
+        if ((at = srti__st_new_tensor(m, gname, cap_tensors, err, errlen)) < 0) return 1;
+        t = &m->tensors[at];
+        t->n_dims = 2;
+        t->ne[2] = t->ne[3] = 1;
+        t->src_type = SRTI_TYPE_HF_FP8;
+    } else {
+        t = &m->tensors[at];
+        if (t->src_type != SRTI_TYPE_HF_FP8 || (scales ? t->aux_rows : t->nbytes) != 0) {
+            srti__seterr(err, errlen, "%s: tensor '%.80s' (%s) appears twice", path, key, gname);
+            return 1;
+        }
+    }
+    if (scales) {
+        t->aux_offset = data_start + (uint64_t)x->begin;
+        t->aux_nbytes = (uint64_t)(x->end - x->begin);
+        t->aux_file = shard;
+        t->aux_type = x->ggml;
+        t->aux_rows = x->ne[0];
+    } else {
+        t->ne[0] = x->ne[1];
+        t->ne[1] = x->ne[0];
+        t->offset = data_start + (uint64_t)x->begin;
+        t->nbytes = (uint64_t)(x->end - x->begin);
+        t->file = shard;
+        t->permute_heads = permute;
+        if (permute && t->ne[1] % ((uint64_t)permute * 2) != 0) {
+            srti__seterr(err, errlen, "%s: tensor '%.80s': %llu rows do not split into %u heads of even size", path, key, (srti__ull)t->ne[1], permute);
+            return 1;
+        }
+    }
+    if (t->nbytes && t->aux_rows &&
+        (t->aux_rows != (t->ne[1] + b0 - 1) / b0 || t->aux_nbytes != t->aux_rows * ((t->ne[0] + b1 - 1) / b1) * (t->aux_type == SRTI_TYPE_F32 ? 4u : 2u))) {
+        srti__seterr(err, errlen, "%s: tensor '%.80s': FP8 scales of %llu rows (%llu bytes) do not match [%llu, %llu] in blocks of %llu x %llu "
+                     "(weight_block_size)", path, key, (srti__ull)t->aux_rows, (srti__ull)t->aux_nbytes, (srti__ull)t->ne[1], (srti__ull)t->ne[0],
+                     (srti__ull)b0, (srti__ull)b1);
+        return 1;
+    }
+    return 0;
+}
+/* Every MXFP4 and FP8 pair has both halves. */
 static int srti__hf_check_pairs(const srti_model *m, char *err, size_t errlen) {
     uint32_t i;
     for (i = 0; i < m->n_tensors; i++) {
@@ -1733,6 +1818,11 @@ static int srti__hf_check_pairs(const srti_model *m, char *err, size_t errlen) {
         if (t->src_type == SRTI_TYPE_HF_MXFP4 && (t->nbytes == 0 || t->aux_nbytes == 0)) {
             srti__seterr(err, errlen, "%s: tensor '%s' has MXFP4 %s but no %s", m->priv->path, t->name, t->nbytes ? "blocks" : "scales",
                          t->nbytes ? "scales (_scales)" : "blocks (_blocks)");
+            return 1;
+        }
+        if (t->src_type == SRTI_TYPE_HF_FP8 && (t->nbytes == 0 || t->aux_rows == 0)) {
+            srti__seterr(err, errlen, "%s: tensor '%s' has FP8 %s but no %s", m->priv->path, t->name, t->nbytes ? "values" : "scales",
+                         t->nbytes ? "scales (weight_scale_inv)" : "values (F8_E4M3 weight)");
             return 1;
         }
     }
@@ -1806,8 +1896,8 @@ static int srti__st_shard(srti_model *m, uint32_t shard, const srtj_value *weigh
     /* the tensors, with GGUF names */
     for (e = srtj_root(doc)->first; e; e = e->next) {
         uint32_t permute = 0;
-        char gname[96];
-        int mapped, role, at;
+        char gname[96], base[256];
+        int mapped, role, at, fp8;
         srti_tensor *t;
         if (!strcmp(e->key, "__metadata__")) continue;
         srti__st_check(path, e, data_size, &x, err, errlen);
@@ -1820,11 +1910,23 @@ static int srti__st_shard(srti_model *m, uint32_t shard, const srtj_value *weigh
             }
             (*n_found)++;
         }
-        mapped = srti__hf_name(e->key, &m->hp, permute_qk, multimodal, gname, sizeof gname, &permute, &role);
+        {   /* quant_method fp8: X.weight in F8_E4M3 and its X.weight_scale_inv, joined in one tensor by whichever comes second */
+            const char *dt = srtj_string(srtj_get(e, "dtype"));
+            const size_t kl = strlen(e->key);
+            fp8 = srti__ends_with(e->key, ".weight_scale_inv") ? 2 : dt && !strcmp(dt, "F8_E4M3") ? 1 : 0;
+            if (fp8 == 2 && kl < sizeof base) { memcpy(base, e->key, kl - 10); base[kl - 10] = 0; }   /* (less "_scale_inv") */
+        }
+        mapped = fp8 == 2 && strlen(e->key) >= sizeof base ? -1 :
+                 srti__hf_name(fp8 == 2 ? base : e->key, &m->hp, permute_qk, multimodal, gname, sizeof gname, &permute, &role);
         if (mapped == 0) continue;
         if (mapped < 0) {
             srti__seterr(err, errlen, "%s: tensor '%.80s' has no place in a %s model (layers %u)", path, e->key, m->hp.arch, (unsigned)m->hp.n_layer);
             goto done;
+        }
+        if (fp8) {
+            if (srti__st_fp8(m, e->key, srtj_string(srtj_get(e, "dtype")), path, shard, data_start, &x, gname, permute, fp8 == 2, cap_tensors, err, errlen))
+                goto done;
+            continue;
         }
         if (role == SRTI__ROLE_BLOCKS || role == SRTI__ROLE_SCALES) {   /* an MXFP4 pair, joined in one tensor by whichever comes second */
             if (srti__st_mxfp4(m, e->key, srtj_string(srtj_get(e, "dtype")), path, shard, data_start, &x, gname, role, cap_tensors, err, errlen)) goto done;
@@ -1911,6 +2013,14 @@ static int srti__hf_weights(srti_model *m, const char *dir, const srti__hf_cfg *
     int permute_qk = cfg->kind == SRTI__HF_LLAMA || cfg->kind == SRTI__HF_MISTRAL || cfg->kind == SRTI__HF_MIXTRAL || cfg->kind == SRTI__HF_SMOLLM3 ||
                      cfg->kind == SRTI__HF_GRANITE || cfg->kind == SRTI__HF_GRANITEMOE || cfg->kind == SRTI__HF_MINICPM;
     if (!ipath || !spath) { srti__seterr(err, errlen, "out of memory"); goto done; }
+    if (cfg->quant[0] && strcmp(cfg->quant, "fp8") != 0 && !(!strcmp(cfg->quant, "mxfp4") && cfg->kind == SRTI__HF_GPTOSS) &&
+        (srti__file_exists(ipath) || srti__file_exists(spath))) {
+        srti__seterr(err, errlen, "%s: quantization_config.quant_method \"%s\" is not supported (fp8 with block scales; gpt-oss's mxfp4): "
+                     "use the unquantized checkpoint", dir, cfg->quant);
+        goto done;
+    }
+    m->priv->fp8_block[0] = cfg->fp8_block[0];
+    m->priv->fp8_block[1] = cfg->fp8_block[1];
     r = srti__json_file(ipath, (uint64_t)1 << 28, &idx, err, errlen);
     if (r == 1) goto done;
     if (r == 0) {

@@ -37,7 +37,7 @@
      Qwen3ForCausalLM, Phi3ForCausalLM, the Gemma and MoE classes: tools/srt_hf.h),
      DIR/tokenizer.json (+ tokenizer_config.json: chat template, special tokens) and
      DIR/model.safetensors or the shards listed by DIR/model.safetensors.index.json (F32, F16,
-     BF16; gpt-oss's MXFP4 pairs). Tensors get GGUF names, and the result is what llama.cpp's convert_hf_to_gguf.py would
+     BF16; gpt-oss's MXFP4 pairs; FP8 with block scales). Tensors get GGUF names, and the result is what llama.cpp's convert_hf_to_gguf.py would
      make: Llama/Mistral q_proj/k_proj rows are permuted from Hugging Face's rotate-half (NeoX)
      pairing to GGUF's adjacent pairs as they are read (srti_tensor.permute_heads); Qwen2 and Qwen3
      keep NeoX order and are marked so (hp.rope_neox). The vocabulary is stored as GGUF's tokenizer.ggml.*
@@ -87,8 +87,10 @@ enum {
     SRTI_TYPE_I8 = 24, SRTI_TYPE_I16 = 25, SRTI_TYPE_I32 = 26, SRTI_TYPE_I64 = 27, SRTI_TYPE_F64 = 28,
     SRTI_TYPE_IQ1_M = 29, SRTI_TYPE_BF16 = 30, SRTI_TYPE_TQ1_0 = 34, SRTI_TYPE_TQ2_0 = 35,
     SRTI_TYPE_MXFP4 = 39,
-    SRTI_TYPE_HF_MXFP4 = 1039   /* not a ggml type: a Hugging Face MXFP4 pair (gpt-oss's experts), the U8 _blocks tensor
+    SRTI_TYPE_HF_MXFP4 = 1039,  /* not a ggml type: a Hugging Face MXFP4 pair (gpt-oss's experts), the U8 _blocks tensor
                                    (16 bytes of 32 nibbles, low nibble first) and its _scales (E8M0) at aux_offset */
+    SRTI_TYPE_HF_FP8 = 1040     /* not a ggml type: a Hugging Face FP8 pair (quant_method fp8), the F8_E4M3 weight and its
+                                   weight_scale_inv (one F32 / BF16 per block of rows x columns, aux_type) at aux_offset */
 };
 
 /* GGUF token types */
@@ -169,7 +171,9 @@ typedef struct srti_tensor {
                                  (gate and up interleaved); nbytes counts the tensor's own rows */
     uint64_t tcols;           /* > 0: stored transposed, ne[0] rows of tcols values from offset (a dense gpt-oss expert
                                  [in, out]); row r is stored column first + r x max(row_step, 1) */
-    uint64_t aux_offset, aux_nbytes; uint32_t aux_file;   /* SRTI_TYPE_HF_MXFP4: where the scales are (aux_nbytes 0: missing) */
+    uint64_t aux_offset, aux_nbytes; uint32_t aux_file;   /* SRTI_TYPE_HF_MXFP4 / _FP8: where the scales are (aux_nbytes 0: missing) */
+    uint32_t aux_type;        /* SRTI_TYPE_HF_FP8: the scales' type (F32 or BF16) and rows (0: not read yet) */
+    uint64_t aux_rows;
 } srti_tensor;
 
 struct srti__priv;
@@ -313,6 +317,7 @@ struct srti__priv {
     /* srti_find's index (made by srti_open): tensor numbers in name order, valid while
        m->tensors and m->n_tensors are still by_name_of and n_by_name (a MoE file has 10^4+ tensors) */
     uint32_t *by_name; uint32_t n_by_name; const srti_tensor *by_name_of;
+    uint32_t fp8_block[2];    /* Hugging Face quant_method fp8: the rows and columns a weight_scale_inv value covers */
 };
 
 /* ---------------------------------------------------------------- small helpers */
@@ -375,7 +380,8 @@ static const srti__type_info srti__types[] = {
     { 26, "I32", 1, 4, 1 },     { 27, "I64", 1, 8, 0 },     { 28, "F64", 1, 8, 1 },
     { 29, "IQ1_M", 256, 56, 0 },{ 30, "BF16", 1, 2, 1 },    { 34, "TQ1_0", 256, 54, 1 },
     { 35, "TQ2_0", 256, 66, 1 },{ 39, "MXFP4", 32, 17, 1 },
-    { 1039, "MXFP4", 32, 16, 0 }   /* (its blocks; read by srti__read_hf_mxfp4, not srti_dequantize) */
+    { 1039, "MXFP4", 32, 16, 0 },  /* (its blocks; read by srti__read_hf_mxfp4, not srti_dequantize) */
+    { 1040, "F8_E4M3", 1, 1, 0 }   /* (read by srti__read_hf_fp8) */
 };
 static const srti__type_info *srti__type(uint32_t id) {
     size_t i;
@@ -1436,6 +1442,11 @@ static int srti__split_fused(srti_model *m, char *err, size_t errlen) {
             SRTI_FREE(nt);
             return 1;
         }
+        if (t->src_type == SRTI_TYPE_HF_FP8) {   /* (its scales cover blocks of rows: a split would need them cut too) */
+            srti__seterr(err, errlen, "%s: tensor '%s' is FP8, which is not split into its parts (a fused or 3-D FP8 tensor)", m->priv->path, t->name);
+            SRTI_FREE(nt);
+            return 1;
+        }
         if (t->row_step > 1 || t->first || (t->tcols && !experts)) {
             srti__seterr(err, errlen, "%s: tensor '%s' is itself a part of a stored tensor", m->priv->path, t->name);
             SRTI_FREE(nt);
@@ -2125,6 +2136,57 @@ static int srti__read_hf_mxfp4(srti_model *m, const srti_tensor *t, float *out, 
     SRTI_FREE(raw); SRTI_FREE(sc); SRTI_FREE(gg);
     return rc;
 }
+/* FP8 E4M3 (float8_e4m3fn: bias 7, no infinities; S.1111.111, NaN, is refused by the reader) */
+static float srti__fp8_e4m3(unsigned char b) {
+    const int e = (b >> 3) & 15, mant = b & 7;
+    const float v = e ? ldexpf(1.0f + (float)mant / 8.0f, e - 7) : ldexpf((float)mant / 8.0f, -6);
+    return b & 0x80 ? -v : v;
+}
+/* A Hugging Face FP8 pair: the [R, C] E4M3 bytes times weight_scale_inv [ceil(R / b0), ceil(C / b1)]
+   (DeepSeek's and Qwen's block-wise FP8: value = fp8 x scale of its block). */
+static int srti__read_hf_fp8(srti_model *m, const srti_tensor *t, float *out, char *err, size_t errlen) {
+    const uint64_t R = t->ne[1], C = t->ne[0], b0 = m->priv->fp8_block[0], b1 = m->priv->fp8_block[1];
+    const uint64_t sr = b0 ? (R + b0 - 1) / b0 : 0, sc = b1 ? (C + b1 - 1) / b1 : 0, ssize = t->aux_type == SRTI_TYPE_F32 ? 4 : 2;
+    const char *path, *spath;
+    FILE *fp, *sfp;
+    uint64_t size, fsize, r, c;
+    unsigned char *row = NULL, *sb = NULL;
+    float *scales = NULL;
+    int rc = 1;
+    if (t->n_dims != 2 || !b0 || !b1 || t->nbytes != R * C || t->aux_rows != sr || t->aux_nbytes != sr * sc * ssize) {
+        srti__seterr(err, errlen, "%s: tensor '%s': FP8 values (%llu bytes) and scales (%llu bytes) do not fit [%llu, %llu] in blocks of %llu x %llu",
+                     m->priv->path, t->name, (srti__ull)t->nbytes, (srti__ull)t->aux_nbytes, (srti__ull)R, (srti__ull)C, (srti__ull)b0, (srti__ull)b1);
+        return 1;
+    }
+    if (srti__data_file(m, t, t->file, &path, &fp, &size, err, errlen) || srti__data_file(m, t, t->aux_file, &spath, &sfp, &fsize, err, errlen)) return 1;
+    row = (unsigned char *)SRTI_MALLOC((size_t)C + 1);
+    sb = (unsigned char *)SRTI_MALLOC((size_t)(sr * sc * ssize) + 1);
+    scales = (float *)SRTI_MALLOC((size_t)(sr * sc) * sizeof(float) + 1);
+    if (!row || !sb || !scales) { srti__seterr(err, errlen, "%s: out of memory", path); goto done; }
+    if (srti__read_range(spath, sfp, fsize, t, t->aux_offset, sr * sc * ssize, sb, err, errlen) ||
+        srti_dequantize(t->aux_type, sb, sr * sc, scales) != 0)
+        goto done;
+    for (r = 0; r < sr * sc; r++)
+        if (!(scales[r] >= 0.0f && scales[r] < 3.0e38f)) {
+            srti__seterr(err, errlen, "%s: tensor '%s': FP8 scale %llu is %g (a finite, non-negative number expected)", spath, t->name, (srti__ull)r, (double)scales[r]);
+            goto done;
+        }
+    for (r = 0; r < R; r++) {
+        if (srti__read_range(path, fp, size, t, t->offset + r * C, C, row, err, errlen)) goto done;
+        for (c = 0; c < C; c++) {
+            if ((row[c] & 0x7f) == 0x7f) {
+                srti__seterr(err, errlen, "%s: tensor '%s': FP8 NaN at [%llu, %llu]", path, t->name, (srti__ull)r, (srti__ull)c);
+                goto done;
+            }
+            out[r * C + c] = srti__fp8_e4m3(row[c]) * scales[(r / b0) * sc + c / b1];
+        }
+    }
+    if (t->permute_heads) srti__permute_rows(out, R, C, t->permute_heads);
+    rc = 0;
+done:
+    SRTI_FREE(row); SRTI_FREE(sb); SRTI_FREE(scales);
+    return rc;
+}
 /* A part of a stored tensor that is not a range of rows (srti_tensor.row_step / tcols): the stored
    span it lies in is read whole, then its rows picked (a transposed matrix: its columns). */
 static int srti__read_gather(srti_model *m, const srti_tensor *t, float *out, char *err, size_t errlen) {
@@ -2188,6 +2250,7 @@ static int srti__read_stored(srti_model *m, const srti_tensor *t, float *out, ch
     FILE *fp;
     if (t->row_step > 1 || t->first || t->tcols) return srti__read_gather(m, t, out, err, errlen);
     if (t->src_type == SRTI_TYPE_HF_MXFP4) return srti__read_hf_mxfp4(m, t, out, err, errlen);
+    if (t->src_type == SRTI_TYPE_HF_FP8) return srti__read_hf_fp8(m, t, out, err, errlen);
     if (srti__data_file(m, t, t->file, &path, &fp, &file_size, err, errlen)) return 1;
     ti = srti__type(t->src_type);
     if (!ti || !ti->supported) {
