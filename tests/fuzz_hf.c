@@ -16,7 +16,7 @@
    fused gate / up, a fused shared expert), a tiny OLMo 2 (output norms only, q/k norms of all
    heads), a tiny EXAONE 4 (those norms, per-head q/k norms, "LLLG" sliding_window_pattern, llama3
    rope scaling), a tiny OLMo 3 (OLMo 2 with a sliding layer and YaRN) with a SentencePiece-style
-   tokenizer and a separate lm_head, a tiny Qwen3 in FP8 (block scales), a tiny gpt-oss (sinks, biases, a generation_config.json eos
+   tokenizer and a separate lm_head, a tiny Qwen3 in FP8 (block scales; compressed-tensors' per-row scales), a tiny gpt-oss (sinks, biases, a generation_config.json eos
    list, MXFP4 expert pairs with gate and up interleaved, in one file and split over two shards;
    and the dequantized, transposed form), and
    ../shared/models/smollm2-135m-instruct's config.json with the tiny tokenizer (no weights). */
@@ -34,7 +34,7 @@
                  "\"num_experts_per_tok\"", "\"moe_intermediate_size\"", "\"norm_topk_prob\"", "\"decoder_sparse_step\"", \
                  "\"mlp_only_layers\"", "mlp.experts.", "block_sparse_moe.experts.", "mlp.gate.weight", \
                  "\"GraniteMoeSharedForCausalLM\"", "\"shared_intermediate_size\"", "\"Olmo2ForCausalLM\"", "\"Exaone4ForCausalLM\"", "\"sliding_window_pattern\"", "\"Olmo3ForCausalLM\"", "\"MiniCPMForCausalLM\"", "\"scale_emb\"", "\"dim_model_base\"", "\"yarn\"", "\"attention_factor\"", "\"truncate\"", "post_feedforward_layernorm", "block_sparse_moe.input_linear.weight", "shared_mlp.", \
-                 "\n@@file generation_config.json\n", "\"eos_token_id\"", "\"GptOssForCausalLM\"", "\"U8\"", "_blocks", "_scales", "mlp.experts.gate_up_proj", "self_attn.sinks", "\"swiglu_limit\"", \
+                 "\n@@file generation_config.json\n", "\"compressed-tensors\"", "\"float-quantized\"", "\"F8_E4M3\"", "_scale_inv", "\"eos_token_id\"", "\"GptOssForCausalLM\"", "\"U8\"", "_blocks", "_scales", "mlp.experts.gate_up_proj", "self_attn.sinks", "\"swiglu_limit\"", \
                  "[", "]", "{", "}", ",", ":", "-1", "1e400", \
                  "4294967296", "\"\\u0120\"", "\"<0x0A>\"", NULL}
 #define FZ_SRTI
@@ -139,7 +139,7 @@ static void h_safetensors(fz_buf *b, const h_tensor *t, int nt) {
         for (k = 0; k < (t[i].depth ? t[i].depth : 1) * t[i].rows * t[i].cols * (t[i].inner ? t[i].inner : 1); k++) {
             float f = h_rand() * 0.5f;
             uint32_t u;
-            if (strstr(t[i].name, "_scale_inv")) f = f < 0 ? 0.01f - f : 0.01f + f;   /* (FP8 block scales: positive) */
+            if (strstr(t[i].name, "_scale") && strcmp(t[i].dtype, "U8") != 0) f = f < 0 ? 0.01f - f : 0.01f + f;   /* (FP8 scales: positive) */
             memcpy(&u, &f, 4);
             if (!strcmp(t[i].dtype, "U8")) fz_u8(b, strstr(t[i].name, "_scales") ? 118 + (u & 7) : u >> 24);   /* (scales near 2^-6) */
             else if (!strcmp(t[i].dtype, "F8_E4M3")) fz_u8(b, (u >> 24) & 0x77);   /* (no NaN) */
@@ -152,9 +152,10 @@ static void h_safetensors(fz_buf *b, const h_tensor *t, int nt) {
 
 static int h_tiny(const char *dir, const char *name, int qwen, int sharded) {   /* qwen: 0 no, 2 or 3; 4: Phi-3; 5: Gemma 3; 6: Qwen3-MoE; 7: Mixtral;
                                                                                     8: GraniteMoeShared; 9: OLMo 2; 10: EXAONE 4; 11: OLMo 3;
-                                                                                    12: Qwen3 FP8 (q/k/v/o F8_E4M3, 4 x 4 block scales) */
+                                                                                    12: Qwen3 FP8 (q/k/v/o F8_E4M3, 4 x 4 block scales);
+                                                                                    13: the same in compressed-tensors' FP8 (a scale per row) */
     static char scale_names[4][80];
-    const int fp8 = qwen == 12, post_only = qwen >= 9 && qwen <= 11;   /* post_only: OLMo 2 / 3, EXAONE 4 */
+    const int fp8 = qwen == 12 || qwen == 13, post_only = qwen >= 9 && qwen <= 11;   /* post_only: OLMo 2 / 3, EXAONE 4 */
     h_tensor t[28];
     int nt = 0, rc;
     fz_buf b = {NULL, 0, 0};
@@ -166,7 +167,9 @@ static int h_tiny(const char *dir, const char *name, int qwen, int sharded) {   
              fp8 ? "Qwen3ForCausalLM" : qwen == 11 ? "Olmo3ForCausalLM" : qwen == 10 ? "Exaone4ForCausalLM" : qwen == 9 ? "Olmo2ForCausalLM" : qwen == 8 ? "GraniteMoeSharedForCausalLM" : qwen == 7 ? "MixtralForCausalLM" : qwen == 6 ? "Qwen3MoeForCausalLM" : qwen == 5 ? "Gemma3ForCausalLM" : qwen == 4 ? "Phi3ForCausalLM" :
              qwen == 3 ? "Qwen3ForCausalLM" : qwen ? "Qwen2ForCausalLM" : "LlamaForCausalLM",
              qwen ? "false" : "true",
-             fp8 ? ",\"quantization_config\":{\"quant_method\":\"fp8\",\"fmt\":\"e4m3\",\"weight_block_size\":[4,4]}"
+             qwen == 13 ? ",\"quantization_config\":{\"quant_method\":\"compressed-tensors\",\"format\":\"float-quantized\",\"config_groups\":"
+                          "{\"group_0\":{\"weights\":{\"num_bits\":8,\"type\":\"float\",\"strategy\":\"channel\",\"symmetric\":true}}}}"
+             : fp8 ? ",\"quantization_config\":{\"quant_method\":\"fp8\",\"fmt\":\"e4m3\",\"weight_block_size\":[4,4]}"
              : qwen == 11 ? ",\"sliding_window\":4,\"layer_types\":[\"sliding_attention\"],\"rope_scaling\":{\"rope_type\":\"yarn\",\"factor\":8.0,"
                           "\"original_max_position_embeddings\":16,\"attention_factor\":1.2079441541679836,\"beta_fast\":32,\"beta_slow\":1}"
              : qwen == 10 ? ",\"sliding_window\":4,\"sliding_window_pattern\":\"LLLG\",\"layer_types\":[\"sliding_attention\"],"
@@ -240,8 +243,9 @@ static int h_tiny(const char *dir, const char *name, int qwen, int sharded) {   
         for (i = 0; i < n0; i++)
             if (strstr(t[i].name, "_proj.weight") && k < 4) {
                 t[i].dtype = "F8_E4M3";
-                snprintf(scale_names[k], sizeof scale_names[k], "%s_scale_inv", t[i].name);
-                T(scale_names[k], "F32", (t[i].rows + 3) / 4, (t[i].cols + 3) / 4);
+                snprintf(scale_names[k], sizeof scale_names[k], "%s%s", t[i].name, qwen == 13 ? "_scale" : "_scale_inv");
+                if (qwen == 13) T(scale_names[k], "BF16", t[i].rows, 1);
+                else T(scale_names[k], "F32", (t[i].rows + 3) / 4, (t[i].cols + 3) / 4);
                 k++;
             }
     }
@@ -343,7 +347,7 @@ static int fz_make_seeds(const char *dir) {
     if (h_tiny(dir, "tiny-llama", 0, 0) || h_tiny(dir, "tiny-llama-sharded", 0, 1) || h_tiny(dir, "tiny-qwen2", 2, 0) || h_tiny(dir, "tiny-qwen3", 3, 0) ||
         h_tiny(dir, "tiny-phi3", 4, 0) || h_tiny(dir, "tiny-gemma3", 5, 0) || h_tiny(dir, "tiny-qwen3moe", 6, 0) || h_tiny(dir, "tiny-mixtral", 7, 0) ||
         h_tiny(dir, "tiny-granitemoe", 8, 0) || h_tiny(dir, "tiny-olmo2", 9, 0) || h_tiny(dir, "tiny-exaone4", 10, 0) || h_tiny(dir, "tiny-olmo3", 11, 0) ||
-        h_tiny(dir, "tiny-qwen3-fp8", 12, 0) || h_gptoss(dir, "tiny-gptoss", 1, 0) || h_gptoss(dir, "tiny-gptoss-sharded", 1, 1) || h_gptoss(dir, "tiny-gptoss-dense", 0, 0))
+        h_tiny(dir, "tiny-qwen3-fp8", 12, 0) || h_tiny(dir, "tiny-qwen3-fp8-ct", 13, 0) || h_gptoss(dir, "tiny-gptoss", 1, 0) || h_gptoss(dir, "tiny-gptoss-sharded", 1, 1) || h_gptoss(dir, "tiny-gptoss-dense", 0, 0))
         return 1;
     p = fz_read_file("../shared/models/smollm2-135m-instruct/config.json", &n);
     if (p) {

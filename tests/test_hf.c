@@ -280,11 +280,13 @@ static void test_eog_lists(void) {
 }
 
 static int mx_pack_eval(const char *dir, const char *opts, const char *out, float *logits, srt_model_info *info, char *arch, char *why, size_t cap);
-/* FP8 checkpoints (quant_method fp8, block-wise scales: Qwen's and DeepSeek's *-FP8 releases): the
-   tiny Llama's matrices as F8_E4M3 with weight_scale_inv per 4 x 4 block (weight_block_size [4, 4];
-   F32 scales, BF16 for v_proj), the norms and embedding F32, against the same folder holding the
-   decoded values in F32: every tensor reads the same (q / k permuted after decoding), both pack to the
-   same logits; a missing or misshapen scale, a NaN, no quantization_config, another quant_method refused. */
+/* FP8 checkpoints: the tiny Llama's matrices as F8_E4M3 with their scales, the norms and embedding
+   F32, against the same folder holding the decoded values in F32: every tensor reads the same (q / k
+   permuted after decoding) and both pack to the same logits, for quant_method fp8 (Qwen's and
+   DeepSeek's *-FP8: weight_scale_inv per 4 x 4 block here, F32 and BF16) and compressed-tensors'
+   float-quantized FP8 (RedHat's: a weight_scale per row, BF16 [rows, 1]; per tensor, F32 []; an
+   input_scale ignored); a missing or misshapen scale, a NaN, no quantization_config, another
+   quant_method or FP8 form refused. */
 static float e4m3_value(unsigned code) {   /* float8_e4m3fn, written here from its definition */
     const int e = (int)(code >> 3) & 15, m = (int)code & 7;
     const float v = e ? ldexpf(1.0f + (float)m / 8.0f, e - 7) : ldexpf((float)m / 8.0f, -6);
@@ -296,58 +298,64 @@ static unsigned char e4m3_code(float v) {   /* the nearest (NaN, 0x7f, left out)
         if (fabsf(e4m3_value(c) - fabsf(v)) < fabsf(e4m3_value(best) - fabsf(v))) best = c;
     return (unsigned char)(v < 0 ? best | 0x80 : best);
 }
-/* w [rows x cols] to FP8 codes and per-4x4-block scales (amax / 448), w replaced by the decoded values */
-static void fp8_quantize(float *w, int rows, int cols, unsigned char *codes, float *scales) {
-    int br, bc, r, c;
-    for (br = 0; br < (rows + 3) / 4; br++)
-        for (bc = 0; bc < (cols + 3) / 4; bc++) {
+/* w [rows x cols] to FP8 codes and a scale (amax / 448) per block of br x bc (0: the whole
+   dimension), each scale rounded to BF16 if bf16; w replaced by the decoded values */
+static void fp8_quantize(float *w, int rows, int cols, int br, int bc, int bf16, unsigned char *codes, float *scales) {
+    const int R = br ? br : rows, C = bc ? bc : cols, nc = (cols + C - 1) / C;
+    int i, j, r, c;
+    for (i = 0; i < (rows + R - 1) / R; i++)
+        for (j = 0; j < nc; j++) {
             float amax = 0, sc;
-            for (r = br * 4; r < rows && r < br * 4 + 4; r++)
-                for (c = bc * 4; c < cols && c < bc * 4 + 4; c++) amax = fabsf(w[r * cols + c]) > amax ? fabsf(w[r * cols + c]) : amax;
+            for (r = i * R; r < rows && r < i * R + R; r++)
+                for (c = j * C; c < cols && c < j * C + C; c++) amax = fabsf(w[r * cols + c]) > amax ? fabsf(w[r * cols + c]) : amax;
             sc = amax > 0 ? amax / 448.0f : 1.0f;
-            scales[br * ((cols + 3) / 4) + bc] = sc;
-            for (r = br * 4; r < rows && r < br * 4 + 4; r++)
-                for (c = bc * 4; c < cols && c < bc * 4 + 4; c++) {
+            if (bf16) { uint32_t u; memcpy(&u, &sc, 4); u &= 0xffff0000u; memcpy(&sc, &u, 4); }
+            scales[i * nc + j] = sc;
+            for (r = i * R; r < rows && r < i * R + R; r++)
+                for (c = j * C; c < cols && c < j * C + C; c++) {
                     codes[r * cols + c] = e4m3_code(w[r * cols + c] / sc);
                     w[r * cols + c] = e4m3_value(codes[r * cols + c]) * sc;
                 }
         }
 }
-static void test_fp8(void) {
-    static const char *const mats[7] = {"model.layers.0.self_attn.q_proj.weight", "model.layers.0.self_attn.k_proj.weight", "model.layers.0.self_attn.v_proj.weight",
+static const char *const fp8_mats[7] = {"model.layers.0.self_attn.q_proj.weight", "model.layers.0.self_attn.k_proj.weight", "model.layers.0.self_attn.v_proj.weight",
                                         "model.layers.0.self_attn.o_proj.weight", "model.layers.0.mlp.gate_proj.weight", "model.layers.0.mlp.up_proj.weight",
                                         "model.layers.0.mlp.down_proj.weight"};
-    static unsigned char codes[7][TF * TE];
-    static float scales[7][64];
-    static uint16_t scales16[64];
-    static char names[7][96];
-    char err[1024], cfg[1024], p[512], dira[] = TMP "/fp8", dirb[] = TMP "/fp8ref", why[256] = "", arch[16];
-    const char *qc = ",\"quantization_config\":{\"quant_method\":\"fp8\",\"fmt\":\"e4m3\",\"activation_scheme\":\"dynamic\",\"weight_block_size\":[4,4]}";
-    st_tensor t[40], f[40];
-    int n = tiny_tensors(t, 0, 0), nf = 0, i, k, ok, same = 1;
-    float la[TV], lb[TV], va[TF * TE], vb[TF * TE];
-    srt_model_info info;
-    srti_model *ma, *mb;
-    double d = 1;
+static unsigned char fp8_codes[7][TF * TE];
+static float fp8_scales[7][64];
+static uint16_t fp8_scales16[7][64];
+static char fp8_names[7][96];
+static float fp8_input_scale = 0.5f;
+/* Writes the FP8 folder dira (config keys qc; scales per br x bc blocks, named suffix, scale_nd
+   dimensions, BF16 for v_proj or all when bf16 is 2) and its F32 twin dirb; f: the FP8 folder's tensors */
+static int fp8_folders(const char *dira, const char *dirb, const char *qc, int br, int bc, const char *suffix, int scale_nd, int bf16, st_tensor *f) {
+    st_tensor t[40];
+    char cfg[1024], p[512];
+    int n = tiny_tensors(t, 0, 0), nf = 0, i, k;
     for (i = 0; i < n; i++) {   /* the matrices quantized (their floats now the decoded values), each with its scales */
         f[nf++] = t[i];
-        for (k = 0; k < 7 && strcmp(t[i].name, mats[k]) != 0; k++) {}
+        for (k = 0; k < 7 && strcmp(t[i].name, fp8_mats[k]) != 0; k++) {}
         if (k == 7) continue;
-        fp8_quantize((float *)t[i].data, (int)t[i].shape[0], (int)t[i].shape[1], codes[k], scales[k]);
-        f[nf - 1].dtype = "F8_E4M3"; f[nf - 1].data = codes[k];
-        snprintf(names[k], sizeof names[k], "%s_scale_inv", mats[k]);
-        f[nf].name = names[k]; f[nf].dtype = k == 2 ? "BF16" : "F32"; f[nf].nd = 2;
-        f[nf].shape[0] = (t[i].shape[0] + 3) / 4; f[nf].shape[1] = (t[i].shape[1] + 3) / 4; f[nf].data = scales[k];
-        if (k == 2) {   /* v_proj's scales as BF16 (the floats' top halves, and the decoded values with them) */
-            uint64_t j, nn = f[nf].shape[0] * f[nf].shape[1];
-            for (j = 0; j < nn; j++) { uint32_t u; memcpy(&u, &scales[k][j], 4); scales16[j] = (uint16_t)(u >> 16); u &= 0xffff0000u; memcpy(&scales[k][j], &u, 4); }
-            for (j = 0; j < t[i].shape[0] * t[i].shape[1]; j++)
-                ((float *)t[i].data)[j] = e4m3_value(codes[k][j]) * scales[k][(j / t[i].shape[1] / 4) * f[nf].shape[1] + j % t[i].shape[1] / 4];
-            f[nf].data = scales16;
+        {
+            const int rows = (int)t[i].shape[0], cols = (int)t[i].shape[1], R = br ? br : rows, C = bc ? bc : cols, half = bf16 == 2 || (bf16 && k == 2);
+            uint64_t j;
+            fp8_quantize((float *)t[i].data, rows, cols, br, bc, half, fp8_codes[k], fp8_scales[k]);
+            f[nf - 1].dtype = "F8_E4M3"; f[nf - 1].data = fp8_codes[k];
+            snprintf(fp8_names[k], sizeof fp8_names[k], "%s%s", fp8_mats[k], suffix);
+            f[nf].name = fp8_names[k]; f[nf].dtype = half ? "BF16" : "F32"; f[nf].nd = scale_nd;
+            f[nf].shape[0] = (uint64_t)((rows + R - 1) / R); f[nf].shape[1] = (uint64_t)((cols + C - 1) / C); f[nf].data = fp8_scales[k];
+            if (half) {
+                for (j = 0; j < f[nf].shape[0] * f[nf].shape[1]; j++) { uint32_t u; memcpy(&u, &fp8_scales[k][j], 4); fp8_scales16[k][j] = (uint16_t)(u >> 16); }
+                f[nf].data = fp8_scales16[k];
+            }
+            nf++;
         }
+    }
+    if (strstr(qc, "compressed-tensors")) {   /* a static input scale, which the runtime has no use for */
+        f[nf].name = "model.layers.0.self_attn.q_proj.input_scale"; f[nf].dtype = "F32"; f[nf].nd = 1; f[nf].shape[0] = 1; f[nf].data = &fp8_input_scale;
         nf++;
     }
-    if (!fresh_dir(dira) || !fresh_dir(dirb)) return;
+    if (!fresh_dir(dira) || !fresh_dir(dirb)) return 0;
     tiny_config(cfg, sizeof cfg, "LlamaForCausalLM", qc);
     path_in(p, sizeof p, dira, "config.json"); write_text(p, cfg);
     path_in(p, sizeof p, dira, "tokenizer.json"); write_text(p, tiny_tokenizer);
@@ -356,47 +364,75 @@ static void test_fp8(void) {
     path_in(p, sizeof p, dirb, "config.json"); write_text(p, cfg);
     path_in(p, sizeof p, dirb, "tokenizer.json"); write_text(p, tiny_tokenizer);
     path_in(p, sizeof p, dirb, "model.safetensors"); write_safetensors(p, t, n);
-    ma = open_dir(dira, err, sizeof err);
-    mb = open_dir(dirb, why, sizeof why);
-    ok = ma && mb && ma->n_tensors == mb->n_tensors;
-    for (i = 0; ok && i < (int)ma->n_tensors; i++) {
-        const int j = srti_find(mb, ma->tensors[i].name);
-        const uint64_t nv = srti_tensor_nvalues(&ma->tensors[i]);
-        uint64_t q;
-        ok = j >= 0 && nv == srti_tensor_nvalues(&mb->tensors[j]) && srti_read_f32(ma, (uint32_t)i, va, err, sizeof err) == 0 &&
-             srti_read_f32(mb, (uint32_t)j, vb, err, sizeof err) == 0;
-        for (q = 0; ok && q < nv; q++) if (va[q] != vb[q]) { same = 0; snprintf(err, sizeof err, "%s[%llu]: %g != %g", ma->tensors[i].name, (unsigned long long)q, (double)va[q], (double)vb[q]); }
+    return nf;
+}
+static void test_fp8(void) {
+    static const struct { const char *what, *qc, *suffix; int br, bc, nd, bf16; } forms[3] = {
+        {"quant_method fp8, 4 x 4 blocks (F32 and BF16 scales)",
+         ",\"quantization_config\":{\"quant_method\":\"fp8\",\"fmt\":\"e4m3\",\"activation_scheme\":\"dynamic\",\"weight_block_size\":[4,4]}",
+         "_scale_inv", 4, 4, 2, 1},
+        {"compressed-tensors FP8 per row (BF16 [rows, 1] scales, an input_scale)",
+         ",\"quantization_config\":{\"quant_method\":\"compressed-tensors\",\"format\":\"float-quantized\",\"config_groups\":{\"group_0\":{\"targets\":[\"Linear\"],"
+         "\"weights\":{\"num_bits\":8,\"type\":\"float\",\"strategy\":\"channel\",\"symmetric\":true,\"dynamic\":false},\"input_activations\":{\"num_bits\":8,"
+         "\"type\":\"float\",\"strategy\":\"tensor\",\"dynamic\":false}}},\"ignore\":[\"lm_head\"]}", "_scale", 1, 0, 2, 2},
+        {"compressed-tensors FP8 per tensor (an F32 [] scale)",
+         ",\"quantization_config\":{\"quant_method\":\"compressed-tensors\",\"format\":\"float-quantized\",\"config_groups\":{\"group_0\":{"
+         "\"weights\":{\"num_bits\":8,\"type\":\"float\",\"strategy\":\"tensor\"}}}}", "_scale", 0, 0, 0, 0},
+    };
+    char err[1024], cfg[1024], p[512], dira[] = TMP "/fp8", dirb[] = TMP "/fp8ref", why[256] = "", arch[16];
+    st_tensor f[40];
+    int nf = 0, i, k, v, ok, same;
+    float la[TV], lb[TV], va[TF * TE], vb[TF * TE];
+    srt_model_info info;
+    srti_model *ma, *mb;
+    double d = 1;
+    for (v = 0; v < 3; v++) {
+        nf = fp8_folders(dira, dirb, forms[v].qc, forms[v].br, forms[v].bc, forms[v].suffix, forms[v].nd, forms[v].bf16, f);
+        ma = open_dir(dira, err, sizeof err);
+        mb = open_dir(dirb, why, sizeof why);
+        ok = nf && ma && mb && ma->n_tensors == mb->n_tensors;
+        same = 1;
+        for (i = 0; ok && i < (int)ma->n_tensors; i++) {
+            const int j = srti_find(mb, ma->tensors[i].name);
+            const uint64_t nv = srti_tensor_nvalues(&ma->tensors[i]);
+            uint64_t q;
+            ok = j >= 0 && nv == srti_tensor_nvalues(&mb->tensors[j]) && srti_read_f32(ma, (uint32_t)i, va, err, sizeof err) == 0 &&
+                 srti_read_f32(mb, (uint32_t)j, vb, err, sizeof err) == 0;
+            for (q = 0; ok && q < nv; q++)
+                if (va[q] != vb[q]) { same = 0; snprintf(err, sizeof err, "%s[%llu]: %g != %g", ma->tensors[i].name, (unsigned long long)q, (double)va[q], (double)vb[q]); }
+        }
+        CHECK(ok && same && srti_check_llama(ma, why, sizeof why) == 0, "FP8 folder, %s: every tensor reads as the F32 folder of the decoded values, "
+              "q / k permuted after decoding (%s)", forms[v].what, ok && same ? "ok" : err);
+        srti_close(ma); srti_close(mb);
+        ok = mx_pack_eval(dira, "--weights f32", TMP "/fp8.srt", la, &info, arch, why, sizeof why) &&
+             mx_pack_eval(dirb, "--weights f32", TMP "/fp8ref.srt", lb, &info, arch, why, sizeof why);
+        if (ok) d = max_rel_diff(la, lb, TV);
+        CHECK(ok && d == 0, "FP8 folder, %s: it and its F32 twin pack (f32) to the same logits (%.2g) (%s)", forms[v].what, d, ok ? "ok" : why);
+        remove(TMP "/fp8.srt"); remove(TMP "/fp8ref.srt");
     }
-    CHECK(ok && same && srti_check_llama(ma, why, sizeof why) == 0, "FP8 folder (block scales 4 x 4, F32 and BF16): every tensor reads as the F32 folder of the decoded "
-          "values, q / k permuted after decoding (%s)", ok && same ? "ok" : err);
-    srti_close(ma); srti_close(mb);
-    ok = mx_pack_eval(dira, "--weights f32", TMP "/fp8.srt", la, &info, arch, why, sizeof why) &&
-         mx_pack_eval(dirb, "--weights f32", TMP "/fp8ref.srt", lb, &info, arch, why, sizeof why);
-    if (ok) d = max_rel_diff(la, lb, TV);
-    CHECK(ok && d == 0, "both pack (f32) to the same logits (%.2g) (%s)", d, ok ? "ok" : why);
-    remove(TMP "/fp8.srt"); remove(TMP "/fp8ref.srt");
-    /* refusals */
-    tiny_config(cfg, sizeof cfg, "LlamaForCausalLM", qc);
+    /* refusals (quant_method fp8) */
+    nf = fp8_folders(dira, dirb, forms[0].qc, 4, 4, "_scale_inv", 2, 1, f);
     path_in(p, sizeof p, dira, "model.safetensors");
-    for (i = 0; i < nf && strcmp(f[i].name, names[4]) != 0; i++) {}
+    for (i = 0; i < nf && strcmp(f[i].name, fp8_names[4]) != 0; i++) {}
     { st_tensor g[40]; int ng = 0, j; for (j = 0; j < nf; j++) if (j != i) g[ng++] = f[j]; write_safetensors(p, g, ng); }
-    refuse(dira, "tensor 'blk.0.ffn_gate.weight' has FP8 values but no scales (weight_scale_inv)", "an FP8 weight without its scales");
+    refuse(dira, "tensor 'blk.0.ffn_gate.weight' has FP8 values but no scales (weight_scale_inv / weight_scale)", "an FP8 weight without its scales");
     f[i].shape[0] += 1;
     write_safetensors(p, f, nf);
     refuse(dira, "FP8 scales of 5 rows (40 bytes) do not match [16, 8] in blocks of 4 x 4", "scales of the wrong shape");
     f[i].shape[0] -= 1;
-    codes[4][5] = 0x7f;
+    fp8_codes[4][5] = 0x7f;
     write_safetensors(p, f, nf);
     ma = open_dir(dira, err, sizeof err);
     k = ma ? srti_find(ma, "blk.0.ffn_gate.weight") : -1;
     ok = k >= 0 && srti_read_f32(ma, (uint32_t)k, va, err, sizeof err) != 0 && strstr(err, "FP8 NaN at [0, 5]");
     CHECK(ok, "an FP8 NaN is refused when read: %s", err);
     srti_close(ma);
-    codes[4][5] = 0;
+    fp8_codes[4][5] = 0;
+    write_safetensors(p, f, nf);
     path_in(p, sizeof p, dira, "config.json");
     tiny_config(cfg, sizeof cfg, "LlamaForCausalLM", "");
     write_text(p, cfg);
-    refuse(dira, "is FP8, but config.json has no quantization_config of quant_method fp8", "FP8 tensors without the quantization_config");
+    refuse(dira, "is FP8, but config.json has no quantization_config of FP8 weights", "FP8 tensors without the quantization_config");
     tiny_config(cfg, sizeof cfg, "LlamaForCausalLM", ",\"quantization_config\":{\"quant_method\":\"gptq\",\"bits\":4}");
     write_text(p, cfg);
     refuse(dira, "quantization_config.quant_method \"gptq\" is not supported", "a GPTQ checkpoint");
@@ -406,6 +442,14 @@ static void test_fp8(void) {
     tiny_config(cfg, sizeof cfg, "LlamaForCausalLM", ",\"quantization_config\":{\"quant_method\":\"fp8\",\"weight_block_size\":[0,128]}");
     write_text(p, cfg);
     refuse(dira, "weight_block_size must be [rows, columns]", "a block size of 0");
+    tiny_config(cfg, sizeof cfg, "LlamaForCausalLM", ",\"quantization_config\":{\"quant_method\":\"compressed-tensors\",\"format\":\"pack-quantized\","
+                "\"config_groups\":{\"group_0\":{\"weights\":{\"num_bits\":4,\"type\":\"int\",\"strategy\":\"group\"}}}}");
+    write_text(p, cfg);
+    refuse(dira, "compressed-tensors quantization is supported as format float-quantized", "compressed-tensors int4 (pack-quantized)");
+    tiny_config(cfg, sizeof cfg, "LlamaForCausalLM", ",\"quantization_config\":{\"quant_method\":\"compressed-tensors\",\"format\":\"float-quantized\","
+                "\"config_groups\":{\"group_0\":{\"weights\":{\"num_bits\":8,\"type\":\"float\",\"strategy\":\"group\"}}}}");
+    write_text(p, cfg);
+    refuse(dira, "compressed-tensors weights.strategy \"group\" is not supported", "compressed-tensors FP8 per group");
     if (!remove_tree(dira) || !remove_tree(dirb)) CHECK(0, "clean up");
 }
 

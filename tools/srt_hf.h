@@ -67,9 +67,9 @@
                                lacks are left out).
      model.safetensors, or the shards named by model.safetensors.index.json
                                F32, F16, BF16 tensors (and gpt-oss's U8 MXFP4 pairs; with a
-                               quantization_config of quant_method fp8, F8_E4M3 weights with their
-                               weight_scale_inv block scales, srti__st_fp8; another quant_method is
-                               refused). Every header is validated before use: its
+                               quantization_config of FP8 weights, F8_E4M3 weights with their
+                               weight_scale_inv / weight_scale, srti__hf_quant_config and
+                               srti__st_fp8; another quant_method is refused). Every header is validated before use: its
                                length against the file, the JSON, each dtype, shape and
                                data_offsets (end - begin = elements x dtype size, the tensors tile
                                the data area exactly, as the safetensors format requires), and the
@@ -379,7 +379,8 @@ typedef struct srti__hf_cfg {
     uint32_t vocab_size;       /* 0 absent */
     int multimodal;            /* Gemma3ForConditionalGeneration: text_config, language_model.* tensors */
     int64_t eos_ids[16]; int n_eos_ids;   /* every eos_token_id of config.json (a list: the tokens that end generation) */
-    char quant[32];            /* quantization_config.quant_method ("" none); fp8: fp8_block, rows x columns a scale covers */
+    char quant[32];            /* quantization_config.quant_method ("" none) */
+    int fp8;                   /* FP8 weights with scales: fp8_block, the rows x columns a scale covers (0: the whole dimension) */
     uint32_t fp8_block[2];
     int olmo3;                 /* Olmo3ForCausalLM: OLMo 2 with sliding-window layers */
 } srti__hf_cfg;
@@ -812,9 +813,23 @@ static int srti__hf_moe_config(srti_model *m, const char *file, const srtj_value
     return 0;
 }
 
-/* quantization_config: quant_method fp8 (DeepSeek's and Qwen's block-wise FP8: fmt e4m3,
-   weight_block_size [rows, columns] of a scale, default 128 x 128) and mxfp4 (gpt-oss's) are read;
-   any other method is refused when the weights are (a vocabulary still packs). */
+/* A [rows, columns] pair of 1 .. 65536 (a block of FP8 scales) */
+static int srti__jblock(const char *file, const srtj_value *bs, const char *what, uint32_t *block, char *err, size_t errlen) {
+    int64_t a = 0, b = 0;
+    if (!srtj_is(bs, SRTJ_ARRAY) || bs->n != 2 || !srtj_int(bs->first, &a) || !srtj_int(bs->first->next, &b) || a < 1 || b < 1 || a > 65536 || b > 65536) {
+        srti__seterr(err, errlen, "%s: quantization_config%s must be [rows, columns], 1 .. 65536 each", file, what);
+        return 1;
+    }
+    block[0] = (uint32_t)a; block[1] = (uint32_t)b;
+    return 0;
+}
+/* quantization_config: FP8 weights with scales, as quant_method fp8 writes them (DeepSeek's and
+   Qwen's: fmt e4m3, a weight_scale_inv per weight_block_size, default 128 x 128) and as
+   compressed-tensors' float-quantized format does (RedHat's / Neural Magic's FP8 checkpoints: one
+   config group of 8-bit float weights, symmetric, a weight_scale per row (strategy channel), per
+   tensor or per block_structure; activation settings ignored: activations stay the runtime's);
+   mxfp4 (gpt-oss's). Any other method (or compressed-tensors otherwise) is refused when the
+   weights are read (a vocabulary still packs). */
 static int srti__hf_quant_config(const char *file, const srtj_value *c, srti__hf_cfg *cfg, char *err, size_t errlen) {
     const srtj_value *q = srtj_get(c, "quantization_config"), *bs;
     const char *method, *fmt;
@@ -822,20 +837,33 @@ static int srti__hf_quant_config(const char *file, const srtj_value *c, srti__hf
     method = srtj_string(srtj_get(q, "quant_method"));
     if (!srtj_is(q, SRTJ_OBJECT) || !method || !method[0]) { srti__seterr(err, errlen, "%s: quantization_config needs a quant_method", file); return 1; }
     srti__copy_trunc(cfg->quant, sizeof cfg->quant, method);
+    if (!strcmp(method, "compressed-tensors")) {
+        const srtj_value *groups = srtj_get(q, "config_groups"), *w = srtj_get(srtj_first(groups), "weights");
+        const char *format = srtj_string(srtj_get(q, "format")), *type = srtj_string(srtj_get(w, "type")), *strategy = srtj_string(srtj_get(w, "strategy"));
+        int64_t bits = 0;
+        int symmetric = 1;
+        if (!format || strcmp(format, "float-quantized") != 0 || !srtj_is(groups, SRTJ_OBJECT) || groups->n != 1 || !srtj_is(w, SRTJ_OBJECT) ||
+            !srtj_int(srtj_get(w, "num_bits"), &bits) || bits != 8 || !type || strcmp(type, "float") != 0 || !strategy ||
+            srti__jbool(file, w, "symmetric", &symmetric, err, errlen) || !symmetric) {
+            if (!err || !err[0])
+                srti__seterr(err, errlen, "%s: compressed-tensors quantization is supported as format float-quantized, one config group of symmetric "
+                             "8-bit float weights (FP8)", file);
+            return 1;
+        }
+        cfg->fp8 = 1;
+        if (!strcmp(strategy, "channel")) { cfg->fp8_block[0] = 1; cfg->fp8_block[1] = 0; }
+        else if (!strcmp(strategy, "tensor")) cfg->fp8_block[0] = cfg->fp8_block[1] = 0;
+        else if (!strcmp(strategy, "block")) return srti__jblock(file, srtj_get(w, "block_structure"), ".config_groups weights.block_structure", cfg->fp8_block, err, errlen);
+        else { srti__seterr(err, errlen, "%s: compressed-tensors weights.strategy \"%.20s\" is not supported (channel, tensor, block)", file, strategy); return 1; }
+        return 0;
+    }
     if (strcmp(method, "fp8") != 0) return 0;
     fmt = srtj_string(srtj_get(q, "fmt"));
     if (fmt && strcmp(fmt, "e4m3") != 0) { srti__seterr(err, errlen, "%s: quantization_config.fmt \"%.20s\" is not supported (e4m3)", file, fmt); return 1; }
+    cfg->fp8 = 1;
     cfg->fp8_block[0] = cfg->fp8_block[1] = 128;
     bs = srtj_get(q, "weight_block_size");
-    if (bs && bs->type != SRTJ_NULL) {
-        int64_t a = 0, b = 0;
-        if (!srtj_is(bs, SRTJ_ARRAY) || bs->n != 2 || !srtj_int(bs->first, &a) || !srtj_int(bs->first->next, &b) || a < 1 || b < 1 || a > 65536 || b > 65536) {
-            srti__seterr(err, errlen, "%s: quantization_config.weight_block_size must be [rows, columns], 1 .. 65536 each", file);
-            return 1;
-        }
-        cfg->fp8_block[0] = (uint32_t)a; cfg->fp8_block[1] = (uint32_t)b;
-    }
-    return 0;
+    return bs && bs->type != SRTJ_NULL ? srti__jblock(file, bs, ".weight_block_size", cfg->fp8_block, err, errlen) : 0;
 }
 
 /* The rotation's settings as transformers 5 writes them: rope_parameters, an object holding
@@ -1762,12 +1790,11 @@ static int srti__st_mxfp4(srti_model *m, const char *key, const char *dtype, con
    tensor gname of type SRTI_TYPE_HF_FP8 takes its data from both (srti__hf_check_pairs). */
 static int srti__st_fp8(srti_model *m, const char *key, const char *dtype, const char *path, uint32_t shard, uint64_t data_start, const srti__st_entry *x,
                         const char *gname, uint32_t permute, int scales, uint32_t *cap_tensors, char *err, size_t errlen) {
-    const uint64_t b0 = m->priv->fp8_block[0], b1 = m->priv->fp8_block[1];
     srti_tensor *t;
     int at = srti_find(m, gname);
-    if (!b0) { srti__seterr(err, errlen, "%s: tensor '%.80s' is FP8, but config.json has no quantization_config of quant_method fp8", path, key); return 1; }
-    if (x->nd != 2 || (scales ? x->ggml != SRTI_TYPE_F32 && x->ggml != SRTI_TYPE_BF16 : strcmp(dtype, "F8_E4M3") != 0) || x->nv == 0) {
-        srti__seterr(err, errlen, "%s: tensor '%.80s' must be %s, 2-D", path, key, scales ? "F32 or BF16 (FP8 block scales)" : "F8_E4M3");
+    if (!m->priv->fp8) { srti__seterr(err, errlen, "%s: tensor '%.80s' is FP8, but config.json has no quantization_config of FP8 weights", path, key); return 1; }
+    if ((scales ? x->nd > 2 || (x->ggml != SRTI_TYPE_F32 && x->ggml != SRTI_TYPE_BF16) : x->nd != 2 || strcmp(dtype, "F8_E4M3") != 0) || x->nv == 0) {
+        srti__seterr(err, errlen, "%s: tensor '%.80s' must be %s", path, key, scales ? "F32 or BF16, at most 2-D (FP8 scales)" : "F8_E4M3, 2-D");
         return 1;
     }
     if (at < 0) {
@@ -1788,7 +1815,7 @@ static int srti__st_fp8(srti_model *m, const char *key, const char *dtype, const
         t->aux_nbytes = (uint64_t)(x->end - x->begin);
         t->aux_file = shard;
         t->aux_type = x->ggml;
-        t->aux_rows = x->ne[0];
+        t->aux_rows = x->nd ? x->ne[0] : 1;   /* (per tensor: [] or [1]; per row: [rows, 1] or [rows]) */
     } else {
         t->ne[0] = x->ne[1];
         t->ne[1] = x->ne[0];
@@ -1801,12 +1828,13 @@ static int srti__st_fp8(srti_model *m, const char *key, const char *dtype, const
             return 1;
         }
     }
-    if (t->nbytes && t->aux_rows &&
-        (t->aux_rows != (t->ne[1] + b0 - 1) / b0 || t->aux_nbytes != t->aux_rows * ((t->ne[0] + b1 - 1) / b1) * (t->aux_type == SRTI_TYPE_F32 ? 4u : 2u))) {
-        srti__seterr(err, errlen, "%s: tensor '%.80s': FP8 scales of %llu rows (%llu bytes) do not match [%llu, %llu] in blocks of %llu x %llu "
-                     "(weight_block_size)", path, key, (srti__ull)t->aux_rows, (srti__ull)t->aux_nbytes, (srti__ull)t->ne[1], (srti__ull)t->ne[0],
-                     (srti__ull)b0, (srti__ull)b1);
-        return 1;
+    if (t->nbytes && t->aux_rows) {
+        const uint64_t b0 = m->priv->fp8_block[0] ? m->priv->fp8_block[0] : t->ne[1], b1 = m->priv->fp8_block[1] ? m->priv->fp8_block[1] : t->ne[0];
+        if (t->aux_rows != (t->ne[1] + b0 - 1) / b0 || t->aux_nbytes != t->aux_rows * ((t->ne[0] + b1 - 1) / b1) * (t->aux_type == SRTI_TYPE_F32 ? 4u : 2u)) {
+            srti__seterr(err, errlen, "%s: tensor '%.80s': FP8 scales of %llu rows (%llu bytes) do not match [%llu, %llu] in blocks of %llu x %llu",
+                         path, key, (srti__ull)t->aux_rows, (srti__ull)t->aux_nbytes, (srti__ull)t->ne[1], (srti__ull)t->ne[0], (srti__ull)b0, (srti__ull)b1);
+            return 1;
+        }
     }
     return 0;
 }
@@ -1822,7 +1850,7 @@ static int srti__hf_check_pairs(const srti_model *m, char *err, size_t errlen) {
         }
         if (t->src_type == SRTI_TYPE_HF_FP8 && (t->nbytes == 0 || t->aux_rows == 0)) {
             srti__seterr(err, errlen, "%s: tensor '%s' has FP8 %s but no %s", m->priv->path, t->name, t->nbytes ? "values" : "scales",
-                         t->nbytes ? "scales (weight_scale_inv)" : "values (F8_E4M3 weight)");
+                         t->nbytes ? "scales (weight_scale_inv / weight_scale)" : "values (F8_E4M3 weight)");
             return 1;
         }
     }
@@ -1913,8 +1941,11 @@ static int srti__st_shard(srti_model *m, uint32_t shard, const srtj_value *weigh
         {   /* quant_method fp8: X.weight in F8_E4M3 and its X.weight_scale_inv, joined in one tensor by whichever comes second */
             const char *dt = srtj_string(srtj_get(e, "dtype"));
             const size_t kl = strlen(e->key);
-            fp8 = srti__ends_with(e->key, ".weight_scale_inv") ? 2 : dt && !strcmp(dt, "F8_E4M3") ? 1 : 0;
-            if (fp8 == 2 && kl < sizeof base) { memcpy(base, e->key, kl - 10); base[kl - 10] = 0; }   /* (less "_scale_inv") */
+            const size_t cut = srti__ends_with(e->key, ".weight_scale_inv") ? 10 : m->priv->fp8 && srti__ends_with(e->key, ".weight_scale") ? 6 : 0;
+            fp8 = cut ? 2 : dt && !strcmp(dt, "F8_E4M3") ? 1 : 0;
+            if (cut && kl < sizeof base) { memcpy(base, e->key, kl - cut); base[kl - cut] = 0; }   /* (less "_scale_inv" / "_scale") */
+            if (m->priv->fp8 && (srti__ends_with(e->key, ".input_scale") || srti__ends_with(e->key, ".k_scale") || srti__ends_with(e->key, ".v_scale")))
+                continue;   /* compressed-tensors' activation and KV scales: activations stay the runtime's */
         }
         mapped = fp8 == 2 && strlen(e->key) >= sizeof base ? -1 :
                  srti__hf_name(fp8 == 2 ? base : e->key, &m->hp, permute_qk, multimodal, gname, sizeof gname, &permute, &role);
@@ -2013,12 +2044,13 @@ static int srti__hf_weights(srti_model *m, const char *dir, const srti__hf_cfg *
     int permute_qk = cfg->kind == SRTI__HF_LLAMA || cfg->kind == SRTI__HF_MISTRAL || cfg->kind == SRTI__HF_MIXTRAL || cfg->kind == SRTI__HF_SMOLLM3 ||
                      cfg->kind == SRTI__HF_GRANITE || cfg->kind == SRTI__HF_GRANITEMOE || cfg->kind == SRTI__HF_MINICPM;
     if (!ipath || !spath) { srti__seterr(err, errlen, "out of memory"); goto done; }
-    if (cfg->quant[0] && strcmp(cfg->quant, "fp8") != 0 && !(!strcmp(cfg->quant, "mxfp4") && cfg->kind == SRTI__HF_GPTOSS) &&
+    if (cfg->quant[0] && !cfg->fp8 && !(!strcmp(cfg->quant, "mxfp4") && cfg->kind == SRTI__HF_GPTOSS) &&
         (srti__file_exists(ipath) || srti__file_exists(spath))) {
-        srti__seterr(err, errlen, "%s: quantization_config.quant_method \"%s\" is not supported (fp8 with block scales; gpt-oss's mxfp4): "
+        srti__seterr(err, errlen, "%s: quantization_config.quant_method \"%s\" is not supported (fp8; compressed-tensors FP8; gpt-oss's mxfp4): "
                      "use the unquantized checkpoint", dir, cfg->quant);
         goto done;
     }
+    m->priv->fp8 = cfg->fp8;
     m->priv->fp8_block[0] = cfg->fp8_block[0];
     m->priv->fp8_block[1] = cfg->fp8_block[1];
     r = srti__json_file(ipath, (uint64_t)1 << 28, &idx, err, errlen);

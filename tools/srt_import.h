@@ -317,7 +317,9 @@ struct srti__priv {
     /* srti_find's index (made by srti_open): tensor numbers in name order, valid while
        m->tensors and m->n_tensors are still by_name_of and n_by_name (a MoE file has 10^4+ tensors) */
     uint32_t *by_name; uint32_t n_by_name; const srti_tensor *by_name_of;
-    uint32_t fp8_block[2];    /* Hugging Face quant_method fp8: the rows and columns a weight_scale_inv value covers */
+    int fp8;                  /* Hugging Face FP8 weights (quant_method fp8, compressed-tensors): fp8_block, the rows and columns a
+                                 scale covers (0: the whole dimension: per row [1, 0], per tensor [0, 0]) */
+    uint32_t fp8_block[2];
 };
 
 /* ---------------------------------------------------------------- small helpers */
@@ -2145,7 +2147,7 @@ static float srti__fp8_e4m3(unsigned char b) {
 /* A Hugging Face FP8 pair: the [R, C] E4M3 bytes times weight_scale_inv [ceil(R / b0), ceil(C / b1)]
    (DeepSeek's and Qwen's block-wise FP8: value = fp8 x scale of its block). */
 static int srti__read_hf_fp8(srti_model *m, const srti_tensor *t, float *out, char *err, size_t errlen) {
-    const uint64_t R = t->ne[1], C = t->ne[0], b0 = m->priv->fp8_block[0], b1 = m->priv->fp8_block[1];
+    const uint64_t R = t->ne[1], C = t->ne[0], b0 = m->priv->fp8_block[0] ? m->priv->fp8_block[0] : R, b1 = m->priv->fp8_block[1] ? m->priv->fp8_block[1] : C;
     const uint64_t sr = b0 ? (R + b0 - 1) / b0 : 0, sc = b1 ? (C + b1 - 1) / b1 : 0, ssize = t->aux_type == SRTI_TYPE_F32 ? 4 : 2;
     const char *path, *spath;
     FILE *fp, *sfp;
