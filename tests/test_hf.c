@@ -132,6 +132,16 @@ static void refuse_check(const char *dir, const char *want, const char *what) {
     srti_close(m);
 }
 
+/* dir's config.json replaced by the tiny Llama's with the keys `extra`; the folder is refused naming want */
+static void tiny_config(char *buf, size_t cap, const char *arch, const char *extra);
+static void refuse_tiny_config(const char *dir, const char *extra, const char *want, const char *what) {
+    char cfg[2048], p[512];
+    tiny_config(cfg, sizeof cfg, "LlamaForCausalLM", extra);
+    snprintf(p, sizeof p, "%s/config.json", dir);
+    write_text(p, cfg);
+    refuse(dir, want, what);
+}
+
 /* ---------------------------------------------------------------- safetensors writer */
 typedef struct st_tensor {
     const char *name, *dtype;
@@ -379,7 +389,7 @@ static void test_fp8(void) {
          ",\"quantization_config\":{\"quant_method\":\"compressed-tensors\",\"format\":\"float-quantized\",\"config_groups\":{\"group_0\":{"
          "\"weights\":{\"num_bits\":8,\"type\":\"float\",\"strategy\":\"tensor\"}}}}", "_scale", 0, 0, 0, 0},
     };
-    char err[1024], cfg[1024], p[512], dira[] = TMP "/fp8", dirb[] = TMP "/fp8ref", why[256] = "", arch[16];
+    char err[1024], p[512], dira[] = TMP "/fp8", dirb[] = TMP "/fp8ref", why[256] = "", arch[16];
     st_tensor f[40];
     int nf = 0, i, k, v, ok, same;
     float la[TV], lb[TV], va[TF * TE], vb[TF * TE];
@@ -429,27 +439,18 @@ static void test_fp8(void) {
     srti_close(ma);
     fp8_codes[4][5] = 0;
     write_safetensors(p, f, nf);
-    path_in(p, sizeof p, dira, "config.json");
-    tiny_config(cfg, sizeof cfg, "LlamaForCausalLM", "");
-    write_text(p, cfg);
-    refuse(dira, "is FP8, but config.json has no quantization_config of FP8 weights", "FP8 tensors without the quantization_config");
-    tiny_config(cfg, sizeof cfg, "LlamaForCausalLM", ",\"quantization_config\":{\"quant_method\":\"gptq\",\"bits\":4}");
-    write_text(p, cfg);
-    refuse(dira, "quantization_config.quant_method \"gptq\" is not supported", "a GPTQ checkpoint");
-    tiny_config(cfg, sizeof cfg, "LlamaForCausalLM", ",\"quantization_config\":{\"quant_method\":\"fp8\",\"fmt\":\"e5m2\"}");
-    write_text(p, cfg);
-    refuse(dira, "quantization_config.fmt \"e5m2\" is not supported", "FP8 E5M2");
-    tiny_config(cfg, sizeof cfg, "LlamaForCausalLM", ",\"quantization_config\":{\"quant_method\":\"fp8\",\"weight_block_size\":[0,128]}");
-    write_text(p, cfg);
-    refuse(dira, "weight_block_size must be [rows, columns]", "a block size of 0");
-    tiny_config(cfg, sizeof cfg, "LlamaForCausalLM", ",\"quantization_config\":{\"quant_method\":\"compressed-tensors\",\"format\":\"pack-quantized\","
-                "\"config_groups\":{\"group_0\":{\"weights\":{\"num_bits\":4,\"type\":\"int\",\"strategy\":\"group\"}}}}");
-    write_text(p, cfg);
-    refuse(dira, "compressed-tensors quantization is supported as format float-quantized", "compressed-tensors int4 (pack-quantized)");
-    tiny_config(cfg, sizeof cfg, "LlamaForCausalLM", ",\"quantization_config\":{\"quant_method\":\"compressed-tensors\",\"format\":\"float-quantized\","
-                "\"config_groups\":{\"group_0\":{\"weights\":{\"num_bits\":8,\"type\":\"float\",\"strategy\":\"group\"}}}}");
-    write_text(p, cfg);
-    refuse(dira, "compressed-tensors weights.strategy \"group\" is not supported", "compressed-tensors FP8 per group");
+    refuse_tiny_config(dira, "", "is FP8, but config.json has no quantization_config of FP8 weights", "FP8 tensors without the quantization_config");
+    refuse_tiny_config(dira, ",\"quantization_config\":{\"quant_method\":\"gptq\",\"bits\":4}", "quantization_config.quant_method \"gptq\" is not supported",
+                       "a GPTQ checkpoint");
+    refuse_tiny_config(dira, ",\"quantization_config\":{\"quant_method\":\"fp8\",\"fmt\":\"e5m2\"}", "quantization_config.fmt \"e5m2\" is not supported", "FP8 E5M2");
+    refuse_tiny_config(dira, ",\"quantization_config\":{\"quant_method\":\"fp8\",\"weight_block_size\":[0,128]}", "weight_block_size must be [rows, columns]",
+                       "a block size of 0");
+    refuse_tiny_config(dira, ",\"quantization_config\":{\"quant_method\":\"compressed-tensors\",\"format\":\"pack-quantized\",\"config_groups\":{\"group_0\":"
+                       "{\"weights\":{\"num_bits\":4,\"type\":\"int\",\"strategy\":\"group\"}}}}", "compressed-tensors quantization is supported as format float-quantized",
+                       "compressed-tensors int4 (pack-quantized)");
+    refuse_tiny_config(dira, ",\"quantization_config\":{\"quant_method\":\"compressed-tensors\",\"format\":\"float-quantized\",\"config_groups\":{\"group_0\":"
+                       "{\"weights\":{\"num_bits\":8,\"type\":\"float\",\"strategy\":\"group\"}}}}", "compressed-tensors weights.strategy \"group\" is not supported",
+                       "compressed-tensors FP8 per group");
     if (!remove_tree(dira) || !remove_tree(dirb)) CHECK(0, "clean up");
 }
 
@@ -2534,9 +2535,7 @@ static void test_malformed(void) {
     tiny_config(cfg, sizeof cfg, "GPT2LMHeadModel", "");
     write_text(p, cfg);
     refuse(dir, "architecture \"GPT2LMHeadModel\" is not supported", "an unsupported architecture with weights");
-    tiny_config(cfg, sizeof cfg, "LlamaForCausalLM", ",\"mlp_bias\":true");
-    write_text(p, cfg);
-    refuse(dir, "mlp_bias is not supported", "mlp_bias");
+    refuse_tiny_config(dir, ",\"mlp_bias\":true", "mlp_bias is not supported", "mlp_bias");
     write_text(p, "{\"architectures\":[\"LlamaForCausalLM\"],\"hidden_act\":\"gelu\",\"hidden_size\":8,\"intermediate_size\":16,\"num_hidden_layers\":1,\"num_attention_heads\":2}");
     refuse(dir, "hidden_act \"gelu\" is not supported", "a gelu model");
     write_text(p, "{\"architectures\":[\"LlamaForCausalLM\"],\"intermediate_size\":16,\"num_hidden_layers\":1,\"num_attention_heads\":2}");
