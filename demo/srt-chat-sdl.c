@@ -577,7 +577,6 @@ static void worker_load(worker *w, const char *path) {
             }
             t = srt_chat_get_template(w->chat);
             snprintf(w->facts.chat, sizeof w->facts.chat, "%s%s", srt_chat_format_name(t->format), t->guessed ? " (guessed)" : "");
-            memset(&w->facts.tmpl, 0, sizeof w->facts.tmpl);
             w->facts.tmpl.format = t->format; w->facts.tmpl.think = t->think;
         }
     }

@@ -150,6 +150,36 @@ static void h_safetensors(fz_buf *b, const h_tensor *t, int nt) {
         }
 }
 
+/* The seed `name`: b (config.json and the other files so far), then the tensors t: one
+   model.safetensors (split == nt), or t[0..split) and t[split..nt) in two shards with an index;
+   frees b. */
+static int h_weights(const char *dir, const char *name, fz_buf *b, const h_tensor *t, int nt, int split) {
+    int rc;
+    if (split == nt) {
+        fz_put_file(b, "model.safetensors", NULL, 0);
+        h_safetensors(b, t, nt);
+    } else {
+        fz_buf idx = {NULL, 0, 0};
+        int i;
+        fz_puts(&idx, "{\"metadata\":{\"total_size\":0},\"weight_map\":{");
+        for (i = 0; i < nt; i++) {
+            char s[200];
+            snprintf(s, sizeof s, "%s\"%s\":\"model-0000%d-of-00002.safetensors\"", i ? "," : "", t[i].name, i < split ? 1 : 2);
+            fz_puts(&idx, s);
+        }
+        fz_puts(&idx, "}}");
+        fz_put_file(b, "model.safetensors.index.json", idx.p, idx.n);
+        free(idx.p);
+        fz_put_file(b, "model-00001-of-00002.safetensors", NULL, 0);
+        h_safetensors(b, t, split);
+        fz_put_file(b, "model-00002-of-00002.safetensors", NULL, 0);
+        h_safetensors(b, t + split, nt - split);
+    }
+    rc = fz_seed(dir, name, b->p, b->n);
+    free(b->p);
+    return rc;
+}
+
 static int h_tiny(const char *dir, const char *name, int qwen, int sharded) {   /* qwen: 0 no, 2 or 3; 4: Phi-3; 5: Gemma 3; 6: Qwen3-MoE; 7: Mixtral;
                                                                                     8: GraniteMoeShared; 9: OLMo 2; 10: EXAONE 4; 11: OLMo 3;
                                                                                     12: Qwen3 FP8 (q/k/v/o F8_E4M3, 4 x 4 block scales);
@@ -157,7 +187,7 @@ static int h_tiny(const char *dir, const char *name, int qwen, int sharded) {   
     static char scale_names[4][80];
     const int fp8 = qwen == 12 || qwen == 13, post_only = qwen >= 9 && qwen <= 11;   /* post_only: OLMo 2 / 3, EXAONE 4 */
     h_tensor t[28];
-    int nt = 0, rc;
+    int nt = 0;
     fz_buf b = {NULL, 0, 0};
     char cfg[900];
     snprintf(cfg, sizeof cfg, "{\"architectures\":[\"%s\"],\"hidden_size\":8,\"intermediate_size\":16,\"num_hidden_layers\":1,"
@@ -254,29 +284,7 @@ static int h_tiny(const char *dir, const char *name, int qwen, int sharded) {   
     fz_put_file(&b, "tokenizer.json", qwen ? h_spm_tokenizer : h_bpe_tokenizer, strlen(qwen ? h_spm_tokenizer : h_bpe_tokenizer));
     if (!qwen) fz_put_file(&b, "tokenizer_config.json", h_tok_config, strlen(h_tok_config));
     else fz_put_file(&b, "chat_template.jinja", "{{ bos_token }}{% for m in messages %}[INST] {{ m.content }} [/INST]{% endfor %}", 79);
-    if (!sharded) {
-        fz_put_file(&b, "model.safetensors", NULL, 0);
-        h_safetensors(&b, t, nt);
-    } else {
-        fz_buf idx = {NULL, 0, 0};
-        int i, half = nt / 2;
-        fz_puts(&idx, "{\"metadata\":{\"total_size\":0},\"weight_map\":{");
-        for (i = 0; i < nt; i++) {
-            char s[200];
-            snprintf(s, sizeof s, "%s\"%s\":\"model-0000%d-of-00002.safetensors\"", i ? "," : "", t[i].name, i < half ? 1 : 2);
-            fz_puts(&idx, s);
-        }
-        fz_puts(&idx, "}}");
-        fz_put_file(&b, "model.safetensors.index.json", idx.p, idx.n);
-        free(idx.p);
-        fz_put_file(&b, "model-00001-of-00002.safetensors", NULL, 0);
-        h_safetensors(&b, t, half);
-        fz_put_file(&b, "model-00002-of-00002.safetensors", NULL, 0);
-        h_safetensors(&b, t + half, nt - half);
-    }
-    rc = fz_seed(dir, name, b.p, b.n);
-    free(b.p);
-    return rc;
+    return h_weights(dir, name, &b, t, nt, sharded ? nt / 2 : nt);
 }
 
 /* gpt-oss: hidden 32, 4 heads of 8, 2 kv heads, 1 sliding layer, 2 experts of 32 (1 used); mxfp4:
@@ -309,36 +317,14 @@ static int h_gptoss(const char *dir, const char *name, int mxfp4, int sharded) {
     h_tensor t[24];
     fz_buf b = {NULL, 0, 0};
     const int nc = (int)(sizeof common / sizeof common[0]);
-    int nt = nc, rc;
+    int nt = nc;
     memcpy(t, common, sizeof common);
     if (mxfp4) { memcpy(t + nt, pairs, sizeof pairs); nt += 4; }
     else { memcpy(t + nt, dense, sizeof dense); nt += 2; }
     fz_puts(&b, cfg);
     fz_put_file(&b, "tokenizer.json", h_bpe_tokenizer, strlen(h_bpe_tokenizer));
     fz_put_file(&b, "generation_config.json", "{\"eos_token_id\":[2,0,1]}", 24);   /* (gpt-oss's: three tokens end generation) */
-    if (!sharded) {
-        fz_put_file(&b, "model.safetensors", NULL, 0);
-        h_safetensors(&b, t, nt);
-    } else {   /* shard 1: the common tensors and the blocks; shard 2: the scales */
-        fz_buf idx = {NULL, 0, 0};
-        int i;
-        fz_puts(&idx, "{\"metadata\":{\"total_size\":0},\"weight_map\":{");
-        for (i = 0; i < nt; i++) {
-            char s[200];
-            snprintf(s, sizeof s, "%s\"%s\":\"model-0000%d-of-00002.safetensors\"", i ? "," : "", t[i].name, i < nt - 2 ? 1 : 2);
-            fz_puts(&idx, s);
-        }
-        fz_puts(&idx, "}}");
-        fz_put_file(&b, "model.safetensors.index.json", idx.p, idx.n);
-        free(idx.p);
-        fz_put_file(&b, "model-00001-of-00002.safetensors", NULL, 0);
-        h_safetensors(&b, t, nt - 2);
-        fz_put_file(&b, "model-00002-of-00002.safetensors", NULL, 0);
-        h_safetensors(&b, t + nt - 2, 2);
-    }
-    rc = fz_seed(dir, name, b.p, b.n);
-    free(b.p);
-    return rc;
+    return h_weights(dir, name, &b, t, nt, sharded ? nt - 2 : nt);   /* (sharded: the scales in the second shard) */
 }
 
 static int fz_make_seeds(const char *dir) {

@@ -251,16 +251,21 @@ static int tiny_tensors(st_tensor *t, int bias, int qk_norm) {
     return n;
 }
 
+/* The files of a folder: config.json, the tiny tokenizer.json, model.safetensors of t[0..n). */
+static void write_folder(const char *dir, const char *config, const st_tensor *t, int n) {
+    char p[512];
+    path_in(p, sizeof p, dir, "config.json"); write_text(p, config);
+    path_in(p, sizeof p, dir, "tokenizer.json"); write_text(p, tiny_tokenizer);
+    path_in(p, sizeof p, dir, "model.safetensors"); write_safetensors(p, t, n);
+}
 /* A folder: config (arch), tokenizer.json, model.safetensors from tiny_tensors(). */
 static void make_tiny(const char *dir, const char *arch, const char *extra_config) {
-    char p[512], cfg[1024];
+    char cfg[1024];
     st_tensor t[20];
     int n = tiny_tensors(t, !strcmp(arch, "Qwen2ForCausalLM"), !strcmp(arch, "Qwen3ForCausalLM"));
     if (!fresh_dir(dir)) return;
     tiny_config(cfg, sizeof cfg, arch, extra_config ? extra_config : "");
-    path_in(p, sizeof p, dir, "config.json"); write_text(p, cfg);
-    path_in(p, sizeof p, dir, "tokenizer.json"); write_text(p, tiny_tokenizer);
-    path_in(p, sizeof p, dir, "model.safetensors"); write_safetensors(p, t, n);
+    write_folder(dir, cfg, t, n);
 }
 
 /* The tokens that end generation: config.json's eos_token_id list and generation_config.json's join
@@ -340,7 +345,7 @@ static float fp8_input_scale = 0.5f;
    dimensions, BF16 for v_proj or all when bf16 is 2) and its F32 twin dirb; f: the FP8 folder's tensors */
 static int fp8_folders(const char *dira, const char *dirb, const char *qc, int br, int bc, const char *suffix, int scale_nd, int bf16, st_tensor *f) {
     st_tensor t[40];
-    char cfg[1024], p[512];
+    char cfg[1024];
     int n = tiny_tensors(t, 0, 0), nf = 0, i, k;
     for (i = 0; i < n; i++) {   /* the matrices quantized (their floats now the decoded values), each with its scales */
         f[nf++] = t[i];
@@ -367,13 +372,9 @@ static int fp8_folders(const char *dira, const char *dirb, const char *qc, int b
     }
     if (!fresh_dir(dira) || !fresh_dir(dirb)) return 0;
     tiny_config(cfg, sizeof cfg, "LlamaForCausalLM", qc);
-    path_in(p, sizeof p, dira, "config.json"); write_text(p, cfg);
-    path_in(p, sizeof p, dira, "tokenizer.json"); write_text(p, tiny_tokenizer);
-    path_in(p, sizeof p, dira, "model.safetensors"); write_safetensors(p, f, nf);
+    write_folder(dira, cfg, f, nf);
     tiny_config(cfg, sizeof cfg, "LlamaForCausalLM", "");
-    path_in(p, sizeof p, dirb, "config.json"); write_text(p, cfg);
-    path_in(p, sizeof p, dirb, "tokenizer.json"); write_text(p, tiny_tokenizer);
-    path_in(p, sizeof p, dirb, "model.safetensors"); write_safetensors(p, t, n);
+    write_folder(dirb, cfg, t, n);
     return nf;
 }
 static void test_fp8(void) {
@@ -555,7 +556,7 @@ static void test_tiny_llama(void) {
    runtime loads it as phi3. Bad splits and factor lists are refused. */
 static void make_phi3(const char *dir, const char *extra, int qkv_rows) {
     static float qkv[(TE + 8) * TE], gu[2 * TF * TE];
-    char p[512], cfg[2048];
+    char cfg[2048];
     st_tensor t[20];
     int n = tiny_tensors(t, 0, 0), i, k = 0;
     memcpy(qkv, tq, sizeof tq); memcpy(qkv + TE * TE, tk, sizeof tk); memcpy(qkv + TE * TE + 4 * TE, tv, sizeof tv);
@@ -567,9 +568,7 @@ static void make_phi3(const char *dir, const char *extra, int qkv_rows) {
     }
     if (!fresh_dir(dir)) return;
     tiny_config(cfg, sizeof cfg, "Phi3ForCausalLM", extra);
-    path_in(p, sizeof p, dir, "config.json"); write_text(p, cfg);
-    path_in(p, sizeof p, dir, "tokenizer.json"); write_text(p, tiny_tokenizer);
-    path_in(p, sizeof p, dir, "model.safetensors"); write_safetensors(p, t, k);
+    write_folder(dir, cfg, t, k);
 }
 static void test_tiny_phi3(void) {
     char err[1024], dir[] = TMP "/phi3";
@@ -1427,7 +1426,6 @@ static void mx_tensors(int mixtral, int same_experts) {
 static void mx_write(const char *dir, const char *config, const char *drop, int dense) {
     static const char *const dense_part[3] = {"gate_proj", "up_proj", "down_proj"};
     static char names[128][96];
-    char p[512];
     st_tensor t[128];
     int i, n = 0;
     if (!fresh_dir(dir)) return;
@@ -1441,9 +1439,7 @@ static void mx_write(const char *dir, const char *config, const char *drop, int 
         t[n].data = mx[i].h ? (const void *)mx[i].h : (const void *)mx[i].f;
         n++;
     }
-    path_in(p, sizeof p, dir, "model.safetensors"); write_safetensors(p, t, n);
-    path_in(p, sizeof p, dir, "config.json"); write_text(p, config);
-    path_in(p, sizeof p, dir, "tokenizer.json"); write_text(p, tiny_tokenizer);
+    write_folder(dir, config, t, n);
 }
 /* config.json of the tiny folders; `extra` keys replace the stated ones of the same name. dense:
    the twin's class (LlamaForCausalLM / Qwen3ForCausalLM), without the expert keys. */
@@ -1753,7 +1749,6 @@ static void grm_fill(int same_experts) {
 static void grm_write(const char *dir, const char *config, int shared, const char *drop, int dense) {
     static char names[64][96];
     st_tensor t[64];
-    char p[512];
     int n = 0, l;
 #define GRMT(nm, d, a, b, c, values) do { \
         snprintf(names[n], sizeof names[n], "%s", nm); \
@@ -1788,9 +1783,7 @@ static void grm_write(const char *dir, const char *config, int shared, const cha
     }
 #undef GRML
 #undef GRMT
-    path_in(p, sizeof p, dir, "model.safetensors"); write_safetensors(p, t, n);
-    path_in(p, sizeof p, dir, "config.json"); write_text(p, config);
-    path_in(p, sizeof p, dir, "tokenizer.json"); write_text(p, tiny_tokenizer);
+    write_folder(dir, config, t, n);
 }
 /* config.json: the class, the FFN width and `extra` keys after Granite's multipliers */
 static void grm_config(char *buf, size_t cap, const char *cls, int ff, const char *extra) {
@@ -3293,7 +3286,6 @@ static void os_fill(void) {
 static void os_write(const char *dir, const char *config, const char *drop, int dense) {
     static char names[64][96];
     st_tensor t[64];
-    char p[512];
     int n = 0, l;
 #define OST(nm, dt, d0, a, b, c, e, values) do { \
         snprintf(names[n], sizeof names[n], "%s", nm); \
@@ -3335,9 +3327,7 @@ static void os_write(const char *dir, const char *config, const char *drop, int 
     }
 #undef OSLT
 #undef OST
-    path_in(p, sizeof p, dir, "model.safetensors"); write_safetensors(p, t, n);
-    path_in(p, sizeof p, dir, "config.json"); write_text(p, config);
-    path_in(p, sizeof p, dir, "tokenizer.json"); write_text(p, tiny_tokenizer);
+    write_folder(dir, config, t, n);
 }
 /* config.json as openai/gpt-oss-20b's (its shape cut down), with num_local_experts `experts` and swiglu_limit `limit` */
 static void os_config(char *buf, size_t cap, int experts, const char *limit, const char *extra) {

@@ -313,6 +313,7 @@ static int item_group(const char *p, int i, void *u) {
 static int item_sparsity(const char *p, int i, void *u) { char *e; double v = strtod(p, &e); ((opts *)u)->sparsity[i] = v; return *e == 0 && v >= 0.0 && v < 1.0; }
 static int item_n(const char *p, int i, void *u) { return positive_int(p, &((opts *)u)->n_list[i]); }
 static int item_split_k(const char *p, int i, void *u) { char *e; long v = strtol(p, &e, 10); ((opts *)u)->split_k[i] = (int)v; return *p && !*e && v >= 0 && v <= 64; }
+static int item_source(const char *p, int i, void *u) { ((opts *)u)->source[i] = !strcmp(p, "mxfp4"); return !strcmp(p, "float") || !strcmp(p, "mxfp4"); }
 static int item_bw(const char *p, int i, void *u) { char *e; double v = strtod(p, &e); ((opts *)u)->bw[i] = v; return *e == 0 && v > 0.0; }
 static int item_shape(const char *p, int i, void *u) {   /* MxK or MxK*COUNT */
     shape *s = &((opts *)u)->shapes[i];
@@ -1626,7 +1627,7 @@ static int bench_quantize(const opts *o) {
     static const int def_formats[3] = {SRT_FP4, SRT_Q4, SRT_Q8};
     static const char *const source_names[2] = {"float", "mxfp4"};
     int counts[MAX_LIST], nc = thread_counts(o, 0, counts), fi, gi, si, ti, ci, r;
-    const int nf = o->n_format ? o->n_format : 3, ng = o->n_group ? o->n_group : 1, ns = o->n_source ? o->n_source : 2;
+    const int nf = o->n_format ? o->n_format : 3, ng = o->n_group ? o->n_group : 1, ns = o->n_source ? o->n_source : 2, runs = o->runs < 16 ? o->runs : 16;
     const int nsh = o->n_shapes ? o->n_shapes : 1;
     for (ci = 0; ci < nsh; ci++)
         for (si = 0; si < ns; si++) {
@@ -1648,7 +1649,7 @@ static int bench_quantize(const opts *o) {
                         rec rc;
                         int ok = srt_tensor_layout(f, M, K, group, &tp) == SRT_OK && make_pool(o, counts[ti], NULL, &pool) == SRT_OK;
                         for (i = 0; ok && i < (uint64_t)tp.n_parts; i++) ok = (parts[i] = malloc((size_t)tp.size[i])) != NULL;
-                        for (r = 0; ok && r < o->runs && r < 16; r++) {
+                        for (r = 0; ok && r < runs; r++) {
                             const double t0 = now_us();
                             ok = srt_quantize_pool(pool, f, group, w, M, K, parts) == SRT_OK;
                             t[r] = now_us() - t0;
@@ -1662,12 +1663,11 @@ static int bench_quantize(const opts *o) {
                         for (i = 0; i < 4; i++) free(parts[i]);
                         srt_pool_destroy(pool);
                         if (!ok) { free(w); free(back); return 1; }
-                        qsort(t, (size_t)(o->runs < 16 ? o->runs : 16), sizeof(double), cmp_double);
                         memset(&rc, 0, sizeof rc);
                         rec_str(&rc, "mode", "quantize"); rec_str(&rc, "format", srt_format_name(f)); rec_int(&rc, "group", group);
                         rec_int(&rc, "m", (long long)M); rec_int(&rc, "k", (long long)K); rec_str(&rc, "source", source_names[src]);
                         rec_int(&rc, "threads", counts[ti]);
-                        rec_num(&rc, "mvalues_per_s", (double)(M * K) / t[(o->runs < 16 ? o->runs : 16) / 2], 1);
+                        rec_num(&rc, "mvalues_per_s", (double)(M * K) / median(t, runs), 1);
                         rec_sig(&rc, "rms_rel_error", w2 > 0 ? sqrt(e2 / w2) : 0.0);
                         rec_num(&rc, "exact_fraction", (double)same / (double)(M * K), 4);
                         rec_emit(&rc, o->json);
@@ -1778,16 +1778,7 @@ int main(int argc, char **argv) {
         else if (!strcmp(a, "--experts-used")) ok = positive_int(v, &o.experts_used);
         else if (!strcmp(a, "--window")) ok = positive_int(v, &o.window);
         else if (!strcmp(a, "--swa-pattern")) ok = positive_int(v, &o.swa_pattern);
-        else if (!strcmp(a, "--source")) {   /* quantize: float,mxfp4 */
-            char list[64];
-            char *tok;
-            snprintf(list, sizeof list, "%s", v);
-            o.n_source = 0;
-            for (tok = strtok(list, ","); tok && ok; tok = strtok(NULL, ","))
-                if (o.n_source < 2 && (!strcmp(tok, "float") || !strcmp(tok, "mxfp4"))) o.source[o.n_source++] = !strcmp(tok, "mxfp4");
-                else ok = 0;
-            ok = ok && o.n_source > 0;
-        }
+        else if (!strcmp(a, "--source")) ok = parse_list(v, 2, &o.n_source, item_source, &o);
         else return usage();
         if (!ok) { fprintf(stderr, "srt-bench: bad value for %s: %s\n", a, v); return 2; }
         i++;

@@ -1739,25 +1739,53 @@ static int srti__st_new_tensor(srti_model *m, const char *gname, uint32_t *cap_t
     strcpy(t->name, gname);
     return (int)m->n_tensors++;
 }
+/* Hugging Face pairs: a tensor stored as its values and its scales (MXFP4, FP8), joined into the one
+   tensor gname of source type `type` by whichever half comes second, from any shard. The tensor
+   whose half this is: made for the first half; NULL (with the error) when gname is another tensor
+   or this half came before. */
+static srti_tensor *srti__st_pair(srti_model *m, const char *key, const char *path, const char *gname, uint32_t type, int scales, uint32_t *cap_tensors,
+                                  char *err, size_t errlen) {
+    int at = srti_find(m, gname);
+    srti_tensor *t;
+    if (at < 0) {
+        if ((at = srti__st_new_tensor(m, gname, cap_tensors, err, errlen)) < 0) return NULL;
+        t = &m->tensors[at];
+        t->src_type = type;
+        t->ne[0] = t->ne[1] = t->ne[2] = t->ne[3] = 1;
+        return t;
+    }
+    t = &m->tensors[at];
+    if (t->src_type != type || (scales ? t->aux_nbytes : t->nbytes) != 0) {
+        srti__seterr(err, errlen, "%s: tensor '%.80s' (%s) appears twice", path, key, gname);
+        return NULL;
+    }
+    return t;
+}
+/* Where the half's data is: the values at offset, the scales at aux_offset. */
+static void srti__st_pair_place(srti_tensor *t, int scales, const srti__st_entry *x, uint64_t data_start, uint32_t shard) {
+    if (scales) {
+        t->aux_offset = data_start + (uint64_t)x->begin;
+        t->aux_nbytes = (uint64_t)(x->end - x->begin);
+        t->aux_file = shard;
+    } else {
+        t->offset = data_start + (uint64_t)x->begin;
+        t->nbytes = (uint64_t)(x->end - x->begin);
+        t->file = shard;
+    }
+}
 /* One half of a Hugging Face MXFP4 pair (gpt-oss): _blocks, U8 [experts, rows, K / 32, 16], or
-   _scales, U8 [experts, rows, K / 32]; the tensor gname [K, rows, experts] of type
-   SRTI_TYPE_HF_MXFP4 takes its data from both (srti__hf_check_pairs: both there). */
+   _scales, U8 [experts, rows, K / 32]; the tensor [K, rows, experts] of type SRTI_TYPE_HF_MXFP4. */
 static int srti__st_mxfp4(srti_model *m, const char *key, const char *dtype, const char *path, uint32_t shard, uint64_t data_start, const srti__st_entry *x,
                           const char *gname, int role, uint32_t *cap_tensors, char *err, size_t errlen) {
     const int blocks = role == SRTI__ROLE_BLOCKS;
     const uint64_t *ne = x->ne;
     srti_tensor *t;
-    int at = srti_find(m, gname);
     if (strcmp(dtype, "U8") != 0 || x->nd != (blocks ? 4u : 3u) || (blocks && ne[3] != 16) || ne[0] == 0 || ne[1] == 0 || ne[2] == 0) {
         srti__seterr(err, errlen, "%s: tensor '%.80s' must be U8 [experts, rows, blocks%s] (MXFP4 %s)", path, key, blocks ? ", 16" : "", blocks ? "blocks" : "scales");
         return 1;
     }
-    if (at >= 0) {
-        t = &m->tensors[at];
-        if (t->src_type != SRTI_TYPE_HF_MXFP4 || (blocks ? t->nbytes : t->aux_nbytes) != 0) {
-            srti__seterr(err, errlen, "%s: tensor '%.80s' (%s) appears twice", path, key, gname);
-            return 1;
-        }
+    if (!(t = srti__st_pair(m, key, path, gname, SRTI_TYPE_HF_MXFP4, !blocks, cap_tensors, err, errlen))) return 1;
+    if (t->nbytes || t->aux_nbytes) {   /* the other half is there: the shapes agree */
         if (t->ne[0] != ne[2] * 32 || t->ne[1] != ne[1] || t->ne[2] != ne[0]) {
             srti__seterr(err, errlen, "%s: tensor '%.80s' [%llu, %llu, %llu%s] does not match its MXFP4 %s: %llu experts of %llu rows of %llu blocks", path, key,
                          (srti__ull)ne[0], (srti__ull)ne[1], (srti__ull)ne[2], blocks ? ", 16" : "", blocks ? "scales" : "blocks", (srti__ull)t->ne[2],
@@ -1765,70 +1793,42 @@ static int srti__st_mxfp4(srti_model *m, const char *key, const char *dtype, con
             return 1;
         }
     } else {
-        if ((at = srti__st_new_tensor(m, gname, cap_tensors, err, errlen)) < 0) return 1;
-        t = &m->tensors[at];
         t->n_dims = 3;
         t->ne[0] = ne[2] * 32;
         t->ne[1] = ne[1];
         t->ne[2] = ne[0];
-        t->ne[3] = 1;
-        t->src_type = SRTI_TYPE_HF_MXFP4;
     }
-    if (blocks) {
-        t->offset = data_start + (uint64_t)x->begin;
-        t->nbytes = (uint64_t)(x->end - x->begin);
-        t->file = shard;
-    } else {
-        t->aux_offset = data_start + (uint64_t)x->begin;
-        t->aux_nbytes = (uint64_t)(x->end - x->begin);
-        t->aux_file = shard;
-    }
+    srti__st_pair_place(t, !blocks, x, data_start, shard);
     return 0;
 }
-/* One half of a Hugging Face FP8 pair (quant_method fp8): X.weight, F8_E4M3 [rows, columns], or
-   X.weight_scale_inv, F32 / BF16 [ceil(rows / b0), ceil(columns / b1)] (b: weight_block_size); the
-   tensor gname of type SRTI_TYPE_HF_FP8 takes its data from both (srti__hf_check_pairs). */
+/* One half of a Hugging Face FP8 pair: X.weight, F8_E4M3 [rows, columns], or its scales
+   (X.weight_scale_inv / X.weight_scale), F32 / BF16 [ceil(rows / b0), ceil(columns / b1)] (b:
+   m->priv->fp8_block, 0 the whole dimension; a scale per tensor may be [] or [1], per row [rows]);
+   the tensor [columns, rows] of type SRTI_TYPE_HF_FP8. */
 static int srti__st_fp8(srti_model *m, const char *key, const char *dtype, const char *path, uint32_t shard, uint64_t data_start, const srti__st_entry *x,
                         const char *gname, uint32_t permute, int scales, uint32_t *cap_tensors, char *err, size_t errlen) {
     srti_tensor *t;
-    int at = srti_find(m, gname);
     if (!m->priv->fp8) { srti__seterr(err, errlen, "%s: tensor '%.80s' is FP8, but config.json has no quantization_config of FP8 weights", path, key); return 1; }
     if ((scales ? x->nd > 2 || (x->ggml != SRTI_TYPE_F32 && x->ggml != SRTI_TYPE_BF16) : x->nd != 2 || strcmp(dtype, "F8_E4M3") != 0) || x->nv == 0) {
         srti__seterr(err, errlen, "%s: tensor '%.80s' must be %s", path, key, scales ? "F32 or BF16, at most 2-D (FP8 scales)" : "F8_E4M3, 2-D");
         return 1;
     }
-    if (at < 0) {
-        if ((at = srti__st_new_tensor(m, gname, cap_tensors, err, errlen)) < 0) return 1;
-        t = &m->tensors[at];
-        t->n_dims = 2;
-        t->ne[2] = t->ne[3] = 1;
-        t->src_type = SRTI_TYPE_HF_FP8;
-    } else {
-        t = &m->tensors[at];
-        if (t->src_type != SRTI_TYPE_HF_FP8 || (scales ? t->aux_rows : t->nbytes) != 0) {
-            srti__seterr(err, errlen, "%s: tensor '%.80s' (%s) appears twice", path, key, gname);
-            return 1;
-        }
-    }
+    if (!(t = srti__st_pair(m, key, path, gname, SRTI_TYPE_HF_FP8, scales, cap_tensors, err, errlen))) return 1;
+    t->n_dims = 2;
     if (scales) {
-        t->aux_offset = data_start + (uint64_t)x->begin;
-        t->aux_nbytes = (uint64_t)(x->end - x->begin);
-        t->aux_file = shard;
         t->aux_type = x->ggml;
-        t->aux_rows = x->nd ? x->ne[0] : 1;   /* (per tensor: [] or [1]; per row: [rows, 1] or [rows]) */
+        t->aux_rows = x->nd ? x->ne[0] : 1;
     } else {
         t->ne[0] = x->ne[1];
         t->ne[1] = x->ne[0];
-        t->offset = data_start + (uint64_t)x->begin;
-        t->nbytes = (uint64_t)(x->end - x->begin);
-        t->file = shard;
         t->permute_heads = permute;
         if (permute && t->ne[1] % ((uint64_t)permute * 2) != 0) {
             srti__seterr(err, errlen, "%s: tensor '%.80s': %llu rows do not split into %u heads of even size", path, key, (srti__ull)t->ne[1], permute);
             return 1;
         }
     }
-    if (t->nbytes && t->aux_rows) {
+    srti__st_pair_place(t, scales, x, data_start, shard);
+    if (t->nbytes && t->aux_nbytes) {   /* both halves: the scales fit the values */
         const uint64_t b0 = m->priv->fp8_block[0] ? m->priv->fp8_block[0] : t->ne[1], b1 = m->priv->fp8_block[1] ? m->priv->fp8_block[1] : t->ne[0];
         if (t->aux_rows != (t->ne[1] + b0 - 1) / b0 || t->aux_nbytes != t->aux_rows * ((t->ne[0] + b1 - 1) / b1) * (t->aux_type == SRTI_TYPE_F32 ? 4u : 2u)) {
             srti__seterr(err, errlen, "%s: tensor '%.80s': FP8 scales of %llu rows (%llu bytes) do not match [%llu, %llu] in blocks of %llu x %llu",
@@ -1838,19 +1838,15 @@ static int srti__st_fp8(srti_model *m, const char *key, const char *dtype, const
     }
     return 0;
 }
-/* Every MXFP4 and FP8 pair has both halves. */
+/* Every pair has both halves. */
 static int srti__hf_check_pairs(const srti_model *m, char *err, size_t errlen) {
     uint32_t i;
     for (i = 0; i < m->n_tensors; i++) {
         const srti_tensor *t = &m->tensors[i];
-        if (t->src_type == SRTI_TYPE_HF_MXFP4 && (t->nbytes == 0 || t->aux_nbytes == 0)) {
-            srti__seterr(err, errlen, "%s: tensor '%s' has MXFP4 %s but no %s", m->priv->path, t->name, t->nbytes ? "blocks" : "scales",
-                         t->nbytes ? "scales (_scales)" : "blocks (_blocks)");
-            return 1;
-        }
-        if (t->src_type == SRTI_TYPE_HF_FP8 && (t->nbytes == 0 || t->aux_rows == 0)) {
-            srti__seterr(err, errlen, "%s: tensor '%s' has FP8 %s but no %s", m->priv->path, t->name, t->nbytes ? "values" : "scales",
-                         t->nbytes ? "scales (weight_scale_inv / weight_scale)" : "values (F8_E4M3 weight)");
+        const int mx = t->src_type == SRTI_TYPE_HF_MXFP4;
+        if ((mx || t->src_type == SRTI_TYPE_HF_FP8) && (t->nbytes == 0 || t->aux_nbytes == 0)) {
+            srti__seterr(err, errlen, "%s: tensor '%s' has %s %s but no %s", m->priv->path, t->name, mx ? "MXFP4" : "FP8", t->nbytes ? (mx ? "blocks" : "values") : "scales",
+                         t->nbytes ? (mx ? "scales (_scales)" : "scales (weight_scale_inv / weight_scale)") : (mx ? "blocks (_blocks)" : "values (F8_E4M3 weight)"));
             return 1;
         }
     }

@@ -172,7 +172,7 @@ typedef struct srti_tensor {
     uint64_t tcols;           /* > 0: stored transposed, ne[0] rows of tcols values from offset (a dense gpt-oss expert
                                  [in, out]); row r is stored column first + r x max(row_step, 1) */
     uint64_t aux_offset, aux_nbytes; uint32_t aux_file;   /* SRTI_TYPE_HF_MXFP4 / _FP8: where the scales are (aux_nbytes 0: missing) */
-    uint32_t aux_type;        /* SRTI_TYPE_HF_FP8: the scales' type (F32 or BF16) and rows (0: not read yet) */
+    uint32_t aux_type;        /* SRTI_TYPE_HF_FP8: the scales' type (F32 or BF16) and rows */
     uint64_t aux_rows;
 } srti_tensor;
 
@@ -2091,6 +2091,7 @@ static int srti__read_range(const char *path, FILE *fp, uint64_t size, const srt
     return 0;
 }
 
+/* A tensor's stored values as floats, whatever holds them (srti_read_f32 permutes q / k rows after). */
 static int srti__read_stored(srti_model *m, const srti_tensor *t, float *out, char *err, size_t errlen);
 /* A Hugging Face MXFP4 pair: each row's K / 32 blocks of 16 bytes (value 2j in byte j's low nibble,
    2j + 1 in its high one) and K / 32 scale bytes, rewritten as ggml's block_mxfp4 (the scale byte,
@@ -2183,7 +2184,6 @@ static int srti__read_hf_fp8(srti_model *m, const srti_tensor *t, float *out, ch
             out[r * C + c] = srti__fp8_e4m3(row[c]) * scales[(r / b0) * sc + c / b1];
         }
     }
-    if (t->permute_heads) srti__permute_rows(out, R, C, t->permute_heads);
     rc = 0;
 done:
     SRTI_FREE(row); SRTI_FREE(sb); SRTI_FREE(scales);
@@ -2241,7 +2241,9 @@ SRTI_API int srti_read_f32(srti_model *m, uint32_t i, float *out, char *err, siz
     t = &m->tensors[i];
     if (t->values) { memcpy(out, t->values, (size_t)srti_tensor_nvalues(t) * sizeof(float)); return 0; }
     if (m->source == SRTI_SRC_RANDOM) return srti__random_read(m, i, out, err, errlen);
-    return srti__read_stored(m, t, out, err, errlen);
+    if (srti__read_stored(m, t, out, err, errlen)) return 1;
+    if (t->permute_heads) srti__permute_rows(out, t->n_dims == 1 ? t->ne[0] : t->ne[1], t->n_dims == 1 ? 1 : t->ne[0], t->permute_heads);
+    return 0;
 }
 static int srti__read_stored(srti_model *m, const srti_tensor *t, float *out, char *err, size_t errlen) {
     const srti__type_info *ti;
@@ -2260,24 +2262,9 @@ static int srti__read_stored(srti_model *m, const srti_tensor *t, float *out, ch
                      ti ? ti->name : "unknown", (unsigned)t->src_type);
         return 1;
     }
-    if (t->offset > file_size || t->nbytes > file_size - t->offset) {
-        srti__seterr(err, errlen, "%s: tensor '%s': data at offset %llu + %llu bytes exceeds file size %llu", path, t->name,
-                     (srti__ull)t->offset, (srti__ull)t->nbytes, (srti__ull)file_size);
-        return 1;
-    }
     nblocks = t->nbytes / ti->size;
-    if (srti__fseek64(fp, t->offset) != 0) {
-        srti__seterr(err, errlen, "%s: tensor '%s': seek to %llu failed", path, t->name, (srti__ull)t->offset);
-        return 1;
-    }
-    if (t->src_type == SRTI_TYPE_F32 && srti__host_is_le()) {   /* straight into the output */
-        if (fread(out, 4, (size_t)nblocks, fp) != (size_t)nblocks) {
-            srti__seterr(err, errlen, "%s: tensor '%s': short read at offset %llu", path, t->name, (srti__ull)t->offset);
-            return 1;
-        }
-        if (t->permute_heads) srti__permute_rows(out, t->n_dims == 1 ? t->ne[0] : t->ne[1], t->n_dims == 1 ? 1 : t->ne[0], t->permute_heads);
-        return 0;
-    }
+    if (t->src_type == SRTI_TYPE_F32 && srti__host_is_le())   /* straight into the output */
+        return srti__read_range(path, fp, file_size, t, t->offset, nblocks * 4, (unsigned char *)out, err, errlen);
     chunk = ((uint64_t)1 << 22) / ti->size;
     if (chunk == 0) chunk = 1;
     if (chunk > nblocks) chunk = nblocks;
@@ -2286,9 +2273,7 @@ static int srti__read_stored(srti_model *m, const srti_tensor *t, float *out, ch
     dq.type = t->src_type; dq.ti = ti;
     while (done < nblocks) {
         uint64_t k = nblocks - done < chunk ? nblocks - done : chunk;
-        if (fread(buf, ti->size, (size_t)k, fp) != (size_t)k) {
-            srti__seterr(err, errlen, "%s: tensor '%s': short read at offset %llu", path, t->name,
-                         (srti__ull)(t->offset + done * ti->size));
+        if (srti__read_range(path, fp, file_size, t, t->offset + done * ti->size, k * ti->size, buf, err, errlen)) {
             SRTI_FREE(buf);
             return 1;
         }
@@ -2298,7 +2283,6 @@ static int srti__read_stored(srti_model *m, const srti_tensor *t, float *out, ch
         done += k;
     }
     SRTI_FREE(buf);
-    if (t->permute_heads) srti__permute_rows(out, t->n_dims == 1 ? t->ne[0] : t->ne[1], t->n_dims == 1 ? 1 : t->ne[0], t->permute_heads);
     return 0;
 }
 
