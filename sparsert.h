@@ -723,6 +723,21 @@ typedef struct srt_chat_template {
                                  block "<think>\n\n</think>\n\n" (Qwen3's enable_thinking=false) */
     char reasoning[8];        /* harmony: the reasoning effort its system message names, "low", "medium" or
                                  "high" (the template's reasoning_effort; "" = medium, its default) */
+    int tool_use;             /* 1 = the template renders tools and tool results (set when it is recognised: a ChatML
+                                 template with Qwen's <tool_call> block (Qwen2.5, Qwen3, Hermes), a Llama 3.1+ one with
+                                 the ipython role). Then a message of role "tool" (llama3: or "ipython") is a tool's
+                                 result: chatml writes consecutive ones into one user turn as <tool_response>\nR\n
+                                 </tool_response>, llama3 as an ipython turn whose content is written as a JSON string
+                                 (the template's tojson: strings are iterable to Jinja). */
+    const char *tools;        /* the tools the model may call, or NULL / "": a JSON array of definitions, each
+                                 written as the template's tojson writes it (Python's json.dumps: ", " and ": ", or
+                                 indented by 4 for llama3); OpenAI's form {"type": "function", "function": {"name",
+                                 "description", "parameters"}} is what the models were trained on. chatml: the system
+                                 block lists them in <tools>; llama3: the first user message does (Llama 3.1's default
+                                 tools_in_user_message). Needs tool_use (else SRT_ERR_UNSUPPORTED); JSON that is not an
+                                 array of objects (strict RFC 8259, valid UTF-8, 64 levels at most): SRT_ERR_INVALID_ARG.
+                                 Not copied by the render (srt_chat copies srt_chat_desc.tools). Duplicate keys are
+                                 written as they are (Python keeps the last one's value). */
 } srt_chat_template;
 
 SRT_API const char *srt_chat_format_name(srt_chat_format f);  /* "chatml", ...; NULL if out of range */
@@ -754,6 +769,19 @@ typedef struct srt_chat_reply_parts {
     int reasons;
 } srt_chat_reply_parts;
 SRT_API void srt_chat_reply_split(const srt_chat_template *t, const char *reply, srt_chat_reply_parts *out);
+/* The tools a finished reply calls, as spans of its text: chatml (tool_use): each <tool_call> block holding
+   {"name": NAME, "arguments": {...}} (Qwen / Hermes; a reply may call several); llama3: a reply that is one
+   JSON object {"name": NAME, "parameters": {...}} (or "arguments"), after an optional <|python_tag|> (Llama
+   3.1's JSON tool calls); any other reply calls nothing. name: the function's name without its quotes (a
+   name with escapes is refused); arguments: the object as the model wrote it. *n = the calls (the first
+   cap are written to calls). SRT_ERR_FORMAT, with srt_last_error saying what is wrong, for a chatml
+   <tool_call> block that is not such an object or is not closed (an app can tell the model so); other
+   formats: *n = 0. */
+typedef struct srt_chat_tool_call {
+    const char *name; size_t name_len;
+    const char *arguments; size_t arguments_len;
+} srt_chat_tool_call;
+SRT_API srt_status srt_chat_tool_calls(const srt_chat_template *t, const char *reply, srt_chat_tool_call *calls, int cap, int *n);
 /* Conversation files: srt_session_save with n messages kept beside the state (role and content:
    any bytes but NUL; roles not empty), so that an app takes a chat up again with its messages and
    its KV cache. srt_session_load_chat loads the state as srt_session_load does and hands the
@@ -790,6 +818,10 @@ typedef struct srt_chat_desc {
                                   fed again where the template drops it */
     const char *reasoning;     /* harmony (gpt-oss): the reasoning effort, "low", "medium" or "high"; NULL = the
                                   template's (medium); another value: SRT_ERR_INVALID_ARG */
+    const char *tools;         /* the tools the model may call (srt_chat_template.tools; copied): SRT_ERR_UNSUPPORTED
+                                  when the template has none, SRT_ERR_INVALID_ARG when it is not a JSON array of
+                                  objects. The app runs the calls (srt_chat_tool_calls of the reply) and hands their
+                                  results back as messages of role "tool" (srt_chat_send_messages). */
     /* Speculative decoding, as srt_generate_desc's (not on SYCL; 0 = off): srt_chat_next hands out
        the tokens one evaluation drew one by one; the session may hold those not handed out yet,
        and any other call on the chat (and srt_chat_destroy) drops them from it again. */
@@ -825,6 +857,11 @@ SRT_API const srt_chat_message *srt_chat_messages(const srt_chat *c, int *n);
    exchange dropped, SRT_ERR_CANCELLED (srt_session_cancel), SRT_ERR_INVALID_ARG for a role the
    template cannot render. */
 SRT_API srt_status srt_chat_send(srt_chat *c, const char *text, srt_chat_turn *turn);
+/* srt_chat_send for n messages at once, of any role the template renders but "system" and "assistant":
+   the results of a reply's tool calls (role "tool", one message per call, in the calls' order), a user
+   message. Added, fed and answered as one turn (srt_chat_undo takes all of them back); on an error none
+   is kept. */
+SRT_API srt_status srt_chat_send_messages(srt_chat *c, const srt_chat_message *msgs, int n, srt_chat_turn *turn);
 /* Draws the reply's next token. *end = SRT_CHAT_GOING: *token is part of the reply (a control
    token's text goes into it too; srt_utf8_stream_token shows nothing for it); SRT_CHAT_END_TURN:
    the model ended its turn with *token (EOS, a template stop token or another end-of-turn token,
@@ -7801,6 +7838,7 @@ SRT_API void srt_chat_messages_free(srt_chat_message *msgs) { SRT_FREE(msgs); }
 /* Each format is written from its reference Jinja template (the one named in the public enum);
    where a template trims content (Jinja's trim / strip) so do we, with ASCII whitespace. */
 #include <time.h>
+#include <locale.h>
 static const char *const srt__chat_names[SRT_CHAT_FORMAT_COUNT] = {"chatml", "llama3", "llama2", "mistral", "mistral-v3", "phi3", "zephyr", "gemma",
                                                                    "tulu", "granite", "exaone4", "minicpm", "olmo3", "harmony"};
 
@@ -7929,6 +7967,8 @@ static int srt__chat_detect(const char *j, srt_chat_format *f) {
 static void srt__chat_extras(const char *j, srt_chat_template *t) {
     if (t->format == SRT_CHAT_CHATML || t->format == SRT_CHAT_OLMO3) srt__chat_default_system(j, t->default_system, sizeof t->default_system);
     if (t->format == SRT_CHAT_CHATML && strstr(j, "</think>") && strstr(j, "last_query_index")) t->think = 1;
+    if (t->format == SRT_CHAT_CHATML && strstr(j, "<tool_call>") && strstr(j, "<tool_response>")) t->tool_use = 1;
+    if (t->format == SRT_CHAT_LLAMA3 && strstr(j, "ipython") && strstr(j, "Cutting Knowledge Date")) t->tool_use = 1;
     if (t->format == SRT_CHAT_LLAMA3 && strstr(j, "Cutting Knowledge Date")) {
         t->dated_system = 1;
         if (strstr(j, "strftime_now")) srt__chat_today(t->date, sizeof t->date, 0);
@@ -8038,11 +8078,231 @@ static void srt__put_trim(srt__out *o, const char *s) {
     while (n && srt__chat_space(s[n - 1])) n--;
     srt__put(o, s, n);
 }
+/* JSON as the templates' tojson writes it: transformers' tojson is Python's json.dumps(x,
+   ensure_ascii=False), ", " and ": " between items, or with indent N "," and ": " and each item on
+   its own line; an empty object or array stays "{}" / "[]". Values are read strictly (RFC 8259,
+   valid UTF-8) and written again: strings with json.dumps' escapes (\" \\ \n \r \t \b \f, other
+   control characters as \u00xx, everything else as it is), integers as written ("-0" as 0), other
+   numbers as Python's repr of the double (the shortest digits that read back, 1e+16 / 1e-05 beyond
+   the fixed range). Each function returns the end of what it read, NULL when it is not JSON. */
+#define SRT__JSON_DEPTH 64
+static const char *srt__json_ws(const char *p) { while (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r') p++; return p; }
+static int srt__json_hex4(const char *p, uint32_t *v) {
+    int i;
+    *v = 0;
+    for (i = 0; i < 4; i++) {
+        char c = p[i];
+        uint32_t d = c >= '0' && c <= '9' ? (uint32_t)(c - '0') : c >= 'a' && c <= 'f' ? (uint32_t)(c - 'a' + 10) : c >= 'A' && c <= 'F' ? (uint32_t)(c - 'A' + 10) : 16u;
+        if (d > 15) return 0;
+        *v = *v * 16 + d;
+    }
+    return 1;
+}
+/* One code point of valid UTF-8 (no overlong forms, surrogates or values past U+10FFFF): its length, 0 if invalid. */
+static int srt__utf8_strict(const unsigned char *s, uint32_t *cp) {
+    static const uint32_t min[5] = {0, 0, 0x80, 0x800, 0x10000};
+    unsigned c = s[0];
+    int len = c < 0x80 ? 1 : c < 0xC2 ? 0 : c < 0xE0 ? 2 : c < 0xF0 ? 3 : c < 0xF5 ? 4 : 0, i;
+    if (len <= 1) { *cp = c; return len; }
+    *cp = c & (0x7Fu >> len);
+    for (i = 1; i < len; i++) {
+        if ((s[i] & 0xC0) != 0x80) return 0;
+        *cp = (*cp << 6) | (s[i] & 0x3Fu);
+    }
+    return *cp < min[len] || (*cp >= 0xD800 && *cp < 0xE000) || *cp > 0x10FFFF ? 0 : len;
+}
+static void srt__json_put_cp(srt__out *o, uint32_t cp) {
+    char b[8];
+    int n = 0;
+    if (cp == '"' || cp == '\\') { b[0] = '\\'; b[1] = (char)cp; n = 2; }
+    else if (cp == '\n' || cp == '\r' || cp == '\t' || cp == '\b' || cp == '\f') {
+        b[0] = '\\'; b[1] = cp == '\n' ? 'n' : cp == '\r' ? 'r' : cp == '\t' ? 't' : cp == '\b' ? 'b' : 'f'; n = 2;
+    } else if (cp < 0x20) n = snprintf(b, sizeof b, "\\u%04x", (unsigned)cp);
+    else if (cp < 0x80) { b[0] = (char)cp; n = 1; }
+    else if (cp < 0x800) { b[0] = (char)(0xC0 | (cp >> 6)); b[1] = (char)(0x80 | (cp & 63)); n = 2; }
+    else if (cp < 0x10000) { b[0] = (char)(0xE0 | (cp >> 12)); b[1] = (char)(0x80 | ((cp >> 6) & 63)); b[2] = (char)(0x80 | (cp & 63)); n = 3; }
+    else { b[0] = (char)(0xF0 | (cp >> 18)); b[1] = (char)(0x80 | ((cp >> 12) & 63)); b[2] = (char)(0x80 | ((cp >> 6) & 63)); b[3] = (char)(0x80 | (cp & 63)); n = 4; }
+    srt__put(o, b, (size_t)n);
+}
+/* A Python str (here: bytes of valid UTF-8, up to n) as json.dumps writes it, quotes included; 0 if not valid UTF-8. */
+static int srt__json_put_text(srt__out *o, const char *s, size_t n) {
+    size_t i = 0;
+    srt__put(o, "\"", 1);
+    while (i < n) {
+        uint32_t cp;
+        int l = srt__utf8_strict((const unsigned char *)s + i, &cp);
+        if (l == 0 || (size_t)l > n - i) return 0;
+        srt__json_put_cp(o, cp);
+        i += (size_t)l;
+    }
+    srt__put(o, "\"", 1);
+    return 1;
+}
+static const char *srt__json_string(srt__out *o, const char *p) {   /* p at its opening quote */
+    srt__put(o, "\"", 1);
+    for (p++;;) {
+        uint32_t cp, lo;
+        int l;
+        if (*p == '"') { srt__put(o, "\"", 1); return p + 1; }
+        if ((unsigned char)*p < 0x20) return NULL;   /* a control character, or the text ends */
+        if (*p != '\\') {
+            if (!(l = srt__utf8_strict((const unsigned char *)p, &cp))) return NULL;
+            p += l;
+        } else if (p[1] == 'u') {
+            if (!srt__json_hex4(p + 2, &cp)) return NULL;
+            p += 6;
+            if (cp >= 0xDC00 && cp < 0xE000) return NULL;   /* a lone low surrogate */
+            if (cp >= 0xD800 && cp < 0xDC00) {                /* a pair */
+                if (p[0] != '\\' || p[1] != 'u' || !srt__json_hex4(p + 2, &lo) || lo < 0xDC00 || lo >= 0xE000) return NULL;
+                cp = 0x10000 + ((cp - 0xD800) << 10) + (lo - 0xDC00);
+                p += 6;
+            }
+        } else {
+            static const char esc[] = "\"\\/bfnrt", val[] = "\"\\/\b\f\n\r\t";
+            const char *e = p[1] ? strchr(esc, p[1]) : NULL;
+            if (!e) return NULL;
+            cp = (unsigned char)val[e - esc];
+            p += 2;
+        }
+        srt__json_put_cp(o, cp);
+    }
+}
+/* Python's repr of the double a JSON number (with a fraction or an exponent) reads as. */
+static int srt__json_float(srt__out *o, const char *s, size_t n) {
+    char b[64], d[24], out[48];
+    const struct lconv *lc = localeconv();
+    const char point = lc && lc->decimal_point && lc->decimal_point[0] ? lc->decimal_point[0] : '.';
+    char *num = (char *)SRT_MALLOC(n + 1), *q;
+    double v;
+    int prec, nd = 0, e10, dp, k = 0, i;
+    if (!num) return 0;
+    memcpy(num, s, n);
+    num[n] = 0;
+    for (q = num; *q; q++) if (*q == '.') *q = point;   /* strtod reads the locale's decimal point */
+    v = strtod(num, NULL);
+    SRT_FREE(num);
+    if (!(v - v == 0)) return 0;   /* out of range: Python would write Infinity, which is not JSON */
+    for (prec = 1; prec < 17; prec++) { snprintf(b, sizeof b, "%.*e", prec - 1, v); if (strtod(b, NULL) == v) break; }
+    snprintf(b, sizeof b, "%.*e", prec - 1, v);
+    for (q = b; *q && *q != 'e' && *q != 'E'; q++) if (*q >= '0' && *q <= '9' && nd < 20) d[nd++] = *q;
+    e10 = *q ? atoi(q + 1) : 0;
+    while (nd > 1 && d[nd - 1] == '0') nd--;
+    if (b[0] == '-') out[k++] = '-';
+    dp = e10 + 1;   /* digits before the decimal point */
+    if (dp > -4 && dp <= 16) {
+        if (dp <= 0) { out[k++] = '0'; out[k++] = '.'; for (i = 0; i < -dp; i++) out[k++] = '0'; for (i = 0; i < nd; i++) out[k++] = d[i]; }
+        else {
+            for (i = 0; i < dp; i++) out[k++] = i < nd ? d[i] : '0';
+            out[k++] = '.';
+            if (nd <= dp) out[k++] = '0';
+            for (i = dp; i < nd; i++) out[k++] = d[i];
+        }
+        out[k] = 0;
+    } else {
+        out[k++] = d[0];
+        if (nd > 1) { out[k++] = '.'; for (i = 1; i < nd; i++) out[k++] = d[i]; }
+        snprintf(out + k, sizeof out - (size_t)k, "e%c%02d", e10 < 0 ? '-' : '+', e10 < 0 ? -e10 : e10);
+    }
+    srt__puts(o, out);
+    return 1;
+}
+static const char *srt__json_number(srt__out *o, const char *p) {
+    const char *s = p;
+    int frac = 0;
+    if (*p == '-') p++;
+    if (*p == '0') p++;
+    else if (*p >= '1' && *p <= '9') while (*p >= '0' && *p <= '9') p++;
+    else return NULL;
+    if (*p == '.') {
+        frac = 1;
+        if (!(*++p >= '0' && *p <= '9')) return NULL;
+        while (*p >= '0' && *p <= '9') p++;
+    }
+    if (*p == 'e' || *p == 'E') {
+        frac = 1;
+        if (*++p == '+' || *p == '-') p++;
+        if (!(*p >= '0' && *p <= '9')) return NULL;
+        while (*p >= '0' && *p <= '9') p++;
+    }
+    if (frac) return srt__json_float(o, s, (size_t)(p - s)) ? p : NULL;
+    if (p - s == 2 && s[0] == '-') srt__put(o, "0", 1);   /* Python's int("-0") */
+    else srt__put(o, s, (size_t)(p - s));
+    return p;
+}
+static void srt__json_newline(srt__out *o, int indent, int level) {
+    int i;
+    srt__put(o, "\n", 1);
+    for (i = 0; i < indent * level; i++) srt__put(o, " ", 1);
+}
+static const char *srt__json_value(srt__out *o, const char *p, int indent, int level) {
+    static const char *const lit[3] = {"true", "false", "null"};
+    int i;
+    p = srt__json_ws(p);
+    if (*p == '"') return srt__json_string(o, p);
+    if (*p == '{' || *p == '[') {
+        const char close = *p == '{' ? '}' : ']';
+        if (level >= SRT__JSON_DEPTH) return NULL;
+        srt__put(o, p, 1);
+        p = srt__json_ws(p + 1);
+        if (*p == close) { srt__put(o, p, 1); return p + 1; }
+        for (i = 0;; i++) {
+            if (i) srt__puts(o, indent ? "," : ", ");
+            if (indent) srt__json_newline(o, indent, level + 1);
+            if (close == '}') {
+                if (*p != '"' || !(p = srt__json_string(o, p))) return NULL;
+                if (*(p = srt__json_ws(p)) != ':') return NULL;
+                srt__puts(o, ": ");
+                p++;
+            }
+            if (!(p = srt__json_value(o, p, indent, level + 1))) return NULL;
+            p = srt__json_ws(p);
+            if (*p == close) break;
+            if (*p != ',') return NULL;
+            p = srt__json_ws(p + 1);
+        }
+        if (indent) srt__json_newline(o, indent, level);
+        srt__put(o, p, 1);
+        return p + 1;
+    }
+    for (i = 0; i < 3; i++)
+        if (!strncmp(p, lit[i], strlen(lit[i]))) { srt__puts(o, lit[i]); return p + strlen(lit[i]); }
+    return srt__json_number(o, p);
+}
+/* Writes each object of the JSON array text as tojson does, between before and after; NULL if all
+   is well, else where the text stops being an array of objects. */
+static const char *srt__json_each(srt__out *o, const char *arr, int indent, const char *before, const char *after) {
+    const char *p = srt__json_ws(arr), *at;
+    if (*p != '[') return p;
+    p = srt__json_ws(p + 1);
+    if (*p == ']') return *srt__json_ws(p + 1) ? srt__json_ws(p + 1) : NULL;
+    for (;;) {
+        if (*p != '{') return p;
+        srt__puts(o, before);
+        if (!(at = srt__json_value(o, p, indent, 0))) return p;
+        srt__puts(o, after);
+        p = srt__json_ws(at);
+        if (*p == ']') break;
+        if (*p != ',') return p;
+        p = srt__json_ws(p + 1);
+    }
+    p = srt__json_ws(p + 1);
+    return *p ? p : NULL;
+}
+/* Whether template t renders these tools: SRT_ERR_UNSUPPORTED, SRT_ERR_INVALID_ARG or SRT_OK. */
+static srt_status srt__chat_tools_check(const srt_chat_template *t, const char *tools, const char *who) {
+    srt__out none = {NULL, 0, 0};
+    const char *bad;
+    if (!t->tool_use || (t->format != SRT_CHAT_CHATML && t->format != SRT_CHAT_LLAMA3))
+        return srt__fail(SRT_ERR_UNSUPPORTED, "%s: this %s template renders no tools", who, srt__chat_names[t->format]);
+    if ((bad = srt__json_each(&none, tools, 0, "", "")) != NULL)
+        return srt__fail(SRT_ERR_INVALID_ARG, "%s: the tools are not a JSON array of objects (at byte %llu)", who, (unsigned long long)(bad - tools));
+    return SRT_OK;
+}
 SRT_API srt_status srt_chat_render(const srt_chat_template *t, const srt_chat_message *msgs, int n, int add_generation_prompt,
                                    char *buf, size_t cap, size_t *len) {
     srt__out o;
     int i, first = 0, last_query;
-    const char *sys = NULL;
+    const char *sys = NULL, *tools = t && t->tools && t->tools[0] ? t->tools : NULL;
     char tmp[64];
     if (len) *len = 0;
     if (!t || (unsigned)t->format >= SRT_CHAT_FORMAT_COUNT || n < 0 || (n > 0 && !msgs) || (!buf && cap))
@@ -8055,13 +8315,39 @@ SRT_API srt_status srt_chat_render(const srt_chat_template *t, const srt_chat_me
     }
     o.buf = buf; o.cap = cap; o.n = 0;
     if (n > 0 && !strcmp(msgs[0].role, "system")) { sys = msgs[0].content; first = 1; }
+    if (tools) {
+        srt_status st = srt__chat_tools_check(t, tools, "srt_chat_render");
+        if (st != SRT_OK) return st;
+        /* an empty list: none for Qwen's `if tools`; Llama 3.1's `tools is not none` writes its tool prompt without any */
+        if (t->format == SRT_CHAT_CHATML && *srt__json_ws(srt__json_ws(tools) + 1) == ']') tools = NULL;
+    }
+    if (tools) {
+        if (t->format == SRT_CHAT_LLAMA3 && n <= first)
+            return srt__fail(SRT_ERR_INVALID_ARG, "srt_chat_render: llama3 lists the tools in the first message after the system one: there is none");
+    }
     switch (t->format) {
         case SRT_CHAT_CHATML:
-            if (n > 0 && !sys && t->default_system[0]) {
+            if (n > 0 && tools) {   /* Qwen's system block: the system message (or the default one), then the tools */
+                const char *head = sys ? sys : t->default_system;
+                srt__puts(&o, "<|im_start|>system\n");
+                if (head[0]) { srt__puts(&o, head); srt__puts(&o, "\n\n"); }
+                srt__puts(&o, "# Tools\n\nYou may call one or more functions to assist with the user query.\n\n"
+                              "You are provided with function signatures within <tools></tools> XML tags:\n<tools>");
+                srt__json_each(&o, tools, 0, "\n", "");
+                srt__puts(&o, "\n</tools>\n\nFor each function call, return a json object with function name and arguments within "
+                              "<tool_call></tool_call> XML tags:\n<tool_call>\n{\"name\": <function-name>, \"arguments\": "
+                              "<args-json-object>}\n</tool_call><|im_end|>\n");
+            } else if (n > 0 && !sys && t->default_system[0]) {
                 srt__puts(&o, "<|im_start|>system\n"); srt__puts(&o, t->default_system); srt__puts(&o, "<|im_end|>\n");
             }
             last_query = t->think ? srt__chat_last_query(msgs, n) : n;
-            for (i = 0; i < n; i++) {
+            for (i = tools ? first : 0; i < n; i++) {
+                if (t->tool_use && !strcmp(msgs[i].role, "tool")) {   /* consecutive results share one user turn */
+                    if (i == 0 || strcmp(msgs[i - 1].role, "tool") != 0) srt__puts(&o, "<|im_start|>user");
+                    srt__puts(&o, "\n<tool_response>\n"); srt__puts(&o, msgs[i].content); srt__puts(&o, "\n</tool_response>");
+                    if (i == n - 1 || strcmp(msgs[i + 1].role, "tool") != 0) srt__puts(&o, "<|im_end|>\n");
+                    continue;
+                }
                 srt__puts(&o, "<|im_start|>"); srt__puts(&o, msgs[i].role); srt__puts(&o, "\n");
                 if (t->think && !strcmp(msgs[i].role, "assistant")) srt__chat_think_put(&o, msgs[i].content, i > last_query, i == n - 1);
                 else srt__puts(&o, msgs[i].content);
@@ -8070,16 +8356,33 @@ SRT_API srt_status srt_chat_render(const srt_chat_template *t, const srt_chat_me
             if (add_generation_prompt) srt__puts(&o, t->think && t->no_think ? "<|im_start|>assistant\n<think>\n\n</think>\n\n" : "<|im_start|>assistant\n");
             break;
         case SRT_CHAT_LLAMA3:
-            if (t->dated_system) {
+            if (t->dated_system || tools) {
                 srt__puts(&o, t->bos);
-                srt__puts(&o, "<|start_header_id|>system<|end_header_id|>\n\nCutting Knowledge Date: December 2023\nToday Date: ");
+                srt__puts(&o, tools ? "<|start_header_id|>system<|end_header_id|>\n\nEnvironment: ipython\nCutting Knowledge Date: December 2023\nToday Date: "
+                                    : "<|start_header_id|>system<|end_header_id|>\n\nCutting Knowledge Date: December 2023\nToday Date: ");
                 srt__puts(&o, t->date[0] ? t->date : "26 Jul 2024");
                 srt__puts(&o, "\n\n");
                 if (sys) srt__put_trim(&o, sys);
                 srt__puts(&o, "<|eot_id|>");
+                if (tools) {   /* Llama 3.1's tools_in_user_message: the first message after the system one, as a user turn */
+                    srt__puts(&o, "<|start_header_id|>user<|end_header_id|>\n\nGiven the following functions, please respond with a JSON for a "
+                                  "function call with its proper arguments that best answers the given prompt.\n\nRespond in the format "
+                                  "{\"name\": function name, \"parameters\": dictionary of argument name and its value}.Do not use variables.\n\n");
+                    srt__json_each(&o, tools, 4, "", "\n\n");
+                    srt__put_trim(&o, msgs[first].content);
+                    srt__puts(&o, "<|eot_id|>");
+                    first++;
+                }
             } else first = 0;
             for (i = first; i < n; i++) {
                 if (i == 0 && !t->dated_system) srt__puts(&o, t->bos);
+                if (t->tool_use && (!strcmp(msgs[i].role, "tool") || !strcmp(msgs[i].role, "ipython"))) {
+                    srt__puts(&o, "<|start_header_id|>ipython<|end_header_id|>\n\n");
+                    if (!srt__json_put_text(&o, msgs[i].content, strlen(msgs[i].content)))
+                        return srt__fail(SRT_ERR_INVALID_ARG, "srt_chat_render: message %d (a tool's result) is not valid UTF-8", i);
+                    srt__puts(&o, "<|eot_id|>");
+                    continue;
+                }
                 srt__puts(&o, "<|start_header_id|>"); srt__puts(&o, msgs[i].role); srt__puts(&o, "<|end_header_id|>\n\n");
                 srt__put_trim(&o, msgs[i].content); srt__puts(&o, "<|eot_id|>");
             }
@@ -8274,6 +8577,57 @@ SRT_API void srt_chat_reply_split(const srt_chat_template *t, const char *reply,
     out->answer_len = strlen(r);
 }
 
+/* The JSON object at p: where its "name" string and its "arguments" (or "parameters") object are. Returns
+   its end, NULL if it is not a JSON object. */
+static const char *srt__json_call(const char *p, srt_chat_tool_call *c) {
+    srt__out none = {NULL, 0, 0};
+    memset(c, 0, sizeof *c);
+    if (*(p = srt__json_ws(p)) != '{') return NULL;
+    if (*(p = srt__json_ws(p + 1)) == '}') return p + 1;
+    for (;;) {
+        const char *k = p, *ke, *v, *e;
+        size_t kn;
+        if (*p != '"' || !(ke = srt__json_string(&none, p)) || *(p = srt__json_ws(ke)) != ':') return NULL;
+        if (!(e = srt__json_value(&none, v = srt__json_ws(p + 1), 0, 1))) return NULL;
+        kn = (size_t)(ke - k);
+        if (kn == 6 && !memcmp(k, "\"name\"", 6) && *v == '"') { c->name = v + 1; c->name_len = (size_t)(e - v) - 2; }
+        if (((kn == 11 && !memcmp(k, "\"arguments\"", 11)) || (kn == 12 && !memcmp(k, "\"parameters\"", 12))) && *v == '{') {
+            c->arguments = v; c->arguments_len = (size_t)(e - v);
+        }
+        if (*(p = srt__json_ws(e)) == '}') return p + 1;
+        if (*p != ',') return NULL;
+        p = srt__json_ws(p + 1);
+    }
+}
+SRT_API srt_status srt_chat_tool_calls(const srt_chat_template *t, const char *reply, srt_chat_tool_call *calls, int cap, int *n) {
+    const char *r = reply ? reply : "", *p, *e;
+    srt_chat_tool_call c;
+    int k = 0;
+    if (n) *n = 0;
+    if (!t || !n || cap < 0 || (cap > 0 && !calls)) return srt__fail(SRT_ERR_INVALID_ARG, "srt_chat_tool_calls: bad arguments");
+    if (t->format == SRT_CHAT_CHATML) {   /* <tool_call>\n{"name": ..., "arguments": {...}}\n</tool_call>, any number of them */
+        for (p = r; (p = strstr(p, "<tool_call>")) != NULL; k++) {
+            if (!strstr(p + 11, "</tool_call>")) return srt__fail(SRT_ERR_FORMAT, "tool call %d: <tool_call> without </tool_call>", k + 1);
+            e = srt__json_call(p + 11, &c);
+            if (!e || strncmp(e = srt__json_ws(e), "</tool_call>", 12) != 0)
+                return srt__fail(SRT_ERR_FORMAT, "tool call %d: not one JSON object between <tool_call> and </tool_call>", k + 1);
+            if (!c.name || !c.arguments) return srt__fail(SRT_ERR_FORMAT, "tool call %d: no \"name\" string or no \"arguments\" object", k + 1);
+            if (memchr(c.name, '\\', c.name_len)) return srt__fail(SRT_ERR_FORMAT, "tool call %d: the name has escapes", k + 1);
+            if (k < cap) calls[k] = c;
+            p = e + 12;
+        }
+    } else if (t->format == SRT_CHAT_LLAMA3) {   /* the whole reply one JSON object {"name": ..., "parameters": {...}} */
+        p = srt__json_ws(r);
+        if (!strncmp(p, "<|python_tag|>", 14)) p = srt__json_ws(p + 14);
+        if (*p == '{' && (e = srt__json_call(p, &c)) != NULL && !*srt__json_ws(e) && c.name && c.arguments && !memchr(c.name, '\\', c.name_len)) {
+            if (cap > 0) calls[0] = c;
+            k = 1;
+        }
+    }
+    *n = k;
+    return SRT_OK;
+}
+
 /* ---------------------------------------------------------------- 15 chats */
 /* The invariant: `fed` is exactly the text the session's tokens stand for (rendered turns, then
    the reply's token texts), so a turn feeds only what its rendering adds after `fed`. When the
@@ -8297,6 +8651,7 @@ struct srt_chat {
     srt_session *s;
     const srt_model *m;
     srt_chat_template t;
+    char *tools;                       /* the copy of srt_chat_desc.tools that t.tools points to */
     srt_chat_message *msgs;            /* role and content: SRT_MALLOC'd each */
     int n_msgs, cap_msgs;
     srt__text fed;
@@ -8430,6 +8785,10 @@ SRT_API srt_status srt_chat_create(srt_session *s, const srt_chat_desc *desc, sr
         }
         srt__chat_copy(c->t.reasoning, sizeof c->t.reasoning, d.reasoning);
     }
+    if (d.tools && d.tools[0]) {
+        if ((st = srt__chat_tools_check(&c->t, d.tools, "srt_chat_create")) != SRT_OK) { srt_chat_destroy(c); return st; }
+        if (!(c->t.tools = c->tools = srt__chat_strdup(d.tools, strlen(d.tools)))) { srt_chat_destroy(c); return srt__fail(SRT_ERR_OUT_OF_MEMORY, "srt_chat_create"); }
+    }
     if (d.system_prompt && !srt__chat_add(c, "system", d.system_prompt, strlen(d.system_prompt))) { srt_chat_destroy(c); return srt__fail(SRT_ERR_OUT_OF_MEMORY, "srt_chat_create"); }
     *out = c;
     return SRT_OK;
@@ -8440,6 +8799,7 @@ SRT_API void srt_chat_destroy(srt_chat *c) {
     while (c->n_msgs > 0) srt__chat_drop(c, c->n_msgs - 1);
     SRT_FREE(c->msgs);
     SRT_FREE(c->fed.p);
+    SRT_FREE(c->tools);
     SRT_FREE(c);
 }
 SRT_API const srt_chat_template *srt_chat_get_template(const srt_chat *c) { return c ? &c->t : NULL; }
@@ -8448,41 +8808,57 @@ SRT_API const srt_chat_message *srt_chat_messages(const srt_chat *c, int *n) {
     return c ? c->msgs : NULL;
 }
 
+/* Takes back the last k messages (a turn's new ones that failed). */
+static void srt__chat_drop_last(srt_chat *c, int k) { while (k-- > 0 && c->n_msgs > 0) srt__chat_drop(c, c->n_msgs - 1); }
 SRT_API srt_status srt_chat_send(srt_chat *c, const char *text, srt_chat_turn *turn) {
+    srt_chat_message m;
+    m.role = "user";
+    m.content = text;
+    if (turn) memset(turn, 0, sizeof *turn);
+    if (!c || !text) return srt__fail(SRT_ERR_INVALID_ARG, "srt_chat_send: NULL chat or text");
+    return srt_chat_send_messages(c, &m, 1, turn);
+}
+SRT_API srt_status srt_chat_send_messages(srt_chat *c, const srt_chat_message *msgs, int n_new, srt_chat_turn *turn) {
     srt_chat_turn tr;
     srt_session *s;
     int32_t *ids = NULL;
-    int n = 0, n_ctx, room, k, pos0;
+    int n = 0, n_ctx, room, k, pos0, i;
     srt_status st;
     char *full;
     memset(&tr, 0, sizeof tr);
     if (turn) *turn = tr;
-    if (!c || !text) return srt__fail(SRT_ERR_INVALID_ARG, "srt_chat_send: NULL chat or text");
+    if (!c || n_new < 1 || !msgs) return srt__fail(SRT_ERR_INVALID_ARG, "srt_chat_send_messages: NULL chat or no messages");
+    for (i = 0; i < n_new; i++)
+        if (!msgs[i].role || !msgs[i].content || !msgs[i].role[0] || !strcmp(msgs[i].role, "system") || !strcmp(msgs[i].role, "assistant") ||
+            !strcmp(msgs[i].role, SRT__CHAT_FED_ROLE))
+            return srt__fail(SRT_ERR_INVALID_ARG, "srt_chat_send_messages: message %d: %s", i, !msgs[i].role || !msgs[i].content ? "no role or content" : "a role the app does not send");
     srt__chat_settle(c);
     s = c->s;
     n_ctx = s->n_ctx;
     room = c->max_tokens > 0 && c->max_tokens < n_ctx / 2 ? c->max_tokens : n_ctx / 4;
     c->reply_open = 0;
-    if (!srt__chat_add(c, "user", text, strlen(text))) return srt__fail(SRT_ERR_OUT_OF_MEMORY, "srt_chat_send");
-    if ((st = srt__chat_render_all(c, 1, &full)) != SRT_OK) { srt__chat_drop(c, c->n_msgs - 1); return st; }
+    for (i = 0; i < n_new; i++)
+        if (!srt__chat_add(c, msgs[i].role, msgs[i].content, strlen(msgs[i].content))) { srt__chat_drop_last(c, i); return srt__fail(SRT_ERR_OUT_OF_MEMORY, "srt_chat_send"); }
+    if ((st = srt__chat_render_all(c, 1, &full)) != SRT_OK) { srt__chat_drop_last(c, n_new); return st; }
     if (c->fed.n > 0 && (strlen(full) < c->fed.n || memcmp(full, c->fed.p, c->fed.n) != 0)) { srt__chat_forget(c); tr.rerendered = 1; }
-    for (;;) {   /* the oldest exchanges go until the new text and room for a reply fit */
+    for (;;) {   /* the oldest exchanges go until the new text and room for a reply fit: an exchange is a user
+                    message and what follows it up to the next one (replies, tool results) */
         int first = srt__chat_has_system(c);
         SRT_FREE(ids);
         if ((st = srt__chat_tokenize(c, full + c->fed.n, strlen(full + c->fed.n), c->fed.n ? c->prev_special : 1, &ids, &n)) != SRT_OK) {
-            SRT_FREE(full); srt__chat_drop(c, c->n_msgs - 1); return st;
+            SRT_FREE(full); srt__chat_drop_last(c, n_new); return st;
         }
-        if ((c->fed.n ? s->n_tokens : 0) + n + room <= n_ctx || c->n_msgs - first <= 1) break;
-        srt__chat_drop(c, first);
-        if (c->n_msgs - first > 1 && !strcmp(c->msgs[first].role, "assistant")) srt__chat_drop(c, first);
+        if ((c->fed.n ? s->n_tokens : 0) + n + room <= n_ctx || c->n_msgs - first <= n_new) break;
+        do srt__chat_drop(c, first);
+        while (c->n_msgs - first > n_new && strcmp(c->msgs[first].role, "user") != 0);
         c->has_turn = c->has_reply = 0;   /* their positions are gone */
         srt__chat_forget(c);
         tr.n_dropped++;
         SRT_FREE(full);
-        if ((st = srt__chat_render_all(c, 1, &full)) != SRT_OK) { SRT_FREE(ids); srt__chat_drop(c, c->n_msgs - 1); return st; }
+        if ((st = srt__chat_render_all(c, 1, &full)) != SRT_OK) { SRT_FREE(ids); srt__chat_drop_last(c, n_new); return st; }
     }
     if ((c->fed.n ? s->n_tokens : 0) + n + 1 > n_ctx) {
-        SRT_FREE(ids); SRT_FREE(full); srt__chat_drop(c, c->n_msgs - 1);
+        SRT_FREE(ids); SRT_FREE(full); srt__chat_drop_last(c, n_new);
         return srt__fail(SRT_ERR_CONTEXT_FULL, "srt_chat_send: the message (%d tokens with its template) does not fit into the context window of %d tokens", n, n_ctx);
     }
     k = c->fed.n ? 0 : srt__chat_common(s, ids, n);
@@ -8491,11 +8867,11 @@ SRT_API srt_status srt_chat_send(srt_chat *c, const char *text, srt_chat_turn *t
     if (st == SRT_OK) st = srt_session_feed(s, ids + k, n - k);
     if (st != SRT_OK) {   /* batches evaluated before a cancel or an error are taken back too */
         srt_session_truncate(s, pos0);
-        srt__chat_drop(c, c->n_msgs - 1);
+        srt__chat_drop_last(c, n_new);
         SRT_FREE(ids); SRT_FREE(full);
         return st;
     }
-    c->has_turn = 1; c->turn_pos = pos0; c->turn_msg = c->n_msgs - 1; c->turn_fed = c->fed.n; c->turn_prev_special = c->prev_special;
+    c->has_turn = 1; c->turn_pos = pos0; c->turn_msg = c->n_msgs - n_new; c->turn_fed = c->fed.n; c->turn_prev_special = c->prev_special;
     tr.from_start = c->fed.n == 0; tr.n_tokens = n; tr.n_kept = pos0; tr.n_prompt = s->n_tokens - pos0;
     if (!srt__text_add(&c->fed, full + c->fed.n, strlen(full + c->fed.n)) || !srt__chat_add(c, "assistant", "", 0)) {
         srt__chat_forget(c);   /* the next turn feeds the conversation again, keeping these tokens */

@@ -318,7 +318,11 @@ static const char *tmpl_gemma3 =
 
 /* Qwen3 (hybrid reasoning): the message part of its template, tools left out */
 static const char *tmpl_qwen3 =
-    "{%- if messages[0].role == 'system' %}\n    {{- '<|im_start|>system\\n' + messages[0].content + '<|im_end|>\\n' }}\n{%- endif %}\n"
+    "{%- if tools %}\n    {{- '<|im_start|>system\\n' }}\n    {%- if messages[0].role == 'system' %}\n        {{- messages[0].content + '\\n\\n' }}\n    {%- endif %}\n"
+    "    {{- \"# Tools\\n\\nYou may call one or more functions to assist with the user query.\\n\\nYou are provided with function signatures within <tools></tools> XML tags:\\n<tools>\" }}\n"
+    "    {%- for tool in tools %}\n        {{- \"\\n\" }}\n        {{- tool | tojson }}\n    {%- endfor %}\n"
+    "    {{- \"\\n</tools>\\n\\nFor each function call, return a json object with function name and arguments within <tool_call></tool_call> XML tags:\\n<tool_call>\\n{\\\"name\\\": <function-name>, \\\"arguments\\\": <args-json-object>}\\n</tool_call><|im_end|>\\n\" }}\n"
+    "{%- else %}\n    {%- if messages[0].role == 'system' %}\n        {{- '<|im_start|>system\\n' + messages[0].content + '<|im_end|>\\n' }}\n    {%- endif %}\n{%- endif %}\n"
     "{%- set ns = namespace(multi_step_tool=true, last_query_index=messages|length - 1) %}\n"
     "{%- for message in messages[::-1] %}\n    {%- set index = (messages|length - 1) - loop.index0 %}\n"
     "    {%- if ns.multi_step_tool and message.role == \"user\" and message.content is string and not(message.content.startswith('<tool_response>') and message.content.endswith('</tool_response>')) %}\n"
@@ -334,7 +338,10 @@ static const char *tmpl_qwen3 =
     "                {{- '<|im_start|>' + message.role + '\\n<think>\\n' + reasoning_content.strip('\\n') + '\\n</think>\\n\\n' + content.lstrip('\\n') }}\n"
     "            {%- else %}\n                {{- '<|im_start|>' + message.role + '\\n' + content }}\n            {%- endif %}\n"
     "        {%- else %}\n            {{- '<|im_start|>' + message.role + '\\n' + content }}\n        {%- endif %}\n"
-    "        {{- '<|im_end|>\\n' }}\n    {%- endif %}\n{%- endfor %}\n"
+    "        {{- '<|im_end|>\\n' }}\n"
+    "    {%- elif message.role == \"tool\" %}\n        {%- if loop.first or (messages[loop.index0 - 1].role != \"tool\") %}\n            {{- '<|im_start|>user' }}\n        {%- endif %}\n"
+    "        {{- '\\n<tool_response>\\n' }}\n        {{- content }}\n        {{- '\\n</tool_response>' }}\n"
+    "        {%- if loop.last or (messages[loop.index0 + 1].role != \"tool\") %}\n            {{- '<|im_end|>\\n' }}\n        {%- endif %}\n    {%- endif %}\n{%- endfor %}\n"
     "{%- if add_generation_prompt %}\n    {{- '<|im_start|>assistant\\n' }}\n"
     "    {%- if enable_thinking is defined and enable_thinking is false %}\n        {{- '<think>\\n\\n</think>\\n\\n' }}\n    {%- endif %}\n{%- endif %}";
 
@@ -1460,6 +1467,247 @@ done:
     srt_model_free(phi);
 }
 
+/* ---------------------------------------------------------------- tools */
+static const char *tools_weather =
+    "[{\"type\":\"function\",\"function\":{\"name\":\"get_weather\",\"description\":\"Weather in a city\",\"parameters\":{\"type\":\"object\","
+    "\"properties\":{\"city\":{\"type\":\"string\"}},\"required\":[\"city\"]}}}]";
+#define TOOLS_WEATHER_JSON "{\"type\": \"function\", \"function\": {\"name\": \"get_weather\", \"description\": \"Weather in a city\", \"parameters\": " \
+    "{\"type\": \"object\", \"properties\": {\"city\": {\"type\": \"string\"}}, \"required\": [\"city\"]}}}"
+#define QWEN_TOOLS_HEAD "# Tools\n\nYou may call one or more functions to assist with the user query.\n\nYou are provided with function signatures " \
+    "within <tools></tools> XML tags:\n<tools>\n"
+#define QWEN_TOOLS_TAIL "\n</tools>\n\nFor each function call, return a json object with function name and arguments within <tool_call></tool_call> " \
+    "XML tags:\n<tool_call>\n{\"name\": <function-name>, \"arguments\": <args-json-object>}\n</tool_call><|im_end|>\n"
+#define WEATHER_CALL "<tool_call>\n{\"name\": \"get_weather\", \"arguments\": {\"city\": \"Paris\"}}\n</tool_call>"
+
+/* What Qwen2.5's template writes between <tools>\n and \n</tools> for these tools ("" when refused). */
+static const char *tools_line(const char *tools, char *buf, size_t cap) {
+    static const srt_chat_message u[1] = {{"user", "x"}};
+    srt_chat_template t = from_text(tmpl_qwen25, NULL, NULL);
+    char *a, *b;
+    t.tools = tools;
+    buf[0] = 0;
+    if (srt_chat_render(&t, u, 1, 0, buf, cap, NULL) != SRT_OK) { buf[0] = 0; return buf; }
+    a = strstr(buf, "<tools>\n");
+    b = strstr(buf, "\n</tools>");
+    if (!a || !b) { buf[0] = 0; return buf; }
+    memmove(buf, a + 8, (size_t)(b - a - 8));
+    buf[b - a - 8] = 0;
+    return buf;
+}
+
+static void test_tools_render(void) {
+    static const srt_chat_message q[6] = {{"user", "Weather in Paris?"}, {"assistant", WEATHER_CALL}, {"tool", "18 C"}, {"tool", "sunny"},
+                                          {"assistant", "18 C and sunny."}, {"user", "Thanks"}};
+    static const srt_chat_message qs[4] = {{"system", "Be brief."}, {"user", "Weather in Paris?"}, {"assistant", WEATHER_CALL}, {"tool", "18 C"}};
+    static const srt_chat_message l[4] = {{"system", " S "}, {"user", " Weather? "}, {"assistant", "{\"name\": \"get_weather\", \"parameters\": {}}"},
+                                          {"tool", "{\"t\": 18}\n\xc3\xa9"}};
+    const char *const formats_without[] = {tmpl_smollm2, tmpl_llama3, tmpl_gemma3, tmpl_gpt_oss_text, tmpl_olmo3_think, NULL};
+    static const struct { const char *in, *out; } canon[] = {
+        {" [ {\"a\" : \"\\u00e9\\ud83d\\ude00\\/\\u0001\\\"\\\\\\n\\t\\b\\f\\r\x7f\" } ] ", "{\"a\": \"\xc3\xa9\xf0\x9f\x98\x80/\\u0001\\\"\\\\\\n\\t\\b\\f\\r\x7f\"}"},
+        {"[{\"n\": [0, -0, 12345678901234567890, 1.50, 1e5, 1E-7, -0.0, 0.1, 1e16, 1e15, 123.456e2, 0.0001, 0.00001, 5e-324, 1.7976931348623157e308, 2.5E+3, -1.25e-300]}]",
+         "{\"n\": [0, 0, 12345678901234567890, 1.5, 100000.0, 1e-07, -0.0, 0.1, 1e+16, 1000000000000000.0, 12345.6, 0.0001, 1e-05, 5e-324, "
+         "1.7976931348623157e+308, 2500.0, -1.25e-300]}"},
+        {"[{\"t\":true,\"f\":false,\"z\":null,\"e\":{ },\"l\":[ ],\"k\":{\"\":[[]]}}]", "{\"t\": true, \"f\": false, \"z\": null, \"e\": {}, \"l\": [], \"k\": {\"\": [[]]}}"},
+        {"[{\"a\":1},\n{\"b\":2}]", "{\"a\": 1}\n{\"b\": 2}"},
+    };
+    static const char *const bad[] = {"{}", "[1]", "[{]", "[{\"a\":1}", "[{\"a\":01}]", "[{\"a\":1,}]", "[{\"a\":1}] x", "[{\"a\":\"\xff\"}]",
+                                      "[{\"a\":\"\\ud800\"}]", "[{\"a\":\"\\udc00x\"}]", "[{\"a\":\"\x01\"}]", "[{\"a\":1e}]", "[{\"a\":-}]", "[{\"a\":.5}]",
+                                      "[{\"a\":tru}]", "[{\"a\":\"\\q\"}]", "[{\"a\":1e999}]", "[{\"a\":\"\xc0\xaf\"}]", "[{a:1}]", "[{\"a\":\"\\u12g4\"}]",
+                                      "[{\"a\":\"\xed\xa0\x80\"}]", "[{\"a\" 1}]", "[{}{}]", "[", "", NULL};
+    srt_chat_template t;
+    char buf[4096], line[2048], deep[400];
+    size_t i, len;
+    int ok, k;
+    srt_status st;
+
+    /* which templates render tools */
+    CHECK(from_text(tmpl_qwen25, NULL, NULL).tool_use && from_text(tmpl_qwen3, NULL, NULL).tool_use && from_text(tmpl_llama32, NULL, NULL).tool_use,
+          "Qwen2.5's, Qwen3's and Llama 3.2's templates render tools (tool_use)");
+    for (ok = 1, k = 0; formats_without[k]; k++) ok = ok && !from_text(formats_without[k], NULL, NULL).tool_use;
+    CHECK(ok, "SmolLM2's, Llama 3.0's, Gemma 3's, gpt-oss's and OLMo 3's do not");
+
+    /* Qwen2.5: its default system prompt before the tools; a call, two results in one user turn, the answer */
+    t = from_text(tmpl_qwen25, NULL, NULL);
+    t.tools = tools_weather;
+    expect(&t, q, 6, 1, "<|im_start|>system\nYou are Qwen, created by Alibaba Cloud. You are a helpful assistant.\n\n" QWEN_TOOLS_HEAD TOOLS_WEATHER_JSON QWEN_TOOLS_TAIL
+           "<|im_start|>user\nWeather in Paris?<|im_end|>\n<|im_start|>assistant\n" WEATHER_CALL "<|im_end|>\n<|im_start|>user\n<tool_response>\n18 C\n"
+           "</tool_response>\n<tool_response>\nsunny\n</tool_response><|im_end|>\n<|im_start|>assistant\n18 C and sunny.<|im_end|>\n<|im_start|>user\nThanks"
+           "<|im_end|>\n<|im_start|>assistant\n", "Qwen2.5 with tools: the definitions in the system block, tool results as <tool_response> in one user turn");
+    expect(&t, qs, 4, 1, "<|im_start|>system\nBe brief.\n\n" QWEN_TOOLS_HEAD TOOLS_WEATHER_JSON QWEN_TOOLS_TAIL "<|im_start|>user\nWeather in Paris?<|im_end|>\n"
+           "<|im_start|>assistant\n" WEATHER_CALL "<|im_end|>\n<|im_start|>user\n<tool_response>\n18 C\n</tool_response><|im_end|>\n<|im_start|>assistant\n",
+           "Qwen2.5 with tools and a system message (written once, before the tools)");
+    t.tools = "[]";
+    expect(&t, qs, 4, 0, "<|im_start|>system\nBe brief.<|im_end|>\n<|im_start|>user\nWeather in Paris?<|im_end|>\n<|im_start|>assistant\n" WEATHER_CALL
+           "<|im_end|>\n<|im_start|>user\n<tool_response>\n18 C\n</tool_response><|im_end|>\n", "Qwen2.5 with an empty tool list: no tools block (Jinja's `if tools`)");
+    t = from_text(tmpl_qwen3, NULL, NULL);
+    t.tools = tools_weather;
+    expect(&t, q, 4, 1, "<|im_start|>system\n" QWEN_TOOLS_HEAD TOOLS_WEATHER_JSON QWEN_TOOLS_TAIL "<|im_start|>user\nWeather in Paris?<|im_end|>\n<|im_start|>assistant\n"
+           WEATHER_CALL "<|im_end|>\n<|im_start|>user\n<tool_response>\n18 C\n</tool_response>\n<tool_response>\nsunny\n</tool_response>"
+           "<|im_end|>\n<|im_start|>assistant\n", "Qwen3 with tools (no default system prompt; a call without reasoning that is not the last message: no block)");
+    t = from_text(tmpl_smollm2, NULL, NULL);
+    expect(&t, q + 2, 1, 0, "<|im_start|>system\nYou are a helpful AI assistant named SmolLM, trained by Hugging Face<|im_end|>\n<|im_start|>tool\n18 C<|im_end|>\n",
+           "SmolLM2 (no tool_use): a tool message is a ChatML turn of its role, as its template writes it");
+
+    /* Llama 3.2: Environment: ipython, the tools indented by 4 in the first user message, the result as a JSON string */
+    t = from_text(tmpl_llama32, "<|begin_of_text|>", "<|eot_id|>");
+    strcpy(t.date, "26 Jul 2024");
+    t.tools = "[{\"type\": \"function\", \"function\": {\"name\": \"get_weather\", \"parameters\": {}, \"tags\": [\"a\", 1.50]}}]";
+    expect(&t, l, 4, 1, "<|begin_of_text|><|start_header_id|>system<|end_header_id|>\n\nEnvironment: ipython\nCutting Knowledge Date: December 2023\nToday Date: "
+           "26 Jul 2024\n\nS<|eot_id|><|start_header_id|>user<|end_header_id|>\n\nGiven the following functions, please respond with a JSON for a function call "
+           "with its proper arguments that best answers the given prompt.\n\nRespond in the format {\"name\": function name, \"parameters\": dictionary of "
+           "argument name and its value}.Do not use variables.\n\n{\n    \"type\": \"function\",\n    \"function\": {\n        \"name\": \"get_weather\",\n"
+           "        \"parameters\": {},\n        \"tags\": [\n            \"a\",\n            1.5\n        ]\n    }\n}\n\nWeather?<|eot_id|>"
+           "<|start_header_id|>assistant<|end_header_id|>\n\n{\"name\": \"get_weather\", \"parameters\": {}}<|eot_id|><|start_header_id|>ipython<|end_header_id|>"
+           "\n\n\"{\\\"t\\\": 18}\\n\xc3\xa9\"<|eot_id|><|start_header_id|>assistant<|end_header_id|>\n\n",
+           "Llama 3.2 with tools: in the first user message, tojson(indent=4); a tool result as an ipython turn, JSON-quoted");
+    t.tools = "[ ]";
+    CHECK(srt_chat_render(&t, l, 2, 1, buf, sizeof buf, &len) == SRT_OK && strstr(buf, "Environment: ipython\n") && strstr(buf, "Do not use variables.\n\nWeather?<|eot_id|>"),
+          "Llama 3.2 with an empty tool list: its tool prompt without tools (the template's `tools is not none`)");
+    t.tools = NULL;
+    expect(&t, l + 3, 1, 0, "<|begin_of_text|><|start_header_id|>system<|end_header_id|>\n\nCutting Knowledge Date: December 2023\nToday Date: 26 Jul 2024\n\n<|eot_id|>"
+           "<|start_header_id|>ipython<|end_header_id|>\n\n\"{\\\"t\\\": 18}\\n\xc3\xa9\"<|eot_id|>", "Llama 3.2 without tools: a tool result is still an ipython turn");
+    t.tools = tools_weather;
+    st = srt_chat_render(&t, l, 1, 1, buf, sizeof buf, &len);
+    CHECK(st == SRT_ERR_INVALID_ARG && strstr(srt_last_error(), "first message after the system one"), "Llama 3.2: tools without a user message refused (%s)",
+          srt_last_error());
+    {
+        srt_chat_message m[2] = {{"user", "q"}, {"tool", "\xff"}};
+        CHECK(srt_chat_render(&t, m, 2, 1, buf, sizeof buf, &len) == SRT_ERR_INVALID_ARG && strstr(srt_last_error(), "not valid UTF-8"),
+              "Llama 3.2: a tool result that is not valid UTF-8 refused (%s)", srt_last_error());
+    }
+    for (ok = 1, k = 0; formats_without[k]; k++) {
+        t = from_text(formats_without[k], NULL, NULL);
+        t.tools = tools_weather;
+        ok = ok && srt_chat_render(&t, conv_ua, 3, 1, buf, sizeof buf, &len) == SRT_ERR_UNSUPPORTED && strstr(srt_last_error(), "renders no tools");
+    }
+    CHECK(ok, "tools given to a template without them: SRT_ERR_UNSUPPORTED (%s)", srt_last_error());
+
+    /* JSON written as Python's json.dumps writes it */
+    for (i = 0; i < sizeof canon / sizeof canon[0]; i++)
+        CHECK(!strcmp(tools_line(canon[i].in, line, sizeof line), canon[i].out), "tojson of %s: %s", canon[i].in, line);
+    for (ok = 1, k = 0; bad[k]; k++) {
+        t = from_text(tmpl_qwen25, NULL, NULL);
+        t.tools = bad[k];
+        st = srt_chat_render(&t, conv_ua, 3, 1, buf, sizeof buf, &len);
+        if (bad[k][0] == 0) ok = ok && st == SRT_OK;   /* "" = no tools */
+        else if (st != SRT_ERR_INVALID_ARG || !strstr(srt_last_error(), "not a JSON array of objects")) { ok = 0; printf("  tools %s: %s\n", bad[k], srt_status_str(st)); }
+    }
+    CHECK(ok, "%d malformed tool lists refused with where they go wrong (%s)", k - 1, srt_last_error());
+    for (k = 0; k < 2; k++) {   /* 64 levels of nesting are read, 65 are not */
+        int depth = 64 + k, j;
+        char *p = deep;
+        *p++ = '[';
+        for (j = 0; j < depth; j++) p += sprintf(p, "{\"a\":");
+        *p++ = '1';
+        for (j = 0; j < depth; j++) *p++ = '}';
+        *p++ = ']';
+        *p = 0;
+        CHECK((tools_line(deep, line, sizeof line)[0] != 0) == (k == 0), "%d levels of JSON %s", depth, k ? "refused" : "read");
+    }
+}
+
+static void test_tool_calls(void) {
+    static const char *reply2 = "Let me check.\n" WEATHER_CALL "\n<tool_call>\n{\"arguments\": {}, \"name\": \"now\"}\n</tool_call>";
+    static const char *const bad[] = {"<tool_call>\n{\"name\": \"x\"}\n</tool_call>", "<tool_call>{bad}</tool_call>", "<tool_call>\n{\"name\": \"x\", \"arguments\": {}}",
+                                      "<tool_call>{\"name\": \"a\\u0062\", \"arguments\": {}}</tool_call>", "<tool_call>{\"name\": \"x\", \"arguments\": \"{}\"}</tool_call>",
+                                      "<tool_call>{\"name\": \"x\", \"arguments\": {}} {}</tool_call>", NULL};
+    srt_chat_template q = from_text(tmpl_qwen25, NULL, NULL), l = from_text(tmpl_llama32, NULL, NULL), g = from_text(tmpl_gemma3, NULL, NULL);
+    srt_chat_tool_call c[2];
+    int n = -1, ok, k;
+    ok = srt_chat_tool_calls(&q, reply2, c, 2, &n) == SRT_OK && n == 2 && c[0].name_len == 11 && !strncmp(c[0].name, "get_weather", 11) &&
+         c[0].arguments_len == 17 && !strncmp(c[0].arguments, "{\"city\": \"Paris\"}", 17) && c[1].name_len == 3 && !strncmp(c[1].name, "now", 3) &&
+         c[1].arguments_len == 2 && !strncmp(c[1].arguments, "{}", 2);
+    CHECK(ok, "chatml: two <tool_call> blocks after some text: their names and arguments (as written) in order");
+    c[1].name = NULL;
+    CHECK(srt_chat_tool_calls(&q, reply2, c, 1, &n) == SRT_OK && n == 2 && c[1].name == NULL, "cap 1: both counted, one written");
+    CHECK(srt_chat_tool_calls(&q, "<tool_call>{\"name\": \"say\", \"arguments\": {\"text\": \"</tool_call>\"}}</tool_call>", c, 2, &n) == SRT_OK && n == 1 &&
+              c[0].arguments_len == 24, "a JSON string holding </tool_call> is read as JSON");
+    CHECK(srt_chat_tool_calls(&q, "The weather is fine.", c, 2, &n) == SRT_OK && n == 0 && srt_chat_tool_calls(&q, NULL, NULL, 0, &n) == SRT_OK && n == 0,
+          "a reply without calls (and NULL) calls nothing");
+    for (ok = 1, k = 0; bad[k]; k++) {
+        n = -1;
+        if (srt_chat_tool_calls(&q, bad[k], c, 2, &n) != SRT_ERR_FORMAT || n != 0 || !strstr(srt_last_error(), "tool call 1")) { ok = 0; printf("  %s: %s\n", bad[k], srt_last_error()); }
+    }
+    CHECK(ok, "%d malformed <tool_call> blocks: SRT_ERR_FORMAT saying what is wrong (%s)", k, srt_last_error());
+    ok = srt_chat_tool_calls(&l, " {\"name\": \"get_weather\", \"parameters\": {\"city\": \"Paris\"}}\n", c, 2, &n) == SRT_OK && n == 1 &&
+         !strncmp(c[0].name, "get_weather", c[0].name_len) && c[0].arguments_len == 17;
+    ok = ok && srt_chat_tool_calls(&l, "<|python_tag|>{\"name\": \"f\", \"arguments\": {\"x\": [1, 2]}}", c, 2, &n) == SRT_OK && n == 1 && c[0].arguments_len == 13;
+    CHECK(ok, "llama3: a reply that is one JSON call (parameters or arguments; after <|python_tag|>)");
+    ok = 1;
+    ok = ok && srt_chat_tool_calls(&l, "It is 4.", c, 2, &n) == SRT_OK && n == 0;
+    ok = ok && srt_chat_tool_calls(&l, "{\"a\": 1}", c, 2, &n) == SRT_OK && n == 0;
+    ok = ok && srt_chat_tool_calls(&l, "{\"name\": \"f\", \"parameters\": {}} and more", c, 2, &n) == SRT_OK && n == 0;
+    ok = ok && srt_chat_tool_calls(&g, WEATHER_CALL, c, 2, &n) == SRT_OK && n == 0;
+    ok = ok && srt_chat_tool_calls(&q, "x", c, -1, &n) == SRT_ERR_INVALID_ARG && srt_chat_tool_calls(NULL, "x", c, 1, &n) == SRT_ERR_INVALID_ARG;
+    CHECK(ok, "llama3: other replies call nothing; gemma has no tool calls; bad arguments refused");
+}
+
+/* A chat with tools on a tiny model with Qwen2.5's template: the definitions in the first turn, two results sent as one turn
+   (only they and the reply's opening fed), undo takes both back, refusals; old exchanges with their tool turns dropped whole. */
+static void test_tool_chat(void) {
+    srt_model *m = NULL, *plain = NULL;
+    srt_session_desc sd;
+    srt_chat_desc cd;
+    srt_session *s = NULL;
+    srt_chat *c = NULL;
+    srt_chat_turn t1, t2;
+    const srt_chat_message *ms;
+    srt_chat_message res[2] = {{"tool", "18 C"}, {"tool", "sunny"}}, wrong[1] = {{"assistant", "x"}};
+    int32_t tok;
+    int end = SRT_CHAT_GOING, ok, n = 0, round;
+    char tools_copy[512];
+    if (!write_tiny_model_arch(TMP "/qwen25tools.srt", "llama", tmpl_qwen25, SRT_Q8, NULL, NULL, 1) || load_1t(TMP "/qwen25tools.srt", &m) != SRT_OK ||
+        !write_tiny_model_arch(TMP "/smol.srt", "llama", tmpl_smollm2, SRT_Q8, NULL, NULL, 1) || load_1t(TMP "/smol.srt", &plain) != SRT_OK) {
+        CHECK(0, "tiny models with Qwen2.5's and SmolLM2's templates: %s", srt_last_error());
+        srt_model_free(m);
+        return;
+    }
+    memset(&sd, 0, sizeof sd); memset(&cd, 0, sizeof cd); memset(&t1, 0, sizeof t1); memset(&t2, 0, sizeof t2);
+    sd.n_ctx = 2048;
+    cd.max_tokens = 4;
+    strcpy(tools_copy, tools_weather);
+    cd.tools = tools_copy;
+    ok = srt_session_create(plain, &sd, &s) == SRT_OK && srt_chat_create(s, &cd, &c) == SRT_ERR_UNSUPPORTED && !c && strstr(srt_last_error(), "renders no tools");
+    srt_session_destroy(s); s = NULL;
+    CHECK(ok, "a chat with tools on a template without them refused (%s)", srt_last_error());
+    if (srt_session_create(m, &sd, &s) != SRT_OK) { CHECK(0, "session: %s", srt_last_error()); goto done; }
+    cd.tools = "[{\"type\": \"function\",}]";
+    CHECK(srt_chat_create(s, &cd, &c) == SRT_ERR_INVALID_ARG && !c && strstr(srt_last_error(), "at byte 1"), "malformed tools refused (%s)", srt_last_error());
+    cd.tools = tools_copy;
+    if (srt_chat_create(s, &cd, &c) != SRT_OK) { CHECK(0, "tool chat: %s", srt_last_error()); goto done; }
+    memset(tools_copy, 0, sizeof tools_copy);   /* the chat keeps its own copy */
+    ok = srt_chat_send(c, "Weather in Paris?", &t1) == SRT_OK && strstr(t1.text, QWEN_TOOLS_HEAD TOOLS_WEATHER_JSON QWEN_TOOLS_TAIL "<|im_start|>user\nWeather in Paris?");
+    CHECK(ok, "the first turn lists the tools in the system block");
+    while (ok && end == SRT_CHAT_GOING && srt_chat_next(c, &tok, &end) == SRT_OK) {}
+    ok = ok && srt_chat_send_messages(c, res, 2, &t2) == SRT_OK && !t2.rerendered && !t2.from_start &&
+         !strcmp(t2.text, "<|im_end|>\n<|im_start|>user\n<tool_response>\n18 C\n</tool_response>\n<tool_response>\nsunny\n</tool_response><|im_end|>\n<|im_start|>assistant\n");
+    ms = srt_chat_messages(c, &n);
+    CHECK(ok && n == 5 && !strcmp(ms[2].role, "tool") && !strcmp(ms[3].content, "sunny") && !strcmp(ms[4].role, "assistant"),
+          "two tool results sent as one turn: only they and the reply's opening are fed (%s)", ok ? "" : srt_last_error());
+    ok = srt_chat_undo(c) == SRT_OK && (ms = srt_chat_messages(c, &n)) != NULL && n == 2 && srt_session_pos(s) == t2.n_kept;
+    CHECK(ok, "undo takes both results back (the session at %d tokens)", srt_session_pos(s));
+    ok = srt_chat_send_messages(c, wrong, 1, NULL) == SRT_ERR_INVALID_ARG && srt_chat_send_messages(c, res, 0, NULL) == SRT_ERR_INVALID_ARG &&
+         (srt_chat_messages(c, &n), n == 2);
+    wrong[0].role = "system";
+    ok = ok && srt_chat_send_messages(c, wrong, 1, NULL) == SRT_ERR_INVALID_ARG && (srt_chat_messages(c, &n), n == 2);
+    CHECK(ok, "assistant and system messages, or none, are not sent (nothing kept)");
+    for (round = 0; round < 60 && !t1.n_dropped; round++) {   /* fill the context with tool exchanges */
+        ok = srt_chat_send(c, "Weather in Paris, and the next days, and the days after those?", &t1) == SRT_OK;
+        for (end = SRT_CHAT_GOING; ok && end == SRT_CHAT_GOING && srt_chat_next(c, &tok, &end) == SRT_OK;) {}
+        if (ok && !t1.n_dropped) ok = srt_chat_send_messages(c, res, 2, &t1) == SRT_OK;
+        for (end = SRT_CHAT_GOING; ok && end == SRT_CHAT_GOING && srt_chat_next(c, &tok, &end) == SRT_OK;) {}
+        if (!ok) break;
+    }
+    ms = srt_chat_messages(c, &n);
+    CHECK(ok && t1.n_dropped > 0 && n >= 2 && !strcmp(ms[0].role, "user"), "a full context drops whole exchanges: the conversation still starts with a user "
+          "message (after %d rounds, %d dropped, %d messages left)", round, t1.n_dropped, n);
+done:
+    srt_chat_destroy(c);
+    srt_session_destroy(s);
+    srt_model_free(m);
+    srt_model_free(plain);
+}
+
 int main(void) {
     if (system("mkdir -p " TMP) != 0) { printf("FAIL - cannot make " TMP "\n"); return 1; }
     snprintf(tmpl_gpt_oss_text, sizeof tmpl_gpt_oss_text, "%s%s%s", tmpl_gpt_oss_parts[0], tmpl_gpt_oss_parts[1], tmpl_gpt_oss_parts[2]);
@@ -1474,6 +1722,9 @@ int main(void) {
     test_chat_random();
     test_think_chat();
     test_harmony_chat();
+    test_tools_render();
+    test_tool_calls();
+    test_tool_chat();
     test_cuda_chat();
     if (system("rm -rf " TMP) != 0) CHECK(0, "remove " TMP);
     return srt_test_finish();
