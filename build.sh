@@ -494,7 +494,7 @@ EOF
 # Fuzz targets (tests/fuzz_TARGET.c; tests/fuzz_common.h says how to build them for AFL++).
 # Seeds: tests/fuzz/TARGET/ (small, committed) + build/fuzz/TARGET/ (generated from ../shared by
 # `build/fuzz_TARGET --seeds DIR`).
-FUZZ_TARGETS="json srt gguf hf llama2c tokenizer chat state"
+FUZZ_TARGETS="json srt gguf hf llama2c tokenizer chat tools state"
 fuzz_seeds() {
     rm -rf "$B/fuzz/$1"; mkdir -p "$B/fuzz/$1"
     "$B/fuzz_$1" --seeds "$B/fuzz/$1"

@@ -13,6 +13,9 @@
        (both go back in the KV cache with srt_session_truncate: nothing before it is read again);
        /save FILE keeps the conversation (messages and KV cache: srt_session_save_chat) and
        /load FILE takes one up again, in this run or a later one, with nothing read again.
+       --tools FILE offers the model the tools of a JSON array (OpenAI's form): the calls a reply
+       makes are printed on stderr, "(tool call) NAME ARGUMENTS", and /tool TEXT gives a call's
+       result back (one per call, in order; the model answers when each call has one).
        When the context window fills up, the oldest messages are dropped (the system message
        stays) and the rest is read again; whenever the conversation is read again (and after
        /reset) the tokens it still begins with stay in the KV cache.
@@ -69,6 +72,7 @@ static void usage(FILE *f) {
         "      --template NAME     chat template: chatml, llama3, llama2, mistral, mistral-v3, phi3, zephyr,\n"
         "                          gemma, tulu, granite, exaone4, minicpm, olmo3, harmony (default: recognised from the model; 'list' prints them)\n"
         "      --system TEXT       system message for the chat\n"
+        "      --tools FILE        tools the model may call (a JSON array of definitions); answer its calls with /tool RESULT\n"
         "      --show-prompt       print each text fed to the model on stderr (chat mode)\n"
         "      --no-think          replies without reasoning where the template has the switch (Qwen3)\n"
         "      --reasoning LEVEL   gpt-oss (harmony): low, medium (the template's default) or high reasoning effort\n"
@@ -152,6 +156,10 @@ typedef struct chat_app {
     const char *cache_path;    /* --prompt-cache: the first turn's prompt is saved there */
     int cache_done;
     double cache_ms;           /* loading it took */
+    int tools;                 /* --tools: replies are read for calls */
+    int n_calls;               /* the last reply's calls, and the results given so far (/tool) */
+    int n_results;
+    srt_chat_message results[16];
 } chat_app;
 
 /* What srt_chat_send did, on stderr. */
@@ -189,9 +197,36 @@ static void print_reply_parts(chat_app *a, FILE *out, size_t *r_done, size_t *a_
     }
 }
 
-/* One user turn (user NULL: the last reply again): feeds what is new and prints the reply (a
-   reasoning model's reasoning on stderr, its answer on out). */
-static srt_status chat_turn(chat_app *a, const char *user, FILE *out) {
+/* --tools: the results given with /tool, dropped once sent (or when a user message comes instead). */
+static void clear_results(chat_app *a) {
+    while (a->n_results > 0) free((void *)a->results[--a->n_results].content);
+}
+static int add_result(chat_app *a, const char *text) {
+    size_t n = strlen(text);
+    char *r = a->n_results < 16 ? (char *)malloc(n + 1) : NULL;
+    if (!r) return 0;
+    memcpy(r, text, n + 1);
+    a->results[a->n_results].role = "tool";
+    a->results[a->n_results++].content = r;
+    return 1;
+}
+
+/* --tools: the calls of the reply just drawn, on stderr. */
+static void report_calls(chat_app *a) {
+    srt_chat_tool_call calls[16];
+    int n = 0, i;
+    const srt_chat_message *ms = srt_chat_messages(a->chat, &n);
+    srt_status st = srt_chat_tool_calls(srt_chat_get_template(a->chat), n > 0 ? ms[n - 1].content : "", calls, 16, &a->n_calls);
+    if (st != SRT_OK) { fprintf(stderr, "(a malformed tool call: %s)\n", srt_last_error()); a->n_calls = 0; return; }
+    if (a->n_calls > 16) a->n_calls = 16;
+    for (i = 0; i < a->n_calls; i++)
+        fprintf(stderr, "(tool call) %.*s %.*s\n", (int)calls[i].name_len, calls[i].name, (int)calls[i].arguments_len, calls[i].arguments);
+    if (a->n_calls) fprintf(stderr, "(answer with /tool RESULT, %s)\n", a->n_calls > 1 ? "one line per call, in order" : "one line");
+}
+
+/* One turn: the messages (NULL: the last reply again) are fed, what is new only, and the reply printed
+   (a reasoning model's reasoning on stderr, its answer on out). */
+static srt_status chat_turn(chat_app *a, const srt_chat_message *msgs, int n_msgs, FILE *out) {
     srt_chat_turn t;
     srt_utf8_stream us;
     srt_status st;
@@ -200,8 +235,8 @@ static srt_status chat_turn(chat_app *a, const char *user, FILE *out) {
     int n_ctx = srt_session_n_ctx(a->session), generated = 0, end = SRT_CHAT_GOING;
     memset(&t, 0, sizeof t);
     srt_chat_reply_split(srt_chat_get_template(a->chat), NULL, &kind);   /* (kind.reasons: a format with reasoning) */
-    if (!user) st = srt_chat_regenerate(a->chat);
-    else if ((st = srt_chat_send(a->chat, user, &t)) == SRT_OK) report_turn(a, &t);
+    if (!msgs) st = srt_chat_regenerate(a->chat);
+    else if ((st = srt_chat_send_messages(a->chat, msgs, n_msgs, &t)) == SRT_OK) report_turn(a, &t);
     if (st == SRT_ERR_CONTEXT_FULL) { fprintf(stderr, "(the message is too long for the context window of %d tokens)\n", n_ctx); return SRT_OK; }
     if (st != SRT_OK) return st;
     memset(&us, 0, sizeof us);
@@ -227,6 +262,7 @@ static srt_status chat_turn(chat_app *a, const char *user, FILE *out) {
     }
     fprintf(stderr, "[prompt: %d new tokens | reply: %d tokens%s | context %d/%d]\n", t.n_prompt, generated,
             end == SRT_CHAT_END_TURN ? "" : " (no end of turn)", srt_session_pos(a->session), n_ctx);
+    if (a->tools && st == SRT_OK) report_calls(a);
     if (st == SRT_ERR_CANCELLED) fprintf(stderr, "(stopped)\n");
     return st == SRT_ERR_CANCELLED ? SRT_OK : st;
 }
@@ -241,8 +277,11 @@ static void chat_save(chat_app *a, const char *path) {
 static void chat_load(chat_app *a, const char *path) {
     int n = 0;
     if (srt_chat_load(a->chat, path) != SRT_OK) { fprintf(stderr, "srt-chat: cannot load: %s\n", srt_last_error()); return; }
-    srt_chat_messages(a->chat, &n);
+    const srt_chat_message *ms = srt_chat_messages(a->chat, &n);
     fprintf(stderr, "(loaded %s: %d messages, %d tokens)\n", path, n, srt_session_pos(a->session));
+    clear_results(a);
+    a->n_calls = 0;
+    if (a->tools && n > 0 && !strcmp(ms[n - 1].role, "assistant")) report_calls(a);   /* calls it may have left to answer */
 }
 
 static srt_backend *g_backend;   /* --backend cuda; freed by main after the model */
@@ -255,7 +294,7 @@ static int chat_main(int argc, char **argv) {
     srt_model *draft_model = NULL;
     srt_session *draft = NULL;
     int force_chat = 0, no_chat = 0, show_prompt = 0, use_chat;
-    const char *template_name = NULL, *system_text = NULL, *cache_path = NULL, *reasoning = NULL;
+    const char *template_name = NULL, *system_text = NULL, *cache_path = NULL, *reasoning = NULL, *tools_file = NULL;
     double cache_ms = 0.0;   /* loading the prompt cache */
     srt_cores cores = SRT_CORES_AUTO;
     srt_load load = SRT_LOAD_AUTO;
@@ -307,6 +346,7 @@ static int chat_main(int argc, char **argv) {
         else if (!strcmp(a, "--no-think")) no_think = 1;
         else if (!strcmp(a, "--reasoning")) reasoning = NEXT();
         else if (!strcmp(a, "--system")) system_text = NEXT();
+        else if (!strcmp(a, "--tools")) tools_file = NEXT();
         else if (!strcmp(a, "--template")) {
             template_name = NEXT();
             if (!strcmp(template_name, "list")) {
@@ -429,10 +469,16 @@ static int chat_main(int argc, char **argv) {
             cache_ms = srt_time_ms() - t0;
         }
     }
+    if (tools_file && !use_chat) {
+        fprintf(stderr, "srt-chat: --tools needs a chat (a chat template, --chat or --template)\n");
+        srt_session_destroy(session); srt_model_free(model); srt_session_destroy(draft); srt_model_free(draft_model); free(file_text);
+        return 2;
+    }
     if (use_chat) {
         chat_app c;
         srt_chat_desc cd;
         srt_model_info info;
+        char *tools_text = NULL;
         memset(&c, 0, sizeof c);
         memset(&cd, 0, sizeof cd);
         c.model = model;
@@ -444,20 +490,26 @@ static int chat_main(int argc, char **argv) {
         cd.no_think = no_think;
         cd.reasoning = reasoning;
         cd.draft_max = draft_max; cd.draft_ngram = draft_ngram; cd.draft = draft;
-        if ((st = srt_chat_create(session, &cd, &c.chat)) != SRT_OK) {
-            fprintf(stderr, "srt-chat: %s\n", srt_last_error());
-            srt_session_destroy(session); srt_model_free(model); srt_session_destroy(draft); srt_model_free(draft_model); free(file_text);
+        if (tools_file && !(tools_text = read_file(tools_file))) fprintf(stderr, "srt-chat: cannot read %s\n", tools_file);
+        cd.tools = tools_text;
+        c.tools = tools_text != NULL;
+        if ((tools_file && !tools_text) || (st = srt_chat_create(session, &cd, &c.chat)) != SRT_OK) {
+            if (tools_text) fprintf(stderr, "srt-chat: %s\n", srt_last_error());
+            srt_session_destroy(session); srt_model_free(model); srt_session_destroy(draft); srt_model_free(draft_model); free(file_text); free(tools_text);
             return 2;
         }
+        free(tools_text);   /* (the chat has its copy) */
         srt_model_get_info(model, &info);
         if (prompt) {
-            st = chat_turn(&c, prompt, stdout);
+            srt_chat_message m;
+            m.role = "user"; m.content = prompt;
+            st = chat_turn(&c, &m, 1, stdout);
         } else {
             const srt_chat_template *t = srt_chat_get_template(c.chat);
             char line[8192];
-            fprintf(stderr, "%s: %s, %d layers, %s weights, context %d, chat template %s%s. /undo, /retry, /reset, /save FILE, /load FILE, Ctrl-D quits.\n",
+            fprintf(stderr, "%s: %s, %d layers, %s weights, context %d, chat template %s%s. /undo, /retry, /reset, /save FILE, /load FILE, %sCtrl-D quits.\n",
                     model_path, info.architecture, info.n_layer, srt_format_name(info.format), srt_session_n_ctx(session),
-                    srt_chat_format_name(t->format), t->guessed ? " (guessed)" : "");
+                    srt_chat_format_name(t->format), t->guessed ? " (guessed)" : "", c.tools ? "/tool RESULT, " : "");
             st = SRT_OK;
             for (;;) {
                 size_t len;
@@ -471,16 +523,27 @@ static int chat_main(int argc, char **argv) {
                 if (!strncmp(line, "/load ", 6) && line[6]) { chat_load(&c, line + 6); continue; }
                 if (!strcmp(line, "/undo")) { fprintf(stderr, srt_chat_undo(c.chat) == SRT_OK ? "(last exchange taken back)\n" : "(nothing to take back)\n"); continue; }
                 if (!strcmp(line, "/retry")) {   /* the last reply again: with --temp > 0 another one */
-                    st = chat_turn(&c, NULL, stdout);
+                    st = chat_turn(&c, NULL, 0, stdout);
                     if (st != SRT_OK) fprintf(stderr, "(nothing to answer again)\n");
                     st = SRT_OK;
                     continue;
                 }
-                if (len == 0) continue;
-                st = chat_turn(&c, line, stdout);
+                if (!strncmp(line, "/tool ", 6) && c.tools) {   /* a call's result; sent when every call has one */
+                    if (!add_result(&c, line + 6)) { fprintf(stderr, "(too many results)\n"); continue; }
+                    if (c.n_results < c.n_calls) { fprintf(stderr, "(result %d of %d)\n", c.n_results, c.n_calls); continue; }
+                    st = chat_turn(&c, c.results, c.n_results, stdout);
+                    clear_results(&c);
+                } else if (len == 0) continue;
+                else {
+                    srt_chat_message m;
+                    clear_results(&c);
+                    m.role = "user"; m.content = line;
+                    st = chat_turn(&c, &m, 1, stdout);
+                }
                 if (st != SRT_OK) { fprintf(stderr, "srt-chat: %s: %s\n", srt_status_str(st), srt_last_error()); st = SRT_OK; }
             }
         }
+        clear_results(&c);
         srt_chat_destroy(c.chat);
     } else if (prompt) {
         srt_generate_desc g;

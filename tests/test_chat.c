@@ -1701,6 +1701,44 @@ static void test_tool_chat(void) {
     ms = srt_chat_messages(c, &n);
     CHECK(ok && t1.n_dropped > 0 && n >= 2 && !strcmp(ms[0].role, "user"), "a full context drops whole exchanges: the conversation still starts with a user "
           "message (after %d rounds, %d dropped, %d messages left)", round, t1.n_dropped, n);
+    {   /* srt-chat --tools: the definitions fed, /tool's result fed as a tool response; bad files refused */
+        FILE *f = fopen(TMP "/tools.json", "wb");
+        char *err = NULL;
+        size_t len;
+        if (f) { fputs(tools_weather, f); fclose(f); }
+        ok = run("printf 'Weather in Paris?\\n/tool 18 C\\n' | build/srt-chat -m " TMP "/qwen25tools.srt --tools " TMP "/tools.json --show-prompt -c 2048 -n 3 --temp 0 "
+                 "-t 1 >" TMP "/out.txt 2>" TMP "/err.txt") == 0 && (err = srt_test_read_file(TMP "/err.txt", &len)) != NULL;
+        CHECK(ok && strstr(err, "<tools>\n" TOOLS_WEATHER_JSON "\n</tools>") &&
+                  strstr(err, " tokens: \"<|im_end|>\n<|im_start|>user\n<tool_response>\n18 C\n</tool_response><|im_end|>\n<|im_start|>assistant\n\"]"),
+              "srt-chat --tools: the tools in the first turn, /tool 18 C fed as a tool response");
+        free(err); err = NULL;
+        f = fopen(TMP "/tools.json", "wb");
+        if (f) { fputs("[{\"type\": }]", f); fclose(f); }
+        ok = run("build/srt-chat -m " TMP "/qwen25tools.srt --tools " TMP "/tools.json --chat -p hi -n 2 -t 1 >" TMP "/out.txt 2>" TMP "/err.txt") == 2 * 256 &&
+             (err = srt_test_read_file(TMP "/err.txt", &len)) != NULL && strstr(err, "not a JSON array of objects");
+        free(err); err = NULL;
+        ok = ok && run("build/srt-chat -m " TMP "/smol.srt --tools " TMP "/tools.json -p hi -n 2 -t 1 --no-chat >" TMP "/out.txt 2>" TMP "/err.txt") == 2 * 256 &&
+             (err = srt_test_read_file(TMP "/err.txt", &len)) != NULL && strstr(err, "--tools needs a chat");
+        free(err); err = NULL;
+        ok = ok && run("build/srt-chat -m " TMP "/qwen25tools.srt --tools " TMP "/none.json --chat -p hi -n 2 -t 1 >" TMP "/out.txt 2>" TMP "/err.txt") == 2 * 256 &&
+             (err = srt_test_read_file(TMP "/err.txt", &len)) != NULL && strstr(err, "cannot read");
+        CHECK(ok, "srt-chat --tools: malformed, without a chat, missing: refused (%s)", err ? err : "");
+        free(err); err = NULL;
+        {   /* a conversation whose last reply calls two tools: /load lists the calls, two /tool lines answer them in one turn */
+            srt_chat_message conv[2] = {{"user", "Weather in Paris?"}, {"assistant", "Let me check.\n" WEATHER_CALL "\n<tool_call>\n{\"name\": \"now\", \"arguments\": {}}\n</tool_call>"}};
+            f = fopen(TMP "/tools.json", "wb");
+            if (f) { fputs(tools_weather, f); fclose(f); }
+            srt_session_reset(s);
+            ok = srt_session_save_chat(s, TMP "/calls.chat", conv, 2) == SRT_OK &&
+                 run("printf '/load " TMP "/calls.chat\\n/tool 18 C\\n/tool 12:00\\n' | build/srt-chat -m " TMP "/qwen25tools.srt --tools " TMP "/tools.json "
+                     "--show-prompt -c 2048 -n 3 --temp 0 -t 1 >" TMP "/out.txt 2>" TMP "/err.txt") == 0 && (err = srt_test_read_file(TMP "/err.txt", &len)) != NULL;
+            CHECK(ok && strstr(err, "(tool call) get_weather {\"city\": \"Paris\"}\n(tool call) now {}\n(answer with /tool RESULT, one line per call, in order)") &&
+                      strstr(err, "(result 1 of 2)") && strstr(err, "<|im_start|>user\n<tool_response>\n18 C\n</tool_response>\n<tool_response>\n12:00\n"
+                                                            "</tool_response><|im_end|>\n<|im_start|>assistant\n\"]"),
+                  "srt-chat --tools: a loaded reply's two calls listed, their two results fed as one turn");
+            free(err);
+        }
+    }
 done:
     srt_chat_destroy(c);
     srt_session_destroy(s);
@@ -1726,6 +1764,6 @@ int main(void) {
     test_tool_calls();
     test_tool_chat();
     test_cuda_chat();
-    if (system("rm -rf " TMP) != 0) CHECK(0, "remove " TMP);
+    if (!getenv("KEEP") && system("rm -rf " TMP) != 0) CHECK(0, "remove " TMP);
     return srt_test_finish();
 }
