@@ -7969,6 +7969,7 @@ static void srt__chat_extras(const char *j, srt_chat_template *t) {
     if (t->format == SRT_CHAT_CHATML && strstr(j, "</think>") && strstr(j, "last_query_index")) t->think = 1;
     if (t->format == SRT_CHAT_CHATML && strstr(j, "<tool_call>") && strstr(j, "<tool_response>")) t->tool_use = 1;
     if (t->format == SRT_CHAT_LLAMA3 && strstr(j, "ipython") && strstr(j, "Cutting Knowledge Date")) t->tool_use = 1;
+    if (t->format == SRT_CHAT_HARMONY && strstr(j, "render_tool_namespace")) t->tool_use = 1;
     if (t->format == SRT_CHAT_LLAMA3 && strstr(j, "Cutting Knowledge Date")) {
         t->dated_system = 1;
         if (strstr(j, "strftime_now")) srt__chat_today(t->date, sizeof t->date, 0);
@@ -8111,10 +8112,12 @@ static int srt__utf8_strict(const unsigned char *s, uint32_t *cp) {
     }
     return *cp < min[len] || (*cp >= 0xD800 && *cp < 0xE000) || *cp > 0x10FFFF ? 0 : len;
 }
-static void srt__json_put_cp(srt__out *o, uint32_t cp) {
+/* One code point as json.dumps writes it in a string, or with raw as UTF-8 whatever it is. */
+static void srt__json_put_cp(srt__out *o, uint32_t cp, int raw) {
     char b[8];
     int n = 0;
-    if (cp == '"' || cp == '\\') { b[0] = '\\'; b[1] = (char)cp; n = 2; }
+    if (raw && cp < 0x80) { b[0] = (char)cp; n = 1; }
+    else if (cp == '"' || cp == '\\') { b[0] = '\\'; b[1] = (char)cp; n = 2; }
     else if (cp == '\n' || cp == '\r' || cp == '\t' || cp == '\b' || cp == '\f') {
         b[0] = '\\'; b[1] = cp == '\n' ? 'n' : cp == '\r' ? 'r' : cp == '\t' ? 't' : cp == '\b' ? 'b' : 'f'; n = 2;
     } else if (cp < 0x20) n = snprintf(b, sizeof b, "\\u%04x", (unsigned)cp);
@@ -8132,18 +8135,19 @@ static int srt__json_put_text(srt__out *o, const char *s, size_t n) {
         uint32_t cp;
         int l = srt__utf8_strict((const unsigned char *)s + i, &cp);
         if (l == 0 || (size_t)l > n - i) return 0;
-        srt__json_put_cp(o, cp);
+        srt__json_put_cp(o, cp, 0);
         i += (size_t)l;
     }
     srt__put(o, "\"", 1);
     return 1;
 }
-static const char *srt__json_string(srt__out *o, const char *p) {   /* p at its opening quote */
-    srt__put(o, "\"", 1);
+/* The JSON string at p (its opening quote) as json.dumps writes it, or with raw its text. */
+static const char *srt__json_string(srt__out *o, const char *p, int raw) {
+    if (!raw) srt__put(o, "\"", 1);
     for (p++;;) {
         uint32_t cp, lo;
         int l;
-        if (*p == '"') { srt__put(o, "\"", 1); return p + 1; }
+        if (*p == '"') { if (!raw) srt__put(o, "\"", 1); return p + 1; }
         if ((unsigned char)*p < 0x20) return NULL;   /* a control character, or the text ends */
         if (*p != '\\') {
             if (!(l = srt__utf8_strict((const unsigned char *)p, &cp))) return NULL;
@@ -8164,7 +8168,7 @@ static const char *srt__json_string(srt__out *o, const char *p) {   /* p at its 
             cp = (unsigned char)val[e - esc];
             p += 2;
         }
-        srt__json_put_cp(o, cp);
+        srt__json_put_cp(o, cp, raw);
     }
 }
 /* Python's repr of the double a JSON number (with a fraction or an exponent) reads as. */
@@ -8225,7 +8229,7 @@ static const char *srt__json_number(srt__out *o, const char *p) {
         while (*p >= '0' && *p <= '9') p++;
     }
     if (frac) return srt__json_float(o, s, (size_t)(p - s)) ? p : NULL;
-    if (p - s == 2 && s[0] == '-') srt__put(o, "0", 1);   /* Python's int("-0") */
+    if (p - s == 2 && s[0] == '-' && s[1] == '0') srt__put(o, "0", 1);   /* Python's int("-0") */
     else srt__put(o, s, (size_t)(p - s));
     return p;
 }
@@ -8238,7 +8242,7 @@ static const char *srt__json_value(srt__out *o, const char *p, int indent, int l
     static const char *const lit[3] = {"true", "false", "null"};
     int i;
     p = srt__json_ws(p);
-    if (*p == '"') return srt__json_string(o, p);
+    if (*p == '"') return srt__json_string(o, p, 0);
     if (*p == '{' || *p == '[') {
         const char close = *p == '{' ? '}' : ']';
         if (level >= SRT__JSON_DEPTH) return NULL;
@@ -8249,7 +8253,7 @@ static const char *srt__json_value(srt__out *o, const char *p, int indent, int l
             if (i) srt__puts(o, indent ? "," : ", ");
             if (indent) srt__json_newline(o, indent, level + 1);
             if (close == '}') {
-                if (*p != '"' || !(p = srt__json_string(o, p))) return NULL;
+                if (*p != '"' || !(p = srt__json_string(o, p, 0))) return NULL;
                 if (*(p = srt__json_ws(p)) != ':') return NULL;
                 srt__puts(o, ": ");
                 p++;
@@ -8288,21 +8292,268 @@ static const char *srt__json_each(srt__out *o, const char *arr, int indent, cons
     p = srt__json_ws(p + 1);
     return *p ? p : NULL;
 }
+/* Walking a JSON text already read by srt__json_value (so every step below is on valid JSON). */
+static const char *srt__json_skip(const char *v) { srt__out none = {NULL, 0, 0}; return srt__json_value(&none, v, 0, 0); }
+/* The next member of the object at *it (its '{', then where the last member ended): 1 with the key (its
+   quoted text) and the value's start, 0 after the last one. */
+static int srt__json_member(const char **it, const char **key, const char **val) {
+    const char *p = srt__json_ws(*it);
+    if (*p == '{' || *p == ',') p = srt__json_ws(p + 1);
+    if (*p != '"') return 0;
+    *key = p;
+    *val = srt__json_ws(srt__json_ws(srt__json_skip(p)) + 1);
+    *it = srt__json_skip(*val);
+    return 1;
+}
+/* Whether the JSON string at v (NULL: none) decodes to s. */
+static int srt__json_is(const char *v, const char *s) {
+    char b[256];
+    srt__out o;
+    size_t n = strlen(s);
+    if (!v || *v != '"' || n + 3 > sizeof b) return 0;
+    o.buf = b; o.cap = sizeof b; o.n = 0;
+    srt__json_string(&o, v, 1);
+    return o.n == n && memcmp(b, s, n) == 0;
+}
+/* The decoded text of the JSON string at v, SRT_MALLOC'd (NULL when out of memory). */
+static char *srt__json_text(const char *v, size_t *n) {
+    srt__out o = {NULL, 0, 0};
+    char *b;
+    srt__json_string(&o, v, 1);
+    if (!(b = (char *)SRT_MALLOC(o.n + 1))) return NULL;
+    *n = o.n; o.buf = b; o.cap = o.n + 1; o.n = 0;
+    srt__json_string(&o, v, 1);
+    b[*n] = 0;
+    return b;
+}
+/* The value of key in the object at obj (the last one, as Python's dict keeps), NULL if none. */
+static const char *srt__json_get(const char *obj, const char *key) {
+    const char *it = obj, *k, *v, *found = NULL;
+    if (!obj || *obj != '{') return NULL;
+    while (srt__json_member(&it, &k, &v)) if (srt__json_is(k, key)) found = v;
+    return found;
+}
+/* Jinja's truth: not null / false / 0 / "" / [] / {} (an absent value is false too). */
+static int srt__json_truthy(const char *v) {
+    if (!v || *v == 'n' || *v == 'f') return 0;
+    if (*v == '"') return v[1] != '"';
+    if (*v == '[' || *v == '{') return *srt__json_ws(v + 1) != (*v == '[' ? ']' : '}');
+    if (*v == '-' || (*v >= '0' && *v <= '9')) {   /* a digit other than 0 before the exponent */
+        for (; *v && *v != 'e' && *v != 'E' && *v != ',' && *v != ']' && *v != '}' && !srt__chat_space(*v); v++) if (*v >= '1' && *v <= '9') return 1;
+        return 0;
+    }
+    return 1;
+}
+/* Python's str() of a scalar, as Jinja's `+` and join write it: a string's text, a number as tojson
+   writes it, True / False / None. 0 for an array or object. */
+static int srt__json_put_str(srt__out *o, const char *v) {
+    if (*v == '"') srt__json_string(o, v, 1);
+    else if (*v == 't' || *v == 'f' || *v == 'n') srt__puts(o, *v == 't' ? "True" : *v == 'f' ? "False" : "None");
+    else if (*v == '[' || *v == '{') return 0;
+    else srt__json_value(o, v, 0, 0);
+    return 1;
+}
+
+/* Whether the JSON string key is one of the strings of the array req (NULL: none), decoded. */
+static int srt__harmony_required(const char *req, const char *key) {
+    char *k = NULL, *r = NULL;
+    size_t kn = 0, rn = 0;
+    int found = 0;
+    const char *it;
+    if (!req || *req != '[') return 0;
+    if (!(k = srt__json_text(key, &kn))) return 0;
+    for (it = srt__json_ws(req + 1); *it != ']' && !found; it = srt__json_ws(it)) {
+        if (*it == '"' && (r = srt__json_text(it, &rn)) != NULL) { found = rn == kn && memcmp(r, k, kn) == 0; SRT_FREE(r); }
+        it = srt__json_ws(srt__json_skip(it));
+        if (*it == ',') it++;
+    }
+    SRT_FREE(k);
+    return found;
+}
+/* gpt-oss's render_typescript_type: a JSON schema as the TypeScript type its template writes (the
+   template's whitespace included). Returns NULL, or what it cannot write. */
+static const char *srt__harmony_type(srt__out *o, const char *spec, int depth) {
+    const char *type = srt__json_get(spec, "type"), *items, *it, *k, *v;
+    int n;
+    if (depth > SRT__JSON_DEPTH) return "schemas nested too deeply";
+    if (srt__json_is(type, "array")) {
+        items = srt__json_get(spec, "items");
+        if (!srt__json_truthy(items)) srt__puts(o, "any[]");
+        else {
+            const char *t = srt__json_get(items, "type");
+            if (srt__json_is(t, "string")) srt__puts(o, "string[]");
+            else if (srt__json_is(t, "number") || srt__json_is(t, "integer")) srt__puts(o, "number[]");
+            else if (srt__json_is(t, "boolean")) srt__puts(o, "boolean[]");
+            else {   /* the inner type, unless it is long or "object | object" */
+                char b[64];
+                srt__out in;
+                const char *why;
+                in.buf = b; in.cap = sizeof b; in.n = 0;
+                if (*items != '{') return "array items that are not an object";
+                if ((why = srt__harmony_type(&in, items, depth + 1)) != NULL) return why;
+                if (in.n > 50 || (in.n == 15 && !memcmp(b, "object | object", 15))) srt__puts(o, "any[]");
+                else { srt__put(o, b, in.n); srt__puts(o, "[]"); }
+            }
+        }
+        if (srt__json_truthy(srt__json_get(spec, "nullable"))) srt__puts(o, " | null");
+        return NULL;
+    }
+    if (type && *type == '[' && srt__json_truthy(type)) {   /* a list of types: joined */
+        for (it = type + 1, n = 0; *(it = srt__json_ws(it)) != ']'; n++) {
+            if (n) srt__puts(o, " | ");
+            if (!srt__json_put_str(o, it)) return "a type list holding an array or object";
+            it = srt__json_ws(srt__json_skip(it));
+            if (*it == ',') it++;
+        }
+        return NULL;
+    }
+    if (srt__json_truthy(srt__json_get(spec, "oneOf"))) {   /* (the template's has_object_variants never leaves its loop) */
+        const char *one = srt__json_get(spec, "oneOf");
+        if (*one != '[') return "a oneOf that is not an array";
+        for (it = srt__json_ws(one + 1); *it != ']';) {
+            const char *next = srt__json_ws(srt__json_skip(it)), *why, *d;
+            if (*it != '{') return "a oneOf variant that is not an object";
+            if ((why = srt__harmony_type(o, it, depth + 1)) != NULL) return why;
+            if (srt__json_truthy(d = srt__json_get(it, "description"))) {
+                srt__puts(o, "// ");
+                if (*d != '"') return "a description that is not a string";
+                srt__json_put_str(o, d);
+            }
+            if ((d = srt__json_get(it, "default")) != NULL) { srt__puts(o, "                    // default: "); srt__json_value(o, d, 0, 0); }
+            if (*next == ',') { srt__puts(o, " | \n"); next = srt__json_ws(next + 1); }
+            it = next;
+        }
+        return NULL;
+    }
+    if (srt__json_is(type, "string")) {
+        const char *e = srt__json_get(spec, "enum");
+        if (srt__json_truthy(e)) {
+            if (*e != '[') return "an enum that is not an array";
+            srt__puts(o, "\"");
+            for (it = srt__json_ws(e + 1), n = 0; *it != ']'; n++) {
+                if (n) srt__puts(o, "\" | \"");
+                if (!srt__json_put_str(o, it)) return "an enum holding an array or object";
+                it = srt__json_ws(srt__json_skip(it));
+                if (*it == ',') it = srt__json_ws(it + 1);
+            }
+            srt__puts(o, "\"");
+        } else {
+            srt__puts(o, "string");
+            if (srt__json_truthy(srt__json_get(spec, "nullable"))) srt__puts(o, " | null");
+        }
+        return NULL;
+    }
+    if (srt__json_is(type, "number") || srt__json_is(type, "integer")) { srt__puts(o, "number"); return NULL; }
+    if (srt__json_is(type, "boolean")) { srt__puts(o, "boolean"); return NULL; }
+    if (srt__json_is(type, "object")) {
+        const char *props = srt__json_get(spec, "properties"), *req = srt__json_get(spec, "required");
+        if (!srt__json_truthy(props)) { srt__puts(o, "object"); return NULL; }
+        if (*props != '{') return "properties that are not an object";
+        srt__puts(o, "{\n");
+        for (it = props, n = 0; srt__json_member(&it, &k, &v); n++) {
+            const char *why;
+            if (n) srt__puts(o, ", ");
+            srt__json_string(o, k, 1);
+            if (!srt__harmony_required(req, k)) srt__puts(o, "?");
+            srt__puts(o, ": \n                ");
+            if (*v != '{') return "a property schema that is not an object";
+            if ((why = srt__harmony_type(o, v, depth + 1)) != NULL) return why;
+        }
+        srt__puts(o, "}");
+        return NULL;
+    }
+    srt__puts(o, "any");
+    return NULL;
+}
+
+/* gpt-oss's render_tool_namespace("functions", tools): the tools as a TypeScript namespace. Returns NULL, or
+   what the template could not write (it would raise: a tool without a function object, a name or a
+   description that is not a string, a default added to a string that is not one, ...). */
+static const char *srt__harmony_tools(srt__out *o, const char *tools) {
+    const char *t = srt__json_ws(srt__json_ws(tools) + 1), *f, *d, *name, *params, *props, *req, *it, *k, *v, *why;
+    srt__puts(o, "## functions\n\nnamespace functions {\n\n");
+    for (; *t == '{'; t = srt__json_ws(t)) {
+        f = srt__json_get(t, "function");
+        d = f ? srt__json_get(f, "description") : NULL;
+        name = f ? srt__json_get(f, "name") : NULL;
+        if (!f || *f != '{') return "a tool without a \"function\" object";
+        if (!d || *d != '"') return "a function whose description is not a string (the template writes \"// \" + description)";
+        if (!name || *name != '"') return "a function whose name is not a string";
+        srt__puts(o, "// "); srt__json_string(o, d, 1); srt__puts(o, "\ntype "); srt__json_string(o, name, 1); srt__puts(o, " = ");
+        params = srt__json_get(f, "parameters");
+        props = params && *params == '{' ? srt__json_get(params, "properties") : NULL;
+        if (srt__json_truthy(params) && srt__json_truthy(props)) {
+            if (*props != '{') return "properties that are not an object";
+            req = srt__json_get(params, "required");
+            if (srt__json_truthy(req) && *req != '[') return "required that is not an array";
+            srt__puts(o, "(_: {\n");
+            for (it = props; srt__json_member(&it, &k, &v);) {
+                const char *def = NULL;
+                if (*v != '{') return "a parameter schema that is not an object";
+                if (srt__json_truthy(d = srt__json_get(v, "description"))) {
+                    if (*d != '"') return "a parameter description that is not a string";
+                    srt__puts(o, "// "); srt__json_string(o, d, 1); srt__puts(o, "\n");
+                }
+                srt__json_string(o, k, 1);
+                if (!srt__harmony_required(req, k)) srt__puts(o, "?");
+                srt__puts(o, ": ");
+                if ((why = srt__harmony_type(o, v, 0)) != NULL) return why;
+                if ((def = srt__json_get(v, "default")) != NULL) {
+                    int e = srt__json_truthy(srt__json_get(v, "enum")), one = !e && srt__json_truthy(srt__json_get(v, "oneOf"));
+                    srt__puts(o, one ? "// default: " : ", // default: ");
+                    if (e || one) { if (*def != '"') return "an enum's or oneOf's default that is not a string"; srt__json_string(o, def, 1); }
+                    else srt__json_value(o, def, 0, 0);
+                }
+                srt__puts(o, ",\n");
+            }
+            srt__puts(o, "}) => any;\n\n");
+        } else srt__puts(o, "() => any;\n\n");
+        t = srt__json_ws(srt__json_skip(t));
+        if (*t == ',') t++;
+    }
+    srt__puts(o, "} // namespace functions");
+    return NULL;
+}
+/* A harmony reply's tool call: in its last message (after the last <|end|>), "to=functions.NAME" in
+   the header and the arguments after <|message|> up to <|call|> or the end. 1 found, 0 none, -1
+   malformed (why says how). */
+static int srt__harmony_call(const char *r, srt_chat_tool_call *c, const char **why) {
+    const char *last = srt__strrstr(r, "<|end|>"), *p = strstr(last ? last : r, "to=functions."), *m, *e, *end;
+    memset(c, 0, sizeof *c);
+    if (!p) return 0;
+    c->name = p + 13;
+    for (e = c->name; *e && *e != ' ' && *e != '<'; e++) {}
+    c->name_len = (size_t)(e - c->name);
+    if (!c->name_len) { *why = "no function name after to=functions."; return -1; }
+    if (!(m = strstr(e, "<|message|>"))) { *why = "the call has no <|message|>"; return -1; }
+    end = strstr(m + 11, "<|call|>");
+    c->arguments = srt__json_ws(m + 11);
+    if (*c->arguments != '{' || !(e = srt__json_skip(c->arguments)) || (end ? srt__json_ws(e) != end : *srt__json_ws(e) != 0)) {
+        *why = "the arguments are not one JSON object";
+        return -1;
+    }
+    c->arguments_len = (size_t)(e - c->arguments);
+    if (memchr(c->name, '\\', c->name_len)) { *why = "the name has escapes"; return -1; }
+    return 1;
+}
 /* Whether template t renders these tools: SRT_ERR_UNSUPPORTED, SRT_ERR_INVALID_ARG or SRT_OK. */
 static srt_status srt__chat_tools_check(const srt_chat_template *t, const char *tools, const char *who) {
     srt__out none = {NULL, 0, 0};
     const char *bad;
-    if (!t->tool_use || (t->format != SRT_CHAT_CHATML && t->format != SRT_CHAT_LLAMA3))
+    if (!t->tool_use || (t->format != SRT_CHAT_CHATML && t->format != SRT_CHAT_LLAMA3 && t->format != SRT_CHAT_HARMONY))
         return srt__fail(SRT_ERR_UNSUPPORTED, "%s: this %s template renders no tools", who, srt__chat_names[t->format]);
     if ((bad = srt__json_each(&none, tools, 0, "", "")) != NULL)
         return srt__fail(SRT_ERR_INVALID_ARG, "%s: the tools are not a JSON array of objects (at byte %llu)", who, (unsigned long long)(bad - tools));
+    if (t->format == SRT_CHAT_HARMONY && (bad = srt__harmony_tools(&none, tools)) != NULL)
+        return srt__fail(SRT_ERR_INVALID_ARG, "%s: harmony cannot write these tools: %s", who, bad);
     return SRT_OK;
 }
 SRT_API srt_status srt_chat_render(const srt_chat_template *t, const srt_chat_message *msgs, int n, int add_generation_prompt,
                                    char *buf, size_t cap, size_t *len) {
     srt__out o;
     int i, first = 0, last_query;
-    const char *sys = NULL, *tools = t && t->tools && t->tools[0] ? t->tools : NULL;
+    const char *sys = NULL, *tools = t && t->tools && t->tools[0] ? t->tools : NULL, *last_call = NULL;
+    size_t last_call_len = 0;
     char tmp[64];
     if (len) *len = 0;
     if (!t || (unsigned)t->format >= SRT_CHAT_FORMAT_COUNT || n < 0 || (n > 0 && !msgs) || (!buf && cap))
@@ -8310,7 +8561,8 @@ SRT_API srt_status srt_chat_render(const srt_chat_template *t, const srt_chat_me
     for (i = 0; i < n; i++) {
         const char *r = msgs[i].role;
         if (!r || !msgs[i].content) return srt__fail(SRT_ERR_INVALID_ARG, "srt_chat_render: message %d has no role or content", i);
-        if (t->format != SRT_CHAT_CHATML && t->format != SRT_CHAT_LLAMA3 && strcmp(r, "system") && strcmp(r, "user") && strcmp(r, "assistant"))
+        if (t->format != SRT_CHAT_CHATML && t->format != SRT_CHAT_LLAMA3 && strcmp(r, "system") && strcmp(r, "user") && strcmp(r, "assistant") &&
+            !(t->format == SRT_CHAT_HARMONY && t->tool_use && !strcmp(r, "tool")))
             return srt__fail(SRT_ERR_INVALID_ARG, "srt_chat_render: the %s format has no role '%s'", srt__chat_names[t->format], r);
     }
     o.buf = buf; o.cap = cap; o.n = 0;
@@ -8318,8 +8570,8 @@ SRT_API srt_status srt_chat_render(const srt_chat_template *t, const srt_chat_me
     if (tools) {
         srt_status st = srt__chat_tools_check(t, tools, "srt_chat_render");
         if (st != SRT_OK) return st;
-        /* an empty list: none for Qwen's `if tools`; Llama 3.1's `tools is not none` writes its tool prompt without any */
-        if (t->format == SRT_CHAT_CHATML && *srt__json_ws(srt__json_ws(tools) + 1) == ']') tools = NULL;
+        /* an empty list: none for Qwen's and gpt-oss's `if tools`; Llama 3.1's `tools is not none` writes its tool prompt without any */
+        if (t->format != SRT_CHAT_LLAMA3 && *srt__json_ws(srt__json_ws(tools) + 1) == ']') tools = NULL;
     }
     if (tools) {
         if (t->format == SRT_CHAT_LLAMA3 && n <= first)
@@ -8505,12 +8757,44 @@ SRT_API srt_status srt_chat_render(const srt_chat_template *t, const srt_chat_me
             srt__puts(&o, t->date);
             srt__puts(&o, "\n\nReasoning: ");
             srt__puts(&o, t->reasoning[0] ? t->reasoning : "medium");
-            srt__puts(&o, "\n\n# Valid channels: analysis, commentary, final. Channel must be included for every message.<|end|>");
-            if (sys && sys[0]) { srt__puts(&o, "<|start|>developer<|message|># Instructions\n\n"); srt__puts(&o, sys); srt__puts(&o, "\n\n<|end|>"); }
+            srt__puts(&o, "\n\n# Valid channels: analysis, commentary, final. Channel must be included for every message.");
+            srt__puts(&o, tools ? "\nCalls to these tools must go to the commentary channel: 'functions'.<|end|>" : "<|end|>");
+            if ((sys && sys[0]) || tools) {
+                srt__puts(&o, "<|start|>developer<|message|>");
+                if (sys && sys[0]) { srt__puts(&o, "# Instructions\n\n"); srt__puts(&o, sys); srt__puts(&o, "\n\n"); }
+                if (tools) { srt__puts(&o, "# Tools\n\n"); srt__harmony_tools(&o, tools); }
+                srt__puts(&o, "<|end|>");
+            }
             for (i = first; i < n; i++) {
+                srt_chat_tool_call call;
+                const char *why;
                 if (!strcmp(msgs[i].role, "user")) { srt__puts(&o, "<|start|>user<|message|>"); srt__puts(&o, msgs[i].content); srt__puts(&o, "<|end|>"); }
-                else if (!strcmp(msgs[i].role, "assistant")) {   /* the final channel's text; the whole content if it has no channels */
+                else if (!strcmp(msgs[i].role, "tool")) {   /* the result of the last call, its text as a JSON string */
+                    if (!last_call) return srt__fail(SRT_ERR_INVALID_ARG, "srt_chat_render: message %d is a tool's result, but no reply before it calls a tool", i);
+                    srt__puts(&o, "<|start|>functions."); srt__put(&o, last_call, last_call_len);
+                    srt__puts(&o, " to=assistant<|channel|>commentary<|message|>");
+                    if (!srt__json_put_text(&o, msgs[i].content, strlen(msgs[i].content)))
+                        return srt__fail(SRT_ERR_INVALID_ARG, "srt_chat_render: message %d (a tool's result) is not valid UTF-8", i);
+                    srt__puts(&o, "<|end|>");
+                } else if (!strcmp(msgs[i].role, "assistant") && t->tool_use && srt__harmony_call(msgs[i].content, &call, &why) == 1) {
+                    /* a call: its reasoning unless a later reply answers (the template's future_final_message), then the call as
+                       the template writes it, the arguments through tojson */
+                    srt_chat_reply_parts rp;
+                    int j, answered = 0;
+                    for (j = i + 1; j < n && !answered; j++) answered = !strcmp(msgs[j].role, "assistant") && srt__harmony_call(msgs[j].content, &call, &why) != 1;
+                    srt__harmony_call(msgs[i].content, &call, &why);
+                    srt_chat_reply_split(t, msgs[i].content, &rp);
+                    if (!answered && rp.reasoning_len) {
+                        srt__puts(&o, "<|start|>assistant<|channel|>analysis<|message|>"); srt__put(&o, rp.reasoning, rp.reasoning_len); srt__puts(&o, "<|end|>");
+                    }
+                    srt__puts(&o, "<|start|>assistant to=functions."); srt__put(&o, call.name, call.name_len);
+                    srt__puts(&o, "<|channel|>commentary json<|message|>");
+                    srt__json_value(&o, call.arguments, 0, 0);
+                    srt__puts(&o, "<|call|>");
+                    last_call = call.name; last_call_len = call.name_len;
+                } else if (!strcmp(msgs[i].role, "assistant")) {   /* the final channel's text; the whole content if it has no channels */
                     const char *a = msgs[i].content, *f = srt__strrstr(a, "<|channel|>final<|message|>"), *e;
+                    last_call = NULL;
                     if (f) a = f + 27;
                     else if (strstr(a, "<|channel|>")) a = "";
                     e = strstr(a, "<|end|>");
@@ -8587,7 +8871,7 @@ static const char *srt__json_call(const char *p, srt_chat_tool_call *c) {
     for (;;) {
         const char *k = p, *ke, *v, *e;
         size_t kn;
-        if (*p != '"' || !(ke = srt__json_string(&none, p)) || *(p = srt__json_ws(ke)) != ':') return NULL;
+        if (*p != '"' || !(ke = srt__json_string(&none, p, 0)) || *(p = srt__json_ws(ke)) != ':') return NULL;
         if (!(e = srt__json_value(&none, v = srt__json_ws(p + 1), 0, 1))) return NULL;
         kn = (size_t)(ke - k);
         if (kn == 6 && !memcmp(k, "\"name\"", 6) && *v == '"') { c->name = v + 1; c->name_len = (size_t)(e - v) - 2; }
@@ -8616,6 +8900,10 @@ SRT_API srt_status srt_chat_tool_calls(const srt_chat_template *t, const char *r
             if (k < cap) calls[k] = c;
             p = e + 12;
         }
+    } else if (t->format == SRT_CHAT_HARMONY) {   /* one call a reply: the last message's to=functions.NAME ... <|message|>{...} */
+        const char *why = "";
+        if ((k = srt__harmony_call(r, &c, &why)) < 0) return srt__fail(SRT_ERR_FORMAT, "tool call 1: %s", why);
+        if (k && cap > 0) calls[0] = c;
     } else if (t->format == SRT_CHAT_LLAMA3) {   /* the whole reply one JSON object {"name": ..., "parameters": {...}} */
         p = srt__json_ws(r);
         if (!strncmp(p, "<|python_tag|>", 14)) p = srt__json_ws(p + 14);

@@ -2,6 +2,8 @@
    definitions that srt_chat_render writes as the templates' tojson does, and srt_chat_tool_calls.
 
    Input: the tools text, a NUL, then a reply (absent = ""). Checks, beyond "no crash":
+   - harmony (gpt-oss's TypeScript namespace) accepts only tools the others accept (it also refuses
+     schemas its template cannot write), and reports the length it writes;
    - ChatML (Qwen2.5's tools block, compact JSON) and llama3 (Llama 3.2's, indented) accept or
      refuse the same tools, and accept them exactly when tools/srt_json.h (the strict parser srt-pack
      uses, a separate implementation; duplicate keys allowed, as Python's json) reads an array of
@@ -9,14 +11,16 @@
    - the compact form is a fixed point (the tools written again give the same text) and reads as the
      same values (types, strings and keys byte for byte, numbers as doubles, order);
    - the reported length is the length written, also after a first call with a small buffer;
-   - srt_chat_tool_calls of the reply under chatml and llama3: SRT_OK or SRT_ERR_FORMAT, spans inside
+   - srt_chat_tool_calls of the reply under chatml, llama3 and harmony: SRT_OK or SRT_ERR_FORMAT, spans inside
      the reply, names without escapes, arguments that read as a JSON object.
    Seeds: tests/fuzz/tools (committed), none generated. */
 #define FZ_NAME "fuzz_tools"
 #define FZ_PER_SEED 2000
 #define FZ_DICT {"{", "}", "[", "]", "\"", ",", ":", "\\", "0", "-", ".", "e", "E+", "true", "false", "null", "\\ud800", "\\udc00", \
                  "\\u0000", "\\uD83D", "\\uDE00", "\\u00e9", "\x7f", "\x80", "\xc3\xa9", "\xed\xa0\x80", " ", "\n", "1e999", "-0", "0.1", \
-                 "<tool_call>", "</tool_call>", "<|python_tag|>", "\"name\"", "\"arguments\"", "\"parameters\"", "\"type\"", "\"function\"", "\0", NULL}
+                 "<tool_call>", "</tool_call>", "<|python_tag|>", "\"name\"", "\"arguments\"", "\"parameters\"", "\"type\"", "\"function\"", "\0", \
+                 "\"description\"", "\"properties\"", "\"required\"", "\"items\"", "\"oneOf\"", "\"enum\"", "\"default\"", "\"nullable\"", \
+                 "\"object\"", "\"array\"", "\"string\"", "to=functions.", "<|message|>", "<|call|>", "<|end|>", NULL}
 #include "tests/fuzz_common.h"
 #define SPARSERT_IMPLEMENTATION
 #include "sparsert.h"
@@ -78,12 +82,13 @@ static void fz_calls(srt_chat_format f, const char *reply) {
 
 int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size) {
     static const char qwen[] = "<tool_call> <tool_response> {%- if tools %} <|im_start|>",
-                      llama[] = "<|start_header_id|> <|end_header_id|> ipython Cutting Knowledge Date";
+                      llama[] = "<|start_header_id|> <|end_header_id|> ipython Cutting Knowledge Date",
+                      harmony[] = "<|channel|>final<|message|> render_tool_namespace";
     static int quiet;
-    char *copy, *tools, *reply, *q, *l, *again;
-    srt_chat_template tq, tl;
+    char *copy, *tools, *reply, *q, *l, *h, *again;
+    srt_chat_template tq, tl, th;
     srt_chat_message m[1] = {{"user", "x"}};
-    srt_status sq, sl, s2;
+    srt_status sq, sl, sh, s2;
     srtj_doc *doc = NULL, *doc2 = NULL;
     srtj_options opt = {65, 1};
     char err[256];
@@ -97,10 +102,14 @@ int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size) {
     if (reply > copy + size) reply = copy + size + 1;   /* (no NUL: no reply) */
     srt_chat_template_from_text(qwen, NULL, NULL, &tq);
     srt_chat_template_from_text(llama, "<|begin_of_text|>", NULL, &tl);
-    if (!tq.tool_use || !tl.tool_use) fz_fail("the templates do not render tools");
-    tq.tools = tl.tools = tools;
+    srt_chat_template_from_text(harmony, NULL, NULL, &th);
+    if (!tq.tool_use || !tl.tool_use || !th.tool_use) fz_fail("the templates do not render tools");
+    tq.tools = tl.tools = th.tools = tools;
     q = fz_render(&tq, m, 1, &sq);
     l = fz_render(&tl, m, 1, &sl);
+    h = fz_render(&th, m, 1, &sh);
+    if (sh != SRT_OK && sh != SRT_ERR_INVALID_ARG) fz_fail("harmony: another status");
+    if (sh == SRT_OK && sq != SRT_OK) fz_fail("harmony accepts tools chatml refuses");
     if ((sq == SRT_OK) != (sl == SRT_OK)) fz_fail("chatml and llama3 disagree on the tools");
     if (sq != SRT_OK && sq != SRT_ERR_INVALID_ARG) fz_fail("tools: another status");
     json_ok = tools[0] && srtj_parse(tools, strlen(tools), &opt, &doc, err, sizeof err) == 0 && srtj_is(srtj_root(doc), SRTJ_ARRAY) &&
@@ -133,8 +142,10 @@ int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size) {
     srtj_free(doc2);
     free(q);
     free(l);
+    free(h);
     fz_calls(SRT_CHAT_CHATML, reply);
     fz_calls(SRT_CHAT_LLAMA3, reply);
+    fz_calls(SRT_CHAT_HARMONY, reply);
     fz_calls(SRT_CHAT_GEMMA, reply);
     free(copy);
     return 0;

@@ -217,7 +217,63 @@ static const char *tmpl_olmo3_think =
 /* gpt-oss-20b / -120b's chat_template.jinja (harmony), its system-message macro and main logic as they are (the
    tool-rendering macros render_typescript_type, render_tool_namespace and render_builtin_tools left out: 9 KB of text
    used only with tools); three literals (each under C99's 4095 characters), joined in main */
-static const char *const tmpl_gpt_oss_parts[3] = {
+static const char *const tmpl_gpt_oss_parts[5] = {
+    "{#- Tool Definition Rendering ============================================== #}\n{%- macro render_typescript_t"
+    "ype(param_spec, required_params, is_nullable=false) -%}\n    {%- if param_spec.type == \"array\" -%}\n        "
+    "{%- if param_spec['items'] -%}\n            {%- if param_spec['items']['type'] == \"string\" -%}\n            "
+    "    {{- \"string[]\" }}\n            {%- elif param_spec['items']['type'] == \"number\" -%}\n                {"
+    "{- \"number[]\" }}\n            {%- elif param_spec['items']['type'] == \"integer\" -%}\n                {{- "
+    "\"number[]\" }}\n            {%- elif param_spec['items']['type'] == \"boolean\" -%}\n                {{- \"bo"
+    "olean[]\" }}\n            {%- else -%}\n                {%- set inner_type = render_typescript_type(param_spec"
+    "['items'], required_params) -%}\n                {%- if inner_type == \"object | object\" or inner_type|length"
+    " > 50 -%}\n                    {{- \"any[]\" }}\n                {%- else -%}\n                    {{- inner_t"
+    "ype + \"[]\" }}\n                {%- endif -%}\n            {%- endif -%}\n            {%- if param_spec.nulla"
+    "ble -%}\n                {{- \" | null\" }}\n            {%- endif -%}\n        {%- else -%}\n            {{- "
+    "\"any[]\" }}\n            {%- if param_spec.nullable -%}\n                {{- \" | null\" }}\n            {%- "
+    "endif -%}\n        {%- endif -%}\n    {%- elif param_spec.type is defined and param_spec.type is iterable and "
+    "param_spec.type is not string and param_spec.type is not mapping and param_spec.type[0] is defined -%}\n      "
+    "  {#- Handle array of types like [\"object\", \"object\"] from Union[dict, list] #}\n        {%- if param_spec"
+    ".type | length > 1 -%}\n            {{- param_spec.type | join(\" | \") }}\n        {%- else -%}\n            "
+    "{{- param_spec.type[0] }}\n        {%- endif -%}\n    {%- elif param_spec.oneOf -%}\n        {#- Handle oneOf "
+    "schemas - check for complex unions and fallback to any #}\n        {%- set has_object_variants = false -%}\n  "
+    "      {%- for variant in param_spec.oneOf -%}\n            {%- if variant.type == \"object\" -%}\n            "
+    "    {%- set has_object_variants = true -%}\n            {%- endif -%}\n        {%- endfor -%}\n        {%- if "
+    "has_object_variants and param_spec.oneOf|length > 1 -%}\n            {{- \"any\" }}\n        {%- else -%}\n   "
+    "         {%- for variant in param_spec.oneOf -%}\n                {{- render_typescript_type(variant, required"
+    "_params) -}}\n                {%- if variant.description %}\n                    {{- \"// \" + variant.descrip"
+    "tion }}\n                {%- endif -%}\n                {%- if variant.default is defined %}\n                "
+    "    {{ \"// default: \" + variant.default|tojson }}\n                {%- endif -%}\n                {%- if not"
+    " loop.last %}\n                    {{- \" | \" }}\n                {% endif -%}\n            {%- endfor -%}\n "
+    "       {%- endif -%}\n    {%- elif param_spec.type == \"string\" -%}\n        {%- if param_spec.enum -%}\n    "
+    "        {{- '\"' + param_spec.enum|join('\" | \"') + '\"' -}}\n        {%- else -%}\n            {{- \"string"
+    "\" }}\n            {%- if param_spec.nullable %}\n                {{- \" | null\" }}\n            {%- endif -%"
+    "}\n        {%- endif -%}\n    {%- elif param_spec.type == \"number\" -%}\n        {{- \"number\" }}\n",
+    "    {%- elif param_spec.type == \"integer\" -%}\n        {{- \"number\" }}\n    {%- elif param_spec.type == \""
+    "boolean\" -%}\n        {{- \"boolean\" }}\n\n    {%- elif param_spec.type == \"object\" -%}\n        {%- if pa"
+    "ram_spec.properties -%}\n            {{- \"{\\n\" }}\n            {%- for prop_name, prop_spec in param_spec.p"
+    "roperties.items() -%}\n                {{- prop_name -}}\n                {%- if prop_name not in (param_spec."
+    "required or []) -%}\n                    {{- \"?\" }}\n                {%- endif -%}\n                {{- \": "
+    "\" }}\n                {{ render_typescript_type(prop_spec, param_spec.required or []) }}\n                {%-"
+    " if not loop.last -%}\n                    {{-\", \" }}\n                {%- endif -%}\n            {%- endfor"
+    " -%}\n            {{- \"}\" }}\n        {%- else -%}\n            {{- \"object\" }}\n        {%- endif -%}\n  "
+    "  {%- else -%}\n        {{- \"any\" }}\n    {%- endif -%}\n{%- endmacro -%}\n\n{%- macro render_tool_namespace"
+    "(namespace_name, tools) -%}\n    {{- \"## \" + namespace_name + \"\\n\\n\" }}\n    {{- \"namespace \" + namesp"
+    "ace_name + \" {\\n\\n\" }}\n    {%- for tool in tools %}\n        {%- set tool = tool.function %}\n        {{-"
+    " \"// \" + tool.description + \"\\n\" }}\n        {{- \"type \"+ tool.name + \" = \" }}\n        {%- if tool.p"
+    "arameters and tool.parameters.properties %}\n            {{- \"(_: {\\n\" }}\n            {%- for param_name, "
+    "param_spec in tool.parameters.properties.items() %}\n                {%- if param_spec.description %}\n       "
+    "             {{- \"// \" + param_spec.description + \"\\n\" }}\n                {%- endif %}\n                "
+    "{{- param_name }}\n                {%- if param_name not in (tool.parameters.required or []) -%}\n            "
+    "        {{- \"?\" }}\n                {%- endif -%}\n                {{- \": \" }}\n                {{- render"
+    "_typescript_type(param_spec, tool.parameters.required or []) }}\n                {%- if param_spec.default is "
+    "defined -%}\n                    {%- if param_spec.enum %}\n                        {{- \", // default: \" + p"
+    "aram_spec.default }}\n                    {%- elif param_spec.oneOf %}\n                        {{- \"// defau"
+    "lt: \" + param_spec.default }}\n                    {%- else %}\n                        {{- \", // default: "
+    "\" + param_spec.default|tojson }}\n                    {%- endif -%}\n                {%- endif -%}\n         "
+    "       {%- if not loop.last %}\n                    {{- \",\\n\" }}\n                {%- else %}\n            "
+    "        {{- \",\\n\" }}\n                {%- endif -%}\n            {%- endfor %}\n            {{- \"}) => any"
+    ";\\n\\n\" }}\n        {%- else -%}\n            {{- \"() => any;\\n\\n\" }}\n        {%- endif -%}\n    {%- en"
+    "dfor %}\n    {{- \"} // namespace \" + namespace_name }}\n{%- endmacro -%}\n\n",
     "{#- System Message Construction ============================================ #}\n{%- macro build_system_message() -%}\n"
     "    {%- if model_identity is not defined %}\n        {%- set model_identity = \"You are ChatGPT, a large language model trained by OpenAI.\" %}\n"
     "    {%- endif %}\n    {{- model_identity + \"\\n\" }}\n    {{- \"Knowledge cutoff: 2024-06\\n\" }}\n"
@@ -286,7 +342,7 @@ static const char *const tmpl_gpt_oss_parts[3] = {
     "        {{- \" to=assistant<|channel|>commentary<|message|>\" + message.content|tojson + \"<|end|>\" }}\n"
     "    {%- elif message.role == 'user' -%}\n        {{- \"<|start|>user<|message|>\" + message.content + \"<|end|>\" }}\n    {%- endif -%}\n"
     "{%- endfor -%}\n\n{#- Generation prompt #}\n{%- if add_generation_prompt -%}\n<|start|>assistant\n{%- endif -%}\n"};
-static char tmpl_gpt_oss_text[8192];
+static char tmpl_gpt_oss_text[16384];
 static const char *tmpl_gpt_oss = tmpl_gpt_oss_text;
 /* MiniCPM-2B-sft's (also MiniCPM-1B's) */
 static const char *tmpl_minicpm =
@@ -356,6 +412,19 @@ static const srt_chat_message conv_sua[4] = {
     {"system", "You are terse."}, {"user", "Hi there"}, {"assistant", "Hello!"}, {"user", "What is 2+2?"}};
 static const srt_chat_message conv_ua[3] = {{"user", "Hi there"}, {"assistant", "Hello!"}, {"user", "What is 2+2?"}};
 static const srt_chat_message conv_u[1] = {{"user", " Hi there \n"}};
+
+/* tools (OpenAI form) and what the templates write for them */
+static const char *tools_weather =
+    "[{\"type\":\"function\",\"function\":{\"name\":\"get_weather\",\"description\":\"Weather in a city\",\"parameters\":{\"type\":\"object\","
+    "\"properties\":{\"city\":{\"type\":\"string\"}},\"required\":[\"city\"]}}}]";
+#define TOOLS_WEATHER_JSON "{\"type\": \"function\", \"function\": {\"name\": \"get_weather\", \"description\": \"Weather in a city\", \"parameters\": " \
+    "{\"type\": \"object\", \"properties\": {\"city\": {\"type\": \"string\"}}, \"required\": [\"city\"]}}}"
+#define QWEN_TOOLS_HEAD "# Tools\n\nYou may call one or more functions to assist with the user query.\n\nYou are provided with function signatures " \
+    "within <tools></tools> XML tags:\n<tools>\n"
+#define QWEN_TOOLS_TAIL "\n</tools>\n\nFor each function call, return a json object with function name and arguments within <tool_call></tool_call> " \
+    "XML tags:\n<tool_call>\n{\"name\": <function-name>, \"arguments\": <args-json-object>}\n</tool_call><|im_end|>\n"
+#define WEATHER_CALL "<tool_call>\n{\"name\": \"get_weather\", \"arguments\": {\"city\": \"Paris\"}}\n</tool_call>"
+
 
 /* Renders and compares; `what` names the case. */
 static void expect(const srt_chat_template *t, const srt_chat_message *m, int n, int gen, const char *want, const char *what) {
@@ -1460,6 +1529,23 @@ static void test_harmony_chat(void) {
         CHECK(out && err && strstr(err, "Reasoning: high"), "srt-chat --reasoning high: the prompt names it (%s)", err ? err : "no stderr");
         free(out); free(err);
     }
+    {   /* tools: the namespace in the first turn; a result with no call before it refused, nothing kept */
+        srt_chat *c3 = NULL;
+        srt_chat_turn t4;
+        srt_chat_message res[1] = {{"tool", "18 C"}};
+        int n = 0;
+        srt_session_reset(s);
+        cd.reasoning = NULL;
+        cd.tools = tools_weather;
+        ok = srt_chat_create(s, &cd, &c3) == SRT_OK && srt_chat_send(c3, "Weather in Paris?", &t4) == SRT_OK &&
+             strstr(t4.text, "commentary channel: 'functions'.<|end|><|start|>developer<|message|># Instructions\n\nBe brief.\n\n# Tools\n\n## functions\n\n"
+                             "namespace functions {\n\n// Weather in a city\ntype get_weather = (_: {\ncity: string,\n}) => any;\n\n} // namespace functions<|end|>");
+        while (ok && srt_chat_next(c3, &tok, &end) == SRT_OK && end == SRT_CHAT_GOING) {}
+        ok = ok && srt_chat_send_messages(c3, res, 1, NULL) == SRT_ERR_INVALID_ARG && (srt_chat_messages(c3, &n), n == 3);
+        CHECK(ok, "harmony chat with tools: the functions namespace in the developer message; a result without a call refused (%s)", srt_last_error());
+        srt_chat_destroy(c3);
+        cd.tools = NULL;
+    }
 done:
     srt_chat_destroy(c);
     srt_session_destroy(s);
@@ -1468,17 +1554,6 @@ done:
 }
 
 /* ---------------------------------------------------------------- tools */
-static const char *tools_weather =
-    "[{\"type\":\"function\",\"function\":{\"name\":\"get_weather\",\"description\":\"Weather in a city\",\"parameters\":{\"type\":\"object\","
-    "\"properties\":{\"city\":{\"type\":\"string\"}},\"required\":[\"city\"]}}}]";
-#define TOOLS_WEATHER_JSON "{\"type\": \"function\", \"function\": {\"name\": \"get_weather\", \"description\": \"Weather in a city\", \"parameters\": " \
-    "{\"type\": \"object\", \"properties\": {\"city\": {\"type\": \"string\"}}, \"required\": [\"city\"]}}}"
-#define QWEN_TOOLS_HEAD "# Tools\n\nYou may call one or more functions to assist with the user query.\n\nYou are provided with function signatures " \
-    "within <tools></tools> XML tags:\n<tools>\n"
-#define QWEN_TOOLS_TAIL "\n</tools>\n\nFor each function call, return a json object with function name and arguments within <tool_call></tool_call> " \
-    "XML tags:\n<tool_call>\n{\"name\": <function-name>, \"arguments\": <args-json-object>}\n</tool_call><|im_end|>\n"
-#define WEATHER_CALL "<tool_call>\n{\"name\": \"get_weather\", \"arguments\": {\"city\": \"Paris\"}}\n</tool_call>"
-
 /* What Qwen2.5's template writes between <tools>\n and \n</tools> for these tools ("" when refused). */
 static const char *tools_line(const char *tools, char *buf, size_t cap) {
     static const srt_chat_message u[1] = {{"user", "x"}};
@@ -1501,11 +1576,11 @@ static void test_tools_render(void) {
     static const srt_chat_message qs[4] = {{"system", "Be brief."}, {"user", "Weather in Paris?"}, {"assistant", WEATHER_CALL}, {"tool", "18 C"}};
     static const srt_chat_message l[4] = {{"system", " S "}, {"user", " Weather? "}, {"assistant", "{\"name\": \"get_weather\", \"parameters\": {}}"},
                                           {"tool", "{\"t\": 18}\n\xc3\xa9"}};
-    const char *const formats_without[] = {tmpl_smollm2, tmpl_llama3, tmpl_gemma3, tmpl_gpt_oss_text, tmpl_olmo3_think, NULL};
+    const char *const formats_without[] = {tmpl_smollm2, tmpl_llama3, tmpl_gemma3, tmpl_olmo3_think, NULL};
     static const struct { const char *in, *out; } canon[] = {
         {" [ {\"a\" : \"\\u00e9\\ud83d\\ude00\\/\\u0001\\\"\\\\\\n\\t\\b\\f\\r\x7f\" } ] ", "{\"a\": \"\xc3\xa9\xf0\x9f\x98\x80/\\u0001\\\"\\\\\\n\\t\\b\\f\\r\x7f\"}"},
-        {"[{\"n\": [0, -0, 12345678901234567890, 1.50, 1e5, 1E-7, -0.0, 0.1, 1e16, 1e15, 123.456e2, 0.0001, 0.00001, 5e-324, 1.7976931348623157e308, 2.5E+3, -1.25e-300]}]",
-         "{\"n\": [0, 0, 12345678901234567890, 1.5, 100000.0, 1e-07, -0.0, 0.1, 1e+16, 1000000000000000.0, 12345.6, 0.0001, 1e-05, 5e-324, "
+        {"[{\"n\": [0, -0, -2, 12345678901234567890, 1.50, 1e5, 1E-7, -0.0, 0.1, 1e16, 1e15, 123.456e2, 0.0001, 0.00001, 5e-324, 1.7976931348623157e308, 2.5E+3, -1.25e-300]}]",
+         "{\"n\": [0, 0, -2, 12345678901234567890, 1.5, 100000.0, 1e-07, -0.0, 0.1, 1e+16, 1000000000000000.0, 12345.6, 0.0001, 1e-05, 5e-324, "
          "1.7976931348623157e+308, 2500.0, -1.25e-300]}"},
         {"[{\"t\":true,\"f\":false,\"z\":null,\"e\":{ },\"l\":[ ],\"k\":{\"\":[[]]}}]", "{\"t\": true, \"f\": false, \"z\": null, \"e\": {}, \"l\": [], \"k\": {\"\": [[]]}}"},
         {"[{\"a\":1},\n{\"b\":2}]", "{\"a\": 1}\n{\"b\": 2}"},
@@ -1521,10 +1596,10 @@ static void test_tools_render(void) {
     srt_status st;
 
     /* which templates render tools */
-    CHECK(from_text(tmpl_qwen25, NULL, NULL).tool_use && from_text(tmpl_qwen3, NULL, NULL).tool_use && from_text(tmpl_llama32, NULL, NULL).tool_use,
-          "Qwen2.5's, Qwen3's and Llama 3.2's templates render tools (tool_use)");
+    CHECK(from_text(tmpl_qwen25, NULL, NULL).tool_use && from_text(tmpl_qwen3, NULL, NULL).tool_use && from_text(tmpl_llama32, NULL, NULL).tool_use &&
+              from_text(tmpl_gpt_oss, NULL, NULL).tool_use, "Qwen2.5's, Qwen3's, Llama 3.2's and gpt-oss's templates render tools (tool_use)");
     for (ok = 1, k = 0; formats_without[k]; k++) ok = ok && !from_text(formats_without[k], NULL, NULL).tool_use;
-    CHECK(ok, "SmolLM2's, Llama 3.0's, Gemma 3's, gpt-oss's and OLMo 3's do not");
+    CHECK(ok, "SmolLM2's, Llama 3.0's, Gemma 3's and OLMo 3's do not");
 
     /* Qwen2.5: its default system prompt before the tools; a call, two results in one user turn, the answer */
     t = from_text(tmpl_qwen25, NULL, NULL);
@@ -1604,6 +1679,69 @@ static void test_tools_render(void) {
         *p = 0;
         CHECK((tools_line(deep, line, sizeof line)[0] != 0) == (k == 0), "%d levels of JSON %s", depth, k ? "refused" : "read");
     }
+}
+
+/* gpt-oss (harmony) with tools: the expected texts are what Jinja2 renders from the real template (its tool macros included) with
+   Hugging Face's settings; a call's reasoning kept until a later reply answers; the schema's TypeScript with the template's quirks. */
+static void test_tools_harmony(void) {
+    static const char *call = "<|channel|>analysis<|message|>Need weather.<|end|><|start|>assistant<|channel|>commentary to=functions.get_weather "
+                              "<|constrain|>json<|message|>{\"city\":\"Paris\"}";
+    static const char *probe = "[{\"type\": \"function\", \"function\": {\"name\": \"f\", \"description\": \"D\", \"parameters\": {\"type\": \"object\", \"properties\": {\"a\": {\"type\": \"object\", \"properties\": {\"x\": {\"type\": \"string\"}, \"y\": {\"type\": \"integer\"}}, \"required\": [\"x\"]}, \"b\": {\"oneOf\": [{\"type\": \"string\", \"description\": \"s\", \"default\": \"q\"}, {\"type\": \"number\"}], \"default\": \"zz\"}, \"c\": {\"type\": \"array\", \"items\": {\"type\": \"object\", \"properties\": {\"z\": {\"type\": \"boolean\"}}}}, \"d\": {\"type\": \"string\", \"enum\": [\"u\", \"v\", 1], \"default\": \"u\", \"nullable\": true}, \"e\": {\"type\": [\"string\", \"null\"]}, \"f\": {\"type\": \"number\", \"default\": 1.5, \"description\": \"effe\"}}, \"required\": [\"a\"]}}}, {\"type\": \"function\", \"function\": {\"name\": \"now\", \"description\": \"The time.\"}}]";
+    srt_chat_message h[6] = {{"system", "Be brief."}, {"user", "Weather in Paris?"}, {"assistant", NULL}, {"tool", "{\"temp\": 18}"}, {"assistant", "It is 18 C."},
+                             {"user", "Thanks"}};
+    srt_chat_template t = from_text(tmpl_gpt_oss, NULL, NULL);
+    srt_chat_tool_call c[1];
+    char buf[4096];
+    size_t len;
+    int n = -1, ok;
+    h[2].content = call;
+    strcpy(t.date, "2026-11-29");
+    t.tools = tools_weather;
+    expect(&t, h, 4, 1,
+           "<|start|>system<|message|>You are ChatGPT, a large language model trained by OpenAI.\nKnowledge cutoff: 2024-06\nCurrent date: 2026-11-29\n\nReasoning"
+           ": medium\n\n# Valid channels: analysis, commentary, final. Channel must be included for every message.\nCalls to these tools must go to the commentary"
+           " channel: 'functions'.<|end|><|start|>developer<|message|># Instructions\n\nBe brief.\n\n# Tools\n\n## functions\n\nnamespace functions {\n\n// Weathe"
+           "r in a city\ntype get_weather = (_: {\ncity: string,\n}) => any;\n\n} // namespace functions<|end|><|start|>user<|message|>Weather in Paris?<|end|><|s"
+           "tart|>assistant<|channel|>analysis<|message|>Need weather.<|end|><|start|>assistant to=functions.get_weather<|channel|>commentary json<|message|>{\"ci"
+           "ty\": \"Paris\"}<|call|><|start|>functions.get_weather to=assistant<|channel|>commentary<|message|>\"{\\\"temp\\\": 18}\"<|end|><|start|>assistant",
+           "harmony with tools: the namespace in the developer message, the call's reasoning kept, the result as a JSON string");
+    expect(&t, h, 6, 1,
+           "<|start|>system<|message|>You are ChatGPT, a large language model trained by OpenAI.\nKnowledge cutoff: 2024-06\nCurrent date: 2026-11-29\n\nReasoning"
+           ": medium\n\n# Valid channels: analysis, commentary, final. Channel must be included for every message.\nCalls to these tools must go to the commentary"
+           " channel: 'functions'.<|end|><|start|>developer<|message|># Instructions\n\nBe brief.\n\n# Tools\n\n## functions\n\nnamespace functions {\n\n// Weathe"
+           "r in a city\ntype get_weather = (_: {\ncity: string,\n}) => any;\n\n} // namespace functions<|end|><|start|>user<|message|>Weather in Paris?<|end|><|s"
+           "tart|>assistant to=functions.get_weather<|channel|>commentary json<|message|>{\"city\": \"Paris\"}<|call|><|start|>functions.get_weather to=assistant<"
+           "|channel|>commentary<|message|>\"{\\\"temp\\\": 18}\"<|end|><|start|>assistant<|channel|>final<|message|>It is 18 C.<|end|><|start|>user<|message|>Tha"
+           "nks<|end|><|start|>assistant",
+           "harmony: a call answered by a later reply drops its reasoning");
+    t.tools = probe;
+    expect(&t, h + 1, 1, 1,
+           "<|start|>system<|message|>You are ChatGPT, a large language model trained by OpenAI.\nKnowledge cutoff: 2024-06\nCurrent date: 2026-11-29\n\nReasoning"
+           ": medium\n\n# Valid channels: analysis, commentary, final. Channel must be included for every message.\nCalls to these tools must go to the commentary"
+           " channel: 'functions'.<|end|><|start|>developer<|message|># Tools\n\n## functions\n\nnamespace functions {\n\n// D\ntype f = (_: {\na: {\nx: \n       "
+           "         string, y?: \n                number},\nb?: string// s                    // default: \"q\" | \nnumber// default: zz,\nc?: {\nz?: \n         "
+           "       boolean}[],\nd?: \"u\" | \"v\" | \"1\", // default: u,\ne?: string | null,\n// effe\nf?: number, // default: 1.5,\n}) => any;\n\n// The time.\n"
+           "type now = () => any;\n\n} // namespace functions<|end|><|start|>user<|message|>Weather in Paris?<|end|><|start|>assistant",
+           "harmony: nested objects, oneOf, arrays of objects, enums, type lists and defaults as the template writes them");
+    t.tools = "[{\"type\": \"function\", \"function\": {\"name\": \"now\", \"parameters\": {}}}]";
+    CHECK(srt_chat_render(&t, h, 2, 1, buf, sizeof buf, &len) == SRT_ERR_INVALID_ARG && strstr(srt_last_error(), "description is not a string"),
+          "harmony: a tool without a description refused, as the template raises (%s)", srt_last_error());
+    t.tools = NULL;
+    h[2].content = "plain";
+    CHECK(srt_chat_render(&t, h, 4, 1, buf, sizeof buf, &len) == SRT_ERR_INVALID_ARG && strstr(srt_last_error(), "no reply before it calls a tool"),
+          "harmony: a tool result with no call before it refused (%s)", srt_last_error());
+    ok = srt_chat_tool_calls(&t, call, c, 1, &n) == SRT_OK && n == 1 && c[0].name_len == 11 && !strncmp(c[0].name, "get_weather", 11) &&
+         c[0].arguments_len == 16 && !strncmp(c[0].arguments, "{\"city\":\"Paris\"}", 16);
+    ok = ok && srt_chat_tool_calls(&t, "<|start|>assistant to=functions.now<|channel|>commentary json<|message|>{}", c, 1, &n) == SRT_OK && n == 1 &&
+         c[0].name_len == 3 && c[0].arguments_len == 2;
+    ok = ok && srt_chat_tool_calls(&t, "<|channel|>analysis<|message|>use to=functions.x?<|end|><|start|>assistant<|channel|>final<|message|>No.", c, 1, &n) == SRT_OK &&
+         n == 0;
+    CHECK(ok, "harmony: a reply's call in either header form; text about a call in the reasoning is none");
+    ok = srt_chat_tool_calls(&t, "<|channel|>commentary to=functions. <|message|>{}", c, 1, &n) == SRT_ERR_FORMAT && n == 0;
+    ok = ok && srt_chat_tool_calls(&t, "<|channel|>commentary to=functions.f json", c, 1, &n) == SRT_ERR_FORMAT;
+    ok = ok && srt_chat_tool_calls(&t, "<|channel|>commentary to=functions.f <|constrain|>json<|message|>[1]", c, 1, &n) == SRT_ERR_FORMAT;
+    ok = ok && srt_chat_tool_calls(&t, "<|channel|>commentary to=functions.f <|constrain|>json<|message|>{} x", c, 1, &n) == SRT_ERR_FORMAT;
+    CHECK(ok, "harmony: a call without a name, a message or an object for arguments: SRT_ERR_FORMAT (%s)", srt_last_error());
 }
 
 static void test_tool_calls(void) {
@@ -1748,7 +1886,8 @@ done:
 
 int main(void) {
     if (system("mkdir -p " TMP) != 0) { printf("FAIL - cannot make " TMP "\n"); return 1; }
-    snprintf(tmpl_gpt_oss_text, sizeof tmpl_gpt_oss_text, "%s%s%s", tmpl_gpt_oss_parts[0], tmpl_gpt_oss_parts[1], tmpl_gpt_oss_parts[2]);
+    snprintf(tmpl_gpt_oss_text, sizeof tmpl_gpt_oss_text, "%s%s%s%s%s", tmpl_gpt_oss_parts[0], tmpl_gpt_oss_parts[1], tmpl_gpt_oss_parts[2],
+             tmpl_gpt_oss_parts[3], tmpl_gpt_oss_parts[4]);
     test_names();
     test_detect();
     test_render();
@@ -1761,6 +1900,7 @@ int main(void) {
     test_think_chat();
     test_harmony_chat();
     test_tools_render();
+    test_tools_harmony();
     test_tool_calls();
     test_tool_chat();
     test_cuda_chat();
