@@ -725,17 +725,22 @@ typedef struct srt_chat_template {
                                  "high" (the template's reasoning_effort; "" = medium, its default) */
     int tool_use;             /* 1 = the template renders tools and tool results (set when it is recognised: a ChatML
                                  template with Qwen's <tool_call> block (Qwen2.5, Qwen3, Hermes), a Llama 3.1+ one with
-                                 the ipython role). Then a message of role "tool" (llama3: or "ipython") is a tool's
-                                 result: chatml writes consecutive ones into one user turn as <tool_response>\nR\n
-                                 </tool_response>, llama3 as an ipython turn whose content is written as a JSON string
-                                 (the template's tojson: strings are iterable to Jinja). */
+                                 the ipython role, gpt-oss's with its tool namespace). Then a message of role "tool"
+                                 (llama3: or "ipython") is a tool's result: chatml writes consecutive ones into one user
+                                 turn as <tool_response>\nR\n</tool_response>, llama3 as an ipython turn and harmony as
+                                 "<|start|>functions.NAME to=assistant<|channel|>commentary<|message|>" (NAME: the call
+                                 of the reply before it), both with the content written as a JSON string (the templates'
+                                 tojson). harmony writes a reply that calls a tool as its template does: its reasoning
+                                 (unless a later reply answers) and the call, the arguments through tojson. */
     const char *tools;        /* the tools the model may call, or NULL / "": a JSON array of definitions, each
                                  written as the template's tojson writes it (Python's json.dumps: ", " and ": ", or
                                  indented by 4 for llama3); OpenAI's form {"type": "function", "function": {"name",
                                  "description", "parameters"}} is what the models were trained on. chatml: the system
                                  block lists them in <tools>; llama3: the first user message does (Llama 3.1's default
-                                 tools_in_user_message). Needs tool_use (else SRT_ERR_UNSUPPORTED); JSON that is not an
-                                 array of objects (strict RFC 8259, valid UTF-8, 64 levels at most): SRT_ERR_INVALID_ARG.
+                                 tools_in_user_message); harmony: the developer message, as a TypeScript namespace of
+                                 the JSON schemas. Needs tool_use (else SRT_ERR_UNSUPPORTED); JSON that is not an array
+                                 of objects (strict RFC 8259, valid UTF-8, 64 levels at most), or for harmony one its
+                                 template cannot write (a function without a description, ...): SRT_ERR_INVALID_ARG.
                                  Not copied by the render (srt_chat copies srt_chat_desc.tools). Duplicate keys are
                                  written as they are (Python keeps the last one's value). */
 } srt_chat_template;
@@ -772,11 +777,13 @@ SRT_API void srt_chat_reply_split(const srt_chat_template *t, const char *reply,
 /* The tools a finished reply calls, as spans of its text: chatml (tool_use): each <tool_call> block holding
    {"name": NAME, "arguments": {...}} (Qwen / Hermes; a reply may call several); llama3: a reply that is one
    JSON object {"name": NAME, "parameters": {...}} (or "arguments"), after an optional <|python_tag|> (Llama
-   3.1's JSON tool calls); any other reply calls nothing. name: the function's name without its quotes (a
-   name with escapes is refused); arguments: the object as the model wrote it. *n = the calls (the first
-   cap are written to calls). SRT_ERR_FORMAT, with srt_last_error saying what is wrong, for a chatml
-   <tool_call> block that is not such an object or is not closed (an app can tell the model so); other
-   formats: *n = 0. */
+   3.1's JSON tool calls); harmony: the last message's "to=functions.NAME" header (in either of its places)
+   and the JSON object after its <|message|> (one call a reply: <|call|> ends it); any other reply calls
+   nothing. name: the function's name (a chatml / llama3 name with escapes is refused); arguments: the
+   object as the model wrote it. *n = the calls (the first cap are written to calls). SRT_ERR_FORMAT, with
+   srt_last_error saying what is wrong, for a chatml <tool_call> block that is not such an object or is not
+   closed, or a harmony call without a name or an object (an app can tell the model so); other formats:
+   *n = 0. */
 typedef struct srt_chat_tool_call {
     const char *name; size_t name_len;
     const char *arguments; size_t arguments_len;
