@@ -138,7 +138,7 @@ STB_INCLUDE=${STB_INCLUDE:-/usr/include/stb}
 HAVE_SDL=0 SDL_CFLAGS= SDL_LIBS=
 build_sdl() {
     local sdl_cflags sdl_libs
-    rm -f "$B/srt-chat-sdl" "$B/ui-png-ink"
+    rm -f "$B/srt-chat-sdl" "$B/ui-png-ink" "$B/ui-make-chat"
     if pkg-config --exists sdl2 2>/dev/null; then
         sdl_cflags=$(pkg-config --cflags sdl2); sdl_libs=$(pkg-config --libs sdl2)
     elif command -v sdl2-config >/dev/null 2>&1; then
@@ -156,6 +156,9 @@ build_sdl() {
     fi
     if ! $CC -std=c99 $OPT $WARN -isystem "$STB_INCLUDE" ${CFLAGS:-} -o "$B/ui-png-ink" tests/ui/png_ink.c $LIBS; then
         note "build failed: ui-png-ink"; fail=1; HAVE_SDL=2; return
+    fi
+    if ! $CC -std=c99 $OPT $WARN -I. ${CFLAGS:-} -DSPARSERT_IMPLEMENTATION_DONE -o "$B/ui-make-chat" tests/ui/make_chat.c "$CORE" $LIBS; then
+        note "build failed: ui-make-chat"; fail=1; HAVE_SDL=2; return
     fi
     HAVE_SDL=1 SDL_CFLAGS="-isystem $STB_INCLUDE $sdl_cflags" SDL_LIBS=$sdl_libs
 }

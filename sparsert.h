@@ -9117,7 +9117,7 @@ SRT_API srt_status srt_chat_send_messages(srt_chat *c, const srt_chat_message *m
     srt_chat_turn tr;
     srt_session *s;
     int32_t *ids = NULL;
-    int n = 0, n_ctx, room, k, pos0, i;
+    int n = 0, n_ctx, room, k, pos0, i, keep;
     srt_status st;
     char *full;
     memset(&tr, 0, sizeof tr);
@@ -9127,6 +9127,8 @@ SRT_API srt_status srt_chat_send_messages(srt_chat *c, const srt_chat_message *m
         if (!msgs[i].role || !msgs[i].content || !msgs[i].role[0] || !strcmp(msgs[i].role, "system") || !strcmp(msgs[i].role, "assistant") ||
             !strcmp(msgs[i].role, SRT__CHAT_FED_ROLE))
             return srt__fail(SRT_ERR_INVALID_ARG, "srt_chat_send_messages: message %d: %s", i, !msgs[i].role || !msgs[i].content ? "no role or content" : "a role the app does not send");
+    /* what making room never drops: the new messages, and before tool results the reply that called them */
+    keep = n_new + (!strcmp(msgs[0].role, "tool") && c->n_msgs > 0 && !strcmp(c->msgs[c->n_msgs - 1].role, "assistant"));
     srt__chat_settle(c);
     s = c->s;
     n_ctx = s->n_ctx;
@@ -9143,9 +9145,9 @@ SRT_API srt_status srt_chat_send_messages(srt_chat *c, const srt_chat_message *m
         if ((st = srt__chat_tokenize(c, full + c->fed.n, strlen(full + c->fed.n), c->fed.n ? c->prev_special : 1, &ids, &n)) != SRT_OK) {
             SRT_FREE(full); srt__chat_drop_last(c, n_new); return st;
         }
-        if ((c->fed.n ? s->n_tokens : 0) + n + room <= n_ctx || c->n_msgs - first <= n_new) break;
+        if ((c->fed.n ? s->n_tokens : 0) + n + room <= n_ctx || c->n_msgs - first <= keep) break;
         do srt__chat_drop(c, first);
-        while (c->n_msgs - first > n_new && strcmp(c->msgs[first].role, "user") != 0);
+        while (c->n_msgs - first > keep && strcmp(c->msgs[first].role, "user") != 0);
         c->has_turn = c->has_reply = 0;   /* their positions are gone */
         srt__chat_forget(c);
         tr.n_dropped++;

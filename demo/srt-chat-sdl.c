@@ -12,6 +12,11 @@
        conversation (messages and KV cache, in srt-chat's file format both ways), /reset is New
        chat; in a chat /retry is Retry and /undo takes back the last exchange (the KV cache goes
        back to where it began); anything else is a message.
+   srt-chat-sdl --model M.srt --tools FILE [options]
+       Tool calling (a template with tools: Qwen2.5 / Qwen3, Llama 3.1+, gpt-oss): FILE's JSON array
+       of definitions goes to the model; a reply's calls are shown as notes ("Tool call: NAME ARGS")
+       and /tool RESULT gives each call's result (in order); when every call has one they are sent
+       together and the model answers. A conversation opened again names the calls left to answer.
    srt-chat-sdl --model M.srt --chat FILE [options]
        The conversation lives in FILE: opened after the model loads (its messages come back as
        bubbles, its KV cache as it was: nothing is read again), saved after every reply (finished
@@ -338,14 +343,15 @@ static int layout_text(ui *u, layout *L, const char *s, size_t n) {
    Conversation files: CMD_CHAT_OPEN (--chat FILE, after the model loaded: a missing FILE is a new
    chat), CMD_CHAT_LOAD (/load) and CMD_CHAT_SAVE (/save and the saves to --chat FILE) each answer
    with one EV_FILE; CMD_UNDO (/undo) with one EV_UNDONE. */
-enum { CMD_LOAD, CMD_TURN, CMD_RETRY, CMD_RESET, CMD_CHAT_OPEN, CMD_CHAT_LOAD, CMD_CHAT_SAVE, CMD_UNDO, CMD_QUIT };
-enum { EV_PROGRESS, EV_LOADED, EV_LOAD_FAILED, EV_TEXT, EV_DONE, EV_NOTE, EV_FILE, EV_UNDONE };
+enum { CMD_LOAD, CMD_TURN, CMD_TOOL_TURN, CMD_RETRY, CMD_RESET, CMD_CHAT_OPEN, CMD_CHAT_LOAD, CMD_CHAT_SAVE, CMD_UNDO, CMD_QUIT };
+enum { EV_PROGRESS, EV_LOADED, EV_LOAD_FAILED, EV_TEXT, EV_DONE, EV_NOTE, EV_FILE, EV_UNDONE, EV_CALLS };
 enum { STOP_LIMIT = 0, STOP_EOS = 1, STOP_CANCEL = 2, STOP_CONTEXT = 3, STOP_ERROR = 4 };
 enum { FILE_FAILED = 0, FILE_DONE = 1, FILE_NEW = 2 };
 typedef struct command {
     int kind;
-    int turn;                 /* CMD_TURN / CMD_RETRY: the turn; CMD_CHAT_SAVE: 1 = a save to --chat FILE */
-    char *text;               /* CMD_TURN: the message; CMD_LOAD, CMD_CHAT_*: the path */
+    int turn;                 /* CMD_TURN / CMD_TOOL_TURN / CMD_RETRY: the turn; CMD_CHAT_SAVE: 1 = a save to --chat FILE */
+    char *text;               /* CMD_TURN: the message; CMD_TOOL_TURN: the results, each ended by a NUL; CMD_LOAD, CMD_CHAT_*: the path */
+    int n_parts;              /* CMD_TOOL_TURN: how many results */
 } command;
 typedef struct event {
     int kind, turn;           /* EV_FILE: turn as the command's */
@@ -354,7 +360,8 @@ typedef struct event {
     size_t len;
     int think;                /* EV_TEXT: 1 = they belong to the reply's reasoning (a reasoning model's), 0 = its answer */
     int op, result;           /* EV_FILE: the command (CMD_CHAT_*), FILE_FAILED / FILE_DONE / FILE_NEW;
-                                 EV_UNDONE: result 1 = taken back, 0 = nothing to take back */
+                                 EV_UNDONE: result 1 = taken back, 0 = nothing to take back;
+                                 EV_CALLS: result = the calls of the last reply (after its notes) */
     srt_chat_message *msgs;   /* EV_FILE after a load in a chat: the conversation (copy_messages; free) */
     int n_msgs;               /* ... their number; after a save: the messages saved */
     char *shown;              /* EV_FILE after a load of continued text: the text of its tokens */
@@ -387,6 +394,7 @@ typedef struct worker {
     const char *draft_path;   /* --draft-model: a smaller model proposes (loaded with each model) */
     srt_cores cores;
     const char *cpu_list, *cores_name, *template_name, *system_text;
+    char *tools;              /* --tools: the JSON array of tool definitions, else NULL */
     srt_kv_type kv;           /* --kv */
     srt_backend *backend;     /* --backend cuda, else NULL (the CPU) */
     srt_sampler_desc sampler;
@@ -429,7 +437,7 @@ static void post_msg(worker *w, int kind, int turn, const char *msg) {
     e.len = e.text ? strlen(e.text) : 0;
     post(w, &e);
 }
-static void send_cmd(worker *w, int kind, int turn, const char *text) {
+static void send_cmd_n(worker *w, int kind, int turn, const char *text, size_t len, int n_parts) {
     SDL_LockMutex(w->mu);
     if (w->n_cmds == w->cap_cmds) {
         int cap = w->cap_cmds ? 2 * w->cap_cmds : 8;
@@ -439,11 +447,13 @@ static void send_cmd(worker *w, int kind, int turn, const char *text) {
     }
     w->cmds[w->n_cmds].kind = kind;
     w->cmds[w->n_cmds].turn = turn;
-    w->cmds[w->n_cmds].text = text ? dup_s(text) : NULL;
+    w->cmds[w->n_cmds].text = text ? dup_n(text, len) : NULL;
+    w->cmds[w->n_cmds].n_parts = n_parts;
     w->n_cmds++;
     SDL_CondSignal(w->cv);
     SDL_UnlockMutex(w->mu);
 }
+static void send_cmd(worker *w, int kind, int turn, const char *text) { send_cmd_n(w, kind, turn, text, text ? strlen(text) : 0, 0); }
 
 /* The conversation in one allocation for the window (free), from the chat the worker owns. */
 static srt_chat_message *copy_messages(const srt_chat_message *m, int n) {
@@ -569,6 +579,7 @@ static void worker_load(worker *w, const char *path) {
             memset(&cd, 0, sizeof cd);
             cd.template_name = w->template_name; cd.system_prompt = w->system_text; cd.max_tokens = w->max_tokens; cd.ignore_eos = w->ignore_eos;
             cd.no_think = w->no_think; cd.draft_max = w->draft_max; cd.draft_ngram = w->draft_ngram; cd.draft = w->draft;
+            cd.tools = w->tools;
             if (srt_chat_create(w->session, &cd, &w->chat) != SRT_OK) {
                 snprintf(err, sizeof err, "Chat template: %s", srt_last_error());
                 worker_free_model(w);
@@ -586,7 +597,7 @@ static void worker_load(worker *w, const char *path) {
 
 /* Makes the session's tokens match what the user sees after the prompt of a turn was fed.
    Returns the status of the feed; *n_prompt = tokens evaluated. */
-static srt_status turn_prompt(worker *w, int turn, const char *text, int *n_prompt) {
+static srt_status turn_prompt(worker *w, int turn, const char *text, int n_results, int *n_prompt) {
     int n_ctx = srt_session_n_ctx(w->session), room = w->max_tokens > 0 && w->max_tokens < n_ctx / 2 ? w->max_tokens : n_ctx / 4;
     int32_t *ids = NULL;
     int n = 0, pos0;
@@ -612,7 +623,13 @@ static srt_status turn_prompt(worker *w, int turn, const char *text, int *n_prom
     }
     {
         srt_chat_turn t;
-        st = srt_chat_send(w->chat, text, &t);
+        if (n_results > 0) {   /* a tool turn: the results, each ended by a NUL */
+            srt_chat_message res[16];
+            const char *p = text;
+            int i;
+            for (i = 0; i < n_results && i < 16; i++, p += strlen(p) + 1) { res[i].role = "tool"; res[i].content = p; }
+            st = srt_chat_send_messages(w->chat, res, i, &t);
+        } else st = srt_chat_send(w->chat, text, &t);
         if (t.n_dropped) post_msg(w, EV_NOTE, turn, "The context window is full: the oldest turns were dropped.");
         *n_prompt = t.n_prompt;
         return st;
@@ -675,10 +692,35 @@ static void reply_parts(reply_sink *k, size_t *r_done, size_t *a_done) {
     k->think = 0;
 }
 
-static void worker_turn(worker *w, int turn, const char *text) {
+/* --tools: the last reply's calls as notes, then EV_CALLS with their number (the window's /tool counts them). */
+static void worker_report_calls(worker *w, int turn) {
+    srt_chat_tool_call calls[16];
+    event e;
+    int n = 0, i;
+    const srt_chat_message *ms;
+    char note[1200];
+    if (!w->tools || !w->chat) return;
+    ms = srt_chat_messages(w->chat, &n);
+    memset(&e, 0, sizeof e);
+    if (n > 0 && !strcmp(ms[n - 1].role, "assistant")) {
+        if (srt_chat_tool_calls(srt_chat_get_template(w->chat), ms[n - 1].content, calls, 16, &e.result) != SRT_OK) {
+            snprintf(note, sizeof note, "A malformed tool call: %s", srt_last_error());
+            post_msg(w, EV_NOTE, turn, note);
+        }
+        if (e.result > 16) e.result = 16;
+        for (i = 0; i < e.result; i++) {
+            snprintf(note, sizeof note, "Tool call: %.*s %.*s", (int)calls[i].name_len, calls[i].name, (int)calls[i].arguments_len, calls[i].arguments);
+            post_msg(w, EV_NOTE, turn, note);
+        }
+        if (e.result) post_msg(w, EV_NOTE, turn, e.result > 1 ? "Answer with /tool RESULT, one per call, in order" : "Answer with /tool RESULT");
+    }
+    e.kind = EV_CALLS; e.turn = turn;
+    post(w, &e);
+}
+static void worker_turn(worker *w, int turn, const char *text, int n_results) {
     event e;
     srt_status st;
-    int n_prompt = 0, n_gen = 0, stop = STOP_LIMIT;
+    int n_prompt = 0, n_gen = 0, stop = STOP_LIMIT, calls = 0;
     double t0 = now_ms(), t1;
     srt_utf8_stream us;
     reply_sink sink;
@@ -692,7 +734,7 @@ static void worker_turn(worker *w, int turn, const char *text) {
     SDL_LockMutex(w->mu);
     w->cancel_ok = 1;
     SDL_UnlockMutex(w->mu);
-    st = text ? turn_prompt(w, turn, text, &n_prompt) : SRT_OK;
+    st = text ? turn_prompt(w, turn, text, n_results, &n_prompt) : SRT_OK;
     w->has_reply = st == SRT_OK;
     if (st == SRT_OK) w->reply_pos = srt_session_pos(w->session);
     t1 = now_ms();
@@ -748,6 +790,7 @@ static void worker_turn(worker *w, int turn, const char *text) {
     w->cancel_ok = 0;
     w->cancel_sent = 0;
     SDL_UnlockMutex(w->mu);
+    calls = w->chat && (stop == STOP_EOS || stop == STOP_LIMIT);
 done:
     e.kind = EV_DONE; e.turn = turn; e.text = NULL; e.len = 0;
     e.n_tokens = n_gen; e.decode_ms = now_ms() - (t0 + e.prompt_ms);
@@ -755,6 +798,7 @@ done:
     e.pos = w->session ? srt_session_pos(w->session) : 0;
     e.n_ctx = w->session ? srt_session_n_ctx(w->session) : 0;
     post(w, &e);
+    if (calls) worker_report_calls(w, turn);   /* after the reply's end: its notes follow it */
 }
 
 /* --- conversation files, as srt-chat's /save and /load write and read them: in a chat
@@ -821,6 +865,7 @@ static void worker_chat_load(worker *w, int op, const char *path) {
     e.text = dup_s(path); e.len = e.text ? strlen(e.text) : 0;
     e.pos = pos; e.n_ctx = srt_session_n_ctx(w->session);
     post(w, &e);
+    worker_report_calls(w, 0);   /* calls the conversation left to answer */
 }
 
 /* /undo in a chat: the last exchange (its message and reply) is taken back and the KV cache goes
@@ -833,6 +878,7 @@ static void worker_undo(worker *w) {
     e.pos = w->session ? srt_session_pos(w->session) : 0;
     e.n_ctx = w->session ? srt_session_n_ctx(w->session) : 0;
     post(w, &e);
+    if (e.result) worker_report_calls(w, 0);   /* the reply before it may call tools again */
 }
 
 static int worker_main(void *arg) {
@@ -847,8 +893,9 @@ static int worker_main(void *arg) {
         SDL_UnlockMutex(w->mu);
         if (c.kind == CMD_QUIT) { free(c.text); break; }
         if (c.kind == CMD_LOAD) worker_load(w, c.text);
-        else if (c.kind == CMD_TURN) worker_turn(w, c.turn, c.text);
-        else if (c.kind == CMD_RETRY) worker_turn(w, c.turn, NULL);
+        else if (c.kind == CMD_TURN) worker_turn(w, c.turn, c.text, 0);
+        else if (c.kind == CMD_TOOL_TURN) worker_turn(w, c.turn, c.text, c.n_parts);
+        else if (c.kind == CMD_RETRY) worker_turn(w, c.turn, NULL, 0);
         else if (c.kind == CMD_CHAT_OPEN || c.kind == CMD_CHAT_LOAD) worker_chat_load(w, c.kind, c.text);
         else if (c.kind == CMD_CHAT_SAVE) worker_chat_save(w, c.turn, c.text);
         else if (c.kind == CMD_UNDO) worker_undo(w);
@@ -896,6 +943,8 @@ struct ui {
     SDL_Thread *thread;
     message *msgs; int n_msgs, cap_msgs;
     int turn, conv_start;     /* latest turn id; turns <= conv_start belong to a cleared chat */
+    int n_calls, n_results;   /* --tools: the last reply's calls (EV_CALLS) and the results given so far (/tool) */
+    text_buf results;         /* ... each ended by a NUL */
     int generating, loading, model_ok;
     const char *chat_file;    /* --chat FILE: opened after the model loads, saved after each reply */
     int chat_file_ok;         /* FILE may be written: it was opened, or it was not there */
@@ -1284,8 +1333,38 @@ static void ui_retry(ui *u);
 /* A line srt-chat reads as a command is one here too: /save FILE, /load FILE and /reset, and in a
    chat /retry and /undo (the last exchange taken back); returns 0 for anything else (a message,
    as srt-chat sends it). */
+/* /tool RESULT: one call's result; when every call of the last reply has one, they go as one turn,
+   shown as one bubble (so that /undo takes them back together, as the chat does). */
+static void ui_tool_result(ui *u, const char *result) {
+    text_buf shown = {NULL, 0, 0};
+    const char *p;
+    int i;
+    char msg[80];
+    if (u->generating) { flash(u, "Wait for the reply, or press Esc to stop it"); return; }
+    if (!u->n_calls) { flash(u, "The last reply calls no tool"); return; }
+    if (!tb_add(&u->results, result, strlen(result) + 1)) return;
+    if (++u->n_results < u->n_calls) {
+        snprintf(msg, sizeof msg, "Result %d of %d kept: /tool the next one", u->n_results, u->n_calls);
+        flash(u, msg);
+        return;
+    }
+    tb_add(&shown, u->n_results > 1 ? "Tool results:" : "Tool result:", u->n_results > 1 ? 13 : 12);
+    for (i = 0, p = u->results.p; i < u->n_results; i++, p += strlen(p) + 1) { tb_add(&shown, u->n_results > 1 ? "\n" : " ", 1); tb_add(&shown, p, strlen(p)); }
+    u->turn++;
+    add_message(u, ROLE_USER, u->turn, shown.p);
+    {
+        message *m = add_message(u, ROLE_MODEL, u->turn, NULL);
+        if (m) m->streaming = 1;
+    }
+    send_cmd_n(u->w, CMD_TOOL_TURN, u->turn, u->results.p, u->results.n, u->n_results);
+    tb_free(&shown);
+    tb_free(&u->results);
+    u->n_results = u->n_calls = 0;
+    u->generating = 1; u->stick = 1;
+}
 static int ui_command(ui *u, const char *text) {
     if (strchr(text, '\n')) return 0;
+    if (u->w->tools && is_chat(u) && !strncmp(text, "/tool ", 6) && text[6]) { ui_tool_result(u, text + 6); return 1; }
     if (!strncmp(text, "/save ", 6) && text[6]) file_cmd(u, CMD_CHAT_SAVE, 0, text + 6);
     else if (!strncmp(text, "/load ", 6) && text[6]) file_cmd(u, CMD_CHAT_LOAD, 0, text + 6);
     else if (!strcmp(text, "/reset")) ui_new_chat(u);
@@ -1317,6 +1396,8 @@ static void ui_send(ui *u) {
         message *m = add_message(u, ROLE_MODEL, u->turn, NULL);
         if (m) m->streaming = 1;
     }
+    tb_free(&u->results);   /* a message instead of the results: the calls go unanswered */
+    u->n_results = u->n_calls = 0;
     send_cmd(u->w, CMD_TURN, u->turn, text);
     free(text);
     u->input.n = 0; if (u->input.p) u->input.p[0] = 0;
@@ -1509,6 +1590,17 @@ static void ui_on_file(ui *u, const event *e) {
         message *m = NULL;
         n++;
         if (!strcmp(role, "user")) m = add_message(u, ROLE_USER, ++u->turn, e->msgs[i].content);
+        else if (!strcmp(role, "tool")) {   /* a turn's tool results in one bubble, as they were sent */
+            text_buf shown = {NULL, 0, 0};
+            int k, last = i;
+            while (last + 1 < e->n_msgs && !strcmp(e->msgs[last + 1].role, "tool")) last++;
+            tb_add(&shown, last > i ? "Tool results:" : "Tool result:", last > i ? 13 : 12);
+            for (k = i; k <= last; k++) { tb_add(&shown, last > i ? "\n" : " ", 1); tb_add(&shown, e->msgs[k].content, strlen(e->msgs[k].content)); }
+            m = add_message(u, ROLE_USER, ++u->turn, shown.p);
+            tb_free(&shown);
+            n += last - i;
+            i = last;
+        }
         else if (!strcmp(role, "assistant")) {   /* a reasoning model's reply: its reasoning and answer apart, as while it was generated */
             srt_chat_reply_parts rp;
             srt_chat_reply_split(&u->facts.tmpl, e->msgs[i].content, &rp);
@@ -1609,6 +1701,11 @@ static void ui_drain(ui *u) {
             break;
         case EV_FILE: ui_on_file(u, e); break;
         case EV_UNDONE: ui_on_undone(u, e); break;
+        case EV_CALLS:
+            u->n_calls = e->result;
+            u->n_results = 0;
+            tb_free(&u->results);
+            break;
         default: break;
         }
         free(e->text);
@@ -1887,6 +1984,7 @@ static void usage(FILE *f) {
         "      --template NAME     chat template (chatml, llama3, llama2, mistral, mistral-v3, phi3, zephyr,\n"
         "                          gemma, tulu, granite, exaone4, minicpm, olmo3, harmony); default: the model's, else the text is continued\n"
         "      --system TEXT       system message (chat)\n"
+        "      --tools FILE        tools the model may call (a JSON array of definitions); answer its calls with /tool RESULT\n"
         "      --chat FILE         keep the conversation in FILE: opened after the model loads, saved after each\n"
         "                          reply (srt-chat's /save format); a FILE that cannot be opened is not overwritten\n"
         "      --kv f16|f32|q8     KV cache precision (default f16; q8: half the memory)\n"
@@ -1977,6 +2075,13 @@ int main(int argc, char **argv) {
             if (srt_chat_format_from_name(w->template_name) < 0) { fprintf(stderr, "srt-chat-sdl: unknown template '%s'\n", w->template_name); return 2; }
         }
         else if (!strcmp(a, "--system")) w->system_text = NEXT();
+        else if (!strcmp(a, "--tools")) {
+            const char *path = NEXT();
+            size_t n = 0;
+            char *t = (char *)load_file(path, &n);
+            if (!t || !(w->tools = (char *)realloc(t, n + 1))) { free(t); fprintf(stderr, "srt-chat-sdl: cannot read the tools %s\n", path); return 2; }
+            w->tools[n] = 0;
+        }
         else if (!strcmp(a, "--chat")) u->chat_file = NEXT();
         else if (!strcmp(a, "--kv")) {
             const char *k = NEXT();
@@ -2134,5 +2239,7 @@ int main(int argc, char **argv) {
     SDL_DestroyWindow(u->win);
     SDL_Quit();
     srt_backend_free(w->backend);   /* after the worker freed the model */
+    free(w->tools);
+    tb_free(&u->results);
     return rc;
 }

@@ -1837,8 +1837,28 @@ static void test_tool_chat(void) {
         if (!ok) break;
     }
     ms = srt_chat_messages(c, &n);
-    CHECK(ok && t1.n_dropped > 0 && n >= 2 && !strcmp(ms[0].role, "user"), "a full context drops whole exchanges: the conversation still starts with a user "
-          "message (after %d rounds, %d dropped, %d messages left)", round, t1.n_dropped, n);
+    {
+        int j, orphan = 0;
+        for (j = 0; j < n; j++) orphan |= !strcmp(ms[j].role, "tool") && (j == 0 || !strcmp(ms[j - 1].role, "user"));
+        CHECK(ok && t1.n_dropped > 0 && n >= 2 && strcmp(ms[0].role, "tool") != 0 && !orphan, "a full context drops whole exchanges, never the reply "
+              "before tool results (after %d rounds, %d dropped, %d messages left, the first %s)", round, t1.n_dropped, n, n ? ms[0].role : "-");
+    }
+    {   /* results that need every earlier exchange's room: the reply that called the tools stays, with them */
+        srt_chat_turn t3;
+        const char *big = "Weather in Paris, and the next days, and the days after those, and the weeks after those, and the months after those?";
+        srt_chat_reset(c);
+        ok = srt_chat_send(c, big, NULL) == SRT_OK;
+        for (end = SRT_CHAT_GOING; ok && end == SRT_CHAT_GOING && srt_chat_next(c, &tok, &end) == SRT_OK;) {}
+        for (round = 0; ok && round < 60; round++) {   /* results until the next ones do not fit beside the first exchange */
+            memset(&t3, 0, sizeof t3);
+            ok = srt_chat_send_messages(c, res, 2, &t3) == SRT_OK;
+            for (end = SRT_CHAT_GOING; ok && end == SRT_CHAT_GOING && srt_chat_next(c, &tok, &end) == SRT_OK;) {}
+            if (t3.n_dropped) break;
+        }
+        ms = srt_chat_messages(c, &n);
+        CHECK(ok && t3.n_dropped > 0 && n >= 4 && !strcmp(ms[n - 4].role, "assistant") && !strcmp(ms[n - 3].role, "tool") && !strcmp(ms[0].role, "assistant"),
+              "tool results that need the room of every earlier message keep the reply that called them (%d messages, the first %s)", n, n ? ms[0].role : "-");
+    }
     {   /* srt-chat --tools: the definitions fed, /tool's result fed as a tool response; bad files refused */
         FILE *f = fopen(TMP "/tools.json", "wb");
         char *err = NULL;

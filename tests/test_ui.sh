@@ -8,7 +8,8 @@
 # and equals srt-chat's after /load of the same file), /save and /load (refused while generating),
 # srt-chat's /save opened in the window, and files that cannot be opened (damaged, another model's,
 # no conversation file): a note, and FILE's bytes unchanged. --draft 4 (tests/ui/draft.script and the
-# chat's script): the replies of plain decoding, continued text in fewer evaluations.
+# chat's script): the replies of plain decoding, continued text in fewer evaluations. --tools
+# (tests/ui/tools.script): a loaded reply's calls, /tool results sent as one turn.
 # Prints one ok/FAIL line per check.
 cd "$(dirname "$0")/.."
 B=build
@@ -316,6 +317,30 @@ printf '%s\n' "$PROMPT" | "$B/srt-chat" -m "$T/stories.srt" "${CHATML[@]}" --tem
 check "chat: the first reply equals srt-chat's for the same system message and message" \
     $([ -s "$T/first.txt" ] && [ "$(reply "$T/chat.log" 1)" = "$(esc <"$T/first.txt")" ]; echo $?) \
     "window '$(reply "$T/chat.log" 1 | cut -c1-50)' srt-chat '$(esc <"$T/first.txt" | cut -c1-50)'"
+
+# --tools: stories260K packed with a ChatML template that has Qwen's tool blocks (srt-pack
+# --chat-template); a conversation whose last reply calls two tools (tests/ui/make_chat.c) opened
+# in the window: the calls listed as notes, /tool gives both results (sent as one turn, one bubble),
+# the reply equals srt-chat's after the same /load and /tool lines, and a /tool with no call left is refused
+printf '%s' '{% for m in messages %}<|im_start|>{{ m.role }}\n{{ m.content }}<|im_end|>\n{% endfor %}{# <tool_call> <tool_response> #}' >"$T/tools.jinja"
+printf '%s' '[{"type": "function", "function": {"name": "get_weather", "parameters": {"type": "object", "properties": {"city": {"type": "string"}}}}}]' >"$T/tools.json"
+if "$B/srt-pack" -q --tokenizer "$M/tok512.bin" --chat-template "$T/tools.jinja" "$M/stories260K.bin" "$T/tools.srt" >"$T/pack-tools.log" 2>&1 &&
+   "$B/ui-make-chat" "$T/tools.srt" "$T/calls.chat" user "Weather in Paris?" assistant \
+       'Let me check.\n<tool_call>\n{"name": "get_weather", "arguments": {"city": "Paris"}}\n</tool_call>\n<tool_call>\n{"name": "now", "arguments": {}}\n</tool_call>'; then
+    app "$T/tools.log" tests/ui/tools.script --model "$T/tools.srt" --tools "$T/tools.json" -n 8 -c 1024
+    TL=$T/tools.log
+    check "--tools: a loaded reply's two calls listed as notes" \
+        $(grep -qxF 'note: Tool call: get_weather {"city": "Paris"}' "$TL" && grep -qxF 'note: Tool call: now {}' "$TL" &&
+          grep -qxF 'note: Answer with /tool RESULT, one per call, in order' "$TL"; echo $?) "$(grep '^note:' "$TL" | head -3 | tr '\n' ' ')"
+    check "--tools: /tool keeps the first result, the second sends both as one bubble; then no call is left" \
+        $(grep -qxF 'flash: Result 1 of 2 kept: /tool the next one' "$TL" && grep -qF 'user: Tool results:\n18 C\n12:00' "$TL" &&
+          grep -qxF 'flash: The last reply calls no tool' "$TL"; echo $?) "$(grep -e '^flash:' -e '^message' "$TL" | cut -c1-80 | tr '\n' ' ')"
+    printf '/load %s\n/tool 18 C\n/tool 12:00\n' "$T/calls.chat" | "$B/srt-chat" -m "$T/tools.srt" --tools "$T/tools.json" -n 8 -c 1024 --temp 0 -t 1 >"$T/tools-srt.txt" 2>/dev/null
+    check "--tools: the answer to the results is srt-chat's" \
+        $(w=$(reply "$TL" 1); [ -n "$w" ] && [ "$w" = "$(esc <"$T/tools-srt.txt")" ]; echo $?) "window '$(reply "$TL" 1 | cut -c1-50)' srt-chat '$(esc <"$T/tools-srt.txt" | cut -c1-50)'"
+else
+    echo "FAIL - --tools: srt-pack --chat-template or ui-make-chat"; tail -3 "$T/pack-tools.log"
+fi
 
 # the model on the GPU: the plain build refuses --backend cuda; build/srt-chat-sdl-cuda-emu (the
 # window with the CUDA backend running on the CPU emulator of tests/cuda_emu) gives the CPU's

@@ -89,6 +89,7 @@ static void usage(FILE *f) {
         "                     channel norm on --calib text, per output row)\n"
         "  --calib FILE.txt   calibration text for --prune wanda\n"
         "  --keep-dense PATS  comma-separated globs never pruned (besides token_embd.*, output.*, *norm*, *ffn_gate_inp*)\n"
+        "  --chat-template F  store the Jinja chat template in file F (replacing the input's, if any)\n"
         "  --vocab-only       pack only the tokenizer\n"
         "  --no-verify        skip loading the result with srt_model_load()\n"
         "  -t, --threads N    threads (default: one per physical core); the output is the same\n"
@@ -438,7 +439,7 @@ done:
 }
 
 int main(int argc, char **argv) {
-    const char *in = NULL, *out = NULL, *tok = NULL, *weights = NULL, *group_s = NULL, *random_cfg = NULL;
+    const char *in = NULL, *out = NULL, *tok = NULL, *weights = NULL, *group_s = NULL, *random_cfg = NULL, *chat_template = NULL;
     unsigned long long seed = 1;
     int vocab_only = 0, quiet = 0, verify = 1, i, rc = 1, n_choices = 1, n_threads = 0;
     fmt_choice choices[64];   /* [0] = --weights/--group, then --tensor overrides */
@@ -492,6 +493,9 @@ int main(int argc, char **argv) {
             prune.calib = v;
         } else if (opt_value(argc, argv, &i, "--keep-dense", &v)) {
             if (srtp_parse_keep(&prune, v, err, sizeof err) != 0) { fprintf(stderr, "srt-pack: %s\n", err); return 1; }
+        } else if (opt_value(argc, argv, &i, "--chat-template", &v)) {
+            if (!v) { fprintf(stderr, "srt-pack: --chat-template needs a file\n"); return 1; }
+            chat_template = v;
         } else if (opt_value(argc, argv, &i, "--sparse-format", &v)) {
             if (srtp_parse_sparse_format(&prune, v, err, sizeof err) != 0) { fprintf(stderr, "srt-pack: %s\n", err); return 1; }
         } else if (a[0] == '-' && a[1] != 0) {
@@ -537,6 +541,20 @@ int main(int argc, char **argv) {
     if (srt_tokenizer_supported(m->vocab.model, m->vocab.pre) != SRT_OK) {   /* unknown pre-tokenizers are refused, never guessed */
         fprintf(stderr, "srt-pack: %s: %s\n", in, srt_last_error());
         goto done;
+    }
+    if (chat_template) {   /* a template for a checkpoint without one (llama2.c) or a corrected one */
+        FILE *f = fopen(chat_template, "rb");
+        char *t = NULL;
+        long n = -1;
+        if (f && fseek(f, 0, SEEK_END) == 0 && (n = ftell(f)) >= 0 && fseek(f, 0, SEEK_SET) == 0 && (t = (char *)malloc((size_t)n + 1)) != NULL &&
+            fread(t, 1, (size_t)n, f) == (size_t)n) t[n] = 0;
+        else { free(t); t = NULL; }
+        if (f) fclose(f);
+        if (!t) { fprintf(stderr, "srt-pack: cannot read the chat template %s\n", chat_template); goto done; }
+        if (n == 0 || strlen(t) != (size_t)n) { fprintf(stderr, "srt-pack: the chat template %s is %s\n", chat_template, n ? "not text (it holds a NUL byte)" : "empty"); free(t); goto done; }
+        SRTI_FREE(m->vocab.chat_template);
+        if (!(m->vocab.chat_template = srti__strdup(t))) { fprintf(stderr, "srt-pack: out of memory\n"); free(t); goto done; }
+        free(t);
     }
     if (!vocab_only && m->source == SRTI_SRC_HF && m->n_tensors == 0) {
         fprintf(stderr, "srt-pack: %s has no weights (model.safetensors or model.safetensors.index.json); --vocab-only packs just its tokenizer\n", in);
