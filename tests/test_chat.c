@@ -1882,6 +1882,29 @@ static void test_tool_chat(void) {
              (err = srt_test_read_file(TMP "/err.txt", &len)) != NULL && strstr(err, "cannot read");
         CHECK(ok, "srt-chat --tools: malformed, without a chat, missing: refused (%s)", err ? err : "");
         free(err); err = NULL;
+        {   /* srt-pack --chat-template: a llama2.c checkpoint gets Qwen2.5's template (with tools); empty or missing files refused */
+            srt_model *st = NULL;
+            srt_chat_template ct;
+            f = fopen(TMP "/qwen25.jinja", "wb");
+            if (f) { fputs(tmpl_qwen25, f); fclose(f); }
+            f = fopen(TMP "/empty.jinja", "wb");
+            if (f) fclose(f);
+            ok = run("build/srt-pack -q --tokenizer " SRT_SHARED "/models/stories260K/tok512.bin --chat-template " TMP "/qwen25.jinja " SRT_SHARED
+                     "/models/stories260K/stories260K.bin " TMP "/st-tmpl.srt") == 0 && load_1t(TMP "/st-tmpl.srt", &st) == SRT_OK &&
+                 srt_chat_template_from_model(st, NULL, &ct) == SRT_OK && ct.format == SRT_CHAT_CHATML && !ct.guessed && ct.tool_use &&
+                 !strcmp(ct.default_system, "You are Qwen, created by Alibaba Cloud. You are a helpful assistant.");
+            srt_model_free(st);
+            CHECK(ok, "srt-pack --chat-template: a llama2.c checkpoint packed with Qwen2.5's template chats with its tools");
+            ok = run("build/srt-pack -q --tokenizer " SRT_SHARED "/models/stories260K/tok512.bin --chat-template " TMP "/empty.jinja " SRT_SHARED
+                     "/models/stories260K/stories260K.bin " TMP "/st-tmpl2.srt 2>" TMP "/err.txt") != 0 && (err = srt_test_read_file(TMP "/err.txt", &len)) != NULL &&
+                 strstr(err, "is empty");
+            free(err); err = NULL;
+            ok = ok && run("build/srt-pack -q --tokenizer " SRT_SHARED "/models/stories260K/tok512.bin --chat-template " TMP "/none.jinja " SRT_SHARED
+                           "/models/stories260K/stories260K.bin " TMP "/st-tmpl2.srt 2>" TMP "/err.txt") != 0 && (err = srt_test_read_file(TMP "/err.txt", &len)) != NULL &&
+                 strstr(err, "cannot read the chat template");
+            CHECK(ok, "srt-pack --chat-template: an empty or missing file refused (%s)", err ? err : "");
+            free(err); err = NULL;
+        }
         {   /* a conversation whose last reply calls two tools: /load lists the calls, two /tool lines answer them in one turn */
             srt_chat_message conv[2] = {{"user", "Weather in Paris?"}, {"assistant", "Let me check.\n" WEATHER_CALL "\n<tool_call>\n{\"name\": \"now\", \"arguments\": {}}\n</tool_call>"}};
             f = fopen(TMP "/tools.json", "wb");
