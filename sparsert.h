@@ -697,7 +697,8 @@ typedef enum srt_chat_format {
 } srt_chat_format;
 
 typedef struct srt_chat_message {
-    const char *role;         /* "system", "user", "assistant" (chatml and llama3 also render other roles) */
+    const char *role;         /* "system", "user", "assistant"; "tool" for a tool's result where the template has tools
+                                 (srt_chat_template.tool_use); chatml and llama3 also render other roles */
     const char *content;      /* UTF-8 */
 } srt_chat_message;
 

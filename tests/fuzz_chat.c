@@ -17,7 +17,8 @@
                  "strftime_now", "<|im_start|>system\\n", "\\n", "\\", "'", "\"", "{{", "}}", "{%", "%}", "system", "user", \
                  "assistant", "tool", "<think>", "</think>", "last_query_index", "<tool_response>", "</tool_response>", "\0", \
                  "[|endofturn|]", "[|assistant|]", "<\xe7\x94\xa8\xe6\x88\xb7>", "<AI>", "<|start_of_role|>", "<|channel|>final<|message|>", \
-                 "<|start|>", "<|return|>", NULL}
+                 "<|start|>", "<|return|>", "<tool_call>", "</tool_call>", "render_tool_namespace", "to=functions.", "<|constrain|>json", \
+                 "<|message|>", "<|call|>", "ipython", "{", "}", NULL}
 #include "fuzz_common.h"
 #define SPARSERT_IMPLEMENTATION
 #include "sparsert.h"
