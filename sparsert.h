@@ -693,6 +693,10 @@ typedef enum srt_chat_format {
                                  (identity, knowledge cutoff, date, "Reasoning: medium"); the conversation's system message
                                  becomes the developer message "# Instructions\n\n...\n\n"; replies are written as their final
                                  channel "<|start|>assistant<|channel|>final<|message|>A<|end|>" (the reasoning dropped) */
+    SRT_CHAT_SMOLLM3 = 14,    /* "smollm3": ChatML with SmolLM3's system block always first ("## Metadata": knowledge cutoff,
+                                 today as "29 November 2026", "Reasoning Mode: /think" or "/no_think" (no_think, or the system
+                                 message saying so); "## Custom Instructions": the system message, or the template's own);
+                                 without /think each reply opens with an empty "<think>\n\n</think>\n" */
     SRT_CHAT_FORMAT_COUNT
 } srt_chat_format;
 
@@ -711,8 +715,9 @@ typedef struct srt_chat_template {
                                  its system turn is then empty) */
     int dated_system;         /* llama3 (3.1 and later): every conversation starts with a system block
                                  "Cutting Knowledge Date: December 2023\nToday Date: <date>\n\n<system>" */
-    char date[16];            /* that date, "26 Jul 2024" (the templates' fallback), or today's date (UTC)
-                                 when the template asks for strftime_now; harmony: today as "2026-11-29" */
+    char date[24];            /* that date, "26 Jul 2024" (the templates' fallback), or today's date (UTC)
+                                 when the template asks for strftime_now; harmony: today as "2026-11-29"; smollm3: as
+                                 "29 November 2026" */
     char stop[4][32];         /* texts of the tokens that end an assistant turn ("<|im_end|>"); generation
                                  should stop at them (as well as at EOS) */
     int think;                /* 1 = Qwen3's reasoning rules (a ChatML template that splits replies at
@@ -721,7 +726,9 @@ typedef struct srt_chat_template {
                                  last "</think>", newlines stripped), a later one with the reasoning as
                                  "<think>\nR\n</think>\n\nA" (an empty block for the last message) */
     int no_think;             /* set by the app, with think: the reply opens with an empty reasoning
-                                 block "<think>\n\n</think>\n\n" (Qwen3's enable_thinking=false) */
+                                 block "<think>\n\n</think>\n\n" (Qwen3's enable_thinking=false); smollm3: the
+                                 reasoning mode /no_think (its enable_thinking=false; the system message's /think
+                                 or /no_think wins) */
     char reasoning[8];        /* harmony: the reasoning effort its system message names, "low", "medium" or
                                  "high" (the template's reasoning_effort; "" = medium, its default) */
     int tool_use;             /* 1 = the template renders tools and tool results (set when it is recognised: a ChatML
@@ -822,7 +829,7 @@ typedef struct srt_chat_desc {
                                   reply of this many tokens, at most half of it (0: a quarter). */
     int ignore_eos;            /* 1 = neither EOS nor the template's stop tokens end a reply */
     int no_think;              /* 1 = replies without reasoning where the template has the switch
-                                  (srt_chat_template.think: Qwen3); earlier replies' reasoning is never
+                                  (srt_chat_template.think: Qwen3; smollm3); earlier replies' reasoning is never
                                   fed again where the template drops it */
     const char *reasoning;     /* harmony (gpt-oss): the reasoning effort, "low", "medium" or "high"; NULL = the
                                   template's (medium); another value: SRT_ERR_INVALID_ARG */
@@ -7848,7 +7855,7 @@ SRT_API void srt_chat_messages_free(srt_chat_message *msgs) { SRT_FREE(msgs); }
 #include <time.h>
 #include <locale.h>
 static const char *const srt__chat_names[SRT_CHAT_FORMAT_COUNT] = {"chatml", "llama3", "llama2", "mistral", "mistral-v3", "phi3", "zephyr", "gemma",
-                                                                   "tulu", "granite", "exaone4", "minicpm", "olmo3", "harmony"};
+                                                                   "tulu", "granite", "exaone4", "minicpm", "olmo3", "harmony", "smollm3"};
 
 SRT_API const char *srt_chat_format_name(srt_chat_format f) { return (unsigned)f < SRT_CHAT_FORMAT_COUNT ? srt__chat_names[f] : NULL; }
 SRT_API int srt_chat_format_from_name(const char *name) {
@@ -7866,7 +7873,8 @@ static void srt__chat_copy(char *dst, size_t cap, const char *src) {
 }
 
 /* Today (UTC) as "DD Mon YYYY" (strftime's "%d %b %Y"), with form 1 "Month DD, YYYY" ("%B %d, %Y"),
-   with form 2 "YYYY-MM-DD" ("%Y-%m-%d"), from time() without the non-reentrant localtime(). */
+   with form 2 "YYYY-MM-DD" ("%Y-%m-%d"), with form 3 "DD Month YYYY" ("%d %B %Y"), from time() without
+   the non-reentrant localtime(). */
 static void srt__chat_today(char *out, size_t cap, int form) {
     static const char *const mon[12] = {"Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"};
     static const char *const month[12] = {"January", "February", "March", "April", "May", "June", "July", "August", "September", "October",
@@ -7884,25 +7892,27 @@ static void srt__chat_today(char *out, size_t cap, int form) {
     if (m <= 2) y++;
     if (form == 1) snprintf(out, cap, "%s %02d, %04d", month[m - 1], (int)d, (int)y);
     else if (form == 2) snprintf(out, cap, "%04d-%02d-%02d", (int)y, (int)m, (int)d);
+    else if (form == 3) snprintf(out, cap, "%02d %s %04d", (int)d, month[m - 1], (int)y);
     else snprintf(out, cap, "%02d %s %04d", (int)d, mon[m - 1], (int)y);
 }
 
-/* The family's usual BOS/EOS/stop texts (harmony: and today's date, which its template always writes). */
+/* The family's usual BOS/EOS/stop texts (harmony, smollm3: and today's date, which their templates always write). */
 static void srt__chat_defaults(srt_chat_template *t) {
     static const char *const bos[SRT_CHAT_FORMAT_COUNT] = {"", "<|begin_of_text|>", "<s>", "<s>", "<s>", "<s>", "<s>", "<bos>", "<|endoftext|>",
-                                                           "<|end_of_text|>", "[BOS]", "<s>", "", "<|startoftext|>"};
+                                                           "<|end_of_text|>", "[BOS]", "<s>", "", "<|startoftext|>", ""};
     static const char *const eos[SRT_CHAT_FORMAT_COUNT] = {"<|im_end|>", "<|eot_id|>", "</s>", "</s>", "</s>", "<|endoftext|>", "</s>", "<eos>",
-                                                           "<|endoftext|>", "<|end_of_text|>", "[|endofturn|]", "</s>", "<|endoftext|>", "<|return|>"};
+                                                           "<|endoftext|>", "<|end_of_text|>", "[|endofturn|]", "</s>", "<|endoftext|>", "<|return|>", "<|im_end|>"};
     static const char *const stop[SRT_CHAT_FORMAT_COUNT][2] = {
         {"<|im_end|>", ""}, {"<|eot_id|>", "<|eom_id|>"}, {"</s>", ""}, {"</s>", ""}, {"</s>", ""},
         {"<|end|>", "<|endoftext|>"}, {"</s>", ""}, {"<end_of_turn>", "<eos>"}, {"<|endoftext|>", ""}, {"<|end_of_text|>", ""},
-        {"[|endofturn|]", ""}, {"</s>", ""}, {"<|im_end|>", "<|endoftext|>"}, {"<|return|>", "<|call|>"}};
+        {"[|endofturn|]", ""}, {"</s>", ""}, {"<|im_end|>", "<|endoftext|>"}, {"<|return|>", "<|call|>"}, {"<|im_end|>", "<|end_of_text|>"}};
     srt__chat_copy(t->bos, sizeof t->bos, bos[t->format]);
     srt__chat_copy(t->eos, sizeof t->eos, eos[t->format]);
     memset(t->stop, 0, sizeof t->stop);
     srt__chat_copy(t->stop[0], sizeof t->stop[0], stop[t->format][0]);
     srt__chat_copy(t->stop[1], sizeof t->stop[1], stop[t->format][1]);
     if (t->format == SRT_CHAT_HARMONY) srt__chat_today(t->date, sizeof t->date, 2);
+    if (t->format == SRT_CHAT_SMOLLM3) srt__chat_today(t->date, sizeof t->date, 3);
 }
 
 /* ChatML templates that insert a system prompt of their own when the conversation has none
@@ -7938,7 +7948,17 @@ static void srt__chat_default_system(const char *jinja, char *out, size_t cap) {
     }
 }
 
-#define SRT__MINICPM_USER "<\xe7\x94\xa8\xe6\x88\xb7>"   /* MiniCPM's user tag (U+7528 U+6237, "user") in UTF-8 */
+#define SRT__MINICPM_USER "<\xe7\x94\xa8\xe6\x88\xb7>"
+/* SmolLM3's custom instructions in its reasoning mode when the conversation gives none (its template's text) */
+#define SRT__SMOLLM3_THINK \
+    "You are a helpful AI assistant named SmolLM, trained by Hugging Face. Your role as an assistant involves thoroughly exploring questions through a " \
+    "systematic thinking process before providing the final precise and accurate solutions. This requires engaging in a comprehensive cycle of analysis, " \
+    "summarizing, exploration, reassessment, reflection, backtracking, and iteration to develop well-considered thinking process. Please structure your " \
+    "response into two main sections: Thought and Solution using the specified format: <think> Thought section </think> Solution section. In the Thought " \
+    "section, detail your reasoning process in steps. Each step should include detailed considerations such as analysing questions, summarizing relevant " \
+    "findings, brainstorming new ideas, verifying the accuracy of the current steps, refining any errors, and revisiting previous steps. In the Solution " \
+    "section, based on various attempts, explorations, and reflections from the Thought section, systematically present the final solution that you deem " \
+    "correct. The Solution section should be logical, accurate, and concise and detail necessary steps needed to reach the conclusion.\n\n"   /* MiniCPM's user tag (U+7528 U+6237, "user") in UTF-8 */
 /* The format a Jinja template text belongs to, by distinctive markers (most specific first).
    Returns 1 if recognised, 0 if not (ChatML then), 2 for an [INST] template of no known variant. */
 static int srt__chat_detect(const char *j, srt_chat_format *f) {
@@ -7946,6 +7966,7 @@ static int srt__chat_detect(const char *j, srt_chat_format *f) {
     if (strstr(j, "<|channel|>final<|message|>")) { *f = SRT_CHAT_HARMONY; return 1; }   /* gpt-oss */
     if (strstr(j, "<|im_start|>")) {   /* OLMo 3 Think's (open-instruct's olmo_thinker) appends this to a system message */
         if (strstr(j, "' You do not currently have access to any functions.")) *f = SRT_CHAT_OLMO3;
+        else if (strstr(j, "## Metadata") && strstr(j, "Reasoning Mode: ")) *f = SRT_CHAT_SMOLLM3;
         return 1;
     }
     if (strstr(j, "<|start_header_id|>") && strstr(j, "<|end_header_id|>")) { *f = SRT_CHAT_LLAMA3; return 1; }
@@ -8570,7 +8591,7 @@ SRT_API srt_status srt_chat_render(const srt_chat_template *t, const srt_chat_me
         const char *r = msgs[i].role;
         if (!r || !msgs[i].content) return srt__fail(SRT_ERR_INVALID_ARG, "srt_chat_render: message %d has no role or content", i);
         if (t->format != SRT_CHAT_CHATML && t->format != SRT_CHAT_LLAMA3 && strcmp(r, "system") && strcmp(r, "user") && strcmp(r, "assistant") &&
-            !(t->format == SRT_CHAT_HARMONY && t->tool_use && !strcmp(r, "tool")))
+            !(((t->format == SRT_CHAT_HARMONY && t->tool_use) || t->format == SRT_CHAT_SMOLLM3) && !strcmp(r, "tool")))
             return srt__fail(SRT_ERR_INVALID_ARG, "srt_chat_render: the %s format has no role '%s'", srt__chat_names[t->format], r);
     }
     o.buf = buf; o.cap = cap; o.n = 0;
@@ -8813,6 +8834,59 @@ SRT_API srt_status srt_chat_render(const srt_chat_template *t, const srt_chat_me
             }
             if (add_generation_prompt) srt__puts(&o, "<|start|>assistant");
             break;
+        case SRT_CHAT_SMOLLM3: {   /* the system block always; /think unless no_think or the system message says /no_think */
+            int think = !t->no_think;
+            size_t ci = 0;
+            char *custom = NULL;
+            if (sys) {   /* the custom instructions: the system message without its /no_think and /think, right-stripped */
+                const char *p = sys;
+                if (strstr(sys, "/no_think")) think = 0;
+                else if (strstr(sys, "/think")) think = 1;
+                if (!(custom = (char *)SRT_MALLOC(strlen(sys) + 1))) return srt__fail(SRT_ERR_OUT_OF_MEMORY, "srt_chat_render: out of memory");
+                while (*p) {
+                    if (!strncmp(p, "/no_think", 9)) p += 9;
+                    else custom[ci++] = *p++;
+                }
+                custom[ci] = 0;
+                for (p = custom, ci = 0; *p;) {   /* (in place: then /think, as the template replaces in that order) */
+                    if (!strncmp(p, "/think", 6)) p += 6;
+                    else custom[ci++] = *p++;
+                }
+                while (ci && srt__chat_space(custom[ci - 1])) ci--;
+                custom[ci] = 0;
+            }
+            srt__puts(&o, "<|im_start|>system\n");
+            if (sys && strstr(sys, "/system_override")) {   /* the instructions alone */
+                const char *p;
+                size_t k = 0;
+                for (p = custom; *p;) {
+                    if (!strncmp(p, "/system_override", 16)) p += 16;
+                    else custom[k++] = *p++;
+                }
+                while (k && srt__chat_space(custom[k - 1])) k--;
+                srt__put(&o, custom, k);
+                srt__puts(&o, "<|im_end|>\n");
+            } else {   /* (no <|im_end|>: the template writes it only after its tools) */
+                srt__puts(&o, "## Metadata\n\nKnowledge Cutoff Date: June 2025\nToday Date: ");
+                srt__puts(&o, t->date);
+                srt__puts(&o, think ? "\nReasoning Mode: /think\n\n## Custom Instructions\n\n" : "\nReasoning Mode: /no_think\n\n## Custom Instructions\n\n");
+                if (custom && custom[0]) { srt__puts(&o, custom); srt__puts(&o, "\n\n"); }
+                else srt__puts(&o, think ? SRT__SMOLLM3_THINK : "You are a helpful AI assistant named SmolLM, trained by Hugging Face.\n\n");
+            }
+            SRT_FREE(custom);
+            for (i = 0; i < n; i++) {   /* (system messages render nothing here) */
+                const char *c = msgs[i].content;
+                if (!strcmp(msgs[i].role, "user") || !strcmp(msgs[i].role, "tool")) { srt__puts(&o, "<|im_start|>user\n"); srt__puts(&o, c); srt__puts(&o, "<|im_end|>\n"); }
+                else if (!strcmp(msgs[i].role, "assistant")) {
+                    while (*c == '\n') c++;
+                    srt__puts(&o, think ? "<|im_start|>assistant\n" : "<|im_start|>assistant\n<think>\n\n</think>\n");
+                    srt__puts(&o, c);
+                    srt__puts(&o, "<|im_end|>\n");
+                }
+            }
+            if (add_generation_prompt) srt__puts(&o, think ? "<|im_start|>assistant\n" : "<|im_start|>assistant\n<think>\n\n</think>\n");
+            break;
+        }
         case SRT_CHAT_MINICPM:   /* the reply follows the user turn's <AI>: no generation prompt of its own */
             for (i = 0; i < n; i++) {
                 const int user = !strcmp(msgs[i].role, "user");
@@ -8845,7 +8919,8 @@ SRT_API void srt_chat_reply_split(const srt_chat_template *t, const char *reply,
     if (!out) return;
     out->reasoning = out->answer = r + strlen(r);
     out->reasoning_len = out->answer_len = 0;
-    out->reasons = t && (t->format == SRT_CHAT_HARMONY || t->think || t->format == SRT_CHAT_EXAONE4 || t->format == SRT_CHAT_OLMO3);
+    out->reasons = t && (t->format == SRT_CHAT_HARMONY || t->think || t->format == SRT_CHAT_EXAONE4 || t->format == SRT_CHAT_OLMO3 ||
+                         t->format == SRT_CHAT_SMOLLM3);
     if (t && t->format == SRT_CHAT_HARMONY && strstr(r, "<|channel|>")) {
         if ((a = strstr(r, "<|channel|>analysis<|message|>")) != NULL) { out->reasoning = a + 30; out->reasoning_len = srt__span_to(a + 30, msg_end); }
         if ((f = srt__strrstr(r, "<|channel|>final<|message|>")) != NULL) { out->answer = f + 27; out->answer_len = srt__span_to(f + 27, msg_end); }

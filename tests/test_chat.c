@@ -401,6 +401,66 @@ static const char *tmpl_qwen3 =
     "{%- if add_generation_prompt %}\n    {{- '<|im_start|>assistant\\n' }}\n"
     "    {%- if enable_thinking is defined and enable_thinking is false %}\n        {{- '<think>\\n\\n</think>\\n\\n' }}\n    {%- endif %}\n{%- endif %}";
 
+/* SmolLM3-3B's (HuggingFaceTB), in two parts (C99's longest string literal); joined in main */
+static const char *const tmpl_smollm3_parts[2] = {
+    "{# \xe2\x94\x80\xe2\x94\x80\xe2\x94\x80\xe2\x94\x80\xe2\x94\x80 defaults \xe2\x94\x80\xe2\x94\x80\xe2\x94\x80"
+    "\xe2\x94\x80\xe2\x94\x80 #}\n{%- if enable_thinking is not defined -%}\n{%- set enable_thinking = true -%}\n{%"
+    "- endif -%}\n\n{# \xe2\x94\x80\xe2\x94\x80\xe2\x94\x80\xe2\x94\x80\xe2\x94\x80 reasoning mode \xe2\x94\x80"
+    "\xe2\x94\x80\xe2\x94\x80\xe2\x94\x80\xe2\x94\x80 #}\n{%- if enable_thinking -%}\n{%- set reasoning_mode = \"/t"
+    "hink\" -%}\n{%- else -%}\n{%- set reasoning_mode = \"/no_think\" -%}\n{%- endif -%}\n\n{# \xe2\x94\x80"
+    "\xe2\x94\x80\xe2\x94\x80\xe2\x94\x80\xe2\x94\x80 header (system message) \xe2\x94\x80\xe2\x94\x80\xe2\x94\x80"
+    "\xe2\x94\x80\xe2\x94\x80 #}\n{{- \"<|im_start|>system\\n\" -}}\n\n{%- if messages[0].role == \"system\" -%}\n{"
+    "%- set system_message = messages[0].content -%}\n{%- if \"/no_think\" in system_message -%}\n{%- set reasoning"
+    "_mode = \"/no_think\" -%}\n{%- elif \"/think\" in system_message -%}\n{%- set reasoning_mode = \"/think\" -%}"
+    "\n{%- endif -%}\n{%- set custom_instructions = system_message.replace(\"/no_think\", \"\").replace(\"/think\","
+    " \"\").rstrip() -%}\n{%- endif -%}\n\n{%- if \"/system_override\" in system_message -%}\n{{- custom_instructio"
+    "ns.replace(\"/system_override\", \"\").rstrip() -}}\n{{- \"<|im_end|>\\n\" -}}\n{%- else -%}\n{{- \"## Metadat"
+    "a\\n\\n\" -}}\n{{- \"Knowledge Cutoff Date: June 2025\\n\" -}}\n{%- set today = strftime_now(\"%d %B %Y\") -%}"
+    "\n{{- \"Today Date: \" ~ today ~ \"\\n\" -}}\n{{- \"Reasoning Mode: \" + reasoning_mode + \"\\n\\n\" -}}\n\n{{"
+    "- \"## Custom Instructions\\n\\n\" -}}\n{%- if custom_instructions -%}\n{{- custom_instructions + \"\\n\\n\" -"
+    "}}\n{%- elif reasoning_mode == \"/think\" -%}\n{{- \"You are a helpful AI assistant named SmolLM, trained by H"
+    "ugging Face. Your role as an assistant involves thoroughly exploring questions through a systematic thinking p"
+    "rocess before providing the final precise and accurate solutions. This requires engaging in a comprehensive cy"
+    "cle of analysis, summarizing, exploration, reassessment, reflection, backtracking, and iteration to develop we"
+    "ll-considered thinking process. Please structure your response into two main sections: Thought and Solution us"
+    "ing the specified format: <think> Thought section </think> Solution section. In the Thought section, detail yo"
+    "ur reasoning process in steps. Each step should include detailed considerations such as analysing questions, s"
+    "ummarizing relevant findings, brainstorming new ideas, verifying the accuracy of the current steps, refining a"
+    "ny errors, and revisiting previous steps. In the Solution section, based on various attempts, explorations, an"
+    "d reflections from the Thought section, systematically present the final solution that you deem correct. The S"
+    "olution section should be logical, accurate, and concise and detail necessary steps needed to reach the conclu"
+    "sion.\\n\\n\" -}}\n{%- else -%}\n{{- \"You are a helpful AI assistant named SmolLM, trained by Hugging Face.\\"
+    "n\\n\" -}}\n{%- endif -%}\n\n{%- if xml_tools or python_tools -%}\n",
+    "{{- \"### Tools\\n\\n\" -}}\n{%- if xml_tools -%}\n  {%- set ns = namespace(xml_tool_string=\"You may call one"
+    " or more functions to assist with the user query.\\nYou are provided with function signatures within <tools></"
+    "tools> XML tags:\\n\\n<tools>\\n\") -%}\n  {%- for tool in xml_tools[:] -%} {# The slicing makes sure that xml"
+    "_tools is a list #}\n    {%- set ns.xml_tool_string = ns.xml_tool_string ~ (tool | string) ~ \"\\n\" -%}\n  {%"
+    "- endfor -%}\n  {%- set xml_tool_string = ns.xml_tool_string + \"</tools>\\n\\nFor each function call, return "
+    "a json object with function name and arguments within <tool_call></tool_call> XML tags:\\n<tool_call>\\n{\\\"n"
+    "ame\\\": <function-name>, \\\"arguments\\\": <args-json-object>}\\n</tool_call>\" -%}\n  {{- xml_tool_string -"
+    "}}\n{%- endif -%}\n{%- if python_tools -%}\n  {%- set ns = namespace(python_tool_string=\"When you send a mess"
+    "age containing Python code between '<code>' and '</code>' tags, it will be executed in a stateful Jupyter note"
+    "book environment, and you will then be given the output to continued reasoning in an agentic loop.\\n\\nYou ca"
+    "n use the following tools in your python code like regular functions:\\n<tools>\\n\") -%}\n  {%- for tool in p"
+    "ython_tools[:] -%} {# The slicing makes sure that python_tools is a list #}\n    {%- set ns.python_tool_string"
+    " = ns.python_tool_string ~ (tool | string) ~ \"\\n\" -%}\n  {%- endfor -%}\n  {%- set python_tool_string = ns."
+    "python_tool_string + \"</tools>\\n\\nThe state persists between code executions: so variables that you define "
+    "in one step are still available thereafter.\" -%}\n  {{- python_tool_string -}}\n{%- endif -%}\n{{- \"\\n\\n\""
+    " -}}\n{{- \"<|im_end|>\\n\" -}}\n{%- endif -%}\n{%- endif -%}\n{# \xe2\x94\x80\xe2\x94\x80\xe2\x94\x80"
+    "\xe2\x94\x80\xe2\x94\x80 main loop \xe2\x94\x80\xe2\x94\x80\xe2\x94\x80\xe2\x94\x80\xe2\x94\x80 #}\n{%- for me"
+    "ssage in messages -%}\n{%- set content = message.content if message.content is string else \"\" -%}\n{%- if me"
+    "ssage.role == \"user\" -%}\n    {{ \"<|im_start|>\" + message.role + \"\\n\"  + content + \"<|im_end|>\\n\" }}"
+    "\n{%- elif message.role == \"assistant\" -%}\n    {% generation %}\n    {%- if reasoning_mode == \"/think\" -%"
+    "}\n        {{ \"<|im_start|>assistant\\n\" + content.lstrip(\"\\n\") + \"<|im_end|>\\n\" }}\n    {%- else -%}"
+    "\n        {{ \"<|im_start|>assistant\\n\" + \"<think>\\n\\n</think>\\n\" + content.lstrip(\"\\n\") + \"<|im_en"
+    "d|>\\n\" }}\n    {%- endif -%}\n    {% endgeneration %}\n{%- elif message.role == \"tool\" -%}\n{{ \"<|im_star"
+    "t|>\" + \"user\\n\"  + content + \"<|im_end|>\\n\" }}\n{%- endif -%}\n{%- endfor -%}\n{# \xe2\x94\x80"
+    "\xe2\x94\x80\xe2\x94\x80\xe2\x94\x80\xe2\x94\x80 generation prompt \xe2\x94\x80\xe2\x94\x80\xe2\x94\x80"
+    "\xe2\x94\x80\xe2\x94\x80 #}\n{%- if add_generation_prompt -%}\n{%- if reasoning_mode == \"/think\" -%}\n    {{"
+    " \"<|im_start|>assistant\\n\" }}\n{%- else -%}\n    {{ \"<|im_start|>assistant\\n\" + \"<think>\\n\\n</think>"
+    "\\n\"  }}\n{%- endif -%}\n{%- endif -%}\n"};
+static char tmpl_smollm3[8192];
+
 /* ---------------------------------------------------------------- helpers */
 static char g_log[2048];
 static void capture_log(srt_log_level level, const char *msg, void *user) {
@@ -444,7 +504,7 @@ static srt_chat_template from_text(const char *jinja, const char *bos, const cha
 static void test_names(void) {
     int f, ok = 1;
     for (f = 0; f < SRT_CHAT_FORMAT_COUNT; f++) ok = ok && srt_chat_format_from_name(srt_chat_format_name((srt_chat_format)f)) == f;
-    CHECK(ok && SRT_CHAT_FORMAT_COUNT == 14 && !strcmp(srt_chat_format_name(SRT_CHAT_MISTRAL_V3), "mistral-v3"), "14 named formats, names round-trip");
+    CHECK(ok && SRT_CHAT_FORMAT_COUNT == 15 && !strcmp(srt_chat_format_name(SRT_CHAT_MISTRAL_V3), "mistral-v3"), "15 named formats, names round-trip");
     CHECK(srt_chat_format_from_name("jinja") == -1 && srt_chat_format_from_name(NULL) == -1 && !srt_chat_format_name(SRT_CHAT_FORMAT_COUNT),
           "unknown names are -1 / NULL");
 }
@@ -945,7 +1005,7 @@ static void test_srt_chat(void) {
     CHECK(err_text && strstr(err_text, "[feed 17 tokens: \"<s>[INST] Lily [/INST]\"]"), "the Llama 2 prompt: <s> is one token (BOS), then 16 text tokens");
     free(err_text);
     CHECK(run("build/srt-chat --template list -m x > " TMP "/out.txt") == 0 && (out_text = srt_test_read_file(TMP "/out.txt", &n)) != NULL &&
-          !strcmp(out_text, "chatml\nllama3\nllama2\nmistral\nmistral-v3\nphi3\nzephyr\ngemma\ntulu\ngranite\nexaone4\nminicpm\nolmo3\nharmony\n"), "srt-chat --template list");
+          !strcmp(out_text, "chatml\nllama3\nllama2\nmistral\nmistral-v3\nphi3\nzephyr\ngemma\ntulu\ngranite\nexaone4\nminicpm\nolmo3\nharmony\nsmollm3\n"), "srt-chat --template list");
     free(out_text);
     CHECK(run("build/srt-chat -m " TMP "/stories.srt --template nope -p x 2>/dev/null") != 0, "srt-chat --template with an unknown name fails");
     CHECK(run("build/srt-chat -m " TMP "/stories.srt -p 'Once upon a time' -n 4 --temp 0 -t 1 >" TMP "/out.txt 2>/dev/null") == 0 &&
@@ -1744,6 +1804,71 @@ static void test_tools_harmony(void) {
     CHECK(ok, "harmony: a call without a name, a message or an object for arguments: SRT_ERR_FORMAT (%s)", srt_last_error());
 }
 
+/* SmolLM3's template: its system block always (metadata, reasoning mode, custom instructions), the reasoning mode from no_think or
+   the system message, /system_override, tool results as user turns; the expected texts are what Jinja2 renders from the template
+   with Hugging Face's settings (today as "29 November 2026"). A chat on a tiny model feeds only each new turn. */
+static void test_smollm3(void) {
+    static const srt_chat_message s2[4] = {{"system", "Be brief."}, {"user", "Hi"}, {"assistant", "<think>\nR\n</think>\nHello"}, {"user", "Q2"}};
+    static const srt_chat_message s3[4] = {{"system", "Be brief. /no_think"}, {"user", "Hi"}, {"assistant", "<think>\nR\n</think>\nHello"}, {"user", "Q2"}};
+    static const srt_chat_message s4[2] = {{"system", "Only this. /system_override"}, {"user", "Hi"}};
+    static const srt_chat_message s5[5] = {{"system", "/think"}, {"user", "Hi"}, {"assistant", "\n\nA"}, {"tool", "18 C"}, {"system", "late"}};
+    static const char *meta = "<|im_start|>system\n## Metadata\n\nKnowledge Cutoff Date: June 2025\nToday Date: 29 November 2026\nReasoning Mode: ";
+    srt_chat_template t = from_text(tmpl_smollm3, NULL, NULL);
+    srt_chat_reply_parts rp;
+    srt_model *m = NULL;
+    char want[2048];
+    CHECK(t.format == SRT_CHAT_SMOLLM3 && !t.guessed && !strcmp(t.stop[0], "<|im_end|>") && strlen(t.date) >= 15 && t.date[2] == ' ',
+          "SmolLM3's template recognised as smollm3 (today as \"%s\"), not as ChatML", t.date);
+    strcpy(t.date, "29 November 2026");
+    snprintf(want, sizeof want, "%s/think\n\n## Custom Instructions\n\nBe brief.\n\n<|im_start|>user\nHi<|im_end|>\n<|im_start|>assistant\n<think>\nR\n</think>\n"
+             "Hello<|im_end|>\n<|im_start|>user\nQ2<|im_end|>\n<|im_start|>assistant\n", meta);
+    expect(&t, s2, 4, 1, want, "SmolLM3: the metadata block with the system message as custom instructions (no <|im_end|> after it, as the template writes it)");
+    snprintf(want, sizeof want, "%s/no_think\n\n## Custom Instructions\n\nBe brief.\n\n<|im_start|>user\nHi<|im_end|>\n<|im_start|>assistant\n<think>\n\n</think>\n"
+             "<think>\nR\n</think>\nHello<|im_end|>\n<|im_start|>user\nQ2<|im_end|>\n<|im_start|>assistant\n<think>\n\n</think>\n", meta);
+    expect(&t, s3, 4, 1, want, "SmolLM3: /no_think in the system message (taken out of it): every reply opens with an empty reasoning block");
+    expect(&t, s4, 2, 1, "<|im_start|>system\nOnly this.<|im_end|>\n<|im_start|>user\nHi<|im_end|>\n<|im_start|>assistant\n", "SmolLM3: /system_override writes the instructions alone");
+    t.no_think = 1;
+    snprintf(want, sizeof want, "%s/no_think\n\n## Custom Instructions\n\nYou are a helpful AI assistant named SmolLM, trained by Hugging Face.\n\n<|im_start|>user\nHi<|im_end|>\n"
+             "<|im_start|>assistant\n<think>\n\n</think>\n", meta);
+    expect(&t, s2 + 1, 1, 1, want, "SmolLM3 with no_think (enable_thinking=false): its short default instructions, an empty block opening the reply");
+    {
+        char buf[4096];
+        size_t len;
+        CHECK(srt_chat_render(&t, s5, 5, 0, buf, sizeof buf, &len) == SRT_OK && strstr(buf, "Reasoning Mode: /think\n") && strstr(buf, "Thought section") &&
+                  strstr(buf, "<|im_start|>assistant\nA<|im_end|>\n<|im_start|>user\n18 C<|im_end|>\n") && !strstr(buf, "late"),
+              "SmolLM3: /think in the system message wins over no_think; a reply's leading newlines dropped, a tool result a user turn, a later system message nothing");
+    }
+    srt_chat_reply_split(&t, "<think>\nR\n</think>\nA", &rp);
+    CHECK(rp.reasons && rp.reasoning_len == 3 && !strncmp(rp.reasoning, "\nR\n", 3) && rp.answer_len == 1 && rp.answer[0] == 'A', "SmolLM3: a reply's reasoning and answer apart");
+    if (!write_tiny_model_arch(TMP "/smollm3.srt", "llama", tmpl_smollm3, SRT_Q8, NULL, NULL, 1) || load_1t(TMP "/smollm3.srt", &m) != SRT_OK) {
+        CHECK(0, "a tiny model with SmolLM3's template: %s", srt_last_error());
+        return;
+    }
+    {
+        srt_session_desc sd;
+        srt_chat_desc cd;
+        srt_session *s = NULL;
+        srt_chat *c = NULL;
+        srt_chat_turn t1, t2;
+        int32_t tok;
+        int end = SRT_CHAT_GOING, ok;
+        memset(&sd, 0, sizeof sd); memset(&cd, 0, sizeof cd); memset(&t1, 0, sizeof t1); memset(&t2, 0, sizeof t2);
+        sd.n_ctx = 1024;
+        cd.max_tokens = 5;
+        cd.no_think = 1;
+        ok = srt_session_create(m, &sd, &s) == SRT_OK && srt_chat_create(s, &cd, &c) == SRT_OK && srt_chat_send(c, "hello", &t1) == SRT_OK &&
+             !strncmp(t1.text, "<|im_start|>system\n## Metadata", 30) && strstr(t1.text, "/no_think") &&
+             !strcmp(t1.text + t1.text_len - 40, "<|im_start|>assistant\n<think>\n\n</think>\n");
+        while (ok && end == SRT_CHAT_GOING && srt_chat_next(c, &tok, &end) == SRT_OK) {}
+        ok = ok && srt_chat_send(c, "again", &t2) == SRT_OK && !t2.rerendered && !t2.from_start;
+        CHECK(ok, "SmolLM3 chat with no_think: the metadata block first, each turn feeds only itself (rerendered %d, from_start %d)", t2.rerendered, t2.from_start);
+        if (!ok) printf("  t1 [%s]\n  t2 [%s]\n", t1.text ? t1.text : "", t2.text ? t2.text : "");
+        srt_chat_destroy(c);
+        srt_session_destroy(s);
+    }
+    srt_model_free(m);
+}
+
 static void test_tool_calls(void) {
     static const char *reply2 = "Let me check.\n" WEATHER_CALL "\n<tool_call>\n{\"arguments\": {}, \"name\": \"now\"}\n</tool_call>";
     static const char *const bad[] = {"<tool_call>\n{\"name\": \"x\"}\n</tool_call>", "<tool_call>{bad}</tool_call>", "<tool_call>\n{\"name\": \"x\", \"arguments\": {}}",
@@ -1931,6 +2056,7 @@ int main(void) {
     if (system("mkdir -p " TMP) != 0) { printf("FAIL - cannot make " TMP "\n"); return 1; }
     snprintf(tmpl_gpt_oss_text, sizeof tmpl_gpt_oss_text, "%s%s%s%s%s", tmpl_gpt_oss_parts[0], tmpl_gpt_oss_parts[1], tmpl_gpt_oss_parts[2],
              tmpl_gpt_oss_parts[3], tmpl_gpt_oss_parts[4]);
+    snprintf(tmpl_smollm3, sizeof tmpl_smollm3, "%s%s", tmpl_smollm3_parts[0], tmpl_smollm3_parts[1]);
     test_names();
     test_detect();
     test_render();
@@ -1942,6 +2068,7 @@ int main(void) {
     test_chat_random();
     test_think_chat();
     test_harmony_chat();
+    test_smollm3();
     test_tools_render();
     test_tools_harmony();
     test_tool_calls();
