@@ -1997,13 +1997,13 @@ static void test_tool_chat(void) {
         free(err); err = NULL;
         f = fopen(TMP "/tools.json", "wb");
         if (f) { fputs("[{\"type\": }]", f); fclose(f); }
-        ok = run("build/srt-chat -m " TMP "/qwen25tools.srt --tools " TMP "/tools.json --chat -p hi -n 2 -t 1 >" TMP "/out.txt 2>" TMP "/err.txt") == 2 * 256 &&
+        ok = run("build/srt-chat -m " TMP "/qwen25tools.srt --tools " TMP "/tools.json --chat -p hi -n 2 -t 1 >" TMP "/out.txt 2>" TMP "/err.txt") != 0 &&
              (err = srt_test_read_file(TMP "/err.txt", &len)) != NULL && strstr(err, "not a JSON array of objects");
         free(err); err = NULL;
-        ok = ok && run("build/srt-chat -m " TMP "/smol.srt --tools " TMP "/tools.json -p hi -n 2 -t 1 --no-chat >" TMP "/out.txt 2>" TMP "/err.txt") == 2 * 256 &&
+        ok = ok && run("build/srt-chat -m " TMP "/smol.srt --tools " TMP "/tools.json -p hi -n 2 -t 1 --no-chat >" TMP "/out.txt 2>" TMP "/err.txt") != 0 &&
              (err = srt_test_read_file(TMP "/err.txt", &len)) != NULL && strstr(err, "--tools needs a chat");
         free(err); err = NULL;
-        ok = ok && run("build/srt-chat -m " TMP "/qwen25tools.srt --tools " TMP "/none.json --chat -p hi -n 2 -t 1 >" TMP "/out.txt 2>" TMP "/err.txt") == 2 * 256 &&
+        ok = ok && run("build/srt-chat -m " TMP "/qwen25tools.srt --tools " TMP "/none.json --chat -p hi -n 2 -t 1 >" TMP "/out.txt 2>" TMP "/err.txt") != 0 &&
              (err = srt_test_read_file(TMP "/err.txt", &len)) != NULL && strstr(err, "cannot read");
         CHECK(ok, "srt-chat --tools: malformed, without a chat, missing: refused (%s)", err ? err : "");
         free(err); err = NULL;
