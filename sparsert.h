@@ -733,7 +733,8 @@ typedef struct srt_chat_template {
                                  "high" (the template's reasoning_effort; "" = medium, its default) */
     int tool_use;             /* 1 = the template renders tools and tool results (set when it is recognised: a ChatML
                                  template with Qwen's <tool_call> block (Qwen2.5, Qwen3, Hermes), a Llama 3.1+ one with
-                                 the ipython role, gpt-oss's with its tool namespace). Then a message of role "tool"
+                                 the ipython role, gpt-oss's with its tool namespace, SmolLM3's with its xml_tools). Then
+                                 a message of role "tool"
                                  (llama3: or "ipython") is a tool's result: chatml writes consecutive ones into one user
                                  turn as <tool_response>\nR\n</tool_response>, llama3 as an ipython turn and harmony as
                                  "<|start|>functions.NAME to=assistant<|channel|>commentary<|message|>" (NAME: the call
@@ -746,7 +747,7 @@ typedef struct srt_chat_template {
                                  "description", "parameters"}} is what the models were trained on. chatml: the system
                                  block lists them in <tools>; llama3: the first user message does (Llama 3.1's default
                                  tools_in_user_message); harmony: the developer message, as a TypeScript namespace of
-                                 the JSON schemas. Needs tool_use (else SRT_ERR_UNSUPPORTED); JSON that is not an array
+                                 the JSON schemas; smollm3: its system block, each written by Python's str(). Needs tool_use (else SRT_ERR_UNSUPPORTED); JSON that is not an array
                                  of objects (strict RFC 8259, valid UTF-8, 64 levels at most), or for harmony one its
                                  template cannot write (a function without a description, ...): SRT_ERR_INVALID_ARG.
                                  Not copied by the render (srt_chat copies srt_chat_desc.tools). Duplicate keys are
@@ -783,7 +784,7 @@ typedef struct srt_chat_reply_parts {
 } srt_chat_reply_parts;
 SRT_API void srt_chat_reply_split(const srt_chat_template *t, const char *reply, srt_chat_reply_parts *out);
 /* The tools a finished reply calls, as spans of its text: chatml (tool_use): each <tool_call> block holding
-   {"name": NAME, "arguments": {...}} (Qwen / Hermes; a reply may call several); llama3: a reply that is one
+   {"name": NAME, "arguments": {...}} (Qwen / Hermes; smollm3 too; a reply may call several); llama3: a reply that is one
    JSON object {"name": NAME, "parameters": {...}} (or "arguments"), after an optional <|python_tag|> (Llama
    3.1's JSON tool calls); harmony: the last message's "to=functions.NAME" header (in either of its places)
    and the JSON object after its <|message|> (one call a reply: <|call|> ends it); any other reply calls
@@ -7999,6 +8000,7 @@ static void srt__chat_extras(const char *j, srt_chat_template *t) {
     if (t->format == SRT_CHAT_CHATML && strstr(j, "<tool_call>") && strstr(j, "<tool_response>")) t->tool_use = 1;
     if (t->format == SRT_CHAT_LLAMA3 && strstr(j, "ipython") && strstr(j, "Cutting Knowledge Date")) t->tool_use = 1;
     if (t->format == SRT_CHAT_HARMONY && strstr(j, "render_tool_namespace")) t->tool_use = 1;
+    if (t->format == SRT_CHAT_SMOLLM3 && strstr(j, "xml_tools")) t->tool_use = 1;
     if (t->format == SRT_CHAT_LLAMA3 && strstr(j, "Cutting Knowledge Date")) {
         t->dated_system = 1;
         if (strstr(j, "strftime_now")) srt__chat_today(t->date, sizeof t->date, 0);
@@ -8383,6 +8385,62 @@ static int srt__json_put_str(srt__out *o, const char *v) {
     return 1;
 }
 
+/* Python's repr() of a JSON value (what Jinja's `| string` writes for a dict: SmolLM3's tools): strings
+   in single quotes (double when they hold a ' and no "), \\ \t \n \r and the quote escaped, other
+   characters Python counts unprintable (control, format, private, unassigned, separators but the
+   space: the tokenizer's Unicode classes) as \\xhh / \\uhhhh / \\Uhhhhhhhh; True / False / None;
+   ", " and ": " between items. Returns the end of the value. */
+static const char *srt__py_repr(srt__out *o, const char *v) {
+    v = srt__json_ws(v);
+    if (*v == '"') {
+        srt__out none = {NULL, 0, 0};
+        char *t;
+        size_t n, i;
+        int q = '\'';
+        char qc;
+        const char *end = srt__json_string(&none, v, 1);
+        if (!(t = srt__json_text(v, &n))) return end;
+        if (memchr(t, '\'', n) && !memchr(t, '"', n)) q = '"';
+        qc = (char)q;
+        srt__put(o, &qc, 1);
+        for (i = 0; i < n;) {
+            uint32_t cp;
+            int l = srt__utf8_strict((const unsigned char *)t + i, &cp), cls;
+            char b[16];
+            if (l <= 0) { cp = 0xFFFD; l = 1; }   /* (cannot happen: the text was read as valid UTF-8) */
+            cls = cp < 0x80 ? -1 : srt__uc_class(cp);
+            if (cp == '\\' || cp == (uint32_t)q) { b[0] = '\\'; b[1] = (char)cp; srt__put(o, b, 2); }
+            else if (cp == '\t') srt__puts(o, "\\t");
+            else if (cp == '\n') srt__puts(o, "\\n");
+            else if (cp == '\r') srt__puts(o, "\\r");
+            else if (cp < 0x20 || cp == 0x7f || (cls >= 0 && (cls == SRT__UC_OTHER || cls == SRT__UC_SPACE || cls == SRT__UC_SEPARATOR))) {
+                snprintf(b, sizeof b, cp < 0x100 ? "\\x%02x" : cp < 0x10000 ? "\\u%04x" : "\\U%08x", (unsigned)cp);
+                srt__puts(o, b);
+            } else srt__put(o, t + i, (size_t)l);
+            i += (size_t)l;
+        }
+        srt__put(o, &qc, 1);
+        SRT_FREE(t);
+        return end;
+    }
+    if (*v == '{' || *v == '[') {
+        const char close = *v == '{' ? '}' : ']';
+        int k;
+        srt__put(o, v, 1);
+        v = srt__json_ws(v + 1);
+        for (k = 0; *v != close; k++) {
+            if (k) srt__puts(o, ", ");
+            if (close == '}') { v = srt__json_ws(srt__py_repr(o, v)); srt__puts(o, ": "); v = srt__json_ws(v + 1); }   /* (past the ':') */
+            v = srt__json_ws(srt__py_repr(o, v));
+            if (*v == ',') v = srt__json_ws(v + 1);
+        }
+        srt__put(o, v, 1);
+        return v + 1;
+    }
+    if (*v == 't' || *v == 'f' || *v == 'n') { srt__puts(o, *v == 't' ? "True" : *v == 'f' ? "False" : "None"); return v + (*v == 'f' ? 5 : 4); }
+    return srt__json_number(o, v);
+}
+
 /* Whether the JSON string key is one of the strings of the array req (NULL: none), decoded. */
 static int srt__harmony_required(const char *req, const char *key) {
     char *k = NULL, *r = NULL;
@@ -8569,7 +8627,7 @@ static int srt__harmony_call(const char *r, srt_chat_tool_call *c, const char **
 static srt_status srt__chat_tools_check(const srt_chat_template *t, const char *tools, const char *who) {
     srt__out none = {NULL, 0, 0};
     const char *bad;
-    if (!t->tool_use || (t->format != SRT_CHAT_CHATML && t->format != SRT_CHAT_LLAMA3 && t->format != SRT_CHAT_HARMONY))
+    if (!t->tool_use || (t->format != SRT_CHAT_CHATML && t->format != SRT_CHAT_LLAMA3 && t->format != SRT_CHAT_HARMONY && t->format != SRT_CHAT_SMOLLM3))
         return srt__fail(SRT_ERR_UNSUPPORTED, "%s: this %s template renders no tools", who, srt__chat_names[t->format]);
     if ((bad = srt__json_each(&none, tools, 0, "", "")) != NULL)
         return srt__fail(SRT_ERR_INVALID_ARG, "%s: the tools are not a JSON array of objects (at byte %llu)", who, (unsigned long long)(bad - tools));
@@ -8872,6 +8930,19 @@ SRT_API srt_status srt_chat_render(const srt_chat_template *t, const srt_chat_me
                 srt__puts(&o, think ? "\nReasoning Mode: /think\n\n## Custom Instructions\n\n" : "\nReasoning Mode: /no_think\n\n## Custom Instructions\n\n");
                 if (custom && custom[0]) { srt__puts(&o, custom); srt__puts(&o, "\n\n"); }
                 else srt__puts(&o, think ? SRT__SMOLLM3_THINK : "You are a helpful AI assistant named SmolLM, trained by Hugging Face.\n\n");
+                if (tools) {   /* its xml_tools: each written by Python's str() */
+                    const char *p = srt__json_ws(srt__json_ws(tools) + 1);
+                    srt__puts(&o, "### Tools\n\nYou may call one or more functions to assist with the user query.\nYou are provided with function "
+                                  "signatures within <tools></tools> XML tags:\n\n<tools>\n");
+                    while (*p == '{') {
+                        p = srt__json_ws(srt__py_repr(&o, p));
+                        srt__puts(&o, "\n");
+                        if (*p == ',') p = srt__json_ws(p + 1);
+                    }
+                    srt__puts(&o, "</tools>\n\nFor each function call, return a json object with function name and arguments within "
+                                  "<tool_call></tool_call> XML tags:\n<tool_call>\n{\"name\": <function-name>, \"arguments\": "
+                                  "<args-json-object>}\n</tool_call>\n\n<|im_end|>\n");
+                }
             }
             SRT_FREE(custom);
             for (i = 0; i < n; i++) {   /* (system messages render nothing here) */
@@ -8972,7 +9043,7 @@ SRT_API srt_status srt_chat_tool_calls(const srt_chat_template *t, const char *r
     int k = 0;
     if (n) *n = 0;
     if (!t || !n || cap < 0 || (cap > 0 && !calls)) return srt__fail(SRT_ERR_INVALID_ARG, "srt_chat_tool_calls: bad arguments");
-    if (t->format == SRT_CHAT_CHATML) {   /* <tool_call>\n{"name": ..., "arguments": {...}}\n</tool_call>, any number of them */
+    if (t->format == SRT_CHAT_CHATML || t->format == SRT_CHAT_SMOLLM3) {   /* <tool_call>\n{"name": ..., "arguments": {...}}\n</tool_call>, any number */
         for (p = r; (p = strstr(p, "<tool_call>")) != NULL; k++) {
             if (!strstr(p + 11, "</tool_call>")) return srt__fail(SRT_ERR_FORMAT, "tool call %d: <tool_call> without </tool_call>", k + 1);
             e = srt__json_call(p + 11, &c);

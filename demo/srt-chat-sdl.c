@@ -13,8 +13,8 @@
        chat; in a chat /retry is Retry and /undo takes back the last exchange (the KV cache goes
        back to where it began); anything else is a message.
    srt-chat-sdl --model M.srt --tools FILE [options]
-       Tool calling (a template with tools: Qwen2.5 / Qwen3, Llama 3.1+, gpt-oss): FILE's JSON array
-       of definitions goes to the model; a reply's calls are shown as notes ("Tool call: NAME ARGS")
+       Tool calling (a template with tools: Qwen2.5 / Qwen3, Llama 3.1+, gpt-oss, SmolLM3): FILE's JSON
+       array of definitions goes to the model; a reply's calls are shown as notes ("Tool call: NAME ARGS")
        and /tool RESULT gives each call's result (in order); when every call has one they are sent
        together and the model answers. A conversation opened again names the calls left to answer.
    srt-chat-sdl --model M.srt --chat FILE [options]

@@ -3,7 +3,8 @@
 
    Input: the tools text, a NUL, then a reply (absent = ""). Checks, beyond "no crash":
    - harmony (gpt-oss's TypeScript namespace) accepts only tools the others accept (it also refuses
-     schemas its template cannot write), and reports the length it writes;
+     schemas its template cannot write), smollm3 (Python's str() of each) exactly those chatml
+     accepts, and both report the length they write;
    - ChatML (Qwen2.5's tools block, compact JSON) and llama3 (Llama 3.2's, indented) accept or
      refuse the same tools, and accept them exactly when tools/srt_json.h (the strict parser srt-pack
      uses, a separate implementation; duplicate keys allowed, as Python's json) reads an array of
@@ -83,12 +84,13 @@ static void fz_calls(srt_chat_format f, const char *reply) {
 int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size) {
     static const char qwen[] = "<tool_call> <tool_response> {%- if tools %} <|im_start|>",
                       llama[] = "<|start_header_id|> <|end_header_id|> ipython Cutting Knowledge Date",
-                      harmony[] = "<|channel|>final<|message|> render_tool_namespace";
+                      harmony[] = "<|channel|>final<|message|> render_tool_namespace",
+                      smollm3[] = "<|im_start|> ## Metadata Reasoning Mode: xml_tools";
     static int quiet;
-    char *copy, *tools, *reply, *q, *l, *h, *again;
-    srt_chat_template tq, tl, th;
+    char *copy, *tools, *reply, *q, *l, *h, *sm, *again;
+    srt_chat_template tq, tl, th, ts;
     srt_chat_message m[1] = {{"user", "x"}};
-    srt_status sq, sl, sh, s2;
+    srt_status sq, sl, sh, ss, s2;
     srtj_doc *doc = NULL, *doc2 = NULL;
     srtj_options opt = {65, 1};
     char err[256];
@@ -103,13 +105,16 @@ int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size) {
     srt_chat_template_from_text(qwen, NULL, NULL, &tq);
     srt_chat_template_from_text(llama, "<|begin_of_text|>", NULL, &tl);
     srt_chat_template_from_text(harmony, NULL, NULL, &th);
-    if (!tq.tool_use || !tl.tool_use || !th.tool_use) fz_fail("the templates do not render tools");
-    tq.tools = tl.tools = th.tools = tools;
+    srt_chat_template_from_text(smollm3, NULL, NULL, &ts);
+    if (!tq.tool_use || !tl.tool_use || !th.tool_use || !ts.tool_use) fz_fail("the templates do not render tools");
+    tq.tools = tl.tools = th.tools = ts.tools = tools;
     q = fz_render(&tq, m, 1, &sq);
     l = fz_render(&tl, m, 1, &sl);
     h = fz_render(&th, m, 1, &sh);
     if (sh != SRT_OK && sh != SRT_ERR_INVALID_ARG) fz_fail("harmony: another status");
     if (sh == SRT_OK && sq != SRT_OK) fz_fail("harmony accepts tools chatml refuses");
+    sm = fz_render(&ts, m, 1, &ss);   /* SmolLM3: Python's str() of each, any JSON chatml reads */
+    if ((ss == SRT_OK) != (sq == SRT_OK)) fz_fail("smollm3 and chatml disagree on the tools");
     if ((sq == SRT_OK) != (sl == SRT_OK)) fz_fail("chatml and llama3 disagree on the tools");
     if (sq != SRT_OK && sq != SRT_ERR_INVALID_ARG) fz_fail("tools: another status");
     json_ok = tools[0] && srtj_parse(tools, strlen(tools), &opt, &doc, err, sizeof err) == 0 && srtj_is(srtj_root(doc), SRTJ_ARRAY) &&
@@ -143,6 +148,7 @@ int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size) {
     free(q);
     free(l);
     free(h);
+    free(sm);
     fz_calls(SRT_CHAT_CHATML, reply);
     fz_calls(SRT_CHAT_LLAMA3, reply);
     fz_calls(SRT_CHAT_HARMONY, reply);

@@ -1816,7 +1816,7 @@ static void test_smollm3(void) {
     srt_chat_template t = from_text(tmpl_smollm3, NULL, NULL);
     srt_chat_reply_parts rp;
     srt_model *m = NULL;
-    char want[2048];
+    char want[4096];
     CHECK(t.format == SRT_CHAT_SMOLLM3 && !t.guessed && !strcmp(t.stop[0], "<|im_end|>") && strlen(t.date) >= 15 && t.date[2] == ' ',
           "SmolLM3's template recognised as smollm3 (today as \"%s\"), not as ChatML", t.date);
     strcpy(t.date, "29 November 2026");
@@ -1837,6 +1837,26 @@ static void test_smollm3(void) {
         CHECK(srt_chat_render(&t, s5, 5, 0, buf, sizeof buf, &len) == SRT_OK && strstr(buf, "Reasoning Mode: /think\n") && strstr(buf, "Thought section") &&
                   strstr(buf, "<|im_start|>assistant\nA<|im_end|>\n<|im_start|>user\n18 C<|im_end|>\n") && !strstr(buf, "late"),
               "SmolLM3: /think in the system message wins over no_think; a reply's leading newlines dropped, a tool result a user turn, a later system message nothing");
+    }
+    {   /* its xml_tools, written by Python's str() (single quotes, True / None, a float as its repr), then <|im_end|>; calls as Qwen's */
+        static const srt_chat_message u[2] = {{"system", "Be brief. /no_think"}, {"user", "hi"}};
+        srt_chat_template tt = from_text(tmpl_smollm3, NULL, NULL);
+        srt_chat_tool_call call[1];
+        int nc = 0;
+        strcpy(tt.date, "29 November 2026");
+        tt.tools = "[{\"type\": \"function\", \"function\": {\"name\": \"get_weather\", \"description\": \"Weather in a city, e.g. \\\"Paris\\\" or l'\\u00eele\", "
+                   "\"parameters\": {\"type\": \"object\", \"properties\": {\"city\": {\"type\": \"string\"}, \"days\": {\"type\": \"integer\", \"default\": 1.5e1}}, "
+                   "\"required\": [\"city\"], \"strict\": true, \"extra\": null}}}]";
+        snprintf(want, sizeof want, "%s/no_think\n\n## Custom Instructions\n\nBe brief.\n\n### Tools\n\nYou may call one or more functions to assist with the user query.\n"
+                 "You are provided with function signatures within <tools></tools> XML tags:\n\n<tools>\n{'type': 'function', 'function': {'name': 'get_weather', "
+                 "'description': 'Weather in a city, e.g. \"Paris\" or l\\'\xc3\xaele', 'parameters': {'type': 'object', 'properties': {'city': {'type': 'string'}, "
+                 "'days': {'type': 'integer', 'default': 15.0}}, 'required': ['city'], 'strict': True, 'extra': None}}}\n</tools>\n\nFor each function call, return a "
+                 "json object with function name and arguments within <tool_call></tool_call> XML tags:\n<tool_call>\n{\"name\": <function-name>, \"arguments\": "
+                 "<args-json-object>}\n</tool_call>\n\n<|im_end|>\n<|im_start|>user\nhi<|im_end|>\n<|im_start|>assistant\n<think>\n\n</think>\n", meta);
+        CHECK(tt.tool_use, "SmolLM3's template renders tools (its xml_tools)");
+        expect(&tt, u, 2, 1, want, "SmolLM3 with tools: each written by Python's str(), as its template does");
+        CHECK(srt_chat_tool_calls(&tt, "<tool_call>\n{\"name\": \"get_weather\", \"arguments\": {\"city\": \"Paris\"}}\n</tool_call>", call, 1, &nc) == SRT_OK && nc == 1 &&
+                  call[0].name_len == 11, "SmolLM3: a reply's <tool_call> read as Qwen's");
     }
     srt_chat_reply_split(&t, "<think>\nR\n</think>\nA", &rp);
     CHECK(rp.reasons && rp.reasoning_len == 3 && !strncmp(rp.reasoning, "\nR\n", 3) && rp.answer_len == 1 && rp.answer[0] == 'A', "SmolLM3: a reply's reasoning and answer apart");
