@@ -8104,6 +8104,22 @@ static int srt__chat_last_query(const srt_chat_message *msgs, int n) {
     return n - 1;
 }
 static int srt__chat_space(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\v' || c == '\f'; }
+/* Python's s.replace(sub, "") then .rstrip() (ASCII white space), in place. */
+static void srt__remove_rstrip(char *s, const char *sub) {
+    size_t k = 0, n = strlen(sub);
+    const char *p = s;
+    while (*p) {
+        if (!strncmp(p, sub, n)) p += n;
+        else s[k++] = *p++;
+    }
+    while (k && srt__chat_space(s[k - 1])) k--;
+    s[k] = 0;
+}
+static char *srt__chat_strdup(const char *s, size_t n) {
+    char *d = (char *)SRT_MALLOC(n + 1);
+    if (d) { if (n) memcpy(d, s, n); d[n] = 0; }
+    return d;
+}
 static void srt__put_trim(srt__out *o, const char *s) {
     size_t n = strlen(s);
     while (n && srt__chat_space(*s)) { s++; n--; }
@@ -8623,15 +8639,16 @@ static int srt__harmony_call(const char *r, srt_chat_tool_call *c, const char **
     if (memchr(c->name, '\\', c->name_len)) { *why = "the name has escapes"; return -1; }
     return 1;
 }
-/* Whether template t renders these tools: SRT_ERR_UNSUPPORTED, SRT_ERR_INVALID_ARG or SRT_OK. */
-static srt_status srt__chat_tools_check(const srt_chat_template *t, const char *tools, const char *who) {
+/* Whether template t renders these tools: SRT_ERR_UNSUPPORTED, SRT_ERR_INVALID_ARG or SRT_OK. harmony: with
+   schemas also whether its namespace can be written (srt_chat_render finds out while it writes it). */
+static srt_status srt__chat_tools_check(const srt_chat_template *t, const char *tools, int schemas, const char *who) {
     srt__out none = {NULL, 0, 0};
     const char *bad;
     if (!t->tool_use || (t->format != SRT_CHAT_CHATML && t->format != SRT_CHAT_LLAMA3 && t->format != SRT_CHAT_HARMONY && t->format != SRT_CHAT_SMOLLM3))
         return srt__fail(SRT_ERR_UNSUPPORTED, "%s: this %s template renders no tools", who, srt__chat_names[t->format]);
     if ((bad = srt__json_each(&none, tools, 0, "", "")) != NULL)
         return srt__fail(SRT_ERR_INVALID_ARG, "%s: the tools are not a JSON array of objects (at byte %llu)", who, (unsigned long long)(bad - tools));
-    if (t->format == SRT_CHAT_HARMONY && (bad = srt__harmony_tools(&none, tools)) != NULL)
+    if (schemas && t->format == SRT_CHAT_HARMONY && (bad = srt__harmony_tools(&none, tools)) != NULL)
         return srt__fail(SRT_ERR_INVALID_ARG, "%s: harmony cannot write these tools: %s", who, bad);
     return SRT_OK;
 }
@@ -8655,7 +8672,7 @@ SRT_API srt_status srt_chat_render(const srt_chat_template *t, const srt_chat_me
     o.buf = buf; o.cap = cap; o.n = 0;
     if (n > 0 && !strcmp(msgs[0].role, "system")) { sys = msgs[0].content; first = 1; }
     if (tools) {
-        srt_status st = srt__chat_tools_check(t, tools, "srt_chat_render");
+        srt_status st = srt__chat_tools_check(t, tools, 0, "srt_chat_render");
         if (st != SRT_OK) return st;
         /* an empty list: none for Qwen's and gpt-oss's `if tools`; Llama 3.1's `tools is not none` writes its tool prompt without any */
         if (t->format != SRT_CHAT_LLAMA3 && *srt__json_ws(srt__json_ws(tools) + 1) == ']') tools = NULL;
@@ -8849,7 +8866,11 @@ SRT_API srt_status srt_chat_render(const srt_chat_template *t, const srt_chat_me
             if ((sys && sys[0]) || tools) {
                 srt__puts(&o, "<|start|>developer<|message|>");
                 if (sys && sys[0]) { srt__puts(&o, "# Instructions\n\n"); srt__puts(&o, sys); srt__puts(&o, "\n\n"); }
-                if (tools) { srt__puts(&o, "# Tools\n\n"); srt__harmony_tools(&o, tools); }
+                const char *why;
+                if (tools) {
+                    srt__puts(&o, "# Tools\n\n");
+                    if ((why = srt__harmony_tools(&o, tools)) != NULL) return srt__fail(SRT_ERR_INVALID_ARG, "srt_chat_render: harmony cannot write these tools: %s", why);
+                }
                 srt__puts(&o, "<|end|>");
             }
             for (i = first; i < n; i++) {
@@ -8867,9 +8888,9 @@ SRT_API srt_status srt_chat_render(const srt_chat_template *t, const srt_chat_me
                     /* a call: its reasoning unless a later reply answers (the template's future_final_message), then the call as
                        the template writes it, the arguments through tojson */
                     srt_chat_reply_parts rp;
+                    srt_chat_tool_call later;
                     int j, answered = 0;
-                    for (j = i + 1; j < n && !answered; j++) answered = !strcmp(msgs[j].role, "assistant") && srt__harmony_call(msgs[j].content, &call, &why) != 1;
-                    srt__harmony_call(msgs[i].content, &call, &why);
+                    for (j = i + 1; j < n && !answered; j++) answered = !strcmp(msgs[j].role, "assistant") && srt__harmony_call(msgs[j].content, &later, &why) != 1;
                     srt_chat_reply_split(t, msgs[i].content, &rp);
                     if (!answered && rp.reasoning_len) {
                         srt__puts(&o, "<|start|>assistant<|channel|>analysis<|message|>"); srt__put(&o, rp.reasoning, rp.reasoning_len); srt__puts(&o, "<|end|>");
@@ -8894,35 +8915,18 @@ SRT_API srt_status srt_chat_render(const srt_chat_template *t, const srt_chat_me
             break;
         case SRT_CHAT_SMOLLM3: {   /* the system block always; /think unless no_think or the system message says /no_think */
             int think = !t->no_think;
-            size_t ci = 0;
             char *custom = NULL;
-            if (sys) {   /* the custom instructions: the system message without its /no_think and /think, right-stripped */
-                const char *p = sys;
+            if (sys) {   /* the custom instructions: the system message without its /no_think, then its /think, right-stripped */
                 if (strstr(sys, "/no_think")) think = 0;
                 else if (strstr(sys, "/think")) think = 1;
-                if (!(custom = (char *)SRT_MALLOC(strlen(sys) + 1))) return srt__fail(SRT_ERR_OUT_OF_MEMORY, "srt_chat_render: out of memory");
-                while (*p) {
-                    if (!strncmp(p, "/no_think", 9)) p += 9;
-                    else custom[ci++] = *p++;
-                }
-                custom[ci] = 0;
-                for (p = custom, ci = 0; *p;) {   /* (in place: then /think, as the template replaces in that order) */
-                    if (!strncmp(p, "/think", 6)) p += 6;
-                    else custom[ci++] = *p++;
-                }
-                while (ci && srt__chat_space(custom[ci - 1])) ci--;
-                custom[ci] = 0;
+                if (!(custom = srt__chat_strdup(sys, strlen(sys)))) return srt__fail(SRT_ERR_OUT_OF_MEMORY, "srt_chat_render: out of memory");
+                srt__remove_rstrip(custom, "/no_think");
+                srt__remove_rstrip(custom, "/think");
             }
             srt__puts(&o, "<|im_start|>system\n");
             if (sys && strstr(sys, "/system_override")) {   /* the instructions alone */
-                const char *p;
-                size_t k = 0;
-                for (p = custom; *p;) {
-                    if (!strncmp(p, "/system_override", 16)) p += 16;
-                    else custom[k++] = *p++;
-                }
-                while (k && srt__chat_space(custom[k - 1])) k--;
-                srt__put(&o, custom, k);
+                srt__remove_rstrip(custom, "/system_override");
+                srt__puts(&o, custom);
                 srt__puts(&o, "<|im_end|>\n");
             } else {   /* (no <|im_end|>: the template writes it only after its tools) */
                 srt__puts(&o, "## Metadata\n\nKnowledge Cutoff Date: June 2025\nToday Date: ");
@@ -9119,11 +9123,6 @@ static void srt__chat_settle(srt_chat *c) {
 }
 #define SRT__CHAT_FED_ROLE "srt-chat:fed"
 
-static char *srt__chat_strdup(const char *s, size_t n) {
-    char *d = (char *)SRT_MALLOC(n + 1);
-    if (d) { if (n) memcpy(d, s, n); d[n] = 0; }
-    return d;
-}
 static int srt__chat_add(srt_chat *c, const char *role, const char *content, size_t len) {
     char *r, *t;
     if (c->n_msgs == c->cap_msgs) {
@@ -9228,7 +9227,7 @@ SRT_API srt_status srt_chat_create(srt_session *s, const srt_chat_desc *desc, sr
         srt__chat_copy(c->t.reasoning, sizeof c->t.reasoning, d.reasoning);
     }
     if (d.tools && d.tools[0]) {
-        if ((st = srt__chat_tools_check(&c->t, d.tools, "srt_chat_create")) != SRT_OK) { srt_chat_destroy(c); return st; }
+        if ((st = srt__chat_tools_check(&c->t, d.tools, 1, "srt_chat_create")) != SRT_OK) { srt_chat_destroy(c); return st; }
         if (!(c->t.tools = c->tools = srt__chat_strdup(d.tools, strlen(d.tools)))) { srt_chat_destroy(c); return srt__fail(SRT_ERR_OUT_OF_MEMORY, "srt_chat_create"); }
     }
     if (d.system_prompt && !srt__chat_add(c, "system", d.system_prompt, strlen(d.system_prompt))) { srt_chat_destroy(c); return srt__fail(SRT_ERR_OUT_OF_MEMORY, "srt_chat_create"); }
