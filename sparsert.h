@@ -596,6 +596,48 @@ typedef struct srt_generate_result {
 } srt_generate_result;
 SRT_API srt_status srt_generate(srt_session *s, const srt_generate_desc *desc, srt_generate_result *result);
 
+/* ---------------------------------------------------------------- grammars */
+/* Constrained decoding: a grammar in GBNF, as llama.cpp writes it (its grammars/README.md), limits
+   what the sampler may draw to text the grammar can still complete: JSON, a fixed set of answers,
+   a tool call's arguments. Rules are `name ::= alternatives` (names of letters, digits, '-' and
+   '_'; a rule ends at the end of its line, but after "::=", after '|' and inside parentheses);
+   terminals are "literals" and [character classes] ([^...] negated, ranges a-z) with the escapes
+   \n \r \t \\ \" \[ \] \- \^ \xHH \uHHHH \UHHHHHHHH, and '.' is any character; ( ) groups; * + ?
+   and {m} {m,} {m,n} (m, n <= 1000) repeat the element before them; '#' starts a comment. The
+   text must match rule "root". Matching is on Unicode code points of UTF-8 text. A grammar is
+   refused (SRT_ERR_FORMAT, srt_last_error() names the line and column) when it does not parse, a
+   rule is used but not defined or defined twice, root is missing, or a rule is left-recursive
+   (`a ::= a "x"`, also through rules that match the empty text), which the matcher could not run;
+   SRT_ERR_UNSUPPORTED for llama.cpp's token references (<[id]>). */
+/* JSON as RFC 8259 writes it, an object at the top (OpenAI's "json_object" mode); whitespace
+   limited to one space or a newline and indentation, so that a model cannot spin in it. */
+#define SRT_GRAMMAR_JSON \
+    "root   ::= object\n" \
+    "value  ::= object | array | string | number | (\"true\" | \"false\" | \"null\")\n" \
+    "object ::= \"{\" ws ( string ws \":\" ws value ws ( \",\" ws string ws \":\" ws value ws )* )? \"}\"\n" \
+    "array  ::= \"[\" ws ( value ws ( \",\" ws value ws )* )? \"]\"\n" \
+    "string ::= \"\\\"\" ( [^\"\\\\\\x00-\\x1f] | \"\\\\\" ( [\"\\\\/bfnrt] | \"u\" [0-9a-fA-F]{4} ) )* \"\\\"\"\n" \
+    "number ::= \"-\"? ( \"0\" | [1-9] [0-9]{0,15} ) ( \".\" [0-9]{1,16} )? ( [eE] [-+]? [0-9]{1,3} )?\n" \
+    "ws     ::= ( \" \" | \"\\n\" [ ]{0,20} )?\n"
+/* Whether text[0..len) is in the language of grammar gbnf: *result = SRT_GRAMMAR_COMPLETE (it
+   matches root), | SRT_GRAMMAR_PREFIX (more text can follow it and still match), or 0 (no
+   continuation matches; also for invalid UTF-8). Errors: those of a refused grammar. */
+enum { SRT_GRAMMAR_PREFIX = 1, SRT_GRAMMAR_COMPLETE = 2 };
+SRT_API srt_status srt_grammar_match(const char *gbnf, const char *text, size_t len, int *result);
+/* Constrains what srt_session_next (and srt_generate, srt_chat_next) draws from now on: each token
+   keeps the text drawn a prefix of the grammar's language (its bytes as srt_token_bytes gives them,
+   a SentencePiece dummy-prefix space included), control tokens but those that end generation are
+   never drawn, and those (srt_token_is_eog) only once the text is complete; once nothing can follow,
+   only they can be. The text starts at the sequence's current end and starts again after each input
+   (srt_session_feed, _prompt, srt_generate's prompt: the grammar constrains each answer), after
+   srt_session_reset, a state load, or a truncation to before its start; a truncation inside it
+   takes the text back with the tokens. The tokens are drawn from the sampler's distribution less
+   the tokens the grammar forbids (top-k, top-p and min-p choose among the allowed ones).
+   srt_session_next_draft draws one token at a time while a grammar is set. gbnf NULL = none.
+   Errors: a refused grammar (the session keeps its earlier one), SRT_ERR_OUT_OF_MEMORY; later,
+   srt_session_next gives SRT_ERR_UNSUPPORTED when no token of the vocabulary continues the text. */
+SRT_API srt_status srt_session_set_grammar(srt_session *s, const char *gbnf);
+
 /* ---------------------------------------------------------------- quantization */
 /* Bytes of each part of a rows x cols tensor in `format` with `group` (0 = format default). */
 typedef struct srt_tensor_parts {
@@ -5285,6 +5327,20 @@ static int srt__utf8_next(const unsigned char *s, size_t n, uint32_t *cp) {
     return len;
 }
 
+/* One code point of valid UTF-8 (no overlong forms, surrogates or values past U+10FFFF): its length, 0 if invalid. */
+static int srt__utf8_strict(const unsigned char *s, uint32_t *cp) {
+    static const uint32_t min[5] = {0, 0, 0x80, 0x800, 0x10000};
+    unsigned c = s[0];
+    int len = c < 0x80 ? 1 : c < 0xC2 ? 0 : c < 0xE0 ? 2 : c < 0xF0 ? 3 : c < 0xF5 ? 4 : 0, i;
+    if (len <= 1) { *cp = c; return len; }
+    *cp = c & (0x7Fu >> len);
+    for (i = 1; i < len; i++) {
+        if ((s[i] & 0xC0) != 0x80) return 0;
+        *cp = (*cp << 6) | (s[i] & 0x3Fu);
+    }
+    return *cp < min[len] || (*cp >= 0xD800 && *cp < 0xE000) || *cp > 0x10FFFF ? 0 : len;
+}
+
 static uint32_t srt__hash(const char *s, uint32_t n) {
     uint32_t h = 2166136261u, i;
     for (i = 0; i < n; i++) { h ^= (unsigned char)s[i]; h *= 16777619u; }
@@ -6418,6 +6474,765 @@ static int32_t srt__sample(const srt_sampler_desc *sd, const srt__vec_ops *ops, 
     return srt__draw(cand, nc, total, rng);
 }
 
+/* ---- grammars (GBNF): parsed into rules of elements, matched by a set of pushdown stacks.
+   A rule is its alternatives' elements one after another, ALT between two, END after the last. A
+   stack is a chain of frames (element position, parent frame): the top is the element to match
+   next, the parent is where to go on when its alternative ends. Frames are hash-consed, so equal
+   stacks are equal frame ids: a set of stacks is a list of ids without repeats (-1 = the empty
+   stack: the text is complete). A set is kept expanded, every top a character element. */
+enum { SRT__GE_END = 0, SRT__GE_ALT = 1, SRT__GE_REF = 2, SRT__GE_CHAR = 3, SRT__GE_NCHAR = 4 };
+typedef struct srt__gelem { uint32_t type, a, n; } srt__gelem;   /* REF: rule a; (N)CHAR: ranges a .. a + n - 1 */
+typedef struct srt__grammar {
+    srt__gelem *el;
+    int32_t *rule_at;                 /* each rule's first element; rule 0 is root */
+    uint32_t *rng;                    /* code point ranges: lo, hi pairs, sorted and merged within an element */
+    int n_el, n_rule, n_rng;
+} srt__grammar;
+#define SRT__G_MAX_ELEMS (1 << 20)
+#define SRT__G_MAX_REPEAT 1000
+#define SRT__G_MAX_NEST 128
+
+static void srt__grammar_free(srt__grammar *g) {
+    if (!g) return;
+    SRT_FREE(g->el); SRT_FREE(g->rule_at); SRT_FREE(g->rng); SRT_FREE(g);
+}
+
+/* The parser: rules are built as element lists, then laid out one after another. Groups and
+   repetitions become rules of their own (anonymous: named after the rule they are in). */
+typedef struct srt__gvec { srt__gelem *p; int n, cap; } srt__gvec;
+typedef struct srt__grule { const char *name; int len, defined, anon; srt__gvec body; } srt__grule;
+typedef struct srt__gparse {
+    const char *src, *p;
+    srt__grule *rules;
+    int n_rules, cap_rules, total;    /* total: elements in all rules */
+    uint32_t *rng;
+    int n_rng, cap_rng;
+    srt_status st;                    /* the first error */
+} srt__gparse;
+
+static int srt__gp_err(srt__gparse *P, srt_status st, const char *at, const char *what) {
+    int line = 1, col = 1;
+    const char *q;
+    if (P->st != SRT_OK) return 0;
+    for (q = P->src; q < at; q++) { if (*q == '\n') { line++; col = 1; } else col++; }
+    P->st = srt__fail(st, "grammar, line %d column %d: %s", line, col, what);
+    return 0;
+}
+static int srt__gp_push(srt__gparse *P, srt__gvec *v, uint32_t type, uint32_t a, uint32_t n) {
+    if (P->total >= SRT__G_MAX_ELEMS) return srt__gp_err(P, SRT_ERR_FORMAT, P->p, "the grammar is too large (over 2^20 elements)");
+    if (v->n == v->cap) {
+        int cap = v->cap ? 2 * v->cap : 16;
+        srt__gelem *np = (srt__gelem *)SRT_REALLOC(v->p, (size_t)cap * sizeof *np);
+        if (!np) { if (P->st == SRT_OK) P->st = srt__fail(SRT_ERR_OUT_OF_MEMORY, "grammar: out of memory"); return 0; }
+        v->p = np; v->cap = cap;
+    }
+    v->p[v->n].type = type; v->p[v->n].a = a; v->p[v->n].n = n;
+    v->n++; P->total++;
+    return 1;
+}
+/* The rule named name[0..len) (created undefined when new), or a new anonymous one; -1 on failure. */
+static int srt__gp_rule(srt__gparse *P, const char *name, int len, int anon) {
+    int i;
+    if (!anon)
+        for (i = 0; i < P->n_rules; i++)
+            if (!P->rules[i].anon && P->rules[i].len == len && memcmp(P->rules[i].name, name, (size_t)len) == 0) return i;
+    if (P->n_rules == P->cap_rules) {
+        int cap = P->cap_rules ? 2 * P->cap_rules : 16;
+        srt__grule *np = (srt__grule *)SRT_REALLOC(P->rules, (size_t)cap * sizeof *np);
+        if (!np) { if (P->st == SRT_OK) P->st = srt__fail(SRT_ERR_OUT_OF_MEMORY, "grammar: out of memory"); return -1; }
+        P->rules = np; P->cap_rules = cap;
+    }
+    memset(&P->rules[P->n_rules], 0, sizeof P->rules[0]);
+    P->rules[P->n_rules].name = name; P->rules[P->n_rules].len = len; P->rules[P->n_rules].anon = anon;
+    return P->n_rules++;
+}
+static int srt__gp_word(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '-' || c == '_'; }
+/* Skips blanks and comments; newlines too when nl. */
+static void srt__gp_space(srt__gparse *P, int nl) {
+    for (;;) {
+        char c = *P->p;
+        if (c == ' ' || c == '\t' || (nl && (c == '\n' || c == '\r'))) P->p++;
+        else if (c == '#') { while (*P->p && *P->p != '\n' && *P->p != '\r') P->p++; }
+        else return;
+    }
+}
+static int srt__gp_hex(const char *p, int n, uint32_t *v) {
+    int i;
+    *v = 0;
+    for (i = 0; i < n; i++) {
+        char c = p[i];
+        uint32_t d = c >= '0' && c <= '9' ? (uint32_t)(c - '0') : c >= 'a' && c <= 'f' ? (uint32_t)(c - 'a' + 10) : c >= 'A' && c <= 'F' ? (uint32_t)(c - 'A' + 10) : 16u;
+        if (d > 15) return 0;
+        *v = *v * 16 + d;
+    }
+    return 1;
+}
+/* One character of a literal or class at P->p (an escape or a UTF-8 character): 0 on an error. */
+static int srt__gp_char(srt__gparse *P, uint32_t *cp) {
+    const char *at = P->p;
+    if (*P->p == '\\') {
+        char e = P->p[1];
+        int nx = e == 'x' ? 2 : e == 'u' ? 4 : e == 'U' ? 8 : 0;
+        if (nx) {
+            if (!srt__gp_hex(P->p + 2, nx, cp) || *cp > 0x10FFFF) return srt__gp_err(P, SRT_ERR_FORMAT, at, "bad \\x, \\u or \\U escape");
+            P->p += 2 + nx;
+            return 1;
+        }
+        switch (e) {
+        case 'n': *cp = '\n'; break;
+        case 'r': *cp = '\r'; break;
+        case 't': *cp = '\t'; break;
+        case '\\': case '"': case '[': case ']': case '-': case '^': case '\'': *cp = (unsigned char)e; break;
+        default: return srt__gp_err(P, SRT_ERR_FORMAT, at, "unknown escape");
+        }
+        P->p += 2;
+        return 1;
+    } else {
+        int l = srt__utf8_strict((const unsigned char *)P->p, cp);
+        if (l <= 0 || *cp == 0) return srt__gp_err(P, SRT_ERR_FORMAT, at, *P->p ? "invalid UTF-8" : "unexpected end of the grammar");
+        P->p += l;
+        return 1;
+    }
+}
+static int srt__gp_range_cmp(const void *a, const void *b) {
+    uint32_t x = ((const uint32_t *)a)[0], y = ((const uint32_t *)b)[0];
+    return x < y ? -1 : x > y;
+}
+/* Appends a character class's ranges lo[i], hi[i] (from index at of P->rng, sorted and merged). */
+static int srt__gp_add_range(srt__gparse *P, uint32_t lo, uint32_t hi) {
+    if (P->n_rng + 2 > P->cap_rng) {
+        int cap = P->cap_rng ? 2 * P->cap_rng : 64;
+        uint32_t *np;
+        if (P->n_rng > 2 * SRT__G_MAX_ELEMS) return srt__gp_err(P, SRT_ERR_FORMAT, P->p, "the grammar is too large (character ranges)");
+        if (!(np = (uint32_t *)SRT_REALLOC(P->rng, (size_t)cap * sizeof *np))) { if (P->st == SRT_OK) P->st = srt__fail(SRT_ERR_OUT_OF_MEMORY, "grammar: out of memory"); return 0; }
+        P->rng = np; P->cap_rng = cap;
+    }
+    P->rng[P->n_rng++] = lo; P->rng[P->n_rng++] = hi;
+    return 1;
+}
+static int srt__gp_merge_ranges(srt__gparse *P, int at) {
+    int n = (P->n_rng - at) / 2, i, k = 0;
+    uint32_t *r;
+    if (n == 0) return 0;   /* [] matches nothing, [^] any character */
+    r = P->rng + at;
+    qsort(r, (size_t)n, 2 * sizeof(uint32_t), srt__gp_range_cmp);
+    for (i = 0; i < n; i++) {
+        if (k > 0 && r[2 * i] <= r[2 * k - 1] + 1) { if (r[2 * i + 1] > r[2 * k - 1]) r[2 * k - 1] = r[2 * i + 1]; }
+        else { r[2 * k] = r[2 * i]; r[2 * k + 1] = r[2 * i + 1]; k++; }
+    }
+    P->n_rng = at + 2 * k;
+    return k;
+}
+static int srt__gp_alternates(srt__gparse *P, int rule, int nested, int depth);
+/* Replaces the last element (v->p[last .. n)) by itself repeated min .. max times (max < 0: no limit). */
+static int srt__gp_repeat(srt__gparse *P, int rule, srt__gvec *v, int last, int min, int max) {
+    srt__gelem one;
+    int i, r, prev = -1, n = v->n - last;
+    if (n > 1) {   /* a sequence (a literal) is repeated as a rule of its own */
+        if ((r = srt__gp_rule(P, P->rules[rule].name, P->rules[rule].len, 1)) < 0) return 0;
+        v = &P->rules[rule].body;   /* (the rules moved) */
+        for (i = 0; i < n; i++) if (!srt__gp_push(P, &P->rules[r].body, v->p[last + i].type, v->p[last + i].a, v->p[last + i].n)) return 0;
+        P->rules[r].defined = 1;
+        one.type = SRT__GE_REF; one.a = (uint32_t)r; one.n = 0;
+    } else if (n == 1) one = v->p[last];
+    else return 1;   /* "" repeated: nothing */
+    v->n = last; P->total -= n;
+    for (i = 0; i < min; i++) if (!srt__gp_push(P, &P->rules[rule].body, one.type, one.a, one.n)) return 0;
+    /* max < 0: R ::= x R | (empty); else the optional ones nested, R_k ::= x R_{k-1} | (empty), R_1 ::= x | (empty) */
+    for (i = 0; max < 0 ? i < 1 : i < max - min; i++) {
+        if ((r = srt__gp_rule(P, P->rules[rule].name, P->rules[rule].len, 1)) < 0) return 0;
+        P->rules[r].defined = 1;
+        if (!srt__gp_push(P, &P->rules[r].body, one.type, one.a, one.n)) return 0;
+        if (max < 0 && !srt__gp_push(P, &P->rules[r].body, SRT__GE_REF, (uint32_t)r, 0)) return 0;
+        if (prev >= 0 && !srt__gp_push(P, &P->rules[r].body, SRT__GE_REF, (uint32_t)prev, 0)) return 0;
+        if (!srt__gp_push(P, &P->rules[r].body, SRT__GE_ALT, 0, 0)) return 0;
+        prev = r;
+    }
+    return prev < 0 || srt__gp_push(P, &P->rules[rule].body, SRT__GE_REF, (uint32_t)prev, 0);
+}
+static int srt__gp_count(srt__gparse *P, int *v) {
+    const char *at = P->p;
+    long n = 0;
+    if (!(*P->p >= '0' && *P->p <= '9')) return srt__gp_err(P, SRT_ERR_FORMAT, at, "expected a number in { }");
+    while (*P->p >= '0' && *P->p <= '9') { if (n <= SRT__G_MAX_REPEAT) n = n * 10 + (*P->p - '0'); P->p++; }
+    if (n > SRT__G_MAX_REPEAT) return srt__gp_err(P, SRT_ERR_FORMAT, at, "a repetition count over 1000");
+    *v = (int)n;
+    return 1;
+}
+/* One alternative: elements until '|', ')', the end of the line (not nested) or of the text. */
+static int srt__gp_sequence(srt__gparse *P, int rule, int nested, int depth) {
+    int last = -1;
+    for (;;) {
+        srt__gvec *v = &P->rules[rule].body;
+        const char *at = P->p;
+        char c = *P->p;
+        int start = v->n;
+        if (c == '"') {
+            P->p++;
+            while (*P->p != '"') {
+                uint32_t cp;
+                if (!*P->p) return srt__gp_err(P, SRT_ERR_FORMAT, at, "unterminated literal");
+                if (*P->p == '\n' || *P->p == '\r') return srt__gp_err(P, SRT_ERR_FORMAT, at, "a line break in a literal (write \\n)");
+                if (!srt__gp_char(P, &cp) || !srt__gp_add_range(P, cp, cp) || !srt__gp_push(P, &P->rules[rule].body, SRT__GE_CHAR, (uint32_t)P->n_rng - 2, 1)) return 0;
+            }
+            P->p++;
+            last = start;
+        } else if (c == '[') {
+            int neg = 0, rat = P->n_rng, k;
+            P->p++;
+            if (*P->p == '^') { neg = 1; P->p++; }
+            while (*P->p != ']') {
+                uint32_t lo, hi;
+                if (!*P->p) return srt__gp_err(P, SRT_ERR_FORMAT, at, "unterminated character class");
+                if (!srt__gp_char(P, &lo)) return 0;
+                hi = lo;
+                if (P->p[0] == '-' && P->p[1] && P->p[1] != ']') {
+                    P->p++;
+                    if (!srt__gp_char(P, &hi)) return 0;
+                    if (hi < lo) return srt__gp_err(P, SRT_ERR_FORMAT, at, "a range whose end is below its start");
+                }
+                if (!srt__gp_add_range(P, lo, hi)) return 0;
+            }
+            P->p++;
+            k = srt__gp_merge_ranges(P, rat);
+            if (!srt__gp_push(P, &P->rules[rule].body, neg ? SRT__GE_NCHAR : SRT__GE_CHAR, (uint32_t)rat, (uint32_t)k)) return 0;
+            last = start;
+        } else if (c == '.') {
+            P->p++;
+            if (!srt__gp_push(P, v, SRT__GE_NCHAR, 0, 0)) return 0;
+            last = start;
+        } else if (srt__gp_word(c)) {
+            const char *name = P->p;
+            int r;
+            while (srt__gp_word(*P->p)) P->p++;
+            if ((r = srt__gp_rule(P, name, (int)(P->p - name), 0)) < 0) return 0;
+            if (!srt__gp_push(P, &P->rules[rule].body, SRT__GE_REF, (uint32_t)r, 0)) return 0;
+            last = start;
+        } else if (c == '(') {
+            int r;
+            if (depth >= SRT__G_MAX_NEST) return srt__gp_err(P, SRT_ERR_FORMAT, at, "groups nested too deep");
+            P->p++;
+            if ((r = srt__gp_rule(P, P->rules[rule].name, P->rules[rule].len, 1)) < 0) return 0;
+            P->rules[r].defined = 1;
+            srt__gp_space(P, 1);
+            if (!srt__gp_alternates(P, r, 1, depth + 1)) return 0;
+            if (*P->p != ')') return srt__gp_err(P, SRT_ERR_FORMAT, at, "unclosed parenthesis");
+            P->p++;
+            if (!srt__gp_push(P, &P->rules[rule].body, SRT__GE_REF, (uint32_t)r, 0)) return 0;
+            last = start;
+        } else if (c == '*' || c == '+' || c == '?' || c == '{') {
+            int min = 0, max = -1;
+            if (last < 0) return srt__gp_err(P, SRT_ERR_FORMAT, at, "a repetition with nothing before it");
+            P->p++;
+            if (c == '+') min = 1;
+            else if (c == '?') max = 1;
+            else if (c == '{') {
+                srt__gp_space(P, 0);
+                if (!srt__gp_count(P, &min)) return 0;
+                srt__gp_space(P, 0);
+                max = min;
+                if (*P->p == ',') {
+                    P->p++;
+                    srt__gp_space(P, 0);
+                    max = -1;
+                    if (*P->p != '}' && !srt__gp_count(P, &max)) return 0;
+                    srt__gp_space(P, 0);
+                }
+                if (*P->p != '}') return srt__gp_err(P, SRT_ERR_FORMAT, at, "expected } after the repetition count");
+                P->p++;
+                if (max >= 0 && max < min) return srt__gp_err(P, SRT_ERR_FORMAT, at, "a repetition {m,n} with n < m");
+            }
+            if (!srt__gp_repeat(P, rule, v, last, min, max)) return 0;
+            last = -1;   /* x** is refused as llama.cpp refuses it */
+        } else if (c == '<') {
+            return srt__gp_err(P, SRT_ERR_UNSUPPORTED, at, "token references (<[id]>, <name>) are not supported");
+        } else return 1;   /* the end of the sequence */
+        srt__gp_space(P, nested);
+    }
+}
+static int srt__gp_alternates(srt__gparse *P, int rule, int nested, int depth) {
+    if (!srt__gp_sequence(P, rule, nested, depth)) return 0;
+    while (*P->p == '|') {
+        P->p++;
+        if (!srt__gp_push(P, &P->rules[rule].body, SRT__GE_ALT, 0, 0)) return 0;
+        srt__gp_space(P, 1);
+        if (!srt__gp_sequence(P, rule, nested, depth)) return 0;
+    }
+    return 1;
+}
+/* Each rule's alternatives as ranges [a, b) of g->el, in turn: *a = -1 before the first. Returns 0 after the last. */
+static int srt__g_next_alt(const srt__grammar *g, int rule, int *a, int *b) {
+    int i = *a < 0 ? g->rule_at[rule] : *b + 1;
+    if (*a >= 0 && g->el[*b].type == SRT__GE_END) return 0;
+    *a = i;
+    while (g->el[i].type != SRT__GE_END && g->el[i].type != SRT__GE_ALT) i++;
+    *b = i;
+    return 1;
+}
+/* Refuses left recursion: a rule reachable from itself through the elements that can start its
+   alternatives (refs, and what follows them while they can match the empty text). */
+static int srt__g_check_left(srt__gparse *P, const srt__grammar *g) {
+    int R = g->n_rule, r, a, b, i, changed = 1, n_edge = 0, *indeg, *queue, head = 0, tail = 0, ok = 1;
+    unsigned char *nullable = (unsigned char *)SRT_MALLOC((size_t)R + 1);
+    int32_t *edge_at = (int32_t *)SRT_MALLOC(((size_t)R + 1) * sizeof(int32_t)), *edges = NULL;
+    indeg = (int *)SRT_MALLOC(((size_t)R + 1) * sizeof(int));
+    queue = (int *)SRT_MALLOC(((size_t)R + 1) * sizeof(int));
+    if (!nullable || !edge_at || !indeg || !queue) { P->st = srt__fail(SRT_ERR_OUT_OF_MEMORY, "grammar: out of memory"); ok = 0; goto done; }
+    memset(nullable, 0, (size_t)R);
+    while (changed) {   /* nullable: some alternative of only nullable refs */
+        changed = 0;
+        for (r = 0; r < R; r++) {
+            if (nullable[r]) continue;
+            for (a = -1; srt__g_next_alt(g, r, &a, &b);) {
+                for (i = a; i < b && g->el[i].type == SRT__GE_REF && nullable[g->el[i].a]; i++) {}
+                if (i == b) { nullable[r] = 1; changed = 1; break; }
+            }
+        }
+    }
+    for (r = 0; r < R; r++)   /* count the edges, then write them */
+        for (a = -1; srt__g_next_alt(g, r, &a, &b);)
+            for (i = a; i < b && g->el[i].type == SRT__GE_REF; i++) { n_edge++; if (!nullable[g->el[i].a]) break; }
+    if (!(edges = (int32_t *)SRT_MALLOC(((size_t)n_edge + 1) * sizeof(int32_t)))) { P->st = srt__fail(SRT_ERR_OUT_OF_MEMORY, "grammar: out of memory"); ok = 0; goto done; }
+    memset(indeg, 0, (size_t)R * sizeof(int));
+    for (r = n_edge = 0; r < R; r++) {
+        edge_at[r] = n_edge;
+        for (a = -1; srt__g_next_alt(g, r, &a, &b);)
+            for (i = a; i < b && g->el[i].type == SRT__GE_REF; i++) {
+                edges[n_edge++] = (int32_t)g->el[i].a;
+                indeg[g->el[i].a]++;
+                if (!nullable[g->el[i].a]) break;
+            }
+    }
+    edge_at[R] = n_edge;
+    for (r = 0; r < R; r++) if (!indeg[r]) queue[tail++] = r;
+    while (head < tail) {   /* Kahn: what is left has a cycle */
+        r = queue[head++];
+        for (i = edge_at[r]; i < edge_at[r + 1]; i++) if (--indeg[edges[i]] == 0) queue[tail++] = edges[i];
+    }
+    if (tail < R) {
+        char msg[160];
+        for (r = 0; r < R && !indeg[r]; r++) {}
+        snprintf(msg, sizeof msg, "rule '%.*s' is left-recursive%s", P->rules[r].len > 64 ? 64 : P->rules[r].len, P->rules[r].name,
+                 P->rules[r].anon ? " (through a group or repetition in it)" : "");
+        srt__gp_err(P, SRT_ERR_FORMAT, P->rules[r].name, msg);
+        ok = 0;
+    }
+done:
+    SRT_FREE(nullable); SRT_FREE(edge_at); SRT_FREE(edges); SRT_FREE(indeg); SRT_FREE(queue);
+    return ok;
+}
+/* Parses GBNF text into *out. */
+static srt_status srt__grammar_parse(const char *src, srt__grammar **out) {
+    srt__gparse P;
+    srt__grammar *g = NULL;
+    int i, root = -1;
+    memset(&P, 0, sizeof P);
+    *out = NULL;
+    if (!src) return srt__fail(SRT_ERR_INVALID_ARG, "grammar: NULL text");
+    P.src = P.p = src;
+    for (;;) {
+        const char *name;
+        int r;
+        srt__gp_space(&P, 1);
+        if (!*P.p) break;
+        name = P.p;
+        while (srt__gp_word(*P.p)) P.p++;
+        if (P.p == name) { srt__gp_err(&P, SRT_ERR_FORMAT, P.p, "expected a rule name"); break; }
+        if ((r = srt__gp_rule(&P, name, (int)(P.p - name), 0)) < 0) break;
+        if (P.rules[r].defined) { srt__gp_err(&P, SRT_ERR_FORMAT, name, "a rule defined twice"); break; }
+        P.rules[r].defined = 1;
+        srt__gp_space(&P, 0);
+        if (strncmp(P.p, "::=", 3) != 0) { srt__gp_err(&P, SRT_ERR_FORMAT, P.p, "expected ::="); break; }
+        P.p += 3;
+        srt__gp_space(&P, 1);
+        if (!srt__gp_alternates(&P, r, 0, 0)) break;
+        if (*P.p && *P.p != '\n' && *P.p != '\r') { srt__gp_err(&P, SRT_ERR_FORMAT, P.p, *P.p == ')' ? "unmatched )" : "unexpected character"); break; }
+    }
+    if (P.st == SRT_OK) {
+        for (i = 0; i < P.n_rules; i++) {
+            if (!P.rules[i].anon && P.rules[i].len == 4 && memcmp(P.rules[i].name, "root", 4) == 0) root = i;
+            if (!P.rules[i].defined) {
+                char msg[128];
+                snprintf(msg, sizeof msg, "rule '%.*s' is used but not defined", P.rules[i].len > 64 ? 64 : P.rules[i].len, P.rules[i].name);
+                srt__gp_err(&P, SRT_ERR_FORMAT, P.rules[i].name, msg);
+                break;
+            }
+        }
+        if (P.st == SRT_OK && (root < 0 || !P.rules[root].defined)) srt__gp_err(&P, SRT_ERR_FORMAT, P.p, "no rule 'root'");
+    }
+    if (P.st == SRT_OK) {   /* lay out: root first, then the others in order */
+        int n_el = 0, k = 0, *map = (int *)SRT_MALLOC((size_t)P.n_rules * sizeof(int));
+        g = (srt__grammar *)SRT_MALLOC(sizeof *g);
+        if (g) memset(g, 0, sizeof *g);
+        for (i = 0; i < P.n_rules; i++) n_el += P.rules[i].body.n + 1;
+        if (g && map) {
+            g->el = (srt__gelem *)SRT_MALLOC((size_t)n_el * sizeof *g->el);
+            g->rule_at = (int32_t *)SRT_MALLOC((size_t)P.n_rules * sizeof(int32_t));
+            g->rng = (uint32_t *)SRT_MALLOC(((size_t)P.n_rng + 2) * sizeof(uint32_t));
+        }
+        if (!g || !map || !g->el || !g->rule_at || !g->rng) P.st = srt__fail(SRT_ERR_OUT_OF_MEMORY, "grammar: out of memory");
+        else {
+            map[root] = 0;
+            for (i = 0; i < P.n_rules; i++) if (i != root) map[i] = ++k;
+            g->n_rule = P.n_rules;
+            for (k = 0; k < P.n_rules; k++) {   /* in the new order */
+                int r = k == 0 ? root : (k <= root ? k - 1 : k), j;
+                g->rule_at[k] = g->n_el;
+                for (j = 0; j < P.rules[r].body.n; j++) {
+                    srt__gelem e = P.rules[r].body.p[j];
+                    if (e.type == SRT__GE_REF) e.a = (uint32_t)map[e.a];
+                    g->el[g->n_el++] = e;
+                }
+                g->el[g->n_el].type = SRT__GE_END; g->el[g->n_el].a = g->el[g->n_el].n = 0;
+                g->n_el++;
+            }
+            if (P.n_rng) memcpy(g->rng, P.rng, (size_t)P.n_rng * sizeof(uint32_t));
+            g->n_rng = P.n_rng;
+        }
+        SRT_FREE(map);
+        if (P.st == SRT_OK) {
+            /* the anonymous rules keep their names for messages: reorder the parse's rules alike */
+            srt__grule *old = P.rules, *nr = (srt__grule *)SRT_MALLOC((size_t)P.n_rules * sizeof *nr);
+            if (!nr) P.st = srt__fail(SRT_ERR_OUT_OF_MEMORY, "grammar: out of memory");
+            else {
+                for (k = 0; k < P.n_rules; k++) nr[k] = old[k == 0 ? root : (k <= root ? k - 1 : k)];
+                P.rules = nr;
+                SRT_FREE(old);
+                srt__g_check_left(&P, g);
+            }
+        }
+    }
+    for (i = 0; i < P.n_rules; i++) SRT_FREE(P.rules[i].body.p);
+    SRT_FREE(P.rules); SRT_FREE(P.rng);
+    if (P.st != SRT_OK) { srt__grammar_free(g); return P.st; }
+    *out = g;
+    return SRT_OK;
+}
+
+/* The matcher: frames hash-consed in one arena, the current set of stacks, and the bytes of a
+   character not complete yet (a token may end inside one). */
+typedef struct srt__gmatch {
+    const srt__grammar *g;
+    int32_t *fpos, *fpar;             /* frame f: element position, parent frame (-1: none) */
+    uint32_t *fmark;                  /* pass stamp: the frame was met in this pass */
+    int n_fr, cap_fr;
+    int32_t *fhash;                   /* open addressing over (pos, parent), -1 = empty */
+    uint32_t hash_mask;
+    uint32_t pass, mark_empty;        /* mark_empty: the pass the empty stack was met in */
+    srt__ids set;                     /* sets of stacks, one after another: the current one first (n_cur of them) */
+    int n_cur, set_at;                /* set_at: where the set being built starts */
+    uint32_t part_v; int part_need;   /* an incomplete character: its value so far, continuation bytes to come */
+    unsigned char part_lo, part_hi;   /* the range of the next continuation byte */
+    int depth;                        /* of the expansion's recursion */
+    srt_status st;                    /* the first failure (out of memory, a grammar too ambiguous) */
+} srt__gmatch;
+#define SRT__GM_MAX_STACKS 4096
+#define SRT__GM_MAX_DEPTH 2048
+
+static void srt__gm_fail(srt__gmatch *m, srt_status st, const char *what) {
+    if (m->st == SRT_OK) m->st = srt__fail(st, "grammar: %s", what);
+}
+static void srt__gm_free(srt__gmatch *m) {
+    SRT_FREE(m->fpos); SRT_FREE(m->fpar); SRT_FREE(m->fmark); SRT_FREE(m->fhash); SRT_FREE(m->set.p);
+    memset(m, 0, sizeof *m);
+}
+/* The frame (pos, par); -2 on failure. */
+static int32_t srt__gm_frame(srt__gmatch *m, int32_t pos, int32_t par) {
+    uint32_t h, i;
+    if (2 * (m->n_fr + 1) > (int)(m->hash_mask + 1) || !m->fhash) {   /* grow: the table at most half full */
+        uint32_t cap = m->fhash ? 2 * (m->hash_mask + 1) : 1024, k;
+        int32_t *nh = (int32_t *)SRT_MALLOC((size_t)cap * sizeof(int32_t));
+        if (!nh || cap > (1u << 30)) { SRT_FREE(nh); srt__gm_fail(m, SRT_ERR_OUT_OF_MEMORY, "out of memory"); return -2; }
+        SRT_FREE(m->fhash);
+        m->fhash = nh; m->hash_mask = cap - 1;
+        for (k = 0; k < cap; k++) nh[k] = -1;
+        for (k = 0; k < (uint32_t)m->n_fr; k++) {
+            i = ((uint32_t)m->fpos[k] * 2654435761u ^ (uint32_t)m->fpar[k] * 40503u) & m->hash_mask;
+            while (nh[i] >= 0) i = (i + 1) & m->hash_mask;
+            nh[i] = (int32_t)k;
+        }
+    }
+    h = ((uint32_t)pos * 2654435761u ^ (uint32_t)par * 40503u) & m->hash_mask;
+    for (i = h; m->fhash[i] >= 0; i = (i + 1) & m->hash_mask)
+        if (m->fpos[m->fhash[i]] == pos && m->fpar[m->fhash[i]] == par) return m->fhash[i];
+    if (m->n_fr >= (1 << 22)) { srt__gm_fail(m, SRT_ERR_UNSUPPORTED, "the grammar is too ambiguous here (over 2^22 frames)"); return -2; }
+    if (m->n_fr == m->cap_fr) {
+        int cap = m->cap_fr ? 2 * m->cap_fr : 1024;
+        int32_t *a = (int32_t *)SRT_REALLOC(m->fpos, (size_t)cap * sizeof(int32_t));
+        if (a) m->fpos = a;
+        a = a ? (int32_t *)SRT_REALLOC(m->fpar, (size_t)cap * sizeof(int32_t)) : NULL;
+        if (a) m->fpar = a;
+        a = a ? (int32_t *)SRT_REALLOC(m->fmark, (size_t)cap * sizeof(uint32_t)) : NULL;
+        if (!a) { srt__gm_fail(m, SRT_ERR_OUT_OF_MEMORY, "out of memory"); return -2; }
+        m->fmark = (uint32_t *)a; m->cap_fr = cap;
+    }
+    m->fpos[m->n_fr] = pos; m->fpar[m->n_fr] = par; m->fmark[m->n_fr] = 0;
+    m->fhash[i] = m->n_fr;
+    return m->n_fr++;
+}
+static void srt__gm_expand(srt__gmatch *m, int32_t f);
+/* The stacks rule `rule` starts, continuing with frame cont, expanded into the set being built. */
+static void srt__gm_expand_rule(srt__gmatch *m, uint32_t rule, int32_t cont) {
+    const srt__grammar *g = m->g;
+    int a = -1, b;
+    while (m->st == SRT_OK && srt__g_next_alt(g, (int)rule, &a, &b))
+        srt__gm_expand(m, a == b ? cont : srt__gm_frame(m, a, cont));
+}
+/* The stacks frame f stands for, each with a character on top, added to the set at the end of
+   m->set (once each in a pass). */
+static void srt__gm_expand(srt__gmatch *m, int32_t f) {
+    const srt__gelem *e;
+    int32_t cont;
+    if (f == -2 || m->st != SRT_OK) return;
+    if (f == -1) {
+        if (m->mark_empty != m->pass) { m->mark_empty = m->pass; srt__ids_push(&m->set, -1); }
+        return;
+    }
+    if (m->fmark[f] == m->pass) return;
+    m->fmark[f] = m->pass;
+    e = &m->g->el[m->fpos[f]];
+    if (e->type != SRT__GE_REF) {
+        if (m->set.n - m->set_at >= SRT__GM_MAX_STACKS) srt__gm_fail(m, SRT_ERR_UNSUPPORTED, "the grammar is too ambiguous here (over 4096 ways to go on)");
+        else srt__ids_push(&m->set, f);
+        return;
+    }
+    if (++m->depth > SRT__GM_MAX_DEPTH) srt__gm_fail(m, SRT_ERR_UNSUPPORTED, "the rules nest too deep here");
+    else {
+        const uint32_t nt = m->g->el[m->fpos[f] + 1].type;
+        cont = nt == SRT__GE_END || nt == SRT__GE_ALT ? m->fpar[f] : srt__gm_frame(m, m->fpos[f] + 1, m->fpar[f]);
+        srt__gm_expand_rule(m, e->a, cont);
+    }
+    m->depth--;
+}
+static void srt__gm_begin_pass(srt__gmatch *m) {
+    if (++m->pass == 0) {   /* wrapped: clear the stamps */
+        int i;
+        for (i = 0; i < m->n_fr; i++) m->fmark[i] = 0;
+        m->mark_empty = 0;
+        m->pass = 1;
+    }
+}
+/* Ends a set being built: 0 (and a failure set) when memory ran out. */
+static int srt__gm_end_set(srt__gmatch *m) {
+    if (m->set.oom) srt__gm_fail(m, SRT_ERR_OUT_OF_MEMORY, "out of memory");
+    return m->st == SRT_OK;
+}
+static void srt__gm_reset(srt__gmatch *m) {
+    m->set.n = 0;
+    m->part_need = 0;
+    m->n_fr = 0;
+    if (m->fhash) memset(m->fhash, 0xff, ((size_t)m->hash_mask + 1) * sizeof(int32_t));
+    srt__gm_begin_pass(m);
+    m->set_at = 0;
+    srt__gm_expand_rule(m, 0, -1);
+    srt__gm_end_set(m);
+    m->n_cur = m->set.n;
+}
+static int srt__gm_init(srt__gmatch *m, const srt__grammar *g) {
+    memset(m, 0, sizeof *m);
+    m->g = g;
+    srt__gm_reset(m);
+    return m->st == SRT_OK;
+}
+static int srt__gm_char_in(const srt__gmatch *m, const srt__gelem *e, uint32_t cp) {
+    const uint32_t *r = m->g->rng + e->a;
+    uint32_t lo = 0, hi = e->n;
+    while (lo < hi) {   /* the first range whose end is >= cp */
+        uint32_t mid = (lo + hi) / 2;
+        if (r[2 * mid + 1] < cp) lo = mid + 1; else hi = mid;
+    }
+    return (lo < e->n && r[2 * lo] <= cp) == (e->type == SRT__GE_CHAR);
+}
+/* Whether an element takes some code point in [lo, hi]. */
+static int srt__gm_range_in(const srt__gmatch *m, const srt__gelem *e, uint32_t lo, uint32_t hi) {
+    const uint32_t *r = m->g->rng + e->a;
+    uint32_t i;
+    for (i = 0; i < e->n; i++) {
+        if (e->type == SRT__GE_CHAR && r[2 * i] <= hi && r[2 * i + 1] >= lo) return 1;
+        if (e->type == SRT__GE_NCHAR && r[2 * i] <= lo && r[2 * i + 1] >= hi) return 0;   /* (merged: one range covers or none) */
+    }
+    return e->type == SRT__GE_NCHAR;
+}
+/* The set after code point cp from the set at m->set.p[at .. at + n), built at the end of m->set;
+   returns its start. */
+static int srt__gm_advance(srt__gmatch *m, int at, int n, uint32_t cp) {
+    int out = m->set.n, i;
+    srt__gm_begin_pass(m);
+    m->set_at = out;
+    for (i = 0; i < n && m->st == SRT_OK; i++) {
+        const int32_t f = m->set.p[at + i];
+        const srt__gelem *e;
+        if (f < 0) continue;
+        e = &m->g->el[m->fpos[f]];
+        if (srt__gm_char_in(m, e, cp)) {
+            const uint32_t nt = e[1].type;
+            srt__gm_expand(m, nt == SRT__GE_END || nt == SRT__GE_ALT ? m->fpar[f] : srt__gm_frame(m, m->fpos[f] + 1, m->fpar[f]));
+        }
+    }
+    srt__gm_end_set(m);
+    return out;
+}
+/* A UTF-8 decoder one byte at a time over (v, need, lo, hi): returns 2 with *cp for a complete
+   character, 1 for one still incomplete, 0 for a byte that cannot come here. */
+static int srt__gm_utf8(uint32_t *v, int *need, unsigned char *lo, unsigned char *hi, unsigned char b, uint32_t *cp) {
+    if (*need == 0) {
+        if (b < 0x80) { *cp = b; return 2; }
+        if (b < 0xC2 || b > 0xF4) return 0;
+        *need = b < 0xE0 ? 1 : b < 0xF0 ? 2 : 3;
+        *v = b & (0x3Fu >> *need);
+        *lo = b == 0xE0 ? 0xA0 : b == 0xF0 ? 0x90 : 0x80;
+        *hi = b == 0xED ? 0x9F : b == 0xF4 ? 0x8F : 0xBF;
+        return 1;
+    }
+    if (b < *lo || b > *hi) return 0;
+    *v = (*v << 6) | (b & 0x3Fu);
+    *lo = 0x80; *hi = 0xBF;
+    if (--*need == 0) { *cp = *v; return 2; }
+    return 1;
+}
+/* Whether a stack of the set at [at, at + n) takes a character that begins as the incomplete one (v, need) does. */
+static int srt__gm_partial_ok(const srt__gmatch *m, int at, int n, uint32_t v, int need, unsigned char lo, unsigned char hi) {
+    /* the code points it can still become: the next byte in [lo, hi], the rest anything */
+    const int rest = 6 * (need - 1);
+    const uint32_t cmin = ((v << 6) | (lo & 0x3Fu)) << rest, cmax = (((v << 6) | (hi & 0x3Fu)) << rest) | ((1u << rest) - 1);
+    int i;
+    for (i = 0; i < n; i++) {
+        const int32_t f = m->set.p[at + i];
+        if (f >= 0 && srt__gm_range_in(m, &m->g->el[m->fpos[f]], cmin, cmax)) return 1;
+    }
+    return 0;
+}
+/* Whether bytes s[0..n) keep the text a prefix of the language: 1 if so (with commit, the matcher
+   takes them), 0 if not (and on failure, m->st); the state is as before unless committed. */
+static int srt__gm_feed(srt__gmatch *m, const unsigned char *s, size_t n, int commit) {
+    int at = 0, cnt = m->n_cur, need = m->part_need, r;
+    uint32_t v = m->part_v, cp = 0;
+    unsigned char lo = m->part_lo, hi = m->part_hi;
+    size_t i;
+    const int base = m->set.n;
+    for (i = 0; i < n; i++) {
+        if (!(r = srt__gm_utf8(&v, &need, &lo, &hi, s[i], &cp))) { m->set.n = base; return 0; }
+        if (r == 1) {
+            if (!srt__gm_partial_ok(m, at, cnt, v, need, lo, hi)) { m->set.n = base; return 0; }
+            continue;
+        }
+        {
+            const int next = srt__gm_advance(m, at, cnt, cp);
+            if (m->st != SRT_OK || m->set.n == next) { m->set.n = base; return 0; }
+            if (at >= base) {   /* drop the set before it: move the new one down */
+                memmove(m->set.p + base, m->set.p + next, (size_t)(m->set.n - next) * sizeof(int32_t));
+                m->set.n = base + (m->set.n - next);
+            }
+            at = base; cnt = m->set.n - base;
+        }
+    }
+    if (!commit) { m->set.n = base; return 1; }
+    if (at == base) {   /* the new current set */
+        memmove(m->set.p, m->set.p + base, (size_t)cnt * sizeof(int32_t));
+        m->set.n = m->n_cur = cnt;
+    }
+    m->part_v = v; m->part_need = need; m->part_lo = lo; m->part_hi = hi;
+    return 1;
+}
+/* The text so far is in the language (a complete character, the empty stack in the set). */
+static int srt__gm_complete(const srt__gmatch *m) {
+    int i;
+    if (m->part_need) return 0;
+    for (i = 0; i < m->n_cur; i++) if (m->set.p[i] == -1) return 1;
+    return 0;
+}
+
+/* The vocabulary as a trie of token bytes, for finding the tokens a grammar allows in one walk
+   (a byte the grammar refuses rules out every token that continues with it). Node 0 is the root;
+   children are lists through sib. Tokens with the same bytes are chained through next_tok. */
+typedef struct srt__gtrie {
+    int32_t *child, *sib, *tok, *next_tok;
+    unsigned char *byte;
+    int n, cap, depth;                /* depth: the longest token */
+} srt__gtrie;
+static void srt__gtrie_free(srt__gtrie *t) {
+    SRT_FREE(t->child); SRT_FREE(t->sib); SRT_FREE(t->tok); SRT_FREE(t->next_tok); SRT_FREE(t->byte);
+    memset(t, 0, sizeof *t);
+}
+static int srt__gtrie_build(srt__gtrie *t, const srt__vocab *v) {
+    int32_t k;
+    memset(t, 0, sizeof *t);
+    if (!(t->next_tok = (int32_t *)SRT_MALLOC((size_t)v->n * sizeof(int32_t)))) return 0;
+    for (k = 0; k < v->n; k++) {
+        const unsigned char *s = (const unsigned char *)v->text[k];
+        uint32_t i, len = v->text_len[k];
+        int32_t node = 0;
+        t->next_tok[k] = -1;
+        if (!len || srt__is_eog(v, k)) continue;   /* control tokens: decided apart */
+        if ((int)len > t->depth) t->depth = (int)len;
+        for (i = 0; i <= len; i++) {
+            int32_t c;
+            if (t->n + 1 >= t->cap || !t->n) {
+                int cap = t->cap ? 2 * t->cap : 4096;
+                void *p1 = SRT_REALLOC(t->child, (size_t)cap * 4), *p2, *p3, *p4;
+                if (p1) t->child = (int32_t *)p1;
+                p2 = p1 ? SRT_REALLOC(t->sib, (size_t)cap * 4) : NULL;
+                if (p2) t->sib = (int32_t *)p2;
+                p3 = p2 ? SRT_REALLOC(t->tok, (size_t)cap * 4) : NULL;
+                if (p3) t->tok = (int32_t *)p3;
+                p4 = p3 ? SRT_REALLOC(t->byte, (size_t)cap) : NULL;
+                if (!p4) return 0;
+                t->byte = (unsigned char *)p4; t->cap = cap;
+                if (!t->n) { t->child[0] = t->sib[0] = t->tok[0] = -1; t->byte[0] = 0; t->n = 1; }
+            }
+            if (i == len) { t->next_tok[k] = t->tok[node]; t->tok[node] = k; break; }
+            for (c = t->child[node]; c >= 0 && t->byte[c] != s[i]; c = t->sib[c]) {}
+            if (c < 0) {
+                c = t->n++;
+                t->child[c] = t->tok[c] = -1; t->byte[c] = s[i];
+                t->sib[c] = t->child[node]; t->child[node] = c;
+            }
+            node = c;
+        }
+    }
+    return 1;
+}
+/* Marks in allowed[] the tokens under trie node `node` that the set at [at, at + n) (with the
+   incomplete character v, need, lo, hi) lets through. */
+static void srt__gm_walk(srt__gmatch *m, const srt__gtrie *t, int32_t node, int at, int n, uint32_t v, int need, unsigned char lo, unsigned char hi, unsigned char *allowed) {
+    int32_t c, k;
+    for (c = t->child[node]; c >= 0 && m->st == SRT_OK; c = t->sib[c]) {
+        uint32_t v2 = v, cp = 0;
+        int need2 = need, r, at2 = at, n2 = n;
+        unsigned char lo2 = lo, hi2 = hi;
+        const int base = m->set.n;
+        if (!(r = srt__gm_utf8(&v2, &need2, &lo2, &hi2, t->byte[c], &cp))) continue;
+        if (r == 1) { if (!srt__gm_partial_ok(m, at, n, v2, need2, lo2, hi2)) continue; }
+        else {
+            at2 = srt__gm_advance(m, at, n, cp);
+            n2 = m->set.n - at2;
+            if (!n2) { m->set.n = base; continue; }
+        }
+        for (k = t->tok[c]; k >= 0; k = t->next_tok[k]) allowed[k] = 1;
+        if (t->child[c] >= 0 && (n2 > 1 || m->set.p[at2] != -1)) srt__gm_walk(m, t, c, at2, n2, v2, need2, lo2, hi2, allowed);
+        m->set.n = base;
+    }
+}
+/* allowed[0 .. vocab n) = 1 for the tokens the matcher's state lets come next, 0 for the others;
+   returns how many (-1 on failure, m->st). */
+static int srt__gm_allowed(srt__gmatch *m, const srt__gtrie *t, const srt__vocab *v, unsigned char *allowed) {
+    int i, n = 0;
+    const int base = m->set.n;
+    memset(allowed, 0, (size_t)v->n);
+    if (t->n) srt__gm_walk(m, t, 0, 0, m->n_cur, m->part_v, m->part_need, m->part_lo, m->part_hi, allowed);
+    m->set.n = base;
+    if (m->st != SRT_OK) return -1;
+    if (srt__gm_complete(m)) for (i = 0; i < v->n_eog; i++) allowed[v->eog[i]] = 1;
+    for (i = 0; i < v->n; i++) n += allowed[i];
+    return n;
+}
+/* Whether token k may come next (and, with commit, the matcher takes it). */
+static int srt__gm_token(srt__gmatch *m, const srt__vocab *v, int32_t k, int commit) {
+    if (k < 0 || k >= v->n) return 0;
+    if (srt__is_eog(v, k)) return srt__gm_complete(m);
+    return v->text_len[k] && srt__gm_feed(m, (const unsigned char *)v->text[k], v->text_len[k], commit);
+}
+
 /* ---------------------------------------------------------------- 12 transformer forward */
 /* Sparse KV cache: a stretch of positions [p0, p1) pruned together (one input, fed in one or more
    batches) is stored, in each (layer, KV head) region of a pruned cache, as compact rows packed from
@@ -6506,6 +7321,13 @@ struct srt_session {
     float *spec_logits;               /* speculative decoding: SRT_DRAFT_MAX + 1 rows of n_vocab (allocated when first used) */
     uint64_t rng;
     int64_t cancel;                   /* atomic */
+    /* constrained decoding (srt_session_set_grammar): the grammar's text is tokens[g_start ..); the
+       matcher has taken tokens[g_start .. g_pos) */
+    srt__grammar *gram;
+    srt__gmatch gm;
+    srt__gtrie gtrie;                 /* the vocabulary's, built with the first grammar */
+    unsigned char *gallow;            /* vocab n: the tokens the grammar lets come next */
+    int g_start, g_pos;
 };
 
 /* Hands the input of the matmul of w to the session's observer, named by where w lives. */
@@ -6968,6 +7790,104 @@ static srt_status srt__backend_forward(srt_session *s, const int32_t *toks, int 
 }
 
 /* ---------------------------------------------------------------- 13 sessions and generation */
+/* ---- constrained decoding: the session's grammar */
+/* The grammar's text starts again at the end of the sequence. */
+static void srt__grammar_restart(srt_session *s) {
+    if (!s->gram) return;
+    s->g_start = s->g_pos = s->n_tokens;
+    srt__gm_reset(&s->gm);
+}
+/* The matcher takes the tokens of the text it has not taken yet (all of them again after a failure,
+   or when its frames grew large: only the live ones are made again). */
+static srt_status srt__grammar_sync(srt_session *s) {
+    if (s->gm.st != SRT_OK || s->gm.n_fr > (1 << 20)) {
+        s->gm.st = SRT_OK;
+        srt__gm_reset(&s->gm);
+        s->g_pos = s->g_start;
+    }
+    while (s->g_pos < s->n_tokens && s->gm.st == SRT_OK) {
+        if (!srt__gm_token(&s->gm, &s->m->vocab, s->tokens[s->g_pos], 1)) {
+            if (s->gm.st != SRT_OK) break;
+            return srt__fail(SRT_ERR_INVALID_ARG, "grammar: token %d of the sequence (id %d) does not continue the grammar's text", s->g_pos, s->tokens[s->g_pos]);
+        }
+        s->g_pos++;
+    }
+    return s->gm.st;
+}
+/* srt__sample under the grammar: the token the sampler draws from the allowed ones. Greedy first
+   tries the argmax, which is the answer whenever the grammar allows it. */
+static srt_status srt__grammar_draw(srt_session *s, int32_t *out) {
+    const srt__vocab *v = &s->m->vocab;
+    const size_t V = (size_t)s->m->n_vocab;
+    int32_t t, i, best = -1;
+    int n;
+    srt_status st;
+    if ((st = srt__grammar_sync(s)) != SRT_OK) return st;
+    if (!(s->d.sampler.temperature > 0.0f)) {
+        memcpy(s->slog, s->logits, V * sizeof(float));
+        t = srt__sample(&s->d.sampler, &s->m->ops, s->slog, v->n, s->tokens, s->n_tokens, s->cand, &s->rng, -1);
+        if (srt__gm_token(&s->gm, v, t, 0)) { *out = t; return SRT_OK; }
+        if (s->gm.st != SRT_OK) return s->gm.st;
+    }
+    if ((n = srt__gm_allowed(&s->gm, &s->gtrie, v, s->gallow)) < 0) return s->gm.st;
+    if (n == 0)
+        return srt__fail(SRT_ERR_UNSUPPORTED, "grammar: no token of the vocabulary continues the text here (%d tokens into it)%s",
+                         s->n_tokens - s->g_start, srt__gm_complete(&s->gm) ? "; it is complete, and the vocabulary has no end-of-generation token" : "");
+    memcpy(s->slog, s->logits, V * sizeof(float));
+    for (i = 0; i < v->n; i++)
+        if (!s->gallow[i]) s->slog[i] = -INFINITY;
+        else if (best < 0 || s->slog[i] > s->slog[best]) best = i;
+    t = srt__sample(&s->d.sampler, &s->m->ops, s->slog, v->n, s->tokens, s->n_tokens, s->cand, &s->rng, -1);
+    *out = s->gallow[t] ? t : best;   /* (a draw at the very end of the sum can round onto a masked token) */
+    return SRT_OK;
+}
+SRT_API srt_status srt_session_set_grammar(srt_session *s, const char *gbnf) {
+    srt__grammar *g = NULL;
+    srt__gmatch gm;
+    srt_status st;
+    if (!s) return srt__fail(SRT_ERR_INVALID_ARG, "srt_session_set_grammar: NULL session");
+    if (!gbnf) {
+        srt__grammar_free(s->gram); srt__gm_free(&s->gm);
+        s->gram = NULL;
+        return SRT_OK;
+    }
+    if (s->m->vocab.kind == SRT__TOK_NONE) return srt__fail(SRT_ERR_NO_TOKENIZER, "srt_session_set_grammar: the model has no tokenizer");
+    if ((st = srt__grammar_parse(gbnf, &g)) != SRT_OK) return st;
+    if (!s->gtrie.n && (!srt__gtrie_build(&s->gtrie, &s->m->vocab) || !(s->gallow = (unsigned char *)SRT_MALLOC((size_t)s->m->vocab.n)))) {
+        srt__gtrie_free(&s->gtrie);
+        srt__grammar_free(g);
+        return srt__fail(SRT_ERR_OUT_OF_MEMORY, "srt_session_set_grammar: out of memory");
+    }
+    if (!srt__gm_init(&gm, g)) {
+        st = gm.st;
+        srt__gm_free(&gm); srt__grammar_free(g);
+        return st;
+    }
+    srt__grammar_free(s->gram); srt__gm_free(&s->gm);
+    s->gram = g;
+    s->gm = gm;
+    s->g_start = s->g_pos = s->n_tokens;
+    return SRT_OK;
+}
+SRT_API srt_status srt_grammar_match(const char *gbnf, const char *text, size_t len, int *result) {
+    srt__grammar *g;
+    srt__gmatch m;
+    srt_status st;
+    int i;
+    if (result) *result = 0;
+    if (!gbnf || !result || (!text && len)) return srt__fail(SRT_ERR_INVALID_ARG, "srt_grammar_match: NULL argument");
+    if ((st = srt__grammar_parse(gbnf, &g)) != SRT_OK) return st;
+    if (srt__gm_init(&m, g) && srt__gm_feed(&m, (const unsigned char *)text, len, 1)) {
+        *result = srt__gm_complete(&m) ? SRT_GRAMMAR_COMPLETE : 0;
+        for (i = 0; i < m.n_cur; i++) if (m.set.p[i] >= 0) *result |= SRT_GRAMMAR_PREFIX;
+        if (m.part_need) *result |= SRT_GRAMMAR_PREFIX;
+    }
+    st = m.st;
+    srt__gm_free(&m);
+    srt__grammar_free(g);
+    return st;
+}
+
 SRT_API void srt_session_destroy(srt_session *s) {
     const srt_allocator *a;
     if (!s) return;
@@ -6977,6 +7897,7 @@ SRT_API void srt_session_destroy(srt_session *s) {
     srt__free(a, s->rope_freq); srt__free(a, s->rope_cs); srt__free(a, s->x); srt__free(a, s->xb); srt__free(a, s->q); srt__free(a, s->k);
     srt__free(a, s->v); srt__free(a, s->att); srt__free(a, s->hb); srt__free(a, s->hb2); srt__free(a, s->acts); srt__free(a, s->moe.block);
     srt__free(a, s->scores); srt__free(a, s->cand); srt__free(a, s->slog); srt__free(a, s->spec_logits);
+    srt__grammar_free(s->gram); srt__gm_free(&s->gm); srt__gtrie_free(&s->gtrie); SRT_FREE(s->gallow);
     srt__free(a, s);
 }
 
@@ -7103,6 +8024,7 @@ SRT_API void srt_session_reset(srt_session *s) {
     s->swa_lo = 0;
     s->has_logits = 0;
     srt_session_seed(s, s->d.sampler.seed);
+    srt__grammar_restart(s);
 }
 /* Keeps the evaluated rows of positions before n (<= n_eval) and forgets the rest. */
 static void srt__kv_forget(srt_session *s, int n) {
@@ -7125,6 +8047,11 @@ SRT_API srt_status srt_session_truncate(srt_session *s, int n) {
     if (n < 0 || n > s->n_tokens) return srt__fail(SRT_ERR_INVALID_ARG, "srt_session_truncate: %d is outside 0..%d (the tokens in the sequence)", n, s->n_tokens);
     if (n == s->n_tokens) return SRT_OK;
     s->n_tokens = n;
+    if (s->gram && n < s->g_pos) {   /* the grammar's text loses its end: taken again up to n (none before its start) */
+        if (n < s->g_start) s->g_start = n;
+        srt__gm_reset(&s->gm);
+        s->g_pos = s->g_start;
+    }
     if (s->n_eval > n || (s->n_eval == n && !s->has_logits)) {   /* the last kept token is evaluated again for its logits */
         srt__kv_forget(s, n > 0 ? n - 1 : 0);
         s->has_logits = 0;
@@ -7181,6 +8108,7 @@ static srt_status srt__session_feed(srt_session *s, const int32_t *tokens, int n
         if (tokens[i] < 0 || tokens[i] >= s->m->n_vocab) return srt__fail(SRT_ERR_INVALID_ARG, "token %d (id %d) is outside the vocabulary (%d)", i, tokens[i], s->m->n_vocab);
     memcpy(s->tokens + s->n_tokens, tokens, (size_t)n * sizeof(int32_t));
     s->n_tokens += n;
+    if (n > 0) srt__grammar_restart(s);   /* input: the grammar's text starts after it */
     return srt__eval_pending(s, 1);
 }
 static srt_status srt__session_prompt(srt_session *s, const char *text, int flags) {
@@ -7210,15 +8138,19 @@ SRT_API const float *srt_session_logits(srt_session *s) {
 
 SRT_API srt_status srt_session_next(srt_session *s, int32_t *token) {
     srt_status st;
-    int32_t t;
+    int32_t t = -1;
     if (!s || !token) return srt__fail(SRT_ERR_INVALID_ARG, "srt_session_next: NULL argument");
     /* the pending token was already handed out: keep it, so the sequence stays what the app saw */
     if (srt__take_cancel(s)) return srt__fail(SRT_ERR_CANCELLED, "cancelled");
     if ((st = srt__eval_pending(s, 0)) != SRT_OK) return st;
     if (!s->has_logits) return srt__fail(SRT_ERR_INVALID_ARG, "srt_session_next: nothing to continue (feed a prompt first)");
     if (s->n_tokens >= s->n_ctx) return srt__fail(SRT_ERR_CONTEXT_FULL, "the context window (%d tokens) is full", s->n_ctx);
-    memcpy(s->slog, s->logits, (size_t)s->m->n_vocab * sizeof(float));
-    t = srt__sample(&s->d.sampler, &s->m->ops, s->slog, s->m->vocab.n, s->tokens, s->n_tokens, s->cand, &s->rng, -1);   /* padding rows never sampled */
+    if (s->gram) {
+        if ((st = srt__grammar_draw(s, &t)) != SRT_OK) return st;
+    } else {
+        memcpy(s->slog, s->logits, (size_t)s->m->n_vocab * sizeof(float));
+        t = srt__sample(&s->d.sampler, &s->m->ops, s->slog, s->m->vocab.n, s->tokens, s->n_tokens, s->cand, &s->rng, -1);   /* padding rows never sampled */
+    }
     s->tokens[s->n_tokens++] = t;
     *token = t;
     return SRT_OK;
@@ -7246,6 +8178,7 @@ SRT_API srt_status srt_session_next_draft(srt_session *s, const int32_t *draft, 
     k = n_draft < SRT_DRAFT_MAX ? n_draft : SRT_DRAFT_MAX;
     if (k > s->n_batch - 1) k = s->n_batch - 1;
     if (k > s->n_ctx - s->n_tokens - 1) k = s->n_ctx - s->n_tokens - 1;
+    if (s->gram) k = 0;   /* the grammar's state after each proposal is not kept: one token at a time */
     if (k <= 0) {
         st = srt_session_next(s, out);
         if (st == SRT_OK) *n_out = 1;
@@ -7820,10 +8753,12 @@ static srt_status srt__state_load(srt_session *s, const void *data, size_t size,
     if ((st = srt__state_kv(s, (int)n_eval, NULL, &p)) != SRT_OK) {   /* the device cache is partly written: nothing of it is kept */
         s->n_tokens = s->n_eval = 0;
         s->has_logits = 0;
+        srt__grammar_restart(s);
         if (msgs) { SRT_FREE(*msgs); *msgs = NULL; *n_msgs_out = 0; }
         return st;
     }
     s->swa_lo = srt__swa_keep(m, (int)n_eval);   /* the rows a state holds (srt__state_lo) */
+    srt__grammar_restart(s);
     return SRT_OK;
 }
 SRT_API srt_status srt_session_state_load(srt_session *s, const void *data, size_t size) {
@@ -8145,19 +9080,6 @@ static int srt__json_hex4(const char *p, uint32_t *v) {
         *v = *v * 16 + d;
     }
     return 1;
-}
-/* One code point of valid UTF-8 (no overlong forms, surrogates or values past U+10FFFF): its length, 0 if invalid. */
-static int srt__utf8_strict(const unsigned char *s, uint32_t *cp) {
-    static const uint32_t min[5] = {0, 0, 0x80, 0x800, 0x10000};
-    unsigned c = s[0];
-    int len = c < 0x80 ? 1 : c < 0xC2 ? 0 : c < 0xE0 ? 2 : c < 0xF0 ? 3 : c < 0xF5 ? 4 : 0, i;
-    if (len <= 1) { *cp = c; return len; }
-    *cp = c & (0x7Fu >> len);
-    for (i = 1; i < len; i++) {
-        if ((s[i] & 0xC0) != 0x80) return 0;
-        *cp = (*cp << 6) | (s[i] & 0x3Fu);
-    }
-    return *cp < min[len] || (*cp >= 0xD800 && *cp < 0xE000) || *cp > 0x10FFFF ? 0 : len;
 }
 /* One code point as json.dumps writes it in a string, or with raw as UTF-8 whatever it is. */
 static void srt__json_put_cp(srt__out *o, uint32_t cp, int raw) {
