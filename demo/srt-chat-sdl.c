@@ -17,6 +17,9 @@
        array of definitions goes to the model; a reply's calls are shown as notes ("Tool call: NAME ARGS")
        and /tool RESULT gives each call's result (in order); when every call has one they are sent
        together and the model answers. A conversation opened again names the calls left to answer.
+   srt-chat-sdl --model M.srt --grammar FILE | --json [options]
+       Every reply (or continuation) is constrained to the GBNF grammar in FILE (llama.cpp's syntax),
+       or to a JSON object: srt_session_set_grammar, set on each model's session.
    srt-chat-sdl --model M.srt --chat FILE [options]
        The conversation lives in FILE: opened after the model loads (its messages come back as
        bubbles, its KV cache as it was: nothing is read again), saved after every reply (finished
@@ -395,6 +398,7 @@ typedef struct worker {
     srt_cores cores;
     const char *cpu_list, *cores_name, *template_name, *system_text;
     char *tools;              /* --tools: the JSON array of tool definitions, else NULL */
+    char *grammar;            /* --grammar FILE's text (checked), --json's SRT_GRAMMAR_JSON (a copy), else NULL */
     srt_kv_type kv;           /* --kv */
     srt_backend *backend;     /* --backend cuda, else NULL (the CPU) */
     srt_sampler_desc sampler;
@@ -539,6 +543,12 @@ static void worker_load(worker *w, const char *path) {
         sd.kv_type = w->kv;
         if ((st = srt_session_create(w->model, &sd, &w->session)) != SRT_OK) {
             snprintf(err, sizeof err, "Cannot create a session: %s (%s)", srt_status_str(st), srt_last_error());
+            worker_free_model(w);
+            post_msg(w, EV_LOAD_FAILED, 0, err);
+            return;
+        }
+        if (w->grammar && (st = srt_session_set_grammar(w->session, w->grammar)) != SRT_OK) {
+            snprintf(err, sizeof err, "Cannot set the grammar: %s (%s)", srt_status_str(st), srt_last_error());
             worker_free_model(w);
             post_msg(w, EV_LOAD_FAILED, 0, err);
             return;
@@ -1986,6 +1996,8 @@ static void usage(FILE *f) {
         "                          is continued\n"
         "      --system TEXT       system message (chat)\n"
         "      --tools FILE        tools the model may call (a JSON array of definitions); answer its calls with /tool RESULT\n"
+        "      --grammar FILE      constrain each reply to the GBNF grammar in FILE (llama.cpp's syntax, rule root)\n"
+        "      --json              constrain each reply to a JSON object\n"
         "      --chat FILE         keep the conversation in FILE: opened after the model loads, saved after each\n"
         "                          reply (srt-chat's /save format); a FILE that cannot be opened is not overwritten\n"
         "      --kv f16|f32|q8     KV cache precision (default f16; q8: half the memory)\n"
@@ -2082,6 +2094,19 @@ int main(int argc, char **argv) {
             char *t = (char *)load_file(path, &n);
             if (!t || !(w->tools = (char *)realloc(t, n + 1))) { free(t); fprintf(stderr, "srt-chat-sdl: cannot read the tools %s\n", path); return 2; }
             w->tools[n] = 0;
+        }
+        else if (!strcmp(a, "--grammar") || !strcmp(a, "--json")) {   /* checked here: a bad grammar is an error before the window opens */
+            const char *path = !strcmp(a, "--json") ? NULL : NEXT();
+            size_t n = 0;
+            char *t = path ? (char *)load_file(path, &n) : NULL;
+            int r;
+            srt_status st;
+            if (w->grammar) { free(t); fprintf(stderr, "srt-chat-sdl: one of --grammar and --json\n"); return 2; }
+            if (path && (!t || !(w->grammar = (char *)realloc(t, n + 1)))) { free(t); fprintf(stderr, "srt-chat-sdl: cannot read the grammar %s\n", path); return 2; }
+            if (path) w->grammar[n] = 0;
+            else if (!(w->grammar = (char *)malloc(sizeof SRT_GRAMMAR_JSON))) return 2;
+            else memcpy(w->grammar, SRT_GRAMMAR_JSON, sizeof SRT_GRAMMAR_JSON);
+            if ((st = srt_grammar_match(w->grammar, "", 0, &r)) != SRT_OK) { fprintf(stderr, "srt-chat-sdl: %s: %s: %s\n", path ? path : "--json", srt_status_str(st), srt_last_error()); return 2; }
         }
         else if (!strcmp(a, "--chat")) u->chat_file = NEXT();
         else if (!strcmp(a, "--kv")) {
@@ -2241,6 +2266,7 @@ int main(int argc, char **argv) {
     SDL_Quit();
     srt_backend_free(w->backend);   /* after the worker freed the model */
     free(w->tools);
+    free(w->grammar);
     tb_free(&u->results);
     return rc;
 }

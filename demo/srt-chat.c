@@ -16,6 +16,8 @@
        --tools FILE offers the model the tools of a JSON array (OpenAI's form): the calls a reply
        makes are printed on stderr, "(tool call) NAME ARGUMENTS", and /tool TEXT gives a call's
        result back (one per call, in order; the model answers when each call has one).
+       --grammar FILE (GBNF, as llama.cpp's) or --json limits every answer (each reply, or
+       each continuation) to text the grammar matches: srt_session_set_grammar.
        When the context window fills up, the oldest messages are dropped (the system message
        stays) and the rest is read again; whenever the conversation is read again (and after
        /reset) the tokens it still begins with stay in the KV cache.
@@ -74,6 +76,8 @@ static void usage(FILE *f) {
         "                          'list' prints them)\n"
         "      --system TEXT       system message for the chat\n"
         "      --tools FILE        tools the model may call (a JSON array of definitions); answer its calls with /tool RESULT\n"
+        "      --grammar FILE      constrain each answer to the GBNF grammar in FILE (llama.cpp's syntax, rule root)\n"
+        "      --json              constrain each answer to a JSON object (SRT_GRAMMAR_JSON)\n"
         "      --show-prompt       print each text fed to the model on stderr (chat mode)\n"
         "      --no-think          replies without reasoning where the template has the switch (Qwen3, SmolLM3)\n"
         "      --reasoning LEVEL   gpt-oss (harmony): low, medium (the template's default) or high reasoning effort\n"
@@ -295,7 +299,8 @@ static int chat_main(int argc, char **argv) {
     srt_model *draft_model = NULL;
     srt_session *draft = NULL;
     int force_chat = 0, no_chat = 0, show_prompt = 0, use_chat;
-    const char *template_name = NULL, *system_text = NULL, *cache_path = NULL, *reasoning = NULL, *tools_file = NULL;
+    const char *template_name = NULL, *system_text = NULL, *cache_path = NULL, *reasoning = NULL, *tools_file = NULL, *grammar_file = NULL;
+    int json = 0;
     double cache_ms = 0.0;   /* loading the prompt cache */
     srt_cores cores = SRT_CORES_AUTO;
     srt_load load = SRT_LOAD_AUTO;
@@ -348,6 +353,8 @@ static int chat_main(int argc, char **argv) {
         else if (!strcmp(a, "--reasoning")) reasoning = NEXT();
         else if (!strcmp(a, "--system")) system_text = NEXT();
         else if (!strcmp(a, "--tools")) tools_file = NEXT();
+        else if (!strcmp(a, "--grammar")) grammar_file = NEXT();
+        else if (!strcmp(a, "--json")) json = 1;
         else if (!strcmp(a, "--template")) {
             template_name = NEXT();
             if (!strcmp(template_name, "list")) {
@@ -433,6 +440,18 @@ static int chat_main(int argc, char **argv) {
             srt_model_free(model); free(file_text);
             return 1;
         }
+    }
+    if (grammar_file || json) {   /* every answer from here on: srt_session_set_grammar restarts it after each input */
+        char *gbnf = json ? NULL : read_file(grammar_file);
+        if (grammar_file && json) fprintf(stderr, "srt-chat: --grammar and --json exclude each other\n");
+        else if (!json && !gbnf) fprintf(stderr, "srt-chat: cannot read %s\n", grammar_file);
+        else if ((st = srt_session_set_grammar(session, json ? SRT_GRAMMAR_JSON : gbnf)) != SRT_OK)
+            fprintf(stderr, "srt-chat: %s%s%s: %s\n", grammar_file ? grammar_file : "", grammar_file ? ": " : "", srt_status_str(st), srt_last_error());
+        if ((grammar_file && json) || (!json && !gbnf) || st != SRT_OK) {
+            free(gbnf); srt_session_destroy(session); srt_model_free(model); free(file_text);
+            return 2;
+        }
+        free(gbnf);
     }
     if (draft_path && draft_max > 0) {   /* the draft model: on the CPU, its session as long as the model's, greedy */
         srt_model_desc md;

@@ -9,7 +9,8 @@
 # srt-chat's /save opened in the window, and files that cannot be opened (damaged, another model's,
 # no conversation file): a note, and FILE's bytes unchanged. --draft 4 (tests/ui/draft.script and the
 # chat's script): the replies of plain decoding, continued text in fewer evaluations. --tools
-# (tests/ui/tools.script): a loaded reply's calls, /tool results sent as one turn.
+# (tests/ui/tools.script): a loaded reply's calls, /tool results sent as one turn. --grammar
+# (tests/ui/grammar.script): each reply in the grammar, as srt-chat's.
 # Prints one ok/FAIL line per check.
 cd "$(dirname "$0")/.."
 B=build
@@ -341,6 +342,22 @@ if "$B/srt-pack" -q --tokenizer "$M/tok512.bin" --chat-template "$T/tools.jinja"
 else
     echo "FAIL - --tools: srt-pack --chat-template or ui-make-chat"; tail -3 "$T/pack-tools.log"
 fi
+
+# --grammar (tests/ui/grammar.script): each reply of a chat is in the grammar from its start, and is
+# srt-chat's with the same grammar; a grammar that does not parse is refused before the window opens
+printf '%s\n' 'root ::= ("Yes" | "No") ", " [a-z ]{1,30} "."' >"$T/yn.gbnf"
+app "$T/grammar.log" tests/ui/grammar.script --model "$T/stories.srt" --template chatml --grammar "$T/yn.gbnf"
+printf 'Is the sky blue?\nWas the dog happy?\n' | "$B/srt-chat" -m "$T/stories.srt" --template chatml --grammar "$T/yn.gbnf" --temp 0 -t 1 >"$T/grammar-srt.txt" 2>/dev/null
+G=$T/grammar.log
+check "--grammar: both replies are in the grammar and are srt-chat's" \
+    $(r1=$(reply "$G" 1); r2=$(reply "$G" 2); [ -n "$r1" ] && [ -n "$r2" ] && \
+      printf '%s\n' "$r1" "$r2" | grep -Eqvx '(Yes|No), [a-z ]{1,30}\.' ; [ $? -eq 1 ] && \
+      [ "$(printf '%s\n%s' "$r1" "$r2")" = "$(cat "$T/grammar-srt.txt")" ]; echo $?) \
+    "window '$(reply "$G" 1)' / '$(reply "$G" 2)' srt-chat '$(tr '\n' '/' <"$T/grammar-srt.txt")'"
+printf '%s\n' 'root ::= ("Yes" | "No"' >"$T/bad.gbnf"
+"$APP" --model "$T/stories.srt" --grammar "$T/bad.gbnf" >"$T/badgrammar.txt" 2>&1; rc=$?
+check "--grammar: a grammar that does not parse is refused with its line and column" \
+    $([ $rc -eq 2 ] && grep -q 'bad.gbnf: malformed file: grammar, line 1 column 10: unclosed parenthesis' "$T/badgrammar.txt"; echo $?) "exit $rc: $(head -1 "$T/badgrammar.txt")"
 
 # the model on the GPU: the plain build refuses --backend cuda; build/srt-chat-sdl-cuda-emu (the
 # window with the CUDA backend running on the CPU emulator of tests/cuda_emu) gives the CPU's
