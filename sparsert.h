@@ -637,6 +637,23 @@ SRT_API srt_status srt_grammar_match(const char *gbnf, const char *text, size_t 
    Errors: a refused grammar (the session keeps its earlier one), SRT_ERR_OUT_OF_MEMORY; later,
    srt_session_next gives SRT_ERR_UNSUPPORTED when no token of the vocabulary continues the text. */
 SRT_API srt_status srt_session_set_grammar(srt_session *s, const char *gbnf);
+/* A lazy grammar: the text is free until one of the trigger strings (1 .. 64 of them, each 1 .. 256
+   bytes) appears in it; the grammar's text is the rest, from that trigger's first byte on (so its
+   root starts with the trigger). A draw that would start it with text the grammar refuses (a
+   token that completes a trigger and goes on wrongly) is drawn again without that token. Tool
+   calls: trigger "<tool_call>", the grammar the calls' syntax (srt_chat_desc.tool_grammar). The
+   rest as srt_session_set_grammar (which is this with no triggers); each input starts the text
+   again, before any trigger. */
+SRT_API srt_status srt_session_set_grammar_lazy(srt_session *s, const char *gbnf, const char *const *triggers, int n_triggers);
+/* A grammar for the JSON texts a JSON Schema (Draft 2020-12 and earlier) describes, the JSON as
+   tojson writes it (", ", ": " or a newline and indentation): "type" (a name or an array of them),
+   "properties" in their order with the "required" ones always there and no others, "items",
+   "enum", "const", "anyOf" / "oneOf"; other keywords (lengths, patterns, ranges, $ref, allOf,
+   additionalProperties) are not checked, and a schema without any of these (or true) takes any
+   JSON value. Writes at most cap - 1 bytes and a NUL into buf (NULL with cap 0 to measure); *len
+   receives the full length. SRT_ERR_INVALID_ARG for a schema that is not JSON or has an unknown
+   type, and (with *len set) when cap is too small. */
+SRT_API srt_status srt_grammar_from_json_schema(const char *schema, char *buf, size_t cap, size_t *len);
 
 /* ---------------------------------------------------------------- quantization */
 /* Bytes of each part of a rows x cols tensor in `format` with `group` (0 = format default). */
@@ -880,6 +897,12 @@ typedef struct srt_chat_desc {
                                   when the template has none, SRT_ERR_INVALID_ARG when it is not a JSON array of
                                   objects. The app runs the calls (srt_chat_tool_calls of the reply) and hands their
                                   results back as messages of role "tool" (srt_chat_send_messages). */
+    int tool_grammar;          /* 1 = constrained tool calls (srt_session_set_grammar_lazy, set on the session by
+                                  srt_chat_create, removed by srt_chat_destroy): from the call's opening on
+                                  ("<tool_call>" in chatml and smollm3; in llama3, the reply's {"name"), the calls
+                                  are the template's syntax with a tool's name and arguments its "parameters"
+                                  schema matches (srt_grammar_from_json_schema). Needs tools; SRT_ERR_UNSUPPORTED
+                                  for harmony (its calls are in control tokens). */
     /* Speculative decoding, as srt_generate_desc's (not on SYCL; 0 = off): srt_chat_next hands out
        the tokens one evaluation drew one by one; the session may hold those not handed out yet,
        and any other call on the chat (and srt_chat_destroy) drops them from it again. */
@@ -5341,6 +5364,18 @@ static int srt__utf8_strict(const unsigned char *s, uint32_t *cp) {
     return *cp < min[len] || (*cp >= 0xD800 && *cp < 0xE000) || *cp > 0x10FFFF ? 0 : len;
 }
 
+/* n hex digits at p as *v; 0 if one is not a hex digit. */
+static int srt__hex_digits(const char *p, int n, uint32_t *v) {
+    int i;
+    *v = 0;
+    for (i = 0; i < n; i++) {
+        char c = p[i];
+        uint32_t d = c >= '0' && c <= '9' ? (uint32_t)(c - '0') : c >= 'a' && c <= 'f' ? (uint32_t)(c - 'a' + 10) : c >= 'A' && c <= 'F' ? (uint32_t)(c - 'A' + 10) : 16u;
+        if (d > 15) return 0;
+        *v = *v * 16 + d;
+    }
+    return 1;
+}
 static uint32_t srt__hash(const char *s, uint32_t n) {
     uint32_t h = 2166136261u, i;
     for (i = 0; i < n; i++) { h ^= (unsigned char)s[i]; h *= 16777619u; }
@@ -6556,17 +6591,6 @@ static void srt__gp_space(srt__gparse *P, int nl) {
         else return;
     }
 }
-static int srt__gp_hex(const char *p, int n, uint32_t *v) {
-    int i;
-    *v = 0;
-    for (i = 0; i < n; i++) {
-        char c = p[i];
-        uint32_t d = c >= '0' && c <= '9' ? (uint32_t)(c - '0') : c >= 'a' && c <= 'f' ? (uint32_t)(c - 'a' + 10) : c >= 'A' && c <= 'F' ? (uint32_t)(c - 'A' + 10) : 16u;
-        if (d > 15) return 0;
-        *v = *v * 16 + d;
-    }
-    return 1;
-}
 /* One character of a literal or class at P->p (an escape or a UTF-8 character): 0 on an error. */
 static int srt__gp_char(srt__gparse *P, uint32_t *cp) {
     const char *at = P->p;
@@ -6574,7 +6598,7 @@ static int srt__gp_char(srt__gparse *P, uint32_t *cp) {
         char e = P->p[1];
         int nx = e == 'x' ? 2 : e == 'u' ? 4 : e == 'U' ? 8 : 0;
         if (nx) {
-            if (!srt__gp_hex(P->p + 2, nx, cp) || *cp > 0x10FFFF) return srt__gp_err(P, SRT_ERR_FORMAT, at, "bad \\x, \\u or \\U escape");
+            if (!srt__hex_digits(P->p + 2, nx, cp) || *cp > 0x10FFFF) return srt__gp_err(P, SRT_ERR_FORMAT, at, "bad \\x, \\u or \\U escape");
             P->p += 2 + nx;
             return 1;
         }
@@ -7328,6 +7352,10 @@ struct srt_session {
     srt__gtrie gtrie;                 /* the vocabulary's, built with the first grammar */
     unsigned char *gallow;            /* vocab n: the tokens the grammar lets come next */
     int g_start, g_pos;
+    char *gtrig;                      /* a lazy grammar's triggers, each NUL-terminated, n_gtrig of them */
+    int n_gtrig, g_on;                /* g_on: the grammar applies (no triggers, or one was drawn) */
+    char *gtext;                      /* before a trigger: the bytes of tokens[g_start .. g_pos) */
+    size_t gtext_n, gtext_cap;
 };
 
 /* Hands the input of the matmul of w to the session's observer, named by where w lives. */
@@ -7790,23 +7818,59 @@ static srt_status srt__backend_forward(srt_session *s, const int32_t *toks, int 
 }
 
 /* ---------------------------------------------------------------- 13 sessions and generation */
-/* ---- constrained decoding: the session's grammar */
-/* The grammar's text starts again at the end of the sequence. */
+/* ---- constrained decoding: the session's grammar. A lazy grammar (triggers) applies from the
+   first trigger in the text on: until then the text's bytes are kept in gtext to find one. */
+/* The grammar's text starts again: from g_start, with no trigger seen yet. */
+static void srt__grammar_rewind(srt_session *s) {
+    s->g_pos = s->g_start;
+    s->g_on = s->n_gtrig == 0;
+    s->gtext_n = 0;
+    srt__gm_reset(&s->gm);
+}
+/* ... at the end of the sequence (after input, a reset, a state load). */
 static void srt__grammar_restart(srt_session *s) {
     if (!s->gram) return;
-    s->g_start = s->g_pos = s->n_tokens;
-    srt__gm_reset(&s->gm);
+    s->g_start = s->n_tokens;
+    srt__grammar_rewind(s);
+}
+/* Whether the grammar lets token t come next (with commit, the matcher takes it): 1 or 0 (and
+   s->gm.st on failure). Before a lazy grammar's trigger every token may come; the token that
+   completes a trigger only if the grammar takes the text from the trigger's first byte on. */
+static int srt__grammar_take(srt_session *s, int32_t t, int commit) {
+    const srt__vocab *v = &s->m->vocab;
+    const size_t n0 = s->gtext_n, len = t >= 0 && t < v->n ? v->text_len[t] : 0;
+    size_t at = (size_t)-1, p, i;
+    const char *tr;
+    int ok;
+    if (s->g_on) return srt__gm_token(&s->gm, v, t, commit);
+    if (n0 + len > s->gtext_cap) {
+        size_t cap = 2 * (n0 + len) + 256;
+        char *np = (char *)SRT_REALLOC(s->gtext, cap);
+        if (!np) { srt__gm_fail(&s->gm, SRT_ERR_OUT_OF_MEMORY, "out of memory"); return 0; }
+        s->gtext = np; s->gtext_cap = cap;
+    }
+    if (len) memcpy(s->gtext + n0, v->text[t], len);
+    s->gtext_n = n0 + len;
+    for (tr = s->gtrig, i = 0; i < (size_t)s->n_gtrig; tr += strlen(tr) + 1, i++) {   /* the earliest trigger that ends in t's bytes */
+        const size_t L = strlen(tr);
+        for (p = n0 + 1 > L ? n0 + 1 - L : 0; p + L <= s->gtext_n && p < at; p++)
+            if (memcmp(s->gtext + p, tr, L) == 0) { at = p; break; }
+    }
+    if (at == (size_t)-1) { if (!commit) s->gtext_n = n0; return 1; }
+    ok = srt__gm_feed(&s->gm, (const unsigned char *)s->gtext + at, s->gtext_n - at, commit);
+    if (!ok || !commit) s->gtext_n = n0;
+    else s->g_on = 1;
+    return ok;
 }
 /* The matcher takes the tokens of the text it has not taken yet (all of them again after a failure,
    or when its frames grew large: only the live ones are made again). */
 static srt_status srt__grammar_sync(srt_session *s) {
     if (s->gm.st != SRT_OK || s->gm.n_fr > (1 << 20)) {
         s->gm.st = SRT_OK;
-        srt__gm_reset(&s->gm);
-        s->g_pos = s->g_start;
+        srt__grammar_rewind(s);
     }
     while (s->g_pos < s->n_tokens && s->gm.st == SRT_OK) {
-        if (!srt__gm_token(&s->gm, &s->m->vocab, s->tokens[s->g_pos], 1)) {
+        if (!srt__grammar_take(s, s->tokens[s->g_pos], 1)) {
             if (s->gm.st != SRT_OK) break;
             return srt__fail(SRT_ERR_INVALID_ARG, "grammar: token %d of the sequence (id %d) does not continue the grammar's text", s->g_pos, s->tokens[s->g_pos]);
         }
@@ -7815,19 +7879,27 @@ static srt_status srt__grammar_sync(srt_session *s) {
     return s->gm.st;
 }
 /* srt__sample under the grammar: the token the sampler draws from the allowed ones. Greedy first
-   tries the argmax, which is the answer whenever the grammar allows it. */
+   tries the argmax, which is the answer whenever the grammar allows it; so does a lazy grammar
+   before its trigger, with any temperature (all tokens are allowed then but those that would
+   start the grammar's text with what it refuses: drawn again without them). */
+#define SRT__GRAMMAR_REDRAWS 64
 static srt_status srt__grammar_draw(srt_session *s, int32_t *out) {
     const srt__vocab *v = &s->m->vocab;
     const size_t V = (size_t)s->m->n_vocab;
-    int32_t t, i, best = -1;
-    int n;
+    int32_t t, i, best = -1, banned[SRT__GRAMMAR_REDRAWS];
+    int n, nb = 0;
     srt_status st;
     if ((st = srt__grammar_sync(s)) != SRT_OK) return st;
-    if (!(s->d.sampler.temperature > 0.0f)) {
+    while (!s->g_on || !(s->d.sampler.temperature > 0.0f)) {
         memcpy(s->slog, s->logits, V * sizeof(float));
+        for (i = 0; i < nb; i++) s->slog[banned[i]] = -INFINITY;
         t = srt__sample(&s->d.sampler, &s->m->ops, s->slog, v->n, s->tokens, s->n_tokens, s->cand, &s->rng, -1);
-        if (srt__gm_token(&s->gm, v, t, 0)) { *out = t; return SRT_OK; }
+        if (srt__grammar_take(s, t, 0)) { *out = t; return SRT_OK; }
         if (s->gm.st != SRT_OK) return s->gm.st;
+        if (s->g_on) break;   /* greedy: the mask below */
+        if (nb == SRT__GRAMMAR_REDRAWS)
+            return srt__fail(SRT_ERR_UNSUPPORTED, "grammar: %d draws in a row started the grammar's text at a trigger with text it refuses", nb);
+        banned[nb++] = t;
     }
     if ((n = srt__gm_allowed(&s->gm, &s->gtrie, v, s->gallow)) < 0) return s->gm.st;
     if (n == 0)
@@ -7841,34 +7913,52 @@ static srt_status srt__grammar_draw(srt_session *s, int32_t *out) {
     *out = s->gallow[t] ? t : best;   /* (a draw at the very end of the sum can round onto a masked token) */
     return SRT_OK;
 }
-SRT_API srt_status srt_session_set_grammar(srt_session *s, const char *gbnf) {
+#define SRT__GRAMMAR_TRIGGERS 64
+SRT_API srt_status srt_session_set_grammar_lazy(srt_session *s, const char *gbnf, const char *const *triggers, int n_triggers) {
     srt__grammar *g = NULL;
     srt__gmatch gm;
     srt_status st;
+    size_t tsize = 0;
+    char *trig = NULL;
+    int i;
     if (!s) return srt__fail(SRT_ERR_INVALID_ARG, "srt_session_set_grammar: NULL session");
     if (!gbnf) {
-        srt__grammar_free(s->gram); srt__gm_free(&s->gm);
-        s->gram = NULL;
+        srt__grammar_free(s->gram); srt__gm_free(&s->gm); SRT_FREE(s->gtrig);
+        s->gram = NULL; s->gtrig = NULL; s->n_gtrig = 0;
         return SRT_OK;
+    }
+    if (n_triggers < 0 || n_triggers > SRT__GRAMMAR_TRIGGERS || (n_triggers > 0 && !triggers))
+        return srt__fail(SRT_ERR_INVALID_ARG, "srt_session_set_grammar_lazy: %d triggers (0 .. %d)", n_triggers, SRT__GRAMMAR_TRIGGERS);
+    for (i = 0; i < n_triggers; i++) {
+        if (!triggers[i] || !triggers[i][0] || strlen(triggers[i]) > 256)
+            return srt__fail(SRT_ERR_INVALID_ARG, "srt_session_set_grammar_lazy: trigger %d is NULL, empty or over 256 bytes", i);
+        tsize += strlen(triggers[i]) + 1;
     }
     if (s->m->vocab.kind == SRT__TOK_NONE) return srt__fail(SRT_ERR_NO_TOKENIZER, "srt_session_set_grammar: the model has no tokenizer");
     if ((st = srt__grammar_parse(gbnf, &g)) != SRT_OK) return st;
-    if (!s->gtrie.n && (!srt__gtrie_build(&s->gtrie, &s->m->vocab) || !(s->gallow = (unsigned char *)SRT_MALLOC((size_t)s->m->vocab.n)))) {
+    if ((!s->gtrie.n && (!srt__gtrie_build(&s->gtrie, &s->m->vocab) || !(s->gallow = (unsigned char *)SRT_MALLOC((size_t)s->m->vocab.n)))) ||
+        (tsize && !(trig = (char *)SRT_MALLOC(tsize)))) {
         srt__gtrie_free(&s->gtrie);
         srt__grammar_free(g);
         return srt__fail(SRT_ERR_OUT_OF_MEMORY, "srt_session_set_grammar: out of memory");
     }
     if (!srt__gm_init(&gm, g)) {
         st = gm.st;
-        srt__gm_free(&gm); srt__grammar_free(g);
+        srt__gm_free(&gm); srt__grammar_free(g); SRT_FREE(trig);
         return st;
     }
-    srt__grammar_free(s->gram); srt__gm_free(&s->gm);
+    for (i = 0, tsize = 0; i < n_triggers; i++) {
+        memcpy(trig + tsize, triggers[i], strlen(triggers[i]) + 1);
+        tsize += strlen(triggers[i]) + 1;
+    }
+    srt__grammar_free(s->gram); srt__gm_free(&s->gm); SRT_FREE(s->gtrig);
     s->gram = g;
     s->gm = gm;
-    s->g_start = s->g_pos = s->n_tokens;
+    s->gtrig = trig; s->n_gtrig = n_triggers;
+    srt__grammar_restart(s);
     return SRT_OK;
 }
+SRT_API srt_status srt_session_set_grammar(srt_session *s, const char *gbnf) { return srt_session_set_grammar_lazy(s, gbnf, NULL, 0); }
 SRT_API srt_status srt_grammar_match(const char *gbnf, const char *text, size_t len, int *result) {
     srt__grammar *g;
     srt__gmatch m;
@@ -7897,7 +7987,7 @@ SRT_API void srt_session_destroy(srt_session *s) {
     srt__free(a, s->rope_freq); srt__free(a, s->rope_cs); srt__free(a, s->x); srt__free(a, s->xb); srt__free(a, s->q); srt__free(a, s->k);
     srt__free(a, s->v); srt__free(a, s->att); srt__free(a, s->hb); srt__free(a, s->hb2); srt__free(a, s->acts); srt__free(a, s->moe.block);
     srt__free(a, s->scores); srt__free(a, s->cand); srt__free(a, s->slog); srt__free(a, s->spec_logits);
-    srt__grammar_free(s->gram); srt__gm_free(&s->gm); srt__gtrie_free(&s->gtrie); SRT_FREE(s->gallow);
+    srt__grammar_free(s->gram); srt__gm_free(&s->gm); srt__gtrie_free(&s->gtrie); SRT_FREE(s->gallow); SRT_FREE(s->gtrig); SRT_FREE(s->gtext);
     srt__free(a, s);
 }
 
@@ -8049,8 +8139,7 @@ SRT_API srt_status srt_session_truncate(srt_session *s, int n) {
     s->n_tokens = n;
     if (s->gram && n < s->g_pos) {   /* the grammar's text loses its end: taken again up to n (none before its start) */
         if (n < s->g_start) s->g_start = n;
-        srt__gm_reset(&s->gm);
-        s->g_pos = s->g_start;
+        srt__grammar_rewind(s);
     }
     if (s->n_eval > n || (s->n_eval == n && !s->has_logits)) {   /* the last kept token is evaluated again for its logits */
         srt__kv_forget(s, n > 0 ? n - 1 : 0);
@@ -9070,17 +9159,6 @@ static void srt__put_trim(srt__out *o, const char *s) {
    the fixed range). Each function returns the end of what it read, NULL when it is not JSON. */
 #define SRT__JSON_DEPTH 64
 static const char *srt__json_ws(const char *p) { while (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r') p++; return p; }
-static int srt__json_hex4(const char *p, uint32_t *v) {
-    int i;
-    *v = 0;
-    for (i = 0; i < 4; i++) {
-        char c = p[i];
-        uint32_t d = c >= '0' && c <= '9' ? (uint32_t)(c - '0') : c >= 'a' && c <= 'f' ? (uint32_t)(c - 'a' + 10) : c >= 'A' && c <= 'F' ? (uint32_t)(c - 'A' + 10) : 16u;
-        if (d > 15) return 0;
-        *v = *v * 16 + d;
-    }
-    return 1;
-}
 /* One code point as json.dumps writes it in a string, or with raw as UTF-8 whatever it is. */
 static void srt__json_put_cp(srt__out *o, uint32_t cp, int raw) {
     char b[8];
@@ -9122,11 +9200,11 @@ static const char *srt__json_string(srt__out *o, const char *p, int raw) {
             if (!(l = srt__utf8_strict((const unsigned char *)p, &cp))) return NULL;
             p += l;
         } else if (p[1] == 'u') {
-            if (!srt__json_hex4(p + 2, &cp)) return NULL;
+            if (!srt__hex_digits(p + 2, 4, &cp)) return NULL;
             p += 6;
             if (cp >= 0xDC00 && cp < 0xE000) return NULL;   /* a lone low surrogate */
             if (cp >= 0xD800 && cp < 0xDC00) {                /* a pair */
-                if (p[0] != '\\' || p[1] != 'u' || !srt__json_hex4(p + 2, &lo) || lo < 0xDC00 || lo >= 0xE000) return NULL;
+                if (p[0] != '\\' || p[1] != 'u' || !srt__hex_digits(p + 2, 4, &lo) || lo < 0xDC00 || lo >= 0xE000) return NULL;
                 cp = 0x10000 + ((cp - 0xD800) << 10) + (lo - 0xDC00);
                 p += 6;
             }
@@ -9996,6 +10074,276 @@ SRT_API srt_status srt_chat_tool_calls(const srt_chat_template *t, const char *r
     return SRT_OK;
 }
 
+/* ---- JSON Schema to grammar: what srt_grammar_from_json_schema and the chats' tool grammars
+   write. A schema becomes rule sN; the schemas inside it get rules of their own, written after it
+   (a queue), and the JSON rules of SRT_GRAMMAR_JSON (value, object, string, ...) come last. */
+typedef struct srt__sg {
+    srt__out *o;
+    const char **queue;               /* the schemas whose rules are still to write: queue[i] is rule s(i) */
+    int n, cap, done;
+    const char *err;                  /* the first problem, a static text */
+    const char *err_at;
+} srt__sg;
+/* A GBNF literal of the bytes s[0..n). */
+static void srt__sg_lit(srt__out *o, const char *s, size_t n) {
+    size_t i;
+    srt__put(o, "\"", 1);
+    for (i = 0; i < n; i++) {
+        const unsigned char c = (unsigned char)s[i];
+        char b[8];
+        if (c == '"' || c == '\\') { b[0] = '\\'; b[1] = (char)c; srt__put(o, b, 2); }
+        else if (c < 0x20 || c == 0x7f) { snprintf(b, sizeof b, "\\x%02x", c); srt__puts(o, b); }
+        else srt__put(o, s + i, 1);
+    }
+    srt__put(o, "\"", 1);
+}
+/* The literal of the JSON value at v as tojson writes it (", " and ": "). */
+static void srt__sg_json_lit(srt__out *o, const char *v) {
+    srt__out t = {NULL, 0, 0};
+    char *b;
+    srt__json_value(&t, v, 0, 0);
+    if (!(b = (char *)SRT_MALLOC(t.n + 1))) { srt__puts(o, "value"); return; }
+    t.buf = b; t.cap = t.n + 1; t.n = 0;
+    srt__json_value(&t, v, 0, 0);
+    srt__sg_lit(o, b, t.n);
+    SRT_FREE(b);
+}
+/* The rule of schema v, queued: its number (-1 when out of memory). */
+static int srt__sg_queue(srt__sg *g, const char *v) {
+    if (g->n == g->cap) {
+        int cap = g->cap ? 2 * g->cap : 32;
+        const char **nq = (const char **)SRT_REALLOC((void *)g->queue, (size_t)cap * sizeof *nq);
+        if (!nq) { if (!g->err) g->err = "out of memory"; return -1; }
+        g->queue = nq; g->cap = cap;
+    }
+    g->queue[g->n] = v;
+    return g->n++;
+}
+static void srt__sg_name(srt__out *o, int id) {
+    char b[24];
+    snprintf(b, sizeof b, " s%d", id);
+    srt__puts(o, b);
+}
+/* " sN" for schema v (queued). */
+static void srt__sg_ref(srt__sg *g, const char *v) { srt__sg_name(g->o, srt__sg_queue(g, v)); }
+/* Whether the JSON array of strings at req holds the text of the JSON string key. */
+static int srt__sg_required(const char *req, const char *key) {
+    const char *e;
+    size_t kn;
+    char *kt;
+    int r = 0;
+    if (!req || *req != '[' || !(kt = srt__json_text(key, &kn))) return 0;
+    for (e = srt__json_ws(req + 1); *e && *e != ']'; ) {
+        if (srt__json_is(e, kt)) r = 1;
+        e = srt__json_ws(srt__json_skip(e));
+        if (*e == ',') e = srt__json_ws(e + 1);
+    }
+    SRT_FREE(kt);
+    return r;
+}
+/* The body of a rule for type name ty of schema v. */
+static void srt__sg_type(srt__sg *g, const char *v, const char *ty) {
+    srt__out *o = g->o;
+    static const char *const plain[6] = {"string", "integer", "number", "boolean", "null", NULL};
+    int i;
+    for (i = 0; plain[i]; i++) if (!strcmp(ty, plain[i])) { srt__put(o, " ", 1); srt__puts(o, ty); return; }
+    if (!strcmp(ty, "array")) {
+        const char *items = srt__json_get(v, "items");
+        const int iid = items ? srt__sg_queue(g, items) : -1;
+        srt__puts(o, " \"[\" ws (");
+        if (items) srt__sg_name(o, iid); else srt__puts(o, " value");
+        srt__puts(o, " ws (\",\" ws");
+        if (items) srt__sg_name(o, iid); else srt__puts(o, " value");
+        srt__puts(o, " ws)*)? \"]\"");
+    } else if (!strcmp(ty, "object")) {
+        /* the properties in their order, the required ones always, the others where they are: the
+           alternatives are which one comes first (an optional one before the first required, or that) */
+        const char *props = srt__json_get(v, "properties"), *req = srt__json_get(v, "required"), *it, *k, *pv;
+        int n = 0, j, start, first_req = -1, *id;
+        unsigned char *isreq;
+        if (!props || *props != '{') { srt__puts(o, " object"); return; }
+        for (it = props; srt__json_member(&it, &k, &pv); ) n++;
+        if (!n) { srt__puts(o, " \"{\" ws \"}\""); return; }
+        id = (int *)SRT_MALLOC((size_t)n * sizeof(int));
+        isreq = (unsigned char *)SRT_MALLOC((size_t)n);
+        if (!id || !isreq) { if (!g->err) g->err = "out of memory"; SRT_FREE(id); SRT_FREE(isreq); return; }
+        for (it = props, j = 0; srt__json_member(&it, &k, &pv); j++) {
+            isreq[j] = (unsigned char)srt__sg_required(req, k);
+            if (isreq[j] && first_req < 0) first_req = j;
+            id[j] = srt__sg_queue(g, pv);
+        }
+        srt__puts(o, " \"{\" ws (");
+        for (start = 0; start < n && (first_req < 0 || start <= first_req); start++) {
+            if (start) srt__puts(o, " |");
+            for (it = props, j = 0; srt__json_member(&it, &k, &pv); j++) {
+                const int opt = j > start && !isreq[j];
+                if (j < start) continue;
+                if (opt) srt__puts(o, " (");
+                if (j > start) srt__puts(o, " \",\" ws");
+                srt__put(o, " ", 1);
+                srt__sg_json_lit(o, k);
+                srt__puts(o, " ws \":\" ws");
+                srt__sg_name(o, id[j]);
+                srt__puts(o, " ws");
+                if (opt) srt__puts(o, ")?");
+            }
+        }
+        srt__puts(o, first_req < 0 ? " )? \"}\"" : " ) \"}\"");
+        SRT_FREE(id); SRT_FREE(isreq);
+    } else if (!g->err) { g->err = "a type that is not string, integer, number, boolean, null, array or object"; g->err_at = v; }
+}
+/* The body of schema v's rule. */
+static void srt__sg_body(srt__sg *g, const char *v) {
+    srt__out *o = g->o;
+    const char *x, *e;
+    int first = 1;
+    v = srt__json_ws(v);
+    if (*v == 't') { srt__puts(o, " value"); return; }   /* true: anything */
+    if (*v != '{') { if (!g->err) { g->err = "a schema that is not an object or true"; g->err_at = v; } return; }
+    if ((x = srt__json_get(v, "const"))) { srt__put(o, " ", 1); srt__sg_json_lit(o, x); return; }
+    if ((x = srt__json_get(v, "enum")) || (x = srt__json_get(v, "anyOf")) || (x = srt__json_get(v, "oneOf"))) {
+        const int is_enum = x == srt__json_get(v, "enum");
+        if (*x != '[' || *srt__json_ws(x + 1) == ']') { if (!g->err) { g->err = "an enum, anyOf or oneOf that is not an array of values"; g->err_at = x; } return; }
+        srt__puts(o, " (");
+        for (e = srt__json_ws(x + 1); *e && *e != ']'; ) {
+            if (!first) srt__puts(o, " |");
+            first = 0;
+            if (is_enum) { srt__put(o, " ", 1); srt__sg_json_lit(o, e); } else srt__sg_ref(g, e);
+            e = srt__json_ws(srt__json_skip(e));
+            if (*e == ',') e = srt__json_ws(e + 1);
+        }
+        srt__puts(o, " )");
+        return;
+    }
+    if ((x = srt__json_get(v, "type"))) {
+        char ty[16];
+        size_t n;
+        if (*x == '"') {
+            char *t = srt__json_text(x, &n);
+            srt__chat_copy(ty, sizeof ty, t ? t : "");
+            SRT_FREE(t);
+            srt__sg_type(g, v, ty);
+            return;
+        }
+        if (*x != '[') { if (!g->err) { g->err = "a type that is not a string or an array of them"; g->err_at = x; } return; }
+        srt__puts(o, " (");
+        for (e = srt__json_ws(x + 1); *e == '"'; ) {
+            char *t = srt__json_text(e, &n);
+            if (!first) srt__puts(o, " |");
+            first = 0;
+            srt__chat_copy(ty, sizeof ty, t ? t : "");
+            SRT_FREE(t);
+            srt__sg_type(g, v, ty);
+            e = srt__json_ws(srt__json_skip(e));
+            if (*e == ',') e = srt__json_ws(e + 1);
+        }
+        if (first && !g->err) { g->err = "an empty type array"; g->err_at = x; }
+        srt__puts(o, " )");
+        return;
+    }
+    if (srt__json_get(v, "properties")) srt__sg_type(g, v, "object");
+    else if (srt__json_get(v, "items")) srt__sg_type(g, v, "array");
+    else srt__puts(o, " value");   /* no type: any value ($ref, allOf, ... are not followed) */
+}
+/* Writes the rules of the queued schemas from g->done on, then the JSON rules. */
+static void srt__sg_finish(srt__sg *g) {
+    char b[24];
+    while (g->done < g->n && !g->err) {
+        snprintf(b, sizeof b, "s%d ::=", g->done);
+        srt__puts(g->o, b);
+        srt__sg_body(g, g->queue[g->done++]);
+        srt__puts(g->o, "\n");
+    }
+    srt__puts(g->o, strchr(SRT_GRAMMAR_JSON, '\n') + 1);   /* all but its root */
+    srt__puts(g->o, "integer ::= \"-\"? ( \"0\" | [1-9] [0-9]{0,15} )\nboolean ::= \"true\" | \"false\"\nnull ::= \"null\"\n");
+}
+/* The grammar of tool calls (tools: a JSON array of tool definitions, read already): each call
+   open, then {"name": NAME, "ARGS": ARGUMENTS}, then close, one or more of them with sep between
+   (sep NULL: one);
+   NAME one of the tools' names, ARGUMENTS what the tool's "parameters" schema matches (any object
+   without one). g->err on a problem. */
+static void srt__sg_tools(srt__sg *g, const char *tools, const char *open, const char *sep, const char *close, const char *args) {
+    srt__out *o = g->o;
+    const char *p = srt__json_ws(tools), *fn, *name, *params;
+    int i = 0;
+    srt__puts(o, "root ::= tool-call");
+    if (sep) {
+        srt__puts(o, " (");
+        srt__sg_lit(o, sep, strlen(sep));
+        srt__puts(o, " tool-call)*");
+    }
+    srt__puts(o, "\ntool-call ::= ");
+    srt__sg_lit(o, open, strlen(open));
+    srt__puts(o, " \"{\" ws \"\\\"name\\\"\" ws \":\" ws tool-name-args ws \"}\" ");
+    srt__sg_lit(o, close, strlen(close));
+    srt__puts(o, "\ntool-name-args ::=");
+    for (p = srt__json_ws(p + 1); *p == '{'; i++) {
+        if (!(fn = srt__json_get(p, "function"))) fn = p;
+        name = srt__json_get(fn, "name");
+        params = srt__json_get(fn, "parameters");
+        if (!name || *name != '"') { if (!g->err) { g->err = "a tool without a \"name\" string"; g->err_at = p; } return; }
+        srt__puts(o, i ? " |" : "");
+        srt__put(o, " ", 1);
+        srt__sg_json_lit(o, name);
+        srt__puts(o, " ws \",\" ws ");
+        srt__sg_json_lit(o, args);   /* (a JSON string: the quoted key) */
+        srt__puts(o, " ws \":\" ws");
+        if (params) srt__sg_ref(g, params); else srt__puts(o, " object");
+        p = srt__json_ws(srt__json_skip(p));
+        if (*p == ',') p = srt__json_ws(p + 1);
+    }
+    if (!i && !g->err) { g->err = "no tools"; g->err_at = tools; }
+    srt__puts(o, "\n");
+    srt__sg_finish(g);
+}
+SRT_API srt_status srt_grammar_from_json_schema(const char *schema, char *buf, size_t cap, size_t *len) {
+    srt__out o, none = {NULL, 0, 0};
+    srt__sg g;
+    const char *e;
+    if (len) *len = 0;
+    if (!schema || !len || (!buf && cap)) return srt__fail(SRT_ERR_INVALID_ARG, "srt_grammar_from_json_schema: bad arguments");
+    if (!(e = srt__json_value(&none, srt__json_ws(schema), 0, 0)) || *srt__json_ws(e))
+        return srt__fail(SRT_ERR_INVALID_ARG, "JSON schema: not one JSON value (valid UTF-8, at most %d levels)", SRT__JSON_DEPTH);
+    o.buf = buf; o.cap = cap; o.n = 0;
+    memset(&g, 0, sizeof g);
+    g.o = &o;
+    srt__puts(&o, "root ::= s0\n");
+    srt__sg_queue(&g, srt__json_ws(schema));
+    srt__sg_finish(&g);
+    SRT_FREE((void *)g.queue);
+    if (g.err) return srt__fail(SRT_ERR_INVALID_ARG, "JSON schema: %s (at byte %llu)", g.err, (unsigned long long)(g.err_at ? g.err_at - schema : 0));
+    *len = o.n;
+    if (cap) buf[o.n < cap ? o.n : cap - 1] = 0;
+    if (o.n >= cap) return srt__fail(SRT_ERR_INVALID_ARG, "srt_grammar_from_json_schema: %llu bytes do not fit in %llu", (unsigned long long)o.n + 1, (unsigned long long)cap);
+    return SRT_OK;
+}
+/* The grammar of a reply's tool calls under template t (tools checked) and the trigger that starts
+   it, SRT_MALLOC'd into *out. */
+static srt_status srt__chat_tool_grammar(const srt_chat_template *t, const char *tools, char **out, const char **trigger) {
+    srt__out o = {NULL, 0, 0};
+    int pass;
+    *out = NULL;
+    if (t->format == SRT_CHAT_HARMONY)
+        return srt__fail(SRT_ERR_UNSUPPORTED, "tool_grammar: harmony's calls are in control tokens, which a grammar does not see");
+    *trigger = t->format == SRT_CHAT_LLAMA3 ? "{\"name\"" : "<tool_call>";
+    for (pass = 0; pass < 2; pass++) {   /* measure, then write */
+        srt__sg g;
+        memset(&g, 0, sizeof g);
+        g.o = &o;
+        if (t->format == SRT_CHAT_LLAMA3) srt__sg_tools(&g, tools, "", NULL, "", "\"parameters\"");   /* the whole reply, one call */
+        else srt__sg_tools(&g, tools, "<tool_call>\n", "\n", "\n</tool_call>", "\"arguments\"");
+        SRT_FREE((void *)g.queue);
+        if (g.err) { SRT_FREE(o.buf); return srt__fail(SRT_ERR_INVALID_ARG, "tool_grammar: the tools: %s (at byte %llu)", g.err, (unsigned long long)(g.err_at ? g.err_at - tools : 0)); }
+        if (pass == 0) {
+            if (!(o.buf = (char *)SRT_MALLOC(o.n + 1))) return srt__fail(SRT_ERR_OUT_OF_MEMORY, "tool_grammar: out of memory");
+            o.cap = o.n + 1; o.n = 0;
+        }
+    }
+    o.buf[o.n] = 0;
+    *out = o.buf;
+    return SRT_OK;
+}
+
 /* ---------------------------------------------------------------- 15 chats */
 /* The invariant: `fed` is exactly the text the session's tokens stand for (rendered turns, then
    the reply's token texts), so a turn feeds only what its rendering adds after `fed`. When the
@@ -10020,6 +10368,7 @@ struct srt_chat {
     const srt_model *m;
     srt_chat_template t;
     char *tools;                       /* the copy of srt_chat_desc.tools that t.tools points to */
+    int tool_grammar;                  /* the chat set the session's grammar (srt_chat_desc.tool_grammar) */
     srt_chat_message *msgs;            /* role and content: SRT_MALLOC'd each */
     int n_msgs, cap_msgs;
     srt__text fed;
@@ -10152,6 +10501,15 @@ SRT_API srt_status srt_chat_create(srt_session *s, const srt_chat_desc *desc, sr
         if ((st = srt__chat_tools_check(&c->t, d.tools, 1, "srt_chat_create")) != SRT_OK) { srt_chat_destroy(c); return st; }
         if (!(c->t.tools = c->tools = srt__chat_strdup(d.tools, strlen(d.tools)))) { srt_chat_destroy(c); return srt__fail(SRT_ERR_OUT_OF_MEMORY, "srt_chat_create"); }
     }
+    if (d.tool_grammar) {
+        char *gbnf = NULL;
+        const char *trigger = NULL;
+        if (!c->tools) { srt_chat_destroy(c); return srt__fail(SRT_ERR_INVALID_ARG, "srt_chat_create: tool_grammar without tools"); }
+        if ((st = srt__chat_tool_grammar(&c->t, c->tools, &gbnf, &trigger)) != SRT_OK ||
+            (st = srt_session_set_grammar_lazy(s, gbnf, &trigger, 1)) != SRT_OK) { SRT_FREE(gbnf); srt_chat_destroy(c); return st; }
+        SRT_FREE(gbnf);
+        c->tool_grammar = 1;
+    }
     if (d.system_prompt && !srt__chat_add(c, "system", d.system_prompt, strlen(d.system_prompt))) { srt_chat_destroy(c); return srt__fail(SRT_ERR_OUT_OF_MEMORY, "srt_chat_create"); }
     *out = c;
     return SRT_OK;
@@ -10159,6 +10517,7 @@ SRT_API srt_status srt_chat_create(srt_session *s, const srt_chat_desc *desc, sr
 SRT_API void srt_chat_destroy(srt_chat *c) {
     if (!c) return;
     srt__chat_settle(c);
+    if (c->tool_grammar) srt_session_set_grammar(c->s, NULL);
     while (c->n_msgs > 0) srt__chat_drop(c, c->n_msgs - 1);
     SRT_FREE(c->msgs);
     SRT_FREE(c->fed.p);

@@ -16,8 +16,10 @@
        --tools FILE offers the model the tools of a JSON array (OpenAI's form): the calls a reply
        makes are printed on stderr, "(tool call) NAME ARGUMENTS", and /tool TEXT gives a call's
        result back (one per call, in order; the model answers when each call has one).
-       --grammar FILE (GBNF, as llama.cpp's) or --json limits every answer (each reply, or
-       each continuation) to text the grammar matches: srt_session_set_grammar.
+       --grammar FILE (GBNF, as llama.cpp's), --json or --json-schema FILE limits every answer (each
+       reply, or each continuation) to text the grammar matches: srt_session_set_grammar.
+       --tool-grammar (with --tools) constrains the calls a reply makes to the tools' names and
+       parameters (srt_chat_desc.tool_grammar).
        When the context window fills up, the oldest messages are dropped (the system message
        stays) and the rest is read again; whenever the conversation is read again (and after
        /reset) the tokens it still begins with stay in the KV cache.
@@ -78,6 +80,8 @@ static void usage(FILE *f) {
         "      --tools FILE        tools the model may call (a JSON array of definitions); answer its calls with /tool RESULT\n"
         "      --grammar FILE      constrain each answer to the GBNF grammar in FILE (llama.cpp's syntax, rule root)\n"
         "      --json              constrain each answer to a JSON object (SRT_GRAMMAR_JSON)\n"
+        "      --json-schema FILE  constrain each answer to JSON that the JSON Schema in FILE describes\n"
+        "      --tool-grammar      with --tools: constrain each tool call to a tool's name and its parameters' schema\n"
         "      --show-prompt       print each text fed to the model on stderr (chat mode)\n"
         "      --no-think          replies without reasoning where the template has the switch (Qwen3, SmolLM3)\n"
         "      --reasoning LEVEL   gpt-oss (harmony): low, medium (the template's default) or high reasoning effort\n"
@@ -300,7 +304,8 @@ static int chat_main(int argc, char **argv) {
     srt_session *draft = NULL;
     int force_chat = 0, no_chat = 0, show_prompt = 0, use_chat;
     const char *template_name = NULL, *system_text = NULL, *cache_path = NULL, *reasoning = NULL, *tools_file = NULL, *grammar_file = NULL;
-    int json = 0;
+    const char *schema_file = NULL;
+    int json = 0, tool_grammar = 0;
     double cache_ms = 0.0;   /* loading the prompt cache */
     srt_cores cores = SRT_CORES_AUTO;
     srt_load load = SRT_LOAD_AUTO;
@@ -355,6 +360,8 @@ static int chat_main(int argc, char **argv) {
         else if (!strcmp(a, "--tools")) tools_file = NEXT();
         else if (!strcmp(a, "--grammar")) grammar_file = NEXT();
         else if (!strcmp(a, "--json")) json = 1;
+        else if (!strcmp(a, "--json-schema")) schema_file = NEXT();
+        else if (!strcmp(a, "--tool-grammar")) tool_grammar = 1;
         else if (!strcmp(a, "--template")) {
             template_name = NEXT();
             if (!strcmp(template_name, "list")) {
@@ -441,17 +448,20 @@ static int chat_main(int argc, char **argv) {
             return 1;
         }
     }
-    if (grammar_file || json) {   /* every answer from here on: srt_session_set_grammar restarts it after each input */
-        char *gbnf = json ? NULL : read_file(grammar_file);
-        if (grammar_file && json) fprintf(stderr, "srt-chat: --grammar and --json exclude each other\n");
-        else if (!json && !gbnf) fprintf(stderr, "srt-chat: cannot read %s\n", grammar_file);
-        else if ((st = srt_session_set_grammar(session, json ? SRT_GRAMMAR_JSON : gbnf)) != SRT_OK)
-            fprintf(stderr, "srt-chat: %s%s%s: %s\n", grammar_file ? grammar_file : "", grammar_file ? ": " : "", srt_status_str(st), srt_last_error());
-        if ((grammar_file && json) || (!json && !gbnf) || st != SRT_OK) {
-            free(gbnf); srt_session_destroy(session); srt_model_free(model); free(file_text);
-            return 2;
-        }
-        free(gbnf);
+    if (grammar_file || json || schema_file) {   /* every answer from here on: srt_session_set_grammar restarts it after each input */
+        const char *path = grammar_file ? grammar_file : schema_file;
+        char *text = path ? read_file(path) : NULL, *gbnf = NULL;
+        size_t n = 0;
+        if (!!grammar_file + json + !!schema_file > 1) { fprintf(stderr, "srt-chat: one of --grammar, --json and --json-schema\n"); st = SRT_ERR_INVALID_ARG; }
+        else if (path && !text) { fprintf(stderr, "srt-chat: cannot read %s\n", path); st = SRT_ERR_IO; }
+        else if (schema_file && srt_grammar_from_json_schema(text, NULL, 0, &n) == SRT_ERR_INVALID_ARG && n == 0) {
+            fprintf(stderr, "srt-chat: %s: %s\n", schema_file, srt_last_error()); st = SRT_ERR_INVALID_ARG;
+        } else if (schema_file && (!(gbnf = (char *)malloc(n + 1)) || (st = srt_grammar_from_json_schema(text, gbnf, n + 1, &n)) != SRT_OK)) {
+            fprintf(stderr, "srt-chat: %s: %s\n", schema_file, gbnf ? srt_last_error() : "out of memory"); st = SRT_ERR_INVALID_ARG;
+        } else if ((st = srt_session_set_grammar(session, json ? SRT_GRAMMAR_JSON : gbnf ? gbnf : text)) != SRT_OK)
+            fprintf(stderr, "srt-chat: %s%s%s: %s\n", path ? path : "", path ? ": " : "", srt_status_str(st), srt_last_error());
+        free(text); free(gbnf);
+        if (st != SRT_OK) { srt_session_destroy(session); srt_model_free(model); free(file_text); return 2; }
     }
     if (draft_path && draft_max > 0) {   /* the draft model: on the CPU, its session as long as the model's, greedy */
         srt_model_desc md;
@@ -494,6 +504,11 @@ static int chat_main(int argc, char **argv) {
         srt_session_destroy(session); srt_model_free(model); srt_session_destroy(draft); srt_model_free(draft_model); free(file_text);
         return 2;
     }
+    if (tool_grammar && (!tools_file || grammar_file || json || schema_file)) {
+        fprintf(stderr, "srt-chat: --tool-grammar needs --tools, and no --grammar, --json or --json-schema\n");
+        srt_session_destroy(session); srt_model_free(model); srt_session_destroy(draft); srt_model_free(draft_model); free(file_text);
+        return 2;
+    }
     if (use_chat) {
         chat_app c;
         srt_chat_desc cd;
@@ -512,6 +527,7 @@ static int chat_main(int argc, char **argv) {
         cd.draft_max = draft_max; cd.draft_ngram = draft_ngram; cd.draft = draft;
         if (tools_file && !(tools_text = read_file(tools_file))) fprintf(stderr, "srt-chat: cannot read %s\n", tools_file);
         cd.tools = tools_text;
+        cd.tool_grammar = tool_grammar;
         c.tools = tools_text != NULL;
         if ((tools_file && !tools_text) || (st = srt_chat_create(session, &cd, &c.chat)) != SRT_OK) {
             if (tools_text) fprintf(stderr, "srt-chat: %s\n", srt_last_error());

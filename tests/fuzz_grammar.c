@@ -8,8 +8,11 @@
    - at every prefix of the text (the first 48 bytes), the tokens the trie walk allows are exactly
      those a walk of each token alone allows, over a made-up vocabulary: the 256 bytes, pieces of
      the text (2 to 6 bytes, so that tokens split characters as real ones do), and an
-     end-of-generation token allowed exactly when the text so far is complete.
-   Seeds: tests/fuzz/grammar (committed), none generated. */
+     end-of-generation token allowed exactly when the text so far is complete;
+   - the part before the NUL read as a JSON Schema (srt_grammar_from_json_schema) and as the tools
+     of a chat (the tool-call grammars of chatml and llama3): a grammar written is one that parses,
+     measured and written at the same length, and takes the text or not without a failure.
+   Seeds: tests/fuzz/grammar (committed; grammars, schemas, tool lists), none generated. */
 #define FZ_NAME "fuzz_grammar"
 #define FZ_PER_SEED 1500
 #define FZ_DICT {"::=", "root", " ::= ", "|", "(", ")", "*", "+", "?", "{", "}", "{2,5}", "{0,}", "[", "]", "[^", "-", ".", "\"", "\\", \
@@ -29,6 +32,41 @@ static int fz_flags(const srt__gmatch *m) {
     return r;
 }
 
+/* A grammar written from JSON must parse and must take the text or not without a failure. */
+static void fz_written(const char *what, const char *g, const unsigned char *text, size_t tlen) {
+    int r;
+    srt_status st = srt_grammar_match(g, (const char *)text, tlen, &r);
+    if (st != SRT_OK && st != SRT_ERR_UNSUPPORTED) { fprintf(stderr, "%s: the grammar written does not parse: %s\n%s\n", what, srt_last_error(), g); abort(); }
+}
+static void fz_schema(const char *json, const unsigned char *text, size_t tlen) {
+    size_t n = 0, n2 = 0;
+    srt_status st = srt_grammar_from_json_schema(json, NULL, 0, &n);
+    srt_chat_template t;
+    int f;
+    if (st != SRT_ERR_INVALID_ARG) { fprintf(stderr, "schema: measuring gave %d\n", st); abort(); }
+    if (n) {
+        char *g = (char *)malloc(n + 1);
+        if (!g) return;
+        if (srt_grammar_from_json_schema(json, g, n + 1, &n2) != SRT_OK || n2 != n || strlen(g) != n) { fprintf(stderr, "schema: written %zu, measured %zu\n", n2, n); abort(); }
+        fz_written("schema", g, text, tlen);
+        free(g);
+    }
+    for (f = 0; f < 2; f++) {   /* as tools, once they pass the chat's check */
+        char *g = NULL;
+        const char *trig = NULL;
+        memset(&t, 0, sizeof t);
+        t.format = f ? SRT_CHAT_LLAMA3 : SRT_CHAT_CHATML;
+        t.tool_use = 1;
+        if (srt__chat_tools_check(&t, json, 0, "fuzz") != SRT_OK) return;
+        st = srt__chat_tool_grammar(&t, json, &g, &trig);
+        if (st == SRT_OK) {
+            if (strncmp(strstr(g, "tool-call ::= ") + 15, trig, strlen(trig)) != 0 && f == 0) { fprintf(stderr, "the tool grammar does not start with its trigger\n%s\n", g); abort(); }
+            fz_written("tools", g, text, tlen);
+        } else if (st != SRT_ERR_INVALID_ARG && st != SRT_ERR_OUT_OF_MEMORY) { fprintf(stderr, "tools: %d\n", st); abort(); }
+        free(g);
+    }
+}
+
 #define FZ_PIECES 96
 int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size) {
     const unsigned char *nul = (const unsigned char *)memchr(data, 0, size);
@@ -45,6 +83,7 @@ int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size) {
     if (!gbnf) return 0;
     memcpy(gbnf, data, glen);
     gbnf[glen] = 0;
+    fz_schema(gbnf, text, tlen);
     st = srt__grammar_parse(gbnf, &g);
     if (st != SRT_OK) {
         if (st != SRT_ERR_FORMAT && st != SRT_ERR_UNSUPPORTED && st != SRT_ERR_OUT_OF_MEMORY) { fprintf(stderr, "refused with %d\n", st); abort(); }

@@ -175,6 +175,122 @@ static void test_refused(void) {
     }
 }
 
+/* JSON Schema to grammar: what each schema's grammar takes, and the schemas refused. */
+static int schema_match(const char *schema, const char *text) {
+    char g[8192];
+    size_t n = 0;
+    int r = -1;
+    srt_status st = srt_grammar_from_json_schema(schema, g, sizeof g, &n);
+    if (st != SRT_OK) return -100 + (int)st;
+    st = srt_grammar_match(g, text, strlen(text), &r);
+    return st == SRT_OK ? r : -200 + (int)st;
+}
+static void test_schema(void) {
+    static const char *const person = "{\"type\": \"object\", \"properties\": {\"name\": {\"type\": \"string\"}, \"age\": {\"type\": \"integer\"}, "
+                                      "\"tags\": {\"type\": \"array\", \"items\": {\"enum\": [\"a\", \"b\\u00e9\", 3, null]}}, \"ok\": {\"type\": \"boolean\"}}, \"required\": [\"age\"]}";
+    static const char *const opt = "{\"properties\": {\"x\": {\"type\": \"number\"}, \"y\": {\"type\": [\"string\", \"null\"]}, \"z\": {\"const\": [1, {\"k\": true}]}}}";
+    static const struct { const char *schema, *text; int want; } cases[] = {
+        {"{\"type\": \"string\"}", "\"hi \\\" there\"", FULL},
+        {"{\"type\": \"string\"}", "3", NO},
+        {"{\"type\": \"integer\"}", "-12", BOTH},
+        {"{\"type\": \"integer\"}", "1.5", NO},
+        {"{\"type\": \"number\"}", "1.5e3", BOTH},
+        {"{\"type\": \"boolean\"}", "false", FULL},
+        {"{\"type\": \"null\"}", "null", FULL},
+        {"{\"type\": [\"integer\", \"null\"]}", "null", FULL},
+        {"{\"type\": [\"integer\", \"null\"]}", "\"1\"", NO},
+        {"true", "{\"any\": [1, {}]}", FULL},
+        {"{}", "[\"any\"]", FULL},
+        {"{\"$ref\": \"#/defs/x\"}", "7", BOTH},
+        {"{\"enum\": [\"red\", 2, {\"a\": [null]}]}", "{\"a\": [null]}", FULL},
+        {"{\"enum\": [\"red\", 2, {\"a\": [null]}]}", "\"blue\"", NO},
+        {"{\"anyOf\": [{\"type\": \"integer\"}, {\"type\": \"array\", \"items\": {\"type\": \"string\"}}]}", "[\"a\", \"b\"]", FULL},
+        {"{\"oneOf\": [{\"type\": \"integer\"}, {\"type\": \"array\", \"items\": {\"type\": \"string\"}}]}", "[1]", NO},
+        {"{\"type\": \"array\"}", "[1, \"x\", null]", FULL},
+        {"{\"type\": \"object\"}", "{\"k\": 1}", FULL},
+        {person, "{\"age\": 7}", FULL},
+        {person, "{\"name\": \"Ann\", \"age\": 7, \"tags\": [\"b\xc3\xa9\", 3], \"ok\": true}", FULL},   /* the enum's value as tojson writes it: raw UTF-8 */
+        {person, "{\"name\": \"Ann\", \"age\": 7, \"tags\": [\"b\\u00e9\"]}", NO},
+        {person, "{\"name\": \"Ann\", \"age\": 7, \"tags\": []}", FULL},
+        {person, "{\"name\": \"Ann\"}", NO},                  /* age is required */
+        {person, "{\"age\": 7, \"name\": \"Ann\"}", NO},       /* in the schema's order */
+        {person, "{\"age\": 7, \"other\": 1}", NO},             /* no other properties */
+        {person, "{\"age\": 7.5}", NO},
+        {person, "{\n  \"age\": 7,\n  \"ok\": false\n}", FULL},
+        {opt, "{}", FULL},
+        {opt, "{\"y\": null}", FULL},
+        {opt, "{\"x\": 1, \"z\": [1, {\"k\": true}]}", FULL},
+        {opt, "{\"z\": [1, {\"k\": false}]}", NO},
+        {opt, "{\"y\": \"s\", \"x\": 1}", NO},
+        {"{\"properties\": {}}", "{}", FULL},
+        {"{\"items\": {\"type\": \"integer\"}}", "[1, 2]", FULL},
+    };
+    static const struct { const char *schema, *msg; } bad[] = {
+        {"", "not one JSON value"}, {"{\"type\": \"string\"", "not one JSON value"}, {"{} {}", "not one JSON value"},
+        {"{\"type\": \"strin\"}", "a type that is not"}, {"{\"type\": 3}", "not a string or an array"}, {"{\"type\": []}", "empty type array"},
+        {"{\"enum\": []}", "not an array of values"}, {"{\"anyOf\": {}}", "not an array of values"}, {"3", "not an object or true"},
+        {"{\"properties\": {\"a\": false}}", "not an object or true"}, {"\"\xc3\"", "not one JSON value"},
+    };
+    size_t i, n = 0;
+    char small[8];
+    for (i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        int r = schema_match(cases[i].schema, cases[i].text);
+        CHECK(r == cases[i].want, "schema %zu (%s): \"%s\" -> %d (want %d)%s", i, oneline(cases[i].schema), oneline(cases[i].text), r, cases[i].want, r < 0 ? srt_last_error() : "");
+    }
+    for (i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        srt_status st = srt_grammar_from_json_schema(bad[i].schema, NULL, 0, &n);
+        CHECK(st == SRT_ERR_INVALID_ARG && strstr(srt_last_error(), bad[i].msg), "schema refused: %s: %s", oneline(bad[i].schema), srt_last_error());
+    }
+    CHECK(srt_grammar_from_json_schema(person, NULL, 0, &n) == SRT_ERR_INVALID_ARG && n > 100 &&
+          srt_grammar_from_json_schema(person, small, sizeof small, &i) == SRT_ERR_INVALID_ARG && i == n && small[7] == 0,
+          "a buffer too small: the length is set (%zu)", n);
+}
+
+/* The tool-call grammars of the chat templates. */
+static const char *const tools_json =
+    "[{\"type\": \"function\", \"function\": {\"name\": \"get_weather\", \"description\": \"The weather.\", \"parameters\": {\"type\": \"object\", "
+    "\"properties\": {\"city\": {\"type\": \"string\"}, \"days\": {\"type\": \"integer\"}}, \"required\": [\"city\"]}}}, "
+    "{\"type\": \"function\", \"function\": {\"name\": \"now\", \"description\": \"The time.\"}}]";
+static void test_tool_grammars(void) {
+    static const struct { srt_chat_format f; const char *text; int want; } cases[] = {
+        {SRT_CHAT_CHATML, "<tool_call>\n{\"name\": \"get_weather\", \"arguments\": {\"city\": \"Paris\"}}\n</tool_call>", BOTH},
+        {SRT_CHAT_CHATML, "<tool_call>\n{\"name\": \"get_weather\", \"arguments\": {\"city\": \"Paris\", \"days\": 2}}\n</tool_call>\n"
+                          "<tool_call>\n{\"name\": \"now\", \"arguments\": {}}\n</tool_call>", BOTH},
+        {SRT_CHAT_CHATML, "<tool_call>\n{\"name\": \"now\", \"arguments\": {\"any\": [1]}}\n</tool_call>", BOTH},   /* no parameters: any object */
+        {SRT_CHAT_CHATML, "<tool_call>\n{\"name\": \"get_weather\", \"arguments\": {\"days\": 2}}\n</tool_call>", NO},
+        {SRT_CHAT_CHATML, "<tool_call>\n{\"name\": \"weather\", \"arguments\": {}}\n</tool_call>", NO},
+        {SRT_CHAT_CHATML, "<tool_call>\n{\"name\": \"get_weather\", \"parameters\": {\"city\": \"Paris\"}}\n</tool_call>", NO},
+        {SRT_CHAT_SMOLLM3, "<tool_call>\n{\"name\": \"now\", \"arguments\": {}}\n</tool_call>", BOTH},
+        {SRT_CHAT_LLAMA3, "{\"name\": \"get_weather\", \"parameters\": {\"city\": \"Paris\"}}", FULL},
+        {SRT_CHAT_LLAMA3, "{\"name\": \"get_weather\", \"parameters\": {\"city\": \"Paris\"}}{\"name\": \"now\", \"parameters\": {}}", NO},
+        {SRT_CHAT_LLAMA3, "{\"name\": \"get_weather\", \"arguments\": {\"city\": \"Paris\"}}", NO},
+    };
+    srt_chat_template t;
+    size_t i;
+    char *g = NULL;
+    const char *trig = NULL;
+    srt_status st;
+    for (i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        int r = -1;
+        memset(&t, 0, sizeof t);
+        t.format = cases[i].f;
+        st = srt__chat_tool_grammar(&t, tools_json, &g, &trig);
+        if (st == SRT_OK) st = srt_grammar_match(g, cases[i].text, strlen(cases[i].text), &r);
+        CHECK(st == SRT_OK && r == cases[i].want && !strncmp(cases[i].text, trig, strlen(trig)), "tool grammar %zu (%s, trigger %s): %d (want %d)",
+              i, srt_chat_format_name(cases[i].f), trig ? trig : "-", r, cases[i].want);
+        free(g);
+        g = NULL;
+    }
+    memset(&t, 0, sizeof t);
+    t.format = SRT_CHAT_HARMONY;
+    CHECK(srt__chat_tool_grammar(&t, tools_json, &g, &trig) == SRT_ERR_UNSUPPORTED && !g, "harmony: no tool grammar (%s)", srt_last_error());
+    t.format = SRT_CHAT_CHATML;
+    CHECK(srt__chat_tool_grammar(&t, "[{\"type\": \"function\", \"function\": {\"description\": \"x\"}}]", &g, &trig) == SRT_ERR_INVALID_ARG && !g &&
+          strstr(srt_last_error(), "without a \"name\""), "a tool without a name: %s", srt_last_error());
+    CHECK(srt__chat_tool_grammar(&t, "[{\"function\": {\"name\": \"f\", \"parameters\": {\"type\": \"bad\"}}}]", &g, &trig) == SRT_ERR_INVALID_ARG && !g &&
+          strstr(srt_last_error(), "the tools: a type that is not"), "a tool with a bad schema: %s", srt_last_error());
+}
+
 /* The allowed tokens of a trie walk against each token walked alone, at each byte of text. */
 static void check_mask(const srt_model *m, const char *name, const char *gbnf, const char *text) {
     srt__grammar *g = NULL;
@@ -452,6 +568,129 @@ static void test_chat(srt_model *m) {
     srt_session_destroy(s);
 }
 
+/* A lazy grammar: the text is free until the trigger " Lily", then a tool call's grammar from
+   there (the call opened by " Lily said: "). Greedy: the tokens before the trigger are those of a
+   session without a grammar; the call names a tool, its arguments match its schema, then EOS. */
+static char *tool_gbnf(const char *tools, const char *open, const char *sep, const char *close) {
+    srt__out o = {NULL, 0, 0};
+    int pass;
+    for (pass = 0; pass < 2; pass++) {
+        srt__sg g;
+        memset(&g, 0, sizeof g);
+        g.o = &o;
+        srt__sg_tools(&g, tools, open, sep, close, "\"arguments\"");
+        free((void *)g.queue);
+        if (g.err) { free(o.buf); return NULL; }
+        if (pass == 0) { o.buf = (char *)malloc(o.n + 1); o.cap = o.n + 1; o.n = 0; if (!o.buf) return NULL; }
+    }
+    o.buf[o.n] = 0;
+    return o.buf;
+}
+static void test_lazy(srt_model *m) {
+    const char *trig = " Lily";
+    char *g = tool_gbnf(tools_json, " Lily said: ", NULL, "");
+    char text[4096];
+    int seed, n_trig = 0;
+    if (!g) { CHECK(0, "lazy: the grammar"); return; }
+    for (seed = 0; seed <= 6; seed++) {
+        srt_session *a = new_session(m, seed ? 1.0f : 0.0f, 0, 0.0f, (uint64_t)seed), *b = new_session(m, 0.0f, 0, 0.0f, 0);
+        int n = 0, p0, same = 1, eog = 0, r = -1;
+        const char *at;
+        srt_chat_tool_call call;
+        memset(&call, 0, sizeof call);
+        srt_session_prompt(a, "Once upon a time", 0);
+        srt_session_prompt(b, "Once upon a time", 0);
+        CHECK(srt_session_set_grammar_lazy(a, g, &trig, 1) == SRT_OK, "lazy grammar set (seed %d)", seed);
+        p0 = srt_session_pos(a);
+        while (n < 200 && !eog) {
+            int32_t x, y = -1;
+            if (srt_session_next(a, &x) != SRT_OK) { printf("# %s\n", srt_last_error()); break; }
+            n++;
+            eog = srt_token_is_eog(m, x);
+            if (seed == 0 && a->g_on == 0 && srt_session_next(b, &y) == SRT_OK && x != y) same = 0;   /* before the trigger */
+        }
+        text_of(m, srt_session_tokens(a) + p0, n, text, sizeof text);
+        at = strstr(text, trig);
+        if (at) {
+            n_trig++;
+            srt_grammar_match(g, at, strlen(at), &r);
+            if (!strncmp(at, " Lily said: ", 12)) srt__json_call(at + 12, &call);
+        }
+        if (seed == 0)
+            CHECK(at && same && eog && r == FULL && call.name && call.arguments, "lazy, greedy: the free text as without a grammar, then a call and EOS: \"%s\"", oneline(at ? at : text));
+        else
+            CHECK(!at || (eog ? r == FULL : r & PRE), "lazy, temperature 1 seed %d: %s: \"%s\"", seed, at ? "from the trigger, in the grammar" : "no trigger", oneline(at ? at : text));
+        srt_session_destroy(a); srt_session_destroy(b);
+    }
+    printf("# lazy: the trigger came in %d of 7 runs\n", n_trig);
+    {   /* refusals; input starts the text again before the trigger */
+        srt_session *a = new_session(m, 0.0f, 0, 0.0f, 0);
+        const char *empty = "", *many[65];
+        int i;
+        for (i = 0; i < 65; i++) many[i] = "x";
+        CHECK(srt_session_set_grammar_lazy(a, g, &empty, 1) == SRT_ERR_INVALID_ARG && srt_session_set_grammar_lazy(a, g, many, 65) == SRT_ERR_INVALID_ARG &&
+              srt_session_set_grammar_lazy(a, g, NULL, 1) == SRT_ERR_INVALID_ARG && !a->gram, "lazy: an empty trigger, 65 of them, NULL refused");
+        srt_session_prompt(a, "Once upon a time", 0);
+        srt_session_set_grammar_lazy(a, g, &trig, 1);
+        for (i = 0; i < 200 && !a->g_on; i++) { int32_t x; srt_session_next(a, &x); }
+        CHECK(a->g_on, "lazy: on after the trigger");
+        srt_session_prompt(a, " Then", 0);
+        CHECK(!a->g_on && a->gtext_n == 0, "lazy: input starts the text again, before the trigger");
+        srt_session_destroy(a);
+    }
+    free(g);
+}
+
+/* A chat's tool grammar (srt_chat_desc.tool_grammar) on stories260K packed with a template that has
+   Qwen's tool blocks: the session holds the lazy grammar while the chat lives; stories260K never
+   writes "<tool_call>", so the replies are those of a chat without it. */
+static void test_chat_tools(void) {
+    FILE *f = fopen("build/tmp/grammar-tools.jinja", "wb");
+    srt_model *m = NULL;
+    srt_model_desc md;
+    srt_session *s = NULL, *s2 = NULL;
+    srt_chat *c = NULL, *c2 = NULL;
+    srt_chat_desc cd;
+    int turn;
+    if (f) { fputs("{% for m in messages %}<|im_start|>{{ m.role }}\n{{ m.content }}<|im_end|>\n{% endfor %}{# <tool_call> <tool_response> #}", f); fclose(f); }
+    memset(&md, 0, sizeof md);
+    md.n_threads = 1;
+    if (system("build/srt-pack -q --tokenizer " SRT_SHARED "/models/stories260K/tok512.bin --chat-template build/tmp/grammar-tools.jinja "
+               SRT_SHARED "/models/stories260K/stories260K.bin build/tmp/grammar-tools.srt > build/tmp/grammar_pack.log 2>&1") != 0 ||
+        srt_model_load("build/tmp/grammar-tools.srt", &md, &m) != SRT_OK) { CHECK(0, "stories260K with a tools template packed"); return; }
+    {   /* the tools take 560 tokens of stories260K's vocabulary */
+        srt_session_desc sd;
+        memset(&sd, 0, sizeof sd);
+        sd.n_ctx = 2048;
+        if (srt_session_create(m, &sd, &s) != SRT_OK || srt_session_create(m, &sd, &s2) != SRT_OK) { CHECK(0, "sessions of 2048"); srt_session_destroy(s); srt_model_free(m); return; }
+    }
+    memset(&cd, 0, sizeof cd);
+    cd.tool_grammar = 1;
+    CHECK(srt_chat_create(s, &cd, &c) == SRT_ERR_INVALID_ARG && strstr(srt_last_error(), "without tools") && !s->gram, "tool_grammar without tools refused");
+    cd.tools = tools_json;
+    CHECK(srt_chat_create(s, &cd, &c) == SRT_OK && s->gram && s->n_gtrig == 1 && !strcmp(s->gtrig, "<tool_call>"), "a chat with tool_grammar: the session's lazy grammar, trigger <tool_call>");
+    cd.tool_grammar = 0;
+    CHECK(srt_chat_create(s2, &cd, &c2) == SRT_OK && !s2->gram, "the same chat without it");
+    for (turn = 0; c && c2 && turn < 2; turn++) {
+        static const char *const q[2] = {"Weather in Paris?", "And tomorrow?"};
+        const srt_chat_message *ms, *ms2;
+        int32_t t;
+        int end = 0, end2 = 0, nm, nm2, i = 0;
+        if (srt_chat_send(c, q[turn], NULL) != SRT_OK || srt_chat_send(c2, q[turn], NULL) != SRT_OK) { CHECK(0, "tool grammar, turn %d sent: %s", turn, srt_last_error()); break; }
+        while (i++ < 60 && srt_chat_next(c, &t, &end) == SRT_OK && end == SRT_CHAT_GOING) {}
+        i = 0;
+        while (i++ < 60 && srt_chat_next(c2, &t, &end2) == SRT_OK && end2 == SRT_CHAT_GOING) {}
+        ms = srt_chat_messages(c, &nm);
+        ms2 = srt_chat_messages(c2, &nm2);
+        CHECK(end == end2 && !strcmp(ms[nm - 1].content, ms2[nm2 - 1].content), "tool grammar, turn %d: no call, the reply of a chat without it: \"%s\"", turn, oneline(ms[nm - 1].content));
+    }
+    srt_chat_destroy(c);
+    CHECK(!s->gram, "srt_chat_destroy removes the tool grammar");
+    srt_chat_destroy(c2);
+    srt_session_destroy(s); srt_session_destroy(s2);
+    srt_model_free(m);
+}
+
 /* srt-chat --grammar FILE and --json. */
 static char *read_output(const char *path) {   /* without srt-chat's last newline */
     size_t n = 0;
@@ -480,6 +719,40 @@ static void test_cli(void) {
     free(out);
     rc = system("build/srt-chat -m build/tmp/grammar_stories.srt -p x --grammar build/tmp/no-such.gbnf --json > build/tmp/grammar-cli.txt 2>build/tmp/grammar-cli.err");
     CHECK(rc != 0, "srt-chat --grammar with --json refused");
+    {   /* --json-schema */
+        static const char *const schema = "{\"type\": \"object\", \"properties\": {\"name\": {\"type\": \"string\"}, \"age\": {\"type\": \"integer\"}}, \"required\": [\"name\", \"age\"]}";
+        char g[4096];
+        size_t n;
+        int r = -1;
+        f = fopen("build/tmp/grammar-schema.json", "wb");
+        if (f) { fputs(schema, f); fclose(f); }
+        rc = system("build/srt-chat -m build/tmp/grammar_stories.srt -p \"Once upon a time\" --json-schema build/tmp/grammar-schema.json -n 100 > build/tmp/grammar-cli.txt 2>build/tmp/grammar-cli.err");
+        out = read_output("build/tmp/grammar-cli.txt");
+        if (out && strlen(out) >= 16 && srt_grammar_from_json_schema(schema, g, sizeof g, &n) == SRT_OK) srt_grammar_match(g, out + 16, strlen(out + 16), &r);
+        CHECK(rc == 0 && r > 0, "srt-chat --json-schema: \"%s\" (%d)", oneline(out ? out + 16 : ""), r);
+        free(out);
+        f = fopen("build/tmp/grammar-schema.json", "wb");
+        if (f) { fputs("{\"type\": \"bogus\"}", f); fclose(f); }
+        rc = system("build/srt-chat -m build/tmp/grammar_stories.srt -p x --json-schema build/tmp/grammar-schema.json > build/tmp/grammar-cli.txt 2>build/tmp/grammar-cli.err");
+        out = read_output("build/tmp/grammar-cli.err");
+        CHECK(rc != 0 && out && strstr(out, "JSON schema: a type that is not"), "srt-chat --json-schema with a bad schema: \"%s\"", out ? out : "");
+        free(out);
+    }
+    {   /* --tool-grammar: with --tools only; stories260K makes no call, so the replies are those without it */
+        char *a, *b;
+        f = fopen("build/tmp/grammar-tools.json", "wb");
+        if (f) { fputs(tools_json, f); fclose(f); }
+        rc = system("build/srt-chat -m build/tmp/grammar-tools.srt --tool-grammar -p x > build/tmp/grammar-cli.txt 2>build/tmp/grammar-cli.err");
+        out = read_output("build/tmp/grammar-cli.err");
+        CHECK(rc != 0 && out && strstr(out, "--tool-grammar needs --tools"), "srt-chat --tool-grammar without --tools refused: \"%s\"", out ? out : "");
+        free(out);
+        rc = system("printf 'Weather in Paris?\\nAnd tomorrow?\\n' | build/srt-chat -m build/tmp/grammar-tools.srt --tools build/tmp/grammar-tools.json --tool-grammar -c 2048 -n 40 --temp 0 > build/tmp/grammar-cli.txt 2>build/tmp/grammar-cli.err");
+        rc |= system("printf 'Weather in Paris?\\nAnd tomorrow?\\n' | build/srt-chat -m build/tmp/grammar-tools.srt --tools build/tmp/grammar-tools.json -c 2048 -n 40 --temp 0 > build/tmp/grammar-cli2.txt 2>build/tmp/grammar-cli.err");
+        a = read_output("build/tmp/grammar-cli.txt");
+        b = read_output("build/tmp/grammar-cli2.txt");
+        CHECK(rc == 0 && a && b && a[0] && !strcmp(a, b), "srt-chat --tools --tool-grammar: the replies without a call as without it: \"%s\"", oneline(a ? a : ""));
+        free(a); free(b);
+    }
 }
 
 int main(void) {
@@ -487,6 +760,8 @@ int main(void) {
     srt_model_desc md;
     test_match();
     test_refused();
+    test_schema();
+    test_tool_grammars();
     test_masks();
     memset(&md, 0, sizeof md);
     md.n_threads = 1;
@@ -497,6 +772,8 @@ int main(void) {
         test_stories(m);
         test_sampling(m);
         test_chat(m);
+        test_lazy(m);
+        test_chat_tools();
         test_cli();
     }
     srt_model_free(m);
