@@ -17,9 +17,11 @@
        array of definitions goes to the model; a reply's calls are shown as notes ("Tool call: NAME ARGS")
        and /tool RESULT gives each call's result (in order); when every call has one they are sent
        together and the model answers. A conversation opened again names the calls left to answer.
-   srt-chat-sdl --model M.srt --grammar FILE | --json [options]
+   srt-chat-sdl --model M.srt --grammar FILE | --json | --json-schema FILE [options]
        Every reply (or continuation) is constrained to the GBNF grammar in FILE (llama.cpp's syntax),
-       or to a JSON object: srt_session_set_grammar, set on each model's session.
+       to a JSON object, or to JSON that the JSON Schema in FILE describes: srt_session_set_grammar,
+       set on each model's session. With --tools, --tool-grammar constrains the calls instead (a
+       tool's name, arguments its parameters' schema matches: srt_chat_desc.tool_grammar).
    srt-chat-sdl --model M.srt --chat FILE [options]
        The conversation lives in FILE: opened after the model loads (its messages come back as
        bubbles, its KV cache as it was: nothing is read again), saved after every reply (finished
@@ -398,7 +400,8 @@ typedef struct worker {
     srt_cores cores;
     const char *cpu_list, *cores_name, *template_name, *system_text;
     char *tools;              /* --tools: the JSON array of tool definitions, else NULL */
-    char *grammar;            /* --grammar FILE's text (checked), --json's SRT_GRAMMAR_JSON (a copy), else NULL */
+    char *grammar;            /* --grammar FILE's text (checked), --json's SRT_GRAMMAR_JSON (a copy), --json-schema's grammar, else NULL */
+    int tool_grammar;         /* --tool-grammar */
     srt_kv_type kv;           /* --kv */
     srt_backend *backend;     /* --backend cuda, else NULL (the CPU) */
     srt_sampler_desc sampler;
@@ -590,6 +593,7 @@ static void worker_load(worker *w, const char *path) {
             cd.template_name = w->template_name; cd.system_prompt = w->system_text; cd.max_tokens = w->max_tokens; cd.ignore_eos = w->ignore_eos;
             cd.no_think = w->no_think; cd.draft_max = w->draft_max; cd.draft_ngram = w->draft_ngram; cd.draft = w->draft;
             cd.tools = w->tools;
+            cd.tool_grammar = w->tool_grammar;
             if (srt_chat_create(w->session, &cd, &w->chat) != SRT_OK) {
                 snprintf(err, sizeof err, "Chat template: %s", srt_last_error());
                 worker_free_model(w);
@@ -1998,6 +2002,8 @@ static void usage(FILE *f) {
         "      --tools FILE        tools the model may call (a JSON array of definitions); answer its calls with /tool RESULT\n"
         "      --grammar FILE      constrain each reply to the GBNF grammar in FILE (llama.cpp's syntax, rule root)\n"
         "      --json              constrain each reply to a JSON object\n"
+        "      --json-schema FILE  constrain each reply to JSON that the JSON Schema in FILE describes\n"
+        "      --tool-grammar      with --tools: constrain each tool call to a tool's name and its parameters' schema\n"
         "      --chat FILE         keep the conversation in FILE: opened after the model loads, saved after each\n"
         "                          reply (srt-chat's /save format); a FILE that cannot be opened is not overwritten\n"
         "      --kv f16|f32|q8     KV cache precision (default f16; q8: half the memory)\n"
@@ -2095,19 +2101,28 @@ int main(int argc, char **argv) {
             if (!t || !(w->tools = (char *)realloc(t, n + 1))) { free(t); fprintf(stderr, "srt-chat-sdl: cannot read the tools %s\n", path); return 2; }
             w->tools[n] = 0;
         }
-        else if (!strcmp(a, "--grammar") || !strcmp(a, "--json")) {   /* checked here: a bad grammar is an error before the window opens */
+        else if (!strcmp(a, "--grammar") || !strcmp(a, "--json") || !strcmp(a, "--json-schema")) {   /* checked here: a bad grammar is an error before the window opens */
+            const int schema = !strcmp(a, "--json-schema");
             const char *path = !strcmp(a, "--json") ? NULL : NEXT();
             size_t n = 0;
-            char *t = path ? (char *)load_file(path, &n) : NULL;
+            char *t = path ? (char *)load_file(path, &n) : NULL, *text;
             int r;
             srt_status st;
-            if (w->grammar) { free(t); fprintf(stderr, "srt-chat-sdl: one of --grammar and --json\n"); return 2; }
-            if (path && (!t || !(w->grammar = (char *)realloc(t, n + 1)))) { free(t); fprintf(stderr, "srt-chat-sdl: cannot read the grammar %s\n", path); return 2; }
-            if (path) w->grammar[n] = 0;
-            else if (!(w->grammar = (char *)malloc(sizeof SRT_GRAMMAR_JSON))) return 2;
-            else memcpy(w->grammar, SRT_GRAMMAR_JSON, sizeof SRT_GRAMMAR_JSON);
+            if (w->grammar) { free(t); fprintf(stderr, "srt-chat-sdl: one of --grammar, --json and --json-schema\n"); return 2; }
+            if (path && (!t || !(text = (char *)realloc(t, n + 1)))) { free(t); fprintf(stderr, "srt-chat-sdl: cannot read %s\n", path); return 2; }
+            if (!path) {
+                if (!(w->grammar = (char *)malloc(sizeof SRT_GRAMMAR_JSON))) return 2;
+                memcpy(w->grammar, SRT_GRAMMAR_JSON, sizeof SRT_GRAMMAR_JSON);
+            } else if (!schema) { w->grammar = text; w->grammar[n] = 0; }
+            else {   /* the schema's grammar */
+                text[n] = 0;
+                if (srt_grammar_from_json_schema(text, NULL, 0, &n) != SRT_ERR_INVALID_ARG || !n || !(w->grammar = (char *)malloc(n + 1)) ||
+                    srt_grammar_from_json_schema(text, w->grammar, n + 1, &n) != SRT_OK) { fprintf(stderr, "srt-chat-sdl: %s: %s\n", path, srt_last_error()); free(text); return 2; }
+                free(text);
+            }
             if ((st = srt_grammar_match(w->grammar, "", 0, &r)) != SRT_OK) { fprintf(stderr, "srt-chat-sdl: %s: %s: %s\n", path ? path : "--json", srt_status_str(st), srt_last_error()); return 2; }
         }
+        else if (!strcmp(a, "--tool-grammar")) w->tool_grammar = 1;
         else if (!strcmp(a, "--chat")) u->chat_file = NEXT();
         else if (!strcmp(a, "--kv")) {
             const char *k = NEXT();
@@ -2161,6 +2176,7 @@ int main(int argc, char **argv) {
 #undef NEXT
     }
     if (w->n_threads < 0 || w->n_ctx < 0 || w->max_tokens < 0) { fprintf(stderr, "srt-chat-sdl: negative count\n"); return 2; }
+    if (w->tool_grammar && (!w->tools || w->grammar)) { fprintf(stderr, "srt-chat-sdl: --tool-grammar needs --tools, and no --grammar, --json or --json-schema\n"); return 2; }
     if (w->draft_max < 0 || w->draft_max > SRT_DRAFT_MAX || w->draft_ngram < 0) { fprintf(stderr, "srt-chat-sdl: --draft takes 0..%d, --draft-ngram a count\n", SRT_DRAFT_MAX); return 2; }
     if (w->draft_path && !draft_given) w->draft_max = 8;   /* srt-chat's default with a draft model; --draft 0: none loaded */
     if (!w->draft_max) w->draft_path = NULL;

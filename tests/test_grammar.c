@@ -758,6 +758,7 @@ static void test_cli(void) {
 int main(void) {
     srt_model *m = NULL;
     srt_model_desc md;
+    if (system("mkdir -p build/tmp") != 0) { printf("FAIL - cannot make build/tmp\n"); return 1; }
     test_match();
     test_refused();
     test_schema();

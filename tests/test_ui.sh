@@ -10,7 +10,8 @@
 # no conversation file): a note, and FILE's bytes unchanged. --draft 4 (tests/ui/draft.script and the
 # chat's script): the replies of plain decoding, continued text in fewer evaluations. --tools
 # (tests/ui/tools.script): a loaded reply's calls, /tool results sent as one turn. --grammar
-# (tests/ui/grammar.script): each reply in the grammar, as srt-chat's.
+# (tests/ui/grammar.script): each reply in the grammar, as srt-chat's; --json-schema the same;
+# --tool-grammar (the tools' conversation again).
 # Prints one ok/FAIL line per check.
 cd "$(dirname "$0")/.."
 B=build
@@ -339,6 +340,14 @@ if "$B/srt-pack" -q --tokenizer "$M/tok512.bin" --chat-template "$T/tools.jinja"
     printf '/load %s\n/tool 18 C\n/tool 12:00\n' "$T/calls.chat" | "$B/srt-chat" -m "$T/tools.srt" --tools "$T/tools.json" -n 8 -c 1024 --temp 0 -t 1 >"$T/tools-srt.txt" 2>/dev/null
     check "--tools: the answer to the results is srt-chat's" \
         $(w=$(reply "$TL" 1); [ -n "$w" ] && [ "$w" = "$(esc <"$T/tools-srt.txt")" ]; echo $?) "window '$(reply "$TL" 1 | cut -c1-50)' srt-chat '$(esc <"$T/tools-srt.txt" | cut -c1-50)'"
+    # --tool-grammar: the calls would be constrained; this answer makes none, so it is the same
+    app "$T/tools-tg.log" tests/ui/tools.script --model "$T/tools.srt" --tools "$T/tools.json" --tool-grammar -n 8 -c 1024
+    printf '/load %s\n/tool 18 C\n/tool 12:00\n' "$T/calls.chat" | "$B/srt-chat" -m "$T/tools.srt" --tools "$T/tools.json" --tool-grammar -n 8 -c 1024 --temp 0 -t 1 >"$T/tools-tg-srt.txt" 2>/dev/null
+    check "--tools --tool-grammar: the answer (no call) is the one without it, in the window and in srt-chat" \
+        $(w=$(reply "$T/tools-tg.log" 1); [ -n "$w" ] && [ "$w" = "$(reply "$TL" 1)" ] && cmp -s "$T/tools-tg-srt.txt" "$T/tools-srt.txt"; echo $?) \
+        "window '$(reply "$T/tools-tg.log" 1 | cut -c1-50)' srt-chat '$(esc <"$T/tools-tg-srt.txt" | cut -c1-50)'"
+    "$APP" --model "$T/tools.srt" --tool-grammar >"$T/tg-refused.txt" 2>&1; rc=$?
+    check "--tool-grammar without --tools is refused" $([ $rc -eq 2 ] && grep -q 'needs --tools' "$T/tg-refused.txt"; echo $?) "exit $rc: $(head -1 "$T/tg-refused.txt")"
 else
     echo "FAIL - --tools: srt-pack --chat-template or ui-make-chat"; tail -3 "$T/pack-tools.log"
 fi
@@ -354,6 +363,15 @@ check "--grammar: both replies are in the grammar and are srt-chat's" \
       printf '%s\n' "$r1" "$r2" | grep -Eqvx '(Yes|No), [a-z ]{1,30}\.' ; [ $? -eq 1 ] && \
       [ "$(printf '%s\n%s' "$r1" "$r2")" = "$(cat "$T/grammar-srt.txt")" ]; echo $?) \
     "window '$(reply "$G" 1)' / '$(reply "$G" 2)' srt-chat '$(tr '\n' '/' <"$T/grammar-srt.txt")'"
+# --json-schema: the replies are JSON that the schema describes, the same as srt-chat's
+printf '%s' '{"type": "object", "properties": {"answer": {"enum": ["yes", "no"]}, "why": {"type": "string"}}, "required": ["answer"]}' >"$T/answer.json"
+app "$T/schema.log" tests/ui/grammar.script --model "$T/stories.srt" --template chatml --json-schema "$T/answer.json" -n 30
+printf 'Is the sky blue?\nWas the dog happy?\n' | "$B/srt-chat" -m "$T/stories.srt" --template chatml --json-schema "$T/answer.json" -n 30 --temp 0 -t 1 >"$T/schema-srt.txt" 2>/dev/null
+check "--json-schema: both replies are srt-chat's, each opening with the required member" \
+    $(r1=$(reply "$T/schema.log" 1); r2=$(reply "$T/schema.log" 2); [ -n "$r1" ] && [ -n "$r2" ] && \
+      printf '%s\n' "$r1" "$r2" | grep -Eqv '^\{ ?"answer" ?: ?"(yes|no)"'; [ $? -eq 1 ] && \
+      [ "$(printf '%s\n%s' "$r1" "$r2")" = "$(cat "$T/schema-srt.txt")" ]; echo $?) \
+    "window '$(reply "$T/schema.log" 1 | cut -c1-40)' / '$(reply "$T/schema.log" 2 | cut -c1-40)' srt-chat '$(tr '\n' '/' <"$T/schema-srt.txt" | cut -c1-80)'"
 printf '%s\n' 'root ::= ("Yes" | "No"' >"$T/bad.gbnf"
 "$APP" --model "$T/stories.srt" --grammar "$T/bad.gbnf" >"$T/badgrammar.txt" 2>&1; rc=$?
 check "--grammar: a grammar that does not parse is refused with its line and column" \
