@@ -7863,9 +7863,12 @@ static int srt__grammar_take(srt_session *s, int32_t t, int commit) {
     return ok;
 }
 /* The matcher takes the tokens of the text it has not taken yet (all of them again after a failure,
-   or when its frames grew large: only the live ones are made again). */
+   or when its frames grew past SRT__GM_COMPACT: only the live ones are made again). */
+#ifndef SRT__GM_COMPACT
+#define SRT__GM_COMPACT (1 << 20)
+#endif
 static srt_status srt__grammar_sync(srt_session *s) {
-    if (s->gm.st != SRT_OK || s->gm.n_fr > (1 << 20)) {
+    if (s->gm.st != SRT_OK || s->gm.n_fr > SRT__GM_COMPACT) {
         s->gm.st = SRT_OK;
         srt__grammar_rewind(s);
     }

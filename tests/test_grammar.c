@@ -6,11 +6,14 @@
    and stories260K under grammars: greedy draws the argmax of the allowed tokens, sampling draws
    what the sampler draws from the masked logits (same random sequence), truncation, input, state
    loads and srt_session_next_draft keep the grammar's text right, a chat's replies and srt-chat's
-   --grammar / --json answer in the grammar. Uses internals (srt__gm_*, session fields). */
+   --grammar / --json answer in the grammar. Uses internals (srt__gm_*, session fields); the
+   matcher's frames are made again from the text after 100 of them instead of 2^20, so that every
+   session check also checks that. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#define SRT__GM_COMPACT 100   /* the matcher's frames made again from the text often, not after 2^20 (every session check runs through it) */
 #define SPARSERT_IMPLEMENTATION
 #include "sparsert.h"
 #include "tests/testing.h"
