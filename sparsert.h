@@ -620,8 +620,8 @@ SRT_API srt_status srt_generate(srt_session *s, const srt_generate_desc *desc, s
     "number ::= \"-\"? ( \"0\" | [1-9] [0-9]{0,15} ) ( \".\" [0-9]{1,16} )? ( [eE] [-+]? [0-9]{1,3} )?\n" \
     "ws     ::= ( \" \" | \"\\n\" [ ]{0,20} )?\n"
 /* Whether text[0..len) is in the language of grammar gbnf: *result = SRT_GRAMMAR_COMPLETE (it
-   matches root), | SRT_GRAMMAR_PREFIX (more text can follow it and still match), or 0 (no
-   continuation matches; also for invalid UTF-8). Errors: those of a refused grammar. */
+   matches root), | SRT_GRAMMAR_PREFIX (the grammar takes a character after it), or 0 (the grammar
+   refuses it; also invalid UTF-8). Errors: those of a refused grammar. */
 enum { SRT_GRAMMAR_PREFIX = 1, SRT_GRAMMAR_COMPLETE = 2 };
 SRT_API srt_status srt_grammar_match(const char *gbnf, const char *text, size_t len, int *result);
 /* Constrains what srt_session_next (and srt_generate, srt_chat_next) draws from now on: each token
