@@ -7939,9 +7939,16 @@ SRT_API srt_status srt_session_set_grammar_lazy(srt_session *s, const char *gbnf
     }
     if (s->m->vocab.kind == SRT__TOK_NONE) return srt__fail(SRT_ERR_NO_TOKENIZER, "srt_session_set_grammar: the model has no tokenizer");
     if ((st = srt__grammar_parse(gbnf, &g)) != SRT_OK) return st;
-    if ((!s->gtrie.n && (!srt__gtrie_build(&s->gtrie, &s->m->vocab) || !(s->gallow = (unsigned char *)SRT_MALLOC((size_t)s->m->vocab.n)))) ||
-        (tsize && !(trig = (char *)SRT_MALLOC(tsize)))) {
-        srt__gtrie_free(&s->gtrie);
+    if (!s->gtrie.n) {   /* the vocabulary's trie, once (a grammar set before uses it: kept on any failure) */
+        if (!(s->gallow = (unsigned char *)SRT_MALLOC((size_t)s->m->vocab.n)) || !srt__gtrie_build(&s->gtrie, &s->m->vocab)) {
+            srt__gtrie_free(&s->gtrie);
+            SRT_FREE(s->gallow);
+            s->gallow = NULL;
+            srt__grammar_free(g);
+            return srt__fail(SRT_ERR_OUT_OF_MEMORY, "srt_session_set_grammar: out of memory");
+        }
+    }
+    if (tsize && !(trig = (char *)SRT_MALLOC(tsize))) {
         srt__grammar_free(g);
         return srt__fail(SRT_ERR_OUT_OF_MEMORY, "srt_session_set_grammar: out of memory");
     }
