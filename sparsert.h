@@ -7165,6 +7165,12 @@ static int srt__gm_complete(const srt__gmatch *m) {
     for (i = 0; i < m->n_cur; i++) if (m->set.p[i] == -1) return 1;
     return 0;
 }
+/* SRT_GRAMMAR_COMPLETE and / or SRT_GRAMMAR_PREFIX (a stack wants a character, or one is half read). */
+static int srt__gm_flags(const srt__gmatch *m) {
+    int i, r = srt__gm_complete(m) ? SRT_GRAMMAR_COMPLETE : 0;
+    for (i = 0; i < m->n_cur; i++) if (m->set.p[i] >= 0) r |= SRT_GRAMMAR_PREFIX;
+    return m->part_need ? r | SRT_GRAMMAR_PREFIX : r;
+}
 
 /* The vocabulary as a trie of token bytes, for finding the tokens a grammar allows in one walk
    (a byte the grammar refuses rules out every token that continues with it). Node 0 is the root;
@@ -7973,15 +7979,10 @@ SRT_API srt_status srt_grammar_match(const char *gbnf, const char *text, size_t 
     srt__grammar *g;
     srt__gmatch m;
     srt_status st;
-    int i;
     if (result) *result = 0;
     if (!gbnf || !result || (!text && len)) return srt__fail(SRT_ERR_INVALID_ARG, "srt_grammar_match: NULL argument");
     if ((st = srt__grammar_parse(gbnf, &g)) != SRT_OK) return st;
-    if (srt__gm_init(&m, g) && srt__gm_feed(&m, (const unsigned char *)text, len, 1)) {
-        *result = srt__gm_complete(&m) ? SRT_GRAMMAR_COMPLETE : 0;
-        for (i = 0; i < m.n_cur; i++) if (m.set.p[i] >= 0) *result |= SRT_GRAMMAR_PREFIX;
-        if (m.part_need) *result |= SRT_GRAMMAR_PREFIX;
-    }
+    if (srt__gm_init(&m, g) && srt__gm_feed(&m, (const unsigned char *)text, len, 1)) *result = srt__gm_flags(&m);
     st = m.st;
     srt__gm_free(&m);
     srt__grammar_free(g);
@@ -9362,6 +9363,16 @@ static int srt__json_member(const char **it, const char **key, const char **val)
     *it = srt__json_skip(*val);
     return 1;
 }
+/* The next element of the array at *it (its '[', then where the last element ended): 1 with the
+   element's start in *val, 0 after the last. */
+static int srt__json_item(const char **it, const char **val) {
+    const char *p = srt__json_ws(*it);
+    if (*p == '[' || *p == ',') p = srt__json_ws(p + 1);
+    if (!*p || *p == ']') return 0;
+    *val = p;
+    *it = srt__json_skip(p);
+    return 1;
+}
 /* Whether the JSON string at v (NULL: none) decodes to s. */
 static int srt__json_is(const char *v, const char *s) {
     char b[256];
@@ -9467,19 +9478,15 @@ static const char *srt__py_repr(srt__out *o, const char *v) {
     return srt__json_number(o, v);
 }
 
-/* Whether the JSON string key is one of the strings of the array req (NULL: none), decoded. */
-static int srt__harmony_required(const char *req, const char *key) {
+/* Whether the JSON string key is one of the strings of the array arr (NULL: none), decoded. */
+static int srt__json_has_string(const char *arr, const char *key) {
     char *k = NULL, *r = NULL;
     size_t kn = 0, rn = 0;
     int found = 0;
-    const char *it;
-    if (!req || *req != '[') return 0;
-    if (!(k = srt__json_text(key, &kn))) return 0;
-    for (it = srt__json_ws(req + 1); *it != ']' && !found; it = srt__json_ws(it)) {
-        if (*it == '"' && (r = srt__json_text(it, &rn)) != NULL) { found = rn == kn && memcmp(r, k, kn) == 0; SRT_FREE(r); }
-        it = srt__json_ws(srt__json_skip(it));
-        if (*it == ',') it++;
-    }
+    const char *it = arr, *v;
+    if (!arr || *arr != '[' || !(k = srt__json_text(key, &kn))) return 0;
+    while (!found && srt__json_item(&it, &v))
+        if (*v == '"' && (r = srt__json_text(v, &rn)) != NULL) { found = rn == kn && memcmp(r, k, kn) == 0; SRT_FREE(r); }
     SRT_FREE(k);
     return found;
 }
@@ -9512,11 +9519,10 @@ static const char *srt__harmony_type(srt__out *o, const char *spec, int depth) {
         return NULL;
     }
     if (type && *type == '[' && srt__json_truthy(type)) {   /* a list of types: joined */
-        for (it = type + 1, n = 0; *(it = srt__json_ws(it)) != ']'; n++) {
+        const char *ty;
+        for (it = type, n = 0; srt__json_item(&it, &ty); n++) {
             if (n) srt__puts(o, " | ");
-            if (!srt__json_put_str(o, it)) return "a type list holding an array or object";
-            it = srt__json_ws(srt__json_skip(it));
-            if (*it == ',') it++;
+            if (!srt__json_put_str(o, ty)) return "a type list holding an array or object";
         }
         return NULL;
     }
@@ -9543,11 +9549,10 @@ static const char *srt__harmony_type(srt__out *o, const char *spec, int depth) {
         if (srt__json_truthy(e)) {
             if (*e != '[') return "an enum that is not an array";
             srt__puts(o, "\"");
-            for (it = srt__json_ws(e + 1), n = 0; *it != ']'; n++) {
+            const char *x;
+            for (it = e, n = 0; srt__json_item(&it, &x); n++) {
                 if (n) srt__puts(o, "\" | \"");
-                if (!srt__json_put_str(o, it)) return "an enum holding an array or object";
-                it = srt__json_ws(srt__json_skip(it));
-                if (*it == ',') it = srt__json_ws(it + 1);
+                if (!srt__json_put_str(o, x)) return "an enum holding an array or object";
             }
             srt__puts(o, "\"");
         } else {
@@ -9567,7 +9572,7 @@ static const char *srt__harmony_type(srt__out *o, const char *spec, int depth) {
             const char *why;
             if (n) srt__puts(o, ", ");
             srt__json_string(o, k, 1);
-            if (!srt__harmony_required(req, k)) srt__puts(o, "?");
+            if (!srt__json_has_string(req, k)) srt__puts(o, "?");
             srt__puts(o, ": \n                ");
             if (*v != '{') return "a property schema that is not an object";
             if ((why = srt__harmony_type(o, v, depth + 1)) != NULL) return why;
@@ -9608,7 +9613,7 @@ static const char *srt__harmony_tools(srt__out *o, const char *tools) {
                     srt__puts(o, "// "); srt__json_string(o, d, 1); srt__puts(o, "\n");
                 }
                 srt__json_string(o, k, 1);
-                if (!srt__harmony_required(req, k)) srt__puts(o, "?");
+                if (!srt__json_has_string(req, k)) srt__puts(o, "?");
                 srt__puts(o, ": ");
                 if ((why = srt__harmony_type(o, v, 0)) != NULL) return why;
                 if ((def = srt__json_get(v, "default")) != NULL) {
@@ -10136,21 +10141,6 @@ static void srt__sg_name(srt__out *o, int id) {
 }
 /* " sN" for schema v (queued). */
 static void srt__sg_ref(srt__sg *g, const char *v) { srt__sg_name(g->o, srt__sg_queue(g, v)); }
-/* Whether the JSON array of strings at req holds the text of the JSON string key. */
-static int srt__sg_required(const char *req, const char *key) {
-    const char *e;
-    size_t kn;
-    char *kt;
-    int r = 0;
-    if (!req || *req != '[' || !(kt = srt__json_text(key, &kn))) return 0;
-    for (e = srt__json_ws(req + 1); *e && *e != ']'; ) {
-        if (srt__json_is(e, kt)) r = 1;
-        e = srt__json_ws(srt__json_skip(e));
-        if (*e == ',') e = srt__json_ws(e + 1);
-    }
-    SRT_FREE(kt);
-    return r;
-}
 /* The body of a rule for type name ty of schema v. */
 static void srt__sg_type(srt__sg *g, const char *v, const char *ty) {
     srt__out *o = g->o;
@@ -10178,7 +10168,7 @@ static void srt__sg_type(srt__sg *g, const char *v, const char *ty) {
         isreq = (unsigned char *)SRT_MALLOC((size_t)n);
         if (!id || !isreq) { if (!g->err) g->err = "out of memory"; SRT_FREE(id); SRT_FREE(isreq); return; }
         for (it = props, j = 0; srt__json_member(&it, &k, &pv); j++) {
-            isreq[j] = (unsigned char)srt__sg_required(req, k);
+            isreq[j] = (unsigned char)srt__json_has_string(req, k);
             if (isreq[j] && first_req < 0) first_req = j;
             id[j] = srt__sg_queue(g, pv);
         }
@@ -10205,7 +10195,7 @@ static void srt__sg_type(srt__sg *g, const char *v, const char *ty) {
 /* The body of schema v's rule. */
 static void srt__sg_body(srt__sg *g, const char *v) {
     srt__out *o = g->o;
-    const char *x, *e;
+    const char *x, *e, *it;
     int first = 1;
     v = srt__json_ws(v);
     if (*v == 't') { srt__puts(o, " value"); return; }   /* true: anything */
@@ -10215,12 +10205,9 @@ static void srt__sg_body(srt__sg *g, const char *v) {
         const int is_enum = x == srt__json_get(v, "enum");
         if (*x != '[' || *srt__json_ws(x + 1) == ']') { if (!g->err) { g->err = "an enum, anyOf or oneOf that is not an array of values"; g->err_at = x; } return; }
         srt__puts(o, " (");
-        for (e = srt__json_ws(x + 1); *e && *e != ']'; ) {
+        for (it = x; srt__json_item(&it, &e); first = 0) {
             if (!first) srt__puts(o, " |");
-            first = 0;
             if (is_enum) { srt__put(o, " ", 1); srt__sg_json_lit(o, e); } else srt__sg_ref(g, e);
-            e = srt__json_ws(srt__json_skip(e));
-            if (*e == ',') e = srt__json_ws(e + 1);
         }
         srt__puts(o, " )");
         return;
@@ -10237,15 +10224,12 @@ static void srt__sg_body(srt__sg *g, const char *v) {
         }
         if (*x != '[') { if (!g->err) { g->err = "a type that is not a string or an array of them"; g->err_at = x; } return; }
         srt__puts(o, " (");
-        for (e = srt__json_ws(x + 1); *e == '"'; ) {
+        for (it = x; srt__json_item(&it, &e) && *e == '"'; first = 0) {
             char *t = srt__json_text(e, &n);
             if (!first) srt__puts(o, " |");
-            first = 0;
             srt__chat_copy(ty, sizeof ty, t ? t : "");
             SRT_FREE(t);
             srt__sg_type(g, v, ty);
-            e = srt__json_ws(srt__json_skip(e));
-            if (*e == ',') e = srt__json_ws(e + 1);
         }
         if (first && !g->err) { g->err = "an empty type array"; g->err_at = x; }
         srt__puts(o, " )");
@@ -10274,7 +10258,7 @@ static void srt__sg_finish(srt__sg *g) {
    without one). g->err on a problem. */
 static void srt__sg_tools(srt__sg *g, const char *tools, const char *open, const char *sep, const char *close, const char *args) {
     srt__out *o = g->o;
-    const char *p = srt__json_ws(tools), *fn, *name, *params;
+    const char *it = srt__json_ws(tools), *p, *fn, *name, *params;
     int i = 0;
     srt__puts(o, "root ::= tool-call");
     if (sep) {
@@ -10287,7 +10271,7 @@ static void srt__sg_tools(srt__sg *g, const char *tools, const char *open, const
     srt__puts(o, " \"{\" ws \"\\\"name\\\"\" ws \":\" ws tool-name-args ws \"}\" ");
     srt__sg_lit(o, close, strlen(close));
     srt__puts(o, "\ntool-name-args ::=");
-    for (p = srt__json_ws(p + 1); *p == '{'; i++) {
+    for (; srt__json_item(&it, &p) && *p == '{'; i++) {
         if (!(fn = srt__json_get(p, "function"))) fn = p;
         name = srt__json_get(fn, "name");
         params = srt__json_get(fn, "parameters");
@@ -10299,8 +10283,6 @@ static void srt__sg_tools(srt__sg *g, const char *tools, const char *open, const
         srt__sg_json_lit(o, args);   /* (a JSON string: the quoted key) */
         srt__puts(o, " ws \":\" ws");
         if (params) srt__sg_ref(g, params); else srt__puts(o, " object");
-        p = srt__json_ws(srt__json_skip(p));
-        if (*p == ',') p = srt__json_ws(p + 1);
     }
     if (!i && !g->err) { g->err = "no tools"; g->err_at = tools; }
     srt__puts(o, "\n");
@@ -10327,21 +10309,16 @@ SRT_API srt_status srt_grammar_from_json_schema(const char *schema, char *buf, s
     if (o.n >= cap) return srt__fail(SRT_ERR_INVALID_ARG, "srt_grammar_from_json_schema: %llu bytes do not fit in %llu", (unsigned long long)o.n + 1, (unsigned long long)cap);
     return SRT_OK;
 }
-/* The grammar of a reply's tool calls under template t (tools checked) and the trigger that starts
-   it, SRT_MALLOC'd into *out. */
-static srt_status srt__chat_tool_grammar(const srt_chat_template *t, const char *tools, char **out, const char **trigger) {
+/* srt__sg_tools's grammar, SRT_MALLOC'd into *out (measured, then written). */
+static srt_status srt__sg_tools_text(const char *tools, const char *open, const char *sep, const char *close, const char *args, char **out) {
     srt__out o = {NULL, 0, 0};
     int pass;
     *out = NULL;
-    if (t->format == SRT_CHAT_HARMONY)
-        return srt__fail(SRT_ERR_UNSUPPORTED, "tool_grammar: harmony's calls are in control tokens, which a grammar does not see");
-    *trigger = t->format == SRT_CHAT_LLAMA3 ? "{\"name\"" : "<tool_call>";
-    for (pass = 0; pass < 2; pass++) {   /* measure, then write */
+    for (pass = 0; pass < 2; pass++) {
         srt__sg g;
         memset(&g, 0, sizeof g);
         g.o = &o;
-        if (t->format == SRT_CHAT_LLAMA3) srt__sg_tools(&g, tools, "", NULL, "", "\"parameters\"");   /* the whole reply, one call */
-        else srt__sg_tools(&g, tools, "<tool_call>\n", "\n", "\n</tool_call>", "\"arguments\"");
+        srt__sg_tools(&g, tools, open, sep, close, args);
         SRT_FREE((void *)g.queue);
         if (g.err) { SRT_FREE(o.buf); return srt__fail(SRT_ERR_INVALID_ARG, "tool_grammar: the tools: %s (at byte %llu)", g.err, (unsigned long long)(g.err_at ? g.err_at - tools : 0)); }
         if (pass == 0) {
@@ -10352,6 +10329,16 @@ static srt_status srt__chat_tool_grammar(const srt_chat_template *t, const char 
     o.buf[o.n] = 0;
     *out = o.buf;
     return SRT_OK;
+}
+/* The grammar of a reply's tool calls under template t (tools checked) and the trigger that starts
+   it, SRT_MALLOC'd into *out. */
+static srt_status srt__chat_tool_grammar(const srt_chat_template *t, const char *tools, char **out, const char **trigger) {
+    *out = NULL;
+    if (t->format == SRT_CHAT_HARMONY)
+        return srt__fail(SRT_ERR_UNSUPPORTED, "tool_grammar: harmony's calls are in control tokens, which a grammar does not see");
+    *trigger = t->format == SRT_CHAT_LLAMA3 ? "{\"name\"" : "<tool_call>";
+    if (t->format == SRT_CHAT_LLAMA3) return srt__sg_tools_text(tools, "", NULL, "", "\"parameters\"", out);   /* the whole reply, one call */
+    return srt__sg_tools_text(tools, "<tool_call>\n", "\n", "\n</tool_call>", "\"arguments\"", out);
 }
 
 /* ---------------------------------------------------------------- 15 chats */

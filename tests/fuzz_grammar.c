@@ -24,14 +24,6 @@
 
 static void fz_quiet(srt_log_level level, const char *msg, void *user) { (void)level; (void)msg; (void)user; }
 
-/* The state of a matcher as (complete, can go on). */
-static int fz_flags(const srt__gmatch *m) {
-    int i, r = srt__gm_complete(m) ? SRT_GRAMMAR_COMPLETE : 0;
-    for (i = 0; i < m->n_cur; i++) if (m->set.p[i] >= 0) r |= SRT_GRAMMAR_PREFIX;
-    if (m->part_need) r |= SRT_GRAMMAR_PREFIX;
-    return r;
-}
-
 /* A grammar written from JSON must parse and must take the text or not without a failure. */
 static void fz_written(const char *what, const char *g, const unsigned char *text, size_t tlen) {
     int r;
@@ -99,7 +91,7 @@ int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size) {
         const int all = srt__gm_feed(&b, text, tlen, 1);
         if (a.st != SRT_OK || b.st != SRT_OK) goto done;
         if (all != (fed == tlen)) { fprintf(stderr, "at once %d, byte by byte stopped at %zu of %zu\n", all, fed, tlen); abort(); }
-        flags_a = fz_flags(&a); flags_b = fz_flags(&b);
+        flags_a = srt__gm_flags(&a); flags_b = srt__gm_flags(&b);
         if (all && flags_a != flags_b) { fprintf(stderr, "flags %d byte by byte, %d at once\n", flags_a, flags_b); abort(); }
         st = srt_grammar_match(gbnf, (const char *)text, tlen, &r);
         if (st == SRT_OK && r != (all ? flags_b : 0)) { fprintf(stderr, "srt_grammar_match %d, the matcher %d\n", r, all ? flags_b : 0); abort(); }

@@ -574,27 +574,11 @@ static void test_chat(srt_model *m) {
 /* A lazy grammar: the text is free until the trigger " Lily", then a tool call's grammar from
    there (the call opened by " Lily said: "). Greedy: the tokens before the trigger are those of a
    session without a grammar; the call names a tool, its arguments match its schema, then EOS. */
-static char *tool_gbnf(const char *tools, const char *open, const char *sep, const char *close) {
-    srt__out o = {NULL, 0, 0};
-    int pass;
-    for (pass = 0; pass < 2; pass++) {
-        srt__sg g;
-        memset(&g, 0, sizeof g);
-        g.o = &o;
-        srt__sg_tools(&g, tools, open, sep, close, "\"arguments\"");
-        free((void *)g.queue);
-        if (g.err) { free(o.buf); return NULL; }
-        if (pass == 0) { o.buf = (char *)malloc(o.n + 1); o.cap = o.n + 1; o.n = 0; if (!o.buf) return NULL; }
-    }
-    o.buf[o.n] = 0;
-    return o.buf;
-}
 static void test_lazy(srt_model *m) {
     const char *trig = " Lily";
-    char *g = tool_gbnf(tools_json, " Lily said: ", NULL, "");
-    char text[4096];
+    char *g = NULL, text[4096];
     int seed, n_trig = 0;
-    if (!g) { CHECK(0, "lazy: the grammar"); return; }
+    if (srt__sg_tools_text(tools_json, " Lily said: ", NULL, "", "\"arguments\"", &g) != SRT_OK) { CHECK(0, "lazy: the grammar"); return; }
     for (seed = 0; seed <= 6; seed++) {
         srt_session *a = new_session(m, seed ? 1.0f : 0.0f, 0, 0.0f, (uint64_t)seed), *b = new_session(m, 0.0f, 0, 0.0f, 0);
         int n = 0, p0, same = 1, eog = 0, r = -1;
@@ -625,7 +609,7 @@ static void test_lazy(srt_model *m) {
             CHECK(!at || (eog ? r == FULL : r & PRE), "lazy, temperature 1 seed %d: %s: \"%s\"", seed, at ? "from the trigger, in the grammar" : "no trigger", oneline(at ? at : text));
         srt_session_destroy(a); srt_session_destroy(b);
     }
-    printf("# lazy: the trigger came in %d of 7 runs\n", n_trig);
+    CHECK(n_trig >= 3, "lazy: the trigger came in %d of 7 runs (the temperature runs check something)", n_trig);
     {   /* refusals; input starts the text again before the trigger */
         srt_session *a = new_session(m, 0.0f, 0, 0.0f, 0);
         const char *empty = "", *many[65];
