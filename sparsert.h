@@ -646,13 +646,17 @@ SRT_API srt_status srt_session_set_grammar(srt_session *s, const char *gbnf);
    again, before any trigger. */
 SRT_API srt_status srt_session_set_grammar_lazy(srt_session *s, const char *gbnf, const char *const *triggers, int n_triggers);
 /* A grammar for the JSON texts a JSON Schema (Draft 2020-12 and earlier) describes, the JSON as
-   tojson writes it (", ", ": " or a newline and indentation): "type" (a name or an array of them),
-   "properties" in their order with the "required" ones always there and no others, "items",
-   "enum", "const", "anyOf" / "oneOf"; other keywords (lengths, patterns, ranges, $ref, allOf,
-   additionalProperties) are not checked, and a schema without any of these (or true) takes any
+   tojson writes it (", ", ": " or a newline and indentation). Followed: "type" (a name or an array
+   of them); "properties" in their order, the "required" ones always there, and more only with
+   "additionalProperties" true or a schema; "items", "prefixItems" (all there), "minItems",
+   "maxItems"; "minLength", "maxLength", "format" date / time / date-time / uuid; "enum", "const",
+   "anyOf" / "oneOf"; "allOf" (properties and required merged, other keywords must agree); "$ref"
+   to "#" or a JSON pointer in the schema ("#/$defs/Name"), recursion included. Not checked:
+   patterns, numeric ranges, other formats. A schema without any of these (or true) takes any
    JSON value. Writes at most cap - 1 bytes and a NUL into buf (NULL with cap 0 to measure); *len
-   receives the full length. SRT_ERR_INVALID_ARG for a schema that is not JSON or has an unknown
-   type, and (with *len set) when cap is too small. */
+   receives the full length. SRT_ERR_INVALID_ARG, with the byte, for a schema that is not JSON, has
+   an unknown type, a $ref that points nowhere or outside the schema, parts of an allOf that
+   disagree, or recursion that reads nothing first; and (with *len set) when cap is too small. */
 SRT_API srt_status srt_grammar_from_json_schema(const char *schema, char *buf, size_t cap, size_t *len);
 
 /* ---------------------------------------------------------------- quantization */
@@ -10091,14 +10095,30 @@ SRT_API srt_status srt_chat_tool_calls(const srt_chat_template *t, const char *r
 
 /* ---- JSON Schema to grammar: what srt_grammar_from_json_schema and the chats' tool grammars
    write. A schema becomes rule sN; the schemas inside it get rules of their own, written after it
-   (a queue), and the JSON rules of SRT_GRAMMAR_JSON (value, object, string, ...) come last. */
+   (a queue, where a schema reached again through a $ref is the same rule, so recursive schemas
+   are finite), and the JSON rules of SRT_GRAMMAR_JSON (value, object, string, ...) come last. */
+#define SRT__SG_DEPTH 32               /* $ref hops in a row, allOf nesting */
+#define SRT__SG_PARTS 64               /* allOf parts, all levels */
+#define SRT__SG_MAX_COUNT 1000000L     /* lengths and item counts */
+enum { SRT__SG_CHAR = 1, SRT__SG_FORMATS = 2 };   /* the rules beyond SRT_GRAMMAR_JSON's that were used */
 typedef struct srt__sg {
     srt__out *o;
-    const char **queue;               /* the schemas whose rules are still to write: queue[i] is rule s(i) */
+    const char **queue, **roots;      /* the schemas whose rules are still to write: queue[i] is rule s(i), roots[i] its document */
     int n, cap, done;
+    const char *root;                 /* the document ("#" of a $ref) of the schema being written */
+    int refs;                         /* a $ref was followed: the queue looks for schemas it has already */
+    int uses;                         /* SRT__SG_* */
+    char **owned;                     /* texts made here (merged allOf schemas), freed with the rest */
+    int n_owned;
     const char *err;                  /* the first problem, a static text */
     const char *err_at;
 } srt__sg;
+static void srt__sg_fail(srt__sg *g, const char *what, const char *at) { if (!g->err) { g->err = what; g->err_at = at; } }
+static void srt__sg_free(srt__sg *g) {
+    int i;
+    for (i = 0; i < g->n_owned; i++) SRT_FREE(g->owned[i]);
+    SRT_FREE((void *)g->owned); SRT_FREE((void *)g->queue); SRT_FREE((void *)g->roots);
+}
 /* A GBNF literal of the bytes s[0..n). */
 static void srt__sg_lit(srt__out *o, const char *s, size_t n) {
     size_t i;
@@ -10112,102 +10132,358 @@ static void srt__sg_lit(srt__out *o, const char *s, size_t n) {
     }
     srt__put(o, "\"", 1);
 }
-/* The literal of the JSON value at v as tojson writes it (", " and ": "). */
-static void srt__sg_json_lit(srt__out *o, const char *v) {
+/* The JSON value at v as tojson writes it (", " and ": "), SRT_MALLOC'd (NULL when out of memory). */
+static char *srt__sg_json_text(const char *v, size_t *n) {
     srt__out t = {NULL, 0, 0};
-    char *b;
     srt__json_value(&t, v, 0, 0);
-    if (!(b = (char *)SRT_MALLOC(t.n + 1))) { srt__puts(o, "value"); return; }
-    t.buf = b; t.cap = t.n + 1; t.n = 0;
+    if (!(t.buf = (char *)SRT_MALLOC(t.n + 1))) return NULL;
+    t.cap = t.n + 1; t.n = 0;
     srt__json_value(&t, v, 0, 0);
-    srt__sg_lit(o, b, t.n);
+    t.buf[t.n] = 0;
+    *n = t.n;
+    return t.buf;
+}
+/* The literal of the JSON value at v as tojson writes it. */
+static void srt__sg_json_lit(srt__sg *g, const char *v) {
+    size_t n;
+    char *b = srt__sg_json_text(v, &n);
+    if (!b) { srt__sg_fail(g, "out of memory", NULL); return; }
+    srt__put(g->o, " ", 1);
+    srt__sg_lit(g->o, b, n);
     SRT_FREE(b);
 }
-/* The rule of schema v, queued: its number (-1 when out of memory). */
+/* The rule of schema v in g->root, queued: its number (-1 when out of memory). */
 static int srt__sg_queue(srt__sg *g, const char *v) {
+    int i;
+    if (g->refs) for (i = 0; i < g->n; i++) if (g->queue[i] == v && g->roots[i] == g->root) return i;
     if (g->n == g->cap) {
-        int cap = g->cap ? 2 * g->cap : 32;
-        const char **nq = (const char **)SRT_REALLOC((void *)g->queue, (size_t)cap * sizeof *nq);
-        if (!nq) { if (!g->err) g->err = "out of memory"; return -1; }
-        g->queue = nq; g->cap = cap;
+        const int cap = g->cap ? 2 * g->cap : 32;
+        const char **nq = (const char **)SRT_REALLOC((void *)g->queue, (size_t)cap * sizeof *nq), **nr = NULL;
+        if (nq) { g->queue = nq; nr = (const char **)SRT_REALLOC((void *)g->roots, (size_t)cap * sizeof *nr); }
+        if (!nr) { srt__sg_fail(g, "out of memory", NULL); return -1; }
+        g->roots = nr; g->cap = cap;
     }
-    g->queue[g->n] = v;
+    g->queue[g->n] = v; g->roots[g->n] = g->root;
     return g->n++;
 }
-static void srt__sg_name(srt__out *o, int id) {
-    char b[24];
-    snprintf(b, sizeof b, " s%d", id);
-    srt__puts(o, b);
-}
 /* " sN" for schema v (queued). */
-static void srt__sg_ref(srt__sg *g, const char *v) { srt__sg_name(g->o, srt__sg_queue(g, v)); }
+static void srt__sg_ref(srt__sg *g, const char *v) {
+    char b[24];
+    snprintf(b, sizeof b, " s%d", srt__sg_queue(g, v));
+    srt__puts(g->o, b);
+}
+/* What "$ref" r (a JSON string) points to in g->root: "#" is the root, "#/a/b/0" a JSON pointer
+   in it (~0, ~1 and %XX decoded). NULL and g->err when it points nowhere this can follow. */
+static const char *srt__sg_deref(srt__sg *g, const char *r) {
+    size_t n = 0, k;
+    char *t, *seg;
+    const char *cur = g->root, *p, *it, *e;
+    if (*r != '"') { srt__sg_fail(g, "a $ref that is not a string", r); return NULL; }
+    if (!(t = srt__json_text(r, &n))) { srt__sg_fail(g, "out of memory", NULL); return NULL; }
+    if (t[0] != '#' || (t[1] && t[1] != '/')) { SRT_FREE(t); srt__sg_fail(g, "a $ref outside this schema (\"#\" and \"#/...\" are followed)", r); return NULL; }
+    if (!(seg = (char *)SRT_MALLOC(n + 1))) { SRT_FREE(t); srt__sg_fail(g, "out of memory", NULL); return NULL; }
+    for (p = t + 1; cur && *p == '/'; ) {
+        uint32_t x;
+        for (p++, k = 0; *p && *p != '/'; p++) {
+            if (*p == '~' && (p[1] == '0' || p[1] == '1')) { seg[k++] = p[1] == '0' ? '~' : '/'; p++; }
+            else if (*p == '%' && srt__hex_digits(p + 1, 2, &x) && x) { seg[k++] = (char)x; p += 2; }
+            else seg[k++] = *p;
+        }
+        seg[k] = 0;
+        if (*cur == '{') cur = srt__json_get(cur, seg);
+        else if (*cur == '[' && k && strspn(seg, "0123456789") == k && (k == 1 || seg[0] != '0') && k < 10) {
+            long i = atol(seg);
+            for (it = cur, cur = NULL; srt__json_item(&it, &e) && !cur; i--) if (!i) cur = e;
+        } else cur = NULL;
+    }
+    SRT_FREE(seg); SRT_FREE(t);
+    if (!cur) srt__sg_fail(g, "a $ref that points nowhere in the schema", r);
+    return cur;
+}
+/* Schema v with its $refs followed (their sibling keywords are not read). NULL and g->err on a
+   problem. */
+static const char *srt__sg_resolve(srt__sg *g, const char *v) {
+    const char *x;
+    int hops;
+    for (hops = 0; v && *(v = srt__json_ws(v)) == '{' && (x = srt__json_get(v, "$ref")) != NULL; hops++) {
+        if (hops == SRT__SG_DEPTH) { srt__sg_fail(g, "a $ref that leads to itself", x); return NULL; }
+        g->refs = 1;
+        v = srt__sg_deref(g, x);
+    }
+    return v;
+}
+/* The parts of schema v's allOf, and v itself (first), nested ones flattened and $refs followed. */
+static int srt__sg_parts(srt__sg *g, const char *v, const char **parts, int *n, int depth) {
+    const char *x, *it, *e;
+    if (!(v = srt__sg_resolve(g, v))) return 0;
+    if (*v == 't') return 1;   /* true: nothing */
+    if (*v != '{') { srt__sg_fail(g, "a schema that is not an object or true", v); return 0; }
+    if (*n == SRT__SG_PARTS || depth > SRT__SG_DEPTH) { srt__sg_fail(g, "an allOf of more than 64 parts, or 32 levels", v); return 0; }
+    parts[(*n)++] = v;
+    if (!(x = srt__json_get(v, "allOf"))) return 1;
+    if (*x != '[') { srt__sg_fail(g, "an allOf that is not an array of schemas", x); return 0; }
+    for (it = x; srt__json_item(&it, &e); ) if (!srt__sg_parts(g, e, parts, n, depth + 1)) return 0;
+    return 1;
+}
+/* Whether the two JSON values are the same as tojson writes them (1 when out of memory). */
+static int srt__sg_same(const char *a, const char *b) {
+    size_t na, nb;
+    char *ta = srt__sg_json_text(a, &na), *tb = srt__sg_json_text(b, &nb);
+    const int same = !ta || !tb || (na == nb && !memcmp(ta, tb, na));
+    SRT_FREE(ta); SRT_FREE(tb);
+    return same;
+}
+/* Whether key k (quoted) is one of names (NULL-ended). */
+static int srt__sg_key_in(const char *k, const char *const *names) {
+    for (; *names; names++) if (srt__json_is(k, *names)) return 1;
+    return 0;
+}
+/* The value of key in schema v when it is an object ('{') or array ('['), else NULL. */
+static const char *srt__sg_kind(const char *v, const char *key, char kind) {
+    const char *x = srt__json_get(v, key);
+    return x && *x == kind ? x : NULL;
+}
+/* The schema of v's allOf (v with the keywords of its parts): "properties" the union (a name's
+   first schema kept), "required" the union, every other keyword once (the parts that have it must
+   agree; annotations are dropped). A text that g owns; NULL and g->err on a problem. */
+static const char *srt__sg_all_of(srt__sg *g, const char *v) {
+    static const char *const skip[] = {"allOf", "properties", "required", "title", "description", "$comment", "examples", "default",
+                                       "$schema", "$id", "$defs", "definitions", "deprecated", "readOnly", "writeOnly", NULL};
+    const char *parts[SRT__SG_PARTS], *it, *k, *x, *pv;
+    srt__out o = {NULL, 0, 0};
+    char **owned, *key;
+    int n = 0, i, j, pass, any_props = 0, any_req = 0;
+    size_t kn;
+    if (!srt__sg_parts(g, v, parts, &n, 0)) return NULL;
+    for (i = 0; i < n; i++) { any_props |= srt__json_get(parts[i], "properties") != NULL; any_req |= srt__json_get(parts[i], "required") != NULL; }
+    for (pass = 0; pass < 2; pass++) {
+        int first = 1;
+        o.n = 0;
+        srt__puts(&o, "{");
+        if (any_props) {
+            srt__puts(&o, "\"properties\": {");
+            for (i = 0; i < n; i++) for (it = srt__sg_kind(parts[i], "properties", '{'); it && srt__json_member(&it, &k, &pv); ) {
+                int seen = 0;
+                if (!(key = srt__json_text(k, &kn))) { srt__sg_fail(g, "out of memory", NULL); break; }
+                for (j = 0; j < i && !seen; j++) seen = srt__json_get(srt__sg_kind(parts[j], "properties", '{'), key) != NULL;
+                SRT_FREE(key);
+                if (seen) continue;
+                if (!first) srt__puts(&o, ", ");
+                first = 0;
+                srt__put(&o, k, (size_t)(srt__json_skip(k) - k));
+                srt__puts(&o, ": ");
+                srt__put(&o, pv, (size_t)(srt__json_skip(pv) - pv));
+            }
+            srt__puts(&o, "}");
+        }
+        if (any_req) {
+            srt__puts(&o, any_props ? ", \"required\": [" : "\"required\": [");
+            for (i = 0, first = 1; i < n; i++) for (it = srt__sg_kind(parts[i], "required", '['); it && srt__json_item(&it, &x); ) {
+                int seen = *x != '"';
+                for (j = 0; j < i && !seen; j++) seen = srt__json_has_string(srt__json_get(parts[j], "required"), x);
+                if (seen) continue;
+                if (!first) srt__puts(&o, ", ");
+                first = 0;
+                srt__put(&o, x, (size_t)(srt__json_skip(x) - x));
+            }
+            srt__puts(&o, "]");
+        }
+        first = !any_props && !any_req;
+        for (i = 0; i < n; i++) for (it = parts[i]; srt__json_member(&it, &k, &pv); ) {
+            int seen = 0;
+            if (srt__sg_key_in(k, skip)) continue;
+            if (!(key = srt__json_text(k, &kn))) { srt__sg_fail(g, "out of memory", NULL); break; }
+            for (j = 0; j < i && !seen; j++) if ((x = srt__json_get(parts[j], key)) != NULL) {
+                seen = 1;
+                if (!srt__sg_same(x, pv)) srt__sg_fail(g, "an allOf whose parts disagree on a keyword (only properties and required are merged)", k);
+            }
+            SRT_FREE(key);
+            if (seen) continue;
+            if (!first) srt__puts(&o, ", ");
+            first = 0;
+            srt__put(&o, k, (size_t)(srt__json_skip(k) - k));
+            srt__puts(&o, ": ");
+            srt__put(&o, pv, (size_t)(srt__json_skip(pv) - pv));
+        }
+        srt__puts(&o, "}");
+        if (g->err) { if (pass) SRT_FREE(o.buf); return NULL; }
+        if (pass == 0) {
+            if (!(owned = (char **)SRT_REALLOC((void *)g->owned, (size_t)(g->n_owned + 1) * sizeof *owned)) || !(o.buf = (char *)SRT_MALLOC(o.n + 1))) {
+                if (owned) g->owned = owned;
+                srt__sg_fail(g, "out of memory", NULL);
+                return NULL;
+            }
+            g->owned = owned;
+            o.cap = o.n + 1;
+        }
+    }
+    o.buf[o.n] = 0;
+    g->owned[g->n_owned++] = o.buf;
+    return o.buf;
+}
+/* The whole number keyword key of v (dflt when absent; over SRT__SG_MAX_COUNT: no limit, -1, for a
+   maximum). g->err when it is not a whole number >= 0. */
+static long srt__sg_count(srt__sg *g, const char *v, const char *key, long dflt) {
+    const char *x = srt__json_get(v, key), *p;
+    long n = 0;
+    if (!x) return dflt;
+    for (p = x; *p >= '0' && *p <= '9'; p++) if (n <= SRT__SG_MAX_COUNT) n = n * 10 + (*p - '0');
+    if (*p == '.') for (p++; *p == '0'; p++) {}
+    if (p == x || (*p >= '1' && *p <= '9') || *p == 'e' || *p == 'E') { srt__sg_fail(g, "a length or count that is not a whole number >= 0", x); return dflt; }
+    if (n > SRT__SG_MAX_COUNT) {
+        if (dflt < 0) return -1;
+        srt__sg_fail(g, "a minimum length or count over 1000000", x);
+    }
+    return n;
+}
+/* item (a GBNF element) lo .. hi times (hi < 0: no limit), in blocks of 1000 past the grammar's
+   limit of 1000 repetitions. */
+static void srt__sg_repeat(srt__out *o, const char *item, long lo, long hi) {
+    char b[48];
+    const long k = hi < 0 ? -1 : hi - lo;
+    if (lo >= 1000) { srt__puts(o, " ("); srt__puts(o, item); snprintf(b, sizeof b, "{1000}){%ld}", lo / 1000); srt__puts(o, b); }
+    if (lo % 1000) { srt__put(o, " ", 1); srt__puts(o, item); snprintf(b, sizeof b, "{%ld}", lo % 1000); srt__puts(o, b); }
+    if (k < 0) { srt__put(o, " ", 1); srt__puts(o, item); srt__puts(o, "*"); }
+    else if (k > 0 && k <= 1000) { srt__put(o, " ", 1); srt__puts(o, item); snprintf(b, sizeof b, "{0,%ld}", k); srt__puts(o, b); }
+    else if (k > 1000) {   /* c < 1000 a in whole blocks and a rest, or a blocks and at most k % 1000 */
+        srt__puts(o, " (");
+        if (k >= 2000) { srt__puts(o, " ("); srt__puts(o, item); snprintf(b, sizeof b, "{1000}){0,%ld}", k / 1000 - 1); srt__puts(o, b); }
+        srt__put(o, " ", 1); srt__puts(o, item); srt__puts(o, "{0,999} | ("); srt__puts(o, item); snprintf(b, sizeof b, "{1000}){%ld}", k / 1000); srt__puts(o, b);
+        if (k % 1000) { srt__put(o, " ", 1); srt__puts(o, item); snprintf(b, sizeof b, "{0,%ld}", k % 1000); srt__puts(o, b); }
+        srt__puts(o, " )");
+    }
+}
+/* The rule body of a string: minLength / maxLength, and the formats date, time, date-time and uuid
+   (other formats are not checked). */
+static void srt__sg_string(srt__sg *g, const char *v) {
+    static const char *const formats[] = {"date", "time", "date-time", "uuid", NULL};
+    const char *f = srt__json_get(v, "format");
+    const long lo = srt__sg_count(g, v, "minLength", 0), hi = srt__sg_count(g, v, "maxLength", -1);
+    int i;
+    for (i = 0; f && formats[i]; i++) if (srt__json_is(f, formats[i])) {
+        g->uses |= SRT__SG_FORMATS;
+        srt__puts(g->o, " \"\\\"\" ");
+        srt__puts(g->o, formats[i]);
+        srt__puts(g->o, " \"\\\"\"");
+        return;
+    }
+    if (hi >= 0 && lo > hi) { srt__sg_fail(g, "a minLength above the maxLength", v); return; }
+    if (!lo && hi < 0) { srt__puts(g->o, " string"); return; }
+    g->uses |= SRT__SG_CHAR;
+    srt__puts(g->o, " \"\\\"\"");
+    srt__sg_repeat(g->o, "char", lo, hi);
+    srt__puts(g->o, " \"\\\"\"");
+}
+/* The rule body of an array: "items" (false: none past "prefixItems"), "prefixItems" (all of them
+   there), minItems, maxItems. */
+static void srt__sg_array(srt__sg *g, const char *v) {
+    srt__out *o = g->o;
+    const char *items = srt__json_get(v, "items"), *prefix = srt__json_get(v, "prefixItems"), *it, *e;
+    const long lo = srt__sg_count(g, v, "minItems", 0);
+    long hi = srt__sg_count(g, v, "maxItems", -1), np = 0;
+    char one[32], item[48];
+    int first = 1;
+    if (prefix && *prefix != '[') { srt__sg_fail(g, "a prefixItems that is not an array of schemas", prefix); return; }
+    for (it = prefix; prefix && srt__json_item(&it, &e); ) np++;
+    if (items && *items == 'f' && (hi < 0 || hi > np)) hi = np;   /* none past the prefix */
+    if (hi >= 0 && (lo > hi || hi < np)) { srt__sg_fail(g, "a minItems above the maxItems, or a maxItems below the number of prefixItems", v); return; }
+    if (items && *items != 't' && *items != 'f') snprintf(one, sizeof one, "s%d ws", srt__sg_queue(g, items));
+    else snprintf(one, sizeof one, "value ws");
+    snprintf(item, sizeof item, "(\",\" ws %s)", one);
+    srt__puts(o, " \"[\" ws");
+    if (np) {
+        for (it = prefix; srt__json_item(&it, &e); first = 0) {
+            if (!first) srt__puts(o, " \",\" ws");
+            srt__sg_ref(g, e);
+            srt__puts(o, " ws");
+        }
+        srt__sg_repeat(o, item, lo > np ? lo - np : 0, hi < 0 ? -1 : hi - np);
+    } else if (hi != 0) {
+        srt__puts(o, lo ? " " : " ( ");
+        srt__puts(o, one);
+        srt__sg_repeat(o, item, lo ? lo - 1 : 0, hi < 0 ? -1 : hi - 1);
+        if (!lo) srt__puts(o, " )?");
+    }
+    srt__puts(o, " \"]\"");
+}
+/* The rule body of an object: "properties" in their order, the "required" ones always and the
+   others where they are; after them, with "additionalProperties" true or a schema, any more
+   (their names not checked against the listed ones), else none. No properties and no
+   additionalProperties: any object. */
+static void srt__sg_object(srt__sg *g, const char *v) {
+    srt__out *o = g->o;
+    const char *props = srt__json_get(v, "properties"), *req = srt__json_get(v, "required"), *add = srt__json_get(v, "additionalProperties"), *it, *k, *pv;
+    int n = 0, j, start, first_req = -1, *id;
+    unsigned char *isreq;
+    char extra[48];
+    if (props && *props != '{') { srt__sg_fail(g, "a properties that is not an object", props); return; }
+    if (add && *add != 't' && *add != 'f') snprintf(extra, sizeof extra, "( string ws \":\" ws s%d ws )", srt__sg_queue(g, add));
+    else snprintf(extra, sizeof extra, "( string ws \":\" ws value ws )");
+    if (add && *add == 'f') add = NULL;
+    for (it = props; props && srt__json_member(&it, &k, &pv); ) n++;
+    if (!n) {
+        if (!props && !add && !srt__json_get(v, "additionalProperties")) srt__puts(o, " object");
+        else if (!add) srt__puts(o, " \"{\" ws \"}\"");
+        else { srt__puts(o, " \"{\" ws ( "); srt__puts(o, extra); srt__puts(o, " (\",\" ws "); srt__puts(o, extra); srt__puts(o, ")* )? \"}\""); }
+        return;
+    }
+    /* the alternatives are which one comes first (an optional one before the first required, or that) */
+    id = (int *)SRT_MALLOC((size_t)n * sizeof(int));
+    isreq = (unsigned char *)SRT_MALLOC((size_t)n);
+    if (!id || !isreq) { srt__sg_fail(g, "out of memory", NULL); SRT_FREE(id); SRT_FREE(isreq); return; }
+    for (it = props, j = 0; srt__json_member(&it, &k, &pv); j++) {
+        isreq[j] = (unsigned char)srt__json_has_string(req, k);
+        if (isreq[j] && first_req < 0) first_req = j;
+        id[j] = srt__sg_queue(g, pv);
+    }
+    srt__puts(o, " \"{\" ws ( (");
+    for (start = 0; start < n && (first_req < 0 || start <= first_req); start++) {
+        if (start) srt__puts(o, " |");
+        for (it = props, j = 0; srt__json_member(&it, &k, &pv); j++) {
+            const int opt = j > start && !isreq[j];
+            char b[24];
+            if (j < start) continue;
+            if (opt) srt__puts(o, " (");
+            if (j > start) srt__puts(o, " \",\" ws");
+            srt__sg_json_lit(g, k);
+            snprintf(b, sizeof b, " ws \":\" ws s%d ws", id[j]);
+            srt__puts(o, b);
+            if (opt) srt__puts(o, ")?");
+        }
+    }
+    srt__puts(o, " )");
+    if (add) { srt__puts(o, " (\",\" ws "); srt__puts(o, extra); srt__puts(o, ")*"); }
+    if (first_req < 0 && add) { srt__puts(o, " | "); srt__puts(o, extra); srt__puts(o, " (\",\" ws "); srt__puts(o, extra); srt__puts(o, ")*"); }
+    srt__puts(o, first_req < 0 ? " )? \"}\"" : " ) \"}\"");
+    SRT_FREE(id); SRT_FREE(isreq);
+}
 /* The body of a rule for type name ty of schema v. */
 static void srt__sg_type(srt__sg *g, const char *v, const char *ty) {
-    srt__out *o = g->o;
-    static const char *const plain[6] = {"string", "integer", "number", "boolean", "null", NULL};
+    static const char *const plain[5] = {"integer", "number", "boolean", "null", NULL};
     int i;
-    for (i = 0; plain[i]; i++) if (!strcmp(ty, plain[i])) { srt__put(o, " ", 1); srt__puts(o, ty); return; }
-    if (!strcmp(ty, "array")) {
-        const char *items = srt__json_get(v, "items");
-        const int iid = items ? srt__sg_queue(g, items) : -1;
-        srt__puts(o, " \"[\" ws (");
-        if (items) srt__sg_name(o, iid); else srt__puts(o, " value");
-        srt__puts(o, " ws (\",\" ws");
-        if (items) srt__sg_name(o, iid); else srt__puts(o, " value");
-        srt__puts(o, " ws)*)? \"]\"");
-    } else if (!strcmp(ty, "object")) {
-        /* the properties in their order, the required ones always, the others where they are: the
-           alternatives are which one comes first (an optional one before the first required, or that) */
-        const char *props = srt__json_get(v, "properties"), *req = srt__json_get(v, "required"), *it, *k, *pv;
-        int n = 0, j, start, first_req = -1, *id;
-        unsigned char *isreq;
-        if (!props || *props != '{') { srt__puts(o, " object"); return; }
-        for (it = props; srt__json_member(&it, &k, &pv); ) n++;
-        if (!n) { srt__puts(o, " \"{\" ws \"}\""); return; }
-        id = (int *)SRT_MALLOC((size_t)n * sizeof(int));
-        isreq = (unsigned char *)SRT_MALLOC((size_t)n);
-        if (!id || !isreq) { if (!g->err) g->err = "out of memory"; SRT_FREE(id); SRT_FREE(isreq); return; }
-        for (it = props, j = 0; srt__json_member(&it, &k, &pv); j++) {
-            isreq[j] = (unsigned char)srt__json_has_string(req, k);
-            if (isreq[j] && first_req < 0) first_req = j;
-            id[j] = srt__sg_queue(g, pv);
-        }
-        srt__puts(o, " \"{\" ws (");
-        for (start = 0; start < n && (first_req < 0 || start <= first_req); start++) {
-            if (start) srt__puts(o, " |");
-            for (it = props, j = 0; srt__json_member(&it, &k, &pv); j++) {
-                const int opt = j > start && !isreq[j];
-                if (j < start) continue;
-                if (opt) srt__puts(o, " (");
-                if (j > start) srt__puts(o, " \",\" ws");
-                srt__put(o, " ", 1);
-                srt__sg_json_lit(o, k);
-                srt__puts(o, " ws \":\" ws");
-                srt__sg_name(o, id[j]);
-                srt__puts(o, " ws");
-                if (opt) srt__puts(o, ")?");
-            }
-        }
-        srt__puts(o, first_req < 0 ? " )? \"}\"" : " ) \"}\"");
-        SRT_FREE(id); SRT_FREE(isreq);
-    } else if (!g->err) { g->err = "a type that is not string, integer, number, boolean, null, array or object"; g->err_at = v; }
+    for (i = 0; plain[i]; i++) if (!strcmp(ty, plain[i])) { srt__put(g->o, " ", 1); srt__puts(g->o, ty); return; }
+    if (!strcmp(ty, "string")) srt__sg_string(g, v);
+    else if (!strcmp(ty, "array")) srt__sg_array(g, v);
+    else if (!strcmp(ty, "object")) srt__sg_object(g, v);
+    else srt__sg_fail(g, "a type that is not string, integer, number, boolean, null, array or object", v);
 }
 /* The body of schema v's rule. */
 static void srt__sg_body(srt__sg *g, const char *v) {
     srt__out *o = g->o;
     const char *x, *e, *it;
     int first = 1;
-    v = srt__json_ws(v);
+    if (!(v = srt__sg_resolve(g, v))) return;
     if (*v == 't') { srt__puts(o, " value"); return; }   /* true: anything */
-    if (*v != '{') { if (!g->err) { g->err = "a schema that is not an object or true"; g->err_at = v; } return; }
-    if ((x = srt__json_get(v, "const"))) { srt__put(o, " ", 1); srt__sg_json_lit(o, x); return; }
+    if (*v != '{') { srt__sg_fail(g, "a schema that is not an object or true", v); return; }
+    if (srt__json_get(v, "allOf") && !(v = srt__sg_all_of(g, v))) return;
+    if ((x = srt__json_get(v, "const"))) { srt__sg_json_lit(g, x); return; }
     if ((x = srt__json_get(v, "enum")) || (x = srt__json_get(v, "anyOf")) || (x = srt__json_get(v, "oneOf"))) {
         const int is_enum = x == srt__json_get(v, "enum");
-        if (*x != '[' || *srt__json_ws(x + 1) == ']') { if (!g->err) { g->err = "an enum, anyOf or oneOf that is not an array of values"; g->err_at = x; } return; }
+        if (*x != '[' || *srt__json_ws(x + 1) == ']') { srt__sg_fail(g, "an enum, anyOf or oneOf that is not an array of values", x); return; }
         srt__puts(o, " (");
         for (it = x; srt__json_item(&it, &e); first = 0) {
             if (!first) srt__puts(o, " |");
-            if (is_enum) { srt__put(o, " ", 1); srt__sg_json_lit(o, e); } else srt__sg_ref(g, e);
+            if (is_enum) srt__sg_json_lit(g, e); else srt__sg_ref(g, e);
         }
         srt__puts(o, " )");
         return;
@@ -10222,7 +10498,7 @@ static void srt__sg_body(srt__sg *g, const char *v) {
             srt__sg_type(g, v, ty);
             return;
         }
-        if (*x != '[') { if (!g->err) { g->err = "a type that is not a string or an array of them"; g->err_at = x; } return; }
+        if (*x != '[') { srt__sg_fail(g, "a type that is not a string or an array of them", x); return; }
         srt__puts(o, " (");
         for (it = x; srt__json_item(&it, &e) && *e == '"'; first = 0) {
             char *t = srt__json_text(e, &n);
@@ -10231,13 +10507,13 @@ static void srt__sg_body(srt__sg *g, const char *v) {
             SRT_FREE(t);
             srt__sg_type(g, v, ty);
         }
-        if (first && !g->err) { g->err = "an empty type array"; g->err_at = x; }
+        if (first) srt__sg_fail(g, "an empty type array", x);
         srt__puts(o, " )");
         return;
     }
-    if (srt__json_get(v, "properties")) srt__sg_type(g, v, "object");
-    else if (srt__json_get(v, "items")) srt__sg_type(g, v, "array");
-    else srt__puts(o, " value");   /* no type: any value ($ref, allOf, ... are not followed) */
+    if (srt__json_get(v, "properties") || srt__json_get(v, "additionalProperties")) srt__sg_object(g, v);
+    else if (srt__json_get(v, "items") || srt__json_get(v, "prefixItems")) srt__sg_array(g, v);
+    else srt__puts(o, " value");   /* no type: any value */
 }
 /* Writes the rules of the queued schemas from g->done on, then the JSON rules. */
 static void srt__sg_finish(srt__sg *g) {
@@ -10245,11 +10521,29 @@ static void srt__sg_finish(srt__sg *g) {
     while (g->done < g->n && !g->err) {
         snprintf(b, sizeof b, "s%d ::=", g->done);
         srt__puts(g->o, b);
+        g->root = g->roots[g->done];
         srt__sg_body(g, g->queue[g->done++]);
         srt__puts(g->o, "\n");
     }
     srt__puts(g->o, strchr(SRT_GRAMMAR_JSON, '\n') + 1);   /* all but its root */
     srt__puts(g->o, "integer ::= \"-\"? ( \"0\" | [1-9] [0-9]{0,15} )\nboolean ::= \"true\" | \"false\"\nnull ::= \"null\"\n");
+    if (g->uses & SRT__SG_CHAR) srt__puts(g->o, "char ::= [^\"\\\\\\x00-\\x1f] | \"\\\\\" ( [\"\\\\/bfnrt] | \"u\" [0-9a-fA-F]{4} )\n");
+    if (g->uses & SRT__SG_FORMATS)
+        srt__puts(g->o, "date ::= [0-9]{4} \"-\" ( \"0\" [1-9] | \"1\" [0-2] ) \"-\" ( \"0\" [1-9] | [12] [0-9] | \"3\" [01] )\n"
+                        "time ::= ( [01] [0-9] | \"2\" [0-3] ) \":\" [0-5] [0-9] \":\" [0-5] [0-9] ( \".\" [0-9]{1,9} )? ( \"Z\" | [+-] ( [01] [0-9] | \"2\" [0-3] ) \":\" [0-5] [0-9] )\n"
+                        "date-time ::= date \"T\" time\n"
+                        "uuid ::= [0-9a-fA-F]{8} \"-\" [0-9a-fA-F]{4} \"-\" [0-9a-fA-F]{4} \"-\" [0-9a-fA-F]{4} \"-\" [0-9a-fA-F]{12}\n");
+}
+/* Whether the grammar written parses (a schema whose rules recurse before reading anything, such
+   as {"anyOf": [{"$ref": "#"}]}, makes a left recursion). */
+static srt_status srt__sg_check(const char *gbnf, const char *what) {
+    srt__grammar *gr = NULL;
+    char why[256];
+    srt_status st = srt__grammar_parse(gbnf, &gr);
+    srt__grammar_free(gr);
+    if (st == SRT_OK || st == SRT_ERR_OUT_OF_MEMORY) return st;
+    srt__chat_copy(why, sizeof why, srt_last_error());
+    return srt__fail(SRT_ERR_INVALID_ARG, "%s: the grammar written is refused (a schema that refers to itself before reading anything?): %s", what, why);
 }
 /* The grammar of tool calls (tools: a JSON array of tool definitions, read already): each call
    open, then {"name": NAME, "ARGS": ARGUMENTS}, then close, one or more of them with sep between
@@ -10275,59 +10569,70 @@ static void srt__sg_tools(srt__sg *g, const char *tools, const char *open, const
         if (!(fn = srt__json_get(p, "function"))) fn = p;
         name = srt__json_get(fn, "name");
         params = srt__json_get(fn, "parameters");
-        if (!name || *name != '"') { if (!g->err) { g->err = "a tool without a \"name\" string"; g->err_at = p; } return; }
+        if (!name || *name != '"') { srt__sg_fail(g, "a tool without a \"name\" string", p); return; }
         srt__puts(o, i ? " |" : "");
-        srt__put(o, " ", 1);
-        srt__sg_json_lit(o, name);
-        srt__puts(o, " ws \",\" ws ");
-        srt__sg_json_lit(o, args);   /* (a JSON string: the quoted key) */
+        srt__sg_json_lit(g, name);
+        srt__puts(o, " ws \",\" ws");
+        srt__sg_json_lit(g, args);   /* (a JSON string: the quoted key) */
         srt__puts(o, " ws \":\" ws");
-        if (params) srt__sg_ref(g, params); else srt__puts(o, " object");
+        if (params) { g->root = params; srt__sg_ref(g, params); } else srt__puts(o, " object");
     }
-    if (!i && !g->err) { g->err = "no tools"; g->err_at = tools; }
+    if (!i) srt__sg_fail(g, "no tools", tools);
     srt__puts(o, "\n");
     srt__sg_finish(g);
 }
-SRT_API srt_status srt_grammar_from_json_schema(const char *schema, char *buf, size_t cap, size_t *len) {
-    srt__out o, none = {NULL, 0, 0};
-    srt__sg g;
-    const char *e;
-    if (len) *len = 0;
-    if (!schema || !len || (!buf && cap)) return srt__fail(SRT_ERR_INVALID_ARG, "srt_grammar_from_json_schema: bad arguments");
-    if (!(e = srt__json_value(&none, srt__json_ws(schema), 0, 0)) || *srt__json_ws(e))
-        return srt__fail(SRT_ERR_INVALID_ARG, "JSON schema: not one JSON value (valid UTF-8, at most %d levels)", SRT__JSON_DEPTH);
-    o.buf = buf; o.cap = cap; o.n = 0;
-    memset(&g, 0, sizeof g);
-    g.o = &o;
-    srt__puts(&o, "root ::= s0\n");
-    srt__sg_queue(&g, srt__json_ws(schema));
-    srt__sg_finish(&g);
-    SRT_FREE((void *)g.queue);
-    if (g.err) return srt__fail(SRT_ERR_INVALID_ARG, "JSON schema: %s (at byte %llu)", g.err, (unsigned long long)(g.err_at ? g.err_at - schema : 0));
-    *len = o.n;
-    if (cap) buf[o.n < cap ? o.n : cap - 1] = 0;
-    if (o.n >= cap) return srt__fail(SRT_ERR_INVALID_ARG, "srt_grammar_from_json_schema: %llu bytes do not fit in %llu", (unsigned long long)o.n + 1, (unsigned long long)cap);
-    return SRT_OK;
-}
-/* srt__sg_tools's grammar, SRT_MALLOC'd into *out (measured, then written). */
-static srt_status srt__sg_tools_text(const char *tools, const char *open, const char *sep, const char *close, const char *args, char **out) {
+/* The grammar of JSON Schema schema, or (schema NULL) of srt__sg_tools's calls, SRT_MALLOC'd into
+   *out (measured, written, then parsed). */
+static srt_status srt__sg_text(const char *schema, const char *tools, const char *open, const char *sep, const char *close, const char *args, char **out, size_t *len) {
+    const char *src = schema ? schema : tools, *what = schema ? "JSON schema" : "tool_grammar: the tools";
     srt__out o = {NULL, 0, 0};
+    srt_status st;
     int pass;
     *out = NULL;
     for (pass = 0; pass < 2; pass++) {
         srt__sg g;
         memset(&g, 0, sizeof g);
         g.o = &o;
-        srt__sg_tools(&g, tools, open, sep, close, args);
-        SRT_FREE((void *)g.queue);
-        if (g.err) { SRT_FREE(o.buf); return srt__fail(SRT_ERR_INVALID_ARG, "tool_grammar: the tools: %s (at byte %llu)", g.err, (unsigned long long)(g.err_at ? g.err_at - tools : 0)); }
+        if (schema) {
+            srt__puts(&o, "root ::= s0\n");
+            g.root = srt__json_ws(schema);
+            srt__sg_queue(&g, g.root);
+            srt__sg_finish(&g);
+        } else srt__sg_tools(&g, tools, open, sep, close, args);
+        srt__sg_free(&g);
+        if (g.err) {
+            const size_t at = (size_t)(g.err_at - src);
+            SRT_FREE(o.buf);
+            if (!strcmp(g.err, "out of memory")) return srt__fail(SRT_ERR_OUT_OF_MEMORY, "%s: out of memory", what);
+            if (g.err_at && g.err_at >= src && at <= strlen(src)) return srt__fail(SRT_ERR_INVALID_ARG, "%s: %s (at byte %llu)", what, g.err, (unsigned long long)at);
+            return srt__fail(SRT_ERR_INVALID_ARG, "%s: %s", what, g.err);
+        }
         if (pass == 0) {
-            if (!(o.buf = (char *)SRT_MALLOC(o.n + 1))) return srt__fail(SRT_ERR_OUT_OF_MEMORY, "tool_grammar: out of memory");
+            if (!(o.buf = (char *)SRT_MALLOC(o.n + 1))) return srt__fail(SRT_ERR_OUT_OF_MEMORY, "%s: out of memory", what);
             o.cap = o.n + 1; o.n = 0;
         }
     }
     o.buf[o.n] = 0;
+    if ((st = srt__sg_check(o.buf, what)) != SRT_OK) { SRT_FREE(o.buf); return st; }
     *out = o.buf;
+    if (len) *len = o.n;
+    return SRT_OK;
+}
+SRT_API srt_status srt_grammar_from_json_schema(const char *schema, char *buf, size_t cap, size_t *len) {
+    srt__out none = {NULL, 0, 0};
+    const char *e;
+    char *g = NULL;
+    size_t n = 0;
+    srt_status st;
+    if (len) *len = 0;
+    if (!schema || !len || (!buf && cap)) return srt__fail(SRT_ERR_INVALID_ARG, "srt_grammar_from_json_schema: bad arguments");
+    if (!(e = srt__json_value(&none, srt__json_ws(schema), 0, 0)) || *srt__json_ws(e))
+        return srt__fail(SRT_ERR_INVALID_ARG, "JSON schema: not one JSON value (valid UTF-8, at most %d levels)", SRT__JSON_DEPTH);
+    if ((st = srt__sg_text(schema, NULL, NULL, NULL, NULL, NULL, &g, &n)) != SRT_OK) return st;
+    *len = n;
+    if (cap) { memcpy(buf, g, n < cap ? n : cap - 1); buf[n < cap ? n : cap - 1] = 0; }
+    SRT_FREE(g);
+    if (n >= cap) return srt__fail(SRT_ERR_INVALID_ARG, "srt_grammar_from_json_schema: %llu bytes do not fit in %llu", (unsigned long long)n + 1, (unsigned long long)cap);
     return SRT_OK;
 }
 /* The grammar of a reply's tool calls under template t (tools checked) and the trigger that starts
@@ -10337,8 +10642,8 @@ static srt_status srt__chat_tool_grammar(const srt_chat_template *t, const char 
     if (t->format == SRT_CHAT_HARMONY)
         return srt__fail(SRT_ERR_UNSUPPORTED, "tool_grammar: harmony's calls are in control tokens, which a grammar does not see");
     *trigger = t->format == SRT_CHAT_LLAMA3 ? "{\"name\"" : "<tool_call>";
-    if (t->format == SRT_CHAT_LLAMA3) return srt__sg_tools_text(tools, "", NULL, "", "\"parameters\"", out);   /* the whole reply, one call */
-    return srt__sg_tools_text(tools, "<tool_call>\n", "\n", "\n</tool_call>", "\"arguments\"", out);
+    if (t->format == SRT_CHAT_LLAMA3) return srt__sg_text(NULL, tools, "", NULL, "", "\"parameters\"", out, NULL);   /* the whole reply, one call */
+    return srt__sg_text(NULL, tools, "<tool_call>\n", "\n", "\n</tool_call>", "\"arguments\"", out, NULL);
 }
 
 /* ---------------------------------------------------------------- 15 chats */

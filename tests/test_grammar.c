@@ -192,6 +192,13 @@ static void test_schema(void) {
     static const char *const person = "{\"type\": \"object\", \"properties\": {\"name\": {\"type\": \"string\"}, \"age\": {\"type\": \"integer\"}, "
                                       "\"tags\": {\"type\": \"array\", \"items\": {\"enum\": [\"a\", \"b\\u00e9\", 3, null]}}, \"ok\": {\"type\": \"boolean\"}}, \"required\": [\"age\"]}";
     static const char *const opt = "{\"properties\": {\"x\": {\"type\": \"number\"}, \"y\": {\"type\": [\"string\", \"null\"]}, \"z\": {\"const\": [1, {\"k\": true}]}}}";
+    static const char *const defs = "{\"type\": \"object\", \"properties\": {\"pet\": {\"$ref\": \"#/$defs/Pet\"}, \"owners\": {\"$ref\": \"#/$defs/Names\"}, "
+                                    "\"a/b\": {\"$ref\": \"#/$defs/x~1y\"}, \"pct\": {\"$ref\": \"#/$defs/100%25\"}, \"first\": {\"$ref\": \"#/$defs/Pair/prefixItems/1\"}}, "
+                                    "\"required\": [\"pet\", \"owners\"], \"$defs\": {\"Pet\": {\"type\": \"object\", \"properties\": {\"kind\": {\"$ref\": \"#/$defs/Kind\"}}}, "
+                                    "\"Kind\": {\"enum\": [\"cat\"]}, \"Names\": {\"type\": \"array\", \"items\": {\"type\": \"string\"}}, \"x/y\": {\"type\": \"integer\"}, "
+                                    "\"100%\": {\"type\": \"boolean\"}, \"Pair\": {\"prefixItems\": [{\"type\": \"string\"}, {\"type\": \"integer\"}]}}}";
+    static const char *const tree = "{\"$ref\": \"#/$defs/Node\", \"$defs\": {\"Node\": {\"type\": \"object\", \"properties\": {\"v\": {\"type\": \"integer\"}, "
+                                    "\"kids\": {\"type\": \"array\", \"items\": {\"$ref\": \"#/$defs/Node\"}}}, \"required\": [\"v\", \"kids\"]}}}";
     static const struct { const char *schema, *text; int want; } cases[] = {
         {"{\"type\": \"string\"}", "\"hi \\\" there\"", FULL},
         {"{\"type\": \"string\"}", "3", NO},
@@ -204,7 +211,6 @@ static void test_schema(void) {
         {"{\"type\": [\"integer\", \"null\"]}", "\"1\"", NO},
         {"true", "{\"any\": [1, {}]}", FULL},
         {"{}", "[\"any\"]", FULL},
-        {"{\"$ref\": \"#/defs/x\"}", "7", BOTH},
         {"{\"enum\": [\"red\", 2, {\"a\": [null]}]}", "{\"a\": [null]}", FULL},
         {"{\"enum\": [\"red\", 2, {\"a\": [null]}]}", "\"blue\"", NO},
         {"{\"anyOf\": [{\"type\": \"integer\"}, {\"type\": \"array\", \"items\": {\"type\": \"string\"}}]}", "[\"a\", \"b\"]", FULL},
@@ -227,8 +233,75 @@ static void test_schema(void) {
         {opt, "{\"y\": \"s\", \"x\": 1}", NO},
         {"{\"properties\": {}}", "{}", FULL},
         {"{\"items\": {\"type\": \"integer\"}}", "[1, 2]", FULL},
+        /* $ref: "#", JSON pointers ($defs, definitions, ~1, %25, array indexes), recursion */
+        {defs, "{\"pet\": {\"kind\": \"cat\"}, \"owners\": [\"Ann\"]}", FULL},
+        {defs, "{\"pet\": {\"kind\": \"dog\"}, \"owners\": []}", NO},
+        {defs, "{\"pet\": {\"kind\": \"cat\"}, \"owners\": [3]}", NO},
+        {defs, "{\"pet\": {\"kind\": \"cat\"}, \"owners\": [], \"a/b\": 2, \"pct\": true, \"first\": 1}", FULL},
+        {defs, "{\"pet\": {\"kind\": \"cat\"}, \"owners\": [], \"first\": \"x\"}", NO},
+        {tree, "{\"v\": 1, \"kids\": [{\"v\": 2, \"kids\": []}, {\"v\": 3, \"kids\": [{\"v\": 4, \"kids\": []}]}]}", FULL},
+        {tree, "{\"v\": 1, \"kids\": [{\"v\": 2}]}", NO},
+        {"{\"type\": \"object\", \"properties\": {\"next\": {\"$ref\": \"#\"}}}", "{\"next\": {\"next\": {}}}", FULL},
+        /* allOf: properties and required merged, other keywords once */
+        {"{\"allOf\": [{\"$ref\": \"#/$defs/a\"}, {\"properties\": {\"y\": {\"type\": \"string\"}}, \"required\": [\"y\"]}], "
+         "\"$defs\": {\"a\": {\"type\": \"object\", \"properties\": {\"x\": {\"type\": \"integer\"}}, \"required\": [\"x\"]}}}", "{\"x\": 1, \"y\": \"s\"}", FULL},
+        {"{\"allOf\": [{\"$ref\": \"#/$defs/a\"}, {\"properties\": {\"y\": {\"type\": \"string\"}}, \"required\": [\"y\"]}], "
+         "\"$defs\": {\"a\": {\"type\": \"object\", \"properties\": {\"x\": {\"type\": \"integer\"}}, \"required\": [\"x\"]}}}", "{\"x\": 1}", NO},
+        {"{\"allOf\": [{\"type\": \"string\"}, {\"maxLength\": 2}], \"description\": \"d\"}", "\"ab\"", FULL},
+        {"{\"allOf\": [{\"type\": \"string\"}, {\"maxLength\": 2}], \"description\": \"d\"}", "\"abc\"", NO},
+        {"{\"description\": \"pydantic v1\", \"allOf\": [{\"$ref\": \"#/definitions/c\"}], \"definitions\": {\"c\": {\"enum\": [\"r\", \"g\"]}}}", "\"g\"", FULL},
+        {"{\"allOf\": [{\"properties\": {\"a\": {\"const\": 1}, \"b\": {\"const\": 2}}, \"required\": [\"a\", \"b\"]}, {\"properties\": {\"a\": {\"const\": 9}, \"c\": {\"const\": 3}}}]}",
+         "{\"a\": 1, \"b\": 2, \"c\": 3}", FULL},
+        {"{\"allOf\": [{\"properties\": {\"a\": {\"const\": 1}, \"b\": {\"const\": 2}}, \"required\": [\"a\", \"b\"]}, {\"properties\": {\"a\": {\"const\": 9}, \"c\": {\"const\": 3}}}]}",
+         "{\"a\": 1, \"c\": 3}", NO},
+        {"{\"allOf\": [{\"properties\": {\"a\": {\"const\": 1}, \"b\": {\"const\": 2}}, \"required\": [\"a\", \"b\"]}, {\"properties\": {\"a\": {\"const\": 9}, \"c\": {\"const\": 3}}}]}",
+         "{\"a\": 9, \"b\": 2}", NO},
+        /* lengths, counts and formats */
+        {"{\"type\": \"string\", \"minLength\": 2, \"maxLength\": 3}", "\"a\"", NO},
+        {"{\"type\": \"string\", \"minLength\": 2, \"maxLength\": 3}", "\"a\\u00e9\"", FULL},
+        {"{\"type\": \"string\", \"minLength\": 2, \"maxLength\": 3}", "\"abcd\"", NO},
+        {"{\"type\": \"string\", \"maxLength\": 0}", "\"\"", FULL},
+        {"{\"type\": \"string\", \"minLength\": 1.0}", "\"\"", NO},
+        {"{\"type\": \"array\", \"items\": {\"type\": \"integer\"}, \"minItems\": 1, \"maxItems\": 2}", "[]", NO},
+        {"{\"type\": \"array\", \"items\": {\"type\": \"integer\"}, \"minItems\": 1, \"maxItems\": 2}", "[1, 2]", FULL},
+        {"{\"type\": \"array\", \"items\": {\"type\": \"integer\"}, \"minItems\": 1, \"maxItems\": 2}", "[1, 2, 3]", NO},
+        {"{\"type\": \"array\", \"maxItems\": 0}", "[]", FULL},
+        {"{\"type\": \"array\", \"maxItems\": 0}", "[1]", NO},
+        {"{\"type\": \"array\", \"minItems\": 3}", "[1, 2]", NO},
+        {"{\"prefixItems\": [{\"type\": \"string\"}, {\"type\": \"integer\"}], \"items\": false}", "[\"a\", 1]", FULL},
+        {"{\"prefixItems\": [{\"type\": \"string\"}, {\"type\": \"integer\"}], \"items\": false}", "[\"a\", 1, 2]", NO},
+        {"{\"prefixItems\": [{\"type\": \"string\"}], \"items\": {\"type\": \"null\"}}", "[\"a\", null, null]", FULL},
+        {"{\"prefixItems\": [{\"type\": \"string\"}]}", "[\"a\", {}, 3]", FULL},
+        {"{\"prefixItems\": [{\"type\": \"string\"}]}", "[1]", NO},
+        {"{\"type\": \"string\", \"format\": \"date\"}", "\"2026-11-29\"", FULL},
+        {"{\"type\": \"string\", \"format\": \"date\"}", "\"2026-13-29\"", NO},
+        {"{\"type\": \"string\", \"format\": \"date-time\"}", "\"2026-11-29T17:45:00.123Z\"", FULL},
+        {"{\"type\": \"string\", \"format\": \"time\"}", "\"24:00:00Z\"", NO},
+        {"{\"type\": \"string\", \"format\": \"uuid\"}", "\"123e4567-e89b-12d3-a456-426614174000\"", FULL},
+        {"{\"type\": \"string\", \"format\": \"email\"}", "\"any text\"", FULL},
+        /* additionalProperties */
+        {"{\"type\": \"object\", \"additionalProperties\": {\"type\": \"integer\"}}", "{\"a\": 1, \"b\": 2}", FULL},
+        {"{\"type\": \"object\", \"additionalProperties\": {\"type\": \"integer\"}}", "{\"a\": \"1\"}", NO},
+        {"{\"type\": \"object\", \"additionalProperties\": false}", "{}", FULL},
+        {"{\"type\": \"object\", \"additionalProperties\": false}", "{\"a\": 1}", NO},
+        {"{\"properties\": {\"a\": {\"type\": \"integer\"}}, \"additionalProperties\": true}", "{\"z\": [1], \"y\": null}", FULL},
+        {"{\"properties\": {\"a\": {\"type\": \"integer\"}}, \"additionalProperties\": true}", "{\"a\": 1, \"z\": [1]}", FULL},
+        {"{\"properties\": {\"a\": {\"type\": \"integer\"}}, \"required\": [\"a\"], \"additionalProperties\": {\"type\": \"string\"}}", "{\"a\": 1, \"z\": \"s\"}", FULL},
+        {"{\"properties\": {\"a\": {\"type\": \"integer\"}}, \"required\": [\"a\"], \"additionalProperties\": {\"type\": \"string\"}}", "{\"z\": \"s\", \"a\": 1}", NO},
     };
     static const struct { const char *schema, *msg; } bad[] = {
+        {"{\"$ref\": \"#/defs/x\"}", "a $ref that points nowhere"}, {"{\"$ref\": \"other.json#/a\"}", "a $ref outside this schema"},
+        {"{\"$ref\": 3}", "a $ref that is not a string"}, {"{\"$ref\": \"#\"}", "a $ref that leads to itself"},
+        {"{\"$ref\": \"#/$defs/a\", \"$defs\": {\"a\": {\"$ref\": \"#/$defs/b\"}, \"b\": {\"$ref\": \"#/$defs/a\"}}}", "a $ref that leads to itself"},
+        {"{\"anyOf\": [{\"$ref\": \"#\"}, {\"type\": \"null\"}]}", "the grammar written is refused"},
+        {"{\"allOf\": [{\"type\": \"string\"}, {\"type\": \"integer\"}]}", "an allOf whose parts disagree"},
+        {"{\"allOf\": {}}", "an allOf that is not an array"}, {"{\"allOf\": [{\"$ref\": \"#\"}]}", "an allOf of more than 64 parts"},
+        {"{\"type\": \"string\", \"minLength\": 3, \"maxLength\": 2}", "a minLength above the maxLength"},
+        {"{\"type\": \"string\", \"minLength\": -1}", "not a whole number"}, {"{\"type\": \"string\", \"maxLength\": 1.5}", "not a whole number"},
+        {"{\"type\": \"string\", \"minLength\": 1000001}", "a minimum length or count over 1000000"},
+        {"{\"type\": \"array\", \"minItems\": 2, \"maxItems\": 1}", "a minItems above the maxItems"},
+        {"{\"prefixItems\": [{}, {}], \"maxItems\": 1}", "below the number of prefixItems"}, {"{\"prefixItems\": {}}", "a prefixItems that is not an array"},
+        {"{\"properties\": []}", "a properties that is not an object"},
         {"", "not one JSON value"}, {"{\"type\": \"string\"", "not one JSON value"}, {"{} {}", "not one JSON value"},
         {"{\"type\": \"strin\"}", "a type that is not"}, {"{\"type\": 3}", "not a string or an array"}, {"{\"type\": []}", "empty type array"},
         {"{\"enum\": []}", "not an array of values"}, {"{\"anyOf\": {}}", "not an array of values"}, {"3", "not an object or true"},
@@ -243,6 +316,25 @@ static void test_schema(void) {
     for (i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         srt_status st = srt_grammar_from_json_schema(bad[i].schema, NULL, 0, &n);
         CHECK(st == SRT_ERR_INVALID_ARG && strstr(srt_last_error(), bad[i].msg), "schema refused: %s: %s", oneline(bad[i].schema), srt_last_error());
+    }
+    {   /* counts past the grammar's 1000 repetitions, written in blocks of 1000 */
+        static const long lens[] = {1199, 1200, 1999, 2000, 2001, 2500, 2501, 3500, 3501};
+        char *t = (char *)malloc(2 * 3501 + 3);
+        size_t k;
+        for (i = 0; t && i < sizeof lens / sizeof lens[0]; i++) {
+            int r, want = lens[i] >= 1200 && lens[i] <= 2500 ? FULL : NO;
+            t[0] = '"';
+            memset(t + 1, 'a', (size_t)lens[i]);
+            strcpy(t + 1 + lens[i], "\"");
+            r = schema_match("{\"type\": \"string\", \"minLength\": 1200, \"maxLength\": 2500}", t);
+            CHECK(r == want, "a string of %ld characters, 1200 to 2500: %d (want %d)", lens[i], r, want);
+            for (t[0] = '[', k = 0; k < (size_t)lens[i]; k++) { t[1 + 2 * k] = '1'; t[2 + 2 * k] = ','; }
+            strcpy(t + 2 * lens[i], "]");
+            want = lens[i] <= 3500 ? FULL : NO;
+            r = schema_match("{\"type\": \"array\", \"items\": {\"const\": 1}, \"maxItems\": 3500}", t);
+            CHECK(r == want, "an array of %ld items, at most 3500: %d (want %d)", lens[i], r, want);
+        }
+        free(t);
     }
     CHECK(srt_grammar_from_json_schema(person, NULL, 0, &n) == SRT_ERR_INVALID_ARG && n > 100 &&
           srt_grammar_from_json_schema(person, small, sizeof small, &i) == SRT_ERR_INVALID_ARG && i == n && small[7] == 0,
@@ -578,7 +670,7 @@ static void test_lazy(srt_model *m) {
     const char *trig = " Lily";
     char *g = NULL, text[4096];
     int seed, n_trig = 0;
-    if (srt__sg_tools_text(tools_json, " Lily said: ", NULL, "", "\"arguments\"", &g) != SRT_OK) { CHECK(0, "lazy: the grammar"); return; }
+    if (srt__sg_text(NULL, tools_json, " Lily said: ", NULL, "", "\"arguments\"", &g, NULL) != SRT_OK) { CHECK(0, "lazy: the grammar"); return; }
     for (seed = 0; seed <= 6; seed++) {
         srt_session *a = new_session(m, seed ? 1.0f : 0.0f, 0, 0.0f, (uint64_t)seed), *b = new_session(m, 0.0f, 0, 0.0f, 0);
         int n = 0, p0, same = 1, eog = 0, r = -1;
