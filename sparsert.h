@@ -6952,6 +6952,7 @@ typedef struct srt__gmatch {
     uint32_t part_v; int part_need;   /* an incomplete character: its value so far, continuation bytes to come */
     unsigned char part_lo, part_hi;   /* the range of the next continuation byte */
     int depth;                        /* of the expansion's recursion */
+    uint32_t gen;                     /* counts the resets (the frames made again: their numbers mean other frames) */
     srt_status st;                    /* the first failure (out of memory, a grammar too ambiguous) */
 } srt__gmatch;
 #define SRT__GM_MAX_STACKS 4096
@@ -7046,6 +7047,7 @@ static int srt__gm_end_set(srt__gmatch *m) {
     return m->st == SRT_OK;
 }
 static void srt__gm_reset(srt__gmatch *m) {
+    m->gen++;
     m->set.n = 0;
     m->part_need = 0;
     m->n_fr = 0;
@@ -7260,6 +7262,62 @@ static int srt__gm_allowed(srt__gmatch *m, const srt__gtrie *t, const srt__vocab
     for (i = 0; i < v->n; i++) n += allowed[i];
     return n;
 }
+/* The allowed tokens of the last SRT__GC_N states of a matcher: inside a string or a repetition
+   the state comes back token after token (the same stacks: frames are hash-consed, and a rule's
+   last element does not keep its frame), and a state met before costs a lookup, not a trie walk.
+   A state is its stacks (sorted), its partial character and the matcher's reset count. */
+#define SRT__GC_N 8
+typedef struct srt__gcache {
+    unsigned char *masks;             /* SRT__GC_N x vocab n, allocated at the first walk */
+    int32_t *keys[SRT__GC_N + 1];     /* the last one: the key looked up */
+    int n_key[SRT__GC_N + 1], key_cap[SRT__GC_N + 1], count[SRT__GC_N];
+    uint32_t used[SRT__GC_N], clock;  /* used 0: empty */
+    uint64_t hits, walks;             /* lookups answered from the cache, trie walks */
+} srt__gcache;
+static void srt__gcache_free(srt__gcache *c) {
+    int i;
+    for (i = 0; i <= SRT__GC_N; i++) SRT_FREE(c->keys[i]);
+    SRT_FREE(c->masks);
+    memset(c, 0, sizeof *c);
+}
+static void srt__gcache_clear(srt__gcache *c) { int i; for (i = 0; i < SRT__GC_N; i++) c->used[i] = 0, c->n_key[i] = 0; }
+static int srt__gc_cmp(const void *a, const void *b) { const int32_t x = *(const int32_t *)a, y = *(const int32_t *)b; return (x > y) - (x < y); }
+/* srt__gm_allowed through the cache: the mask (vocab n bytes, 1 = allowed; valid until the next
+   call) and its count in *count; NULL on failure (m->st). */
+static const unsigned char *srt__gm_allowed_cached(srt__gcache *c, srt__gmatch *m, const srt__gtrie *t, const srt__vocab *v, int *count) {
+    const size_t V = (size_t)v->n;
+    const int nk = 5 + m->n_cur, q = SRT__GC_N;
+    int i, slot = 0, cap;
+    int32_t *key;
+    if (!c->masks && !(c->masks = (unsigned char *)SRT_MALLOC(SRT__GC_N * V))) { srt__gm_fail(m, SRT_ERR_OUT_OF_MEMORY, "out of memory"); return NULL; }
+    if (c->key_cap[q] < nk) {
+        int32_t *nkey = (int32_t *)SRT_REALLOC(c->keys[q], (size_t)nk * sizeof(int32_t));
+        if (!nkey) { srt__gm_fail(m, SRT_ERR_OUT_OF_MEMORY, "out of memory"); return NULL; }
+        c->keys[q] = nkey; c->key_cap[q] = nk;
+    }
+    key = c->keys[q];
+    key[0] = (int32_t)m->gen; key[1] = (int32_t)m->part_v; key[2] = m->part_need; key[3] = m->part_lo | m->part_hi << 8; key[4] = m->n_cur;
+    memcpy(key + 5, m->set.p, (size_t)m->n_cur * sizeof(int32_t));
+    qsort(key + 5, (size_t)m->n_cur, sizeof(int32_t), srt__gc_cmp);
+    c->clock++;
+    for (i = 0; i < SRT__GC_N; i++)
+        if (c->n_key[i] == nk && !memcmp(c->keys[i], key, (size_t)nk * sizeof(int32_t))) {
+            c->used[i] = c->clock;
+            c->hits++;
+            *count = c->count[i];
+            return c->masks + (size_t)i * V;
+        }
+    for (i = 1; i < SRT__GC_N; i++) if (c->used[i] < c->used[slot]) slot = i;   /* an empty one, or the least recently used */
+    c->keys[q] = c->keys[slot]; c->keys[slot] = key;   /* the key moves into the slot */
+    cap = c->key_cap[q]; c->key_cap[q] = c->key_cap[slot]; c->key_cap[slot] = cap;
+    c->n_key[slot] = 0;
+    c->used[slot] = c->clock;
+    c->walks++;
+    if ((c->count[slot] = srt__gm_allowed(m, t, v, c->masks + (size_t)slot * V)) < 0) return NULL;
+    c->n_key[slot] = nk;
+    *count = c->count[slot];
+    return c->masks + (size_t)slot * V;
+}
 /* Whether token k may come next (and, with commit, the matcher takes it). */
 static int srt__gm_token(srt__gmatch *m, const srt__vocab *v, int32_t k, int commit) {
     if (k < 0 || k >= v->n) return 0;
@@ -7360,7 +7418,7 @@ struct srt_session {
     srt__grammar *gram;
     srt__gmatch gm;
     srt__gtrie gtrie;                 /* the vocabulary's, built with the first grammar */
-    unsigned char *gallow;            /* vocab n: the tokens the grammar lets come next */
+    srt__gcache gcache;               /* the tokens the grammar lets come next, of its last states */
     int g_start, g_pos;
     char *gtrig;                      /* a lazy grammar's triggers, each NUL-terminated, n_gtrig of them */
     int n_gtrig, g_on;                /* g_on: the grammar applies (no triggers, or one was drawn) */
@@ -7901,6 +7959,7 @@ static srt_status srt__grammar_draw(srt_session *s, int32_t *out) {
     const size_t V = (size_t)s->m->n_vocab;
     int32_t t, i, best = -1, banned[SRT__GRAMMAR_REDRAWS];
     int n, nb = 0;
+    const unsigned char *allow;
     srt_status st;
     if ((st = srt__grammar_sync(s)) != SRT_OK) return st;
     while (!s->g_on || !(s->d.sampler.temperature > 0.0f)) {
@@ -7914,16 +7973,16 @@ static srt_status srt__grammar_draw(srt_session *s, int32_t *out) {
             return srt__fail(SRT_ERR_UNSUPPORTED, "grammar: %d draws in a row started the grammar's text at a trigger with text it refuses", nb);
         banned[nb++] = t;
     }
-    if ((n = srt__gm_allowed(&s->gm, &s->gtrie, v, s->gallow)) < 0) return s->gm.st;
+    if (!(allow = srt__gm_allowed_cached(&s->gcache, &s->gm, &s->gtrie, v, &n))) return s->gm.st;
     if (n == 0)
         return srt__fail(SRT_ERR_UNSUPPORTED, "grammar: no token of the vocabulary continues the text here (%d tokens into it)%s",
                          s->n_tokens - s->g_start, srt__gm_complete(&s->gm) ? "; it is complete, and the vocabulary has no end-of-generation token" : "");
     memcpy(s->slog, s->logits, V * sizeof(float));
     for (i = 0; i < v->n; i++)
-        if (!s->gallow[i]) s->slog[i] = -INFINITY;
+        if (!allow[i]) s->slog[i] = -INFINITY;
         else if (best < 0 || s->slog[i] > s->slog[best]) best = i;
     t = srt__sample(&s->d.sampler, &s->m->ops, s->slog, v->n, s->tokens, s->n_tokens, s->cand, &s->rng, -1);
-    *out = s->gallow[t] ? t : best;   /* (a draw at the very end of the sum can round onto a masked token) */
+    *out = allow[t] ? t : best;   /* (a draw at the very end of the sum can round onto a masked token) */
     return SRT_OK;
 }
 #define SRT__GRAMMAR_TRIGGERS 64
@@ -7950,10 +8009,8 @@ SRT_API srt_status srt_session_set_grammar_lazy(srt_session *s, const char *gbnf
     if (s->m->vocab.kind == SRT__TOK_NONE) return srt__fail(SRT_ERR_NO_TOKENIZER, "srt_session_set_grammar: the model has no tokenizer");
     if ((st = srt__grammar_parse(gbnf, &g)) != SRT_OK) return st;
     if (!s->gtrie.n) {   /* the vocabulary's trie, once (a grammar set before uses it: kept on any failure) */
-        if (!(s->gallow = (unsigned char *)SRT_MALLOC((size_t)s->m->vocab.n)) || !srt__gtrie_build(&s->gtrie, &s->m->vocab)) {
+        if (!srt__gtrie_build(&s->gtrie, &s->m->vocab)) {
             srt__gtrie_free(&s->gtrie);
-            SRT_FREE(s->gallow);
-            s->gallow = NULL;
             srt__grammar_free(g);
             return srt__fail(SRT_ERR_OUT_OF_MEMORY, "srt_session_set_grammar: out of memory");
         }
@@ -7974,6 +8031,7 @@ SRT_API srt_status srt_session_set_grammar_lazy(srt_session *s, const char *gbnf
     srt__grammar_free(s->gram); srt__gm_free(&s->gm); SRT_FREE(s->gtrig);
     s->gram = g;
     s->gm = gm;
+    srt__gcache_clear(&s->gcache);   /* (keys of the old matcher's frames) */
     s->gtrig = trig; s->n_gtrig = n_triggers;
     srt__grammar_restart(s);
     return SRT_OK;
@@ -8002,7 +8060,7 @@ SRT_API void srt_session_destroy(srt_session *s) {
     srt__free(a, s->rope_freq); srt__free(a, s->rope_cs); srt__free(a, s->x); srt__free(a, s->xb); srt__free(a, s->q); srt__free(a, s->k);
     srt__free(a, s->v); srt__free(a, s->att); srt__free(a, s->hb); srt__free(a, s->hb2); srt__free(a, s->acts); srt__free(a, s->moe.block);
     srt__free(a, s->scores); srt__free(a, s->cand); srt__free(a, s->slog); srt__free(a, s->spec_logits);
-    srt__grammar_free(s->gram); srt__gm_free(&s->gm); srt__gtrie_free(&s->gtrie); SRT_FREE(s->gallow); SRT_FREE(s->gtrig); SRT_FREE(s->gtext);
+    srt__grammar_free(s->gram); srt__gm_free(&s->gm); srt__gtrie_free(&s->gtrie); srt__gcache_free(&s->gcache); SRT_FREE(s->gtrig); SRT_FREE(s->gtext);
     srt__free(a, s);
 }
 

@@ -386,42 +386,62 @@ static void test_tool_grammars(void) {
           strstr(srt_last_error(), "the tools: a type that is not"), "a tool with a bad schema: %s", srt_last_error());
 }
 
-/* The allowed tokens of a trie walk against each token walked alone, at each byte of text. */
-static void check_mask(const srt_model *m, const char *name, const char *gbnf, const char *text) {
+/* The allowed tokens of a trie walk against each token walked alone, at each byte of text, then
+   (after a reset, the frames made again) of text2 from its second byte; and the cache's answer
+   against the walk (hits: some answers must come from the cache). */
+static void check_mask(const srt_model *m, const char *name, const char *gbnf, const char *text, const char *text2, int hits) {
     srt__grammar *g = NULL;
     srt__gmatch gm;
     srt__gtrie tr;
+    srt__gcache gc;
     unsigned char *al = (unsigned char *)malloc((size_t)m->vocab.n);
-    size_t i, n = strlen(text);
-    int bad = 0, states = 0, total = 0, eog_ok = 1;
+    size_t i, n;
+    int bad = 0, bad_cache = 0, states = 0, total = 0, eog_ok = 1, pass;
     memset(&gm, 0, sizeof gm);
+    memset(&gc, 0, sizeof gc);
     if (!al || srt__grammar_parse(gbnf, &g) != SRT_OK || !srt__gtrie_build(&tr, &m->vocab) || !srt__gm_init(&gm, g)) {
         CHECK(0, "%s: set up (%s)", name, srt_last_error());
         free(al);
         srt__grammar_free(g);
         return;
     }
-    for (i = 0; i <= n; i++) {
-        int k, na = srt__gm_allowed(&gm, &tr, &m->vocab, al), nb = 0;
-        for (k = 0; k < m->vocab.n; k++) {
-            int ok = srt__gm_token(&gm, &m->vocab, k, 0);
-            nb += ok;
-            if (ok != al[k] && bad++ < 3) printf("# %s at byte %zu: token %d trie %d alone %d\n", name, i, k, al[k], ok);
-            if (srt__is_eog(&m->vocab, k) && al[k] != srt__gm_complete(&gm)) eog_ok = 0;
+    for (pass = 0; pass < 2; pass++) {
+        const char *t = pass ? text2 : text;
+        if (pass) srt__gm_reset(&gm);
+        for (i = 0, n = strlen(t); i <= n; i++) {
+            int k, na, nb = 0, nc = -1;
+            const unsigned char *ca;
+            if (pass && !i) {   /* text 2's first byte taken without a walk (as a prompt's are): the frames it makes have the first numbers */
+                if (!srt__gm_feed(&gm, (const unsigned char *)t, 1, 1)) break;
+                continue;
+            }
+            na = srt__gm_allowed(&gm, &tr, &m->vocab, al);
+            ca = srt__gm_allowed_cached(&gc, &gm, &tr, &m->vocab, &nc);
+            for (k = 0; k < m->vocab.n; k++) {
+                int ok = srt__gm_token(&gm, &m->vocab, k, 0);
+                nb += ok;
+                if (ok != al[k] && bad++ < 3) printf("# %s at byte %zu: token %d trie %d alone %d\n", name, i, k, al[k], ok);
+                if (srt__is_eog(&m->vocab, k) && al[k] != srt__gm_complete(&gm)) eog_ok = 0;
+            }
+            if (na != nb) bad++;
+            if (!ca || nc != na || memcmp(ca, al, (size_t)m->vocab.n) != 0) bad_cache++;
+            states++;
+            total += na;
+            if (i < n && !srt__gm_feed(&gm, (const unsigned char *)t + i, 1, 1)) { CHECK(0, "%s: the text leaves the grammar at byte %zu", name, i); break; }
         }
-        if (na != nb) bad++;
-        states++;
-        total += na;
-        if (i < n && !srt__gm_feed(&gm, (const unsigned char *)text + i, 1, 1)) { CHECK(0, "%s: the text leaves the grammar at byte %zu", name, i); break; }
+        CHECK(srt__gm_complete(&gm), "%s: text %d is complete", name, pass + 1);
     }
     CHECK(!bad && eog_ok && gm.st == SRT_OK, "%s: trie walk = each token alone at %d states (%d allowed in all)", name, states, total);
-    CHECK(srt__gm_complete(&gm), "%s: the text is complete", name);
+    CHECK(!bad_cache && (gc.hits > 0 || !hits) && gc.hits + gc.walks == (uint64_t)states, "%s: the cache's masks = the walk's at %d states (%d differ; %d from the cache, %d walks)",
+          name, states, bad_cache, (int)gc.hits, (int)gc.walks);
+    srt__gcache_free(&gc);
     srt__gm_free(&gm);
     srt__gtrie_free(&tr);
     srt__grammar_free(g);
     free(al);
 }
 
+static char *read_output(const char *path);
 static void test_masks(void) {
     static const char *const vocabs[3] = {"llama-spm", "llama-bpe", "gpt-2"};
     const char *cjk = "root ::= [\\u4e00-\\u9fff]{1,8} ([\\u3001\\u3002] [\\u4e00-\\u9fff]{1,8})* \"\\u3002\"";
@@ -437,11 +457,31 @@ static void test_masks(void) {
         snprintf(cmd, sizeof cmd, "build/srt-pack -q --vocab-only " SRT_SHARED "/tokenizer/ggml-vocab-%s.gguf %s", vocabs[i], path);
         if (system(cmd) != 0 || srt_model_load(path, &md, &m) != SRT_OK) { CHECK(0, "%s: packed and loaded", vocabs[i]); continue; }
         snprintf(tag, sizeof tag, "%s, JSON", vocabs[i]);
-        check_mask(m, tag, SRT_GRAMMAR_JSON, "{\"a\": [\"P\xc3\xa9 \xe2\x82\xac\\n\", -2.5e3, true],\n  \"b\": {}}");
+        check_mask(m, tag, SRT_GRAMMAR_JSON, "{\"a\": [\"P\xc3\xa9 \xe2\x82\xac\\n\", -2.5e3, true],\n  \"b\": {}}", "{\"xy\": null, \"a\": [{}]}", 1);
+        snprintf(tag, sizeof tag, "%s, after a reset", vocabs[i]);   /* the frame made after "b" has the number of the one after "a" */
+        {   /* text 2's first frame is number 2; in one of the orders, the first walk gave number 2 to text 1's other first letter */
+            static const char *const g2 = "root ::= \"a\" [0-9]+ | \"b\" [a-z]+";
+            check_mask(m, tag, g2, "a12", "bcd", 1);
+            check_mask(m, tag, g2, "bcd", "a12", 1);
+        }
         snprintf(tag, sizeof tag, "%s, CJK", vocabs[i]);
-        check_mask(m, tag, cjk, "\xe4\xb8\xad\xe6\x96\x87\xe3\x80\x81\xe4\xbd\xa0\xe5\xa5\xbd\xe3\x80\x82");
+        check_mask(m, tag, cjk, "\xe4\xb8\xad\xe6\x96\x87\xe3\x80\x81\xe4\xbd\xa0\xe5\xa5\xbd\xe3\x80\x82", "\xe5\xa5\xbd\xe3\x80\x82", 0);
         snprintf(tag, sizeof tag, "%s, words", vocabs[i]);
-        check_mask(m, tag, words, "The cat, sat on the mat \xc3\xa9\xc3\xa9 \xe4\xb8\xad\xe6\x96\x87.");
+        check_mask(m, tag, words, "The cat, sat on the mat \xc3\xa9\xc3\xa9 \xe4\xb8\xad\xe6\x96\x87.", "A b.", 1);
+        if (i == 0) {   /* the benchmark runs (not built under sanitizers) */
+            FILE *f = fopen("build/bench-grammar", "rb");
+            if (!f) printf("# skipped bench-grammar: not built (a sanitizer or cross build)\n");
+            else {
+                char *out;
+                int rc;
+                fclose(f);
+                rc = system("build/bench-grammar build/tmp/grammar-llama-spm.srt --reps 1 --alone > build/tmp/bench-grammar.txt 2>&1");
+                out = read_output("build/tmp/bench-grammar.txt");
+                const char *line = out && strstr(out, "cached ") ? strstr(out, "cached ") : out ? out : "(no output)";
+                CHECK(rc == 0 && strstr(line, "same masks: yes") && out && strstr(out, "alone "), "bench-grammar runs: %.*s", (int)strcspn(line, "\n"), line);
+                free(out);
+            }
+        }
         {   /* a session cannot be made on a vocab-only model: no grammar to set either */
             srt_session *s = NULL;
             CHECK(srt_session_create(m, NULL, &s) == SRT_ERR_UNSUPPORTED && !s, "%s: vocab-only has no sessions", vocabs[i]);
@@ -595,6 +635,7 @@ static void test_stories(srt_model *m) {
 static void test_sampling(srt_model *m) {
     static const struct { float temp; int top_k; float top_p; } cfg[3] = {{1.0f, 0, 0.0f}, {0.8f, 40, 0.0f}, {1.2f, 0, 0.9f}};
     int c, seed;
+    uint64_t hits = 0, walks = 0;
     for (c = 0; c < 3; c++)
         for (seed = 1; seed <= 4; seed++) {
             srt_session *a = new_session(m, cfg[c].temp, cfg[c].top_k, cfg[c].top_p, (uint64_t)seed), *b = new_session(m, cfg[c].temp, cfg[c].top_k, cfg[c].top_p, (uint64_t)seed);
@@ -625,9 +666,11 @@ static void test_sampling(srt_model *m) {
             }
             snprintf(tag, sizeof tag, "temperature %.1f top-k %d top-p %.1f seed %d", cfg[c].temp, cfg[c].top_k, cfg[c].top_p, seed);
             CHECK(same && complete, "%s: %d tokens, each the masked sampler's, then EOS", tag, n);
+            hits += a->gcache.hits; walks += a->gcache.walks;
             srt__gm_free(&gm); srt__grammar_free(g); free(al); free(lg);
             srt_session_destroy(a); srt_session_destroy(b);
         }
+    CHECK(hits > 0 && walks > 0, "sampling: %d masks from the cache of states, %d trie walks", (int)hits, (int)walks);
 }
 
 /* A chat under a grammar: each reply is in it (the turn's input restarts the text). */
