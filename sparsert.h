@@ -649,14 +649,16 @@ SRT_API srt_status srt_session_set_grammar_lazy(srt_session *s, const char *gbnf
    tojson writes it (", ", ": " or a newline and indentation). Followed: "type" (a name or an array
    of them); "properties" in their order, the "required" ones always there, and more only with
    "additionalProperties" true or a schema; "items", "prefixItems" (all there), "minItems",
-   "maxItems"; "minLength", "maxLength", "format" date / time / date-time / uuid; "enum", "const",
-   "anyOf" / "oneOf"; "allOf" (properties and required merged, other keywords must agree); "$ref"
-   to "#" or a JSON pointer in the schema ("#/$defs/Name"), recursion included. Not checked:
-   patterns, numeric ranges, other formats. A schema without any of these (or true) takes any
+   "maxItems"; "minLength", "maxLength", "format" date / time / date-time / uuid; an integer's
+   "minimum" / "maximum" and their exclusive forms; "enum", "const", "anyOf" / "oneOf"; "allOf"
+   (properties and required merged, other keywords must agree); "$ref" to "#" or a JSON pointer in
+   the schema ("#/$defs/Name"), recursion included. Not checked: patterns, the ranges of
+   numbers that are not integers, other formats. A schema without any of these (or true) takes any
    JSON value. Writes at most cap - 1 bytes and a NUL into buf (NULL with cap 0 to measure); *len
    receives the full length. SRT_ERR_INVALID_ARG, with the byte, for a schema that is not JSON, has
    an unknown type, a $ref that points nowhere or outside the schema, parts of an allOf that
-   disagree, or recursion that reads nothing first; and (with *len set) when cap is too small. */
+   disagree, a minimum above its maximum, or recursion that reads nothing first; and (with *len
+   set) when cap is too small. */
 SRT_API srt_status srt_grammar_from_json_schema(const char *schema, char *buf, size_t cap, size_t *len);
 
 /* ---------------------------------------------------------------- quantization */
@@ -10411,6 +10413,88 @@ static void srt__sg_repeat(srt__out *o, const char *item, long lo, long hi) {
         srt__puts(o, " )");
     }
 }
+/* Integers from x to y (digit strings of the same length n, x <= y) as a sequence of elements:
+   the digits they share, then by the first that differs: x's with the rest up to 9..9, the digits
+   between with any rest, y's with the rest from 0..0 (a side whose rest is all 0 or 9 merged in). */
+static void srt__sg_digit_span(srt__out *o, const char *x, const char *y, int n) {
+    static const char nines[] = "9999999999999999", zeros[] = "0000000000000000";
+    char b[48];
+    int i = 0, lo, hi, rest, alts = 0;
+    while (i < n && x[i] == y[i]) i++;
+    if (i) { srt__put(o, " ", 1); srt__sg_lit(o, x, (size_t)i); }
+    if (i == n) return;
+    rest = n - i - 1;
+    lo = x[i] - '0' + (strncmp(x + i + 1, zeros, (size_t)rest) != 0);
+    hi = y[i] - '0' - (strncmp(y + i + 1, nines, (size_t)rest) != 0);
+    srt__puts(o, " (");
+    if (lo != x[i] - '0') { snprintf(b, sizeof b, " \"%c\"", x[i]); srt__puts(o, b); srt__sg_digit_span(o, x + i + 1, nines, rest); alts++; }
+    if (lo <= hi) {
+        snprintf(b, sizeof b, "%s [%d-%d]", alts++ ? " |" : "", lo, hi);
+        srt__puts(o, b);
+        if (rest) { snprintf(b, sizeof b, rest > 1 ? " [0-9]{%d}" : " [0-9]", rest); srt__puts(o, b); }
+    }
+    if (hi != y[i] - '0') { snprintf(b, sizeof b, "%s \"%c\"", alts++ ? " |" : "", y[i]); srt__puts(o, b); srt__sg_digit_span(o, zeros, y + i + 1, rest); }
+    srt__puts(o, " )");
+}
+/* Alternatives for the whole numbers a .. b (0 <= a <= b <= 10^16 - 1), each length of digits
+   apart (all the lengths from d on in one when b has no limit); sign: written before each; *first:
+   no alternative written yet. */
+static void srt__sg_digits(srt__out *o, long long a, long long b, const char *sign, int *first) {
+    long long p = 1;
+    int d;
+    for (d = 1; d <= 16 && p <= b; d++, p *= 10) {
+        const long long x = a > (d == 1 ? 0 : p) ? a : (d == 1 ? 0 : p), y = b < 10 * p - 1 ? b : 10 * p - 1;
+        char xs[24], ys[24];
+        if (x > y) continue;
+        srt__puts(o, *first ? "" : " |");
+        srt__puts(o, sign);
+        *first = 0;
+        if (d > 1 && x == p && b == 9999999999999999LL) {   /* every number of d to 16 digits */
+            snprintf(xs, sizeof xs, " [1-9] [0-9]{%d,15}", d - 1);
+            srt__puts(o, xs);
+            return;
+        }
+        snprintf(xs, sizeof xs, "%lld", x); snprintf(ys, sizeof ys, "%lld", y);
+        srt__sg_digit_span(o, xs, ys, d);
+    }
+}
+/* A bound of an integer: keyword key of v rounded inwards (up for a minimum), a draft-4 exclusive
+   flag or a draft-6 exclusive number taken in; whether there is one. */
+static int srt__sg_bound(srt__sg *g, const char *v, int upper, long long *out) {
+    const double lim = 9999999999999999.0;
+    const char *x = srt__json_get(v, upper ? "maximum" : "minimum"), *ex = srt__json_get(v, upper ? "exclusiveMaximum" : "exclusiveMinimum");
+    double d, e;
+    int have = 0;
+    if (x && (*x == '-' || (*x >= '0' && *x <= '9'))) {
+        d = strtod(x, NULL);
+        d = upper ? floor(d) : ceil(d);
+        if (ex && *ex == 't') d += upper ? -1 : 1;   /* draft 4: "exclusiveMinimum": true */
+        have = 1;
+    } else if (x) { srt__sg_fail(g, "a minimum or maximum that is not a number", x); return 0; }
+    if (ex && (*ex == '-' || (*ex >= '0' && *ex <= '9'))) {   /* draft 6 on: the exclusive bound itself */
+        e = strtod(ex, NULL);
+        e = upper ? ceil(e) - 1 : floor(e) + 1;
+        if (!have || (upper ? e < d : e > d)) d = e;
+        have = 1;
+    }
+    if (!have) return 0;
+    *out = (long long)(d < -lim ? -lim : d > lim ? lim : d);
+    return 1;
+}
+/* The rule body of an integer: with minimum / maximum (or their exclusive forms), the digits of
+   the numbers in the range (up to 16 digits, as the integer rule). */
+static void srt__sg_integer(srt__sg *g, const char *v) {
+    const long long lim = 9999999999999999LL;
+    long long lo = -lim, hi = lim;
+    int first = 1;
+    const int has_lo = srt__sg_bound(g, v, 0, &lo), has_hi = srt__sg_bound(g, v, 1, &hi);
+    if (!has_lo && !has_hi) { srt__puts(g->o, " integer"); return; }
+    if (lo > hi) { srt__sg_fail(g, "a minimum above the maximum (no integer between)", v); return; }
+    srt__puts(g->o, " (");
+    if (lo < 0) srt__sg_digits(g->o, hi < 0 ? -hi : 1, -lo, " \"-\"", &first);
+    if (hi >= 0) srt__sg_digits(g->o, lo > 0 ? lo : 0, hi, "", &first);
+    srt__puts(g->o, " )");
+}
 /* The rule body of a string: minLength / maxLength, and the formats date, time, date-time and uuid
    (other formats are not checked). */
 static void srt__sg_string(srt__sg *g, const char *v) {
@@ -10517,10 +10601,11 @@ static void srt__sg_object(srt__sg *g, const char *v) {
 }
 /* The body of a rule for type name ty of schema v. */
 static void srt__sg_type(srt__sg *g, const char *v, const char *ty) {
-    static const char *const plain[5] = {"integer", "number", "boolean", "null", NULL};
+    static const char *const plain[4] = {"number", "boolean", "null", NULL};
     int i;
     for (i = 0; plain[i]; i++) if (!strcmp(ty, plain[i])) { srt__put(g->o, " ", 1); srt__puts(g->o, ty); return; }
-    if (!strcmp(ty, "string")) srt__sg_string(g, v);
+    if (!strcmp(ty, "integer")) srt__sg_integer(g, v);
+    else if (!strcmp(ty, "string")) srt__sg_string(g, v);
     else if (!strcmp(ty, "array")) srt__sg_array(g, v);
     else if (!strcmp(ty, "object")) srt__sg_object(g, v);
     else srt__sg_fail(g, "a type that is not string, integer, number, boolean, null, array or object", v);

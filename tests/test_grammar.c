@@ -302,6 +302,9 @@ static void test_schema(void) {
         {"{\"type\": \"array\", \"minItems\": 2, \"maxItems\": 1}", "a minItems above the maxItems"},
         {"{\"prefixItems\": [{}, {}], \"maxItems\": 1}", "below the number of prefixItems"}, {"{\"prefixItems\": {}}", "a prefixItems that is not an array"},
         {"{\"properties\": []}", "a properties that is not an object"},
+        {"{\"type\": \"integer\", \"minimum\": 5, \"maximum\": 4}", "a minimum above the maximum"},
+        {"{\"type\": \"integer\", \"exclusiveMinimum\": 5, \"exclusiveMaximum\": 6}", "a minimum above the maximum"},
+        {"{\"type\": \"integer\", \"minimum\": \"1\"}", "a minimum or maximum that is not a number"},
         {"", "not one JSON value"}, {"{\"type\": \"string\"", "not one JSON value"}, {"{} {}", "not one JSON value"},
         {"{\"type\": \"strin\"}", "a type that is not"}, {"{\"type\": 3}", "not a string or an array"}, {"{\"type\": []}", "empty type array"},
         {"{\"enum\": []}", "not an array of values"}, {"{\"anyOf\": {}}", "not an array of values"}, {"3", "not an object or true"},
@@ -335,6 +338,43 @@ static void test_schema(void) {
             CHECK(r == want, "an array of %ld items, at most 3500: %d (want %d)", lens[i], r, want);
         }
         free(t);
+    }
+    {   /* integer ranges: every integer from -300 to 300 and far ones, taken exactly when in the range */
+#define LIM 9999999999999999LL
+        static const struct { const char *schema; long long lo, hi; } rg[] = {
+            {"{\"type\": \"integer\", \"minimum\": 1, \"maximum\": 16}", 1, 16},
+            {"{\"type\": \"integer\", \"minimum\": 0, \"maximum\": 255}", 0, 255},
+            {"{\"type\": \"integer\", \"minimum\": -40, \"maximum\": 40}", -40, 40},
+            {"{\"type\": \"integer\", \"minimum\": -150, \"maximum\": -7}", -150, -7},
+            {"{\"type\": \"integer\", \"minimum\": 123, \"maximum\": 987}", 123, 987},
+            {"{\"type\": \"integer\", \"minimum\": 7}", 7, LIM},
+            {"{\"type\": \"integer\", \"maximum\": 99}", -LIM, 99},
+            {"{\"type\": \"integer\", \"exclusiveMinimum\": 0, \"exclusiveMaximum\": 100}", 1, 99},
+            {"{\"type\": \"integer\", \"minimum\": 2.5, \"maximum\": 10.5}", 3, 10},
+            {"{\"type\": \"integer\", \"minimum\": 5, \"exclusiveMinimum\": true, \"maximum\": 9, \"exclusiveMaximum\": true}", 6, 8},
+            {"{\"type\": \"integer\", \"minimum\": 100, \"maximum\": 100}", 100, 100},
+            {"{\"type\": \"integer\", \"minimum\": -1000000, \"maximum\": 1000000000000}", -1000000, 1000000000000LL},
+            {"{\"type\": \"integer\", \"minimum\": -1e300, \"maximum\": 1e300}", -LIM, LIM},
+        };
+        static const long long far[] = {999, 1000, 1001, 9999, 12345, -999, -1000, -1001, 999999, 1000000, -1000001, 999999999999LL,
+                                        1000000000000LL, 1000000000001LL, LIM, -LIM};
+        for (i = 0; i < sizeof rg / sizeof rg[0]; i++) {
+            char g[8192], t[32];
+            size_t gl = 0, k;
+            int wrong = 0, tried = 0;
+            long long x;
+            if (srt_grammar_from_json_schema(rg[i].schema, g, sizeof g, &gl) != SRT_OK) { CHECK(0, "range %zu: %s", i, srt_last_error()); continue; }
+            for (k = 0; k < 601 + sizeof far / sizeof far[0]; k++, tried++) {
+                int r = -1;
+                x = k < 601 ? (long long)k - 300 : far[k - 601];
+                snprintf(t, sizeof t, "%lld", x);
+                if (srt_grammar_match(g, t, strlen(t), &r) != SRT_OK || ((r & FULL) != 0) != (x >= rg[i].lo && x <= rg[i].hi)) {
+                    if (wrong++ < 3) printf("# %s: %s -> %d\n", rg[i].schema, t, r);
+                }
+            }
+            CHECK(!wrong, "range %zu (%s): %d of %d integers taken or refused wrongly", i, rg[i].schema + 19, wrong, tried);
+        }
+#undef LIM
     }
     CHECK(srt_grammar_from_json_schema(person, NULL, 0, &n) == SRT_ERR_INVALID_ARG && n > 100 &&
           srt_grammar_from_json_schema(person, small, sizeof small, &i) == SRT_ERR_INVALID_ARG && i == n && small[7] == 0,
