@@ -649,16 +649,17 @@ SRT_API srt_status srt_session_set_grammar_lazy(srt_session *s, const char *gbnf
    tojson writes it (", ", ": " or a newline and indentation). Followed: "type" (a name or an array
    of them); "properties" in their order, the "required" ones always there, and more only with
    "additionalProperties" true or a schema; "items", "prefixItems" (all there), "minItems",
-   "maxItems"; "minLength", "maxLength", "format" date / time / date-time / uuid; an integer's
-   "minimum" / "maximum" and their exclusive forms; "enum", "const", "anyOf" / "oneOf"; "allOf"
-   (properties and required merged, other keywords must agree); "$ref" to "#" or a JSON pointer in
-   the schema ("#/$defs/Name"), recursion included. Not checked: patterns, the ranges of
-   numbers that are not integers, other formats. A schema without any of these (or true) takes any
+   "maxItems"; "minLength", "maxLength", "pattern" (ECMAScript regular expressions without
+   back-references, lookarounds and word boundaries), "format" date / time / date-time / uuid; an
+   integer's "minimum" / "maximum" and their exclusive forms; "enum", "const", "anyOf" / "oneOf";
+   "allOf" (properties and required merged, other keywords must agree); "$ref" to "#" or a JSON
+   pointer in the schema ("#/$defs/Name"), recursion included. Not checked: the ranges of numbers
+   that are not integers, other formats. A schema without any of these (or true) takes any
    JSON value. Writes at most cap - 1 bytes and a NUL into buf (NULL with cap 0 to measure); *len
    receives the full length. SRT_ERR_INVALID_ARG, with the byte, for a schema that is not JSON, has
    an unknown type, a $ref that points nowhere or outside the schema, parts of an allOf that
-   disagree, a minimum above its maximum, or recursion that reads nothing first; and (with *len
-   set) when cap is too small. */
+   disagree, a minimum above its maximum, a pattern it cannot check, or recursion that reads
+   nothing first; and (with *len set) when cap is too small. */
 SRT_API srt_status srt_grammar_from_json_schema(const char *schema, char *buf, size_t cap, size_t *len);
 
 /* ---------------------------------------------------------------- quantization */
@@ -10495,8 +10496,288 @@ static void srt__sg_integer(srt__sg *g, const char *v) {
     if (hi >= 0) srt__sg_digits(g->o, lo > 0 ? lo : 0, hi, "", &first);
     srt__puts(g->o, " )");
 }
-/* The rule body of a string: minLength / maxLength, and the formats date, time, date-time and uuid
-   (other formats are not checked). */
+/* A string's "pattern" (an ECMAScript regular expression, a search unless anchored with ^ and $)
+   as GBNF over the JSON string's text: each character the way tojson writes it (", \ and control
+   characters escaped), so that every text the grammar takes decodes to a string the pattern
+   matches. Followed: literals, escapes (\d \w \s and their negations, \t \n \r \f \v \0 \xHH
+   \uHHHH, escaped syntax characters), ., classes with ranges and negation, groups ((?:) and
+   named ones too), |, * + ? {m} {m,} {m,n} (lazy or not), ^ and $ at the ends of the pattern's
+   alternatives. Refused: back-references, lookarounds, word boundaries, anchors inside. */
+#define SRT__RX_RANGES 256
+typedef struct srt__rxset { uint32_t r[2 * SRT__RX_RANGES]; int n; } srt__rxset;
+typedef struct srt__rx {
+    srt__sg *g;
+    const char *p;
+    int depth;
+} srt__rx;
+static void srt__rx_fail(srt__rx *x, const char *why) { srt__sg_fail(x->g, why, NULL); }
+static void srt__rx_add(srt__rx *x, srt__rxset *s, uint32_t lo, uint32_t hi) {
+    if (s->n == SRT__RX_RANGES) { srt__rx_fail(x, "a pattern whose classes have over 256 ranges"); return; }
+    s->r[2 * s->n] = lo; s->r[2 * s->n + 1] = hi; s->n++;
+}
+static int srt__rx_cmp(const void *a, const void *b) { const uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b; return (x > y) - (x < y); }
+static void srt__rx_norm(srt__rxset *s) {
+    int i, k = 0;
+    if (s->n) qsort(s->r, (size_t)s->n, 2 * sizeof(uint32_t), srt__rx_cmp);
+    for (i = 0; i < s->n; i++) {
+        if (k && s->r[2 * i] <= s->r[2 * k - 1] + 1) { if (s->r[2 * i + 1] > s->r[2 * k - 1]) s->r[2 * k - 1] = s->r[2 * i + 1]; }
+        else { s->r[2 * k] = s->r[2 * i]; s->r[2 * k + 1] = s->r[2 * i + 1]; k++; }
+    }
+    s->n = k;
+}
+/* s = the code points not in s. */
+static void srt__rx_invert(srt__rx *x, srt__rxset *s) {
+    srt__rxset t;
+    uint32_t next = 0;
+    int i;
+    srt__rx_norm(s);
+    t.n = 0;
+    for (i = 0; i < s->n; i++) { if (s->r[2 * i] > next) srt__rx_add(x, &t, next, s->r[2 * i] - 1); next = s->r[2 * i + 1] + 1; }
+    if (next <= 0x10FFFF) srt__rx_add(x, &t, next, 0x10FFFF);
+    *s = t;
+}
+/* Adds the class escape c (d D w W s S) to s; 0 if c is not one. */
+static int srt__rx_class_escape(srt__rx *x, char c, srt__rxset *s) {
+    srt__rxset t;
+    int i;
+    t.n = 0;
+    switch (c | 0x20) {
+    case 'd': srt__rx_add(x, &t, '0', '9'); break;
+    case 'w': srt__rx_add(x, &t, '0', '9'); srt__rx_add(x, &t, 'A', 'Z'); srt__rx_add(x, &t, '_', '_'); srt__rx_add(x, &t, 'a', 'z'); break;
+    case 's': srt__rx_add(x, &t, 9, 13); srt__rx_add(x, &t, ' ', ' '); srt__rx_add(x, &t, 0xa0, 0xa0); srt__rx_add(x, &t, 0x2028, 0x2029); srt__rx_add(x, &t, 0xfeff, 0xfeff); break;
+    default: return 0;
+    }
+    if (c >= 'A' && c <= 'Z') srt__rx_invert(x, &t);
+    for (i = 0; i < t.n; i++) srt__rx_add(x, s, t.r[2 * i], t.r[2 * i + 1]);
+    return 1;
+}
+/* The character of escape \c at x->p (after the backslash; moves past it); 0 and a failure if it is
+   not one. */
+static int srt__rx_escape_char(srt__rx *x, uint32_t *cp) {
+    const char c = *x->p;
+    int nx = c == 'x' ? 2 : c == 'u' ? 4 : 0;
+    if (nx) {
+        if (!srt__hex_digits(x->p + 1, nx, cp)) { srt__rx_fail(x, "a pattern with a bad \\x or \\u escape"); return 0; }
+        x->p += 1 + nx;
+        return 1;
+    }
+    switch (c) {
+    case 't': *cp = '\t'; break;
+    case 'n': *cp = '\n'; break;
+    case 'r': *cp = '\r'; break;
+    case 'f': *cp = '\f'; break;
+    case 'v': *cp = '\v'; break;
+    case '0': *cp = 0; if (x->p[1] >= '0' && x->p[1] <= '9') { srt__rx_fail(x, "a pattern with a back-reference or octal escape"); return 0; } break;
+    default:
+        if ((c >= '1' && c <= '9') || c == 'b' || c == 'B' || c == 'k') { srt__rx_fail(x, "a pattern with a back-reference or word boundary, which a grammar cannot check"); return 0; }
+        if (!c || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9')) { srt__rx_fail(x, "a pattern with an unknown escape"); return 0; }
+        if ((unsigned char)c >= 0x80) { srt__rx_fail(x, "a pattern with an escaped non-ASCII character"); return 0; }
+        *cp = (unsigned char)c;   /* \. \* \/ \- ...: the character */
+    }
+    x->p++;
+    return 1;
+}
+/* The next character of the pattern's text (UTF-8, checked when it was read). */
+static uint32_t srt__rx_next(srt__rx *x) {
+    uint32_t cp = 0;
+    int l = srt__utf8_strict((const unsigned char *)x->p, &cp);
+    x->p += l > 0 ? l : 1;
+    return cp;
+}
+/* A code point in a GBNF class: itself if a letter or digit, else an escape. */
+static void srt__rx_class_cp(srt__out *o, uint32_t c) {
+    char b[16];
+    if ((c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z')) { b[0] = (char)c; b[1] = 0; }
+    else snprintf(b, sizeof b, c < 0x100 ? "\\x%02x" : c < 0x10000 ? "\\u%04x" : "\\U%08x", (unsigned)c);
+    srt__puts(o, b);
+}
+/* Writes code point set s: the characters that JSON strings hold as they are in one class (or a
+   literal, for one character), the others (", \, control characters) as the escapes tojson
+   writes, as alternatives. */
+static void srt__rx_emit_set(srt__rx *x, srt__rxset *s) {
+    static const char *const named[14] = {NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, "b", "t", "n", NULL, "f", "r"};
+    srt__out *o = x->g->o, alt = {NULL, 0, 0}, cls = {NULL, 0, 0};
+    char b[32];
+    int i, part, n_alt = 0, n_cls = 0, single = 0;
+    uint32_t c;
+    srt__rx_norm(s);
+    for (i = 0; i < s->n; i++) {   /* measure: how many alternatives, how many class ranges */
+        const uint32_t lo = s->r[2 * i], hi = s->r[2 * i + 1];
+        n_alt += (lo < 0x20 ? (int)((hi < 0x1f ? hi : 0x1f) - lo + 1) : 0) + (lo <= '"' && hi >= '"') + (lo <= '\\' && hi >= '\\');
+        for (part = 0; part < 3; part++) {
+            uint32_t a = part == 0 ? 0x20 : part == 1 ? '"' + 1 : '\\' + 1, z = part == 0 ? '"' - 1 : part == 1 ? '\\' - 1 : 0x10FFFF;
+            if (a < lo) a = lo;
+            if (z > hi) z = hi;
+            if (a <= z) { n_cls++; single = a == z && n_cls == 1 ? (int)a : 0; }
+        }
+    }
+    (void)alt; (void)cls;
+    if (n_alt + (n_cls > 0) > 1) srt__puts(o, " (");
+    n_alt = 0;
+    for (i = 0; i < s->n; i++) {
+        const uint32_t lo = s->r[2 * i], hi = s->r[2 * i + 1];
+        if (lo == 0 && hi >= 0x1f) {   /* all of them, as tojson writes them */
+            srt__puts(o, n_alt++ ? " | \"\\\\\" ( [bfnrt] | \"u00\" ( \"0\" [0-7bef] | \"1\" [0-9a-f] ) )" : " \"\\\\\" ( [bfnrt] | \"u00\" ( \"0\" [0-7bef] | \"1\" [0-9a-f] ) )");
+        }
+        for (c = lo == 0 && hi >= 0x1f ? 0x20 : lo; c <= hi && c < 0x20; c++) {   /* control characters: escapes */
+            if (c < 14 && named[c]) snprintf(b, sizeof b, "%s \"\\\\%s\"", n_alt++ ? " |" : "", named[c]);
+            else snprintf(b, sizeof b, "%s \"\\\\u%04x\"", n_alt++ ? " |" : "", (unsigned)c);
+            srt__puts(o, b);
+        }
+        if (lo <= '"' && hi >= '"') srt__puts(o, n_alt++ ? " | \"\\\\\\\"\"" : " \"\\\\\\\"\"");
+        if (lo <= '\\' && hi >= '\\') srt__puts(o, n_alt++ ? " | \"\\\\\\\\\"" : " \"\\\\\\\\\"");
+    }
+    if (n_cls == 1 && single) {   /* one character: a literal */
+        char u[8];
+        uint32_t q = (uint32_t)single;
+        int l = q < 0x80 ? 1 : q < 0x800 ? 2 : q < 0x10000 ? 3 : 4;
+        if (l == 1) u[0] = (char)q;
+        else { int k; u[0] = (char)((0xF0 << (4 - l)) | (q >> (6 * (l - 1)))); for (k = 1; k < l; k++) u[k] = (char)(0x80 | ((q >> (6 * (l - 1 - k))) & 0x3f)); }
+        srt__puts(o, n_alt ? " | " : " ");
+        srt__sg_lit(o, u, (size_t)l);
+    } else if (n_cls) {
+        srt__puts(o, n_alt ? " | [" : " [");
+        for (i = 0; i < s->n; i++)
+            for (part = 0; part < 3; part++) {   /* the range less 0x00-0x1f, '"' and '\' */
+                uint32_t a = part == 0 ? 0x20 : part == 1 ? '"' + 1 : '\\' + 1, z = part == 0 ? '"' - 1 : part == 1 ? '\\' - 1 : 0x10FFFF;
+                if (a < s->r[2 * i]) a = s->r[2 * i];
+                if (z > s->r[2 * i + 1]) z = s->r[2 * i + 1];
+                if (a > z) continue;
+                srt__rx_class_cp(o, a);
+                if (a != z) { srt__put(o, "-", 1); srt__rx_class_cp(o, z); }
+            }
+        srt__puts(o, "]");
+    } else if (!n_alt) srt__puts(o, " [^\\x00-\\U0010ffff]");   /* the empty set: nothing */
+    if (n_alt + (n_cls > 0) > 1) srt__puts(o, " )");
+}
+static void srt__rx_alt(srt__rx *x, int top);
+/* One atom and its quantifier. */
+static void srt__rx_atom(srt__rx *x) {
+    srt__out *o = x->g->o;
+    srt__rxset s;
+    uint32_t cp;
+    const char c = *x->p;
+    char b[48];
+    s.n = 0;
+    if (c == '(') {
+        x->p++;
+        if (x->p[0] == '?') {
+            if (x->p[1] == ':') x->p += 2;
+            else if (x->p[1] == '<' && x->p[2] != '=' && x->p[2] != '!') { const char *e = strchr(x->p, '>'); if (!e) { srt__rx_fail(x, "a pattern that is not a regular expression (a group name without >)"); return; } x->p = e + 1; }
+            else { srt__rx_fail(x, "a pattern with a lookaround, which a grammar cannot check"); return; }
+        }
+        if (++x->depth > 64) { srt__rx_fail(x, "a pattern nested over 64 groups deep"); return; }
+        srt__rx_alt(x, 0);
+        x->depth--;
+        if (*x->p != ')') { srt__rx_fail(x, "a pattern that is not a regular expression (a group without its ')')"); return; }
+        x->p++;
+    } else if (c == '[') {
+        int neg = 0;
+        x->p++;
+        if (*x->p == '^') { neg = 1; x->p++; }
+        while (*x->p && *x->p != ']') {   /* ([] is empty, [^] anything, as in ECMAScript) */
+            uint32_t lo, hi;
+            if (*x->p == '\\') {
+                x->p++;
+                if (srt__rx_class_escape(x, *x->p, &s)) { x->p++; continue; }
+                if (*x->p == 'b') { lo = 8; x->p++; }
+                else if (!srt__rx_escape_char(x, &lo)) return;
+            } else lo = srt__rx_next(x);
+            hi = lo;
+            if (x->p[0] == '-' && x->p[1] && x->p[1] != ']') {
+                x->p++;
+                if (*x->p == '\\') { x->p++; if (*x->p == 'b') { hi = 8; x->p++; } else if (!srt__rx_escape_char(x, &hi)) return; }
+                else hi = srt__rx_next(x);
+                if (hi < lo) { srt__rx_fail(x, "a pattern with a class range out of order"); return; }
+            }
+            srt__rx_add(x, &s, lo, hi);
+        }
+        if (*x->p != ']') { srt__rx_fail(x, "a pattern that is not a regular expression (a class without its ']')"); return; }
+        x->p++;
+        if (neg) srt__rx_invert(x, &s);
+        srt__rx_emit_set(x, &s);
+    } else if (c == '.') {
+        x->p++;
+        srt__rx_add(x, &s, '\n', '\n'); srt__rx_add(x, &s, '\r', '\r'); srt__rx_add(x, &s, 0x2028, 0x2029);
+        srt__rx_invert(x, &s);
+        srt__rx_emit_set(x, &s);
+    } else if (c == '\\') {
+        x->p++;
+        if (srt__rx_class_escape(x, *x->p, &s)) { x->p++; srt__rx_emit_set(x, &s); }
+        else if (srt__rx_escape_char(x, &cp)) { srt__rx_add(x, &s, cp, cp); srt__rx_emit_set(x, &s); }
+    } else if (c == '^' || c == '$') {
+        srt__rx_fail(x, "a pattern with ^ or $ inside it (only at the ends of its alternatives)");
+        return;
+    } else if (c == '*' || c == '+' || c == '?' || c == ')' || c == '|' || !c) {
+        srt__rx_fail(x, "a pattern that is not a regular expression (a quantifier with nothing before it, or an unbalanced ')')");
+        return;
+    } else {
+        cp = srt__rx_next(x);
+        srt__rx_add(x, &s, cp, cp);
+        srt__rx_emit_set(x, &s);
+    }
+    if (x->g->err) return;
+    /* the quantifier (a lazy one's ? dropped: the language is the same) */
+    if (*x->p == '*' || *x->p == '+' || *x->p == '?') { srt__put(o, x->p, 1); x->p++; }
+    else if (*x->p == '{' && x->p[1] >= '0' && x->p[1] <= '9') {
+        const char *q = x->p + 1;
+        long m = 0, n = -2;
+        while (*q >= '0' && *q <= '9') { if (m <= 1000) m = m * 10 + (*q - '0'); q++; }
+        if (*q == ',') { q++; n = -1; if (*q >= '0' && *q <= '9') for (n = 0; *q >= '0' && *q <= '9'; q++) if (n <= 1000) n = n * 10 + (*q - '0'); }
+        if (*q != '}') return;   /* not a quantifier: '{' is the next atom's character */
+        if (m > 1000 || n > 1000) { srt__rx_fail(x, "a pattern with a repetition count over 1000"); return; }
+        if (n >= 0 && n < m) { srt__rx_fail(x, "a pattern with a repetition {m,n} where n < m"); return; }
+        snprintf(b, sizeof b, n == -2 ? "{%ld}" : n == -1 ? "{%ld,}" : "{%ld,%ld}", m, n);
+        srt__puts(o, b);
+        x->p = q + 1;
+    } else return;
+    if (*x->p == '?') x->p++;
+    if (*x->p == '*' || *x->p == '+' || *x->p == '?' || (*x->p == '{' && x->p[1] >= '0' && x->p[1] <= '9'))
+        srt__rx_fail(x, "a pattern with a quantifier after a quantifier");
+}
+/* Alternatives separated by | up to ')' or the end; top: the pattern's own, whose ends may be
+   anchored (an end that is not takes any characters there). */
+static void srt__rx_alt(srt__rx *x, int top) {
+    srt__out *o = x->g->o;
+    int first = 1;
+    srt__puts(o, " (");
+    for (;;) {
+        int end_anchor = 0;
+        if (!first) srt__puts(o, " |");
+        first = 0;
+        if (top) {
+            if (*x->p == '^') x->p++;
+            else { x->g->uses |= SRT__SG_CHAR; srt__puts(o, " char*"); }
+        }
+        while (*x->p && *x->p != '|' && *x->p != ')' && !x->g->err) {
+            if (top && *x->p == '$' && (!x->p[1] || x->p[1] == '|')) { end_anchor = 1; x->p++; break; }
+            srt__rx_atom(x);
+        }
+        if (x->g->err) return;
+        if (top && !end_anchor) { x->g->uses |= SRT__SG_CHAR; srt__puts(o, " char*"); }
+        if (*x->p != '|') break;
+        x->p++;
+    }
+    srt__puts(o, " )");
+}
+/* The rule body of a string with pattern pat (a JSON string). */
+static void srt__sg_pattern(srt__sg *g, const char *pat) {
+    size_t n = 0;
+    char *t;
+    srt__rx x;
+    if (*pat != '"') { srt__sg_fail(g, "a pattern that is not a string", pat); return; }
+    if (!(t = srt__json_text(pat, &n))) { srt__sg_fail(g, "out of memory", NULL); return; }
+    if (strlen(t) != n) { SRT_FREE(t); srt__sg_fail(g, "a pattern with a NUL character", pat); return; }
+    x.g = g; x.p = t; x.depth = 0;
+    srt__puts(g->o, " \"\\\"\"");
+    srt__rx_alt(&x, 1);
+    if (!g->err && *x.p) srt__rx_fail(&x, "a pattern that is not a regular expression (an unbalanced ')')");
+    if (g->err && !g->err_at) g->err_at = pat;
+    srt__puts(g->o, " \"\\\"\"");
+    SRT_FREE(t);
+}
+/* The rule body of a string: the formats date, time, date-time and uuid (other formats are not
+   checked), else a pattern, else minLength / maxLength. */
 static void srt__sg_string(srt__sg *g, const char *v) {
     static const char *const formats[] = {"date", "time", "date-time", "uuid", NULL};
     const char *f = srt__json_get(v, "format");
@@ -10509,6 +10790,7 @@ static void srt__sg_string(srt__sg *g, const char *v) {
         srt__puts(g->o, " \"\\\"\"");
         return;
     }
+    if ((f = srt__json_get(v, "pattern")) != NULL) { srt__sg_pattern(g, f); return; }   /* (lengths then not checked) */
     if (hi >= 0 && lo > hi) { srt__sg_fail(g, "a minLength above the maxLength", v); return; }
     if (!lo && hi < 0) { srt__puts(g->o, " string"); return; }
     g->uses |= SRT__SG_CHAR;
