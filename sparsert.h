@@ -650,11 +650,11 @@ SRT_API srt_status srt_session_set_grammar_lazy(srt_session *s, const char *gbnf
    of them); "properties" in their order, the "required" ones always there, and more only with
    "additionalProperties" true or a schema; "items", "prefixItems" (all there), "minItems",
    "maxItems"; "minLength", "maxLength", "pattern" (ECMAScript regular expressions without
-   back-references, lookarounds and word boundaries), "format" date / time / date-time / uuid; an
-   integer's "minimum" / "maximum" and their exclusive forms; "enum", "const", "anyOf" / "oneOf";
-   "allOf" (properties and required merged, other keywords must agree); "$ref" to "#" or a JSON
-   pointer in the schema ("#/$defs/Name"), recursion included. Not checked: the ranges of numbers
-   that are not integers, other formats. A schema without any of these (or true) takes any
+   back-references, lookarounds and word boundaries), "format" date / time / date-time / uuid;
+   "minimum" / "maximum" and their exclusive forms (a number in a range is written without an
+   exponent); "enum", "const", "anyOf" / "oneOf"; "allOf" (properties and required merged, other
+   keywords must agree); "$ref" to "#" or a JSON pointer in the schema ("#/$defs/Name"), recursion
+   included. Not checked: other formats, multipleOf, and the number of properties. A schema without any of these (or true) takes any
    JSON value. Writes at most cap - 1 bytes and a NUL into buf (NULL with cap 0 to measure); *len
    receives the full length. SRT_ERR_INVALID_ARG, with the byte, for a schema that is not JSON, has
    an unknown type, a $ref that points nowhere or outside the schema, parts of an allOf that
@@ -10496,6 +10496,169 @@ static void srt__sg_integer(srt__sg *g, const char *v) {
     if (hi >= 0) srt__sg_digits(g->o, lo > 0 ? lo : 0, hi, "", &first);
     srt__puts(g->o, " )");
 }
+/* A bound of a number as a decimal: sign, integer part, the fraction's digits without trailing
+   zeros (no -0). */
+typedef struct srt__dec { int neg; long long ip; char frac[44]; } srt__dec;
+/* The JSON number at x as a decimal: 1, or 0 when its integer part has over 16 digits or its
+   fraction over 40 (too large or too fine for these grammars). */
+static int srt__dec_read(const char *x, srt__dec *d) {
+    char m[96];
+    int nm = 0, point = -1, e = 0, esign = 1, i, nf = 0;
+    memset(d, 0, sizeof *d);
+    if (*x == '-') { d->neg = 1; x++; }
+    for (; (*x >= '0' && *x <= '9') || *x == '.'; x++) {
+        if (*x == '.') point = nm;
+        else if (nm < 95) m[nm++] = *x;
+        else return 0;
+    }
+    if (point < 0) point = nm;
+    if (*x == 'e' || *x == 'E') {
+        x++;
+        if (*x == '-' || *x == '+') esign = *x++ == '-' ? -1 : 1;
+        for (; *x >= '0' && *x <= '9'; x++) if (e < 1000) e = e * 10 + (*x - '0');
+    }
+    point += esign * e;
+    for (i = 0; i < point; i++) {
+        d->ip = d->ip * 10 + (i < nm ? m[i] - '0' : 0);
+        if (d->ip > 9999999999999999LL) return 0;
+    }
+    for (i = point; i < nm; i++) {
+        if (nf == 40) return 0;
+        d->frac[nf++] = i < 0 ? '0' : m[i];
+    }
+    while (nf && d->frac[nf - 1] == '0') nf--;
+    d->frac[nf] = 0;
+    if (!d->ip && !nf) d->neg = 0;
+    return 1;
+}
+/* -1, 0, 1 as a < b, a = b, a > b. */
+static int srt__dec_cmp(const srt__dec *a, const srt__dec *b) {
+    int c;
+    if (a->neg != b->neg) return a->neg ? -1 : 1;
+    c = a->ip != b->ip ? (a->ip < b->ip ? -1 : 1) : strcmp(a->frac, b->frac);
+    c = c < 0 ? -1 : c > 0;
+    return a->neg ? -c : c;
+}
+/* Fraction digits D (the digits after the point) with .D >= .a (> when strict); nonempty: D has a
+   digit. */
+static void srt__nf_ge(srt__out *o, const char *a, int strict, int nonempty) {
+    char b[40];   /* (D cannot end before a's last digit, which is not 0) */
+    if (!*a) { srt__puts(o, strict ? " \"0\"* [1-9] [0-9]*" : nonempty ? " [0-9]+" : " [0-9]*"); return; }
+    srt__puts(o, " (");
+    if (*a < '9') { snprintf(b, sizeof b, " [%c-9] [0-9]* |", *a + 1); srt__puts(o, b); }
+    snprintf(b, sizeof b, " \"%c\"", *a);
+    srt__puts(o, b);
+    srt__nf_ge(o, a + 1, strict, 0);
+    srt__puts(o, " )");
+}
+/* Fraction digits D with .D <= .b (< when strict; b "" and strict: no D, not to be asked). */
+static void srt__nf_le(srt__out *o, const char *b, int strict, int nonempty) {
+    char t[40];
+    int alts = 0;
+    if (!*b) { srt__puts(o, nonempty ? " \"0\"+" : " \"0\"*"); return; }
+    srt__puts(o, " (");
+    if (*b > '0') { snprintf(t, sizeof t, " [0-%c] [0-9]*", *b - 1); srt__puts(o, t); alts++; }
+    if (b[1] || !strict) {
+        snprintf(t, sizeof t, "%s \"%c\"", alts ? " |" : "", *b);
+        srt__puts(o, t);
+        srt__nf_le(o, b + 1, strict, 0);
+    }
+    srt__puts(o, nonempty ? " )" : " )?");   /* (D ended early: less, b's digits go on to a non-zero one) */
+}
+/* Fraction digits D with .a <= .D <= .b (sa, sb: strict), .a < .b. */
+static void srt__nf_between(srt__out *o, const char *a, const char *b, int sa, int sb, int nonempty) {
+    char t[40];
+    const char da = *a ? *a : '0', db = *b ? *b : '0';
+    if (!*a && !sa) { srt__nf_le(o, b, sb, nonempty); return; }
+    if (da == db) {   /* (D cannot end: below a) */
+        snprintf(t, sizeof t, " \"%c\"", da);
+        srt__puts(o, t);
+        srt__nf_between(o, *a ? a + 1 : a, b + 1, sa, sb, 0);
+        return;
+    }
+    snprintf(t, sizeof t, " ( \"%c\"", da);
+    srt__puts(o, t);
+    srt__nf_ge(o, *a ? a + 1 : a, sa, 0);
+    if (da + 1 <= db - 1) { snprintf(t, sizeof t, " | [%c-%c] [0-9]*", da + 1, db - 1); srt__puts(o, t); }
+    if (b[1] || !sb) { snprintf(t, sizeof t, " | \"%c\"", db); srt__puts(o, t); srt__nf_le(o, b + 1, sb, 0); }
+    srt__puts(o, " )");
+}
+/* Alternatives for the magnitudes from lo to hi (0 <= lo <= hi; no hi: no limit; sl, sh: strict),
+   written without an exponent, each after sign. */
+static void srt__sg_magnitudes(srt__out *o, const srt__dec *lo, int sl, const srt__dec *hi, int sh, int has_hi, const char *sign, int *first) {
+    const long long lim = 9999999999999999LL;
+    char b[40];
+    int inner = 1;
+    if (has_hi && lo->ip == hi->ip) {   /* one integer part, the fraction between */
+        srt__puts(o, *first ? "" : " |"); srt__puts(o, sign); *first = 0;
+        snprintf(b, sizeof b, " \"%lld\"", lo->ip); srt__puts(o, b);
+        if (!lo->frac[0] && !hi->frac[0]) { srt__puts(o, " ( \".\" \"0\"+ )?"); return; }   /* one number (not strict: checked) */
+        srt__puts(o, !lo->frac[0] && !sl ? " ( \".\"" : " \".\"");
+        srt__nf_between(o, lo->frac, hi->frac, sl, sh, 1);
+        if (!lo->frac[0] && !sl) srt__puts(o, " )?");
+        return;
+    }
+    srt__puts(o, *first ? "" : " |"); srt__puts(o, sign); *first = 0;   /* lo's integer part, a fraction from lo's */
+    snprintf(b, sizeof b, " \"%lld\"", lo->ip); srt__puts(o, b);
+    srt__puts(o, !lo->frac[0] && !sl ? " ( \".\"" : " \".\"");
+    srt__nf_ge(o, lo->frac, sl, 1);
+    if (!lo->frac[0] && !sl) srt__puts(o, " )?");
+    if (lo->ip + 1 <= (has_hi ? hi->ip - 1 : lim)) {   /* the integer parts between, any fraction */
+        srt__puts(o, " |"); srt__puts(o, sign); srt__puts(o, " (");
+        srt__sg_digits(o, lo->ip + 1, has_hi ? hi->ip - 1 : lim, "", &inner);
+        srt__puts(o, " ) ( \".\" [0-9]{1,16} )?");
+    }
+    if (has_hi && (hi->frac[0] || !sh)) {   /* hi's integer part, a fraction up to hi's */
+        srt__puts(o, " |"); srt__puts(o, sign);
+        snprintf(b, sizeof b, " \"%lld\" ( \".\"", hi->ip); srt__puts(o, b);
+        srt__nf_le(o, hi->frac, sh, 1);
+        srt__puts(o, " )?");
+    }
+}
+/* A number's bound (upper: the maximum): its value and strictness; 0 when none (or none that a
+   number of up to 16 integer digits can meet), and g->err for one too large the other way. */
+static int srt__sg_num_bound(srt__sg *g, const char *v, int upper, srt__dec *d, int *strict) {
+    const char *x = srt__json_get(v, upper ? "maximum" : "minimum"), *ex = srt__json_get(v, upper ? "exclusiveMaximum" : "exclusiveMinimum");
+    srt__dec e;
+    int have = 0, i;
+    for (i = 0; i < 2; i++) {
+        const char *q = i ? ex : x;
+        if (!q || *q == 't' || *q == 'f') continue;
+        if (*q != '-' && !(*q >= '0' && *q <= '9')) { srt__sg_fail(g, "a minimum or maximum that is not a number", q); return 0; }
+        if (!srt__dec_read(q, &e)) {
+            if ((*q == '-') == !upper) continue;   /* -1e300 as a minimum, 1e300 as a maximum: no limit */
+            srt__sg_fail(g, "a number's minimum or maximum beyond 16 digits, or with over 40 after the point", q);
+            return 0;
+        }
+        if (!have || (upper ? srt__dec_cmp(&e, d) < 0 : srt__dec_cmp(&e, d) > 0) || (srt__dec_cmp(&e, d) == 0 && i)) {
+            *d = e;
+            *strict = i || (ex && *ex == 't');   /* draft 4: "exclusiveMinimum": true */
+        }
+        have = 1;
+    }
+    return have;
+}
+/* The rule body of a number: with minimum / maximum (or their exclusive forms), the numbers in the
+   range written without an exponent (up to 16 digits before the point). */
+static void srt__sg_number(srt__sg *g, const char *v) {
+    srt__out *o = g->o;
+    srt__dec lo, hi, nlo, nhi, zero;
+    int sl = 0, sh = 0, first = 1, c;
+    const int has_lo = srt__sg_num_bound(g, v, 0, &lo, &sl), has_hi = srt__sg_num_bound(g, v, 1, &hi, &sh);
+    if (g->err) return;
+    if (!has_lo && !has_hi) { srt__puts(o, " number"); return; }
+    if (has_lo && has_hi && ((c = srt__dec_cmp(&lo, &hi)) > 0 || (c == 0 && (sl || sh)))) { srt__sg_fail(g, "a minimum above the maximum (no number between)", v); return; }
+    memset(&zero, 0, sizeof zero);
+    nlo = lo; nlo.neg = 0; nhi = hi; nhi.neg = 0;   /* magnitudes */
+    srt__puts(o, " (");
+    if (has_lo && !lo.neg) srt__sg_magnitudes(o, &lo, sl, &hi, sh, has_hi, "", &first);
+    else if (has_hi && (hi.neg || (!hi.ip && !hi.frac[0]))) srt__sg_magnitudes(o, &nhi, sh, &nlo, sl, has_lo, " \"-\"", &first);
+    else {   /* below 0 and above: each side from 0 */
+        srt__sg_magnitudes(o, &zero, 0, &nlo, sl, has_lo, " \"-\"", &first);
+        srt__sg_magnitudes(o, &zero, 0, &hi, sh, has_hi, "", &first);
+    }
+    srt__puts(o, " )");
+}
 /* A string's "pattern" (an ECMAScript regular expression, a search unless anchored with ^ and $)
    as GBNF over the JSON string's text: each character the way tojson writes it (", \ and control
    characters escaped), so that every text the grammar takes decodes to a string the pattern
@@ -10883,10 +11046,11 @@ static void srt__sg_object(srt__sg *g, const char *v) {
 }
 /* The body of a rule for type name ty of schema v. */
 static void srt__sg_type(srt__sg *g, const char *v, const char *ty) {
-    static const char *const plain[4] = {"number", "boolean", "null", NULL};
+    static const char *const plain[3] = {"boolean", "null", NULL};
     int i;
     for (i = 0; plain[i]; i++) if (!strcmp(ty, plain[i])) { srt__put(g->o, " ", 1); srt__puts(g->o, ty); return; }
     if (!strcmp(ty, "integer")) srt__sg_integer(g, v);
+    else if (!strcmp(ty, "number")) srt__sg_number(g, v);
     else if (!strcmp(ty, "string")) srt__sg_string(g, v);
     else if (!strcmp(ty, "array")) srt__sg_array(g, v);
     else if (!strcmp(ty, "object")) srt__sg_object(g, v);

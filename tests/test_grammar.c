@@ -335,6 +335,8 @@ static void test_schema(void) {
         {"{\"type\": \"integer\", \"minimum\": 5, \"maximum\": 4}", "a minimum above the maximum"},
         {"{\"type\": \"integer\", \"exclusiveMinimum\": 5, \"exclusiveMaximum\": 6}", "a minimum above the maximum"},
         {"{\"type\": \"integer\", \"minimum\": \"1\"}", "a minimum or maximum that is not a number"},
+        {"{\"type\": \"number\", \"minimum\": 0.5, \"exclusiveMaximum\": 0.5}", "a minimum above the maximum"},
+        {"{\"type\": \"number\", \"minimum\": 1e300}", "beyond 16 digits"}, {"{\"type\": \"number\", \"maximum\": {}}", "not a number"},
         {"{\"type\": \"string\", \"pattern\": \"(?=a)b\"}", "lookaround"}, {"{\"type\": \"string\", \"pattern\": \"(a)\\\\1\"}", "back-reference"},
         {"{\"type\": \"string\", \"pattern\": \"\\\\bword\"}", "word boundary"}, {"{\"type\": \"string\", \"pattern\": \"a**\"}", "a quantifier after a quantifier"},
         {"{\"type\": \"string\", \"pattern\": \"(a\"}", "a group without its ')'"}, {"{\"type\": \"string\", \"pattern\": \"a)\"}", "an unbalanced ')'"},
@@ -412,6 +414,49 @@ static void test_schema(void) {
             CHECK(!wrong, "range %zu (%s): %d of %d integers taken or refused wrongly", i, rg[i].schema + 19, wrong, tried);
         }
 #undef LIM
+    }
+    {   /* number ranges: every hundredth from -3 to 3, written with two decimals and trimmed, taken
+           exactly when in the range (bounds in thousandths; NB: no bound) */
+#define NB 99999999L
+        static const struct { const char *schema; long lo, hi; int sl, sh; } rg[] = {
+            {"{\"type\": \"number\", \"minimum\": 0, \"maximum\": 1}", 0, 1000, 0, 0},
+            {"{\"type\": \"number\", \"exclusiveMinimum\": 0, \"exclusiveMaximum\": 1}", 0, 1000, 1, 1},
+            {"{\"type\": \"number\", \"minimum\": 0.25, \"maximum\": 0.75}", 250, 750, 0, 0},
+            {"{\"type\": \"number\", \"exclusiveMinimum\": -0.5, \"maximum\": 2.125}", -500, 2125, 1, 0},
+            {"{\"type\": \"number\", \"minimum\": -2.75, \"exclusiveMaximum\": -0.125}", -2750, -125, 0, 1},
+            {"{\"type\": \"number\", \"minimum\": 1.5}", 1500, NB, 0, 0},
+            {"{\"type\": \"number\", \"maximum\": -1}", -NB, -1000, 0, 0},
+            {"{\"type\": \"number\", \"minimum\": 0.1, \"maximum\": 0.105}", 100, 105, 0, 0},
+            {"{\"type\": \"number\", \"minimum\": -1, \"maximum\": 1e0}", -1000, 1000, 0, 0},
+            {"{\"type\": \"number\", \"exclusiveMinimum\": 0}", 0, NB, 1, 0},
+            {"{\"type\": \"number\", \"maximum\": 2.999, \"minimum\": 25e-1}", 2500, 2999, 0, 0},
+            {"{\"type\": \"number\", \"minimum\": 1, \"exclusiveMinimum\": true, \"maximum\": 2, \"exclusiveMaximum\": true}", 1000, 2000, 1, 1},
+            {"{\"type\": \"number\", \"minimum\": 0.305, \"exclusiveMaximum\": 0.31}", 305, 310, 0, 1},
+            {"{\"type\": \"number\", \"minimum\": -0.3, \"maximum\": -0.3}", -300, -300, 0, 0},
+            {"{\"type\": \"number\", \"minimum\": -1e300, \"exclusiveMaximum\": 0.02}", -NB, 20, 0, 1},
+        };
+        for (i = 0; i < sizeof rg / sizeof rg[0]; i++) {
+            char g[16384], t[32];
+            size_t gl = 0;
+            int wrong = 0, tried = 0, form;
+            long h;
+            if (srt_grammar_from_json_schema(rg[i].schema, g, sizeof g, &gl) != SRT_OK) { CHECK(0, "number range %zu: %s", i, srt_last_error()); continue; }
+            for (h = -300; h <= 300; h++)
+                for (form = 0; form < 2; form++, tried++) {
+                    const long v = 10 * h, a = h < 0 ? -h : h;
+                    const int in = (rg[i].sl ? v > rg[i].lo : v >= rg[i].lo) && (rg[i].sh ? v < rg[i].hi : v <= rg[i].hi);
+                    int r = -1;
+                    if (!form) snprintf(t, sizeof t, "%s%ld.%02ld", h < 0 ? "-" : "", a / 100, a % 100);
+                    else if (a % 100 == 0) snprintf(t, sizeof t, "%s%ld", h < 0 ? "-" : "", a / 100);
+                    else if (a % 10 == 0) snprintf(t, sizeof t, "%s%ld.%ld", h < 0 ? "-" : "", a / 100, (a % 100) / 10);
+                    else snprintf(t, sizeof t, "%s%ld.%02ld", h < 0 ? "-" : "", a / 100, a % 100);
+                    if (srt_grammar_match(g, t, strlen(t), &r) != SRT_OK || ((r & FULL) != 0) != in) {
+                        if (wrong++ < 3) printf("# %s: %s -> %d (want %s)\n", rg[i].schema, t, r, in ? "taken" : "refused");
+                    }
+                }
+            CHECK(!wrong, "number range %zu (%s): %d of %d numbers taken or refused wrongly", i, rg[i].schema + 18, wrong, tried);
+        }
+#undef NB
     }
     CHECK(srt_grammar_from_json_schema(person, NULL, 0, &n) == SRT_ERR_INVALID_ARG && n > 100 &&
           srt_grammar_from_json_schema(person, small, sizeof small, &i) == SRT_ERR_INVALID_ARG && i == n && small[7] == 0,
