@@ -654,8 +654,8 @@ SRT_API srt_status srt_session_set_grammar_lazy(srt_session *s, const char *gbnf
    "minimum" / "maximum" and their exclusive forms (a number in a range is written without an
    exponent); "enum", "const", "anyOf" / "oneOf"; "allOf" (properties and required merged, other
    keywords must agree); "$ref" to "#" or a JSON pointer in the schema ("#/$defs/Name"), recursion
-   included. Not checked: other formats, multipleOf, and the number of properties. A schema without any of these (or true) takes any
-   JSON value. Writes at most cap - 1 bytes and a NUL into buf (NULL with cap 0 to measure); *len
+   included. Not checked: other formats, multipleOf, and the number of properties. A schema
+   without any of these (or true) takes any JSON value. Writes at most cap - 1 bytes and a NUL into buf (NULL with cap 0 to measure); *len
    receives the full length. SRT_ERR_INVALID_ARG, with the byte, for a schema that is not JSON, has
    an unknown type, a $ref that points nowhere or outside the schema, parts of an allOf that
    disagree, a minimum above its maximum, a pattern it cannot check, or recursion that reads
@@ -10170,6 +10170,7 @@ typedef struct srt__sg {
     int refs;                         /* a $ref was followed: the queue looks for schemas it has already */
     int uses;                         /* SRT__SG_* */
     char **owned;                     /* texts made here (merged allOf schemas), freed with the rest */
+    const char **owned_src;           /* the schema each was merged from (merged again: the same text) */
     int n_owned;
     const char *err;                  /* the first problem, a static text */
     const char *err_at;
@@ -10178,7 +10179,7 @@ static void srt__sg_fail(srt__sg *g, const char *what, const char *at) { if (!g-
 static void srt__sg_free(srt__sg *g) {
     int i;
     for (i = 0; i < g->n_owned; i++) SRT_FREE(g->owned[i]);
-    SRT_FREE((void *)g->owned); SRT_FREE((void *)g->queue); SRT_FREE((void *)g->roots);
+    SRT_FREE((void *)g->owned); SRT_FREE((void *)g->owned_src); SRT_FREE((void *)g->queue); SRT_FREE((void *)g->roots);
 }
 /* A GBNF literal of the bytes s[0..n). */
 static void srt__sg_lit(srt__out *o, const char *s, size_t n) {
@@ -10310,11 +10311,12 @@ static const char *srt__sg_kind(const char *v, const char *key, char kind) {
 static const char *srt__sg_all_of(srt__sg *g, const char *v) {
     static const char *const skip[] = {"allOf", "properties", "required", "title", "description", "$comment", "examples", "default",
                                        "$schema", "$id", "$defs", "definitions", "deprecated", "readOnly", "writeOnly", NULL};
-    const char *parts[SRT__SG_PARTS], *it, *k, *x, *pv;
+    const char *parts[SRT__SG_PARTS], *it, *k, *x, *pv, **src;
     srt__out o = {NULL, 0, 0};
     char **owned, *key;
     int n = 0, i, j, pass, any_props = 0, any_req = 0;
     size_t kn;
+    for (i = 0; i < g->n_owned; i++) if (g->owned_src[i] == v) return g->owned[i];   /* (a recursive schema comes back to it) */
     if (!srt__sg_parts(g, v, parts, &n, 0)) return NULL;
     for (i = 0; i < n; i++) { any_props |= srt__json_get(parts[i], "properties") != NULL; any_req |= srt__json_get(parts[i], "required") != NULL; }
     for (pass = 0; pass < 2; pass++) {
@@ -10369,16 +10371,16 @@ static const char *srt__sg_all_of(srt__sg *g, const char *v) {
         srt__puts(&o, "}");
         if (g->err) { if (pass) SRT_FREE(o.buf); return NULL; }
         if (pass == 0) {
-            if (!(owned = (char **)SRT_REALLOC((void *)g->owned, (size_t)(g->n_owned + 1) * sizeof *owned)) || !(o.buf = (char *)SRT_MALLOC(o.n + 1))) {
-                if (owned) g->owned = owned;
-                srt__sg_fail(g, "out of memory", NULL);
-                return NULL;
-            }
-            g->owned = owned;
+            owned = (char **)SRT_REALLOC((void *)g->owned, (size_t)(g->n_owned + 1) * sizeof *owned);
+            if (owned) g->owned = owned;
+            src = owned ? (const char **)SRT_REALLOC((void *)g->owned_src, (size_t)(g->n_owned + 1) * sizeof *src) : NULL;
+            if (src) g->owned_src = src;
+            if (!src || !(o.buf = (char *)SRT_MALLOC(o.n + 1))) { srt__sg_fail(g, "out of memory", NULL); return NULL; }
             o.cap = o.n + 1;
         }
     }
     o.buf[o.n] = 0;
+    g->owned_src[g->n_owned] = v;
     g->owned[g->n_owned++] = o.buf;
     return o.buf;
 }

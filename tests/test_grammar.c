@@ -242,6 +242,8 @@ static void test_schema(void) {
         {tree, "{\"v\": 1, \"kids\": [{\"v\": 2, \"kids\": []}, {\"v\": 3, \"kids\": [{\"v\": 4, \"kids\": []}]}]}", FULL},
         {tree, "{\"v\": 1, \"kids\": [{\"v\": 2}]}", NO},
         {"{\"type\": \"object\", \"properties\": {\"next\": {\"$ref\": \"#\"}}}", "{\"next\": {\"next\": {}}}", FULL},
+        {"{\"$ref\": \"#/$defs/N\", \"$defs\": {\"N\": {\"allOf\": [{\"properties\": {\"v\": {\"type\": \"integer\"}}}, "
+         "{\"properties\": {\"kids\": {\"type\": \"array\", \"items\": {\"$ref\": \"#/$defs/N\"}}}}]}}}", "{\"v\": 1, \"kids\": [{\"kids\": [{\"v\": 3}]}]}", FULL},   /* recursion through an allOf: merged once */
         /* allOf: properties and required merged, other keywords once */
         {"{\"allOf\": [{\"$ref\": \"#/$defs/a\"}, {\"properties\": {\"y\": {\"type\": \"string\"}}, \"required\": [\"y\"]}], "
          "\"$defs\": {\"a\": {\"type\": \"object\", \"properties\": {\"x\": {\"type\": \"integer\"}}, \"required\": [\"x\"]}}}", "{\"x\": 1, \"y\": \"s\"}", FULL},
