@@ -10461,43 +10461,6 @@ static void srt__sg_digits(srt__out *o, long long a, long long b, const char *si
         srt__sg_digit_span(o, xs, ys, d);
     }
 }
-/* A bound of an integer: keyword key of v rounded inwards (up for a minimum), a draft-4 exclusive
-   flag or a draft-6 exclusive number taken in; whether there is one. */
-static int srt__sg_bound(srt__sg *g, const char *v, int upper, long long *out) {
-    const double lim = 9999999999999999.0;
-    const char *x = srt__json_get(v, upper ? "maximum" : "minimum"), *ex = srt__json_get(v, upper ? "exclusiveMaximum" : "exclusiveMinimum");
-    double d, e;
-    int have = 0;
-    if (x && (*x == '-' || (*x >= '0' && *x <= '9'))) {
-        d = strtod(x, NULL);
-        d = upper ? floor(d) : ceil(d);
-        if (ex && *ex == 't') d += upper ? -1 : 1;   /* draft 4: "exclusiveMinimum": true */
-        have = 1;
-    } else if (x) { srt__sg_fail(g, "a minimum or maximum that is not a number", x); return 0; }
-    if (ex && (*ex == '-' || (*ex >= '0' && *ex <= '9'))) {   /* draft 6 on: the exclusive bound itself */
-        e = strtod(ex, NULL);
-        e = upper ? ceil(e) - 1 : floor(e) + 1;
-        if (!have || (upper ? e < d : e > d)) d = e;
-        have = 1;
-    }
-    if (!have) return 0;
-    *out = (long long)(d < -lim ? -lim : d > lim ? lim : d);
-    return 1;
-}
-/* The rule body of an integer: with minimum / maximum (or their exclusive forms), the digits of
-   the numbers in the range (up to 16 digits, as the integer rule). */
-static void srt__sg_integer(srt__sg *g, const char *v) {
-    const long long lim = 9999999999999999LL;
-    long long lo = -lim, hi = lim;
-    int first = 1;
-    const int has_lo = srt__sg_bound(g, v, 0, &lo), has_hi = srt__sg_bound(g, v, 1, &hi);
-    if (!has_lo && !has_hi) { srt__puts(g->o, " integer"); return; }
-    if (lo > hi) { srt__sg_fail(g, "a minimum above the maximum (no integer between)", v); return; }
-    srt__puts(g->o, " (");
-    if (lo < 0) srt__sg_digits(g->o, hi < 0 ? -hi : 1, -lo, " \"-\"", &first);
-    if (hi >= 0) srt__sg_digits(g->o, lo > 0 ? lo : 0, hi, "", &first);
-    srt__puts(g->o, " )");
-}
 /* A bound of a number as a decimal: sign, integer part, the fraction's digits without trailing
    zeros (no -0). */
 typedef struct srt__dec { int neg; long long ip; char frac[44]; } srt__dec;
@@ -10660,6 +10623,30 @@ static void srt__sg_number(srt__sg *g, const char *v) {
         srt__sg_magnitudes(o, &zero, 0, &hi, sh, has_hi, "", &first);
     }
     srt__puts(o, " )");
+}
+/* The rule body of an integer: with minimum / maximum (or their exclusive forms), the digits of
+   the numbers in the range (up to 16 digits, as the integer rule). */
+static void srt__sg_integer(srt__sg *g, const char *v) {
+    const long long lim = 9999999999999999LL;
+    long long lo = -lim, hi = lim;
+    srt__dec dl, dh;
+    int first = 1, sl = 0, sh = 0;
+    const int has_lo = srt__sg_num_bound(g, v, 0, &dl, &sl), has_hi = srt__sg_num_bound(g, v, 1, &dh, &sh);
+    if (g->err) return;
+    if (!has_lo && !has_hi) { srt__puts(g->o, " integer"); return; }
+    if (has_lo) {   /* the least integer above (or at) the bound */
+        const int up = dl.frac[0] || sl;
+        lo = dl.neg ? -dl.ip + (!dl.frac[0] && sl) : dl.ip + up;
+    }
+    if (has_hi) {   /* the greatest integer below (or at) it */
+        const int down = !dh.frac[0] && sh;
+        hi = dh.neg ? -dh.ip - (dh.frac[0] ? 1 : 0) - down : dh.ip - down;
+    }
+    if (lo > hi) { srt__sg_fail(g, "a minimum above the maximum (no integer between)", v); return; }
+    srt__puts(g->o, " (");
+    if (lo < 0) srt__sg_digits(g->o, hi < 0 ? -hi : 1, -lo, " \"-\"", &first);
+    if (hi >= 0) srt__sg_digits(g->o, lo > 0 ? lo : 0, hi, "", &first);
+    srt__puts(g->o, " )");
 }
 /* A string's "pattern" (an ECMAScript regular expression, a search unless anchored with ^ and $)
    as GBNF over the JSON string's text: each character the way tojson writes it (", \ and control

@@ -396,6 +396,8 @@ static void test_schema(void) {
             {"{\"type\": \"integer\", \"minimum\": 100, \"maximum\": 100}", 100, 100},
             {"{\"type\": \"integer\", \"minimum\": -1000000, \"maximum\": 1000000000000}", -1000000, 1000000000000LL},
             {"{\"type\": \"integer\", \"minimum\": -1e300, \"maximum\": 1e300}", -LIM, LIM},
+            {"{\"type\": \"integer\", \"minimum\": -2.5, \"exclusiveMaximum\": -0.5}", -2, -1},
+            {"{\"type\": \"integer\", \"exclusiveMinimum\": -3, \"maximum\": -1.5}", -2, -2},
         };
         static const long long far[] = {999, 1000, 1001, 9999, 12345, -999, -1000, -1001, 999999, 1000000, -1000001, 999999999999LL,
                                         1000000000000LL, 1000000000001LL, LIM, -LIM};
