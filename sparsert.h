@@ -646,20 +646,22 @@ SRT_API srt_status srt_session_set_grammar(srt_session *s, const char *gbnf);
    again, before any trigger. */
 SRT_API srt_status srt_session_set_grammar_lazy(srt_session *s, const char *gbnf, const char *const *triggers, int n_triggers);
 /* A grammar for the JSON texts a JSON Schema (Draft 2020-12 and earlier) describes, the JSON as
-   tojson writes it (", ", ": " or a newline and indentation). Followed: "type" (a name or an array
-   of them); "properties" in their order, the "required" ones always there, and more only with
-   "additionalProperties" true or a schema; "items", "prefixItems" (all there), "minItems",
-   "maxItems"; "minLength", "maxLength", "pattern" (ECMAScript regular expressions without
-   back-references, lookarounds and word boundaries), "format" date / time / date-time / uuid;
-   "minimum" / "maximum" and their exclusive forms (a number in a range is written without an
-   exponent); "enum", "const", "anyOf" / "oneOf"; "allOf" (properties and required merged, other
-   keywords must agree); "$ref" to "#" or a JSON pointer in the schema ("#/$defs/Name"), recursion
-   included. Not checked: other formats, multipleOf, and the number of properties. A schema
-   without any of these (or true) takes any JSON value. Writes at most cap - 1 bytes and a NUL into buf (NULL with cap 0 to measure); *len
-   receives the full length. SRT_ERR_INVALID_ARG, with the byte, for a schema that is not JSON, has
-   an unknown type, a $ref that points nowhere or outside the schema, parts of an allOf that
-   disagree, a minimum above its maximum, a pattern it cannot check, or recursion that reads
-   nothing first; and (with *len set) when cap is too small. */
+   tojson writes it (", ", ": " or a newline and indentation). Followed:
+   - "type" (a name or an array of them), "enum", "const", "anyOf" / "oneOf", OpenAPI's "nullable";
+   - "properties" in their order, the "required" ones always there, and more only with
+     "additionalProperties" true or a schema;
+   - "items", "prefixItems" (all there), "minItems", "maxItems";
+   - "minLength", "maxLength", "pattern" (ECMAScript regular expressions without back-references,
+     lookarounds and word boundaries), "format" date / time / date-time / uuid;
+   - "minimum" / "maximum" and their exclusive forms (a number in a range has no exponent);
+   - "allOf" (properties and required merged, other keywords must agree);
+   - "$ref" to "#" or a JSON pointer in the schema ("#/$defs/Name"), recursion included.
+   Not checked: other formats, multipleOf, the number of properties. A schema without any of these
+   (or true) takes any JSON value. Writes at most cap - 1 bytes and a NUL into buf (NULL with cap 0
+   to measure); *len receives the full length. SRT_ERR_INVALID_ARG, with the byte, for a schema
+   that is not JSON, has an unknown type, a $ref that points nowhere or outside the schema, parts
+   of an allOf that disagree, a minimum above its maximum, a pattern it cannot check, or recursion
+   that reads nothing first; and (with *len set) when cap is too small. */
 SRT_API srt_status srt_grammar_from_json_schema(const char *schema, char *buf, size_t cap, size_t *len);
 
 /* ---------------------------------------------------------------- quantization */
@@ -11046,14 +11048,24 @@ static void srt__sg_type(srt__sg *g, const char *v, const char *ty) {
     else srt__sg_fail(g, "a type that is not string, integer, number, boolean, null, array or object", v);
 }
 /* The body of schema v's rule. */
+static void srt__sg_keywords(srt__sg *g, const char *v);
 static void srt__sg_body(srt__sg *g, const char *v) {
+    const char *x;
+    if (!(v = srt__sg_resolve(g, v))) return;
+    if (*v == 't') { srt__puts(g->o, " value"); return; }   /* true: anything */
+    if (*v != '{') { srt__sg_fail(g, "a schema that is not an object or true", v); return; }
+    if (srt__json_get(v, "allOf") && !(v = srt__sg_all_of(g, v))) return;
+    if ((x = srt__json_get(v, "nullable")) != NULL && *x == 't') {   /* OpenAPI 3.0's: null too */
+        srt__puts(g->o, " ( null |");
+        srt__sg_keywords(g, v);
+        srt__puts(g->o, " )");
+    } else srt__sg_keywords(g, v);
+}
+/* The body of schema object v (its $refs and allOf taken in): by const, enum, anyOf / oneOf, type. */
+static void srt__sg_keywords(srt__sg *g, const char *v) {
     srt__out *o = g->o;
     const char *x, *e, *it;
     int first = 1;
-    if (!(v = srt__sg_resolve(g, v))) return;
-    if (*v == 't') { srt__puts(o, " value"); return; }   /* true: anything */
-    if (*v != '{') { srt__sg_fail(g, "a schema that is not an object or true", v); return; }
-    if (srt__json_get(v, "allOf") && !(v = srt__sg_all_of(g, v))) return;
     if ((x = srt__json_get(v, "const"))) { srt__sg_json_lit(g, x); return; }
     if ((x = srt__json_get(v, "enum")) || (x = srt__json_get(v, "anyOf")) || (x = srt__json_get(v, "oneOf"))) {
         const int is_enum = x == srt__json_get(v, "enum");

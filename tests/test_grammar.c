@@ -244,6 +244,9 @@ static void test_schema(void) {
         {"{\"type\": \"object\", \"properties\": {\"next\": {\"$ref\": \"#\"}}}", "{\"next\": {\"next\": {}}}", FULL},
         {"{\"$ref\": \"#/$defs/N\", \"$defs\": {\"N\": {\"allOf\": [{\"properties\": {\"v\": {\"type\": \"integer\"}}}, "
          "{\"properties\": {\"kids\": {\"type\": \"array\", \"items\": {\"$ref\": \"#/$defs/N\"}}}}]}}}", "{\"v\": 1, \"kids\": [{\"kids\": [{\"v\": 3}]}]}", FULL},   /* recursion through an allOf: merged once */
+        {"{\"type\": \"string\", \"nullable\": true}", "null", FULL},
+        {"{\"type\": \"string\", \"nullable\": true}", "\"s\"", FULL},
+        {"{\"type\": \"string\", \"nullable\": false}", "null", NO},
         /* allOf: properties and required merged, other keywords once */
         {"{\"allOf\": [{\"$ref\": \"#/$defs/a\"}, {\"properties\": {\"y\": {\"type\": \"string\"}}, \"required\": [\"y\"]}], "
          "\"$defs\": {\"a\": {\"type\": \"object\", \"properties\": {\"x\": {\"type\": \"integer\"}}, \"required\": [\"x\"]}}}", "{\"x\": 1, \"y\": \"s\"}", FULL},
