@@ -10302,6 +10302,14 @@ static int srt__sg_key_in(const char *k, const char *const *names) {
     for (; *names; names++) if (srt__json_is(k, *names)) return 1;
     return 0;
 }
+/* Writes the member k: v (their JSON texts as they are), after ", " unless *first. */
+static void srt__sg_member(srt__out *o, int *first, const char *k, const char *v) {
+    if (!*first) srt__puts(o, ", ");
+    *first = 0;
+    srt__put(o, k, (size_t)(srt__json_skip(k) - k));
+    srt__puts(o, ": ");
+    srt__put(o, v, (size_t)(srt__json_skip(v) - v));
+}
 /* The value of key in schema v when it is an object ('{') or array ('['), else NULL. */
 static const char *srt__sg_kind(const char *v, const char *key, char kind) {
     const char *x = srt__json_get(v, key);
@@ -10332,12 +10340,7 @@ static const char *srt__sg_all_of(srt__sg *g, const char *v) {
                 if (!(key = srt__json_text(k, &kn))) { srt__sg_fail(g, "out of memory", NULL); break; }
                 for (j = 0; j < i && !seen; j++) seen = srt__json_get(srt__sg_kind(parts[j], "properties", '{'), key) != NULL;
                 SRT_FREE(key);
-                if (seen) continue;
-                if (!first) srt__puts(&o, ", ");
-                first = 0;
-                srt__put(&o, k, (size_t)(srt__json_skip(k) - k));
-                srt__puts(&o, ": ");
-                srt__put(&o, pv, (size_t)(srt__json_skip(pv) - pv));
+                if (!seen) srt__sg_member(&o, &first, k, pv);
             }
             srt__puts(&o, "}");
         }
@@ -10363,12 +10366,7 @@ static const char *srt__sg_all_of(srt__sg *g, const char *v) {
                 if (!srt__sg_same(x, pv)) srt__sg_fail(g, "an allOf whose parts disagree on a keyword (only properties and required are merged)", k);
             }
             SRT_FREE(key);
-            if (seen) continue;
-            if (!first) srt__puts(&o, ", ");
-            first = 0;
-            srt__put(&o, k, (size_t)(srt__json_skip(k) - k));
-            srt__puts(&o, ": ");
-            srt__put(&o, pv, (size_t)(srt__json_skip(pv) - pv));
+            if (!seen) srt__sg_member(&o, &first, k, pv);
         }
         srt__puts(&o, "}");
         if (g->err) { if (pass) SRT_FREE(o.buf); return NULL; }
