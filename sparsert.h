@@ -6631,6 +6631,16 @@ static int srt__gp_range_cmp(const void *a, const void *b) {
     uint32_t x = ((const uint32_t *)a)[0], y = ((const uint32_t *)b)[0];
     return x < y ? -1 : x > y;
 }
+/* Sorts the n ranges r[2i] .. r[2i + 1] and merges those that touch: how many are left. */
+static int srt__ranges_merge(uint32_t *r, int n) {
+    int i, k = 0;
+    if (n) qsort(r, (size_t)n, 2 * sizeof(uint32_t), srt__gp_range_cmp);
+    for (i = 0; i < n; i++) {
+        if (k > 0 && r[2 * i] <= r[2 * k - 1] + 1) { if (r[2 * i + 1] > r[2 * k - 1]) r[2 * k - 1] = r[2 * i + 1]; }
+        else { r[2 * k] = r[2 * i]; r[2 * k + 1] = r[2 * i + 1]; k++; }
+    }
+    return k;
+}
 /* Appends a character class's ranges lo[i], hi[i] (from index at of P->rng, sorted and merged). */
 static int srt__gp_add_range(srt__gparse *P, uint32_t lo, uint32_t hi) {
     if (P->n_rng + 2 > P->cap_rng) {
@@ -6644,15 +6654,7 @@ static int srt__gp_add_range(srt__gparse *P, uint32_t lo, uint32_t hi) {
     return 1;
 }
 static int srt__gp_merge_ranges(srt__gparse *P, int at) {
-    int n = (P->n_rng - at) / 2, i, k = 0;
-    uint32_t *r;
-    if (n == 0) return 0;   /* [] matches nothing, [^] any character */
-    r = P->rng + at;
-    qsort(r, (size_t)n, 2 * sizeof(uint32_t), srt__gp_range_cmp);
-    for (i = 0; i < n; i++) {
-        if (k > 0 && r[2 * i] <= r[2 * k - 1] + 1) { if (r[2 * i + 1] > r[2 * k - 1]) r[2 * k - 1] = r[2 * i + 1]; }
-        else { r[2 * k] = r[2 * i]; r[2 * k + 1] = r[2 * i + 1]; k++; }
-    }
+    const int n = (P->n_rng - at) / 2, k = n ? srt__ranges_merge(P->rng + at, n) : 0;   /* ([] matches nothing, [^] any character) */
     P->n_rng = at + 2 * k;
     return k;
 }
@@ -10667,16 +10669,7 @@ static void srt__rx_add(srt__rx *x, srt__rxset *s, uint32_t lo, uint32_t hi) {
     if (s->n == SRT__RX_RANGES) { srt__rx_fail(x, "a pattern whose classes have over 256 ranges"); return; }
     s->r[2 * s->n] = lo; s->r[2 * s->n + 1] = hi; s->n++;
 }
-static int srt__rx_cmp(const void *a, const void *b) { const uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b; return (x > y) - (x < y); }
-static void srt__rx_norm(srt__rxset *s) {
-    int i, k = 0;
-    if (s->n) qsort(s->r, (size_t)s->n, 2 * sizeof(uint32_t), srt__rx_cmp);
-    for (i = 0; i < s->n; i++) {
-        if (k && s->r[2 * i] <= s->r[2 * k - 1] + 1) { if (s->r[2 * i + 1] > s->r[2 * k - 1]) s->r[2 * k - 1] = s->r[2 * i + 1]; }
-        else { s->r[2 * k] = s->r[2 * i]; s->r[2 * k + 1] = s->r[2 * i + 1]; k++; }
-    }
-    s->n = k;
-}
+static void srt__rx_norm(srt__rxset *s) { s->n = srt__ranges_merge(s->r, s->n); }
 /* s = the code points not in s. */
 static void srt__rx_invert(srt__rx *x, srt__rxset *s) {
     srt__rxset t;
