@@ -6960,6 +6960,13 @@ typedef struct srt__gmatch {
     unsigned char part_lo, part_hi;   /* the range of the next continuation byte */
     int depth;                        /* of the expansion's recursion */
     uint32_t gen;                     /* counts the resets (the frames made again: their numbers mean other frames) */
+    /* the trie walk's memo (srt__gm_walk): sets of stacks that characters leave as they are */
+    int32_t *w_ids[8];                /* each set's frame numbers, sorted */
+    int w_n[8], w_cap[8], w_used;
+    unsigned char *w_what;            /* 8 x 65536: what character c (below U+10000) did to set i, SRT__GW_* */
+    uint32_t w_gen;                   /* the reset count the sets belong to */
+    int32_t *w_tmp[2];                /* scratch: sorted copies */
+    int w_tmp_cap;
     srt_status st;                    /* the first failure (out of memory, a grammar too ambiguous) */
 } srt__gmatch;
 #define SRT__GM_MAX_STACKS 4096
@@ -6969,7 +6976,10 @@ static void srt__gm_fail(srt__gmatch *m, srt_status st, const char *what) {
     if (m->st == SRT_OK) m->st = srt__fail(st, "grammar: %s", what);
 }
 static void srt__gm_free(srt__gmatch *m) {
+    int i;
     SRT_FREE(m->fpos); SRT_FREE(m->fpar); SRT_FREE(m->fmark); SRT_FREE(m->fhash); SRT_FREE(m->set.p);
+    for (i = 0; i < 8; i++) SRT_FREE(m->w_ids[i]);
+    SRT_FREE(m->w_what); SRT_FREE(m->w_tmp[0]); SRT_FREE(m->w_tmp[1]);
     memset(m, 0, sizeof *m);
 }
 /* The frame (pos, par); -2 on failure. */
@@ -7237,22 +7247,76 @@ static int srt__gtrie_build(srt__gtrie *t, const srt__vocab *v) {
 }
 /* Marks in allowed[] the tokens under trie node `node` that the set at [at, at + n) (with the
    incomplete character v, need, lo, hi) lets through. */
-static void srt__gm_walk(srt__gmatch *m, const srt__gtrie *t, int32_t node, int at, int n, uint32_t v, int need, unsigned char lo, unsigned char hi, unsigned char *allowed) {
+/* The walk's memo. A set of stacks that a character advances to itself (inside a string, most of
+   them) is kept by its sorted frame numbers, with what each character below U+10000 did to it:
+   the same set or no set (another set is not kept: it is advanced again); then the rest of the
+   walk through that set reads the answer instead of advancing again. Kept while the frames are
+   (m->gen), 8 sets. */
+enum { SRT__GW_UNKNOWN = 0, SRT__GW_SAME = 1, SRT__GW_NONE = 2 };
+#define SRT__GW_SETS 8
+static int srt__gm_id_cmp(const void *a, const void *b) { const int32_t x = *(const int32_t *)a, y = *(const int32_t *)b; return (x > y) - (x < y); }
+/* Sorted copy k (0 or 1) of the set at [at, at + n); NULL when out of memory. */
+static const int32_t *srt__gw_sorted(srt__gmatch *m, int k, int at, int n) {
+    if (n > m->w_tmp_cap) {
+        int32_t *a = (int32_t *)SRT_REALLOC(m->w_tmp[0], (size_t)n * sizeof(int32_t)), *b;
+        if (a) m->w_tmp[0] = a;
+        b = a ? (int32_t *)SRT_REALLOC(m->w_tmp[1], (size_t)n * sizeof(int32_t)) : NULL;
+        if (!b) return NULL;
+        m->w_tmp[1] = b; m->w_tmp_cap = n;
+    }
+    memcpy(m->w_tmp[k], m->set.p + at, (size_t)n * sizeof(int32_t));
+    qsort(m->w_tmp[k], (size_t)n, sizeof(int32_t), srt__gm_id_cmp);
+    return m->w_tmp[k];
+}
+/* The memo's number of the set whose sorted frame numbers are ids (n of them); -1 if none. */
+static int srt__gw_find(const srt__gmatch *m, const int32_t *ids, int n) {
+    int i;
+    for (i = 0; i < m->w_used; i++) if (m->w_n[i] == n && !memcmp(m->w_ids[i], ids, (size_t)n * sizeof(int32_t))) return i;
+    return -1;
+}
+/* Keeps set ids in the memo: its number, -1 when the memo is full or memory ran out. */
+static int srt__gw_keep(srt__gmatch *m, const int32_t *ids, int n) {
+    const int i = m->w_used;
+    if (i == SRT__GW_SETS || (!m->w_what && !(m->w_what = (unsigned char *)SRT_MALLOC((size_t)SRT__GW_SETS << 16)))) return -1;
+    if (m->w_cap[i] < n) {
+        int32_t *p = (int32_t *)SRT_REALLOC(m->w_ids[i], (size_t)n * sizeof(int32_t));
+        if (!p) return -1;
+        m->w_ids[i] = p; m->w_cap[i] = n;
+    }
+    memcpy(m->w_ids[i], ids, (size_t)n * sizeof(int32_t));
+    m->w_n[i] = n;
+    memset(m->w_what + ((size_t)i << 16), SRT__GW_UNKNOWN, (size_t)1 << 16);
+    return m->w_used++;
+}
+/* Marks in allowed the tokens below trie node whose bytes the stacks at [at, at + n) take (the
+   bytes so far leaving the incomplete character v, need, lo, hi); memo: the set's number in the
+   walk's memo, -1 if it has none. */
+static void srt__gm_walk(srt__gmatch *m, const srt__gtrie *t, int32_t node, int at, int n, uint32_t v, int need, unsigned char lo, unsigned char hi, unsigned char *allowed, int memo) {
     int32_t c, k;
     for (c = t->child[node]; c >= 0 && m->st == SRT_OK; c = t->sib[c]) {
         uint32_t v2 = v, cp = 0;
-        int need2 = need, r, at2 = at, n2 = n;
+        int need2 = need, r, at2 = at, n2 = n, memo2 = memo;
         unsigned char lo2 = lo, hi2 = hi;
         const int base = m->set.n;
         if (!(r = srt__gm_utf8(&v2, &need2, &lo2, &hi2, t->byte[c], &cp))) continue;
         if (r == 1) { if (!srt__gm_partial_ok(m, at, n, v2, need2, lo2, hi2)) continue; }
         else {
-            at2 = srt__gm_advance(m, at, n, cp);
-            n2 = m->set.n - at2;
-            if (!n2) { m->set.n = base; continue; }
+            unsigned char *what = memo >= 0 && cp < 0x10000 ? m->w_what + ((size_t)memo << 16) + cp : NULL;
+            if (what && *what == SRT__GW_NONE) continue;
+            if (!what || *what != SRT__GW_SAME) {
+                const int32_t *a, *b;
+                at2 = srt__gm_advance(m, at, n, cp);
+                n2 = m->set.n - at2;
+                if (!n2) { m->set.n = base; if (what) *what = SRT__GW_NONE; continue; }
+                if (n2 == n && (a = srt__gw_sorted(m, 0, at, n)) != NULL && (b = srt__gw_sorted(m, 1, at2, n2)) != NULL && !memcmp(a, b, (size_t)n * sizeof(int32_t))) {
+                    if (memo < 0 && cp < 0x10000) memo = srt__gw_keep(m, a, n);   /* (the siblings go from this set too) */
+                    if (memo >= 0 && cp < 0x10000) m->w_what[((size_t)memo << 16) + cp] = SRT__GW_SAME;
+                    m->set.n = base; at2 = at; n2 = n; memo2 = memo;
+                } else memo2 = m->w_used && (b = srt__gw_sorted(m, 1, at2, n2)) != NULL ? srt__gw_find(m, b, n2) : -1;
+            }
         }
         for (k = t->tok[c]; k >= 0; k = t->next_tok[k]) allowed[k] = 1;
-        if (t->child[c] >= 0 && (n2 > 1 || m->set.p[at2] != -1)) srt__gm_walk(m, t, c, at2, n2, v2, need2, lo2, hi2, allowed);
+        if (t->child[c] >= 0 && (n2 > 1 || m->set.p[at2] != -1)) srt__gm_walk(m, t, c, at2, n2, v2, need2, lo2, hi2, allowed, memo2);
         m->set.n = base;
     }
 }
@@ -7262,7 +7326,11 @@ static int srt__gm_allowed(srt__gmatch *m, const srt__gtrie *t, const srt__vocab
     int i, n = 0;
     const int base = m->set.n;
     memset(allowed, 0, (size_t)v->n);
-    if (t->n) srt__gm_walk(m, t, 0, 0, m->n_cur, m->part_v, m->part_need, m->part_lo, m->part_hi, allowed);
+    if (m->w_gen != m->gen || m->w_used == SRT__GW_SETS) { m->w_used = 0; m->w_gen = m->gen; }   /* (full: begin again) */
+    if (t->n) {
+        const int32_t *ids = m->w_used ? srt__gw_sorted(m, 0, 0, m->n_cur) : NULL;
+        srt__gm_walk(m, t, 0, 0, m->n_cur, m->part_v, m->part_need, m->part_lo, m->part_hi, allowed, ids ? srt__gw_find(m, ids, m->n_cur) : -1);
+    }
     m->set.n = base;
     if (m->st != SRT_OK) return -1;
     if (srt__gm_complete(m)) for (i = 0; i < v->n_eog; i++) allowed[v->eog[i]] = 1;
@@ -7288,7 +7356,6 @@ static void srt__gcache_free(srt__gcache *c) {
     memset(c, 0, sizeof *c);
 }
 static void srt__gcache_clear(srt__gcache *c) { int i; for (i = 0; i < SRT__GC_N; i++) c->used[i] = 0, c->n_key[i] = 0; }
-static int srt__gc_cmp(const void *a, const void *b) { const int32_t x = *(const int32_t *)a, y = *(const int32_t *)b; return (x > y) - (x < y); }
 /* srt__gm_allowed through the cache: the mask (vocab n bytes, 1 = allowed; valid until the next
    call) and its count in *count; NULL on failure (m->st). */
 static const unsigned char *srt__gm_allowed_cached(srt__gcache *c, srt__gmatch *m, const srt__gtrie *t, const srt__vocab *v, int *count) {
@@ -7305,7 +7372,7 @@ static const unsigned char *srt__gm_allowed_cached(srt__gcache *c, srt__gmatch *
     key = c->keys[q];
     key[0] = (int32_t)m->gen; key[1] = (int32_t)m->part_v; key[2] = m->part_need; key[3] = m->part_lo | m->part_hi << 8; key[4] = m->n_cur;
     memcpy(key + 5, m->set.p, (size_t)m->n_cur * sizeof(int32_t));
-    qsort(key + 5, (size_t)m->n_cur, sizeof(int32_t), srt__gc_cmp);
+    qsort(key + 5, (size_t)m->n_cur, sizeof(int32_t), srt__gm_id_cmp);
     c->clock++;
     for (i = 0; i < SRT__GC_N; i++)
         if (c->n_key[i] == nk && !memcmp(c->keys[i], key, (size_t)nk * sizeof(int32_t))) {
