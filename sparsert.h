@@ -6946,6 +6946,7 @@ static srt_status srt__grammar_parse(const char *src, srt__grammar **out) {
 
 /* The matcher: frames hash-consed in one arena, the current set of stacks, and the bytes of a
    character not complete yet (a token may end inside one). */
+#define SRT__GW_SETS 8                /* the trie walk's memo: sets kept (srt__gm_walk) */
 typedef struct srt__gmatch {
     const srt__grammar *g;
     int32_t *fpos, *fpar;             /* frame f: element position, parent frame (-1: none) */
@@ -6961,9 +6962,9 @@ typedef struct srt__gmatch {
     int depth;                        /* of the expansion's recursion */
     uint32_t gen;                     /* counts the resets (the frames made again: their numbers mean other frames) */
     /* the trie walk's memo (srt__gm_walk): sets of stacks that characters leave as they are */
-    int32_t *w_ids[8];                /* each set's frame numbers, sorted */
-    int w_n[8], w_cap[8], w_used;
-    unsigned char *w_what;            /* 8 x 65536: what character c (below U+10000) did to set i, SRT__GW_* */
+    int32_t *w_ids[SRT__GW_SETS];     /* each set's frame numbers, sorted */
+    int w_n[SRT__GW_SETS], w_cap[SRT__GW_SETS], w_used;
+    unsigned char *w_what;            /* SRT__GW_SETS x 65536: what character c (below U+10000) did to set i, SRT__GW_* */
     uint32_t w_gen;                   /* the reset count the sets belong to */
     int32_t *w_tmp[2];                /* scratch: sorted copies */
     int w_tmp_cap;
@@ -6978,7 +6979,7 @@ static void srt__gm_fail(srt__gmatch *m, srt_status st, const char *what) {
 static void srt__gm_free(srt__gmatch *m) {
     int i;
     SRT_FREE(m->fpos); SRT_FREE(m->fpar); SRT_FREE(m->fmark); SRT_FREE(m->fhash); SRT_FREE(m->set.p);
-    for (i = 0; i < 8; i++) SRT_FREE(m->w_ids[i]);
+    for (i = 0; i < SRT__GW_SETS; i++) SRT_FREE(m->w_ids[i]);
     SRT_FREE(m->w_what); SRT_FREE(m->w_tmp[0]); SRT_FREE(m->w_tmp[1]);
     memset(m, 0, sizeof *m);
 }
@@ -7245,15 +7246,12 @@ static int srt__gtrie_build(srt__gtrie *t, const srt__vocab *v) {
     }
     return 1;
 }
-/* Marks in allowed[] the tokens under trie node `node` that the set at [at, at + n) (with the
-   incomplete character v, need, lo, hi) lets through. */
 /* The walk's memo. A set of stacks that a character advances to itself (inside a string, most of
    them) is kept by its sorted frame numbers, with what each character below U+10000 did to it:
    the same set or no set (another set is not kept: it is advanced again); then the rest of the
    walk through that set reads the answer instead of advancing again. Kept while the frames are
    (m->gen), 8 sets. */
 enum { SRT__GW_UNKNOWN = 0, SRT__GW_SAME = 1, SRT__GW_NONE = 2 };
-#define SRT__GW_SETS 8
 static int srt__gm_id_cmp(const void *a, const void *b) { const int32_t x = *(const int32_t *)a, y = *(const int32_t *)b; return (x > y) - (x < y); }
 /* Sorted copy k (0 or 1) of the set at [at, at + n); NULL when out of memory. */
 static const int32_t *srt__gw_sorted(srt__gmatch *m, int k, int at, int n) {
