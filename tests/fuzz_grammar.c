@@ -8,7 +8,8 @@
    - at every prefix of the text (the first 48 bytes), the tokens the trie walk allows are exactly
      those a walk of each token alone allows, over a made-up vocabulary: the 256 bytes, pieces of
      the text (2 to 6 bytes, so that tokens split characters as real ones do), and an
-     end-of-generation token allowed exactly when the text so far is complete;
+     end-of-generation token allowed exactly when the text so far is complete; the cache of masks
+     (srt__gm_allowed_cached) gives the walk's mask;
    - the part before the NUL read as a JSON Schema (srt_grammar_from_json_schema) and as the tools
      of a chat (the tool-call grammars of chatml and llama3): a grammar written is one that parses,
      measured and written at the same length, and takes the text or not without a failure.
@@ -104,6 +105,7 @@ int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size) {
         srt__vocab v;
         srt__gtrie tr;
         srt__gmatch m;
+        srt__gcache gc;
         unsigned char allowed[256 + FZ_PIECES + 1];
         int n = 0, k;
         size_t at;
@@ -117,11 +119,15 @@ int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size) {
         memset(&v, 0, sizeof v);
         v.n = n + 1; v.text = texts; v.text_len = lens; v.eog[0] = n; v.n_eog = 1;
         memset(&m, 0, sizeof m);
+        memset(&gc, 0, sizeof gc);
         if (!srt__gtrie_build(&tr, &v)) goto done;
         if (srt__gm_init(&m, g))
             for (at = 0; at <= fed && at <= 48; at++) {
                 const int na = srt__gm_allowed(&m, &tr, &v, allowed);
-                if (na < 0) break;
+                int nc = -1;
+                const unsigned char *ca = na < 0 ? NULL : srt__gm_allowed_cached(&gc, &m, &tr, &v, &nc);
+                if (na < 0 || !ca) break;
+                if (nc != na || memcmp(ca, allowed, (size_t)v.n) != 0) { fprintf(stderr, "byte %zu: the cache's mask differs from the walk's\n", at); abort(); }
                 for (k = 0; k < v.n; k++) {
                     const int one = srt__gm_token(&m, &v, k, 0);
                     if (m.st != SRT_OK) break;
@@ -130,6 +136,7 @@ int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size) {
                 if (m.st != SRT_OK || at == fed || !srt__gm_feed(&m, text + at, 1, 1)) break;
             }
         srt__gm_free(&m);
+        srt__gcache_free(&gc);
         srt__gtrie_free(&tr);
     }
 done:
