@@ -402,7 +402,7 @@ static void test_schema(void) {
             {"{\"type\": \"integer\", \"minimum\": -2.5, \"exclusiveMaximum\": -0.5}", -2, -1},
             {"{\"type\": \"integer\", \"exclusiveMinimum\": -3, \"maximum\": -1.5}", -2, -2},
         };
-        static const long long far[] = {999, 1000, 1001, 9999, 12345, -999, -1000, -1001, 999999, 1000000, -1000001, 999999999999LL,
+        static const long long distant[] = {999, 1000, 1001, 9999, 12345, -999, -1000, -1001, 999999, 1000000, -1000001, 999999999999LL,
                                         1000000000000LL, 1000000000001LL, LIM, -LIM};
         for (i = 0; i < sizeof rg / sizeof rg[0]; i++) {
             char g[8192], t[32];
@@ -410,9 +410,9 @@ static void test_schema(void) {
             int wrong = 0, tried = 0;
             long long x;
             if (srt_grammar_from_json_schema(rg[i].schema, g, sizeof g, &gl) != SRT_OK) { CHECK(0, "range %zu: %s", i, srt_last_error()); continue; }
-            for (k = 0; k < 601 + sizeof far / sizeof far[0]; k++, tried++) {
+            for (k = 0; k < 601 + sizeof distant / sizeof distant[0]; k++, tried++) {
                 int r = -1;
-                x = k < 601 ? (long long)k - 300 : far[k - 601];
+                x = k < 601 ? (long long)k - 300 : distant[k - 601];
                 snprintf(t, sizeof t, "%lld", x);
                 if (srt_grammar_match(g, t, strlen(t), &r) != SRT_OK || ((r & FULL) != 0) != (x >= rg[i].lo && x <= rg[i].hi)) {
                     if (wrong++ < 3) printf("# %s: %s -> %d\n", rg[i].schema, t, r);
