@@ -463,18 +463,7 @@ if [ \$rc -ne 0 ] && [ ! -e "\$w" ]; then
 fi
 rm -f "\$w"; exit \$rc
 EOF
-        else   # once more when a run takes over 200 s (the longest takes ~100): qemu-user can deadlock
-               # the child of a fork (system()) in a program with threads, as test_state's once did in CI
-            cat > "$root/$name" <<EOF
-#!/bin/sh
-out=\$(mktemp); timeout -k 5 200 $EMU "\$(dirname "\$0")/bin/$name$EXE" "\$@" >"\$out" 2>&1; rc=\$?
-if [ \$rc -eq 124 ] || [ \$rc -eq 137 ]; then
-    echo "[\$0] still running after 200 s under qemu (a deadlocked fork?): once more" >&2
-    timeout -k 5 200 $EMU "\$(dirname "\$0")/bin/$name$EXE" "\$@" >"\$out" 2>&1; rc=\$?
-fi
-cat "\$out"; rm -f "\$out"; exit \$rc
-EOF
-        fi
+        else printf '#!/bin/sh\nexec %s "$(dirname "$0")/bin/%s" "$@"\n' "$EMU" "$name$EXE" > "$root/$name"; fi
         chmod +x "$root/$name"
     done
     cd "$root" || return 1
