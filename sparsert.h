@@ -9333,34 +9333,56 @@ static int srt__json_put_text(srt__out *o, const char *s, size_t n) {
     srt__put(o, "\"", 1);
     return 1;
 }
+/* The next character of a JSON string, *p past its opening quote: 1 with *cp (and *p moved past it),
+   0 at the closing quote (*p past it), -1 if the string is malformed. */
+static int srt__json_char(const char **p, uint32_t *cp) {
+    const char *q = *p;
+    uint32_t lo;
+    int l;
+    if (*q == '"') { *p = q + 1; return 0; }
+    if ((unsigned char)*q < 0x20) return -1;   /* a control character, or the text ends */
+    if (*q != '\\') {
+        if (!(l = srt__utf8_strict((const unsigned char *)q, cp))) return -1;
+        q += l;
+    } else if (q[1] == 'u') {
+        if (!srt__hex_digits(q + 2, 4, cp)) return -1;
+        q += 6;
+        if (*cp >= 0xDC00 && *cp < 0xE000) return -1;   /* a lone low surrogate */
+        if (*cp >= 0xD800 && *cp < 0xDC00) {              /* a pair */
+            if (q[0] != '\\' || q[1] != 'u' || !srt__hex_digits(q + 2, 4, &lo) || lo < 0xDC00 || lo >= 0xE000) return -1;
+            *cp = 0x10000 + ((*cp - 0xD800) << 10) + (lo - 0xDC00);
+            q += 6;
+        }
+    } else {
+        static const char esc[] = "\"\\/bfnrt", val[] = "\"\\/\b\f\n\r\t";
+        const char *e = q[1] ? strchr(esc, q[1]) : NULL;
+        if (!e) return -1;
+        *cp = (unsigned char)val[e - esc];
+        q += 2;
+    }
+    *p = q;
+    return 1;
+}
 /* The JSON string at p (its opening quote) as json.dumps writes it, or with raw its text. */
 static const char *srt__json_string(srt__out *o, const char *p, int raw) {
+    uint32_t cp;
+    int r;
     if (!raw) srt__put(o, "\"", 1);
-    for (p++;;) {
-        uint32_t cp, lo;
-        int l;
-        if (*p == '"') { if (!raw) srt__put(o, "\"", 1); return p + 1; }
-        if ((unsigned char)*p < 0x20) return NULL;   /* a control character, or the text ends */
-        if (*p != '\\') {
-            if (!(l = srt__utf8_strict((const unsigned char *)p, &cp))) return NULL;
-            p += l;
-        } else if (p[1] == 'u') {
-            if (!srt__hex_digits(p + 2, 4, &cp)) return NULL;
-            p += 6;
-            if (cp >= 0xDC00 && cp < 0xE000) return NULL;   /* a lone low surrogate */
-            if (cp >= 0xD800 && cp < 0xDC00) {                /* a pair */
-                if (p[0] != '\\' || p[1] != 'u' || !srt__hex_digits(p + 2, 4, &lo) || lo < 0xDC00 || lo >= 0xE000) return NULL;
-                cp = 0x10000 + ((cp - 0xD800) << 10) + (lo - 0xDC00);
-                p += 6;
-            }
-        } else {
-            static const char esc[] = "\"\\/bfnrt", val[] = "\"\\/\b\f\n\r\t";
-            const char *e = p[1] ? strchr(esc, p[1]) : NULL;
-            if (!e) return NULL;
-            cp = (unsigned char)val[e - esc];
-            p += 2;
-        }
-        srt__json_put_cp(o, cp, raw);
+    for (p++; (r = srt__json_char(&p, &cp)) > 0; ) srt__json_put_cp(o, cp, raw);
+    if (r < 0) return NULL;
+    if (!raw) srt__put(o, "\"", 1);
+    return p;
+}
+/* Whether the JSON strings at a and b (their opening quotes) have the same text (0 if one is
+   malformed). Allocates nothing. */
+static int srt__json_same_text(const char *a, const char *b) {
+    uint32_t ca = 0, cb = 0;
+    int ra, rb;
+    if (*a != '"' || *b != '"') return 0;
+    for (a++, b++;;) {
+        ra = srt__json_char(&a, &ca); rb = srt__json_char(&b, &cb);
+        if (ra != rb || ra < 0 || (ra && ca != cb)) return 0;
+        if (!ra) return 1;
     }
 }
 /* Python's repr of the double a JSON number (with a fraction or an exponent) reads as. */
@@ -9368,15 +9390,19 @@ static int srt__json_float(srt__out *o, const char *s, size_t n) {
     char b[64], d[24], out[48];
     const struct lconv *lc = localeconv();
     const char point = lc && lc->decimal_point && lc->decimal_point[0] ? lc->decimal_point[0] : '.';
-    char *num = (char *)SRT_MALLOC(n + 1), *q;
+    char *num = NULL, *q;
     double v;
     int prec, nd = 0, e10, dp, k = 0, i;
-    if (!num) return 0;
-    memcpy(num, s, n);
-    num[n] = 0;
-    for (q = num; *q; q++) if (*q == '.') *q = point;   /* strtod reads the locale's decimal point */
-    v = strtod(num, NULL);
-    SRT_FREE(num);
+    if (point == '.') v = strtod(s, NULL);   /* (it stops where the JSON number does; nothing allocated, so walking JSON cannot run out of memory) */
+    else {                                  /* strtod reads the locale's decimal point */
+        if (n >= sizeof b && !(num = (char *)SRT_MALLOC(n + 1))) return 0;
+        q = num ? num : b;
+        memcpy(q, s, n);
+        q[n] = 0;
+        for (i = 0; q[i]; i++) if (q[i] == '.') q[i] = point;
+        v = strtod(q, NULL);
+        SRT_FREE(num);
+    }
     if (!(v - v == 0)) return 0;   /* out of range: Python would write Infinity, which is not JSON */
     for (prec = 1; prec < 17; prec++) { snprintf(b, sizeof b, "%.*e", prec - 1, v); if (strtod(b, NULL) == v) break; }
     snprintf(b, sizeof b, "%.*e", prec - 1, v);
@@ -9614,15 +9640,10 @@ static const char *srt__py_repr(srt__out *o, const char *v) {
 
 /* Whether the JSON string key is one of the strings of the array arr (NULL: none), decoded. */
 static int srt__json_has_string(const char *arr, const char *key) {
-    char *k = NULL, *r = NULL;
-    size_t kn = 0, rn = 0;
-    int found = 0;
     const char *it = arr, *v;
-    if (!arr || *arr != '[' || !(k = srt__json_text(key, &kn))) return 0;
-    while (!found && srt__json_item(&it, &v))
-        if (*v == '"' && (r = srt__json_text(v, &rn)) != NULL) { found = rn == kn && memcmp(r, k, kn) == 0; SRT_FREE(r); }
-    SRT_FREE(k);
-    return found;
+    if (!arr || *arr != '[') return 0;
+    while (srt__json_item(&it, &v)) if (srt__json_same_text(v, key)) return 1;
+    return 0;
 }
 /* gpt-oss's render_typescript_type: a JSON schema as the TypeScript type its template writes (the
    template's whitespace included). Returns NULL, or what it cannot write. */
@@ -10356,11 +10377,13 @@ static int srt__sg_parts(srt__sg *g, const char *v, const char **parts, int *n, 
     for (it = x; srt__json_item(&it, &e); ) if (!srt__sg_parts(g, e, parts, n, depth + 1)) return 0;
     return 1;
 }
-/* Whether the two JSON values are the same as tojson writes them (1 when out of memory). */
-static int srt__sg_same(const char *a, const char *b) {
+/* Whether the two JSON values are the same as tojson writes them; out of memory fails g (and says
+   they are). */
+static int srt__sg_same(srt__sg *g, const char *a, const char *b) {
     size_t na, nb;
     char *ta = srt__sg_json_text(a, &na), *tb = srt__sg_json_text(b, &nb);
     const int same = !ta || !tb || (na == nb && !memcmp(ta, tb, na));
+    if (!ta || !tb) srt__sg_fail(g, "out of memory", NULL);
     SRT_FREE(ta); SRT_FREE(tb);
     return same;
 }
@@ -10430,7 +10453,7 @@ static const char *srt__sg_all_of(srt__sg *g, const char *v) {
             if (!(key = srt__json_text(k, &kn))) { srt__sg_fail(g, "out of memory", NULL); break; }
             for (j = 0; j < i && !seen; j++) if ((x = srt__json_get(parts[j], key)) != NULL) {
                 seen = 1;
-                if (!srt__sg_same(x, pv)) srt__sg_fail(g, "an allOf whose parts disagree on a keyword (only properties and required are merged)", k);
+                if (!srt__sg_same(g, x, pv)) srt__sg_fail(g, "an allOf whose parts disagree on a keyword (only properties and required are merged)", k);
             }
             SRT_FREE(key);
             if (!seen) srt__sg_member(&o, &first, k, pv);
@@ -11091,16 +11114,14 @@ static void srt__sg_object(srt__sg *g, const char *v) {
     srt__puts(o, first_req < 0 ? " )? \"}\"" : " ) \"}\"");
     SRT_FREE(id); SRT_FREE(isreq);
 }
-/* The body of a rule for type name ty of schema v. */
+/* The body of a rule for type ty (a JSON string) of schema v. */
 static void srt__sg_type(srt__sg *g, const char *v, const char *ty) {
-    static const char *const plain[3] = {"boolean", "null", NULL};
-    int i;
-    for (i = 0; plain[i]; i++) if (!strcmp(ty, plain[i])) { srt__put(g->o, " ", 1); srt__puts(g->o, ty); return; }
-    if (!strcmp(ty, "integer")) srt__sg_integer(g, v);
-    else if (!strcmp(ty, "number")) srt__sg_number(g, v);
-    else if (!strcmp(ty, "string")) srt__sg_string(g, v);
-    else if (!strcmp(ty, "array")) srt__sg_array(g, v);
-    else if (!strcmp(ty, "object")) srt__sg_object(g, v);
+    if (srt__json_is(ty, "boolean") || srt__json_is(ty, "null")) srt__puts(g->o, srt__json_is(ty, "null") ? " null" : " boolean");
+    else if (srt__json_is(ty, "integer")) srt__sg_integer(g, v);
+    else if (srt__json_is(ty, "number")) srt__sg_number(g, v);
+    else if (srt__json_is(ty, "string")) srt__sg_string(g, v);
+    else if (srt__json_is(ty, "array")) srt__sg_array(g, v);
+    else if (srt__json_is(ty, "object")) srt__sg_object(g, v);
     else srt__sg_fail(g, "a type that is not string, integer, number, boolean, null, array or object", v);
 }
 /* The body of schema v's rule. */
@@ -11135,23 +11156,12 @@ static void srt__sg_keywords(srt__sg *g, const char *v) {
         return;
     }
     if ((x = srt__json_get(v, "type"))) {
-        char ty[16];
-        size_t n;
-        if (*x == '"') {
-            char *t = srt__json_text(x, &n);
-            srt__chat_copy(ty, sizeof ty, t ? t : "");
-            SRT_FREE(t);
-            srt__sg_type(g, v, ty);
-            return;
-        }
+        if (*x == '"') { srt__sg_type(g, v, x); return; }
         if (*x != '[') { srt__sg_fail(g, "a type that is not a string or an array of them", x); return; }
         srt__puts(o, " (");
         for (it = x; srt__json_item(&it, &e) && *e == '"'; first = 0) {
-            char *t = srt__json_text(e, &n);
             if (!first) srt__puts(o, " |");
-            srt__chat_copy(ty, sizeof ty, t ? t : "");
-            SRT_FREE(t);
-            srt__sg_type(g, v, ty);
+            srt__sg_type(g, v, e);
         }
         if (first) srt__sg_fail(g, "an empty type array", x);
         srt__puts(o, " )");
@@ -11258,6 +11268,7 @@ static srt_status srt__sg_text(const char *schema, const char *tools, const char
             o.cap = o.n + 1; o.n = 0;
         }
     }
+    if (o.n >= o.cap) { SRT_FREE(o.buf); return srt__fail(SRT_ERR_UNSUPPORTED, "%s: the grammar written is longer than measured (a bug)", what); }   /* (the passes must write the same) */
     o.buf[o.n] = 0;
     if ((st = srt__sg_check(o.buf, what)) != SRT_OK) { SRT_FREE(o.buf); return st; }
     *out = o.buf;

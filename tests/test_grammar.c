@@ -14,6 +14,14 @@
 #include <string.h>
 
 #define SRT__GM_COMPACT 100   /* the matcher's frames made again from the text often, not after 2^20 (every session check runs through it) */
+/* Allocation number tg_fail_at (counted from 1 by tg_allocs) fails, to run out of memory at each
+   allocation in turn (test_out_of_memory); 0: none fails. */
+static long tg_allocs, tg_fail_at;
+static void *tg_malloc(size_t n) { return ++tg_allocs == tg_fail_at ? NULL : malloc(n); }
+static void *tg_realloc(void *p, size_t n) { return ++tg_allocs == tg_fail_at ? NULL : realloc(p, n); }
+#define SRT_MALLOC(n) tg_malloc(n)
+#define SRT_REALLOC(p, n) tg_realloc(p, n)
+#define SRT_FREE(p) free(p)
 #define SPARSERT_IMPLEMENTATION
 #include "sparsert.h"
 #include "tests/testing.h"
@@ -519,6 +527,113 @@ static void test_tool_grammars(void) {
    (after a reset, the frames made again) of text2 from its second byte; and the cache's answer
    against the walk (hits: some answers must come from the cache, and the walks must keep sets in
    their memo). */
+/* Out of memory at each allocation in turn, one failing per run: a run ends as the run where none
+   fails does, or with SRT_ERR_OUT_OF_MEMORY ("out of memory"), never with another answer. For the
+   schema converter (its allOf merge, $refs, patterns, ranges), the matcher on a text, and (vocab
+   not NULL) the trie walk from states inside and outside a string. */
+static int oom_is(srt_status st) { return st == SRT_ERR_OUT_OF_MEMORY && strstr(srt_last_error(), "out of memory") != NULL; }
+static void test_out_of_memory(const srt_model *vocab) {
+    static const char *const schemas[] = {
+        "{\"allOf\": [{\"type\": \"object\", \"properties\": {\"a\": {\"type\": \"integer\"}}}, {\"type\": \"object\", \"required\": [\"a\"]}]}",
+        "{\"allOf\": [{\"type\": \"object\"}, {\"type\": \"string\"}]}",   /* parts that disagree: refused, also when out of memory comes in the compare */
+        "{\"$ref\": \"#/$defs/N\", \"$defs\": {\"N\": {\"type\": \"object\", \"properties\": {\"kids\": {\"type\": \"array\", \"items\": {\"$ref\": \"#/$defs/N\"}}}}}}",
+        ("{\"type\": \"object\", \"properties\": {\"id\": {\"type\": \"string\", \"pattern\": \"^[A-Z]{2}-\\\\d{3,5}(x|y)?$\"}, "
+         "\"n\": {\"type\": \"number\", \"minimum\": -2.5, \"exclusiveMaximum\": 17}, \"d\": {\"type\": \"string\", \"format\": \"date-time\"}}}"),
+    };
+    static const char *const gm_text = "{\"k\": [1, 2.5e3, \"s\\u00e9\"], \"t\": true}";
+    size_t i;
+    for (i = 0; i < sizeof schemas / sizeof *schemas; i++) {
+        char want[16384], got[16384];
+        size_t wn = 0, gn = 0;
+        srt_status st0, st;
+        long k, total, ooms = 0, bad = 0;
+        tg_allocs = 0; tg_fail_at = 0;
+        st0 = srt_grammar_from_json_schema(schemas[i], want, sizeof want, &wn);
+        total = tg_allocs;
+        for (k = 1; k <= total; k++) {
+            tg_allocs = 0; tg_fail_at = k;
+            st = srt_grammar_from_json_schema(schemas[i], got, sizeof got, &gn);
+            tg_fail_at = 0;
+            if (oom_is(st)) ooms++;
+            else if (st != st0 || (st == SRT_OK && (gn != wn || memcmp(got, want, wn) != 0))) { if (bad++ < 2) printf("# allocation %ld: status %d (%s)\n", k, (int)st, srt_last_error()); }
+        }
+        CHECK(!bad && ooms > 0 && (i == 1 ? st0 == SRT_ERR_INVALID_ARG : st0 == SRT_OK),
+              "out of memory at each of %ld allocations of schema %d: %ld out of memory, %ld other answers", total, (int)i, ooms, bad);
+    }
+    {   /* a chat's tool grammar (from the tools' JSON) */
+        srt_chat_template t;
+        char *want = NULL, *got = NULL;
+        const char *trig = NULL;
+        long k, total, ooms = 0, bad = 0;
+        srt_status st0, st;
+        memset(&t, 0, sizeof t);
+        t.format = SRT_CHAT_CHATML;
+        tg_allocs = 0; tg_fail_at = 0;
+        st0 = srt__chat_tool_grammar(&t, tools_json, &want, &trig);
+        total = tg_allocs;
+        for (k = 1; k <= total; k++) {
+            tg_allocs = 0; tg_fail_at = k;
+            st = srt__chat_tool_grammar(&t, tools_json, &got, &trig);
+            tg_fail_at = 0;
+            if (oom_is(st) && !got) ooms++;
+            else if (st != st0 || !got || !want || strcmp(got, want) != 0) bad++;
+            free(got); got = NULL;
+        }
+        CHECK(st0 == SRT_OK && !bad && ooms > 0, "out of memory at each of %ld allocations of a tool grammar: %ld out of memory, %ld other answers", total, ooms, bad);
+        free(want);
+    }
+    {   /* the matcher */
+        int r0 = -1, r;
+        long k, total, ooms = 0, bad = 0;
+        srt_status st;
+        tg_allocs = 0; tg_fail_at = 0;
+        st = srt_grammar_match(SRT_GRAMMAR_JSON, gm_text, strlen(gm_text), &r0);
+        total = tg_allocs;
+        for (k = 1; k <= total; k++) {
+            tg_allocs = 0; tg_fail_at = k;
+            r = -1;
+            st = srt_grammar_match(SRT_GRAMMAR_JSON, gm_text, strlen(gm_text), &r);
+            tg_fail_at = 0;
+            if (oom_is(st)) ooms++;
+            else if (st != SRT_OK || r != r0) bad++;
+        }
+        CHECK(r0 == FULL && !bad && ooms > 0, "out of memory at each of %ld allocations of srt_grammar_match: %ld out of memory, %ld other answers", total, ooms, bad);
+    }
+    if (vocab) {   /* the trie walk (its memo, its sorted copies) from states after each prefix length */
+        static const size_t cut[] = {0, 7, 12, 19, 25};   /* the start, in an array, in a number, in a string (twice) */
+        srt__grammar *g = NULL;
+        srt__gtrie tr;
+        unsigned char *want = (unsigned char *)malloc((size_t)vocab->vocab.n), *got = (unsigned char *)malloc((size_t)vocab->vocab.n);
+        long trials = 0, ooms = 0, bad = 0, walks_kept = 0;
+        size_t c;
+        if (!want || !got || srt__grammar_parse(SRT_GRAMMAR_JSON, &g) != SRT_OK || !srt__gtrie_build(&tr, &vocab->vocab)) { CHECK(0, "out of memory in the walk: set up"); free(want); free(got); srt__grammar_free(g); return; }
+        for (c = 0; c < sizeof cut / sizeof *cut; c++) {
+            long k, total = 0;
+            int n0 = -1;
+            for (k = 0; k == 0 || k <= total; k++) {
+                srt__gmatch gm;
+                int n;
+                memset(&gm, 0, sizeof gm);
+                if (!srt__gm_init(&gm, g) || (cut[c] && !srt__gm_feed(&gm, (const unsigned char *)gm_text, cut[c], 1))) { bad++; srt__gm_free(&gm); break; }
+                tg_allocs = 0; tg_fail_at = k;
+                n = srt__gm_allowed(&gm, &tr, &vocab->vocab, k ? got : want);
+                tg_fail_at = 0;
+                if (!k) { total = tg_allocs; n0 = n; walks_kept += gm.w_used; }
+                else {
+                    trials++;
+                    if (n < 0 && gm.st == SRT_ERR_OUT_OF_MEMORY) ooms++;
+                    else if (n != n0 || memcmp(got, want, (size_t)vocab->vocab.n) != 0) bad++;
+                }
+                srt__gm_free(&gm);
+            }
+            if (n0 <= 0) bad++;
+        }
+        CHECK(!bad && ooms > 0 && walks_kept > 0, "out of memory at each allocation of 5 trie walks (%ld runs, the memo kept %ld sets): %ld out of memory, %ld other masks", trials, walks_kept, ooms, bad);
+        srt__gtrie_free(&tr);
+        srt__grammar_free(g);
+        free(want); free(got);
+    }
+}
 static void check_mask(const srt_model *m, const char *name, const char *gbnf, const char *text, const char *text2, int hits) {
     srt__grammar *g = NULL;
     srt__gmatch gm;
@@ -600,6 +715,7 @@ static void test_masks(void) {
         check_mask(m, tag, cjk, "\xe4\xb8\xad\xe6\x96\x87\xe3\x80\x81\xe4\xbd\xa0\xe5\xa5\xbd\xe3\x80\x82", "\xe5\xa5\xbd\xe3\x80\x82", 0);
         snprintf(tag, sizeof tag, "%s, words", vocabs[i]);
         check_mask(m, tag, words, "The cat, sat on the mat \xc3\xa9\xc3\xa9 \xe4\xb8\xad\xe6\x96\x87.", "A b.", 1);
+        if (i == 2) test_out_of_memory(m);
         if (i == 0) {   /* the benchmark runs (not built under sanitizers) */
             FILE *f = fopen("build/bench-grammar", "rb");
             if (!f) printf("# skipped bench-grammar: not built (a sanitizer or cross build)\n");
