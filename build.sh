@@ -96,7 +96,7 @@ note() { printf '%s\n' "$*" >&2; }
 # it. A copy of the implementation was ~12 of the ~14 s each program took to compile, and 40
 # programs had one. OWN_IMPL: the programs that use internals (srt__* functions, the fields of
 # srt_model) and so compile their own copy.
-OWN_IMPL=" bench-attn bench-grammar fuzz_srt fuzz_state fuzz_grammar fuzz_tokenizer test_core test_grammar test_kernels test_kernels_vnni test_kv test_sparse test_sparse_vnni test_spec test_state test_tokenizer "
+OWN_IMPL=" bench-attn bench-grammar fuzz_srt fuzz_state fuzz_grammar fuzz_tokenizer test_core test_grammar test_kernels test_kernels_vnni test_kv test_oom test_sparse test_sparse_vnni test_spec test_state test_tokenizer "
 CORE=$B/sparsert.o CORE_PID="" CORE_READY=0
 core_start() {   # in the background; a failure leaves $B/.failed and no $CORE
     rm -f "$CORE"

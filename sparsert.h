@@ -8243,8 +8243,9 @@ SRT_API srt_status srt_session_create(srt_model *m, const srt_session_desc *desc
     s->scores = (float *)srt__alloc(a, (size_t)srt_pool_threads(m->pool) * (size_t)(m->n_head / m->n_head_kv) * (size_t)s->n_ctx * sizeof(float));
     if (!s->k_cache || !s->v_cache || !s->tokens || !s->logits || !s->slog || !s->cand || !s->rope_freq || !s->rope_cs || !s->x || !s->xb ||
         !s->q || !s->k || !s->v || !s->att || !s->hb || !s->hb2 || !s->acts || !s->scores || !srt__moe_alloc(a, m, s->n_batch, &s->moe)) {
+        const int n_ctx = s->n_ctx;
         srt_session_destroy(s);
-        return srt__fail(SRT_ERR_OUT_OF_MEMORY, "srt_session_create: out of memory (KV cache %llu MB for %d tokens)", (unsigned long long)(2 * kv_bytes >> 20), s->n_ctx);
+        return srt__fail(SRT_ERR_OUT_OF_MEMORY, "srt_session_create: out of memory (KV cache %llu MB for %d tokens)", (unsigned long long)(2 * kv_bytes >> 20), n_ctx);
     }
     srt__rope_init(s);
     *out = s;
@@ -9589,23 +9590,18 @@ static int srt__json_put_str(srt__out *o, const char *v) {
    ", " and ": " between items. Returns the end of the value. */
 static const char *srt__py_repr(srt__out *o, const char *v) {
     v = srt__json_ws(v);
-    if (*v == '"') {
-        srt__out none = {NULL, 0, 0};
-        char *t;
-        size_t n, i;
-        int q = '\'';
-        char qc;
-        const char *end = srt__json_string(&none, v, 1);
-        if (!(t = srt__json_text(v, &n))) return end;
-        if (memchr(t, '\'', n) && !memchr(t, '"', n)) q = '"';
+    if (*v == '"') {   /* (read twice, a character at a time: the quote, then the text; nothing allocated) */
+        const char *p = v + 1;
+        uint32_t cp;
+        int q = '\'', sq = 0, dq = 0, r;
+        char qc, b[16];
+        while ((r = srt__json_char(&p, &cp)) > 0) { sq |= cp == '\''; dq |= cp == '"'; }
+        if (r < 0) return NULL;
+        if (sq && !dq) q = '"';
         qc = (char)q;
         srt__put(o, &qc, 1);
-        for (i = 0; i < n;) {
-            uint32_t cp;
-            int l = srt__utf8_strict((const unsigned char *)t + i, &cp), cls;
-            char b[16];
-            if (l <= 0) { cp = 0xFFFD; l = 1; }   /* (cannot happen: the text was read as valid UTF-8) */
-            cls = cp < 0x80 ? -1 : srt__uc_class(cp);
+        for (v++; srt__json_char(&v, &cp) > 0; ) {
+            const int cls = cp < 0x80 ? -1 : srt__uc_class(cp);
             if (cp == '\\' || cp == (uint32_t)q) { b[0] = '\\'; b[1] = (char)cp; srt__put(o, b, 2); }
             else if (cp == '\t') srt__puts(o, "\\t");
             else if (cp == '\n') srt__puts(o, "\\n");
@@ -9613,12 +9609,10 @@ static const char *srt__py_repr(srt__out *o, const char *v) {
             else if (cp < 0x20 || cp == 0x7f || (cls >= 0 && (cls == SRT__UC_OTHER || cls == SRT__UC_SPACE || cls == SRT__UC_SEPARATOR))) {
                 snprintf(b, sizeof b, cp < 0x100 ? "\\x%02x" : cp < 0x10000 ? "\\u%04x" : "\\U%08x", (unsigned)cp);
                 srt__puts(o, b);
-            } else srt__put(o, t + i, (size_t)l);
-            i += (size_t)l;
+            } else srt__json_put_cp(o, cp, 1);
         }
         srt__put(o, &qc, 1);
-        SRT_FREE(t);
-        return end;
+        return p;
     }
     if (*v == '{' || *v == '[') {
         const char close = *v == '{' ? '}' : ']';
@@ -11398,13 +11392,14 @@ static int srt__chat_is_control(const srt_model *m, int32_t t) {
    after a control token (or the conversation) gets the dummy-prefix space as llama.cpp gives
    it, text that continues text does not. */
 static srt_status srt__chat_tokenize(srt_chat *c, const char *text, size_t len, int after_special, int32_t **out, int *n_out) {
-    int flags = SRT_TOKENIZE_NO_BOS | SRT_TOKENIZE_PARSE_SPECIAL | (after_special ? 0 : SRT_TOKENIZE_NO_SPACE_PREFIX), need = 0;
-    srt_status st;
+    const int flags = SRT_TOKENIZE_NO_BOS | SRT_TOKENIZE_PARSE_SPECIAL | (after_special ? 0 : SRT_TOKENIZE_NO_SPACE_PREFIX);
+    srt__ids t = {NULL, 0, 0, 0};
+    srt_status st = srt__tokenize(c->m, text, len, flags, &t);
     *out = NULL; *n_out = 0;
-    srt_tokenize(c->m, text, len, flags, NULL, 0, &need);
-    if (!(*out = (int32_t *)SRT_MALLOC((size_t)(need + 1) * sizeof **out))) return srt__fail(SRT_ERR_OUT_OF_MEMORY, "srt_chat: %d tokens", need);
-    if ((st = srt_tokenize(c->m, text, len, flags, *out, need, n_out)) != SRT_OK) { SRT_FREE(*out); *out = NULL; }
-    return st;
+    if (st == SRT_OK && !t.p && !(t.p = (int32_t *)SRT_MALLOC(sizeof *t.p))) st = srt__fail(SRT_ERR_OUT_OF_MEMORY, "srt_chat: out of memory");   /* (never NULL) */
+    if (st != SRT_OK) { SRT_FREE(t.p); return st; }
+    *out = t.p; *n_out = t.n;
+    return SRT_OK;
 }
 /* The tokens of ids[0..n) the session holds already, from its start. */
 static int srt__chat_common(const srt_session *s, const int32_t *ids, int n) {

@@ -1,0 +1,241 @@
+/* test_oom.c - running out of memory, one allocation at a time.
+
+   Each case is run once with nothing failing (its answer: a status and a hash of what it gave),
+   then once for each allocation k it made, with allocation k failing (SRT_MALLOC / SRT_REALLOC
+   return NULL there; the ones after it succeed). Every run must end with the first run's answer,
+   or with SRT_ERR_OUT_OF_MEMORY and a message in srt_last_error: never another answer, a
+   crash, or (under ASan) a leak. The cases: loading a packed model (stories260K, and Llama 3's
+   128k vocabulary), tokenizing (SentencePiece and byte-level BPE), a session (prompt and draws,
+   with a grammar, saved and loaded state), a chat with tools and a tool grammar, and rendering
+   and parsing tool calls. The answer of a case that fails (the first run) is checked too. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static long oom_allocs, oom_fail_at;   /* allocation oom_fail_at (counted from 1) fails; 0: none does */
+static void *oom_malloc(size_t n) { return ++oom_allocs == oom_fail_at ? NULL : malloc(n); }
+static void *oom_realloc(void *p, size_t n) { return ++oom_allocs == oom_fail_at ? NULL : realloc(p, n); }
+#define SRT_MALLOC(n) oom_malloc(n)
+#define SRT_REALLOC(p, n) oom_realloc(p, n)
+#define SRT_FREE(p) free(p)
+#define SPARSERT_IMPLEMENTATION
+#include "sparsert.h"
+#include "tests/testing.h"
+
+#define TMP "build/tmp/"
+
+/* FNV-1a over bytes, to compare what two runs gave. */
+static uint64_t hash(uint64_t h, const void *p, size_t n) {
+    const unsigned char *b = (const unsigned char *)p;
+    size_t i;
+    if (!h) h = 1469598103934665603ull;
+    for (i = 0; i < n; i++) h = (h ^ b[i]) * 1099511628211ull;
+    return h;
+}
+
+/* One run of a case: its status, and in *h a hash of what it gave (when SRT_OK). */
+typedef srt_status (*oom_case)(void *ctx, uint64_t *h);
+
+/* Runs c once and then once per allocation it made, that allocation failing. want: the status of
+   the run where nothing fails. Every allocation when there are at most 400, else 400 spread over
+   them (the first 100, then evenly). */
+static void each_allocation(const char *what, oom_case c, void *ctx, srt_status want) {
+    uint64_t h0 = 0, h;
+    srt_status st0, st;
+    long total, k, step, runs = 0, ooms = 0, bad = 0;
+    oom_allocs = 0; oom_fail_at = 0;
+    st0 = c(ctx, &h0);
+    total = oom_allocs;
+    step = total <= 400 ? 1 : (total - 100) / 300 + 1;
+    for (k = 1; k <= total; k += k < 100 ? 1 : step) {
+        h = 0;
+        oom_allocs = 0; oom_fail_at = k;
+        st = c(ctx, &h);
+        oom_fail_at = 0;
+        runs++;
+        if (st == SRT_ERR_OUT_OF_MEMORY && *srt_last_error()) ooms++;
+        else if (st != st0 || (st == SRT_OK && h != h0)) {
+            if (bad++ < 3) printf("# %s: allocation %ld of %ld failing: status %d (%s)\n", what, k, total, (int)st, srt_last_error());
+        }
+    }
+    CHECK(st0 == want && !bad && (ooms > 0 || !total),
+          "%s: out of memory at %ld of its %ld allocations: %ld runs out of memory, %ld other answers (first run: %s)",
+          what, runs, total, ooms, bad, srt_status_str(st0));
+}
+
+/* ---- the cases */
+static srt_model *load_model(const char *path, srt_status *st) {
+    srt_model_desc md;
+    srt_model *m = NULL;
+    memset(&md, 0, sizeof md);
+    md.n_threads = 1;
+    *st = srt_model_load(path, &md, &m);
+    return m;
+}
+static srt_status case_load(void *ctx, uint64_t *h) {
+    srt_status st;
+    srt_model *m = load_model((const char *)ctx, &st);
+    if (st == SRT_OK) {
+        srt_model_info info;
+        int i, n = srt_vocab_size(m);
+        srt_model_get_info(m, &info);
+        *h = hash(0, &info.n_layer, sizeof info.n_layer);
+        *h = hash(*h, &n, sizeof n);
+        for (i = 0; i < n; i += 7) { const char *p = srt_token_piece(m, i); *h = hash(*h, p, strlen(p)); }
+    }
+    srt_model_free(m);
+    return st;
+}
+
+typedef struct { srt_model *m; const char *text; } tok_ctx;
+static srt_status case_tokenize(void *ctx, uint64_t *h) {
+    const tok_ctx *t = (const tok_ctx *)ctx;
+    int32_t ids[512];
+    int n = 0;
+    srt_status st = srt_tokenize(t->m, t->text, strlen(t->text), 1, ids, 512, &n);
+    if (st == SRT_OK) *h = hash(0, ids, (size_t)n * sizeof *ids);
+    return st;
+}
+
+/* A session: a prompt, draws (greedy, or sampled under a grammar), its state saved and loaded into
+   a second session, which draws on. */
+typedef struct { srt_model *m; const char *grammar; float temp; } sess_ctx;
+static srt_status case_session(void *ctx, uint64_t *h) {
+    const sess_ctx *c = (const sess_ctx *)ctx;
+    srt_session_desc sd;
+    srt_session *s = NULL, *s2 = NULL;
+    srt_status st;
+    unsigned char *state = NULL;
+    size_t size = 0;
+    int32_t tok;
+    int i;
+    memset(&sd, 0, sizeof sd);
+    sd.n_ctx = 96;
+    sd.sampler.temperature = c->temp; sd.sampler.seed = 7;
+    if ((st = srt_session_create(c->m, &sd, &s)) != SRT_OK) return st;
+    if (c->grammar && (st = srt_session_set_grammar(s, c->grammar)) != SRT_OK) goto done;
+    if ((st = srt_session_prompt(s, "Once upon a time", 1)) != SRT_OK) goto done;
+    for (i = 0; i < 6; i++) { if ((st = srt_session_next(s, &tok)) != SRT_OK) goto done; *h = hash(*h, &tok, sizeof tok); }
+    if ((st = srt_session_state_save(s, NULL, 0, &size)) != SRT_OK) goto done;
+    if (!(state = (unsigned char *)malloc(size))) { st = SRT_ERR_IO; goto done; }   /* (the test's own memory: not counted) */
+    if ((st = srt_session_state_save(s, state, size, &size)) != SRT_OK) goto done;
+    if ((st = srt_session_create(c->m, &sd, &s2)) != SRT_OK) goto done;
+    if ((st = srt_session_state_load(s2, state, size)) != SRT_OK) goto done;
+    for (i = 0; i < 4; i++) { if ((st = srt_session_next(s2, &tok)) != SRT_OK) goto done; *h = hash(*h, &tok, sizeof tok); }
+done:
+    free(state);
+    srt_session_destroy(s2);
+    srt_session_destroy(s);
+    return st;
+}
+
+#define TOOLS "[{\"type\": \"function\", \"function\": {\"name\": \"get_weather\", \"description\": \"Weather in a city\", " \
+              "\"parameters\": {\"type\": \"object\", \"properties\": {\"city\": {\"type\": \"string\"}, \"days\": {\"type\": \"integer\", \"minimum\": 1}}, " \
+              "\"required\": [\"city\"]}}}]"
+/* A chat with tools and the tool grammar: a user message, a reply, a tool's result, a reply. */
+static srt_status case_chat(void *ctx, uint64_t *h) {
+    srt_session_desc sd;
+    srt_chat_desc cd;
+    srt_session *s = NULL;
+    srt_chat *c = NULL;
+    srt_chat_turn turn;
+    srt_chat_message tool = {"tool", "{\"temperature\": 21}"};
+    srt_status st;
+    int32_t tok;
+    int i, end = 0, round;
+    memset(&sd, 0, sizeof sd);
+    sd.n_ctx = 1024;   /* (the tools take 560 tokens of stories260K's vocabulary) */
+    memset(&cd, 0, sizeof cd);
+    cd.system_prompt = "You are helpful."; cd.max_tokens = 8;
+    cd.tools = TOOLS; cd.tool_grammar = 1;
+    if ((st = srt_session_create((srt_model *)ctx, &sd, &s)) != SRT_OK) return st;
+    if ((st = srt_chat_create(s, &cd, &c)) != SRT_OK) goto done;
+    for (round = 0; round < 2; round++) {
+        st = round ? srt_chat_send_messages(c, &tool, 1, &turn) : srt_chat_send(c, "What is the weather in Paris?", &turn);
+        if (st != SRT_OK) goto done;
+        for (i = 0, end = SRT_CHAT_GOING; i < 8 && end == SRT_CHAT_GOING; i++) {
+            if ((st = srt_chat_next(c, &tok, &end)) != SRT_OK) goto done;
+            *h = hash(*h, &tok, sizeof tok);
+        }
+    }
+    {
+        int n = 0;
+        const srt_chat_message *msgs = srt_chat_messages(c, &n);
+        for (i = 0; i < n; i++) { *h = hash(*h, msgs[i].role, strlen(msgs[i].role)); *h = hash(*h, msgs[i].content, strlen(msgs[i].content)); }
+    }
+done:
+    srt_chat_destroy(c);
+    srt_session_destroy(s);
+    return st;
+}
+
+/* Rendering a conversation with tools in each format that has them, and reading a reply's calls. */
+static srt_status case_render(void *ctx, uint64_t *h) {
+    static const char *const formats[] = {"chatml", "llama3", "harmony", "smollm3"};
+    static const char *const replies[] = {
+        "<tool_call>\n{\"name\": \"get_weather\", \"arguments\": {\"city\": \"Paris\"}}\n</tool_call>",
+        "{\"name\": \"get_weather\", \"parameters\": {\"city\": \"Paris\"}}",
+        "<|channel|>commentary to=functions.get_weather <|constrain|>json<|message|>{\"city\": \"Paris\"}<|call|>",
+        "<tool_call>\n{\"name\": \"get_weather\", \"arguments\": {\"city\": \"Paris\"}}\n</tool_call>",
+    };
+    const srt_chat_message msgs[4] = {{"system", "Be brief."}, {"user", "Weather in Paris?"},
+                                      {"assistant", "<tool_call>\n{\"name\": \"get_weather\", \"arguments\": {\"city\": \"Paris\"}}\n</tool_call>"},
+                                      {"tool", "{\"temperature\": 21}"}};
+    char buf[8192];
+    size_t i, len = 0;
+    srt_status st;
+    (void)ctx;
+    for (i = 0; i < 4; i++) {
+        srt_chat_template t;
+        srt_chat_tool_call calls[4];
+        int n = 0, j;
+        if ((st = srt_chat_template_from_text(NULL, NULL, NULL, &t)) != SRT_OK) return st;
+        t.format = (srt_chat_format)srt_chat_format_from_name(formats[i]);
+        t.tool_use = 1; t.tools = TOOLS;
+        if ((st = srt_chat_render(&t, msgs, i == 2 ? 2 : 4, 1, buf, sizeof buf, &len)) != SRT_OK) return st;
+        *h = hash(*h, buf, len);
+        if ((st = srt_chat_tool_calls(&t, replies[i], calls, 4, &n)) != SRT_OK) return st;
+        for (j = 0; j < n && j < 4; j++) { *h = hash(*h, calls[j].name, calls[j].name_len); *h = hash(*h, calls[j].arguments, calls[j].arguments_len); }
+        *h = hash(*h, &n, sizeof n);
+    }
+    return SRT_OK;
+}
+
+static void quiet(srt_log_level level, const char *msg, void *user) { (void)level; (void)msg; (void)user; }   /* (the warnings of every run) */
+int main(void) {
+    srt_status st;
+    srt_model *m = NULL, *bpe = NULL;
+    FILE *f;
+    srt_set_log(quiet, NULL);
+    if (system("mkdir -p build/tmp") != 0 || !(f = fopen(TMP "oom_tools.jinja", "wb"))) { printf("FAIL - cannot make build/tmp\n"); return 1; }
+    fputs("{% for m in messages %}<|im_start|>{{ m.role }}\n{{ m.content }}<|im_end|>\n{% endfor %}{# <tool_call> <tool_response> #}", f);   /* (recognised as Qwen's: tools) */
+    fclose(f);
+    if (system("build/srt-pack -q --weights f32 --chat-template " TMP "oom_tools.jinja " SRT_SHARED "/models/stories260K/stories260K.gguf " TMP "oom_stories.srt > " TMP "oom_pack.log 2>&1") != 0 ||
+        system("build/srt-pack -q --vocab-only " SRT_SHARED "/tokenizer/ggml-vocab-llama-bpe.gguf " TMP "oom_llama-bpe.srt >> " TMP "oom_pack.log 2>&1") != 0) {
+        CHECK(0, "stories260K and Llama 3's vocabulary packed (see " TMP "oom_pack.log)");
+        return srt_test_finish();
+    }
+    each_allocation("srt_model_load, stories260K", case_load, (void *)(TMP "oom_stories.srt"), SRT_OK);
+    each_allocation("srt_model_load, Llama 3's vocabulary", case_load, (void *)(TMP "oom_llama-bpe.srt"), SRT_OK);
+    m = load_model(TMP "oom_stories.srt", &st);
+    bpe = load_model(TMP "oom_llama-bpe.srt", &st);
+    if (!m || !bpe) { CHECK(0, "models loaded (%s)", srt_last_error()); srt_model_free(m); srt_model_free(bpe); return srt_test_finish(); }
+    {
+        tok_ctx t1 = {NULL, "Once upon a time, a little girl named Lily found a shiny \xe2\x82\xac coin."};
+        tok_ctx t2 = {NULL, "Hello world! It's 2026: 12345 tokens, caf\xc3\xa9 \xe4\xb8\xad\xe6\x96\x87 and   spaces\n\n\tend."};
+        t1.m = m; t2.m = bpe;
+        each_allocation("srt_tokenize, SentencePiece (stories260K)", case_tokenize, &t1, SRT_OK);
+        each_allocation("srt_tokenize, byte-level BPE (Llama 3)", case_tokenize, &t2, SRT_OK);
+    }
+    {
+        sess_ctx greedy = {NULL, NULL, 0.0f}, json = {NULL, SRT_GRAMMAR_JSON, 0.8f};
+        greedy.m = json.m = m;
+        each_allocation("a session: prompt, draws, state saved and loaded", case_session, &greedy, SRT_OK);
+        each_allocation("a session sampling under the JSON grammar", case_session, &json, SRT_OK);
+    }
+    each_allocation("a chat with tools and the tool grammar", case_chat, m, SRT_OK);
+    each_allocation("rendering tools and reading tool calls (chatml, llama3, harmony, smollm3)", case_render, NULL, SRT_OK);
+    srt_model_free(bpe);
+    srt_model_free(m);
+    return srt_test_finish();
+}
