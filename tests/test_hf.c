@@ -15,6 +15,18 @@
 
 #define SPARSERT_IMPLEMENTATION
 #include "sparsert.h"
+/* Allocation hf_fail_at (counted from 1 by hf_allocs) of the readers fails (test_out_of_memory); 0: none does. */
+static long hf_allocs, hf_fail_at, hf_live;
+static void *hf_malloc(size_t n) { void *p = ++hf_allocs == hf_fail_at ? NULL : malloc(n); hf_live += p != NULL; return p; }
+static void *hf_calloc(size_t n, size_t sz) { void *p = ++hf_allocs == hf_fail_at ? NULL : calloc(n, sz); hf_live += p != NULL; return p; }
+static void *hf_realloc(void *q, size_t n) { void *p = ++hf_allocs == hf_fail_at ? NULL : realloc(q, n); hf_live += p != NULL && !q; return p; }
+static void hf_free(void *p) { hf_live -= p != NULL; free(p); }
+#define SRTI_MALLOC(sz) hf_malloc(sz)
+#define SRTI_CALLOC(n, sz) hf_calloc((n), (sz))
+#define SRTI_FREE(p) hf_free(p)
+#define SRTJ_MALLOC(sz) hf_malloc(sz)
+#define SRTJ_REALLOC(p, sz) hf_realloc((p), (sz))
+#define SRTJ_FREE(p) hf_free(p)
 #define SRT_IMPORT_IMPLEMENTATION
 #include "tools/srt_import.h"
 #include "tests/testing.h"
@@ -3472,6 +3484,55 @@ static void test_gptoss(void) {
     if (!remove_tree(dir)) CHECK(0, "clean up");
 }
 
+/* Out of memory at each allocation of opening a folder in turn (one failing per run): every run
+   opens it as the run where nothing fails does (tensors, vocabulary, merges, hyper-parameters) or
+   fails saying "out of memory", and leaves nothing allocated. Every allocation when there are at
+   most 200, else 200 spread over them (the first 100, then evenly). */
+static uint64_t hf_hash(const srti_model *m) {
+    uint64_t h = 1469598103934665603ull;
+    uint32_t i;
+    size_t k;
+#define HF_HASH(ptr, len) do { const unsigned char *hp_ = (const unsigned char *)(ptr); size_t hn_ = (len); for (k = 0; k < hn_; k++) h = (h ^ hp_[k]) * 1099511628211ull; } while (0)
+    HF_HASH(&m->hp.n_layer, sizeof m->hp.n_layer); HF_HASH(m->hp.arch, strlen(m->hp.arch)); HF_HASH(&m->n_tensors, sizeof m->n_tensors);
+    for (i = 0; i < m->n_tensors; i++) { HF_HASH(m->tensors[i].name, strlen(m->tensors[i].name)); HF_HASH(m->tensors[i].ne, sizeof m->tensors[i].ne); }
+    HF_HASH(&m->vocab.n_tokens, sizeof m->vocab.n_tokens); HF_HASH(&m->vocab.n_merges, sizeof m->vocab.n_merges);
+    for (i = 0; i < m->vocab.n_tokens; i++) { HF_HASH(m->vocab.tokens[i], strlen(m->vocab.tokens[i])); HF_HASH(&m->vocab.types[i], sizeof *m->vocab.types); }
+    for (i = 0; i < m->vocab.n_merges; i++) HF_HASH(m->vocab.merges[i], strlen(m->vocab.merges[i]));
+#undef HF_HASH
+    return h;
+}
+static void test_out_of_memory(void) {
+    char tiny[] = TMP "/oom-tiny";
+    const char *dirs[2];
+    int i;
+    make_tiny(tiny, "LlamaForCausalLM", NULL);
+    dirs[0] = tiny; dirs[1] = SMOL;
+    for (i = 0; i < 2; i++) {
+        srti_model *m;
+        char err[1024];
+        long total, k, step, runs = 0, ooms = 0, bad = 0, live0 = hf_live;
+        uint64_t h0;
+        hf_allocs = 0; hf_fail_at = 0;
+        if (!(m = open_dir(dirs[i], err, sizeof err))) { CHECK(0, "out of memory: %s opens (%s)", dirs[i], err); continue; }
+        total = hf_allocs;
+        h0 = hf_hash(m);
+        srti_close(m);
+        step = total <= 200 ? 1 : (total - 100) / 100 + 1;
+        for (k = 1; k <= total; k += k < 100 ? 1 : step) {
+            err[0] = 0;
+            hf_allocs = 0; hf_fail_at = k;
+            m = open_dir(dirs[i], err, sizeof err);
+            hf_fail_at = 0;
+            runs++;
+            if (!m && strstr(err, "out of memory")) ooms++;
+            else if (!m || hf_hash(m) != h0) { if (bad++ < 3) printf("# %s: allocation %ld of %ld failing: %s\n", dirs[i], k, total, m ? "another model" : err); }
+            srti_close(m);
+        }
+        CHECK(!bad && ooms > 0 && hf_live == live0, "out of memory at %ld of the %ld allocations of opening %s: %ld out of memory, %ld other answers, %ld left allocated",
+              runs, total, dirs[i], ooms, bad, hf_live - live0);
+    }
+}
+
 int main(void) {
     HF_MKDIR("build"); HF_MKDIR("build/tmp");   /* (they may exist) */
     if (!fresh_dir(TMP)) { printf("FAIL - cannot make " TMP "\n"); return 1; }
@@ -3498,6 +3559,7 @@ int main(void) {
     test_random();
     test_rope_parameters();
     test_smollm2_shape();
+    test_out_of_memory();
     if (!remove_tree(TMP)) CHECK(0, "remove " TMP);
     return srt_test_finish();
 }

@@ -21,10 +21,11 @@
 static long g_live;              /* live allocations */
 static size_t g_max_req;         /* largest single request since the last reset */
 static size_t g_limit = (size_t)1 << 30;
+static long g_allocs, g_fail_at;  /* allocation g_fail_at (counted from 1 by g_allocs) fails; 0: none does */
 static void *t_malloc(size_t n) {
     size_t *p;
     if (n > g_max_req) g_max_req = n;
-    if (n > g_limit) return NULL;
+    if (n > g_limit || ++g_allocs == g_fail_at) return NULL;
     p = (size_t *)malloc(n + 16);
     if (!p) return NULL;
     g_live++;
@@ -1694,6 +1695,54 @@ static void test_gptoss(void) {
     remove(TMP "oss.gguf");
 }
 
+/* Out of memory at each allocation of opening a checkpoint in turn (one failing per run): every run
+   opens it as the run where nothing fails does (the same tensors, vocabulary and metadata) or
+   fails saying "out of memory", and leaves nothing allocated. Every allocation when there are at
+   most 200, else 200 spread over them (the first 100, then evenly). */
+static uint64_t model_hash(const srti_model *m) {
+    uint64_t h = 1469598103934665603ull;
+    uint32_t i;
+    const unsigned char *p;
+    size_t k, n;
+#define HASH_BYTES(ptr, len) for (p = (const unsigned char *)(ptr), n = (len), k = 0; k < n; k++) h = (h ^ p[k]) * 1099511628211ull
+    HASH_BYTES(&m->n_tensors, sizeof m->n_tensors);
+    for (i = 0; i < m->n_tensors; i++) { HASH_BYTES(m->tensors[i].name, strlen(m->tensors[i].name)); HASH_BYTES(m->tensors[i].ne, sizeof m->tensors[i].ne); }
+    HASH_BYTES(&m->vocab.n_tokens, sizeof m->vocab.n_tokens);
+    for (i = 0; i < m->vocab.n_tokens; i++) { HASH_BYTES(m->vocab.tokens[i], strlen(m->vocab.tokens[i])); if (m->vocab.scores) HASH_BYTES(&m->vocab.scores[i], sizeof(float)); }
+#undef HASH_BYTES
+    return h;
+}
+static void test_out_of_memory(void) {
+    static const char *const paths[][2] = {{MODELS "stories260K.gguf", NULL}, {MODELS "stories260K_v1.bin", MODELS "tok512.bin"},
+                                           {SRT_SHARED "/tokenizer/ggml-vocab-gpt-2.gguf", NULL}};
+    size_t i;
+    for (i = 0; i < sizeof paths / sizeof *paths; i++) {
+        srti_model *m = NULL;
+        char err[512];
+        long total, k, step, runs = 0, ooms = 0, bad = 0, live0 = g_live;
+        uint64_t h0;
+        g_allocs = 0; g_fail_at = 0;
+        if (srti_open(paths[i][0], paths[i][1], &m, err, sizeof err) != 0) { CHECK(0, "out of memory: %s opens (%s)", paths[i][0], err); continue; }
+        total = g_allocs;
+        h0 = model_hash(m);
+        srti_close(m);
+        step = total <= 200 ? 1 : (total - 100) / 100 + 1;
+        for (k = 1; k <= total; k += k < 100 ? 1 : step) {
+            int rc;
+            m = NULL; err[0] = 0;
+            g_allocs = 0; g_fail_at = k;
+            rc = srti_open(paths[i][0], paths[i][1], &m, err, sizeof err);
+            g_fail_at = 0;
+            runs++;
+            if (rc != 0 && !m && strstr(err, "out of memory")) ooms++;
+            else if (rc != 0 || !m || model_hash(m) != h0) { if (bad++ < 3) printf("# %s: allocation %ld of %ld failing: %d (%s)\n", paths[i][0], k, total, rc, err); }
+            if (m) srti_close(m);
+        }
+        CHECK(!bad && ooms > 0 && g_live == live0, "out of memory at %ld of the %ld allocations of opening %s: %ld out of memory, %ld other answers, %ld left allocated",
+              runs, total, paths[i][0], ooms, bad, g_live - live0);
+    }
+}
+
 int main(void) {
     MKDIR("build");
     MKDIR("build/tmp");
@@ -1709,6 +1758,7 @@ int main(void) {
     test_moe_pack();
     test_moe_many();
     test_gptoss();
+    test_out_of_memory();
     CHECK(g_live == 0, "no allocation left behind (%ld live)", g_live);
     return srt_test_finish();
 }

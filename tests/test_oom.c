@@ -37,7 +37,7 @@ static uint64_t hash(uint64_t h, const void *p, size_t n) {
 typedef srt_status (*oom_case)(void *ctx, uint64_t *h);
 
 /* Runs c once and then once per allocation it made, that allocation failing. want: the status of
-   the run where nothing fails. Every allocation when there are at most 400, else 400 spread over
+   the run where nothing fails. Every allocation when there are at most 200, else 200 spread over
    them (the first 100, then evenly). */
 static void each_allocation(const char *what, oom_case c, void *ctx, srt_status want) {
     uint64_t h0 = 0, h;
@@ -46,7 +46,7 @@ static void each_allocation(const char *what, oom_case c, void *ctx, srt_status 
     oom_allocs = 0; oom_fail_at = 0;
     st0 = c(ctx, &h0);
     total = oom_allocs;
-    step = total <= 400 ? 1 : (total - 100) / 300 + 1;
+    step = total <= 200 ? 1 : (total - 100) / 100 + 1;
     for (k = 1; k <= total; k += k < 100 ? 1 : step) {
         h = 0;
         oom_allocs = 0; oom_fail_at = k;

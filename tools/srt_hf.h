@@ -256,18 +256,17 @@ static int srti__file_exists(const char *path) {
 }
 
 /* The folder of a Hugging Face model named by `path` (the folder itself, or its config.json or
-   tokenizer.json), or NULL if `path` is not one. */
-static char *srti__hf_folder(const char *path) {
+   tokenizer.json), or NULL if `path` is not one or (*oom set) memory ran out. */
+static char *srti__hf_folder(const char *path, int *oom) {
     static const char *const files[2] = {"config.json", "tokenizer.json"};
     size_t n = strlen(path);
     int k;
     for (k = 0; k < 2; k++) {
         size_t fl = strlen(files[k]);
         if (n >= fl && strcmp(path + n - fl, files[k]) == 0 && (n == fl || path[n - fl - 1] == '/' || path[n - fl - 1] == '\\')) {
-            char *d;
-            if (n == fl) return srti__strdup(".");
-            d = (char *)SRTI_MALLOC(n - fl);
-            if (!d) return NULL;
+            char *d = n == fl ? srti__strdup(".") : (char *)SRTI_MALLOC(n - fl + 1);   /* (+1: "/" for "/config.json") */
+            if (!d) { *oom = 1; return NULL; }
+            if (n == fl) return d;
             memcpy(d, path, n - fl - 1);
             d[n - fl - 1] = 0;
             if (d[0] == 0) { d[0] = '/'; d[1] = 0; }   /* "/config.json" */
@@ -278,9 +277,11 @@ static char *srti__hf_folder(const char *path) {
         char *p = srti__join(path, files[k]);
         int ok = p && srti__file_exists(p);
         SRTI_FREE(p);
+        if (!p) { *oom = 1; return NULL; }
         if (ok) {
             char *d = srti__strdup(path);
             if (d) { size_t l = strlen(d); while (l > 1 && (d[l - 1] == '/' || d[l - 1] == '\\')) d[--l] = 0; }
+            else *oom = 1;
             return d;
         }
     }
@@ -1495,7 +1496,7 @@ static int srti__hf_tokenizer(srti_model *m, const char *dir, const srti__hf_cfg
             if (!(v->chat_template = srti__strdup(text))) { srti__seterr(err, errlen, "out of memory"); goto done; }
         } else {
             char *jpath = srti__join(dir, "chat_template.jinja"), *jt = NULL;
-            int r2 = jpath ? srti__slurp(jpath, (uint64_t)1 << 24, &jt, NULL, err, errlen) : 1;
+            int r2 = jpath ? srti__slurp(jpath, (uint64_t)1 << 24, &jt, NULL, err, errlen) : (srti__seterr(err, errlen, "out of memory"), 1);
             SRTI_FREE(jpath);
             if (r2 == 1) goto done;
             v->chat_template = jt;
@@ -1506,7 +1507,7 @@ static int srti__hf_tokenizer(srti_model *m, const char *dir, const srti__hf_cfg
         char *gpath = srti__join(dir, "generation_config.json");
         srtj_doc *gdoc = NULL;
         int64_t ids[32];
-        int n_ids = 0, r2 = gpath ? srti__json_file(gpath, (uint64_t)1 << 20, &gdoc, err, errlen) : 1;
+        int n_ids = 0, r2 = gpath ? srti__json_file(gpath, (uint64_t)1 << 20, &gdoc, err, errlen) : (srti__seterr(err, errlen, "out of memory"), 1);
         for (k = 0; k < cfg->n_eos_ids; k++) ids[n_ids++] = cfg->eos_ids[k];
         if (r2 == 0 && srti__jtoken_ids(gpath, srtj_root(gdoc), "eos_token_id", ids, &n_ids, 32, err, errlen)) r2 = 1;
         srtj_free(gdoc);
@@ -2071,8 +2072,9 @@ static int srti__hf_weights(srti_model *m, const char *dir, const srti__hf_cfg *
         if (srti__add_shard(m, dir, "model.safetensors", err, errlen)) goto done;
     } else {
         char *bin = srti__join(dir, "pytorch_model.bin"), *bidx = srti__join(dir, "pytorch_model.bin.index.json");
-        int legacy = (bin && srti__file_exists(bin)) || (bidx && srti__file_exists(bidx));
+        int legacy = (bin && srti__file_exists(bin)) || (bidx && srti__file_exists(bidx)), oom = !bin || !bidx;
         SRTI_FREE(bin); SRTI_FREE(bidx);
+        if (oom) { srti__seterr(err, errlen, "out of memory"); goto done; }
         if (legacy) {
             srti__seterr(err, errlen, "%s: holds PyTorch pickle weights (pytorch_model.bin); only safetensors are read (convert them, e.g. with transformers' save_pretrained(safe_serialization=True))", dir);
             goto done;
@@ -2224,8 +2226,9 @@ static int srti__open_hf(srti_model *m, const char *dir, char *err, size_t errle
     }
     if (!cfg.kind) {
         char *st = srti__join(dir, "model.safetensors"), *ix = srti__join(dir, "model.safetensors.index.json");
-        int has_weights = (st && srti__file_exists(st)) || (ix && srti__file_exists(ix));
+        int has_weights = (st && srti__file_exists(st)) || (ix && srti__file_exists(ix)), oom = !st || !ix;
         SRTI_FREE(st); SRTI_FREE(ix);
+        if (oom) { srti__seterr(err, errlen, "out of memory"); goto done; }
         if (has_weights) {
             srti__seterr(err, errlen, "%s: architecture \"%s\" is not supported (" SRTI__HF_ARCHS ")%s", cpath, cfg.arch_class, srti__hf_why_not(&cfg));
             goto done;

@@ -1960,7 +1960,7 @@ static int srti__open_llama2c(srti_model *m, srti__rd *r, int v1, const char *to
 
 /* ---------------------------------------------------------------- open / read */
 /* Hugging Face folders and random models: tools/srt_hf.h, included at the end. */
-static char *srti__hf_folder(const char *path);
+static char *srti__hf_folder(const char *path, int *oom);
 static int srti__open_hf(srti_model *m, const char *dir, char *err, size_t errlen);
 static int srti__random_read(srti_model *m, uint32_t i, float *out, char *err, size_t errlen);
 static void srti__permute_rows(float *w, uint64_t rows, uint64_t cols, uint32_t n_head);
@@ -1985,7 +1985,9 @@ SRTI_API int srti_open(const char *path, const char *tokenizer_path, srti_model 
     memset(&r, 0, sizeof(r));
     if (!m->priv->path) { srti__seterr(err, errlen, "%s: out of memory", path); goto fail; }
     {
-        char *dir = srti__hf_folder(path);   /* NULL unless a Hugging Face folder */
+        int oom = 0;
+        char *dir = srti__hf_folder(path, &oom);   /* NULL unless a Hugging Face folder */
+        if (oom) { srti__seterr(err, errlen, "%s: out of memory", path); goto fail; }
         if (dir) {
             if (tokenizer_path) {
                 srti__seterr(err, errlen, "%s: a separate tokenizer file is only used with llama2.c checkpoints", path);
