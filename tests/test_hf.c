@@ -2444,6 +2444,7 @@ static void test_malformed(void) {
     int n;
     unsigned char junk[64];
     memset(junk, 0, sizeof junk);
+    refuse("/config.json", "neither config.json nor tokenizer.json", "a config.json in the root folder (no such file here; its folder's name, \"/\", once overflowed)");
 
     make_tiny(dir, "LlamaForCausalLM", NULL);
     n = tiny_tensors(t, 0, 0);
