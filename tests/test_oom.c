@@ -3,11 +3,12 @@
    Each case is run once with nothing failing (its answer: a status and a hash of what it gave),
    then once for each allocation k it made, with allocation k failing (SRT_MALLOC / SRT_REALLOC
    return NULL there; the ones after it succeed). Every run must end with the first run's answer,
-   or with SRT_ERR_OUT_OF_MEMORY and a message in srt_last_error: never another answer, a
-   crash, or (under ASan) a leak. The cases: loading a packed model (stories260K, and Llama 3's
-   128k vocabulary), tokenizing (SentencePiece and byte-level BPE), a session (prompt and draws,
-   with a grammar, saved and loaded state), a chat with tools and a tool grammar, and rendering
-   and parsing tool calls. The answer of a case that fails (the first run) is checked too. */
+   or with SRT_ERR_OUT_OF_MEMORY and a message in srt_last_error: never another answer, a crash,
+   or (under ASan) a leak. The cases: loading a packed model and decoding (stories260K in f32, q4,
+   q2, sb-q8, s4x1 and tcsl; Llama 3's 128k vocabulary), tokenizing (SentencePiece and byte-level
+   BPE), a session (prompt and draws, with a grammar, saved and loaded state), a chat with tools
+   and a tool grammar (saved and loaded), and rendering and parsing tool calls. The answer of the
+   run where nothing fails is checked too. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -37,17 +38,17 @@ static uint64_t hash(uint64_t h, const void *p, size_t n) {
 typedef srt_status (*oom_case)(void *ctx, uint64_t *h);
 
 /* Runs c once and then once per allocation it made, that allocation failing. want: the status of
-   the run where nothing fails. Every allocation when there are at most 200, else 200 spread over
-   them (the first 100, then evenly). */
-static void each_allocation(const char *what, oom_case c, void *ctx, srt_status want) {
+   the run where nothing fails. Every allocation when there are at most max_runs, else max_runs
+   spread over them (the first half, then evenly). */
+static void each_allocation(const char *what, oom_case c, void *ctx, srt_status want, long max_runs) {
     uint64_t h0 = 0, h;
     srt_status st0, st;
     long total, k, step, runs = 0, ooms = 0, bad = 0;
     oom_allocs = 0; oom_fail_at = 0;
     st0 = c(ctx, &h0);
     total = oom_allocs;
-    step = total <= 200 ? 1 : (total - 100) / 100 + 1;
-    for (k = 1; k <= total; k += k < 100 ? 1 : step) {
+    step = total <= max_runs ? 1 : (total - max_runs / 2) / (max_runs / 2) + 1;
+    for (k = 1; k <= total; k += k < max_runs / 2 ? 1 : step) {
         h = 0;
         oom_allocs = 0; oom_fail_at = k;
         st = c(ctx, &h);
@@ -72,6 +73,7 @@ static srt_model *load_model(const char *path, srt_status *st) {
     *st = srt_model_load(path, &md, &m);
     return m;
 }
+/* Loading a model; with weights, greedy draws after a prompt. */
 static srt_status case_load(void *ctx, uint64_t *h) {
     srt_status st;
     srt_model *m = load_model((const char *)ctx, &st);
@@ -82,6 +84,13 @@ static srt_status case_load(void *ctx, uint64_t *h) {
         *h = hash(0, &info.n_layer, sizeof info.n_layer);
         *h = hash(*h, &n, sizeof n);
         for (i = 0; i < n; i += 7) { const char *p = srt_token_piece(m, i); *h = hash(*h, p, strlen(p)); }
+        if (info.n_layer > 0) {
+            srt_session *s = NULL;
+            int32_t tok;
+            if ((st = srt_session_create(m, NULL, &s)) == SRT_OK) st = srt_session_prompt(s, "Once upon a time", 1);
+            for (i = 0; i < 4 && st == SRT_OK; i++) if ((st = srt_session_next(s, &tok)) == SRT_OK) *h = hash(*h, &tok, sizeof tok);
+            srt_session_destroy(s);
+        }
     }
     srt_model_free(m);
     return st;
@@ -132,7 +141,8 @@ done:
 #define TOOLS "[{\"type\": \"function\", \"function\": {\"name\": \"get_weather\", \"description\": \"Weather in a city\", " \
               "\"parameters\": {\"type\": \"object\", \"properties\": {\"city\": {\"type\": \"string\"}, \"days\": {\"type\": \"integer\", \"minimum\": 1}}, " \
               "\"required\": [\"city\"]}}}]"
-/* A chat with tools and the tool grammar: a user message, a reply, a tool's result, a reply. */
+/* A chat with tools and the tool grammar: a user message, a reply, a tool's result, a reply; saved,
+   loaded into a new chat, which goes on. */
 static srt_status case_chat(void *ctx, uint64_t *h) {
     srt_session_desc sd;
     srt_chat_desc cd;
@@ -158,10 +168,15 @@ static srt_status case_chat(void *ctx, uint64_t *h) {
             *h = hash(*h, &tok, sizeof tok);
         }
     }
+    if ((st = srt_chat_save(c, TMP "oom_chat.bin")) != SRT_OK) goto done;   /* and back, into a new chat */
+    srt_chat_destroy(c); c = NULL;
+    srt_session_reset(s);
+    if ((st = srt_chat_create(s, &cd, &c)) != SRT_OK || (st = srt_chat_load(c, TMP "oom_chat.bin")) != SRT_OK) goto done;
     {
         int n = 0;
         const srt_chat_message *msgs = srt_chat_messages(c, &n);
         for (i = 0; i < n; i++) { *h = hash(*h, msgs[i].role, strlen(msgs[i].role)); *h = hash(*h, msgs[i].content, strlen(msgs[i].content)); }
+        if ((st = srt_chat_send(c, "Thanks.", &turn)) == SRT_OK && (st = srt_chat_next(c, &tok, &end)) == SRT_OK) *h = hash(*h, &tok, sizeof tok);
     }
 done:
     srt_chat_destroy(c);
@@ -215,8 +230,21 @@ int main(void) {
         CHECK(0, "stories260K and Llama 3's vocabulary packed (see " TMP "oom_pack.log)");
         return srt_test_finish();
     }
-    each_allocation("srt_model_load, stories260K", case_load, (void *)(TMP "oom_stories.srt"), SRT_OK);
-    each_allocation("srt_model_load, Llama 3's vocabulary", case_load, (void *)(TMP "oom_llama-bpe.srt"), SRT_OK);
+    each_allocation("srt_model_load, stories260K", case_load, (void *)(TMP "oom_stories.srt"), SRT_OK, 200);
+    {   /* the low-bit and sparse formats (their loads repack some of them) */
+        static const char *const packs[][2] = {{"q4", "--weights q4"}, {"q2", "--weights q2"}, {"sb-q8", "--weights sb-q8 --sparsity 0.7"},
+                                               {"s4x1", "--weights s4x1 --sparsity 0.5"}, {"tcsl", "--weights tcsl --sparsity 0.7"}};
+        size_t i;
+        for (i = 0; i < sizeof packs / sizeof *packs; i++) {
+            char cmd[512], path[128], what[96];
+            snprintf(path, sizeof path, TMP "oom_stories_%s.srt", packs[i][0]);
+            snprintf(cmd, sizeof cmd, "build/srt-pack -q %s " SRT_SHARED "/models/stories260K/stories260K.gguf %s >> " TMP "oom_pack.log 2>&1", packs[i][1], path);
+            snprintf(what, sizeof what, "srt_model_load, stories260K in %s", packs[i][0]);
+            if (system(cmd) != 0) CHECK(0, "%s packed (see " TMP "oom_pack.log)", what);
+            else each_allocation(what, case_load, path, SRT_OK, 200);
+        }
+    }
+    each_allocation("srt_model_load, Llama 3's vocabulary", case_load, (void *)(TMP "oom_llama-bpe.srt"), SRT_OK, 200);
     m = load_model(TMP "oom_stories.srt", &st);
     bpe = load_model(TMP "oom_llama-bpe.srt", &st);
     if (!m || !bpe) { CHECK(0, "models loaded (%s)", srt_last_error()); srt_model_free(m); srt_model_free(bpe); return srt_test_finish(); }
@@ -224,17 +252,17 @@ int main(void) {
         tok_ctx t1 = {NULL, "Once upon a time, a little girl named Lily found a shiny \xe2\x82\xac coin."};
         tok_ctx t2 = {NULL, "Hello world! It's 2026: 12345 tokens, caf\xc3\xa9 \xe4\xb8\xad\xe6\x96\x87 and   spaces\n\n\tend."};
         t1.m = m; t2.m = bpe;
-        each_allocation("srt_tokenize, SentencePiece (stories260K)", case_tokenize, &t1, SRT_OK);
-        each_allocation("srt_tokenize, byte-level BPE (Llama 3)", case_tokenize, &t2, SRT_OK);
+        each_allocation("srt_tokenize, SentencePiece (stories260K)", case_tokenize, &t1, SRT_OK, 200);
+        each_allocation("srt_tokenize, byte-level BPE (Llama 3)", case_tokenize, &t2, SRT_OK, 200);
     }
     {
         sess_ctx greedy = {NULL, NULL, 0.0f}, json = {NULL, SRT_GRAMMAR_JSON, 0.8f};
         greedy.m = json.m = m;
-        each_allocation("a session: prompt, draws, state saved and loaded", case_session, &greedy, SRT_OK);
-        each_allocation("a session sampling under the JSON grammar", case_session, &json, SRT_OK);
+        each_allocation("a session: prompt, draws, state saved and loaded", case_session, &greedy, SRT_OK, 200);
+        each_allocation("a session sampling under the JSON grammar", case_session, &json, SRT_OK, 200);
     }
-    each_allocation("a chat with tools and the tool grammar", case_chat, m, SRT_OK);
-    each_allocation("rendering tools and reading tool calls (chatml, llama3, harmony, smollm3)", case_render, NULL, SRT_OK);
+    each_allocation("a chat with tools and the tool grammar", case_chat, m, SRT_OK, 100);   /* (each run feeds 600 tokens: under ASan 60 ms) */
+    each_allocation("rendering tools and reading tool calls (chatml, llama3, harmony, smollm3)", case_render, NULL, SRT_OK, 200);
     srt_model_free(bpe);
     srt_model_free(m);
     return srt_test_finish();
