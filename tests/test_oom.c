@@ -7,7 +7,8 @@
    or (under ASan) a leak. The cases: loading a packed model and decoding (stories260K in f32, q4,
    q2, sb-q8, s4x1 and tcsl; Llama 3's 128k vocabulary), tokenizing (SentencePiece and byte-level
    BPE), a session (prompt and draws, with a grammar, saved and loaded state), a chat with tools
-   and a tool grammar (saved and loaded), and rendering and parsing tool calls. The answer of the
+   and a tool grammar (saved and loaded), writing a .srt file, and rendering and parsing tool
+   calls. The answer of the
    run where nothing fails is checked too. */
 #include <stdio.h>
 #include <stdlib.h>
@@ -184,6 +185,42 @@ done:
     return st;
 }
 
+/* Writing a .srt file (metadata of each type; tensors in dense, low-bit and sparse formats, 70% of
+   the weights zero in 4x1 blocks): the file's bytes; after a failure neither the file nor its
+   temporary is left. */
+static srt_status case_writer(void *ctx, uint64_t *h) {
+    static const srt_format formats[] = {SRT_F32, SRT_F16, SRT_Q8, SRT_Q4, SRT_Q2, SRT_TQ, SRT_SB_Q8, SRT_S4X1, SRT_TCSL};
+    static const uint32_t u[3] = {1, 2, 3};
+    static const char *const strs[3] = {"a", "", "\xc3\xa9"};
+    const float *w = (const float *)ctx;
+    srt_writer *wr = NULL;
+    srt_status st;
+    size_t i;
+    FILE *f;
+    if ((st = srt_writer_open(TMP "oom_written.srt", &wr)) != SRT_OK) return st;
+    if ((st = srt_writer_meta_u32(wr, "general.u32", 7)) != SRT_OK || (st = srt_writer_meta_str(wr, "general.name", "oom")) != SRT_OK ||
+        (st = srt_writer_meta_f32(wr, "general.f32", 0.5f)) != SRT_OK || (st = srt_writer_meta_arr(wr, "general.arr", SRT_META_ARR_U32, u, 3)) != SRT_OK ||
+        (st = srt_writer_meta_arr(wr, "general.strs", SRT_META_ARR_STR, strs, 3)) != SRT_OK) { srt_writer_abort(wr); goto gone; }
+    for (i = 0; i < sizeof formats / sizeof *formats; i++) {
+        char name[32];
+        snprintf(name, sizeof name, "t%d.weight", (int)i);
+        if ((st = srt_writer_add_tensor(wr, name, formats[i], 0, 128, 128, w)) != SRT_OK) { srt_writer_abort(wr); goto gone; }
+    }
+    if ((st = srt_writer_finish(wr)) != SRT_OK) goto gone;
+    if (!(f = fopen(TMP "oom_written.srt", "rb"))) return SRT_ERR_IO;
+    {
+        unsigned char b[4096];
+        size_t n;
+        while ((n = fread(b, 1, sizeof b, f)) > 0) *h = hash(*h, b, n);
+    }
+    fclose(f);
+    remove(TMP "oom_written.srt");
+    return SRT_OK;
+gone:   /* nothing left behind */
+    if ((f = fopen(TMP "oom_written.srt", "rb")) != NULL || (f = fopen(TMP "oom_written.srt.tmp", "rb")) != NULL) { fclose(f); return SRT_ERR_IO; }
+    return st;
+}
+
 /* Rendering a conversation with tools in each format that has them, and reading a reply's calls. */
 static srt_status case_render(void *ctx, uint64_t *h) {
     static const char *const formats[] = {"chatml", "llama3", "harmony", "smollm3"};
@@ -262,6 +299,17 @@ int main(void) {
         each_allocation("a session sampling under the JSON grammar", case_session, &json, SRT_OK, 200);
     }
     each_allocation("a chat with tools and the tool grammar", case_chat, m, SRT_OK, 100);   /* (each run feeds 600 tokens: under ASan 60 ms) */
+    {
+        static float w[128 * 128];
+        int r, c;
+        srt_test_rng = 99;
+        for (c = 0; c < 128; c++) for (r = 0; r < 128; r += 4) {
+            const int zero = srt_test_frand() < 0.4f;   /* (uniform in [-1, 1): 70% of the blocks) */
+            int k;
+            for (k = 0; k < 4; k++) w[(r + k) * 128 + c] = zero ? 0.0f : srt_test_frand();
+        }
+        each_allocation("srt_writer: metadata and tensors in f32, f16, q8, q4, q2, tq, sb-q8, s4x1, tcsl", case_writer, w, SRT_OK, 200);
+    }
     each_allocation("rendering tools and reading tool calls (chatml, llama3, harmony, smollm3)", case_render, NULL, SRT_OK, 200);
     srt_model_free(bpe);
     srt_model_free(m);
