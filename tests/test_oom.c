@@ -6,10 +6,10 @@
    or with SRT_ERR_OUT_OF_MEMORY and a message in srt_last_error: never another answer, a crash,
    or (under ASan) a leak. The cases: loading a packed model and decoding (stories260K in f32, q4,
    q2, sb-q8, s4x1 and tcsl; Llama 3's 128k vocabulary), tokenizing (SentencePiece and byte-level
-   BPE), a session (prompt and draws, with a grammar, saved and loaded state), a chat with tools
-   and a tool grammar (saved and loaded), writing a .srt file, and rendering and parsing tool
-   calls. The answer of the
-   run where nothing fails is checked too. */
+   BPE), a session (prompt and draws, with a grammar, saved and loaded state), srt_generate
+   (speculative, with a lazy grammar), a chat with tools and a tool grammar (saved and loaded),
+   writing a .srt file, and rendering and parsing tool calls. The answer of the run where nothing
+   fails is checked too. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -135,6 +135,37 @@ static srt_status case_session(void *ctx, uint64_t *h) {
 done:
     free(state);
     srt_session_destroy(s2);
+    srt_session_destroy(s);
+    return st;
+}
+
+/* srt_generate with speculative decoding: prompt lookup, then a draft session (the same model),
+   and a lazy grammar set on the session. */
+static int gen_text(const char *text, int len, int32_t token, void *user) { *(uint64_t *)user = hash(*(uint64_t *)user, text, (size_t)len); (void)token; return 0; }
+static srt_status case_generate(void *ctx, uint64_t *h) {
+    static const char *const triggers[1] = {"Lily"};
+    srt_model *m = (srt_model *)ctx;
+    srt_session_desc sd;
+    srt_session *s = NULL, *d = NULL;
+    srt_generate_desc g;
+    srt_generate_result r;
+    srt_status st;
+    int round;
+    memset(&sd, 0, sizeof sd);
+    sd.n_ctx = 128;
+    if ((st = srt_session_create(m, &sd, &s)) != SRT_OK) return st;
+    if ((st = srt_session_create(m, &sd, &d)) != SRT_OK) goto done;
+    if ((st = srt_session_set_grammar_lazy(s, "root ::= \"Lily\" [a-z ]+ \".\"", triggers, 1)) != SRT_OK) goto done;
+    for (round = 0; round < 2; round++) {
+        memset(&g, 0, sizeof g);
+        g.prompt = round ? " Then" : "Once upon a time, there was a little girl. Once upon a time";
+        g.max_tokens = 12; g.draft_max = 4; g.draft = round ? d : NULL;
+        g.on_text = gen_text; g.user = h;
+        if ((st = srt_generate(s, &g, &r)) != SRT_OK) goto done;
+        *h = hash(*h, &r.n_generated, sizeof r.n_generated);
+    }
+done:
+    srt_session_destroy(d);
     srt_session_destroy(s);
     return st;
 }
@@ -298,6 +329,7 @@ int main(void) {
         each_allocation("a session: prompt, draws, state saved and loaded", case_session, &greedy, SRT_OK, 200);
         each_allocation("a session sampling under the JSON grammar", case_session, &json, SRT_OK, 200);
     }
+    each_allocation("srt_generate: speculative (prompt lookup, a draft session), a lazy grammar", case_generate, m, SRT_OK, 200);
     each_allocation("a chat with tools and the tool grammar", case_chat, m, SRT_OK, 100);   /* (each run feeds 600 tokens: under ASan 60 ms) */
     {
         static float w[128 * 128];
