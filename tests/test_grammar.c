@@ -14,14 +14,7 @@
 #include <string.h>
 
 #define SRT__GM_COMPACT 100   /* the matcher's frames made again from the text often, not after 2^20 (every session check runs through it) */
-/* Allocation number tg_fail_at (counted from 1 by tg_allocs) fails, to run out of memory at each
-   allocation in turn (test_out_of_memory); 0: none fails. */
-static long tg_allocs, tg_fail_at;
-static void *tg_malloc(size_t n) { return ++tg_allocs == tg_fail_at ? NULL : malloc(n); }
-static void *tg_realloc(void *p, size_t n) { return ++tg_allocs == tg_fail_at ? NULL : realloc(p, n); }
-#define SRT_MALLOC(n) tg_malloc(n)
-#define SRT_REALLOC(p, n) tg_realloc(p, n)
-#define SRT_FREE(p) free(p)
+#include "tests/fail_alloc.h"   /* (before the implementation: its SRT_MALLOC fails where a test says) */
 #define SPARSERT_IMPLEMENTATION
 #include "sparsert.h"
 #include "tests/testing.h"
@@ -547,13 +540,13 @@ static void test_out_of_memory(const srt_model *vocab) {
         size_t wn = 0, gn = 0;
         srt_status st0, st;
         long k, total, ooms = 0, bad = 0;
-        tg_allocs = 0; tg_fail_at = 0;
+        srt_test_allocs = 0; srt_test_fail_at = 0;
         st0 = srt_grammar_from_json_schema(schemas[i], want, sizeof want, &wn);
-        total = tg_allocs;
+        total = srt_test_allocs;
         for (k = 1; k <= total; k++) {
-            tg_allocs = 0; tg_fail_at = k;
+            srt_test_allocs = 0; srt_test_fail_at = k;
             st = srt_grammar_from_json_schema(schemas[i], got, sizeof got, &gn);
-            tg_fail_at = 0;
+            srt_test_fail_at = 0;
             if (oom_is(st)) ooms++;
             else if (st != st0 || (st == SRT_OK && (gn != wn || memcmp(got, want, wn) != 0))) { if (bad++ < 2) printf("# allocation %ld: status %d (%s)\n", k, (int)st, srt_last_error()); }
         }
@@ -568,13 +561,13 @@ static void test_out_of_memory(const srt_model *vocab) {
         srt_status st0, st;
         memset(&t, 0, sizeof t);
         t.format = SRT_CHAT_CHATML;
-        tg_allocs = 0; tg_fail_at = 0;
+        srt_test_allocs = 0; srt_test_fail_at = 0;
         st0 = srt__chat_tool_grammar(&t, tools_json, &want, &trig);
-        total = tg_allocs;
+        total = srt_test_allocs;
         for (k = 1; k <= total; k++) {
-            tg_allocs = 0; tg_fail_at = k;
+            srt_test_allocs = 0; srt_test_fail_at = k;
             st = srt__chat_tool_grammar(&t, tools_json, &got, &trig);
-            tg_fail_at = 0;
+            srt_test_fail_at = 0;
             if (oom_is(st) && !got) ooms++;
             else if (st != st0 || !got || !want || strcmp(got, want) != 0) bad++;
             free(got); got = NULL;
@@ -586,14 +579,14 @@ static void test_out_of_memory(const srt_model *vocab) {
         int r0 = -1, r;
         long k, total, ooms = 0, bad = 0;
         srt_status st;
-        tg_allocs = 0; tg_fail_at = 0;
+        srt_test_allocs = 0; srt_test_fail_at = 0;
         st = srt_grammar_match(SRT_GRAMMAR_JSON, gm_text, strlen(gm_text), &r0);
-        total = tg_allocs;
+        total = srt_test_allocs;
         for (k = 1; k <= total; k++) {
-            tg_allocs = 0; tg_fail_at = k;
+            srt_test_allocs = 0; srt_test_fail_at = k;
             r = -1;
             st = srt_grammar_match(SRT_GRAMMAR_JSON, gm_text, strlen(gm_text), &r);
-            tg_fail_at = 0;
+            srt_test_fail_at = 0;
             if (oom_is(st)) ooms++;
             else if (st != SRT_OK || r != r0) bad++;
         }
@@ -615,10 +608,10 @@ static void test_out_of_memory(const srt_model *vocab) {
                 int n;
                 memset(&gm, 0, sizeof gm);
                 if (!srt__gm_init(&gm, g) || (cut[c] && !srt__gm_feed(&gm, (const unsigned char *)gm_text, cut[c], 1))) { bad++; srt__gm_free(&gm); break; }
-                tg_allocs = 0; tg_fail_at = k;
+                srt_test_allocs = 0; srt_test_fail_at = k;
                 n = srt__gm_allowed(&gm, &tr, &vocab->vocab, k ? got : want);
-                tg_fail_at = 0;
-                if (!k) { total = tg_allocs; n0 = n; walks_kept += gm.w_used; }
+                srt_test_fail_at = 0;
+                if (!k) { total = srt_test_allocs; n0 = n; walks_kept += gm.w_used; }
                 else {
                     trials++;
                     if (n < 0 && gm.st == SRT_ERR_OUT_OF_MEMORY) ooms++;

@@ -14,12 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-static long oom_allocs, oom_fail_at;   /* allocation oom_fail_at (counted from 1) fails; 0: none does */
-static void *oom_malloc(size_t n) { return ++oom_allocs == oom_fail_at ? NULL : malloc(n); }
-static void *oom_realloc(void *p, size_t n) { return ++oom_allocs == oom_fail_at ? NULL : realloc(p, n); }
-#define SRT_MALLOC(n) oom_malloc(n)
-#define SRT_REALLOC(p, n) oom_realloc(p, n)
-#define SRT_FREE(p) free(p)
+#include "tests/fail_alloc.h"   /* (before the implementation: its SRT_MALLOC fails where a test says) */
 #define SPARSERT_IMPLEMENTATION
 #include "sparsert.h"
 #include "tests/testing.h"
@@ -45,15 +40,15 @@ static void each_allocation(const char *what, oom_case c, void *ctx, srt_status 
     uint64_t h0 = 0, h;
     srt_status st0, st;
     long total, k, step, runs = 0, ooms = 0, bad = 0;
-    oom_allocs = 0; oom_fail_at = 0;
+    srt_test_allocs = 0; srt_test_fail_at = 0;
     st0 = c(ctx, &h0);
-    total = oom_allocs;
+    total = srt_test_allocs;
     step = total <= max_runs ? 1 : (total - max_runs / 2) / (max_runs / 2) + 1;
     for (k = 1; k <= total; k += k < max_runs / 2 ? 1 : step) {
         h = 0;
-        oom_allocs = 0; oom_fail_at = k;
+        srt_test_allocs = 0; srt_test_fail_at = k;
         st = c(ctx, &h);
-        oom_fail_at = 0;
+        srt_test_fail_at = 0;
         runs++;
         if (st == SRT_ERR_OUT_OF_MEMORY && *srt_last_error()) ooms++;
         else if (st != st0 || (st == SRT_OK && h != h0)) {
