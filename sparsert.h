@@ -337,7 +337,8 @@ typedef struct srt_allocator {
    private memory, advised to use huge pages on Linux: decode streams every weight once per token
    and 4 KiB pages cost TLB misses and stop the hardware prefetchers at each page (measured: Q4
    decode of a 1.2B model 33 -> 37 tokens/s). AUTO = COPY on Linux with transparent huge pages
-   enabled when the file fits in half the available memory, else MMAP.
+   enabled when the file fits in half the available memory, else MMAP; and MMAP when the copy's
+   memory cannot be allocated.
    Either way a file larger than the memory available is refused before it is mapped or read
    (SRT_ERR_OUT_OF_MEMORY, the message gives both sizes): decode reads every weight for every
    token, so a model that does not fit would page in from disk all the time (mapped) or push the
@@ -2139,7 +2140,10 @@ static srt_status srt__map_open(const char *path, srt__map *m, srt_load load, ui
         m->size = (uint64_t)sz.QuadPart;
         if (m->size == 0) { CloseHandle(m->file); return srt__fail(SRT_ERR_FORMAT, "%s: empty file", path); }
         if ((fits = srt__check_fits(path, m->size, limit, &avail)) != SRT_OK) { CloseHandle(m->file); return fits; }
-        if (load == SRT_LOAD_COPY || (load == SRT_LOAD_AUTO && srt__load_copy_pays(m->size, avail))) { CloseHandle(m->file); return srt__map_copy(path, m, m->size); }
+        if (load == SRT_LOAD_COPY || (load == SRT_LOAD_AUTO && srt__load_copy_pays(m->size, avail))) {
+            const srt_status st = srt__map_copy(path, m, m->size);
+            if (st != SRT_ERR_OUT_OF_MEMORY || load == SRT_LOAD_COPY) { CloseHandle(m->file); return st; }   /* (AUTO: mapped instead) */
+        }
         m->mapping = CreateFileMappingA(m->file, NULL, PAGE_READONLY, 0, 0, NULL);
         if (!m->mapping) { CloseHandle(m->file); return srt__fail(SRT_ERR_IO, "%s: cannot map (error %lu)", path, (unsigned long)GetLastError()); }
         m->data = (const unsigned char *)MapViewOfFile(m->mapping, FILE_MAP_READ, 0, 0, 0);
@@ -2157,8 +2161,8 @@ static srt_status srt__map_open(const char *path, srt__map *m, srt_load load, ui
         if ((uint64_t)(size_t)m->size != m->size) { close(fd); return srt__fail(SRT_ERR_OUT_OF_MEMORY, "%s: too large for the address space", path); }
         if ((fits = srt__check_fits(path, m->size, limit, &avail)) != SRT_OK) { close(fd); return fits; }
         if (load == SRT_LOAD_COPY || (load == SRT_LOAD_AUTO && srt__load_copy_pays(m->size, avail))) {
-            close(fd);
-            return srt__map_copy(path, m, m->size);
+            const srt_status st = srt__map_copy(path, m, m->size);
+            if (st != SRT_ERR_OUT_OF_MEMORY || load == SRT_LOAD_COPY) { close(fd); return st; }   /* (AUTO: mapped instead) */
         }
         p = mmap(NULL, (size_t)m->size, PROT_READ, MAP_PRIVATE, fd, 0);
         close(fd);

@@ -61,13 +61,28 @@ static void each_allocation(const char *what, oom_case c, void *ctx, srt_status 
 }
 
 /* ---- the cases */
-static srt_model *load_model(const char *path, srt_status *st) {
+static srt_model *load_model_as(const char *path, srt_load load, srt_status *st) {
     srt_model_desc md;
     srt_model *m = NULL;
     memset(&md, 0, sizeof md);
     md.n_threads = 1;
+    md.load = load;
     *st = srt_model_load(path, &md, &m);
     return m;
+}
+static srt_model *load_model(const char *path, srt_status *st) { return load_model_as(path, SRT_LOAD_AUTO, st); }
+/* A copy of the file that cannot be allocated: AUTO maps the file instead, COPY fails. */
+static void test_copy_fails(const char *path) {
+    srt_status st_auto, st_copy;
+    srt_model *a, *c;
+    srt_test_fail_from = 1 << 20;   /* (the file is 1.2 MB; nothing else is that large) */
+    a = load_model_as(path, SRT_LOAD_AUTO, &st_auto);
+    c = load_model_as(path, SRT_LOAD_COPY, &st_copy);
+    srt_test_fail_from = 0;
+    CHECK(st_auto == SRT_OK && a && st_copy == SRT_ERR_OUT_OF_MEMORY && !c && strstr(srt_last_error(), "cannot allocate"),
+          "the model's copy cannot be allocated: SRT_LOAD_AUTO maps the file (%s), SRT_LOAD_COPY fails (%s)", srt_status_str(st_auto), srt_last_error());
+    srt_model_free(a);
+    srt_model_free(c);
 }
 /* Loading a model; with weights, greedy draws after a prompt. */
 static srt_status case_load(void *ctx, uint64_t *h) {
@@ -294,6 +309,7 @@ int main(void) {
         return srt_test_finish();
     }
     each_allocation("srt_model_load, stories260K", case_load, (void *)(TMP "oom_stories.srt"), SRT_OK, 200);
+    test_copy_fails(TMP "oom_stories.srt");
     {   /* the low-bit and sparse formats (their loads repack some of them) */
         static const char *const packs[][2] = {{"q4", "--weights q4"}, {"q2", "--weights q2"}, {"sb-q8", "--weights sb-q8 --sparsity 0.7"},
                                                {"s4x1", "--weights s4x1 --sparsity 0.5"}, {"tcsl", "--weights tcsl --sparsity 0.7"}};
