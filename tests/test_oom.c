@@ -6,10 +6,11 @@
    or with SRT_ERR_OUT_OF_MEMORY and a message in srt_last_error: never another answer, a crash,
    or (under ASan) a leak. The cases: loading a packed model and decoding (stories260K in f32, q4,
    q2, sb-q8, s4x1 and tcsl; Llama 3's 128k vocabulary), tokenizing (SentencePiece and byte-level
-   BPE), a session (prompt and draws, with a grammar, saved and loaded state), srt_generate
-   (speculative, with a lazy grammar), a chat with tools and a tool grammar (saved and loaded),
-   writing a .srt file, and rendering and parsing tool calls. The answer of the run where nothing
-   fails is checked too. */
+   BPE), a session (prompt and draws, with a grammar, a Q8 or a sparse KV cache, saved and loaded
+   state), srt_generate (speculative, with a lazy grammar), a chat with tools and a tool grammar
+   (saved and loaded), writing a .srt file, and rendering and parsing tool calls. The answer of
+   the run where nothing fails is checked too; and a copy of the model that cannot be allocated
+   (SRT_LOAD_AUTO maps the file instead). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -120,7 +121,7 @@ static srt_status case_tokenize(void *ctx, uint64_t *h) {
 
 /* A session: a prompt, draws (greedy, or sampled under a grammar), its state saved and loaded into
    a second session, which draws on. */
-typedef struct { srt_model *m; const char *grammar; float temp; } sess_ctx;
+typedef struct { srt_model *m; const char *grammar; float temp; srt_kv_type kv; float kv_sparsity; } sess_ctx;
 static srt_status case_session(void *ctx, uint64_t *h) {
     const sess_ctx *c = (const sess_ctx *)ctx;
     srt_session_desc sd;
@@ -133,6 +134,7 @@ static srt_status case_session(void *ctx, uint64_t *h) {
     memset(&sd, 0, sizeof sd);
     sd.n_ctx = 96;
     sd.sampler.temperature = c->temp; sd.sampler.seed = 7;
+    sd.kv_type = c->kv; sd.kv_sparsity_k = sd.kv_sparsity_v = c->kv_sparsity;
     if ((st = srt_session_create(c->m, &sd, &s)) != SRT_OK) return st;
     if (c->grammar && (st = srt_session_set_grammar(s, c->grammar)) != SRT_OK) goto done;
     if ((st = srt_session_prompt(s, "Once upon a time", 1)) != SRT_OK) goto done;
@@ -336,10 +338,13 @@ int main(void) {
         each_allocation("srt_tokenize, byte-level BPE (Llama 3)", case_tokenize, &t2, SRT_OK, 200);
     }
     {
-        sess_ctx greedy = {NULL, NULL, 0.0f}, json = {NULL, SRT_GRAMMAR_JSON, 0.8f};
-        greedy.m = json.m = m;
+        sess_ctx greedy = {NULL, NULL, 0.0f, SRT_KV_F16, 0.0f}, json = {NULL, SRT_GRAMMAR_JSON, 0.8f, SRT_KV_F16, 0.0f};
+        sess_ctx q8 = {NULL, NULL, 0.0f, SRT_KV_Q8, 0.0f}, sparse = {NULL, NULL, 0.0f, SRT_KV_F16, 0.5f};
+        greedy.m = json.m = q8.m = sparse.m = m;
         each_allocation("a session: prompt, draws, state saved and loaded", case_session, &greedy, SRT_OK, 200);
         each_allocation("a session sampling under the JSON grammar", case_session, &json, SRT_OK, 200);
+        each_allocation("a session with a Q8 KV cache", case_session, &q8, SRT_OK, 200);
+        each_allocation("a session with a sparse KV cache (half of the prompt's K and V values kept)", case_session, &sparse, SRT_OK, 200);
     }
     each_allocation("srt_generate: speculative (prompt lookup, a draft session), a lazy grammar", case_generate, m, SRT_OK, 200);
     each_allocation("a chat with tools and the tool grammar", case_chat, m, SRT_OK, 100);   /* (each run feeds 600 tokens: under ASan 60 ms) */
