@@ -9741,7 +9741,14 @@ static const char *srt__harmony_type(srt__out *o, const char *spec, int depth) {
    what the template could not write (it would raise: a tool without a function object, a name or a
    description that is not a string, a default added to a string that is not one, ...). */
 static const char *srt__harmony_tools(srt__out *o, const char *tools) {
-    const char *t = srt__json_ws(srt__json_ws(tools) + 1), *f, *d, *name, *params, *props, *req, *it, *k, *v, *why;
+    const char *t = srt__json_ws(srt__json_ws(tools) + 1), *f, *d, *name, *params, *props, *req, *it, *k, *v, *why, *p;
+    uint32_t cp;
+    int r;
+    for (p = tools; *p; ) {   /* (its strings are written as their text, and a rendered text ends at a NUL) */
+        if (*p++ != '"') continue;
+        while ((r = srt__json_char(&p, &cp)) > 0) if (!cp) return "a string holding the character U+0000 (written as text, it would end the rendered text)";
+        if (r < 0) return "a malformed string";
+    }
     srt__puts(o, "## functions\n\nnamespace functions {\n\n");
     for (; *t == '{'; t = srt__json_ws(t)) {
         f = srt__json_get(t, "function");

@@ -1786,6 +1786,9 @@ static void test_tools_harmony(void) {
     t.tools = "[{\"type\": \"function\", \"function\": {\"name\": \"now\", \"parameters\": {}}}]";
     CHECK(srt_chat_render(&t, h, 2, 1, buf, sizeof buf, &len) == SRT_ERR_INVALID_ARG && strstr(srt_last_error(), "description is not a string"),
           "harmony: a tool without a description refused, as the template raises (%s)", srt_last_error());
+    t.tools = "[{\"type\": \"function\", \"function\": {\"name\": \"now\", \"description\": \"a\\u0000b\", \"parameters\": {}}}]";
+    CHECK(srt_chat_render(&t, h, 2, 1, buf, sizeof buf, &len) == SRT_ERR_INVALID_ARG && strstr(srt_last_error(), "U+0000"),
+          "harmony: a description holding U+0000 refused (written as text it would end the rendered text; fuzz_tools found it) (%s)", srt_last_error());
     t.tools = NULL;
     h[2].content = "plain";
     CHECK(srt_chat_render(&t, h, 4, 1, buf, sizeof buf, &len) == SRT_ERR_INVALID_ARG && strstr(srt_last_error(), "no reply before it calls a tool"),
