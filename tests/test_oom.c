@@ -7,7 +7,8 @@
    or (under ASan) a leak. The cases: loading a packed model and decoding (stories260K in f32, q4,
    q2, sb-q8, s4x1 and tcsl; Llama 3's 128k vocabulary), tokenizing (SentencePiece and byte-level
    BPE), a session (prompt and draws, with a grammar, a Q8 or a sparse KV cache, saved and loaded
-   state), srt_generate (speculative, with a lazy grammar), a chat with tools and a tool grammar
+   state), srt_generate (speculative, with a lazy grammar), a chat's turns regenerated, undone and
+   reset, draft checks and truncation under a grammar, a chat with tools and a tool grammar
    (saved and loaded), writing a .srt file, and rendering and parsing tool calls. The answer of
    the run where nothing fails is checked too; and a copy of the model that cannot be allocated
    (SRT_LOAD_AUTO maps the file instead). */
@@ -229,6 +230,47 @@ done:
     return st;
 }
 
+/* A chat's turns taken back and drawn again (srt_chat_regenerate, srt_chat_undo, srt_chat_reset),
+   and a session's draft checks and truncation under a grammar. */
+static srt_status case_turns(void *ctx, uint64_t *h) {
+    srt_model *m = (srt_model *)ctx;
+    srt_session_desc sd;
+    srt_chat_desc cd;
+    srt_session *s = NULL, *s2 = NULL;
+    srt_chat *c = NULL;
+    srt_chat_turn turn;
+    srt_status st;
+    int32_t tok, out[8], draft[4] = {1, 2, 3, 4};
+    int i, end, n_out = 0;
+    memset(&sd, 0, sizeof sd);
+    sd.n_ctx = 256;
+    memset(&cd, 0, sizeof cd);
+    cd.system_prompt = "Be brief."; cd.max_tokens = 4;
+    if ((st = srt_session_create(m, &sd, &s)) != SRT_OK) return st;
+    if ((st = srt_chat_create(s, &cd, &c)) != SRT_OK) goto done;
+    if ((st = srt_chat_send(c, "Tell me a story.", &turn)) != SRT_OK) goto done;
+    for (i = 0, end = SRT_CHAT_GOING; i < 3 && end == SRT_CHAT_GOING; i++) { if ((st = srt_chat_next(c, &tok, &end)) != SRT_OK) goto done; *h = hash(*h, &tok, sizeof tok); }
+    if ((st = srt_chat_regenerate(c)) != SRT_OK) goto done;
+    for (i = 0, end = SRT_CHAT_GOING; i < 3 && end == SRT_CHAT_GOING; i++) { if ((st = srt_chat_next(c, &tok, &end)) != SRT_OK) goto done; *h = hash(*h, &tok, sizeof tok); }
+    if ((st = srt_chat_undo(c)) != SRT_OK || (st = srt_chat_send(c, "Another one.", &turn)) != SRT_OK) goto done;
+    if ((st = srt_chat_next(c, &tok, &end)) != SRT_OK) goto done;
+    *h = hash(*h, &tok, sizeof tok);
+    srt_chat_reset(c);
+    if ((st = srt_chat_send(c, "Once more.", &turn)) != SRT_OK || (st = srt_chat_next(c, &tok, &end)) != SRT_OK) goto done;
+    *h = hash(*h, &tok, sizeof tok);
+    if ((st = srt_session_create(m, &sd, &s2)) != SRT_OK) goto done;   /* drafts and truncation under a grammar */
+    if ((st = srt_session_set_grammar(s2, "root ::= [A-Za-z ,.]+")) != SRT_OK || (st = srt_session_prompt(s2, "Once upon a time", 1)) != SRT_OK) goto done;
+    if ((st = srt_session_next_draft(s2, draft, 4, out, &n_out)) != SRT_OK) goto done;
+    *h = hash(*h, out, (size_t)n_out * sizeof *out);
+    if ((st = srt_session_truncate(s2, srt_session_pos(s2) - 1)) != SRT_OK || (st = srt_session_next(s2, &tok)) != SRT_OK) goto done;
+    *h = hash(*h, &tok, sizeof tok);
+done:
+    srt_chat_destroy(c);
+    srt_session_destroy(s2);
+    srt_session_destroy(s);
+    return st;
+}
+
 /* Writing a .srt file (metadata of each type; tensors in dense, low-bit and sparse formats, 70% of
    the weights zero in 4x1 blocks): the file's bytes; after a failure neither the file nor its
    temporary is left. */
@@ -347,6 +389,7 @@ int main(void) {
         each_allocation("a session with a sparse KV cache (half of the prompt's K and V values kept)", case_session, &sparse, SRT_OK, 200);
     }
     each_allocation("srt_generate: speculative (prompt lookup, a draft session), a lazy grammar", case_generate, m, SRT_OK, 200);
+    each_allocation("a chat's turns regenerated, undone and reset; drafts and truncation under a grammar", case_turns, m, SRT_OK, 200);
     each_allocation("a chat with tools and the tool grammar", case_chat, m, SRT_OK, 100);   /* (each run feeds 600 tokens: under ASan 60 ms) */
     {
         static float w[128 * 128];
