@@ -1696,7 +1696,7 @@ static void test_gptoss(void) {
 }
 
 /* Out of memory at each allocation of opening a checkpoint in turn (one failing per run): every run
-   opens it as the run where nothing fails does (the same tensors, vocabulary and metadata) or
+   opens it as the run where nothing fails does (the same tensor names and shapes, tokens and scores) or
    fails saying "out of memory", and leaves nothing allocated. Every allocation when there are at
    most 200, else 200 spread over them (the first 100, then evenly). */
 static uint64_t model_hash(const srti_model *m) {
