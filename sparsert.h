@@ -11390,7 +11390,7 @@ static srt_status srt__chat_render_all(srt_chat *c, int add_generation_prompt, c
     srt_status st;
     *out = NULL;
     if ((st = srt_chat_render(&c->t, c->msgs, c->n_msgs, add_generation_prompt, NULL, 0, &len)) != SRT_OK && len == 0) return st;
-    if (!(*out = (char *)SRT_MALLOC(len + 1))) return srt__fail(SRT_ERR_OUT_OF_MEMORY, "srt_chat: %llu bytes for the rendered conversation", (unsigned long long)len + 1);
+    if (!(*out = (char *)SRT_MALLOC(len + 1))) return srt__fail(SRT_ERR_OUT_OF_MEMORY, "srt_chat: out of memory (%llu bytes for the rendered conversation)", (unsigned long long)len + 1);
     if ((st = srt_chat_render(&c->t, c->msgs, c->n_msgs, add_generation_prompt, *out, len + 1, &len)) != SRT_OK) { SRT_FREE(*out); *out = NULL; }
     return st;
 }
@@ -11444,7 +11444,7 @@ SRT_API srt_status srt_chat_create(srt_session *s, const srt_chat_desc *desc, sr
     memset(&d, 0, sizeof d);
     if (desc) d = *desc;
     if (d.max_tokens < 0) return srt__fail(SRT_ERR_INVALID_ARG, "srt_chat_create: max_tokens %d is negative", d.max_tokens);
-    if (!(c = (srt_chat *)SRT_MALLOC(sizeof *c))) return srt__fail(SRT_ERR_OUT_OF_MEMORY, "srt_chat_create");
+    if (!(c = (srt_chat *)SRT_MALLOC(sizeof *c))) return srt__fail(SRT_ERR_OUT_OF_MEMORY, "srt_chat_create: out of memory");
     memset(c, 0, sizeof *c);
     c->s = s;
     c->m = s->m;
@@ -11464,7 +11464,7 @@ SRT_API srt_status srt_chat_create(srt_session *s, const srt_chat_desc *desc, sr
     }
     if (d.tools && d.tools[0]) {
         if ((st = srt__chat_tools_check(&c->t, d.tools, 1, "srt_chat_create")) != SRT_OK) { srt_chat_destroy(c); return st; }
-        if (!(c->t.tools = c->tools = srt__chat_strdup(d.tools, strlen(d.tools)))) { srt_chat_destroy(c); return srt__fail(SRT_ERR_OUT_OF_MEMORY, "srt_chat_create"); }
+        if (!(c->t.tools = c->tools = srt__chat_strdup(d.tools, strlen(d.tools)))) { srt_chat_destroy(c); return srt__fail(SRT_ERR_OUT_OF_MEMORY, "srt_chat_create: out of memory"); }
     }
     if (d.tool_grammar) {
         char *gbnf = NULL;
@@ -11475,7 +11475,7 @@ SRT_API srt_status srt_chat_create(srt_session *s, const srt_chat_desc *desc, sr
         SRT_FREE(gbnf);
         c->tool_grammar = 1;
     }
-    if (d.system_prompt && !srt__chat_add(c, "system", d.system_prompt, strlen(d.system_prompt))) { srt_chat_destroy(c); return srt__fail(SRT_ERR_OUT_OF_MEMORY, "srt_chat_create"); }
+    if (d.system_prompt && !srt__chat_add(c, "system", d.system_prompt, strlen(d.system_prompt))) { srt_chat_destroy(c); return srt__fail(SRT_ERR_OUT_OF_MEMORY, "srt_chat_create: out of memory"); }
     *out = c;
     return SRT_OK;
 }
@@ -11527,7 +11527,7 @@ SRT_API srt_status srt_chat_send_messages(srt_chat *c, const srt_chat_message *m
     room = c->max_tokens > 0 && c->max_tokens < n_ctx / 2 ? c->max_tokens : n_ctx / 4;
     c->reply_open = 0;
     for (i = 0; i < n_new; i++)
-        if (!srt__chat_add(c, msgs[i].role, msgs[i].content, strlen(msgs[i].content))) { srt__chat_drop_last(c, i); return srt__fail(SRT_ERR_OUT_OF_MEMORY, "srt_chat_send"); }
+        if (!srt__chat_add(c, msgs[i].role, msgs[i].content, strlen(msgs[i].content))) { srt__chat_drop_last(c, i); return srt__fail(SRT_ERR_OUT_OF_MEMORY, "srt_chat_send: out of memory"); }
     if ((st = srt__chat_render_all(c, 1, &full)) != SRT_OK) { srt__chat_drop_last(c, n_new); return st; }
     if (c->fed.n > 0 && (strlen(full) < c->fed.n || memcmp(full, c->fed.p, c->fed.n) != 0)) { srt__chat_forget(c); tr.rerendered = 1; }
     for (;;) {   /* the oldest exchanges go until the new text and room for a reply fit: an exchange is a user
@@ -11565,7 +11565,7 @@ SRT_API srt_status srt_chat_send_messages(srt_chat *c, const srt_chat_message *m
     if (!srt__text_add(&c->fed, full + c->fed.n, strlen(full + c->fed.n)) || !srt__chat_add(c, "assistant", "", 0)) {
         srt__chat_forget(c);   /* the next turn feeds the conversation again, keeping these tokens */
         SRT_FREE(ids); SRT_FREE(full);
-        return srt__fail(SRT_ERR_OUT_OF_MEMORY, "srt_chat_send");
+        return srt__fail(SRT_ERR_OUT_OF_MEMORY, "srt_chat_send: out of memory");
     }
     if (n > 0) c->prev_special = srt__chat_is_control(c->m, ids[n - 1]);
     c->reply_open = c->has_reply = 1;
@@ -11609,7 +11609,7 @@ SRT_API srt_status srt_chat_next(srt_chat *c, int32_t *token, int *end) {
         c->reply_open = 0;
         *end = SRT_CHAT_END_TURN;
         c->prev_special = 1;
-        if (!srt__text_add(&c->fed, piece ? piece : "", piece ? strlen(piece) : 0)) { srt__chat_forget(c); return srt__fail(SRT_ERR_OUT_OF_MEMORY, "srt_chat_next"); }
+        if (!srt__text_add(&c->fed, piece ? piece : "", piece ? strlen(piece) : 0)) { srt__chat_forget(c); return srt__fail(SRT_ERR_OUT_OF_MEMORY, "srt_chat_next: out of memory"); }
         return SRT_OK;
     }
     n = srt_token_bytes(c->m, t, NULL, 0);
@@ -11620,7 +11620,7 @@ SRT_API srt_status srt_chat_next(srt_chat *c, int32_t *token, int *end) {
         st = p && srt_token_bytes(c->m, t, p, n) == n && srt__chat_reply_add(c, p, (size_t)n) ? SRT_OK : SRT_ERR_OUT_OF_MEMORY;
         if (p != buf) SRT_FREE(p);
     }
-    if (st != SRT_OK) { srt__chat_forget(c); return srt__fail(st, "srt_chat_next: the reply's text"); }
+    if (st != SRT_OK) { srt__chat_forget(c); return srt__fail(st, "srt_chat_next: out of memory (the reply's text)"); }
     return SRT_OK;
 }
 
@@ -11629,7 +11629,7 @@ SRT_API srt_status srt_chat_regenerate(srt_chat *c) {
     if (c) srt__chat_settle(c);
     if (!c || !c->has_reply || c->n_msgs == 0 || strcmp(c->msgs[c->n_msgs - 1].role, "assistant") != 0 || srt_session_truncate(c->s, c->reply_pos) != SRT_OK)
         return srt__fail(SRT_ERR_INVALID_ARG, "srt_chat_regenerate: there is no reply to generate again");
-    if (!(e = srt__chat_strdup("", 0))) return srt__fail(SRT_ERR_OUT_OF_MEMORY, "srt_chat_regenerate");
+    if (!(e = srt__chat_strdup("", 0))) return srt__fail(SRT_ERR_OUT_OF_MEMORY, "srt_chat_regenerate: out of memory");
     SRT_FREE((void *)c->msgs[c->n_msgs - 1].content);
     c->msgs[c->n_msgs - 1].content = e;
     c->fed.n = c->reply_fed;
@@ -11680,7 +11680,7 @@ SRT_API srt_status srt_chat_save(srt_chat *c, const char *path) {
     srt__chat_settle(c);
     all = (srt_chat_message *)SRT_MALLOC((size_t)(c->n_msgs + 1) * sizeof *all);
     fed = srt__chat_strdup(c->fed.p ? c->fed.p : "", c->fed.n);   /* fed.p may go on past fed.n (after an undo) */
-    if (!all || !fed) { SRT_FREE(all); SRT_FREE(fed); return srt__fail(SRT_ERR_OUT_OF_MEMORY, "srt_chat_save"); }
+    if (!all || !fed) { SRT_FREE(all); SRT_FREE(fed); return srt__fail(SRT_ERR_OUT_OF_MEMORY, "srt_chat_save: out of memory"); }
     srt__chat_trim_stale(c);
     if (c->n_msgs) memcpy(all, c->msgs, (size_t)c->n_msgs * sizeof *all);
     all[c->n_msgs].role = SRT__CHAT_FED_ROLE;
@@ -11708,7 +11708,7 @@ SRT_API srt_status srt_chat_load(srt_chat *c, const char *path) {
         else ok = srt__chat_add(c, msgs[i].role, msgs[i].content, strlen(msgs[i].content));
     }
     srt_chat_messages_free(msgs);
-    if (!ok) { srt__chat_forget(c); return srt__fail(SRT_ERR_OUT_OF_MEMORY, "srt_chat_load: %s", path); }
+    if (!ok) { srt__chat_forget(c); return srt__fail(SRT_ERR_OUT_OF_MEMORY, "srt_chat_load: %s: out of memory", path); }
     if (c->fed.n && c->s->n_tokens == 0) srt__chat_forget(c);   /* text without tokens: not this session's */
     if (c->s->n_tokens > 0) c->prev_special = srt__chat_is_control(c->m, c->s->tokens[c->s->n_tokens - 1]);
     return SRT_OK;
