@@ -14,10 +14,7 @@
 #include <string.h>
 
 #define SRT__GM_COMPACT 100   /* the matcher's frames made again from the text often, not after 2^20 (every session check runs through it) */
-#include "tests/fail_alloc.h"   /* (before the implementation: its SRT_MALLOC fails where a test says) */
-#define SPARSERT_IMPLEMENTATION
-#include "sparsert.h"
-#include "tests/testing.h"
+#include "tests/fail_alloc.h"   /* the implementation, with an SRT_MALLOC that fails where test_out_of_memory says */
 
 /* s as one line of at most 40 bytes (check names are single lines). */
 static const char *oneline(const char *s) {
@@ -520,11 +517,35 @@ static void test_tool_grammars(void) {
    (after a reset, the frames made again) of text2 from its second byte; and the cache's answer
    against the walk (hits: some answers must come from the cache, and the walks must keep sets in
    their memo). */
-/* Out of memory at each allocation in turn, one failing per run: a run ends as the run where none
-   fails does, or with SRT_ERR_OUT_OF_MEMORY ("out of memory"), never with another answer. For the
-   schema converter (its allOf merge, $refs, patterns, ranges), the matcher on a text, and (vocab
-   not NULL) the trie walk from states inside and outside a string. */
-static int oom_is(srt_status st) { return st == SRT_ERR_OUT_OF_MEMORY && strstr(srt_last_error(), "out of memory") != NULL; }
+/* Out of memory at each allocation in turn, one failing per run (each_allocation): a run ends as
+   the run where none fails does, or with SRT_ERR_OUT_OF_MEMORY, never with another answer. For the
+   schema converter (its allOf merge, $refs, patterns, ranges), a tool grammar, the matcher on a
+   text, and (vocab not NULL) the trie walk from states inside and outside a string (its setup
+   does not fail: that loop is its own). */
+static srt_status oom_schema(void *ctx, uint64_t *h) {
+    static char buf[16384];
+    size_t n = 0;
+    const srt_status st = srt_grammar_from_json_schema((const char *)ctx, buf, sizeof buf, &n);
+    if (st == SRT_OK) *h = hash(0, buf, n);
+    return st;
+}
+static srt_status oom_tool_grammar(void *ctx, uint64_t *h) {
+    srt_chat_template t;
+    char *g = NULL;
+    const char *trig = NULL;
+    srt_status st;
+    memset(&t, 0, sizeof t);
+    t.format = SRT_CHAT_CHATML;
+    if ((st = srt__chat_tool_grammar(&t, (const char *)ctx, &g, &trig)) == SRT_OK) *h = hash(hash(0, g, strlen(g)), trig, strlen(trig));
+    free(g);
+    return st;
+}
+static srt_status oom_match(void *ctx, uint64_t *h) {
+    int r = -1;
+    const srt_status st = srt_grammar_match(SRT_GRAMMAR_JSON, (const char *)ctx, strlen((const char *)ctx), &r);
+    *h = hash(0, &r, sizeof r);
+    return st == SRT_OK && r != FULL ? SRT_ERR_INVALID_ARG : st;   /* (the text is whole JSON) */
+}
 static void test_out_of_memory(const srt_model *vocab) {
     static const char *const schemas[] = {
         "{\"allOf\": [{\"type\": \"object\", \"properties\": {\"a\": {\"type\": \"integer\"}}}, {\"type\": \"object\", \"required\": [\"a\"]}]}",
@@ -536,62 +557,12 @@ static void test_out_of_memory(const srt_model *vocab) {
     static const char *const gm_text = "{\"k\": [1, 2.5e3, \"s\\u00e9\"], \"t\": true}";
     size_t i;
     for (i = 0; i < sizeof schemas / sizeof *schemas; i++) {
-        char want[16384], got[16384];
-        size_t wn = 0, gn = 0;
-        srt_status st0, st;
-        long k, total, ooms = 0, bad = 0;
-        srt_test_allocs = 0; srt_test_fail_at = 0;
-        st0 = srt_grammar_from_json_schema(schemas[i], want, sizeof want, &wn);
-        total = srt_test_allocs;
-        for (k = 1; k <= total; k++) {
-            srt_test_allocs = 0; srt_test_fail_at = k;
-            st = srt_grammar_from_json_schema(schemas[i], got, sizeof got, &gn);
-            srt_test_fail_at = 0;
-            if (oom_is(st)) ooms++;
-            else if (st != st0 || (st == SRT_OK && (gn != wn || memcmp(got, want, wn) != 0))) { if (bad++ < 2) printf("# allocation %ld: status %d (%s)\n", k, (int)st, srt_last_error()); }
-        }
-        CHECK(!bad && ooms > 0 && (i == 1 ? st0 == SRT_ERR_INVALID_ARG : st0 == SRT_OK),
-              "out of memory at each of %ld allocations of schema %d: %ld out of memory, %ld other answers", total, (int)i, ooms, bad);
+        char what[32];
+        snprintf(what, sizeof what, "JSON schema %d", (int)i);
+        each_allocation(what, oom_schema, (void *)schemas[i], i == 1 ? SRT_ERR_INVALID_ARG : SRT_OK, 1000);
     }
-    {   /* a chat's tool grammar (from the tools' JSON) */
-        srt_chat_template t;
-        char *want = NULL, *got = NULL;
-        const char *trig = NULL;
-        long k, total, ooms = 0, bad = 0;
-        srt_status st0, st;
-        memset(&t, 0, sizeof t);
-        t.format = SRT_CHAT_CHATML;
-        srt_test_allocs = 0; srt_test_fail_at = 0;
-        st0 = srt__chat_tool_grammar(&t, tools_json, &want, &trig);
-        total = srt_test_allocs;
-        for (k = 1; k <= total; k++) {
-            srt_test_allocs = 0; srt_test_fail_at = k;
-            st = srt__chat_tool_grammar(&t, tools_json, &got, &trig);
-            srt_test_fail_at = 0;
-            if (oom_is(st) && !got) ooms++;
-            else if (st != st0 || !got || !want || strcmp(got, want) != 0) bad++;
-            free(got); got = NULL;
-        }
-        CHECK(st0 == SRT_OK && !bad && ooms > 0, "out of memory at each of %ld allocations of a tool grammar: %ld out of memory, %ld other answers", total, ooms, bad);
-        free(want);
-    }
-    {   /* the matcher */
-        int r0 = -1, r;
-        long k, total, ooms = 0, bad = 0;
-        srt_status st;
-        srt_test_allocs = 0; srt_test_fail_at = 0;
-        st = srt_grammar_match(SRT_GRAMMAR_JSON, gm_text, strlen(gm_text), &r0);
-        total = srt_test_allocs;
-        for (k = 1; k <= total; k++) {
-            srt_test_allocs = 0; srt_test_fail_at = k;
-            r = -1;
-            st = srt_grammar_match(SRT_GRAMMAR_JSON, gm_text, strlen(gm_text), &r);
-            srt_test_fail_at = 0;
-            if (oom_is(st)) ooms++;
-            else if (st != SRT_OK || r != r0) bad++;
-        }
-        CHECK(r0 == FULL && !bad && ooms > 0, "out of memory at each of %ld allocations of srt_grammar_match: %ld out of memory, %ld other answers", total, ooms, bad);
-    }
+    each_allocation("a tool grammar", oom_tool_grammar, (void *)tools_json, SRT_OK, 1000);
+    each_allocation("srt_grammar_match", oom_match, (void *)gm_text, SRT_OK, 1000);
     if (vocab) {   /* the trie walk (its memo, its sorted copies) from states after each prefix length */
         static const size_t cut[] = {0, 7, 12, 19, 25};   /* the start, in an array, in a number, in a string (twice) */
         srt__grammar *g = NULL;

@@ -3,7 +3,7 @@
    Each case is run once with nothing failing (its answer: a status and a hash of what it gave),
    then once for each allocation k it made, with allocation k failing (SRT_MALLOC / SRT_REALLOC
    return NULL there; the ones after it succeed). Every run must end with the first run's answer,
-   or with SRT_ERR_OUT_OF_MEMORY and a message in srt_last_error: never another answer, a crash,
+   or with SRT_ERR_OUT_OF_MEMORY saying "out of memory": never another answer, a crash,
    or (under ASan) a leak. The cases: loading a packed model and decoding (stories260K in f32, q4,
    q2, sb-q8, s4x1 and tcsl; Llama 3's 128k vocabulary), tokenizing (SentencePiece and byte-level
    BPE), a session (prompt and draws, with a grammar, a Q8 or a sparse KV cache, saved and loaded
@@ -16,51 +16,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "tests/fail_alloc.h"   /* (before the implementation: its SRT_MALLOC fails where a test says) */
-#define SPARSERT_IMPLEMENTATION
-#include "sparsert.h"
-#include "tests/testing.h"
+#include "tests/fail_alloc.h"   /* the implementation, with an SRT_MALLOC that fails where a case says; each_allocation */
 
 #define TMP "build/tmp/"
-
-/* FNV-1a over bytes, to compare what two runs gave. */
-static uint64_t hash(uint64_t h, const void *p, size_t n) {
-    const unsigned char *b = (const unsigned char *)p;
-    size_t i;
-    if (!h) h = 1469598103934665603ull;
-    for (i = 0; i < n; i++) h = (h ^ b[i]) * 1099511628211ull;
-    return h;
-}
-
-/* One run of a case: its status, and in *h a hash of what it gave (when SRT_OK). */
-typedef srt_status (*oom_case)(void *ctx, uint64_t *h);
-
-/* Runs c once and then once per allocation it made, that allocation failing. want: the status of
-   the run where nothing fails. Every allocation when there are at most max_runs, else max_runs
-   spread over them (the first half, then evenly). */
-static void each_allocation(const char *what, oom_case c, void *ctx, srt_status want, long max_runs) {
-    uint64_t h0 = 0, h;
-    srt_status st0, st;
-    long total, k, step, runs = 0, ooms = 0, bad = 0;
-    srt_test_allocs = 0; srt_test_fail_at = 0;
-    st0 = c(ctx, &h0);
-    total = srt_test_allocs;
-    step = total <= max_runs ? 1 : (total - max_runs / 2) / (max_runs / 2) + 1;
-    for (k = 1; k <= total; k += k < max_runs / 2 ? 1 : step) {
-        h = 0;
-        srt_test_allocs = 0; srt_test_fail_at = k;
-        st = c(ctx, &h);
-        srt_test_fail_at = 0;
-        runs++;
-        if (st == SRT_ERR_OUT_OF_MEMORY && *srt_last_error()) ooms++;
-        else if (st != st0 || (st == SRT_OK && h != h0)) {
-            if (bad++ < 3) printf("# %s: allocation %ld of %ld failing: status %d (%s)\n", what, k, total, (int)st, srt_last_error());
-        }
-    }
-    CHECK(st0 == want && !bad && (ooms > 0 || !total),
-          "%s: out of memory at %ld of its %ld allocations: %ld runs out of memory, %ld other answers (first run: %s)",
-          what, runs, total, ooms, bad, srt_status_str(st0));
-}
 
 /* ---- the cases */
 static srt_model *load_model_as(const char *path, srt_load load, srt_status *st) {
