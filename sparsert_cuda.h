@@ -274,7 +274,6 @@ struct srt__cuda_mat {
     uint64_t kp, chunks, ng, tiles;
     const uint32_t *toff;    /* TCSL: tile offsets (v = the words); tm x tk tiles of 64 x 64 */
     uint64_t tm, tk;
-    uint32_t maxw;           /* TCSL: the most words of any tile */
 };
 struct srt__cuda {
     srt_backend b;
@@ -292,10 +291,6 @@ struct srt__cuda {
     int mma_min = 16;
     uint64_t mma_work = 196608;
     int split_k = 8;         /* TCSL: blocks per SM that split-K aims for (0: no split) */
-    bool tcsl_w32 = false;               /* SRT_CUDA_TCSL_WORDS=1: the register SpMM loads words 4 bytes at a time (8 and 16 tokens a block) */
-    uint64_t tcsl_w32_launches = 0;      /* its launches (tests) */
-    bool tcsl_staged = false;            /* SRT_CUDA_TCSL_STAGED=1: srt__cu_tcsl_spmm_staged where a tile fits its ring */
-    uint64_t tcsl_staged_launches[4] = {0, 0, 0, 0};   /* its launches by ring (srt__cu_tcsl_ring; tests) */
     cudaStream_t stream = nullptr;
     cublasHandle_t blas = nullptr;
     std::string name, info, open_error;
@@ -995,32 +990,10 @@ static __device__ __forceinline__ void srt__cu_extract(uint8_t *tile, uint32_t w
     *(uint16_t *)(tile + srt__cu_tcsl_smem(loc >> 6, loc & 63u)) = (uint16_t)(word & 0xffffu);
 }
 
-/* A block's sums out: splits == 1: y[t * ldy + r] (+ bias), or (accum) y += that; else the partial
-   sums part[(split * n_pad + t) * rows + r]. */
+/* out: splits == 1: y[t * ldy + r] (+ bias), or (accum) y += that; else the partial sums
+   part[(split * n_pad + t) * rows + r]. */
 template <int BN>
-static __device__ __forceinline__ void srt__cu_tcsl_store(const float (&acc)[BN / 8][4], int warp, int lane, uint32_t ti, int n0, uint32_t rows,
-                                                          int n, int n_pad, uint32_t split, int splits, float *__restrict__ y, uint64_t ldy,
-                                                          const float *__restrict__ bias, float *__restrict__ part, int accum) {
-#pragma unroll
-    for (int j = 0; j < BN / 8; j++)
-#pragma unroll
-        for (int e = 0; e < 4; e++) {
-            const uint32_t r = ti * SRT__CU_TT + (uint32_t)srt__cu_tcsl_acc_row(warp, lane, e);
-            const int t = n0 + srt__cu_tcsl_acc_tok(j, lane, e);
-            if (r >= rows || t >= n) continue;
-            if (splits == 1) {
-                const float v = acc[j][e] + (bias ? bias[r] : 0.0f);
-                y[(uint64_t)t * ldy + r] = accum ? y[(uint64_t)t * ldy + r] + v : v;
-            }
-            else part[((uint64_t)split * (uint64_t)n_pad + (uint64_t)t) * rows + r] = acc[j][e];
-        }
-}
-/* The register SpMM (the default). W32 (SRT_CUDA_TCSL_WORDS=1, an experiment until measured on a
-   GPU): a thread loads words u * 128 + tid (4 bytes each, u < 32) instead of the 16 bytes 4 (u * 128
-   + tid), so that each extract step's 32 stores take 32 consecutive words, which the pack order puts
-   in 32 distinct banks (with 16-byte loads a warp's lanes hold words 4 apart: 4 lanes to a bank). */
-template <int BN, bool W32>
-static __device__ __forceinline__ void srt__cu_tcsl_spmm_body(const uint32_t *__restrict__ words, const uint32_t *__restrict__ toff, uint32_t tk,
+__global__ void __launch_bounds__(128) srt__cu_tcsl_spmm(const uint32_t *__restrict__ words, const uint32_t *__restrict__ toff, uint32_t tk,
                                                          const __half *__restrict__ x16, uint64_t Kp, uint32_t rows, int n, int n_pad,
                                                          uint32_t kt_per, int splits, float *__restrict__ y, uint64_t ldy,
                                                          const float *__restrict__ bias, float *__restrict__ part, int accum) {
@@ -1032,7 +1005,6 @@ static __device__ __forceinline__ void srt__cu_tcsl_spmm_body(const uint32_t *__
     const uint32_t kt0 = split * kt_per, kt1 = kt0 + kt_per < tk ? kt0 + kt_per : tk;
     float acc[BN / 8][4];
     uint4 reg[8];
-    uint32_t rw[32];
     uint32_t cnt = 0;
     /* the tile offsets of K tiles kt, kt + 1 and kt + 2 of this row tile, one load ahead: a tile's
        words load is then one round trip, not two (the offset, then the words) */
@@ -1046,13 +1018,8 @@ static __device__ __forceinline__ void srt__cu_tcsl_spmm_body(const uint32_t *__
 #define SRT__CU_LOAD_WORDS(kt) do { \
         const uint32_t w0 = o0; \
         cnt = o1 - w0; \
-        if (W32) { \
-            _Pragma("unroll") for (int u = 0; u < 32; u++) \
-                if ((uint32_t)(u * 128 + tid) < cnt) rw[u] = __ldg(words + w0 + u * 128 + tid); \
-        } else { \
-            _Pragma("unroll") for (int u = 0; u < 8; u++) \
-                if ((uint32_t)(u * 128 + tid) * 4u < cnt) reg[u] = __ldg((const uint4 *)(words + w0) + u * 128 + tid); \
-        } \
+        _Pragma("unroll") for (int u = 0; u < 8; u++) \
+            if ((uint32_t)(u * 128 + tid) * 4u < cnt) reg[u] = __ldg((const uint4 *)(words + w0) + u * 128 + tid); \
         o0 = o1; o1 = o2; \
         if ((kt) + 3 <= kt1) o2 = __ldg(to + (kt) + 3); \
     } while (0)
@@ -1068,16 +1035,11 @@ static __device__ __forceinline__ void srt__cu_tcsl_spmm_body(const uint32_t *__
         srt__cu_cp_async_commit(); \
     } while (0)
 #define SRT__CU_EXTRACT(buf) do { \
-        if (W32) { \
-            _Pragma("unroll") for (int u = 0; u < 32; u++) \
-                if ((uint32_t)(u * 128 + tid) < cnt) srt__cu_extract(sa[buf], rw[u]); \
-        } else { \
-            _Pragma("unroll") for (int u = 0; u < 8; u++) { \
-                const uint32_t at = (uint32_t)(u * 128 + tid) * 4u; \
-                if (at < cnt) { \
-                    srt__cu_extract(sa[buf], reg[u].x); srt__cu_extract(sa[buf], reg[u].y); \
-                    srt__cu_extract(sa[buf], reg[u].z); srt__cu_extract(sa[buf], reg[u].w); \
-                } \
+        _Pragma("unroll") for (int u = 0; u < 8; u++) { \
+            const uint32_t at = (uint32_t)(u * 128 + tid) * 4u; \
+            if (at < cnt) { \
+                srt__cu_extract(sa[buf], reg[u].x); srt__cu_extract(sa[buf], reg[u].y); \
+                srt__cu_extract(sa[buf], reg[u].z); srt__cu_extract(sa[buf], reg[u].w); \
             } \
         } \
     } while (0)
@@ -1118,136 +1080,19 @@ static __device__ __forceinline__ void srt__cu_tcsl_spmm_body(const uint32_t *__
 #undef SRT__CU_LOAD_WORDS
 #undef SRT__CU_PREPARE
 #undef SRT__CU_EXTRACT
-    srt__cu_tcsl_store<BN>(acc, warp, lane, ti, n0, rows, n, n_pad, split, splits, y, ldy, bias, part, accum);
-}
-
-template <int BN>
-__global__ void __launch_bounds__(128) srt__cu_tcsl_spmm(const uint32_t *__restrict__ words, const uint32_t *__restrict__ toff, uint32_t tk,
-                                                         const __half *__restrict__ x16, uint64_t Kp, uint32_t rows, int n, int n_pad,
-                                                         uint32_t kt_per, int splits, float *__restrict__ y, uint64_t ldy,
-                                                         const float *__restrict__ bias, float *__restrict__ part, int accum) {
-    srt__cu_tcsl_spmm_body<BN, false>(words, toff, tk, x16, Kp, rows, n, n_pad, kt_per, splits, y, ldy, bias, part, accum);
-}
-/* (72 registers for BN = 8 without the bound: 7 blocks an SM instead of the 9 of 56) */
-template <int BN>
-__global__ void __launch_bounds__(128, BN == 8 ? 9 : 8) srt__cu_tcsl_spmm_w32(const uint32_t *__restrict__ words, const uint32_t *__restrict__ toff, uint32_t tk,
-                                                         const __half *__restrict__ x16, uint64_t Kp, uint32_t rows, int n, int n_pad,
-                                                         uint32_t kt_per, int splits, float *__restrict__ y, uint64_t ldy,
-                                                         const float *__restrict__ bias, float *__restrict__ part, int accum) {
-    srt__cu_tcsl_spmm_body<BN, true>(words, toff, tk, x16, Kp, rows, n, n_pad, kt_per, splits, y, ldy, bias, part, accum);
-}
-
-/* The staged SpMM (SRT_CUDA_TCSL_STAGED=1, an experiment until measured on a GPU): the same tiles,
-   products and output as srt__cu_tcsl_spmm, but a tile's words go global -> shared memory by
-   cp.async S - 1 tiles ahead, with its activation tile, into a ring of S stages of CAPW words. A
-   block then waits for memory only when S - 1 tiles of its work do not cover the latency (the
-   register kernel above waits for each tile's words right after the tensor-core work of one tile),
-   and the extract reads the ring a word per lane: a warp's 32 stores take 32 consecutive words,
-   which the pack order puts in 32 distinct banks (the register kernel's lanes hold words 4 apart:
-   4 lanes to a bank). For tiles of at most CAPW words (srt__cuda_mat.maxw). Per tile: the ring slot
-   of the tile before refilled, the other dense buffer zeroed and this tile extracted between the
-   two barriers, then the tensor cores. */
-template <int BN, int S, int CAPW>
-__global__ void __launch_bounds__(128) srt__cu_tcsl_spmm_staged(const uint32_t *__restrict__ words, const uint32_t *__restrict__ toff, uint32_t tk,
-                                                                const __half *__restrict__ x16, uint64_t Kp, uint32_t rows, int n, int n_pad,
-                                                                uint32_t kt_per, int splits, float *__restrict__ y, uint64_t ldy,
-                                                                const float *__restrict__ bias, float *__restrict__ part, int accum) {
-    __shared__ __align__(128) uint8_t sa[2][SRT__CU_TT * 128];
-    __shared__ __align__(128) uint8_t sb[S][BN * 128];
-    __shared__ __align__(16) uint32_t sw[S][CAPW];
-    const int tid = (int)threadIdx.x, lane = tid & 31, warp = tid >> 5;
-    const uint32_t ti = blockIdx.x, split = blockIdx.z;
-    const int n0 = (int)blockIdx.y * BN;
-    const uint32_t kt0 = split * kt_per, kt1 = kt0 + kt_per < tk ? kt0 + kt_per : tk;
-    float acc[BN / 8][4];
-    /* the word counts of the tiles staged and not yet extracted, oldest first (registers: the
-       indices are constants) */
-    uint32_t cq[S - 1];
-    /* offsets of the next tile to stage (kn) and of the two after it, loaded one tile ahead */
-    const uint32_t *to = toff + (uint64_t)ti * tk;
-    uint32_t kn = kt0, o0 = 0, o1 = 0, o2 = 0;
-    if (kt0 < kt1) { o0 = __ldg(to + kt0); o1 = __ldg(to + kt0 + 1); if (kt0 + 2 <= kt1) o2 = __ldg(to + kt0 + 2); }
 #pragma unroll
-    for (int j = 0; j < BN / 8; j++) acc[j][0] = acc[j][1] = acc[j][2] = acc[j][3] = 0.0f;
+    for (int j = 0; j < BN / 8; j++)
 #pragma unroll
-    for (int j = 0; j < S - 1; j++) cq[j] = 0;
-    /* stage tile kn (if any is left) into ring slot `slot`: one commit group per call, empty or not,
-       so that the group of tile kt0 + i is always the (i + 1)-th */
-#define SRT__CU_STAGE(slot) do { \
-        uint32_t c_ = 0; \
-        if (kn < kt1) { \
-            c_ = o1 - o0; \
-            for (uint32_t q = (uint32_t)tid; q < c_ / 4u; q += 128u) srt__cu_cp_async16(&sw[slot][4u * q], words + o0 + 4u * q); \
-            for (int c = tid; c < BN * 8; c += 128) { \
-                const int tr = c >> 3, ch = c & 7; \
-                srt__cu_cp_async16(sb[slot] + srt__cu_tcsl_smem((uint32_t)tr, 8u * (uint32_t)ch), \
-                                   x16 + (uint64_t)(n0 + tr) * Kp + (uint64_t)kn * SRT__CU_TT + (uint64_t)ch * 8); \
-            } \
-            o0 = o1; o1 = o2; \
-            if (kn + 3 <= kt1) o2 = __ldg(to + kn + 3); \
-            kn++; \
-        } \
-        srt__cu_cp_async_commit(); \
-        _Pragma("unroll") for (int j = 0; j < S - 2; j++) cq[j] = cq[j + 1]; \
-        cq[S - 2] = c_; \
-    } while (0)
-    srt__cu_dep_wait();   /* x16 (and part, y) from here: the kernels before have finished */
-    if (kt0 < kt1) {
-        {
-            const uint4 z = make_uint4(0u, 0u, 0u, 0u);
-#pragma unroll
-            for (int u = 0; u < 4; u++) ((uint4 *)sa[0])[u * 128 + tid] = z;
+        for (int e = 0; e < 4; e++) {
+            const uint32_t r = ti * SRT__CU_TT + (uint32_t)srt__cu_tcsl_acc_row(warp, lane, e);
+            const int t = n0 + srt__cu_tcsl_acc_tok(j, lane, e);
+            if (r >= rows || t >= n) continue;
+            if (splits == 1) {
+                const float v = acc[j][e] + (bias ? bias[r] : 0.0f);
+                y[(uint64_t)t * ldy + r] = accum ? y[(uint64_t)t * ldy + r] + v : v;
+            }
+            else part[((uint64_t)split * (uint64_t)n_pad + (uint64_t)t) * rows + r] = acc[j][e];
         }
-        /* the prologue: S - 1 tiles in flight; cq then holds their counts, tile kt0's first */
-#pragma unroll
-        for (int s = 0; s < S - 1; s++) SRT__CU_STAGE(s);
-        int slot = 0, fill = S - 1;   /* this tile's ring slot; the slot the next stage goes to */
-        for (uint32_t kt = kt0; kt < kt1; kt++) {
-            const int b = (int)((kt - kt0) & 1u);
-            const uint32_t cnt = cq[0];
-            srt__cu_cp_async_wait_group<S - 2>();   /* this thread's copies of tile kt */
-            __syncthreads();   /* everyone's; the tensor-core work of tile kt - 1 is done: its ring slot and sa[b ^ 1] are free */
-            SRT__CU_STAGE(fill);
-            if (kt + 1 < kt1) {
-                const uint4 z = make_uint4(0u, 0u, 0u, 0u);
-#pragma unroll
-                for (int u = 0; u < 4; u++) ((uint4 *)sa[b ^ 1])[u * 128 + tid] = z;
-            }
-            /* a warp takes 128 words at a time: 4 loads in flight, then 4 steps of 32 consecutive words */
-            for (uint32_t q = (uint32_t)(warp * 128 + lane); q < cnt; q += 512u) {
-                uint32_t v[4];
-#pragma unroll
-                for (int j = 0; j < 4; j++) v[j] = q + 32u * j < cnt ? sw[slot][q + 32u * j] : 0u;
-#pragma unroll
-                for (int j = 0; j < 4; j++)
-                    if (q + 32u * j < cnt) srt__cu_extract(sa[b], v[j]);
-            }
-            __syncthreads();   /* tile kt is whole in sa[b] */
-#pragma unroll
-            for (int kk = 0; kk < 4; kk++) {
-                uint32_t a[4];
-                srt__cu_ldmatrix_x4(a, sa[b] + srt__cu_tcsl_a_at(warp, lane, kk));
-                if (BN == 8) {
-                    uint32_t bb[2];
-                    srt__cu_ldmatrix_x2(bb, sb[slot] + srt__cu_tcsl_b_at(0, lane & 15, kk));
-                    srt__cu_mma(acc[0], a, bb[0], bb[1]);
-                } else {
-#pragma unroll
-                    for (int p = 0; p < BN / 16; p++) {
-                        uint32_t bb[4];
-                        srt__cu_ldmatrix_x4(bb, sb[slot] + srt__cu_tcsl_b_at(p, lane, kk));
-                        srt__cu_mma(acc[2 * p], a, bb[0], bb[1]);
-                        srt__cu_mma(acc[2 * p + 1], a, bb[2], bb[3]);
-                    }
-                }
-            }
-            slot = slot + 1 == S ? 0 : slot + 1;
-            fill = fill + 1 == S ? 0 : fill + 1;
-        }
-        srt__cu_cp_async_wait_all();   /* (the groups left are empty) */
-    }
-#undef SRT__CU_STAGE
-    srt__cu_tcsl_store<BN>(acc, warp, lane, ti, n0, rows, n, n_pad, split, splits, y, ldy, bias, part, accum);
 }
 /* y[t * ldy + r] = the splits' partial sums in split order (+ bias), or (accum) y += that */
 __global__ void srt__cu_tcsl_reduce(const float *part, int splits, int n, int n_pad, uint32_t rows, const float *bias, float *y, uint64_t ldy, int accum) {
@@ -1289,10 +1134,6 @@ static size_t srt__cu_tcsl_ws_bytes(uint64_t tk, uint64_t rows, int n) {
     const uint64_t part = rows * SRT__CU_TCSL_PART < SRT__CU_TCSL_PART_FLOATS ? rows * SRT__CU_TCSL_PART : SRT__CU_TCSL_PART_FLOATS;
     return ((size_t)(n + 63) * (size_t)tk * SRT__CU_TT * 2 + 255) / 256 * 256 + (size_t)part * 4 + 256;
 }
-/* The staged SpMM's ring for tiles of at most maxw words (static shared memory, under 48 KB a block:
-   the fewer words a stage, the more blocks an SM holds): 0-2: 4 stages of 512, 1024 or 1528 words
-   (tiles to about 88%, 76% and 63% sparsity), 3: 3 stages of 2048 (50%); -1: none holds the tile. */
-static int srt__cu_tcsl_ring(uint32_t maxw) { return maxw <= 512 ? 0 : maxw <= 1024 ? 1 : maxw <= 1528 ? 2 : maxw <= 2048 ? 3 : -1; }
 /* x16_ready: ws already holds x in f16 (the previous product over the same x and width). */
 static srt_status srt__cu_tcsl_matmul(srt__cuda *S, const srt__cuda_mat &w, const float *x, int n, float *y, uint64_t ldy,
                                       const float *bias, int accum, void *ws, size_t ws_cap, bool x16_ready) {
@@ -1307,34 +1148,15 @@ static srt_status srt__cu_tcsl_matmul(srt__cuda *S, const srt__cuda_mat &w, cons
     }
     const dim3 grid((unsigned)w.tm, (unsigned)(p.n_pad / p.bn), (unsigned)p.splits);
     const uint32_t *words = (const uint32_t *)w.v;
-#define SRT__CU_SPMM(BN) srt__cu_launch_pdl(S, S->tcsl_w32 && BN <= 16 ? srt__cu_tcsl_spmm_w32<BN <= 16 ? BN : 16> : srt__cu_tcsl_spmm<BN>, grid, dim3(128), "TCSL SpMM kernel", words, w.toff, (uint32_t)w.tk, \
+#define SRT__CU_SPMM(BN) srt__cu_launch_pdl(S, srt__cu_tcsl_spmm<BN>, grid, dim3(128), "TCSL SpMM kernel", words, w.toff, (uint32_t)w.tk, \
                                             (const __half *)x16, Kp, (uint32_t)w.rows, n, p.n_pad, p.kt_per, p.splits, y, ldy, bias, part, accum)
-#define SRT__CU_SPMM_STAGED(BN, ST, CAPW) srt__cu_launch_pdl(S, srt__cu_tcsl_spmm_staged<BN, ST, CAPW>, grid, dim3(128), "TCSL SpMM kernel (staged)", \
-        words, w.toff, (uint32_t)w.tk, (const __half *)x16, Kp, (uint32_t)w.rows, n, p.n_pad, p.kt_per, p.splits, y, ldy, bias, part, accum)
-    const int ring = srt__cu_tcsl_ring(w.maxw);
-    if (S->tcsl_staged && p.bn <= 16 && ring >= 0) {   /* 8 and 16 tokens a block */
-        S->tcsl_staged_launches[ring]++;
-        switch (ring * 2 + (p.bn == 16)) {
-            case 0: SRT__CU_SPMM_STAGED(8, 4, 512); break;
-            case 1: SRT__CU_SPMM_STAGED(16, 4, 512); break;
-            case 2: SRT__CU_SPMM_STAGED(8, 4, 1024); break;
-            case 3: SRT__CU_SPMM_STAGED(16, 4, 1024); break;
-            case 4: SRT__CU_SPMM_STAGED(8, 4, 1528); break;
-            case 5: SRT__CU_SPMM_STAGED(16, 4, 1528); break;
-            case 6: SRT__CU_SPMM_STAGED(8, 3, 2048); break;
-            default: SRT__CU_SPMM_STAGED(16, 3, 2048); break;
-        }
-    } else {
-        if (S->tcsl_w32 && p.bn <= 16) S->tcsl_w32_launches++;
-        switch (p.bn) {
-            case 8: SRT__CU_SPMM(8); break;
-            case 16: SRT__CU_SPMM(16); break;
-            case 32: SRT__CU_SPMM(32); break;
-            default: SRT__CU_SPMM(64); break;
-        }
+    switch (p.bn) {
+        case 8: SRT__CU_SPMM(8); break;
+        case 16: SRT__CU_SPMM(16); break;
+        case 32: SRT__CU_SPMM(32); break;
+        default: SRT__CU_SPMM(64); break;
     }
 #undef SRT__CU_SPMM
-#undef SRT__CU_SPMM_STAGED
     if (p.splits > 1) {
         srt__cu_tcsl_reduce<<<srt__cu_blocks((uint64_t)n * w.rows, 256), 256, 0, S->stream>>>(part, p.splits, n, p.n_pad, (uint32_t)w.rows, bias, y, ldy, accum);
         srt__cu_launched(S, "TCSL split-K sum");
@@ -2108,14 +1930,9 @@ static srt_status srt__cu_upload_mat(srt__cuda *S, srt__cuda_model *M, const srt
     out->v = nullptr; out->sc = nullptr; out->toff = nullptr;
     out->tm = (t.rows + SRT__CU_TT - 1) / SRT__CU_TT; out->tk = (t.cols + SRT__CU_TT - 1) / SRT__CU_TT;
     if (t.format == SRT_TCSL) {   /* the words part is as large as its last tile offset says (checked at load) */
-        uint32_t words, prev = 0, cur;
+        uint32_t words;
         memcpy(&words, (const uint8_t *)t.part[1] + out->tm * out->tk * 4, 4);
         lay.size[0] = (uint64_t)words * 4;
-        out->maxw = 0;
-        for (uint64_t i = 1; i <= out->tm * out->tk; i++, prev = cur) {   /* offsets ascend (checked at load) */
-            memcpy(&cur, (const uint8_t *)t.part[1] + i * 4, 4);
-            if (cur - prev > out->maxw) out->maxw = cur - prev;
-        }
         if (out->tk > M->max_tcsl_tk) M->max_tcsl_tk = out->tk;
         if (t.rows > M->max_tcsl_rows) M->max_tcsl_rows = t.rows;
     }
@@ -2558,8 +2375,6 @@ SRT_API srt_backend *srt_cuda_backend(int device) {
         S->pdl = !(pd && pd[0] == '0');
         if (getenv("SRT_CUDA_GEMV_BLOCKS")) S->gemv_blocks = atoi(getenv("SRT_CUDA_GEMV_BLOCKS"));
         if (getenv("SRT_CUDA_MMA_MIN")) { S->mma_min = atoi(getenv("SRT_CUDA_MMA_MIN")); S->mma_work = 0; }
-        S->tcsl_w32 = getenv("SRT_CUDA_TCSL_WORDS") && getenv("SRT_CUDA_TCSL_WORDS")[0] == '1';
-        S->tcsl_staged = getenv("SRT_CUDA_TCSL_STAGED") && getenv("SRT_CUDA_TCSL_STAGED")[0] == '1';
         S->graphs = !(g && g[0] == '0');
         if (sk && sk[0]) S->split_k = atoi(sk) > 0 ? atoi(sk) : 0;
         S->sync_each = sy && sy[0] && sy[0] != '0';

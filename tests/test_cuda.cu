@@ -505,21 +505,6 @@ static void check_models(void) {
             check_step_kernels("llama tcsl 70% gqa, without split-K", CU_TMP "model_10.srt", prompt, 2, 17, 3, SRT_KV_F16, 1);
             srt_backend_free(gpu);
         }
-        gpu = backend_with("SRT_CUDA_TCSL_WORDS", "1");   /* 4-byte word loads: prompt batches of 16, decode */
-        if (gpu) {
-            compare_sessions_tol("llama tcsl 70% gqa, 4-byte word loads", CU_TMP "model_10.srt", prompt, 40, 16, SRT_KV_F16, 6, 5e-3);
-            CHECK(srt__cu_of(gpu)->tcsl_w32_launches > 0, "the model check ran the SpMM with 4-byte word loads (%llu launches)",
-                  (unsigned long long)srt__cu_of(gpu)->tcsl_w32_launches);
-            srt_backend_free(gpu);
-        }
-        gpu = backend_with("SRT_CUDA_TCSL_STAGED", "1");   /* the staged SpMM: prompt batches of 16, decode */
-        if (gpu) {
-            compare_sessions_tol("llama tcsl 70% gqa, staged SpMM", CU_TMP "model_10.srt", prompt, 40, 16, SRT_KV_F16, 6, 5e-3);
-            compare_sessions_tol("qwen2 tcsl 70% biases neox, staged SpMM, batch 1", CU_TMP "model_11.srt", prompt, 9, 1, SRT_KV_F16, 6, 5e-3);
-            const uint64_t *k = srt__cu_of(gpu)->tcsl_staged_launches;
-            CHECK(k[0] + k[1] + k[2] + k[3] > 0, "the model checks ran the staged SpMM (%llu launches)", (unsigned long long)(k[0] + k[1] + k[2] + k[3]));
-            srt_backend_free(gpu);
-        }
         /* GEMV and GEMM launches of 3 blocks per token block, each taking tiles in turn (across q, k
            and v; in the SwiGLU launch a gate tile, then its up tile), the next one's first weights
            and scales staged while the last is summed up: one batch, two batches, two windows */
@@ -684,37 +669,6 @@ int main(void) {
         srt_backend *plain = gpu;
         gpu = backend_with("SRT_CUDA_SPLIT_K", "0");
         if (gpu) { check_tcsl(200, 1100, 0.7); check_tcsl(64, 2048, 0.9); srt_backend_free(gpu); }
-        gpu = plain;
-    }
-    {   /* the register SpMM loading words 4 bytes at a time (8 and 16 tokens a block) */
-        srt_backend *plain = gpu;
-        gpu = backend_with("SRT_CUDA_TCSL_WORDS", "1");
-        if (gpu) {
-            check_tcsl(200, 1100, 0.7);
-            check_tcsl(64, 2048, 0.9);
-            check_tcsl(130, 300, 0.5);
-            check_tcsl(64, 64, 0.0);   /* 1024 words a thread's: all 32 loads */
-            CHECK(srt__cu_of(gpu)->tcsl_w32_launches > 0, "SRT_CUDA_TCSL_WORDS=1: the checks above ran its kernel (%llu launches)",
-                  (unsigned long long)srt__cu_of(gpu)->tcsl_w32_launches);
-            srt_backend_free(gpu);
-        }
-        gpu = plain;
-    }
-    for (int split = 1; split >= 0; split--) {   /* the staged SpMM, with split-K and without (each block's ring wrapping many times) */
-        srt_backend *plain = gpu;
-        gpu = split ? backend_with("SRT_CUDA_TCSL_STAGED", "1") : backend_with("SRT_CUDA_TCSL_STAGED", "1", "SRT_CUDA_SPLIT_K", "0");
-        if (!gpu) { gpu = plain; continue; }
-        check_tcsl(64, 2048, 0.9);    /* rings of 4 stages of 512 words */
-        check_tcsl(333, 4100, 0.99);
-        check_tcsl(100, 700, 0.8);    /* 1024 */
-        check_tcsl(200, 1100, 0.7);   /* 1528 */
-        check_tcsl(130, 640, 0.55);   /* 3 stages of 2048 */
-        check_tcsl(64, 64, 0.0);      /* a dense tile: the register kernel */
-        const uint64_t *k = srt__cu_of(gpu)->tcsl_staged_launches;
-        CHECK(k[0] > 0 && k[1] > 0 && k[2] > 0 && k[3] > 0,
-              "SRT_CUDA_TCSL_STAGED=1%s: the checks above ran the staged SpMM with each ring (%llu, %llu, %llu and %llu launches)",
-              split ? "" : ", SRT_CUDA_SPLIT_K=0", (unsigned long long)k[0], (unsigned long long)k[1], (unsigned long long)k[2], (unsigned long long)k[3]);
-        srt_backend_free(gpu);
         gpu = plain;
     }
     {
