@@ -949,8 +949,9 @@ __global__ void srt__cu_add_bias(float *y, uint64_t ldy, uint64_t rows, int n, c
      tile ahead so that their latency hides behind the tensor-core work of the current tile;
    - rst_smem: the next tile's shared-memory buffer zeroed, the next activation tile fetched with
      cp.async (activations are rounded to f16 once per product, rows padded to whole tiles);
-   - extract: each word's f16 written at its place of the swizzled tile (the pack tool ordered the
-     words so that a warp's 32 stores hit 32 distinct banks);
+   - extract: each word's f16 written at its place of the swizzled tile (the pack order puts 32
+     consecutive words in 32 banks, but a lane holds 4 consecutive words, so a warp's 32 stores meet
+     4 to a bank; 4-byte loads that avoid this were slower on the H200: ec7f9be);
    - smem2tc: ldmatrix + mma.sync m16n8k16 (f16 x f16 -> f32), each warp 16 rows x BN tokens.
    Two buffers of each, two barriers per tile. The sums are f32 over f16 products on the tensor
    cores: within f16 tolerance of the CPU reference, not bit for bit. */
