@@ -366,7 +366,8 @@ typedef struct srt_model_desc {
 
 typedef struct srt_model_info {
     const char *architecture;    /* "llama", "qwen2", "qwen2moe", "qwen3", "qwen3moe", "phi3", "gemma", "gemma2", "gemma3", "smollm3",
-                                    "granite", "granitemoe", "minicpm", "olmo2", "olmoe" or "exaone4" */
+                                    "granite", "granitemoe", "minicpm", "olmo2", "olmoe", "exaone", "exaone4" or
+                                    "gpt-oss" */
     const char *name;            /* general.name or "" */
     int n_vocab, n_embd, n_ff, n_layer, n_head, n_head_kv, head_dim, n_ctx_train;
     srt_format format;           /* the format holding the most bytes of weight matrices */
@@ -766,6 +767,9 @@ typedef enum srt_chat_format {
                                  today as "29 November 2026", "Reasoning Mode: /think" or "/no_think" (no_think, or the system
                                  message saying so); "## Custom Instructions": the system message, or the template's own);
                                  without /think each reply opens with an empty "<think>\n\n</think>\n" */
+    SRT_CHAT_EXAONE3 = 15,    /* "exaone3": [|role|]content, then "\n" after a user turn and "[|endofturn|]\n" after the others;
+                                 an empty system turn "[|system|][|endofturn|]\n" first when the conversation has none
+                                 (EXAONE 3.0 / 3.5) */
     SRT_CHAT_FORMAT_COUNT
 } srt_chat_format;
 
@@ -4458,9 +4462,9 @@ static srt_status srt__load_hparams(srt_model *m) {
     if (strcmp(s, "llama") != 0 && strcmp(s, "qwen2") != 0 && strcmp(s, "qwen2moe") != 0 && strcmp(s, "qwen3") != 0 && strcmp(s, "qwen3moe") != 0 &&
         strcmp(s, "phi3") != 0 && strcmp(s, "gemma") != 0 && strcmp(s, "gemma2") != 0 && strcmp(s, "gemma3") != 0 && strcmp(s, "smollm3") != 0 &&
         strcmp(s, "granite") != 0 && strcmp(s, "granitemoe") != 0 && strcmp(s, "minicpm") != 0 && strcmp(s, "olmo2") != 0 && strcmp(s, "olmoe") != 0 &&
-        strcmp(s, "exaone4") != 0 && strcmp(s, "gpt-oss") != 0)
+        strcmp(s, "exaone4") != 0 && strcmp(s, "exaone") != 0 && strcmp(s, "gpt-oss") != 0)
         return srt__fail(SRT_ERR_UNSUPPORTED, "architecture '%s' is not supported (llama, qwen2, qwen2moe, qwen3, qwen3moe, phi3, gemma, gemma2, gemma3, smollm3, "
-                         "granite, granitemoe, minicpm, olmo2, olmoe, exaone4, gpt-oss)", s);
+                         "granite, granitemoe, minicpm, olmo2, olmoe, exaone, exaone4, gpt-oss)", s);
     snprintf(m->arch, sizeof m->arch, "%s", s);
     m->n_embd = srt__meta_u32_or(m, SRT__KEY("embedding_length"), 0);
     m->n_ff = srt__meta_u32_or(m, SRT__KEY("feed_forward_length"), 0);
@@ -9030,7 +9034,8 @@ SRT_API void srt_chat_messages_free(srt_chat_message *msgs) { SRT_FREE(msgs); }
 #include <time.h>
 #include <locale.h>
 static const char *const srt__chat_names[SRT_CHAT_FORMAT_COUNT] = {"chatml", "llama3", "llama2", "mistral", "mistral-v3", "phi3", "zephyr", "gemma",
-                                                                   "tulu", "granite", "exaone4", "minicpm", "olmo3", "harmony", "smollm3"};
+                                                                   "tulu", "granite", "exaone4", "minicpm", "olmo3", "harmony", "smollm3",
+                                                                   "exaone3"};
 
 SRT_API const char *srt_chat_format_name(srt_chat_format f) { return (unsigned)f < SRT_CHAT_FORMAT_COUNT ? srt__chat_names[f] : NULL; }
 SRT_API int srt_chat_format_from_name(const char *name) {
@@ -9074,13 +9079,15 @@ static void srt__chat_today(char *out, size_t cap, int form) {
 /* The family's usual BOS/EOS/stop texts (harmony, smollm3: and today's date, which their templates always write). */
 static void srt__chat_defaults(srt_chat_template *t) {
     static const char *const bos[SRT_CHAT_FORMAT_COUNT] = {"", "<|begin_of_text|>", "<s>", "<s>", "<s>", "<s>", "<s>", "<bos>", "<|endoftext|>",
-                                                           "<|end_of_text|>", "[BOS]", "<s>", "", "<|startoftext|>", ""};
+                                                           "<|end_of_text|>", "[BOS]", "<s>", "", "<|startoftext|>", "", "[BOS]"};
     static const char *const eos[SRT_CHAT_FORMAT_COUNT] = {"<|im_end|>", "<|eot_id|>", "</s>", "</s>", "</s>", "<|endoftext|>", "</s>", "<eos>",
-                                                           "<|endoftext|>", "<|end_of_text|>", "[|endofturn|]", "</s>", "<|endoftext|>", "<|return|>", "<|im_end|>"};
+                                                           "<|endoftext|>", "<|end_of_text|>", "[|endofturn|]", "</s>", "<|endoftext|>", "<|return|>", "<|im_end|>",
+                                                           "[|endofturn|]"};
     static const char *const stop[SRT_CHAT_FORMAT_COUNT][2] = {
         {"<|im_end|>", ""}, {"<|eot_id|>", "<|eom_id|>"}, {"</s>", ""}, {"</s>", ""}, {"</s>", ""},
         {"<|end|>", "<|endoftext|>"}, {"</s>", ""}, {"<end_of_turn>", "<eos>"}, {"<|endoftext|>", ""}, {"<|end_of_text|>", ""},
-        {"[|endofturn|]", ""}, {"</s>", ""}, {"<|im_end|>", "<|endoftext|>"}, {"<|return|>", "<|call|>"}, {"<|im_end|>", "<|end_of_text|>"}};
+        {"[|endofturn|]", ""}, {"</s>", ""}, {"<|im_end|>", "<|endoftext|>"}, {"<|return|>", "<|call|>"}, {"<|im_end|>", "<|end_of_text|>"},
+        {"[|endofturn|]", ""}};
     srt__chat_copy(t->bos, sizeof t->bos, bos[t->format]);
     srt__chat_copy(t->eos, sizeof t->eos, eos[t->format]);
     memset(t->stop, 0, sizeof t->stop);
@@ -9159,7 +9166,10 @@ static int srt__chat_detect(const char *j, srt_chat_format *f) {
     }
     if (strstr(j, "<start_of_turn>")) { *f = SRT_CHAT_GEMMA; return 1; }
     if (strstr(j, "<|start_of_role|>")) { *f = SRT_CHAT_GRANITE; return 1; }
-    if (strstr(j, "[|endofturn|]") && strstr(j, "<think>")) { *f = SRT_CHAT_EXAONE4; return 1; }   /* (EXAONE 3.5's has no reasoning block) */
+    if (strstr(j, "[|endofturn|]") && strstr(j, "<think>")) { *f = SRT_CHAT_EXAONE4; return 1; }
+    /* EXAONE 3.0 / 3.5: no reasoning block, an empty system turn written as one literal (EXAONE Deep's
+       "<thought>" replies have another layout: not this) */
+    if (strstr(j, "[|endofturn|]") && strstr(j, "[|system|][|endofturn|]") && !strstr(j, "<thought>")) { *f = SRT_CHAT_EXAONE3; return 1; }
     if (strstr(j, SRT__MINICPM_USER)) { *f = SRT_CHAT_MINICPM; return 1; }
     return 0;
 }
@@ -10137,6 +10147,14 @@ SRT_API srt_status srt_chat_render(const srt_chat_template *t, const srt_chat_me
             if (add_generation_prompt) srt__puts(&o, think ? "<|im_start|>assistant\n" : "<|im_start|>assistant\n<think>\n\n</think>\n");
             break;
         }
+        case SRT_CHAT_EXAONE3:
+            if (n > 0 && !sys) srt__puts(&o, "[|system|][|endofturn|]\n");
+            for (i = 0; i < n; i++) {
+                srt__puts(&o, "[|"); srt__puts(&o, msgs[i].role); srt__puts(&o, "|]"); srt__puts(&o, msgs[i].content);
+                srt__puts(&o, strcmp(msgs[i].role, "user") ? "[|endofturn|]\n" : "\n");
+            }
+            if (add_generation_prompt) srt__puts(&o, "[|assistant|]");
+            break;
         case SRT_CHAT_MINICPM:   /* the reply follows the user turn's <AI>: no generation prompt of its own */
             for (i = 0; i < n; i++) {
                 const int user = !strcmp(msgs[i].role, "user");

@@ -18,7 +18,8 @@
    rope scaling), a tiny OLMo 3 (OLMo 2 with a sliding layer and YaRN) with a SentencePiece-style
    tokenizer and a separate lm_head, a tiny Qwen3 in FP8 (block scales; compressed-tensors' per-row scales), a tiny gpt-oss (sinks, biases, a generation_config.json eos
    list, MXFP4 expert pairs with gate and up interleaved, in one file and split over two shards;
-   and the dequantized, transposed form), and
+   and the dequantized, transposed form), a tiny EXAONE 3.5 (its own tensor names and config keys,
+   its chat template), and
    ../shared/models/smollm2-135m-instruct's config.json with the tiny tokenizer (no weights). */
 #define FZ_NAME "fuzz_hf"
 #define FZ_PER_SEED 300
@@ -287,6 +288,32 @@ static int h_tiny(const char *dir, const char *name, int qwen, int sharded) {   
     return h_weights(dir, name, &b, t, nt, sharded ? nt / 2 : nt);
 }
 
+/* EXAONE 3.5 (ExaoneForCausalLM): Llama's layers under its own names and config keys, rope
+   scaling llama3, untied, EXAONE 3.5's chat template */
+static int h_exaone3(const char *dir, const char *name) {
+    static const char *const cfg = "{\"architectures\":[\"ExaoneForCausalLM\"],\"model_type\":\"exaone\",\"hidden_size\":8,\"intermediate_size\":16,"
+                                   "\"num_layers\":1,\"num_attention_heads\":2,\"num_key_value_heads\":1,\"head_dim\":4,\"layer_norm_epsilon\":1e-05,"
+                                   "\"activation_function\":\"silu\",\"rope_theta\":1000000.0,\"max_position_embeddings\":64,\"vocab_size\":16,"
+                                   "\"tie_word_embeddings\":false,\"bos_token_id\":1,\"eos_token_id\":2,\"rope_scaling\":{\"rope_type\":\"llama3\","
+                                   "\"factor\":8.0,\"low_freq_factor\":1.0,\"high_freq_factor\":4.0,\"original_max_position_embeddings\":32}}";
+    static const char *const tmpl = "{% for message in messages %}{% if loop.first and message['role'] != 'system' %}{{ '[|system|][|endofturn|]\\n' }}"
+                                    "{% endif %}{{ '[|' + message['role'] + '|]' + message['content'] }}{% if message['role'] == 'user' %}{{ '\\n' }}"
+                                    "{% else %}{{ '[|endofturn|]\\n' }}{% endif %}{% endfor %}{% if add_generation_prompt %}{{ '[|assistant|]' }}{% endif %}";
+    static const h_tensor t[] = {
+        {"transformer.wte.weight", "BF16", 16, 8, 0, 0}, {"transformer.h.0.ln_1.weight", "F32", 1, 8, 0, 0},
+        {"transformer.h.0.attn.attention.q_proj.weight", "BF16", 8, 8, 0, 0}, {"transformer.h.0.attn.attention.k_proj.weight", "F16", 4, 8, 0, 0},
+        {"transformer.h.0.attn.attention.v_proj.weight", "F32", 4, 8, 0, 0}, {"transformer.h.0.attn.attention.out_proj.weight", "BF16", 8, 8, 0, 0},
+        {"transformer.h.0.ln_2.weight", "F32", 1, 8, 0, 0}, {"transformer.h.0.mlp.c_fc_0.weight", "F16", 16, 8, 0, 0},
+        {"transformer.h.0.mlp.c_fc_1.weight", "BF16", 16, 8, 0, 0}, {"transformer.h.0.mlp.c_proj.weight", "F32", 8, 16, 0, 0},
+        {"transformer.ln_f.weight", "F32", 1, 8, 0, 0}, {"lm_head.weight", "F16", 16, 8, 0, 0},
+    };
+    fz_buf b = {NULL, 0, 0};
+    fz_puts(&b, cfg);
+    fz_put_file(&b, "tokenizer.json", h_bpe_tokenizer, strlen(h_bpe_tokenizer));
+    fz_put_file(&b, "chat_template.jinja", tmpl, strlen(tmpl));
+    return h_weights(dir, name, &b, t, (int)(sizeof t / sizeof t[0]), (int)(sizeof t / sizeof t[0]));
+}
+
 /* gpt-oss: hidden 32, 4 heads of 8, 2 kv heads, 1 sliding layer, 2 experts of 32 (1 used); mxfp4:
    the experts as MXFP4 pairs (sharded: the blocks in one shard, the scales in the other), else
    dequantized and transposed [experts, in, out] */
@@ -333,7 +360,7 @@ static int fz_make_seeds(const char *dir) {
     if (h_tiny(dir, "tiny-llama", 0, 0) || h_tiny(dir, "tiny-llama-sharded", 0, 1) || h_tiny(dir, "tiny-qwen2", 2, 0) || h_tiny(dir, "tiny-qwen3", 3, 0) ||
         h_tiny(dir, "tiny-phi3", 4, 0) || h_tiny(dir, "tiny-gemma3", 5, 0) || h_tiny(dir, "tiny-qwen3moe", 6, 0) || h_tiny(dir, "tiny-mixtral", 7, 0) ||
         h_tiny(dir, "tiny-granitemoe", 8, 0) || h_tiny(dir, "tiny-olmo2", 9, 0) || h_tiny(dir, "tiny-exaone4", 10, 0) || h_tiny(dir, "tiny-olmo3", 11, 0) ||
-        h_tiny(dir, "tiny-qwen3-fp8", 12, 0) || h_tiny(dir, "tiny-qwen3-fp8-ct", 13, 0) || h_gptoss(dir, "tiny-gptoss", 1, 0) || h_gptoss(dir, "tiny-gptoss-sharded", 1, 1) || h_gptoss(dir, "tiny-gptoss-dense", 0, 0))
+        h_tiny(dir, "tiny-qwen3-fp8", 12, 0) || h_tiny(dir, "tiny-qwen3-fp8-ct", 13, 0) || h_gptoss(dir, "tiny-gptoss", 1, 0) || h_gptoss(dir, "tiny-gptoss-sharded", 1, 1) || h_gptoss(dir, "tiny-gptoss-dense", 0, 0) || h_exaone3(dir, "tiny-exaone3"))
         return 1;
     p = fz_read_file("../shared/models/smollm2-135m-instruct/config.json", &n);
     if (p) {

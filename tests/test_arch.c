@@ -12,7 +12,7 @@
    global ones), smollm3 (NoPE layers), granite (the four multipliers), olmo2 (norms of the
    attention's and the FFN's outputs only; q and k each normalized over all heads), exaone4 (those
    output norms with per-head q/k norms; with a window, sliding layers in a pattern and no RoPE in
-   the full-attention ones) and the mixtures
+   the full-attention ones), exaone (EXAONE 3.x: llama's layers with NeoX RoPE) and the mixtures
    of experts (Mixtral, qwen3moe, qwen2moe with a gated shared expert, granitemoe with an ungated
    one, olmoe with olmo2's q/k norms).
    Logits are compared after every token fed one at a time and after a prompt fed as one batch.
@@ -1092,6 +1092,9 @@ int main(void) {
         {"olmo2 (mha, tied, 3 layers)", "olmo2", 32, 48, 3, 4, 4, 8, 8, 1e4f, 1e-5f, 0, 1, 1, -1, 0, 1.0f, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0},
         {"olmoe (q/k norms of all heads, 8 experts, 3 used, probabilities as they are)", "olmoe", 32, 24, 2, 4, 4, 8, 8, 1e4f, 1e-5f, 0, 1, 0, -1, 0, 1.0f,
          0, 0, 0, 0, 0, 0, 0, 8, 3, 0, 0, 0, 0},
+        /* exaone (EXAONE 3.0 / 3.5): llama's layers with NeoX rope, which the architecture implies (no rope.neox written) */
+        {"exaone (llama's layers, NeoX rope by default; gqa, untied)", "exaone", 32, 48, 2, 4, 2, 8, 8, 1e6f, 1e-5f, 0, 0, 0, -1, 0, 1.0f,
+         0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0},
         /* exaone4: output norms only, per-head q/k norms, NeoX; the 32B's hybrid attention: window 4, 3 sliding layers then a
            full-attention one without RoPE (the default pattern, no key), and pattern 2 in the file (layers 1 and 3 full) */
         {"exaone4 (the 1.2B: no windows, every layer rotates; gqa, tied)", "exaone4", 48, 80, 2, 4, 2, 12, 12, 1e6f, 1e-5f, 0, 1, 1, -1, 0, 1.0f,

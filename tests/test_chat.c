@@ -504,7 +504,7 @@ static srt_chat_template from_text(const char *jinja, const char *bos, const cha
 static void test_names(void) {
     int f, ok = 1;
     for (f = 0; f < SRT_CHAT_FORMAT_COUNT; f++) ok = ok && srt_chat_format_from_name(srt_chat_format_name((srt_chat_format)f)) == f;
-    CHECK(ok && SRT_CHAT_FORMAT_COUNT == 15 && !strcmp(srt_chat_format_name(SRT_CHAT_MISTRAL_V3), "mistral-v3"), "15 named formats, names round-trip");
+    CHECK(ok && SRT_CHAT_FORMAT_COUNT == 16 && !strcmp(srt_chat_format_name(SRT_CHAT_MISTRAL_V3), "mistral-v3"), "16 named formats, names round-trip");
     CHECK(srt_chat_format_from_name("jinja") == -1 && srt_chat_format_from_name(NULL) == -1 && !srt_chat_format_name(SRT_CHAT_FORMAT_COUNT),
           "unknown names are -1 / NULL");
 }
@@ -524,6 +524,7 @@ static void test_detect(void) {
         {&tmpl_tulu, SRT_CHAT_TULU, "", 0, "OLMo 2 Instruct (Tulu 3)"},
         {&tmpl_granite31, SRT_CHAT_GRANITE, NULL, 0, "Granite 3.1"},
         {&tmpl_exaone4, SRT_CHAT_EXAONE4, "", 0, "EXAONE 4.0"},
+        {&tmpl_exaone35, SRT_CHAT_EXAONE3, "", 0, "EXAONE 3.5"},
         {&tmpl_minicpm, SRT_CHAT_MINICPM, "", 0, "MiniCPM-2B"},
         {&tmpl_olmo3_think, SRT_CHAT_OLMO3, "You are OLMo, a helpful function-calling AI assistant built by Ai2. Your date cutoff is November 2024, and your model "
          "weights are available at https://huggingface.co/allenai. You do not currently have access to any functions. <functions></functions>", 0, "OLMo 3 Think"},
@@ -655,9 +656,21 @@ static void test_render(void) {
         expect(&t, conv_sua, 4, 1, "[|system|]\nYou are terse.[|endofturn|]\n[|user|]\nHi there[|endofturn|]\n[|assistant|]\n<think>\n\n</think>\n\nHello![|endofturn|]\n[|user|]\nWhat is 2+2?[|endofturn|]\n[|assistant|]\n<think>\n\n</think>\n\n", "EXAONE 4.0 with system");
         expect(&t, conv_u, 1, 0, "[|user|]\n Hi there \n[|endofturn|]\n", "EXAONE 4.0 untrimmed content, no generation prompt");
         expect(&t, think, 3, 0, "[|user|]\nQ[|endofturn|]\n[|assistant|]\n<think>\n\n</think>\n\nA[|endofturn|]\n[|assistant|]\n[|endofturn|]\n", "EXAONE 4.0: a reply's reasoning dropped (the answer stripped), an empty reply without a block");
-        g_log[0] = 0;
+    }
+    {   /* EXAONE 3.5: "[|role|]" and the content on one line, a user turn ended by a newline, the others by "[|endofturn|]\n" */
+        static const srt_chat_message sys_only[1] = {{"system", "S"}};
         t = from_text(tmpl_exaone35, NULL, NULL);
-        CHECK(t.format == SRT_CHAT_CHATML && t.guessed, "EXAONE 3.5's template (no reasoning block) is not taken for EXAONE 4.0's");
+        CHECK(t.format == SRT_CHAT_EXAONE3 && !t.guessed && !strcmp(t.stop[0], "[|endofturn|]") && !strcmp(t.eos, "[|endofturn|]") && !t.default_system[0],
+              "EXAONE 3.5's template is exaone3 (not exaone4's): replies end at [|endofturn|]");
+        expect(&t, conv_sua, 4, 1, "[|system|]You are terse.[|endofturn|]\n[|user|]Hi there\n[|assistant|]Hello![|endofturn|]\n[|user|]What is 2+2?\n[|assistant|]", "EXAONE 3.5 with system");
+        expect(&t, conv_ua, 3, 0, "[|system|][|endofturn|]\n[|user|]Hi there\n[|assistant|]Hello![|endofturn|]\n[|user|]What is 2+2?\n", "EXAONE 3.5 without system (an empty system turn), no generation prompt");
+        expect(&t, conv_u, 1, 1, "[|system|][|endofturn|]\n[|user|] Hi there \n\n[|assistant|]", "EXAONE 3.5 untrimmed content");
+        expect(&t, sys_only, 1, 1, "[|system|]S[|endofturn|]\n[|assistant|]", "EXAONE 3.5, a system message alone");
+        expect(&t, conv_u, 0, 1, "[|assistant|]", "EXAONE 3.5, no messages: the generation prompt alone");
+        g_log[0] = 0;
+        t = from_text("{% for message in messages %}{% if loop.first and message['role'] != 'system' %}{{ '[|system|][|endofturn|]\\n' }}{% endif %}"
+                      "{{ '[|' + message['role'] + '|]' + message['content'] }}{% if add_generation_prompt %}{{ '\\n[|assistant|]<thought>\\n' }}{% endif %}", NULL, NULL);
+        CHECK(t.format == SRT_CHAT_CHATML && t.guessed, "EXAONE Deep's template (its <thought> replies, another layout) is not taken for EXAONE 3.5's");
     }
     {   /* OLMo 3 Think: the default system turn, a system message's functions sentence, a last reply's EOS, "<think>" opening the reply */
         static const srt_chat_message ua_last[2] = {{"user", "Hi there"}, {"assistant", "Hello!"}};
@@ -1005,7 +1018,7 @@ static void test_srt_chat(void) {
     CHECK(err_text && strstr(err_text, "[feed 17 tokens: \"<s>[INST] Lily [/INST]\"]"), "the Llama 2 prompt: <s> is one token (BOS), then 16 text tokens");
     free(err_text);
     CHECK(run("build/srt-chat --template list -m x > " TMP "/out.txt") == 0 && (out_text = srt_test_read_file(TMP "/out.txt", &n)) != NULL &&
-          !strcmp(out_text, "chatml\nllama3\nllama2\nmistral\nmistral-v3\nphi3\nzephyr\ngemma\ntulu\ngranite\nexaone4\nminicpm\nolmo3\nharmony\nsmollm3\n"), "srt-chat --template list");
+          !strcmp(out_text, "chatml\nllama3\nllama2\nmistral\nmistral-v3\nphi3\nzephyr\ngemma\ntulu\ngranite\nexaone4\nminicpm\nolmo3\nharmony\nsmollm3\nexaone3\n"), "srt-chat --template list");
     free(out_text);
     CHECK(run("build/srt-chat -m " TMP "/stories.srt --template nope -p x 2>/dev/null") != 0, "srt-chat --template with an unknown name fails");
     CHECK(run("build/srt-chat -m " TMP "/stories.srt -p 'Once upon a time' -n 4 --temp 0 -t 1 >" TMP "/out.txt 2>/dev/null") == 0 &&

@@ -2154,6 +2154,95 @@ static void test_exaone4(void) {
     if (!remove_tree(dir)) CHECK(0, "clean up");
 }
 
+/* ExaoneForCausalLM (EXAONE 3.0 / 3.5): the dense Llama twin of the tiny Mixtral folder written
+   under EXAONE's names (transformer.wte / ln_f, transformer.h.N.ln_1, attn.attention.*_proj,
+   ln_2, mlp.c_fc_0 / c_fc_1 / c_proj) with its config keys (num_layers, layer_norm_epsilon,
+   activation_function). It opens as exaone with NeoX rope and q/k rows as stored; packed, its
+   logits are the Llama twin's (whose q/k rows are permuted for adjacent-pair rope: the same
+   function, summed in another order). */
+static void ex3_write(const char *dir, const char *config, const char *drop) {
+    static const char *const dense_part[3] = {"mlp.c_fc_0", "mlp.c_fc_1", "mlp.c_proj"};
+    static const struct { const char *ll, *ex; } part[] = {
+        {"input_layernorm", "ln_1"}, {"post_attention_layernorm", "ln_2"}, {"self_attn.q_proj", "attn.attention.q_proj"},
+        {"self_attn.k_proj", "attn.attention.k_proj"}, {"self_attn.v_proj", "attn.attention.v_proj"}, {"self_attn.o_proj", "attn.attention.out_proj"},
+    };
+    static char names[128][96];
+    st_tensor t[128];
+    int i, n = 0;
+    size_t k;
+    if (!fresh_dir(dir)) return;
+    for (i = 0; i < mx_n; i++) {
+        if (mx[i].expert == -2 || mx[i].expert > 0) continue;   /* the dense twin: expert 0 as the FFN */
+        if (!strcmp(mx[i].hf, "model.embed_tokens.weight")) snprintf(names[n], sizeof names[n], "transformer.wte.weight");
+        else if (!strcmp(mx[i].hf, "model.norm.weight")) snprintf(names[n], sizeof names[n], "transformer.ln_f.weight");
+        else if (!strcmp(mx[i].hf, "lm_head.weight")) snprintf(names[n], sizeof names[n], "lm_head.weight");
+        else if (mx[i].expert == 0) snprintf(names[n], sizeof names[n], "transformer.h.%d.%s.weight", mx[i].layer, dense_part[mx[i].part]);
+        else
+            for (k = 0; k < sizeof part / sizeof part[0]; k++) {
+                char ll[96];
+                snprintf(ll, sizeof ll, "model.layers.%d.%s.weight", mx[i].layer, part[k].ll);
+                if (!strcmp(mx[i].hf, ll)) snprintf(names[n], sizeof names[n], "transformer.h.%d.%s.weight", mx[i].layer, part[k].ex);
+            }
+        if (drop && !strcmp(names[n], drop)) continue;
+        t[n].name = names[n]; t[n].dtype = mx[i].dtype; t[n].nd = mx[i].cols ? 2 : 1;
+        t[n].shape[0] = mx[i].rows; t[n].shape[1] = mx[i].cols;
+        t[n].data = mx[i].h ? (const void *)mx[i].h : (const void *)mx[i].f;
+        n++;
+    }
+    write_folder(dir, config, t, n);
+}
+static void ex3_config(char *buf, size_t cap, const char *extra) {
+    snprintf(buf, cap, "{\"architectures\":[\"ExaoneForCausalLM\"],\"model_type\":\"exaone\",\"hidden_size\":8,\"intermediate_size\":6,\"num_layers\":2,"
+             "\"num_attention_heads\":2,\"num_key_value_heads\":1,\"head_dim\":4,\"max_position_embeddings\":64,\"vocab_size\":16,"
+             "\"tie_word_embeddings\":false,\"rope_theta\":10000.0%s}", extra);
+}
+static void test_exaone3(void) {
+    char err[1024], dir[] = TMP "/exaone3", twin[] = TMP "/exaone3_llama", cfg[2048], why[512], arch[2][16];
+    float lg[2][TV];
+    srt_model_info info[2];
+    srti_model *m;
+    int ok;
+    mx_tensors(1, 0);
+    ex3_config(cfg, sizeof cfg, ",\"layer_norm_epsilon\":1e-06,\"activation_function\":\"silu\"");
+    ex3_write(dir, cfg, NULL);
+    m = open_dir(dir, err, sizeof err);
+    ok = m && !strcmp(m->hp.arch, "exaone") && m->hp.rope_neox == 1 && m->hp.n_layer == 2 && m->hp.norm_eps == 1e-6f && m->n_tensors == 21 &&
+         srti_find(m, "blk.1.ffn_up.weight") >= 0 && srti_find(m, "blk.0.attn_output.weight") >= 0 && srti_find(m, "output_norm.weight") >= 0 &&
+         m->tensors[srti_find(m, "blk.0.attn_q.weight")].permute_heads == 0 && srti_check_llama(m, err, sizeof err) == 0;
+    CHECK(ok, "EXAONE 3.5 folder: exaone, NeoX rope, num_layers 2, layer_norm_epsilon 1e-6, its 21 tensors under Llama's GGUF names, q/k not permuted; "
+          "srti_check_llama passes (%s)", ok ? "ok" : err);
+    srti_close(m);
+    memset(info, 0, sizeof info);
+    ok = mx_pack_eval(dir, "", TMP "/exaone3.srt", lg[0], &info[0], arch[0], why, sizeof why);
+    mx_config(cfg, sizeof cfg, 1, 1, "");
+    mx_write(twin, cfg, NULL, 1);
+    ok = ok && mx_pack_eval(twin, "", TMP "/exaone3_llama.srt", lg[1], &info[1], arch[1], why, sizeof why);
+    CHECK(ok && !strcmp(arch[0], "exaone") && !strcmp(arch[1], "llama") && max_rel_diff(lg[0], lg[1], TV) < 1e-5,
+          "EXAONE 3.5 packed: an exaone model whose logits are its Llama twin's (max rel diff %.2g) (%s)", ok ? max_rel_diff(lg[0], lg[1], TV) : -1.0,
+          ok ? "ok" : why);
+    remove(TMP "/exaone3.srt");
+    remove(TMP "/exaone3_llama.srt");
+    ex3_config(cfg, sizeof cfg, "");
+    ex3_write(dir, cfg, NULL);
+    m = open_dir(dir, err, sizeof err);
+    CHECK(m && m->hp.norm_eps == 1e-5f, "EXAONE 3.5 without layer_norm_epsilon: ExaoneConfig's 1e-5 (%s)", m ? "ok" : err);
+    srti_close(m);
+    ex3_config(cfg, sizeof cfg, ",\"activation_function\":\"gelu\"");
+    ex3_write(dir, cfg, NULL);
+    refuse(dir, "activation_function \"gelu\" is not supported", "an EXAONE folder with activation_function gelu");
+    ex3_config(cfg, sizeof cfg, ",\"num_hidden_layers\":2");
+    {   /* num_layers is the key, not num_hidden_layers */
+        char *p = strstr(cfg, "\"num_layers\":2,");
+        if (p) memmove(p, p + 15, strlen(p + 15) + 1);
+    }
+    ex3_write(dir, cfg, NULL);
+    refuse(dir, "num_layers", "an EXAONE folder with num_hidden_layers in place of num_layers");
+    ex3_config(cfg, sizeof cfg, "");
+    ex3_write(dir, cfg, "transformer.h.1.mlp.c_fc_1.weight");
+    refuse_check(dir, "ffn_up", "an EXAONE folder without a layer's mlp.c_fc_1");
+    if (!remove_tree(dir) || !remove_tree(twin)) CHECK(0, "clean up");
+}
+
 /* Qwen2MoeForCausalLM: the tiny MoE folder as Qwen2 (QKV biases, no q/k norms) with a shared expert
    of width 10 (mlp.shared_expert.*_proj, its down BF16) and its gate mlp.shared_expert_gate [1, 8]:
    every tensor mapped with its values (the gate to the vector ffn_gate_inp_shexp), the settings
@@ -3552,6 +3641,7 @@ int main(void) {
     test_granitemoe();
     test_olmo();
     test_exaone4();
+    test_exaone3();
     test_minicpm();
     test_gptoss();
     test_malformed();

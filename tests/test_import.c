@@ -707,9 +707,9 @@ static void test_llama3_rope(void) {
     buf b = { NULL, 0, 0 };
     int pass, j;
     char err[512];
-    for (pass = 0; pass < 4; pass++) {
+    for (pass = 0; pass < 5; pass++) {   /* (pass 4: EXAONE 3.5's GGUF, llama.cpp's "exaone") */
         srti_model *m = NULL;
-        const char *arch = pass == 2 ? "qwen2" : pass == 3 ? "qwen3" : "llama";
+        const char *arch = pass == 2 ? "qwen2" : pass == 3 ? "qwen3" : pass == 4 ? "exaone" : "llama";
         char k1[64], k2[64];
         snprintf(k1, sizeof k1, "%s.rope.freq_base", arch);
         snprintf(k2, sizeof k2, "%s.rope.dimension_count", arch);
@@ -730,7 +730,10 @@ static void test_llama3_rope(void) {
         }
         spit(TMP "rope.gguf", b.p, b.n);
         if (srti_open(TMP "rope.gguf", NULL, &m, err, sizeof err) != 0) { CHECK(0, "rope_freqs GGUF opens: %s", err); continue; }
-        if (pass == 0)
+        if (pass == 4)
+            CHECK(strcmp(m->hp.rope_scaling, "llama3") == 0 && m->hp.rope_scale_factor == 32.0f && m->hp.rope_orig_ctx == 8192 && m->hp.rope_neox == 1,
+                  "exaone: NeoX rope, llama3 rope scaling recovered from rope_freqs.weight (factor %g)", m->hp.rope_scale_factor);
+        else if (pass == 0)
             CHECK(strcmp(m->hp.rope_scaling, "llama3") == 0 && m->hp.rope_scale_factor == 32.0f && m->hp.rope_low_freq_factor == 1.0f &&
                   m->hp.rope_high_freq_factor == 4.0f && m->hp.rope_orig_ctx == 8192 && m->hp.rope_theta == 500000.0f && m->hp.rope_neox == 0,
                   "llama3 rope scaling recovered from rope_freqs.weight (factor %g, orig %u)", m->hp.rope_scale_factor, m->hp.rope_orig_ctx);

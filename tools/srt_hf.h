@@ -31,6 +31,10 @@
                                those q/k norms and experts; see EXPERTS) and Exaone4ForCausalLM (->
                                "exaone4": OLMo 2's norms with per-head q_norm / k_norm; sliding_window,
                                sliding_window_pattern, layer_types as srti__hf_exaone4_config reads them),
+                               ExaoneForCausalLM (-> "exaone": EXAONE 3.0 / 3.5, Llama's layers under
+                               other names (srti__exaone_name) and NeoX rope; num_layers,
+                               layer_norm_epsilon (1e-5) and activation_function in place of
+                               num_hidden_layers, rms_norm_eps and hidden_act),
                                GptOssForCausalLM (-> "gpt-oss"; see GPT-OSS below):
                                hidden_size, intermediate_size,
                                num_hidden_layers, num_attention_heads, num_key_value_heads, head_dim,
@@ -365,7 +369,7 @@ static int srti__jtoken_id(const char *file, const srtj_value *obj, const char *
 enum { SRTI__HF_LLAMA = 1, SRTI__HF_MISTRAL = 2, SRTI__HF_QWEN2 = 3, SRTI__HF_QWEN3 = 4, SRTI__HF_PHI3 = 5, SRTI__HF_GEMMA2 = 6, SRTI__HF_GEMMA3 = 7,
        SRTI__HF_MIXTRAL = 8, SRTI__HF_QWEN3MOE = 9, SRTI__HF_GEMMA = 10, SRTI__HF_QWEN2MOE = 11,
        SRTI__HF_SMOLLM3 = 12, SRTI__HF_GRANITE = 13, SRTI__HF_GRANITEMOE = 14, SRTI__HF_OLMO2 = 15, SRTI__HF_OLMOE = 16, SRTI__HF_EXAONE4 = 17,
-       SRTI__HF_MINICPM = 18, SRTI__HF_GPTOSS = 19 };
+       SRTI__HF_MINICPM = 18, SRTI__HF_GPTOSS = 19, SRTI__HF_EXAONE = 20 };
 #define SRTI__HF_IS_GEMMA(kind) ((kind) == SRTI__HF_GEMMA || (kind) == SRTI__HF_GEMMA2 || (kind) == SRTI__HF_GEMMA3)
 #define SRTI__HF_QK_NORM(kind) ((kind) == SRTI__HF_QWEN3 || (kind) == SRTI__HF_QWEN3MOE || (kind) == SRTI__HF_GEMMA3 || (kind) == SRTI__HF_EXAONE4)   /* per-head
                                                                                                                                      q/k RMSNorm */
@@ -938,6 +942,7 @@ static int srti__hf_config(srti_model *m, const char *file, const srtj_value *c,
     }
     else if (!strcmp(cfg->arch_class, "OlmoeForCausalLM") || !strcmp(cfg->arch_class, "olmoe")) cfg->kind = SRTI__HF_OLMOE;
     else if (!strcmp(cfg->arch_class, "Exaone4ForCausalLM") || !strcmp(cfg->arch_class, "exaone4")) cfg->kind = SRTI__HF_EXAONE4;
+    else if (!strcmp(cfg->arch_class, "ExaoneForCausalLM") || !strcmp(cfg->arch_class, "exaone")) cfg->kind = SRTI__HF_EXAONE;
     else if (!strcmp(cfg->arch_class, "MixtralForCausalLM") || !strcmp(cfg->arch_class, "mixtral")) cfg->kind = SRTI__HF_MIXTRAL;
     else if (!strcmp(cfg->arch_class, "GptOssForCausalLM") || !strcmp(cfg->arch_class, "gpt_oss")) cfg->kind = SRTI__HF_GPTOSS;
     else if (!strcmp(cfg->arch_class, "Phi3ForCausalLM") || !strcmp(cfg->arch_class, "phi3")) cfg->kind = SRTI__HF_PHI3;
@@ -952,7 +957,7 @@ static int srti__hf_config(srti_model *m, const char *file, const srtj_value *c,
                      cfg->kind == SRTI__HF_QWEN2MOE ? "qwen2moe" : cfg->kind == SRTI__HF_SMOLLM3 ? "smollm3" :
                      cfg->kind == SRTI__HF_GRANITE ? "granite" : cfg->kind == SRTI__HF_GRANITEMOE ? "granitemoe" : cfg->kind == SRTI__HF_MINICPM ? "minicpm" :
                      cfg->kind == SRTI__HF_OLMO2 ? "olmo2" : cfg->kind == SRTI__HF_OLMOE ? "olmoe" : cfg->kind == SRTI__HF_EXAONE4 ? "exaone4" :
-                     cfg->kind == SRTI__HF_PHI3 ? "phi3" : cfg->kind == SRTI__HF_GPTOSS ? "gpt-oss" :
+                     cfg->kind == SRTI__HF_EXAONE ? "exaone" : cfg->kind == SRTI__HF_PHI3 ? "phi3" : cfg->kind == SRTI__HF_GPTOSS ? "gpt-oss" :
                      cfg->kind == SRTI__HF_GEMMA ? "gemma" : cfg->kind == SRTI__HF_GEMMA2 ? "gemma2" : cfg->kind == SRTI__HF_GEMMA3 ? "gemma3" : cfg->kind ? "llama" : "");
     if ((s = srtj_string(srtj_get(c, "_name_or_path"))) != NULL && s[0]) {
         const char *b = s, *q;
@@ -991,7 +996,8 @@ static int srti__hf_config(srti_model *m, const char *file, const srtj_value *c,
     if (srti__hf_quant_config(file, top, cfg, err, errlen)) return 1;
     if (!cfg->kind) return 0;   /* vocabulary only; srt-pack refuses the architecture */
     g3 = cfg->kind == SRTI__HF_GEMMA3;
-    hp->norm_eps = cfg->kind == SRTI__HF_MIXTRAL || SRTI__HF_QK_NORM_FULL(cfg->kind) || cfg->kind == SRTI__HF_EXAONE4 || cfg->kind == SRTI__HF_GPTOSS ? 1e-5f : 1e-6f;   /* transformers'
+    hp->norm_eps = cfg->kind == SRTI__HF_MIXTRAL || SRTI__HF_QK_NORM_FULL(cfg->kind) || cfg->kind == SRTI__HF_EXAONE4 || cfg->kind == SRTI__HF_EXAONE ||
+                   cfg->kind == SRTI__HF_GPTOSS ? 1e-5f : 1e-6f;   /* transformers'
                                                                                                                                   defaults for these configs */
     hp->rope_theta = g3 ? srti__gemma3_text.rope_theta : cfg->kind == SRTI__HF_MIXTRAL ? 1000000.0f : cfg->kind == SRTI__HF_SMOLLM3 ? 2000000.0f :
                      cfg->kind == SRTI__HF_GPTOSS ? 150000.0f : 10000.0f;
@@ -1007,7 +1013,7 @@ static int srti__hf_config(srti_model *m, const char *file, const srtj_value *c,
     }
     if (srti__ju32(file, c, "hidden_size", 1, 1u << 20, !g3, &hp->n_embd, err, errlen) ||
         srti__ju32(file, c, "intermediate_size", 1, 1u << 24, !g3, &hp->n_ff, err, errlen) ||
-        srti__ju32(file, c, "num_hidden_layers", 1, 4096, !g3, &hp->n_layer, err, errlen) ||
+        srti__ju32(file, c, cfg->kind == SRTI__HF_EXAONE ? "num_layers" : "num_hidden_layers", 1, 4096, !g3, &hp->n_layer, err, errlen) ||
         srti__ju32(file, c, "num_attention_heads", 1, 4096, !g3, &hp->n_head, err, errlen))
         return 1;
     hp->n_head_kv = g3 ? srti__gemma3_text.kv_heads : hp->n_head;
@@ -1015,7 +1021,7 @@ static int srti__hf_config(srti_model *m, const char *file, const srtj_value *c,
     if (srti__ju32(file, c, "num_key_value_heads", 1, 4096, 0, &hp->n_head_kv, err, errlen) ||
         srti__ju32(file, c, "head_dim", 1, 4096, 0, &hp->head_dim, err, errlen) ||
         srti__ju32(file, c, "max_position_embeddings", 1, 1u << 26, 0, &hp->n_ctx, err, errlen) ||
-        srti__jf32(file, c, "rms_norm_eps", &hp->norm_eps, err, errlen) ||
+        srti__jf32(file, c, cfg->kind == SRTI__HF_EXAONE ? "layer_norm_epsilon" : "rms_norm_eps", &hp->norm_eps, err, errlen) ||
         srti__jf32(file, c, "rope_theta", &hp->rope_theta, err, errlen))
         return 1;
     if (hp->n_head % hp->n_head_kv != 0) {
@@ -1039,9 +1045,12 @@ static int srti__hf_config(srti_model *m, const char *file, const srtj_value *c,
     hp->n_vocab = cfg->vocab_size;
     if (SRTI__HF_IS_GEMMA(cfg->kind)) {
         if (srti__hf_gemma_act(file, c, err, errlen)) return 1;
-    } else if ((s = srtj_string(srtj_get(c, "hidden_act"))) != NULL && strcmp(s, "silu") != 0) {
-        srti__seterr(err, errlen, "%s: hidden_act \"%s\" is not supported (silu)", file, s);
-        return 1;
+    } else {
+        const char *act = cfg->kind == SRTI__HF_EXAONE ? "activation_function" : "hidden_act";   /* (ExaoneConfig's name) */
+        if ((s = srtj_string(srtj_get(c, act))) != NULL && strcmp(s, "silu") != 0) {
+            srti__seterr(err, errlen, "%s: %s \"%s\" is not supported (silu)", file, act, s);
+            return 1;
+        }
     }
     if (srti__jbool(file, c, "mlp_bias", &flag, err, errlen)) return 1;
     if (flag) { srti__seterr(err, errlen, "%s: mlp_bias is not supported", file); return 1; }
@@ -1050,7 +1059,7 @@ static int srti__hf_config(srti_model *m, const char *file, const srtj_value *c,
     if (flag && SRTI__HF_IS_GEMMA(cfg->kind)) { srti__seterr(err, errlen, "%s: attention_bias is not supported for %s", file, cfg->arch_class); return 1; }
     cfg->qkv_bias = cfg->kind == SRTI__HF_QWEN2 || cfg->kind == SRTI__HF_QWEN2MOE || cfg->kind == SRTI__HF_GPTOSS || flag;   /* (GptOssConfig: always) */
     hp->rope_neox = cfg->kind == SRTI__HF_QWEN2 || cfg->kind == SRTI__HF_QWEN2MOE || cfg->kind == SRTI__HF_QWEN3 || cfg->kind == SRTI__HF_QWEN3MOE ||
-                    cfg->kind == SRTI__HF_PHI3 || SRTI__HF_QK_NORM_FULL(cfg->kind) || cfg->kind == SRTI__HF_EXAONE4 ||
+                    cfg->kind == SRTI__HF_PHI3 || SRTI__HF_QK_NORM_FULL(cfg->kind) || cfg->kind == SRTI__HF_EXAONE4 || cfg->kind == SRTI__HF_EXAONE ||
                     SRTI__HF_IS_GEMMA(cfg->kind) || cfg->kind == SRTI__HF_GPTOSS;
     if ((cfg->kind == SRTI__HF_MIXTRAL || cfg->kind == SRTI__HF_QWEN3MOE || cfg->kind == SRTI__HF_QWEN2MOE || cfg->kind == SRTI__HF_GRANITEMOE ||
          cfg->kind == SRTI__HF_OLMOE) &&
@@ -1543,6 +1552,33 @@ done:
    skips them (it writes them to a separate mmproj file). *role: what of the named tensor this one
    is (gpt-oss's experts: SRTI__ROLE_*). */
 enum { SRTI__ROLE_WHOLE = 0, SRTI__ROLE_BLOCKS = 1, SRTI__ROLE_SCALES = 2, SRTI__ROLE_TRANSPOSED = 3 };
+/* ExaoneForCausalLM's tensor names (EXAONE 3.0 / 3.5) as LlamaForCausalLM's: transformer.wte /
+   ln_f, transformer.h.N.ln_1 / ln_2, attn.attention.{q,k,v,out}_proj, mlp.c_fc_0 (gate) / c_fc_1
+   (up) / c_proj (down); lm_head as it is. 1 with the Llama name in out; 0 for a name it does not
+   know (left to the Llama names' checks: refused). */
+static int srti__exaone_name(const char *hf, char *out, size_t cap) {
+    static const struct { const char *ex, *ll; } part[] = {
+        {"ln_1.weight", "input_layernorm.weight"}, {"ln_2.weight", "post_attention_layernorm.weight"},
+        {"attn.attention.q_proj.weight", "self_attn.q_proj.weight"}, {"attn.attention.k_proj.weight", "self_attn.k_proj.weight"},
+        {"attn.attention.v_proj.weight", "self_attn.v_proj.weight"}, {"attn.attention.out_proj.weight", "self_attn.o_proj.weight"},
+        {"mlp.c_fc_0.weight", "mlp.gate_proj.weight"}, {"mlp.c_fc_1.weight", "mlp.up_proj.weight"}, {"mlp.c_proj.weight", "mlp.down_proj.weight"},
+    };
+    size_t i;
+    if (!strcmp(hf, "transformer.wte.weight")) hf = "model.embed_tokens.weight";
+    else if (!strcmp(hf, "transformer.ln_f.weight")) hf = "model.norm.weight";
+    else if (!strncmp(hf, "transformer.h.", 14) && hf[14] >= '0' && hf[14] <= '9') {
+        const char *p = hf + 14;
+        while (*p >= '0' && *p <= '9') p++;
+        if (*p != '.' || p - (hf + 14) > 6) return 0;
+        for (i = 0; i < sizeof part / sizeof part[0]; i++)
+            if (!strcmp(p + 1, part[i].ex)) { snprintf(out, cap, "model.layers.%.*s.%s", (int)(p - (hf + 14)), hf + 14, part[i].ll); return 1; }
+        if (srti__ends_with(p, "inv_freq")) { snprintf(out, cap, "model.layers.%.*s.rotary_emb.inv_freq", (int)(p - (hf + 14)), hf + 14); return 1; }
+        return 0;
+    }
+    if (strlen(hf) >= cap) return 0;
+    snprintf(out, cap, "%s", hf);
+    return 1;
+}
 static int srti__hf_name(const char *hf, const srti_hparams *hp, int permute_qk, int multimodal, char *out, size_t cap, uint32_t *permute, int *role) {
     static const struct { const char *hf, *gg; int qk; } layer[] = {
         {"input_layernorm.weight", "attn_norm.weight", 0}, {"post_attention_layernorm.weight", "ffn_norm.weight", 0},
@@ -1586,6 +1622,10 @@ static int srti__hf_name(const char *hf, const srti_hparams *hp, int permute_qk,
             snprintf(text_name, sizeof text_name, "model.%s", hf + n);
             hf = text_name;
         }
+    }
+    if (!strcmp(hp->arch, "exaone")) {   /* EXAONE 3.x: its names as Llama's (the weights as they are: NeoX rope) */
+        if (srti__exaone_name(hf, text_name, sizeof text_name) != 1) return -1;
+        hf = text_name;
     }
     if (!strcmp(hf, "model.embed_tokens.weight")) { snprintf(out, cap, "token_embd.weight"); return 1; }
     if (!strcmp(hf, "model.norm.weight")) { snprintf(out, cap, "output_norm.weight"); return 1; }
@@ -2194,7 +2234,7 @@ static int srti__hf_read_config(srti_model *m, const char *cfg_path, srti__hf_cf
 #define SRTI__HF_ARCHS "LlamaForCausalLM, MistralForCausalLM, MixtralForCausalLM, Qwen2ForCausalLM, Qwen2MoeForCausalLM, Qwen3ForCausalLM, " \
                        "Qwen3MoeForCausalLM, Phi3ForCausalLM, GemmaForCausalLM, Gemma2ForCausalLM, Gemma3ForCausalLM, Gemma3ForConditionalGeneration, " \
                        "SmolLM3ForCausalLM, GraniteForCausalLM, GraniteMoeForCausalLM, GraniteMoeSharedForCausalLM, MiniCPMForCausalLM, Olmo2ForCausalLM, " \
-                       "Olmo3ForCausalLM, OlmoeForCausalLM, Exaone4ForCausalLM, GptOssForCausalLM"
+                       "Olmo3ForCausalLM, OlmoeForCausalLM, ExaoneForCausalLM, Exaone4ForCausalLM, GptOssForCausalLM"
 /* More on a refused architecture: of the multimodal ones only Gemma 3's is read (its text model). */
 static const char *srti__hf_why_not(const srti__hf_cfg *cfg) {
     if (strstr(cfg->arch_class, "ForConditionalGeneration"))

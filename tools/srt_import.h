@@ -102,7 +102,7 @@ enum { SRTI_SRC_GGUF = 1, SRTI_SRC_LLAMA2C_V0 = 2, SRTI_SRC_LLAMA2C_V1 = 3, SRTI
 
 typedef struct srti_hparams {
     char arch[32];            /* general.architecture ("llama", "qwen2", "qwen2moe", "qwen3", "qwen3moe", "phi3", "gemma", "gemma2",
-                                 "gemma3", "smollm3", "granite", "granitemoe", "minicpm", "olmo2", "olmoe", "exaone4", "gpt-oss"); "llama" for
+                                 "gemma3", "smollm3", "granite", "granitemoe", "minicpm", "olmo2", "olmoe", "exaone", "exaone4", "gpt-oss"); "llama" for
                                  llama2.c */
     char name[128];           /* general.name or "" */
     uint32_t n_vocab, n_embd, n_ff, n_layer, n_head, n_head_kv, head_dim, rope_dim, n_ctx;
@@ -1257,7 +1257,7 @@ static int srti__gguf_hparams(srti_model *m, const char *path, char *err, size_t
     if (hp->rope_dim == 0) hp->rope_dim = hp->head_dim;
     hp->rope_neox = strcmp(hp->arch, "qwen2") == 0 || strcmp(hp->arch, "qwen2moe") == 0 || strcmp(hp->arch, "qwen3") == 0 || strcmp(hp->arch, "qwen3moe") == 0 ||
                     strcmp(hp->arch, "phi3") == 0 || srti__gemma(hp->arch) || strcmp(hp->arch, "olmo2") == 0 || strcmp(hp->arch, "olmoe") == 0 ||
-                    strcmp(hp->arch, "exaone4") == 0 || strcmp(hp->arch, "gpt-oss") == 0;
+                    strcmp(hp->arch, "exaone4") == 0 || strcmp(hp->arch, "exaone") == 0 || strcmp(hp->arch, "gpt-oss") == 0;
     /* llama.cpp's GGUF has no attention.scale for Gemma: llama.cpp takes 1 / sqrt(n_embd / n_head) for
        the 27B models (46 layers: Gemma 2, 62: Gemma 3; query_pre_attn_scalar 144 there) and
        1 / sqrt(head_dim) otherwise (all of Gemma 1). Recorded here, so the packed file says it. */
@@ -2322,9 +2322,9 @@ SRTI_API int srti_check_llama(const srti_model *m, char *err, size_t errlen) {
     const int moe_arch = !strcmp(hp->arch, "qwen3moe") || !strcmp(hp->arch, "qwen2moe") || !strcmp(hp->arch, "granitemoe") || !strcmp(hp->arch, "olmoe") ||
                          gptoss;   /* must have experts */
     if (strcmp(hp->arch, "llama") != 0 && strcmp(hp->arch, "qwen2") != 0 && strcmp(hp->arch, "qwen3") != 0 && !moe_arch &&
-        strcmp(hp->arch, "phi3") != 0 && !gemma && strcmp(hp->arch, "smollm3") != 0 && !granite && !post_only) {
+        strcmp(hp->arch, "phi3") != 0 && !gemma && strcmp(hp->arch, "smollm3") != 0 && !granite && !post_only && strcmp(hp->arch, "exaone") != 0) {
         srti__seterr(err, errlen, "%s: architecture '%s' is not supported (llama, qwen2, qwen2moe, qwen3, qwen3moe, phi3, gemma, gemma2, gemma3, smollm3, granite, "
-                     "granitemoe, minicpm, olmo2, olmoe, exaone4, gpt-oss)", m->priv->path, hp->arch);
+                     "granitemoe, minicpm, olmo2, olmoe, exaone, exaone4, gpt-oss)", m->priv->path, hp->arch);
         return 1;
     }
     if (!strcmp(hp->rope_scaling, "yarn") &&
