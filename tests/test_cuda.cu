@@ -441,6 +441,7 @@ static void check_models(void) {
         {"llama q4 head_dim 64, groups of 64", "llama", SRT_Q4, 256, 320, 2, 4, 2, 64, 64, 0, 0, 64},
         {"llama q8 head_dim 64, groups of 128, FFN 200", "llama", SRT_Q8, 256, 200, 1, 4, 2, 64, 64, 0, 0, 128},
         {"qwen2 q8 yarn 8, neox", "qwen2", SRT_Q8, 64, 128, 2, 4, 2, 16, 16, 2, 1, 0},
+        {"exaone q4 llama3-rope (EXAONE 3.5: llama with NeoX rope)", "exaone", SRT_Q4, 64, 96, 2, 4, 2, 16, 16, 1, 0, 0},
     };
     srt_cuda_set_cublas_min_tokens(gpu, 0);   /* every path in the reference order */
     for (size_t c = 0; c < sizeof cfg / sizeof cfg[0]; c++) {
