@@ -2240,6 +2240,21 @@ static void test_exaone3(void) {
     ex3_config(cfg, sizeof cfg, "");
     ex3_write(dir, cfg, "transformer.h.1.mlp.c_fc_1.weight");
     refuse_check(dir, "ffn_up", "an EXAONE folder without a layer's mlp.c_fc_1");
+    ex3_config(cfg, sizeof cfg, "");
+    mx_write(dir, cfg, NULL, 1);   /* Llama's names */
+    refuse(dir, "has no place in a exaone model", "an ExaoneForCausalLM folder with Llama's tensor names");
+    {   /* a random model from EXAONE 3.5's config keys */
+        char p[512];
+        path_in(p, sizeof p, TMP, "exaone3_random.json");
+        write_text(p, "{\"architectures\":[\"ExaoneForCausalLM\"],\"hidden_size\":8,\"intermediate_size\":16,\"num_layers\":3,"
+                      "\"num_attention_heads\":2,\"vocab_size\":300}");
+        m = NULL;
+        ok = srti_open_random(p, 3, &m, err, sizeof err) == 0 && !strcmp(m->hp.arch, "exaone") && m->hp.n_layer == 3 && m->hp.rope_neox == 1 &&
+             m->hp.norm_eps == 1e-5f && srti_find(m, "blk.2.ffn_gate.weight") >= 0 && srti_check_llama(m, err, sizeof err) == 0;
+        CHECK(ok, "random EXAONE 3.5: num_layers 3, NeoX rope, eps 1e-5, Llama's tensors; checked (%s)", ok ? "ok" : err);
+        srti_close(m);
+        remove(p);
+    }
     if (!remove_tree(dir) || !remove_tree(twin)) CHECK(0, "clean up");
 }
 

@@ -996,9 +996,9 @@ static int srti__hf_config(srti_model *m, const char *file, const srtj_value *c,
     if (srti__hf_quant_config(file, top, cfg, err, errlen)) return 1;
     if (!cfg->kind) return 0;   /* vocabulary only; srt-pack refuses the architecture */
     g3 = cfg->kind == SRTI__HF_GEMMA3;
+    /* transformers' defaults for these configs */
     hp->norm_eps = cfg->kind == SRTI__HF_MIXTRAL || SRTI__HF_QK_NORM_FULL(cfg->kind) || cfg->kind == SRTI__HF_EXAONE4 || cfg->kind == SRTI__HF_EXAONE ||
-                   cfg->kind == SRTI__HF_GPTOSS ? 1e-5f : 1e-6f;   /* transformers'
-                                                                                                                                  defaults for these configs */
+                   cfg->kind == SRTI__HF_GPTOSS ? 1e-5f : 1e-6f;
     hp->rope_theta = g3 ? srti__gemma3_text.rope_theta : cfg->kind == SRTI__HF_MIXTRAL ? 1000000.0f : cfg->kind == SRTI__HF_SMOLLM3 ? 2000000.0f :
                      cfg->kind == SRTI__HF_GPTOSS ? 150000.0f : 10000.0f;
     hp->n_ctx = g3 ? srti__gemma3_text.max_pos : cfg->kind == SRTI__HF_MIXTRAL || cfg->kind == SRTI__HF_GPTOSS ? 131072 :
@@ -1555,7 +1555,7 @@ enum { SRTI__ROLE_WHOLE = 0, SRTI__ROLE_BLOCKS = 1, SRTI__ROLE_SCALES = 2, SRTI_
 /* ExaoneForCausalLM's tensor names (EXAONE 3.0 / 3.5) as LlamaForCausalLM's: transformer.wte /
    ln_f, transformer.h.N.ln_1 / ln_2, attn.attention.{q,k,v,out}_proj, mlp.c_fc_0 (gate) / c_fc_1
    (up) / c_proj (down); lm_head as it is. 1 with the Llama name in out; 0 for a name it does not
-   know (left to the Llama names' checks: refused). */
+   know (refused, Llama's own names too). */
 static int srti__exaone_name(const char *hf, char *out, size_t cap) {
     static const struct { const char *ex, *ll; } part[] = {
         {"ln_1.weight", "input_layernorm.weight"}, {"ln_2.weight", "post_attention_layernorm.weight"},
@@ -1575,7 +1575,7 @@ static int srti__exaone_name(const char *hf, char *out, size_t cap) {
         if (srti__ends_with(p, "inv_freq")) { snprintf(out, cap, "model.layers.%.*s.rotary_emb.inv_freq", (int)(p - (hf + 14)), hf + 14); return 1; }
         return 0;
     }
-    if (strlen(hf) >= cap) return 0;
+    else if (strcmp(hf, "lm_head.weight") != 0) return 0;
     snprintf(out, cap, "%s", hf);
     return 1;
 }
