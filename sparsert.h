@@ -609,8 +609,16 @@ SRT_API srt_status srt_generate(srt_session *s, const srt_generate_desc *desc, s
    text must match rule "root". Matching is on Unicode code points of UTF-8 text. A grammar is
    refused (SRT_ERR_FORMAT, srt_last_error() names the line and column) when it does not parse, a
    rule is used but not defined or defined twice, root is missing, or a rule is left-recursive
-   (`a ::= a "x"`, also through rules that match the empty text), which the matcher could not run;
-   SRT_ERR_UNSUPPORTED for llama.cpp's token references (<[id]>). */
+   (`a ::= a "x"`, also through rules that match the empty text), which the matcher could not run.
+   Token references, as llama.cpp writes them: <[ID]> is the token of that id, <TEXT> the one token
+   whose piece (else text) is <TEXT> (`<|channel|>`, `<think>`, `<s>`): the token itself, not text that spells
+   it, so control tokens can be asked for. Such a token is matched as the grammar's symbol only
+   (where the grammar has no reference to it here, it is not drawn, not even as text or to end the
+   text), and no character class or '.' takes one. They need a vocabulary: srt_session_set_grammar
+   resolves them (SRT_ERR_INVALID_ARG for an id past the vocabulary or a TEXT that is no token's),
+   srt_grammar_match refuses them (SRT_ERR_UNSUPPORTED); llama.cpp's negated !<...> is
+   SRT_ERR_UNSUPPORTED too. A lazy grammar's triggers are text, and the text from the trigger on is
+   fed to it as text. */
 /* JSON as RFC 8259 writes it, an object at the top (OpenAI's "json_object" mode); whitespace
    limited to one space or a newline and indentation, so that a model cannot spin in it. */
 #define SRT_GRAMMAR_JSON \
@@ -6534,19 +6542,30 @@ static int32_t srt__sample(const srt_sampler_desc *sd, const srt__vec_ops *ops, 
    stack: the text is complete). A set is kept expanded, every top a character element. */
 enum { SRT__GE_END = 0, SRT__GE_ALT = 1, SRT__GE_REF = 2, SRT__GE_CHAR = 3, SRT__GE_NCHAR = 4 };
 typedef struct srt__gelem { uint32_t type, a, n; } srt__gelem;   /* REF: rule a; (N)CHAR: ranges a .. a + n - 1 */
+/* A token reference is a CHAR element of one range, the code point SRT__G_TOKEN + the token's id
+   (past Unicode: no text has it); a <TEXT> one holds SRT__G_UNRESOLVED until the vocabulary says
+   its id (srt__grammar_resolve). */
+#define SRT__G_TOKEN 0x110000u
+#define SRT__G_UNRESOLVED 0xFFFFFFFFu
+#define SRT__G_MAX_TOKEN (1 << 24)
+typedef struct srt__gtok { int32_t id; uint32_t rng; char *text; } srt__gtok;   /* text: <TEXT>'s, NULL for <[id]> */
 typedef struct srt__grammar {
     srt__gelem *el;
     int32_t *rule_at;                 /* each rule's first element; rule 0 is root */
     uint32_t *rng;                    /* code point ranges: lo, hi pairs, sorted and merged within an element */
     int n_el, n_rule, n_rng;
+    srt__gtok *tok;                   /* the token references, in the order written (a token may come more than once) */
+    int n_tok;
 } srt__grammar;
 #define SRT__G_MAX_ELEMS (1 << 20)
 #define SRT__G_MAX_REPEAT 1000
 #define SRT__G_MAX_NEST 128
 
 static void srt__grammar_free(srt__grammar *g) {
+    int i;
     if (!g) return;
-    SRT_FREE(g->el); SRT_FREE(g->rule_at); SRT_FREE(g->rng); SRT_FREE(g);
+    for (i = 0; i < g->n_tok; i++) SRT_FREE(g->tok[i].text);
+    SRT_FREE(g->el); SRT_FREE(g->rule_at); SRT_FREE(g->rng); SRT_FREE(g->tok); SRT_FREE(g);
 }
 
 /* The parser: rules are built as element lists, then laid out one after another. Groups and
@@ -6559,6 +6578,8 @@ typedef struct srt__gparse {
     int n_rules, cap_rules, total;    /* total: elements in all rules */
     uint32_t *rng;
     int n_rng, cap_rng;
+    srt__gtok *tok;                   /* the token references (srt__grammar.tok) */
+    int n_tok, cap_tok;
     srt_status st;                    /* the first error */
 } srt__gparse;
 
@@ -6667,6 +6688,39 @@ static int srt__gp_merge_ranges(srt__gparse *P, int at) {
     return k;
 }
 static int srt__gp_alternates(srt__gparse *P, int rule, int nested, int depth);
+/* A token reference at P->p: <[ID]> or <TEXT> (TEXT up to the first '>', on one line, at most 256
+   bytes with the brackets), as a CHAR element of its own range. */
+static int srt__gp_token(srt__gparse *P, int rule) {
+    const char *at = P->p, *q;
+    srt__gtok t;
+    t.id = -1; t.text = NULL;
+    if (P->p[1] == '[') {
+        long id = 0;
+        for (q = P->p + 2; *q >= '0' && *q <= '9'; q++) if ((id = id * 10 + (*q - '0')) >= SRT__G_MAX_TOKEN) break;
+        if (q == P->p + 2 || *q != ']' || q[1] != '>') return srt__gp_err(P, SRT_ERR_FORMAT, at, "a token id reference is <[ID]>, ID a number below 2^24");
+        t.id = (int32_t)id;
+        P->p = q + 2;
+    } else {
+        for (q = P->p + 1; *q && *q != '>' && *q != '\n' && *q != '\r' && q - P->p < 256; q++) {}
+        if (*q != '>' || q == P->p + 1) return srt__gp_err(P, SRT_ERR_FORMAT, at, "a token reference <TEXT> needs its '>' on the same line (256 bytes at most)");
+        if (!(t.text = (char *)SRT_MALLOC((size_t)(q - P->p) + 2))) { if (P->st == SRT_OK) P->st = srt__fail(SRT_ERR_OUT_OF_MEMORY, "grammar: out of memory"); return 0; }
+        memcpy(t.text, P->p, (size_t)(q - P->p) + 1);
+        t.text[q - P->p + 1] = 0;
+        P->p = q + 1;
+    }
+    t.rng = (uint32_t)P->n_rng;
+    if (P->n_tok == P->cap_tok) {
+        int cap = P->cap_tok ? 2 * P->cap_tok : 8;
+        srt__gtok *np = P->n_tok >= SRT__G_MAX_ELEMS ? NULL : (srt__gtok *)SRT_REALLOC(P->tok, (size_t)cap * sizeof *np);
+        if (!np) { SRT_FREE(t.text); if (P->st == SRT_OK) P->st = srt__fail(SRT_ERR_OUT_OF_MEMORY, "grammar: out of memory"); return 0; }
+        P->tok = np; P->cap_tok = cap;
+    }
+    P->tok[P->n_tok++] = t;
+    {
+        const uint32_t cp = t.text ? SRT__G_UNRESOLVED : SRT__G_TOKEN + (uint32_t)t.id;
+        return srt__gp_add_range(P, cp, cp) && srt__gp_push(P, &P->rules[rule].body, SRT__GE_CHAR, t.rng, 1);
+    }
+}
 /* Replaces the last element (v->p[last .. n)) by itself repeated min .. max times (max < 0: no limit). */
 static int srt__gp_repeat(srt__gparse *P, int rule, srt__gvec *v, int last, int min, int max) {
     srt__gelem one;
@@ -6788,7 +6842,10 @@ static int srt__gp_sequence(srt__gparse *P, int rule, int nested, int depth) {
             if (!srt__gp_repeat(P, rule, v, last, min, max)) return 0;
             last = -1;   /* x** is refused as llama.cpp refuses it */
         } else if (c == '<') {
-            return srt__gp_err(P, SRT_ERR_UNSUPPORTED, at, "token references (<[id]>, <name>) are not supported");
+            if (!srt__gp_token(P, rule)) return 0;
+            last = start;
+        } else if (c == '!' && P->p[1] == '<') {
+            return srt__gp_err(P, SRT_ERR_UNSUPPORTED, at, "a negated token reference (!<...>) is not supported");
         } else return 1;   /* the end of the sequence */
         srt__gp_space(P, nested);
     }
@@ -6931,6 +6988,8 @@ static srt_status srt__grammar_parse(const char *src, srt__grammar **out) {
             }
             if (P.n_rng) memcpy(g->rng, P.rng, (size_t)P.n_rng * sizeof(uint32_t));
             g->n_rng = P.n_rng;
+            g->tok = P.tok; g->n_tok = P.n_tok;   /* (the grammar owns them now) */
+            P.tok = NULL; P.n_tok = 0;
         }
         SRT_FREE(map);
         if (P.st == SRT_OK) {
@@ -6946,7 +7005,8 @@ static srt_status srt__grammar_parse(const char *src, srt__grammar **out) {
         }
     }
     for (i = 0; i < P.n_rules; i++) SRT_FREE(P.rules[i].body.p);
-    SRT_FREE(P.rules); SRT_FREE(P.rng);
+    for (i = 0; i < P.n_tok; i++) SRT_FREE(P.tok[i].text);
+    SRT_FREE(P.rules); SRT_FREE(P.rng); SRT_FREE(P.tok);
     if (P.st != SRT_OK) { srt__grammar_free(g); return P.st; }
     *out = g;
     return SRT_OK;
@@ -7093,6 +7153,7 @@ static int srt__gm_init(srt__gmatch *m, const srt__grammar *g) {
 static int srt__gm_char_in(const srt__gmatch *m, const srt__gelem *e, uint32_t cp) {
     const uint32_t *r = m->g->rng + e->a;
     uint32_t lo = 0, hi = e->n;
+    if (cp >= SRT__G_TOKEN && e->type == SRT__GE_NCHAR) return 0;   /* a token: only its own reference takes it */
     while (lo < hi) {   /* the first range whose end is >= cp */
         uint32_t mid = (lo + hi) / 2;
         if (r[2 * mid + 1] < cp) lo = mid + 1; else hi = mid;
@@ -7202,6 +7263,27 @@ static int srt__gm_flags(const srt__gmatch *m) {
     int i, r = srt__gm_complete(m) ? SRT_GRAMMAR_COMPLETE : 0;
     for (i = 0; i < m->n_cur; i++) if (m->set.p[i] >= 0) r |= SRT_GRAMMAR_PREFIX;
     return m->part_need ? r | SRT_GRAMMAR_PREFIX : r;
+}
+
+/* Whether the grammar refers to token k (<[k]> or its <TEXT>). */
+static int srt__gm_refers(const srt__gmatch *m, int32_t k) {
+    int i;
+    for (i = 0; i < m->g->n_tok; i++) if (m->g->tok[i].id == k) return 1;
+    return 0;
+}
+/* Whether token k as the grammar's symbol may come next (with commit, the matcher takes it); not
+   inside a character. */
+static int srt__gm_take_ref(srt__gmatch *m, int32_t k, int commit) {
+    const int base = m->set.n;
+    int next, cnt;
+    if (m->part_need) return 0;
+    next = srt__gm_advance(m, 0, m->n_cur, SRT__G_TOKEN + (uint32_t)k);
+    if (m->st != SRT_OK) { m->set.n = base; return 0; }
+    cnt = m->set.n - next;
+    if (!cnt || !commit) { m->set.n = base; return cnt > 0; }
+    memmove(m->set.p, m->set.p + next, (size_t)cnt * sizeof(int32_t));
+    m->set.n = m->n_cur = cnt;
+    return 1;
 }
 
 /* The vocabulary as a trie of token bytes, for finding the tokens a grammar allows in one walk
@@ -7340,6 +7422,11 @@ static int srt__gm_allowed(srt__gmatch *m, const srt__gtrie *t, const srt__vocab
     m->set.n = base;
     if (m->st != SRT_OK) return -1;
     if (srt__gm_complete(m)) for (i = 0; i < v->n_eog; i++) allowed[v->eog[i]] = 1;
+    for (i = 0; i < m->g->n_tok; i++) {   /* a referenced token: as the grammar's symbol only, not its text */
+        const int32_t k = m->g->tok[i].id;
+        if (k >= 0 && k < v->n) allowed[k] = (unsigned char)srt__gm_take_ref(m, k, 0);
+        if (m->st != SRT_OK) return -1;
+    }
     for (i = 0; i < v->n; i++) n += allowed[i];
     return n;
 }
@@ -7401,6 +7488,7 @@ static const unsigned char *srt__gm_allowed_cached(srt__gcache *c, srt__gmatch *
 /* Whether token k may come next (and, with commit, the matcher takes it). */
 static int srt__gm_token(srt__gmatch *m, const srt__vocab *v, int32_t k, int commit) {
     if (k < 0 || k >= v->n) return 0;
+    if (m->g->n_tok && srt__gm_refers(m, k)) return srt__gm_take_ref(m, k, commit);
     if (srt__is_eog(v, k)) return srt__gm_complete(m);
     return v->text_len[k] && srt__gm_feed(m, (const unsigned char *)v->text[k], v->text_len[k], commit);
 }
@@ -8065,6 +8153,26 @@ static srt_status srt__grammar_draw(srt_session *s, int32_t *out) {
     *out = allow[t] ? t : best;   /* (a draw at the very end of the sum can round onto a masked token) */
     return SRT_OK;
 }
+/* The token references' ids from the vocabulary: <[ID]> below its size, <TEXT> the token whose
+   piece is <TEXT> (control tokens: "<s>", "<|im_start|>"), else the one whose text is (the first
+   of several). */
+static srt_status srt__grammar_resolve(srt__grammar *g, const srt__vocab *v) {
+    int i;
+    int32_t k;
+    for (i = 0; i < g->n_tok; i++) {
+        srt__gtok *t = &g->tok[i];
+        if (t->text) {
+            const size_t len = strlen(t->text);
+            for (k = 0; k < v->n && !(v->piece_len[k] == len && memcmp(v->piece[k], t->text, len) == 0); k++) {}
+            if (k == v->n) for (k = 0; k < v->n && !(v->text_len[k] == len && memcmp(v->text[k], t->text, len) == 0); k++) {}
+            if (k == v->n) return srt__fail(SRT_ERR_INVALID_ARG, "grammar: %s is not a token of the vocabulary (a reference <TEXT> names one token by its text)", t->text);
+            t->id = k;
+        } else if (t->id >= v->n)
+            return srt__fail(SRT_ERR_INVALID_ARG, "grammar: token <[%d]> is past the vocabulary (%d tokens)", (int)t->id, v->n);
+        g->rng[t->rng] = g->rng[t->rng + 1] = SRT__G_TOKEN + (uint32_t)t->id;
+    }
+    return SRT_OK;
+}
 #define SRT__GRAMMAR_TRIGGERS 64
 SRT_API srt_status srt_session_set_grammar_lazy(srt_session *s, const char *gbnf, const char *const *triggers, int n_triggers) {
     srt__grammar *g = NULL;
@@ -8088,6 +8196,7 @@ SRT_API srt_status srt_session_set_grammar_lazy(srt_session *s, const char *gbnf
     }
     if (s->m->vocab.kind == SRT__TOK_NONE) return srt__fail(SRT_ERR_NO_TOKENIZER, "srt_session_set_grammar: the model has no tokenizer");
     if ((st = srt__grammar_parse(gbnf, &g)) != SRT_OK) return st;
+    if ((st = srt__grammar_resolve(g, &s->m->vocab)) != SRT_OK) { srt__grammar_free(g); return st; }
     if (!s->gtrie.n) {   /* the vocabulary's trie, once (a grammar set before uses it: kept on any failure) */
         if (!srt__gtrie_build(&s->gtrie, &s->m->vocab)) {
             srt__gtrie_free(&s->gtrie);
@@ -8124,6 +8233,10 @@ SRT_API srt_status srt_grammar_match(const char *gbnf, const char *text, size_t 
     if (result) *result = 0;
     if (!gbnf || !result || (!text && len)) return srt__fail(SRT_ERR_INVALID_ARG, "srt_grammar_match: NULL argument");
     if ((st = srt__grammar_parse(gbnf, &g)) != SRT_OK) return st;
+    if (g->n_tok) {
+        srt__grammar_free(g);
+        return srt__fail(SRT_ERR_UNSUPPORTED, "srt_grammar_match: the grammar refers to tokens (<...>), which text cannot hold (a session's grammar can)");
+    }
     if (srt__gm_init(&m, g) && srt__gm_feed(&m, (const unsigned char *)text, len, 1)) *result = srt__gm_flags(&m);
     st = m.st;
     srt__gm_free(&m);
@@ -11320,7 +11433,7 @@ SRT_API srt_status srt_grammar_from_json_schema(const char *schema, char *buf, s
 static srt_status srt__chat_tool_grammar(const srt_chat_template *t, const char *tools, char **out, const char **trigger) {
     *out = NULL;
     if (t->format == SRT_CHAT_HARMONY)
-        return srt__fail(SRT_ERR_UNSUPPORTED, "tool_grammar: harmony's calls are in control tokens, which a grammar does not see");
+        return srt__fail(SRT_ERR_UNSUPPORTED, "tool_grammar: harmony's calls are in control tokens (a grammar for them, with token references, is not written yet)");
     *trigger = t->format == SRT_CHAT_LLAMA3 ? "{\"name\"" : "<tool_call>";
     if (t->format == SRT_CHAT_LLAMA3) return srt__sg_text(NULL, tools, "", NULL, "", "\"parameters\"", out, NULL);   /* the whole reply, one call */
     return srt__sg_text(NULL, tools, "<tool_call>\n", "\n", "\n</tool_call>", "\"arguments\"", out, NULL);

@@ -13,11 +13,13 @@
    - the part before the NUL read as a JSON Schema (srt_grammar_from_json_schema) and as the tools
      of a chat (the tool-call grammars of chatml and llama3): a grammar written is one that parses,
      measured and written at the same length, and takes the text or not without a failure.
+   Token references (<[ID]>, <TEXT>) parse; srt_grammar_match refuses them, and over the made-up
+   vocabulary the <[ID]> ones below its size are matched as tokens (unresolved <TEXT> ones never).
    Seeds: tests/fuzz/grammar (committed; grammars, schemas, tool lists), none generated. */
 #define FZ_NAME "fuzz_grammar"
 #define FZ_PER_SEED 1500
 #define FZ_DICT {"::=", "root", " ::= ", "|", "(", ")", "*", "+", "?", "{", "}", "{2,5}", "{0,}", "[", "]", "[^", "-", ".", "\"", "\\", \
-                 "\\x", "\\u", "\\U", "\\n", "\\\\", "\\\"", "\\]", "#", "\n", "\0", " ", "a", "x", "<[1]>", "\xc3\xa9", "\xe4\xb8\xad", \
+                 "\\x", "\\u", "\\U", "\\n", "\\\\", "\\\"", "\\]", "#", "\n", "\0", " ", "a", "x", "<[1]>", "<[300]>", "<think>", "!<", "\xc3\xa9", "\xe4\xb8\xad", \
                  "\xf0\x9f\x98\x80", "\xed\xa0\x80", "\xc0\xaf", "\xff", "root ::= ", "x ::= ", "\nx ::= ", NULL}
 #include "tests/fuzz_common.h"
 #define SPARSERT_IMPLEMENTATION

@@ -129,7 +129,13 @@ static void test_refused(void) {
         {"root ::= (root \"a\")?", SRT_ERR_FORMAT, "left-recursive"},
         {"root ::= \"x\"* root", SRT_ERR_FORMAT, "left-recursive"},
         {"root ::= (\"a\"*)*", SRT_ERR_FORMAT, "left-recursive"},   /* a repeated group that matches the empty text, as llama.cpp */
-        {"root ::= <[1000]>", SRT_ERR_UNSUPPORTED, "token references"},
+        {"root ::= <[1000]>", SRT_ERR_UNSUPPORTED, "refers to tokens"},   /* (a session's grammar can) */
+        {"root ::= \"a\" <think>", SRT_ERR_UNSUPPORTED, "refers to tokens"},
+        {"root ::= <[12x]>", SRT_ERR_FORMAT, "<[ID]>"},
+        {"root ::= <[16777216]>", SRT_ERR_FORMAT, "below 2^24"},
+        {"root ::= <think", SRT_ERR_FORMAT, "needs its '>'"},
+        {"root ::= <>", SRT_ERR_FORMAT, "needs its '>'"},
+        {"root ::= !<s>", SRT_ERR_UNSUPPORTED, "negated token reference"},
     };
     size_t i;
     int r;
@@ -546,6 +552,19 @@ static srt_status oom_match(void *ctx, uint64_t *h) {
     *h = hash(0, &r, sizeof r);
     return st == SRT_OK && r != FULL ? SRT_ERR_INVALID_ARG : st;   /* (the text is whole JSON) */
 }
+static srt_status oom_parse(void *ctx, uint64_t *h) {   /* a grammar with token references */
+    srt__grammar *g = NULL;
+    const srt_status st = srt__grammar_parse((const char *)ctx, &g);
+    int i;
+    *h = 0;
+    if (st == SRT_OK) {
+        *h = hash(0, &g->n_tok, sizeof g->n_tok);
+        for (i = 0; i < g->n_tok; i++) *h = hash(*h, g->tok[i].text ? g->tok[i].text : "#", g->tok[i].text ? strlen(g->tok[i].text) : 1);
+        *h = hash(*h, g->rng, (size_t)g->n_rng * sizeof *g->rng);
+    }
+    srt__grammar_free(g);
+    return st;
+}
 static void test_out_of_memory(const srt_model *vocab) {
     static const char *const schemas[] = {
         "{\"allOf\": [{\"type\": \"object\", \"properties\": {\"a\": {\"type\": \"integer\"}}}, {\"type\": \"object\", \"required\": [\"a\"]}]}",
@@ -563,6 +582,7 @@ static void test_out_of_memory(const srt_model *vocab) {
     }
     each_allocation("a tool grammar", oom_tool_grammar, (void *)tools_json, SRT_OK, 1000);
     each_allocation("srt_grammar_match", oom_match, (void *)gm_text, SRT_OK, 1000);
+    each_allocation("a grammar with token references", oom_parse, (void *)"root ::= \"a\" <think> <[5]> (<|end|> \"b\")* x\nx ::= <s>", SRT_OK, 1000);
     if (vocab) {   /* the trie walk (its memo, its sorted copies) from states after each prefix length */
         static const size_t cut[] = {0, 7, 12, 19, 25};   /* the start, in an array, in a number, in a string (twice) */
         srt__grammar *g = NULL;
@@ -844,6 +864,68 @@ static void test_stories(srt_model *m) {
 
 /* Sampling: the tokens a session under a grammar draws are those its sampler draws from the
    logits with the forbidden tokens at -inf (replayed with the same random sequence). */
+/* Token references on stories260K, whose <s> and </s> are tokens 1 and 2: the session draws the
+   token itself where the grammar has it (also inside a repetition), by <TEXT> or <[ID]>; no class
+   or '.' takes a token; references the vocabulary has no token for are refused and the session
+   keeps its grammar. */
+static int draw_tokens(srt_session *s, int32_t *out, int max) {
+    int n = 0;
+    while (n < max) {
+        if (srt_session_next(s, &out[n]) != SRT_OK) { printf("# %s\n", srt_last_error()); return -1; }
+        if (srt_token_is_eog(s->m, out[n++])) break;
+    }
+    return n;
+}
+static void test_tokens(srt_model *m) {
+    static const char *const grammars[2] = {"root ::= \" Lily\" <s> \" went home.\" </s>", "root ::= \" Lily\" <[1]> \" went home.\" <[2]>"};
+    srt_session *s = new_session(m, 0.0f, 0, 0.0f, 0);
+    int32_t t[64];
+    char text[512];
+    int i, n, k, ones;
+    if (!s) { CHECK(0, "session"); return; }
+    CHECK(!strcmp(m->vocab.piece[1], "<s>") && !strcmp(m->vocab.piece[2], "</s>") && srt_token_is_eog(m, 2) && !srt_token_is_eog(m, 1),
+          "stories260K: <s> is token 1, </s> token 2 (end of generation)");
+    for (i = 0; i < 2; i++) {
+        CHECK(srt_session_prompt(s, "Once upon a time", 0) == SRT_OK && srt_session_set_grammar(s, grammars[i]) == SRT_OK, "grammar %s set", grammars[i]);
+        n = draw_tokens(s, t, 40);
+        for (k = 0, ones = 0; k < n; k++) ones += t[k] == 1;
+        for (k = 0; k < n && t[k] != 1; k++) {}
+        text_of(m, t, k, text, sizeof text);
+        CHECK(n > 2 && ones == 1 && !strcmp(text, " Lily") && t[n - 1] == 2, "%s: \" Lily\" drawn as text, then token 1, then the rest and token 2 "
+              "(%d tokens, token 1 %d times, \"%s\" before it)", grammars[i], n, ones, text);
+        if (n > 2 && k < n) {
+            text_of(m, t + k + 1, n - k - 2, text, sizeof text);
+            CHECK(!strcmp(text, " went home."), "%s: \" went home.\" between the two tokens (\"%s\")", grammars[i], text);
+        }
+    }
+    CHECK(srt_session_prompt(s, "Once upon a time", 0) == SRT_OK && srt_session_set_grammar(s, "root ::= (\" Tom\" <s>){2} </s>") == SRT_OK &&
+          (n = draw_tokens(s, t, 40)) > 0, "a repeated group with a token");
+    for (k = 0, ones = 0; k < n; k++) ones += t[k] == 1;
+    CHECK(ones == 2 && t[n - 1] == 2 && t[n - 2] == 1, "(\" Tom\" <s>){2} </s>: token 1 twice, the last before </s> (%d tokens)", n);
+    {   /* the matcher alone: a class or '.' never takes a token's code point; its reference does */
+        static const char *const g[4] = {"root ::= .", "root ::= [^a]", "root ::= [\\x00-\\U0010FFFF]", "root ::= <[1]>"};
+        for (i = 0; i < 4; i++) {
+            srt__grammar *gr = NULL;
+            srt__gmatch gm;
+            int ok;
+            memset(&gm, 0, sizeof gm);
+            ok = srt__grammar_parse(g[i], &gr) == SRT_OK && srt__grammar_resolve(gr, &m->vocab) == SRT_OK && srt__gm_init(&gm, gr);
+            ok = ok && srt__gm_token(&gm, &m->vocab, 1, 1) == (i == 3) && (i < 3 || srt__gm_complete(&gm));
+            CHECK(ok, "%s %s token 1%s", g[i], i == 3 ? "takes" : "does not take", i == 3 ? " and is complete" : "");
+            srt__gm_free(&gm);
+            srt__grammar_free(gr);
+        }
+    }
+    CHECK(srt_session_set_grammar(s, story_grammar) == SRT_OK, "story grammar set");
+    CHECK(srt_session_set_grammar(s, "root ::= \"a\" <nosuch>") == SRT_ERR_INVALID_ARG && strstr(srt_last_error(), "<nosuch> is not a token"),
+          "a <TEXT> no token has is refused: %s", srt_last_error());
+    CHECK(srt_session_set_grammar(s, "root ::= <[512]>") == SRT_ERR_INVALID_ARG && strstr(srt_last_error(), "past the vocabulary (512 tokens)"),
+          "<[512]> past the 512 tokens is refused: %s", srt_last_error());
+    CHECK(srt_session_prompt(s, "Once upon a time", 0) == SRT_OK, "prompt");
+    draw_checked(s, story_grammar, 100, "stories greedy, the story grammar kept after refused token references", 1);
+    srt_session_destroy(s);
+}
+
 static void test_sampling(srt_model *m) {
     static const struct { float temp; int top_k; float top_p; } cfg[3] = {{1.0f, 0, 0.0f}, {0.8f, 40, 0.0f}, {1.2f, 0, 0.9f}};
     int c, seed;
@@ -1105,6 +1187,7 @@ int main(void) {
         CHECK(0, "stories260K packed (see build/tmp/grammar_pack.log)");
     else {
         test_stories(m);
+        test_tokens(m);
         test_sampling(m);
         test_chat(m);
         test_lazy(m);
