@@ -610,11 +610,11 @@ SRT_API srt_status srt_generate(srt_session *s, const srt_generate_desc *desc, s
    refused (SRT_ERR_FORMAT, srt_last_error() names the line and column) when it does not parse, a
    rule is used but not defined or defined twice, root is missing, or a rule is left-recursive
    (`a ::= a "x"`, also through rules that match the empty text), which the matcher could not run.
-   Token references, as llama.cpp writes them: <[ID]> is the token of that id, <TEXT> the one token
-   whose piece (else text) is <TEXT> (`<|channel|>`, `<think>`, `<s>`): the token itself, not text that spells
-   it, so control tokens can be asked for. Such a token is matched as the grammar's symbol only
-   (where the grammar has no reference to it here, it is not drawn, not even as text or to end the
-   text), and no character class or '.' takes one. They need a vocabulary: srt_session_set_grammar
+   Token references, as llama.cpp writes them: <[ID]> is the token of that id, <TEXT> the one
+   token whose piece (else text) is <TEXT> (`<|channel|>`, `<think>`, `<s>`): the token itself, not
+   text that spells it, so control tokens can be asked for. Such a token is matched as the
+   grammar's symbol only (where the grammar has no reference to it here, it is not drawn, not even
+   as text or to end the text), and no character class or '.' takes one. They need a vocabulary: srt_session_set_grammar
    resolves them (SRT_ERR_INVALID_ARG for an id past the vocabulary or a TEXT that is no token's),
    srt_grammar_match refuses them (SRT_ERR_UNSUPPORTED); llama.cpp's negated !<...> is
    SRT_ERR_UNSUPPORTED too. A lazy grammar's triggers are text, and the text from the trigger on is
