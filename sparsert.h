@@ -614,11 +614,11 @@ SRT_API srt_status srt_generate(srt_session *s, const srt_generate_desc *desc, s
    token whose piece (else text) is <TEXT> (`<|channel|>`, `<think>`, `<s>`): the token itself, not
    text that spells it, so control tokens can be asked for. Such a token is matched as the
    grammar's symbol only (where the grammar has no reference to it here, it is not drawn, not even
-   as text or to end the text), and no character class or '.' takes one. They need a vocabulary: srt_session_set_grammar
-   resolves them (SRT_ERR_INVALID_ARG for an id past the vocabulary or a TEXT that is no token's),
-   srt_grammar_match refuses them (SRT_ERR_UNSUPPORTED); llama.cpp's negated !<...> is
-   SRT_ERR_UNSUPPORTED too. A lazy grammar's triggers are text, and the text from the trigger on is
-   fed to it as text. */
+   as text or to end the text), and no character class or '.' takes one. They need a vocabulary:
+   srt_session_set_grammar resolves them (SRT_ERR_INVALID_ARG for an id past the vocabulary or a
+   TEXT that is no token's), srt_grammar_match refuses them (SRT_ERR_UNSUPPORTED); llama.cpp's
+   negated !<...> is SRT_ERR_UNSUPPORTED too. A lazy grammar's triggers are text, and the text
+   from the trigger on is fed to it as text. */
 /* JSON as RFC 8259 writes it, an object at the top (OpenAI's "json_object" mode); whitespace
    limited to one space or a newline and indentation, so that a model cannot spin in it. */
 #define SRT_GRAMMAR_JSON \
@@ -6709,9 +6709,9 @@ static int srt__gp_token(srt__gparse *P, int rule) {
         P->p = q + 1;
     }
     t.rng = (uint32_t)P->n_rng;
-    if (P->n_tok == P->cap_tok) {
+    if (P->n_tok == P->cap_tok) {   /* (each reference is an element: the element limit bounds them) */
         int cap = P->cap_tok ? 2 * P->cap_tok : 8;
-        srt__gtok *np = P->n_tok >= SRT__G_MAX_ELEMS ? NULL : (srt__gtok *)SRT_REALLOC(P->tok, (size_t)cap * sizeof *np);
+        srt__gtok *np = (srt__gtok *)SRT_REALLOC(P->tok, (size_t)cap * sizeof *np);
         if (!np) { SRT_FREE(t.text); if (P->st == SRT_OK) P->st = srt__fail(SRT_ERR_OUT_OF_MEMORY, "grammar: out of memory"); return 0; }
         P->tok = np; P->cap_tok = cap;
     }

@@ -902,16 +902,40 @@ static void test_tokens(srt_model *m) {
           (n = draw_tokens(s, t, 40)) > 0, "a repeated group with a token");
     for (k = 0, ones = 0; k < n; k++) ones += t[k] == 1;
     CHECK(ones == 2 && t[n - 1] == 2 && t[n - 2] == 1, "(\" Tom\" <s>){2} </s>: token 1 twice, the last before </s> (%d tokens)", n);
-    {   /* the matcher alone: a class or '.' never takes a token's code point; its reference does */
-        static const char *const g[4] = {"root ::= .", "root ::= [^a]", "root ::= [\\x00-\\U0010FFFF]", "root ::= <[1]>"};
-        for (i = 0; i < 4; i++) {
+    {   /* the matcher alone. A class or '.' never takes a token's code point, where the grammar refers to the
+           token elsewhere (else the token is text: <s> has none); its reference does. A referenced token is
+           the grammar's symbol only: </s> does not end a complete text where the grammar does not take it
+           (unreferenced, it does), and a one-letter token is not read as its letter. */
+        static const struct { const char *g, *fed; int k, want, complete; const char *what; } c[] = {
+            {"root ::= . | \"z\" <s>", "", 1, 0, 0, "'.' does not take token 1"},
+            {"root ::= [^a] | \"z\" <s>", "", 1, 0, 0, "[^a] does not take token 1"},
+            {"root ::= [\\x00-\\U0010FFFF] | \"z\" <s>", "", 1, 0, 0, "[\\x00-\\U0010FFFF] does not take token 1"},
+            {"root ::= <[1]>", "", 1, 1, 1, "<[1]> takes token 1, and the text is complete"},
+            {"root ::= \"x\" | \"y\" <[2]>", "x", 2, 0, 0, "a complete text does not end with </s> where the grammar refers to it elsewhere"},
+            {"root ::= \"x\"", "x", 2, 1, 1, "a complete text ends with </s> where the grammar does not refer to it"},
+            {"root ::= \"L\" | <[K]> \"y\"", "", -1, 1, 0, "a one-letter token the grammar refers to is taken as the symbol, not as its letter"},
+        };
+        int32_t letter = -1;
+        for (k = 3; k < m->vocab.n && letter < 0; k++)
+            if (m->vocab.text_len[k] == 1 && m->vocab.text[k][0] >= 'a' && m->vocab.text[k][0] <= 'z') letter = k;
+        for (i = 0; i < (int)(sizeof c / sizeof c[0]); i++) {
             srt__grammar *gr = NULL;
             srt__gmatch gm;
+            char g[64], *at;
+            const int32_t tk = c[i].k >= 0 ? c[i].k : letter;
             int ok;
+            snprintf(g, sizeof g, "%s", c[i].g);
+            if ((at = strstr(g, "[K]")) != NULL) {   /* the letter token: "L" is its letter, K its id */
+                char rest[32];
+                snprintf(rest, sizeof rest, "%s", at + 3);
+                snprintf(at, sizeof g - (size_t)(at - g), "[%d]%s", (int)tk, rest);
+                *strchr(g, 'L') = tk >= 0 ? m->vocab.text[tk][0] : 'L';
+            }
             memset(&gm, 0, sizeof gm);
-            ok = srt__grammar_parse(g[i], &gr) == SRT_OK && srt__grammar_resolve(gr, &m->vocab) == SRT_OK && srt__gm_init(&gm, gr);
-            ok = ok && srt__gm_token(&gm, &m->vocab, 1, 1) == (i == 3) && (i < 3 || srt__gm_complete(&gm));
-            CHECK(ok, "%s %s token 1%s", g[i], i == 3 ? "takes" : "does not take", i == 3 ? " and is complete" : "");
+            ok = tk > 0 && srt__grammar_parse(g, &gr) == SRT_OK && srt__grammar_resolve(gr, &m->vocab) == SRT_OK && srt__gm_init(&gm, gr) &&
+                 srt__gm_feed(&gm, (const unsigned char *)c[i].fed, strlen(c[i].fed), 1);
+            ok = ok && srt__gm_token(&gm, &m->vocab, tk, 1) == c[i].want && (!c[i].want || srt__gm_complete(&gm) == c[i].complete);
+            CHECK(ok, "%s: %s", g, c[i].what);
             srt__gm_free(&gm);
             srt__grammar_free(gr);
         }
